@@ -1,0 +1,10 @@
+from django.apps import AppConfig
+
+
+class CampaignConfig(AppConfig):
+    name = "campaign"
+    verbose_name = "Campaigns"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from campaign import checks  # noqa: F401

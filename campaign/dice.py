@@ -1,0 +1,102 @@
+"""The dice service: faces from the server's generator or typed in from the table, every roll
+written to the roll log. Services hold one ``DiceBox`` per transaction and flush it at the end,
+so a step writes all its rolls in two statements however many characters roll."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+from campaign.models import Campaign, Roll, RollSource, RollSubject
+from dynasties.rules.dice import DiceSource, DiceSpec, RandomSource, validate_faces
+
+PURPOSE_LABELS = {
+    "birth": "birth roll",
+    "sex": "sex roll",
+    "characteristic": "characteristic roll",
+    "survival": "survival roll",
+}
+
+
+class DiceBox:
+    def __init__(
+        self,
+        campaign: Campaign,
+        *,
+        source: DiceSource | None = None,
+        by: AbstractBaseUser | AnonymousUser | None = None,
+        step: str | None = None,
+    ) -> None:
+        self.campaign = campaign
+        self.source = source or RandomSource()
+        self.by = by if (by is not None and getattr(by, "is_authenticated", False)) else None
+        self.step = step or campaign.step
+        self.pending: list[tuple[Roll, list[int]]] = []
+
+    def roll(
+        self,
+        spec: DiceSpec,
+        *,
+        purpose: str,
+        characters: Iterable[Any] = (),
+        entered: Sequence[int] | None = None,
+        modifier: int = 0,
+        target: int | None = None,
+        detail: str = "",
+        year: int | None = None,
+    ) -> Roll:
+        """Roll (or take the typed faces), and queue the log row. Set ``outcome`` on the result."""
+        if entered is not None:
+            label = PURPOSE_LABELS.get(purpose, f"{purpose} roll")
+            if detail:
+                label = f"{label} ({detail})"
+            faces = validate_faces(spec, entered, purpose=label)
+            source = RollSource.ENTERED
+            by = self.by
+        else:
+            faces = self.source.faces(spec)
+            source = RollSource.SERVER
+            by = None
+        roll = Roll(
+            campaign=self.campaign,
+            year=self.campaign.current_year if year is None else year,
+            step=self.step,
+            purpose=purpose,
+            detail=detail,
+            dice=str(spec),
+            faces=list(faces),
+            modifier=modifier,
+            target=target,
+            source=source,
+            entered_by=by,
+        )
+        ids = [c if isinstance(c, int) else c.pk for c in characters]
+        self.pending.append((roll, ids))
+        return roll
+
+    def add_subject(self, roll: Roll, character: Any) -> None:
+        for queued, ids in self.pending:
+            if queued is roll:
+                ids.append(character if isinstance(character, int) else character.pk)
+                return
+        raise ValueError("roll is not pending in this box")
+
+    def flush(self) -> list[Roll]:
+        """Write the queued rolls and their subjects (two statements)."""
+        if not self.pending:
+            return []
+        for roll, _ in self.pending:
+            if not roll.outcome:
+                raise ValueError(f"roll {roll.purpose} has no outcome set")
+        rolls = Roll.objects.bulk_create([roll for roll, _ in self.pending])
+        subjects = [
+            RollSubject(roll=roll, character_id=cid, position=pos)
+            for roll, (_, ids) in zip(rolls, self.pending, strict=True)
+            for pos, cid in enumerate(ids)
+        ]
+        if subjects:
+            RollSubject.objects.bulk_create(subjects)
+        self.pending = []
+        return rolls

@@ -1,0 +1,163 @@
+"""Campaigns, members and roles, rule tables, the roll log and the chronicle."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from dynasties.rules import RULESET_LABELS
+
+
+class Step(models.TextChoices):
+    """Where the current turn stands. The Dynastic Sequence, then the rest of the turn."""
+
+    BIRTHS = "births", "Births"
+    SURVIVAL = "survival", "Survival"
+    MARRIAGES = "marriages", "Marriages"
+    ANNOUNCEMENTS = "announcements", "Announcements"
+    INTERPHASE = "interphase", "Interphase and movement (sequence done)"
+
+
+STEP_ORDER = [Step.BIRTHS, Step.SURVIVAL, Step.MARRIAGES, Step.ANNOUNCEMENTS, Step.INTERPHASE]
+
+
+class Campaign(models.Model):
+    name = models.CharField(max_length=120)
+    slug = models.SlugField(max_length=80, unique=True)
+    ruleset = models.CharField(max_length=20, choices=list(RULESET_LABELS.items()), default="blood-royale")
+    start_year = models.IntegerField(default=1300)
+    current_year = models.IntegerField(default=1300)
+    turn_length = models.PositiveSmallIntegerField(default=5)
+    optional_rules = models.JSONField(default=dict, blank=True)
+    step = models.CharField(max_length=20, choices=Step.choices, default=Step.BIRTHS)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(condition=Q(current_year__gte=models.F("start_year")), name="campaign_year_after_start"),
+            models.CheckConstraint(condition=Q(turn_length__gte=1), name="campaign_turn_length_positive"),
+            models.CheckConstraint(condition=Q(step__in=[s.value for s in Step]), name="campaign_step_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def turn_number(self) -> int:
+        return (self.current_year - self.start_year) // self.turn_length + 1
+
+    def option(self, key: str) -> bool:
+        return bool((self.optional_rules or {}).get(key, False))
+
+
+class Role(models.TextChoices):
+    GM = "gm", "Game master"
+    PLAYER = "player", "Player"
+    OBSERVER = "observer", "Observer"
+
+
+class Membership(models.Model):
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=10, choices=Role.choices)
+    dynasty = models.ForeignKey(
+        "dynasties.Dynasty", null=True, blank=True, on_delete=models.SET_NULL, related_name="memberships"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "user"], name="membership_once_per_campaign"),
+            models.CheckConstraint(condition=Q(role__in=[r.value for r in Role]), name="membership_role_valid"),
+            models.CheckConstraint(
+                condition=~Q(role="player") | Q(dynasty__isnull=False), name="membership_player_has_dynasty"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} as {self.get_role_display()} in {self.campaign}"
+
+
+class RuleTable(models.Model):
+    """A campaign's own copy of a rule table: the GM may edit it and restore the defaults."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="tables")
+    key = models.CharField(max_length=40)
+    data = models.JSONField()
+
+    class Meta:
+        ordering = ["campaign", "key"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "key"], name="ruletable_once_per_campaign")]
+
+    def __str__(self) -> str:
+        return f"{self.key} ({self.campaign})"
+
+
+class RollSource(models.TextChoices):
+    SERVER = "server", "Server dice"
+    ENTERED = "entered", "Typed in from the table"
+
+
+class Roll(models.Model):
+    """One roll of the dice, whatever it was for. Nothing is rolled that is not here."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="rolls")
+    year = models.IntegerField()
+    step = models.CharField(max_length=20)
+    purpose = models.CharField(max_length=30)
+    detail = models.CharField(max_length=60, blank=True)
+    dice = models.CharField(max_length=10)
+    faces = models.JSONField()
+    modifier = models.IntegerField(default=0)
+    target = models.IntegerField(null=True, blank=True)
+    outcome = models.CharField(max_length=60, blank=True)
+    source = models.CharField(max_length=10, choices=RollSource.choices)
+    entered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="rolls_entered"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    characters = models.ManyToManyField("dynasties.Character", through="RollSubject", related_name="rolls")
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["campaign", "year", "step"])]
+        constraints = [
+            models.CheckConstraint(condition=Q(source__in=["server", "entered"]), name="roll_source_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.year} {self.purpose} {self.dice} {self.faces} -> {self.outcome}"
+
+    @property
+    def total(self) -> int:
+        return sum(self.faces) + self.modifier
+
+
+class RollSubject(models.Model):
+    roll = models.ForeignKey(Roll, on_delete=models.CASCADE, related_name="subjects")
+    character = models.ForeignKey("dynasties.Character", on_delete=models.CASCADE, related_name="roll_subjects")
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["roll", "position"]
+        constraints = [models.UniqueConstraint(fields=["roll", "character"], name="rollsubject_once")]
+
+
+class ChronicleEntry(models.Model):
+    """One line of a turn's chronicle; the Announcements gather a year's entries."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="chronicle")
+    year = models.IntegerField()
+    step = models.CharField(max_length=20)
+    kind = models.CharField(max_length=30)
+    text = models.TextField()
+    data = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["year", "id"]
+        verbose_name_plural = "chronicle entries"
+        indexes = [models.Index(fields=["campaign", "year"])]
+
+    def __str__(self) -> str:
+        return f"{self.year}: {self.text}"

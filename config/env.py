@@ -1,0 +1,66 @@
+"""Settings read from environment variables, failing loudly on bad values."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from django.core.exceptions import ImproperlyConfigured
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def env_str(name: str, default: str, environ: Mapping[str, str] = os.environ) -> str:
+    return environ.get(name, default)
+
+
+def env_bool(name: str, default: bool, environ: Mapping[str, str] = os.environ) -> bool:
+    raw = environ.get(name)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ImproperlyConfigured(
+        f"{name}={raw!r} is not a boolean: use one of 1/0, true/false, yes/no, on/off."
+    )
+
+
+def env_list(name: str, default: list[str], environ: Mapping[str, str] = os.environ) -> list[str]:
+    raw = environ.get(name)
+    if raw is None:
+        return default
+    items = [item.strip() for item in raw.split(",")]
+    if any(not item for item in items):
+        raise ImproperlyConfigured(
+            f"{name}={raw!r} has an empty entry: give a comma-separated list such as "
+            "'example.org,www.example.org'."
+        )
+    return items
+
+
+def env_database(name: str, default_sqlite_path: str, environ: Mapping[str, str] = os.environ) -> dict[str, object]:
+    """SQLite by default; DATABASE_URL (postgres://... or sqlite:///...) otherwise."""
+    raw = environ.get(name)
+    if not raw:
+        return {
+            "ENGINE": "config.db_sqlite",
+            "NAME": default_sqlite_path,
+            "ATOMIC_REQUESTS": False,
+        }
+    import dj_database_url
+
+    if not raw.startswith(("postgres://", "postgresql://", "pgsql://", "sqlite://")):
+        raise ImproperlyConfigured(
+            f"{name} must start with postgres://, postgresql:// or sqlite://; got {raw.split(':', 1)[0]!r}."
+        )
+    try:
+        config: dict[str, object] = dict(dj_database_url.parse(raw))
+    except ValueError as exc:  # pragma: no cover - message passthrough
+        raise ImproperlyConfigured(f"{name} could not be parsed: {exc}") from exc
+    if config.get("ENGINE") == "django.db.backends.sqlite3":
+        config["ENGINE"] = "config.db_sqlite"
+    return config

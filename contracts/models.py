@@ -1,0 +1,1 @@
+"""Contracts, clauses, breaches and parleys arrive with the Contracts issue."""

@@ -1,0 +1,247 @@
+"""Dynasties, characters, marriages, reigns and the birth attempts of the current turn."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import F, Q
+
+from dynasties.rules.people import Person
+
+
+class DynastyKind(models.TextChoices):
+    PLAYER = "player", "Player dynasty"
+    ARISTOCRATIC = "aristocratic", "Aristocratic family (3-player game)"
+    MINOR = "minor", "Minor house"
+
+
+class Dynasty(models.Model):
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="dynasties")
+    name = models.CharField("dynastic name", max_length=80)
+    crown = models.CharField("crown / country", max_length=80, blank=True)
+    kind = models.CharField(max_length=20, choices=DynastyKind.choices, default=DynastyKind.PLAYER)
+    color = models.CharField(max_length=7, default="#888888")
+
+    class Meta:
+        ordering = ["campaign", "id"]
+        verbose_name_plural = "dynasties"
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "name"], name="dynasty_name_unique_in_campaign"),
+            models.UniqueConstraint(
+                fields=["campaign", "crown"], condition=~Q(crown=""), name="dynasty_crown_unique_in_campaign"
+            ),
+            models.CheckConstraint(condition=Q(kind__in=[k.value for k in DynastyKind]), name="dynasty_kind_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} of {self.crown}" if self.crown else self.name
+
+
+class Sex(models.TextChoices):
+    MALE = "M", "Male"
+    FEMALE = "F", "Female"
+
+
+class Status(models.TextChoices):
+    ALIVE = "alive", "Alive"
+    DEAD = "dead", "Dead"
+    RETIRED = "retired", "Retired from the game"
+
+
+class Origin(models.TextChoices):
+    SETUP = "setup", "Starting character"
+    BORN = "born", "Born in play"
+    RELATIVE = "relative", "Created relative (no heir)"
+    BARON = "baron", "Created baron or cousin (regent)"
+    CREATED = "created", "Created by the GM"
+
+
+PIECES = ["", "K", "1", "2", "3", "4", "5"]
+
+
+class Character(models.Model):
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="characters")
+    given_name = models.CharField("Christian name", max_length=60)
+    sex = models.CharField(max_length=1, choices=Sex.choices)
+    birth_year = models.IntegerField()
+    birth_order = models.PositiveSmallIntegerField(default=1, help_text="Order among children born the same year.")
+    father = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="children_fathered")
+    mother = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="children_borne")
+    dynastic_name = models.CharField(max_length=80)
+    birth_dynasty = models.ForeignKey(
+        Dynasty, null=True, blank=True, on_delete=models.PROTECT, related_name="born_members",
+        help_text="The dynasty the character came from (returned to when widowed); empty for created nobility.",
+    )
+    controlled_by = models.ForeignKey(
+        Dynasty, null=True, blank=True, on_delete=models.PROTECT, related_name="members",
+        help_text="The dynasty whose player controls the character now.",
+    )
+    characteristics = models.JSONField(default=dict)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ALIVE)
+    death_year = models.IntegerField(null=True, blank=True)
+    death_cause = models.CharField(max_length=120, blank=True)
+    retired_year = models.IntegerField(null=True, blank=True)
+    prisoner_of = models.ForeignKey(
+        Dynasty, null=True, blank=True, on_delete=models.SET_NULL, related_name="prisoners"
+    )
+    prince_piece = models.CharField(max_length=1, blank=True, choices=[(p, p or "none") for p in PIECES])
+    origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.BORN)
+
+    class Meta:
+        ordering = ["campaign", "birth_year", "birth_order", "id"]
+        indexes = [models.Index(fields=["campaign", "status"])]
+        constraints = [
+            models.CheckConstraint(condition=Q(sex__in=["M", "F"]), name="character_sex_valid"),
+            models.CheckConstraint(condition=Q(status__in=[s.value for s in Status]), name="character_status_valid"),
+            models.CheckConstraint(
+                condition=(Q(status="dead") & Q(death_year__isnull=False)) | (~Q(status="dead") & Q(death_year__isnull=True)),
+                name="character_dead_iff_death_year",
+            ),
+            models.CheckConstraint(
+                condition=Q(death_year__isnull=True) | Q(death_year__gte=F("birth_year")),
+                name="character_dies_after_birth",
+            ),
+            models.CheckConstraint(condition=Q(birth_order__gte=1), name="character_birth_order_positive"),
+            models.CheckConstraint(condition=~Q(father=F("id")), name="character_not_own_father"),
+            models.CheckConstraint(condition=~Q(mother=F("id")), name="character_not_own_mother"),
+            models.CheckConstraint(condition=Q(prince_piece__in=PIECES), name="character_piece_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.given_name} {self.dynastic_name} ({self.birth_year})"
+
+    @property
+    def display_name(self) -> str:
+        return f"{self.given_name} {self.dynastic_name}"
+
+    def age(self, year: int) -> int:
+        return year - self.birth_year
+
+    def as_person(self) -> Person:
+        return Person(
+            id=self.pk,
+            sex=self.sex,
+            birth_year=self.birth_year,
+            birth_order=self.birth_order,
+            father=self.father_id,
+            mother=self.mother_id,
+            dynastic_name=self.dynastic_name,
+            alive=self.status != Status.DEAD,
+            retired=self.status == Status.RETIRED,
+            prisoner=self.prisoner_of_id is not None,
+            characteristics=dict(self.characteristics or {}),
+        )
+
+
+class Marriage(models.Model):
+    """A match: a betrothal until the wedding year is set, a marriage until it ends."""
+
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="marriages")
+    husband = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="marriages_as_husband")
+    wife = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="marriages_as_wife")
+    arranged_year = models.IntegerField()
+    wedding_year = models.IntegerField(null=True, blank=True)
+    ended_year = models.IntegerField(null=True, blank=True)
+    end_cause = models.CharField(max_length=120, blank=True)
+    husband_joins_wife = models.BooleanField(default=False)
+    children_raised_by = models.ForeignKey(
+        Dynasty, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        help_text="Empty: the husband's dynasty raises the children (or the wife's if he joins hers).",
+    )
+
+    class Meta:
+        ordering = ["campaign", "arranged_year", "id"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(husband=F("wife")), name="marriage_two_people"),
+            models.CheckConstraint(
+                condition=Q(wedding_year__isnull=True) | Q(wedding_year__gte=F("arranged_year")),
+                name="marriage_wed_after_arranged",
+            ),
+            models.CheckConstraint(
+                condition=Q(ended_year__isnull=True) | Q(ended_year__gte=F("arranged_year")),
+                name="marriage_ends_after_arranged",
+            ),
+            models.CheckConstraint(
+                condition=Q(ended_year__isnull=True) | ~Q(end_cause=""), name="marriage_end_has_cause"
+            ),
+            models.UniqueConstraint(
+                fields=["husband"], condition=Q(ended_year__isnull=True), name="marriage_one_open_per_husband"
+            ),
+            models.UniqueConstraint(
+                fields=["wife"], condition=Q(ended_year__isnull=True), name="marriage_one_open_per_wife"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.husband.display_name} & {self.wife.display_name}"
+
+    @property
+    def is_betrothal(self) -> bool:
+        return self.wedding_year is None and self.ended_year is None
+
+    @property
+    def is_wed(self) -> bool:
+        return self.wedding_year is not None and self.ended_year is None
+
+
+class Reign(models.Model):
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="reigns")
+    crown = models.CharField(max_length=80)
+    holder = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="reigns")
+    start_year = models.IntegerField()
+    end_year = models.IntegerField(null=True, blank=True)
+    regent = models.ForeignKey(
+        Character, null=True, blank=True, on_delete=models.PROTECT, related_name="regencies"
+    )
+    regency_end_year = models.IntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["campaign", "crown", "start_year", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "crown"], condition=Q(end_year__isnull=True), name="reign_one_open_per_crown"
+            ),
+            models.CheckConstraint(
+                condition=Q(end_year__isnull=True) | Q(end_year__gte=F("start_year")), name="reign_ends_after_start"
+            ),
+            models.CheckConstraint(condition=~Q(regent=F("holder")), name="reign_regent_not_holder"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.holder.display_name}, {self.crown} {self.start_year}-{self.end_year or ''}"
+
+
+class PassedOver(models.Model):
+    reign = models.ForeignKey(Reign, on_delete=models.CASCADE, related_name="passed_over")
+    character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="passed_over_in")
+    reason = models.CharField(max_length=200)
+
+    class Meta:
+        verbose_name_plural = "heirs passed over"
+        constraints = [models.UniqueConstraint(fields=["reign", "character"], name="passedover_once")]
+
+    def __str__(self) -> str:
+        return f"{self.character} passed over: {self.reason}"
+
+
+class BirthAttempt(models.Model):
+    """One birth roll of a couple in a turn; a success waits for its sex roll to become a child."""
+
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="birth_attempts")
+    marriage = models.ForeignKey(Marriage, on_delete=models.CASCADE, related_name="birth_attempts")
+    year = models.IntegerField()
+    attempt = models.PositiveSmallIntegerField()
+    success = models.BooleanField()
+    child_birth_year = models.IntegerField(null=True, blank=True)
+    child = models.OneToOneField(Character, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    roll = models.ForeignKey("campaign.Roll", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        ordering = ["year", "marriage", "attempt"]
+        constraints = [
+            models.UniqueConstraint(fields=["marriage", "year", "attempt"], name="birthattempt_once"),
+            models.CheckConstraint(condition=Q(attempt__gte=1) & Q(attempt__lte=3), name="birthattempt_at_most_three"),
+            models.CheckConstraint(condition=Q(success=True) | Q(child__isnull=True), name="birthattempt_child_only_on_success"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.year} attempt {self.attempt}: {'child' if self.success else 'no child'}"

@@ -1,0 +1,30 @@
+"""The rules core: pure Python, no Django. One module per ruleset."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from dynasties.rules import blood_royale
+from dynasties.rules.errors import RuleError
+
+RULESET_LABELS: dict[str, str] = {
+    "blood-royale": "Blood Royale",
+    "eu-bloodline": "Europa Universalis: BloodLine",
+    "eu-monarchs": "Europa Universalis: monarch tables",
+}
+
+_IMPLEMENTED: dict[str, ModuleType] = {"blood-royale": blood_royale}
+
+
+def get_ruleset(name: str) -> ModuleType:
+    try:
+        return _IMPLEMENTED[name]
+    except KeyError:
+        if name in RULESET_LABELS:
+            raise RuleError(
+                f"The {RULESET_LABELS[name]} ruleset is not available yet; use 'blood-royale'.",
+                code="ruleset_unavailable",
+            ) from None
+        raise RuleError(
+            f"Unknown ruleset {name!r}; choose one of {', '.join(RULESET_LABELS)}.", code="unknown_ruleset"
+        ) from None

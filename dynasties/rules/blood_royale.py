@@ -1,0 +1,349 @@
+"""Blood Royale (1987): the Dynastic Sequence as pure functions (RULES.md section A).
+
+Every function takes the faces already rolled (by the server or typed in from the table) and
+returns what they mean; nothing here rolls or stores anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from dynasties.rules import tables as T
+from dynasties.rules.dice import D6, THREE_D6, TWO_D6, DiceSpec, chance_at_least
+from dynasties.rules.errors import IllegalMarriage, IllegalOption, IneligibleCouple
+from dynasties.rules.people import FEMALE, MALE, Person
+
+NAME = "blood-royale"
+LABEL = "Blood Royale"
+
+START_YEAR = 1300
+TURN_LENGTH = 5
+ADULT_AGE = 15  # survival rolls and weddings from 15 (A4, A5, A6)
+MAX_MOTHER_AGE = 50  # A4
+BIRTH_DICE: DiceSpec = TWO_D6
+BIRTH_TARGET = 7
+MAX_BIRTH_ATTEMPTS = 3  # one roll plus up to two additional rolls
+SEX_DICE: DiceSpec = D6
+CHARACTERISTIC_DICE: DiceSpec = THREE_D6
+SURVIVAL_DICE: DiceSpec = TWO_D6
+PRINCE_AGE = 20
+PRINCE_PIECES = 5
+CHARACTERISTIC_MIN, CHARACTERISTIC_MAX = -2, 2
+WEDDING_CHARISMA_CROWNS = 30
+MONARCH_MATCH_CROWNS = 100
+REGENT_MIN_AGE = 15
+BARON_MIN_AGE = 30
+RELATIVE_MIN_AGE = 20
+BEGINNER_KING_SURVIVAL_FROM = 1310
+
+# Optional rules, named as in the rulebook's checklist (and campaign settings for groups that differ).
+OPTIONAL_RULES: dict[str, str] = {
+    "four_character_start": "Optional Rule A: Four Character Start (King 30, Queen 25, children 10 and 5)",
+    "rolled_king_queen": "Optional Rule B: Characteristic Rolls for the King and Queen",
+    "disputed_succession": "Optional Rule C: Disputed Succession (any heir may be passed over)",
+    "governing_provinces": "Optional Rule G: Governing Provinces",
+    "no_first_turn_royal_survival": "No survival rolls for the starting King and Queen in the first turn (advised with rule B)",
+    "beginner_king_survival": "Beginners: no survival roll for the King before the 1310 turn",
+}
+
+DEFAULT_TABLES = T.BLOOD_ROYALE_DEFAULTS
+
+
+def default_options() -> dict[str, bool]:
+    return {key: False for key in OPTIONAL_RULES}
+
+
+def clean_options(options: Mapping[str, Any] | None) -> dict[str, bool]:
+    out = default_options()
+    for key, value in (options or {}).items():
+        if key not in OPTIONAL_RULES:
+            raise IllegalOption(f"Blood Royale has no optional rule {key!r}; known: {', '.join(OPTIONAL_RULES)}.")
+        if not isinstance(value, bool):
+            raise IllegalOption(f"Optional rule {key!r} must be true or false, got {value!r}.")
+        out[key] = value
+    return out
+
+
+# --- characteristics (A2) -------------------------------------------------------------------
+
+def characteristic_names(sex: str) -> tuple[str, str, str]:
+    return ("strength" if sex == MALE else "guile", "constitution", "charisma")
+
+
+def normal_characteristics(sex: str) -> dict[str, int]:
+    return {name: 0 for name in characteristic_names(sex)}
+
+
+def characteristics_from_totals(bands: Sequence[Mapping[str, int]], sex: str, totals: Sequence[int]) -> dict[str, int]:
+    names = characteristic_names(sex)
+    if len(totals) != len(names):
+        raise ValueError(f"need {len(names)} characteristic rolls, got {len(totals)}")
+    return {name: T.characteristic_value(bands, total) for name, total in zip(names, totals, strict=True)}
+
+
+def combat_strength(husband: Mapping[str, int], wife: Mapping[str, int] | None) -> int:
+    """A wife's Guile is added to her husband's Strength, the sum held to -2..+2 (A2)."""
+    total = husband.get("strength", 0) + (wife.get("guile", 0) if wife else 0)
+    return max(CHARACTERISTIC_MIN, min(CHARACTERISTIC_MAX, total))
+
+
+# --- set-up (A3) ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SetupCharacter:
+    role: str  # "king", "queen" or "child"
+    birth_year: int
+    sex: str | None  # None: roll 1d6
+    rolled_characteristics: bool
+
+
+def setup_plan(options: Mapping[str, bool], start_year: int = START_YEAR) -> list[SetupCharacter]:
+    """The starting family of a dynasty: King 25, Queen 20, a child of 5 (rule A: 30, 25, 10, 5)."""
+    rolled = bool(options.get("rolled_king_queen"))
+    ages = (30, 25, (10, 5)) if options.get("four_character_start") else (25, 20, (5,))
+    king_age, queen_age, child_ages = ages
+    plan = [
+        SetupCharacter("king", start_year - king_age, MALE, rolled),
+        SetupCharacter("queen", start_year - queen_age, FEMALE, rolled),
+    ]
+    plan += [SetupCharacter("child", start_year - age, None, True) for age in child_ages]
+    return plan
+
+
+# --- births (A4) ----------------------------------------------------------------------------
+
+def couple_problem(husband: Person, wife: Person, year: int, attempts_made: int) -> str | None:
+    """Why this couple may not make a birth roll now, or None if it may."""
+    if not husband.in_play or not wife.in_play:
+        who = husband if not husband.in_play else wife
+        return f"{_label(who)} is no longer in play."
+    if wife.age(year) > MAX_MOTHER_AGE:
+        return f"The wife is {wife.age(year)}; birth rolls stop after {MAX_MOTHER_AGE} (Births, A4)."
+    if husband.prisoner or wife.prisoner:
+        return "No birth roll while either partner is held prisoner (Births, A4)."
+    if attempts_made >= MAX_BIRTH_ATTEMPTS:
+        return f"This couple has made all {MAX_BIRTH_ATTEMPTS} birth rolls allowed this turn (Births, A4)."
+    return None
+
+
+def check_couple(husband: Person, wife: Person, year: int, attempts_made: int) -> None:
+    problem = couple_problem(husband, wife, year, attempts_made)
+    if problem:
+        raise IneligibleCouple(problem)
+
+
+def _label(person: Person) -> str:
+    return f"Character #{person.id}"
+
+
+def birth_succeeds(faces: Sequence[int]) -> bool:
+    return sum(faces) >= BIRTH_TARGET
+
+
+def birth_chance() -> Fraction:
+    return chance_at_least(BIRTH_DICE, BIRTH_TARGET)
+
+
+def child_birth_year(turn_year: int, children_before_this_turn: int) -> int:
+    """First child of the turn in the turn year, the second a year later, the third two (A4)."""
+    return turn_year + children_before_this_turn
+
+
+def sex_from_faces(faces: Sequence[int]) -> str:
+    return MALE if faces[0] <= 3 else FEMALE
+
+
+def birth_penalty(attempts_made: int) -> int:
+    """Each attempt after the first costs the wife 1 Constitution this turn only."""
+    return -max(0, attempts_made - 1)
+
+
+# --- survival (A5) --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SurvivalCheck:
+    age: int
+    need: int
+    modifier: int
+
+    def chance(self) -> Fraction:
+        return chance_at_least(SURVIVAL_DICE, self.need, self.modifier)
+
+
+def survival_check(
+    table: Sequence[Mapping[str, int]], person: Person, year: int, *, extra_modifier: int = 0
+) -> SurvivalCheck:
+    age = person.age(year)
+    modifier = person.characteristics.get("constitution", 0) + extra_modifier
+    return SurvivalCheck(age=age, need=T.survival_need(table, age), modifier=modifier)
+
+
+def survives(check: SurvivalCheck, faces: Sequence[int]) -> bool:
+    return sum(faces) + check.modifier >= check.need
+
+
+def must_roll_survival(
+    person: Person,
+    year: int,
+    options: Mapping[str, bool],
+    *,
+    is_reigning_king: bool,
+    is_starting_royal: bool,
+    first_turn: bool,
+    exempt_kind: bool = False,
+) -> bool:
+    """Every character in play aged 15 or older rolls, save the exemptions the group chose."""
+    if not person.in_play or person.age(year) < ADULT_AGE or exempt_kind:
+        return False
+    if is_reigning_king and options.get("beginner_king_survival") and year < BEGINNER_KING_SURVIVAL_FROM:
+        return False
+    return not (is_starting_royal and first_turn and options.get("no_first_turn_royal_survival"))
+
+
+# --- marriages (A6) -------------------------------------------------------------------------
+
+def marriage_problems(
+    husband: Person,
+    wife: Person,
+    year: int,
+    *,
+    wedding: bool,
+    husband_taken: bool = False,
+    wife_taken: bool = False,
+    husband_never_marries: bool = False,
+    wife_never_marries: bool = False,
+) -> list[str]:
+    """Everything that forbids this match; empty when it is legal.
+
+    Arranging (a betrothal) needs the couple to be a man and a woman of different dynastic
+    names, in play and free; the wedding further needs both to be 15 and neither a prisoner.
+    """
+    problems: list[str] = []
+    if husband.sex != MALE:
+        problems.append("The husband must be a man.")
+    if wife.sex != FEMALE:
+        problems.append("The wife must be a woman.")
+    if husband.id == wife.id:
+        problems.append("A character cannot marry himself.")
+    if husband.dynastic_name and husband.dynastic_name == wife.dynastic_name:
+        problems.append(
+            f"Both carry the dynastic name {husband.dynastic_name}; characters of the same dynastic name "
+            "may not marry (Marriage, A6)."
+        )
+    for role, person, taken, never in (
+        ("husband", husband, husband_taken, husband_never_marries),
+        ("wife", wife, wife_taken, wife_never_marries),
+    ):
+        if not person.alive:
+            problems.append(f"The {role} is dead.")
+        elif person.retired:
+            problems.append(f"The {role} is retired from the game and may not marry (a King's widow never remarries).")
+        if never:
+            problems.append(f"The {role} was created only to act as regent and never marries (Succession, A7).")
+        if taken:
+            problems.append(f"The {role} is already married or betrothed.")
+        if wedding:
+            if person.age(year) < ADULT_AGE:
+                problems.append(
+                    f"The {role} is {person.age(year)}; a wedding needs both to be {ADULT_AGE} or older "
+                    "(a betrothal may be arranged earlier)."
+                )
+            if person.prisoner:
+                problems.append(f"The {role} is a prisoner and cannot be wed until released.")
+    return problems
+
+
+def check_marriage(husband: Person, wife: Person, year: int, *, wedding: bool, **flags: bool) -> None:
+    problems = marriage_problems(husband, wife, year, wedding=wedding, **flags)
+    if problems:
+        raise IllegalMarriage(" ".join(problems))
+
+
+@dataclass(frozen=True)
+class Payment:
+    """Crowns paid by (negative) or into (positive) the Treasury to a side of a match."""
+
+    to: str  # "groom" or "bride": that side's original dynasty (for charisma: the groom's player)
+    amount: int
+    reason: str
+
+
+def wedding_payments(*, bride_charisma: int, groom_is_monarch: bool, bride_is_monarch: bool) -> list[Payment]:
+    payments: list[Payment] = []
+    if bride_charisma:
+        payments.append(
+            Payment("groom", bride_charisma * WEDDING_CHARISMA_CROWNS, f"bride's Charisma {bride_charisma:+d} x 30")
+        )
+    if groom_is_monarch:
+        payments.append(Payment("bride", MONARCH_MATCH_CROWNS, "a bride for a reigning King"))
+    if bride_is_monarch:
+        payments.append(Payment("groom", MONARCH_MATCH_CROWNS, "a husband for a Queen regnant"))
+    return payments
+
+
+# --- succession helpers (A7) ----------------------------------------------------------------
+
+def needs_regent(heir: Person, year: int) -> bool:
+    return heir.age(year) < ADULT_AGE
+
+
+def baron_birth_year(late_monarch: Person, year: int) -> int:
+    """A created baron or cousin is 5 years younger than the late King, or 30, whichever is older."""
+    age = max(late_monarch.age(year) - 5, BARON_MIN_AGE)
+    return year - age
+
+
+@dataclass(frozen=True)
+class RelativePlan:
+    relative_birth_year: int
+    wife_birth_year: int
+    marriage_year: int
+    children_birth_years: tuple[int, ...] = field(default_factory=tuple)
+
+
+def relative_plan(late_monarch: Person, year: int) -> RelativePlan:
+    """No heir of the blood: a relative 5 years younger than the late King (or 20), a wife 5 years
+    younger than him, and a child for every five years of marriage counted from when he was 20."""
+    age = max(late_monarch.age(year) - 5, RELATIVE_MIN_AGE)
+    born = year - age
+    married = born + RELATIVE_MIN_AGE
+    children = tuple(married + 5 * (i + 1) for i in range((age - RELATIVE_MIN_AGE) // 5))
+    return RelativePlan(born, born + 5, married, children)
+
+
+# --- prince pieces (A2 "Using the Prince pieces") -------------------------------------------
+
+def assign_prince_pieces(
+    current: Mapping[int, str],
+    candidates: Sequence[Person],
+    king: Person | None,
+    year: int,
+) -> dict[int, str]:
+    """Pieces for one dynasty: 'K' for a reigning King of 15+, numbered pieces 1-5 for royal males
+    of 20+ (those who hold one keep it; a freed piece goes to the oldest prince without one).
+
+    ``current`` maps character id to the piece held now; the result maps every candidate and the
+    King to their piece ('' for none)."""
+    out: dict[int, str] = {}
+    if king is not None and king.sex == MALE and king.in_play and king.age(year) >= ADULT_AGE:
+        out[king.id] = "K"
+    eligible = sorted(
+        (p for p in candidates if p.sex == MALE and p.in_play and p.age(year) >= PRINCE_AGE and p.id not in out),
+        key=Person.seniority,
+    )
+    used: set[str] = set()
+    waiting: list[Person] = []
+    for prince in eligible:
+        piece = current.get(prince.id, "")
+        if piece.isdigit() and piece not in used:
+            out[prince.id] = piece
+            used.add(piece)
+        else:
+            waiting.append(prince)
+    free = [str(n) for n in range(1, PRINCE_PIECES + 1) if str(n) not in used]
+    for prince in waiting:
+        out[prince.id] = free.pop(0) if free else ""
+    return out

@@ -1,0 +1,145 @@
+"""Order of succession (RULES.md A7; BloodLine B for going up the tree).
+
+1. the eldest son, then down through his family, boys then girls (recursively);
+2. the second son and his family; the third son ...;
+3. the eldest daughter and her family, sons then daughters; the second daughter ...
+
+When the monarch's own descendants are exhausted the search continues in the same order from
+the monarch's parent of the royal blood (his living parent first, then his brothers and their
+lines, then his sisters and theirs) and further up the tree. Spouses never inherit: only blood
+relatives are ever visited.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterator, Mapping
+
+from dynasties.rules.people import MALE, Person
+
+Eligible = Callable[[Person], bool]
+
+
+def _default_eligible(person: Person) -> bool:
+    return person.in_play
+
+
+class FamilyIndex:
+    """Children of every person, in succession order (sons by seniority, then daughters)."""
+
+    def __init__(self, people: Mapping[int, Person]) -> None:
+        self.people = people
+        children: dict[int, list[Person]] = {}
+        for person in people.values():
+            for parent in (person.father, person.mother):
+                if parent is not None and parent in people:
+                    children.setdefault(parent, []).append(person)
+        self._children: dict[int, list[int]] = {}
+        for parent, kids in children.items():
+            sons = sorted((k for k in kids if k.sex == MALE), key=Person.seniority)
+            daughters = sorted((k for k in kids if k.sex != MALE), key=Person.seniority)
+            self._children[parent] = [k.id for k in sons + daughters]
+
+    def children(self, person_id: int) -> list[int]:
+        return self._children.get(person_id, [])
+
+    def is_of_blood(self, person_id: int, royal: Collection[int], _memo: dict[int, bool] | None = None) -> bool:
+        """Is the person a royal (past holder) or descended from one?"""
+        memo = {} if _memo is None else _memo
+        stack = [person_id]
+        seen: set[int] = set()
+        while stack:
+            pid = stack.pop()
+            if pid in memo:
+                if memo[pid]:
+                    return True
+                continue
+            if pid in royal:
+                return True
+            if pid in seen:
+                continue
+            seen.add(pid)
+            person = self.people.get(pid)
+            if person is None:
+                continue
+            stack.extend(p for p in (person.father, person.mother) if p is not None)
+        memo[person_id] = False
+        return False
+
+    def blood_parent(self, person_id: int, royal: Collection[int]) -> int | None:
+        """The parent through whom the blood runs: the one descended from a past monarch of the
+        crown (the father if both are), else the father, else the mother."""
+        person = self.people.get(person_id)
+        if person is None:
+            return None
+        parents = [p for p in (person.father, person.mother) if p is not None and p in self.people]
+        if not parents:
+            return None
+        if royal:
+            for parent in parents:
+                if self.is_of_blood(parent, royal):
+                    return parent
+        return parents[0]
+
+
+def iter_succession(
+    people: Mapping[int, Person],
+    late_monarch: int,
+    *,
+    royal: Collection[int] = (),
+    eligible: Eligible = _default_eligible,
+    index: FamilyIndex | None = None,
+) -> Iterator[int]:
+    """Yield the heirs of ``late_monarch`` in order, lazily (the first one is the heir)."""
+    family = index or FamilyIndex(people)
+    visited: set[int] = {late_monarch}
+
+    def line(root: int) -> Iterator[int]:
+        # Iterative pre-order walk: each child, then that child's whole family, in order.
+        stack: list[int] = list(reversed(family.children(root)))
+        while stack:
+            pid = stack.pop()
+            if pid in visited:
+                continue
+            visited.add(pid)
+            person = people[pid]
+            if eligible(person):
+                yield pid
+            stack.extend(reversed(family.children(pid)))
+
+    yield from line(late_monarch)
+    current = late_monarch
+    while True:
+        parent = family.blood_parent(current, royal)
+        if parent is None or parent in visited:
+            return
+        visited.add(parent)
+        if eligible(people[parent]):
+            yield parent
+        yield from line(parent)
+        current = parent
+
+
+def succession_order(
+    people: Mapping[int, Person],
+    late_monarch: int,
+    *,
+    royal: Collection[int] = (),
+    eligible: Eligible = _default_eligible,
+    limit: int | None = None,
+) -> list[int]:
+    out: list[int] = []
+    for pid in iter_succession(people, late_monarch, royal=royal, eligible=eligible):
+        out.append(pid)
+        if limit is not None and len(out) >= limit:
+            break
+    return out
+
+
+def heir_of(
+    people: Mapping[int, Person],
+    late_monarch: int,
+    *,
+    royal: Collection[int] = (),
+    eligible: Eligible = _default_eligible,
+) -> int | None:
+    return next(iter(iter_succession(people, late_monarch, royal=royal, eligible=eligible)), None)

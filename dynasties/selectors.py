@@ -1,0 +1,81 @@
+"""Read-only questions about a campaign (no writes here)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from django.db.models import Count, Q
+
+from campaign.models import Campaign
+from dynasties.models import BirthAttempt, Character, Marriage, Status
+from dynasties.rules import blood_royale as br
+
+
+@dataclass(frozen=True)
+class CoupleStatus:
+    marriage: Marriage
+    attempts_made: int
+    children_this_turn: int
+    pending_sex: list[BirthAttempt]
+    problem: str | None
+    chance: Fraction
+
+    @property
+    def may_attempt(self) -> bool:
+        return self.problem is None
+
+
+def birth_couples(campaign: Campaign) -> list[CoupleStatus]:
+    """Every wed couple with what it may do in this turn's Births step (a fixed number of queries)."""
+    year = campaign.current_year
+    marriages = list(
+        Marriage.objects.filter(campaign=campaign, ended_year__isnull=True, wedding_year__isnull=False)
+        .select_related("husband", "wife")
+        .order_by("pk")
+    )
+    attempts: dict[int, list[BirthAttempt]] = {}
+    for a in BirthAttempt.objects.filter(campaign=campaign, year=year).order_by("attempt"):
+        attempts.setdefault(a.marriage_id, []).append(a)
+    out = []
+    for m in marriages:
+        made = attempts.get(m.pk, [])
+        problem = br.couple_problem(m.husband.as_person(), m.wife.as_person(), year, len(made))
+        out.append(
+            CoupleStatus(
+                marriage=m,
+                attempts_made=len(made),
+                children_this_turn=sum(1 for a in made if a.success),
+                pending_sex=[a for a in made if a.success and a.child_id is None],
+                problem=problem,
+                chance=br.birth_chance(),
+            )
+        )
+    return out
+
+
+def living_children_counts(campaign: Campaign) -> dict[int, int]:
+    """Marriage id -> living children of the couple."""
+    rows = (
+        Character.objects.filter(campaign=campaign, status=Status.ALIVE, father__isnull=False, mother__isnull=False)
+        .values("father_id", "mother_id")
+        .annotate(n=Count("id"))
+    )
+    by_pair = {(r["father_id"], r["mother_id"]): r["n"] for r in rows}
+    return {
+        m.pk: by_pair.get((m.husband_id, m.wife_id), 0)
+        for m in Marriage.objects.filter(campaign=campaign, ended_year__isnull=True, wedding_year__isnull=False)
+    }
+
+
+def unmatched_adults(campaign: Campaign) -> list[Character]:
+    """Characters in play, 15 or older, neither married nor betrothed, not prisoners."""
+    year = campaign.current_year
+    matched = Marriage.objects.filter(campaign=campaign, ended_year__isnull=True)
+    busy = set(matched.values_list("husband_id", flat=True)) | set(matched.values_list("wife_id", flat=True))
+    return [
+        c for c in Character.objects.filter(
+            Q(prisoner_of__isnull=True), campaign=campaign, status=Status.ALIVE, birth_year__lte=year - br.ADULT_AGE
+        ).exclude(origin="baron").order_by("birth_year", "birth_order", "pk")
+        if c.pk not in busy
+    ]

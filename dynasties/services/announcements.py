@@ -1,0 +1,168 @@
+"""Step 4 of the Dynastic Sequence: Announcements (RULES.md A5, A7 and the rulebook's section 10),
+and the advance to the next turn."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from campaign.models import Campaign, ChronicleEntry, Step
+from dynasties.models import Character, DynastyKind, Marriage, Origin, Reign, Status
+from dynasties.rules import blood_royale as br
+from dynasties.services.common import Chronicle, World, lock_campaign, require_step, set_step
+
+SECTIONS = [
+    ("Births", {"birth"}),
+    ("Deaths", {"death"}),
+    ("Successions and regencies", {"succession", "regency", "created", "union", "regency_end"}),
+    ("Marriages", {"wedding", "betrothal", "betrothal_end"}),
+    ("Returns and retirements", {"return", "retirement"}),
+    ("Prince pieces", {"piece"}),
+    ("Money owed by the rules", {"payment_owed"}),
+]
+
+
+@transaction.atomic
+def announcements_make(*, campaign: Campaign | int, by: AbstractBaseUser | None = None) -> ChronicleEntry:
+    """Widows and widowers return to their houses (a King's widow retires), Prince pieces are
+    handed out, and the turn's chronicle is gathered into one announcement."""
+    campaign = lock_campaign(campaign)
+    require_step(campaign, Step.ANNOUNCEMENTS)
+    world = World(campaign)
+    chronicle = Chronicle(campaign)
+    _returns(world, chronicle)
+    _prince_pieces(world, chronicle)
+    chronicle.flush()
+    year = campaign.current_year
+    entries = list(ChronicleEntry.objects.filter(campaign=campaign, year=year).exclude(kind="announcements"))
+    lines: list[str] = []
+    sections: dict[str, list[str]] = {}
+    for title, kinds in SECTIONS:
+        texts = [e.text for e in entries if e.kind in kinds]
+        if texts:
+            sections[title] = texts
+            lines.append(f"{title}:")
+            lines.extend(f"- {t}" for t in texts)
+    if not lines:
+        lines.append("Nothing to announce: no births, deaths or marriages this turn.")
+    announcement = ChronicleEntry.objects.create(
+        campaign=campaign,
+        year=year,
+        step=Step.ANNOUNCEMENTS,
+        kind="announcements",
+        text=f"Announcements for {year}\n" + "\n".join(lines),
+        data={"sections": sections},
+    )
+    set_step(campaign, Step.INTERPHASE)
+    return announcement
+
+
+def _returns(world: World, chronicle: Chronicle) -> None:
+    year = world.year
+    ended = Marriage.objects.filter(
+        campaign=world.campaign, ended_year=year, wedding_year__isnull=False, end_cause__startswith="death"
+    ).order_by("pk")
+    kings_died = {r.holder_id for r in world.reigns if r.end_year == year and r.holder_id}
+    changed: list[Character] = []
+    for match in ended:
+        husband_died = match.end_cause == "death of the husband"
+        dead_id, survivor_id = (match.husband_id, match.wife_id) if husband_died else (match.wife_id, match.husband_id)
+        survivor = world.characters[survivor_id]
+        if survivor.status != Status.ALIVE or world.spouse_of(survivor_id) is not None:
+            continue  # died too, or already wed again
+        dead = world.characters[dead_id]
+        if husband_died and dead_id in kings_died and dead.sex == "M":
+            survivor.status = Status.RETIRED
+            survivor.retired_year = year
+            survivor.prince_piece = ""
+            changed.append(survivor)
+            Marriage.objects.filter(campaign=world.campaign, ended_year__isnull=True, wife=survivor).update(
+                ended_year=year, end_cause="betrothal void: the bride retired as a King's widow"
+            )
+            chronicle.add(
+                "retirement",
+                f"{survivor.display_name}, widow of King {dead.display_name}, retires from the game "
+                "(queen mothers never remarry).",
+                character=survivor.pk,
+            )
+        elif survivor.birth_dynasty_id and survivor.controlled_by_id != survivor.birth_dynasty_id:
+            home = world.dynasties[survivor.birth_dynasty_id]
+            survivor.controlled_by_id = home.pk
+            survivor.prince_piece = ""
+            changed.append(survivor)
+            chronicle.add(
+                "return",
+                f"{survivor.display_name}, widowed, returns to the house of {home.name}.",
+                character=survivor.pk,
+                dynasty=home.pk,
+            )
+    if changed:
+        Character.objects.bulk_update(changed, ["status", "retired_year", "prince_piece", "controlled_by"])
+        for c in changed:
+            world.refresh_person(c)
+
+
+def _prince_pieces(world: World, chronicle: Chronicle) -> None:
+    """'K' for a reigning King, numbered pieces for royal males of 20 (A2, Using the Prince pieces)."""
+    year = world.year
+    reigns = {r.crown: r for r in world.open_reigns()}
+    wanted: dict[int, str] = {}
+    for dynasty in world.dynasties.values():
+        if dynasty.kind != DynastyKind.PLAYER:
+            continue
+        members = [
+            c for c in world.characters.values()
+            if c.status == Status.ALIVE and c.controlled_by_id == dynasty.pk and c.origin != Origin.BARON
+        ]
+        reign = reigns.get(dynasty.crown)
+        king = world.characters.get(reign.holder_id) if reign else None
+        if king is not None and king.controlled_by_id != dynasty.pk:
+            king = None
+        assigned = br.assign_prince_pieces(
+            {c.pk: c.prince_piece for c in members},
+            [world.people[c.pk] for c in members],
+            world.people[king.pk] if king else None,
+            year,
+        )
+        wanted.update(assigned)
+    changed: list[Character] = []
+    for character in world.characters.values():
+        piece = wanted.get(character.pk, "") if character.status == Status.ALIVE else ""
+        if character.prince_piece != piece:
+            character.prince_piece = piece
+            changed.append(character)
+            if piece:
+                what = "the King piece" if piece == "K" else f"Prince piece {piece}"
+                chronicle.add("piece", f"{character.display_name} takes {what}.", character=character.pk)
+    if changed:
+        Character.objects.bulk_update(changed, ["prince_piece"])
+
+
+@transaction.atomic
+def turn_advance(*, campaign: Campaign | int, by: AbstractBaseUser | None = None) -> Campaign:
+    """Move to the next turn (five years on); regencies end when the monarch turns 15."""
+    campaign = lock_campaign(campaign)
+    require_step(campaign, Step.INTERPHASE)
+    campaign.current_year += campaign.turn_length
+    campaign.step = Step.BIRTHS
+    campaign.save(update_fields=["current_year", "step"])
+    chronicle = Chronicle(campaign)
+    regencies = Reign.objects.filter(
+        campaign=campaign, end_year__isnull=True, regent__isnull=False, regency_end_year__isnull=True
+    ).select_related("holder", "regent")
+    for reign in regencies:
+        if reign.holder.age(campaign.current_year) < br.ADULT_AGE:
+            continue
+        reign.regency_end_year = campaign.current_year
+        reign.save(update_fields=["regency_end_year"])
+        regent = reign.regent
+        assert regent is not None
+        text = f"{reign.holder.display_name} comes of age; the regency of {regent.display_name} ends"
+        if regent.origin == Origin.BARON and regent.status == Status.ALIVE:
+            regent.status = Status.RETIRED
+            regent.retired_year = campaign.current_year
+            regent.save(update_fields=["status", "retired_year"])
+            text += " and the baron retires from the game"
+        chronicle.add("regency_end", text + ".", character=reign.holder_id)
+    chronicle.flush()
+    return campaign

@@ -1,0 +1,150 @@
+"""What every step service shares: the step guard, the chronicle writer, loading state."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Q
+
+from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, RuleTable, Step
+from dynasties.models import Character, Dynasty, Marriage, Reign, Status
+from dynasties.rules import get_ruleset
+from dynasties.rules.errors import NotFound, RuleError, StepOrderError
+from dynasties.rules.people import Person
+from dynasties.rules.tables import validate_table
+
+STEP_LABELS = dict(Step.choices)
+
+
+def lock_campaign(campaign: Campaign | int) -> Campaign:
+    """Re-read the campaign under a row lock: two GMs running a step at once queue here."""
+    pk = campaign.pk if isinstance(campaign, Campaign) else campaign
+    try:
+        return Campaign.objects.select_for_update().get(pk=pk)
+    except Campaign.DoesNotExist:
+        raise NotFound(f"There is no campaign #{pk}.") from None
+
+
+def require_step(campaign: Campaign, step: Step) -> None:
+    if campaign.step == step:
+        return
+    current = STEP_LABELS[campaign.step]
+    wanted = STEP_LABELS[step]
+    if STEP_ORDER.index(Step(campaign.step)) > STEP_ORDER.index(step):
+        raise StepOrderError(
+            f"The {wanted} step of {campaign.current_year} is already done; the campaign is at {current}."
+        )
+    raise StepOrderError(
+        f"The {wanted} step is not open yet: {campaign.current_year} is at {current}; finish {current} first."
+    )
+
+
+def set_step(campaign: Campaign, step: Step) -> None:
+    campaign.step = step
+    campaign.save(update_fields=["step"])
+
+
+def load_tables(campaign: Campaign) -> dict[str, Any]:
+    tables = {t.key: t.data for t in RuleTable.objects.filter(campaign=campaign)}
+    ruleset = get_ruleset(campaign.ruleset)
+    for key in ruleset.DEFAULT_TABLES:
+        if key not in tables:
+            raise RuleError(f"The campaign has no {key!r} table; restore the defaults in the admin.", code="missing_table")
+        validate_table(key, tables[key])
+    return tables
+
+
+@dataclass
+class Chronicle:
+    """Collects the turn's chronicle lines and writes them in one statement."""
+
+    campaign: Campaign
+    entries: list[ChronicleEntry] = field(default_factory=list)
+
+    def add(self, kind: str, text: str, *, step: str | None = None, year: int | None = None, **data: Any) -> None:
+        self.entries.append(
+            ChronicleEntry(
+                campaign=self.campaign,
+                year=self.campaign.current_year if year is None else year,
+                step=step or self.campaign.step,
+                kind=kind,
+                text=text,
+                data=data,
+            )
+        )
+
+    def flush(self) -> None:
+        if self.entries:
+            ChronicleEntry.objects.bulk_create(self.entries)
+            self.entries = []
+
+
+class World:
+    """Every character, open marriage and reign of a campaign, loaded in a fixed number of queries."""
+
+    def __init__(self, campaign: Campaign) -> None:
+        self.campaign = campaign
+        self.year = campaign.current_year
+        self.characters: dict[int, Character] = {
+            c.pk: c for c in Character.objects.filter(campaign=campaign).order_by("pk")
+        }
+        self.dynasties: dict[int, Dynasty] = {d.pk: d for d in Dynasty.objects.filter(campaign=campaign)}
+        self.reigns: list[Reign] = list(Reign.objects.filter(campaign=campaign).order_by("start_year", "pk"))
+        self.open_marriages: list[Marriage] = list(
+            Marriage.objects.filter(campaign=campaign, ended_year__isnull=True).order_by("pk")
+        )
+        self._people: dict[int, Person] | None = None
+
+    # people -----------------------------------------------------------------------------
+    @property
+    def people(self) -> dict[int, Person]:
+        if self._people is None:
+            self._people = {pk: c.as_person() for pk, c in self.characters.items()}
+        return self._people
+
+    def refresh_person(self, character: Character) -> None:
+        self.characters[character.pk] = character
+        if self._people is not None:
+            self._people[character.pk] = character.as_person()
+
+    def in_play(self) -> Iterable[Character]:
+        return (c for c in self.characters.values() if c.status == Status.ALIVE)
+
+    # reigns -------------------------------------------------------------------------------
+    def open_reigns(self) -> list[Reign]:
+        return [r for r in self.reigns if r.end_year is None]
+
+    def reigning(self) -> dict[int, Reign]:
+        return {r.holder_id: r for r in self.open_reigns()}
+
+    def past_holders(self, crown: str) -> set[int]:
+        return {r.holder_id for r in self.reigns if r.crown == crown}
+
+    def crown_dynasty(self, crown: str) -> Dynasty | None:
+        for dynasty in self.dynasties.values():
+            if dynasty.crown == crown:
+                return dynasty
+        return None
+
+    # marriages ----------------------------------------------------------------------------
+    def spouse_of(self, character_id: int, *, wed_only: bool = True) -> Character | None:
+        for m in self.open_marriages:
+            if wed_only and m.wedding_year is None:
+                continue
+            if m.husband_id == character_id:
+                return self.characters[m.wife_id]
+            if m.wife_id == character_id:
+                return self.characters[m.husband_id]
+        return None
+
+    def marriage_of(self, character_id: int) -> Marriage | None:
+        for m in self.open_marriages:
+            if m.wedding_year is not None and character_id in (m.husband_id, m.wife_id):
+                return m
+        return None
+
+
+def open_match_q(character: Character) -> Q:
+    return (Q(husband=character) | Q(wife=character)) & Q(ended_year__isnull=True)

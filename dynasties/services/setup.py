@@ -1,0 +1,230 @@
+"""Creating a campaign with its starting dynasties (RULES.md A3)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils.text import slugify
+
+from campaign.dice import DiceBox
+from campaign.models import Campaign, Membership, Role, RuleTable, Step
+from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Origin, Reign
+from dynasties.rules import blood_royale as br
+from dynasties.rules import get_ruleset
+from dynasties.rules.dice import DiceSource
+from dynasties.rules.errors import RuleError
+from dynasties.rules.names import BLOOD_ROYALE_CROWNS, given_name, names_for, spouse_dynastic_name
+from dynasties.rules.tables import defaults_for
+from dynasties.services.common import Chronicle
+
+PALETTE = ["#c0392b", "#2e6fbd", "#d4a017", "#2e8b57", "#8e44ad", "#e67e22", "#16a085", "#7f8c8d"]
+
+
+@dataclass(frozen=True)
+class DynastySpec:
+    name: str
+    crown: str
+    kind: str = DynastyKind.PLAYER
+
+
+def default_dynasties(players: int) -> list[DynastySpec]:
+    if not 3 <= players <= len(BLOOD_ROYALE_CROWNS):
+        raise RuleError(
+            f"Blood Royale is for 3 to {len(BLOOD_ROYALE_CROWNS)} players; {players} were asked for.",
+            code="invalid_players",
+        )
+    specs = [DynastySpec(names_for(crown).dynastic[0], crown) for crown in BLOOD_ROYALE_CROWNS[:players]]
+    if players == 3:
+        specs.append(DynastySpec("de Montfort", "", DynastyKind.ARISTOCRATIC))
+    return specs
+
+
+def _unique_slug(base: str) -> str:
+    root = slugify(base)[:60] or "campaign"
+    slug, n = root, 2
+    while Campaign.objects.filter(slug=slug).exists():
+        slug = f"{root}-{n}"
+        n += 1
+    return slug
+
+
+@transaction.atomic
+def campaign_create(
+    *,
+    name: str,
+    slug: str | None = None,
+    ruleset: str = "blood-royale",
+    players: int = 5,
+    dynasties: Sequence[DynastySpec] | None = None,
+    start_year: int | None = None,
+    optional_rules: dict[str, Any] | None = None,
+    source: DiceSource | None = None,
+    entered: Sequence[Sequence[int]] | None = None,
+    by: AbstractBaseUser | None = None,
+) -> Campaign:
+    """A new campaign, its tables copied from the defaults, and each dynasty's starting family.
+
+    ``entered`` gives the faces of physical dice for the set-up rolls, in the order they are
+    asked for (per dynasty: the child's sex, then Strength/Guile, Constitution, Charisma).
+    """
+    rules = get_ruleset(ruleset)
+    options = rules.clean_options(optional_rules)
+    if not name.strip():
+        raise RuleError("A campaign needs a name.", code="invalid", fields={"name": "required"})
+    year = rules.START_YEAR if start_year is None else start_year
+    specs = list(dynasties) if dynasties is not None else default_dynasties(players)
+    _check_specs(specs)
+    if slug and Campaign.objects.filter(slug=slug).exists():
+        raise RuleError(f"The slug {slug!r} is taken; choose another.", code="slug_taken", fields={"slug": "taken"})
+    campaign = Campaign(
+        name=name.strip(),
+        slug=slug or _unique_slug(name),
+        ruleset=ruleset,
+        start_year=year,
+        current_year=year,
+        turn_length=rules.TURN_LENGTH,
+        optional_rules=options,
+        step=Step.BIRTHS,
+    )
+    try:
+        campaign.full_clean()
+    except ValidationError as exc:
+        raise RuleError(f"The campaign is not valid: {exc.message_dict}", code="invalid") from exc
+    campaign.save()
+    RuleTable.objects.bulk_create(
+        [RuleTable(campaign=campaign, key=k, data=v) for k, v in defaults_for(rules.DEFAULT_TABLES).items()]
+    )
+    if by is not None:
+        Membership.objects.create(campaign=campaign, user=by, role=Role.GM)
+
+    box = DiceBox(campaign, source=source, by=by, step="setup")
+    queue = [list(f) for f in entered] if entered is not None else None
+    chronicle = Chronicle(campaign)
+    bands = rules.DEFAULT_TABLES["characteristic_bands"]
+    for i, spec in enumerate(specs):
+        dynasty = Dynasty.objects.create(
+            campaign=campaign, name=spec.name, crown=spec.crown, kind=spec.kind, color=PALETTE[i % len(PALETTE)]
+        )
+        _starting_family(campaign, dynasty, options, box, queue, chronicle, bands)
+    if queue:
+        raise RuleError(f"{len(queue)} typed set-up rolls were left over; give exactly one per roll.", code="invalid_dice")
+    box.flush()
+    chronicle.flush()
+    return campaign
+
+
+def _check_specs(specs: Sequence[DynastySpec]) -> None:
+    if not specs:
+        raise RuleError("A campaign needs at least one dynasty.", code="invalid")
+    names = [s.name for s in specs]
+    crowns = [s.crown for s in specs if s.crown]
+    if len(set(names)) != len(names):
+        raise RuleError("Two dynasties share a dynastic name; each needs its own.", code="invalid")
+    if len(set(crowns)) != len(crowns):
+        raise RuleError("Two dynasties share a crown; each country has one royal house.", code="invalid")
+    for s in specs:
+        if s.kind not in DynastyKind.values:
+            raise RuleError(f"Unknown dynasty kind {s.kind!r}.", code="invalid")
+        if s.kind == DynastyKind.PLAYER and not s.crown:
+            raise RuleError(f"The player dynasty {s.name} needs a crown (country).", code="invalid")
+
+
+def _next_entered(queue: list[list[int]] | None) -> list[int] | None:
+    if queue is None:
+        return None
+    if not queue:
+        raise RuleError("Not enough typed set-up rolls were given.", code="invalid_dice")
+    return queue.pop(0)
+
+
+def roll_characteristics(
+    box: DiceBox,
+    character: Character,
+    bands: Any,
+    queue: list[list[int]] | None = None,
+    entered: Sequence[Sequence[int]] | None = None,
+) -> dict[str, int]:
+    """Three 3d6 rolls read on the bands (A2), each logged against the character."""
+    rolls = []
+    for n, trait in enumerate(br.characteristic_names(character.sex)):
+        faces = list(entered[n]) if entered is not None else _next_entered(queue)
+        rolls.append(
+            box.roll(br.CHARACTERISTIC_DICE, purpose="characteristic", characters=[character], entered=faces, detail=trait)
+        )
+    values = br.characteristics_from_totals(bands, character.sex, [sum(r.faces) for r in rolls])
+    for roll in rolls:
+        roll.outcome = f"{roll.detail} {values[roll.detail]:+d}"
+    return values
+
+
+def _starting_family(
+    campaign: Campaign,
+    dynasty: Dynasty,
+    options: dict[str, bool],
+    box: DiceBox,
+    queue: list[list[int]] | None,
+    chronicle: Chronicle,
+    bands: Any,
+) -> None:
+    plan = br.setup_plan(options, campaign.start_year)
+    crown = dynasty.crown or ""
+    aristocratic = dynasty.kind == DynastyKind.ARISTOCRATIC
+    king_spec = next(p for p in plan if p.role == "king")
+    queen_spec = next(p for p in plan if p.role == "queen")
+    children_specs = [p for p in plan if p.role == "child"]
+    if aristocratic:
+        children_specs = children_specs[-1:]  # A9: the aristocratic family starts with one child of 5
+    king = Character.objects.create(
+        campaign=campaign, given_name=given_name(crown, "M", 0), sex="M", birth_year=king_spec.birth_year,
+        dynastic_name=dynasty.name, birth_dynasty=dynasty, controlled_by=dynasty,
+        characteristics=br.normal_characteristics("M"), origin=Origin.SETUP,
+        prince_piece="" if aristocratic else "K",
+    )
+    queen = Character.objects.create(
+        campaign=campaign, given_name=given_name(crown, "F", 0), sex="F", birth_year=queen_spec.birth_year,
+        dynastic_name=spouse_dynastic_name(crown, dynasty.name), birth_dynasty=None, controlled_by=dynasty,
+        characteristics=br.normal_characteristics("F"), origin=Origin.SETUP,
+    )
+    if king_spec.rolled_characteristics:
+        king.characteristics = roll_characteristics(box, king, bands, queue)
+        queen.characteristics = roll_characteristics(box, queen, bands, queue)
+        king.save(update_fields=["characteristics"])
+        queen.save(update_fields=["characteristics"])
+    first_child_year = min(p.birth_year for p in children_specs)
+    Marriage.objects.create(
+        campaign=campaign, husband=king, wife=queen, arranged_year=first_child_year, wedding_year=first_child_year
+    )
+    if not aristocratic:
+        Reign.objects.create(campaign=campaign, crown=crown, holder=king, start_year=campaign.start_year)
+    names_used = {"M": 1, "F": 1}
+    lines = [f"{king.display_name}, born {king.birth_year}" + (" (King)" if not aristocratic else ""),
+             f"{queen.display_name}, born {queen.birth_year}"]
+    for spec in children_specs:
+        roll = box.roll(br.SEX_DICE, purpose="sex", entered=_next_entered(queue))
+        sex = br.sex_from_faces(roll.faces)
+        roll.outcome = "boy" if sex == "M" else "girl"
+        child = Character.objects.create(
+            campaign=campaign, given_name=given_name(crown, sex, names_used[sex]), sex=sex,
+            birth_year=spec.birth_year, father=king, mother=queen, dynastic_name=dynasty.name,
+            birth_dynasty=dynasty, controlled_by=dynasty, characteristics={}, origin=Origin.SETUP,
+        )
+        names_used[sex] += 1
+        box.add_subject(roll, child)
+        child.characteristics = roll_characteristics(box, child, bands, queue)
+        child.save(update_fields=["characteristics"])
+        lines.append(f"{child.display_name}, born {child.birth_year}: {format_characteristics(child.characteristics)}")
+    chronicle.add(
+        "setup",
+        f"The house of {dynasty.name}" + (f" rules {crown}" if crown else "") + ": " + "; ".join(lines) + ".",
+        step="setup",
+        dynasty=dynasty.pk,
+    )
+
+
+def format_characteristics(values: dict[str, int]) -> str:
+    return ", ".join(f"{k.capitalize()} {v:+d}" for k, v in values.items())

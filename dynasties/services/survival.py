@@ -1,0 +1,221 @@
+"""Step 2 of the Dynastic Sequence: Survival (RULES.md A5), then succession (A7)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import Count, Q
+
+from campaign.dice import DiceBox
+from campaign.models import Campaign, RollSubject, Step
+from dynasties.models import BirthAttempt, Character, DynastyKind, Marriage, Origin, Status
+from dynasties.rules import blood_royale as br
+from dynasties.rules.dice import DiceSource
+from dynasties.rules.errors import RuleError
+from dynasties.services.common import Chronicle, World, load_tables, lock_campaign, require_step, set_step
+from dynasties.services.succession import resolve_successions
+
+
+@dataclass(frozen=True)
+class SurvivalDue:
+    character: Character
+    age: int
+    need: int
+    modifier: int
+    birth_penalty: int
+
+    @property
+    def chance(self) -> float:
+        return float(br.SurvivalCheck(self.age, self.need, self.modifier).chance())
+
+
+@dataclass(frozen=True)
+class SurvivalResult:
+    character: Character
+    faces: tuple[int, ...]
+    modifier: int
+    need: int
+    survived: bool
+
+
+def birth_penalties(campaign: Campaign) -> dict[int, int]:
+    """Wife id -> this turn's Constitution penalty from additional birth attempts."""
+    rows = (
+        BirthAttempt.objects.filter(campaign=campaign, year=campaign.current_year)
+        .values("marriage__wife_id")
+        .annotate(n=Count("id"))
+    )
+    return {row["marriage__wife_id"]: br.birth_penalty(row["n"]) for row in rows}
+
+
+def rolled_this_turn(campaign: Campaign) -> set[int]:
+    return set(
+        RollSubject.objects.filter(
+            roll__campaign=campaign, roll__year=campaign.current_year, roll__purpose="survival", roll__step=Step.SURVIVAL
+        ).values_list("character_id", flat=True)
+    )
+
+
+def survival_due(campaign: Campaign, world: World, tables: Mapping[str, object]) -> list[SurvivalDue]:
+    """Everyone who must roll this turn, with the number needed and the modifier (A5)."""
+    year = campaign.current_year
+    options = campaign.optional_rules or {}
+    reigning = world.reigning()
+    penalties = birth_penalties(campaign)
+    table = tables["survival"]
+    first_turn = year == campaign.start_year
+    due: list[SurvivalDue] = []
+    for character in world.in_play():
+        person = world.people[character.pk]
+        dynasty = world.dynasties.get(character.controlled_by_id or 0)
+        starting_royal = character.origin == Origin.SETUP and character.birth_year <= campaign.start_year - br.ADULT_AGE
+        exempt = bool(dynasty and dynasty.kind == DynastyKind.ARISTOCRATIC and starting_royal)
+        if not br.must_roll_survival(
+            person,
+            year,
+            options,
+            is_reigning_king=character.pk in reigning and character.sex == "M",
+            is_starting_royal=starting_royal,
+            first_turn=first_turn,
+            exempt_kind=exempt,
+        ):
+            continue
+        penalty = penalties.get(character.pk, 0)
+        check = br.survival_check(table, person, year, extra_modifier=penalty)  # type: ignore[arg-type]
+        due.append(SurvivalDue(character, check.age, check.need, check.modifier, penalty))
+    return due
+
+
+@transaction.atomic
+def survival_roll(
+    *,
+    campaign: Campaign | int,
+    characters: Sequence[int] | None = None,
+    faces: Mapping[int, Sequence[int]] | None = None,
+    source: DiceSource | None = None,
+    by: AbstractBaseUser | None = None,
+) -> list[SurvivalResult]:
+    """Roll 2d6 + Constitution for the given characters (default: everyone still to roll).
+
+    ``faces`` maps a character id to the two faces typed in from the table; the others are
+    rolled by the server."""
+    campaign = lock_campaign(campaign)
+    require_step(campaign, Step.SURVIVAL)
+    world = World(campaign)
+    tables = load_tables(campaign)
+    done = rolled_this_turn(campaign)
+    due = {d.character.pk: d for d in survival_due(campaign, world, tables) if d.character.pk not in done}
+    typed = dict(faces or {})
+    if characters is None:
+        chosen = list(due)
+    else:
+        chosen = []
+        for pk in characters:
+            if pk not in due:
+                raise RuleError(_why_not_due(world, pk, done), code="not_due", fields={"characters": str(pk)})
+            chosen.append(pk)
+    stray = [pk for pk in typed if pk not in chosen]
+    if stray:
+        raise RuleError(
+            "Dice were typed for characters who are not rolling now: "
+            + ", ".join(_name(world, pk) for pk in stray) + ".",
+            code="not_due",
+        )
+    box = DiceBox(campaign, source=source, by=by)
+    results: list[SurvivalResult] = []
+    dead: list[int] = []
+    chronicle = Chronicle(campaign)
+    for pk in chosen:
+        d = due[pk]
+        roll = box.roll(
+            br.SURVIVAL_DICE, purpose="survival", characters=[pk], entered=typed.get(pk),
+            modifier=d.modifier, target=d.need, detail=f"age {d.age}",
+        )
+        survived = br.survives(br.SurvivalCheck(d.age, d.need, d.modifier), roll.faces)
+        roll.outcome = "survived" if survived else "died"
+        results.append(SurvivalResult(d.character, tuple(roll.faces), d.modifier, d.need, survived))
+        if not survived:
+            dead.append(pk)
+            chronicle.add(
+                "death",
+                f"{d.character.display_name} dies in {campaign.current_year}, aged {d.age} "
+                f"(rolled {sum(roll.faces)}{d.modifier:+d}, needed {d.need}).",
+                character=pk,
+                dynasty=d.character.controlled_by_id,
+            )
+    box.flush()
+    if dead:
+        character_die(campaign=campaign, character_ids=dead, cause="failed survival roll")
+    chronicle.flush()
+    return results
+
+
+def character_die(*, campaign: Campaign, character_ids: Sequence[int], cause: str) -> None:
+    """Death (A5): the sheet crossed through, the piece freed, marriages and betrothals end.
+    Returns of surviving spouses happen at the Announcements. Call inside a transaction."""
+    year = campaign.current_year
+    Character.objects.filter(pk__in=character_ids, campaign=campaign).update(
+        status=Status.DEAD, death_year=year, death_cause=cause, prince_piece=""
+    )
+    open_matches = Marriage.objects.filter(campaign=campaign, ended_year__isnull=True)
+    open_matches.filter(wedding_year__isnull=False, husband_id__in=character_ids).update(
+        ended_year=year, end_cause="death of the husband"
+    )
+    open_matches.filter(wedding_year__isnull=False, wife_id__in=character_ids).update(
+        ended_year=year, end_cause="death of the wife"
+    )
+    open_matches.filter(Q(husband_id__in=character_ids) | Q(wife_id__in=character_ids), wedding_year__isnull=True).update(
+        ended_year=year, end_cause="betrothal void: death before the wedding"
+    )
+
+
+def _name(world: World, pk: int) -> str:
+    character = world.characters.get(pk)
+    return character.display_name if character else f"character #{pk}"
+
+
+def _why_not_due(world: World, pk: int, done: set[int]) -> str:
+    character = world.characters.get(pk)
+    if character is None:
+        return f"There is no character #{pk} in this campaign."
+    if pk in done:
+        return f"{character.display_name} has already rolled for survival this turn."
+    if character.status != Status.ALIVE:
+        return f"{character.display_name} is {character.get_status_display().lower()}: no survival roll."
+    age = character.age(world.year)
+    if age < br.ADULT_AGE:
+        return f"{character.display_name} is {age}: no survival rolls before {br.ADULT_AGE} (Survival, A5)."
+    return f"{character.display_name} is exempt from the survival roll this turn by the campaign's optional rules."
+
+
+@transaction.atomic
+def survival_finish(
+    *,
+    campaign: Campaign | int,
+    source: DiceSource | None = None,
+    entered: Sequence[Sequence[int]] | None = None,
+    by: AbstractBaseUser | None = None,
+) -> Campaign:
+    """Close Survival once everyone has rolled; crowns whose monarch died pass to the heir (A7).
+
+    ``entered`` gives typed faces for any character the succession must create (a regent baron's
+    characteristics, a created relative's children), in the order asked for."""
+    campaign = lock_campaign(campaign)
+    require_step(campaign, Step.SURVIVAL)
+    world = World(campaign)
+    tables = load_tables(campaign)
+    done = rolled_this_turn(campaign)
+    missing = [d.character for d in survival_due(campaign, world, tables) if d.character.pk not in done]
+    if missing:
+        names = ", ".join(c.display_name for c in missing[:10]) + (" ..." if len(missing) > 10 else "")
+        raise RuleError(f"{len(missing)} still to roll for survival: {names}.", code="survival_pending")
+    box = DiceBox(campaign, source=source, by=by)
+    chronicle = Chronicle(campaign)
+    resolve_successions(world, box, chronicle, tables, entered=[list(f) for f in entered] if entered else None)
+    box.flush()
+    chronicle.flush()
+    set_step(campaign, Step.MARRIAGES)
+    return campaign
