@@ -33,7 +33,9 @@ class DiceBox:
         self.source = source or RandomSource()
         self.by = by if (by is not None and getattr(by, "is_authenticated", False)) else None
         self.step = step or campaign.step
-        self.pending: list[tuple[Roll, list[int]]] = []
+        # Subjects are kept as given (ids or model instances) and resolved when flushed, so a
+        # roll may name a character created, unsaved, in the same step.
+        self.pending: list[tuple[Roll, list[Any]]] = []
 
     def roll(
         self,
@@ -72,14 +74,13 @@ class DiceBox:
             source=source,
             entered_by=by,
         )
-        ids = [c if isinstance(c, int) else c.pk for c in characters]
-        self.pending.append((roll, ids))
+        self.pending.append((roll, list(characters)))
         return roll
 
     def add_subject(self, roll: Roll, character: Any) -> None:
         for queued, ids in self.pending:
             if queued is roll:
-                ids.append(character if isinstance(character, int) else character.pk)
+                ids.append(character)
                 return
         raise ValueError("roll is not pending in this box")
 
@@ -92,9 +93,9 @@ class DiceBox:
                 raise ValueError(f"roll {roll.purpose} has no outcome set")
         rolls = Roll.objects.bulk_create([roll for roll, _ in self.pending])
         subjects = [
-            RollSubject(roll=roll, character_id=cid, position=pos)
-            for roll, (_, ids) in zip(rolls, self.pending, strict=True)
-            for pos, cid in enumerate(ids)
+            RollSubject(roll=roll, character_id=c if isinstance(c, int) else c.pk, position=pos)
+            for roll, (_, chars) in zip(rolls, self.pending, strict=True)
+            for pos, c in enumerate(chars)
         ]
         if subjects:
             RollSubject.objects.bulk_create(subjects)

@@ -7,6 +7,15 @@ from collections.abc import Mapping
 
 from django.core.exceptions import ImproperlyConfigured
 
+# WAL lets readers go on while a step writes; synchronous=NORMAL is durable across application
+# crashes (only an OS crash can lose the last commits); IMMEDIATE takes the write lock when a
+# transaction starts, so two GMs running the same step queue instead of failing half-way.
+SQLITE_OPTIONS: dict[str, object] = {
+    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;",
+    "transaction_mode": "IMMEDIATE",
+    "timeout": 20,
+}
+
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 
@@ -49,7 +58,7 @@ def env_database(name: str, default_sqlite_path: str, environ: Mapping[str, str]
         return {
             "ENGINE": "config.db_sqlite",
             "NAME": default_sqlite_path,
-            "ATOMIC_REQUESTS": False,
+            "OPTIONS": SQLITE_OPTIONS,
         }
     import dj_database_url
 
@@ -63,4 +72,5 @@ def env_database(name: str, default_sqlite_path: str, environ: Mapping[str, str]
         raise ImproperlyConfigured(f"{name} could not be parsed: {exc}") from exc
     if config.get("ENGINE") == "django.db.backends.sqlite3":
         config["ENGINE"] = "config.db_sqlite"
+        config["OPTIONS"] = SQLITE_OPTIONS
     return config

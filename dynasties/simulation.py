@@ -16,59 +16,57 @@ from dynasties import services
 from dynasties.models import Marriage
 from dynasties.rules import blood_royale as br
 from dynasties.rules.dice import DiceSource
-from dynasties.selectors import birth_couples, living_children_counts, unmatched_adults
+from dynasties.selectors import living_children_counts, unmatched_adults
+from dynasties.services.births import CoupleTurn
 
 MAX_WIFE_AGE_FOR_EXTRA = 40
 MAX_BRIDE_AGE = 40
 
 
+def wants_another_child(turn: CoupleTurn, children: dict[int, int], year: int) -> bool:
+    m = turn.marriage
+    return (
+        children.get(m.pk, 0) + turn.children_this_turn < 3
+        and m.wife.age(year) <= MAX_WIFE_AGE_FOR_EXTRA
+        and turn.wife_constitution_after_next >= -1
+    )
+
+
 def play_births(campaign: Campaign, source: DiceSource) -> None:
     children = living_children_counts(campaign)
     year = campaign.current_year
-    for status in birth_couples(campaign):
-        if not status.may_attempt:
-            continue
-        m = status.marriage
-        made = 0
-        while made < br.MAX_BIRTH_ATTEMPTS:
-            if made > 0:
-                wife_con = int(m.wife.characteristics.get("constitution", 0))
-                if (
-                    children.get(m.pk, 0) >= 3
-                    or m.wife.age(year) > MAX_WIFE_AGE_FOR_EXTRA
-                    or wife_con + br.birth_penalty(made + 1) < -1
-                ):
-                    break
-            attempt = services.births_attempt(campaign=campaign, marriage=m, source=source)
-            made += 1
-            if attempt.success:
-                services.births_sex(campaign=campaign, attempt=attempt, source=source)
-                children[m.pk] = children.get(m.pk, 0) + 1
+    services.births_roll_all(
+        campaign=campaign, source=source, extra=lambda turn: wants_another_child(turn, children, year)
+    )
     services.births_finish(campaign=campaign)
 
 
 def play_marriages(campaign: Campaign) -> None:
     year = campaign.current_year
-    for m in Marriage.objects.filter(campaign=campaign, ended_year__isnull=True, wedding_year__isnull=True).select_related(
-        "husband", "wife"
-    ):
-        if m.husband.age(year) >= br.ADULT_AGE and m.wife.age(year) >= br.ADULT_AGE and not (
-            m.husband.prisoner_of_id or m.wife.prisoner_of_id
-        ):
-            services.marriage_wed(campaign=campaign, marriage=m)
+    due = [
+        m.pk
+        for m in Marriage.objects.filter(campaign=campaign, ended_year__isnull=True, wedding_year__isnull=True)
+        .select_related("husband", "wife")
+        if m.husband.age(year) >= br.ADULT_AGE
+        and m.wife.age(year) >= br.ADULT_AGE
+        and not (m.husband.prisoner_of_id or m.wife.prisoner_of_id)
+    ]
+    if due:
+        services.marriage_wed_many(campaign=campaign, marriages=due)
     adults = unmatched_adults(campaign)
     men = [c for c in adults if c.sex == "M"]
     women = [c for c in adults if c.sex == "F" and c.age(year) <= MAX_BRIDE_AGE]
+    matches: list[services.Match] = []
     for man in men:
         choices = [
-            w for w in women
-            if w.dynastic_name != man.dynastic_name and w.controlled_by_id != man.controlled_by_id
+            w for w in women if w.dynastic_name != man.dynastic_name and w.controlled_by_id != man.controlled_by_id
         ]
         if not choices:
             continue
         bride = min(choices, key=lambda w: (abs(w.birth_year - man.birth_year), w.birth_year, w.pk))
         women.remove(bride)
-        services.marriage_arrange(campaign=campaign, husband=man, wife=bride, wed=True)
+        matches.append(services.Match(man.pk, bride.pk))
+    services.marriage_arrange_many(campaign=campaign, matches=matches, wed=True)
     services.marriages_finish(campaign=campaign)
 
 

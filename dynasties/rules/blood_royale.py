@@ -238,21 +238,23 @@ def marriage_problems(
         ("wife", wife, wife_taken, wife_never_marries),
     ):
         if not person.alive:
-            problems.append(f"The {role} is dead.")
+            problems.append(f"The {role} is dead and cannot marry (Survival, A5).")
         elif person.retired:
-            problems.append(f"The {role} is retired from the game and may not marry (a King's widow never remarries).")
+            problems.append(
+                f"The {role} is retired from the game and may not marry (a King's widow never remarries; Survival, A5)."
+            )
         if never:
             problems.append(f"The {role} was created only to act as regent and never marries (Succession, A7).")
         if taken:
-            problems.append(f"The {role} is already married or betrothed.")
+            problems.append(f"The {role} is already married or betrothed (Marriage, A6).")
         if wedding:
             if person.age(year) < ADULT_AGE:
                 problems.append(
                     f"The {role} is {person.age(year)}; a wedding needs both to be {ADULT_AGE} or older "
-                    "(a betrothal may be arranged earlier)."
+                    "(a betrothal may be arranged earlier; Marriage, A6)."
                 )
             if person.prisoner:
-                problems.append(f"The {role} is a prisoner and cannot be wed until released.")
+                problems.append(f"The {role} is a prisoner and cannot be wed until released (Marriage, A6).")
     return problems
 
 
@@ -334,16 +336,19 @@ def assign_prince_pieces(
         (p for p in candidates if p.sex == MALE and p.in_play and p.age(year) >= PRINCE_AGE and p.id not in out),
         key=Person.seniority,
     )
+    numbered = [str(n) for n in range(1, PRINCE_PIECES + 1)]
     used: set[str] = set()
     waiting: list[Person] = []
     for prince in eligible:
         piece = current.get(prince.id, "")
-        if piece.isdigit() and piece not in used:
+        if piece in numbered and piece not in used:
             out[prince.id] = piece
             used.add(piece)
         else:
             waiting.append(prince)
-    free = [str(n) for n in range(1, PRINCE_PIECES + 1) if str(n) not in used]
+    free = [n for n in numbered if n not in used]
     for prince in waiting:
         out[prince.id] = free.pop(0) if free else ""
+    for person in (*candidates, *([king] if king is not None else [])):
+        out.setdefault(person.id, "")
     return out

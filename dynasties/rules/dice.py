@@ -95,9 +95,13 @@ class FixedSource:
         return len(self._queue)
 
 
-@lru_cache(maxsize=64)
 def distribution(spec: DiceSpec) -> dict[int, Fraction]:
-    """Exact probability of each total of ``spec``."""
+    """Exact probability of each total of ``spec`` (a fresh dict: callers may change it freely)."""
+    return dict(_distribution(spec))
+
+
+@lru_cache(maxsize=64)
+def _distribution(spec: DiceSpec) -> dict[int, Fraction]:
     dist: dict[int, Fraction] = {0: Fraction(1)}
     one = Fraction(1, spec.sides)
     for _ in range(spec.count):
@@ -111,8 +115,8 @@ def distribution(spec: DiceSpec) -> dict[int, Fraction]:
 
 def chance_at_least(spec: DiceSpec, target: int, modifier: int = 0) -> Fraction:
     """Exact chance that total + modifier >= target."""
-    return sum((p for total, p in distribution(spec).items() if total + modifier >= target), Fraction(0))
+    return sum((p for total, p in _distribution(spec).items() if total + modifier >= target), Fraction(0))
 
 
 def chance_in_range(spec: DiceSpec, low: int, high: int) -> Fraction:
-    return sum((p for total, p in distribution(spec).items() if low <= total <= high), Fraction(0))
+    return sum((p for total, p in _distribution(spec).items() if low <= total <= high), Fraction(0))

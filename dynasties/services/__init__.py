@@ -1,22 +1,34 @@
 """The only writers of dynastic data. Each public function is one transaction."""
 
 from dynasties.services.announcements import announcements_make, turn_advance
-from dynasties.services.births import births_attempt, births_finish, births_sex
-from dynasties.services.marriages import marriage_arrange, marriage_cancel, marriage_wed, marriages_finish
+from dynasties.services.births import births_attempt, births_finish, births_roll_all, births_sex
+from dynasties.services.marriages import (
+    Match,
+    marriage_arrange,
+    marriage_arrange_many,
+    marriage_cancel,
+    marriage_wed,
+    marriage_wed_many,
+    marriages_finish,
+)
 from dynasties.services.setup import DynastySpec, campaign_create
 from dynasties.services.survival import character_die, survival_finish, survival_roll
 
 __all__ = [
     "DynastySpec",
+    "Match",
     "announcements_make",
     "births_attempt",
     "births_finish",
+    "births_roll_all",
     "births_sex",
     "campaign_create",
     "character_die",
     "marriage_arrange",
+    "marriage_arrange_many",
     "marriage_cancel",
     "marriage_wed",
+    "marriage_wed_many",
     "marriages_finish",
     "survival_finish",
     "survival_roll",

@@ -28,7 +28,7 @@ def announcements_make(*, campaign: Campaign | int, by: AbstractBaseUser | None 
     handed out, and the turn's chronicle is gathered into one announcement."""
     campaign = lock_campaign(campaign)
     require_step(campaign, Step.ANNOUNCEMENTS)
-    world = World(campaign)
+    world = World(campaign, living_only=True)
     chronicle = Chronicle(campaign)
     _returns(world, chronicle)
     _prince_pieces(world, chronicle)
@@ -64,13 +64,20 @@ def _returns(world: World, chronicle: Chronicle) -> None:
     ).order_by("pk")
     kings_died = {r.holder_id for r in world.reigns if r.end_year == year and r.holder_id}
     changed: list[Character] = []
+    ended = list(ended)
+    the_dead = {
+        c.pk: c
+        for c in Character.objects.filter(
+            pk__in=[pk for m in ended for pk in (m.husband_id, m.wife_id) if pk not in world.characters]
+        )
+    }
     for match in ended:
         husband_died = match.end_cause == "death of the husband"
         dead_id, survivor_id = (match.husband_id, match.wife_id) if husband_died else (match.wife_id, match.husband_id)
-        survivor = world.characters[survivor_id]
-        if survivor.status != Status.ALIVE or world.spouse_of(survivor_id) is not None:
+        survivor = world.characters.get(survivor_id)
+        if survivor is None or survivor.status != Status.ALIVE or world.spouse_of(survivor_id) is not None:
             continue  # died too, or already wed again
-        dead = world.characters[dead_id]
+        dead = world.characters.get(dead_id) or the_dead[dead_id]
         if husband_died and dead_id in kings_died and dead.sex == "M":
             survivor.status = Status.RETIRED
             survivor.retired_year = year

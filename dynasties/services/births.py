@@ -1,27 +1,126 @@
 """Step 1 of the Dynastic Sequence: Births (RULES.md A4).
 
 Per couple: an attempt (2d6, 7+ a child), then the child's sex (1d6) and characteristics
-(3 x 3d6), then the player decides on another attempt. Each attempt and each child is its own
-transaction; ``births_finish`` closes the step.
+(3 x 3d6), then the player decides on another attempt. ``births_attempt`` and ``births_sex`` are
+the table's one-couple-at-a-time doors (each its own transaction); ``births_roll_all`` rolls every
+couple on the server's dice in one transaction; ``births_finish`` closes the step.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Q
 
 from campaign.dice import DiceBox
-from campaign.models import Campaign, Step
-from dynasties.models import BirthAttempt, Character, Marriage, Origin, Status
+from campaign.models import Campaign, Roll, Step
+from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Origin, Reign, Status
 from dynasties.rules import blood_royale as br
 from dynasties.rules.dice import DiceSource
 from dynasties.rules.errors import IneligibleCouple, NotFound, RuleError
 from dynasties.rules.names import given_name as suggested_name
+from dynasties.selectors import CoupleStatus, birth_couples
 from dynasties.services.common import Chronicle, load_tables, lock_campaign, require_step, set_step
 from dynasties.services.setup import format_characteristics, roll_characteristics
+
+
+class BirthContext:
+    """What naming and placing newborns needs, read once per transaction for the given parents."""
+
+    def __init__(self, campaign: Campaign, parents: Sequence[int]) -> None:
+        self.campaign = campaign
+        year = campaign.current_year
+        self.tables = load_tables(campaign)
+        self.reigning = set(
+            Reign.objects.filter(campaign=campaign, end_year__isnull=True).values_list("holder_id", flat=True)
+        )
+        self.dynasties = {d.pk: d for d in Dynasty.objects.filter(campaign=campaign)}
+        ids = list(parents)
+        kin = Character.objects.filter(Q(father_id__in=ids) | Q(mother_id__in=ids), campaign=campaign).values_list(
+            "father_id", "mother_id", "birth_year", "sex", "given_name", "status"
+        )
+        self.same_year: dict[tuple[int, int], int] = {}
+        self.names: dict[tuple[int, str], set[str]] = {}
+        for father, mother, born, sex, name, status in kin:
+            for parent in (father, mother):
+                if parent is None:
+                    continue
+                if born >= year:
+                    self.same_year[(parent, born)] = self.same_year.get((parent, born), 0) + 1
+                if status == Status.ALIVE:
+                    self.names.setdefault((parent, sex), set()).add(name)
+
+    def new_child(self, match: Marriage, birth_year: int, sex: str, given_name: str | None) -> Character:
+        """An unsaved child of the couple (A4: the father's dynastic name, unless the mother reigns
+        in her own right; raised by the husband's house unless the contract says otherwise)."""
+        father, mother = match.husband, match.wife
+        mother_reigns = mother.pk in self.reigning
+        dynastic_name = mother.dynastic_name if mother_reigns else father.dynastic_name
+        raised_by_id = match.children_raised_by_id or (mother.controlled_by_id if mother_reigns else father.controlled_by_id)
+        raised_by = self.dynasties.get(raised_by_id) if raised_by_id else None
+        order = max(self.same_year.get((father.pk, birth_year), 0), self.same_year.get((mother.pk, birth_year), 0)) + 1
+        for parent in (father.pk, mother.pk):
+            self.same_year[(parent, birth_year)] = order
+        if given_name is None:
+            used = self.names.get((father.pk, sex), set()) | self.names.get((mother.pk, sex), set())
+            crown = raised_by.crown if raised_by else ""
+            index = 0
+            while suggested_name(crown, sex, index) in used and index < 12:
+                index += 1
+            given_name = suggested_name(crown, sex, index)
+        elif not given_name.strip():
+            raise RuleError("The child's name cannot be blank.", code="invalid", fields={"given_name": "required"})
+        for parent in (father.pk, mother.pk):
+            self.names.setdefault((parent, sex), set()).add(given_name.strip())
+        return Character(
+            campaign=self.campaign,
+            given_name=given_name.strip(),
+            sex=sex,
+            birth_year=birth_year,
+            birth_order=order,
+            father=father,
+            mother=mother,
+            dynastic_name=dynastic_name,
+            birth_dynasty=raised_by,
+            controlled_by=raised_by,
+            characteristics={},
+            origin=Origin.BORN,
+        )
+
+
+def _birth_roll(box: DiceBox, match: Marriage, attempt_no: int, faces: Sequence[int] | None) -> Roll:
+    roll = box.roll(
+        br.BIRTH_DICE,
+        purpose="birth",
+        characters=[match.husband, match.wife],
+        entered=faces,
+        target=br.BIRTH_TARGET,
+        detail=f"attempt {attempt_no}",
+    )
+    roll.outcome = "child" if br.birth_succeeds(roll.faces) else "no child"
+    return roll
+
+
+def _sex_roll(box: DiceBox, faces: Sequence[int] | None) -> tuple[Roll, str]:
+    roll = box.roll(br.SEX_DICE, purpose="sex", entered=faces)
+    sex = br.sex_from_faces(roll.faces)
+    roll.outcome = "boy" if sex == "M" else "girl"
+    return roll, sex
+
+
+def _announce_birth(chronicle: Chronicle, child: Character) -> None:
+    assert child.father is not None and child.mother is not None
+    chronicle.add(
+        "birth",
+        f"{'A son' if child.sex == 'M' else 'A daughter'}, {child.display_name}, is born in {child.birth_year} to "
+        f"{child.father.display_name} and {child.mother.display_name}: {format_characteristics(child.characteristics)}.",
+        character=child.pk,
+        dynasty=child.controlled_by_id,
+    )
 
 
 def _marriage(campaign: Campaign, marriage: Marriage | int) -> Marriage:
@@ -56,17 +155,9 @@ def births_attempt(
     if problem:
         raise IneligibleCouple(f"{couple}: {problem}")
     box = DiceBox(campaign, source=source, by=by)
-    roll = box.roll(
-        br.BIRTH_DICE,
-        purpose="birth",
-        characters=[match.husband, match.wife],
-        entered=faces,
-        target=br.BIRTH_TARGET,
-        detail=f"attempt {len(earlier) + 1}",
-    )
-    success = br.birth_succeeds(roll.faces)
-    roll.outcome = "child" if success else "no child"
-    [saved] = box.flush()
+    roll = _birth_roll(box, match, len(earlier) + 1, faces)
+    box.flush()
+    success = roll.outcome == "child"
     children_before = sum(1 for a in earlier if a.success)
     return BirthAttempt.objects.create(
         campaign=campaign,
@@ -75,7 +166,7 @@ def births_attempt(
         attempt=len(earlier) + 1,
         success=success,
         child_birth_year=br.child_birth_year(year, children_before) if success else None,
-        roll=saved,
+        roll=roll,
     )
 
 
@@ -109,62 +200,104 @@ def births_sex(
             "Typed characteristics need three 3d6 rolls: Strength/Guile, Constitution, Charisma.", code="invalid_dice"
         )
     match = found.marriage
-    father, mother = match.husband, match.wife
-    tables = load_tables(campaign)
+    context = BirthContext(campaign, [match.husband_id, match.wife_id])
     box = DiceBox(campaign, source=source, by=by)
-    sex_roll = box.roll(br.SEX_DICE, purpose="sex", entered=faces)
-    sex = br.sex_from_faces(sex_roll.faces)
-    sex_roll.outcome = "boy" if sex == "M" else "girl"
-
-    mother_reigns = mother.reigns.filter(end_year__isnull=True).exists()
-    dynastic_name = mother.dynastic_name if mother_reigns else father.dynastic_name
-    raised_by = match.children_raised_by or (mother.controlled_by if mother_reigns else father.controlled_by)
-    crown = raised_by.crown if raised_by else ""
-    birth_year = found.child_birth_year or campaign.current_year
-    same_year = Character.objects.filter(
-        Q(father=father) | Q(mother=mother), campaign=campaign, birth_year=birth_year
-    ).count()
-    if given_name is None:
-        siblings = set(
-            Character.objects.filter(Q(father=father) | Q(mother=mother), sex=sex, status=Status.ALIVE)
-            .values_list("given_name", flat=True)
-        )
-        index = 0
-        while suggested_name(crown, sex, index) in siblings and index < 12:
-            index += 1
-        given_name = suggested_name(crown, sex, index)
-    elif not given_name.strip():
-        raise RuleError("The child's name cannot be blank.", code="invalid", fields={"given_name": "required"})
-    child = Character.objects.create(
-        campaign=campaign,
-        given_name=given_name.strip(),
-        sex=sex,
-        birth_year=birth_year,
-        birth_order=same_year + 1,
-        father=father,
-        mother=mother,
-        dynastic_name=dynastic_name,
-        birth_dynasty=raised_by,
-        controlled_by=raised_by,
-        characteristics={},
-        origin=Origin.BORN,
-    )
+    sex_roll, sex = _sex_roll(box, faces)
+    child = context.new_child(match, found.child_birth_year or campaign.current_year, sex, given_name)
+    child.save()
     box.add_subject(sex_roll, child)
-    child.characteristics = roll_characteristics(box, child, tables["characteristic_bands"], entered=characteristic_faces)
+    child.characteristics = roll_characteristics(
+        box, child, context.tables["characteristic_bands"], entered=characteristic_faces
+    )
     child.save(update_fields=["characteristics"])
     box.flush()
     found.child = child
     found.save(update_fields=["child"])
     chronicle = Chronicle(campaign)
-    chronicle.add(
-        "birth",
-        f"{'A son' if sex == 'M' else 'A daughter'}, {child.display_name}, is born in {birth_year} to "
-        f"{father.display_name} and {mother.display_name}: {format_characteristics(child.characteristics)}.",
-        character=child.pk,
-        dynasty=raised_by.pk if raised_by else None,
-    )
+    _announce_birth(chronicle, child)
     chronicle.flush()
     return child
+
+
+@dataclass(frozen=True)
+class CoupleTurn:
+    """What an automatic policy sees when deciding on another attempt."""
+
+    marriage: Marriage
+    attempts_made: int
+    children_this_turn: int
+    wife_constitution_after_next: int
+
+
+ExtraAttempt = Callable[[CoupleTurn], bool]
+
+
+def _no_extra(_: CoupleTurn) -> bool:
+    return False
+
+
+@transaction.atomic
+def births_roll_all(
+    *,
+    campaign: Campaign | int,
+    extra: ExtraAttempt = _no_extra,
+    source: DiceSource | None = None,
+    by: AbstractBaseUser | None = None,
+) -> list[BirthAttempt]:
+    """Roll, on the server's dice, the births of every couple that has not rolled yet this turn:
+    one attempt each, further ones while ``extra`` says so (at most three); every child gets its
+    sex and characteristics at once. A fixed number of queries whatever the number of couples."""
+    campaign = lock_campaign(campaign)
+    require_step(campaign, Step.BIRTHS)
+    year = campaign.current_year
+    couples: list[CoupleStatus] = [c for c in birth_couples(campaign) if c.may_attempt and c.attempts_made == 0]
+    parents = [pk for c in couples for pk in (c.marriage.husband_id, c.marriage.wife_id)]
+    context = BirthContext(campaign, parents)
+    bands: Any = context.tables["characteristic_bands"]
+    box = DiceBox(campaign, source=source, by=by)
+    attempts: list[BirthAttempt] = []
+    children: list[Character] = []
+    pending_traits: list[tuple[Character, list[Roll]]] = []
+    for status in couples:
+        match = status.marriage
+        made, born = 0, 0
+        wife_con = int(match.wife.characteristics.get("constitution", 0))
+        while made < br.MAX_BIRTH_ATTEMPTS:
+            if made and not extra(CoupleTurn(match, made, born, wife_con + br.birth_penalty(made + 1))):
+                break
+            made += 1
+            roll = _birth_roll(box, match, made, None)
+            attempt = BirthAttempt(
+                campaign=campaign, marriage=match, year=year, attempt=made, success=roll.outcome == "child", roll=roll
+            )
+            if attempt.success:
+                attempt.child_birth_year = br.child_birth_year(year, born)
+                born += 1
+                sex_roll, sex = _sex_roll(box, None)
+                child = context.new_child(match, attempt.child_birth_year, sex, None)
+                box.add_subject(sex_roll, child)
+                trait_rolls = [
+                    box.roll(br.CHARACTERISTIC_DICE, purpose="characteristic", characters=[child], detail=trait)
+                    for trait in br.characteristic_names(sex)
+                ]
+                child.characteristics = br.characteristics_from_totals(bands, sex, [sum(r.faces) for r in trait_rolls])
+                for r in trait_rolls:
+                    r.outcome = f"{r.detail} {child.characteristics[r.detail]:+d}"
+                attempt.child = child
+                children.append(child)
+                pending_traits.append((child, trait_rolls))
+            attempts.append(attempt)
+    Character.objects.bulk_create(children)
+    box.flush()
+    for attempt in attempts:
+        attempt.roll_id = attempt.roll.pk if attempt.roll else None
+        attempt.child_id = attempt.child.pk if attempt.child else None
+    BirthAttempt.objects.bulk_create(attempts)
+    chronicle = Chronicle(campaign)
+    for child in children:
+        _announce_birth(chronicle, child)
+    chronicle.flush()
+    return attempts
 
 
 @transaction.atomic

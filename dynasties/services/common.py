@@ -84,12 +84,15 @@ class Chronicle:
 class World:
     """Every character, open marriage and reign of a campaign, loaded in a fixed number of queries."""
 
-    def __init__(self, campaign: Campaign) -> None:
+    def __init__(self, campaign: Campaign, *, living_only: bool = False) -> None:
+        """``living_only`` skips the dead and the retired: enough for every step but succession,
+        which walks the whole family tree."""
         self.campaign = campaign
         self.year = campaign.current_year
-        self.characters: dict[int, Character] = {
-            c.pk: c for c in Character.objects.filter(campaign=campaign).order_by("pk")
-        }
+        characters = Character.objects.filter(campaign=campaign).order_by("pk")
+        if living_only:
+            characters = characters.filter(status=Status.ALIVE)
+        self.characters: dict[int, Character] = {c.pk: c for c in characters}
         self.dynasties: dict[int, Dynasty] = {d.pk: d for d in Dynasty.objects.filter(campaign=campaign)}
         self.reigns: list[Reign] = list(Reign.objects.filter(campaign=campaign).order_by("start_year", "pk"))
         self.open_marriages: list[Marriage] = list(

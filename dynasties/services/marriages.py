@@ -3,51 +3,149 @@
 A match may be arranged (a betrothal) at any time, even for a child; the wedding happens in the
 Marriages step once both are 15. At the wedding the bride passes to the groom's player (or he to
 hers, if the contract says he joins her dynasty) and the money the rules fix is recorded as owed.
+The ``*_many`` services take any number of matches in a fixed number of queries; the single
+ones are the same code with one match.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import Q
 
 from campaign.models import Campaign, Step
 from dynasties.models import Character, Dynasty, Marriage, Origin, Reign
 from dynasties.rules import blood_royale as br
 from dynasties.rules.errors import IllegalMarriage, NotFound, RuleError
-from dynasties.services.common import Chronicle, lock_campaign, open_match_q, require_step, set_step
+from dynasties.services.common import Chronicle, lock_campaign, require_step, set_step
 
 
-def _character(campaign: Campaign, value: Character | int, role: str) -> Character:
-    pk = value.pk if isinstance(value, Character) else value
-    try:
-        return Character.objects.select_for_update().get(pk=pk, campaign=campaign)
-    except Character.DoesNotExist:
-        raise NotFound(f"There is no character #{pk} in {campaign.name} to be the {role}.") from None
+@dataclass(frozen=True)
+class Match:
+    husband: int
+    wife: int
+    husband_joins_wife: bool = False
+    children_raised_by: int | None = None
 
 
-def marriage_check(
-    campaign: Campaign, husband: Character, wife: Character, *, wedding: bool, exclude: Marriage | None = None
-) -> list[str]:
-    """Everything that forbids the match now; empty when legal."""
-    def taken(c: Character) -> bool:
-        qs = Marriage.objects.filter(open_match_q(c), campaign=campaign)
-        if exclude is not None:
-            qs = qs.exclude(pk=exclude.pk)
-        return qs.exists()
+def _pk(value: object) -> int:
+    pk = getattr(value, "pk", value)
+    if isinstance(pk, bool) or not isinstance(pk, int):
+        raise RuleError(f"{value!r} is not a character id.", code="invalid")
+    return pk
 
+
+def _people(campaign: Campaign, ids: Sequence[int], roles: dict[int, str]) -> dict[int, Character]:
+    """The partners, locked and with their houses, in one query."""
+    found = {
+        c.pk: c
+        for c in Character.objects.select_for_update()
+        .select_related("controlled_by", "birth_dynasty")
+        .filter(pk__in=set(ids), campaign=campaign)
+    }
+    for pk in ids:
+        if pk not in found:
+            raise NotFound(f"There is no character #{pk} in {campaign.name} to be the {roles.get(pk, 'spouse')}.")
+    return found
+
+
+def _busy(campaign: Campaign, ids: Sequence[int], exclude: Sequence[int] = ()) -> set[int]:
+    """Who among ``ids`` is already married or betrothed."""
+    matches = Marriage.objects.filter(
+        Q(husband_id__in=ids) | Q(wife_id__in=ids), campaign=campaign, ended_year__isnull=True
+    ).exclude(pk__in=list(exclude))
+    return {pk for pair in matches.values_list("husband_id", "wife_id") for pk in pair}
+
+
+def _problems(campaign: Campaign, groom: Character, bride: Character, busy: set[int], *, wedding: bool) -> list[str]:
     return br.marriage_problems(
-        husband.as_person(),
-        wife.as_person(),
+        groom.as_person(),
+        bride.as_person(),
         campaign.current_year,
         wedding=wedding,
-        husband_taken=taken(husband),
-        wife_taken=taken(wife),
-        husband_never_marries=husband.origin == Origin.BARON,
-        wife_never_marries=wife.origin == Origin.BARON,
+        husband_taken=groom.pk in busy,
+        wife_taken=bride.pk in busy,
+        husband_never_marries=groom.origin == Origin.BARON,
+        wife_never_marries=bride.origin == Origin.BARON,
+    )
+
+
+def marriage_check(campaign: Campaign, husband: Character, wife: Character, *, wedding: bool) -> list[str]:
+    """Everything that forbids the match now; empty when legal (for pages that explain a match)."""
+    return _problems(campaign, husband, wife, _busy(campaign, [husband.pk, wife.pk]), wedding=wedding)
+
+
+def _reigning(campaign: Campaign, ids: Sequence[int]) -> set[int]:
+    return set(
+        Reign.objects.filter(campaign=campaign, end_year__isnull=True, holder_id__in=list(ids)).values_list(
+            "holder_id", flat=True
+        )
     )
 
 
 @transaction.atomic
+def marriage_arrange_many(
+    *, campaign: Campaign | int, matches: Sequence[Match], wed: bool = False, by: AbstractBaseUser | None = None
+) -> list[Marriage]:
+    """Arrange matches (betrothals); with ``wed=True`` the weddings follow at once (Marriages step).
+    All or none: one illegal match refuses the lot, naming every problem."""
+    campaign = lock_campaign(campaign)
+    if wed:
+        require_step(campaign, Step.MARRIAGES)
+    if not matches:
+        return []
+    roles = {m.husband: "husband" for m in matches} | {m.wife: "wife" for m in matches}
+    ids = [pk for m in matches for pk in (m.husband, m.wife)]
+    people = _people(campaign, ids, roles)
+    busy = _busy(campaign, ids)
+    seen: set[int] = set()
+    errors: list[str] = []
+    raisers = {
+        d.pk: d for d in Dynasty.objects.filter(campaign=campaign, pk__in=[m.children_raised_by for m in matches if m.children_raised_by])
+    }
+    for m in matches:
+        groom, bride = people[m.husband], people[m.wife]
+        problems = _problems(campaign, groom, bride, busy | (seen & {m.husband, m.wife}), wedding=wed)
+        if m.children_raised_by is not None and m.children_raised_by not in raisers:
+            problems.append(f"There is no dynasty #{m.children_raised_by} to raise the children.")
+        if problems:
+            errors.append(f"{groom.display_name} and {bride.display_name}: {' '.join(problems)}")
+        seen |= {m.husband, m.wife}
+    if errors:
+        raise IllegalMarriage(errors[0] if len(errors) == 1 else "Refused: " + " | ".join(errors))
+    created = Marriage.objects.bulk_create(
+        [
+            Marriage(
+                campaign=campaign,
+                husband=people[m.husband],
+                wife=people[m.wife],
+                arranged_year=campaign.current_year,
+                husband_joins_wife=m.husband_joins_wife,
+                children_raised_by=raisers.get(m.children_raised_by) if m.children_raised_by else None,
+            )
+            for m in matches
+        ]
+    )
+    chronicle = Chronicle(campaign)
+    if wed:
+        _wed_all(campaign, created, people, chronicle)
+    else:
+        for match in created:
+            house = people[match.wife_id].controlled_by
+            chronicle.add(
+                "betrothal",
+                f"{match.husband.display_name} and {match.wife.display_name} are betrothed"
+                + (f"; he is to join the house of {house.name}" if match.husband_joins_wife and house else "")
+                + ".",
+                marriage=match.pk,
+            )
+    chronicle.flush()
+    return created
+
+
 def marriage_arrange(
     *,
     campaign: Campaign | int,
@@ -58,115 +156,104 @@ def marriage_arrange(
     wed: bool = False,
     by: AbstractBaseUser | None = None,
 ) -> Marriage:
-    """Arrange a match (a betrothal); with ``wed=True`` the wedding follows at once (Marriages step)."""
-    campaign = lock_campaign(campaign)
-    groom = _character(campaign, husband, "husband")
-    bride = _character(campaign, wife, "wife")
-    problems = marriage_check(campaign, groom, bride, wedding=False)
-    if problems:
-        raise IllegalMarriage(" ".join(problems))
-    raiser = _dynasty(campaign, children_raised_by)
-    match = Marriage(
-        campaign=campaign,
-        husband=groom,
-        wife=bride,
-        arranged_year=campaign.current_year,
-        husband_joins_wife=husband_joins_wife,
-        children_raised_by=raiser,
+    """Arrange one match; see ``marriage_arrange_many``."""
+    spec = Match(
+        _pk(husband), _pk(wife), husband_joins_wife, _pk(children_raised_by) if children_raised_by is not None else None
     )
-    match.full_clean()
-    match.save()
-    chronicle = Chronicle(campaign)
-    chronicle.add(
-        "betrothal",
-        f"{groom.display_name} and {bride.display_name} are betrothed"
-        + (f"; he joins the house of {bride.controlled_by.name}" if husband_joins_wife and bride.controlled_by else "")
-        + ".",
-        marriage=match.pk,
-    )
-    chronicle.flush()
-    if wed:
-        return _wed(campaign, match)
+    [match] = marriage_arrange_many(campaign=campaign, matches=[spec], wed=wed, by=by)
     return match
-
-
-def _dynasty(campaign: Campaign, value: Dynasty | int | None) -> Dynasty | None:
-    if value is None:
-        return None
-    pk = value.pk if isinstance(value, Dynasty) else value
-    try:
-        return Dynasty.objects.get(pk=pk, campaign=campaign)
-    except Dynasty.DoesNotExist:
-        raise NotFound(f"There is no dynasty #{pk} in {campaign.name}.") from None
 
 
 @transaction.atomic
-def marriage_wed(*, campaign: Campaign | int, marriage: Marriage | int, by: AbstractBaseUser | None = None) -> Marriage:
-    """The wedding of a betrothed couple, in the Marriages step, both 15 or older."""
+def marriage_wed_many(
+    *, campaign: Campaign | int, marriages: Sequence[Marriage | int], by: AbstractBaseUser | None = None
+) -> list[Marriage]:
+    """The weddings of betrothed couples, in the Marriages step, both 15 or older. All or none."""
     campaign = lock_campaign(campaign)
-    pk = marriage.pk if isinstance(marriage, Marriage) else marriage
-    try:
-        match = Marriage.objects.select_related("husband", "wife").get(pk=pk, campaign=campaign)
-    except Marriage.DoesNotExist:
-        raise NotFound(f"There is no betrothal #{pk} in {campaign.name}.") from None
-    return _wed(campaign, match)
-
-
-def _wed(campaign: Campaign, match: Marriage) -> Marriage:
     require_step(campaign, Step.MARRIAGES)
-    if match.ended_year is not None:
-        raise IllegalMarriage(f"This match ended in {match.ended_year} ({match.end_cause}).")
-    if match.wedding_year is not None:
-        raise IllegalMarriage(f"{match} were already wed in {match.wedding_year}.")
-    groom = Character.objects.select_related("controlled_by", "birth_dynasty").get(pk=match.husband_id)
-    bride = Character.objects.select_related("controlled_by", "birth_dynasty").get(pk=match.wife_id)
-    problems = marriage_check(campaign, groom, bride, wedding=True, exclude=match)
-    if problems:
-        raise IllegalMarriage(" ".join(problems))
-    year = campaign.current_year
-    groom_house, bride_house = groom.controlled_by, bride.controlled_by
-    reigning = {r.holder_id: r for r in Reign.objects.filter(campaign=campaign, end_year__isnull=True)}
-    match.wedding_year = year
-    match.save(update_fields=["wedding_year"])
-    if match.husband_joins_wife:
-        groom.controlled_by = bride_house
-        groom.prince_piece = ""
-        groom.save(update_fields=["controlled_by", "prince_piece"])
-    else:
-        bride.controlled_by = groom_house
-        bride.save(update_fields=["controlled_by"])
-    chronicle = Chronicle(campaign)
-    chronicle.add(
-        "wedding",
-        f"{groom.display_name} ({groom.age(year)}) weds {bride.display_name} ({bride.age(year)})"
-        + (f"; he joins the house of {bride_house.name}" if match.husband_joins_wife and bride_house else "")
-        + ".",
-        marriage=match.pk,
-    )
-    payments = br.wedding_payments(
-        bride_charisma=int(bride.characteristics.get("charisma", 0)),
-        groom_is_monarch=groom.pk in reigning,
-        bride_is_monarch=bride.pk in reigning,
-    )
-    for payment in payments:
-        if payment.reason.startswith("bride's Charisma"):
-            house = groom_house
-        elif payment.to == "bride":
-            house = bride.birth_dynasty or bride_house
+    wanted = [_pk(m) for m in marriages]
+    found = {m.pk: m for m in Marriage.objects.filter(campaign=campaign, pk__in=wanted)}
+    errors: list[str] = []
+    for pk in wanted:
+        if pk not in found:
+            raise NotFound(f"There is no betrothal #{pk} in {campaign.name}.")
+    ids = [p for m in found.values() for p in (m.husband_id, m.wife_id)]
+    people = _people(campaign, ids, {})
+    busy = _busy(campaign, ids, exclude=wanted)
+    for pk in wanted:
+        match = found[pk]
+        groom, bride = people[match.husband_id], people[match.wife_id]
+        couple = f"{groom.display_name} and {bride.display_name}"
+        if match.ended_year is not None:
+            errors.append(f"{couple}: this match ended in {match.ended_year} ({match.end_cause}).")
+        elif match.wedding_year is not None:
+            errors.append(f"{couple} were already wed in {match.wedding_year}.")
         else:
-            house = groom.birth_dynasty or groom_house
-        if house is None:
-            continue
-        direction = "from the Treasury to" if payment.amount > 0 else "to the Treasury from"
+            problems = _problems(campaign, groom, bride, busy, wedding=True)
+            if problems:
+                errors.append(f"{couple}: {' '.join(problems)}")
+    if errors:
+        raise IllegalMarriage(errors[0] if len(errors) == 1 else "Refused: " + " | ".join(errors))
+    chronicle = Chronicle(campaign)
+    matches = [found[pk] for pk in wanted]
+    _wed_all(campaign, matches, people, chronicle)
+    chronicle.flush()
+    return matches
+
+
+def marriage_wed(*, campaign: Campaign | int, marriage: Marriage | int, by: AbstractBaseUser | None = None) -> Marriage:
+    [match] = marriage_wed_many(campaign=campaign, marriages=[marriage], by=by)
+    return match
+
+
+def _wed_all(campaign: Campaign, matches: Sequence[Marriage], people: dict[int, Character], chronicle: Chronicle) -> None:
+    """The weddings themselves: control passes, and the money the rules fix is recorded as owed (A6)."""
+    year = campaign.current_year
+    reigning = _reigning(campaign, list(people))
+    changed: dict[int, Character] = {}
+    for match in matches:
+        groom, bride = people[match.husband_id], people[match.wife_id]
+        groom_house, bride_house = groom.controlled_by, bride.controlled_by
+        match.wedding_year = year
+        if match.husband_joins_wife:
+            groom.controlled_by = bride_house
+            groom.prince_piece = ""
+            changed[groom.pk] = groom
+        elif bride.controlled_by_id != groom.controlled_by_id:
+            bride.controlled_by = groom_house
+            changed[bride.pk] = bride
         chronicle.add(
-            "payment_owed",
-            f"{abs(payment.amount)} Crowns {direction} the house of {house.name}: {payment.reason}.",
-            dynasty=house.pk,
-            amount=payment.amount,
+            "wedding",
+            f"{groom.display_name} ({groom.age(year)}) weds {bride.display_name} ({bride.age(year)})"
+            + (f"; he joins the house of {bride_house.name}" if match.husband_joins_wife and bride_house else "")
+            + ".",
             marriage=match.pk,
         )
-    chronicle.flush()
-    return match
+        payments = br.wedding_payments(
+            bride_charisma=int(bride.characteristics.get("charisma", 0)),
+            groom_is_monarch=groom.pk in reigning,
+            bride_is_monarch=bride.pk in reigning,
+        )
+        for payment in payments:
+            if payment.reason.startswith("bride's Charisma"):
+                house = groom_house
+            elif payment.to == "bride":
+                house = bride.birth_dynasty or bride_house
+            else:
+                house = groom.birth_dynasty or groom_house
+            if house is None:
+                continue
+            direction = "from the Treasury to" if payment.amount > 0 else "to the Treasury from"
+            chronicle.add(
+                "payment_owed",
+                f"{abs(payment.amount)} Crowns {direction} the house of {house.name}: {payment.reason}.",
+                dynasty=house.pk,
+                amount=payment.amount,
+                marriage=match.pk,
+            )
+    Marriage.objects.bulk_update(list(matches), ["wedding_year"])
+    if changed:
+        Character.objects.bulk_update(list(changed.values()), ["controlled_by", "prince_piece"])
 
 
 @transaction.atomic
@@ -175,9 +262,9 @@ def marriage_cancel(
 ) -> Marriage:
     """Break off a betrothal (a wedded marriage ends only by death)."""
     campaign = lock_campaign(campaign)
-    pk = marriage.pk if isinstance(marriage, Marriage) else marriage
+    pk = _pk(marriage)
     try:
-        match = Marriage.objects.get(pk=pk, campaign=campaign)
+        match = Marriage.objects.select_related("husband", "wife").get(pk=pk, campaign=campaign)
     except Marriage.DoesNotExist:
         raise NotFound(f"There is no betrothal #{pk} in {campaign.name}.") from None
     if match.wedding_year is not None:
@@ -189,9 +276,9 @@ def marriage_cancel(
     match.ended_year = campaign.current_year
     match.end_cause = f"betrothal broken off: {reason.strip()}"[:120]
     match.save(update_fields=["ended_year", "end_cause"])
-    chron = Chronicle(campaign)
-    chron.add("betrothal_end", f"The betrothal of {match} is broken off: {reason.strip()}.", marriage=match.pk)
-    chron.flush()
+    chronicle = Chronicle(campaign)
+    chronicle.add("betrothal_end", f"The betrothal of {match} is broken off: {reason.strip()}.", marriage=match.pk)
+    chronicle.flush()
     return match
 
 

@@ -104,7 +104,7 @@ def survival_roll(
     rolled by the server."""
     campaign = lock_campaign(campaign)
     require_step(campaign, Step.SURVIVAL)
-    world = World(campaign)
+    world = World(campaign, living_only=True)
     tables = load_tables(campaign)
     done = rolled_this_turn(campaign)
     due = {d.character.pk: d for d in survival_due(campaign, world, tables) if d.character.pk not in done}
@@ -205,7 +205,7 @@ def survival_finish(
     characteristics, a created relative's children), in the order asked for."""
     campaign = lock_campaign(campaign)
     require_step(campaign, Step.SURVIVAL)
-    world = World(campaign)
+    world = World(campaign, living_only=True)
     tables = load_tables(campaign)
     done = rolled_this_turn(campaign)
     missing = [d.character for d in survival_due(campaign, world, tables) if d.character.pk not in done]
@@ -214,6 +214,12 @@ def survival_finish(
         raise RuleError(f"{len(missing)} still to roll for survival: {names}.", code="survival_pending")
     box = DiceBox(campaign, source=source, by=by)
     chronicle = Chronicle(campaign)
+    vacant = [
+        r for r in world.open_reigns()
+        if r.holder_id not in world.characters or (r.regent_id and r.regency_end_year is None and r.regent_id not in world.characters)
+    ]
+    if vacant:  # a monarch or a regent died: the succession needs the whole family tree
+        world = World(campaign)
     resolve_successions(world, box, chronicle, tables, entered=[list(f) for f in entered] if entered else None)
     box.flush()
     chronicle.flush()

@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import transaction
 
 from dynasties.models import Character, Status
 from dynasties.rules.dice import RandomSource
@@ -27,10 +28,11 @@ class Command(BaseCommand):
             raise CommandError("--turns must be 0 or more.")
         source = RandomSource(opts["seed"])
         try:
-            campaign = campaign_create(
-                name=opts["name"], slug=opts["slug"], ruleset=opts["ruleset"], players=opts["players"], source=source
-            )
-            campaign = simulate(campaign, turns=opts["turns"], source=source)
+            with transaction.atomic():  # all or nothing: a failed run leaves no half-played campaign
+                campaign = campaign_create(
+                    name=opts["name"], slug=opts["slug"], ruleset=opts["ruleset"], players=opts["players"], source=source
+                )
+                campaign = simulate(campaign, turns=opts["turns"], source=source)
         except RuleError as exc:
             raise CommandError(exc.message) from exc
         chars = Character.objects.filter(campaign=campaign)

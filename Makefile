@@ -1,0 +1,42 @@
+# Regnal: `make run` serves the demo at http://127.0.0.1:8000, `make test` runs every check.
+# Both install what is missing first: the Debian packages below (as root) and the virtualenv.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-$(shell sha1sum requirements.txt | cut -c1-12)
+APT_PACKAGES := graphviz
+
+.PHONY: run test setup system bench lint
+
+system:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" != 0 ]; then echo "Missing Debian packages:$$missing (run as root or: sudo apt-get install$$missing)" >&2; exit 1; fi; \
+	  echo "Installing Debian packages:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+$(STAMP): requirements.txt
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
+	@rm -f $(VENV)/.installed-* && touch $(STAMP)
+
+setup: system $(STAMP)
+
+run: setup
+	DEBUG=1 $(PY) manage.py migrate --no-input
+	DEBUG=1 $(PY) manage.py demo
+	DEBUG=1 $(PY) manage.py runserver 127.0.0.1:8000
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+
+test: lint
+	DEBUG=1 $(PY) manage.py makemigrations --check --dry-run >/dev/null || { echo "Models changed without a migration: run manage.py makemigrations" >&2; exit 1; }
+	$(VENV)/bin/pytest
+
+bench: setup
+	$(PY) bench/simulate.py

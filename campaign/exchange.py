@@ -1,0 +1,977 @@
+"""Campaign export and import: one JSON document per campaign (docs/export-format.md).
+
+``campaign_export`` reads a campaign in a fixed number of queries, whatever its size, and
+renumbers every object 1..n per section in primary-key order, so an export is deterministic.
+``campaign_import`` checks the whole document before writing anything, then writes it in one
+transaction with bulk inserts; every problem is an ``InvalidImport`` naming where it is.
+Export -> import -> export gives the same document apart from the campaign slug.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from typing import Any, TypeVar
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import FieldDoesNotExist
+from django.core.validators import slug_re
+from django.db import DataError, IntegrityError, connection, models, transaction
+
+from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, Membership, Role, Roll, RollSource, RollSubject, RuleTable
+from dynasties.models import (
+    PIECES,
+    BirthAttempt,
+    Character,
+    Dynasty,
+    DynastyKind,
+    Marriage,
+    Origin,
+    PassedOver,
+    Reign,
+    Sex,
+    Status,
+)
+from dynasties.rules import get_ruleset
+from dynasties.rules.dice import DiceSpec, validate_faces
+from dynasties.rules.errors import InvalidImport, RuleError
+from dynasties.rules.tables import validate_table
+
+FORMAT = "regnal/1"
+SECTIONS = ("campaign", "dynasties", "characters", "marriages", "reigns", "birth_attempts", "rolls", "chronicle")
+
+# Keys of a chronicle entry's ``data`` that hold database ids, and the section they point into.
+CHRONICLE_REFS = {"character": "characters", "late": "characters", "dynasty": "dynasties", "marriage": "marriages"}
+
+INT_MIN, INT_MAX = -(2**31), 2**31 - 1
+SMALL_MAX = 32767
+
+M = TypeVar("M", bound=models.Model)
+
+
+# --- export -----------------------------------------------------------------------------------
+
+
+def _numbering(pks: Iterable[int]) -> dict[int, int]:
+    return {pk: n for n, pk in enumerate(pks, start=1)}
+
+
+def _ref(ids: Mapping[int, int], pk: int | None, what: str, owner: str) -> int | None:
+    if pk is None:
+        return None
+    try:
+        return ids[pk]
+    except KeyError:
+        raise RuleError(
+            f"{owner} points to {what} #{pk} of another campaign; it cannot be exported.", code="invalid_export"
+        ) from None
+
+
+def campaign_export(campaign: Campaign) -> dict[str, Any]:
+    """The campaign as a JSON-ready dict, read in a fixed number of queries (ten)."""
+    tables = {t["key"]: t["data"] for t in RuleTable.objects.filter(campaign=campaign).order_by("key").values("key", "data")}
+    dynasty_rows = list(Dynasty.objects.filter(campaign=campaign).order_by("pk").values("pk", "name", "crown", "kind", "color"))
+    character_rows = list(
+        Character.objects.filter(campaign=campaign)
+        .order_by("pk")
+        .values(
+            "pk",
+            "given_name",
+            "sex",
+            "birth_year",
+            "birth_order",
+            "father_id",
+            "mother_id",
+            "dynastic_name",
+            "birth_dynasty_id",
+            "controlled_by_id",
+            "characteristics",
+            "status",
+            "death_year",
+            "death_cause",
+            "retired_year",
+            "prisoner_of_id",
+            "prince_piece",
+            "origin",
+        )
+    )
+    marriage_rows = list(
+        Marriage.objects.filter(campaign=campaign)
+        .order_by("pk")
+        .values(
+            "pk",
+            "husband_id",
+            "wife_id",
+            "arranged_year",
+            "wedding_year",
+            "ended_year",
+            "end_cause",
+            "husband_joins_wife",
+            "children_raised_by_id",
+        )
+    )
+    reign_rows = list(
+        Reign.objects.filter(campaign=campaign)
+        .order_by("pk")
+        .values("pk", "crown", "holder_id", "start_year", "end_year", "regent_id", "regency_end_year")
+    )
+    passed_rows = list(
+        PassedOver.objects.filter(reign__campaign=campaign).order_by("pk").values("reign_id", "character_id", "reason")
+    )
+    attempt_rows = list(
+        BirthAttempt.objects.filter(campaign=campaign)
+        .order_by("pk")
+        .values("marriage_id", "year", "attempt", "success", "child_birth_year", "child_id", "roll_id")
+    )
+    roll_rows = list(
+        Roll.objects.filter(campaign=campaign)
+        .order_by("pk")
+        .values("pk", "year", "step", "purpose", "detail", "dice", "faces", "modifier", "target", "outcome", "source")
+    )
+    subject_rows = list(
+        RollSubject.objects.filter(roll__campaign=campaign)
+        .order_by("roll_id", "position", "pk")
+        .values("roll_id", "character_id")
+    )
+    entry_rows = list(
+        ChronicleEntry.objects.filter(campaign=campaign).order_by("year", "pk").values("year", "step", "kind", "text", "data")
+    )
+
+    dyn = _numbering(d["pk"] for d in dynasty_rows)
+    chars = _numbering(c["pk"] for c in character_rows)
+    marr = _numbering(m["pk"] for m in marriage_rows)
+    rolls = _numbering(r["pk"] for r in roll_rows)
+
+    passed: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for p in passed_rows:
+        passed[p["reign_id"]].append(
+            {"character": _ref(chars, p["character_id"], "character", "A passed-over heir"), "reason": p["reason"]}
+        )
+    subjects: dict[int, list[int | None]] = defaultdict(list)
+    for s in subject_rows:
+        subjects[s["roll_id"]].append(_ref(chars, s["character_id"], "character", f"Roll #{s['roll_id']}"))
+
+    chronicle: list[dict[str, Any]] = []
+    for e in entry_rows:
+        if not chronicle or chronicle[-1]["year"] != e["year"]:
+            chronicle.append({"year": e["year"], "entries": []})
+        chronicle[-1]["entries"].append(
+            {"step": e["step"], "kind": e["kind"], "text": e["text"], "data": _export_entry_data(e["data"], dyn, chars, marr)}
+        )
+
+    return {
+        "format": FORMAT,
+        "campaign": {
+            "name": campaign.name,
+            "slug": campaign.slug,
+            "ruleset": campaign.ruleset,
+            "start_year": campaign.start_year,
+            "current_year": campaign.current_year,
+            "turn_length": campaign.turn_length,
+            "step": campaign.step,
+            "optional_rules": campaign.optional_rules,
+            "tables": tables,
+        },
+        "dynasties": [
+            {"id": dyn[d["pk"]], "name": d["name"], "crown": d["crown"], "kind": d["kind"], "color": d["color"]}
+            for d in dynasty_rows
+        ],
+        "characters": [_export_character(c, chars, dyn) for c in character_rows],
+        "marriages": [
+            {
+                "id": marr[m["pk"]],
+                "husband": _ref(chars, m["husband_id"], "character", f"Marriage #{m['pk']}"),
+                "wife": _ref(chars, m["wife_id"], "character", f"Marriage #{m['pk']}"),
+                "arranged_year": m["arranged_year"],
+                "wedding_year": m["wedding_year"],
+                "ended_year": m["ended_year"],
+                "end_cause": m["end_cause"],
+                "husband_joins_wife": m["husband_joins_wife"],
+                "children_raised_by": _ref(dyn, m["children_raised_by_id"], "dynasty", f"Marriage #{m['pk']}"),
+            }
+            for m in marriage_rows
+        ],
+        "reigns": [
+            {
+                "crown": r["crown"],
+                "holder": _ref(chars, r["holder_id"], "character", f"Reign #{r['pk']}"),
+                "start_year": r["start_year"],
+                "end_year": r["end_year"],
+                "regent": _ref(chars, r["regent_id"], "character", f"Reign #{r['pk']}"),
+                "regency_end_year": r["regency_end_year"],
+                "passed_over": passed.get(r["pk"], []),
+            }
+            for r in reign_rows
+        ],
+        "birth_attempts": [
+            {
+                "marriage": _ref(marr, a["marriage_id"], "marriage", "A birth attempt"),
+                "year": a["year"],
+                "attempt": a["attempt"],
+                "success": a["success"],
+                "child_birth_year": a["child_birth_year"],
+                "child": _ref(chars, a["child_id"], "character", "A birth attempt"),
+                "roll": _ref(rolls, a["roll_id"], "roll", "A birth attempt"),
+            }
+            for a in attempt_rows
+        ],
+        "rolls": [
+            {
+                "id": rolls[r["pk"]],
+                "year": r["year"],
+                "step": r["step"],
+                "purpose": r["purpose"],
+                "detail": r["detail"],
+                "characters": subjects.get(r["pk"], []),
+                "dice": r["dice"],
+                "faces": r["faces"],
+                "modifier": r["modifier"],
+                "target": r["target"],
+                "outcome": r["outcome"],
+                "source": r["source"],
+            }
+            for r in roll_rows
+        ],
+        "chronicle": chronicle,
+    }
+
+
+def _export_character(c: dict[str, Any], chars: Mapping[int, int], dyn: Mapping[int, int]) -> dict[str, Any]:
+    who = f"Character #{c['pk']}"
+    return {
+        "id": chars[c["pk"]],
+        "given_name": c["given_name"],
+        "sex": c["sex"],
+        "birth_year": c["birth_year"],
+        "birth_order": c["birth_order"],
+        "father": _ref(chars, c["father_id"], "character", who),
+        "mother": _ref(chars, c["mother_id"], "character", who),
+        "dynastic_name": c["dynastic_name"],
+        "birth_dynasty": _ref(dyn, c["birth_dynasty_id"], "dynasty", who),
+        "controlled_by": _ref(dyn, c["controlled_by_id"], "dynasty", who),
+        "characteristics": c["characteristics"],
+        "status": c["status"],
+        "death_year": c["death_year"],
+        "death_cause": c["death_cause"],
+        "retired_year": c["retired_year"],
+        "prisoner_of": _ref(dyn, c["prisoner_of_id"], "dynasty", who),
+        "prince_piece": c["prince_piece"],
+        "origin": c["origin"],
+    }
+
+
+def _export_entry_data(data: Any, dyn: Mapping[int, int], chars: Mapping[int, int], marr: Mapping[int, int]) -> Any:
+    """Database ids under the reference keys become export ids (an id no longer present: null)."""
+    if not isinstance(data, dict):
+        return data
+    sections = {"characters": chars, "dynasties": dyn, "marriages": marr}
+    out = dict(data)
+    for key, section in CHRONICLE_REFS.items():
+        value = out.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            out[key] = sections[section].get(value)
+    return out
+
+
+# --- import: reading and checking -------------------------------------------------------------
+
+
+_MISSING = object()
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "a number"
+    if isinstance(value, float):
+        return "a decimal number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def _got(value: Any) -> str:
+    return "null" if value is None else f"{_kind(value)} ({value!r})"
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+class _Item:
+    """One object of the document: typed field reads that refuse with the field's path."""
+
+    def __init__(self, obj: Mapping[str, Any], path: str, model: type[models.Model] | None = None) -> None:
+        self.obj = obj
+        self.path = path
+        self.model = model
+
+    def fail(self, key: str, problem: str) -> InvalidImport:
+        return InvalidImport(f"{self.path}.{key}: {problem}", fields={f"{self.path}.{key}": problem})
+
+    def get(self, key: str, default: Any = _MISSING) -> Any:
+        if key in self.obj:
+            return self.obj[key]
+        if default is _MISSING:
+            raise self.fail(key, "missing")
+        return default
+
+    def int(self, key: str, *, null: bool = False, low: int = INT_MIN, high: int = INT_MAX, default: Any = _MISSING) -> Any:
+        value = self.get(key, default)
+        if value is None and null:
+            return None
+        if not _is_int(value):
+            raise self.fail(key, f"must be a whole number{' or null' if null else ''}, got {_got(value)}")
+        if not low <= value <= high:
+            raise self.fail(key, f"{value} is outside {low}..{high}")
+        return value
+
+    def str(self, key: str, *, blank: bool = True, default: Any = _MISSING) -> str:
+        value = self.get(key, default)
+        if not isinstance(value, str):
+            raise self.fail(key, f"must be a string, got {_got(value)}")
+        if not blank and not value.strip():
+            raise self.fail(key, "must not be empty")
+        max_length = self._max_length(key)
+        if max_length is not None and len(value) > max_length:
+            raise self.fail(key, f"is {len(value)} characters long; at most {max_length} are allowed")
+        return value
+
+    def choice(self, key: str, choices: Iterable[str], *, default: Any = _MISSING) -> str:
+        allowed = list(choices)
+        value = self.get(key, default)
+        if not isinstance(value, str) or value not in allowed:
+            raise self.fail(key, f"{value!r} is not one of {', '.join(repr(c) for c in allowed)}")
+        return value
+
+    def bool(self, key: str, *, default: Any = _MISSING) -> bool:
+        value = self.get(key, default)
+        if not isinstance(value, bool):
+            raise self.fail(key, f"must be true or false, got {_got(value)}")
+        return value
+
+    def object(self, key: str, *, default: Any = _MISSING) -> dict[str, Any]:
+        value = self.get(key, default)
+        if not isinstance(value, dict):
+            raise self.fail(key, f"must be an object, got {_kind(value)}")
+        return value
+
+    def list(self, key: str) -> list[Any]:
+        value = self.get(key)
+        if not isinstance(value, list):
+            raise self.fail(key, f"must be a list, got {_kind(value)}")
+        return value
+
+    def ref(self, key: str, ids: Mapping[int, Any], what: str, *, null: bool = True, default: Any = _MISSING) -> Any:
+        value = self.int(key, null=null, default=default)
+        if value is not None and value not in ids:
+            raise self.fail(key, f"no {what} with id {value}")
+        return value
+
+    def _max_length(self, key: str) -> int | None:
+        if self.model is None:
+            return None
+        try:
+            return getattr(self.model._meta.get_field(key), "max_length", None)
+        except FieldDoesNotExist:  # a document key that is not a model field has no limit
+            return None
+
+
+def _section(data: Mapping[str, Any], name: str, model: type[models.Model] | None = None) -> list[_Item]:
+    if name not in data:
+        raise InvalidImport(f"{name}: the section is missing", fields={name: "missing"})
+    value = data[name]
+    if not isinstance(value, list):
+        raise InvalidImport(f"{name}: must be a list, got {_kind(value)}", fields={name: "not a list"})
+    items = []
+    for i, obj in enumerate(value):
+        if not isinstance(obj, dict):
+            raise InvalidImport(f"{name}[{i}]: must be an object, got {_kind(obj)}", fields={f"{name}[{i}]": "not an object"})
+        items.append(_Item(obj, f"{name}[{i}]", model))
+    return items
+
+
+def _ids(items: list[_Item], what: str) -> dict[int, int]:
+    """Export id -> index in the section; refuses a missing, mistyped or repeated id."""
+    ids: dict[int, int] = {}
+    for i, item in enumerate(items):
+        value = item.int("id")
+        if value in ids:
+            raise item.fail("id", f"the {what} id {value} is already used by {item.path.split('[')[0]}[{ids[value]}]")
+        ids[value] = i
+    return ids
+
+
+def _check_ancestry(items: list[_Item], parents: Mapping[int, tuple[int | None, int | None]], ids: Mapping[int, int]) -> None:
+    """Refuse a cycle in parentage: nobody may be their own ancestor."""
+    done: set[int] = set()
+    for start in parents:
+        if start in done:
+            continue
+        on_path: dict[int, int] = {}
+        stack: list[tuple[int, list[int]]] = [(start, [p for p in parents[start] if p is not None])]
+        path: list[int] = [start]
+        on_path[start] = 0
+        while stack:
+            node, todo = stack[-1]
+            if not todo:
+                stack.pop()
+                path.pop()
+                del on_path[node]
+                done.add(node)
+                continue
+            parent = todo.pop()
+            if parent in done:
+                continue
+            if parent in on_path:
+                cycle = [node, *path[on_path[parent] :]]
+                role = "father" if parents[node][0] == parent else "mother"
+                raise items[ids[node]].fail(
+                    role,
+                    f"character {node} would be their own ancestor "
+                    f"(parentage cycle {' -> '.join(map(str, cycle))}, each the child of the next)",
+                )
+            on_path[parent] = len(path)
+            path.append(parent)
+            stack.append((parent, [p for p in parents[parent] if p is not None]))
+
+
+class _Plan:
+    """The checked document, ready to write."""
+
+    def __init__(self) -> None:
+        self.campaign: dict[str, Any] = {}
+        self.tables: dict[str, Any] = {}
+        self.dynasties: list[dict[str, Any]] = []  # each with "id"
+        self.characters: list[dict[str, Any]] = []  # each with "id", "father", "mother" as export ids
+        self.marriages: list[dict[str, Any]] = []
+        self.reigns: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
+        self.attempts: list[dict[str, Any]] = []
+        self.rolls: list[tuple[dict[str, Any], list[int]]] = []
+        self.entries: list[dict[str, Any]] = []
+
+
+def _read(data: Any) -> _Plan:
+    if not isinstance(data, dict):
+        raise InvalidImport(f"The document must be a JSON object, got {_kind(data)}.")
+    if "format" not in data:
+        raise InvalidImport(f"format: missing; expected {FORMAT!r}", fields={"format": "missing"})
+    if data["format"] != FORMAT:
+        raise InvalidImport(f"format: {data['format']!r} is not supported; expected {FORMAT!r}", fields={"format": "unsupported"})
+    for name in SECTIONS:
+        if name not in data:
+            raise InvalidImport(f"{name}: the section is missing", fields={name: "missing"})
+    plan = _Plan()
+    _read_campaign(data, plan)
+
+    dynasties = _section(data, "dynasties", Dynasty)
+    dyn_ids = _ids(dynasties, "dynasty")
+    names: dict[str, int] = {}
+    crowns: dict[str, int] = {}
+    for i, d in enumerate(dynasties):
+        row = {
+            "id": d.int("id"),
+            "name": d.str("name", blank=False),
+            "crown": d.str("crown"),
+            "kind": d.choice("kind", DynastyKind.values),
+            "color": d.str("color", default="#888888"),
+        }
+        if row["name"] in names:
+            raise d.fail("name", f"the dynastic name {row['name']!r} is already used by dynasties[{names[row['name']]}]")
+        names[row["name"]] = i
+        if row["crown"]:
+            if row["crown"] in crowns:
+                raise d.fail("crown", f"the crown {row['crown']!r} is already held by dynasties[{crowns[row['crown']]}]")
+            crowns[row["crown"]] = i
+        plan.dynasties.append(row)
+
+    characters = _section(data, "characters", Character)
+    char_ids = _ids(characters, "character")
+    parents: dict[int, tuple[int | None, int | None]] = {}
+    for c in characters:
+        row = _read_character(c, char_ids, dyn_ids)
+        parents[row["id"]] = (row["father"], row["mother"])
+        plan.characters.append(row)
+    _check_ancestry(characters, parents, char_ids)
+
+    marriages = _section(data, "marriages", Marriage)
+    marr_ids = _ids(marriages, "marriage")
+    open_matches: dict[tuple[str, int], int] = {}
+    for i, m in enumerate(marriages):
+        row = _read_marriage(m, char_ids, dyn_ids)
+        if row["ended_year"] is None:
+            for role in ("husband", "wife"):
+                other = open_matches.setdefault((role, row[role]), i)
+                if other != i:
+                    raise m.fail(
+                        role, f"character {row[role]} already has a marriage or betrothal that has not ended (marriages[{other}])"
+                    )
+        plan.marriages.append(row)
+
+    for r in _section(data, "reigns", Reign):
+        plan.reigns.append(_read_reign(r, char_ids))
+
+    rolls = _section(data, "rolls", Roll)
+    roll_ids = _ids(rolls, "roll")
+    for r in rolls:
+        plan.rolls.append(_read_roll(r, char_ids))
+
+    seen_attempts: dict[tuple[int, int, int], int] = {}
+    children: dict[int, int] = {}
+    for i, a in enumerate(_section(data, "birth_attempts", BirthAttempt)):
+        row = {
+            "marriage": a.ref("marriage", marr_ids, "marriage", null=False),
+            "year": a.int("year"),
+            "attempt": a.int("attempt", low=1, high=3),
+            "success": a.bool("success"),
+            "child_birth_year": a.int("child_birth_year", null=True),
+            "child": a.ref("child", char_ids, "character"),
+            "roll": a.ref("roll", roll_ids, "roll"),
+        }
+        key = (row["marriage"], row["year"], row["attempt"])
+        if key in seen_attempts:
+            other = seen_attempts[key]
+            raise a.fail("attempt", f"marriage {key[0]} already has attempt {key[2]} in {key[1]} (birth_attempts[{other}])")
+        seen_attempts[key] = i
+        if row["child"] is not None:
+            if not row["success"]:
+                raise a.fail("child", "only a successful attempt has a child")
+            if row["child"] in children:
+                other = children[row["child"]]
+                raise a.fail("child", f"character {row['child']} is already the child of birth_attempts[{other}]")
+            children[row["child"]] = i
+        plan.attempts.append(row)
+
+    _read_chronicle(data, plan, {"characters": char_ids, "dynasties": dyn_ids, "marriages": marr_ids})
+    return plan
+
+
+def _read_campaign(data: Mapping[str, Any], plan: _Plan) -> None:
+    raw = data["campaign"]
+    if not isinstance(raw, dict):
+        raise InvalidImport(f"campaign: must be an object, got {_kind(raw)}", fields={"campaign": "not an object"})
+    c = _Item(raw, "campaign", Campaign)
+    ruleset_name = c.str("ruleset", blank=False)
+    try:
+        rules = get_ruleset(ruleset_name)
+    except RuleError as exc:
+        raise c.fail("ruleset", exc.message) from None
+    slug = c.str("slug", blank=False)
+    if not slug_re.match(slug):
+        raise c.fail("slug", f"{slug!r} is not a slug (letters, digits, hyphens and underscores)")
+    start = c.int("start_year")
+    current = c.int("current_year")
+    if current < start:
+        raise c.fail("current_year", f"{current} is before the start year {start}")
+    optional_rules = c.object("optional_rules")
+    try:
+        rules.clean_options(optional_rules)
+    except RuleError as exc:
+        raise c.fail("optional_rules", exc.message) from None
+    tables = c.object("tables")
+    for key, value in tables.items():
+        try:
+            validate_table(key, value)
+        except RuleError as exc:
+            raise c.fail(f"tables.{key}", exc.message) from None
+    for key in rules.DEFAULT_TABLES:
+        if key not in tables:
+            raise c.fail("tables", f"the {key!r} table is missing")
+    plan.campaign = {
+        "name": c.str("name", blank=False).strip(),
+        "slug": slug,
+        "ruleset": ruleset_name,
+        "start_year": start,
+        "current_year": current,
+        "turn_length": c.int("turn_length", low=1, high=SMALL_MAX),
+        "step": c.choice("step", [s.value for s in STEP_ORDER], default=STEP_ORDER[0].value),
+        "optional_rules": optional_rules,
+    }
+    plan.tables = tables
+
+
+def _read_character(c: _Item, char_ids: Mapping[int, int], dyn_ids: Mapping[int, int]) -> dict[str, Any]:
+    row = {
+        "id": c.int("id"),
+        "given_name": c.str("given_name", blank=False),
+        "sex": c.choice("sex", Sex.values),
+        "birth_year": c.int("birth_year"),
+        "birth_order": c.int("birth_order", low=1, high=SMALL_MAX),
+        "father": c.ref("father", char_ids, "character"),
+        "mother": c.ref("mother", char_ids, "character"),
+        "dynastic_name": c.str("dynastic_name", blank=False),
+        "birth_dynasty": c.ref("birth_dynasty", dyn_ids, "dynasty"),
+        "controlled_by": c.ref("controlled_by", dyn_ids, "dynasty"),
+        "characteristics": c.object("characteristics"),
+        "status": c.choice("status", Status.values),
+        "death_year": c.int("death_year", null=True),
+        "death_cause": c.str("death_cause"),
+        "retired_year": c.int("retired_year", null=True, default=None),
+        "prisoner_of": c.ref("prisoner_of", dyn_ids, "dynasty"),
+        "prince_piece": c.choice("prince_piece", PIECES, default=""),
+        "origin": c.choice("origin", Origin.values, default=Origin.BORN.value),
+    }
+    for name, value in row["characteristics"].items():
+        if not _is_int(value):
+            raise c.fail(f"characteristics.{name}", f"must be a whole number, got {_got(value)}")
+    if row["status"] == Status.DEAD and row["death_year"] is None:
+        raise c.fail("death_year", "a dead character needs a death year")
+    if row["status"] != Status.DEAD and row["death_year"] is not None:
+        raise c.fail("death_year", f"only a dead character has a death year; the status is {row['status']!r}")
+    if row["death_year"] is not None and row["death_year"] < row["birth_year"]:
+        raise c.fail("death_year", f"{row['death_year']} is before the birth year {row['birth_year']}")
+    return row
+
+
+def _read_marriage(m: _Item, char_ids: Mapping[int, int], dyn_ids: Mapping[int, int]) -> dict[str, Any]:
+    row = {
+        "id": m.int("id"),
+        "husband": m.ref("husband", char_ids, "character", null=False),
+        "wife": m.ref("wife", char_ids, "character", null=False),
+        "arranged_year": m.int("arranged_year"),
+        "wedding_year": m.int("wedding_year", null=True),
+        "ended_year": m.int("ended_year", null=True),
+        "end_cause": m.str("end_cause"),
+        "husband_joins_wife": m.bool("husband_joins_wife"),
+        "children_raised_by": m.ref("children_raised_by", dyn_ids, "dynasty", default=None),
+    }
+    if row["husband"] == row["wife"]:
+        raise m.fail("wife", f"character {row['wife']} cannot marry themselves")
+    for key in ("wedding_year", "ended_year"):
+        if row[key] is not None and row[key] < row["arranged_year"]:
+            raise m.fail(key, f"{row[key]} is before the arranged year {row['arranged_year']}")
+    if row["ended_year"] is not None and not row["end_cause"].strip():
+        raise m.fail("end_cause", "a marriage that ended needs a cause")
+    return row
+
+
+def _read_reign(r: _Item, char_ids: Mapping[int, int]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    row = {
+        "crown": r.str("crown", blank=False),
+        "holder": r.ref("holder", char_ids, "character", null=False),
+        "start_year": r.int("start_year"),
+        "end_year": r.int("end_year", null=True),
+        "regent": r.ref("regent", char_ids, "character"),
+        "regency_end_year": r.int("regency_end_year", null=True, default=None),
+    }
+    if row["end_year"] is not None and row["end_year"] < row["start_year"]:
+        raise r.fail("end_year", f"{row['end_year']} is before the start year {row['start_year']}")
+    if row["regent"] is not None and row["regent"] == row["holder"]:
+        raise r.fail("regent", f"character {row['regent']} cannot be regent for themselves")
+    passed: list[dict[str, Any]] = []
+    seen: set[int] = set()
+    for j, raw in enumerate(r.list("passed_over")):
+        if not isinstance(raw, dict):
+            raise r.fail(f"passed_over[{j}]", f"must be an object, got {_kind(raw)}")
+        p = _Item(raw, f"{r.path}.passed_over[{j}]", PassedOver)
+        item = {"character": p.ref("character", char_ids, "character", null=False), "reason": p.str("reason")}
+        if item["character"] in seen:
+            raise p.fail("character", f"character {item['character']} is already listed as passed over in this reign")
+        seen.add(item["character"])
+        passed.append(item)
+    return row, passed
+
+
+def _read_roll(r: _Item, char_ids: Mapping[int, int]) -> tuple[dict[str, Any], list[int]]:
+    row = {
+        "id": r.int("id"),
+        "year": r.int("year"),
+        "step": r.str("step"),
+        "purpose": r.str("purpose", blank=False),
+        "detail": r.str("detail"),
+        "dice": r.str("dice", blank=False),
+        "faces": r.get("faces"),
+        "modifier": r.int("modifier"),
+        "target": r.int("target", null=True),
+        "outcome": r.str("outcome"),
+        "source": r.choice("source", RollSource.values),
+    }
+    try:
+        spec = DiceSpec.parse(row["dice"])
+    except RuleError as exc:
+        raise r.fail("dice", exc.message) from None
+    try:
+        validate_faces(spec, row["faces"], purpose=f"{row['purpose']} roll")
+    except RuleError as exc:
+        raise r.fail("faces", exc.message) from None
+    subjects: list[int] = []
+    for j, value in enumerate(r.list("characters")):
+        where = f"characters[{j}]"
+        if not _is_int(value):
+            raise r.fail(where, f"must be a character id, got {_got(value)}")
+        if value not in char_ids:
+            raise r.fail(where, f"no character with id {value}")
+        if value in subjects:
+            raise r.fail(where, f"character {value} is listed twice")
+        subjects.append(value)
+    return row, subjects
+
+
+def _read_chronicle(data: Mapping[str, Any], plan: _Plan, ids: Mapping[str, Mapping[int, int]]) -> None:
+    raw = data["chronicle"]
+    if not isinstance(raw, list):
+        raise InvalidImport(f"chronicle: must be a list, got {_kind(raw)}", fields={"chronicle": "not a list"})
+    last_year: int | None = None
+    for i, group in enumerate(raw):
+        if not isinstance(group, dict):
+            problem = f"must be an object, got {_kind(group)}"
+            raise InvalidImport(f"chronicle[{i}]: {problem}", fields={f"chronicle[{i}]": problem})
+        g = _Item(group, f"chronicle[{i}]")
+        year = g.int("year")
+        if last_year is not None and year <= last_year:
+            raise g.fail("year", f"{year} must come after {last_year}: the chronicle is grouped by year in order")
+        last_year = year
+        for j, entry in enumerate(g.list("entries")):
+            if not isinstance(entry, dict):
+                raise g.fail(f"entries[{j}]", f"must be an object, got {_kind(entry)}")
+            e = _Item(entry, f"chronicle[{i}].entries[{j}]", ChronicleEntry)
+            entry_data = e.object("data")
+            row = {"year": year, "step": e.str("step"), "kind": e.str("kind", blank=False), "text": e.str("text"), "data": {}}
+            for key, value in entry_data.items():
+                section = CHRONICLE_REFS.get(key)
+                if section is not None and value is not None:
+                    what = section[:-1] if section != "dynasties" else "dynasty"
+                    if not _is_int(value):
+                        raise e.fail(f"data.{key}", f"must be a {what} id or null, got {_got(value)}")
+                    if value not in ids[section]:
+                        raise e.fail(f"data.{key}", f"no {what} with id {value}")
+            row["data"] = entry_data
+            plan.entries.append(row)
+
+
+# --- import: writing --------------------------------------------------------------------------
+
+
+def _unique_slug(base: str) -> str:
+    if not Campaign.objects.filter(slug=base).exists():
+        return base
+    max_length = Campaign._meta.get_field("slug").max_length or 80
+    taken = set(Campaign.objects.filter(slug__startswith=base[: max_length - 4]).values_list("slug", flat=True))
+    n = 2
+    while True:
+        suffix = f"-{n}"
+        slug = base[: max_length - len(suffix)] + suffix
+        if slug not in taken:
+            return slug
+        n += 1
+
+
+def _bulk_create(model: type[M], objs: list[M]) -> list[M]:
+    if not objs:
+        return objs
+    if connection.features.can_return_rows_from_bulk_insert:
+        return model._default_manager.bulk_create(objs)
+    for obj in objs:  # databases that cannot return the new ids: one insert each
+        obj.save(force_insert=True)
+    return objs
+
+
+_CONSTRAINT_TEXT = {
+    "marriage_one_open_per_husband": "a husband has two marriages or betrothals that have not ended",
+    "marriage_one_open_per_wife": "a wife has two marriages or betrothals that have not ended",
+    "reign_one_open_per_crown": "a crown has two reigns that have not ended",
+}
+_WRITTEN = (Campaign, RuleTable, Membership, Dynasty, Character, Marriage, Reign, PassedOver, Roll, RollSubject, BirthAttempt)
+
+
+def _broken_constraint(text: str) -> tuple[type[models.Model], models.BaseConstraint] | None:
+    """The constraint a database error names: PostgreSQL and SQLite checks give its name,
+    SQLite unique indexes give their columns."""
+    for model in _WRITTEN:
+        for constraint in model._meta.constraints:
+            if re.search(rf"\b{re.escape(constraint.name)}\b", text):
+                return model, constraint
+            if isinstance(constraint, models.UniqueConstraint) and constraint.fields:
+                columns = ", ".join(f"{model._meta.db_table}.{model._meta.get_field(f).column}" for f in constraint.fields)
+                if re.search(rf"failed: {re.escape(columns)}$", text.strip()):
+                    return model, constraint
+    return None
+
+
+def _integrity_message(exc: Exception) -> str:
+    text = str(exc).strip()
+    found = _broken_constraint(text)
+    if found is None:
+        return f"The import could not be stored: {text}"
+    model, constraint = found
+    meaning = _CONSTRAINT_TEXT.get(constraint.name, f"the rule {constraint.name!r} on {model._meta.verbose_name_plural}")
+    return f"The import breaks a rule of the books: {meaning} ({constraint.name})."
+
+
+def campaign_import(data: Any, *, by: AbstractBaseUser | None = None, slug: str | None = None) -> Campaign:
+    """Load an exported campaign as a new campaign; ``by`` becomes its GM.
+
+    The whole document is checked first; any problem is an ``InvalidImport`` naming it, and
+    nothing is written (the transaction rolls back)."""
+    try:
+        return _import(data, by=by, slug=slug)
+    except (IntegrityError, DataError) as exc:
+        raise InvalidImport(_integrity_message(exc)) from exc
+
+
+@transaction.atomic
+def _import(data: Any, *, by: AbstractBaseUser | None, slug: str | None) -> Campaign:
+    plan = _read(data)
+    if slug is not None:
+        if not slug_re.match(slug) or len(slug) > 80:
+            raise InvalidImport(f"slug: {slug!r} is not a slug (letters, digits, hyphens and underscores)")
+        if Campaign.objects.filter(slug=slug).exists():
+            raise RuleError(f"The slug {slug!r} is taken; choose another.", code="slug_taken", fields={"slug": "taken"})
+        plan.campaign["slug"] = slug
+    else:
+        plan.campaign["slug"] = _unique_slug(plan.campaign["slug"])
+    campaign = Campaign.objects.create(**plan.campaign)
+    _bulk_create(RuleTable, [RuleTable(campaign=campaign, key=k, data=v) for k, v in plan.tables.items()])
+    if by is not None:
+        Membership.objects.create(campaign=campaign, user=by, role=Role.GM)
+
+    dynasties = _bulk_create(
+        Dynasty, [Dynasty(campaign=campaign, **{k: v for k, v in d.items() if k != "id"}) for d in plan.dynasties]
+    )
+    dyn = {d["id"]: obj.pk for d, obj in zip(plan.dynasties, dynasties, strict=True)}
+
+    def dyn_pk(value: int | None) -> int | None:
+        return None if value is None else dyn[value]
+
+    characters = _bulk_create(
+        Character,
+        [
+            Character(
+                campaign=campaign,
+                given_name=c["given_name"],
+                sex=c["sex"],
+                birth_year=c["birth_year"],
+                birth_order=c["birth_order"],
+                dynastic_name=c["dynastic_name"],
+                birth_dynasty_id=dyn_pk(c["birth_dynasty"]),
+                controlled_by_id=dyn_pk(c["controlled_by"]),
+                characteristics=c["characteristics"],
+                status=c["status"],
+                death_year=c["death_year"],
+                death_cause=c["death_cause"],
+                retired_year=c["retired_year"],
+                prisoner_of_id=dyn_pk(c["prisoner_of"]),
+                prince_piece=c["prince_piece"],
+                origin=c["origin"],
+            )
+            for c in plan.characters
+        ],
+    )
+    chars = {c["id"]: obj.pk for c, obj in zip(plan.characters, characters, strict=True)}
+
+    def char_pk(value: int | None) -> int | None:
+        return None if value is None else chars[value]
+
+    # Parents are linked once everyone exists, so the file's order (and so pk order) is kept.
+    with_parents = []
+    for c, obj in zip(plan.characters, characters, strict=True):
+        if c["father"] is not None or c["mother"] is not None:
+            obj.father_id, obj.mother_id = char_pk(c["father"]), char_pk(c["mother"])
+            with_parents.append(obj)
+    if with_parents:
+        Character.objects.bulk_update(with_parents, ["father", "mother"])
+
+    marriages = _bulk_create(
+        Marriage,
+        [
+            Marriage(
+                campaign=campaign,
+                husband_id=chars[m["husband"]],
+                wife_id=chars[m["wife"]],
+                arranged_year=m["arranged_year"],
+                wedding_year=m["wedding_year"],
+                ended_year=m["ended_year"],
+                end_cause=m["end_cause"],
+                husband_joins_wife=m["husband_joins_wife"],
+                children_raised_by_id=dyn_pk(m["children_raised_by"]),
+            )
+            for m in plan.marriages
+        ],
+    )
+    marr = {m["id"]: obj.pk for m, obj in zip(plan.marriages, marriages, strict=True)}
+
+    reigns = _bulk_create(
+        Reign,
+        [
+            Reign(
+                campaign=campaign,
+                crown=r["crown"],
+                holder_id=chars[r["holder"]],
+                start_year=r["start_year"],
+                end_year=r["end_year"],
+                regent_id=char_pk(r["regent"]),
+                regency_end_year=r["regency_end_year"],
+            )
+            for r, _ in plan.reigns
+        ],
+    )
+    _bulk_create(
+        PassedOver,
+        [
+            PassedOver(reign=reign, character_id=chars[p["character"]], reason=p["reason"])
+            for reign, (_, passed) in zip(reigns, plan.reigns, strict=True)
+            for p in passed
+        ],
+    )
+
+    rolls = _bulk_create(Roll, [Roll(campaign=campaign, **{k: v for k, v in r.items() if k != "id"}) for r, _ in plan.rolls])
+    roll_pks = {r["id"]: obj.pk for (r, _), obj in zip(plan.rolls, rolls, strict=True)}
+    _bulk_create(
+        RollSubject,
+        [
+            RollSubject(roll=roll, character_id=chars[cid], position=pos)
+            for roll, (_, subjects) in zip(rolls, plan.rolls, strict=True)
+            for pos, cid in enumerate(subjects)
+        ],
+    )
+
+    _bulk_create(
+        BirthAttempt,
+        [
+            BirthAttempt(
+                campaign=campaign,
+                marriage_id=marr[a["marriage"]],
+                year=a["year"],
+                attempt=a["attempt"],
+                success=a["success"],
+                child_birth_year=a["child_birth_year"],
+                child_id=char_pk(a["child"]),
+                roll_id=None if a["roll"] is None else roll_pks[a["roll"]],
+            )
+            for a in plan.attempts
+        ],
+    )
+
+    sections: dict[str, Mapping[int, int]] = {"characters": chars, "dynasties": dyn, "marriages": marr}
+    _bulk_create(
+        ChronicleEntry,
+        [
+            ChronicleEntry(
+                campaign=campaign,
+                year=e["year"],
+                step=e["step"],
+                kind=e["kind"],
+                text=e["text"],
+                data=_import_entry_data(e["data"], sections),
+            )
+            for e in plan.entries
+        ],
+    )
+    return campaign
+
+
+def _import_entry_data(data: dict[str, Any], sections: Mapping[str, Mapping[int, int]]) -> dict[str, Any]:
+    out = dict(data)
+    for key, section in CHRONICLE_REFS.items():
+        value = out.get(key)
+        if value is not None and key in out:
+            out[key] = sections[section][value]
+    return out

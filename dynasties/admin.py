@@ -1,0 +1,270 @@
+"""The game master's admin for dynasties, characters, marriages, reigns and birth attempts.
+
+These pages are for GM corrections: they save with the plain ModelAdmin (the turn services are the
+normal writers). Forms turn the models' check constraints into sentences a GM can act on, and every
+foreign key is an autocomplete or a raw id so no page renders a select of every character.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+
+from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, PassedOver, Reign, Status
+
+MARRIAGES_SHOWN = 200
+
+
+# Characters -----------------------------------------------------------------------------------
+
+
+class CharacterForm(forms.ModelForm):
+    """Readable messages for the rules the database also enforces (check constraints)."""
+
+    class Meta:
+        model = Character
+        fields = [
+            "campaign",
+            "given_name",
+            "dynastic_name",
+            "sex",
+            "birth_year",
+            "birth_order",
+            "origin",
+            "father",
+            "mother",
+            "birth_dynasty",
+            "controlled_by",
+            "characteristics",
+            "prince_piece",
+            "prisoner_of",
+            "status",
+            "death_year",
+            "death_cause",
+            "retired_year",
+        ]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        if "status" in self.fields and "death_year" in self.fields:
+            status, death_year = cleaned.get("status"), cleaned.get("death_year")
+            if status == Status.DEAD and death_year is None:
+                self.add_error("death_year", "A dead character needs a year of death.")
+            elif status and status != Status.DEAD and death_year is not None:
+                self.add_error("death_year", "Only a dead character has a year of death; clear it or set the status to Dead.")
+        birth_year = cleaned.get("birth_year", self.instance.birth_year)
+        death_year = cleaned.get("death_year")
+        if birth_year is not None and death_year is not None and death_year < birth_year:
+            self.add_error("death_year", f"The year of death ({death_year}) is before the year of birth ({birth_year}).")
+        for parent in ("father", "mother"):
+            person = cleaned.get(parent)
+            if person is not None and self.instance.pk is not None and person.pk == self.instance.pk:
+                self.add_error(parent, "A character cannot be their own parent.")
+        return cleaned
+
+
+class CharacterInline(admin.TabularInline):
+    """The characters a dynasty controls now, for quick corrections (no foreign keys on the row:
+    the full page, via the change link, has those)."""
+
+    model = Character
+    form = CharacterForm
+    fk_name = "controlled_by"  # Character has three keys to Dynasty; this is the one a player plays
+    fields = ["given_name", "dynastic_name", "sex", "birth_year", "status", "death_year", "prince_piece", "origin"]
+    extra = 0
+    show_change_link = True
+
+    # New characters need a campaign, parents and a birth dynasty: add them on the Character page.
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    # Characters are referenced by rolls, reigns and marriages (PROTECT): never deleted from here.
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Character)
+class CharacterAdmin(admin.ModelAdmin):
+    form = CharacterForm
+    list_display = ["name", "sex", "birth_year", "status", "controlled_by", "prince_piece", "campaign"]
+    list_filter = ["campaign", "controlled_by", "birth_dynasty", "status", "sex", "origin"]
+    list_select_related = ["controlled_by", "campaign"]
+    search_fields = ["given_name", "dynastic_name"]
+    autocomplete_fields = ["campaign", "father", "mother", "birth_dynasty", "controlled_by", "prisoner_of"]
+    fieldsets = [
+        (None, {"fields": ["campaign", "given_name", "dynastic_name", "sex", "birth_year", "birth_order", "origin"]}),
+        ("Family and house", {"fields": ["father", "mother", "birth_dynasty", "controlled_by"]}),
+        ("Sheet", {"fields": ["characteristics", "prince_piece", "prisoner_of"]}),
+        ("Fate", {"fields": ["status", "death_year", "death_cause", "retired_year"]}),
+    ]
+
+    @admin.display(description="name", ordering="given_name")
+    def name(self, obj: Character) -> str:
+        return obj.display_name
+
+
+# Dynasties ------------------------------------------------------------------------------------
+
+
+@admin.register(Dynasty)
+class DynastyAdmin(admin.ModelAdmin):
+    list_display = ["name", "crown", "kind", "campaign", "color"]
+    list_filter = ["campaign", "kind", "crown"]
+    list_select_related = ["campaign"]
+    search_fields = ["name", "crown"]
+    autocomplete_fields = ["campaign"]
+    inlines = [CharacterInline]
+    readonly_fields = ["marriages"]
+
+    # Marriages are not a plain inline: Marriage has no foreign key to Dynasty that means "this
+    # house's marriages" (its only one, children_raised_by, is something else), and an inline
+    # formset always filters and saves through such a key. Overriding its queryset to
+    # husband__controlled_by would still have new rows written with children_raised_by = this
+    # dynasty. So the page shows a read-only list of the marriages whose husband the dynasty
+    # controls, each linking to its Marriage page for editing.
+    @admin.display(description="marriages (husband controlled by this dynasty)")
+    def marriages(self, obj: Dynasty) -> str:
+        if obj.pk is None:
+            return "-"
+        matches = list(
+            Marriage.objects.filter(husband__controlled_by=obj)
+            .select_related("husband", "wife")
+            .order_by("arranged_year", "pk")[:MARRIAGES_SHOWN]
+        )
+        if not matches:
+            return "None yet."
+        rows = format_html_join(
+            "",
+            '<li><a href="{}">{} &amp; {}</a>: {}</li>',
+            (
+                (
+                    reverse("admin:dynasties_marriage_change", args=[m.pk]),
+                    m.husband.display_name,
+                    m.wife.display_name,
+                    marriage_state(m),
+                )
+                for m in matches
+            ),
+        )
+        return format_html("<ul>{}</ul>", rows)
+
+
+# Marriages ------------------------------------------------------------------------------------
+
+
+def marriage_state(m: Marriage) -> str:
+    if m.ended_year is not None:
+        return f"arranged {m.arranged_year}, ended {m.ended_year} ({m.end_cause})"
+    if m.wedding_year is not None:
+        return f"wed {m.wedding_year}"
+    return f"betrothed {m.arranged_year}"
+
+
+class MarriageStateFilter(admin.SimpleListFilter):
+    title = "state"
+    parameter_name = "state"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("betrothed", "Betrothed"), ("wed", "Wed"), ("ended", "Ended")]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Marriage]) -> QuerySet[Marriage]:
+        value = self.value()
+        if value == "betrothed":
+            return queryset.filter(wedding_year__isnull=True, ended_year__isnull=True)
+        if value == "wed":
+            return queryset.filter(wedding_year__isnull=False, ended_year__isnull=True)
+        if value == "ended":
+            return queryset.filter(ended_year__isnull=False)
+        return queryset
+
+
+class MarriageForm(forms.ModelForm):
+    class Meta:
+        model = Marriage
+        fields = [
+            "campaign",
+            "husband",
+            "wife",
+            "arranged_year",
+            "wedding_year",
+            "ended_year",
+            "end_cause",
+            "husband_joins_wife",
+            "children_raised_by",
+        ]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        husband, wife = cleaned.get("husband"), cleaned.get("wife")
+        if husband is not None and wife is not None and husband.pk == wife.pk:
+            self.add_error("wife", "A marriage needs two different people.")
+        arranged = cleaned.get("arranged_year")
+        for field, label in (("wedding_year", "wedding"), ("ended_year", "end")):
+            year = cleaned.get(field)
+            if arranged is not None and year is not None and year < arranged:
+                self.add_error(field, f"The {label} ({year}) cannot come before the match was arranged ({arranged}).")
+        if cleaned.get("ended_year") is not None and not cleaned.get("end_cause"):
+            self.add_error("end_cause", "Say why the marriage ended (e.g. 'death of the husband').")
+        return cleaned
+
+
+@admin.register(Marriage)
+class MarriageAdmin(admin.ModelAdmin):
+    form = MarriageForm
+    list_display = ["__str__", "arranged_year", "wedding_year", "ended_year", "end_cause", "campaign"]
+    list_filter = [
+        "campaign",
+        MarriageStateFilter,
+        ("husband__controlled_by", admin.RelatedOnlyFieldListFilter),
+        "husband_joins_wife",
+    ]
+    list_select_related = ["husband", "wife", "campaign"]
+    search_fields = ["husband__given_name", "husband__dynastic_name", "wife__given_name", "wife__dynastic_name"]
+    autocomplete_fields = ["campaign", "husband", "wife", "children_raised_by"]
+
+
+# Reigns ---------------------------------------------------------------------------------------
+
+
+class PassedOverInline(admin.TabularInline):
+    model = PassedOver
+    extra = 0
+    autocomplete_fields = ["character"]
+
+
+@admin.register(Reign)
+class ReignAdmin(admin.ModelAdmin):
+    list_display = ["holder", "crown", "start_year", "end_year", "regent", "regency_end_year", "campaign"]
+    list_filter = ["campaign", "crown"]
+    list_select_related = ["holder", "regent", "campaign"]
+    search_fields = ["crown", "holder__given_name", "holder__dynastic_name"]
+    autocomplete_fields = ["campaign", "holder", "regent"]
+    inlines = [PassedOverInline]
+
+
+# Birth attempts -------------------------------------------------------------------------------
+
+
+@admin.register(BirthAttempt)
+class BirthAttemptAdmin(admin.ModelAdmin):
+    list_display = ["year", "couple", "attempt", "success", "child_birth_year", "child", "campaign"]
+    list_filter = ["campaign", "year", "success"]
+    list_select_related = ["marriage__husband", "marriage__wife", "child", "campaign"]
+    search_fields = [
+        "marriage__husband__given_name",
+        "marriage__husband__dynastic_name",
+        "marriage__wife__given_name",
+        "marriage__wife__dynastic_name",
+    ]
+    autocomplete_fields = ["campaign", "marriage", "child"]
+    raw_id_fields = ["roll"]  # the roll log is read-only; a raw id links to it without a select of every roll
+
+    @admin.display(description="couple")
+    def couple(self, obj: BirthAttempt) -> str:
+        return str(obj.marriage)

@@ -1,0 +1,58 @@
+"""Small builders for hand-made families in tests (written straight to the database)."""
+
+from __future__ import annotations
+
+from campaign.models import Campaign, Step
+from dynasties.models import Character, Dynasty, Marriage, Origin, Reign
+
+
+def person(
+    campaign: Campaign,
+    dynasty: Dynasty | None,
+    name: str,
+    sex: str,
+    born: int,
+    *,
+    father: Character | None = None,
+    mother: Character | None = None,
+    dynastic_name: str | None = None,
+    order: int = 1,
+    **traits: int,
+) -> Character:
+    base = {"strength" if sex == "M" else "guile": 0, "constitution": 0, "charisma": 0}
+    base.update(traits)
+    return Character.objects.create(
+        campaign=campaign,
+        given_name=name,
+        sex=sex,
+        birth_year=born,
+        birth_order=order,
+        father=father,
+        mother=mother,
+        dynastic_name=dynastic_name or (dynasty.name if dynasty else "Nobody"),
+        birth_dynasty=dynasty,
+        controlled_by=dynasty,
+        characteristics=base,
+        origin=Origin.CREATED,
+    )
+
+
+def wed(campaign: Campaign, husband: Character, wife: Character, year: int) -> Marriage:
+    return Marriage.objects.create(campaign=campaign, husband=husband, wife=wife, arranged_year=year, wedding_year=year)
+
+
+def crown(campaign: Campaign, holder: Character, name: str, start: int) -> Reign:
+    Reign.objects.filter(campaign=campaign, crown=name, end_year__isnull=True).update(end_year=start)
+    return Reign.objects.create(campaign=campaign, crown=name, holder=holder, start_year=start)
+
+
+def at_step(campaign: Campaign, step: Step, year: int | None = None) -> Campaign:
+    campaign.step = step
+    if year is not None:
+        campaign.current_year = year
+    campaign.save()
+    return campaign
+
+
+def empty_house(campaign: Campaign, name: str = "Testhouse", crown_name: str = "Testland") -> Dynasty:
+    return Dynasty.objects.create(campaign=campaign, name=name, crown=crown_name)
