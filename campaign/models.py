@@ -143,6 +143,9 @@ class RollSubject(models.Model):
         ordering = ["roll", "position"]
         constraints = [models.UniqueConstraint(fields=["roll", "character"], name="rollsubject_once")]
 
+    def __str__(self) -> str:
+        return f"roll {self.roll_id}: character {self.character_id}"
+
 
 class ChronicleEntry(models.Model):
     """One line of a turn's chronicle; the Announcements gather a year's entries."""

@@ -4,6 +4,6 @@ import os
 
 os.environ.setdefault("REGNAL_DEV", "1")
 
-from config.settings import *  # noqa: E402,F403
+from config.settings import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -102,8 +102,8 @@ def test_births_close_only_when_every_child_has_its_sex(campaign):
     assert campaign.step == Step.SURVIVAL
     with pytest.raises(StepOrderError, match="Births step of 1300 is already done"):
         births_attempt(campaign=campaign, marriage=couple, faces=[6, 1])
+    at_step(campaign, Step.BIRTHS)
     with pytest.raises(RuleError, match="already rolled"):
-        at_step(campaign, Step.BIRTHS)
         births_sex(campaign=campaign, attempt=attempt)
 
 

@@ -113,11 +113,13 @@ def _sex_roll(box: DiceBox, faces: Sequence[int] | None) -> tuple[Roll, str]:
 
 
 def _announce_birth(chronicle: Chronicle, child: Character) -> None:
-    assert child.father is not None and child.mother is not None
+    father, mother = child.father, child.mother
+    assert father is not None
+    assert mother is not None
     chronicle.add(
         "birth",
         f"{'A son' if child.sex == 'M' else 'A daughter'}, {child.display_name}, is born in {child.birth_year} to "
-        f"{child.father.display_name} and {child.mother.display_name}: {format_characteristics(child.characteristics)}.",
+        f"{father.display_name} and {mother.display_name}: {format_characteristics(child.characteristics)}.",
         character=child.pk,
         dynasty=child.controlled_by_id,
     )

@@ -104,7 +104,10 @@ def marriage_arrange_many(
     seen: set[int] = set()
     errors: list[str] = []
     raisers = {
-        d.pk: d for d in Dynasty.objects.filter(campaign=campaign, pk__in=[m.children_raised_by for m in matches if m.children_raised_by])
+        d.pk: d
+        for d in Dynasty.objects.filter(
+            campaign=campaign, pk__in=[m.children_raised_by for m in matches if m.children_raised_by]
+        )
     }
     for m in matches:
         groom, bride = people[m.husband], people[m.wife]

@@ -216,7 +216,8 @@ def survival_finish(
     chronicle = Chronicle(campaign)
     vacant = [
         r for r in world.open_reigns()
-        if r.holder_id not in world.characters or (r.regent_id and r.regency_end_year is None and r.regent_id not in world.characters)
+        if r.holder_id not in world.characters
+        or (r.regent_id and r.regency_end_year is None and r.regent_id not in world.characters)
     ]
     if vacant:  # a monarch or a regent died: the succession needs the whole family tree
         world = World(campaign)

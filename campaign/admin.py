@@ -1,0 +1,323 @@
+"""The game master's admin for campaigns, members, rule tables and the (read-only) roll log.
+
+The admin stays thin: creating a campaign, adding a member, editing and restoring a rule table all
+go through ``campaign.services`` / ``dynasties.services``; the forms only show the services' rule
+errors next to the right field.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import Model, QuerySet
+from django.http import HttpRequest
+
+from campaign.models import Campaign, ChronicleEntry, Membership, Roll, RollSubject, RuleTable
+from campaign.services import membership_add, membership_check, table_restore_defaults, table_update
+from dynasties.rules import get_ruleset
+from dynasties.rules.errors import RuleError
+from dynasties.rules.tables import TABLE_TITLES, VALIDATORS, validate_table
+from dynasties.services import campaign_create
+
+
+def copy_saved(target: Model, saved: Model) -> None:
+    """Make the admin's unsaved form instance the row a service wrote, so the admin's log entry,
+    messages and redirect point at it."""
+    for f in type(saved)._meta.concrete_fields:
+        setattr(target, f.attname, getattr(saved, f.attname))
+    target._state.adding = False
+
+
+class ReadOnlyAdminMixin:
+    """For the roll log and the chronicle: nothing is rolled that is not logged, and nothing logged
+    is changed afterwards. Superusers may view; nobody may add, change or delete."""
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        model = self.model  # type: ignore[attr-defined]
+        return [f.name for f in model._meta.concrete_fields] + [f.name for f in model._meta.many_to_many]
+
+
+# Campaigns ------------------------------------------------------------------------------------
+
+
+class CampaignCreateForm(forms.ModelForm):
+    """Adding a campaign in the admin runs ``campaign_create`` (dynasties, starting families, tables)."""
+
+    players = forms.IntegerField(min_value=3, max_value=5, initial=5, help_text="Blood Royale: 3 to 5 players.")
+
+    class Meta:
+        model = Campaign
+        fields = ["name", "slug", "ruleset", "optional_rules"]
+
+    def clean_ruleset(self) -> str:
+        ruleset = self.cleaned_data["ruleset"]
+        try:
+            get_ruleset(ruleset)
+        except RuleError as exc:
+            raise forms.ValidationError(exc.message) from exc
+        return ruleset
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        check_options(self, cleaned.get("ruleset"))
+        return cleaned
+
+
+class CampaignChangeForm(forms.ModelForm):
+    """A GM's correction of a running campaign (year, step, optional rules); the ruleset is fixed."""
+
+    class Meta:
+        model = Campaign
+        fields = ["name", "slug", "current_year", "step", "optional_rules"]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        check_options(self, self.instance.ruleset)
+        return cleaned
+
+
+def check_options(form: forms.ModelForm, ruleset: str | None) -> None:
+    """The ruleset's own check of the optional rules, shown on the optional_rules field."""
+    if not ruleset or "optional_rules" not in form.cleaned_data:
+        return
+    options = form.cleaned_data.get("optional_rules") or {}
+    if not isinstance(options, dict):
+        form.add_error(
+            "optional_rules", 'Optional rules are an object of rule names and true/false, e.g. {"four_character_start": true}.'
+        )
+        return
+    try:
+        form.cleaned_data["optional_rules"] = get_ruleset(ruleset).clean_options(options)
+    except RuleError as exc:
+        form.add_error("optional_rules", exc.message)
+
+
+class MembershipForm(forms.ModelForm):
+    class Meta:
+        model = Membership
+        fields = ["campaign", "user", "role", "dynasty"]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        campaign, role = cleaned.get("campaign") or getattr(self.instance, "campaign", None), cleaned.get("role")
+        if campaign is not None and role:
+            try:
+                membership_check(campaign=campaign, user=cleaned.get("user"), role=role, dynasty=cleaned.get("dynasty"))
+            except RuleError as exc:
+                field = next(iter(exc.fields), None)
+                self.add_error(field if field in self.fields else None, exc.message)
+        return cleaned
+
+
+class MembershipInline(admin.TabularInline):
+    """Shown on the campaign page for reading; members are added on the Membership page, which goes
+    through ``membership_add``."""
+
+    model = Membership
+    fields = ["user", "role", "dynasty"]
+    readonly_fields = fields
+    extra = 0
+    show_change_link = True
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Membership]:
+        return super().get_queryset(request).select_related("user", "dynasty")
+
+
+@admin.register(Campaign)
+class CampaignAdmin(admin.ModelAdmin):
+    list_display = ["name", "ruleset", "current_year", "step", "slug"]
+    list_filter = ["ruleset", "step"]
+    search_fields = ["name", "slug"]
+    inlines = [MembershipInline]
+    actions = ["restore_all_tables"]
+
+    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
+        kwargs["form"] = CampaignCreateForm if obj is None else CampaignChangeForm
+        return super().get_form(request, obj, change=change, **kwargs)
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        if obj is None:
+            return ["name", "slug", "ruleset", "players", "optional_rules"]
+        return ["name", "slug", "ruleset", "start_year", "turn_length", "current_year", "step", "optional_rules", "created_at"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        # The ruleset, start and turn length shape every record already kept; a GM corrects the
+        # current year and step, not the ruleset.
+        return ["ruleset", "start_year", "turn_length", "created_at"] if obj is not None else []
+
+    def get_inline_instances(self, request: HttpRequest, obj: Any = None) -> list[Any]:
+        return super().get_inline_instances(request, obj) if obj is not None else []
+
+    def save_model(self, request: HttpRequest, obj: Campaign, form: Any, change: bool) -> None:
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        created = campaign_create(
+            name=form.cleaned_data["name"],
+            slug=form.cleaned_data.get("slug") or None,
+            ruleset=form.cleaned_data["ruleset"],
+            players=form.cleaned_data["players"],
+            optional_rules=form.cleaned_data.get("optional_rules") or {},
+            by=request.user,
+        )
+        copy_saved(obj, created)
+
+    @admin.action(description="Restore the shipped defaults of all rule tables")
+    def restore_all_tables(self, request: HttpRequest, queryset: QuerySet[Campaign]) -> None:
+        for campaign in queryset:
+            try:
+                tables = table_restore_defaults(campaign=campaign, by=request.user)
+            except RuleError as exc:
+                self.message_user(request, f"{campaign.name}: {exc.message}", messages.ERROR)
+                continue
+            self.message_user(request, f"{campaign.name}: restored the shipped defaults of {', '.join(t.key for t in tables)}.")
+
+
+@admin.register(Membership)
+class MembershipAdmin(admin.ModelAdmin):
+    form = MembershipForm
+    list_display = ["user", "campaign", "role", "dynasty"]
+    list_filter = ["role", "campaign"]
+    list_select_related = ["user", "campaign", "dynasty"]
+    search_fields = ["user__username", "campaign__name", "dynasty__name", "dynasty__crown"]
+    autocomplete_fields = ["campaign", "user", "dynasty"]
+
+    def save_model(self, request: HttpRequest, obj: Membership, form: Any, change: bool) -> None:
+        if change:  # the form has checked the membership rules; a change is a plain correction
+            super().save_model(request, obj, form, change)
+            return
+        saved = membership_add(campaign=obj.campaign, user=obj.user, role=obj.role, dynasty=obj.dynasty)
+        copy_saved(obj, saved)
+
+
+# Rule tables ----------------------------------------------------------------------------------
+
+
+class RuleTableForm(forms.ModelForm):
+    """The JSON of one table; ``clean`` runs the table's validator so a bad table is a form error."""
+
+    key = forms.ChoiceField(choices=[(k, TABLE_TITLES.get(k, k)) for k in VALIDATORS])
+
+    class Meta:
+        model = RuleTable
+        fields = ["campaign", "key", "data"]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        key = cleaned.get("key") or self.instance.key
+        campaign = cleaned.get("campaign") or (self.instance.campaign if self.instance.campaign_id else None)
+        if campaign is not None and key:
+            known = list(get_ruleset(campaign.ruleset).DEFAULT_TABLES)
+            if key not in known:
+                self.add_error(
+                    "key" if "key" in self.fields else None,
+                    f"The {campaign.get_ruleset_display()} ruleset has no table called {key!r}; known: {', '.join(known)}.",
+                )
+                return cleaned
+        if key and "data" in cleaned:
+            try:
+                cleaned["data"] = validate_table(key, cleaned["data"])
+            except RuleError as exc:
+                self.add_error("data", exc.message)
+        return cleaned
+
+
+@admin.register(RuleTable)
+class RuleTableAdmin(admin.ModelAdmin):
+    form = RuleTableForm
+    list_display = ["key", "campaign", "title"]
+    list_filter = ["key", "campaign"]
+    list_select_related = ["campaign"]
+    search_fields = ["key", "campaign__name", "campaign__slug"]
+    autocomplete_fields = ["campaign"]
+    actions = ["restore_defaults"]
+
+    @admin.display(description="table")
+    def title(self, obj: RuleTable) -> str:
+        return TABLE_TITLES.get(obj.key, obj.key)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return ["campaign", "key"] if obj is not None else []
+
+    def save_model(self, request: HttpRequest, obj: RuleTable, form: Any, change: bool) -> None:
+        # RuleTableForm.clean ran the same checks, so the service accepts what the form let through.
+        saved = table_update(campaign=obj.campaign, key=obj.key, data=form.cleaned_data["data"], by=request.user)
+        copy_saved(obj, saved)
+
+    @admin.action(description="Restore the shipped defaults")
+    def restore_defaults(self, request: HttpRequest, queryset: QuerySet[RuleTable]) -> None:
+        by_campaign: dict[Campaign, list[str]] = defaultdict(list)
+        for table in queryset.select_related("campaign"):
+            by_campaign[table.campaign].append(table.key)
+        for campaign, keys in by_campaign.items():
+            try:
+                tables = table_restore_defaults(campaign=campaign, keys=keys, by=request.user)
+            except RuleError as exc:
+                self.message_user(request, f"{campaign.name}: {exc.message}", messages.ERROR)
+                continue
+            self.message_user(request, f"{campaign.name}: restored the shipped defaults of {', '.join(t.key for t in tables)}.")
+
+
+# The roll log and the chronicle (read-only) ---------------------------------------------------
+
+
+class RollSubjectInline(ReadOnlyAdminMixin, admin.TabularInline):
+    model = RollSubject
+    extra = 0
+    fields = ["position", "character"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[RollSubject]:
+        return super().get_queryset(request).select_related("character")
+
+
+@admin.register(Roll)
+class RollAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    list_display = [
+        "id",
+        "campaign",
+        "year",
+        "step",
+        "purpose",
+        "detail",
+        "dice",
+        "faces",
+        "modifier",
+        "target",
+        "outcome",
+        "source",
+        "entered_by",
+    ]
+    list_filter = ["campaign", "year", "step", "purpose", "source"]
+    list_select_related = ["campaign", "entered_by"]
+    search_fields = ["purpose", "detail", "outcome", "characters__given_name", "characters__dynastic_name"]
+    inlines = [RollSubjectInline]
+    exclude = ["characters"]  # shown by the inline, with positions
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return [f for f in super().get_readonly_fields(request, obj) if f != "characters"]
+
+
+@admin.register(ChronicleEntry)
+class ChronicleEntryAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    list_display = ["year", "step", "kind", "text", "campaign"]
+    list_filter = ["campaign", "year", "step", "kind"]
+    list_select_related = ["campaign"]
+    search_fields = ["text", "kind"]

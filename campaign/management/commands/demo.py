@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from campaign.services import DemoResult, demo_create
+from dynasties.rules.errors import RuleError
+
+
+class Command(BaseCommand):
+    help = (
+        "Create the demo Blood Royale campaign (slug 'demo') with a GM login and one login per crown, "
+        "and print the logins. Run again to list them; --reset-passwords prints new passwords."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--reset-passwords",
+            action="store_true",
+            help="If the demo campaign exists, set new passwords for its logins and print them.",
+        )
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        try:
+            result = demo_create(reset_passwords=opts["reset_passwords"])
+        except RuleError as exc:
+            raise CommandError(exc.message) from exc
+        self.stdout.write(self.render(result, reset=opts["reset_passwords"]))
+
+    @staticmethod
+    def render(result: DemoResult, *, reset: bool) -> str:
+        campaign = result.campaign
+        if result.created:
+            head = f"Created {campaign.name} ({campaign.slug}), {campaign.current_year}."
+        elif reset:
+            head = f"{campaign.name} ({campaign.slug}) exists; its logins have new passwords."
+        else:
+            head = (
+                f"{campaign.name} ({campaign.slug}) exists already. Its logins are below; their passwords "
+                "cannot be shown again (run with --reset-passwords to set and print new ones)."
+            )
+        rows = [("username", "password", "role", "dynasty")]
+        rows += [(x.username, x.password or "(unchanged)", x.role, x.dynasty) for x in result.logins]
+        widths = [max(len(row[i]) for row in rows) for i in range(4)]
+        lines = [head, f"Open {result.url} and log in (the GM also has {result.url}/admin/).", ""]
+        for n, row in enumerate(rows):
+            lines.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
+            if n == 0:
+                lines.append("  ".join("-" * w for w in widths))
+        return "\n".join(lines)

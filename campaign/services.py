@@ -1,0 +1,223 @@
+"""The writers of campaign-level data: members, rule tables, and the demo campaign.
+
+Every public function is keyword-only, one transaction, and raises a ``RuleError`` whose message a
+game master can act on. The admin, the pages and the management commands call these; none of them
+holds a rule.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.db import transaction
+
+from campaign.models import Campaign, Membership, Role, RuleTable
+from dynasties.models import Dynasty, DynastyKind
+from dynasties.rules import get_ruleset
+from dynasties.rules.errors import InvalidTable, NotFound, RuleError
+from dynasties.rules.tables import defaults_for, validate_table
+from dynasties.services import campaign_create
+from dynasties.services.common import lock_campaign
+
+DEMO_SLUG = "demo"
+DEMO_NAME = "Demo Campaign"
+DEMO_GM = "gm"
+DEMO_PLAYERS = 5
+DEMO_URL = "http://127.0.0.1:8000"
+
+
+def _campaign(campaign: Campaign | int) -> Campaign:
+    if isinstance(campaign, Campaign):
+        return campaign
+    try:
+        return Campaign.objects.get(pk=campaign)
+    except Campaign.DoesNotExist:
+        raise NotFound(f"There is no campaign #{campaign}.") from None
+
+
+def validation_message(exc: ValidationError) -> str:
+    """One readable sentence from a Django ValidationError (field names spelled out)."""
+    if not hasattr(exc, "error_dict"):
+        return " ".join(exc.messages)
+    parts = []
+    for field, errors in exc.message_dict.items():
+        text = " ".join(errors)
+        parts.append(text if field == NON_FIELD_ERRORS else f"{field.replace('_', ' ')}: {text}")
+    return " ".join(parts)
+
+
+# Members --------------------------------------------------------------------------------------
+
+
+def membership_check(*, campaign: Campaign, user: Any, role: str, dynasty: Dynasty | None) -> None:
+    """The rules of a membership, shared by ``membership_add`` and the admin's form.
+
+    A player plays one player dynasty of that campaign; a GM or an observer may be tied to a
+    dynasty of the campaign (a GM running a minor house, say) but need not be.
+    """
+    if role not in Role.values:
+        raise RuleError(
+            f"Unknown role {role!r}; choose one of {', '.join(Role.values)}.", code="invalid", fields={"role": "invalid"}
+        )
+    if dynasty is not None and dynasty.campaign_id != campaign.pk:
+        raise RuleError(
+            f"The dynasty {dynasty} belongs to another campaign, not to {campaign.name}.",
+            code="invalid",
+            fields={"dynasty": "other_campaign"},
+        )
+    if role == Role.PLAYER:
+        if dynasty is None:
+            raise RuleError(
+                f"A player needs a dynasty of {campaign.name} to play.", code="invalid", fields={"dynasty": "required"}
+            )
+        if dynasty.kind != DynastyKind.PLAYER:
+            raise RuleError(
+                f"{dynasty} is not a player dynasty ({dynasty.get_kind_display()}); a player plays a royal house.",
+                code="invalid",
+                fields={"dynasty": "not_player"},
+            )
+
+
+@transaction.atomic
+def membership_add(*, campaign: Campaign | int, user: AbstractBaseUser, role: str, dynasty: Dynasty | None = None) -> Membership:
+    """Make ``user`` a member of ``campaign``: a user belongs to a campaign once, in one role."""
+    campaign = _campaign(campaign)
+    membership_check(campaign=campaign, user=user, role=role, dynasty=dynasty)
+    existing = Membership.objects.filter(campaign=campaign, user=user).first()
+    if existing is not None:
+        raise RuleError(
+            f"{user} is already a member of {campaign.name} ({existing.get_role_display()}); "
+            "change that membership instead of adding another.",
+            code="already_member",
+            fields={"user": "already_member"},
+        )
+    membership = Membership(campaign=campaign, user=user, role=role, dynasty=dynasty)
+    try:
+        membership.full_clean()
+    except ValidationError as exc:
+        raise RuleError(f"The membership is not valid: {validation_message(exc)}", code="invalid") from exc
+    membership.save()
+    return membership
+
+
+# Rule tables ----------------------------------------------------------------------------------
+
+
+def _ruleset_keys(campaign: Campaign) -> list[str]:
+    return list(get_ruleset(campaign.ruleset).DEFAULT_TABLES)
+
+
+def _check_key(campaign: Campaign, key: str) -> None:
+    known = _ruleset_keys(campaign)
+    if key not in known:
+        raise InvalidTable(
+            f"The {campaign.get_ruleset_display()} ruleset has no table called {key!r}; known: {', '.join(known)}."
+        )
+
+
+@transaction.atomic
+def table_update(*, campaign: Campaign | int, key: str, data: Any, by: AbstractBaseUser | None = None) -> RuleTable:
+    """Replace a campaign's copy of a rule table with ``data`` once it passes the table's validator.
+
+    The campaign row is locked so an edit never lands in the middle of a step that reads the tables."""
+    campaign = lock_campaign(campaign)
+    _check_key(campaign, key)
+    cleaned = validate_table(key, data)
+    table, _created = RuleTable.objects.update_or_create(campaign=campaign, key=key, defaults={"data": cleaned})
+    return table
+
+
+@transaction.atomic
+def table_restore_defaults(
+    *, campaign: Campaign | int, keys: Iterable[str] | None = None, by: AbstractBaseUser | None = None
+) -> list[RuleTable]:
+    """Put the ruleset's shipped defaults back into the given tables (all of them when ``keys`` is
+    None), creating any table the campaign lacks. Returns the restored rows in key order."""
+    campaign = lock_campaign(campaign)
+    defaults = defaults_for(get_ruleset(campaign.ruleset).DEFAULT_TABLES)
+    wanted = list(defaults) if keys is None else list(dict.fromkeys(keys))
+    for key in wanted:
+        _check_key(campaign, key)
+    restored = []
+    for key in sorted(wanted):
+        table, _created = RuleTable.objects.update_or_create(campaign=campaign, key=key, defaults={"data": defaults[key]})
+        restored.append(table)
+    return restored
+
+
+# The demo campaign ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DemoLogin:
+    username: str
+    password: str | None  # None when the password was not (re)set by this call
+    role: str
+    dynasty: str
+
+
+@dataclass(frozen=True)
+class DemoResult:
+    campaign: Campaign
+    created: bool
+    logins: list[DemoLogin]
+    url: str = DEMO_URL
+
+
+def _new_password() -> str:
+    return secrets.token_urlsafe(9)
+
+
+def _demo_user(username: str, password: str, *, staff: bool = False) -> AbstractBaseUser:
+    """The login of that name, created or reused, with a new password."""
+    User = get_user_model()
+    user, _created = User.objects.get_or_create(**{User.USERNAME_FIELD: username})
+    user.set_password(password)
+    if staff:
+        user.is_staff = True
+        user.is_superuser = True
+    user.save()
+    return user
+
+
+@transaction.atomic
+def demo_create(*, reset_passwords: bool = False) -> DemoResult:
+    """The demo Blood Royale campaign (slug ``demo``) with a GM login and one login per crown.
+
+    Created once: a second call finds it and lists its logins without passwords (the hashes cannot
+    be read back), unless ``reset_passwords`` sets and returns new ones. Existing users of the same
+    names are reused (their passwords are replaced): this is a local demo, not a production tool.
+    """
+    campaign = Campaign.objects.filter(slug=DEMO_SLUG).first()
+    if campaign is not None:
+        logins = []
+        members = (
+            Membership.objects.filter(campaign=campaign)
+            .select_related("user", "dynasty")
+            .order_by("role", "dynasty_id", "user_id")
+        )
+        for m in members:
+            password = None
+            if reset_passwords:
+                password = _new_password()
+                m.user.set_password(password)
+                m.user.save(update_fields=["password"])
+            logins.append(DemoLogin(m.user.get_username(), password, m.get_role_display(), str(m.dynasty) if m.dynasty else ""))
+        return DemoResult(campaign=campaign, created=False, logins=logins)
+
+    gm_password = _new_password()
+    gm = _demo_user(DEMO_GM, gm_password, staff=True)
+    campaign = campaign_create(name=DEMO_NAME, slug=DEMO_SLUG, players=DEMO_PLAYERS, by=gm)
+    logins = [DemoLogin(DEMO_GM, gm_password, Role.GM.label, "")]
+    for dynasty in Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.PLAYER).order_by("pk"):
+        password = _new_password()
+        user = _demo_user(dynasty.crown.lower(), password)
+        membership_add(campaign=campaign, user=user, role=Role.PLAYER, dynasty=dynasty)
+        logins.append(DemoLogin(user.get_username(), password, Role.PLAYER.label, str(dynasty)))
+    return DemoResult(campaign=campaign, created=True, logins=logins)

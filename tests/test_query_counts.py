@@ -1,0 +1,126 @@
+"""The queries a Dynastic Sequence step makes do not grow with the number of characters.
+
+Each step is run on a fresh three-player campaign (about ten characters) and on one grown by the
+automatic policy to well over a hundred, at the same point of the turn, and the counts compared.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from campaign.models import Campaign, Step
+from dynasties.models import Character, Marriage, Status
+from dynasties.rules.dice import RandomSource
+from dynasties.selectors import unmatched_adults
+from dynasties.services import (
+    Match,
+    announcements_make,
+    births_finish,
+    births_roll_all,
+    campaign_create,
+    marriage_arrange_many,
+    marriages_finish,
+    survival_finish,
+    survival_roll,
+    turn_advance,
+)
+from dynasties.simulation import simulate
+
+GROWN_TURNS = 16
+
+
+def _grown(seed: int) -> Campaign:
+    c = campaign_create(name=f"Grown {seed}", players=5, source=RandomSource(seed))
+    return simulate(c, turns=GROWN_TURNS, source=RandomSource(seed))
+
+
+def _small(seed: int) -> Campaign:
+    return campaign_create(name=f"Small {seed}", players=5, source=RandomSource(seed))
+
+
+def _count(fn) -> int:
+    with CaptureQueriesContext(connection) as ctx:
+        fn()
+    return len(ctx.captured_queries)
+
+
+def _run_step_counts(campaign: Campaign, seed: int) -> dict[str, int]:
+    source = RandomSource(seed)
+    counts = {}
+    counts["births_roll_all"] = _count(lambda: births_roll_all(campaign=campaign, source=source, extra=lambda t: True))
+    counts["births_finish"] = _count(lambda: births_finish(campaign=campaign))
+    counts["survival_roll"] = _count(lambda: survival_roll(campaign=campaign, source=source))
+    return counts
+
+
+@pytest.mark.django_db
+def test_births_and_survival_queries_do_not_grow(monkeypatch):
+    # No monarch may die here: a succession is a separate, per-crown cost. Force every roll to succeed.
+    from dynasties.rules import blood_royale
+
+    small, grown = _small(1), _grown(1)
+    alive_small = Character.objects.filter(campaign=small, status=Status.ALIVE).count()
+    alive_grown = Character.objects.filter(campaign=grown, status=Status.ALIVE).count()
+    assert alive_grown > 5 * alive_small  # the large campaign really is large
+    monkeypatch.setattr(blood_royale, "survives", lambda check, faces: True)
+    a = _run_step_counts(small, 2)
+    b = _run_step_counts(grown, 2)
+    assert a == b
+    assert _count(lambda: survival_finish(campaign=small)) == _count(lambda: survival_finish(campaign=grown))
+    assert _count(lambda: marriages_finish(campaign=small)) == _count(lambda: marriages_finish(campaign=grown))
+
+
+@pytest.mark.django_db
+def test_deaths_cost_the_same_whatever_their_number():
+    small, grown = _small(3), _grown(3)
+    for c in (small, grown):
+        births_finish(campaign=c)
+    # Everyone but the monarchs fails the roll.
+    from dynasties.models import Reign
+
+    monarchs = set(Reign.objects.filter(end_year__isnull=True).values_list("holder_id", flat=True))
+
+    def roll_all(c: Campaign) -> None:
+        from dynasties.services.common import World, load_tables
+        from dynasties.services.survival import survival_due
+
+        due = [d.character.pk for d in survival_due(c, World(c), load_tables(c))]
+        survival_roll(campaign=c, faces={pk: [6, 6] if pk in monarchs else [1, 1] for pk in due})
+
+    assert _count(lambda: roll_all(small)) == _count(lambda: roll_all(grown))
+    assert Character.objects.filter(campaign=grown, status=Status.DEAD, death_year=grown.current_year).count() > 20
+
+
+@pytest.mark.django_db
+def test_marriages_announcements_and_advance_queries_do_not_grow():
+    counts = []
+    small_campaign = _small(4)
+    small_campaign.current_year = 1320  # the starting children are 25 and unmatched
+    small_campaign.save()
+    for c in (small_campaign, _grown(4)):
+        c.step = Step.MARRIAGES
+        c.save()
+        adults = unmatched_adults(c)
+        men = [a for a in adults if a.sex == "M"]
+        women = [a for a in adults if a.sex == "F"]
+        pairs = []
+        used = set()
+        for man in men:
+            for w in women:
+                if w.pk not in used and w.dynastic_name != man.dynastic_name:
+                    pairs.append(Match(man.pk, w.pk))
+                    used.add(w.pk)
+                    break
+        assert pairs, "both campaigns need at least one legal match"
+        row = {
+            "arrange": _count(lambda c=c, pairs=pairs: marriage_arrange_many(campaign=c, matches=pairs, wed=True)),
+            "finish": _count(lambda c=c: marriages_finish(campaign=c)),
+            "announce": _count(lambda c=c: announcements_make(campaign=c)),
+            "advance": _count(lambda c=c: turn_advance(campaign=c)),
+        }
+        counts.append((row, len(pairs), Marriage.objects.filter(campaign=c).count()))
+    (small, n_small, _), (grown, n_grown, _) = counts
+    assert n_grown > n_small
+    assert small == grown
