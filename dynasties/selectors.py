@@ -8,7 +8,7 @@ from fractions import Fraction
 from django.db.models import Count, Q
 
 from campaign.models import Campaign
-from dynasties.models import BirthAttempt, Character, Marriage, Status
+from dynasties.models import BirthAttempt, Character, DynastyKind, Marriage, Origin, Status
 from dynasties.rules import blood_royale as br
 
 
@@ -26,12 +26,18 @@ class CoupleStatus:
         return self.problem is None
 
 
+def is_aristocratic_parents(match: Marriage) -> bool:
+    """The starting couple of the 3-player aristocratic family (A9)."""
+    house = match.husband.controlled_by
+    return bool(house and house.kind == DynastyKind.ARISTOCRATIC and match.husband.origin == Origin.SETUP)
+
+
 def birth_couples(campaign: Campaign) -> list[CoupleStatus]:
     """Every wed couple with what it may do in this turn's Births step (a fixed number of queries)."""
     year = campaign.current_year
     marriages = list(
         Marriage.objects.filter(campaign=campaign, ended_year__isnull=True, wedding_year__isnull=False)
-        .select_related("husband", "wife")
+        .select_related("husband", "wife", "husband__controlled_by")
         .order_by("pk")
     )
     attempts: dict[int, list[BirthAttempt]] = {}
@@ -40,7 +46,9 @@ def birth_couples(campaign: Campaign) -> list[CoupleStatus]:
     out = []
     for m in marriages:
         made = attempts.get(m.pk, [])
-        problem = br.couple_problem(m.husband.as_person(), m.wife.as_person(), year, len(made))
+        problem = br.couple_problem(
+            m.husband.as_person(), m.wife.as_person(), year, len(made), aristocratic_parents=is_aristocratic_parents(m)
+        )
         out.append(
             CoupleStatus(
                 marriage=m,

@@ -6,6 +6,7 @@ import pytest
 
 from campaign.models import ChronicleEntry, Roll, Step
 from dynasties.models import BirthAttempt, Character, Marriage
+from dynasties.rules.dice import RandomSource
 from dynasties.rules.errors import IneligibleCouple, InvalidDice, RuleError, StepOrderError
 from dynasties.services import births_attempt, births_finish, births_roll_all, births_sex
 from tests.factories import at_step, person, wed
@@ -139,3 +140,23 @@ def test_roll_all_extra_attempts_follow_the_policy_and_cap_at_three(campaign):
     assert BirthAttempt.objects.filter(campaign=campaign).count() == 15  # 5 couples x 3
     assert {a for a, _ in seen} == {1, 2}
     assert {(a, c) for a, c in seen} == {(1, -1), (2, -2)}  # queens of Constitution 0
+
+
+@pytest.mark.django_db
+def test_a9_aristocratic_family_rolls_twice_a_turn_at_any_age_and_its_sons_join_their_wives(db):
+    from dynasties.services import campaign_create, marriage_arrange
+
+    c = campaign_create(name="Three", players=3, source=RandomSource(4))
+    parents = Marriage.objects.get(campaign=c, husband__controlled_by__kind="aristocratic")
+    at_step(c, Step.BIRTHS, year=1340)  # the aristocratic mother is 60
+    births_attempt(campaign=c, marriage=parents, faces=[1, 1])
+    births_attempt(campaign=c, marriage=parents, faces=[1, 1])
+    with pytest.raises(IneligibleCouple, match="makes 2 birth rolls a turn"):
+        births_attempt(campaign=c, marriage=parents, faces=[1, 1])
+    at_step(c, Step.MARRIAGES)
+    son = person(c, parents.husband.controlled_by, "Guy", "M", 1310)
+    england = Marriage.objects.get(campaign=c, husband__controlled_by__crown="England").husband.controlled_by
+    bride = person(c, england, "Maud", "F", 1312)
+    match = marriage_arrange(campaign=c, husband=son, wife=bride, wed=True)
+    son.refresh_from_db()
+    assert match.husband_joins_wife and son.controlled_by == england

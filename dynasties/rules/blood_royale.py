@@ -26,6 +26,7 @@ MAX_MOTHER_AGE = 50  # A4
 BIRTH_DICE: DiceSpec = TWO_D6
 BIRTH_TARGET = 7
 MAX_BIRTH_ATTEMPTS = 3  # one roll plus up to two additional rolls
+ARISTOCRATIC_BIRTH_ROLLS = 2  # the 3-player game's aristocratic family (A9)
 SEX_DICE: DiceSpec = D6
 CHARACTERISTIC_DICE: DiceSpec = THREE_D6
 SURVIVAL_DICE: DiceSpec = TWO_D6
@@ -115,11 +116,20 @@ def setup_plan(options: Mapping[str, bool], start_year: int = START_YEAR) -> lis
 
 # --- births (A4) ----------------------------------------------------------------------------
 
-def couple_problem(husband: Person, wife: Person, year: int, attempts_made: int) -> str | None:
-    """Why this couple may not make a birth roll now, or None if it may."""
+def couple_problem(
+    husband: Person, wife: Person, year: int, attempts_made: int, *, aristocratic_parents: bool = False
+) -> str | None:
+    """Why this couple may not make a birth roll now, or None if it may.
+
+    The 3-player aristocratic family's parents "do not feature in the game": they make two birth
+    rolls every turn, whatever their age (A9)."""
     if not husband.in_play or not wife.in_play:
         who = husband if not husband.in_play else wife
         return f"{_label(who)} is no longer in play."
+    if aristocratic_parents:
+        if attempts_made >= ARISTOCRATIC_BIRTH_ROLLS:
+            return f"The aristocratic family makes {ARISTOCRATIC_BIRTH_ROLLS} birth rolls a turn (A9)."
+        return None
     if wife.age(year) > MAX_MOTHER_AGE:
         return f"The wife is {wife.age(year)}; birth rolls stop after {MAX_MOTHER_AGE} (Births, A4)."
     if husband.prisoner or wife.prisoner:

@@ -23,7 +23,7 @@ from dynasties.rules import blood_royale as br
 from dynasties.rules.dice import DiceSource
 from dynasties.rules.errors import IneligibleCouple, NotFound, RuleError
 from dynasties.rules.names import given_name as suggested_name
-from dynasties.selectors import CoupleStatus, birth_couples
+from dynasties.selectors import CoupleStatus, birth_couples, is_aristocratic_parents
 from dynasties.services.common import Chronicle, load_tables, lock_campaign, require_step, set_step
 from dynasties.services.setup import format_characteristics, roll_characteristics
 
@@ -128,7 +128,7 @@ def _announce_birth(chronicle: Chronicle, child: Character) -> None:
 def _marriage(campaign: Campaign, marriage: Marriage | int) -> Marriage:
     pk = marriage.pk if isinstance(marriage, Marriage) else marriage
     try:
-        return Marriage.objects.select_related("husband", "wife").get(pk=pk, campaign=campaign)
+        return Marriage.objects.select_related("husband", "wife", "husband__controlled_by").get(pk=pk, campaign=campaign)
     except Marriage.DoesNotExist:
         raise NotFound(f"There is no marriage #{pk} in {campaign.name}.") from None
 
@@ -153,7 +153,9 @@ def births_attempt(
     if match.wedding_year is None:
         raise IneligibleCouple(f"{couple} are betrothed, not wed: no birth roll before the wedding.")
     earlier = list(BirthAttempt.objects.filter(marriage=match, year=year).order_by("attempt"))
-    problem = br.couple_problem(match.husband.as_person(), match.wife.as_person(), year, len(earlier))
+    problem = br.couple_problem(
+        match.husband.as_person(), match.wife.as_person(), year, len(earlier), aristocratic_parents=is_aristocratic_parents(match)
+    )
     if problem:
         raise IneligibleCouple(f"{couple}: {problem}")
     box = DiceBox(campaign, source=source, by=by)
@@ -264,7 +266,8 @@ def births_roll_all(
         match = status.marriage
         made, born = 0, 0
         wife_con = int(match.wife.characteristics.get("constitution", 0))
-        while made < br.MAX_BIRTH_ATTEMPTS:
+        limit = br.ARISTOCRATIC_BIRTH_ROLLS if is_aristocratic_parents(match) else br.MAX_BIRTH_ATTEMPTS
+        while made < limit:
             if made and not extra(CoupleTurn(match, made, born, wife_con + br.birth_penalty(made + 1))):
                 break
             made += 1

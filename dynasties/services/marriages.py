@@ -17,7 +17,7 @@ from django.db import transaction
 from django.db.models import Q
 
 from campaign.models import Campaign, Step
-from dynasties.models import Character, Dynasty, Marriage, Origin, Reign
+from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Origin, Reign
 from dynasties.rules import blood_royale as br
 from dynasties.rules.errors import IllegalMarriage, NotFound, RuleError
 from dynasties.services.common import Chronicle, lock_campaign, require_step, set_step
@@ -218,6 +218,8 @@ def _wed_all(campaign: Campaign, matches: Sequence[Marriage], people: dict[int, 
         groom, bride = people[match.husband_id], people[match.wife_id]
         groom_house, bride_house = groom.controlled_by, bride.controlled_by
         match.wedding_year = year
+        if groom_house is not None and groom_house.kind == DynastyKind.ARISTOCRATIC:
+            match.husband_joins_wife = True  # A9: the aristocratic family's sons join their wife's house
         if match.husband_joins_wife:
             groom.controlled_by = bride_house
             groom.prince_piece = ""
@@ -254,7 +256,7 @@ def _wed_all(campaign: Campaign, matches: Sequence[Marriage], people: dict[int, 
                 amount=payment.amount,
                 marriage=match.pk,
             )
-    Marriage.objects.bulk_update(list(matches), ["wedding_year"])
+    Marriage.objects.bulk_update(list(matches), ["wedding_year", "husband_joins_wife"])
     if changed:
         Character.objects.bulk_update(list(changed.values()), ["controlled_by", "prince_piece"])
 
