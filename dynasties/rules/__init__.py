@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from types import ModuleType
 
 from dynasties.rules import blood_royale
+from dynasties.rules.base import Ruleset
 from dynasties.rules.errors import RuleError
 
 RULESET_LABELS: dict[str, str] = {
@@ -13,10 +13,11 @@ RULESET_LABELS: dict[str, str] = {
     "eu-monarchs": "Europa Universalis: monarch tables",
 }
 
-_IMPLEMENTED: dict[str, ModuleType] = {"blood-royale": blood_royale}
+_BLOOD_ROYALE: Ruleset = blood_royale  # mypy checks the module against the interface here
+_IMPLEMENTED: dict[str, Ruleset] = {"blood-royale": _BLOOD_ROYALE}
 
 
-def get_ruleset(name: str) -> ModuleType:
+def get_ruleset(name: str) -> Ruleset:
     try:
         return _IMPLEMENTED[name]
     except KeyError:

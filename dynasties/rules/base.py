@@ -1,0 +1,53 @@
+"""The interface every ruleset module offers (a module satisfies this Protocol structurally).
+
+Services ask ``get_ruleset(campaign.ruleset)`` for it; the Europa Universalis rulesets will be
+modules of the same shape."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from dynasties.rules.dice import DiceSpec
+from dynasties.rules.people import Person
+
+
+class Ruleset(Protocol):
+    NAME: str
+    LABEL: str
+    START_YEAR: int
+    TURN_LENGTH: int
+    ADULT_AGE: int
+    BIRTH_DICE: DiceSpec
+    SEX_DICE: DiceSpec
+    CHARACTERISTIC_DICE: DiceSpec
+    SURVIVAL_DICE: DiceSpec
+    OPTIONAL_RULES: dict[str, str]
+    DEFAULT_TABLES: dict[str, Any]
+
+    def clean_options(self, options: Mapping[str, Any] | None) -> dict[str, bool]: ...
+
+    def characteristic_names(self, sex: str) -> tuple[str, str, str]: ...
+
+    def couple_problem(
+        self, husband: Person, wife: Person, year: int, attempts_made: int, *, aristocratic_parents: bool = False
+    ) -> str | None: ...
+
+    def birth_succeeds(self, faces: Sequence[int]) -> bool: ...
+
+    def sex_from_faces(self, faces: Sequence[int]) -> str: ...
+
+    def child_birth_year(self, turn_year: int, children_before_this_turn: int) -> int: ...
+
+    def marriage_problems(
+        self,
+        husband: Person,
+        wife: Person,
+        year: int,
+        *,
+        wedding: bool,
+        husband_taken: bool = False,
+        wife_taken: bool = False,
+        husband_never_marries: bool = False,
+        wife_never_marries: bool = False,
+    ) -> list[str]: ...
