@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 from django.db.models import Count, Q
 
 from campaign.models import Campaign
-from dynasties.models import BirthAttempt, Character, DynastyKind, Marriage, Origin, Status
+from dynasties.models import BirthAttempt, Character, DynastyKind, Marriage, Origin, Reign, Status
 from dynasties.rules import blood_royale as br
 
 
@@ -76,11 +77,26 @@ def living_children_counts(campaign: Campaign) -> dict[int, int]:
     }
 
 
+def kings_widows(campaign: Campaign, ids: Sequence[int] | None = None) -> set[int]:
+    """Women (among ``ids``) whose husband died this turn as a reigning King: they retire at the
+    Announcements and may not remarry in between (A5, queen mothers never remarry)."""
+    year = campaign.current_year
+    kings = Reign.objects.filter(campaign=campaign, end_year=year, holder__death_year=year).values("holder_id")
+    widows = Marriage.objects.filter(
+        campaign=campaign, ended_year=year, end_cause="death of the husband", husband_id__in=kings
+    )
+    if ids is not None:
+        widows = widows.filter(wife_id__in=list(ids))
+    return set(widows.values_list("wife_id", flat=True))
+
+
 def unmatched_adults(campaign: Campaign) -> list[Character]:
-    """Characters in play, 15 or older, neither married nor betrothed, not prisoners."""
+    """Characters free to marry: in play, 15 or older, neither married nor betrothed, not
+    prisoners, not a King's widow of this turn, not a created baron."""
     year = campaign.current_year
     matched = Marriage.objects.filter(campaign=campaign, ended_year__isnull=True)
     busy = set(matched.values_list("husband_id", flat=True)) | set(matched.values_list("wife_id", flat=True))
+    busy |= kings_widows(campaign)
     return [
         c for c in Character.objects.filter(
             Q(prisoner_of__isnull=True), campaign=campaign, status=Status.ALIVE, birth_year__lte=year - br.ADULT_AGE

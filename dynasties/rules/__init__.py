@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from dynasties.rules import blood_royale
 from dynasties.rules.base import Ruleset
 from dynasties.rules.errors import RuleError

@@ -9,7 +9,7 @@ ones are the same code with one match.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -20,6 +20,7 @@ from campaign.models import Campaign, Step
 from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Origin, Reign
 from dynasties.rules import blood_royale as br
 from dynasties.rules.errors import IllegalMarriage, NotFound, RuleError
+from dynasties.selectors import kings_widows
 from dynasties.services.common import Chronicle, lock_campaign, require_step, set_step
 
 
@@ -60,7 +61,19 @@ def _busy(campaign: Campaign, ids: Sequence[int], exclude: Sequence[int] = ()) -
     return {pk for pair in matches.values_list("husband_id", "wife_id") for pk in pair}
 
 
-def _problems(campaign: Campaign, groom: Character, bride: Character, busy: set[int], *, wedding: bool) -> list[str]:
+def _problems(
+    campaign: Campaign, groom: Character, bride: Character, busy: set[int], *, wedding: bool, widows: Collection[int] = ()
+) -> list[str]:
+    problems = _rule_problems(campaign, groom, bride, busy, wedding=wedding)
+    if bride.pk in widows:
+        problems.append(
+            f"{bride.display_name} is the widow of a King who died this turn; she retires at the Announcements "
+            "and never remarries (Survival, A5)."
+        )
+    return problems
+
+
+def _rule_problems(campaign: Campaign, groom: Character, bride: Character, busy: set[int], *, wedding: bool) -> list[str]:
     return br.marriage_problems(
         groom.as_person(),
         bride.as_person(),
@@ -75,7 +88,10 @@ def _problems(campaign: Campaign, groom: Character, bride: Character, busy: set[
 
 def marriage_check(campaign: Campaign, husband: Character, wife: Character, *, wedding: bool) -> list[str]:
     """Everything that forbids the match now; empty when legal (for pages that explain a match)."""
-    return _problems(campaign, husband, wife, _busy(campaign, [husband.pk, wife.pk]), wedding=wedding)
+    return _problems(
+        campaign, husband, wife, _busy(campaign, [husband.pk, wife.pk]), wedding=wedding,
+        widows=kings_widows(campaign, [wife.pk]),
+    )
 
 
 def _reigning(campaign: Campaign, ids: Sequence[int]) -> set[int]:
@@ -101,6 +117,7 @@ def marriage_arrange_many(
     ids = [pk for m in matches for pk in (m.husband, m.wife)]
     people = _people(campaign, ids, roles)
     busy = _busy(campaign, ids)
+    widows = kings_widows(campaign, ids)
     seen: set[int] = set()
     errors: list[str] = []
     raisers = {
@@ -111,7 +128,7 @@ def marriage_arrange_many(
     }
     for m in matches:
         groom, bride = people[m.husband], people[m.wife]
-        problems = _problems(campaign, groom, bride, busy | (seen & {m.husband, m.wife}), wedding=wed)
+        problems = _problems(campaign, groom, bride, busy | (seen & {m.husband, m.wife}), wedding=wed, widows=widows)
         if m.children_raised_by is not None and m.children_raised_by not in raisers:
             problems.append(f"There is no dynasty #{m.children_raised_by} to raise the children.")
         if problems:
@@ -175,6 +192,8 @@ def marriage_wed_many(
     campaign = lock_campaign(campaign)
     require_step(campaign, Step.MARRIAGES)
     wanted = [_pk(m) for m in marriages]
+    if len(set(wanted)) != len(wanted):
+        raise IllegalMarriage("The same betrothal is listed twice; each couple is wed once.")
     found = {m.pk: m for m in Marriage.objects.filter(campaign=campaign, pk__in=wanted)}
     errors: list[str] = []
     for pk in wanted:
@@ -183,6 +202,7 @@ def marriage_wed_many(
     ids = [p for m in found.values() for p in (m.husband_id, m.wife_id)]
     people = _people(campaign, ids, {})
     busy = _busy(campaign, ids, exclude=wanted)
+    widows = kings_widows(campaign, ids)
     for pk in wanted:
         match = found[pk]
         groom, bride = people[match.husband_id], people[match.wife_id]
@@ -192,7 +212,7 @@ def marriage_wed_many(
         elif match.wedding_year is not None:
             errors.append(f"{couple} were already wed in {match.wedding_year}.")
         else:
-            problems = _problems(campaign, groom, bride, busy, wedding=True)
+            problems = _problems(campaign, groom, bride, busy, wedding=True, widows=widows)
             if problems:
                 errors.append(f"{couple}: {' '.join(problems)}")
     if errors:
@@ -220,6 +240,10 @@ def _wed_all(campaign: Campaign, matches: Sequence[Marriage], people: dict[int, 
         match.wedding_year = year
         if groom_house is not None and groom_house.kind == DynastyKind.ARISTOCRATIC:
             match.husband_joins_wife = True  # A9: the aristocratic family's sons join their wife's house
+        if bride.pk in reigning and groom.pk not in reigning:
+            # A7: a Queen regnant is always controlled by her own country's player; her husband is
+            # her Consort and comes to her. (Married to a reigning King: Dynastic Union, his player.)
+            match.husband_joins_wife = True
         if match.husband_joins_wife:
             groom.controlled_by = bride_house
             groom.prince_piece = ""
@@ -243,9 +267,9 @@ def _wed_all(campaign: Campaign, matches: Sequence[Marriage], people: dict[int, 
             if payment.reason.startswith("bride's Charisma"):
                 house = groom_house
             elif payment.to == "bride":
-                house = bride.birth_dynasty or bride_house
+                house = bride.birth_dynasty  # the nobility (no house of birth) is owed nothing
             else:
-                house = groom.birth_dynasty or groom_house
+                house = groom.birth_dynasty
             if house is None:
                 continue
             direction = "from the Treasury to" if payment.amount > 0 else "to the Treasury from"

@@ -148,15 +148,29 @@ def survival_roll(
             )
     box.flush()
     if dead:
-        character_die(campaign=campaign, character_ids=dead, cause="failed survival roll")
+        character_die(campaign=campaign, character_ids=dead, cause="failed survival roll", chronicle=chronicle)
     chronicle.flush()
     return results
 
 
-def character_die(*, campaign: Campaign, character_ids: Sequence[int], cause: str) -> None:
+def character_die(
+    *, campaign: Campaign, character_ids: Sequence[int], cause: str, chronicle: Chronicle | None = None
+) -> None:
     """Death (A5): the sheet crossed through, the piece freed, marriages and betrothals end.
     Returns of surviving spouses happen at the Announcements. Call inside a transaction."""
     year = campaign.current_year
+    if chronicle is not None:
+        void = Marriage.objects.filter(
+            Q(husband_id__in=character_ids) | Q(wife_id__in=character_ids),
+            campaign=campaign, ended_year__isnull=True, wedding_year__isnull=True,
+        ).select_related("husband", "wife")
+        for match in void:
+            chronicle.add(
+                "betrothal_end",
+                f"The betrothal of {match.husband.display_name} and {match.wife.display_name} is void: "
+                f"{match.husband.display_name if match.husband_id in character_ids else match.wife.display_name} died.",
+                marriage=match.pk,
+            )
     Character.objects.filter(pk__in=character_ids, campaign=campaign).update(
         status=Status.DEAD, death_year=year, death_cause=cause, prince_piece=""
     )
