@@ -11,7 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from campaign.models import Campaign, Step
-from dynasties.models import Character, Marriage, Status
+from dynasties.models import Character, Marriage, Reign, Status
 from dynasties.rules.dice import RandomSource
 from dynasties.selectors import unmatched_adults
 from dynasties.services import (
@@ -78,8 +78,6 @@ def test_deaths_cost_the_same_whatever_their_number():
     for c in (small, grown):
         births_finish(campaign=c)
     # Everyone but the monarchs fails the roll.
-    from dynasties.models import Reign
-
     monarchs = set(Reign.objects.filter(end_year__isnull=True).values_list("holder_id", flat=True))
 
     def roll_all(c: Campaign) -> None:
@@ -102,6 +100,9 @@ def test_marriages_announcements_and_advance_queries_do_not_grow():
     for c in (small_campaign, _grown(4)):
         c.step = Step.MARRIAGES
         c.save()
+        # A regency ending costs a fixed number of queries whatever the size (tested below); keep
+        # the two campaigns alike in that respect so only their size differs.
+        Reign.objects.filter(campaign=c, end_year__isnull=True, regent__isnull=False).update(regency_end_year=c.current_year)
         adults = unmatched_adults(c)
         men = [a for a in adults if a.sex == "M"]
         women = [a for a in adults if a.sex == "F"]
@@ -124,3 +125,26 @@ def test_marriages_announcements_and_advance_queries_do_not_grow():
     (small, n_small, _), (grown, n_grown, _) = counts
     assert n_grown > n_small
     assert small == grown
+
+
+@pytest.mark.django_db
+def test_regencies_end_in_a_fixed_number_of_queries(campaign):
+    from tests.factories import crown, empty_house, person
+
+    made = iter(range(100))
+
+    def regencies(n: int) -> int:
+        campaign.refresh_from_db()
+        for _ in range(n):
+            i = next(made)
+            house = empty_house(campaign, f"House {i}", f"Land {i}")
+            king = person(campaign, house, "Boy", "M", campaign.current_year - 14)
+            reign = crown(campaign, king, house.crown, campaign.current_year - 5)
+            reign.regent = person(campaign, house, "Baron", "M", 1250)
+            reign.save()
+        Campaign.objects.filter(pk=campaign.pk).update(step=Step.INTERPHASE)
+        return _count(lambda: turn_advance(campaign=campaign))
+
+    one, three = regencies(1), regencies(3)
+    assert one == three
+    assert Reign.objects.filter(campaign=campaign, regency_end_year__isnull=False).count() == 4

@@ -154,22 +154,29 @@ def turn_advance(*, campaign: Campaign | int, by: AbstractBaseUser | None = None
     campaign.step = Step.BIRTHS
     campaign.save(update_fields=["current_year", "step"])
     chronicle = Chronicle(campaign)
-    regencies = Reign.objects.filter(
-        campaign=campaign, end_year__isnull=True, regent__isnull=False, regency_end_year__isnull=True
-    ).select_related("holder", "regent")
-    for reign in regencies:
-        if reign.holder.age(campaign.current_year) < br.ADULT_AGE:
-            continue
-        reign.regency_end_year = campaign.current_year
-        reign.save(update_fields=["regency_end_year"])
+    year = campaign.current_year
+    ending = [
+        reign
+        for reign in Reign.objects.filter(
+            campaign=campaign, end_year__isnull=True, regent__isnull=False, regency_end_year__isnull=True
+        ).select_related("holder", "regent")
+        if reign.holder.age(year) >= br.ADULT_AGE
+    ]
+    retiring: list[Character] = []
+    for reign in ending:
+        reign.regency_end_year = year
         regent = reign.regent
         assert regent is not None
         text = f"{reign.holder.display_name} comes of age; the regency of {regent.display_name} ends"
         if regent.origin == Origin.BARON and regent.status == Status.ALIVE:
             regent.status = Status.RETIRED
-            regent.retired_year = campaign.current_year
-            regent.save(update_fields=["status", "retired_year"])
+            regent.retired_year = year
+            retiring.append(regent)
             text += " and the baron retires from the game"
         chronicle.add("regency_end", text + ".", character=reign.holder_id)
+    if ending:
+        Reign.objects.bulk_update(ending, ["regency_end_year"])
+    if retiring:
+        Character.objects.bulk_update(retiring, ["status", "retired_year"])
     chronicle.flush()
     return campaign
