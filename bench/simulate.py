@@ -16,6 +16,7 @@ import pstats
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,6 +36,7 @@ def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
 
+    warnings.filterwarnings("ignore", message="Limit for query logging exceeded")
     django.setup()
     from django.core.management import call_command
     from django.db import connection, transaction
