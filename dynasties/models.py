@@ -20,6 +20,9 @@ class Dynasty(models.Model):
     crown = models.CharField("crown / country", max_length=80, blank=True)
     kind = models.CharField(max_length=20, choices=DynastyKind.choices, default=DynastyKind.PLAYER)
     color = models.CharField(max_length=7, default="#888888")
+    seat = models.PositiveSmallIntegerField(
+        default=0, help_text="Order around the table: the player on the left sits at the next seat."
+    )
 
     class Meta:
         ordering = ["campaign", "id"]
@@ -85,6 +88,13 @@ class Character(models.Model):
     )
     prince_piece = models.CharField(max_length=1, blank=True, choices=[(p, p or "none") for p in PIECES])
     origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.BORN)
+    legitimate = models.BooleanField(
+        default=True, help_text="A bastard (event cards) never inherits, nor does anyone through him."
+    )
+    pretender_of = models.ForeignKey(
+        Dynasty, null=True, blank=True, on_delete=models.SET_NULL, related_name="pretenders",
+        help_text="Set while the character is a Pretender passed to another player; his house may buy him back.",
+    )
 
     class Meta:
         ordering = ["campaign", "birth_year", "birth_order", "id"]
@@ -129,6 +139,7 @@ class Character(models.Model):
             retired=self.status == Status.RETIRED,
             prisoner=self.prisoner_of_id is not None,
             characteristics=dict(self.characteristics or {}),
+            legitimate=self.legitimate,
         )
 
 
@@ -245,3 +256,130 @@ class BirthAttempt(models.Model):
 
     def __str__(self) -> str:
         return f"{self.year} attempt {self.attempt}: {'child' if self.success else 'no child'}"
+
+
+class Crown(models.Model):
+    """A country's throne: whose it is, who controls it now, and any Dynastic Union."""
+
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="crowns")
+    name = models.CharField(max_length=80)
+    home_dynasty = models.ForeignKey(
+        Dynasty, null=True, blank=True, on_delete=models.SET_NULL, related_name="home_crowns",
+        help_text="The player dynasty whose country this is.",
+    )
+    controlled_by = models.ForeignKey(
+        Dynasty, null=True, blank=True, on_delete=models.SET_NULL, related_name="controlled_crowns",
+        help_text="The dynasty whose player controls the country now (another in a Dynastic Union).",
+    )
+    union_with = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        help_text="The crown this one is joined to in a Dynastic Union.",
+    )
+    union_since = models.IntegerField(null=True, blank=True)
+    stability = models.IntegerField(default=0, help_text="BloodLine: the country's Stability.")
+
+    class Meta:
+        ordering = ["campaign", "name"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "name"], name="crown_unique_in_campaign")]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def annexed(self) -> bool:
+        return self.controlled_by_id is not None and self.controlled_by_id != self.home_dynasty_id
+
+
+class ModifierKind(models.TextChoices):
+    USURPER_STRENGTH = "usurper_strength", "-1 Strength for the usurping dynasty's men"
+    RIVAL_STRENGTH = "rival_strength", "+1 Strength against the usurper"
+    CHARISMA_LOSS = "charisma_loss", "Charisma loss of a monarch who passed over an imprisoned heir"
+    GOVERNOR = "governor", "Governor's +1 Strength/Guile"
+
+
+class Modifier(models.Model):
+    """An active modifier with the condition that keeps it alive (e.g. while a passed-over heir's
+    line lives and has not renounced). Ended modifiers stay on record with why they ended."""
+
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="modifiers")
+    kind = models.CharField(max_length=30, choices=ModifierKind.choices)
+    value = models.IntegerField()
+    crown = models.CharField(max_length=80, blank=True)
+    dynasty = models.ForeignKey(Dynasty, null=True, blank=True, on_delete=models.CASCADE, related_name="modifiers")
+    against = models.ForeignKey(Dynasty, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    character = models.ForeignKey(Character, null=True, blank=True, on_delete=models.CASCADE, related_name="modifiers")
+    claimant = models.ForeignKey(
+        Character, null=True, blank=True, on_delete=models.PROTECT, related_name="claims",
+        help_text="Lasts while this passed-over heir or her heirs live and have not renounced.",
+    )
+    reason = models.CharField(max_length=200)
+    start_year = models.IntegerField()
+    end_year = models.IntegerField(null=True, blank=True)
+    end_reason = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["campaign", "start_year", "id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(kind__in=[k.value for k in ModifierKind]), name="modifier_kind_valid"),
+            models.CheckConstraint(
+                condition=Q(end_year__isnull=True) | Q(end_year__gte=F("start_year")), name="modifier_ends_after_start"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.value:+d} {self.get_kind_display()} ({self.reason})"
+
+    @property
+    def active(self) -> bool:
+        return self.end_year is None
+
+
+class Renunciation(models.Model):
+    """A claim to a crown renounced (usually by contract); it outlives the contract (A6)."""
+
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="renunciations")
+    character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="renunciations")
+    crown = models.CharField(max_length=80)
+    year = models.IntegerField()
+    source = models.CharField(max_length=200, blank=True, help_text="e.g. the marriage contract that contains it.")
+
+    class Meta:
+        ordering = ["campaign", "year", "id"]
+        constraints = [models.UniqueConstraint(fields=["character", "crown"], name="renunciation_once")]
+
+    def __str__(self) -> str:
+        return f"{self.character} renounces {self.crown} ({self.year})"
+
+
+class Title(models.Model):
+    """Optional rule G: a governorship ("Duke of Liguria"), inherited like the crown."""
+
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="titles")
+    name = models.CharField(max_length=120)
+    province = models.CharField(max_length=80)
+    crown = models.CharField(max_length=80, help_text="The country the province belongs to.")
+    holder = models.ForeignKey(Character, null=True, blank=True, on_delete=models.PROTECT, related_name="titles")
+    granted_year = models.IntegerField()
+    granted_to = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        ordering = ["campaign", "name"]
+        constraints = [models.UniqueConstraint(fields=["campaign", "province"], name="title_one_per_province")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class TitleHolding(models.Model):
+    title = models.ForeignKey(Title, on_delete=models.CASCADE, related_name="holdings")
+    holder = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="title_holdings")
+    start_year = models.IntegerField()
+    end_year = models.IntegerField(null=True, blank=True)
+    how = models.CharField(max_length=200)
+    disputed = models.BooleanField(default=False, help_text="The King disputed this inheritance.")
+
+    class Meta:
+        ordering = ["title", "start_year", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.holder} holds {self.title} from {self.start_year}"

@@ -13,7 +13,7 @@ from typing import Any
 
 from dynasties.rules import tables as T
 from dynasties.rules.dice import D6, THREE_D6, TWO_D6, DiceSpec, chance_at_least
-from dynasties.rules.errors import IllegalMarriage, IllegalOption, IneligibleCouple
+from dynasties.rules.errors import IllegalMarriage, IllegalOption, IllegalPassOver, IneligibleCouple
 from dynasties.rules.people import FEMALE, MALE, Person
 
 NAME = "blood-royale"
@@ -362,3 +362,63 @@ def assign_prince_pieces(
     for person in (*candidates, *([king] if king is not None else [])):
         out.setdefault(person.id, "")
     return out
+
+
+# --- disputed succession (A7, optional rule C) ------------------------------------------------
+
+CHARISMA_LOSS_DICE: DiceSpec = D6
+
+
+@dataclass(frozen=True)
+class HeirStanding:
+    """What the rules need to know about an heir someone wants to pass over."""
+
+    sex: str
+    prisoner_of_another: bool  # held by a player other than the crown's
+    married_away: bool  # a woman controlled by another player as a result of a marriage
+    foreign_pretender: bool  # a Pretender (or his heir) controlled by another player (event cards)
+    lives_with_crown_player: bool  # controlled by the crown's own player
+
+
+@dataclass(frozen=True)
+class PassOverCost:
+    basic_allowed: bool
+    reason: str
+    usurper_strength: int = -1  # every male of the usurping dynasty, while the claim lives
+    rival_strength: int = 1  # the dynasty holding the rightful heir, against the usurper
+    charisma_roll: bool = False  # the new monarch rolls 1d6: 1-3 -1, 4-6 -2 Charisma
+    exile_left: bool = False  # rule C: heir, spouse and children pass to the player on the left
+
+
+def basic_pass_over_reason(standing: HeirStanding) -> str | None:
+    if standing.prisoner_of_another:
+        return "a prisoner of another player"
+    if standing.sex == FEMALE and standing.married_away:
+        return "a woman controlled by another player through marriage"
+    if standing.foreign_pretender:
+        return "a Pretender controlled by another player"
+    return None
+
+
+def pass_over_cost(standing: HeirStanding, *, rule_c: bool) -> PassOverCost:
+    """May this heir be passed over, and at what cost (A7 Disputed Succession; optional rule C).
+
+    Raises ``IllegalPassOver`` naming the rule when the basic rules forbid it and rule C is off."""
+    basic = basic_pass_over_reason(standing)
+    if basic is None and not rule_c:
+        raise IllegalPassOver(
+            "The rightful heir may be passed over only if a prisoner of another player or a woman controlled "
+            "by another player through marriage (Disputed Succession, A7); optional rule C is not in force."
+        )
+    imprisoned_male = standing.prisoner_of_another and standing.sex == MALE
+    return PassOverCost(
+        basic_allowed=basic is not None,
+        reason=basic or "passed over under optional rule C",
+        charisma_roll=imprisoned_male or basic is None,
+        exile_left=rule_c and basic is None and standing.lives_with_crown_player,
+    )
+
+
+def charisma_loss(faces: Sequence[int]) -> int:
+    """1-3: -1, 4-6: -2 (may take Charisma below -2; not inherited)."""
+    return -1 if faces[0] <= 3 else -2

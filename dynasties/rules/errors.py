@@ -54,3 +54,7 @@ class InvalidImport(RuleError):
 
 class IllegalOption(RuleError):
     code = "invalid_option"
+
+
+class IllegalPassOver(RuleError):
+    code = "illegal_pass_over"

@@ -21,6 +21,7 @@ class Person:
     retired: bool = False
     prisoner: bool = False
     characteristics: dict[str, int] = field(default_factory=dict)
+    legitimate: bool = True
 
     def age(self, year: int) -> int:
         return year - self.birth_year

@@ -7,7 +7,7 @@
 When the monarch's own descendants are exhausted the search continues in the same order from
 the monarch's parent of the royal blood (his living parent first, then his brothers and their
 lines, then his sisters and theirs) and further up the tree. Spouses never inherit: only blood
-relatives are ever visited.
+relatives are ever visited. Bastards (event cards) are never in a line, nor anyone through them.
 """
 
 from __future__ import annotations
@@ -88,8 +88,11 @@ def iter_succession(
     royal: Collection[int] = (),
     eligible: Eligible = _default_eligible,
     index: FamilyIndex | None = None,
+    barred: Collection[int] = (),
 ) -> Iterator[int]:
-    """Yield the heirs of ``late_monarch`` in order, lazily (the first one is the heir)."""
+    """Yield the heirs of ``late_monarch`` in order, lazily (the first one is the heir).
+
+    ``barred`` people have renounced their claim: neither they nor anyone through them inherits."""
     family = index or FamilyIndex(people)
     visited: set[int] = {late_monarch}
 
@@ -102,6 +105,8 @@ def iter_succession(
                 continue
             visited.add(pid)
             person = people[pid]
+            if not person.legitimate or pid in barred:
+                continue  # a bastard, or a claim renounced: not he, nor anyone through him
             if eligible(person):
                 yield pid
             stack.extend(reversed(family.children(pid)))
@@ -113,6 +118,8 @@ def iter_succession(
         if parent is None or parent in visited:
             return
         visited.add(parent)
+        if parent in barred:
+            return
         if eligible(people[parent]):
             yield parent
         yield from line(parent)
@@ -126,9 +133,10 @@ def succession_order(
     royal: Collection[int] = (),
     eligible: Eligible = _default_eligible,
     limit: int | None = None,
+    barred: Collection[int] = (),
 ) -> list[int]:
     out: list[int] = []
-    for pid in iter_succession(people, late_monarch, royal=royal, eligible=eligible):
+    for pid in iter_succession(people, late_monarch, royal=royal, eligible=eligible, barred=barred):
         out.append(pid)
         if limit is not None and len(out) >= limit:
             break
@@ -143,3 +151,32 @@ def heir_of(
     eligible: Eligible = _default_eligible,
 ) -> int | None:
     return next(iter(iter_succession(people, late_monarch, royal=royal, eligible=eligible)), None)
+
+
+def line_of(
+    people: Mapping[int, Person], root: int, *, eligible: Eligible = _default_eligible, index: FamilyIndex | None = None
+) -> Iterator[int]:
+    """The root's own descendants in succession order (not climbing the tree)."""
+    family = index or FamilyIndex(people)
+    stack: list[int] = list(reversed(family.children(root)))
+    seen: set[int] = {root}
+    while stack:
+        pid = stack.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        person = people[pid]
+        if not person.legitimate:
+            continue
+        if eligible(person):
+            yield pid
+        stack.extend(reversed(family.children(pid)))
+
+
+def claim_head(people: Mapping[int, Person], claimant: int, *, index: FamilyIndex | None = None) -> int | None:
+    """Who carries a passed-over heir's claim now: the claimant while in play, else the first of her
+    line; None when the line is extinct (the claim then lapses)."""
+    person = people.get(claimant)
+    if person is not None and person.in_play:
+        return claimant
+    return next(iter(line_of(people, claimant, index=index)), None)

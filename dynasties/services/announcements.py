@@ -7,8 +7,9 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from campaign.models import Campaign, ChronicleEntry, Step
-from dynasties.models import Character, DynastyKind, Marriage, Origin, Reign, Status
+from dynasties.models import Character, DynastyKind, Marriage, Modifier, Origin, Reign, Status
 from dynasties.rules import blood_royale as br
+from dynasties.services.claims import claims_review
 from dynasties.services.common import Chronicle, World, lock_campaign, require_step, set_step
 
 SECTIONS = [
@@ -17,6 +18,8 @@ SECTIONS = [
     ("Successions and regencies", {"succession", "regency", "created", "union", "regency_end"}),
     ("Marriages", {"wedding", "betrothal", "betrothal_end"}),
     ("Returns and retirements", {"return", "retirement"}),
+    ("Disputed successions and claims", {"pass_over", "exile", "renunciation", "claim_end"}),
+    ("Captures and releases", {"capture", "release"}),
     ("Prince pieces", {"piece"}),
     ("Money owed by the rules", {"payment_owed"}),
 ]
@@ -32,6 +35,8 @@ def announcements_make(*, campaign: Campaign | int, by: AbstractBaseUser | None 
     chronicle = Chronicle(campaign)
     _returns(world, chronicle)
     _prince_pieces(world, chronicle)
+    if Modifier.objects.filter(campaign=campaign, end_year__isnull=True).exists():
+        claims_review(World(campaign), chronicle)
     chronicle.flush()
     year = campaign.current_year
     entries = list(ChronicleEntry.objects.filter(campaign=campaign, year=year).exclude(kind="announcements"))

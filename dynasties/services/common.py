@@ -9,7 +9,7 @@ from typing import Any
 from django.db.models import Q
 
 from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, RuleTable, Step
-from dynasties.models import Character, Dynasty, Marriage, Reign, Status
+from dynasties.models import Character, Crown, Dynasty, DynastyKind, Marriage, Reign, Renunciation, Status
 from dynasties.rules import get_ruleset
 from dynasties.rules.errors import NotFound, RuleError, StepOrderError
 from dynasties.rules.people import Person
@@ -95,6 +95,10 @@ class World:
         self.characters: dict[int, Character] = {c.pk: c for c in characters}
         self.dynasties: dict[int, Dynasty] = {d.pk: d for d in Dynasty.objects.filter(campaign=campaign)}
         self.reigns: list[Reign] = list(Reign.objects.filter(campaign=campaign).order_by("start_year", "pk"))
+        self.crowns: dict[str, Crown] = {c.name: c for c in Crown.objects.filter(campaign=campaign)}
+        self.renounced: dict[str, set[int]] = {}
+        for crown, character in Renunciation.objects.filter(campaign=campaign).values_list("crown", "character_id"):
+            self.renounced.setdefault(crown, set()).add(character)
         self.open_marriages: list[Marriage] = list(
             Marriage.objects.filter(campaign=campaign, ended_year__isnull=True).order_by("pk")
         )
@@ -125,11 +129,41 @@ class World:
     def past_holders(self, crown: str) -> set[int]:
         return {r.holder_id for r in self.reigns if r.crown == crown}
 
+    def crown(self, name: str) -> Crown:
+        """The crown's record, created on first use for a house that has a crown but no record."""
+        if name not in self.crowns:
+            home = next((d for d in self.dynasties.values() if d.crown == name), None)
+            self.crowns[name] = Crown.objects.create(
+                campaign=self.campaign, name=name, home_dynasty=home, controlled_by=home
+            )
+        return self.crowns[name]
+
     def crown_dynasty(self, crown: str) -> Dynasty | None:
+        """The dynasty whose player controls the country now (another in a Dynastic Union)."""
+        record = self.crowns.get(crown)
+        if record is not None and record.controlled_by_id:
+            return self.dynasties.get(record.controlled_by_id)
         for dynasty in self.dynasties.values():
             if dynasty.crown == crown:
                 return dynasty
         return None
+
+    def seat_left(self, dynasty: Dynasty) -> Dynasty | None:
+        """The player on the left: the next seat round the table among the player dynasties."""
+        players = sorted(
+            (d for d in self.dynasties.values() if d.kind == DynastyKind.PLAYER), key=lambda d: (d.seat, d.pk)
+        )
+        if dynasty not in players or len(players) < 2:
+            return None
+        return players[(players.index(dynasty) + 1) % len(players)]
+
+    def seat_right(self, dynasty: Dynasty) -> Dynasty | None:
+        players = sorted(
+            (d for d in self.dynasties.values() if d.kind == DynastyKind.PLAYER), key=lambda d: (d.seat, d.pk)
+        )
+        if dynasty not in players or len(players) < 2:
+            return None
+        return players[(players.index(dynasty) - 1) % len(players)]
 
     # marriages ----------------------------------------------------------------------------
     def spouse_of(self, character_id: int, *, wed_only: bool = True) -> Character | None:

@@ -13,7 +13,7 @@ from django.utils.text import slugify
 
 from campaign.dice import DiceBox
 from campaign.models import Campaign, Membership, Role, RuleTable, Step
-from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Origin, Reign
+from dynasties.models import Character, Crown, Dynasty, DynastyKind, Marriage, Origin, Reign
 from dynasties.rules import blood_royale as br
 from dynasties.rules import get_ruleset
 from dynasties.rules.dice import DiceSource
@@ -108,8 +108,10 @@ def campaign_create(
     bands = rules.DEFAULT_TABLES["characteristic_bands"]
     for i, spec in enumerate(specs):
         dynasty = Dynasty.objects.create(
-            campaign=campaign, name=spec.name, crown=spec.crown, kind=spec.kind, color=PALETTE[i % len(PALETTE)]
+            campaign=campaign, name=spec.name, crown=spec.crown, kind=spec.kind, color=PALETTE[i % len(PALETTE)], seat=i
         )
+        if spec.crown:
+            Crown.objects.create(campaign=campaign, name=spec.crown, home_dynasty=dynasty, controlled_by=dynasty)
         _starting_family(campaign, dynasty, options, box, queue, chronicle, bands)
     if queue:
         raise RuleError(f"{len(queue)} typed set-up rolls were left over; give exactly one per roll.", code="invalid_dice")

@@ -3,12 +3,24 @@ relative when nobody of the blood is left, and the 100 Crowns owed for a match w
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.db.models import Q
 
 from campaign.dice import DiceBox
-from dynasties.models import Character, Dynasty, Marriage, Origin, Reign, Status
+from dynasties.models import (
+    Character,
+    Crown,
+    Dynasty,
+    Marriage,
+    Modifier,
+    ModifierKind,
+    Origin,
+    PassedOver,
+    Reign,
+    Status,
+)
 from dynasties.rules import blood_royale as br
 from dynasties.rules.errors import RuleError
 from dynasties.rules.names import given_name, spouse_dynastic_name
@@ -22,14 +34,22 @@ def title(character: Character) -> str:
 
 
 def resolve_successions(
-    world: World, box: DiceBox, chronicle: Chronicle, tables: dict[str, Any], *, entered: list[list[int]] | None
+    world: World,
+    box: DiceBox,
+    chronicle: Chronicle,
+    tables: dict[str, Any],
+    *,
+    entered: list[list[int]] | None,
+    pass_over: Mapping[str, Sequence[int]] | None = None,
 ) -> list[Reign]:
-    """Every crown whose monarch is dead passes on; every regency whose regent died gets a new one."""
+    """Every crown whose monarch is dead passes on (skipping the heirs ``pass_over`` names for that
+    crown, if the rules allow it); every regency whose regent died gets a new regent."""
+    wanted = {crown: list(ids) for crown, ids in (pass_over or {}).items()}
     new_reigns: list[Reign] = []
     for reign in list(world.open_reigns()):
         holder = world.characters[reign.holder_id]
         if holder.status == Status.DEAD:
-            new_reigns.append(_succeed(world, reign, box, chronicle, tables, entered))
+            new_reigns.append(_succeed(world, reign, box, chronicle, tables, entered, wanted.pop(reign.crown, [])))
         elif (
             reign.regent_id
             and reign.regency_end_year is None
@@ -39,35 +59,102 @@ def resolve_successions(
             reign.regent = regent
             reign.save(update_fields=["regent"])
             chronicle.add("regency", f"{regent.display_name} becomes regent for {holder.display_name}.", character=regent.pk)
+    if wanted:
+        raise RuleError(
+            f"No monarch of {', '.join(sorted(wanted))} has died: there is no succession in which to pass anyone over.",
+            code="no_succession",
+        )
     if entered:
         raise RuleError(f"{len(entered)} typed rolls were left over after the succession.", code="invalid_dice")
     return new_reigns
 
 
+def heir_standing(world: World, character: Character, crown_player: Dynasty | None) -> br.HeirStanding:
+    player = crown_player.pk if crown_player else None
+    controlled_elsewhere = character.controlled_by_id is not None and character.controlled_by_id != player
+    pretender_line = controlled_elsewhere and _pretender_line(world, character)
+    return br.HeirStanding(
+        sex=character.sex,
+        prisoner_of_another=character.prisoner_of_id is not None and character.prisoner_of_id != player,
+        married_away=controlled_elsewhere and world.spouse_of(character.pk) is not None,
+        foreign_pretender=pretender_line,
+        lives_with_crown_player=character.controlled_by_id == player,
+    )
+
+
+def _pretender_line(world: World, character: Character) -> bool:
+    """A Pretender, or a descendant of one, carries the Pretender's claim (like a title)."""
+    seen: set[int] = set()
+    stack = [character.pk]
+    while stack:
+        pk = stack.pop()
+        if pk in seen or pk not in world.characters:
+            continue
+        seen.add(pk)
+        c = world.characters[pk]
+        if c.pretender_of_id is not None:
+            return True
+        stack += [p for p in (c.father_id, c.mother_id) if p is not None]
+    return False
+
+
 def _succeed(
-    world: World, reign: Reign, box: DiceBox, chronicle: Chronicle, tables: dict[str, Any], entered: list[list[int]] | None
+    world: World,
+    reign: Reign,
+    box: DiceBox,
+    chronicle: Chronicle,
+    tables: dict[str, Any],
+    entered: list[list[int]] | None,
+    pass_over: list[int],
 ) -> Reign:
     year = world.year
     late = world.characters[reign.holder_id]
     crown = reign.crown
-    dynasty = world.crown_dynasty(crown)
-    heir_id = next(iter(iter_succession(world.people, late.pk, royal=world.past_holders(crown))), None)
+    record = world.crown(crown)
+    player = world.crown_dynasty(crown)
+    rule_c = world.campaign.option("disputed_succession")
+    skipped: list[tuple[Character, br.PassOverCost]] = []
+    heir_id: int | None = None
+    barred = world.renounced.get(crown, set())
+    for pid in iter_succession(world.people, late.pk, royal=world.past_holders(crown), barred=barred):
+        if pid in pass_over:
+            candidate = world.characters[pid]
+            try:
+                cost = br.pass_over_cost(heir_standing(world, candidate, player), rule_c=rule_c)
+            except RuleError as exc:
+                raise type(exc)(f"{candidate.display_name} may not be passed over: {exc.message}") from None
+            skipped.append((candidate, cost))
+            pass_over.remove(pid)
+            continue
+        heir_id = pid
+        break
+    if pass_over:
+        names = ", ".join(world.characters[p].display_name if p in world.characters else f"#{p}" for p in pass_over)
+        raise RuleError(
+            f"{names}: not ahead of the heir in the line of succession of {crown}; only those who would "
+            "otherwise succeed can be passed over.",
+            code="not_in_line",
+        )
     reign.end_year = year
     reign.save(update_fields=["end_year"])
     if heir_id is None:
-        heir = _create_relative(world, late, dynasty, box, chronicle, tables, entered)
+        heir = _create_relative(world, late, player, box, chronicle, tables, entered)
         how = "a relative of the late monarch, as no heir of the blood is left"
     else:
         heir = world.characters[heir_id]
-        how = "the rightful heir"
+        how = "the rightful heir" if not skipped else "passing over " + ", ".join(c.display_name for c, _ in skipped)
     new = Reign.objects.create(campaign=world.campaign, crown=crown, holder=heir, start_year=year)
     world.reigns.append(new)
-    if dynasty is not None:
-        _bring_home(world, heir, dynasty, chronicle)
-    text = (
-        f"{heir.display_name} succeeds {late.display_name} as {title(heir)} of {crown}, aged {heir.age(year)} ({how})."
+    chronicle.add(
+        "succession",
+        f"{heir.display_name} succeeds {late.display_name} as {title(heir)} of {crown}, aged {heir.age(year)} ({how}).",
+        character=heir.pk,
+        crown=crown,
+        late=late.pk,
     )
-    chronicle.add("succession", text, character=heir.pk, crown=crown, late=late.pk)
+    if skipped:
+        _pass_over(world, new, heir, player, skipped, box, chronicle, entered)
+    _bring_home(world, heir, record, chronicle)
     spouse = world.spouse_of(heir.pk)
     if spouse is not None and spouse.birth_dynasty_id is not None:
         chronicle.add(
@@ -91,40 +178,165 @@ def _succeed(
     return new
 
 
-def _bring_home(world: World, heir: Character, dynasty: Dynasty, chronicle: Chronicle) -> None:
-    """A new monarch is controlled by the crown's player (A7, Female Succession); the spouse and
-    the couple's unmarried children come too, unless the heir is a woman married to a reigning
-    King, whose player then controls both crowns (Dynastic Union)."""
-    if heir.controlled_by_id == dynasty.pk:
-        return
-    spouse = world.spouse_of(heir.pk)
-    reigning = world.reigning()
-    if heir.sex == "F" and spouse is not None and spouse.pk in reigning:
+def _pass_over(
+    world: World,
+    reign: Reign,
+    heir: Character,
+    player: Dynasty | None,
+    skipped: list[tuple[Character, br.PassOverCost]],
+    box: DiceBox,
+    chronicle: Chronicle,
+    entered: list[list[int]] | None,
+) -> None:
+    """Record the passed-over heirs and the penalties that last while their claims live (A7)."""
+    year = world.year
+    crown = reign.crown
+    modifiers: list[Modifier] = []
+    for claimant, cost in skipped:
+        PassedOver.objects.create(reign=reign, character=claimant, reason=cost.reason)
+        label = f"{claimant.display_name} passed over for the crown of {crown} ({cost.reason})"
+        if cost.exile_left and player is not None:
+            left = world.seat_left(player)
+            if left is not None:
+                _exile(world, claimant, left, chronicle)
+        holder = world.dynasties.get(claimant.controlled_by_id or 0)
+        if player is not None:
+            modifiers.append(
+                Modifier(
+                    campaign=world.campaign, kind=ModifierKind.USURPER_STRENGTH, value=cost.usurper_strength,
+                    crown=crown, dynasty=player, claimant=claimant, reason=label, start_year=year,
+                )
+            )
+        if holder is not None and holder != player:
+            modifiers.append(
+                Modifier(
+                    campaign=world.campaign, kind=ModifierKind.RIVAL_STRENGTH, value=cost.rival_strength,
+                    crown=crown, dynasty=holder, against=player, claimant=claimant, reason=label, start_year=year,
+                )
+            )
         chronicle.add(
-            "union",
-            f"Dynastic Union: {heir.display_name} is married to {spouse.display_name}, "
-            f"{title(spouse)} of {reigning[spouse.pk].crown}; his player controls both crowns.",
+            "pass_over",
+            f"{label}: the men of {player.name if player else crown} fight at -1 Strength"
+            + (f", and {holder.name} at +1 against them," if holder is not None and holder != player else "")
+            + " while the claim lives.",
+            character=claimant.pk,
+            crown=crown,
+        )
+    if any(cost.charisma_roll for _, cost in skipped):
+        faces = entered.pop(0) if entered else None
+        roll = box.roll(
+            br.CHARISMA_LOSS_DICE, purpose="charisma_loss", characters=[heir], entered=faces, detail=crown
+        )
+        loss = br.charisma_loss(roll.faces)
+        roll.outcome = f"charisma {loss:+d}"
+        heir.characteristics = {**heir.characteristics, "charisma": int(heir.characteristics.get("charisma", 0)) + loss}
+        heir.save(update_fields=["characteristics"])
+        world.refresh_person(heir)
+        modifiers.append(
+            Modifier(
+                campaign=world.campaign, kind=ModifierKind.CHARISMA_LOSS, value=loss, crown=crown,
+                character=heir, reason=f"{heir.display_name} took the crown of {crown} over a rightful heir", start_year=year,
+            )
+        )
+        chronicle.add(
+            "pass_over",
+            f"{heir.display_name} loses {-loss} Charisma (rolled {roll.faces[0]}): factions gather round the rightful heir.",
             character=heir.pk,
         )
-        return
-    moved = [heir]
-    if spouse is not None:
-        moved.append(spouse)
-        children = [
-            c for c in world.characters.values()
-            if c.status == Status.ALIVE and {c.father_id, c.mother_id} == {heir.pk, spouse.pk}
-            and world.spouse_of(c.pk, wed_only=True) is None
-        ]
-        moved += children
+    Modifier.objects.bulk_create(modifiers)
+
+
+def _exile(world: World, claimant: Character, left: Dynasty, chronicle: Chronicle) -> None:
+    """Rule C: the deposed heir, spouse and children pass to the player on the left, in exile."""
+    spouse = world.spouse_of(claimant.pk)
+    moved = [claimant] + ([spouse] if spouse else [])
+    moved += [
+        c for c in world.characters.values()
+        if c.status == Status.ALIVE and claimant.pk in (c.father_id, c.mother_id)
+    ]
     for character in moved:
-        character.controlled_by = dynasty
+        character.controlled_by = left
         character.prince_piece = ""
         character.save(update_fields=["controlled_by", "prince_piece"])
         world.refresh_person(character)
     chronicle.add(
+        "exile",
+        f"{', '.join(c.display_name for c in moved)} go into exile with the house of {left.name} (optional rule C).",
+        character=claimant.pk,
+        dynasty=left.pk,
+    )
+
+
+def _bring_home(world: World, heir: Character, record: Crown, chronicle: Chronicle) -> None:
+    """A new monarch is controlled by the player of the crown (A7, Female Succession); the spouse and
+    the couple's unmarried children come too. A monarch married to the monarch of another crown
+    makes a Dynastic Union: the male character's player controls both crowns."""
+    player = world.dynasties.get(record.controlled_by_id or 0) or world.crown_dynasty(record.name)
+    spouse = world.spouse_of(heir.pk)
+    reigning = world.reigning()
+    spouse_reign = reigning.get(spouse.pk) if spouse is not None else None
+    if spouse is not None and spouse_reign is not None and spouse_reign.crown != record.name:
+        other = world.crown(spouse_reign.crown)
+        if heir.sex == "F":
+            crowns_join(world, queen_crown=record, king_crown=other, chronicle=chronicle)
+        else:
+            crowns_join(world, queen_crown=other, king_crown=record, chronicle=chronicle)
+        return
+    if player is None or heir.controlled_by_id == player.pk:
+        return
+    _move_family(world, heir, spouse, player)
+    chronicle.add(
         "return",
-        f"{', '.join(c.display_name for c in moved)} return to {dynasty.crown} with the new {title(heir)}.",
-        dynasty=dynasty.pk,
+        f"{heir.display_name} returns to {record.name} with {'her' if heir.sex == 'F' else 'his'} family "
+        f"as its new {title(heir)}" + (f"; {spouse.display_name} is now Consort" if spouse and heir.sex == "F" else "") + ".",
+        dynasty=player.pk,
+        character=heir.pk,
+    )
+
+
+def _move_family(world: World, head: Character, spouse: Character | None, dynasty: Dynasty) -> None:
+    moved = [head]
+    if spouse is not None:
+        moved.append(spouse)
+        moved += [
+            c for c in world.characters.values()
+            if c.status == Status.ALIVE and {c.father_id, c.mother_id} == {head.pk, spouse.pk}
+            and world.spouse_of(c.pk) is None
+        ]
+    for character in moved:
+        if character.controlled_by_id != dynasty.pk:
+            character.controlled_by = dynasty
+            character.prince_piece = ""
+            character.save(update_fields=["controlled_by", "prince_piece"])
+            world.refresh_person(character)
+
+
+def crowns_join(world: World, *, queen_crown: Crown, king_crown: Crown, chronicle: Chronicle) -> None:
+    """Dynastic Union (A7): the Queen regnant's crown passes under the control of the King's player,
+    with the Queen and the couple's unmarried children; both crowns record the union."""
+    king_player = world.dynasties.get(king_crown.controlled_by_id or 0) or world.crown_dynasty(king_crown.name)
+    queen_reign = next(r for r in world.open_reigns() if r.crown == queen_crown.name)
+    king_reign = next(r for r in world.open_reigns() if r.crown == king_crown.name)
+    queen = world.characters[queen_reign.holder_id]
+    king = world.characters[king_reign.holder_id]
+    if king_player is not None:
+        _move_family(world, king, queen, king_player)
+    queen_crown.controlled_by = king_player
+    queen_crown.union_with = king_crown
+    queen_crown.union_since = world.year
+    king_crown.union_with = queen_crown
+    king_crown.union_since = world.year
+    queen_crown.save(update_fields=["controlled_by", "union_with", "union_since"])
+    king_crown.save(update_fields=["union_with", "union_since"])
+    home = world.dynasties.get(queen_crown.home_dynasty_id or 0)
+    chronicle.add(
+        "union",
+        f"Dynastic Union: {queen.display_name}, Queen of {queen_crown.name}, is married to {king.display_name}, "
+        f"King of {king_crown.name}; the house of {king_player.name if king_player else '?'} controls both crowns"
+        + (f" and the house of {home.name} is landless" if home is not None and home != king_player else "")
+        + ".",
+        crown=queen_crown.name,
+        dynasty=king_player.pk if king_player else None,
     )
 
 

@@ -211,12 +211,15 @@ def survival_finish(
     campaign: Campaign | int,
     source: DiceSource | None = None,
     entered: Sequence[Sequence[int]] | None = None,
+    pass_over: Mapping[str, Sequence[int]] | None = None,
     by: AbstractBaseUser | None = None,
 ) -> Campaign:
     """Close Survival once everyone has rolled; crowns whose monarch died pass to the heir (A7).
 
-    ``entered`` gives typed faces for any character the succession must create (a regent baron's
-    characteristics, a created relative's children), in the order asked for."""
+    ``pass_over`` maps a crown to the heirs its player passes over (Disputed Succession: a prisoner
+    or a woman married away, or anyone under optional rule C). ``entered`` gives typed faces for
+    every roll the succession makes (the Charisma loss, a regent baron's characteristics, a created
+    relative's children), in the order asked for."""
     campaign = lock_campaign(campaign)
     require_step(campaign, Step.SURVIVAL)
     world = World(campaign, living_only=True)
@@ -233,9 +236,11 @@ def survival_finish(
         if r.holder_id not in world.characters
         or (r.regent_id and r.regency_end_year is None and r.regent_id not in world.characters)
     ]
-    if vacant:  # a monarch or a regent died: the succession needs the whole family tree
+    if vacant or pass_over:  # a monarch or a regent died: the succession needs the whole family tree
         world = World(campaign)
-    resolve_successions(world, box, chronicle, tables, entered=[list(f) for f in entered] if entered else None)
+    resolve_successions(
+        world, box, chronicle, tables, entered=[list(f) for f in entered] if entered else None, pass_over=pass_over
+    )
     box.flush()
     chronicle.flush()
     set_step(campaign, Step.MARRIAGES)
