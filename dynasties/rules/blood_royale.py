@@ -422,3 +422,26 @@ def pass_over_cost(standing: HeirStanding, *, rule_c: bool) -> PassOverCost:
 def charisma_loss(faces: Sequence[int]) -> int:
     """1-3: -1, 4-6: -2 (may take Charisma below -2; not inherited)."""
     return -1 if faces[0] <= 3 else -2
+
+
+# --- survival rolls outside the Dynastic Sequence (A5) ----------------------------------------
+
+EVENT_MODIFIERS: dict[str, int] = {
+    "plague": -1,  # a King or Prince in a plague province; characters in their capital are immune
+    "battle": -1,  # the royal's army wiped out; survivors are captured
+    "storm": 0,  # royals aboard a fleet lost at sea simply die: no roll
+    "other": 0,  # anything else the GM rules (e.g. rule G plague in a governed province, +1 per other governed province not hit)
+}
+EVENT_LABELS: dict[str, str] = {
+    "plague": "plague",
+    "battle": "defeat in battle",
+    "storm": "lost at sea in a storm",
+    "other": "a survival roll ordered by the GM",
+}
+NEUTRAL_RANSOM = 100
+
+
+def event_rolls(reason: str) -> bool:
+    if reason not in EVENT_MODIFIERS:
+        raise IllegalOption(f"Unknown survival event {reason!r}; choose one of {', '.join(EVENT_MODIFIERS)}.")
+    return reason != "storm"

@@ -3,14 +3,20 @@ and the advance to the next turn."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import Q
 
+from campaign.dice import DiceBox
 from campaign.models import Campaign, ChronicleEntry, Step
-from dynasties.models import Character, DynastyKind, Marriage, Modifier, Origin, Reign, Status
+from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Modifier, Origin, Reign, Status
 from dynasties.rules import blood_royale as br
+from dynasties.rules.names import names_for
 from dynasties.services.claims import claims_review
-from dynasties.services.common import Chronicle, World, lock_campaign, require_step, set_step
+from dynasties.services.common import Chronicle, World, load_tables, lock_campaign, require_step, set_step
+from dynasties.services.setup import starting_family
 
 SECTIONS = [
     ("Births", {"birth"}),
@@ -33,7 +39,8 @@ def announcements_make(*, campaign: Campaign | int, by: AbstractBaseUser | None 
     require_step(campaign, Step.ANNOUNCEMENTS)
     world = World(campaign, living_only=True)
     chronicle = Chronicle(campaign)
-    _returns(world, chronicle)
+    return_widowed(world, chronicle)
+    _restart_extinct(world, chronicle, by)
     _prince_pieces(world, chronicle)
     if Modifier.objects.filter(campaign=campaign, end_year__isnull=True).exists():
         claims_review(World(campaign), chronicle)
@@ -62,11 +69,15 @@ def announcements_make(*, campaign: Campaign | int, by: AbstractBaseUser | None 
     return announcement
 
 
-def _returns(world: World, chronicle: Chronicle) -> None:
+def return_widowed(world: World, chronicle: Chronicle, dead: Sequence[int] | None = None) -> None:
+    """Widowed spouses from another house go home; a King's widow retires (A5). ``dead`` limits it
+    to the marriages those deaths ended (deaths after this turn's Announcements are dealt with at once)."""
     year = world.year
     ended = Marriage.objects.filter(
         campaign=world.campaign, ended_year=year, wedding_year__isnull=False, end_cause__startswith="death"
     ).order_by("pk")
+    if dead is not None:
+        ended = ended.filter(Q(husband_id__in=list(dead)) | Q(wife_id__in=list(dead)))
     kings_died = {r.holder_id for r in world.reigns if r.end_year == year and r.holder_id}
     changed: list[Character] = []
     ended = list(ended)
@@ -112,6 +123,37 @@ def _returns(world: World, chronicle: Chronicle) -> None:
         Character.objects.bulk_update(changed, ["status", "retired_year", "prince_piece", "controlled_by"])
         for c in changed:
             world.refresh_person(c)
+
+
+def _restart_extinct(world: World, chronicle: Chronicle, by: AbstractBaseUser | None) -> None:
+    """A player dynasty with nobody left in play starts anew as at the set-up, keeping its money and
+    provinces (A5); it takes a new dynastic name from its country's suggestions."""
+
+    alive_houses = {c.controlled_by_id for c in world.characters.values() if c.status == Status.ALIVE}
+    tables = None
+    for dynasty in list(world.dynasties.values()):
+        if dynasty.kind != DynastyKind.PLAYER or dynasty.pk in alive_houses:
+            continue
+        if tables is None:
+            tables = load_tables(world.campaign)
+        used = set(Dynasty.objects.filter(campaign=world.campaign).values_list("name", flat=True))
+        used |= set(Character.objects.filter(campaign=world.campaign).values_list("dynastic_name", flat=True))
+        old = dynasty.name
+        dynasty.name = next((n for n in names_for(dynasty.crown).dynastic if n not in used), f"{old} the Younger")
+        dynasty.save(update_fields=["name"])
+        crown_reigns = [r for r in world.open_reigns() if r.crown == dynasty.crown]
+        box = DiceBox(world.campaign, by=by)
+        king = starting_family(
+            world.campaign, dynasty, world.campaign.optional_rules or {}, box, None, chronicle,
+            tables["characteristic_bands"], year=world.year, reign=not crown_reigns and bool(dynasty.crown),
+        )
+        box.flush()
+        chronicle.add(
+            "created",
+            f"The house of {old} has died out: its player founds the house of {dynasty.name} under "
+            f"{king.display_name}, keeping the money and provinces of the old house.",
+            dynasty=dynasty.pk,
+        )
 
 
 def _prince_pieces(world: World, chronicle: Chronicle) -> None:

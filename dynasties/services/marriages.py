@@ -21,7 +21,8 @@ from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Origin, 
 from dynasties.rules import blood_royale as br
 from dynasties.rules.errors import IllegalMarriage, NotFound, RuleError
 from dynasties.selectors import kings_widows
-from dynasties.services.common import Chronicle, lock_campaign, require_step, set_step
+from dynasties.services.common import Chronicle, World, lock_campaign, require_step, set_step
+from dynasties.services.succession import crowns_join
 
 
 @dataclass(frozen=True)
@@ -283,6 +284,16 @@ def _wed_all(campaign: Campaign, matches: Sequence[Marriage], people: dict[int, 
     Marriage.objects.bulk_update(list(matches), ["wedding_year", "husband_joins_wife"])
     if changed:
         Character.objects.bulk_update(list(changed.values()), ["controlled_by", "prince_piece"])
+    unions = [m for m in matches if m.husband_id in reigning and m.wife_id in reigning]
+    if unions:  # a Queen regnant weds a reigning King: Dynastic Union (A7)
+        world = World(campaign, living_only=True)
+        for match in unions:
+            crowns_join(
+                world,
+                queen_crown=world.crown(world.reigning()[match.wife_id].crown),
+                king_crown=world.crown(world.reigning()[match.husband_id].crown),
+                chronicle=chronicle,
+            )
 
 
 @transaction.atomic

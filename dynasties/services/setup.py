@@ -112,7 +112,7 @@ def campaign_create(
         )
         if spec.crown:
             Crown.objects.create(campaign=campaign, name=spec.crown, home_dynasty=dynasty, controlled_by=dynasty)
-        _starting_family(campaign, dynasty, options, box, queue, chronicle, bands)
+        starting_family(campaign, dynasty, options, box, queue, chronicle, bands)
     if queue:
         raise RuleError(f"{len(queue)} typed set-up rolls were left over; give exactly one per roll.", code="invalid_dice")
     box.flush()
@@ -164,7 +164,7 @@ def roll_characteristics(
     return values
 
 
-def _starting_family(
+def starting_family(
     campaign: Campaign,
     dynasty: Dynasty,
     options: dict[str, bool],
@@ -172,8 +172,13 @@ def _starting_family(
     queue: list[list[int]] | None,
     chronicle: Chronicle,
     bands: Any,
-) -> None:
-    plan = br.setup_plan(options, campaign.start_year)
+    *,
+    year: int | None = None,
+    reign: bool = True,
+) -> Character:
+    """The starting family (A3); also a dying-out player's new dynasty (A5), dated ``year``."""
+    start = campaign.start_year if year is None else year
+    plan = br.setup_plan(options, start)
     crown = dynasty.crown or ""
     aristocratic = dynasty.kind == DynastyKind.ARISTOCRATIC
     king_spec = next(p for p in plan if p.role == "king")
@@ -185,7 +190,7 @@ def _starting_family(
         campaign=campaign, given_name=given_name(crown, "M", 0), sex="M", birth_year=king_spec.birth_year,
         dynastic_name=dynasty.name, birth_dynasty=dynasty, controlled_by=dynasty,
         characteristics=br.normal_characteristics("M"), origin=Origin.SETUP,
-        prince_piece="" if aristocratic else "K",
+        prince_piece="K" if reign and not aristocratic else "",
     )
     queen = Character.objects.create(
         campaign=campaign, given_name=given_name(crown, "F", 0), sex="F", birth_year=queen_spec.birth_year,
@@ -201,11 +206,13 @@ def _starting_family(
     Marriage.objects.create(
         campaign=campaign, husband=king, wife=queen, arranged_year=first_child_year, wedding_year=first_child_year
     )
-    if not aristocratic:
-        Reign.objects.create(campaign=campaign, crown=crown, holder=king, start_year=campaign.start_year)
+    if reign and not aristocratic:
+        Reign.objects.create(campaign=campaign, crown=crown, holder=king, start_year=start)
     names_used = {"M": 1, "F": 1}
     lines = [f"{king.display_name}, born {king.birth_year}" + (" (King)" if not aristocratic else ""),
              f"{queen.display_name}, born {queen.birth_year}"]
+    if not reign:
+        lines[0] = f"{king.display_name}, born {king.birth_year}"
     for spec in children_specs:
         roll = box.roll(br.SEX_DICE, purpose="sex", entered=_next_entered(queue))
         sex = br.sex_from_faces(roll.faces)
@@ -222,10 +229,11 @@ def _starting_family(
         lines.append(f"{child.display_name}, born {child.birth_year}: {format_characteristics(child.characteristics)}")
     chronicle.add(
         "setup",
-        f"The house of {dynasty.name}" + (f" rules {crown}" if crown else "") + ": " + "; ".join(lines) + ".",
+        f"The house of {dynasty.name}" + (f" rules {crown}" if crown and reign else "") + ": " + "; ".join(lines) + ".",
         step="setup",
         dynasty=dynasty.pk,
     )
+    return king
 
 
 def format_characteristics(values: dict[str, int]) -> str:

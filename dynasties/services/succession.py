@@ -24,7 +24,7 @@ from dynasties.models import (
 from dynasties.rules import blood_royale as br
 from dynasties.rules.errors import RuleError
 from dynasties.rules.names import given_name, spouse_dynastic_name
-from dynasties.rules.succession import FamilyIndex, iter_succession
+from dynasties.rules.succession import FamilyIndex, iter_succession, line_of
 from dynasties.services.common import Chronicle, World
 from dynasties.services.setup import format_characteristics, roll_characteristics
 
@@ -116,15 +116,20 @@ def _succeed(
     skipped: list[tuple[Character, br.PassOverCost]] = []
     heir_id: int | None = None
     barred = world.renounced.get(crown, set())
+    claim_lines: set[int] = set()  # passing over an heir passes over the line that carries her claim
     for pid in iter_succession(world.people, late.pk, royal=world.past_holders(crown), barred=barred):
+        if pid in claim_lines:
+            continue
         if pid in pass_over:
             candidate = world.characters[pid]
             try:
                 cost = br.pass_over_cost(heir_standing(world, candidate, player), rule_c=rule_c)
             except RuleError as exc:
-                raise type(exc)(f"{candidate.display_name} may not be passed over: {exc.message}") from None
+                message = exc.message[:1].lower() + exc.message[1:]
+                raise type(exc)(f"{candidate.display_name} may not be passed over: {message}") from None
             skipped.append((candidate, cost))
             pass_over.remove(pid)
+            claim_lines |= set(line_of(world.people, pid, eligible=lambda p: True))
             continue
         heir_id = pid
         break
@@ -138,7 +143,7 @@ def _succeed(
     reign.end_year = year
     reign.save(update_fields=["end_year"])
     if heir_id is None:
-        heir = _create_relative(world, late, player, box, chronicle, tables, entered)
+        heir = create_relative(world, late, player, box, chronicle, tables, entered)
         how = "a relative of the late monarch, as no heir of the blood is left"
     else:
         heir = world.characters[heir_id]
@@ -199,7 +204,8 @@ def _pass_over(
             left = world.seat_left(player)
             if left is not None:
                 _exile(world, claimant, left, chronicle)
-        holder = world.dynasties.get(claimant.controlled_by_id or 0)
+        # the dynasty holding the rightful heir: his captor if he is a prisoner
+        holder = world.dynasties.get(claimant.prisoner_of_id or claimant.controlled_by_id or 0)
         if player is not None:
             modifiers.append(
                 Modifier(
@@ -399,7 +405,7 @@ def _choose_regent(
     return baron
 
 
-def _create_relative(
+def create_relative(
     world: World,
     late: Character,
     dynasty: Dynasty | None,

@@ -1,0 +1,354 @@
+"""Succession law in full (RULES.md A7): queens and consorts, Dynastic Union, disputed succession
+and its lasting penalties, renunciations, prisoners, events outside the sequence, regents,
+crowns given back and dynasties that die out."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign.models import ChronicleEntry, Roll, Step
+from dynasties.models import (
+    Character,
+    Crown,
+    Dynasty,
+    Marriage,
+    Modifier,
+    ModifierKind,
+    Origin,
+    PassedOver,
+    Reign,
+    Status,
+)
+from dynasties.rules.errors import IllegalPassOver, RuleError
+from dynasties.services import announcements_make, marriages_finish, survival_finish, survival_roll
+from dynasties.services.claims import claim_renounce
+from dynasties.services.common import World, load_tables
+from dynasties.services.events import (
+    character_capture,
+    character_release,
+    crown_give_back,
+    regent_appoint,
+    survival_event,
+)
+from dynasties.services.survival import survival_due
+from tests.factories import at_step, crown, person, wed
+
+
+def roll_survival(campaign, dying=()):
+    due = [d.character.pk for d in survival_due(campaign, World(campaign), load_tables(campaign))]
+    survival_roll(campaign=campaign, faces={pk: [1, 1] if pk in dying else [6, 6] for pk in due})
+
+
+def house(campaign, crown_name):
+    return Dynasty.objects.get(campaign=campaign, crown=crown_name)
+
+
+def isabelle_example(campaign):
+    """Example 7: 'In 1375, King Louis of France dies, leaving his daughter, Isabelle, to become Queen.
+    ... she married Carlos of Spain, a nephew of King Miguel, and they have had a child, Fernando.'"""
+    at_step(campaign, Step.SURVIVAL, year=1375)
+    Character.objects.filter(campaign=campaign).update(status=Status.RETIRED)  # clear the starting families
+    france, spain = house(campaign, "France"), house(campaign, "Spain")
+    louis = person(campaign, france, "Louis", "M", 1325)
+    crown(campaign, louis, "France", 1350)
+    isabelle = person(campaign, france, "Isabelle", "F", 1350, father=louis)
+    isabelle.controlled_by = spain
+    isabelle.save()
+    miguel_father = person(campaign, spain, "Juan", "M", 1290)
+    miguel = person(campaign, spain, "Miguel", "M", 1320, father=miguel_father)
+    crown(campaign, miguel, "Spain", 1345)
+    diego = person(campaign, spain, "Diego", "M", 1322, father=miguel_father)
+    diego.status, diego.death_year = Status.DEAD, 1360
+    diego.save()
+    carlos = person(campaign, spain, "Carlos", "M", 1345, father=diego)
+    wed(campaign, carlos, isabelle, 1368)
+    fernando = person(campaign, spain, "Fernando", "M", 1370, father=carlos, mother=isabelle)
+    return louis, isabelle, carlos, fernando, miguel
+
+
+@pytest.mark.django_db
+def test_example_7_isabelle_becomes_queen_and_returns_with_consort_and_heir(campaign):
+    louis, isabelle, carlos, fernando, _ = isabelle_example(campaign)
+    roll_survival(campaign, {louis.pk})
+    survival_finish(campaign=campaign)
+    reign = Reign.objects.get(campaign=campaign, crown="France", end_year__isnull=True)
+    assert reign.holder == isabelle
+    france = house(campaign, "France")
+    for c in (isabelle, carlos, fernando):
+        c.refresh_from_db()
+        assert c.controlled_by == france
+    # 'Spain will receive 100 Crowns for having a character married to a Monarch'
+    owed = ChronicleEntry.objects.get(campaign=campaign, kind="payment_owed")
+    assert owed.data["dynasty"] == house(campaign, "Spain").pk and owed.data["amount"] == 100
+    returned = ChronicleEntry.objects.get(kind="return").text
+    assert "Carlos" in returned and "Consort" in returned
+
+
+@pytest.mark.django_db
+def test_example_7_the_union_danger_if_carlos_becomes_king_of_spain(campaign):
+    louis, isabelle, carlos, fernando, miguel = isabelle_example(campaign)
+    roll_survival(campaign, {louis.pk})
+    survival_finish(campaign=campaign)
+    marriages_finish(campaign=campaign)
+    announcements_make(campaign=campaign)
+    # later King Miguel dies (in battle, say) and Carlos is his heir: a Dynastic Union
+    survival_event(campaign=campaign, reason="storm", characters=[miguel.pk])
+    spain_reign = Reign.objects.get(campaign=campaign, crown="Spain", end_year__isnull=True)
+    assert spain_reign.holder == carlos
+    france_crown = Crown.objects.get(campaign=campaign, name="France")
+    spain = house(campaign, "Spain")
+    assert france_crown.controlled_by == spain and france_crown.annexed
+    assert france_crown.union_with.name == "Spain" and Crown.objects.get(name="Spain").union_with == france_crown
+    for c in (isabelle, fernando):
+        c.refresh_from_db()
+        assert c.controlled_by == spain
+    union = ChronicleEntry.objects.get(campaign=campaign, kind="union")
+    assert "controls both crowns" in union.text and "landless" in union.text
+
+
+@pytest.mark.django_db
+def test_example_7_passing_isabelle_over_and_renouncing_later(campaign):
+    """'having made the decision to pass over a rightful heir, the French player now has a -1 modifier on
+    all male characters' Strength for as long as Isabelle or any of her heirs are still alive, and have
+    not renounced their claim. The Spanish player will have a +1 bonus ...'"""
+    louis, isabelle, _carlos, _fernando, _ = isabelle_example(campaign)
+    france, spain = house(campaign, "France"), house(campaign, "Spain")
+    uncle_line = person(campaign, france, "Philippe", "M", 1327)
+    louis.father = person(campaign, france, "Old", "M", 1300)
+    louis.father.status, louis.father.death_year = Status.DEAD, 1350
+    louis.father.save()
+    louis.save()
+    uncle_line.father = louis.father
+    uncle_line.save()
+    roll_survival(campaign, {louis.pk})
+    survival_finish(campaign=campaign, pass_over={"France": [isabelle.pk]})
+    reign = Reign.objects.get(campaign=campaign, crown="France", end_year__isnull=True)
+    assert reign.holder == uncle_line  # passing over Isabelle passes over her line (Fernando) with her
+    assert list(PassedOver.objects.filter(reign=reign).values_list("character_id", "reason")) == [
+        (isabelle.pk, "a woman controlled by another player through marriage"),
+    ]
+    mods = Modifier.objects.filter(campaign=campaign, end_year__isnull=True)
+    assert mods.filter(kind=ModifierKind.USURPER_STRENGTH, dynasty=france, value=-1, claimant=isabelle).exists()
+    assert mods.filter(kind=ModifierKind.RIVAL_STRENGTH, dynasty=spain, against=france, value=1, claimant=isabelle).exists()
+    assert not mods.filter(kind=ModifierKind.CHARISMA_LOSS).exists()  # not an imprisoned male heir
+    # 'The French player decides he must obtain a Marriage Contract with Spain ... in which Isabelle renounces'
+    claim_renounce(campaign=campaign, character=isabelle, crown="France", source="marriage contract with Spain")
+    assert not Modifier.objects.filter(claimant=isabelle, end_year__isnull=True).exists()
+    ended = Modifier.objects.filter(claimant=isabelle).first()
+    assert ended.end_reason == "Isabelle Anjou renounced the claim to France" and ended.end_year == 1375
+
+
+@pytest.mark.django_db
+def test_passing_over_an_ordinary_son_is_refused_without_rule_c(campaign):
+    at_step(campaign, Step.SURVIVAL)
+    england = house(campaign, "England")
+    king = Reign.objects.get(campaign=campaign, crown="England").holder
+    son = person(campaign, england, "Heir", "M", 1280, father=king)
+    roll_survival(campaign, {king.pk})
+    with pytest.raises(IllegalPassOver) as err:
+        survival_finish(campaign=campaign, pass_over={"England": [son.pk]})
+    assert str(err.value).startswith(
+        "Heir Plantagenet may not be passed over: the rightful heir may be passed over only if a prisoner"
+    )
+    assert "(Disputed Succession, A7); optional rule C is not in force" in str(err.value)
+    assert Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True).holder == king  # nothing written
+
+
+@pytest.mark.django_db
+def test_passing_over_an_imprisoned_heir_costs_the_new_king_charisma(campaign):
+    """A7: 'the Monarch receives a penalty to his or her Charisma score ... A result of 1-3 means the new
+    monarch's Charisma is reduced by -1, and a result of 4-6 reduces it by -2'."""
+    at_step(campaign, Step.SURVIVAL)
+    england, france = house(campaign, "England"), house(campaign, "France")
+    king = Reign.objects.get(campaign=campaign, crown="England").holder
+    eldest = person(campaign, england, "Captive", "M", 1280, father=king)
+    second = person(campaign, england, "Second", "M", 1282, father=king, charisma=-1)
+    character_capture(campaign=campaign, character=eldest, captor=france, reason="taken at Crecy")
+    roll_survival(campaign, {king.pk})
+    survival_finish(campaign=campaign, pass_over={"England": [eldest.pk]}, entered=[[5]])
+    second.refresh_from_db()
+    assert Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True).holder == second
+    assert second.characteristics["charisma"] == -3  # may go below -2
+    roll = Roll.objects.get(campaign=campaign, purpose="charisma_loss")
+    assert roll.faces == [5] and roll.source == "entered" and roll.outcome == "charisma -2"
+    loss = Modifier.objects.get(kind=ModifierKind.CHARISMA_LOSS)
+    assert loss.character == second and loss.value == -2
+    assert Modifier.objects.get(kind=ModifierKind.RIVAL_STRENGTH).dynasty == france
+    assert PassedOver.objects.get(character=eldest).reason == "a prisoner of another player"
+
+
+@pytest.mark.django_db
+def test_rule_c_any_heir_may_be_passed_over_and_goes_into_exile_on_the_left(campaign):
+    campaign.optional_rules = {**campaign.optional_rules, "disputed_succession": True}
+    campaign.save()
+    at_step(campaign, Step.SURVIVAL)
+    england = house(campaign, "England")
+    left = house(campaign, "France")  # the next seat round the table
+    king = Reign.objects.get(campaign=campaign, crown="England").holder
+    weak = person(campaign, england, "Weak", "M", 1278, father=king)
+    wife = person(campaign, None, "Wife", "F", 1280, dynastic_name="Other")
+    wife.controlled_by = england
+    wife.save()
+    wed(campaign, weak, wife, 1296)
+    child = person(campaign, england, "Child", "F", 1298, father=weak, mother=wife)
+    strong = person(campaign, england, "Strong", "M", 1280, father=king)
+    roll_survival(campaign, {king.pk})
+    survival_finish(campaign=campaign, pass_over={"England": [weak.pk]}, entered=[[2]])
+    assert Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True).holder == strong
+    for c in (weak, wife, child):
+        c.refresh_from_db()
+        assert c.controlled_by == left
+    assert Modifier.objects.get(kind=ModifierKind.RIVAL_STRENGTH).dynasty == left
+    strong.refresh_from_db()
+    assert strong.characteristics["charisma"] == -1  # not a heir the basic rules let pass: 1d6 loss
+    assert "go into exile with the house of Anjou" in ChronicleEntry.objects.get(kind="exile").text
+
+
+@pytest.mark.django_db
+def test_only_heirs_ahead_of_the_successor_can_be_passed_over(campaign):
+    at_step(campaign, Step.SURVIVAL)
+    england = house(campaign, "England")
+    king = Reign.objects.get(campaign=campaign, crown="England").holder
+    person(campaign, england, "Heir", "M", 1280, father=king)
+    stranger = person(campaign, house(campaign, "Spain"), "Stranger", "M", 1280)
+    roll_survival(campaign, {king.pk})
+    with pytest.raises(RuleError, match="Stranger de Silva: not ahead of the heir in the line of succession of England"):
+        survival_finish(campaign=campaign, pass_over={"England": [stranger.pk]})
+    with pytest.raises(RuleError, match="No monarch of Italy has died"):
+        survival_finish(campaign=campaign, pass_over={"Italy": [stranger.pk]})
+
+
+@pytest.mark.django_db
+def test_the_penalties_lapse_when_the_claimant_line_dies_out(campaign):
+    at_step(campaign, Step.SURVIVAL)
+    england, france = house(campaign, "England"), house(campaign, "France")
+    king = Reign.objects.get(campaign=campaign, crown="England").holder
+    captive = person(campaign, england, "Captive", "M", 1280, father=king)
+    person(campaign, england, "Second", "M", 1282, father=king)
+    character_capture(campaign=campaign, character=captive, captor=france)
+    roll_survival(campaign, {king.pk})
+    survival_finish(campaign=campaign, pass_over={"England": [captive.pk]}, entered=[[1]])
+    assert Modifier.objects.filter(end_year__isnull=True, claimant=captive).count() == 2
+    survival_event(
+        campaign=campaign, reason="other", characters=[captive.pk], faces={captive.pk: [1, 1]}, modifier=-5
+    )
+    marriages_finish(campaign=campaign)
+    announcements_make(campaign=campaign)
+    assert not Modifier.objects.filter(end_year__isnull=True, claimant=captive).exists()
+    ended = Modifier.objects.filter(claimant=captive).first()
+    assert ended.end_reason == "the line of Captive Plantagenet is extinct" and ended.end_year == 1300
+
+
+@pytest.mark.django_db
+def test_plague_battle_and_storm(campaign):
+    at_step(campaign, Step.INTERPHASE)
+    england, france = house(campaign, "England"), house(campaign, "France")
+    king = Reign.objects.get(campaign=campaign, crown="England").holder
+    queen = Marriage.objects.get(husband=king).wife
+    prince = person(campaign, england, "Prince", "M", 1278)
+    # plague: -1, and the Queen in her capital is immune
+    [result] = survival_event(
+        campaign=campaign, reason="plague", characters=[prince.pk, queen.pk], immune=[queen.pk], faces={prince.pk: [2, 2]}
+    )
+    assert result.modifier == -1 and result.need == 3 and result.survived  # aged 22: 2+2-1 reaches 3
+    roll = Roll.objects.get(purpose="plague")
+    assert roll.step == "event:plague" and roll.modifier == -1 and roll.target == 3
+    assert "immune" in ChronicleEntry.objects.get(kind="event").text
+    # battle: -1, the survivor is captured
+    [fought] = survival_event(
+        campaign=campaign, reason="battle", characters=[prince.pk], captor=france, faces={prince.pk: [6, 6]}
+    )
+    prince.refresh_from_db()
+    assert fought.survived and fought.captured and prince.prisoner_of == france
+    with pytest.raises(RuleError, match="Say which dynasty is the captor"):
+        survival_event(campaign=campaign, reason="battle", characters=[king.pk])
+    # storm: the King simply dies, and the crown passes at once
+    survival_event(campaign=campaign, reason="storm", characters=[king.pk])
+    king.refresh_from_db()
+    assert king.status == Status.DEAD and king.death_cause == "lost at sea in a storm"
+    new = Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True)
+    assert new.holder != king
+    queen.refresh_from_db()
+    assert queen.status == Status.RETIRED  # the Announcements were past: the widow retires at once
+    with pytest.raises(RuleError, match="Unknown survival event 'flood'"):
+        survival_event(campaign=campaign, reason="flood", characters=[prince.pk])
+
+
+@pytest.mark.django_db
+def test_release_with_ransom(campaign):
+    england, france = house(campaign, "England"), house(campaign, "France")
+    prince = person(campaign, england, "Prince", "M", 1278)
+    with pytest.raises(RuleError, match="is not a prisoner"):
+        character_release(campaign=campaign, character=prince)
+    character_capture(campaign=campaign, character=prince, captor=france)
+    with pytest.raises(RuleError, match="already a prisoner"):
+        character_capture(campaign=campaign, character=prince, captor=france)
+    character_release(campaign=campaign, character=prince, ransom=100, paid_by=england)
+    prince.refresh_from_db()
+    assert prince.prisoner_of is None
+    owed = {(e.data["dynasty"], e.data["amount"]) for e in ChronicleEntry.objects.filter(kind="payment_owed")}
+    assert owed == {(england.pk, -100), (france.pk, 100)}
+
+
+@pytest.mark.django_db
+def test_regent_appointed_by_the_player_and_the_baron_retires(campaign):
+    at_step(campaign, Step.SURVIVAL)
+    king = Reign.objects.get(campaign=campaign, crown="England").holder
+    roll_survival(campaign, {king.pk})
+    survival_finish(campaign=campaign)
+    reign = Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True)
+    baron = reign.regent
+    assert baron.origin == Origin.BARON
+    uncle = person(campaign, house(campaign, "England"), "Uncle", "M", 1270)
+    child = person(campaign, house(campaign, "England"), "Kid", "M", 1290)
+    with pytest.raises(RuleError, match="is 10: a regent must be of age"):
+        regent_appoint(campaign=campaign, crown="England", character=child)
+    regent_appoint(campaign=campaign, crown="England", character=uncle)
+    baron.refresh_from_db()
+    reign.refresh_from_db()
+    assert reign.regent == uncle and baron.status == Status.RETIRED
+    with pytest.raises(RuleError, match="France has no regency"):
+        regent_appoint(campaign=campaign, crown="France", character=uncle)
+
+
+@pytest.mark.django_db
+def test_a_queen_regnant_weds_a_king_and_the_crown_is_given_back(campaign):
+    at_step(campaign, Step.MARRIAGES)
+    england, france = house(campaign, "England"), house(campaign, "France")
+    old_king = Reign.objects.get(campaign=campaign, crown="England").holder
+    queen = person(campaign, england, "Regina", "F", 1278)
+    crown(campaign, queen, "England", 1300)
+    old_king.status, old_king.death_year = Status.DEAD, 1299
+    old_king.save()
+    Marriage.objects.filter(husband=old_king).update(ended_year=1299, end_cause="death of the husband")
+    french_king = Reign.objects.get(campaign=campaign, crown="France").holder
+    Marriage.objects.filter(husband=french_king).update(ended_year=1299, end_cause="death of the wife")
+    from dynasties.services import marriage_arrange
+
+    marriage_arrange(campaign=campaign, husband=french_king, wife=queen, wed=True)
+    record = Crown.objects.get(campaign=campaign, name="England")
+    assert record.controlled_by == france and record.union_with.name == "France"
+    queen.refresh_from_db()
+    assert queen.controlled_by == france
+    with pytest.raises(RuleError, match="France is not held in a Dynastic Union"):
+        crown_give_back(campaign=campaign, crown="France")
+    heir = person(campaign, england, "Restored", "M", 1275)
+    new = crown_give_back(campaign=campaign, crown="England", monarch=heir)
+    record.refresh_from_db()
+    assert new.holder == heir and record.controlled_by == england and record.union_with is None
+    assert Reign.objects.get(crown="England", holder=queen).end_year == 1300
+
+
+@pytest.mark.django_db
+def test_a_dynasty_that_dies_out_starts_anew(campaign):
+    at_step(campaign, Step.ANNOUNCEMENTS)
+    italy = house(campaign, "Italy")
+    Character.objects.filter(controlled_by=italy).update(status=Status.DEAD, death_year=1300)
+    Crown.objects.filter(name="Italy").update(controlled_by=house(campaign, "Spain"))
+    Reign.objects.filter(crown="Italy").update(end_year=1300)
+    announcements_make(campaign=campaign)
+    italy.refresh_from_db()
+    assert italy.name == "Ordelaffi"  # the first suggested Italian name in use by nobody (the Queen is a Medici)
+    family = Character.objects.filter(controlled_by=italy, status=Status.ALIVE).order_by("birth_year")
+    assert [c.birth_year for c in family] == [1275, 1280, 1295]
+    assert "has died out" in ChronicleEntry.objects.get(kind="created", data__dynasty=italy.pk).text
