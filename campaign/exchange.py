@@ -5,13 +5,15 @@ renumbers every object 1..n per section in primary-key order, so an export is de
 ``campaign_import`` checks the whole document before writing anything, then writes it in one
 transaction with bulk inserts; every problem is an ``InvalidImport`` naming where it is.
 Export -> import -> export gives the same document apart from the campaign slug.
+Documents of the previous format, ``regnal/1``, are still read: what ``regnal/2`` added takes
+its default there (see ``_read``).
 """
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -24,22 +26,44 @@ from dynasties.models import (
     PIECES,
     BirthAttempt,
     Character,
+    Crown,
     Dynasty,
     DynastyKind,
     Marriage,
+    Modifier,
+    ModifierKind,
     Origin,
     PassedOver,
     Reign,
+    Renunciation,
     Sex,
     Status,
+    Title,
+    TitleHolding,
 )
 from dynasties.rules import get_ruleset
 from dynasties.rules.dice import DiceSpec, validate_faces
 from dynasties.rules.errors import InvalidImport, RuleError
 from dynasties.rules.tables import validate_table
 
-FORMAT = "regnal/1"
-SECTIONS = ("campaign", "dynasties", "characters", "marriages", "reigns", "birth_attempts", "rolls", "chronicle")
+FORMAT = "regnal/2"
+FORMAT_V1 = "regnal/1"  # still read; see _read for what it lacks
+SECTIONS = (
+    "campaign",
+    "dynasties",
+    "crowns",
+    "characters",
+    "marriages",
+    "reigns",
+    "modifiers",
+    "renunciations",
+    "titles",
+    "title_holdings",
+    "birth_attempts",
+    "rolls",
+    "chronicle",
+)
+SECTIONS_V2 = ("crowns", "modifiers", "renunciations", "titles", "title_holdings")  # not in regnal/1
 
 # Keys of a chronicle entry's ``data`` that hold database ids, and the section they point into.
 CHRONICLE_REFS = {"character": "characters", "late": "characters", "dynasty": "dynasties", "marriage": "marriages"}
@@ -69,9 +93,16 @@ def _ref(ids: Mapping[int, int], pk: int | None, what: str, owner: str) -> int |
 
 
 def campaign_export(campaign: Campaign) -> dict[str, Any]:
-    """The campaign as a JSON-ready dict, read in a fixed number of queries (ten)."""
+    """The campaign as a JSON-ready dict, read in a fixed number of queries (fifteen)."""
     tables = {t["key"]: t["data"] for t in RuleTable.objects.filter(campaign=campaign).order_by("key").values("key", "data")}
-    dynasty_rows = list(Dynasty.objects.filter(campaign=campaign).order_by("pk").values("pk", "name", "crown", "kind", "color"))
+    dynasty_rows = list(
+        Dynasty.objects.filter(campaign=campaign).order_by("pk").values("pk", "name", "crown", "kind", "color", "seat")
+    )
+    crown_rows = list(
+        Crown.objects.filter(campaign=campaign)
+        .order_by("pk")
+        .values("pk", "name", "home_dynasty_id", "controlled_by_id", "union_with_id", "union_since", "stability")
+    )
     character_rows = list(
         Character.objects.filter(campaign=campaign)
         .order_by("pk")
@@ -94,6 +125,8 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
             "prisoner_of_id",
             "prince_piece",
             "origin",
+            "legitimate",
+            "pretender_of_id",
         )
     )
     marriage_rows = list(
@@ -119,6 +152,37 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
     passed_rows = list(
         PassedOver.objects.filter(reign__campaign=campaign).order_by("pk").values("reign_id", "character_id", "reason")
     )
+    modifier_rows = list(
+        Modifier.objects.filter(campaign=campaign)
+        .order_by("pk")
+        .values(
+            "pk",
+            "kind",
+            "value",
+            "crown",
+            "dynasty_id",
+            "against_id",
+            "character_id",
+            "claimant_id",
+            "reason",
+            "start_year",
+            "end_year",
+            "end_reason",
+        )
+    )
+    renunciation_rows = list(
+        Renunciation.objects.filter(campaign=campaign).order_by("pk").values("character_id", "crown", "year", "source")
+    )
+    title_rows = list(
+        Title.objects.filter(campaign=campaign)
+        .order_by("pk")
+        .values("pk", "name", "province", "crown", "holder_id", "granted_year", "granted_to_id")
+    )
+    holding_rows = list(
+        TitleHolding.objects.filter(title__campaign=campaign)
+        .order_by("pk")
+        .values("pk", "title_id", "holder_id", "start_year", "end_year", "how", "disputed")
+    )
     attempt_rows = list(
         BirthAttempt.objects.filter(campaign=campaign)
         .order_by("pk")
@@ -139,9 +203,11 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
     )
 
     dyn = _numbering(d["pk"] for d in dynasty_rows)
+    crowns = _numbering(c["pk"] for c in crown_rows)
     chars = _numbering(c["pk"] for c in character_rows)
     marr = _numbering(m["pk"] for m in marriage_rows)
     rolls = _numbering(r["pk"] for r in roll_rows)
+    titles = _numbering(t["pk"] for t in title_rows)
 
     passed: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for p in passed_rows:
@@ -174,8 +240,27 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
             "tables": tables,
         },
         "dynasties": [
-            {"id": dyn[d["pk"]], "name": d["name"], "crown": d["crown"], "kind": d["kind"], "color": d["color"]}
+            {
+                "id": dyn[d["pk"]],
+                "name": d["name"],
+                "crown": d["crown"],
+                "kind": d["kind"],
+                "color": d["color"],
+                "seat": d["seat"],
+            }
             for d in dynasty_rows
+        ],
+        "crowns": [
+            {
+                "id": crowns[c["pk"]],
+                "name": c["name"],
+                "home_dynasty": _ref(dyn, c["home_dynasty_id"], "dynasty", f"Crown #{c['pk']}"),
+                "controlled_by": _ref(dyn, c["controlled_by_id"], "dynasty", f"Crown #{c['pk']}"),
+                "union_with": _ref(crowns, c["union_with_id"], "crown", f"Crown #{c['pk']}"),
+                "union_since": c["union_since"],
+                "stability": c["stability"],
+            }
+            for c in crown_rows
         ],
         "characters": [_export_character(c, chars, dyn) for c in character_rows],
         "marriages": [
@@ -203,6 +288,54 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
                 "passed_over": passed.get(r["pk"], []),
             }
             for r in reign_rows
+        ],
+        "modifiers": [
+            {
+                "kind": m["kind"],
+                "value": m["value"],
+                "crown": m["crown"],
+                "dynasty": _ref(dyn, m["dynasty_id"], "dynasty", f"Modifier #{m['pk']}"),
+                "against": _ref(dyn, m["against_id"], "dynasty", f"Modifier #{m['pk']}"),
+                "character": _ref(chars, m["character_id"], "character", f"Modifier #{m['pk']}"),
+                "claimant": _ref(chars, m["claimant_id"], "character", f"Modifier #{m['pk']}"),
+                "reason": m["reason"],
+                "start_year": m["start_year"],
+                "end_year": m["end_year"],
+                "end_reason": m["end_reason"],
+            }
+            for m in modifier_rows
+        ],
+        "renunciations": [
+            {
+                "character": _ref(chars, r["character_id"], "character", "A renunciation"),
+                "crown": r["crown"],
+                "year": r["year"],
+                "source": r["source"],
+            }
+            for r in renunciation_rows
+        ],
+        "titles": [
+            {
+                "id": titles[t["pk"]],
+                "name": t["name"],
+                "province": t["province"],
+                "crown": t["crown"],
+                "holder": _ref(chars, t["holder_id"], "character", f"Title #{t['pk']}"),
+                "granted_year": t["granted_year"],
+                "granted_to": _ref(chars, t["granted_to_id"], "character", f"Title #{t['pk']}"),
+            }
+            for t in title_rows
+        ],
+        "title_holdings": [
+            {
+                "title": titles[h["title_id"]],
+                "holder": _ref(chars, h["holder_id"], "character", f"Title holding #{h['pk']}"),
+                "start_year": h["start_year"],
+                "end_year": h["end_year"],
+                "how": h["how"],
+                "disputed": h["disputed"],
+            }
+            for h in holding_rows
         ],
         "birth_attempts": [
             {
@@ -258,6 +391,8 @@ def _export_character(c: dict[str, Any], chars: Mapping[int, int], dyn: Mapping[
         "prisoner_of": _ref(dyn, c["prisoner_of_id"], "dynasty", who),
         "prince_piece": c["prince_piece"],
         "origin": c["origin"],
+        "legitimate": c["legitimate"],
+        "pretender_of": _ref(dyn, c["pretender_of_id"], "dynasty", who),
     }
 
 
@@ -385,8 +520,12 @@ class _Item:
             return None
 
 
-def _section(data: Mapping[str, Any], name: str, model: type[models.Model] | None = None) -> list[_Item]:
+def _section(
+    data: Mapping[str, Any], name: str, model: type[models.Model] | None = None, *, optional: bool = False
+) -> list[_Item]:
     if name not in data:
+        if optional:
+            return []
         raise InvalidImport(f"{name}: the section is missing", fields={name: "missing"})
     value = data[name]
     if not isinstance(value, list):
@@ -451,9 +590,14 @@ class _Plan:
         self.campaign: dict[str, Any] = {}
         self.tables: dict[str, Any] = {}
         self.dynasties: list[dict[str, Any]] = []  # each with "id"
+        self.crowns: list[dict[str, Any]] = []  # each with "id", "union_with" as an export id
         self.characters: list[dict[str, Any]] = []  # each with "id", "father", "mother" as export ids
         self.marriages: list[dict[str, Any]] = []
         self.reigns: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
+        self.modifiers: list[dict[str, Any]] = []
+        self.renunciations: list[dict[str, Any]] = []
+        self.titles: list[dict[str, Any]] = []  # each with "id"
+        self.holdings: list[dict[str, Any]] = []
         self.attempts: list[dict[str, Any]] = []
         self.rolls: list[tuple[dict[str, Any], list[int]]] = []
         self.entries: list[dict[str, Any]] = []
@@ -464,10 +608,20 @@ def _read(data: Any) -> _Plan:
         raise InvalidImport(f"The document must be a JSON object, got {_kind(data)}.")
     if "format" not in data:
         raise InvalidImport(f"format: missing; expected {FORMAT!r}", fields={"format": "missing"})
-    if data["format"] != FORMAT:
-        raise InvalidImport(f"format: {data['format']!r} is not supported; expected {FORMAT!r}", fields={"format": "unsupported"})
+    if data["format"] not in (FORMAT, FORMAT_V1):
+        raise InvalidImport(
+            f"format: {data['format']!r} is not supported; expected {FORMAT!r} (or the older {FORMAT_V1!r})",
+            fields={"format": "unsupported"},
+        )
+    # A regnal/1 document lacks what regnal/2 added: those sections and fields are optional there
+    # and take their defaults (missing crowns: one per player dynasty's crown, held by it).
+    old = data["format"] == FORMAT_V1
+
+    def since_v2(default: Any) -> Any:
+        return default if old else _MISSING
+
     for name in SECTIONS:
-        if name not in data:
+        if name not in data and not (old and name in SECTIONS_V2):
             raise InvalidImport(f"{name}: the section is missing", fields={name: "missing"})
     plan = _Plan()
     _read_campaign(data, plan)
@@ -483,6 +637,7 @@ def _read(data: Any) -> _Plan:
             "crown": d.str("crown"),
             "kind": d.choice("kind", DynastyKind.values),
             "color": d.str("color", default="#888888"),
+            "seat": d.int("seat", low=0, high=SMALL_MAX, default=since_v2(i)),
         }
         if row["name"] in names:
             raise d.fail("name", f"the dynastic name {row['name']!r} is already used by dynasties[{names[row['name']]}]")
@@ -493,11 +648,46 @@ def _read(data: Any) -> _Plan:
             crowns[row["crown"]] = i
         plan.dynasties.append(row)
 
+    if old and "crowns" not in data:
+        players = [d for d in plan.dynasties if d["kind"] == DynastyKind.PLAYER and d["crown"]]
+        plan.crowns = [
+            {
+                "id": n,
+                "name": d["crown"],
+                "home_dynasty": d["id"],
+                "controlled_by": d["id"],
+                "union_with": None,
+                "union_since": None,
+                "stability": 0,
+            }
+            for n, d in enumerate(players, start=1)
+        ]
+    else:
+        crown_items = _section(data, "crowns", Crown)
+        crown_ids = _ids(crown_items, "crown")
+        crown_names: dict[str, int] = {}
+        for i, c in enumerate(crown_items):
+            row = {
+                "id": c.int("id"),
+                "name": c.str("name", blank=False),
+                "home_dynasty": c.ref("home_dynasty", dyn_ids, "dynasty"),
+                "controlled_by": c.ref("controlled_by", dyn_ids, "dynasty"),
+                "union_with": c.ref("union_with", crown_ids, "crown"),
+                "union_since": c.int("union_since", null=True),
+                "stability": c.int("stability"),
+            }
+            if row["name"] in crown_names:
+                raise c.fail("name", f"the crown {row['name']!r} is already listed as crowns[{crown_names[row['name']]}]")
+            crown_names[row["name"]] = i
+            if row["union_with"] == row["id"]:
+                raise c.fail("union_with", f"crown {row['id']} cannot be in union with itself")
+            plan.crowns.append(row)
+
     characters = _section(data, "characters", Character)
     char_ids = _ids(characters, "character")
     parents: dict[int, tuple[int | None, int | None]] = {}
     for c in characters:
-        row = _read_character(c, char_ids, dyn_ids)
+        row = _read_character(c, char_ids, dyn_ids, since_v2)
         parents[row["id"]] = (row["father"], row["mother"])
         plan.characters.append(row)
     _check_ancestry(characters, parents, char_ids)
@@ -518,6 +708,58 @@ def _read(data: Any) -> _Plan:
 
     for r in _section(data, "reigns", Reign):
         plan.reigns.append(_read_reign(r, char_ids))
+
+    for m in _section(data, "modifiers", Modifier, optional=old):
+        plan.modifiers.append(_read_modifier(m, char_ids, dyn_ids))
+
+    renounced: dict[tuple[int, str], int] = {}
+    for i, r in enumerate(_section(data, "renunciations", Renunciation, optional=old)):
+        row = {
+            "character": r.ref("character", char_ids, "character", null=False),
+            "crown": r.str("crown", blank=False),
+            "year": r.int("year"),
+            "source": r.str("source"),
+        }
+        pair = (row["character"], row["crown"])
+        if pair in renounced:
+            raise r.fail(
+                "crown", f"character {pair[0]} has already renounced the crown of {pair[1]!r} (renunciations[{renounced[pair]}])"
+            )
+        renounced[pair] = i
+        plan.renunciations.append(row)
+
+    titles = _section(data, "titles", Title, optional=old)
+    title_ids = _ids(titles, "title")
+    provinces: dict[str, int] = {}
+    for i, t in enumerate(titles):
+        row = {
+            "id": t.int("id"),
+            "name": t.str("name", blank=False),
+            "province": t.str("province", blank=False),
+            "crown": t.str("crown", blank=False),
+            "holder": t.ref("holder", char_ids, "character"),
+            "granted_year": t.int("granted_year"),
+            "granted_to": t.ref("granted_to", char_ids, "character", null=False),
+        }
+        if row["province"] in provinces:
+            raise t.fail(
+                "province", f"the province {row['province']!r} already has a title (titles[{provinces[row['province']]}])"
+            )
+        provinces[row["province"]] = i
+        plan.titles.append(row)
+
+    for h in _section(data, "title_holdings", TitleHolding, optional=old):
+        row = {
+            "title": h.ref("title", title_ids, "title", null=False),
+            "holder": h.ref("holder", char_ids, "character", null=False),
+            "start_year": h.int("start_year"),
+            "end_year": h.int("end_year", null=True),
+            "how": h.str("how", blank=False),
+            "disputed": h.bool("disputed"),
+        }
+        if row["end_year"] is not None and row["end_year"] < row["start_year"]:
+            raise h.fail("end_year", f"{row['end_year']} is before the start year {row['start_year']}")
+        plan.holdings.append(row)
 
     rolls = _section(data, "rolls", Roll)
     roll_ids = _ids(rolls, "roll")
@@ -598,7 +840,9 @@ def _read_campaign(data: Mapping[str, Any], plan: _Plan) -> None:
     plan.tables = tables
 
 
-def _read_character(c: _Item, char_ids: Mapping[int, int], dyn_ids: Mapping[int, int]) -> dict[str, Any]:
+def _read_character(
+    c: _Item, char_ids: Mapping[int, int], dyn_ids: Mapping[int, int], since_v2: Callable[[Any], Any]
+) -> dict[str, Any]:
     row = {
         "id": c.int("id"),
         "given_name": c.str("given_name", blank=False),
@@ -618,6 +862,8 @@ def _read_character(c: _Item, char_ids: Mapping[int, int], dyn_ids: Mapping[int,
         "prisoner_of": c.ref("prisoner_of", dyn_ids, "dynasty"),
         "prince_piece": c.choice("prince_piece", PIECES, default=""),
         "origin": c.choice("origin", Origin.values, default=Origin.BORN.value),
+        "legitimate": c.bool("legitimate", default=since_v2(True)),
+        "pretender_of": c.ref("pretender_of", dyn_ids, "dynasty", default=since_v2(None)),
     }
     for name, value in row["characteristics"].items():
         if not _is_int(value):
@@ -650,6 +896,25 @@ def _read_marriage(m: _Item, char_ids: Mapping[int, int], dyn_ids: Mapping[int, 
             raise m.fail(key, f"{row[key]} is before the arranged year {row['arranged_year']}")
     if row["ended_year"] is not None and not row["end_cause"].strip():
         raise m.fail("end_cause", "a marriage that ended needs a cause")
+    return row
+
+
+def _read_modifier(m: _Item, char_ids: Mapping[int, int], dyn_ids: Mapping[int, int]) -> dict[str, Any]:
+    row = {
+        "kind": m.choice("kind", ModifierKind.values),
+        "value": m.int("value"),
+        "crown": m.str("crown"),
+        "dynasty": m.ref("dynasty", dyn_ids, "dynasty"),
+        "against": m.ref("against", dyn_ids, "dynasty"),
+        "character": m.ref("character", char_ids, "character"),
+        "claimant": m.ref("claimant", char_ids, "character"),
+        "reason": m.str("reason", blank=False),
+        "start_year": m.int("start_year"),
+        "end_year": m.int("end_year", null=True),
+        "end_reason": m.str("end_reason"),
+    }
+    if row["end_year"] is not None and row["end_year"] < row["start_year"]:
+        raise m.fail("end_year", f"{row['end_year']} is before the start year {row['start_year']}")
     return row
 
 
@@ -778,8 +1043,28 @@ _CONSTRAINT_TEXT = {
     "marriage_one_open_per_husband": "a husband has two marriages or betrothals that have not ended",
     "marriage_one_open_per_wife": "a wife has two marriages or betrothals that have not ended",
     "reign_one_open_per_crown": "a crown has two reigns that have not ended",
+    "crown_unique_in_campaign": "two crowns have the same name",
+    "renunciation_once": "a character renounces the same crown twice",
+    "title_one_per_province": "a province has two titles",
 }
-_WRITTEN = (Campaign, RuleTable, Membership, Dynasty, Character, Marriage, Reign, PassedOver, Roll, RollSubject, BirthAttempt)
+_WRITTEN = (
+    Campaign,
+    RuleTable,
+    Membership,
+    Dynasty,
+    Crown,
+    Character,
+    Marriage,
+    Reign,
+    PassedOver,
+    Modifier,
+    Renunciation,
+    Title,
+    TitleHolding,
+    Roll,
+    RollSubject,
+    BirthAttempt,
+)
 
 
 def _broken_constraint(text: str) -> tuple[type[models.Model], models.BaseConstraint] | None:
@@ -841,6 +1126,30 @@ def _import(data: Any, *, by: AbstractBaseUser | None, slug: str | None) -> Camp
     def dyn_pk(value: int | None) -> int | None:
         return None if value is None else dyn[value]
 
+    crowns = _bulk_create(
+        Crown,
+        [
+            Crown(
+                campaign=campaign,
+                name=c["name"],
+                home_dynasty_id=dyn_pk(c["home_dynasty"]),
+                controlled_by_id=dyn_pk(c["controlled_by"]),
+                union_since=c["union_since"],
+                stability=c["stability"],
+            )
+            for c in plan.crowns
+        ],
+    )
+    # Unions are linked once every crown exists (a union points both ways).
+    crown_pks = {c["id"]: obj.pk for c, obj in zip(plan.crowns, crowns, strict=True)}
+    in_union = []
+    for c, obj in zip(plan.crowns, crowns, strict=True):
+        if c["union_with"] is not None:
+            obj.union_with_id = crown_pks[c["union_with"]]
+            in_union.append(obj)
+    if in_union:
+        Crown.objects.bulk_update(in_union, ["union_with"])
+
     characters = _bulk_create(
         Character,
         [
@@ -861,6 +1170,8 @@ def _import(data: Any, *, by: AbstractBaseUser | None, slug: str | None) -> Camp
                 prisoner_of_id=dyn_pk(c["prisoner_of"]),
                 prince_piece=c["prince_piece"],
                 origin=c["origin"],
+                legitimate=c["legitimate"],
+                pretender_of_id=dyn_pk(c["pretender_of"]),
             )
             for c in plan.characters
         ],
@@ -919,6 +1230,66 @@ def _import(data: Any, *, by: AbstractBaseUser | None, slug: str | None) -> Camp
             PassedOver(reign=reign, character_id=chars[p["character"]], reason=p["reason"])
             for reign, (_, passed) in zip(reigns, plan.reigns, strict=True)
             for p in passed
+        ],
+    )
+
+    _bulk_create(
+        Modifier,
+        [
+            Modifier(
+                campaign=campaign,
+                kind=m["kind"],
+                value=m["value"],
+                crown=m["crown"],
+                dynasty_id=dyn_pk(m["dynasty"]),
+                against_id=dyn_pk(m["against"]),
+                character_id=char_pk(m["character"]),
+                claimant_id=char_pk(m["claimant"]),
+                reason=m["reason"],
+                start_year=m["start_year"],
+                end_year=m["end_year"],
+                end_reason=m["end_reason"],
+            )
+            for m in plan.modifiers
+        ],
+    )
+    _bulk_create(
+        Renunciation,
+        [
+            Renunciation(
+                campaign=campaign, character_id=chars[r["character"]], crown=r["crown"], year=r["year"], source=r["source"]
+            )
+            for r in plan.renunciations
+        ],
+    )
+    titles = _bulk_create(
+        Title,
+        [
+            Title(
+                campaign=campaign,
+                name=t["name"],
+                province=t["province"],
+                crown=t["crown"],
+                holder_id=char_pk(t["holder"]),
+                granted_year=t["granted_year"],
+                granted_to_id=chars[t["granted_to"]],
+            )
+            for t in plan.titles
+        ],
+    )
+    title_pks = {t["id"]: obj.pk for t, obj in zip(plan.titles, titles, strict=True)}
+    _bulk_create(
+        TitleHolding,
+        [
+            TitleHolding(
+                title_id=title_pks[h["title"]],
+                holder_id=chars[h["holder"]],
+                start_year=h["start_year"],
+                end_year=h["end_year"],
+                how=h["how"],
+                disputed=h["disputed"],
+            )
+            for h in plan.holdings
         ],
     )
 

@@ -204,6 +204,10 @@ class Reign(models.Model):
         Character, null=True, blank=True, on_delete=models.PROTECT, related_name="regencies"
     )
     regency_end_year = models.IntegerField(null=True, blank=True)
+    interim_for = models.ForeignKey(
+        Character, null=True, blank=True, on_delete=models.SET_NULL, related_name="interim_reigns",
+        help_text="BloodLine: this monarch runs the dynasty until the imprisoned heir dies or is released.",
+    )
 
     class Meta:
         ordering = ["campaign", "crown", "start_year", "id"]
@@ -295,6 +299,8 @@ class ModifierKind(models.TextChoices):
     RIVAL_STRENGTH = "rival_strength", "+1 Strength against the usurper"
     CHARISMA_LOSS = "charisma_loss", "Charisma loss of a monarch who passed over an imprisoned heir"
     GOVERNOR = "governor", "Governor's +1 Strength/Guile"
+    COMBAT_MALUS = "combat_malus", "-1 on the country's combat rolls (BloodLine)"
+    ONGOING_DISPUTE = "ongoing_dispute", "Each turn, 50%: -1 Stability or a revolt (BloodLine)"
 
 
 class Modifier(models.Model):
@@ -383,3 +389,29 @@ class TitleHolding(models.Model):
 
     def __str__(self) -> str:
         return f"{self.holder} holds {self.title} from {self.start_year}"
+
+
+class CrownEventKind(models.TextChoices):
+    STABILITY = "stability", "Stability change"
+    REVOLT = "revolt", "Revolt"
+
+
+class CrownEvent(models.Model):
+    """BloodLine: a country's Stability changes and revolts, with why (its Stability history)."""
+
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="crown_events")
+    crown = models.ForeignKey(Crown, on_delete=models.CASCADE, related_name="events")
+    year = models.IntegerField()
+    kind = models.CharField(max_length=10, choices=CrownEventKind.choices)
+    delta = models.IntegerField(help_text="Stability levels gained or lost; for a revolt, the number of revolts.")
+    stability_after = models.IntegerField()
+    reason = models.CharField(max_length=200)
+
+    class Meta:
+        ordering = ["campaign", "year", "id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(kind__in=["stability", "revolt"]), name="crownevent_kind_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.year} {self.crown}: {self.get_kind_display()} {self.delta:+d} ({self.reason})"

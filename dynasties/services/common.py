@@ -176,6 +176,18 @@ class World:
                 return self.characters[m.husband_id]
         return None
 
+    def last_spouse(self, character_id: int) -> int | None:
+        """The spouse of the character's latest wedded marriage, ended or not (one query)."""
+        match = (
+            Marriage.objects.filter(campaign=self.campaign, wedding_year__isnull=False)
+            .filter(Q(husband_id=character_id) | Q(wife_id=character_id))
+            .order_by("-wedding_year", "-pk")
+            .first()
+        )
+        if match is None:
+            return None
+        return match.wife_id if match.husband_id == character_id else match.husband_id
+
     def marriage_of(self, character_id: int) -> Marriage | None:
         for m in self.open_marriages:
             if m.wedding_year is not None and character_id in (m.husband_id, m.wife_id):

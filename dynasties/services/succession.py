@@ -25,6 +25,7 @@ from dynasties.rules import blood_royale as br
 from dynasties.rules.errors import RuleError
 from dynasties.rules.names import given_name, spouse_dynastic_name
 from dynasties.rules.succession import FamilyIndex, iter_succession, line_of
+from dynasties.services import bloodline as bl_services
 from dynasties.services.common import Chronicle, World
 from dynasties.services.setup import format_characteristics, roll_characteristics
 
@@ -46,6 +47,8 @@ def resolve_successions(
     crown, if the rules allow it); every regency whose regent died gets a new regent."""
     wanted = {crown: list(ids) for crown, ids in (pass_over or {}).items()}
     new_reigns: list[Reign] = []
+    if world.campaign.ruleset == bl_services.BLOODLINE:
+        _bloodline_unions_end(world, chronicle)
     for reign in list(world.open_reigns()):
         holder = world.characters[reign.holder_id]
         if holder.status == Status.DEAD:
@@ -67,6 +70,19 @@ def resolve_successions(
     if entered:
         raise RuleError(f"{len(entered)} typed rolls were left over after the succession.", code="invalid_dice")
     return new_reigns
+
+
+def _bloodline_unions_end(world: World, chronicle: Chronicle) -> None:
+    """BloodLine: a Dynastic Union is over when the Queen or the King dies."""
+    reigning = {r.crown: r for r in world.open_reigns()}
+    for record in list(world.crowns.values()):
+        if not record.annexed or record.union_with_id is None:
+            continue
+        partner = next((c for c in world.crowns.values() if c.pk == record.union_with_id), None)
+        mine, theirs = reigning.get(record.name), reigning.get(partner.name) if partner else None
+        dead = [r for r in (mine, theirs) if r is not None and world.characters[r.holder_id].status == Status.DEAD]
+        if dead:
+            bl_services.union_ends(world, record, chronicle)
 
 
 def heir_standing(world: World, character: Character, crown_player: Dynasty | None) -> br.HeirStanding:
@@ -113,24 +129,37 @@ def _succeed(
     record = world.crown(crown)
     player = world.crown_dynasty(crown)
     rule_c = world.campaign.option("disputed_succession")
-    skipped: list[tuple[Character, br.PassOverCost]] = []
+    bloodline = world.campaign.ruleset == bl_services.BLOODLINE
+    skipped: list[tuple[Character, br.PassOverCost | None]] = []
     heir_id: int | None = None
-    barred = world.renounced.get(crown, set())
+    barred = set(world.renounced.get(crown, set()))
+    if bloodline and record.union_with_id and late.sex == "F":
+        husband = world.last_spouse(late.pk)
+        king_reign = next((r for r in world.reigns if r.crown != crown and husband and r.holder_id == husband), None)
+        if king_reign is not None:  # BloodLine: none of the union's children may inherit her crown
+            barred |= bl_services.union_children(world, late.pk, king_reign.holder_id)
     claim_lines: set[int] = set()  # passing over an heir passes over the line that carries her claim
     for pid in iter_succession(world.people, late.pk, royal=world.past_holders(crown), barred=barred):
         if pid in claim_lines:
             continue
         if pid in pass_over:
             candidate = world.characters[pid]
-            try:
-                cost = br.pass_over_cost(heir_standing(world, candidate, player), rule_c=rule_c)
-            except RuleError as exc:
-                message = exc.message[:1].lower() + exc.message[1:]
-                raise type(exc)(f"{candidate.display_name} may not be passed over: {message}") from None
+            cost: br.PassOverCost | None = None
+            if not bloodline:  # BloodLine allows any heir to be passed over, at its own price
+                try:
+                    cost = br.pass_over_cost(heir_standing(world, candidate, player), rule_c=rule_c)
+                except RuleError as exc:
+                    message = exc.message[:1].lower() + exc.message[1:]
+                    raise type(exc)(f"{candidate.display_name} may not be passed over: {message}") from None
             skipped.append((candidate, cost))
             pass_over.remove(pid)
             claim_lines |= set(line_of(world.people, pid, eligible=lambda p: True))
             continue
+        if bloodline:
+            chosen = bl_services.turkish_heir(world, crown, world.characters[pid])
+            if chosen is None:
+                continue
+            pid = chosen.pk
         heir_id = pid
         break
     if pass_over:
@@ -142,7 +171,10 @@ def _succeed(
         )
     reign.end_year = year
     reign.save(update_fields=["end_year"])
-    if heir_id is None:
+    if heir_id is None and bloodline:
+        heir = bl_services.crisis(world, late, player, box, chronicle, tables, entered)
+        how = "a distant relation, after a Dynastic Crisis"
+    elif heir_id is None:
         heir = create_relative(world, late, player, box, chronicle, tables, entered)
         how = "a relative of the late monarch, as no heir of the blood is left"
     else:
@@ -157,8 +189,12 @@ def _succeed(
         crown=crown,
         late=late.pk,
     )
-    if skipped:
-        _pass_over(world, new, heir, player, skipped, box, chronicle, entered)
+    if skipped and bloodline:
+        bl_services.pass_over(world, new, heir, player, [c for c, _ in skipped], box, chronicle)
+    elif skipped:
+        _pass_over(world, new, heir, player, [(c, cost) for c, cost in skipped if cost is not None], box, chronicle, entered)
+    if bloodline:
+        bl_services.fratricide(world, crown, heir, chronicle)
     _bring_home(world, heir, record, chronicle)
     spouse = world.spouse_of(heir.pk)
     if spouse is not None and spouse.birth_dynasty_id is not None:

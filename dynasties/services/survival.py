@@ -7,15 +7,17 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count
 
 from campaign.dice import DiceBox
 from campaign.models import Campaign, RollSubject, Step
-from dynasties.models import BirthAttempt, Character, DynastyKind, Marriage, Origin, Status
+from dynasties.models import BirthAttempt, Character, DynastyKind, Origin, Status
 from dynasties.rules import blood_royale as br
 from dynasties.rules.dice import DiceSource
 from dynasties.rules.errors import RuleError
+from dynasties.services import bloodline as bl_services
 from dynasties.services.common import Chronicle, World, load_tables, lock_campaign, require_step, set_step
+from dynasties.services.deaths import character_die
 from dynasties.services.succession import resolve_successions
 
 
@@ -153,39 +155,6 @@ def survival_roll(
     return results
 
 
-def character_die(
-    *, campaign: Campaign, character_ids: Sequence[int], cause: str, chronicle: Chronicle | None = None
-) -> None:
-    """Death (A5): the sheet crossed through, the piece freed, marriages and betrothals end.
-    Returns of surviving spouses happen at the Announcements. Call inside a transaction."""
-    year = campaign.current_year
-    if chronicle is not None:
-        void = Marriage.objects.filter(
-            Q(husband_id__in=character_ids) | Q(wife_id__in=character_ids),
-            campaign=campaign, ended_year__isnull=True, wedding_year__isnull=True,
-        ).select_related("husband", "wife")
-        for match in void:
-            chronicle.add(
-                "betrothal_end",
-                f"The betrothal of {match.husband.display_name} and {match.wife.display_name} is void: "
-                f"{match.husband.display_name if match.husband_id in character_ids else match.wife.display_name} died.",
-                marriage=match.pk,
-            )
-    Character.objects.filter(pk__in=character_ids, campaign=campaign).update(
-        status=Status.DEAD, death_year=year, death_cause=cause, prince_piece=""
-    )
-    open_matches = Marriage.objects.filter(campaign=campaign, ended_year__isnull=True)
-    open_matches.filter(wedding_year__isnull=False, husband_id__in=character_ids).update(
-        ended_year=year, end_cause="death of the husband"
-    )
-    open_matches.filter(wedding_year__isnull=False, wife_id__in=character_ids).update(
-        ended_year=year, end_cause="death of the wife"
-    )
-    open_matches.filter(Q(husband_id__in=character_ids) | Q(wife_id__in=character_ids), wedding_year__isnull=True).update(
-        ended_year=year, end_cause="betrothal void: death before the wedding"
-    )
-
-
 def _name(world: World, pk: int) -> str:
     character = world.characters.get(pk)
     return character.display_name if character else f"character #{pk}"
@@ -241,6 +210,8 @@ def survival_finish(
     resolve_successions(
         world, box, chronicle, tables, entered=[list(f) for f in entered] if entered else None, pass_over=pass_over
     )
+    if campaign.ruleset == bl_services.BLOODLINE:
+        bl_services.turn_effects(World(campaign), box, chronicle)
     box.flush()
     chronicle.flush()
     set_step(campaign, Step.MARRIAGES)

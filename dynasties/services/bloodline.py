@@ -1,0 +1,275 @@
+"""BloodLine's succession consequences (RULES.md B): Stability and revolts per crown with their
+history, the price of disputed successions, minors on the throne, the union's Stability swings, the
+Dynastic Crisis and the Turkish options. Called from the succession services for campaigns of the
+``eu-bloodline`` ruleset; ``crown_stability_change`` is the GM's own door."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from campaign.dice import DiceBox
+from campaign.models import Campaign
+from dynasties.models import (
+    Character,
+    Crown,
+    CrownEvent,
+    CrownEventKind,
+    Dynasty,
+    DynastyKind,
+    Marriage,
+    Modifier,
+    ModifierKind,
+    Origin,
+    PassedOver,
+    Reign,
+    Status,
+)
+from dynasties.rules import blood_royale as br
+from dynasties.rules import bloodline as bl
+from dynasties.rules.dice import DiceSpec
+from dynasties.rules.errors import NotFound, RuleError
+from dynasties.rules.names import given_name, spouse_dynastic_name
+from dynasties.services.common import Chronicle, World, lock_campaign
+from dynasties.services.deaths import character_die
+from dynasties.services.setup import roll_characteristics
+
+BLOODLINE = bl.NAME
+
+
+def is_bloodline(world: World) -> bool:
+    return world.campaign.ruleset == BLOODLINE
+
+
+def stability(world: World, record: Crown, delta: int, reason: str, chronicle: Chronicle) -> CrownEvent:
+    record.stability += delta
+    record.save(update_fields=["stability"])
+    chronicle.add("stability", f"{record.name}: {delta:+d} Stability ({reason}); now {record.stability:+d}.", crown=record.name)
+    return CrownEvent.objects.create(
+        campaign=world.campaign, crown=record, year=world.year, kind=CrownEventKind.STABILITY, delta=delta,
+        stability_after=record.stability, reason=reason[:200],
+    )
+
+
+def revolt(world: World, record: Crown, count: int, reason: str, chronicle: Chronicle) -> CrownEvent:
+    chronicle.add("revolt", f"{record.name}: {count} revolt{'s' if count != 1 else ''} to roll ({reason}).", crown=record.name)
+    return CrownEvent.objects.create(
+        campaign=world.campaign, crown=record, year=world.year, kind=CrownEventKind.REVOLT, delta=count,
+        stability_after=record.stability, reason=reason[:200],
+    )
+
+
+@transaction.atomic
+def crown_stability_change(
+    *, campaign: Campaign | int, crown: str, delta: int, reason: str, by: AbstractBaseUser | None = None
+) -> CrownEvent:
+    """Record a Stability change decided at the table (events, wars, bankruptcies ...)."""
+    campaign = lock_campaign(campaign)
+    if not reason.strip():
+        raise RuleError("Say why the Stability changes.", code="invalid", fields={"reason": "required"})
+    if delta == 0:
+        raise RuleError("A Stability change of 0 changes nothing.", code="invalid", fields={"delta": "zero"})
+    world = World(campaign, living_only=True)
+    if crown not in world.crowns:
+        raise NotFound(f"There is no crown called {crown!r} in {campaign.name}.")
+    chronicle = Chronicle(campaign)
+    event = stability(world, world.crowns[crown], delta, reason.strip(), chronicle)
+    chronicle.flush()
+    return event
+
+
+def pass_over(
+    world: World, reign: Reign, heir: Character, player: Dynasty | None, skipped: list[Character], box: DiceBox,
+    chronicle: Chronicle,
+) -> None:
+    """BloodLine's price of a disputed succession (RULES.md B)."""
+    first = skipped[0]
+    record = world.crown(reign.crown)
+    cost = bl.dispute_cost(
+        sex=first.sex,
+        prisoner_of_another=first.prisoner_of_id is not None and (player is None or first.prisoner_of_id != player.pk),
+        married_away=player is not None and first.controlled_by_id != player.pk and world.spouse_of(first.pk) is not None,
+        skipped=len(skipped),
+    )
+    for claimant in skipped:
+        PassedOver.objects.create(reign=reign, character=claimant, reason=cost.kind.replace("_", " ")[:200])
+    chronicle.add(
+        "pass_over",
+        f"{', '.join(c.display_name for c in skipped)} passed over for the crown of {reign.crown}: {cost.explanation}.",
+        crown=reign.crown,
+    )
+    if cost.stability:
+        stability(world, record, cost.stability, f"{cost.kind.replace('_', ' ')} succession", chronicle)
+    if cost.revolts:
+        revolt(world, record, cost.revolts, f"{cost.kind.replace('_', ' ')} succession", chronicle)
+    modifiers: list[Modifier] = []
+    for claimant in skipped:
+        if cost.combat_malus and player is not None:
+            modifiers.append(
+                Modifier(
+                    campaign=world.campaign, kind=ModifierKind.COMBAT_MALUS, value=cost.combat_malus, crown=reign.crown,
+                    dynasty=player, claimant=claimant, start_year=world.year,
+                    reason=f"{claimant.display_name} passed over for {reign.crown} ({cost.kind.replace('_', ' ')})",
+                )
+            )
+        if cost.ongoing_roll and player is not None:
+            modifiers.append(
+                Modifier(
+                    campaign=world.campaign, kind=ModifierKind.ONGOING_DISPUTE, value=-1, crown=reign.crown,
+                    dynasty=player, claimant=claimant, start_year=world.year,
+                    reason=f"the spurned line of {claimant.display_name}",
+                )
+            )
+    Modifier.objects.bulk_create(modifiers)
+    if cost.interim:
+        reign.interim_for = first
+        reign.save(update_fields=["interim_for"])
+    if cost.kind == "voluntary":
+        for claimant in skipped:
+            _spurn(world, claimant, player, box, chronicle)
+
+
+def _spurn(world: World, claimant: Character, player: Dynasty | None, box: DiceBox, chronicle: Chronicle) -> None:
+    """A voluntarily skipped heir passes for good to the player controlling the spouse; if unmarried
+    (or married to a minor house) to another player drawn at random (a logged roll)."""
+    spouse = world.spouse_of(claimant.pk)
+    target = world.dynasties.get(spouse.controlled_by_id or 0) if spouse is not None else None
+    if target is not None and (target.kind != DynastyKind.PLAYER or target == player):
+        target = None
+    if target is None:
+        others = sorted(
+            (d for d in world.dynasties.values() if d.kind == DynastyKind.PLAYER and d != player), key=lambda d: (d.seat, d.pk)
+        )
+        if not others:
+            return
+        roll = box.roll(DiceSpec(1, max(2, len(others))), purpose="spurned_heir", characters=[claimant], detail="who takes him")
+        pick = (roll.faces[0] - 1) % len(others)
+        target = others[pick]
+        roll.outcome = target.name
+    claimant.controlled_by = target
+    claimant.prince_piece = ""
+    claimant.save(update_fields=["controlled_by", "prince_piece"])
+    world.refresh_person(claimant)
+    chronicle.add("exile", f"{claimant.display_name}, passed over, now belongs to the house of {target.name}.", dynasty=target.pk)
+
+
+def turn_effects(world: World, box: DiceBox, chronicle: Chronicle) -> None:
+    """After the survival rolls: -1 Stability for each monarch under 15, the 50% roll of every living
+    spurned line, and the Queen's country's -1 Stability in the first two turns of a union."""
+    for reign in world.open_reigns():
+        holder = world.characters.get(reign.holder_id)
+        if holder is not None and holder.status == Status.ALIVE and holder.age(world.year) < bl.ADULT_AGE:
+            why = f"{holder.display_name} is a minor"
+            stability(world, world.crown(reign.crown), bl.MINOR_STABILITY_PER_TURN, why, chronicle)
+    for modifier in Modifier.objects.filter(campaign=world.campaign, kind=ModifierKind.ONGOING_DISPUTE, end_year__isnull=True):
+        roll = box.roll(
+            bl.ONGOING_DISPUTE_DICE, purpose="disputed_line", characters=[modifier.claimant_id], detail=modifier.crown
+        )
+        strikes = bl.ongoing_dispute_strikes(roll.faces)
+        roll.outcome = "-1 Stability" if strikes else "quiet"
+        if strikes:
+            stability(world, world.crown(modifier.crown), -1, modifier.reason, chronicle)
+    for record in world.crowns.values():
+        if record.annexed and record.union_since is not None:
+            turns = (world.year - record.union_since) // max(1, world.campaign.turn_length)
+            if 0 < turns <= bl.UNION_QUEEN_STABILITY_TURNS:
+                stability(world, record, -1, "a Dynastic Union's first turns", chronicle)
+
+
+def union_ends(world: World, record: Crown, chronicle: Chronicle) -> None:
+    """BloodLine: the union ends at the death of either spouse; the Queen's country regains 1 Stability."""
+    partner = record.union_with
+    record.controlled_by = record.home_dynasty
+    record.union_with = None
+    record.union_since = None
+    record.save(update_fields=["controlled_by", "union_with", "union_since"])
+    if partner is not None:
+        partner.union_with = None
+        partner.union_since = None
+        partner.save(update_fields=["union_with", "union_since"])
+    stability(world, record, bl.UNION_END_STABILITY, "the Dynastic Union is over", chronicle)
+
+
+def union_children(world: World, queen_id: int, king_id: int) -> set[int]:
+    """The children of a union's Queen and King: none of them may inherit her crown."""
+    return {
+        c.pk for c in world.characters.values() if {c.father_id, c.mother_id} == {queen_id, king_id}
+    }
+
+
+def crisis(world: World, late: Character, dynasty: Dynasty | None, box: DiceBox, chronicle: Chronicle, tables: dict[str, object],
+           entered: list[list[int]] | None) -> Character:
+    """Dynastic Crisis: a new dynasty, 'a distant relation' — King 40, wife 35, children 20, 15, 10."""
+    king_born, wife_born, children = bl.crisis_family(world.year)
+    crown = dynasty.crown if dynasty else ""
+    king = Character.objects.create(
+        campaign=world.campaign, given_name=given_name(crown, "M", 2), sex="M", birth_year=king_born,
+        dynastic_name=late.dynastic_name, birth_dynasty=dynasty, controlled_by=dynasty, characteristics={},
+        origin=Origin.RELATIVE,
+    )
+    wife = Character.objects.create(
+        campaign=world.campaign, given_name=given_name(crown, "F", 2), sex="F", birth_year=wife_born,
+        dynastic_name=spouse_dynastic_name(crown, late.dynastic_name), birth_dynasty=None, controlled_by=dynasty,
+        characteristics={}, origin=Origin.RELATIVE,
+    )
+    bands = tables["characteristic_bands"]
+    for person in (king, wife):
+        person.characteristics = roll_characteristics(box, person, bands, entered)
+        person.save(update_fields=["characteristics"])
+    marriage = Marriage.objects.create(
+        campaign=world.campaign, husband=king, wife=wife, arranged_year=min(children), wedding_year=min(children)
+    )
+    world.open_marriages.append(marriage)
+    family = [king, wife]
+    for n, born in enumerate(children):
+        roll = box.roll(br.SEX_DICE, purpose="sex", entered=entered.pop(0) if entered else None)
+        sex = br.sex_from_faces(roll.faces)
+        roll.outcome = "boy" if sex == "M" else "girl"
+        child = Character.objects.create(
+            campaign=world.campaign, given_name=given_name(crown, sex, n + 3), sex=sex, birth_year=born, father=king,
+            mother=wife, dynastic_name=late.dynastic_name, birth_dynasty=dynasty, controlled_by=dynasty,
+            characteristics={}, origin=Origin.RELATIVE,
+        )
+        box.add_subject(roll, child)
+        child.characteristics = roll_characteristics(box, child, bands, entered)
+        child.save(update_fields=["characteristics"])
+        family.append(child)
+    for c in family:
+        world.characters[c.pk] = c
+        world.refresh_person(c)
+    chronicle.add(
+        "created",
+        f"Dynastic Crisis: no one of the blood survives {late.display_name}. A distant relation, {king.display_name} (40), "
+        f"his wife {wife.display_name} (35) and three children found a new dynasty.",
+        character=king.pk,
+    )
+    return king
+
+
+def turkish_heir(world: World, crown: str, heir: Character) -> Character | None:
+    """Turkey #1: a princess cannot reign; her husband inherits her rights (None: skip her)."""
+    if crown != "Turkey" or not world.campaign.option("turkish_princess_rights") or heir.sex != "F":
+        return heir
+    husband = world.spouse_of(heir.pk)
+    return husband if husband is not None and husband.status == Status.ALIVE else None
+
+
+def fratricide(world: World, crown: str, monarch: Character, chronicle: Chronicle) -> list[int]:
+    """Turkey #2: a new Turkish monarch puts all his brothers to death (not sisters nor their children)."""
+    if crown != "Turkey" or not bl.brothers_to_die(monarch.sex, turkish_fratricide=world.campaign.option("turkish_fratricide")):
+        return []
+    brothers = [
+        c.pk for c in world.characters.values()
+        if c.pk != monarch.pk and c.sex == "M" and c.status == Status.ALIVE
+        and ((monarch.father_id and c.father_id == monarch.father_id) or (monarch.mother_id and c.mother_id == monarch.mother_id))
+    ]
+    if brothers:
+        character_die(
+            campaign=world.campaign, character_ids=brothers, cause="put to death by the new Sultan", chronicle=chronicle
+        )
+        for pk in brothers:
+            c = world.characters[pk]
+            c.status, c.death_year = Status.DEAD, world.year
+            world.refresh_person(c)
+        chronicle.add("death", f"{monarch.display_name} puts his brothers to death ({len(brothers)}).", crown=crown)
+    return brothers
