@@ -27,7 +27,7 @@ from dynasties.models import (
 )
 from dynasties.rules import blood_royale as br
 from dynasties.rules import bloodline as bl
-from dynasties.rules.dice import DiceSpec
+from dynasties.rules.dice import DiceSource, DiceSpec
 from dynasties.rules.errors import NotFound, RuleError
 from dynasties.rules.names import given_name, spouse_dynastic_name
 from dynasties.services.common import Chronicle, World, lock_campaign
@@ -92,7 +92,9 @@ def pass_over(
         skipped=len(skipped),
     )
     for claimant in skipped:
-        PassedOver.objects.create(reign=reign, character=claimant, reason=cost.kind.replace("_", " ")[:200])
+        PassedOver.objects.update_or_create(
+            reign=reign, character=claimant, defaults={"reason": cost.kind.replace("_", " ")[:200]}
+        )
     chronicle.add(
         "pass_over",
         f"{', '.join(c.display_name for c in skipped)} passed over for the crown of {reign.crown}: {cost.explanation}.",
@@ -273,3 +275,47 @@ def fratricide(world: World, crown: str, monarch: Character, chronicle: Chronicl
             world.refresh_person(c)
         chronicle.add("death", f"{monarch.display_name} puts his brothers to death ({len(brothers)}).", crown=crown)
     return brothers
+
+
+@transaction.atomic
+def interim_claim_resolve(
+    *,
+    campaign: Campaign | int,
+    crown: str,
+    recognize: bool,
+    source: DiceSource | None = None,
+    by: AbstractBaseUser | None = None,
+) -> Reign:
+    """BloodLine A: a released heir claims the throne at once. Recognised, he reigns and the interim
+    monarch steps down; refused, the interim monarch stays and it is a voluntary disputed succession."""
+    campaign = lock_campaign(campaign)
+    world = World(campaign)
+    reign = next((r for r in world.open_reigns() if r.crown == crown), None)
+    if reign is None or reign.interim_for_id is None:
+        raise RuleError(f"{crown} has no interim monarch waiting on an imprisoned heir.", code="no_interim")
+    claimant = world.characters[reign.interim_for_id]
+    if claimant.status != Status.ALIVE:
+        raise RuleError(f"{claimant.display_name} is dead: the interim monarch simply reigns.", code="invalid")
+    if claimant.prisoner_of_id is not None:
+        raise RuleError(f"{claimant.display_name} is still a prisoner and cannot claim the throne yet.", code="prisoner")
+    chronicle = Chronicle(campaign)
+    box = DiceBox(campaign, source=source, by=by)
+    interim = world.characters[reign.holder_id]
+    if recognize:
+        reign.end_year = world.year
+        reign.save(update_fields=["end_year"])
+        reign = Reign.objects.create(campaign=campaign, crown=crown, holder=claimant, start_year=world.year)
+        chronicle.add(
+            "succession",
+            f"{claimant.display_name}, released, is recognised as {'King' if claimant.sex == 'M' else 'Queen'} of {crown}; "
+            f"{interim.display_name} steps down.",
+            character=claimant.pk,
+            crown=crown,
+        )
+    else:
+        reign.interim_for = None
+        reign.save(update_fields=["interim_for"])
+        pass_over(world, reign, interim, world.crown_dynasty(crown), [claimant], box, chronicle)
+    box.flush()
+    chronicle.flush()
+    return reign

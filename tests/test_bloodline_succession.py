@@ -1,0 +1,214 @@
+"""BloodLine's succession differences (RULES.md B). The BloodLine ruleset itself (characteristics,
+births, survival) comes later; these tests switch a campaign's ruleset by hand to exercise them."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign.models import ChronicleEntry, Roll, Step
+from dynasties.models import (
+    Character,
+    Crown,
+    CrownEvent,
+    Dynasty,
+    Modifier,
+    ModifierKind,
+    PassedOver,
+    Reign,
+    Status,
+)
+from dynasties.rules import bloodline as bl
+from dynasties.rules.dice import FixedSource, RandomSource
+from dynasties.rules.errors import NotFound, RuleError
+from dynasties.services import survival_finish, survival_roll
+from dynasties.services.bloodline import crown_stability_change
+from dynasties.services.common import World, load_tables
+from dynasties.services.events import character_capture
+from dynasties.services.survival import survival_due
+from tests.factories import at_step, crown, person, wed
+
+
+@pytest.fixture(autouse=True)
+def _bloodline_tables(monkeypatch):
+    """Until the BloodLine ruleset lands (its own tables, births and survival), let its campaigns read
+    the Blood Royale tables so the succession services can be exercised."""
+    from dynasties import rules
+    from dynasties.rules import blood_royale
+
+    monkeypatch.setitem(rules._IMPLEMENTED, "eu-bloodline", blood_royale)
+
+
+def bloodline(campaign, **options):
+    campaign.ruleset = "eu-bloodline"
+    campaign.optional_rules = {**campaign.optional_rules, **options}
+    campaign.save()
+    return campaign
+
+
+def kill(campaign, *dying, source=None, **kw):
+    due = [d.character.pk for d in survival_due(campaign, World(campaign), load_tables(campaign))]
+    survival_roll(campaign=campaign, faces={pk: [1, 1] if pk in dying else [6, 6] for pk in due})
+    survival_finish(campaign=campaign, source=source or RandomSource(1), **kw)
+
+
+def england(campaign):
+    return Dynasty.objects.get(campaign=campaign, crown="England")
+
+
+@pytest.mark.django_db
+def test_voluntary_dispute_costs_stability_revolts_and_spurns_the_skipped(campaign):
+    """B: 'if you wish to skip over the first and second characters in line to the throne, you will
+    suffer a total of 3 levels of stability loss, plus generate 2 revolts.'"""
+    bloodline(campaign)
+    at_step(campaign, Step.SURVIVAL)
+    house = england(campaign)
+    king = Reign.objects.get(campaign=campaign, crown="England").holder
+    first = person(campaign, house, "First", "M", 1278, father=king)
+    second = person(campaign, house, "Second", "M", 1279, father=king)
+    third = person(campaign, house, "Third", "M", 1280, father=king)
+    wife = person(campaign, Dynasty.objects.get(campaign=campaign, crown="France"), "Wife", "F", 1280)
+    wed(campaign, second, wife, 1298)
+    kill(campaign, king.pk, pass_over={"England": [first.pk, second.pk]}, source=FixedSource([(3,)] + [(1,)] * 20))
+    reign = Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True)
+    assert reign.holder == third
+    record = Crown.objects.get(campaign=campaign, name="England")
+    assert record.stability == -3
+    events = CrownEvent.objects.filter(crown=record)
+    assert [(e.kind, e.delta) for e in events] == [("stability", -3), ("revolt", 2)]
+    assert set(PassedOver.objects.filter(reign=reign).values_list("character_id", flat=True)) == {first.pk, second.pk}
+    assert Modifier.objects.filter(kind=ModifierKind.COMBAT_MALUS, dynasty=house, value=-1).count() == 2
+    assert Modifier.objects.filter(kind=ModifierKind.ONGOING_DISPUTE, end_year__isnull=True).count() == 2
+    second.refresh_from_db()
+    first.refresh_from_db()
+    assert second.controlled_by.crown == "France"  # to the player controlling his spouse
+    assert first.controlled_by != house  # unmarried: to another player drawn at random (a logged roll)
+    assert Roll.objects.get(purpose="spurned_heir").outcome == first.controlled_by.name
+
+
+@pytest.mark.django_db
+def test_the_ongoing_roll_costs_stability_on_6_to_10(campaign):
+    bloodline(campaign)
+    at_step(campaign, Step.SURVIVAL)
+    house = england(campaign)
+    king = Reign.objects.get(campaign=campaign, crown="England").holder
+    first = person(campaign, house, "First", "M", 1278, father=king)
+    person(campaign, house, "Second", "M", 1279, father=king)
+    # the skipped heir's line is rolled for at the end of this very step: 7 on the d10 strikes
+    kill(campaign, king.pk, pass_over={"England": [first.pk]}, source=FixedSource([(1,), (7,)]))
+    record = Crown.objects.get(campaign=campaign, name="England")
+    assert record.stability == -2 - 1
+    roll = Roll.objects.get(purpose="disputed_line")
+    assert roll.dice == "1d10" and roll.outcome == "-1 Stability"
+    assert bl.ongoing_dispute_strikes([6]) and not bl.ongoing_dispute_strikes([5])
+
+
+@pytest.mark.django_db
+def test_a_prisoner_heir_costs_one_revolt_and_the_next_heir_rules_in_the_interim(campaign):
+    bloodline(campaign)
+    at_step(campaign, Step.SURVIVAL)
+    house = england(campaign)
+    king = Reign.objects.get(campaign=campaign, crown="England").holder
+    captive = person(campaign, house, "Captive", "M", 1278, father=king)
+    second = person(campaign, house, "Second", "M", 1279, father=king)
+    character_capture(campaign=campaign, character=captive, captor=Dynasty.objects.get(campaign=campaign, crown="Spain"))
+    kill(campaign, king.pk, pass_over={"England": [captive.pk]})
+    reign = Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True)
+    assert reign.holder == second and reign.interim_for == captive
+    record = Crown.objects.get(name="England")
+    assert record.stability == 0
+    assert [(e.kind, e.delta) for e in CrownEvent.objects.filter(crown=record)] == [("revolt", 1)]
+    assert not Modifier.objects.filter(kind=ModifierKind.ONGOING_DISPUTE).exists()
+
+
+@pytest.mark.django_db
+def test_a_minor_on_the_throne_costs_one_stability_a_turn(campaign):
+    bloodline(campaign)
+    at_step(campaign, Step.SURVIVAL)
+    king = Reign.objects.get(campaign=campaign, crown="England").holder
+    kill(campaign, king.pk)  # the heir is the child of 5
+    record = Crown.objects.get(name="England")
+    assert record.stability == -1
+    assert "is a minor" in CrownEvent.objects.get(crown=record).reason
+
+
+@pytest.mark.django_db
+def test_dynastic_crisis_founds_a_new_dynasty(campaign):
+    """B: 'The new King is 40 years old with a wife of 35, and presently has 3 children aged 20, 15, 10'."""
+    bloodline(campaign)
+    at_step(campaign, Step.SURVIVAL)
+    house = england(campaign)
+    lonely = person(campaign, house, "Lonely", "M", 1260)
+    crown(campaign, lonely, "England", 1300)
+    kill(campaign, lonely.pk)
+    reign = Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True)
+    king = reign.holder
+    assert king.birth_year == 1260 and king.age(1300) == 40
+    children = Character.objects.filter(father=king).order_by("birth_year")
+    assert [c.birth_year for c in children] == [1280, 1285, 1290]
+    assert "Dynastic Crisis" in ChronicleEntry.objects.get(kind="created").text
+
+
+@pytest.mark.django_db
+def test_turkish_options(campaign):
+    bloodline(campaign, turkish_princess_rights=True, turkish_fratricide=True)
+    at_step(campaign, Step.SURVIVAL)
+    turkey = Dynasty.objects.create(campaign=campaign, name="Osman", crown="Turkey", seat=9)
+    sultan = person(campaign, turkey, "Murad", "M", 1250)
+    crown(campaign, sultan, "Turkey", 1290)
+    daughter = person(campaign, turkey, "Fatma", "F", 1275, father=sultan)
+    husband = person(campaign, turkey, "Ali", "M", 1272, dynastic_name="Pasha")
+    wed(campaign, husband, daughter, 1292)
+    kill(campaign, sultan.pk)
+    assert Reign.objects.get(campaign=campaign, crown="Turkey", end_year__isnull=True).holder == husband
+    # fratricide: a new Sultan puts his brothers to death, not his sisters nor his uncles
+    at_step(campaign, Step.SURVIVAL, year=1305)
+    uncle = person(campaign, turkey, "Mehmed", "M", 1276, father=sultan)
+    son = person(campaign, turkey, "Selim", "M", 1289, father=husband, mother=daughter)
+    brother = person(campaign, turkey, "Bayezid", "M", 1290, father=husband, mother=daughter)
+    sister = person(campaign, turkey, "Zeynep", "F", 1291, father=husband, mother=daughter)
+    kill(campaign, husband.pk)
+    assert Reign.objects.get(campaign=campaign, crown="Turkey", end_year__isnull=True).holder == son
+    for c in (uncle, brother, sister):
+        c.refresh_from_db()
+    assert brother.status == Status.DEAD and brother.death_cause == "put to death by the new Sultan"
+    assert uncle.status == Status.ALIVE and sister.status == Status.ALIVE
+
+
+@pytest.mark.django_db
+def test_stability_changes_at_the_table_keep_a_history(campaign):
+    c = crown_stability_change(campaign=campaign, crown="France", delta=-2, reason="bankruptcy")
+    c2 = crown_stability_change(campaign=campaign, crown="France", delta=1, reason="peace")
+    assert (c.stability_after, c2.stability_after) == (-2, -1)
+    with pytest.raises(RuleError, match="Say why"):
+        crown_stability_change(campaign=campaign, crown="France", delta=1, reason=" ")
+    with pytest.raises(NotFound, match="no crown called 'Narnia'"):
+        crown_stability_change(campaign=campaign, crown="Narnia", delta=1, reason="x")
+    assert Crown.objects.get(campaign=campaign, name="France").stability == -1
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("recognize", [True, False])
+def test_a_released_heir_claims_the_throne(campaign, recognize):
+    from dynasties.services.bloodline import interim_claim_resolve
+    from dynasties.services.events import character_release
+
+    bloodline(campaign)
+    at_step(campaign, Step.SURVIVAL)
+    house = england(campaign)
+    king = Reign.objects.get(campaign=campaign, crown="England").holder
+    captive = person(campaign, house, "Captive", "M", 1278, father=king)
+    second = person(campaign, house, "Second", "M", 1279, father=king)
+    character_capture(campaign=campaign, character=captive, captor=Dynasty.objects.get(campaign=campaign, crown="Spain"))
+    kill(campaign, king.pk, pass_over={"England": [captive.pk]})
+    with pytest.raises(RuleError, match="still a prisoner"):
+        interim_claim_resolve(campaign=campaign, crown="England", recognize=True)
+    character_release(campaign=campaign, character=captive)
+    reign = interim_claim_resolve(campaign=campaign, crown="England", recognize=recognize, source=RandomSource(2))
+    record = Crown.objects.get(name="England")
+    if recognize:
+        assert reign.holder == captive
+        assert record.stability == 0
+    else:
+        assert reign.holder == second and reign.interim_for is None
+        assert record.stability == -2  # a voluntary dispute over one heir
+        assert Modifier.objects.filter(kind=ModifierKind.ONGOING_DISPUTE, claimant=captive).exists()
