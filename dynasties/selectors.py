@@ -9,7 +9,7 @@ from fractions import Fraction
 from django.db.models import Count, Q
 
 from campaign.models import Campaign
-from dynasties.models import BirthAttempt, Character, DynastyKind, Marriage, Origin, Reign, Status
+from dynasties.models import BirthAttempt, Character, DynastyKind, Marriage, Modifier, ModifierKind, Origin, Reign, Status
 from dynasties.rules import blood_royale as br
 
 
@@ -27,6 +27,12 @@ class CoupleStatus:
         return self.problem is None
 
 
+FROZEN_LINE = (
+    "A passed-over heir married away, and her line, make no new marriages and have no more children while her "
+    "claim lasts (BloodLine, Disputed Succession B)."
+)
+
+
 def is_aristocratic_parents(match: Marriage) -> bool:
     """The starting couple of the 3-player aristocratic family (A9)."""
     house = match.husband.controlled_by
@@ -41,6 +47,7 @@ def birth_couples(campaign: Campaign) -> list[CoupleStatus]:
         .select_related("husband", "wife", "husband__controlled_by")
         .order_by("pk")
     )
+    frozen = frozen_lines(campaign) if campaign.ruleset == "eu-bloodline" else set()
     attempts: dict[int, list[BirthAttempt]] = {}
     for a in BirthAttempt.objects.filter(campaign=campaign, year=year).order_by("attempt"):
         attempts.setdefault(a.marriage_id, []).append(a)
@@ -50,6 +57,8 @@ def birth_couples(campaign: Campaign) -> list[CoupleStatus]:
         problem = br.couple_problem(
             m.husband.as_person(), m.wife.as_person(), year, len(made), aristocratic_parents=is_aristocratic_parents(m)
         )
+        if problem is None and frozen and (m.husband_id in frozen or m.wife_id in frozen):
+            problem = FROZEN_LINE
         out.append(
             CoupleStatus(
                 marriage=m,
@@ -103,3 +112,23 @@ def unmatched_adults(campaign: Campaign) -> list[Character]:
         ).exclude(origin="baron").order_by("birth_year", "birth_order", "pk")
         if c.pk not in busy
     ]
+
+
+def frozen_lines(campaign: Campaign) -> set[int]:
+    """BloodLine B: a married-away woman passed over stays with the other dynasty; she and her direct
+    descendants make no new marriages and have no more children while the claim lasts."""
+    claimants = set(
+        Modifier.objects.filter(
+            campaign=campaign, kind=ModifierKind.COMBAT_MALUS, end_year__isnull=True, reason__contains="(married away)"
+        ).values_list("claimant_id", flat=True)
+    )
+    if not claimants:
+        return set()
+    from dynasties.rules.succession import FamilyIndex, line_of
+
+    people = {c.pk: c.as_person() for c in Character.objects.filter(campaign=campaign)}
+    index = FamilyIndex(people)
+    frozen = set(claimants)
+    for pk in claimants:
+        frozen |= set(line_of(people, pk, eligible=lambda p: True, index=index))
+    return frozen

@@ -212,3 +212,32 @@ def test_a_released_heir_claims_the_throne(campaign, recognize):
         assert reign.holder == second and reign.interim_for is None
         assert record.stability == -2  # a voluntary dispute over one heir
         assert Modifier.objects.filter(kind=ModifierKind.ONGOING_DISPUTE, claimant=captive).exists()
+
+
+@pytest.mark.django_db
+def test_a_married_away_heir_passed_over_freezes_her_line(campaign):
+    """B: 'They continue to be controlled by the other Dynasty but make no attempts to remarry nor do they
+    produce any further children'."""
+    from dynasties.rules.errors import IllegalMarriage, IneligibleCouple
+    from dynasties.services import births_attempt, marriage_arrange
+
+    bloodline(campaign)
+    at_step(campaign, Step.SURVIVAL)
+    house, france = england(campaign), Dynasty.objects.get(campaign=campaign, crown="France")
+    king = Reign.objects.get(campaign=campaign, crown="England").holder
+    Character.objects.filter(father=king).update(status=Status.DEAD, death_year=1299)
+    daughter = person(campaign, house, "Maud", "F", 1279, father=king)
+    daughter.controlled_by = france
+    daughter.save()
+    husband = person(campaign, france, "Louis", "M", 1275)
+    match = wed(campaign, husband, daughter, 1297)
+    granddaughter = person(campaign, france, "Blanche", "F", 1298, father=husband, mother=daughter)
+    kill(campaign, king.pk, pass_over={"England": [daughter.pk]})
+    assert [(e.kind, e.delta) for e in CrownEvent.objects.all()] == [("revolt", 1)]
+    assert Modifier.objects.get(kind=ModifierKind.COMBAT_MALUS).claimant == daughter
+    at_step(campaign, Step.BIRTHS, year=1305)
+    with pytest.raises(IneligibleCouple, match="no more children"):
+        births_attempt(campaign=campaign, marriage=match, faces=[6, 6])
+    suitor = person(campaign, Dynasty.objects.get(campaign=campaign, crown="Spain"), "Juan", "M", 1290)
+    with pytest.raises(IllegalMarriage, match="make no new marriages"):
+        marriage_arrange(campaign=campaign, husband=suitor, wife=granddaughter)

@@ -23,7 +23,7 @@ from dynasties.rules import blood_royale as br
 from dynasties.rules.dice import DiceSource
 from dynasties.rules.errors import IneligibleCouple, NotFound, RuleError
 from dynasties.rules.names import given_name as suggested_name
-from dynasties.selectors import CoupleStatus, birth_couples, is_aristocratic_parents
+from dynasties.selectors import FROZEN_LINE, CoupleStatus, birth_couples, frozen_lines, is_aristocratic_parents
 from dynasties.services.common import Chronicle, load_tables, lock_campaign, require_step, set_step
 from dynasties.services.setup import format_characteristics, roll_characteristics
 
@@ -60,7 +60,13 @@ class BirthContext:
         father, mother = match.husband, match.wife
         mother_reigns = mother.pk in self.reigning
         dynastic_name = mother.dynastic_name if mother_reigns else father.dynastic_name
-        raised_by_id = match.children_raised_by_id or (mother.controlled_by_id if mother_reigns else father.controlled_by_id)
+        if mother_reigns and father.pk in self.reigning:
+            # A Dynastic Union: the children belong to the King's player whatever the contract says
+            raised_by_id = father.controlled_by_id
+        else:
+            raised_by_id = match.children_raised_by_id or (
+                mother.controlled_by_id if mother_reigns else father.controlled_by_id
+            )
         raised_by = self.dynasties.get(raised_by_id) if raised_by_id else None
         order = max(self.same_year.get((father.pk, birth_year), 0), self.same_year.get((mother.pk, birth_year), 0)) + 1
         for parent in (father.pk, mother.pk):
@@ -156,6 +162,8 @@ def births_attempt(
     problem = br.couple_problem(
         match.husband.as_person(), match.wife.as_person(), year, len(earlier), aristocratic_parents=is_aristocratic_parents(match)
     )
+    if problem is None and campaign.ruleset == "eu-bloodline" and {match.husband_id, match.wife_id} & frozen_lines(campaign):
+        problem = FROZEN_LINE
     if problem:
         raise IneligibleCouple(f"{couple}: {problem}")
     box = DiceBox(campaign, source=source, by=by)

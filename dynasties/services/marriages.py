@@ -20,7 +20,7 @@ from campaign.models import Campaign, Step
 from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Origin, Reign
 from dynasties.rules import blood_royale as br
 from dynasties.rules.errors import IllegalMarriage, NotFound, RuleError
-from dynasties.selectors import kings_widows
+from dynasties.selectors import FROZEN_LINE, frozen_lines, kings_widows
 from dynasties.services.common import Chronicle, World, lock_campaign, require_step, set_step
 from dynasties.services.succession import crowns_join
 
@@ -66,6 +66,8 @@ def _problems(
     campaign: Campaign, groom: Character, bride: Character, busy: set[int], *, wedding: bool, widows: Collection[int] = ()
 ) -> list[str]:
     problems = _rule_problems(campaign, groom, bride, busy, wedding=wedding)
+    if campaign.ruleset == "eu-bloodline" and {groom.pk, bride.pk} & frozen_lines(campaign):
+        problems.append(FROZEN_LINE)
     if bride.pk in widows:
         problems.append(
             f"{bride.display_name} is the widow of a King who died this turn; she retires at the Announcements "

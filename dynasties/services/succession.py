@@ -326,7 +326,8 @@ def _bring_home(world: World, heir: Character, record: Crown, chronicle: Chronic
         return
     if player is None or heir.controlled_by_id == player.pk:
         return
-    _move_family(world, heir, spouse, player)
+    # BloodLine: "along with her husband and any children they have produced", married or not
+    _move_family(world, heir, spouse, player, all_children=world.campaign.ruleset == bl_services.BLOODLINE)
     chronicle.add(
         "return",
         f"{heir.display_name} returns to {record.name} with {'her' if heir.sex == 'F' else 'his'} family "
@@ -336,14 +337,16 @@ def _bring_home(world: World, heir: Character, record: Crown, chronicle: Chronic
     )
 
 
-def _move_family(world: World, head: Character, spouse: Character | None, dynasty: Dynasty) -> None:
+def _move_family(
+    world: World, head: Character, spouse: Character | None, dynasty: Dynasty, *, all_children: bool = False
+) -> None:
     moved = [head]
     if spouse is not None:
         moved.append(spouse)
         moved += [
             c for c in world.characters.values()
             if c.status == Status.ALIVE and {c.father_id, c.mother_id} == {head.pk, spouse.pk}
-            and world.spouse_of(c.pk) is None
+            and (all_children or world.spouse_of(c.pk) is None)
         ]
     for character in moved:
         if character.controlled_by_id != dynasty.pk:

@@ -1,0 +1,297 @@
+"""Pretenders and bastards (event cards; RULES.md A9): a Pretender leaves his house for the player
+on the left, who may be paid 50 Crowns to give him back; an unmarried King's bastard son is
+controlled by the player on the right and never inherits, nor does anyone through him."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from campaign.dice import DiceBox
+from campaign.models import Campaign
+from dynasties.models import Character, Dynasty, Origin, Reign, Status
+from dynasties.rules import blood_royale as br
+from dynasties.rules.dice import DiceSource
+from dynasties.rules.errors import InvalidDice, NotFound, RuleError
+from dynasties.rules.names import given_name as suggested_name
+from dynasties.services.common import Chronicle, World, load_tables, lock_campaign
+from dynasties.services.setup import format_characteristics, roll_characteristics
+from dynasties.services.succession import title as royal_title
+
+
+def _load(campaign: Campaign, value: Character | int, role: str) -> Character:
+    pk = getattr(value, "pk", value)
+    if isinstance(pk, bool) or not isinstance(pk, int):
+        raise RuleError(f"{value!r} is not a character id.", code="invalid", fields={role: "invalid"})
+    try:
+        return Character.objects.select_for_update().get(pk=pk, campaign=campaign)
+    except Character.DoesNotExist:
+        raise NotFound(f"There is no character #{pk} in {campaign.name}.") from None
+
+
+def _move(characters: Sequence[Character], dynasty: Dynasty | None) -> None:
+    for character in characters:
+        character.controlled_by = dynasty
+        character.prince_piece = ""
+        character.save(update_fields=["controlled_by", "prince_piece"])
+
+
+def _names(characters: Sequence[Character]) -> str:
+    names = [c.display_name for c in characters]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _only_son_of(world: World, character: Character) -> str | None:
+    """The monarch (a reigning parent) whose only legitimate son in play this character is."""
+    reigning = world.reigning()
+    for parent_id in (character.father_id, character.mother_id):
+        if parent_id is None or parent_id not in reigning:
+            continue
+        sons = [
+            c.pk for c in world.in_play()
+            if c.sex == "M" and c.legitimate and parent_id in (c.father_id, c.mother_id)
+        ]
+        if sons == [character.pk]:
+            parent = world.characters[parent_id]
+            return f"{royal_title(parent)} {parent.display_name} of {reigning[parent_id].crown}"
+    return None
+
+
+@transaction.atomic
+def pretender_declare(
+    *, campaign: Campaign | int, character: Character | int, by: AbstractBaseUser | None = None
+) -> Character:
+    """Event cards 18-22: the character (15 or more, not the monarch's only son) becomes a Pretender
+    and passes to the player on the left of the house controlling him, with his wife and his
+    children under 15 that house controls; a female Pretender's husband is returned to his house of
+    birth instead. ``pretender_of`` records the house that lost him (it may buy him back)."""
+    campaign = lock_campaign(campaign)
+    pretender = _load(campaign, character, "character")
+    world = World(campaign, living_only=True)
+    year = campaign.current_year
+    reigning = world.reigning()
+    problems = br.pretender_problems(
+        pretender.as_person(),
+        year,
+        name=pretender.display_name,
+        reigning=pretender.pk in reigning,
+        already_pretender=pretender.pretender_of_id is not None,
+        only_son_of=_only_son_of(world, pretender) if pretender.status == Status.ALIVE else None,
+    )
+    if problems:
+        raise RuleError(" ".join(problems), code="not_a_pretender")
+    home = world.dynasties.get(pretender.controlled_by_id or 0)
+    left = world.seat_left(home) if home is not None else None
+    if home is None or left is None:
+        raise RuleError(
+            f"{pretender.display_name} is not controlled by a player with a player on the left: nobody can take "
+            "the Pretender (Pretenders and Bastards).",
+            code="no_player_left",
+        )
+    pretender = world.characters[pretender.pk]
+    moved = [pretender]
+    returned: Character | None = None
+    spouse = world.spouse_of(pretender.pk)
+    if spouse is not None and spouse.controlled_by_id == home.pk and spouse.pk not in reigning:
+        if pretender.sex == "M":
+            moved.append(spouse)
+        elif spouse.birth_dynasty_id is not None and spouse.birth_dynasty_id != home.pk:
+            returned = spouse
+    moved += [
+        c for c in world.in_play()
+        if pretender.pk in (c.father_id, c.mother_id)
+        and c.age(year) < br.PRETENDER_CHILDREN_UNDER
+        and c.controlled_by_id == home.pk
+        and c.pk not in reigning
+    ]
+    _move(moved, left)
+    pretender.pretender_of = home
+    pretender.save(update_fields=["pretender_of"])
+    chronicle = Chronicle(campaign)
+    chronicle.add(
+        "pretender",
+        f"{pretender.display_name} leaves the house of {home.name} as a Pretender"
+        + (f" to the crown of {home.crown}" if home.crown else "")
+        + f": {_names(moved)} pass to the house of {left.name}, the player on the left. The house of {home.name} "
+        f"may buy {'him' if pretender.sex == 'M' else 'her'} back for {br.PRETENDER_BUY_BACK_CROWNS} Crowns.",
+        character=pretender.pk,
+        dynasty=left.pk,
+        pretender_of=home.pk,
+        moved=[c.pk for c in moved],
+    )
+    if returned is not None:
+        house = world.dynasties[returned.birth_dynasty_id or 0]
+        _move([returned], house)
+        chronicle.add(
+            "return",
+            f"{returned.display_name}, husband of the Pretender {pretender.display_name}, is returned to the house "
+            f"of {house.name}.",
+            character=returned.pk,
+            dynasty=house.pk,
+        )
+    chronicle.flush()
+    return pretender
+
+
+@transaction.atomic
+def pretender_buy_back(
+    *, campaign: Campaign | int, character: Character | int, by: AbstractBaseUser | None = None
+) -> Character:
+    """For a 'bribe' of 50 Crowns the Pretender's original house buys back the Pretender, the
+    spouse and the unmarried children the other house controls. All sins are forgiven."""
+    campaign = lock_campaign(campaign)
+    pretender = _load(campaign, character, "character")
+    if pretender.pretender_of_id is None:
+        raise RuleError(f"{pretender.display_name} is not a Pretender: there is nobody to buy back.", code="not_pretender")
+    if pretender.status != Status.ALIVE:
+        raise RuleError(
+            f"{pretender.display_name} is {pretender.get_status_display().lower()}: only a living Pretender can be "
+            "bought back.",
+            code="not_in_play",
+        )
+    world = World(campaign, living_only=True)
+    pretender = world.characters[pretender.pk]
+    home = world.dynasties[pretender.pretender_of_id]
+    holder = world.dynasties.get(pretender.controlled_by_id or 0)
+    if holder is None or holder.pk == home.pk:
+        raise RuleError(
+            f"{pretender.display_name} is controlled by the house of {home.name} already: there is nothing to buy back.",
+            code="already_home",
+        )
+    reigning = world.reigning()
+    moved = [pretender]
+    spouse = world.spouse_of(pretender.pk)
+    if spouse is not None and spouse.controlled_by_id == holder.pk and spouse.pk not in reigning:
+        moved.append(spouse)
+    moved += [
+        c for c in world.in_play()
+        if pretender.pk in (c.father_id, c.mother_id)
+        and c.controlled_by_id == holder.pk
+        and c.pk not in reigning
+        and world.spouse_of(c.pk) is None
+    ]
+    _move(moved, home)
+    pretender.pretender_of = None
+    pretender.save(update_fields=["pretender_of"])
+    chronicle = Chronicle(campaign)
+    chronicle.add(
+        "payment_owed",
+        f"{br.PRETENDER_BUY_BACK_CROWNS} Crowns from the house of {home.name} to the Treasury: the bribe that buys "
+        f"back the Pretender {pretender.display_name}.",
+        dynasty=home.pk,
+        amount=-br.PRETENDER_BUY_BACK_CROWNS,
+        character=pretender.pk,
+    )
+    chronicle.add(
+        "pretender_return",
+        f"The house of {home.name} buys back {_names(moved)} from the house of {holder.name}. All sins are forgiven.",
+        character=pretender.pk,
+        dynasty=home.pk,
+        moved=[c.pk for c in moved],
+    )
+    chronicle.flush()
+    return pretender
+
+
+@transaction.atomic
+def bastard_create(
+    *,
+    campaign: Campaign | int,
+    father: Character | int,
+    given_name: str | None = None,
+    birth_year: int | None = None,
+    source: DiceSource | None = None,
+    entered: Sequence[Sequence[int]] | None = None,
+    by: AbstractBaseUser | None = None,
+) -> Character:
+    """Event cards 38 and 39: a bastard son of an unmarried King (default born this year), with
+    rolled characteristics (``entered``: three typed 3d6 rolls, Strength, Constitution, Charisma),
+    controlled from now on by the player on the right of the King's house. He is never in any line
+    of succession, nor is anyone descended from him."""
+    campaign = lock_campaign(campaign)
+    king = _load(campaign, father, "father")
+    world = World(campaign, living_only=True)
+    year = campaign.current_year
+    born = year if birth_year is None else birth_year
+    reign = world.reigning().get(king.pk)
+    problems = br.bastard_problems(
+        king.as_person(),
+        year,
+        born,
+        name=king.display_name,
+        reigning=reign is not None,
+        married=world.marriage_of(king.pk) is not None,
+        turn_length=campaign.turn_length,
+    )
+    if problems:
+        raise RuleError(" ".join(problems), code="no_bastard")
+    assert reign is not None
+    house = world.dynasties.get(king.controlled_by_id or 0)
+    right = world.seat_right(house) if house is not None else None
+    if right is None:
+        raise RuleError(
+            f"{king.display_name}'s house has no player on the right to take the bastard (Pretenders and Bastards).",
+            code="no_player_right",
+        )
+    if entered is not None and len(entered) != len(br.characteristic_names("M")):
+        raise InvalidDice(
+            f"Type {len(br.characteristic_names('M'))} rolls of 3d6 for the bastard's characteristics "
+            f"(Strength, Constitution, Charisma); {len(entered)} were given."
+        )
+    sons = Character.objects.filter(campaign=campaign, father=king, sex="M").count()
+    name = (given_name or "").strip()[:60] or suggested_name(reign.crown, "M", sons + 1)
+    order = 1 + Character.objects.filter(campaign=campaign, father=king, birth_year=born).count()
+    child = Character.objects.create(
+        campaign=campaign, given_name=name, sex="M", birth_year=born, birth_order=order, father=king, mother=None,
+        dynastic_name=king.dynastic_name, birth_dynasty=right, controlled_by=right, characteristics={},
+        origin=Origin.BORN, legitimate=False,
+    )
+    box = DiceBox(campaign, source=source, by=by)
+    child.characteristics = roll_characteristics(box, child, load_tables(campaign)["characteristic_bands"], entered=entered)
+    child.save(update_fields=["characteristics"])
+    box.flush()
+    chronicle = Chronicle(campaign)
+    chronicle.add(
+        "bastard",
+        f"A bastard son, {child.display_name}, is born in {born} to {king.display_name}, {royal_title(king)} of "
+        f"{reign.crown} ({format_characteristics(child.characteristics)}). The house of {right.name}, the player on "
+        f"the right, controls him from now on. He never inherits, nor does anyone through him; wherever he lands in a "
+        f"province of {reign.crown} there is an immediate Rebellion roll, and if a woman comes to the throne while he "
+        "lives every province of the Kingdom is checked for Rebellion.",
+        character=child.pk,
+        father=king.pk,
+        dynasty=right.pk,
+        crown=reign.crown,
+    )
+    chronicle.flush()
+    return child
+
+
+def queens_accession_rebellions(world: World, reigns: Sequence[Reign], chronicle: Chronicle) -> list[Character]:
+    """'If a female character ever comes to the throne while the bastard lives, every Province in
+    the Kingdom must be checked for Rebellion.' For each new reign of a woman, the living bastards of
+    past Kings of that crown; one chronicle line per crown. Not a transaction: call it after
+    ``resolve_successions`` with the reigns it returned. Returns the bastards found."""
+    found: list[Character] = []
+    for reign in reigns:
+        queen = world.characters.get(reign.holder_id)
+        if queen is None or queen.sex != "F":
+            continue
+        kings = {r.holder_id for r in world.reigns if r.crown == reign.crown and r.pk != reign.pk}
+        bastards = [c for c in world.in_play() if not c.legitimate and c.father_id in kings]
+        if not bastards:
+            continue
+        chronicle.add(
+            "rebellion_check",
+            f"{queen.display_name} comes to the throne of {reign.crown} while {_names(bastards)}, "
+            f"{'a bastard' if len(bastards) == 1 else 'bastards'} of its Kings, "
+            f"{'lives' if len(bastards) == 1 else 'live'}: every province of {reign.crown} must be checked for "
+            "Rebellion (Pretenders and Bastards).",
+            character=queen.pk,
+            crown=reign.crown,
+            bastards=[c.pk for c in bastards],
+        )
+        found += bastards
+    return found

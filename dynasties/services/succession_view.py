@@ -1,0 +1,411 @@
+"""The line of succession of a crown or a title, read-only (RULES.md A7, A9): data for the pages.
+
+    succession_line(campaign=c, crown="England")                  # now
+    succession_line(campaign=c, crown="England", year=1320)       # as it stood in 1320
+    succession_what_if(campaign=c, crown="England", dies=[...])   # as if these died now
+    title_succession_line(campaign=c, title="Duke of Liguria")    # a title (rule G), same order
+
+Each entry carries the character, age, whether a regent would be needed, the reason for the place
+(:mod:`dynasties.rules.explain`) and - for a crown - whether the heir may be passed over now and at
+what cost (``heir_standing`` + ``pass_over_cost``, exactly as the succession service decides), or
+the rule that forbids it. Titles are inherited in the same order but are never "passed over": the
+King disputes an inheritance instead (A9), so their entries have no ``pass_over``.
+
+Nothing here writes: every function loads the campaign once (:class:`World`, a fixed number of
+SELECTs whatever its size) and works in memory. A ``year`` view uses the reigns, deaths, retirements
+and renunciations of that year, but control, captivity and marriages as they stand now (the books
+keep no history of those).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from campaign.models import Campaign
+from dynasties.models import Character, Dynasty, Origin, Reign, Renunciation, Status, Title, TitleHolding
+from dynasties.rules import blood_royale as br
+from dynasties.rules.errors import IllegalPassOver, NotFound, RuleError
+from dynasties.rules.explain import DEFAULT_LIMIT, LineEntry, explain_line
+from dynasties.rules.people import Person
+from dynasties.rules.succession import FamilyIndex, iter_succession
+from dynasties.services.common import World
+from dynasties.services.succession import heir_standing
+
+
+def charisma_odds() -> str:
+    """The new monarch's Charisma roll spelt out from the rule itself: '1-3 (3 in 6): -1 Charisma; ...'."""
+    dice = br.CHARISMA_LOSS_DICE
+    faces: dict[int, list[int]] = {}
+    for face in range(1, dice.sides + 1):
+        faces.setdefault(br.charisma_loss([face]), []).append(face)
+    parts = []
+    for loss, f in faces.items():
+        span = f"{f[0]}-{f[-1]}" if len(f) > 1 else f"{f[0]}"
+        parts.append(f"{span} ({len(f)} in {dice.sides}): {loss:+d} Charisma")
+    return "; ".join(parts)
+
+
+CHARISMA_ODDS = charisma_odds()
+
+
+@dataclass(frozen=True)
+class PassOverView:
+    """May this heir be passed over now, and what it would cost (A7 Disputed Succession, rule C)."""
+
+    allowed: bool
+    text: str  # why it is allowed ("a prisoner of another player") or the rule that forbids it
+    costs: tuple[str, ...] = ()  # one sentence per penalty
+    cost: br.PassOverCost | None = None
+    usurper: Dynasty | None = None  # -1 Strength for its men while the claim lives
+    rival: Dynasty | None = None  # +1 Strength against the usurper
+    exile_to: Dynasty | None = None  # rule C: the player on the left
+
+    @property
+    def summary(self) -> str:
+        if not self.allowed:
+            return f"No: {self.text}"
+        return f"Yes ({self.text}): " + "; ".join(self.costs)
+
+
+@dataclass(frozen=True)
+class SuccessionEntry:
+    position: int
+    character: Character
+    age: int
+    minor: bool  # under 15: a regent would rule for him
+    kin: str
+    reason: str
+    pass_over: PassOverView | None  # None for a title
+    level: int = 0  # 0: the monarch's own descendants; 1: his parent's line; ...
+
+
+@dataclass(frozen=True)
+class SuccessionLine:
+    crown: str
+    year: int
+    monarch: Character | None  # whose line this is (in a what-if, possibly the one who dies)
+    entries: tuple[SuccessionEntry, ...]
+    total: int | None  # everyone in the line, beyond the first ``limit``
+    rule_c: bool = False
+    title: str | None = None  # a title's name when the line is a title's
+    player: Dynasty | None = None  # controls the crown now
+    dead: tuple[int, ...] = ()  # what-if: those taken as dead
+    monarch_dies: bool = False  # what-if: the monarch is among them
+    successor: SuccessionEntry | None = None  # what-if: who would succeed (the first entry)
+    relative: br.RelativePlan | None = None  # what-if: nobody of the blood left
+    regent: Character | None = None  # the reign's regent; in a what-if with a minor successor, the default choice
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def heir(self) -> SuccessionEntry | None:
+        return self.entries[0] if self.entries else None
+
+
+# --- public API ------------------------------------------------------------------------------
+
+
+def succession_line(
+    *, campaign: Campaign, crown: str, limit: int | None = DEFAULT_LIMIT, year: int | None = None
+) -> SuccessionLine:
+    """The line of the crown's monarch: now (the open reign), or in ``year`` (the monarch reigning
+    then, among the people alive then: born by that year and not dead before it ended)."""
+    world = World(campaign)
+    reign = _reign(world, crown, year)
+    when = campaign.current_year if year is None else year
+    people, barred = (world.people, world.renounced.get(crown, set())) if year is None else _as_of(world, crown, when)
+    royal = {r.holder_id for r in world.reigns if r.crown == crown and r.start_year <= when}
+    notes = _history_note(campaign, year)
+    return _crown_line(world, reign, crown, people, royal, barred, when, limit, notes=notes)
+
+
+def succession_what_if(
+    *, campaign: Campaign, crown: str, dies: Sequence[int], limit: int | None = DEFAULT_LIMIT
+) -> SuccessionLine:
+    """The line as if the characters ``dies`` died now. Writes nothing.
+
+    If the monarch is among them the entries are his line at his death - the first would succeed
+    (``successor``; a minor gets a default ``regent``), those before the heir the GM could still
+    pass over; with nobody of the blood left, ``relative`` gives the relative who would be created
+    (A7). Their marriages are taken as ended, as they would be at the succession."""
+    world = World(campaign)
+    reign = _reign(world, crown, None)
+    year = campaign.current_year
+    dead = list(dict.fromkeys(dies))
+    for pk in dead:
+        character = world.characters.get(pk)
+        if character is None:
+            raise NotFound(f"There is no character #{pk} in this campaign.")
+        if character.status == Status.DEAD:
+            raise RuleError(f"{character.display_name} is already dead.", code="already_dead")
+    gone = set(dead)
+    late = world.characters[reign.holder_id]
+    widows = {pk for m in world.open_marriages if late.pk in (m.husband_id, m.wife_id) for pk in (m.husband_id, m.wife_id)}
+    people = dict(world.people)
+    for pk in dead:
+        people[pk] = replace(people[pk], alive=False)
+    # in memory only: the World was loaded for this call and is never saved
+    world.open_marriages = [m for m in world.open_marriages if not ({m.husband_id, m.wife_id} & gone)]
+    royal = world.past_holders(crown)
+    barred = world.renounced.get(crown, set())
+    line = _crown_line(world, reign, crown, people, royal, barred, year, limit, dead=tuple(dead))
+    if late.pk not in gone:
+        return line
+    notes = list(line.notes)
+    successor = line.heir
+    regent: Character | None = None
+    relative: br.RelativePlan | None = None
+    style = "King" if late.sex == "M" else "Queen"
+    if successor is None:
+        relative = br.relative_plan(people[late.pk], year)
+        age = year - relative.relative_birth_year
+        children = ", ".join(str(y) for y in relative.children_birth_years) or "none"
+        notes.append(
+            f"Nobody of the blood is left: a relative of the late {style} would be created, aged {age} "
+            f"(born {relative.relative_birth_year}), married in {relative.marriage_year} to a wife born "
+            f"{relative.wife_birth_year}, with {len(relative.children_birth_years)} children (born {children})."
+        )
+    else:
+        heir = successor.character
+        notes.append(
+            f"{heir.display_name} would succeed {late.display_name} as {'King' if heir.sex == 'M' else 'Queen'} "
+            f"of {crown}, aged {successor.age}."
+        )
+        if successor.minor:
+            regent, note = _default_regent(world, people, heir, late, crown, year, widows - {late.pk}, gone)
+            notes.append(note)
+    return replace(
+        line, monarch_dies=True, successor=successor, relative=relative, regent=regent, notes=tuple(notes)
+    )
+
+
+def title_succession_line(
+    *, campaign: Campaign, title: str, limit: int | None = DEFAULT_LIMIT, year: int | None = None
+) -> SuccessionLine:
+    """The heirs of a title (optional rule G: "inherited like the crown"), named by ``Title.name``.
+
+    Found as ``services.titles.titles_pass_on`` finds them: the blood runs from the title's holders
+    (its holdings and the holder), and renunciations recorded under the title's name bar a line.
+    Entries have no ``pass_over``: the King disputes a title's inheritance (a rebellion marker), he
+    does not pass its heir over. A minor heir holds the title with the monarch as 'Regent'."""
+    record = Title.objects.filter(campaign=campaign, name=title).first()
+    if record is None:
+        raise NotFound(f"There is no title {title!r} in this campaign.")
+    holdings = list(TitleHolding.objects.filter(title=record).order_by("start_year", "pk").values_list(
+        "holder_id", "start_year", "end_year"
+    ))  # fmt: skip
+    world = World(campaign)
+    when = campaign.current_year if year is None else year
+    people: Mapping[int, Person]
+    if year is None:
+        holder_id = record.holder_id
+        people, barred = world.people, world.renounced.get(record.name, set())
+    else:
+        held = [h for h, start, end in holdings if start <= year and (end is None or end > year)]
+        holder_id = held[-1] if held else (record.holder_id if not holdings and record.granted_year <= year else None)
+        people, barred = _as_of(world, record.name, year)
+    if holder_id is None or holder_id not in people:
+        when_text = "now" if year is None else f"in {year}"
+        raise NotFound(f"{record.name} has no holder {when_text}.")
+    royal = {h for h, start, _ in holdings if start <= when} | {holder_id}
+    names = {pk: c.display_name for pk, c in world.characters.items()}
+    explained = explain_line(
+        people, holder_id, names=names, royal=royal, barred=barred, limit=limit, index=FamilyIndex(people),
+        title=record.name,
+    )  # fmt: skip
+    entries = tuple(_entry(world, e, people, when, None) for e in explained.entries)
+    notes = (
+        *_history_note(campaign, year),
+        "A title passes like the crown (A9); the King may dispute an inheritance (a rebellion marker) "
+        "instead of an heir being passed over.",
+    )
+    return SuccessionLine(
+        crown=record.crown, year=when, monarch=world.characters[holder_id], entries=entries, total=explained.total,
+        title=record.name, notes=notes,
+    )  # fmt: skip
+
+
+# --- internals -------------------------------------------------------------------------------
+
+
+def _reign(world: World, crown: str, year: int | None) -> Reign:
+    reigns = [r for r in world.reigns if r.crown == crown]
+    if not reigns:
+        raise NotFound(f"The crown of {crown!r} has never had a monarch in this campaign.")
+    if year is None:
+        current = [r for r in reigns if r.end_year is None]
+        if not current:
+            raise NotFound(f"{crown} has no reigning monarch.")
+        return current[0]
+    then = [r for r in reigns if r.start_year <= year and (r.end_year is None or r.end_year > year)]
+    if not then:
+        raise NotFound(f"Nobody reigned over {crown} in {year}.")
+    return max(then, key=lambda r: (r.start_year, r.pk))
+
+
+def _as_of(world: World, crown: str, year: int) -> tuple[dict[int, Person], set[int]]:
+    """The people of ``year`` (born by then; dead or retired only if it happened by then, a death
+    in the year itself counting) and the renunciations made by then."""
+    people: dict[int, Person] = {}
+    for pk, c in world.characters.items():
+        if c.birth_year > year:
+            continue
+        dead = c.death_year is not None and c.death_year <= year
+        retired = c.retired_year is not None and c.retired_year <= year and not dead
+        person = world.people[pk]
+        if person.alive != (not dead) or person.retired != retired:
+            person = replace(person, alive=not dead, retired=retired)
+        people[pk] = person
+    barred = set(
+        Renunciation.objects.filter(campaign=world.campaign, crown=crown, year__lte=year).values_list(
+            "character_id", flat=True
+        )
+    )
+    return people, barred
+
+
+def _history_note(campaign: Campaign, year: int | None) -> tuple[str, ...]:
+    if year is None or year == campaign.current_year:
+        return ()
+    return (f"The line as it stood in {year}; control, captivity and marriages are shown as they stand now.",)
+
+
+def _crown_line(
+    world: World,
+    reign: Reign,
+    crown: str,
+    people: Mapping[int, Person],
+    royal: Collection[int],
+    barred: Collection[int],
+    year: int,
+    limit: int | None,
+    *,
+    dead: tuple[int, ...] = (),
+    notes: tuple[str, ...] = (),
+) -> SuccessionLine:
+    monarch = world.characters[reign.holder_id]
+    names = {pk: c.display_name for pk, c in world.characters.items()}
+    explained = explain_line(
+        people, monarch.pk, names=names, royal=royal, barred=barred, limit=limit, index=FamilyIndex(people)
+    )
+    player = world.crown_dynasty(crown)
+    rule_c = world.campaign.option("disputed_succession")
+    blood_royale = world.campaign.ruleset == br.NAME
+    rules = (player, rule_c) if blood_royale else None
+    entries = tuple(_entry(world, e, people, year, rules) for e in explained.entries)
+    if not blood_royale:
+        notes = (*notes, f"Passing over an heir is priced by the {world.campaign.ruleset} rules: not shown here.")
+    regent = world.characters.get(reign.regent_id) if reign.regent_id and reign.regency_end_year is None else None
+    return SuccessionLine(
+        crown=crown, year=year, monarch=monarch, entries=entries, total=explained.total, rule_c=rule_c,
+        player=player, dead=dead, regent=regent, notes=notes,
+    )  # fmt: skip
+
+
+def _entry(
+    world: World,
+    explained: LineEntry,
+    people: Mapping[int, Person],
+    year: int,
+    crown_rules: tuple[Dynasty | None, bool] | None,
+) -> SuccessionEntry:
+    character = world.characters[explained.person_id]
+    view = None if crown_rules is None else pass_over_view(world, character, *crown_rules)
+    return SuccessionEntry(
+        position=explained.position,
+        character=character,
+        age=character.age(year),
+        minor=br.needs_regent(people[character.pk], year),
+        kin=explained.kin,
+        reason=explained.reason,
+        pass_over=view,
+        level=explained.level,
+    )
+
+
+def pass_over_view(world: World, character: Character, player: Dynasty | None, rule_c: bool) -> PassOverView:
+    """The answer the succession service would give if the GM passed this heir over now, and the
+    penalties it would record (mirrors ``services.succession._pass_over``)."""
+    try:
+        cost = br.pass_over_cost(heir_standing(world, character, player), rule_c=rule_c)
+    except IllegalPassOver as exc:
+        return PassOverView(allowed=False, text=exc.message)
+    name = character.display_name
+    costs: list[str] = []
+    exile_to = world.seat_left(player) if cost.exile_left and player is not None else None
+    # the exiled heir's house becomes the player on the left (before the penalties are recorded)
+    holder = exile_to or world.dynasties.get(character.controlled_by_id or 0)
+    usurper = player
+    if usurper is not None:
+        costs.append(
+            f"{cost.usurper_strength:+d} Strength for every man of the house of {usurper.name} while {name}'s claim "
+            "lives (it passes to the heirs of the body; a renunciation ends it)"
+        )
+    rival = holder if holder is not None and holder != player else None
+    if rival is not None:
+        foe = f"the house of {usurper.name}" if usurper is not None else "the usurper"
+        costs.append(
+            f"{cost.rival_strength:+d} Strength for the house of {rival.name} when fighting {foe}, as long as the claim lives"
+        )
+    if cost.charisma_roll:
+        costs.append(
+            f"the new monarch rolls {br.CHARISMA_LOSS_DICE} for Charisma: {CHARISMA_ODDS} (it may fall below -2; not inherited)"
+        )
+    if cost.exile_left:
+        if exile_to is not None:
+            costs.append(f"{name}, with spouse and children, goes into exile with the house of {exile_to.name} (rule C)")
+        else:
+            costs.append("no player sits on the left: nobody goes into exile (rule C)")
+    return PassOverView(
+        allowed=True, text=cost.reason, costs=tuple(costs), cost=cost, usurper=usurper, rival=rival, exile_to=exile_to
+    )
+
+
+def _default_regent(
+    world: World,
+    people: Mapping[int, Person],
+    heir: Character,
+    late: Character,
+    crown: str,
+    year: int,
+    widows: set[int],
+    dead: set[int],
+) -> tuple[Character | None, str]:
+    """The regent the succession service would name by default (mirrors its ``_choose_regent``):
+    the first adult in the new monarch's line, else the oldest adult of the house - never the widow,
+    a prisoner or a created baron - else a baron would be created."""
+    dynasty = world.crown_dynasty(crown)
+
+    def fit(c: Character) -> bool:
+        return (
+            c.status == Status.ALIVE
+            and c.pk not in dead
+            and c.pk != heir.pk
+            and c.pk not in widows
+            and c.age(year) >= br.REGENT_MIN_AGE
+            and c.prisoner_of_id is None
+            and (dynasty is None or c.controlled_by_id == dynasty.pk)
+            and c.origin != Origin.BARON
+        )
+
+    royal = world.past_holders(crown) | {heir.pk}
+    style = "King" if heir.sex == "M" else "Queen"
+    for pid in iter_succession(people, heir.pk, royal=royal):
+        candidate = world.characters[pid]
+        if fit(candidate):
+            return candidate, (
+                f"{heir.display_name} is {heir.age(year)}: {candidate.display_name}, the first adult in the line, "
+                "would be regent by default (the GM may name any adult)."
+            )
+    others = sorted((c for c in world.characters.values() if fit(c)), key=lambda c: (c.birth_year, c.birth_order, c.pk))
+    if others:
+        c = others[0]
+        return c, (
+            f"{heir.display_name} is {heir.age(year)}: {c.display_name}, the oldest adult of the house, "
+            "would be regent by default (the GM may name any adult)."
+        )
+    age = year - br.baron_birth_year(people[late.pk], year)
+    return None, (
+        f"{heir.display_name} is {heir.age(year)} and no adult can act as regent: a baron and cousin of the late "
+        f"{'King' if late.sex == 'M' else 'Queen'}, aged {age}, would be created to rule until the {style} is 15."
+    )

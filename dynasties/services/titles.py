@@ -1,0 +1,335 @@
+"""Optional rule G, Governing Provinces (RULES.md A9): a Prince made Governor of a province holds a
+noble title ("Duke of Liguria"), gains +1 Strength/Guile once, and the title is inherited like the
+crown - so it may leave the dynasty, and the King of the province may dispute that inheritance."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from campaign.models import Campaign, Step
+from dynasties.models import Character, Dynasty, Modifier, ModifierKind, Origin, Status, Title, TitleHolding
+from dynasties.rules import blood_royale as br
+from dynasties.rules.errors import NotFound, RuleError, StepOrderError
+from dynasties.rules.succession import FamilyIndex, iter_succession
+from dynasties.services.common import STEP_LABELS, Chronicle, World, lock_campaign
+from dynasties.services.succession import title as royal_title
+
+RULE_G = "governing_provinces"
+DYNASTIC_SEQUENCE = (Step.BIRTHS, Step.SURVIVAL, Step.MARRIAGES, Step.ANNOUNCEMENTS)
+
+
+def require_rule_g(campaign: Campaign) -> None:
+    if not campaign.option(RULE_G):
+        raise RuleError(
+            f"{br.OPTIONAL_RULES[RULE_G]} is not in force in {campaign.name}: there are no titles nor Governors.",
+            code="option_off",
+        )
+
+
+def _pk(value: object, what: str) -> int:
+    pk = getattr(value, "pk", value)
+    if isinstance(pk, bool) or not isinstance(pk, int):
+        raise RuleError(f"{value!r} is not a {what} id.", code="invalid")
+    return pk
+
+
+def monarch_of(world: World, crown: str) -> Character | None:
+    reign = next((r for r in world.open_reigns() if r.crown == crown), None)
+    return world.characters.get(reign.holder_id) if reign is not None else None
+
+
+def _house(world: World, dynasty_id: int | None) -> str:
+    house = world.dynasties.get(dynasty_id or 0)
+    return f"the house of {house.name}" if house is not None else "no house"
+
+
+def _of_the_blood(world: World, prince: Character, house: Dynasty | None, crown: str) -> bool:
+    """A Prince of the house that rules ``crown``: born into it, or descended from a past monarch of
+    the crown or of the house's own crown; a Pretender its player controls counts as one of its own
+    ("as if he were a member of his own Dynasty", Pretenders and Bastards)."""
+    if house is None or prince.origin == Origin.BARON:
+        return False
+    if prince.birth_dynasty_id == house.pk:
+        return True
+    if prince.pretender_of_id is not None and prince.controlled_by_id == house.pk:
+        return True
+    royal = world.past_holders(crown) | (world.past_holders(house.crown) if house.crown else set())
+    return bool(royal) and FamilyIndex(world.people).is_of_blood(prince.pk, royal)
+
+
+def _governor_bonus(world: World, character: Character, title: Title) -> str:
+    """The +1 Strength/Guile, taken once in a lifetime; returns the words for the chronicle."""
+    trait = br.governor_characteristic(character.sex).capitalize()
+    if Modifier.objects.filter(campaign=world.campaign, kind=ModifierKind.GOVERNOR, character=character).exists():
+        return f"no further {trait} bonus (a Governor takes the +{br.GOVERNOR_BONUS} once, however many provinces)"
+    character.characteristics = br.with_governor_bonus(character.characteristics or {}, character.sex)
+    character.save(update_fields=["characteristics"])
+    world.refresh_person(character)
+    Modifier.objects.create(
+        campaign=world.campaign, kind=ModifierKind.GOVERNOR, value=br.GOVERNOR_BONUS, crown=title.crown,
+        character=character, reason=f"{character.display_name}, {title.name}"[:200], start_year=world.year,
+    )
+    value = character.characteristics[br.governor_characteristic(character.sex)]
+    return f"+{br.GOVERNOR_BONUS} {trait} (now {value:+d})"
+
+
+@transaction.atomic
+def title_grant(
+    *,
+    campaign: Campaign | int,
+    character: Character | int,
+    province: str,
+    crown: str | None = None,
+    name: str | None = None,
+    by: AbstractBaseUser | None = None,
+) -> Title:
+    """Rule G: during the Dynastic Sequence the player makes one of his Princes (15 or more) Governor
+    of a province he controls. ``crown`` is the country the province lies in (default: the crown of
+    the Prince's house); ``name`` defaults to "Duke of <province>". One title per province; a lapsed
+    title is granted again. The Prince gains +1 Strength once (may exceed +2)."""
+    campaign = lock_campaign(campaign)
+    require_rule_g(campaign)
+    if campaign.step not in DYNASTIC_SEQUENCE:
+        raise StepOrderError(
+            f"A Governor is created only during the Dynastic Sequence (Births to Announcements); "
+            f"{campaign.current_year} is at {STEP_LABELS[campaign.step]}. Wait for the next turn's Births (rule G).",
+            code="not_dynastic_sequence",
+        )
+    province = (province or "").strip()
+    if not province:
+        raise RuleError("Name the province the new Governor is to govern.", code="invalid", fields={"province": "required"})
+    pk = _pk(character, "character")
+    world = World(campaign)
+    prince = world.characters.get(pk)
+    if prince is None:
+        raise NotFound(f"There is no character #{pk} in {campaign.name}.")
+    house = world.dynasties.get(prince.controlled_by_id or 0)
+    crown_name = (crown or "").strip() or (house.crown if house is not None else "")
+    if not crown_name:
+        raise RuleError(
+            f"{prince.display_name}'s house has no crown: say in which crown's country {province} lies.",
+            code="unknown_crown", fields={"crown": "required"},
+        )
+    if crown_name not in world.crowns and not any(d.crown == crown_name for d in world.dynasties.values()):
+        raise RuleError(f"There is no crown called {crown_name!r} in {campaign.name}.", code="unknown_crown")
+    existing = Title.objects.select_for_update().filter(campaign=campaign, province__iexact=province).first()
+    if existing is not None and existing.holder_id is not None:
+        holder = world.characters[existing.holder_id]
+        raise RuleError(
+            f"{existing.province} already has a Governor: {holder.display_name}, {existing.name}. "
+            "A province has one title (rule G).",
+            code="province_governed",
+        )
+    player = world.crown_dynasty(crown_name)
+    problems = br.governor_problems(
+        world.people[prince.pk],
+        world.year,
+        name=prince.display_name,
+        crown=crown_name,
+        reigning=prince.pk in world.reigning(),
+        of_the_blood=_of_the_blood(world, prince, player, crown_name),
+        controlled_by_crown_player=player is not None and prince.controlled_by_id == player.pk,
+    )
+    if problems:
+        raise RuleError(" ".join(problems), code="not_a_prince")
+    title_name = (name or "").strip()[:120] or br.default_title_name(province)
+    if existing is not None:  # a lapsed title is granted anew
+        existing.name, existing.crown, existing.holder = title_name, crown_name, prince
+        existing.granted_year, existing.granted_to = world.year, prince
+        existing.save(update_fields=["name", "crown", "holder", "granted_year", "granted_to"])
+        granted = existing
+    else:
+        granted = Title.objects.create(
+            campaign=campaign, name=title_name, province=province, crown=crown_name, holder=prince,
+            granted_year=world.year, granted_to=prince,
+        )
+    king = monarch_of(world, crown_name)
+    granter = f"{royal_title(king)} {king.display_name} of {crown_name}" if king else f"the crown of {crown_name}"
+    how = f"granted by {granter}"
+    TitleHolding.objects.create(title=granted, holder=prince, start_year=world.year, how=how[:200])
+    bonus = _governor_bonus(world, prince, granted)
+    chronicle = Chronicle(campaign)
+    chronicle.add(
+        "title_granted",
+        f"{prince.display_name} is created {granted.name}, Governor of {granted.province} in {crown_name} ({how}): "
+        f"{bonus}. {granted.province} raises {br.GOVERNED_TAX_EXTRA} Crowns more in taxes (7 or 9), kept by the "
+        "Governor's house if it is not the King's.",
+        character=prince.pk,
+        title=granted.pk,
+        province=granted.province,
+        crown=crown_name,
+        dynasty=prince.controlled_by_id,
+    )
+    chronicle.flush()
+    return granted
+
+
+def titles_pass_on(world: World, chronicle: Chronicle) -> list[TitleHolding]:
+    """Every title whose holder is out of play passes like the crown (rule G): to the first in play
+    in the holder's line of succession (bastards and renounced claims skipped), whoever controls him
+    or her - so a title may leave the dynasty. With nobody left the title lapses. A minor heir
+    holds the title with the monarch as 'Regent'; no new character is created.
+
+    Not a transaction: call it inside one (``survival_finish``, after the deaths and the crowns),
+    with ``World(campaign)`` loaded after the deaths - it must hold the dead. Writes the chronicle
+    lines to ``chronicle``; the caller flushes. Returns the new holdings."""
+    titles = list(
+        Title.objects.filter(campaign=world.campaign, holder__isnull=False)
+        .exclude(holder__status=Status.ALIVE)
+        .order_by("pk")
+    )
+    if not titles:
+        return []
+    holdings: dict[int, list[TitleHolding]] = {}
+    for h in TitleHolding.objects.filter(title__in=titles).order_by("start_year", "pk"):
+        holdings.setdefault(h.title_id, []).append(h)
+    index = FamilyIndex(world.people)
+    year = world.year
+    new: list[TitleHolding] = []
+    for title in titles:
+        late = world.characters.get(title.holder_id or 0)
+        if late is None or late.status == Status.ALIVE:
+            raise ValueError("titles_pass_on needs World(campaign) loaded after the deaths, the dead included.")
+        past = holdings.get(title.pk, [])
+        for h in past:
+            if h.end_year is None:
+                h.end_year = year
+                h.save(update_fields=["end_year"])
+        gone = "death" if late.status == Status.DEAD else "retirement"
+        royal = {h.holder_id for h in past} | {late.pk}
+        barred = world.renounced.get(title.name, set())
+        heir_id = next(iter(iter_succession(world.people, late.pk, royal=royal, barred=barred, index=index)), None)
+        king = monarch_of(world, title.crown)
+        if heir_id is None:
+            title.holder = None
+            title.save(update_fields=["holder"])
+            chronicle.add(
+                "title_lapsed",
+                f"On the {gone} of {late.display_name} nobody of the blood is left to inherit {title.name}: the title "
+                f"lapses and {title.province} is again under the direct control of the "
+                + (f"{royal_title(king)} of {title.crown}." if king else f"crown of {title.crown}."),
+                title=title.pk,
+                late=late.pk,
+                province=title.province,
+                crown=title.crown,
+            )
+            continue
+        heir = world.characters[heir_id]
+        old, to = late.controlled_by_id, heir.controlled_by_id
+        how = f"inherited from {late.display_name}"
+        if old != to:
+            how += f"; the title passes from {_house(world, old)} to {_house(world, to)}"
+        holding = TitleHolding.objects.create(title=title, holder=heir, start_year=year, how=how[:200])
+        title.holder = heir
+        title.save(update_fields=["holder"])
+        new.append(holding)
+        bonus = _governor_bonus(world, heir, title)
+        text = (
+            f"On the {gone} of {late.display_name}, {heir.display_name} (aged {heir.age(year)}) inherits {title.name}"
+            + (f", and the title leaves {_house(world, old)} for {_house(world, to)}" if old != to else "")
+            + f": {bonus}."
+        )
+        if br.needs_regent(heir.as_person(), year):
+            pronoun = "she" if heir.sex == "F" else "he"
+            text += (
+                f" Until {pronoun} is {br.TITLE_REGENCY_UNTIL} the 'Regent' of {title.province} is the monarch"
+                + (f", {royal_title(king)} {king.display_name} of {title.crown}" if king else "")
+                + "; no new character is created (rule G)."
+            )
+        if old != to and king is not None:
+            text += f" The {royal_title(king)} of {title.crown} may dispute the inheritance."
+        chronicle.add(
+            "title_inherited",
+            text,
+            title=title.pk,
+            holding=holding.pk,
+            character=heir.pk,
+            late=late.pk,
+            province=title.province,
+            crown=title.crown,
+            from_dynasty=old,
+            to_dynasty=to,
+        )
+    return new
+
+
+@transaction.atomic
+def title_dispute(
+    *, campaign: Campaign | int, holding: TitleHolding | int, by: AbstractBaseUser | None = None
+) -> TitleHolding:
+    """Rule G: the King of the province's country disputes an inheritance that took the title to
+    another dynasty, in the turn it happened. The holding is marked disputed and the chronicle
+    records the Rebellion marker in the province and the Rebellion rolls in the whole Kingdom."""
+    campaign = lock_campaign(campaign)
+    require_rule_g(campaign)
+    pk = _pk(holding, "title holding")
+    try:
+        current = (
+            TitleHolding.objects.select_for_update()
+            .select_related("title", "holder")
+            .get(pk=pk, title__campaign=campaign)
+        )
+    except TitleHolding.DoesNotExist:
+        raise NotFound(f"There is no title holding #{pk} in {campaign.name}.") from None
+    title = current.title
+    heir = current.holder
+    if current.end_year is not None:
+        raise RuleError(
+            f"{heir.display_name} no longer holds {title.name} (until {current.end_year}): only the present "
+            "holder's inheritance can be disputed.",
+            code="not_current",
+        )
+    if current.disputed:
+        raise RuleError(
+            f"The inheritance of {title.name} by {heir.display_name} has already been disputed.", code="already_disputed"
+        )
+    previous = (
+        TitleHolding.objects.filter(title=title, pk__lt=current.pk)
+        .select_related("holder")
+        .order_by("-start_year", "-pk")
+        .first()
+    )
+    if previous is None:
+        raise RuleError(
+            f"{heir.display_name} was granted {title.name}, not left it: there is no inheritance to dispute.",
+            code="not_inherited",
+        )
+    if current.start_year != campaign.current_year:
+        raise RuleError(
+            f"{heir.display_name} inherited {title.name} in {current.start_year}: the King may dispute an inheritance "
+            f"only in the turn it happens (now {campaign.current_year}).",
+            code="too_late",
+        )
+    world = World(campaign, living_only=True)
+    old, to = previous.holder.controlled_by_id, heir.controlled_by_id
+    if old == to:
+        raise RuleError(
+            f"{heir.display_name} inherited {title.name} within {_house(world, to)}: the title has not left the "
+            f"dynasty, so there is no inheritance for the King of {title.crown} to dispute.",
+            code="same_dynasty",
+        )
+    king = monarch_of(world, title.crown)
+    if king is None:
+        raise RuleError(f"{title.crown} has no monarch to dispute the inheritance of {title.name}.", code="no_monarch")
+    player = world.crown_dynasty(title.crown)
+    king_house = player.pk if player is not None else king.controlled_by_id
+    other = any(h != king_house for h in (old, to))
+    consequence = br.title_dispute_consequence(title.province, title.crown, other_dynasty=other)
+    current.disputed = True
+    current.save(update_fields=["disputed"])
+    chronicle = Chronicle(campaign)
+    chronicle.add(
+        "title_disputed",
+        f"{royal_title(king)} {king.display_name} of {title.crown} disputes the inheritance of {title.name} by "
+        f"{heir.display_name} of {_house(world, to)} (it came from {_house(world, old)}): {consequence}.",
+        title=title.pk,
+        holding=current.pk,
+        character=heir.pk,
+        province=title.province,
+        crown=title.crown,
+        rebellion_marker=title.province,
+        kingdom_rebellion_rolls=other,
+    )
+    chronicle.flush()
+    return current
