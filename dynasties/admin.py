@@ -17,6 +17,8 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, PassedOver, Reign, Status
+from dynasties.rules.errors import RuleError
+from dynasties.services.succession_view import SuccessionLine, succession_line
 
 MARRIAGES_SHOWN = 200
 
@@ -121,6 +123,18 @@ class DynastyAdmin(admin.ModelAdmin):
     autocomplete_fields = ["campaign"]
     inlines = [CharacterInline]
     readonly_fields = ["marriages"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return [*super().get_readonly_fields(request, obj), "line_of_succession"]
+
+    @admin.display(description="line of succession of its crown")
+    def line_of_succession(self, obj: Dynasty) -> str:
+        if obj.pk is None or not obj.crown:
+            return "-"
+        try:
+            return succession_table(succession_line(campaign=obj.campaign, crown=obj.crown))
+        except RuleError as exc:
+            return exc.message
 
     # Marriages are not a plain inline: Marriage has no foreign key to Dynasty that means "this
     # house's marriages" (its only one, children_raised_by, is something else), and an inline
@@ -246,6 +260,58 @@ class ReignAdmin(admin.ModelAdmin):
     search_fields = ["crown", "holder__given_name", "holder__dynastic_name"]
     autocomplete_fields = ["campaign", "holder", "regent"]
     inlines = [PassedOverInline]
+    readonly_fields = ["line_of_succession"]
+
+    @admin.display(description="line of succession")
+    def line_of_succession(self, obj: Reign) -> str:
+        """The open reign: the line now; an ended one: the line in its last full year."""
+        if obj.pk is None:
+            return "-"
+        year = None
+        if obj.end_year is not None:
+            if obj.end_year <= obj.start_year:
+                return f"This reign began and ended in {obj.start_year}."
+            year = obj.end_year - 1
+        try:
+            return succession_table(succession_line(campaign=obj.campaign, crown=obj.crown, year=year))
+        except RuleError as exc:
+            return exc.message
+
+
+def succession_table(line: SuccessionLine) -> str:
+    """A read-only table of the line: position, name (to the character's page), age, the reason for
+    the place, and whether the heir may be passed over and at what cost."""
+    monarch = line.monarch
+    shown = len(line.entries)
+    head = f"Line of succession of {line.title or line.crown} in {line.year}"
+    if monarch is not None:
+        head += f": the heirs of {monarch.display_name}"
+    head += f" ({shown} of {line.total} shown)." if line.total is not None and line.total > shown else "."
+    rows = format_html_join(
+        "",
+        '<tr><td>{}</td><td><a href="{}">{}</a></td><td>{}</td><td>{}</td><td>{}</td></tr>',
+        (
+            (
+                e.position,
+                reverse("admin:dynasties_character_change", args=[e.character.pk]),
+                e.character.display_name,
+                f"{e.age} (a minor: a regent would rule)" if e.minor else e.age,
+                e.reason,
+                e.pass_over.summary if e.pass_over is not None else "-",
+            )
+            for e in line.entries
+        ),
+    )
+    notes = format_html_join("", "<p>{}</p>", ((n,) for n in line.notes))
+    if not line.entries:
+        return format_html("<p>{}</p><p>Nobody of the blood is in the line.</p>{}", head, notes)
+    return format_html(
+        "<p>{}</p><table><thead><tr><th>#</th><th>name</th><th>age</th><th>place in the line</th>"
+        "<th>may be passed over now?</th></tr></thead><tbody>{}</tbody></table>{}",
+        head,
+        rows,
+        notes,
+    )
 
 
 # Birth attempts -------------------------------------------------------------------------------

@@ -445,3 +445,144 @@ def event_rolls(reason: str) -> bool:
     if reason not in EVENT_MODIFIERS:
         raise IllegalOption(f"Unknown survival event {reason!r}; choose one of {', '.join(EVENT_MODIFIERS)}.")
     return reason != "storm"
+
+
+# --- optional rule G, Governing Provinces; Pretenders and bastards (A9) ----------------------
+
+GOVERNOR_MIN_AGE = ADULT_AGE  # "Only a Prince (aged at least 15) can be created Governor"
+GOVERNOR_BONUS = 1  # +1 Strength/Guile, taken once however many provinces; may exceed +2
+GOVERNED_TAX_EXTRA = 2  # a governed province raises 7 or 9 Crowns instead of 5 or 7
+TITLE_REGENCY_UNTIL = ADULT_AGE  # "If a minor inherits a title, the 'Regent' will be monarch"
+PRETENDER_MIN_AGE = ADULT_AGE
+PRETENDER_CHILDREN_UNDER = ADULT_AGE  # a Pretender's children under 15 go with him
+PRETENDER_BUY_BACK_CROWNS = 50
+
+
+def default_title_name(province: str) -> str:
+    return f"Duke of {province}"
+
+
+def governor_characteristic(sex: str) -> str:
+    """Where a Governor's +1 goes: Strength for a man, Guile for a woman."""
+    return characteristic_names(sex)[0]
+
+
+def with_governor_bonus(characteristics: Mapping[str, int], sex: str) -> dict[str, int]:
+    """The characteristics after the Governor's +1 (it may take the characteristic above +2)."""
+    key = governor_characteristic(sex)
+    out = dict(characteristics)
+    out[key] = int(out.get(key, 0)) + GOVERNOR_BONUS
+    return out
+
+
+def governor_problems(
+    person: Person,
+    year: int,
+    *,
+    name: str,
+    crown: str,
+    reigning: bool,
+    of_the_blood: bool,
+    controlled_by_crown_player: bool,
+) -> list[str]:
+    """Everything that stops this character being created Governor of a province of ``crown``
+    (optional rule G); empty when he may be."""
+    if not person.in_play:
+        return [f"{name} is no longer in play and can govern nothing."]
+    problems: list[str] = []
+    if person.sex != MALE:
+        problems.append(
+            f"{name} is a woman: only a Prince can be created Governor; women may inherit a title later "
+            "(Governing Provinces, rule G)."
+        )
+    if person.age(year) < GOVERNOR_MIN_AGE:
+        problems.append(
+            f"{name} is {person.age(year)}: only a Prince aged at least {GOVERNOR_MIN_AGE} can be created Governor "
+            "(children may inherit a title later; rule G)."
+        )
+    if reigning:
+        problems.append(
+            f"{name} reigns: the provinces nobody governs are under the monarch's direct control already; "
+            "only a Prince can be created Governor (rule G)."
+        )
+    if not person.legitimate:
+        problems.append(f"{name} is a bastard, not a Prince of the royal blood (Pretenders and Bastards).")
+    elif not of_the_blood:
+        problems.append(
+            f"{name} is not of the royal blood of {crown}: only a Prince of the house can be created Governor (rule G)."
+        )
+    if not controlled_by_crown_player:
+        problems.append(
+            f"{name} is not controlled by the player who rules {crown}: the player makes one of his own Princes "
+            "Governor of a province he controls (rule G)."
+        )
+    return problems
+
+
+def title_dispute_consequence(province: str, crown: str, *, other_dynasty: bool) -> str:
+    """What the King's dispute of a title's inheritance costs (rule G)."""
+    if other_dynasty:
+        return (
+            f"a Rebellion marker is placed in {province}, and Rebellion rolls are made, with normal modifiers, "
+            f"for the whole Kingdom of {crown}"
+        )
+    return f"a Rebellion marker is placed in {province}, but otherwise the King's wishes are followed"
+
+
+def pretender_problems(
+    person: Person,
+    year: int,
+    *,
+    name: str,
+    reigning: bool,
+    already_pretender: bool,
+    only_son_of: str | None,
+) -> list[str]:
+    """Everything that stops this character becoming a Pretender (event cards 18-22); empty when
+    he may. ``only_son_of`` names the monarch whose only male child he is."""
+    if not person.in_play:
+        return [f"{name} is no longer in play."]
+    problems: list[str] = []
+    if already_pretender:
+        problems.append(f"{name} is already a Pretender; his house may buy him back.")
+    if reigning:
+        problems.append(f"{name} reigns: monarchs may not abdicate nor be deposed (Succession, A7).")
+    if person.age(year) < PRETENDER_MIN_AGE:
+        problems.append(
+            f"{name} is {person.age(year)}: characters can only become Pretenders if they are at least "
+            f"{PRETENDER_MIN_AGE} years old (Pretenders and Bastards)."
+        )
+    if only_son_of is not None:
+        problems.append(
+            f"{name} is the only male child of {only_son_of}: the monarch's only son cannot become a Pretender "
+            "(Pretenders and Bastards)."
+        )
+    if not person.legitimate:
+        problems.append(f"{name} is a bastard: a bastard's claim is nothing to pretend to (Pretenders and Bastards).")
+    return problems
+
+
+def bastard_problems(
+    father: Person,
+    year: int,
+    birth_year: int,
+    *,
+    name: str,
+    reigning: bool,
+    married: bool,
+    turn_length: int = TURN_LENGTH,
+) -> list[str]:
+    """Everything that stops ``father`` having a bastard son born in ``birth_year`` (event cards
+    38 and 39: bastard sons of unmarried Kings); empty when he may."""
+    if not father.in_play:
+        return [f"{name} is no longer in play."]
+    problems: list[str] = []
+    if father.sex != MALE or not reigning:
+        problems.append(f"{name} is not a reigning King: the cards give bastard sons to unmarried Kings only.")
+    if married:
+        problems.append(f"{name} is married: the cards give bastard sons to unmarried Kings only.")
+    if birth_year >= year + turn_length:
+        problems.append(f"{birth_year} is after this turn ({year}-{year + turn_length - 1}).")
+    elif birth_year - father.birth_year < ADULT_AGE:
+        problems.append(f"{name} was {birth_year - father.birth_year} in {birth_year}, too young to father a son.")
+    return problems

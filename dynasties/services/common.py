@@ -89,6 +89,7 @@ class World:
         which walks the whole family tree."""
         self.campaign = campaign
         self.year = campaign.current_year
+        self.living_only = living_only
         characters = Character.objects.filter(campaign=campaign).order_by("pk")
         if living_only:
             characters = characters.filter(status=Status.ALIVE)

@@ -18,8 +18,10 @@ from dynasties.rules.dice import DiceSource
 from dynasties.rules.errors import NotFound, RuleError
 from dynasties.services.announcements import return_widowed
 from dynasties.services.common import Chronicle, World, load_tables, lock_campaign
+from dynasties.services.pretenders import queens_accession_rebellions
 from dynasties.services.succession import create_relative, resolve_successions, title
 from dynasties.services.survival import birth_penalties, character_die
+from dynasties.services.titles import titles_pass_on
 
 
 @dataclass(frozen=True)
@@ -130,10 +132,12 @@ def survival_event(
         character_die(campaign=campaign, character_ids=dead, cause=label[:120], chronicle=chronicle)
     world = World(campaign)
     successions_box = DiceBox(campaign, source=source, by=by, step=f"event:{reason}")
-    resolve_successions(
+    new_reigns = resolve_successions(
         world, successions_box, chronicle, tables,
         entered=[list(f) for f in entered] if entered else None, pass_over=pass_over,
     )
+    titles_pass_on(world, chronicle)
+    queens_accession_rebellions(world, new_reigns, chronicle)
     successions_box.flush()
     if dead and campaign.step == Step.INTERPHASE:
         return_widowed(World(campaign), chronicle, dead)  # this turn's Announcements are past: at once

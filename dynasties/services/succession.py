@@ -349,10 +349,11 @@ def _move_family(
             and (all_children or world.spouse_of(c.pk) is None)
         ]
     for character in moved:
-        if character.controlled_by_id != dynasty.pk:
+        if character.controlled_by_id != dynasty.pk or character.pretender_of_id is not None:
             character.controlled_by = dynasty
             character.prince_piece = ""
-            character.save(update_fields=["controlled_by", "prince_piece"])
+            character.pretender_of = None  # a Pretender who comes home as monarch is no longer one
+            character.save(update_fields=["controlled_by", "prince_piece", "pretender_of"])
             world.refresh_person(character)
 
 

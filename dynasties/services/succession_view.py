@@ -19,14 +19,26 @@ keep no history of those).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any, NamedTuple
 
 from campaign.models import Campaign
-from dynasties.models import Character, Dynasty, Origin, Reign, Renunciation, Status, Title, TitleHolding
+from dynasties.models import (
+    Character,
+    Crown,
+    Dynasty,
+    Marriage,
+    Origin,
+    Reign,
+    Renunciation,
+    Status,
+    Title,
+    TitleHolding,
+)
 from dynasties.rules import blood_royale as br
 from dynasties.rules.errors import IllegalPassOver, NotFound, RuleError
-from dynasties.rules.explain import DEFAULT_LIMIT, LineEntry, explain_line
+from dynasties.rules.explain import DEFAULT_LIMIT, ExplainedLine, LineEntry, explain_line
 from dynasties.rules.people import Person
 from dynasties.rules.succession import FamilyIndex, iter_succession
 from dynasties.services.common import World
@@ -47,6 +59,99 @@ def charisma_odds() -> str:
 
 
 CHARISMA_ODDS = charisma_odds()
+
+
+# --- a lean World --------------------------------------------------------------------------------
+
+
+class Sheet(NamedTuple):
+    """What the view needs of every character, read as a plain row (no model instance): enough to
+    walk the tree, judge a Pretender's line and pick a regent. The people shown get full Characters."""
+
+    id: int
+    given_name: str
+    dynastic_name: str
+    sex: str
+    birth_year: int
+    birth_order: int
+    father_id: int | None
+    mother_id: int | None
+    status: str
+    death_year: int | None
+    retired_year: int | None
+    legitimate: bool
+    controlled_by_id: int | None
+    birth_dynasty_id: int | None
+    prisoner_of_id: int | None
+    pretender_of_id: int | None
+    origin: str
+
+    @property
+    def pk(self) -> int:
+        return self.id
+
+    @property
+    def display_name(self) -> str:
+        return f"{self.given_name} {self.dynastic_name}"
+
+    def age(self, year: int) -> int:
+        return year - self.birth_year
+
+    def as_person(self) -> Person:
+        return Person(
+            id=self.id, sex=self.sex, birth_year=self.birth_year, birth_order=self.birth_order, father=self.father_id,
+            mother=self.mother_id, dynastic_name=self.dynastic_name, alive=self.status != Status.DEAD,
+            retired=self.status == Status.RETIRED, prisoner=self.prisoner_of_id is not None, legitimate=self.legitimate,
+        )  # fmt: skip
+
+
+class _LeanWorld(World):
+    """A :class:`World` whose characters are :class:`Sheet` rows until :meth:`load` swaps in full
+    Characters for the few the view shows: building 2,000 model instances costs more than the rest
+    of the view together. Same queries as World (one per table), nothing saved ever.
+
+    It fills World's attributes itself instead of calling ``World.__init__`` (which loads every
+    character as a model instance); the World methods used here (``crown_dynasty``, ``seat_left``,
+    ``past_holders``, ``people``, and ``heir_standing`` reading ``characters`` and ``spouse_of``)
+    work on it unchanged."""
+
+    def __init__(self, campaign: Campaign) -> None:  # deliberately not World.__init__
+        self.campaign = campaign
+        self.year = campaign.current_year
+        self.living_only = False
+        rows = Character.objects.filter(campaign=campaign).order_by("pk").values_list(*Sheet._fields)
+        self.characters: dict[int, Any] = {row[0]: Sheet._make(row) for row in rows}
+        self.dynasties = {d.pk: d for d in Dynasty.objects.filter(campaign=campaign)}
+        self.reigns = list(Reign.objects.filter(campaign=campaign).order_by("start_year", "pk"))
+        self.crowns = {c.name: c for c in Crown.objects.filter(campaign=campaign)}
+        self.renounced: dict[str, set[int]] = {}
+        for crown, character in Renunciation.objects.filter(campaign=campaign).values_list("crown", "character_id"):
+            self.renounced.setdefault(crown, set()).add(character)
+        self.open_marriages = list(Marriage.objects.filter(campaign=campaign, ended_year__isnull=True).order_by("pk"))
+        self._people = {pk: sheet.as_person() for pk, sheet in self.characters.items()}
+        self._spouses: dict[int, int] | None = None
+
+    def spouse_of(self, character_id: int, *, wed_only: bool = True) -> Any:
+        if not wed_only:
+            return super().spouse_of(character_id, wed_only=False)
+        if self._spouses is None:
+            self._spouses = {}
+            for m in self.open_marriages:
+                if m.wedding_year is not None:
+                    self._spouses.setdefault(m.husband_id, m.wife_id)
+                    self._spouses.setdefault(m.wife_id, m.husband_id)
+        spouse = self._spouses.get(character_id)
+        return None if spouse is None else self.characters[spouse]
+
+    def end_marriages_of(self, gone: Collection[int]) -> None:
+        """What-if: the marriages of the dead end (in memory only)."""
+        self.open_marriages = [m for m in self.open_marriages if m.husband_id not in gone and m.wife_id not in gone]
+        self._spouses = None
+
+    def load(self, pks: Iterable[int]) -> None:
+        """Full Characters for these (one query)."""
+        for character in Character.objects.filter(campaign=self.campaign, pk__in=set(pks)):
+            self.characters[character.pk] = character
 
 
 @dataclass(frozen=True)
@@ -110,13 +215,13 @@ def succession_line(
 ) -> SuccessionLine:
     """The line of the crown's monarch: now (the open reign), or in ``year`` (the monarch reigning
     then, among the people alive then: born by that year and not dead before it ended)."""
-    world = World(campaign)
+    world = _LeanWorld(campaign)
     reign = _reign(world, crown, year)
     when = campaign.current_year if year is None else year
     people, barred = (world.people, world.renounced.get(crown, set())) if year is None else _as_of(world, crown, when)
     royal = {r.holder_id for r in world.reigns if r.crown == crown and r.start_year <= when}
-    notes = _history_note(campaign, year)
-    return _crown_line(world, reign, crown, people, royal, barred, when, limit, notes=notes)
+    explained = _explain(world, people, reign.holder_id, royal, barred, limit)
+    return _crown_line(world, reign, crown, explained, people, when, notes=_history_note(campaign, year))
 
 
 def succession_what_if(
@@ -128,35 +233,32 @@ def succession_what_if(
     (``successor``; a minor gets a default ``regent``), those before the heir the GM could still
     pass over; with nobody of the blood left, ``relative`` gives the relative who would be created
     (A7). Their marriages are taken as ended, as they would be at the succession."""
-    world = World(campaign)
+    world = _LeanWorld(campaign)
     reign = _reign(world, crown, None)
     year = campaign.current_year
     dead = list(dict.fromkeys(dies))
     for pk in dead:
-        character = world.characters.get(pk)
-        if character is None:
+        sheet = world.characters.get(pk)
+        if sheet is None:
             raise NotFound(f"There is no character #{pk} in this campaign.")
-        if character.status == Status.DEAD:
-            raise RuleError(f"{character.display_name} is already dead.", code="already_dead")
+        if sheet.status == Status.DEAD:
+            raise RuleError(f"{sheet.display_name} is already dead.", code="already_dead")
     gone = set(dead)
     late = world.characters[reign.holder_id]
     widows = {pk for m in world.open_marriages if late.pk in (m.husband_id, m.wife_id) for pk in (m.husband_id, m.wife_id)}
     people = dict(world.people)
     for pk in dead:
         people[pk] = replace(people[pk], alive=False)
-    # in memory only: the World was loaded for this call and is never saved
-    world.open_marriages = [m for m in world.open_marriages if not ({m.husband_id, m.wife_id} & gone)]
-    royal = world.past_holders(crown)
-    barred = world.renounced.get(crown, set())
-    line = _crown_line(world, reign, crown, people, royal, barred, year, limit, dead=tuple(dead))
+    world.end_marriages_of(gone)
+    explained = _explain(world, people, late.pk, world.past_holders(crown), world.renounced.get(crown, set()), limit)
     if late.pk not in gone:
-        return line
-    notes = list(line.notes)
-    successor = line.heir
-    regent: Character | None = None
+        return _crown_line(world, reign, crown, explained, people, year, dead=tuple(dead))
+    notes: list[str] = []
     relative: br.RelativePlan | None = None
+    regent_id: int | None = None
     style = "King" if late.sex == "M" else "Queen"
-    if successor is None:
+    heir = world.characters[explained.heir] if explained.heir is not None else None
+    if heir is None:
         relative = br.relative_plan(people[late.pk], year)
         age = year - relative.relative_birth_year
         children = ", ".join(str(y) for y in relative.children_birth_years) or "none"
@@ -166,17 +268,18 @@ def succession_what_if(
             f"{relative.wife_birth_year}, with {len(relative.children_birth_years)} children (born {children})."
         )
     else:
-        heir = successor.character
         notes.append(
             f"{heir.display_name} would succeed {late.display_name} as {'King' if heir.sex == 'M' else 'Queen'} "
-            f"of {crown}, aged {successor.age}."
+            f"of {crown}, aged {heir.age(year)}."
         )
-        if successor.minor:
-            regent, note = _default_regent(world, people, heir, late, crown, year, widows - {late.pk}, gone)
+        if br.needs_regent(people[heir.pk], year):
+            regent_id, note = _default_regent(world, people, heir, late, crown, year, widows - {late.pk}, gone)
             notes.append(note)
-    return replace(
-        line, monarch_dies=True, successor=successor, relative=relative, regent=regent, notes=tuple(notes)
-    )
+    line = _crown_line(
+        world, reign, crown, explained, people, year, dead=tuple(dead), notes=tuple(notes),
+        regent_id=regent_id, regent_known=True,
+    )  # fmt: skip
+    return replace(line, monarch_dies=True, successor=line.heir, relative=relative)
 
 
 def title_succession_line(
@@ -194,7 +297,7 @@ def title_succession_line(
     holdings = list(TitleHolding.objects.filter(title=record).order_by("start_year", "pk").values_list(
         "holder_id", "start_year", "end_year"
     ))  # fmt: skip
-    world = World(campaign)
+    world = _LeanWorld(campaign)
     when = campaign.current_year if year is None else year
     people: Mapping[int, Person]
     if year is None:
@@ -208,11 +311,8 @@ def title_succession_line(
         when_text = "now" if year is None else f"in {year}"
         raise NotFound(f"{record.name} has no holder {when_text}.")
     royal = {h for h, start, _ in holdings if start <= when} | {holder_id}
-    names = {pk: c.display_name for pk, c in world.characters.items()}
-    explained = explain_line(
-        people, holder_id, names=names, royal=royal, barred=barred, limit=limit, index=FamilyIndex(people),
-        title=record.name,
-    )  # fmt: skip
+    explained = _explain(world, people, holder_id, royal, barred, limit, title=record.name)
+    world.load([holder_id, *(e.person_id for e in explained.entries)])
     entries = tuple(_entry(world, e, people, when, None) for e in explained.entries)
     notes = (
         *_history_note(campaign, year),
@@ -270,24 +370,40 @@ def _history_note(campaign: Campaign, year: int | None) -> tuple[str, ...]:
     return (f"The line as it stood in {year}; control, captivity and marriages are shown as they stand now.",)
 
 
-def _crown_line(
+def _explain(
     world: World,
-    reign: Reign,
-    crown: str,
     people: Mapping[int, Person],
+    monarch: int,
     royal: Collection[int],
     barred: Collection[int],
-    year: int,
     limit: int | None,
+    *,
+    title: str | None = None,
+) -> ExplainedLine:
+    names = {pk: c.display_name for pk, c in world.characters.items()}
+    return explain_line(
+        people, monarch, names=names, royal=royal, barred=barred, limit=limit, index=FamilyIndex(people), title=title
+    )
+
+
+def _crown_line(
+    world: _LeanWorld,
+    reign: Reign,
+    crown: str,
+    explained: ExplainedLine,
+    people: Mapping[int, Person],
+    year: int,
     *,
     dead: tuple[int, ...] = (),
     notes: tuple[str, ...] = (),
+    regent_id: int | None = None,
+    regent_known: bool = False,
 ) -> SuccessionLine:
-    monarch = world.characters[reign.holder_id]
-    names = {pk: c.display_name for pk, c in world.characters.items()}
-    explained = explain_line(
-        people, monarch.pk, names=names, royal=royal, barred=barred, limit=limit, index=FamilyIndex(people)
-    )
+    """Full Characters for the monarch, the entries and the regent (one query), and the pass-over
+    answers. ``regent_known``: ``regent_id`` is the what-if's default regent, not the reign's."""
+    if not regent_known and reign.regent_id and reign.regency_end_year is None:
+        regent_id = reign.regent_id
+    world.load([reign.holder_id, *(e.person_id for e in explained.entries), *([regent_id] if regent_id else [])])
     player = world.crown_dynasty(crown)
     rule_c = world.campaign.option("disputed_succession")
     blood_royale = world.campaign.ruleset == br.NAME
@@ -295,10 +411,9 @@ def _crown_line(
     entries = tuple(_entry(world, e, people, year, rules) for e in explained.entries)
     if not blood_royale:
         notes = (*notes, f"Passing over an heir is priced by the {world.campaign.ruleset} rules: not shown here.")
-    regent = world.characters.get(reign.regent_id) if reign.regent_id and reign.regency_end_year is None else None
     return SuccessionLine(
-        crown=crown, year=year, monarch=monarch, entries=entries, total=explained.total, rule_c=rule_c,
-        player=player, dead=dead, regent=regent, notes=notes,
+        crown=crown, year=year, monarch=world.characters[reign.holder_id], entries=entries, total=explained.total,
+        rule_c=rule_c, player=player, dead=dead, regent=world.characters[regent_id] if regent_id else None, notes=notes,
     )  # fmt: skip
 
 
@@ -364,19 +479,19 @@ def pass_over_view(world: World, character: Character, player: Dynasty | None, r
 def _default_regent(
     world: World,
     people: Mapping[int, Person],
-    heir: Character,
-    late: Character,
+    heir: Any,
+    late: Any,
     crown: str,
     year: int,
     widows: set[int],
     dead: set[int],
-) -> tuple[Character | None, str]:
+) -> tuple[int | None, str]:
     """The regent the succession service would name by default (mirrors its ``_choose_regent``):
     the first adult in the new monarch's line, else the oldest adult of the house - never the widow,
     a prisoner or a created baron - else a baron would be created."""
     dynasty = world.crown_dynasty(crown)
 
-    def fit(c: Character) -> bool:
+    def fit(c: Any) -> bool:  # a Sheet or a Character
         return (
             c.status == Status.ALIVE
             and c.pk not in dead
@@ -393,14 +508,14 @@ def _default_regent(
     for pid in iter_succession(people, heir.pk, royal=royal):
         candidate = world.characters[pid]
         if fit(candidate):
-            return candidate, (
+            return candidate.pk, (
                 f"{heir.display_name} is {heir.age(year)}: {candidate.display_name}, the first adult in the line, "
                 "would be regent by default (the GM may name any adult)."
             )
     others = sorted((c for c in world.characters.values() if fit(c)), key=lambda c: (c.birth_year, c.birth_order, c.pk))
     if others:
         c = others[0]
-        return c, (
+        return c.pk, (
             f"{heir.display_name} is {heir.age(year)}: {c.display_name}, the oldest adult of the house, "
             "would be regent by default (the GM may name any adult)."
         )

@@ -11,14 +11,16 @@ from django.db.models import Count
 
 from campaign.dice import DiceBox
 from campaign.models import Campaign, RollSubject, Step
-from dynasties.models import BirthAttempt, Character, DynastyKind, Origin, Status
+from dynasties.models import BirthAttempt, Character, DynastyKind, Origin, Status, Title
 from dynasties.rules import blood_royale as br
 from dynasties.rules.dice import DiceSource
 from dynasties.rules.errors import RuleError
 from dynasties.services import bloodline as bl_services
 from dynasties.services.common import Chronicle, World, load_tables, lock_campaign, require_step, set_step
 from dynasties.services.deaths import character_die
+from dynasties.services.pretenders import queens_accession_rebellions
 from dynasties.services.succession import resolve_successions
+from dynasties.services.titles import titles_pass_on
 
 
 @dataclass(frozen=True)
@@ -205,11 +207,15 @@ def survival_finish(
         if r.holder_id not in world.characters
         or (r.regent_id and r.regency_end_year is None and r.regent_id not in world.characters)
     ]
-    if vacant or pass_over:  # a monarch or a regent died: the succession needs the whole family tree
+    titles_vacant = Title.objects.filter(campaign=campaign, holder__isnull=False).exclude(holder__status=Status.ALIVE)
+    if vacant or pass_over or titles_vacant.exists():  # a succession walks the whole family tree
         world = World(campaign)
-    resolve_successions(
+    new_reigns = resolve_successions(
         world, box, chronicle, tables, entered=[list(f) for f in entered] if entered else None, pass_over=pass_over
     )
+    if not world.living_only:
+        titles_pass_on(world, chronicle)
+    queens_accession_rebellions(world, new_reigns, chronicle)
     if campaign.ruleset == bl_services.BLOODLINE:
         bl_services.turn_effects(World(campaign), box, chronicle)
     box.flush()

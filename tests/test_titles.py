@@ -1,0 +1,324 @@
+"""Optional rule G, Governing Provinces (RULES.md A9): titles granted, inherited like the crown,
+and disputed by the King."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from django.db import transaction
+
+from campaign.models import ChronicleEntry, Step
+from dynasties.models import Dynasty, Modifier, ModifierKind, Status, Title, TitleHolding
+from dynasties.rules.errors import NotFound, RuleError, StepOrderError
+from dynasties.services.common import Chronicle, World
+from dynasties.services.pretenders import pretender_declare
+from dynasties.services.survival import character_die
+from dynasties.services.titles import title_dispute, title_grant, titles_pass_on
+from tests.factories import at_step, crown, empty_house, person, wed
+
+
+def rule_g(campaign, on=True):
+    campaign.optional_rules = {**campaign.optional_rules, "governing_provinces": on}
+    campaign.save()
+    return campaign
+
+
+@pytest.fixture
+def realm(campaign):
+    """Testland: King Old (50), his sons Duke (25, Strength +2) and Boy (13), his daughter Daughter
+    (22); and the French house next door."""
+    rule_g(campaign)
+    house = empty_house(campaign)
+    house.seat = 5
+    house.save()
+    king = person(campaign, house, "Old", "M", 1250)
+    queen = person(campaign, None, "Ma", "F", 1255, dynastic_name="Else")
+    wed(campaign, king, queen, 1272)
+    duke = person(campaign, house, "Duke", "M", 1275, father=king, mother=queen, strength=2)
+    daughter = person(campaign, house, "Daughter", "F", 1278, father=king, mother=queen)
+    boy = person(campaign, house, "Boy", "M", 1287, father=king, mother=queen)
+    crown(campaign, king, "Testland", 1280)
+    france = Dynasty.objects.get(campaign=campaign, crown="France")
+    return SimpleNamespace(
+        campaign=campaign, house=house, king=king, queen=queen, duke=duke, daughter=daughter, boy=boy, france=france
+    )
+
+
+def pass_on(campaign, *dead, year=None):
+    """Kill the holders as a survival roll would, then pass their titles on, in one transaction."""
+    with transaction.atomic():
+        chronicle = Chronicle(campaign)
+        character_die(campaign=campaign, character_ids=[c.pk for c in dead], cause="failed survival roll", chronicle=chronicle)
+        held = titles_pass_on(World(campaign), chronicle)
+        chronicle.flush()
+    return held
+
+
+# --- granting a title (rule G) -----------------------------------------------------------------
+
+@pytest.mark.django_db
+def test_rule_g_grant_a_prince_becomes_duke_with_one_strength_once(realm):
+    """Rule G: 'the player should immediately give the character a +1 bonus to his or her
+    Strength/Guile characteristic. This may take the characteristic above +2. This bonus may only be
+    taken once, no matter how many Provinces the character Governs.'"""
+    c, duke = realm.campaign, realm.duke
+    title = title_grant(campaign=c, character=duke, province="Liguria")
+    assert (title.name, title.province, title.crown, title.holder, title.granted_to) == (
+        "Duke of Liguria", "Liguria", "Testland", duke, duke
+    )
+    assert title.granted_year == 1300
+    holding = TitleHolding.objects.get(title=title)
+    assert (holding.holder, holding.start_year, holding.end_year) == (duke, 1300, None)
+    assert holding.how == "granted by King Old Testhouse of Testland"
+    duke.refresh_from_db()
+    assert duke.characteristics["strength"] == 3  # above +2
+    modifier = Modifier.objects.get(kind=ModifierKind.GOVERNOR, character=duke)
+    assert modifier.value == 1 and modifier.end_year is None and modifier.crown == "Testland"
+    text = ChronicleEntry.objects.get(campaign=c, kind="title_granted").text
+    assert "Duke Testhouse is created Duke of Liguria, Governor of Liguria in Testland" in text
+    assert "+1 Strength (now +3)" in text and "2 Crowns more in taxes (7 or 9)" in text
+
+    second = title_grant(campaign=c, character=duke, province="Wessex", name="Earl of Wessex")
+    assert second.name == "Earl of Wessex"
+    duke.refresh_from_db()
+    assert duke.characteristics["strength"] == 3  # "only once, no matter how many Provinces"
+    assert Modifier.objects.filter(kind=ModifierKind.GOVERNOR, character=duke).count() == 1
+    last = ChronicleEntry.objects.filter(campaign=c, kind="title_granted").last()
+    assert "no further Strength bonus" in last.text
+
+
+@pytest.mark.django_db
+def test_rule_g_grant_is_refused_when_the_rule_is_not_in_force(realm):
+    rule_g(realm.campaign, on=False)
+    with pytest.raises(RuleError, match="Optional Rule G: Governing Provinces is not in force") as err:
+        title_grant(campaign=realm.campaign, character=realm.duke, province="Liguria")
+    assert err.value.code == "option_off"
+    assert not Title.objects.exists()
+
+
+@pytest.mark.django_db
+def test_rule_g_grant_only_during_the_dynastic_sequence(realm):
+    """Rule G: 'At any time during the Dynastic Phase ...'"""
+    for step in (Step.SURVIVAL, Step.MARRIAGES, Step.ANNOUNCEMENTS):
+        at_step(realm.campaign, step)
+        title_grant(campaign=realm.campaign, character=realm.duke, province=f"Province {step}")
+    at_step(realm.campaign, Step.INTERPHASE)
+    with pytest.raises(StepOrderError, match=r"only during the Dynastic Sequence .* is at Interphase"):
+        title_grant(campaign=realm.campaign, character=realm.duke, province="Liguria")
+
+
+@pytest.mark.django_db
+def test_rule_g_grant_refusals_name_the_rule(realm):
+    c = realm.campaign
+    title_grant(campaign=c, character=realm.duke, province="Liguria")
+    with pytest.raises(RuleError, match="Liguria already has a Governor: Duke Testhouse, Duke of Liguria") as err:
+        title_grant(campaign=c, character=realm.duke, province="liguria")
+    assert err.value.code == "province_governed"
+    with pytest.raises(RuleError, match="Name the province"):
+        title_grant(campaign=c, character=realm.duke, province="  ")
+    with pytest.raises(RuleError, match="There is no crown called 'Atlantis'"):
+        title_grant(campaign=c, character=realm.duke, province="Kent", crown="Atlantis")
+    with pytest.raises(NotFound, match="There is no character #999999"):
+        title_grant(campaign=c, character=999999, province="Kent")
+    with pytest.raises(RuleError, match="Daughter Testhouse is a woman: only a Prince can be created Governor"):
+        title_grant(campaign=c, character=realm.daughter, province="Kent")
+    with pytest.raises(RuleError, match="Boy Testhouse is 13: only a Prince aged at least 15"):
+        title_grant(campaign=c, character=realm.boy, province="Kent")
+    with pytest.raises(RuleError, match="Old Testhouse reigns: the provinces nobody governs are under the monarch"):
+        title_grant(campaign=c, character=realm.king, province="Kent")
+    stranger = person(c, realm.france, "Stranger", "M", 1270)
+    stranger.controlled_by = realm.house
+    stranger.save()
+    with pytest.raises(RuleError, match="Stranger Anjou is not of the royal blood of Testland") as err:
+        title_grant(campaign=c, character=stranger, province="Kent")
+    assert err.value.code == "not_a_prince"
+    exile = person(c, realm.house, "Exile", "M", 1280, father=realm.king, mother=realm.queen)
+    exile.controlled_by = realm.france
+    exile.save()
+    with pytest.raises(RuleError, match="Exile Testhouse is not of the royal blood of France"):
+        title_grant(campaign=c, character=exile, province="Kent")  # the crown defaults to his house's
+    with pytest.raises(RuleError, match="Exile Testhouse is not controlled by the player who rules Testland"):
+        title_grant(campaign=c, character=exile, province="Kent", crown="Testland")
+    bastard = person(c, realm.house, "Fitz", "M", 1280, father=realm.king)
+    bastard.legitimate = False
+    bastard.save()
+    with pytest.raises(RuleError, match="Fitz Testhouse is a bastard, not a Prince"):
+        title_grant(campaign=c, character=bastard, province="Kent")
+    dead = person(c, realm.house, "Gone", "M", 1276, father=realm.king, mother=realm.queen)
+    dead.status, dead.death_year = Status.DEAD, 1299
+    dead.save()
+    with pytest.raises(RuleError, match="Gone Testhouse is no longer in play and can govern nothing"):
+        title_grant(campaign=c, character=dead, province="Kent")
+    assert Title.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_rule_g_a_pretender_serves_his_new_player_as_one_of_his_own(realm):
+    """Pretenders: 'The new owning player may use the character as if he or she were a member of
+    his/her own Dynasty from then on.'"""
+    england = Dynasty.objects.get(campaign=realm.campaign, crown="England")
+    pretender_declare(campaign=realm.campaign, character=realm.duke)  # the player on the left of seat 5 is England
+    realm.duke.refresh_from_db()
+    assert realm.duke.controlled_by == england
+    title = title_grant(campaign=realm.campaign, character=realm.duke, province="Kent")
+    assert title.crown == "England"
+    assert TitleHolding.objects.get(title=title).how.startswith("granted by King Edward Plantagenet of England")
+
+
+# --- inheritance (rule G: 'inherited in exactly the same way as the rank of King') -------------------
+
+@pytest.mark.django_db
+def test_rule_g_inheritance_leaves_the_dynasty_through_a_daughter_and_the_king_disputes_it(realm):
+    """Rule G: 'This may cause the title to leave the Dynasty in which it started, and may even lead to a
+    situation where a Province is governed by Prince of one Dynasty, and controlled by the King of another.'"""
+    c, duke = realm.campaign, realm.duke
+    wife = person(c, None, "Wife", "F", 1277, dynastic_name="Else")
+    wed(c, duke, wife, 1295)
+    heiress = person(c, realm.house, "Heiress", "F", 1282, father=duke, mother=wife)  # 18, married in France
+    frenchman = person(c, realm.france, "Louis", "M", 1280)
+    heiress.controlled_by = realm.france
+    heiress.save()
+    wed(c, frenchman, heiress, 1299)
+    title = title_grant(campaign=c, character=duke, province="Liguria")
+    at_step(c, Step.SURVIVAL)
+
+    [holding] = pass_on(c, duke)
+
+    title.refresh_from_db()
+    assert title.holder == heiress and holding.holder == heiress and holding.start_year == 1300
+    assert holding.how == "inherited from Duke Testhouse; the title passes from the house of Testhouse to the house of Anjou"
+    old = TitleHolding.objects.get(title=title, holder=duke)
+    assert old.end_year == 1300
+    heiress.refresh_from_db()
+    assert heiress.characteristics["guile"] == 1  # the Governor's bonus goes to a woman's Guile
+    assert Modifier.objects.filter(kind=ModifierKind.GOVERNOR, character=heiress).count() == 1
+    entry = ChronicleEntry.objects.get(campaign=c, kind="title_inherited")
+    assert "On the death of Duke Testhouse, Heiress Testhouse (aged 18) inherits Duke of Liguria" in entry.text
+    assert "the title leaves the house of Testhouse for the house of Anjou" in entry.text
+    assert "The King of Testland may dispute the inheritance." in entry.text
+    assert (entry.data["from_dynasty"], entry.data["to_dynasty"]) == (realm.house.pk, realm.france.pk)
+
+    disputed = title_dispute(campaign=c, holding=holding)
+    assert disputed.disputed
+    entry = ChronicleEntry.objects.get(campaign=c, kind="title_disputed")
+    assert entry.text == (
+        "King Old Testhouse of Testland disputes the inheritance of Duke of Liguria by Heiress Testhouse of the "
+        "house of Anjou (it came from the house of Testhouse): a Rebellion marker is placed in Liguria, and "
+        "Rebellion rolls are made, with normal modifiers, for the whole Kingdom of Testland."
+    )
+    assert entry.data["kingdom_rebellion_rolls"] is True and entry.data["rebellion_marker"] == "Liguria"
+    with pytest.raises(RuleError, match="has already been disputed"):
+        title_dispute(campaign=c, holding=holding)
+
+
+@pytest.mark.django_db
+def test_rule_g_the_eldest_son_inherits_and_the_bonus_is_not_taken_twice(realm):
+    c, duke = realm.campaign, realm.duke
+    wife = person(c, None, "Wife", "F", 1277, dynastic_name="Else")
+    wed(c, duke, wife, 1295)
+    daughter = person(c, realm.house, "Elder", "F", 1296, father=duke, mother=wife)
+    son = person(c, realm.house, "Younger", "M", 1298, father=duke, mother=wife)  # a son before an elder daughter
+    first = title_grant(campaign=c, character=duke, province="Liguria")
+    second = title_grant(campaign=c, character=duke, province="Wessex")
+    at_step(c, Step.SURVIVAL)
+
+    held = pass_on(c, duke)
+
+    assert {h.holder for h in held} == {son} and {h.title for h in held} == {first, second}
+    son.refresh_from_db()
+    assert son.characteristics["strength"] == 1  # once, for both provinces
+    assert daughter.titles.count() == 0
+    entry = ChronicleEntry.objects.filter(campaign=c, kind="title_inherited").first()
+    assert "Younger Testhouse (aged 2) inherits Duke of Liguria" in entry.text
+    assert "Until he is 15 the 'Regent' of Liguria is the monarch, King Old Testhouse of Testland" in entry.text
+    assert "no new character is created" in entry.text
+    assert "may dispute" not in entry.text
+
+    [holding] = [h for h in held if h.title == first]
+    with pytest.raises(RuleError, match="within the house of Testhouse: the title has not left the dynasty") as err:
+        title_dispute(campaign=c, holding=holding)
+    assert err.value.code == "same_dynasty"
+
+
+@pytest.mark.django_db
+def test_rule_g_with_nobody_of_the_blood_the_title_lapses_and_may_be_granted_again(realm):
+    c = realm.campaign
+    cousin = person(c, realm.house, "Cousin", "M", 1270)  # born into the house, no parents on record
+    title = title_grant(campaign=c, character=cousin, province="Liguria")
+    at_step(c, Step.SURVIVAL)
+
+    assert pass_on(c, cousin) == []
+
+    title.refresh_from_db()
+    assert title.holder is None
+    assert TitleHolding.objects.get(title=title).end_year == 1300
+    text = ChronicleEntry.objects.get(campaign=c, kind="title_lapsed").text
+    assert text == (
+        "On the death of Cousin Testhouse nobody of the blood is left to inherit Duke of Liguria: the title lapses "
+        "and Liguria is again under the direct control of the King of Testland."
+    )
+    again = title_grant(campaign=c, character=realm.duke, province="Liguria", name="Marquis of Liguria")
+    assert again.pk == title.pk and again.holder == realm.duke and again.name == "Marquis of Liguria"
+    assert list(TitleHolding.objects.filter(title=title).values_list("holder__given_name", flat=True)) == ["Cousin", "Duke"]
+
+
+@pytest.mark.django_db
+def test_rule_g_a_title_climbs_the_tree_like_the_crown_and_skips_a_bastard(realm):
+    """A7 as applied to titles: with no descendants, the holder's brothers' lines come next; a bastard
+    son is never in the line."""
+    c, duke = realm.campaign, realm.duke
+    fitz = person(c, realm.house, "Fitz", "M", 1295, father=duke)
+    fitz.legitimate = False
+    fitz.save()
+    title = title_grant(campaign=c, character=duke, province="Liguria")
+    at_step(c, Step.SURVIVAL)
+    realm.king.status, realm.king.death_year = Status.DEAD, 1300  # the King died too: up the tree to his line
+    realm.king.save()
+
+    [holding] = pass_on(c, duke)
+
+    assert holding.holder == realm.boy  # not Fitz, the bastard; the brother before the sister
+    title.refresh_from_db()
+    assert title.holder == realm.boy
+
+
+@pytest.mark.django_db
+def test_rule_g_titles_pass_on_needs_the_dead_in_the_world(realm):
+    title_grant(campaign=realm.campaign, character=realm.duke, province="Liguria")
+    with transaction.atomic():
+        world = World(realm.campaign, living_only=True)
+        character_die(campaign=realm.campaign, character_ids=[realm.duke.pk], cause="test")
+        with pytest.raises(ValueError, match="the dead included"):
+            titles_pass_on(world, Chronicle(realm.campaign))
+
+
+# --- disputes ---------------------------------------------------------------------------------
+
+@pytest.mark.django_db
+def test_rule_g_dispute_refusals(realm):
+    c = realm.campaign
+    title = title_grant(campaign=c, character=realm.duke, province="Liguria")
+    granted = TitleHolding.objects.get(title=title)
+    with pytest.raises(RuleError, match="Duke Testhouse was granted Duke of Liguria, not left it") as err:
+        title_dispute(campaign=c, holding=granted)
+    assert err.value.code == "not_inherited"
+    with pytest.raises(NotFound, match="There is no title holding #999999"):
+        title_dispute(campaign=c, holding=999999)
+
+    heir = person(c, realm.house, "Heir", "M", 1296, father=realm.duke)
+    heir.controlled_by = realm.france  # raised abroad
+    heir.save()
+    at_step(c, Step.SURVIVAL)
+    [holding] = pass_on(c, realm.duke)
+    rule_g(c, on=False)
+    with pytest.raises(RuleError, match="Optional Rule G: Governing Provinces is not in force"):
+        title_dispute(campaign=c, holding=holding)
+    rule_g(c)
+    with pytest.raises(RuleError, match=r"no longer holds Duke of Liguria \(until 1300\): only the present holder"):
+        title_dispute(campaign=c, holding=granted)
+    at_step(c, Step.BIRTHS, year=1305)
+    with pytest.raises(RuleError, match="in 1300: the King may dispute an inheritance only in the turn it happens"):
+        title_dispute(campaign=c, holding=holding)
+    holding.refresh_from_db()
+    assert not holding.disputed
