@@ -11,10 +11,11 @@ what cost (``heir_standing`` + ``pass_over_cost``, exactly as the succession ser
 the rule that forbids it. Titles are inherited in the same order but are never "passed over": the
 King disputes an inheritance instead (A9), so their entries have no ``pass_over``.
 
-Nothing here writes: every function loads the campaign once (:class:`World`, a fixed number of
-SELECTs whatever its size) and works in memory. A ``year`` view uses the reigns, deaths, retirements
-and renunciations of that year, but control, captivity and marriages as they stand now (the books
-keep no history of those).
+Nothing here writes. Every call loads the campaign once, as plain rows (a lean :class:`World`), and
+full Characters only for the people it returns; the number of SELECTs is fixed whatever the size:
+7 for a crown's line or a what-if, 8 for a past year, 9 for a title (10 for a title in a past year).
+A ``year`` view uses the reigns, deaths, retirements and renunciations of that year, but control,
+captivity and marriages as they stand now (the books keep no history of those).
 """
 
 from __future__ import annotations
@@ -191,7 +192,7 @@ class SuccessionLine:
     year: int
     monarch: Character | None  # whose line this is (in a what-if, possibly the one who dies)
     entries: tuple[SuccessionEntry, ...]
-    total: int | None  # everyone in the line, beyond the first ``limit``
+    total: int | None  # how many are in the line altogether (``entries`` holds the first ``limit``)
     rule_c: bool = False
     title: str | None = None  # a title's name when the line is a title's
     player: Dynasty | None = None  # controls the crown now
