@@ -6,7 +6,8 @@ renumbers every object 1..n per section in primary-key order, so an export is de
 transaction with bulk inserts; every problem is an ``InvalidImport`` naming where it is.
 Export -> import -> export gives the same document apart from the campaign slug.
 Documents of the previous format, ``regnal/1``, are still read: what ``regnal/2`` added takes
-its default there (see ``_read``).
+its default there (see ``_read``). What was added to ``regnal/2`` later (``SECTIONS_LATER``,
+``reigns[].interim_for``) is optional in every document and takes its default when absent.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from dynasties.models import (
     BirthAttempt,
     Character,
     Crown,
+    CrownEvent,
+    CrownEventKind,
     Dynasty,
     DynastyKind,
     Marriage,
@@ -52,6 +55,7 @@ SECTIONS = (
     "campaign",
     "dynasties",
     "crowns",
+    "crown_events",
     "characters",
     "marriages",
     "reigns",
@@ -64,6 +68,8 @@ SECTIONS = (
     "chronicle",
 )
 SECTIONS_V2 = ("crowns", "modifiers", "renunciations", "titles", "title_holdings")  # not in regnal/1
+# Added to regnal/2 later: optional in every document (an older one has none).
+SECTIONS_LATER = ("crown_events",)
 
 # Keys of a chronicle entry's ``data`` that hold database ids, and the section they point into.
 CHRONICLE_REFS = {"character": "characters", "late": "characters", "dynasty": "dynasties", "marriage": "marriages"}
@@ -93,7 +99,7 @@ def _ref(ids: Mapping[int, int], pk: int | None, what: str, owner: str) -> int |
 
 
 def campaign_export(campaign: Campaign) -> dict[str, Any]:
-    """The campaign as a JSON-ready dict, read in a fixed number of queries (fifteen)."""
+    """The campaign as a JSON-ready dict, read in a fixed number of queries (sixteen)."""
     tables = {t["key"]: t["data"] for t in RuleTable.objects.filter(campaign=campaign).order_by("key").values("key", "data")}
     dynasty_rows = list(
         Dynasty.objects.filter(campaign=campaign).order_by("pk").values("pk", "name", "crown", "kind", "color", "seat")
@@ -102,6 +108,11 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
         Crown.objects.filter(campaign=campaign)
         .order_by("pk")
         .values("pk", "name", "home_dynasty_id", "controlled_by_id", "union_with_id", "union_since", "stability")
+    )
+    crown_event_rows = list(
+        CrownEvent.objects.filter(campaign=campaign)
+        .order_by("pk")
+        .values("pk", "crown_id", "year", "kind", "delta", "stability_after", "reason")
     )
     character_rows = list(
         Character.objects.filter(campaign=campaign)
@@ -147,7 +158,7 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
     reign_rows = list(
         Reign.objects.filter(campaign=campaign)
         .order_by("pk")
-        .values("pk", "crown", "holder_id", "start_year", "end_year", "regent_id", "regency_end_year")
+        .values("pk", "crown", "holder_id", "start_year", "end_year", "regent_id", "regency_end_year", "interim_for_id")
     )
     passed_rows = list(
         PassedOver.objects.filter(reign__campaign=campaign).order_by("pk").values("reign_id", "character_id", "reason")
@@ -262,6 +273,17 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
             }
             for c in crown_rows
         ],
+        "crown_events": [
+            {
+                "crown": _ref(crowns, e["crown_id"], "crown", f"Crown event #{e['pk']}"),
+                "year": e["year"],
+                "kind": e["kind"],
+                "delta": e["delta"],
+                "stability_after": e["stability_after"],
+                "reason": e["reason"],
+            }
+            for e in crown_event_rows
+        ],
         "characters": [_export_character(c, chars, dyn) for c in character_rows],
         "marriages": [
             {
@@ -285,6 +307,7 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
                 "end_year": r["end_year"],
                 "regent": _ref(chars, r["regent_id"], "character", f"Reign #{r['pk']}"),
                 "regency_end_year": r["regency_end_year"],
+                "interim_for": _ref(chars, r["interim_for_id"], "character", f"Reign #{r['pk']}"),
                 "passed_over": passed.get(r["pk"], []),
             }
             for r in reign_rows
@@ -591,6 +614,7 @@ class _Plan:
         self.tables: dict[str, Any] = {}
         self.dynasties: list[dict[str, Any]] = []  # each with "id"
         self.crowns: list[dict[str, Any]] = []  # each with "id", "union_with" as an export id
+        self.crown_events: list[dict[str, Any]] = []  # "crown" as an export id
         self.characters: list[dict[str, Any]] = []  # each with "id", "father", "mother" as export ids
         self.marriages: list[dict[str, Any]] = []
         self.reigns: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
@@ -621,7 +645,7 @@ def _read(data: Any) -> _Plan:
         return default if old else _MISSING
 
     for name in SECTIONS:
-        if name not in data and not (old and name in SECTIONS_V2):
+        if name not in data and name not in SECTIONS_LATER and not (old and name in SECTIONS_V2):
             raise InvalidImport(f"{name}: the section is missing", fields={name: "missing"})
     plan = _Plan()
     _read_campaign(data, plan)
@@ -662,6 +686,7 @@ def _read(data: Any) -> _Plan:
             }
             for n, d in enumerate(players, start=1)
         ]
+        crown_ids = {c["id"]: i for i, c in enumerate(plan.crowns)}
     else:
         crown_items = _section(data, "crowns", Crown)
         crown_ids = _ids(crown_items, "crown")
@@ -682,6 +707,18 @@ def _read(data: Any) -> _Plan:
             if row["union_with"] == row["id"]:
                 raise c.fail("union_with", f"crown {row['id']} cannot be in union with itself")
             plan.crowns.append(row)
+
+    for e in _section(data, "crown_events", CrownEvent, optional=True):
+        plan.crown_events.append(
+            {
+                "crown": e.ref("crown", crown_ids, "crown", null=False),
+                "year": e.int("year"),
+                "kind": e.choice("kind", CrownEventKind.values),
+                "delta": e.int("delta"),
+                "stability_after": e.int("stability_after"),
+                "reason": e.str("reason", blank=False),
+            }
+        )
 
     characters = _section(data, "characters", Character)
     char_ids = _ids(characters, "character")
@@ -926,11 +963,14 @@ def _read_reign(r: _Item, char_ids: Mapping[int, int]) -> tuple[dict[str, Any], 
         "end_year": r.int("end_year", null=True),
         "regent": r.ref("regent", char_ids, "character"),
         "regency_end_year": r.int("regency_end_year", null=True, default=None),
+        "interim_for": r.ref("interim_for", char_ids, "character", default=None),
     }
     if row["end_year"] is not None and row["end_year"] < row["start_year"]:
         raise r.fail("end_year", f"{row['end_year']} is before the start year {row['start_year']}")
     if row["regent"] is not None and row["regent"] == row["holder"]:
         raise r.fail("regent", f"character {row['regent']} cannot be regent for themselves")
+    if row["interim_for"] is not None and row["interim_for"] == row["holder"]:
+        raise r.fail("interim_for", f"character {row['interim_for']} cannot reign in the interim for themselves")
     passed: list[dict[str, Any]] = []
     seen: set[int] = set()
     for j, raw in enumerate(r.list("passed_over")):
@@ -1053,6 +1093,7 @@ _WRITTEN = (
     Membership,
     Dynasty,
     Crown,
+    CrownEvent,
     Character,
     Marriage,
     Reign,
@@ -1149,6 +1190,21 @@ def _import(data: Any, *, by: AbstractBaseUser | None, slug: str | None) -> Camp
             in_union.append(obj)
     if in_union:
         Crown.objects.bulk_update(in_union, ["union_with"])
+    _bulk_create(
+        CrownEvent,
+        [
+            CrownEvent(
+                campaign=campaign,
+                crown_id=crown_pks[e["crown"]],
+                year=e["year"],
+                kind=e["kind"],
+                delta=e["delta"],
+                stability_after=e["stability_after"],
+                reason=e["reason"],
+            )
+            for e in plan.crown_events
+        ],
+    )
 
     characters = _bulk_create(
         Character,
@@ -1220,6 +1276,7 @@ def _import(data: Any, *, by: AbstractBaseUser | None, slug: str | None) -> Camp
                 end_year=r["end_year"],
                 regent_id=char_pk(r["regent"]),
                 regency_end_year=r["regency_end_year"],
+                interim_for_id=char_pk(r["interim_for"]),
             )
             for r, _ in plan.reigns
         ],

@@ -16,11 +16,13 @@ from django.core.management.base import CommandError
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from campaign.exchange import FORMAT, FORMAT_V1, SECTIONS_V2, campaign_export, campaign_import
+from campaign.exchange import FORMAT, FORMAT_V1, SECTIONS_LATER, SECTIONS_V2, campaign_export, campaign_import
 from campaign.models import Campaign, ChronicleEntry, Membership, Role, Roll
 from dynasties.models import (
     Character,
     Crown,
+    CrownEvent,
+    CrownEventKind,
     Dynasty,
     DynastyKind,
     Marriage,
@@ -49,7 +51,8 @@ def with_everything(campaign: Campaign) -> Campaign:
     """Add, with the ORM, one of each kind of object that regnal/2 carries: seats out of list
     order, two crowns in a Dynastic Union and one without a house, an active and an ended
     modifier with a claimant (and one on a monarch), a renunciation, a title held twice, a
-    bastard and a pretender."""
+    bastard and a pretender; and what was added to regnal/2 later: a Stability change and a
+    revolt of a crown, and a reign in the interim for an imprisoned heir."""
     year = campaign.current_year
     dynasties = list(Dynasty.objects.filter(campaign=campaign).order_by("pk"))
     for seat, dynasty in enumerate(reversed(dynasties)):
@@ -93,12 +96,37 @@ def with_everything(campaign: Campaign) -> Campaign:
     )  # fmt: skip
     TitleHolding.objects.create(title=title, holder=governor, start_year=year - 10, end_year=year - 5, how="granted")
     TitleHolding.objects.create(title=title, holder=heir, start_year=year - 5, how="inherited", disputed=True)
+
+    CrownEvent.objects.create(
+        campaign=campaign, crown=queen_crown, year=year - 10, kind=CrownEventKind.STABILITY, delta=-2, stability_after=-2,
+        reason="usurped succession",
+    )  # fmt: skip
+    CrownEvent.objects.create(
+        campaign=campaign, crown=king_crown, year=year - 5, kind=CrownEventKind.REVOLT, delta=1, stability_after=3,
+        reason="prisoner heir succession",
+    )  # fmt: skip
+    reign = Reign.objects.filter(campaign=campaign, crown=king_house.crown, end_year__isnull=True).get()
+    captive = next(c for c in living if c.pk != reign.holder_id and c not in (bastard, pretender, claimant, governor, heir))
+    captive.prisoner_of = queen_house
+    captive.save()
+    reign.interim_for = captive
+    reign.save()
     return campaign
+
+
+def to_early_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """The document as regnal/2 first wrote it: without the crown events and interim reigns."""
+    out = copy.deepcopy(data)
+    for name in SECTIONS_LATER:
+        del out[name]
+    for reign in out["reigns"]:
+        del reign["interim_for"]
+    return out
 
 
 def to_v1(data: dict[str, Any]) -> dict[str, Any]:
     """The document as regnal/1 wrote it: without what regnal/2 added."""
-    out = copy.deepcopy(data)
+    out = to_early_v2(data)
     out["format"] = FORMAT_V1
     for name in SECTIONS_V2:
         del out[name]
@@ -163,6 +191,10 @@ def test_round_trip_is_identical_apart_from_the_slug():
     assert [h["title"] for h in first["title_holdings"]] == [1, 1]
     assert any(not c["legitimate"] for c in first["characters"])
     assert any(c["pretender_of"] is not None for c in first["characters"])
+    # ... and what was added to regnal/2 later.
+    assert {e["kind"] for e in first["crown_events"]} == {"stability", "revolt"}
+    assert len({e["crown"] for e in first["crown_events"]}) == 2
+    assert any(r["interim_for"] is not None for r in first["reigns"])
 
     imported = campaign_import(json.loads(dumps(first)))
     second = campaign_export(imported)
@@ -226,6 +258,37 @@ def test_the_new_objects_point_at_the_imported_campaign(doc):
     assert holdings[-1].holder == title.holder != title.granted_to == holdings[0].holder
     assert Character.objects.get(campaign=campaign, legitimate=False)
     assert Character.objects.get(campaign=campaign, pretender_of__isnull=False).pretender_of.campaign_id == campaign.pk
+    events = list(CrownEvent.objects.filter(campaign=campaign).order_by("pk").select_related("crown"))
+    assert [(e.kind, e.delta, e.stability_after) for e in events] == [("stability", -2, -2), ("revolt", 1, 3)]
+    for event in events:
+        assert event.crown.campaign_id == campaign.pk
+    assert events[0].crown.union_with == events[1].crown
+    interim = Reign.objects.select_related("interim_for").get(campaign=campaign, interim_for__isnull=False)
+    assert interim.interim_for.campaign_id == campaign.pk
+    assert interim.interim_for.prisoner_of.campaign_id == campaign.pk
+    assert interim.interim_for_id != interim.holder_id
+
+
+@pytest.mark.django_db
+def test_an_older_regnal_2_document_without_crown_events_and_interim_reigns_is_read_with_defaults(doc):
+    old = to_early_v2(doc)
+    assert old["format"] == FORMAT
+    campaign = campaign_import(old)
+    assert not CrownEvent.objects.filter(campaign=campaign).exists()
+    assert not Reign.objects.filter(campaign=campaign, interim_for__isnull=False).exists()
+    again = campaign_export(campaign)
+    assert again["crown_events"] == []
+    assert all(r["interim_for"] is None for r in again["reigns"])
+    assert without_slug(to_early_v2(again)) == without_slug(old)
+
+
+@pytest.mark.django_db
+def test_every_modifier_kind_is_imported(doc):
+    kinds = list(ModifierKind.values)
+    assert {"combat_malus", "ongoing_dispute"} <= set(kinds)
+    doc["modifiers"] = [{**doc["modifiers"][0], "kind": kind} for kind in kinds]
+    campaign = campaign_import(doc)
+    assert list(Modifier.objects.filter(campaign=campaign).order_by("pk").values_list("kind", flat=True)) == kinds
 
 
 @pytest.mark.django_db
@@ -258,6 +321,8 @@ def test_a_regnal_1_document_makes_crowns_only_for_player_dynasties(doc):
     assert not Modifier.objects.filter(campaign=campaign).exists()
     assert not Title.objects.filter(campaign=campaign).exists()
     assert not Character.objects.filter(campaign=campaign, legitimate=False).exists()
+    assert not CrownEvent.objects.filter(campaign=campaign).exists()
+    assert not Reign.objects.filter(campaign=campaign, interim_for__isnull=False).exists()
 
 
 @pytest.mark.django_db
@@ -619,6 +684,38 @@ BAD_INPUT = [
         id="holding-ends-early",
     ),
     pytest.param(lambda d: d.update(to_v1(d), crowns=[{"id": 1}]), "crowns[0].name: missing", id="v1-with-a-bad-crowns-section"),
+    # what was added to regnal/2 later
+    pytest.param(set_("crown_events", {}), "crown_events: must be a list, got an object", id="events-type"),
+    pytest.param(set_("crown_events.0", 3), "crown_events[0]: must be an object, got a number", id="event-type"),
+    pytest.param(set_("crown_events.0.crown", 99), "crown_events[0].crown: no crown with id 99", id="event-crown"),
+    pytest.param(
+        set_("crown_events.0.crown", None), "crown_events[0].crown: must be a whole number, got null", id="event-crown-null"
+    ),
+    pytest.param(set_("crown_events.0.crown", "England"), "crown_events[0].crown: must be a whole number", id="event-crown-name"),
+    pytest.param(drop("crown_events.1.year"), "crown_events[1].year: missing", id="event-year"),
+    pytest.param(
+        set_("crown_events.0.kind", "plague"),
+        "crown_events[0].kind: 'plague' is not one of 'stability', 'revolt'",
+        id="event-kind",
+    ),
+    pytest.param(set_("crown_events.0.delta", "-1"), "crown_events[0].delta: must be a whole number", id="event-delta"),
+    pytest.param(drop("crown_events.1.stability_after"), "crown_events[1].stability_after: missing", id="event-after"),
+    pytest.param(set_("crown_events.0.reason", ""), "crown_events[0].reason: must not be empty", id="event-reason"),
+    pytest.param(
+        set_("crown_events.0.reason", "x" * 201), "crown_events[0].reason: is 201 characters long", id="event-reason-long"
+    ),
+    pytest.param(
+        lambda d: d.update(to_v1(d), crown_events=[{**d["crown_events"][0], "crown": 99}]),
+        "crown_events[0].crown: no crown with id 99",
+        id="v1-with-a-bad-crown-event",
+    ),
+    pytest.param(set_("reigns.0.interim_for", 999), "reigns[0].interim_for: no character with id 999", id="interim-dangling"),
+    pytest.param(set_("reigns.0.interim_for", "1"), "reigns[0].interim_for: must be a whole number or null", id="interim-type"),
+    pytest.param(
+        lambda d: d["reigns"][0].update(interim_for=d["reigns"][0]["holder"]),
+        ("reigns[0].interim_for: character ", " cannot reign in the interim for themselves"),
+        id="interim-for-the-holder",
+    ),
     pytest.param(
         lambda d: d.update(to_v1(d), dynasties=[{**x, "seat": "left"} for x in d["dynasties"]]),
         "dynasties[0].seat: must be a whole number, got a string",
@@ -646,6 +743,7 @@ def test_bad_input_is_refused_naming_the_problem_and_leaves_nothing(doc, spoil, 
         Renunciation.objects.count(),
         Title.objects.count(),
         TitleHolding.objects.count(),
+        CrownEvent.objects.count(),
     )
     spoil(doc)
     with pytest.raises(InvalidImport) as caught:
@@ -665,6 +763,7 @@ def test_bad_input_is_refused_naming_the_problem_and_leaves_nothing(doc, spoil, 
         Renunciation.objects.count(),
         Title.objects.count(),
         TitleHolding.objects.count(),
+        CrownEvent.objects.count(),
     )
 
 
@@ -684,8 +783,9 @@ def test_export_makes_the_same_number_of_queries_whatever_the_size(django_assert
     assert Character.objects.filter(campaign=large).count() > Character.objects.filter(campaign=small).count()
     with CaptureQueriesContext(connection) as queries:
         data = campaign_export(small)
-    assert not any(data[name] for name in ("modifiers", "renunciations", "titles", "title_holdings"))
-    assert len(queries) == 15  # one per table read
-    with django_assert_num_queries(15):
+    assert not any(data[name] for name in ("crown_events", "modifiers", "renunciations", "titles", "title_holdings"))
+    assert len(queries) == 16  # one per table read
+    with django_assert_num_queries(16):
         data = campaign_export(large)
-    assert all(data[name] for name in ("crowns", "modifiers", "renunciations", "titles", "title_holdings"))
+    assert all(data[name] for name in ("crowns", "crown_events", "modifiers", "renunciations", "titles", "title_holdings"))
+    assert any(r["interim_for"] is not None for r in data["reigns"])

@@ -3,7 +3,7 @@ relative when nobody of the blood is left, and the 100 Crowns owed for a match w
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from django.db.models import Q
@@ -24,7 +24,7 @@ from dynasties.models import (
 from dynasties.rules import blood_royale as br
 from dynasties.rules.errors import RuleError
 from dynasties.rules.names import given_name, spouse_dynastic_name
-from dynasties.rules.succession import FamilyIndex, iter_succession, line_of
+from dynasties.rules.succession import iter_succession, line_of
 from dynasties.services import bloodline as bl_services
 from dynasties.services.common import Chronicle, World
 from dynasties.services.setup import format_characteristics, roll_characteristics
@@ -386,6 +386,37 @@ def crowns_join(world: World, *, queen_crown: Crown, king_crown: Crown, chronicl
     )
 
 
+def default_regent(
+    world: World, crown: str, heir_id: int, widows: Collection[int], dead: Collection[int] = ()
+) -> tuple[int | None, str]:
+    """Who would be regent by default, and why ("line": the first adult in the new monarch's line;
+    "oldest": the oldest adult of the house), never the widow, a prisoner or a created baron; (None,
+    "baron") when a baron must be created. Reads only: the succession view shows it too.
+    ``world.characters`` may hold Characters or lighter rows with the same attributes."""
+    year = world.year
+    dynasty = world.crown_dynasty(crown)
+
+    def fit(c: Any) -> bool:
+        return (
+            c.status == Status.ALIVE
+            and c.pk not in dead
+            and c.pk != heir_id
+            and c.pk not in widows
+            and c.age(year) >= br.REGENT_MIN_AGE
+            and c.prisoner_of_id is None
+            and (dynasty is None or c.controlled_by_id == dynasty.pk)
+            and c.origin != Origin.BARON
+        )
+
+    for pid in iter_succession(world.people, heir_id, royal=world.past_holders(crown)):
+        if fit(world.characters[pid]):
+            return pid, "line"
+    others = sorted((c for c in world.characters.values() if fit(c)), key=lambda c: (c.birth_year, c.birth_order, c.pk))
+    if others:
+        return others[0].pk, "oldest"
+    return None, "baron"
+
+
 def _choose_regent(
     world: World,
     reign: Reign,
@@ -405,26 +436,9 @@ def _choose_regent(
         Q(husband=late) | Q(wife=late)
     ).values_list("husband_id", "wife_id")
     widow_ids = {pk for pair in partners for pk in pair} - {late.pk}
-
-    def fit(c: Character) -> bool:
-        return (
-            c.status == Status.ALIVE
-            and c.pk != heir.pk
-            and c.pk not in widow_ids
-            and c.age(year) >= br.REGENT_MIN_AGE
-            and c.prisoner_of_id is None
-            and (dynasty is None or c.controlled_by_id == dynasty.pk)
-            and c.origin != Origin.BARON
-        )
-
-    index = FamilyIndex(world.people)
-    for pid in iter_succession(world.people, heir.pk, royal=world.past_holders(reign.crown), index=index):
-        candidate = world.characters[pid]
-        if fit(candidate):
-            return candidate
-    others = sorted((c for c in world.characters.values() if fit(c)), key=lambda c: (c.birth_year, c.birth_order, c.pk))
-    if others:
-        return others[0]
+    chosen, _ = default_regent(world, reign.crown, heir.pk, widow_ids)
+    if chosen is not None:
+        return world.characters[chosen]
     born = br.baron_birth_year(late.as_person(), year)
     crown = reign.crown
     baron = Character.objects.create(

@@ -30,7 +30,6 @@ from dynasties.models import (
     Crown,
     Dynasty,
     Marriage,
-    Origin,
     Reign,
     Renunciation,
     Status,
@@ -41,9 +40,9 @@ from dynasties.rules import blood_royale as br
 from dynasties.rules.errors import IllegalPassOver, NotFound, RuleError
 from dynasties.rules.explain import DEFAULT_LIMIT, ExplainedLine, LineEntry, explain_line
 from dynasties.rules.people import Person
-from dynasties.rules.succession import FamilyIndex, iter_succession
+from dynasties.rules.succession import FamilyIndex
 from dynasties.services.common import World
-from dynasties.services.succession import heir_standing
+from dynasties.services.succession import default_regent, heir_standing
 
 
 def charisma_odds() -> str:
@@ -487,37 +486,14 @@ def _default_regent(
     widows: set[int],
     dead: set[int],
 ) -> tuple[int | None, str]:
-    """The regent the succession service would name by default (mirrors its ``_choose_regent``):
-    the first adult in the new monarch's line, else the oldest adult of the house - never the widow,
-    a prisoner or a created baron - else a baron would be created."""
-    dynasty = world.crown_dynasty(crown)
-
-    def fit(c: Any) -> bool:  # a Sheet or a Character
-        return (
-            c.status == Status.ALIVE
-            and c.pk not in dead
-            and c.pk != heir.pk
-            and c.pk not in widows
-            and c.age(year) >= br.REGENT_MIN_AGE
-            and c.prisoner_of_id is None
-            and (dynasty is None or c.controlled_by_id == dynasty.pk)
-            and c.origin != Origin.BARON
-        )
-
-    royal = world.past_holders(crown) | {heir.pk}
+    """The regent the succession service would name by default (its ``default_regent``), explained."""
     style = "King" if heir.sex == "M" else "Queen"
-    for pid in iter_succession(people, heir.pk, royal=royal):
-        candidate = world.characters[pid]
-        if fit(candidate):
-            return candidate.pk, (
-                f"{heir.display_name} is {heir.age(year)}: {candidate.display_name}, the first adult in the line, "
-                "would be regent by default (the GM may name any adult)."
-            )
-    others = sorted((c for c in world.characters.values() if fit(c)), key=lambda c: (c.birth_year, c.birth_order, c.pk))
-    if others:
-        c = others[0]
+    chosen, why = default_regent(world, crown, heir.pk, widows, dead)
+    if chosen is not None:
+        c = world.characters[chosen]
+        place = "the first adult in the line" if why == "line" else "the oldest adult of the house"
         return c.pk, (
-            f"{heir.display_name} is {heir.age(year)}: {c.display_name}, the oldest adult of the house, "
+            f"{heir.display_name} is {heir.age(year)}: {c.display_name}, {place}, "
             "would be regent by default (the GM may name any adult)."
         )
     age = year - br.baron_birth_year(people[late.pk], year)
