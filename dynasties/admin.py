@@ -16,7 +16,21 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, PassedOver, Reign, Status
+from dynasties.models import (
+    BirthAttempt,
+    Character,
+    Crown,
+    CrownEvent,
+    Dynasty,
+    Marriage,
+    Modifier,
+    PassedOver,
+    Reign,
+    Renunciation,
+    Status,
+    Title,
+    TitleHolding,
+)
 from dynasties.rules.errors import RuleError
 from dynasties.services.succession_view import SuccessionLine, succession_line
 
@@ -334,3 +348,86 @@ class BirthAttemptAdmin(admin.ModelAdmin):
     @admin.display(description="couple")
     def couple(self, obj: BirthAttempt) -> str:
         return str(obj.marriage)
+
+
+class CrownEventInline(admin.TabularInline):
+    model = CrownEvent
+    extra = 0
+    can_delete = False
+    fields = ["year", "kind", "delta", "stability_after", "reason"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Crown)
+class CrownAdmin(admin.ModelAdmin):
+    """A country's throne: whose it is, who controls it, any Dynastic Union and (BloodLine) its
+    Stability history. Unions are made and undone by the succession services."""
+
+    list_display = ["name", "campaign", "home_dynasty", "controlled_by", "union_with", "union_since", "stability", "annexed"]
+    list_filter = ["campaign", ("union_with", admin.EmptyFieldListFilter)]
+    search_fields = ["name"]
+    list_select_related = ["campaign", "home_dynasty", "controlled_by", "union_with"]
+    readonly_fields = ["controlled_by", "union_with", "union_since", "stability"]
+    inlines = [CrownEventInline]
+
+    @admin.display(boolean=True, description="annexed (landless home house)")
+    def annexed(self, obj: Crown) -> bool:
+        return obj.annexed
+
+
+@admin.register(Modifier)
+class ModifierAdmin(admin.ModelAdmin):
+    """Active and ended modifiers with the condition that keeps them alive (read-only: the
+    succession services create them and end them)."""
+
+    list_display = ["__str__", "kind", "value", "crown", "dynasty", "against", "claimant", "start_year", "end_year", "end_reason"]
+    list_filter = ["campaign", "kind", ("end_year", admin.EmptyFieldListFilter)]
+    search_fields = ["reason", "crown", "claimant__given_name"]
+    list_select_related = ["dynasty", "against", "claimant", "character"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Renunciation)
+class RenunciationAdmin(admin.ModelAdmin):
+    list_display = ["character", "crown", "year", "source", "campaign"]
+    list_filter = ["campaign", "crown"]
+    search_fields = ["character__given_name", "character__dynastic_name", "crown"]
+    list_select_related = ["character", "campaign"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # through the claim_renounce service (contracts will call it)
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class TitleHoldingInline(admin.TabularInline):
+    model = TitleHolding
+    extra = 0
+    can_delete = False
+    fields = ["holder", "start_year", "end_year", "how", "disputed"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Title)
+class TitleAdmin(admin.ModelAdmin):
+    list_display = ["name", "province", "crown", "holder", "granted_year", "campaign"]
+    list_filter = ["campaign", "crown"]
+    search_fields = ["name", "province", "holder__given_name"]
+    list_select_related = ["holder", "campaign"]
+    readonly_fields = ["holder", "granted_year", "granted_to"]
+    inlines = [TitleHoldingInline]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # through title_grant (optional rule G)

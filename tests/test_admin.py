@@ -16,7 +16,22 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from campaign.models import Campaign, ChronicleEntry, Membership, Role, Roll, RollSubject, RuleTable
-from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, PassedOver, Reign, Status
+from dynasties.models import (
+    BirthAttempt,
+    Character,
+    Crown,
+    CrownEvent,
+    Dynasty,
+    Marriage,
+    Modifier,
+    ModifierKind,
+    PassedOver,
+    Reign,
+    Renunciation,
+    Status,
+    Title,
+    TitleHolding,
+)
 from dynasties.rules.dice import RandomSource
 from dynasties.rules.tables import DEFAULT_CHARACTERISTIC_BANDS, DEFAULT_SURVIVAL
 from dynasties.services import births_attempt, births_sex, campaign_create
@@ -32,9 +47,14 @@ MODELS: list[type[Model]] = [
     Marriage,
     Reign,
     BirthAttempt,
+    Crown,
+    Modifier,
+    Renunciation,
+    Title,
 ]
-INLINED = {RollSubject: Roll, PassedOver: Reign}
+INLINED = {RollSubject: Roll, PassedOver: Reign, CrownEvent: Crown, TitleHolding: Title}
 READ_ONLY = [Roll, ChronicleEntry]
+SERVICE_MADE = [Modifier, Renunciation, Title]  # created by the services only: no add page
 
 
 def url(model: type[Model], view: str, *args: Any) -> str:
@@ -54,7 +74,22 @@ def world(campaign):
         status=Status.DEAD, death_year=1300, death_cause="survival roll failed"
     )
     reign = Reign.objects.get(campaign=campaign, crown="England")
-    PassedOver.objects.create(reign=reign, character=Character.objects.get(given_name="Hal"), reason="a test")
+    hal = Character.objects.get(given_name="Hal")
+    PassedOver.objects.create(reign=reign, character=hal, reason="a test")
+    Modifier.objects.create(
+        campaign=campaign, kind=ModifierKind.USURPER_STRENGTH, value=-1, crown="England", dynasty=england,
+        claimant=hal, reason="Hal passed over", start_year=1300,
+    )
+    Renunciation.objects.create(campaign=campaign, character=hal, crown="France", year=1300, source="a contract")
+    title = Title.objects.create(
+        campaign=campaign, name="Duke of Kent", province="Kent", crown="England", holder=reign.holder,
+        granted_year=1300, granted_to=reign.holder,
+    )
+    TitleHolding.objects.create(title=title, holder=reign.holder, start_year=1300, how="granted")
+    CrownEvent.objects.create(
+        campaign=campaign, crown=Crown.objects.get(campaign=campaign, name="England"), year=1300, kind="stability",
+        delta=-1, stability_after=-1, reason="a test",
+    )
     return campaign
 
 
@@ -80,9 +115,14 @@ def test_changelist_and_change_page_load(admin_client, world, model):
     assert str(obj) in html.unescape(response.content.decode())
 
 
-@pytest.mark.parametrize("model", [m for m in MODELS if m not in READ_ONLY], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("model", [m for m in MODELS if m not in READ_ONLY + SERVICE_MADE], ids=lambda m: m.__name__)
 def test_add_page_loads_for_editable_models(admin_client, world, model):
     assert admin_client.get(url(model, "add")).status_code == 200
+
+
+@pytest.mark.parametrize("model", SERVICE_MADE, ids=lambda m: m.__name__)
+def test_service_made_records_cannot_be_added_by_hand(admin_client, world, model):
+    assert admin_client.get(url(model, "add")).status_code == 403
 
 
 @pytest.mark.parametrize("model", MODELS, ids=lambda m: m.__name__)
