@@ -301,6 +301,17 @@ def succession_table(line: SuccessionLine) -> str:
     if monarch is not None:
         head += f": the heirs of {monarch.display_name}"
     head += f" ({shown} of {line.total} shown)." if line.total is not None and line.total > shown else "."
+    refusals: list[str] = []  # the same rule repeated on every row reads badly: once, below the table
+
+    def may_pass(e: Any) -> str:
+        if e.pass_over is None:
+            return "-"
+        if e.pass_over.allowed:
+            return str(e.pass_over.summary)
+        if e.pass_over.text not in refusals:
+            refusals.append(e.pass_over.text)
+        return f"No ({chr(ord('a') + refusals.index(e.pass_over.text))})"
+
     rows = format_html_join(
         "",
         '<tr><td>{}</td><td><a href="{}">{}</a></td><td>{}</td><td>{}</td><td>{}</td></tr>',
@@ -311,12 +322,13 @@ def succession_table(line: SuccessionLine) -> str:
                 e.character.display_name,
                 f"{e.age} (a minor: a regent would rule)" if e.minor else e.age,
                 e.reason,
-                e.pass_over.summary if e.pass_over is not None else "-",
+                may_pass(e),
             )
             for e in line.entries
         ),
     )
-    notes = format_html_join("", "<p>{}</p>", ((n,) for n in line.notes))
+    footnotes = [f"({chr(ord('a') + i)}) {text}" for i, text in enumerate(refusals)]
+    notes = format_html_join("", "<p>{}</p>", ((n,) for n in [*footnotes, *line.notes]))
     if not line.entries:
         return format_html("<p>{}</p><p>Nobody of the blood is in the line.</p>{}", head, notes)
     return format_html(
