@@ -40,3 +40,4 @@ test: lint
 
 bench: setup
 	$(PY) bench/simulate.py
+	$(PY) bench/succession_view.py
