@@ -241,3 +241,17 @@ def test_a_married_away_heir_passed_over_freezes_her_line(campaign):
     suitor = person(campaign, Dynasty.objects.get(campaign=campaign, crown="Spain"), "Juan", "M", 1290)
     with pytest.raises(IllegalMarriage, match="make no new marriages"):
         marriage_arrange(campaign=campaign, husband=suitor, wife=granddaughter)
+
+
+@pytest.mark.django_db
+def test_the_succession_view_shows_bloodline_prices(campaign):
+    from dynasties.services.succession_view import succession_line
+
+    bloodline(campaign)
+    house = england(campaign)
+    king = Reign.objects.get(campaign=campaign, crown="England").holder
+    person(campaign, house, "First", "M", 1278, father=king)
+    line = succession_line(campaign=campaign, crown="England")
+    first = next(e for e in line.entries if e.character.given_name == "First").pass_over
+    assert first.allowed and first.text == "voluntary"
+    assert first.costs[:2] == ("-2 Stability at once", "1 revolt in the country")

@@ -136,11 +136,13 @@ def test_a7_who_may_be_passed_over_and_at_what_cost(campaign, house):
     prisoner = by_name["Second"]  # a male prisoner of another player: passable, with the Charisma roll
     assert prisoner.allowed and prisoner.text == "a prisoner of another player"
     assert prisoner.cost.charisma_roll and not prisoner.cost.exile_left
-    assert prisoner.usurper == house["house"] and prisoner.rival is None  # his house still controls him
+    assert prisoner.usurper == house["house"] and prisoner.rival == house["france"]  # his captor holds him
     assert prisoner.costs == (
         "-1 Strength for every man of the house of Testhouse while Second Testhouse's claim lives "
         "(it passes to the heirs of the body; a renunciation ends it)",
+        f"+1 Strength for the house of {house['france'].name} when fighting the house of Testhouse, as long as the claim lives",
         f"the new monarch rolls 1d6 for Charisma: {CHARISMA_ODDS} (it may fall below -2; not inherited)",
+        "Second Testhouse's descendants are passed over with him: they carry the same claim",
     )
     assert CHARISMA_ODDS == "1-3 (3 in 6): -1 Charisma; 4-6 (3 in 6): -2 Charisma"
 
@@ -152,7 +154,8 @@ def test_a7_who_may_be_passed_over_and_at_what_cost(campaign, house):
         f"+1 Strength for the house of {france} "
         "when fighting the house of Testhouse, as long as the claim lives"
     )
-    assert len(wife.costs) == 2
+    assert wife.costs[2] == "Daughter Testhouse's descendants are passed over with her: they carry the same claim"
+    assert len(wife.costs) == 3
 
 
 @pytest.mark.django_db

@@ -37,6 +37,7 @@ from dynasties.models import (
     TitleHolding,
 )
 from dynasties.rules import blood_royale as br
+from dynasties.rules import bloodline as bl
 from dynasties.rules.errors import IllegalPassOver, NotFound, RuleError
 from dynasties.rules.explain import DEFAULT_LIMIT, ExplainedLine, LineEntry, explain_line
 from dynasties.rules.people import Person
@@ -440,7 +441,9 @@ def _entry(
 
 def pass_over_view(world: World, character: Character, player: Dynasty | None, rule_c: bool) -> PassOverView:
     """The answer the succession service would give if the GM passed this heir over now, and the
-    penalties it would record (mirrors ``services.succession._pass_over``)."""
+    penalties it would record (mirrors ``services.succession._pass_over``, or BloodLine's price)."""
+    if world.campaign.ruleset == bl.NAME:
+        return _bloodline_view(world, character, player)
     try:
         cost = br.pass_over_cost(heir_standing(world, character, player), rule_c=rule_c)
     except IllegalPassOver as exc:
@@ -448,8 +451,8 @@ def pass_over_view(world: World, character: Character, player: Dynasty | None, r
     name = character.display_name
     costs: list[str] = []
     exile_to = world.seat_left(player) if cost.exile_left and player is not None else None
-    # the exiled heir's house becomes the player on the left (before the penalties are recorded)
-    holder = exile_to or world.dynasties.get(character.controlled_by_id or 0)
+    # the house holding the heir: the player on the left after an exile, his captor if a prisoner
+    holder = exile_to or world.dynasties.get(character.prisoner_of_id or character.controlled_by_id or 0)
     usurper = player
     if usurper is not None:
         costs.append(
@@ -466,6 +469,8 @@ def pass_over_view(world: World, character: Character, player: Dynasty | None, r
         costs.append(
             f"the new monarch rolls {br.CHARISMA_LOSS_DICE} for Charisma: {CHARISMA_ODDS} (it may fall below -2; not inherited)"
         )
+    pronoun = "her" if character.sex == "F" else "him"
+    costs.append(f"{name}'s descendants are passed over with {pronoun}: they carry the same claim")
     if cost.exile_left:
         if exile_to is not None:
             costs.append(f"{name}, with spouse and children, goes into exile with the house of {exile_to.name} (rule C)")
@@ -474,6 +479,29 @@ def pass_over_view(world: World, character: Character, player: Dynasty | None, r
     return PassOverView(
         allowed=True, text=cost.reason, costs=tuple(costs), cost=cost, usurper=usurper, rival=rival, exile_to=exile_to
     )
+
+
+def _bloodline_view(world: World, character: Character, player: Dynasty | None) -> PassOverView:
+    """BloodLine: any heir may be passed over; the price of passing over this one (RULES.md B)."""
+    standing = heir_standing(world, character, player)
+    cost = bl.dispute_cost(
+        sex=character.sex,
+        prisoner_of_another=standing.prisoner_of_another,
+        married_away=standing.married_away,
+        skipped=1,
+    )
+    costs = []
+    if cost.stability:
+        costs.append(f"{cost.stability:+d} Stability at once")
+    if cost.revolts:
+        costs.append(f"{cost.revolts} revolt{'s' if cost.revolts > 1 else ''} in the country")
+    if cost.combat_malus:
+        costs.append(f"{cost.combat_malus:+d} on combat rolls while the line lives")
+    if cost.ongoing_roll:
+        costs.append("each turn, 1d10: 6-10 costs 1 more Stability, while the line lives; the heir passes to another player")
+    if cost.interim:
+        costs.append("the next heir reigns only until the prisoner dies or is released")
+    return PassOverView(allowed=True, text=cost.kind.replace("_", " "), costs=tuple(costs), usurper=player)
 
 
 def _default_regent(
