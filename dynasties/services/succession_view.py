@@ -407,10 +407,10 @@ def _crown_line(
     world.load([reign.holder_id, *(e.person_id for e in explained.entries), *([regent_id] if regent_id else [])])
     player = world.crown_dynasty(crown)
     rule_c = world.campaign.option("disputed_succession")
-    blood_royale = world.campaign.ruleset == br.NAME
-    rules = (player, rule_c) if blood_royale else None
+    priced = world.campaign.ruleset in (br.NAME, bl.NAME)
+    rules = (player, rule_c) if priced else None
     entries = tuple(_entry(world, e, people, year, rules) for e in explained.entries)
-    if not blood_royale:
+    if not priced:
         notes = (*notes, f"Passing over an heir is priced by the {world.campaign.ruleset} rules: not shown here.")
     return SuccessionLine(
         crown=crown, year=year, monarch=world.characters[reign.holder_id], entries=entries, total=explained.total,
