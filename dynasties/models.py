@@ -88,6 +88,9 @@ class Character(models.Model):
     )
     prince_piece = models.CharField(max_length=1, blank=True, choices=[(p, p or "none") for p in PIECES])
     origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.BORN)
+    effective_age_offset = models.IntegerField(
+        default=0, help_text="BloodLine: effective age minus real age (ill health, good health, birth attempts)."
+    )
     legitimate = models.BooleanField(
         default=True, help_text="A bastard (event cards) never inherits, nor does anyone through him."
     )
@@ -126,6 +129,10 @@ class Character(models.Model):
     def age(self, year: int) -> int:
         return year - self.birth_year
 
+    def effective_age(self, year: int) -> int:
+        """BloodLine: the age ill health, good health and birth attempts have made of him."""
+        return max(0, self.age(year) + self.effective_age_offset)
+
     def as_person(self) -> Person:
         return Person(
             id=self.pk,
@@ -140,6 +147,7 @@ class Character(models.Model):
             prisoner=self.prisoner_of_id is not None,
             characteristics=dict(self.characteristics or {}),
             legitimate=self.legitimate,
+            effective_age_offset=self.effective_age_offset,
         )
 
 
@@ -204,6 +212,9 @@ class Reign(models.Model):
         Character, null=True, blank=True, on_delete=models.PROTECT, related_name="regencies"
     )
     regency_end_year = models.IntegerField(null=True, blank=True)
+    planned_end_year = models.IntegerField(
+        null=True, blank=True, help_text="EU monarchs: the end of the rolled reign length."
+    )
     interim_for = models.ForeignKey(
         Character, null=True, blank=True, on_delete=models.SET_NULL, related_name="interim_reigns",
         help_text="BloodLine: this monarch runs the dynasty until the imprisoned heir dies or is released.",
@@ -280,7 +291,11 @@ class Crown(models.Model):
         help_text="The crown this one is joined to in a Dynastic Union.",
     )
     union_since = models.IntegerField(null=True, blank=True)
-    stability = models.IntegerField(default=0, help_text="BloodLine: the country's Stability.")
+    stability = models.IntegerField(default=0, help_text="BloodLine and EU monarchs: the country's Stability.")
+    state = models.JSONField(
+        default=dict, blank=True,
+        help_text="Ruleset-specific state of the crown (EU monarchs: base column, fragile health, crisis turns ...).",
+    )
 
     class Meta:
         ordering = ["campaign", "name"]

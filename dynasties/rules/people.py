@@ -22,9 +22,14 @@ class Person:
     prisoner: bool = False
     characteristics: dict[str, int] = field(default_factory=dict)
     legitimate: bool = True
+    effective_age_offset: int = 0
 
     def age(self, year: int) -> int:
         return year - self.birth_year
+
+    def effective_age(self, year: int) -> int:
+        """BloodLine: never below 0."""
+        return max(0, self.age(year) + self.effective_age_offset)
 
     @property
     def in_play(self) -> bool:
