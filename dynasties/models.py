@@ -162,6 +162,12 @@ class Marriage(models.Model):
     ended_year = models.IntegerField(null=True, blank=True)
     end_cause = models.CharField(max_length=120, blank=True)
     husband_joins_wife = models.BooleanField(default=False)
+    dowry = models.CharField(
+        max_length=120, blank=True, help_text="BloodLine: '100 ducats' or 'province: <name>' (a monarch's family's match)."
+    )
+    alliance_title = models.CharField(
+        max_length=120, blank=True, help_text="BloodLine: the title given to the giving dynasty (a monarch's family's match)."
+    )
     children_raised_by = models.ForeignKey(
         Dynasty, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
         help_text="Empty: the husband's dynasty raises the children (or the wife's if he joins hers).",

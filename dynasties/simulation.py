@@ -15,6 +15,7 @@ from campaign.models import Campaign, Step
 from dynasties import services
 from dynasties.models import Marriage
 from dynasties.rules import blood_royale as br
+from dynasties.rules import bloodline as bl
 from dynasties.rules.dice import DiceSource
 from dynasties.selectors import living_children_counts, unmatched_adults
 from dynasties.services.births import CoupleTurn
@@ -41,8 +42,29 @@ def play_births(campaign: Campaign, source: DiceSource) -> None:
     services.births_finish(campaign=campaign)
 
 
+def wed_due(campaign: Campaign) -> None:
+    """Wed every betrothed couple now of age (BloodLine: at the start of the Diplomacy phase)."""
+    year = campaign.current_year
+    bloodline = campaign.ruleset == bl.NAME
+    due = [
+        m.pk
+        for m in Marriage.objects.filter(campaign=campaign, ended_year__isnull=True, wedding_year__isnull=True)
+        .select_related("husband", "wife")
+        if (m.husband.effective_age(year) if bloodline else m.husband.age(year)) >= br.ADULT_AGE
+        and (m.wife.effective_age(year) if bloodline else m.wife.age(year)) >= br.ADULT_AGE
+        and not (m.husband.prisoner_of_id or m.wife.prisoner_of_id)
+        and services.marriage_check(campaign, m.husband, m.wife, wedding=True, exclude=m) == []
+    ]
+    if due:
+        services.marriage_wed_many(campaign=campaign, marriages=due)
+
+
 def play_marriages(campaign: Campaign) -> None:
     year = campaign.current_year
+    if campaign.ruleset == bl.NAME:  # betrothals now, weddings in the Diplomacy phase
+        _match_adults(campaign, year, wed=False)
+        services.marriages_finish(campaign=campaign)
+        return
     due = [
         m.pk
         for m in Marriage.objects.filter(campaign=campaign, ended_year__isnull=True, wedding_year__isnull=True)
@@ -53,6 +75,11 @@ def play_marriages(campaign: Campaign) -> None:
     ]
     if due:
         services.marriage_wed_many(campaign=campaign, marriages=due)
+    _match_adults(campaign, year, wed=True)
+    services.marriages_finish(campaign=campaign)
+
+
+def _match_adults(campaign: Campaign, year: int, *, wed: bool) -> None:
     adults = unmatched_adults(campaign)
     men = [c for c in adults if c.sex == "M"]
     women = [c for c in adults if c.sex == "F" and c.age(year) <= MAX_BRIDE_AGE]
@@ -65,9 +92,9 @@ def play_marriages(campaign: Campaign) -> None:
             continue
         bride = min(choices, key=lambda w: (abs(w.birth_year - man.birth_year), w.birth_year, w.pk))
         women.remove(bride)
-        matches.append(services.Match(man.pk, bride.pk))
-    services.marriage_arrange_many(campaign=campaign, matches=matches, wed=True)
-    services.marriages_finish(campaign=campaign)
+        # BloodLine asks a monarch's family for a dowry and a title: the policy always offers them
+        matches.append(services.Match(man.pk, bride.pk, dowry="100 ducats", alliance_title="Count of the Marches"))
+    services.marriage_arrange_many(campaign=campaign, matches=matches, wed=wed)
 
 
 def play_turn(campaign: Campaign, source: DiceSource) -> Campaign:
@@ -86,6 +113,8 @@ def play_turn(campaign: Campaign, source: DiceSource) -> Campaign:
     if campaign.step == Step.ANNOUNCEMENTS:
         services.announcements_make(campaign=campaign)
         campaign.refresh_from_db()
+    if campaign.ruleset == bl.NAME:
+        wed_due(campaign)
     services.turn_advance(campaign=campaign)
     campaign.refresh_from_db()
     return campaign

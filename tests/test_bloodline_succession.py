@@ -28,17 +28,13 @@ from dynasties.services.survival import survival_due
 from tests.factories import at_step, crown, person, wed
 
 
-@pytest.fixture(autouse=True)
-def _bloodline_tables(monkeypatch):
-    """Until the BloodLine ruleset lands (its own tables, births and survival), let its campaigns read
-    the Blood Royale tables so the succession services can be exercised."""
-    from dynasties import rules
-    from dynasties.rules import blood_royale
-
-    monkeypatch.setitem(rules._IMPLEMENTED, "eu-bloodline", blood_royale)
-
-
 def bloodline(campaign, **options):
+    """The shared five-crown cast, switched to BloodLine (with BloodLine's survival table)."""
+    from campaign.models import RuleTable
+    from dynasties.rules.tables import defaults_for
+
+    for key, data in defaults_for(bl.DEFAULT_TABLES).items():
+        RuleTable.objects.create(campaign=campaign, key=key, data=data)
     campaign.ruleset = "eu-bloodline"
     campaign.optional_rules = {**campaign.optional_rules, **options}
     campaign.save()

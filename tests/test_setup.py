@@ -82,8 +82,8 @@ def test_bad_setup_input_is_refused_and_leaves_nothing():
         campaign_create(name="Bad dice", players=3, entered=[[7]] + [[1]] * 40)
     with pytest.raises(RuleError, match="3 to 5 players"):
         campaign_create(name="Too many", players=6)
-    with pytest.raises(RuleError, match="not available yet"):
-        campaign_create(name="EU", ruleset="eu-bloodline")
+    with pytest.raises(RuleError, match="Unknown ruleset 'chess'; choose one of blood-royale"):
+        campaign_create(name="Chess", ruleset="chess")
     with pytest.raises(RuleError, match="no optional rule"):
         campaign_create(name="Opt", optional_rules={"house_rule_z": True})
     assert not Character.objects.exists() and not Roll.objects.exists() and not Dynasty.objects.exists()

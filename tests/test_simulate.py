@@ -145,7 +145,6 @@ def test_a6_the_policy_arranges_only_legal_matches(seed):
         (["--turns", "-1"], "--turns must be 0 or more."),
         (["--players", "9"], "Blood Royale is for 3 to 5 players; 9 were asked for."),
         (["--players", "2"], "Blood Royale is for 3 to 5 players; 2 were asked for."),
-        (["--ruleset", "eu-bloodline"], "The Europa Universalis: BloodLine ruleset is not available yet; use 'blood-royale'."),
         (["--ruleset", "chess"], "Unknown ruleset 'chess'; choose one of blood-royale, eu-bloodline, eu-monarchs."),
         (["--turns", "many"], "argument --turns: invalid int value: 'many'"),
     ],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dynasties.rules import blood_royale
+from dynasties.rules import blood_royale, bloodline
 from dynasties.rules.base import Ruleset
 from dynasties.rules.errors import RuleError
 
@@ -12,8 +12,9 @@ RULESET_LABELS: dict[str, str] = {
     "eu-monarchs": "Europa Universalis: monarch tables",
 }
 
-_BLOOD_ROYALE: Ruleset = blood_royale  # mypy checks the module against the interface here
-_IMPLEMENTED: dict[str, Ruleset] = {"blood-royale": _BLOOD_ROYALE}
+_BLOOD_ROYALE: Ruleset = blood_royale  # mypy checks the modules against the interface here
+_BLOODLINE: Ruleset = bloodline
+_IMPLEMENTED: dict[str, Ruleset] = {"blood-royale": _BLOOD_ROYALE, "eu-bloodline": _BLOODLINE}
 
 
 def get_ruleset(name: str) -> Ruleset:

@@ -9,12 +9,14 @@ births, survival table) arrives with the BloodLine ruleset itself.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
 
-from dynasties.rules.dice import D10, DiceSpec
-from dynasties.rules.errors import IllegalPassOver
-from dynasties.rules.people import FEMALE, MALE
+from dynasties.rules.dice import D10, TWO_D10, DiceSpec, chance_at_least, distribution
+from dynasties.rules.errors import IllegalOption, IllegalPassOver, InvalidTable
+from dynasties.rules.people import FEMALE, MALE, Person
 
 NAME = "eu-bloodline"
 ADULT_AGE = 15
@@ -86,3 +88,293 @@ def crisis_family(year: int) -> tuple[int, int, tuple[int, ...]]:
 def brothers_to_die(monarch_sex: str, *, turkish_fratricide: bool) -> bool:
     """Turkey #2: a new Turkish monarch puts his brothers to death (not sisters nor their children)."""
     return turkish_fratricide and monarch_sex == MALE
+
+
+# --- the BloodLine ruleset proper (RULES.md B) -------------------------------------------------
+
+LABEL = "Europa Universalis: BloodLine"
+START_YEAR = 1492
+TURN_LENGTH = 5  # the default step; the GM gives each next turn's year (characters age by the difference)
+CHARACTERISTICS: tuple[str, str, str] = ("adm", "dip", "mil")
+STAT_MIN, STAT_MAX = 3, 9
+BIRTH_DICE: DiceSpec = TWO_D10
+BIRTH_MORE_THAN = 10  # a child on 11 or more
+MAX_BIRTH_ATTEMPTS = 3
+MINOR_BIRTH_ATTEMPTS = 1
+MAX_MOTHER_EFFECTIVE_AGE = 50
+EXTRA_ATTEMPT_YEARS = 2  # each extra attempt ages the wife 2 effective years, for good
+SEX_DICE: DiceSpec = D10  # 1-5 a boy, 6-10 a girl: "an equal chance"
+CHARACTERISTIC_DICE: DiceSpec = D10
+SURVIVAL_DICE: DiceSpec = TWO_D10
+WEDDING_EFFECTIVE_AGE = 15
+DOWRY_DUCATS = 100
+MINOR_NOBILITY_DICE: DiceSpec = D10  # 50%: 6-10 marries into its own nobility
+SURVIVAL = "bloodline_survival"
+
+SURVIVAL_COLUMNS: tuple[int, ...] = (10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60, 65, 70, 75)
+
+
+def _row(*cells: str) -> list[str]:
+    return list(cells)
+
+
+# rows 2 (or less) .. 20 (or more); "U" dies, "+X" ill health, "-X" good health, "." nothing
+DEFAULT_SURVIVAL_TABLE: dict[str, list[str]] = {
+    "2": _row("+2", "+5", "U", "U", "U", "U", "U", "U", "U", "U", "U", "U", "U", "U"),
+    "3": _row(".", "+2", "+5", "U", "U", "U", "U", "U", "U", "U", "U", "U", "U", "U"),
+    "4": _row(".", ".", "+2", "+5", "+5", "U", "U", "U", "U", "U", "U", "U", "U", "U"),
+    "5": _row(".", ".", ".", "+2", "+2", "+5", "+5", "U", "U", "U", "U", "U", "U", "U"),
+    "6": _row(".", ".", ".", ".", ".", "+2", "+2", "+5", "+5", "U", "U", "U", "U", "U"),
+    "7": _row(".", ".", ".", ".", ".", ".", ".", "+2", "+2", "+5", "U", "U", "U", "U"),
+    "8": _row(".", ".", ".", ".", ".", ".", ".", "+1", "+1", "+2", "+5", "U", "U", "U"),
+    "9": _row(".", ".", ".", ".", ".", ".", ".", ".", ".", "+1", "+2", "+5", "U", "U"),
+    "10": _row(".", ".", ".", ".", ".", ".", ".", ".", ".", ".", "+1", "+2", "+5", "U"),
+    "11": _row(".", ".", ".", ".", ".", ".", ".", ".", ".", ".", ".", "+1", "+2", "+5"),
+    "12": _row(".", ".", ".", ".", ".", ".", ".", ".", ".", ".", ".", ".", "+1", "+2"),
+    "13": _row(".", ".", ".", ".", ".", ".", ".", ".", ".", ".", ".", ".", ".", "+1"),
+    **{str(n): _row(*["."] * 14) for n in range(14, 19)},
+    "19": _row(*["-2"] * 14),
+    "20": _row(*["-5"] * 14),
+}
+
+DEFAULT_TABLES: dict[str, object] = {
+    SURVIVAL: {"columns": list(SURVIVAL_COLUMNS), "rows": DEFAULT_SURVIVAL_TABLE},
+}
+
+
+def clean_options(options: Mapping[str, Any] | None) -> dict[str, bool]:
+    out = {key: False for key in OPTIONAL_RULES}
+    for key, value in (options or {}).items():
+        if key not in OPTIONAL_RULES:
+            raise IllegalOption(f"BloodLine has no optional rule {key!r}; known: {', '.join(OPTIONAL_RULES)}.")
+        if not isinstance(value, bool):
+            raise IllegalOption(f"Optional rule {key!r} must be true or false, got {value!r}.")
+        out[key] = value
+    return out
+
+
+def characteristic_names(sex: str) -> tuple[str, str, str]:
+    return CHARACTERISTICS
+
+
+def validate_survival_table(data: object) -> dict[str, Any]:
+    if not isinstance(data, dict) or not isinstance(data.get("columns"), list) or not isinstance(data.get("rows"), dict):
+        raise InvalidTable("The BloodLine survival table needs 'columns' (ages) and 'rows' (2d10 totals).")
+    columns = data["columns"]
+    if not columns or any(isinstance(c, bool) or not isinstance(c, int) for c in columns) or columns != sorted(set(columns)):
+        raise InvalidTable("The survival table's columns must be increasing whole ages.")
+    rows = data["rows"]
+    if sorted(rows, key=int) != [str(n) for n in range(2, 21)]:
+        raise InvalidTable("The survival table needs one row for every 2d10 total from 2 to 20.")
+    for total, cells in rows.items():
+        if not isinstance(cells, list) or len(cells) != len(columns):
+            raise InvalidTable(f"Survival table, row {total}: give one cell per column ({len(columns)}).")
+        for cell in cells:
+            if cell not in ("U", ".") and not _signed(cell):
+                raise InvalidTable(f"Survival table, row {total}: {cell!r} is not U, '.', +X or -X.")
+    return {"columns": list(columns), "rows": {k: list(v) for k, v in rows.items()}}
+
+
+def _signed(cell: object) -> bool:
+    return isinstance(cell, str) and len(cell) >= 2 and cell[0] in "+-" and cell[1:].isdigit()
+
+
+def survival_column(columns: Sequence[int], effective_age: int) -> int:
+    """The highest listed age not above the effective age ("10-" for the young, 75 for the old)."""
+    chosen = columns[0]
+    for age in columns:
+        if age <= effective_age:
+            chosen = age
+    return chosen
+
+
+@dataclass(frozen=True)
+class SurvivalOutcome:
+    column: int
+    row: int
+    cell: str
+
+    @property
+    def dies(self) -> bool:
+        return self.cell == "U"
+
+    @property
+    def years(self) -> int:
+        """Effective years added (ill health, positive) or taken away (good health, negative)."""
+        return int(self.cell) if _signed(self.cell) else 0
+
+    @property
+    def label(self) -> str:
+        if self.dies:
+            return "died"
+        if self.years > 0:
+            return f"ill health (+{self.years} years)"
+        if self.years < 0:
+            return f"good health ({self.years} years)"
+        return "survived"
+
+
+def survival_outcome(table: Mapping[str, Any], effective_age: int, total: int) -> SurvivalOutcome:
+    row = max(2, min(20, total))
+    column = survival_column(table["columns"], effective_age)
+    cell = table["rows"][str(row)][list(table["columns"]).index(column)]
+    return SurvivalOutcome(column, row, cell)
+
+
+def survival_chances(table: Mapping[str, Any], effective_age: int, modifier: int = 0) -> dict[str, Fraction]:
+    """Exact chances of death, ill health, good health and nothing for one roll."""
+    out = {"died": Fraction(0), "ill": Fraction(0), "good": Fraction(0), "none": Fraction(0)}
+    for total, p in distribution(SURVIVAL_DICE).items():
+        outcome = survival_outcome(table, effective_age, total + modifier)
+        key = "died" if outcome.dies else "ill" if outcome.years > 0 else "good" if outcome.years < 0 else "none"
+        out[key] += p
+    return out
+
+
+def birth_succeeds(faces: Sequence[int]) -> bool:
+    return sum(faces) > BIRTH_MORE_THAN
+
+
+def birth_chance() -> Fraction:
+    return chance_at_least(BIRTH_DICE, BIRTH_MORE_THAN + 1)
+
+
+def child_birth_year(turn_year: int, attempt: int) -> int:
+    """'Children are born in the order rolled ... sequentially based on the Turn Year': attempt 1 in
+    the turn year, attempt 3 two years later (1520 and 1522 in the rulebook's example)."""
+    return turn_year + attempt - 1
+
+
+def sex_from_faces(faces: Sequence[int]) -> str:
+    return MALE if faces[0] <= 5 else FEMALE
+
+
+def parents_modifier(father: int, mother: int) -> int:
+    """The Parents table: floor((father + mother - 10) / 2), from -2 (3 and 3) to +4 (9 and 9)."""
+    return (father + mother - 10) // 2
+
+
+def child_value(face: int, modifier: int) -> int:
+    return max(STAT_MIN, min(STAT_MAX, face + modifier))
+
+
+def child_characteristics(
+    father: Mapping[str, int] | None, mother: Mapping[str, int] | None, faces: Sequence[int], *, unmodified: bool
+) -> dict[str, int]:
+    """1d10 per characteristic plus the Parents modifier, held to 3..9 (minor-house parents: unmodified)."""
+    out: dict[str, int] = {}
+    for name, face in zip(CHARACTERISTICS, faces, strict=True):
+        if unmodified or father is None or mother is None:
+            modifier = 0
+        else:
+            modifier = parents_modifier(int(father.get(name, 6)), int(mother.get(name, 6)))
+        out[name] = child_value(face, modifier)
+    return out
+
+
+def couple_problem(
+    husband: Person, wife: Person, year: int, attempts_made: int, *, in_line: bool, minor_house: bool = False
+) -> str | None:
+    """BloodLine births: only couples including the monarch or a direct-line descendant; the wife's
+    effective age 50 or less at the start; three attempts (a minor house: its monarch couple, one)."""
+    if not husband.in_play or not wife.in_play:
+        return "One of the couple is no longer in play."
+    if not in_line:
+        return "Only couples including the monarch or one of his direct-line descendants try for children (BloodLine, Birth)."
+    if husband.prisoner or wife.prisoner:
+        return "No birth roll while either partner is held prisoner."
+    limit = MINOR_BIRTH_ATTEMPTS if minor_house else MAX_BIRTH_ATTEMPTS
+    if attempts_made >= limit:
+        return f"This couple has made all {limit} birth roll{'s' if limit > 1 else ''} allowed this turn (BloodLine, Birth)."
+    if attempts_made == 0 and wife.effective_age(year) > MAX_MOTHER_EFFECTIVE_AGE:
+        return f"The wife's effective age is {wife.effective_age(year)}: births stop after 50 (BloodLine, Birth)."
+    return None
+
+
+def birth_penalty(attempts_made: int) -> int:
+    """-1 on the wife's survival roll this turn for each additional attempt."""
+    return -max(0, attempts_made - 1)
+
+
+def minor_house_setup(king_faces: Sequence[int], year: int) -> tuple[int, int, tuple[int, ...]]:
+    """Minor set-up: a King of 2d10 x 4 years, a wife 5 years younger, one child of random sex per
+    20 years of his age (fractions lost), the first 20 years younger than him, then one a year."""
+    king_age = sum(king_faces) * 4
+    king_born = year - king_age
+    children = tuple(king_born + 20 + n for n in range(king_age // 20) if king_born + 20 + n <= year)
+    return king_born, king_born + 5, children
+
+
+def diplomacy_bonus(*, married_in: bool, married_to_child_or_parent_of_monarch: bool, spouse_of_monarch: bool) -> int:
+    """A player's bonus on a minor from marriages into its royal house: the best one only."""
+    if spouse_of_monarch:
+        return 4
+    if married_to_child_or_parent_of_monarch:
+        return 2
+    return 1 if married_in else 0
+
+
+DOWRY_MULTIPLIERS: dict[str, int] = {
+    "different_religion": 4,
+    "minor_heir_apparent": 2,
+    "minor_is_monarch": 4,
+    "major_gives_up_claim": 4,
+    "major_heir_apparent": 2,
+}
+
+OFFER_PRIORITY: tuple[tuple[bool, bool], ...] = (
+    (True, True),  # a. stays in the minor dynasty, best dowry, plus a title
+    (True, False),  # b. stays, best dowry
+    (False, True),  # c. goes to the player dynasty, best dowry, plus a title
+    (False, False),  # d. goes, best dowry
+)
+
+
+def minimum_dowry(base: int, factors: Sequence[str]) -> int:
+    total = base
+    for factor in factors:
+        if factor not in DOWRY_MULTIPLIERS:
+            raise IllegalOption(f"Unknown dowry factor {factor!r}; known: {', '.join(DOWRY_MULTIPLIERS)}.")
+        total *= DOWRY_MULTIPLIERS[factor]
+    return total
+
+
+def title_income(land_values: Sequence[int]) -> int:
+    """A title's income: the land values of its provinces plus again the largest of them."""
+    return sum(land_values) + (max(land_values) if land_values else 0)
+
+
+def controller_share(income: int) -> int:
+    """At least half, rounded up, goes to the country that controls the province."""
+    return -(-income // 2)
+
+
+def marriage_problems(
+    husband: Person,
+    wife: Person,
+    year: int,
+    *,
+    wedding: bool,
+    husband_taken: bool = False,
+    wife_taken: bool = False,
+    husband_never_marries: bool = False,
+    wife_never_marries: bool = False,
+) -> list[str]:
+    """As in Blood Royale (a man and a woman of different royal families, free, in play), but the
+    wedding needs an effective age of 15 (RULES.md B, Marriage/Betrothal)."""
+    from dynasties.rules import blood_royale
+
+    problems = blood_royale.marriage_problems(
+        husband, wife, year, wedding=False, husband_taken=husband_taken, wife_taken=wife_taken,
+        husband_never_marries=husband_never_marries, wife_never_marries=wife_never_marries,
+    )
+    if wedding:
+        for role, person in (("husband", husband), ("wife", wife)):
+            if person.effective_age(year) < WEDDING_EFFECTIVE_AGE:
+                problems.append(
+                    f"The {role}'s effective age is {person.effective_age(year)}; a wedding needs 15 "
+                    "(a betrothal may be arranged at any age; BloodLine, Marriage)."
+                )
+            if person.prisoner:
+                problems.append(f"The {role} is a prisoner and cannot be wed until released.")
+    return problems

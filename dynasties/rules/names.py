@@ -40,7 +40,23 @@ COUNTRIES: dict[str, CountryNames] = {
     ),
 }
 
+COUNTRIES.update(
+    {
+        "Austria": CountryNames(("Habsburg", "Babenberg"), ("Maximilian", "Philip", "Ferdinand", "Rudolf"),
+                                ("Maria", "Margaret", "Anna", "Eleanor")),
+        "Turkey": CountryNames(("Osman", "Karaman"), ("Bayezid", "Selim", "Suleiman", "Murad", "Mehmed"),
+                               ("Hafsa", "Mihrimah", "Fatma", "Zeynep")),
+        "Sweden": CountryNames(
+            ("Vasa", "Sture"), ("Gustav", "Erik", "Johan", "Karl"), ("Katarina", "Cecilia", "Anna", "Sofia")
+        ),
+        "Russia": CountryNames(
+            ("Rurik", "Romanov"), ("Ivan", "Vasily", "Fyodor", "Dmitri"), ("Elena", "Anastasia", "Maria", "Irina")
+        ),
+    }
+)
+
 BLOOD_ROYALE_CROWNS: tuple[str, ...] = ("England", "France", "Germany", "Italy", "Spain")
+EU_CROWNS: tuple[str, ...] = ("France", "England", "Spain", "Austria", "Turkey", "Sweden", "Russia")
 
 _GENERIC = CountryNames(("Nobile",), ("Henry", "Peter", "Thomas", "Hugh"), ("Agnes", "Joan", "Margaret", "Alice"))
 

@@ -104,10 +104,20 @@ def validate_characteristic_bands(data: JSON) -> list[dict[str, int]]:
     return out
 
 
-VALIDATORS = {
+VALIDATORS: dict[str, Any] = {
     SURVIVAL: validate_survival,
     CHARACTERISTIC_BANDS: validate_characteristic_bands,
 }
+
+
+def _register_other_rulesets() -> None:
+    from dynasties.rules import bloodline
+
+    VALIDATORS[bloodline.SURVIVAL] = bloodline.validate_survival_table
+    TABLE_TITLES[bloodline.SURVIVAL] = "BloodLine survival table (2d10 by effective age)"
+
+
+_register_other_rulesets()
 
 
 def validate_table(key: str, data: JSON) -> JSON:

@@ -13,7 +13,10 @@ from campaign.dice import DiceBox
 from campaign.models import Campaign, ChronicleEntry, Step
 from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Modifier, Origin, Reign, Status
 from dynasties.rules import blood_royale as br
+from dynasties.rules import bloodline as bl
+from dynasties.rules.errors import RuleError
 from dynasties.rules.names import names_for
+from dynasties.services import bloodline_sequence as bls
 from dynasties.services.claims import claims_review
 from dynasties.services.common import Chronicle, World, load_tables, lock_campaign, require_step, set_step
 from dynasties.services.setup import starting_family
@@ -27,6 +30,7 @@ SECTIONS = [
     ("Disputed successions and claims", {"pass_over", "exile", "renunciation", "claim_end"}),
     ("Captures and releases", {"capture", "release"}),
     ("Prince pieces", {"piece"}),
+    ("Health and royal leaders", {"health", "leaders", "stability", "revolt"}),
     ("Money owed by the rules", {"payment_owed"}),
 ]
 
@@ -41,7 +45,10 @@ def announcements_make(*, campaign: Campaign | int, by: AbstractBaseUser | None 
     chronicle = Chronicle(campaign)
     return_widowed(world, chronicle)
     _restart_extinct(world, chronicle, by)
-    _prince_pieces(world, chronicle)
+    if campaign.ruleset == bl.NAME:
+        _royal_leaders(world, chronicle)
+    else:
+        _prince_pieces(world, chronicle)
     if Modifier.objects.filter(campaign=campaign, end_year__isnull=True).exists():
         claims_review(World(campaign), chronicle)
     chronicle.flush()
@@ -156,6 +163,19 @@ def _restart_extinct(world: World, chronicle: Chronicle, by: AbstractBaseUser | 
         )
 
 
+def _royal_leaders(world: World, chronicle: Chronicle) -> None:
+    """BloodLine: the variant leaders go to the heirs of 15 or more in order of succession."""
+    full = World(world.campaign)
+    for crown in sorted(full.crowns):
+        leaders = bls.royal_leaders(full, crown)
+        if leaders:
+            chronicle.add(
+                "leaders",
+                f"Royal leaders of {crown}: " + ", ".join(f"{n}. {c.display_name}" for n, c in enumerate(leaders[:10], 1)) + ".",
+                crown=crown,
+            )
+
+
 def _prince_pieces(world: World, chronicle: Chronicle) -> None:
     """'K' for a reigning King, numbered pieces for royal males of 20 (A2, Using the Prince pieces)."""
     year = world.year
@@ -193,11 +213,25 @@ def _prince_pieces(world: World, chronicle: Chronicle) -> None:
 
 
 @transaction.atomic
-def turn_advance(*, campaign: Campaign | int, by: AbstractBaseUser | None = None) -> Campaign:
-    """Move to the next turn (five years on); regencies end when the monarch turns 15."""
+def turn_advance(*, campaign: Campaign | int, to_year: int | None = None, by: AbstractBaseUser | None = None) -> Campaign:
+    """Move to the next turn; regencies end when the monarch turns 15. Blood Royale's turns are five
+    years; BloodLine's are what the GM says (``to_year``): characters age by the difference."""
     campaign = lock_campaign(campaign)
     require_step(campaign, Step.INTERPHASE)
-    campaign.current_year += campaign.turn_length
+    if to_year is not None:
+        if campaign.ruleset != bl.NAME and to_year != campaign.current_year + campaign.turn_length:
+            raise RuleError(
+                f"A Blood Royale turn is {campaign.turn_length} years: the next turn is "
+                f"{campaign.current_year + campaign.turn_length}, not {to_year}.",
+                code="invalid_year",
+            )
+        if to_year <= campaign.current_year:
+            raise RuleError(
+                f"The next turn must come after {campaign.current_year}; {to_year} does not.", code="invalid_year"
+            )
+        if to_year > campaign.current_year + 50:
+            raise RuleError(f"{to_year} is more than 50 years on; give the next turn's year.", code="invalid_year")
+    campaign.current_year = to_year if to_year is not None else campaign.current_year + campaign.turn_length
     campaign.step = Step.BIRTHS
     campaign.save(update_fields=["current_year", "step"])
     chronicle = Chronicle(campaign)

@@ -20,11 +20,13 @@ from campaign.dice import DiceBox
 from campaign.models import Campaign, Roll, Step
 from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Origin, Reign, Status
 from dynasties.rules import blood_royale as br
+from dynasties.rules import bloodline as bl
 from dynasties.rules.dice import DiceSource
 from dynasties.rules.errors import IneligibleCouple, NotFound, RuleError
 from dynasties.rules.names import given_name as suggested_name
 from dynasties.selectors import FROZEN_LINE, CoupleStatus, birth_couples, frozen_lines, is_aristocratic_parents
-from dynasties.services.common import Chronicle, load_tables, lock_campaign, require_step, set_step
+from dynasties.services import bloodline_sequence as bls
+from dynasties.services.common import Chronicle, World, load_tables, lock_campaign, require_step, set_step
 from dynasties.services.setup import format_characteristics, roll_characteristics
 
 
@@ -131,6 +133,35 @@ def _announce_birth(chronicle: Chronicle, child: Character) -> None:
     )
 
 
+def _bloodline_attempt(
+    campaign: Campaign,
+    match: Marriage,
+    earlier: list[BirthAttempt],
+    faces: Sequence[int] | None,
+    source: DiceSource | None,
+    by: AbstractBaseUser | None,
+) -> BirthAttempt:
+    world = World(campaign)
+    if {match.husband_id, match.wife_id} & frozen_lines(campaign):
+        problem: str | None = FROZEN_LINE
+    else:
+        problem = bls.couple_problem(world, match, len(earlier))
+    if problem:
+        raise IneligibleCouple(f"{match.husband.display_name} and {match.wife.display_name}: {problem}")
+    box = DiceBox(campaign, source=source, by=by)
+    roll, success = bls.attempt(world, box, match, len(earlier), faces)
+    box.flush()
+    return BirthAttempt.objects.create(
+        campaign=campaign,
+        marriage=match,
+        year=campaign.current_year,
+        attempt=len(earlier) + 1,
+        success=success,
+        child_birth_year=bl.child_birth_year(campaign.current_year, len(earlier) + 1) if success else None,
+        roll=roll,
+    )
+
+
 def _marriage(campaign: Campaign, marriage: Marriage | int) -> Marriage:
     pk = marriage.pk if isinstance(marriage, Marriage) else marriage
     try:
@@ -159,6 +190,8 @@ def births_attempt(
     if match.wedding_year is None:
         raise IneligibleCouple(f"{couple} are betrothed, not wed: no birth roll before the wedding.")
     earlier = list(BirthAttempt.objects.filter(marriage=match, year=year).order_by("attempt"))
+    if campaign.ruleset == bl.NAME:
+        return _bloodline_attempt(campaign, match, earlier, faces, source, by)
     problem = br.couple_problem(
         match.husband.as_person(), match.wife.as_person(), year, len(earlier), aristocratic_parents=is_aristocratic_parents(match)
     )
@@ -212,6 +245,19 @@ def births_sex(
             "Typed characteristics need three 3d6 rolls: Strength/Guile, Constitution, Charisma.", code="invalid_dice"
         )
     match = found.marriage
+    if campaign.ruleset == bl.NAME:
+        world = World(campaign)
+        box = DiceBox(campaign, source=source, by=by)
+        baby = bls.child(
+            world, box, match, found.child_birth_year or campaign.current_year, faces, characteristic_faces, given_name
+        )
+        box.flush()
+        found.child = baby
+        found.save(update_fields=["child"])
+        chronicle = Chronicle(campaign)
+        bls.announce_birth(chronicle, baby)
+        chronicle.flush()
+        return baby
     context = BirthContext(campaign, [match.husband_id, match.wife_id])
     box = DiceBox(campaign, source=source, by=by)
     sex_roll, sex = _sex_roll(box, faces)
@@ -261,6 +307,11 @@ def births_roll_all(
     sex and characteristics at once. A fixed number of queries whatever the number of couples."""
     campaign = lock_campaign(campaign)
     require_step(campaign, Step.BIRTHS)
+    if campaign.ruleset == bl.NAME:
+        chronicle = Chronicle(campaign)
+        made = bls.roll_all(World(campaign), DiceBox(campaign, source=source, by=by), chronicle, extra)
+        chronicle.flush()
+        return made
     year = campaign.current_year
     couples: list[CoupleStatus] = [c for c in birth_couples(campaign) if c.may_attempt and c.attempts_made == 0]
     parents = [pk for c in couples for pk in (c.marriage.husband_id, c.marriage.wife_id)]

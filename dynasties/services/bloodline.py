@@ -25,14 +25,11 @@ from dynasties.models import (
     Reign,
     Status,
 )
-from dynasties.rules import blood_royale as br
 from dynasties.rules import bloodline as bl
 from dynasties.rules.dice import DiceSource, DiceSpec
 from dynasties.rules.errors import NotFound, RuleError
-from dynasties.rules.names import given_name, spouse_dynastic_name
 from dynasties.services.common import Chronicle, World, lock_campaign
 from dynasties.services.deaths import character_die
-from dynasties.services.setup import roll_characteristics
 
 BLOODLINE = bl.NAME
 
@@ -201,48 +198,23 @@ def union_children(world: World, queen_id: int, king_id: int) -> set[int]:
 
 def crisis(world: World, late: Character, dynasty: Dynasty | None, box: DiceBox, chronicle: Chronicle, tables: dict[str, object],
            entered: list[list[int]] | None) -> Character:
-    """Dynastic Crisis: a new dynasty, 'a distant relation' — King 40, wife 35, children 20, 15, 10."""
-    king_born, wife_born, children = bl.crisis_family(world.year)
-    crown = dynasty.crown if dynasty else ""
-    king = Character.objects.create(
-        campaign=world.campaign, given_name=given_name(crown, "M", 2), sex="M", birth_year=king_born,
-        dynastic_name=late.dynastic_name, birth_dynasty=dynasty, controlled_by=dynasty, characteristics={},
-        origin=Origin.RELATIVE,
-    )
-    wife = Character.objects.create(
-        campaign=world.campaign, given_name=given_name(crown, "F", 2), sex="F", birth_year=wife_born,
-        dynastic_name=spouse_dynastic_name(crown, late.dynastic_name), birth_dynasty=None, controlled_by=dynasty,
-        characteristics={}, origin=Origin.RELATIVE,
-    )
-    bands = tables["characteristic_bands"]
-    for person in (king, wife):
-        person.characteristics = roll_characteristics(box, person, bands, entered)
-        person.save(update_fields=["characteristics"])
-    marriage = Marriage.objects.create(
-        campaign=world.campaign, husband=king, wife=wife, arranged_year=min(children), wedding_year=min(children)
-    )
-    world.open_marriages.append(marriage)
-    family = [king, wife]
-    for n, born in enumerate(children):
-        roll = box.roll(br.SEX_DICE, purpose="sex", entered=entered.pop(0) if entered else None)
-        sex = br.sex_from_faces(roll.faces)
-        roll.outcome = "boy" if sex == "M" else "girl"
-        child = Character.objects.create(
-            campaign=world.campaign, given_name=given_name(crown, sex, n + 3), sex=sex, birth_year=born, father=king,
-            mother=wife, dynastic_name=late.dynastic_name, birth_dynasty=dynasty, controlled_by=dynasty,
-            characteristics={}, origin=Origin.RELATIVE,
-        )
-        box.add_subject(roll, child)
-        child.characteristics = roll_characteristics(box, child, bands, entered)
-        child.save(update_fields=["characteristics"])
-        family.append(child)
-    for c in family:
+    """Dynastic Crisis: a new dynasty, 'a distant relation' - King 40, wife 35, children 20, 15, 10."""
+    from dynasties.services import bloodline_sequence
+
+    if dynasty is None:
+        raise RuleError(f"{late.display_name} has no house to found a new dynasty for.", code="invalid")
+    king = bloodline_sequence.starting_family(world.campaign, dynasty, box, chronicle, year=world.year, reign=False)
+    for c in Character.objects.filter(campaign=world.campaign, origin=Origin.SETUP, controlled_by=dynasty,
+                                      birth_year__gte=king.birth_year).exclude(pk__in=list(world.characters)):
         world.characters[c.pk] = c
         world.refresh_person(c)
+    world.characters[king.pk] = king
+    world.refresh_person(king)
+    world.open_marriages += list(Marriage.objects.filter(husband=king))
     chronicle.add(
         "created",
         f"Dynastic Crisis: no one of the blood survives {late.display_name}. A distant relation, {king.display_name} (40), "
-        f"his wife {wife.display_name} (35) and three children found a new dynasty.",
+        "his wife and three children found a new dynasty.",
         character=king.pk,
     )
     return king

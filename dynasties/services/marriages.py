@@ -19,6 +19,7 @@ from django.db.models import Q
 from campaign.models import Campaign, Step
 from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Origin, Reign
 from dynasties.rules import blood_royale as br
+from dynasties.rules import bloodline as bl
 from dynasties.rules.errors import IllegalMarriage, NotFound, RuleError
 from dynasties.selectors import FROZEN_LINE, frozen_lines, kings_widows
 from dynasties.services.common import Chronicle, World, lock_campaign, require_step, set_step
@@ -31,6 +32,29 @@ class Match:
     wife: int
     husband_joins_wife: bool = False
     children_raised_by: int | None = None
+    dowry: str = ""  # BloodLine: "100 ducats" or "province: <name>"
+    alliance_title: str = ""  # BloodLine: the title given to the giving dynasty
+
+
+def wedding_step(campaign: Campaign) -> Step:
+    """Blood Royale weds in the Marriages step; BloodLine at the start of the Diplomacy phase, after
+    the Dynastic Sequence (so a death in between cancels the match without penalty)."""
+    return Step.INTERPHASE if campaign.ruleset == bl.NAME else Step.MARRIAGES
+
+
+def alliance_problem(campaign: Campaign, match: Marriage | Match, needs_terms: bool) -> str | None:
+    """BloodLine: a match of a monarch or of a monarch's child needs a title for the giving dynasty and a
+    standard dynastic alliance (a dowry of 100 ducats or a province)."""
+    if campaign.ruleset != bl.NAME or not needs_terms:
+        return None
+    dowry = match.dowry.strip()
+    good_dowry = dowry == f"{bl.DOWRY_DUCATS} ducats" or (dowry.startswith("province:") and dowry[9:].strip() != "")
+    if good_dowry and match.alliance_title.strip():
+        return None
+    return (
+        "A match of a monarch or of a monarch's child needs a title for the giving dynasty and a dowry of 100 ducats "
+        "or a province: record them (dowry '100 ducats' or 'province: <name>', and the title) (BloodLine, Marriage)."
+    )
 
 
 def _pk(value: object) -> int:
@@ -77,7 +101,8 @@ def _problems(
 
 
 def _rule_problems(campaign: Campaign, groom: Character, bride: Character, busy: set[int], *, wedding: bool) -> list[str]:
-    return br.marriage_problems(
+    rules = bl if campaign.ruleset == bl.NAME else br
+    return rules.marriage_problems(
         groom.as_person(),
         bride.as_person(),
         campaign.current_year,
@@ -89,12 +114,45 @@ def _rule_problems(campaign: Campaign, groom: Character, bride: Character, busy:
     )
 
 
-def marriage_check(campaign: Campaign, husband: Character, wife: Character, *, wedding: bool) -> list[str]:
-    """Everything that forbids the match now; empty when legal (for pages that explain a match)."""
-    return _problems(
-        campaign, husband, wife, _busy(campaign, [husband.pk, wife.pk]), wedding=wedding,
-        widows=kings_widows(campaign, [wife.pk]),
-    )
+def marriage_check(
+    campaign: Campaign, husband: Character, wife: Character, *, wedding: bool, exclude: Marriage | None = None
+) -> list[str]:
+    """Everything that forbids the match now; empty when legal (for pages that explain a match).
+    ``exclude``: the couple's own betrothal, when checking its wedding."""
+    busy = _busy(campaign, [husband.pk, wife.pk], exclude=[exclude.pk] if exclude is not None else [])
+    return _problems(campaign, husband, wife, busy, wedding=wedding, widows=kings_widows(campaign, [wife.pk]))
+
+
+def _monarchs_family(campaign: Campaign, ids: Sequence[int]) -> set[int]:
+    """Who among ``ids`` is a reigning monarch or a monarch's child."""
+    monarchs = set(Reign.objects.filter(campaign=campaign, end_year__isnull=True).values_list("holder_id", flat=True))
+    children = Character.objects.filter(pk__in=list(ids)).values_list("pk", "father_id", "mother_id")
+    return {pk for pk, father, mother in children if pk in monarchs or father in monarchs or mother in monarchs}
+
+
+@transaction.atomic
+def marriage_terms_set(
+    *, campaign: Campaign | int, marriage: Marriage | int, dowry: str, alliance_title: str, by: AbstractBaseUser | None = None
+) -> Marriage:
+    """Record a betrothal's dowry and the title given to the giving dynasty (BloodLine)."""
+    campaign = lock_campaign(campaign)
+    pk = _pk(marriage)
+    try:
+        match = Marriage.objects.get(pk=pk, campaign=campaign)
+    except Marriage.DoesNotExist:
+        raise NotFound(f"There is no betrothal #{pk} in {campaign.name}.") from None
+    if match.wedding_year is not None or match.ended_year is not None:
+        raise IllegalMarriage("The terms are recorded on a betrothal, before the wedding.")
+    match.dowry = dowry.strip()[:120]
+    match.alliance_title = alliance_title.strip()[:120]
+    problem = alliance_problem(campaign, match, True)
+    if problem:
+        raise IllegalMarriage(problem)
+    match.save(update_fields=["dowry", "alliance_title"])
+    chronicle = Chronicle(campaign)
+    chronicle.add("betrothal", f"Terms for {match}: dowry {match.dowry}; {match.alliance_title}.", marriage=match.pk)
+    chronicle.flush()
+    return match
 
 
 def _reigning(campaign: Campaign, ids: Sequence[int]) -> set[int]:
@@ -113,7 +171,7 @@ def marriage_arrange_many(
     All or none: one illegal match refuses the lot, naming every problem."""
     campaign = lock_campaign(campaign)
     if wed:
-        require_step(campaign, Step.MARRIAGES)
+        require_step(campaign, wedding_step(campaign))
     if not matches:
         return []
     roles = {m.husband: "husband" for m in matches} | {m.wife: "wife" for m in matches}
@@ -121,6 +179,7 @@ def marriage_arrange_many(
     people = _people(campaign, ids, roles)
     busy = _busy(campaign, ids)
     widows = kings_widows(campaign, ids)
+    royal_family = _monarchs_family(campaign, ids)
     seen: set[int] = set()
     errors: list[str] = []
     raisers = {
@@ -134,6 +193,9 @@ def marriage_arrange_many(
         problems = _problems(campaign, groom, bride, busy | (seen & {m.husband, m.wife}), wedding=wed, widows=widows)
         if m.children_raised_by is not None and m.children_raised_by not in raisers:
             problems.append(f"There is no dynasty #{m.children_raised_by} to raise the children.")
+        alliance = alliance_problem(campaign, m, wed and bool({m.husband, m.wife} & royal_family))
+        if alliance:
+            problems.append(alliance)
         if problems:
             errors.append(f"{groom.display_name} and {bride.display_name}: {' '.join(problems)}")
         seen |= {m.husband, m.wife}
@@ -148,6 +210,8 @@ def marriage_arrange_many(
                 arranged_year=campaign.current_year,
                 husband_joins_wife=m.husband_joins_wife,
                 children_raised_by=raisers.get(m.children_raised_by) if m.children_raised_by else None,
+                dowry=m.dowry.strip()[:120],
+                alliance_title=m.alliance_title.strip()[:120],
             )
             for m in matches
         ]
@@ -177,11 +241,14 @@ def marriage_arrange(
     husband_joins_wife: bool = False,
     children_raised_by: Dynasty | int | None = None,
     wed: bool = False,
+    dowry: str = "",
+    alliance_title: str = "",
     by: AbstractBaseUser | None = None,
 ) -> Marriage:
     """Arrange one match; see ``marriage_arrange_many``."""
     spec = Match(
-        _pk(husband), _pk(wife), husband_joins_wife, _pk(children_raised_by) if children_raised_by is not None else None
+        _pk(husband), _pk(wife), husband_joins_wife, _pk(children_raised_by) if children_raised_by is not None else None,
+        dowry, alliance_title,
     )
     [match] = marriage_arrange_many(campaign=campaign, matches=[spec], wed=wed, by=by)
     return match
@@ -193,7 +260,7 @@ def marriage_wed_many(
 ) -> list[Marriage]:
     """The weddings of betrothed couples, in the Marriages step, both 15 or older. All or none."""
     campaign = lock_campaign(campaign)
-    require_step(campaign, Step.MARRIAGES)
+    require_step(campaign, wedding_step(campaign))
     wanted = [_pk(m) for m in marriages]
     if len(set(wanted)) != len(wanted):
         raise IllegalMarriage("The same betrothal is listed twice; each couple is wed once.")
@@ -206,6 +273,7 @@ def marriage_wed_many(
     people = _people(campaign, ids, {})
     busy = _busy(campaign, ids, exclude=wanted)
     widows = kings_widows(campaign, ids)
+    royal_family = _monarchs_family(campaign, ids)
     for pk in wanted:
         match = found[pk]
         groom, bride = people[match.husband_id], people[match.wife_id]
@@ -216,6 +284,9 @@ def marriage_wed_many(
             errors.append(f"{couple} were already wed in {match.wedding_year}.")
         else:
             problems = _problems(campaign, groom, bride, busy, wedding=True, widows=widows)
+            alliance = alliance_problem(campaign, match, bool({groom.pk, bride.pk} & royal_family))
+            if alliance:
+                problems.append(alliance)
             if problems:
                 errors.append(f"{couple}: {' '.join(problems)}")
     if errors:

@@ -15,11 +15,13 @@ from campaign.dice import DiceBox
 from campaign.models import Campaign, Membership, Role, RuleTable, Step
 from dynasties.models import Character, Crown, Dynasty, DynastyKind, Marriage, Origin, Reign
 from dynasties.rules import blood_royale as br
+from dynasties.rules import bloodline as bl
 from dynasties.rules import get_ruleset
 from dynasties.rules.dice import DiceSource
 from dynasties.rules.errors import RuleError
-from dynasties.rules.names import BLOOD_ROYALE_CROWNS, given_name, names_for, spouse_dynastic_name
+from dynasties.rules.names import BLOOD_ROYALE_CROWNS, EU_CROWNS, given_name, names_for, spouse_dynastic_name
 from dynasties.rules.tables import defaults_for
+from dynasties.services import bloodline_sequence
 from dynasties.services.common import Chronicle
 
 PALETTE = ["#c0392b", "#2e6fbd", "#d4a017", "#2e8b57", "#8e44ad", "#e67e22", "#16a085", "#7f8c8d"]
@@ -32,7 +34,13 @@ class DynastySpec:
     kind: str = DynastyKind.PLAYER
 
 
-def default_dynasties(players: int) -> list[DynastySpec]:
+def default_dynasties(players: int, ruleset: str = "blood-royale") -> list[DynastySpec]:
+    if ruleset == bl.NAME:
+        if not 2 <= players <= len(EU_CROWNS):
+            raise RuleError(
+                f"A BloodLine campaign takes 2 to {len(EU_CROWNS)} players; {players} were asked for.", code="invalid_players"
+            )
+        return [DynastySpec(names_for(crown).dynastic[0], crown) for crown in EU_CROWNS[:players]]
     if not 3 <= players <= len(BLOOD_ROYALE_CROWNS):
         raise RuleError(
             f"Blood Royale is for 3 to {len(BLOOD_ROYALE_CROWNS)} players; {players} were asked for.",
@@ -77,7 +85,8 @@ def campaign_create(
     if not name.strip():
         raise RuleError("A campaign needs a name.", code="invalid", fields={"name": "required"})
     year = rules.START_YEAR if start_year is None else start_year
-    specs = list(dynasties) if dynasties is not None else default_dynasties(players)
+    bloodline = ruleset == bl.NAME
+    specs = list(dynasties) if dynasties is not None else default_dynasties(players, ruleset)
     _check_specs(specs)
     if slug and Campaign.objects.filter(slug=slug).exists():
         raise RuleError(f"The slug {slug!r} is taken; choose another.", code="slug_taken", fields={"slug": "taken"})
@@ -105,14 +114,17 @@ def campaign_create(
     box = DiceBox(campaign, source=source, by=by, step="setup")
     queue = [list(f) for f in entered] if entered is not None else None
     chronicle = Chronicle(campaign)
-    bands = rules.DEFAULT_TABLES["characteristic_bands"]
+    bands = rules.DEFAULT_TABLES.get("characteristic_bands")
     for i, spec in enumerate(specs):
         dynasty = Dynasty.objects.create(
             campaign=campaign, name=spec.name, crown=spec.crown, kind=spec.kind, color=PALETTE[i % len(PALETTE)], seat=i
         )
         if spec.crown:
             Crown.objects.create(campaign=campaign, name=spec.crown, home_dynasty=dynasty, controlled_by=dynasty)
-        starting_family(campaign, dynasty, options, box, queue, chronicle, bands)
+        if bloodline:
+            bloodline_sequence.starting_family(campaign, dynasty, box, chronicle, year=year)
+        else:
+            starting_family(campaign, dynasty, options, box, queue, chronicle, bands)
     if queue:
         raise RuleError(f"{len(queue)} typed set-up rolls were left over; give exactly one per roll.", code="invalid_dice")
     box.flush()

@@ -206,7 +206,7 @@ def _succeed(
             amount=br.MONARCH_MATCH_CROWNS,
             character=spouse.pk,
         )
-    if br.needs_regent(heir.as_person(), year):
+    if br.needs_regent(heir.as_person(), year) and not bloodline:  # BloodLine: -1 Stability a turn instead
         regent = _choose_regent(world, new, heir, late, box, chronicle, tables, entered)
         new.regent = regent
         new.save(update_fields=["regent"])

@@ -13,9 +13,11 @@ from campaign.dice import DiceBox
 from campaign.models import Campaign, RollSubject, Step
 from dynasties.models import BirthAttempt, Character, DynastyKind, Origin, Status, Title
 from dynasties.rules import blood_royale as br
+from dynasties.rules import bloodline as bl
 from dynasties.rules.dice import DiceSource
 from dynasties.rules.errors import RuleError
 from dynasties.services import bloodline as bl_services
+from dynasties.services import bloodline_sequence as bls
 from dynasties.services.common import Chronicle, World, load_tables, lock_campaign, require_step, set_step
 from dynasties.services.deaths import character_die
 from dynasties.services.pretenders import queens_accession_rebellions
@@ -69,6 +71,11 @@ def survival_due(campaign: Campaign, world: World, tables: Mapping[str, object])
     options = campaign.optional_rules or {}
     reigning = world.reigning()
     penalties = birth_penalties(campaign)
+    if campaign.ruleset == bl.NAME:  # every character, every turn, by effective age
+        return [
+            SurvivalDue(d.character, d.age, d.column, d.modifier, d.modifier)
+            for d in bls.survival_due(world, penalties, tables[bl.SURVIVAL])  # type: ignore[arg-type]
+        ]
     table = tables["survival"]
     first_turn = year == campaign.start_year
     due: list[SurvivalDue] = []
@@ -132,6 +139,17 @@ def survival_roll(
     results: list[SurvivalResult] = []
     dead: list[int] = []
     chronicle = Chronicle(campaign)
+    if campaign.ruleset == bl.NAME:
+        penalties = birth_penalties(campaign)
+        rolled, dead = bls.survival_apply(
+            world, box, chronicle,
+            [d for d in bls.survival_due(world, penalties, tables[bl.SURVIVAL]) if d.character.pk in chosen],
+            typed, tables[bl.SURVIVAL],
+        )
+        results = [
+            SurvivalResult(d.character, tuple(roll.faces), d.modifier, d.column, not outcome.dies) for d, roll, outcome in rolled
+        ]
+        chosen = []
     for pk in chosen:
         d = due[pk]
         roll = box.roll(

@@ -219,13 +219,16 @@ def test_validate_table_dispatches_by_key() -> None:
 
 def test_validate_table_refuses_an_unknown_table() -> None:
     with pytest.raises(InvalidTable) as info:
-        T.validate_table("reign_length", [])
-    assert info.value.message == (
-        "There is no rule table called 'reign_length'; known: characteristic_bands, survival."
-    )
+        T.validate_table("reign_lengths_of_narnia", [])
+    assert info.value.message.startswith("There is no rule table called 'reign_lengths_of_narnia'; known: ")
+    assert "bloodline_survival, characteristic_bands" in info.value.message
 
 
 def test_every_default_table_has_a_validator_and_a_title() -> None:
-    assert set(T.BLOOD_ROYALE_DEFAULTS) == set(T.VALIDATORS) == set(T.TABLE_TITLES)
-    for key, data in T.BLOOD_ROYALE_DEFAULTS.items():
+    from dynasties.rules import bloodline
+
+    defaults = {**T.BLOOD_ROYALE_DEFAULTS, **bloodline.DEFAULT_TABLES}
+    assert set(defaults) <= set(T.VALIDATORS)
+    assert set(T.VALIDATORS) == set(T.TABLE_TITLES)
+    for key, data in defaults.items():
         assert T.validate_table(key, data) == data

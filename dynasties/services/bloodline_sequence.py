@@ -1,0 +1,325 @@
+"""The BloodLine Dynastic Sequence (RULES.md B): set-up, births, natural aging, survival, royal
+leaders and the diplomacy bonus. The public services (births_*, survival_*, turn_advance,
+campaign_create) call these for campaigns of the ``eu-bloodline`` ruleset."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from campaign.dice import DiceBox
+from campaign.models import Campaign, Roll
+from dynasties.models import BirthAttempt, Character, Dynasty, DynastyKind, Marriage, Origin, Reign
+from dynasties.rules import bloodline as bl
+from dynasties.rules.names import given_name, spouse_dynastic_name
+from dynasties.rules.succession import iter_succession
+from dynasties.selectors import frozen_lines
+from dynasties.services.common import Chronicle, World
+
+
+def _roll_values(
+    box: DiceBox, character: Character, faces: Sequence[Sequence[int]] | None, modifiers: Mapping[str, int]
+) -> dict[str, int]:
+    values: dict[str, int] = {}
+    for n, name in enumerate(bl.CHARACTERISTICS):
+        roll = box.roll(
+            bl.CHARACTERISTIC_DICE, purpose="characteristic", characters=[character],
+            entered=faces[n] if faces is not None else None, modifier=modifiers.get(name, 0), detail=name,
+        )
+        values[name] = bl.child_value(roll.faces[0], modifiers.get(name, 0))
+        roll.outcome = f"{name} {values[name]}"
+    return values
+
+
+def starting_family(
+    campaign: Campaign, dynasty: Dynasty, box: DiceBox, chronicle: Chronicle, *, year: int, reign: bool = True
+) -> Character:
+    """A player house starts as the variant's new dynasty does (King 40, wife 35, children 20, 15 and
+    10 of random sex); a minor house by the minor set-up (a King of 2d10 x 4 years ...)."""
+    crown = dynasty.crown
+    if dynasty.kind == DynastyKind.MINOR:
+        age_roll = box.roll(bl.SURVIVAL_DICE, purpose="minor_setup", detail="King's age (2d10 x 4)")
+        king_born, wife_born, children = bl.minor_house_setup(age_roll.faces, year)
+        age_roll.outcome = f"King aged {year - king_born}"
+    else:
+        king_born, wife_born, children = bl.crisis_family(year)
+    king = Character.objects.create(
+        campaign=campaign, given_name=given_name(crown, "M", 0), sex="M", birth_year=king_born, dynastic_name=dynasty.name,
+        birth_dynasty=dynasty, controlled_by=dynasty, characteristics={}, origin=Origin.SETUP,
+    )
+    if dynasty.kind == DynastyKind.MINOR:
+        box.add_subject(age_roll, king)
+    wife = Character.objects.create(
+        campaign=campaign, given_name=given_name(crown, "F", 0), sex="F", birth_year=wife_born,
+        dynastic_name=spouse_dynastic_name(crown, dynasty.name), birth_dynasty=None, controlled_by=dynasty,
+        characteristics={}, origin=Origin.SETUP,
+    )
+    for person in (king, wife):
+        person.characteristics = _roll_values(box, person, None, {})
+        person.save(update_fields=["characteristics"])
+    wed = min(children) if children else max(king_born + 20, wife_born + 15)
+    Marriage.objects.create(campaign=campaign, husband=king, wife=wife, arranged_year=wed, wedding_year=wed)
+    if crown and reign:
+        Reign.objects.create(campaign=campaign, crown=crown, holder=king, start_year=year)
+    lines = [f"{king.display_name} ({year - king_born})", f"{wife.display_name} ({year - wife_born})"]
+    counts = {"M": 1, "F": 1}
+    for born in children:
+        roll = box.roll(bl.SEX_DICE, purpose="sex")
+        sex = bl.sex_from_faces(roll.faces)
+        roll.outcome = "boy" if sex == "M" else "girl"
+        child = Character.objects.create(
+            campaign=campaign, given_name=given_name(crown, sex, counts[sex]), sex=sex, birth_year=born, father=king,
+            mother=wife, dynastic_name=dynasty.name, birth_dynasty=dynasty, controlled_by=dynasty, characteristics={},
+            origin=Origin.SETUP,
+        )
+        counts[sex] += 1
+        box.add_subject(roll, child)
+        child.characteristics = _roll_values(box, child, None, _modifiers(king, wife, minor=dynasty.kind == DynastyKind.MINOR))
+        child.save(update_fields=["characteristics"])
+        lines.append(f"{child.display_name} ({year - born}): {_stats(child)}")
+    chronicle.add(
+        "setup",
+        f"The house of {dynasty.name}" + (f" rules {crown}" if crown else "") + ": " + "; ".join(lines) + ".",
+        step="setup",
+        dynasty=dynasty.pk,
+    )
+    return king
+
+
+def _stats(c: Character) -> str:
+    return "/".join(str(c.characteristics.get(n, "?")) for n in bl.CHARACTERISTICS) + " (ADM/DIP/MIL)"
+
+
+def _modifiers(father: Character | None, mother: Character | None, *, minor: bool) -> dict[str, int]:
+    if minor or father is None or mother is None:
+        return {}
+    return {
+        n: bl.parents_modifier(int(father.characteristics.get(n, 6)), int(mother.characteristics.get(n, 6)))
+        for n in bl.CHARACTERISTICS
+    }
+
+
+def minor_stock(*people: Character | None, dynasties: Mapping[int, Dynasty]) -> bool:
+    """Both parents of minor stock: born into (or, for the nobility, controlled by) a minor house."""
+    for p in people:
+        if p is None:
+            return False
+        house = dynasties.get(p.birth_dynasty_id or p.controlled_by_id or 0)
+        if house is None or house.kind != DynastyKind.MINOR:
+            return False
+    return True
+
+
+def in_line(world: World, pk: int) -> bool:
+    """The monarch or one of his direct-line descendants (of any reigning monarch)."""
+    monarchs = {r.holder_id for r in world.open_reigns()}
+    seen: set[int] = set()
+    stack = [pk]
+    while stack:
+        current = stack.pop()
+        if current in monarchs:
+            return True
+        if current in seen or current not in world.characters:
+            continue
+        seen.add(current)
+        c = world.characters[current]
+        stack += [p for p in (c.father_id, c.mother_id) if p is not None]
+    return False
+
+
+def couple_problem(world: World, match: Marriage, attempts_made: int) -> str | None:
+    husband, wife = world.characters[match.husband_id], world.characters[match.wife_id]
+    house = world.dynasties.get(husband.controlled_by_id or 0)
+    minor = bool(house and house.kind == DynastyKind.MINOR)
+    monarchs = {r.holder_id for r in world.open_reigns()}
+    line = (husband.pk in monarchs or wife.pk in monarchs) if minor else (in_line(world, husband.pk) or in_line(world, wife.pk))
+    return bl.couple_problem(
+        husband.as_person(), wife.as_person(), world.year, attempts_made, in_line=line, minor_house=minor
+    )
+
+
+def attempt(world: World, box: DiceBox, match: Marriage, made: int, faces: Sequence[int] | None) -> tuple[Roll, bool]:
+    """One BloodLine birth roll (2d10 > 10); an additional attempt ages the wife 2 years for good."""
+    wife = world.characters[match.wife_id]
+    if made >= 1:
+        wife.effective_age_offset += bl.EXTRA_ATTEMPT_YEARS
+        wife.save(update_fields=["effective_age_offset"])
+        world.refresh_person(wife)
+    roll = box.roll(
+        bl.BIRTH_DICE, purpose="birth", characters=[match.husband_id, match.wife_id], entered=faces,
+        target=bl.BIRTH_MORE_THAN + 1, detail=f"attempt {made + 1}",
+    )
+    success = bl.birth_succeeds(roll.faces)
+    roll.outcome = "child" if success else "no child"
+    return roll, success
+
+
+def child(
+    world: World, box: DiceBox, match: Marriage, birth_year: int, sex_faces: Sequence[int] | None,
+    trait_faces: Sequence[Sequence[int]] | None, name: str | None,
+) -> Character:
+    father, mother = world.characters[match.husband_id], world.characters[match.wife_id]
+    sex_roll = box.roll(bl.SEX_DICE, purpose="sex", entered=sex_faces)
+    sex = bl.sex_from_faces(sex_roll.faces)
+    sex_roll.outcome = "boy" if sex == "M" else "girl"
+    raised_id = match.children_raised_by_id or father.controlled_by_id
+    house = world.dynasties.get(raised_id or 0)
+    crown = house.crown if house else ""
+    siblings = {c.given_name for c in world.characters.values() if c.father_id == father.pk and c.sex == sex}
+    index = 0
+    while given_name(crown, sex, index) in siblings and index < 12:
+        index += 1
+    baby = Character.objects.create(
+        campaign=world.campaign, given_name=(name or given_name(crown, sex, index)).strip(), sex=sex, birth_year=birth_year,
+        father=father, mother=mother, dynastic_name=father.dynastic_name, birth_dynasty=house, controlled_by=house,
+        characteristics={}, origin=Origin.BORN,
+    )
+    box.add_subject(sex_roll, baby)
+    minor = minor_stock(father, mother, dynasties=world.dynasties)
+    baby.characteristics = _roll_values(box, baby, trait_faces, _modifiers(father, mother, minor=minor))
+    baby.save(update_fields=["characteristics"])
+    world.characters[baby.pk] = baby
+    world.refresh_person(baby)
+    return baby
+
+
+def announce_birth(chronicle: Chronicle, baby: Character) -> None:
+    chronicle.add(
+        "birth",
+        f"{'A son' if baby.sex == 'M' else 'A daughter'}, {baby.display_name}, is born in {baby.birth_year}: {_stats(baby)}.",
+        character=baby.pk,
+        dynasty=baby.controlled_by_id,
+    )
+
+
+@dataclass(frozen=True)
+class CoupleTurn:
+    marriage: Marriage
+    attempts_made: int
+    children_this_turn: int
+    wife_constitution_after_next: int  # the survival malus the next attempt would bring
+
+
+def roll_all(world: World, box: DiceBox, chronicle: Chronicle, extra: Callable[[Any], bool]) -> list[BirthAttempt]:
+    year = world.year
+    done = set(BirthAttempt.objects.filter(campaign=world.campaign, year=year).values_list("marriage_id", flat=True))
+    frozen = frozen_lines(world.campaign)
+    attempts: list[BirthAttempt] = []
+    for match in [
+        m for m in world.open_marriages
+        if m.wedding_year is not None and m.pk not in done and not ({m.husband_id, m.wife_id} & frozen)
+    ]:
+        made, born = 0, 0
+        while couple_problem(world, match, made) is None:
+            if made and not extra(CoupleTurn(match, made, born, bl.birth_penalty(made + 1))):
+                break
+            roll, success = attempt(world, box, match, made, None)
+            made += 1
+            a = BirthAttempt(campaign=world.campaign, marriage=match, year=year, attempt=made, success=success, roll=roll)
+            if success:
+                a.child_birth_year = bl.child_birth_year(year, made)
+                born += 1
+                baby = child(world, box, match, a.child_birth_year, None, None, None)
+                a.child = baby
+                announce_birth(chronicle, baby)
+            attempts.append(a)
+    box.flush()
+    for a in attempts:
+        a.roll_id = a.roll.pk if a.roll else None
+    BirthAttempt.objects.bulk_create(attempts)
+    return attempts
+
+
+@dataclass(frozen=True)
+class Due:
+    character: Character
+    age: int
+    effective_age: int
+    modifier: int
+    column: int
+
+
+def survival_due(world: World, penalties: Mapping[int, int], table: Mapping[str, Any]) -> list[Due]:
+    """BloodLine: every character in play rolls, every turn, by effective age."""
+    out = []
+    for c in world.in_play():
+        eff = c.effective_age(world.year)
+        out.append(Due(c, c.age(world.year), eff, penalties.get(c.pk, 0), bl.survival_column(table["columns"], eff)))
+    return out
+
+
+def survival_apply(
+    world: World, box: DiceBox, chronicle: Chronicle, due: Sequence[Due], typed: Mapping[int, Sequence[int]],
+    table: Mapping[str, Any],
+) -> tuple[list[tuple[Due, Roll, bl.SurvivalOutcome]], list[int]]:
+    results = []
+    dead: list[int] = []
+    changed: list[Character] = []
+    for d in due:
+        roll = box.roll(
+            bl.SURVIVAL_DICE, purpose="survival", characters=[d.character.pk], entered=typed.get(d.character.pk),
+            modifier=d.modifier, detail=f"effective age {d.effective_age} (column {d.column})",
+        )
+        outcome = bl.survival_outcome(table, d.effective_age, sum(roll.faces) + d.modifier)
+        roll.outcome = outcome.label
+        results.append((d, roll, outcome))
+        if outcome.dies:
+            dead.append(d.character.pk)
+            chronicle.add(
+                "death", f"{d.character.display_name} dies in {world.year}, aged {d.age} (effective {d.effective_age}).",
+                character=d.character.pk, dynasty=d.character.controlled_by_id,
+            )
+        elif outcome.years:
+            d.character.effective_age_offset += outcome.years
+            if d.character.effective_age(world.year) < 0:
+                d.character.effective_age_offset = -d.character.age(world.year)
+            changed.append(d.character)
+            chronicle.add(
+                "health",
+                f"{d.character.display_name}: {outcome.label}; effective age now {d.character.effective_age(world.year)}.",
+                character=d.character.pk,
+            )
+    if changed:
+        Character.objects.bulk_update(changed, ["effective_age_offset"])
+    return results, dead
+
+
+def royal_leaders(world: World, crown: str) -> list[Character]:
+    """The variant's royal leaders: the monarch's heirs of 15 or more, in order of succession."""
+    reign = next((r for r in world.open_reigns() if r.crown == crown), None)
+    if reign is None:
+        return []
+    out = []
+    for pid in iter_succession(world.people, reign.holder_id, royal=world.past_holders(crown)):
+        c = world.characters[pid]
+        if c.age(world.year) >= bl.ADULT_AGE:
+            out.append(c)
+    return out
+
+
+def diplomacy_bonus(world: World, player: Dynasty, minor: Dynasty) -> tuple[int, str]:
+    """A player's best bonus on a minor from marriages into its royal house (+1 / +2 / +4)."""
+    reign = next((r for r in world.open_reigns() if r.crown and r.crown == minor.crown), None)
+    monarch = world.characters[reign.holder_id] if reign else None
+    best, why = 0, "no marriage into its royal house"
+    for m in world.open_marriages:
+        if m.wedding_year is None:
+            continue
+        for mine, theirs in ((m.husband_id, m.wife_id), (m.wife_id, m.husband_id)):
+            a, b = world.characters.get(mine), world.characters.get(theirs)
+            if a is None or b is None or a.controlled_by_id != player.pk:
+                continue
+            if b.birth_dynasty_id != minor.pk and b.controlled_by_id != minor.pk:
+                continue
+            spouse_of_monarch = monarch is not None and b.pk == monarch.pk
+            family = monarch is not None and (
+                b.pk in (monarch.father_id, monarch.mother_id) or monarch.pk in (b.father_id, b.mother_id)
+            )
+            bonus = bl.diplomacy_bonus(
+                married_in=True, married_to_child_or_parent_of_monarch=family, spouse_of_monarch=spouse_of_monarch
+            )
+            if bonus > best:
+                best = bonus
+                why = f"{a.display_name} is married to {b.display_name}"
+    return best, why
