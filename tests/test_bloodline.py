@@ -39,7 +39,9 @@ def eu(db):
 
 
 def royal(c, crown="France"):
-    return Marriage.objects.get(campaign=c, husband__controlled_by__crown=crown, ended_year__isnull=True, wedding_year__isnull=False)
+    return Marriage.objects.get(
+        campaign=c, husband__controlled_by__crown=crown, ended_year__isnull=True, wedding_year__isnull=False
+    )
 
 
 @pytest.mark.django_db
@@ -75,7 +77,7 @@ def test_the_variants_example_a_girl_a_failure_and_a_boy_born_1522(eu):
     assert wife.effective_age_offset == 4  # two additional attempts: +2 effective years each, for good
     king, queen = match.husband, match.wife
     mods = {n: bl.parents_modifier(king.characteristics[n], queen.characteristics[n]) for n in bl.CHARACTERISTICS}
-    assert boy.characteristics == {n: bl.child_value(f, mods[n]) for n, f in zip(bl.CHARACTERISTICS, (1, 10, 7))}
+    assert boy.characteristics == {n: bl.child_value(f, mods[n]) for n, f in zip(bl.CHARACTERISTICS, (1, 10, 7), strict=True)}
     with pytest.raises(IneligibleCouple, match="all 3 birth rolls"):
         births_attempt(campaign=eu, marriage=match, faces=[9, 9])
     assert Roll.objects.get(purpose="birth", detail="attempt 2").target == 11
