@@ -388,6 +388,14 @@ class Title(models.Model):
     holder = models.ForeignKey(Character, null=True, blank=True, on_delete=models.PROTECT, related_name="titles")
     granted_year = models.IntegerField()
     granted_to = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="+")
+    granted_by = models.ForeignKey(
+        Dynasty, null=True, blank=True, on_delete=models.SET_NULL, related_name="titles_granted",
+        help_text="BloodLine: the dynasty that gave the title.",
+    )
+    provinces = models.JSONField(
+        default=list, blank=True,
+        help_text='BloodLine: [{"name": ..., "value": land value, "controller": dynasty id}] - at least one.',
+    )
 
     class Meta:
         ordering = ["campaign", "name"]
@@ -436,3 +444,31 @@ class CrownEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.year} {self.crown}: {self.get_kind_display()} {self.delta:+d} ({self.reason})"
+
+
+class OfferStatus(models.TextChoices):
+    OPEN = "open", "Open"
+    ACCEPTED = "accepted", "Accepted"
+    REJECTED = "rejected", "Rejected"
+
+
+class MarriageOffer(models.Model):
+    """BloodLine: a player's offer for a minor house's child; the service resolves a turn's offers,
+    elder children first, by the minor's priorities and the minimum dowry."""
+
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="marriage_offers")
+    year = models.IntegerField()
+    minor_character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="offers_received")
+    suitor = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="offers_made")
+    dowry = models.PositiveIntegerField(help_text="Ducats offered.")
+    with_title = models.BooleanField(default=False, help_text="The minor character also gets a title.")
+    stays_in_minor = models.BooleanField(default=False, help_text="The minor character stays in the minor dynasty.")
+    factors = models.JSONField(default=list, blank=True, help_text="Dowry multipliers that apply to this match.")
+    status = models.CharField(max_length=10, choices=OfferStatus.choices, default=OfferStatus.OPEN)
+    note = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["campaign", "year", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.suitor} for {self.minor_character}: {self.dowry} ducats ({self.status})"
