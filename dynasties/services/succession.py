@@ -26,6 +26,7 @@ from dynasties.rules.errors import RuleError
 from dynasties.rules.names import given_name, spouse_dynastic_name
 from dynasties.rules.succession import iter_succession, line_of
 from dynasties.services import bloodline as bl_services
+from dynasties.services.bloodline_titles import accession_loses_titles
 from dynasties.services.common import Chronicle, World
 from dynasties.services.setup import format_characteristics, roll_characteristics
 
@@ -195,6 +196,7 @@ def _succeed(
         _pass_over(world, new, heir, player, [(c, cost) for c, cost in skipped if cost is not None], box, chronicle, entered)
     if bloodline:
         bl_services.fratricide(world, crown, heir, chronicle)
+        accession_loses_titles(world, new, chronicle)
     _bring_home(world, heir, record, chronicle)
     spouse = world.spouse_of(heir.pk)
     if spouse is not None and spouse.birth_dynasty_id is not None:

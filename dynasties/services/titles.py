@@ -10,8 +10,9 @@ from django.db import transaction
 from campaign.models import Campaign, Step
 from dynasties.models import Character, Dynasty, Modifier, ModifierKind, Origin, Status, Title, TitleHolding
 from dynasties.rules import blood_royale as br
+from dynasties.rules import bloodline as bl
 from dynasties.rules.errors import NotFound, RuleError, StepOrderError
-from dynasties.rules.succession import FamilyIndex, iter_succession
+from dynasties.rules.succession import FamilyIndex, iter_succession, line_of
 from dynasties.services.common import STEP_LABELS, Chronicle, World, lock_campaign
 from dynasties.services.succession import title as royal_title
 
@@ -199,7 +200,10 @@ def titles_pass_on(world: World, chronicle: Chronicle) -> list[TitleHolding]:
         gone = "death" if late.status == Status.DEAD else "retirement"
         royal = {h.holder_id for h in past} | {late.pk}
         barred = world.renounced.get(title.name, set())
-        heir_id = next(iter(iter_succession(world.people, late.pk, royal=royal, barred=barred, index=index)), None)
+        if world.campaign.ruleset == bl.NAME:  # BloodLine: titles pass down to descendants only
+            heir_id = next(iter(line_of(world.people, late.pk, index=index)), None)
+        else:
+            heir_id = next(iter(iter_succession(world.people, late.pk, royal=royal, barred=barred, index=index)), None)
         king = monarch_of(world, title.crown)
         if heir_id is None:
             title.holder = None
@@ -224,7 +228,7 @@ def titles_pass_on(world: World, chronicle: Chronicle) -> list[TitleHolding]:
         title.holder = heir
         title.save(update_fields=["holder"])
         new.append(holding)
-        bonus = _governor_bonus(world, heir, title)
+        bonus = "+1 on battle rolls in its lands" if world.campaign.ruleset == bl.NAME else _governor_bonus(world, heir, title)
         text = (
             f"On the {gone} of {late.display_name}, {heir.display_name} (aged {heir.age(year)}) inherits {title.name}"
             + (f", and the title leaves {_house(world, old)} for {_house(world, to)}" if old != to else "")
