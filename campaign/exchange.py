@@ -6,12 +6,13 @@ renumbers every object 1..n per section in primary-key order, so an export is de
 transaction with bulk inserts; every problem is an ``InvalidImport`` naming where it is.
 Export -> import -> export gives the same document apart from the campaign slug.
 Documents of the previous format, ``regnal/1``, are still read: what ``regnal/2`` added takes
-its default there (see ``_read``). What was added to ``regnal/2`` later (``SECTIONS_LATER``,
-``reigns[].interim_for``) is optional in every document and takes its default when absent.
+its default there (see ``_read``). What was added to ``regnal/2`` later (``SECTIONS_LATER``
+and ``FIELDS_LATER``) is optional in every document and takes its default when absent.
 """
 
 from __future__ import annotations
 
+import copy
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
@@ -70,6 +71,13 @@ SECTIONS = (
 SECTIONS_V2 = ("crowns", "modifiers", "renunciations", "titles", "title_holdings")  # not in regnal/1
 # Added to regnal/2 later: optional in every document (an older one has none).
 SECTIONS_LATER = ("crown_events",)
+# Fields added to regnal/2 later, by section, with the default an older document gets.
+FIELDS_LATER: dict[str, dict[str, Any]] = {
+    "crowns": {"state": {}},
+    "characters": {"effective_age_offset": 0},
+    "marriages": {"dowry": "", "alliance_title": ""},
+    "reigns": {"planned_end_year": None, "interim_for": None},
+}
 
 # Keys of a chronicle entry's ``data`` that hold database ids, and the section they point into.
 CHRONICLE_REFS = {"character": "characters", "late": "characters", "dynasty": "dynasties", "marriage": "marriages"}
@@ -107,7 +115,7 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
     crown_rows = list(
         Crown.objects.filter(campaign=campaign)
         .order_by("pk")
-        .values("pk", "name", "home_dynasty_id", "controlled_by_id", "union_with_id", "union_since", "stability")
+        .values("pk", "name", "home_dynasty_id", "controlled_by_id", "union_with_id", "union_since", "stability", "state")
     )
     crown_event_rows = list(
         CrownEvent.objects.filter(campaign=campaign)
@@ -136,6 +144,7 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
             "prisoner_of_id",
             "prince_piece",
             "origin",
+            "effective_age_offset",
             "legitimate",
             "pretender_of_id",
         )
@@ -152,13 +161,25 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
             "ended_year",
             "end_cause",
             "husband_joins_wife",
+            "dowry",
+            "alliance_title",
             "children_raised_by_id",
         )
     )
     reign_rows = list(
         Reign.objects.filter(campaign=campaign)
         .order_by("pk")
-        .values("pk", "crown", "holder_id", "start_year", "end_year", "regent_id", "regency_end_year", "interim_for_id")
+        .values(
+            "pk",
+            "crown",
+            "holder_id",
+            "start_year",
+            "end_year",
+            "regent_id",
+            "regency_end_year",
+            "planned_end_year",
+            "interim_for_id",
+        )
     )
     passed_rows = list(
         PassedOver.objects.filter(reign__campaign=campaign).order_by("pk").values("reign_id", "character_id", "reason")
@@ -270,6 +291,7 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
                 "union_with": _ref(crowns, c["union_with_id"], "crown", f"Crown #{c['pk']}"),
                 "union_since": c["union_since"],
                 "stability": c["stability"],
+                "state": c["state"],
             }
             for c in crown_rows
         ],
@@ -295,6 +317,8 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
                 "ended_year": m["ended_year"],
                 "end_cause": m["end_cause"],
                 "husband_joins_wife": m["husband_joins_wife"],
+                "dowry": m["dowry"],
+                "alliance_title": m["alliance_title"],
                 "children_raised_by": _ref(dyn, m["children_raised_by_id"], "dynasty", f"Marriage #{m['pk']}"),
             }
             for m in marriage_rows
@@ -307,6 +331,7 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
                 "end_year": r["end_year"],
                 "regent": _ref(chars, r["regent_id"], "character", f"Reign #{r['pk']}"),
                 "regency_end_year": r["regency_end_year"],
+                "planned_end_year": r["planned_end_year"],
                 "interim_for": _ref(chars, r["interim_for_id"], "character", f"Reign #{r['pk']}"),
                 "passed_over": passed.get(r["pk"], []),
             }
@@ -414,6 +439,7 @@ def _export_character(c: dict[str, Any], chars: Mapping[int, int], dyn: Mapping[
         "prisoner_of": _ref(dyn, c["prisoner_of_id"], "dynasty", who),
         "prince_piece": c["prince_piece"],
         "origin": c["origin"],
+        "effective_age_offset": c["effective_age_offset"],
         "legitimate": c["legitimate"],
         "pretender_of": _ref(dyn, c["pretender_of_id"], "dynasty", who),
     }
@@ -606,6 +632,11 @@ def _check_ancestry(items: list[_Item], parents: Mapping[int, tuple[int | None, 
             stack.append((parent, [p for p in parents[parent] if p is not None]))
 
 
+def _later(section: str, key: str) -> Any:
+    """The default of a field added to regnal/2 later (a fresh copy: it may be a dict)."""
+    return copy.deepcopy(FIELDS_LATER[section][key])
+
+
 class _Plan:
     """The checked document, ready to write."""
 
@@ -683,6 +714,7 @@ def _read(data: Any) -> _Plan:
                 "union_with": None,
                 "union_since": None,
                 "stability": 0,
+                "state": {},
             }
             for n, d in enumerate(players, start=1)
         ]
@@ -700,6 +732,7 @@ def _read(data: Any) -> _Plan:
                 "union_with": c.ref("union_with", crown_ids, "crown"),
                 "union_since": c.int("union_since", null=True),
                 "stability": c.int("stability"),
+                "state": c.object("state", default=_later("crowns", "state")),
             }
             if row["name"] in crown_names:
                 raise c.fail("name", f"the crown {row['name']!r} is already listed as crowns[{crown_names[row['name']]}]")
@@ -899,6 +932,7 @@ def _read_character(
         "prisoner_of": c.ref("prisoner_of", dyn_ids, "dynasty"),
         "prince_piece": c.choice("prince_piece", PIECES, default=""),
         "origin": c.choice("origin", Origin.values, default=Origin.BORN.value),
+        "effective_age_offset": c.int("effective_age_offset", default=_later("characters", "effective_age_offset")),
         "legitimate": c.bool("legitimate", default=since_v2(True)),
         "pretender_of": c.ref("pretender_of", dyn_ids, "dynasty", default=since_v2(None)),
     }
@@ -924,6 +958,8 @@ def _read_marriage(m: _Item, char_ids: Mapping[int, int], dyn_ids: Mapping[int, 
         "ended_year": m.int("ended_year", null=True),
         "end_cause": m.str("end_cause"),
         "husband_joins_wife": m.bool("husband_joins_wife"),
+        "dowry": m.str("dowry", default=_later("marriages", "dowry")),
+        "alliance_title": m.str("alliance_title", default=_later("marriages", "alliance_title")),
         "children_raised_by": m.ref("children_raised_by", dyn_ids, "dynasty", default=None),
     }
     if row["husband"] == row["wife"]:
@@ -963,7 +999,8 @@ def _read_reign(r: _Item, char_ids: Mapping[int, int]) -> tuple[dict[str, Any], 
         "end_year": r.int("end_year", null=True),
         "regent": r.ref("regent", char_ids, "character"),
         "regency_end_year": r.int("regency_end_year", null=True, default=None),
-        "interim_for": r.ref("interim_for", char_ids, "character", default=None),
+        "planned_end_year": r.int("planned_end_year", null=True, default=_later("reigns", "planned_end_year")),
+        "interim_for": r.ref("interim_for", char_ids, "character", default=_later("reigns", "interim_for")),
     }
     if row["end_year"] is not None and row["end_year"] < row["start_year"]:
         raise r.fail("end_year", f"{row['end_year']} is before the start year {row['start_year']}")
@@ -1177,6 +1214,7 @@ def _import(data: Any, *, by: AbstractBaseUser | None, slug: str | None) -> Camp
                 controlled_by_id=dyn_pk(c["controlled_by"]),
                 union_since=c["union_since"],
                 stability=c["stability"],
+                state=c["state"],
             )
             for c in plan.crowns
         ],
@@ -1226,6 +1264,7 @@ def _import(data: Any, *, by: AbstractBaseUser | None, slug: str | None) -> Camp
                 prisoner_of_id=dyn_pk(c["prisoner_of"]),
                 prince_piece=c["prince_piece"],
                 origin=c["origin"],
+                effective_age_offset=c["effective_age_offset"],
                 legitimate=c["legitimate"],
                 pretender_of_id=dyn_pk(c["pretender_of"]),
             )
@@ -1258,6 +1297,8 @@ def _import(data: Any, *, by: AbstractBaseUser | None, slug: str | None) -> Camp
                 ended_year=m["ended_year"],
                 end_cause=m["end_cause"],
                 husband_joins_wife=m["husband_joins_wife"],
+                dowry=m["dowry"],
+                alliance_title=m["alliance_title"],
                 children_raised_by_id=dyn_pk(m["children_raised_by"]),
             )
             for m in plan.marriages
@@ -1276,6 +1317,7 @@ def _import(data: Any, *, by: AbstractBaseUser | None, slug: str | None) -> Camp
                 end_year=r["end_year"],
                 regent_id=char_pk(r["regent"]),
                 regency_end_year=r["regency_end_year"],
+                planned_end_year=r["planned_end_year"],
                 interim_for_id=char_pk(r["interim_for"]),
             )
             for r, _ in plan.reigns

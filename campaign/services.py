@@ -186,15 +186,28 @@ def _demo_user(username: str, password: str, *, staff: bool = False) -> Abstract
     return user
 
 
+DEMO_RULESETS = {
+    # ruleset: (slug, name, prefix of the logins)
+    "blood-royale": (DEMO_SLUG, DEMO_NAME, ""),
+    "eu-bloodline": ("demo-bloodline", "Demo BloodLine Campaign", "bl-"),
+}
+
+
 @transaction.atomic
-def demo_create(*, reset_passwords: bool = False) -> DemoResult:
-    """The demo Blood Royale campaign (slug ``demo``) with a GM login and one login per crown.
+def demo_create(*, reset_passwords: bool = False, ruleset: str = "blood-royale") -> DemoResult:
+    """The demo campaign of a ruleset (Blood Royale: slug ``demo``) with a GM login and one login per
+    crown (BloodLine's logins start with ``bl-``).
 
     Created once: a second call finds it and lists its logins without passwords (the hashes cannot
     be read back), unless ``reset_passwords`` sets and returns new ones. Existing users of the same
     names are reused (their passwords are replaced): this is a local demo, not a production tool.
     """
-    campaign = Campaign.objects.filter(slug=DEMO_SLUG).first()
+    if ruleset not in DEMO_RULESETS:
+        raise RuleError(
+            f"There is no demo for the ruleset {ruleset!r}; choose one of {', '.join(DEMO_RULESETS)}.", code="invalid"
+        )
+    slug, name, prefix = DEMO_RULESETS[ruleset]
+    campaign = Campaign.objects.filter(slug=slug).first()
     if campaign is not None:
         logins = []
         members = (
@@ -212,12 +225,12 @@ def demo_create(*, reset_passwords: bool = False) -> DemoResult:
         return DemoResult(campaign=campaign, created=False, logins=logins)
 
     gm_password = _new_password()
-    gm = _demo_user(DEMO_GM, gm_password, staff=True)
-    campaign = campaign_create(name=DEMO_NAME, slug=DEMO_SLUG, players=DEMO_PLAYERS, by=gm)
-    logins = [DemoLogin(DEMO_GM, gm_password, Role.GM.label, "")]
+    gm = _demo_user(prefix + DEMO_GM, gm_password, staff=True)
+    campaign = campaign_create(name=name, slug=slug, ruleset=ruleset, players=DEMO_PLAYERS, by=gm)
+    logins = [DemoLogin(prefix + DEMO_GM, gm_password, Role.GM.label, "")]
     for dynasty in Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.PLAYER).order_by("pk"):
         password = _new_password()
-        user = _demo_user(dynasty.crown.lower(), password)
+        user = _demo_user(prefix + dynasty.crown.lower(), password)
         membership_add(campaign=campaign, user=user, role=Role.PLAYER, dynasty=dynasty)
         logins.append(DemoLogin(user.get_username(), password, Role.PLAYER.label, str(dynasty)))
     return DemoResult(campaign=campaign, created=True, logins=logins)

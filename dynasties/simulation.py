@@ -92,8 +92,10 @@ def _match_adults(campaign: Campaign, year: int, *, wed: bool) -> None:
             continue
         bride = min(choices, key=lambda w: (abs(w.birth_year - man.birth_year), w.birth_year, w.pk))
         women.remove(bride)
-        # BloodLine asks a monarch's family for a dowry and a title: the policy always offers them
-        matches.append(services.Match(man.pk, bride.pk, dowry="100 ducats", alliance_title="Count of the Marches"))
+        if campaign.ruleset == bl.NAME:  # a monarch's family asks a dowry and a title: the policy offers them
+            matches.append(services.Match(man.pk, bride.pk, dowry="100 ducats", alliance_title="Count of the Marches"))
+        else:
+            matches.append(services.Match(man.pk, bride.pk))
     services.marriage_arrange_many(campaign=campaign, matches=matches, wed=wed)
 
 

@@ -16,6 +16,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
+            "--ruleset", default="blood-royale", help="blood-royale (slug 'demo') or eu-bloodline (slug 'demo-bloodline')."
+        )
+        parser.add_argument(
             "--reset-passwords",
             action="store_true",
             help="If the demo campaign exists, set new passwords for its logins and print them.",
@@ -23,7 +26,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **opts: Any) -> None:
         try:
-            result = demo_create(reset_passwords=opts["reset_passwords"])
+            result = demo_create(reset_passwords=opts["reset_passwords"], ruleset=opts["ruleset"])
         except RuleError as exc:
             raise CommandError(exc.message) from exc
         self.stdout.write(self.render(result, reset=opts["reset_passwords"]))
