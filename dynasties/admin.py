@@ -108,7 +108,7 @@ class CharacterInline(admin.TabularInline):
 @admin.register(Character)
 class CharacterAdmin(admin.ModelAdmin):
     form = CharacterForm
-    list_display = ["name", "sex", "birth_year", "status", "controlled_by", "prince_piece", "campaign"]
+    list_display = ["name", "sex", "birth_year", "age", "status", "controlled_by", "prince_piece", "campaign"]
     list_filter = ["campaign", "controlled_by", "birth_dynasty", "status", "sex", "origin"]
     list_select_related = ["controlled_by", "campaign"]
     search_fields = ["given_name", "dynastic_name"]
@@ -116,13 +116,22 @@ class CharacterAdmin(admin.ModelAdmin):
     fieldsets = [
         (None, {"fields": ["campaign", "given_name", "dynastic_name", "sex", "birth_year", "birth_order", "origin"]}),
         ("Family and house", {"fields": ["father", "mother", "birth_dynasty", "controlled_by"]}),
-        ("Sheet", {"fields": ["characteristics", "prince_piece", "prisoner_of"]}),
+        ("Sheet", {"fields": ["characteristics", "prince_piece", "prisoner_of", "effective_age_offset", "legitimate"]}),
         ("Fate", {"fields": ["status", "death_year", "death_cause", "retired_year"]}),
     ]
 
     @admin.display(description="name", ordering="given_name")
     def name(self, obj: Character) -> str:
         return obj.display_name
+
+    @admin.display(description="age (effective)")
+    def age(self, obj: Character) -> str:
+        """The age this turn (or at death); BloodLine shows the effective age beside the real one."""
+        year = obj.death_year if obj.death_year is not None else obj.campaign.current_year
+        real = obj.age(year)
+        if obj.campaign.ruleset == "eu-bloodline":
+            return f"{real} ({obj.effective_age(year)})"
+        return str(real)
 
 
 # Dynasties ------------------------------------------------------------------------------------
