@@ -17,6 +17,13 @@ PURPOSE_LABELS = {
     "sex": "sex roll",
     "characteristic": "characteristic roll",
     "survival": "survival roll",
+    "monarch_survival": "monarch's survival roll",
+    "monarch_succession": "succession roll",
+    "monarch_age": "roll again for age",
+    "monarch_value": "successor's value roll",
+    "monarch_reign": "reign length roll",
+    "monarch_military": "military skill roll",
+    "monarch_leader": "leader value roll",
 }
 
 

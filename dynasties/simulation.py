@@ -99,12 +99,29 @@ def _match_adults(campaign: Campaign, year: int, *, wed: bool) -> None:
     services.marriage_arrange_many(campaign=campaign, matches=matches, wed=wed)
 
 
+def play_monarchs(campaign: Campaign, source: DiceSource) -> None:
+    """EU monarchs: each throne rolls for its monarch's survival; an empty throne rolls a successor."""
+    from dynasties.models import Crown
+    from dynasties.services import eu_monarchs
+
+    for crown in Crown.objects.filter(campaign=campaign).order_by("name").values_list("name", flat=True):
+        status = eu_monarchs.monarch_status(campaign=campaign, crown=crown)
+        if status.monarch is not None and not status.survival_rolled:
+            if not eu_monarchs.monarch_survival_roll(campaign=campaign, crown=crown, source=source).died:
+                continue
+        elif status.monarch is not None:
+            continue
+        eu_monarchs.monarch_succession_roll(campaign=campaign, crown=crown, source=source)
+
+
 def play_turn(campaign: Campaign, source: DiceSource) -> Campaign:
     """Play the rest of the current turn's Dynastic Sequence and advance to the next turn."""
     campaign.refresh_from_db()
     if campaign.step == Step.BIRTHS:
         play_births(campaign, source)
         campaign.refresh_from_db()
+    if campaign.step == Step.SURVIVAL and campaign.ruleset == "eu-monarchs":
+        play_monarchs(campaign, source)
     if campaign.step == Step.SURVIVAL:
         services.survival_roll(campaign=campaign, source=source)
         services.survival_finish(campaign=campaign, source=source)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dynasties.rules import blood_royale, bloodline
+from dynasties.rules import blood_royale, bloodline, eu_monarchs
 from dynasties.rules.base import Ruleset
 from dynasties.rules.errors import RuleError
 
@@ -14,7 +14,8 @@ RULESET_LABELS: dict[str, str] = {
 
 _BLOOD_ROYALE: Ruleset = blood_royale  # mypy checks the modules against the interface here
 _BLOODLINE: Ruleset = bloodline
-_IMPLEMENTED: dict[str, Ruleset] = {"blood-royale": _BLOOD_ROYALE, "eu-bloodline": _BLOODLINE}
+_EU_MONARCHS: Ruleset = eu_monarchs
+_IMPLEMENTED: dict[str, Ruleset] = {"blood-royale": _BLOOD_ROYALE, "eu-bloodline": _BLOODLINE, "eu-monarchs": _EU_MONARCHS}
 
 
 def get_ruleset(name: str) -> Ruleset:

@@ -378,3 +378,67 @@ def marriage_problems(
             if person.prisoner:
                 problems.append(f"The {role} is a prisoner and cannot be wed until released.")
     return problems
+
+
+# --- minor houses run themselves (RULES.md B, "Minor houses") ----------------------------------
+
+ROYAL_MARRIAGE_BOX_KEY = "royal_marriage_box"  # where a minor crown's rating lives in Crown.state
+ROYAL_MARRIAGE_BOX_DEFAULT = 1  # shipped default while the GM has not entered the board's rating
+MINOR_NOBILITY_FROM = 6  # 6-10 on 1d10: the child marries into its own nobility
+MINOR_REPLACEMENT_YOUNGER = 5  # a monarch dying without issue: a new one, 5 years younger
+MINOR_MARRIAGE_AGE = 15
+OFFER_CLASS_LETTERS = "abcd"
+DOWRY_FACTOR_LABELS: dict[str, str] = {
+    "different_religion": "different religion",
+    "minor_heir_apparent": "the minor character is heir apparent",
+    "minor_is_monarch": "the minor character is the monarch",
+    "major_gives_up_claim": "the player's character gives up his claim to the throne",
+    "major_heir_apparent": "the player's character is heir apparent",
+}
+
+
+def offer_class(*, stays_in_minor: bool, with_title: bool) -> int:
+    """0..3 for the minor's priorities a-d (a: stays plus a title ... d: goes, dowry only)."""
+    return OFFER_PRIORITY.index((stays_in_minor, with_title))
+
+
+def offer_sort_key(
+    *, stays_in_minor: bool, with_title: bool, dowry: int, made_year: int, order: int
+) -> tuple[int, int, int, int]:
+    """Smallest is best: the priority class, then the best dowry, then the earliest offer."""
+    return (offer_class(stays_in_minor=stays_in_minor, with_title=with_title), -dowry, made_year, order)
+
+
+def clean_dowry_factors(factors: Sequence[str]) -> tuple[str, ...]:
+    """Known factors, each once, in the rulebook's order."""
+    unknown = [f for f in factors if f not in DOWRY_MULTIPLIERS]
+    if unknown:
+        raise IllegalOption(
+            f"Unknown dowry factor{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}; "
+            f"known: {', '.join(DOWRY_MULTIPLIERS)}."
+        )
+    if len(set(factors)) != len(factors):
+        raise IllegalOption("A dowry factor is listed twice; each multiplies the base once.")
+    return tuple(f for f in DOWRY_MULTIPLIERS if f in factors)
+
+
+def dowry_explanation(base: int, factors: Sequence[str]) -> str:
+    """'Royal Marriage box 2 x2 (the minor character is heir apparent) = 4 ducats'."""
+    parts = [f"Royal Marriage box rating {base}"]
+    parts += [f"x{DOWRY_MULTIPLIERS[f]} ({DOWRY_FACTOR_LABELS[f]})" for f in factors]
+    return " ".join(parts) + f" = {minimum_dowry(base, factors)} ducats"
+
+
+def minor_nobility_marries(faces: Sequence[int]) -> bool:
+    """The 50% roll of a minor child with no acceptable offer: 6-10 on 1d10."""
+    return faces[0] >= MINOR_NOBILITY_FROM
+
+
+def minor_replacement_birth_year(late_birth_year: int, year: int) -> int:
+    """The new minor monarch is 5 years younger than the previous one (never born after ``year``)."""
+    return min(year, late_birth_year + MINOR_REPLACEMENT_YOUNGER)
+
+
+def resolution_order(children: Sequence[tuple[int, int, int]]) -> list[int]:
+    """Ids of (id, birth_year, birth_order) eldest first: a younger child is never resolved before an elder."""
+    return [pk for pk, _, _ in sorted(children, key=lambda c: (c[1], c[2], c[0]))]

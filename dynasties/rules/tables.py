@@ -111,10 +111,12 @@ VALIDATORS: dict[str, Any] = {
 
 
 def _register_other_rulesets() -> None:
-    from dynasties.rules import bloodline
+    from dynasties.rules import bloodline, eu_monarchs
 
     VALIDATORS[bloodline.SURVIVAL] = bloodline.validate_survival_table
     TABLE_TITLES[bloodline.SURVIVAL] = "BloodLine survival table (2d10 by effective age)"
+    VALIDATORS.update(eu_monarchs.VALIDATORS)
+    TABLE_TITLES.update(eu_monarchs.TABLE_TITLES)
 
 
 _register_other_rulesets()

@@ -47,7 +47,7 @@ def announcements_make(*, campaign: Campaign | int, by: AbstractBaseUser | None 
     _restart_extinct(world, chronicle, by)
     if campaign.ruleset == bl.NAME:
         _royal_leaders(world, chronicle)
-    else:
+    elif campaign.ruleset == "blood-royale":
         _prince_pieces(world, chronicle)
     if Modifier.objects.filter(campaign=campaign, end_year__isnull=True).exists():
         claims_review(World(campaign), chronicle)
@@ -136,6 +136,8 @@ def _restart_extinct(world: World, chronicle: Chronicle, by: AbstractBaseUser | 
     """A player dynasty with nobody left in play starts anew as at the set-up, keeping its money and
     provinces (A5); it takes a new dynastic name from its country's suggestions."""
 
+    if world.campaign.ruleset == "eu-monarchs":
+        return  # rolled monarchs, no families: an empty throne waits for its succession roll
     alive_houses = {c.controlled_by_id for c in world.characters.values() if c.status == Status.ALIVE}
     tables = None
     for dynasty in list(world.dynasties.values()):
@@ -150,10 +152,15 @@ def _restart_extinct(world: World, chronicle: Chronicle, by: AbstractBaseUser | 
         dynasty.save(update_fields=["name"])
         crown_reigns = [r for r in world.open_reigns() if r.crown == dynasty.crown]
         box = DiceBox(world.campaign, by=by)
-        king = starting_family(
-            world.campaign, dynasty, world.campaign.optional_rules or {}, box, None, chronicle,
-            tables["characteristic_bands"], year=world.year, reign=not crown_reigns and bool(dynasty.crown),
-        )
+        if world.campaign.ruleset == bl.NAME:
+            king = bls.starting_family(
+                world.campaign, dynasty, box, chronicle, year=world.year, reign=not crown_reigns and bool(dynasty.crown)
+            )
+        else:
+            king = starting_family(
+                world.campaign, dynasty, world.campaign.optional_rules or {}, box, None, chronicle,
+                tables["characteristic_bands"], year=world.year, reign=not crown_reigns and bool(dynasty.crown),
+            )
         box.flush()
         chronicle.add(
             "created",

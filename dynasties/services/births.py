@@ -316,6 +316,8 @@ def births_roll_all(
     couples: list[CoupleStatus] = [c for c in birth_couples(campaign) if c.may_attempt and c.attempts_made == 0]
     parents = [pk for c in couples for pk in (c.marriage.husband_id, c.marriage.wife_id)]
     context = BirthContext(campaign, parents)
+    if campaign.ruleset == "eu-monarchs":
+        return []  # rolled monarchs have no families: no births to roll
     bands: Any = context.tables["characteristic_bands"]
     box = DiceBox(campaign, source=source, by=by)
     attempts: list[BirthAttempt] = []

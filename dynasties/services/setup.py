@@ -16,6 +16,7 @@ from campaign.models import Campaign, Membership, Role, RuleTable, Step
 from dynasties.models import Character, Crown, Dynasty, DynastyKind, Marriage, Origin, Reign
 from dynasties.rules import blood_royale as br
 from dynasties.rules import bloodline as bl
+from dynasties.rules import eu_monarchs as eu
 from dynasties.rules import get_ruleset
 from dynasties.rules.dice import DiceSource
 from dynasties.rules.errors import RuleError
@@ -35,10 +36,11 @@ class DynastySpec:
 
 
 def default_dynasties(players: int, ruleset: str = "blood-royale") -> list[DynastySpec]:
-    if ruleset == bl.NAME:
+    if ruleset in (bl.NAME, eu.NAME):
+        label = "BloodLine" if ruleset == bl.NAME else "EU monarchs"
         if not 2 <= players <= len(EU_CROWNS):
             raise RuleError(
-                f"A BloodLine campaign takes 2 to {len(EU_CROWNS)} players; {players} were asked for.", code="invalid_players"
+                f"A {label} campaign takes 2 to {len(EU_CROWNS)} players; {players} were asked for.", code="invalid_players"
             )
         return [DynastySpec(names_for(crown).dynastic[0], crown) for crown in EU_CROWNS[:players]]
     if not 3 <= players <= len(BLOOD_ROYALE_CROWNS):
@@ -123,6 +125,8 @@ def campaign_create(
             Crown.objects.create(campaign=campaign, name=spec.crown, home_dynasty=dynasty, controlled_by=dynasty)
         if bloodline:
             bloodline_sequence.starting_family(campaign, dynasty, box, chronicle, year=year)
+        elif ruleset == eu.NAME:
+            pass  # each throne starts vacant: a succession roll (or a named monarch) fills it
         else:
             starting_family(campaign, dynasty, options, box, queue, chronicle, bands)
     if queue:

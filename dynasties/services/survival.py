@@ -71,6 +71,8 @@ def survival_due(campaign: Campaign, world: World, tables: Mapping[str, object])
     options = campaign.optional_rules or {}
     reigning = world.reigning()
     penalties = birth_penalties(campaign)
+    if campaign.ruleset == "eu-monarchs":  # a monarch's survival is the 1d10 monarch roll (eu_monarchs services)
+        return []
     if campaign.ruleset == bl.NAME:  # every character, every turn, by effective age
         return [
             SurvivalDue(d.character, d.age, d.column, d.modifier, d.modifier)
