@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from dynasties.rules import options as options_module
 from dynasties.rules import tables as T
 from dynasties.rules.dice import D6, THREE_D6, TWO_D6, DiceSpec, chance_at_least
 from dynasties.rules.errors import IllegalMarriage, IllegalOption, IllegalPassOver, IneligibleCouple
@@ -58,14 +59,7 @@ def default_options() -> dict[str, bool]:
 
 
 def clean_options(options: Mapping[str, Any] | None) -> dict[str, bool]:
-    out = default_options()
-    for key, value in (options or {}).items():
-        if key not in OPTIONAL_RULES:
-            raise IllegalOption(f"Blood Royale has no optional rule {key!r}; known: {', '.join(OPTIONAL_RULES)}.")
-        if not isinstance(value, bool):
-            raise IllegalOption(f"Optional rule {key!r} must be true or false, got {value!r}.")
-        out[key] = value
-    return out
+    return options_module.clean_options(OPTIONAL_RULES, "Blood Royale", options)
 
 
 # --- characteristics (A2) -------------------------------------------------------------------

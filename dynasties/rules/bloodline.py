@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from dynasties.rules import options as options_module
 from dynasties.rules.dice import D10, TWO_D10, DiceSpec, chance_at_least, distribution
 from dynasties.rules.errors import IllegalOption, IllegalPassOver, InvalidTable
 from dynasties.rules.people import FEMALE, MALE, Person
@@ -143,14 +144,7 @@ DEFAULT_TABLES: dict[str, object] = {
 
 
 def clean_options(options: Mapping[str, Any] | None) -> dict[str, bool]:
-    out = {key: False for key in OPTIONAL_RULES}
-    for key, value in (options or {}).items():
-        if key not in OPTIONAL_RULES:
-            raise IllegalOption(f"BloodLine has no optional rule {key!r}; known: {', '.join(OPTIONAL_RULES)}.")
-        if not isinstance(value, bool):
-            raise IllegalOption(f"Optional rule {key!r} must be true or false, got {value!r}.")
-        out[key] = value
-    return out
+    return options_module.clean_options(OPTIONAL_RULES, "BloodLine", options)
 
 
 def characteristic_names(sex: str) -> tuple[str, str, str]:

@@ -47,6 +47,10 @@ def alliance_problem(campaign: Campaign, match: Marriage | Match, needs_terms: b
     standard dynastic alliance (a dowry of 100 ducats or a province)."""
     if campaign.ruleset != bl.NAME or not needs_terms:
         return None
+    from dynasties.services.minor_houses import settled_by_offer
+
+    if settled_by_offer(campaign, match):
+        return None  # a minor house's accepted offer is the alliance
     dowry = match.dowry.strip()
     good_dowry = dowry == f"{bl.DOWRY_DUCATS} ducats" or (dowry.startswith("province:") and dowry[9:].strip() != "")
     if good_dowry and match.alliance_title.strip():

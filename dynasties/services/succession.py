@@ -26,6 +26,7 @@ from dynasties.rules.errors import RuleError
 from dynasties.rules.names import given_name, spouse_dynastic_name
 from dynasties.rules.succession import iter_succession, line_of
 from dynasties.services import bloodline as bl_services
+from dynasties.services import minor_houses
 from dynasties.services.bloodline_titles import accession_loses_titles
 from dynasties.services.common import Chronicle, World
 from dynasties.services.setup import format_characteristics, roll_characteristics
@@ -172,7 +173,10 @@ def _succeed(
         )
     reign.end_year = year
     reign.save(update_fields=["end_year"])
-    if heir_id is None and bloodline:
+    if heir_id is None and bloodline and minor_houses.is_minor_crown(world, crown):
+        heir = minor_houses.minor_monarch_replaced(world, crown, late, box, chronicle)
+        how = minor_houses.REPLACED_HOW
+    elif heir_id is None and bloodline:
         heir = bl_services.crisis(world, late, player, box, chronicle, tables, entered)
         how = "a distant relation, after a Dynastic Crisis"
     elif heir_id is None:

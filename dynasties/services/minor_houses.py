@@ -1,0 +1,588 @@
+"""BloodLine: minor houses run themselves (RULES.md B, "Minor houses").
+
+The GM enters the players' offers for a minor house's children (``offer_make``); in the Marriages
+step ``offers_resolve`` lets every minor house answer them, eldest child first, by the rulebook's
+priorities, and rolls the 50% marriage into its own nobility for a child left without an acceptable
+offer. ``minor_monarch_replaced`` is the succession's door for a minor monarch who leaves no heir.
+
+Rulings (where the rulebook is silent):
+
+- "Stays in the minor dynasty" means the player's character joins the minor house (the husband
+  joins his wife's house when he is the one who moves) and the children are raised by the minor
+  house; "goes" means the minor character joins the player's house, which raises the children.
+- A reigning minor monarch keeps his throne: offers for him must have him stay.
+- The minimum dowry's base is the minor crown's Royal Marriage box rating, kept in
+  ``Crown.state["royal_marriage_box"]`` (``royal_marriage_box_set``); 1 until the GM enters it.
+  "Heir apparent" is the first in the crown's line of succession. The factors the records can
+  tell (monarch, heir apparent) are added by themselves and may not be claimed falsely; the
+  others (religion, a claim given up) are the GM's word. The minimum is checked again, with the
+  factors that apply then, when the offers are resolved.
+- Offers wait (stay open) while the child is under 15 (effective age) or a prisoner; offers for a
+  child who died, married or left the minor house are rejected at the next resolution.
+- Every unmarried member of the blood of 15 or more is resolved, the monarch included, in one
+  order across all minor houses, eldest first. An elder child left unmarried does not block the
+  younger ones: he has been "determined" first, as the rulebook asks.
+- A suitor chosen for an elder child is spoken for: his other offers fail this turn.
+- A marriage into the nobility is wed at once (no Diplomacy phase for it): the spouse, of the
+  opposite sex, is born the same year as the child (but is at least 15), has ADM/DIP/MIL of 1d10
+  each, unmodified (held to 3..9), and belongs to the minor house, which raises the children.
+- The replacement monarch is a man (the set-up's King), born 5 years after the late monarch (never
+  after this year), with ADM/DIP/MIL of 1d10 each, unmodified; he has no family. He is rolled only
+  when nobody is left in the line (where a player house would suffer a Dynastic Crisis).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from campaign.dice import DiceBox
+from campaign.models import Campaign, ChronicleEntry, Roll, Step
+from dynasties.models import (
+    Character,
+    Crown,
+    Dynasty,
+    DynastyKind,
+    Marriage,
+    MarriageOffer,
+    OfferStatus,
+    Origin,
+    Status,
+)
+from dynasties.rules import bloodline as bl
+from dynasties.rules.dice import DiceSource
+from dynasties.rules.errors import IllegalMarriage, IllegalOption, NotFound, RuleError
+from dynasties.rules.names import given_name, spouse_dynastic_name
+from dynasties.rules.succession import iter_succession
+from dynasties.selectors import frozen_lines
+from dynasties.services.common import Chronicle, World, lock_campaign, require_step
+
+# The marriage services are imported where they are used: marriages.py and succession.py may call
+# this module's hooks (``settled_by_offer``, ``minor_monarch_replaced``) without an import cycle.
+
+DERIVED_FACTORS = ("minor_is_monarch", "minor_heir_apparent", "major_heir_apparent")
+RESOLVED = "minor_offers_resolved"  # the chronicle kind that marks a year's resolution
+REPLACED_HOW = "a monarch rolled for the minor house, 5 years younger, as the late monarch left no heir"
+
+
+# --- reading the records ------------------------------------------------------------------------
+
+
+def _bloodline(campaign: Campaign) -> None:
+    if campaign.ruleset != bl.NAME:
+        raise RuleError("Minor houses' marriages belong to the BloodLine ruleset.", code="wrong_ruleset")
+
+
+def _pk(value: object, what: str) -> int:
+    pk = getattr(value, "pk", value)
+    if isinstance(pk, bool) or not isinstance(pk, int):
+        raise RuleError(f"{value!r} is not {what} id.", code="invalid")
+    return pk
+
+
+def home_house(world: World, crown: str) -> Dynasty | None:
+    """The royal house whose country ``crown`` is (whoever controls it now)."""
+    record = world.crowns.get(crown)
+    if record is not None and record.home_dynasty_id is not None:
+        return world.dynasties.get(record.home_dynasty_id)
+    return next((d for d in world.dynasties.values() if d.crown == crown), None)
+
+
+def is_minor_crown(world: World, crown: str) -> bool:
+    """The crown of a minor house (its monarch leaving no heir is replaced, not a Dynastic Crisis)."""
+    house = home_house(world, crown)
+    return house is not None and house.kind == DynastyKind.MINOR
+
+
+def royal_marriage_box(world: World, house: Dynasty) -> int:
+    """The minor's Royal Marriage box rating: the base of the minimum dowry."""
+    record = world.crowns.get(house.crown) if house.crown else None
+    value = (record.state or {}).get(bl.ROYAL_MARRIAGE_BOX_KEY) if record is not None else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else bl.ROYAL_MARRIAGE_BOX_DEFAULT
+
+
+def monarch_of(world: World, crown: str) -> int | None:
+    return next((r.holder_id for r in world.open_reigns() if crown and r.crown == crown), None)
+
+
+def heir_apparent(world: World, crown: str) -> int | None:
+    """The first in the line of succession of the crown's monarch."""
+    holder = monarch_of(world, crown)
+    if holder is None:
+        return None
+    barred = world.renounced.get(crown, set())
+    return next(iter(iter_succession(world.people, holder, royal=world.past_holders(crown), barred=barred)), None)
+
+
+def derived_factors(world: World, minor: Character, suitor: Character) -> set[str]:
+    """The dowry factors the records tell by themselves."""
+    minor_house = world.dynasties.get(minor.controlled_by_id or 0)
+    suitor_house = world.dynasties.get(suitor.controlled_by_id or 0)
+    out: set[str] = set()
+    if minor_house is not None and minor_house.crown:
+        if monarch_of(world, minor_house.crown) == minor.pk:
+            out.add("minor_is_monarch")
+        elif heir_apparent(world, minor_house.crown) == minor.pk:
+            out.add("minor_heir_apparent")
+    if suitor_house is not None and suitor_house.crown and heir_apparent(world, suitor_house.crown) == suitor.pk:
+        out.add("major_heir_apparent")
+    return out
+
+
+def _factors(world: World, minor: Character, suitor: Character, claimed: Sequence[str]) -> tuple[str, ...]:
+    """The GM's factors, checked, plus the ones the records tell."""
+    given = bl.clean_dowry_factors(list(claimed))
+    derived = derived_factors(world, minor, suitor)
+    false = [f for f in given if f in DERIVED_FACTORS and f not in derived]
+    if false:
+        raise IllegalOption(
+            "Not so: " + "; ".join(bl.DOWRY_FACTOR_LABELS[f] for f in false)
+            + " is not true of this match (the records show who reigns and who is first in line)."
+        )
+    return bl.clean_dowry_factors(sorted(set(given) | derived))
+
+
+def _recheck_factors(world: World, offer: MarriageOffer, minor: Character, suitor: Character) -> tuple[str, ...]:
+    """At resolution: the GM's own factors as entered, the derived ones as they stand now."""
+    kept = [f for f in offer.factors if f in bl.DOWRY_MULTIPLIERS and f not in DERIVED_FACTORS]
+    return bl.clean_dowry_factors(sorted(set(kept) | derived_factors(world, minor, suitor)))
+
+
+def _couple(minor: Character, suitor: Character) -> tuple[Character, Character]:
+    return (minor, suitor) if minor.sex == "M" else (suitor, minor)
+
+
+def _offer_label(offer: MarriageOffer) -> str:
+    letter = bl.OFFER_CLASS_LETTERS[bl.offer_class(stays_in_minor=offer.stays_in_minor, with_title=offer.with_title)]
+    where = "stays in the minor house" if offer.stays_in_minor else "goes to the player's house"
+    return f"{letter}: {where}, {offer.dowry} ducats" + (", plus a title" if offer.with_title else "")
+
+
+# --- the GM's doors ---------------------------------------------------------------------------
+
+
+@transaction.atomic
+def royal_marriage_box_set(
+    *, campaign: Campaign | int, crown: str, rating: int, by: AbstractBaseUser | None = None
+) -> Crown:
+    """Record a minor crown's Royal Marriage box rating (the base of its minimum dowry)."""
+    campaign = lock_campaign(campaign)
+    _bloodline(campaign)
+    if isinstance(rating, bool) or not isinstance(rating, int) or rating < 1:
+        raise RuleError("The Royal Marriage box rating is a whole number of 1 or more.", code="invalid",
+                        fields={"rating": "invalid"})
+    world = World(campaign, living_only=True)
+    if not is_minor_crown(world, crown):
+        raise NotFound(f"There is no minor house's crown called {crown!r} in {campaign.name}.")
+    record = world.crown(crown)
+    record.state = {**(record.state or {}), bl.ROYAL_MARRIAGE_BOX_KEY: rating}
+    record.save(update_fields=["state"])
+    chronicle = Chronicle(campaign)
+    chronicle.add("minor_offer", f"{crown}: Royal Marriage box rating {rating} (the minimum dowry's base).", crown=crown)
+    chronicle.flush()
+    return record
+
+
+@transaction.atomic
+def offer_make(
+    *,
+    campaign: Campaign | int,
+    minor_character: Character | int,
+    suitor: Character | int,
+    dowry: int,
+    with_title: bool = False,
+    stays_in_minor: bool = False,
+    factors: Sequence[str] = (),
+    by: AbstractBaseUser | None = None,
+) -> MarriageOffer:
+    """A player's offer for a minor house's unmarried child, entered by the GM. Refused below the
+    minimum dowry (the Royal Marriage box rating times each factor), saying what the minimum is."""
+    campaign = lock_campaign(campaign)
+    _bloodline(campaign)
+    if isinstance(dowry, bool) or not isinstance(dowry, int) or dowry < 0:
+        raise RuleError("The dowry is a whole number of ducats.", code="invalid", fields={"dowry": "invalid"})
+    if isinstance(factors, str):
+        raise IllegalOption("Give the dowry factors as a list of names.")
+    world = World(campaign)
+    minor_pk, suitor_pk = _pk(minor_character, "a character"), _pk(suitor, "a character")
+    for pk, role in ((minor_pk, "minor character"), (suitor_pk, "suitor")):
+        if pk not in world.characters:
+            raise NotFound(f"There is no character #{pk} in {campaign.name} to be the {role}.")
+    minor, man = world.characters[minor_pk], world.characters[suitor_pk]
+    minor_house = world.dynasties.get(minor.controlled_by_id or 0)
+    suitor_house = world.dynasties.get(man.controlled_by_id or 0)
+    if minor_house is None or minor_house.kind != DynastyKind.MINOR:
+        raise IllegalMarriage(f"{minor.display_name} does not belong to a minor house; offers are for minor houses' children.")
+    if minor.birth_dynasty_id != minor_house.pk:
+        raise IllegalMarriage(
+            f"{minor.display_name} married into the house of {minor_house.name} and is not of its blood; the minor "
+            "house answers offers for its own children only."
+        )
+    if suitor_house is None or suitor_house.kind != DynastyKind.PLAYER:
+        raise IllegalMarriage(f"{man.display_name} does not belong to a player's dynasty; only players make offers.")
+    if minor_house.crown and monarch_of(world, minor_house.crown) == minor.pk and not stays_in_minor:
+        raise IllegalMarriage(
+            f"{minor.display_name} reigns over {minor_house.crown} and keeps the throne: the offer must have "
+            f"{'him' if minor.sex == 'M' else 'her'} stay in the minor house."
+        )
+    from dynasties.services.marriages import marriage_check
+
+    husband, wife = _couple(minor, man)
+    problems = marriage_check(campaign, husband, wife, wedding=False)
+    if problems:
+        raise IllegalMarriage(f"{man.display_name} and {minor.display_name}: {' '.join(problems)}")
+    if MarriageOffer.objects.filter(
+        campaign=campaign, minor_character=minor, suitor=man, status=OfferStatus.OPEN
+    ).exists():
+        raise IllegalMarriage(
+            f"{man.display_name} already has an open offer for {minor.display_name}; withdraw it before making another."
+        )
+    applied = _factors(world, minor, man, factors)
+    base = royal_marriage_box(world, minor_house)
+    least = bl.minimum_dowry(base, applied)
+    if dowry < least:
+        raise IllegalMarriage(
+            f"{dowry} ducats is below the minimum dowry for {minor.display_name}: {least} ducats "
+            f"({bl.dowry_explanation(base, applied)}).",
+            code="dowry_too_low",
+            fields={"dowry": f"at least {least}"},
+        )
+    offer = MarriageOffer.objects.create(
+        campaign=campaign, year=campaign.current_year, minor_character=minor, suitor=man, dowry=dowry,
+        with_title=with_title, stays_in_minor=stays_in_minor, factors=list(applied),
+    )
+    chronicle = Chronicle(campaign)
+    chronicle.add(
+        "minor_offer",
+        f"The house of {suitor_house.name} offers {man.display_name} for {minor.display_name} of {minor_house.name} "
+        f"({_offer_label(offer)}; minimum {least}).",
+        offer=offer.pk,
+        dynasty=suitor_house.pk,
+    )
+    chronicle.flush()
+    return offer
+
+
+@transaction.atomic
+def offer_withdraw(
+    *, campaign: Campaign | int, offer: MarriageOffer | int, reason: str = "", by: AbstractBaseUser | None = None
+) -> MarriageOffer:
+    """A player takes back an open offer."""
+    campaign = lock_campaign(campaign)
+    pk = _pk(offer, "an offer")
+    try:
+        found = MarriageOffer.objects.select_related("suitor", "minor_character").get(pk=pk, campaign=campaign)
+    except MarriageOffer.DoesNotExist:
+        raise NotFound(f"There is no offer #{pk} in {campaign.name}.") from None
+    if found.status != OfferStatus.OPEN:
+        raise RuleError(f"This offer was already {found.status} ({found.note or 'no note'}).", code="offer_closed")
+    found.status = OfferStatus.REJECTED
+    found.note = f"withdrawn{': ' + reason.strip() if reason.strip() else ''}"[:200]
+    found.save(update_fields=["status", "note"])
+    chronicle = Chronicle(campaign)
+    chronicle.add(
+        "minor_offer", f"The offer of {found.suitor.display_name} for {found.minor_character.display_name} is withdrawn.",
+        offer=found.pk,
+    )
+    chronicle.flush()
+    return found
+
+
+def settled_by_offer(campaign: Campaign, match: object) -> bool:
+    """A betrothal (a ``Marriage`` or a ``Match``) that a minor house accepted from a player's offer:
+    its dowry and title are the offer's (the minor's minimum dowry), not the standard 100-ducat
+    dynastic alliance, so the wedding needs no more terms."""
+    husband = getattr(match, "husband_id", None) or getattr(match, "husband", None)
+    wife = getattr(match, "wife_id", None) or getattr(match, "wife", None)
+    pair = {getattr(husband, "pk", husband), getattr(wife, "pk", wife)}
+    return any(
+        {minor, suitor} == pair
+        for minor, suitor in MarriageOffer.objects.filter(
+            campaign=campaign, status=OfferStatus.ACCEPTED, minor_character_id__in=pair
+        ).values_list("minor_character_id", "suitor_id")
+    )
+
+
+# --- the minors answer -----------------------------------------------------------------------
+
+
+@dataclass
+class MinorResolution:
+    """What became of one minor child this turn (in the order they were resolved)."""
+
+    character: Character
+    house: Dynasty
+    outcome: str  # "betrothed", "nobility" or "unmarried"
+    offer: MarriageOffer | None = None
+    marriage: Marriage | None = None
+    spouse: Character | None = None
+    roll: Roll | None = None
+    rejected: tuple[MarriageOffer, ...] = ()
+
+
+def _candidates(world: World, frozen: Collection[int]) -> list[Character]:
+    """Unmarried members of a minor house's blood, 15 or more (effective age), free, eldest first."""
+    houses = {pk for pk, d in world.dynasties.items() if d.kind == DynastyKind.MINOR}
+    matched = {pk for m in world.open_marriages for pk in (m.husband_id, m.wife_id)}
+    chosen = [
+        c for c in world.in_play()
+        if c.controlled_by_id in houses and c.birth_dynasty_id == c.controlled_by_id and c.pk not in matched
+        and c.pk not in frozen and c.prisoner_of_id is None and c.effective_age(world.year) >= bl.MINOR_MARRIAGE_AGE
+    ]
+    order = bl.resolution_order([(c.pk, c.birth_year, c.birth_order) for c in chosen])
+    return [world.characters[pk] for pk in order]
+
+
+def _stale(world: World, offer: MarriageOffer) -> str | None:
+    """Why an open offer can no longer be answered at all (None: it waits or is answered now)."""
+    minor = world.characters.get(offer.minor_character_id)
+    if minor is None or minor.status != Status.ALIVE:
+        return "the minor character is no longer in play"
+    house = world.dynasties.get(minor.controlled_by_id or 0)
+    if house is None or house.kind != DynastyKind.MINOR:
+        return f"{minor.display_name} no longer belongs to a minor house"
+    if any(minor.pk in (m.husband_id, m.wife_id) for m in world.open_marriages):
+        return f"{minor.display_name} is already married or betrothed"
+    return None
+
+
+def _refusal(
+    world: World, campaign: Campaign, offer: MarriageOffer, minor: Character, taken: set[int], house: Dynasty
+) -> str | None:
+    """Why this offer cannot be accepted now (None: acceptable)."""
+    from dynasties.services.marriages import marriage_check
+
+    suitor = world.characters.get(offer.suitor_id)
+    if suitor is None or suitor.status != Status.ALIVE:
+        return "the suitor is no longer in play"
+    suitor_house = world.dynasties.get(suitor.controlled_by_id or 0)
+    if suitor_house is None or suitor_house.kind != DynastyKind.PLAYER:
+        return f"{suitor.display_name} no longer belongs to a player's dynasty"
+    if suitor.pk in taken:
+        return f"{suitor.display_name} is already spoken for this turn"
+    husband, wife = _couple(minor, suitor)
+    problems = marriage_check(campaign, husband, wife, wedding=False)
+    if problems:
+        return " ".join(problems)
+    factors = _recheck_factors(world, offer, minor, suitor)
+    base = royal_marriage_box(world, house)
+    least = bl.minimum_dowry(base, factors)
+    if offer.dowry < least:
+        return f"{offer.dowry} ducats is now below the minimum dowry ({bl.dowry_explanation(base, factors)})"
+    return None
+
+
+def _noble_spouse(
+    world: World, box: DiceBox, minor: Character, house: Dynasty, entered: Sequence[Sequence[int]] | None
+) -> Character:
+    sex = "F" if minor.sex == "M" else "M"
+    crown = house.crown
+    spouse = Character.objects.create(
+        campaign=world.campaign, given_name=given_name(crown, sex, minor.pk % 7 + 1), sex=sex,
+        birth_year=min(minor.birth_year, world.year - bl.MINOR_MARRIAGE_AGE),
+        dynastic_name=spouse_dynastic_name(crown, house.name), birth_dynasty=None, controlled_by=house,
+        characteristics={}, origin=Origin.CREATED,
+    )
+    spouse.characteristics = _unmodified(box, spouse, entered)
+    spouse.save(update_fields=["characteristics"])
+    world.refresh_person(spouse)
+    return spouse
+
+
+def _unmodified(box: DiceBox, character: Character, entered: Sequence[Sequence[int]] | None) -> dict[str, int]:
+    """ADM, DIP and MIL of 1d10 each, unmodified (held to 3..9), each roll logged."""
+    values: dict[str, int] = {}
+    for n, name in enumerate(bl.CHARACTERISTICS):
+        roll = box.roll(
+            bl.CHARACTERISTIC_DICE, purpose="characteristic", characters=[character],
+            entered=entered[n] if entered is not None else None, detail=name,
+        )
+        values[name] = bl.child_value(roll.faces[0], 0)
+        roll.outcome = f"{name} {values[name]}"
+    return values
+
+
+def _stats(c: Character) -> str:
+    return "/".join(str(c.characteristics.get(n, "?")) for n in bl.CHARACTERISTICS) + " (ADM/DIP/MIL)"
+
+
+@transaction.atomic
+def offers_resolve(
+    *, campaign: Campaign | int, source: DiceSource | None = None, by: AbstractBaseUser | None = None
+) -> list[MinorResolution]:
+    """Every minor house answers the offers for its unmarried children of 15 or more, eldest first
+    (across the houses), in the Marriages step: the best offer by the priorities a-d (then the best
+    dowry, then the earliest offer) becomes a betrothal and the others are rejected; a child with no
+    acceptable offer marries into its own nobility on 6-10 (1d10, logged). Once a year."""
+    from dynasties.services.marriages import Match, marriage_arrange_many
+
+    campaign = lock_campaign(campaign)
+    _bloodline(campaign)
+    require_step(campaign, Step.MARRIAGES)
+    if ChronicleEntry.objects.filter(campaign=campaign, year=campaign.current_year, kind=RESOLVED).exists():
+        raise RuleError(
+            f"The minor houses have already answered this turn's offers ({campaign.current_year}); new offers wait "
+            "for the next turn.",
+            code="already_resolved",
+        )
+    world = World(campaign)
+    box = DiceBox(campaign, source=source, by=by)
+    chronicle = Chronicle(campaign)
+    open_offers = list(MarriageOffer.objects.filter(campaign=campaign, status=OfferStatus.OPEN).order_by("year", "pk"))
+    closed: list[MarriageOffer] = []
+    for offer in open_offers:
+        why = _stale(world, offer)
+        if why is not None:
+            offer.status, offer.note = OfferStatus.REJECTED, why[:200]
+            closed.append(offer)
+    by_child: dict[int, list[MarriageOffer]] = {}
+    for offer in open_offers:
+        if offer.status == OfferStatus.OPEN:
+            by_child.setdefault(offer.minor_character_id, []).append(offer)
+    taken: set[int] = set()
+    results: list[MinorResolution] = []
+    matches: list[Match] = []
+    for minor in _candidates(world, frozen_lines(campaign)):
+        house = world.dynasties[minor.controlled_by_id or 0]
+        offers = sorted(
+            by_child.get(minor.pk, []),
+            key=lambda o: bl.offer_sort_key(
+                stays_in_minor=o.stays_in_minor, with_title=o.with_title, dowry=o.dowry, made_year=o.year, order=o.pk
+            ),
+        )
+        chosen: MarriageOffer | None = None
+        for offer in offers:
+            why = None if chosen is None else f"{minor.display_name} accepted a better offer"
+            if why is None:
+                why = _refusal(world, campaign, offer, minor, taken, house)
+            if why is None:
+                chosen = offer
+                offer.status, offer.note = OfferStatus.ACCEPTED, f"accepted ({_offer_label(offer)})"[:200]
+            else:
+                offer.status, offer.note = OfferStatus.REJECTED, why[:200]
+                chronicle.add(
+                    "minor_offer", f"{house.name} of {house.crown or 'no crown'} declines {_suitor(world, offer)}'s offer "
+                    f"for {minor.display_name}: {why}.", offer=offer.pk, dynasty=house.pk,
+                )
+            closed.append(offer)
+        rejected = tuple(o for o in offers if o is not chosen)
+        if chosen is not None:
+            suitor = world.characters[chosen.suitor_id]
+            taken.add(suitor.pk)
+            husband, wife = _couple(minor, suitor)
+            mover = suitor if chosen.stays_in_minor else minor
+            raiser = house.pk if chosen.stays_in_minor else suitor.controlled_by_id
+            matches.append(Match(
+                husband.pk, wife.pk, husband_joins_wife=mover.pk == husband.pk, children_raised_by=raiser,
+                dowry=f"{chosen.dowry} ducats", alliance_title=f"a title for {minor.display_name}" if chosen.with_title else "",
+            ))
+            chronicle.add(
+                "minor_offer",
+                f"{house.name} of {house.crown or 'no crown'} accepts {suitor.display_name}'s offer for {minor.display_name} "
+                f"({_offer_label(chosen)}): {mover.display_name} is to join the house of "
+                f"{(house if chosen.stays_in_minor else world.dynasties[suitor.controlled_by_id or 0]).name}.",
+                offer=chosen.pk, dynasty=house.pk, character=minor.pk,
+            )
+            results.append(MinorResolution(minor, house, "betrothed", offer=chosen, rejected=rejected))
+            continue
+        roll = box.roll(
+            bl.MINOR_NOBILITY_DICE, purpose="minor_nobility", characters=[minor], target=bl.MINOR_NOBILITY_FROM,
+            detail=minor.display_name[:60],
+        )
+        if bl.minor_nobility_marries(roll.faces):
+            roll.outcome = "marries into the nobility"
+            spouse = _noble_spouse(world, box, minor, house, None)
+            husband, wife = _couple(minor, spouse)
+            marriage = Marriage.objects.create(
+                campaign=campaign, husband=husband, wife=wife, arranged_year=world.year, wedding_year=world.year,
+                husband_joins_wife=minor.sex == "F", children_raised_by=house,
+            )
+            world.open_marriages.append(marriage)
+            chronicle.add(
+                "wedding",
+                f"{minor.display_name} ({minor.age(world.year)}), with no acceptable offer, marries into the nobility of "
+                f"{house.crown or house.name}: {spouse.display_name} ({spouse.age(world.year)}), {_stats(spouse)} "
+                f"(1d10: {roll.faces[0]}).",
+                marriage=marriage.pk, dynasty=house.pk, character=minor.pk,
+            )
+            results.append(MinorResolution(minor, house, "nobility", marriage=marriage, spouse=spouse, roll=roll,
+                                           rejected=rejected))
+        else:
+            roll.outcome = "does not marry"
+            chronicle.add(
+                "minor_offer",
+                f"{minor.display_name} of {house.name}, with no acceptable offer, does not marry this turn "
+                f"(1d10: {roll.faces[0]}; 6-10 marries into the nobility).",
+                dynasty=house.pk, character=minor.pk,
+            )
+            results.append(MinorResolution(minor, house, "unmarried", roll=roll, rejected=rejected))
+    if closed:
+        MarriageOffer.objects.bulk_update(closed, ["status", "note"])
+    box.flush()
+    counts = {k: sum(1 for r in results if r.outcome == k) for k in ("betrothed", "nobility", "unmarried")}
+    chronicle.add(
+        RESOLVED,
+        f"The minor houses answer the offers of {world.year}: {counts['betrothed']} betrothed to players' characters, "
+        f"{counts['nobility']} wed into their own nobility, {counts['unmarried']} unmarried.",
+        betrothed=counts["betrothed"],
+        nobility=counts["nobility"],
+        unmarried=counts["unmarried"],
+    )
+    chronicle.flush()
+    if matches:
+        created = marriage_arrange_many(campaign=campaign, matches=matches, by=by)
+        by_pair = {(m.husband_id, m.wife_id): m for m in created}
+        for result in results:
+            if result.offer is not None:
+                husband, wife = _couple(result.character, world.characters[result.offer.suitor_id])
+                result.marriage = by_pair[(husband.pk, wife.pk)]
+    return results
+
+
+def _suitor(world: World, offer: MarriageOffer) -> str:
+    suitor = world.characters.get(offer.suitor_id)
+    return suitor.display_name if suitor is not None else f"#{offer.suitor_id}"
+
+
+# --- succession's door ------------------------------------------------------------------------
+
+
+def minor_monarch_replaced(
+    world: World,
+    crown: str,
+    late: Character,
+    box: DiceBox,
+    chronicle: Chronicle,
+    *,
+    entered: Sequence[Sequence[int]] | None = None,
+) -> Character:
+    """A minor monarch dying without issue: 'a randomly rolled monarch 5 years younger than the
+    previous one takes the throne' (1d10 each for ADM/DIP/MIL, unmodified, logged; no family).
+    The caller opens the reign."""
+    house = home_house(world, crown)
+    if house is None or house.kind != DynastyKind.MINOR:
+        raise RuleError(f"{crown} is not a minor house's crown.", code="invalid")
+    born = bl.minor_replacement_birth_year(late.birth_year, world.year)
+    used = {c.given_name for c in world.characters.values() if c.birth_dynasty_id == house.pk and c.sex == "M"}
+    index = 0
+    while given_name(crown, "M", index) in used and index < 12:
+        index += 1
+    king = Character.objects.create(
+        campaign=world.campaign, given_name=given_name(crown, "M", index), sex="M", birth_year=born,
+        dynastic_name=house.name, birth_dynasty=house, controlled_by=house, characteristics={}, origin=Origin.RELATIVE,
+    )
+    king.characteristics = _unmodified(box, king, entered)
+    king.save(update_fields=["characteristics"])
+    world.characters[king.pk] = king
+    world.refresh_person(king)
+    chronicle.add(
+        "created",
+        f"{late.display_name} of {crown} leaves no heir: a new monarch, {king.display_name} ({king.age(world.year)}, "
+        f"5 years younger than the late monarch), is rolled for the house of {house.name}: {_stats(king)}.",
+        character=king.pk,
+        crown=crown,
+    )
+    return king
