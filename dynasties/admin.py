@@ -32,6 +32,9 @@ from dynasties.models import (
     TitleHolding,
 )
 from dynasties.rules.errors import RuleError
+from dynasties.services.bloodline_sequence import diplomacy_bonus
+from dynasties.services.bloodline_titles import title_income
+from dynasties.services.common import World
 from dynasties.services.succession_view import SuccessionLine, succession_line
 
 MARRIAGES_SHOWN = 200
@@ -148,14 +151,29 @@ class DynastyAdmin(admin.ModelAdmin):
     readonly_fields = ["marriages"]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        return [*super().get_readonly_fields(request, obj), "line_of_succession"]
+        fields = [*super().get_readonly_fields(request, obj), "line_of_succession"]
+        if obj is not None and obj.kind == "minor" and obj.campaign.ruleset == "eu-bloodline":
+            fields.append("diplomacy_bonuses")
+        return fields
+
+    @admin.display(description="diplomacy bonus of each player (BloodLine)")
+    def diplomacy_bonuses(self, obj: Dynasty) -> str:
+        """The best bonus each player has on this minor from marriages into its royal house."""
+        world = World(obj.campaign)
+        rows = []
+        for player in world.dynasties.values():
+            if player.kind != "player":
+                continue
+            bonus, why = diplomacy_bonus(world, player, obj)
+            rows.append((player.name, f"+{bonus}" if bonus else "0", why))
+        return format_html("<ul>{}</ul>", format_html_join("", "<li>{}: {} ({})</li>", rows))
 
     @admin.display(description="line of succession of its crown")
     def line_of_succession(self, obj: Dynasty) -> str:
         if obj.pk is None or not obj.crown:
             return "-"
         try:
-            return succession_table(succession_line(campaign=obj.campaign, crown=obj.crown))
+            return succession_table(succession_line(campaign=obj.campaign, crown=obj.crown), obj.campaign.ruleset)
         except RuleError as exc:
             return exc.message
 
@@ -296,12 +314,19 @@ class ReignAdmin(admin.ModelAdmin):
                 return f"This reign began and ended in {obj.start_year}."
             year = obj.end_year - 1
         try:
-            return succession_table(succession_line(campaign=obj.campaign, crown=obj.crown, year=year))
+            return succession_table(succession_line(campaign=obj.campaign, crown=obj.crown, year=year), obj.campaign.ruleset)
         except RuleError as exc:
             return exc.message
 
 
-def succession_table(line: SuccessionLine) -> str:
+def _age_text(e: Any, line: SuccessionLine, ruleset: str) -> str:
+    age = f"{e.age}"
+    if ruleset == "eu-bloodline":
+        age += f" (effective {e.character.effective_age(line.year)})"
+    return age + (" (a minor: a regent would rule)" if e.minor else "")
+
+
+def succession_table(line: SuccessionLine, ruleset: str = "blood-royale") -> str:
     """A read-only table of the line: position, name (to the character's page), age, the reason for
     the place, and whether the heir may be passed over and at what cost."""
     monarch = line.monarch
@@ -329,7 +354,7 @@ def succession_table(line: SuccessionLine) -> str:
                 e.position,
                 reverse("admin:dynasties_character_change", args=[e.character.pk]),
                 e.character.display_name,
-                f"{e.age} (a minor: a regent would rule)" if e.minor else e.age,
+                _age_text(e, line, ruleset),
                 e.reason,
                 may_pass(e),
             )
@@ -443,7 +468,7 @@ class TitleHoldingInline(admin.TabularInline):
 
 @admin.register(Title)
 class TitleAdmin(admin.ModelAdmin):
-    list_display = ["name", "province", "crown", "holder", "granted_year", "campaign"]
+    list_display = ["name", "province", "crown", "holder", "granted_year", "income", "campaign"]
     list_filter = ["campaign", "crown"]
     search_fields = ["name", "province", "holder__given_name"]
     list_select_related = ["holder", "campaign"]
@@ -451,4 +476,12 @@ class TitleAdmin(admin.ModelAdmin):
     inlines = [TitleHoldingInline]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
-        return False  # through title_grant (optional rule G)
+        return False  # through title_grant (optional rule G) or bloodline_title_grant
+
+    @admin.display(description="income (controller's share)")
+    def income(self, obj: Title) -> str:
+        """BloodLine: the land values plus again the largest; at least half to the controller."""
+        if not obj.provinces:
+            return "-"
+        income = title_income(obj)
+        return f"{income.total} ({income.controller_share})"

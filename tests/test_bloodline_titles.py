@@ -84,3 +84,19 @@ def test_a_title_passes_down_to_the_holders_descendants_only(eu):
     survival_finish(campaign=c)
     title.refresh_from_db()
     assert title.holder == grandson
+
+
+@pytest.mark.django_db
+def test_the_admin_shows_title_income_and_the_diplomacy_bonus(eu, admin_client):
+    from django.urls import reverse
+
+    c, france, _king, (elder, _m, _y) = eu
+    bloodline_title_grant(
+        campaign=c, giver=france, character=elder, name="Duke of Burgundy", provinces=land(("Burgundy", 5), ("Nevers", 2))
+    )
+    page = admin_client.get(reverse("admin:dynasties_title_changelist")).content.decode()
+    assert "12 (6)" in page
+    minor = Dynasty.objects.create(campaign=c, name="Savoia", crown="Savoy", kind="minor", seat=9)
+    page = admin_client.get(reverse("admin:dynasties_dynasty_change", args=[minor.pk])).content.decode()
+    assert "diplomacy bonus of each player" in page
+    assert "Anjou: 0 (no marriage into its royal house)" in page
