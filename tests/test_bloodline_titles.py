@@ -98,5 +98,5 @@ def test_the_admin_shows_title_income_and_the_diplomacy_bonus(eu, admin_client):
     assert "12 (6)" in page
     minor = Dynasty.objects.create(campaign=c, name="Savoia", crown="Savoy", kind="minor", seat=9)
     page = admin_client.get(reverse("admin:dynasties_dynasty_change", args=[minor.pk])).content.decode()
-    assert "diplomacy bonus of each player" in page
+    assert "Diplomacy bonus of each player" in page
     assert "Anjou: 0 (no marriage into its royal house)" in page
