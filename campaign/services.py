@@ -190,6 +190,7 @@ DEMO_RULESETS = {
     # ruleset: (slug, name, prefix of the logins)
     "blood-royale": (DEMO_SLUG, DEMO_NAME, ""),
     "eu-bloodline": ("demo-bloodline", "Demo BloodLine Campaign", "bl-"),
+    "eu-monarchs": ("demo-eu-monarchs", "Demo EU Monarchs Campaign", "eu-"),
 }
 
 

@@ -16,7 +16,8 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
-            "--ruleset", default="blood-royale", help="blood-royale (slug 'demo') or eu-bloodline (slug 'demo-bloodline')."
+            "--ruleset", default="blood-royale",
+            help="blood-royale (slug 'demo'), eu-bloodline ('demo-bloodline') or eu-monarchs ('demo-eu-monarchs')."
         )
         parser.add_argument(
             "--reset-passwords",
