@@ -31,6 +31,9 @@ class Campaign(models.Model):
     turn_length = models.PositiveSmallIntegerField(default=5)
     optional_rules = models.JSONField(default=dict, blank=True)
     step = models.CharField(max_length=20, choices=Step.choices, default=Step.BIRTHS)
+    allow_overdraft = models.BooleanField(
+        default=False, help_text="Let a dynasty's gifts and loans take its exchequer below zero."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -164,3 +167,64 @@ class ChronicleEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.year}: {self.text}"
+
+
+class PostingKind(models.TextChoices):
+    WEDDING = "wedding", "Bride's Charisma at a wedding"
+    MONARCH_MATCH = "monarch_match", "A match with a monarch"
+    DOWRY = "dowry", "Dowry"
+    RANSOM = "ransom", "Ransom"
+    BUY_BACK = "buy_back", "Buying back a Pretender"
+    AUCTION = "auction", "Aristocratic auction"
+    TAX = "tax", "Taxation"
+    MAINTENANCE = "maintenance", "Maintenance of forces"
+    RAISING = "raising", "Raising forces"
+    REBELLION = "rebellion", "Rebellions bought off or a capital's rebellion"
+    CASH_IN = "cash_in", "Resource sets cashed in"
+    CONTRACT = "contract", "Contract payment"
+    DAMAGES = "damages", "Damages for breach"
+    TRANSFER = "transfer", "Gift or transfer"
+    LOAN = "loan", "Loan"
+    CORRECTION = "correction", "Correction (reversal)"
+    OTHER = "other", "Other"
+
+
+class Posting(models.Model):
+    """One movement of money between two accounts: a dynasty's exchequer or the bank ("the
+    Treasury", when the dynasty is empty). Balances are derived from postings; a correction is a
+    new, reversing posting - nothing is edited or deleted."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="postings")
+    year = models.IntegerField()
+    step = models.CharField(max_length=20)
+    payer = models.ForeignKey(
+        "dynasties.Dynasty", null=True, blank=True, on_delete=models.PROTECT, related_name="payments_made",
+        help_text="Empty: the Treasury pays.",
+    )
+    payee = models.ForeignKey(
+        "dynasties.Dynasty", null=True, blank=True, on_delete=models.PROTECT, related_name="payments_received",
+        help_text="Empty: the Treasury receives.",
+    )
+    amount = models.PositiveIntegerField()
+    kind = models.CharField(max_length=20, choices=PostingKind.choices)
+    reason = models.CharField(max_length=200)
+    marriage = models.ForeignKey("dynasties.Marriage", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    character = models.ForeignKey("dynasties.Character", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    contract = models.ForeignKey("contracts.Contract", null=True, blank=True, on_delete=models.SET_NULL, related_name="postings")
+    reverses = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT, related_name="reversed_by")
+    entered_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["campaign", "id"]
+        indexes = [models.Index(fields=["campaign", "year"])]
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0), name="posting_amount_positive"),
+            models.CheckConstraint(
+                condition=~(Q(payer__isnull=True) & Q(payee__isnull=True)), name="posting_not_treasury_to_itself"
+            ),
+            models.CheckConstraint(condition=~Q(payer=models.F("payee")), name="posting_two_accounts"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.year}: {self.amount} from {self.payer or 'the Treasury'} to {self.payee or 'the Treasury'} ({self.reason})"
