@@ -62,6 +62,21 @@ def ledger(campaign: Campaign, dynasty: Dynasty | int) -> Iterable[Posting]:
     )
 
 
+def unsaved(
+    campaign: Campaign, *, payer: Dynasty | int | None, payee: Dynasty | int | None, amount: int, kind: str, reason: str,
+    **links: Any,
+) -> Posting | None:
+    """A posting for the rules' own payments, to be bulk-created by the caller (no funds check)."""
+    if amount == 0:
+        return None
+    if amount < 0:
+        payer, payee, amount = payee, payer, -amount
+    return Posting(
+        campaign=campaign, year=campaign.current_year, step=campaign.step, payer_id=_pk(payer), payee_id=_pk(payee),
+        amount=amount, kind=kind, reason=reason.strip()[:200] or kind, **links,
+    )
+
+
 def post(
     campaign: Campaign,
     *,

@@ -31,7 +31,7 @@ ALL_SECTIONS = [
     "Marriages",
     "Returns and retirements",
     "Prince pieces",
-    "Money owed by the rules",
+    "Money moved by the rules",
 ]
 
 
@@ -129,7 +129,7 @@ def test_section_10_announcements_gather_the_turn_in_sections(campaign):
         f"{widow.display_name}, widow of King {king.display_name}, retires from the game (queen mothers never remarry)."
     ]
     assert sections["Prince pieces"] == ["Edmund Plantagenet takes Prince piece 1."]
-    assert sections["Money owed by the rules"] == [
+    assert sections["Money moved by the rules"] == [
         "30 Crowns from the Treasury to the house of Plantagenet: bride's Charisma +1 x 30."
     ]
     # the text is the same, headed by the year, one section after the other

@@ -283,9 +283,16 @@ def test_release_with_ransom(campaign):
     character_capture(campaign=campaign, character=prince, captor=france)
     with pytest.raises(RuleError, match="already a prisoner"):
         character_capture(campaign=campaign, character=prince, captor=france)
+    from campaign import treasury
+    from campaign.treasury import InsufficientFunds
+
+    with pytest.raises(InsufficientFunds, match="holds 0 Crowns and cannot pay 100"):
+        character_release(campaign=campaign, character=prince, ransom=100, paid_by=england)
+    treasury.post(campaign, payer=None, payee=england, amount=150, kind="tax", reason="taxes")
     character_release(campaign=campaign, character=prince, ransom=100, paid_by=england)
     prince.refresh_from_db()
     assert prince.prisoner_of is None
+    assert (treasury.balance(campaign, england), treasury.balance(campaign, france)) == (50, 100)
     owed = {(e.data["dynasty"], e.data["amount"]) for e in ChronicleEntry.objects.filter(kind="payment_owed")}
     assert owed == {(england.pk, -100), (france.pk, 100)}
 

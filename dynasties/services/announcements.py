@@ -31,7 +31,7 @@ SECTIONS = [
     ("Captures and releases", {"capture", "release"}),
     ("Prince pieces", {"piece"}),
     ("Health and royal leaders", {"health", "leaders", "stability", "revolt"}),
-    ("Money owed by the rules", {"payment_owed"}),
+    ("Money moved by the rules", {"payment_owed", "payment"}),
 ]
 
 

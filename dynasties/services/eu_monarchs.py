@@ -28,8 +28,9 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
+from campaign import treasury
 from campaign.dice import DiceBox
-from campaign.models import Campaign, Roll, RuleTable
+from campaign.models import Campaign, PostingKind, Roll, RuleTable
 from dynasties.models import Character, Crown, DynastyKind, Origin, Reign, Status
 from dynasties.rules import eu_monarchs as eu
 from dynasties.rules.dice import DiceSource, DiceSpec, validate_faces
@@ -702,6 +703,9 @@ def monarch_ransom(
     chronicle = Chronicle(campaign)
     what = f"ransom of {monarch.display_name} of {record.name}"
     if ducats:
+        treasury.post(
+            campaign, payer=payer, payee=captor, amount=ducats, kind=PostingKind.RANSOM, reason=what, character=monarch,
+        )
         chronicle.add(
             "payment_owed", f"{ducats} ducats from {payer.name if payer else record.name} to the house of {captor.name}: {what}.",
             dynasty=payer.pk if payer else None, amount=-ducats, character=monarch.pk, crown=record.name,

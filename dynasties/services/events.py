@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
+from campaign import treasury
 from campaign.dice import DiceBox
-from campaign.models import Campaign, Step
+from campaign.models import Campaign, PostingKind, Step
 from dynasties.models import Character, Crown, Dynasty, Origin, Reign, Status
 from dynasties.rules import blood_royale as br
 from dynasties.rules.dice import DiceSource
@@ -206,6 +207,10 @@ def character_release(
         payer = _dynasty(campaign, paid_by, "payer")
         text += f" for a ransom of {ransom} Crowns paid by the house of {payer.name}"
         what = f"ransom of {who.display_name}"
+        treasury.post(
+            campaign, payer=payer, payee=captor, amount=ransom, kind=PostingKind.RANSOM, reason=what, character=who,
+            check_funds=True,
+        )
         chronicle.add(
             "payment_owed", f"{ransom} Crowns from the house of {payer.name} to the house of {captor.name}: {what}.",
             dynasty=payer.pk, amount=-ransom, character=who.pk,

@@ -16,7 +16,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Q
 
-from campaign.models import Campaign, Step
+from campaign import treasury
+from campaign.models import Campaign, Posting, PostingKind, Step
 from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Origin, Reign
 from dynasties.rules import blood_royale as br
 from dynasties.rules import bloodline as bl
@@ -312,6 +313,7 @@ def _wed_all(campaign: Campaign, matches: Sequence[Marriage], people: dict[int, 
     year = campaign.current_year
     reigning = _reigning(campaign, list(people))
     changed: dict[int, Character] = {}
+    postings: list[Posting] = []
     for match in matches:
         groom, bride = people[match.husband_id], people[match.wife_id]
         groom_house, bride_house = groom.controlled_by, bride.controlled_by
@@ -351,6 +353,12 @@ def _wed_all(campaign: Campaign, matches: Sequence[Marriage], people: dict[int, 
             if house is None:
                 continue
             direction = "from the Treasury to" if payment.amount > 0 else "to the Treasury from"
+            kind = PostingKind.WEDDING if payment.reason.startswith("bride's Charisma") else PostingKind.MONARCH_MATCH
+            posting = treasury.unsaved(
+                campaign, payer=None, payee=house, amount=payment.amount, kind=kind, reason=payment.reason, marriage=match
+            )
+            if posting is not None:
+                postings.append(posting)
             chronicle.add(
                 "payment_owed",
                 f"{abs(payment.amount)} Crowns {direction} the house of {house.name}: {payment.reason}.",
@@ -358,6 +366,7 @@ def _wed_all(campaign: Campaign, matches: Sequence[Marriage], people: dict[int, 
                 amount=payment.amount,
                 marriage=match.pk,
             )
+    Posting.objects.bulk_create(postings)
     Marriage.objects.bulk_update(list(matches), ["wedding_year", "husband_joins_wife"])
     if changed:
         Character.objects.bulk_update(list(changed.values()), ["controlled_by", "prince_piece"])

@@ -9,8 +9,9 @@ from collections.abc import Sequence
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
+from campaign import treasury
 from campaign.dice import DiceBox
-from campaign.models import Campaign
+from campaign.models import Campaign, PostingKind
 from dynasties.models import Character, Dynasty, Origin, Reign, Status
 from dynasties.rules import blood_royale as br
 from dynasties.rules.dice import DiceSource
@@ -176,6 +177,10 @@ def pretender_buy_back(
     pretender.pretender_of = None
     pretender.save(update_fields=["pretender_of"])
     chronicle = Chronicle(campaign)
+    treasury.post(
+        campaign, payer=home, payee=None, amount=br.PRETENDER_BUY_BACK_CROWNS, kind=PostingKind.BUY_BACK,
+        reason=f"buying back the Pretender {pretender.display_name}", character=pretender,
+    )
     chronicle.add(
         "payment_owed",
         f"{br.PRETENDER_BUY_BACK_CROWNS} Crowns from the house of {home.name} to the Treasury: the bribe that buys "

@@ -8,7 +8,9 @@ from typing import Any
 
 from django.db.models import Q
 
+from campaign import treasury
 from campaign.dice import DiceBox
+from campaign.models import PostingKind
 from dynasties.models import (
     Character,
     Crown,
@@ -204,6 +206,11 @@ def _succeed(
     _bring_home(world, heir, record, chronicle)
     spouse = world.spouse_of(heir.pk)
     if spouse is not None and spouse.birth_dynasty_id is not None:
+        treasury.post(
+            world.campaign, payer=None, payee=spouse.birth_dynasty_id, amount=br.MONARCH_MATCH_CROWNS,
+            kind=PostingKind.MONARCH_MATCH, reason=f"{spouse.display_name} is married to the new {title(heir)} of {crown}",
+            character=spouse,
+        )
         chronicle.add(
             "payment_owed",
             f"100 Crowns from the Treasury to the house of {world.dynasties[spouse.birth_dynasty_id].name}: "

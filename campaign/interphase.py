@@ -1,0 +1,258 @@
+"""The Blood Royale Interphase helper (RULES.md A8): a player or the GM enters one country's
+Interphase (provinces, tax rate, famine and rebellion, forces kept and raised, rebellions bought
+off, resource sets cashed in, a rebellion in the capital); the pure rules in
+``dynasties.rules.interphase`` compute every line and this service posts them to the ledger in one
+transaction, Treasury <-> the dynasty, income first, then costs, then the capital's rebellion.
+
+Once per dynasty per year: a second run is refused, unless every posting of the earlier run has
+been reversed (``posting_reverse``), which is how a mistaken run is put right."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from campaign.models import Campaign, ChronicleEntry, Posting, Step
+from campaign.treasury import InsufficientFunds, balance, currency, post
+from dynasties.models import Dynasty
+from dynasties.rules import blood_royale as br
+from dynasties.rules import interphase as rules
+from dynasties.rules.errors import NotFound, RuleError, StepOrderError
+from dynasties.services.common import Chronicle, lock_campaign, require_step
+
+CHRONICLE_KIND = "interphase"
+
+
+class InterphaseAlreadyRun(StepOrderError):
+    code = "interphase_done"
+
+
+@dataclass(frozen=True)
+class InterphaseRun:
+    """What a run posted: the lines (with their postings, in order) and the exchequer after."""
+
+    dynasty: Dynasty
+    result: rules.InterphaseResult
+    postings: tuple[Posting, ...]
+    balance: int
+
+    @property
+    def lines(self) -> tuple[rules.Line, ...]:
+        return self.result.lines
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        return self.result.notes
+
+
+def _dynasty(campaign: Campaign, value: Dynasty | int) -> Dynasty:
+    pk = value.pk if isinstance(value, Dynasty) else value
+    if isinstance(pk, bool) or not isinstance(pk, int):
+        raise RuleError(f"{value!r} is not a dynasty id.", code="invalid", fields={"dynasty": "invalid"})
+    try:
+        return Dynasty.objects.get(pk=pk, campaign=campaign)
+    except Dynasty.DoesNotExist:
+        raise NotFound(f"There is no dynasty #{pk} in {campaign.name}.") from None
+
+
+def _check_ruleset(campaign: Campaign) -> None:
+    if campaign.ruleset != br.NAME:
+        raise RuleError(
+            f"The Interphase helper keeps Blood Royale's taxes and forces; {campaign.name} plays another ruleset.",
+            code="wrong_ruleset",
+        )
+
+
+def _earlier_runs(campaign: Campaign, dynasty: Dynasty) -> list[ChronicleEntry]:
+    """This year's runs for the dynasty whose postings are not all reversed."""
+    open_runs = []
+    for entry in ChronicleEntry.objects.filter(
+        campaign=campaign, year=campaign.current_year, kind=CHRONICLE_KIND, data__dynasty=dynasty.pk
+    ).order_by("id"):
+        ids = list(entry.data.get("postings", []))
+        reversed_count = Posting.objects.filter(campaign=campaign, reverses_id__in=ids).count()
+        if not ids or reversed_count < len(ids):
+            open_runs.append(entry)
+    return open_runs
+
+
+def _entry(
+    *,
+    provinces: rules.Provinces,
+    tax_rate: int,
+    famine: rules.Provinces,
+    rebellion: rules.Provinces,
+    home_provinces: rules.Provinces | None,
+    home_in_rebellion: int | None,
+    armies_kept: int,
+    fleets_kept: int,
+    armies_raised: int,
+    fleets_raised: int,
+    rebellions_bought_off: rules.Provinces,
+    basic_sets: int,
+    semi_luxury_sets: int,
+    luxury_sets: int,
+    capital_rebellion: bool,
+    countries: int,
+) -> rules.InterphaseEntry:
+    def names(value: rules.Provinces) -> rules.Provinces:
+        # a tuple, so that the frozen entry does not share the caller's list
+        return tuple(value) if isinstance(value, list | tuple) else value
+
+    return rules.InterphaseEntry(
+        provinces=names(provinces),
+        tax_rate=tax_rate,
+        famine=names(famine),
+        rebellion=names(rebellion),
+        home_provinces=None if home_provinces is None else names(home_provinces),
+        home_in_rebellion=home_in_rebellion,
+        armies_kept=armies_kept,
+        fleets_kept=fleets_kept,
+        armies_raised=armies_raised,
+        fleets_raised=fleets_raised,
+        rebellions_bought_off=names(rebellions_bought_off),
+        basic_sets=basic_sets,
+        semi_luxury_sets=semi_luxury_sets,
+        luxury_sets=luxury_sets,
+        capital_rebellion=capital_rebellion,
+        countries=countries,
+    )
+
+
+def _compute(campaign: Campaign, dynasty: Dynasty, entry: rules.InterphaseEntry) -> rules.InterphaseResult:
+    return rules.interphase_lines(
+        entry,
+        cash=balance(campaign, dynasty),
+        first_turn=campaign.current_year == campaign.start_year,
+        currency=currency(campaign),
+    )
+
+
+def interphase_preview(
+    *,
+    campaign: Campaign | int,
+    dynasty: Dynasty | int,
+    provinces: rules.Provinces,
+    tax_rate: int = rules.NORMAL_TAX,
+    famine: rules.Provinces = 0,
+    rebellion: rules.Provinces = 0,
+    home_provinces: rules.Provinces | None = None,
+    home_in_rebellion: int | None = None,
+    armies_kept: int = 0,
+    fleets_kept: int = 0,
+    armies_raised: int = 0,
+    fleets_raised: int = 0,
+    rebellions_bought_off: rules.Provinces = 0,
+    basic_sets: int = 0,
+    semi_luxury_sets: int = 0,
+    luxury_sets: int = 0,
+    capital_rebellion: bool = False,
+    countries: int = 1,
+) -> rules.InterphaseResult:
+    """The lines a run would post, without posting anything (a form's confirmation page). Limits
+    are checked; a shortfall is reported in ``shortfall``, not refused."""
+    if not isinstance(campaign, Campaign):
+        try:
+            campaign = Campaign.objects.get(pk=campaign)
+        except Campaign.DoesNotExist:
+            raise NotFound(f"There is no campaign #{campaign}.") from None
+    _check_ruleset(campaign)
+    house = _dynasty(campaign, dynasty)
+    entry = _entry(
+        provinces=provinces, tax_rate=tax_rate, famine=famine, rebellion=rebellion, home_provinces=home_provinces,
+        home_in_rebellion=home_in_rebellion, armies_kept=armies_kept, fleets_kept=fleets_kept,
+        armies_raised=armies_raised, fleets_raised=fleets_raised, rebellions_bought_off=rebellions_bought_off,
+        basic_sets=basic_sets, semi_luxury_sets=semi_luxury_sets, luxury_sets=luxury_sets,
+        capital_rebellion=capital_rebellion, countries=countries,
+    )
+    return _compute(campaign, house, entry)
+
+
+@transaction.atomic
+def interphase_run(
+    *,
+    campaign: Campaign | int,
+    dynasty: Dynasty | int,
+    provinces: rules.Provinces,
+    tax_rate: int = rules.NORMAL_TAX,
+    famine: rules.Provinces = 0,
+    rebellion: rules.Provinces = 0,
+    home_provinces: rules.Provinces | None = None,
+    home_in_rebellion: int | None = None,
+    armies_kept: int = 0,
+    fleets_kept: int = 0,
+    armies_raised: int = 0,
+    fleets_raised: int = 0,
+    rebellions_bought_off: rules.Provinces = 0,
+    basic_sets: int = 0,
+    semi_luxury_sets: int = 0,
+    luxury_sets: int = 0,
+    capital_rebellion: bool = False,
+    countries: int = 1,
+    by: AbstractBaseUser | None = None,
+) -> InterphaseRun:
+    """Post one country's Interphase: taxes and resource sets cashed in (income, first), rebellions
+    bought off, maintenance and raising (costs), then a rebellion in the capital (half of what is
+    then in hand). Refused: outside the Interphase step, a second run in the year, a broken limit
+    (InterphaseError naming every fault), or costs above the cash in hand plus this run's income
+    (InsufficientFunds) unless the campaign allows overdrafts."""
+    campaign = lock_campaign(campaign)
+    _check_ruleset(campaign)
+    require_step(campaign, Step.INTERPHASE)
+    house = _dynasty(campaign, dynasty)
+    earlier = _earlier_runs(campaign, house)
+    if earlier:
+        raise InterphaseAlreadyRun(
+            f"The house of {house.name} has already run its Interphase of {campaign.current_year} (once per dynasty "
+            "per year). To put a mistake right, reverse that run's postings and run it again.",
+        )
+    entry = _entry(
+        provinces=provinces, tax_rate=tax_rate, famine=famine, rebellion=rebellion, home_provinces=home_provinces,
+        home_in_rebellion=home_in_rebellion, armies_kept=armies_kept, fleets_kept=fleets_kept,
+        armies_raised=armies_raised, fleets_raised=fleets_raised, rebellions_bought_off=rebellions_bought_off,
+        basic_sets=basic_sets, semi_luxury_sets=semi_luxury_sets, luxury_sets=luxury_sets,
+        capital_rebellion=capital_rebellion, countries=countries,
+    )
+    result = _compute(campaign, house, entry)
+    money = currency(campaign)
+    if result.shortfall and not campaign.allow_overdraft:
+        raise InsufficientFunds(
+            f"The house of {house.name} holds {result.cash_before} {money}; with {result.income} of income (taxes and "
+            f"sets cashed in, counted first) that is {result.cash_before + result.income}, and the costs come to "
+            f"{result.costs}: {result.shortfall} {money} short. Keep or raise fewer forces or buy off fewer "
+            "rebellions (the GM may allow overdrafts for the campaign).",
+        )
+    postings: list[Posting] = []
+    for line in result.lines:
+        payer, payee = (None, house) if line.direction == rules.IN else (house, None)
+        posting = post(
+            campaign, payer=payer, payee=payee, amount=line.amount, kind=line.kind, reason=line.reason,
+            check_funds=line.direction == rules.OUT, by=by,
+        )
+        assert posting is not None
+        postings.append(posting)
+    held = balance(campaign, house)
+    assert held == result.cash_after, (held, result.cash_after)
+    summary = "; ".join(
+        f"{'+' if line.direction == rules.IN else '-'}{line.amount} {line.reason}" for line in result.lines
+    ) or "no money moved"
+    chronicle = Chronicle(campaign)
+    chronicle.add(
+        CHRONICLE_KIND,
+        f"The Interphase of the house of {house.name}"
+        f"{' (' + house.crown + ')' if house.crown else ''}, {campaign.current_year}: {summary}. "
+        f"Income {result.income} {money}, costs {result.costs} {money}."
+        + "".join(" " + note for note in result.notes),
+        dynasty=house.pk,
+        postings=[p.pk for p in postings],
+        tax_rate=tax_rate,
+        rebellion_modifier=result.rebellion_modifier,
+        income=result.income,
+        costs=result.costs,
+        balance=held,
+    )
+    chronicle.flush()
+    return InterphaseRun(dynasty=house, result=result, postings=tuple(postings), balance=held)
+
