@@ -15,7 +15,7 @@ from django.contrib import admin, messages
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest
 
-from campaign.models import Campaign, ChronicleEntry, Membership, Roll, RollSubject, RuleTable
+from campaign.models import Campaign, ChronicleEntry, Membership, Posting, Roll, RollSubject, RuleTable
 from campaign.services import membership_add, membership_check, table_restore_defaults, table_update
 from dynasties.rules import get_ruleset
 from dynasties.rules.errors import RuleError
@@ -321,3 +321,31 @@ class ChronicleEntryAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_filter = ["campaign", "year", "step", "kind"]
     list_select_related = ["campaign"]
     search_fields = ["text", "kind"]
+
+
+@admin.register(Posting)
+class PostingAdmin(admin.ModelAdmin):
+    """The ledger, read-only: postings are made by the services; a mistake is undone by a reversing
+    posting (``campaign.treasury.posting_reverse``), never by an edit."""
+
+    list_display = ["id", "campaign", "year", "step", "payer_name", "payee_name", "amount", "kind", "reason"]
+    list_filter = ["campaign", "kind", "year"]
+    search_fields = ["reason", "payer__name", "payee__name"]
+    list_select_related = ["campaign", "payer", "payee"]
+
+    @admin.display(description="from")
+    def payer_name(self, obj: Posting) -> str:
+        return obj.payer.name if obj.payer else "the Treasury"
+
+    @admin.display(description="to")
+    def payee_name(self, obj: Posting) -> str:
+        return obj.payee.name if obj.payee else "the Treasury"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

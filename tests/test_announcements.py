@@ -31,7 +31,6 @@ ALL_SECTIONS = [
     "Marriages",
     "Returns and retirements",
     "Prince pieces",
-    "Money moved by the rules",
 ]
 
 
@@ -129,9 +128,10 @@ def test_section_10_announcements_gather_the_turn_in_sections(campaign):
         f"{widow.display_name}, widow of King {king.display_name}, retires from the game (queen mothers never remarry)."
     ]
     assert sections["Prince pieces"] == ["Edmund Plantagenet takes Prince piece 1."]
-    assert sections["Money moved by the rules"] == [
-        "30 Crowns from the Treasury to the house of Plantagenet: bride's Charisma +1 x 30."
-    ]
+    # money stays private (RULES.md E7): its lines are in the chronicle for the parties, not announced
+    assert "Money moved by the rules" not in sections
+    assert "Crowns" not in announcement.text
+    assert ChronicleEntry.objects.filter(kind="payment_owed", year=1300).exists()
     # the text is the same, headed by the year, one section after the other
     lines = announcement.text.splitlines()
     assert lines[0] == "Announcements for 1300"

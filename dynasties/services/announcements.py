@@ -21,6 +21,8 @@ from dynasties.services.claims import claims_review
 from dynasties.services.common import Chronicle, World, load_tables, lock_campaign, require_step, set_step
 from dynasties.services.setup import starting_family
 
+# Money is private (RULES.md E7): payment lines stay in the chronicle for the parties and the GM and
+# are never part of the public announcement.
 SECTIONS = [
     ("Births", {"birth"}),
     ("Deaths", {"death"}),
@@ -31,7 +33,6 @@ SECTIONS = [
     ("Captures and releases", {"capture", "release"}),
     ("Prince pieces", {"piece"}),
     ("Health and royal leaders", {"health", "leaders", "stability", "revolt"}),
-    ("Money moved by the rules", {"payment_owed", "payment"}),
 ]
 
 
