@@ -265,3 +265,17 @@ def test_effective_age_never_below_zero(age, offset, total):
     assert p.effective_age(1500) >= 0
     outcome = bl.survival_outcome(bl.DEFAULT_TABLES[bl.SURVIVAL], p.effective_age(1500), total)
     assert outcome.column in bl.SURVIVAL_COLUMNS
+
+
+@pytest.mark.django_db
+def test_the_standard_dowry_is_paid_at_the_wedding(eu):
+    from campaign import treasury
+
+    france, england = Dynasty.objects.get(campaign=eu, crown="France"), Dynasty.objects.get(campaign=eu, crown="England")
+    prince = person(eu, france, "Charles", "M", 1472, father=Reign.objects.get(campaign=eu, crown="France").holder)
+    princess = person(eu, england, "Mary", "F", 1476, father=Reign.objects.get(campaign=eu, crown="England").holder)
+    match = marriage_arrange(campaign=eu, husband=prince, wife=princess, dowry="100 ducats", alliance_title="Duke of Kent")
+    at_step(eu, Step.INTERPHASE)
+    marriage_wed(campaign=eu, marriage=match)
+    assert (treasury.balance(eu, england), treasury.balance(eu, france)) == (-100, 100)
+    assert treasury.currency(eu) == "ducats"

@@ -338,6 +338,8 @@ def _wed_all(campaign: Campaign, matches: Sequence[Marriage], people: dict[int, 
             + ".",
             marriage=match.pk,
         )
+        if campaign.ruleset == bl.NAME:
+            postings += _bloodline_dowry(campaign, match, groom, bride, groom_house, bride_house, chronicle)
         payments = br.wedding_payments(
             bride_charisma=int(bride.characteristics.get("charisma", 0)),
             groom_is_monarch=groom.pk in reigning,
@@ -380,6 +382,40 @@ def _wed_all(campaign: Campaign, matches: Sequence[Marriage], people: dict[int, 
                 king_crown=world.crown(world.reigning()[match.husband_id].crown),
                 chronicle=chronicle,
             )
+
+
+def _bloodline_dowry(
+    campaign: Campaign, match: Marriage, groom: Character, bride: Character, groom_house: Dynasty | None,
+    bride_house: Dynasty | None, chronicle: Chronicle,
+) -> list[Posting]:
+    """BloodLine dowries change hands at the wedding: an accepted minor-house offer's dowry from the
+    suitor's house to the minor house; a standard alliance's 100 ducats from the bride's house to the
+    groom's (a province given as dowry is recorded, not posted)."""
+    from dynasties.models import MarriageOffer, OfferStatus
+
+    offer = MarriageOffer.objects.filter(
+        campaign=campaign, status=OfferStatus.ACCEPTED, minor_character__in=[groom, bride], suitor__in=[groom, bride]
+    ).select_related("suitor__controlled_by", "minor_character__controlled_by").first()
+    if offer is not None:
+        payer, payee, amount = offer.suitor.controlled_by, offer.minor_character.controlled_by, offer.dowry
+    elif match.dowry == f"{bl.DOWRY_DUCATS} ducats":
+        payer, payee, amount = bride_house, groom_house, bl.DOWRY_DUCATS
+    else:
+        return []
+    if payer is None or payee is None or payer == payee or not amount:
+        return []
+    chronicle.add(
+        "payment_owed",
+        f"{amount} ducats of dowry from the house of {payer.name} to the house of {payee.name} for the match of "
+        f"{groom.display_name} and {bride.display_name}.",
+        dynasty=payer.pk,
+        amount=-amount,
+        marriage=match.pk,
+    )
+    posting = treasury.unsaved(
+        campaign, payer=payer, payee=payee, amount=amount, kind=PostingKind.DOWRY, reason="dowry", marriage=match
+    )
+    return [posting] if posting is not None else []
 
 
 @transaction.atomic
