@@ -22,7 +22,9 @@ from dynasties.rules import interphase as rules
 from dynasties.rules.errors import NotFound, RuleError, StepOrderError
 from dynasties.services.common import Chronicle, lock_campaign, require_step
 
-CHRONICLE_KIND = "interphase"
+# A money line: private to the dynasty and the GM (campaign.permissions.MONEY_KINDS); ``data``
+# marks it as an Interphase run, which is how a second run in the year is found.
+CHRONICLE_KIND = "payment"
 
 
 class InterphaseAlreadyRun(StepOrderError):
@@ -69,7 +71,8 @@ def _earlier_runs(campaign: Campaign, dynasty: Dynasty) -> list[ChronicleEntry]:
     """This year's runs for the dynasty whose postings are not all reversed."""
     open_runs = []
     for entry in ChronicleEntry.objects.filter(
-        campaign=campaign, year=campaign.current_year, kind=CHRONICLE_KIND, data__dynasty=dynasty.pk
+        campaign=campaign, year=campaign.current_year, kind=CHRONICLE_KIND, data__interphase=True,
+        data__dynasty=dynasty.pk,
     ).order_by("id"):
         ids = list(entry.data.get("postings", []))
         reversed_count = Posting.objects.filter(campaign=campaign, reverses_id__in=ids).count()
@@ -245,6 +248,7 @@ def interphase_run(
         f"{' (' + house.crown + ')' if house.crown else ''}, {campaign.current_year}: {summary}. "
         f"Income {result.income} {money}, costs {result.costs} {money}."
         + "".join(" " + note for note in result.notes),
+        interphase=True,
         dynasty=house.pk,
         postings=[p.pk for p in postings],
         tax_rate=tax_rate,

@@ -339,7 +339,7 @@ def interphase_lines(
                 p.add(
                     "home_in_rebellion", "too_many",
                     f"{given} home provinces still in rebellion, but the country has {home} home provinces and "
-                    f"{still} rebellion markers left after the buy-offs.",
+                    f"{_plural(still, 'rebellion marker')} left after the buy-offs.",
                 )
         elif derived is not None:
             home_rebels = derived

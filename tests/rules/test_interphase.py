@@ -1,0 +1,378 @@
+"""Blood Royale's Interphase money as a pure function (RULES.md A8; rulebook sections 11, 13, 15, 21, E)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from dynasties.rules import interphase as ip
+from dynasties.rules.errors import RuleError
+from dynasties.rules.interphase import IN, OUT, InterphaseEntry, InterphaseError, interphase_lines
+
+
+def run(cash: int = 0, first_turn: bool = False, **entry: Any) -> ip.InterphaseResult:
+    entry.setdefault("provinces", 0)
+    return interphase_lines(InterphaseEntry(**entry), cash=cash, first_turn=first_turn)
+
+
+def refused(**entry: Any) -> InterphaseError:
+    with pytest.raises(InterphaseError) as info:
+        run(**entry)
+    assert isinstance(info.value, RuleError) and info.value.code == "invalid_interphase"
+    return info.value
+
+
+def amounts(result: ip.InterphaseResult) -> list[tuple[str, str, int]]:
+    return [(line.kind, line.direction, line.amount) for line in result.lines]
+
+
+# --- taxation (section 11) ---------------------------------------------------------------------------
+
+
+def test_taxes_are_five_crowns_per_province_by_default() -> None:
+    result = run(provinces=9)
+    assert amounts(result) == [("tax", IN, 45)]
+    assert result.lines[0].reason == "Taxation: 9 provinces at 5 Crowns"
+    assert result.rebellion_modifier == 0 and result.notes == ()
+    assert result.cash_after == 45 and result.income == 45 and result.costs == 0
+
+
+def test_the_high_rate_is_seven_and_costs_two_on_rebellion_rolls() -> None:
+    result = run(provinces=9, tax_rate=7)
+    assert amounts(result) == [("tax", IN, 63)]
+    assert result.rebellion_modifier == -2
+    assert "-2 on Rebellion rolls this turn" in result.lines[0].reason
+    assert any("apply -2 to every Rebellion roll" in note for note in result.notes)
+
+
+@pytest.mark.parametrize("rate", [0, 4, 6, 8, 10, True, 5.0, "5"])
+def test_only_one_rate_of_five_or_seven(rate: object) -> None:
+    error = refused(provinces=3, tax_rate=rate)
+    assert "The tax rate is 5 or 7 Crowns per province, one rate for the whole country" in error.message
+    assert error.fields == {"tax_rate": "invalid"}
+
+
+def test_famine_and_rebellion_provinces_pay_nothing() -> None:
+    result = run(provinces=10, famine=2, rebellion=1)
+    assert amounts(result) == [("tax", IN, 35)]
+    assert result.taxed_provinces == 7
+    assert result.lines[0].reason == "Taxation: 7 provinces at 5 Crowns; 3 in famine or rebellion pay nothing"
+
+
+def test_a_country_all_in_famine_posts_no_tax_line() -> None:
+    assert run(provinces=2, famine=2).lines == ()
+
+
+def test_names_a_province_in_famine_and_rebellion_once() -> None:
+    result = run(provinces=["Kent", "Wessex", "Mercia"], famine=["Kent"], rebellion=["kent", "Mercia"])
+    assert result.taxed_provinces == 1 and amounts(result) == [("tax", IN, 5)]
+
+
+def test_more_famine_and_rebellion_than_provinces_is_refused() -> None:
+    error = refused(provinces=3, famine=2, rebellion=2)
+    assert error.message == "4 provinces in famine or rebellion, but the country controls only 3."
+    assert error.fields == {"famine": "too_many"}
+
+
+def test_famine_names_must_be_controlled_provinces() -> None:
+    error = refused(provinces=["Kent", "Wessex"], famine=["Normandy"], rebellion=["Anjou", "Maine"])
+    assert "Provinces in famine: Normandy is not among the provinces controlled." in error.message
+    assert "Provinces in rebellion: Anjou and Maine are not among the provinces controlled." in error.message
+
+
+def test_a_province_listed_twice_is_refused() -> None:
+    error = refused(provinces=["Kent", " kent "])
+    assert error.message == "Provinces controlled: kent is listed twice."
+
+
+def test_a_bare_string_is_not_a_list_of_provinces() -> None:
+    error = refused(provinces="Kent")
+    assert error.message == "Provinces controlled must be a whole number (got 'Kent')."
+
+
+# --- counts ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("field", "label"),
+    [
+        ("provinces", "Provinces controlled"),
+        ("famine", "Provinces in famine"),
+        ("rebellion", "Provinces in rebellion"),
+        ("armies_kept", "Armies kept"),
+        ("fleets_kept", "Fleets kept"),
+        ("armies_raised", "Armies raised"),
+        ("fleets_raised", "Fleets raised"),
+        ("rebellions_bought_off", "Rebellions bought off"),
+        ("basic_sets", "Basic sets cashed in"),
+        ("semi_luxury_sets", "Semi-luxury sets cashed in"),
+        ("luxury_sets", "Luxury sets cashed in"),
+        ("home_provinces", "Home provinces controlled"),
+        ("home_in_rebellion", "Home provinces still in rebellion"),
+    ],
+)
+def test_counts_are_never_negative(field: str, label: str) -> None:
+    entry: dict[str, Any] = {"provinces": 5, "home_provinces": 5, field: -1}
+    error = refused(**entry)
+    assert f"{label} cannot be negative (got -1)." in error.message
+    assert error.fields[field] == "negative"
+
+
+@pytest.mark.parametrize("value", [1.5, True, None, "3"])
+def test_counts_are_whole_numbers(value: object) -> None:
+    error = refused(provinces=5, armies_kept=value)
+    assert error.message == f"Armies kept must be a whole number (got {value!r})."
+
+
+def test_every_fault_is_named_at_once() -> None:
+    error = refused(provinces=2, tax_rate=6, armies_kept=-1, fleets_raised=5)
+    assert set(error.fields) == {"tax_rate", "armies_kept", "fleets_raised"}
+    assert "tax rate" in error.message and "Armies kept" in error.message and "At most 4 fleets" in error.message
+
+
+# --- maintenance and raising (section 13) -------------------------------------------------------------
+
+
+def test_maintenance_is_two_and_raising_five_each() -> None:
+    forces = {"armies_kept": 10, "fleets_kept": 2, "armies_raised": 3, "fleets_raised": 1}
+    result = run(cash=100, provinces=8, famine=8, home_provinces=8, **forces)
+    assert amounts(result) == [
+        ("maintenance", OUT, 20),
+        ("maintenance", OUT, 4),
+        ("raising", OUT, 15),
+        ("raising", OUT, 5),
+    ]
+    assert [line.reason for line in result.lines] == [
+        "Maintenance of 10 armies at 2 Crowns",
+        "Maintenance of 2 fleets at 2 Crowns",
+        "Raising 3 armies at 5 Crowns",
+        "Raising 1 fleet at 5 Crowns",
+    ]
+    assert result.costs == 44 and result.cash_after == 56
+
+
+def test_at_most_twenty_armies_kept_and_raised() -> None:
+    assert run(cash=200, provinces=10, famine=10, armies_kept=15, armies_raised=5, home_provinces=10).cash_after == 145
+    error = refused(cash=200, provinces=11, armies_kept=15, armies_raised=6, home_provinces=11)
+    assert error.message == "At most 20 armies on the map: 15 kept + 6 raised = 21."
+    assert error.fields == {"armies_raised": "over_limit"}
+    assert refused(armies_kept=21).message == "At most 20 armies on the map: 21 kept + 0 raised = 21."
+
+
+def test_at_most_four_fleets() -> None:
+    assert run(cash=50, fleets_kept=2, fleets_raised=2).costs == 14
+    error = refused(cash=50, fleets_kept=3, fleets_raised=2)
+    assert error.message == "At most 4 fleets: 3 kept + 2 raised = 5."
+    assert error.fields == {"fleets_raised": "over_limit"}
+
+
+def test_a_player_with_two_kingdoms_has_two_countries_worth_of_counters() -> None:
+    result = run(cash=500, provinces=16, countries=2, armies_kept=30, fleets_kept=8, armies_raised=2, home_provinces=16)
+    assert result.costs == 60 + 16 + 10
+    assert "At most 40 armies" in refused(countries=2, armies_kept=41).message
+    assert refused(countries=0).message == "A player controls at least 1 country."
+
+
+def test_raising_is_capped_at_twice_the_home_provinces_not_in_rebellion() -> None:
+    assert run(cash=50, provinces=6, home_provinces=4, armies_kept=5, armies_raised=3).raising_cap == 8
+    error = refused(cash=50, provinces=6, home_provinces=4, armies_kept=5, armies_raised=4)
+    assert error.message == (
+        "Raising 4 armies would put 9 on the map, above 2 x 4 home provinces not in rebellion "
+        "(4 controlled, 0 still in rebellion after the buy-offs) = 8: raise at most 3."
+    )
+    assert error.fields == {"armies_raised": "over_cap"}
+
+
+def test_the_cap_counts_home_provinces_still_in_rebellion_after_the_buy_offs() -> None:
+    # 5 home provinces, 2 of them in rebellion, 1 bought off: 4 quiet, cap 8
+    entry: dict[str, Any] = {"cash": 100, "provinces": 7, "rebellion": 2, "rebellions_bought_off": 1, "home_provinces": 5}
+    assert run(**entry, home_in_rebellion=1, armies_raised=8).raising_cap == 8
+    error = refused(**entry, home_in_rebellion=1, armies_raised=9)
+    assert "above 2 x 4 home provinces not in rebellion (5 controlled, 1 still in rebellion after the buy-offs) = 8" in (
+        error.message
+    )
+    # the rebellion left is in a conquered province: all 5 home provinces count
+    assert run(**entry, home_in_rebellion=0, armies_raised=10).raising_cap == 10
+
+
+def test_without_the_split_the_markers_left_are_taken_to_be_at_home() -> None:
+    result = run(cash=100, provinces=7, rebellion=2, home_provinces=5, armies_raised=6)
+    assert result.raising_cap == 6
+    assert result.notes == (
+        "Raising cap: the 2 rebellion markers left after the buy-offs are taken to be in home provinces; give the "
+        "home provinces still in rebellion to say otherwise.",
+    )
+    error = refused(cash=100, provinces=7, rebellion=2, home_provinces=5, armies_raised=7)
+    assert "(the 2 rebellion markers left after the buy-offs are taken to be in home provinces" in error.message
+
+
+def test_with_names_the_cap_is_worked_out() -> None:
+    entry: dict[str, Any] = {
+        "cash": 100,
+        "provinces": ["Kent", "Wessex", "Mercia", "Normandy"],
+        "home_provinces": ["Kent", "Wessex", "Mercia"],
+        "rebellion": ["Kent", "Mercia", "Normandy"],
+        "rebellions_bought_off": ["Mercia"],
+    }
+    assert run(**entry, armies_raised=4).raising_cap == 4  # Kent still in rebellion: 2 quiet
+    assert run(**entry, home_in_rebellion=1, armies_raised=4).raising_cap == 4
+    error = refused(**entry, home_in_rebellion=0, armies_raised=4)
+    assert error.message == "Home provinces still in rebellion: 0 given, but the lists of names give 1."
+
+
+def test_home_in_rebellion_cannot_exceed_the_markers_left() -> None:
+    error = refused(provinces=5, rebellion=2, rebellions_bought_off=1, home_provinces=5, home_in_rebellion=2)
+    assert error.message == (
+        "2 home provinces still in rebellion, but the country has 5 home provinces and 1 rebellion marker left "
+        "after the buy-offs."
+    )
+
+
+def test_raising_armies_needs_the_home_provinces() -> None:
+    error = refused(cash=50, provinces=5, armies_raised=1)
+    assert error.fields == {"home_provinces": "required"}
+    assert "Say how many home provinces the country controls" in error.message
+
+
+def test_a_country_above_the_cap_keeps_its_armies_but_raises_none() -> None:
+    assert run(cash=50, provinces=3, home_provinces=2, armies_kept=10).costs == 20
+    assert run(cash=50, provinces=3, home_provinces=2, armies_kept=10, fleets_raised=1).costs == 25  # fleets: no cap
+    error = refused(cash=50, provinces=3, home_provinces=2, armies_kept=10, armies_raised=1)
+    assert "raise at most 0." in error.message
+
+
+def test_home_provinces_are_among_those_controlled() -> None:
+    assert refused(provinces=3, home_provinces=4).message == "4 home provinces, but the country controls only 3 provinces."
+
+
+# --- rebellions (section 15, optional rule E) ---------------------------------------------------------
+
+
+def test_a_rebellion_marker_is_bought_off_for_fifteen() -> None:
+    result = run(cash=10, provinces=6, rebellion=3, rebellions_bought_off=2)
+    assert amounts(result) == [("tax", IN, 15), ("rebellion", OUT, 30)]
+    assert result.lines[1].reason == "2 rebellion markers bought off at 15 Crowns"
+    assert "Provinces whose rebellion is bought off paid no tax" in result.notes[0]
+
+
+def test_more_buy_offs_than_rebellions_is_refused() -> None:
+    error = refused(cash=100, provinces=6, rebellion=1, rebellions_bought_off=2)
+    assert error.message == "2 rebellion markers bought off, but only 1 of the country's provinces is in rebellion."
+    assert error.fields == {"rebellions_bought_off": "too_many"}
+    named = refused(provinces=["Kent", "Mercia"], rebellion=["Kent"], rebellions_bought_off=["Mercia"])
+    assert "Rebellions bought off: Mercia is not among the provinces in rebellion." in named.message
+
+
+def test_a_rebellion_in_the_capital_returns_half_the_cash_in_hand() -> None:
+    result = run(cash=100, capital_rebellion=True)
+    assert amounts(result) == [("rebellion", OUT, 50)]
+    assert result.cash_after == 50
+    assert result.lines[0].reason == "Rebellion in the capital: half of the 100 Crowns in hand, 50, returned to the Treasury"
+
+
+def test_the_capital_takes_half_of_what_is_in_hand_after_every_other_line_rounded_down() -> None:
+    # 20 + 45 taxes + 50 set - 20 maintenance = 95 in hand; 47 go back, 48 stay
+    result = run(cash=20, provinces=9, basic_sets=1, armies_kept=10, capital_rebellion=True)
+    assert amounts(result) == [("tax", IN, 45), ("cash_in", IN, 50), ("maintenance", OUT, 20), ("rebellion", OUT, 47)]
+    assert result.cash_after == 48
+    assert "half of the 95 Crowns in hand, 47 (rounded down)" in result.lines[-1].reason
+    assert result.costs == 20  # the capital's loss is not a cost the exchequer must cover
+
+
+@pytest.mark.parametrize("cash", [0, 1, -30])
+def test_nothing_is_returned_from_an_empty_or_overdrawn_exchequer(cash: int) -> None:
+    result = run(cash=cash, capital_rebellion=True)
+    assert result.lines == ()
+    assert result.cash_after == cash
+    assert result.notes[-1].startswith("Rebellion in the capital: no cash in hand") or cash == 1
+
+
+# --- cashing in (section 21) -------------------------------------------------------------------------
+
+
+def test_sets_are_cashed_in_at_fifty_eighty_and_one_hundred_twenty() -> None:
+    result = run(basic_sets=2, semi_luxury_sets=1, luxury_sets=1)
+    assert amounts(result) == [("cash_in", IN, 100), ("cash_in", IN, 80), ("cash_in", IN, 120)]
+    assert [line.reason for line in result.lines] == [
+        "Cashed in 2 sets of metals, cloth and food at 50 Crowns",
+        "Cashed in 1 set of metals, cloth, food and a semi-luxury at 80 Crowns",
+        "Cashed in 1 set of metals, cloth, food, a semi-luxury and a luxury at 120 Crowns",
+    ]
+    assert result.income == 300
+
+
+def test_no_more_sets_than_the_counters_in_the_box() -> None:
+    assert "16 sets need that many metals, cloth and food, but the game has only 15 of each." in refused(
+        basic_sets=10, semi_luxury_sets=5, luxury_sets=1
+    ).message
+    assert refused(semi_luxury_sets=8, luxury_sets=3).message == (
+        "11 sets need that many semi-luxury items, but the game has only 10."
+    )
+    assert refused(luxury_sets=6).fields == {"luxury_sets": "over_limit"}
+
+
+# --- order, funds, first turn ---------------------------------------------------------------------------
+
+
+def test_income_comes_first_then_costs_in_the_rulebook_order() -> None:
+    result = run(
+        cash=0, provinces=10, rebellion=1, tax_rate=7, basic_sets=1, rebellions_bought_off=1, armies_kept=4,
+        fleets_kept=1, armies_raised=2, fleets_raised=1, home_provinces=8, home_in_rebellion=0,
+    )
+    assert [line.kind for line in result.lines] == [
+        "tax", "cash_in", "rebellion", "maintenance", "maintenance", "raising", "raising",
+    ]
+    assert result.income == 63 + 50 and result.costs == 15 + 8 + 2 + 10 + 5
+    assert result.shortfall == 0 and result.cash_after == 113 - 40
+
+
+def test_the_shortfall_is_what_the_costs_exceed_cash_and_income_by() -> None:
+    result = run(cash=10, provinces=5, armies_kept=20, home_provinces=5)
+    assert result.shortfall == 40 - 35 and result.cash_after == -5
+    assert run(cash=-10, provinces=4).shortfall == 0  # no costs: nothing is spent
+    assert run(cash=-10, provinces=1, fleets_kept=1).shortfall == 7
+
+
+def test_in_the_first_turn_only_taxation_and_raising_apply() -> None:
+    assert run(first_turn=True, provinces=8, home_provinces=8, armies_raised=7).cash_after == 40 - 35
+    error = refused(first_turn=True, provinces=8, armies_kept=2, rebellion=1)
+    assert set(error.fields) == {"armies_kept", "rebellion"}
+    assert "Armies kept: none in the first turn, when only Taxation, Placing Resources and Raising apply" in error.message
+
+
+def test_the_kinds_are_the_ledgers() -> None:
+    assert ip.KINDS == ("tax", "cash_in", "rebellion", "maintenance", "raising")
+
+
+@given(
+    cash=st.integers(-200, 500),
+    provinces=st.integers(0, 30),
+    famine=st.integers(0, 5),
+    rebellion=st.integers(0, 5),
+    tax_rate=st.sampled_from(ip.TAX_RATES),
+    armies_kept=st.integers(0, 12),
+    fleets_kept=st.integers(0, 2),
+    fleets_raised=st.integers(0, 2),
+    basic=st.integers(0, 3),
+    semi=st.integers(0, 3),
+    lux=st.integers(0, 3),
+    capital=st.booleans(),
+)
+def test_the_lines_add_up(
+    cash: int, provinces: int, famine: int, rebellion: int, tax_rate: int, armies_kept: int, fleets_kept: int,
+    fleets_raised: int, basic: int, semi: int, lux: int, capital: bool,
+) -> None:
+    provinces = max(provinces, famine + rebellion)
+    result = run(
+        cash=cash, provinces=provinces, famine=famine, rebellion=rebellion, tax_rate=tax_rate, armies_kept=armies_kept,
+        fleets_kept=fleets_kept, fleets_raised=fleets_raised, basic_sets=basic, semi_luxury_sets=semi, luxury_sets=lux,
+        capital_rebellion=capital,
+    )
+    assert all(line.amount > 0 for line in result.lines)
+    assert result.cash_after == cash + sum(line.signed for line in result.lines)
+    directions = [line.direction for line in result.lines if not line.reason.startswith("Rebellion in the capital")]
+    assert directions == sorted(directions, key=lambda d: d != IN)  # income first
+    assert result.income - result.costs + cash >= 0 or result.shortfall > 0 or result.costs == 0
