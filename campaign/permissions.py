@@ -13,6 +13,11 @@ from django.db.models import Q, QuerySet
 from campaign.models import Campaign, ChronicleEntry, Membership, Posting, Role
 
 MONEY_KINDS = {"payment_owed", "payment"}  # chronicle lines that tell of money: private like the ledger
+# chronicle lines about a contract: private to its parties (their ``data["parties"]``) and the GM
+CONTRACT_KINDS = {
+    "contract_breach", "contract_cession", "contract_draft", "contract_end", "contract_in_force", "contract_note",
+    "contract_payment", "contract_signed", "contract_unpaid",
+}
 
 
 def role_of(user: Any, campaign: Campaign) -> tuple[str | None, int | None]:
@@ -44,6 +49,8 @@ def can_view(user: Any, obj: Any) -> bool:
         return dynasty is not None and obj.parties.filter(pk=dynasty).exists()
     if isinstance(obj, ChronicleEntry) and obj.kind in MONEY_KINDS:
         return dynasty is not None and obj.data.get("dynasty") == dynasty
+    if isinstance(obj, ChronicleEntry) and obj.kind in CONTRACT_KINDS:
+        return dynasty is not None and dynasty in (obj.data.get("parties") or [])
     return True  # characters, families, rolls, the rest of the chronicle: public to members
 
 
@@ -68,5 +75,7 @@ def visible(user: Any, campaign: Campaign, queryset: QuerySet[Any]) -> QuerySet[
     if model is Contract:
         return queryset.filter(parties=dynasty).distinct() if dynasty else queryset.none()
     if model is ChronicleEntry:
-        return queryset.exclude(Q(kind__in=MONEY_KINDS) & ~Q(data__dynasty=dynasty))
+        hidden = queryset.filter(Q(kind__in=MONEY_KINDS) & ~Q(data__dynasty=dynasty))
+        secret = [e.pk for e in queryset.filter(kind__in=CONTRACT_KINDS) if not can_view(user, e)]
+        return queryset.exclude(pk__in=hidden.values("pk")).exclude(pk__in=secret)
     return queryset

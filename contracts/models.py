@@ -20,7 +20,22 @@ class ContractState(models.TextChoices):
     ENDED = "ended", "Ended"
 
 
+class EndKind(models.TextChoices):
+    """Why a contract ended (the reason in words is ``Contract.end_reason``)."""
+
+    DEATH = "death", "A spouse died"
+    BETROTHAL_VOID = "betrothal_void", "The betrothal ended before the wedding"
+    HEIRLESS = "heirless", "A leader party to it died heirless"
+    CONSENT = "consent", "Mutual consent"
+    TERM = "term", "The fixed term expired"
+    ESCAPE = "escape", "Escape clause invoked"
+
+
 class Contract(models.Model):
+    """A written contract between dynasties. A marriage contract binds from the wedding and lasts
+    while both spouses live (A6); a binding agreement lasts until mutual consent or a leader party
+    to it dies heirless (D); a fixed term expires at the turn advance."""
+
     campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="contracts")
     kind = models.CharField(max_length=20, choices=ContractKind.choices)
     title = models.CharField(max_length=200)
@@ -31,7 +46,12 @@ class Contract(models.Model):
     start_year = models.IntegerField()
     term_years = models.PositiveIntegerField(null=True, blank=True, help_text="A fixed term; empty: open-ended.")
     state = models.CharField(max_length=10, choices=ContractState.choices, default=ContractState.DRAFT)
+    signed_year = models.IntegerField(null=True, blank=True)
+    in_force_year = models.IntegerField(
+        null=True, blank=True, help_text="When it came into force (a marriage contract: the wedding)."
+    )
     ended_year = models.IntegerField(null=True, blank=True)
+    end_kind = models.CharField(max_length=20, blank=True, choices=EndKind.choices)
     end_reason = models.CharField(max_length=200, blank=True)
     text = models.TextField(blank=True, help_text="Free text read with the clauses.")
 
@@ -43,9 +63,14 @@ class Contract(models.Model):
                 name="contract_ended_iff_year",
             ),
             models.CheckConstraint(
-                condition=Q(ended_year__isnull=True) | Q(ended_year__gte=F("start_year")), name="contract_ends_after_start"
+                condition=Q(ended_year__isnull=True) | Q(in_force_year__isnull=True) | Q(ended_year__gte=F("in_force_year")),
+                name="contract_ends_after_coming_into_force",
+            ),
+            models.CheckConstraint(
+                condition=Q(in_force_year__isnull=True) | Q(signed_year__isnull=False), name="contract_in_force_once_signed"
             ),
         ]
+        indexes = [models.Index(fields=["campaign", "state"])]
 
     def __str__(self) -> str:
         return f"{self.title} ({self.get_kind_display()}, {self.get_state_display().lower()})"
@@ -79,3 +104,224 @@ class Clause(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} {self.params}"
+
+
+class PaymentStatus(models.TextChoices):
+    PAID = "paid", "Paid"
+    UNPAID = "unpaid", "Unpaid (the payer could not cover it)"
+
+
+class ContractPayment(models.Model):
+    """Every payment a contract made due: a one-off payment or dowry when it came into force, each
+    turn's instalment of a recurring payment, damages for a breach. A payment the payer cannot
+    cover is kept as unpaid (never skipped) until ``payment_settle`` posts it."""
+
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="contract_payments")
+    contract = models.ForeignKey(Contract, on_delete=models.CASCADE, related_name="payments")
+    clause = models.ForeignKey(Clause, null=True, blank=True, on_delete=models.SET_NULL, related_name="payments")
+    breach = models.ForeignKey("Breach", null=True, blank=True, on_delete=models.SET_NULL, related_name="payments")
+    year = models.IntegerField(help_text="The turn the payment fell due.")
+    payer = models.ForeignKey("dynasties.Dynasty", on_delete=models.PROTECT, related_name="contract_payments_due")
+    payee = models.ForeignKey("dynasties.Dynasty", on_delete=models.PROTECT, related_name="contract_payments_owed")
+    amount = models.PositiveIntegerField()
+    status = models.CharField(max_length=10, choices=PaymentStatus.choices)
+    posting = models.OneToOneField(
+        "campaign.Posting", null=True, blank=True, on_delete=models.PROTECT, related_name="contract_payment"
+    )
+    settled_year = models.IntegerField(null=True, blank=True, help_text="When an unpaid payment was made good.")
+    note = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["campaign", "year", "id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0), name="contractpayment_amount_positive"),
+            models.CheckConstraint(condition=~Q(payer=F("payee")), name="contractpayment_two_houses"),
+            models.CheckConstraint(
+                condition=(Q(status="paid") & Q(posting__isnull=False)) | (Q(status="unpaid") & Q(posting__isnull=True)),
+                name="contractpayment_paid_iff_posted",
+            ),
+            models.UniqueConstraint(
+                fields=["clause", "year"], condition=Q(breach__isnull=True), name="contractpayment_once_per_turn"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.year}: {self.amount} from {self.payer} to {self.payee} ({self.get_status_display().lower()})"
+
+
+class Breach(models.Model):
+    """A party's breach of a contract, as another party recorded it, and how it was settled."""
+
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="breaches")
+    contract = models.ForeignKey(Contract, on_delete=models.CASCADE, related_name="breaches")
+    clause = models.ForeignKey(Clause, null=True, blank=True, on_delete=models.SET_NULL, related_name="breaches")
+    by_dynasty = models.ForeignKey(
+        "dynasties.Dynasty", on_delete=models.PROTECT, related_name="breaches_committed", help_text="The party in breach."
+    )
+    raised_by = models.ForeignKey(
+        "dynasties.Dynasty", on_delete=models.PROTECT, related_name="breaches_raised", help_text="The injured party."
+    )
+    year = models.IntegerField()
+    text = models.TextField()
+    resolution = models.CharField(max_length=300, blank=True)
+    resolved_year = models.IntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["campaign", "year", "id"]
+        verbose_name_plural = "breaches"
+        constraints = [models.CheckConstraint(condition=~Q(by_dynasty=F("raised_by")), name="breach_two_parties")]
+
+    def __str__(self) -> str:
+        return f"{self.year}: breach of {self.contract.title} by {self.by_dynasty}"
+
+
+class Dispute(models.Model):
+    """BloodLine: a dispute ruled by a majority of the other players, term by term."""
+
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="disputes")
+    breach = models.OneToOneField(Breach, on_delete=models.CASCADE, related_name="dispute")
+    year = models.IntegerField()
+    voters = models.JSONField(default=list, help_text="The other players entitled to rule (dynasty ids).")
+    outcome = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["campaign", "year", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.year}: ruling on {self.breach}"
+
+
+class DisputeTerm(models.Model):
+    dispute = models.ForeignKey(Dispute, on_delete=models.CASCADE, related_name="terms")
+    clause = models.ForeignKey(Clause, on_delete=models.CASCADE, related_name="rulings")
+    upheld_by = models.PositiveSmallIntegerField()
+    rejected_by = models.PositiveSmallIntegerField()
+    upheld = models.BooleanField(help_text="A majority of the other players upheld it: it is enforced.")
+    enforcement = models.CharField(max_length=200, blank=True, help_text="What the companion did to enforce it.")
+
+    class Meta:
+        ordering = ["dispute", "clause__position", "clause_id"]
+        constraints = [models.UniqueConstraint(fields=["dispute", "clause"], name="disputeterm_once")]
+
+    def __str__(self) -> str:
+        return f"{self.clause}: {'upheld' if self.upheld else 'ignored'} ({self.upheld_by}-{self.rejected_by})"
+
+
+class DisputeVote(models.Model):
+    dispute = models.ForeignKey(Dispute, on_delete=models.CASCADE, related_name="votes")
+    dynasty = models.ForeignKey("dynasties.Dynasty", on_delete=models.PROTECT, related_name="dispute_votes")
+    clause = models.ForeignKey(Clause, on_delete=models.CASCADE, related_name="dispute_votes")
+    upholds = models.BooleanField()
+
+    class Meta:
+        ordering = ["dispute", "clause_id", "dynasty_id"]
+        constraints = [models.UniqueConstraint(fields=["dispute", "dynasty", "clause"], name="disputevote_once")]
+
+    def __str__(self) -> str:
+        return f"{self.dynasty} {'upholds' if self.upholds else 'rejects'} {self.clause}"
+
+
+class ParleyKind(models.TextChoices):
+    """The medieval game's parleys (sections 20.41-20.46)."""
+
+    BREACH = "breach", "A broken binding agreement (20.44)"
+    READMISSION = "readmission", "Readmission of an excommunicated player (20.45)"
+    CONQUEST = "conquest", "Contesting a diplomatic conquest (20.41)"
+    CLAIM = "claim", "Obtaining a claim (20.42)"
+    INHERITANCE = "inheritance", "Contesting a dynastic inheritance (20.43)"
+    CRUSADE = "crusade", "Calling a crusade (20.46)"
+
+
+class Parley(models.Model):
+    """An open vote: each Christian player casts his leader's diplomatic stature (+5 per church
+    card) in one block, most votes first. The caller's motion carries on a tie."""
+
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="parleys")
+    year = models.IntegerField()
+    step = models.CharField(max_length=20)
+    kind = models.CharField(max_length=20, choices=ParleyKind.choices)
+    subject = models.CharField(max_length=200)
+    caller = models.ForeignKey("dynasties.Dynasty", on_delete=models.PROTECT, related_name="parleys_called")
+    breach = models.OneToOneField(Breach, null=True, blank=True, on_delete=models.SET_NULL, related_name="parley")
+    excommunication = models.ForeignKey(
+        "Excommunication", null=True, blank=True, on_delete=models.SET_NULL, related_name="readmission_parleys",
+        help_text="Readmission: the excommunication the parley considered.",
+    )
+    votes_for = models.PositiveIntegerField(default=0)
+    votes_against = models.PositiveIntegerField(default=0)
+    carried = models.BooleanField(help_text="The caller's motion carried (a tie counts for the caller).")
+    outcome = models.CharField(max_length=300)
+
+    class Meta:
+        ordering = ["campaign", "year", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.year}: parley on {self.subject} ({self.votes_for}-{self.votes_against})"
+
+    @property
+    def tie(self) -> bool:
+        return self.votes_for == self.votes_against
+
+
+class VoteChoice(models.TextChoices):
+    FOR = "for", "For the motion"
+    AGAINST = "against", "Against"
+    ABSTAIN = "abstain", "Abstains"
+
+
+class ParleyVote(models.Model):
+    parley = models.ForeignKey(Parley, on_delete=models.CASCADE, related_name="votes")
+    dynasty = models.ForeignKey("dynasties.Dynasty", on_delete=models.PROTECT, related_name="parley_votes")
+    stature = models.PositiveSmallIntegerField(help_text="The leader's diplomatic stature.")
+    church_cards = models.PositiveSmallIntegerField(default=0, help_text="Influence in Church Hierarchy cards played (+5 each).")
+    christian = models.BooleanField()
+    votes = models.PositiveSmallIntegerField(help_text="Votes cast (0 when the player may not vote).")
+    choice = models.CharField(max_length=10, choices=VoteChoice.choices)
+    position = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Order of casting; empty: did not vote.")
+    excluded = models.CharField(max_length=200, blank=True, help_text="Why the player could not vote.")
+
+    class Meta:
+        ordering = ["parley", "position", "id"]
+        constraints = [models.UniqueConstraint(fields=["parley", "dynasty"], name="parleyvote_once")]
+
+    def __str__(self) -> str:
+        if self.position is None:
+            return f"{self.dynasty}: no vote ({self.excluded})"
+        return f"{self.position}. {self.dynasty}: {self.votes} {self.get_choice_display().lower()}"
+
+
+class Excommunication(models.Model):
+    """A player excommunicated (medieval game 22): his leader counts as pagan, he may not vote in a
+    parley except on his own readmission nor call one except for it. Ends when his leader dies
+    heirless or a readmission parley readmits him."""
+
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="excommunications")
+    dynasty = models.ForeignKey("dynasties.Dynasty", on_delete=models.PROTECT, related_name="excommunications")
+    leader = models.ForeignKey(
+        "dynasties.Character", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        help_text="The house's reigning monarch when excommunicated.",
+    )
+    breach = models.ForeignKey(Breach, null=True, blank=True, on_delete=models.SET_NULL, related_name="excommunications")
+    parley = models.ForeignKey(Parley, null=True, blank=True, on_delete=models.SET_NULL, related_name="excommunications")
+    start_year = models.IntegerField()
+    reason = models.CharField(max_length=200)
+    ended_year = models.IntegerField(null=True, blank=True)
+    end_reason = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["campaign", "start_year", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["dynasty"], condition=Q(ended_year__isnull=True), name="excommunication_one_open_per_house"
+            ),
+            models.CheckConstraint(
+                condition=Q(ended_year__isnull=True) | Q(ended_year__gte=F("start_year")), name="excommunication_ends_after_start"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.dynasty} excommunicated {self.start_year}-{self.ended_year or ''}"
+
+    @property
+    def active(self) -> bool:
+        return self.ended_year is None

@@ -80,3 +80,15 @@ def test_querysets_agree_with_the_matrix(cast, campaign):
             if isinstance(obj, ChronicleEntry):
                 assert (obj in lines) == can_view(user, obj), (role, name)
     assert [can_view_exchequer(users[r], houses["england"]) for r in ROLES] == [True, True, False, False, False]
+
+
+@pytest.mark.django_db
+def test_contract_lines_of_the_chronicle_are_private_to_the_parties(cast, campaign):
+    users, _objects, houses = cast
+    line = ChronicleEntry.objects.create(
+        campaign=campaign, year=1300, step="births", kind="contract_end", text="The treaty ends",
+        data={"contract": 1, "parties": [houses["england"].pk]},
+    )
+    assert [can_view(users[r], line) for r in ROLES] == [True, True, False, False, False]
+    for role in ROLES:
+        assert (line in set(visible(users[role], campaign, ChronicleEntry.objects.all()))) == can_view(users[role], line)

@@ -32,6 +32,7 @@ SECTIONS = [
     ("Disputed successions and claims", {"pass_over", "exile", "renunciation", "claim_end"}),
     ("Captures and releases", {"capture", "release"}),
     ("Prince pieces", {"piece"}),
+    ("Parleys and the Church", {"parley", "excommunication", "readmission"}),
     ("Health and royal leaders", {"health", "leaders", "stability", "revolt"}),
 ]
 
@@ -267,5 +268,8 @@ def turn_advance(*, campaign: Campaign | int, to_year: int | None = None, by: Ab
         Reign.objects.bulk_update(ending, ["regency_end_year"])
     if retiring:
         Character.objects.bulk_update(retiring, ["status", "retired_year"])
+    from contracts.services import contracts_turn_advance  # contracts build on these services
+
+    contracts_turn_advance(campaign, chronicle)
     chronicle.flush()
     return campaign

@@ -42,3 +42,8 @@ def character_die(
     open_matches.filter(Q(husband_id__in=character_ids) | Q(wife_id__in=character_ids), wedding_year__isnull=True).update(
         ended_year=year, end_cause="betrothal void: death before the wedding"
     )
+    # contracts end with their marriage, their betrothal or an heirless leader (imported here:
+    # contracts.services builds on the dynasties' services)
+    from contracts.services import contracts_on_deaths
+
+    contracts_on_deaths(campaign, list(character_ids), chronicle)

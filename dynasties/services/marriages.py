@@ -370,6 +370,9 @@ def _wed_all(campaign: Campaign, matches: Sequence[Marriage], people: dict[int, 
             )
     Posting.objects.bulk_create(postings)
     Marriage.objects.bulk_update(list(matches), ["wedding_year", "husband_joins_wife"])
+    from contracts.services import contracts_on_weddings  # contracts build on these services
+
+    contracts_on_weddings(campaign, matches, chronicle)
     if changed:
         Character.objects.bulk_update(list(changed.values()), ["controlled_by", "prince_piece"])
     unions = [m for m in matches if m.husband_id in reigning and m.wife_id in reigning]
@@ -440,6 +443,9 @@ def marriage_cancel(
     match.save(update_fields=["ended_year", "end_cause"])
     chronicle = Chronicle(campaign)
     chronicle.add("betrothal_end", f"The betrothal of {match} is broken off: {reason.strip()}.", marriage=match.pk)
+    from contracts.services import contracts_on_marriage_end
+
+    contracts_on_marriage_end(campaign, match, chronicle)
     chronicle.flush()
     return match
 

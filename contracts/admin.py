@@ -1,0 +1,180 @@
+"""The game master's admin for contracts, their payments, breaches, rulings, parleys and
+excommunications. The records are written by ``contracts.services`` (drafting, signing, the
+wedding and death hooks, the turn advance, the votes): the pages show them, and the actions call
+the services, showing their rule errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin, messages
+from django.db.models import Model, QuerySet
+from django.http import HttpRequest
+
+from contracts.models import (
+    Breach,
+    Clause,
+    Contract,
+    ContractPayment,
+    ContractState,
+    Dispute,
+    DisputeTerm,
+    DisputeVote,
+    Excommunication,
+    Parley,
+    ParleyVote,
+    PaymentStatus,
+)
+from contracts.services import contract_end_by_consent, contract_sign, payment_settle
+from dynasties.rules.errors import RuleError
+
+
+class ServiceMadeMixin:
+    """Rows the services write: viewed, never added, edited or deleted by hand (corrections are new
+    records through the services, like the ledger's reversing postings)."""
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        model: type[Model] = self.model  # type: ignore[attr-defined]
+        return [f.name for f in model._meta.concrete_fields] + [f.name for f in model._meta.many_to_many]
+
+
+class ReadOnlyInline(admin.TabularInline):
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class ClauseInline(ReadOnlyInline):
+    model = Clause
+    fields = ["position", "kind", "params", "text"]
+    readonly_fields = fields
+
+
+class ContractPaymentInline(ReadOnlyInline):
+    model = ContractPayment
+    fk_name = "contract"
+    fields = ["year", "clause", "payer", "payee", "amount", "status", "posting", "settled_year", "note"]
+    readonly_fields = fields
+
+
+class BreachInline(ReadOnlyInline):
+    model = Breach
+    fields = ["year", "by_dynasty", "raised_by", "clause", "text", "resolution", "resolved_year"]
+    readonly_fields = fields
+
+
+def _run(
+    admin_: admin.ModelAdmin, request: HttpRequest, rows: QuerySet[Any], service: Any, done: str, *, field: str = "contract",
+    **kwargs: Any,
+) -> None:
+    for row in rows:
+        try:
+            service(campaign=row.campaign_id, **{field: row.pk}, **kwargs)
+        except RuleError as exc:
+            admin_.message_user(request, f"{row}: {exc.message}", messages.ERROR)
+        else:
+            admin_.message_user(request, f"{row}: {done}.")
+
+
+@admin.register(Contract)
+class ContractAdmin(ServiceMadeMixin, admin.ModelAdmin):
+    list_display = [
+        "title", "kind", "state", "party_names", "marriage", "start_year", "in_force_year", "term_years", "ended_year",
+        "end_reason", "campaign",
+    ]
+    list_filter = ["campaign", "kind", "state", "end_kind"]
+    search_fields = ["title", "text", "parties__name", "clauses__text", "end_reason"]
+    list_select_related = ["campaign", "marriage__husband", "marriage__wife"]
+    inlines = [ClauseInline, ContractPaymentInline, BreachInline]
+    actions = ["sign", "end_by_consent"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Contract]:
+        return super().get_queryset(request).prefetch_related("parties")
+
+    @admin.display(description="parties")
+    def party_names(self, obj: Contract) -> str:
+        return ", ".join(d.name for d in obj.parties.all())
+
+    @admin.action(description="Sign the selected drafts (every party signs)", permissions=["change"])
+    def sign(self, request: HttpRequest, queryset: QuerySet[Contract]) -> None:
+        _run(self, request, queryset.filter(state=ContractState.DRAFT), contract_sign, "signed")
+
+    @admin.action(description="End the selected contracts by mutual consent", permissions=["change"])
+    def end_by_consent(self, request: HttpRequest, queryset: QuerySet[Contract]) -> None:
+        _run(self, request, queryset, contract_end_by_consent, "ended by mutual consent", reason="recorded by the GM")
+
+
+@admin.register(ContractPayment)
+class ContractPaymentAdmin(ServiceMadeMixin, admin.ModelAdmin):
+    list_display = ["year", "contract", "payer", "payee", "amount", "status", "settled_year", "campaign"]
+    list_filter = ["campaign", "status", "year"]
+    search_fields = ["contract__title", "payer__name", "payee__name", "note"]
+    list_select_related = ["contract", "payer", "payee", "campaign"]
+    actions = ["settle"]
+
+    @admin.action(description="Settle the selected unpaid payments now", permissions=["change"])
+    def settle(self, request: HttpRequest, queryset: QuerySet[ContractPayment]) -> None:
+        _run(self, request, queryset.filter(status=PaymentStatus.UNPAID), payment_settle, "settled", field="payment")
+
+
+@admin.register(Breach)
+class BreachAdmin(ServiceMadeMixin, admin.ModelAdmin):
+    list_display = ["year", "contract", "by_dynasty", "raised_by", "clause", "resolution", "campaign"]
+    list_filter = ["campaign", ("resolved_year", admin.EmptyFieldListFilter)]
+    search_fields = ["contract__title", "text", "resolution", "by_dynasty__name"]
+    list_select_related = ["contract", "by_dynasty", "raised_by", "clause", "campaign"]
+
+
+class DisputeTermInline(ReadOnlyInline):
+    model = DisputeTerm
+    fields = ["clause", "upheld_by", "rejected_by", "upheld", "enforcement"]
+    readonly_fields = fields
+
+
+class DisputeVoteInline(ReadOnlyInline):
+    model = DisputeVote
+    fields = ["dynasty", "clause", "upholds"]
+    readonly_fields = fields
+
+
+@admin.register(Dispute)
+class DisputeAdmin(ServiceMadeMixin, admin.ModelAdmin):
+    list_display = ["year", "breach", "outcome", "campaign"]
+    list_filter = ["campaign"]
+    search_fields = ["breach__contract__title", "outcome"]
+    list_select_related = ["breach__contract", "breach__by_dynasty", "campaign"]
+    inlines = [DisputeTermInline, DisputeVoteInline]
+
+
+class ParleyVoteInline(ReadOnlyInline):
+    model = ParleyVote
+    fields = ["position", "dynasty", "stature", "church_cards", "christian", "votes", "choice", "excluded"]
+    readonly_fields = fields
+
+
+@admin.register(Parley)
+class ParleyAdmin(ServiceMadeMixin, admin.ModelAdmin):
+    list_display = ["year", "kind", "subject", "caller", "votes_for", "votes_against", "carried", "outcome", "campaign"]
+    list_filter = ["campaign", "kind", "carried"]
+    search_fields = ["subject", "outcome", "caller__name"]
+    list_select_related = ["caller", "campaign"]
+    inlines = [ParleyVoteInline]
+
+
+@admin.register(Excommunication)
+class ExcommunicationAdmin(ServiceMadeMixin, admin.ModelAdmin):
+    list_display = ["dynasty", "leader", "start_year", "reason", "ended_year", "end_reason", "campaign"]
+    list_filter = ["campaign", ("ended_year", admin.EmptyFieldListFilter)]
+    search_fields = ["dynasty__name", "reason", "end_reason"]
+    list_select_related = ["dynasty", "leader", "campaign"]
