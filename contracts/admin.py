@@ -9,7 +9,7 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.db.models import Model, QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 
 from contracts.models import (
     Breach,
@@ -97,7 +97,19 @@ class ContractAdmin(ServiceMadeMixin, admin.ModelAdmin):
     search_fields = ["title", "text", "parties__name", "clauses__text", "end_reason"]
     list_select_related = ["campaign", "marriage__husband", "marriage__wife"]
     inlines = [ClauseInline, ContractPaymentInline, BreachInline]
-    actions = ["sign", "end_by_consent"]
+    actions = ["sign", "end_by_consent", "print_pdf"]
+
+    @admin.action(description="Print the selected contract (PDF, A4, to sign)")
+    def print_pdf(self, request: HttpRequest, queryset: QuerySet[Contract]) -> HttpResponse | None:
+        from contracts.printing import contract_pdf
+
+        if queryset.count() != 1:
+            self.message_user(request, "Select one contract to print.", level=messages.WARNING)
+            return None
+        contract = queryset.get()
+        response = HttpResponse(contract_pdf(contract), content_type="application/pdf")
+        response["Content-Disposition"] = f'attachment; filename="contract-{contract.pk}.pdf"'
+        return response
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Contract]:
         return super().get_queryset(request).prefetch_related("parties")
