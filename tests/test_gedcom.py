@@ -262,3 +262,16 @@ def test_the_command_writes_a_file_and_a_dynasty(grown, tmp_path):
         call_command("export_gedcom", "--campaign", "no-such-campaign")
     with pytest.raises(CommandError, match="No dynasty"):
         call_command("export_gedcom", "--campaign", grown.slug, "--dynasty", "Nobody")
+
+
+@pytest.mark.django_db
+def test_the_gedcom_download_is_for_members_only(client, campaign, alice, outsider):
+    from django.urls import reverse
+
+    url = reverse("gedcom-campaign", args=[campaign.slug])
+    client.force_login(outsider)
+    assert client.get(url).status_code == 404
+    client.force_login(alice)
+    response = client.get(url)
+    assert response.status_code == 200
+    assert response.content.decode().startswith("0 HEAD")

@@ -1,0 +1,25 @@
+"""Thin views over the dynasties' read-only exports (the pages issue builds the rest)."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
+
+from campaign.models import Campaign
+from campaign.permissions import can_view
+from dynasties.gedcom import export_gedcom
+from dynasties.models import Dynasty
+
+
+@login_required
+def gedcom(request: HttpRequest, slug: str, dynasty_id: int | None = None) -> HttpResponse:
+    """The campaign (or one dynasty) as GEDCOM 5.5.1; family records are public to members."""
+    campaign = get_object_or_404(Campaign, slug=slug)
+    if not can_view(request.user, campaign):
+        raise Http404("No such campaign.")
+    dynasty = get_object_or_404(Dynasty, pk=dynasty_id, campaign=campaign) if dynasty_id is not None else None
+    name = f"{campaign.slug}-{dynasty.name if dynasty else 'campaign'}.ged".replace(" ", "-")
+    response = HttpResponse(export_gedcom(campaign, dynasty), content_type="text/plain; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response
