@@ -10,4 +10,5 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("", include("dynasties.urls")),
+    path("trees/", include("dynasties.trees.urls")),
 ]

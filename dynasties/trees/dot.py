@@ -1,0 +1,123 @@
+"""A :class:`~dynasties.trees.data.Tree` as DOT text: pure, so its text is what the tests read.
+
+Person boxes are HTML-like labels: a band of the house colour, the name (numbered for an heir),
+the years, then one line per mark: the crown (with the regnal years), regencies, titles,
+captivity, bastardy. The dead are greyed, bastards dashed, the focus drawn thicker. Unions are
+small nodes of their own (the wedding year on them); children hang from them. No ``splines=ortho``:
+it crashes Graphviz on big trees.
+"""
+
+from __future__ import annotations
+
+import re
+from html import escape
+
+from dynasties.trees.data import PersonNode, Tree
+
+CROWN = "\u265b"  # black chess queen: the crown mark
+REGENT = "\u2696"  # scales: the regent mark
+PAPERS = {"A4": (11.69, 8.27), "A3": (16.54, 11.69)}  # landscape, inches
+A4_MAX_PEOPLE = 40  # more than this goes on A3
+ADMIN_URL = "/admin/dynasties/character/{id}/change/"
+_COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
+
+
+def quote(value: str) -> str:
+    """A DOT double-quoted string."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def color(value: str) -> str:
+    return value if _COLOR.match(value or "") else "#bbbbbb"
+
+
+def paper_for(tree: Tree, paper: str | None = "auto") -> str | None:
+    if paper is None:
+        return None
+    if paper == "auto":
+        return "A4" if len(tree.people) <= A4_MAX_PEOPLE else "A3"
+    if paper not in PAPERS:
+        raise ValueError(f"Unknown paper {paper!r}; choose A4 or A3.")
+    return paper
+
+
+def person_label(p: PersonNode) -> str:
+    grey = p.dead
+    rows = [f'<TR><TD BGCOLOR="{color(p.color)}" HEIGHT="5"></TD></TR>']
+    name = escape(p.name)
+    if p.heir_no is not None:
+        name = f"{p.heir_no}. {name}"
+    rows.append(f"<TR><TD><B>{name}</B></TD></TR>")
+    years = escape(p.years) + (" \u2020" if p.dead else "") + (" (retired)" if p.retired else "")
+    rows.append(f'<TR><TD><FONT POINT-SIZE="9">{years}</FONT></TD></TR>')
+    if p.heir_no is not None:
+        rows.append(f'<TR><TD><FONT POINT-SIZE="9">Heir no. {p.heir_no}</FONT></TD></TR>')
+    for reign in p.reigns:
+        rows.append(f'<TR><TD><FONT POINT-SIZE="9">{CROWN} {escape(reign)}</FONT></TD></TR>')
+    for regency in p.regencies:
+        rows.append(f'<TR><TD><FONT POINT-SIZE="9">{REGENT} Regent, {escape(regency)}</FONT></TD></TR>')
+    for title in p.titles:
+        rows.append(f'<TR><TD><FONT POINT-SIZE="9"><I>{escape(title)}</I></FONT></TD></TR>')
+    if p.prisoner_of is not None:
+        red = "#8b0000" if not grey else "#777777"
+        rows.append(f'<TR><TD><FONT POINT-SIZE="9" COLOR="{red}">Prisoner of {escape(p.prisoner_of)}</FONT></TD></TR>')
+    if p.bastard:
+        rows.append('<TR><TD><FONT POINT-SIZE="9">(bastard)</FONT></TD></TR>')
+    return '<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">' + "".join(rows) + "</TABLE>>"
+
+
+def person_node(p: PersonNode, url: str | None) -> str:
+    style = ["rounded", "filled"] + (["dashed"] if p.bastard else [])
+    attrs = {
+        "id": quote(f"p{p.id}"),
+        "label": person_label(p),
+        "style": quote(",".join(style)),
+        "color": quote(color(p.color)),
+        "penwidth": "3" if p.focus else ("2" if p.reigns else "1.2"),
+        "fillcolor": quote("#e4e4e4" if p.dead else "#ffffff"),
+        "fontcolor": quote("#666666" if p.dead else "#000000"),
+        "tooltip": quote(f"{p.name} ({p.years})"),
+    }
+    if url:
+        attrs["URL"] = quote(url.format(id=p.id))
+        attrs["target"] = quote("_top")
+    return f"  p{p.id} [" + ", ".join(f"{k}={v}" for k, v in attrs.items()) + "];"
+
+
+def to_dot(tree: Tree, *, url: str | None = ADMIN_URL, paper: str | None = None) -> str:
+    """The DOT text of the tree. ``url`` is a pattern with ``{id}`` (None: no links); ``paper``
+    ("A4", "A3", "auto" or None) scales the drawing down to fit a landscape sheet (PNG, PDF)."""
+    out = [
+        "digraph tree {",
+        '  graph [rankdir=TB, newrank=true, nodesep=0.25, ranksep=0.45, fontname="DejaVu Sans", '
+        f"labelloc=t, fontsize=18, label={quote(tree.title)}];",
+        '  node [shape=box, fontname="DejaVu Sans", fontsize=11, margin="0.08,0.04"];',
+        '  edge [dir=none, color="#555555"];',
+    ]
+    size = paper_for(tree, paper)
+    if size:
+        w, h = PAPERS[size]
+        out.append(f'  graph [size="{w},{h}", pad=0.2]; // {size}')
+    for p in tree.people.values():
+        out.append(person_node(p, url))
+    for u in tree.unions.values():
+        if u.label:
+            out.append(
+                f'  {u.key} [shape=box, style=rounded, fontsize=8, height=0.2, width=0.3, margin="0.03,0.01", '
+                f"label={quote(u.label)}];"
+            )
+        else:
+            out.append(f'  {u.key} [shape=point, width=0.08, label=""];')
+    for pk, key in tree.spouse_edges:
+        out.append(f"  p{pk} -> {key};")
+    for key, pk in tree.child_edges:
+        out.append(f"  {key} -> p{pk};")
+    if tree.legend:
+        cells = "".join(
+            f'<TR><TD BGCOLOR="{color(c)}" WIDTH="14"> </TD><TD ALIGN="LEFT">{escape(name)}</TD></TR>' for name, c in tree.legend
+        )
+        out.append('  subgraph cluster_legend { label="Houses"; fontsize=12; style=rounded; color="#999999";')
+        out.append(f'    legend [shape=plaintext, label=<<TABLE BORDER="0" CELLSPACING="2">{cells}</TABLE>>];')
+        out.append("  }")
+    out.append("}")
+    return "\n".join(out) + "\n"

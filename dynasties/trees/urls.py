@@ -1,0 +1,9 @@
+from django.urls import path
+
+from dynasties.trees import views
+
+app_name = "trees"
+
+urlpatterns = [
+    path("<slug:slug>/<str:kind>/", views.tree, name="tree"),
+]
