@@ -121,11 +121,24 @@ class CharacterAdmin(admin.ModelAdmin):
         ("Family and house", {"fields": ["father", "mother", "birth_dynasty", "controlled_by"]}),
         ("Sheet", {"fields": ["characteristics", "prince_piece", "prisoner_of", "effective_age_offset", "legitimate"]}),
         ("Fate", {"fields": ["status", "death_year", "death_cause", "retired_year"]}),
+        ("Trees", {"fields": ["trees"]}),
     ]
 
     @admin.display(description="name", ordering="given_name")
     def name(self, obj: Character) -> str:
         return obj.display_name
+
+    readonly_fields = ["trees"]
+
+    @admin.display(description="trees")
+    def trees(self, obj: Character) -> str:
+        if obj.pk is None:
+            return "-"
+        base = f"?focus={obj.pk}&generations=3&format=svg"
+        return format_html_join(" · ", '<a href="{}">{}</a>', [
+            (reverse("trees:tree", args=[obj.campaign.slug, "ancestors"]) + base, "ancestors"),
+            (reverse("trees:tree", args=[obj.campaign.slug, "descendants"]) + base, "descendants"),
+        ])
 
     @admin.display(description="age (effective)")
     def age(self, obj: Character) -> str:
@@ -151,10 +164,28 @@ class DynastyAdmin(admin.ModelAdmin):
     readonly_fields = ["marriages"]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        fields = [*super().get_readonly_fields(request, obj), "line_of_succession"]
+        fields = [*super().get_readonly_fields(request, obj), "renders", "line_of_succession"]
         if obj is not None and obj.kind == "minor" and obj.campaign.ruleset == "eu-bloodline":
             fields.append("diplomacy_bonuses")
         return fields
+
+    @admin.display(description="tree and exports")
+    def renders(self, obj: Dynasty) -> str:
+        if obj.pk is None:
+            return "-"
+        tree = reverse("trees:tree", args=[obj.campaign.slug, "dynasty"]) + f"?dynasty={obj.pk}"
+        links = [
+            (tree + "&format=svg", "family tree (SVG)"),
+            (tree + "&format=pdf", "family tree (PDF)"),
+            (reverse("trees:tree", args=[obj.campaign.slug, "campaign"]) + "?format=svg", "the whole campaign's tree"),
+            (reverse("gedcom-dynasty", args=[obj.campaign.slug, obj.pk]), "GEDCOM"),
+        ]
+        if obj.crown:
+            links.append(
+                (reverse("trees:tree", args=[obj.campaign.slug, "succession"]) + f"?crown={obj.crown}&format=svg",
+                 f"line of succession of {obj.crown} (tree)")
+            )
+        return format_html_join(" · ", '<a href="{}">{}</a>', links)
 
     @admin.display(description="diplomacy bonus of each player (BloodLine)")
     def diplomacy_bonuses(self, obj: Dynasty) -> str:

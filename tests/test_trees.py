@@ -335,3 +335,20 @@ def test_data_version_sees_every_change_a_tree_shows(campaign, family):
         version = data_version(campaign)
         assert version not in seen
         seen.add(version)
+
+
+@pytest.mark.django_db
+def test_the_admin_links_to_the_trees_and_the_gedcom(admin_client, campaign):
+    from django.urls import reverse
+
+    from dynasties.models import Character, Dynasty
+
+    england = Dynasty.objects.get(campaign=campaign, crown="England")
+    page = admin_client.get(reverse("admin:dynasties_dynasty_change", args=[england.pk])).content.decode()
+    assert f"/trees/{campaign.slug}/dynasty/?dynasty={england.pk}&amp;format=pdf" in page
+    assert f"/campaigns/{campaign.slug}/dynasties/{england.pk}/gedcom/" in page
+    king = Character.objects.filter(controlled_by=england).first()
+    page = admin_client.get(reverse("admin:dynasties_character_change", args=[king.pk])).content.decode()
+    assert f"/trees/{campaign.slug}/ancestors/?focus={king.pk}" in page
+    svg = admin_client.get(f"/trees/{campaign.slug}/dynasty/?dynasty={england.pk}&format=svg")
+    assert svg.status_code == 200 and b"<svg" in svg.content
