@@ -41,3 +41,4 @@ test: lint
 bench: setup
 	$(PY) bench/simulate.py
 	$(PY) bench/succession_view.py
+	$(PY) bench/tree.py
