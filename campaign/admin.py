@@ -14,6 +14,8 @@ from django import forms
 from django.contrib import admin, messages
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html_join
 
 from campaign.models import Campaign, ChronicleEntry, Membership, Posting, Roll, RollSubject, RuleTable
 from campaign.services import membership_add, membership_check, table_restore_defaults, table_update
@@ -156,12 +158,28 @@ class CampaignAdmin(admin.ModelAdmin):
     def get_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         if obj is None:
             return ["name", "slug", "ruleset", "players", "optional_rules"]
-        return ["name", "slug", "ruleset", "start_year", "turn_length", "current_year", "step", "optional_rules", "created_at"]
+        return [
+            "name", "slug", "ruleset", "start_year", "turn_length", "current_year", "step", "allow_overdraft",
+            "optional_rules", "created_at", "printables",
+        ]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         # The ruleset, start and turn length shape every record already kept; a GM corrects the
         # current year and step, not the ruleset.
-        return ["ruleset", "start_year", "turn_length", "created_at"] if obj is not None else []
+        return ["ruleset", "start_year", "turn_length", "created_at", "printables"] if obj is not None else []
+
+    @admin.display(description="print and export")
+    def printables(self, obj: Campaign) -> str:
+        """Every sheet, each turn's announcements, the campaign's tree and GEDCOM."""
+        years = sorted(
+            set(ChronicleEntry.objects.filter(campaign=obj, kind="announcements").values_list("year", flat=True))
+        )
+        links = [
+            (reverse("print:campaign_sheets", args=[obj.slug]), "all character sheets (PDF)"),
+            (reverse("trees:tree", args=[obj.slug, "campaign"]) + "?format=pdf", "the campaign's tree (PDF)"),
+            (reverse("gedcom-campaign", args=[obj.slug]), "GEDCOM"),
+        ] + [(reverse("print:announcements", args=[obj.slug, y]), f"announcements {y}") for y in years[-6:]]
+        return format_html_join(" · ", '<a href="{}">{}</a>', links)
 
     def get_inline_instances(self, request: HttpRequest, obj: Any = None) -> list[Any]:
         return super().get_inline_instances(request, obj) if obj is not None else []

@@ -11,4 +11,5 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("dynasties.urls")),
     path("trees/", include("dynasties.trees.urls")),
+    path("print/", include("dynasties.print_urls")),
 ]

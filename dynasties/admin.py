@@ -130,12 +130,13 @@ class CharacterAdmin(admin.ModelAdmin):
 
     readonly_fields = ["trees"]
 
-    @admin.display(description="trees")
+    @admin.display(description="sheet and trees")
     def trees(self, obj: Character) -> str:
         if obj.pk is None:
             return "-"
         base = f"?focus={obj.pk}&generations=3&format=svg"
         return format_html_join(" · ", '<a href="{}">{}</a>', [
+            (reverse("print:character_sheet", args=[obj.pk]), "character sheet (PDF)"),
             (reverse("trees:tree", args=[obj.campaign.slug, "ancestors"]) + base, "ancestors"),
             (reverse("trees:tree", args=[obj.campaign.slug, "descendants"]) + base, "descendants"),
         ])
@@ -174,7 +175,10 @@ class DynastyAdmin(admin.ModelAdmin):
         if obj.pk is None:
             return "-"
         tree = reverse("trees:tree", args=[obj.campaign.slug, "dynasty"]) + f"?dynasty={obj.pk}"
+        sheets = reverse("print:dynasty_sheets", args=[obj.pk])
         links = [
+            (sheets, "character sheets (PDF)"),
+            (sheets + "?two_up=1", "sheets, two per page"),
             (tree + "&format=svg", "family tree (SVG)"),
             (tree + "&format=pdf", "family tree (PDF)"),
             (reverse("trees:tree", args=[obj.campaign.slug, "campaign"]) + "?format=svg", "the whole campaign's tree"),

@@ -4,11 +4,9 @@ and who may see them."""
 from __future__ import annotations
 
 import re
-import shutil
 
 import pytest
 from django.core.management import call_command
-from django.urls import include, path
 
 from campaign.models import Membership, Role
 from dynasties.models import Character, Dynasty, Reign, Status, Title
@@ -16,10 +14,6 @@ from dynasties.trees.data import TreeError, build_tree, load_rows
 from dynasties.trees.dot import CROWN, REGENT, to_dot
 from dynasties.trees.render import TreeRequest, render_tree, tree_dot
 from tests.factories import crown, empty_house, person, wed
-
-needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot is not installed")
-
-urlpatterns = [path("trees/", include("dynasties.trees.urls"))]
 
 
 @pytest.fixture(autouse=True)
@@ -208,7 +202,6 @@ def test_labels_are_escaped():
 # --- renders -------------------------------------------------------------------------------------
 
 
-@needs_dot
 def test_svg_has_one_link_per_person(campaign, family):
     result = render_tree(campaign, TreeRequest(kind="campaign", fmt="svg", url="/people/{id}/"))
     svg = result.content.decode()
@@ -218,7 +211,6 @@ def test_svg_has_one_link_per_person(campaign, family):
     assert sorted(map(int, links)) == ids
 
 
-@needs_dot
 def test_png_and_pdf_bytes(campaign, family):
     png = render_tree(campaign, TreeRequest(kind="dynasty", dynasty=family["house"].pk, fmt="png"))
     assert png.content[:8] == b"\x89PNG\r\n\x1a\n" and png.content_type == "image/png"
@@ -231,7 +223,6 @@ def test_png_and_pdf_bytes(campaign, family):
     assert " size=" not in tree_dot(campaign, TreeRequest(kind="campaign", fmt="svg"))  # SVG: never scaled
 
 
-@needs_dot
 def test_cache_hit_and_invalidation(campaign, family, tree_cache):
     req = TreeRequest(kind="dynasty", dynasty=family["house"].pk, fmt="svg")
     first = render_tree(campaign, req)
@@ -254,13 +245,7 @@ def test_cache_hit_and_invalidation(campaign, family, tree_cache):
 # --- view, permissions, command ------------------------------------------------------------------
 
 
-@pytest.fixture
-def tree_urls(settings):
-    settings.ROOT_URLCONF = "tests.test_trees"
-
-
-@needs_dot
-def test_gm_gets_the_tree(client, campaign, family, gm, tree_urls):
+def test_gm_gets_the_tree(client, campaign, family, gm):
     Membership.objects.get_or_create(campaign=campaign, user=gm, defaults={"role": Role.GM})
     client.force_login(gm)
     url = f"/trees/{campaign.slug}/descendants/?focus={family['henry'].pk}&generations=2"
@@ -274,7 +259,7 @@ def test_gm_gets_the_tree(client, campaign, family, gm, tree_urls):
     assert client.get(f"/trees/{campaign.slug}/forest/").status_code == 404
 
 
-def test_non_gm_is_refused(client, campaign, family, alice, outsider, tree_urls):
+def test_non_gm_is_refused(client, campaign, family, alice, outsider):
     url = f"/trees/{campaign.slug}/campaign/"
     assert client.get(url).status_code == 403  # anonymous
     client.force_login(alice)  # a player
@@ -283,7 +268,6 @@ def test_non_gm_is_refused(client, campaign, family, alice, outsider, tree_urls)
     assert client.get(url).status_code == 403
 
 
-@needs_dot
 def test_render_tree_command(campaign, family, tmp_path):
     out = tmp_path / "t.pdf"
     call_command(
