@@ -11,4 +11,5 @@ urlpatterns = [
     path("dynasty/<int:pk>/sheets.pdf", print_views.dynasty_sheets, name="dynasty_sheets"),
     path("campaign/<slug:slug>/sheets.pdf", print_views.campaign_sheets, name="campaign_sheets"),
     path("campaign/<slug:slug>/announcements/<int:year>.pdf", print_views.announcements, name="announcements"),
+    path("campaign/<slug:slug>/jobs/<str:token>/", print_views.job, name="job"),
 ]

@@ -13,12 +13,12 @@ from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
 
 from campaign.models import Campaign, Role
 from campaign.permissions import can_view, role_of
-from dynasties import printing
+from dynasties import print_jobs, printing
 from dynasties.models import Character, Dynasty
 
 
@@ -65,10 +65,29 @@ def dynasty_sheets(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 def campaign_sheets(request: HttpRequest, slug: str) -> HttpResponse:
+    """Small campaigns print at once; a large batch renders in the background with a ready link."""
     campaign = get_object_or_404(Campaign, slug=slug)
     if not _is_gm(request.user, campaign):
         raise PermissionDenied("Only the GM prints every sheet of the campaign.")
+    total = len(printing.campaign_characters(campaign))
+    if total > print_jobs.INLINE_LIMIT:
+        token = print_jobs.start(campaign.pk, _two_up(request), total)
+        return redirect("print:job", slug=campaign.slug, token=token)
     return _pdf(printing.campaign_sheets_pdf(campaign, _two_up(request)), f"sheets-{campaign.slug}.pdf")
+
+
+@login_required
+def job(request: HttpRequest, slug: str, token: str) -> HttpResponse:
+    """The background batch's page: it refreshes itself until the PDF is ready, then links to it."""
+    campaign = get_object_or_404(Campaign, slug=slug)
+    if not _is_gm(request.user, campaign):
+        raise PermissionDenied("Only the GM prints every sheet of the campaign.")
+    state = print_jobs.status(token) if token.isalnum() else None
+    if state is None or state.get("campaign") != campaign.pk:
+        raise Http404("No such print job.")
+    if request.GET.get("download") and state["state"] == "done":
+        return _pdf(print_jobs.pdf_path(token).read_bytes(), f"sheets-{campaign.slug}.pdf")
+    return render(request, "print/job.html", {"campaign": campaign, "state": state, "token": token})
 
 
 @login_required
