@@ -279,3 +279,16 @@ def test_the_standard_dowry_is_paid_at_the_wedding(eu):
     marriage_wed(campaign=eu, marriage=match)
     assert (treasury.balance(eu, england), treasury.balance(eu, france)) == (-100, 100)
     assert treasury.currency(eu) == "ducats"
+
+
+@pytest.mark.django_db
+def test_a_death_decided_at_the_table_is_recorded_and_the_crown_passes(eu):
+    from dynasties.services.events import survival_event
+
+    king = Reign.objects.get(campaign=eu, crown="France").holder
+    with pytest.raises(RuleError, match="Survival rolls for plague are Blood Royale's"):
+        survival_event(campaign=eu, reason="plague", characters=[king.pk])
+    survival_event(campaign=eu, reason="killed", characters=[king.pk], note="at Pavia")
+    king.refresh_from_db()
+    assert king.status == Status.DEAD and king.death_cause == "killed (at Pavia)"
+    assert Reign.objects.get(campaign=eu, crown="France", end_year__isnull=True).holder != king

@@ -424,12 +424,14 @@ EVENT_MODIFIERS: dict[str, int] = {
     "plague": -1,  # a King or Prince in a plague province; characters in their capital are immune
     "battle": -1,  # the royal's army wiped out; survivors are captured
     "storm": 0,  # royals aboard a fleet lost at sea simply die: no roll
+    "killed": 0,  # a death the table has decided (killed in battle, executed ...): no roll
     "other": 0,  # anything else the GM rules (e.g. rule G plague in a governed province, +1 per other governed province not hit)
 }
 EVENT_LABELS: dict[str, str] = {
     "plague": "plague",
     "battle": "defeat in battle",
     "storm": "lost at sea in a storm",
+    "killed": "killed",
     "other": "a survival roll ordered by the GM",
 }
 NEUTRAL_RANSOM = 100
@@ -438,7 +440,7 @@ NEUTRAL_RANSOM = 100
 def event_rolls(reason: str) -> bool:
     if reason not in EVENT_MODIFIERS:
         raise IllegalOption(f"Unknown survival event {reason!r}; choose one of {', '.join(EVENT_MODIFIERS)}.")
-    return reason != "storm"
+    return reason not in ("storm", "killed")
 
 
 # --- optional rule G, Governing Provinces; Pretenders and bastards (A9) ----------------------

@@ -71,10 +71,17 @@ def survival_event(
 ) -> list[EventResult]:
     """A survival roll outside the Dynastic Sequence, for a reason (A5): ``plague`` (-1; those in
     their capital, listed in ``immune``, do not roll), ``battle`` (-1; survivors are captured by
-    ``captor``), ``storm`` (no roll: all die), ``other`` (the GM's ``modifier``). Deaths take effect
+    ``captor``), ``storm`` (no roll: all die), ``killed`` (a death decided at the table, any ruleset),
+    ``other`` (the GM's ``modifier``). Deaths take effect
     at once and any crown left vacant passes (``pass_over`` and ``entered`` as for survival_finish)."""
     campaign = lock_campaign(campaign)
     rolls = br.event_rolls(reason)
+    if rolls and campaign.ruleset != br.NAME:
+        raise RuleError(
+            f"Survival rolls for {reason} are Blood Royale's; in this ruleset record the death itself "
+            "(reason 'killed' or 'storm').",
+            code="ruleset",
+        )
     if not characters:
         raise RuleError("Name at least one character.", code="invalid", fields={"characters": "required"})
     people = _characters(campaign, characters)
