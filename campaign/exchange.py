@@ -6,8 +6,10 @@ renumbers every object 1..n per section in primary-key order, so an export is de
 transaction with bulk inserts; every problem is an ``InvalidImport`` naming where it is.
 Export -> import -> export gives the same document apart from the campaign slug.
 Documents of the previous format, ``regnal/1``, are still read: what ``regnal/2`` added takes
-its default there (see ``_read``). What was added to ``regnal/2`` later (``SECTIONS_LATER``
-and ``FIELDS_LATER``) is optional in every document and takes its default when absent.
+its default there (see ``_read``). What was added to ``regnal/2`` later (``SECTIONS_LATER``,
+``FIELDS_LATER`` and ``CAMPAIGN_FIELDS_LATER``: among them the ledger, contracts, breaches,
+disputes, parleys, excommunications and marriage offers) is optional in every document and takes
+its default when absent.
 """
 
 from __future__ import annotations
@@ -23,7 +25,38 @@ from django.core.exceptions import FieldDoesNotExist
 from django.core.validators import slug_re
 from django.db import DataError, IntegrityError, connection, models, transaction
 
-from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, Membership, Role, Roll, RollSource, RollSubject, RuleTable
+from campaign.models import (
+    STEP_ORDER,
+    Campaign,
+    ChronicleEntry,
+    Membership,
+    Posting,
+    PostingKind,
+    Role,
+    Roll,
+    RollSource,
+    RollSubject,
+    RuleTable,
+)
+from contracts.models import (
+    Breach,
+    Clause,
+    ClauseKind,
+    Contract,
+    ContractKind,
+    ContractPayment,
+    ContractState,
+    Dispute,
+    DisputeTerm,
+    DisputeVote,
+    EndKind,
+    Excommunication,
+    Parley,
+    ParleyKind,
+    ParleyVote,
+    PaymentStatus,
+    VoteChoice,
+)
 from dynasties.models import (
     PIECES,
     BirthAttempt,
@@ -34,8 +67,10 @@ from dynasties.models import (
     Dynasty,
     DynastyKind,
     Marriage,
+    MarriageOffer,
     Modifier,
     ModifierKind,
+    OfferStatus,
     Origin,
     PassedOver,
     Reign,
@@ -67,20 +102,65 @@ SECTIONS = (
     "birth_attempts",
     "rolls",
     "chronicle",
+    "postings",
+    "contracts",
+    "clauses",
+    "contract_payments",
+    "breaches",
+    "disputes",
+    "parleys",
+    "excommunications",
+    "marriage_offers",
 )
 SECTIONS_V2 = ("crowns", "modifiers", "renunciations", "titles", "title_holdings")  # not in regnal/1
 # Added to regnal/2 later: optional in every document (an older one has none).
-SECTIONS_LATER = ("crown_events",)
+SECTIONS_LATER = (
+    "crown_events",
+    "postings",
+    "contracts",
+    "clauses",
+    "contract_payments",
+    "breaches",
+    "disputes",
+    "parleys",
+    "excommunications",
+    "marriage_offers",
+)
 # Fields added to regnal/2 later, by section, with the default an older document gets.
 FIELDS_LATER: dict[str, dict[str, Any]] = {
     "crowns": {"state": {}},
     "characters": {"effective_age_offset": 0},
     "marriages": {"dowry": "", "alliance_title": ""},
     "reigns": {"planned_end_year": None, "interim_for": None},
+    "titles": {"granted_by": None, "provinces": []},
 }
+# Fields of the ``campaign`` object added to regnal/2 later, with their defaults.
+CAMPAIGN_FIELDS_LATER: dict[str, Any] = {"allow_overdraft": False}
 
 # Keys of a chronicle entry's ``data`` that hold database ids, and the section they point into.
-CHRONICLE_REFS = {"character": "characters", "late": "characters", "dynasty": "dynasties", "marriage": "marriages"}
+CHRONICLE_REFS = {
+    "character": "characters",
+    "late": "characters",
+    "dynasty": "dynasties",
+    "marriage": "marriages",
+    # the ledger and contracts (sections added to regnal/2 later)
+    "payer": "dynasties",
+    "payee": "dynasties",
+    "by_dynasty": "dynasties",
+    "raised_by": "dynasties",
+    "giver": "dynasties",
+    "taker": "dynasties",
+    "posting": "postings",
+    "contract": "contracts",
+    "payment": "contract_payments",
+    "breach": "breaches",
+    "dispute": "disputes",
+    "parley": "parleys",
+    "excommunication": "excommunications",
+}
+# Keys of a chronicle entry's ``data`` that hold lists of database ids.
+CHRONICLE_LIST_REFS = {"parties": "dynasties"}
+_WHAT = {"dynasties": "dynasty", "breaches": "breach", "contract_payments": "contract payment"}
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 SMALL_MAX = 32767
@@ -107,7 +187,7 @@ def _ref(ids: Mapping[int, int], pk: int | None, what: str, owner: str) -> int |
 
 
 def campaign_export(campaign: Campaign) -> dict[str, Any]:
-    """The campaign as a JSON-ready dict, read in a fixed number of queries (sixteen)."""
+    """The campaign as a JSON-ready dict, read in a fixed number of queries (twenty-nine)."""
     tables = {t["key"]: t["data"] for t in RuleTable.objects.filter(campaign=campaign).order_by("key").values("key", "data")}
     dynasty_rows = list(
         Dynasty.objects.filter(campaign=campaign).order_by("pk").values("pk", "name", "crown", "kind", "color", "seat")
@@ -208,7 +288,7 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
     title_rows = list(
         Title.objects.filter(campaign=campaign)
         .order_by("pk")
-        .values("pk", "name", "province", "crown", "holder_id", "granted_year", "granted_to_id")
+        .values("pk", "name", "province", "crown", "holder_id", "granted_year", "granted_to_id", "granted_by_id", "provinces")
     )
     holding_rows = list(
         TitleHolding.objects.filter(title__campaign=campaign)
@@ -250,12 +330,14 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
     for s in subject_rows:
         subjects[s["roll_id"]].append(_ref(chars, s["character_id"], "character", f"Roll #{s['roll_id']}"))
 
+    later, later_ids = _export_later(campaign, dyn, chars, marr)
+    refs = {"characters": chars, "dynasties": dyn, "marriages": marr, **later_ids}
     chronicle: list[dict[str, Any]] = []
     for e in entry_rows:
         if not chronicle or chronicle[-1]["year"] != e["year"]:
             chronicle.append({"year": e["year"], "entries": []})
         chronicle[-1]["entries"].append(
-            {"step": e["step"], "kind": e["kind"], "text": e["text"], "data": _export_entry_data(e["data"], dyn, chars, marr)}
+            {"step": e["step"], "kind": e["kind"], "text": e["text"], "data": _export_entry_data(e["data"], refs)}
         )
 
     return {
@@ -268,6 +350,7 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
             "current_year": campaign.current_year,
             "turn_length": campaign.turn_length,
             "step": campaign.step,
+            "allow_overdraft": campaign.allow_overdraft,
             "optional_rules": campaign.optional_rules,
             "tables": tables,
         },
@@ -371,6 +454,8 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
                 "holder": _ref(chars, t["holder_id"], "character", f"Title #{t['pk']}"),
                 "granted_year": t["granted_year"],
                 "granted_to": _ref(chars, t["granted_to_id"], "character", f"Title #{t['pk']}"),
+                "granted_by": _ref(dyn, t["granted_by_id"], "dynasty", f"Title #{t['pk']}"),
+                "provinces": _export_provinces(t["provinces"], dyn),
             }
             for t in title_rows
         ],
@@ -415,6 +500,7 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
             for r in roll_rows
         ],
         "chronicle": chronicle,
+        **later,
     }
 
 
@@ -445,16 +531,19 @@ def _export_character(c: dict[str, Any], chars: Mapping[int, int], dyn: Mapping[
     }
 
 
-def _export_entry_data(data: Any, dyn: Mapping[int, int], chars: Mapping[int, int], marr: Mapping[int, int]) -> Any:
+def _export_entry_data(data: Any, sections: Mapping[str, Mapping[int, int]]) -> Any:
     """Database ids under the reference keys become export ids (an id no longer present: null)."""
     if not isinstance(data, dict):
         return data
-    sections = {"characters": chars, "dynasties": dyn, "marriages": marr}
     out = dict(data)
     for key, section in CHRONICLE_REFS.items():
         value = out.get(key)
         if isinstance(value, int) and not isinstance(value, bool):
             out[key] = sections[section].get(value)
+    for key, section in CHRONICLE_LIST_REFS.items():
+        value = out.get(key)
+        if isinstance(value, list):
+            out[key] = [sections[section].get(v) if _is_int(v) else v for v in value]
     return out
 
 
@@ -656,6 +745,15 @@ class _Plan:
         self.attempts: list[dict[str, Any]] = []
         self.rolls: list[tuple[dict[str, Any], list[int]]] = []
         self.entries: list[dict[str, Any]] = []
+        self.postings: list[dict[str, Any]] = []  # each with "id", "reverses" as an export id
+        self.contracts: list[dict[str, Any]] = []  # each with "id" and "parties"
+        self.clauses: list[dict[str, Any]] = []  # each with "id"
+        self.payments: list[dict[str, Any]] = []
+        self.breaches: list[dict[str, Any]] = []  # each with "id"
+        self.disputes: list[tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]] = []  # terms, votes
+        self.parleys: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []  # each with "id"; votes
+        self.excommunications: list[dict[str, Any]] = []  # each with "id"
+        self.offers: list[dict[str, Any]] = []
 
 
 def _read(data: Any) -> _Plan:
@@ -810,6 +908,8 @@ def _read(data: Any) -> _Plan:
             "holder": t.ref("holder", char_ids, "character"),
             "granted_year": t.int("granted_year"),
             "granted_to": t.ref("granted_to", char_ids, "character", null=False),
+            "granted_by": t.ref("granted_by", dyn_ids, "dynasty", default=_later("titles", "granted_by")),
+            "provinces": _read_provinces(t, dyn_ids),
         }
         if row["province"] in provinces:
             raise t.fail(
@@ -862,7 +962,9 @@ def _read(data: Any) -> _Plan:
             children[row["child"]] = i
         plan.attempts.append(row)
 
-    _read_chronicle(data, plan, {"characters": char_ids, "dynasties": dyn_ids, "marriages": marr_ids})
+    ids = {"characters": char_ids, "dynasties": dyn_ids, "marriages": marr_ids}
+    ids.update(_read_later(data, plan, ids))
+    _read_chronicle(data, plan, ids)
     return plan
 
 
@@ -905,6 +1007,7 @@ def _read_campaign(data: Mapping[str, Any], plan: _Plan) -> None:
         "current_year": current,
         "turn_length": c.int("turn_length", low=1, high=SMALL_MAX),
         "step": c.choice("step", [s.value for s in STEP_ORDER], default=STEP_ORDER[0].value),
+        "allow_overdraft": c.bool("allow_overdraft", default=CAMPAIGN_FIELDS_LATER["allow_overdraft"]),
         "optional_rules": optional_rules,
     }
     plan.tables = tables
@@ -1080,11 +1183,19 @@ def _read_chronicle(data: Mapping[str, Any], plan: _Plan, ids: Mapping[str, Mapp
             for key, value in entry_data.items():
                 section = CHRONICLE_REFS.get(key)
                 if section is not None and value is not None:
-                    what = section[:-1] if section != "dynasties" else "dynasty"
+                    what = _WHAT.get(section, section[:-1])
                     if not _is_int(value):
                         raise e.fail(f"data.{key}", f"must be a {what} id or null, got {_got(value)}")
                     if value not in ids[section]:
                         raise e.fail(f"data.{key}", f"no {what} with id {value}")
+                section = CHRONICLE_LIST_REFS.get(key)
+                if section is not None:
+                    what = _WHAT.get(section, section[:-1])
+                    if not isinstance(value, list):
+                        raise e.fail(f"data.{key}", f"must be a list of {what} ids, got {_kind(value)}")
+                    for n, one in enumerate(value):
+                        if one is not None and (not _is_int(one) or one not in ids[section]):
+                            raise e.fail(f"data.{key}[{n}]", f"no {what} with id {one!r}")
             row["data"] = entry_data
             plan.entries.append(row)
 
@@ -1123,6 +1234,9 @@ _CONSTRAINT_TEXT = {
     "crown_unique_in_campaign": "two crowns have the same name",
     "renunciation_once": "a character renounces the same crown twice",
     "title_one_per_province": "a province has two titles",
+    "posting_two_accounts": "a posting pays a dynasty's own exchequer",
+    "contractpayment_once_per_turn": "a clause has two payments in the same turn",
+    "excommunication_one_open_per_house": "a house has two excommunications that have not ended",
 }
 _WRITTEN = (
     Campaign,
@@ -1142,6 +1256,18 @@ _WRITTEN = (
     Roll,
     RollSubject,
     BirthAttempt,
+    Posting,
+    Contract,
+    Clause,
+    ContractPayment,
+    Breach,
+    Dispute,
+    DisputeTerm,
+    DisputeVote,
+    Parley,
+    ParleyVote,
+    Excommunication,
+    MarriageOffer,
 )
 
 
@@ -1372,6 +1498,8 @@ def _import(data: Any, *, by: AbstractBaseUser | None, slug: str | None) -> Camp
                 holder_id=char_pk(t["holder"]),
                 granted_year=t["granted_year"],
                 granted_to_id=chars[t["granted_to"]],
+                granted_by_id=dyn_pk(t["granted_by"]),
+                provinces=[_import_refs(p, {"controller": "dynasties"}, {"dynasties": dyn}) for p in t["provinces"]],
             )
             for t in plan.titles
         ],
@@ -1421,6 +1549,7 @@ def _import(data: Any, *, by: AbstractBaseUser | None, slug: str | None) -> Camp
     )
 
     sections: dict[str, Mapping[int, int]] = {"characters": chars, "dynasties": dyn, "marriages": marr}
+    sections.update(_write_later(campaign, plan, sections))
     _bulk_create(
         ChronicleEntry,
         [
@@ -1444,4 +1573,874 @@ def _import_entry_data(data: dict[str, Any], sections: Mapping[str, Mapping[int,
         value = out.get(key)
         if value is not None and key in out:
             out[key] = sections[section][value]
+    for key, section in CHRONICLE_LIST_REFS.items():
+        if isinstance(out.get(key), list):
+            out[key] = [None if v is None else sections[section][v] for v in out[key]]
     return out
+
+
+# --- sections added to regnal/2 later: money, contracts and what hangs on them ----------------
+
+# Keys of a clause's ``params`` that hold database ids, and the section they point into.
+CLAUSE_REFS = {
+    "payer": "dynasties",
+    "payee": "dynasties",
+    "from": "dynasties",
+    "to": "dynasties",
+    "dynasty": "dynasties",
+    "character": "characters",
+}
+
+
+def _export_refs(data: Any, refs: Mapping[str, str], sections: Mapping[str, Mapping[int, int]]) -> Any:
+    """Database ids under the reference keys become export ids (an id no longer present: null)."""
+    if not isinstance(data, dict):
+        return data
+    out = dict(data)
+    for key, section in refs.items():
+        value = out.get(key)
+        if _is_int(value):
+            out[key] = sections[section].get(value)
+    return out
+
+
+def _export_provinces(provinces: Any, dyn: Mapping[int, int]) -> Any:
+    if not isinstance(provinces, list):
+        return provinces
+    return [_export_refs(p, {"controller": "dynasties"}, {"dynasties": dyn}) for p in provinces]
+
+
+def _export_later(
+    campaign: Campaign, dyn: Mapping[int, int], chars: Mapping[int, int], marr: Mapping[int, int]
+) -> tuple[dict[str, Any], dict[str, dict[int, int]]]:
+    """The sections added to regnal/2 later, read in thirteen queries, and their numberings."""
+    posting_rows = list(
+        Posting.objects.filter(campaign=campaign)
+        .order_by("pk")
+        .values(
+            "pk",
+            "year",
+            "step",
+            "payer_id",
+            "payee_id",
+            "amount",
+            "kind",
+            "reason",
+            "marriage_id",
+            "character_id",
+            "contract_id",
+            "reverses_id",
+        )
+    )
+    contract_rows = list(
+        Contract.objects.filter(campaign=campaign)
+        .order_by("pk")
+        .values(
+            "pk",
+            "kind",
+            "title",
+            "marriage_id",
+            "start_year",
+            "term_years",
+            "state",
+            "signed_year",
+            "in_force_year",
+            "ended_year",
+            "end_kind",
+            "end_reason",
+            "text",
+        )
+    )
+    party_rows = list(
+        Contract.parties.through.objects.filter(contract__campaign=campaign)
+        .order_by("contract_id", "dynasty_id")
+        .values("contract_id", "dynasty_id")
+    )
+    clause_rows = list(
+        Clause.objects.filter(contract__campaign=campaign)
+        .order_by("pk")
+        .values("pk", "contract_id", "position", "kind", "params", "text")
+    )
+    payment_rows = list(
+        ContractPayment.objects.filter(campaign=campaign)
+        .order_by("pk")
+        .values(
+            "pk",
+            "contract_id",
+            "clause_id",
+            "breach_id",
+            "year",
+            "payer_id",
+            "payee_id",
+            "amount",
+            "status",
+            "posting_id",
+            "settled_year",
+            "note",
+        )
+    )
+    breach_rows = list(
+        Breach.objects.filter(campaign=campaign)
+        .order_by("pk")
+        .values(
+            "pk",
+            "contract_id",
+            "clause_id",
+            "by_dynasty_id",
+            "raised_by_id",
+            "year",
+            "text",
+            "resolution",
+            "resolved_year",
+        )
+    )
+    dispute_rows = list(
+        Dispute.objects.filter(campaign=campaign).order_by("pk").values("pk", "breach_id", "year", "voters", "outcome")
+    )
+    term_rows = list(
+        DisputeTerm.objects.filter(dispute__campaign=campaign)
+        .order_by("pk")
+        .values("dispute_id", "clause_id", "upheld_by", "rejected_by", "upheld", "enforcement")
+    )
+    dispute_vote_rows = list(
+        DisputeVote.objects.filter(dispute__campaign=campaign)
+        .order_by("pk")
+        .values("dispute_id", "dynasty_id", "clause_id", "upholds")
+    )
+    parley_rows = list(
+        Parley.objects.filter(campaign=campaign)
+        .order_by("pk")
+        .values(
+            "pk",
+            "year",
+            "step",
+            "kind",
+            "subject",
+            "caller_id",
+            "breach_id",
+            "excommunication_id",
+            "votes_for",
+            "votes_against",
+            "carried",
+            "outcome",
+        )
+    )
+    parley_vote_rows = list(
+        ParleyVote.objects.filter(parley__campaign=campaign)
+        .order_by("pk")
+        .values("parley_id", "dynasty_id", "stature", "church_cards", "christian", "votes", "choice", "position", "excluded")
+    )
+    excommunication_rows = list(
+        Excommunication.objects.filter(campaign=campaign)
+        .order_by("pk")
+        .values("pk", "dynasty_id", "leader_id", "breach_id", "parley_id", "start_year", "reason", "ended_year", "end_reason")
+    )
+    offer_rows = list(
+        MarriageOffer.objects.filter(campaign=campaign)
+        .order_by("pk")
+        .values(
+            "pk",
+            "year",
+            "minor_character_id",
+            "suitor_id",
+            "dowry",
+            "with_title",
+            "stays_in_minor",
+            "factors",
+            "status",
+            "note",
+        )
+    )
+
+    posts = _numbering(p["pk"] for p in posting_rows)
+    contracts = _numbering(c["pk"] for c in contract_rows)
+    clauses = _numbering(c["pk"] for c in clause_rows)
+    breaches = _numbering(b["pk"] for b in breach_rows)
+    parleys = _numbering(p["pk"] for p in parley_rows)
+    excoms = _numbering(e["pk"] for e in excommunication_rows)
+    payments = _numbering(p["pk"] for p in payment_rows)
+    disputes = _numbering(d["pk"] for d in dispute_rows)
+    refs = {"dynasties": dyn, "characters": chars}
+    numbering = {
+        "postings": posts,
+        "contracts": contracts,
+        "clauses": clauses,
+        "contract_payments": payments,
+        "breaches": breaches,
+        "disputes": disputes,
+        "parleys": parleys,
+        "excommunications": excoms,
+    }
+
+    parties: dict[int, list[int | None]] = defaultdict(list)
+    for p in party_rows:
+        parties[p["contract_id"]].append(_ref(dyn, p["dynasty_id"], "dynasty", f"Contract #{p['contract_id']}"))
+    terms: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for t in term_rows:
+        who = f"Dispute #{t['dispute_id']}"
+        terms[t["dispute_id"]].append(
+            {
+                "clause": _ref(clauses, t["clause_id"], "clause", who),
+                "upheld_by": t["upheld_by"],
+                "rejected_by": t["rejected_by"],
+                "upheld": t["upheld"],
+                "enforcement": t["enforcement"],
+            }
+        )
+    dispute_votes: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for v in dispute_vote_rows:
+        who = f"Dispute #{v['dispute_id']}"
+        dispute_votes[v["dispute_id"]].append(
+            {
+                "dynasty": _ref(dyn, v["dynasty_id"], "dynasty", who),
+                "clause": _ref(clauses, v["clause_id"], "clause", who),
+                "upholds": v["upholds"],
+            }
+        )
+    parley_votes: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for v in parley_vote_rows:
+        parley_votes[v["parley_id"]].append(
+            {
+                "dynasty": _ref(dyn, v["dynasty_id"], "dynasty", f"Parley #{v['parley_id']}"),
+                **{k: v[k] for k in ("stature", "church_cards", "christian", "votes", "choice", "position", "excluded")},
+            }
+        )
+
+    return {
+        "postings": [
+            {
+                "id": posts[p["pk"]],
+                "year": p["year"],
+                "step": p["step"],
+                "payer": _ref(dyn, p["payer_id"], "dynasty", f"Posting #{p['pk']}"),
+                "payee": _ref(dyn, p["payee_id"], "dynasty", f"Posting #{p['pk']}"),
+                "amount": p["amount"],
+                "kind": p["kind"],
+                "reason": p["reason"],
+                "marriage": _ref(marr, p["marriage_id"], "marriage", f"Posting #{p['pk']}"),
+                "character": _ref(chars, p["character_id"], "character", f"Posting #{p['pk']}"),
+                "contract": _ref(contracts, p["contract_id"], "contract", f"Posting #{p['pk']}"),
+                "reverses": _ref(posts, p["reverses_id"], "posting", f"Posting #{p['pk']}"),
+            }
+            for p in posting_rows
+        ],
+        "contracts": [
+            {
+                "id": contracts[c["pk"]],
+                "kind": c["kind"],
+                "title": c["title"],
+                "parties": parties.get(c["pk"], []),
+                "marriage": _ref(marr, c["marriage_id"], "marriage", f"Contract #{c['pk']}"),
+                **{
+                    k: c[k]
+                    for k in (
+                        "start_year",
+                        "term_years",
+                        "state",
+                        "signed_year",
+                        "in_force_year",
+                        "ended_year",
+                        "end_kind",
+                        "end_reason",
+                        "text",
+                    )
+                },
+            }
+            for c in contract_rows
+        ],
+        "clauses": [
+            {
+                "id": clauses[c["pk"]],
+                "contract": _ref(contracts, c["contract_id"], "contract", f"Clause #{c['pk']}"),
+                "position": c["position"],
+                "kind": c["kind"],
+                "params": _export_refs(c["params"], CLAUSE_REFS, refs),
+                "text": c["text"],
+            }
+            for c in clause_rows
+        ],
+        "contract_payments": [
+            {
+                "id": payments[p["pk"]],
+                "contract": _ref(contracts, p["contract_id"], "contract", f"Contract payment #{p['pk']}"),
+                "clause": _ref(clauses, p["clause_id"], "clause", f"Contract payment #{p['pk']}"),
+                "breach": _ref(breaches, p["breach_id"], "breach", f"Contract payment #{p['pk']}"),
+                "year": p["year"],
+                "payer": _ref(dyn, p["payer_id"], "dynasty", f"Contract payment #{p['pk']}"),
+                "payee": _ref(dyn, p["payee_id"], "dynasty", f"Contract payment #{p['pk']}"),
+                "amount": p["amount"],
+                "status": p["status"],
+                "posting": _ref(posts, p["posting_id"], "posting", f"Contract payment #{p['pk']}"),
+                "settled_year": p["settled_year"],
+                "note": p["note"],
+            }
+            for p in payment_rows
+        ],
+        "breaches": [
+            {
+                "id": breaches[b["pk"]],
+                "contract": _ref(contracts, b["contract_id"], "contract", f"Breach #{b['pk']}"),
+                "clause": _ref(clauses, b["clause_id"], "clause", f"Breach #{b['pk']}"),
+                "by_dynasty": _ref(dyn, b["by_dynasty_id"], "dynasty", f"Breach #{b['pk']}"),
+                "raised_by": _ref(dyn, b["raised_by_id"], "dynasty", f"Breach #{b['pk']}"),
+                "year": b["year"],
+                "text": b["text"],
+                "resolution": b["resolution"],
+                "resolved_year": b["resolved_year"],
+            }
+            for b in breach_rows
+        ],
+        "disputes": [
+            {
+                "id": disputes[d["pk"]],
+                "breach": _ref(breaches, d["breach_id"], "breach", f"Dispute #{d['pk']}"),
+                "year": d["year"],
+                "voters": [dyn.get(v) if _is_int(v) else v for v in d["voters"]]
+                if isinstance(d["voters"], list)
+                else d["voters"],
+                "outcome": d["outcome"],
+                "terms": terms.get(d["pk"], []),
+                "votes": dispute_votes.get(d["pk"], []),
+            }
+            for d in dispute_rows
+        ],
+        "parleys": [
+            {
+                "id": parleys[p["pk"]],
+                "year": p["year"],
+                "step": p["step"],
+                "kind": p["kind"],
+                "subject": p["subject"],
+                "caller": _ref(dyn, p["caller_id"], "dynasty", f"Parley #{p['pk']}"),
+                "breach": _ref(breaches, p["breach_id"], "breach", f"Parley #{p['pk']}"),
+                "excommunication": _ref(excoms, p["excommunication_id"], "excommunication", f"Parley #{p['pk']}"),
+                "votes_for": p["votes_for"],
+                "votes_against": p["votes_against"],
+                "carried": p["carried"],
+                "outcome": p["outcome"],
+                "votes": parley_votes.get(p["pk"], []),
+            }
+            for p in parley_rows
+        ],
+        "excommunications": [
+            {
+                "id": excoms[e["pk"]],
+                "dynasty": _ref(dyn, e["dynasty_id"], "dynasty", f"Excommunication #{e['pk']}"),
+                "leader": _ref(chars, e["leader_id"], "character", f"Excommunication #{e['pk']}"),
+                "breach": _ref(breaches, e["breach_id"], "breach", f"Excommunication #{e['pk']}"),
+                "parley": _ref(parleys, e["parley_id"], "parley", f"Excommunication #{e['pk']}"),
+                "start_year": e["start_year"],
+                "reason": e["reason"],
+                "ended_year": e["ended_year"],
+                "end_reason": e["end_reason"],
+            }
+            for e in excommunication_rows
+        ],
+        "marriage_offers": [
+            {
+                "year": o["year"],
+                "minor_character": _ref(chars, o["minor_character_id"], "character", f"Marriage offer #{o['pk']}"),
+                "suitor": _ref(chars, o["suitor_id"], "character", f"Marriage offer #{o['pk']}"),
+                **{k: o[k] for k in ("dowry", "with_title", "stays_in_minor", "factors", "status", "note")},
+            }
+            for o in offer_rows
+        ],
+    }, numbering
+
+
+def _check_refs(
+    item: _Item, key: str, data: dict[str, Any], refs: Mapping[str, str], ids: Mapping[str, Mapping[int, int]]
+) -> None:
+    for name, section in refs.items():
+        value = data.get(name)
+        if value is None:
+            continue
+        what = "dynasty" if section == "dynasties" else section[:-1]
+        where = f"{key}.{name}" if key else name
+        if not _is_int(value):
+            raise item.fail(where, f"must be a {what} id or null, got {_got(value)}")
+        if value not in ids[section]:
+            raise item.fail(where, f"no {what} with id {value}")
+
+
+def _import_refs(data: dict[str, Any], refs: Mapping[str, str], pks: Mapping[str, Mapping[int, int]]) -> dict[str, Any]:
+    out = dict(data)
+    for key, section in refs.items():
+        value = out.get(key)
+        if value is not None:
+            out[key] = pks[section][value]
+    return out
+
+
+def _objects(item: _Item, key: str, model: type[models.Model] | None = None) -> list[_Item]:
+    out = []
+    for j, raw in enumerate(item.list(key)):
+        if not isinstance(raw, dict):
+            raise item.fail(f"{key}[{j}]", f"must be an object, got {_kind(raw)}")
+        out.append(_Item(raw, f"{item.path}.{key}[{j}]", model))
+    return out
+
+
+def _dynasty_list(item: _Item, key: str, dyn_ids: Mapping[int, int]) -> list[int]:
+    out: list[int] = []
+    for j, value in enumerate(item.list(key)):
+        if not _is_int(value):
+            raise item.fail(f"{key}[{j}]", f"must be a dynasty id, got {_got(value)}")
+        if value not in dyn_ids:
+            raise item.fail(f"{key}[{j}]", f"no dynasty with id {value}")
+        if value in out:
+            raise item.fail(f"{key}[{j}]", f"dynasty {value} is listed twice")
+        out.append(value)
+    return out
+
+
+def _read_provinces(t: _Item, dyn_ids: Mapping[int, int]) -> list[dict[str, Any]]:
+    if "provinces" not in t.obj:
+        return _later("titles", "provinces")
+    out = []
+    for p in _objects(t, "provinces"):
+        _check_refs(p, "", p.obj, {"controller": "dynasties"}, {"dynasties": dyn_ids})
+        out.append(dict(p.obj))
+    return out
+
+
+def _read_later(data: Mapping[str, Any], plan: _Plan, ids: Mapping[str, Mapping[int, int]]) -> dict[str, dict[int, int]]:
+    """Check the sections added to regnal/2 later; their export ids, by section."""
+    dyn_ids, char_ids, marr_ids = ids["dynasties"], ids["characters"], ids["marriages"]
+    refs = {"dynasties": dyn_ids, "characters": char_ids}
+
+    contracts = _section(data, "contracts", Contract, optional=True)
+    contract_ids = _ids(contracts, "contract")
+    for c in contracts:
+        row = {
+            "id": c.int("id"),
+            "kind": c.choice("kind", ContractKind.values),
+            "title": c.str("title", blank=False),
+            "parties": _dynasty_list(c, "parties", dyn_ids),
+            "marriage": c.ref("marriage", marr_ids, "marriage"),
+            "start_year": c.int("start_year"),
+            "term_years": c.int("term_years", null=True, low=0),
+            "state": c.choice("state", ContractState.values),
+            "signed_year": c.int("signed_year", null=True),
+            "in_force_year": c.int("in_force_year", null=True),
+            "ended_year": c.int("ended_year", null=True),
+            "end_kind": c.choice("end_kind", ["", *EndKind.values]),
+            "end_reason": c.str("end_reason"),
+            "text": c.str("text"),
+        }
+        if (row["state"] == ContractState.ENDED) != (row["ended_year"] is not None):
+            raise c.fail("ended_year", "an ended contract, and only an ended one, has an end year")
+        if row["in_force_year"] is not None and row["signed_year"] is None:
+            raise c.fail("signed_year", "a contract in force must have been signed")
+        if None not in (row["ended_year"], row["in_force_year"]) and row["ended_year"] < row["in_force_year"]:
+            raise c.fail("ended_year", f"{row['ended_year']} is before it came into force ({row['in_force_year']})")
+        plan.contracts.append(row)
+
+    clauses = _section(data, "clauses", Clause, optional=True)
+    clause_ids = _ids(clauses, "clause")
+    for c in clauses:
+        row = {
+            "id": c.int("id"),
+            "contract": c.ref("contract", contract_ids, "contract", null=False),
+            "position": c.int("position", low=0, high=SMALL_MAX),
+            "kind": c.choice("kind", ClauseKind.values),
+            "params": c.object("params"),
+            "text": c.str("text"),
+        }
+        _check_refs(c, "params", row["params"], CLAUSE_REFS, refs)
+        plan.clauses.append(row)
+
+    postings = _section(data, "postings", Posting, optional=True)
+    posting_ids = _ids(postings, "posting")
+    reversed_by: dict[int, int] = {}
+    for i, p in enumerate(postings):
+        row = {
+            "id": p.int("id"),
+            "year": p.int("year"),
+            "step": p.str("step"),
+            "payer": p.ref("payer", dyn_ids, "dynasty"),
+            "payee": p.ref("payee", dyn_ids, "dynasty"),
+            "amount": p.int("amount", low=1),
+            "kind": p.choice("kind", PostingKind.values),
+            "reason": p.str("reason"),
+            "marriage": p.ref("marriage", marr_ids, "marriage"),
+            "character": p.ref("character", char_ids, "character"),
+            "contract": p.ref("contract", contract_ids, "contract"),
+            "reverses": p.ref("reverses", posting_ids, "posting"),
+        }
+        if row["payer"] is None and row["payee"] is None:
+            raise p.fail("payee", "the Treasury cannot pay itself: a payer or a payee must be a dynasty")
+        if row["payer"] is not None and row["payer"] == row["payee"]:
+            raise p.fail("payee", f"dynasty {row['payee']} cannot pay itself")
+        if row["reverses"] is not None:
+            if row["reverses"] == row["id"]:
+                raise p.fail("reverses", f"posting {row['id']} cannot reverse itself")
+            if row["reverses"] in reversed_by:
+                raise p.fail(
+                    "reverses", f"posting {row['reverses']} is already reversed by postings[{reversed_by[row['reverses']]}]"
+                )
+            reversed_by[row["reverses"]] = i
+        plan.postings.append(row)
+
+    breaches = _section(data, "breaches", Breach, optional=True)
+    breach_ids = _ids(breaches, "breach")
+    for b in breaches:
+        row = {
+            "id": b.int("id"),
+            "contract": b.ref("contract", contract_ids, "contract", null=False),
+            "clause": b.ref("clause", clause_ids, "clause"),
+            "by_dynasty": b.ref("by_dynasty", dyn_ids, "dynasty", null=False),
+            "raised_by": b.ref("raised_by", dyn_ids, "dynasty", null=False),
+            "year": b.int("year"),
+            "text": b.str("text"),
+            "resolution": b.str("resolution"),
+            "resolved_year": b.int("resolved_year", null=True),
+        }
+        if row["by_dynasty"] == row["raised_by"]:
+            raise b.fail("raised_by", f"dynasty {row['raised_by']} cannot raise a breach against itself")
+        plan.breaches.append(row)
+
+    paid_by: dict[int, int] = {}
+    payments = _section(data, "contract_payments", ContractPayment, optional=True)
+    payment_ids = _ids(payments, "contract payment")
+    for i, p in enumerate(payments):
+        row = {
+            "id": p.int("id"),
+            "contract": p.ref("contract", contract_ids, "contract", null=False),
+            "clause": p.ref("clause", clause_ids, "clause"),
+            "breach": p.ref("breach", breach_ids, "breach"),
+            "year": p.int("year"),
+            "payer": p.ref("payer", dyn_ids, "dynasty", null=False),
+            "payee": p.ref("payee", dyn_ids, "dynasty", null=False),
+            "amount": p.int("amount", low=1),
+            "status": p.choice("status", PaymentStatus.values),
+            "posting": p.ref("posting", posting_ids, "posting"),
+            "settled_year": p.int("settled_year", null=True),
+            "note": p.str("note"),
+        }
+        if row["payer"] == row["payee"]:
+            raise p.fail("payee", f"dynasty {row['payee']} cannot pay itself")
+        if (row["status"] == PaymentStatus.PAID) != (row["posting"] is not None):
+            raise p.fail("posting", "a paid payment, and only a paid one, has a posting")
+        if row["posting"] is not None:
+            if row["posting"] in paid_by:
+                raise p.fail("posting", f"posting {row['posting']} already pays contract_payments[{paid_by[row['posting']]}]")
+            paid_by[row["posting"]] = i
+        plan.payments.append(row)
+
+    disputed: dict[int, int] = {}
+    disputes = _section(data, "disputes", Dispute, optional=True)
+    dispute_ids = _ids(disputes, "dispute")
+    for i, d in enumerate(disputes):
+        row = {
+            "id": d.int("id"),
+            "breach": d.ref("breach", breach_ids, "breach", null=False),
+            "year": d.int("year"),
+            "voters": _dynasty_list(d, "voters", dyn_ids),
+            "outcome": d.str("outcome"),
+        }
+        if row["breach"] in disputed:
+            raise d.fail("breach", f"breach {row['breach']} is already disputed (disputes[{disputed[row['breach']]}])")
+        disputed[row["breach"]] = i
+        terms, seen_terms = [], set()
+        for t in _objects(d, "terms", DisputeTerm):
+            term = {
+                "clause": t.ref("clause", clause_ids, "clause", null=False),
+                "upheld_by": t.int("upheld_by", low=0, high=SMALL_MAX),
+                "rejected_by": t.int("rejected_by", low=0, high=SMALL_MAX),
+                "upheld": t.bool("upheld"),
+                "enforcement": t.str("enforcement"),
+            }
+            if term["clause"] in seen_terms:
+                raise t.fail("clause", f"clause {term['clause']} is already ruled on in this dispute")
+            seen_terms.add(term["clause"])
+            terms.append(term)
+        votes, seen_votes = [], set()
+        for v in _objects(d, "votes", DisputeVote):
+            vote = {
+                "dynasty": v.ref("dynasty", dyn_ids, "dynasty", null=False),
+                "clause": v.ref("clause", clause_ids, "clause", null=False),
+                "upholds": v.bool("upholds"),
+            }
+            if (vote["dynasty"], vote["clause"]) in seen_votes:
+                raise v.fail("clause", f"dynasty {vote['dynasty']} already voted on clause {vote['clause']}")
+            seen_votes.add((vote["dynasty"], vote["clause"]))
+            votes.append(vote)
+        plan.disputes.append((row, terms, votes))
+
+    parleys = _section(data, "parleys", Parley, optional=True)
+    parley_ids = _ids(parleys, "parley")
+    excoms = _section(data, "excommunications", Excommunication, optional=True)
+    excom_ids = _ids(excoms, "excommunication")
+    parley_breaches: dict[int, int] = {}
+    for i, p in enumerate(parleys):
+        row = {
+            "id": p.int("id"),
+            "year": p.int("year"),
+            "step": p.str("step"),
+            "kind": p.choice("kind", ParleyKind.values),
+            "subject": p.str("subject"),
+            "caller": p.ref("caller", dyn_ids, "dynasty", null=False),
+            "breach": p.ref("breach", breach_ids, "breach"),
+            "excommunication": p.ref("excommunication", excom_ids, "excommunication"),
+            "votes_for": p.int("votes_for", low=0),
+            "votes_against": p.int("votes_against", low=0),
+            "carried": p.bool("carried"),
+            "outcome": p.str("outcome"),
+        }
+        if row["breach"] is not None:
+            if row["breach"] in parley_breaches:
+                raise p.fail("breach", f"breach {row['breach']} already has a parley (parleys[{parley_breaches[row['breach']]}])")
+            parley_breaches[row["breach"]] = i
+        votes, voted = [], set()
+        for v in _objects(p, "votes", ParleyVote):
+            vote = {
+                "dynasty": v.ref("dynasty", dyn_ids, "dynasty", null=False),
+                "stature": v.int("stature", low=0, high=SMALL_MAX),
+                "church_cards": v.int("church_cards", low=0, high=SMALL_MAX),
+                "christian": v.bool("christian"),
+                "votes": v.int("votes", low=0, high=SMALL_MAX),
+                "choice": v.choice("choice", VoteChoice.values),
+                "position": v.int("position", null=True, low=0, high=SMALL_MAX),
+                "excluded": v.str("excluded"),
+            }
+            if vote["dynasty"] in voted:
+                raise v.fail("dynasty", f"dynasty {vote['dynasty']} already voted in this parley")
+            voted.add(vote["dynasty"])
+            votes.append(vote)
+        plan.parleys.append((row, votes))
+
+    open_excoms: dict[int, int] = {}
+    for i, e in enumerate(excoms):
+        row = {
+            "id": e.int("id"),
+            "dynasty": e.ref("dynasty", dyn_ids, "dynasty", null=False),
+            "leader": e.ref("leader", char_ids, "character"),
+            "breach": e.ref("breach", breach_ids, "breach"),
+            "parley": e.ref("parley", parley_ids, "parley"),
+            "start_year": e.int("start_year"),
+            "reason": e.str("reason"),
+            "ended_year": e.int("ended_year", null=True),
+            "end_reason": e.str("end_reason"),
+        }
+        if row["ended_year"] is not None and row["ended_year"] < row["start_year"]:
+            raise e.fail("ended_year", f"{row['ended_year']} is before the start year {row['start_year']}")
+        if row["ended_year"] is None:
+            if row["dynasty"] in open_excoms:
+                raise e.fail(
+                    "dynasty",
+                    f"dynasty {row['dynasty']} is already excommunicated (excommunications[{open_excoms[row['dynasty']]}])",
+                )
+            open_excoms[row["dynasty"]] = i
+        plan.excommunications.append(row)
+
+    for o in _section(data, "marriage_offers", MarriageOffer, optional=True):
+        row = {
+            "year": o.int("year"),
+            "minor_character": o.ref("minor_character", char_ids, "character", null=False),
+            "suitor": o.ref("suitor", char_ids, "character", null=False),
+            "dowry": o.int("dowry", low=0),
+            "with_title": o.bool("with_title"),
+            "stays_in_minor": o.bool("stays_in_minor"),
+            "factors": o.get("factors"),
+            "status": o.choice("status", OfferStatus.values),
+            "note": o.str("note"),
+        }
+        if not isinstance(row["factors"], list):
+            raise o.fail("factors", f"must be a list, got {_kind(row['factors'])}")
+        plan.offers.append(row)
+    return {
+        "postings": posting_ids,
+        "contracts": contract_ids,
+        "clauses": clause_ids,
+        "contract_payments": payment_ids,
+        "breaches": breach_ids,
+        "disputes": dispute_ids,
+        "parleys": parley_ids,
+        "excommunications": excom_ids,
+    }
+
+
+def _write_later(campaign: Campaign, plan: _Plan, pks: Mapping[str, Mapping[int, int]]) -> dict[str, dict[int, int]]:
+    """Write the sections added to regnal/2 later; their new database ids by export id, by section."""
+    dyn, chars, marr = pks["dynasties"], pks["characters"], pks["marriages"]
+
+    def opt(ids: Mapping[int, int], value: int | None) -> int | None:
+        return None if value is None else ids[value]
+
+    contracts = _bulk_create(
+        Contract,
+        [
+            Contract(campaign=campaign, marriage_id=opt(marr, c["marriage"]),
+                     **{k: v for k, v in c.items() if k not in ("id", "parties", "marriage")})
+            for c in plan.contracts
+        ],
+    )  # fmt: skip
+    contract_pks = {c["id"]: obj.pk for c, obj in zip(plan.contracts, contracts, strict=True)}
+    through = Contract.parties.through
+    _bulk_create(
+        through,
+        [
+            through(contract_id=obj.pk, dynasty_id=dyn[d])
+            for c, obj in zip(plan.contracts, contracts, strict=True)
+            for d in c["parties"]
+        ],
+    )
+    clauses = _bulk_create(
+        Clause,
+        [
+            Clause(
+                contract_id=contract_pks[c["contract"]], position=c["position"], kind=c["kind"],
+                params=_import_refs(c["params"], CLAUSE_REFS, {"dynasties": dyn, "characters": chars}), text=c["text"],
+            )
+            for c in plan.clauses
+        ],
+    )  # fmt: skip
+    clause_pks = {c["id"]: obj.pk for c, obj in zip(plan.clauses, clauses, strict=True)}
+
+    postings = _bulk_create(
+        Posting,
+        [
+            Posting(
+                campaign=campaign, year=p["year"], step=p["step"], payer_id=opt(dyn, p["payer"]),
+                payee_id=opt(dyn, p["payee"]), amount=p["amount"], kind=p["kind"], reason=p["reason"],
+                marriage_id=opt(marr, p["marriage"]), character_id=opt(chars, p["character"]),
+                contract_id=opt(contract_pks, p["contract"]),
+            )
+            for p in plan.postings
+        ],
+    )  # fmt: skip
+    posting_pks = {p["id"]: obj.pk for p, obj in zip(plan.postings, postings, strict=True)}
+    reversing = []
+    for p, obj in zip(plan.postings, postings, strict=True):
+        if p["reverses"] is not None:
+            obj.reverses_id = posting_pks[p["reverses"]]
+            reversing.append(obj)
+    if reversing:
+        Posting.objects.bulk_update(reversing, ["reverses"])
+
+    breaches = _bulk_create(
+        Breach,
+        [
+            Breach(
+                campaign=campaign, contract_id=contract_pks[b["contract"]], clause_id=opt(clause_pks, b["clause"]),
+                by_dynasty_id=dyn[b["by_dynasty"]], raised_by_id=dyn[b["raised_by"]], year=b["year"], text=b["text"],
+                resolution=b["resolution"], resolved_year=b["resolved_year"],
+            )
+            for b in plan.breaches
+        ],
+    )  # fmt: skip
+    breach_pks = {b["id"]: obj.pk for b, obj in zip(plan.breaches, breaches, strict=True)}
+    payments = _bulk_create(
+        ContractPayment,
+        [
+            ContractPayment(
+                campaign=campaign,
+                contract_id=contract_pks[p["contract"]],
+                clause_id=opt(clause_pks, p["clause"]),
+                breach_id=opt(breach_pks, p["breach"]),
+                year=p["year"],
+                payer_id=dyn[p["payer"]],
+                payee_id=dyn[p["payee"]],
+                amount=p["amount"],
+                status=p["status"],
+                posting_id=opt(posting_pks, p["posting"]),
+                settled_year=p["settled_year"],
+                note=p["note"],
+            )
+            for p in plan.payments
+        ],
+    )
+    payment_pks = {p["id"]: obj.pk for p, obj in zip(plan.payments, payments, strict=True)}  # fmt: skip
+
+    disputes = _bulk_create(
+        Dispute,
+        [
+            Dispute(
+                campaign=campaign,
+                breach_id=breach_pks[d["breach"]],
+                year=d["year"],
+                voters=[dyn[v] for v in d["voters"]],
+                outcome=d["outcome"],
+            )
+            for d, _, _ in plan.disputes
+        ],
+    )
+    dispute_pks = {d["id"]: obj.pk for (d, _, _), obj in zip(plan.disputes, disputes, strict=True)}  # fmt: skip
+    _bulk_create(
+        DisputeTerm,
+        [
+            DisputeTerm(dispute=obj, clause_id=clause_pks[t["clause"]],
+                        **{k: v for k, v in t.items() if k != "clause"})
+            for obj, (_, terms, _) in zip(disputes, plan.disputes, strict=True)
+            for t in terms
+        ],
+    )  # fmt: skip
+    _bulk_create(
+        DisputeVote,
+        [
+            DisputeVote(dispute=obj, dynasty_id=dyn[v["dynasty"]], clause_id=clause_pks[v["clause"]], upholds=v["upholds"])
+            for obj, (_, _, votes) in zip(disputes, plan.disputes, strict=True)
+            for v in votes
+        ],
+    )
+
+    parleys = _bulk_create(
+        Parley,
+        [
+            Parley(
+                campaign=campaign, caller_id=dyn[p["caller"]], breach_id=opt(breach_pks, p["breach"]),
+                **{k: v for k, v in p.items() if k not in ("id", "caller", "breach", "excommunication")},
+            )
+            for p, _ in plan.parleys
+        ],
+    )  # fmt: skip
+    parley_pks = {p["id"]: obj.pk for (p, _), obj in zip(plan.parleys, parleys, strict=True)}
+    _bulk_create(
+        ParleyVote,
+        [
+            ParleyVote(parley=obj, dynasty_id=dyn[v["dynasty"]], **{k: x for k, x in v.items() if k != "dynasty"})
+            for obj, (_, votes) in zip(parleys, plan.parleys, strict=True)
+            for v in votes
+        ],
+    )
+    excoms = _bulk_create(
+        Excommunication,
+        [
+            Excommunication(
+                campaign=campaign, dynasty_id=dyn[e["dynasty"]], leader_id=opt(chars, e["leader"]),
+                breach_id=opt(breach_pks, e["breach"]), parley_id=opt(parley_pks, e["parley"]),
+                start_year=e["start_year"], reason=e["reason"], ended_year=e["ended_year"], end_reason=e["end_reason"],
+            )
+            for e in plan.excommunications
+        ],
+    )  # fmt: skip
+    excom_pks = {e["id"]: obj.pk for e, obj in zip(plan.excommunications, excoms, strict=True)}
+    readmissions = []
+    for (p, _), obj in zip(plan.parleys, parleys, strict=True):
+        if p["excommunication"] is not None:
+            obj.excommunication_id = excom_pks[p["excommunication"]]
+            readmissions.append(obj)
+    if readmissions:
+        Parley.objects.bulk_update(readmissions, ["excommunication"])
+
+    _bulk_create(
+        MarriageOffer,
+        [
+            MarriageOffer(
+                campaign=campaign, minor_character_id=chars[o["minor_character"]], suitor_id=chars[o["suitor"]],
+                **{k: v for k, v in o.items() if k not in ("minor_character", "suitor")},
+            )
+            for o in plan.offers
+        ],
+    )  # fmt: skip
+    return {
+        "postings": posting_pks,
+        "contracts": contract_pks,
+        "clauses": clause_pks,
+        "contract_payments": payment_pks,
+        "breaches": breach_pks,
+        "disputes": dispute_pks,
+        "parleys": parley_pks,
+        "excommunications": excom_pks,
+    }

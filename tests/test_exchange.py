@@ -16,7 +16,9 @@ from django.core.management.base import CommandError
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
+from campaign import treasury
 from campaign.exchange import (
+    CAMPAIGN_FIELDS_LATER,
     FIELDS_LATER,
     FORMAT,
     FORMAT_V1,
@@ -25,7 +27,20 @@ from campaign.exchange import (
     campaign_export,
     campaign_import,
 )
-from campaign.models import Campaign, ChronicleEntry, Membership, Role, Roll
+from campaign.models import Campaign, ChronicleEntry, Membership, Posting, PostingKind, Role, Roll
+from contracts.models import (
+    Breach,
+    Clause,
+    ClauseKind,
+    Contract,
+    ContractPayment,
+    Dispute,
+    DisputeTerm,
+    DisputeVote,
+    Excommunication,
+    Parley,
+    ParleyVote,
+)
 from dynasties.models import (
     Character,
     Crown,
@@ -34,6 +49,7 @@ from dynasties.models import (
     Dynasty,
     DynastyKind,
     Marriage,
+    MarriageOffer,
     Modifier,
     ModifierKind,
     Reign,
@@ -63,7 +79,9 @@ def with_everything(campaign: Campaign) -> Campaign:
     modifier with a claimant (and one on a monarch), a renunciation, a title held twice, a
     bastard and a pretender; and what was added to regnal/2 later: a Stability change and a
     revolt of a crown, a reign in the interim for an imprisoned heir with a planned end, a
-    crown's ruleset state, effective ages off the real ones, and a match with dowry and title."""
+    crown's ruleset state, effective ages off the real ones, a match with dowry and title, overdrafts
+    allowed, a title's giver and provinces, the ledger (with a reversal), a contract with clauses,
+    paid and unpaid payments, a breach, its dispute, parleys, an excommunication and an offer."""
     year = campaign.current_year
     dynasties = list(Dynasty.objects.filter(campaign=campaign).order_by("pk"))
     for seat, dynasty in enumerate(reversed(dynasties)):
@@ -132,7 +150,83 @@ def with_everything(campaign: Campaign) -> Campaign:
     match = Marriage.objects.filter(campaign=campaign, ended_year__isnull=True).order_by("pk").first()
     match.dowry, match.alliance_title = "province: Liguria", "Count of the Marches"
     match.save()
+    with_contracts(campaign, match)
     return campaign
+
+
+def with_contracts(campaign: Campaign, match: Marriage) -> None:
+    """The money and the contracts: every kind of object added with them, made with the ORM."""
+    year = campaign.current_year
+    campaign.allow_overdraft = True
+    campaign.save(update_fields=["allow_overdraft"])
+    king, queen, third = list(Dynasty.objects.filter(campaign=campaign).order_by("pk"))[:3]
+    title = Title.objects.get(campaign=campaign, name="Duke of Liguria")
+    title.granted_by = king
+    title.provinces = [{"name": "Liguria", "value": 3, "controller": king.pk}, {"name": "Genoa", "value": 2}]
+    title.save()
+    claimant = Modifier.objects.filter(campaign=campaign, claimant__isnull=False).first().claimant
+
+    contract = Contract.objects.create(
+        campaign=campaign, kind="marriage", title="The Ligurian match", marriage=match, start_year=year - 5,
+        state="in_force", signed_year=year - 5, in_force_year=year - 5, text="Sealed at Genoa.",
+    )  # fmt: skip
+    contract.parties.set([queen, king])
+    pay = Clause.objects.create(
+        contract=contract, position=0, kind=ClauseKind.RECURRING_PAYMENT,
+        params={"payer": king.pk, "payee": queen.pk, "amount": 10}, text="ten a turn",
+    )  # fmt: skip
+    renounce = Clause.objects.create(
+        contract=contract, position=1, kind=ClauseKind.RENUNCIATION, params={"character": claimant.pk, "crown": "X"}
+    )
+    ended = Contract.objects.create(
+        campaign=campaign, kind="agreement", title="A truce", start_year=year - 10, term_years=5, state="ended",
+        signed_year=year - 10, in_force_year=year - 10, ended_year=year - 5, end_kind="term", end_reason="expired",
+    )  # fmt: skip
+    ended.parties.set([king, third])
+
+    gift = treasury.post(campaign, payer=None, payee=king, amount=50, kind=PostingKind.TAX, reason="taxes")
+    paid = treasury.post(campaign, payer=king, payee=queen, amount=10, kind=PostingKind.CONTRACT, reason="ten", contract=contract)
+    wrong = treasury.post(
+        campaign, payer=queen, payee=third, amount=7, kind=PostingKind.DOWRY, reason="dowry", marriage=match,
+        character=match.wife,
+    )  # fmt: skip
+    treasury.post(campaign, payer=third, payee=queen, amount=7, kind=PostingKind.CORRECTION, reason="undo", reverses=wrong)
+    assert gift is not None
+    ContractPayment.objects.create(
+        campaign=campaign, contract=contract, clause=pay, year=year - 5, payer=king, payee=queen, amount=10,
+        status="paid", posting=paid,
+    )  # fmt: skip
+    breach = Breach.objects.create(
+        campaign=campaign, contract=contract, clause=pay, by_dynasty=king, raised_by=queen, year=year,
+        text="did not pay", resolution="damages", resolved_year=year,
+    )  # fmt: skip
+    ContractPayment.objects.create(
+        campaign=campaign, contract=contract, clause=pay, breach=breach, year=year, payer=king, payee=queen,
+        amount=20, status="unpaid", note="held 0",
+    )  # fmt: skip
+    dispute = Dispute.objects.create(campaign=campaign, breach=breach, year=year, voters=[third.pk], outcome="upheld")
+    DisputeTerm.objects.create(dispute=dispute, clause=pay, upheld_by=1, rejected_by=0, upheld=True, enforcement="paid")
+    DisputeVote.objects.create(dispute=dispute, dynasty=third, clause=renounce, upholds=False)
+    parley = Parley.objects.create(
+        campaign=campaign, year=year, step="announcements", kind="breach", subject="the Ligurian match", caller=queen,
+        breach=breach, votes_for=9, votes_against=4, carried=True, outcome="excommunicated",
+    )  # fmt: skip
+    ParleyVote.objects.create(parley=parley, dynasty=queen, stature=9, christian=True, votes=9, choice="for", position=1)
+    ParleyVote.objects.create(
+        parley=parley, dynasty=third, stature=0, christian=False, votes=0, choice="abstain", excluded="pagan"
+    )
+    excom = Excommunication.objects.create(
+        campaign=campaign, dynasty=king, leader=claimant, breach=breach, parley=parley, start_year=year,
+        reason="broke the match",
+    )  # fmt: skip
+    Parley.objects.create(
+        campaign=campaign, year=year, step="announcements", kind="readmission", subject="readmit", caller=king,
+        excommunication=excom, votes_for=1, votes_against=8, carried=False, outcome="refused",
+    )  # fmt: skip
+    MarriageOffer.objects.create(
+        campaign=campaign, year=year, minor_character=match.wife, suitor=claimant, dowry=150, with_title=True,
+        factors=["x2 heir"], status="rejected", note="too poor",
+    )  # fmt: skip
 
 
 def to_early_v2(data: dict[str, Any]) -> dict[str, Any]:
@@ -141,6 +235,8 @@ def to_early_v2(data: dict[str, Any]) -> dict[str, Any]:
     out = copy.deepcopy(data)
     for name in SECTIONS_LATER:
         del out[name]
+    for key in CAMPAIGN_FIELDS_LATER:
+        del out["campaign"][key]
     for section, fields in FIELDS_LATER.items():
         for item in out[section]:
             for key in fields:
@@ -223,6 +319,18 @@ def test_round_trip_is_identical_apart_from_the_slug():
     assert any(c["state"].get("history") for c in first["crowns"])
     assert {c["effective_age_offset"] for c in first["characters"]} >= {0, 5, -2}
     assert any(m["dowry"] == "province: Liguria" and m["alliance_title"] for m in first["marriages"])
+    assert first["campaign"]["allow_overdraft"] is True
+    assert first["titles"][0]["granted_by"] == 1
+    assert first["titles"][0]["provinces"][0] == {"name": "Liguria", "value": 3, "controller": 1}
+    assert [p["reverses"] for p in first["postings"]][-1] == first["postings"][-2]["id"]
+    assert any(p["contract"] for p in first["postings"]) and any(p["marriage"] for p in first["postings"])
+    assert [c["parties"] for c in first["contracts"]] == [[1, 2], [1, 3]]
+    assert first["clauses"][0]["params"] == {"payer": 1, "payee": 2, "amount": 10}
+    assert {p["status"] for p in first["contract_payments"]} == {"paid", "unpaid"}
+    assert first["disputes"][0]["voters"] == [3] and first["disputes"][0]["terms"] and first["disputes"][0]["votes"]
+    assert first["parleys"][1]["excommunication"] == first["excommunications"][0]["id"]
+    assert first["excommunications"][0]["parley"] == first["parleys"][0]["id"]
+    assert first["marriage_offers"][0]["factors"] == ["x2 heir"]
 
     imported = campaign_import(json.loads(dumps(first)))
     second = campaign_export(imported)
@@ -306,6 +414,25 @@ def test_the_new_objects_point_at_the_imported_campaign(doc):
     assert sorted(offsets.values_list("effective_age_offset", flat=True)) == [-2, 5]
     match = Marriage.objects.get(campaign=campaign, dowry="province: Liguria")
     assert (match.alliance_title, match.ended_year) == ("Count of the Marches", None)
+    assert campaign.allow_overdraft
+    assert title.granted_by.campaign_id == campaign.pk
+    assert title.provinces[0]["controller"] == title.granted_by_id
+    correction = Posting.objects.get(campaign=campaign, reverses__isnull=False)
+    assert correction.reverses.campaign_id == campaign.pk and correction.reverses.payer_id == correction.payee_id
+    contract = Contract.objects.get(campaign=campaign, kind="marriage")
+    assert contract.marriage.campaign_id == campaign.pk
+    assert {d.campaign_id for d in contract.parties.all()} == {campaign.pk}
+    pay = contract.clauses.get(position=0)
+    assert Dynasty.objects.get(pk=pay.params["payer"]).campaign_id == campaign.pk
+    paid = ContractPayment.objects.get(campaign=campaign, status="paid")
+    assert paid.posting.contract_id == contract.pk and paid.clause_id == pay.pk
+    dispute = Dispute.objects.get(campaign=campaign)
+    assert dispute.breach.contract_id == contract.pk
+    assert Dynasty.objects.get(pk=dispute.voters[0]).campaign_id == campaign.pk
+    excom = Excommunication.objects.get(campaign=campaign)
+    assert excom.parley.breach_id == excom.breach_id == dispute.breach_id
+    assert Parley.objects.get(campaign=campaign, excommunication=excom).kind == "readmission"
+    assert MarriageOffer.objects.get(campaign=campaign).suitor.campaign_id == campaign.pk
 
 
 @pytest.mark.django_db
@@ -319,8 +446,14 @@ def test_an_older_regnal_2_document_without_the_later_additions_is_read_with_def
     assert not Crown.objects.filter(campaign=campaign).exclude(state={}).exists()
     assert not Character.objects.filter(campaign=campaign).exclude(effective_age_offset=0).exists()
     assert not Marriage.objects.filter(campaign=campaign).exclude(dowry="", alliance_title="").exists()
+    assert not campaign.allow_overdraft
+    assert not Title.objects.filter(campaign=campaign).exclude(granted_by=None, provinces=[]).exists()
+    for model in (Posting, Contract, ContractPayment, Breach, Dispute, Parley, Excommunication, MarriageOffer):
+        assert not model.objects.filter(campaign=campaign).exists()
     again = campaign_export(campaign)
     assert again["crown_events"] == []
+    assert all(again[name] == [] for name in SECTIONS_LATER)
+    assert again["campaign"]["allow_overdraft"] is False
     for section, fields in FIELDS_LATER.items():
         for key, default in fields.items():
             assert all(item[key] == default for item in again[section]), f"{section}[].{key}"
@@ -865,6 +998,44 @@ BAD_INPUT = [
         "dynasties[0].seat: must be a whole number, got a string",
         id="v1-with-a-bad-seat",
     ),
+    # the ledger, contracts and what hangs on them (added to regnal/2 later)
+    pytest.param(set_("campaign.allow_overdraft", "yes"), "campaign.allow_overdraft: must be true or false", id="overdraft-type"),
+    pytest.param(set_("titles.0.granted_by", 99), "titles[0].granted_by: no dynasty with id 99", id="title-giver"),
+    pytest.param(
+        set_("titles.0.provinces.0.controller", 99),
+        "titles[0].provinces[0].controller: no dynasty with id 99",
+        id="title-province-controller",
+    ),
+    pytest.param(set_("titles.0.provinces", {}), "titles[0].provinces: must be a list", id="title-provinces-type"),
+    pytest.param(set_("postings.0.payee", 99), "postings[0].payee: no dynasty with id 99", id="posting-payee"),
+    pytest.param(set_("postings.0.amount", 0), "postings[0].amount: 0 is outside", id="posting-amount"),
+    pytest.param(set_("postings.0.kind", "bribe"), "postings[0].kind: 'bribe' is not one of", id="posting-kind"),
+    pytest.param(set_("postings.3.reverses", 99), "postings[3].reverses: no posting with id 99", id="posting-reverses"),
+    pytest.param(
+        lambda d: d["postings"][0].update(payer=None, payee=None), "postings[0].payee: the Treasury", id="posting-no-house"
+    ),
+    pytest.param(set_("contracts.0.parties", [1, 99]), "contracts[0].parties[1]: no dynasty with id 99", id="parties"),
+    pytest.param(set_("contracts.0.state", "ended"), "contracts[0].ended_year: an ended contract", id="contract-end"),
+    pytest.param(set_("clauses.0.contract", 9), "clauses[0].contract: no contract with id 9", id="clause-contract"),
+    pytest.param(set_("clauses.0.params.payer", 99), "clauses[0].params.payer: no dynasty with id 99", id="clause-payer"),
+    pytest.param(set_("contract_payments.0.posting", None), "contract_payments[0].posting: a paid payment", id="payment-posting"),
+    pytest.param(set_("contract_payments.1.clause", 9), "contract_payments[1].clause: no clause with id 9", id="pay-clause"),
+    pytest.param(set_("breaches.0.raised_by", 1), "breaches[0].raised_by: dynasty 1 cannot raise", id="breach-self"),
+    pytest.param(set_("disputes.0.voters", [99]), "disputes[0].voters[0]: no dynasty with id 99", id="dispute-voters"),
+    pytest.param(set_("disputes.0.terms.0.clause", 9), "disputes[0].terms[0].clause: no clause with id 9", id="dispute-term"),
+    pytest.param(
+        set_("parleys.1.excommunication", 9), "parleys[1].excommunication: no excommunication with id 9", id="readmission"
+    ),
+    pytest.param(set_("parleys.0.votes.0.choice", "maybe"), "parleys[0].votes[0].choice: 'maybe'", id="parley-vote"),
+    pytest.param(set_("excommunications.0.parley", 9), "excommunications[0].parley: no parley with id 9", id="excom"),
+    pytest.param(
+        set_("marriage_offers.0.suitor", None), "marriage_offers[0].suitor: must be a whole number, got null", id="offer"
+    ),
+    pytest.param(
+        lambda d: d["chronicle"][-1]["entries"][-1]["data"].update(contract=99),
+        "data.contract: no contract with id 99",
+        id="chronicle-contract",
+    ),
     # not a document at all
     pytest.param(lambda d: d.clear(), "format: missing", id="empty-object"),
 ]
@@ -928,10 +1099,11 @@ def test_export_makes_the_same_number_of_queries_whatever_the_size(django_assert
     with CaptureQueriesContext(connection) as queries:
         data = campaign_export(small)
     assert not any(data[name] for name in ("crown_events", "modifiers", "renunciations", "titles", "title_holdings"))
-    assert len(queries) == 16  # one per table read
-    with django_assert_num_queries(16):
+    assert len(queries) == 29  # one per table read
+    with django_assert_num_queries(29):
         data = campaign_export(large)
     assert all(data[name] for name in ("crowns", "crown_events", "modifiers", "renunciations", "titles", "title_holdings"))
     assert any(r["interim_for"] is not None and r["planned_end_year"] is not None for r in data["reigns"])
     assert any(c["state"] for c in data["crowns"]) and any(c["effective_age_offset"] for c in data["characters"])
     assert any(m["dowry"] and m["alliance_title"] for m in data["marriages"])
+    assert all(data[name] for name in SECTIONS_LATER)
