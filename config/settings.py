@@ -33,6 +33,7 @@ INSTALLED_APPS = [
     "campaign",
     "dynasties",
     "contracts",
+    "pages",
 ]
 
 MIDDLEWARE = [

@@ -12,4 +12,5 @@ urlpatterns = [
     path("", include("dynasties.urls")),
     path("trees/", include("dynasties.trees.urls")),
     path("print/", include("dynasties.print_urls")),
+    path("c/", include("pages.urls")),
 ]
