@@ -1,0 +1,197 @@
+"""Read-only pages of a campaign (issue 7, first slice): dashboard, dynasty, character, roll log.
+
+Every page goes through ``campaign.permissions`` (role_of, can_view_exchequer, visible): a
+non-member gets 404; a player sees only his own exchequer and the contracts his dynasty is party
+to. Each page runs a fixed number of queries whatever the size of the campaign."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.db.models import Count, Max, Q
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_GET
+
+from campaign.models import Campaign, ChronicleEntry, Role, Roll, RollSource, Step
+from campaign.permissions import can_view_exchequer, role_of, visible
+from campaign.treasury import balances, currency, ledger
+from contracts.models import Contract, ContractState
+from dynasties.models import Character, Dynasty, Marriage, Reign, Status
+from dynasties.rules.errors import RuleError
+from dynasties.services.succession_view import succession_line
+
+STEP_WAITS = {
+    Step.BIRTHS: "The birth rolls of every eligible couple (and the sex of each child born).",
+    Step.SURVIVAL: "The survival roll of every character who must roll this turn.",
+    Step.MARRIAGES: "The players' marriages and betrothals, then the GM closes the step.",
+    Step.ANNOUNCEMENTS: "The GM to publish the announcements of the year.",
+    Step.INTERPHASE: "The Interphase and movement at the table; the GM then starts the next turn.",
+}
+ROLLS_PER_PAGE = 50
+
+
+def _member(request: HttpRequest, slug: str) -> tuple[Campaign, str, int | None]:
+    """The campaign, the viewer's role and dynasty; 404 for anyone who is not a member."""
+    campaign = get_object_or_404(Campaign, slug=slug)
+    role, dynasty = role_of(request.user, campaign)
+    if role is None:
+        raise Http404("No such campaign.")
+    return campaign, role, dynasty
+
+
+def _may_print(role: str, mine: int | None, dynasty_id: int | None) -> bool:
+    """As ``print_views.may_print_dynasty``: the GM, or the player of that dynasty."""
+    return role == Role.GM or (role == Role.PLAYER and dynasty_id is not None and mine == dynasty_id)
+
+
+def _open_reigns(campaign: Campaign) -> dict[str, Reign]:
+    reigns = Reign.objects.filter(campaign=campaign, end_year__isnull=True).select_related("holder", "regent")
+    return {r.crown: r for r in reigns.order_by("start_year", "pk")}
+
+
+def _line(campaign: Campaign, crown: str, limit: int) -> Any:
+    if not crown:
+        return None
+    try:
+        return succession_line(campaign=campaign, crown=crown, limit=limit)
+    except RuleError:
+        return None
+
+
+def _contracts(request: HttpRequest, campaign: Campaign, queryset: Any) -> list[Contract]:
+    return list(visible(request.user, campaign, queryset).prefetch_related("parties").order_by("start_year", "pk"))
+
+
+@require_GET
+@login_required
+def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign, role, _ = _member(request, slug)
+    dynasties = list(Dynasty.objects.filter(campaign=campaign).order_by("seat", "name"))
+    living = dict(
+        Character.objects.filter(campaign=campaign, controlled_by__isnull=False)
+        .exclude(status=Status.DEAD)
+        .values("controlled_by").annotate(n=Count("pk")).values_list("controlled_by", "n")
+    )  # fmt: skip
+    reigns = _open_reigns(campaign)
+    money = balances(campaign)
+    in_force = _contracts(request, campaign, Contract.objects.filter(state=ContractState.IN_FORCE))
+    rows = []
+    for d in dynasties:
+        reign = reigns.get(d.crown) if d.crown else None
+        line = _line(campaign, d.crown, 1) if reign else None
+        rows.append({
+            "dynasty": d,
+            "reign": reign,
+            "regent": reign.regent if reign and reign.regency_end_year is None else None,
+            "heir": line.heir if line else None,
+            "living": living.get(d.pk, 0),
+            "exchequer": can_view_exchequer(request.user, d),
+            "balance": money.get(d.pk, 0),
+            "contracts": [c for c in in_force if any(p.pk == d.pk for p in c.parties.all())],
+        })  # fmt: skip
+    announced = ChronicleEntry.objects.filter(campaign=campaign, kind="announcements").aggregate(y=Max("year"))["y"]
+    return render(request, "pages/dashboard.html", {
+        "campaign": campaign, "role": role, "rows": rows, "waits": STEP_WAITS.get(campaign.step, ""),
+        "announced": announced, "currency": currency(campaign), "is_gm": role == Role.GM,
+    })  # fmt: skip
+
+
+@require_GET
+@login_required
+def dynasty(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    campaign, role, mine = _member(request, slug)
+    d = get_object_or_404(Dynasty, campaign=campaign, pk=pk)
+    members = list(
+        Character.objects.filter(campaign=campaign, controlled_by=d).order_by("status", "birth_year", "birth_order", "pk")
+    )
+    for m in members:
+        m.age_now = m.age(campaign.current_year)
+    reign = _open_reigns(campaign).get(d.crown) if d.crown else None
+    line = _line(campaign, d.crown, 10) if reign else None
+    exchequer = can_view_exchequer(request.user, d)
+    postings, balance = [], 0
+    if exchequer:
+        postings = list(ledger(campaign, d))
+        for p in postings:
+            p.signed = p.amount if p.payee_id == d.pk else -p.amount
+            balance += p.signed
+            p.running = balance
+    contracts = _contracts(request, campaign, Contract.objects.filter(parties=d))
+    return render(request, "pages/dynasty.html", {
+        "campaign": campaign, "dynasty": d, "members": members, "reign": reign, "line": line,
+        "exchequer": exchequer, "postings": postings, "balance": balance, "currency": currency(campaign),
+        "contracts": contracts, "may_print": _may_print(role, mine, d.pk), "year": campaign.current_year,
+    })  # fmt: skip
+
+
+@require_GET
+@login_required
+def character(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    campaign, role, mine = _member(request, slug)
+    c = get_object_or_404(
+        Character.objects.select_related("father", "mother", "controlled_by", "birth_dynasty", "prisoner_of"),
+        campaign=campaign,
+        pk=pk,
+    )
+    marriages = list(
+        Marriage.objects.filter(Q(husband=c) | Q(wife=c), campaign=campaign)
+        .select_related("husband", "wife").order_by("arranged_year", "pk")
+    )  # fmt: skip
+    for m in marriages:
+        m.spouse = m.wife if m.husband_id == c.pk else m.husband
+    children = list(
+        Character.objects.filter(Q(father=c) | Q(mother=c), campaign=campaign).order_by("birth_year", "birth_order", "pk")
+    )
+    titles = list(c.titles.all().order_by("granted_year", "pk"))
+    chronicle = list(visible(request.user, campaign, ChronicleEntry.objects.filter(data__character=c.pk)).order_by("year", "pk"))
+    rolls = list(Roll.objects.filter(campaign=campaign, subjects__character=c).distinct().order_by("year", "pk"))
+    return render(request, "pages/character.html", {
+        "campaign": campaign, "c": c, "marriages": marriages, "children": children, "titles": titles,
+        "chronicle": chronicle, "rolls": rolls, "age": c.age(campaign.current_year),
+        "may_print": _may_print(role, mine, c.controlled_by_id),
+    })  # fmt: skip
+
+
+def _int(value: str | None) -> int | None:
+    try:
+        return int(value) if value not in (None, "") else None
+    except ValueError:
+        return None
+
+
+@require_GET
+@login_required
+def rolls(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign, _, _ = _member(request, slug)
+    qs = Roll.objects.filter(campaign=campaign)
+    g = request.GET
+    year, dynasty_id, character_id = _int(g.get("year")), _int(g.get("dynasty")), _int(g.get("character"))
+    if year is not None:
+        qs = qs.filter(year=year)
+    if g.get("step"):
+        qs = qs.filter(step=g["step"])
+    if g.get("purpose"):
+        qs = qs.filter(purpose=g["purpose"])
+    if g.get("source") in RollSource.values:
+        qs = qs.filter(source=g["source"])
+    if dynasty_id is not None:
+        qs = qs.filter(pk__in=Roll.objects.filter(campaign=campaign, subjects__character__controlled_by=dynasty_id).values("pk"))
+    if character_id is not None:
+        qs = qs.filter(pk__in=Roll.objects.filter(campaign=campaign, subjects__character=character_id).values("pk"))
+    qs = qs.order_by("-year", "-pk").prefetch_related("subjects__character")
+    page = Paginator(qs, ROLLS_PER_PAGE).get_page(g.get("page"))
+    base = Roll.objects.filter(campaign=campaign)
+    params = g.copy()
+    params.pop("page", None)
+    return render(request, "pages/rolls.html", {
+        "campaign": campaign, "page": page, "query": params.urlencode(), "f": g,
+        "years": list(base.values_list("year", flat=True).distinct().order_by("-year")),
+        "steps": list(base.values_list("step", flat=True).distinct().order_by("step")),
+        "purposes": list(base.values_list("purpose", flat=True).distinct().order_by("purpose")),
+        "dynasties": list(Dynasty.objects.filter(campaign=campaign).order_by("seat", "name")),
+        "sources": RollSource.choices,
+        "character": Character.objects.filter(campaign=campaign, pk=character_id).first() if character_id else None,
+    })  # fmt: skip

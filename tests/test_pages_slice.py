@@ -1,0 +1,249 @@
+"""Issue 7, first slice: the read-only pages (dashboard, dynasty, character, roll log)."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from campaign.models import ChronicleEntry, Posting, Roll, RollSubject
+from contracts.models import Contract
+from dynasties.models import Character, Dynasty
+from dynasties.rules.dice import RandomSource
+from dynasties.simulation import simulate
+
+
+def _england(campaign):
+    return Dynasty.objects.get(campaign=campaign, crown="England")
+
+
+def _urls(campaign):
+    england = _england(campaign)
+    member = Character.objects.filter(campaign=campaign, controlled_by=england).first()
+    return [
+        reverse("pages:dashboard", args=[campaign.slug]),
+        reverse("pages:dynasty", args=[campaign.slug, england.pk]),
+        reverse("pages:character", args=[campaign.slug, member.pk]),
+        reverse("pages:rolls", args=[campaign.slug]),
+    ]
+
+
+@pytest.fixture
+def secrets(campaign):
+    """England holds 4321 and has a treaty with Spain that France is not party to."""
+    england = _england(campaign)
+    spain = Dynasty.objects.get(campaign=campaign, crown="Spain")
+    Posting.objects.create(
+        campaign=campaign,
+        year=campaign.current_year,
+        step=campaign.step,
+        payer=None,
+        payee=england,
+        amount=4321,
+        kind="other",
+        reason="Hidden hoard",
+    )
+    treaty = Contract.objects.create(
+        campaign=campaign,
+        kind="treaty",
+        title="Secret Treaty of Windsor",
+        start_year=campaign.current_year,
+        state="in_force",
+        signed_year=campaign.current_year,
+        in_force_year=campaign.current_year,
+    )
+    treaty.parties.set([england, spain])
+    return treaty
+
+
+@pytest.mark.parametrize("who", ["gm", "alice", "bob"])
+def test_pages_render_for_members(client, campaign, who, request):
+    client.force_login(request.getfixturevalue(who))
+    for url in _urls(campaign):
+        response = client.get(url)
+        assert response.status_code == 200, url
+        assert campaign.name in response.content.decode()
+
+
+def test_outsiders_and_anonymous_get_nothing(client, campaign, outsider):
+    urls = _urls(campaign)
+    for url in urls:
+        assert client.get(url).status_code == 302  # to the login page
+    client.force_login(outsider)
+    for url in urls:
+        assert client.get(url).status_code == 404, url
+    assert client.get(reverse("pages:dashboard", args=["no-such-campaign"])).status_code == 404
+
+
+def test_other_campaigns_objects_are_404(client, campaign, gm):
+    from dynasties.services import campaign_create
+
+    other = campaign_create(name="Other", players=3, source=RandomSource(2), by=gm)
+    foreign = Character.objects.filter(campaign=other).first()
+    client.force_login(gm)
+    assert client.get(reverse("pages:character", args=[campaign.slug, foreign.pk])).status_code == 404
+    assert client.get(reverse("pages:dynasty", args=[campaign.slug, foreign.controlled_by_id])).status_code == 404
+
+
+def test_post_is_refused(client, campaign, gm):
+    client.force_login(gm)
+    assert client.post(reverse("pages:dashboard", args=[campaign.slug])).status_code == 405
+
+
+def test_secrecy_on_dashboard_and_dynasty_page(client, campaign, gm, alice, bob, secrets):
+    england = _england(campaign)
+    pages = [reverse("pages:dashboard", args=[campaign.slug]), reverse("pages:dynasty", args=[campaign.slug, england.pk])]
+    for user, sees in ((gm, True), (alice, True), (bob, False)):
+        client.force_login(user)
+        for url in pages:
+            html = client.get(url).content.decode()
+            assert ("4321" in html) is sees, (user, url)
+            assert ("Secret Treaty of Windsor" in html) is sees, (user, url)
+    client.force_login(bob)
+    html = client.get(pages[1]).content.decode()
+    assert "Hidden hoard" not in html and "Exchequer" not in html
+    assert "sheets.pdf" not in html  # bob may not print England's sheets
+    client.force_login(alice)
+    html = client.get(pages[1]).content.decode()
+    assert "Hidden hoard" in html
+    assert reverse("print:dynasty_sheets", args=[england.pk]) in html
+
+
+def test_dashboard_content(client, campaign, gm):
+    client.force_login(gm)
+    html = client.get(reverse("pages:dashboard", args=[campaign.slug])).content.decode()
+    assert str(campaign.current_year) in html and campaign.get_step_display() in html
+    assert "Waiting for:" in html
+    for d in Dynasty.objects.filter(campaign=campaign):
+        assert reverse("pages:dynasty", args=[campaign.slug, d.pk]) in html
+    assert reverse("pages:rolls", args=[campaign.slug]) in html
+    assert reverse("pages:dashboard", args=[campaign.slug]) in client.get(reverse("home")).content.decode()
+
+
+def test_dashboard_links_last_announcements(client, campaign, gm):
+    ChronicleEntry.objects.create(
+        campaign=campaign, year=campaign.current_year, step="announcements", kind="announcements", text="All is well."
+    )
+    client.force_login(gm)
+    html = client.get(reverse("pages:dashboard", args=[campaign.slug])).content.decode()
+    assert reverse("print:announcements", args=[campaign.slug, campaign.current_year]) in html
+
+
+def test_character_page_family_history_and_rolls(client, campaign, alice):
+    simulate(campaign, turns=2, source=RandomSource(3))
+    child = Character.objects.filter(campaign=campaign, father__isnull=False, mother__isnull=False).first()
+    assert child is not None
+    ChronicleEntry.objects.create(
+        campaign=campaign,
+        year=campaign.current_year,
+        step="survival",
+        kind="note",
+        text="A public tale of the child.",
+        data={"character": child.pk},
+    )
+    ChronicleEntry.objects.create(
+        campaign=campaign,
+        year=campaign.current_year,
+        step="survival",
+        kind="payment",
+        text="A secret payment.",
+        data={"character": child.pk, "dynasty": -1},
+    )
+    roll = Roll.objects.create(
+        campaign=campaign,
+        year=campaign.current_year,
+        step="survival",
+        purpose="special_test",
+        dice="1d6",
+        faces=[6],
+        source="entered",
+    )
+    RollSubject.objects.create(roll=roll, character=child)
+    client.force_login(alice)
+    html = client.get(reverse("pages:character", args=[campaign.slug, child.pk])).content.decode()
+    assert child.father.display_name in html and child.mother.display_name in html
+    assert "A public tale of the child." in html
+    assert "A secret payment." not in html
+    assert "special_test" in html
+    father_html = client.get(reverse("pages:character", args=[campaign.slug, child.father_id])).content.decode()
+    assert child.display_name in father_html  # among the children
+    assert child.mother.display_name in father_html  # among the spouses
+
+
+def test_dynasty_page_line_of_succession(client, campaign, bob):
+    england = _england(campaign)
+    client.force_login(bob)
+    html = client.get(reverse("pages:dynasty", args=[campaign.slug, england.pk])).content.decode()
+    assert "Line of succession of England" in html
+    for c in Character.objects.filter(campaign=campaign, controlled_by=england):
+        assert c.display_name in html
+
+
+def test_roll_log_filters_and_pages(client, campaign, gm):
+    simulate(campaign, turns=3, source=RandomSource(5))
+    url = reverse("pages:rolls", args=[campaign.slug])
+    client.force_login(gm)
+    total = Roll.objects.filter(campaign=campaign).count()
+    assert total > 0
+    response = client.get(url)
+    assert response.context["page"].paginator.count == total
+    assert len(response.context["page"].object_list) == min(50, total)
+    some = Roll.objects.filter(campaign=campaign).order_by("pk").first()
+    assert (
+        client.get(url, {"year": some.year}).context["page"].paginator.count
+        == Roll.objects.filter(campaign=campaign, year=some.year).count()
+    )
+    assert client.get(url, {"step": some.step, "purpose": some.purpose}).context["page"].paginator.count == (
+        Roll.objects.filter(campaign=campaign, step=some.step, purpose=some.purpose).count()
+    )
+    assert (
+        client.get(url, {"source": "entered"}).context["page"].paginator.count
+        == Roll.objects.filter(campaign=campaign, source="entered").count()
+    )
+    england = _england(campaign)
+    by_england = Roll.objects.filter(campaign=campaign, subjects__character__controlled_by=england).distinct().count()
+    assert client.get(url, {"dynasty": england.pk}).context["page"].paginator.count == by_england
+    subject = RollSubject.objects.filter(roll__campaign=campaign).first()
+    page = client.get(url, {"character": subject.character_id}).context["page"]
+    assert page.paginator.count == Roll.objects.filter(subjects__character=subject.character_id).count()
+    assert all(any(s.character_id == subject.character_id for s in r.subjects.all()) for r in page)
+    assert client.get(url, {"year": "nonsense", "page": "999"}).status_code == 200
+    if total > 50:
+        second = client.get(url, {"page": 2}).context["page"]
+        assert second.number == 2
+
+
+def _counts(client, campaign):
+    out = []
+    for url in _urls(campaign):
+        with CaptureQueriesContext(connection) as ctx:
+            assert client.get(url).status_code == 200
+        out.append(len(ctx.captured_queries))
+    return out
+
+
+@pytest.mark.parametrize("who", ["gm", "bob"])
+def test_query_counts_do_not_grow(client, campaign, who, request):
+    client.force_login(request.getfixturevalue(who))
+    small = _counts(client, campaign)
+    simulate(campaign, turns=6, source=RandomSource(1))
+    campaign.refresh_from_db()
+    grown = _counts(client, campaign)
+    assert Roll.objects.filter(campaign=campaign).count() > 50
+    print(who, small, grown)
+    assert grown == small, (small, grown)
+    assert max(grown) <= 60, grown
+
+
+def test_dashboard_shows_monarchs_and_heirs(client, campaign, gm):
+    from dynasties.models import Reign
+    from dynasties.services.succession_view import succession_line
+
+    client.force_login(gm)
+    html = client.get(reverse("pages:dashboard", args=[campaign.slug])).content.decode()
+    for reign in Reign.objects.filter(campaign=campaign, end_year__isnull=True).select_related("holder"):
+        assert reign.holder.display_name in html
+        heir = succession_line(campaign=campaign, crown=reign.crown, limit=1).heir
+        if heir is not None:
+            assert heir.character.display_name in html
