@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell sha1sum requirements.txt | cut -c1-12)
-APT_PACKAGES := graphviz libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core poppler-utils
+APT_PACKAGES := graphviz libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core poppler-utils chromium
 
 .PHONY: run test setup system bench lint
 
