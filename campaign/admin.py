@@ -159,8 +159,17 @@ class CampaignAdmin(admin.ModelAdmin):
         if obj is None:
             return ["name", "slug", "ruleset", "players", "optional_rules"]
         return [
-            "name", "slug", "ruleset", "start_year", "turn_length", "current_year", "step", "allow_overdraft",
-            "optional_rules", "created_at", "printables",
+            "name",
+            "slug",
+            "ruleset",
+            "start_year",
+            "turn_length",
+            "current_year",
+            "step",
+            "allow_overdraft",
+            "optional_rules",
+            "created_at",
+            "printables",
         ]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
@@ -171,9 +180,7 @@ class CampaignAdmin(admin.ModelAdmin):
     @admin.display(description="print and export")
     def printables(self, obj: Campaign) -> str:
         """Every sheet, each turn's announcements, the campaign's tree and GEDCOM."""
-        years = sorted(
-            set(ChronicleEntry.objects.filter(campaign=obj, kind="announcements").values_list("year", flat=True))
-        )
+        years = sorted(set(ChronicleEntry.objects.filter(campaign=obj, kind="announcements").values_list("year", flat=True)))
         links = [
             (reverse("print:campaign_sheets", args=[obj.slug]), "all character sheets (PDF)"),
             (reverse("trees:tree", args=[obj.slug, "campaign"]) + "?format=pdf", "the campaign's tree (PDF)"),

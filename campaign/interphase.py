@@ -71,7 +71,10 @@ def _earlier_runs(campaign: Campaign, dynasty: Dynasty) -> list[ChronicleEntry]:
     """This year's runs for the dynasty whose postings are not all reversed."""
     open_runs = []
     for entry in ChronicleEntry.objects.filter(
-        campaign=campaign, year=campaign.current_year, kind=CHRONICLE_KIND, data__interphase=True,
+        campaign=campaign,
+        year=campaign.current_year,
+        kind=CHRONICLE_KIND,
+        data__interphase=True,
         data__dynasty=dynasty.pk,
     ).order_by("id"):
         ids = list(entry.data.get("postings", []))
@@ -164,11 +167,22 @@ def interphase_preview(
     _check_ruleset(campaign)
     house = _dynasty(campaign, dynasty)
     entry = _entry(
-        provinces=provinces, tax_rate=tax_rate, famine=famine, rebellion=rebellion, home_provinces=home_provinces,
-        home_in_rebellion=home_in_rebellion, armies_kept=armies_kept, fleets_kept=fleets_kept,
-        armies_raised=armies_raised, fleets_raised=fleets_raised, rebellions_bought_off=rebellions_bought_off,
-        basic_sets=basic_sets, semi_luxury_sets=semi_luxury_sets, luxury_sets=luxury_sets,
-        capital_rebellion=capital_rebellion, countries=countries,
+        provinces=provinces,
+        tax_rate=tax_rate,
+        famine=famine,
+        rebellion=rebellion,
+        home_provinces=home_provinces,
+        home_in_rebellion=home_in_rebellion,
+        armies_kept=armies_kept,
+        fleets_kept=fleets_kept,
+        armies_raised=armies_raised,
+        fleets_raised=fleets_raised,
+        rebellions_bought_off=rebellions_bought_off,
+        basic_sets=basic_sets,
+        semi_luxury_sets=semi_luxury_sets,
+        luxury_sets=luxury_sets,
+        capital_rebellion=capital_rebellion,
+        countries=countries,
     )
     return _compute(campaign, house, entry)
 
@@ -212,11 +226,22 @@ def interphase_run(
             "per year). To put a mistake right, reverse that run's postings and run it again.",
         )
     entry = _entry(
-        provinces=provinces, tax_rate=tax_rate, famine=famine, rebellion=rebellion, home_provinces=home_provinces,
-        home_in_rebellion=home_in_rebellion, armies_kept=armies_kept, fleets_kept=fleets_kept,
-        armies_raised=armies_raised, fleets_raised=fleets_raised, rebellions_bought_off=rebellions_bought_off,
-        basic_sets=basic_sets, semi_luxury_sets=semi_luxury_sets, luxury_sets=luxury_sets,
-        capital_rebellion=capital_rebellion, countries=countries,
+        provinces=provinces,
+        tax_rate=tax_rate,
+        famine=famine,
+        rebellion=rebellion,
+        home_provinces=home_provinces,
+        home_in_rebellion=home_in_rebellion,
+        armies_kept=armies_kept,
+        fleets_kept=fleets_kept,
+        armies_raised=armies_raised,
+        fleets_raised=fleets_raised,
+        rebellions_bought_off=rebellions_bought_off,
+        basic_sets=basic_sets,
+        semi_luxury_sets=semi_luxury_sets,
+        luxury_sets=luxury_sets,
+        capital_rebellion=capital_rebellion,
+        countries=countries,
     )
     result = _compute(campaign, house, entry)
     money = currency(campaign)
@@ -231,23 +256,29 @@ def interphase_run(
     for line in result.lines:
         payer, payee = (None, house) if line.direction == rules.IN else (house, None)
         posting = post(
-            campaign, payer=payer, payee=payee, amount=line.amount, kind=line.kind, reason=line.reason,
-            check_funds=line.direction == rules.OUT, by=by,
+            campaign,
+            payer=payer,
+            payee=payee,
+            amount=line.amount,
+            kind=line.kind,
+            reason=line.reason,
+            check_funds=line.direction == rules.OUT,
+            by=by,
         )
         assert posting is not None
         postings.append(posting)
     held = balance(campaign, house)
     assert held == result.cash_after, (held, result.cash_after)
-    summary = "; ".join(
-        f"{'+' if line.direction == rules.IN else '-'}{line.amount} {line.reason}" for line in result.lines
-    ) or "no money moved"
+    summary = (
+        "; ".join(f"{'+' if line.direction == rules.IN else '-'}{line.amount} {line.reason}" for line in result.lines)
+        or "no money moved"
+    )
     chronicle = Chronicle(campaign)
     chronicle.add(
         CHRONICLE_KIND,
         f"The Interphase of the house of {house.name}"
         f"{' (' + house.crown + ')' if house.crown else ''}, {campaign.current_year}: {summary}. "
-        f"Income {result.income} {money}, costs {result.costs} {money}."
-        + "".join(" " + note for note in result.notes),
+        f"Income {result.income} {money}, costs {result.costs} {money}." + "".join(" " + note for note in result.notes),
         interphase=True,
         dynasty=house.pk,
         postings=[p.pk for p in postings],
@@ -259,4 +290,3 @@ def interphase_run(
     )
     chronicle.flush()
     return InterphaseRun(dynasty=house, result=result, postings=tuple(postings), balance=held)
-

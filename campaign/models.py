@@ -65,17 +65,13 @@ class Membership(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
     role = models.CharField(max_length=10, choices=Role.choices)
-    dynasty = models.ForeignKey(
-        "dynasties.Dynasty", null=True, blank=True, on_delete=models.SET_NULL, related_name="memberships"
-    )
+    dynasty = models.ForeignKey("dynasties.Dynasty", null=True, blank=True, on_delete=models.SET_NULL, related_name="memberships")
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["campaign", "user"], name="membership_once_per_campaign"),
             models.CheckConstraint(condition=Q(role__in=[r.value for r in Role]), name="membership_role_valid"),
-            models.CheckConstraint(
-                condition=~Q(role="player") | Q(dynasty__isnull=False), name="membership_player_has_dynasty"
-            ),
+            models.CheckConstraint(condition=~Q(role="player") | Q(dynasty__isnull=False), name="membership_player_has_dynasty"),
         ]
 
     def __str__(self) -> str:
@@ -198,11 +194,19 @@ class Posting(models.Model):
     year = models.IntegerField()
     step = models.CharField(max_length=20)
     payer = models.ForeignKey(
-        "dynasties.Dynasty", null=True, blank=True, on_delete=models.PROTECT, related_name="payments_made",
+        "dynasties.Dynasty",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="payments_made",
         help_text="Empty: the Treasury pays.",
     )
     payee = models.ForeignKey(
-        "dynasties.Dynasty", null=True, blank=True, on_delete=models.PROTECT, related_name="payments_received",
+        "dynasties.Dynasty",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="payments_received",
         help_text="Empty: the Treasury receives.",
     )
     amount = models.PositiveIntegerField()
@@ -228,3 +232,43 @@ class Posting(models.Model):
 
     def __str__(self) -> str:
         return f"{self.year}: {self.amount} from {self.payer or 'the Treasury'} to {self.payee or 'the Treasury'} ({self.reason})"
+
+
+class Checkpoint(models.Model):
+    """The whole state of a campaign at the start of a step, taken before the first action of that
+    step made through the pages (or the API); undo puts it back (``campaign.history``)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="checkpoints")
+    year = models.IntegerField()
+    step = models.CharField(max_length=20, choices=Step.choices)
+    label = models.CharField(max_length=200, help_text="The action that opened the step's checkpoint.")
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    data = models.BinaryField(help_text="zlib-compressed JSON: every row of the campaign, primary keys kept.")
+
+    class Meta:
+        ordering = ["campaign", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "year", "step"], name="checkpoint_one_per_step"),
+            models.CheckConstraint(condition=Q(step__in=[s.value for s in Step]), name="checkpoint_step_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.campaign}: start of {self.get_step_display()} {self.year}"
+
+
+class ActionKey(models.Model):
+    """A form's one-time key: the same submit arriving twice (a double click, the back button) is
+    recognised and done once."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=64)
+    label = models.CharField(max_length=200)
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["campaign", "key"], name="action_key_once")]
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.label}"

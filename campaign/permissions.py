@@ -15,8 +15,15 @@ from campaign.models import Campaign, ChronicleEntry, Membership, Posting, Role
 MONEY_KINDS = {"payment_owed", "payment"}  # chronicle lines that tell of money: private like the ledger
 # chronicle lines about a contract: private to its parties (their ``data["parties"]``) and the GM
 CONTRACT_KINDS = {
-    "contract_breach", "contract_cession", "contract_draft", "contract_end", "contract_in_force", "contract_note",
-    "contract_payment", "contract_signed", "contract_unpaid",
+    "contract_breach",
+    "contract_cession",
+    "contract_draft",
+    "contract_end",
+    "contract_in_force",
+    "contract_note",
+    "contract_payment",
+    "contract_signed",
+    "contract_unpaid",
 }
 
 

@@ -56,14 +56,18 @@ def balances(campaign: Campaign) -> dict[int | None, int]:
 def ledger(campaign: Campaign, dynasty: Dynasty | int) -> Iterable[Posting]:
     pk = _pk(dynasty)
     return (
-        Posting.objects.filter(Q(payer_id=pk) | Q(payee_id=pk), campaign=campaign)
-        .select_related("payer", "payee")
-        .order_by("id")
+        Posting.objects.filter(Q(payer_id=pk) | Q(payee_id=pk), campaign=campaign).select_related("payer", "payee").order_by("id")
     )
 
 
 def unsaved(
-    campaign: Campaign, *, payer: Dynasty | int | None, payee: Dynasty | int | None, amount: int, kind: str, reason: str,
+    campaign: Campaign,
+    *,
+    payer: Dynasty | int | None,
+    payee: Dynasty | int | None,
+    amount: int,
+    kind: str,
+    reason: str,
     **links: Any,
 ) -> Posting | None:
     """A posting for the rules' own payments, to be bulk-created by the caller (no funds check)."""
@@ -72,8 +76,15 @@ def unsaved(
     if amount < 0:
         payer, payee, amount = payee, payer, -amount
     return Posting(
-        campaign=campaign, year=campaign.current_year, step=campaign.step, payer_id=_pk(payer), payee_id=_pk(payee),
-        amount=amount, kind=kind, reason=reason.strip()[:200] or kind, **links,
+        campaign=campaign,
+        year=campaign.current_year,
+        step=campaign.step,
+        payer_id=_pk(payer),
+        payee_id=_pk(payee),
+        amount=amount,
+        kind=kind,
+        reason=reason.strip()[:200] or kind,
+        **links,
     )
 
 
@@ -156,9 +167,7 @@ def treasury_transfer(
     if not reason.strip():
         raise RuleError("Say what the payment is for.", code="invalid", fields={"reason": "required"})
     source, target = _dynasty(campaign, payer, "payer"), _dynasty(campaign, payee, "payee")
-    posting = post(
-        campaign, payer=source, payee=target, amount=amount, kind=kind, reason=reason, check_funds=True, by=by
-    )
+    posting = post(campaign, payer=source, payee=target, amount=amount, kind=kind, reason=reason, check_funds=True, by=by)
     assert posting is not None
     chronicle = Chronicle(campaign)
     chronicle.add(
@@ -191,8 +200,14 @@ def posting_reverse(
     if not reason.strip():
         raise RuleError("Say why the posting is reversed.", code="invalid", fields={"reason": "required"})
     reversal = post(
-        campaign, payer=original.payee_id, payee=original.payer_id, amount=original.amount, kind=PostingKind.CORRECTION,
-        reason=f"reverses #{original.pk}: {reason.strip()}", by=by, reverses=original,
+        campaign,
+        payer=original.payee_id,
+        payee=original.payer_id,
+        amount=original.amount,
+        kind=PostingKind.CORRECTION,
+        reason=f"reverses #{original.pk}: {reason.strip()}",
+        by=by,
+        reverses=original,
     )
     assert reversal is not None
     return reversal

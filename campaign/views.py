@@ -9,7 +9,5 @@ from campaign.models import Membership
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    memberships = (
-        Membership.objects.filter(user=request.user).select_related("campaign", "dynasty").order_by("campaign__name")
-    )
+    memberships = Membership.objects.filter(user=request.user).select_related("campaign", "dynasty").order_by("campaign__name")
     return render(request, "home.html", {"memberships": memberships})

@@ -33,9 +33,7 @@ def env_bool(name: str, default: bool, environ: Mapping[str, str] = os.environ) 
         return True
     if value in _FALSE:
         return False
-    raise ImproperlyConfigured(
-        f"{name}={raw!r} is not a boolean: use one of 1/0, true/false, yes/no, on/off."
-    )
+    raise ImproperlyConfigured(f"{name}={raw!r} is not a boolean: use one of 1/0, true/false, yes/no, on/off.")
 
 
 def env_list(name: str, default: list[str], environ: Mapping[str, str] = os.environ) -> list[str]:
@@ -45,8 +43,7 @@ def env_list(name: str, default: list[str], environ: Mapping[str, str] = os.envi
     items = [item.strip() for item in raw.split(",")]
     if any(not item for item in items):
         raise ImproperlyConfigured(
-            f"{name}={raw!r} has an empty entry: give a comma-separated list such as "
-            "'example.org,www.example.org'."
+            f"{name}={raw!r} has an empty entry: give a comma-separated list such as 'example.org,www.example.org'."
         )
     return items
 

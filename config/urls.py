@@ -3,6 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from campaign import views
+from pages import campaigns
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -12,5 +13,6 @@ urlpatterns = [
     path("", include("dynasties.urls")),
     path("trees/", include("dynasties.trees.urls")),
     path("print/", include("dynasties.print_urls")),
+    path("campaigns/", include((campaigns.urlpatterns, "campaigns"))),
     path("c/", include("pages.urls")),
 ]

@@ -16,8 +16,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
-            "--ruleset", default="blood-royale",
-            help="blood-royale (slug 'demo'), eu-bloodline ('demo-bloodline') or eu-monarchs ('demo-eu-monarchs')."
+            "--ruleset",
+            default="blood-royale",
+            help="blood-royale (slug 'demo'), eu-bloodline ('demo-bloodline') or eu-monarchs ('demo-eu-monarchs').",
         )
         parser.add_argument(
             "--reset-passwords",

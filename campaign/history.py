@@ -1,0 +1,300 @@
+"""Undo for game night: a checkpoint of the whole campaign at the start of each step, and the
+one-time keys that make a second submit of the same form harmless.
+
+Every write made through the pages goes through :func:`step_action`: one transaction that locks
+the campaign, refuses a form key already used, takes the checkpoint of the current step if the step
+has none yet, then runs the services. :func:`undo_step` puts back the latest checkpoint (the start
+of the step last worked on) and :func:`undo_turn` the start of the turn; both restore every row of
+the campaign with its primary key, so links and bookmarks still point at the same people.
+
+A checkpoint holds every row that belongs to the campaign (``SCOPES``), read column by column and
+stored as compressed JSON. Restoring deletes the campaign's rows without Django's cascade collector
+and writes the saved rows back with ``bulk_create``; the foreign keys are checked at commit
+(deferred constraints on SQLite and PostgreSQL), so the order does not matter."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import IntegrityError, models, transaction
+
+from campaign.models import (
+    ActionKey,
+    Campaign,
+    Checkpoint,
+    ChronicleEntry,
+    Membership,
+    Posting,
+    Roll,
+    RollSubject,
+    RuleTable,
+    Step,
+)
+from dynasties.rules.errors import RuleError
+from dynasties.services.common import STEP_LABELS, lock_campaign
+
+T = TypeVar("T")
+
+KEEP_TURNS = 2
+"""Checkpoints are kept for the turn in play and the one before it."""
+
+
+class AlreadyDone(RuleError):
+    """The same form was submitted again: the first submit did the work."""
+
+    code = "already_done"
+    status = 409
+
+
+class NothingToUndo(RuleError):
+    code = "nothing_to_undo"
+    status = 409
+
+
+def _scopes() -> list[tuple[type[models.Model], str]]:
+    """Every model holding campaign state, with the lookup from it to the campaign's id."""
+    from contracts.models import (
+        Breach,
+        Clause,
+        Contract,
+        ContractPayment,
+        Dispute,
+        DisputeTerm,
+        DisputeVote,
+        Excommunication,
+        Parley,
+        ParleyVote,
+    )
+    from dynasties.models import (
+        BirthAttempt,
+        Character,
+        Crown,
+        CrownEvent,
+        Dynasty,
+        Marriage,
+        MarriageOffer,
+        Modifier,
+        PassedOver,
+        Reign,
+        Renunciation,
+        Title,
+        TitleHolding,
+    )
+
+    parties = Contract.parties.through
+    return [
+        (RuleTable, "campaign"),
+        (Dynasty, "campaign"),
+        (Character, "campaign"),
+        (Marriage, "campaign"),
+        (Reign, "campaign"),
+        (PassedOver, "reign__campaign"),
+        (Crown, "campaign"),
+        (CrownEvent, "campaign"),
+        (Modifier, "campaign"),
+        (Renunciation, "campaign"),
+        (Title, "campaign"),
+        (TitleHolding, "title__campaign"),
+        (MarriageOffer, "campaign"),
+        (Roll, "campaign"),
+        (RollSubject, "roll__campaign"),
+        (BirthAttempt, "campaign"),
+        (ChronicleEntry, "campaign"),
+        (Contract, "campaign"),
+        (parties, "contract__campaign"),
+        (Clause, "contract__campaign"),
+        (Breach, "campaign"),
+        (Dispute, "campaign"),
+        (DisputeTerm, "dispute__campaign"),
+        (DisputeVote, "dispute__campaign"),
+        (Parley, "campaign"),
+        (ParleyVote, "parley__campaign"),
+        (Excommunication, "campaign"),
+        (Posting, "campaign"),
+        (ContractPayment, "campaign"),
+    ]
+
+
+CAMPAIGN_FIELDS = ["current_year", "step", "optional_rules", "allow_overdraft", "turn_length", "ruleset", "start_year"]
+"""The campaign's own columns a checkpoint restores (its name, slug and members stay as they are)."""
+
+
+def _columns(model: type[models.Model]) -> list[models.Field[Any, Any]]:
+    return [f for f in model._meta.concrete_fields]
+
+
+def snapshot(campaign: Campaign) -> dict[str, Any]:
+    """Every row of the campaign, as JSON-ready lists of column values keyed by model label."""
+    rows: dict[str, Any] = {"campaign": {f: getattr(campaign, f) for f in CAMPAIGN_FIELDS}}
+    for model, path in _scopes():
+        columns = _columns(model)
+        values = model._default_manager.filter(**{path: campaign.pk}).order_by("pk").values_list(*[f.attname for f in columns])
+        rows[model._meta.label] = [list(v) for v in values]
+    return rows
+
+
+def _pack(rows: dict[str, Any]) -> bytes:
+    return zlib.compress(json.dumps(rows, cls=DjangoJSONEncoder, separators=(",", ":")).encode(), 6)
+
+
+def _unpack(data: bytes | memoryview) -> dict[str, Any]:
+    return json.loads(zlib.decompress(bytes(data)))  # type: ignore[no-any-return]
+
+
+def _restore(campaign: Campaign, rows: dict[str, Any]) -> None:
+    scopes = _scopes()
+    for model, path in reversed(scopes):
+        model._default_manager.filter(**{path: campaign.pk})._raw_delete(model._default_manager.db)  # type: ignore[attr-defined]
+    for field, value in rows["campaign"].items():
+        setattr(campaign, field, value)
+    campaign.save(update_fields=list(rows["campaign"]))
+    for model, _ in scopes:
+        columns = _columns(model)
+        objs = []
+        for values in rows.get(model._meta.label, []):
+            obj = model()
+            for f, value in zip(columns, values, strict=True):
+                setattr(obj, f.attname, value if value is None else _python(f, value))
+            objs.append(obj)
+        model._default_manager.bulk_create(objs, batch_size=500)
+    from dynasties.models import Dynasty
+
+    kept = Dynasty.objects.filter(campaign=campaign).values("pk")
+    Membership.objects.filter(campaign=campaign, dynasty__isnull=False).exclude(dynasty__in=kept).update(dynasty=None)
+
+
+def _python(field: models.Field[Any, Any], value: Any) -> Any:
+    if isinstance(field, models.JSONField):
+        return value
+    return field.to_python(value)
+
+
+def new_action_key() -> str:
+    """A fresh key for a form's hidden ``action_key`` input."""
+    return secrets.token_hex(16)
+
+
+def step_action(
+    *,
+    campaign: Campaign | int,
+    key: str | None,
+    label: str,
+    action: Callable[[Campaign], T],
+    by: AbstractBaseUser | None = None,
+) -> T:
+    """Run one action of game night (``action`` calls the services) in one transaction.
+
+    Refuses a missing key or one already used (:class:`AlreadyDone`), takes the checkpoint of the
+    campaign's current step if this is the step's first action, records the key, then runs the
+    action: if the action fails, nothing stays, the key and the checkpoint included."""
+    key = (key or "").strip()
+    if not key or len(key) > 64:
+        raise RuleError("The form has no valid action key: reload the page and submit it again.", code="action_key")
+    with transaction.atomic():
+        locked = lock_campaign(campaign)
+        if ActionKey.objects.filter(campaign=locked, key=key).exists():
+            raise AlreadyDone("That was already done (the same form was sent twice): nothing was done again.")
+        checkpoint_take(locked, label=label, by=by)
+        try:
+            with transaction.atomic():
+                ActionKey.objects.create(campaign=locked, key=key, label=label[:200], by=by)
+        except IntegrityError:
+            raise AlreadyDone("That was already done (the same form was sent twice): nothing was done again.") from None
+        return action(locked)
+
+
+def checkpoint_take(campaign: Campaign, *, label: str, by: AbstractBaseUser | None = None) -> Checkpoint | None:
+    """The checkpoint of the campaign's current step, unless the step has one already. Call it
+    inside the transaction of the action, after locking the campaign."""
+    if Checkpoint.objects.filter(campaign=campaign, year=campaign.current_year, step=campaign.step).exists():
+        return None
+    oldest = campaign.current_year - KEEP_TURNS * campaign.turn_length
+    Checkpoint.objects.filter(campaign=campaign, year__lte=oldest).delete()
+    return Checkpoint.objects.create(
+        campaign=campaign,
+        year=campaign.current_year,
+        step=campaign.step,
+        label=label[:200],
+        by=by,
+        data=_pack(snapshot(campaign)),
+    )
+
+
+@dataclass(frozen=True)
+class UndoPlan:
+    """What an undo would put back, for the confirmation page."""
+
+    checkpoint: Checkpoint
+    step_label: str
+    lost_rolls: int
+    lost_chronicle: int
+    lost_postings: int
+
+    @property
+    def description(self) -> str:
+        return f"the start of {self.step_label} {self.checkpoint.year}"
+
+
+def _target(campaign: Campaign, *, turn: bool) -> Checkpoint | None:
+    qs = Checkpoint.objects.filter(campaign=campaign)
+    if turn:
+        qs = qs.filter(step=Step.BIRTHS)
+    return qs.order_by("-year", "-pk").first()
+
+
+def undo_plan(campaign: Campaign, *, turn: bool = False) -> UndoPlan | None:
+    """What :func:`undo_step` (or :func:`undo_turn`) would restore, and how much would be lost."""
+    target = _target(campaign, turn=turn)
+    if target is None:
+        return None
+    rows = _unpack(target.data)
+    counts = {label: len(rows.get(label, [])) for label in ("campaign.Roll", "campaign.ChronicleEntry", "campaign.Posting")}
+    return UndoPlan(
+        checkpoint=target,
+        step_label=STEP_LABELS[target.step],
+        lost_rolls=Roll.objects.filter(campaign=campaign).count() - counts["campaign.Roll"],
+        lost_chronicle=ChronicleEntry.objects.filter(campaign=campaign).count() - counts["campaign.ChronicleEntry"],
+        lost_postings=Posting.objects.filter(campaign=campaign).count() - counts["campaign.Posting"],
+    )
+
+
+def _undo(campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None, *, turn: bool) -> Checkpoint:
+    def restore(locked: Campaign) -> Checkpoint:
+        target = _target(locked, turn=turn)
+        if target is None:
+            raise NothingToUndo(
+                "There is nothing to undo: no step has been played through the pages since the last two turns began."
+            )
+        _restore(locked, _unpack(target.data))
+        Checkpoint.objects.filter(campaign=locked, pk__gte=target.pk).delete()
+        Checkpoint.objects.filter(campaign=locked, year__gt=target.year).delete()
+        return target
+
+    label = "Undo the turn" if turn else "Undo the step"
+    with transaction.atomic():
+        locked = lock_campaign(campaign)
+        key = (key or "").strip()
+        if not key:
+            raise RuleError("The form has no valid action key: reload the page and submit it again.", code="action_key")
+        if ActionKey.objects.filter(campaign=locked, key=key).exists():
+            raise AlreadyDone("That undo was already done (the same form was sent twice): nothing more was undone.")
+        ActionKey.objects.create(campaign=locked, key=key[:64], label=label, by=by)
+        return restore(locked)
+
+
+def undo_step(*, campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None = None) -> Checkpoint:
+    """Put the campaign back as it was at the start of the step last worked on; returns the
+    checkpoint used (now consumed). Undo again to go a step further back."""
+    return _undo(campaign, key, by, turn=False)
+
+
+def undo_turn(*, campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None = None) -> Checkpoint:
+    """Put the campaign back as it was at the start of the turn last worked on (its Births step)."""
+    return _undo(campaign, key, by, turn=True)

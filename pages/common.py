@@ -1,0 +1,83 @@
+"""What every page view shares: membership, who may act for whom, and running one action.
+
+A view stays thin: it checks the role here, validates its form, and hands the write to
+:func:`run_action`, which calls the services inside :func:`campaign.history.step_action` (one
+transaction, the undo checkpoint, the one-time form key)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404, HttpRequest
+from django.shortcuts import get_object_or_404
+
+from campaign.history import AlreadyDone, step_action
+from campaign.models import Campaign, Role
+from campaign.permissions import role_of
+from campaign.services import validation_message
+from dynasties.rules.errors import RuleError
+
+T = TypeVar("T")
+
+
+def member(request: HttpRequest, slug: str) -> tuple[Campaign, str, int | None]:
+    """The campaign, the viewer's role and dynasty id; 404 for anyone who is not a member."""
+    campaign = get_object_or_404(Campaign, slug=slug)
+    role, dynasty = role_of(request.user, campaign)
+    if role is None:
+        raise Http404("No such campaign.")
+    return campaign, role, dynasty
+
+
+def require_gm(role: str) -> None:
+    if role != Role.GM:
+        raise PermissionDenied("Only the game master may do this.")
+
+
+def may_act_for(role: str, mine: int | None, dynasty_id: int | None) -> bool:
+    """The GM acts for everyone; a player for his own dynasty only; an observer for no one."""
+    return role == Role.GM or (role == Role.PLAYER and dynasty_id is not None and mine == dynasty_id)
+
+
+def require_act_for(role: str, mine: int | None, dynasty_id: int | None) -> None:
+    if not may_act_for(role, mine, dynasty_id):
+        raise PermissionDenied("You may act only for your own dynasty.")
+
+
+class ActionFailed(Exception):
+    """The services refused the action; ``message`` says what to fix, ``fields`` where."""
+
+    def __init__(self, message: str, fields: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.fields = fields or {}
+
+
+def run_action(request: HttpRequest, campaign: Campaign, label: str, action: Callable[[Campaign], T]) -> T | None:
+    """Run ``action`` (which calls the services) as one step action keyed by the form's
+    ``action_key``. Returns its result, or None when the same form had already been sent (a
+    message says so). Raises :class:`ActionFailed` with the services' message when refused;
+    nothing is written then."""
+    try:
+        return step_action(
+            campaign=campaign,
+            key=request.POST.get("action_key"),
+            label=label,
+            action=action,
+            by=request.user if request.user.is_authenticated else None,  # type: ignore[arg-type]
+        )
+    except AlreadyDone as exc:
+        messages.info(request, exc.message)
+        return None
+    except RuleError as exc:
+        raise ActionFailed(exc.message, exc.fields) from exc
+    except ValidationError as exc:
+        raise ActionFailed(validation_message(exc)) from exc
+
+
+def context(campaign: Campaign, role: str, mine: int | None, **extra: Any) -> dict[str, Any]:
+    """The context every campaign page gets (the nav needs ``campaign`` and ``role``)."""
+    return {"campaign": campaign, "role": role, "mine": mine, "is_gm": role == Role.GM, **extra}

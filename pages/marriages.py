@@ -1,0 +1,7 @@
+"""Pages: marriages (issue 7)."""
+
+from __future__ import annotations
+
+from django.urls import URLPattern
+
+urlpatterns: list[URLPattern] = []

@@ -1,0 +1,87 @@
+"""Undo: checkpoints at the start of each step, one-time form keys, exact restores."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign.exchange import campaign_export
+from campaign.history import AlreadyDone, NothingToUndo, new_action_key, step_action, undo_plan, undo_step, undo_turn
+from campaign.models import ActionKey, Campaign, Checkpoint, Roll, Step
+from dynasties import services
+from dynasties.models import Character
+from dynasties.rules.dice import RandomSource
+from dynasties.rules.errors import RuleError
+from dynasties.simulation import play_births, play_marriages
+
+
+def _state(campaign: Campaign) -> dict:
+    data = campaign_export(Campaign.objects.get(pk=campaign.pk))
+    data.pop("exported_at", None)
+    return data
+
+
+def _act(campaign: Campaign, label: str, fn, gm=None):
+    return step_action(campaign=campaign, key=new_action_key(), label=label, action=fn, by=gm)
+
+
+def test_undo_step_restores_exactly_the_start_of_the_step(campaign, gm):
+    before = _state(campaign)
+    ids = set(Character.objects.filter(campaign=campaign).values_list("pk", flat=True))
+    _act(campaign, "Roll all births", lambda c: play_births(c, RandomSource(3)), gm)
+    assert Campaign.objects.get(pk=campaign.pk).step == Step.SURVIVAL
+    assert Roll.objects.filter(campaign=campaign).count() > 0
+    assert _state(campaign) != before
+    plan = undo_plan(campaign)
+    assert plan is not None and plan.checkpoint.step == Step.BIRTHS and plan.lost_rolls > 0
+    undo_step(campaign=campaign, key=new_action_key(), by=gm)
+    assert _state(campaign) == before
+    # Same people with the same primary keys: links and bookmarks still work.
+    assert set(Character.objects.filter(campaign=campaign).values_list("pk", flat=True)) == ids
+    assert not Checkpoint.objects.filter(campaign=campaign).exists()
+
+
+def test_undo_goes_back_one_step_at_a_time_and_a_whole_turn(campaign, gm):
+    start = _state(campaign)
+    _act(campaign, "Births", lambda c: play_births(c, RandomSource(3)), gm)
+    after_births = _state(campaign)
+    _act(campaign, "Survival", lambda c: services.survival_roll(campaign=c, source=RandomSource(4)), gm)
+    _act(campaign, "Finish survival", lambda c: services.survival_finish(campaign=c, source=RandomSource(5)), gm)
+    _act(campaign, "Marriages", lambda c: play_marriages(c), gm)
+    assert Campaign.objects.get(pk=campaign.pk).step == Step.ANNOUNCEMENTS
+    undo_step(campaign=campaign, key=new_action_key(), by=gm)  # the Marriages step
+    assert Campaign.objects.get(pk=campaign.pk).step == Step.MARRIAGES
+    undo_step(campaign=campaign, key=new_action_key(), by=gm)  # the Survival step
+    assert _state(campaign) == after_births
+    _act(campaign, "Survival again", lambda c: services.survival_roll(campaign=c, source=RandomSource(9)), gm)
+    undo_turn(campaign=campaign, key=new_action_key(), by=gm)
+    assert _state(campaign) == start
+    with pytest.raises(NothingToUndo):
+        undo_step(campaign=campaign, key=new_action_key(), by=gm)
+
+
+def test_the_same_form_twice_does_the_work_once(campaign, gm):
+    key = new_action_key()
+    step_action(campaign=campaign, key=key, label="Births", action=lambda c: play_births(c, RandomSource(3)), by=gm)
+    rolls = Roll.objects.filter(campaign=campaign).count()
+    with pytest.raises(AlreadyDone):
+        step_action(campaign=campaign, key=key, label="Births", action=lambda c: play_births(c, RandomSource(3)), by=gm)
+    assert Roll.objects.filter(campaign=campaign).count() == rolls
+    with pytest.raises(RuleError, match="action key"):
+        step_action(campaign=campaign, key="", label="x", action=lambda c: None, by=gm)
+
+
+def test_a_failed_action_leaves_no_key_and_no_checkpoint(campaign, gm):
+    key = new_action_key()
+
+    def fails(c: Campaign) -> None:
+        play_births(c, RandomSource(3))
+        raise RuleError("boom")
+
+    before = _state(campaign)
+    with pytest.raises(RuleError, match="boom"):
+        step_action(campaign=campaign, key=key, label="Births", action=fails, by=gm)
+    assert _state(campaign) == before
+    assert not ActionKey.objects.filter(campaign=campaign).exists()
+    assert not Checkpoint.objects.filter(campaign=campaign).exists()
+    step_action(campaign=campaign, key=key, label="Births", action=lambda c: play_births(c, RandomSource(3)), by=gm)
+    assert Campaign.objects.get(pk=campaign.pk).step == Step.SURVIVAL
