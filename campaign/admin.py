@@ -17,7 +17,17 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html_join
 
-from campaign.models import Campaign, ChronicleEntry, Membership, Posting, Roll, RollSubject, RuleTable
+from campaign.models import (
+    ActionKey,
+    Campaign,
+    Checkpoint,
+    ChronicleEntry,
+    Membership,
+    Posting,
+    Roll,
+    RollSubject,
+    RuleTable,
+)
 from campaign.services import membership_add, membership_check, table_restore_defaults, table_update
 from dynasties.rules import get_ruleset
 from dynasties.rules.errors import RuleError
@@ -346,6 +356,34 @@ class ChronicleEntryAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_filter = ["campaign", "year", "step", "kind"]
     list_select_related = ["campaign"]
     search_fields = ["text", "kind"]
+
+
+@admin.register(Checkpoint)
+class CheckpointAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    """The undo checkpoints (the state at the start of each step played through the pages). Undo is
+    done from the campaign's turn page; here they can only be looked at."""
+
+    list_display = ["campaign", "year", "step", "label", "by", "created_at", "size"]
+    list_filter = ["campaign", "year", "step"]
+    list_select_related = ["campaign", "by"]
+    exclude = ["data"]
+
+    @admin.display(description="Size (bytes)")
+    def size(self, obj: Checkpoint) -> int:
+        return len(obj.data or b"")
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return [f for f in super().get_readonly_fields(request, obj) if f != "data"] + ["size"]
+
+
+@admin.register(ActionKey)
+class ActionKeyAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+    """The one-time keys of the forms submitted on the pages: who did what, and when."""
+
+    list_display = ["campaign", "label", "by", "created_at"]
+    list_filter = ["campaign"]
+    list_select_related = ["campaign", "by"]
+    search_fields = ["label", "key"]
 
 
 @admin.register(Posting)

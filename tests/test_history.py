@@ -85,3 +85,34 @@ def test_a_failed_action_leaves_no_key_and_no_checkpoint(campaign, gm):
     assert not Checkpoint.objects.filter(campaign=campaign).exists()
     step_action(campaign=campaign, key=key, label="Births", action=lambda c: play_births(c, RandomSource(3)), by=gm)
     assert Campaign.objects.get(pk=campaign.pk).step == Step.SURVIVAL
+
+
+def test_checkpoints_and_keys_are_read_only_in_the_admin(client, campaign, gm, django_user_model):
+    from django.urls import reverse
+
+    _act(campaign, "Roll all births", lambda c: play_births(c, RandomSource(3)), gm)
+    admin_user = django_user_model.objects.create_superuser("root", password="root-password-1")
+    client.force_login(admin_user)
+    point = Checkpoint.objects.get(campaign=campaign)
+    listing = client.get(reverse("admin:campaign_checkpoint_changelist"))
+    assert listing.status_code == 200 and b"Roll all births" in listing.content
+    detail = client.get(reverse("admin:campaign_checkpoint_change", args=[point.pk]))
+    assert detail.status_code == 200 and str(len(point.data)).encode() in detail.content
+    assert client.post(reverse("admin:campaign_checkpoint_delete", args=[point.pk])).status_code == 403
+    keys = client.get(reverse("admin:campaign_actionkey_changelist"))
+    assert keys.status_code == 200 and b"Roll all births" in keys.content
+
+
+@pytest.mark.parametrize("ruleset", ["blood-royale", "eu-bloodline", "eu-monarchs"])
+def test_undo_a_whole_turn_in_every_ruleset(db, ruleset):
+    from campaign.services import demo_create
+    from dynasties.simulation import play_turn
+
+    demo = demo_create(ruleset=ruleset).campaign
+    play_turn(demo, RandomSource(11))  # a turn already behind, with contracts, ledger and rolls
+    before, year = _state(demo), Campaign.objects.get(pk=demo.pk).current_year
+    _act(demo, "A whole turn", lambda c: play_turn(c, RandomSource(12)))
+    assert Campaign.objects.get(pk=demo.pk).current_year > year
+    assert _state(demo) != before
+    undo_turn(campaign=demo, key=new_action_key())
+    assert _state(demo) == before
