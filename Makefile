@@ -42,3 +42,4 @@ bench: setup
 	$(PY) bench/simulate.py
 	$(PY) bench/succession_view.py
 	$(PY) bench/tree.py
+	$(PY) bench/undo.py
