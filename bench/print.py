@@ -79,16 +79,20 @@ def main() -> None:
     html1 = printing.sheets_html([one])
     t_sheet = best(lambda: printing.character_sheet_pdf(one), args.repeat)
     t_sheet_bare = best(lambda: bare(html1), args.repeat)
-    print(f"one sheet      : regnal {t_sheet * 1000:7.1f} ms   bare weasyprint {t_sheet_bare * 1000:7.1f} ms"
-          f"   ratio {t_sheet / t_sheet_bare:.2f}   (target < 300 ms)")
+    print(
+        f"one sheet      : regnal {t_sheet * 1000:7.1f} ms   bare weasyprint {t_sheet_bare * 1000:7.1f} ms"
+        f"   ratio {t_sheet / t_sheet_bare:.2f}   (target < 300 ms)"
+    )
     reps = max(1, args.repeat // 2)
     for two_up in (False, True):
         html = printing.sheets_html(batch, two_up, campaign)
         t_batch = best(lambda two_up=two_up: printing.sheets_pdf(batch, two_up, campaign), reps)
         t_bare = best(lambda html=html: bare(html), reps)
         label = "two-up" if two_up else "one-up"
-        print(f"batch {len(batch)} {label}: regnal {t_batch:7.2f} s    bare weasyprint {t_bare:7.2f} s"
-              f"    ratio {t_batch / t_bare:.2f}   (target <= 1.2)")
+        print(
+            f"batch {len(batch)} {label}: regnal {t_batch:7.2f} s    bare weasyprint {t_bare:7.2f} s"
+            f"    ratio {t_batch / t_bare:.2f}   (target <= 1.2)"
+        )
     t_news = best(lambda: printing.announcements_pdf(campaign, campaign.current_year - campaign.turn_length), args.repeat)
     print(f"announcements  : {t_news * 1000:7.1f} ms")
     if args.save:

@@ -73,7 +73,9 @@ def main() -> None:
     stats = pstats.Stats(profiler)
     total = sum(v[2] for v in stats.stats.values())  # type: ignore[attr-defined]
     rules = sum(
-        v[2] for k, v in stats.stats.items() if f"{os.sep}dynasties{os.sep}rules{os.sep}" in k[0]  # type: ignore[attr-defined]
+        v[2]
+        for k, v in stats.stats.items()
+        if f"{os.sep}dynasties{os.sep}rules{os.sep}" in k[0]  # type: ignore[attr-defined]
     )
     characters = Character.objects.filter(campaign__name="Bench").count()
 
