@@ -17,7 +17,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import transaction
 
-from campaign.models import Campaign, Membership, Role, RuleTable
+from campaign.models import ActionKey, Campaign, ChronicleEntry, Membership, Role, RuleTable
 from dynasties.models import Dynasty, DynastyKind
 from dynasties.rules import get_ruleset
 from dynasties.rules.errors import InvalidTable, NotFound, RuleError
@@ -235,3 +235,87 @@ def demo_create(*, reset_passwords: bool = False, ruleset: str = "blood-royale")
         membership_add(campaign=campaign, user=user, role=Role.PLAYER, dynasty=dynasty)
         logins.append(DemoLogin(user.get_username(), password, Role.PLAYER.label, str(dynasty)))
     return DemoResult(campaign=campaign, created=True, logins=logins)
+
+
+# A campaign made from the pages ---------------------------------------------------------------
+
+CREATED_LABEL = "campaign created"
+MAX_PREHISTORY_TURNS = 30
+
+
+class CampaignAlreadyCreated(RuleError):
+    """The same creation form was sent twice: the first submit made ``campaign``."""
+
+    code = "already_done"
+    status = 409
+
+    def __init__(self, campaign: Campaign) -> None:
+        super().__init__(f"{campaign.name} was already created by that form: nothing was done again.")
+        self.campaign = campaign
+
+
+@transaction.atomic
+def campaign_start(
+    *,
+    name: str,
+    gm: AbstractBaseUser,
+    ruleset: str = "blood-royale",
+    players: int = 5,
+    start_year: int | None = None,
+    optional_rules: dict[str, Any] | None = None,
+    seats: dict[str, AbstractBaseUser] | None = None,
+    observers: Iterable[AbstractBaseUser] = (),
+    prehistory_turns: int = 0,
+    seed: int | None = None,
+    key: str | None = None,
+) -> Campaign:
+    """A campaign as the creation page makes it, all or nothing: ``campaign_create`` with ``gm``
+    as its game master, a player for each crown in ``seats`` (crown name -> user), the observers,
+    then - with ``prehistory_turns`` - that many turns played by the automatic player
+    (``dynasties.simulation.simulate``) with the dice seeded by ``seed`` (a random seed when None;
+    the chronicle records it). ``key`` is the form's one-time key: a second submit of the same
+    form raises :class:`CampaignAlreadyCreated` naming the first campaign."""
+    from dynasties.rules.dice import RandomSource
+    from dynasties.simulation import simulate
+
+    if key:
+        # one creation at a time per user, so a double click waits for the first and finds its key
+        get_user_model().objects.select_for_update().filter(pk=gm.pk).exists()
+        done = ActionKey.objects.filter(key=key[:64], label=CREATED_LABEL, by=gm).select_related("campaign").first()
+        if done is not None:
+            raise CampaignAlreadyCreated(done.campaign)
+    if not 0 <= prehistory_turns <= MAX_PREHISTORY_TURNS:
+        raise RuleError(
+            f"A prehistory is 1 to {MAX_PREHISTORY_TURNS} turns; {prehistory_turns} were asked for.",
+            code="invalid",
+            fields={"turns": "range"},
+        )
+    if prehistory_turns and seed is None:
+        seed = secrets.randbelow(1_000_000)
+    source = RandomSource(seed) if prehistory_turns else None
+    campaign = campaign_create(
+        name=name, ruleset=ruleset, players=players, start_year=start_year, optional_rules=optional_rules,
+        source=source, by=gm,
+    )  # fmt: skip
+    houses = {d.crown: d for d in Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.PLAYER)}
+    for crown, user in (seats or {}).items():
+        if crown not in houses:
+            raise RuleError(
+                f"{campaign.name} has no player dynasty for {crown}: its crowns are {', '.join(houses)}.",
+                code="invalid",
+                fields={f"player_{crown}": "no_such_crown"},
+            )
+        membership_add(campaign=campaign, user=user, role=Role.PLAYER, dynasty=houses[crown])
+    for user in observers:
+        membership_add(campaign=campaign, user=user, role=Role.OBSERVER)
+    if source is not None:
+        campaign = simulate(campaign, turns=prehistory_turns, source=source)
+        ChronicleEntry.objects.create(
+            campaign=campaign, year=campaign.start_year, step="setup", kind="setup",
+            text=f"A prehistory of {prehistory_turns} turns was generated ({campaign.start_year}-"
+            f"{campaign.current_year}, dice seed {seed}).",
+            data={"prehistory_turns": prehistory_turns, "seed": seed},
+        )  # fmt: skip
+    if key:
+        ActionKey.objects.create(campaign=campaign, key=key[:64], label=CREATED_LABEL, by=gm)
+    return campaign

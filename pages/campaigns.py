@@ -1,7 +1,285 @@
-"""Pages: campaigns (issue 7)."""
+"""Pages: creating a campaign (issue 7).
+
+Any logged-in user may create a campaign and becomes its game master. The form takes the name,
+the ruleset, the start year, the ruleset's optional rules, the number of player dynasties (the
+default houses of ``default_dynasties``), a player by username for any of their crowns, observers,
+and the set-up: the standard starting families, or a prehistory of N turns played by the automatic
+player (``dynasties.simulation.simulate``). The form checks everything and says what to fix next to
+the field; ``campaign.services.campaign_start`` then makes it all in one transaction (a refused
+member leaves no half-made campaign) and the one-time form key makes a second submit harmless.
+
+Without JavaScript every crown and every ruleset's options are in the page; a few CSS ``:has()``
+rules (made here from the same data) hide the crowns and options the chosen ruleset does not use.
+"""
 
 from __future__ import annotations
 
-from django.urls import URLPattern
+import re
+from functools import reduce
+from operator import or_
+from typing import Any
 
-urlpatterns: list[URLPattern] = []
+from django import forms
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.db.models import Q
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import URLPattern, path
+from django.utils.safestring import SafeString, mark_safe
+from django.views.decorators.http import require_http_methods
+
+from campaign.services import MAX_PREHISTORY_TURNS, CampaignAlreadyCreated, campaign_start
+from dynasties.models import DynastyKind
+from dynasties.rules import RULESET_LABELS, get_ruleset
+from dynasties.rules.errors import RuleError
+from dynasties.services.setup import default_dynasties
+
+MIN_YEAR, MAX_YEAR = 1000, 1900
+SETUPS = [
+    ("standard", "The standard starting families"),
+    ("prehistory", "A generated prehistory: the automatic player plays some turns first"),
+]
+
+
+def _seating() -> dict[str, dict[int, list[str]]]:
+    """For each ruleset, the numbers of players it takes and the player crowns of each (asked of
+    ``default_dynasties`` itself, so the form never disagrees with the set-up)."""
+    out: dict[str, dict[int, list[str]]] = {}
+    for ruleset in RULESET_LABELS:
+        counts: dict[int, list[str]] = {}
+        for n in range(1, 13):
+            try:
+                specs = default_dynasties(n, ruleset)
+            except RuleError:
+                continue
+            counts[n] = [s.crown for s in specs if s.crown and s.kind == DynastyKind.PLAYER]
+        out[ruleset] = counts
+    return out
+
+
+SEATING = _seating()
+PLAYER_COUNTS = sorted({n for counts in SEATING.values() for n in counts})
+CROWNS = list(dict.fromkeys(c for counts in SEATING.values() for crowns in counts.values() for c in crowns))
+
+
+def _crowns_of(ruleset: str) -> list[str]:
+    counts = SEATING.get(ruleset) or {}
+    return counts[max(counts)] if counts else []
+
+
+def _option_choices() -> list[tuple[str, list[tuple[str, str]]]]:
+    groups = []
+    for ruleset, label in RULESET_LABELS.items():
+        known = get_ruleset(ruleset).OPTIONAL_RULES
+        groups.append((label, [(f"{ruleset}:{key}", text) for key, text in known.items()]))
+    return groups
+
+
+def seat_css() -> SafeString:
+    """CSS that hides, for the ruleset and the number of players chosen, the crowns nobody can
+    play and the other rulesets' options (a field with an error or a ticked box stays shown)."""
+    rules = []
+    for ruleset in RULESET_LABELS:
+        chosen = f'form.create:has(input[name="ruleset"][value="{ruleset}"]:checked)'
+        crowns = _crowns_of(ruleset)
+        for crown in CROWNS:
+            if crown not in crowns:
+                rules.append(f"{chosen} .seat-{crown}:not(.invalid)")
+                continue
+            for n in PLAYER_COUNTS:
+                if crown not in SEATING[ruleset].get(n, crowns):
+                    rules.append(f'{chosen}:has(select[name="players"] option[value="{n}"]:checked) .seat-{crown}:not(.invalid)')
+        rules.append(f"{chosen} .options-group:not(.rules-{ruleset}):not(:has(input:checked))")
+    rules.append('form.create:has(input[name="setup"][value="standard"]:checked) .prehistory:not(.invalid)')
+    return mark_safe(",\n".join(rules) + " { display: none; }")  # noqa: S308 - built from constants only
+
+
+def _names(text: str) -> list[str]:
+    return list(dict.fromkeys(n for n in re.split(r"[\s,;]+", text.strip()) if n))
+
+
+class CampaignForm(forms.Form):
+    name = forms.CharField(max_length=120, label="Name of the campaign", error_messages={"required": "Give the campaign a name."})
+    ruleset = forms.ChoiceField(choices=list(RULESET_LABELS.items()), initial="blood-royale", widget=forms.RadioSelect)
+    players = forms.TypedChoiceField(
+        coerce=int, choices=[(n, str(n)) for n in PLAYER_COUNTS], initial=5, label="Player dynasties"
+    )
+    start_year = forms.IntegerField(
+        required=False, min_value=MIN_YEAR, max_value=MAX_YEAR, label="Start year",
+        help_text="Leave empty for the ruleset's own: "
+        + ", ".join(f"{get_ruleset(r).START_YEAR} for {label}" for r, label in RULESET_LABELS.items())
+        + ".",
+    )  # fmt: skip
+    options = forms.MultipleChoiceField(
+        required=False, choices=_option_choices(), widget=forms.CheckboxSelectMultiple, label="Optional rules"
+    )
+    observers = forms.CharField(
+        required=False, max_length=1000, label="Observers",
+        help_text="Usernames, separated by commas or spaces. Observers see the public pages, never money or contracts.",
+    )  # fmt: skip
+    setup = forms.ChoiceField(choices=SETUPS, initial="standard", widget=forms.RadioSelect, label="Set-up")
+    turns = forms.IntegerField(
+        required=False, min_value=1, max_value=MAX_PREHISTORY_TURNS, label="Turns of prehistory",
+        help_text=f"1 to {MAX_PREHISTORY_TURNS} turns of {get_ruleset('blood-royale').TURN_LENGTH} years each "
+        "(a few seconds per 10 turns).",
+    )  # fmt: skip
+    seed = forms.IntegerField(
+        required=False, min_value=0, max_value=2**31 - 1, label="Dice seed",
+        help_text="Optional: the same seed plays the same prehistory. Empty: a random one (the chronicle records it).",
+    )  # fmt: skip
+
+    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.user = user
+        self._near: dict[str, str] = {}  # unknown username -> the user of that name in another case
+        for crown in CROWNS:
+            self.fields[f"player_{crown}"] = forms.CharField(
+                required=False, max_length=150, label=crown, widget=forms.TextInput(attrs={"autocomplete": "off"})
+            )
+
+    # the template shows the crowns and option groups in its own layout
+    def seat_fields(self) -> list[tuple[str, forms.BoundField]]:
+        return [(crown, self[f"player_{crown}"]) for crown in CROWNS]
+
+    def option_groups(self) -> list[dict[str, Any]]:
+        ticked = set(self["options"].value() or [])
+        groups = []
+        for ruleset, label in RULESET_LABELS.items():
+            known = get_ruleset(ruleset).OPTIONAL_RULES
+            groups.append({
+                "ruleset": ruleset, "label": label,
+                "options": [(f"{ruleset}:{key}", text, f"{ruleset}:{key}" in ticked) for key, text in known.items()],
+            })  # fmt: skip
+        return groups
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        ruleset, players = data.get("ruleset"), data.get("players")
+        crowns: list[str] | None = None
+        if ruleset:
+            label = RULESET_LABELS[ruleset]
+            wrong = [v for v in data.get("options") or [] if not v.startswith(f"{ruleset}:")]
+            if wrong:
+                self.add_error("options", (
+                    f"{'These rules belong' if len(wrong) > 1 else 'This rule belongs'} to another ruleset, not to "
+                    f"{label}: untick {', '.join(self._option_label(v) for v in wrong)}."
+                ))  # fmt: skip
+            data["optional_rules"] = {v.split(":", 1)[1]: True for v in data.get("options") or [] if v not in wrong}
+            if players is not None:
+                try:
+                    crowns = [s.crown for s in default_dynasties(players, ruleset) if s.crown and s.kind == DynastyKind.PLAYER]
+                except RuleError as exc:
+                    self.add_error("players", exc.message)
+        if data.get("setup") == "prehistory" and data.get("turns") is None and "turns" not in self.errors:
+            self.add_error("turns", f"How many turns of prehistory? Give 1 to {MAX_PREHISTORY_TURNS}.")
+        self._clean_members(data, ruleset, players, crowns)
+        return data
+
+    def _option_label(self, value: str) -> str:
+        ruleset, key = value.split(":", 1)
+        return f"“{get_ruleset(ruleset).OPTIONAL_RULES.get(key, key)}” ({RULESET_LABELS.get(ruleset, ruleset)})"
+
+    def _clean_members(self, data: dict[str, Any], ruleset: str | None, players: int | None, crowns: list[str] | None) -> None:
+        """Players by crown and observers, by username: each must exist, play one role, and not be
+        the creator (he is the GM)."""
+        wanted = {crown: (data.get(f"player_{crown}") or "").strip() for crown in CROWNS}
+        observers = _names(data.get("observers") or "")
+        users = self._users([n for n in wanted.values() if n] + observers)
+        me = self.user.get_username()
+        seats: dict[str, Any] = {}
+        playing: dict[str, str] = {}
+        for crown, username in wanted.items():
+            if not username:
+                continue
+            field = f"player_{crown}"
+            if crowns is not None and crown not in crowns:
+                self.add_error(field, (
+                    f"A {players}-player {RULESET_LABELS[ruleset or '']} campaign has no {crown} "
+                    f"(its crowns: {', '.join(crowns)}): leave it empty or choose more players."
+                ))  # fmt: skip
+            elif username not in users:
+                self.add_error(field, self._unknown(username))
+            elif username == me:
+                self.add_error(field, (
+                    "You are creating the campaign, so you are its game master, and a game master cannot also "
+                    "play a dynasty: leave it empty (you run it) or name another player."
+                ))  # fmt: skip
+            elif username in playing:
+                self.add_error(field, f"{username} already plays {playing[username]}: a player plays one dynasty.")
+            else:
+                playing[username] = crown
+                seats[crown] = users[username]
+        problems = []
+        for username in observers:
+            if username not in users:
+                problems.append(self._unknown(username))
+            elif username == me:
+                problems.append("You are the game master already; an observer is someone else.")
+            elif username in playing:
+                problems.append(f"{username} plays {playing[username]}; a member has one role, so not an observer too.")
+        for problem in problems:
+            self.add_error("observers", problem)
+        data["seats"] = seats
+        data["observer_users"] = [users[n] for n in observers if n in users]
+
+    def _users(self, names: list[str]) -> dict[str, Any]:
+        User = get_user_model()
+        field = User.USERNAME_FIELD
+        found = {u.get_username(): u for u in User.objects.filter(**{f"{field}__in": set(names)})}
+        missing = [n for n in names if n not in found]
+        if missing:
+            query = reduce(or_, (Q(**{f"{field}__iexact": n}) for n in missing))
+            for u in User.objects.filter(query):
+                for n in missing:
+                    if u.get_username().lower() == n.lower():
+                        self._near[n] = u.get_username()
+        return found
+
+    def _unknown(self, username: str) -> str:
+        near = self._near.get(username)
+        if near:
+            return f"There is no user called “{username}”; did you mean “{near}”? (Usernames are case-sensitive.)"
+        return f"There is no user called “{username}”: check the spelling, or ask them to get an account first."
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def new(request: HttpRequest) -> HttpResponse:
+    """Create a campaign: the creator is its game master."""
+    if request.method == "POST":
+        form = CampaignForm(request.POST, user=request.user)
+        if form.is_valid():
+            d = form.cleaned_data
+            prehistory = d["setup"] == "prehistory"
+            key = (request.POST.get("action_key") or "").strip()
+            try:
+                if not key:
+                    raise RuleError("The form has no valid action key: reload the page and submit it again.")
+                campaign = campaign_start(
+                    name=d["name"], gm=request.user, ruleset=d["ruleset"], players=d["players"],  # type: ignore[arg-type]
+                    start_year=d.get("start_year"), optional_rules=d["optional_rules"], seats=d["seats"],
+                    observers=d["observer_users"], prehistory_turns=(d["turns"] or 0) if prehistory else 0,
+                    seed=d.get("seed") if prehistory else None, key=key,
+                )  # fmt: skip
+            except CampaignAlreadyCreated as exc:
+                messages.info(request, exc.message)
+                return redirect("pages:dashboard", exc.campaign.slug)
+            except RuleError as exc:
+                field = next((f for f in exc.fields if f in form.fields), None)
+                form.add_error(field, exc.message)
+            else:
+                messages.success(request, f"{campaign.name} is created; you are its game master.")
+                return redirect("pages:dashboard", campaign.slug)
+        return render(request, "pages/campaigns/new.html", _context(form), status=400)
+    return render(request, "pages/campaigns/new.html", _context(CampaignForm(user=request.user)))
+
+
+def _context(form: CampaignForm) -> dict[str, Any]:
+    return {"form": form, "seat_css": seat_css()}
+
+
+urlpatterns: list[URLPattern] = [
+    path("new/", new, name="new"),
+]

@@ -13,15 +13,16 @@ from django.core.paginator import Paginator
 from django.db.models import Count, Max, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from campaign.models import Campaign, ChronicleEntry, Role, Roll, RollSource, Step
+from campaign.models import Campaign, ChronicleEntry, Membership, Role, Roll, RollSource, Step
 from campaign.permissions import can_view_exchequer, role_of, visible
 from campaign.treasury import balances, currency, ledger
 from contracts.models import Contract, ContractState
 from dynasties.models import Character, Dynasty, Marriage, Reign, Status
 from dynasties.rules.errors import RuleError
-from dynasties.services.succession_view import succession_line
+from dynasties.services.succession_view import heirs_now, succession_line, succession_what_if
 
 STEP_WAITS = {
     Step.BIRTHS: "The birth rolls of every eligible couple (and the sex of each child born).",
@@ -65,30 +66,50 @@ def _contracts(request: HttpRequest, campaign: Campaign, queryset: Any) -> list[
     return list(visible(request.user, campaign, queryset).prefetch_related("parties").order_by("start_year", "pk"))
 
 
+def _exchequers(request: HttpRequest, role: str, mine: int | None, dynasties: list[Dynasty]) -> set[int]:
+    """The dynasties whose exchequer the viewer may see, asked of the permission layer once for the
+    page (not once per dynasty): the GM sees them all, anyone else at most his own."""
+    if role == Role.GM:
+        return {d.pk for d in dynasties}
+    own = next((d for d in dynasties if d.pk == mine), None)
+    return {own.pk} if own is not None and can_view_exchequer(request.user, own) else set()
+
+
 @require_GET
 @login_required
 def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
-    campaign, role, _ = _member(request, slug)
+    campaign, role, mine = _member(request, slug)
     dynasties = list(Dynasty.objects.filter(campaign=campaign).order_by("seat", "name"))
+    for d in dynasties:
+        d.campaign = campaign  # already loaded: the permission layer reads it
+    exchequers = _exchequers(request, role, mine, dynasties)
+    players: dict[int, list[str]] = {}
+    for dynasty_id, username in (
+        Membership.objects.filter(campaign=campaign, role=Role.PLAYER)
+        .order_by("user__username")
+        .values_list("dynasty_id", "user__username")
+    ):
+        players.setdefault(dynasty_id, []).append(username)
     living = dict(
         Character.objects.filter(campaign=campaign, controlled_by__isnull=False)
         .exclude(status=Status.DEAD)
         .values("controlled_by").annotate(n=Count("pk")).values_list("controlled_by", "n")
     )  # fmt: skip
     reigns = _open_reigns(campaign)
+    heirs = heirs_now(campaign=campaign) if reigns else {}  # one World for every crown
     money = balances(campaign)
     in_force = _contracts(request, campaign, Contract.objects.filter(state=ContractState.IN_FORCE))
     rows = []
     for d in dynasties:
         reign = reigns.get(d.crown) if d.crown else None
-        line = _line(campaign, d.crown, 1) if reign else None
         rows.append({
             "dynasty": d,
             "reign": reign,
             "regent": reign.regent if reign and reign.regency_end_year is None else None,
-            "heir": line.heir if line else None,
+            "heir": heirs.get(d.crown) if reign else None,
+            "players": players.get(d.pk, []),
             "living": living.get(d.pk, 0),
-            "exchequer": can_view_exchequer(request.user, d),
+            "exchequer": d.pk in exchequers,
             "balance": money.get(d.pk, 0),
             "contracts": [c for c in in_force if any(p.pk == d.pk for p in c.parties.all())],
         })  # fmt: skip
@@ -97,6 +118,28 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         "campaign": campaign, "role": role, "rows": rows, "waits": STEP_WAITS.get(campaign.step, ""),
         "announced": announced, "currency": currency(campaign), "is_gm": role == Role.GM,
     })  # fmt: skip
+
+
+def _what_if(request: HttpRequest, campaign: Campaign, crown: str) -> tuple[Any, list[int], str]:
+    """The line as if the characters named by ``?dies=`` died now (read-only), the ids asked,
+    and what is wrong with them (shown next to the what-if form)."""
+    raw = [v for v in request.GET.getlist("dies") if v.strip()]
+    if not raw:
+        return None, [], ""
+    dies = [_int(v) for v in raw]
+    if any(pk is None for pk in dies):
+        return None, [], "Choose a character from the list."
+    chosen = [pk for pk in dies if pk is not None]
+    try:
+        return succession_what_if(campaign=campaign, crown=crown, dies=chosen, limit=10), chosen, ""
+    except RuleError as exc:
+        return None, chosen, exc.message
+
+
+def _tree_links(campaign: Campaign, d: Dynasty) -> dict[str, str]:
+    base = reverse("trees:tree", args=[campaign.slug, "dynasty"])
+    query = f"?dynasty={d.pk}&links=pages"
+    return {"svg": base + query, "png": base + query + "&format=png", "pdf": base + query + "&format=pdf"}
 
 
 @require_GET
@@ -111,6 +154,19 @@ def dynasty(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         m.age_now = m.age(campaign.current_year)
     reign = _open_reigns(campaign).get(d.crown) if d.crown else None
     line = _line(campaign, d.crown, 10) if reign else None
+    what_if, dies, what_if_error = _what_if(request, campaign, d.crown) if line else (None, [], "")
+    candidates: list[Any] = []
+    if line:  # who may die in the what-if: the monarch, his line, the living of the house
+        seen: set[int] = set()
+        pool = [line.monarch, *(e.character for e in line.entries), *(m for m in members if m.status != Status.DEAD)]
+        for c in pool:
+            if c is not None and c.pk not in seen and c.status != Status.DEAD:
+                seen.add(c.pk)
+                candidates.append(c)
+    dead = []
+    if what_if:
+        known = {c.pk: c for c in Character.objects.filter(campaign=campaign, pk__in=what_if.dead)}
+        dead = [known[pk] for pk in what_if.dead if pk in known]
     exchequer = can_view_exchequer(request.user, d)
     postings, balance = [], 0
     if exchequer:
@@ -120,11 +176,15 @@ def dynasty(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             balance += p.signed
             p.running = balance
     contracts = _contracts(request, campaign, Contract.objects.filter(parties=d))
+    status = 400 if what_if_error else 200
     return render(request, "pages/dynasty.html", {
         "campaign": campaign, "dynasty": d, "members": members, "reign": reign, "line": line,
         "exchequer": exchequer, "postings": postings, "balance": balance, "currency": currency(campaign),
         "contracts": contracts, "may_print": _may_print(role, mine, d.pk), "year": campaign.current_year,
-    })  # fmt: skip
+        "tree": _tree_links(campaign, d), "what_if": what_if, "dies": dies, "what_if_error": what_if_error,
+        "dead": dead, "candidates": candidates,
+        "dies_query": "&".join(f"dies={pk}" for pk in (what_if.dead if what_if else ())), "role": role,
+    }, status=status)  # fmt: skip
 
 
 @require_GET

@@ -259,13 +259,14 @@ def test_gm_gets_the_tree(client, campaign, family, gm):
     assert client.get(f"/trees/{campaign.slug}/forest/").status_code == 404
 
 
-def test_non_gm_is_refused(client, campaign, family, alice, outsider):
+def test_trees_are_for_members_only(client, campaign, family, alice, outsider):
     url = f"/trees/{campaign.slug}/campaign/"
-    assert client.get(url).status_code == 403  # anonymous
-    client.force_login(alice)  # a player
-    assert client.get(url).status_code == 403
+    anonymous = client.get(url)
+    assert anonymous.status_code == 302 and anonymous["Location"].startswith("/login/")
+    client.force_login(alice)  # a player sees the public family record
+    assert client.get(url).status_code == 200
     client.force_login(outsider)
-    assert client.get(url).status_code == 403
+    assert client.get(url).status_code == 404
 
 
 def test_render_tree_command(campaign, family, tmp_path):

@@ -3,6 +3,7 @@
     succession_line(campaign=c, crown="England")                  # now
     succession_line(campaign=c, crown="England", year=1320)       # as it stood in 1320
     succession_what_if(campaign=c, crown="England", dies=[...])   # as if these died now
+    heirs_now(campaign=c)                                         # every crown's heir, at once
     title_succession_line(campaign=c, title="Duke of Liguria")    # a title (rule G), same order
 
 Each entry carries the character, age, whether a regent would be needed, the reason for the place
@@ -281,6 +282,28 @@ def succession_what_if(
         regent_id=regent_id, regent_known=True,
     )  # fmt: skip
     return replace(line, monarch_dies=True, successor=line.heir, relative=relative)
+
+
+def heirs_now(*, campaign: Campaign) -> dict[str, SuccessionEntry | None]:
+    """The heir (first in the line) of every crown that has a reigning monarch now, keyed by crown,
+    from one lean World: the same heirs as ``succession_line(limit=1)`` crown by crown, in 7 SELECTs
+    however many crowns (the dashboard). The entries carry no ``pass_over`` (not asked here)."""
+    world = _LeanWorld(campaign)
+    year = campaign.current_year
+    names = {pk: c.display_name for pk, c in world.characters.items()}
+    index = FamilyIndex(world.people)
+    found: dict[str, LineEntry | None] = {}
+    for reign in world.reigns:
+        if reign.end_year is not None or reign.crown in found:
+            continue
+        royal = {r.holder_id for r in world.reigns if r.crown == reign.crown and r.start_year <= year}
+        explained = explain_line(
+            world.people, reign.holder_id, names=names, royal=royal, barred=world.renounced.get(reign.crown, set()),
+            limit=1, count_total=False, index=index,
+        )  # fmt: skip
+        found[reign.crown] = explained.entries[0] if explained.entries else None
+    world.load(e.person_id for e in found.values() if e is not None)
+    return {crown: None if e is None else _entry(world, e, world.people, year, None) for crown, e in found.items()}
 
 
 def title_succession_line(

@@ -1,19 +1,38 @@
-"""The tree view: GM (or superuser) only, for now; the pages issue will embed the same renders.
+"""The tree view: for the members of the campaign (the GM, players, observers); the dynasty page
+embeds it.
 
-GET /trees/<campaign slug>/<kind>/?format=svg&focus=12&generations=3&dynasty=4&crown=England&limit=10
+GET /trees/<campaign slug>/<kind>/?format=svg&focus=12&generations=3&dynasty=4&crown=England&limit=10&links=pages
+
+A tree shows only what every member may see (characters, marriages, reigns, regencies, titles,
+captivity: RULES.md E7, the family record is public), so membership is the whole test
+(``campaign.permissions.role_of``); a non-member gets 404, an anonymous visitor the login page.
+The people in an SVG link to their character pages (``links=pages``, the default for players and
+observers) or, for the GM, to the admin (``links=admin``, his default, as the admin's links expect).
 """
 
 from __future__ import annotations
 
-from django.core.exceptions import PermissionDenied
+from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from django.views.decorators.clickjacking import xframe_options_sameorigin
+from django.views.decorators.http import require_GET
 
 from campaign.models import Campaign, Role
 from campaign.permissions import role_of
 from dynasties.trees.data import KINDS, TreeError
-from dynasties.trees.dot import ADMIN_URL
+from dynasties.trees.dot import ADMIN_URL, PAPERS
 from dynasties.trees.render import FORMATS, TreeRequest, render_tree
+
+LINKS = ("pages", "admin")
+PAPERS_ASKED = ("auto", *PAPERS)
+_SENTINEL = 987654321
+
+
+def pages_url(campaign: Campaign) -> str:
+    """The link pattern (``{id}``) of the character pages of this campaign."""
+    return reverse("pages:character", args=[campaign.slug, _SENTINEL]).replace(str(_SENTINEL), "{id}")
 
 
 def _int(request: HttpRequest, name: str) -> int | None:
@@ -26,16 +45,26 @@ def _int(request: HttpRequest, name: str) -> int | None:
         raise TreeError(f"{name} must be a whole number, not {value!r}.") from None
 
 
+@require_GET
+@login_required
+@xframe_options_sameorigin  # the dynasty page shows the SVG in an <object>
 def tree(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
     campaign = get_object_or_404(Campaign, slug=slug)
-    role, _ = role_of(request.user, campaign)
-    if role != Role.GM:
-        raise PermissionDenied("Only the campaign's GM may see its trees for now.")
+    role, _ = role_of(request.user, campaign)  # the permission layer: members only
+    if role is None:
+        raise Http404("No such campaign.")
     if kind not in KINDS:
         raise Http404(f"No tree of kind {kind!r}.")
     fmt = request.GET.get("format", "svg")
     if fmt not in FORMATS:
         return HttpResponseBadRequest(f"Unknown format {fmt!r}; choose one of {', '.join(FORMATS)}.")
+    links = request.GET.get("links") or None
+    if links is not None and links not in LINKS:
+        return HttpResponseBadRequest(f"Unknown links {links!r}; choose one of {', '.join(LINKS)}.")
+    paper = request.GET.get("paper", "auto")
+    if paper not in PAPERS_ASKED:
+        return HttpResponseBadRequest(f"Unknown paper {paper!r}; choose one of {', '.join(PAPERS_ASKED)}.")
+    admin_links = role == Role.GM and links != "pages"
     try:
         wanted = TreeRequest(
             kind=kind,
@@ -45,8 +74,8 @@ def tree(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
             crown=request.GET.get("crown") or None,
             limit=_int(request, "limit") or 10,
             fmt=fmt,
-            url=ADMIN_URL,
-            paper=request.GET.get("paper", "auto"),
+            url=ADMIN_URL if admin_links else pages_url(campaign),
+            paper=paper,
         )
         result = render_tree(campaign, wanted)
     except TreeError as exc:
