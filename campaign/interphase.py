@@ -84,6 +84,14 @@ def _earlier_runs(campaign: Campaign, dynasty: Dynasty) -> list[ChronicleEntry]:
     return open_runs
 
 
+def interphase_open_runs(campaign: Campaign, dynasty: Dynasty | int) -> list[ChronicleEntry]:
+    """This year's Interphase runs of the dynasty that still stand (not every posting reversed),
+    oldest first: while there is one, a second run is refused (a page says so up front)."""
+    if isinstance(dynasty, Dynasty) and dynasty.campaign_id == campaign.pk:
+        return _earlier_runs(campaign, dynasty)
+    return _earlier_runs(campaign, _dynasty(campaign, dynasty))
+
+
 def _entry(
     *,
     provinces: rules.Provinces,

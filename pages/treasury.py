@@ -1,7 +1,520 @@
-"""Pages: treasury (issue 7)."""
+"""Pages: the treasury (issue 7). The exchequers a viewer may see, one exchequer's ledger with its
+balance-over-turns chart, gifts and loans between houses, the GM's reversing corrections, and
+the Blood Royale Interphase helper form.
+
+Secrecy (RULES.md E7): the GM sees every exchequer; a player only his own house's; an observer
+none. Another house's exchequer answers 404 (never a hint that it exists or what it holds). Every
+write goes through ``pages.common.run_action`` and the services of ``campaign.treasury`` and
+``campaign.interphase``; each GET runs a fixed number of queries, however long the ledger."""
 
 from __future__ import annotations
 
-from django.urls import URLPattern
+import re
+from typing import Any
 
-urlpatterns: list[URLPattern] = []
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.db.models import Case, F, IntegerField, Sum, When
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import path, reverse
+from django.views.decorators.http import require_http_methods
+
+from campaign.interphase import interphase_open_runs, interphase_preview, interphase_run
+from campaign.models import Campaign, Posting, PostingKind, Role, Step
+from campaign.permissions import can_view_exchequer
+from campaign.treasury import TREASURY, InsufficientFunds, balance, balances, currency, ledger, posting_reverse, treasury_transfer
+from dynasties.models import Dynasty
+from dynasties.rules import blood_royale as br
+from dynasties.rules import interphase as ip
+from dynasties.rules.errors import RuleError
+from pages.charts import balance_svg, year_end_balances
+from pages.common import ActionFailed, context, member, run_action
+
+PER_PAGE = 50
+STEP_NAMES = {
+    Step.BIRTHS: "Births",
+    Step.SURVIVAL: "Survival",
+    Step.MARRIAGES: "Marriages",
+    Step.ANNOUNCEMENTS: "Announcements",
+    Step.INTERPHASE: "Interphase",
+}
+KIND_NAMES = dict(PostingKind.choices)
+TO_TREASURY = "treasury"
+
+
+# --- who may see which exchequer ----------------------------------------------------------------
+
+
+def _exchequer(request: HttpRequest, slug: str, dynasty_pk: int) -> tuple[Campaign, str, int | None, Dynasty]:
+    """The campaign, the viewer's role and house, and the dynasty whose exchequer is asked for;
+    404 for a non-member, and for anyone but the GM and that house's player (an observer, another
+    house's player) whether or not the dynasty exists."""
+    campaign, role, mine = member(request, slug)
+    if role != Role.GM and (role != Role.PLAYER or mine != dynasty_pk):
+        raise Http404("No such exchequer.")
+    dynasty = get_object_or_404(Dynasty, campaign=campaign, pk=dynasty_pk)
+    dynasty.campaign = campaign  # already read
+    if not can_view_exchequer(request.user, dynasty):  # the one permission layer, to be sure
+        raise Http404("No such exchequer.")
+    return campaign, role, mine, dynasty
+
+
+# --- forms ------------------------------------------------------------------------------------------
+
+WHOLE = {
+    "required": "Give the amount, a whole number above 0.",
+    "invalid": "The amount must be a whole number above 0 (no fractions, no letters).",
+    "min_value": "The amount must be a whole number above 0.",
+    "max_value": "That is more money than the ledger keeps: at most %(limit_value)s.",
+}
+
+
+class TransferForm(forms.Form):
+    """A gift or a loan from this exchequer to another house (the GM may also pay the Treasury)."""
+
+    form = forms.CharField(widget=forms.HiddenInput, initial="transfer")
+    payee = forms.ChoiceField(label="To", error_messages={"required": "Choose the house that receives the money."})
+    kind = forms.ChoiceField(
+        label="As",
+        choices=[(PostingKind.TRANSFER, "A gift"), (PostingKind.LOAN, "A loan"), (PostingKind.OTHER, "Another payment")],
+        initial=PostingKind.TRANSFER,
+        error_messages={"invalid_choice": "Choose a gift, a loan or another payment."},
+    )
+    amount = forms.IntegerField(
+        label="Amount", min_value=1, max_value=1_000_000_000, error_messages=WHOLE,
+        widget=forms.NumberInput(attrs={"inputmode": "numeric", "min": 1, "step": 1}),
+    )  # fmt: skip
+    reason = forms.CharField(
+        label="What it is for", max_length=200, error_messages={"required": "Say what the payment is for."},
+        widget=forms.TextInput(attrs={"placeholder": "e.g. a loan against the next harvest"}),
+    )  # fmt: skip
+
+    def __init__(self, *args: Any, houses: list[Dynasty], to_treasury: bool, **kwargs: Any) -> None:
+        kwargs.setdefault("auto_id", "pay_%s")
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+        choices = [("", "Choose a house")] + [(str(d.pk), str(d)) for d in houses]
+        if to_treasury:
+            choices.append((TO_TREASURY, f"{TREASURY[0].upper()}{TREASURY[1:]} (the bank)"))
+        self.fields["payee"].choices = choices
+        self.fields["payee"].error_messages["invalid_choice"] = "Choose one of the other houses of the campaign."
+
+
+class ReverseForm(forms.Form):
+    """The GM's correction: a mirror posting that undoes one posting."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("auto_id", "reverse_%s")
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+
+    form = forms.CharField(widget=forms.HiddenInput, initial="reverse")
+    posting = forms.IntegerField(widget=forms.HiddenInput)
+    reason = forms.CharField(
+        label="Why", max_length=150, error_messages={"required": "Say why the posting is reversed."},
+        widget=forms.TextInput(attrs={"placeholder": "e.g. entered twice"}),
+    )  # fmt: skip
+
+
+# --- the list of exchequers -----------------------------------------------------------------------
+
+
+@require_http_methods(["GET"])
+@login_required
+def treasury(request: HttpRequest, slug: str) -> HttpResponse:
+    """The GM: every exchequer with its balance. A player: straight to his own. An observer: a
+    message that money is private (no names, no counts)."""
+    campaign, role, mine = member(request, slug)
+    if role == Role.PLAYER and mine is not None:
+        return redirect("pages:exchequer", slug=campaign.slug, dynasty_pk=mine)
+    rows: list[dict[str, Any]] = []
+    bank = 0
+    if role == Role.GM:
+        money = balances(campaign)
+        bank = money.get(None, 0)
+        for d in Dynasty.objects.filter(campaign=campaign).order_by("seat", "name"):
+            rows.append({"dynasty": d, "balance": money.get(d.pk, 0)})
+    return render(
+        request,
+        "pages/treasury/list.html",
+        context(
+            campaign,
+            role,
+            mine,
+            rows=rows,
+            bank=bank,
+            bank_out=-bank,
+            currency=currency(campaign),
+            interphase=campaign.ruleset == br.NAME,
+        ),
+    )
+
+
+# --- one exchequer ----------------------------------------------------------------------------------
+
+
+def _signed(dynasty: Dynasty) -> Sum:
+    """The sum of postings as the exchequer sees them: received less paid."""
+    return Sum(Case(When(payee_id=dynasty.pk, then=F("amount")), default=-F("amount"), output_field=IntegerField()))
+
+
+def _yearly(campaign: Campaign, dynasty: Dynasty) -> list[tuple[int, int]]:
+    """(year, net movement) of the exchequer, in one query."""
+    rows = ledger(campaign, dynasty).order_by().values("year").annotate(net=_signed(dynasty)).order_by("year")  # type: ignore[attr-defined]
+    return [(r["year"], int(r["net"])) for r in rows]
+
+
+def _exchequer_page(
+    request: HttpRequest,
+    campaign: Campaign,
+    role: str,
+    mine: int | None,
+    dynasty: Dynasty,
+    *,
+    transfer: TransferForm | None = None,
+    correction: ReverseForm | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    money = currency(campaign)
+    yearly = _yearly(campaign, dynasty)
+    held = sum(net for _, net in yearly)
+    series = year_end_balances(yearly, start=campaign.start_year, end=campaign.current_year)
+    chart = balance_svg(
+        series,
+        title=f"Balance of the house of {dynasty.name}, {series[0][0]}–{series[-1][0]}",
+        currency=money,
+        id_prefix=f"balance-{dynasty.pk}",
+    )
+    entries = ledger(campaign, dynasty).select_related("reversed_by").order_by("-id")  # type: ignore[attr-defined]
+    page = Paginator(entries, PER_PAGE).get_page(request.GET.get("page"))
+    rows = list(page.object_list)
+    running = held
+    if rows:
+        later = ledger(campaign, dynasty).filter(id__gt=rows[0].pk).aggregate(s=_signed(dynasty))["s"]  # type: ignore[attr-defined]
+        running = held - int(later or 0)
+    for p in rows:
+        p.signed = p.amount if p.payee_id == dynasty.pk else -p.amount
+        p.running = running
+        running -= p.signed
+        other = p.payer if p.payee_id == dynasty.pk else p.payee
+        p.counterparty = str(other) if other is not None else TREASURY
+        p.step_name = STEP_NAMES.get(p.step, p.step)
+        p.kind_name = KIND_NAMES.get(p.kind, p.kind)
+        try:
+            p.reversal_pk = p.reversed_by.pk
+        except Posting.DoesNotExist:
+            p.reversal_pk = None
+        p.reversible = p.kind != PostingKind.CORRECTION and p.reversal_pk is None
+    houses = list(Dynasty.objects.filter(campaign=campaign).exclude(pk=dynasty.pk).order_by("seat", "name"))
+    is_gm = role == Role.GM
+    if transfer is None:
+        transfer = TransferForm(houses=houses, to_treasury=is_gm)
+    failed = str(correction["posting"].value()) if correction is not None else None
+    inline = failed is not None and any(str(p.pk) == failed and p.reversible for p in rows)
+    return render(
+        request,
+        "pages/treasury/exchequer.html",
+        context(
+            campaign, role, mine,
+            dynasty=dynasty, currency=money, balance=held, chart=chart, series=series, page=page, rows=rows,
+            transfer=transfer, correction=correction, failed=failed if inline else None,
+            interphase=campaign.ruleset == br.NAME, own=mine == dynasty.pk,
+            action=request.get_full_path(),
+        ),
+        status=status,
+    )  # fmt: skip
+
+
+def _refuse(form: forms.Form, failure: ActionFailed, default: str | None = None) -> None:
+    """Put the services' refusal next to the field it names (else ``default``, else on top)."""
+    named = [f for f in failure.fields if f in form.fields]
+    field = named[0] if named else default
+    form.add_error(field, failure.message)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def exchequer(request: HttpRequest, slug: str, dynasty_pk: int) -> HttpResponse:
+    campaign, role, mine, dynasty = _exchequer(request, slug, dynasty_pk)
+    if request.method == "GET":
+        return _exchequer_page(request, campaign, role, mine, dynasty)
+    kind = request.POST.get("form")
+    if kind == "transfer":
+        return _transfer(request, campaign, role, mine, dynasty)
+    if kind == "reverse":
+        if role != Role.GM:
+            raise PermissionDenied("Only the game master corrects the ledger.")
+        return _reverse(request, campaign, role, mine, dynasty)
+    return HttpResponse("Unknown form.", status=400, content_type="text/plain")
+
+
+def _transfer(request: HttpRequest, campaign: Campaign, role: str, mine: int | None, dynasty: Dynasty) -> HttpResponse:
+    houses = list(Dynasty.objects.filter(campaign=campaign).exclude(pk=dynasty.pk).order_by("seat", "name"))
+    form = TransferForm(request.POST, houses=houses, to_treasury=role == Role.GM)
+    if not form.is_valid():
+        return _exchequer_page(request, campaign, role, mine, dynasty, transfer=form, status=400)
+    data = form.cleaned_data
+    payee = None if data["payee"] == TO_TREASURY else int(data["payee"])
+    label = f"{data['amount']} from {dynasty.name}"
+
+    def action(locked: Campaign) -> Posting:
+        try:
+            return treasury_transfer(
+                campaign=locked, payer=dynasty.pk, payee=payee, amount=data["amount"], reason=data["reason"],
+                kind=data["kind"], by=request.user,
+            )  # fmt: skip
+        except InsufficientFunds as exc:  # the amount is what to change: say so next to it
+            raise InsufficientFunds(exc.message, fields={"amount": "insufficient_funds"}) from exc
+
+    try:
+        posting = run_action(request, campaign, f"Payment: {label}", action)
+    except ActionFailed as failure:
+        _refuse(form, failure)
+        return _exchequer_page(request, campaign, role, mine, dynasty, transfer=form, status=400)
+    if posting is not None:
+        to = str(posting.payee) if posting.payee is not None else TREASURY
+        messages.success(request, f"Paid {posting.amount} {currency(campaign)} to {to}: {posting.reason}.")
+    return redirect("pages:exchequer", slug=campaign.slug, dynasty_pk=dynasty.pk)
+
+
+def _reverse(request: HttpRequest, campaign: Campaign, role: str, mine: int | None, dynasty: Dynasty) -> HttpResponse:
+    form = ReverseForm(request.POST)
+    if form.is_valid():
+        pk = form.cleaned_data["posting"]
+        if not ledger(campaign, dynasty).filter(pk=pk).exists():  # type: ignore[attr-defined]
+            form.add_error(None, f"Posting #{pk} is not in the ledger of the house of {dynasty.name}.")
+    if not form.is_valid():
+        return _exchequer_page(request, campaign, role, mine, dynasty, correction=form, status=400)
+    pk, reason = form.cleaned_data["posting"], form.cleaned_data["reason"]
+    try:
+        reversal = run_action(
+            request, campaign, f"Correction of posting #{pk}",
+            lambda locked: posting_reverse(campaign=locked, posting=pk, reason=reason, by=request.user),
+        )  # fmt: skip
+    except ActionFailed as failure:
+        _refuse(form, failure)
+        return _exchequer_page(request, campaign, role, mine, dynasty, correction=form, status=400)
+    if reversal is not None:
+        messages.success(request, f"Posting #{pk} is reversed by posting #{reversal.pk}.")
+    return redirect("pages:exchequer", slug=campaign.slug, dynasty_pk=dynasty.pk)
+
+
+# --- the Interphase helper --------------------------------------------------------------------------
+
+COUNT_ERRORS = {
+    "invalid": "Give a whole number, 0 or more.",
+    "min_value": "Give a whole number, %(limit_value)s or more.",
+    "max_value": "At most %(limit_value)s.",
+}
+PROVINCE_HELP = "A number, or the provinces' names separated by commas."
+NUMBER = re.compile(r"[+-]?\d+")
+
+
+class ProvincesField(forms.CharField):
+    """A number of provinces or a list of their names (the helper takes either)."""
+
+    def __init__(self, *, blank: int | None = 0, **kwargs: Any) -> None:
+        self.blank = blank
+        kwargs.setdefault("help_text", PROVINCE_HELP)
+        kwargs.setdefault("widget", forms.TextInput(attrs={"autocomplete": "off"}))
+        super().__init__(**kwargs)
+
+    def clean(self, value: Any) -> int | list[str] | None:  # type: ignore[override]
+        text = super().clean(value).strip()
+        if not text:
+            return self.blank
+        if NUMBER.fullmatch(text):
+            number = int(text)
+            if number < 0:
+                raise forms.ValidationError("Give 0 or more provinces.")
+            if number > 1000:
+                raise forms.ValidationError("That is more provinces than the map holds.")
+            return number
+        names = [name.strip() for name in re.split(r"[,;\n]", text) if name.strip()]
+        if any(NUMBER.fullmatch(name) for name in names):
+            raise forms.ValidationError("Give either one number or the provinces' names, not numbers among names.")
+        return names
+
+
+def _count(
+    label: str, *, minimum: int = 0, maximum: int = 100, initial: int | None = 0, required: bool = False
+) -> forms.IntegerField:
+    return forms.IntegerField(
+        label=label, min_value=minimum, max_value=maximum, initial=initial, required=required, error_messages=COUNT_ERRORS,
+        widget=forms.NumberInput(attrs={"inputmode": "numeric", "min": minimum, "step": 1}),
+    )  # fmt: skip
+
+
+COUNTS = ("armies_kept", "fleets_kept", "armies_raised", "fleets_raised", "basic_sets", "semi_luxury_sets", "luxury_sets")
+
+
+class InterphaseForm(forms.Form):
+    """What the player enters for one country's Interphase (dynasties.rules.interphase)."""
+
+    provinces = ProvincesField(
+        label=ip.LABELS["provinces"], blank=None, error_messages={"required": "Give the provinces the country controls."}
+    )
+    tax_rate = forms.TypedChoiceField(
+        label="Tax rate",
+        coerce=int,
+        choices=[(ip.NORMAL_TAX, str(ip.NORMAL_TAX)), (ip.HIGH_TAX, str(ip.HIGH_TAX))],
+        initial=ip.NORMAL_TAX,
+        widget=forms.RadioSelect,
+        error_messages={"invalid_choice": f"The tax rate is {ip.NORMAL_TAX} or {ip.HIGH_TAX} per province."},
+    )
+    famine = ProvincesField(label=ip.LABELS["famine"], required=False)
+    rebellion = ProvincesField(label=ip.LABELS["rebellion"], required=False)
+    rebellions_bought_off = ProvincesField(
+        label=ip.LABELS["rebellions_bought_off"], required=False,
+        help_text=f"{ip.REBELLION_BUY_OFF_CROWNS} each. A number, or names among those in rebellion.",
+    )  # fmt: skip
+    home_provinces = ProvincesField(
+        label=ip.LABELS["home_provinces"], required=False, blank=None,
+        help_text="Needed to raise armies (at most 2 per home province not in rebellion). A number or names.",
+    )  # fmt: skip
+    home_in_rebellion = _count(ip.LABELS["home_in_rebellion"], initial=None)
+    armies_kept = _count(ip.LABELS["armies_kept"], maximum=200)
+    fleets_kept = _count(ip.LABELS["fleets_kept"], maximum=40)
+    armies_raised = _count(ip.LABELS["armies_raised"], maximum=200)
+    fleets_raised = _count(ip.LABELS["fleets_raised"], maximum=40)
+    basic_sets = _count(ip.LABELS["basic_sets"])
+    semi_luxury_sets = _count(ip.LABELS["semi_luxury_sets"])
+    luxury_sets = _count(ip.LABELS["luxury_sets"])
+    capital_rebellion = forms.BooleanField(label="A rebellion in the capital (optional rules)", required=False)
+    countries = _count(ip.LABELS["countries"], minimum=1, maximum=10, initial=1)
+
+    GROUPS = (
+        ("Provinces and taxation", ("provinces", "tax_rate", "famine", "rebellion")),
+        ("Rebellions and forces", (
+            "rebellions_bought_off", "home_provinces", "home_in_rebellion", "armies_kept", "fleets_kept",
+            "armies_raised", "fleets_raised", "countries",
+        )),
+        ("Resource sets cashed in at the capital", ("basic_sets", "semi_luxury_sets", "luxury_sets")),
+        ("Events", ("capital_rebellion",)),
+    )  # fmt: skip
+
+    def __init__(self, *args: Any, money: str = "Crowns", **kwargs: Any) -> None:
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+        helps = {
+            "home_in_rebellion": "After this Interphase's buy-offs. Leave empty to let the helper work it out.",
+            "armies_kept": f"On the map; {ip.MAINTENANCE_CROWNS} {money} each.",
+            "fleets_kept": f"{ip.MAINTENANCE_CROWNS} {money} each.",
+            "armies_raised": f"{ip.RAISING_CROWNS} {money} each; at most {ip.MAX_ARMIES} armies per country.",
+            "fleets_raised": f"{ip.RAISING_CROWNS} {money} each; at most {ip.MAX_FLEETS} fleets per country.",
+            "countries": "More than 1 if the player controls several kingdoms.",
+            "basic_sets": f"Metals, cloth and food: {ip.BASIC_SET_CROWNS} {money}.",
+            "semi_luxury_sets": f"A basic set and a semi-luxury: {ip.SEMI_LUXURY_SET_CROWNS} {money}.",
+            "luxury_sets": f"A basic set, a semi-luxury and a luxury: {ip.LUXURY_SET_CROWNS} {money}.",
+            "capital_rebellion": "Half the cash in hand after everything else goes back to the Treasury.",
+            "famine": "They pay no tax. " + PROVINCE_HELP,
+            "rebellion": "They pay no tax. " + PROVINCE_HELP,
+        }
+        for name, text in helps.items():
+            self.fields[name].help_text = text
+        self.fields["tax_rate"].choices = [
+            (ip.NORMAL_TAX, f"{ip.NORMAL_TAX} {money} per province (normal)"),
+            (ip.HIGH_TAX, f"{ip.HIGH_TAX} {money} (high: {ip.HIGH_TAX_REBELLION_MODIFIER} on this turn's Rebellion rolls)"),
+        ]
+
+    def groups(self) -> list[tuple[str, list[forms.BoundField]]]:
+        return [(legend, [self[name] for name in names]) for legend, names in self.GROUPS]
+
+    def entry(self) -> dict[str, Any]:
+        """The keyword arguments of interphase_preview / interphase_run (an empty count is 0)."""
+        data = dict(self.cleaned_data)
+        for name in COUNTS:
+            if data.get(name) is None:
+                data[name] = 0
+        if data.get("countries") is None:
+            data["countries"] = 1
+        return data
+
+
+def _interphase_page(
+    request: HttpRequest,
+    campaign: Campaign,
+    role: str,
+    mine: int | None,
+    dynasty: Dynasty,
+    *,
+    form: InterphaseForm | None = None,
+    preview: ip.InterphaseResult | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    supported = campaign.ruleset == br.NAME
+    done = interphase_open_runs(campaign, dynasty) if supported else []
+    return render(
+        request,
+        "pages/treasury/interphase.html",
+        context(
+            campaign, role, mine,
+            dynasty=dynasty, balance=balance(campaign, dynasty), supported=supported, preview=preview,
+            form=form or InterphaseForm(money=currency(campaign)), done=done, open=campaign.step == Step.INTERPHASE,
+            currency=currency(campaign),
+            first_turn=campaign.current_year == campaign.start_year, step_name=STEP_NAMES.get(campaign.step, campaign.step),
+            IN=ip.IN,
+        ),
+        status=status,
+    )  # fmt: skip
+
+
+def _service_refusal(form: InterphaseForm, exc: RuleError | ActionFailed) -> None:
+    """The helper's refusal on the form: next to the one field it names; with several, on top and
+    each field marked."""
+    named = [f for f in exc.fields if f in form.fields]
+    if len(named) == 1:
+        form.add_error(named[0], exc.message)
+        return
+    form.add_error(None, exc.message)
+    for name in named:
+        form.add_error(name, "Check this entry (see the message above).")
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def interphase(request: HttpRequest, slug: str, dynasty_pk: int) -> HttpResponse:
+    """GET: the form. POST "preview": what a run would post, nothing written. POST "run": post it
+    (once: a second submit of the same form, or a second run in the year, posts nothing)."""
+    campaign, role, mine, dynasty = _exchequer(request, slug, dynasty_pk)
+    if request.method == "GET" or campaign.ruleset != br.NAME:
+        status = 200 if request.method == "GET" else 400
+        return _interphase_page(request, campaign, role, mine, dynasty, status=status)
+    money = currency(campaign)
+    form = InterphaseForm(request.POST, money=money)
+    if not form.is_valid():
+        return _interphase_page(request, campaign, role, mine, dynasty, form=form, status=400)
+    entry = form.entry()
+    if request.POST.get("do") != "run":
+        try:
+            result = interphase_preview(campaign=campaign, dynasty=dynasty, **entry)
+        except RuleError as exc:
+            _service_refusal(form, exc)
+            return _interphase_page(request, campaign, role, mine, dynasty, form=form, status=400)
+        return _interphase_page(request, campaign, role, mine, dynasty, form=form, preview=result)
+    try:
+        run = run_action(
+            request, campaign, f"The Interphase of the house of {dynasty.name}",
+            lambda locked: interphase_run(campaign=locked, dynasty=dynasty.pk, by=request.user, **entry),
+        )  # fmt: skip
+    except ActionFailed as failure:
+        _service_refusal(form, failure)
+        return _interphase_page(request, campaign, role, mine, dynasty, form=form, status=400)
+    if run is not None:
+        messages.success(
+            request,
+            f"The Interphase of {campaign.current_year} is posted: income {run.result.income} {money}, costs "
+            f"{run.result.costs} {money}; the exchequer holds {run.balance} {money}.",
+        )
+    return redirect(reverse("pages:exchequer", kwargs={"slug": campaign.slug, "dynasty_pk": dynasty.pk}))
+
+
+urlpatterns = [
+    path("<slug:slug>/treasury/", treasury, name="treasury"),
+    path("<slug:slug>/treasury/<int:dynasty_pk>/", exchequer, name="exchequer"),
+    path("<slug:slug>/treasury/<int:dynasty_pk>/interphase/", interphase, name="interphase"),
+]
