@@ -52,6 +52,11 @@ def alliance_problem(campaign: Campaign, match: Marriage | Match, needs_terms: b
 
     if settled_by_offer(campaign, match):
         return None  # a minor house's accepted offer is the alliance
+    return _terms_problem(match)
+
+
+def _terms_problem(match: Marriage | Match) -> str | None:
+    """The standard dynastic alliance's terms (BloodLine): a dowry and a title, or what is missing."""
     dowry = match.dowry.strip()
     good_dowry = dowry == f"{bl.DOWRY_DUCATS} ducats" or (dowry.startswith("province:") and dowry[9:].strip() != "")
     if good_dowry and match.alliance_title.strip():
@@ -92,10 +97,20 @@ def _busy(campaign: Campaign, ids: Sequence[int], exclude: Sequence[int] = ()) -
 
 
 def _problems(
-    campaign: Campaign, groom: Character, bride: Character, busy: set[int], *, wedding: bool, widows: Collection[int] = ()
+    campaign: Campaign,
+    groom: Character,
+    bride: Character,
+    busy: set[int],
+    *,
+    wedding: bool,
+    widows: Collection[int] = (),
+    frozen: Collection[int] | None = None,
 ) -> list[str]:
+    """``frozen``: the BloodLine frozen lines, when the caller has read them already."""
     problems = _rule_problems(campaign, groom, bride, busy, wedding=wedding)
-    if campaign.ruleset == "eu-bloodline" and {groom.pk, bride.pk} & frozen_lines(campaign):
+    if frozen is None and campaign.ruleset == "eu-bloodline":
+        frozen = frozen_lines(campaign)
+    if {groom.pk, bride.pk} & set(frozen or ()):
         problems.append(FROZEN_LINE)
     if bride.pk in widows:
         problems.append(
@@ -340,32 +355,16 @@ def _wed_all(campaign: Campaign, matches: Sequence[Marriage], people: dict[int, 
         )
         if campaign.ruleset == bl.NAME:
             postings += _bloodline_dowry(campaign, match, groom, bride, groom_house, bride_house, chronicle)
-        payments = br.wedding_payments(
-            bride_charisma=int(bride.characteristics.get("charisma", 0)),
-            groom_is_monarch=groom.pk in reigning,
-            bride_is_monarch=bride.pk in reigning,
-        )
-        for payment in payments:
-            if payment.reason.startswith("bride's Charisma"):
-                house = groom_house
-            elif payment.to == "bride":
-                house = bride.birth_dynasty  # the nobility (no house of birth) is owed nothing
-            else:
-                house = groom.birth_dynasty
-            if house is None:
-                continue
-            direction = "from the Treasury to" if payment.amount > 0 else "to the Treasury from"
-            kind = PostingKind.WEDDING if payment.reason.startswith("bride's Charisma") else PostingKind.MONARCH_MATCH
-            posting = treasury.unsaved(
-                campaign, payer=None, payee=house, amount=payment.amount, kind=kind, reason=payment.reason, marriage=match
-            )
+        for house, amount, kind, reason in _treasury_payments(groom, bride, groom_house, reigning):
+            direction = "from the Treasury to" if amount > 0 else "to the Treasury from"
+            posting = treasury.unsaved(campaign, payer=None, payee=house, amount=amount, kind=kind, reason=reason, marriage=match)
             if posting is not None:
                 postings.append(posting)
             chronicle.add(
                 "payment_owed",
-                f"{abs(payment.amount)} Crowns {direction} the house of {house.name}: {payment.reason}.",
+                f"{abs(amount)} Crowns {direction} the house of {house.name}: {reason}.",
                 dynasty=house.pk,
-                amount=payment.amount,
+                amount=amount,
                 marriage=match.pk,
             )
     Posting.objects.bulk_create(postings)
@@ -399,14 +398,10 @@ def _bloodline_dowry(
     offer = MarriageOffer.objects.filter(
         campaign=campaign, status=OfferStatus.ACCEPTED, minor_character__in=[groom, bride], suitor__in=[groom, bride]
     ).select_related("suitor__controlled_by", "minor_character__controlled_by").first()
-    if offer is not None:
-        payer, payee, amount = offer.suitor.controlled_by, offer.minor_character.controlled_by, offer.dowry
-    elif match.dowry == f"{bl.DOWRY_DUCATS} ducats":
-        payer, payee, amount = bride_house, groom_house, bl.DOWRY_DUCATS
-    else:
+    terms = _dowry_terms(match, offer, groom_house, bride_house)
+    if terms is None:
         return []
-    if payer is None or payee is None or payer == payee or not amount:
-        return []
+    payer, payee, amount = terms
     chronicle.add(
         "payment_owed",
         f"{amount} ducats of dowry from the house of {payer.name} to the house of {payee.name} for the match of "
@@ -419,6 +414,152 @@ def _bloodline_dowry(
         campaign, payer=payer, payee=payee, amount=amount, kind=PostingKind.DOWRY, reason="dowry", marriage=match
     )
     return [posting] if posting is not None else []
+
+
+def _treasury_payments(
+    groom: Character, bride: Character, groom_house: Dynasty | None, reigning: Collection[int]
+) -> list[tuple[Dynasty, int, str, str]]:
+    """The wedding's payments by or into the Treasury (A6): (house, Crowns into its exchequer, negative
+    out of it; posting kind; reason). The bride's Charisma to the house controlling the groom, the 100
+    Crowns of a match with a monarch to the spouse's house of birth (the nobility is owed nothing)."""
+    out: list[tuple[Dynasty, int, str, str]] = []
+    payments = br.wedding_payments(
+        bride_charisma=int((bride.characteristics or {}).get("charisma", 0)),
+        groom_is_monarch=groom.pk in reigning,
+        bride_is_monarch=bride.pk in reigning,
+    )
+    for payment in payments:
+        charisma = payment.reason.startswith("bride's Charisma")
+        if charisma:
+            house = groom_house
+        elif payment.to == "bride":
+            house = bride.birth_dynasty
+        else:
+            house = groom.birth_dynasty
+        if house is not None:
+            kind = PostingKind.WEDDING if charisma else PostingKind.MONARCH_MATCH
+            out.append((house, payment.amount, kind, payment.reason))
+    return out
+
+
+def _dowry_terms(
+    match: Marriage, offer: object | None, groom_house: Dynasty | None, bride_house: Dynasty | None
+) -> tuple[Dynasty, Dynasty, int] | None:
+    """BloodLine: who pays whom the dowry at the wedding (payer, payee, ducats), or None."""
+    if offer is not None:
+        payer = offer.suitor.controlled_by  # type: ignore[attr-defined]
+        payee = offer.minor_character.controlled_by  # type: ignore[attr-defined]
+        amount = offer.dowry  # type: ignore[attr-defined]
+    elif match.dowry == f"{bl.DOWRY_DUCATS} ducats":
+        payer, payee, amount = bride_house, groom_house, bl.DOWRY_DUCATS
+    else:
+        return None
+    if payer is None or payee is None or payer == payee or not amount:
+        return None
+    return payer, payee, amount
+
+
+# --- what a page shows before the match is made ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WeddingMoney:
+    """One payment a wedding posts: ``payer`` or ``payee`` None is the Treasury; ``amount`` > 0."""
+
+    payer: Dynasty | None
+    payee: Dynasty | None
+    amount: int
+    kind: str
+    reason: str
+
+
+def _loaded(campaign: Campaign, matches: Sequence[Marriage]) -> list[tuple[Character, Character]]:
+    """The couples of ``matches``. Pass them with ``husband`` and ``wife`` loaded (and their
+    ``controlled_by`` and ``birth_dynasty``, e.g. by ``select_related``); those not loaded are read
+    here in one query."""
+    missing = {
+        pk
+        for m in matches
+        for pk, descriptor in ((m.husband_id, Marriage.husband), (m.wife_id, Marriage.wife))
+        if not descriptor.is_cached(m)
+    }
+    people = {}
+    if missing:
+        people = {
+            c.pk: c
+            for c in Character.objects.select_related("controlled_by", "birth_dynasty").filter(pk__in=missing, campaign=campaign)
+        }
+    return [
+        (
+            m.husband if Marriage.husband.is_cached(m) else people[m.husband_id],
+            m.wife if Marriage.wife.is_cached(m) else people[m.wife_id],
+        )
+        for m in matches
+    ]
+
+
+def wedding_money(campaign: Campaign, matches: Sequence[Marriage]) -> list[list[WeddingMoney]]:
+    """What the wedding of each match (a betrothal, or an unsaved ``Marriage`` for a pair being
+    considered) would post if held now, as ``_wed_all`` posts it; a fixed number of queries. Money
+    is secret: the caller shows a line only to whom may see the payer's or the payee's exchequer."""
+    couples = _loaded(campaign, matches)
+    reigning = _reigning(campaign, [pk for pair in couples for pk in (pair[0].pk, pair[1].pk)])
+    offers: dict[frozenset[int], object] = {}
+    if campaign.ruleset == bl.NAME:
+        from dynasties.models import MarriageOffer, OfferStatus
+
+        ids = [pk for pair in couples for pk in (pair[0].pk, pair[1].pk)]
+        for offer in MarriageOffer.objects.filter(
+            campaign=campaign, status=OfferStatus.ACCEPTED, minor_character_id__in=ids, suitor_id__in=ids
+        ).select_related("suitor__controlled_by", "minor_character__controlled_by"):
+            offers[frozenset((offer.minor_character_id, offer.suitor_id))] = offer
+    out: list[list[WeddingMoney]] = []
+    for match, (groom, bride) in zip(matches, couples, strict=True):
+        lines: list[WeddingMoney] = []
+        if campaign.ruleset == bl.NAME:
+            terms = _dowry_terms(match, offers.get(frozenset((groom.pk, bride.pk))), groom.controlled_by, bride.controlled_by)
+            if terms is not None:
+                lines.append(WeddingMoney(terms[0], terms[1], terms[2], PostingKind.DOWRY, "dowry"))
+        for house, amount, kind, reason in _treasury_payments(groom, bride, groom.controlled_by, reigning):
+            payer, payee = (None, house) if amount > 0 else (house, None)
+            lines.append(WeddingMoney(payer, payee, abs(amount), kind, reason))
+        out.append(lines)
+    return out
+
+
+def match_problems(campaign: Campaign, matches: Sequence[Marriage], *, wedding: bool) -> list[list[str]]:
+    """Why each match could not be arranged (``wedding=False``) or wed (``wedding=True``) now, as
+    ``marriage_arrange_many`` and ``marriage_wed_many`` would refuse it (empty: it may); for pages
+    that explain a match before it is submitted. ``matches`` are betrothals (their own match is not
+    counted against them) or unsaved ``Marriage`` objects for pairs being considered; a fixed
+    number of queries whatever their number. The step is not checked."""
+    if not matches:
+        return []
+    couples = _loaded(campaign, matches)
+    ids = [pk for pair in couples for pk in (pair[0].pk, pair[1].pk)]
+    busy = _busy(campaign, ids, exclude=[m.pk for m in matches if m.pk is not None])
+    widows = kings_widows(campaign, ids)
+    frozen = frozen_lines(campaign) if campaign.ruleset == bl.NAME else set()
+    royal_family = _monarchs_family(campaign, ids) if wedding and campaign.ruleset == bl.NAME else set()
+    settled: set[frozenset[int]] = set()
+    if royal_family:
+        from dynasties.models import MarriageOffer, OfferStatus
+
+        settled = {
+            frozenset(pair)
+            for pair in MarriageOffer.objects.filter(
+                campaign=campaign, status=OfferStatus.ACCEPTED, minor_character_id__in=ids
+            ).values_list("minor_character_id", "suitor_id")
+        }
+    out: list[list[str]] = []
+    for match, (groom, bride) in zip(matches, couples, strict=True):
+        problems = _problems(campaign, groom, bride, busy, wedding=wedding, widows=widows, frozen=frozen)
+        if {groom.pk, bride.pk} & royal_family and frozenset((groom.pk, bride.pk)) not in settled:
+            alliance = _terms_problem(match)
+            if alliance:
+                problems.append(alliance)
+        out.append(problems)
+    return out
 
 
 @transaction.atomic
