@@ -15,7 +15,7 @@ from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 
 from campaign.history import AlreadyDone, step_action
-from campaign.models import Campaign, Role
+from campaign.models import ActionKey, Campaign, Role
 from campaign.permissions import role_of
 from campaign.services import validation_message
 from dynasties.rules.errors import RuleError
@@ -45,6 +45,16 @@ def may_act_for(role: str, mine: int | None, dynasty_id: int | None) -> bool:
 def require_act_for(role: str, mine: int | None, dynasty_id: int | None) -> None:
     if not may_act_for(role, mine, dynasty_id):
         raise PermissionDenied("You may act only for your own dynasty.")
+
+
+def already_done(request: HttpRequest, campaign: Campaign) -> bool:
+    """The same form sent again (a double click, the back button) after it was done: say so before
+    validating it against a campaign it has already changed (``step_action`` refuses it too)."""
+    key = (request.POST.get("action_key") or "").strip()
+    if key and ActionKey.objects.filter(campaign=campaign, key=key).exists():
+        messages.info(request, "That was already done (the same form was sent twice): nothing was done again.")
+        return True
+    return False
 
 
 class ActionFailed(Exception):

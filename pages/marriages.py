@@ -23,7 +23,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import URLPattern, path, reverse
 from django.views.decorators.http import require_http_methods
 
-from campaign.models import STEP_ORDER, ActionKey, Campaign, ChronicleEntry, Posting, Role, Step
+from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, Posting, Role, Step
 from campaign.permissions import CONTRACT_KINDS, MONEY_KINDS, visible
 from campaign.treasury import currency
 from dynasties.models import Character, Dynasty, Marriage, Origin, Sex, Status
@@ -42,7 +42,7 @@ from dynasties.services.marriages import (
     wedding_money,
     wedding_step,
 )
-from pages.common import ActionFailed, context, may_act_for, member, require_gm, run_action
+from pages.common import ActionFailed, already_done, context, may_act_for, member, require_gm, run_action
 
 STEP_LABELS = dict(Step.choices)
 
@@ -279,7 +279,7 @@ def marriages(request: HttpRequest, slug: str) -> HttpResponse:
     if role not in (Role.GM, Role.PLAYER):
         raise PermissionDenied("Observers watch; only the GM and the players record marriages.")
     op = request.POST.get("op", "")
-    if op != "check" and _already_done(request, campaign):
+    if op != "check" and already_done(request, campaign):
         return redirect("pages:marriages", slug=campaign.slug)
     if op in ("check", "arrange"):
         return _arrange(request, campaign, role, mine, write=op == "arrange")
@@ -292,16 +292,6 @@ def marriages(request: HttpRequest, slug: str) -> HttpResponse:
             messages.success(request, "The Marriages step is closed; the announcements come next.")
         return redirect("pages:announcements", slug=campaign.slug)
     return HttpResponse("Unknown action.", status=400)
-
-
-def _already_done(request: HttpRequest, campaign: Campaign) -> bool:
-    """The same form sent again (a double click, the back button) after it was done: say so before
-    validating it against a campaign it has already changed (``step_action`` refuses it too)."""
-    key = (request.POST.get("action_key") or "").strip()
-    if key and ActionKey.objects.filter(campaign=campaign, key=key).exists():
-        messages.info(request, "That was already done (the same form was sent twice): nothing was done again.")
-        return True
-    return False
 
 
 def _arrange(request: HttpRequest, campaign: Campaign, role: str, mine: int | None, *, write: bool) -> HttpResponse:
@@ -424,17 +414,10 @@ class NextTurnForm(forms.Form):
     )
 
 
-def _chronicle(request: HttpRequest, campaign: Campaign, role: str, mine: int | None, year: int) -> list[ChronicleEntry]:
-    """The year's chronicle lines this viewer may see (``campaign.permissions.visible``). Contract
-    lines are filtered here by the same rule as ``can_view`` (party to the contract) so that the
-    page runs a fixed number of queries (``visible`` checks them one query each)."""
+def _chronicle(request: HttpRequest, campaign: Campaign, year: int) -> list[ChronicleEntry]:
+    """The year's chronicle lines this viewer may see (``campaign.permissions.visible``)."""
     lines = ChronicleEntry.objects.filter(year=year).exclude(kind="announcements")
-    if role == Role.GM:
-        return list(visible(request.user, campaign, lines).order_by("pk"))
-    shown = list(visible(request.user, campaign, lines.exclude(kind__in=CONTRACT_KINDS)).order_by("pk"))
-    secret = lines.filter(campaign=campaign, kind__in=CONTRACT_KINDS).order_by("pk")
-    shown += [e for e in secret if mine is not None and mine in ((e.data or {}).get("parties") or [])]
-    return sorted(shown, key=lambda e: e.pk)
+    return list(visible(request.user, campaign, lines).order_by("pk"))
 
 
 def _by_step(entries: list[ChronicleEntry]) -> list[dict[str, Any]]:
@@ -478,7 +461,7 @@ def _announcements_page(
             years=sorted(years, reverse=True),
             sections=announcement_sections(campaign, year),
             published=published,
-            steps=_by_step(_chronicle(request, campaign, role, mine, year)),
+            steps=_by_step(_chronicle(request, campaign, year)),
             may_publish=role == Role.GM and current and campaign.step == Step.ANNOUNCEMENTS,
             may_advance=role == Role.GM and current and campaign.step == Step.INTERPHASE,
             weddings_now=bloodline and current and campaign.step == wedding_step(campaign),

@@ -11,18 +11,19 @@ from typing import Any
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db.models import Count, Max, Q
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from campaign.models import Campaign, ChronicleEntry, Membership, Role, Roll, RollSource, Step
-from campaign.permissions import can_view_exchequer, role_of, visible
+from campaign.permissions import can_view_exchequer, visible
 from campaign.treasury import balances, currency, ledger
 from contracts.models import Contract, ContractState
 from dynasties.models import Character, Dynasty, Marriage, Reign, Status
 from dynasties.rules.errors import RuleError
 from dynasties.services.succession_view import heirs_now, succession_line, succession_what_if
+from pages.common import may_act_for, member
 
 STEP_WAITS = {
     Step.BIRTHS: "The birth rolls of every eligible couple (and the sex of each child born).",
@@ -32,20 +33,6 @@ STEP_WAITS = {
     Step.INTERPHASE: "The Interphase and movement at the table; the GM then starts the next turn.",
 }
 ROLLS_PER_PAGE = 50
-
-
-def _member(request: HttpRequest, slug: str) -> tuple[Campaign, str, int | None]:
-    """The campaign, the viewer's role and dynasty; 404 for anyone who is not a member."""
-    campaign = get_object_or_404(Campaign, slug=slug)
-    role, dynasty = role_of(request.user, campaign)
-    if role is None:
-        raise Http404("No such campaign.")
-    return campaign, role, dynasty
-
-
-def _may_print(role: str, mine: int | None, dynasty_id: int | None) -> bool:
-    """As ``print_views.may_print_dynasty``: the GM, or the player of that dynasty."""
-    return role == Role.GM or (role == Role.PLAYER and dynasty_id is not None and mine == dynasty_id)
 
 
 def _open_reigns(campaign: Campaign) -> dict[str, Reign]:
@@ -78,7 +65,7 @@ def _exchequers(request: HttpRequest, role: str, mine: int | None, dynasties: li
 @require_GET
 @login_required
 def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
-    campaign, role, mine = _member(request, slug)
+    campaign, role, mine = member(request, slug)
     dynasties = list(Dynasty.objects.filter(campaign=campaign).order_by("seat", "name"))
     for d in dynasties:
         d.campaign = campaign  # already loaded: the permission layer reads it
@@ -145,7 +132,7 @@ def _tree_links(campaign: Campaign, d: Dynasty) -> dict[str, str]:
 @require_GET
 @login_required
 def dynasty(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    campaign, role, mine = _member(request, slug)
+    campaign, role, mine = member(request, slug)
     d = get_object_or_404(Dynasty, campaign=campaign, pk=pk)
     members = list(
         Character.objects.filter(campaign=campaign, controlled_by=d).order_by("status", "birth_year", "birth_order", "pk")
@@ -180,7 +167,7 @@ def dynasty(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     return render(request, "pages/dynasty.html", {
         "campaign": campaign, "dynasty": d, "members": members, "reign": reign, "line": line,
         "exchequer": exchequer, "postings": postings, "balance": balance, "currency": currency(campaign),
-        "contracts": contracts, "may_print": _may_print(role, mine, d.pk), "year": campaign.current_year,
+        "contracts": contracts, "may_print": may_act_for(role, mine, d.pk), "year": campaign.current_year,
         "tree": _tree_links(campaign, d), "what_if": what_if, "dies": dies, "what_if_error": what_if_error,
         "dead": dead, "candidates": candidates,
         "dies_query": "&".join(f"dies={pk}" for pk in (what_if.dead if what_if else ())), "role": role,
@@ -190,7 +177,7 @@ def dynasty(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 @require_GET
 @login_required
 def character(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    campaign, role, mine = _member(request, slug)
+    campaign, role, mine = member(request, slug)
     c = get_object_or_404(
         Character.objects.select_related("father", "mother", "controlled_by", "birth_dynasty", "prisoner_of"),
         campaign=campaign,
@@ -211,7 +198,7 @@ def character(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     return render(request, "pages/character.html", {
         "campaign": campaign, "c": c, "marriages": marriages, "children": children, "titles": titles,
         "chronicle": chronicle, "rolls": rolls, "age": c.age(campaign.current_year),
-        "may_print": _may_print(role, mine, c.controlled_by_id),
+        "may_print": may_act_for(role, mine, c.controlled_by_id), "role": role,
     })  # fmt: skip
 
 
@@ -225,7 +212,7 @@ def _int(value: str | None) -> int | None:
 @require_GET
 @login_required
 def rolls(request: HttpRequest, slug: str) -> HttpResponse:
-    campaign, _, _ = _member(request, slug)
+    campaign, role, _ = member(request, slug)
     qs = Roll.objects.filter(campaign=campaign)
     g = request.GET
     year, dynasty_id, character_id = _int(g.get("year")), _int(g.get("dynasty")), _int(g.get("character"))
@@ -247,7 +234,7 @@ def rolls(request: HttpRequest, slug: str) -> HttpResponse:
     params = g.copy()
     params.pop("page", None)
     return render(request, "pages/rolls.html", {
-        "campaign": campaign, "page": page, "query": params.urlencode(), "f": g,
+        "campaign": campaign, "page": page, "query": params.urlencode(), "f": g, "role": role,
         "years": list(base.values_list("year", flat=True).distinct().order_by("-year")),
         "steps": list(base.values_list("step", flat=True).distinct().order_by("step")),
         "purposes": list(base.values_list("purpose", flat=True).distinct().order_by("purpose")),
