@@ -1,0 +1,418 @@
+"""What the Dynastic Sequence pages show, read only (RULES.md A4, A5, A7; BloodLine B).
+
+    births_board(campaign)      # each couple: this turn's attempts, the odds, the cost of trying again
+    survival_board(campaign)    # each character who rolls: the number needed, the exact odds, the result
+    successions_due(campaign)   # the crowns whose monarch died this turn: the line and who may be passed over
+
+The odds come from the rules (``chance_at_least``, BloodLine's survival table) and are spelt out by
+:mod:`dynasties.rules.odds`. Eligibility is the services' own (``birth_couples``,
+``bloodline_sequence.couple_problem``, ``survival_due``), so a page never offers a roll the service
+would refuse. Nothing here writes; each board runs a fixed number of queries whatever the size of
+the campaign (the successions: a fixed number per crown waiting for one)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from campaign.models import STEP_ORDER, Campaign, Roll, Step
+from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Reign, Status
+from dynasties.rules import blood_royale as br
+from dynasties.rules import bloodline as bl
+from dynasties.rules import get_ruleset
+from dynasties.rules.dice import DiceSpec
+from dynasties.rules.odds import Odds, at_least, dice_must_show
+from dynasties.selectors import FROZEN_LINE, birth_couples, frozen_lines
+from dynasties.services import bloodline_sequence as bls
+from dynasties.services.common import World, load_tables
+from dynasties.services.succession_view import SuccessionLine, succession_line
+from dynasties.services.survival import birth_penalties, survival_due
+
+EU_MONARCHS = "eu-monarchs"
+SUCCESSION_LINE_LIMIT = 8
+"""How many heirs the succession decision shows (and may pass over)."""
+
+
+def has_families(campaign: Campaign) -> bool:
+    """EU monarch tables roll their monarchs: the sequence has no families to show."""
+    return campaign.ruleset != EU_MONARCHS
+
+
+# --- Births ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WifeSurvival:
+    """The wife's survival roll this turn, as it stands and after one more birth attempt."""
+
+    now: Odds
+    after: Odds
+    must_show_now: str
+    must_show_after: str
+
+
+@dataclass(frozen=True)
+class CoupleRow:
+    marriage: Marriage
+    attempts: tuple[BirthAttempt, ...]  # this turn's, in order, with their roll and child
+    problem: str | None  # why the couple may make no (further) birth roll now
+    odds: Odds  # of a child on the next attempt
+    next_cost: str  # what one more attempt costs the wife ("" before the first attempt)
+    wife_survival: WifeSurvival | None  # None when she makes no survival roll this turn
+    dynasties: frozenset[int]  # the houses controlling husband or wife: their players may roll
+
+    @property
+    def husband(self) -> Character:
+        return self.marriage.husband
+
+    @property
+    def wife(self) -> Character:
+        return self.marriage.wife
+
+    @property
+    def pending(self) -> BirthAttempt | None:
+        """A child born whose sex (and characteristics) are still to roll."""
+        return next((a for a in self.attempts if a.success and a.child_id is None), None)
+
+    @property
+    def children(self) -> list[Character]:
+        return [a.child for a in self.attempts if a.child is not None]
+
+    @property
+    def may_attempt(self) -> bool:
+        return self.problem is None and self.pending is None
+
+    @property
+    def trying_again(self) -> bool:
+        return bool(self.attempts)
+
+
+@dataclass(frozen=True)
+class BirthTerms:
+    """The dice of the Births step and what they mean, for the forms and the page's text."""
+
+    birth_dice: DiceSpec
+    sex_dice: DiceSpec
+    characteristic_dice: DiceSpec
+    characteristic_labels: tuple[str, str, str]
+    child_on: str  # '7 or more on 2d6'
+    sex_rule: str  # '1-3 a boy, 4-6 a girl'
+
+
+def birth_terms(campaign: Campaign) -> BirthTerms:
+    ruleset = get_ruleset(campaign.ruleset)
+    if campaign.ruleset == bl.NAME:
+        return BirthTerms(
+            birth_dice=bl.BIRTH_DICE, sex_dice=bl.SEX_DICE, characteristic_dice=bl.CHARACTERISTIC_DICE,
+            characteristic_labels=("ADM", "DIP", "MIL"), child_on=dice_must_show(bl.BIRTH_DICE, bl.BIRTH_MORE_THAN + 1),
+            sex_rule="1-5 a boy, 6-10 a girl",
+        )  # fmt: skip
+    return BirthTerms(
+        birth_dice=ruleset.BIRTH_DICE, sex_dice=br.SEX_DICE, characteristic_dice=br.CHARACTERISTIC_DICE,
+        characteristic_labels=("Strength or Guile", "Constitution", "Charisma"),
+        child_on=dice_must_show(br.BIRTH_DICE, br.BIRTH_TARGET), sex_rule="1-3 a boy, 4-6 a girl",
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class BirthsBoard:
+    year: int
+    families: bool
+    couples: tuple[CoupleRow, ...]  # those that may roll, or have rolled, this turn
+    ineligible: tuple[CoupleRow, ...]  # wed couples who may not roll at all this turn, with why
+    terms: BirthTerms
+
+    @property
+    def birth_dice(self) -> DiceSpec:
+        return self.terms.birth_dice
+
+    @property
+    def sex_dice(self) -> DiceSpec:
+        return self.terms.sex_dice
+
+    @property
+    def characteristic_dice(self) -> DiceSpec:
+        return self.terms.characteristic_dice
+
+    @property
+    def characteristic_labels(self) -> tuple[str, str, str]:
+        return self.terms.characteristic_labels
+
+    @property
+    def child_on(self) -> str:
+        return self.terms.child_on
+
+    @property
+    def sex_rule(self) -> str:
+        return self.terms.sex_rule
+
+    @property
+    def waiting(self) -> list[CoupleRow]:
+        """Couples that have not rolled yet this turn (what 'roll all remaining' rolls)."""
+        return [c for c in self.couples if c.may_attempt and not c.attempts]
+
+    @property
+    def pending_sex(self) -> list[CoupleRow]:
+        return [c for c in self.couples if c.pending is not None]
+
+    @property
+    def born(self) -> int:
+        return sum(1 for c in self.couples for a in c.attempts if a.success)
+
+
+def _attempts(campaign: Campaign) -> dict[int, list[BirthAttempt]]:
+    out: dict[int, list[BirthAttempt]] = {}
+    rows = BirthAttempt.objects.filter(campaign=campaign, year=campaign.current_year).select_related("roll", "child")
+    for a in rows.order_by("attempt", "pk"):
+        out.setdefault(a.marriage_id, []).append(a)
+    return out
+
+
+def _wife_survival(due: Any, dice: DiceSpec, extra: int, older: int, table: Any) -> WifeSurvival | None:
+    """Her survival odds now and after one more attempt: ``extra`` more on the modifier (Blood
+    Royale: -1 Constitution; BloodLine: -1 on the roll) and ``older`` effective years (BloodLine)."""
+    if due is None:
+        return None
+    if table is None:  # Blood Royale: 2d6 + Constitution must reach the number for her age
+        return WifeSurvival(
+            now=at_least(dice, due.need, due.modifier),
+            after=at_least(dice, due.need, due.modifier + extra),
+            must_show_now=dice_must_show(dice, due.need, due.modifier),
+            must_show_after=dice_must_show(dice, due.need, due.modifier + extra),
+        )
+    now = 1 - bl.survival_chances(table, due.effective_age, due.modifier)["died"]
+    after = 1 - bl.survival_chances(table, due.effective_age + older, due.modifier + extra)["died"]
+    return WifeSurvival(
+        now=Odds(now, dice),
+        after=Odds(after, dice),
+        must_show_now=f"effective age {due.effective_age}, {due.modifier:+d} on the roll",
+        must_show_after=f"effective age {due.effective_age + older}, {due.modifier + extra:+d} on the roll",
+    )
+
+
+def births_board(campaign: Campaign) -> BirthsBoard:
+    """Every wed couple's Births this turn: what it has rolled, whether it may roll (again), the
+    odds of a child and, before another attempt, what that attempt would cost the wife."""
+    bloodline = campaign.ruleset == bl.NAME
+    base = {"year": campaign.current_year, "families": has_families(campaign), "terms": birth_terms(campaign)}
+    if not has_families(campaign):
+        return BirthsBoard(couples=(), ineligible=(), **base)
+    attempts = _attempts(campaign)
+    tables = load_tables(campaign)
+    world = World(campaign) if bloodline else World(campaign, living_only=True)
+    if bloodline:
+        penalties = birth_penalties(campaign)
+        wives = {d.character.pk: d for d in bls.survival_due(world, penalties, tables[bl.SURVIVAL])}
+        frozen = frozen_lines(campaign)
+        marriages = [m for m in world.open_marriages if m.wedding_year is not None]
+        problems: dict[int, str | None] = {}
+        for m in marriages:
+            m.husband, m.wife = world.characters[m.husband_id], world.characters[m.wife_id]
+            made = len(attempts.get(m.pk, []))
+            frozen_now = bool({m.husband_id, m.wife_id} & frozen)
+            problems[m.pk] = FROZEN_LINE if frozen_now else bls.couple_problem(world, m, made)
+        chance = Odds(bl.birth_chance(), bl.BIRTH_DICE)
+    else:
+        statuses = birth_couples(campaign)
+        marriages = [s.marriage for s in statuses]
+        problems = {s.marriage.pk: s.problem for s in statuses}
+        wives = {d.character.pk: d for d in survival_due(campaign, world, tables)}
+        chance = Odds(br.birth_chance(), br.BIRTH_DICE)
+    couples: list[CoupleRow] = []
+    ineligible: list[CoupleRow] = []
+    for m in marriages:
+        made = attempts.get(m.pk, [])
+        n = len(made)
+        wife = m.wife
+        if bloodline:
+            cost = (
+                f"ages {wife.display_name} {bl.EXTRA_ATTEMPT_YEARS} effective years for good (effective age "
+                f"{wife.effective_age(campaign.current_year)} → "
+                f"{wife.effective_age(campaign.current_year) + bl.EXTRA_ATTEMPT_YEARS}) and costs her "
+                f"{bl.birth_penalty(n + 1) - bl.birth_penalty(n):+d} on this turn's survival roll"
+            )
+            survival = _wife_survival(
+                wives.get(wife.pk), bl.SURVIVAL_DICE, bl.birth_penalty(n + 1) - bl.birth_penalty(n),
+                bl.EXTRA_ATTEMPT_YEARS, tables[bl.SURVIVAL],
+            )  # fmt: skip
+        else:
+            extra = br.birth_penalty(n + 1) - br.birth_penalty(n)
+            con = int((wife.characteristics or {}).get("constitution", 0))
+            now = con + br.birth_penalty(n)
+            cost = (
+                f"costs {wife.display_name} {-extra} Constitution on this turn's survival roll "
+                f"(Constitution for the roll {now:+d} → {now + extra:+d})"
+            )
+            survival = _wife_survival(wives.get(wife.pk), br.SURVIVAL_DICE, extra, 0, None)
+        row = CoupleRow(
+            marriage=m,
+            attempts=tuple(made),
+            problem=problems.get(m.pk),
+            odds=chance,
+            next_cost=cost if n else "",
+            wife_survival=survival if n else None,
+            dynasties=frozenset(d for d in (m.husband.controlled_by_id, wife.controlled_by_id) if d is not None),
+        )
+        (ineligible if row.problem and not made else couples).append(row)
+    return BirthsBoard(couples=tuple(couples), ineligible=tuple(ineligible), **base)
+
+
+# --- Survival -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SurvivalRow:
+    character: Character
+    age: int
+    need: int | None  # Blood Royale: the number 2d6 + modifier must reach; BloodLine: the age column
+    modifier: int  # Constitution (Blood Royale) and this turn's birth penalty
+    birth_penalty: int
+    odds: Odds | None  # of surviving the roll (None for a roll already made whose terms are not known)
+    must_show: str  # what the dice must show (Blood Royale), or the BloodLine age and its chances
+    roll: Roll | None  # this turn's survival roll, once made
+    died: bool
+    house: Dynasty | None = None  # the dynasty controlling the character
+
+    @property
+    def rolled(self) -> bool:
+        return self.roll is not None
+
+
+@dataclass(frozen=True)
+class SurvivalBoard:
+    year: int
+    families: bool
+    rows: tuple[SurvivalRow, ...]
+    dice: DiceSpec
+
+    @property
+    def to_roll(self) -> list[SurvivalRow]:
+        return [r for r in self.rows if not r.rolled]
+
+    @property
+    def dead(self) -> list[SurvivalRow]:
+        return [r for r in self.rows if r.died]
+
+
+def _survival_rolls(campaign: Campaign) -> dict[int, Roll]:
+    rolls = Roll.objects.filter(
+        campaign=campaign, year=campaign.current_year, purpose="survival", step=Step.SURVIVAL
+    ).prefetch_related("subjects")
+    out: dict[int, Roll] = {}
+    for roll in rolls.order_by("pk"):
+        for subject in roll.subjects.all():
+            out[subject.character_id] = roll
+    return out
+
+
+def _bloodline_terms(table: Mapping[str, Any], effective_age: int, modifier: int) -> tuple[Odds, str]:
+    chances = bl.survival_chances(table, effective_age, modifier)
+    dice = bl.SURVIVAL_DICE
+    parts = [f"death {Odds(chances['died'], dice).text}"]
+    if chances["ill"]:
+        parts.append(f"ill health {Odds(chances['ill'], dice).text}")
+    if chances["good"]:
+        parts.append(f"good health {Odds(chances['good'], dice).text}")
+    column = bl.survival_column(table["columns"], effective_age)
+    text = f"effective age {effective_age} (column {column}), {modifier:+d} on the roll: " + "; ".join(parts)
+    return Odds(1 - chances["died"], dice), text
+
+
+def survival_board(campaign: Campaign) -> SurvivalBoard:
+    """Everyone who rolls for survival this turn (still to roll, or rolled - the dead included),
+    with the number needed, the exact odds of surviving and the result once rolled."""
+    bloodline = campaign.ruleset == bl.NAME
+    dice = bl.SURVIVAL_DICE if bloodline else br.SURVIVAL_DICE
+    if not has_families(campaign):
+        return SurvivalBoard(year=campaign.current_year, families=False, rows=(), dice=dice)
+    world = World(campaign, living_only=True)
+    tables = load_tables(campaign)
+    rolls = _survival_rolls(campaign)
+    rows: list[SurvivalRow] = []
+    year = campaign.current_year
+    if bloodline:
+        table = tables[bl.SURVIVAL]
+        for d in bls.survival_due(world, birth_penalties(campaign), table):
+            odds, text = _bloodline_terms(table, d.effective_age, d.modifier)
+            roll = rolls.pop(d.character.pk, None)
+            rows.append(SurvivalRow(d.character, d.age, d.column, d.modifier, d.modifier, odds, text, roll, False))
+    else:
+        for d in survival_due(campaign, world, tables):
+            roll = rolls.pop(d.character.pk, None)
+            odds = at_least(dice, d.need, d.modifier)
+            text = dice_must_show(dice, d.need, d.modifier)
+            rows.append(SurvivalRow(d.character, d.age, d.need, d.modifier, d.birth_penalty, odds, text, roll, False))
+    # Those who rolled and are gone now (dead, or out of play since): their terms are on the roll.
+    gone = Character.objects.filter(campaign=campaign, pk__in=list(rolls))
+    for character in gone:
+        roll = rolls[character.pk]
+        odds = at_least(dice, roll.target, roll.modifier) if roll.target is not None and not bloodline else None
+        text = dice_must_show(dice, roll.target, roll.modifier) if roll.target is not None and not bloodline else roll.detail
+        rows.append(
+            SurvivalRow(
+                character, character.age(year), roll.target, roll.modifier, 0, odds, text, roll,
+                character.status == Status.DEAD,
+            )
+        )  # fmt: skip
+    rows = [replace(r, house=world.dynasties.get(r.character.controlled_by_id or 0)) for r in rows]
+    if STEP_ORDER.index(Step(campaign.step)) > STEP_ORDER.index(Step.SURVIVAL):
+        rows = [r for r in rows if r.rolled]  # closed: those who rolled (not the people made since)
+    seats = {pk: (d.seat, d.name) for pk, d in world.dynasties.items()}
+    rows.sort(
+        key=lambda r: (
+            seats.get(r.character.controlled_by_id or 0, (999, "")),
+            r.character.birth_year,
+            r.character.birth_order,
+            r.character.pk,
+        )
+    )
+    return SurvivalBoard(year=year, families=True, rows=tuple(rows), dice=dice)
+
+
+# --- Succession decisions -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SuccessionDue:
+    crown: str
+    line: SuccessionLine | None  # None when the line cannot be read (the services will say why)
+    error: str = ""
+
+    @property
+    def passable(self) -> list[Any]:
+        """The entries of the line the crown's player may pass over, with the price."""
+        if self.line is None:
+            return []
+        return [e for e in self.line.entries if e.pass_over is not None and e.pass_over.allowed]
+
+
+def successions_due(campaign: Campaign) -> list[SuccessionDue]:
+    """Each crown whose reigning monarch has died this step, with the line at his death (the first
+    entry succeeds unless passed over) and who may be passed over at what cost."""
+    from dynasties.rules.errors import RuleError
+
+    if not has_families(campaign):
+        return []
+    crowns = list(
+        Reign.objects.filter(campaign=campaign, end_year__isnull=True, holder__status=Status.DEAD)
+        .order_by("crown")
+        .values_list("crown", flat=True)
+    )
+    out = []
+    for crown in crowns:
+        try:
+            out.append(SuccessionDue(crown, succession_line(campaign=campaign, crown=crown, limit=SUCCESSION_LINE_LIMIT)))
+        except RuleError as exc:
+            out.append(SuccessionDue(crown, None, exc.message))
+    return out
+
+
+def dead_regents(campaign: Campaign) -> list[Reign]:
+    """Regencies whose regent died: the Survival finish names a new regent."""
+    return list(
+        Reign.objects.filter(
+            campaign=campaign, end_year__isnull=True, regent__isnull=False, regency_end_year__isnull=True,
+            regent__status=Status.DEAD,
+        ).select_related("holder", "regent")
+    )  # fmt: skip
