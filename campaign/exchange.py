@@ -45,6 +45,7 @@ from contracts.models import (
     Contract,
     ContractKind,
     ContractPayment,
+    ContractSignature,
     ContractState,
     Dispute,
     DisputeTerm,
@@ -187,7 +188,7 @@ def _ref(ids: Mapping[int, int], pk: int | None, what: str, owner: str) -> int |
 
 
 def campaign_export(campaign: Campaign) -> dict[str, Any]:
-    """The campaign as a JSON-ready dict, read in a fixed number of queries (twenty-nine)."""
+    """The campaign as a JSON-ready dict, read in a fixed number of queries (thirty)."""
     tables = {t["key"]: t["data"] for t in RuleTable.objects.filter(campaign=campaign).order_by("key").values("key", "data")}
     dynasty_rows = list(
         Dynasty.objects.filter(campaign=campaign).order_by("pk").values("pk", "name", "crown", "kind", "color", "seat")
@@ -1258,6 +1259,7 @@ _WRITTEN = (
     BirthAttempt,
     Posting,
     Contract,
+    ContractSignature,
     Clause,
     ContractPayment,
     Breach,
@@ -1613,7 +1615,7 @@ def _export_provinces(provinces: Any, dyn: Mapping[int, int]) -> Any:
 def _export_later(
     campaign: Campaign, dyn: Mapping[int, int], chars: Mapping[int, int], marr: Mapping[int, int]
 ) -> tuple[dict[str, Any], dict[str, dict[int, int]]]:
-    """The sections added to regnal/2 later, read in thirteen queries, and their numberings."""
+    """The sections added to regnal/2 later, read in fourteen queries, and their numberings."""
     posting_rows = list(
         Posting.objects.filter(campaign=campaign)
         .order_by("pk")
@@ -1655,6 +1657,11 @@ def _export_later(
         Contract.parties.through.objects.filter(contract__campaign=campaign)
         .order_by("contract_id", "dynasty_id")
         .values("contract_id", "dynasty_id")
+    )
+    signature_rows = list(
+        ContractSignature.objects.filter(contract__campaign=campaign)
+        .order_by("contract_id", "pk")
+        .values("contract_id", "dynasty_id", "year")
     )
     clause_rows = list(
         Clause.objects.filter(contract__campaign=campaign)
@@ -1775,6 +1782,10 @@ def _export_later(
     parties: dict[int, list[int | None]] = defaultdict(list)
     for p in party_rows:
         parties[p["contract_id"]].append(_ref(dyn, p["dynasty_id"], "dynasty", f"Contract #{p['contract_id']}"))
+    signed: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for sig in signature_rows:
+        who = f"A signature of contract #{sig['contract_id']}"
+        signed[sig["contract_id"]].append({"dynasty": _ref(dyn, sig["dynasty_id"], "dynasty", who), "year": sig["year"]})
     terms: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for t in term_rows:
         who = f"Dispute #{t['dispute_id']}"
@@ -1830,6 +1841,7 @@ def _export_later(
                 "kind": c["kind"],
                 "title": c["title"],
                 "parties": parties.get(c["pk"], []),
+                "signatures": signed.get(c["pk"], []),
                 "marriage": _ref(marr, c["marriage_id"], "marriage", f"Contract #{c['pk']}"),
                 **{
                     k: c[k]
@@ -2004,6 +2016,31 @@ def _read_provinces(t: _Item, dyn_ids: Mapping[int, int]) -> list[dict[str, Any]
     return out
 
 
+def _read_signatures(c: _Item, row: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A contract's signatures, one per party at most. The contract is signed (it has a
+    ``signed_year``) exactly when every party has signed. A document from before signatures were
+    kept has none: a signed contract was signed by every party in its signing year."""
+    parties = row["parties"]
+    if "signatures" not in c.obj:
+        if row["signed_year"] is None:
+            return []
+        return [{"dynasty": d, "year": row["signed_year"]} for d in parties]
+    out: list[dict[str, Any]] = []
+    for s in _objects(c, "signatures", ContractSignature):
+        sig = {"dynasty": s.int("dynasty"), "year": s.int("year")}
+        if sig["dynasty"] not in parties:
+            raise s.fail("dynasty", f"dynasty {sig['dynasty']} is not a party to the contract")
+        if any(o["dynasty"] == sig["dynasty"] for o in out):
+            raise s.fail("dynasty", f"dynasty {sig['dynasty']} has already signed the contract")
+        out.append(sig)
+    missing = [d for d in parties if d not in {o["dynasty"] for o in out}]
+    if row["signed_year"] is not None and missing:
+        raise c.fail("signatures", f"the contract was signed in {row['signed_year']}, but dynasty {missing[0]} has not signed it")
+    if row["signed_year"] is None and not missing:
+        raise c.fail("signed_year", "every party has signed the contract: it must have a signing year")
+    return out
+
+
 def _read_later(data: Mapping[str, Any], plan: _Plan, ids: Mapping[str, Mapping[int, int]]) -> dict[str, dict[int, int]]:
     """Check the sections added to regnal/2 later; their export ids, by section."""
     dyn_ids, char_ids, marr_ids = ids["dynasties"], ids["characters"], ids["marriages"]
@@ -2034,6 +2071,7 @@ def _read_later(data: Mapping[str, Any], plan: _Plan, ids: Mapping[str, Mapping[
             raise c.fail("signed_year", "a contract in force must have been signed")
         if None not in (row["ended_year"], row["in_force_year"]) and row["ended_year"] < row["in_force_year"]:
             raise c.fail("ended_year", f"{row['ended_year']} is before it came into force ({row['in_force_year']})")
+        row["signatures"] = _read_signatures(c, row)
         plan.contracts.append(row)
 
     clauses = _section(data, "clauses", Clause, optional=True)
@@ -2272,7 +2310,7 @@ def _write_later(campaign: Campaign, plan: _Plan, pks: Mapping[str, Mapping[int,
         Contract,
         [
             Contract(campaign=campaign, marriage_id=opt(marr, c["marriage"]),
-                     **{k: v for k, v in c.items() if k not in ("id", "parties", "marriage")})
+                     **{k: v for k, v in c.items() if k not in ("id", "parties", "signatures", "marriage")})
             for c in plan.contracts
         ],
     )  # fmt: skip
@@ -2284,6 +2322,14 @@ def _write_later(campaign: Campaign, plan: _Plan, pks: Mapping[str, Mapping[int,
             through(contract_id=obj.pk, dynasty_id=dyn[d])
             for c, obj in zip(plan.contracts, contracts, strict=True)
             for d in c["parties"]
+        ],
+    )
+    _bulk_create(
+        ContractSignature,
+        [
+            ContractSignature(contract_id=obj.pk, dynasty_id=dyn[s["dynasty"]], year=s["year"])
+            for c, obj in zip(plan.contracts, contracts, strict=True)
+            for s in c["signatures"]
         ],
     )
     clauses = _bulk_create(

@@ -9,11 +9,12 @@ the campaign with its primary key, so links and bookmarks still point at the sam
 
 A checkpoint holds every row that belongs to the campaign (``SCOPES``), read column by column and
 stored as compressed JSON. Restoring deletes the campaign's rows without Django's cascade collector
-and writes the saved rows back with ``bulk_create``; the foreign keys are checked at commit
+and inserts the saved rows back raw (times as they were); the foreign keys are checked at commit
 (deferred constraints on SQLite and PostgreSQL), so the order does not matter."""
 
 from __future__ import annotations
 
+import datetime
 import json
 import secrets
 import zlib
@@ -23,7 +24,7 @@ from typing import Any, TypeVar
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import IntegrityError, models, transaction
+from django.db import IntegrityError, connections, models, transaction
 
 from campaign.models import (
     ActionKey,
@@ -65,6 +66,7 @@ def _scopes() -> list[tuple[type[models.Model], str]]:
         Clause,
         Contract,
         ContractPayment,
+        ContractSignature,
         Dispute,
         DisputeTerm,
         DisputeVote,
@@ -110,6 +112,7 @@ def _scopes() -> list[tuple[type[models.Model], str]]:
         (Contract, "campaign"),
         (parties, "contract__campaign"),
         (Clause, "contract__campaign"),
+        (ContractSignature, "contract__campaign"),
         (Breach, "campaign"),
         (Dispute, "campaign"),
         (DisputeTerm, "dispute__campaign"),
@@ -140,8 +143,17 @@ def snapshot(campaign: Campaign) -> dict[str, Any]:
     return rows
 
 
+class _Encoder(DjangoJSONEncoder):
+    """Times to the microsecond (DjangoJSONEncoder keeps milliseconds only)."""
+
+    def default(self, o: Any) -> Any:
+        if isinstance(o, datetime.datetime | datetime.time):
+            return o.isoformat()
+        return super().default(o)
+
+
 def _pack(rows: dict[str, Any]) -> bytes:
-    return zlib.compress(json.dumps(rows, cls=DjangoJSONEncoder, separators=(",", ":")).encode(), 6)
+    return zlib.compress(json.dumps(rows, cls=_Encoder, separators=(",", ":")).encode(), 6)
 
 
 def _unpack(data: bytes | memoryview) -> dict[str, Any]:
@@ -163,7 +175,9 @@ def _restore(campaign: Campaign, rows: dict[str, Any]) -> None:
             for f, value in zip(columns, values, strict=True):
                 setattr(obj, f.attname, value if value is None else _python(f, value))
             objs.append(obj)
-        model._default_manager.bulk_create(objs, batch_size=500)
+        size = max(1, min(500, connections[model._base_manager.db].ops.bulk_batch_size(columns, objs)))
+        for start in range(0, len(objs), size):  # raw: no auto_now / auto_now_add re-stamping
+            model._base_manager._insert(objs[start : start + size], fields=columns, raw=True)  # type: ignore[attr-defined]
     from dynasties.models import Dynasty
 
     kept = Dynasty.objects.filter(campaign=campaign).values("pk")

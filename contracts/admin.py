@@ -16,6 +16,7 @@ from contracts.models import (
     Clause,
     Contract,
     ContractPayment,
+    ContractSignature,
     ContractState,
     Dispute,
     DisputeTerm,
@@ -61,6 +62,12 @@ class ClauseInline(ReadOnlyInline):
     readonly_fields = fields
 
 
+class ContractSignatureInline(ReadOnlyInline):
+    model = ContractSignature
+    fields = ["dynasty", "year", "signed_by", "created_at"]
+    readonly_fields = fields
+
+
 class ContractPaymentInline(ReadOnlyInline):
     model = ContractPayment
     fk_name = "contract"
@@ -96,7 +103,7 @@ class ContractAdmin(ServiceMadeMixin, admin.ModelAdmin):
     list_filter = ["campaign", "kind", "state", "end_kind"]
     search_fields = ["title", "text", "parties__name", "clauses__text", "end_reason"]
     list_select_related = ["campaign", "marriage__husband", "marriage__wife"]
-    inlines = [ClauseInline, ContractPaymentInline, BreachInline]
+    inlines = [ClauseInline, ContractSignatureInline, ContractPaymentInline, BreachInline]
     actions = ["sign", "end_by_consent", "print_pdf"]
 
     @admin.action(description="Print the selected contract (PDF, A4, to sign)")
@@ -118,7 +125,7 @@ class ContractAdmin(ServiceMadeMixin, admin.ModelAdmin):
     def party_names(self, obj: Contract) -> str:
         return ", ".join(d.name for d in obj.parties.all())
 
-    @admin.action(description="Sign the selected drafts (every party signs)", permissions=["change"])
+    @admin.action(description="Sign the selected drafts (every party not yet signed signs now)", permissions=["change"])
     def sign(self, request: HttpRequest, queryset: QuerySet[Contract]) -> None:
         _run(self, request, queryset.filter(state=ContractState.DRAFT), contract_sign, "signed")
 

@@ -3,8 +3,10 @@ breaches and the votes that settle disputes."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from django.utils import timezone
 
 
 class ContractKind(models.TextChoices):
@@ -74,6 +76,32 @@ class Contract(models.Model):
 
     def __str__(self) -> str:
         return f"{self.title} ({self.get_kind_display()}, {self.get_state_display().lower()})"
+
+
+class ContractSignature(models.Model):
+    """One party's signature of a contract. Each house signs its side (its player, or the GM for
+    it); when every party has signed, the contract is signed and comes into force as due
+    (``contracts.services.contract_sign_party``; ``contract_sign`` signs for every party at once)."""
+
+    contract = models.ForeignKey(Contract, on_delete=models.CASCADE, related_name="signatures")
+    dynasty = models.ForeignKey("dynasties.Dynasty", on_delete=models.PROTECT, related_name="contract_signatures")
+    year = models.IntegerField(help_text="The turn the house signed.")
+    signed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Who recorded the signature (the house's player or the GM).",
+    )
+    created_at = models.DateTimeField(default=timezone.now, editable=False)  # not auto_now_add: undo restores it as it was
+
+    class Meta:
+        ordering = ["contract", "pk"]
+        constraints = [models.UniqueConstraint(fields=["contract", "dynasty"], name="contractsignature_once_per_party")]
+
+    def __str__(self) -> str:
+        return f"{self.dynasty} signed {self.contract.title} in {self.year}"
 
 
 class ClauseKind(models.TextChoices):

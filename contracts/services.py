@@ -4,9 +4,12 @@ Public services are keyword-only transactions on the locked campaign; each write
 for what it did. The ``contracts_on_*`` and ``contracts_turn_advance`` hooks are not transactions:
 the dynastic services call them inside theirs, with their chronicle.
 
-- A contract is drafted with its parties and structured clauses, then signed. A marriage contract
-  signed before the wedding waits and comes into force at the wedding (A6: "the contract binds
-  only from the wedding"); other contracts come into force when signed, or at their start year.
+- A contract is drafted with its parties and structured clauses, then signed: each party signs its
+  side (``contract_sign_party``), or the GM records every party's signature at once
+  (``contract_sign``); both take one path, and the contract is signed when the last party signs.
+  A marriage contract signed before the wedding waits and comes into force at the wedding (A6:
+  "the contract binds only from the wedding"); other contracts come into force when signed, or at
+  their start year.
 - Coming into force applies the clauses the companion can apply: one-off payments and dowries are
   posted to the ledger, a renunciation is recorded (it outlives the contract), who raises the
   children and whether the husband joins the wife's house are written on the match.
@@ -40,6 +43,7 @@ from contracts.models import (
     Contract,
     ContractKind,
     ContractPayment,
+    ContractSignature,
     ContractState,
     Dispute,
     DisputeTerm,
@@ -436,42 +440,80 @@ def _renounce(campaign: Campaign, contract: Contract, p: Mapping[str, Any], chro
     claim_renounce(campaign=campaign, character=who, crown=p["crown"], source=f"contract '{contract.title}'")
 
 
-@transaction.atomic
-def contract_sign(*, campaign: Campaign | int, contract: Contract | int, by: AbstractBaseUser | None = None) -> Contract:
-    """Every party signs. A marriage contract on a betrothal waits for the wedding (A6); one on a
-    wedded couple, and every other contract, comes into force now (or at its start year)."""
-    campaign = lock_campaign(campaign)
-    contract = _contract(campaign, contract)
+class NotAParty(RuleError):
+    """A house signs (or acts on) only a contract it is party to."""
+
+    code = "not_party"
+
+
+class NotADraft(RuleError):
+    """Only a draft is signed."""
+
+    code = "not_draft"
+
+
+class AlreadySigned(RuleError):
+    """A house signs a contract once."""
+
+    code = "already_signed"
+
+
+def _require_draft(contract: Contract) -> None:
     if contract.state != ContractState.DRAFT:
-        raise RuleError(
+        raise NotADraft(
             f"'{contract.title}' is already {contract.get_state_display().lower()}"
             + (f" (signed in {contract.signed_year})" if contract.signed_year else "")
-            + ": only a draft is signed.",
-            code="not_draft",
+            + ": only a draft is signed."
         )
-    year = campaign.current_year
-    parties = _party_ids(contract)
-    clauses = list(contract.clauses.all())
+
+
+def _check_signable(campaign: Campaign, contract: Contract, parties: Sequence[int], clauses: Sequence[Clause]) -> Marriage | None:
+    """What must still hold for the draft to be signed (checked at every signature, so that no
+    house signs what could not come into force): its renunciations can still be made, a marriage
+    contract's match is open, its terms fit the match and no other contract seals it."""
     for clause in clauses:
         if clause.kind == ClauseKind.RENUNCIATION:
             _check_renunciation(campaign, clause.params, f"Clause {clause.position} (renunciation of a claim)")
-    chronicle = Chronicle(campaign)
-    contract.signed_year = year
-    if contract.kind == ContractKind.MARRIAGE:
-        match = _check_marriage(campaign, contract.kind, contract.marriage_id, parties)
-        assert match is not None
-        contract.marriage = match
-        _check_marriage_terms(match, [(c.kind, c.params) for c in clauses])
-        other = (
-            Contract.objects.filter(campaign=campaign, marriage=match, kind=ContractKind.MARRIAGE, state__in=BINDING)
-            .exclude(pk=contract.pk)
-            .first()
+    if contract.kind != ContractKind.MARRIAGE:
+        return None
+    match = _check_marriage(campaign, contract.kind, contract.marriage_id, parties)
+    assert match is not None
+    _check_marriage_terms(match, [(c.kind, c.params) for c in clauses])
+    other = (
+        Contract.objects.filter(campaign=campaign, marriage=match, kind=ContractKind.MARRIAGE, state__in=BINDING)
+        .exclude(pk=contract.pk)
+        .first()
+    )
+    if other is not None:
+        raise RuleError(
+            f"The match of {match} is already sealed by the contract '{other.title}'; draft changes into one contract.",
+            code="already_sealed",
         )
-        if other is not None:
-            raise RuleError(
-                f"The match of {match} is already sealed by the contract '{other.title}'; draft changes into one contract.",
-                code="already_sealed",
-            )
+    return match
+
+
+def _record_signatures(campaign: Campaign, contract: Contract, houses: Sequence[int], by: AbstractBaseUser | None) -> None:
+    signed_by = by if by is not None and getattr(by, "pk", None) is not None else None
+    ContractSignature.objects.bulk_create(
+        [ContractSignature(contract=contract, dynasty_id=pk, year=campaign.current_year, signed_by=signed_by) for pk in houses]
+    )
+
+
+def _signed_by_all(
+    campaign: Campaign,
+    contract: Contract,
+    parties: Sequence[int],
+    clauses: Sequence[Clause],
+    match: Marriage | None,
+    chronicle: Chronicle,
+) -> None:
+    """Every party has signed: the contract is signed. A marriage contract on a betrothal waits for
+    the wedding (A6); one on a wedded couple, and every other contract, comes into force now (or
+    at its start year)."""
+    year = campaign.current_year
+    contract.signed_year = year
+    if match is not None:
+        contract.marriage = match
         if match.wedding_year is None:
             contract.state = ContractState.SIGNED
             contract.save(update_fields=["state", "signed_year"])
@@ -504,8 +546,81 @@ def contract_sign(*, campaign: Campaign | int, contract: Contract | int, by: Abs
             **_data(contract, parties),
         )
         _come_into_force(campaign, contract, chronicle, "on signing")
+
+
+def _sign(
+    campaign: Campaign,
+    contract: Contract,
+    houses: Sequence[int],
+    by: AbstractBaseUser | None,
+    chronicle: Chronicle,
+    *,
+    alone: Dynasty | None = None,
+) -> Contract:
+    """The one path of signing: ``houses`` sign the draft (``alone``: one house signing its side,
+    told in the chronicle); once every party has signed, the contract is signed and comes into
+    force as due."""
+    parties = _party_ids(contract)
+    clauses = list(contract.clauses.all())
+    match = _check_signable(campaign, contract, parties, clauses)
+    _record_signatures(campaign, contract, houses, by)
+    signed = set(ContractSignature.objects.filter(contract=contract).values_list("dynasty_id", flat=True))
+    waiting = [pk for pk in parties if pk not in signed]
+    if alone is not None:
+        what = f"the {contract.get_kind_display().lower()} '{contract.title}'"
+        if waiting:
+            names = {d.pk: d for d in Dynasty.objects.filter(pk__in=waiting)}
+            rest = _houses(_house(names[pk]) for pk in waiting)
+            text = f"{_House(alone)} signs {what}; {rest} {'has' if len(waiting) == 1 else 'have'} yet to sign."
+        else:
+            text = f"{_House(alone)} signs {what}, the last of its parties to sign."
+        chronicle.add("contract_signed", text, **_data(contract, parties, dynasty=alone.pk))
+    if not waiting:
+        _signed_by_all(campaign, contract, parties, clauses, match, chronicle)
+    return contract
+
+
+@transaction.atomic
+def contract_sign(*, campaign: Campaign | int, contract: Contract | int, by: AbstractBaseUser | None = None) -> Contract:
+    """Every party signs at once (the printed contract signed at the table, recorded by the GM): the
+    houses that have not signed yet sign now. A marriage contract on a betrothal waits for the
+    wedding (A6); one on a wedded couple, and every other contract, comes into force now (or at
+    its start year)."""
+    campaign = lock_campaign(campaign)
+    contract = _contract(campaign, contract)
+    _require_draft(contract)
+    signed = set(contract.signatures.values_list("dynasty_id", flat=True))
+    chronicle = Chronicle(campaign)
+    _sign(campaign, contract, [pk for pk in _party_ids(contract) if pk not in signed], by, chronicle)
     chronicle.flush()
     return contract
+
+
+@transaction.atomic
+def contract_sign_party(
+    *, campaign: Campaign | int, contract: Contract | int, dynasty: Dynasty | int, by: AbstractBaseUser | None = None
+) -> Contract:
+    """One party signs its side of a draft. The contract stays a draft until every party has
+    signed; the last signature signs it, exactly as ``contract_sign`` does (it comes into force
+    now, at its start year, or at the wedding)."""
+    campaign = lock_campaign(campaign)
+    contract = _contract(campaign, contract)
+    house = _dynasty(campaign, dynasty, "signatory")
+    if house.pk not in _party_ids(contract):
+        raise NotAParty(f"{_House(house)} is not a party to '{contract.title}': only its parties sign it.")
+    _require_draft(contract)
+    earlier = ContractSignature.objects.filter(contract=contract, dynasty=house).first()
+    if earlier is not None:
+        raise AlreadySigned(f"{_House(house)} has already signed '{contract.title}' (in {earlier.year}): a house signs once.")
+    chronicle = Chronicle(campaign)
+    _sign(campaign, contract, [house.pk], by, chronicle, alone=house)
+    chronicle.flush()
+    return contract
+
+
+def signatures(contract: Contract) -> dict[int, ContractSignature]:
+    """The houses that have signed a contract, with their signatures."""
+    return {s.dynasty_id: s for s in contract.signatures.all()}
 
 
 # hooks for the dynastic services (not transactions) -------------------------------------------

@@ -34,6 +34,7 @@ from contracts.models import (
     ClauseKind,
     Contract,
     ContractPayment,
+    ContractSignature,
     Dispute,
     DisputeTerm,
     DisputeVote,
@@ -183,6 +184,14 @@ def with_contracts(campaign: Campaign, match: Marriage) -> None:
         signed_year=year - 10, in_force_year=year - 10, ended_year=year - 5, end_kind="term", end_reason="expired",
     )  # fmt: skip
     ended.parties.set([king, third])
+    # each party's signature: the queen's house signed the match first, the king's five years on
+    ContractSignature.objects.create(contract=contract, dynasty=queen, year=year - 10)
+    ContractSignature.objects.create(contract=contract, dynasty=king, year=year - 5)
+    ContractSignature.objects.create(contract=ended, dynasty=king, year=year - 10)
+    ContractSignature.objects.create(contract=ended, dynasty=third, year=year - 10)
+    waiting = Contract.objects.create(campaign=campaign, kind="treaty", title="A peace half signed", start_year=year)
+    waiting.parties.set([queen, third])
+    ContractSignature.objects.create(contract=waiting, dynasty=third, year=year)  # the queen's house has yet to sign
 
     gift = treasury.post(campaign, payer=None, payee=king, amount=50, kind=PostingKind.TAX, reason="taxes")
     paid = treasury.post(campaign, payer=king, payee=queen, amount=10, kind=PostingKind.CONTRACT, reason="ten", contract=contract)
@@ -324,7 +333,13 @@ def test_round_trip_is_identical_apart_from_the_slug():
     assert first["titles"][0]["provinces"][0] == {"name": "Liguria", "value": 3, "controller": 1}
     assert [p["reverses"] for p in first["postings"]][-1] == first["postings"][-2]["id"]
     assert any(p["contract"] for p in first["postings"]) and any(p["marriage"] for p in first["postings"])
-    assert [c["parties"] for c in first["contracts"]] == [[1, 2], [1, 3]]
+    assert [c["parties"] for c in first["contracts"]] == [[1, 2], [1, 3], [2, 3]]
+    now = first["campaign"]["current_year"]
+    assert [c["signatures"] for c in first["contracts"]] == [
+        [{"dynasty": 2, "year": now - 10}, {"dynasty": 1, "year": now - 5}],  # in the order they signed
+        [{"dynasty": 1, "year": now - 10}, {"dynasty": 3, "year": now - 10}],
+        [{"dynasty": 3, "year": now}],  # a draft one party has signed
+    ]
     assert first["clauses"][0]["params"] == {"payer": 1, "payee": 2, "amount": 10}
     assert {p["status"] for p in first["contract_payments"]} == {"paid", "unpaid"}
     assert first["disputes"][0]["voters"] == [3] and first["disputes"][0]["terms"] and first["disputes"][0]["votes"]
@@ -422,6 +437,12 @@ def test_the_new_objects_point_at_the_imported_campaign(doc):
     contract = Contract.objects.get(campaign=campaign, kind="marriage")
     assert contract.marriage.campaign_id == campaign.pk
     assert {d.campaign_id for d in contract.parties.all()} == {campaign.pk}
+    signed = list(contract.signatures.order_by("pk").select_related("dynasty"))
+    houses = list(Dynasty.objects.filter(campaign=campaign).order_by("pk"))
+    assert [(s.dynasty, s.year) for s in signed] == [(houses[1], contract.signed_year - 5), (houses[0], contract.signed_year)]
+    assert all(s.signed_by is None for s in signed)  # users are not exported
+    draft = Contract.objects.get(campaign=campaign, state="draft")
+    assert [s.dynasty for s in draft.signatures.all()] == [houses[2]]
     pay = contract.clauses.get(position=0)
     assert Dynasty.objects.get(pk=pay.params["payer"]).campaign_id == campaign.pk
     paid = ContractPayment.objects.get(campaign=campaign, status="paid")
@@ -458,6 +479,26 @@ def test_an_older_regnal_2_document_without_the_later_additions_is_read_with_def
         for key, default in fields.items():
             assert all(item[key] == default for item in again[section]), f"{section}[].{key}"
     assert without_slug(to_early_v2(again)) == without_slug(old)
+
+
+@pytest.mark.django_db
+def test_a_document_from_before_signatures_were_kept_has_every_signed_contract_signed_by_all(doc):
+    for contract in doc["contracts"]:
+        del contract["signatures"]
+    campaign = campaign_import(doc)
+    signed = {
+        c.title: sorted((s.dynasty.seat, s.year) for s in c.signatures.select_related("dynasty"))
+        for c in Contract.objects.filter(campaign=campaign)
+    }
+    seats = {d.pk: d.seat for d in Dynasty.objects.filter(campaign=campaign)}
+    marriage = Contract.objects.get(campaign=campaign, kind="marriage")
+    assert signed["The Ligurian match"] == sorted((seats[p.pk], marriage.signed_year) for p in marriage.parties.all())
+    assert len(signed["A truce"]) == 2 and signed["A peace half signed"] == []  # a draft: nobody had signed
+    again = campaign_export(campaign)
+    assert again["contracts"][0]["signatures"] == [
+        {"dynasty": 1, "year": marriage.signed_year},
+        {"dynasty": 2, "year": marriage.signed_year},
+    ]
 
 
 @pytest.mark.django_db
@@ -1016,6 +1057,30 @@ BAD_INPUT = [
     ),
     pytest.param(set_("contracts.0.parties", [1, 99]), "contracts[0].parties[1]: no dynasty with id 99", id="parties"),
     pytest.param(set_("contracts.0.state", "ended"), "contracts[0].ended_year: an ended contract", id="contract-end"),
+    pytest.param(set_("contracts.0.signatures", {}), "contracts[0].signatures: must be a list", id="signatures-type"),
+    pytest.param(
+        set_("contracts.0.signatures.0.year", "soon"), "contracts[0].signatures[0].year: must be a whole number", id="sig-year"
+    ),
+    pytest.param(
+        set_("contracts.0.signatures.0.dynasty", 3),
+        "contracts[0].signatures[0].dynasty: dynasty 3 is not a party",
+        id="sig-party",
+    ),
+    pytest.param(
+        set_("contracts.0.signatures.1.dynasty", 2),
+        "contracts[0].signatures[1].dynasty: dynasty 2 has already signed",
+        id="sig-twice",
+    ),
+    pytest.param(
+        set_("contracts.0.signatures", [{"dynasty": 2, "year": 1300}]),
+        "contracts[0].signatures: the contract was signed in ",
+        id="sig-missing",
+    ),
+    pytest.param(
+        set_("contracts.2.signatures", [{"dynasty": 3, "year": 1300}, {"dynasty": 2, "year": 1300}]),
+        "contracts[2].signed_year: every party has signed the contract: it must have a signing year",
+        id="sig-all-on-a-draft",
+    ),
     pytest.param(set_("clauses.0.contract", 9), "clauses[0].contract: no contract with id 9", id="clause-contract"),
     pytest.param(set_("clauses.0.params.payer", 99), "clauses[0].params.payer: no dynasty with id 99", id="clause-payer"),
     pytest.param(set_("contract_payments.0.posting", None), "contract_payments[0].posting: a paid payment", id="payment-posting"),
@@ -1099,8 +1164,8 @@ def test_export_makes_the_same_number_of_queries_whatever_the_size(django_assert
     with CaptureQueriesContext(connection) as queries:
         data = campaign_export(small)
     assert not any(data[name] for name in ("crown_events", "modifiers", "renunciations", "titles", "title_holdings"))
-    assert len(queries) == 29  # one per table read
-    with django_assert_num_queries(29):
+    assert len(queries) == 30  # one per table read
+    with django_assert_num_queries(30):
         data = campaign_export(large)
     assert all(data[name] for name in ("crowns", "crown_events", "modifiers", "renunciations", "titles", "title_holdings"))
     assert any(r["interim_for"] is not None and r["planned_end_year"] is not None for r in data["reigns"])

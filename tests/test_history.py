@@ -116,3 +116,21 @@ def test_undo_a_whole_turn_in_every_ruleset(db, ruleset):
     assert _state(demo) != before
     undo_turn(campaign=demo, key=new_action_key())
     assert _state(demo) == before
+
+
+def test_undo_keeps_the_times_to_the_microsecond(campaign, gm):
+    from campaign.models import Posting
+
+    _act(campaign, "Births", lambda c: play_births(c, RandomSource(3)), gm)
+    stamps = {
+        "rolls": list(Roll.objects.filter(campaign=campaign).order_by("pk").values_list("pk", "created_at")),
+        "postings": list(Posting.objects.filter(campaign=campaign).order_by("pk").values_list("pk", "created_at")),
+    }
+    assert stamps["rolls"] and any(t.microsecond % 1000 for _, t in stamps["rolls"])
+    _act(campaign, "Survival", lambda c: services.survival_roll(campaign=c, source=RandomSource(4)), gm)
+    undo_step(campaign=campaign, key=new_action_key(), by=gm)
+    survived = {
+        "rolls": list(Roll.objects.filter(campaign=campaign).order_by("pk").values_list("pk", "created_at")),
+        "postings": list(Posting.objects.filter(campaign=campaign).order_by("pk").values_list("pk", "created_at")),
+    }
+    assert survived == stamps
