@@ -30,10 +30,14 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "campaign",
     "dynasties",
     "contracts",
     "pages",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -88,6 +92,36 @@ LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
 REST_FRAMEWORK = {
-    "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
+    # the token first: its "WWW-Authenticate: Token" makes a missing login a 401 (not a 403)
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "api.authentication.ApiTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PAGINATION_CLASS": "api.pagination.PageNumberPagination",
+    "PAGE_SIZE": 20,
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_SCHEMA_CLASS": "api.schema.AutoSchema",
+    "EXCEPTION_HANDLER": "api.exceptions.exception_handler",
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Regnal API",
+    "DESCRIPTION": (
+        "The books of a tabletop campaign of royal dynasties. Log in (session) or send "
+        "`Authorization: Token <key>`; every error is `{code, message, fields}`."
+    ),
+    "VERSION": "1",
+    "SCHEMA_PATH_PREFIX": r"/api/v1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SWAGGER_UI_DIST": "SIDECAR",  # served from static files: the table's machines may be offline
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "MarriageStateEnum": "api.views.families.MARRIAGE_STATES",
+        "ContractStateEnum": "contracts.models.ContractState",
+    },
 }

@@ -15,4 +15,6 @@ urlpatterns = [
     path("print/", include("dynasties.print_urls")),
     path("campaigns/", include((campaigns.urlpatterns, "campaigns"))),
     path("c/", include("pages.urls")),
+    path("api/", include("api.urls")),
+    path("account/", include("api.account")),
 ]

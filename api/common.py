@@ -1,0 +1,154 @@
+"""What every API view shares: the campaign of the URL with the caller's role, the base class of
+the campaign-scoped read views, and running a write as one step action.
+
+A read view names its model, its output serializer and (optionally) its filter set, and says
+which part of the campaign's rows the caller may see in ``scope``; every queryset goes through
+``campaign.permissions``. An action view (see ``run_action``) validates an input serializer, calls
+the services inside ``campaign.history.step_action`` and serializes the result."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
+
+from django.core.exceptions import PermissionDenied
+from django.db.models import Model, QuerySet
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+from rest_framework import viewsets
+from rest_framework.request import Request
+
+from campaign.history import new_action_key, step_action
+from campaign.models import Campaign, Role
+from campaign.permissions import role_of, visible
+from dynasties.rules.errors import RuleError
+
+T = TypeVar("T")
+
+IDEMPOTENCY_KEY_MAX = 40
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """The caller as the campaign sees him."""
+
+    campaign: Campaign
+    role: str
+    dynasty: int | None
+
+    @property
+    def is_gm(self) -> bool:
+        return self.role == Role.GM
+
+
+def campaign_from(request: Request, slug: str) -> tuple[Campaign, str, int | None]:
+    """The campaign, the caller's role and dynasty id; 404 for anyone who is not a member (an
+    outsider cannot tell a secret campaign from one that does not exist)."""
+    campaign = get_object_or_404(Campaign, slug=slug)
+    role, dynasty = role_of(request.user, campaign)
+    if role is None:
+        raise Http404("No such campaign.")
+    return campaign, role, dynasty
+
+
+def require_gm(role: str) -> None:
+    """403 unless the caller is the campaign's GM."""
+    if role != Role.GM:
+        raise PermissionDenied("Only the game master may do this.")
+
+
+def may_act_for(role: str, mine: int | None, dynasty_id: int | None) -> bool:
+    """The GM acts for everyone; a player for his own dynasty only; an observer for no one."""
+    return role == Role.GM or (role == Role.PLAYER and dynasty_id is not None and mine == dynasty_id)
+
+
+def require_act_for(role: str, mine: int | None, dynasty_id: int | None) -> None:
+    """403 unless the caller may act for that dynasty."""
+    if not may_act_for(role, mine, dynasty_id):
+        raise PermissionDenied("You may act only for your own dynasty.")
+
+
+def idempotency_key(request: Request) -> str:
+    """The step-action key of an API write: the caller's ``Idempotency-Key`` (kept per user, so two
+    users cannot collide), or a fresh one when the header is absent."""
+    sent = (request.headers.get("Idempotency-Key") or "").strip()
+    if not sent:
+        return "api:" + new_action_key()
+    if len(sent) > IDEMPOTENCY_KEY_MAX:
+        raise RuleError(
+            f"The Idempotency-Key header is at most {IDEMPOTENCY_KEY_MAX} characters.",
+            code="idempotency_key",
+            fields={"Idempotency-Key": f"At most {IDEMPOTENCY_KEY_MAX} characters."},
+        )
+    return f"api:{request.user.pk}:{sent}"
+
+
+def run_action(request: Request, campaign: Campaign, label: str, action: Callable[[Campaign], T]) -> T:
+    """Run ``action`` (which calls the services with the locked campaign) as one step action: one
+    transaction, the undo checkpoint of the step, the one-time key from ``Idempotency-Key``.
+    A key sent again raises ``AlreadyDone`` (409); a refused action leaves nothing behind."""
+    return step_action(
+        campaign=campaign,
+        key=idempotency_key(request),
+        label=label,
+        action=action,
+        by=request.user if request.user.is_authenticated else None,
+    )
+
+
+class CampaignScoped:
+    """Mixin for views under /campaigns/<slug>/: resolves the campaign once per request (404 for
+    non-members) and keeps it as ``self.viewer``."""
+
+    request: Request
+    kwargs: dict[str, Any]
+    _viewer: Viewer | None = None
+
+    @property
+    def viewer(self) -> Viewer:
+        if self._viewer is None:
+            campaign, role, dynasty = campaign_from(self.request, self.kwargs["slug"])
+            self._viewer = Viewer(campaign, role, dynasty)
+        return self._viewer
+
+    @property
+    def fake(self) -> bool:
+        """True while drf-spectacular builds the schema (no real request, no campaign)."""
+        return bool(getattr(self, "swagger_fake_view", False))
+
+
+class CampaignReadViewSet(CampaignScoped, viewsets.ReadOnlyModelViewSet):  # type: ignore[type-arg]
+    """List and detail of one kind of row of a campaign, as far as the caller may see them.
+
+    Subclasses set ``queryset`` (the model's rows with their joins and prefetches),
+    ``serializer_class``, ``filterset_class`` and ``api_tag``; override ``scope`` when the rows
+    are not plain ``visible`` ones."""
+
+    api_tag: ClassVar[str] = ""
+    lookup_value_regex = r"\d+"
+
+    def scope(self, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        v = self.viewer
+        return visible(self.request.user, v.campaign, queryset)
+
+    def get_queryset(self) -> QuerySet[Any]:
+        queryset: QuerySet[Any] = super().get_queryset()
+        if self.fake:
+            return queryset.none()
+        return self.scope(queryset)
+
+    def get_serializer_context(self) -> dict[str, Any]:
+        context = super().get_serializer_context()
+        if not self.fake and "slug" in self.kwargs:
+            context["viewer"] = self.viewer
+        return context
+
+
+def visible_or_404(request: Request, campaign: Campaign, queryset: QuerySet[Any], **lookup: Any) -> Model:
+    """The one row of ``queryset`` matching ``lookup`` that the caller may see (through
+    ``campaign.permissions.visible``), else 404: what an action endpoint acts on."""
+    obj = visible(request.user, campaign, queryset).filter(**lookup).first()
+    if obj is None:
+        raise Http404("No such object, or not yours to see.")
+    return obj  # type: ignore[no-any-return]

@@ -1,0 +1,122 @@
+"""One exception handler for the whole API: every error is ``{"code", "message", "fields"}``.
+
+- ``RuleError`` and its subclasses keep their own code and status (``StepOrderError`` and
+  ``campaign.history.AlreadyDone`` are 409, ``NotFound`` 404, the rest 400);
+- Django's and DRF's ``ValidationError`` are 400 ``invalid`` with one message per field;
+- not logged in or a bad token 401, not allowed 403, not found 404, and DRF's other errors
+  (405, 406, 415, 429) keep their status.
+
+``fields`` maps a field (``a.b`` for nested input, ``items.0.name`` for lists) to its message."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404, HttpRequest, JsonResponse
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.settings import api_settings
+from rest_framework.views import set_rollback
+
+from dynasties.rules.errors import RuleError
+
+NON_FIELD = {api_settings.NON_FIELD_ERRORS_KEY, "__all__"}
+
+
+def error_body(code: str, message: str, fields: dict[str, str] | None = None) -> dict[str, Any]:
+    return {"code": code, "message": message, "fields": dict(fields or {})}
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return " ".join(_text(v) for v in value)
+    if isinstance(value, dict):
+        return " ".join(_text(v) for v in value.values())
+    return str(value)
+
+
+def _flatten(detail: Any, prefix: str = "") -> tuple[list[str], dict[str, str]]:
+    """(messages for the whole input, {field path: message}) from a DRF error detail."""
+    general: list[str] = []
+    fields: dict[str, str] = {}
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            if key in NON_FIELD:
+                inner_general, inner = _flatten(value, prefix)
+                general.extend(inner_general)
+                fields.update(inner)
+                continue
+            path = f"{prefix}.{key}" if prefix else str(key)
+            if isinstance(value, dict) or (isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value)):
+                inner_general, inner = _flatten(value, path)
+                if inner_general:
+                    fields[path] = " ".join(inner_general)
+                fields.update(inner)
+            else:
+                fields[path] = _text(value)
+    elif isinstance(detail, list):
+        if any(isinstance(v, (dict, list)) for v in detail):
+            for index, value in enumerate(detail):
+                if not value:
+                    continue
+                path = f"{prefix}.{index}" if prefix else str(index)
+                inner_general, inner = _flatten(value, path)
+                if inner_general:
+                    fields[path] = " ".join(inner_general)
+                fields.update(inner)
+        else:
+            general.extend(str(v) for v in detail)
+    else:
+        general.append(str(detail))
+    return general, fields
+
+
+def _validation_body(detail: Any) -> dict[str, Any]:
+    general, fields = _flatten(detail)
+    if general:
+        message = " ".join(general)
+    elif len(fields) == 1:
+        ((field, text),) = fields.items()
+        message = f"{field}: {text}"
+    else:
+        message = "Some fields are not valid: see fields."
+    return error_body("invalid", message, fields)
+
+
+def _code(exc: exceptions.APIException) -> str:
+    codes = exc.get_codes()
+    return codes if isinstance(codes, str) else exc.default_code
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """REST framework's EXCEPTION_HANDLER. Returns None (a 500) only for unexpected errors."""
+    headers: dict[str, str] = {}
+    if isinstance(exc, RuleError):
+        body, code = error_body(exc.code, exc.message, exc.fields), exc.status
+    elif isinstance(exc, DjangoValidationError):
+        detail = exc.message_dict if hasattr(exc, "error_dict") else {"__all__": exc.messages}
+        body, code = _validation_body(detail), status.HTTP_400_BAD_REQUEST
+    elif isinstance(exc, Http404):
+        body, code = error_body("not_found", str(exc) or "Not found."), status.HTTP_404_NOT_FOUND
+    elif isinstance(exc, DjangoPermissionDenied):
+        message = str(exc) or "You may not do this."
+        body, code = error_body("permission_denied", message), status.HTTP_403_FORBIDDEN
+    elif isinstance(exc, exceptions.ValidationError):
+        body, code = _validation_body(exc.detail), exc.status_code
+    elif isinstance(exc, exceptions.APIException):
+        if getattr(exc, "auth_header", None):
+            headers["WWW-Authenticate"] = exc.auth_header  # type: ignore[attr-defined]
+        if getattr(exc, "wait", None):
+            headers["Retry-After"] = str(int(exc.wait))  # type: ignore[attr-defined]
+        body, code = error_body(_code(exc), _text(exc.detail)), exc.status_code
+    else:
+        return None
+    set_rollback()
+    return Response(body, status=code, headers=headers)
+
+
+def not_found(request: HttpRequest, *args: Any, **kwargs: Any) -> JsonResponse:
+    """Any address under /api/ that is not an endpoint: a 404 in the same shape."""
+    return JsonResponse(error_body("not_found", "No such endpoint."), status=404)

@@ -1,0 +1,59 @@
+"""/api/: the schema, its Swagger UI, and version 1 of the API.
+
+/api/schema/                                   OpenAPI 3 (YAML; ?format=json for JSON)
+/api/docs/                                     Swagger UI (assets from drf-spectacular-sidecar)
+/api/v1/tokens/ [{id}/ [revoke/]]              your API tokens
+/api/v1/campaigns/ [{slug}/]                   your campaigns
+/api/v1/campaigns/{slug}/<resource>/ [{id}/]   memberships, dynasties, characters, marriages,
+                                               reigns, titles, contracts, ledger, balances,
+                                               rolls, chronicle
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.urls import URLPattern, URLResolver, include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from api.exceptions import not_found
+from api.views import campaigns, chronicle, contracts, families, rolls, tokens, treasury
+
+app_name = "api"
+
+CAMPAIGN = "campaigns/<slug:slug>/"
+
+
+def read_routes(prefix: str, viewset: Any, name: str) -> list[URLPattern]:
+    """List and detail of a read resource: ``<name>-list`` and ``<name>-detail``."""
+    return [
+        path(f"{prefix}", viewset.as_view({"get": "list"}), name=f"{name}-list"),
+        path(f"{prefix}<int:pk>/", viewset.as_view({"get": "retrieve"}), name=f"{name}-detail"),
+    ]
+
+
+v1: list[URLPattern | URLResolver] = [
+    path("tokens/", tokens.TokenViewSet.as_view({"get": "list", "post": "create"}), name="token-list"),
+    path("tokens/<int:pk>/", tokens.TokenViewSet.as_view({"get": "retrieve"}), name="token-detail"),
+    path("tokens/<int:pk>/revoke/", tokens.TokenViewSet.as_view({"post": "revoke"}), name="token-revoke"),
+    path("campaigns/", campaigns.CampaignViewSet.as_view({"get": "list"}), name="campaign-list"),
+    path(CAMPAIGN, campaigns.CampaignViewSet.as_view({"get": "retrieve"}), name="campaign-detail"),
+    *read_routes(CAMPAIGN + "memberships/", campaigns.MembershipViewSet, "memberships"),
+    *read_routes(CAMPAIGN + "dynasties/", families.DynastyViewSet, "dynasties"),
+    *read_routes(CAMPAIGN + "characters/", families.CharacterViewSet, "characters"),
+    *read_routes(CAMPAIGN + "marriages/", families.MarriageViewSet, "marriages"),
+    *read_routes(CAMPAIGN + "reigns/", families.ReignViewSet, "reigns"),
+    *read_routes(CAMPAIGN + "titles/", families.TitleViewSet, "titles"),
+    *read_routes(CAMPAIGN + "contracts/", contracts.ContractViewSet, "contracts"),
+    *read_routes(CAMPAIGN + "ledger/", treasury.LedgerViewSet, "ledger"),
+    *read_routes(CAMPAIGN + "balances/", treasury.BalanceViewSet, "balances"),
+    *read_routes(CAMPAIGN + "rolls/", rolls.RollViewSet, "rolls"),
+    *read_routes(CAMPAIGN + "chronicle/", chronicle.ChronicleViewSet, "chronicle"),
+]
+
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+    path("v1/", include(v1)),
+    re_path(r"^", not_found),  # anything else under /api/, newlines included
+]

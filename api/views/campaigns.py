@@ -1,0 +1,114 @@
+"""Campaigns (the caller's) and their members."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import F, FilteredRelation, Q, QuerySet, Value
+from django.db.models.fields import CharField, IntegerField
+from django.urls import reverse
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers, viewsets
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from api.common import CampaignReadViewSet, campaign_from
+from api.filters import FilterSet, IntegerFilter
+from campaign.models import Campaign, Membership, Role, Step
+from dynasties.rules import RULESET_LABELS
+
+RESOURCES = [
+    "memberships", "dynasties", "characters", "marriages", "reigns", "titles",
+    "contracts", "ledger", "balances", "rolls", "chronicle",
+]  # fmt: skip
+
+
+class CampaignOut(serializers.ModelSerializer):  # type: ignore[type-arg]
+    url = serializers.SerializerMethodField()
+    ruleset = serializers.ChoiceField(choices=list(RULESET_LABELS.items()))
+    step = serializers.ChoiceField(choices=Step.choices, help_text="Where the current turn stands.")
+    step_label = serializers.CharField(source="get_step_display")
+    turn_number = serializers.IntegerField()
+    role = serializers.ChoiceField(choices=Role.choices, source="viewer_role", help_text="Your role in the campaign.")
+    dynasty = serializers.IntegerField(source="viewer_dynasty", allow_null=True, help_text="Your dynasty (players).")
+
+    class Meta:
+        model = Campaign
+        fields = [
+            "slug", "url", "name", "ruleset", "start_year", "current_year", "turn_length", "turn_number",
+            "step", "step_label", "optional_rules", "allow_overdraft", "created_at", "role", "dynasty",
+        ]  # fmt: skip
+        ref_name = "Campaign"
+
+    def get_url(self, obj: Campaign) -> str:
+        return self.context["request"].build_absolute_uri(reverse("api:campaign-detail", kwargs={"slug": obj.slug}))
+
+
+class CampaignDetailOut(CampaignOut):
+    links = serializers.SerializerMethodField(help_text="The campaign's resources.")
+
+    class Meta(CampaignOut.Meta):
+        fields = [*CampaignOut.Meta.fields, "links"]
+        ref_name = "CampaignDetail"
+
+    @extend_schema_field({"type": "object", "additionalProperties": {"type": "string", "format": "uri"}})
+    def get_links(self, obj: Campaign) -> dict[str, str]:
+        request = self.context["request"]
+        return {name: request.build_absolute_uri(reverse(f"api:{name}-list", kwargs={"slug": obj.slug})) for name in RESOURCES}
+
+
+class CampaignViewSet(viewsets.ReadOnlyModelViewSet):  # type: ignore[type-arg]
+    """The campaigns you are a member of, with your role; a campaign's current year and step."""
+
+    api_tag = "campaigns"
+    queryset = Campaign.objects.all()
+    serializer_class = CampaignOut
+    lookup_field = "slug"
+
+    def get_queryset(self) -> QuerySet[Campaign]:
+        user = self.request.user
+        qs = Campaign.objects.order_by("name", "pk")
+        if getattr(self, "swagger_fake_view", False) or not user.is_authenticated:
+            return qs.none()
+        if user.is_superuser:
+            return qs.annotate(viewer_role=Value(Role.GM.value, CharField()), viewer_dynasty=Value(None, IntegerField()))
+        return (
+            qs.annotate(mine=FilteredRelation("memberships", condition=Q(memberships__user=user)))
+            .filter(mine__isnull=False)
+            .annotate(viewer_role=F("mine__role"), viewer_dynasty=F("mine__dynasty_id"))
+        )
+
+    def get_serializer_class(self) -> type[serializers.Serializer]:  # type: ignore[type-arg]
+        return CampaignDetailOut if self.action == "retrieve" else CampaignOut
+
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        campaign, role, dynasty = campaign_from(request, kwargs["slug"])
+        campaign.viewer_role, campaign.viewer_dynasty = role, dynasty  # type: ignore[attr-defined]
+        return Response(self.get_serializer(campaign).data)
+
+
+class MembershipOut(serializers.ModelSerializer):  # type: ignore[type-arg]
+    username = serializers.CharField(source="user.get_username")
+    role = serializers.ChoiceField(choices=Role.choices)
+
+    class Meta:
+        model = Membership
+        fields = ["id", "user", "username", "role", "dynasty"]
+        ref_name = "Membership"
+
+
+class MembershipFilterSet(FilterSet):
+    dynasty = IntegerFilter(field_name="dynasty_id", help_text="Members playing this dynasty.")
+
+    class Meta:
+        model = Membership
+        fields = ["role", "dynasty"]
+
+
+class MembershipViewSet(CampaignReadViewSet):
+    """Who plays which dynasty, who runs the campaign and who watches."""
+
+    api_tag = "campaigns"
+    queryset = Membership.objects.select_related("user").order_by("pk")
+    serializer_class = MembershipOut
+    filterset_class = MembershipFilterSet

@@ -1,0 +1,363 @@
+"""The family record, public to every member: dynasties, characters with their family links,
+marriages and betrothals, reigns and titles. ``?year=`` gives who was alive / who reigned then."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Prefetch, Q, QuerySet
+from django_filters import rest_framework as filters
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from api.common import CampaignReadViewSet
+from api.filters import INT_MAX, FilterSet, IntegerFilter
+from api.serializers import LinkField, LinkSerializer, SelfUrlField, list_url
+from dynasties.models import Character, Dynasty, Marriage, PassedOver, Reign, Title, TitleHolding
+
+
+def marriage_state(m: Marriage) -> str:
+    if m.ended_year is not None:
+        return "ended"
+    return "wed" if m.wedding_year is not None else "betrothed"
+
+
+MARRIAGE_STATES = [("betrothed", "Betrothed"), ("wed", "Wed"), ("ended", "Ended")]
+
+
+# Dynasties -------------------------------------------------------------------------------------
+
+
+class DynastyOut(serializers.ModelSerializer):  # type: ignore[type-arg]
+    url = SelfUrlField("dynasties")
+
+    class Meta:
+        model = Dynasty
+        fields = ["id", "url", "name", "crown", "kind", "color", "seat"]
+        ref_name = "Dynasty"
+
+
+class DynastyFilter(FilterSet):
+    class Meta:
+        model = Dynasty
+        fields = ["kind"]
+
+
+class DynastyViewSet(CampaignReadViewSet):
+    """The campaign's dynasties (player houses, aristocratic families, minor houses). Their
+    exchequers are under ``balances`` and ``ledger``."""
+
+    api_tag = "families"
+    queryset = Dynasty.objects.order_by("seat", "name", "pk")
+    serializer_class = DynastyOut
+    filterset_class = DynastyFilter
+
+
+# Characters ------------------------------------------------------------------------------------
+
+
+class SpouseSerializer(serializers.Serializer):
+    id = serializers.IntegerField(max_value=INT_MAX, help_text="The spouse (or betrothed).")
+    url = serializers.URLField()
+    marriage = LinkSerializer()
+    state = serializers.ChoiceField(choices=MARRIAGE_STATES)
+    arranged_year = serializers.IntegerField()
+    wedding_year = serializers.IntegerField(allow_null=True)
+    ended_year = serializers.IntegerField(allow_null=True)
+
+    class Meta:
+        ref_name = "Spouse"
+
+
+CHARACTER_COLUMNS = [
+    "given_name", "dynastic_name", "sex", "birth_year", "birth_order", "status", "death_year", "death_cause",
+    "retired_year", "origin", "legitimate", "prince_piece", "effective_age_offset",
+]  # fmt: skip
+CHARACTER_LINKS = ["birth_dynasty", "controlled_by", "prisoner_of", "pretender_of"]
+
+
+@dataclass
+class Family:
+    """The children and the matches of a page of characters, read in two queries."""
+
+    children: dict[int, list[int]] = field(default_factory=lambda: defaultdict(list))
+    matches: dict[int, list[tuple[int, int, int, int | None, int | None]]] = field(default_factory=lambda: defaultdict(list))
+
+
+def family_of(ids: list[int]) -> Family:
+    family = Family()
+    wanted = set(ids)
+    kids = (
+        Character.objects.filter(Q(father_id__in=wanted) | Q(mother_id__in=wanted))
+        .order_by("birth_year", "birth_order", "pk")
+        .values_list("pk", "father_id", "mother_id")
+    )
+    for pk, father, mother in kids:
+        for parent in {father, mother} & wanted:
+            family.children[parent].append(pk)
+    matches = (
+        Marriage.objects.filter(Q(husband_id__in=wanted) | Q(wife_id__in=wanted))
+        .order_by("arranged_year", "pk")
+        .values_list("pk", "husband_id", "wife_id", "arranged_year", "wedding_year", "ended_year")
+    )
+    for pk, husband, wife, arranged, wedding, ended in matches:
+        if husband in wanted:
+            family.matches[husband].append((pk, wife, arranged, wedding, ended))
+        if wife in wanted:
+            family.matches[wife].append((pk, husband, arranged, wedding, ended))
+    return family
+
+
+class CharacterOut(serializers.ModelSerializer):  # type: ignore[type-arg]
+    """A character with its family as links. Written out by hand (the fields below document it):
+    a page of a hundred characters is the API's hottest answer. The view puts the page's
+    ``Family`` in the context."""
+
+    url = SelfUrlField("characters")
+    display_name = serializers.CharField()
+    father = LinkField("characters", source="father_id")
+    mother = LinkField("characters", source="mother_id")
+    spouses = serializers.SerializerMethodField(help_text="Every match, betrothals and ended marriages included.")
+    children = serializers.SerializerMethodField()
+    characteristics = serializers.DictField(child=serializers.IntegerField())
+
+    class Meta:
+        model = Character
+        fields = [
+            "id", "url", *CHARACTER_COLUMNS[:2], "display_name", *CHARACTER_COLUMNS[2:], *CHARACTER_LINKS,
+            "characteristics", "father", "mother", "spouses", "children",
+        ]  # fmt: skip
+        ref_name = "Character"
+
+    def to_representation(self, instance: Character) -> dict[str, Any]:
+        family: Family = self.context["family"]
+        people, unions = list_url(self.context, "characters"), list_url(self.context, "marriages")
+        row: dict[str, Any] = {"id": instance.pk, "url": f"{people}{instance.pk}/"}
+        for name in CHARACTER_COLUMNS:
+            row[name] = getattr(instance, name)
+        row["display_name"] = f"{instance.given_name} {instance.dynastic_name}"
+        for name in CHARACTER_LINKS:
+            row[name] = getattr(instance, f"{name}_id")
+        row["characteristics"] = instance.characteristics
+        father, mother = instance.father_id, instance.mother_id
+        row["father"] = {"id": father, "url": f"{people}{father}/"} if father else None
+        row["mother"] = {"id": mother, "url": f"{people}{mother}/"} if mother else None
+        row["spouses"] = [
+            {
+                "id": other, "url": f"{people}{other}/", "marriage": {"id": pk, "url": f"{unions}{pk}/"},
+                "state": "ended" if ended is not None else ("wed" if wedding is not None else "betrothed"),
+                "arranged_year": arranged, "wedding_year": wedding, "ended_year": ended,
+            }
+            for pk, other, arranged, wedding, ended in family.matches.get(instance.pk, ())
+        ]  # fmt: skip
+        row["children"] = [{"id": pk, "url": f"{people}{pk}/"} for pk in family.children.get(instance.pk, ())]
+        return row
+
+    @extend_schema_field(SpouseSerializer(many=True))
+    def get_spouses(self, obj: Character) -> list[dict[str, Any]]:  # documents the field; to_representation fills it
+        raise NotImplementedError
+
+    @extend_schema_field(LinkSerializer(many=True))
+    def get_children(self, obj: Character) -> list[dict[str, Any]]:  # documents the field; to_representation fills it
+        raise NotImplementedError
+
+
+def alive_in(queryset: QuerySet[Character], year: int) -> QuerySet[Character]:
+    """Born by ``year`` and not dead before it (who dies in ``year`` was alive that year)."""
+    return queryset.filter(Q(death_year__isnull=True) | Q(death_year__gte=year), birth_year__lte=year)
+
+
+class CharacterFilter(FilterSet):
+    year = IntegerFilter(method="filter_year", help_text="Who was alive that year: born by then and not dead before it.")
+    dynasty = IntegerFilter(field_name="controlled_by_id", help_text="Controlled by this dynasty now.")
+    birth_dynasty = IntegerFilter(field_name="birth_dynasty_id")
+    father = IntegerFilter(field_name="father_id")
+    mother = IntegerFilter(field_name="mother_id")
+    name = filters.CharFilter(method="filter_name", max_length=80, help_text="Part of the Christian or dynastic name.")
+
+    class Meta:
+        model = Character
+        fields = ["status", "sex", "origin", "legitimate"]
+
+    def filter_year(self, queryset: QuerySet[Character], name: str, value: int) -> QuerySet[Character]:
+        return alive_in(queryset, int(value))
+
+    def filter_name(self, queryset: QuerySet[Character], name: str, value: str) -> QuerySet[Character]:
+        return queryset.filter(Q(given_name__icontains=value) | Q(dynastic_name__icontains=value))
+
+
+class CharacterViewSet(CampaignReadViewSet):
+    """Every character of the campaign, in the order they entered the record, with father, mother,
+    spouses and children as links. ``?year=1310`` lists who was alive in 1310."""
+
+    api_tag = "families"
+    queryset = Character.objects.order_by("pk")
+    serializer_class = CharacterOut
+    filterset_class = CharacterFilter
+
+    def get_serializer(self, *args: Any, **kwargs: Any) -> serializers.BaseSerializer:  # type: ignore[type-arg]
+        if args and not self.fake:
+            rows = args[0] if kwargs.get("many") else [args[0]]
+            kwargs["context"] = {**self.get_serializer_context(), "family": family_of([c.pk for c in rows])}
+        return super().get_serializer(*args, **kwargs)
+
+
+# Marriages -------------------------------------------------------------------------------------
+
+
+class MarriageOut(serializers.ModelSerializer):  # type: ignore[type-arg]
+    url = SelfUrlField("marriages")
+    husband = LinkField("characters", source="husband_id")
+    wife = LinkField("characters", source="wife_id")
+    state = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Marriage
+        fields = [
+            "id", "url", "state", "husband", "wife", "arranged_year", "wedding_year", "ended_year", "end_cause",
+            "husband_joins_wife", "dowry", "alliance_title", "children_raised_by",
+        ]  # fmt: skip
+        ref_name = "Marriage"
+
+    @extend_schema_field(serializers.ChoiceField(choices=MARRIAGE_STATES))
+    def get_state(self, obj: Marriage) -> str:
+        return marriage_state(obj)
+
+
+class MarriageFilter(FilterSet):
+    state = filters.ChoiceFilter(choices=MARRIAGE_STATES, method="filter_state", help_text="betrothed, wed or ended.")
+    year = IntegerFilter(method="filter_year", help_text="Matches standing that year: arranged by then, not ended before.")
+    character = IntegerFilter(method="filter_character", help_text="Matches of this character (as husband or wife).")
+    dynasty = IntegerFilter(method="filter_dynasty", help_text="Matches with a spouse controlled by this dynasty.")
+
+    class Meta:
+        model = Marriage
+        fields = ["husband_joins_wife"]
+
+    def filter_state(self, queryset: QuerySet[Marriage], name: str, value: str) -> QuerySet[Marriage]:
+        if value == "ended":
+            return queryset.filter(ended_year__isnull=False)
+        return queryset.filter(ended_year__isnull=True, wedding_year__isnull=(value == "betrothed"))
+
+    def filter_year(self, queryset: QuerySet[Marriage], name: str, value: int) -> QuerySet[Marriage]:
+        return queryset.filter(Q(ended_year__isnull=True) | Q(ended_year__gte=value), arranged_year__lte=value)
+
+    def filter_character(self, queryset: QuerySet[Marriage], name: str, value: int) -> QuerySet[Marriage]:
+        return queryset.filter(Q(husband_id=value) | Q(wife_id=value))
+
+    def filter_dynasty(self, queryset: QuerySet[Marriage], name: str, value: int) -> QuerySet[Marriage]:
+        return queryset.filter(Q(husband__controlled_by_id=value) | Q(wife__controlled_by_id=value))
+
+
+class MarriageViewSet(CampaignReadViewSet):
+    """Marriages and betrothals (a betrothal has no wedding year yet). ``?state=betrothed``."""
+
+    api_tag = "families"
+    queryset = Marriage.objects.order_by("arranged_year", "pk")
+    serializer_class = MarriageOut
+    filterset_class = MarriageFilter
+
+
+# Reigns ----------------------------------------------------------------------------------------
+
+
+class PassedOverOut(serializers.Serializer):
+    character = LinkField("characters", source="character_id")
+    reason = serializers.CharField()
+
+    class Meta:
+        ref_name = "PassedOver"
+
+
+class ReignOut(serializers.ModelSerializer):  # type: ignore[type-arg]
+    url = SelfUrlField("reigns")
+    holder = LinkField("characters", source="holder_id")
+    regent = LinkField("characters", source="regent_id")
+    interim_for = LinkField("characters", source="interim_for_id")
+    passed_over = PassedOverOut(many=True, read_only=True)
+
+    class Meta:
+        model = Reign
+        fields = [
+            "id", "url", "crown", "holder", "start_year", "end_year", "regent", "regency_end_year",
+            "planned_end_year", "interim_for", "passed_over",
+        ]  # fmt: skip
+        ref_name = "Reign"
+
+
+class ReignFilter(FilterSet):
+    year = IntegerFilter(method="filter_year", help_text="Who reigned that year (a reign ending that year included).")
+    holder = IntegerFilter(field_name="holder_id")
+    current = filters.BooleanFilter(field_name="end_year", lookup_expr="isnull", help_text="Only the reigns going on now.")
+
+    class Meta:
+        model = Reign
+        fields = ["crown"]
+
+    def filter_year(self, queryset: QuerySet[Reign], name: str, value: int) -> QuerySet[Reign]:
+        return reigned_in(queryset, int(value))
+
+
+def reigned_in(queryset: QuerySet[Reign], year: int) -> QuerySet[Reign]:
+    return queryset.filter(Q(end_year__isnull=True) | Q(end_year__gte=year), start_year__lte=year)
+
+
+class ReignViewSet(CampaignReadViewSet):
+    """Every reign, with its regent and the heirs passed over. ``?year=1310`` gives who reigned then."""
+
+    api_tag = "families"
+    queryset = Reign.objects.order_by("crown", "start_year", "pk").prefetch_related(
+        Prefetch("passed_over", queryset=PassedOver.objects.order_by("pk"))
+    )
+    serializer_class = ReignOut
+    filterset_class = ReignFilter
+
+
+# Titles ----------------------------------------------------------------------------------------
+
+
+class HoldingOut(serializers.Serializer):
+    holder = LinkField("characters", source="holder_id")
+    start_year = serializers.IntegerField()
+    end_year = serializers.IntegerField(allow_null=True)
+    how = serializers.CharField()
+    disputed = serializers.BooleanField()
+
+    class Meta:
+        ref_name = "TitleHolding"
+
+
+class TitleOut(serializers.ModelSerializer):  # type: ignore[type-arg]
+    url = SelfUrlField("titles")
+    holder = LinkField("characters", source="holder_id")
+    granted_to = LinkField("characters", source="granted_to_id")
+    holdings = HoldingOut(many=True, read_only=True)
+
+    class Meta:
+        model = Title
+        fields = [
+            "id", "url", "name", "province", "crown", "holder", "granted_year", "granted_to", "granted_by",
+            "provinces", "holdings",
+        ]  # fmt: skip
+        ref_name = "Title"
+
+
+class TitleFilter(FilterSet):
+    holder = IntegerFilter(field_name="holder_id")
+
+    class Meta:
+        model = Title
+        fields = ["crown"]
+
+
+class TitleViewSet(CampaignReadViewSet):
+    """Titles of nobility (optional rule G; BloodLine's granted titles) and who held them."""
+
+    api_tag = "families"
+    queryset = Title.objects.order_by("name", "pk").prefetch_related(
+        Prefetch("holdings", queryset=TitleHolding.objects.order_by("start_year", "pk"))
+    )
+    serializer_class = TitleOut
+    filterset_class = TitleFilter

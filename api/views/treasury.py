@@ -1,0 +1,109 @@
+"""Money: the ledger's postings and the exchequers' balances. A player sees his own exchequer
+only, an observer none, the GM every exchequer and the Treasury's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Q, QuerySet
+from django.http import Http404
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, viewsets
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from api.common import CampaignReadViewSet, CampaignScoped
+from api.filters import FilterSet, IntegerFilter
+from api.serializers import LinkField
+from campaign.models import Posting
+from campaign.permissions import can_view_exchequer
+from campaign.treasury import TREASURY, balance, balances, currency
+from dynasties.models import Dynasty
+
+
+class PostingOut(serializers.ModelSerializer):  # type: ignore[type-arg]
+    payer = serializers.IntegerField(source="payer_id", allow_null=True, help_text="Empty: the Treasury paid.")
+    payee = serializers.IntegerField(source="payee_id", allow_null=True, help_text="Empty: the Treasury received.")
+    character = LinkField("characters", source="character_id")
+    marriage = LinkField("marriages", source="marriage_id")
+    contract = LinkField("contracts", source="contract_id")
+
+    class Meta:
+        model = Posting
+        fields = [
+            "id", "year", "step", "payer", "payee", "amount", "kind", "reason", "character", "marriage", "contract",
+            "reverses", "created_at",
+        ]  # fmt: skip
+        ref_name = "Posting"
+
+
+class PostingFilter(FilterSet):
+    dynasty = IntegerFilter(method="filter_dynasty", help_text="Postings paid or received by this dynasty.")
+    contract = IntegerFilter(field_name="contract_id")
+
+    class Meta:
+        model = Posting
+        fields = ["year", "step", "kind"]
+
+    def filter_dynasty(self, queryset: QuerySet[Posting], name: str, value: int) -> QuerySet[Posting]:
+        return queryset.filter(Q(payer_id=value) | Q(payee_id=value))
+
+
+class LedgerViewSet(CampaignReadViewSet):
+    """The postings of the exchequers you may see, oldest first (a correction is a new posting)."""
+
+    api_tag = "treasury"
+    queryset = Posting.objects.order_by("pk")
+    serializer_class = PostingOut
+    filterset_class = PostingFilter
+
+
+class BalanceOut(serializers.Serializer):
+    dynasty = serializers.IntegerField(allow_null=True, help_text="Empty: the Treasury (the bank), for the GM.")
+    name = serializers.CharField()
+    balance = serializers.IntegerField()
+    currency = serializers.CharField()
+
+    class Meta:
+        ref_name = "Balance"
+
+
+class BalanceViewSet(CampaignScoped, viewsets.ViewSet):
+    """What each exchequer you may see holds now (not paginated: one row per exchequer)."""
+
+    api_tag = "treasury"
+    serializer_class = BalanceOut
+    lookup_value_regex = r"\d+"
+
+    def _row(self, dynasty: Dynasty | None, amount: int) -> dict[str, Any]:
+        name = str(dynasty) if dynasty is not None else TREASURY
+        return {
+            "dynasty": dynasty.pk if dynasty else None,
+            "name": name,
+            "balance": amount,
+            "currency": currency(self.viewer.campaign),
+        }
+
+    @extend_schema(responses=BalanceOut(many=True), filters=False)
+    def list(self, request: Request, slug: str) -> Response:
+        v = self.viewer
+        dynasties = list(Dynasty.objects.filter(campaign=v.campaign).order_by("seat", "name", "pk"))
+        for d in dynasties:
+            d.campaign = v.campaign  # loaded already: the permission layer reads it
+        if v.is_gm:
+            money = balances(v.campaign)
+            rows = [self._row(d, money.get(d.pk, 0)) for d in dynasties]
+            rows.append(self._row(None, money.get(None, 0)))
+        else:
+            own = next((d for d in dynasties if d.pk == v.dynasty), None)
+            seen = own is not None and can_view_exchequer(request.user, own)
+            rows = [self._row(own, balance(v.campaign, own))] if seen and own is not None else []
+        return Response(BalanceOut(rows, many=True).data)
+
+    @extend_schema(responses=BalanceOut)
+    def retrieve(self, request: Request, slug: str, pk: str) -> Response:
+        v = self.viewer
+        dynasty = Dynasty.objects.filter(campaign=v.campaign, pk=int(pk)).first()
+        if dynasty is None or not can_view_exchequer(request.user, dynasty):
+            raise Http404("No such exchequer, or not yours to see.")
+        return Response(BalanceOut(self._row(dynasty, balance(v.campaign, dynasty))).data)
