@@ -16,6 +16,7 @@ from typing import Any
 from django.urls import URLPattern, URLResolver, include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from api import actions_more, actions_sequence
 from api.exceptions import not_found
 from api.views import campaigns, chronicle, contracts, families, rolls, tokens, treasury
 
@@ -49,6 +50,8 @@ v1: list[URLPattern | URLResolver] = [
     *read_routes(CAMPAIGN + "balances/", treasury.BalanceViewSet, "balances"),
     *read_routes(CAMPAIGN + "rolls/", rolls.RollViewSet, "rolls"),
     *read_routes(CAMPAIGN + "chronicle/", chronicle.ChronicleViewSet, "chronicle"),
+    *actions_sequence.urlpatterns,
+    *actions_more.urlpatterns,
 ]
 
 urlpatterns: list[URLPattern | URLResolver] = [
