@@ -9,8 +9,9 @@ same on a phone and on a laptop."""
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from django.utils.html import escape
@@ -21,6 +22,8 @@ HEIGHT = 200
 FONT = 12
 CHAR = 0.6  # a digit's width, in ems, for the label sizes
 PAD = 8  # between the axis and the first and last points
+LABEL_GAP = 6  # the least room between two year labels
+MINOR_GAP = 4  # the least room between two unlabelled turn ticks
 DESC_POINTS = 12  # a longer series is summed up in the description rather than listed
 
 
@@ -42,7 +45,8 @@ class Tick:
 @dataclass(frozen=True)
 class Chart:
     points: tuple[Point, ...]
-    x_ticks: tuple[Tick, ...]
+    x_ticks: tuple[Tick, ...]  # the labelled years
+    x_minor: tuple[float, ...]  # the other turns (x), a tick without a label
     y_ticks: tuple[Tick, ...]
     zero: float  # the y of 0
     left: float
@@ -102,32 +106,48 @@ def _amount_ticks(values: Sequence[int]) -> tuple[int, int, int]:
     return low, high, step
 
 
-def _year_ticks(points: Sequence[Point], left: float, right: float, label_width: float) -> list[Tick]:
-    years = [p.year for p in points]
-    first, last = years[0], years[-1]
-    room = max(int((right - left) // (label_width + 6)), 2)
-    if len(years) <= room or first == last:
-        candidates = [(p.year, p.x) for p in points]
-    else:
-        step = nice_step((last - first) / (room - 1))
-        span = last - first
-        candidates = [
-            (year, left + PAD + (year - first) / span * (right - left - 2 * PAD))
-            for year in range(math.ceil(first / step) * step, last + 1, step)
-        ]
-    kept: list[tuple[int, float]] = []
-    for year, x in candidates:  # drop any label that would overlap the one before it
-        if not kept or x - kept[-1][1] >= label_width + 4:
-            kept.append((year, x))
-    last_year, last_x = candidates[-1]
-    if kept[-1][0] != last_year and len(kept) > 1 and last_year == last:
-        kept[-1] = (last_year, last_x)  # the latest year is the one a reader looks for
-    return [Tick(year, round(x, 1), str(year)) for year, x in kept]
+def _turn_step(per_year: float, turn: int, room: float) -> int:
+    """The years between two year labels: a turn when its labels fit (``room`` apart), else 2, 5,
+    10, 20, 50 ... turns, the fewest that fit."""
+    k = 1
+    while k * turn * per_year < room and k < 10**6:  # (a chart with no width at all stops somewhere)
+        k = nice_step(k + 1)
+    return k * turn
 
 
-def layout(series: Sequence[tuple[int, int]], *, width: int = WIDTH, height: int = HEIGHT, font: int = FONT) -> Chart:
+def _year_ticks(
+    first: int, last: int, x_of: Callable[[int], float], per_year: float, label_width: float, turn: int, origin: int
+) -> tuple[list[Tick], list[float]]:
+    """The labelled year ticks, evenly spaced on turn boundaries (years ``origin`` + n turns) so
+    that no two labels overlap, and a small unlabelled tick on every turn between them (when the
+    turns are not too close for one)."""
+    if first == last:
+        return [Tick(first, x_of(first), str(first))], []
+    step = _turn_step(per_year, turn, label_width + LABEL_GAP)
+    start = first + (origin - first) % turn  # the first turn boundary on or after ``first``
+    labelled = [y for y in range(start, last + 1, turn) if (y - origin) % step == 0]
+    if not labelled:  # a stretch shorter than a label's step: its ends
+        labelled = [first, last] if (last - first) * per_year >= label_width + LABEL_GAP else [last]
+    minor = []
+    if turn * per_year >= MINOR_GAP:
+        minor = [x_of(y) for y in range(start, last + 1, turn) if y not in labelled]
+    return [Tick(y, x_of(y), str(y)) for y in labelled], minor
+
+
+def layout(
+    series: Sequence[tuple[int, int]],
+    *,
+    width: int = WIDTH,
+    height: int = HEIGHT,
+    font: int = FONT,
+    turn: int | None = None,
+    origin: int | None = None,
+) -> Chart:
     """Where each (year, balance) goes in a ``width`` x ``height`` SVG. Years are placed to scale
-    (a gap of ten years is twice one of five); a single point sits in the middle."""
+    (a gap of ten years is twice one of five); a single point sits in the middle. The year labels
+    stand on turn boundaries: ``turn`` years long (by default the greatest common divisor of the
+    gaps between the years), counted from ``origin`` (the campaign's first year; by default the
+    series' first)."""
     if not series:
         raise ValueError("A chart needs at least one (year, balance).")
     series = sorted(series)
@@ -151,10 +171,14 @@ def layout(series: Sequence[tuple[int, int]], *, width: int = WIDTH, height: int
 
     points = tuple(Point(year, bal, x_of(year), y_of(bal)) for year, bal in series)
     y_ticks = tuple(Tick(v, y_of(v), amount(v)) for v in range(low, high + 1, step))
-    x_ticks = tuple(_year_ticks(points, left, right, year_width))
+    per_year = (right - left - 2 * PAD) / (last - first) if last > first else 0.0
+    if turn is None:
+        turn = math.gcd(*(b - a for (a, _), (b, _) in itertools.pairwise(series)))
+    x_ticks, x_minor = _year_ticks(first, last, x_of, per_year, year_width, max(turn, 1), first if origin is None else origin)
     return Chart(
         points=points,
-        x_ticks=x_ticks,
+        x_ticks=tuple(x_ticks),
+        x_minor=tuple(x_minor),
         y_ticks=y_ticks,
         zero=y_of(0),
         left=round(left, 1),
@@ -206,9 +230,11 @@ def balance_svg(
     width: int = WIDTH,
     height: int = HEIGHT,
     font: int = FONT,
+    turn: int | None = None,
+    origin: int | None = None,
 ) -> SafeString:
     """The chart as an inline <svg> (every text escaped), ready for a template."""
-    chart = layout(series, width=width, height=height, font=font)
+    chart = layout(series, width=width, height=height, font=font, turn=turn, origin=origin)
     pid = escape(id_prefix)
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="balance-chart" viewBox="0 0 {width} {height}" '
@@ -232,6 +258,9 @@ def balance_svg(
             f'<line x1="{tick.pos}" x2="{tick.pos}" y1="{chart.bottom}" y2="{round(chart.bottom + 4, 1)}" stroke="#6b655c"/>'
             f'<text x="{tick.pos}" y="{baseline}" text-anchor="middle" fill="#6b655c">{escape(tick.label)}</text>'
         )
+    for x in chart.x_minor:
+        y2 = round(chart.bottom + 3, 1)
+        out.append(f'<line class="minor" x1="{x}" x2="{x}" y1="{chart.bottom}" y2="{y2}" stroke="#b9b2a6"/>')
     out.append("</g>")
     out.append(
         f'<line class="zero" x1="{chart.left}" x2="{chart.right}" y1="{chart.zero}" y2="{chart.zero}" '

@@ -290,7 +290,7 @@ def marriages(request: HttpRequest, slug: str) -> HttpResponse:
         done = run_action(request, campaign, "Finish Marriages", lambda c: marriages_finish(campaign=c, by=request.user))
         if done is not None:
             messages.success(request, "The Marriages step is closed; the announcements come next.")
-        return redirect("pages:announcements", slug=campaign.slug)
+        return redirect(reverse("pages:announcements", args=[campaign.slug]) + "#top")
     return HttpResponse("Unknown action.", status=400)
 
 
@@ -518,7 +518,7 @@ def announcements(request: HttpRequest, slug: str) -> HttpResponse:
             return _announcements_page(request, campaign, role, mine, campaign.current_year, error=exc.message, status=400)
         if done is not None:
             messages.success(request, f"The turn of {done.current_year} begins with the Births.")
-        return redirect("pages:dashboard", slug=campaign.slug)
+        return redirect(reverse("pages:dashboard", args=[campaign.slug]) + "#top")
     return HttpResponse("Unknown action.", status=400)
 
 

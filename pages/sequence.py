@@ -204,6 +204,14 @@ def _pk(value: str | None) -> int:
         return 0
 
 
+def _top(name: str, campaign: Campaign) -> str:
+    """A page's address with ``#top``, for a redirect to another page: without a fragment of its
+    own the browser would carry the form page's (``/births/#couple-5`` would land on
+    ``/survival/#couple-5``); ``#top`` is the top of any page (HTML's indicated part), where the
+    message is."""
+    return reverse(name, args=[campaign.slug]) + "#top"
+
+
 def _turn_url(campaign: Campaign, name: str, fallback: str) -> str:
     """A step page by URL name, or its planned address while that page is not built yet."""
     try:
@@ -358,13 +366,13 @@ def _births_post(request: HttpRequest, campaign: Campaign, role: str, mine: int 
                 if made is not None:
                     born = sum(1 for a in made if a.success)
                     messages.success(request, f"{len(made)} birth roll(s) on the server's dice: {born} child(ren) born.")
-                return redirect(here)
+                return redirect(f"{here}#top")
             done = run_action(request, campaign, "Finish Births", lambda c: births_finish(campaign=c, by=user))
         except ActionFailed as exc:
             return Failure(op, None, _failed(exc.message))
         if done is not None:
             messages.success(request, f"Births of {campaign.current_year} closed: now Survival.")
-        return redirect("pages:survival", slug=campaign.slug)
+        return redirect(_top("pages:survival", campaign))
     return Failure("unknown", None, _failed("Unknown action: reload the page and try again."))
 
 
@@ -475,7 +483,7 @@ def _survival_post(request: HttpRequest, campaign: Campaign, role: str, mine: in
             return Failure(op, None, _failed(exc.message))
         if results is not None:
             (messages.success if all(r.survived for r in results) else messages.warning)(request, _results_message(results))
-        return redirect(here)
+        return redirect(f"{here}#top")
     if op == "pass_over":
         crown = request.POST.get("crown", "")
         due = next((s for s in _successions(campaign, role, mine) if s["due"].crown == crown), None)
@@ -579,7 +587,7 @@ def undo(request: HttpRequest, slug: str) -> HttpResponse:
         which = request.POST.get("which")
         if which not in ("step", "turn"):
             messages.error(request, "Choose what to undo: the step or the turn.")
-            return redirect("pages:undo", slug=campaign.slug)
+            return redirect(_top("pages:undo", campaign))
         action = undo_turn if which == "turn" else undo_step
         try:
             restored = action(campaign=campaign, key=request.POST.get("action_key"), by=request.user)
@@ -590,7 +598,7 @@ def undo(request: HttpRequest, slug: str) -> HttpResponse:
         else:
             label = STEP_LABELS[restored.step]
             messages.success(request, f"Undone: the campaign is back at the start of {label} {restored.year}.")
-        return redirect("pages:turn", slug=campaign.slug)
+        return redirect(_top("pages:turn", campaign))
     return render(request, "pages/sequence/undo.html", context(
         campaign, role, mine, plans={"step": undo_plan(campaign), "turn": undo_plan(campaign, turn=True)},
     ))  # fmt: skip

@@ -168,6 +168,12 @@ def _yearly(campaign: Campaign, dynasty: Dynasty) -> list[tuple[int, int]]:
     return [(r["year"], int(r["net"])) for r in rows]
 
 
+def _exchequer_top(campaign: Campaign, dynasty: Dynasty) -> str:
+    """The exchequer after a payment, a correction or the Interphase: its top, where the message
+    and the new balance are (not the form's fragment, which the browser would otherwise keep)."""
+    return reverse("pages:exchequer", kwargs={"slug": campaign.slug, "dynasty_pk": dynasty.pk}) + "#top"
+
+
 def _exchequer_page(
     request: HttpRequest,
     campaign: Campaign,
@@ -188,6 +194,8 @@ def _exchequer_page(
         title=f"Balance of the house of {dynasty.name}, {series[0][0]}–{series[-1][0]}",
         currency=money,
         id_prefix=f"balance-{dynasty.pk}",
+        turn=campaign.turn_length,
+        origin=campaign.start_year,
     )
     entries = ledger(campaign, dynasty).select_related("reversed_by").order_by("-id")  # type: ignore[attr-defined]
     page = Paginator(entries, PER_PAGE).get_page(request.GET.get("page"))
@@ -278,7 +286,7 @@ def _transfer(request: HttpRequest, campaign: Campaign, role: str, mine: int | N
     if posting is not None:
         to = str(posting.payee) if posting.payee is not None else TREASURY
         messages.success(request, f"Paid {posting.amount} {currency(campaign)} to {to}: {posting.reason}.")
-    return redirect("pages:exchequer", slug=campaign.slug, dynasty_pk=dynasty.pk)
+    return redirect(_exchequer_top(campaign, dynasty))
 
 
 def _reverse(request: HttpRequest, campaign: Campaign, role: str, mine: int | None, dynasty: Dynasty) -> HttpResponse:
@@ -300,7 +308,7 @@ def _reverse(request: HttpRequest, campaign: Campaign, role: str, mine: int | No
         return _exchequer_page(request, campaign, role, mine, dynasty, correction=form, status=400)
     if reversal is not None:
         messages.success(request, f"Posting #{pk} is reversed by posting #{reversal.pk}.")
-    return redirect("pages:exchequer", slug=campaign.slug, dynasty_pk=dynasty.pk)
+    return redirect(_exchequer_top(campaign, dynasty))
 
 
 # --- the Interphase helper --------------------------------------------------------------------------
@@ -510,7 +518,7 @@ def interphase(request: HttpRequest, slug: str, dynasty_pk: int) -> HttpResponse
             f"The Interphase of {campaign.current_year} is posted: income {run.result.income} {money}, costs "
             f"{run.result.costs} {money}; the exchequer holds {run.balance} {money}.",
         )
-    return redirect(reverse("pages:exchequer", kwargs={"slug": campaign.slug, "dynasty_pk": dynasty.pk}))
+    return redirect(_exchequer_top(campaign, dynasty))
 
 
 urlpatterns = [

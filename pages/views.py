@@ -93,6 +93,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
             "dynasty": d,
             "reign": reign,
             "regent": reign.regent if reign and reign.regency_end_year is None else None,
+            "monarch_age": reign.holder.age(campaign.current_year) if reign else None,
             "heir": heirs.get(d.crown) if reign else None,
             "players": players.get(d.pk, []),
             "living": living.get(d.pk, 0),

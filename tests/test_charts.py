@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from pages.charts import PAD, balance_svg, describe, layout, nice_step, year_end_balances
+from pages.charts import CHAR, LABEL_GAP, PAD, balance_svg, describe, layout, nice_step, year_end_balances
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -47,7 +47,7 @@ def test_points_are_placed_to_scale():
     assert last.y == pytest.approx(chart.top, abs=0.1)
     assert middle.y == pytest.approx((chart.top + chart.bottom) / 2, abs=0.1)
     assert [t.value for t in chart.y_ticks] == [0, 50, 100]
-    assert [t.label for t in chart.x_ticks] == ["1300", "1305", "1315"]
+    assert [t.label for t in chart.x_ticks] == ["1300", "1305", "1310", "1315"]  # every turn, 1310 too
     assert 0 < chart.left < chart.right <= 400 and 0 < chart.top < chart.bottom < 220
 
 
@@ -90,10 +90,62 @@ def test_a_long_campaign_gets_readable_year_labels():
     assert len(chart.points) == 60 and len(chart.y_ticks) <= 7
 
 
-def test_crowded_years_drop_overlapping_labels_but_keep_the_last():
-    chart = layout([(1300, 0), (1301, 10), (1302, 20), (1400, 30)])
-    labels = [t.label for t in chart.x_ticks]
-    assert labels[0] == "1300" and labels[-1] == "1400" and "1301" not in labels
+def test_crowded_years_get_an_even_step_that_fits():
+    chart = layout([(1300, 0), (1301, 10), (1302, 20), (1400, 30)])  # a year a turn: the gaps' divisor
+    labels = [t.value for t in chart.x_ticks]
+    assert labels == [1300, 1320, 1340, 1360, 1380, 1400]
+    assert chart.x_minor == ()  # a tick a year would be a smudge
+
+
+def label_room(chart) -> float:
+    """The least distance between two year labels' centres, less a label's width (in SVG units)."""
+    width = len(chart.x_ticks[0].label) * chart.font * CHAR
+    return min(b.pos - a.pos for a, b in itertools.pairwise(chart.x_ticks)) - width
+
+
+def test_year_labels_stand_on_turn_boundaries_evenly_spaced():
+    # the books of the README's England: postings in 1310, 1315, 1320, 1340, 1350; now 1360
+    series = [(1300, 0), (1310, -30), (1315, 0), (1320, -30), (1340, 70), (1350, 100), (1360, 100)]
+    chart = layout(series, turn=5, origin=1300)
+    assert [t.value for t in chart.x_ticks] == [1300, 1310, 1320, 1330, 1340, 1350, 1360]  # 1330 too
+    gaps = {round(b.pos - a.pos, 1) for a, b in itertools.pairwise(chart.x_ticks)}
+    assert max(gaps) - min(gaps) <= 0.2  # evenly spaced (to the rounding)
+    assert label_room(chart) >= LABEL_GAP  # no two labels touch
+    points = {p.year: p.x for p in chart.points}
+    assert all(t.pos == points[t.value] for t in chart.x_ticks if t.value in points)  # a label under its point
+    # the turns between the labels (1305, 1315, ...) get a small tick of their own
+    assert len(chart.x_minor) == 6 and points[1315] in chart.x_minor
+
+
+@pytest.mark.parametrize(
+    ("years", "turn", "step"),
+    [(20, 5, 5), (60, 5, 10), (150, 5, 25), (300, 5, 50), (600, 5, 100), (8, 1, 1), (12, 1, 2), (40, 1, 5), (30, 3, 6)],
+)
+def test_the_label_step_is_the_fewest_turns_that_fit(years, turn, step):
+    series = [(1300, 0), (1300 + years, 10)]
+    chart = layout(series, turn=turn, origin=1300)
+    labels = [t.value for t in chart.x_ticks]
+    assert labels[0] == 1300 and {b - a for a, b in itertools.pairwise(labels)} == {step}
+    assert label_room(chart) >= LABEL_GAP
+    if step > turn:  # one turn fewer between labels would make them overlap
+        tighter = [v for v in (1, 2, 5, 10, 20, 50) if v * turn < step][-1] * turn
+        per_year = (chart.points[1].x - chart.points[0].x) / years
+        assert tighter * per_year < len("1300") * chart.font * CHAR + LABEL_GAP
+
+
+def test_labels_count_turns_from_the_campaigns_first_year():
+    # a series that starts late (a house that came into play in 1307, in a campaign of 1302)
+    chart = layout([(1307, 0), (1312, 5), (1352, 10)], turn=5, origin=1302)
+    labels = [t.value for t in chart.x_ticks]
+    assert labels == [1312, 1322, 1332, 1342, 1352]
+    assert all((v - 1302) % 10 == 0 for v in labels)
+
+
+def test_the_svg_draws_a_small_tick_for_the_unlabelled_turns():
+    root = parse(balance_svg([(1300, 0), (1360, 10)], title="t", currency="Crowns", turn=5))
+    axis = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "x-axis")
+    assert [t.text for t in axis.iter(f"{SVG}text")] == ["1300", "1310", "1320", "1330", "1340", "1350", "1360"]
+    assert len([line for line in axis.iter(f"{SVG}line") if line.get("class") == "minor"]) == 6
 
 
 def test_the_svg_is_well_formed_and_accessible():

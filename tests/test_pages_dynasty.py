@@ -306,6 +306,28 @@ def test_the_dashboard_names_the_players(client, campaign, olga):
     assert "olga" not in html.split("<main>", 1)[1]  # observers are not players
 
 
+def _cell(html: str, label: str, row: int = 0) -> str:
+    """The text of the dashboard cell of this column in the given row (tags stripped)."""
+    cells = re.findall(rf'<td data-label="{label}">(.*?)</td>', html, re.S)
+    return re.sub(r"<[^>]+>", "", cells[row]).strip()
+
+
+def test_the_dashboard_tells_the_monarch_from_his_namesake_heir(client, campaign, alice):
+    """With no regnal numbers, "Edward Plantagenet" and his son "Edward Plantagenet" differ by the
+    monarch's age and the heir's relation to him."""
+    king = Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True).holder
+    heir = heirs_now(campaign=campaign)["England"].character
+    Character.objects.filter(pk=heir.pk).update(given_name=king.given_name)
+    heir.refresh_from_db()
+    assert heir.display_name == king.display_name and heir.father_id == king.pk
+    client.force_login(alice)
+    html = client.get(reverse("pages:dashboard", args=[campaign.slug])).content.decode()
+    row = [d.crown for d in Dynasty.objects.filter(campaign=campaign).order_by("seat", "name")].index("England")
+    assert _cell(html, "Monarch", row) == f"{king.display_name} ({1300 - king.birth_year})"
+    kin = "son" if heir.sex == "M" else "daughter"
+    assert _cell(html, "Heir", row) == f"{heir.display_name} ({kin}, {1300 - heir.birth_year})"
+
+
 def test_players_still_see_their_own_exchequer_and_contracts(client, campaign, alice, bob, secrets):
     england = _house(campaign, "England")
     for user, sees in ((alice, True), (bob, False)):

@@ -328,7 +328,7 @@ def test_finish_marriages_is_the_gms(client, campaign, gm, alice, table):
     client.force_login(gm)
     assert "Finish Marriages" in client.get(marriages_url(campaign)).content.decode()
     response = send(client, marriages_url(campaign), op="finish")
-    assert response.status_code == 302 and response["Location"] == announcements_url(campaign)
+    assert response.status_code == 302 and response["Location"] == announcements_url(campaign) + "#top"
     campaign.refresh_from_db()
     assert campaign.step == Step.ANNOUNCEMENTS
     assert "Finish Marriages" not in client.get(marriages_url(campaign)).content.decode()
@@ -384,7 +384,7 @@ def test_publish_then_start_the_next_turn(client, campaign, gm, alice, table):
     client.force_login(gm)
     key = new_action_key()
     response = client.post(announcements_url(campaign), {"op": "next", "action_key": key})
-    assert response.status_code == 302 and response["Location"] == reverse("pages:dashboard", args=[campaign.slug])
+    assert response.status_code == 302 and response["Location"] == reverse("pages:dashboard", args=[campaign.slug]) + "#top"
     client.post(announcements_url(campaign), {"op": "next", "action_key": key})  # a double click: once
     campaign.refresh_from_db()
     assert (campaign.current_year, campaign.step) == (1305, Step.BIRTHS)

@@ -311,7 +311,7 @@ def test_gm_rolls_all_remaining_and_finishes_births(client, campaign, gm):
     assert made.count() == 5 and made.filter(marriage=_couple(campaign)).count() == 1  # England's rolled already
     assert all(a.child_id for a in made.filter(success=True).exclude(marriage=_couple(campaign)))
     response = _post(client, url, op="finish")
-    assert response.status_code == 302 and response["Location"] == _url("survival", campaign)
+    assert response.status_code == 302 and response["Location"] == _url("survival", campaign) + "#top"
     campaign.refresh_from_db()
     assert campaign.step == Step.SURVIVAL
     html = client.get(url).content.decode()
@@ -489,6 +489,39 @@ def test_a_typed_death_a_pass_over_and_the_new_reign(client, campaign, gm, alice
     assert f"/c/{campaign.slug}/turn/announcements/" in html or "announcements" in html
 
 
+def test_rule_c_says_once_why_an_heir_may_be_passed_over_and_names_each_choice(client, campaign, gm, alice, england_heirs):
+    campaign.optional_rules = {**campaign.optional_rules, "disputed_succession": True}
+    campaign.save()
+    edward, _john, henry = england_heirs
+    _to_survival(client, campaign, gm)
+    url = _url("survival", campaign)
+    survival_roll(campaign=campaign, faces={edward.pk: [1, 1]}, characters=[edward.pk])
+    for user, form in ((alice, "po"), (gm, "fin")):
+        client.force_login(user)
+        html = client.get(url).content.decode()
+        section = _section(html, "succession")
+        assert "<summary>May be passed over (a prisoner of another player), at this cost:</summary>" in section  # John
+        assert "<summary>May be passed over (under optional rule C), at this cost:</summary>" in section  # Henry
+        assert "passed over under" not in section
+        assert re.search(r'<details class="costs" open><summary>[^<]*</summary>', section)  # the first heir's price shows
+        assert section.count("<details") == 2 and section.count(" open>") == 1  # the others fold away
+        # each choice says who: a namesake in the line is told apart by his kin and age
+        label = rf'<label for="{form}-1-{henry.pk}">Pass over Henry Plantagenet <span class="muted">\(son, 3\)</span></label>'
+        assert re.search(label, html), form
+
+
+def test_a_redirect_to_another_page_or_to_the_message_goes_to_the_top(client, campaign, gm):
+    """Without a fragment of its own a redirect keeps the form page's (the browser carries it over):
+    Finish Births from /births/#couple-5 would land on /survival/#couple-5."""
+    client.force_login(gm)
+    births, survival = _url("births", campaign), _url("survival", campaign)
+    assert _post(client, births, op="roll_all")["Location"] == births + "#top"  # the message is at the top
+    assert _post(client, births, op="finish")["Location"] == survival + "#top"
+    assert _post(client, survival, op="roll_all")["Location"] == survival + "#top"
+    response = client.post(_url("undo", campaign), {"which": "nonsense", "action_key": new_action_key()})
+    assert response["Location"] == _url("undo", campaign) + "#top"
+
+
 def test_finish_survival_refusals_show_on_the_form(client, campaign, gm, england_heirs):
     edward, john, henry = england_heirs
     _to_survival(client, campaign, gm)
@@ -552,7 +585,7 @@ def test_undo_step_restores_exactly(client, campaign, gm, alice):
     assert "back to the start of Births 1300" in html and "Lost: 5 rolls, 1 chronicle line, 0 postings" in html
     key = new_action_key()
     response = client.post(_url("undo", campaign), {"which": "step", "action_key": key})
-    assert response.status_code == 302 and response["Location"] == _url("turn", campaign)
+    assert response.status_code == 302 and response["Location"] == _url("turn", campaign) + "#top"
     assert _state(campaign) == before
     assert any("back at the start of Births 1300" in m for m in _messages(client.get(_url("turn", campaign))))
     # The same undo form again: nothing more is undone; another undo: nothing left.

@@ -271,7 +271,7 @@ def test_a_player_gives_from_his_own_exchequer(client, campaign, alice, england,
     pay(campaign, None, england, 100, "Taxation")
     client.force_login(alice)
     response = client.post(urls(campaign, england)["exchequer"], transfer_data(france, 30, "A wedding gift"), follow=True)
-    assert response.redirect_chain[-1][0] == urls(campaign, england)["exchequer"]
+    assert response.redirect_chain[-1][0] == urls(campaign, england)["exchequer"] + "#top"  # not the form's #pay-title
     posting = Posting.objects.get(kind=PostingKind.TRANSFER)
     assert (posting.payer, posting.payee, posting.amount, posting.reason, posting.entered_by) == (
         england, france, 30, "A wedding gift", alice,
@@ -452,7 +452,7 @@ def test_the_previewed_lines_are_posted_once(client, interphase, alice, england)
     data = _confirm_form(preview.content.decode())
     assert data["provinces"] == "8" and data["capital_rebellion"] == "True" and data["action_key"]
     response = client.post(urls(interphase, england)["interphase"], data, follow=True)
-    assert response.redirect_chain[-1][0] == urls(interphase, england)["exchequer"]
+    assert response.redirect_chain[-1][0] == urls(interphase, england)["exchequer"] + "#top"
     assert [(p.kind, p.amount) for p in Posting.objects.order_by("id")] == [("tax", 40), ("cash_in", 50), ("rebellion", 45)]
     assert balance(interphase, england) == 45
     assert "The Interphase of 1305 is posted: income 90 Crowns, costs 0 Crowns; the exchequer holds 45 Crowns." in (

@@ -161,7 +161,7 @@ class PassOverView:
     """May this heir be passed over now, and what it would cost (A7 Disputed Succession, rule C)."""
 
     allowed: bool
-    text: str  # why it is allowed ("a prisoner of another player") or the rule that forbids it
+    text: str  # why it is allowed ("a prisoner of another player", "under optional rule C") or the rule that forbids it
     costs: tuple[str, ...] = ()  # one sentence per penalty
     cost: br.PassOverCost | None = None
     usurper: Dynasty | None = None  # -1 Strength for its men while the claim lives
@@ -381,9 +381,7 @@ def _as_of(world: World, crown: str, year: int) -> tuple[dict[int, Person], set[
             person = replace(person, alive=not dead, retired=retired)
         people[pk] = person
     barred = set(
-        Renunciation.objects.filter(campaign=world.campaign, crown=crown, year__lte=year).values_list(
-            "character_id", flat=True
-        )
+        Renunciation.objects.filter(campaign=world.campaign, crown=crown, year__lte=year).values_list("character_id", flat=True)
     )
     return people, barred
 
@@ -499,9 +497,8 @@ def pass_over_view(world: World, character: Character, player: Dynasty | None, r
             costs.append(f"{name}, with spouse and children, goes into exile with the house of {exile_to.name} (rule C)")
         else:
             costs.append("no player sits on the left: nobody goes into exile (rule C)")
-    return PassOverView(
-        allowed=True, text=cost.reason, costs=tuple(costs), cost=cost, usurper=usurper, rival=rival, exile_to=exile_to
-    )
+    why = cost.reason if cost.basic_allowed else "under optional rule C"  # not "passed over under ..." twice
+    return PassOverView(allowed=True, text=why, costs=tuple(costs), cost=cost, usurper=usurper, rival=rival, exile_to=exile_to)
 
 
 def _bloodline_view(world: World, character: Character, player: Dynasty | None) -> PassOverView:
