@@ -1,7 +1,55 @@
-"""API action routes: actions_sequence (issue 8)."""
+"""API action routes, part 1 (issue 8): the Dynastic Sequence, the succession, marriages and the
+announcements, undo, and the treasury's actions. Paths are relative to /api/v1/.
+
+campaigns/{slug}/turn/                                   GET the turn; POST turn/advance/ (GM)
+campaigns/{slug}/births/                                 GET the couples and their odds
+campaigns/{slug}/births/attempts/ [{id}/sex/]            POST a birth roll; the child's sex
+campaigns/{slug}/births/roll-all/ | finish/              POST (GM)
+campaigns/{slug}/survival/                               GET who rolls, what they need, the odds
+campaigns/{slug}/survival/rolls/ | finish/               POST rolls; the GM's finish (successions)
+campaigns/{slug}/succession/{crown}/ [what-if/]          GET the line; "what if X dies"
+campaigns/{slug}/succession/{crown}/pass-over/           POST the crown's player's choice
+campaigns/{slug}/marriages/check/ | arrange/ | finish/   POST
+campaigns/{slug}/marriages/{id}/wed/ | cancel/           POST
+campaigns/{slug}/announcements/ [publish/]               GET a year's announcements; POST (GM)
+campaigns/{slug}/undo/                                   POST (GM)
+campaigns/{slug}/treasury/transfers/                     POST a gift, loan or payment
+campaigns/{slug}/ledger/{id}/reverse/                    POST (GM)
+campaigns/{slug}/interphase/{dynasty}/preview/ | run/    POST
+"""
 
 from __future__ import annotations
 
-from django.urls import URLPattern
+from django.urls import URLPattern, path
 
-urlpatterns: list[URLPattern] = []
+from api.views import marriages, money, sequence
+
+C = "campaigns/<slug:slug>/"
+
+urlpatterns: list[URLPattern] = [
+    path(C + "turn/", sequence.TurnView.as_view(), name="turn"),
+    path(C + "turn/advance/", marriages.AdvanceView.as_view(), name="turn-advance"),
+    path(C + "births/", sequence.BirthsView.as_view(), name="births"),
+    path(C + "births/attempts/", sequence.AttemptsView.as_view(), name="births-attempts"),
+    path(C + "births/attempts/<int:attempt>/sex/", sequence.SexView.as_view(), name="births-sex"),
+    path(C + "births/roll-all/", sequence.RollAllView.as_view(), name="births-roll-all"),
+    path(C + "births/finish/", sequence.BirthsFinishView.as_view(), name="births-finish"),
+    path(C + "survival/", sequence.SurvivalView.as_view(), name="survival"),
+    path(C + "survival/rolls/", sequence.SurvivalRollsView.as_view(), name="survival-rolls"),
+    path(C + "survival/finish/", sequence.SurvivalFinishView.as_view(), name="survival-finish"),
+    path(C + "succession/<str:crown>/", sequence.SuccessionView.as_view(), name="succession"),
+    path(C + "succession/<str:crown>/what-if/", sequence.WhatIfView.as_view(), name="succession-what-if"),
+    path(C + "succession/<str:crown>/pass-over/", sequence.PassOverView.as_view(), name="succession-pass-over"),
+    path(C + "marriages/check/", marriages.MarriageCheckView.as_view(), name="marriages-check"),
+    path(C + "marriages/arrange/", marriages.ArrangeView.as_view(), name="marriages-arrange"),
+    path(C + "marriages/finish/", marriages.MarriagesFinishView.as_view(), name="marriages-finish"),
+    path(C + "marriages/<int:marriage>/wed/", marriages.WedView.as_view(), name="marriages-wed"),
+    path(C + "marriages/<int:marriage>/cancel/", marriages.CancelView.as_view(), name="marriages-cancel"),
+    path(C + "announcements/", marriages.AnnouncementsView.as_view(), name="announcements"),
+    path(C + "announcements/publish/", marriages.PublishView.as_view(), name="announcements-publish"),
+    path(C + "undo/", sequence.UndoView.as_view(), name="undo"),
+    path(C + "treasury/transfers/", money.TransferView.as_view(), name="treasury-transfers"),
+    path(C + "ledger/<int:posting>/reverse/", money.ReverseView.as_view(), name="ledger-reverse"),
+    path(C + "interphase/<int:dynasty>/preview/", money.InterphasePreviewView.as_view(), name="interphase-preview"),
+    path(C + "interphase/<int:dynasty>/run/", money.InterphaseRunView.as_view(), name="interphase-run"),
+]

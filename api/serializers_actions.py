@@ -1,0 +1,276 @@
+"""What the action endpoints share (issue 8): typed dice as input, the record of what an action
+made, the small output pieces, and the base view.
+
+- Typed dice: ``FacesField`` takes a list of whole numbers; :func:`check_faces` checks them against
+  the campaign's dice and refuses with ``InvalidDice`` (400 ``invalid_dice``) naming the field;
+  :func:`dice_field` does the same for a refusal raised by the services themselves.
+- :class:`Marks` notes where the campaign's rolls, chronicle and reigns stood before an action and
+  reads, inside the action's transaction, what it added: the rolls (faces, outcome, typed or not),
+  the chronicle lines the caller may see (``campaign.permissions.visible``) and the new reigns.
+- :func:`act` runs a service call through ``api.common.run_action`` (one transaction, the undo
+  checkpoint, the ``Idempotency-Key``) and returns its result with what it made.
+
+No rule lives here: the views call the services; this module only shapes input and output."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, TypeVar
+
+from django.db.models import Max, Prefetch
+from rest_framework import serializers
+from rest_framework.parsers import JSONParser
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from api.common import CampaignScoped, run_action
+from api.filters import INT_MAX
+from api.serializers import link
+from api.views.chronicle import ChronicleOut
+from api.views.families import ReignOut, family_of
+from api.views.rolls import RollOut
+from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, Roll, RollSubject, Step
+from campaign.permissions import visible
+from dynasties.models import Character, PassedOver, Reign
+from dynasties.rules.dice import DiceSpec, validate_faces
+from dynasties.rules.errors import InvalidDice, RuleError
+from dynasties.rules.odds import Odds
+
+T = TypeVar("T")
+
+MAX_DICE = 20
+"""No throw of the game has more dice than this (a typed list longer is refused before the rules)."""
+
+
+# --- input -------------------------------------------------------------------------------------
+
+
+def IdField(**kwargs: Any) -> serializers.IntegerField:
+    """A row's id: a whole number the database can store."""
+    return serializers.IntegerField(min_value=1, max_value=INT_MAX, **kwargs)
+
+
+class FacesField(serializers.ListField):
+    """Faces typed in from the table's dice, e.g. ``[3, 4]`` for 2d6; null or absent: the server rolls."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("child", serializers.IntegerField(min_value=-INT_MAX, max_value=INT_MAX))
+        kwargs.setdefault("max_length", MAX_DICE)
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("allow_null", True)
+        kwargs.setdefault("help_text", "The faces of the dice typed in from the table; absent or null: the server rolls.")
+        super().__init__(**kwargs)
+
+
+def check_faces(spec: DiceSpec, faces: Sequence[int] | None, *, field: str, purpose: str) -> list[int] | None:
+    """The typed faces if they fit ``spec``; else ``InvalidDice`` naming ``field``."""
+    if faces is None:
+        return None
+    try:
+        return list(validate_faces(spec, list(faces), purpose=purpose))
+    except InvalidDice as exc:
+        raise InvalidDice(exc.message, fields={field: exc.message}) from None
+
+
+@contextmanager
+def dice_field(name: str) -> Iterator[None]:
+    """A refusal of typed dice by the services (``invalid_dice``) names ``name`` when it names no field."""
+    try:
+        yield
+    except RuleError as exc:
+        if exc.code == InvalidDice.code and not exc.fields:
+            exc.fields = {name: exc.message}
+        raise
+
+
+# --- what an action made -------------------------------------------------------------------------
+
+
+@dataclass
+class Made:
+    rolls: list[Roll] = field(default_factory=list)
+    chronicle: list[ChronicleEntry] = field(default_factory=list)
+    reigns: list[Reign] = field(default_factory=list)
+
+
+def rolls_with_subjects(queryset: Any) -> Any:
+    """Rolls ready for ``RollOut``: who typed them and their characters, in two more queries."""
+    return queryset.select_related("entered_by").prefetch_related(
+        Prefetch(
+            "subjects", queryset=RollSubject.objects.only("id", "roll_id", "character_id", "position").order_by("position", "pk")
+        )
+    )
+
+
+class Marks:
+    """Where the campaign's rolls, chronicle and reigns stood; :meth:`made` reads what came after.
+    Taken inside the action's transaction (the campaign is locked: nothing else of it is written)."""
+
+    def __init__(self) -> None:
+        self.roll = Roll.objects.aggregate(m=Max("pk"))["m"] or 0
+        self.line = ChronicleEntry.objects.aggregate(m=Max("pk"))["m"] or 0
+        self.reign = Reign.objects.aggregate(m=Max("pk"))["m"] or 0
+
+    def made(self, user: Any, campaign: Campaign) -> Made:
+        rolls = rolls_with_subjects(Roll.objects.filter(campaign=campaign, pk__gt=self.roll)).order_by("pk")
+        lines = visible(user, campaign, ChronicleEntry.objects.filter(pk__gt=self.line)).order_by("pk")
+        reigns = Reign.objects.filter(campaign=campaign, pk__gt=self.reign).order_by("pk")
+        reigns = reigns.prefetch_related(Prefetch("passed_over", queryset=PassedOver.objects.order_by("pk")))
+        return Made(rolls=list(rolls), chronicle=list(lines), reigns=list(reigns))
+
+
+def act(
+    request: Request, campaign: Campaign, label: str, call: Callable[[Campaign], T], *, dice: str = "faces"
+) -> tuple[T, Made]:
+    """``call(locked campaign)`` as one step action (``run_action``), with what it made; a refusal of
+    typed dice by the services names the input field ``dice``."""
+    made = Made()
+
+    def action(locked: Campaign) -> T:
+        marks = Marks()
+        result = call(locked)
+        found = marks.made(request.user, locked)
+        made.rolls, made.chronicle, made.reigns = found.rolls, found.chronicle, found.reigns
+        return result
+
+    with dice_field(dice):
+        result = run_action(request, campaign, label, action)
+    return result, made
+
+
+# --- output ------------------------------------------------------------------------------------
+
+
+class CharacterRefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    url = serializers.URLField()
+    name = serializers.CharField(help_text="Christian and dynastic name.")
+
+    class Meta:
+        ref_name = "CharacterRef"
+
+
+def ref(context: dict[str, Any], character: Any) -> dict[str, Any] | None:
+    """A character as ``{"id", "url", "name"}`` (None stays None)."""
+    if character is None:
+        return None
+    return {**(link(context, "characters", character.pk) or {}), "name": character.display_name}
+
+
+class OddsSerializer(serializers.Serializer):
+    """An exact chance on a throw of the dice: 21 of the 36 throws of 2d6 is 7/12, 58.3%."""
+
+    chance = serializers.FloatField(help_text="Between 0 and 1.")
+    favourable = serializers.IntegerField(help_text="How many of the equally likely throws succeed.")
+    throws = serializers.IntegerField(help_text="How many equally likely throws the dice have (36 for 2d6).")
+    fraction = serializers.CharField(help_text="'7/12', 'certain' or 'impossible'.")
+    percent = serializers.CharField()
+    text = serializers.CharField(help_text="'21 in 36 (7/12, 58.3%)'.")
+    dice = serializers.CharField()
+
+    class Meta:
+        ref_name = "Odds"
+
+
+def odds(value: Odds | None) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    return {
+        "chance": float(value.chance), "favourable": value.favourable, "throws": value.throws,
+        "fraction": value.fraction, "percent": value.percent, "text": value.text, "dice": str(value.spec),
+    }  # fmt: skip
+
+
+class MadeSerializer(serializers.Serializer):
+    """What every action of the sequence answers besides its own objects."""
+
+    rolls = RollOut(many=True, help_text="The dice rolled or typed in by this action, in order, with their outcome.")
+    chronicle = ChronicleOut(many=True, help_text="The chronicle lines this action wrote that you may see.")
+
+
+class ReignsMadeSerializer(MadeSerializer):
+    reigns = ReignOut(many=True, help_text="Reigns begun by this action (a succession).")
+
+
+def made_data(made: Made) -> dict[str, Any]:
+    return {"rolls": made.rolls, "chronicle": made.chronicle, "reigns": made.reigns}
+
+
+def characters_context(context: dict[str, Any], characters: Sequence[Character]) -> dict[str, Any]:
+    """The serializer context ``CharacterOut`` needs for these characters (their family, 2 queries)."""
+    return {**context, "family": family_of([c.pk for c in characters])}
+
+
+# --- the turn ----------------------------------------------------------------------------------
+
+
+class StepStateSerializer(serializers.Serializer):
+    step = serializers.ChoiceField(choices=Step.choices)
+    label = serializers.CharField()
+    state = serializers.CharField(help_text="done, current or todo.")
+    waits = serializers.CharField(help_text="What the step waits for.")
+
+    class Meta:
+        ref_name = "TurnStep"
+
+
+class UndoPlanSerializer(serializers.Serializer):
+    year = serializers.IntegerField()
+    step = serializers.ChoiceField(choices=Step.choices)
+    step_label = serializers.CharField()
+    description = serializers.CharField(help_text="'the start of Births 1300'.")
+    opened_by = serializers.CharField(help_text="The action that opened that step's checkpoint.")
+    lost_rolls = serializers.IntegerField()
+    lost_chronicle = serializers.IntegerField()
+    lost_postings = serializers.IntegerField()
+
+    class Meta:
+        ref_name = "UndoPlan"
+
+
+class UndoPlansSerializer(serializers.Serializer):
+    step = UndoPlanSerializer(allow_null=True, help_text="Undo the step: back to the start of the step last worked on.")
+    turn = UndoPlanSerializer(allow_null=True, help_text="Undo the turn: back to the start of its Births.")
+
+    class Meta:
+        ref_name = "UndoPlans"
+
+
+class TurnSerializer(serializers.Serializer):
+    year = serializers.IntegerField()
+    turn_number = serializers.IntegerField()
+    step = serializers.ChoiceField(choices=Step.choices, help_text="Where the turn stands.")
+    step_label = serializers.CharField()
+    waits = serializers.CharField(help_text="What the current step waits for.")
+    to_roll = serializers.IntegerField(
+        allow_null=True,
+        help_text="Births: couples still to roll plus children waiting for their sex roll; Survival: characters "
+        "still to roll; other steps: null.",
+    )
+    steps = StepStateSerializer(many=True)
+    undo = UndoPlansSerializer(allow_null=True, help_text="The GM's: what undo would put back (null for the others).")
+
+    class Meta:
+        ref_name = "Turn"
+
+
+def step_states(campaign: Campaign, waits: dict[str, str], labels: dict[str, str]) -> list[dict[str, Any]]:
+    current = STEP_ORDER.index(Step(campaign.step))
+    return [
+        {"step": step.value, "label": labels[step], "waits": waits.get(step, ""),
+         "state": "done" if i < current else "current" if i == current else "todo"}
+        for i, step in enumerate(STEP_ORDER)
+    ]  # fmt: skip
+
+
+class ActionView(CampaignScoped, APIView):
+    """An endpoint of the campaign at ``campaigns/<slug>/``: its viewer, and the serializer context
+    the output needs (the request and the viewer, for links). Input is JSON."""
+
+    api_tag: ClassVar[str] = "sequence"
+    parser_classes = [JSONParser]  # nested input (lists of faces, maps of ids): JSON only
+
+    def out_context(self) -> dict[str, Any]:
+        return {"request": self.request, "viewer": self.viewer}

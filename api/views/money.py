@@ -1,0 +1,295 @@
+"""Money actions (issue 8): gifts and loans between houses, the GM's reversing corrections, and
+the Blood Royale Interphase helper (preview, then run).
+
+Who acts (as ``pages/treasury.py``): a player pays from his own exchequer only and runs his own
+house's Interphase; the GM pays from any exchequer (and to the Treasury) and alone corrects the
+ledger; an observer never touches money. The writers are ``campaign.treasury`` and
+``campaign.interphase``; every write goes through ``run_action``. Answers show only the
+exchequers the caller may see (the payer's, which is his own or the GM's to see)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema, extend_schema_field
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from api.common import require_act_for, require_gm
+from api.schema import IDEMPOTENCY_KEY
+from api.serializers_actions import ActionView, IdField, act
+from api.views.sequence import require_actor
+from api.views.treasury import PostingOut
+from campaign.interphase import interphase_preview, interphase_run
+from campaign.models import Campaign, Posting, PostingKind
+from campaign.treasury import InsufficientFunds, balance, currency, posting_reverse, treasury_transfer
+from dynasties.models import Dynasty
+from dynasties.rules import interphase as ip
+from dynasties.rules.errors import NotFound, RuleError
+
+KINDS = {"gift": PostingKind.TRANSFER, "loan": PostingKind.LOAN, "other": PostingKind.OTHER}
+MAX_AMOUNT = 1_000_000_000
+
+
+# --- gifts and loans -------------------------------------------------------------------------------
+
+
+class TransferIn(serializers.Serializer):
+    payer = IdField(help_text="The paying dynasty: your own (the GM: any).")
+    payee = IdField(allow_null=True, help_text="The receiving dynasty; null: the Treasury (the GM only).")
+    amount = serializers.IntegerField(min_value=1, max_value=MAX_AMOUNT, help_text="A whole number above 0.")
+    kind = serializers.ChoiceField(choices=[("gift", "A gift"), ("loan", "A loan"), ("other", "Another payment")], default="gift")
+    reason = serializers.CharField(max_length=200, help_text="What the payment is for.")
+
+    class Meta:
+        ref_name = "TransferRequest"
+
+    def validate(self, data: dict[str, Any]) -> dict[str, Any]:
+        if data["payee"] is not None and data["payee"] == data["payer"]:
+            raise serializers.ValidationError({"payee": "A payment goes to another house than the payer."})
+        return data
+
+
+class TransferMadeSerializer(serializers.Serializer):
+    posting = PostingOut()
+    balance = serializers.IntegerField(help_text="The payer's exchequer after the payment.")
+    currency = serializers.CharField()
+
+    class Meta:
+        ref_name = "TransferResult"
+
+
+class TransferView(ActionView):
+    api_tag = "treasury"
+
+    @extend_schema(
+        request=TransferIn, responses={201: TransferMadeSerializer}, parameters=[IDEMPOTENCY_KEY],
+        summary="A gift, a loan or another payment from an exchequer (a player: his own only)",
+    )  # fmt: skip
+    def post(self, request: Request, slug: str) -> Response:
+        v = self.viewer
+        require_actor(v.role)
+        data = TransferIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        d = data.validated_data
+        require_act_for(v.role, v.dynasty, d["payer"])
+        if d["payee"] is None and not v.is_gm:
+            raise RuleError(
+                "Only the GM pays the Treasury: choose another house.", code="invalid", fields={"payee": "Choose a house."}
+            )
+
+        def pay(c: Campaign) -> Posting:
+            try:
+                return treasury_transfer(
+                    campaign=c, payer=d["payer"], payee=d["payee"], amount=d["amount"], reason=d["reason"],
+                    kind=KINDS[d["kind"]], by=request.user,
+                )  # fmt: skip
+            except InsufficientFunds as exc:  # the amount is what to change: say so next to it
+                raise InsufficientFunds(exc.message, fields={"amount": exc.message}) from exc
+
+        posting, _ = act(request, v.campaign, f"Payment: {d['amount']} from dynasty #{d['payer']}", pay)
+        body = {"posting": posting, "balance": balance(v.campaign, d["payer"]), "currency": currency(v.campaign)}
+        return Response(TransferMadeSerializer(body, context=self.out_context()).data, status=status.HTTP_201_CREATED)
+
+
+class ReverseIn(serializers.Serializer):
+    reason = serializers.CharField(max_length=150, help_text="Why the posting is reversed.")
+
+    class Meta:
+        ref_name = "PostingReverseRequest"
+
+
+class ReverseMadeSerializer(serializers.Serializer):
+    reversal = PostingOut(help_text="The mirror posting (kind correction).")
+    reversed = PostingOut(help_text="The posting it undoes.")
+
+    class Meta:
+        ref_name = "PostingReverseResult"
+
+
+class ReverseView(ActionView):
+    api_tag = "treasury"
+
+    @extend_schema(
+        request=ReverseIn, responses={201: ReverseMadeSerializer}, parameters=[IDEMPOTENCY_KEY],
+        summary="The GM's correction: a mirror posting that undoes a posting (nothing is edited)",
+    )  # fmt: skip
+    def post(self, request: Request, slug: str, posting: int) -> Response:
+        v = self.viewer
+        require_gm(v.role)
+        data = ReverseIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        reason = data.validated_data["reason"]
+        reversal, _ = act(
+            request, v.campaign, f"Correction of posting #{posting}",
+            lambda c: posting_reverse(campaign=c, posting=posting, reason=reason, by=request.user),
+        )  # fmt: skip
+        body = {"reversal": reversal, "reversed": Posting.objects.get(pk=posting)}
+        return Response(ReverseMadeSerializer(body, context=self.out_context()).data, status=status.HTTP_201_CREATED)
+
+
+# --- the Interphase helper ---------------------------------------------------------------------------
+
+
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "integer", "minimum": 0, "maximum": 1000},
+            {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 80}, "maxItems": 1000},
+        ],
+        "description": "A number of provinces, or the provinces' names.",
+    }
+)
+class ProvincesField(serializers.Field):  # type: ignore[type-arg]
+    """A number of provinces (0 to 1000) or a list of their names (as the helper takes either)."""
+
+    default_error_messages = {
+        "invalid": "Give a number of provinces (0 to 1000) or a list of their names.",
+        "name": "A province's name is 1 to 80 characters.",
+    }
+
+    def to_internal_value(self, data: Any) -> int | list[str]:
+        if isinstance(data, bool):
+            self.fail("invalid")
+        if isinstance(data, int):
+            if not 0 <= data <= 1000:
+                self.fail("invalid")
+            return data
+        if isinstance(data, list) and len(data) <= 1000:
+            names = []
+            for item in data:
+                if not isinstance(item, str) or not 1 <= len(item.strip()) <= 80 or "\x00" in item:
+                    self.fail("name")
+                names.append(item.strip())
+            return names
+        self.fail("invalid")
+        raise AssertionError  # fail raises
+
+    def to_representation(self, value: Any) -> Any:
+        return value
+
+
+def _count(maximum: int, *, minimum: int = 0, default: int = 0, label: str = "") -> serializers.IntegerField:
+    return serializers.IntegerField(min_value=minimum, max_value=maximum, default=default, help_text=label)
+
+
+class InterphaseIn(serializers.Serializer):
+    """What the player enters for one country's Interphase (the fields of the treasury page's form)."""
+
+    provinces = ProvincesField(help_text=ip.LABELS["provinces"])
+    tax_rate = serializers.ChoiceField(
+        choices=[(ip.NORMAL_TAX, f"{ip.NORMAL_TAX} per province (normal)"), (ip.HIGH_TAX, f"{ip.HIGH_TAX} (high)")],
+        default=ip.NORMAL_TAX,
+    )
+    famine = ProvincesField(required=False, default=0, help_text=ip.LABELS["famine"])
+    rebellion = ProvincesField(required=False, default=0, help_text=ip.LABELS["rebellion"])
+    rebellions_bought_off = ProvincesField(required=False, default=0, help_text=ip.LABELS["rebellions_bought_off"])
+    home_provinces = ProvincesField(required=False, allow_null=True, default=None, help_text=ip.LABELS["home_provinces"])
+    home_in_rebellion = serializers.IntegerField(
+        min_value=0, max_value=100, required=False, allow_null=True, default=None,
+        help_text="After this Interphase's buy-offs; null: the helper works it out.",
+    )  # fmt: skip
+    armies_kept = _count(200, label=ip.LABELS["armies_kept"])
+    fleets_kept = _count(40, label=ip.LABELS["fleets_kept"])
+    armies_raised = _count(200, label=ip.LABELS["armies_raised"])
+    fleets_raised = _count(40, label=ip.LABELS["fleets_raised"])
+    basic_sets = _count(100, label=ip.LABELS["basic_sets"])
+    semi_luxury_sets = _count(100, label=ip.LABELS["semi_luxury_sets"])
+    luxury_sets = _count(100, label=ip.LABELS["luxury_sets"])
+    capital_rebellion = serializers.BooleanField(default=False, help_text="A rebellion in the capital (optional rules).")
+    countries = _count(10, minimum=1, default=1, label=ip.LABELS["countries"])
+
+    class Meta:
+        ref_name = "InterphaseRequest"
+
+
+class InterphaseLineSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    direction = serializers.CharField(help_text=f"'{ip.IN}': from the Treasury to the house; else from the house.")
+    amount = serializers.IntegerField()
+    signed = serializers.IntegerField(help_text="The change to the exchequer.")
+    reason = serializers.CharField()
+
+    class Meta:
+        ref_name = "InterphaseLine"
+
+
+class InterphaseResultSerializer(serializers.Serializer):
+    lines = InterphaseLineSerializer(many=True, help_text="Income first, then costs, then a rebellion in the capital.")
+    cash_before = serializers.IntegerField()
+    cash_after = serializers.IntegerField()
+    income = serializers.IntegerField()
+    costs = serializers.IntegerField()
+    shortfall = serializers.IntegerField(help_text="How much the costs exceed cash plus income by (0: affordable).")
+    taxed_provinces = serializers.IntegerField()
+    rebellion_modifier = serializers.IntegerField()
+    raising_cap = serializers.IntegerField(allow_null=True)
+    notes = serializers.ListField(child=serializers.CharField())
+    currency = serializers.CharField()
+
+    class Meta:
+        ref_name = "InterphaseResult"
+
+
+def _result(campaign: Campaign, r: ip.InterphaseResult) -> dict[str, Any]:
+    return {
+        "lines": [{"kind": x.kind, "direction": x.direction, "amount": x.amount, "signed": x.signed, "reason": x.reason}
+                  for x in r.lines],
+        "cash_before": r.cash_before, "cash_after": r.cash_after, "income": r.income, "costs": r.costs,
+        "shortfall": r.shortfall, "taxed_provinces": r.taxed_provinces, "rebellion_modifier": r.rebellion_modifier,
+        "raising_cap": r.raising_cap, "notes": list(r.notes), "currency": currency(campaign),
+    }  # fmt: skip
+
+
+class InterphaseRunSerializer(serializers.Serializer):
+    result = InterphaseResultSerializer()
+    postings = PostingOut(many=True, help_text="The postings made, in the order of the lines.")
+    balance = serializers.IntegerField(help_text="The exchequer after the run.")
+
+    class Meta:
+        ref_name = "InterphaseRun"
+
+
+class InterphaseBase(ActionView):
+    api_tag = "treasury"
+
+    def entry(self, request: Request, dynasty: int) -> tuple[Dynasty, dict[str, Any]]:
+        """The dynasty (404 unknown, 403 not the caller's) and the validated entry."""
+        v = self.viewer
+        require_actor(v.role)
+        house = Dynasty.objects.filter(campaign=v.campaign, pk=dynasty).first()
+        if house is None:
+            raise NotFound(f"There is no dynasty #{dynasty} in this campaign.")
+        if not v.is_gm:
+            require_act_for(v.role, v.dynasty, house.pk)
+        data = InterphaseIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        return house, dict(data.validated_data)
+
+
+class InterphasePreviewView(InterphaseBase):
+    @extend_schema(
+        request=InterphaseIn, responses=InterphaseResultSerializer,
+        summary="What an Interphase run would post for the house (nothing is written; a shortfall is reported)",
+    )  # fmt: skip
+    def post(self, request: Request, slug: str, dynasty: int) -> Response:
+        house, entry = self.entry(request, dynasty)
+        result = interphase_preview(campaign=self.viewer.campaign, dynasty=house, **entry)
+        return Response(InterphaseResultSerializer(_result(self.viewer.campaign, result)).data)
+
+
+class InterphaseRunView(InterphaseBase):
+    @extend_schema(
+        request=InterphaseIn, responses={201: InterphaseRunSerializer}, parameters=[IDEMPOTENCY_KEY],
+        summary="Post the house's Interphase (once a year, in the Interphase step; refused if it cannot be paid)",
+    )  # fmt: skip
+    def post(self, request: Request, slug: str, dynasty: int) -> Response:
+        v = self.viewer
+        house, entry = self.entry(request, dynasty)
+        run, _ = act(
+            request, v.campaign, f"The Interphase of the house of {house.name}",
+            lambda c: interphase_run(campaign=c, dynasty=house.pk, by=request.user, **entry),
+        )  # fmt: skip
+        body = {"result": _result(v.campaign, run.result), "postings": list(run.postings), "balance": run.balance}
+        return Response(InterphaseRunSerializer(body, context=self.out_context()).data, status=status.HTTP_201_CREATED)

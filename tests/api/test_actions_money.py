@@ -1,0 +1,160 @@
+"""Issue 8: the treasury's actions through the API - gifts and loans, the GM's corrections, the
+Interphase helper. A player pays from his own exchequer only; the GM corrects; an observer never
+touches money; another house's money never shows."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign import treasury
+from campaign.models import ActionKey, Checkpoint, ChronicleEntry, Posting, PostingKind, Step
+from dynasties.models import Dynasty
+from tests.api.conftest import assert_error, url
+from tests.factories import at_step
+
+pytestmark = pytest.mark.django_db
+
+TRANSFERS = "treasury/transfers"
+
+
+def house(campaign, crown: str) -> Dynasty:
+    return Dynasty.objects.get(campaign=campaign, crown=crown)
+
+
+def written(campaign) -> tuple[int, ...]:
+    return (
+        Posting.objects.filter(campaign=campaign).count(),
+        ChronicleEntry.objects.filter(campaign=campaign).count(),
+        Checkpoint.objects.filter(campaign=campaign).count(),
+        ActionKey.objects.filter(campaign=campaign).count(),
+    )
+
+
+@pytest.fixture
+def purses(campaign):
+    """England holds 100 Crowns, France 20; the second turn (1305) of the campaign."""
+    at_step(campaign, Step.BIRTHS, year=1305)
+    england, france = house(campaign, "England"), house(campaign, "France")
+    treasury.post(campaign, payer=None, payee=england, amount=100, kind=PostingKind.TAX, reason="Taxes")
+    treasury.post(campaign, payer=None, payee=france, amount=20, kind=PostingKind.TAX, reason="Taxes")
+    return england, france
+
+
+def test_a_player_gives_from_his_own_exchequer(campaign, alice, bob, client_for, purses):
+    england, france = purses
+    data = {"payer": england.pk, "payee": france.pk, "amount": 30, "kind": "loan", "reason": "Against the harvest"}
+    response = client_for(alice).post(url(campaign, TRANSFERS), data)
+    assert response.status_code == 201, response.content
+    body = response.json()
+    posting = body["posting"]
+    assert (posting["payer"], posting["payee"], posting["amount"], posting["kind"]) == (england.pk, france.pk, 30, "loan")
+    assert (body["balance"], body["currency"]) == (70, "Crowns")
+    assert treasury.balance(campaign, france) == 50
+    # Bob sees the loan he received; the GM can reverse it.
+    ledger = client_for(bob).get(url(campaign, "ledger"), {"kind": "loan"}).json()["results"]
+    assert [p["id"] for p in ledger] == [posting["id"]]
+
+
+def test_transfer_refusals(campaign, gm, alice, bob, observer, outsider, client_for, purses):
+    england, france = purses
+    gift = {"payer": england.pk, "payee": france.pk, "amount": 10, "reason": "A gift"}
+    before = written(campaign)
+    assert_error(client_for(bob).post(url(campaign, TRANSFERS), gift), 403, "permission_denied")  # not his exchequer
+    assert_error(client_for(observer).post(url(campaign, TRANSFERS), gift), 403, "permission_denied")
+    assert_error(client_for(outsider).post(url(campaign, TRANSFERS), gift), 404, "not_found")
+    client = client_for(alice)
+    body = assert_error(client.post(url(campaign, TRANSFERS), {**gift, "payee": None}), 400)
+    assert set(body["fields"]) == {"payee"}  # only the GM pays the Treasury
+    body = assert_error(client.post(url(campaign, TRANSFERS), {**gift, "amount": 500}), 400, "insufficient_funds")
+    assert set(body["fields"]) == {"amount"} and "holds 100 Crowns" in body["message"]
+    body = assert_error(client.post(url(campaign, TRANSFERS), {**gift, "amount": 0, "kind": "bribe"}), 400, "invalid")
+    assert set(body["fields"]) == {"amount", "kind"}
+    body = assert_error(client.post(url(campaign, TRANSFERS), {**gift, "payee": england.pk}), 400, "invalid")
+    assert set(body["fields"]) == {"payee"}
+    assert_error(client.post(url(campaign, TRANSFERS), {**gift, "payee": 999999}), 404, "not_found")
+    assert written(campaign) == before
+    # The GM pays from any exchequer, to the Treasury too; the same key twice pays once.
+    data = {**gift, "payer": france.pk, "payee": None}
+    assert client_for(gm).post(url(campaign, TRANSFERS), data, HTTP_IDEMPOTENCY_KEY="pay-1").status_code == 201
+    assert_error(client_for(gm).post(url(campaign, TRANSFERS), data, HTTP_IDEMPOTENCY_KEY="pay-1"), 409, "already_done")
+    assert treasury.balance(campaign, france) == 10
+
+
+def test_the_gm_reverses_a_posting(campaign, gm, alice, client_for, purses):
+    england, _ = purses
+    posting = Posting.objects.get(payee=england)
+    path = url(campaign, f"ledger/{posting.pk}/reverse")
+    before = written(campaign)
+    assert_error(client_for(alice).post(path, {"reason": "Mine"}), 403, "permission_denied")
+    assert_error(client_for(gm).post(path, {}), 400, "invalid")
+    assert_error(client_for(gm).post(url(campaign, "ledger/999999/reverse"), {"reason": "x"}), 404, "not_found")
+    assert written(campaign) == before
+    response = client_for(gm).post(path, {"reason": "Entered twice"})
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["reversed"]["id"] == posting.pk and body["reversal"]["reverses"] == posting.pk
+    assert (body["reversal"]["payer"], body["reversal"]["payee"], body["reversal"]["kind"]) == (england.pk, None, "correction")
+    assert treasury.balance(campaign, england) == 0
+    assert_error(client_for(gm).post(path, {"reason": "Again"}), 400, "already_reversed")
+
+
+INTERPHASE = {"provinces": 5, "armies_kept": 2, "basic_sets": 1}
+
+
+def test_the_interphase_preview_then_run(campaign, gm, alice, bob, client_for, purses):
+    england, france = purses
+    client = client_for(alice)
+    preview = url(campaign, f"interphase/{england.pk}/preview")
+    before = written(campaign)
+    response = client.post(preview, INTERPHASE)
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["cash_before"] == 100 and body["income"] > 0 and body["currency"] == "Crowns"
+    assert body["cash_after"] == 100 + sum(line["signed"] for line in body["lines"])
+    names = client.post(preview, {**INTERPHASE, "provinces": ["Kent", "Wessex", "Mercia", "York", "Anjou"]}).json()
+    assert names["lines"] == body["lines"]
+    assert written(campaign) == before  # a preview writes nothing
+    # The run is the Interphase step's; once a year.
+    run = url(campaign, f"interphase/{england.pk}/run")
+    assert_error(client.post(run, INTERPHASE), 409, "step_order")
+    at_step(campaign, Step.INTERPHASE)
+    response = client.post(run, INTERPHASE)
+    assert response.status_code == 201, response.content
+    made = response.json()
+    assert made["balance"] == body["cash_after"] == treasury.balance(campaign, england)
+    assert [p["amount"] for p in made["postings"]] == [line["amount"] for line in body["lines"]]
+    assert_error(client.post(run, INTERPHASE), 409, "interphase_done")
+    # Bob's answer for England: refused, England's money never shown.
+    for path in (preview, run):
+        body = assert_error(client_for(bob).post(path, INTERPHASE), 403, "permission_denied")
+        assert "100" not in body["message"]
+    assert client_for(gm).post(url(campaign, f"interphase/{france.pk}/preview"), INTERPHASE).status_code == 200
+
+
+def test_interphase_refusals(campaign, alice, observer, client_for, purses):
+    england, _ = purses
+    preview = url(campaign, f"interphase/{england.pk}/preview")
+    client = client_for(alice)
+    body = assert_error(client.post(preview, {}), 400, "invalid")
+    assert set(body["fields"]) == {"provinces"}
+    body = assert_error(client.post(preview, {**INTERPHASE, "provinces": "many", "tax_rate": 6, "armies_kept": -1}), 400)
+    assert set(body["fields"]) == {"provinces", "tax_rate", "armies_kept"}
+    body = assert_error(client.post(preview, {**INTERPHASE, "rebellions_bought_off": 3}), 400)
+    assert body["fields"], body  # the helper names what is wrong
+    assert_error(client.post(url(campaign, "interphase/999999/preview"), INTERPHASE), 404, "not_found")
+    assert_error(client_for(observer).post(preview, INTERPHASE), 403, "permission_denied")
+
+
+def test_the_observer_touches_no_money(campaign, observer, client_for, purses):
+    england, france = purses
+    posting = Posting.objects.get(payee=england)
+    client = client_for(observer)
+    before = written(campaign)
+    for path, data in (
+        (TRANSFERS, {"payer": england.pk, "payee": france.pk, "amount": 1, "reason": "x"}),
+        (f"ledger/{posting.pk}/reverse", {"reason": "x"}),
+        (f"interphase/{england.pk}/preview", INTERPHASE),
+        (f"interphase/{england.pk}/run", INTERPHASE),
+    ):
+        assert_error(client.post(url(campaign, path), data), 403, "permission_denied")
+    assert written(campaign) == before
