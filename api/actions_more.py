@@ -1,7 +1,51 @@
-"""API action routes: actions_more (issue 8)."""
+"""API action routes, part 2 (issue 8): contracts, export/import, renders. Paths are relative to
+/api/v1/. ``api/urls.py`` puts these before the read routes: ``POST campaigns/{slug}/contracts/``
+shares its path with the contracts list (one view answers both methods) and ``POST
+campaigns/import/`` would otherwise be taken for a campaign called "import".
+
+campaigns/import/                                         POST import a regnal/2 document
+campaigns/{slug}/export/                                  GET  the regnal/2 document (GM)
+campaigns/{slug}/contracts/                               GET  list, POST draft
+campaigns/{slug}/contracts/{id}/sign/                     POST one party signs (or the GM: all)
+campaigns/{slug}/contracts/{id}/end/                      POST by consent or the escape clause
+campaigns/{slug}/contracts/{id}/breaches/                 POST record a breach
+campaigns/{slug}/contracts/{id}/payments/{pid}/settle/    POST settle an unpaid payment
+campaigns/{slug}/contracts/{id}/pdf/                      GET  the contract, PDF
+campaigns/{slug}/breaches/{id}/dispute/                   POST BloodLine's ruling (GM)
+campaigns/{slug}/parleys/                                 POST a parley (GM)
+campaigns/{slug}/trees/{kind}/                            GET  SVG, PNG or PDF
+campaigns/{slug}/characters/{id}/sheet.pdf                GET  the character sheet
+campaigns/{slug}/announcements/{year}/pdf/                GET  a turn's announcements
+campaigns/{slug}/gedcom/                                  GET  GEDCOM 5.5.1
+"""
 
 from __future__ import annotations
 
-from django.urls import URLPattern
+from django.urls import URLPattern, path
 
-urlpatterns: list[URLPattern] = []
+from api.views import contract_actions as contracts
+from api.views import exchange, renders
+
+CAMPAIGN = "campaigns/<slug:slug>/"
+CONTRACT = CAMPAIGN + "contracts/<int:pk>/"
+
+urlpatterns: list[URLPattern] = [
+    path("campaigns/import/", exchange.ImportView.as_view(), name="campaign-import"),
+    path(CAMPAIGN + "export/", exchange.ExportView.as_view(), name="campaign-export"),
+    path(
+        CAMPAIGN + "contracts/",
+        contracts.ContractCollectionViewSet.as_view({"get": "list", "post": "draft"}),
+        name="contracts-draft",
+    ),
+    path(CONTRACT + "sign/", contracts.SignView.as_view(), name="contract-sign"),
+    path(CONTRACT + "end/", contracts.EndView.as_view(), name="contract-end"),
+    path(CONTRACT + "breaches/", contracts.BreachView.as_view(), name="contract-breaches"),
+    path(CONTRACT + "payments/<int:payment>/settle/", contracts.SettleView.as_view(), name="contract-payment-settle"),
+    path(CONTRACT + "pdf/", renders.ContractPdfView.as_view(), name="contract-pdf"),
+    path(CAMPAIGN + "breaches/<int:pk>/dispute/", contracts.DisputeView.as_view(), name="breach-dispute"),
+    path(CAMPAIGN + "parleys/", contracts.ParleyView.as_view(), name="parleys"),
+    path(CAMPAIGN + "trees/<str:kind>/", renders.TreeView.as_view(), name="tree"),
+    path(CAMPAIGN + "characters/<int:pk>/sheet.pdf", renders.SheetView.as_view(), name="character-sheet"),
+    path(CAMPAIGN + "announcements/<int:year>/pdf/", renders.AnnouncementsPdfView.as_view(), name="announcements-pdf"),
+    path(CAMPAIGN + "gedcom/", renders.GedcomView.as_view(), name="gedcom"),
+]

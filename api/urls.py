@@ -7,6 +7,7 @@
 /api/v1/campaigns/{slug}/<resource>/ [{id}/]   memberships, dynasties, characters, marriages,
                                                reigns, titles, contracts, ledger, balances,
                                                rolls, chronicle
+/api/v1/...                                    the actions: api/actions_sequence.py, api/actions_more.py
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ v1: list[URLPattern | URLResolver] = [
     path("tokens/", tokens.TokenViewSet.as_view({"get": "list", "post": "create"}), name="token-list"),
     path("tokens/<int:pk>/", tokens.TokenViewSet.as_view({"get": "retrieve"}), name="token-detail"),
     path("tokens/<int:pk>/revoke/", tokens.TokenViewSet.as_view({"post": "revoke"}), name="token-revoke"),
+    *actions_more.urlpatterns,  # first: POST contracts/ and campaigns/import/ share paths with read routes
     path("campaigns/", campaigns.CampaignViewSet.as_view({"get": "list"}), name="campaign-list"),
     path(CAMPAIGN, campaigns.CampaignViewSet.as_view({"get": "retrieve"}), name="campaign-detail"),
     *read_routes(CAMPAIGN + "memberships/", campaigns.MembershipViewSet, "memberships"),
@@ -51,7 +53,6 @@ v1: list[URLPattern | URLResolver] = [
     *read_routes(CAMPAIGN + "rolls/", rolls.RollViewSet, "rolls"),
     *read_routes(CAMPAIGN + "chronicle/", chronicle.ChronicleViewSet, "chronicle"),
     *actions_sequence.urlpatterns,
-    *actions_more.urlpatterns,
 ]
 
 urlpatterns: list[URLPattern | URLResolver] = [

@@ -13,7 +13,17 @@ from rest_framework import serializers
 from api.common import CampaignReadViewSet
 from api.filters import FilterSet, IntegerFilter
 from api.serializers import LinkField, SelfUrlField
-from contracts.models import Breach, Clause, Contract, Dispute, DisputeTerm, DisputeVote, Parley, ParleyVote
+from contracts.models import (
+    Breach,
+    Clause,
+    Contract,
+    ContractSignature,
+    Dispute,
+    DisputeTerm,
+    DisputeVote,
+    Parley,
+    ParleyVote,
+)
 from dynasties.models import Dynasty
 
 
@@ -91,18 +101,33 @@ class BreachOut(serializers.ModelSerializer):  # type: ignore[type-arg]
         return DisputeOut(dispute, context=self.context).data if dispute else None
 
 
+class SignatureOut(serializers.ModelSerializer):  # type: ignore[type-arg]
+    """One party's signature (``contracts.services.signatures``): a draft is signed once every party has."""
+
+    signed_by = serializers.SerializerMethodField(help_text="Who recorded it: the house's player or the GM.")
+
+    class Meta:
+        model = ContractSignature
+        fields = ["dynasty", "year", "signed_by", "created_at"]
+        ref_name = "ContractSignature"
+
+    def get_signed_by(self, obj: ContractSignature) -> str | None:
+        return obj.signed_by.get_username() if obj.signed_by is not None else None
+
+
 class ContractOut(serializers.ModelSerializer):  # type: ignore[type-arg]
     url = SelfUrlField("contracts")
     parties = serializers.SerializerMethodField(help_text="The dynasties party to the contract.")
     marriage = LinkField("marriages", source="marriage_id")
     clauses = ClauseOut(many=True, read_only=True)
+    signatures = SignatureOut(many=True, read_only=True, help_text="The parties that have signed, in the order they did.")
     breaches = BreachOut(many=True, read_only=True)
 
     class Meta:
         model = Contract
         fields = [
             "id", "url", "kind", "title", "parties", "marriage", "start_year", "term_years", "state", "signed_year",
-            "in_force_year", "ended_year", "end_kind", "end_reason", "text", "clauses", "breaches",
+            "in_force_year", "ended_year", "end_kind", "end_reason", "text", "clauses", "signatures", "breaches",
         ]  # fmt: skip
         ref_name = "Contract"
 
@@ -130,6 +155,7 @@ class ContractViewSet(CampaignReadViewSet):
     queryset = Contract.objects.order_by("start_year", "pk").prefetch_related(
         Prefetch("parties", queryset=Dynasty.objects.only("id").order_by("pk")),
         Prefetch("clauses", queryset=Clause.objects.order_by("position", "pk")),
+        Prefetch("signatures", queryset=ContractSignature.objects.select_related("signed_by").order_by("pk")),
         Prefetch(
             "breaches",
             queryset=Breach.objects.order_by("year", "pk").prefetch_related(

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
-from django.db.models import Prefetch, Q, QuerySet
+from django.db import connection
+from django.db.models import Model, Prefetch, Q, QuerySet
 from django_filters import rest_framework as filters
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -76,6 +78,16 @@ CHARACTER_COLUMNS = [
     "retired_year", "origin", "legitimate", "prince_piece", "effective_age_offset",
 ]  # fmt: skip
 CHARACTER_LINKS = ["birth_dynasty", "controlled_by", "prisoner_of", "pretender_of"]
+# What the list reads of a character, in this order (``CharacterOut.to_representation`` unpacks it).
+CHARACTER_ROW = (
+    "id",
+    *CHARACTER_COLUMNS,
+    *(f"{name}_id" for name in CHARACTER_LINKS),
+    "characteristics",
+    "father_id",
+    "mother_id",
+)
+_row_of = attrgetter(*CHARACTER_ROW)
 
 
 @dataclass
@@ -86,21 +98,46 @@ class Family:
     matches: dict[int, list[tuple[int, int, int, int | None, int | None]]] = field(default_factory=lambda: defaultdict(list))
 
 
+def _rows_about(model: type[Model], columns: str, either: tuple[str, str], order: str, wanted: set[int]) -> list[Any]:
+    """The rows of ``model`` whose ``either`` column is one of ``wanted`` (``columns`` and
+    ``order``: field names, comma-separated). Written out as one SELECT (names from ``_meta``,
+    values bound, as ``dynasties/trees/data.py`` reads its rows): no ORM query to build for every
+    page of the API's hottest list. A page is a run of close ids, asked as the run's range when
+    that is at most twice the page; the callers keep only the rows about ``wanted``."""
+    meta, quote = model._meta, connection.ops.quote_name
+
+    def names(text: str) -> str:
+        return ", ".join(quote(meta.get_field(name.strip()).column) for name in text.split(","))
+
+    a, b = (names(name) for name in either)
+    lo, hi = min(wanted), max(wanted)
+    if hi - lo < 2 * len(wanted):
+        where, params = f"{a} BETWEEN %s AND %s OR {b} BETWEEN %s AND %s", [lo, hi, lo, hi]
+    else:
+        marks = ", ".join(["%s"] * len(wanted))
+        where, params = f"{a} IN ({marks}) OR {b} IN ({marks})", [*wanted, *wanted]
+    sql = f"SELECT {names(columns)} FROM {quote(meta.db_table)} WHERE {where} ORDER BY {names(order)}"  # noqa: S608
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
 def family_of(ids: list[int]) -> Family:
+    """The children (in birth order) and the matches (in the order arranged) of these characters:
+    two SELECTs, whatever their number."""
     family = Family()
     wanted = set(ids)
-    kids = (
-        Character.objects.filter(Q(father_id__in=wanted) | Q(mother_id__in=wanted))
-        .order_by("birth_year", "birth_order", "pk")
-        .values_list("pk", "father_id", "mother_id")
-    )
+    if not wanted:
+        return family
+    children = family.children
+    kids = _rows_about(Character, "id, father, mother", ("father", "mother"), "birth_year, birth_order, id", wanted)
     for pk, father, mother in kids:
-        for parent in {father, mother} & wanted:
-            family.children[parent].append(pk)
-    matches = (
-        Marriage.objects.filter(Q(husband_id__in=wanted) | Q(wife_id__in=wanted))
-        .order_by("arranged_year", "pk")
-        .values_list("pk", "husband_id", "wife_id", "arranged_year", "wedding_year", "ended_year")
+        if father in wanted:
+            children[father].append(pk)
+        if mother in wanted and mother != father:
+            children[mother].append(pk)
+    matches = _rows_about(
+        Marriage, "id, husband, wife, arranged_year, wedding_year, ended_year", ("husband", "wife"), "arranged_year, id", wanted
     )
     for pk, husband, wife, arranged, wedding, ended in matches:
         if husband in wanted:
@@ -131,29 +168,37 @@ class CharacterOut(serializers.ModelSerializer):  # type: ignore[type-arg]
         ]  # fmt: skip
         ref_name = "Character"
 
-    def to_representation(self, instance: Character) -> dict[str, Any]:
+    def to_representation(self, instance: Character | tuple[Any, ...]) -> dict[str, Any]:
+        """``instance``: a Character, or its ``CHARACTER_ROW`` tuple (the list reads tuples: no
+        model instances to build for a page of a hundred)."""
+        urls = self.__dict__.get("_urls")
+        if urls is None:  # once per serializer, not per row (a list's rows share the child serializer)
+            urls = self.__dict__["_urls"] = (list_url(self.context, "characters"), list_url(self.context, "marriages"))
+        people, unions = urls
         family: Family = self.context["family"]
-        people, unions = list_url(self.context, "characters"), list_url(self.context, "marriages")
-        row: dict[str, Any] = {"id": instance.pk, "url": f"{people}{instance.pk}/"}
-        for name in CHARACTER_COLUMNS:
-            row[name] = getattr(instance, name)
-        row["display_name"] = f"{instance.given_name} {instance.dynastic_name}"
-        for name in CHARACTER_LINKS:
-            row[name] = getattr(instance, f"{name}_id")
-        row["characteristics"] = instance.characteristics
-        father, mother = instance.father_id, instance.mother_id
-        row["father"] = {"id": father, "url": f"{people}{father}/"} if father else None
-        row["mother"] = {"id": mother, "url": f"{people}{mother}/"} if mother else None
-        row["spouses"] = [
-            {
-                "id": other, "url": f"{people}{other}/", "marriage": {"id": pk, "url": f"{unions}{pk}/"},
-                "state": "ended" if ended is not None else ("wed" if wedding is not None else "betrothed"),
-                "arranged_year": arranged, "wedding_year": wedding, "ended_year": ended,
-            }
-            for pk, other, arranged, wedding, ended in family.matches.get(instance.pk, ())
-        ]  # fmt: skip
-        row["children"] = [{"id": pk, "url": f"{people}{pk}/"} for pk in family.children.get(instance.pk, ())]
-        return row
+        (
+            pk, given, dynastic, sex, born, order, status, died, cause, retired, origin, legitimate, piece, offset,
+            birth_dynasty, controlled_by, prisoner_of, pretender_of, traits, father, mother,
+        ) = instance if isinstance(instance, tuple) else _row_of(instance)  # fmt: skip
+        return {
+            "id": pk, "url": f"{people}{pk}/", "given_name": given, "dynastic_name": dynastic,
+            "display_name": f"{given} {dynastic}", "sex": sex, "birth_year": born, "birth_order": order, "status": status,
+            "death_year": died, "death_cause": cause, "retired_year": retired, "origin": origin, "legitimate": legitimate,
+            "prince_piece": piece, "effective_age_offset": offset, "birth_dynasty": birth_dynasty,
+            "controlled_by": controlled_by, "prisoner_of": prisoner_of, "pretender_of": pretender_of,
+            "characteristics": traits,
+            "father": {"id": father, "url": f"{people}{father}/"} if father else None,
+            "mother": {"id": mother, "url": f"{people}{mother}/"} if mother else None,
+            "spouses": [
+                {
+                    "id": other, "url": f"{people}{other}/", "marriage": {"id": match, "url": f"{unions}{match}/"},
+                    "state": "ended" if ended is not None else ("wed" if wedding is not None else "betrothed"),
+                    "arranged_year": arranged, "wedding_year": wedding, "ended_year": ended,
+                }
+                for match, other, arranged, wedding, ended in family.matches.get(pk, ())
+            ],
+            "children": [{"id": child, "url": f"{people}{child}/"} for child in family.children.get(pk, ())],
+        }  # fmt: skip
 
     @extend_schema_field(SpouseSerializer(many=True))
     def get_spouses(self, obj: Character) -> list[dict[str, Any]]:  # documents the field; to_representation fills it
@@ -193,14 +238,21 @@ class CharacterViewSet(CampaignReadViewSet):
     spouses and children as links. ``?year=1310`` lists who was alive in 1310."""
 
     api_tag = "families"
-    queryset = Character.objects.order_by("pk")
+    queryset = Character.objects.order_by("pk").values_list(*CHARACTER_ROW)  # rows as tuples: see CharacterOut
     serializer_class = CharacterOut
     filterset_class = CharacterFilter
+    filter_params = frozenset(CharacterFilter.base_filters)
+
+    def filter_queryset(self, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        if self.filter_params.isdisjoint(self.request.query_params):
+            return queryset  # no filter asked for: the filter set (a form built per request) would change nothing
+        return super().filter_queryset(queryset)
 
     def get_serializer(self, *args: Any, **kwargs: Any) -> serializers.BaseSerializer:  # type: ignore[type-arg]
         if args and not self.fake:
             rows = args[0] if kwargs.get("many") else [args[0]]
-            kwargs["context"] = {**self.get_serializer_context(), "family": family_of([c.pk for c in rows])}
+            ids = [row[0] if isinstance(row, tuple) else row.pk for row in rows]
+            kwargs["context"] = {**self.get_serializer_context(), "family": family_of(ids)}
         return super().get_serializer(*args, **kwargs)
 
 

@@ -1,0 +1,100 @@
+"""Export and import of a whole campaign as one JSON document, ``regnal/2``
+(docs/export-format.md; ``campaign.exchange``).
+
+- ``GET campaigns/{slug}/export/``: the GM only (the document holds every secret);
+- ``POST campaigns/import/``: any logged-in user; the document is the body; the campaign is
+  created new and the importer is its GM. A document at fault is a 400 whose message names the
+  problem (``format: missing``, ``characters[3].father: ...``) and nothing is written.
+
+An import creates a campaign, so there is no campaign to run it as a step action of; it is the one
+transaction of ``campaign_import``. With an ``Idempotency-Key`` the key is recorded on the new
+campaign (as ``run_action`` does), so the same key sent again is a 409 and imports nothing twice."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.parsers import JSONParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from api.common import CampaignScoped, idempotency_key, require_gm
+from api.schema import IDEMPOTENCY_KEY
+from api.views.campaigns import CampaignDetailOut
+from campaign.exchange import FORMAT, campaign_export, campaign_import
+from campaign.history import AlreadyDone, step_action
+from campaign.models import ActionKey, Role
+
+
+class ExportView(CampaignScoped, APIView):
+    api_tag = "exchange"
+
+    @extend_schema(
+        summary="Export the campaign (GM)",
+        description=(
+            f"The whole campaign as one `{FORMAT}` JSON document (docs/export-format.md): what `POST "
+            "campaigns/import/` reads back. The GM only: it holds every exchequer and contract."
+        ),
+        responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description=f"The `{FORMAT}` document.")},
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        v = self.viewer
+        require_gm(v.role)
+        response = Response(campaign_export(v.campaign))
+        response["Content-Disposition"] = f'attachment; filename="{v.campaign.slug}.json"'
+        return response
+
+
+class ImportQuery(serializers.Serializer):
+    slug = serializers.SlugField(
+        required=False, max_length=80, help_text="The new campaign's slug; default: the document's (made unique)."
+    )
+
+
+class ImportView(APIView):
+    api_tag = "exchange"
+    parser_classes = [JSONParser]
+
+    @extend_schema(
+        summary="Import a campaign",
+        description=(
+            f"Load an exported `{FORMAT}` document (the body; `regnal/1` is still read) as a new campaign; you become "
+            "its GM. The whole document is checked first: a problem is a 400 `invalid_import` whose message names "
+            "where it is, and nothing is written."
+        ),
+        request=OpenApiTypes.OBJECT,
+        responses={201: CampaignDetailOut},
+        parameters=[
+            IDEMPOTENCY_KEY,
+            OpenApiParameter(
+                "slug",
+                OpenApiTypes.STR,
+                OpenApiParameter.QUERY,
+                required=False,
+                description=ImportQuery().fields["slug"].help_text,
+            ),
+        ],
+    )
+    def post(self, request: Request) -> Response:
+        query = ImportQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        slug = query.validated_data.get("slug")
+        sent = bool((request.headers.get("Idempotency-Key") or "").strip())
+        key = idempotency_key(request)
+        data: Any = request.data
+        with transaction.atomic():
+            if sent and ActionKey.objects.filter(key=key).exists():
+                raise AlreadyDone("That import was already done (the same Idempotency-Key): nothing was imported again.")
+            campaign = campaign_import(data, by=request.user, slug=slug)
+            if sent:  # record the key on the new campaign, as every other write does
+                step_action(campaign=campaign, key=key, label="Import", action=lambda c: c, by=request.user)
+        campaign.viewer_role, campaign.viewer_dynasty = Role.GM.value, None  # type: ignore[attr-defined]
+        body = CampaignDetailOut(campaign, context={"request": request}).data
+        location = request.build_absolute_uri(reverse("api:campaign-detail", kwargs={"slug": campaign.slug}))
+        return Response(body, status=status.HTTP_201_CREATED, headers={"Location": location})

@@ -1,0 +1,222 @@
+"""Renders: files, not JSON. A family tree (SVG, PNG or PDF), a character sheet, a contract and a
+turn's announcements as PDF, the family record as GEDCOM. Read-only, with the pages' permissions:
+
+- trees, announcements and GEDCOM: every member (the family record is public, RULES.md E7);
+- a character sheet: the GM, or the player of the dynasty that controls the character
+  (``dynasties.print_views.may_print_dynasty``);
+- a contract: the GM and the players of its parties (``campaign.permissions.visible``; anyone
+  else gets 404, as for the contract itself).
+
+A success is the file with its own media type, whatever ``Accept`` says; an error is the API's
+JSON error shape (the negotiation below always picks JSON, and ignores ``?format=``, which here
+names the tree's format)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpResponse
+from django.utils.text import slugify
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import exceptions, serializers
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from api.common import CampaignScoped, visible_or_404
+from api.filters import INT_MAX
+from contracts.models import Contract
+from contracts.printing import contract_pdf
+from dynasties import printing
+from dynasties.gedcom import export_gedcom
+from dynasties.models import Character, Dynasty
+from dynasties.print_views import may_print_dynasty
+from dynasties.rules.errors import RuleError
+from dynasties.trees.data import KINDS, TreeError
+from dynasties.trees.dot import PAPERS
+from dynasties.trees.render import FORMATS, RenderError, TreeRequest, render_tree
+from dynasties.trees.views import pages_url
+
+PDF = "application/pdf"
+GEDCOM = "text/plain"
+TREE_FORMATS = ("svg", "png", "pdf")
+
+
+class JsonErrorsNegotiation(BaseContentNegotiation):
+    """The file views answer their file (an ``HttpResponse``) whatever ``Accept`` asks, and their
+    errors as JSON: the renderer is always the first (JSON) one."""
+
+    def select_parser(self, request: Request, parsers: list[Any]) -> Any:
+        return parsers[0] if parsers else None
+
+    def select_renderer(self, request: Request, renderers: list[BaseRenderer], format_suffix: str | None = None) -> Any:
+        return renderers[0], renderers[0].media_type
+
+
+class RenderFailed(exceptions.APIException):
+    status_code = 503
+    default_code = "render_failed"
+    default_detail = "The file could not be drawn right now; try again."
+
+
+class FileView(CampaignScoped, APIView):
+    api_tag = "renders"
+    renderer_classes = [JSONRenderer]
+    content_negotiation_class = JsonErrorsNegotiation
+
+
+def _file(content: bytes | str, media_type: str, filename: str, *, attachment: bool = False) -> HttpResponse:
+    response = HttpResponse(content, content_type=media_type)
+    response["Content-Disposition"] = f'{"attachment" if attachment else "inline"}; filename="{filename}"'
+    response["Cache-Control"] = "private, no-cache"
+    return response
+
+
+def _binary(media_type: str, description: str) -> dict[Any, Any]:
+    return {(200, media_type): OpenApiResponse(OpenApiTypes.BINARY, description=description)}
+
+
+# trees -----------------------------------------------------------------------------------------
+
+
+class TreeQuery(serializers.Serializer):
+    format = serializers.ChoiceField(choices=TREE_FORMATS, default="svg", help_text="svg (default), png or pdf.")
+    focus = serializers.IntegerField(
+        required=False, min_value=1, max_value=INT_MAX,
+        help_text="A character: the tree of his ancestors/descendants, or his family lines within a dynasty or campaign tree.",
+    )  # fmt: skip
+    generations = serializers.IntegerField(required=False, min_value=0, max_value=100, help_text="Cap on generations.")
+    dynasty = serializers.IntegerField(required=False, min_value=1, max_value=INT_MAX, help_text="A dynasty tree's house.")
+    crown = serializers.CharField(required=False, max_length=80, help_text="A succession tree's crown.")
+    limit = serializers.IntegerField(
+        required=False, default=10, min_value=1, max_value=100, help_text="Heirs on a succession tree."
+    )
+    paper = serializers.ChoiceField(choices=("auto", *PAPERS), default="auto", help_text="PNG and PDF: fit to A4 or A3.")
+
+    class Meta:
+        ref_name = "TreeQuery"
+
+
+class TreeView(FileView):
+    @extend_schema(
+        summary="A family tree",
+        description=(
+            "`dynasty` (needs `dynasty`), `campaign`, `ancestors` and `descendants` (need `focus`), `succession` (needs "
+            "`crown`). People link to their character pages. Every member may draw any tree."
+        ),
+        parameters=[
+            OpenApiParameter("kind", OpenApiTypes.STR, OpenApiParameter.PATH, enum=list(KINDS)),
+            TreeQuery,
+        ],
+        responses={
+            **_binary(FORMATS["svg"], "The tree as SVG (`format=svg`)."),
+            **_binary(FORMATS["png"], "The tree as PNG (`format=png`)."),
+            **_binary(FORMATS["pdf"], "The tree as PDF (`format=pdf`)."),
+        },
+    )
+    def get(self, request: Request, slug: str, kind: str) -> HttpResponse:
+        v = self.viewer
+        if kind not in KINDS:
+            raise Http404(f"No tree of kind {kind!r}; one of {', '.join(KINDS)}.")
+        query = TreeQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        q = query.validated_data
+        wanted = TreeRequest(
+            kind=kind, dynasty=q.get("dynasty"), focus=q.get("focus"), generations=q.get("generations"),
+            crown=q.get("crown") or None, limit=q["limit"], fmt=q["format"], url=pages_url(v.campaign), paper=q["paper"],
+        )  # fmt: skip
+        try:
+            result = render_tree(v.campaign, wanted)
+        except TreeError as exc:
+            raise RuleError(str(exc), code="invalid_tree") from None
+        except RenderError as exc:
+            raise RenderFailed(str(exc)) from None
+        return _file(result.content, result.content_type, f"{v.campaign.slug}-{kind}.{q['format']}")
+
+
+# printables ------------------------------------------------------------------------------------
+
+
+class SheetView(FileView):
+    @extend_schema(
+        summary="A character sheet (PDF)",
+        operation_id="campaigns_characters_sheet_pdf",
+        description="The printable sheet: the GM, or the player of the dynasty that controls the character.",
+        responses=_binary(PDF, "The sheet, A4."),
+    )
+    def get(self, request: Request, slug: str, pk: int) -> HttpResponse:
+        v = self.viewer
+        character = (
+            Character.objects.select_related("campaign", "controlled_by", "father", "mother")
+            .filter(pk=pk, campaign=v.campaign)
+            .first()
+        )
+        if character is None:
+            raise Http404("No such character.")
+        if not may_print_dynasty(request.user, character.controlled_by, v.campaign):
+            raise PermissionDenied("Only the GM or the player of this character's dynasty prints this sheet.")
+        return _file(printing.character_sheet_pdf(character), PDF, f"sheet-{character.pk}.pdf")
+
+
+class ContractPdfView(FileView):
+    api_tag = "contracts"
+
+    @extend_schema(
+        summary="A contract (PDF)",
+        description="The signable contract: its parties' players and the GM (anyone else: 404).",
+        responses=_binary(PDF, "The contract, A4."),
+    )
+    def get(self, request: Request, slug: str, pk: int) -> HttpResponse:
+        v = self.viewer
+        contract: Contract = visible_or_404(request, v.campaign, Contract.objects.select_related("campaign"), pk=pk)  # type: ignore[assignment]
+        return _file(contract_pdf(contract), PDF, f"contract-{contract.pk}.pdf")
+
+
+class AnnouncementsPdfView(FileView):
+    @extend_schema(
+        summary="A turn's announcements (PDF)",
+        description="The public announcements of a year of the campaign (no money, no contract): every member.",
+        responses=_binary(PDF, "The announcements, A4."),
+    )
+    def get(self, request: Request, slug: str, year: int) -> HttpResponse:
+        v = self.viewer
+        campaign = v.campaign
+        if not campaign.start_year <= year <= campaign.current_year:
+            raise Http404(
+                f"No announcements for {year}: the campaign runs from {campaign.start_year} to {campaign.current_year}."
+            )
+        return _file(printing.announcements_pdf(campaign, year), PDF, f"announcements-{campaign.slug}-{year}.pdf")
+
+
+class GedcomQuery(serializers.Serializer):
+    dynasty = serializers.IntegerField(
+        required=False, min_value=1, max_value=INT_MAX, help_text="One dynasty only (its members and their spouses)."
+    )
+
+    class Meta:
+        ref_name = "GedcomQuery"
+
+
+class GedcomView(FileView):
+    api_tag = "families"
+
+    @extend_schema(
+        summary="The family record as GEDCOM",
+        description="GEDCOM 5.5.1 of the campaign (or one dynasty), for genealogy programs: every member.",
+        parameters=[GedcomQuery],
+        responses=_binary(GEDCOM, "GEDCOM 5.5.1, UTF-8."),
+    )
+    def get(self, request: Request, slug: str) -> HttpResponse:
+        v = self.viewer
+        query = GedcomQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        dynasty = None
+        if "dynasty" in query.validated_data:
+            dynasty = Dynasty.objects.filter(campaign=v.campaign, pk=query.validated_data["dynasty"]).first()
+            if dynasty is None:
+                raise serializers.ValidationError({"dynasty": "There is no such dynasty in this campaign."})
+        name = f"{v.campaign.slug}-{slugify(dynasty.name) if dynasty else 'campaign'}.ged"
+        return _file(export_gedcom(v.campaign, dynasty), f"{GEDCOM}; charset=utf-8", name, attachment=True)
