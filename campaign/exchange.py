@@ -15,7 +15,12 @@ its default when absent.
 from __future__ import annotations
 
 import copy
+import gzip
+import io
+import json
+import math
 import re
+import zlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
@@ -24,6 +29,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import FieldDoesNotExist
 from django.core.validators import slug_re
 from django.db import DataError, IntegrityError, connection, models, transaction
+from django.db.backends.base.operations import BaseDatabaseOperations
 
 from campaign.models import (
     STEP_ORDER,
@@ -165,6 +171,17 @@ _WHAT = {"dynasties": "dynasty", "breaches": "breach", "contract_payments": "con
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 SMALL_MAX = 32767
+# What any value of the document may be, wherever it is (docs/export-format.md, "Limits"): every
+# number within 64 bits, every string at most MAX_TEXT characters, nesting at most MAX_DEPTH deep.
+# Fields stored in database columns are held to their column's range and length besides.
+WHOLE_MIN, WHOLE_MAX = -(2**63), 2**63 - 1
+MAX_TEXT = 100_000
+MAX_DEPTH = 32
+MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
+CHARACTERISTIC_LIMIT = 1000
+_COLOR = re.compile(r"#[0-9a-fA-F]{6}")
+# Integer columns' ranges, the same on every database (SQLite itself would store anything).
+_COLUMN_RANGES = BaseDatabaseOperations.integer_field_ranges
 
 M = TypeVar("M", bound=models.Model)
 
@@ -572,12 +589,110 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
+def _short(value: Any, limit: int = 40) -> str:
+    """``repr(value)`` cut short: a refusal quotes the value, never a whole hostile one."""
+    if _is_int(value) and abs(value) >= 10**limit:
+        return f"a number of {len(str(abs(value)))} digits"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _got(value: Any) -> str:
-    return "null" if value is None else f"{_kind(value)} ({value!r})"
+    return "null" if value is None else f"{_kind(value)} ({_short(value)})"
 
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def parse_document(raw: str | bytes) -> Any:
+    """The JSON value in an export file's contents (UTF-8 text, or gzip-compressed UTF-8 text),
+    for ``campaign_import``. What is not a readable JSON document is an ``InvalidImport`` saying why."""
+    if isinstance(raw, bytes):
+        if raw[:2] == b"\x1f\x8b":
+            try:
+                with gzip.GzipFile(fileobj=io.BytesIO(raw)) as stream:
+                    raw = stream.read(MAX_DOCUMENT_BYTES + 1)
+            except (OSError, EOFError, zlib.error) as exc:
+                raise InvalidImport(f"The file looks compressed (gzip) but cannot be read: {exc}.") from None
+        if len(raw) > MAX_DOCUMENT_BYTES:
+            raise InvalidImport(f"The document is larger than {MAX_DOCUMENT_BYTES // 2**20} MB: it is not an export.")
+        try:
+            raw = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise InvalidImport(f"The file is not UTF-8 text (byte {exc.start}: {exc.reason}).") from None
+    if len(raw) > MAX_DOCUMENT_BYTES:
+        raise InvalidImport(f"The document is larger than {MAX_DOCUMENT_BYTES // 2**20} MB: it is not an export.")
+    try:
+        return json.loads(raw.removeprefix("\ufeff"), parse_constant=_refuse_constant)
+    except json.JSONDecodeError as exc:
+        raise InvalidImport(f"The file is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}.") from None
+    except RecursionError:
+        raise InvalidImport(f"The file is not an export: its values are nested more than {MAX_DEPTH} deep.") from None
+    except ValueError as exc:  # NaN or Infinity, or a number too long for Python to read
+        text = str(exc)
+        raise InvalidImport(f"The file is not valid JSON: {text if len(text) < 120 else text[:117] + '...'}.") from None
+
+
+def _path(parts: tuple[str | int, ...]) -> str:
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out or "the document"
+
+
+def _check_values(data: Any) -> None:
+    """Refuse, wherever it is, a value that is not plain JSON or breaks the document's limits: a
+    number beyond 64 bits, a decimal that is not finite, a string too long or holding a NUL or a
+    lone surrogate (no database stores them), nesting deeper than ``MAX_DEPTH``. This covers the
+    free-form objects (a crown's state, a chronicle entry's data, a clause's terms) that are copied
+    as they are; the fields with columns of their own are checked against them besides."""
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(data, ())]
+    while stack:
+        value, where = stack.pop()
+
+        def fail(problem: str, where: tuple[str | int, ...] = where) -> InvalidImport:
+            path = _path(where)
+            return InvalidImport(f"{path}: {problem}", fields={path: problem})
+
+        if value is None or isinstance(value, bool):
+            continue
+        if isinstance(value, int):
+            if not WHOLE_MIN <= value <= WHOLE_MAX:
+                raise fail(f"{_short(value)} is beyond the 64-bit range of numbers an export may hold")
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                raise fail(f"{value} is not a number an export may hold")
+        elif isinstance(value, str):
+            _check_text(value, fail)
+        elif isinstance(value, dict | list):
+            if len(where) >= MAX_DEPTH:
+                raise fail(f"values are nested more than {MAX_DEPTH} deep")
+            if isinstance(value, list):
+                stack.extend((item, (*where, i)) for i, item in enumerate(value))
+                continue
+            for key, item in value.items():
+                if not isinstance(key, str):
+                    raise fail(f"the key {_short(key)} is not a string")
+                _check_text(key, lambda problem, key=key: fail(f"the key {_short(key)} {problem}"))
+                stack.append((item, (*where, key)))
+        else:
+            raise fail(f"{type(value).__name__} is not a JSON value")
+
+
+def _check_text(text: str, fail: Callable[[str], InvalidImport]) -> None:
+    if len(text) > MAX_TEXT:
+        raise fail(f"is {len(text)} characters long; at most {MAX_TEXT} are allowed")
+    if "\x00" in text:
+        raise fail("holds a NUL character, which no database stores")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise fail("holds a lone surrogate (half of a character), which is not text") from None
 
 
 class _Item:
@@ -604,8 +719,11 @@ class _Item:
             return None
         if not _is_int(value):
             raise self.fail(key, f"must be a whole number{' or null' if null else ''}, got {_got(value)}")
+        column = self._range(key)
+        if column is not None:  # never wider than the database column holding it
+            low, high = max(low, column[0]), min(high, column[1])
         if not low <= value <= high:
-            raise self.fail(key, f"{value} is outside {low}..{high}")
+            raise self.fail(key, f"{_short(value)} is outside {low}..{high}")
         return value
 
     def str(self, key: str, *, blank: bool = True, default: Any = _MISSING) -> str:
@@ -623,7 +741,7 @@ class _Item:
         allowed = list(choices)
         value = self.get(key, default)
         if not isinstance(value, str) or value not in allowed:
-            raise self.fail(key, f"{value!r} is not one of {', '.join(repr(c) for c in allowed)}")
+            raise self.fail(key, f"{_short(value)} is not one of {', '.join(repr(c) for c in allowed)}")
         return value
 
     def bool(self, key: str, *, default: Any = _MISSING) -> bool:
@@ -650,13 +768,22 @@ class _Item:
             raise self.fail(key, f"no {what} with id {value}")
         return value
 
-    def _max_length(self, key: str) -> int | None:
+    def _field(self, key: str) -> Any:
         if self.model is None:
             return None
         try:
-            return getattr(self.model._meta.get_field(key), "max_length", None)
-        except FieldDoesNotExist:  # a document key that is not a model field has no limit
+            return self.model._meta.get_field(key)
+        except FieldDoesNotExist:  # a document key that is not a model field has no column of its own
             return None
+
+    def _max_length(self, key: str) -> int | None:
+        return getattr(self._field(key), "max_length", None)
+
+    def _range(self, key: str) -> tuple[int, int] | None:
+        field = self._field(key)
+        if field is None or field.is_relation:
+            return None
+        return _COLUMN_RANGES.get(field.get_internal_type())
 
 
 def _section(
@@ -760,11 +887,12 @@ class _Plan:
 def _read(data: Any) -> _Plan:
     if not isinstance(data, dict):
         raise InvalidImport(f"The document must be a JSON object, got {_kind(data)}.")
+    _check_values(data)
     if "format" not in data:
         raise InvalidImport(f"format: missing; expected {FORMAT!r}", fields={"format": "missing"})
     if data["format"] not in (FORMAT, FORMAT_V1):
         raise InvalidImport(
-            f"format: {data['format']!r} is not supported; expected {FORMAT!r} (or the older {FORMAT_V1!r})",
+            f"format: {_short(data['format'])} is not supported; expected {FORMAT!r} (or the older {FORMAT_V1!r})",
             fields={"format": "unsupported"},
         )
     # A regnal/1 document lacks what regnal/2 added: those sections and fields are optional there
@@ -790,7 +918,7 @@ def _read(data: Any) -> _Plan:
             "name": d.str("name", blank=False),
             "crown": d.str("crown"),
             "kind": d.choice("kind", DynastyKind.values),
-            "color": d.str("color", default="#888888"),
+            "color": _color(d),
             "seat": d.int("seat", low=0, high=SMALL_MAX, default=since_v2(i)),
         }
         if row["name"] in names:
@@ -969,6 +1097,13 @@ def _read(data: Any) -> _Plan:
     return plan
 
 
+def _color(d: _Item) -> str:
+    color = d.str("color", default="#888888")
+    if not _COLOR.fullmatch(color):
+        raise d.fail("color", f"{_short(color)} is not a colour written #rrggbb")
+    return color
+
+
 def _read_campaign(data: Mapping[str, Any], plan: _Plan) -> None:
     raw = data["campaign"]
     if not isinstance(raw, dict):
@@ -981,7 +1116,7 @@ def _read_campaign(data: Mapping[str, Any], plan: _Plan) -> None:
         raise c.fail("ruleset", exc.message) from None
     slug = c.str("slug", blank=False)
     if not slug_re.match(slug):
-        raise c.fail("slug", f"{slug!r} is not a slug (letters, digits, hyphens and underscores)")
+        raise c.fail("slug", f"{_short(slug)} is not a slug (letters, digits, hyphens and underscores)")
     start = c.int("start_year")
     current = c.int("current_year")
     if current < start:
@@ -1043,6 +1178,8 @@ def _read_character(
     for name, value in row["characteristics"].items():
         if not _is_int(value):
             raise c.fail(f"characteristics.{name}", f"must be a whole number, got {_got(value)}")
+        if not -CHARACTERISTIC_LIMIT <= value <= CHARACTERISTIC_LIMIT:
+            raise c.fail(f"characteristics.{name}", f"{_short(value)} is outside {-CHARACTERISTIC_LIMIT}..{CHARACTERISTIC_LIMIT}")
     if row["status"] == Status.DEAD and row["death_year"] is None:
         raise c.fail("death_year", "a dead character needs a death year")
     if row["status"] != Status.DEAD and row["death_year"] is not None:
@@ -1196,7 +1333,7 @@ def _read_chronicle(data: Mapping[str, Any], plan: _Plan, ids: Mapping[str, Mapp
                         raise e.fail(f"data.{key}", f"must be a list of {what} ids, got {_kind(value)}")
                     for n, one in enumerate(value):
                         if one is not None and (not _is_int(one) or one not in ids[section]):
-                            raise e.fail(f"data.{key}[{n}]", f"no {what} with id {one!r}")
+                            raise e.fail(f"data.{key}[{n}]", f"no {what} with id {_short(one)}")
             row["data"] = entry_data
             plan.entries.append(row)
 
@@ -1313,7 +1450,7 @@ def _import(data: Any, *, by: AbstractBaseUser | None, slug: str | None) -> Camp
     plan = _read(data)
     if slug is not None:
         if not slug_re.match(slug) or len(slug) > 80:
-            raise InvalidImport(f"slug: {slug!r} is not a slug (letters, digits, hyphens and underscores)")
+            raise InvalidImport(f"slug: {_short(slug)} is not a slug (letters, digits, hyphens and underscores)")
         if Campaign.objects.filter(slug=slug).exists():
             raise RuleError(f"The slug {slug!r} is taken; choose another.", code="slug_taken", fields={"slug": "taken"})
         plan.campaign["slug"] = slug

@@ -1,0 +1,169 @@
+"""Backups: dated exports of every campaign, written atomically and rotated (docs/backups.md).
+
+``backup_campaigns`` writes one ``regnal/2`` export per campaign (docs/export-format.md) as
+``<slug>-YYYYMMDD-HHMMSS.json`` (UTC; ``.json.gz`` when compressed) and keeps the newest ``keep``
+files of each campaign it backed up. A file is first written to a hidden temporary file in the same
+directory, flushed to disk, then renamed over its final name: a crash or a full disk never leaves a
+half-written backup under a backup's name. Each campaign is read inside one transaction holding the
+campaign's row lock, the lock every step takes first, so a backup never catches a step half done.
+Restore a backup with ``manage.py import_campaign FILE`` (``-`` for a decompressed stream).
+"""
+
+from __future__ import annotations
+
+import datetime
+import gzip
+import json
+import os
+import re
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from campaign.exchange import campaign_export
+from campaign.models import Campaign
+from dynasties.rules.errors import NotFound, RuleError
+from dynasties.services.common import lock_campaign
+
+DEFAULT_KEEP = 14
+"""Backups kept per campaign: two weeks of nightly runs."""
+
+STAMP = "%Y%m%d-%H%M%S"
+_NAME = re.compile(r"^(?P<slug>.+)-(?P<stamp>\d{8}-\d{6})\.json(?P<gz>\.gz)?$")
+
+
+@dataclass(frozen=True)
+class Written:
+    campaign: str  # the slug
+    path: Path
+    size: int
+
+
+@dataclass
+class BackupResult:
+    written: list[Written] = field(default_factory=list)
+    removed: list[Path] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (slug, why): the others are still written
+
+
+def dumps(data: dict[str, Any]) -> str:
+    """The text of an export, as ``manage.py export_campaign`` writes it."""
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def backup_name(slug: str, when: datetime.datetime, *, compress: bool = False) -> str:
+    """``<slug>-YYYYMMDD-HHMMSS.json`` (``.json.gz``), the time in UTC."""
+    stamp = when.astimezone(datetime.UTC).strftime(STAMP) if timezone.is_aware(when) else when.strftime(STAMP)
+    return f"{slug}-{stamp}.json" + (".gz" if compress else "")
+
+
+def backups_of(directory: Path, slug: str) -> list[Path]:
+    """The backups of one campaign in ``directory``, newest first (by the time in the name)."""
+    if not directory.is_dir():
+        return []
+    found = []
+    for path in directory.iterdir():
+        match = _NAME.match(path.name)
+        if match and match["slug"] == slug and path.is_file():
+            found.append((match["stamp"], path.name, path))
+    return [path for _, _, path in sorted(found, reverse=True)]
+
+
+def write_atomically(path: Path, payload: bytes) -> None:
+    """Write ``payload`` to ``path`` whole or not at all: a temporary file in the same directory,
+    synced, then renamed over ``path`` (and the directory synced, where the system allows)."""
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(payload)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+    try:
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+    except OSError:  # a system that cannot open directories (Windows): the rename is what it is
+        return
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass
+    finally:
+        os.close(dir_fd)
+
+
+def _payload(text: str, compress: bool) -> bytes:
+    raw = text.encode("utf-8")
+    return gzip.compress(raw, mtime=0) if compress else raw
+
+
+def _export(campaign: Campaign) -> dict[str, Any]:
+    with transaction.atomic():
+        return campaign_export(lock_campaign(campaign))
+
+
+def _campaigns(slug: str | None) -> Iterable[Campaign]:
+    if slug is None:
+        return Campaign.objects.order_by("slug")
+    found = list(Campaign.objects.filter(slug=slug))
+    if not found:
+        raise NotFound(f"There is no campaign with the slug {slug!r}.")
+    return found
+
+
+def backup_campaigns(
+    *,
+    directory: Path | str,
+    keep: int = DEFAULT_KEEP,
+    slug: str | None = None,
+    compress: bool = False,
+    now: datetime.datetime | None = None,
+) -> BackupResult:
+    """Back up every campaign (or the one with ``slug``) into ``directory`` (made if missing),
+    then delete all but the newest ``keep`` backups of each campaign backed up. Backups of other
+    campaigns, and files not named like backups, are never touched. A campaign that cannot be
+    backed up (a full disk, say) is listed in ``failed`` with the reason, its old backups kept,
+    and the next campaign is tried."""
+    if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
+        raise RuleError("Keep at least one backup per campaign (--keep 1 or more).", code="invalid", fields={"keep": "min"})
+    directory = Path(directory)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RuleError(f"Cannot make the backup directory {directory}: {exc.strerror or exc}.", code="backup_dir") from exc
+    when = now or timezone.now()
+    result = BackupResult()
+    for campaign in _campaigns(slug):
+        path = directory / backup_name(campaign.slug, when, compress=compress)
+        try:
+            payload = _payload(dumps(_export(campaign)), compress)
+        except RuleError as exc:
+            result.failed.append((campaign.slug, f"Cannot export {campaign.slug}: {exc.message}"))
+            continue
+        try:
+            write_atomically(path, payload)
+        except OSError as exc:
+            result.failed.append((campaign.slug, f"Cannot write the backup {path}: {exc.strerror or exc}."))
+            continue
+        result.written.append(Written(campaign.slug, path, len(payload)))
+        for old in backups_of(directory, campaign.slug)[keep:]:
+            old.unlink(missing_ok=True)
+            result.removed.append(old)
+    return result
+
+
+def read_backup(path: Path | str) -> Any:
+    """The document in a backup file (plain or gzip-compressed JSON), for ``campaign_import``."""
+    from campaign.exchange import parse_document
+
+    raw = Path(path).read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    return parse_document(raw)
