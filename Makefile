@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell sha1sum requirements.txt | cut -c1-12)
-APT_PACKAGES := graphviz libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core poppler-utils chromium
+APT_PACKAGES := graphviz libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core poppler-utils chromium postgresql
 
 .PHONY: run test setup system bench lint
 
@@ -34,12 +34,21 @@ lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
+# The whole suite twice: on SQLite (the default database; the tests marked `postgres` need
+# PostgreSQL and are left out), then all of it, browser tests included, on a throwaway PostgreSQL
+# server (scripts/pg-test.sh: private data directory, random loopback port, removed at the end).
 test: lint
 	DEBUG=1 $(PY) manage.py makemigrations --check --dry-run >/dev/null || { echo "Models changed without a migration: run manage.py makemigrations" >&2; exit 1; }
-	$(VENV)/bin/pytest
+	@echo "== the suite on SQLite"; start=$$SECONDS; \
+	$(VENV)/bin/pytest -m "not postgres"; status=$$?; \
+	echo "== SQLite run: $$((SECONDS - start)) s"; exit $$status
+	@echo "== the suite on PostgreSQL"; start=$$SECONDS; \
+	scripts/pg-test.sh $(VENV)/bin/pytest; status=$$?; \
+	echo "== PostgreSQL run: $$((SECONDS - start)) s"; exit $$status
 
 bench: setup
 	$(PY) bench/simulate.py
 	$(PY) bench/succession_view.py
 	$(PY) bench/tree.py
 	$(PY) bench/undo.py
+	$(PY) bench/api.py

@@ -26,6 +26,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import IntegrityError, connections, models, transaction
 
+from campaign import audit
 from campaign.models import (
     ActionKey,
     Campaign,
@@ -160,8 +161,10 @@ def _unpack(data: bytes | memoryview) -> dict[str, Any]:
     return json.loads(zlib.decompress(bytes(data)))  # type: ignore[no-any-return]
 
 
-def _restore(campaign: Campaign, rows: dict[str, Any]) -> None:
+def _restore(campaign: Campaign, rows: dict[str, Any], *, by: AbstractBaseUser | None = None, reason: str = "") -> None:
     scopes = _scopes()
+    marks = audit.undo_capture(campaign.pk, scopes)  # the audit trail is not restored: it records the undo
+    restored: dict[str, list[models.Model]] = {}
     for model, path in reversed(scopes):
         model._default_manager.filter(**{path: campaign.pk})._raw_delete(model._default_manager.db)  # type: ignore[attr-defined]
     for field, value in rows["campaign"].items():
@@ -175,9 +178,11 @@ def _restore(campaign: Campaign, rows: dict[str, Any]) -> None:
             for f, value in zip(columns, values, strict=True):
                 setattr(obj, f.attname, value if value is None else _python(f, value))
             objs.append(obj)
+        restored[model._meta.label] = objs
         size = max(1, min(500, connections[model._base_manager.db].ops.bulk_batch_size(columns, objs)))
         for start in range(0, len(objs), size):  # raw: no auto_now / auto_now_add re-stamping
             model._base_manager._insert(objs[start : start + size], fields=columns, raw=True)  # type: ignore[attr-defined]
+    audit.mark_undo(marks, restored, by=by, reason=reason, year=campaign.current_year, step=campaign.step)
     from dynasties.models import Dynasty
 
     kept = Dynasty.objects.filter(campaign=campaign).values("pk")
@@ -221,7 +226,8 @@ def step_action(
                 ActionKey.objects.create(campaign=locked, key=key, label=label[:200], by=by)
         except IntegrityError:
             raise AlreadyDone("That was already done (the same form was sent twice): nothing was done again.") from None
-        return action(locked)
+        with audit.acting(by, year=locked.current_year, step=locked.step, label=label):  # who and when, for the audit trail
+            return action(locked)
 
 
 def checkpoint_take(campaign: Campaign, *, label: str, by: AbstractBaseUser | None = None) -> Checkpoint | None:
@@ -286,7 +292,8 @@ def _undo(campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None
             raise NothingToUndo(
                 "There is nothing to undo: no step has been played through the pages since the last two turns began."
             )
-        _restore(locked, _unpack(target.data))
+        reason = f"{label}: back to the start of {STEP_LABELS[target.step]} {target.year}"
+        _restore(locked, _unpack(target.data), by=by, reason=reason)
         Checkpoint.objects.filter(campaign=locked, pk__gte=target.pk).delete()
         Checkpoint.objects.filter(campaign=locked, year__gt=target.year).delete()
         return target

@@ -14,6 +14,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Q, Sum
 
+from campaign import audit
 from campaign.models import Campaign, Posting, PostingKind
 from dynasties.models import Dynasty
 from dynasties.rules.errors import NotFound, RuleError
@@ -84,6 +85,7 @@ def unsaved(
         amount=amount,
         kind=kind,
         reason=reason.strip()[:200] or kind,
+        entered_by=audit.acting_user(),  # who acted (the posting is bulk-created by the caller)
         **links,
     )
 
@@ -129,7 +131,7 @@ def post(
         amount=amount,
         kind=kind,
         reason=reason.strip()[:200] or kind,
-        entered_by=by if by is not None and getattr(by, "is_authenticated", False) else None,
+        entered_by=audit.acting_user(by),  # the ledger's audit trail: who, and created_at when
         **links,
     )
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import datetime
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_database, env_list, env_str
+from config.env import env_bool, env_database, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -33,6 +34,8 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
+    "simple_history",  # the audit trail (campaign/audit.py)
     "campaign",
     "dynasties",
     "contracts",
@@ -42,12 +45,15 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "simple_history.middleware.HistoryRequestMiddleware",  # who edited in the admin (campaign/audit.py)
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -84,8 +90,50 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "var" / "static"
+STATIC_ROOT = Path(env_str("STATIC_ROOT", "") or BASE_DIR / "var" / "static")
+# WhiteNoise serves STATIC_ROOT (filled by `manage.py collectstatic`) from the application itself;
+# in development it finds the files in the apps, as runserver does.
+WHITENOISE_AUTOREFRESH = DEBUG
+WHITENOISE_USE_FINDERS = DEBUG
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTHENTICATION_BACKENDS = [
+    "config.auth.AxesBackend",  # refuses a locked-out username + address before the password is checked
+    "django.contrib.auth.backends.ModelBackend",
+]
+
+# Login rate limiting (django-axes, config/auth.py): AXES_FAILURE_LIMIT wrong passwords for one
+# username from one address lock that pair out for AXES_COOLOFF_MINUTES; a good login resets the count.
+AXES_ENABLED = env_bool("AXES_ENABLED", True)
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = datetime.timedelta(minutes=env_int("AXES_COOLOFF_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "config.auth.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "config.auth.client_ip"
+AXES_SENSITIVE_PARAMETERS = ["username", "ip_address", "csrfmiddlewaretoken"]  # masked in logs (passwords always are)
+PROXY_COUNT = env_int("PROXY_COUNT", 0)
+"""How many reverse proxies in front of the application append to X-Forwarded-For (0: none)."""
+
+# Logs go to stderr (gunicorn and systemd collect them). Nothing here logs request bodies, headers
+# or SQL parameters: passwords and API token keys never reach a log line (tests/test_security.py).
+LOG_LEVEL = env_str("LOG_LEVEL", "INFO").upper()
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {
+        # Django's own console handler (DEBUG only) would print every line twice next to the root's.
+        "django": {"handlers": [], "level": "INFO", "propagate": True},
+        # SQL with its parameters (hashes, keys) is logged at DEBUG when DEBUG=1: never let it out.
+        "django.db.backends": {"level": "INFO", "propagate": True},
+        # Axes: failures and lockouts are warnings (with the username and address masked); its
+        # INFO lines (the banner, every clean-up) are noise.
+        "axes": {"level": "WARNING", "propagate": True},
+    },
+}
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
@@ -123,5 +171,9 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "MarriageStateEnum": "api.views.families.MARRIAGE_STATES",
         "ContractStateEnum": "contracts.models.ContractState",
+        # read by the contracts and written by their actions: one enum each, not one per serializer
+        "ContractKindEnum": "contracts.models.ContractKind",
+        "ClauseKindEnum": "contracts.models.ClauseKind",
+        "ParleyKindEnum": "contracts.models.ParleyKind",
     },
 }

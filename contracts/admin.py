@@ -11,6 +11,8 @@ from django.contrib import admin, messages
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest, HttpResponse
 
+from campaign import audit
+from campaign.admin_audit import AuditedAdmin
 from contracts.models import (
     Breach,
     Clause,
@@ -87,7 +89,8 @@ def _run(
 ) -> None:
     for row in rows:
         try:
-            service(campaign=row.campaign_id, **{field: row.pk}, **kwargs)
+            with audit.acting(request.user, year=row.campaign.current_year, step=row.campaign.step, label=f"Admin: {done}"):
+                service(campaign=row.campaign_id, **{field: row.pk}, **kwargs)
         except RuleError as exc:
             admin_.message_user(request, f"{row}: {exc.message}", messages.ERROR)
         else:
@@ -95,7 +98,7 @@ def _run(
 
 
 @admin.register(Contract)
-class ContractAdmin(ServiceMadeMixin, admin.ModelAdmin):
+class ContractAdmin(ServiceMadeMixin, AuditedAdmin):  # the History button: the audit trail
     list_display = [
         "title", "kind", "state", "party_names", "marriage", "start_year", "in_force_year", "term_years", "ended_year",
         "end_reason", "campaign",

@@ -8,6 +8,8 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
+from campaign.audit import AuditedRecords
+
 
 class ContractKind(models.TextChoices):
     MARRIAGE = "marriage", "Marriage contract"
@@ -56,6 +58,7 @@ class Contract(models.Model):
     end_kind = models.CharField(max_length=20, blank=True, choices=EndKind.choices)
     end_reason = models.CharField(max_length=200, blank=True)
     text = models.TextField(blank=True, help_text="Free text read with the clauses.")
+    history = AuditedRecords()  # the audit trail (campaign.audit); the parties are set once, at the draft
 
     class Meta:
         ordering = ["campaign", "start_year", "id"]
@@ -95,6 +98,7 @@ class ContractSignature(models.Model):
         help_text="Who recorded the signature (the house's player or the GM).",
     )
     created_at = models.DateTimeField(default=timezone.now, editable=False)  # not auto_now_add: undo restores it as it was
+    history = AuditedRecords()
 
     class Meta:
         ordering = ["contract", "pk"]
@@ -126,6 +130,7 @@ class Clause(models.Model):
     kind = models.CharField(max_length=30, choices=ClauseKind.choices)
     params = models.JSONField(default=dict, blank=True)
     text = models.TextField(blank=True)
+    history = AuditedRecords()
 
     class Meta:
         ordering = ["contract", "position", "id"]

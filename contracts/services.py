@@ -33,7 +33,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Count, Q
 
-from campaign import treasury
+from campaign import audit, treasury
 from campaign.models import Campaign, PostingKind
 from contracts import rules
 from contracts.models import (
@@ -344,8 +344,8 @@ def contract_draft(
         term_years=term_years, text=text.strip(),
     )
     contract.parties.set(ids)
-    Clause.objects.bulk_create(
-        [Clause(contract=contract, position=n, kind=k, params=p, text=t) for n, (k, p, t) in enumerate(cleaned, 1)]
+    audit.bulk_create(
+        Clause, [Clause(contract=contract, position=n, kind=k, params=p, text=t) for n, (k, p, t) in enumerate(cleaned, 1)]
     )
     chronicle = Chronicle(campaign)
     chronicle.add(
@@ -494,8 +494,10 @@ def _check_signable(campaign: Campaign, contract: Contract, parties: Sequence[in
 
 def _record_signatures(campaign: Campaign, contract: Contract, houses: Sequence[int], by: AbstractBaseUser | None) -> None:
     signed_by = by if by is not None and getattr(by, "pk", None) is not None else None
-    ContractSignature.objects.bulk_create(
-        [ContractSignature(contract=contract, dynasty_id=pk, year=campaign.current_year, signed_by=signed_by) for pk in houses]
+    audit.bulk_create(
+        ContractSignature,
+        [ContractSignature(contract=contract, dynasty_id=pk, year=campaign.current_year, signed_by=signed_by) for pk in houses],
+        by=signed_by,
     )
 
 

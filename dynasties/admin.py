@@ -16,6 +16,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
+from campaign.admin_audit import AuditedAdmin
 from dynasties.models import (
     BirthAttempt,
     Character,
@@ -109,7 +110,7 @@ class CharacterInline(admin.TabularInline):
 
 
 @admin.register(Character)
-class CharacterAdmin(admin.ModelAdmin):
+class CharacterAdmin(AuditedAdmin):  # the History button: the audit trail
     form = CharacterForm
     list_display = ["name", "sex", "birth_year", "age", "status", "controlled_by", "prince_piece", "campaign"]
     list_filter = ["campaign", "controlled_by", "birth_dynasty", "status", "sex", "origin"]
@@ -305,7 +306,7 @@ class MarriageForm(forms.ModelForm):
 
 
 @admin.register(Marriage)
-class MarriageAdmin(admin.ModelAdmin):
+class MarriageAdmin(AuditedAdmin):
     form = MarriageForm
     list_display = ["__str__", "arranged_year", "wedding_year", "ended_year", "end_cause", "campaign"]
     list_filter = [

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import F, Q
 
+from campaign.audit import AuditedRecords
 from dynasties.rules.people import Person
 
 
@@ -98,6 +99,7 @@ class Character(models.Model):
         Dynasty, null=True, blank=True, on_delete=models.SET_NULL, related_name="pretenders",
         help_text="Set while the character is a Pretender passed to another player; his house may buy him back.",
     )
+    history = AuditedRecords()  # the audit trail (campaign.audit)
 
     class Meta:
         ordering = ["campaign", "birth_year", "birth_order", "id"]
@@ -172,6 +174,7 @@ class Marriage(models.Model):
         Dynasty, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
         help_text="Empty: the husband's dynasty raises the children (or the wife's if he joins hers).",
     )
+    history = AuditedRecords()  # the audit trail (campaign.audit)
 
     class Meta:
         ordering = ["campaign", "arranged_year", "id"]

@@ -31,7 +31,7 @@ from django.core.exceptions import ObjectDoesNotExist, PermissionDenied
 from django.db.models import Count, Prefetch
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import URLPattern, path
+from django.urls import URLPattern, path, reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from campaign.models import Campaign, Role
@@ -45,6 +45,7 @@ from contracts.models import (
     Contract,
     ContractKind,
     ContractPayment,
+    ContractSignature,
     ContractState,
     DisputeTerm,
     Excommunication,
@@ -58,6 +59,7 @@ from contracts.printing import CHARACTER_KEYS, contract_pdf, describe
 from dynasties.models import Character, Crown, Dynasty, DynastyKind, Marriage, Status
 from dynasties.rules.errors import RuleError
 from pages.common import ActionFailed, context, may_act_for, member, require_act_for, require_gm, run_action
+from pages.trail import Source, Trail, trail
 
 MAX_CLAUSES = 20
 STATE_TABS = {
@@ -609,10 +611,26 @@ def _detail(
             signing=signing, waiting=[s["house"] for s in signing if s["signature"] is None],
             sign_error=bound.get("sign_error"),
             escape_condition=next((c.params.get("condition") for c in clauses if c.kind == ClauseKind.ESCAPE), ""),
-            bloodline=bloodline,
+            bloodline=bloodline, trail=_contract_trail(request, campaign, role, contract),
         ),
         status=status,
     )  # fmt: skip
+
+
+def _contract_trail(request: HttpRequest, campaign: Campaign, role: str, contract: Contract) -> Trail:
+    """The audit trail of the contract, its clauses and its signatures (seen by whoever may see
+    the contract: the page is reached through ``_contract``)."""
+    clause_kinds = dict(ClauseKind.choices)
+    found = trail(request.user, campaign, role, [
+        Source(Contract, Contract.history.filter(id=contract.pk), select=("marriage__husband", "marriage__wife")),
+        Source(Clause, Clause.history.filter(contract_id=contract.pk),
+               lambda r: f"Clause {r.position} ({clause_kinds.get(r.kind, r.kind)})"),
+        Source(ContractSignature, ContractSignature.history.filter(contract_id=contract.pk),
+               lambda r: f"Signature of {r.dynasty.name if r.dynasty else 'a removed house'}"),
+    ])  # fmt: skip
+    if role == Role.GM and getattr(request.user, "is_staff", False):
+        found.admin_url = reverse("admin:contracts_contract_history", args=[contract.pk])
+    return found
 
 
 @require_GET

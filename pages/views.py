@@ -24,6 +24,7 @@ from dynasties.models import Character, Dynasty, Marriage, Reign, Status
 from dynasties.rules.errors import RuleError
 from dynasties.services.succession_view import heirs_now, succession_line, succession_what_if
 from pages.common import may_act_for, member
+from pages.trail import Source, Trail, trail
 
 STEP_WAITS = {
     Step.BIRTHS: "The birth rolls of every eligible couple (and the sex of each child born).",
@@ -200,7 +201,24 @@ def character(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         "campaign": campaign, "c": c, "marriages": marriages, "children": children, "titles": titles,
         "chronicle": chronicle, "rolls": rolls, "age": c.age(campaign.current_year),
         "may_print": may_act_for(role, mine, c.controlled_by_id), "role": role,
+        "trail": _character_trail(request, campaign, role, c),
     })  # fmt: skip
+
+
+def _character_trail(request: HttpRequest, campaign: Campaign, role: str, c: Character) -> Trail:
+    """The audit trail of the character and of his marriages (public, as the family record is)."""
+
+    def spouse(record: Any) -> str:
+        other = record.wife if record.husband_id == c.pk else record.husband
+        return f"Marriage to {other.display_name if other is not None else 'a removed character'}"
+
+    found = trail(request.user, campaign, role, [
+        Source(Character, Character.history.filter(id=c.pk)),
+        Source(Marriage, Marriage.history.filter(Q(husband_id=c.pk) | Q(wife_id=c.pk), campaign_id=campaign.pk), spouse),
+    ])  # fmt: skip
+    if role == Role.GM and getattr(request.user, "is_staff", False):
+        found.admin_url = reverse("admin:dynasties_character_history", args=[c.pk])
+    return found
 
 
 def _int(value: str | None) -> int | None:

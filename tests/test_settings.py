@@ -52,7 +52,11 @@ def _import_settings(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     clean.update(env)
     return subprocess.run(
         [sys.executable, "-c", "import config.settings as s; print(s.DEBUG, s.ALLOWED_HOSTS)"],
-        cwd=ROOT, env=clean, capture_output=True, text=True, check=False,
+        cwd=ROOT,
+        env=clean,
+        capture_output=True,
+        text=True,
+        check=False,
     )
 
 
@@ -75,3 +79,53 @@ def test_sqlite_backend_uses_the_real_variable_limit(db):
 
     # (PostgreSQL has no such limit; the SQLite backend must not assume the historic 999.)
     assert connection.vendor != "sqlite" or connection.features.max_query_params > 999
+
+
+def _production(env: dict[str, str], code: str) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "REGNAL_DEV", "SECRET_KEY", "ALLOWED_HOSTS"}}
+    clean.update(env)
+    return subprocess.run(
+        [sys.executable, "-c", f"import config.settings_production as s; {code}"],
+        cwd=ROOT,
+        env=clean,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_production_settings_need_a_secret_key_and_no_debug():
+    missing = _production({}, "")
+    assert missing.returncode != 0 and "SECRET_KEY is not set" in missing.stderr
+    debug = _production({"SECRET_KEY": "x" * 50, "DEBUG": "1"}, "")
+    assert debug.returncode != 0 and "DEBUG=1 and REGNAL_DEV=1 are for development" in debug.stderr
+
+
+def test_production_settings_are_https_only_and_env_driven():
+    shown = (
+        "print(s.DEBUG, s.SECURE_SSL_REDIRECT, s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.SECURE_HSTS_SECONDS, "
+        "getattr(s, 'SECURE_PROXY_SSL_HEADER', None), s.STORAGES['staticfiles']['BACKEND'].rsplit('.', 1)[-1], "
+        "s.DATABASES['default']['CONN_MAX_AGE'])"
+    )
+    default = _production({"SECRET_KEY": "x" * 50}, shown)
+    assert default.returncode == 0, default.stderr
+    assert default.stdout.split() == [
+        "False", "True", "True", "True", "31536000", "None", "CompressedManifestStaticFilesStorage", "60",
+    ]  # fmt: skip
+    proxied = _production(
+        {"SECRET_KEY": "x" * 50, "SECURE_PROXY_SSL_HEADER": "X-Forwarded-Proto", "SECURE_HSTS_SECONDS": "3600"}, shown
+    )
+    assert proxied.returncode == 0, proxied.stderr
+    assert "3600 ('HTTP_X_FORWARDED_PROTO', 'https')" in proxied.stdout
+    bad = _production({"SECRET_KEY": "x" * 50, "SECURE_HSTS_SECONDS": "a year"}, "")
+    assert bad.returncode != 0 and "SECURE_HSTS_SECONDS='a year' is not a whole number" in bad.stderr
+
+
+def test_login_rate_limiting_is_on_unless_turned_off():
+    assert settings.AXES_ENABLED is True
+    code = "import config.settings as s; print(s.AXES_ENABLED, s.AXES_FAILURE_LIMIT, s.AXES_COOLOFF_TIME)"
+    shown = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False,
+        env={**os.environ, "REGNAL_DEV": "1", "AXES_ENABLED": "0", "AXES_FAILURE_LIMIT": "3", "AXES_COOLOFF_MINUTES": "60"},
+    )  # fmt: skip
+    assert shown.stdout.strip() == "False 3 1:00:00", shown.stderr

@@ -9,6 +9,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Q
 
+from campaign import audit
 from campaign.dice import DiceBox
 from campaign.models import Campaign, ChronicleEntry, Step
 from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Modifier, Origin, Reign, Status
@@ -108,8 +109,10 @@ def return_widowed(world: World, chronicle: Chronicle, dead: Sequence[int] | Non
             survivor.retired_year = year
             survivor.prince_piece = ""
             changed.append(survivor)
-            Marriage.objects.filter(campaign=world.campaign, ended_year__isnull=True, wife=survivor).update(
-                ended_year=year, end_cause="betrothal void: the bride retired as a King's widow"
+            audit.update(
+                Marriage.objects.filter(campaign=world.campaign, ended_year__isnull=True, wife=survivor),
+                ended_year=year,
+                end_cause="betrothal void: the bride retired as a King's widow",
             )
             chronicle.add(
                 "retirement",
@@ -129,7 +132,7 @@ def return_widowed(world: World, chronicle: Chronicle, dead: Sequence[int] | Non
                 dynasty=home.pk,
             )
     if changed:
-        Character.objects.bulk_update(changed, ["status", "retired_year", "prince_piece", "controlled_by"])
+        audit.bulk_update(Character, changed, ["status", "retired_year", "prince_piece", "controlled_by"])
         for c in changed:
             world.refresh_person(c)
 
@@ -218,7 +221,7 @@ def _prince_pieces(world: World, chronicle: Chronicle) -> None:
                 what = "the King piece" if piece == "K" else f"Prince piece {piece}"
                 chronicle.add("piece", f"{character.display_name} takes {what}.", character=character.pk)
     if changed:
-        Character.objects.bulk_update(changed, ["prince_piece"])
+        audit.bulk_update(Character, changed, ["prince_piece"])
 
 
 @transaction.atomic
@@ -267,7 +270,7 @@ def turn_advance(*, campaign: Campaign | int, to_year: int | None = None, by: Ab
     if ending:
         Reign.objects.bulk_update(ending, ["regency_end_year"])
     if retiring:
-        Character.objects.bulk_update(retiring, ["status", "retired_year"])
+        audit.bulk_update(Character, retiring, ["status", "retired_year"])
     from contracts.services import contracts_turn_advance  # contracts build on these services
 
     contracts_turn_advance(campaign, chronicle)

@@ -16,6 +16,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Q
 
+from campaign import audit
 from campaign.dice import DiceBox
 from campaign.models import Campaign, Roll, Step
 from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Origin, Reign, Status
@@ -353,7 +354,7 @@ def births_roll_all(
                 children.append(child)
                 pending_traits.append((child, trait_rolls))
             attempts.append(attempt)
-    Character.objects.bulk_create(children)
+    audit.bulk_create(Character, children, by=by)
     box.flush()
     for attempt in attempts:
         attempt.roll_id = attempt.roll.pk if attempt.roll else None

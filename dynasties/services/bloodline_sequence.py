@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from campaign import audit
 from campaign.dice import DiceBox
 from campaign.models import Campaign, Roll
 from dynasties.models import BirthAttempt, Character, Dynasty, DynastyKind, Marriage, Origin, Reign
@@ -281,7 +282,7 @@ def survival_apply(
                 character=d.character.pk,
             )
     if changed:
-        Character.objects.bulk_update(changed, ["effective_age_offset"])
+        audit.bulk_update(Character, changed, ["effective_age_offset"])
     return results, dead
 
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from django.db.models import Q
 
+from campaign import audit
 from campaign.models import Campaign
 from dynasties.models import Character, Marriage, Status
 from dynasties.services.common import Chronicle
@@ -29,19 +30,24 @@ def character_die(
                 f"{match.husband.display_name if match.husband_id in character_ids else match.wife.display_name} died.",
                 marriage=match.pk,
             )
-    Character.objects.filter(pk__in=character_ids, campaign=campaign).update(
-        status=Status.DEAD, death_year=year, death_cause=cause, prince_piece=""
-    )
+    # audit.update: the update and the rows' audit trail (a bulk update sends no signals)
+    audit.update(
+        Character.objects.filter(pk__in=character_ids, campaign=campaign),
+        status=Status.DEAD, death_year=year, death_cause=cause, prince_piece="",
+    )  # fmt: skip
     open_matches = Marriage.objects.filter(campaign=campaign, ended_year__isnull=True)
-    open_matches.filter(wedding_year__isnull=False, husband_id__in=character_ids).update(
-        ended_year=year, end_cause="death of the husband"
-    )
-    open_matches.filter(wedding_year__isnull=False, wife_id__in=character_ids).update(
-        ended_year=year, end_cause="death of the wife"
-    )
-    open_matches.filter(Q(husband_id__in=character_ids) | Q(wife_id__in=character_ids), wedding_year__isnull=True).update(
-        ended_year=year, end_cause="betrothal void: death before the wedding"
-    )
+    audit.update(
+        open_matches.filter(wedding_year__isnull=False, husband_id__in=character_ids),
+        ended_year=year, end_cause="death of the husband",
+    )  # fmt: skip
+    audit.update(
+        open_matches.filter(wedding_year__isnull=False, wife_id__in=character_ids),
+        ended_year=year, end_cause="death of the wife",
+    )  # fmt: skip
+    audit.update(
+        open_matches.filter(Q(husband_id__in=character_ids) | Q(wife_id__in=character_ids), wedding_year__isnull=True),
+        ended_year=year, end_cause="betrothal void: death before the wedding",
+    )  # fmt: skip
     # contracts end with their marriage, their betrothal or an heirless leader (imported here:
     # contracts.services builds on the dynasties' services)
     from contracts.services import contracts_on_deaths

@@ -16,7 +16,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Q
 
-from campaign import treasury
+from campaign import audit, treasury
 from campaign.models import Campaign, Posting, PostingKind, Step
 from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Origin, Reign
 from dynasties.rules import blood_royale as br
@@ -78,7 +78,7 @@ def _people(campaign: Campaign, ids: Sequence[int], roles: dict[int, str]) -> di
     """The partners, locked and with their houses, in one query."""
     found = {
         c.pk: c
-        for c in Character.objects.select_for_update()
+        for c in Character.objects.select_for_update(of=("self",))
         .select_related("controlled_by", "birth_dynasty")
         .filter(pk__in=set(ids), campaign=campaign)
     }
@@ -221,7 +221,8 @@ def marriage_arrange_many(
         seen |= {m.husband, m.wife}
     if errors:
         raise IllegalMarriage(errors[0] if len(errors) == 1 else "Refused: " + " | ".join(errors))
-    created = Marriage.objects.bulk_create(
+    created = audit.bulk_create(
+        Marriage,
         [
             Marriage(
                 campaign=campaign,
@@ -234,7 +235,8 @@ def marriage_arrange_many(
                 alliance_title=m.alliance_title.strip()[:120],
             )
             for m in matches
-        ]
+        ],
+        by=by,
     )
     chronicle = Chronicle(campaign)
     if wed:
@@ -368,12 +370,12 @@ def _wed_all(campaign: Campaign, matches: Sequence[Marriage], people: dict[int, 
                 marriage=match.pk,
             )
     Posting.objects.bulk_create(postings)
-    Marriage.objects.bulk_update(list(matches), ["wedding_year", "husband_joins_wife"])
+    audit.bulk_update(Marriage, list(matches), ["wedding_year", "husband_joins_wife"])
     from contracts.services import contracts_on_weddings  # contracts build on these services
 
     contracts_on_weddings(campaign, matches, chronicle)
     if changed:
-        Character.objects.bulk_update(list(changed.values()), ["controlled_by", "prince_piece"])
+        audit.bulk_update(Character, list(changed.values()), ["controlled_by", "prince_piece"])
     unions = [m for m in matches if m.husband_id in reigning and m.wife_id in reigning]
     if unions:  # a Queen regnant weds a reigning King: Dynastic Union (A7)
         world = World(campaign, living_only=True)

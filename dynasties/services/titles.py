@@ -270,7 +270,7 @@ def title_dispute(
     pk = _pk(holding, "title holding")
     try:
         current = (
-            TitleHolding.objects.select_for_update()
+            TitleHolding.objects.select_for_update(of=("self",))
             .select_related("title", "holder")
             .get(pk=pk, title__campaign=campaign)
         )

@@ -8,6 +8,21 @@ from rest_framework.test import APIClient
 from campaign.models import Membership, Role
 
 
+@pytest.fixture(autouse=True)
+def _keep_the_test_connection():
+    """Requests sent straight to the WSGI application (schemathesis) close the database connection
+    when they finish; inside the test's transaction that ends the test on PostgreSQL. Django's test
+    client disconnects the same handlers for the same reason."""
+    from django.core import signals
+    from django.db import close_old_connections
+
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    yield
+    signals.request_started.connect(close_old_connections)
+    signals.request_finished.connect(close_old_connections)
+
+
 @pytest.fixture
 def observer(campaign, django_user_model):
     user = django_user_model.objects.create_user("watcher", password="watcher-password-1")

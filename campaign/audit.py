@@ -1,0 +1,282 @@
+"""The audit trail: who changed a character, a marriage or a contract, and when.
+
+django-simple-history keeps a historical row of every save of the tracked models (``Character``,
+``Marriage``, ``Contract``, ``Clause``, ``ContractSignature``): the row as it was after the
+change, the time, the user, and here the campaign's year and step and the action's label. The
+ledger needs no such copy: postings are never edited (a correction is a reversing posting) and
+each carries ``entered_by`` and ``created_at``.
+
+Who acted comes, in this order, from the service's own ``by`` (the bulk helpers below), from the
+action running (:func:`acting`, set by ``campaign.history.step_action`` for every page and API
+write), or from the request (``HistoryRequestMiddleware``, for the admin). Bulk writes send no
+signals: the services write tracked models through :func:`bulk_create`, :func:`bulk_update` and
+:func:`update`, which add the historical rows in one more query whatever their number.
+
+Undo (``campaign.history``) restores rows raw; it keeps the trail and adds a row, marked as an
+undo, for each object the undo changed (:func:`mark_undo`), so a record's diff against the one
+before it always tells what really changed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from django.core.exceptions import EmptyResultSet
+from django.db import connections, models
+from django.db.models.expressions import Combinable
+from django.utils import timezone
+from simple_history.models import HistoricalRecords
+from simple_history.signals import pre_create_historical_record
+from simple_history.utils import bulk_create_with_history, bulk_update_with_history, get_history_manager_for_model
+
+M = TypeVar("M", bound=models.Model)
+
+REASON_LENGTH = 100
+"""simple-history's ``history_change_reason`` column."""
+
+
+@dataclass(frozen=True)
+class Actor:
+    """The action running: who, the campaign's year and step when it started, and its label."""
+
+    user: Any
+    year: int | None = None
+    step: str = ""
+    label: str = ""
+
+
+_actor: ContextVar[Actor | None] = ContextVar("regnal_audit_actor", default=None)
+
+
+def _person(user: Any) -> Any:
+    """A user who can be recorded (logged in, saved), or None."""
+    if user is None or not getattr(user, "is_authenticated", False) or getattr(user, "pk", None) is None:
+        return None
+    return user
+
+
+@contextmanager
+def acting(user: Any, *, year: int | None = None, step: str = "", label: str = "") -> Iterator[Actor]:
+    """Everything saved inside is recorded as done by ``user`` in ``year``/``step`` for ``label``."""
+    actor = Actor(_person(user), year, step, label[:REASON_LENGTH])
+    token = _actor.set(actor)
+    try:
+        yield actor
+    finally:
+        _actor.reset(token)
+
+
+def acting_user(by: Any = None) -> Any:
+    """``by`` if given, else the user of the action running, else the request's (the admin)."""
+    if _person(by) is not None:
+        return by
+    actor = _actor.get()
+    if actor is not None:
+        return actor.user
+    request = getattr(HistoricalRecords.context, "request", None)
+    return _person(getattr(request, "user", None))
+
+
+def _get_user(instance: Any = None, request: Any = None, **kwargs: Any) -> Any:
+    return acting_user()
+
+
+class AuditedRecords(HistoricalRecords):
+    """``HistoricalRecords`` that knows the acting user, the action's label and the campaign's
+    year and step (the fields of :class:`AuditFields`) from :func:`acting`."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("get_user", _get_user)
+        kwargs.setdefault("bases", [AuditFields])
+        super().__init__(**kwargs)
+
+    def get_change_reason_for_object(self, instance: Any, history_type: str, using: Any) -> str | None:
+        reason = super().get_change_reason_for_object(instance, history_type, using)
+        if reason is None and (actor := _actor.get()) is not None:
+            reason = actor.label or None
+        return reason
+
+
+class AuditFields(models.Model):
+    """The campaign's year and step when the change was made (empty: outside an action)."""
+
+    history_year = models.IntegerField(null=True, blank=True)
+    history_step = models.CharField(max_length=20, blank=True, default="")
+
+    class Meta:
+        abstract = True
+
+
+def _stamp(sender: Any, history_instance: Any, **kwargs: Any) -> None:
+    actor = _actor.get()
+    if actor is not None and hasattr(history_instance, "history_step") and not history_instance.history_step:
+        history_instance.history_year = actor.year
+        history_instance.history_step = actor.step
+
+
+pre_create_historical_record.connect(_stamp, dispatch_uid="regnal_audit_stamp")
+
+
+def _attrs(actor: Actor | None) -> dict[str, Any]:
+    return {"history_year": actor.year, "history_step": actor.step} if actor is not None else {}
+
+
+def _reason() -> str | None:
+    actor = _actor.get()
+    return (actor.label if actor is not None else "") or None
+
+
+def bulk_create(model: type[M], objs: Sequence[M], *, by: Any = None) -> list[M]:
+    """``model.objects.bulk_create(objs)`` and their historical rows (one more query)."""
+    objs = list(objs)
+    if not objs:
+        return objs
+    return bulk_create_with_history(  # type: ignore[no-any-return]
+        objs,
+        model,
+        default_user=acting_user(by),
+        default_change_reason=_reason(),
+        default_date=timezone.now(),
+        custom_historical_attrs=_attrs(_actor.get()),
+    )
+
+
+def bulk_update(model: type[M], objs: Iterable[M], fields: Sequence[str], *, by: Any = None) -> int:
+    """``model.objects.bulk_update(objs, fields)`` and their historical rows (one more query)."""
+    objs = list(objs)
+    if not objs:
+        return 0
+    return bulk_update_with_history(  # type: ignore[no-any-return]
+        objs,
+        model,
+        list(fields),
+        default_user=acting_user(by),
+        default_change_reason=_reason(),
+        default_date=timezone.now(),
+        custom_historical_attrs=_attrs(_actor.get()),
+    )
+
+
+def update(queryset: models.QuerySet[M], *, by: Any = None, **values: Any) -> int:
+    """``queryset.update(**values)`` and the historical rows of the rows it changes, copied by the
+    database itself (``INSERT INTO history ... SELECT ... FROM`` the rows about to change, with
+    the new values): one more query, whatever the number of rows, none of them read into Python.
+    Plain values only (no F() expressions)."""
+    if any(isinstance(v, Combinable) for v in values.values()):
+        raise ValueError("audit.update takes plain values; load the rows and use audit.bulk_update for expressions")
+    model = queryset.model
+    history = get_history_manager_for_model(model).model
+    connection = connections[queryset.db]
+    qn = connection.ops.quote_name
+    new = {}
+    for name, value in values.items():
+        f = model._meta.get_field(name)
+        new[f.attname] = (f, value.pk if isinstance(value, models.Model) else value)
+    actor = _actor.get()
+    user = acting_user(by)
+    constants = {
+        "history_date": timezone.now(),
+        "history_type": "~",
+        "history_user": user.pk if user is not None else None,
+        "history_change_reason": _reason(),
+        "history_year": actor.year if actor is not None else None,
+        "history_step": actor.step if actor is not None else "",
+    }
+    columns: list[str] = []
+    selects: list[str] = []
+    params: list[Any] = []
+
+    def constant(f: Any, value: Any) -> None:
+        # SQLite takes the value as it is; PostgreSQL needs the type of a bare parameter in a SELECT
+        selects.append("%s" if connection.vendor == "sqlite" else f"CAST(%s AS {f.db_type(connection)})")
+        params.append(f.get_db_prep_save(value, connection))
+
+    for f in history.tracked_fields:
+        columns.append(qn(f.column))
+        if f.attname in new:
+            constant(*new[f.attname])
+        else:
+            selects.append(qn(f.column))
+    for name, value in constants.items():
+        f = history._meta.get_field(name)
+        columns.append(qn(f.column))
+        constant(f, value)
+    try:
+        rows_sql, rows_params = queryset.order_by().values("pk").query.sql_with_params()
+    except EmptyResultSet:  # e.g. pk__in=[]: nothing to copy, and the update itself runs no query
+        return queryset.update(**values)
+    table, source, pk = qn(history._meta.db_table), qn(model._meta.db_table), qn(model._meta.pk.column)
+    sql = f"INSERT INTO {table} ({', '.join(columns)}) SELECT {', '.join(selects)} FROM {source} WHERE {pk} IN ({rows_sql})"  # noqa: S608 (quoted names; values are parameters)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, *rows_params])
+    return queryset.update(**values)
+
+
+def tracked_models() -> list[type[models.Model]]:
+    """The models with an audit trail, in the order their rows are restored."""
+    from contracts.models import Clause, Contract, ContractSignature
+    from dynasties.models import Character, Marriage
+
+    return [Character, Marriage, Contract, Clause, ContractSignature]
+
+
+@dataclass
+class UndoMarks:
+    """The tracked rows of a campaign just before an undo, to tell what the undo changed."""
+
+    before: dict[str, dict[Any, models.Model]] = field(default_factory=dict)
+
+
+def undo_capture(campaign_id: int, scopes: Iterable[tuple[type[models.Model], str]]) -> UndoMarks:
+    """Read the tracked rows of the campaign (one query per tracked model) before an undo."""
+    tracked = set(tracked_models())
+    marks = UndoMarks()
+    for model, path in scopes:
+        if model in tracked:
+            rows = model._base_manager.filter(**{path: campaign_id})
+            marks.before[model._meta.label] = {o.pk: o for o in rows}
+    return marks
+
+
+def _values(obj: models.Model) -> tuple[Any, ...]:
+    return tuple(getattr(obj, f.attname) for f in obj._meta.concrete_fields)
+
+
+def mark_undo(marks: UndoMarks, restored: dict[str, list[models.Model]], *, by: Any, reason: str, year: int, step: str) -> int:
+    """After an undo: a historical row for every tracked object the undo created ("+", a row
+    brought back), changed ("~", as restored) or removed ("-", as it was), with ``reason`` and
+    the user; the undone changes stay in the trail. One insert per tracked model at most."""
+    now = timezone.now()
+    user = acting_user(by)
+    marked = 0
+    for model in tracked_models():
+        label = model._meta.label
+        if label not in marks.before:
+            continue
+        before = marks.before[label]
+        after = {o.pk: o for o in restored.get(label, [])}
+        history = get_history_manager_for_model(model).model
+        rows = []
+        for pk, obj in after.items():
+            old = before.get(pk)
+            if old is None or _values(old) != _values(obj):
+                rows.append((obj, "+" if old is None else "~"))
+        rows += [(obj, "-") for pk, obj in before.items() if pk not in after]
+        made = [
+            history(
+                history_date=now,
+                history_type=kind,
+                history_user=user,
+                history_change_reason=reason[:REASON_LENGTH],
+                history_year=year,
+                history_step=step,
+                **{f.attname: getattr(obj, f.attname) for f in history.tracked_fields},
+            )
+            for obj, kind in rows
+        ]
+        history.objects.bulk_create(made)
+        marked += len(made)
+    return marked

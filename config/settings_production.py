@@ -1,0 +1,59 @@
+"""Production settings: ``DJANGO_SETTINGS_MODULE=config.settings_production`` (docs/deployment.md).
+
+The shared settings plus HTTPS everywhere (redirect, HSTS, secure cookies), compressed and
+fingerprinted static files served by WhiteNoise, and persistent database connections. Everything
+still comes from the environment; a development shortcut (``DEBUG=1``, ``REGNAL_DEV=1``, no
+``SECRET_KEY``) stops start-up here. ``manage.py check --deploy`` is clean with the defaults
+(tests/test_security.py)."""
+
+from __future__ import annotations
+
+import os
+
+from django.core.exceptions import ImproperlyConfigured
+
+from config.env import env_bool, env_int, env_list, env_str
+
+if not os.environ.get("SECRET_KEY"):
+    raise ImproperlyConfigured(
+        "SECRET_KEY is not set: production needs a long random key, e.g. "
+        "python -c 'import secrets; print(secrets.token_urlsafe(50))'."
+    )
+if env_bool("DEBUG", False) or env_bool("REGNAL_DEV", False):
+    raise ImproperlyConfigured("DEBUG=1 and REGNAL_DEV=1 are for development: unset them with the production settings.")
+
+from config.settings import *  # noqa: F403
+from config.settings import DATABASES
+
+DEBUG = False
+
+# HTTPS: every http:// request is redirected, browsers are told to stay on HTTPS (HSTS) and the
+# session and CSRF cookies are never sent in clear.
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+SESSION_COOKIE_SECURE = True
+CSRF_COOKIE_SECURE = True
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31_536_000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
+
+# Behind a reverse proxy that terminates TLS, name the header it sets to "https" (for example
+# SECURE_PROXY_SSL_HEADER=X-Forwarded-Proto) -- only if the proxy always sets or strips it.
+_proxy_header = env_str("SECURE_PROXY_SSL_HEADER", "").strip()
+if _proxy_header:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_" + _proxy_header.upper().replace("-", "_"), "https")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 14 * 24 * 3600, minimum=60)
+
+# WhiteNoise serves what `manage.py collectstatic` wrote to STATIC_ROOT, compressed, with
+# fingerprinted names cached for a year.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
+WHITENOISE_AUTOREFRESH = False
+WHITENOISE_USE_FINDERS = False
+
+# One connection per gunicorn worker, kept between requests and checked before reuse.
+DATABASES["default"]["CONN_MAX_AGE"] = env_int("CONN_MAX_AGE", 60)
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
