@@ -40,3 +40,16 @@ def campaign(db, gm, alice, bob) -> Campaign:
     Membership.objects.create(campaign=c, user=alice, role=Role.PLAYER, dynasty=england)
     Membership.objects.create(campaign=c, user=bob, role=Role.PLAYER, dynasty=france)
     return c
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked ``postgres`` need PostgreSQL: on SQLite they are deselected (not skipped);
+    ``make test`` runs them in its second run, on a throwaway PostgreSQL server."""
+    from django.conf import settings
+
+    if "postgresql" in str(settings.DATABASES["default"]["ENGINE"]):
+        return
+    drop = [item for item in items if item.get_closest_marker("postgres")]
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = [item for item in items if not item.get_closest_marker("postgres")]

@@ -19,7 +19,6 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from django.conf import settings
 from django.db import connection, connections, transaction
 from django.test import Client
 from rest_framework.test import APIClient
@@ -32,12 +31,9 @@ from dynasties.rules.errors import RuleError, StepOrderError
 from dynasties.services import births_finish
 from dynasties.services.common import lock_campaign
 
-ON_POSTGRES = "postgresql" in str(settings.DATABASES["default"]["ENGINE"])
-
 pytestmark = [
     pytest.mark.postgres,
     pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(not ON_POSTGRES, reason="needs PostgreSQL: make test runs it under scripts/pg-test.sh"),
 ]
 
 WRITERS = 20
