@@ -6,9 +6,9 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell sha1sum requirements.txt | cut -c1-12)
-APT_PACKAGES := graphviz libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core poppler-utils chromium postgresql
+APT_PACKAGES := graphviz libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core poppler-utils chromium postgresql openssl
 
-.PHONY: run test setup system bench lint
+.PHONY: run test setup system bench lint load
 
 system:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -52,3 +52,8 @@ bench: setup
 	$(PY) bench/tree.py
 	$(PY) bench/undo.py
 	$(PY) bench/api.py
+
+# The load test (bench/README.md): gunicorn on a throwaway PostgreSQL, 10 players and a GM for 60 s.
+# Options through LOAD_ARGS, e.g. make load LOAD_ARGS="--think 0 0".
+load: setup
+	scripts/pg-test.sh $(PY) bench/load.py $(LOAD_ARGS)

@@ -96,6 +96,8 @@ STATIC_ROOT = Path(env_str("STATIC_ROOT", "") or BASE_DIR / "var" / "static")
 WHITENOISE_AUTOREFRESH = DEBUG
 WHITENOISE_USE_FINDERS = DEBUG
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# Rendered family trees are cached as files here (any worker may read what another rendered).
+TREE_CACHE_DIR = Path(env_str("TREE_CACHE_DIR", "") or BASE_DIR / "var" / "trees")
 
 AUTHENTICATION_BACKENDS = [
     "config.auth.AxesBackend",  # refuses a locked-out username + address before the password is checked
