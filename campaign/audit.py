@@ -280,3 +280,34 @@ def mark_undo(marks: UndoMarks, restored: dict[str, list[models.Model]], *, by: 
         history.objects.bulk_create(made)
         marked += len(made)
     return marked
+
+
+IMPORT_REASON = "Imported from a file"
+
+
+def record_import(campaign: Any, *, by: Any) -> int:
+    """After an import: one "created" row for every tracked object of the campaign, as the file
+    made it, with the importer and ``IMPORT_REASON`` - the trail starts with the file, not with the
+    first change after it. One insert per tracked model."""
+    now = timezone.now()
+    user = acting_user(by)
+    paths = {"Character": "campaign", "Marriage": "campaign", "Contract": "campaign"}
+    made = 0
+    for model in tracked_models():
+        path = paths.get(model.__name__, "contract__campaign")
+        history = get_history_manager_for_model(model).model
+        rows = [
+            history(
+                history_date=now,
+                history_type="+",
+                history_user=user,
+                history_change_reason=IMPORT_REASON,
+                history_year=campaign.current_year,
+                history_step="",
+                **{f.attname: getattr(obj, f.attname) for f in history.tracked_fields},
+            )
+            for obj in model._base_manager.filter(**{path: campaign.pk}).order_by("pk")
+        ]
+        history.objects.bulk_create(rows)
+        made += len(rows)
+    return made

@@ -31,6 +31,7 @@ from django.core.validators import slug_re
 from django.db import DataError, IntegrityError, connection, models, transaction
 from django.db.backends.base.operations import BaseDatabaseOperations
 
+from campaign import audit
 from campaign.models import (
     STEP_ORDER,
     Campaign,
@@ -44,6 +45,7 @@ from campaign.models import (
     RollSubject,
     RuleTable,
 )
+from contracts import rules as clause_rules
 from contracts.models import (
     Breach,
     Clause,
@@ -1361,6 +1363,7 @@ def _bulk_create(model: type[M], objs: list[M]) -> list[M]:
     if connection.features.can_return_rows_from_bulk_insert:
         return model._default_manager.bulk_create(objs)
     for obj in objs:  # databases that cannot return the new ids: one insert each
+        obj.skip_history_when_saving = True  # type: ignore[attr-defined]  # the trail is written at the end
         obj.save(force_insert=True)
     return objs
 
@@ -1703,6 +1706,7 @@ def _import(data: Any, *, by: AbstractBaseUser | None, slug: str | None) -> Camp
             for e in plan.entries
         ],
     )
+    audit.record_import(campaign, by=by)
     return campaign
 
 
@@ -1721,11 +1725,14 @@ def _import_entry_data(data: dict[str, Any], sections: Mapping[str, Mapping[int,
 # --- sections added to regnal/2 later: money, contracts and what hangs on them ----------------
 
 # Keys of a clause's ``params`` that hold database ids, and the section they point into.
+# A list under such a key (a non-aggression clause's "between") is a list of ids.
 CLAUSE_REFS = {
     "payer": "dynasties",
     "payee": "dynasties",
     "from": "dynasties",
     "to": "dynasties",
+    "by": "dynasties",
+    "between": "dynasties",
     "dynasty": "dynasties",
     "character": "characters",
 }
@@ -1740,6 +1747,8 @@ def _export_refs(data: Any, refs: Mapping[str, str], sections: Mapping[str, Mapp
         value = out.get(key)
         if _is_int(value):
             out[key] = sections[section].get(value)
+        elif isinstance(value, list):
+            out[key] = [sections[section].get(v) if _is_int(v) else v for v in value]
     return out
 
 
@@ -2106,17 +2115,21 @@ def _check_refs(
             continue
         what = "dynasty" if section == "dynasties" else section[:-1]
         where = f"{key}.{name}" if key else name
-        if not _is_int(value):
-            raise item.fail(where, f"must be a {what} id or null, got {_got(value)}")
-        if value not in ids[section]:
-            raise item.fail(where, f"no {what} with id {value}")
+        for j, one in enumerate(value) if isinstance(value, list) else [(None, value)]:
+            at = where if j is None else f"{where}[{j}]"
+            if not _is_int(one):
+                raise item.fail(at, f"must be a {what} id{'' if j is not None else ' or null'}, got {_got(one)}")
+            if one not in ids[section]:
+                raise item.fail(at, f"no {what} with id {one}")
 
 
 def _import_refs(data: dict[str, Any], refs: Mapping[str, str], pks: Mapping[str, Mapping[int, int]]) -> dict[str, Any]:
     out = dict(data)
     for key, section in refs.items():
         value = out.get(key)
-        if value is not None:
+        if isinstance(value, list):
+            out[key] = [pks[section][v] for v in value]
+        elif value is not None:
             out[key] = pks[section][value]
     return out
 
@@ -2213,6 +2226,9 @@ def _read_later(data: Mapping[str, Any], plan: _Plan, ids: Mapping[str, Mapping[
 
     clauses = _section(data, "clauses", Clause, optional=True)
     clause_ids = _ids(clauses, "clause")
+    contracts_by_id = {row["id"]: row for row in plan.contracts}
+    for row in plan.contracts:
+        row["clause_kinds"] = []
     for c in clauses:
         row = {
             "id": c.int("id"),
@@ -2223,7 +2239,21 @@ def _read_later(data: Mapping[str, Any], plan: _Plan, ids: Mapping[str, Mapping[
             "text": c.str("text"),
         }
         _check_refs(c, "params", row["params"], CLAUSE_REFS, refs)
+        contract = contracts_by_id[row["contract"]]
+        try:  # the terms the kind of clause takes, as a draft checks them (parties are export ids here)
+            clause_rules.validate_clause(row["kind"], row["params"], parties=contract["parties"])
+        except clause_rules.ClauseError as exc:
+            raise c.fail("params", exc.message[0].lower() + exc.message[1:]) from exc
+        contract["clause_kinds"].append(row["kind"])
         plan.clauses.append(row)
+    for contract in plan.contracts:
+        try:
+            marriage = contract["kind"] == ContractKind.MARRIAGE
+            clause_rules.validate_clauses(contract.pop("clause_kinds"), marriage_contract=marriage)
+        except clause_rules.ClauseError as exc:
+            raise InvalidImport(
+                f"contracts: contract {contract['id']}: {exc.message}", fields={f"contract {contract['id']}": exc.message}
+            ) from exc
 
     postings = _section(data, "postings", Posting, optional=True)
     posting_ids = _ids(postings, "posting")

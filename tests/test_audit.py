@@ -408,3 +408,43 @@ def test_users_are_kept_as_ids_when_an_account_is_deleted(campaign, gm):
         c.save()
     extra.delete()  # the trail keeps the row (its user is then unknown)
     assert H.objects.filter(id=c.pk, history_change_reason="temp").exists()
+
+
+def test_an_imported_campaign_starts_its_trail_with_the_file(campaign, gm, alice, bob):
+    from campaign.exchange import campaign_import
+
+    parties = [house(campaign, "England").pk, house(campaign, "France").pk]
+    act(
+        campaign,
+        "Draft",
+        lambda c: contract_draft(
+            campaign=c, kind="agreement", title="The Pact", parties=parties, clauses=[{"kind": "non_aggression"}]
+        ),
+        alice,
+    )
+    from contracts.services import contract_sign_party
+
+    pact = Contract.objects.get(campaign=campaign)
+    act(campaign, "Sign", lambda c: contract_sign_party(campaign=c, contract=pact, dynasty=parties[1], by=bob), bob)
+    document = campaign_export(campaign)
+    copy = campaign_import(document, by=gm, slug="copy")
+    for model, where in (
+        (Character, {"campaign": copy}),
+        (Marriage, {"campaign": copy}),
+        (Contract, {"campaign": copy}),
+        (Clause, {"contract__campaign": copy}),
+        (ContractSignature, {"contract__campaign": copy}),
+    ):
+        objects = list(model.objects.filter(**where))
+        assert objects, model
+        history = model.history.model.objects.filter(id__in=[o.pk for o in objects])
+        assert history.count() == len(objects), model  # one record each, no more
+        for record in history:
+            assert (record.history_type, record.history_user, record.history_change_reason) == ("+", gm, audit.IMPORT_REASON)
+            assert record.history_year == copy.current_year
+        # the record is the object as imported, parents included
+        for obj in objects:
+            record = history.get(id=obj.pk)
+            for field in model.history.model.tracked_fields:
+                assert getattr(record, field.attname) == getattr(obj, field.attname), (model, field.name)
+    assert Character.objects.filter(campaign=copy, father__isnull=False).exists()

@@ -174,7 +174,7 @@ def with_contracts(campaign: Campaign, match: Marriage) -> None:
     contract.parties.set([queen, king])
     pay = Clause.objects.create(
         contract=contract, position=0, kind=ClauseKind.RECURRING_PAYMENT,
-        params={"payer": king.pk, "payee": queen.pk, "amount": 10}, text="ten a turn",
+        params={"payer": king.pk, "payee": queen.pk, "amount": 10, "from_year": year - 5}, text="ten a turn",
     )  # fmt: skip
     renounce = Clause.objects.create(
         contract=contract, position=1, kind=ClauseKind.RENUNCIATION, params={"character": claimant.pk, "crown": "X"}
@@ -340,7 +340,7 @@ def test_round_trip_is_identical_apart_from_the_slug():
         [{"dynasty": 1, "year": now - 10}, {"dynasty": 3, "year": now - 10}],
         [{"dynasty": 3, "year": now}],  # a draft one party has signed
     ]
-    assert first["clauses"][0]["params"] == {"payer": 1, "payee": 2, "amount": 10}
+    assert first["clauses"][0]["params"] == {"payer": 1, "payee": 2, "amount": 10, "from_year": now - 5}
     assert {p["status"] for p in first["contract_payments"]} == {"paid", "unpaid"}
     assert first["disputes"][0]["voters"] == [3] and first["disputes"][0]["terms"] and first["disputes"][0]["votes"]
     assert first["parleys"][1]["excommunication"] == first["excommunications"][0]["id"]
@@ -1083,6 +1083,33 @@ BAD_INPUT = [
     ),
     pytest.param(set_("clauses.0.contract", 9), "clauses[0].contract: no contract with id 9", id="clause-contract"),
     pytest.param(set_("clauses.0.params.payer", 99), "clauses[0].params.payer: no dynasty with id 99", id="clause-payer"),
+    pytest.param(
+        set_("clauses.0.params.amount", -5),
+        "clauses[0].params: the recurring payment clause: the amount must be a whole number of at least 1, not -5",
+        id="clause-terms-amount",
+    ),
+    pytest.param(
+        set_("clauses.0.params.bribe", 1),
+        "clauses[0].params: the recurring payment clause: unknown term(s) bribe",
+        id="clause-term",
+    ),
+    pytest.param(
+        set_("clauses.0.params.payee", 1), "clauses[0].params: the recurring payment clause: the payer and", id="clause-self"
+    ),
+    pytest.param(
+        lambda d: d["clauses"].append(
+            {"id": 9, "contract": 3, "position": 0, "kind": "non_aggression", "params": {"between": [2, 99]}, "text": ""}
+        ),
+        "clauses[2].params.between[1]: no dynasty with id 99",
+        id="clause-between",
+    ),
+    pytest.param(
+        lambda d: d["clauses"].append(
+            {"id": 9, "contract": 3, "position": 0, "kind": "dowry", "params": {"payer": 2, "payee": 3, "amount": 5}, "text": ""}
+        ),
+        "contracts: contract 3: A dowry clause belongs in a marriage contract",
+        id="clause-marriage-only",
+    ),
     pytest.param(set_("contract_payments.0.posting", None), "contract_payments[0].posting: a paid payment", id="payment-posting"),
     pytest.param(set_("contract_payments.1.clause", 9), "contract_payments[1].clause: no clause with id 9", id="pay-clause"),
     pytest.param(set_("breaches.0.raised_by", 1), "breaches[0].raised_by: dynasty 1 cannot raise", id="breach-self"),
@@ -1172,3 +1199,27 @@ def test_export_makes_the_same_number_of_queries_whatever_the_size(django_assert
     assert any(c["state"] for c in data["crowns"]) and any(c["effective_age_offset"] for c in data["characters"])
     assert any(m["dowry"] and m["alliance_title"] for m in data["marriages"])
     assert all(data[name] for name in SECTIONS_LATER)
+
+
+@pytest.mark.django_db
+def test_every_house_a_clause_names_follows_the_import_lists_included(campaign):
+    """A non-aggression clause's "between" (a list) and a military support's "by" and "to" name
+    houses: the copy's clauses name the copy's houses, the same crowns."""
+    from contracts.services import contract_draft
+
+    houses = {d.crown: d.pk for d in Dynasty.objects.filter(campaign=campaign)}
+    parties = [houses["England"], houses["France"]]
+    contract_draft(
+        campaign=campaign, kind="treaty", title="The Channel peace", parties=parties,
+        clauses=[
+            {"kind": "non_aggression", "params": {"between": parties}},
+            {"kind": "military_support", "params": {"by": parties[0], "to": parties[1], "exclusions": ["not against Spain"]}},
+        ],
+    )  # fmt: skip
+    copy_ = campaign_import(campaign_export(campaign), slug="the-copy")
+    crown_of = dict(Dynasty.objects.filter(campaign=copy_).values_list("pk", "crown"))
+    clauses = {c.kind: c.params for c in Clause.objects.filter(contract__campaign=copy_)}
+    assert [crown_of[pk] for pk in clauses["non_aggression"]["between"]] == ["England", "France"]
+    support = clauses["military_support"]
+    assert (crown_of[support["by"]], crown_of[support["to"]]) == ("England", "France")
+    assert support["exclusions"] == ["not against Spain"]
