@@ -57,6 +57,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--duration", type=int, default=60, help="seconds of load (default 60)")
     parser.add_argument("--workers", type=int, default=3, help="gunicorn workers (default 3)")
     parser.add_argument(
+        "--threads", type=int, default=4, help="threads per worker (default 4, gthread: keeps connections alive; 1: sync workers)"
+    )
+    parser.add_argument(
         "--think", type=float, nargs=2, default=[0.5, 2.0], metavar=("MIN", "MAX"),
         help="seconds between two clicks of one person (default 0.5 2.0; 0 0: as fast as answered)",
     )  # fmt: skip
@@ -68,6 +71,8 @@ def parse_args() -> argparse.Namespace:
         parser.error("--duration: 5 to 600 seconds.")
     if not 1 <= args.workers <= 16:
         parser.error("--workers: 1 to 16.")
+    if not 1 <= args.threads <= 16:
+        parser.error("--threads: 1 to 16.")
     if not 0 <= args.think[0] <= args.think[1] <= 60:
         parser.error("--think MIN MAX: 0 <= MIN <= MAX <= 60.")
     return args
@@ -257,12 +262,12 @@ def main() -> int:
         access_log, error_log = work / "access.log", work / "error.log"
         server = subprocess.Popen(
             [str(BIN / "gunicorn"), "config.wsgi:application", "--bind", f"{HOST}:{port}", "--workers",
-             str(args.workers), "--no-control-socket", "--certfile", str(cert), "--keyfile", str(key),
-             "--timeout", "60", "--access-logfile", str(access_log), "--error-logfile", str(error_log)],
+             str(args.workers), "--threads", str(args.threads), "--no-control-socket", "--certfile", str(cert),
+             "--keyfile", str(key), "--timeout", "60", "--access-logfile", str(access_log), "--error-logfile", str(error_log)],
             cwd=ROOT, env=env, start_new_session=True,
         )  # fmt: skip
         wait_until_up(f"{base}/login/", server, time.monotonic() + 60)
-        print(f"gunicorn: {args.workers} workers at {base} (production settings, HTTPS).")
+        print(f"gunicorn: {args.workers} workers x {args.threads} threads at {base} (production settings, HTTPS).")
         watch = MemoryWatch(server.pid)
         watch.start()
         prefix = work / "load"
@@ -337,7 +342,8 @@ def report(args: argparse.Namespace, data: dict[str, Any], work: Path, access_lo
     print(
         f"RESULT: {steady[2]:.1f} requests/s, p50 {steady[3]:.0f} ms, p99 {steady[4]:.0f} ms (all but the "
         f"{everything[0] - steady[0]} login requests), {everything[1]} failures; {args.players} players + 1 GM, "
-        f"{args.duration} s, {args.think[0]:g}-{args.think[1]:g} s between clicks, {args.workers} workers"
+        f"{args.duration} s, {args.think[0]:g}-{args.think[1]:g} s between clicks, "
+        f"{args.workers} workers x {args.threads} threads"
     )
     problems = [f"{f['Method']} {f['Name']}: {f['Error']} (x{f['Occurrences']})" for f in failures]
     problems += [f"{everything[1]} requests failed"] if everything[1] and not failures else []

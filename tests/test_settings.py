@@ -129,3 +129,19 @@ def test_login_rate_limiting_is_on_unless_turned_off():
         env={**os.environ, "REGNAL_DEV": "1", "AXES_ENABLED": "0", "AXES_FAILURE_LIMIT": "3", "AXES_COOLOFF_MINUTES": "60"},
     )  # fmt: skip
     assert shown.stdout.strip() == "False 3 1:00:00", shown.stderr
+
+
+def test_the_tree_cache_directory_comes_from_the_environment(tmp_path):
+    shown = "print(s.TREE_CACHE_DIR)"
+    default = _production({"SECRET_KEY": "x" * 50}, shown)
+    assert default.returncode == 0, default.stderr
+    assert Path(default.stdout.strip()) == ROOT / "var" / "trees"
+    chosen = _production({"SECRET_KEY": "x" * 50, "TREE_CACHE_DIR": str(tmp_path / "trees")}, shown)
+    assert Path(chosen.stdout.strip()) == tmp_path / "trees"
+
+
+def test_rendered_trees_are_cached_where_the_setting_says(settings, tmp_path):
+    from dynasties.trees.render import cache_dir
+
+    settings.TREE_CACHE_DIR = tmp_path / "elsewhere"
+    assert cache_dir() == tmp_path / "elsewhere"
