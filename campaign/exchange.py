@@ -362,6 +362,7 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
 
     return {
         "format": FORMAT,
+        "clause_refs": CLAUSE_REFS_VERSION,
         "campaign": {
             "name": campaign.name,
             "slug": campaign.slug,
@@ -1726,6 +1727,10 @@ def _import_entry_data(data: dict[str, Any], sections: Mapping[str, Mapping[int,
 
 # Keys of a clause's ``params`` that hold database ids, and the section they point into.
 # A list under such a key (a non-aggression clause's "between") is a list of ids.
+# "by" and "between" were added in clause_refs 2: documents without it hold database ids there,
+# which cannot be traced back; those two terms are left out when such a document is imported.
+CLAUSE_REFS_VERSION = 2
+CLAUSE_REFS_ADDED = ("by", "between")
 CLAUSE_REFS = {
     "payer": "dynasties",
     "payee": "dynasties",
@@ -2227,6 +2232,12 @@ def _read_later(data: Mapping[str, Any], plan: _Plan, ids: Mapping[str, Mapping[
     clauses = _section(data, "clauses", Clause, optional=True)
     clause_ids = _ids(clauses, "clause")
     contracts_by_id = {row["id"]: row for row in plan.contracts}
+    refs_version = data.get("clause_refs", 1)
+    if refs_version not in (1, CLAUSE_REFS_VERSION) or isinstance(refs_version, bool):
+        raise InvalidImport(
+            f"clause_refs: {_short(refs_version)} is not a version this site reads (1 or {CLAUSE_REFS_VERSION})",
+            fields={"clause_refs": "unsupported"},
+        )
     for row in plan.contracts:
         row["clause_kinds"] = []
     for c in clauses:
@@ -2238,6 +2249,8 @@ def _read_later(data: Mapping[str, Any], plan: _Plan, ids: Mapping[str, Mapping[
             "params": c.object("params"),
             "text": c.str("text"),
         }
+        if refs_version == 1:  # an older document: its "by" and "between" are database ids of another site
+            row["params"] = {k: v for k, v in row["params"].items() if k not in CLAUSE_REFS_ADDED}
         _check_refs(c, "params", row["params"], CLAUSE_REFS, refs)
         contract = contracts_by_id[row["contract"]]
         try:  # the terms the kind of clause takes, as a draft checks them (parties are export ids here)

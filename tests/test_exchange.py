@@ -622,7 +622,7 @@ def test_the_documentation_lists_every_exported_key(exported):
     # The names in backticks: `key`, and the keys of `{key, key}`.
     named = {section: set(re.findall(r"\w+", " ".join(re.findall(r"`([^`]*)`", row)))) for section, row in rows.items()}
     for section, value in exported.items():
-        items = [value] if isinstance(value, dict) else value
+        items = [value] if isinstance(value, dict) else value if isinstance(value, list) else []  # scalars: format, clause_refs
         keys = {key for item in items if isinstance(item, dict) for key in item}
         keys |= {key for item in items if isinstance(item, dict) for e in item.get("entries", []) for key in e}
         keys |= {key for item in items if isinstance(item, dict) for p in item.get("passed_over", []) for key in p}
@@ -1110,6 +1110,7 @@ BAD_INPUT = [
         "contracts: contract 3: A dowry clause belongs in a marriage contract",
         id="clause-marriage-only",
     ),
+    pytest.param(set_("clause_refs", 3), "clause_refs: 3 is not a version this site reads", id="clause-refs-version"),
     pytest.param(set_("contract_payments.0.posting", None), "contract_payments[0].posting: a paid payment", id="payment-posting"),
     pytest.param(set_("contract_payments.1.clause", 9), "contract_payments[1].clause: no clause with id 9", id="pay-clause"),
     pytest.param(set_("breaches.0.raised_by", 1), "breaches[0].raised_by: dynasty 1 cannot raise", id="breach-self"),
@@ -1223,3 +1224,32 @@ def test_every_house_a_clause_names_follows_the_import_lists_included(campaign):
     support = clauses["military_support"]
     assert (crown_of[support["by"]], crown_of[support["to"]]) == ("England", "France")
     assert support["exclusions"] == ["not against Spain"]
+
+
+@pytest.mark.django_db
+def test_an_older_document_leaves_out_the_clause_houses_it_could_not_renumber(campaign):
+    """Before clause_refs 2, exports wrote a military support's "by" and a non-aggression's
+    "between" as database ids: an import leaves those two terms out rather than guess."""
+    from contracts.services import contract_draft
+
+    houses = {d.crown: d.pk for d in Dynasty.objects.filter(campaign=campaign)}
+    parties = [houses["England"], houses["France"]]
+    contract_draft(
+        campaign=campaign, kind="treaty", title="The Channel peace", parties=parties,
+        clauses=[
+            {"kind": "non_aggression", "params": {"between": parties}},
+            {"kind": "military_support", "params": {"by": parties[0], "to": parties[1]}},
+        ],
+    )  # fmt: skip
+    document = campaign_export(campaign)
+    assert document["clause_refs"] == 2
+    del document["clause_refs"]
+    for clause in document["clauses"]:  # what an older export held: database ids of the old site
+        clause["params"].update({"between": [907, 908]} if clause["kind"] == "non_aggression" else {"by": 907})
+    copy_ = campaign_import(document, slug="older")
+    crown_of = dict(Dynasty.objects.filter(campaign=copy_).values_list("pk", "crown"))
+    clauses = {c.kind: c.params for c in Clause.objects.filter(contract__campaign=copy_)}
+    assert clauses["non_aggression"] == {}
+    assert set(clauses["military_support"]) == {"to", "exclusions"}
+    assert crown_of[clauses["military_support"]["to"]] == "France"
+    assert campaign_export(copy_)["clause_refs"] == 2
