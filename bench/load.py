@@ -138,7 +138,7 @@ def wait_until_up(url: str, server: subprocess.Popen[bytes], deadline: float) ->
     context = ssl._create_unverified_context()  # the run's own certificate
     while time.monotonic() < deadline:
         if server.poll() is not None:
-            raise SystemExit(f"gunicorn stopped at start-up (exit {server.returncode}): see its log above.")
+            raise SystemExit(f"gunicorn stopped at start-up (exit {server.returncode}): its log is above.")
         try:
             with urllib.request.urlopen(url, context=context, timeout=2) as response:
                 if response.status == 200:
@@ -266,7 +266,11 @@ def main() -> int:
              "--keyfile", str(key), "--timeout", "60", "--access-logfile", str(access_log), "--error-logfile", str(error_log)],
             cwd=ROOT, env=env, start_new_session=True,
         )  # fmt: skip
-        wait_until_up(f"{base}/login/", server, time.monotonic() + 60)
+        try:
+            wait_until_up(f"{base}/login/", server, time.monotonic() + 60)
+        except SystemExit:
+            print(error_log.read_text(errors="replace")[-3000:] if error_log.exists() else "", file=sys.stderr)
+            raise
         print(f"gunicorn: {args.workers} workers x {args.threads} threads at {base} (production settings, HTTPS).")
         watch = MemoryWatch(server.pid)
         watch.start()
@@ -335,8 +339,10 @@ def report(args: argparse.Namespace, data: dict[str, Any], work: Path, access_lo
     played = after["turn"] - data["turn"]
     print()
     print(
-        f"Played by the GM: {played} whole turns ({data['year']} -> {after['year']}, now at {after['step']}); "
-        f"{after['people'] - data['people']} characters more, {after['rolls']} rolls in the log."
+        f"Played by the GM: {played} whole turn{'' if played == 1 else 's'} "
+        f"({data['year']} -> {after['year']}, now at {after['step']}); "
+        f"{after['people'] - data['people']} characters more, {after['rolls']} rolls in the log, "
+        f"{after['postings']} ledger postings."
     )
     print(f"gunicorn: {logged} requests logged, {five_xx} answered 5xx; peak memory {peak_kb / 1024:.0f} MB in all.")
     print(
