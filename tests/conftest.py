@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 from django.contrib.auth import get_user_model
 
@@ -53,3 +55,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = [item for item in items if not item.get_closest_marker("postgres")]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_database_session_left_open(django_db_setup, django_db_blocker):
+    """On PostgreSQL, a connection some thread left open (a live server's request thread cut short
+    by a browser test's end, say) would stop the test database from being dropped. At the end of
+    the run such sessions are named in a warning (with their last query, to find the culprit) and
+    closed, so the teardown drops the database cleanly."""
+    yield
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid, application_name, state, left(query, 200) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        left = cursor.fetchall()
+        for pid, *_ in left:
+            cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+    if left:
+        warnings.warn(f"{len(left)} database session(s) were left open and are now closed: {left}", stacklevel=1)
