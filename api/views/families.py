@@ -156,8 +156,9 @@ class CharacterOut(serializers.ModelSerializer):  # type: ignore[type-arg]
     display_name = serializers.CharField()
     father = LinkField("characters", source="father_id")
     mother = LinkField("characters", source="mother_id")
-    spouses = serializers.SerializerMethodField(help_text="Every match, betrothals and ended marriages included.")
-    children = serializers.SerializerMethodField()
+    # to_representation fills these two from the page's family (two queries for the whole page)
+    spouses = SpouseSerializer(many=True, read_only=True, help_text="Every match, betrothals and ended marriages included.")
+    children = LinkSerializer(many=True, read_only=True)
     characteristics = serializers.DictField(child=serializers.IntegerField())
 
     class Meta:
@@ -199,14 +200,6 @@ class CharacterOut(serializers.ModelSerializer):  # type: ignore[type-arg]
             ],
             "children": [{"id": child, "url": f"{people}{child}/"} for child in family.children.get(pk, ())],
         }  # fmt: skip
-
-    @extend_schema_field(SpouseSerializer(many=True))
-    def get_spouses(self, obj: Character) -> list[dict[str, Any]]:  # documents the field; to_representation fills it
-        raise NotImplementedError
-
-    @extend_schema_field(LinkSerializer(many=True))
-    def get_children(self, obj: Character) -> list[dict[str, Any]]:  # documents the field; to_representation fills it
-        raise NotImplementedError
 
 
 def alive_in(queryset: QuerySet[Character], year: int) -> QuerySet[Character]:
