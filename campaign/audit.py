@@ -258,28 +258,42 @@ def mark_undo(marks: UndoMarks, restored: dict[str, list[models.Model]], *, by: 
             continue
         before = marks.before[label]
         after = {o.pk: o for o in restored.get(label, [])}
-        history = get_history_manager_for_model(model).model
         rows = []
         for pk, obj in after.items():
             old = before.get(pk)
             if old is None or _values(old) != _values(obj):
                 rows.append((obj, "+" if old is None else "~"))
         rows += [(obj, "-") for pk, obj in before.items() if pk not in after]
-        made = [
-            history(
-                history_date=now,
-                history_type=kind,
-                history_user=user,
-                history_change_reason=reason[:REASON_LENGTH],
-                history_year=year,
-                history_step=step,
-                **{f.attname: getattr(obj, f.attname) for f in history.tracked_fields},
-            )
-            for obj, kind in rows
-        ]
-        history.objects.bulk_create(made)
-        marked += len(made)
+        marked += _record(model, rows, user=user, reason=reason, year=year, step=step, when=now)
     return marked
+
+
+def _record(
+    model: type[models.Model],
+    rows: Iterable[tuple[models.Model, str]],
+    *,
+    user: Any,
+    reason: str,
+    year: int | None,
+    step: str,
+    when: Any,
+) -> int:
+    """Historical rows of ``model`` for ``(object, "+"/"~"/"-")`` pairs, in one insert."""
+    history = get_history_manager_for_model(model).model
+    made = [
+        history(
+            history_date=when,
+            history_type=kind,
+            history_user=user,
+            history_change_reason=reason[:REASON_LENGTH],
+            history_year=year,
+            history_step=step,
+            **{f.attname: getattr(obj, f.attname) for f in history.tracked_fields},
+        )
+        for obj, kind in rows
+    ]
+    history.objects.bulk_create(made)
+    return len(made)
 
 
 IMPORT_REASON = "Imported from a file"
@@ -294,20 +308,7 @@ def record_import(campaign: Any, *, by: Any) -> int:
     paths = {"Character": "campaign", "Marriage": "campaign", "Contract": "campaign"}
     made = 0
     for model in tracked_models():
-        path = paths.get(model.__name__, "contract__campaign")
-        history = get_history_manager_for_model(model).model
-        rows = [
-            history(
-                history_date=now,
-                history_type="+",
-                history_user=user,
-                history_change_reason=IMPORT_REASON,
-                history_year=campaign.current_year,
-                history_step="",
-                **{f.attname: getattr(obj, f.attname) for f in history.tracked_fields},
-            )
-            for obj in model._base_manager.filter(**{path: campaign.pk}).order_by("pk")
-        ]
-        history.objects.bulk_create(rows)
-        made += len(rows)
+        objs = model._base_manager.filter(**{paths.get(model.__name__, "contract__campaign"): campaign.pk}).order_by("pk")
+        rows = [(obj, "+") for obj in objs]
+        made += _record(model, rows, user=user, reason=IMPORT_REASON, year=campaign.current_year, step="", when=now)
     return made
