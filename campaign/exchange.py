@@ -2238,8 +2238,7 @@ def _read_later(data: Mapping[str, Any], plan: _Plan, ids: Mapping[str, Mapping[
             f"clause_refs: {_short(refs_version)} is not a version this site reads (1 or {CLAUSE_REFS_VERSION})",
             fields={"clause_refs": "unsupported"},
         )
-    for row in plan.contracts:
-        row["clause_kinds"] = []
+    kinds: dict[int, list[str]] = {row["id"]: [] for row in plan.contracts}  # each contract's clauses
     for c in clauses:
         row = {
             "id": c.int("id"),
@@ -2257,12 +2256,12 @@ def _read_later(data: Mapping[str, Any], plan: _Plan, ids: Mapping[str, Mapping[
             clause_rules.validate_clause(row["kind"], row["params"], parties=contract["parties"])
         except clause_rules.ClauseError as exc:
             raise c.fail("params", exc.message[0].lower() + exc.message[1:]) from exc
-        contract["clause_kinds"].append(row["kind"])
+        kinds[contract["id"]].append(row["kind"])
         plan.clauses.append(row)
     for contract in plan.contracts:
         try:
             marriage = contract["kind"] == ContractKind.MARRIAGE
-            clause_rules.validate_clauses(contract.pop("clause_kinds"), marriage_contract=marriage)
+            clause_rules.validate_clauses(kinds[contract["id"]], marriage_contract=marriage)
         except clause_rules.ClauseError as exc:
             raise InvalidImport(
                 f"contracts: contract {contract['id']}: {exc.message}", fields={f"contract {contract['id']}": exc.message}
