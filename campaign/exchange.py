@@ -2196,6 +2196,85 @@ def _read_signatures(c: _Item, row: Mapping[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+PAYING_CLAUSES = (ClauseKind.PAYMENT, ClauseKind.DOWRY, ClauseKind.RECURRING_PAYMENT)  # what they pay: params["amount"]
+
+
+def _movement(row: Mapping[str, Any]) -> str:
+    """``30 from dynasty 1 to the Treasury``: a posting's or a payment's money, in export ids."""
+
+    def account(dynasty: int | None) -> str:
+        return "the Treasury" if dynasty is None else f"dynasty {dynasty}"
+
+    return f"{row['amount']} from {account(row['payer'])} to {account(row['payee'])}"
+
+
+def _check_reversal(p: _Item, row: Mapping[str, Any], original: Mapping[str, Any]) -> None:
+    """A correction is the mirror image of the one posting it reverses (``treasury.posting_reverse``)."""
+    if original["kind"] == PostingKind.CORRECTION:
+        raise p.fail("reverses", f"posting {original['id']} is itself a correction; a correction is not reversed")
+    if (row["payer"], row["payee"], row["amount"]) != (original["payee"], original["payer"], original["amount"]):
+        raise p.fail(
+            "reverses",
+            f"{_movement(row)} does not mirror posting {original['id']} ({_movement(original)}): "
+            "a correction pays the same amount back the other way",
+        )
+    if row["year"] < original["year"]:
+        raise p.fail("year", f"{row['year']} is before the posting it reverses ({original['year']})")
+
+
+def _check_payment(
+    p: _Item,
+    row: Mapping[str, Any],
+    posting: Mapping[str, Any] | None,
+    clause: Mapping[str, Any] | None,
+    breach: Mapping[str, Any] | None,
+) -> None:
+    """A contract payment adds up with its posting, clause and breach (``contracts.services._pay``,
+    ``payment_settle``, ``_enforce``); each a row of the plan, in export ids."""
+    settled = row["settled_year"]
+    if settled is not None and row["status"] != PaymentStatus.PAID:
+        raise p.fail("settled_year", "an unpaid payment has not been settled: its settled_year is null")
+    if settled is not None and settled < row["year"]:
+        raise p.fail("settled_year", f"{settled} is before the payment fell due ({row['year']})")
+    if posting is not None:
+        pid = posting["id"]
+        if posting["contract"] != row["contract"]:
+            names = "no contract" if posting["contract"] is None else f"contract {posting['contract']}"
+            raise p.fail("posting", f"posting {pid} is not a payment under contract {row['contract']} (it names {names})")
+        if (posting["payer"], posting["payee"], posting["amount"]) != (row["payer"], row["payee"], row["amount"]):
+            raise p.fail("posting", f"posting {pid} moves {_movement(posting)}, not the payment's {_movement(row)}")
+        kinds = (PostingKind.DAMAGES,) if breach is not None else (PostingKind.CONTRACT, PostingKind.DOWRY)
+        if posting["kind"] not in kinds:
+            should = "damages are posted as 'damages'" if breach else "a contract payment is posted as 'contract' or 'dowry'"
+            raise p.fail("posting", f"posting {pid} is a '{posting['kind']}' posting; {should}")
+        if settled is not None and posting["year"] != settled:
+            raise p.fail("posting", f"posting {pid} is of {posting['year']}, not of the year the payment was settled ({settled})")
+        if posting["year"] < row["year"]:
+            raise p.fail("posting", f"posting {pid} is of {posting['year']}, before the payment fell due ({row['year']})")
+    if clause is not None:
+        cid, terms = clause["id"], clause["params"]
+        if clause["contract"] != row["contract"]:
+            raise p.fail("clause", f"clause {cid} is a term of contract {clause['contract']}, not of contract {row['contract']}")
+        if breach is None and clause["kind"] == ClauseKind.DAMAGES:
+            raise p.fail("clause", f"clause {cid} is the damages clause, paid only on a breach (the payment names none)")
+        if breach is None and (clause["kind"] not in PAYING_CLAUSES or "amount" not in terms):
+            raise p.fail("clause", f"clause {cid} is a '{clause['kind']}' clause, which sets no sum to pay")
+        if breach is None and (terms["payer"], terms["payee"], terms["amount"]) != (row["payer"], row["payee"], row["amount"]):
+            raise p.fail("clause", f"the payment of {_movement(row)} does not match clause {cid} ({_movement(terms)}, its terms)")
+        if breach is not None and clause["kind"] == ClauseKind.DAMAGES and terms["amount"] != row["amount"]:
+            raise p.fail("amount", f"{row['amount']} is not the damages of clause {cid} ({terms['amount']})")
+    if breach is not None:
+        bid = breach["id"]
+        if breach["contract"] != row["contract"]:
+            raise p.fail("breach", f"breach {bid} is of contract {breach['contract']}, not of contract {row['contract']}")
+        if (row["payer"], row["payee"]) != (breach["by_dynasty"], breach["raised_by"]):
+            raise p.fail(
+                "payer",
+                f"damages for breach {bid} go from the party in breach (dynasty {breach['by_dynasty']}) to the injured party "
+                f"(dynasty {breach['raised_by']}), not from dynasty {row['payer']} to dynasty {row['payee']}",
+            )
+
+
 def _read_later(data: Mapping[str, Any], plan: _Plan, ids: Mapping[str, Mapping[int, int]]) -> dict[str, dict[int, int]]:
     """Check the sections added to regnal/2 later; their export ids, by section."""
     dyn_ids, char_ids, marr_ids = ids["dynasties"], ids["characters"], ids["marriages"]
@@ -2289,6 +2368,10 @@ def _read_later(data: Mapping[str, Any], plan: _Plan, ids: Mapping[str, Mapping[
             raise p.fail("payee", "the Treasury cannot pay itself: a payer or a payee must be a dynasty")
         if row["payer"] is not None and row["payer"] == row["payee"]:
             raise p.fail("payee", f"dynasty {row['payee']} cannot pay itself")
+        if row["kind"] == PostingKind.CORRECTION and row["reverses"] is None:
+            raise p.fail("reverses", "a correction names the posting it reverses")
+        if row["kind"] != PostingKind.CORRECTION and row["reverses"] is not None:
+            raise p.fail("kind", f"only a correction reverses a posting; this one is a '{row['kind']}' posting")
         if row["reverses"] is not None:
             if row["reverses"] == row["id"]:
                 raise p.fail("reverses", f"posting {row['id']} cannot reverse itself")
@@ -2298,6 +2381,9 @@ def _read_later(data: Mapping[str, Any], plan: _Plan, ids: Mapping[str, Mapping[
                 )
             reversed_by[row["reverses"]] = i
         plan.postings.append(row)
+    for p, row in zip(postings, plan.postings, strict=True):  # originals may come after their corrections
+        if row["reverses"] is not None:
+            _check_reversal(p, row, plan.postings[posting_ids[row["reverses"]]])
 
     breaches = _section(data, "breaches", Breach, optional=True)
     breach_ids = _ids(breaches, "breach")
@@ -2315,6 +2401,12 @@ def _read_later(data: Mapping[str, Any], plan: _Plan, ids: Mapping[str, Mapping[
         }
         if row["by_dynasty"] == row["raised_by"]:
             raise b.fail("raised_by", f"dynasty {row['raised_by']} cannot raise a breach against itself")
+        contract = contracts_by_id[row["contract"]]
+        for key in ("by_dynasty", "raised_by"):
+            if row[key] not in contract["parties"]:
+                raise b.fail(key, f"dynasty {row[key]} is not a party to contract {contract['id']}")
+        if row["clause"] is not None and plan.clauses[clause_ids[row["clause"]]]["contract"] != row["contract"]:
+            raise b.fail("clause", f"clause {row['clause']} is not a term of contract {row['contract']}")
         plan.breaches.append(row)
 
     paid_by: dict[int, int] = {}
@@ -2343,6 +2435,13 @@ def _read_later(data: Mapping[str, Any], plan: _Plan, ids: Mapping[str, Mapping[
             if row["posting"] in paid_by:
                 raise p.fail("posting", f"posting {row['posting']} already pays contract_payments[{paid_by[row['posting']]}]")
             paid_by[row["posting"]] = i
+        _check_payment(
+            p,
+            row,
+            None if row["posting"] is None else plan.postings[posting_ids[row["posting"]]],
+            None if row["clause"] is None else plan.clauses[clause_ids[row["clause"]]],
+            None if row["breach"] is None else plan.breaches[breach_ids[row["breach"]]],
+        )
         plan.payments.append(row)
 
     disputed: dict[int, int] = {}
