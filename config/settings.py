@@ -98,6 +98,8 @@ WHITENOISE_USE_FINDERS = DEBUG
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Rendered family trees are cached as files here (any worker may read what another rendered).
 TREE_CACHE_DIR = Path(env_str("TREE_CACHE_DIR", "") or BASE_DIR / "var" / "trees")
+# ... up to this many bytes in all: the least recently used renders are deleted beyond it.
+TREE_CACHE_MAX_BYTES = env_int("TREE_CACHE_MAX_BYTES", 200 * 1024 * 1024, minimum=1024 * 1024)
 
 AUTHENTICATION_BACKENDS = [
     "config.auth.AxesBackend",  # refuses a locked-out username + address before the password is checked

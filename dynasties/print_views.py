@@ -1,9 +1,13 @@
 """PDF views of the printables: character sheets (one, a dynasty's, the campaign's) and a turn's
-announcements. Who may print what follows ``campaign.permissions``:
+announcements. Who may print what follows ``campaign.permissions.role_of``:
 
-- a sheet or a dynasty's sheets: the GM (or staff), or the player of the dynasty that controls them;
-- the campaign's sheets: the GM (or staff);
+- a sheet or a dynasty's sheets: the GM, or the player of the dynasty that controls them;
+- the campaign's sheets and their background job: the GM;
 - a turn's announcements (public parts only): any member of the campaign.
+
+Anyone else gets 404, the answer a made-up campaign, character, dynasty or job gets, so nobody
+learns what exists (issue 14). Being staff is not being the GM: a staff user who is neither the
+campaign's GM nor a superuser prints what his membership allows, if any.
 
 ``?two_up=1`` prints two sheets per A4 page (landscape)."""
 
@@ -12,14 +16,15 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 
 from campaign.models import Campaign, Role
-from campaign.permissions import can_view, role_of
+from campaign.permissions import role_of
 from dynasties import print_jobs, printing
 from dynasties.models import Character, Dynasty
+
+NOT_YOURS = "No such {}, or not yours to print."
 
 
 def _pdf(content: bytes, filename: str) -> HttpResponse:
@@ -28,16 +33,22 @@ def _pdf(content: bytes, filename: str) -> HttpResponse:
     return response
 
 
-def _is_gm(user: Any, campaign: Campaign) -> bool:
-    role, _ = role_of(user, campaign)
-    return role == Role.GM or bool(getattr(user, "is_staff", False))
-
-
 def may_print_dynasty(user: Any, dynasty: Dynasty | None, campaign: Campaign) -> bool:
-    if _is_gm(user, campaign):
-        return True
+    """The GM (a superuser is one everywhere), or the player of this dynasty."""
     role, mine = role_of(user, campaign)
+    if role == Role.GM:
+        return True
     return role == Role.PLAYER and dynasty is not None and mine == dynasty.pk
+
+
+def _campaign_for(request: HttpRequest, slug: str, *, gm_only: bool) -> Campaign:
+    """The campaign if the user is a member (its GM, with ``gm_only``); else 404, as for no campaign."""
+    campaign = Campaign.objects.filter(slug=slug).first()
+    role = role_of(request.user, campaign)[0] if campaign is not None else None
+    if role is None or (gm_only and role != Role.GM):
+        raise Http404(NOT_YOURS.format("campaign"))
+    assert campaign is not None
+    return campaign
 
 
 def _two_up(request: HttpRequest) -> bool:
@@ -46,17 +57,17 @@ def _two_up(request: HttpRequest) -> bool:
 
 @login_required
 def character_sheet(request: HttpRequest, pk: int) -> HttpResponse:
-    character = get_object_or_404(Character.objects.select_related("campaign", "controlled_by", "father", "mother"), pk=pk)
-    if not may_print_dynasty(request.user, character.controlled_by, character.campaign):
-        raise PermissionDenied("Only the GM or the player of this character's dynasty prints this sheet.")
+    character = Character.objects.select_related("campaign", "controlled_by", "father", "mother").filter(pk=pk).first()
+    if character is None or not may_print_dynasty(request.user, character.controlled_by, character.campaign):
+        raise Http404(NOT_YOURS.format("character sheet"))
     return _pdf(printing.character_sheet_pdf(character), f"sheet-{character.pk}.pdf")
 
 
 @login_required
 def dynasty_sheets(request: HttpRequest, pk: int) -> HttpResponse:
-    dynasty = get_object_or_404(Dynasty.objects.select_related("campaign"), pk=pk)
-    if not may_print_dynasty(request.user, dynasty, dynasty.campaign):
-        raise PermissionDenied("Only the GM or the player of this dynasty prints its sheets.")
+    dynasty = Dynasty.objects.select_related("campaign").filter(pk=pk).first()
+    if dynasty is None or not may_print_dynasty(request.user, dynasty, dynasty.campaign):
+        raise Http404(NOT_YOURS.format("dynasty"))
     characters = printing.dynasty_characters(dynasty)
     if not characters:
         return HttpResponse("This dynasty controls no character.", status=404, content_type="text/plain")
@@ -66,9 +77,7 @@ def dynasty_sheets(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def campaign_sheets(request: HttpRequest, slug: str) -> HttpResponse:
     """Small campaigns print at once; a large batch renders in the background with a ready link."""
-    campaign = get_object_or_404(Campaign, slug=slug)
-    if not _is_gm(request.user, campaign):
-        raise PermissionDenied("Only the GM prints every sheet of the campaign.")
+    campaign = _campaign_for(request, slug, gm_only=True)
     total = len(printing.campaign_characters(campaign))
     if total > print_jobs.INLINE_LIMIT:
         token = print_jobs.start(campaign.pk, _two_up(request), total)
@@ -79,9 +88,7 @@ def campaign_sheets(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def job(request: HttpRequest, slug: str, token: str) -> HttpResponse:
     """The background batch's page: it refreshes itself until the PDF is ready, then links to it."""
-    campaign = get_object_or_404(Campaign, slug=slug)
-    if not _is_gm(request.user, campaign):
-        raise PermissionDenied("Only the GM prints every sheet of the campaign.")
+    campaign = _campaign_for(request, slug, gm_only=True)
     state = print_jobs.status(token) if token.isalnum() else None
     if state is None or state.get("campaign") != campaign.pk:
         raise Http404("No such print job.")
@@ -92,7 +99,7 @@ def job(request: HttpRequest, slug: str, token: str) -> HttpResponse:
 
 @login_required
 def announcements(request: HttpRequest, slug: str, year: int) -> HttpResponse:
-    campaign = get_object_or_404(Campaign, slug=slug)
-    if not (can_view(request.user, campaign) or _is_gm(request.user, campaign)):
-        raise PermissionDenied("Only members of the campaign read its announcements.")
+    campaign = _campaign_for(request, slug, gm_only=False)
+    if not campaign.start_year <= year <= campaign.current_year:
+        raise Http404(f"No announcements for {year}: the campaign runs from {campaign.start_year} to {campaign.current_year}.")
     return _pdf(printing.announcements_pdf(campaign, year), f"announcements-{campaign.slug}-{year}.pdf")

@@ -36,8 +36,19 @@ from dynasties.models import Character, Dynasty
 from dynasties.print_views import may_print_dynasty
 from dynasties.rules.errors import RuleError
 from dynasties.trees.data import KINDS, TreeError
-from dynasties.trees.dot import PAPERS
-from dynasties.trees.render import FORMATS, RenderError, TreeRequest, render_tree
+from dynasties.trees.render import (
+    CROWN_MAX_LENGTH,
+    FORMATS,
+    GENERATIONS_MAX,
+    ID_MAX,
+    LIMIT_DEFAULT,
+    LIMIT_MAX,
+    LIMIT_MIN,
+    PAPERS_ASKED,
+    RenderError,
+    TreeRequest,
+    render_tree,
+)
 from dynasties.trees.views import pages_url
 
 PDF = "application/pdf"
@@ -83,18 +94,22 @@ def _binary(media_type: str, description: str) -> dict[Any, Any]:
 
 
 class TreeQuery(serializers.Serializer):
+    """The bounds are the trees' own (``dynasties.trees.render``), as the page's."""
+
     format = serializers.ChoiceField(choices=TREE_FORMATS, default="svg", help_text="svg (default), png or pdf.")
     focus = serializers.IntegerField(
-        required=False, min_value=1, max_value=INT_MAX,
+        required=False, min_value=1, max_value=ID_MAX,
         help_text="A character: the tree of his ancestors/descendants, or his family lines within a dynasty or campaign tree.",
     )  # fmt: skip
-    generations = serializers.IntegerField(required=False, min_value=0, max_value=100, help_text="Cap on generations.")
-    dynasty = serializers.IntegerField(required=False, min_value=1, max_value=INT_MAX, help_text="A dynasty tree's house.")
-    crown = serializers.CharField(required=False, max_length=80, help_text="A succession tree's crown.")
-    limit = serializers.IntegerField(
-        required=False, default=10, min_value=1, max_value=100, help_text="Heirs on a succession tree."
+    generations = serializers.IntegerField(
+        required=False, min_value=0, max_value=GENERATIONS_MAX, help_text="Cap on generations."
     )
-    paper = serializers.ChoiceField(choices=("auto", *PAPERS), default="auto", help_text="PNG and PDF: fit to A4 or A3.")
+    dynasty = serializers.IntegerField(required=False, min_value=1, max_value=ID_MAX, help_text="A dynasty tree's house.")
+    crown = serializers.CharField(required=False, max_length=CROWN_MAX_LENGTH, help_text="A succession tree's crown.")
+    limit = serializers.IntegerField(
+        required=False, default=LIMIT_DEFAULT, min_value=LIMIT_MIN, max_value=LIMIT_MAX, help_text="Heirs on a succession tree."
+    )
+    paper = serializers.ChoiceField(choices=PAPERS_ASKED, default="auto", help_text="PNG and PDF: fit to A4 or A3.")
 
     class Meta:
         ref_name = "TreeQuery"

@@ -9,25 +9,44 @@ one sub-directory per campaign, named by the digest of the rows the tree is draw
 pattern). A hit costs one SELECT (:func:`~dynasties.trees.data.data_version`) and one file read; any change to a
 character, marriage, reign, title or dynasty gives a new version, and the renders of older
 versions of the campaign are deleted when a new one is written.
+
+The cache is bounded (issue 14). Every parameter has one set of bounds (:meth:`TreeRequest.checked`,
+which the page, the API and the command all go through; the API's serializer reads the same
+constants), and a parameter the kind does not use is dropped, so it cannot make a new file. The
+whole directory stays under ``settings.TREE_CACHE_MAX_BYTES``: after each write the least recently
+used renders (a hit touches its file) are deleted until it fits; a render larger than the cap is
+served but not kept. Django's ``FileBasedCache`` does not fit: it culls random entries by count,
+not the least recently used by size.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from dynasties.trees.data import KINDS, Rows, TreeError, build_tree, data_version, load_rows
-from dynasties.trees.dot import ADMIN_URL, to_dot
+from dynasties.trees.dot import ADMIN_URL, PAPERS, to_dot
 
 FORMATS = {"svg": "image/svg+xml", "png": "image/png", "pdf": "application/pdf", "dot": "text/vnd.graphviz"}
 LAYOUT_VERSION = "1"  # bump when the DOT builder changes what it draws
 DOT_TIMEOUT = 120
+
+# The bounds of a tree's parameters: the one definition (the API's TreeQuery reads them too).
+ID_MAX = 2**31 - 1  # focus and dynasty are database ids: 1 .. ID_MAX
+GENERATIONS_MAX = 100  # generations: 0 .. GENERATIONS_MAX
+LIMIT_MIN, LIMIT_MAX, LIMIT_DEFAULT = 1, 100, 10  # heirs on a succession tree
+CROWN_MAX_LENGTH = 80
+PAPERS_ASKED = ("auto", *PAPERS)
+CACHE_MAX_BYTES = 200 * 1024 * 1024  # settings.TREE_CACHE_MAX_BYTES, when not set
+STALE_TMP_SECONDS = 3600  # a temporary file this old was left by a crashed writer
 
 
 class RenderError(RuntimeError):
@@ -66,6 +85,17 @@ def cache_dir() -> Path:
     return Path(configured) if configured else Path(settings.BASE_DIR) / "var" / "trees"
 
 
+def cache_max_bytes() -> int:
+    from django.conf import settings
+
+    return int(getattr(settings, "TREE_CACHE_MAX_BYTES", CACHE_MAX_BYTES))
+
+
+def _bounded(name: str, value: int | None, low: int, high: int) -> None:
+    if value is not None and not low <= value <= high:
+        raise TreeError(f"{name} must be between {low} and {high}, not {value}.")
+
+
 @dataclass(frozen=True)
 class TreeRequest:
     kind: str
@@ -77,6 +107,31 @@ class TreeRequest:
     fmt: str = "svg"
     url: str | None = ADMIN_URL
     paper: str | None = "auto"  # PNG and PDF only; SVG is never scaled
+
+    def checked(self) -> TreeRequest:
+        """This request within the bounds (else :class:`TreeError` saying what to fix), with what
+        its kind does not use dropped: two requests that draw the same tree are equal."""
+        if self.kind not in KINDS:
+            raise TreeError(f"Unknown tree kind {self.kind!r}; choose one of {', '.join(KINDS)}.")
+        if self.fmt not in FORMATS:
+            raise TreeError(f"Unknown format {self.fmt!r}; choose one of {', '.join(FORMATS)}.")
+        if self.paper is not None and self.paper not in PAPERS_ASKED:
+            raise TreeError(f"Unknown paper {self.paper!r}; choose one of {', '.join(PAPERS_ASKED)}.")
+        _bounded("focus", self.focus, 1, ID_MAX)
+        _bounded("dynasty", self.dynasty, 1, ID_MAX)
+        _bounded("generations", self.generations, 0, GENERATIONS_MAX)
+        _bounded("limit", self.limit, LIMIT_MIN, LIMIT_MAX)
+        if self.crown is not None and len(self.crown) > CROWN_MAX_LENGTH:
+            raise TreeError(f"crown must be at most {CROWN_MAX_LENGTH} characters, not {len(self.crown)}.")
+        succession = self.kind == "succession"
+        return replace(
+            self,
+            dynasty=self.dynasty if self.kind == "dynasty" else None,
+            generations=None if succession else self.generations,
+            crown=self.crown if succession else None,
+            limit=(self.limit or LIMIT_DEFAULT) if succession else LIMIT_DEFAULT,
+            paper=(self.paper or "auto") if self.fmt in ("png", "pdf") else "auto",
+        )
 
     def key(self) -> str:
         return hashlib.blake2b(repr((LAYOUT_VERSION, self)).encode(), digest_size=10).hexdigest()
@@ -93,8 +148,7 @@ class Rendered:
 
 def tree_dot(campaign: Any, request: TreeRequest, rows: Rows | None = None) -> str:
     """The DOT text of the asked tree (no rendering): the data, then the text."""
-    if request.kind not in KINDS:
-        raise TreeError(f"Unknown tree kind {request.kind!r}; choose one of {', '.join(KINDS)}.")
+    request = request.checked()
     rows = rows if rows is not None else load_rows(campaign)
     line: list[tuple[int, int]] = []
     monarch = None
@@ -140,20 +194,21 @@ def tree_dot(campaign: Any, request: TreeRequest, rows: Rows | None = None) -> s
 
 def render_tree(campaign: Any, request: TreeRequest, *, use_cache: bool = True) -> Rendered:
     """The tree rendered in ``request.fmt``: from the cache if the data has not changed since."""
-    if request.fmt not in FORMATS:
-        raise TreeError(f"Unknown format {request.fmt!r}; choose one of {', '.join(FORMATS)}.")
+    request = request.checked()
     version = _version(campaign, request)
     folder = cache_dir() / str(campaign.pk)
     path = folder / f"{version}-{request.key()}.{request.fmt}"
     if use_cache:
         try:
-            return Rendered(path.read_bytes(), FORMATS[request.fmt], True, version, path)
+            content = path.read_bytes()
         except FileNotFoundError:
             pass
+        else:
+            _touch(path)
+            return Rendered(content, FORMATS[request.fmt], True, version, path)
     content = render_dot(tree_dot(campaign, request), request.fmt)
-    if use_cache:
-        _store(folder, path, content, version)
-    return Rendered(content, FORMATS[request.fmt], False, version, path if use_cache else None)
+    kept = use_cache and _store(folder, path, content, version)
+    return Rendered(content, FORMATS[request.fmt], False, version, path if kept else None)
 
 
 def _version(campaign: Any, request: TreeRequest) -> str:
@@ -173,7 +228,17 @@ def _version(campaign: Any, request: TreeRequest) -> str:
     return digest
 
 
-def _store(folder: Path, path: Path, content: bytes, version: str) -> None:
+def _touch(path: Path) -> None:
+    """Mark a render as just used (its modification time is its last use: atime is often off)."""
+    with contextlib.suppress(OSError):  # evicted meanwhile by another worker: nothing to mark
+        os.utime(path)
+
+
+def _store(folder: Path, path: Path, content: bytes, version: str) -> bool:
+    """Keep a render (unless it alone is over the cap), then evict down to the cap. True if kept."""
+    cap = cache_max_bytes()
+    if len(content) > cap:
+        return False
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.iterdir():  # renders of an older version of the campaign are dead weight
         if not old.name.startswith(version) and not old.name.startswith("."):
@@ -182,3 +247,42 @@ def _store(folder: Path, path: Path, content: bytes, version: str) -> None:
     with os.fdopen(fd, "wb") as f:
         f.write(content)
     os.replace(tmp, path)  # atomic: a reader sees the whole file or none
+    evict(cap, keep=path)
+    return True
+
+
+def evict(cap: int, *, keep: Path | None = None) -> None:
+    """Delete the least recently used renders of the whole cache until it holds at most ``cap``
+    bytes (``keep``, the render just written, last of all); temporary files a crashed writer
+    left behind go too."""
+    renders: list[tuple[float, str, int]] = []
+    total = 0
+    stale = time.time() - STALE_TMP_SECONDS
+    for entry in _entries(cache_dir()):
+        try:
+            stat = entry.stat()
+        except FileNotFoundError:  # evicted meanwhile by another worker
+            continue
+        if entry.name.startswith("."):
+            if stat.st_mtime < stale:
+                Path(entry.path).unlink(missing_ok=True)
+            continue
+        renders.append((stat.st_mtime, entry.path, stat.st_size))
+        total += stat.st_size
+    renders.sort(key=lambda r: (r[1] == str(keep), r[0]))  # the oldest use first, the new render last
+    for _, name, size in renders:
+        if total <= cap:
+            break
+        Path(name).unlink(missing_ok=True)
+        total -= size
+
+
+def _entries(root: Path) -> list[os.DirEntry[str]]:
+    """The files of every campaign's folder of the cache (a folder removed meanwhile is skipped)."""
+    found: list[os.DirEntry[str]] = []
+    with contextlib.suppress(FileNotFoundError), os.scandir(root) as folders:
+        for folder in folders:
+            if folder.is_dir():
+                with contextlib.suppress(FileNotFoundError), os.scandir(folder.path) as files:
+                    found.extend(f for f in files if f.is_file())
+    return found

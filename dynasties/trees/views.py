@@ -5,7 +5,10 @@ GET /trees/<campaign slug>/<kind>/?format=svg&focus=12&generations=3&dynasty=4&c
 
 A tree shows only what every member may see (characters, marriages, reigns, regencies, titles,
 captivity: RULES.md E7, the family record is public), so membership is the whole test
-(``campaign.permissions.role_of``); a non-member gets 404, an anonymous visitor the login page.
+(``campaign.permissions.role_of``); a non-member (a staff user too, unless he is a superuser)
+gets 404 whatever he asks, as for a made-up campaign; an anonymous visitor the login page, as
+everywhere. The parameters' bounds are :meth:`~dynasties.trees.render.TreeRequest.checked`'s
+(the API's too): out of bounds is a 400 saying what to write.
 The people in an SVG link to their character pages (``links=pages``, the default for players and
 observers) or, for the GM, to the admin (``links=admin``, his default, as the admin's links expect).
 """
@@ -22,11 +25,10 @@ from django.views.decorators.http import require_GET
 from campaign.models import Campaign, Role
 from campaign.permissions import role_of
 from dynasties.trees.data import KINDS, TreeError
-from dynasties.trees.dot import ADMIN_URL, PAPERS
-from dynasties.trees.render import FORMATS, TreeRequest, render_tree
+from dynasties.trees.dot import ADMIN_URL
+from dynasties.trees.render import FORMATS, PAPERS_ASKED, TreeRequest, render_tree
 
 LINKS = ("pages", "admin")
-PAPERS_ASKED = ("auto", *PAPERS)
 _SENTINEL = 987654321
 
 
@@ -72,7 +74,7 @@ def tree(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
             focus=_int(request, "focus"),
             generations=_int(request, "generations"),
             crown=request.GET.get("crown") or None,
-            limit=_int(request, "limit") or 10,
+            limit=_int(request, "limit"),
             fmt=fmt,
             url=ADMIN_URL if admin_links else pages_url(campaign),
             paper=paper,
