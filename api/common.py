@@ -12,7 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
-from django.core.exceptions import PermissionDenied
 from django.db.models import Model, QuerySet
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -21,10 +20,14 @@ from rest_framework.request import Request
 
 from campaign.history import new_action_key, step_action
 from campaign.models import Campaign, Role
+from campaign.permissions import may_act_for as may_act_for  # the policy's, re-exported for the API views
+from campaign.permissions import require_act_for as require_act_for
+from campaign.permissions import require_gm as require_gm
 from campaign.permissions import role_of, visible
 from dynasties.rules.errors import RuleError
 
 T = TypeVar("T")
+
 
 IDEMPOTENCY_KEY_MAX = 40
 
@@ -52,36 +55,19 @@ def campaign_from(request: Request, slug: str) -> tuple[Campaign, str, int | Non
     return campaign, role, dynasty
 
 
-def require_gm(role: str) -> None:
-    """403 unless the caller is the campaign's GM."""
-    if role != Role.GM:
-        raise PermissionDenied("Only the game master may do this.")
-
-
-def may_act_for(role: str, mine: int | None, dynasty_id: int | None) -> bool:
-    """The GM acts for everyone; a player for his own dynasty only; an observer for no one."""
-    return role == Role.GM or (role == Role.PLAYER and dynasty_id is not None and mine == dynasty_id)
-
-
-def require_act_for(role: str, mine: int | None, dynasty_id: int | None) -> None:
-    """403 unless the caller may act for that dynasty."""
-    if not may_act_for(role, mine, dynasty_id):
-        raise PermissionDenied("You may act only for your own dynasty.")
-
-
 def idempotency_key(request: Request) -> str:
-    """The step-action key of an API write: the caller's ``Idempotency-Key`` (kept per user, so two
-    users cannot collide), or a fresh one when the header is absent."""
+    """The one-time key of an API write as sent: the caller's ``Idempotency-Key``, or a fresh one
+    when the header is absent. ``step_action`` keeps it per door and per user (``action_key``)."""
     sent = (request.headers.get("Idempotency-Key") or "").strip()
     if not sent:
-        return "api:" + new_action_key()
+        return new_action_key()
     if len(sent) > IDEMPOTENCY_KEY_MAX:
         raise RuleError(
             f"The Idempotency-Key header is at most {IDEMPOTENCY_KEY_MAX} characters.",
             code="idempotency_key",
             fields={"Idempotency-Key": f"At most {IDEMPOTENCY_KEY_MAX} characters."},
         )
-    return f"api:{request.user.pk}:{sent}"
+    return sent
 
 
 def run_action(request: Request, campaign: Campaign, label: str, action: Callable[[Campaign], T]) -> T:
@@ -94,6 +80,7 @@ def run_action(request: Request, campaign: Campaign, label: str, action: Callabl
         label=label,
         action=action,
         by=request.user if request.user.is_authenticated else None,
+        door="api",
     )
 
 

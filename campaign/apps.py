@@ -8,3 +8,6 @@ class CampaignConfig(AppConfig):
 
     def ready(self) -> None:
         from campaign import checks  # noqa: F401
+        from campaign.admin_scope import scope_admin
+
+        scope_admin()  # the admin's autodiscovery (an earlier app) has registered every model by now

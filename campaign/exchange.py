@@ -34,6 +34,7 @@ from django.db.backends.base.operations import BaseDatabaseOperations
 from campaign import audit
 from campaign.models import (
     STEP_ORDER,
+    Audience,
     Campaign,
     ChronicleEntry,
     Membership,
@@ -45,6 +46,7 @@ from campaign.models import (
     RollSubject,
     RuleTable,
 )
+from campaign.permissions import legacy_line_audience, readers_list, readers_text
 from contracts import rules as clause_rules
 from contracts.models import (
     Breach,
@@ -262,6 +264,7 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
             "end_cause",
             "husband_joins_wife",
             "dowry",
+            "money_readers",
             "alliance_title",
             "children_raised_by_id",
         )
@@ -331,7 +334,9 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
         .values("roll_id", "character_id")
     )
     entry_rows = list(
-        ChronicleEntry.objects.filter(campaign=campaign).order_by("year", "pk").values("year", "step", "kind", "text", "data")
+        ChronicleEntry.objects.filter(campaign=campaign)
+        .order_by("year", "pk")
+        .values("year", "step", "kind", "text", "data", "audience", "readers")
     )
 
     dyn = _numbering(d["pk"] for d in dynasty_rows)
@@ -357,7 +362,10 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
         if not chronicle or chronicle[-1]["year"] != e["year"]:
             chronicle.append({"year": e["year"], "entries": []})
         chronicle[-1]["entries"].append(
-            {"step": e["step"], "kind": e["kind"], "text": e["text"], "data": _export_entry_data(e["data"], refs)}
+            {
+                "step": e["step"], "kind": e["kind"], "text": e["text"], "data": _export_entry_data(e["data"], refs),
+                "audience": e["audience"], "readers": _export_readers(e["readers"], dyn),
+            }
         )
 
     return {
@@ -422,6 +430,7 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
                 "end_cause": m["end_cause"],
                 "husband_joins_wife": m["husband_joins_wife"],
                 "dowry": m["dowry"],
+                "dowry_readers": _export_readers(m["money_readers"], dyn),
                 "alliance_title": m["alliance_title"],
                 "children_raised_by": _ref(dyn, m["children_raised_by_id"], "dynasty", f"Marriage #{m['pk']}"),
             }
@@ -550,6 +559,21 @@ def _export_character(c: dict[str, Any], chars: Mapping[int, int], dyn: Mapping[
         "legitimate": c["legitimate"],
         "pretender_of": _ref(dyn, c["pretender_of_id"], "dynasty", who),
     }
+
+
+def _export_readers(text: str, dyn: Mapping[int, int]) -> list[int]:
+    """The houses who may read a line or a dowry, as export ids (a house no longer present: left out)."""
+    return sorted(dyn[pk] for pk in readers_list(text) if pk in dyn)
+
+
+def _read_readers(item: _Item, key: str, dyn_ids: Mapping[int, int], *, default: list[int] | None = None) -> list[int]:
+    value = item.get(key) if default is None else item.get(key, default)
+    if not isinstance(value, list):
+        raise item.fail(key, f"must be a list of dynasty ids, got {_kind(value)}")
+    for n, one in enumerate(value):
+        if not _is_int(one) or one not in dyn_ids:
+            raise item.fail(f"{key}[{n}]", f"no dynasty with id {_short(one)}")
+    return list(value)
 
 
 def _export_entry_data(data: Any, sections: Mapping[str, Mapping[int, int]]) -> Any:
@@ -1203,6 +1227,7 @@ def _read_marriage(m: _Item, char_ids: Mapping[int, int], dyn_ids: Mapping[int, 
         "end_cause": m.str("end_cause"),
         "husband_joins_wife": m.bool("husband_joins_wife"),
         "dowry": m.str("dowry", default=_later("marriages", "dowry")),
+        "dowry_readers": _read_readers(m, "dowry_readers", dyn_ids, default=[]),  # older files: the GM's alone
         "alliance_title": m.str("alliance_title", default=_later("marriages", "alliance_title")),
         "children_raised_by": m.ref("children_raised_by", dyn_ids, "dynasty", default=None),
     }
@@ -1338,6 +1363,14 @@ def _read_chronicle(data: Mapping[str, Any], plan: _Plan, ids: Mapping[str, Mapp
                         if one is not None and (not _is_int(one) or one not in ids[section]):
                             raise e.fail(f"data.{key}[{n}]", f"no {what} with id {_short(one)}")
             row["data"] = entry_data
+            if "audience" in entry:  # who may read it; older files: as the line's kind and data said then
+                row["audience"] = e.choice("audience", Audience.values)
+                row["readers"] = _read_readers(e, "readers", ids["dynasties"], default=[])
+                if row["audience"] == Audience.PARTIES and not row["readers"]:
+                    raise e.fail("readers", "a line for its parties must name at least one dynasty")
+            else:
+                row["audience"], row["legacy_readers"] = legacy_line_audience(row["kind"], entry_data)
+                row["readers"] = None
             plan.entries.append(row)
 
 
@@ -1567,6 +1600,7 @@ def _import(data: Any, *, by: AbstractBaseUser | None, slug: str | None) -> Camp
                 end_cause=m["end_cause"],
                 husband_joins_wife=m["husband_joins_wife"],
                 dowry=m["dowry"],
+                money_readers=readers_text(dyn_pk(d) for d in m["dowry_readers"]),
                 alliance_title=m["alliance_title"],
                 children_raised_by_id=dyn_pk(m["children_raised_by"]),
             )
@@ -1703,12 +1737,22 @@ def _import(data: Any, *, by: AbstractBaseUser | None, slug: str | None) -> Camp
                 kind=e["kind"],
                 text=e["text"],
                 data=_import_entry_data(e["data"], sections),
+                audience=e["audience"],
+                readers=_import_readers(e, sections["dynasties"]),
             )
             for e in plan.entries
         ],
     )
     audit.record_import(campaign, by=by)
     return campaign
+
+
+def _import_readers(entry: Mapping[str, Any], dyn: Mapping[int, int]) -> str:
+    """A line's readers as stored: export ids mapped to the new houses (an older file's: its own
+    data's database-free ids, already worked out by ``legacy_line_audience`` in export ids)."""
+    if entry["readers"] is None:
+        return readers_text(dyn[pk] for pk in readers_list(entry["legacy_readers"]) if pk in dyn)
+    return readers_text(dyn[pk] for pk in entry["readers"])
 
 
 def _import_entry_data(data: dict[str, Any], sections: Mapping[str, Mapping[int, int]]) -> dict[str, Any]:

@@ -39,6 +39,7 @@ from campaign.models import (
     RuleTable,
     Step,
 )
+from campaign.permissions import require
 from dynasties.rules.errors import RuleError
 from dynasties.services.common import STEP_LABELS, lock_campaign
 
@@ -200,6 +201,22 @@ def new_action_key() -> str:
     return secrets.token_hex(16)
 
 
+KEY_MAX = 40
+"""The longest one-time key a door may send (a page's is 32 characters, an API's Idempotency-Key at most this)."""
+DOORS = ("page", "api")
+
+
+def action_key(key: str | None, *, by: AbstractBaseUser | None, door: str = "page") -> str:
+    """The stored form of a door's one-time key: kept per door and per user, so that no key sent
+    through one door (a page's form) or by one user can ever match another's."""
+    key = (key or "").strip()
+    if not key or len(key) > KEY_MAX:
+        raise RuleError("The form has no valid action key: reload the page and submit it again.", code="action_key")
+    if door not in DOORS:
+        raise ValueError(f"unknown door {door!r}")
+    return f"{door}:{getattr(by, 'pk', None) or 0}:{key}"
+
+
 def step_action(
     *,
     campaign: Campaign | int,
@@ -207,15 +224,14 @@ def step_action(
     label: str,
     action: Callable[[Campaign], T],
     by: AbstractBaseUser | None = None,
+    door: str = "page",
 ) -> T:
     """Run one action of game night (``action`` calls the services) in one transaction.
 
     Refuses a missing key or one already used (:class:`AlreadyDone`), takes the checkpoint of the
     campaign's current step if this is the step's first action, records the key, then runs the
     action: if the action fails, nothing stays, the key and the checkpoint included."""
-    key = (key or "").strip()
-    if not key or len(key) > 64:
-        raise RuleError("The form has no valid action key: reload the page and submit it again.", code="action_key")
+    key = action_key(key, by=by, door=door)
     with transaction.atomic():
         locked = lock_campaign(campaign)
         if ActionKey.objects.filter(campaign=locked, key=key).exists():
@@ -285,7 +301,7 @@ def undo_plan(campaign: Campaign, *, turn: bool = False) -> UndoPlan | None:
     )
 
 
-def _undo(campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None, *, turn: bool) -> Checkpoint:
+def _undo(campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None, *, turn: bool, door: str) -> Checkpoint:
     def restore(locked: Campaign) -> Checkpoint:
         target = _target(locked, turn=turn)
         if target is None:
@@ -299,23 +315,26 @@ def _undo(campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None
         return target
 
     label = "Undo the turn" if turn else "Undo the step"
+    key = action_key(key, by=by, door=door)
     with transaction.atomic():
         locked = lock_campaign(campaign)
-        key = (key or "").strip()
-        if not key:
-            raise RuleError("The form has no valid action key: reload the page and submit it again.", code="action_key")
+        require(by, locked, "gm")  # undo is the GM's (campaign.permissions)
         if ActionKey.objects.filter(campaign=locked, key=key).exists():
             raise AlreadyDone("That undo was already done (the same form was sent twice): nothing more was undone.")
-        ActionKey.objects.create(campaign=locked, key=key[:64], label=label, by=by)
+        ActionKey.objects.create(campaign=locked, key=key, label=label, by=by)
         return restore(locked)
 
 
-def undo_step(*, campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None = None) -> Checkpoint:
+def undo_step(
+    *, campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None = None, door: str = "page"
+) -> Checkpoint:
     """Put the campaign back as it was at the start of the step last worked on; returns the
     checkpoint used (now consumed). Undo again to go a step further back."""
-    return _undo(campaign, key, by, turn=False)
+    return _undo(campaign, key, by, turn=False, door=door)
 
 
-def undo_turn(*, campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None = None) -> Checkpoint:
+def undo_turn(
+    *, campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None = None, door: str = "page"
+) -> Checkpoint:
     """Put the campaign back as it was at the start of the turn last worked on (its Births step)."""
-    return _undo(campaign, key, by, turn=True)
+    return _undo(campaign, key, by, turn=True, door=door)

@@ -15,6 +15,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from campaign.models import Campaign, ChronicleEntry, Posting, Step
+from campaign.permissions import require
 from campaign.treasury import InsufficientFunds, balance, currency, post
 from dynasties.models import Dynasty
 from dynasties.rules import blood_royale as br
@@ -227,6 +228,7 @@ def interphase_run(
     _check_ruleset(campaign)
     require_step(campaign, Step.INTERPHASE)
     house = _dynasty(campaign, dynasty)
+    require(by, campaign, "house", dynasty=house.pk, what="a house runs its own Interphase")
     earlier = _earlier_runs(campaign, house)
     if earlier:
         raise InterphaseAlreadyRun(
@@ -288,6 +290,7 @@ def interphase_run(
         f"{' (' + house.crown + ')' if house.crown else ''}, {campaign.current_year}: {summary}. "
         f"Income {result.income} {money}, costs {result.costs} {money}." + "".join(" " + note for note in result.notes),
         interphase=True,
+        readers=[house.pk],
         dynasty=house.pk,
         postings=[p.pk for p in postings],
         tax_rate=tax_rate,

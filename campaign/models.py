@@ -146,8 +146,20 @@ class RollSubject(models.Model):
         return f"roll {self.roll_id}: character {self.character_id}"
 
 
+class Audience(models.TextChoices):
+    """Who may read a chronicle line (``campaign.permissions`` reads it; anything else is the GM's)."""
+
+    PUBLIC = "public", "Every member"
+    PARTIES = "parties", "The houses named in its readers, and the GM"
+    GM = "gm", "The GM only"
+
+
 class ChronicleEntry(models.Model):
-    """One line of a turn's chronicle; the Announcements gather a year's entries."""
+    """One line of a turn's chronicle; the Announcements gather a year's public entries.
+
+    Every line carries its audience, written when it is made (``campaign.permissions.line_audience``):
+    public, the houses listed in ``readers`` (",3,17," so one portable ``contains`` finds a house), or
+    the GM only, which is also what a line without a known audience gets."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="chronicle")
     year = models.IntegerField()
@@ -155,6 +167,8 @@ class ChronicleEntry(models.Model):
     kind = models.CharField(max_length=30)
     text = models.TextField()
     data = models.JSONField(default=dict, blank=True)
+    audience = models.CharField(max_length=10, choices=Audience.choices, default=Audience.GM)
+    readers = models.TextField(blank=True, default="", help_text="The houses who may read it (ids as ',3,17,').")
 
     class Meta:
         ordering = ["year", "id"]

@@ -1,42 +1,297 @@
-"""Who may see what: the one permission layer the admin, the pages and the API all use.
+"""The policy: who may **see** what and who may **do** what, for every door.
 
 Secrecy is a feature (Blood Royale chapter 24; RULES.md E7): characteristics and the family
 record are public to every member of a campaign; a player sees only his own exchequer, its
-postings, and the contracts his dynasty is party to; the GM sees everything; outsiders nothing."""
+postings, the contracts his dynasty is party to and the lines and money terms written for his
+house; the GM sees everything; outsiders nothing (they get 404, as for what does not exist).
+
+Seeing: what is private says so explicitly and anything unmarked is denied. A chronicle line
+carries its audience from the moment it is made (:func:`line_audience`): public, the houses named
+in its readers, or the GM only. A marriage's dowry carries its readers the same way.
+
+Acting: the services ask :func:`require` (through :func:`actor_seat`, the user the action runs
+for: ``step_action`` and the admin set it, ``by=`` names it); pages and the API ask the same
+functions to shape their answers (which buttons to show) and never decide it themselves. An
+action with no user (the simulator, a command run on the server, the rules' own consequences) is
+the system's and is not checked. The table of who may do what is :data:`ACTIONS`, shown in
+docs/pages.md (checked by a test)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
+from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
 
-from campaign.models import Campaign, ChronicleEntry, Membership, Posting, Role
-
-MONEY_KINDS = {"payment_owed", "payment"}  # chronicle lines that tell of money: private like the ledger
-# chronicle lines about a contract: private to its parties (their ``data["parties"]``) and the GM
-CONTRACT_KINDS = {
-    "contract_breach",
-    "contract_cession",
-    "contract_draft",
-    "contract_end",
-    "contract_in_force",
-    "contract_note",
-    "contract_payment",
-    "contract_signed",
-    "contract_unpaid",
-}
+from campaign.models import Audience, Campaign, ChronicleEntry, Membership, Posting, Role
+from dynasties.rules.errors import RuleError
 
 
-def role_of(user: Any, campaign: Campaign) -> tuple[str | None, int | None]:
-    """(role, dynasty id) of the user in the campaign; a superuser is a GM everywhere."""
+class Forbidden(RuleError, PermissionDenied):
+    """The user may not do this: 403 through every door (a domain error for the services, the API
+    and the admin; Django's PermissionDenied for the pages)."""
+
+    code = "permission_denied"
+    status = 403
+
+
+# --- who is asking ---------------------------------------------------------------------------------
+
+
+def role_of(user: Any, campaign: Campaign | int) -> tuple[str | None, int | None]:
+    """(role, dynasty id) of the user in the campaign; a superuser is a GM everywhere. ``is_staff``
+    alone is nothing: the admin of a campaign is its GM."""
     if user is None or not getattr(user, "is_authenticated", False):
         return None, None
     if getattr(user, "is_superuser", False):
         return Role.GM, None
-    membership = Membership.objects.filter(campaign=campaign, user=user).only("role", "dynasty_id").first()
+    pk = campaign.pk if isinstance(campaign, Campaign) else campaign
+    membership = Membership.objects.filter(campaign_id=pk, user=user).only("role", "dynasty_id").first()
     if membership is None:
         return None, None
     return membership.role, membership.dynasty_id
+
+
+@dataclass(frozen=True)
+class Seat:
+    """Where a user sits at one campaign's table: his role and his house (None for the system)."""
+
+    user: Any
+    role: str | None
+    dynasty: int | None
+    system: bool = False
+
+    @property
+    def is_gm(self) -> bool:
+        return self.system or self.role == Role.GM
+
+    @property
+    def is_member(self) -> bool:
+        return self.system or self.role is not None
+
+
+SYSTEM = Seat(user=None, role=Role.GM, dynasty=None, system=True)
+"""The rules acting by themselves, the simulator, a command run on the server."""
+
+
+def seat_of(user: Any, campaign: Campaign | int) -> Seat:
+    role, dynasty = role_of(user, campaign)
+    return Seat(user=user, role=role, dynasty=dynasty)
+
+
+def actor_seat(campaign: Campaign | int, by: Any = None) -> Seat:
+    """The seat of whoever the running action is for: ``by``, else the user ``step_action`` or the
+    admin set (``campaign.audit.acting``); the system when there is none."""
+    from campaign import audit
+
+    user = audit.acting_user(by)
+    if user is None:
+        return SYSTEM
+    return seat_of(user, campaign)
+
+
+# --- acting ----------------------------------------------------------------------------------------
+
+ACTIONS: dict[str, str] = {
+    "run the turn": "the GM (open and finish steps, announcements, the next turn, undo, corrections, the Interphase)",
+    "act for a house": "the GM, or the player of that house (transfers from it, its Interphase choices)",
+    "roll for a couple": "the GM, or the player of either spouse's house",
+    "decide a succession": "the GM, or the player of the crown's house",
+    "arrange a marriage": "the GM, or the player of either house",
+    "draft a contract": "the GM, or any player",
+    "act on a contract": "the GM, or the player of a party (sign his side, end, breach, dispute, vote, pay)",
+    "observe": "an observer reads what is public and never acts",
+}
+"""Who may do what: the table docs/pages.md shows (tests/test_policy.py checks they agree)."""
+
+
+def may_act_for(role: str | None, mine: int | None, dynasty: int | None) -> bool:
+    """The GM acts for everyone; a player for his own house only; an observer for no one."""
+    return role == Role.GM or (role == Role.PLAYER and dynasty is not None and mine == dynasty)
+
+
+def may_act_for_any(role: str | None, mine: int | None, houses: Iterable[int | None]) -> bool:
+    """The GM, or the player of one of ``houses`` (a couple's, a contract's parties)."""
+    return role == Role.GM or any(may_act_for(role, mine, d) for d in houses if d is not None)
+
+
+def may_play(role: str | None) -> bool:
+    """The GM or a player: an observer only looks."""
+    return role in (Role.GM, Role.PLAYER)
+
+
+def require_gm(role: str | None) -> None:
+    if role != Role.GM:
+        raise Forbidden("Only the game master may do this.")
+
+
+def require_play(role: str | None) -> None:
+    if not may_play(role):
+        raise Forbidden("An observer only looks: only the GM and the players act.")
+
+
+def require_act_for(role: str | None, mine: int | None, dynasty: int | None, what: str = "") -> None:
+    if not may_act_for(role, mine, dynasty):
+        raise Forbidden(f"You may act only for your own dynasty{': ' + what if what else ''}.")
+
+
+def couple_houses(marriage: Any) -> list[int | None]:
+    """The houses a couple's rolls are made for: the husband's and the wife's."""
+    return [marriage.husband.controlled_by_id, marriage.wife.controlled_by_id]
+
+
+def require_couple(role: str | None, mine: int | None, houses: Iterable[int | None]) -> None:
+    require_play(role)
+    if not may_act_for_any(role, mine, houses):
+        raise Forbidden("You may roll only for your own dynasty's couples.")
+
+
+def require_party(role: str | None, mine: int | None, parties: Iterable[int | None]) -> None:
+    require_play(role)
+    if not may_act_for_any(role, mine, parties):
+        raise Forbidden("Only the GM and the players of the parties act on a contract.")
+
+
+def may_decide_succession(role: str | None, mine: int | None, player: int | None) -> bool:
+    """The succession to a crown is decided by the player of the crown's house, or the GM."""
+    return role == Role.GM or (player is not None and may_act_for(role, mine, player))
+
+
+def require_crown_player(role: str | None, mine: int | None, player: int | None, crown: str) -> None:
+    require_play(role)
+    if not may_decide_succession(role, mine, player):
+        raise Forbidden(f"Only the player of {crown}'s house or the GM decides its succession.")
+
+
+def require(by: Any, campaign: Campaign | int, check: str, **terms: Any) -> Seat:
+    """The acting check a service makes: ``check`` is one of ``gm``, ``play``, ``house``
+    (``dynasty=``), ``couple`` (``houses=``), ``party`` (``parties=``), ``crown`` (``player=``,
+    ``crown=``). Returns the seat; raises :class:`Forbidden` (403) when it may not."""
+    seat = actor_seat(campaign, by)
+    if seat.system:
+        return seat
+    if not seat.is_member:
+        raise Forbidden("You are not a member of this campaign.")
+    role, mine = seat.role, seat.dynasty
+    if check == "gm":
+        require_gm(role)
+    elif check == "play":
+        require_play(role)
+    elif check == "house":
+        require_act_for(role, mine, terms["dynasty"], terms.get("what", ""))
+    elif check == "couple":
+        require_couple(role, mine, terms["houses"])
+    elif check == "party":
+        require_party(role, mine, terms["parties"])
+    elif check == "crown":
+        require_crown_player(role, mine, terms["player"], terms["crown"])
+    else:  # a check nobody wrote is a refusal, not a pass
+        raise Forbidden(f"No rule says who may {check!r}.")
+    return seat
+
+
+# --- seeing: chronicle lines and money terms ------------------------------------------------------
+
+PUBLIC_LINE_KINDS = frozenset(
+    {
+        "announcements", "auction", "bastard", "betrothal", "betrothal_end", "birth", "campaign",
+        "capital_rebellion", "capture", "claim_end", "countries", "created", "crown_settings", "death",
+        "descendants", "dynastic_crisis", "event", "excommunication", "exile", "fragile_health", "health",
+        "home_provinces", "leader", "leaders", "luxury_sets", "major_heir_apparent", "minor_heir_apparent",
+        "minor_is_monarch", "minor_offer", "minor_offers_resolved", "monarch_survival", "parley", "pasha",
+        "pass_over", "piece", "pretender", "pretender_return", "readmission", "rebellion_check", "regency",
+        "regency_end", "reign", "release", "renunciation", "retirement", "return", "revolt", "setup",
+        "stability", "succession", "title", "title_disputed", "title_granted", "title_inherited",
+        "title_lapsed", "union", "wedding",
+    }
+)  # fmt: skip
+"""Kinds of chronicle line that every member may read. A line of any other kind is read only by
+the houses it names (``readers=``) and the GM; with no readers, by the GM alone."""
+
+MONEY_LINE_KINDS = frozenset({"payment", "payment_owed", "contract_payment", "contract_unpaid"})
+"""Lines that tell of money: they must name their readers (payer, payee), never public."""
+
+
+def readers_text(houses: Iterable[int | None]) -> str:
+    """The stored form of a list of houses: ',3,17,' (sorted, once each; '' for none)."""
+    ids = sorted({int(h) for h in houses if h is not None})
+    return f",{','.join(map(str, ids))}," if ids else ""
+
+
+def readers_list(text: str) -> list[int]:
+    return [int(p) for p in (text or "").split(",") if p.strip()]
+
+
+def line_audience(kind: str, readers: Iterable[int | None] | None = None) -> tuple[str, str]:
+    """(audience, readers) of a new chronicle line: the houses named if any (a private line), public
+    if its kind is public and it names none, else the GM's alone. A money line is never public."""
+    if readers is not None:
+        text = readers_text(readers)
+        return (Audience.PARTIES, text) if text else (Audience.GM, "")
+    if kind in PUBLIC_LINE_KINDS and kind not in MONEY_LINE_KINDS:
+        return Audience.PUBLIC, ""
+    return Audience.GM, ""
+
+
+def legacy_line_audience(kind: str, data: dict[str, Any]) -> tuple[str, str]:
+    """The audience of a line written before lines carried one (an older export, the migration): a
+    money line is its house's (``data["dynasty"]``), a contract's line its parties', a public kind
+    public, anything else the GM's."""
+    if kind in ("payment", "payment_owed"):
+        return line_audience(kind, [data.get("dynasty")])
+    if kind.startswith("contract_") or kind == "dispute_ruling":
+        parties = data.get("parties")
+        return line_audience(kind, parties if isinstance(parties, list) else [])
+    return line_audience(kind)
+
+
+def line_filter(seat: Seat) -> Q:
+    """The chronicle lines the seat may read, as a query condition (deny by default)."""
+    if seat.is_gm:
+        return Q()
+    if not seat.is_member:
+        return Q(pk__in=[])
+    shown = Q(audience=Audience.PUBLIC)
+    if seat.dynasty is not None:
+        shown |= Q(audience=Audience.PARTIES, readers__contains=f",{seat.dynasty},")
+    return shown
+
+
+def may_read_line(seat: Seat, audience: str, readers: str) -> bool:
+    if seat.is_gm:
+        return True
+    if not seat.is_member:
+        return False
+    if audience == Audience.PUBLIC:
+        return True
+    return audience == Audience.PARTIES and seat.dynasty is not None and f",{seat.dynasty}," in (readers or "")
+
+
+def sees_money(role: str | None, mine: int | None, *houses: int | None) -> bool:
+    """Money between houses (a posting, a wedding's payments): the GM and the houses it names."""
+    return role == Role.GM or (role is not None and mine is not None and mine in houses)
+
+
+def sees_marriage_money(role: str | None, mine: int | None, marriage: Any) -> bool:
+    """A marriage's dowry (money terms): the GM and the houses written with it."""
+    return role == Role.GM or (role is not None and mine is not None and f",{mine}," in (marriage.money_readers or ""))
+
+
+PRIVATE_FIELDS: dict[tuple[str, str], str] = {("dynasties", "marriage"): "dowry"}
+"""Fields of public records that hold money terms: shown only to those ``sees_private_field`` allows."""
+
+
+def sees_private_field(role: str | None, mine: int | None, record: Any, field: str) -> bool:
+    """May this role see ``field`` of ``record`` (a row or a historical row of its model)?"""
+    meta = record.instance_type._meta if hasattr(record, "instance_type") else record._meta
+    if PRIVATE_FIELDS.get((meta.app_label, meta.model_name)) != field:
+        return True
+    return sees_marriage_money(role, mine, record)
+
+
+# --- seeing: objects and querysets -----------------------------------------------------------------
 
 
 def can_view(user: Any, obj: Any) -> bool:
@@ -45,48 +300,51 @@ def can_view(user: Any, obj: Any) -> bool:
     from contracts.models import Contract
 
     campaign = obj if isinstance(obj, Campaign) else obj.campaign
-    role, dynasty = role_of(user, campaign)
-    if role is None:
+    seat = seat_of(user, campaign)
+    if not seat.is_member:
         return False
-    if role == Role.GM:
+    if seat.is_gm:
         return True
     if isinstance(obj, Posting):
-        return dynasty is not None and dynasty in (obj.payer_id, obj.payee_id)
+        return sees_money(seat.role, seat.dynasty, obj.payer_id, obj.payee_id)
     if isinstance(obj, Contract):
-        return dynasty is not None and obj.parties.filter(pk=dynasty).exists()
-    if isinstance(obj, ChronicleEntry) and obj.kind in MONEY_KINDS:
-        return dynasty is not None and obj.data.get("dynasty") == dynasty
-    if isinstance(obj, ChronicleEntry) and obj.kind in CONTRACT_KINDS:
-        return dynasty is not None and dynasty in (obj.data.get("parties") or [])
-    return True  # characters, families, rolls, the rest of the chronicle: public to members
+        return seat.dynasty is not None and obj.parties.filter(pk=seat.dynasty).exists()
+    if isinstance(obj, ChronicleEntry):
+        return may_read_line(seat, obj.audience, obj.readers)
+    return True  # characters, families, rolls: public to members
 
 
 def can_view_exchequer(user: Any, dynasty: Any) -> bool:
-    role, mine = role_of(user, dynasty.campaign)
-    return role == Role.GM or (role is not None and mine == dynasty.pk)
+    seat = seat_of(user, dynasty.campaign_id)
+    return seat.is_gm or (seat.is_member and seat.dynasty == dynasty.pk)
 
 
 def visible(user: Any, campaign: Campaign, queryset: QuerySet[Any]) -> QuerySet[Any]:
     """The part of a queryset of this campaign the user may see (one rule, as ``can_view``)."""
     from contracts.models import Contract
 
-    role, dynasty = role_of(user, campaign)
+    seat = seat_of(user, campaign)
     queryset = queryset.filter(campaign=campaign)
-    if role is None:
+    if not seat.is_member:
         return queryset.none()
-    if role == Role.GM:
+    if seat.is_gm:
         return queryset
     model = queryset.model
+    mine = seat.dynasty
     if model is Posting:
-        return queryset.filter(Q(payer_id=dynasty) | Q(payee_id=dynasty)) if dynasty else queryset.none()
+        return queryset.filter(Q(payer_id=mine) | Q(payee_id=mine)) if mine else queryset.none()
     if model is Contract:
-        return queryset.filter(parties=dynasty).distinct() if dynasty else queryset.none()
+        return queryset.filter(parties=mine).distinct() if mine else queryset.none()
     if model is ChronicleEntry:
-        hidden = queryset.filter(Q(kind__in=MONEY_KINDS) & ~Q(data__dynasty=dynasty))
-        secret = [
-            pk
-            for pk, data in queryset.filter(kind__in=CONTRACT_KINDS).values_list("pk", "data")
-            if dynasty is None or dynasty not in ((data or {}).get("parties") or [])
-        ]  # one query, whatever the number of contract lines (JSON containment is not portable)
-        return queryset.exclude(pk__in=hidden.values("pk")).exclude(pk__in=secret)
+        return queryset.filter(line_filter(seat))
     return queryset
+
+
+def gm_campaigns(user: Any) -> QuerySet[Campaign]:
+    """The campaigns whose books this user keeps: all for a superuser, else those he is GM of (the
+    admin shows a staff user only these)."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return Campaign.objects.none()
+    if getattr(user, "is_superuser", False):
+        return Campaign.objects.all()
+    return Campaign.objects.filter(memberships__user=user, memberships__role=Role.GM)

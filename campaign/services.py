@@ -17,7 +17,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import transaction
 
-from campaign.models import ActionKey, Campaign, ChronicleEntry, Membership, Role, RuleTable
+from campaign.models import ActionKey, Audience, Campaign, ChronicleEntry, Membership, Role, RuleTable
 from dynasties.models import Dynasty, DynastyKind
 from dynasties.rules import get_ruleset
 from dynasties.rules.errors import InvalidTable, NotFound, RuleError
@@ -314,7 +314,7 @@ def campaign_start(
             campaign=campaign, year=campaign.start_year, step="setup", kind="setup",
             text=f"A prehistory of {prehistory_turns} turns was generated ({campaign.start_year}-"
             f"{campaign.current_year}, dice seed {seed}).",
-            data={"prehistory_turns": prehistory_turns, "seed": seed},
+            data={"prehistory_turns": prehistory_turns, "seed": seed}, audience=Audience.PUBLIC,
         )  # fmt: skip
     if key:
         ActionKey.objects.create(campaign=campaign, key=key[:64], label=CREATED_LABEL, by=gm)

@@ -159,6 +159,7 @@ def treasury_transfer(
 ) -> Posting:
     """A gift, a loan or any payment agreed at the table (A8: loans and gifts are free transfers).
     Overdrafts are refused unless the campaign allows them."""
+    from campaign.permissions import require
     from dynasties.services.common import Chronicle, lock_campaign
 
     campaign = lock_campaign(campaign)
@@ -169,6 +170,10 @@ def treasury_transfer(
     if not reason.strip():
         raise RuleError("Say what the payment is for.", code="invalid", fields={"reason": "required"})
     source, target = _dynasty(campaign, payer, "payer"), _dynasty(campaign, payee, "payee")
+    if source is None:  # the Treasury pays only by the GM's hand
+        require(by, campaign, "gm")
+    else:
+        require(by, campaign, "house", dynasty=source.pk, what="a house gives only its own money")
     posting = post(campaign, payer=source, payee=target, amount=amount, kind=kind, reason=reason, check_funds=True, by=by)
     assert posting is not None
     chronicle = Chronicle(campaign)
@@ -176,6 +181,7 @@ def treasury_transfer(
         "payment",
         f"{amount} {currency(campaign)} from {source.name if source else TREASURY} to "
         f"{target.name if target else TREASURY}: {reason.strip()}.",
+        readers=[posting.payer_id, posting.payee_id],  # the payer, the payee and the GM: no one else
         posting=posting.pk,
     )
     chronicle.flush()
@@ -187,9 +193,11 @@ def posting_reverse(
     *, campaign: Campaign | int, posting: Posting | int, reason: str, by: AbstractBaseUser | None = None
 ) -> Posting:
     """Undo a posting with its mirror image (nothing is edited or deleted in place)."""
+    from campaign.permissions import require
     from dynasties.services.common import lock_campaign
 
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # corrections are the GM's
     pk = posting.pk if isinstance(posting, Posting) else posting
     try:
         original = Posting.objects.get(pk=pk, campaign=campaign)

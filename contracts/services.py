@@ -35,6 +35,7 @@ from django.db.models import Count, Q
 
 from campaign import audit, treasury
 from campaign.models import Campaign, PostingKind
+from campaign.permissions import readers_text, require
 from contracts import rules
 from contracts.models import (
     Breach,
@@ -113,9 +114,9 @@ def _party_ids(contract: Contract) -> list[int]:
 
 
 def _data(contract: Contract, parties: Sequence[int], **extra: Any) -> dict[str, Any]:
-    """What every chronicle line of a contract carries: the secrecy layer shows a line to the GM and
-    to the contract's parties."""
-    return {"contract": contract.pk, "parties": list(parties), **extra}
+    """What every chronicle line of a contract carries: its readers are the contract's parties (the
+    policy shows the line to them and the GM, no one else)."""
+    return {"contract": contract.pk, "parties": list(parties), "readers": list(parties), **extra}
 
 
 def leader_of(dynasty: Dynasty, reigns: Iterable[Reign], year: int) -> int | None:
@@ -184,12 +185,12 @@ def _pay(
     )
     if held < amount and not campaign.allow_overdraft:
         payment = ContractPayment.objects.create(
-            status=PaymentStatus.UNPAID, note=f"{payer.name} held {held} {money}", **common
-        )
+            status=PaymentStatus.UNPAID, note="unpaid: the payer could not cover it", **common
+        )  # the payer's balance is his and the GM's: his exchequer shows it, this note does not
         chronicle.add(
             "contract_unpaid",
-            f"UNPAID: {_house(payer)} owes {_house(payee)} {amount} {money} ({reason}) under '{contract.title}', "
-            f"but holds {held}; the debt stands until it is settled.",
+            f"UNPAID: {_house(payer)} owes {_house(payee)} {amount} {money} ({reason}) under '{contract.title}'; "
+            "the debt stands until it is settled.",
             **_data(contract, parties, payment=payment.pk, payer=payer.pk, payee=payee.pk, amount=amount),
         )
         return payment
@@ -300,6 +301,7 @@ def contract_draft(
     """Draft a contract: its kind, parties (two houses or more), the match a marriage contract seals,
     its start, an optional fixed term, and its clauses, each checked against its kind."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "party", parties=[p.pk if isinstance(p, Dynasty) else p for p in parties])
     if kind not in ContractKind.values:
         raise RuleError(f"Unknown kind of contract {kind!r}; one of: {', '.join(ContractKind.values)}.", code="invalid")
     if not title.strip():
@@ -376,7 +378,8 @@ def _write_match_terms(campaign: Campaign, contract: Contract, clauses: Sequence
             p = clause.params
             dowry = f"{p['amount']} {treasury.currency(campaign)}" if "amount" in p else f"province: {p['province']}"
             match.dowry = dowry[:120]
-            changed.append("dowry")
+            match.money_readers = readers_text(contract.parties.values_list("pk", flat=True))  # the contract's parties
+            changed += ["dowry", "money_readers"]
     if changed:
         match.save(update_fields=changed)
 
@@ -589,6 +592,7 @@ def contract_sign(*, campaign: Campaign | int, contract: Contract | int, by: Abs
     wedding (A6); one on a wedded couple, and every other contract, comes into force now (or at
     its start year)."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # every party's signature at once: the GM records the table's
     contract = _contract(campaign, contract)
     _require_draft(contract)
     signed = set(contract.signatures.values_list("dynasty_id", flat=True))
@@ -608,6 +612,7 @@ def contract_sign_party(
     campaign = lock_campaign(campaign)
     contract = _contract(campaign, contract)
     house = _dynasty(campaign, dynasty, "signatory")
+    require(by, campaign, "house", dynasty=house.pk, what="a house signs its own side")
     if house.pk not in _party_ids(contract):
         raise NotAParty(f"{_House(house)} is not a party to '{contract.title}': only its parties sign it.")
     _require_draft(contract)
@@ -811,6 +816,7 @@ def contract_end_by_consent(
     broken: it lasts while both spouses live (A6)."""
     campaign = lock_campaign(campaign)
     contract = _contract(campaign, contract)
+    require(by, campaign, "party", parties=_party_ids(contract))
     if contract.state == ContractState.ENDED:
         raise RuleError(f"'{contract.title}' already ended in {contract.ended_year} ({contract.end_reason}).", code="ended")
     if contract.kind == ContractKind.MARRIAGE and contract.state == ContractState.IN_FORCE:
@@ -846,6 +852,7 @@ def contract_escape(
     if escape is None:
         raise RuleError(f"'{contract.title}' has no escape clause: it ends only as its kind of contract ends.", code="no_escape")
     house = _dynasty(campaign, by_dynasty, "party invoking the escape clause")
+    require(by, campaign, "house", dynasty=house.pk)
     parties = _party_ids(contract)
     if house.pk not in parties:
         raise RuleError(f"{_House(house)} is not a party to '{contract.title}'.", code="not_a_party")
@@ -873,6 +880,7 @@ def payment_settle(
         due = ContractPayment.objects.select_related("contract", "payer", "payee").get(pk=pk, campaign=campaign)
     except ContractPayment.DoesNotExist:
         raise NotFound(f"There is no contract payment #{pk} in {campaign.name}.") from None
+    require(by, campaign, "house", dynasty=due.payer_id, what="the payer settles what it owes")
     if due.status == PaymentStatus.PAID:
         raise RuleError(f"Payment #{pk} was already paid.", code="already_paid")
     kind = PostingKind.DAMAGES if due.breach_id else PostingKind.CONTRACT
@@ -915,6 +923,7 @@ def breach_record(
     ``raised_by`` the injured party: by default the other party of a two-party contract)."""
     campaign = lock_campaign(campaign)
     contract = _contract(campaign, contract)
+    require(by, campaign, "party", parties=_party_ids(contract))
     if contract.state != ContractState.IN_FORCE:
         raise RuleError(
             f"'{contract.title}' is {contract.get_state_display().lower()}, not in force: nothing in it can be broken"

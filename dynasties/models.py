@@ -167,6 +167,10 @@ class Marriage(models.Model):
     dowry = models.CharField(
         max_length=120, blank=True, help_text="BloodLine: '100 ducats' or 'province: <name>' (a monarch's family's match)."
     )
+    money_readers = models.TextField(
+        blank=True, default="",
+        help_text="Who may read the dowry (money terms are private): the houses as ',3,17,', written with the dowry.",
+    )
     alliance_title = models.CharField(
         max_length=120, blank=True, help_text="BloodLine: the title given to the giving dynasty (a monarch's family's match)."
     )

@@ -35,7 +35,7 @@ from django.urls import URLPattern, path, reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from campaign.models import Campaign, Role
-from campaign.permissions import visible
+from campaign.permissions import may_act_for_any, require_party, require_play, visible
 from campaign.treasury import currency
 from contracts import rules, services
 from contracts.models import (
@@ -134,12 +134,11 @@ def _party_ids(contract: Contract) -> list[int]:
 
 
 def _acts_for_a_party(role: str, mine: int | None, contract: Contract) -> bool:
-    return role == Role.GM or (role == Role.PLAYER and mine in _party_ids(contract))
+    return may_act_for_any(role, mine, _party_ids(contract))
 
 
 def _require_party(role: str, mine: int | None, contract: Contract) -> None:
-    if not _acts_for_a_party(role, mine, contract):
-        raise PermissionDenied("Only the GM and the players of the parties act on a contract.")
+    require_party(role, mine, _party_ids(contract))
 
 
 def _one(obj: Any, attr: str) -> Any:
@@ -848,8 +847,7 @@ def _draft_page(
 @login_required
 def contract_new(request: HttpRequest, slug: str) -> HttpResponse:
     campaign, role, mine = member(request, slug)
-    if role not in (Role.GM, Role.PLAYER):
-        raise PermissionDenied("Only the GM and the players draft contracts.")
+    require_play(role)
     choices = Choices(campaign)
     matches = list(
         Marriage.objects.filter(campaign=campaign, ended_year__isnull=True)

@@ -10,17 +10,21 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 
-from campaign.history import AlreadyDone, step_action
+from campaign.history import KEY_MAX, AlreadyDone, action_key, step_action
 from campaign.models import ActionKey, Campaign, Role
-from campaign.permissions import role_of
+from campaign.permissions import Forbidden, role_of
+from campaign.permissions import may_act_for as may_act_for  # the policy's, re-exported for the pages
+from campaign.permissions import require_act_for as require_act_for
+from campaign.permissions import require_gm as require_gm
 from campaign.services import validation_message
 from dynasties.rules.errors import RuleError
 
 T = TypeVar("T")
+
 
 
 def member(request: HttpRequest, slug: str) -> tuple[Campaign, str, int | None]:
@@ -32,26 +36,14 @@ def member(request: HttpRequest, slug: str) -> tuple[Campaign, str, int | None]:
     return campaign, role, dynasty
 
 
-def require_gm(role: str) -> None:
-    if role != Role.GM:
-        raise PermissionDenied("Only the game master may do this.")
-
-
-def may_act_for(role: str, mine: int | None, dynasty_id: int | None) -> bool:
-    """The GM acts for everyone; a player for his own dynasty only; an observer for no one."""
-    return role == Role.GM or (role == Role.PLAYER and dynasty_id is not None and mine == dynasty_id)
-
-
-def require_act_for(role: str, mine: int | None, dynasty_id: int | None) -> None:
-    if not may_act_for(role, mine, dynasty_id):
-        raise PermissionDenied("You may act only for your own dynasty.")
-
-
 def already_done(request: HttpRequest, campaign: Campaign) -> bool:
     """The same form sent again (a double click, the back button) after it was done: say so before
     validating it against a campaign it has already changed (``step_action`` refuses it too)."""
     key = (request.POST.get("action_key") or "").strip()
-    if key and ActionKey.objects.filter(campaign=campaign, key=key).exists():
+    if not key or len(key) > KEY_MAX:
+        return False  # step_action refuses it with its message
+    stored = action_key(key, by=request.user if request.user.is_authenticated else None, door="page")  # type: ignore[arg-type]
+    if ActionKey.objects.filter(campaign=campaign, key=stored).exists():
         messages.info(request, "That was already done (the same form was sent twice): nothing was done again.")
         return True
     return False
@@ -82,6 +74,8 @@ def run_action(request: HttpRequest, campaign: Campaign, label: str, action: Cal
     except AlreadyDone as exc:
         messages.info(request, exc.message)
         return None
+    except Forbidden:
+        raise  # 403: the policy refused the action (the page's own check should have said so first)
     except RuleError as exc:
         raise ActionFailed(exc.message, exc.fields) from exc
     except ValidationError as exc:

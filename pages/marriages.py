@@ -23,8 +23,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import URLPattern, path, reverse
 from django.views.decorators.http import require_http_methods
 
-from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, Posting, Role, Step
-from campaign.permissions import CONTRACT_KINDS, MONEY_KINDS, visible
+from campaign.models import STEP_ORDER, Audience, Campaign, ChronicleEntry, Posting, Role, Step
+from campaign.permissions import may_act_for_any, sees_marriage_money, sees_money, visible
 from campaign.treasury import currency
 from dynasties.models import Character, Dynasty, Marriage, Origin, Sex, Status
 from dynasties.printing import announcement_sections
@@ -42,22 +42,12 @@ from dynasties.services.marriages import (
     wedding_money,
     wedding_step,
 )
-from pages.common import ActionFailed, already_done, context, may_act_for, member, require_gm, run_action
+from pages.common import ActionFailed, already_done, context, member, require_gm, run_action
 
 STEP_LABELS = dict(Step.choices)
 
 
 # --- who sees and does what ------------------------------------------------------------------
-
-
-def _sees_money(role: str, mine: int | None, payer_id: int | None, payee_id: int | None) -> bool:
-    """As ``campaign.permissions`` for a posting: the GM, or the house paying or paid."""
-    return role == Role.GM or (mine is not None and mine in (payer_id, payee_id))
-
-
-def _may_record(role: str, mine: int | None, *houses: int | None) -> bool:
-    """Either side's player (or the GM) records what was agreed at the table."""
-    return any(may_act_for(role, mine, h) for h in houses) or role == Role.GM
 
 
 def _money_line(line: WeddingMoney | Posting, unit: str) -> dict[str, Any]:
@@ -226,8 +216,10 @@ def _marriages_page(
     ):
         m.problems = problems
         m.husband_age, m.wife_age = m.husband.age(year), m.wife.age(year)
-        m.money = [_money_line(x, unit) for x in money if _sees_money(role, mine, _pk(x.payer), _pk(x.payee))]
-        m.may_act = _may_record(role, mine, m.husband.controlled_by_id, m.wife.controlled_by_id)
+        m.money = [_money_line(x, unit) for x in money if sees_money(role, mine, _pk(x.payer), _pk(x.payee))]
+        m.may_act = may_act_for_any(role, mine, (m.husband.controlled_by_id, m.wife.controlled_by_id))
+        if not sees_marriage_money(role, mine, m):
+            m.dowry = ""  # shown, never saved: the dowry is for the match's houses and the GM
     weddings = list(Marriage.objects.filter(campaign=campaign, wedding_year=year).select_related(*related).order_by("pk"))
     ids = [m.pk for m in weddings]
     posted: dict[int, list[dict[str, Any]]] = {}
@@ -240,7 +232,7 @@ def _marriages_page(
             posted.setdefault(match_id, []).append(_money_line(p, unit))
     for m in weddings:
         m.posted = posted.get(m.pk, [])
-        m.may_act = _may_record(role, mine, m.husband.controlled_by_id, m.wife.controlled_by_id)
+        m.may_act = may_act_for_any(role, mine, (m.husband.controlled_by_id, m.wife.controlled_by_id))
     return render(
         request,
         "pages/marriages/marriages.html",
@@ -305,7 +297,7 @@ def _arrange(request: HttpRequest, campaign: Campaign, role: str, mine: int | No
     if not form.is_valid():
         return page(400)
     groom, bride = form.people[form.cleaned_data["husband"]], form.people[form.cleaned_data["wife"]]
-    if not _may_record(role, mine, groom.controlled_by_id, bride.controlled_by_id):
+    if not may_act_for_any(role, mine, (groom.controlled_by_id, bride.controlled_by_id)):
         form.add_error(
             None,
             f"Neither {groom.display_name} nor {bride.display_name} is of your house: a player records the matches of "
@@ -324,7 +316,7 @@ def _arrange(request: HttpRequest, campaign: Campaign, role: str, mine: int | No
             {
                 "ok": not problems,
                 "wed": wed,
-                "money": [_money_line(x, unit) for x in money if _sees_money(role, mine, _pk(x.payer), _pk(x.payee))],
+                "money": [_money_line(x, unit) for x in money if sees_money(role, mine, _pk(x.payer), _pk(x.payee))],
             },
         )
     if problems:
@@ -373,7 +365,7 @@ def _betrothal(request: HttpRequest, campaign: Campaign, role: str, mine: int | 
         return HttpResponse("Name the betrothal.", status=400)
     data = form.cleaned_data
     match = get_object_or_404(Marriage.objects.select_related("husband", "wife"), campaign=campaign, pk=data["marriage"])
-    if not _may_record(role, mine, match.husband.controlled_by_id, match.wife.controlled_by_id):
+    if not may_act_for_any(role, mine, (match.husband.controlled_by_id, match.wife.controlled_by_id)):
         raise PermissionDenied("Only the GM or the player of one of the betrothed may do this.")
     couple = f"{match.husband.display_name} and {match.wife.display_name}"
     row = {"pk": match.pk, "op": op, "reason": data["reason"], "dowry": data["dowry"], "title": data["alliance_title"]}
@@ -424,7 +416,7 @@ def _by_step(entries: list[ChronicleEntry]) -> list[dict[str, Any]]:
     order = ["setup", *(s.value for s in STEP_ORDER)]
     groups: dict[str, list[ChronicleEntry]] = {}
     for e in entries:
-        e.private = e.kind in MONEY_KINDS or e.kind in CONTRACT_KINDS
+        e.private = e.audience != Audience.PUBLIC  # shown as private: not every member reads it
         groups.setdefault(e.step, []).append(e)
     steps = [s for s in order if s in groups] + sorted(s for s in groups if s not in order)
     return [{"step": s, "label": STEP_LABELS.get(s, s.replace("_", " ").capitalize()), "lines": groups[s]} for s in steps]

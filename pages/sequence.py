@@ -25,7 +25,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from campaign.history import AlreadyDone, undo_plan, undo_step, undo_turn
 from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, Role, Step
-from campaign.permissions import visible
+from campaign.permissions import couple_houses, may_act_for_any, may_decide_succession, require_couple, visible
 from dynasties.models import BirthAttempt, Character, Marriage
 from dynasties.rules import get_ruleset
 from dynasties.rules.dice import DiceSpec
@@ -273,14 +273,12 @@ def turn(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _require_couple(role: str, mine: int | None, match: Marriage) -> None:
-    houses = {match.husband.controlled_by_id, match.wife.controlled_by_id} - {None}
-    if not any(may_act_for(role, mine, d) for d in houses) and role != Role.GM:
-        raise PermissionDenied("You may roll only for your own dynasty's couples.")
+    require_couple(role, mine, couple_houses(match))
 
 
 def _couple_context(row: CoupleRow, board: BirthsBoard, role: str, mine: int | None, failure: Failure | None) -> dict:
     pk = row.marriage.pk
-    may_act = role == Role.GM or any(may_act_for(role, mine, d) for d in row.dynasties)
+    may_act = may_act_for_any(role, mine, row.dynasties)
     attempt_form: forms.Form = DiceForm(spec=board.birth_dice, auto_id=f"m{pk}-%s")
     sex_form: forms.Form = SexForm(board=board.terms, auto_id=f"s{pk}-%s", use_required_attribute=False)
     failed = failure is not None and failure.target == pk
@@ -436,7 +434,7 @@ def _successions(campaign: Campaign, role: str, mine: int | None) -> list[dict]:
         names = {e.character.pk: e.character.display_name for e in (due.line.entries if due.line else ())}
         out.append({
             "due": due, "line": due.line, "player": player, "chosen": chosen, "chosen_set": set(chosen or []),
-            "may_choose": role == Role.GM or (player is not None and may_act_for(role, mine, player.pk)),
+            "may_choose": may_decide_succession(role, mine, player.pk if player is not None else None),
             "chosen_names": ", ".join(names.get(pk, f"#{pk}") for pk in chosen or []),
         })  # fmt: skip
     return out

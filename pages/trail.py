@@ -24,11 +24,12 @@ from simple_history.models import DeletedObject
 
 from campaign.admin_audit import ADMIN_EDIT
 from campaign.models import Campaign, Membership, Role
+from campaign.permissions import sees_private_field
 from dynasties.services.common import STEP_LABELS
 
 TRAIL_LIMIT = 20
 """Changes shown on a page; the admin's History lists them all."""
-HIDDEN_FIELDS = {"id", "campaign", "contract", "signed_by"}
+HIDDEN_FIELDS = {"id", "campaign", "contract", "signed_by", "money_readers"}
 """Never changed after creation (or named elsewhere on the page)."""
 WHAT = {"+": "created", "~": "changed", "-": "removed"}
 
@@ -87,10 +88,12 @@ def _text(model_field: Any, value: Any) -> str:
     return str(value)
 
 
-def _changes(model: type[models.Model], new: Any, old: Any) -> list[Change]:
+def _changes(model: type[models.Model], new: Any, old: Any, shown: Callable[[Any, str], bool]) -> list[Change]:
     delta = new.diff_against(old, excluded_fields=HIDDEN_FIELDS, foreign_keys_are_objs=True)
     out = []
     for change in delta.changes:
+        if not (shown(new, change.field) and (change.old in (None, "") or shown(old, change.field))):
+            continue  # a private field (a dowry) the viewer may not read: its change is not told either
         model_field = model._meta.get_field(change.field)
         label = capfirst(str(getattr(model_field, "verbose_name", change.field)))
         out.append(Change(label, _text(model_field, change.old), _text(model_field, change.new)))
@@ -118,9 +121,17 @@ def _public(reason: str) -> bool:
     return reason.startswith("Undo ") or reason == ADMIN_EDIT
 
 
-def trail(viewer: Any, campaign: Campaign, role: str, sources: Iterable[Source], *, limit: int = TRAIL_LIMIT) -> Trail:
-    """The last ``limit`` changes over ``sources``, newest first, each with the fields it changed."""
+def trail(
+    viewer: Any, campaign: Campaign, role: str, sources: Iterable[Source], *, mine: int | None = None,
+    limit: int = TRAIL_LIMIT,
+) -> Trail:
+    """The last ``limit`` changes over ``sources``, newest first, each with the fields it changed
+    that the viewer (``role``, his house ``mine``) may read (campaign.permissions)."""
     is_gm = role == Role.GM
+
+    def shown(record: Any, name: str) -> bool:
+        return sees_private_field(role, mine, record, name)
+
     members = Membership.objects.filter(campaign=campaign, user=OuterRef("history_user"))
     fetched: list[tuple[Source, Any]] = []
     more = False
@@ -150,7 +161,7 @@ def trail(viewer: Any, campaign: Campaign, role: str, sources: Iterable[Source],
     for source, record in fetched[:limit]:
         reason = record.history_change_reason or ""
         base = older.get(id(record))
-        changes = _changes(source.model, record, base) if base is not None and record.history_type == "~" else []
+        changes = _changes(source.model, record, base, shown) if base is not None and record.history_type == "~" else []
         entries.append(
             Entry(
                 when=record.history_date,

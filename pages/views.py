@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from csp.constants import SELF
+from csp.decorators import csp_replace
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db.models import Count, Max, Q
@@ -133,6 +135,7 @@ def _tree_links(campaign: Campaign, d: Dynasty) -> dict[str, str]:
 
 @require_GET
 @login_required
+@csp_replace({"object-src": [SELF]})  # the family tree's <object> (an SVG of this site); 'none' elsewhere
 def dynasty(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     campaign, role, mine = member(request, slug)
     d = get_object_or_404(Dynasty, campaign=campaign, pk=pk)
@@ -201,18 +204,18 @@ def character(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         "campaign": campaign, "c": c, "marriages": marriages, "children": children, "titles": titles,
         "chronicle": chronicle, "rolls": rolls, "age": c.age(campaign.current_year),
         "may_print": may_act_for(role, mine, c.controlled_by_id), "role": role,
-        "trail": _character_trail(request, campaign, role, c),
+        "trail": _character_trail(request, campaign, role, mine, c),
     })  # fmt: skip
 
 
-def _character_trail(request: HttpRequest, campaign: Campaign, role: str, c: Character) -> Trail:
+def _character_trail(request: HttpRequest, campaign: Campaign, role: str, mine: int | None, c: Character) -> Trail:
     """The audit trail of the character and of his marriages (public, as the family record is)."""
 
     def spouse(record: Any) -> str:
         other = record.wife if record.husband_id == c.pk else record.husband
         return f"Marriage to {other.display_name if other is not None else 'a removed character'}"
 
-    found = trail(request.user, campaign, role, [
+    found = trail(request.user, campaign, role, mine=mine, sources=[
         Source(Character, Character.history.filter(id=c.pk)),
         Source(Marriage, Marriage.history.filter(Q(husband_id=c.pk) | Q(wife_id=c.pk), campaign_id=campaign.pk), spouse),
     ])  # fmt: skip

@@ -28,6 +28,7 @@ from api.filters import INT_MAX
 from api.schema import IDEMPOTENCY_KEY
 from api.views.contracts import BreachOut, ContractOut, ContractViewSet, DisputeOut, ParleyOut
 from campaign.models import Campaign, Role
+from campaign.permissions import require_party, require_play
 from contracts import rules, services
 from contracts.models import (
     Breach,
@@ -64,8 +65,7 @@ def _party_ids(contract: Contract) -> list[int]:
 
 
 def _require_party(v: Viewer, contract: Contract) -> None:
-    if not (v.is_gm or (v.role == Role.PLAYER and v.dynasty in _party_ids(contract))):
-        raise PermissionDenied("Only the GM and the players of the parties act on a contract.")
+    require_party(v.role, v.dynasty, _party_ids(contract))
 
 
 def _explained(exc: RuleError) -> RuleError:
@@ -202,8 +202,7 @@ class ContractCollectionViewSet(ContractViewSet):
     )
     def draft(self, request: Request, slug: str) -> Response:
         v = self.viewer
-        if v.role not in (Role.GM, Role.PLAYER):
-            raise PermissionDenied("Only the GM and the players draft contracts.")
+        require_play(v.role)
         data = ContractDraftIn(data=request.data, context={"campaign": v.campaign})
         data.is_valid(raise_exception=True)
         d = data.validated_data

@@ -17,6 +17,7 @@ from rest_framework import serializers
 from api.common import CampaignReadViewSet
 from api.filters import INT_MAX, FilterSet, IntegerFilter
 from api.serializers import LinkField, LinkSerializer, SelfUrlField, list_url
+from campaign.permissions import sees_marriage_money
 from dynasties.models import Character, Dynasty, Marriage, PassedOver, Reign, Title, TitleHolding
 
 
@@ -257,6 +258,9 @@ class MarriageOut(serializers.ModelSerializer):  # type: ignore[type-arg]
     husband = LinkField("characters", source="husband_id")
     wife = LinkField("characters", source="wife_id")
     state = serializers.SerializerMethodField()
+    dowry = serializers.SerializerMethodField(
+        help_text="The dowry (money terms are private): null unless the caller's house is one of the match's or he is the GM."
+    )
 
     class Meta:
         model = Marriage
@@ -269,6 +273,13 @@ class MarriageOut(serializers.ModelSerializer):  # type: ignore[type-arg]
     @extend_schema_field(serializers.ChoiceField(choices=MARRIAGE_STATES))
     def get_state(self, obj: Marriage) -> str:
         return marriage_state(obj)
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_dowry(self, obj: Marriage) -> str | None:
+        viewer = self.context.get("viewer")
+        if viewer is None or not sees_marriage_money(viewer.role, viewer.dynasty, obj):
+            return None
+        return obj.dowry
 
 
 class MarriageFilter(FilterSet):

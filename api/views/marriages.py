@@ -20,7 +20,7 @@ from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api.common import may_act_for, require_gm
+from api.common import require_gm
 from api.filters import INT_MAX
 from api.schema import IDEMPOTENCY_KEY
 from api.serializers_actions import ActionView, IdField, Made, MadeSerializer, act, made_data
@@ -28,8 +28,8 @@ from api.views.chronicle import ChronicleOut
 from api.views.families import MarriageOut
 from api.views.sequence import TurnMadeSerializer, require_actor, turn_data
 from api.views.treasury import PostingOut
-from campaign.models import Campaign, ChronicleEntry, Posting, Role
-from campaign.permissions import visible
+from campaign.models import Campaign, ChronicleEntry, Posting
+from campaign.permissions import may_act_for_any, sees_money, visible
 from campaign.treasury import currency
 from dynasties.models import Character, Dynasty, Marriage
 from dynasties.printing import announcement_sections
@@ -47,16 +47,6 @@ from dynasties.services.marriages import (
 )
 
 # --- who sees and does what ------------------------------------------------------------------
-
-
-def sees_money(role: str, mine: int | None, payer: int | None, payee: int | None) -> bool:
-    """As ``campaign.permissions`` for a posting: the GM, or the house paying or paid."""
-    return role == Role.GM or (mine is not None and mine in (payer, payee))
-
-
-def may_record(role: str, mine: int | None, *houses: int | None) -> bool:
-    """Either side's player (or the GM) records what was agreed at the table."""
-    return role == Role.GM or any(may_act_for(role, mine, h) for h in houses)
 
 
 def field_of(problem: str) -> str:
@@ -161,7 +151,7 @@ def _match(view: ActionView, data: dict[str, Any]) -> Marriage:
         if data[role] not in people or people[data[role]].campaign_id != v.campaign.pk:
             raise NotFound(f"There is no character #{data[role]} in this campaign.", fields={role: "not_found"})
     groom, bride = people[data["husband"]], people[data["wife"]]
-    if not may_record(v.role, v.dynasty, groom.controlled_by_id, bride.controlled_by_id):
+    if not may_act_for_any(v.role, v.dynasty, (groom.controlled_by_id, bride.controlled_by_id)):
         raise PermissionDenied(
             f"Neither {groom.display_name} nor {bride.display_name} is of your house: a player records the matches "
             "of his own house's characters."
@@ -260,7 +250,7 @@ def _betrothal(view: ActionView, pk: int) -> Marriage:
     match = Marriage.objects.select_related("husband", "wife").filter(campaign=v.campaign, pk=pk).first()
     if match is None:
         raise NotFound(f"There is no marriage #{pk} in this campaign.")
-    if not may_record(v.role, v.dynasty, match.husband.controlled_by_id, match.wife.controlled_by_id):
+    if not may_act_for_any(v.role, v.dynasty, (match.husband.controlled_by_id, match.wife.controlled_by_id)):
         raise PermissionDenied("Only the GM or the player of one of the betrothed may do this.")
     return match
 

@@ -46,7 +46,15 @@ from api.serializers_actions import (
 from api.views.families import CharacterOut
 from api.views.rolls import RollOut
 from campaign.history import UndoPlan, undo_plan, undo_step, undo_turn
-from campaign.models import Campaign, Role, Roll, Step
+from campaign.models import Campaign, Roll, Step
+from campaign.permissions import (
+    couple_houses,
+    may_act_for_any,
+    may_decide_succession,
+    require_couple,
+    require_crown_player,
+    require_play,
+)
 from dynasties.models import BirthAttempt, Character, Crown, Dynasty, Marriage, Reign, Status
 from dynasties.rules import get_ruleset
 from dynasties.rules.errors import InvalidDice, NotFound, RuleError
@@ -70,10 +78,7 @@ LINE_LIMIT = 10
 LINE_LIMIT_MAX = 50
 
 
-def require_actor(role: str) -> None:
-    """403 for an observer: he reads, he never acts."""
-    if role not in (Role.GM, Role.PLAYER):
-        raise PermissionDenied("An observer only looks.")
+require_actor = require_play  # 403 for an observer: he reads, he never acts (campaign.permissions)
 
 
 # --- the turn ----------------------------------------------------------------------------------
@@ -226,17 +231,13 @@ class BirthsBoardSerializer(serializers.Serializer):
         ref_name = "BirthsBoard"
 
 
-def _may_roll_couple(role: str, mine: int | None, houses: frozenset[int] | set[int | None]) -> bool:
-    return role == Role.GM or any(may_act_for(role, mine, d) for d in houses if d is not None)
-
-
 def _couple(context: dict[str, Any], row: CoupleRow, year: int, rolls: dict[int, Roll], role: str, mine: int | None) -> dict:
     survival = row.wife_survival
     pending = row.pending
     return {
         "marriage": link(context, "marriages", row.marriage.pk), "husband": ref(context, row.husband),
         "wife": ref(context, row.wife), "husband_age": row.husband.age(year), "wife_age": row.wife.age(year),
-        "houses": sorted(row.dynasties), "may_act": _may_roll_couple(role, mine, row.dynasties),
+        "houses": sorted(row.dynasties), "may_act": may_act_for_any(role, mine, row.dynasties),
         "may_attempt": row.may_attempt, "problem": row.problem, "odds": odds(row.odds), "next_cost": row.next_cost,
         "wife_survival": None if survival is None else {
             "now": odds(survival.now), "after": odds(survival.after),
@@ -274,9 +275,7 @@ class BirthsView(ActionView):
 
 
 def _require_couple(role: str, mine: int | None, match: Marriage) -> None:
-    require_actor(role)
-    if not _may_roll_couple(role, mine, {match.husband.controlled_by_id, match.wife.controlled_by_id}):
-        raise PermissionDenied("You may roll only for your own dynasty's couples.")
+    require_couple(role, mine, couple_houses(match))
 
 
 class AttemptIn(serializers.Serializer):
@@ -615,7 +614,7 @@ class SurvivalView(ActionView):
                 player = due.line.player.pk if due.line is not None and due.line.player is not None else None
                 successions.append({
                     "crown": due.crown, "error": due.error, "player": player,
-                    "may_choose": v.is_gm or (player is not None and may_act_for(v.role, v.dynasty, player)),
+                    "may_choose": may_decide_succession(v.role, v.dynasty, player),
                     "chosen": choices.get(due.crown), "line": line_data(context, due.line) if due.line else None,
                 })  # fmt: skip
         data = {
@@ -886,9 +885,7 @@ class PassOverView(ActionView):
         require_actor(v.role)
         require_crown(v.campaign, crown)
         if not v.is_gm:
-            player = crown_player(v.campaign, crown)
-            if player is None or not may_act_for(v.role, v.dynasty, player):
-                raise PermissionDenied("Only the crown's player (or the GM) decides its succession.")
+            require_crown_player(v.role, v.dynasty, crown_player(v.campaign, crown), crown)
         data = PassOverIn(data=request.data)
         data.is_valid(raise_exception=True)
         heirs = data.validated_data["heirs"]
@@ -944,7 +941,7 @@ class UndoView(ActionView):
         data = UndoIn(data=request.data)
         data.is_valid(raise_exception=True)
         undo = undo_turn if data.validated_data["which"] == "turn" else undo_step
-        restored = undo(campaign=v.campaign, key=idempotency_key(request), by=request.user)
+        restored = undo(campaign=v.campaign, key=idempotency_key(request), by=request.user, door="api")
         v.campaign.refresh_from_db()
         body = {
             "restored": {"year": restored.year, "step": restored.step, "step_label": STEP_LABELS[restored.step],

@@ -11,7 +11,8 @@ from django.db.models import Q
 
 from campaign import audit
 from campaign.dice import DiceBox
-from campaign.models import Campaign, ChronicleEntry, Step
+from campaign.models import Audience, Campaign, ChronicleEntry, Step
+from campaign.permissions import require
 from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Modifier, Origin, Reign, Status
 from dynasties.rules import blood_royale as br
 from dynasties.rules import bloodline as bl
@@ -43,6 +44,7 @@ def announcements_make(*, campaign: Campaign | int, by: AbstractBaseUser | None 
     """Widows and widowers return to their houses (a King's widow retires), Prince pieces are
     handed out, and the turn's chronicle is gathered into one announcement."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")
     require_step(campaign, Step.ANNOUNCEMENTS)
     world = World(campaign, living_only=True)
     chronicle = Chronicle(campaign)
@@ -56,7 +58,9 @@ def announcements_make(*, campaign: Campaign | int, by: AbstractBaseUser | None 
         claims_review(World(campaign), chronicle)
     chronicle.flush()
     year = campaign.current_year
-    entries = list(ChronicleEntry.objects.filter(campaign=campaign, year=year).exclude(kind="announcements"))
+    entries = list(  # the public lines only: what is private to some houses is not announced to all
+        ChronicleEntry.objects.filter(campaign=campaign, year=year, audience=Audience.PUBLIC).exclude(kind="announcements")
+    )
     lines: list[str] = []
     sections: dict[str, list[str]] = {}
     for title, kinds in SECTIONS:
@@ -74,6 +78,7 @@ def announcements_make(*, campaign: Campaign | int, by: AbstractBaseUser | None 
         kind="announcements",
         text=f"Announcements for {year}\n" + "\n".join(lines),
         data={"sections": sections},
+        audience=Audience.PUBLIC,
     )
     set_step(campaign, Step.INTERPHASE)
     return announcement
@@ -229,6 +234,7 @@ def turn_advance(*, campaign: Campaign | int, to_year: int | None = None, by: Ab
     """Move to the next turn; regencies end when the monarch turns 15. Blood Royale's turns are five
     years; BloodLine's are what the GM says (``to_year``): characters age by the difference."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")
     require_step(campaign, Step.INTERPHASE)
     if to_year is not None:
         if campaign.ruleset != bl.NAME and to_year != campaign.current_year + campaign.turn_length:

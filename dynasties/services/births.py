@@ -19,6 +19,7 @@ from django.db.models import Q
 from campaign import audit
 from campaign.dice import DiceBox
 from campaign.models import Campaign, Roll, Step
+from campaign.permissions import couple_houses, require
 from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Origin, Reign, Status
 from dynasties.rules import blood_royale as br
 from dynasties.rules import bloodline as bl
@@ -184,6 +185,7 @@ def births_attempt(
     campaign = lock_campaign(campaign)
     require_step(campaign, Step.BIRTHS)
     match = _marriage(campaign, marriage)
+    require(by, campaign, "couple", houses=couple_houses(match))
     year = campaign.current_year
     couple = f"{match.husband.display_name} and {match.wife.display_name}"
     if match.ended_year is not None:
@@ -235,6 +237,7 @@ def births_sex(
         found = BirthAttempt.objects.select_related("marriage__husband", "marriage__wife").get(pk=pk, campaign=campaign)
     except BirthAttempt.DoesNotExist:
         raise NotFound(f"There is no birth attempt #{pk} in {campaign.name}.") from None
+    require(by, campaign, "couple", houses=couple_houses(found.marriage))
     if not found.success:
         raise RuleError("That birth roll failed: there is no child whose sex to roll.", code="no_child")
     if found.child_id is not None:
@@ -307,6 +310,7 @@ def births_roll_all(
     one attempt each, further ones while ``extra`` says so (at most three); every child gets its
     sex and characteristics at once. A fixed number of queries whatever the number of couples."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")
     require_step(campaign, Step.BIRTHS)
     if campaign.ruleset == bl.NAME:
         chronicle = Chronicle(campaign)
@@ -371,6 +375,7 @@ def births_roll_all(
 def births_finish(*, campaign: Campaign | int, by: AbstractBaseUser | None = None) -> Campaign:
     """Close the Births step; every child born must have had its sex rolled."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")
     require_step(campaign, Step.BIRTHS)
     waiting = list(
         BirthAttempt.objects.filter(campaign=campaign, year=campaign.current_year, success=True, child__isnull=True)

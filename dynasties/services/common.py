@@ -9,6 +9,7 @@ from typing import Any
 from django.db.models import Q
 
 from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, RuleTable, Step
+from campaign.permissions import line_audience
 from dynasties.models import Character, Crown, Dynasty, DynastyKind, Marriage, Reign, Renunciation, Status
 from dynasties.rules import get_ruleset
 from dynasties.rules.errors import NotFound, RuleError, StepOrderError
@@ -63,7 +64,13 @@ class Chronicle:
     campaign: Campaign
     entries: list[ChronicleEntry] = field(default_factory=list)
 
-    def add(self, kind: str, text: str, *, step: str | None = None, year: int | None = None, **data: Any) -> None:
+    def add(
+        self, kind: str, text: str, *, step: str | None = None, year: int | None = None,
+        readers: Iterable[int | None] | None = None, **data: Any,
+    ) -> None:
+        """A line of ``kind``; ``readers`` (house ids) makes it private to those houses and the GM,
+        and a line of a kind that is not public with none is the GM's alone (campaign.permissions)."""
+        audience, readers_text = line_audience(kind, readers)
         self.entries.append(
             ChronicleEntry(
                 campaign=self.campaign,
@@ -72,6 +79,8 @@ class Chronicle:
                 kind=kind,
                 text=text,
                 data=data,
+                audience=audience,
+                readers=readers_text,
             )
         )
 

@@ -708,11 +708,12 @@ def monarch_ransom(
         )
         chronicle.add(
             "payment_owed", f"{ducats} ducats from {payer.name if payer else record.name} to the house of {captor.name}: {what}.",
-            dynasty=payer.pk if payer else None, amount=-ducats, character=monarch.pk, crown=record.name,
+            readers=[payer.pk if payer else None], dynasty=payer.pk if payer else None,
+            amount=-ducats, character=monarch.pk, crown=record.name,
         )
         chronicle.add(
             "payment_owed", f"{ducats} ducats to the house of {captor.name} from {payer.name if payer else record.name}: {what}.",
-            dynasty=captor.pk, amount=ducats, character=monarch.pk, crown=record.name,
+            readers=[captor.pk], dynasty=captor.pk, amount=ducats, character=monarch.pk, crown=record.name,
         )
     if change:
         stability(world, record, change, f"the {what}", chronicle)
@@ -721,7 +722,8 @@ def monarch_ransom(
     chronicle.add(
         "release",
         f"{monarch.display_name} of {record.name} is released by the house of {captor.name} "
-        f"({'a major power' if major else 'a minor'}: {ducats} ducats{f', {change:+d} Stability' if change else ''}).",
+        f"({'a major power' if major else 'a minor'}{': ransomed' if ducats else ''}"
+        f"{f', {change:+d} Stability' if change else ''}).",  # the ransom's amount: payer, captor and GM only
         character=monarch.pk, crown=record.name,
     )
     chronicle.flush()

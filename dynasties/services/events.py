@@ -212,7 +212,7 @@ def character_release(
     text = f"{who.display_name} is released by the house of {captor.name}"
     if ransom:
         payer = _dynasty(campaign, paid_by, "payer")
-        text += f" for a ransom of {ransom} Crowns paid by the house of {payer.name}"
+        text += f" for a ransom paid by the house of {payer.name}"  # the amount: payer, captor and GM only
         what = f"ransom of {who.display_name}"
         treasury.post(
             campaign, payer=payer, payee=captor, amount=ransom, kind=PostingKind.RANSOM, reason=what, character=who,
@@ -220,11 +220,11 @@ def character_release(
         )
         chronicle.add(
             "payment_owed", f"{ransom} Crowns from the house of {payer.name} to the house of {captor.name}: {what}.",
-            dynasty=payer.pk, amount=-ransom, character=who.pk,
+            readers=[payer.pk], dynasty=payer.pk, amount=-ransom, character=who.pk,
         )
         chronicle.add(
             "payment_owed", f"{ransom} Crowns to the house of {captor.name} from the house of {payer.name}: {what}.",
-            dynasty=captor.pk, amount=ransom, character=who.pk,
+            readers=[captor.pk], dynasty=captor.pk, amount=ransom, character=who.pk,
         )
     who.prisoner_of = None
     who.save(update_fields=["prisoner_of"])

@@ -18,6 +18,7 @@ from django.db.models import Q
 
 from campaign import audit, treasury
 from campaign.models import Campaign, Posting, PostingKind, Step
+from campaign.permissions import couple_houses, readers_text, require
 from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Origin, Reign
 from dynasties.rules import blood_royale as br
 from dynasties.rules import bloodline as bl
@@ -163,14 +164,20 @@ def marriage_terms_set(
         raise NotFound(f"There is no betrothal #{pk} in {campaign.name}.") from None
     if match.wedding_year is not None or match.ended_year is not None:
         raise IllegalMarriage("The terms are recorded on a betrothal, before the wedding.")
+    houses = couple_houses(match)
+    require(by, campaign, "couple", houses=houses)  # the GM, or the player of either house
     match.dowry = dowry.strip()[:120]
+    match.money_readers = readers_text(houses) if match.dowry else ""
     match.alliance_title = alliance_title.strip()[:120]
     problem = alliance_problem(campaign, match, True)
     if problem:
         raise IllegalMarriage(problem)
-    match.save(update_fields=["dowry", "alliance_title"])
+    match.save(update_fields=["dowry", "money_readers", "alliance_title"])
     chronicle = Chronicle(campaign)
-    chronicle.add("betrothal", f"Terms for {match}: dowry {match.dowry}; {match.alliance_title}.", marriage=match.pk)
+    chronicle.add(  # the dowry is a money term: the two houses and the GM read it
+        "betrothal", f"Terms for {match}: dowry {match.dowry or 'none'}; {match.alliance_title or 'no title'}.",
+        readers=houses, marriage=match.pk,
+    )
     chronicle.flush()
     return match
 
@@ -197,6 +204,9 @@ def marriage_arrange_many(
     roles = {m.husband: "husband" for m in matches} | {m.wife: "wife" for m in matches}
     ids = [pk for m in matches for pk in (m.husband, m.wife)]
     people = _people(campaign, ids, roles)
+    for m in matches:  # the GM, or the player of either house (campaign.permissions)
+        if m.husband in people and m.wife in people:
+            require(by, campaign, "couple", houses=[people[m.husband].controlled_by_id, people[m.wife].controlled_by_id])
     busy = _busy(campaign, ids)
     widows = kings_widows(campaign, ids)
     royal_family = _monarchs_family(campaign, ids)
@@ -232,6 +242,9 @@ def marriage_arrange_many(
                 husband_joins_wife=m.husband_joins_wife,
                 children_raised_by=raisers.get(m.children_raised_by) if m.children_raised_by else None,
                 dowry=m.dowry.strip()[:120],
+                # money terms are private: the two houses of the match (and the GM) read the dowry
+                money_readers=readers_text([people[m.husband].controlled_by_id, people[m.wife].controlled_by_id])
+                if m.dowry.strip() else "",
                 alliance_title=m.alliance_title.strip()[:120],
             )
             for m in matches
@@ -293,6 +306,8 @@ def marriage_wed_many(
             raise NotFound(f"There is no betrothal #{pk} in {campaign.name}.")
     ids = [p for m in found.values() for p in (m.husband_id, m.wife_id)]
     people = _people(campaign, ids, {})
+    for match in found.values():
+        require(by, campaign, "couple", houses=couple_houses(match))
     busy = _busy(campaign, ids, exclude=wanted)
     widows = kings_widows(campaign, ids)
     royal_family = _monarchs_family(campaign, ids)
@@ -365,6 +380,7 @@ def _wed_all(campaign: Campaign, matches: Sequence[Marriage], people: dict[int, 
             chronicle.add(
                 "payment_owed",
                 f"{abs(amount)} Crowns {direction} the house of {house.name}: {reason}.",
+                readers=[house.pk],
                 dynasty=house.pk,
                 amount=amount,
                 marriage=match.pk,
@@ -408,6 +424,7 @@ def _bloodline_dowry(
         "payment_owed",
         f"{amount} ducats of dowry from the house of {payer.name} to the house of {payee.name} for the match of "
         f"{groom.display_name} and {bride.display_name}.",
+        readers=[payer.pk, payee.pk],
         dynasty=payer.pk,
         amount=-amount,
         marriage=match.pk,
@@ -575,6 +592,7 @@ def marriage_cancel(
         match = Marriage.objects.select_related("husband", "wife").get(pk=pk, campaign=campaign)
     except Marriage.DoesNotExist:
         raise NotFound(f"There is no betrothal #{pk} in {campaign.name}.") from None
+    require(by, campaign, "couple", houses=couple_houses(match))
     if match.wedding_year is not None:
         raise IllegalMarriage("A wedded marriage cannot be broken off; it lasts while both spouses live.")
     if match.ended_year is not None:
@@ -596,6 +614,7 @@ def marriage_cancel(
 @transaction.atomic
 def marriages_finish(*, campaign: Campaign | int, by: AbstractBaseUser | None = None) -> Campaign:
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")
     require_step(campaign, Step.MARRIAGES)
     set_step(campaign, Step.ANNOUNCEMENTS)
     return campaign

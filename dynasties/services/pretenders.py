@@ -185,6 +185,7 @@ def pretender_buy_back(
         "payment_owed",
         f"{br.PRETENDER_BUY_BACK_CROWNS} Crowns from the house of {home.name} to the Treasury: the bribe that buys "
         f"back the Pretender {pretender.display_name}.",
+        readers=[home.pk],
         dynasty=home.pk,
         amount=-br.PRETENDER_BUY_BACK_CROWNS,
         character=pretender.pk,

@@ -215,6 +215,7 @@ def _succeed(
             "payment_owed",
             f"100 Crowns from the Treasury to the house of {world.dynasties[spouse.birth_dynasty_id].name}: "
             f"{spouse.display_name} is married to the new {title(heir)} of {crown}.",
+            readers=[spouse.birth_dynasty_id],
             dynasty=spouse.birth_dynasty_id,
             amount=br.MONARCH_MATCH_CROWNS,
             character=spouse.pk,

@@ -16,6 +16,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from campaign.models import Campaign, Step
+from campaign.permissions import require
 from dynasties.models import Crown, Dynasty, Reign, Status
 from dynasties.rules.errors import RuleError
 from dynasties.services.common import lock_campaign, require_step
@@ -47,6 +48,7 @@ def pass_over_choose(
     if reign is None or reign.holder.status != Status.DEAD:
         raise RuleError(f"The monarch of {crown} has not died this turn: there is no succession to decide.", code="no_succession")
     line = succession_line(campaign=campaign, crown=crown, limit=limit)
+    require(by, campaign, "crown", player=line.player.pk if line.player is not None else None, crown=crown)
     entries = {e.character.pk: e for e in line.entries}
     chosen = list(dict.fromkeys(int(pk) for pk in heirs))
     for pk in chosen:

@@ -11,6 +11,7 @@ from django.db.models import Count
 
 from campaign.dice import DiceBox
 from campaign.models import Campaign, RollSubject, Step
+from campaign.permissions import require
 from dynasties.models import BirthAttempt, Character, DynastyKind, Origin, Status, Title
 from dynasties.rules import blood_royale as br
 from dynasties.rules import bloodline as bl
@@ -122,6 +123,13 @@ def survival_roll(
     done = rolled_this_turn(campaign)
     due = {d.character.pk: d for d in survival_due(campaign, world, tables) if d.character.pk not in done}
     typed = dict(faces or {})
+    if characters is None:  # everyone still to roll: the GM's
+        require(by, campaign, "gm")
+    else:  # the GM, or each character's player
+        for pk in characters:
+            person = world.characters.get(pk)
+            if person is not None:
+                require(by, campaign, "house", dynasty=person.controlled_by_id, what="roll only for your own characters")
     if characters is None:
         chosen = list(due)
     else:
@@ -212,6 +220,7 @@ def survival_finish(
     every roll the succession makes (the Charisma loss, a regent baron's characteristics, a created
     relative's children), in the order asked for."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")
     require_step(campaign, Step.SURVIVAL)
     world = World(campaign, living_only=True)
     tables = load_tables(campaign)

@@ -73,13 +73,14 @@ def build_secrets(campaign: Campaign, *, gm: Any, alice: Any, bob: Any, observer
     fra_spa.parties.set([france, spain])
     money = ChronicleEntry.objects.create(
         campaign=campaign, year=1300, step="births", kind="payment_owed", text="30 Crowns to England",
-        data={"dynasty": england.pk},
+        data={"dynasty": england.pk}, audience="parties", readers=f",{england.pk},",
     )  # fmt: skip
     contract_line = ChronicleEntry.objects.create(
         campaign=campaign, year=1300, step="births", kind="contract_signed", text="England and Spain sign",
-        data={"contract": eng_spa.pk, "parties": [england.pk, spain.pk]},
+        data={"contract": eng_spa.pk, "parties": [england.pk, spain.pk]}, audience="parties",
+        readers=f",{england.pk},{spain.pk},",
     )  # fmt: skip
-    public = ChronicleEntry.objects.create(campaign=campaign, year=1300, step="births", kind="birth", text="A son is born")
+    public = ChronicleEntry.objects.create(campaign=campaign, year=1300, step="births", kind="birth", text="A son is born", audience="public")
     users = {"gm": gm, "alice": alice, "bob": bob, "observer": observer, "outsider": outsider}
     objects = {
         "campaign": campaign,
