@@ -61,6 +61,33 @@ def env_list(name: str, default: list[str], environ: Mapping[str, str] = os.envi
     return items
 
 
+KEY_MIN_LENGTH = 50
+KEY_MIN_UNIQUE = 5
+KEY_INSECURE_PREFIX = "django-insecure-"
+KEY_RECIPE = "python3 -c 'import secrets; print(secrets.token_urlsafe(50))'"
+
+
+def env_secret_key(name: str, environ: Mapping[str, str] = os.environ) -> str:
+    """A strong key or a refusal: the thresholds of Django's ``check --deploy`` (security.W009),
+    made an error. The message never shows the key."""
+    key = environ.get(name, "")
+    if not key:
+        problem = "is not set"
+    elif len(key) < KEY_MIN_LENGTH:
+        problem = f"is {len(key)} characters long"
+    elif len(set(key)) < KEY_MIN_UNIQUE:
+        problem = f"has only {len(set(key))} different characters"
+    elif key.startswith(KEY_INSECURE_PREFIX):
+        problem = f"starts with {KEY_INSECURE_PREFIX!r} (a key made for development)"
+    else:
+        return key
+    raise ImproperlyConfigured(
+        f"{name} {problem}: production needs a long random key ({KEY_MIN_LENGTH}+ characters, "
+        f"{KEY_MIN_UNIQUE}+ different ones). Write the output of {KEY_RECIPE} into {name} "
+        "(changing it logs everyone out)."
+    )
+
+
 def env_database(name: str, default_sqlite_path: str, environ: Mapping[str, str] = os.environ) -> dict[str, object]:
     """SQLite by default; DATABASE_URL (postgres://... or sqlite:///...) otherwise."""
     raw = environ.get(name)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 from pathlib import Path
 
+from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 from config.env import env_bool, env_database, env_int, env_list, env_str
@@ -46,6 +47,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "csp.middleware.CSPMiddleware",  # the Content-Security-Policy below, on every answer but static files
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -139,6 +141,22 @@ LOGGING = {
         # Axes: failures and lockouts are warnings (with the username and address masked); its
         # INFO lines (the banner, every clean-up) are noise.
         "axes": {"level": "WARNING", "propagate": True},
+    },
+}
+
+# Content-Security-Policy (django-csp) on every answer: script only from this site's files, never
+# inline, so an escaping slip cannot run script. Styles likewise, but for a <style> block that
+# carries the request's nonce (nonce="{{ request.csp_nonce }}"). docs/deployment.md.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF, NONCE],
+        "img-src": [SELF, "data:"],
+        "object-src": [NONE],  # the dynasty page allows 'self' for its tree's <object> (pages/views.py)
+        "base-uri": [SELF],
+        "frame-ancestors": [NONE],  # the tree's SVG allows 'self' (dynasties/trees/views.py)
+        "form-action": [SELF],
     },
 }
 

@@ -3,27 +3,21 @@
 The shared settings plus HTTPS everywhere (redirect, HSTS, secure cookies), compressed and
 fingerprinted static files served by WhiteNoise, and persistent database connections. Everything
 still comes from the environment; a development shortcut (``DEBUG=1``, ``REGNAL_DEV=1``, no
-``SECRET_KEY``) stops start-up here. ``manage.py check --deploy`` is clean with the defaults
-(tests/test_security.py)."""
+``SECRET_KEY`` or a weak one) stops start-up here. ``manage.py check --deploy`` is clean with the
+defaults (tests/test_security.py)."""
 
 from __future__ import annotations
 
-import os
-
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_int, env_list, env_str
+from config.env import env_bool, env_int, env_list, env_secret_key, env_str
 
-if not os.environ.get("SECRET_KEY"):
-    raise ImproperlyConfigured(
-        "SECRET_KEY is not set: production needs a long random key, e.g. "
-        "python -c 'import secrets; print(secrets.token_urlsafe(50))'."
-    )
+env_secret_key("SECRET_KEY")  # missing, short, repetitive or "django-insecure-...": refused
 if env_bool("DEBUG", False) or env_bool("REGNAL_DEV", False):
     raise ImproperlyConfigured("DEBUG=1 and REGNAL_DEV=1 are for development: unset them with the production settings.")
 
-from config.settings import *  # noqa: F403
-from config.settings import DATABASES
+from config.settings import *  # noqa: E402, F403 (after the checks above, which must come first)
+from config.settings import DATABASES  # noqa: E402
 
 DEBUG = False
 

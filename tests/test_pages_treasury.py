@@ -208,7 +208,8 @@ def test_the_ledger_shows_every_posting_with_its_running_balance(client, campaig
     assert "+100" in html and "-120" in html and str(france) in html
     # the chart: balance at the end of each year, to the current year
     assert response.context["series"] == [(1300, 100), (1305, 70), (1310, -50)]
-    svg = html[html.index("<svg") : html.index("</svg>") + 6]
+    start = html.index('class="balance-chart"')  # (the house's colour before it is a small <svg> too)
+    svg = html[start : html.index("</svg>", start) + 6]
     assert 'role="img"' in svg and f"Balance of the house of {england.name}, 1300–1310" in svg
     assert "1305: 70" in svg and "1310: -50" in svg
     assert 'class="point negative"' in svg

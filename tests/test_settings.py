@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ from django.core.exceptions import ImproperlyConfigured
 from config.env import env_bool, env_database, env_list
 
 ROOT = Path(__file__).resolve().parent.parent
+STRONG_KEY = secrets.token_urlsafe(50)  # the production settings refuse a weak one (tests/test_csp.py)
 
 
 def test_booleans():
@@ -97,7 +99,7 @@ def _production(env: dict[str, str], code: str) -> subprocess.CompletedProcess[s
 def test_production_settings_need_a_secret_key_and_no_debug():
     missing = _production({}, "")
     assert missing.returncode != 0 and "SECRET_KEY is not set" in missing.stderr
-    debug = _production({"SECRET_KEY": "x" * 50, "DEBUG": "1"}, "")
+    debug = _production({"SECRET_KEY": STRONG_KEY, "DEBUG": "1"}, "")
     assert debug.returncode != 0 and "DEBUG=1 and REGNAL_DEV=1 are for development" in debug.stderr
 
 
@@ -107,17 +109,17 @@ def test_production_settings_are_https_only_and_env_driven():
         "getattr(s, 'SECURE_PROXY_SSL_HEADER', None), s.STORAGES['staticfiles']['BACKEND'].rsplit('.', 1)[-1], "
         "s.DATABASES['default']['CONN_MAX_AGE'])"
     )
-    default = _production({"SECRET_KEY": "x" * 50}, shown)
+    default = _production({"SECRET_KEY": STRONG_KEY}, shown)
     assert default.returncode == 0, default.stderr
     assert default.stdout.split() == [
         "False", "True", "True", "True", "31536000", "None", "CompressedManifestStaticFilesStorage", "60",
     ]  # fmt: skip
     proxied = _production(
-        {"SECRET_KEY": "x" * 50, "SECURE_PROXY_SSL_HEADER": "X-Forwarded-Proto", "SECURE_HSTS_SECONDS": "3600"}, shown
+        {"SECRET_KEY": STRONG_KEY, "SECURE_PROXY_SSL_HEADER": "X-Forwarded-Proto", "SECURE_HSTS_SECONDS": "3600"}, shown
     )
     assert proxied.returncode == 0, proxied.stderr
     assert "3600 ('HTTP_X_FORWARDED_PROTO', 'https')" in proxied.stdout
-    bad = _production({"SECRET_KEY": "x" * 50, "SECURE_HSTS_SECONDS": "a year"}, "")
+    bad = _production({"SECRET_KEY": STRONG_KEY, "SECURE_HSTS_SECONDS": "a year"}, "")
     assert bad.returncode != 0 and "SECURE_HSTS_SECONDS='a year' is not a whole number" in bad.stderr
 
 
@@ -133,10 +135,10 @@ def test_login_rate_limiting_is_on_unless_turned_off():
 
 def test_the_tree_cache_directory_comes_from_the_environment(tmp_path):
     shown = "print(s.TREE_CACHE_DIR)"
-    default = _production({"SECRET_KEY": "x" * 50}, shown)
+    default = _production({"SECRET_KEY": STRONG_KEY}, shown)
     assert default.returncode == 0, default.stderr
     assert Path(default.stdout.strip()) == ROOT / "var" / "trees"
-    chosen = _production({"SECRET_KEY": "x" * 50, "TREE_CACHE_DIR": str(tmp_path / "trees")}, shown)
+    chosen = _production({"SECRET_KEY": STRONG_KEY, "TREE_CACHE_DIR": str(tmp_path / "trees")}, shown)
     assert Path(chosen.stdout.strip()) == tmp_path / "trees"
 
 

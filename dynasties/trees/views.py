@@ -15,6 +15,8 @@ observers) or, for the GM, to the admin (``links=admin``, his default, as the ad
 
 from __future__ import annotations
 
+from csp.constants import SELF
+from csp.decorators import csp_replace
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404
@@ -50,6 +52,7 @@ def _int(request: HttpRequest, name: str) -> int | None:
 @require_GET
 @login_required
 @xframe_options_sameorigin  # the dynasty page shows the SVG in an <object>
+@csp_replace({"frame-ancestors": [SELF]})  # ... and so may this site (only), CSP's word for the same
 def tree(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
     campaign = get_object_or_404(Campaign, slug=slug)
     role, _ = role_of(request.user, campaign)  # the permission layer: members only
