@@ -462,7 +462,9 @@ def test_ransom_of_a_minor_50_ducats(eu_campaign):
     Character.objects.filter(pk=reign.holder_id).update(prisoner_of=england)
     monarch_ransom(campaign=eu_campaign, crown="Genoa")
     assert Crown.objects.get(campaign=eu_campaign, name="Genoa").stability == 0
-    assert "(a minor: 50 ducats)" in lines(eu_campaign, "release")[-1]
+    assert "(a minor: ransomed)" in lines(eu_campaign, "release")[-1]  # the public line tells no amount
+    [captors] = ChronicleEntry.objects.filter(campaign=eu_campaign, kind="payment_owed", data__dynasty=england.pk)
+    assert "50 ducats" in captors.text and captors.readers == f",{england.pk},"  # England's own line
 
 
 def test_military_skill_with_poland_die_bonus(eu_campaign):

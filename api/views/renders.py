@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.utils.text import slugify
 from drf_spectacular.types import OpenApiTypes
@@ -172,7 +171,7 @@ class SheetView(FileView):
         if character is None:
             raise Http404("No such character.")
         if not may_print_dynasty(request.user, character.controlled_by, v.campaign):
-            raise PermissionDenied("Only the GM or the player of this character's dynasty prints this sheet.")
+            raise Http404("No such sheet: only the GM or the player of this character's dynasty prints it.")  # as the print door
         return _file(printing.character_sheet_pdf(character), PDF, f"sheet-{character.pk}.pdf")
 
 
