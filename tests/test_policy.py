@@ -261,6 +261,25 @@ def test_the_admin_shows_a_staff_gm_his_own_campaigns_only(campaign, gm, django_
 
 
 @pytest.mark.django_db
+def test_the_command_door_goes_through_the_same_check(campaign, gm, alice):
+    """``manage.py undo --as USER``: the policy decides as for the pages and the API."""
+    from django.core.management.base import CommandError
+
+    fund(campaign, house(campaign, "England"), 100)
+    step_action(
+        campaign=campaign, key=new_action_key(), label="Transfer", by=gm,
+        action=lambda c: treasury.treasury_transfer(
+            campaign=c, payer=house(campaign, "England"), payee=house(campaign, "Spain"), amount=9, reason="gift", by=gm
+        ),
+    )  # fmt: skip
+    with pytest.raises(CommandError, match="Only the game master"):
+        call_command("undo", campaign.slug, as_user="alice")
+    assert treasury.balance(campaign, house(campaign, "Spain")) == 9  # nothing undone
+    call_command("undo", campaign.slug, as_user="gm")
+    assert treasury.balance(campaign, house(campaign, "Spain")) == 0
+
+
+@pytest.mark.django_db
 def test_the_command_door_acts_as_the_system_and_a_page_user_cannot(campaign, gm, alice, tmp_path):
     """A management command runs on the server, as the system (the operator keeps every book):
     the export command writes everything, the private lines included, while no door a user can

@@ -1,0 +1,41 @@
+"""Undo the step (or the turn) last worked on, from the shell: what the GM's Undo button does.
+
+With ``--as USER`` the undo is that user's, and the policy decides as for every other door (only
+the campaign's GM may undo); without it the command acts as the system (the server's operator)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from campaign.history import new_action_key, undo_step, undo_turn
+from campaign.models import Campaign
+from dynasties.rules.errors import RuleError
+
+
+class Command(BaseCommand):
+    help = "Undo the step (or, with --turn, the turn) last worked on, as the GM's Undo button does."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("slug", help="The campaign's slug.")
+        parser.add_argument("--turn", action="store_true", help="Undo the whole turn, not just the step.")
+        parser.add_argument("--as", dest="as_user", metavar="USER", help="Act as this user (the policy checks him).")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        try:
+            campaign = Campaign.objects.get(slug=opts["slug"])
+        except Campaign.DoesNotExist:
+            raise CommandError(f"There is no campaign with the slug {opts['slug']!r}.") from None
+        user = None
+        if opts["as_user"]:
+            user = get_user_model().objects.filter(username=opts["as_user"]).first()
+            if user is None:
+                raise CommandError(f"There is no user {opts['as_user']!r}.")
+        undo = undo_turn if opts["turn"] else undo_step
+        try:
+            restored = undo(campaign=campaign, key=new_action_key(), by=user)
+        except RuleError as exc:
+            raise CommandError(exc.message) from exc
+        self.stdout.write(f"{campaign.name}: back to the start of {restored.step} {restored.year}.")
