@@ -4,15 +4,21 @@
   ``campaign.history.AlreadyDone`` are 409, ``NotFound`` 404, the rest 400);
 - Django's and DRF's ``ValidationError`` are 400 ``invalid`` with one message per field;
 - not logged in or a bad token 401, not allowed 403, not found 404, and DRF's other errors
-  (405, 406, 415, 429) keep their status.
+  (405, 406, 415, 429) keep their status;
+- a body over Django's ``DATA_UPLOAD_MAX_MEMORY_SIZE`` is 413 ``too_large`` naming the limit (the
+  import has its own, ``api.parsers``); a body Django refuses for other reasons (too many form
+  fields or files) is 400 ``parse_error``.
 
 ``fields`` maps a field (``a.b`` for nested input, ``items.0.name`` for lists) to its message."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
@@ -91,6 +97,14 @@ def _code(exc: exceptions.APIException) -> str:
     return codes if isinstance(codes, str) else exc.default_code
 
 
+def _too_large_message() -> str:
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return (
+        f"The body is larger than the {limit:,} bytes ({limit / 2**20:.1f} MB) an API request may be "
+        "(DATA_UPLOAD_MAX_MEMORY_SIZE); only POST campaigns/import/ takes more (REGNAL_IMPORT_MAX_BYTES)."
+    )
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """REST framework's EXCEPTION_HANDLER. Returns None (a 500) only for unexpected errors."""
     headers: dict[str, str] = {}
@@ -106,6 +120,12 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         body, code = error_body("permission_denied", message), status.HTTP_403_FORBIDDEN
     elif isinstance(exc, exceptions.ValidationError):
         body, code = _validation_body(exc.detail), exc.status_code
+    elif isinstance(exc, RequestDataTooBig | TooManyFieldsSent | TooManyFilesSent):  # Django reading the body
+        logging.getLogger(f"django.security.{exc.__class__.__name__}").warning("%s", exc)  # as Django logs them
+        if isinstance(exc, RequestDataTooBig):
+            body, code = error_body("too_large", _too_large_message()), status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+        else:
+            body, code = error_body("parse_error", f"The body cannot be read: {exc}"), status.HTTP_400_BAD_REQUEST
     elif isinstance(exc, exceptions.APIException):
         if getattr(exc, "auth_header", None):
             headers["WWW-Authenticate"] = exc.auth_header  # type: ignore[attr-defined]

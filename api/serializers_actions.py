@@ -21,12 +21,12 @@ from typing import Any, ClassVar, TypeVar
 
 from django.db.models import Max, Prefetch
 from rest_framework import serializers
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from api.common import CampaignScoped, run_action
 from api.filters import INT_MAX
+from api.parsers import JSONParser
 from api.serializers import link
 from api.views.chronicle import ChronicleOut
 from api.views.families import ReignOut, family_of
@@ -270,7 +270,7 @@ class ActionView(CampaignScoped, APIView):
     the output needs (the request and the viewer, for links). Input is JSON."""
 
     api_tag: ClassVar[str] = "sequence"
-    parser_classes = [JSONParser]  # nested input (lists of faces, maps of ids): JSON only
+    parser_classes = [JSONParser]  # nested input (lists of faces, maps of ids): JSON only (api/parsers.py)
 
     def out_context(self) -> dict[str, Any]:
         return {"request": self.request, "viewer": self.viewer}

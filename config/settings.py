@@ -102,6 +102,9 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 TREE_CACHE_DIR = Path(env_str("TREE_CACHE_DIR", "") or BASE_DIR / "var" / "trees")
 # ... up to this many bytes in all: the least recently used renders are deleted beyond it.
 TREE_CACHE_MAX_BYTES = env_int("TREE_CACHE_MAX_BYTES", 200 * 1024 * 1024, minimum=1024 * 1024)
+# The API's campaign import (POST /api/v1/campaigns/import/) takes a body up to this many bytes
+# (api/parsers.py); every other request keeps Django's DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB).
+REGNAL_IMPORT_MAX_BYTES = env_int("REGNAL_IMPORT_MAX_BYTES", 50 * 1024 * 1024, minimum=1024 * 1024)
 
 AUTHENTICATION_BACKENDS = [
     "config.auth.AxesBackend",  # refuses a locked-out username + address before the password is checked
@@ -172,6 +175,12 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    # JSON with bounded nesting and JSON errors for every unreadable body (api/parsers.py)
+    "DEFAULT_PARSER_CLASSES": [
+        "api.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_PAGINATION_CLASS": "api.pagination.PageNumberPagination",
     "PAGE_SIZE": 20,
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],

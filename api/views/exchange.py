@@ -4,7 +4,9 @@
 - ``GET campaigns/{slug}/export/``: the GM only (the document holds every secret);
 - ``POST campaigns/import/``: any logged-in user; the document is the body; the campaign is
   created new and the importer is its GM. A document at fault is a 400 whose message names the
-  problem (``format: missing``, ``characters[3].father: ...``) and nothing is written.
+  problem (``format: missing``, ``characters[3].father: ...``) and nothing is written. The body may
+  be up to ``settings.REGNAL_IMPORT_MAX_BYTES`` (50 MB unless set; ``api.parsers.ImportJSONParser``),
+  not Django's 2.5 MB; beyond it, a 413 ``too_large`` naming the limit.
 
 An import creates a campaign, so there is no campaign to run it as a step action of; it is the one
 transaction of ``campaign_import``. With an ``Idempotency-Key`` the key is recorded on the new
@@ -19,13 +21,13 @@ from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.common import CampaignScoped, idempotency_key, require_gm
-from api.schema import IDEMPOTENCY_KEY
+from api.parsers import ImportJSONParser
+from api.schema import IDEMPOTENCY_KEY, ErrorSerializer
 from api.views.campaigns import CampaignDetailOut
 from campaign.exchange import FORMAT, campaign_export, campaign_import
 from campaign.history import AlreadyDone, step_action
@@ -59,17 +61,21 @@ class ImportQuery(serializers.Serializer):
 
 class ImportView(APIView):
     api_tag = "exchange"
-    parser_classes = [JSONParser]
+    parser_classes = [ImportJSONParser]
 
     @extend_schema(
         summary="Import a campaign",
         description=(
             f"Load an exported `{FORMAT}` document (the body; `regnal/1` is still read) as a new campaign; you become "
             "its GM. The whole document is checked first: a problem is a 400 `invalid_import` whose message names "
-            "where it is, and nothing is written."
+            "where it is, and nothing is written. The body may be up to the server's `REGNAL_IMPORT_MAX_BYTES` "
+            "(50 MB unless set); a larger one is a 413 `too_large` naming the limit."
         ),
         request=OpenApiTypes.OBJECT,
-        responses={201: CampaignDetailOut},
+        responses={
+            201: CampaignDetailOut,
+            413: OpenApiResponse(ErrorSerializer, description="The body is larger than REGNAL_IMPORT_MAX_BYTES."),
+        },
         parameters=[
             IDEMPOTENCY_KEY,
             OpenApiParameter(

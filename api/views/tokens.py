@@ -1,4 +1,7 @@
-"""Your API tokens: list them, create one (its key is shown once, in the answer), revoke one."""
+"""Your API tokens: list them, create one (its key is shown once, in the answer), revoke one.
+
+Only a logged-in session creates tokens: a request authenticated by a token may list and revoke
+but not mint, so revoking a leaked token cuts off everything it could reach."""
 
 from __future__ import annotations
 
@@ -6,11 +9,12 @@ from typing import Any
 
 from django.db.models import QuerySet
 from drf_spectacular.utils import extend_schema
-from rest_framework import mixins, serializers, status, viewsets
+from rest_framework import exceptions, mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from api.authentication import ApiTokenAuthentication
 from api.models import ApiToken
 from api.services import token_create, token_revoke
 
@@ -39,6 +43,17 @@ class TokenIn(serializers.Serializer):
         ref_name = "ApiTokenCreate"
 
 
+NO_MINTING = (
+    "A token cannot create tokens: log in (a session, at /login/) and create it there or at /account/tokens/. "
+    "Revoking a token then cuts off everything it could reach."
+)
+
+
+def by_token(request: Request) -> bool:
+    """Was the request authenticated by an API token (not a logged-in session)?"""
+    return isinstance(request.successful_authenticator, ApiTokenAuthentication)
+
+
 class TokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):  # type: ignore[type-arg]
     """Your own API tokens (never anyone else's)."""
 
@@ -52,8 +67,17 @@ class TokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
             return ApiToken.objects.none()
         return ApiToken.objects.filter(user=self.request.user).order_by("-created_at", "-pk")
 
-    @extend_schema(request=TokenIn, responses={201: TokenCreatedOut})
+    @extend_schema(
+        request=TokenIn,
+        responses={201: TokenCreatedOut},
+        description=(
+            "Logged in by session only: a request authenticated by a token is refused (403), so a token "
+            "cannot mint tokens that outlive its revocation."
+        ),
+    )
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        if by_token(request):
+            raise exceptions.PermissionDenied(NO_MINTING)
         data = TokenIn(data=request.data)
         data.is_valid(raise_exception=True)
         token, key = token_create(user=request.user, name=data.validated_data["name"])

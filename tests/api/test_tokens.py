@@ -61,10 +61,13 @@ def test_tokens_are_private_to_their_user(alice, bob, client_for):
 
 
 @pytest.mark.django_db
-def test_a_token_can_use_the_api_without_csrf_and_create_tokens(alice):
+def test_a_token_writes_without_csrf_but_cannot_create_tokens(alice):
     _, key = token_create(user=alice, name="script")
-    response = with_token(key).post("/api/v1/tokens/", {"name": "another"})
-    assert response.status_code == 201
+    other, _ = token_create(user=alice, name="old phone")
+    response = with_token(key).post(f"/api/v1/tokens/{other.pk}/revoke/")
+    assert response.status_code == 200 and response.json()["active"] is False
+    assert_error(with_token(key).post("/api/v1/tokens/", {"name": "another"}), 403, "permission_denied")
+    assert not ApiToken.objects.filter(name="another").exists()  # tests/api/test_hardening.py has the rest
 
 
 @pytest.mark.django_db
