@@ -30,7 +30,7 @@ from api.parsers import ImportJSONParser
 from api.schema import IDEMPOTENCY_KEY, ErrorSerializer
 from api.views.campaigns import CampaignDetailOut
 from campaign.exchange import FORMAT, campaign_export, campaign_import
-from campaign.history import AlreadyDone, step_action
+from campaign.history import AlreadyDone, action_key, step_action
 from campaign.models import ActionKey, Role
 
 
@@ -95,11 +95,11 @@ class ImportView(APIView):
         key = idempotency_key(request)
         data: Any = request.data
         with transaction.atomic():
-            if sent and ActionKey.objects.filter(key=key).exists():
+            if sent and ActionKey.objects.filter(key=action_key(key, by=request.user, door="api")).exists():
                 raise AlreadyDone("That import was already done (the same Idempotency-Key): nothing was imported again.")
             campaign = campaign_import(data, by=request.user, slug=slug)
             if sent:  # record the key on the new campaign, as every other write does
-                step_action(campaign=campaign, key=key, label="Import", action=lambda c: c, by=request.user)
+                step_action(campaign=campaign, key=key, label="Import", action=lambda c: c, by=request.user, door="api")
         campaign.viewer_role, campaign.viewer_dynasty = Role.GM.value, None  # type: ignore[attr-defined]
         body = CampaignDetailOut(campaign, context={"request": request}).data
         location = request.build_absolute_uri(reverse("api:campaign-detail", kwargs={"slug": campaign.slug}))
