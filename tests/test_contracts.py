@@ -495,7 +495,7 @@ def test_recurring_payments_are_posted_each_turn_and_marked_unpaid_when_the_paye
     unpaid = entries(campaign, "contract_unpaid")
     assert unpaid == [
         "UNPAID: the house of Plantagenet owes the house of Anjou 20 Crowns (recurring payment for 1310) under "
-        "'Pact of England and France', but holds 5; the debt stands until it is settled."
+        "'Pact of England and France'; the debt stands until it is settled."
     ]
     # the hook run twice in a turn posts nothing twice
     with transaction.atomic():

@@ -24,7 +24,7 @@ from django.db import OperationalError, connection
 
 from campaign import treasury
 from campaign.exchange import campaign_export
-from campaign.history import step_action
+from campaign.history import action_key, step_action
 from campaign.models import ActionKey, Campaign, Checkpoint, PostingKind, Roll, Step
 from contracts.models import Contract, ContractPayment, ContractState, EndKind, PaymentStatus
 from contracts.services import contract_draft, contract_sign
@@ -123,7 +123,7 @@ def with_faults(pk: int, name: str, run: Callable[[int], Any], via: str) -> int:
         assert len(spy.writes) == n - 1, f"{name}: the writes changed between runs"
         assert n > 1, f"{name} wrote nothing"
         if via == "step_action":
-            assert ActionKey.objects.filter(campaign_id=pk, key=key).exists()
+            assert ActionKey.objects.filter(campaign_id=pk, key=action_key(key, by=None)).exists()
         return n - 1
 
 

@@ -270,7 +270,8 @@ def test_a_house_without_a_crown_has_no_line_and_no_what_if(client, gm):
 
 def test_an_observer_sees_the_public_pages_and_nothing_secret(client, campaign, olga, secrets):
     ChronicleEntry.objects.create(
-        campaign=campaign, year=campaign.current_year, step="announcements", kind="announcements", text="All is well."
+        campaign=campaign, year=campaign.current_year, step="announcements", kind="announcements", text="All is well.",
+        audience="public",
     )
     england = _house(campaign, "England")
     king = Reign.objects.get(campaign=campaign, crown="England").holder

@@ -347,6 +347,8 @@ def test_announcements_per_viewer(client, campaign, gm, alice, bob, observer, ta
         kind="contract_signed",
         text="The Secret Treaty of Windsor is signed.",
         data={"parties": [table["england"].pk, spain.pk]},
+        audience="parties",
+        readers=f",{table['england'].pk},{spain.pk},",
     )
     wedding = f"Edmund Plantagenet (20) weds Isabelle {table['france'].name} (17)"
     for user, private in ((gm, True), (alice, True), (bob, False), (observer, False)):
@@ -490,7 +492,7 @@ def _busy_turn(campaign: Campaign, couples: int = 2) -> None:
         marriage_arrange(campaign=campaign, husband=groom, wife=bride, wed=n == 0)
     ChronicleEntry.objects.create(
         campaign=campaign, year=year, step=Step.MARRIAGES, kind="contract_signed", text="A treaty is signed.",
-        data={"parties": [england.pk, spain.pk]},
+        data={"parties": [england.pk, spain.pk]}, audience="parties", readers=f",{england.pk},{spain.pk},",
     )  # fmt: skip
 
 

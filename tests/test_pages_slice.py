@@ -123,7 +123,8 @@ def test_dashboard_content(client, campaign, gm):
 
 def test_dashboard_links_last_announcements(client, campaign, gm):
     ChronicleEntry.objects.create(
-        campaign=campaign, year=campaign.current_year, step="announcements", kind="announcements", text="All is well."
+        campaign=campaign, year=campaign.current_year, step="announcements", kind="announcements", text="All is well.",
+        audience="public",
     )
     client.force_login(gm)
     html = client.get(reverse("pages:dashboard", args=[campaign.slug])).content.decode()
@@ -141,6 +142,7 @@ def test_character_page_family_history_and_rolls(client, campaign, alice):
         kind="note",
         text="A public tale of the child.",
         data={"character": child.pk},
+        audience="public",
     )
     ChronicleEntry.objects.create(
         campaign=campaign,

@@ -26,9 +26,9 @@ def cast(campaign, gm, alice, bob, outsider, django_user_model):
     fra_spa.parties.set([france, spain])
     money = ChronicleEntry.objects.create(
         campaign=campaign, year=1300, step="births", kind="payment_owed", text="30 Crowns to England",
-        data={"dynasty": england.pk},
+        data={"dynasty": england.pk}, audience="parties", readers=f",{england.pk},",
     )
-    public = ChronicleEntry.objects.create(campaign=campaign, year=1300, step="births", kind="birth", text="A son is born")
+    public = ChronicleEntry.objects.create(campaign=campaign, year=1300, step="births", kind="birth", text="A son is born", audience="public")
     users = {"gm": gm, "alice": alice, "bob": bob, "observer": watcher, "outsider": outsider}
     objects = {
         "campaign": campaign,
@@ -87,7 +87,7 @@ def test_contract_lines_of_the_chronicle_are_private_to_the_parties(cast, campai
     users, _objects, houses = cast
     line = ChronicleEntry.objects.create(
         campaign=campaign, year=1300, step="births", kind="contract_end", text="The treaty ends",
-        data={"contract": 1, "parties": [houses["england"].pk]},
+        data={"contract": 1, "parties": [houses["england"].pk]}, audience="parties", readers=f",{houses['england'].pk},",
     )
     assert [can_view(users[r], line) for r in ROLES] == [True, True, False, False, False]
     for role in ROLES:

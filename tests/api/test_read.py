@@ -198,7 +198,7 @@ def test_ledger_and_chronicle_filters(campaign, gm, client_for):
     assert ids(client.get(url(campaign, "ledger"), {"dynasty": england.pk})) == [tax.pk, gift.pk]
     assert ids(client.get(url(campaign, "ledger"), {"kind": "tax", "year": 1300})) == [tax.pk]
     line = ChronicleEntry.objects.create(campaign=campaign, year=1305, step="survival", kind="death", text="He died",
-                                         data={"character": 1})  # fmt: skip
+                                         data={"character": 1}, audience="public")  # fmt: skip
     assert ids(client.get(url(campaign, "chronicle"), {"year": 1305})) == [line.pk]
     assert ids(client.get(url(campaign, "chronicle"), {"kind": "death", "character": 1})) == [line.pk]
 
