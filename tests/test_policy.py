@@ -7,14 +7,13 @@ import re
 from pathlib import Path
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
 from rest_framework.test import APIClient
 
 from campaign import audit, treasury
 from campaign.history import new_action_key, step_action
-from campaign.models import ActionKey, Audience, ChronicleEntry, Membership, PostingKind, Role, Step
+from campaign.models import ActionKey, Audience, ChronicleEntry, Membership, Role, Step
 from campaign.permissions import (
     ACTIONS,
     MONEY_LINE_KINDS,
@@ -25,9 +24,9 @@ from campaign.permissions import (
     readers_text,
     require,
 )
-from contracts.models import Contract, ContractPayment, PaymentStatus
+from contracts.models import ContractPayment, PaymentStatus
 from contracts.services import contract_sign
-from dynasties.models import Dynasty, Marriage
+from dynasties.models import Dynasty
 from dynasties.rules.dice import RandomSource
 from tests.factories import at_step
 from tests.test_contracts import betroth, fund, house, marriage_contract, pay, wed

@@ -28,7 +28,9 @@ def cast(campaign, gm, alice, bob, outsider, django_user_model):
         campaign=campaign, year=1300, step="births", kind="payment_owed", text="30 Crowns to England",
         data={"dynasty": england.pk}, audience="parties", readers=f",{england.pk},",
     )
-    public = ChronicleEntry.objects.create(campaign=campaign, year=1300, step="births", kind="birth", text="A son is born", audience="public")
+    public = ChronicleEntry.objects.create(
+        campaign=campaign, year=1300, step="births", kind="birth", text="A son is born", audience="public"
+    )
     users = {"gm": gm, "alice": alice, "bob": bob, "observer": watcher, "outsider": outsider}
     objects = {
         "campaign": campaign,

@@ -80,7 +80,9 @@ def build_secrets(campaign: Campaign, *, gm: Any, alice: Any, bob: Any, observer
         data={"contract": eng_spa.pk, "parties": [england.pk, spain.pk]}, audience="parties",
         readers=f",{england.pk},{spain.pk},",
     )  # fmt: skip
-    public = ChronicleEntry.objects.create(campaign=campaign, year=1300, step="births", kind="birth", text="A son is born", audience="public")
+    public = ChronicleEntry.objects.create(
+        campaign=campaign, year=1300, step="births", kind="birth", text="A son is born", audience="public"
+    )
     users = {"gm": gm, "alice": alice, "bob": bob, "observer": observer, "outsider": outsider}
     objects = {
         "campaign": campaign,
