@@ -18,7 +18,9 @@ docs/pages.md (checked by a test)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -165,10 +167,26 @@ def require_crown_player(role: str | None, mine: int | None, player: int | None,
         raise Forbidden(f"Only the player of {crown}'s house or the GM decides its succession.")
 
 
+_consequence: ContextVar[bool] = ContextVar("regnal_rules_consequence", default=False)
+
+
+@contextmanager
+def consequence() -> Iterator[None]:
+    """What runs inside is the rules' own consequence of an action already allowed (a renunciation
+    a signed contract makes), not a new action of the user's: it is not checked again."""
+    token = _consequence.set(True)
+    try:
+        yield
+    finally:
+        _consequence.reset(token)
+
+
 def require(by: Any, campaign: Campaign | int, check: str, **terms: Any) -> Seat:
     """The acting check a service makes: ``check`` is one of ``gm``, ``play``, ``house``
     (``dynasty=``), ``couple`` (``houses=``), ``party`` (``parties=``), ``crown`` (``player=``,
     ``crown=``). Returns the seat; raises :class:`Forbidden` (403) when it may not."""
+    if _consequence.get():
+        return SYSTEM
     seat = actor_seat(campaign, by)
     if seat.system:
         return seat

@@ -18,6 +18,7 @@ from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import transaction
 
 from campaign.models import ActionKey, Audience, Campaign, ChronicleEntry, Membership, Role, RuleTable
+from campaign.permissions import require
 from dynasties.models import Dynasty, DynastyKind
 from dynasties.rules import get_ruleset
 from dynasties.rules.errors import InvalidTable, NotFound, RuleError
@@ -127,6 +128,7 @@ def table_update(*, campaign: Campaign | int, key: str, data: Any, by: AbstractB
 
     The campaign row is locked so an edit never lands in the middle of a step that reads the tables."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     _check_key(campaign, key)
     cleaned = validate_table(key, data)
     table, _created = RuleTable.objects.update_or_create(campaign=campaign, key=key, defaults={"data": cleaned})
@@ -140,6 +142,7 @@ def table_restore_defaults(
     """Put the ruleset's shipped defaults back into the given tables (all of them when ``keys`` is
     None), creating any table the campaign lacks. Returns the restored rows in key order."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     defaults = defaults_for(get_ruleset(campaign.ruleset).DEFAULT_TABLES)
     wanted = list(defaults) if keys is None else list(dict.fromkeys(keys))
     for key in wanted:

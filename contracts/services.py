@@ -35,7 +35,7 @@ from django.db.models import Count, Q
 
 from campaign import audit, treasury
 from campaign.models import Campaign, PostingKind
-from campaign.permissions import readers_text, require
+from campaign.permissions import consequence, readers_text, require
 from contracts import rules
 from contracts.models import (
     Breach,
@@ -440,7 +440,8 @@ def _renounce(campaign: Campaign, contract: Contract, p: Mapping[str, Any], chro
         return
     if Renunciation.objects.filter(character=who, crown=p["crown"]).exists():
         return
-    claim_renounce(campaign=campaign, character=who, crown=p["crown"], source=f"contract '{contract.title}'")
+    with consequence():  # the contract's term, signed by its parties: not the GM's entry
+        claim_renounce(campaign=campaign, character=who, crown=p["crown"], source=f"contract '{contract.title}'")
 
 
 class NotAParty(RuleError):
@@ -992,6 +993,7 @@ def dispute_majority(
     disputed term (``votes = {dynasty: {clause: uphold?}}``); the terms a majority of them upholds
     are enforced (damages are posted), the rest ignored."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     if campaign.ruleset != BLOODLINE:
         raise RuleError(
             "A ruling by a majority of the other players is BloodLine's way of settling disputes (B, Marriage/Betrothal); "
@@ -1191,6 +1193,7 @@ def parley_run(
     (20.44). Other parleys (a conquest, a claim, an inheritance, a crusade) record the vote, a tie
     favouring the caller."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     banned = excommunicated(campaign)
     if breach is not None:
         found = _breach(campaign, breach)
@@ -1294,6 +1297,7 @@ def readmission_parley(
     """An excommunicated player calls, once per round, a parley on his readmission; he votes in it
     (other excommunicated players do not) and a tie readmits him (20.45, 22.12, 22.14)."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     house = _dynasty(campaign, dynasty, "excommunicated player")
     banned = excommunicated(campaign)
     excommunication = banned.get(house.pk)

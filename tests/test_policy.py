@@ -349,3 +349,25 @@ def test_an_unscoped_contract_line_made_by_hand_is_denied_to_players(campaign, a
 
     ChronicleEntry.objects.create(campaign=campaign, year=1300, step="births", kind="contract_note", text="secret")
     assert not visible(alice, campaign, ChronicleEntry.objects.filter(text="secret")).exists()
+
+
+@pytest.mark.django_db
+def test_a_players_signature_brings_the_contracts_renunciation_into_force(campaign, gm, alice):
+    """The renunciation is the rules' consequence of a contract its parties signed, not a GM's entry:
+    Alice's last signature makes it, though a renunciation entered by hand is the GM's."""
+    from contracts.services import contract_sign_party
+    from dynasties.models import Renunciation
+    from dynasties.services.claims import claim_renounce
+
+    england, germany = house(campaign, "England"), house(campaign, "Germany")
+    match = betroth(campaign)
+    wed(campaign, match)
+    renounce = {"kind": "renunciation", "params": {"character": match.wife_id, "crown": "Germany"}}
+    contract = marriage_contract(campaign, match, [renounce])
+    contract_sign_party(campaign=campaign, contract=contract, dynasty=germany, by=gm)
+    with audit.acting(alice):
+        contract_sign_party(campaign=campaign, contract=contract, dynasty=england, by=alice)
+    contract.refresh_from_db()
+    assert contract.state == "in_force" and Renunciation.objects.filter(character=match.wife, crown="Germany").exists()
+    with audit.acting(alice), pytest.raises(Forbidden, match="Only the game master"):
+        claim_renounce(campaign=campaign, character=match.husband, crown="England", by=alice)

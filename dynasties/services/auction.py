@@ -11,6 +11,7 @@ from django.db import transaction
 
 from campaign import treasury
 from campaign.models import Campaign, Posting, PostingKind
+from campaign.permissions import require
 from dynasties.models import Character, Dynasty, DynastyKind, Status
 from dynasties.rules.errors import NotFound, RuleError
 from dynasties.services.common import Chronicle, lock_campaign
@@ -29,6 +30,7 @@ def auction_run(
     """``bids`` maps each bidding dynasty to its sealed bid. Ties are refused: the tied players bid
     again (the rulebook names no tie-break)."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     pk = character.pk if isinstance(character, Character) else character
     try:
         child = Character.objects.select_related("controlled_by").get(pk=pk, campaign=campaign)

@@ -10,6 +10,7 @@ from django.db import transaction
 
 from campaign.dice import DiceBox
 from campaign.models import Campaign
+from campaign.permissions import require
 from dynasties.models import (
     Character,
     Crown,
@@ -62,6 +63,7 @@ def crown_stability_change(
 ) -> CrownEvent:
     """Record a Stability change decided at the table (events, wars, bankruptcies ...)."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     if not reason.strip():
         raise RuleError("Say why the Stability changes.", code="invalid", fields={"reason": "required"})
     if delta == 0:
@@ -261,6 +263,7 @@ def interim_claim_resolve(
     """BloodLine A: a released heir claims the throne at once. Recognised, he reigns and the interim
     monarch steps down; refused, the interim monarch stays and it is a voluntary disputed succession."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     world = World(campaign)
     reign = next((r for r in world.open_reigns() if r.crown == crown), None)
     if reign is None or reign.interim_for_id is None:

@@ -12,6 +12,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from campaign.models import Campaign
+from campaign.permissions import require
 from dynasties.models import Character, Dynasty, Reign, Status, Title, TitleHolding
 from dynasties.rules import bloodline as bl
 from dynasties.rules.errors import NotFound, RuleError
@@ -55,6 +56,7 @@ def bloodline_title_grant(
     """Give a title. The giving player must title all of his monarch's direct children before anyone
     outside that line, eldest first, in order of decreasing land value (RULES.md B, Titles)."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     if campaign.ruleset != bl.NAME:
         raise RuleError("These titles are BloodLine's; Blood Royale grants governorships (optional rule G).", code="ruleset")
     world = World(campaign)

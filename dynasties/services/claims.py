@@ -7,6 +7,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from campaign.models import Campaign
+from campaign.permissions import require
 from dynasties.models import Character, Modifier, ModifierKind, Renunciation, Status
 from dynasties.rules.errors import NotFound, RuleError
 from dynasties.rules.succession import FamilyIndex, claim_head
@@ -54,6 +55,7 @@ def claim_renounce(
     anyone through him will inherit it; the renunciation outlives the contract, and a passed-over
     heir's renunciation ends the penalties her claim kept alive."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     pk = character.pk if isinstance(character, Character) else character
     try:
         who = Character.objects.get(pk=pk, campaign=campaign)

@@ -31,6 +31,7 @@ from django.db import transaction
 from campaign import treasury
 from campaign.dice import DiceBox
 from campaign.models import Campaign, PostingKind, Roll, RuleTable
+from campaign.permissions import require
 from dynasties.models import Character, Crown, DynastyKind, Origin, Reign, Status
 from dynasties.rules import eu_monarchs as eu
 from dynasties.rules.dice import DiceSource, DiceSpec, validate_faces
@@ -239,6 +240,7 @@ def monarch_crown_configure(
     """Set a crown's EU settings (a setting given as None goes back to the country's default). The
     crown's record is created if the campaign has none (a country no player rules, e.g. Venice)."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     _check_ruleset(campaign)
     if not settings:
         raise RuleError(f"Give at least one setting; known: {', '.join(eu.SETTINGS)}.", code="invalid")
@@ -300,6 +302,7 @@ def monarch_survival_roll(
     monarch whose rolled reign length is spent after the roll dies too. The succession is left to
     ``monarch_succession_roll``."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     _check_ruleset(campaign)
     tables = load_eu_tables(campaign)
     world = World(campaign, living_only=True)
@@ -463,6 +466,7 @@ def monarch_succession_roll(
     value die with a minimum of 4, reign -2. Typed ``faces`` name each roll: ``succession``, ``age``
     (only after a crisis or Fragile Health), ``adm``, ``dip``, ``mil``, ``reign``."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     _check_ruleset(campaign)
     typed = _Faces(faces, SUCCESSION_FACES, "succession")
     tables = load_eu_tables(campaign)
@@ -619,6 +623,7 @@ def monarch_place_named(
     ``replace`` has the living monarch step down. ``no_survival_turns`` exempts this turn and the
     next ones; ``reign_turns`` gives a planned end (none by default: the survival rolls decide)."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     _check_ruleset(campaign)
     name = (given_name or "").strip()
     if not name:
@@ -685,6 +690,7 @@ def monarch_ransom(
     minor 50 ducats (the tables). ``major`` defaults to whether a player's house holds the crown.
     The ducats are recorded as money owed until the treasury keeps the books."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     _check_ruleset(campaign)
     tables = load_eu_tables(campaign)
     world = World(campaign, living_only=True)
@@ -747,6 +753,7 @@ def monarch_military_skill(
     average is starred. Typed ``faces`` name each roll: ``average``, ``manoeuvre``, ``fire``,
     ``shock``, ``siege``. Kept in the crown's state as ``leader``."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     _check_ruleset(campaign)
     typed = _Faces(faces, MILITARY_FACES, "military skill roll")
     tables = load_eu_tables(campaign)

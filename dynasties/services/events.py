@@ -13,6 +13,7 @@ from django.db import transaction
 from campaign import treasury
 from campaign.dice import DiceBox
 from campaign.models import Campaign, PostingKind, Step
+from campaign.permissions import require
 from dynasties.models import Character, Crown, Dynasty, Origin, Reign, Status
 from dynasties.rules import blood_royale as br
 from dynasties.rules.dice import DiceSource
@@ -177,6 +178,7 @@ def character_capture(
 ) -> Character:
     """Record a capture (A5: a royal whose army is wiped out and who survives is captured)."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     [who] = _characters(campaign, [character.pk if isinstance(character, Character) else character])
     taker = _dynasty(campaign, captor, "captor")
     if who.status != Status.ALIVE:
@@ -201,6 +203,7 @@ def character_release(
     """Release a prisoner, for a ransom on any terms (A8; a neutral captor ransoms for 100). The
     ransom is recorded as money owed until the treasury keeps the books."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     [who] = _characters(campaign, [character.pk if isinstance(character, Character) else character])
     if who.prisoner_of_id is None:
         raise RuleError(f"{who.display_name} is not a prisoner.", code="not_prisoner")
@@ -240,6 +243,7 @@ def regent_appoint(
     """The player names another adult as regent for a minor monarch (A7: "any other character ...
     if he or she is of age"); a baron created only to be regent retires when replaced."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     try:
         reign = Reign.objects.select_related("holder", "regent").get(campaign=campaign, crown=crown, end_year__isnull=True)
     except Reign.DoesNotExist:
@@ -287,6 +291,7 @@ def crown_give_back(
     landless house sets up a new monarch — one of its own characters, or, if none is named, a
     family created as when no heir can be found."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     world = World(campaign)
     record: Crown | None = world.crowns.get(crown)
     if record is None or not record.annexed:

@@ -41,6 +41,7 @@ from django.db import transaction
 
 from campaign.dice import DiceBox
 from campaign.models import Campaign, ChronicleEntry, Roll, Step
+from campaign.permissions import require
 from dynasties.models import (
     Character,
     Crown,
@@ -170,6 +171,7 @@ def royal_marriage_box_set(
 ) -> Crown:
     """Record a minor crown's Royal Marriage box rating (the base of its minimum dowry)."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     _bloodline(campaign)
     if isinstance(rating, bool) or not isinstance(rating, int) or rating < 1:
         raise RuleError("The Royal Marriage box rating is a whole number of 1 or more.", code="invalid",
@@ -201,6 +203,7 @@ def offer_make(
     """A player's offer for a minor house's unmarried child, entered by the GM. Refused below the
     minimum dowry (the Royal Marriage box rating times each factor), saying what the minimum is."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     _bloodline(campaign)
     if isinstance(dowry, bool) or not isinstance(dowry, int) or dowry < 0:
         raise RuleError("The dowry is a whole number of ducats.", code="invalid", fields={"dowry": "invalid"})
@@ -272,6 +275,7 @@ def offer_withdraw(
 ) -> MarriageOffer:
     """A player takes back an open offer."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     pk = _pk(offer, "an offer")
     try:
         found = MarriageOffer.objects.select_related("suitor", "minor_character").get(pk=pk, campaign=campaign)
@@ -420,6 +424,8 @@ def offers_resolve(
     from dynasties.services.marriages import Match, marriage_arrange_many
 
     campaign = lock_campaign(campaign)
+
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     _bloodline(campaign)
     require_step(campaign, Step.MARRIAGES)
     if ChronicleEntry.objects.filter(campaign=campaign, year=campaign.current_year, kind=RESOLVED).exists():

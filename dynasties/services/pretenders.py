@@ -12,6 +12,7 @@ from django.db import transaction
 from campaign import treasury
 from campaign.dice import DiceBox
 from campaign.models import Campaign, PostingKind
+from campaign.permissions import require
 from dynasties.models import Character, Dynasty, Origin, Reign, Status
 from dynasties.rules import blood_royale as br
 from dynasties.rules.dice import DiceSource
@@ -69,6 +70,7 @@ def pretender_declare(
     children under 15 that house controls; a female Pretender's husband is returned to his house of
     birth instead. ``pretender_of`` records the house that lost him (it may buy him back)."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     pretender = _load(campaign, character, "character")
     world = World(campaign, living_only=True)
     year = campaign.current_year
@@ -143,6 +145,7 @@ def pretender_buy_back(
     """For a 'bribe' of 50 Crowns the Pretender's original house buys back the Pretender, the
     spouse and the unmarried children the other house controls. All sins are forgiven."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     pretender = _load(campaign, character, "character")
     if pretender.pretender_of_id is None:
         raise RuleError(f"{pretender.display_name} is not a Pretender: there is nobody to buy back.", code="not_pretender")
@@ -217,6 +220,7 @@ def bastard_create(
     controlled from now on by the player on the right of the King's house. He is never in any line
     of succession, nor is anyone descended from him."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     king = _load(campaign, father, "father")
     world = World(campaign, living_only=True)
     year = campaign.current_year

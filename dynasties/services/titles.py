@@ -8,6 +8,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from campaign.models import Campaign, Step
+from campaign.permissions import require
 from dynasties.models import Character, Dynasty, Modifier, ModifierKind, Origin, Status, Title, TitleHolding
 from dynasties.rules import blood_royale as br
 from dynasties.rules import bloodline as bl
@@ -90,6 +91,7 @@ def title_grant(
     the Prince's house); ``name`` defaults to "Duke of <province>". One title per province; a lapsed
     title is granted again. The Prince gains +1 Strength once (may exceed +2)."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     require_rule_g(campaign)
     if campaign.step not in DYNASTIC_SEQUENCE:
         raise StepOrderError(
@@ -266,6 +268,7 @@ def title_dispute(
     another dynasty, in the turn it happened. The holding is marked disputed and the chronicle
     records the Rebellion marker in the province and the Rebellion rolls in the whole Kingdom."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     require_rule_g(campaign)
     pk = _pk(holding, "title holding")
     try:
