@@ -102,7 +102,7 @@ ACTIONS: dict[str, str] = {
     "roll for a couple": "the GM, or the player of either spouse's house",
     "decide a succession": "the GM, or the player of the crown's house",
     "arrange a marriage": "the GM, or the player of either house",
-    "draft a contract": "the GM, or any player",
+    "draft a contract": "the GM, or the player of a house party to it",
     "act on a contract": "the GM, or the player of a party (sign his side, end, breach, dispute, vote, pay)",
     "observe": "an observer reads what is public and never acts",
 }
@@ -211,6 +211,18 @@ def require(by: Any, campaign: Campaign | int, check: str, **terms: Any) -> Seat
 
 
 # --- seeing: chronicle lines and money terms ------------------------------------------------------
+
+SEES: dict[str, str] = {
+    "characters, families, reigns, rolls": "every member",
+    "public chronicle lines, the announcements": "every member",
+    "an exchequer and its postings": "its house and the GM",
+    "a transfer, a ransom, a wedding's money": "the houses paying or paid, and the GM",
+    "a contract, its lines, payments and signatures": "its parties and the GM",
+    "a dowry": "the houses of the match (a contract's: its parties) and the GM",
+    "a line of no known audience": "the GM",
+    "anything of a campaign": "no one who is not a member (404, as for what does not exist)",
+}
+"""Who sees what: the table docs/pages.md shows (tests/test_policy.py checks they agree)."""
 
 PUBLIC_LINE_KINDS = frozenset(
     {

@@ -23,7 +23,7 @@ from typing import Any
 
 from django.template.loader import render_to_string
 
-from campaign.models import Campaign, ChronicleEntry, RollSubject
+from campaign.models import Audience, Campaign, ChronicleEntry, RollSubject
 from campaign.printing import render_pdf
 from dynasties.models import Character, Dynasty, Reign, Status, Title
 from dynasties.rules.tables import survival_need
@@ -268,7 +268,9 @@ def announcement_sections(campaign: Campaign, year: int) -> list[tuple[str, list
         titles = [t for t in order if t in sections] + [t for t in sections if t not in order]
         return [(t, list(sections[t])) for t in titles if sections[t]]
     kinds = {k for _, ks in SECTIONS for k in ks}
-    entries = list(ChronicleEntry.objects.filter(campaign=campaign, year=year, kind__in=kinds).order_by("id"))
+    entries = list(
+        ChronicleEntry.objects.filter(campaign=campaign, year=year, kind__in=kinds, audience=Audience.PUBLIC).order_by("id")
+    )
     out = []
     for title, ks in SECTIONS:
         texts = [e.text for e in entries if e.kind in ks]

@@ -18,6 +18,7 @@ from campaign.permissions import (
     ACTIONS,
     MONEY_LINE_KINDS,
     PUBLIC_LINE_KINDS,
+    SEES,
     Forbidden,
     legacy_line_audience,
     line_audience,
@@ -340,6 +341,8 @@ def test_the_docs_show_the_policys_table_of_who_may_do_what():
     rows = dict(re.findall(r"^\| ([^|]+?) \| ([^|]+?) \|$", text, flags=re.MULTILINE))
     for action, who in ACTIONS.items():
         assert rows.get(action) == who, f"docs/pages.md must show the row '| {action} | {who} |' (campaign.permissions.ACTIONS)"
+    for what, who in SEES.items():
+        assert rows.get(what) == who, f"docs/pages.md must show the row '| {what} | {who} |' (campaign.permissions.SEES)"
 
 
 @pytest.mark.django_db
