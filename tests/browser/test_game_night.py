@@ -24,6 +24,7 @@ from campaign.models import Campaign, Membership, Role, Step
 from campaign.services import campaign_start
 from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Reign, Status
 from dynasties.rules.dice import RandomSource
+from tests.browser.helpers import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -44,14 +45,6 @@ class SeededSource(RandomSource):
 @pytest.fixture
 def seeded_dice(monkeypatch):
     monkeypatch.setattr(server_dice, "RandomSource", SeededSource)
-
-
-def log_in(page: Page, base_url: str, username: str, password: str) -> None:
-    page.goto(f"{base_url}/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("navigation", name="Account")).to_contain_text(username)
 
 
 def shot(page: Page, name: str) -> None:

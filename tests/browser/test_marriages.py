@@ -10,6 +10,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from campaign.models import Posting, Step
 from dynasties.models import Dynasty, Marriage
+from tests.browser.helpers import log_in
 from tests.factories import at_step, person
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -28,14 +29,6 @@ def couple(campaign):
     groom = person(campaign, england, "Edmund", "M", campaign.current_year - 20)
     bride = person(campaign, france, "Isabelle", "F", campaign.current_year - 17, charisma=1)
     return groom, bride, england
-
-
-def log_in(page: Page, base_url: str, username: str, password: str) -> None:
-    page.goto(f"{base_url}/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("navigation", name="Account")).to_contain_text(username)
 
 
 def no_horizontal_scroll(page: Page) -> None:

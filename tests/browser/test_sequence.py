@@ -12,20 +12,13 @@ from playwright.sync_api import Browser, Page, expect
 from campaign.models import Step
 from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Reign
 from dynasties.services import births_finish
+from tests.browser.helpers import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 SHOTS = Path("/tmp/shots/sequence")
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
-
-
-def log_in(page: Page, base_url: str, username: str, password: str) -> None:
-    page.goto(f"{base_url}/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("navigation", name="Account")).to_contain_text(username)
 
 
 def shot(page: Page, name: str) -> None:
