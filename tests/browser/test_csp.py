@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from playwright.sync_api import Browser, ConsoleMessage, Page, expect
 
 from dynasties.models import Character, Dynasty
+from tests.browser.helpers import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -16,14 +17,6 @@ TREE_LOADED = (
     "() => { const o = document.querySelector('object.tree');"
     " return o && o.contentDocument && o.contentDocument.querySelectorAll('g.node').length > 0; }"
 )
-
-
-def log_in(page: Page, base_url: str, username: str, password: str) -> None:
-    page.goto(f"{base_url}/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("navigation", name="Account")).to_contain_text(username)
 
 
 def watch(page: Page) -> list[str]:
