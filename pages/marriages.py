@@ -279,7 +279,11 @@ def marriages(request: HttpRequest, slug: str) -> HttpResponse:
         return _betrothal(request, campaign, role, mine, op)
     if op == "finish":
         require_gm(role)
-        done = run_action(request, campaign, "Finish Marriages", lambda c: marriages_finish(campaign=c, by=request.user))
+        try:
+            done = run_action(request, campaign, "Finish Marriages", lambda c: marriages_finish(campaign=c, by=request.user))
+        except ActionFailed as exc:  # out of step (sent twice from two tabs, say): say so where it was asked
+            messages.error(request, exc.message)
+            return redirect(reverse("pages:marriages", args=[campaign.slug]) + "#top")
         if done is not None:
             messages.success(request, "The Marriages step is closed; the announcements come next.")
         return redirect(reverse("pages:announcements", args=[campaign.slug]) + "#top")

@@ -332,6 +332,9 @@ def test_finish_marriages_is_the_gms(client, campaign, gm, alice, table):
     campaign.refresh_from_db()
     assert campaign.step == Step.ANNOUNCEMENTS
     assert "Finish Marriages" not in client.get(marriages_url(campaign)).content.decode()
+    again = send(client, marriages_url(campaign), op="finish")  # a second tab, out of step: said, not a 500
+    assert again.status_code == 302 and again["Location"] == marriages_url(campaign) + "#top"
+    assert "The Marriages step" in client.get(again["Location"]).content.decode()
 
 
 # --- the Announcements page ----------------------------------------------------------------------
