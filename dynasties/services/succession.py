@@ -51,12 +51,17 @@ def resolve_successions(
     crown, if the rules allow it); every regency whose regent died gets a new regent."""
     wanted = {crown: list(ids) for crown, ids in (pass_over or {}).items()}
     new_reigns: list[Reign] = []
+    union_barred: dict[str, set[int]] = {}
     if world.campaign.ruleset == bl_services.BLOODLINE:
+        union_barred = _union_children_barred(world)  # read before the unions end with the deaths
         _bloodline_unions_end(world, chronicle)
     for reign in list(world.open_reigns()):
         holder = world.characters[reign.holder_id]
         if holder.status == Status.DEAD:
-            new_reigns.append(_succeed(world, reign, box, chronicle, tables, entered, wanted.pop(reign.crown, [])))
+            new_reigns.append(_succeed(
+                world, reign, box, chronicle, tables, entered, wanted.pop(reign.crown, []),
+                barred_by_union=union_barred.get(reign.crown, set()),
+            ))  # fmt: skip
         elif (
             reign.regent_id
             and reign.regency_end_year is None
@@ -74,6 +79,23 @@ def resolve_successions(
     if entered:
         raise RuleError(f"{len(entered)} typed rolls were left over after the succession.", code="invalid_dice")
     return new_reigns
+
+
+def _union_children_barred(world: World) -> dict[str, set[int]]:
+    """BloodLine: 'When the Queen or King dies the dynastic union is over and none of her children may
+    inherit ... and the line passes to the next logical successor from the Queen's family.' For each
+    crown of a Queen in union who has died, the children of the union (read while it still stands)."""
+    out: dict[str, set[int]] = {}
+    for reign in world.open_reigns():
+        late = world.characters[reign.holder_id]
+        record = world.crowns.get(reign.crown)
+        if late.status != Status.DEAD or late.sex != "F" or record is None or record.union_with_id is None:
+            continue
+        husband = world.last_spouse(late.pk)
+        king_reign = next((r for r in world.reigns if r.crown != reign.crown and husband and r.holder_id == husband), None)
+        if king_reign is not None:
+            out[reign.crown] = bl_services.union_children(world, late.pk, king_reign.holder_id)
+    return out
 
 
 def _bloodline_unions_end(world: World, chronicle: Chronicle) -> None:
@@ -126,6 +148,8 @@ def _succeed(
     tables: dict[str, Any],
     entered: list[list[int]] | None,
     pass_over: list[int],
+    *,
+    barred_by_union: set[int] | None = None,
 ) -> Reign:
     year = world.year
     late = world.characters[reign.holder_id]
@@ -136,12 +160,7 @@ def _succeed(
     bloodline = world.campaign.ruleset == bl_services.BLOODLINE
     skipped: list[tuple[Character, br.PassOverCost | None]] = []
     heir_id: int | None = None
-    barred = set(world.renounced.get(crown, set()))
-    if bloodline and record.union_with_id and late.sex == "F":
-        husband = world.last_spouse(late.pk)
-        king_reign = next((r for r in world.reigns if r.crown != crown and husband and r.holder_id == husband), None)
-        if king_reign is not None:  # BloodLine: none of the union's children may inherit her crown
-            barred |= bl_services.union_children(world, late.pk, king_reign.holder_id)
+    barred = set(world.renounced.get(crown, set())) | set(barred_by_union or ())  # BloodLine: a union's children
     claim_lines: set[int] = set()  # passing over an heir passes over the line that carries her claim
     for pid in iter_succession(world.people, late.pk, royal=world.past_holders(crown), barred=barred):
         if pid in claim_lines:

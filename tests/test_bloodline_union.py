@@ -1,0 +1,47 @@
+"""BloodLine's Dynastic Union at the Queen's death (issue 15, defect 3)."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import transaction
+
+from campaign.models import Step
+from dynasties.models import Character, Crown, Dynasty, Marriage, Reign, Status
+from dynasties.services.common import Chronicle, World, lock_campaign
+from dynasties.services.succession import crowns_join
+from tests.factories import at_step, crown, person, wed
+from tests.test_bloodline_succession import bloodline, kill
+
+
+@pytest.mark.django_db
+def test_none_of_a_union_queens_children_inherit_her_crown(campaign):
+    """BloodLine, Dynastic Union: 'When the Queen or King dies the dynastic union is over and none of
+    her children may inherit (for simplicity, it has to end somewhere), and the line passes to the
+    next logical successor from the Queen's family.'"""
+    bloodline(campaign)
+    england = Dynasty.objects.get(campaign=campaign, crown="England")
+    france = Dynasty.objects.get(campaign=campaign, crown="France")
+    late_king = Reign.objects.get(campaign=campaign, crown="England").holder
+    Character.objects.filter(pk=late_king.pk).update(status=Status.DEAD, death_year=1300)
+    queen = person(campaign, england, "Matilda", "F", 1276, father=late_king)
+    sister = person(campaign, england, "Joan", "F", 1278, father=late_king)
+    crown(campaign, queen, "England", 1300)
+    king = Reign.objects.get(campaign=campaign, crown="France", end_year__isnull=True).holder
+    for first in Marriage.objects.filter(husband=king, ended_year__isnull=True):  # a widower
+        Character.objects.filter(pk=first.wife_id).update(status=Status.DEAD, death_year=1300)
+        Marriage.objects.filter(pk=first.pk).update(ended_year=1300, end_cause="death of the wife")
+    wed(campaign, king, queen, 1300)
+    with transaction.atomic():
+        locked = lock_campaign(campaign)
+        world = World(locked, living_only=True)
+        chronicle = Chronicle(locked)
+        crowns_join(world, queen_crown=world.crown("England"), king_crown=world.crown("France"), chronicle=chronicle)
+        chronicle.flush()
+    assert Crown.objects.get(campaign=campaign, name="England").union_with is not None
+    son = person(campaign, france, "Louis", "M", 1300, father=king, mother=queen)
+    at_step(campaign, Step.SURVIVAL)
+    kill(campaign, queen.pk)
+    heir = Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True).holder
+    assert heir != son and heir.father_id == late_king.pk  # her family's next: a brother or a sister, not Louis
+    assert sister.father_id == late_king.pk
+    assert Crown.objects.get(campaign=campaign, name="England").union_with is None  # the union is over
