@@ -11,6 +11,7 @@ from django.db.models import Count, Q
 from campaign.models import Campaign
 from dynasties.models import BirthAttempt, Character, DynastyKind, Marriage, Modifier, ModifierKind, Origin, Reign, Status
 from dynasties.rules import blood_royale as br
+from dynasties.rules import get_ruleset
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,10 @@ def living_children_counts(campaign: Campaign) -> dict[int, int]:
 
 def kings_widows(campaign: Campaign, ids: Sequence[int] | None = None) -> set[int]:
     """Women (among ``ids``) whose husband died this turn as a reigning King: they retire at the
-    Announcements and may not remarry in between (A5, queen mothers never remarry)."""
+    Announcements and may not remarry in between (A5, queen mothers never remarry). None in BloodLine,
+    where she goes home like any other widow."""
+    if not get_ruleset(campaign.ruleset).KINGS_WIDOWS_RETIRE:
+        return set()
     year = campaign.current_year
     kings = Reign.objects.filter(campaign=campaign, end_year=year, holder__death_year=year).values("holder_id")
     widows = Marriage.objects.filter(

@@ -24,6 +24,8 @@ class Ruleset(Protocol):
     SURVIVAL_DICE: DiceSpec
     OPTIONAL_RULES: dict[str, str]
     DEFAULT_TABLES: dict[str, Any]
+    KINGS_WIDOWS_RETIRE: bool  # a King's widow retires instead of going home (Blood Royale, A5)
+    TREASURY_PAYS_MATCHES: bool  # the Treasury pays Crowns at weddings and for a new monarch's spouse (A6)
 
     def clean_options(self, options: Mapping[str, Any] | None) -> dict[str, bool]: ...
 

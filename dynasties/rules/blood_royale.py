@@ -36,6 +36,10 @@ PRINCE_PIECES = 5
 CHARACTERISTIC_MIN, CHARACTERISTIC_MAX = -2, 2
 WEDDING_CHARISMA_CROWNS = 30
 MONARCH_MATCH_CROWNS = 100
+# "A surviving spouse ... is returned ... except the widow of a King, who is retired" (A5)
+KINGS_WIDOWS_RETIRE = True
+# the bride's Charisma x 30 and the 100 Crowns of a match with a monarch, from the Treasury (A6)
+TREASURY_PAYS_MATCHES = True
 REGENT_MIN_AGE = 15
 BARON_MIN_AGE = 30
 RELATIVE_MIN_AGE = 20

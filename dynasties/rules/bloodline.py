@@ -109,6 +109,12 @@ CHARACTERISTIC_DICE: DiceSpec = D10
 SURVIVAL_DICE: DiceSpec = TWO_D10
 WEDDING_EFFECTIVE_AGE = 15
 DOWRY_DUCATS = 100
+# "If her husband dies first, the wife is returned to her original family": nobody retires, and
+# every character keeps rolling for survival.
+KINGS_WIDOWS_RETIRE = False
+# A royal match's only money is its dowry ("either a $100 dowry or at least one province
+# transferred"); there is no Treasury paying Crowns at a wedding or a succession.
+TREASURY_PAYS_MATCHES = False
 MINOR_NOBILITY_DICE: DiceSpec = D10  # 50%: 6-10 marries into its own nobility
 SURVIVAL = "bloodline_survival"
 

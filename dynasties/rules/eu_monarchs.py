@@ -51,6 +51,8 @@ SIEGE = "siege"
 BIRTH_DICE: DiceSpec = TWO_D6
 SEX_DICE: DiceSpec = D6
 OPTIONAL_RULES: dict[str, str] = {}
+KINGS_WIDOWS_RETIRE = True  # families kept in such a campaign follow Blood Royale here too
+TREASURY_PAYS_MATCHES = True
 
 # --- table keys ---------------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from campaign.permissions import require
 from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Modifier, Origin, Reign, Status
 from dynasties.rules import blood_royale as br
 from dynasties.rules import bloodline as bl
+from dynasties.rules import get_ruleset
 from dynasties.rules.errors import RuleError
 from dynasties.rules.names import names_for
 from dynasties.services import bloodline_sequence as bls
@@ -41,8 +42,8 @@ SECTIONS = [
 
 @transaction.atomic
 def announcements_make(*, campaign: Campaign | int, by: AbstractBaseUser | None = None) -> ChronicleEntry:
-    """Widows and widowers return to their houses (a King's widow retires), Prince pieces are
-    handed out, and the turn's chronicle is gathered into one announcement."""
+    """Widows and widowers return to their houses (in Blood Royale a King's widow retires), Prince
+    pieces are handed out, and the turn's chronicle is gathered into one announcement."""
     campaign = lock_campaign(campaign)
     require(by, campaign, "gm")
     require_step(campaign, Step.ANNOUNCEMENTS)
@@ -85,15 +86,18 @@ def announcements_make(*, campaign: Campaign | int, by: AbstractBaseUser | None 
 
 
 def return_widowed(world: World, chronicle: Chronicle, dead: Sequence[int] | None = None) -> None:
-    """Widowed spouses from another house go home; a King's widow retires (A5). ``dead`` limits it
-    to the marriages those deaths ended (deaths after this turn's Announcements are dealt with at once)."""
+    """Widowed spouses from another house go home; in Blood Royale a King's widow retires (A5), in
+    BloodLine nobody does ("the wife is returned to her original family"). ``dead`` limits it to the
+    marriages those deaths ended (deaths after this turn's Announcements are dealt with at once)."""
     year = world.year
     ended = Marriage.objects.filter(
         campaign=world.campaign, ended_year=year, wedding_year__isnull=False, end_cause__startswith="death"
     ).order_by("pk")
     if dead is not None:
         ended = ended.filter(Q(husband_id__in=list(dead)) | Q(wife_id__in=list(dead)))
-    kings_died = {r.holder_id for r in world.reigns if r.end_year == year and r.holder_id}
+    kings_died: set[int] = set()  # whose widows retire: none in BloodLine, where she goes home like any other
+    if get_ruleset(world.campaign.ruleset).KINGS_WIDOWS_RETIRE:
+        kings_died = {r.holder_id for r in world.reigns if r.end_year == year and r.holder_id}
     changed: list[Character] = []
     ended = list(ended)
     the_dead = {
@@ -149,6 +153,8 @@ def _restart_extinct(world: World, chronicle: Chronicle, by: AbstractBaseUser | 
     if world.campaign.ruleset == "eu-monarchs":
         return  # rolled monarchs, no families: an empty throne waits for its succession roll
     alive_houses = {c.controlled_by_id for c in world.characters.values() if c.status == Status.ALIVE}
+    if world.campaign.ruleset == bl.NAME:
+        alive_houses |= _throne_holders(world)
     tables = None
     for dynasty in list(world.dynasties.values()):
         if dynasty.kind != DynastyKind.PLAYER or dynasty.pk in alive_houses:
@@ -178,6 +184,22 @@ def _restart_extinct(world: World, chronicle: Chronicle, by: AbstractBaseUser | 
             f"{king.display_name}, keeping the money and provinces of the old house.",
             dynasty=dynasty.pk,
         )
+
+
+def _throne_holders(world: World) -> set[int]:
+    """BloodLine: the houses whose throne is held - the holder's house (by control or by birth), the
+    crown's own house and the house controlling it. Such a house has not died out: a Dynastic Crisis
+    comes only when 'there exist no members of the dynasty to inherit the throne', at a succession."""
+    held: set[int | None] = set()
+    for reign in world.open_reigns():
+        holder = world.characters.get(reign.holder_id)
+        if holder is not None:
+            held |= {holder.controlled_by_id, holder.birth_dynasty_id}
+        record = world.crowns.get(reign.crown)
+        if record is not None:
+            held |= {record.home_dynasty_id, record.controlled_by_id}
+        held |= {d.pk for d in world.dynasties.values() if d.crown == reign.crown}
+    return {pk for pk in held if pk is not None}
 
 
 def _royal_leaders(world: World, chronicle: Chronicle) -> None:

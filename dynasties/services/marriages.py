@@ -22,6 +22,7 @@ from campaign.permissions import couple_houses, readers_text, require
 from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Origin, Reign
 from dynasties.rules import blood_royale as br
 from dynasties.rules import bloodline as bl
+from dynasties.rules import get_ruleset
 from dynasties.rules.errors import IllegalMarriage, NotFound, RuleError
 from dynasties.selectors import FROZEN_LINE, frozen_lines, kings_widows
 from dynasties.services.common import Chronicle, World, lock_campaign, require_step, set_step
@@ -372,7 +373,7 @@ def _wed_all(campaign: Campaign, matches: Sequence[Marriage], people: dict[int, 
         )
         if campaign.ruleset == bl.NAME:
             postings += _bloodline_dowry(campaign, match, groom, bride, groom_house, bride_house, chronicle)
-        for house, amount, kind, reason in _treasury_payments(groom, bride, groom_house, reigning):
+        for house, amount, kind, reason in _treasury_payments(campaign, groom, bride, groom_house, reigning):
             direction = "from the Treasury to" if amount > 0 else "to the Treasury from"
             posting = treasury.unsaved(campaign, payer=None, payee=house, amount=amount, kind=kind, reason=reason, marriage=match)
             if posting is not None:
@@ -436,12 +437,15 @@ def _bloodline_dowry(
 
 
 def _treasury_payments(
-    groom: Character, bride: Character, groom_house: Dynasty | None, reigning: Collection[int]
+    campaign: Campaign, groom: Character, bride: Character, groom_house: Dynasty | None, reigning: Collection[int]
 ) -> list[tuple[Dynasty, int, str, str]]:
     """The wedding's payments by or into the Treasury (A6): (house, Crowns into its exchequer, negative
     out of it; posting kind; reason). The bride's Charisma to the house controlling the groom, the 100
-    Crowns of a match with a monarch to the spouse's house of birth (the nobility is owed nothing)."""
+    Crowns of a match with a monarch to the spouse's house of birth (the nobility is owed nothing).
+    None in BloodLine, whose only money of a match is its dowry."""
     out: list[tuple[Dynasty, int, str, str]] = []
+    if not get_ruleset(campaign.ruleset).TREASURY_PAYS_MATCHES:
+        return out
     payments = br.wedding_payments(
         bride_charisma=int((bride.characteristics or {}).get("charisma", 0)),
         groom_is_monarch=groom.pk in reigning,
@@ -539,7 +543,7 @@ def wedding_money(campaign: Campaign, matches: Sequence[Marriage]) -> list[list[
             terms = _dowry_terms(match, offers.get(frozenset((groom.pk, bride.pk))), groom.controlled_by, bride.controlled_by)
             if terms is not None:
                 lines.append(WeddingMoney(terms[0], terms[1], terms[2], PostingKind.DOWRY, "dowry"))
-        for house, amount, kind, reason in _treasury_payments(groom, bride, groom.controlled_by, reigning):
+        for house, amount, kind, reason in _treasury_payments(campaign, groom, bride, groom.controlled_by, reigning):
             payer, payee = (None, house) if amount > 0 else (house, None)
             lines.append(WeddingMoney(payer, payee, abs(amount), kind, reason))
         out.append(lines)

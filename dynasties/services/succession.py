@@ -1,5 +1,6 @@
 """Succession when a monarch dies (RULES.md A7): the heir, a regent for a minor, a created
-relative when nobody of the blood is left, and the 100 Crowns owed for a match with a monarch."""
+relative when nobody of the blood is left, and (Blood Royale) the 100 Crowns owed for a match with a
+monarch."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from dynasties.models import (
     Status,
 )
 from dynasties.rules import blood_royale as br
+from dynasties.rules import get_ruleset
 from dynasties.rules.errors import RuleError
 from dynasties.rules.names import given_name, spouse_dynastic_name
 from dynasties.rules.succession import iter_succession, line_of
@@ -224,7 +226,8 @@ def _succeed(
         accession_loses_titles(world, new, chronicle)
     _bring_home(world, heir, record, chronicle)
     spouse = world.spouse_of(heir.pk)
-    if spouse is not None and spouse.birth_dynasty_id is not None:
+    pays = get_ruleset(world.campaign.ruleset).TREASURY_PAYS_MATCHES  # BloodLine: no Treasury Crowns
+    if pays and spouse is not None and spouse.birth_dynasty_id is not None:
         treasury.post(
             world.campaign, payer=None, payee=spouse.birth_dynasty_id, amount=br.MONARCH_MATCH_CROWNS,
             kind=PostingKind.MONARCH_MATCH, reason=f"{spouse.display_name} is married to the new {title(heir)} of {crown}",
