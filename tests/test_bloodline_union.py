@@ -45,3 +45,22 @@ def test_none_of_a_union_queens_children_inherit_her_crown(campaign):
     assert heir != son and heir.father_id == late_king.pk  # her family's next: a brother or a sister, not Louis
     assert sister.father_id == late_king.pk
     assert Crown.objects.get(campaign=campaign, name="England").union_with is None  # the union is over
+
+
+@pytest.mark.django_db
+def test_bloodline_characters_retired_before_the_fix_come_back_into_play(campaign):
+    """BloodLine: 'If her husband dies first, the wife is returned to her original family' (no
+    retirement): the data migration brings back the widows an older version retired."""
+    import importlib
+
+    from django.apps import apps
+
+    bloodline(campaign)
+    france = Dynasty.objects.get(campaign=campaign, crown="France")
+    england = Dynasty.objects.get(campaign=campaign, crown="England")
+    widow = person(campaign, france, "Blanche", "F", 1280)
+    Character.objects.filter(pk=widow.pk).update(status=Status.RETIRED, birth_dynasty=england, controlled_by=france)
+    migration = importlib.import_module("dynasties.migrations.0009_bloodline_unretire")
+    migration.unretire(apps, None)
+    widow.refresh_from_db()
+    assert widow.status == Status.ALIVE and widow.controlled_by == england
