@@ -50,6 +50,7 @@ def wed_due(campaign: Campaign) -> None:
         m.pk
         for m in Marriage.objects.filter(campaign=campaign, ended_year__isnull=True, wedding_year__isnull=True)
         .select_related("husband", "wife")
+        .order_by("pk")  # the same order in any process and on any database
         if (m.husband.effective_age(year) if bloodline else m.husband.age(year)) >= br.ADULT_AGE
         and (m.wife.effective_age(year) if bloodline else m.wife.age(year)) >= br.ADULT_AGE
         and not (m.husband.prisoner_of_id or m.wife.prisoner_of_id)
@@ -69,6 +70,7 @@ def play_marriages(campaign: Campaign) -> None:
         m.pk
         for m in Marriage.objects.filter(campaign=campaign, ended_year__isnull=True, wedding_year__isnull=True)
         .select_related("husband", "wife")
+        .order_by("pk")  # the same order in any process and on any database
         if m.husband.age(year) >= br.ADULT_AGE
         and m.wife.age(year) >= br.ADULT_AGE
         and not (m.husband.prisoner_of_id or m.wife.prisoner_of_id)
@@ -130,7 +132,7 @@ def play_turn(campaign: Campaign, source: DiceSource) -> Campaign:
         play_marriages(campaign)
         campaign.refresh_from_db()
     if campaign.step == Step.ANNOUNCEMENTS:
-        services.announcements_make(campaign=campaign)
+        services.announcements_make(campaign=campaign, source=source)
         campaign.refresh_from_db()
     if campaign.ruleset == bl.NAME:
         wed_due(campaign)

@@ -17,6 +17,7 @@ from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Modifier
 from dynasties.rules import blood_royale as br
 from dynasties.rules import bloodline as bl
 from dynasties.rules import get_ruleset
+from dynasties.rules.dice import DiceSource
 from dynasties.rules.errors import RuleError
 from dynasties.rules.names import names_for
 from dynasties.services import bloodline_sequence as bls
@@ -41,16 +42,19 @@ SECTIONS = [
 
 
 @transaction.atomic
-def announcements_make(*, campaign: Campaign | int, by: AbstractBaseUser | None = None) -> ChronicleEntry:
+def announcements_make(
+    *, campaign: Campaign | int, source: DiceSource | None = None, by: AbstractBaseUser | None = None
+) -> ChronicleEntry:
     """Widows and widowers return to their houses (in Blood Royale a King's widow retires), Prince
-    pieces are handed out, and the turn's chronicle is gathered into one announcement."""
+    pieces are handed out, and the turn's chronicle is gathered into one announcement. A house that
+    died out is founded anew with dice from ``source`` (the simulator's seeded one)."""
     campaign = lock_campaign(campaign)
     require(by, campaign, "gm")
     require_step(campaign, Step.ANNOUNCEMENTS)
     world = World(campaign, living_only=True)
     chronicle = Chronicle(campaign)
     return_widowed(world, chronicle)
-    _restart_extinct(world, chronicle, by)
+    _restart_extinct(world, chronicle, source, by)
     if campaign.ruleset == bl.NAME:
         _royal_leaders(world, chronicle)
     elif campaign.ruleset == "blood-royale":
@@ -146,7 +150,7 @@ def return_widowed(world: World, chronicle: Chronicle, dead: Sequence[int] | Non
             world.refresh_person(c)
 
 
-def _restart_extinct(world: World, chronicle: Chronicle, by: AbstractBaseUser | None) -> None:
+def _restart_extinct(world: World, chronicle: Chronicle, source: DiceSource | None, by: AbstractBaseUser | None) -> None:
     """A player dynasty with nobody left in play starts anew as at the set-up, keeping its money and
     provinces (A5); it takes a new dynastic name from its country's suggestions."""
 
@@ -167,7 +171,7 @@ def _restart_extinct(world: World, chronicle: Chronicle, by: AbstractBaseUser | 
         dynasty.name = next((n for n in names_for(dynasty.crown).dynastic if n not in used), f"{old} the Younger")
         dynasty.save(update_fields=["name"])
         crown_reigns = [r for r in world.open_reigns() if r.crown == dynasty.crown]
-        box = DiceBox(world.campaign, by=by)
+        box = DiceBox(world.campaign, source=source, by=by)
         if world.campaign.ruleset == bl.NAME:
             king = bls.starting_family(
                 world.campaign, dynasty, box, chronicle, year=world.year, reign=not crown_reigns and bool(dynasty.crown)

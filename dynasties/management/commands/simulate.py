@@ -1,36 +1,94 @@
 from __future__ import annotations
 
+import argparse
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser, DjangoHelpFormatter
 from django.db import transaction
 
 from dynasties.models import Character, Status
+from dynasties.rules import RULESET_LABELS, get_ruleset
 from dynasties.rules.dice import RandomSource
 from dynasties.rules.errors import RuleError
 from dynasties.services import campaign_create
 from dynasties.simulation import simulate
 
 
+class _HelpFormatter(DjangoHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Django's order of arguments; the list of optional rules printed as written, one a line."""
+
+
+def optional_rules_help() -> str:
+    """Every ruleset's optional rules with their one-line descriptions (the rulesets' own registry)."""
+    lines = ["optional rules (--option NAME), by ruleset:"]
+    for ruleset in RULESET_LABELS:
+        known = get_ruleset(ruleset).OPTIONAL_RULES
+        if not known:
+            lines.append(f"  {ruleset}: none")
+            continue
+        lines.append(f"  {ruleset}:")
+        width = max(len(name) for name in known)
+        lines.extend(f"    {name:<{width}}  {description}" for name, description in known.items())
+    return "\n".join(lines)
+
+
+def chosen_options(ruleset: str, names: list[str]) -> dict[str, bool]:
+    """The campaign's optional rules: each name given turns its rule on; an unknown name is refused."""
+    known = get_ruleset(ruleset).OPTIONAL_RULES
+    chosen: dict[str, bool] = {}
+    for given in names:
+        name = given.strip().replace("-", "_")
+        if name not in known:
+            valid = ", ".join(known) or "none"
+            raise CommandError(f"{ruleset} has no optional rule {given!r}; valid names: {valid}.")
+        chosen[name] = True
+    return chosen
+
+
 class Command(BaseCommand):
     help = "Create a campaign and play N turns with an automatic policy (a prehistory generator)."
 
+    def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        return super().create_parser(prog_name, subcommand, **kwargs)
+
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--ruleset", default="blood-royale")
-        parser.add_argument("--players", type=int, default=5)
-        parser.add_argument("--turns", type=int, default=10)
-        parser.add_argument("--seed", type=int, default=None)
-        parser.add_argument("--name", default="Simulated campaign")
-        parser.add_argument("--slug", default=None)
+        parser.epilog = optional_rules_help()
+        parser.add_argument(
+            "--ruleset", default="blood-royale", help=f"The ruleset: {', '.join(RULESET_LABELS)} (default blood-royale)."
+        )
+        parser.add_argument("--players", type=int, default=5, help="How many player dynasties (default 5).")
+        parser.add_argument("--turns", type=int, default=10, help="How many turns to play (default 10).")
+        parser.add_argument(
+            "--seed",
+            type=int,
+            default=None,
+            help="Seed of the dice: the same seed plays the same campaign, in any process (default: unseeded).",
+        )
+        parser.add_argument("--name", default="Simulated campaign", help="The campaign's name.")
+        parser.add_argument("--slug", default=None, help="The campaign's slug (default: made from the name).")
+        parser.add_argument(
+            "--option",
+            action="append",
+            default=[],
+            metavar="NAME",
+            help="Turn on an optional rule of the ruleset, named as listed below (repeatable).",
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         if opts["turns"] < 0:
             raise CommandError("--turns must be 0 or more.")
         source = RandomSource(opts["seed"])
         try:
+            options = chosen_options(opts["ruleset"], opts["option"])
             with transaction.atomic():  # all or nothing: a failed run leaves no half-played campaign
                 campaign = campaign_create(
-                    name=opts["name"], slug=opts["slug"], ruleset=opts["ruleset"], players=opts["players"], source=source
+                    name=opts["name"],
+                    slug=opts["slug"],
+                    ruleset=opts["ruleset"],
+                    players=opts["players"],
+                    optional_rules=options,
+                    source=source,
                 )
                 campaign = simulate(campaign, turns=opts["turns"], source=source)
         except RuleError as exc:
