@@ -89,8 +89,9 @@ def test_the_ongoing_roll_costs_stability_on_6_to_10(campaign):
     king = Reign.objects.get(campaign=campaign, crown="England").holder
     first = person(campaign, house, "First", "M", 1278, father=king)
     person(campaign, house, "Second", "M", 1279, father=king)
-    # the skipped heir's line is rolled for at the end of this very step: 7 on the d10 strikes
-    kill(campaign, king.pk, pass_over={"England": [first.pk]}, source=FixedSource([(1,), (7,)]))
+    # the skipped heir's line is rolled for at the end of this very step: 7 on the d10 strikes, and
+    # "1 stability level is lost or a new revolt is generated": a second d10, 3, says Stability
+    kill(campaign, king.pk, pass_over={"England": [first.pk]}, source=FixedSource([(1,), (7,), (3,)]))
     record = Crown.objects.get(campaign=campaign, name="England")
     assert record.stability == -2 - 1
     roll = Roll.objects.get(purpose="disputed_line")

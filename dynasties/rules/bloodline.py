@@ -24,7 +24,10 @@ ADULT_AGE = 15
 MINOR_STABILITY_PER_TURN = -1  # a monarch under 15 costs -1 Stability every turn
 ONGOING_DISPUTE_DICE: DiceSpec = D10  # "a 50% chance ... each Turn": 6-10 on 1d10
 ONGOING_DISPUTE_FROM = 6
+ONGOING_DISPUTE_WHICH_DICE: DiceSpec = D10  # after a strike, which of the two: 1-5 Stability, 6-10 a revolt
+ONGOING_DISPUTE_REVOLT_FROM = 6
 UNION_QUEEN_STABILITY_TURNS = 2  # the Queen's country loses 1 Stability a turn for two turns
+UNION_QUEEN_STABILITY_PER_TURN = -1
 UNION_END_STABILITY = 1
 CRISIS_AGES = (40, 35, (20, 15, 10))  # a new dynasty: King 40, wife 35, three children
 OPTIONAL_RULES: dict[str, str] = {
@@ -46,8 +49,12 @@ class DisputeCost:
     explanation: str
 
 
-def dispute_cost(*, sex: str, prisoner_of_another: bool, married_away: bool, skipped: int) -> DisputeCost:
-    """The price of passing over ``skipped`` heirs, the first of whom is described (RULES.md B)."""
+def dispute_cost(
+    *, sex: str, prisoner_of_another: bool, married_away: bool, skipped: int, line_heirs: int = 0
+) -> DisputeCost:
+    """The price of passing over ``skipped`` heirs, the first of whom is described (RULES.md B).
+    ``line_heirs``: the heirs of their lines who stood ahead of the new monarch and are passed over
+    with them; a voluntary dispute charges each ("for each legitimate heir passed over")."""
     if skipped < 1:
         raise IllegalPassOver("Name at least one heir to pass over.")
     if skipped == 1 and prisoner_of_another:
@@ -63,9 +70,10 @@ def dispute_cost(*, sex: str, prisoner_of_another: bool, married_away: bool, ski
             "rolls while she or her direct descendants live; her line stays with the other dynasty, makes no new "
             "marriages and has no more children",
         )
+    heirs = skipped + max(0, line_heirs)
     return DisputeCost(
-        "voluntary", -1 - skipped, skipped, -1, True, False,
-        f"voluntary disputed succession: -1 Stability, plus -1 Stability and one revolt for each of the {skipped} "
+        "voluntary", -1 - heirs, heirs, -1, True, False,
+        f"voluntary disputed succession: -1 Stability, plus -1 Stability and one revolt for each of the {heirs} "
         "heirs skipped; -1 on battle rolls and a 50% roll each turn (-1 Stability or a revolt) while a skipped line lives",
     )
 
@@ -73,6 +81,26 @@ def dispute_cost(*, sex: str, prisoner_of_another: bool, married_away: bool, ski
 def ongoing_dispute_strikes(faces: Sequence[int]) -> bool:
     """The turn's 50% roll for a living skipped line: 6-10 on 1d10 costs 1 Stability or a revolt."""
     return faces[0] >= ONGOING_DISPUTE_FROM
+
+
+def ongoing_dispute_outcome(faces: Sequence[int], which: Sequence[int] | None) -> str:
+    """'a 50% chance that 1 stability level is lost or a new revolt is generated': "quiet" unless
+    the 1d10 strikes (6-10); then a second 1d10 says which, with equal chances: 1-5 "stability",
+    6-10 "revolt"."""
+    if not ongoing_dispute_strikes(faces):
+        return "quiet"
+    if not which:
+        raise ValueError("A strike needs the second die that says which: Stability or a revolt.")
+    return "revolt" if which[0] >= ONGOING_DISPUTE_REVOLT_FROM else "stability"
+
+
+def union_turn_loss(turns_charged: int, *, charged_this_turn: bool) -> int:
+    """'The Queen's country loses stability of 1 level per Turn for the first two Turns that this
+    condition exists': the loss due this turn, given the turns already charged since the union began
+    (the turn it forms is the first)."""
+    if charged_this_turn or turns_charged >= UNION_QUEEN_STABILITY_TURNS:
+        return 0
+    return UNION_QUEEN_STABILITY_PER_TURN
 
 
 def may_reign(sex: str, *, turkish_princess_rule: bool) -> bool:

@@ -5,6 +5,8 @@ Dynastic Crisis and the Turkish options. Called from the succession services for
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
@@ -79,24 +81,31 @@ def crown_stability_change(
 
 def pass_over(
     world: World, reign: Reign, heir: Character, player: Dynasty | None, skipped: list[Character], box: DiceBox,
-    chronicle: Chronicle,
+    chronicle: Chronicle, lines: Mapping[int, Sequence[Character]] | None = None,
 ) -> None:
-    """BloodLine's price of a disputed succession (RULES.md B)."""
+    """BloodLine's price of a disputed succession (RULES.md B). ``lines`` maps each named heir to
+    the heirs of his line who stood ahead of the new monarch and are passed over with him."""
     first = skipped[0]
     record = world.crown(reign.crown)
+    lines = lines or {}
+    with_them = [c for claimant in skipped for c in lines.get(claimant.pk, ())]
     cost = bl.dispute_cost(
         sex=first.sex,
         prisoner_of_another=first.prisoner_of_id is not None and (player is None or first.prisoner_of_id != player.pk),
         married_away=player is not None and first.controlled_by_id != player.pk and world.spouse_of(first.pk) is not None,
         skipped=len(skipped),
+        line_heirs=len(with_them),
     )
-    for claimant in skipped:
+    for claimant in [*skipped, *(with_them if cost.kind == "voluntary" else [])]:
         PassedOver.objects.update_or_create(
             reign=reign, character=claimant, defaults={"reason": cost.kind.replace("_", " ")[:200]}
         )
+    named = ", ".join(c.display_name for c in skipped)
+    if with_them and cost.kind == "voluntary":
+        named += f" (and with them {', '.join(c.display_name for c in with_them)})"
     chronicle.add(
         "pass_over",
-        f"{', '.join(c.display_name for c in skipped)} passed over for the crown of {reign.crown}: {cost.explanation}.",
+        f"{named} passed over for the crown of {reign.crown}: {cost.explanation}.",
         crown=reign.crown,
     )
     if cost.stability:
@@ -127,22 +136,31 @@ def pass_over(
         reign.save(update_fields=["interim_for"])
     if cost.kind == "voluntary":
         for claimant in skipped:
-            _spurn(world, claimant, player, box, chronicle)
+            head = _spurn(world, claimant, player, box, chronicle)
+            for member in lines.get(claimant.pk, ()):
+                _spurn(world, member, player, box, chronicle, follows=head)
 
 
-def _spurn(world: World, claimant: Character, player: Dynasty | None, box: DiceBox, chronicle: Chronicle) -> None:
+def _spurn(
+    world: World, claimant: Character, player: Dynasty | None, box: DiceBox, chronicle: Chronicle,
+    follows: Dynasty | None = None,
+) -> Dynasty | None:
     """A voluntarily skipped heir passes for good to the player controlling the spouse; if unmarried
-    (or married to a minor house) to another player drawn at random (a logged roll)."""
+    (or married to a minor house) to another player drawn at random (a logged roll). An heir of a
+    skipped line passed over with its head (``follows``: the head's new house) goes with the head
+    unless married to another player's character. Returns the house he now belongs to."""
     spouse = world.spouse_of(claimant.pk)
     target = world.dynasties.get(spouse.controlled_by_id or 0) if spouse is not None else None
     if target is not None and (target.kind != DynastyKind.PLAYER or target == player):
         target = None
+    if target is None and follows is not None:
+        target = follows
     if target is None:
         others = sorted(
             (d for d in world.dynasties.values() if d.kind == DynastyKind.PLAYER and d != player), key=lambda d: (d.seat, d.pk)
         )
         if not others:
-            return
+            return None
         roll = box.roll(DiceSpec(1, max(2, len(others))), purpose="spurned_heir", characters=[claimant], detail="who takes him")
         pick = (roll.faces[0] - 1) % len(others)
         target = others[pick]
@@ -152,42 +170,84 @@ def _spurn(world: World, claimant: Character, player: Dynasty | None, box: DiceB
     claimant.save(update_fields=["controlled_by", "prince_piece"])
     world.refresh_person(claimant)
     chronicle.add("exile", f"{claimant.display_name}, passed over, now belongs to the house of {target.name}.", dynasty=target.pk)
+    return target
 
 
 def turn_effects(world: World, box: DiceBox, chronicle: Chronicle) -> None:
     """After the survival rolls: -1 Stability for each monarch under 15, the 50% roll of every living
-    spurned line, and the Queen's country's -1 Stability in the first two turns of a union."""
+    spurned line (-1 Stability or a revolt), and the Queen's country's -1 Stability in the first two
+    turns of a union (if not already charged this turn, when it formed)."""
     for reign in world.open_reigns():
         holder = world.characters.get(reign.holder_id)
         if holder is not None and holder.status == Status.ALIVE and holder.age(world.year) < bl.ADULT_AGE:
             why = f"{holder.display_name} is a minor"
             stability(world, world.crown(reign.crown), bl.MINOR_STABILITY_PER_TURN, why, chronicle)
-    for modifier in Modifier.objects.filter(campaign=world.campaign, kind=ModifierKind.ONGOING_DISPUTE, end_year__isnull=True):
+    disputes = Modifier.objects.filter(
+        campaign=world.campaign, kind=ModifierKind.ONGOING_DISPUTE, end_year__isnull=True
+    ).order_by("pk")
+    for modifier in disputes:
         roll = box.roll(
             bl.ONGOING_DISPUTE_DICE, purpose="disputed_line", characters=[modifier.claimant_id], detail=modifier.crown
         )
-        strikes = bl.ongoing_dispute_strikes(roll.faces)
-        roll.outcome = "-1 Stability" if strikes else "quiet"
-        if strikes:
+        which = None
+        if bl.ongoing_dispute_strikes(roll.faces):  # "1 stability level is lost or a new revolt is generated"
+            which = box.roll(
+                bl.ONGOING_DISPUTE_WHICH_DICE, purpose="disputed_line_which", characters=[modifier.claimant_id],
+                detail=f"{modifier.crown}: 1-5 Stability, 6-10 a revolt",
+            )
+        outcome = bl.ongoing_dispute_outcome(roll.faces, which.faces if which is not None else None)
+        roll.outcome = {"quiet": "quiet", "stability": "-1 Stability", "revolt": "a revolt"}[outcome]
+        if which is not None:
+            which.outcome = roll.outcome
+        if outcome == "stability":
             stability(world, world.crown(modifier.crown), -1, modifier.reason, chronicle)
-    for record in world.crowns.values():
-        if record.annexed and record.union_since is not None:
-            turns = (world.year - record.union_since) // max(1, world.campaign.turn_length)
-            if 0 < turns <= bl.UNION_QUEEN_STABILITY_TURNS:
-                stability(world, record, -1, "a Dynastic Union's first turns", chronicle)
+        elif outcome == "revolt":
+            revolt(world, world.crown(modifier.crown), 1, modifier.reason, chronicle)
+    for record in sorted(world.crowns.values(), key=lambda r: r.name):
+        if is_union_queen_crown(world, record):
+            union_turn_stability(world, record, chronicle)
+
+
+UNION_LOSS_REASON = "a Dynastic Union's first turns"
+
+
+def is_union_queen_crown(world: World, record: Crown) -> bool:
+    """The Queen's crown of a Dynastic Union: in union, and its monarch is the wife."""
+    if record.union_with_id is None:
+        return False
+    reign = next((r for r in world.open_reigns() if r.crown == record.name), None)
+    holder = world.characters.get(reign.holder_id) if reign is not None else None
+    return holder is not None and holder.sex == "F"
+
+
+def union_turn_stability(world: World, record: Crown, chronicle: Chronicle) -> None:
+    """'The Queen's country loses stability of 1 level per Turn for the first two Turns that this
+    condition exists': counted from the turn the union forms (its first), once a turn, from the
+    losses already in the crown's history since the union began."""
+    charged = list(
+        CrownEvent.objects.filter(
+            crown=record, kind=CrownEventKind.STABILITY, reason=UNION_LOSS_REASON, year__gte=record.union_since or 0
+        ).values_list("year", flat=True)
+    )
+    loss = bl.union_turn_loss(len(charged), charged_this_turn=world.year in charged)
+    if loss:
+        stability(world, record, loss, UNION_LOSS_REASON, chronicle)
 
 
 def union_ends(world: World, record: Crown, chronicle: Chronicle) -> None:
-    """BloodLine: the union ends at the death of either spouse; the Queen's country regains 1 Stability."""
-    partner = record.union_with
+    """BloodLine: the union ends at the death of either spouse; the Queen's country (``record``)
+    regains 1 Stability. A minor crown held in the player's Vassal box goes back to its house."""
+    partner = next((c for c in world.crowns.values() if c.pk == record.union_with_id), None) or record.union_with
     record.controlled_by = record.home_dynasty
     record.union_with = None
     record.union_since = None
     record.save(update_fields=["controlled_by", "union_with", "union_since"])
     if partner is not None:
+        if partner.annexed:
+            partner.controlled_by = partner.home_dynasty
         partner.union_with = None
         partner.union_since = None
-        partner.save(update_fields=["union_with", "union_since"])
+        partner.save(update_fields=["controlled_by", "union_with", "union_since"])
     stability(world, record, bl.UNION_END_STABILITY, "the Dynastic Union is over", chronicle)
 
 

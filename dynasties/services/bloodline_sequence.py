@@ -287,14 +287,21 @@ def survival_apply(
 
 
 def royal_leaders(world: World, crown: str) -> list[Character]:
-    """The variant's royal leaders: the monarch's heirs of 15 or more, in order of succession."""
+    """The variant's royal leaders: the monarch's heirs of 15 or more, in order of succession, who
+    are characters of the present dynasty ("the person in line to the throne of the present
+    dynasty"; "Female characters still in the Dynasty"): an heir another house controls (a daughter
+    married away, her children, a spurned heir) leads nobody's troops for this crown."""
     reign = next((r for r in world.open_reigns() if r.crown == crown), None)
     if reign is None:
         return []
+    record = world.crowns.get(crown)
+    house = record.home_dynasty_id if record is not None and record.home_dynasty_id else None
+    if house is None:
+        house = next((d.pk for d in sorted(world.dynasties.values(), key=lambda d: d.pk) if d.crown == crown), None)
     out = []
     for pid in iter_succession(world.people, reign.holder_id, royal=world.past_holders(crown)):
         c = world.characters[pid]
-        if c.age(world.year) >= bl.ADULT_AGE:
+        if c.age(world.year) >= bl.ADULT_AGE and c.controlled_by_id == house:
             out.append(c)
     return out
 

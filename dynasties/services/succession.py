@@ -16,6 +16,7 @@ from dynasties.models import (
     Character,
     Crown,
     Dynasty,
+    DynastyKind,
     Marriage,
     Modifier,
     ModifierKind,
@@ -101,10 +102,11 @@ def _union_children_barred(world: World) -> dict[str, set[int]]:
 
 
 def _bloodline_unions_end(world: World, chronicle: Chronicle) -> None:
-    """BloodLine: a Dynastic Union is over when the Queen or the King dies."""
+    """BloodLine: a Dynastic Union is over when the Queen or the King dies (read from the Queen's
+    crown, which regains the Stability)."""
     reigning = {r.crown: r for r in world.open_reigns()}
-    for record in list(world.crowns.values()):
-        if not record.annexed or record.union_with_id is None:
+    for record in sorted(world.crowns.values(), key=lambda c: c.name):
+        if not bl_services.is_union_queen_crown(world, record):
             continue
         partner = next((c for c in world.crowns.values() if c.pk == record.union_with_id), None)
         mine, theirs = reigning.get(record.name), reigning.get(partner.name) if partner else None
@@ -163,9 +165,11 @@ def _succeed(
     skipped: list[tuple[Character, br.PassOverCost | None]] = []
     heir_id: int | None = None
     barred = set(world.renounced.get(crown, set())) | set(barred_by_union or ())  # BloodLine: a union's children
-    claim_lines: set[int] = set()  # passing over an heir passes over the line that carries her claim
+    claim_lines: dict[int, int] = {}  # passing over an heir passes over the line that carries her claim: member -> heir
+    with_them: dict[int, list[Character]] = {}  # BloodLine charges each heir of those lines ahead of the new monarch
     for pid in iter_succession(world.people, late.pk, royal=world.past_holders(crown), barred=barred):
         if pid in claim_lines:
+            with_them.setdefault(claim_lines[pid], []).append(world.characters[pid])
             continue
         if pid in pass_over:
             candidate = world.characters[pid]
@@ -178,7 +182,8 @@ def _succeed(
                     raise type(exc)(f"{candidate.display_name} may not be passed over: {message}") from None
             skipped.append((candidate, cost))
             pass_over.remove(pid)
-            claim_lines |= set(line_of(world.people, pid, eligible=lambda p: True))
+            for member in line_of(world.people, pid, eligible=lambda p: True):
+                claim_lines.setdefault(member, pid)
             continue
         if bloodline:
             chosen = bl_services.turkish_heir(world, crown, world.characters[pid])
@@ -218,7 +223,7 @@ def _succeed(
         late=late.pk,
     )
     if skipped and bloodline:
-        bl_services.pass_over(world, new, heir, player, [c for c, _ in skipped], box, chronicle)
+        bl_services.pass_over(world, new, heir, player, [c for c, _ in skipped], box, chronicle, lines=with_them)
     elif skipped:
         _pass_over(world, new, heir, player, [(c, cost) for c, cost in skipped if cost is not None], box, chronicle, entered)
     if bloodline:
@@ -348,7 +353,8 @@ def _exile(world: World, claimant: Character, left: Dynasty, chronicle: Chronicl
 def _bring_home(world: World, heir: Character, record: Crown, chronicle: Chronicle) -> None:
     """A new monarch is controlled by the player of the crown (A7, Female Succession); the spouse and
     the couple's unmarried children come too. A monarch married to the monarch of another crown
-    makes a Dynastic Union: the male character's player controls both crowns."""
+    makes a Dynastic Union: the male character's player controls both crowns (BloodLine: see
+    ``crowns_join``)."""
     player = world.dynasties.get(record.controlled_by_id or 0) or world.crown_dynasty(record.name)
     spouse = world.spouse_of(heir.pk)
     reigning = world.reigning()
@@ -395,12 +401,22 @@ def _move_family(
 
 def crowns_join(world: World, *, queen_crown: Crown, king_crown: Crown, chronicle: Chronicle) -> None:
     """Dynastic Union (A7): the Queen regnant's crown passes under the control of the King's player,
-    with the Queen and the couple's unmarried children; both crowns record the union."""
+    with the Queen and the couple's unmarried children; both crowns record the union.
+
+    BloodLine (RULES.md B) differs: between two player houses the Queen's crown stays with her
+    house's player and the King's player decides with it (joint: "participates fully in the
+    decision-making process ... both ... must agree"); a minor house's crown goes to the player's
+    (the Vassal box). The Queen's country loses 1 Stability in the union's first two turns, this
+    one the first. A King already in union with this Queen who inherits another crown does not
+    make a new union."""
     king_player = world.dynasties.get(king_crown.controlled_by_id or 0) or world.crown_dynasty(king_crown.name)
     queen_reign = next(r for r in world.open_reigns() if r.crown == queen_crown.name)
     king_reign = next(r for r in world.open_reigns() if r.crown == king_crown.name)
     queen = world.characters[queen_reign.holder_id]
     king = world.characters[king_reign.holder_id]
+    if world.campaign.ruleset == bl_services.BLOODLINE:
+        _bloodline_union(world, queen_crown, king_crown, queen, king, king_player, chronicle)
+        return
     if king_player is not None:
         _move_family(world, king, queen, king_player)
     queen_crown.controlled_by = king_player
@@ -420,6 +436,46 @@ def crowns_join(world: World, *, queen_crown: Crown, king_crown: Crown, chronicl
         crown=queen_crown.name,
         dynasty=king_player.pk if king_player else None,
     )
+
+
+def _bloodline_union(
+    world: World, queen_crown: Crown, king_crown: Crown, queen: Character, king: Character, king_player: Dynasty | None,
+    chronicle: Chronicle,
+) -> None:
+    """BloodLine's Dynastic Union (see ``crowns_join``)."""
+    partner = world.crowns.get(next((c.name for c in world.crowns.values() if c.pk == queen_crown.union_with_id), ""))
+    if partner is not None and any(r.crown == partner.name and r.holder_id == king.pk for r in world.open_reigns()):
+        return  # the same King and Queen: the union goes on from the turn it began
+    if king_player is not None:
+        _move_family(world, king, queen, king_player)  # children of the union belong to the male's dynasty
+    queen_house = world.dynasties.get(queen_crown.controlled_by_id or 0) or world.crown_dynasty(queen_crown.name)
+    players = [d is not None and d.kind == DynastyKind.PLAYER for d in (queen_house, king_player)]
+    if players == [False, True]:
+        queen_crown.controlled_by = king_player  # the minor moves to the Vassal box of the player's country
+        how = f"{queen_crown.name} goes to the Vassal box of the house of {king_player.name if king_player else '?'}"
+    elif players == [True, False]:
+        king_crown.controlled_by = queen_house
+        how = f"{king_crown.name} goes to the Vassal box of the house of {queen_house.name if queen_house else '?'}"
+    else:
+        how = (
+            f"the house of {queen_house.name if queen_house else '?'} keeps {queen_crown.name} and the house of "
+            f"{king_player.name if king_player else '?'} decides with it, both agreeing, in all but the Diplomatic "
+            "and Peace phases"
+        )
+    queen_crown.union_with = king_crown
+    queen_crown.union_since = world.year
+    king_crown.union_with = queen_crown
+    king_crown.union_since = world.year
+    queen_crown.save(update_fields=["controlled_by", "union_with", "union_since"])
+    king_crown.save(update_fields=["controlled_by", "union_with", "union_since"])
+    chronicle.add(
+        "union",
+        f"Dynastic Union: {queen.display_name}, Queen of {queen_crown.name}, is married to {king.display_name}, "
+        f"King of {king_crown.name}; {how}.",
+        crown=queen_crown.name,
+        dynasty=queen_crown.controlled_by_id,
+    )
+    bl_services.union_turn_stability(world, queen_crown, chronicle)
 
 
 def default_regent(

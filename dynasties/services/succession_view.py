@@ -517,8 +517,14 @@ def _bloodline_view(world: World, character: Character, player: Dynasty | None) 
         costs.append(f"{cost.revolts} revolt{'s' if cost.revolts > 1 else ''} in the country")
     if cost.combat_malus:
         costs.append(f"{cost.combat_malus:+d} on combat rolls while the line lives")
+    if cost.kind == "voluntary":
+        pronoun = "her" if character.sex == "F" else "him"
+        costs.append(f"-1 Stability and one revolt more for each heir of {pronoun} line passed over with {pronoun}")
     if cost.ongoing_roll:
-        costs.append("each turn, 1d10: 6-10 costs 1 more Stability, while the line lives; the heir passes to another player")
+        costs.append(
+            "each turn, 1d10: 6-10 costs 1 more Stability or a revolt (a second 1d10: 1-5 Stability, 6-10 a revolt), "
+            "while the line lives; the heir passes to another player"
+        )
     if cost.interim:
         costs.append("the next heir reigns only until the prisoner dies or is released")
     return PassOverView(allowed=True, text=cost.kind.replace("_", " "), costs=tuple(costs), usurper=player)
