@@ -1,0 +1,369 @@
+"""BloodLine (eu-bloodline) cross-check: rolls, births, effective ages, survival, Stability, money
+and succession re-derived from ../shared/seeds/eu-bloodline-variant.txt and the survival table the
+export carries. Rule ids:
+
+- BL-dice: every roll's faces fit its dice.
+- BL-birth-roll: "Players roll 2 10-sided dice; a child is produced on a roll greater than 10"
+  (target 11); at most "2 more attempts", numbered in order.
+- BL-birth-year: children "receive a year of birth sequentially based on the Turn Year" (the turn
+  year plus the attempt's index less one: "in 1520 ... 1522"); the child's parents are the couple.
+- BL-sex: "an equal chance of male or female" (1d10: 1-5 a boy, 6-10 a girl, docs/rulings.md).
+- BL-characteristics: "Modify die roll by result of the Parents Characteristics table (a child's
+  stats can never be less than 3 nor greater than 9)"; the table is floor((father + mother - 10) / 2).
+- BL-effective-age: "each subsequent attempt, increases the wife's effective age by 2 years
+  (permanent)"; ill health "+X" and good health "-X" move it; the survival column is the highest
+  listed age not above it; the character's recorded offset is the sum.
+- BL-survival-roll: 2d10 less 1 per additional birth attempt this turn, read on the table ("U" dies);
+  a "U", and only a "U", is a death that year.
+- BL-dowry: "Marriages involving a player's monarch or the monarch's children need a title for the
+  giving dynasty and a standard EU dynastic alliance (100 ducats dowry or a province)"; 100 ducats
+  are posted from the bride's house to the groom's at the wedding.
+- BL-minor-stability: "Under-15 monarch: -1 Stability per turn", each turn of such a reign.
+- BL-stability-chain: each Stability event's level after = the level before + delta; the crown's
+  Stability is its history's last.
+- BL-stability-bounds: Stability within the board game's -3..+3 (open defect: Stability bounds).
+- BL-no-retirement: "The wife ... returns to her family if he dies first": nobody retires in
+  BloodLine (open defect: widows retiring in BloodLine).
+- BL-no-br-money: BloodLine has no bride's Charisma money nor Blood Royale's 100 Crowns for a
+  monarch's match (open defect: Blood Royale money in BloodLine).
+- BL-posthumous: no child born after its mother's death or more than a year after its father's
+  (open defect: children born after a parent's death).
+- BL-succession: "male-preference primogeniture", then "the monarch's eldest sibling and down";
+  passed-over heirs and their lines are skipped; "Turkey #1": a Turkish princess's husband takes
+  her place.
+- BL-union-children: "When the Queen or King dies the dynastic union is over and none of her
+  children may inherit" (open defect: union children - found when the King died first and the
+  Queen reigned on).
+- BL-reign-end: "Happens immediately after all survival rolls": a reign ends in the year of its
+  holder's death (an interim reign aside), the heir succeeding at once (found: a King put to death
+  by a new Sultan under "Turkey #2" reigned, dead, until the next turn).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from itertools import pairwise
+from typing import Any
+
+from .blood_royale import death_caps
+from .common import Export, Row, check_faces, heir_of, total, turn_of, violation
+from .eu_monarchs import check_stability
+
+
+def column_of(ex: Export, effective: int) -> int:
+    columns = ex.campaign["tables"]["bloodline_survival"]["columns"]
+    chosen = columns[0]
+    for c in columns:
+        if c <= effective:
+            chosen = c
+    return int(chosen)
+
+
+def table_result(ex: Export, score: int, column: int) -> str:
+    table = ex.campaign["tables"]["bloodline_survival"]
+    rows = table["rows"]
+    keys = sorted(int(k) for k in rows)
+    row = rows[str(min(max(score, keys[0]), keys[-1]))]
+    return str(row[table["columns"].index(column)])
+
+
+def parents_modifier(father: int, mother: int) -> int:
+    return (father + mother - 10) // 2
+
+
+def check_bloodline(export: dict[str, Any]) -> list[str]:
+    ex = Export.of(export)
+    out: list[str] = []
+    out += _rolls_and_births(ex)
+    out += _survival(ex)
+    out += check_stability(ex, "BL-stability-chain", "BL-stability-bounds")
+    for c in ex.doc["characters"]:
+        if c["status"] == "retired":
+            out.append(violation("BL-no-retirement", ex.name(c["id"]), "no retirement in BloodLine",
+                                 f"retired in {c.get('retired_year')}"))
+        if c["father"] is not None and c["mother"] is not None:
+            caps = death_caps(ex.chars[c["father"]], ex.chars[c["mother"]])
+            if caps and c["birth_year"] > min(caps):
+                out.append(violation("BL-posthumous", ex.name(c["id"]),
+                                     f"born by {min(caps)} (not after the mother's death, nor a year after the father's)",
+                                     c["birth_year"]))
+    for p in ex.doc.get("postings", []):
+        if p["kind"] in ("wedding", "monarch_match"):
+            out.append(violation("BL-no-br-money", f"posting {p['id']} ({p['year']})", "no Blood Royale wedding money",
+                                 f"{p['kind']} {p['amount']}: {p['reason']}"))
+    out += _succession(ex)
+    out += _dowries(ex)
+    out += _minor_stability(ex)
+    return out
+
+
+def _dowries(ex: Export) -> list[str]:
+    """"Marriages involving a player's monarch or the monarch's children need a title for the giving
+    dynasty and a standard EU dynastic alliance (100 ducats dowry or a province)"; the 100 ducats go
+    from the bride's house to the groom's at the wedding (docs/rulings.md)."""
+    out: list[str] = []
+    dowries: dict[int, list[Row]] = defaultdict(list)
+    for p in ex.doc.get("postings", []):
+        if p["kind"] == "dowry":
+            dowries[p["marriage"]].append(p)
+    returned = {
+        e["data"].get("character") for y in ex.doc["chronicle"] for e in y["entries"]
+        if e["kind"] == "return" and isinstance(e["data"], dict)
+    }
+
+    def reigns_in(cid: int | None, year: int) -> bool:
+        return cid is not None and any(
+            r["start_year"] <= year and (r["end_year"] is None or r["end_year"] >= year) for r in ex.reigns_of.get(cid, [])
+        )
+
+    for m in ex.doc["marriages"]:
+        year = m["wedding_year"]
+        if year is None:
+            continue
+        row = f"marriage {m['id']} ({year})"
+        husband, wife = ex.chars[m["husband"]], ex.chars[m["wife"]]
+        royal = [
+            c for c in (husband, wife)
+            if c["controlled_by"] is not None and ex.dynasties[c["controlled_by"]]["kind"] == "player"
+            and (reigns_in(c["id"], year) or reigns_in(c["father"], year) or reigns_in(c["mother"], year))
+        ]
+        if royal and not (m["dowry"] and m["alliance_title"]):
+            out.append(violation("BL-dowry", row, "a dowry and a title for a monarch's or his child's match",
+                                 f"dowry {m['dowry']!r}, title {m['alliance_title']!r}"))
+        grooms = {husband["birth_dynasty"], husband["controlled_by"]}
+        if husband["id"] in returned:
+            grooms = set(ex.dynasties)  # he lived with another house for a time: any may have been his
+        paid = dowries.get(m["id"], [])
+        owed = m["dowry"] == "100 ducats" and wife["birth_dynasty"] not in {husband["birth_dynasty"], husband["controlled_by"]}
+        if owed and (len(paid) != 1 or paid[0]["amount"] != 100 or paid[0]["year"] != year or paid[0]["payee"] not in grooms):
+            found = [(p["payer"], p["payee"], p["amount"], p["year"]) for p in paid]
+            out.append(violation("BL-dowry", row, f"100 ducats from the bride's house to the groom's in {year}", found))
+        elif not owed and m["dowry"] != "100 ducats" and paid:
+            out.append(violation("BL-dowry", row, f"no ducats for dowry {m['dowry']!r}", len(paid)))
+    return out
+
+
+def _minor_stability(ex: Export) -> list[str]:
+    """"Under-15 monarch: -1 Stability per turn" (the BloodLine sequence; no regents)."""
+    out: list[str] = []
+    crown_ids = {c["name"]: c["id"] for c in ex.doc["crowns"]}
+    events = {
+        (e["crown"], e["year"]) for e in ex.doc.get("crown_events", [])
+        if e["kind"] == "stability" and e["delta"] == -1 and "minor" in e["reason"]
+    }
+    done = [y for y in ex.turn_years() if y < ex.campaign["current_year"] or ex.campaign["step"] not in ("births", "survival")]
+    want: set[tuple[int, int]] = set()
+    for r in ex.doc["reigns"]:
+        holder = ex.chars[r["holder"]]
+        for year in done:
+            if r["start_year"] <= year and (r["end_year"] is None or r["end_year"] > year) and year - holder["birth_year"] < 15:
+                want.add((crown_ids[r["crown"]], year))
+    for crown, year in sorted(want - events):
+        out.append(violation("BL-minor-stability", f"crown {crown} in {year}", "-1 Stability for a monarch under 15", "none"))
+    for crown, year in sorted(events - want):
+        out.append(violation("BL-minor-stability", f"crown {crown} in {year}", "no minor's Stability loss", "-1"))
+    return out
+
+
+def _rolls_and_births(ex: Export) -> list[str]:
+    out: list[str] = []
+    for r in ex.doc["rolls"]:
+        out += check_faces(r, "BL-dice")
+        row = f"roll {r['id']} ({r['year']} {r['purpose']})"
+        if r["purpose"] == "birth":
+            born = total(r) > 10
+            if r["target"] != 11 or r["outcome"] != ("child" if born else "no child") or r["modifier"] != 0:
+                out.append(violation("BL-birth-roll", row, f"2d10 > 10: {'child' if born else 'no child'}",
+                                     f"modifier {r['modifier']}, target {r['target']}, {r['outcome']}"))
+        elif r["purpose"] == "sex":
+            want = "boy" if r["faces"][0] <= 5 else "girl"
+            if r["outcome"] != want:
+                out.append(violation("BL-sex", row, want, r["outcome"]))
+            for cid in r["characters"]:
+                if ex.chars[cid]["sex"] != ("M" if want == "boy" else "F"):
+                    out.append(violation("BL-sex", f"{row}, {ex.name(cid)}", want, ex.chars[cid]["sex"]))
+        elif r["purpose"] == "characteristic":
+            [cid] = r["characters"]
+            c = ex.chars[cid]
+            value = min(max(total(r), 3), 9)
+            if r["outcome"] != f"{r['detail']} {value}":
+                out.append(violation("BL-characteristics", row, f"{r['detail']} {value}", r["outcome"]))
+            if c["characteristics"].get(r["detail"]) != value:
+                found = c["characteristics"].get(r["detail"])
+                out.append(violation("BL-characteristics", f"{row}, {ex.name(cid)}", value, found))
+            if r["step"] == "births" and c["father"] is not None and c["mother"] is not None:
+                f, m = ex.chars[c["father"]], ex.chars[c["mother"]]
+                minor = {d["id"] for d in ex.doc["dynasties"] if d["kind"] != "player"}
+                if f["birth_dynasty"] in minor and m["birth_dynasty"] in minor:
+                    want_mod = 0
+                else:
+                    want_mod = parents_modifier(f["characteristics"][r["detail"]], m["characteristics"][r["detail"]])
+                if r["modifier"] != want_mod:
+                    out.append(violation("BL-characteristics", f"{row}, {ex.name(cid)}",
+                                         f"the Parents table's {want_mod:+d}", r["modifier"]))
+    by_couple: dict[tuple[int, int], list[Row]] = defaultdict(list)
+    for a in ex.doc["birth_attempts"]:
+        by_couple[(a["marriage"], a["year"])].append(a)
+    for (mid, year), attempts in sorted(by_couple.items()):
+        m = ex.marriages[mid]
+        row = f"marriage {mid} in {year}"
+        numbers = [a["attempt"] for a in attempts]
+        if numbers != list(range(1, len(numbers) + 1)) or len(numbers) > 3:
+            out.append(violation("BL-birth-roll", row, "attempts 1, 2, 3 at most, in order", numbers))
+        for a in attempts:
+            roll = ex.rolls.get(a["roll"]) if a["roll"] is not None else None
+            if roll is None or a["success"] != (total(roll) > 10):
+                out.append(violation("BL-birth-roll", f"{row} attempt {a['attempt']}", "its roll's result", a["success"]))
+            if not a["success"] or a["child"] is None:
+                continue
+            child = ex.chars[a["child"]]
+            want = year + a["attempt"] - 1
+            # The fix of the open defect "children born after a parent's death" dates such a child no
+            # later than its mother's death, nor more than a year after its father's.
+            capped = max(year, min([want, *death_caps(ex.chars[m["husband"]], ex.chars[m["wife"]])]))
+            if child["birth_year"] not in (want, capped) or a["child_birth_year"] != child["birth_year"]:
+                out.append(violation("BL-birth-year", f"{row} attempt {a['attempt']}, {ex.name(child['id'])}", want,
+                                     child["birth_year"]))
+            if (child["father"], child["mother"]) != (m["husband"], m["wife"]):
+                out.append(violation("BL-birth-year", ex.name(child["id"]), f"parents {m['husband']}, {m['wife']}",
+                                     f"{child['father']}, {child['mother']}"))
+    return out
+
+
+def _survival(ex: Export) -> list[str]:
+    out: list[str] = []
+    extra: dict[tuple[int, int], int] = defaultdict(int)
+    for a in ex.doc["birth_attempts"]:
+        if a["attempt"] > 1:
+            extra[(ex.marriages[a["marriage"]]["wife"], a["year"])] += 1
+    # Effective-age changes in the order they happen: a year's birth attempts, then its survival roll.
+    events: dict[int, list[tuple[int, int, str, Row | None]]] = defaultdict(list)
+    for wife, year in extra:
+        events[wife].append((year, 0, "births", None))
+    for r in ex.doc["rolls"]:
+        if r["purpose"] == "survival":
+            events[r["characters"][0]].append((r["year"], 1, "survival", r))
+    for cid, evs in events.items():
+        c = ex.chars[cid]
+        offset = 0
+        for year, _, kind, r in sorted(evs, key=lambda e: (e[0], e[1], e[3]["id"] if e[3] else 0)):
+            if kind == "births":
+                offset += 2 * extra[(cid, year)]
+                continue
+            assert r is not None
+            row = f"roll {r['id']} ({year}, {ex.name(cid)})"
+            effective = max(0, year - c["birth_year"] + offset)
+            column = column_of(ex, effective)
+            want_detail = f"effective age {effective} (column {column})"
+            if r["detail"] != want_detail:
+                out.append(violation("BL-effective-age", row, want_detail, r["detail"]))
+            if r["modifier"] != -extra.get((cid, year), 0):
+                out.append(violation("BL-survival-roll", row, f"modifier {-extra.get((cid, year), 0)}", r["modifier"]))
+            result = table_result(ex, total(r), column)
+            if result == "U":
+                want = "died"
+            elif result == ".":
+                want = "survived"
+            else:
+                years = int(result)
+                want = f"ill health ({years:+d} years)" if years > 0 else f"good health ({years:+d} years)"
+                offset += years
+            if r["outcome"] != want:
+                out.append(violation("BL-survival-roll", row, want, r["outcome"]))
+            died = c["death_year"] == year and "survival" in c["death_cause"]
+            if died != (want == "died"):
+                out.append(violation("BL-survival-roll", row, "a death that year" if want == "died" else "no death",
+                                     f"death {c['death_year']} ({c['death_cause'] or 'alive'})"))
+        if c["effective_age_offset"] != offset:
+            out.append(violation("BL-effective-age", ex.name(cid), f"offset {offset}", c["effective_age_offset"]))
+    return out
+
+
+def _reigned_while_married(ex: Export, m: Row) -> bool:
+    start, end = m["wedding_year"], m["ended_year"]
+    if start is None:
+        return False
+    return any(
+        (r["end_year"] is None or r["end_year"] >= start) and (end is None or r["start_year"] <= end)
+        for r in ex.reigns_of.get(m["husband"], [])
+    )
+
+
+def _husbands(ex: Export, year: int) -> dict[int, int]:
+    """Each wife's living husband at ``year`` (a wedded marriage not ended before it)."""
+    out: dict[int, int] = {}
+    for m in ex.doc["marriages"]:
+        if m["wedding_year"] is not None and m["wedding_year"] <= year and (m["ended_year"] is None or m["ended_year"] > year):
+            h = ex.chars[m["husband"]]
+            if h["death_year"] is None or h["death_year"] > year:
+                out[m["wife"]] = m["husband"]
+    return out
+
+
+def _succession(ex: Export) -> list[str]:
+    out: list[str] = []
+    by_crown: dict[str, list[Row]] = defaultdict(list)
+    for r in ex.doc["reigns"]:
+        by_crown[r["crown"]].append(r)
+    renounced = {(r["crown"], r["character"]) for r in ex.doc.get("renunciations", [])}
+    for crown, reigns in by_crown.items():
+        reigns.sort(key=lambda r: (r["start_year"], r["end_year"] is None, r["end_year"] or 0))
+        for prev, nxt in pairwise(reigns):
+            year = prev["end_year"]
+            late = ex.chars[prev["holder"]]
+            row = f"{crown} {year}, after {ex.name(late['id'])}"
+            if prev["interim_for"] is not None or nxt["interim_for"] is not None:
+                continue  # an interim reign: the prisoner's return, not a death, may end it
+            if year is None or late["death_year"] != year:
+                out.append(violation("BL-reign-end", row, "a reign ends with its holder's death, the heir succeeding at once",
+                                     f"ended {year}, holder died {late['death_year']} ({late['death_cause']})"))
+                continue
+            cut = {p["character"] for p in nxt["passed_over"]} | {c for (cr, c) in renounced if cr == crown}
+            # "When the Queen or King dies the dynastic union is over and none of her children may
+            # inherit": a reigning Queen's children by a husband who reigned while they were married.
+            union_children: set[int] = set()
+            if late["sex"] == "F":
+                for m in ex.doc["marriages"]:
+                    if m["wife"] == late["id"] and _reigned_while_married(ex, m):
+                        union_children |= {k["id"] for k in ex.children.get(late["id"], []) if k["father"] == m["husband"]}
+
+            def eligible(cid: int, year: int = year) -> bool:
+                c = ex.chars[cid]
+                if c["death_year"] is not None and c["death_year"] <= year:
+                    return False
+                if c.get("retired_year") is not None and c["retired_year"] < year:
+                    return False
+                return turn_of(ex, c["birth_year"]) <= year
+
+            turkish = crown == "Turkey" and ex.option("turkish_princess_rights")
+            husbands = _husbands(ex, year) if turkish else {}
+
+            def may_reign(
+                cid: int, eligible: Any = eligible, turkish: bool = turkish, husbands: dict[int, int] = husbands
+            ) -> bool:
+                # "a Turkish princess cannot reign but her husband inherits her rights"
+                if turkish and ex.chars[cid]["sex"] == "F":
+                    return eligible(cid) and husbands.get(cid) is not None
+                return bool(eligible(cid))
+
+            def heir_without(
+                cut: set[int], may_reign: Any = may_reign, late: Row = late, year: int = year, crown: str = crown,
+                turkish: bool = turkish, husbands: dict[int, int] = husbands,
+            ) -> int | None:
+                heir = heir_of(ex, late["id"], crown, year, cut, may_reign)
+                if heir is not None and turkish and ex.chars[heir]["sex"] == "F":
+                    heir = husbands[heir]
+                return heir
+
+            heir = heir_without(cut | union_children)
+            holder = ex.chars[nxt["holder"]]
+            if union_children and heir != holder["id"] and heir_without(cut) == holder["id"]:
+                out.append(violation("BL-union-children", row, f"{ex.name(heir)} (none of the union's children)",
+                                     ex.name(holder["id"])))
+                continue
+            if heir is None:
+                if holder["origin"] not in ("relative", "setup", "created"):
+                    out.append(violation("BL-succession", row, "a new dynasty (Dynastic Crisis)", ex.name(holder["id"])))
+            elif heir != holder["id"]:
+                out.append(violation("BL-succession", row, ex.name(heir), ex.name(holder["id"])))
+    return out

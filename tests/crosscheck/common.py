@@ -1,0 +1,183 @@
+"""What every cross-check shares: reading an export (docs/export-format.md) and naming violations.
+
+Written from the export format and the rulebooks only, never from ``dynasties/services`` or
+``dynasties/rules``: these checks re-derive the books of a campaign independently.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+Row = dict[str, Any]
+STEPS = {"setup": 0, "births": 1, "survival": 2, "marriages": 3, "announcements": 4, "interphase": 5}
+
+
+def violation(rule: str, row: str, expected: object, found: object) -> str:
+    """One violation: ``"<rule>: <row>: expected <x>, found <y>"`` (the rule first, so it can be counted)."""
+    return f"{rule}: {row}: expected {expected}, found {found}"
+
+
+def rule_of(message: str) -> str:
+    return message.split(":", 1)[0]
+
+
+@dataclass
+class Export:
+    """An export document with the indexes the checks need."""
+
+    doc: dict[str, Any]
+    chars: dict[int, Row] = field(default_factory=dict)
+    marriages: dict[int, Row] = field(default_factory=dict)
+    rolls: dict[int, Row] = field(default_factory=dict)
+    dynasties: dict[int, Row] = field(default_factory=dict)
+    crowns: dict[str, Row] = field(default_factory=dict)
+    children: dict[int, list[Row]] = field(default_factory=lambda: defaultdict(list))
+    rolls_of: dict[tuple[str, int], list[Row]] = field(default_factory=lambda: defaultdict(list))
+    reigns_of: dict[int, list[Row]] = field(default_factory=lambda: defaultdict(list))
+    mentions: dict[int, list[tuple[int, int]]] = field(default_factory=lambda: defaultdict(list))
+
+    @classmethod
+    def of(cls, doc: dict[str, Any]) -> Export:
+        ex = cls(doc)
+        ex.chars = {c["id"]: c for c in doc["characters"]}
+        ex.marriages = {m["id"]: m for m in doc["marriages"]}
+        ex.rolls = {r["id"]: r for r in doc["rolls"]}
+        ex.dynasties = {d["id"]: d for d in doc["dynasties"]}
+        ex.crowns = {c["name"]: c for c in doc["crowns"]}
+        for c in doc["characters"]:
+            for parent in (c["father"], c["mother"]):
+                if parent is not None:
+                    ex.children[parent].append(c)
+        for r in doc["rolls"]:
+            for cid in r["characters"]:
+                ex.rolls_of[(r["purpose"], cid)].append(r)
+        for reign in doc["reigns"]:
+            ex.reigns_of[reign["holder"]].append(reign)
+        for r in doc["rolls"]:
+            for cid in r["characters"]:
+                ex.mentions[cid].append((r["year"], STEPS.get(r["step"], 9)))
+        for year in doc["chronicle"]:
+            for entry in year["entries"]:
+                cid = entry["data"].get("character") if isinstance(entry["data"], dict) else None
+                if isinstance(cid, int):
+                    ex.mentions[cid].append((year["year"], STEPS.get(entry["step"], 9)))
+        return ex
+
+    @property
+    def campaign(self) -> Row:
+        return self.doc["campaign"]  # type: ignore[no-any-return]
+
+    def option(self, name: str) -> bool:
+        return bool(self.campaign["optional_rules"].get(name, False))
+
+    def turn_years(self) -> list[int]:
+        """The turns played so far, from the years in the roll log and the campaign's span."""
+        years = {r["year"] for r in self.doc["rolls"]}
+        years.add(self.campaign["start_year"])
+        return sorted(y for y in years if y <= self.campaign["current_year"])
+
+    def name(self, cid: int | None) -> str:
+        if cid is None:
+            return "nobody"
+        c = self.chars[cid]
+        return f"character {cid} ({c['given_name']} {c['dynastic_name']}, b. {c['birth_year']})"
+
+    def alive_in(self, cid: int, year: int) -> bool:
+        """Alive (not dead, not retired) through the survival step of ``year``: a death or retirement
+        in ``year`` itself counts as after it."""
+        c = self.chars[cid]
+        if c["death_year"] is not None and c["death_year"] < year:
+            return False
+        retired = c.get("retired_year")
+        return not (retired is not None and retired < year)
+
+
+def dice_faces(spec: str) -> tuple[int, int]:
+    count, sides = spec.split("d")
+    return int(count), int(sides)
+
+
+def check_faces(roll: Row, rule: str) -> list[str]:
+    count, sides = dice_faces(roll["dice"])
+    faces = roll["faces"]
+    if len(faces) != count or any(not 1 <= f <= sides for f in faces):
+        return [violation(rule, f"roll {roll['id']}", f"{count} faces of 1..{sides} ({roll['dice']})", faces)]
+    return []
+
+
+def total(roll: Row) -> int:
+    return int(sum(roll["faces"])) + int(roll["modifier"])
+
+
+def postings_by(doc: dict[str, Any], key: str) -> dict[Any, list[Row]]:
+    out: dict[Any, list[Row]] = defaultdict(list)
+    for p in doc.get("postings", []):
+        out[p[key]].append(p)
+    return out
+
+
+def sort_rows(rows: Iterable[Row], key: Callable[[Row], Any]) -> list[Row]:
+    return sorted(rows, key=key)
+
+
+def turn_of(ex: Export, year: int) -> int:
+    """The turn a year belongs to: the latest turn year not after it (a child born in 1322 came in 1320)."""
+    turns = [t for t in ex.turn_years() if t <= year]
+    return turns[-1] if turns else year
+
+
+def line_of(ex: Export, pid: int, cut: set[int]) -> list[int]:
+    """Rulebook order below one person: "The eldest son then down through his family, boys and then
+    girls; The second son ...; The eldest daughter and down through ... her family": sons by age,
+    each followed by his whole line, then daughters likewise. Bastards and anyone in ``cut`` are
+    left out with their lines."""
+    kids = [k for k in ex.children.get(pid, []) if k["legitimate"] and k["id"] not in cut]
+    kids.sort(key=lambda k: (k["sex"] != "M", k["birth_year"], k["birth_order"], k["id"]))
+    out: list[int] = []
+    for k in kids:
+        out.append(k["id"])
+        out.extend(line_of(ex, k["id"], cut))
+    return out
+
+
+def ancestors(ex: Export, cid: int) -> set[int]:
+    seen: set[int] = set()
+    todo = [cid]
+    while todo:
+        c = ex.chars[todo.pop()]
+        for p in (c["father"], c["mother"]):
+            if p is not None and p not in seen:
+                seen.add(p)
+                todo.append(p)
+    return seen
+
+
+def heir_of(
+    ex: Export, late: int, crown: str, year: int, cut: set[int], eligible: Callable[[int], bool]
+) -> int | None:
+    """The first eligible person in the late monarch's line; when it is exhausted, "search wider"
+    from the parent of the royal blood (the one who is or descends from a past holder of the crown,
+    the father when both or neither are), who comes first, then his line, and so on up."""
+    for cid in line_of(ex, late, cut):
+        if eligible(cid):
+            return cid
+    holders = {r["holder"] for r in ex.doc["reigns"] if r["crown"] == crown and r["start_year"] <= year}
+    current = late
+    while True:
+        c = ex.chars[current]
+        father, mother = c["father"], c["mother"]
+        royal = [
+            p for p in (father, mother) if p is not None and (p in holders or ancestors(ex, p) & holders)
+        ]
+        parent: int | None = royal[0] if royal else father
+        if parent is None:
+            return None
+        if parent not in cut and ex.chars[parent]["legitimate"] and eligible(parent):
+            return parent
+        for cid in line_of(ex, parent, cut):
+            if eligible(cid):
+                return cid
+        current = parent

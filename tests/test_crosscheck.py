@@ -1,0 +1,79 @@
+"""Issue 15: independent cross-checks. Each ruleset's campaign, simulated with every optional rule
+on, is exported and every roll, birth, survival, succession and payment re-derived from the
+rulebook's text by tests/crosscheck/ (written from the rulebooks and docs/export-format.md only,
+never from dynasties/services or dynasties/rules).
+
+What each checker verifies (rule ids, documented with the rulebook's words in each module):
+
+- Blood Royale (tests/crosscheck/blood_royale.py), asserted: BR-dice, BR-birth-roll,
+  BR-birth-attempts, BR-birth-year, BR-sex, BR-characteristics, BR-dynastic-name, BR-survival-roll,
+  BR-survival-who, BR-wedding-money, BR-monarch-match, BR-succession, BR-passed-over, BR-regency,
+  BR-queen-control. Reported, not asserted (open defect): BR-monarch-retired (a widowed Queen
+  regnant is retired as a King's widow while she reigns).
+- EU monarchs (tests/crosscheck/eu_monarchs.py), asserted: EM-dice, EM-survival,
+  EM-survival-modifier, EM-succession, EM-reign, EM-values, EM-values-column, EM-stability-chain.
+  Reported, not asserted: EM-stability-bounds (open defect: Stability bounds -3..+3).
+- BloodLine (tests/crosscheck/bloodline.py), asserted: BL-dice, BL-birth-roll, BL-birth-year,
+  BL-sex, BL-characteristics, BL-effective-age, BL-survival-roll, BL-stability-chain, BL-succession, BL-dowry,
+  BL-minor-stability.
+  Reported, not asserted (open defects): BL-stability-bounds (Stability bounds), BL-no-retirement
+  (widows retiring in BloodLine), BL-no-br-money (Blood Royale money in BloodLine), BL-posthumous
+  (children born after a parent's death), BL-union-children (union children: a union's child
+  inherits the Queen's crown when the King died first), BL-reign-end (found here: a King put to
+  death by a new Sultan under "Turkey #2" is succeeded only a turn later).
+
+The suite runs 3 seeds x 40 turns per ruleset; bench/crosscheck.py runs the full 10 x 40 and
+counts every rule's violations, asserted or not.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.crosscheck.common import rule_of
+from tests.crosscheck.run import ASSERTED, CHECKS, OPEN_DEFECTS, simulated_export
+
+SEEDS = (1, 2, 3)
+TURNS = 40
+
+
+def test_every_rule_is_asserted_or_named_as_an_open_defect() -> None:
+    for ruleset in CHECKS:
+        assert not set(ASSERTED[ruleset]) & set(OPEN_DEFECTS[ruleset]), ruleset
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("ruleset", ["blood-royale", "eu-monarchs", "eu-bloodline"])
+def test_crosscheck_holds_over_a_long_simulation(ruleset: str, seed: int) -> None:
+    export = simulated_export(ruleset, seed, TURNS)
+    assert all(export["campaign"]["optional_rules"].values())
+    assert export["campaign"]["current_year"] > export["campaign"]["start_year"]
+    violations = CHECKS[ruleset](export)
+    known = set(ASSERTED[ruleset]) | set(OPEN_DEFECTS[ruleset])
+    assert [v for v in violations if rule_of(v) not in known] == []
+    asserted = [v for v in violations if rule_of(v) in ASSERTED[ruleset]]
+    assert asserted == [], "\n".join(asserted[:20])
+
+
+def test_the_checker_finds_a_wrong_roll() -> None:
+    """The checker is not blind: a survival roll whose outcome contradicts its dice is reported."""
+    export = {
+        "campaign": {"start_year": 1300, "current_year": 1300, "step": "births", "turn_length": 5,
+                     "optional_rules": {}, "tables": {
+                         "characteristic_bands": [{"low": 3, "high": 18, "value": 0}],
+                         "survival": [{"age": 15, "need": 3}, {"age": 25, "need": 4}]}},
+        "dynasties": [{"id": 1, "name": "A", "kind": "player", "crown": "England"}],
+        "crowns": [{"id": 1, "name": "England", "controlled_by": 1, "home_dynasty": 1}],
+        "characters": [{"id": 1, "given_name": "Edward", "sex": "M", "birth_year": 1275, "birth_order": 1,
+                        "father": None, "mother": None, "dynastic_name": "P", "birth_dynasty": 1, "controlled_by": 1,
+                        "characteristics": {"strength": 0, "constitution": 0, "charisma": 0}, "status": "alive",
+                        "death_year": None, "death_cause": "", "retired_year": None, "prisoner_of": None,
+                        "origin": "setup", "legitimate": True}],
+        "marriages": [], "reigns": [], "birth_attempts": [], "postings": [], "chronicle": [],
+        "rolls": [{"id": 1, "year": 1300, "step": "survival", "purpose": "survival", "detail": "age 25",
+                   "characters": [1], "dice": "2d6", "faces": [1, 1], "modifier": 0, "target": 4,
+                   "outcome": "survived", "source": "server"}],
+    }
+    violations = CHECKS["blood-royale"](export)
+    assert any(v.startswith("BR-survival-roll: roll 1") and "expected died" in v for v in violations), violations
