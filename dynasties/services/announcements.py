@@ -102,6 +102,7 @@ def return_widowed(world: World, chronicle: Chronicle, dead: Sequence[int] | Non
     kings_died: set[int] = set()  # whose widows retire: none in BloodLine, where she goes home like any other
     if get_ruleset(world.campaign.ruleset).KINGS_WIDOWS_RETIRE:
         kings_died = {r.holder_id for r in world.reigns if r.end_year == year and r.holder_id}
+    reigning = world.reigning()
     changed: list[Character] = []
     ended = list(ended)
     the_dead = {
@@ -117,7 +118,8 @@ def return_widowed(world: World, chronicle: Chronicle, dead: Sequence[int] | Non
         if survivor is None or survivor.status != Status.ALIVE or world.spouse_of(survivor_id) is not None:
             continue  # died too, or already wed again
         dead = world.characters.get(dead_id) or the_dead[dead_id]
-        if husband_died and dead_id in kings_died and dead.sex == "M":
+        # "Monarchs may not abdicate, nor be deposed": a Queen regnant widowed by a King does not retire
+        if husband_died and dead_id in kings_died and dead.sex == "M" and survivor_id not in reigning:
             survivor.status = Status.RETIRED
             survivor.retired_year = year
             survivor.prince_piece = ""

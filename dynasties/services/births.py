@@ -21,6 +21,7 @@ from campaign.dice import DiceBox
 from campaign.models import Campaign, Roll, Step
 from campaign.permissions import couple_houses, require
 from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Origin, Reign, Status
+from dynasties.rules import birth_years
 from dynasties.rules import blood_royale as br
 from dynasties.rules import bloodline as bl
 from dynasties.rules.dice import DiceSource
@@ -249,12 +250,19 @@ def births_sex(
             "Typed characteristics need three 3d6 rolls: Strength/Guile, Constitution, Charisma.", code="invalid_dice"
         )
     match = found.marriage
+    # a parent who died since the birth roll (an event during Births): the child is born within
+    # the mother's life and at most a year after the father's death (docs/rulings.md, Births)
+    born = birth_years.within_lives(
+        found.child_birth_year or campaign.current_year,
+        mother_death_year=match.wife.death_year, father_death_year=match.husband.death_year,
+    )
+    if born != found.child_birth_year:
+        found.child_birth_year = born
+        found.save(update_fields=["child_birth_year"])
     if campaign.ruleset == bl.NAME:
         world = World(campaign)
         box = DiceBox(campaign, source=source, by=by)
-        baby = bls.child(
-            world, box, match, found.child_birth_year or campaign.current_year, faces, characteristic_faces, given_name
-        )
+        baby = bls.child(world, box, match, born, faces, characteristic_faces, given_name)
         box.flush()
         found.child = baby
         found.save(update_fields=["child"])
@@ -265,7 +273,7 @@ def births_sex(
     context = BirthContext(campaign, [match.husband_id, match.wife_id])
     box = DiceBox(campaign, source=source, by=by)
     sex_roll, sex = _sex_roll(box, faces)
-    child = context.new_child(match, found.child_birth_year or campaign.current_year, sex, given_name)
+    child = context.new_child(match, born, sex, given_name)
     child.save()
     box.add_subject(sex_roll, child)
     child.characteristics = roll_characteristics(

@@ -29,6 +29,7 @@ from dynasties.models import (
     Status,
 )
 from dynasties.rules import bloodline as bl
+from dynasties.rules import stability as track
 from dynasties.rules.dice import DiceSource, DiceSpec
 from dynasties.rules.errors import NotFound, RuleError
 from dynasties.services.common import Chronicle, World, lock_campaign
@@ -42,12 +43,21 @@ def is_bloodline(world: World) -> bool:
 
 
 def stability(world: World, record: Crown, delta: int, reason: str, chronicle: Chronicle) -> CrownEvent:
-    record.stability += delta
+    """Every Stability change of a crown (BloodLine and EU monarchs): the marker moves on the -3..+3
+    track (``rules.stability.change``). The history keeps the rule's change (``delta``) and where the
+    marker stands (``stability_after``), so levels the track's end cut off stay on the record; the
+    chronicle line says so (docs/rulings.md, "The Stability track")."""
+    moved = track.change(record.stability, delta)
+    record.stability = moved.after
     record.save(update_fields=["stability"])
-    chronicle.add("stability", f"{record.name}: {delta:+d} Stability ({reason}); now {record.stability:+d}.", crown=record.name)
+    note = f"{moved.note()}; " if moved.cut_short else ""
+    chronicle.add(
+        "stability", f"{record.name}: {delta:+d} Stability ({reason}); {note}now {moved.after:+d}.",
+        crown=record.name, asked=delta, applied=moved.applied,
+    )
     return CrownEvent.objects.create(
         campaign=world.campaign, crown=record, year=world.year, kind=CrownEventKind.STABILITY, delta=delta,
-        stability_after=record.stability, reason=reason[:200],
+        stability_after=moved.after, reason=reason[:200],
     )
 
 
@@ -300,13 +310,18 @@ def fratricide(world: World, crown: str, monarch: Character, chronicle: Chronicl
         and ((monarch.father_id and c.father_id == monarch.father_id) or (monarch.mother_id and c.mother_id == monarch.mother_id))
     ]
     if brothers:
-        character_die(
+        moved = character_die(
             campaign=world.campaign, character_ids=brothers, cause="put to death by the new Sultan", chronicle=chronicle
         )
         for pk in brothers:
             c = world.characters[pk]
             c.status, c.death_year = Status.DEAD, world.year
             world.refresh_person(c)
+        for pk, (born, order) in moved.items():  # their children dated within their lives (deaths.births_within_lives)
+            if pk in world.characters:
+                c = world.characters[pk]
+                c.birth_year, c.birth_order = born, order
+                world.refresh_person(c)
         chronicle.add("death", f"{monarch.display_name} puts his brothers to death ({len(brothers)}).", crown=crown)
     return brothers
 

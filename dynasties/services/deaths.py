@@ -8,15 +8,17 @@ from django.db.models import Q
 
 from campaign import audit
 from campaign.models import Campaign
-from dynasties.models import Character, Marriage, Status
+from dynasties.models import BirthAttempt, Character, Marriage, Status
+from dynasties.rules import birth_years
 from dynasties.services.common import Chronicle
 
 
 def character_die(
     *, campaign: Campaign, character_ids: Sequence[int], cause: str, chronicle: Chronicle | None = None
-) -> None:
-    """Death (A5): the sheet crossed through, the piece freed, marriages and betrothals end.
-    Returns of surviving spouses happen at the Announcements. Call inside a transaction."""
+) -> dict[int, tuple[int, int]]:
+    """Death (A5): the sheet crossed through, the piece freed, marriages and betrothals end; a child
+    of the turn dated after the death is dated again (``births_within_lives``, returned). Returns of
+    surviving spouses happen at the Announcements. Call inside a transaction."""
     year = campaign.current_year
     if chronicle is not None:
         void = Marriage.objects.filter(
@@ -48,8 +50,66 @@ def character_die(
         open_matches.filter(Q(husband_id__in=character_ids) | Q(wife_id__in=character_ids), wedding_year__isnull=True),
         ended_year=year, end_cause="betrothal void: death before the wedding",
     )  # fmt: skip
+    moves = births_within_lives(campaign, character_ids, chronicle)
     # contracts end with their marriage, their betrothal or an heirless leader (imported here:
     # contracts.services builds on the dynasties' services)
     from contracts.services import contracts_on_deaths
 
     contracts_on_deaths(campaign, list(character_ids), chronicle)
+    return moves
+
+
+def births_within_lives(
+    campaign: Campaign, character_ids: Sequence[int], chronicle: Chronicle | None = None
+) -> dict[int, tuple[int, int]]:
+    """The children of the dead dated after the mother's death or more than a year after the
+    father's (a turn's later children, born at the Births step before the parent's death in the
+    turn's Survival) are dated again within their parents' lives, behind the elder children of that
+    year (``rules.birth_years``; docs/rulings.md, Births). One query when nobody moves, four when
+    some do, whatever their number. Returns child id -> (year of birth, birth order)."""
+    year = campaign.current_year
+    late = list(
+        Character.objects.filter(
+            Q(mother_id__in=character_ids, birth_year__gt=year)
+            | Q(father_id__in=character_ids, birth_year__gt=year + birth_years.POSTHUMOUS_YEARS),
+            campaign=campaign,
+        ).values_list("father_id", "mother_id")
+    )
+    if not late:
+        return {}
+    parents = {p for pair in late for p in pair if p is not None}
+    kin = {
+        c.pk: c
+        for c in Character.objects.filter(Q(father_id__in=parents) | Q(mother_id__in=parents), campaign=campaign)
+        .select_related("father", "mother")
+    }
+    deaths = {
+        p.pk: p.death_year
+        for c in kin.values()
+        for p in (c.father, c.mother)
+        if p is not None and p.death_year is not None
+    }
+    moves = birth_years.moved_births(
+        [birth_years.Birth(c.pk, c.birth_year, c.birth_order, c.father_id, c.mother_id) for c in kin.values()], deaths
+    )
+    moved: list[Character] = []
+    for pk, (born, order) in sorted(moves.items()):
+        child = kin[pk]
+        if chronicle is not None:
+            parent = child.mother if child.mother_id in deaths and born == deaths[child.mother_id] else child.father
+            assert parent is not None
+            chronicle.add(
+                "birth",
+                f"{child.display_name}'s year of birth is {born}, not {child.birth_year}: "
+                f"{parent.display_name} died in {parent.death_year} (a child is born within its mother's life "
+                f"and at most a year after its father's death).",
+                character=child.pk, dynasty=child.controlled_by_id,
+            )
+        child.birth_year, child.birth_order = born, order
+        moved.append(child)
+    audit.bulk_update(Character, moved, ["birth_year", "birth_order"])
+    attempts = list(BirthAttempt.objects.filter(campaign=campaign, child_id__in=moves))
+    for attempt in attempts:
+        attempt.child_birth_year = moves[attempt.child_id or 0][0]
+    BirthAttempt.objects.bulk_update(attempts, ["child_birth_year"])
+    return moves
