@@ -13,9 +13,11 @@ from django.db import transaction
 
 from campaign.models import Campaign
 from campaign.permissions import require
-from dynasties.models import Character, Dynasty, Reign, Status, Title, TitleHolding
+from dynasties.models import Character, Crown, Dynasty, Reign, Status, Title, TitleHolding
 from dynasties.rules import bloodline as bl
 from dynasties.rules.errors import NotFound, RuleError
+from dynasties.rules.succession import FamilyIndex, line_of
+from dynasties.services.bloodline import stability
 from dynasties.services.common import Chronicle, World, lock_campaign
 
 
@@ -158,3 +160,285 @@ def accession_loses_titles(world: World, reign: Reign, chronicle: Chronicle) -> 
         chronicle.add("title", f"{holder.display_name}, now monarch of {reign.crown}, loses {title.name}: {text}.",
                       character=holder.pk)
     return lost
+
+
+# --- a holder's death: the title taken back or bequeathed (BloodLine, Titles) ----------------------
+
+
+def _title_of(campaign: Campaign, title: Title | int) -> Title:
+    pk = title.pk if isinstance(title, Title) else title
+    found = Title.objects.select_for_update().filter(campaign=campaign, pk=pk).first()
+    if found is None:
+        raise NotFound(f"There is no title #{pk} in {campaign.name}.")
+    if campaign.ruleset != bl.NAME or not found.provinces:
+        raise RuleError("Only BloodLine's titles are taken back or bequeathed at a death.", code="ruleset")
+    return found
+
+
+def _death_this_turn(world: World, title: Title) -> tuple[Character, TitleHolding | None]:
+    """The holder who died this turn and the holding that passed to the first descendant (None if the
+    title lapsed). Refused when the title did not change hands at a death this turn."""
+    ended = (
+        TitleHolding.objects.filter(title=title, end_year=world.year).exclude(holder_id=title.holder_id or 0)
+        .order_by("-start_year", "-pk").first()
+    )
+    late = world.characters.get(ended.holder_id) if ended is not None else None
+    if late is None or late.status != Status.DEAD or late.death_year != world.year:
+        raise RuleError(
+            f"The holder of {title.name} did not die this turn: 'Once a title is given it cannot be taken away, "
+            "except by the death of the titled character' (BloodLine, Titles).", code="no_death",
+        )
+    current = TitleHolding.objects.filter(title=title, end_year__isnull=True).first()
+    if current is not None and current.start_year != world.year:
+        raise RuleError(f"{title.name} has not changed hands this turn.", code="no_death")
+    return late, current
+
+
+@transaction.atomic
+def title_reclaim(*, campaign: Campaign | int, title: Title | int, by: AbstractBaseUser | None = None) -> Title:
+    """The giving house takes the title back at its holder's death: 'Once a title is given it cannot be
+    taken away, except by the death of the titled character and only if the Player controls that
+    character at the time of its death.' Only in the turn of the death; the heir it passed to loses it."""
+    campaign = lock_campaign(campaign)
+    found = _title_of(campaign, title)
+    require(by, campaign, "house", dynasty=found.granted_by_id, what="the house that gave the title takes it back")
+    world = World(campaign)
+    late, current = _death_this_turn(world, found)
+    if current is None:
+        raise RuleError(f"{found.name} has no holder to take it from: it has lapsed.", code="invalid")
+    if late.controlled_by_id != found.granted_by_id:
+        raise RuleError(
+            f"{late.display_name} was not controlled by the house that gave {found.name} when he died: the title "
+            "is taken away 'only if the Player controls that character at the time of its death' (BloodLine, Titles).",
+            code="not_controlled",
+        )
+    heir = world.characters[current.holder_id]
+    current.end_year = world.year
+    current.how = f"{current.how}; taken back the same turn"[:200]
+    current.save(update_fields=["end_year", "how"])
+    found.holder = None
+    found.save(update_fields=["holder"])
+    giver = world.dynasties.get(found.granted_by_id or 0)
+    chronicle = Chronicle(campaign)
+    chronicle.add(
+        "title",
+        f"On the death of {late.display_name} the house of {giver.name if giver else '?'} takes back {found.name}: "
+        f"{heir.display_name} does not inherit it, and its lands ({', '.join(p['name'] for p in found.provinces)}) "
+        "are again the giving house's to give.",
+        title=found.pk, late=late.pk, character=heir.pk, dynasty=found.granted_by_id,
+    )
+    chronicle.flush()
+    return found
+
+
+@transaction.atomic
+def title_bequeath(
+    *, campaign: Campaign | int, title: Title | int, heir: Character | int, by: AbstractBaseUser | None = None
+) -> TitleHolding:
+    """The player who controlled the late holder chooses which descendant inherits: 'Titles are passed
+    down to descendants if the title is not taken away, at the whim of the player controlling the
+    titled character.' Without a choice the first descendant in order of succession has it."""
+    campaign = lock_campaign(campaign)
+    found = _title_of(campaign, title)
+    world = World(campaign)
+    late, current = _death_this_turn(world, found)
+    require(by, campaign, "house", dynasty=late.controlled_by_id, what="the late holder's player chooses the heir")
+    if current is None:
+        raise RuleError(f"{found.name} has lapsed or was taken back: there is nothing to bequeath.", code="invalid")
+    pk = heir.pk if isinstance(heir, Character) else heir
+    descendants = list(line_of(world.people, late.pk, index=FamilyIndex(world.people)))
+    if pk not in descendants:
+        raise RuleError(
+            f"Titles pass to descendants: #{pk} is not a living descendant of {late.display_name} (BloodLine, Titles).",
+            code="not_descendant", fields={"heir": "not_descendant"},
+        )
+    chosen = world.characters[pk]
+    current.holder = chosen
+    current.how = f"bequeathed by {late.display_name}'s player"[:200]
+    current.save(update_fields=["holder", "how"])
+    found.holder = chosen
+    found.save(update_fields=["holder"])
+    chronicle = Chronicle(campaign)
+    chronicle.add(
+        "title",
+        f"{found.name} passes to {chosen.display_name}, chosen among the descendants of {late.display_name} by "
+        "the player who controlled him.",
+        title=found.pk, late=late.pk, character=chosen.pk,
+    )
+    chronicle.flush()
+    return current
+
+
+# --- a Dynastic Crisis: the bankruptcy and the claims of the dead line's titles ----------------------
+
+CRISIS_STATE = "dynastic_crisis"  # Crown.state key: {"year", "king", "settled": [title ids], "casus_belli": [...]}
+
+
+def crisis_opens(world: World, crown: str, king: Character, chronicle: Chronicle) -> list[Title]:
+    """Called by the succession when a Dynastic Crisis founds a new dynasty: the country's immediate
+    'bankruptcy' is recorded (its effects are the table's; the treasury is untouched) and the titles
+    the dead line gave may be claimed, waived or left in force this turn. Returns those titles."""
+    record = world.crown(crown)
+    record.state = {**(record.state or {}), CRISIS_STATE: {"year": world.year, "king": king.pk, "settled": [],
+                                                           "casus_belli": []}}
+    record.save(update_fields=["state"])
+    chronicle.add(
+        "dynastic_crisis",
+        f"{crown} suffers an immediate bankruptcy (Dynastic Crisis): the effects of a financial bankruptcy, the "
+        "Victory Point penalty included, apply at the table; the treasury is untouched.",
+        crown=crown, bankruptcy=True,
+    )
+    titles = _crisis_titles(world, record)
+    if titles:
+        chronicle.add(
+            "dynastic_crisis",
+            f"The holders of the titles of {crown}'s dead line may claim their lands this turn: "
+            + ", ".join(f"{t.name} ({world.characters[t.holder_id].display_name})" for t in titles if t.holder_id)
+            + ".",
+            crown=crown, titles=[t.pk for t in titles],
+        )
+    return titles
+
+
+def _crisis_titles(world: World, record: Crown) -> list[Title]:
+    house = world.dynasties.get(record.home_dynasty_id or 0) or world.crown_dynasty(record.name)
+    if house is None:
+        return []
+    return [
+        t for t in Title.objects.filter(campaign=world.campaign, granted_by=house, holder__isnull=False).order_by("pk")
+        if t.provinces and t.holder_id in world.characters and world.characters[t.holder_id].status == Status.ALIVE
+        and world.characters[t.holder_id].controlled_by_id not in (None, house.pk)
+    ]
+
+
+def _open_crisis(world: World, found: Title) -> tuple[Crown, dict[str, Any], Dynasty]:
+    """The crown in crisis this turn whose dead line gave ``found``, its crisis record and the claimant's house."""
+    record = next(
+        (c for c in world.crowns.values()
+         if (c.state or {}).get(CRISIS_STATE, {}).get("year") == world.year
+         and found.pk in [t.pk for t in _crisis_titles(world, c)]),
+        None,
+    )
+    if record is None:
+        raise RuleError(
+            f"{found.name} is not a title of a dynastic line that died out this turn: claims are made 'at this "
+            "time' (BloodLine, Dynastic Crisis).", code="no_crisis",
+        )
+    state = dict(record.state[CRISIS_STATE])
+    if found.pk in state.get("settled", []):
+        raise RuleError(f"The claim of {found.name} is settled already.", code="settled")
+    holder = world.characters[found.holder_id or 0]
+    claimant = world.dynasties[holder.controlled_by_id or 0]
+    return record, state, claimant
+
+
+def _nullify(world: World, title: Title) -> None:
+    TitleHolding.objects.filter(title=title, end_year__isnull=True).update(end_year=world.year)
+    title.holder = None
+    title.save(update_fields=["holder", "provinces"])
+
+
+def _crown_of(world: World, house: Dynasty) -> Crown:
+    if not house.crown or house.crown not in world.crowns:
+        raise RuleError(f"The house of {house.name} has no country to gain or lose Stability.", code="invalid")
+    return world.crowns[house.crown]
+
+
+@transaction.atomic
+def crisis_claim(
+    *,
+    campaign: Campaign | int,
+    title: Title | int,
+    provinces: Sequence[str],
+    terms: str = "",
+    by: AbstractBaseUser | None = None,
+) -> Title:
+    """The title-holder's player exercises the claim on the dead line's lands: 'taking immediate possession
+    of any number of provinces that are part of the title. For each province after the first that they take
+    they lose one level of stability. The Player suffering the dynastic crisis gains one level of stability for
+    any province lost in this way as well as a free CB against the title holder valid thru the end of the new
+    Monarch's life.' A negotiated deal (``terms``) may give other things; only the title's provinces count.
+    'Once any such deal or non-voluntary claim is exercised, all such titles are nullified': every title of the
+    dead line held by the claimant's house's characters."""
+    campaign = lock_campaign(campaign)
+    found = _title_of(campaign, title)
+    world = World(campaign)
+    record, state, claimant = _open_crisis(world, found)
+    require(by, campaign, "house", dynasty=claimant.pk, what="the title-holder's player claims its lands")
+    names = [str(p).strip() for p in provinces]
+    own = [p["name"] for p in found.provinces]
+    unknown = [n for n in names if n not in own]
+    if unknown or len(set(names)) != len(names):
+        raise RuleError(
+            f"{', '.join(unknown) or 'A province listed twice'}: only the provinces of {found.name} "
+            f"({', '.join(own)}) may be claimed.", code="invalid", fields={"provinces": "not_in_title"},
+        )
+    if not names and not terms.strip():
+        raise RuleError("Name the provinces taken, or the terms of the deal made instead.", code="invalid",
+                        fields={"provinces": "required"})
+    chronicle = Chronicle(campaign)
+    holder = world.characters[found.holder_id or 0]
+    taken = ", ".join(names)
+    chronicle.add(
+        "dynastic_crisis",
+        f"{holder.display_name}'s house ({claimant.name}) claims {found.name} in {record.name}'s Dynastic Crisis"
+        + (f": takes {taken}" if names else "") + (f"; the deal: {terms.strip()}" if terms.strip() else "") + ".",
+        crown=record.name, title=found.pk, dynasty=claimant.pk, provinces=names,
+    )
+    if len(names) > 1:
+        stability(world, _crown_of(world, claimant), -(len(names) - 1),
+                  f"{len(names)} provinces of {found.name} claimed in {record.name}'s Dynastic Crisis", chronicle,
+                  cause="title_claim")
+    if names:
+        stability(world, record, len(names), f"{len(names)} province{'s' if len(names) > 1 else ''} lost to the claim "
+                  f"of {found.name}", chronicle, cause="title_claim")
+        king = world.characters.get(int(state.get("king", 0)))
+        state["casus_belli"] = [*state.get("casus_belli", []), {"against": claimant.pk, "title": found.pk}]
+        chronicle.add(
+            "dynastic_crisis",
+            f"{record.name} has a free CB against {claimant.name} until the death of "
+            f"{king.display_name if king else 'the new monarch'}.",
+            crown=record.name, against=claimant.pk,
+        )
+    nullified = [t for t in _crisis_titles(world, record) if t.pk not in state.get("settled", [])
+                 and world.characters[t.holder_id or 0].controlled_by_id == claimant.pk]
+    for t in nullified:
+        if t.pk == found.pk:
+            t.provinces = [{**p, "controller": claimant.pk} if p["name"] in names else p for p in t.provinces]
+        _nullify(world, t)
+    state["settled"] = [*state.get("settled", []), *[t.pk for t in nullified]]
+    record.state = {**record.state, CRISIS_STATE: state}
+    record.save(update_fields=["state"])
+    chronicle.add(
+        "title", f"{', '.join(t.name for t in nullified)}: nullified by the claim (BloodLine, Dynastic Crisis).",
+        crown=record.name, titles=[t.pk for t in nullified],
+    )
+    chronicle.flush()
+    found.refresh_from_db()
+    return found
+
+
+@transaction.atomic
+def crisis_claim_waive(*, campaign: Campaign | int, title: Title | int, by: AbstractBaseUser | None = None) -> Title:
+    """'Players may also freely give up all claim to a title at this time, and both sides gain a level of
+    stability in doing so.' The title is given up; a player who neither claims nor waives leaves the title
+    in force ('neither side suffers any penalty or loss')."""
+    campaign = lock_campaign(campaign)
+    found = _title_of(campaign, title)
+    world = World(campaign)
+    record, state, claimant = _open_crisis(world, found)
+    require(by, campaign, "house", dynasty=claimant.pk, what="the title-holder's player gives up the claim")
+    chronicle = Chronicle(campaign)
+    chronicle.add(
+        "dynastic_crisis",
+        f"{claimant.name} gives up all claim to {found.name} in {record.name}'s Dynastic Crisis; the title is no more.",
+        crown=record.name, title=found.pk, dynasty=claimant.pk,
+    )
+    stability(world, _crown_of(world, claimant), 1, f"gave up the claim to {found.name}", chronicle, cause="claim_given_up")
+    stability(world, record, 1, f"{claimant.name} gave up the claim to {found.name}", chronicle, cause="claim_given_up")
+    _nullify(world, found)
+    state["settled"] = [*state.get("settled", []), found.pk]
+    record.state = {**record.state, CRISIS_STATE: state}
+    record.save(update_fields=["state"])
+    chronicle.flush()
+    return found

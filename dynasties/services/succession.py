@@ -32,7 +32,7 @@ from dynasties.rules.names import given_name, spouse_dynastic_name
 from dynasties.rules.succession import iter_succession, line_of
 from dynasties.services import bloodline as bl_services
 from dynasties.services import minor_houses
-from dynasties.services.bloodline_titles import accession_loses_titles
+from dynasties.services.bloodline_titles import accession_loses_titles, crisis_opens
 from dynasties.services.common import Chronicle, World
 from dynasties.services.setup import format_characteristics, roll_characteristics
 
@@ -206,6 +206,7 @@ def _succeed(
         how = minor_houses.REPLACED_HOW
     elif heir_id is None and bloodline:
         heir = bl_services.crisis(world, late, player, box, chronicle, tables, entered)
+        crisis_opens(world, crown, heir, chronicle)  # the bankruptcy; the dead line's titles may be claimed
         how = "a distant relation, after a Dynastic Crisis"
     elif heir_id is None:
         heir = create_relative(world, late, player, box, chronicle, tables, entered)
