@@ -17,6 +17,8 @@ campaigns/{slug}/trees/{kind}/                            GET  SVG, PNG or PDF
 campaigns/{slug}/characters/{id}/sheet.pdf                GET  the character sheet
 campaigns/{slug}/announcements/{year}/pdf/                GET  a turn's announcements
 campaigns/{slug}/gedcom/                                  GET  GEDCOM 5.5.1
+campaigns/{slug}/titles/{id}/reclaim/ | bequeath/         POST BloodLine: a title at its holder's death
+campaigns/{slug}/titles/{id}/crisis-claim/ | crisis-waive/ POST BloodLine: a Dynastic Crisis's title claims
 """
 
 from __future__ import annotations
@@ -24,10 +26,11 @@ from __future__ import annotations
 from django.urls import URLPattern, path
 
 from api.views import contract_actions as contracts
-from api.views import exchange, renders
+from api.views import exchange, renders, titles
 
 CAMPAIGN = "campaigns/<slug:slug>/"
 CONTRACT = CAMPAIGN + "contracts/<int:pk>/"
+TITLE = CAMPAIGN + "titles/<int:pk>/"
 
 urlpatterns: list[URLPattern] = [
     path("campaigns/import/", exchange.ImportView.as_view(), name="campaign-import"),
@@ -48,4 +51,8 @@ urlpatterns: list[URLPattern] = [
     path(CAMPAIGN + "characters/<int:pk>/sheet.pdf", renders.SheetView.as_view(), name="character-sheet"),
     path(CAMPAIGN + "announcements/<int:year>/pdf/", renders.AnnouncementsPdfView.as_view(), name="announcements-pdf"),
     path(CAMPAIGN + "gedcom/", renders.GedcomView.as_view(), name="gedcom"),
+    path(TITLE + "reclaim/", titles.ReclaimView.as_view(), name="title-reclaim"),
+    path(TITLE + "bequeath/", titles.BequeathView.as_view(), name="title-bequeath"),
+    path(TITLE + "crisis-claim/", titles.CrisisClaimView.as_view(), name="title-crisis-claim"),
+    path(TITLE + "crisis-waive/", titles.CrisisWaiveView.as_view(), name="title-crisis-waive"),
 ]

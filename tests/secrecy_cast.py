@@ -26,7 +26,7 @@ from campaign import treasury
 from campaign.models import Campaign, ChronicleEntry, Membership, Posting, Role, Roll
 from contracts import services as contracts
 from contracts.models import Breach, Contract, ContractPayment, PaymentStatus
-from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Reign
+from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Reign, Title
 from dynasties.rules.dice import RandomSource
 from dynasties.services import births_attempt, campaign_create
 from dynasties.services.marriages import marriage_arrange, marriage_check
@@ -79,6 +79,7 @@ class Cast:
     france_draft: Contract
     unpaid: ContractPayment
     breach: Breach
+    title: Title  # a governorship of England's, for the title actions (Blood Royale: they refuse it)
     postings: dict[str, Posting] = field(default_factory=dict)
     lines: dict[str, ChronicleEntry] = field(default_factory=dict)
     membership: Membership | None = None  # Alice's
@@ -194,6 +195,10 @@ def build_cast(seed: int = 1) -> Cast:
     attempt = births_attempt(campaign=campaign, marriage=couple, faces=[6, 6], by=users["alice"])
     assert attempt.success and attempt.roll is not None
     _, _key = token_create(user=users["alice"], name=TOKEN)
+    title = Title.objects.create(
+        campaign=campaign, name="Duke of Kent", province="Kent", crown="England", holder=groom,
+        granted_year=campaign.current_year, granted_to=groom,
+    )  # fmt: skip
 
     lines = {
         "england purse": ChronicleEntry.objects.get(campaign=campaign, kind="payment", text__contains=ENGLAND_PURSE),
@@ -212,7 +217,7 @@ def build_cast(seed: int = 1) -> Cast:
         campaign=campaign, other=other, users=users, house=house,
         monarch={crown: r.holder for crown, r in reigns.items()}, reign=reigns["England"], couple=couple,
         attempt=attempt, roll=attempt.roll, groom=groom, bride=bride, match=match, pact=pact, wedding=wedding,
-        draft=draft, france_draft=france_draft, unpaid=unpaid, breach=breach, postings=postings,
+        draft=draft, france_draft=france_draft, unpaid=unpaid, breach=breach, title=title, postings=postings,
         lines={k: v for k, v in lines.items() if v is not None},
         membership=Membership.objects.get(campaign=campaign, user=users["alice"]),
         token=ApiToken.objects.get(user=users["alice"], name=TOKEN),

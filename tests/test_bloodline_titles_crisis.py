@@ -193,3 +193,61 @@ def test_claims_are_made_at_the_time_of_the_crisis_only(eu):
     with pytest.raises(RuleError, match="not a title of a dynastic line that died out this turn"):
         crisis_claim(campaign=c, title=title, provinces=["Burgundy"])
     assert Title.objects.get(pk=title.pk).holder == lord
+
+
+@pytest.fixture
+def players(eu, gm, alice, bob):
+    """The GM runs the campaign; Alice plays England, Bob France."""
+    from campaign.models import Membership, Role
+
+    c, france, _king = eu
+    Membership.objects.create(campaign=c, user=gm, role=Role.GM)
+    Membership.objects.create(campaign=c, user=alice, role=Role.PLAYER, dynasty=Dynasty.objects.get(campaign=c, crown="England"))
+    Membership.objects.create(campaign=c, user=bob, role=Role.PLAYER, dynasty=france)
+    return gm, alice, bob
+
+
+def post(user, c, path: str, body: dict | None = None):
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.force_login(user)
+    return client.post(f"/api/v1/campaigns/{c.slug}/{path}", body or {}, format="json")
+
+
+@pytest.mark.django_db
+def test_the_api_bequeaths_and_takes_back_a_title_for_its_houses_player_only(eu, players):
+    """Titles: passed down 'at the whim of the player controlling the titled character'; taken away
+    'only if the Player controls that character at the time of its death'."""
+    c, _france, _king = eu
+    _gm, alice, bob = players
+    title, duke, _elder, younger = titled_son(eu)
+    deaths(c, duke)
+    refused = post(alice, c, f"titles/{title.pk}/bequeath/", {"heir": younger.pk})
+    assert refused.status_code == 403, refused.content
+    done = post(bob, c, f"titles/{title.pk}/bequeath/", {"heir": younger.pk})
+    assert done.status_code == 200, done.content
+    assert done.json()["title"]["holder"]["id"] == younger.pk
+    assert any("chosen among the descendants" in line["text"] for line in done.json()["chronicle"])
+    assert post(alice, c, f"titles/{title.pk}/reclaim/").status_code == 403
+    taken = post(bob, c, f"titles/{title.pk}/reclaim/")
+    assert taken.status_code == 200, taken.content
+    assert taken.json()["title"]["holder"] is None
+
+
+@pytest.mark.django_db
+def test_the_api_claims_and_waives_a_dead_lines_titles_for_the_holders_player(eu, players):
+    """Dynastic Crisis: 'Players controlling characters who hold titles in the dead dynastic line may
+    now exercise their claim to this territory'; 'Players may also freely give up all claim to a
+    title at this time'."""
+    c, _france, _england, title, other = crisis(eu, extra_title=True)
+    gm, alice, bob = players
+    assert post(bob, c, f"titles/{title.pk}/crisis-waive/").status_code == 403  # France's player: not the holder's
+    waived = post(alice, c, f"titles/{other.pk}/crisis-waive/")
+    assert waived.status_code == 200, waived.content
+    assert waived.json()["title"]["holder"] is None
+    bad = post(alice, c, f"titles/{title.pk}/crisis-claim/", {"provinces": ["Paris"]})
+    assert bad.status_code == 400
+    claimed = post(gm, c, f"titles/{title.pk}/crisis-claim/", {"provinces": ["Burgundy"]})
+    assert claimed.status_code == 200, claimed.content
+    assert any("free CB against" in line["text"] for line in claimed.json()["chronicle"])

@@ -259,8 +259,8 @@ FILL: dict[str, Fill] = {
     "api:reigns-list": C(lambda c: [_api(c, "reigns")]),
     "api:reigns-detail": C(lambda c: [_api(c, "reigns", c.reign.pk)]),
     "api:titles-list": C(lambda c: [_api(c, "titles")]),
-    # a Blood Royale campaign of five houses has no titles: a made-up id (the 404 rule still holds)
-    "api:titles-detail": C(lambda c: [_api(c, "titles", FAKE_ID)]),
+    # the cast's one title, and a made-up id (the 404 rule still holds)
+    "api:titles-detail": C(lambda c: [_api(c, "titles", c.title.pk), _api(c, "titles", FAKE_ID)]),
     # shadowed: api:contracts-draft answers the same path (GET lists, POST drafts)
     "api:contracts-list": C(lambda c: [_api(c, "contracts", query="page_size=100")], POST_NONE, "api:contracts-draft's path"),
     "api:contracts-draft": C(lambda c: [_api(c, "contracts")], POST_ACTION),  # the same path: GET lists, POST drafts
@@ -326,6 +326,10 @@ FILL: dict[str, Fill] = {
             "contract-payment-settle",
             "breach-dispute",
             "parleys",
+            "title-reclaim",
+            "title-bequeath",
+            "title-crisis-claim",
+            "title-crisis-waive",
         )
     },
 }
@@ -756,6 +760,20 @@ ACTIONS: dict[tuple[str, str], Act] = {
     ),
     ("api:parleys", "a parley on the breach"): A(
         lambda c: _api(c, "parleys"), lambda c: {"breach": c.breach.pk, "votes": []}, PLAYERS, "gm"
+    ),
+    # BloodLine's title actions on the cast's (Blood Royale) title: the GM gets past the checks to the
+    # ruleset's 400; a player of another house is refused (403, or 400 where the rule is checked first)
+    ("api:title-reclaim", "take back the Duke of Kent's title"): A(
+        lambda c: _api(c, "titles", c.title.pk, "reclaim"), lambda c: {}, PLAYERS, "gm"
+    ),
+    ("api:title-bequeath", "bequeath the Duke of Kent's title"): A(
+        lambda c: _api(c, "titles", c.title.pk, "bequeath"), lambda c: {"heir": c.bride.pk}, {"bob", "carol"}, "gm"
+    ),
+    ("api:title-crisis-claim", "claim Kent in a Dynastic Crisis"): A(
+        lambda c: _api(c, "titles", c.title.pk, "crisis-claim"), lambda c: {"provinces": ["Kent"]}, {"bob", "carol"}, "gm"
+    ),
+    ("api:title-crisis-waive", "give up the claim to Kent"): A(
+        lambda c: _api(c, "titles", c.title.pk, "crisis-waive"), lambda c: {}, {"bob", "carol"}, "gm"
     ),
     # the site's own writes (not a campaign's): only the anonymous visitor, or another user, is refused
     ("api:campaign-import", "import a campaign"): Act(

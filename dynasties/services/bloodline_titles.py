@@ -165,14 +165,20 @@ def accession_loses_titles(world: World, reign: Reign, chronicle: Chronicle) -> 
 # --- a holder's death: the title taken back or bequeathed (BloodLine, Titles) ----------------------
 
 
-def _title_of(campaign: Campaign, title: Title | int) -> Title:
+def _title_of(campaign: Campaign, title: Title | int, *, checked: bool = True) -> Title:
+    """The campaign's title; ``checked``: refused unless it is a BloodLine title."""
     pk = title.pk if isinstance(title, Title) else title
     found = Title.objects.select_for_update().filter(campaign=campaign, pk=pk).first()
     if found is None:
         raise NotFound(f"There is no title #{pk} in {campaign.name}.")
-    if campaign.ruleset != bl.NAME or not found.provinces:
-        raise RuleError("Only BloodLine's titles are taken back or bequeathed at a death.", code="ruleset")
+    if checked:
+        _bloodline_title(campaign, found)
     return found
+
+
+def _bloodline_title(campaign: Campaign, found: Title) -> None:
+    if campaign.ruleset != bl.NAME or not found.provinces:
+        raise RuleError(f"{found.name} is not a BloodLine title (RULES.md B, Titles).", code="ruleset")
 
 
 def _death_this_turn(world: World, title: Title) -> tuple[Character, TitleHolding | None]:
@@ -200,8 +206,9 @@ def title_reclaim(*, campaign: Campaign | int, title: Title | int, by: AbstractB
     taken away, except by the death of the titled character and only if the Player controls that
     character at the time of its death.' Only in the turn of the death; the heir it passed to loses it."""
     campaign = lock_campaign(campaign)
-    found = _title_of(campaign, title)
+    found = _title_of(campaign, title, checked=False)
     require(by, campaign, "house", dynasty=found.granted_by_id, what="the house that gave the title takes it back")
+    _bloodline_title(campaign, found)
     world = World(campaign)
     late, current = _death_this_turn(world, found)
     if current is None:

@@ -1,0 +1,115 @@
+"""BloodLine's titles at the table (RULES.md B, Titles and Dynastic Crisis): at a holder's death the
+giving house takes the title back or the holder's player chooses the heir; in a Dynastic Crisis the
+holder's player claims the dead line's provinces or gives the title up. The services check who may
+act (``dynasties.services.bloodline_titles``); each answer is the title and the chronicle lines the
+action wrote that the caller may see."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from api.schema import IDEMPOTENCY_KEY
+from api.serializers_actions import ActionView, IdField, MadeSerializer, act, made_data
+from api.views.families import TitleOut
+from campaign.models import Campaign
+from campaign.permissions import require_play
+from dynasties.models import Title
+from dynasties.services.bloodline_titles import crisis_claim, crisis_claim_waive, title_bequeath, title_reclaim
+
+
+class TitleMadeSerializer(MadeSerializer):
+    title = TitleOut(help_text="The title as it stands after the action.")
+
+    class Meta:
+        ref_name = "TitleActionResult"
+
+
+class BequeathIn(serializers.Serializer):
+    heir = IdField(help_text="The living descendant of the late holder who inherits the title.")
+
+    class Meta:
+        ref_name = "TitleBequeathRequest"
+
+
+class CrisisClaimIn(serializers.Serializer):
+    provinces = serializers.ListField(
+        child=serializers.CharField(max_length=80), max_length=50, allow_empty=True,
+        help_text="The provinces of the title taken ([] for a deal of other goods, with its terms).",
+    )  # fmt: skip
+    terms = serializers.CharField(
+        max_length=200, required=False, allow_blank=True, default="",
+        help_text="A deal negotiated instead (e.g. a colony rather than a province of the title).",
+    )  # fmt: skip
+
+    class Meta:
+        ref_name = "CrisisClaimRequest"
+
+
+class _TitleAction(ActionView):
+    api_tag = "titles"
+
+    def _answer(self, request: Request, label: str, call: Callable[[Campaign], Any], pk: int) -> Response:
+        v = self.viewer
+        require_play(v.role)
+        _, made = act(request, v.campaign, label, call)
+        body = {**made_data(made), "title": Title.objects.get(pk=pk)}
+        return Response(TitleMadeSerializer(body, context=self.out_context()).data)
+
+
+class ReclaimView(_TitleAction):
+    @extend_schema(
+        request=None, responses=TitleMadeSerializer, parameters=[IDEMPOTENCY_KEY],
+        summary="The giving house takes a title back at its holder's death (only if it controlled him then)",
+    )  # fmt: skip
+    def post(self, request: Request, slug: str, pk: int) -> Response:
+        return self._answer(
+            request, f"Title #{pk} taken back", lambda c: title_reclaim(campaign=c, title=pk, by=request.user), pk
+        )
+
+
+class BequeathView(_TitleAction):
+    @extend_schema(
+        request=BequeathIn, responses=TitleMadeSerializer, parameters=[IDEMPOTENCY_KEY],
+        summary="The late holder's player gives the title to a descendant of his choice (in the turn of the death)",
+    )  # fmt: skip
+    def post(self, request: Request, slug: str, pk: int) -> Response:
+        data = BequeathIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        heir = data.validated_data["heir"]
+        return self._answer(
+            request, f"Title #{pk} bequeathed",
+            lambda c: title_bequeath(campaign=c, title=pk, heir=heir, by=request.user), pk,
+        )  # fmt: skip
+
+
+class CrisisClaimView(_TitleAction):
+    @extend_schema(
+        request=CrisisClaimIn, responses=TitleMadeSerializer, parameters=[IDEMPOTENCY_KEY],
+        summary="Dynastic Crisis: the title-holder's player takes provinces of the dead line's title",
+    )  # fmt: skip
+    def post(self, request: Request, slug: str, pk: int) -> Response:
+        data = CrisisClaimIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        d = data.validated_data
+        return self._answer(
+            request, f"Title #{pk} claimed in a Dynastic Crisis",
+            lambda c: crisis_claim(campaign=c, title=pk, provinces=d["provinces"], terms=d["terms"], by=request.user), pk,
+        )  # fmt: skip
+
+
+class CrisisWaiveView(_TitleAction):
+    @extend_schema(
+        request=None, responses=TitleMadeSerializer, parameters=[IDEMPOTENCY_KEY],
+        summary="Dynastic Crisis: the title-holder's player gives up all claim to the title (+1 Stability to both)",
+    )  # fmt: skip
+    def post(self, request: Request, slug: str, pk: int) -> Response:
+        return self._answer(
+            request, f"Claim to title #{pk} given up",
+            lambda c: crisis_claim_waive(campaign=c, title=pk, by=request.user), pk,
+        )  # fmt: skip
