@@ -158,6 +158,9 @@ def test_a_title_holder_claims_provinces_of_the_dead_lines_title(eu):
     assert title.holder is None and other.holder is None  # the claimant's titles of the dead line: nullified
     assert {p["name"]: p["controller"] for p in title.provinces} == {"Burgundy": england.pk, "Nevers": england.pk}
     assert ChronicleEntry.objects.filter(campaign=c, kind="dynastic_crisis", text__contains="free CB against").exists()
+    [cb] = Crown.objects.get(campaign=c, name="France").state["dynastic_crisis"]["casus_belli"]
+    king = Reign.objects.get(campaign=c, crown="France", end_year__isnull=True).holder
+    assert cb == {"against": england.name, "title": "Duke of Burgundy", "until": f"the death of {king.display_name}"}
     with pytest.raises(RuleError):
         crisis_claim(campaign=c, title=title, provinces=["Burgundy"])  # settled
 

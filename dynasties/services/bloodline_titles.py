@@ -278,7 +278,9 @@ def title_bequeath(
 
 # --- a Dynastic Crisis: the bankruptcy and the claims of the dead line's titles ----------------------
 
-CRISIS_STATE = "dynastic_crisis"  # Crown.state key: {"year", "king", "settled": [title ids], "casus_belli": [...]}
+CRISIS_STATE = "dynastic_crisis"
+"""Crown.state key: {"year", "king": the new monarch's name, "casus_belli": [{"against", "title", "until"}]} -
+names, not ids, so an export keeps them (a settled title is nullified: it has no holder)."""
 
 
 def crisis_opens(world: World, crown: str, king: Character, chronicle: Chronicle) -> list[Title]:
@@ -286,7 +288,7 @@ def crisis_opens(world: World, crown: str, king: Character, chronicle: Chronicle
     'bankruptcy' is recorded (its effects are the table's; the treasury is untouched) and the titles
     the dead line gave may be claimed, waived or left in force this turn. Returns those titles."""
     record = world.crown(crown)
-    record.state = {**(record.state or {}), CRISIS_STATE: {"year": world.year, "king": king.pk, "settled": [],
+    record.state = {**(record.state or {}), CRISIS_STATE: {"year": world.year, "king": king.display_name,
                                                            "casus_belli": []}}
     record.save(update_fields=["state"])
     chronicle.add(
@@ -332,8 +334,6 @@ def _open_crisis(world: World, found: Title) -> tuple[Crown, dict[str, Any], Dyn
             "time' (BloodLine, Dynastic Crisis).", code="no_crisis",
         )
     state = dict(record.state[CRISIS_STATE])
-    if found.pk in state.get("settled", []):
-        raise RuleError(f"The claim of {found.name} is settled already.", code="settled")
     holder = world.characters[found.holder_id or 0]
     claimant = world.dynasties[holder.controlled_by_id or 0]
     return record, state, claimant
@@ -399,21 +399,18 @@ def crisis_claim(
     if names:
         stability(world, record, len(names), f"{len(names)} province{'s' if len(names) > 1 else ''} lost to the claim "
                   f"of {found.name}", chronicle, cause="title_claim")
-        king = world.characters.get(int(state.get("king", 0)))
-        state["casus_belli"] = [*state.get("casus_belli", []), {"against": claimant.pk, "title": found.pk}]
+        until = f"the death of {state.get('king') or 'the new monarch'}"
+        state["casus_belli"] = [*state.get("casus_belli", []), {"against": claimant.name, "title": found.name, "until": until}]
         chronicle.add(
-            "dynastic_crisis",
-            f"{record.name} has a free CB against {claimant.name} until the death of "
-            f"{king.display_name if king else 'the new monarch'}.",
+            "dynastic_crisis", f"{record.name} has a free CB against {claimant.name} until {until}.",
             crown=record.name, against=claimant.pk,
         )
-    nullified = [t for t in _crisis_titles(world, record) if t.pk not in state.get("settled", [])
-                 and world.characters[t.holder_id or 0].controlled_by_id == claimant.pk]
+    nullified = [t for t in _crisis_titles(world, record)
+                 if world.characters[t.holder_id or 0].controlled_by_id == claimant.pk]
     for t in nullified:
         if t.pk == found.pk:
             t.provinces = [{**p, "controller": claimant.pk} if p["name"] in names else p for p in t.provinces]
         _nullify(world, t)
-    state["settled"] = [*state.get("settled", []), *[t.pk for t in nullified]]
     record.state = {**record.state, CRISIS_STATE: state}
     record.save(update_fields=["state"])
     chronicle.add(
@@ -433,7 +430,7 @@ def crisis_claim_waive(*, campaign: Campaign | int, title: Title | int, by: Abst
     campaign = lock_campaign(campaign)
     found = _title_of(campaign, title)
     world = World(campaign)
-    record, state, claimant = _open_crisis(world, found)
+    record, _state, claimant = _open_crisis(world, found)
     require(by, campaign, "house", dynasty=claimant.pk, what="the title-holder's player gives up the claim")
     chronicle = Chronicle(campaign)
     chronicle.add(
@@ -444,8 +441,5 @@ def crisis_claim_waive(*, campaign: Campaign | int, title: Title | int, by: Abst
     stability(world, _crown_of(world, claimant), 1, f"gave up the claim to {found.name}", chronicle, cause="claim_given_up")
     stability(world, record, 1, f"{claimant.name} gave up the claim to {found.name}", chronicle, cause="claim_given_up")
     _nullify(world, found)
-    state["settled"] = [*state.get("settled", []), found.pk]
-    record.state = {**record.state, CRISIS_STATE: state}
-    record.save(update_fields=["state"])
     chronicle.flush()
     return found
