@@ -1,6 +1,6 @@
 from django.urls import URLPattern, URLResolver, path
 
-from pages import agreements, marriages, sequence, treasury, views
+from pages import agreements, marriages, sequence, titles, treasury, views
 
 app_name = "pages"
 
@@ -13,4 +13,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *marriages.urlpatterns,
     *agreements.urlpatterns,
     *treasury.urlpatterns,
+    *titles.urlpatterns,
 ]

@@ -254,3 +254,44 @@ def test_the_api_claims_and_waives_a_dead_lines_titles_for_the_holders_player(eu
     claimed = post(gm, c, f"titles/{title.pk}/crisis-claim/", {"provinces": ["Burgundy"]})
     assert claimed.status_code == 200, claimed.content
     assert any("free CB against" in line["text"] for line in claimed.json()["chronicle"])
+
+
+@pytest.mark.django_db
+def test_the_titles_page_shows_the_decisions_and_takes_them(eu, players, client):
+    """Titles: passed down 'at the whim of the player controlling the titled character' - the page
+    shows the late holder's player the heirs to choose from."""
+    from campaign.history import new_action_key
+
+    c, _france, _king = eu
+    _gm, alice, bob = players
+    title, duke, _elder, younger = titled_son(eu)
+    deaths(c, duke)
+    client.force_login(bob)
+    page = client.get(f"/c/{c.slug}/titles/").content.decode()
+    assert "Duke of Burgundy" in page and "Bequeath" in page and "Take the title back" in page
+    form = {"op": "bequeath", "title": title.pk, "heir": younger.pk, "action_key": new_action_key()}
+    answer = client.post(f"/c/{c.slug}/titles/", form)
+    assert answer.status_code == 302
+    assert Title.objects.get(pk=title.pk).holder == younger
+    client.force_login(alice)
+    page = client.get(f"/c/{c.slug}/titles/").content.decode()
+    assert "Duke of Burgundy" in page and "Bequeath" not in page  # not hers to decide
+    form = {"op": "reclaim", "title": title.pk, "action_key": new_action_key()}
+    assert client.post(f"/c/{c.slug}/titles/", form).status_code == 403
+
+
+@pytest.mark.django_db
+def test_the_titles_page_gives_up_a_claim_in_a_dynastic_crisis(eu, players, client):
+    """Dynastic Crisis: 'Players may also freely give up all claim to a title at this time, and both
+    sides gain a level of stability in doing so.'"""
+    from campaign.history import new_action_key
+
+    c, _france, _england, title, _ = crisis(eu)
+    _gm, alice, _bob = players
+    before = stability_of(c, "England")
+    client.force_login(alice)
+    page = client.get(f"/c/{c.slug}/titles/").content.decode()
+    assert "Dynastic Crisis" in page and "Give up all claim" in page
+    answer = client.post(f"/c/{c.slug}/titles/", {"op": "crisis_waive", "title": title.pk, "action_key": new_action_key()})
+    assert answer.status_code == 302
+    assert stability_of(c, "England") == before + 1 and Title.objects.get(pk=title.pk).holder is None

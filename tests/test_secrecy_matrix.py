@@ -243,6 +243,7 @@ FILL: dict[str, Fill] = {
     "pages:dispute": C(lambda c: [u("pages:dispute", c.slug, c.pact.pk, c.breach.pk)], POST_ACTION),
     "pages:payment_settle": C(None, POST_ACTION),
     "pages:treasury": C(lambda c: [u("pages:treasury", c.slug)]),
+    "pages:titles": C(lambda c: [u("pages:titles", c.slug)], POST_ACTION),
     "pages:exchequer": C(lambda c: [u("pages:exchequer", c.slug, c.pk(k)) for k in ("England", "France", "Spain")], POST_ACTION),
     "pages:interphase": C(lambda c: [u("pages:interphase", c.slug, c.pk(k)) for k in ("England", "Spain")], POST_ACTION),
     # the API: reads ----------------------------------------------------------------------------------
@@ -826,6 +827,21 @@ ACTIONS: dict[tuple[str, str], Act] = {
         lambda c: u("pages:survival", c.slug), lambda c: {"op": "pass_over", "crown": "England"}, {"bob", "carol"}, "alice"
     ),
     ("pages:survival", "finish"): P(lambda c: u("pages:survival", c.slug), lambda c: {"op": "finish"}, PLAYERS, "gm"),
+    # BloodLine's title decisions on the cast's (Blood Royale) title: the GM gets past the checks to a 400
+    ("pages:titles", "take back the Duke of Kent's title"): P(
+        lambda c: u("pages:titles", c.slug), lambda c: {"op": "reclaim", "title": c.title.pk}, PLAYERS, "gm"
+    ),
+    ("pages:titles", "bequeath the Duke of Kent's title"): P(
+        lambda c: u("pages:titles", c.slug), lambda c: {"op": "bequeath", "title": c.title.pk, "heir": c.bride.pk},
+        {"bob", "carol"}, "gm",
+    ),
+    ("pages:titles", "claim Kent in a Dynastic Crisis"): P(
+        lambda c: u("pages:titles", c.slug), lambda c: {"op": "crisis_claim", "title": c.title.pk, "provinces": "Kent"},
+        {"bob", "carol"}, "gm",
+    ),
+    ("pages:titles", "give up the claim to Kent"): P(
+        lambda c: u("pages:titles", c.slug), lambda c: {"op": "crisis_waive", "title": c.title.pk}, {"bob", "carol"}, "gm"
+    ),
     ("pages:undo", "undo the step"): P(lambda c: u("pages:undo", c.slug), lambda c: {"which": "step"}, PLAYERS, "gm"),
     ("pages:marriages", "check a match of Germany and Italy"): P(
         lambda c: u("pages:marriages", c.slug), lambda c: {"op": "check", **_free_couple(c)}, PLAYERS, "gm"

@@ -443,3 +443,45 @@ def crisis_claim_waive(*, campaign: Campaign | int, title: Title | int, by: Abst
     _nullify(world, found)
     chronicle.flush()
     return found
+
+
+# --- what is open to decide (the pages) ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TitleDecision:
+    """A title with a choice open this turn: ``kind`` "death" (bequeath, or reclaim if ``reclaimable``)
+    or "crisis" (claim its provinces or waive); ``house`` is the dynasty whose player decides (the
+    giving house for a reclaim)."""
+
+    title: Title
+    kind: str
+    crown: str
+    house: int | None
+    late: Character | None = None
+    heirs: tuple[Character, ...] = ()
+    reclaimable: bool = False
+
+
+def title_decisions(campaign: Campaign) -> list[TitleDecision]:
+    """The BloodLine titles whose holder died this turn, and those a Dynastic Crisis this turn opened to claims."""
+    if campaign.ruleset != bl.NAME:
+        return []
+    world = World(campaign)
+    out: list[TitleDecision] = []
+    index = FamilyIndex(world.people)
+    for t in Title.objects.filter(campaign=campaign).exclude(provinces=[]).order_by("name", "pk"):
+        try:
+            late, current = _death_this_turn(world, t)
+        except RuleError:
+            continue
+        if current is None:
+            continue
+        heirs = tuple(world.characters[pk] for pk in line_of(world.people, late.pk, index=index))
+        out.append(TitleDecision(t, "death", t.crown, late.controlled_by_id, late, heirs,
+                                 late.controlled_by_id == t.granted_by_id))
+    for record in world.crowns.values():
+        if (record.state or {}).get(CRISIS_STATE, {}).get("year") == world.year:
+            for t in _crisis_titles(world, record):
+                out.append(TitleDecision(t, "crisis", record.name, world.characters[t.holder_id or 0].controlled_by_id))
+    return out
