@@ -3,8 +3,8 @@
 shares its path with the contracts list (one view answers both methods) and ``POST
 campaigns/import/`` would otherwise be taken for a campaign called "import".
 
-campaigns/import/                                         POST import a regnal/2 document
-campaigns/{slug}/export/                                  GET  the regnal/2 document (GM)
+campaigns/import/                                         POST import a regnal/3 document
+campaigns/{slug}/export/                                  GET  the regnal/3 document (GM)
 campaigns/{slug}/contracts/                               GET  list, POST draft
 campaigns/{slug}/contracts/{id}/sign/                     POST one party signs (or the GM: all)
 campaigns/{slug}/contracts/{id}/end/                      POST by consent or the escape clause

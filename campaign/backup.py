@@ -1,6 +1,6 @@
 """Backups: dated exports of every campaign, written atomically and rotated (docs/backups.md).
 
-``backup_campaigns`` writes one ``regnal/2`` export per campaign (docs/export-format.md) as
+``backup_campaigns`` writes one ``regnal/3`` export per campaign (docs/export-format.md) as
 ``<slug>-YYYYMMDD-HHMMSS.json`` (UTC; ``.json.gz`` when compressed) and keeps the newest ``keep``
 files of each campaign it backed up. A file is first written to a hidden temporary file in the same
 directory, flushed to disk, then renamed over its final name: a crash or a full disk never leaves a

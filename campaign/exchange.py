@@ -5,11 +5,12 @@ renumbers every object 1..n per section in primary-key order, so an export is de
 ``campaign_import`` checks the whole document before writing anything, then writes it in one
 transaction with bulk inserts; every problem is an ``InvalidImport`` naming where it is.
 Export -> import -> export gives the same document apart from the campaign slug.
-Documents of the previous format, ``regnal/1``, are still read: what ``regnal/2`` added takes
-its default there (see ``_read``). What was added to ``regnal/2`` later (``SECTIONS_LATER``,
-``FIELDS_LATER`` and ``CAMPAIGN_FIELDS_LATER``: among them the ledger, contracts, breaches,
-disputes, parleys, excommunications and marriage offers) is optional in every document and takes
-its default when absent.
+Documents of the previous formats, ``regnal/2`` and ``regnal/1``, are still read: what ``regnal/2``
+added takes its default in a ``regnal/1`` document (see ``_read``). What was added to ``regnal/2``
+later and what ``regnal/3`` added (``SECTIONS_LATER``, ``FIELDS_LATER`` and ``CAMPAIGN_FIELDS_LATER``:
+among them the ledger, contracts, breaches, disputes, parleys, excommunications, marriage offers,
+control changes, the causes of Stability changes and the effective age and values each roll used)
+is optional in every document and takes its default when absent.
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ from dynasties.models import (
     PIECES,
     BirthAttempt,
     Character,
+    ControlChange,
     Crown,
     CrownEvent,
     CrownEventKind,
@@ -96,14 +98,17 @@ from dynasties.rules.dice import DiceSpec, validate_faces
 from dynasties.rules.errors import InvalidImport, RuleError
 from dynasties.rules.tables import validate_table
 
-FORMAT = "regnal/2"
+FORMAT = "regnal/3"
+FORMAT_V2 = "regnal/2"  # still read: what regnal/3 added takes its default (FIELDS_LATER, SECTIONS_LATER)
 FORMAT_V1 = "regnal/1"  # still read; see _read for what it lacks
+FORMATS = (FORMAT, FORMAT_V2, FORMAT_V1)
 SECTIONS = (
     "campaign",
     "dynasties",
     "crowns",
     "crown_events",
     "characters",
+    "control_changes",
     "marriages",
     "reigns",
     "modifiers",
@@ -127,6 +132,7 @@ SECTIONS_V2 = ("crowns", "modifiers", "renunciations", "titles", "title_holdings
 # Added to regnal/2 later: optional in every document (an older one has none).
 SECTIONS_LATER = (
     "crown_events",
+    "control_changes",
     "postings",
     "contracts",
     "clauses",
@@ -144,6 +150,9 @@ FIELDS_LATER: dict[str, dict[str, Any]] = {
     "marriages": {"dowry": "", "alliance_title": ""},
     "reigns": {"planned_end_year": None, "interim_for": None},
     "titles": {"granted_by": None, "provinces": []},
+    # regnal/3: what re-deriving the game needs
+    "crown_events": {"cause": "", "reign": None},
+    "rolls": {"effective_age": None, "values_used": {}},
 }
 # Fields of the ``campaign`` object added to regnal/2 later, with their defaults.
 CAMPAIGN_FIELDS_LATER: dict[str, Any] = {"allow_overdraft": False}
@@ -170,7 +179,7 @@ CHRONICLE_REFS = {
     "excommunication": "excommunications",
 }
 # Keys of a chronicle entry's ``data`` that hold lists of database ids.
-CHRONICLE_LIST_REFS = {"parties": "dynasties"}
+CHRONICLE_LIST_REFS = {"parties": "dynasties", "leaders": "characters"}
 _WHAT = {"dynasties": "dynasty", "breaches": "breach", "contract_payments": "contract payment"}
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
@@ -209,7 +218,7 @@ def _ref(ids: Mapping[int, int], pk: int | None, what: str, owner: str) -> int |
 
 
 def campaign_export(campaign: Campaign) -> dict[str, Any]:
-    """The campaign as a JSON-ready dict, read in a fixed number of queries (thirty)."""
+    """The campaign as a JSON-ready dict, read in a fixed number of queries (thirty-one)."""
     tables = {t["key"]: t["data"] for t in RuleTable.objects.filter(campaign=campaign).order_by("key").values("key", "data")}
     dynasty_rows = list(
         Dynasty.objects.filter(campaign=campaign).order_by("pk").values("pk", "name", "crown", "kind", "color", "seat")
@@ -222,7 +231,12 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
     crown_event_rows = list(
         CrownEvent.objects.filter(campaign=campaign)
         .order_by("pk")
-        .values("pk", "crown_id", "year", "kind", "delta", "stability_after", "reason")
+        .values("pk", "crown_id", "year", "kind", "delta", "stability_after", "reason", "cause", "reign_id")
+    )
+    control_rows = list(
+        ControlChange.objects.filter(campaign=campaign)
+        .order_by("pk")
+        .values("pk", "year", "step", "character_id", "crown_id", "from_dynasty_id", "to_dynasty_id", "cause")
     )
     character_rows = list(
         Character.objects.filter(campaign=campaign)
@@ -326,7 +340,10 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
     roll_rows = list(
         Roll.objects.filter(campaign=campaign)
         .order_by("pk")
-        .values("pk", "year", "step", "purpose", "detail", "dice", "faces", "modifier", "target", "outcome", "source")
+        .values(
+            "pk", "year", "step", "purpose", "detail", "dice", "faces", "modifier", "target", "outcome", "source",
+            "effective_age", "values_used",
+        )
     )
     subject_rows = list(
         RollSubject.objects.filter(roll__campaign=campaign)
@@ -345,6 +362,7 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
     marr = _numbering(m["pk"] for m in marriage_rows)
     rolls = _numbering(r["pk"] for r in roll_rows)
     titles = _numbering(t["pk"] for t in title_rows)
+    reigns = _numbering(r["pk"] for r in reign_rows)
 
     passed: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for p in passed_rows:
@@ -415,10 +433,24 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
                 "delta": e["delta"],
                 "stability_after": e["stability_after"],
                 "reason": e["reason"],
+                "cause": e["cause"],
+                "reign": _ref(reigns, e["reign_id"], "reign", f"Crown event #{e['pk']}"),
             }
             for e in crown_event_rows
         ],
         "characters": [_export_character(c, chars, dyn) for c in character_rows],
+        "control_changes": [
+            {
+                "year": c["year"],
+                "step": c["step"],
+                "character": _ref(chars, c["character_id"], "character", f"Control change #{c['pk']}"),
+                "crown": _ref(crowns, c["crown_id"], "crown", f"Control change #{c['pk']}"),
+                "from_dynasty": _ref(dyn, c["from_dynasty_id"], "dynasty", f"Control change #{c['pk']}"),
+                "to_dynasty": _ref(dyn, c["to_dynasty_id"], "dynasty", f"Control change #{c['pk']}"),
+                "cause": c["cause"],
+            }
+            for c in control_rows
+        ],
         "marriages": [
             {
                 "id": marr[m["pk"]],
@@ -438,6 +470,7 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
         ],
         "reigns": [
             {
+                "id": reigns[r["pk"]],
                 "crown": r["crown"],
                 "holder": _ref(chars, r["holder_id"], "character", f"Reign #{r['pk']}"),
                 "start_year": r["start_year"],
@@ -526,6 +559,8 @@ def campaign_export(campaign: Campaign) -> dict[str, Any]:
                 "target": r["target"],
                 "outcome": r["outcome"],
                 "source": r["source"],
+                "effective_age": r["effective_age"],
+                "values_used": r["values_used"],
             }
             for r in roll_rows
         ],
@@ -889,10 +924,11 @@ class _Plan:
         self.tables: dict[str, Any] = {}
         self.dynasties: list[dict[str, Any]] = []  # each with "id"
         self.crowns: list[dict[str, Any]] = []  # each with "id", "union_with" as an export id
-        self.crown_events: list[dict[str, Any]] = []  # "crown" as an export id
+        self.crown_events: list[dict[str, Any]] = []  # "crown" and "reign" as export ids
+        self.control_changes: list[dict[str, Any]] = []  # references as export ids
         self.characters: list[dict[str, Any]] = []  # each with "id", "father", "mother" as export ids
         self.marriages: list[dict[str, Any]] = []
-        self.reigns: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
+        self.reigns: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []  # each with "id"
         self.modifiers: list[dict[str, Any]] = []
         self.renunciations: list[dict[str, Any]] = []
         self.titles: list[dict[str, Any]] = []  # each with "id"
@@ -917,9 +953,10 @@ def _read(data: Any) -> _Plan:
     _check_values(data)
     if "format" not in data:
         raise InvalidImport(f"format: missing; expected {FORMAT!r}", fields={"format": "missing"})
-    if data["format"] not in (FORMAT, FORMAT_V1):
+    if data["format"] not in FORMATS:
         raise InvalidImport(
-            f"format: {_short(data['format'])} is not supported; expected {FORMAT!r} (or the older {FORMAT_V1!r})",
+            f"format: {_short(data['format'])} is not supported; expected {FORMAT!r} (or the older {FORMAT_V2!r}, "
+            f"{FORMAT_V1!r})",
             fields={"format": "unsupported"},
         )
     # A regnal/1 document lacks what regnal/2 added: those sections and fields are optional there
@@ -995,18 +1032,6 @@ def _read(data: Any) -> _Plan:
                 raise c.fail("union_with", f"crown {row['id']} cannot be in union with itself")
             plan.crowns.append(row)
 
-    for e in _section(data, "crown_events", CrownEvent, optional=True):
-        plan.crown_events.append(
-            {
-                "crown": e.ref("crown", crown_ids, "crown", null=False),
-                "year": e.int("year"),
-                "kind": e.choice("kind", CrownEventKind.values),
-                "delta": e.int("delta"),
-                "stability_after": e.int("stability_after"),
-                "reason": e.str("reason", blank=False),
-            }
-        )
-
     characters = _section(data, "characters", Character)
     char_ids = _ids(characters, "character")
     parents: dict[int, tuple[int | None, int | None]] = {}
@@ -1015,6 +1040,22 @@ def _read(data: Any) -> _Plan:
         parents[row["id"]] = (row["father"], row["mother"])
         plan.characters.append(row)
     _check_ancestry(characters, parents, char_ids)
+
+    for c in _section(data, "control_changes", ControlChange, optional=True):
+        row = {
+            "year": c.int("year"),
+            "step": c.str("step"),
+            "character": c.ref("character", char_ids, "character"),
+            "crown": c.ref("crown", crown_ids, "crown"),
+            "from_dynasty": c.ref("from_dynasty", dyn_ids, "dynasty"),
+            "to_dynasty": c.ref("to_dynasty", dyn_ids, "dynasty"),
+            "cause": c.str("cause", blank=False),
+        }
+        if (row["character"] is None) == (row["crown"] is None):
+            raise c.fail("character", "a control change is of a character or of a crown: exactly one of the two")
+        if row["from_dynasty"] == row["to_dynasty"]:
+            raise c.fail("to_dynasty", "the same as from_dynasty: nothing changed hands")
+        plan.control_changes.append(row)
 
     marriages = _section(data, "marriages", Marriage)
     marr_ids = _ids(marriages, "marriage")
@@ -1030,8 +1071,28 @@ def _read(data: Any) -> _Plan:
                     )
         plan.marriages.append(row)
 
-    for r in _section(data, "reigns", Reign):
-        plan.reigns.append(_read_reign(r, char_ids))
+    reign_ids: dict[int, int] = {}
+    for i, r in enumerate(_section(data, "reigns", Reign)):
+        row, passed = _read_reign(r, char_ids)
+        row["id"] = r.int("id", low=1, default=i + 1)  # regnal/3; older documents: the position, from 1
+        if row["id"] in reign_ids:
+            raise r.fail("id", f"the reign id {row['id']} is already used by reigns[{reign_ids[row['id']]}]")
+        reign_ids[row["id"]] = i
+        plan.reigns.append((row, passed))
+
+    for e in _section(data, "crown_events", CrownEvent, optional=True):
+        plan.crown_events.append(
+            {
+                "crown": e.ref("crown", crown_ids, "crown", null=False),
+                "year": e.int("year"),
+                "kind": e.choice("kind", CrownEventKind.values),
+                "delta": e.int("delta"),
+                "stability_after": e.int("stability_after"),
+                "reason": e.str("reason", blank=False),
+                "cause": e.str("cause", default=_later("crown_events", "cause")),
+                "reign": e.ref("reign", reign_ids, "reign", default=_later("crown_events", "reign")),
+            }
+        )
 
     for m in _section(data, "modifiers", Modifier, optional=old):
         plan.modifiers.append(_read_modifier(m, char_ids, dyn_ids))
@@ -1304,7 +1365,12 @@ def _read_roll(r: _Item, char_ids: Mapping[int, int]) -> tuple[dict[str, Any], l
         "target": r.int("target", null=True),
         "outcome": r.str("outcome"),
         "source": r.choice("source", RollSource.values),
+        "effective_age": r.int("effective_age", null=True, low=0, default=_later("rolls", "effective_age")),
+        "values_used": r.object("values_used", default=_later("rolls", "values_used")),
     }
+    for name, value in row["values_used"].items():
+        if not _is_int(value) or not -CHARACTERISTIC_LIMIT <= value <= CHARACTERISTIC_LIMIT:
+            raise r.fail(f"values_used.{name}", f"must be a whole number within -1000..1000, got {_got(value)}")
     try:
         spec = DiceSpec.parse(row["dice"])
     except RuleError as exc:
@@ -1530,22 +1596,6 @@ def _import(data: Any, *, by: AbstractBaseUser | None, slug: str | None) -> Camp
             in_union.append(obj)
     if in_union:
         Crown.objects.bulk_update(in_union, ["union_with"])
-    _bulk_create(
-        CrownEvent,
-        [
-            CrownEvent(
-                campaign=campaign,
-                crown_id=crown_pks[e["crown"]],
-                year=e["year"],
-                kind=e["kind"],
-                delta=e["delta"],
-                stability_after=e["stability_after"],
-                reason=e["reason"],
-            )
-            for e in plan.crown_events
-        ],
-    )
-
     characters = _bulk_create(
         Character,
         [
@@ -1577,6 +1627,23 @@ def _import(data: Any, *, by: AbstractBaseUser | None, slug: str | None) -> Camp
 
     def char_pk(value: int | None) -> int | None:
         return None if value is None else chars[value]
+
+    _bulk_create(
+        ControlChange,
+        [
+            ControlChange(
+                campaign=campaign,
+                year=c["year"],
+                step=c["step"],
+                character_id=char_pk(c["character"]),
+                crown_id=None if c["crown"] is None else crown_pks[c["crown"]],
+                from_dynasty_id=dyn_pk(c["from_dynasty"]),
+                to_dynasty_id=dyn_pk(c["to_dynasty"]),
+                cause=c["cause"],
+            )
+            for c in plan.control_changes
+        ],
+    )
 
     # Parents are linked once everyone exists, so the file's order (and so pk order) is kept.
     with_parents = []
@@ -1632,6 +1699,24 @@ def _import(data: Any, *, by: AbstractBaseUser | None, slug: str | None) -> Camp
             PassedOver(reign=reign, character_id=chars[p["character"]], reason=p["reason"])
             for reign, (_, passed) in zip(reigns, plan.reigns, strict=True)
             for p in passed
+        ],
+    )
+    reign_pks = {r["id"]: obj.pk for (r, _), obj in zip(plan.reigns, reigns, strict=True)}
+    _bulk_create(
+        CrownEvent,
+        [
+            CrownEvent(
+                campaign=campaign,
+                crown_id=crown_pks[e["crown"]],
+                year=e["year"],
+                kind=e["kind"],
+                delta=e["delta"],
+                stability_after=e["stability_after"],
+                reason=e["reason"],
+                cause=e["cause"],
+                reign_id=None if e["reign"] is None else reign_pks[e["reign"]],
+            )
+            for e in plan.crown_events
         ],
     )
 

@@ -79,6 +79,7 @@ def _scopes() -> list[tuple[type[models.Model], str]]:
     from dynasties.models import (
         BirthAttempt,
         Character,
+        ControlChange,
         Crown,
         CrownEvent,
         Dynasty,
@@ -102,6 +103,7 @@ def _scopes() -> list[tuple[type[models.Model], str]]:
         (PassedOver, "reign__campaign"),
         (Crown, "campaign"),
         (CrownEvent, "campaign"),
+        (ControlChange, "campaign"),
         (Modifier, "campaign"),
         (Renunciation, "campaign"),
         (Title, "campaign"),

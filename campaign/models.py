@@ -112,6 +112,13 @@ class Roll(models.Model):
     target = models.IntegerField(null=True, blank=True)
     outcome = models.CharField(max_length=60, blank=True)
     source = models.CharField(max_length=10, choices=RollSource.choices)
+    effective_age = models.IntegerField(
+        null=True, blank=True, help_text="BloodLine: the effective age the roll was read at (its subject's)."
+    )
+    values_used = models.JSONField(
+        default=dict, blank=True,
+        help_text="EU monarchs: the monarch's values as used this turn (after crisis halving and minority penalty).",
+    )
     entered_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="rolls_entered"
     )

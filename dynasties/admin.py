@@ -20,6 +20,7 @@ from campaign.admin_audit import AuditedAdmin
 from dynasties.models import (
     BirthAttempt,
     Character,
+    ControlChange,
     Crown,
     CrownEvent,
     Dynasty,
@@ -436,7 +437,7 @@ class CrownEventInline(admin.TabularInline):
     model = CrownEvent
     extra = 0
     can_delete = False
-    fields = ["year", "kind", "delta", "stability_after", "reason"]
+    fields = ["year", "kind", "delta", "stability_after", "reason", "cause", "reign"]
     readonly_fields = fields
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
@@ -458,6 +459,21 @@ class CrownAdmin(admin.ModelAdmin):
     @admin.display(boolean=True, description="annexed (landless home house)")
     def annexed(self, obj: Crown) -> bool:
         return obj.annexed
+
+
+@admin.register(ControlChange)
+class ControlChangeAdmin(admin.ModelAdmin):
+    """Who controlled each character and crown over time (read-only: written by the services)."""
+
+    list_display = ["year", "step", "character", "crown", "from_dynasty", "to_dynasty", "cause", "campaign"]
+    list_filter = ["campaign", "cause"]
+    readonly_fields = ["campaign", "year", "step", "character", "crown", "from_dynasty", "to_dynasty", "cause"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 @admin.register(Modifier)

@@ -442,6 +442,13 @@ class CrownEvent(models.Model):
     delta = models.IntegerField(help_text="Stability levels gained or lost; for a revolt, the number of revolts.")
     stability_after = models.IntegerField()
     reason = models.CharField(max_length=200)
+    cause = models.CharField(
+        max_length=30, blank=True, help_text="Why, as a code (docs/export-format.md): e.g. minor_monarch, pass_over."
+    )
+    reign = models.ForeignKey(
+        Reign, null=True, blank=True, on_delete=models.SET_NULL, related_name="crown_events",
+        help_text="The reign the change belongs to (the minor's, the disputed succession's, the union Queen's ...).",
+    )
 
     class Meta:
         ordering = ["campaign", "year", "id"]
@@ -451,6 +458,36 @@ class CrownEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.year} {self.crown}: {self.get_kind_display()} {self.delta:+d} ({self.reason})"
+
+
+class ControlChange(models.Model):
+    """Who controls a character or a crown, over time: one row each time ``controlled_by`` changes
+    (``dynasties.services.control.move``). The first controller is the first change's ``from_dynasty``
+    (or, with no change, the present one)."""
+
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="control_changes")
+    year = models.IntegerField()
+    step = models.CharField(max_length=20)
+    character = models.ForeignKey(
+        Character, null=True, blank=True, on_delete=models.CASCADE, related_name="control_changes"
+    )
+    crown = models.ForeignKey(Crown, null=True, blank=True, on_delete=models.CASCADE, related_name="control_changes")
+    from_dynasty = models.ForeignKey(Dynasty, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    to_dynasty = models.ForeignKey(Dynasty, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    cause = models.CharField(max_length=30)
+
+    class Meta:
+        ordering = ["campaign", "year", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(character__isnull=False) & Q(crown__isnull=True))
+                | (Q(character__isnull=True) & Q(crown__isnull=False)),
+                name="controlchange_character_or_crown",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.year} {self.character or self.crown}: {self.from_dynasty} -> {self.to_dynasty} ({self.cause})"
 
 
 class OfferStatus(models.TextChoices):

@@ -22,6 +22,7 @@ from campaign.exchange import (
     FIELDS_LATER,
     FORMAT,
     FORMAT_V1,
+    FORMAT_V2,
     SECTIONS_LATER,
     SECTIONS_V2,
     campaign_export,
@@ -240,16 +241,21 @@ def with_contracts(campaign: Campaign, match: Marriage) -> None:
 
 def to_early_v2(data: dict[str, Any]) -> dict[str, Any]:
     """The document as regnal/2 first wrote it: without what was added to it later (the crown
-    events, interim reigns, planned reign ends, crown state, effective ages, dowries, titles)."""
+    events, interim reigns, planned reign ends, crown state, effective ages, dowries, titles) nor
+    what regnal/3 added (control changes, reign ids, the causes of Stability changes, what each
+    roll used)."""
     out = copy.deepcopy(data)
+    out["format"] = FORMAT_V2
     for name in SECTIONS_LATER:
         del out[name]
     for key in CAMPAIGN_FIELDS_LATER:
         del out["campaign"][key]
     for section, fields in FIELDS_LATER.items():
-        for item in out[section]:
+        for item in out.get(section, []):
             for key in fields:
                 del item[key]
+    for reign in out["reigns"]:
+        del reign["id"]
     return out
 
 
@@ -459,7 +465,7 @@ def test_the_new_objects_point_at_the_imported_campaign(doc):
 @pytest.mark.django_db
 def test_an_older_regnal_2_document_without_the_later_additions_is_read_with_defaults(doc):
     old = to_early_v2(doc)
-    assert old["format"] == FORMAT
+    assert old["format"] == FORMAT_V2  # issue 15: regnal/3 is written; a regnal/2 document is still read
     campaign = campaign_import(old)
     assert not CrownEvent.objects.filter(campaign=campaign).exists()
     assert not Reign.objects.filter(campaign=campaign, interim_for__isnull=False).exists()
@@ -728,7 +734,7 @@ def second_open_marriage(d: dict[str, Any]) -> None:
 def second_open_reign(d: dict[str, Any]) -> None:
     """Passes every check of the document; the database refuses two open reigns of one crown."""
     reign = next(r for r in d["reigns"] if r["end_year"] is None)
-    d["reigns"].append({**reign, "passed_over": []})
+    d["reigns"].append({**reign, "id": len(d["reigns"]) + 1, "passed_over": []})
 
 
 def set_(path: str, value: Any) -> Callable[[dict[str, Any]], None]:
@@ -760,10 +766,10 @@ def drop(path: str) -> Callable[[dict[str, Any]], None]:
 
 BAD_INPUT = [
     # format
-    pytest.param(drop("format"), "format: missing; expected 'regnal/2'", id="format-missing"),
+    pytest.param(drop("format"), "format: missing; expected 'regnal/3'", id="format-missing"),
     pytest.param(
-        set_("format", "regnal/3"),
-        "format: 'regnal/3' is not supported; expected 'regnal/2' (or the older 'regnal/1')",
+        set_("format", "regnal/4"),
+        "format: 'regnal/4' is not supported; expected 'regnal/3' (or the older 'regnal/2', 'regnal/1')",
         id="format-wrong",
     ),
     # sections and fields
@@ -1192,8 +1198,8 @@ def test_export_makes_the_same_number_of_queries_whatever_the_size(django_assert
     with CaptureQueriesContext(connection) as queries:
         data = campaign_export(small)
     assert not any(data[name] for name in ("crown_events", "modifiers", "renunciations", "titles", "title_holdings"))
-    assert len(queries) == 30  # one per table read
-    with django_assert_num_queries(30):
+    assert len(queries) == 31  # one per table read (issue 15: the control changes besides)
+    with django_assert_num_queries(31):
         data = campaign_export(large)
     assert all(data[name] for name in ("crowns", "crown_events", "modifiers", "renunciations", "titles", "title_holdings"))
     assert any(r["interim_for"] is not None and r["planned_end_year"] is not None for r in data["reigns"])

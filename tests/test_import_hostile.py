@@ -177,10 +177,10 @@ def _with(d: dict[str, Any], *spoils: Callable[[dict[str, Any]], None]) -> dict[
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("version", ["regnal/3", "regnal/0", "REGNAL/2", "", 2, 2.0, None, True, ["regnal/2"], {"v": 2}])
+@pytest.mark.parametrize("version", ["regnal/4", "regnal/0", "REGNAL/2", "", 2, 2.0, None, True, ["regnal/2"], {"v": 2}])
 def test_a_wrong_format_version_is_refused(doc, version):
     doc["format"] = version
-    refused(doc, "format: ", "is not supported; expected 'regnal/2'")
+    refused(doc, "format: ", "is not supported; expected 'regnal/3'")
 
 
 def three_cycle(d: dict[str, Any]) -> None:

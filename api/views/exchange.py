@@ -1,4 +1,4 @@
-"""Export and import of a whole campaign as one JSON document, ``regnal/2``
+"""Export and import of a whole campaign as one JSON document, ``regnal/3``
 (docs/export-format.md; ``campaign.exchange``).
 
 - ``GET campaigns/{slug}/export/``: the GM only (the document holds every secret);
@@ -66,8 +66,8 @@ class ImportView(APIView):
     @extend_schema(
         summary="Import a campaign",
         description=(
-            f"Load an exported `{FORMAT}` document (the body; `regnal/1` is still read) as a new campaign; you become "
-            "its GM. The whole document is checked first: a problem is a 400 `invalid_import` whose message names "
+            f"Load an exported `{FORMAT}` document (the body; `regnal/2` and `regnal/1` are still read) as a new campaign; "
+            "you become its GM. The whole document is checked first: a problem is a 400 `invalid_import` whose message names "
             "where it is, and nothing is written. The body may be up to the server's `REGNAL_IMPORT_MAX_BYTES` "
             "(50 MB unless set); a larger one is a 413 `too_large` naming the limit."
         ),

@@ -21,6 +21,7 @@ from dynasties.rules.dice import DiceSource
 from dynasties.rules.errors import RuleError
 from dynasties.rules.names import names_for
 from dynasties.services import bloodline_sequence as bls
+from dynasties.services import control
 from dynasties.services.claims import claims_review
 from dynasties.services.common import Chronicle, World, load_tables, lock_campaign, require_step, set_step
 from dynasties.services.setup import starting_family
@@ -137,7 +138,7 @@ def return_widowed(world: World, chronicle: Chronicle, dead: Sequence[int] | Non
             )
         elif survivor.birth_dynasty_id and survivor.controlled_by_id != survivor.birth_dynasty_id:
             home = world.dynasties[survivor.birth_dynasty_id]
-            survivor.controlled_by_id = home.pk
+            control.move(world.campaign, survivor, home, "widow_returns")
             survivor.prince_piece = ""
             changed.append(survivor)
             chronicle.add(
@@ -217,7 +218,7 @@ def _royal_leaders(world: World, chronicle: Chronicle) -> None:
             chronicle.add(
                 "leaders",
                 f"Royal leaders of {crown}: " + ", ".join(f"{n}. {c.display_name}" for n, c in enumerate(leaders[:10], 1)) + ".",
-                crown=crown,
+                crown=crown, leaders=[c.pk for c in leaders[:10]],
             )
 
 

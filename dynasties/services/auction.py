@@ -14,6 +14,7 @@ from campaign.models import Campaign, Posting, PostingKind
 from campaign.permissions import require
 from dynasties.models import Character, Dynasty, DynastyKind, Status
 from dynasties.rules.errors import NotFound, RuleError
+from dynasties.services import control
 from dynasties.services.common import Chronicle, lock_campaign
 
 DEPOSIT = 10
@@ -68,7 +69,7 @@ def auction_run(
         campaign, payer=winner, payee=None, amount=best, kind=PostingKind.AUCTION,
         reason=f"winning bid for {child.display_name}", character=child, check_funds=True,
     )
-    child.controlled_by = winner
+    control.move(campaign, child, winner, "auction")
     child.save(update_fields=["controlled_by"])
     chronicle = Chronicle(campaign)
     chronicle.add(

@@ -32,6 +32,7 @@ from dynasties.rules import bloodline as bl
 from dynasties.rules import stability as track
 from dynasties.rules.dice import DiceSource, DiceSpec
 from dynasties.rules.errors import NotFound, RuleError
+from dynasties.services import control
 from dynasties.services.common import Chronicle, World, lock_campaign
 from dynasties.services.deaths import character_die
 
@@ -42,7 +43,10 @@ def is_bloodline(world: World) -> bool:
     return world.campaign.ruleset == BLOODLINE
 
 
-def stability(world: World, record: Crown, delta: int, reason: str, chronicle: Chronicle) -> CrownEvent:
+def stability(
+    world: World, record: Crown, delta: int, reason: str, chronicle: Chronicle, *, cause: str = "",
+    reign: Reign | None = None,
+) -> CrownEvent:
     """Every Stability change of a crown (BloodLine and EU monarchs): the marker moves on the -3..+3
     track (``rules.stability.change``). The history keeps the rule's change (``delta``) and where the
     marker stands (``stability_after``), so levels the track's end cut off stay on the record; the
@@ -57,15 +61,18 @@ def stability(world: World, record: Crown, delta: int, reason: str, chronicle: C
     )
     return CrownEvent.objects.create(
         campaign=world.campaign, crown=record, year=world.year, kind=CrownEventKind.STABILITY, delta=delta,
-        stability_after=moved.after, reason=reason[:200],
+        stability_after=moved.after, reason=reason[:200], cause=cause, reign=reign,
     )
 
 
-def revolt(world: World, record: Crown, count: int, reason: str, chronicle: Chronicle) -> CrownEvent:
+def revolt(
+    world: World, record: Crown, count: int, reason: str, chronicle: Chronicle, *, cause: str = "",
+    reign: Reign | None = None,
+) -> CrownEvent:
     chronicle.add("revolt", f"{record.name}: {count} revolt{'s' if count != 1 else ''} to roll ({reason}).", crown=record.name)
     return CrownEvent.objects.create(
         campaign=world.campaign, crown=record, year=world.year, kind=CrownEventKind.REVOLT, delta=count,
-        stability_after=record.stability, reason=reason[:200],
+        stability_after=record.stability, reason=reason[:200], cause=cause, reign=reign,
     )
 
 
@@ -84,7 +91,7 @@ def crown_stability_change(
     if crown not in world.crowns:
         raise NotFound(f"There is no crown called {crown!r} in {campaign.name}.")
     chronicle = Chronicle(campaign)
-    event = stability(world, world.crowns[crown], delta, reason.strip(), chronicle)
+    event = stability(world, world.crowns[crown], delta, reason.strip(), chronicle, cause="table", reign=open_reign(world, crown))
     chronicle.flush()
     return event
 
@@ -118,10 +125,11 @@ def pass_over(
         f"{named} passed over for the crown of {reign.crown}: {cost.explanation}.",
         crown=reign.crown,
     )
+    why = f"{cost.kind.replace('_', ' ')} succession"
     if cost.stability:
-        stability(world, record, cost.stability, f"{cost.kind.replace('_', ' ')} succession", chronicle)
+        stability(world, record, cost.stability, why, chronicle, cause="pass_over", reign=reign)
     if cost.revolts:
-        revolt(world, record, cost.revolts, f"{cost.kind.replace('_', ' ')} succession", chronicle)
+        revolt(world, record, cost.revolts, why, chronicle, cause="pass_over", reign=reign)
     modifiers: list[Modifier] = []
     for claimant in skipped:
         if cost.combat_malus and player is not None:
@@ -175,7 +183,7 @@ def _spurn(
         pick = (roll.faces[0] - 1) % len(others)
         target = others[pick]
         roll.outcome = target.name
-    claimant.controlled_by = target
+    control.move(world.campaign, claimant, target, "passed_over")
     claimant.prince_piece = ""
     claimant.save(update_fields=["controlled_by", "prince_piece"])
     world.refresh_person(claimant)
@@ -191,7 +199,10 @@ def turn_effects(world: World, box: DiceBox, chronicle: Chronicle) -> None:
         holder = world.characters.get(reign.holder_id)
         if holder is not None and holder.status == Status.ALIVE and holder.age(world.year) < bl.ADULT_AGE:
             why = f"{holder.display_name} is a minor"
-            stability(world, world.crown(reign.crown), bl.MINOR_STABILITY_PER_TURN, why, chronicle)
+            stability(
+                world, world.crown(reign.crown), bl.MINOR_STABILITY_PER_TURN, why, chronicle, cause="minor_monarch",
+                reign=reign,
+            )
     disputes = Modifier.objects.filter(
         campaign=world.campaign, kind=ModifierKind.ONGOING_DISPUTE, end_year__isnull=True
     ).order_by("pk")
@@ -210,15 +221,26 @@ def turn_effects(world: World, box: DiceBox, chronicle: Chronicle) -> None:
         if which is not None:
             which.outcome = roll.outcome
         if outcome == "stability":
-            stability(world, world.crown(modifier.crown), -1, modifier.reason, chronicle)
+            stability(
+                world, world.crown(modifier.crown), -1, modifier.reason, chronicle, cause="disputed_line",
+                reign=open_reign(world, modifier.crown),
+            )
         elif outcome == "revolt":
-            revolt(world, world.crown(modifier.crown), 1, modifier.reason, chronicle)
+            revolt(
+                world, world.crown(modifier.crown), 1, modifier.reason, chronicle, cause="disputed_line",
+                reign=open_reign(world, modifier.crown),
+            )
     for record in sorted(world.crowns.values(), key=lambda r: r.name):
         if is_union_queen_crown(world, record):
             union_turn_stability(world, record, chronicle)
 
 
 UNION_LOSS_REASON = "a Dynastic Union's first turns"
+
+
+def open_reign(world: World, crown: str) -> Reign | None:
+    """The crown's reign now (the one a Stability change is tied to), if any."""
+    return next((r for r in world.open_reigns() if r.crown == crown), None)
 
 
 def is_union_queen_crown(world: World, record: Crown) -> bool:
@@ -241,24 +263,27 @@ def union_turn_stability(world: World, record: Crown, chronicle: Chronicle) -> N
     )
     loss = bl.union_turn_loss(len(charged), charged_this_turn=world.year in charged)
     if loss:
-        stability(world, record, loss, UNION_LOSS_REASON, chronicle)
+        stability(world, record, loss, UNION_LOSS_REASON, chronicle, cause="union", reign=open_reign(world, record.name))
 
 
 def union_ends(world: World, record: Crown, chronicle: Chronicle) -> None:
     """BloodLine: the union ends at the death of either spouse; the Queen's country (``record``)
     regains 1 Stability. A minor crown held in the player's Vassal box goes back to its house."""
     partner = next((c for c in world.crowns.values() if c.pk == record.union_with_id), None) or record.union_with
-    record.controlled_by = record.home_dynasty
+    control.move(world.campaign, record, record.home_dynasty_id, "union_ends")
     record.union_with = None
     record.union_since = None
     record.save(update_fields=["controlled_by", "union_with", "union_since"])
     if partner is not None:
         if partner.annexed:
-            partner.controlled_by = partner.home_dynasty
+            control.move(world.campaign, partner, partner.home_dynasty_id, "union_ends")
         partner.union_with = None
         partner.union_since = None
         partner.save(update_fields=["controlled_by", "union_with", "union_since"])
-    stability(world, record, bl.UNION_END_STABILITY, "the Dynastic Union is over", chronicle)
+    stability(
+        world, record, bl.UNION_END_STABILITY, "the Dynastic Union is over", chronicle, cause="union_ends",
+        reign=open_reign(world, record.name),
+    )
 
 
 def union_children(world: World, queen_id: int, king_id: int) -> set[int]:

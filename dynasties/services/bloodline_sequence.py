@@ -151,6 +151,7 @@ def attempt(world: World, box: DiceBox, match: Marriage, made: int, faces: Seque
         bl.BIRTH_DICE, purpose="birth", characters=[match.husband_id, match.wife_id], entered=faces,
         target=bl.BIRTH_MORE_THAN + 1, detail=f"attempt {made + 1}",
     )
+    roll.effective_age = wife.effective_age(world.year)  # the wife's, extra attempts counted
     success = bl.birth_succeeds(roll.faces)
     roll.outcome = "child" if success else "no child"
     return roll, success
@@ -262,6 +263,7 @@ def survival_apply(
             bl.SURVIVAL_DICE, purpose="survival", characters=[d.character.pk], entered=typed.get(d.character.pk),
             modifier=d.modifier, detail=f"effective age {d.effective_age} (column {d.column})",
         )
+        roll.effective_age = d.effective_age
         outcome = bl.survival_outcome(table, d.effective_age, sum(roll.faces) + d.modifier)
         roll.outcome = outcome.label
         results.append((d, roll, outcome))

@@ -338,6 +338,7 @@ def monarch_survival_roll(
     )
     result = eu.survival_result(tables[eu.MONARCH_TABLE], roll.faces, modifier, turkey=status.rules.turkey)
     roll.outcome = result.label[:60]
+    roll.values_used = status.effective  # this turn's values: halved in a crisis's first turn, minus the minority penalty
     chronicle = Chronicle(campaign)
     why = "".join(f", {m:+d} {text}" for m, text in status.survival_modifiers)
     chronicle.add(
@@ -357,7 +358,7 @@ def monarch_survival_roll(
     if result.turkish == eu.PASHA:
         chronicle.add("pasha", f"{record.name}: Pasha (the Turkish survival column).", crown=record.name)
     if result.revolts:
-        revolt(world, record, result.revolts, "the Turkish survival column", chronicle)
+        revolt(world, record, result.revolts, "the Turkish survival column", chronicle, cause="turkish_survival", reign=reign)
     if result.crisis:
         state["pending_crisis"] = True
         chronicle.add(
@@ -560,6 +561,7 @@ def monarch_succession_roll(
         state, monarch, fragile_health=fragile, crisis_year=year if crisis else None, minority=stage or None
     )
     record.save(update_fields=["state"])
+    reign_roll.values_used = _status(campaign, tables, record).effective  # the accession turn's, as used
     title = _title(monarch, rules.doge)
     shown = ", ".join(f"{n.upper()} {values[n]}" for n in eu.CHARACTERISTICS)
     text = f"{monarch.display_name} becomes {title} of {record.name}: {shown} ({rules.column_note}"
@@ -587,7 +589,9 @@ def monarch_succession_roll(
             character=monarch.pk, crown=record.name,
         )
         if mods["crisis_stability"]:
-            stability(world, record, mods["crisis_stability"], "Dynastic Crisis", chronicle)
+            stability(
+                world, record, mods["crisis_stability"], "Dynastic Crisis", chronicle, cause="dynastic_crisis", reign=reign
+            )
     if fragile:
         chronicle.add(
             "fragile_health", f"{monarch.display_name} has Fragile Health (+{mods['fragile_health']} to his survival rolls).",
@@ -722,7 +726,7 @@ def monarch_ransom(
             readers=[captor.pk], dynasty=captor.pk, amount=ducats, character=monarch.pk, crown=record.name,
         )
     if change:
-        stability(world, record, change, f"the {what}", chronicle)
+        stability(world, record, change, f"the {what}", chronicle, cause="ransom", reign=reign)
     monarch.prisoner_of = None
     monarch.save(update_fields=["prisoner_of"])
     chronicle.add(

@@ -18,6 +18,7 @@ from dynasties.models import Character, Crown, Dynasty, Origin, Reign, Status
 from dynasties.rules import blood_royale as br
 from dynasties.rules.dice import DiceSource
 from dynasties.rules.errors import NotFound, RuleError
+from dynasties.services import control
 from dynasties.services.announcements import return_widowed
 from dynasties.services.common import Chronicle, World, load_tables, lock_campaign
 from dynasties.services.pretenders import queens_accession_rebellions
@@ -323,7 +324,7 @@ def crown_give_back(
     reign.save(update_fields=["end_year"])
     new = Reign.objects.create(campaign=campaign, crown=crown, holder=new_monarch, start_year=year)
     partner = record.union_with
-    record.controlled_by = home
+    control.move(campaign, record, home, "house_restored")
     record.union_with = None
     record.union_since = None
     record.save(update_fields=["controlled_by", "union_with", "union_since"])

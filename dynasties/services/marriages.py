@@ -25,6 +25,7 @@ from dynasties.rules import bloodline as bl
 from dynasties.rules import get_ruleset
 from dynasties.rules.errors import IllegalMarriage, NotFound, RuleError
 from dynasties.selectors import FROZEN_LINE, frozen_lines, kings_widows
+from dynasties.services import control
 from dynasties.services.common import Chronicle, World, lock_campaign, require_step, set_step
 from dynasties.services.succession import crowns_join
 
@@ -358,11 +359,11 @@ def _wed_all(campaign: Campaign, matches: Sequence[Marriage], people: dict[int, 
             # her Consort and comes to her. (Married to a reigning King: Dynastic Union, his player.)
             match.husband_joins_wife = True
         if match.husband_joins_wife:
-            groom.controlled_by = bride_house
+            control.move(campaign, groom, bride_house, "wedding")
             groom.prince_piece = ""
             changed[groom.pk] = groom
         elif bride.controlled_by_id != groom.controlled_by_id:
-            bride.controlled_by = groom_house
+            control.move(campaign, bride, groom_house, "wedding")
             changed[bride.pk] = bride
         chronicle.add(
             "wedding",

@@ -18,6 +18,7 @@ from dynasties.rules import blood_royale as br
 from dynasties.rules.dice import DiceSource
 from dynasties.rules.errors import InvalidDice, NotFound, RuleError
 from dynasties.rules.names import given_name as suggested_name
+from dynasties.services import control
 from dynasties.services.common import Chronicle, World, load_tables, lock_campaign
 from dynasties.services.setup import format_characteristics, roll_characteristics
 from dynasties.services.succession import title as royal_title
@@ -33,9 +34,9 @@ def _load(campaign: Campaign, value: Character | int, role: str) -> Character:
         raise NotFound(f"There is no character #{pk} in {campaign.name}.") from None
 
 
-def _move(characters: Sequence[Character], dynasty: Dynasty | None) -> None:
+def _move(campaign: Campaign, characters: Sequence[Character], dynasty: Dynasty | None) -> None:
     for character in characters:
-        character.controlled_by = dynasty
+        control.move(campaign, character, dynasty, "pretender")
         character.prince_piece = ""
         character.save(update_fields=["controlled_by", "prince_piece"])
 
@@ -109,7 +110,7 @@ def pretender_declare(
         and c.controlled_by_id == home.pk
         and c.pk not in reigning
     ]
-    _move(moved, left)
+    _move(campaign, moved, left)
     pretender.pretender_of = home
     pretender.save(update_fields=["pretender_of"])
     chronicle = Chronicle(campaign)
@@ -126,7 +127,7 @@ def pretender_declare(
     )
     if returned is not None:
         house = world.dynasties[returned.birth_dynasty_id or 0]
-        _move([returned], house)
+        _move(campaign, [returned], house)
         chronicle.add(
             "return",
             f"{returned.display_name}, husband of the Pretender {pretender.display_name}, is returned to the house "
@@ -176,7 +177,7 @@ def pretender_buy_back(
         and c.pk not in reigning
         and world.spouse_of(c.pk) is None
     ]
-    _move(moved, home)
+    _move(campaign, moved, home)
     pretender.pretender_of = None
     pretender.save(update_fields=["pretender_of"])
     chronicle = Chronicle(campaign)

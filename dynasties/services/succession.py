@@ -31,7 +31,7 @@ from dynasties.rules.errors import RuleError
 from dynasties.rules.names import given_name, spouse_dynastic_name
 from dynasties.rules.succession import iter_succession, line_of
 from dynasties.services import bloodline as bl_services
-from dynasties.services import minor_houses
+from dynasties.services import control, minor_houses
 from dynasties.services.bloodline_titles import accession_loses_titles, crisis_opens
 from dynasties.services.common import Chronicle, World
 from dynasties.services.setup import format_characteristics, roll_characteristics
@@ -339,7 +339,7 @@ def _exile(world: World, claimant: Character, left: Dynasty, chronicle: Chronicl
         if c.status == Status.ALIVE and claimant.pk in (c.father_id, c.mother_id)
     ]
     for character in moved:
-        character.controlled_by = left
+        control.move(world.campaign, character, left, "left_house")
         character.prince_piece = ""
         character.save(update_fields=["controlled_by", "prince_piece"])
         world.refresh_person(character)
@@ -381,7 +381,8 @@ def _bring_home(world: World, heir: Character, record: Crown, chronicle: Chronic
 
 
 def _move_family(
-    world: World, head: Character, spouse: Character | None, dynasty: Dynasty, *, all_children: bool = False
+    world: World, head: Character, spouse: Character | None, dynasty: Dynasty, *, all_children: bool = False,
+    cause: str = "succession",
 ) -> None:
     moved = [head]
     if spouse is not None:
@@ -393,7 +394,7 @@ def _move_family(
         ]
     for character in moved:
         if character.controlled_by_id != dynasty.pk or character.pretender_of_id is not None:
-            character.controlled_by = dynasty
+            control.move(world.campaign, character, dynasty, cause)
             character.prince_piece = ""
             character.pretender_of = None  # a Pretender who comes home as monarch is no longer one
             character.save(update_fields=["controlled_by", "prince_piece", "pretender_of"])
@@ -419,8 +420,8 @@ def crowns_join(world: World, *, queen_crown: Crown, king_crown: Crown, chronicl
         _bloodline_union(world, queen_crown, king_crown, queen, king, king_player, chronicle)
         return
     if king_player is not None:
-        _move_family(world, king, queen, king_player)
-    queen_crown.controlled_by = king_player
+        _move_family(world, king, queen, king_player, cause="union")
+    control.move(world.campaign, queen_crown, king_player, "union")
     queen_crown.union_with = king_crown
     queen_crown.union_since = world.year
     king_crown.union_with = queen_crown
@@ -448,14 +449,15 @@ def _bloodline_union(
     if partner is not None and any(r.crown == partner.name and r.holder_id == king.pk for r in world.open_reigns()):
         return  # the same King and Queen: the union goes on from the turn it began
     if king_player is not None:
-        _move_family(world, king, queen, king_player)  # children of the union belong to the male's dynasty
+        _move_family(world, king, queen, king_player, cause="union")  # children of the union belong to the male's dynasty
     queen_house = world.dynasties.get(queen_crown.controlled_by_id or 0) or world.crown_dynasty(queen_crown.name)
     players = [d is not None and d.kind == DynastyKind.PLAYER for d in (queen_house, king_player)]
     if players == [False, True]:
-        queen_crown.controlled_by = king_player  # the minor moves to the Vassal box of the player's country
+        # the minor moves to the Vassal box of the player's country
+        control.move(world.campaign, queen_crown, king_player, "union")
         how = f"{queen_crown.name} goes to the Vassal box of the house of {king_player.name if king_player else '?'}"
     elif players == [True, False]:
-        king_crown.controlled_by = queen_house
+        control.move(world.campaign, king_crown, queen_house, "union")
         how = f"{king_crown.name} goes to the Vassal box of the house of {queen_house.name if queen_house else '?'}"
     else:
         how = (

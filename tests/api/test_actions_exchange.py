@@ -1,4 +1,4 @@
-"""Issue 8: export and import of a campaign through the API. The GM exports the ``regnal/2``
+"""Issue 8: export and import of a campaign through the API. The GM exports the ``regnal/3``
 document; any logged-in user imports one and becomes the new campaign's GM; an export imported
 through the API exports again as the same document (but the slug); a document at fault is a 400
 naming the problem, with nothing written; a repeated ``Idempotency-Key`` imports once."""
@@ -36,7 +36,7 @@ def test_the_gm_exports_the_regnal_2_document(rich, gm, client_for):
     assert response.status_code == 200 and response["Content-Type"] == "application/json"
     assert f'filename="{rich.slug}.json"' in response["Content-Disposition"]
     document = response.json()
-    assert document["format"] == FORMAT == "regnal/2"
+    assert document["format"] == FORMAT == "regnal/3"  # issue 15: the format now carries what re-derives the game
     assert document == campaign_export(rich)
 
 
