@@ -218,16 +218,17 @@ def character_release(
         payer = _dynasty(campaign, paid_by, "payer")
         text += f" for a ransom paid by the house of {payer.name}"  # the amount: payer, captor and GM only
         what = f"ransom of {who.display_name}"
+        money = treasury.currency(campaign)  # Crowns in Blood Royale, ducats in the EU games
         treasury.post(
             campaign, payer=payer, payee=captor, amount=ransom, kind=PostingKind.RANSOM, reason=what, character=who,
             check_funds=True,
         )
         chronicle.add(
-            "payment_owed", f"{ransom} Crowns from the house of {payer.name} to the house of {captor.name}: {what}.",
+            "payment_owed", f"{ransom} {money} from the house of {payer.name} to the house of {captor.name}: {what}.",
             readers=[payer.pk], dynasty=payer.pk, amount=-ransom, character=who.pk,
         )
         chronicle.add(
-            "payment_owed", f"{ransom} Crowns to the house of {captor.name} from the house of {payer.name}: {what}.",
+            "payment_owed", f"{ransom} {money} to the house of {captor.name} from the house of {payer.name}: {what}.",
             readers=[captor.pk], dynasty=captor.pk, amount=ransom, character=who.pk,
         )
     who.prisoner_of = None
