@@ -8,14 +8,18 @@ What each checker verifies (rule ids, documented with the rulebook's words in ea
 - Blood Royale (tests/crosscheck/blood_royale.py), asserted: BR-dice, BR-birth-roll,
   BR-birth-attempts, BR-birth-year, BR-sex, BR-characteristics, BR-dynastic-name, BR-survival-roll,
   BR-survival-who, BR-wedding-money, BR-monarch-match, BR-succession, BR-passed-over, BR-regency,
-  BR-queen-control. Reported, not asserted (open defect): BR-monarch-retired (a widowed Queen
-  regnant is retired as a King's widow while she reigns).
+  BR-queen-control. Reported, not asserted (open defects, found by these checks): BR-monarch-retired
+  (a widowed Queen regnant is retired as a King's widow while she reigns), BR-king-control (a child
+  King who inherits several crowns at once is controlled by the last one's house, the other crowns
+  staying with their old house), BR-union (a Queen of two crowns who marries a King makes a union of
+  only one), BR-monarch-match-once (the 100 Crowns for a monarch's match paid again when he comes to
+  a second throne).
 - EU monarchs (tests/crosscheck/eu_monarchs.py), asserted: EM-dice, EM-survival,
   EM-survival-modifier, EM-succession, EM-reign, EM-values, EM-values-column, EM-stability-chain.
   Reported, not asserted: EM-stability-bounds (open defect: Stability bounds -3..+3).
 - BloodLine (tests/crosscheck/bloodline.py), asserted: BL-dice, BL-birth-roll, BL-birth-year,
-  BL-sex, BL-characteristics, BL-effective-age, BL-survival-roll, BL-stability-chain, BL-succession, BL-dowry,
-  BL-minor-stability.
+  BL-sex, BL-characteristics, BL-effective-age, BL-survival-roll, BL-stability-chain, BL-succession,
+  BL-dowry, BL-minor-stability.
   Reported, not asserted (open defects): BL-stability-bounds (Stability bounds), BL-no-retirement
   (widows retiring in BloodLine), BL-no-br-money (Blood Royale money in BloodLine), BL-posthumous
   (children born after a parent's death), BL-union-children (union children: a union's child

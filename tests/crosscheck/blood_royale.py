@@ -29,8 +29,15 @@ export carries. Rule ids (the first word of each violation):
 - BR-passed-over: the basic rules let pass only a prisoner or a woman controlled by another player
   through marriage; optional rule C, any heir.
 - BR-regency: a monarch under 15 has an adult Regent until the first turn he is 15; an adult none.
+- BR-monarch-match-once: those 100 Crowns are paid "either at the time of the marriage or when
+  the male character succeeds to the throne": once per match, not again for a second throne.
 - BR-monarch-retired: "the widow of a King, who is retired" (RULES.md A5) is a Queen mother; a
   Queen regnant who is widowed still reigns and is not retired.
+- BR-union: "If the new Queen is married to a King, or a character who becomes King, a Dynastic
+  Union takes place, and the player of the male character takes control of both countries" (a
+  chronicle line for her crown, naming his house, the year both reign while married).
+- BR-king-control: a reigning King is controlled by the player of his crown (the player who
+  controls a country plays its King; a Dynastic Union's King controls both crowns).
 - BR-queen-control: "A female character who becomes Queen is always controlled by that country's
   player" (the crown's controller, a Dynastic Union's King's player included).
 """
@@ -315,7 +322,11 @@ def _money(ex: Export) -> list[str]:
                 out.append(violation("BR-wedding-money", f"posting {p['id']}", "no money before the wedding", p["reason"]))
             continue
         husband, wife = ex.chars[m["husband"]], ex.chars[m["wife"]]
-        charisma = wife["characteristics"].get("charisma", 0)
+        # Her Charisma at the wedding: a later loss (a usurper's 1d6 Charisma, a modifier) undone.
+        charisma = wife["characteristics"].get("charisma", 0) + sum(
+            abs(mod["value"]) for mod in ex.doc.get("modifiers", [])
+            if mod["kind"] == "charisma_loss" and mod["character"] == wife["id"] and mod["start_year"] >= m["wedding_year"]
+        )
         got = [(p["payer"], p["payee"], p["amount"], p["year"]) for p in wedding.get(mid, [])]
         row = f"marriage {mid} ({m['wedding_year']}, bride {ex.name(wife['id'])})"
         if charisma == 0:
@@ -360,8 +371,16 @@ def _money(ex: Export) -> list[str]:
         bad = [p for p in paid if p["payer"] is not None or p["amount"] != 100]
         optional = sorted((p["payee"], p["year"]) for p in paid if p["payer"] is None and p["amount"] == 100
                           and (p["payee"], p["year"]) not in want_match and m["ended_year"] == p["year"])
-        if sorted(want_match) != [f for f in found if f not in optional] or bad:
+        counted = [f for f in found if f not in optional]
+        # "either at the time of the marriage or when the male character succeeds to the throne":
+        # once per match; a spouse who comes to a second throne later is paid again (reported apart).
+        firsts = sorted({min(y for h, y in counted if h == house) for house, _ in counted})
+        if sorted(want_match) != [(h, y) for h, y in counted if (h, y) in want_match] or bad or \
+                {h for h, _ in counted} != {h for h, _ in want_match}:
             out.append(violation("BR-monarch-match", row, f"100 Crowns to (house, year) {sorted(want_match)}", found))
+        elif len(counted) > len(want_match):
+            out.append(violation("BR-monarch-match-once", row, f"100 Crowns once per match {sorted(want_match)}",
+                                 f"{found} (first in {firsts})"))
     return out
 
 
@@ -374,6 +393,7 @@ def _succession(ex: Export) -> list[str]:
     for r in ex.doc["reigns"]:
         by_crown[r["crown"]].append(r)
     rule_c = ex.option("disputed_succession")
+    out += _unions(ex)
     for crown, reigns in by_crown.items():
         reigns.sort(key=lambda r: (r["start_year"], r["end_year"] is None, r["end_year"] or 0))
         for prev, nxt in pairwise(reigns):
@@ -424,6 +444,43 @@ def _succession(ex: Export) -> list[str]:
             if holder["sex"] == "F" and holder["controlled_by"] != controller and holder["status"] == "alive":
                 out.append(violation("BR-queen-control", f"{crown} now, {ex.name(holder['id'])}",
                                      f"controlled by the crown's player {controller}", holder["controlled_by"]))
+            if holder["sex"] == "M" and holder["controlled_by"] != controller and holder["status"] == "alive":
+                out.append(violation("BR-king-control", f"{crown} now, {ex.name(holder['id'])}",
+                                     f"controlled by the crown's player {controller}", holder["controlled_by"]))
+    return out
+
+
+def _unions(ex: Export) -> list[str]:
+    """"If the new Queen is married to a King, or a character who becomes King, a Dynastic Union
+    takes place, and the player of the male character takes control of both countries": a union
+    line in the chronicle for her crown the year both reign while married, naming his house."""
+    out: list[str] = []
+    found: dict[tuple[int, str], Any] = {}
+    for year in ex.doc["chronicle"]:
+        for e in year["entries"]:
+            if e["kind"] == "union" and isinstance(e["data"], dict):
+                found[(int(year["year"]), str(e["data"].get("crown")))] = e["data"].get("dynasty")
+    want: dict[tuple[int, str], set[int]] = {}
+    for reign in ex.doc["reigns"]:
+        queen = ex.chars[reign["holder"]]
+        if queen["sex"] != "F":
+            continue
+        for m in ex.doc["marriages"]:
+            if m["wife"] != queen["id"] or m["wedding_year"] is None:
+                continue
+            husband = ex.chars[m["husband"]]
+            for his in ex.reigns_of.get(husband["id"], []):
+                start = max(reign["start_year"], his["start_year"], m["wedding_year"])
+                ends = [y for y in (reign["end_year"], his["end_year"], m["ended_year"]) if y is not None]
+                if not ends or start < min(ends):
+                    houses = {ex.crowns[his["crown"]]["home_dynasty"], husband["controlled_by"]}
+                    want.setdefault((start, reign["crown"]), set()).update(houses)
+    for key, houses in sorted(want.items()):
+        if key not in found or found[key] not in houses:
+            out.append(violation("BR-union", f"{key[1]} {key[0]}", f"a Dynastic Union under house {sorted(houses)}",
+                                 found.get(key, "none")))
+    for key in sorted(set(found) - set(want), key=str):
+        out.append(violation("BR-union", f"{key[1]} {key[0]}", "no Dynastic Union (no reigning couple)", found[key]))
     return out
 
 

@@ -9,8 +9,11 @@ Rule ids:
 - EM-succession: "≤1 DC ... 10 Fragile ... ≥11 health", the same line's age ("8 teen, 9 child,
   10 baby"); after DC or Fragile Health a fresh roll for the age ("Reroll for age"); the new
   monarch's age (adult 20, teenager 10, child 5, baby 0, docs/rulings.md).
-- EM-reign: "reign length" 3T at ≤1 up to 12T at 10.
+- EM-reign: "reign length" 3T at ≤1 up to 12T at 10; the reign's planned end is its start plus
+  those turns and one more for each "+1T" survival result; a reign that runs out ends then.
 - EM-values: the Successor's Values table, by die and column (3..7); the monarch's values.
+- Venice's Doges ("Specific rules for the Doges"): values rolled with +1, minimum 4; reign length
+  -2; no Dynastic Crisis; never a minor (checked under EM-succession, EM-values and EM-reign).
 - EM-values-column: "read the country's column, moved one column right if the former monarch's
   value was above the base column, one left if below" (base columns: Turkey 4, Poland, Russia and
   France 5, the others 6; crowns whose state sets another are left out).
@@ -101,10 +104,15 @@ def check_eu_monarchs(export: dict[str, Any]) -> list[str]:
                 fragile.add(r["characters"][0])
             if "Dynastic Crisis" in r["outcome"]:
                 crisis[r["characters"][0]] = r["year"]
-            head = "Dynastic Crisis" if score <= 1 else "Fragile Health" if score >= 10 else "normal"
+            doge = _doge(ex, r["detail"])
+            head = "Dynastic Crisis" if score <= 1 and not doge else "Fragile Health" if score >= 10 else "normal"
             found = r["outcome"]
             ok = found.startswith(head)
-            if head == "normal":
+            if doge:  # "no Dynastic Crisis" for the Doges, never a minor (docs/rulings.md)
+                ok = found == head
+                if head == "normal":
+                    ages[r["characters"][0]] = "adult"
+            elif head == "normal":
                 ok = ok and found.endswith("; " + age_of(score))
                 ages[r["characters"][0]] = age_of(score)
             if not ok:
@@ -116,6 +124,8 @@ def check_eu_monarchs(export: dict[str, Any]) -> list[str]:
             ages[r["characters"][0]] = age_of(score)
         elif purpose == "monarch_reign":
             want = f"{min(max(score + 2, 3), 12)} turns"
+            if _doge(ex, r["detail"]) and r["modifier"] != -2:
+                out.append(violation("EM-reign", row, "a Doge's reign length -2", r["modifier"]))
             if r["outcome"] != want:
                 out.append(violation("EM-reign", row, want, r["outcome"]))
         elif purpose == "monarch_value":
@@ -128,7 +138,7 @@ def check_eu_monarchs(export: dict[str, Any]) -> list[str]:
             cid = r["characters"][0]
             crown = crown_of.get(cid, "")
             if crown in ex.crowns and not ex.crowns[crown].get("state", {}).keys() - {
-                "survival_year", "monarch_id", "minority", "fragile_health", "crisis_year",
+                "survival_year", "monarch_id", "minority", "fragile_health", "crisis_year", "doge", "leader",
             }:
                 base_col = BASE_COLUMNS.get(crown, 6)
                 want_col = base_col
@@ -138,9 +148,36 @@ def check_eu_monarchs(export: dict[str, Any]) -> list[str]:
                 want_col = min(max(want_col, 3), 7)
                 if col != want_col:
                     out.append(violation("EM-values-column", row, f"column {want_col}", col))
-            want = f"{name} {VALUES[die][col - 3]}"
+            value = VALUES[die][col - 3]
+            if _doge(ex, crown):  # "Venetian Doges: characteristics rolled with +1, minimum 4"
+                value = max(value, 4)
+                if r["modifier"] != 1:
+                    out.append(violation("EM-values", row, "a Doge's +1", r["modifier"]))
+            want = f"{name} {value}"
             if r["outcome"] != want:
                 out.append(violation("EM-values", row, want, r["outcome"]))
+    # "reign length": the rolled turns, a turn more for each "+1T" survival result.
+    rolled: dict[int, int] = {}
+    more: dict[int, int] = defaultdict(int)
+    for r in ex.doc["rolls"]:
+        if r["purpose"] == "monarch_reign":
+            rolled[r["characters"][0]] = min(max(total(r) + 2, 3), 12)
+        elif r["purpose"] == "monarch_survival" and total(r) <= 1:
+            more[r["characters"][0]] += 1
+    for reign in ex.doc["reigns"]:
+        cid = reign["holder"]
+        if cid not in rolled:
+            continue
+        row = f"{reign['crown']} {reign['start_year']}, {ex.name(cid)}"
+        planned = reign["start_year"] + ex.campaign["turn_length"] * (rolled[cid] + more[cid])
+        if reign["planned_end_year"] != planned:
+            out.append(violation("EM-reign", row, f"planned end {planned} ({rolled[cid]} turns + {more[cid]})",
+                                 reign["planned_end_year"]))
+        if reign["end_year"] is not None and reign["end_year"] > planned:
+            out.append(violation("EM-reign", row, f"ended by {planned}", reign["end_year"]))
+        c = ex.chars[cid]
+        if "rolled reign" in c["death_cause"] and c["death_year"] != planned:
+            out.append(violation("EM-reign", row, f"the reign's end in {planned}", c["death_year"]))
     # The new monarch's age.
     for cid, age in ages.items():
         c = ex.chars[cid]
@@ -150,6 +187,10 @@ def check_eu_monarchs(export: dict[str, Any]) -> list[str]:
                                  f"aged {starts[0] - c['birth_year']}"))
     out += check_stability(ex, "EM-stability-chain", "EM-stability-bounds")
     return out
+
+
+def _doge(ex: Export, crown: str) -> bool:
+    return bool(ex.crowns.get(crown, {}).get("state", {}).get("doge"))
 
 
 def check_stability(ex: Export, rule: str, bounds_rule: str) -> list[str]:

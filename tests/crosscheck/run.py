@@ -34,6 +34,14 @@ OPEN_DEFECTS: dict[str, dict[str, str]] = {
     "blood-royale": {
         "BR-monarch-retired": "a Queen regnant widowed of a King is retired as a queen mother while she reigns "
                               "(found by this cross-check: seed 1, 40 turns, England 1480)",
+        "BR-monarch-match-once": "a spouse's house is paid the 100 Crowns again when the monarch comes to a second "
+                                 "throne (found by this cross-check: seed 8, 40 turns, 1335 and 1350)",
+        "BR-union": "a Queen of two crowns (one heir to two thrones at once) who marries a King makes a Dynastic "
+                    "Union of only one of them; the other stays with its old house (found by this cross-check: "
+                    "seed 1, France and Spain 1360; seed 4, England 1360)",
+        "BR-king-control": "a child King who inherits several crowns in one turn goes to the house of the last "
+                           "one; the other crowns stay controlled by their old house, with no union (found by this "
+                           "cross-check: seed 1, 40 turns, 1480-1485)",
     },
     "eu-monarchs": {"EM-stability-bounds": "Stability bounds -3..+3 (Dynastic Crisis and revolts take it below -3)"},
     "eu-bloodline": {
