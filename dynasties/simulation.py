@@ -4,21 +4,46 @@ Policy: every eligible couple makes a birth roll, and up to two more while it ha
 three living children, the wife is 40 or younger and the extra attempt would not push her
 Constitution below -1; every survival roll is made; betrothed couples of age are wed; unmatched
 adults of different houses and dynastic names are matched, the eldest man first, with the
-closest in age among the women aged 15-40; the rightful heir always succeeds.
+closest in age among the women aged 15-40 whom the rules let him marry.
+
+The rest of the law (``play_law``, with ``law=True``, as the ``simulate`` command plays), now and then, each choice on the
+seeded source's dice: the player of a crown whose monarch died passes the first heir over when
+the rules allow it; plague, battle (survivors taken prisoner) and storm; prisoners ransomed the
+next turn; marriage contracts (a dowry the bride's house can afford, a gift, her renunciation),
+pacts of peace with a tribute, breaches put to a parley (Blood Royale) or to the other players'
+majority (BloodLine), readmission parleys; Blood Royale's Interphase every turn (taxes, two armies
+kept, a rebellion bought off when affordable), governors (rule G), Pretenders and bastards;
+BloodLine's offers for a minor house's children (the simulated campaign has one, Savoy), titles
+for a King's children and Stability shaken at the table; EU monarchs' Doge (Venice), Poland's
+elective era, each new monarch's military skill and captured monarchs ransomed. ``LAW`` names each
+ruleset's parts of the law and ``law_summary`` counts how often a campaign played each.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
 
-from campaign.models import Campaign, Step
+from django.db import models
+
+from campaign import interphase, treasury
+from campaign.models import Campaign, ChronicleEntry, Posting, Roll, Step
+from contracts import services as contract_services
+from contracts.models import Breach, Contract, ContractKind, ContractState, Dispute, Excommunication, Parley
 from dynasties import services
-from dynasties.models import Marriage
+from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Reign, Status, Title
 from dynasties.rules import blood_royale as br
 from dynasties.rules import bloodline as bl
-from dynasties.rules.dice import DiceSource
+from dynasties.rules import interphase as ip_rules
+from dynasties.rules.dice import DiceSource, DiceSpec
+from dynasties.rules.errors import RuleError
 from dynasties.selectors import living_children_counts, unmatched_adults
+from dynasties.services import events, pretenders, titles
 from dynasties.services.births import CoupleTurn
+from dynasties.services.setup import default_dynasties
+
+_T = TypeVar("_T")
 
 MAX_WIFE_AGE_FOR_EXTRA = 40
 MAX_BRIDE_AGE = 40
@@ -90,9 +115,11 @@ def _match_adults(campaign: Campaign, year: int, *, wed: bool) -> None:
         choices = [
             w for w in women if w.dynastic_name != man.dynastic_name and w.controlled_by_id != man.controlled_by_id
         ]
-        if not choices:
+        choices.sort(key=lambda w: (abs(w.birth_year - man.birth_year), w.birth_year, w.pk))
+        # the first the rules allow (a passed-over heir's line, for one, makes no new marriages)
+        bride = next((w for w in choices if services.marriage_check(campaign, man, w, wedding=wed) == []), None)
+        if bride is None:
             continue
-        bride = min(choices, key=lambda w: (abs(w.birth_year - man.birth_year), w.birth_year, w.pk))
         women.remove(bride)
         if campaign.ruleset == bl.NAME:  # a monarch's family asks a dowry and a title: the policy offers them
             matches.append(services.Match(man.pk, bride.pk, dowry="100 ducats", alliance_title="Count of the Marches"))
@@ -116,8 +143,406 @@ def play_monarchs(campaign: Campaign, source: DiceSource) -> None:
         eu_monarchs.monarch_succession_roll(campaign=campaign, crown=crown, source=source)
 
 
-def play_turn(campaign: Campaign, source: DiceSource) -> Campaign:
-    """Play the rest of the current turn's Dynastic Sequence and advance to the next turn."""
+# --- the rest of the law: events, prisoners, contracts, the Interphase, titles, Pretenders ----
+#
+# Each play below happens now and then, on the seeded source's dice (never ``random``), and picks
+# among candidates listed in a fixed order (by pk). A play the rules refuse (a RuleError: not a
+# Prince, no money, the wrong step ...) is simply not made: the table would choose otherwise.
+
+CHANCE_PLAGUE = 12  # 1 in 12 turns a royal is caught by plague (Blood Royale A5)
+CHANCE_BATTLE = 10  # 1 in 10 a royal's army is wiped out
+CHANCE_STORM = 12  # 1 in 12 a royal is lost at sea
+CHANCE_PRETENDER = 8
+CHANCE_BASTARD = 3  # of the turns with an unmarried King
+CHANCE_CONTRACT = 3  # of a match wed this turn, 1 in 3 is sealed by a contract
+CHANCE_AGREEMENT = 4  # 1 in 4 turns two houses sign a pact
+TRIBUTE = 10  # a pact's yearly payment
+CHANCE_BREACH = 20  # of a contract in force, 1 in 20 a turn is broken
+CHANCE_REVOLT = 8
+CHANCE_PASS_OVER = 3  # of the crowns whose monarch died, 1 in 3 passes over the first heir if it may
+PASS_OVER_LIMIT = 3
+CHANCE_OFFER = 3  # BloodLine: 1 in 3 turns a player offers for a minor house's child
+MINOR_DOWRY = 100  # BloodLine: 1 in 8 a crown's Stability is shaken at the table
+PROVINCES = 6  # a house's taxed provinces in the Interphase
+ARMIES_KEPT = 2
+
+
+def _d(source: DiceSource, sides: int) -> int:
+    return source.faces(DiceSpec(1, sides))[0]
+
+
+def _pick(source: DiceSource, items: Sequence[_T]) -> _T:
+    return items[_d(source, len(items)) - 1] if len(items) > 1 else items[0]
+
+
+def _try(play: Callable[[], object]) -> bool:
+    """Make one play; False if the rules refuse it (nothing was written: each service is atomic)."""
+    try:
+        play()
+    except RuleError:
+        return False
+    return True
+
+
+def _players(campaign: Campaign) -> list[Dynasty]:
+    return list(Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.PLAYER).order_by("seat", "pk"))
+
+
+def _royals(campaign: Campaign, *, min_age: int = br.ADULT_AGE) -> list[Character]:
+    year = campaign.current_year
+    return [
+        c
+        for c in Character.objects.filter(campaign=campaign, status=Status.ALIVE, controlled_by__kind=DynastyKind.PLAYER)
+        .order_by("pk")
+        if c.age(year) >= min_age and not c.prisoner_of_id
+    ]
+
+
+def _monarch_ids(campaign: Campaign) -> set[int]:
+    return set(Reign.objects.filter(campaign=campaign, end_year__isnull=True).values_list("holder_id", flat=True))
+
+
+def play_events(campaign: Campaign, source: DiceSource) -> None:
+    """Plague, battle (its survivors taken prisoner) and storm; prisoners ransomed a turn later."""
+    players = _players(campaign)
+    for prisoner in Character.objects.filter(campaign=campaign, status=Status.ALIVE, prisoner_of__isnull=False).order_by("pk"):
+        house = prisoner.controlled_by_id if prisoner.controlled_by_id != prisoner.prisoner_of_id else None
+        _try(lambda p=prisoner, h=house: events.character_release(
+            campaign=campaign, character=p.pk, ransom=br.NEUTRAL_RANSOM // 2, paid_by=h,
+        ))
+    royals = _royals(campaign)
+    if not royals:
+        return
+    rolls = campaign.ruleset == br.NAME  # plague and battle rolls are Blood Royale's (A5)
+    if rolls and _d(source, CHANCE_PLAGUE) == 1:
+        _try(lambda: events.survival_event(
+            campaign=campaign, reason="plague", characters=[_pick(source, royals).pk], source=source
+        ))
+    if rolls and _d(source, CHANCE_BATTLE) == 1:
+        who = _pick(source, _royals(campaign) or royals)
+        captors = [d for d in players if d.pk != who.controlled_by_id]
+        if captors and who.status == Status.ALIVE:
+            _try(lambda: events.survival_event(
+                campaign=campaign, reason="battle", characters=[who.pk], captor=_pick(source, captors).pk, source=source
+            ))
+    if _d(source, CHANCE_STORM) == 1:
+        lost = [c for c in _royals(campaign) if c.pk not in _monarch_ids(campaign)]
+        if lost:
+            _try(lambda: events.survival_event(
+                campaign=campaign, reason="storm", characters=[_pick(source, lost).pk], source=source
+            ))
+
+
+def play_pretenders(campaign: Campaign, source: DiceSource) -> None:
+    """Event cards 18-22 (a Pretender) and 38-39 (a King's bastard), now and then."""
+    if _d(source, CHANCE_PRETENDER) == 1:
+        kings = _monarch_ids(campaign)
+        men = [c for c in _royals(campaign) if c.pk not in kings and c.sex == "M" and not c.pretender_of_id]
+        if men:
+            _try(lambda: pretenders.pretender_declare(campaign=campaign, character=_pick(source, men).pk))
+    if _d(source, CHANCE_BASTARD) == 1:
+        kings = _monarch_ids(campaign)
+        married = set(
+            Marriage.objects.filter(campaign=campaign, ended_year__isnull=True, wedding_year__isnull=False)
+            .values_list("husband_id", flat=True)
+        )
+        fathers = [c for c in _royals(campaign) if c.pk in kings and c.sex == "M" and c.pk not in married]
+        if fathers:
+            _try(lambda: pretenders.bastard_create(campaign=campaign, father=_pick(source, fathers).pk, source=source))
+
+
+def play_titles(campaign: Campaign, source: DiceSource) -> None:
+    """Rule G: a house makes its eldest untitled Prince Governor of one of its provinces."""
+    if campaign.ruleset != br.NAME or not campaign.option("governing_provinces"):
+        return
+    held = set(Title.objects.filter(campaign=campaign).values_list("holder_id", flat=True))
+    for house in _players(campaign):
+        kings = _monarch_ids(campaign)
+        princes = [
+            c
+            for c in _royals(campaign)
+            if c.controlled_by_id == house.pk and c.birth_dynasty_id == house.pk
+            and c.sex == "M" and c.pk not in held and c.pk not in kings
+        ]
+        if not princes or _d(source, 4) != 1:
+            continue
+        prince = min(princes, key=lambda c: (c.birth_year, c.pk))
+        province = f"{house.crown or house.name} province {Title.objects.filter(campaign=campaign).count() + 1}"
+        _try(lambda p=prince, n=province: titles.title_grant(campaign=campaign, character=p.pk, province=n))
+
+
+def play_prisoners(campaign: Campaign, source: DiceSource) -> None:
+    """BloodLine: now and then a royal is taken in war (the capture itself; no battle roll)."""
+    if _d(source, CHANCE_BATTLE) != 1:
+        return
+    players = _players(campaign)
+    kings = _monarch_ids(campaign)
+    royals = [c for c in _royals(campaign) if c.pk not in kings]
+    if royals and len(players) >= 2:
+        who = _pick(source, royals)
+        captors = [d for d in players if d.pk != who.controlled_by_id]
+        _try(lambda: events.character_capture(
+            campaign=campaign, character=who.pk, captor=_pick(source, captors).pk, reason="taken in battle"
+        ))
+
+
+def play_minor_offers(campaign: Campaign, source: DiceSource) -> None:
+    """BloodLine, Marriages step: a player's unmatched son or daughter is offered (with a dowry the
+    house can afford) for a minor house's unmarried child of 15 or more now and then; the minor
+    houses then answer every offer (their own seeded rolls)."""
+    from dynasties.services import minor_houses
+
+    year = campaign.current_year
+    children = [
+        c
+        for c in Character.objects.filter(campaign=campaign, status=Status.ALIVE, controlled_by__kind=DynastyKind.MINOR)
+        .order_by("pk")
+        if c.age(year) >= br.ADULT_AGE and c.birth_dynasty_id == c.controlled_by_id and c.pk not in _monarch_ids(campaign)
+    ]
+    suitors = [c for c in unmatched_adults(campaign) if c.controlled_by_id in {d.pk for d in _players(campaign)}]
+    if children and _d(source, CHANCE_OFFER) == 1:
+        child = _pick(source, children)
+        fits = [c for c in suitors if c.sex != child.sex and c.controlled_by_id != child.controlled_by_id]
+        if fits:
+            suitor = _pick(source, fits)
+            cash = treasury.balance(campaign, suitor.controlled_by_id)
+            for dowry in (MINOR_DOWRY, 2 * MINOR_DOWRY, 4 * MINOR_DOWRY):
+                if dowry <= max(cash, 0) and _try(lambda d=dowry: minor_houses.offer_make(
+                    campaign=campaign, minor_character=child.pk, suitor=suitor.pk, dowry=d
+                )):
+                    break
+    if children:
+        _try(lambda: minor_houses.offers_resolve(campaign=campaign, source=source))
+
+
+def play_bloodline_titles(campaign: Campaign, source: DiceSource) -> None:
+    """BloodLine: now and then a King titles his eldest untitled child (a county of value 1)."""
+    from dynasties.services import bloodline_titles
+
+    held = set(Title.objects.filter(campaign=campaign, holder__isnull=False).values_list("holder_id", flat=True))
+    year = campaign.current_year
+    for reign in Reign.objects.filter(campaign=campaign, end_year__isnull=True).select_related("holder").order_by("crown"):
+        king = reign.holder
+        house = king.controlled_by_id if king is not None else None
+        if king is None or house is None or _d(source, 4) != 1:
+            continue
+        kids = [
+            c
+            for c in Character.objects.filter(campaign=campaign, status=Status.ALIVE).filter(
+                models.Q(father=king) | models.Q(mother=king)
+            ).order_by("birth_year", "pk")
+            if c.pk not in held and c.age(year) >= br.ADULT_AGE
+        ]
+        if kids:
+            n = Title.objects.filter(campaign=campaign).count() + 1
+            _try(lambda c=kids[0], h=house, n=n, r=reign.crown: bloodline_titles.bloodline_title_grant(
+                campaign=campaign, giver=h, character=c.pk, name=f"Count of {r} {n}",
+                provinces=[{"name": f"{r} county {n}", "value": 1}],
+            ))
+
+
+def play_stability(campaign: Campaign, source: DiceSource) -> None:
+    """BloodLine: now and then the table shakes a crown's Stability (a war lost, a bankruptcy)."""
+    from dynasties.models import Crown
+    from dynasties.services import bloodline
+
+    for crown in Crown.objects.filter(campaign=campaign).order_by("name").values_list("name", flat=True):
+        if _d(source, CHANCE_REVOLT) == 1:
+            _try(lambda c=crown: bloodline.crown_stability_change(campaign=campaign, crown=c, delta=-1, reason="a war lost"))
+
+
+def play_interphase(campaign: Campaign, source: DiceSource) -> None:
+    """Blood Royale's Interphase for every house: taxes at the normal rate (high now and then), two
+    armies kept; a province in rebellion now and then, bought off when the house can afford it."""
+    if campaign.ruleset != br.NAME:
+        return
+    for house in _players(campaign):
+        unrest = _d(source, 6) == 1
+        cash = treasury.balance(campaign, house)
+        buy_off = unrest and cash >= ip_rules.REBELLION_BUY_OFF_CROWNS + 2 * ARMIES_KEPT * ip_rules.MAINTENANCE_CROWNS
+        done = _try(lambda h=house, u=unrest, b=buy_off: interphase.interphase_run(
+            campaign=campaign, dynasty=h.pk, provinces=PROVINCES,
+            tax_rate=ip_rules.HIGH_TAX if u else ip_rules.NORMAL_TAX,
+            rebellion=1 if u else 0, rebellions_bought_off=1 if b else 0, armies_kept=ARMIES_KEPT,
+        ))
+        if not done:  # cannot pay for the armies: keep none
+            _try(lambda h=house: interphase.interphase_run(campaign=campaign, dynasty=h.pk, provinces=PROVINCES))
+
+
+def play_contracts(campaign: Campaign, source: DiceSource, wed: Sequence[int]) -> None:
+    """Now and then a match wed this turn is sealed by a marriage contract (a dowry, a gift and the
+    bride's renunciation of her house's crown); now and then a party breaks one in force: the
+    injured party calls a parley (all players vote) or the parties submit it to a majority."""
+    for pk in wed:
+        if _d(source, CHANCE_CONTRACT) != 1:
+            continue
+        match = Marriage.objects.select_related("husband", "wife").get(pk=pk)
+        his, hers = match.husband.birth_dynasty_id, match.wife.birth_dynasty_id  # the spouses' houses
+        if his is None or hers is None or his == hers:
+            continue
+        amount = min(100, treasury.balance(campaign, hers) // 2)
+        crown = Dynasty.objects.get(pk=hers).crown
+        clauses: list[dict[str, object]] = []
+        if amount > 0:
+            clauses.append({"kind": "dowry", "params": {"payer": hers, "payee": his, "amount": amount}})
+            clauses.append({"kind": "payment", "params": {"payer": his, "payee": hers, "amount": max(1, amount // 10)}})
+        if crown:
+            clauses.append({"kind": "renunciation", "params": {"character": match.wife_id, "crown": crown}})
+        if not clauses:
+            continue
+
+        def seal(m: Marriage = match, c: list[dict[str, object]] = clauses, a: int = his, b: int = hers) -> None:
+            contract = contract_services.contract_draft(
+                campaign=campaign, kind="marriage", title=f"The match of {m.husband.display_name}", parties=[a, b],
+                marriage=m.pk, clauses=c,
+            )
+            contract_services.contract_sign(campaign=campaign, contract=contract)
+
+        _try(seal)
+    players = _players(campaign)
+    if len(players) >= 2 and _d(source, CHANCE_AGREEMENT) == 1:  # a pact of peace, with a yearly tribute
+        first = _pick(source, players)
+        second = _pick(source, [d for d in players if d.pk != first.pk])
+        pact: list[dict[str, object]] = [{"kind": "non_aggression", "params": {}}]
+        if treasury.balance(campaign, first) >= 2 * TRIBUTE:
+            pact.append({
+                "kind": "recurring_payment",
+                "params": {"payer": first.pk, "payee": second.pk, "amount": TRIBUTE,
+                           "from_year": campaign.current_year, "turns": 2},
+            })
+
+        def agree(a: int = first.pk, b: int = second.pk, c: list[dict[str, object]] = pact) -> None:
+            contract = contract_services.contract_draft(
+                campaign=campaign, kind="agreement", title="A pact of peace", parties=[a, b], clauses=c
+            )
+            contract_services.contract_sign(campaign=campaign, contract=contract)
+
+        _try(agree)
+    for due in contract_services.unpaid_payments(campaign):
+        _try(lambda p=due: contract_services.payment_settle(campaign=campaign, payment=p.pk))
+    for contract in Contract.objects.filter(campaign=campaign, state=ContractState.IN_FORCE).order_by("pk"):
+        if _d(source, CHANCE_BREACH) != 1:
+            continue
+        parties = sorted(contract.parties.values_list("pk", flat=True))
+        if len(parties) < 2:
+            continue
+        breaker = _pick(source, parties)
+        injured = next(p for p in parties if p != breaker)
+        breach = None
+
+        def record(c: Contract = contract, who: int = breaker) -> None:
+            nonlocal breach
+            breach = contract_services.breach_record(campaign=campaign, contract=c, by_dynasty=who, text="broke faith")
+
+        if not _try(record) or breach is None:
+            continue
+        found = breach
+        if campaign.ruleset != bl.NAME and contract.kind == ContractKind.AGREEMENT:
+            votes = [
+                {
+                    "dynasty": d.pk, "stature": _d(source, 6), "church_cards": 0, "christian": True,
+                    "choice": "against" if d.pk == breaker else ("for" if d.pk == injured else _pick(source, CHOICES)),
+                }
+                for d in players
+            ]
+            _try(lambda b=found, v=votes: contract_services.parley_run(campaign=campaign, breach=b, votes=v))
+        elif campaign.ruleset == bl.NAME:
+            terms = list(contract.clauses.order_by("pk").values_list("pk", flat=True))
+            ballots = {d.pk: {t: _d(source, 3) > 1 for t in terms} for d in players if d.pk not in parties}
+            _try(lambda b=found, v=ballots: contract_services.dispute_majority(campaign=campaign, breach=b, votes=v))
+    for ban in Excommunication.objects.filter(campaign=campaign, ended_year__isnull=True).order_by("pk"):
+        if ban.start_year >= campaign.current_year or _d(source, 3) != 1:
+            continue
+        votes = [
+            {"dynasty": d.pk, "stature": _d(source, 6), "church_cards": 0, "christian": True, "choice": "for"}
+            for d in players
+        ]
+        _try(lambda x=ban, v=votes: contract_services.readmission_parley(campaign=campaign, dynasty=x.dynasty_id, votes=v))
+
+
+CHOICES = ("for", "against", "abstain")
+
+
+def play_monarchs_law(campaign: Campaign, source: DiceSource) -> None:
+    """EU monarchs: Venice's Doges and Poland's elective era are in play from the first turn; each
+    new monarch's military skill is rolled (the optional table); now and then a captured monarch
+    is ransomed."""
+    from dynasties.models import Crown
+    from dynasties.services import eu_monarchs
+
+    names = set(Crown.objects.filter(campaign=campaign).values_list("name", flat=True))
+    if "Venice" not in names:
+        _try(lambda: eu_monarchs.monarch_crown_configure(campaign=campaign, crown="Venice", settings={"doge": True}))
+    if "Poland" not in names:
+        _try(lambda: eu_monarchs.monarch_crown_configure(campaign=campaign, crown="Poland", settings={"poland_era": True}))
+    taken = Reign.objects.filter(campaign=campaign, end_year__isnull=True, holder__prisoner_of__isnull=False)
+    for reign in taken.order_by("crown"):
+        _try(lambda c=reign.crown: eu_monarchs.monarch_ransom(campaign=campaign, crown=c))
+    players = _players(campaign)
+    if _d(source, CHANCE_BATTLE) == 1 and len(players) >= 2:  # a monarch taken in battle, ransomed next turn
+        held = list(Reign.objects.filter(campaign=campaign, end_year__isnull=True, holder__status=Status.ALIVE,
+                                         holder__prisoner_of__isnull=True).select_related("holder").order_by("crown"))
+        if held:
+            king = _pick(source, held).holder
+            captors = [d for d in players if d.pk != king.controlled_by_id]
+            _try(lambda: events.character_capture(
+                campaign=campaign, character=king.pk, captor=_pick(source, captors).pk, reason="taken in battle"
+            ))
+    for crown in Crown.objects.filter(campaign=campaign).order_by("name"):
+        reign = Reign.objects.filter(campaign=campaign, crown=crown.name, end_year__isnull=True).first()
+        if reign is not None and reign.start_year == campaign.current_year and not (crown.state or {}).get("leader"):
+            _try(lambda c=crown.name: eu_monarchs.monarch_military_skill(campaign=campaign, crown=c, source=source))
+
+
+def play_pass_overs(campaign: Campaign, source: DiceSource) -> dict[str, list[int]]:
+    """Now and then the player of a crown whose monarch died passes over the first heir, when the
+    rules let him (Blood Royale rule C; BloodLine's disputed succession, at its price)."""
+    from dynasties.services.succession_choices import pass_over_choices, pass_over_choose
+    from dynasties.services.succession_view import succession_line
+
+    dead = Reign.objects.filter(campaign=campaign, end_year__isnull=True, holder__status=Status.DEAD).order_by("crown")
+    for crown in dead.values_list("crown", flat=True):
+        if _d(source, CHANCE_PASS_OVER) != 1:
+            continue
+        line = succession_line(campaign=campaign, crown=crown, limit=PASS_OVER_LIMIT)
+        first = line.entries[0] if line.entries else None
+        if first is not None and first.pass_over is not None and first.pass_over.allowed:
+            _try(lambda c=crown, pk=first.character.pk: pass_over_choose(
+                campaign=campaign, crown=c, heirs=[pk], limit=PASS_OVER_LIMIT
+            ))
+    return {crown: heirs for crown, heirs in sorted(pass_over_choices(campaign).items()) if heirs}
+
+
+def simulated_dynasties(ruleset: str, players: int) -> list[services.DynastySpec] | None:
+    """The houses of a simulated campaign: the ruleset's default players, and in BloodLine a minor
+    house (Savoy) too, so that its offers are played; None: the defaults."""
+    if ruleset != bl.NAME:
+        return None
+    return [*default_dynasties(players, ruleset), services.DynastySpec("Savoia", "Savoy", kind=DynastyKind.MINOR)]
+
+
+def play_law(campaign: Campaign, source: DiceSource) -> None:
+    """After the Dynastic Sequence: the turn's events, Pretenders, titles, contracts and Interphase."""
+    wed = list(
+        Marriage.objects.filter(campaign=campaign, wedding_year=campaign.current_year).order_by("pk").values_list("pk", flat=True)
+    )
+    if campaign.ruleset == "eu-monarchs":
+        play_monarchs_law(campaign, source)
+        return
+    play_contracts(campaign, source, wed)
+    play_events(campaign, source)
+    if campaign.ruleset == bl.NAME:
+        play_prisoners(campaign, source)
+        play_bloodline_titles(campaign, source)
+        play_stability(campaign, source)
+    else:
+        play_pretenders(campaign, source)
+        play_interphase(campaign, source)
+
+
+def play_turn(campaign: Campaign, source: DiceSource, *, law: bool = False) -> Campaign:
+    """Play the rest of the current turn's Dynastic Sequence and advance to the next turn; with
+    ``law`` the rest of the law too (``play_law``: the ``simulate`` command plays it)."""
     campaign.refresh_from_db()
     if campaign.step == Step.BIRTHS:
         play_births(campaign, source)
@@ -126,26 +551,172 @@ def play_turn(campaign: Campaign, source: DiceSource) -> Campaign:
         play_monarchs(campaign, source)
     if campaign.step == Step.SURVIVAL:
         services.survival_roll(campaign=campaign, source=source)
-        services.survival_finish(campaign=campaign, source=source)
+        chosen = play_pass_overs(campaign, source) if law and campaign.ruleset != "eu-monarchs" else {}
+        services.survival_finish(campaign=campaign, source=source, pass_over=chosen or None)
         campaign.refresh_from_db()
     if campaign.step == Step.MARRIAGES:
+        if law and campaign.ruleset == bl.NAME:
+            play_minor_offers(campaign, source)
         play_marriages(campaign)
+        if law and campaign.ruleset != bl.NAME:
+            play_titles(campaign, source)
         campaign.refresh_from_db()
     if campaign.step == Step.ANNOUNCEMENTS:
         services.announcements_make(campaign=campaign, source=source)
         campaign.refresh_from_db()
     if campaign.ruleset == bl.NAME:
         wed_due(campaign)
+    if law and campaign.step == Step.INTERPHASE:
+        play_law(campaign, source)
     services.turn_advance(campaign=campaign)
     campaign.refresh_from_db()
     return campaign
 
 
 def simulate(
-    campaign: Campaign, *, turns: int, source: DiceSource, on_turn: Callable[[Campaign], None] | None = None
+    campaign: Campaign,
+    *,
+    turns: int,
+    source: DiceSource,
+    on_turn: Callable[[Campaign], None] | None = None,
+    law: bool = False,
 ) -> Campaign:
     for _ in range(turns):
-        campaign = play_turn(campaign, source)
+        campaign = play_turn(campaign, source, law=law)
         if on_turn is not None:
             on_turn(campaign)
     return campaign
+
+
+# --- the parts of the law, and how often a campaign played each --------------------------------
+
+
+@dataclass(frozen=True)
+class LawPart:
+    """A part of the law and where a campaign's records show it played: chronicle lines of these
+    kinds, rolls of these purposes, postings of these kinds, deaths of these causes, or a count."""
+
+    name: str
+    kinds: tuple[str, ...] = ()
+    rolls: tuple[str, ...] = ()
+    postings: tuple[str, ...] = ()
+    causes: tuple[str, ...] = ()
+    count: Callable[[Campaign], int] | None = None
+
+
+def _contracts(kind: str) -> Callable[[Campaign], int]:
+    return lambda campaign: Contract.objects.filter(campaign=campaign, kind=kind).exclude(state=ContractState.DRAFT).count()
+
+
+def _model(model: type[Breach] | type[Parley] | type[Excommunication] | type[Dispute] | type[Title]) -> Callable[[Campaign], int]:
+    return lambda campaign: model.objects.filter(campaign=campaign).count()
+
+
+_SEQUENCE = (
+    LawPart("births", rolls=("birth",)),
+    LawPart("survival rolls", rolls=("survival",)),
+    LawPart("weddings", kinds=("wedding",)),
+    LawPart("successions", kinds=("succession",)),
+)
+_CONTRACTS = (
+    LawPart("marriage contracts", count=_contracts(ContractKind.MARRIAGE)),
+    LawPart("dowries", postings=("dowry",)),
+    LawPart("contract payments", postings=("contract", "damages")),
+    LawPart("renunciations", kinds=("renunciation",)),
+    LawPart("breaches", count=_model(Breach)),
+)
+LAW: dict[str, tuple[LawPart, ...]] = {
+    br.NAME: (
+        *_SEQUENCE,
+        LawPart("regencies", kinds=("regency",)),
+        LawPart("disputed successions (rule C)", rolls=("charisma_loss",), kinds=("exile",)),
+        LawPart("pass-overs", kinds=("pass_over",)),
+        LawPart("prisoners", kinds=("capture",)),
+        LawPart("ransoms", kinds=("release",)),
+        LawPart("plague", rolls=("plague",)),
+        LawPart("battle", rolls=("battle",)),
+        LawPart("storm deaths", causes=(br.EVENT_LABELS["storm"],)),
+        *_CONTRACTS,
+        LawPart("parleys", count=_model(Parley)),
+        LawPart("excommunications", count=_model(Excommunication)),
+        LawPart("Interphase taxes", postings=("tax",)),
+        LawPart("Interphase maintenance", postings=("maintenance",)),
+        LawPart("rebellions", postings=("rebellion",)),
+        LawPart("titles (rule G)", count=_model(Title)),
+        LawPart("Pretenders", kinds=("pretender",)),
+        LawPart("bastards", kinds=("bastard",)),
+    ),
+    bl.NAME: (
+        *_SEQUENCE,
+        LawPart("betrothals", kinds=("betrothal",)),
+        LawPart("pass-overs", kinds=("pass_over",)),
+        LawPart("disputed lines' rolls", rolls=("disputed_line", "disputed_line_which", "spurned_heir")),
+        LawPart("prisoners", kinds=("capture",)),
+        LawPart("ransoms", kinds=("release",)),
+        LawPart("storm deaths", causes=(br.EVENT_LABELS["storm"],)),
+        *_CONTRACTS,
+        LawPart("disputes (majority votes)", count=_model(Dispute)),
+        LawPart("minor houses' offers", kinds=("minor_offer",)),
+        LawPart("titles", count=_model(Title)),
+        LawPart("royal leaders", kinds=("leaders", "leader")),
+        LawPart("Stability", kinds=("stability",)),
+        LawPart("revolts", kinds=("revolt",)),
+    ),
+    "eu-monarchs": (
+        LawPart("monarchs' survival", rolls=("monarch_survival",)),
+        LawPart("successions", rolls=("monarch_succession",)),
+        LawPart("the Doge", count=lambda c: _crown_rolls(c, "Venice")),
+        LawPart("Poland's elections", count=lambda c: _crown_rolls(c, "Poland")),
+        LawPart("military skill", rolls=("monarch_military",)),
+        LawPart("Turkish column", kinds=("pasha",), count=lambda c: _crown_lines(c, "Turkey", "revolt")),
+        LawPart("Dynastic Crises", kinds=("dynastic_crisis",)),
+        LawPart("ransoms", postings=("ransom",), count=lambda c: _lines_with(c, "payment_owed", "ransom")),
+    ),
+}
+"""Every ruleset's parts of the law, in the order the summary prints them."""
+
+
+def _crown_rolls(campaign: Campaign, crown: str) -> int:
+    return ChronicleEntry.objects.filter(campaign=campaign, kind="succession", data__crown=crown).count()
+
+
+def _crown_lines(campaign: Campaign, crown: str, kind: str) -> int:
+    return ChronicleEntry.objects.filter(campaign=campaign, kind=kind, data__crown=crown).count()
+
+
+def _lines_with(campaign: Campaign, kind: str, text: str) -> int:
+    return ChronicleEntry.objects.filter(campaign=campaign, kind=kind, text__icontains=text).count()
+
+
+def law_summary(campaign: Campaign) -> list[tuple[str, int]]:
+    """How many times the campaign played each part of its ruleset's law (``LAW``), in order."""
+    kinds = _tally(ChronicleEntry.objects.filter(campaign=campaign).values_list("kind", flat=True))
+    rolls = _tally(Roll.objects.filter(campaign=campaign).values_list("purpose", flat=True))
+    postings = _tally(Posting.objects.filter(campaign=campaign).values_list("kind", flat=True))
+    dead = Character.objects.filter(campaign=campaign, status=Status.DEAD).exclude(death_cause="")
+    causes = list(dead.values_list("death_cause", flat=True))
+    rows: list[tuple[str, int]] = []
+    for part in LAW.get(campaign.ruleset, ()):
+        n = sum(kinds.get(k, 0) for k in part.kinds) + sum(rolls.get(p, 0) for p in part.rolls)
+        n += sum(postings.get(k, 0) for k in part.postings)
+        n += sum(1 for cause in causes if any(c in cause for c in part.causes))
+        if part.count is not None:
+            n += part.count(campaign)
+        rows.append((part.name, n))
+    return rows
+
+
+def _tally(values: Iterable[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for value in values:
+        counts[value] = counts.get(value, 0) + 1
+    return counts
+
+
+NEVER = "never played"
+
+
+def law_table(rows: Sequence[tuple[str, int]]) -> str:
+    """The summary as printed: one part a line, its count, and a part never played marked."""
+    width = max((len(name) for name, _ in rows), default=0)
+    return "\n".join(f"  {name:<{width}}  {n:>6}{'  <- ' + NEVER if n == 0 else ''}" for name, n in rows)

@@ -13,6 +13,7 @@ from django.core.management.base import CommandError
 
 from campaign.models import Campaign, ChronicleEntry, Roll, Step
 from dynasties.models import Character, Marriage, Status
+from dynasties.simulation import law_summary, law_table
 
 TURNS = 3
 
@@ -61,9 +62,11 @@ def test_the_same_seed_replays_the_same_campaign_and_another_seed_does_not():
 def test_the_command_prints_a_summary():
     campaign, output = run(7)
     characters = Character.objects.filter(campaign=campaign)
+    # issue 15: after its line, the table of how often each part of the law was played
     assert output == (
         f"Sim A (sim-a): {TURNS} turns played, now {1300 + 5 * TURNS}; "
         f"{characters.count()} characters, {characters.filter(status=Status.ALIVE).count()} alive.\n"
+        f"The law played (times each part):\n{law_table(law_summary(campaign))}\n"
     )
 
 

@@ -11,7 +11,7 @@ from dynasties.rules import RULESET_LABELS, get_ruleset
 from dynasties.rules.dice import RandomSource
 from dynasties.rules.errors import RuleError
 from dynasties.services import campaign_create
-from dynasties.simulation import simulate
+from dynasties.simulation import law_summary, law_table, simulate, simulated_dynasties
 
 
 class _HelpFormatter(DjangoHelpFormatter, argparse.RawDescriptionHelpFormatter):
@@ -87,10 +87,11 @@ class Command(BaseCommand):
                     slug=opts["slug"],
                     ruleset=opts["ruleset"],
                     players=opts["players"],
+                    dynasties=simulated_dynasties(opts["ruleset"], opts["players"]),
                     optional_rules=options,
                     source=source,
                 )
-                campaign = simulate(campaign, turns=opts["turns"], source=source)
+                campaign = simulate(campaign, turns=opts["turns"], source=source, law=True)
         except RuleError as exc:
             raise CommandError(exc.message) from exc
         chars = Character.objects.filter(campaign=campaign)
@@ -98,3 +99,4 @@ class Command(BaseCommand):
             f"{campaign.name} ({campaign.slug}): {opts['turns']} turns played, now {campaign.current_year}; "
             f"{chars.count()} characters, {chars.filter(status=Status.ALIVE).count()} alive."
         )
+        self.stdout.write("The law played (times each part):\n" + law_table(law_summary(campaign)))
