@@ -24,7 +24,9 @@ What each checker verifies (rule ids, documented with the rulebook's words in ea
   (widows retiring in BloodLine), BL-no-br-money (Blood Royale money in BloodLine), BL-posthumous
   (children born after a parent's death), BL-union-children (union children: a union's child
   inherits the Queen's crown when the King died first), BL-reign-end (found here: a King put to
-  death by a new Sultan under "Turkey #2" is succeeded only a turn later).
+  death by a new Sultan under "Turkey #2" is succeeded only a turn later), BL-turkish-succession
+  (the checker's reading of "Turkey #1" - the first princess in line with a living husband, whose
+  husband reigns - differs from the code's in 3 successions over 10 x 40: a ruling is needed).
 
 The suite runs 3 seeds x 40 turns per ruleset; bench/crosscheck.py runs the full 10 x 40 and
 counts every rule's violations, asserted or not.

@@ -29,8 +29,9 @@ export carries. Rule ids:
 - BL-posthumous: no child born after its mother's death or more than a year after its father's
   (open defect: children born after a parent's death).
 - BL-succession: "male-preference primogeniture", then "the monarch's eldest sibling and down";
-  passed-over heirs and their lines are skipped; "Turkey #1": a Turkish princess's husband takes
-  her place.
+  passed-over heirs and their lines are skipped (Turkey under "Turkey #1" apart).
+- BL-turkish-succession: the same under "Turkey #1" in Turkey (its reading differs from the
+  code's in a few successions: reported until ruled).
 - BL-union-children: "When the Queen or King dies the dynastic union is over and none of her
   children may inherit" (open defect: union children - found when the King died first and the
   Queen reigned on).
@@ -365,5 +366,8 @@ def _succession(ex: Export) -> list[str]:
                 if holder["origin"] not in ("relative", "setup", "created"):
                     out.append(violation("BL-succession", row, "a new dynasty (Dynastic Crisis)", ex.name(holder["id"])))
             elif heir != holder["id"]:
-                out.append(violation("BL-succession", row, ex.name(heir), ex.name(holder["id"])))
+                # "a Turkish princess cannot reign but her husband inherits her rights": read here as
+                # the first princess in line with a living husband; that husband reigns.
+                rule = "BL-turkish-succession" if turkish else "BL-succession"
+                out.append(violation(rule, row, ex.name(heir), ex.name(holder["id"])))
     return out

@@ -51,6 +51,9 @@ OPEN_DEFECTS: dict[str, dict[str, str]] = {
         "BL-posthumous": "children born after a parent's death (born turn year + attempt - 1 after the parent died "
                          "in that turn's Survival)",
         "BL-union-children": "union children: a union's child inherits the Queen's crown when the King died first",
+        "BL-turkish-succession": "which husband takes a Turkish princess's rights under Turkey #1 (the checker's "
+                                 "reading: the first princess in line with a living husband) differs from the code's "
+                                 "in 3 successions over 10 seeds x 40 turns: a ruling is needed",
         "BL-reign-end": "a monarch put to death by a new Sultan (Turkey #2) is succeeded only a turn later "
                         "(found by this cross-check)",
     },
