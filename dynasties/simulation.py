@@ -552,7 +552,14 @@ def play_turn(campaign: Campaign, source: DiceSource, *, law: bool = False) -> C
     if campaign.step == Step.SURVIVAL:
         services.survival_roll(campaign=campaign, source=source)
         chosen = play_pass_overs(campaign, source) if law and campaign.ruleset != "eu-monarchs" else {}
-        services.survival_finish(campaign=campaign, source=source, pass_over=chosen or None)
+        try:
+            services.survival_finish(campaign=campaign, source=source, pass_over=chosen or None)
+        except RuleError:
+            if not chosen:
+                raise
+            # the line the choice was made on is not the one the succession reads (reported, issue
+            # 15): the player lets the rightful heir succeed instead
+            services.survival_finish(campaign=campaign, source=source)
         campaign.refresh_from_db()
     if campaign.step == Step.MARRIAGES:
         if law and campaign.ruleset == bl.NAME:
