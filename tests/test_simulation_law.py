@@ -18,8 +18,6 @@ from dynasties.services import campaign_create
 from dynasties.simulation import LAW, NEVER, law_summary, law_table, simulate, simulated_dynasties
 
 SEEDS = {"blood-royale": (1, 2), "eu-bloodline": (1, 3), "eu-monarchs": (1, 2)}
-# BloodLine seed 2 dies in the known fratricide defect (turkish_fratricide kills a brother born
-# after the accession: "character_dies_after_birth"), being fixed in dynasties/services/bloodline.py.
 TURNS = 25
 
 
@@ -77,3 +75,15 @@ def test_the_command_prints_the_summary_after_its_line() -> None:
     assert law_table(rows).splitlines() == lines[2:]
     births = dict(rows)["births"]
     assert births > 0 and lines[2].split() == ["births", str(births)]
+
+
+@pytest.mark.django_db
+def test_the_sultans_fratricide_spares_a_brother_not_yet_born() -> None:
+    """Turkey #2, 'a new Turkish monarch puts his brothers to death': a brother the turn's births date
+    after the accession is not born yet. BloodLine seed 2 (every option, the whole law) once died here
+    in turn 14 on "character_dies_after_birth"; it now plays through, and no one dies before birth."""
+    from dynasties.models import Character
+
+    _played("eu-bloodline", 2)
+    people = Character.objects.filter(campaign__slug="law-eu-bloodline-2", death_year__isnull=False)
+    assert people.exists() and all(c.death_year >= c.birth_year for c in people)

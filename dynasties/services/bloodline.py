@@ -332,6 +332,7 @@ def fratricide(world: World, crown: str, monarch: Character, chronicle: Chronicl
     brothers = [
         c.pk for c in world.characters.values()
         if c.pk != monarch.pk and c.sex == "M" and c.status == Status.ALIVE
+        and c.birth_year <= world.year  # a brother dated later in the turn is not born yet: none to put to death
         and ((monarch.father_id and c.father_id == monarch.father_id) or (monarch.mother_id and c.mother_id == monarch.mother_id))
     ]
     if brothers:
