@@ -13,7 +13,7 @@ from campaign import audit
 from campaign.dice import DiceBox
 from campaign.models import Audience, Campaign, ChronicleEntry, Step
 from campaign.permissions import require
-from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Modifier, Origin, Reign, Status
+from dynasties.models import Character, ControlChange, Dynasty, DynastyKind, Marriage, Modifier, Origin, Reign, Status
 from dynasties.rules import blood_royale as br
 from dynasties.rules import bloodline as bl
 from dynasties.rules import get_ruleset
@@ -105,6 +105,7 @@ def return_widowed(world: World, chronicle: Chronicle, dead: Sequence[int] | Non
         kings_died = {r.holder_id for r in world.reigns if r.end_year == year and r.holder_id}
     reigning = world.reigning()
     changed: list[Character] = []
+    moves: list[ControlChange] = []  # written in one statement below
     ended = list(ended)
     the_dead = {
         c.pk: c
@@ -138,7 +139,7 @@ def return_widowed(world: World, chronicle: Chronicle, dead: Sequence[int] | Non
             )
         elif survivor.birth_dynasty_id and survivor.controlled_by_id != survivor.birth_dynasty_id:
             home = world.dynasties[survivor.birth_dynasty_id]
-            control.move(world.campaign, survivor, home, "widow_returns")
+            control.move(world.campaign, survivor, home, "widow_returns", into=moves)
             survivor.prince_piece = ""
             changed.append(survivor)
             chronicle.add(
@@ -147,6 +148,7 @@ def return_widowed(world: World, chronicle: Chronicle, dead: Sequence[int] | Non
                 character=survivor.pk,
                 dynasty=home.pk,
             )
+    ControlChange.objects.bulk_create(moves)
     if changed:
         audit.bulk_update(Character, changed, ["status", "retired_year", "prince_piece", "controlled_by"])
         for c in changed:

@@ -21,9 +21,13 @@ CAUSES = (
 )
 
 
-def move(campaign: Campaign, obj: Character | Crown, to: Dynasty | int | None, cause: str) -> None:
+def move(
+    campaign: Campaign, obj: Character | Crown, to: Dynasty | int | None, cause: str,
+    *, into: list[ControlChange] | None = None,
+) -> None:
     """Set ``obj.controlled_by`` to ``to`` and, when that changes it, record the change at the
-    campaign's year and step."""
+    campaign's year and step (appended, unsaved, to ``into`` when given: the caller writes a turn's
+    changes in one statement)."""
     assert cause in CAUSES, cause
     before = obj.controlled_by_id
     after = to.pk if isinstance(to, Dynasty) else to
@@ -33,8 +37,12 @@ def move(campaign: Campaign, obj: Character | Crown, to: Dynasty | int | None, c
         obj.controlled_by_id = to
     if before == after:
         return
-    ControlChange.objects.create(
+    change = ControlChange(
         campaign=campaign, year=campaign.current_year, step=campaign.step,
         character=obj if isinstance(obj, Character) else None, crown=obj if isinstance(obj, Crown) else None,
         from_dynasty_id=before, to_dynasty_id=after, cause=cause,
     )
+    if into is not None:
+        into.append(change)
+    else:
+        change.save()

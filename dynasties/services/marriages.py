@@ -19,7 +19,7 @@ from django.db.models import Q
 from campaign import audit, treasury
 from campaign.models import Campaign, Posting, PostingKind, Step
 from campaign.permissions import couple_houses, readers_text, require
-from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Origin, Reign
+from dynasties.models import Character, ControlChange, Dynasty, DynastyKind, Marriage, Origin, Reign
 from dynasties.rules import blood_royale as br
 from dynasties.rules import bloodline as bl
 from dynasties.rules import get_ruleset
@@ -348,6 +348,7 @@ def _wed_all(campaign: Campaign, matches: Sequence[Marriage], people: dict[int, 
     reigning = _reigning(campaign, list(people))
     changed: dict[int, Character] = {}
     postings: list[Posting] = []
+    moves: list[ControlChange] = []
     for match in matches:
         groom, bride = people[match.husband_id], people[match.wife_id]
         groom_house, bride_house = groom.controlled_by, bride.controlled_by
@@ -359,11 +360,11 @@ def _wed_all(campaign: Campaign, matches: Sequence[Marriage], people: dict[int, 
             # her Consort and comes to her. (Married to a reigning King: Dynastic Union, his player.)
             match.husband_joins_wife = True
         if match.husband_joins_wife:
-            control.move(campaign, groom, bride_house, "wedding")
+            control.move(campaign, groom, bride_house, "wedding", into=moves)
             groom.prince_piece = ""
             changed[groom.pk] = groom
         elif bride.controlled_by_id != groom.controlled_by_id:
-            control.move(campaign, bride, groom_house, "wedding")
+            control.move(campaign, bride, groom_house, "wedding", into=moves)
             changed[bride.pk] = bride
         chronicle.add(
             "wedding",
@@ -388,6 +389,7 @@ def _wed_all(campaign: Campaign, matches: Sequence[Marriage], people: dict[int, 
                 marriage=match.pk,
             )
     Posting.objects.bulk_create(postings)
+    ControlChange.objects.bulk_create(moves)  # one statement for the weddings' changes of house
     audit.bulk_update(Marriage, list(matches), ["wedding_year", "husband_joins_wife"])
     from contracts.services import contracts_on_weddings  # contracts build on these services
 
