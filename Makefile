@@ -36,7 +36,8 @@ lint: setup
 
 # The whole suite twice: on SQLite (the default database; the tests marked `postgres` need
 # PostgreSQL and are left out), then all of it, browser tests included, on a throwaway PostgreSQL
-# server (scripts/pg-test.sh: private data directory, random loopback port, removed at the end).
+# server (scripts/pg-test.sh: private data directory, random loopback port, removed at the end),
+# less the tests marked `long_simulation` (long simulated campaigns that check the rules: SQLite's run).
 test: lint
 	DEBUG=1 $(PY) manage.py makemigrations --check --dry-run >/dev/null || { echo "Models changed without a migration: run manage.py makemigrations" >&2; exit 1; }
 	@echo "== the suite on SQLite"; start=$$SECONDS; \

@@ -138,6 +138,7 @@ def gedcom_violations(text: str) -> list[str]:
     return out
 
 
+@pytest.mark.long_simulation
 @pytest.mark.parametrize("ruleset", ["blood-royale", "eu-bloodline", "eu-monarchs"])
 @pytest.mark.parametrize("seed", [1, 2])
 def test_simulated_campaigns_keep_every_child_within_its_parents_lives(db, ruleset, seed):

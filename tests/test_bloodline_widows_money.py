@@ -198,6 +198,7 @@ def test_a_succession_posts_no_crowns_for_the_new_monarchs_spouse(eu):
 
 
 @pytest.mark.django_db
+@pytest.mark.long_simulation
 @pytest.mark.parametrize("seed", [3, 8])
 def test_a_simulated_bloodline_campaign_retires_nobody_and_no_reign_outlives_its_holder(seed):
     """No BloodLine character ever retires; a reign ends with its holder's death; no Treasury Crowns;

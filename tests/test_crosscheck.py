@@ -39,6 +39,8 @@ import pytest
 from tests.crosscheck.common import rule_of
 from tests.crosscheck.run import ASSERTED, CHECKS, OPEN_DEFECTS, simulated_export
 
+pytestmark = pytest.mark.long_simulation  # SQLite only (tests/conftest.py)
+
 SEEDS = (1, 2, 3)
 TURNS = 40
 

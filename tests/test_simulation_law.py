@@ -17,6 +17,8 @@ from dynasties.rules.dice import RandomSource
 from dynasties.services import campaign_create
 from dynasties.simulation import LAW, NEVER, law_summary, law_table, simulate, simulated_dynasties
 
+pytestmark = pytest.mark.long_simulation  # SQLite only (tests/conftest.py)
+
 SEEDS = {"blood-royale": (1, 2), "eu-bloodline": (1, 3), "eu-monarchs": (1, 2)}
 TURNS = 25
 
