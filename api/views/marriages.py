@@ -29,7 +29,7 @@ from api.views.families import MarriageOut
 from api.views.sequence import TurnMadeSerializer, require_actor, turn_data
 from api.views.treasury import PostingOut
 from campaign.models import Campaign, ChronicleEntry, Posting
-from campaign.permissions import may_act_for_any, sees_money, visible
+from campaign.permissions import couple_houses, may_act_for_any, sees_money, visible
 from campaign.treasury import currency
 from dynasties.models import Character, Dynasty, Marriage
 from dynasties.printing import announcement_sections
@@ -250,7 +250,7 @@ def _betrothal(view: ActionView, pk: int) -> Marriage:
     match = Marriage.objects.select_related("husband", "wife").filter(campaign=v.campaign, pk=pk).first()
     if match is None:
         raise NotFound(f"There is no marriage #{pk} in this campaign.")
-    if not may_act_for_any(v.role, v.dynasty, (match.husband.controlled_by_id, match.wife.controlled_by_id)):
+    if not may_act_for_any(v.role, v.dynasty, couple_houses(match)):
         raise PermissionDenied("Only the GM or the player of one of the betrothed may do this.")
     return match
 
