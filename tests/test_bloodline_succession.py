@@ -252,3 +252,47 @@ def test_the_succession_view_shows_bloodline_prices(campaign):
     first = next(e for e in line.entries if e.character.given_name == "First").pass_over
     assert first.allowed and first.text == "voluntary"
     assert first.costs[:2] == ("-2 Stability at once", "1 revolt in the country")
+
+
+@pytest.mark.django_db
+def test_a_brother_put_to_death_who_reigns_elsewhere_is_succeeded_in_the_same_turn(campaign):
+    """Turkey #2, 'a new Turkish monarch puts his brothers to death': a brother who wears another
+    crown dies with the others, and that crown passes on in the same Succession, as every crown
+    whose monarch died does (before: his reign stayed open, held by a dead man, until next turn)."""
+    bloodline(campaign, turkish_fratricide=True)
+    at_step(campaign, Step.SURVIVAL)
+    turkey = Dynasty.objects.create(campaign=campaign, name="Osman", crown="Turkey", seat=9)
+    sultan = person(campaign, turkey, "Murad", "M", 1240)
+    heir = person(campaign, turkey, "Selim", "M", 1265, father=sultan)
+    brother = person(campaign, turkey, "Bayezid", "M", 1267, father=sultan)
+    nephew = person(campaign, turkey, "Orhan", "M", 1288, father=brother)
+    crown(campaign, brother, "France", campaign.current_year)  # France's reign is read before Turkey's
+    crown(campaign, sultan, "Turkey", campaign.current_year)
+    kill(campaign, sultan.pk)
+    brother.refresh_from_db()
+    assert brother.status == Status.DEAD and brother.death_cause == "put to death by the new Sultan"
+    year = campaign.current_year
+    assert Reign.objects.get(campaign=campaign, crown="Turkey", end_year__isnull=True).holder == heir
+    late = Reign.objects.get(campaign=campaign, crown="France", holder=brother)
+    assert late.end_year == year
+    france = Reign.objects.get(campaign=campaign, crown="France", end_year__isnull=True)
+    assert france.holder == nephew and france.start_year == year
+
+
+@pytest.mark.django_db
+def test_a_turkish_princess_without_a_husband_is_passed_by_and_her_son_inherits(campaign):
+    """Turkey #1, 'A Turkish princess cannot ascend the throne, but her husband inherits her rights':
+    a widowed princess has no husband to carry them; she is passed by and her line goes on through
+    her son, who keeps his own right (docs/rulings.md)."""
+    bloodline(campaign, turkish_princess_rights=True)
+    at_step(campaign, Step.SURVIVAL)
+    turkey = Dynasty.objects.create(campaign=campaign, name="Osman", crown="Turkey", seat=9)
+    spain = Dynasty.objects.get(campaign=campaign, crown="Spain")
+    sultan = person(campaign, turkey, "Selim", "M", 1250)
+    crown(campaign, sultan, "Turkey", campaign.current_year)
+    daughter = person(campaign, turkey, "Hafsa", "F", 1270, father=sultan)
+    late_husband = person(campaign, spain, "Pedro", "M", 1265)
+    wed(campaign, late_husband, daughter, 1288)
+    grandson = person(campaign, spain, "Carlos", "M", 1289, father=late_husband, mother=daughter)
+    kill(campaign, sultan.pk, late_husband.pk)
+    assert Reign.objects.get(campaign=campaign, crown="Turkey", end_year__isnull=True).holder == grandson

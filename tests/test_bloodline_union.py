@@ -48,6 +48,43 @@ def test_none_of_a_union_queens_children_inherit_her_crown(campaign):
 
 
 @pytest.mark.django_db
+def test_the_unions_children_stay_barred_when_the_king_died_first(campaign):
+    """'When the Queen or King dies the dynastic union is over and none of her children may inherit':
+    the bar comes with the union's end, whichever spouse dies first (docs/rulings.md). The King of
+    France dies; the Queen of England reigns on, widowed; at her death her son by him does not
+    inherit England, her father's line does."""
+    bloodline(campaign)
+    england = Dynasty.objects.get(campaign=campaign, crown="England")
+    france = Dynasty.objects.get(campaign=campaign, crown="France")
+    late_king = Reign.objects.get(campaign=campaign, crown="England").holder
+    Character.objects.filter(pk=late_king.pk).update(status=Status.DEAD, death_year=1300)
+    queen = person(campaign, england, "Matilda", "F", 1276, father=late_king)
+    sister = person(campaign, england, "Joan", "F", 1278, father=late_king)
+    crown(campaign, queen, "England", 1300)
+    king = Reign.objects.get(campaign=campaign, crown="France", end_year__isnull=True).holder
+    for first in Marriage.objects.filter(husband=king, ended_year__isnull=True):
+        Character.objects.filter(pk=first.wife_id).update(status=Status.DEAD, death_year=1300)
+        Marriage.objects.filter(pk=first.pk).update(ended_year=1300, end_cause="death of the wife")
+    wed(campaign, king, queen, 1300)
+    with transaction.atomic():
+        locked = lock_campaign(campaign)
+        world = World(locked, living_only=True)
+        chronicle = Chronicle(locked)
+        crowns_join(world, queen_crown=world.crown("England"), king_crown=world.crown("France"), chronicle=chronicle)
+        chronicle.flush()
+    son = person(campaign, france, "Louis", "M", 1301, father=king, mother=queen)
+    at_step(campaign, Step.SURVIVAL, year=1305)
+    kill(campaign, king.pk)  # the King first: the union is over, the Queen reigns on
+    assert Crown.objects.get(campaign=campaign, name="England").union_with is None
+    assert Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True).holder == queen
+    at_step(campaign, Step.SURVIVAL, year=1310)
+    kill(campaign, queen.pk)
+    heir = Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True).holder
+    assert heir != son and heir.father_id == late_king.pk
+    assert sister.father_id == late_king.pk
+
+
+@pytest.mark.django_db
 def test_bloodline_characters_retired_before_the_fix_come_back_into_play(campaign):
     """BloodLine: 'If her husband dies first, the wife is returned to her original family' (no
     retirement): the data migration brings back the widows an older version retired."""

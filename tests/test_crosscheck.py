@@ -8,25 +8,22 @@ What each checker verifies (rule ids, documented with the rulebook's words in ea
 - Blood Royale (tests/crosscheck/blood_royale.py), asserted: BR-dice, BR-birth-roll,
   BR-birth-attempts, BR-birth-year, BR-sex, BR-characteristics, BR-dynastic-name, BR-survival-roll,
   BR-survival-who, BR-wedding-money, BR-monarch-match, BR-succession, BR-passed-over, BR-regency,
-  BR-queen-control. Reported, not asserted (open defects, found by these checks): BR-monarch-retired
-  (a widowed Queen regnant is retired as a King's widow while she reigns), BR-king-control (a child
-  King who inherits several crowns at once is controlled by the last one's house, the other crowns
-  staying with their old house), BR-union (a Queen of two crowns who marries a King makes a union of
-  only one), BR-monarch-match-once (the 100 Crowns for a monarch's match paid again when he comes to
-  a second throne).
-- EU monarchs (tests/crosscheck/eu_monarchs.py), asserted: EM-dice, EM-survival,
-  EM-survival-modifier, EM-succession, EM-reign, EM-values, EM-values-column, EM-stability-chain.
-  Reported, not asserted: EM-stability-bounds (open defect: Stability bounds -3..+3).
-- BloodLine (tests/crosscheck/bloodline.py), asserted: BL-dice, BL-birth-roll, BL-birth-year,
+  BR-queen-control, BR-monarch-retired (a widowed Queen regnant reigns on and rolls). Reported, not
+  asserted (open defects, found by these checks): BR-king-control (a child King who inherits
+  several crowns at once is controlled by the last one's house, the other crowns staying with their
+  old house), BR-union (a Queen of two crowns who marries a King makes a union of only one),
+  BR-monarch-match-once (the 100 Crowns for a monarch's match paid again when he comes to a second
+  throne).
+- EU monarchs (tests/crosscheck/eu_monarchs.py), all asserted: EM-dice, EM-survival,
+  EM-survival-modifier, EM-succession, EM-reign, EM-values, EM-values-column, EM-stability-chain,
+  EM-stability-bounds (Stability within -3..+3).
+- BloodLine (tests/crosscheck/bloodline.py), all asserted: BL-dice, BL-birth-roll, BL-birth-year,
   BL-sex, BL-characteristics, BL-effective-age, BL-survival-roll, BL-stability-chain, BL-succession,
-  BL-dowry, BL-minor-stability.
-  Reported, not asserted (open defects): BL-stability-bounds (Stability bounds), BL-no-retirement
-  (widows retiring in BloodLine), BL-no-br-money (Blood Royale money in BloodLine), BL-posthumous
-  (children born after a parent's death), BL-union-children (union children: a union's child
-  inherits the Queen's crown when the King died first), BL-reign-end (found here: a King put to
-  death by a new Sultan under "Turkey #2" is succeeded only a turn later), BL-turkish-succession
-  (the checker's reading of "Turkey #1" - the first princess in line with a living husband, whose
-  husband reigns - differs from the code's in 3 successions over 10 x 40: a ruling is needed).
+  BL-dowry, BL-minor-stability, BL-stability-bounds, BL-no-retirement (no widow retires),
+  BL-no-br-money (no Blood Royale money), BL-posthumous (no child born after a parent's death),
+  BL-union-children (none of a union's children inherits the Queen's crown, whichever spouse died
+  first), BL-turkish-succession (Turkey #1: the princess's husband at the Succession inherits her
+  rights), BL-reign-end (a monarch put to death by a new Sultan is succeeded at once).
 
 The suite runs 3 seeds x 40 turns per ruleset; bench/crosscheck.py runs the full 10 x 40 and
 counts every rule's violations, asserted or not.

@@ -11,7 +11,7 @@ from django.db.models import Q
 
 from campaign import treasury
 from campaign.dice import DiceBox
-from campaign.models import PostingKind
+from campaign.models import Posting, PostingKind
 from dynasties.models import (
     Character,
     Crown,
@@ -55,7 +55,8 @@ def resolve_successions(
     wanted = {crown: list(ids) for crown, ids in (pass_over or {}).items()}
     new_reigns: list[Reign] = []
     union_barred: dict[str, set[int]] = {}
-    if world.campaign.ruleset == bl_services.BLOODLINE:
+    bloodline = world.campaign.ruleset == bl_services.BLOODLINE
+    if bloodline:
         union_barred = _union_children_barred(world)  # read before the unions end with the deaths
         _bloodline_unions_end(world, chronicle)
     for reign in list(world.open_reigns()):
@@ -74,6 +75,17 @@ def resolve_successions(
             reign.regent = regent
             reign.save(update_fields=["regent"])
             chronicle.add("regency", f"{regent.display_name} becomes regent for {holder.display_name}.", character=regent.pk)
+    while bloodline:  # Turkey #2: a new Sultan's brothers put to death may reign elsewhere: succeeded this turn too
+        more = _union_children_barred(world)
+        _bloodline_unions_end(world, chronicle)
+        killed = [r for r in world.open_reigns() if world.characters[r.holder_id].status == Status.DEAD]
+        if not killed:
+            break
+        for reign in killed:
+            new_reigns.append(_succeed(
+                world, reign, box, chronicle, tables, entered, wanted.pop(reign.crown, []),
+                barred_by_union=more.get(reign.crown, set()),
+            ))  # fmt: skip
     if wanted:
         raise RuleError(
             f"No monarch of {', '.join(sorted(wanted))} has died: there is no succession in which to pass anyone over.",
@@ -87,18 +99,46 @@ def resolve_successions(
 def _union_children_barred(world: World) -> dict[str, set[int]]:
     """BloodLine: 'When the Queen or King dies the dynastic union is over and none of her children may
     inherit ... and the line passes to the next logical successor from the Queen's family.' For each
-    crown of a Queen in union who has died, the children of the union (read while it still stands)."""
+    crown of a dead Queen who was in a Dynastic Union during her reign (standing now, or ended when
+    her King died first: docs/rulings.md), the children of that union: hers by a husband who reigned
+    another crown while they were married and she reigned (``_reigned_together``)."""
     out: dict[str, set[int]] = {}
     for reign in world.open_reigns():
         late = world.characters[reign.holder_id]
-        record = world.crowns.get(reign.crown)
-        if late.status != Status.DEAD or late.sex != "F" or record is None or record.union_with_id is None:
+        if late.status != Status.DEAD or late.sex != "F":
             continue
-        husband = world.last_spouse(late.pk)
-        king_reign = next((r for r in world.reigns if r.crown != reign.crown and husband and r.holder_id == husband), None)
-        if king_reign is not None:
-            out[reign.crown] = bl_services.union_children(world, late.pk, king_reign.holder_id)
+        barred: set[int] = set()
+        for m in Marriage.objects.filter(wife_id=late.pk, wedding_year__isnull=False).order_by("pk"):
+            if any(
+                r.holder_id == m.husband_id and r.crown != reign.crown
+                and (_standing_union(world, reign, r) or _reigned_together(m, reign, r, late.death_year))
+                for r in world.reigns
+            ):
+                barred |= bl_services.union_children(world, late.pk, m.husband_id)
+        if barred:
+            out[reign.crown] = barred
     return out
+
+
+def _standing_union(world: World, hers: Reign, his: Reign) -> bool:
+    """Her crown is in union with his now (the union the deaths are about to end)."""
+    record, partner = world.crowns.get(hers.crown), world.crowns.get(his.crown)
+    return record is not None and partner is not None and his.end_year is None and record.union_with_id == partner.pk
+
+
+def _reigned_together(match: Marriage, hers: Reign, his: Reign, her_death: int | None) -> bool:
+    """Whether both spouses reigned, married, at one moment. Within a turn deaths come first
+    (Survival), then reigns begin (Succession), then weddings (Interphase): a King who succeeds in
+    the turn his Queen died never reigned with her; a reign or marriage ends with the death."""
+    def span(start: int, end: int | None, begins: float) -> tuple[float, float]:
+        return start + begins, end + 0.2 if end is not None else float("inf")
+
+    spans = [
+        span(match.wedding_year or 0, match.ended_year, 0.8),
+        span(hers.start_year, hers.end_year if hers.end_year is not None else her_death, 0.5),
+        span(his.start_year, his.end_year, 0.5),
+    ]
+    return max(a for a, _ in spans) < min(b for _, b in spans)
 
 
 def _bloodline_unions_end(world: World, chronicle: Chronicle) -> None:
@@ -233,11 +273,12 @@ def _succeed(
     _bring_home(world, heir, record, chronicle)
     spouse = world.spouse_of(heir.pk)
     pays = get_ruleset(world.campaign.ruleset).TREASURY_PAYS_MATCHES  # BloodLine: no Treasury Crowns
-    if pays and spouse is not None and spouse.birth_dynasty_id is not None:
+    match = _match_of(world, heir, spouse) if pays and spouse is not None else None
+    if match is not None and spouse is not None and spouse.birth_dynasty_id is not None and not _match_paid(match, spouse):
         treasury.post(
             world.campaign, payer=None, payee=spouse.birth_dynasty_id, amount=br.MONARCH_MATCH_CROWNS,
             kind=PostingKind.MONARCH_MATCH, reason=f"{spouse.display_name} is married to the new {title(heir)} of {crown}",
-            character=spouse,
+            character=spouse, marriage=match,
         )
         chronicle.add(
             "payment_owed",
@@ -259,6 +300,24 @@ def _succeed(
             crown=crown,
         )
     return new
+
+
+def _match_of(world: World, heir: Character, spouse: Character) -> Marriage | None:
+    """The wedded marriage of the new monarch and the spouse (``World.spouse_of``'s)."""
+    return next(
+        (m for m in world.open_marriages if m.wedding_year is not None and {m.husband_id, m.wife_id} == {heir.pk, spouse.pk}),
+        None,
+    )
+
+
+def _match_paid(match: Marriage, spouse: Character) -> bool:
+    """'receives 100 Crowns from the Treasury, either at the time of the marriage or when the male
+    character succeeds to the throne': once per match - not again when the monarch comes to a second
+    throne (nor at a succession after a wedding to a reigning monarch). A payment undone by a reversal
+    does not count; postings older than the marriage link are found by the spouse and the years."""
+    paid = Posting.objects.filter(campaign_id=match.campaign_id, kind=PostingKind.MONARCH_MATCH, reversed_by__isnull=True,
+                                  reverses__isnull=True, payee_id=spouse.birth_dynasty_id)
+    return paid.filter(Q(marriage=match) | Q(marriage__isnull=True, character=spouse, year__gte=match.wedding_year or 0)).exists()
 
 
 def _pass_over(

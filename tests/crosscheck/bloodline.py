@@ -280,21 +280,33 @@ def _survival(ex: Export) -> list[str]:
     return out
 
 
-def _reigned_while_married(ex: Export, m: Row) -> bool:
-    start, end = m["wedding_year"], m["ended_year"]
-    if start is None:
+def _reigned_while_married(ex: Export, m: Row, her_reign: Row) -> bool:
+    """A Dynastic Union: a moment when the husband reigned another crown while married to her and
+    she reigned. Within a turn deaths come first (Survival), then reigns begin (Succession), then
+    weddings (Interphase): a King who succeeds in the turn his Queen died never reigned with her."""
+    if m["wedding_year"] is None:
         return False
-    return any(
-        (r["end_year"] is None or r["end_year"] >= start) and (end is None or r["start_year"] <= end)
-        for r in ex.reigns_of.get(m["husband"], [])
-    )
+    inf = float("inf")
+
+    def span(start: int, end: int | None, begins: float) -> tuple[float, float]:
+        return start + begins, (end + 0.2 if end is not None else inf)
+
+    spans = [span(m["wedding_year"], m["ended_year"], 0.8), span(her_reign["start_year"], her_reign["end_year"], 0.5)]
+    for r in ex.reigns_of.get(m["husband"], []):
+        if r["crown"] == her_reign["crown"]:
+            continue
+        his = span(r["start_year"], r["end_year"], 0.5)
+        if max(a for a, _ in [*spans, his]) < min(b for _, b in [*spans, his]):
+            return True
+    return False
 
 
 def _husbands(ex: Export, year: int) -> dict[int, int]:
-    """Each wife's living husband at ``year`` (a wedded marriage not ended before it)."""
+    """Each wife's living husband at the Succession of turn ``year``: a marriage wedded in an earlier
+    turn (a turn's weddings come after its Succession, in the Interphase) and not ended before it."""
     out: dict[int, int] = {}
     for m in ex.doc["marriages"]:
-        if m["wedding_year"] is not None and m["wedding_year"] <= year and (m["ended_year"] is None or m["ended_year"] > year):
+        if m["wedding_year"] is not None and m["wedding_year"] < year and (m["ended_year"] is None or m["ended_year"] > year):
             h = ex.chars[m["husband"]]
             if h["death_year"] is None or h["death_year"] > year:
                 out[m["wife"]] = m["husband"]
@@ -325,7 +337,7 @@ def _succession(ex: Export) -> list[str]:
             union_children: set[int] = set()
             if late["sex"] == "F":
                 for m in ex.doc["marriages"]:
-                    if m["wife"] == late["id"] and _reigned_while_married(ex, m):
+                    if m["wife"] == late["id"] and _reigned_while_married(ex, m, prev):
                         union_children |= {k["id"] for k in ex.children.get(late["id"], []) if k["father"] == m["husband"]}
 
             def eligible(cid: int, year: int = year) -> bool:
