@@ -5,15 +5,12 @@ never from dynasties/services or dynasties/rules).
 
 What each checker verifies (rule ids, documented with the rulebook's words in each module):
 
-- Blood Royale (tests/crosscheck/blood_royale.py), asserted: BR-dice, BR-birth-roll,
+- Blood Royale (tests/crosscheck/blood_royale.py), all asserted: BR-dice, BR-birth-roll,
   BR-birth-attempts, BR-birth-year, BR-sex, BR-characteristics, BR-dynastic-name, BR-survival-roll,
   BR-survival-who, BR-wedding-money, BR-monarch-match, BR-succession, BR-passed-over, BR-regency,
-  BR-queen-control, BR-monarch-retired (a widowed Queen regnant reigns on and rolls). Reported, not
-  asserted (open defects, found by these checks): BR-king-control (a child King who inherits
-  several crowns at once is controlled by the last one's house, the other crowns staying with their
-  old house), BR-union (a Queen of two crowns who marries a King makes a union of only one),
-  BR-monarch-match-once (the 100 Crowns for a monarch's match paid again when he comes to a second
-  throne).
+  BR-queen-control, BR-monarch-retired (a widowed Queen regnant reigns on and rolls),
+  BR-monarch-match-once (the 100 Crowns once per match), BR-union (a Queen of two crowns brings
+  both into the union), BR-king-control (a King of two crowns and both crowns with one player).
 - EU monarchs (tests/crosscheck/eu_monarchs.py), all asserted: EM-dice, EM-survival,
   EM-survival-modifier, EM-succession, EM-reign, EM-values, EM-values-column, EM-stability-chain,
   EM-stability-bounds (Stability within -3..+3).

@@ -133,6 +133,10 @@ class World:
     def open_reigns(self) -> list[Reign]:
         return [r for r in self.reigns if r.end_year is None]
 
+    def crowns_of(self, holder_id: int) -> list[Reign]:
+        """Every open reign of one monarch (one person may wear several crowns), oldest first."""
+        return [r for r in self.open_reigns() if r.holder_id == holder_id]
+
     def reigning(self) -> dict[int, Reign]:
         return {r.holder_id: r for r in self.open_reigns()}
 

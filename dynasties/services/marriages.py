@@ -400,12 +400,9 @@ def _wed_all(campaign: Campaign, matches: Sequence[Marriage], people: dict[int, 
     if unions:  # a Queen regnant weds a reigning King: Dynastic Union (A7)
         world = World(campaign, living_only=True)
         for match in unions:
-            crowns_join(
-                world,
-                queen_crown=world.crown(world.reigning()[match.wife_id].crown),
-                king_crown=world.crown(world.reigning()[match.husband_id].crown),
-                chronicle=chronicle,
-            )
+            king_crown = world.crown(world.crowns_of(match.husband_id)[0].crown)
+            for queen_reign in world.crowns_of(match.wife_id):  # a Queen of two crowns: both join
+                crowns_join(world, queen_crown=world.crown(queen_reign.crown), king_crown=king_crown, chronicle=chronicle)
 
 
 def _bloodline_dowry(

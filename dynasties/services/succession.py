@@ -417,14 +417,17 @@ def _bring_home(world: World, heir: Character, record: Crown, chronicle: Chronic
     ``crowns_join``)."""
     player = world.dynasties.get(record.controlled_by_id or 0) or world.crown_dynasty(record.name)
     spouse = world.spouse_of(heir.pk)
-    reigning = world.reigning()
-    spouse_reign = reigning.get(spouse.pk) if spouse is not None else None
-    if spouse is not None and spouse_reign is not None and spouse_reign.crown != record.name:
-        other = world.crown(spouse_reign.crown)
-        if heir.sex == "F":
-            crowns_join(world, queen_crown=record, king_crown=other, chronicle=chronicle)
-        else:
-            crowns_join(world, queen_crown=other, king_crown=record, chronicle=chronicle)
+    spouse_crowns = [r for r in world.crowns_of(spouse.pk) if r.crown != record.name] if spouse is not None else []
+    worn = [r for r in world.crowns_of(heir.pk) if r.crown != record.name]
+    if spouse_crowns and heir.sex == "F":
+        crowns_join(world, queen_crown=record, king_crown=world.crown(spouse_crowns[0].crown), chronicle=chronicle)
+        return
+    if spouse_crowns:  # a new King married to a Queen regnant: every crown she wears joins his
+        for queen_reign in spouse_crowns:
+            crowns_join(world, queen_crown=world.crown(queen_reign.crown), king_crown=record, chronicle=chronicle)
+        return
+    if worn:  # already a monarch: he stays with his player, who controls this crown too (docs/rulings.md)
+        _annex(world, heir, record, world.crown(worn[0].crown), chronicle)
         return
     if player is None or heir.controlled_by_id == player.pk:
         return
@@ -436,6 +439,27 @@ def _bring_home(world: World, heir: Character, record: Crown, chronicle: Chronic
         f"as its new {title(heir)}" + (f"; {spouse.display_name} is now Consort" if spouse and heir.sex == "F" else "") + ".",
         dynasty=player.pk,
         character=heir.pk,
+    )
+
+
+def _annex(world: World, heir: Character, record: Crown, worn: Crown, chronicle: Chronicle) -> None:
+    """A monarch who comes to a second throne (two in one turn, or one more) stays with the player
+    who controls him, as his first crown's monarch; that player controls this crown too, as the
+    King's player controls both countries of a Dynastic Union (A7, Controlling Two Countries)."""
+    holder_player = world.dynasties.get(heir.controlled_by_id or 0)
+    if holder_player is None or record.controlled_by_id == holder_player.pk:
+        return
+    home = world.dynasties.get(record.home_dynasty_id or 0)
+    control.move(world.campaign, record, holder_player, "succession")
+    record.save(update_fields=["controlled_by"])
+    chronicle.add(
+        "return",
+        f"{heir.display_name}, {title(heir)} of {worn.name}, is also {title(heir)} of {record.name}: the house of "
+        f"{holder_player.name} controls both crowns"
+        + (f" and the house of {home.name} is landless" if home is not None and home != holder_player else "") + ".",
+        dynasty=holder_player.pk,
+        character=heir.pk,
+        crown=record.name,
     )
 
 

@@ -178,7 +178,7 @@ def _births(ex: Export) -> list[str]:
                 out.append(violation("BR-birth-year", f"{row} attempt {a['attempt']}", "a child", "none"))
                 continue
             # A parent who dies in this turn's Survival: the child is not dated after that death
-            # (the fix of the open defect "children born after a parent's death" dates it so).
+            # (the ruling on children born after a parent's death dates it so).
             capped = max(year, min([want_year, *death_caps(husband, wife)]))
             if a["child_birth_year"] != child["birth_year"] or child["birth_year"] not in (want_year, capped):
                 out.append(violation("BR-birth-year", f"{row} attempt {a['attempt']}, {ex.name(child['id'])}",

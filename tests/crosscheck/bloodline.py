@@ -21,20 +21,21 @@ export carries. Rule ids:
 - BL-minor-stability: "Under-15 monarch: -1 Stability per turn", each turn of such a reign.
 - BL-stability-chain: each Stability event's level after = the level before + delta; the crown's
   Stability is its history's last.
-- BL-stability-bounds: Stability within the board game's -3..+3 (open defect: Stability bounds).
+- BL-stability-bounds: Stability within the board game's -3..+3.
 - BL-no-retirement: "The wife ... returns to her family if he dies first": nobody retires in
-  BloodLine (open defect: widows retiring in BloodLine).
+  BloodLine.
 - BL-no-br-money: BloodLine has no bride's Charisma money nor Blood Royale's 100 Crowns for a
-  monarch's match (open defect: Blood Royale money in BloodLine).
+  monarch's match.
 - BL-posthumous: no child born after its mother's death or more than a year after its father's
-  (open defect: children born after a parent's death).
+  (the ruling in docs/rulings.md).
 - BL-succession: "male-preference primogeniture", then "the monarch's eldest sibling and down";
   passed-over heirs and their lines are skipped (Turkey under "Turkey #1" apart).
-- BL-turkish-succession: the same under "Turkey #1" in Turkey (its reading differs from the
-  code's in a few successions: reported until ruled).
+- BL-turkish-succession: the same under "Turkey #1" in Turkey: a princess's rights go to the
+  husband she has at the Succession (wedded in an earlier turn) and alive; without one she is
+  passed by and her line goes on (docs/rulings.md).
 - BL-union-children: "When the Queen or King dies the dynastic union is over and none of her
-  children may inherit" (open defect: union children - found when the King died first and the
-  Queen reigned on).
+  children may inherit", whichever spouse died first (found by this check when the King died first
+  and the Queen reigned on).
 - BL-reign-end: "Happens immediately after all survival rolls": a reign ends in the year of its
   holder's death (an interim reign aside), the heir succeeding at once (found: a King put to death
   by a new Sultan under "Turkey #2" reigned, dead, until the next turn).
@@ -219,7 +220,7 @@ def _rolls_and_births(ex: Export) -> list[str]:
                 continue
             child = ex.chars[a["child"]]
             want = year + a["attempt"] - 1
-            # The fix of the open defect "children born after a parent's death" dates such a child no
+            # The ruling on children born after a parent's death dates such a child no
             # later than its mother's death, nor more than a year after its father's.
             capped = max(year, min([want, *death_caps(ex.chars[m["husband"]], ex.chars[m["wife"]])]))
             if child["birth_year"] not in (want, capped) or a["child_birth_year"] != child["birth_year"]:

@@ -22,7 +22,7 @@ Rule ids:
   baby -3, by the monarch's age now).
 - EM-stability-chain: a crown's Stability history is a chain (each step's Stability after = the
   one before + delta; the crown's Stability its last).
-- EM-stability-bounds: Stability within the board game's -3..+3 (open defect: Stability bounds).
+- EM-stability-bounds: Stability within the board game's -3..+3.
 """
 
 from __future__ import annotations

@@ -1,0 +1,67 @@
+"""One monarch, two crowns (Blood Royale, A7 'Controlling Two Countries'; found by the independent
+cross-check, issue 15): a King who comes to a second throne stays with the player who controls
+him and that player controls both crowns; a Queen of two crowns who weds a King brings both into
+the Dynastic Union."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign.models import ChronicleEntry, Step
+from dynasties.models import Character, Crown, Dynasty, Marriage, Reign, Status
+from dynasties.services import marriage_arrange
+from tests.factories import at_step, crown, empty_house, person
+from tests.test_bloodline_succession import kill
+
+
+def reigning(campaign, name):
+    return Reign.objects.get(campaign=campaign, crown=name, end_year__isnull=True).holder
+
+
+@pytest.mark.django_db
+def test_a_king_who_inherits_a_second_crown_brings_it_to_his_player(campaign):
+    """'If a Dynastic Union takes place ... the male character's player will control both countries'
+    and 'The player controlling the annexed country has complete control over it': a monarch wears
+    two crowns for one player. The King of France inherits Testland from his uncle; before, he was
+    moved into the Testland house, leaving France played by a house whose King it no longer held."""
+    france = Dynasty.objects.get(campaign=campaign, crown="France")
+    testhouse = empty_house(campaign)
+    king = reigning(campaign, "France")
+    grandfather = person(campaign, testhouse, "Grand", "M", 1200)
+    Character.objects.filter(pk=grandfather.pk).update(status=Status.DEAD, death_year=1260)
+    uncle = person(campaign, testhouse, "Uncle", "M", 1240, father=grandfather)
+    Character.objects.filter(pk=king.pk).update(father=grandfather)  # France's King is the uncle's brother
+    crown(campaign, grandfather, "Testland", 1230)
+    crown(campaign, uncle, "Testland", 1260)
+    at_step(campaign, Step.SURVIVAL)
+    kill(campaign, uncle.pk)
+    assert reigning(campaign, "Testland") == king
+    king.refresh_from_db()
+    assert king.controlled_by == france
+    assert Crown.objects.get(campaign=campaign, name="Testland").controlled_by == france
+    assert Crown.objects.get(campaign=campaign, name="France").controlled_by == france
+    line = ChronicleEntry.objects.filter(campaign=campaign, kind="return").latest("pk").text
+    assert "controls both crowns" in line and "Testhouse is landless" in line
+
+
+@pytest.mark.django_db
+def test_a_queen_of_two_crowns_who_weds_a_king_brings_both_into_the_union(campaign):
+    """'If the new Queen is married to a King ... a Dynastic Union takes place, and the player of the
+    male character takes control of both countries': a Queen who wears two crowns brings both."""
+    england = Dynasty.objects.get(campaign=campaign, crown="England")
+    france = Dynasty.objects.get(campaign=campaign, crown="France")
+    empty_house(campaign)
+    queen = person(campaign, england, "Matilda", "F", 1276)
+    crown(campaign, queen, "England", campaign.current_year)
+    crown(campaign, queen, "Testland", campaign.current_year)
+    king = reigning(campaign, "France")
+    for first in Marriage.objects.filter(husband=king, ended_year__isnull=True):
+        Character.objects.filter(pk=first.wife_id).update(status=Status.DEAD, death_year=campaign.current_year)
+        Marriage.objects.filter(pk=first.pk).update(ended_year=campaign.current_year, end_cause="death of the wife")
+    at_step(campaign, Step.MARRIAGES)
+    marriage_arrange(campaign=campaign, husband=king, wife=queen, wed=True)
+    for name in ("England", "Testland"):
+        record = Crown.objects.get(campaign=campaign, name=name)
+        assert record.controlled_by == france and record.union_with is not None, name
+    unions = ChronicleEntry.objects.filter(campaign=campaign, kind="union")
+    assert sorted(e.data["crown"] for e in unions) == ["England", "Testland"]
