@@ -26,6 +26,7 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=40)
     parser.add_argument("--ruleset", action="append", help="one ruleset (repeatable); all three by default")
     parser.add_argument("--show", type=int, default=3, help="example violations printed per rule")
+    parser.add_argument("--law", action="store_true", help="the automatic player plays the whole law too (as `simulate`)")
     args = parser.parse_args()
 
     tmp = tempfile.mkdtemp(prefix="regnal-crosscheck-")
@@ -47,14 +48,14 @@ def main() -> None:
         examples: dict[str, list[str]] = {}
         start = time.perf_counter()
         for seed in range(1, args.seeds + 1):
-            for v in CHECKS[ruleset](simulated_export(ruleset, seed, args.turns)):
+            for v in CHECKS[ruleset](simulated_export(ruleset, seed, args.turns, law=args.law)):
                 rule = f"{rule_of(v)} (seed {seed})"
                 counts[rule_of(v)] += 1
                 examples.setdefault(rule_of(v), [])
                 if len(examples[rule_of(v)]) < args.show:
                     examples[rule_of(v)].append(f"{rule}: {v.split(': ', 1)[1]}")
-        print(f"{ruleset}: {args.seeds} seeds x {args.turns} turns, all optional rules on "
-              f"({time.perf_counter() - start:.0f} s)")
+        print(f"{ruleset}: {args.seeds} seeds x {args.turns} turns, all optional rules on"
+              f"{', the whole law played' if args.law else ''} ({time.perf_counter() - start:.0f} s)")
         for rule in ASSERTED[ruleset]:
             print(f"  {rule:<22} {counts[rule]:>6}  asserted")
             failed = failed or counts[rule] > 0

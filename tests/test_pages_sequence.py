@@ -490,8 +490,8 @@ def test_a_typed_death_a_pass_over_and_the_new_reign(client, campaign, gm, alice
 
 
 def test_rule_c_says_once_why_an_heir_may_be_passed_over_and_names_each_choice(client, campaign, gm, alice, england_heirs):
-    campaign.optional_rules = {**campaign.optional_rules, "disputed_succession": True}
-    campaign.save()
+    rules = campaign.optional_rules
+    Campaign.objects.filter(pk=campaign.pk).update(optional_rules={**rules, "disputed_succession": True})
     edward, _john, henry = england_heirs
     _to_survival(client, campaign, gm)
     url = _url("survival", campaign)
@@ -549,13 +549,23 @@ def test_finish_survival_refusals_show_on_the_form(client, campaign, gm, england
 
 
 def test_the_pass_over_choice_is_kept_for_the_year_until_the_finish(campaign, england_heirs):
-    edward, john, _henry = england_heirs
+    edward, john, henry = england_heirs
     births_finish(campaign=campaign)
     with pytest.raises(RuleError, match="has not died this turn"):
         pass_over_choose(campaign=campaign, crown="England", heirs=[john.pk], limit=8)
     survival_roll(campaign=campaign, characters=[edward.pk], faces={edward.pk: [1, 1]})
     with pytest.raises(RuleError, match="not among the first 8"):
         pass_over_choose(campaign=campaign, crown="England", heirs=[edward.pk], limit=8)
+    with pytest.raises(RuleError, match="Henry Plantagenet may not be passed over"):
+        pass_over_choose(campaign=campaign, crown="England", heirs=[henry.pk], limit=8)
+    # under rule C anyone may be passed over, but only ahead of the one who succeeds: refused at once,
+    # as the GM's finish would refuse it (before: recorded, then the finish failed on it)
+    rules = campaign.optional_rules
+    Campaign.objects.filter(pk=campaign.pk).update(optional_rules={**rules, "disputed_succession": True})
+    with pytest.raises(RuleError, match="Henry Plantagenet: not ahead of the heir"):
+        pass_over_choose(campaign=campaign, crown="England", heirs=[henry.pk], limit=8)
+    assert pass_over_choices(campaign) == {}
+    Campaign.objects.filter(pk=campaign.pk).update(optional_rules=rules)
     assert pass_over_choose(campaign=campaign, crown="England", heirs=[john.pk, john.pk], limit=8) == [john.pk]
     assert pass_over_choices(campaign) == {"England": [john.pk]}
     record = Crown.objects.get(campaign=campaign, name="England")

@@ -301,3 +301,19 @@ def test_a_kings_only_son_being_a_bastard_a_relative_is_created(bachelor):
     survival_finish(campaign=c)
     reign = Reign.objects.get(campaign=c, crown="Testland", end_year__isnull=True)
     assert reign.holder != son and reign.holder.origin == Origin.RELATIVE
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("ruleset", ["eu-bloodline", "eu-monarchs"])
+def test_the_eu_rulesets_have_no_pretenders_nor_bastards(bachelor, ruleset):
+    """Pretenders and bastards are Blood Royale's event cards (18-22, 38-39); in an EU campaign they are
+    refused with a message (before: a BloodLine bastard failed with KeyError 'characteristic_bands')."""
+    c = bachelor.campaign
+    c.ruleset = ruleset
+    c.save()
+    with pytest.raises(RuleError, match="Bastards come from Blood Royale's event cards") as err:
+        bastard_create(campaign=c, father=bachelor.king)
+    assert err.value.code == "not_in_ruleset"
+    with pytest.raises(RuleError, match="Pretenders come from Blood Royale's event cards"):
+        pretender_declare(campaign=c, character=bachelor.daughter)
+    assert not Character.objects.filter(legitimate=False).exists()

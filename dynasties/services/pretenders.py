@@ -62,6 +62,16 @@ def _only_son_of(world: World, character: Character) -> str | None:
     return None
 
 
+def _event_cards(campaign: Campaign, what: str) -> None:
+    """Pretenders and bastards come from Blood Royale's event cards: the EU rulesets have none."""
+    if campaign.ruleset != br.NAME:
+        raise RuleError(
+            f"{what} come from Blood Royale's event cards; a campaign of the {campaign.get_ruleset_display()} "
+            "ruleset has none.",
+            code="not_in_ruleset",
+        )
+
+
 @transaction.atomic
 def pretender_declare(
     *, campaign: Campaign | int, character: Character | int, by: AbstractBaseUser | None = None
@@ -72,6 +82,7 @@ def pretender_declare(
     birth instead. ``pretender_of`` records the house that lost him (it may buy him back)."""
     campaign = lock_campaign(campaign)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
+    _event_cards(campaign, "Pretenders")
     pretender = _load(campaign, character, "character")
     world = World(campaign, living_only=True)
     year = campaign.current_year
@@ -222,6 +233,7 @@ def bastard_create(
     of succession, nor is anyone descended from him."""
     campaign = lock_campaign(campaign)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
+    _event_cards(campaign, "Bastards")
     king = _load(campaign, father, "father")
     world = World(campaign, living_only=True)
     year = campaign.current_year

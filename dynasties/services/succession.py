@@ -5,6 +5,7 @@ monarch."""
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Q
@@ -184,6 +185,75 @@ def _pretender_line(world: World, character: Character) -> bool:
     return False
 
 
+@dataclass
+class Walk:
+    """Where the line of succession leads: the heir (None: nobody of the blood), the heirs passed
+    over with their costs (Blood Royale; None in BloodLine) and, for each, the heirs of his line
+    skipped with him ahead of the new monarch (BloodLine charges each)."""
+
+    heir_id: int | None
+    skipped: list[tuple[Character, br.PassOverCost | None]]
+    with_them: dict[int, list[Character]]
+
+
+def walk_the_line(
+    world: World, late: Character, crown: str, pass_over: Sequence[int], *, barred_by_union: Collection[int] | None = None
+) -> Walk:
+    """Walk the late monarch's line of succession of ``crown``, passing over the heirs named in
+    ``pass_over`` (each with his whole line, which carries his claim). Refuses an heir the rules do
+    not let pass over, and heirs named who are not ahead of the one who succeeds. Reads only."""
+    wanted = list(pass_over)
+    player = world.crown_dynasty(crown)
+    rule_c = world.campaign.option("disputed_succession")
+    bloodline = world.campaign.ruleset == bl_services.BLOODLINE
+    skipped: list[tuple[Character, br.PassOverCost | None]] = []
+    heir_id: int | None = None
+    barred = set(world.renounced.get(crown, set())) | set(barred_by_union or ())  # BloodLine: a union's children
+    claim_lines: dict[int, int] = {}  # passing over an heir passes over the line that carries her claim: member -> heir
+    with_them: dict[int, list[Character]] = {}  # BloodLine charges each heir of those lines ahead of the new monarch
+    for pid in iter_succession(world.people, late.pk, royal=world.past_holders(crown), barred=barred):
+        if pid in claim_lines:
+            with_them.setdefault(claim_lines[pid], []).append(world.characters[pid])
+            continue
+        if pid in wanted:
+            candidate = world.characters[pid]
+            cost: br.PassOverCost | None = None
+            if not bloodline:  # BloodLine allows any heir to be passed over, at its own price
+                try:
+                    cost = br.pass_over_cost(heir_standing(world, candidate, player), rule_c=rule_c)
+                except RuleError as exc:
+                    message = exc.message[:1].lower() + exc.message[1:]
+                    raise type(exc)(f"{candidate.display_name} may not be passed over: {message}") from None
+            skipped.append((candidate, cost))
+            wanted.remove(pid)
+            for member in line_of(world.people, pid, eligible=lambda p: True):
+                claim_lines.setdefault(member, pid)
+            continue
+        if bloodline:
+            chosen = bl_services.turkish_heir(world, crown, world.characters[pid])
+            if chosen is None:
+                continue
+            pid = chosen.pk
+        heir_id = pid
+        break
+    if wanted:
+        names = ", ".join(world.characters[p].display_name if p in world.characters else f"#{p}" for p in wanted)
+        raise RuleError(
+            f"{names}: not ahead of the heir in the line of succession of {crown}; only those who would "
+            "otherwise succeed can be passed over.",
+            code="not_in_line",
+        )
+    return Walk(heir_id, skipped, with_them)
+
+
+def line_with_pass_over(world: World, crown: str, pass_over: Sequence[int]) -> Walk:
+    """Where the succession of ``crown``, whose monarch lies dead, would lead with these heirs passed
+    over, as ``resolve_successions`` will walk it (raises as it would). Reads only."""
+    reign = next(r for r in world.open_reigns() if r.crown == crown)
+    barred = _union_children_barred(world).get(crown) if world.campaign.ruleset == bl_services.BLOODLINE else None
+    return walk_the_line(world, world.characters[reign.holder_id], crown, pass_over, barred_by_union=barred)
+
+
 def _succeed(
     world: World,
     reign: Reign,
@@ -200,45 +270,9 @@ def _succeed(
     crown = reign.crown
     record = world.crown(crown)
     player = world.crown_dynasty(crown)
-    rule_c = world.campaign.option("disputed_succession")
     bloodline = world.campaign.ruleset == bl_services.BLOODLINE
-    skipped: list[tuple[Character, br.PassOverCost | None]] = []
-    heir_id: int | None = None
-    barred = set(world.renounced.get(crown, set())) | set(barred_by_union or ())  # BloodLine: a union's children
-    claim_lines: dict[int, int] = {}  # passing over an heir passes over the line that carries her claim: member -> heir
-    with_them: dict[int, list[Character]] = {}  # BloodLine charges each heir of those lines ahead of the new monarch
-    for pid in iter_succession(world.people, late.pk, royal=world.past_holders(crown), barred=barred):
-        if pid in claim_lines:
-            with_them.setdefault(claim_lines[pid], []).append(world.characters[pid])
-            continue
-        if pid in pass_over:
-            candidate = world.characters[pid]
-            cost: br.PassOverCost | None = None
-            if not bloodline:  # BloodLine allows any heir to be passed over, at its own price
-                try:
-                    cost = br.pass_over_cost(heir_standing(world, candidate, player), rule_c=rule_c)
-                except RuleError as exc:
-                    message = exc.message[:1].lower() + exc.message[1:]
-                    raise type(exc)(f"{candidate.display_name} may not be passed over: {message}") from None
-            skipped.append((candidate, cost))
-            pass_over.remove(pid)
-            for member in line_of(world.people, pid, eligible=lambda p: True):
-                claim_lines.setdefault(member, pid)
-            continue
-        if bloodline:
-            chosen = bl_services.turkish_heir(world, crown, world.characters[pid])
-            if chosen is None:
-                continue
-            pid = chosen.pk
-        heir_id = pid
-        break
-    if pass_over:
-        names = ", ".join(world.characters[p].display_name if p in world.characters else f"#{p}" for p in pass_over)
-        raise RuleError(
-            f"{names}: not ahead of the heir in the line of succession of {crown}; only those who would "
-            "otherwise succeed can be passed over.",
-            code="not_in_line",
-        )
+    walk = walk_the_line(world, late, crown, pass_over, barred_by_union=barred_by_union)
+    heir_id, skipped, with_them = walk.heir_id, walk.skipped, walk.with_them
     reign.end_year = year
     reign.save(update_fields=["end_year"])
     if heir_id is None and bloodline and minor_houses.is_minor_crown(world, crown):

@@ -19,7 +19,8 @@ from campaign.models import Campaign, Step
 from campaign.permissions import require
 from dynasties.models import Crown, Dynasty, Reign, Status
 from dynasties.rules.errors import RuleError
-from dynasties.services.common import lock_campaign, require_step
+from dynasties.services.common import World, lock_campaign, require_step
+from dynasties.services.succession import line_with_pass_over
 from dynasties.services.succession_view import succession_line
 
 CHOICE_KEY = "pass_over_choice"
@@ -40,8 +41,8 @@ def pass_over_choose(
     *, campaign: Campaign | int, crown: str, heirs: Sequence[int], limit: int, by: AbstractBaseUser | None = None
 ) -> list[int]:
     """Record which heirs of the dead monarch's line the crown's player passes over (possibly
-    none). Each must be among the first ``limit`` of the line and one the rules let him pass over;
-    whether they are ahead of the heir is checked when the GM finishes Survival."""
+    none). Each must be among the first ``limit`` of the line, one the rules let him pass over and
+    ahead of the one who would then succeed (the walk ``survival_finish`` makes, dry)."""
     campaign = lock_campaign(campaign)
     require_step(campaign, Step.SURVIVAL)
     reign = Reign.objects.filter(campaign=campaign, crown=crown, end_year__isnull=True).select_related("holder").first()
@@ -65,6 +66,8 @@ def pass_over_choose(
                 f"{entry.character.display_name} may not be passed over: {why}", code="illegal_pass_over",
                 fields={"heirs": "invalid"},
             )  # fmt: skip
+    if chosen:  # refused now as the GM's finish would refuse it (e.g. an heir behind the one who succeeds)
+        line_with_pass_over(World(campaign), crown, chosen)
     record = Crown.objects.select_for_update().filter(campaign=campaign, name=crown).first()
     if record is None:
         home = Dynasty.objects.filter(campaign=campaign, crown=crown).first()

@@ -36,19 +36,22 @@ ASSERTED: dict[str, tuple[str, ...]] = {
 OPEN_DEFECTS: dict[str, dict[str, str]] = {"blood-royale": {}, "eu-monarchs": {}, "eu-bloodline": {}}
 
 
-def simulated_export(ruleset: str, seed: int, turns: int) -> dict[str, Any]:
+def simulated_export(ruleset: str, seed: int, turns: int, *, law: bool = False) -> dict[str, Any]:
     """A 5-player campaign of ``ruleset`` with every optional rule on, played ``turns`` turns by the
-    automatic player from dice seed ``seed``, as its export. Needs the database."""
+    automatic player from dice seed ``seed``, as its export. ``law``: the automatic player plays the
+    whole law too (disputes, prisoners, contracts, the Interphase, titles ...; BloodLine with a minor
+    house), as ``simulate`` does. Needs the database."""
     from campaign.exchange import campaign_export
     from dynasties.rules import get_ruleset
     from dynasties.rules.dice import RandomSource
     from dynasties.services import campaign_create
-    from dynasties.simulation import simulate
+    from dynasties.simulation import simulate, simulated_dynasties
 
     options = dict.fromkeys(get_ruleset(ruleset).OPTIONAL_RULES, True)
     source = RandomSource(seed)
     campaign = campaign_create(
-        name=f"Crosscheck {ruleset} {seed}", ruleset=ruleset, players=5, optional_rules=options, source=source
+        name=f"Crosscheck {ruleset} {seed}{' law' if law else ''}", ruleset=ruleset, players=5, optional_rules=options,
+        source=source, dynasties=simulated_dynasties(ruleset, 5) if law else None,
     )
-    campaign = simulate(campaign, turns=turns, source=source)
+    campaign = simulate(campaign, turns=turns, source=source, law=law)
     return campaign_export(campaign)
