@@ -61,7 +61,7 @@ def test_the_giving_player_takes_a_title_back_at_the_holders_death(eu):
     character and only if the Player controls that character at the time of its death (death occurs
     before testing for title control).'"""
     c, france, _king = eu
-    title, duke, elder, _younger = titled_son(eu)
+    title, duke, elder, younger = titled_son(eu)
     with pytest.raises(RuleError, match="did not die this turn"):
         title_reclaim(campaign=c, title=title)  # a living holder keeps it
     deaths(c, duke)
@@ -72,8 +72,17 @@ def test_the_giving_player_takes_a_title_back_at_the_holders_death(eu):
     assert title.holder is None
     assert list(title.holdings.order_by("pk").values_list("holder_id", "end_year")) == [(duke.pk, 1492), (elder.pk, 1492)]
     assert "takes back Duke of Burgundy" in ChronicleEntry.objects.filter(campaign=c, kind="title").last().text
-    # the lands are free to be given again
+    # the lands are free to be given again, Burgundy first too (before: refused by the database, as the
+    # lapsed title's record still named Burgundy)
     bloodline_title_grant(campaign=c, giver=france, character=elder, name="Count of Nevers", provinces=land(("Nevers", 2)))
+    again = bloodline_title_grant(
+        campaign=c, giver=france, character=younger, name="Duke of Burgundy", provinces=land(("Burgundy", 5))
+    )
+    assert again.pk == title.pk and again.holder == younger
+    assert [(p["name"], p["value"]) for p in again.provinces] == [("Burgundy", 5)]
+    assert list(again.holdings.order_by("pk").values_list("holder_id", "end_year")) == [
+        (duke.pk, 1492), (elder.pk, 1492), (younger.pk, None)
+    ]
 
 
 @pytest.mark.django_db

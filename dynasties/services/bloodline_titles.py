@@ -105,10 +105,18 @@ def bloodline_title_grant(
                 "titles go in decreasing land value, the eldest the richest (BloodLine, Titles).",
                 code="title_order",
             )
-    title = Title.objects.create(
-        campaign=campaign, name=name.strip()[:120], province=cleaned[0]["name"], crown=house.crown or "",
-        holder=who, granted_year=campaign.current_year, granted_to=who, granted_by=house, provinces=cleaned,
-    )
+    fields = {
+        "name": name.strip()[:120], "crown": house.crown or "", "holder": who, "granted_year": campaign.current_year,
+        "granted_to": who, "granted_by": house, "provinces": cleaned,
+    }
+    lapsed = Title.objects.filter(campaign=campaign, province=cleaned[0]["name"], holder__isnull=True).first()
+    if lapsed is not None:  # a title taken back or given up: its record (and its holders' history) is given anew
+        for field, value in fields.items():
+            setattr(lapsed, field, value)
+        lapsed.save(update_fields=list(fields))
+        title = lapsed
+    else:
+        title = Title.objects.create(campaign=campaign, province=cleaned[0]["name"], **fields)
     TitleHolding.objects.create(title=title, holder=who, start_year=campaign.current_year, how=f"granted by {house.name}")
     income = title_income(title)
     chronicle = Chronicle(campaign)
