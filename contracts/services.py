@@ -226,6 +226,12 @@ def _check_renunciation(campaign: Campaign, params: Mapping[str, Any], name: str
         raise RuleError(f"{name}: {who.display_name} is dead and can renounce nothing.", code="invalid_clause")
     if Renunciation.objects.filter(character=who, crown=crown).exists():
         raise RuleError(f"{name}: {who.display_name} has already renounced the crown of {crown}.", code="invalid_clause")
+    if Reign.objects.filter(campaign=campaign, crown=crown, holder=who, end_year__isnull=True).exists():
+        raise RuleError(
+            f"{name}: {who.display_name} reigns over {crown}; a monarch cannot renounce his own crown ('Monarchs may "
+            "not abdicate, nor be deposed', A7).",
+            code="invalid_clause",
+        )
     return who
 
 
@@ -439,6 +445,14 @@ def _renounce(campaign: Campaign, contract: Contract, p: Mapping[str, Any], chro
         )
         return
     if Renunciation.objects.filter(character=who, crown=p["crown"]).exists():
+        return
+    if Reign.objects.filter(campaign=campaign, crown=p["crown"], holder=who, end_year__isnull=True).exists():
+        chronicle.add(
+            "contract_note",
+            f"The renunciation of the crown of {p['crown']} in '{contract.title}' lapses: {who.display_name} reigns "
+            "over it now, and a monarch cannot renounce his own crown.",
+            **_data(contract, parties),
+        )
         return
     with consequence():  # the contract's term, signed by its parties: not the GM's entry
         claim_renounce(campaign=campaign, character=who, crown=p["crown"], source=f"contract '{contract.title}'")

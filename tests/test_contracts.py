@@ -841,3 +841,31 @@ def test_admin_lists_searches_and_signs(admin_client, campaign):
     assert contract.state == ContractState.SIGNED
     assert Clause.objects.filter(kind=ClauseKind.PAYMENT).count() == 1 and Breach.objects.count() == 1
     assert not Dispute.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_monarch_cannot_renounce_his_own_crown(campaign):
+    """A7: 'Monarchs may not abdicate, nor be deposed': a renunciation of the crown one wears is refused
+    at the draft and by the GM's entry; one drafted before she came to the throne lapses at the
+    wedding, noted in the chronicle (before: a reigning Queen renounced her own crown at her wedding)."""
+    from dynasties.models import Reign
+    from dynasties.services.claims import claim_renounce
+    from tests.factories import crown
+
+    match = betroth(campaign)
+    mary = match.wife
+    contract = marriage_contract(
+        campaign, match, [{"kind": "renunciation", "params": {"character": mary.pk, "crown": "Germany"}}]
+    )
+    contract_sign(campaign=campaign, contract=contract)
+    crown(campaign, mary, "Germany", campaign.current_year)  # she comes to the throne before the wedding
+    with pytest.raises(RuleError, match="Mary Hapsburg reigns over Germany; a monarch cannot renounce his own crown"):
+        marriage_contract(campaign, match, [{"kind": "renunciation", "params": {"character": mary.pk, "crown": "Germany"}}])
+    with pytest.raises(RuleError, match="Mary Hapsburg reigns over Germany: a monarch cannot renounce") as err:
+        claim_renounce(campaign=campaign, character=mary, crown="Germany")
+    assert err.value.code == "reigning"
+    wed(campaign, match)
+    assert not Renunciation.objects.exists()
+    [note] = entries(campaign, "contract_note")
+    assert "lapses: Mary Hapsburg reigns over it now" in note
+    assert Reign.objects.get(campaign=campaign, crown="Germany", end_year__isnull=True).holder == mary

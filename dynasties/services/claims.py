@@ -47,6 +47,11 @@ def claims_review(world: World, chronicle: Chronicle) -> list[Modifier]:
     return ended
 
 
+def reigns_over(world: World, character_id: int, crown: str) -> bool:
+    """Whether the character is the monarch of ``crown`` now."""
+    return any(r.crown == crown and r.holder_id == character_id for r in world.open_reigns())
+
+
 @transaction.atomic
 def claim_renounce(
     *, campaign: Campaign | int, character: Character | int, crown: str, source: str = "", by: AbstractBaseUser | None = None
@@ -68,6 +73,12 @@ def claim_renounce(
         raise RuleError(f"{who.display_name} has already renounced the crown of {crown}.", code="already_renounced")
     if who.status == Status.DEAD:
         raise RuleError(f"{who.display_name} is dead and can renounce nothing.", code="dead")
+    if reigns_over(world, pk, crown):
+        raise RuleError(
+            f"{who.display_name} reigns over {crown}: a monarch cannot renounce his own crown ('Monarchs may not "
+            "abdicate, nor be deposed', A7).",
+            code="reigning",
+        )
     renunciation = Renunciation.objects.create(
         campaign=campaign, character=who, crown=crown, year=campaign.current_year, source=source.strip()[:200]
     )

@@ -301,10 +301,6 @@ def _money(ex: Export) -> list[str]:
     wedding: dict[int, list[Row]] = defaultdict(list)
     match: dict[int, list[Row]] = defaultdict(list)
     late_match: dict[int, list[Row]] = defaultdict(list)
-    returned = {
-        e["data"].get("character") for y in ex.doc["chronicle"] for e in y["entries"]
-        if e["kind"] == "return" and isinstance(e["data"], dict)
-    }
     for p in ex.doc.get("postings", []):
         if p["kind"] == "wedding":
             wedding[p["marriage"]].append(p)
@@ -322,10 +318,11 @@ def _money(ex: Export) -> list[str]:
                 out.append(violation("BR-wedding-money", f"posting {p['id']}", "no money before the wedding", p["reason"]))
             continue
         husband, wife = ex.chars[m["husband"]], ex.chars[m["wife"]]
-        # Her Charisma at the wedding: a later loss (a usurper's 1d6 Charisma, a modifier) undone.
+        # Her Charisma at the wedding: a later loss (a usurper's 1d6 Charisma, a modifier) undone; one of
+        # the wedding's year came before it (a succession's, at Survival; weddings at Marriages).
         charisma = wife["characteristics"].get("charisma", 0) + sum(
             abs(mod["value"]) for mod in ex.doc.get("modifiers", [])
-            if mod["kind"] == "charisma_loss" and mod["character"] == wife["id"] and mod["start_year"] >= m["wedding_year"]
+            if mod["kind"] == "charisma_loss" and mod["character"] == wife["id"] and mod["start_year"] > m["wedding_year"]
         )
         got = [(p["payer"], p["payee"], p["amount"], p["year"]) for p in wedding.get(mid, [])]
         row = f"marriage {mid} ({m['wedding_year']}, bride {ex.name(wife['id'])})"
@@ -338,11 +335,7 @@ def _money(ex: Export) -> list[str]:
             payer, payee, amount, year = got[0]
             house = payee if charisma > 0 else payer
             other = payer if charisma > 0 else payee
-            grooms = {husband["controlled_by"], husband["birth_dynasty"]}
-            if husband["id"] in returned:
-                # He lived with another house at some time (a "return" line): the export keeps no
-                # history of control, so any house may have been his at the wedding.
-                grooms = set(ex.dynasties)
+            grooms = ex.controllers(husband["id"], m["wedding_year"])  # his player's house at the wedding
             if amount != 30 * abs(charisma) or other is not None or house not in grooms or year != m["wedding_year"]:
                 way = "from" if charisma > 0 else "to"
                 want = f"{30 * abs(charisma)} {way} the Treasury, the groom's house, {m['wedding_year']}"
@@ -386,9 +379,6 @@ def _money(ex: Export) -> list[str]:
 
 def _succession(ex: Export) -> list[str]:
     out: list[str] = []
-    renounced: dict[str, list[Row]] = defaultdict(list)
-    for r in ex.doc.get("renunciations", []):
-        renounced[r["crown"]].append(r)
     by_crown: dict[str, list[Row]] = defaultdict(list)
     for r in ex.doc["reigns"]:
         by_crown[r["crown"]].append(r)
@@ -407,7 +397,7 @@ def _succession(ex: Export) -> list[str]:
             if nxt["start_year"] != year:
                 out.append(violation("BR-succession", row, f"the next reign from {year}", nxt["start_year"]))
             cut = {p["character"] for p in nxt["passed_over"]}
-            cut |= {r["character"] for r in renounced.get(crown, []) if r["year"] <= year}
+            cut |= ex.renounced_before(crown, year)
             for p in nxt["passed_over"]:
                 heir = ex.chars[p["character"]]
                 if not rule_c and not (heir["prisoner_of"] is not None or (heir["sex"] == "F" and "marri" in p["reason"])):

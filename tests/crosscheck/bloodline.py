@@ -108,10 +108,6 @@ def _dowries(ex: Export) -> list[str]:
     for p in ex.doc.get("postings", []):
         if p["kind"] == "dowry":
             dowries[p["marriage"]].append(p)
-    returned = {
-        e["data"].get("character") for y in ex.doc["chronicle"] for e in y["entries"]
-        if e["kind"] == "return" and isinstance(e["data"], dict)
-    }
 
     def reigns_in(cid: int | None, year: int) -> bool:
         return cid is not None and any(
@@ -132,9 +128,7 @@ def _dowries(ex: Export) -> list[str]:
         if royal and not (m["dowry"] and m["alliance_title"]):
             out.append(violation("BL-dowry", row, "a dowry and a title for a monarch's or his child's match",
                                  f"dowry {m['dowry']!r}, title {m['alliance_title']!r}"))
-        grooms = {husband["birth_dynasty"], husband["controlled_by"]}
-        if husband["id"] in returned:
-            grooms = set(ex.dynasties)  # he lived with another house for a time: any may have been his
+        grooms = ex.controllers(husband["id"], year)  # his player's house at the wedding
         paid = dowries.get(m["id"], [])
         owed = m["dowry"] == "100 ducats" and wife["birth_dynasty"] not in {husband["birth_dynasty"], husband["controlled_by"]}
         if owed and (len(paid) != 1 or paid[0]["amount"] != 100 or paid[0]["year"] != year or paid[0]["payee"] not in grooms):
@@ -319,7 +313,6 @@ def _succession(ex: Export) -> list[str]:
     by_crown: dict[str, list[Row]] = defaultdict(list)
     for r in ex.doc["reigns"]:
         by_crown[r["crown"]].append(r)
-    renounced = {(r["crown"], r["character"]) for r in ex.doc.get("renunciations", [])}
     for crown, reigns in by_crown.items():
         reigns.sort(key=lambda r: (r["start_year"], r["end_year"] is None, r["end_year"] or 0))
         for prev, nxt in pairwise(reigns):
@@ -332,7 +325,7 @@ def _succession(ex: Export) -> list[str]:
                 out.append(violation("BL-reign-end", row, "a reign ends with its holder's death, the heir succeeding at once",
                                      f"ended {year}, holder died {late['death_year']} ({late['death_cause']})"))
                 continue
-            cut = {p["character"] for p in nxt["passed_over"]} | {c for (cr, c) in renounced if cr == crown}
+            cut = {p["character"] for p in nxt["passed_over"]} | ex.renounced_before(crown, year)
             # "When the Queen or King dies the dynastic union is over and none of her children may
             # inherit": a reigning Queen's children by a husband who reigned while they were married.
             union_children: set[int] = set()

@@ -66,6 +66,33 @@ class Export:
                     ex.mentions[cid].append((year["year"], STEPS.get(entry["step"], 9)))
         return ex
 
+    def controllers(self, cid: int, year: int) -> set[int | None]:
+        """The houses that controlled the character at some time in ``year``, from the export's
+        history of control (``control_changes``): the one at the year's start and every one he
+        passed to within it."""
+        changes = [c for c in self.doc.get("control_changes", []) if c["character"] == cid]
+        if not changes:
+            return {self.chars[cid]["controlled_by"]}
+        before = [c for c in changes if c["year"] < year]
+        out: set[int | None] = {before[-1]["to_dynasty"] if before else changes[0]["from_dynasty"]}
+        out |= {c["to_dynasty"] for c in changes if c["year"] == year}
+        return out
+
+    def renounced_before(self, crown: str, year: int) -> set[int]:
+        """Who had renounced ``crown`` before the Succession of turn ``year``: a renunciation of an
+        earlier turn, or of this one at an earlier step (its chronicle line's step; a contract's
+        renunciation comes with the wedding, after the Succession)."""
+        steps = {
+            (e["data"].get("character"), e["data"].get("crown")): STEPS.get(e["step"], 9)
+            for y in self.doc["chronicle"] for e in y["entries"]
+            if e["kind"] == "renunciation" and isinstance(e["data"], dict)
+        }
+        return {
+            r["character"] for r in self.doc.get("renunciations", [])
+            if r["crown"] == crown
+            and (r["year"] < year or (r["year"] == year and steps.get((r["character"], crown), 9) < STEPS["survival"]))
+        }
+
     @property
     def campaign(self) -> Row:
         return self.doc["campaign"]  # type: ignore[no-any-return]
