@@ -102,7 +102,9 @@ def check_bloodline(export: dict[str, Any]) -> list[str]:
 def _dowries(ex: Export) -> list[str]:
     """"Marriages involving a player's monarch or the monarch's children need a title for the giving
     dynasty and a standard EU dynastic alliance (100 ducats dowry or a province)"; the 100 ducats go
-    from the bride's house to the groom's at the wedding (docs/rulings.md)."""
+    from the bride's house to the groom's at the wedding (docs/rulings.md); a minor house's accepted
+    offer carries its own dowry, from the suitor's house to the minor's. Houses are those that
+    controlled the spouses at the wedding (the export's control history)."""
     out: list[str] = []
     dowries: dict[int, list[Row]] = defaultdict(list)
     for p in ex.doc.get("postings", []):
@@ -114,28 +116,39 @@ def _dowries(ex: Export) -> list[str]:
             r["start_year"] <= year and (r["end_year"] is None or r["end_year"] >= year) for r in ex.reigns_of.get(cid, [])
         )
 
+    offers = {
+        (o["suitor"], o["minor_character"], o["year"]): o for o in ex.doc.get("marriage_offers", []) if o["status"] == "accepted"
+    }
     for m in ex.doc["marriages"]:
         year = m["wedding_year"]
         if year is None:
             continue
         row = f"marriage {m['id']} ({year})"
         husband, wife = ex.chars[m["husband"]], ex.chars[m["wife"]]
+        # who controlled each spouse at the wedding (the Interphase), before the wedding moved anyone
+        house = {c["id"]: ex.controller_at(c["id"], year, "interphase") for c in (husband, wife)}
         royal = [
             c for c in (husband, wife)
-            if c["controlled_by"] is not None and ex.dynasties[c["controlled_by"]]["kind"] == "player"
+            if house[c["id"]] is not None and ex.dynasties[house[c["id"]]]["kind"] == "player"
             and (reigns_in(c["id"], year) or reigns_in(c["father"], year) or reigns_in(c["mother"], year))
         ]
-        if royal and not (m["dowry"] and m["alliance_title"]):
+        offer = offers.get((husband["id"], wife["id"], year)) or offers.get((wife["id"], husband["id"], year))
+        if royal and not offer and not (m["dowry"] and m["alliance_title"]):
             out.append(violation("BL-dowry", row, "a dowry and a title for a monarch's or his child's match",
                                  f"dowry {m['dowry']!r}, title {m['alliance_title']!r}"))
-        grooms = ex.controllers(husband["id"], year)  # his player's house at the wedding
-        paid = dowries.get(m["id"], [])
-        owed = m["dowry"] == "100 ducats" and wife["birth_dynasty"] not in {husband["birth_dynasty"], husband["controlled_by"]}
-        if owed and (len(paid) != 1 or paid[0]["amount"] != 100 or paid[0]["year"] != year or paid[0]["payee"] not in grooms):
-            found = [(p["payer"], p["payee"], p["amount"], p["year"]) for p in paid]
-            out.append(violation("BL-dowry", row, f"100 ducats from the bride's house to the groom's in {year}", found))
-        elif not owed and m["dowry"] != "100 ducats" and paid:
-            out.append(violation("BL-dowry", row, f"no ducats for dowry {m['dowry']!r}", len(paid)))
+        paid = [(p["payer"], p["payee"], p["amount"], p["year"]) for p in dowries.get(m["id"], [])]
+        if offer is not None:
+            # a minor house's accepted offer: its dowry from the suitor's house to the minor's
+            payer, payee = house[offer["suitor"]], house[offer["minor_character"]]
+            want = [(payer, payee, offer["dowry"], year)] if payer != payee and offer["dowry"] else []
+            if paid != want:
+                out.append(violation("BL-dowry", row, f"the accepted offer's dowry {want}", paid))
+            continue
+        bride_house, groom_house = house[wife["id"]], house[husband["id"]]
+        owed = m["dowry"] == "100 ducats" and bride_house != groom_house
+        want = [(bride_house, groom_house, 100, year)] if owed else []
+        if paid != want:
+            out.append(violation("BL-dowry", row, f"100 ducats from the bride's house to the groom's {want}", paid))
     return out
 
 
@@ -189,8 +202,10 @@ def _rolls_and_births(ex: Export) -> list[str]:
                 out.append(violation("BL-characteristics", f"{row}, {ex.name(cid)}", value, found))
             if r["step"] == "births" and c["father"] is not None and c["mother"] is not None:
                 f, m = ex.chars[c["father"]], ex.chars[c["mother"]]
-                minor = {d["id"] for d in ex.doc["dynasties"] if d["kind"] != "player"}
-                if f["birth_dynasty"] in minor and m["birth_dynasty"] in minor:
+                # "unmodified die rolls as long as both parents are of minor stock": born in a minor house
+                # or in its country's nobility (no house of birth), not in a player's
+                players = {d["id"] for d in ex.doc["dynasties"] if d["kind"] == "player"}
+                if f["birth_dynasty"] not in players and m["birth_dynasty"] not in players:
                     want_mod = 0
                 else:
                     want_mod = parents_modifier(f["characteristics"][r["detail"]], m["characteristics"][r["detail"]])

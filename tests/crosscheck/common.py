@@ -78,6 +78,16 @@ class Export:
         out |= {c["to_dynasty"] for c in changes if c["year"] == year}
         return out
 
+    def controller_at(self, cid: int, year: int, step: str) -> int | None:
+        """The house that controlled the character just before ``step`` of turn ``year``, from the
+        export's history of control (``control_changes``, each stamped with its year and step)."""
+        changes = [c for c in self.doc.get("control_changes", []) if c["character"] == cid]
+        if not changes:
+            return self.chars[cid]["controlled_by"]  # type: ignore[no-any-return]
+        moment = (year, STEPS[step])
+        before = [c for c in changes if (c["year"], STEPS.get(c["step"], 9)) < moment]
+        return before[-1]["to_dynasty"] if before else changes[0]["from_dynasty"]  # type: ignore[no-any-return]
+
     def renounced_before(self, crown: str, year: int) -> set[int]:
         """Who had renounced ``crown`` before the Succession of turn ``year``: a renunciation of an
         earlier turn, or of this one at an earlier step (its chronicle line's step; a contract's
