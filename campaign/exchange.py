@@ -96,6 +96,7 @@ from dynasties.models import (
 from dynasties.rules import get_ruleset
 from dynasties.rules.dice import DiceSpec, validate_faces
 from dynasties.rules.errors import InvalidImport, RuleError
+from dynasties.rules.stability import STABILITY_MAX, STABILITY_MIN, on_track
 from dynasties.rules.tables import validate_table
 
 FORMAT = "regnal/3"
@@ -947,6 +948,15 @@ class _Plan:
         self.offers: list[dict[str, Any]] = []
 
 
+def _stability(item: Any, key: str, *, current: bool) -> int:
+    """A Stability level: on the track, -3..+3 (docs/rulings.md, The Stability track). An export of
+    this format is refused beyond it; an older one, written before the track was bounded, is read at
+    the track's end."""
+    if current:
+        return int(item.int(key, low=STABILITY_MIN, high=STABILITY_MAX))
+    return on_track(int(item.int(key)))
+
+
 def _read(data: Any) -> _Plan:
     if not isinstance(data, dict):
         raise InvalidImport(f"The document must be a JSON object, got {_kind(data)}.")
@@ -1022,7 +1032,7 @@ def _read(data: Any) -> _Plan:
                 "controlled_by": c.ref("controlled_by", dyn_ids, "dynasty"),
                 "union_with": c.ref("union_with", crown_ids, "crown"),
                 "union_since": c.int("union_since", null=True),
-                "stability": c.int("stability"),
+                "stability": _stability(c, "stability", current=data["format"] == FORMAT),
                 "state": c.object("state", default=_later("crowns", "state")),
             }
             if row["name"] in crown_names:
@@ -1087,7 +1097,7 @@ def _read(data: Any) -> _Plan:
                 "year": e.int("year"),
                 "kind": e.choice("kind", CrownEventKind.values),
                 "delta": e.int("delta"),
-                "stability_after": e.int("stability_after"),
+                "stability_after": _stability(e, "stability_after", current=data["format"] == FORMAT),
                 "reason": e.str("reason", blank=False),
                 "cause": e.str("cause", default=_later("crown_events", "cause")),
                 "reign": e.ref("reign", reign_ids, "reign", default=_later("crown_events", "reign")),

@@ -1259,3 +1259,35 @@ def test_an_older_document_leaves_out_the_clause_houses_it_could_not_renumber(ca
     assert set(clauses["military_support"]) == {"to", "exclusions"}
     assert crown_of[clauses["military_support"]["to"]] == "France"
     assert campaign_export(copy_)["clause_refs"] == 2
+
+
+@pytest.mark.django_db
+def test_stability_off_the_track_is_refused_in_this_format_and_read_at_its_end_in_an_older_one(doc):
+    """The Stability track runs -3..+3 (issue 15, defect 5): an export of this format with a level
+    beyond it is refused, naming the field; one of regnal/2, written before the track was bounded,
+    is read at the track's end."""
+    doc["crowns"][0]["stability"] = -6
+    with pytest.raises(InvalidImport, match=r"crowns\[0\]\.stability: -6 is outside -3\.\.3"):
+        campaign_import(doc)
+    old = to_early_v2(doc)
+    campaign = campaign_import(old)
+    assert Crown.objects.get(campaign=campaign, name=doc["crowns"][0]["name"]).stability == -3
+
+
+@pytest.mark.django_db
+def test_the_data_migration_brings_an_off_track_crown_back_with_a_line_in_its_history(campaign):
+    """A crown an older version left at -6 is brought back to -3 by the data migration; its history
+    gains a `track` line so that it still adds up (docs/rulings.md, The Stability track)."""
+    import importlib
+
+    from django.apps import apps
+
+    crown = Crown.objects.create(campaign=campaign, name="Castile", stability=-6)
+    Crown.objects.create(campaign=campaign, name="Aragon", stability=2)
+    migration = importlib.import_module("dynasties.migrations.0011_stability_on_track")
+    migration.on_track(apps, None)
+    crown.refresh_from_db()
+    assert crown.stability == -3
+    [line] = CrownEvent.objects.filter(campaign=campaign)
+    assert (line.crown, line.delta, line.stability_after, line.cause) == (crown, 3, -3, "track")
+    assert Crown.objects.get(campaign=campaign, name="Aragon").stability == 2
