@@ -156,3 +156,31 @@ def test_simulated_campaigns_keep_every_child_within_its_parents_lives(db, rules
     ]
     off_track += [(c.name, None, c.stability) for c in Crown.objects.filter(campaign=campaign) if not -3 <= c.stability <= 3]
     assert off_track == []
+
+
+@pytest.mark.django_db
+def test_the_data_migration_dates_an_older_versions_posthumous_children_within_their_parents_lives(campaign):
+    """Children an older version dated after their mother's death are dated again by the data
+    migration (to her death year, after the elder children of that year); the turn's birth record
+    follows, and a child within its parents' lives is left alone."""
+    import importlib
+
+    from django.apps import apps
+
+    from tests.factories import person
+
+    couple = royal_couple(campaign, "England")
+    Character.objects.filter(pk=couple.wife_id).update(status="dead", death_year=1300)
+    elder = person(campaign, None, "Elder", "F", 1300, father=couple.husband, mother=couple.wife, dynastic_name="X")
+    late = person(campaign, None, "Late", "M", 1302, father=couple.husband, mother=couple.wife, dynastic_name="X")
+    earlier = person(campaign, None, "Earlier", "M", 1290, father=couple.husband, mother=couple.wife, dynastic_name="X")
+    BirthAttempt.objects.create(campaign=campaign, marriage=couple, year=1300, attempt=3, success=True,
+                                child_birth_year=1302, child=late)
+    migration = importlib.import_module("dynasties.migrations.0012_births_within_lives")
+    migration.within_lives(apps, None)
+    late.refresh_from_db()
+    assert (late.birth_year, late.birth_order) == (1300, 2)  # after Elder, born in 1300
+    assert BirthAttempt.objects.get(child=late).child_birth_year == 1300
+    elder.refresh_from_db()
+    earlier.refresh_from_db()
+    assert (elder.birth_year, elder.birth_order, earlier.birth_year) == (1300, 1, 1290)
