@@ -22,8 +22,9 @@ What each checker verifies (rule ids, documented with the rulebook's words in ea
   first), BL-turkish-succession (Turkey #1: the princess's husband at the Succession inherits her
   rights), BL-reign-end (a monarch put to death by a new Sultan is succeeded at once).
 
-The suite runs 3 seeds x 40 turns per ruleset; bench/crosscheck.py runs the full 10 x 40 and
-counts every rule's violations, asserted or not.
+The suite runs 3 seeds x 40 turns per ruleset, and one more where the whole law is played;
+bench/crosscheck.py runs the full 10 x 40 (``--law``: the whole law played) and counts every
+rule's violations, asserted or not.
 """
 
 from __future__ import annotations
@@ -56,6 +57,19 @@ def test_crosscheck_holds_over_a_long_simulation(ruleset: str, seed: int) -> Non
     assert [v for v in violations if rule_of(v) not in known] == []
     asserted = [v for v in violations if rule_of(v) in ASSERTED[ruleset]]
     assert asserted == [], "\n".join(asserted[:20])
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("ruleset", ["blood-royale", "eu-monarchs", "eu-bloodline"])
+def test_crosscheck_holds_when_the_whole_law_is_played(ruleset: str) -> None:
+    """The same checks over a campaign where the automatic player plays the whole law (disputes,
+    prisoners, contracts and their renunciations, the Interphase, titles, minor houses' offers ...):
+    who controlled whom, and when, is read from the export's history (bench/crosscheck.py --law runs
+    10 seeds x 40 turns)."""
+    export = simulated_export(ruleset, 4, TURNS, law=True)
+    violations = CHECKS[ruleset](export)
+    assert [v for v in violations if rule_of(v) not in ASSERTED[ruleset]] == []
+    assert violations == [], "\n".join(violations[:20])
 
 
 def test_the_checker_finds_a_wrong_roll() -> None:

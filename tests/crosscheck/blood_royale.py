@@ -359,8 +359,8 @@ def _money(ex: Export) -> list[str]:
             p for p in late_match.get(wife["id"], []) + late_match.get(husband["id"], [])
             if p["year"] >= m["wedding_year"] and (m["ended_year"] is None or p["year"] <= m["ended_year"])
         ]
-        # A spouse who comes to two thrones at once is paid per crown (ambiguous; not counted twice here).
-        found = sorted({(p["payee"], p["year"]) for p in paid if p["payer"] is None and p["amount"] == 100})
+        # once per match and per spouse: a King and a Queen regnant who wed both bring their houses 100
+        found = sorted((p["payee"], p["year"]) for p in paid if p["payer"] is None and p["amount"] == 100)
         bad = [p for p in paid if p["payer"] is not None or p["amount"] != 100]
         optional = sorted((p["payee"], p["year"]) for p in paid if p["payer"] is None and p["amount"] == 100
                           and (p["payee"], p["year"]) not in want_match and m["ended_year"] == p["year"])
