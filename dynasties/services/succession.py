@@ -60,6 +60,8 @@ def resolve_successions(
     if bloodline:
         union_barred = _union_children_barred(world)  # read before the unions end with the deaths
         _bloodline_unions_end(world, chronicle)
+    else:
+        _unions_end(world, chronicle)
     for reign in list(world.open_reigns()):
         holder = world.characters[reign.holder_id]
         if holder.status == Status.DEAD:
@@ -95,6 +97,47 @@ def resolve_successions(
     if entered:
         raise RuleError(f"{len(entered)} typed rolls were left over after the succession.", code="invalid_dice")
     return new_reigns
+
+
+def _unions_end(world: World, chronicle: Chronicle) -> None:
+    """Blood Royale: a Dynastic Union lasts 'as long as the country is ruled by a "foreign" monarch'
+    (Controlling Two Countries). When the King or the Queen dies it ends: the Queen's crown goes back
+    to its home house, whose player is again 'that country's player' ('A female character who becomes
+    Queen is always controlled by that country's player'); a widowed Queen reigns on ('Monarchs may not
+    abdicate, nor be deposed') in her own house. Read from the Queen's crown."""
+    reigning = {r.crown: r for r in world.open_reigns()}
+    for record in sorted(world.crowns.values(), key=lambda c: c.name):
+        reign = reigning.get(record.name)
+        if record.union_with_id is None or reign is None:
+            continue
+        queen = world.characters[reign.holder_id]
+        if queen.sex != "F":
+            continue
+        partner = next((c for c in world.crowns.values() if c.pk == record.union_with_id), None)
+        king_reign = reigning.get(partner.name) if partner is not None else None
+        king = world.characters.get(king_reign.holder_id) if king_reign is not None else None
+        if queen.status != Status.DEAD and king is not None and king.status != Status.DEAD:
+            continue
+        home = world.dynasties.get(record.home_dynasty_id or 0)
+        if home is not None:
+            control.move(world.campaign, record, home, "union_ends")
+        record.union_with = None
+        record.union_since = None
+        record.save(update_fields=["controlled_by", "union_with", "union_since"])
+        if partner is not None and partner.union_with_id == record.pk:
+            partner.union_with = None
+            partner.union_since = None
+            partner.save(update_fields=["union_with", "union_since"])
+        who = queen if queen.status == Status.DEAD else king
+        text = f"The Dynastic Union of {record.name} and {partner.name if partner else '?'} ends with the death of " \
+               f"{who.display_name if who else 'the King'}: {record.name} goes back to the house of {home.name if home else '?'}"
+        if queen.status != Status.DEAD and home is not None:
+            if queen.controlled_by_id != home.pk:
+                control.move(world.campaign, queen, home, "union_ends")
+                queen.save(update_fields=["controlled_by"])
+                world.refresh_person(queen)
+            text += f", and {queen.display_name} reigns on in her own house"
+        chronicle.add("union", text + ".", crown=record.name, dynasty=home.pk if home else None)
 
 
 def _union_children_barred(world: World) -> dict[str, set[int]]:
@@ -501,14 +544,25 @@ def _move_family(
     world: World, head: Character, spouse: Character | None, dynasty: Dynasty, *, all_children: bool = False,
     cause: str = "succession",
 ) -> None:
+    """The head, the spouse and 'any children of the marriage' come to ``dynasty`` (A7): every living
+    child of the couple who lives in the head's house, married or not, with a spouse who lives there
+    too; a child married into another house stays there (docs/rulings.md). ``all_children``
+    (BloodLine: 'along with her husband and any children they have produced'): every child."""
     moved = [head]
     if spouse is not None:
         moved.append(spouse)
-        moved += [
+        house = head.controlled_by_id
+        children = [
             c for c in world.characters.values()
             if c.status == Status.ALIVE and {c.father_id, c.mother_id} == {head.pk, spouse.pk}
-            and (all_children or world.spouse_of(c.pk) is None)
+            and (all_children or c.controlled_by_id == house or world.spouse_of(c.pk) is None)
         ]
+        moved += children
+        if not all_children:
+            for child in children:
+                partner = world.spouse_of(child.pk)
+                if partner is not None and partner.controlled_by_id == house and partner not in moved:
+                    moved.append(partner)
     for character in moved:
         if character.controlled_by_id != dynasty.pk or character.pretender_of_id is not None:
             control.move(world.campaign, character, dynasty, cause)
