@@ -14,7 +14,7 @@ from dynasties.rules.errors import NotFound, RuleError, StepOrderError
 from dynasties.services.common import Chronicle, World
 from dynasties.services.pretenders import pretender_declare
 from dynasties.services.survival import character_die
-from dynasties.services.titles import title_dispute, title_grant, titles_pass_on
+from dynasties.services.titles import title_dispute, title_disputes, title_grant, titles_pass_on
 from tests.factories import at_step, crown, empty_house, person, wed
 
 
@@ -199,17 +199,7 @@ def test_rule_g_inheritance_leaves_the_dynasty_through_a_daughter_and_the_king_d
     assert "The King of Testland may dispute the inheritance." in entry.text
     assert (entry.data["from_dynasty"], entry.data["to_dynasty"]) == (realm.house.pk, realm.france.pk)
 
-    disputed = title_dispute(campaign=c, holding=holding)
-    assert disputed.disputed
-    entry = ChronicleEntry.objects.get(campaign=c, kind="title_disputed")
-    assert entry.text == (
-        "King Old Testhouse of Testland disputes the inheritance of Duke of Liguria by Heiress Testhouse of the "
-        "house of Anjou (it came from the house of Testhouse): a Rebellion marker is placed in Liguria, and "
-        "Rebellion rolls are made, with normal modifiers, for the whole Kingdom of Testland."
-    )
-    assert entry.data["kingdom_rebellion_rolls"] is True and entry.data["rebellion_marker"] == "Liguria"
-    with pytest.raises(RuleError, match="has already been disputed"):
-        title_dispute(campaign=c, holding=holding)
+    # The King's dispute of this inheritance: test_rule_g_a_dispute_across_houses_follows_the_kings_wishes.
 
 
 @pytest.mark.django_db
@@ -235,10 +225,9 @@ def test_rule_g_the_eldest_son_inherits_and_the_bonus_is_not_taken_twice(realm):
     assert "no new character is created" in entry.text
     assert "may dispute" not in entry.text
 
-    [holding] = [h for h in held if h.title == first]
-    with pytest.raises(RuleError, match="within the house of Testhouse: the title has not left the dynasty") as err:
-        title_dispute(campaign=c, holding=holding)
-    assert err.value.code == "same_dynasty"
+    # A dispute within the dynasty was refused here ("the title has not left the dynasty"); rule G places a
+    # Rebellion marker "but otherwise the King's wishes are followed":
+    # test_rule_g_a_dispute_within_the_dynasty_places_a_rebellion_marker_and_follows_the_kings_wishes.
 
 
 @pytest.mark.django_db
@@ -322,3 +311,134 @@ def test_rule_g_dispute_refusals(realm):
         title_dispute(campaign=c, holding=holding)
     holding.refresh_from_db()
     assert not holding.disputed
+
+
+RULE_G_DISPUTE = (
+    "The King of the relevant country (ie, that in which the Province is situated at the time) may choose to "
+    "dispute the normal succession. If this only affects the player's own Dynasty (ie, the Province is governed "
+    "by a member of the same Dynasty as the King), a Rebellion marker should be placed on that Province, but "
+    "otherwise the King's wishes are followed. If the disputed succession involves another player's Dynasty, then "
+    "not only is the Rebellion marker placed in that Province, but Rebellion Die Rolls must be made, with normal "
+    "modifiers, for the whole Kingdom."
+)
+
+
+def _heiress_abroad(realm):
+    """The Duke's daughter, married in France and controlled there, is the heir to his title; the
+    King has a second son, 20, a Prince he could create Governor."""
+    c, duke = realm.campaign, realm.duke
+    wife = person(c, None, "Wife", "F", 1277, dynastic_name="Else")
+    wed(c, duke, wife, 1295)
+    heiress = person(c, realm.house, "Heiress", "F", 1282, father=duke, mother=wife)
+    heiress.controlled_by = realm.france
+    heiress.save()
+    second = person(c, realm.house, "Second", "M", 1280, father=realm.king, mother=realm.queen)
+    title = title_grant(campaign=c, character=duke, province="Liguria")
+    at_step(c, Step.SURVIVAL)
+    [holding] = pass_on(c, duke)
+    return title, holding, heiress, second
+
+
+@pytest.mark.django_db
+def test_rule_g_a_dispute_across_houses_follows_the_kings_wishes(realm):
+    """Rule G: "... otherwise the King's wishes are followed. If the disputed succession involves another
+    player's Dynasty, then not only is the Rebellion marker placed in that Province, but Rebellion Die Rolls
+    must be made, with normal modifiers, for the whole Kingdom." The King names the holder; the heir
+    (of another house) does not keep the title."""
+    assert "the King's wishes are followed" in RULE_G_DISPUTE
+    c = realm.campaign
+    title, holding, heiress, second = _heiress_abroad(realm)
+    [choice] = title_disputes(c)
+    assert (choice.holding, choice.heir, choice.late, choice.king) == (holding, heiress, realm.duke, realm.king)
+    assert [x.display_name for x in choice.candidates] == ["Second Testhouse", "Boy Testhouse", "Daughter Testhouse"]
+
+    named = title_dispute(campaign=c, holding=holding, holder=second)
+
+    title.refresh_from_db()
+    holding.refresh_from_db()
+    assert title.holder == second and named.holder == second and named.start_year == 1300 and named.end_year is None
+    assert named.how == "named by King Old Testhouse of Testland, disputing Heiress Testhouse's inheritance"
+    assert (holding.end_year, holding.disputed) == (1300, True)  # the heir's holding ends, marked disputed
+    history = TitleHolding.objects.filter(title=title).order_by("start_year", "pk")
+    assert [(h.holder.given_name, h.start_year, h.end_year, h.disputed) for h in history] == [
+        ("Duke", 1300, 1300, False), ("Heiress", 1300, 1300, True), ("Second", 1300, None, False)
+    ]
+    heiress.refresh_from_db()
+    second.refresh_from_db()
+    assert heiress.characteristics["guile"] == 0  # the bonus taken with the title set aside is taken back
+    assert not Modifier.objects.filter(kind=ModifierKind.GOVERNOR, character=heiress).exists()
+    assert second.characteristics["strength"] == 1
+    entry = ChronicleEntry.objects.get(campaign=c, kind="title_disputed")
+    assert entry.text == (
+        "King Old Testhouse of Testland disputes the inheritance of Duke of Liguria by Heiress Testhouse of the "
+        "house of Anjou (from Duke Testhouse of the house of Testhouse) and names Second Testhouse of the house of "
+        "Testhouse to hold it: a Rebellion marker is placed in Liguria, and Rebellion rolls are made, with normal "
+        "modifiers, for the whole Kingdom of Testland; the King's wishes are followed. Heiress Testhouse loses the "
+        "Governor's +1 Guile (now +0). Second Testhouse is Duke of Liguria: +1 Strength (now +1)."
+    )
+    assert entry.data["kingdom_rebellion_rolls"] is True and entry.data["rebellion_marker"] == "Liguria"
+    assert (entry.data["holding"], entry.data["disputed_holding"]) == (named.pk, holding.pk)
+    assert title_disputes(c) == []
+    with pytest.raises(RuleError, match="has already been disputed in 1300") as err:
+        title_dispute(campaign=c, holding=named, holder=realm.boy)
+    assert err.value.code == "already_disputed"
+
+
+@pytest.mark.django_db
+def test_rule_g_a_dispute_within_the_dynasty_places_a_rebellion_marker_and_follows_the_kings_wishes(realm):
+    """Rule G: "If this only affects the player's own Dynasty (ie, the Province is governed by a member of
+    the same Dynasty as the King), a Rebellion marker should be placed on that Province, but otherwise the
+    King's wishes are followed." (It was refused: "the title has not left the dynasty".)"""
+    assert "a Rebellion marker should be placed on that Province" in RULE_G_DISPUTE
+    c, duke = realm.campaign, realm.duke
+    wife = person(c, None, "Wife", "F", 1277, dynastic_name="Else")
+    wed(c, duke, wife, 1295)
+    elder = person(c, realm.house, "Elder", "F", 1296, father=duke, mother=wife)
+    son = person(c, realm.house, "Younger", "M", 1298, father=duke, mother=wife)
+    title = title_grant(campaign=c, character=duke, province="Liguria")
+    at_step(c, Step.SURVIVAL)
+    [holding] = pass_on(c, duke)
+    assert holding.holder == son
+
+    named = title_dispute(campaign=c, title=title.pk, holder=elder.pk)  # the door names the title
+
+    title.refresh_from_db()
+    holding.refresh_from_db()
+    assert title.holder == elder and named.holder == elder
+    assert (holding.end_year, holding.disputed) == (1300, True)
+    son.refresh_from_db()
+    assert son.characteristics["strength"] == 0
+    entry = ChronicleEntry.objects.get(campaign=c, kind="title_disputed")
+    assert entry.text.startswith(
+        "King Old Testhouse of Testland disputes the inheritance of Duke of Liguria by Younger Testhouse of the "
+        "house of Testhouse (from Duke Testhouse of the house of Testhouse) and names Elder Testhouse of the house "
+        "of Testhouse to hold it: a Rebellion marker is placed in Liguria, but otherwise the King's wishes are "
+        "followed."
+    )
+    assert "Until she is 15 the 'Regent' is the monarch (rule G)." in entry.text
+    assert entry.data["kingdom_rebellion_rolls"] is False and entry.data["rebellion_marker"] == "Liguria"
+
+
+@pytest.mark.django_db
+def test_rule_g_the_king_names_one_of_the_eligible(realm):
+    """Rule G: "the King's wishes are followed" - among the late holder's heirs or the Princes his player
+    could create Governor; the service says whom he may name."""
+    c = realm.campaign
+    title, holding, heiress, _second = _heiress_abroad(realm)
+    stranger = person(c, realm.france, "Louis", "M", 1280)
+    with pytest.raises(RuleError, match="Say whom King Old Testhouse names to hold Duke of Liguria: one of Second") as err:
+        title_dispute(campaign=c, holding=holding)
+    assert err.value.fields == {"holder": "required"}
+    for who, why in (
+        (heiress, "Heiress Testhouse is the heir whose inheritance is disputed"),
+        (realm.king, "Old Testhouse is the King himself"),
+        (stranger, "Louis Anjou is neither an heir of Duke Testhouse nor a Prince the King's player could create"),
+        (realm.duke, "Duke Testhouse is no longer in play"),
+    ):
+        with pytest.raises(RuleError, match=why) as err:
+            title_dispute(campaign=c, holding=holding, holder=who)
+        assert err.value.code == "not_eligible" and err.value.fields == {"holder": "invalid"}
+    holding.refresh_from_db()
+    assert holding.end_year is None and not holding.disputed
+    title.refresh_from_db()
+    assert title.holder == heiress

@@ -520,11 +520,12 @@ def governor_problems(
 
 
 def title_dispute_consequence(province: str, crown: str, *, other_dynasty: bool) -> str:
-    """What the King's dispute of a title's inheritance costs (rule G)."""
+    """What the King's dispute of a title's inheritance costs (rule G); in both cases the King's wishes
+    are followed (he names the holder)."""
     if other_dynasty:
         return (
             f"a Rebellion marker is placed in {province}, and Rebellion rolls are made, with normal modifiers, "
-            f"for the whole Kingdom of {crown}"
+            f"for the whole Kingdom of {crown}; the King's wishes are followed"
         )
     return f"a Rebellion marker is placed in {province}, but otherwise the King's wishes are followed"
 

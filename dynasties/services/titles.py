@@ -4,6 +4,8 @@ crown - so it may leave the dynasty, and the King of the province may dispute th
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
@@ -260,36 +262,58 @@ def titles_pass_on(world: World, chronicle: Chronicle) -> list[TitleHolding]:
     return new
 
 
-@transaction.atomic
-def title_dispute(
-    *, campaign: Campaign | int, holding: TitleHolding | int, by: AbstractBaseUser | None = None
-) -> TitleHolding:
-    """Rule G: the King of the province's country disputes an inheritance that took the title to
-    another dynasty, in the turn it happened. The holding is marked disputed and the chronicle
-    records the Rebellion marker in the province and the Rebellion rolls in the whole Kingdom."""
-    campaign = lock_campaign(campaign)
-    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
-    require_rule_g(campaign)
-    pk = _pk(holding, "title holding")
-    try:
-        current = (
-            TitleHolding.objects.select_for_update(of=("self",))
-            .select_related("title", "holder")
-            .get(pk=pk, title__campaign=campaign)
-        )
-    except TitleHolding.DoesNotExist:
-        raise NotFound(f"There is no title holding #{pk} in {campaign.name}.") from None
-    title = current.title
-    heir = current.holder
+@dataclass(frozen=True)
+class DisputeChoice:
+    """A title whose inheritance this turn the King may dispute (rule G), and whom he may name."""
+
+    title: Title
+    holding: TitleHolding
+    late: Character
+    heir: Character
+    king: Character
+    candidates: tuple[Character, ...]
+
+
+def _dispute_candidates(world: World, title: Title, late: Character, heir: Character, king: Character) -> list[Character]:
+    """Whom the King may name to hold a disputed title: the late holder's other heirs, in their order
+    of succession, then the Princes the crown's player could create Governor (rule G); never the heir
+    whose inheritance is disputed nor the King himself. ``world`` must hold the dead."""
+    royal = set(TitleHolding.objects.filter(title=title).values_list("holder_id", flat=True)) | {late.pk}
+    barred = world.renounced.get(title.name, set())
+    index = FamilyIndex(world.people)
+    found: list[int] = list(iter_succession(world.people, late.pk, royal=royal, barred=barred, index=index))
+    player = world.crown_dynasty(title.crown)
+    reigning = world.reigning()
+    for c in sorted(world.in_play(), key=lambda c: (c.birth_year, c.pk)):
+        if c.pk in found:
+            continue
+        problems = br.governor_problems(
+            world.people[c.pk], world.year, name=c.display_name, crown=title.crown, reigning=c.pk in reigning,
+            of_the_blood=_of_the_blood(world, c, player, title.crown),
+            controlled_by_crown_player=player is not None and c.controlled_by_id == player.pk,
+        )  # fmt: skip
+        if not problems:
+            found.append(c.pk)
+    return [
+        world.characters[pk] for pk in found
+        if pk not in (heir.pk, king.pk) and world.characters[pk].status == Status.ALIVE
+    ]  # fmt: skip
+
+
+def _disputable(world: World, current: TitleHolding) -> tuple[Character, Character]:
+    """The late holder and the King of the province's country, if ``current`` (a holding loaded with
+    its title and holder) is an inheritance the King may dispute now; else a RuleError."""
+    title, heir, year = current.title, current.holder, world.year
     if current.end_year is not None:
         raise RuleError(
             f"{heir.display_name} no longer holds {title.name} (until {current.end_year}): only the present "
             "holder's inheritance can be disputed.",
             code="not_current",
         )
-    if current.disputed:
+    if TitleHolding.objects.filter(title=title, start_year=year, disputed=True).exists():
         raise RuleError(
-            f"The inheritance of {title.name} by {heir.display_name} has already been disputed.", code="already_disputed"
+            f"The inheritance of {title.name} has already been disputed in {year}: the King's wishes were followed.",
+            code="already_disputed",
         )
     previous = (
         TitleHolding.objects.filter(title=title, pk__lt=current.pk)
@@ -302,41 +326,157 @@ def title_dispute(
             f"{heir.display_name} was granted {title.name}, not left it: there is no inheritance to dispute.",
             code="not_inherited",
         )
-    if current.start_year != campaign.current_year:
+    if current.start_year != year:
         raise RuleError(
             f"{heir.display_name} inherited {title.name} in {current.start_year}: the King may dispute an inheritance "
-            f"only in the turn it happens (now {campaign.current_year}).",
+            f"only in the turn it happens (now {year}).",
             code="too_late",
-        )
-    world = World(campaign, living_only=True)
-    old, to = previous.holder.controlled_by_id, heir.controlled_by_id
-    if old == to:
-        raise RuleError(
-            f"{heir.display_name} inherited {title.name} within {_house(world, to)}: the title has not left the "
-            f"dynasty, so there is no inheritance for the King of {title.crown} to dispute.",
-            code="same_dynasty",
         )
     king = monarch_of(world, title.crown)
     if king is None:
         raise RuleError(f"{title.crown} has no monarch to dispute the inheritance of {title.name}.", code="no_monarch")
-    player = world.crown_dynasty(title.crown)
+    return world.characters[previous.holder_id], king
+
+
+def title_disputes(campaign: Campaign) -> list[DisputeChoice]:
+    """Rule G: the inheritances of this turn the King of each province's country may dispute, with
+    whom he may name (for the pages and the API)."""
+    if campaign.ruleset == bl.NAME or not campaign.option(RULE_G):
+        return []
+    world = World(campaign)
+    out: list[DisputeChoice] = []
+    for current in (
+        TitleHolding.objects.filter(title__campaign=campaign, end_year__isnull=True, start_year=world.year)
+        .select_related("title", "holder")
+        .order_by("title__name", "pk")
+    ):
+        try:
+            late, king = _disputable(world, current)
+        except RuleError:
+            continue
+        heir = world.characters[current.holder_id]
+        candidates = tuple(_dispute_candidates(world, current.title, late, heir, king))
+        out.append(DisputeChoice(current.title, current, late, heir, king, candidates))
+    return out
+
+
+def _take_back_bonus(world: World, heir: Character, current: TitleHolding) -> str:
+    """The heir set aside never governed by this title: the +1 he took with it is taken back, unless
+    he holds or held another title (then the bonus is his by that one). Returns the chronicle words."""
+    if TitleHolding.objects.filter(holder=heir).exclude(pk=current.pk).exists():
+        return ""
+    modifiers = Modifier.objects.filter(
+        campaign=world.campaign, kind=ModifierKind.GOVERNOR, character=heir, start_year=world.year
+    )
+    if not modifiers.exists():
+        return ""
+    modifiers.delete()
+    key = br.governor_characteristic(heir.sex)
+    characteristics = dict(heir.characteristics or {})
+    characteristics[key] = int(characteristics.get(key, 0)) - br.GOVERNOR_BONUS
+    heir.characteristics = characteristics
+    heir.save(update_fields=["characteristics"])
+    world.refresh_person(heir)
+    return f" {heir.display_name} loses the Governor's +{br.GOVERNOR_BONUS} {key.capitalize()} (now {characteristics[key]:+d})."
+
+
+@transaction.atomic
+def title_dispute(
+    *,
+    campaign: Campaign | int,
+    holding: TitleHolding | int | None = None,
+    title: Title | int | None = None,
+    holder: Character | int | None = None,
+    by: AbstractBaseUser | None = None,
+) -> TitleHolding:
+    """Rule G: in the turn a title is inherited, the King of the province's country disputes the
+    inheritance and names who holds it ("the King's wishes are followed"). ``holding`` is the heir's
+    holding (or give ``title``: its present one); ``holder`` one of the candidates (the late holder's
+    other heirs, or a Prince the crown's player could create Governor). The heir's holding ends this
+    year, marked disputed; the named holder's begins. The chronicle records the Rebellion marker in
+    the province and, when the dispute involves another player's dynasty, the Rebellion rolls in the
+    whole Kingdom. Returns the named holder's holding."""
+    campaign = lock_campaign(campaign)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
+    require_rule_g(campaign)
+    found = TitleHolding.objects.select_for_update(of=("self",)).select_related("title", "holder")
+    if holding is None and title is not None:
+        title_pk = _pk(title, "title")
+        current = found.filter(title__campaign=campaign, title_id=title_pk, end_year__isnull=True).first()
+        if current is None:
+            raise NotFound(f"There is no title #{title_pk} held in {campaign.name}.")
+    else:
+        pk = _pk(holding, "title holding")
+        try:
+            current = found.get(pk=pk, title__campaign=campaign)
+        except TitleHolding.DoesNotExist:
+            raise NotFound(f"There is no title holding #{pk} in {campaign.name}.") from None
+    the_title, heir = current.title, current.holder
+    world = World(campaign)
+    late, king = _disputable(world, current)
+    candidates = _dispute_candidates(world, the_title, late, heir, king)
+    names = ", ".join(c.display_name for c in candidates) or "nobody"
+    if not candidates:
+        raise RuleError(
+            f"Nobody but {heir.display_name} may hold {the_title.name}: {late.display_name} left no other heir and "
+            f"the player of {the_title.crown} has no Prince to name (rule G).",
+            code="no_candidate",
+        )
+    if holder is None:
+        raise RuleError(
+            f"Say whom {royal_title(king)} {king.display_name} names to hold {the_title.name}: one of {names}.",
+            code="invalid", fields={"holder": "required"},
+        )  # fmt: skip
+    named_pk = _pk(holder, "character")
+    named = next((c for c in candidates if c.pk == named_pk), None)
+    if named is None:
+        who = world.characters.get(named_pk)
+        label = who.display_name if who is not None else f"Character #{named_pk}"
+        why = (
+            "is the heir whose inheritance is disputed" if named_pk == heir.pk
+            else "is the King himself (the provinces nobody governs are his already)" if named_pk == king.pk
+            else "is no longer in play" if who is not None and who.status != Status.ALIVE
+            else "is neither an heir of " + late.display_name + " nor a Prince the King's player could create Governor"
+        )  # fmt: skip
+        raise RuleError(
+            f"{label} {why}: the King names one of {names} (rule G).", code="not_eligible", fields={"holder": "invalid"}
+        )
+    year = world.year
+    player = world.crown_dynasty(the_title.crown)
     king_house = player.pk if player is not None else king.controlled_by_id
-    other = any(h != king_house for h in (old, to))
-    consequence = br.title_dispute_consequence(title.province, title.crown, other_dynasty=other)
-    current.disputed = True
-    current.save(update_fields=["disputed"])
+    houses = (late.controlled_by_id, heir.controlled_by_id, named.controlled_by_id)
+    other = any(h != king_house for h in houses)
+    consequence = br.title_dispute_consequence(the_title.province, the_title.crown, other_dynasty=other)
+    current.end_year, current.disputed = year, True
+    current.save(update_fields=["end_year", "disputed"])
+    taken_back = _take_back_bonus(world, heir, current)
+    how = f"named by {royal_title(king)} {king.display_name} of {the_title.crown}, disputing {heir.display_name}'s inheritance"
+    new = TitleHolding.objects.create(title=the_title, holder=named, start_year=year, how=how[:200])
+    the_title.holder = named
+    the_title.save(update_fields=["holder"])
+    bonus = _governor_bonus(world, named, the_title)
+    text = (
+        f"{royal_title(king)} {king.display_name} of {the_title.crown} disputes the inheritance of {the_title.name} by "
+        f"{heir.display_name} of {_house(world, heir.controlled_by_id)} (from {late.display_name} of "
+        f"{_house(world, late.controlled_by_id)}) and names {named.display_name} of "
+        f"{_house(world, named.controlled_by_id)} to hold it: {consequence}.{taken_back} "
+        f"{named.display_name} is {the_title.name}: {bonus}."
+    )
+    if br.needs_regent(named.as_person(), year):
+        text += f" Until {'she' if named.sex == 'F' else 'he'} is {br.TITLE_REGENCY_UNTIL} the 'Regent' is the monarch (rule G)."
     chronicle = Chronicle(campaign)
     chronicle.add(
         "title_disputed",
-        f"{royal_title(king)} {king.display_name} of {title.crown} disputes the inheritance of {title.name} by "
-        f"{heir.display_name} of {_house(world, to)} (it came from {_house(world, old)}): {consequence}.",
-        title=title.pk,
-        holding=current.pk,
-        character=heir.pk,
-        province=title.province,
-        crown=title.crown,
-        rebellion_marker=title.province,
+        text,
+        title=the_title.pk,
+        holding=new.pk,
+        disputed_holding=current.pk,
+        character=named.pk,
+        heir=heir.pk,
+        province=the_title.province,
+        crown=the_title.crown,
+        rebellion_marker=the_title.province,
         kingdom_rebellion_rolls=other,
     )
     chronicle.flush()
-    return current
+    return new
