@@ -120,3 +120,37 @@ def test_a_new_queen_brings_any_children_of_the_marriage_married_ones_included(c
         c.refresh_from_db()
     assert {c.controlled_by for c in (heiress, consort, son, daughter_in_law)} == {england}
     assert daughter.controlled_by == spain
+
+
+@pytest.mark.django_db
+def test_the_late_queens_consort_is_regent_before_a_baron_is_created(campaign):
+    """A7: 'The player can bring in any other character to act as Regent (if he or she is of age). If
+    none are available, a baron or cousin of the late King is created.' The late Queen's consort, an
+    adult of her house, is regent for their son of 5 (before: a baron was created); he stays in the
+    house while regent, and when the regency ends he goes home as any widower."""
+    from dynasties.models import Origin
+    from dynasties.services import turn_advance
+    from tests.factories import empty_house
+
+    house = empty_house(campaign)
+    france = Dynasty.objects.get(campaign=campaign, crown="France")
+    year = campaign.current_year
+    queen = person(campaign, house, "Maud", "F", 1265)
+    crown(campaign, queen, "Testland", year - 10)
+    consort = person(campaign, france, "Louis", "M", 1262)
+    wed(campaign, consort, queen, 1290)
+    Character.objects.filter(pk=consort.pk).update(controlled_by=house)
+    son = person(campaign, house, "Henry", "M", year - 5, father=consort, mother=queen)
+    to_announcements(campaign, {queen.pk})
+    reign = Reign.objects.get(campaign=campaign, crown="Testland", end_year__isnull=True)
+    assert reign.holder == son and reign.regent_id == consort.pk
+    assert not Character.objects.filter(campaign=campaign, origin=Origin.BARON).exists()
+    consort.refresh_from_db()
+    assert consort.controlled_by == house  # the regent stays with the crown's house
+    Character.objects.filter(pk=son.pk).update(birth_year=year - 15)  # he comes of age next turn
+    turn_advance(campaign=campaign)
+    consort.refresh_from_db()
+    assert consort.controlled_by == france and consort.status == Status.ALIVE
+    lines = [e.text for e in ChronicleEntry.objects.filter(campaign=campaign).order_by("pk")]
+    assert any("the regency of Louis" in t for t in lines)
+    assert "Louis Anjou, widowed, returns to the house of Anjou." in lines

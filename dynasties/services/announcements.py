@@ -90,23 +90,42 @@ def announcements_make(
     return announcement
 
 
-def return_widowed(world: World, chronicle: Chronicle, dead: Sequence[int] | None = None) -> None:
+def return_widowed(
+    world: World, chronicle: Chronicle, dead: Sequence[int] | None = None, *, former_regents: Sequence[int] | None = None
+) -> None:
     """Widowed spouses from another house go home; in Blood Royale a King's widow retires (A5), in
     BloodLine nobody does ("the wife is returned to her original family"). ``dead`` limits it to the
-    marriages those deaths ended (deaths after this turn's Announcements are dealt with at once)."""
+    marriages those deaths ended (deaths after this turn's Announcements are dealt with at once). A
+    surviving spouse who is regent stays until the regency ends; ``former_regents``: those whose
+    regency just ended, widowed by an earlier turn's death."""
     year = world.year
     ended = Marriage.objects.filter(
-        campaign=world.campaign, ended_year=year, wedding_year__isnull=False, end_cause__startswith="death"
+        campaign=world.campaign, wedding_year__isnull=False, end_cause__startswith="death"
     ).order_by("pk")
+    if former_regents is not None:
+        ended = ended.filter(Q(husband_id__in=list(former_regents)) | Q(wife_id__in=list(former_regents)))
+    else:
+        ended = ended.filter(ended_year=year)
     if dead is not None:
         ended = ended.filter(Q(husband_id__in=list(dead)) | Q(wife_id__in=list(dead)))
     kings_died: set[int] = set()  # whose widows retire: none in BloodLine, where she goes home like any other
     if get_ruleset(world.campaign.ruleset).KINGS_WIDOWS_RETIRE:
-        kings_died = {r.holder_id for r in world.reigns if r.end_year == year and r.holder_id}
+        kings_died = {
+            r.holder_id for r in world.reigns
+            if r.holder_id and r.end_year is not None and (r.end_year == year or former_regents is not None)
+        }
     reigning = world.reigning()
+    acting_regents = {r.regent_id for r in world.open_reigns() if r.regent_id and r.regency_end_year is None}
     changed: list[Character] = []
     moves: list[ControlChange] = []  # written in one statement below
     ended = list(ended)
+    if former_regents is not None:  # each former regent's latest widowhood only
+        latest: dict[int, Marriage] = {}
+        for m in sorted(ended, key=lambda m: (m.ended_year or 0, m.pk)):
+            for pk in (m.husband_id, m.wife_id):
+                if pk in former_regents:
+                    latest[pk] = m
+        ended = sorted(set(latest.values()), key=lambda m: m.pk)
     the_dead = {
         c.pk: c
         for c in Character.objects.filter(
@@ -119,6 +138,8 @@ def return_widowed(world: World, chronicle: Chronicle, dead: Sequence[int] | Non
         survivor = world.characters.get(survivor_id)
         if survivor is None or survivor.status != Status.ALIVE or world.spouse_of(survivor_id) is not None:
             continue  # died too, or already wed again
+        if survivor_id in acting_regents:
+            continue  # the surviving spouse as regent stays until the regency ends (then as any widow)
         dead = world.characters.get(dead_id) or the_dead[dead_id]
         # "Monarchs may not abdicate, nor be deposed": a Queen regnant widowed by a King does not retire
         if husband_died and dead_id in kings_died and dead.sex == "M" and survivor_id not in reigning:
@@ -293,6 +314,7 @@ def turn_advance(*, campaign: Campaign | int, to_year: int | None = None, by: Ab
         if reign.holder.age(year) >= br.ADULT_AGE
     ]
     retiring: list[Character] = []
+    widowed: list[int] = []
     for reign in ending:
         reign.regency_end_year = year
         regent = reign.regent
@@ -304,10 +326,14 @@ def turn_advance(*, campaign: Campaign | int, to_year: int | None = None, by: Ab
             retiring.append(regent)
             text += " and the baron retires from the game"
         chronicle.add("regency_end", text + ".", character=reign.holder_id)
+        if regent.origin != Origin.BARON and regent.status == Status.ALIVE:
+            widowed.append(regent.pk)
     if ending:
         Reign.objects.bulk_update(ending, ["regency_end_year"])
     if retiring:
         audit.bulk_update(Character, retiring, ["status", "retired_year"])
+    if widowed:  # a surviving spouse who was regent is now a widow like any other (returns, or retires)
+        return_widowed(World(campaign), chronicle, former_regents=widowed)
     from contracts.services import contracts_turn_advance  # contracts build on these services
 
     contracts_turn_advance(campaign, chronicle)

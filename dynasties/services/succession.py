@@ -656,18 +656,20 @@ def default_regent(
     world: World, crown: str, heir_id: int, widows: Collection[int], dead: Collection[int] = ()
 ) -> tuple[int | None, str]:
     """Who would be regent by default, and why ("line": the first adult in the new monarch's line;
-    "oldest": the oldest adult of the house), never the widow, a prisoner or a created baron; (None,
-    "baron") when a baron must be created. Reads only: the succession view shows it too.
-    ``world.characters`` may hold Characters or lighter rows with the same attributes."""
+    "oldest": the oldest adult of the house; "spouse": the late monarch's surviving spouse, when no
+    one else can), never a prisoner or a created baron; (None, "baron") when a baron must be created
+    ('The player can bring in any other character ... If none are available, a baron ... is
+    created', A7). Reads only: the succession view shows it too. ``world.characters`` may hold
+    Characters or lighter rows with the same attributes."""
     year = world.year
     dynasty = world.crown_dynasty(crown)
 
-    def fit(c: Any) -> bool:
+    def fit(c: Any, *, spouse: bool = False) -> bool:
         return (
             c.status == Status.ALIVE
             and c.pk not in dead
             and c.pk != heir_id
-            and c.pk not in widows
+            and (spouse or c.pk not in widows)
             and c.age(year) >= br.REGENT_MIN_AGE
             and c.prisoner_of_id is None
             and (dynasty is None or c.controlled_by_id == dynasty.pk)
@@ -680,6 +682,10 @@ def default_regent(
     others = sorted((c for c in world.characters.values() if fit(c)), key=lambda c: (c.birth_year, c.birth_order, c.pk))
     if others:
         return others[0].pk, "oldest"
+    spouses = sorted((world.characters[pk] for pk in widows if pk in world.characters), key=lambda c: c.pk)
+    for c in spouses:
+        if fit(c, spouse=True):
+            return c.pk, "spouse"
     return None, "baron"
 
 
@@ -695,7 +701,8 @@ def _choose_regent(
 ) -> Character:
     """Any adult of the house may be regent (the GM may change the choice); by default the first
     adult in the line of succession, else the oldest adult of the house who is neither a prisoner
-    nor the late monarch's widow; if there is none, a baron or cousin is created (A7)."""
+    nor the late monarch's widow, else that surviving spouse; if there is none, a baron or cousin is
+    created (A7)."""
     year = world.year
     dynasty = world.crown_dynasty(reign.crown)
     partners = Marriage.objects.filter(campaign=world.campaign, ended_year=year).filter(

@@ -545,7 +545,10 @@ def _default_regent(
     chosen, why = default_regent(world, crown, heir.pk, widows, dead)
     if chosen is not None:
         c = world.characters[chosen]
-        place = "the first adult in the line" if why == "line" else "the oldest adult of the house"
+        place = {
+            "line": "the first adult in the line", "oldest": "the oldest adult of the house",
+            "spouse": f"the late {'King' if late.sex == 'M' else 'Queen'}'s surviving spouse",
+        }[why]
         return c.pk, (
             f"{heir.display_name} is {heir.age(year)}: {c.display_name}, {place}, "
             "would be regent by default (the GM may name any adult)."
