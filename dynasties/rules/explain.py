@@ -228,6 +228,7 @@ class _Explainer:
         late = monarch is not None and not monarch.in_play
         self.label = f"the late {style}" if late else f"the {style}"
         self.pronoun = "his" if self.sex == MALE else "her"
+        self._heights: dict[int, int] | None = None
 
     def name(self, pid: int) -> str:
         return self.names.get(pid) or f"#{pid}"
@@ -264,9 +265,7 @@ class _Explainer:
                 return LineEntry(pid, position, kin, self._rank(pid), level, tuple(chain))
             head = f"{self.label}'s {self._rank(chain[1])}"
         else:
-            kin = collateral_kin(level, depth, person.sex)
-            if level == 1 and depth == 1:
-                kin = self._sibling(person) + kin
+            kin = self._nearest_kin(pid, level, depth)
             head = f"{self.label}'s {ancestor_kin(level, people[anchor].sex)}"
         links = [
             f"{self._rank(chain[i])} of {self.name(chain[i - 1])}{_status(people[chain[i - 1]])}"
@@ -278,6 +277,42 @@ class _Explainer:
         if level:
             reason += f" ({self._note(level)})"
         return LineEntry(pid, position, kin, reason, level, tuple(chain))
+
+    def _generations_up(self, pid: int) -> dict[int, int]:
+        """pid (at 0) and each of its ancestors, with the fewest generations up to it."""
+        out: dict[int, int] = {}
+        level, gen = [pid], 0
+        while level:
+            nxt: list[int] = []
+            for q in level:
+                if q in out:
+                    continue
+                out[q] = gen
+                person = self.walk.people.get(q)
+                if person is not None:
+                    nxt.extend(p for p in (person.father, person.mother) if p is not None)
+            level, gen = nxt, gen + 1
+        return out
+
+    def _nearest_kin(self, pid: int, level: int, depth: int) -> str:
+        """The kinship word by the nearest common forebear, which need not be the ancestor the walk
+        climbed to: the climb goes up the way the crown came (A7), so a cousin on the other side is
+        reached from far above but is still, say, a first cousin."""
+        if self._heights is None:
+            self._heights = self._generations_up(self.walk.monarch)
+        heights = self._heights
+        height, below = level, depth
+        for ancestor, d in self._generations_up(pid).items():
+            h = heights.get(ancestor)
+            if h is not None and (h + d, h) < (height + below, height):
+                height, below = h, d
+        person = self.walk.people[pid]
+        if height == 0:
+            return descendant_kin(below, person.sex)
+        if below == 0:
+            return ancestor_kin(height, person.sex)
+        kin = collateral_kin(height, below, person.sex)
+        return self._sibling(person) + kin if height == 1 and below == 1 else kin
 
     def _sibling(self, person: Person) -> str:
         monarch = self.walk.people.get(self.walk.monarch)

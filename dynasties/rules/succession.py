@@ -6,7 +6,9 @@
 
 When the monarch's own descendants are exhausted the search continues in the same order from
 the monarch's parent of the royal blood (his living parent first, then his brothers and their
-lines, then his sisters and theirs) and further up the tree. Spouses never inherit: only blood
+lines, then his sisters and theirs) and further up the tree. The climb goes back up the way the
+crown came (docs/rulings.md, A7): through the parent who held the crown, else the one nearer in
+blood to the last holders (see ``FamilyIndex.blood_parent``). Spouses never inherit: only blood
 relatives are ever visited. Bastards (event cards) are never in a line, nor anyone through them.
 """
 
@@ -65,20 +67,54 @@ class FamilyIndex:
         memo[person_id] = False
         return False
 
+    def last_holder(self, person_id: int, royal: Collection[int]) -> tuple[tuple[int, int, int], int] | None:
+        """The latest-born past holder the person is or descends from, as (that holder's seniority,
+        minus the generations down to the person); None if the person is not of the royal blood.
+        Holders reign down the generations, so the latest-born is taken as the last of them."""
+        best: tuple[tuple[int, int, int], int] | None = None
+        seen: set[int] = set()
+        frontier = [person_id]
+        generations = 0
+        while frontier:  # breadth first: each ancestor is met first at its fewest generations
+            nxt: list[int] = []
+            for pid in frontier:
+                if pid in seen:
+                    continue
+                seen.add(pid)
+                person = self.people.get(pid)
+                if pid in royal:
+                    rank = person.seniority() if person is not None else (-(10**9), 0, pid)
+                    if best is None or (rank, -generations) > best:
+                        best = (rank, -generations)
+                if person is not None:
+                    nxt.extend(p for p in (person.father, person.mother) if p is not None)
+            frontier = nxt
+            generations += 1
+        return best
+
     def blood_parent(self, person_id: int, royal: Collection[int]) -> int | None:
-        """The parent through whom the blood runs: the one descended from a past monarch of the
-        crown (the father if both are), else the father, else the mother."""
+        """The parent the search climbs to: back up the way the crown came (A7 ruling). Of the
+        parents of the royal blood (a past holder of the crown or descended from one): the one who
+        held the crown; else the one nearer in blood to the last holders - descended from the
+        later-born holder, then fewer generations below that holder -; the father when they are
+        equal. With no parent of the blood (or no past holders given): the father, else the mother."""
         person = self.people.get(person_id)
         if person is None:
             return None
         parents = [p for p in (person.father, person.mother) if p is not None and p in self.people]
         if not parents:
             return None
+        best: tuple[bool, tuple[int, int, int], int] | None = None
+        chosen = parents[0]
         if royal:
-            for parent in parents:
-                if self.is_of_blood(parent, royal):
-                    return parent
-        return parents[0]
+            for parent in parents:  # the father first: on a tie he keeps his place
+                last = self.last_holder(parent, royal)
+                if last is None:
+                    continue
+                key = (parent in royal, *last)
+                if best is None or key > best:
+                    best, chosen = key, parent
+        return chosen
 
 
 def iter_succession(

@@ -196,20 +196,50 @@ def heir_of(
     ex: Export, late: int, crown: str, year: int, cut: set[int], eligible: Callable[[int], bool]
 ) -> int | None:
     """The first eligible person in the late monarch's line; when it is exhausted, "search wider"
-    from the parent of the royal blood (the one who is or descends from a past holder of the crown,
-    the father when both or neither are), who comes first, then his line, and so on up."""
+    from the parent of the royal blood (the one who is or descends from a past holder of the crown),
+    who comes first, then his line, and so on up. When both parents are of the blood the climb goes
+    back up the way the crown came (docs/rulings.md A7, issue 16 item 5): the one who held the crown,
+    else the one descended from the later-born holder, then the one fewer generations below him,
+    else the father; the father too when neither is of the blood."""
     for cid in line_of(ex, late, cut):
         if eligible(cid):
             return cid
     holders = {r["holder"] for r in ex.doc["reigns"] if r["crown"] == crown and r["start_year"] <= year}
+
+    def age_key(cid: int) -> tuple[int, int, int]:
+        ch = ex.chars[cid]
+        return (ch["birth_year"], ch["birth_order"], cid)
+
+    def claim(pid: int) -> tuple[bool, tuple[int, int, int], int] | None:
+        """How near pid stands to the last holders: (held the crown, the latest-born holder he is or
+        descends from, minus the generations down from that holder); None if not of the blood."""
+        depth: dict[int, int] = {}
+        level, gen = [pid], 0
+        while level:
+            for q in level:
+                depth.setdefault(q, gen)
+            level = [
+                p for q in level for p in (ex.chars[q]["father"], ex.chars[q]["mother"]) if p is not None
+            ]
+            gen += 1
+        mine = [h for h in depth if h in holders]
+        if not mine:
+            return None
+        last = max(mine, key=age_key)
+        return (pid in holders, age_key(last), -depth[last])
+
     current = late
     while True:
         c = ex.chars[current]
         father, mother = c["father"], c["mother"]
-        royal = [
-            p for p in (father, mother) if p is not None and (p in holders or ancestors(ex, p) & holders)
-        ]
-        parent: int | None = royal[0] if royal else father
+        parent: int | None = father
+        claims = {p: claim(p) for p in (father, mother) if p is not None}
+        of_blood = [p for p in (father, mother) if p is not None and claims[p] is not None]
+        if len(of_blood) == 1:
+            parent = of_blood[0]
+        elif len(of_blood) == 2 and mother is not None and father is not None:
+            fc, mc = claims[father], claims[mother]
+            parent = mother if fc is not None and mc is not None and mc > fc else father
         if parent is None:
             return None
         if parent not in cut and ex.chars[parent]["legitimate"] and eligible(parent):

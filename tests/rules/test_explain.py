@@ -158,6 +158,24 @@ def test_a7_a_queen_regnant_and_a_title_holder() -> None:
     )
 
 
+def test_a7_a_queen_regnants_son_the_line_goes_up_through_her_and_kin_is_the_nearest() -> None:
+    """Issue 16, item 5: the search "wider" goes back up the way the crown came, through the late King's
+    mother, the Queen regnant, to her father: her nephew is explained through them; the cousin on the
+    father's side, reached only from the first King, is still called what he is, a first cousin."""
+    from tests.rules.test_succession import QUEENS_SON_ROYAL, queens_son_family
+
+    names = {343: "Pietro", 341: "Blanche", 330: "Charles", 353: "Louis", 351: "Philip", 300: "Hugh"}
+    line = explain_line(queens_son_family(), 360, names=names, royal=QUEENS_SON_ROYAL, limit=None)
+    nephew, cousin = line.entries
+    assert (nephew.person_id, nephew.kin, nephew.path) == (343, "first cousin", (330, 341, 343))
+    assert nephew.reason == (
+        "first cousin: eldest son of Blanche (deceased), second daughter of Charles (deceased), the late King's "
+        "grandfather (the late King's own line and his mother's are extinct)"
+    )
+    assert (cousin.person_id, cousin.kin, cousin.level) == (353, "first cousin", 5)
+    assert cousin.reason.startswith("first cousin: eldest son of Philip (deceased), ")
+
+
 def test_bastards_renunciations_limits_and_totals() -> None:
     people = family(p7={"legitimate": False})  # Thomas a bastard: neither he nor Edmund inherits
     line = explain_line(people, 1, names=NAMES, royal=ROYAL, barred={5}, limit=2)

@@ -302,17 +302,36 @@ def test_a7_eldest_living_son_of_the_monarch_is_heir_if_any(forest: Forest) -> N
         assert heir_of(people, monarch, royal=forest.royal) == kids[0]
 
 
+def generations_up(people: Mapping[int, Person], pid: int) -> dict[int, int]:
+    """Every ancestor of pid (and pid itself, at 0) with the fewest generations up to it."""
+    out = {pid: 0}
+    for ancestor in ancestors(people, pid):
+        paths = [pid]
+        depth = 0
+        while ancestor not in paths:  # widen one generation at a time until the ancestor is met
+            paths = [q for c in paths if c in people for q in (people[c].father, people[c].mother) if q is not None]
+            depth += 1
+        out[ancestor] = depth
+    return out
+
+
 def expected_blood_parent(people: Mapping[int, Person], pid: int, royal: frozenset[int]) -> int | None:
-    """The parent the search climbs to (A7 ruling): the one of the royal blood (a past holder or descended
-    from one), the father if both are or neither is; with no past holders given, the father."""
+    """The parent the search climbs to (A7 ruling, issue 16 item 5: "the crown goes back up the way it
+    came"): of the parents of the royal blood (a past holder or descended from one), the one who held
+    the crown; else the one descended from the later-born holder, then the one fewer generations below
+    that holder; the father when both stand equal or neither is of the blood."""
     person = people[pid]
     parents = [p for p in (person.father, person.mother) if p is not None and p in people]
     if not parents:
         return None
-    for parent in parents:
-        if royal and ({parent} | ancestors(people, parent)) & royal:
-            return parent
-    return parents[0]
+    ranked = []
+    for order, parent in enumerate(parents):
+        holders = {a: d for a, d in generations_up(people, parent).items() if a in royal}
+        if not holders:
+            continue
+        last = max(holders, key=lambda h: people[h].seniority())
+        ranked.append(((parent in royal, people[last].seniority(), -holders[last], -order), parent))
+    return max(ranked)[1] if ranked else parents[0]
 
 
 @PROPERTY_SETTINGS

@@ -334,3 +334,88 @@ def test_a7_further_up_the_tree_for_a_grandson_through_a_queen() -> None:
     fam[40] = P(40, MALE, 1210, name="B", alive=False)
     assert succession_order(fam, 7, royal={1, 3, 7}) == [9, 2]
     assert 8 not in succession_order(fam, 7, royal={1, 3, 7})
+
+
+# --- back up the way the crown came (issue 16, item 5) ----------------------------------------------
+
+
+def queens_son_family() -> dict[int, Person]:
+    """The simulated campaign's case. The first King 300 (born 1300); his eldest son's line held the
+    crown down to King 330 (born 1370), whose elder daughter 340 reigned after him as Queen regnant and
+    was succeeded by her son, the late King 360 (born 1415), who died childless. The Queen's husband 350
+    descends, four generations back, from the first King through the King's daughter 305; his brother's
+    son 353 (born 1420) is a cousin on the father's side. The Queen's sister's son 343 (born 1425) is the
+    late Queen's nephew, grandson of King 330."""
+    return people(
+        P(300, MALE, 1300, name="Capet", alive=False),  # the first King
+        P(310, MALE, 1320, 300, None, "Capet", alive=False),  # King, his eldest son
+        P(305, FEMALE, 1325, 300, None, "Capet", alive=False),  # the first King's daughter
+        P(320, MALE, 1345, 310, None, "Capet", alive=False),  # King
+        P(330, MALE, 1370, 320, None, "Capet", alive=False),  # King, the King before the Queen
+        P(340, FEMALE, 1395, 330, None, "Capet", alive=False),  # the Queen regnant
+        P(341, FEMALE, 1398, 330, None, "Capet", alive=False),  # her younger sister
+        P(342, MALE, 1396, name="Orsini", alive=False),  # the sister's husband
+        P(343, MALE, 1425, 342, 341, "Orsini"),  # the late Queen's nephew
+        P(306, MALE, 1322, name="Valois", alive=False),  # 305's husband
+        P(307, MALE, 1350, 306, 305, "Valois", alive=False),
+        P(308, MALE, 1372, 307, None, "Valois", alive=False),
+        P(350, MALE, 1393, 308, None, "Valois", alive=False),  # the Queen's consort, the late King's father
+        P(351, MALE, 1395, 308, None, "Valois", alive=False),  # his younger brother
+        P(353, MALE, 1420, 351, None, "Valois"),  # the cousin on the father's side
+        P(360, MALE, 1415, 350, 340, "Valois", alive=False),  # the late King, childless
+    )
+
+
+QUEENS_SON_ROYAL = {300, 310, 320, 330, 340, 360}
+
+
+def test_a7_a_queen_regnants_son_climbs_through_her_not_his_royal_blooded_father() -> None:
+    """Issue 16, item 5. The rulebook: "on the occasions where there is no obvious candidate for the
+    throne, it is necessary to search wider for the successor (making use of the parents' names and Year
+    of Birth information on the Character Sheets)"; BloodLine: "line is followed backward to the eldest
+    sibling of the monarch, and then downward from that relation". Both parents of the late King are of
+    the royal blood; the search goes back up the way the crown came, through his mother who held it, to
+    her father King 330 and his line: the late Queen's nephew (1425) inherits, not the cousin on the
+    father's side (1420), who comes only once the search has climbed to the first King."""
+    fam = queens_son_family()
+    index = FamilyIndex(fam)
+    assert index.blood_parent(360, QUEENS_SON_ROYAL) == 340  # the father 350 is of the blood too
+    assert index.blood_parent(340, QUEENS_SON_ROYAL) == 330
+    assert heir_of(fam, 360, royal=QUEENS_SON_ROYAL) == 343
+    assert succession_order(fam, 360, royal=QUEENS_SON_ROYAL) == [343, 353]
+
+
+def test_a7_the_climb_goes_to_the_parent_nearer_in_blood_to_the_last_holders() -> None:
+    """Issue 16, item 5: when neither parent held the crown, the search climbs through the one nearer in
+    blood to the last holders: a mother who is the daughter of the last King before the late one, rather
+    than a father descended four generations back from the first King."""
+    fam = queens_son_family()
+    fam[370] = P(370, MALE, 1440, 350, 341, "Valois", alive=False)  # a late King, son of 350 and 341
+    royal = {300, 310, 320, 330, 370}
+    index = FamilyIndex(fam)
+    assert index.blood_parent(370, royal) == 341
+    assert heir_of(fam, 370, royal=royal) == 343  # his half-brother through the mother, not the cousin 353
+
+
+def test_a7_descended_from_the_same_last_holder_the_climb_takes_the_nearer_parent_then_the_father() -> None:
+    """Issue 16, item 5: both parents descend from the same (last) King: the climb goes through the one
+    fewer generations below him, and through the father when they stand at the same distance (as in
+    ``test_a7_blood_parent_prefers_the_father_when_both_are_of_the_blood``)."""
+    fam = people(
+        P(1, MALE, 1300, name="A", alive=False),  # the only King
+        P(2, MALE, 1325, 1, None, "A", alive=False),
+        P(3, FEMALE, 1327, 1, None, "A", alive=False),
+        P(4, MALE, 1350, 2, None, "A", alive=False),
+        P(5, MALE, 1322, name="B", alive=False),
+        P(6, FEMALE, 1352, 5, 3, "B", alive=False),  # granddaughter of the King
+        P(8, MALE, 1375, 4, None, "A", alive=False),  # great-grandson of the King
+        P(9, MALE, 1395, 8, 6, "A", alive=False),  # the late King
+        P(10, FEMALE, 1355, 5, 3, "B"),  # 6's sister
+        P(11, MALE, 1378, 4, None, "A"),  # 8's brother
+    )
+    index = FamilyIndex(fam)
+    assert index.blood_parent(9, {1, 9}) == 6  # two generations below the King against three
+    assert heir_of(fam, 9, royal={1, 9}) == 10  # 6's sister, before 8's brother 11
+    fam[8].father, fam[11].father = 2, 2  # 8 a grandson of the King too: the same distance, the father
+    assert FamilyIndex(fam).blood_parent(9, {1, 9}) == 8
+    assert heir_of(fam, 9, royal={1, 9}) == 11
