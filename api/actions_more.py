@@ -19,6 +19,7 @@ campaigns/{slug}/announcements/{year}/pdf/                GET  a turn's announce
 campaigns/{slug}/gedcom/                                  GET  GEDCOM 5.5.1
 campaigns/{slug}/titles/{id}/reclaim/ | bequeath/         POST BloodLine: a title at its holder's death
 campaigns/{slug}/titles/{id}/crisis-claim/ | crisis-waive/ POST BloodLine: a Dynastic Crisis's title claims
+campaigns/{slug}/titles/{id}/dispute/                    POST Blood Royale rule G: the King disputes an inheritance (GM)
 """
 
 from __future__ import annotations
@@ -55,4 +56,5 @@ urlpatterns: list[URLPattern] = [
     path(TITLE + "bequeath/", titles.BequeathView.as_view(), name="title-bequeath"),
     path(TITLE + "crisis-claim/", titles.CrisisClaimView.as_view(), name="title-crisis-claim"),
     path(TITLE + "crisis-waive/", titles.CrisisWaiveView.as_view(), name="title-crisis-waive"),
+    path(TITLE + "dispute/", titles.DisputeView.as_view(), name="title-dispute"),
 ]

@@ -1,8 +1,10 @@
-"""Pages: BloodLine's title decisions (RULES.md B, Titles and Dynastic Crisis). Every member sees the
+"""Pages: title decisions. BloodLine (RULES.md B, Titles and Dynastic Crisis): every member sees the
 titles with a choice open this turn (titles are public record); the player who decides (or the GM)
 takes a title back or chooses its heir at a holder's death, and claims or gives up a dead line's
-title in a Dynastic Crisis. Every write goes through ``pages.common.run_action`` and
-``dynasties.services.bloodline_titles`` (which says who may act)."""
+title in a Dynastic Crisis. Blood Royale (rule G): the inheritances of this turn the King may
+dispute, and the GM enters the dispute with the holder the King names. Every write goes through
+``pages.common.run_action`` and the services (``dynasties.services.bloodline_titles``,
+``dynasties.services.titles``), which say who may act."""
 
 from __future__ import annotations
 
@@ -25,9 +27,10 @@ from dynasties.services.bloodline_titles import (
     title_decisions,
     title_reclaim,
 )
+from dynasties.services.titles import title_dispute, title_disputes
 from pages.common import ActionFailed, context, member, run_action
 
-OPS = ("reclaim", "bequeath", "crisis_claim", "crisis_waive")
+OPS = ("reclaim", "bequeath", "crisis_claim", "crisis_waive", "dispute")
 
 
 def _int(value: str | None) -> int | None:
@@ -52,8 +55,11 @@ def titles(request: HttpRequest, slug: str) -> HttpResponse:
     provinces = [p.strip() for p in request.POST.get("provinces", "").split(",") if p.strip()]
     terms = request.POST.get("terms", "")[:200]
     heir = _int(request.POST.get("heir"))
+    holder = _int(request.POST.get("holder"))
 
     def action(locked: Campaign) -> Any:
+        if op == "dispute":
+            return title_dispute(campaign=locked, title=pk, holder=holder, by=by)
         if op == "reclaim":
             return title_reclaim(campaign=locked, title=pk, by=by)
         if op == "bequeath":
@@ -79,7 +85,10 @@ def _page(
          "giver": role == Role.GM or may_act_for(role, mine, d.title.granted_by_id)}
         for d in title_decisions(campaign)
     ]  # fmt: skip
-    return render(request, "pages/titles.html", context(campaign, role, mine, rows=rows, error=error), status=status)
+    disputes = title_disputes(campaign)
+    return render(
+        request, "pages/titles.html", context(campaign, role, mine, rows=rows, disputes=disputes, error=error), status=status
+    )
 
 
 urlpatterns = [path("<slug:slug>/titles/", titles, name="titles")]

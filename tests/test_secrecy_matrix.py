@@ -331,6 +331,7 @@ FILL: dict[str, Fill] = {
             "title-bequeath",
             "title-crisis-claim",
             "title-crisis-waive",
+            "title-dispute",
         )
     },
 }
@@ -776,6 +777,10 @@ ACTIONS: dict[tuple[str, str], Act] = {
     ("api:title-crisis-waive", "give up the claim to Kent"): A(
         lambda c: _api(c, "titles", c.title.pk, "crisis-waive"), lambda c: {}, {"bob", "carol"}, "gm"
     ),
+    # Blood Royale rule G: the GM enters the King's dispute (a 400 here: the option is off in the cast)
+    ("api:title-dispute", "dispute the inheritance of the Duke of Kent's title"): A(
+        lambda c: _api(c, "titles", c.title.pk, "dispute"), lambda c: {"holder": c.bride.pk}, PLAYERS, "gm"
+    ),
     # the site's own writes (not a campaign's): only the anonymous visitor, or another user, is refused
     ("api:campaign-import", "import a campaign"): Act(
         lambda c: "/api/v1/campaigns/import/", lambda c: {}, frozenset(), "alice", api=True, scope=SITE
@@ -841,6 +846,10 @@ ACTIONS: dict[tuple[str, str], Act] = {
     ),
     ("pages:titles", "give up the claim to Kent"): P(
         lambda c: u("pages:titles", c.slug), lambda c: {"op": "crisis_waive", "title": c.title.pk}, {"bob", "carol"}, "gm"
+    ),
+    ("pages:titles", "dispute the inheritance of the Duke of Kent's title"): P(
+        lambda c: u("pages:titles", c.slug), lambda c: {"op": "dispute", "title": c.title.pk, "holder": c.bride.pk},
+        PLAYERS, "gm",
     ),
     ("pages:undo", "undo the step"): P(lambda c: u("pages:undo", c.slug), lambda c: {"which": "step"}, PLAYERS, "gm"),
     ("pages:marriages", "check a match of Germany and Italy"): P(

@@ -442,3 +442,49 @@ def test_rule_g_the_king_names_one_of_the_eligible(realm):
     assert holding.end_year is None and not holding.disputed
     title.refresh_from_db()
     assert title.holder == heiress
+
+
+@pytest.mark.django_db
+def test_rule_g_the_api_enters_the_kings_dispute_for_the_gm(realm, gm, bob):
+    """Rule G: "the King's wishes are followed" - POST titles/{id}/dispute/ with the holder he names."""
+    from rest_framework.test import APIClient
+
+    c = realm.campaign
+    title, _holding, heiress, second = _heiress_abroad(realm)
+
+    def post(user, body):
+        client = APIClient()
+        client.force_login(user)
+        return client.post(f"/api/v1/campaigns/{c.slug}/titles/{title.pk}/dispute/", body, format="json")
+
+    assert post(bob, {"holder": second.pk}).status_code == 403  # France's player; the GM enters it
+    wrong = post(gm, {"holder": heiress.pk})
+    assert wrong.status_code == 400 and "the heir whose inheritance is disputed" in wrong.content.decode()
+    done = post(gm, {"holder": second.pk})
+    assert done.status_code == 200, done.content
+    assert done.json()["title"]["holder"]["id"] == second.pk
+    assert any("names Second Testhouse" in line["text"] for line in done.json()["chronicle"])
+
+
+@pytest.mark.django_db
+def test_rule_g_the_titles_page_offers_the_dispute_with_the_eligible(realm, gm, bob, client):
+    """Rule G: the King "may choose to dispute the normal succession"; the page offers whom he may name."""
+    from campaign.history import new_action_key
+
+    c = realm.campaign
+    title, _holding, _heiress, second = _heiress_abroad(realm)
+    client.force_login(bob)
+    page = client.get(f"/c/{c.slug}/titles/").content.decode()
+    assert "Duke of Liguria" in page and "Dispute the inheritance" not in page  # the GM enters it
+    client.force_login(gm)
+    page = client.get(f"/c/{c.slug}/titles/").content.decode()
+    assert "Dispute the inheritance" in page and f'href="/c/{c.slug}/titles/"' in page
+    for who in ("Second Testhouse", "Boy Testhouse", "Daughter Testhouse"):
+        assert f">{who}</option>" in page
+    assert ">Heiress Testhouse</option>" not in page
+    form = {"op": "dispute", "title": title.pk, "holder": second.pk, "action_key": new_action_key()}
+    assert client.post(f"/c/{c.slug}/titles/", form).status_code == 302
+    title.refresh_from_db()
+    assert title.holder == second
+    page = client.get(f"/c/{c.slug}/titles/").content.decode()
+    assert "Dispute the inheritance" not in page

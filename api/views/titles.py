@@ -1,8 +1,9 @@
-"""BloodLine's titles at the table (RULES.md B, Titles and Dynastic Crisis): at a holder's death the
+"""Titles at the table. BloodLine (RULES.md B, Titles and Dynastic Crisis): at a holder's death the
 giving house takes the title back or the holder's player chooses the heir; in a Dynastic Crisis the
-holder's player claims the dead line's provinces or gives the title up. The services check who may
-act (``dynasties.services.bloodline_titles``); each answer is the title and the chronicle lines the
-action wrote that the caller may see."""
+holder's player claims the dead line's provinces or gives the title up. Blood Royale (rule G): the
+King disputes this turn's inheritance of a title and names its holder (the GM enters it). The
+services check who may act (``dynasties.services.bloodline_titles``, ``dynasties.services.titles``);
+each answer is the title and the chronicle lines the action wrote that the caller may see."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from campaign.models import Campaign
 from campaign.permissions import require_play
 from dynasties.models import Title
 from dynasties.services.bloodline_titles import crisis_claim, crisis_claim_waive, title_bequeath, title_reclaim
+from dynasties.services.titles import title_dispute
 
 
 class TitleMadeSerializer(MadeSerializer):
@@ -35,6 +37,16 @@ class BequeathIn(serializers.Serializer):
 
     class Meta:
         ref_name = "TitleBequeathRequest"
+
+
+class DisputeIn(serializers.Serializer):
+    holder = IdField(
+        help_text="Whom the King names to hold the title: one of the late holder's other heirs, or a Prince his "
+        "player could create Governor (the title's `dispute` choices on the Titles page; a 400 lists them)."
+    )
+
+    class Meta:
+        ref_name = "TitleDisputeRequest"
 
 
 class CrisisClaimIn(serializers.Serializer):
@@ -112,4 +124,19 @@ class CrisisWaiveView(_TitleAction):
         return self._answer(
             request, f"Claim to title #{pk} given up",
             lambda c: crisis_claim_waive(campaign=c, title=pk, by=request.user), pk,
+        )  # fmt: skip
+
+
+class DisputeView(_TitleAction):
+    @extend_schema(
+        request=DisputeIn, responses=TitleMadeSerializer, parameters=[IDEMPOTENCY_KEY],
+        summary="Blood Royale rule G (GM): the King disputes this turn's inheritance of the title and names its holder",
+    )  # fmt: skip
+    def post(self, request: Request, slug: str, pk: int) -> Response:
+        data = DisputeIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        holder = data.validated_data["holder"]
+        return self._answer(
+            request, f"Title #{pk}: the King's dispute",
+            lambda c: title_dispute(campaign=c, title=pk, holder=holder, by=request.user), pk,
         )  # fmt: skip
