@@ -223,7 +223,9 @@ def test_rule_g_the_eldest_son_inherits_and_the_bonus_is_not_taken_twice(realm):
     assert "Younger Testhouse (aged 2) inherits Duke of Liguria" in entry.text
     assert "Until he is 15 the 'Regent' of Liguria is the monarch, King Old Testhouse of Testland" in entry.text
     assert "no new character is created" in entry.text
-    assert "may dispute" not in entry.text
+    # Rule G: within the dynasty too the King may dispute ("a Rebellion marker should be placed on that
+    # Province, but otherwise the King's wishes are followed"); the line used to say nothing here.
+    assert "The King of Testland may dispute the inheritance." in entry.text
 
     # A dispute within the dynasty was refused here ("the title has not left the dynasty"); rule G places a
     # Rebellion marker "but otherwise the King's wishes are followed":

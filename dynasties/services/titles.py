@@ -245,7 +245,7 @@ def titles_pass_on(world: World, chronicle: Chronicle) -> list[TitleHolding]:
                 + (f", {royal_title(king)} {king.display_name} of {title.crown}" if king else "")
                 + "; no new character is created (rule G)."
             )
-        if old != to and king is not None:
+        if king is not None:  # within his dynasty too: "a Rebellion marker ... but otherwise the King's wishes"
             text += f" The {royal_title(king)} of {title.crown} may dispute the inheritance."
         chronicle.add(
             "title_inherited",
