@@ -16,6 +16,7 @@ campaigns/{slug}/undo/                                   POST (GM)
 campaigns/{slug}/treasury/transfers/                     POST a gift, loan or payment
 campaigns/{slug}/ledger/{id}/reverse/                    POST (GM)
 campaigns/{slug}/interphase/{dynasty}/preview/ | run/    POST
+campaigns/{slug}/cash-in/{dynasty}/preview/ | run/       POST
 """
 
 from __future__ import annotations
@@ -52,4 +53,6 @@ urlpatterns: list[URLPattern] = [
     path(C + "ledger/<int:posting>/reverse/", money.ReverseView.as_view(), name="ledger-reverse"),
     path(C + "interphase/<int:dynasty>/preview/", money.InterphasePreviewView.as_view(), name="interphase-preview"),
     path(C + "interphase/<int:dynasty>/run/", money.InterphaseRunView.as_view(), name="interphase-run"),
+    path(C + "cash-in/<int:dynasty>/preview/", money.CashInPreviewView.as_view(), name="cash-in-preview"),
+    path(C + "cash-in/<int:dynasty>/run/", money.CashInRunView.as_view(), name="cash-in-run"),
 ]

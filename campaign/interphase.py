@@ -1,11 +1,16 @@
 """The Blood Royale Interphase helper (RULES.md A8): a player or the GM enters one country's
 Interphase (provinces, tax rate, famine and rebellion, forces kept and raised, rebellions bought
-off, resource sets cashed in, a rebellion in the capital); the pure rules in
+off, a rebellion in the capital in the Movement that follows); the pure rules in
 ``dynasties.rules.interphase`` compute every line and this service posts them to the ledger in one
-transaction, Treasury <-> the dynasty, income first, then costs, then the capital's rebellion.
+transaction, Treasury <-> the dynasty, taxes first, then costs, then the capital's rebellion.
 
-Once per dynasty per year: a second run is refused, unless every posting of the earlier run has
-been reversed (``posting_reverse``), which is how a mistaken run is put right."""
+The turn ends with its own phase, "D) CASHING IN RESOURCES" (``cash_in_run``): resource sets held
+at the capital are cashed in after the house's Interphase (and the Movement) of the year, never
+before it; the last turn's cashing-in is the final one of the game (section 22).
+
+Each once per dynasty per year: a second run is refused, unless every posting of the earlier run
+has been reversed (``posting_reverse``), which is how a mistaken run is put right. An Interphase
+cannot be run again while the year's cashing-in stands (reverse that first)."""
 
 from __future__ import annotations
 
@@ -68,15 +73,16 @@ def _check_ruleset(campaign: Campaign) -> None:
         )
 
 
-def _earlier_runs(campaign: Campaign, dynasty: Dynasty) -> list[ChronicleEntry]:
-    """This year's runs for the dynasty whose postings are not all reversed."""
+def _earlier_runs(campaign: Campaign, dynasty: Dynasty, marker: str = "interphase") -> list[ChronicleEntry]:
+    """This year's runs for the dynasty whose postings are not all reversed (``marker``:
+    "interphase", or "cash_in" for the cashing-in)."""
     open_runs = []
     for entry in ChronicleEntry.objects.filter(
         campaign=campaign,
         year=campaign.current_year,
         kind=CHRONICLE_KIND,
-        data__interphase=True,
         data__dynasty=dynasty.pk,
+        **{f"data__{marker}": True},
     ).order_by("id"):
         ids = list(entry.data.get("postings", []))
         reversed_count = Posting.objects.filter(campaign=campaign, reverses_id__in=ids).count()
@@ -106,9 +112,6 @@ def _entry(
     armies_raised: int,
     fleets_raised: int,
     rebellions_bought_off: rules.Provinces,
-    basic_sets: int,
-    semi_luxury_sets: int,
-    luxury_sets: int,
     capital_rebellion: bool,
     countries: int,
 ) -> rules.InterphaseEntry:
@@ -128,9 +131,6 @@ def _entry(
         armies_raised=armies_raised,
         fleets_raised=fleets_raised,
         rebellions_bought_off=names(rebellions_bought_off),
-        basic_sets=basic_sets,
-        semi_luxury_sets=semi_luxury_sets,
-        luxury_sets=luxury_sets,
         capital_rebellion=capital_rebellion,
         countries=countries,
     )
@@ -160,9 +160,6 @@ def interphase_preview(
     armies_raised: int = 0,
     fleets_raised: int = 0,
     rebellions_bought_off: rules.Provinces = 0,
-    basic_sets: int = 0,
-    semi_luxury_sets: int = 0,
-    luxury_sets: int = 0,
     capital_rebellion: bool = False,
     countries: int = 1,
 ) -> rules.InterphaseResult:
@@ -187,9 +184,6 @@ def interphase_preview(
         armies_raised=armies_raised,
         fleets_raised=fleets_raised,
         rebellions_bought_off=rebellions_bought_off,
-        basic_sets=basic_sets,
-        semi_luxury_sets=semi_luxury_sets,
-        luxury_sets=luxury_sets,
         capital_rebellion=capital_rebellion,
         countries=countries,
     )
@@ -212,16 +206,13 @@ def interphase_run(
     armies_raised: int = 0,
     fleets_raised: int = 0,
     rebellions_bought_off: rules.Provinces = 0,
-    basic_sets: int = 0,
-    semi_luxury_sets: int = 0,
-    luxury_sets: int = 0,
     capital_rebellion: bool = False,
     countries: int = 1,
     by: AbstractBaseUser | None = None,
 ) -> InterphaseRun:
-    """Post one country's Interphase: taxes and resource sets cashed in (income, first), rebellions
-    bought off, maintenance and raising (costs), then a rebellion in the capital (half of what is
-    then in hand). Refused: outside the Interphase step, a second run in the year, a broken limit
+    """Post one country's Interphase: taxes (income, first), rebellions bought off, maintenance and
+    raising (costs), then a rebellion in the capital (half of what is then in hand; the sets are
+    cashed in after it, ``cash_in_run``). Refused: outside the Interphase step, a second run in the year, a broken limit
     (InterphaseError naming every fault), or costs above the cash in hand plus this run's income
     (InsufficientFunds) unless the campaign allows overdrafts."""
     campaign = lock_campaign(campaign)
@@ -235,6 +226,12 @@ def interphase_run(
             f"The house of {house.name} has already run its Interphase of {campaign.current_year} (once per dynasty "
             "per year). To put a mistake right, reverse that run's postings and run it again.",
         )
+    if _earlier_runs(campaign, house, "cash_in"):
+        raise StepOrderError(
+            f"The house of {house.name} has already cashed in its resource sets of {campaign.current_year}, the "
+            "turn's last phase: the Interphase comes before it. Reverse the cashing-in first.",
+            code="cash_in_done",
+        )
     entry = _entry(
         provinces=provinces,
         tax_rate=tax_rate,
@@ -247,9 +244,6 @@ def interphase_run(
         armies_raised=armies_raised,
         fleets_raised=fleets_raised,
         rebellions_bought_off=rebellions_bought_off,
-        basic_sets=basic_sets,
-        semi_luxury_sets=semi_luxury_sets,
-        luxury_sets=luxury_sets,
         capital_rebellion=capital_rebellion,
         countries=countries,
     )
@@ -257,9 +251,10 @@ def interphase_run(
     money = currency(campaign)
     if result.shortfall and not campaign.allow_overdraft:
         raise InsufficientFunds(
-            f"The house of {house.name} holds {result.cash_before} {money}; with {result.income} of income (taxes and "
-            f"sets cashed in, counted first) that is {result.cash_before + result.income}, and the costs come to "
-            f"{result.costs}: {result.shortfall} {money} short. Keep or raise fewer forces or buy off fewer "
+            f"The house of {house.name} holds {result.cash_before} {money}; with {result.income} of taxes (counted "
+            f"first) that is {result.cash_before + result.income}, and the costs come to {result.costs} (resource sets "
+            f"are cashed in at the end of the turn and pay none of them): "
+            f"{result.shortfall} {money} short. Keep or raise fewer forces or buy off fewer "
             "rebellions (the GM may allow overdrafts for the campaign).",
         )
     postings: list[Posting] = []
@@ -301,3 +296,110 @@ def interphase_run(
     )
     chronicle.flush()
     return InterphaseRun(dynasty=house, result=result, postings=tuple(postings), balance=held)
+
+
+# --- D) Cashing in resources: the turn's last phase ------------------------------------------------
+
+
+class CashInAlreadyRun(StepOrderError):
+    code = "cash_in_done"
+
+
+@dataclass(frozen=True)
+class CashInRun:
+    """What a cashing-in posted: the lines (with their postings, in order) and the exchequer after."""
+
+    dynasty: Dynasty
+    result: rules.CashInResult
+    postings: tuple[Posting, ...]
+    balance: int
+
+
+def cash_in_open_runs(campaign: Campaign, dynasty: Dynasty | int) -> list[ChronicleEntry]:
+    """This year's cashings-in of the dynasty that still stand, oldest first."""
+    house = dynasty if isinstance(dynasty, Dynasty) and dynasty.campaign_id == campaign.pk else _dynasty(campaign, dynasty)
+    return _earlier_runs(campaign, house, "cash_in")
+
+
+def cash_in_preview(
+    *,
+    campaign: Campaign | int,
+    dynasty: Dynasty | int,
+    basic_sets: int = 0,
+    semi_luxury_sets: int = 0,
+    luxury_sets: int = 0,
+) -> rules.CashInResult:
+    """The lines a cashing-in would post, without posting anything (limits checked)."""
+    if not isinstance(campaign, Campaign):
+        try:
+            campaign = Campaign.objects.get(pk=campaign)
+        except Campaign.DoesNotExist:
+            raise NotFound(f"There is no campaign #{campaign}.") from None
+    _check_ruleset(campaign)
+    house = _dynasty(campaign, dynasty)
+    return rules.cash_in_lines(
+        basic_sets=basic_sets, semi_luxury_sets=semi_luxury_sets, luxury_sets=luxury_sets,
+        cash=balance(campaign, house), currency=currency(campaign),
+    )  # fmt: skip
+
+
+@transaction.atomic
+def cash_in_run(
+    *,
+    campaign: Campaign | int,
+    dynasty: Dynasty | int,
+    basic_sets: int = 0,
+    semi_luxury_sets: int = 0,
+    luxury_sets: int = 0,
+    by: AbstractBaseUser | None = None,
+) -> CashInRun:
+    """Post the house's cashing-in of the year (sequence of play D, after the Interphase and the
+    Movement): one posting per kind of set, Treasury -> the house, and a chronicle line private to
+    the house. Refused: outside the Interphase step, before the house's Interphase of the year has
+    been posted (the sets pay none of its costs), a second cashing-in in the year, or more sets
+    than the game's counters make (InterphaseError)."""
+    campaign = lock_campaign(campaign)
+    _check_ruleset(campaign)
+    require_step(campaign, Step.INTERPHASE)
+    house = _dynasty(campaign, dynasty)
+    require(by, campaign, "house", dynasty=house.pk, what="a house cashes in its own resource sets")
+    if _earlier_runs(campaign, house, "cash_in"):
+        raise CashInAlreadyRun(
+            f"The house of {house.name} has already cashed in its resource sets of {campaign.current_year} (once per "
+            "house per turn, at its end). To put a mistake right, reverse that cashing-in's postings and do it again.",
+        )
+    if not _earlier_runs(campaign, house):
+        raise StepOrderError(
+            f"The house of {house.name} has not posted its Interphase of {campaign.current_year}: the turn ends with "
+            "cashing in resources, after the Interphase and the Movement (the sets pay none of the Interphase's "
+            "costs). Post the Interphase first.",
+            code="interphase_first",
+        )
+    result = rules.cash_in_lines(
+        basic_sets=basic_sets, semi_luxury_sets=semi_luxury_sets, luxury_sets=luxury_sets,
+        cash=balance(campaign, house), currency=currency(campaign),
+    )  # fmt: skip
+    postings: list[Posting] = []
+    for line in result.lines:
+        posting = post(
+            campaign, payer=None, payee=house, amount=line.amount, kind=line.kind, reason=line.reason, by=by,
+        )  # fmt: skip
+        assert posting is not None
+        postings.append(posting)
+    held = balance(campaign, house)
+    money = currency(campaign)
+    summary = "; ".join(f"+{line.amount} {line.reason}" for line in result.lines) or "no sets cashed in"
+    chronicle = Chronicle(campaign)
+    chronicle.add(
+        CHRONICLE_KIND,
+        f"The cashing-in of the house of {house.name}{' (' + house.crown + ')' if house.crown else ''}, "
+        f"{campaign.current_year}: {summary}. Income {result.income} {money}.",
+        cash_in=True,
+        readers=[house.pk],
+        dynasty=house.pk,
+        postings=[p.pk for p in postings],
+        income=result.income,
+        balance=held,
+    )
+    chronicle.flush()
+    return CashInRun(dynasty=house, result=result, postings=tuple(postings), balance=held)

@@ -23,7 +23,14 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
 from django.views.decorators.http import require_http_methods
 
-from campaign.interphase import interphase_open_runs, interphase_preview, interphase_run
+from campaign.interphase import (
+    cash_in_open_runs,
+    cash_in_preview,
+    cash_in_run,
+    interphase_open_runs,
+    interphase_preview,
+    interphase_run,
+)
 from campaign.models import Campaign, Posting, PostingKind, Role, Step
 from campaign.permissions import can_view_exchequer
 from campaign.treasury import TREASURY, InsufficientFunds, balance, balances, currency, ledger, posting_reverse, treasury_transfer
@@ -357,7 +364,8 @@ def _count(
     )  # fmt: skip
 
 
-COUNTS = ("armies_kept", "fleets_kept", "armies_raised", "fleets_raised", "basic_sets", "semi_luxury_sets", "luxury_sets")
+COUNTS = ("armies_kept", "fleets_kept", "armies_raised", "fleets_raised")
+SET_COUNTS = ("basic_sets", "semi_luxury_sets", "luxury_sets")
 
 
 class InterphaseForm(forms.Form):
@@ -389,10 +397,9 @@ class InterphaseForm(forms.Form):
     fleets_kept = _count(ip.LABELS["fleets_kept"], maximum=40)
     armies_raised = _count(ip.LABELS["armies_raised"], maximum=200)
     fleets_raised = _count(ip.LABELS["fleets_raised"], maximum=40)
-    basic_sets = _count(ip.LABELS["basic_sets"])
-    semi_luxury_sets = _count(ip.LABELS["semi_luxury_sets"])
-    luxury_sets = _count(ip.LABELS["luxury_sets"])
-    capital_rebellion = forms.BooleanField(label="A rebellion in the capital (optional rules)", required=False)
+    capital_rebellion = forms.BooleanField(
+        label="A rebellion in the capital in this turn's Movement (optional rules)", required=False
+    )
     countries = _count(ip.LABELS["countries"], minimum=1, maximum=10, initial=1)
 
     GROUPS = (
@@ -401,8 +408,7 @@ class InterphaseForm(forms.Form):
             "rebellions_bought_off", "home_provinces", "home_in_rebellion", "armies_kept", "fleets_kept",
             "armies_raised", "fleets_raised", "countries",
         )),
-        ("Resource sets cashed in at the capital", ("basic_sets", "semi_luxury_sets", "luxury_sets")),
-        ("Events", ("capital_rebellion",)),
+        ("Events of the Movement", ("capital_rebellion",)),
     )  # fmt: skip
 
     def __init__(self, *args: Any, money: str = "Crowns", **kwargs: Any) -> None:
@@ -415,10 +421,8 @@ class InterphaseForm(forms.Form):
             "armies_raised": f"{ip.RAISING_CROWNS} {money} each; at most {ip.MAX_ARMIES} armies per country.",
             "fleets_raised": f"{ip.RAISING_CROWNS} {money} each; at most {ip.MAX_FLEETS} fleets per country.",
             "countries": "More than 1 if the player controls several kingdoms.",
-            "basic_sets": f"Metals, cloth and food: {ip.BASIC_SET_CROWNS} {money}.",
-            "semi_luxury_sets": f"A basic set and a semi-luxury: {ip.SEMI_LUXURY_SET_CROWNS} {money}.",
-            "luxury_sets": f"A basic set, a semi-luxury and a luxury: {ip.LUXURY_SET_CROWNS} {money}.",
-            "capital_rebellion": "Half the cash in hand after everything else goes back to the Treasury.",
+            "capital_rebellion": "Half the cash in hand after the Interphase goes back to the Treasury (sets cashed "
+            "in at the end of the turn are not halved).",
             "famine": "They pay no tax. " + PROVINCE_HELP,
             "rebellion": "They pay no tax. " + PROVINCE_HELP,
         }
@@ -443,6 +447,27 @@ class InterphaseForm(forms.Form):
         return data
 
 
+class CashInForm(forms.Form):
+    """The resource sets a house cashes in at its capital at the end of the turn (sequence of play D)."""
+
+    basic_sets = _count(ip.LABELS["basic_sets"])
+    semi_luxury_sets = _count(ip.LABELS["semi_luxury_sets"])
+    luxury_sets = _count(ip.LABELS["luxury_sets"])
+
+    def __init__(self, *args: Any, money: str = "Crowns", **kwargs: Any) -> None:
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+        self.fields["basic_sets"].help_text = f"Metals, cloth and food: {ip.BASIC_SET_CROWNS} {money}."
+        self.fields["semi_luxury_sets"].help_text = f"A basic set and a semi-luxury: {ip.SEMI_LUXURY_SET_CROWNS} {money}."
+        self.fields["luxury_sets"].help_text = (
+            f"A basic set, a semi-luxury and a luxury: {ip.LUXURY_SET_CROWNS} {money}."
+        )
+
+    def entry(self) -> dict[str, int]:
+        """The keyword arguments of cash_in_preview / cash_in_run (an empty count is 0)."""
+        return {name: self.cleaned_data.get(name) or 0 for name in SET_COUNTS}
+
+
 def _interphase_page(
     request: HttpRequest,
     campaign: Campaign,
@@ -452,10 +477,13 @@ def _interphase_page(
     *,
     form: InterphaseForm | None = None,
     preview: ip.InterphaseResult | None = None,
+    cash_form: CashInForm | None = None,
+    cash_preview: ip.CashInResult | None = None,
     status: int = 200,
 ) -> HttpResponse:
     supported = campaign.ruleset == br.NAME
     done = interphase_open_runs(campaign, dynasty) if supported else []
+    cashed = cash_in_open_runs(campaign, dynasty) if supported else []
     return render(
         request,
         "pages/treasury/interphase.html",
@@ -463,6 +491,7 @@ def _interphase_page(
             campaign, role, mine,
             dynasty=dynasty, balance=balance(campaign, dynasty), supported=supported, preview=preview,
             form=form or InterphaseForm(money=currency(campaign)), done=done, open=campaign.step == Step.INTERPHASE,
+            cash_form=cash_form or CashInForm(money=currency(campaign)), cash_preview=cash_preview, cashed=cashed,
             currency=currency(campaign),
             first_turn=campaign.current_year == campaign.start_year, step_name=STEP_NAMES.get(campaign.step, campaign.step),
             IN=ip.IN,
@@ -471,7 +500,7 @@ def _interphase_page(
     )  # fmt: skip
 
 
-def _service_refusal(form: InterphaseForm, exc: RuleError | ActionFailed) -> None:
+def _service_refusal(form: InterphaseForm | CashInForm, exc: RuleError | ActionFailed) -> None:
     """The helper's refusal on the form: next to the one field it names; with several, on top and
     each field marked."""
     named = [f for f in exc.fields if f in form.fields]
@@ -493,6 +522,8 @@ def interphase(request: HttpRequest, slug: str, dynasty_pk: int) -> HttpResponse
         status = 200 if request.method == "GET" else 400
         return _interphase_page(request, campaign, role, mine, dynasty, status=status)
     money = currency(campaign)
+    if request.POST.get("do") in ("cash_in_preview", "cash_in"):
+        return _cash_in(request, campaign, role, mine, dynasty, money)
     form = InterphaseForm(request.POST, money=money)
     if not form.is_valid():
         return _interphase_page(request, campaign, role, mine, dynasty, form=form, status=400)
@@ -517,6 +548,38 @@ def interphase(request: HttpRequest, slug: str, dynasty_pk: int) -> HttpResponse
             request,
             f"The Interphase of {campaign.current_year} is posted: income {run.result.income} {money}, costs "
             f"{run.result.costs} {money}; the exchequer holds {run.balance} {money}.",
+        )
+    return redirect(_exchequer_top(campaign, dynasty))
+
+
+def _cash_in(
+    request: HttpRequest, campaign: Campaign, role: str, mine: int | None, dynasty: Dynasty, money: str
+) -> HttpResponse:
+    """POST "cash_in_preview": what the cashing-in would post; "cash_in": post it."""
+    form = CashInForm(request.POST, money=money)
+    if not form.is_valid():
+        return _interphase_page(request, campaign, role, mine, dynasty, cash_form=form, status=400)
+    entry = form.entry()
+    if request.POST.get("do") != "cash_in":
+        try:
+            result = cash_in_preview(campaign=campaign, dynasty=dynasty, **entry)
+        except RuleError as exc:
+            _service_refusal(form, exc)
+            return _interphase_page(request, campaign, role, mine, dynasty, cash_form=form, status=400)
+        return _interphase_page(request, campaign, role, mine, dynasty, cash_form=form, cash_preview=result)
+    try:
+        run = run_action(
+            request, campaign, f"The cashing-in of the house of {dynasty.name}",
+            lambda locked: cash_in_run(campaign=locked, dynasty=dynasty.pk, by=request.user, **entry),
+        )  # fmt: skip
+    except ActionFailed as failure:
+        _service_refusal(form, failure)
+        return _interphase_page(request, campaign, role, mine, dynasty, cash_form=form, status=400)
+    if run is not None:
+        messages.success(
+            request,
+            f"The cashing-in of {campaign.current_year} is posted: {run.result.income} {money}; the exchequer holds "
+            f"{run.balance} {money}.",
         )
     return redirect(_exchequer_top(campaign, dynasty))
 

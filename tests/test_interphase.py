@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.interphase import InterphaseAlreadyRun, interphase_preview, interphase_run
+from campaign.interphase import (
+    CashInAlreadyRun,
+    InterphaseAlreadyRun,
+    cash_in_open_runs,
+    cash_in_preview,
+    cash_in_run,
+    interphase_preview,
+    interphase_run,
+)
 from campaign.models import Campaign, ChronicleEntry, Posting, PostingKind, Step
 from campaign.permissions import can_view, visible
 from campaign.treasury import InsufficientFunds, balance, balances, post, posting_reverse
@@ -51,21 +59,19 @@ def test_a_run_posts_every_line_between_the_treasury_and_the_dynasty(interphase,
     give(interphase, england, 10)
     run = interphase_run(
         campaign=interphase, dynasty=england, provinces=10, tax_rate=7, famine=1, rebellion=2, rebellions_bought_off=1,
-        home_provinces=8, home_in_rebellion=0, armies_kept=6, fleets_kept=1, armies_raised=2, fleets_raised=1,
-        basic_sets=1, semi_luxury_sets=1, by=gm,
+        home_provinces=8, home_in_rebellion=0, armies_kept=6, fleets_kept=1, armies_raised=2, fleets_raised=1, by=gm,
     )
     e = england.pk
+    # no cash_in lines: "The Full Game Turn ends with Cashing In Resources" (cash_in_run), after the Interphase
     assert rows(interphase) == [
         (None, e, 49, "tax"),  # 7 provinces at 7
-        (None, e, 50, "cash_in"),
-        (None, e, 80, "cash_in"),
         (e, None, 15, "rebellion"),
         (e, None, 12, "maintenance"),
         (e, None, 2, "maintenance"),
         (e, None, 10, "raising"),
         (e, None, 5, "raising"),
     ]
-    assert run.balance == balance(interphase, england) == 10 + 49 + 130 - 44
+    assert run.balance == balance(interphase, england) == 10 + 49 - 44
     assert [p.pk for p in run.postings] == list(
         Posting.objects.filter(campaign=interphase, kind__in=ip.KINDS).order_by("id").values_list("pk", flat=True)
     )
@@ -77,12 +83,13 @@ def test_a_run_posts_every_line_between_the_treasury_and_the_dynasty(interphase,
     entry = ChronicleEntry.objects.get(campaign=interphase, kind="payment", data__interphase=True)
     assert entry.year == 1305 and entry.data["dynasty"] == e and entry.data["postings"] == [p.pk for p in run.postings]
     assert entry.text.startswith(f"The Interphase of the house of {england.name} (England), 1305: +49 Taxation")
-    assert "Income 179 Crowns, costs 44 Crowns." in entry.text
+    assert "Income 49 Crowns, costs 44 Crowns." in entry.text
 
 
 def test_the_ledger_sums_to_zero_after_runs(interphase, england, france) -> None:
     give(interphase, france, 40)
-    interphase_run(campaign=interphase, dynasty=england, provinces=9, armies_raised=8, home_provinces=9, basic_sets=2)
+    interphase_run(campaign=interphase, dynasty=england, provinces=9, armies_raised=8, home_provinces=9)
+    cash_in_run(campaign=interphase, dynasty=england, basic_sets=2)
     interphase_run(campaign=interphase, dynasty=france, provinces=12, tax_rate=7, armies_kept=10, capital_rebellion=True)
     accounts = balances(interphase)
     assert sum(accounts.values()) == 0
@@ -126,8 +133,9 @@ def test_a_broke_dynasty_is_refused_and_nothing_is_posted(interphase, england) -
     with pytest.raises(InsufficientFunds) as info:
         interphase_run(campaign=interphase, dynasty=england, provinces=0, fleets_kept=2)
     assert info.value.message == (
-        f"The house of {england.name} holds 0 Crowns; with 0 of income (taxes and sets cashed in, counted first) "
-        "that is 0, and the costs come to 4: 4 Crowns short. Keep or raise fewer forces or buy off fewer rebellions "
+        f"The house of {england.name} holds 0 Crowns; with 0 of taxes (counted first) that is 0, and the "
+        "costs come to 4 (resource sets are cashed in at the end of the turn and pay none of them): 4 Crowns short. "
+        "Keep or raise fewer forces or buy off fewer rebellions "
         "(the GM may allow overdrafts for the campaign)."
     )
     assert rows(interphase) == []
@@ -141,8 +149,9 @@ def test_costs_above_cash_and_income_are_refused(interphase, england) -> None:
     with pytest.raises(InsufficientFunds) as info:
         interphase_run(campaign=interphase, dynasty=england, provinces=4, armies_kept=14, fleets_kept=2, home_provinces=4)
     assert info.value.message == (
-        f"The house of {england.name} holds 10 Crowns; with 20 of income (taxes and sets cashed in, counted first) "
-        "that is 30, and the costs come to 32: 2 Crowns short. Keep or raise fewer forces or buy off fewer rebellions "
+        f"The house of {england.name} holds 10 Crowns; with 20 of taxes (counted first) that is 30, and the "
+        "costs come to 32 (resource sets are cashed in at the end of the turn and pay none of them): 2 Crowns short. "
+        "Keep or raise fewer forces or buy off fewer rebellions "
         "(the GM may allow overdrafts for the campaign)."
     )
     assert info.value.code == "insufficient_funds"
@@ -253,3 +262,92 @@ def test_the_chronicle_line_is_private_like_the_ledger(interphase, england, gm, 
     entry = ChronicleEntry.objects.get(campaign=interphase, data__interphase=True)
     assert can_view(gm, entry) and can_view(alice, entry) and not can_view(bob, entry)
     assert entry not in visible(bob, interphase, ChronicleEntry.objects.all())
+
+
+# --- D) Cashing in resources: its own phase at the end of the turn ------------------------------------
+
+
+def test_sets_pay_none_of_the_interphase_costs(interphase, france) -> None:
+    """The sequence of play: "B) INTERPHASE ... Maintaining Forces Raising Forces", "C) MOVEMENT",
+    "D) CASHING IN RESOURCES"; "The Full Game Turn ends with Cashing In Resources". France with 0
+    Crowns, 10 provinces, 10 armies kept and a basic set at its capital may raise 6 armies, not 10:
+    the set is cashed in at the end of the turn."""
+    kept = {"provinces": 10, "home_provinces": 10, "armies_kept": 10}
+    with pytest.raises(InsufficientFunds, match="5 Crowns short"):
+        interphase_run(campaign=interphase, dynasty=france, armies_raised=7, **kept)
+    with pytest.raises(TypeError):  # the Interphase takes no sets at all
+        interphase_run(campaign=interphase, dynasty=france, armies_raised=10, basic_sets=1, **kept)  # type: ignore[call-arg]
+    assert interphase_run(campaign=interphase, dynasty=france, armies_raised=6, **kept).balance == 0
+    run = cash_in_run(campaign=interphase, dynasty=france, basic_sets=1)
+    assert run.balance == 50 == balance(interphase, france)
+    assert [(p.payer_id, p.payee_id, p.amount, p.kind) for p in run.postings] == [(None, france.pk, 50, "cash_in")]
+
+
+def test_a_rebellion_in_the_capital_does_not_halve_the_sets(interphase, france) -> None:
+    """Optional rule E: on a Rebellion in the capital "half of that country's current cash in hand
+    should be returned to the Treasury" during the Movement's Events; the sets are cashed in after
+    ("D) CASHING IN RESOURCES"): 0 Crowns and a basic set leave 50, not 25."""
+    run = interphase_run(campaign=interphase, dynasty=france, provinces=0, capital_rebellion=True)
+    assert run.postings == () and run.balance == 0
+    assert cash_in_run(campaign=interphase, dynasty=france, basic_sets=1).balance == 50
+    assert rows(interphase) == [(None, france.pk, 50, "cash_in")]
+
+
+def test_the_first_turn_cashes_in_only_at_its_end(campaign, england) -> None:
+    """In 1300 "only items 1, 2 and 6 apply": resources are first placed in that Interphase
+    ("Placing of New Resources"), so no set can be at the capital when it starts. Sets "may be
+    'cashed-in' at the end of any 5-year Turn, including the one in which they arrive at the
+    capital": the 1300 cashing-in is open, after the Interphase."""
+    at_step(campaign, Step.INTERPHASE)  # 1300
+    with pytest.raises(StepOrderError) as info:
+        cash_in_run(campaign=campaign, dynasty=england, basic_sets=1)
+    assert info.value.code == "interphase_first"
+    assert "has not posted its Interphase of 1300" in info.value.message
+    assert rows(campaign) == []
+    interphase_run(campaign=campaign, dynasty=england, provinces=10, home_provinces=10, armies_raised=10)
+    assert balance(campaign, england) == 0  # the Interphase's taxes paid the raising, no set among them
+    assert cash_in_run(campaign=campaign, dynasty=england, basic_sets=1).balance == 50
+
+
+def test_a_cashing_in_is_once_a_year_and_closes_the_interphase(interphase, england, gm) -> None:
+    interphase_run(campaign=interphase, dynasty=england, provinces=2)
+    first = cash_in_run(campaign=interphase, dynasty=england, basic_sets=1, semi_luxury_sets=1, luxury_sets=1, by=gm)
+    assert [(p.amount, p.kind, p.year, p.step, p.entered_by) for p in first.postings] == [
+        (50, "cash_in", 1305, Step.INTERPHASE, gm), (80, "cash_in", 1305, Step.INTERPHASE, gm),
+        (120, "cash_in", 1305, Step.INTERPHASE, gm),
+    ]
+    assert first.balance == 10 + 250
+    with pytest.raises(CashInAlreadyRun):
+        cash_in_run(campaign=interphase, dynasty=england, basic_sets=1)
+    with pytest.raises(StepOrderError) as info:  # the Interphase comes before the cashing-in
+        interphase_run(campaign=interphase, dynasty=england, provinces=2)
+    assert info.value.code == "interphase_done"
+    for posting in first.postings:
+        posting_reverse(campaign=interphase, posting=posting, reason="wrong sets")
+    assert cash_in_open_runs(interphase, england) == []
+    assert cash_in_run(campaign=interphase, dynasty=england, basic_sets=2).balance == 110
+
+
+def test_a_cashing_in_is_private_to_the_house_and_its_own(interphase, england, france, alice, bob) -> None:
+    interphase_run(campaign=interphase, dynasty=england, provinces=0)
+    with pytest.raises(RuleError) as info:  # the policy: a house cashes in its own sets
+        cash_in_run(campaign=interphase, dynasty=england, basic_sets=1, by=bob)
+    assert rows(interphase) == []
+    cash_in_run(campaign=interphase, dynasty=england, basic_sets=1, by=alice)
+    entry = ChronicleEntry.objects.get(campaign=interphase, data__cash_in=True)
+    assert can_view(alice, entry) and not can_view(bob, entry)
+    assert entry.text.startswith(f"The cashing-in of the house of {england.name} (England), 1305: +50 Cashing-in")
+    assert info.value.status == 403
+
+
+def test_a_cashing_in_refuses_more_sets_than_the_box_and_only_in_the_interphase_step(campaign, england) -> None:
+    at_step(campaign, Step.MARRIAGES, year=1305)
+    with pytest.raises(StepOrderError):
+        cash_in_run(campaign=campaign, dynasty=england, basic_sets=1)
+    at_step(campaign, Step.INTERPHASE)
+    interphase_run(campaign=campaign, dynasty=england, provinces=0)
+    with pytest.raises(InterphaseError) as info:
+        cash_in_run(campaign=campaign, dynasty=england, luxury_sets=6)
+    assert info.value.fields == {"luxury_sets": "over_limit"}
+    assert cash_in_preview(campaign=campaign.pk, dynasty=england.pk, basic_sets=3).cash_after == 150
+    assert rows(campaign) == []

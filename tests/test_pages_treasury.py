@@ -414,7 +414,7 @@ def test_the_form_is_offered_to_the_player_and_the_gm(client, interphase, gm, al
         client.force_login(user)
         html = client.get(urls(interphase, england)["interphase"]).content.decode()
         assert "Provinces controlled" in html and 'value="preview"' in html and 'value="run"' in html
-        assert "Armies raised" in html and "Luxury sets cashed in" in html
+        assert "Armies raised" in html and "Luxury sets cashed in" in html  # the cashing-in's form
 
 
 def test_a_preview_shows_the_lines_and_writes_nothing(client, interphase, alice, england):
@@ -424,7 +424,7 @@ def test_a_preview_shows_the_lines_and_writes_nothing(client, interphase, alice,
     response = client.post(
         urls(interphase, england)["interphase"],
         interphase_data(provinces=10, tax_rate=7, famine=1, rebellion=2, rebellions_bought_off=1, home_provinces=8,
-                        armies_kept=6, fleets_kept=1, armies_raised=2, basic_sets=1),
+                        armies_kept=6, fleets_kept=1, armies_raised=2),
     )  # fmt: skip
     assert response.status_code == 200
     html = response.content.decode()
@@ -432,7 +432,7 @@ def test_a_preview_shows_the_lines_and_writes_nothing(client, interphase, alice,
     assert "Maintenance of 6 armies at 2 Crowns" in html and "−12" in html
     assert "apply -2 to every Rebellion roll" in html
     preview = response.context["preview"]
-    assert preview.cash_before == 10 and preview.cash_after == 10 + 49 + 50 - 15 - 14 - 10
+    assert preview.cash_before == 10 and preview.cash_after == 10 + 49 - 15 - 14 - 10
     assert Posting.objects.count() == postings and ChronicleEntry.objects.count() == chronicle
 
 
@@ -448,25 +448,26 @@ def _confirm_form(html: str) -> dict:
 def test_the_previewed_lines_are_posted_once(client, interphase, alice, england):
     client.force_login(alice)
     preview = client.post(
-        urls(interphase, england)["interphase"], interphase_data(provinces=8, basic_sets=1, capital_rebellion="on")
+        urls(interphase, england)["interphase"], interphase_data(provinces=8, capital_rebellion="on")
     )
     data = _confirm_form(preview.content.decode())
     assert data["provinces"] == "8" and data["capital_rebellion"] == "True" and data["action_key"]
     response = client.post(urls(interphase, england)["interphase"], data, follow=True)
     assert response.redirect_chain[-1][0] == urls(interphase, england)["exchequer"] + "#top"
-    assert [(p.kind, p.amount) for p in Posting.objects.order_by("id")] == [("tax", 40), ("cash_in", 50), ("rebellion", 45)]
-    assert balance(interphase, england) == 45
-    assert "The Interphase of 1305 is posted: income 90 Crowns, costs 0 Crowns; the exchequer holds 45 Crowns." in (
+    # no set in the Interphase: "The Full Game Turn ends with Cashing In Resources" (its own form below)
+    assert [(p.kind, p.amount) for p in Posting.objects.order_by("id")] == [("tax", 40), ("rebellion", 20)]
+    assert balance(interphase, england) == 20
+    assert "The Interphase of 1305 is posted: income 40 Crowns, costs 0 Crowns; the exchequer holds 20 Crowns." in (
         response.content.decode()
     )
     # the same form again (a double click, the back button): nothing more
     again = client.post(urls(interphase, england)["interphase"], data, follow=True)
     assert "already done" in again.content.decode()
-    assert Posting.objects.count() == 3
+    assert Posting.objects.count() == 2
     # a fresh form: a second run in the year is refused, and the page says it is done
     fresh = client.post(urls(interphase, england)["interphase"], interphase_data(do="run"))
     assert fresh.status_code == 400 and "has already run its Interphase of 1305" in fresh.content.decode()
-    assert Posting.objects.count() == 3
+    assert Posting.objects.count() == 2
     html = client.get(urls(interphase, england)["interphase"]).content.decode()
     assert "Already posted for 1305" in html and 'value="run"' not in html
 
@@ -488,14 +489,37 @@ def test_a_broken_limit_is_shown_next_to_its_field(client, interphase, alice, en
 def test_several_faults_are_listed_on_top_and_each_field_marked(client, interphase, alice, england):
     client.force_login(alice)
     response = client.post(
-        urls(interphase, england)["interphase"], interphase_data(provinces=3, famine=4, luxury_sets=6, semi_luxury_sets=6)
+        urls(interphase, england)["interphase"], interphase_data(provinces=3, famine=4, fleets_kept=5, armies_raised=2)
     )
     assert response.status_code == 400
     html = response.content.decode()
     top = html[html.index('<div class="card errors"') :]
-    assert "luxury items" in top[: top.index("</div>")]
-    assert "Check this entry" in field_block(html, "id_luxury_sets")
+    assert "At most 4 fleets" in top[: top.index("</div>")]
+    assert "Check this entry" in field_block(html, "id_fleets_kept")
     assert "Check this entry" in field_block(html, "id_famine")
+
+
+def test_the_sets_are_cashed_in_on_their_own_form_after_the_interphase(client, interphase, alice, england):
+    """"D) CASHING IN RESOURCES" ends the turn, after the Interphase and the Movement: the page's
+    Interphase form has no sets; its cashing-in form posts them once the Interphase is posted."""
+    client.force_login(alice)
+    page = urls(interphase, england)["interphase"]
+    html = client.get(page).content.decode()
+    assert "Cashing in resources: the end of the turn" in html and 'value="cash_in"' not in html
+    sets = {"basic_sets": "1", "luxury_sets": "1", "action_key": new_action_key()}
+    early = client.post(page, {**sets, "do": "cash_in"})
+    assert early.status_code == 400 and "has not posted its Interphase of 1305" in early.content.decode()
+    preview = client.post(page, {**sets, "do": "cash_in_preview"})
+    assert preview.status_code == 200 and preview.context["cash_preview"].income == 170
+    too_many = client.post(page, {"luxury_sets": "6", "do": "cash_in_preview", "action_key": new_action_key()})
+    assert too_many.status_code == 400 and "5 luxury items" in field_block(too_many.content.decode(), "id_luxury_sets")
+    assert not Posting.objects.exists()
+    client.post(page, interphase_data(do="run", provinces=2))
+    assert 'value="cash_in"' in client.get(page).content.decode()
+    done = client.post(page, {**sets, "do": "cash_in", "action_key": new_action_key()}, follow=True)
+    assert "The cashing-in of 1305 is posted: 170 Crowns; the exchequer holds 180 Crowns." in done.content.decode()
+    assert [(p.kind, p.amount) for p in Posting.objects.order_by("id")] == [("tax", 10), ("cash_in", 50), ("cash_in", 120)]
+    assert "Already cashed in for 1305" in client.get(page).content.decode()
 
 
 @pytest.mark.parametrize(

@@ -321,6 +321,8 @@ FILL: dict[str, Fill] = {
             "ledger-reverse",
             "interphase-preview",
             "interphase-run",
+            "cash-in-preview",
+            "cash-in-run",
             "contract-sign",
             "contract-end",
             "contract-breaches",
@@ -735,6 +737,12 @@ ACTIONS: dict[tuple[str, str], Act] = {
     ),
     ("api:interphase-run", "England's Interphase"): A(
         lambda c: _api(c, "interphase", c.pk("England"), "run"), lambda c: dict(INTERPHASE), {"bob", "carol"}, "alice"
+    ),
+    ("api:cash-in-preview", "England's cashing-in, previewed"): A(
+        lambda c: _api(c, "cash-in", c.pk("England"), "preview"), lambda c: {"basic_sets": 1}, {"bob", "carol"}, "alice"
+    ),
+    ("api:cash-in-run", "England's cashing-in"): A(
+        lambda c: _api(c, "cash-in", c.pk("England"), "run"), lambda c: {"basic_sets": 1}, {"bob", "carol"}, "alice"
     ),
     ("api:contracts-draft", "draft a contract for England and Spain"): A(
         lambda c: _api(c, "contracts"),

@@ -21,7 +21,7 @@ from api.schema import IDEMPOTENCY_KEY
 from api.serializers_actions import ActionView, IdField, act
 from api.views.sequence import require_actor
 from api.views.treasury import PostingOut
-from campaign.interphase import interphase_preview, interphase_run
+from campaign.interphase import cash_in_preview, cash_in_run, interphase_preview, interphase_run
 from campaign.models import Campaign, Posting, PostingKind
 from campaign.treasury import InsufficientFunds, balance, currency, posting_reverse, treasury_transfer
 from dynasties.models import Dynasty
@@ -194,14 +194,38 @@ class InterphaseIn(serializers.Serializer):
     fleets_kept = _count(40, label=ip.LABELS["fleets_kept"])
     armies_raised = _count(200, label=ip.LABELS["armies_raised"])
     fleets_raised = _count(40, label=ip.LABELS["fleets_raised"])
-    basic_sets = _count(100, label=ip.LABELS["basic_sets"])
-    semi_luxury_sets = _count(100, label=ip.LABELS["semi_luxury_sets"])
-    luxury_sets = _count(100, label=ip.LABELS["luxury_sets"])
-    capital_rebellion = serializers.BooleanField(default=False, help_text="A rebellion in the capital (optional rules).")
+    capital_rebellion = serializers.BooleanField(
+        default=False, help_text="A rebellion in the capital in the Movement that follows (optional rules)."
+    )
     countries = _count(10, minimum=1, default=1, label=ip.LABELS["countries"])
 
     class Meta:
         ref_name = "InterphaseRequest"
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        # Sets are cashed in at the end of the turn (its own door), never as Interphase income: an
+        # entry that still sends them is refused rather than silently losing them.
+        sent = [name for name in SET_FIELDS if name in self.initial_data]
+        if sent:
+            raise serializers.ValidationError({
+                name: "Resource sets are cashed in at the end of the turn (sequence of play D), after the Interphase "
+                "and the Movement: POST them to cash-in/{dynasty}/run/." for name in sent
+            })
+        return attrs
+
+
+SET_FIELDS = ("basic_sets", "semi_luxury_sets", "luxury_sets")
+
+
+class CashInIn(serializers.Serializer):
+    """The resource sets a house cashes in at its capital at the end of the turn."""
+
+    basic_sets = _count(100, label=ip.LABELS["basic_sets"])
+    semi_luxury_sets = _count(100, label=ip.LABELS["semi_luxury_sets"])
+    luxury_sets = _count(100, label=ip.LABELS["luxury_sets"])
+
+    class Meta:
+        ref_name = "CashInRequest"
 
 
 class InterphaseLineSerializer(serializers.Serializer):
@@ -216,7 +240,7 @@ class InterphaseLineSerializer(serializers.Serializer):
 
 
 class InterphaseResultSerializer(serializers.Serializer):
-    lines = InterphaseLineSerializer(many=True, help_text="Income first, then costs, then a rebellion in the capital.")
+    lines = InterphaseLineSerializer(many=True, help_text="Taxes first, then costs, then a rebellion in the capital.")
     cash_before = serializers.IntegerField()
     cash_after = serializers.IntegerField()
     income = serializers.IntegerField()
@@ -253,6 +277,7 @@ class InterphaseRunSerializer(serializers.Serializer):
 
 class InterphaseBase(ActionView):
     api_tag = "treasury"
+    input_serializer: type[serializers.Serializer] = InterphaseIn
 
     def entry(self, request: Request, dynasty: int) -> tuple[Dynasty, dict[str, Any]]:
         """The dynasty (404 unknown, 403 not the caller's) and the validated entry."""
@@ -263,7 +288,7 @@ class InterphaseBase(ActionView):
             raise NotFound(f"There is no dynasty #{dynasty} in this campaign.")
         if not v.is_gm:
             require_act_for(v.role, v.dynasty, house.pk)
-        data = InterphaseIn(data=request.data)
+        data = self.input_serializer(data=request.data)
         data.is_valid(raise_exception=True)
         return house, dict(data.validated_data)
 
@@ -293,3 +318,62 @@ class InterphaseRunView(InterphaseBase):
         )  # fmt: skip
         body = {"result": _result(v.campaign, run.result), "postings": list(run.postings), "balance": run.balance}
         return Response(InterphaseRunSerializer(body, context=self.out_context()).data, status=status.HTTP_201_CREATED)
+
+
+class CashInResultSerializer(serializers.Serializer):
+    lines = InterphaseLineSerializer(many=True, help_text="One line per kind of set cashed in.")
+    cash_before = serializers.IntegerField()
+    cash_after = serializers.IntegerField()
+    income = serializers.IntegerField()
+    currency = serializers.CharField()
+
+    class Meta:
+        ref_name = "CashInResult"
+
+
+class CashInRunSerializer(serializers.Serializer):
+    result = CashInResultSerializer()
+    postings = PostingOut(many=True, help_text="The postings made, in the order of the lines.")
+    balance = serializers.IntegerField(help_text="The exchequer after the cashing-in.")
+
+    class Meta:
+        ref_name = "CashInRun"
+
+
+def _cash_in_result(campaign: Campaign, r: ip.CashInResult) -> dict[str, Any]:
+    return {
+        "lines": [{"kind": x.kind, "direction": x.direction, "amount": x.amount, "signed": x.signed, "reason": x.reason}
+                  for x in r.lines],
+        "cash_before": r.cash_before, "cash_after": r.cash_after, "income": r.income, "currency": currency(campaign),
+    }  # fmt: skip
+
+
+class CashInBase(InterphaseBase):
+    input_serializer: type[serializers.Serializer] = CashInIn
+
+
+class CashInPreviewView(CashInBase):
+    @extend_schema(
+        request=CashInIn, responses=CashInResultSerializer,
+        summary="What the house's cashing-in of resource sets would post (nothing is written)",
+    )  # fmt: skip
+    def post(self, request: Request, slug: str, dynasty: int) -> Response:
+        house, entry = self.entry(request, dynasty)
+        result = cash_in_preview(campaign=self.viewer.campaign, dynasty=house, **entry)
+        return Response(CashInResultSerializer(_cash_in_result(self.viewer.campaign, result)).data)
+
+
+class CashInRunView(CashInBase):
+    @extend_schema(
+        request=CashInIn, responses={201: CashInRunSerializer}, parameters=[IDEMPOTENCY_KEY],
+        summary="Post the house's cashing-in of resource sets (the turn's last phase: after its Interphase, once a year)",
+    )  # fmt: skip
+    def post(self, request: Request, slug: str, dynasty: int) -> Response:
+        v = self.viewer
+        house, entry = self.entry(request, dynasty)
+        run, _ = act(
+            request, v.campaign, f"The cashing-in of the house of {house.name}",
+            lambda c: cash_in_run(campaign=c, dynasty=house.pk, by=request.user, **entry),
+        )  # fmt: skip
+        body = {"result": _cash_in_result(v.campaign, run.result), "postings": list(run.postings), "balance": run.balance}
+        return Response(CashInRunSerializer(body, context=self.out_context()).data, status=status.HTTP_201_CREATED)

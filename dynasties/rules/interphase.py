@@ -1,12 +1,14 @@
-"""Blood Royale's Interphase money for one country, as a pure function (RULES.md A8; rulebook
-sections 11 Taxation, 13 Maintaining and Raising, 15 Events: Rebellion, 21 Cashing-In, and
-optional rule E: a rebellion in the capital).
+"""Blood Royale's Interphase money for one country, as pure functions (RULES.md A8; rulebook
+sections 4 The Sequence of Play, 11 Taxation, 13 Maintaining and Raising, 15 Events: Rebellion,
+21 Cashing-In, 22 Ending the Game, and optional rule E: a rebellion in the capital).
 
 ``interphase_lines`` takes what the player enters for one dynasty and the cash it holds, checks
 every limit, and returns each movement of money (amount, direction, reason) in the order the
-ledger posts them: income first (taxes, then resource sets cashed in), then costs in the
-rulebook's Interphase order (rebellions bought off, maintenance, raising), and last the capital's
-rebellion, which takes half of what is then in hand. Nothing here stores anything.
+ledger posts them: taxes first, then costs in the rulebook's Interphase order (rebellions bought
+off, maintenance, raising), and last the capital's rebellion (an Event of the Movement that
+follows), which takes half of what is then in hand. ``cash_in_lines`` is the turn's last phase,
+"D) CASHING IN RESOURCES", after the Movement: resource sets are not Interphase income, they pay
+none of its costs and a rebellion in the capital does not halve them. Nothing here stores anything.
 
 Rulings (where the rulebook leaves a choice):
 
@@ -24,9 +26,10 @@ Rulings (where the rulebook leaves a choice):
   apply to fleets.
 - A rebellion in the capital returns half the cash in hand after every other line of the run,
   rounded down (the odd Crown stays with the dynasty); nothing is returned from an empty or
-  overdrawn exchequer.
+  overdrawn exchequer. Sets cashed in at the end of the turn come after it and are not halved.
 - In the first turn only Taxation, Placing Resources and Raising apply (section 5): no forces to
-  maintain and no famine or rebellion markers yet.
+  maintain and no famine or rebellion markers yet. Resources placed in that Interphase may reach
+  the capital in its Movement, so the first turn's cashing-in is open like any other's.
 """
 
 from __future__ import annotations
@@ -99,9 +102,6 @@ class InterphaseEntry:
     armies_raised: int = 0
     fleets_raised: int = 0
     rebellions_bought_off: Provinces = 0
-    basic_sets: int = 0
-    semi_luxury_sets: int = 0
-    luxury_sets: int = 0
     capital_rebellion: bool = False
     countries: int = 1
 
@@ -126,7 +126,7 @@ class InterphaseResult:
     lines: tuple[Line, ...]
     cash_before: int
     cash_after: int
-    income: int
+    income: int  # the taxes
     costs: int  # rebellions bought off, maintenance and raising (not the capital's rebellion)
     shortfall: int  # how many Crowns the costs exceed the cash in hand plus income by (0: affordable)
     taxed_provinces: int
@@ -228,7 +228,8 @@ def interphase_lines(
     entry: InterphaseEntry, *, cash: int, first_turn: bool = False, currency: str = "Crowns"
 ) -> InterphaseResult:
     """Check ``entry`` against every limit (one InterphaseError naming all the faults) and return
-    the lines, income first, then costs, then the capital's rebellion. ``cash`` is what the
+    the lines, taxes first, then costs, then the capital's rebellion (no resource sets: they are
+    cashed in at the end of the turn, ``cash_in_lines``). ``cash`` is what the
     exchequer holds before the run; ``first_turn``: the campaign's first turn (section 5)."""
     p = _Problems()
     provinces, province_names = _provinces(entry.provinces, "provinces", p)
@@ -243,11 +244,6 @@ def interphase_lines(
     fleets_kept = _number(entry.fleets_kept, "fleets_kept", p)
     armies_raised = _number(entry.armies_raised, "armies_raised", p)
     fleets_raised = _number(entry.fleets_raised, "fleets_raised", p)
-    sets = {
-        "basic_sets": _number(entry.basic_sets, "basic_sets", p),
-        "semi_luxury_sets": _number(entry.semi_luxury_sets, "semi_luxury_sets", p),
-        "luxury_sets": _number(entry.luxury_sets, "luxury_sets", p),
-    }
     countries = _number(entry.countries, "countries", p)
     if countries < 1 and "countries" not in p.fields:
         p.add("countries", "invalid", "A player controls at least 1 country.")
@@ -364,25 +360,9 @@ def interphase_lines(
                 f"{home_rebels} still in rebellion after the buy-offs) = {raising_cap}: raise at most "
                 f"{max(raising_cap - armies_kept, 0)}{' (' + assumed + ')' if assumed else ''}.",
             )
-
-    # resource sets: only the counters in the box
-    basic, semi, lux = sets["basic_sets"], sets["semi_luxury_sets"], sets["luxury_sets"]
-    if basic + semi + lux > BASIC_COUNTERS:
-        p.add(
-            "basic_sets", "over_limit",
-            f"{basic + semi + lux} sets need that many metals, cloth and food, but the game has only "
-            f"{BASIC_COUNTERS} of each.",
-        )
-    if semi + lux > SEMI_LUXURY_COUNTERS:
-        p.add(
-            "semi_luxury_sets", "over_limit",
-            f"{semi + lux} sets need that many semi-luxury items, but the game has only {SEMI_LUXURY_COUNTERS}.",
-        )
-    if lux > LUXURY_COUNTERS:
-        p.add("luxury_sets", "over_limit", f"{lux} luxury sets, but the game has only {LUXURY_COUNTERS} luxury items.")
     p.raise_if_any()
 
-    # the lines: income first, then costs in the rulebook's order, then the capital's rebellion
+    # the lines: taxes first, then costs in the rulebook's order, then the capital's rebellion
     lines: list[Line] = []
     rate = entry.tax_rate
     taxed = provinces - untaxed
@@ -394,13 +374,6 @@ def interphase_lines(
             TAX, IN, taxed * rate,
             f"Taxation: {_plural(taxed, 'province')} at {rate} {currency}{untaxed_note}{high_note}",
         ))
-    for count, label, value in (
-        (basic, "metals, cloth and food", BASIC_SET_CROWNS),
-        (semi, "metals, cloth, food and a semi-luxury", SEMI_LUXURY_SET_CROWNS),
-        (lux, "metals, cloth, food, a semi-luxury and a luxury", LUXURY_SET_CROWNS),
-    ):
-        if count:
-            lines.append(Line(CASH_IN, IN, count * value, f"Cashed in {_plural(count, 'set')} of {label} at {value} {currency}"))
     if bought_off:
         where = f" ({_join(list(bought_off_names.values()))})" if bought_off_names else ""
         lines.append(Line(
@@ -454,3 +427,57 @@ def interphase_lines(
         raising_cap=raising_cap,
         notes=tuple(notes),
     )
+
+
+# --- cashing in: the turn's last phase -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CashInResult:
+    lines: tuple[Line, ...]  # one per kind of set cashed in, basic first
+    cash_before: int
+    cash_after: int
+    income: int
+
+
+def cash_in_lines(
+    *, basic_sets: int = 0, semi_luxury_sets: int = 0, luxury_sets: int = 0, cash: int, currency: str = "Crowns"
+) -> CashInResult:
+    """The sets a player cashes in at the capital "at the end of any 5-year Turn" (section 21;
+    the sequence of play's "D) CASHING IN RESOURCES", after the Movement), one line per kind of
+    set. Refused (one InterphaseError naming every fault): a count that is not a whole number of 0
+    or more, or more sets than the game's counters can make."""
+    if isinstance(cash, bool) or not isinstance(cash, int):
+        raise TypeError(f"cash must be a whole number of {currency}, got {cash!r}")
+    p = _Problems()
+    basic = _number(basic_sets, "basic_sets", p)
+    semi = _number(semi_luxury_sets, "semi_luxury_sets", p)
+    lux = _number(luxury_sets, "luxury_sets", p)
+    # only the counters in the box
+    if basic + semi + lux > BASIC_COUNTERS:
+        p.add(
+            "basic_sets", "over_limit",
+            f"{basic + semi + lux} sets need that many metals, cloth and food, but the game has only "
+            f"{BASIC_COUNTERS} of each.",
+        )
+    if semi + lux > SEMI_LUXURY_COUNTERS:
+        p.add(
+            "semi_luxury_sets", "over_limit",
+            f"{semi + lux} sets need that many semi-luxury items, but the game has only {SEMI_LUXURY_COUNTERS}.",
+        )
+    if lux > LUXURY_COUNTERS:
+        p.add("luxury_sets", "over_limit", f"{lux} luxury sets, but the game has only {LUXURY_COUNTERS} luxury items.")
+    p.raise_if_any()
+    lines: list[Line] = []
+    for count, label, value in (
+        (basic, "metals, cloth and food", BASIC_SET_CROWNS),
+        (semi, "metals, cloth, food and a semi-luxury", SEMI_LUXURY_SET_CROWNS),
+        (lux, "metals, cloth, food, a semi-luxury and a luxury", LUXURY_SET_CROWNS),
+    ):
+        if count:
+            lines.append(Line(
+                CASH_IN, IN, count * value,
+                f"Cashing-in at the end of the turn: {_plural(count, 'set')} of {label} at {value} {currency}",
+            ))
+    income = sum(line.amount for line in lines)
+    return CashInResult(lines=tuple(lines), cash_before=cash, cash_after=cash + income, income=income)

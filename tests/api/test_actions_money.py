@@ -98,7 +98,8 @@ def test_the_gm_reverses_a_posting(campaign, gm, alice, client_for, purses):
     assert_error(client_for(gm).post(path, {"reason": "Again"}), 400, "already_reversed")
 
 
-INTERPHASE = {"provinces": 5, "armies_kept": 2, "basic_sets": 1}
+INTERPHASE = {"provinces": 5, "armies_kept": 2}
+CASH_IN = {"basic_sets": 1, "semi_luxury_sets": 1}
 
 
 def test_the_interphase_preview_then_run(campaign, gm, alice, bob, client_for, purses):
@@ -145,6 +146,31 @@ def test_interphase_refusals(campaign, alice, observer, client_for, purses):
     assert_error(client_for(observer).post(preview, INTERPHASE), 403, "permission_denied")
 
 
+def test_the_interphase_refuses_sets_and_the_cashing_in_takes_them_after_it(campaign, alice, bob, client_for, purses):
+    """"D) CASHING IN RESOURCES" ends the turn, after "B) INTERPHASE" and "C) MOVEMENT": an
+    Interphase entry carrying sets is refused (not silently dropped), and the sets go to their own
+    door once the house's Interphase is posted."""
+    england, _ = purses
+    client = client_for(alice)
+    at_step(campaign, Step.INTERPHASE)
+    run = url(campaign, f"interphase/{england.pk}/run")
+    body = assert_error(client.post(run, {**INTERPHASE, "basic_sets": 1}), 400, "invalid")
+    assert set(body["fields"]) == {"basic_sets"}
+    cash_in = url(campaign, f"cash-in/{england.pk}/run")
+    assert_error(client.post(cash_in, CASH_IN), 409, "interphase_first")
+    preview = client.post(url(campaign, f"cash-in/{england.pk}/preview"), CASH_IN)
+    assert preview.status_code == 200 and preview.json()["income"] == 130 and preview.json()["cash_before"] == 100
+    assert client.post(run, INTERPHASE).status_code == 201
+    held = treasury.balance(campaign, england)
+    assert_error(client_for(bob).post(cash_in, CASH_IN), 403, "permission_denied")
+    response = client.post(cash_in, CASH_IN)
+    assert response.status_code == 201, response.content
+    made = response.json()
+    assert made["balance"] == held + 130 == treasury.balance(campaign, england)
+    assert [(p["amount"], p["kind"]) for p in made["postings"]] == [(50, "cash_in"), (80, "cash_in")]
+    assert_error(client.post(cash_in, CASH_IN), 409, "cash_in_done")
+
+
 def test_the_observer_touches_no_money(campaign, observer, client_for, purses):
     england, france = purses
     posting = Posting.objects.get(payee=england)
@@ -155,6 +181,8 @@ def test_the_observer_touches_no_money(campaign, observer, client_for, purses):
         (f"ledger/{posting.pk}/reverse", {"reason": "x"}),
         (f"interphase/{england.pk}/preview", INTERPHASE),
         (f"interphase/{england.pk}/run", INTERPHASE),
+        (f"cash-in/{england.pk}/preview", CASH_IN),
+        (f"cash-in/{england.pk}/run", CASH_IN),
     ):
         assert_error(client.post(url(campaign, path), data), 403, "permission_denied")
     assert written(campaign) == before

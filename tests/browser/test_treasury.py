@@ -141,24 +141,24 @@ def test_the_exchequer_and_the_interphase_helper_on_a_phone(browser: Browser, li
         page.get_by_label("Armies kept", exact=True).fill("10")
         page.get_by_label("Home provinces controlled", exact=True).fill("6")
         page.get_by_label("Armies raised", exact=True).fill("2")
-        page.get_by_label("Basic sets cashed in", exact=True).fill("1")
-        page.get_by_role("button", name="Preview").click()
+        page.get_by_role("button", name="Preview", exact=True).click()
         preview = page.locator("section.preview")
         expect(preview).to_contain_text("Taxation: 12 provinces at 5 Crowns")
         expect(preview).to_contain_text("Maintenance of 10 armies at 2 Crowns")
-        expect(preview.locator("tr.subtotal")).to_contain_text("171")  # 171 + 60 + 50 - 20 - 10 = 251
-        expect(preview.locator("tr.total")).to_contain_text("251 Crowns")
+        # 171 + 60 - 20 - 10 = 201: no set in the Interphase ("The Full Game Turn ends with Cashing In Resources")
+        expect(preview.locator("tr.subtotal")).to_contain_text("171")
+        expect(preview.locator("tr.total")).to_contain_text("201 Crowns")
         assert Posting.objects.filter(campaign=campaign, year=1320).count() == 0  # a preview writes nothing
         fits(page)
         shot(page, "interphase-preview-phone")
-        preview.get_by_role("button", name=re.compile("Post these 4 lines")).click()
+        preview.get_by_role("button", name=re.compile("Post these 3 lines")).click()
         expect(page.locator("ul.messages")).to_contain_text("The Interphase of 1320 is posted")
-        expect(page.locator(".holding")).to_contain_text("251 Crowns")
-        assert Posting.objects.filter(campaign=campaign, year=1320).count() == 4
+        expect(page.locator(".holding")).to_contain_text("201 Crowns")
+        assert Posting.objects.filter(campaign=campaign, year=1320).count() == 3
         page.go_back()  # the back button: the preview again, its form sent a second time
-        page.locator("section.preview").get_by_role("button", name=re.compile("Post these 4 lines")).click()
+        page.locator("section.preview").get_by_role("button", name=re.compile("Post these 3 lines")).click()
         expect(page.locator("ul.messages")).to_contain_text("already done")
-        assert Posting.objects.filter(campaign=campaign, year=1320).count() == 4
+        assert Posting.objects.filter(campaign=campaign, year=1320).count() == 3
         fits(page)
         shot(page, "exchequer-after-interphase-phone")
     finally:
@@ -185,7 +185,7 @@ def test_the_gm_sees_every_exchequer(browser: Browser, live_server, table):
         page.get_by_role("link", name="Interphase helper").click()
         page.get_by_label("Provinces controlled", exact=True).fill("3")
         page.get_by_label("Armies raised", exact=True).fill("4")
-        page.get_by_role("button", name="Preview").click()
+        page.get_by_role("button", name="Preview", exact=True).click()
         home = page.locator(".field", has=page.get_by_label("Home provinces controlled", exact=True))
         expect(home.locator(".errorlist")).to_contain_text("Say how many home provinces the country controls")
         shot(page, "interphase-refused-desktop")

@@ -1,4 +1,4 @@
-"""Blood Royale's Interphase money as a pure function (RULES.md A8; rulebook sections 11, 13, 15, 21, E)."""
+"""Blood Royale's Interphase money as a pure function (RULES.md A8; rulebook sections 4, 11, 13, 15, 21, 22, E)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from dynasties.rules import interphase as ip
 from dynasties.rules.errors import RuleError
-from dynasties.rules.interphase import IN, OUT, InterphaseEntry, InterphaseError, interphase_lines
+from dynasties.rules.interphase import IN, OUT, InterphaseEntry, InterphaseError, cash_in_lines, interphase_lines
 
 
 def run(cash: int = 0, first_turn: bool = False, **entry: Any) -> ip.InterphaseResult:
@@ -25,7 +25,7 @@ def refused(**entry: Any) -> InterphaseError:
     return info.value
 
 
-def amounts(result: ip.InterphaseResult) -> list[tuple[str, str, int]]:
+def amounts(result: ip.InterphaseResult | ip.CashInResult) -> list[tuple[str, str, int]]:
     return [(line.kind, line.direction, line.amount) for line in result.lines]
 
 
@@ -107,9 +107,6 @@ def test_a_bare_string_is_not_a_list_of_provinces() -> None:
         ("armies_raised", "Armies raised"),
         ("fleets_raised", "Fleets raised"),
         ("rebellions_bought_off", "Rebellions bought off"),
-        ("basic_sets", "Basic sets cashed in"),
-        ("semi_luxury_sets", "Semi-luxury sets cashed in"),
-        ("luxury_sets", "Luxury sets cashed in"),
         ("home_provinces", "Home provinces controlled"),
         ("home_in_rebellion", "Home provinces still in rebellion"),
     ],
@@ -274,9 +271,10 @@ def test_a_rebellion_in_the_capital_returns_half_the_cash_in_hand() -> None:
 
 
 def test_the_capital_takes_half_of_what_is_in_hand_after_every_other_line_rounded_down() -> None:
-    # 20 + 45 taxes + 50 set - 20 maintenance = 95 in hand; 47 go back, 48 stay
-    result = run(cash=20, provinces=9, basic_sets=1, armies_kept=10, capital_rebellion=True)
-    assert amounts(result) == [("tax", IN, 45), ("cash_in", IN, 50), ("maintenance", OUT, 20), ("rebellion", OUT, 47)]
+    # 70 + 45 taxes - 20 maintenance = 95 in hand; 47 go back, 48 stay (no set: the sets are cashed in
+    # at the end of the turn, "D) CASHING IN RESOURCES", after the Movement and its rebellion)
+    result = run(cash=70, provinces=9, armies_kept=10, capital_rebellion=True)
+    assert amounts(result) == [("tax", IN, 45), ("maintenance", OUT, 20), ("rebellion", OUT, 47)]
     assert result.cash_after == 48
     assert "half of the 95 Crowns in hand, 47 (rounded down)" in result.lines[-1].reason
     assert result.costs == 20  # the capital's loss is not a cost the exchequer must cover
@@ -290,43 +288,75 @@ def test_nothing_is_returned_from_an_empty_or_overdrawn_exchequer(cash: int) -> 
     assert result.notes[-1].startswith("Rebellion in the capital: no cash in hand") or cash == 1
 
 
-# --- cashing in (section 21) -------------------------------------------------------------------------
+# --- cashing in (section 21): the turn's last phase, not Interphase income ---------------------------
+
+
+def cashed(cash: int = 0, **sets: int) -> ip.CashInResult:
+    return cash_in_lines(cash=cash, **sets)
 
 
 def test_sets_are_cashed_in_at_fifty_eighty_and_one_hundred_twenty() -> None:
-    result = run(basic_sets=2, semi_luxury_sets=1, luxury_sets=1)
+    result = cashed(basic_sets=2, semi_luxury_sets=1, luxury_sets=1, cash=7)
     assert amounts(result) == [("cash_in", IN, 100), ("cash_in", IN, 80), ("cash_in", IN, 120)]
     assert [line.reason for line in result.lines] == [
-        "Cashed in 2 sets of metals, cloth and food at 50 Crowns",
-        "Cashed in 1 set of metals, cloth, food and a semi-luxury at 80 Crowns",
-        "Cashed in 1 set of metals, cloth, food, a semi-luxury and a luxury at 120 Crowns",
+        "Cashing-in at the end of the turn: 2 sets of metals, cloth and food at 50 Crowns",
+        "Cashing-in at the end of the turn: 1 set of metals, cloth, food and a semi-luxury at 80 Crowns",
+        "Cashing-in at the end of the turn: 1 set of metals, cloth, food, a semi-luxury and a luxury at 120 Crowns",
     ]
-    assert result.income == 300
+    assert result.income == 300 and result.cash_before == 7 and result.cash_after == 307
+    assert cashed().lines == ()
 
 
 def test_no_more_sets_than_the_counters_in_the_box() -> None:
-    assert "16 sets need that many metals, cloth and food, but the game has only 15 of each." in refused(
+    def refused_sets(**sets: int) -> InterphaseError:
+        with pytest.raises(InterphaseError) as info:
+            cashed(**sets)
+        return info.value
+
+    assert "16 sets need that many metals, cloth and food, but the game has only 15 of each." in refused_sets(
         basic_sets=10, semi_luxury_sets=5, luxury_sets=1
     ).message
-    assert refused(semi_luxury_sets=8, luxury_sets=3).message == (
+    assert refused_sets(semi_luxury_sets=8, luxury_sets=3).message == (
         "11 sets need that many semi-luxury items, but the game has only 10."
     )
-    assert refused(luxury_sets=6).fields == {"luxury_sets": "over_limit"}
+    assert refused_sets(luxury_sets=6).fields == {"luxury_sets": "over_limit"}
+    assert refused_sets(basic_sets=-1).fields == {"basic_sets": "negative"}
+
+
+def test_sets_are_not_interphase_income() -> None:
+    """"D) CASHING IN RESOURCES" comes after "B) INTERPHASE" and "C) MOVEMENT" in the sequence of
+    play, and "The Full Game Turn ends with Cashing In Resources": a set pays no upkeep or raising.
+    France with 0 Crowns, 10 provinces and 10 armies kept may raise 6 armies (50 - 20 = 30), not 10,
+    whatever sets wait at its capital."""
+    assert "basic_sets" not in InterphaseEntry.__dataclass_fields__
+    assert run(cash=0, provinces=10, home_provinces=10, armies_kept=10, armies_raised=6).cash_after == 0
+    assert run(cash=0, provinces=10, home_provinces=10, armies_kept=10, armies_raised=7).shortfall == 5
+    assert run(cash=0, provinces=10, home_provinces=10, armies_kept=10, armies_raised=10).shortfall == 20
+
+
+def test_a_rebellion_in_the_capital_does_not_halve_the_sets_cashed_in_after_it() -> None:
+    """The capital's rebellion is an Event of the Movement ("half of that country's current cash in
+    hand should be returned to the Treasury"); the sets are cashed in after it, at the turn's end:
+    0 Crowns and a basic set leave 50, not 25."""
+    interphase = run(cash=0, provinces=0, capital_rebellion=True)
+    assert interphase.lines == () and interphase.cash_after == 0
+    assert cashed(cash=interphase.cash_after, basic_sets=1).cash_after == 50
 
 
 # --- order, funds, first turn ---------------------------------------------------------------------------
 
 
 def test_income_comes_first_then_costs_in_the_rulebook_order() -> None:
+    # No cash_in line: "The Full Game Turn ends with Cashing In Resources" (cash_in_lines), after these.
     result = run(
-        cash=0, provinces=10, rebellion=1, tax_rate=7, basic_sets=1, rebellions_bought_off=1, armies_kept=4,
+        cash=50, provinces=10, rebellion=1, tax_rate=7, rebellions_bought_off=1, armies_kept=4,
         fleets_kept=1, armies_raised=2, fleets_raised=1, home_provinces=8, home_in_rebellion=0,
     )
     assert [line.kind for line in result.lines] == [
-        "tax", "cash_in", "rebellion", "maintenance", "maintenance", "raising", "raising",
+        "tax", "rebellion", "maintenance", "maintenance", "raising", "raising",
     ]
-    assert result.income == 63 + 50 and result.costs == 15 + 8 + 2 + 10 + 5
-    assert result.shortfall == 0 and result.cash_after == 113 - 40
+    assert result.income == 63 and result.costs == 15 + 8 + 2 + 10 + 5
+    assert result.shortfall == 0 and result.cash_after == 50 + 63 - 40
 
 
 def test_the_shortfall_is_what_the_costs_exceed_cash_and_income_by() -> None:
@@ -356,20 +386,16 @@ def test_the_kinds_are_the_ledgers() -> None:
     armies_kept=st.integers(0, 12),
     fleets_kept=st.integers(0, 2),
     fleets_raised=st.integers(0, 2),
-    basic=st.integers(0, 3),
-    semi=st.integers(0, 3),
-    lux=st.integers(0, 3),
     capital=st.booleans(),
 )
 def test_the_lines_add_up(
     cash: int, provinces: int, famine: int, rebellion: int, tax_rate: int, armies_kept: int, fleets_kept: int,
-    fleets_raised: int, basic: int, semi: int, lux: int, capital: bool,
+    fleets_raised: int, capital: bool,
 ) -> None:
     provinces = max(provinces, famine + rebellion)
     result = run(
         cash=cash, provinces=provinces, famine=famine, rebellion=rebellion, tax_rate=tax_rate, armies_kept=armies_kept,
-        fleets_kept=fleets_kept, fleets_raised=fleets_raised, basic_sets=basic, semi_luxury_sets=semi, luxury_sets=lux,
-        capital_rebellion=capital,
+        fleets_kept=fleets_kept, fleets_raised=fleets_raised, capital_rebellion=capital,
     )
     assert all(line.amount > 0 for line in result.lines)
     assert result.cash_after == cash + sum(line.signed for line in result.lines)
