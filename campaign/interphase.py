@@ -14,7 +14,9 @@ cannot be run again while the year's cashing-in stands (reverse that first)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
@@ -22,7 +24,7 @@ from django.db import transaction
 from campaign.models import Campaign, ChronicleEntry, Posting, Step
 from campaign.permissions import require
 from campaign.treasury import InsufficientFunds, balance, currency, post
-from dynasties.models import Dynasty
+from dynasties.models import Dynasty, Status, Title
 from dynasties.rules import blood_royale as br
 from dynasties.rules import interphase as rules
 from dynasties.rules.errors import NotFound, RuleError, StepOrderError
@@ -114,6 +116,7 @@ def _entry(
     rebellions_bought_off: rules.Provinces,
     capital_rebellion: bool,
     countries: int,
+    governed: tuple[rules.Governed, ...] = (),
 ) -> rules.InterphaseEntry:
     def names(value: rules.Provinces) -> rules.Provinces:
         # a tuple, so that the frozen entry does not share the caller's list
@@ -133,7 +136,51 @@ def _entry(
         rebellions_bought_off=names(rebellions_bought_off),
         capital_rebellion=capital_rebellion,
         countries=countries,
+        governed=governed,
     )
+
+
+def _governed(campaign: Campaign, house: Dynasty, governed: Sequence[Mapping[str, Any]] | None) -> tuple[rules.Governed, ...]:
+    """Optional rule G: each governed province entered (``province``, ``withheld``, ``present``) as
+    its title stands: the governor is the title's holder, his house the one controlling him."""
+    if not governed:
+        return ()
+    if not campaign.option("governing_provinces"):
+        raise RuleError(
+            "Governed provinces are optional rule G (Governing Provinces), which this campaign does not use.",
+            code="option_off", fields={"governed": "option_off"},
+        )
+    out: list[rules.Governed] = []
+    for item in governed:
+        province = str(item.get("province", "")).strip()
+        title = (
+            Title.objects.select_related("holder", "holder__controlled_by")
+            .filter(campaign=campaign, province__iexact=province)
+            .first()
+        )
+        if title is None or title.holder is None or title.holder.status != Status.ALIVE:
+            raise RuleError(
+                f"Governed provinces: {province or '(no name)'} has no living Governor (rule G: a title of the province, "
+                "held).",
+                code="invalid_interphase", fields={"governed": "no_governor"},
+            )
+        if house.crown and title.crown != house.crown:
+            raise RuleError(
+                f"Governed provinces: {title.province} is a province of {title.crown}, not of {house.crown}.",
+                code="invalid_interphase", fields={"governed": "not_of_the_country"},
+            )
+        holder = title.holder
+        other = holder.controlled_by if holder.controlled_by_id not in (None, house.pk) else None
+        present = bool(item.get("present", False))
+        out.append(rules.Governed(
+            province=title.province,
+            governor=holder.given_name,
+            house=other.pk if other is not None else None,
+            house_name=other.name if other is not None else "",
+            withheld=item.get("withheld", 0),
+            charisma=int((holder.characteristics or {}).get("charisma", 0)) if present else None,
+        ))
+    return tuple(out)
 
 
 def _compute(campaign: Campaign, dynasty: Dynasty, entry: rules.InterphaseEntry) -> rules.InterphaseResult:
@@ -162,6 +209,7 @@ def interphase_preview(
     rebellions_bought_off: rules.Provinces = 0,
     capital_rebellion: bool = False,
     countries: int = 1,
+    governed: Sequence[Mapping[str, Any]] | None = None,
 ) -> rules.InterphaseResult:
     """The lines a run would post, without posting anything (a form's confirmation page). Limits
     are checked; a shortfall is reported in ``shortfall``, not refused."""
@@ -186,6 +234,7 @@ def interphase_preview(
         rebellions_bought_off=rebellions_bought_off,
         capital_rebellion=capital_rebellion,
         countries=countries,
+        governed=_governed(campaign, house, governed),
     )
     return _compute(campaign, house, entry)
 
@@ -208,6 +257,7 @@ def interphase_run(
     rebellions_bought_off: rules.Provinces = 0,
     capital_rebellion: bool = False,
     countries: int = 1,
+    governed: Sequence[Mapping[str, Any]] | None = None,
     by: AbstractBaseUser | None = None,
 ) -> InterphaseRun:
     """Post one country's Interphase: taxes (income, first), rebellions bought off, maintenance and
@@ -246,6 +296,7 @@ def interphase_run(
         rebellions_bought_off=rebellions_bought_off,
         capital_rebellion=capital_rebellion,
         countries=countries,
+        governed=_governed(campaign, house, governed),
     )
     result = _compute(campaign, house, entry)
     money = currency(campaign)
@@ -258,8 +309,12 @@ def interphase_run(
             "rebellions (the GM may allow overdrafts for the campaign).",
         )
     postings: list[Posting] = []
+    houses = {house.pk: house} | {
+        d.pk: d for d in Dynasty.objects.filter(campaign=campaign, pk__in=[x.house for x in result.lines if x.house])
+    }
     for line in result.lines:
-        payer, payee = (None, house) if line.direction == rules.IN else (house, None)
+        whose = houses[line.house] if line.house is not None else house
+        payer, payee = (None, whose) if line.direction == rules.IN else (whose, None)
         posting = post(
             campaign,
             payer=payer,
@@ -275,7 +330,10 @@ def interphase_run(
     held = balance(campaign, house)
     assert held == result.cash_after, (held, result.cash_after)
     summary = (
-        "; ".join(f"{'+' if line.direction == rules.IN else '-'}{line.amount} {line.reason}" for line in result.lines)
+        "; ".join(
+            f"{'+' if line.direction == rules.IN else '-'}{line.amount} {line.reason}"
+            for line in result.lines if line.house is None
+        )
         or "no money moved"
     )
     chronicle = Chronicle(campaign)
@@ -294,6 +352,19 @@ def interphase_run(
         costs=result.costs,
         balance=held,
     )
+    # a foreign governor's house reads its own lines (and nothing else of the country's books)
+    for other in sorted({x.house for x in result.lines if x.house is not None}):
+        theirs = [(x, p) for x, p in zip(result.lines, postings, strict=True) if x.house == other]
+        chronicle.add(
+            CHRONICLE_KIND,
+            f"The Interphase of {house.crown or house.name}, {campaign.current_year}, for the house of "
+            f"{houses[other].name}: "
+            + "; ".join(f"{'+' if x.direction == rules.IN else '-'}{x.amount} {x.reason}" for x, _ in theirs) + ".",
+            readers=[other],
+            dynasty=other,
+            governed=True,
+            postings=[p.pk for _, p in theirs],
+        )
     chronicle.flush()
     return InterphaseRun(dynasty=house, result=result, postings=tuple(postings), balance=held)
 

@@ -401,6 +401,11 @@ class InterphaseForm(forms.Form):
         label="A rebellion in the capital in this turn's Movement (optional rules)", required=False
     )
     countries = _count(ip.LABELS["countries"], minimum=1, maximum=10, initial=1)
+    governed = forms.CharField(
+        label=ip.LABELS["governed"], required=False, widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Optional rule G: one province a line, e.g. \"Kent\", \"Kent, withholds 3\", \"Kent, present\" "
+        "(the governor is the title's holder; a foreign one keeps the 2 extra).",
+    )  # fmt: skip
 
     GROUPS = (
         ("Provinces and taxation", ("provinces", "tax_rate", "famine", "rebellion")),
@@ -408,6 +413,7 @@ class InterphaseForm(forms.Form):
             "rebellions_bought_off", "home_provinces", "home_in_rebellion", "armies_kept", "fleets_kept",
             "armies_raised", "fleets_raised", "countries",
         )),
+        ("Governed provinces (rule G)", ("governed",)),
         ("Events of the Movement", ("capital_rebellion",)),
     )  # fmt: skip
 
@@ -435,6 +441,27 @@ class InterphaseForm(forms.Form):
 
     def groups(self) -> list[tuple[str, list[forms.BoundField]]]:
         return [(legend, [self[name] for name in names]) for legend, names in self.GROUPS]
+
+    def clean_governed(self) -> list[dict[str, Any]]:
+        """"Kent, withholds 3, present" a line -> [{"province": "Kent", "withheld": 3, "present": True}]."""
+        out: list[dict[str, Any]] = []
+        for raw in (self.cleaned_data.get("governed") or "").splitlines():
+            parts = [part.strip() for part in raw.split(",") if part.strip()]
+            if not parts:
+                continue
+            item: dict[str, Any] = {"province": parts[0], "withheld": 0, "present": False}
+            for part in parts[1:]:
+                words = part.casefold().split()
+                if words == ["present"]:
+                    item["present"] = True
+                elif len(words) == 2 and words[0] in ("withholds", "withheld") and words[1].isdigit():
+                    item["withheld"] = int(words[1])
+                else:
+                    raise forms.ValidationError(
+                        f"{parts[0]}: \"{part}\" is neither \"present\" nor \"withholds N\"."
+                    )
+            out.append(item)
+        return out
 
     def entry(self) -> dict[str, Any]:
         """The keyword arguments of interphase_preview / interphase_run (an empty count is 0)."""

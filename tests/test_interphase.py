@@ -16,7 +16,7 @@ from campaign.interphase import (
 from campaign.models import Campaign, ChronicleEntry, Posting, PostingKind, Step
 from campaign.permissions import can_view, visible
 from campaign.treasury import InsufficientFunds, balance, balances, post, posting_reverse
-from dynasties.models import Dynasty
+from dynasties.models import Character, Dynasty, Title
 from dynasties.rules import interphase as ip
 from dynasties.rules.errors import NotFound, RuleError, StepOrderError
 from dynasties.rules.interphase import InterphaseError
@@ -351,3 +351,58 @@ def test_a_cashing_in_refuses_more_sets_than_the_box_and_only_in_the_interphase_
     assert info.value.fields == {"luxury_sets": "over_limit"}
     assert cash_in_preview(campaign=campaign.pk, dynasty=england.pk, basic_sets=3).cash_after == 150
     assert rows(campaign) == []
+
+
+# --- optional rule G: governed provinces ---------------------------------------------------------------
+
+
+def _governor(campaign: Campaign, province: str, holder_house: Dynasty, charisma: int = 0) -> Title:
+    holder = Character.objects.filter(campaign=campaign, controlled_by=holder_house, sex="M", status="alive").first()
+    assert holder is not None
+    holder.characteristics = {**holder.characteristics, "charisma": charisma}
+    holder.save()
+    return Title.objects.create(
+        campaign=campaign, name=f"Duke of {province}", province=province, crown="England", holder=holder,
+        granted_year=1300, granted_to=holder,
+    )
+
+
+def test_governed_provinces_post_to_the_crown_and_to_a_foreign_governor(interphase, england, france, alice, bob) -> None:
+    """Rule G: a governed province "raises 2 Crowns extra"; "A Provincial Governor from a foreign
+    Dynasty would keep those 2 Crowns for his or her own Dynasty"; he "may also refuse to pay all or
+    some of the 5 or 7 Crowns Royal Taxes ... the governing player should take the money from the
+    Treasury"; present, "the taxes raised from there should be modified by his or her Charisma"."""
+    interphase.optional_rules = {**interphase.optional_rules, "governing_provinces": True}
+    interphase.save()
+    _governor(interphase, "Kent", england, charisma=1)
+    _governor(interphase, "Wessex", france)
+    run = interphase_run(
+        campaign=interphase, dynasty=england, provinces=["Kent", "Wessex", "Mercia"], by=alice,
+        governed=[{"province": "Kent", "present": True}, {"province": "wessex", "withheld": 5}],
+    )  # fmt: skip
+    e, f = england.pk, france.pk
+    assert rows(interphase) == [
+        (None, e, 10, "tax"),  # 3 x 5 less the 5 Wessex's governor withholds
+        (None, e, 2, "tax"),  # Kent's 2 extra: the King's own governor
+        (None, e, 1, "tax"),  # Kent's governor present, Charisma +1
+        (None, f, 2, "tax"),  # Wessex's 2 extra, kept by the French governor
+        (None, f, 5, "tax"),  # the royal tax withheld
+    ]
+    assert run.balance == 13 and balance(interphase, france) == 7
+    line = ChronicleEntry.objects.get(campaign=interphase, data__governed=True)
+    assert can_view(bob, line) and not can_view(alice, line)  # the French governor's lines, private to his house
+    assert line.data["dynasty"] == f and len(line.data["postings"]) == 2
+    main = ChronicleEntry.objects.get(campaign=interphase, data__interphase=True)
+    assert not can_view(bob, main) and "withholds" not in main.text
+
+
+def test_governed_provinces_need_rule_g_and_a_living_governor(interphase, england) -> None:
+    with pytest.raises(RuleError) as info:
+        interphase_preview(campaign=interphase, dynasty=england, provinces=2, governed=[{"province": "Kent"}])
+    assert info.value.code == "option_off"
+    interphase.optional_rules = {**interphase.optional_rules, "governing_provinces": True}
+    interphase.save()
+    with pytest.raises(RuleError) as info:
+        interphase_preview(campaign=interphase, dynasty=england, provinces=2, governed=[{"province": "Kent"}])
+    assert info.value.fields == {"governed": "no_governor"}
+    assert rows(interphase) == []

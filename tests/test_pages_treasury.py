@@ -610,3 +610,24 @@ def test_the_open_runs_service(interphase, england, france):
     for posting in run.postings:
         posting_reverse(campaign=interphase, posting=posting, reason="wrong count")
     assert interphase_open_runs(interphase, england) == []
+
+
+def test_governed_provinces_are_entered_one_a_line(client, interphase, alice, england, france):
+    """Rule G on the page: "any Province governed by a character raises 2 Crowns extra"; a foreign
+    Governor keeps them and "may also refuse to pay all or some of the 5 or 7 Crowns Royal Taxes"."""
+    from dynasties.models import Character, Title
+
+    interphase.optional_rules = {**interphase.optional_rules, "governing_provinces": True}
+    interphase.save()
+    holder = Character.objects.filter(campaign=interphase, controlled_by=france, sex="M", status="alive").first()
+    Title.objects.create(campaign=interphase, name="Duke of Kent", province="Kent", crown="England", holder=holder,
+                         granted_year=1300, granted_to=holder)  # fmt: skip
+    client.force_login(alice)
+    page = urls(interphase, england)["interphase"]
+    bad = client.post(page, interphase_data(provinces="Kent\nWessex", governed="Kent, withholds lots"))
+    assert bad.status_code == 400 and "neither" in field_block(bad.content.decode(), "id_governed")
+    response = client.post(page, interphase_data(do="run", provinces="Kent\nWessex", governed="Kent, withholds 2"))
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert [(p.payee_id, p.kind, p.amount) for p in Posting.objects.order_by("id")] == [
+        (england.pk, "tax", 8), (france.pk, "tax", 2), (france.pk, "tax", 2),
+    ]

@@ -174,6 +174,19 @@ def _count(maximum: int, *, minimum: int = 0, default: int = 0, label: str = "")
     return serializers.IntegerField(min_value=minimum, max_value=maximum, default=default, help_text=label)
 
 
+class GovernedIn(serializers.Serializer):
+    """Optional rule G: one governed province of the country (its governor is the title's holder)."""
+
+    province = serializers.CharField(max_length=80)
+    withheld = serializers.IntegerField(
+        min_value=0, max_value=ip.HIGH_TAX, default=0, help_text="Royal tax a foreign governor withholds."
+    )
+    present = serializers.BooleanField(default=False, help_text="The governor is in the province: his Charisma counts.")
+
+    class Meta:
+        ref_name = "GovernedProvince"
+
+
 class InterphaseIn(serializers.Serializer):
     """What the player enters for one country's Interphase (the fields of the treasury page's form)."""
 
@@ -198,6 +211,7 @@ class InterphaseIn(serializers.Serializer):
         default=False, help_text="A rebellion in the capital in the Movement that follows (optional rules)."
     )
     countries = _count(10, minimum=1, default=1, label=ip.LABELS["countries"])
+    governed = GovernedIn(many=True, required=False, default=list, help_text="Rule G: the governed provinces.")
 
     class Meta:
         ref_name = "InterphaseRequest"
@@ -234,6 +248,9 @@ class InterphaseLineSerializer(serializers.Serializer):
     amount = serializers.IntegerField()
     signed = serializers.IntegerField(help_text="The change to the exchequer.")
     reason = serializers.CharField()
+    house = serializers.IntegerField(
+        allow_null=True, required=False, help_text="Rule G: another house's line (a foreign governor's); null: this house's."
+    )
 
     class Meta:
         ref_name = "InterphaseLine"
@@ -258,8 +275,8 @@ class InterphaseResultSerializer(serializers.Serializer):
 
 def _result(campaign: Campaign, r: ip.InterphaseResult) -> dict[str, Any]:
     return {
-        "lines": [{"kind": x.kind, "direction": x.direction, "amount": x.amount, "signed": x.signed, "reason": x.reason}
-                  for x in r.lines],
+        "lines": [{"kind": x.kind, "direction": x.direction, "amount": x.amount, "signed": x.signed, "reason": x.reason,
+                   "house": x.house} for x in r.lines],
         "cash_before": r.cash_before, "cash_after": r.cash_after, "income": r.income, "costs": r.costs,
         "shortfall": r.shortfall, "taxed_provinces": r.taxed_provinces, "rebellion_modifier": r.rebellion_modifier,
         "raising_cap": r.raising_cap, "notes": list(r.notes), "currency": currency(campaign),

@@ -73,11 +73,31 @@ OUT = "out"  # from the dynasty to the Treasury
 
 Provinces = int | Sequence[str]
 
+GOVERNED_EXTRA_CROWNS = 2  # optional rule G: a governed province "raises 2 Crowns extra"
+
 
 class InterphaseError(RuleError):
     """What the player entered breaks a rule; ``fields`` names every entry at fault."""
 
     code = "invalid_interphase"
+
+
+@dataclass(frozen=True)
+class Governed:
+    """Optional rule G: one governed province of the country, as the service finds its title.
+
+    ``house``: the governor's house when it is not the country's (a foreign governor keeps the 2
+    Crowns extra and may withhold royal tax); None: the King's own dynasty. ``withheld``: the royal
+    tax (0 to the rate) a foreign governor refuses the Crown. ``charisma``: the governor's Charisma
+    when present in the province (None: absent), added to the province's taxes for the governing
+    player."""
+
+    province: str
+    governor: str
+    house: int | None = None
+    house_name: str = ""
+    withheld: int = 0
+    charisma: int | None = None
 
 
 @dataclass(frozen=True)
@@ -104,6 +124,7 @@ class InterphaseEntry:
     rebellions_bought_off: Provinces = 0
     capital_rebellion: bool = False
     countries: int = 1
+    governed: tuple[Governed, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -114,6 +135,7 @@ class Line:
     direction: str  # IN (Treasury -> dynasty) or OUT (dynasty -> Treasury)
     amount: int  # above 0
     reason: str
+    house: int | None = None  # None: the country's house; else another house's (a foreign governor's)
 
     @property
     def signed(self) -> int:
@@ -152,6 +174,7 @@ LABELS = {
     "semi_luxury_sets": "Semi-luxury sets cashed in",
     "luxury_sets": "Luxury sets cashed in",
     "countries": "Countries controlled",
+    "governed": "Governed provinces",
 }
 
 
@@ -360,6 +383,10 @@ def interphase_lines(
                 f"{home_rebels} still in rebellion after the buy-offs) = {raising_cap}: raise at most "
                 f"{max(raising_cap - armies_kept, 0)}{' (' + assumed + ')' if assumed else ''}.",
             )
+    governed = _governed(
+        entry.governed, province_names, famine_names, rebellion_names, max(provinces - untaxed, 0), p,
+        entry.tax_rate if entry.tax_rate in TAX_RATES else HIGH_TAX, currency,
+    )  # fmt: skip
     p.raise_if_any()
 
     # the lines: taxes first, then costs in the rulebook's order, then the capital's rebellion
@@ -367,13 +394,16 @@ def interphase_lines(
     rate = entry.tax_rate
     taxed = provinces - untaxed
     high = rate == HIGH_TAX
-    if taxed:
+    withheld = sum(g.withheld for g in governed)
+    if taxed * rate - withheld:
         untaxed_note = f"; {untaxed} in famine or rebellion pay nothing" if untaxed else ""
         high_note = f"; the high rate: {HIGH_TAX_REBELLION_MODIFIER} on Rebellion rolls this turn" if high else ""
+        withheld_note = f"; {withheld} withheld by governors" if withheld else ""
         lines.append(Line(
-            TAX, IN, taxed * rate,
-            f"Taxation: {_plural(taxed, 'province')} at {rate} {currency}{untaxed_note}{high_note}",
+            TAX, IN, taxed * rate - withheld,
+            f"Taxation: {_plural(taxed, 'province')} at {rate} {currency}{untaxed_note}{withheld_note}{high_note}",
         ))
+    lines.extend(_governed_lines(governed, currency))
     if bought_off:
         where = f" ({_join(list(bought_off_names.values()))})" if bought_off_names else ""
         lines.append(Line(
@@ -392,8 +422,8 @@ def interphase_lines(
                 RAISING, OUT, count * RAISING_CROWNS,
                 f"Raising {_plural(count, noun)} at {RAISING_CROWNS} {currency}",
             ))
-    income = sum(line.amount for line in lines if line.direction == IN)
-    costs = sum(line.amount for line in lines if line.direction == OUT)
+    income = sum(line.amount for line in lines if line.direction == IN and line.house is None)
+    costs = sum(line.amount for line in lines if line.direction == OUT and line.house is None)
     in_hand = cash + income - costs
     shortfall = costs - (cash + income) if costs and in_hand < 0 else 0
     if entry.capital_rebellion:
@@ -427,6 +457,101 @@ def interphase_lines(
         raising_cap=raising_cap,
         notes=tuple(notes),
     )
+
+
+# --- optional rule G: governed provinces in the Interphase --------------------------------------------
+
+
+def _governed(
+    items: Sequence[Governed],
+    names: dict[str, str] | None,
+    famine: dict[str, str] | None,
+    rebellion: dict[str, str] | None,
+    taxed: int,
+    p: _Problems,
+    rate: int,
+    currency: str,
+) -> list[Governed]:
+    """The governed provinces that pay this Interphase (one in famine or rebellion raises nothing,
+    its extras included); every fault named."""
+    seen: set[str] = set()
+    paying: list[Governed] = []
+    for g in items:
+        key = _key(g.province)
+        if key in seen:
+            p.add("governed", "duplicate", f"Governed provinces: {g.province} is listed twice.")
+            continue
+        seen.add(key)
+        if names is not None and key not in names:
+            p.add("governed", "not_controlled", f"Governed provinces: {g.province} is not among the provinces controlled.")
+            continue
+        if isinstance(g.withheld, bool) or not isinstance(g.withheld, int) or g.withheld < 0:
+            p.add("governed", "invalid", f"Governed provinces: the tax withheld in {g.province} is a whole number of 0 or more.")
+            continue
+        if g.withheld and g.house is None:
+            p.add(
+                "governed", "own_governor",
+                f"Governed provinces: {g.governor}, Governor of {g.province}, is of the King's own dynasty: there is no "
+                "royal tax to withhold from his own player.",
+            )
+            continue
+        if g.withheld > rate:
+            p.add(
+                "governed", "too_much",
+                f"Governed provinces: {g.governor} can withhold at most the royal tax of {g.province} "
+                f"({rate} {currency}), not {g.withheld}.",
+            )
+            continue
+        if (famine and key in famine) or (rebellion and key in rebellion):
+            if g.withheld:
+                p.add("governed", "untaxed", f"Governed provinces: {g.province} pays no tax this Interphase; none to withhold.")
+            continue
+        paying.append(g)
+    if len(paying) > taxed:
+        p.add(
+            "governed", "too_many",
+            f"{len(paying)} governed provinces pay taxes, but only {_plural(taxed, 'province')} of the country "
+            f"{'pays' if taxed == 1 else 'pay'}.",
+        )
+    return paying
+
+
+def _governed_lines(governed: Sequence[Governed], currency: str) -> list[Line]:
+    """Rule G's lines: the 2 Crowns extra (the King's player's when the governor is of his dynasty,
+    else the governor's house's), royal tax withheld (from the Treasury to the governor's house), and
+    the governor's Charisma when present (profit or loss of the governing player)."""
+    lines: list[Line] = []
+    own = [g for g in governed if g.house is None]
+    if own:
+        lines.append(Line(
+            TAX, IN, GOVERNED_EXTRA_CROWNS * len(own),
+            f"Governed provinces (rule G): {_join([g.province for g in own])} at {GOVERNED_EXTRA_CROWNS} {currency} "
+            "extra",
+        ))
+    for g in governed:
+        of = f" of the house of {g.house_name}" if g.house_name else ""
+        if g.house is not None:
+            lines.append(Line(
+                TAX, IN, GOVERNED_EXTRA_CROWNS,
+                f"Governed province (rule G): {g.governor}{of}, Governor of {g.province}, keeps the "
+                f"{GOVERNED_EXTRA_CROWNS} {currency} extra",
+                house=g.house,
+            ))
+            if g.withheld:
+                lines.append(Line(
+                    TAX, IN, g.withheld,
+                    f"Governed province (rule G): {g.governor}{of} withholds {g.withheld} {currency} of "
+                    f"{g.province}'s royal tax",
+                    house=g.house,
+                ))
+        if g.charisma:
+            lines.append(Line(
+                TAX, IN if g.charisma > 0 else OUT, abs(g.charisma),
+                f"Governed province (rule G): {g.governor}{of} is present in {g.province}: Charisma "
+                f"{g.charisma:+d} on its taxes",
+                house=g.house,
+            ))
+    return lines
 
 
 # --- cashing in: the turn's last phase -------------------------------------------------------------

@@ -186,3 +186,29 @@ def test_the_observer_touches_no_money(campaign, observer, client_for, purses):
     ):
         assert_error(client.post(url(campaign, path), data), 403, "permission_denied")
     assert written(campaign) == before
+
+
+def test_the_interphase_takes_governed_provinces(campaign, alice, client_for, purses):
+    """Rule G through the API: "any Province governed by a character raises 2 Crowns extra"; a
+    Governor of another dynasty "would keep those 2 Crowns for his or her own Dynasty"."""
+    from dynasties.models import Character, Title
+
+    england, france = purses
+    campaign.optional_rules = {**campaign.optional_rules, "governing_provinces": True}
+    campaign.save()
+    holder = Character.objects.filter(campaign=campaign, controlled_by=france, sex="M", status="alive").first()
+    Title.objects.create(campaign=campaign, name="Duke of Kent", province="Kent", crown="England", holder=holder,
+                         granted_year=1300, granted_to=holder)  # fmt: skip
+    preview = url(campaign, f"interphase/{england.pk}/preview")
+    body = client_for(alice).post(
+        preview, {"provinces": ["Kent", "Wessex"], "governed": [{"province": "Kent", "withheld": 1}]}, format="json"
+    )
+    assert body.status_code == 200, body.content
+    assert [(x["amount"], x["house"], x["reason"][:14]) for x in body.json()["lines"]] == [
+        (9, None, "Taxation: 2 pr"), (2, france.pk, "Governed provi"), (1, france.pk, "Governed provi"),
+    ]
+    assert body.json()["income"] == 9
+    too_much = client_for(alice).post(
+        preview, {"provinces": ["Kent"], "governed": [{"province": "Kent", "withheld": 8}]}, format="json"
+    )
+    assert too_much.status_code == 400

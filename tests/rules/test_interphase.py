@@ -402,3 +402,61 @@ def test_the_lines_add_up(
     directions = [line.direction for line in result.lines if not line.reason.startswith("Rebellion in the capital")]
     assert directions == sorted(directions, key=lambda d: d != IN)  # income first
     assert result.income - result.costs + cash >= 0 or result.shortfall > 0 or result.costs == 0
+
+
+# --- optional rule G: governed provinces in the Interphase --------------------------------------------
+
+
+def test_a_governed_province_raises_two_crowns_extra_for_the_kings_own_governor() -> None:
+    """Rule G: "any Province governed by a character raises 2 Crowns extra (ie, either 7 or 9
+    Crowns)"; a Governor of the King's own dynasty keeps nothing from his own player."""
+    own = ip.Governed(province="Kent", governor="Edmund")
+    result = run(provinces=["Kent", "Wessex"], tax_rate=7, governed=(own,))
+    assert amounts(result) == [("tax", IN, 14), ("tax", IN, 2)]
+    assert result.lines[1].reason == "Governed provinces (rule G): Kent at 2 Crowns extra"
+    assert result.income == 16 and all(line.house is None for line in result.lines)
+    error = refused(provinces=2, governed=(ip.Governed(province="Kent", governor="Edmund", withheld=3),))
+    assert error.fields == {"governed": "own_governor"}
+
+
+def test_a_foreign_governor_keeps_the_extra_and_may_withhold_the_royal_tax() -> None:
+    """Rule G: "A Provincial Governor from a foreign Dynasty would keep those 2 Crowns for his or her
+    own Dynasty. The Governor may also refuse to pay all or some of the 5 or 7 Crowns Royal Taxes for
+    that Province to the Crown, in which case the governing player should take the money from the
+    Treasury"."""
+    foreign = ip.Governed(province="Kent", governor="Louis", house=9, house_name="Capet", withheld=3)
+    result = run(cash=0, provinces=["Kent", "Wessex", "Mercia"], governed=(foreign,))
+    assert [(line.kind, line.direction, line.amount, line.house) for line in result.lines] == [
+        ("tax", IN, 12, None),  # 3 x 5, less the 3 withheld
+        ("tax", IN, 2, 9),
+        ("tax", IN, 3, 9),
+    ]
+    assert "3 withheld by governors" in result.lines[0].reason
+    assert result.income == 12 and result.cash_after == 12  # the governor's lines are not the country's
+    too_much = ip.Governed(province="Kent", governor="Louis", house=9, withheld=6)
+    assert refused(provinces=["Kent"], governed=(too_much,)).fields == {"governed": "too_much"}
+
+
+def test_a_present_governors_charisma_is_the_governing_players_profit_or_loss() -> None:
+    """Rule G: "whenever the Provincial Lord is actually present in that Province, the taxes raised
+    from there should be modified by his or her Charisma. This additional profit/loss being taken by
+    the governing player."""
+    result = run(
+        cash=10, provinces=["Kent", "Wessex"],
+        governed=(
+            ip.Governed(province="Kent", governor="Edmund", charisma=-2),
+            ip.Governed(province="Wessex", governor="Louis", house=9, charisma=1),
+        ),
+    )  # fmt: skip
+    assert [(line.direction, line.amount, line.house) for line in result.lines] == [
+        (IN, 10, None), (IN, 2, None), (OUT, 2, None), (IN, 2, 9), (IN, 1, 9),
+    ]
+    assert result.cash_after == 10 + 10 + 2 - 2
+
+
+def test_a_governed_province_in_famine_or_rebellion_raises_nothing() -> None:
+    governed = (ip.Governed(province="Kent", governor="Louis", house=9),)
+    result = run(provinces=["Kent", "Wessex"], famine=["Kent"], governed=governed)
+    assert amounts(result) == [("tax", IN, 5)]
+    assert refused(provinces=["Wessex"], governed=governed).fields == {"governed": "not_controlled"}
+    assert refused(provinces=1, famine=1, governed=governed).fields == {"governed": "too_many"}
