@@ -117,6 +117,7 @@ def _entry(
     capital_rebellion: bool,
     countries: int,
     governed: tuple[rules.Governed, ...] = (),
+    armies_on_track: int = 0,
 ) -> rules.InterphaseEntry:
     def names(value: rules.Provinces) -> rules.Provinces:
         # a tuple, so that the frozen entry does not share the caller's list
@@ -137,6 +138,7 @@ def _entry(
         capital_rebellion=capital_rebellion,
         countries=countries,
         governed=governed,
+        armies_on_track=armies_on_track,
     )
 
 
@@ -210,6 +212,7 @@ def interphase_preview(
     capital_rebellion: bool = False,
     countries: int = 1,
     governed: Sequence[Mapping[str, Any]] | None = None,
+    armies_on_track: int = 0,
 ) -> rules.InterphaseResult:
     """The lines a run would post, without posting anything (a form's confirmation page). Limits
     are checked; a shortfall is reported in ``shortfall``, not refused."""
@@ -235,6 +238,7 @@ def interphase_preview(
         capital_rebellion=capital_rebellion,
         countries=countries,
         governed=_governed(campaign, house, governed),
+        armies_on_track=armies_on_track,
     )
     return _compute(campaign, house, entry)
 
@@ -258,6 +262,7 @@ def interphase_run(
     capital_rebellion: bool = False,
     countries: int = 1,
     governed: Sequence[Mapping[str, Any]] | None = None,
+    armies_on_track: int = 0,
     by: AbstractBaseUser | None = None,
 ) -> InterphaseRun:
     """Post one country's Interphase: taxes (income, first), rebellions bought off, maintenance and
@@ -297,6 +302,7 @@ def interphase_run(
         capital_rebellion=capital_rebellion,
         countries=countries,
         governed=_governed(campaign, house, governed),
+        armies_on_track=armies_on_track,
     )
     result = _compute(campaign, house, entry)
     money = currency(campaign)

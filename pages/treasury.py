@@ -364,7 +364,7 @@ def _count(
     )  # fmt: skip
 
 
-COUNTS = ("armies_kept", "fleets_kept", "armies_raised", "fleets_raised")
+COUNTS = ("armies_kept", "fleets_kept", "armies_on_track", "armies_raised", "fleets_raised")
 SET_COUNTS = ("basic_sets", "semi_luxury_sets", "luxury_sets")
 
 
@@ -395,6 +395,7 @@ class InterphaseForm(forms.Form):
     home_in_rebellion = _count(ip.LABELS["home_in_rebellion"], initial=None)
     armies_kept = _count(ip.LABELS["armies_kept"], maximum=200)
     fleets_kept = _count(ip.LABELS["fleets_kept"], maximum=40)
+    armies_on_track = _count(ip.LABELS["armies_on_track"], maximum=200)
     armies_raised = _count(ip.LABELS["armies_raised"], maximum=200)
     fleets_raised = _count(ip.LABELS["fleets_raised"], maximum=40)
     capital_rebellion = forms.BooleanField(
@@ -411,7 +412,7 @@ class InterphaseForm(forms.Form):
         ("Provinces and taxation", ("provinces", "tax_rate", "famine", "rebellion")),
         ("Rebellions and forces", (
             "rebellions_bought_off", "home_provinces", "home_in_rebellion", "armies_kept", "fleets_kept",
-            "armies_raised", "fleets_raised", "countries",
+            "armies_on_track", "armies_raised", "fleets_raised", "countries",
         )),
         ("Governed provinces (rule G)", ("governed",)),
         ("Events of the Movement", ("capital_rebellion",)),
@@ -424,6 +425,7 @@ class InterphaseForm(forms.Form):
             "home_in_rebellion": "After this Interphase's buy-offs. Leave empty to let the helper work it out.",
             "armies_kept": f"On the map; {ip.MAINTENANCE_CROWNS} {money} each.",
             "fleets_kept": f"{ip.MAINTENANCE_CROWNS} {money} each.",
+            "armies_on_track": "Lost in combat or plague in the previous turn: not in the pool, they cannot be raised.",
             "armies_raised": f"{ip.RAISING_CROWNS} {money} each; at most {ip.MAX_ARMIES} armies per country.",
             "fleets_raised": f"{ip.RAISING_CROWNS} {money} each; at most {ip.MAX_FLEETS} fleets per country.",
             "countries": "More than 1 if the player controls several kingdoms.",

@@ -406,3 +406,20 @@ def test_governed_provinces_need_rule_g_and_a_living_governor(interphase, englan
         interphase_preview(campaign=interphase, dynasty=england, provinces=2, governed=[{"province": "Kent"}])
     assert info.value.fields == {"governed": "no_governor"}
     assert rows(interphase) == []
+
+
+def test_the_year_track_limits_raising(interphase, england) -> None:
+    """Section 13: "Players may not raise troops from the Army counters on the Year Track"."""
+    give(interphase, england, 100)
+    with pytest.raises(InterphaseError) as info:
+        interphase_run(
+            campaign=interphase, dynasty=england, provinces=10, home_provinces=10, armies_kept=8, armies_on_track=8,
+            armies_raised=5,
+        )  # fmt: skip
+    assert info.value.fields == {"armies_raised": "over_pool"}
+    assert rows(interphase) == []
+    run = interphase_run(
+        campaign=interphase, dynasty=england, provinces=10, home_provinces=10, armies_kept=8, armies_on_track=8,
+        armies_raised=4,
+    )  # fmt: skip
+    assert run.balance == 100 + 50 - 16 - 20

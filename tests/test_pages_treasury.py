@@ -631,3 +631,15 @@ def test_governed_provinces_are_entered_one_a_line(client, interphase, alice, en
     assert [(p.payee_id, p.kind, p.amount) for p in Posting.objects.order_by("id")] == [
         (england.pk, "tax", 8), (france.pk, "tax", 2), (france.pk, "tax", 2),
     ]
+
+
+def test_the_year_track_is_entered_on_the_page(client, interphase, alice, england):
+    """Section 13: "Players may not raise troops from the Army counters on the Year Track"."""
+    client.force_login(alice)
+    page = urls(interphase, england)["interphase"]
+    assert "Armies on the Year Track" in client.get(page).content.decode()
+    response = client.post(
+        page, interphase_data(provinces=10, home_provinces=10, armies_kept=8, armies_on_track=8, armies_raised=5)
+    )
+    assert response.status_code == 400
+    assert "the pool beside the board holds 4" in field_block(response.content.decode(), "id_armies_raised")

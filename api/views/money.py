@@ -205,6 +205,9 @@ class InterphaseIn(serializers.Serializer):
     )  # fmt: skip
     armies_kept = _count(200, label=ip.LABELS["armies_kept"])
     fleets_kept = _count(40, label=ip.LABELS["fleets_kept"])
+    armies_on_track = _count(
+        200, label="Army counters lost in the previous turn, still on the Year Track: they cannot be raised."
+    )
     armies_raised = _count(200, label=ip.LABELS["armies_raised"])
     fleets_raised = _count(40, label=ip.LABELS["fleets_raised"])
     capital_rebellion = serializers.BooleanField(

@@ -109,7 +109,9 @@ class InterphaseEntry:
     ``home_provinces``: the home provinces (of the original country) it still controls, needed
     to raise armies; ``home_in_rebellion``: how many of those are still in rebellion after the
     buy-offs (see the module's rulings); ``countries``: more than 1 when the player controls
-    several kingdoms (each brings 20 armies and 4 fleets)."""
+    several kingdoms (each brings 20 armies and 4 fleets); ``armies_on_track``: Army counters lost in
+    combat or plague still on the Year Track after this Interphase's recovery (those lost in the
+    previous turn's Movement): they cannot be raised, the pool beside the board is the rest."""
 
     provinces: Provinces
     tax_rate: int = NORMAL_TAX
@@ -125,6 +127,7 @@ class InterphaseEntry:
     capital_rebellion: bool = False
     countries: int = 1
     governed: tuple[Governed, ...] = ()
+    armies_on_track: int = 0
 
 
 @dataclass(frozen=True)
@@ -175,6 +178,7 @@ LABELS = {
     "luxury_sets": "Luxury sets cashed in",
     "countries": "Countries controlled",
     "governed": "Governed provinces",
+    "armies_on_track": "Armies on the Year Track",
 }
 
 
@@ -264,6 +268,7 @@ def interphase_lines(
     if entry.home_provinces is not None:
         home, home_names = _provinces(entry.home_provinces, "home_provinces", p)
     armies_kept = _number(entry.armies_kept, "armies_kept", p)
+    armies_on_track = _number(entry.armies_on_track, "armies_on_track", p)
     fleets_kept = _number(entry.fleets_kept, "fleets_kept", p)
     armies_raised = _number(entry.armies_raised, "armies_raised", p)
     fleets_raised = _number(entry.fleets_raised, "fleets_raised", p)
@@ -307,6 +312,7 @@ def interphase_lines(
     if first_turn:
         for field, value in (
             ("armies_kept", armies_kept), ("fleets_kept", fleets_kept), ("famine", famine), ("rebellion", rebellion),
+            ("armies_on_track", armies_on_track),
             ("rebellions_bought_off", bought_off),
         ):
             if value:
@@ -323,6 +329,20 @@ def interphase_lines(
             "armies_raised" if armies_raised else "armies_kept", "over_limit",
             f"At most {max_armies} armies on the map: {armies_kept} kept + {armies_raised} raised = "
             f"{armies_kept + armies_raised}.",
+        )
+    # the Year Track: "Players may not raise troops from the Army counters on the Year Track"
+    if armies_on_track and armies_kept + armies_on_track > max_armies:
+        p.add(
+            "armies_on_track", "over_limit",
+            f"{armies_kept} armies kept and {armies_on_track} on the Year Track, but the country has only {max_armies} "
+            "Army counters.",
+        )
+    elif armies_raised and armies_kept + armies_raised <= max_armies < armies_kept + armies_raised + armies_on_track:
+        pool = max_armies - armies_kept - armies_on_track
+        p.add(
+            "armies_raised", "over_pool",
+            f"Raising {_plural(armies_raised, 'army')}: the pool beside the board holds {pool} ({max_armies} counters, "
+            f"{armies_kept} on the map, {armies_on_track} on the Year Track): raise at most {pool}.",
         )
     if fleets_kept + fleets_raised > max_fleets:
         p.add(

@@ -212,3 +212,13 @@ def test_the_interphase_takes_governed_provinces(campaign, alice, client_for, pu
         preview, {"provinces": ["Kent"], "governed": [{"province": "Kent", "withheld": 8}]}, format="json"
     )
     assert too_much.status_code == 400
+
+
+def test_the_interphase_takes_the_year_track(campaign, alice, client_for, purses):
+    """Section 13: "Players may not raise troops from the Army counters on the Year Track"."""
+    england, _ = purses
+    preview = url(campaign, f"interphase/{england.pk}/preview")
+    entry = {"provinces": 10, "home_provinces": 10, "armies_kept": 8, "armies_on_track": 8}
+    body = assert_error(client_for(alice).post(preview, {**entry, "armies_raised": 5}), 400)
+    assert body["fields"] == {"armies_raised": "over_pool"}
+    assert client_for(alice).post(preview, {**entry, "armies_raised": 4}).status_code == 200

@@ -460,3 +460,19 @@ def test_a_governed_province_in_famine_or_rebellion_raises_nothing() -> None:
     assert amounts(result) == [("tax", IN, 5)]
     assert refused(provinces=["Wessex"], governed=governed).fields == {"governed": "not_controlled"}
     assert refused(provinces=1, famine=1, governed=governed).fields == {"governed": "too_many"}
+
+
+# --- the Year Track: the pool limits what can be raised (section 13, Game Equipment) ----------------
+
+
+def test_armies_on_the_year_track_cannot_be_raised() -> None:
+    """Section 13: "Players may not raise troops from the Army counters on the Year Track ... This
+    off-map 'pool' of Army counters represents the full potential of the country to raise troops."
+    20 counters, 8 kept and 8 lost last turn on the track: the pool holds 4."""
+    entry = {"provinces": 10, "home_provinces": 10, "armies_kept": 8, "armies_on_track": 8}
+    assert run(cash=100, armies_raised=4, **entry).costs == 16 + 20
+    error = refused(cash=100, armies_raised=5, **entry)
+    assert error.fields == {"armies_raised": "over_pool"}
+    assert "the pool beside the board holds 4 (20 counters, 8 on the map, 8 on the Year Track)" in error.message
+    assert refused(provinces=1, armies_kept=15, armies_on_track=6).fields == {"armies_on_track": "over_limit"}
+    assert refused(first_turn=True, provinces=1, armies_on_track=1).fields == {"armies_on_track": "first_turn"}
