@@ -234,7 +234,7 @@ PUBLIC_LINE_KINDS = frozenset(
         "pass_over", "piece", "pretender", "pretender_return", "readmission", "rebellion_check", "regency",
         "regency_end", "reign", "release", "renunciation", "retirement", "return", "revolt", "setup",
         "stability", "succession", "title", "title_disputed", "title_granted", "title_inherited",
-        "title_lapsed", "union", "wedding",
+        "title_lapsed", "union", "union_ends", "wedding",
     }
 )  # fmt: skip
 """Kinds of chronicle line that every member may read. A line of any other kind is read only by

@@ -359,3 +359,43 @@ def test_a_dynasty_that_dies_out_starts_anew(campaign):
     family = Character.objects.filter(controlled_by=italy, status=Status.ALIVE).order_by("birth_year")
     assert [c.birth_year for c in family] == [1275, 1280, 1295]
     assert "has died out" in ChronicleEntry.objects.get(kind="created", data__dynasty=italy.pk).text
+
+
+@pytest.mark.django_db
+def test_a_prisoners_free_son_keeps_his_place_when_the_prisoner_is_passed_over(campaign):
+    """A7: a player may pass over 'the heir [who] is a prisoner in another country': the prisoner,
+    for his captivity, which his free children do not share; his son, who could not himself be
+    passed over under the basic rules, is the next heir (issue 16, item 8; before: the prisoner's
+    whole line was passed over with him, and his uncle's line reigned)."""
+    at_step(campaign, Step.SURVIVAL)
+    england, france = house(campaign, "England"), house(campaign, "France")
+    king = Reign.objects.get(campaign=campaign, crown="England").holder
+    captive = person(campaign, england, "Captive", "M", 1265, father=king)
+    grandson = person(campaign, england, "Grandson", "M", 1283, father=captive)
+    second = person(campaign, england, "Second", "M", 1268, father=king)
+    character_capture(campaign=campaign, character=captive, captor=france)
+    roll_survival(campaign, {king.pk})
+    survival_finish(campaign=campaign, pass_over={"England": [captive.pk]}, entered=[[2]])
+    assert Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True).holder == grandson
+    assert second.pk != grandson.pk
+
+
+@pytest.mark.django_db
+def test_rule_c_exiles_an_imprisoned_heir_passed_over_too(campaign):
+    """Rule C: 'In all cases, the player controlling the "deposed" character must pass the character
+    (along with his or her spouse and any children) to the player on his or her left' - also a
+    prisoner passed over while rule C is in force (before: only heirs the basic rules could not pass)."""
+    campaign.optional_rules = {**campaign.optional_rules, "disputed_succession": True}
+    campaign.save()
+    at_step(campaign, Step.SURVIVAL)
+    england, france = house(campaign, "England"), house(campaign, "France")
+    king = Reign.objects.get(campaign=campaign, crown="England").holder
+    captive = person(campaign, england, "Captive", "M", 1278, father=king)
+    second = person(campaign, england, "Second", "M", 1280, father=king)
+    character_capture(campaign=campaign, character=captive, captor=france)
+    roll_survival(campaign, {king.pk})
+    survival_finish(campaign=campaign, pass_over={"England": [captive.pk]}, entered=[[2]])
+    assert Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True).holder == second
+    captive.refresh_from_db()
+    assert captive.controlled_by == france and captive.prisoner_of == france  # the player on the left: France
+    assert "go into exile with the house of Anjou" in ChronicleEntry.objects.get(kind="exile").text

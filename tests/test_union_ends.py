@@ -61,7 +61,7 @@ def test_a_widowed_queen_regnant_reigns_on_in_her_own_house_and_the_union_ends(c
     assert record.controlled_by == england and record.union_with is None and not record.annexed
     assert Crown.objects.get(campaign=campaign, name="France").union_with is None
     assert reigning(campaign, "England") == queen
-    line = ChronicleEntry.objects.filter(campaign=campaign, kind="union").latest("pk").text
+    line = ChronicleEntry.objects.filter(campaign=campaign, kind="union_ends").latest("pk").text
     assert line.startswith("The Dynastic Union of England and France ends with the death of")
     assert "Matilda Plantagenet reigns on in her own house" in line
     # she rolls for survival next turn, as every living character of 15 or more

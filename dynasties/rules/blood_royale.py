@@ -386,6 +386,7 @@ class PassOverCost:
     rival_strength: int = 1  # the dynasty holding the rightful heir, against the usurper
     charisma_roll: bool = False  # the new monarch rolls 1d6: 1-3 -1, 4-6 -2 Charisma
     exile_left: bool = False  # rule C: heir, spouse and children pass to the player on the left
+    with_line: bool = True  # his line is passed over with him (not a prisoner's: his free children stay in line)
 
 
 def basic_pass_over_reason(standing: HeirStanding) -> str | None:
@@ -413,7 +414,13 @@ def pass_over_cost(standing: HeirStanding, *, rule_c: bool) -> PassOverCost:
         basic_allowed=basic is not None,
         reason=basic or "passed over under optional rule C",
         charisma_roll=imprisoned_male or basic is None,
-        exile_left=rule_c and basic is None and standing.lives_with_crown_player,
+        # "In all cases, the player controlling the 'deposed' character must pass the character ... to the
+        # player on his or her left ... If the 'deposed' character already lives with another Dynasty (as a
+        # married woman), this rule does not apply": under rule C, a prisoner passed over goes too
+        exile_left=rule_c and standing.lives_with_crown_player,
+        # a prisoner is passed over for his captivity, which his free children do not share: they keep
+        # their place (docs/rulings.md); a woman married away is passed over with her line
+        with_line=not standing.prisoner_of_another,
     )
 
 

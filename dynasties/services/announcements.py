@@ -31,7 +31,7 @@ from dynasties.services.setup import starting_family
 SECTIONS = [
     ("Births", {"birth"}),
     ("Deaths", {"death"}),
-    ("Successions and regencies", {"succession", "regency", "created", "union", "regency_end"}),
+    ("Successions and regencies", {"succession", "regency", "created", "union", "union_ends", "regency_end"}),
     ("Marriages", {"wedding", "betrothal", "betrothal_end"}),
     ("Returns and retirements", {"return", "retirement"}),
     ("Disputed successions and claims", {"pass_over", "exile", "renunciation", "claim_end"}),

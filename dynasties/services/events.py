@@ -335,7 +335,7 @@ def crown_give_back(
         partner.save(update_fields=["union_with", "union_since"])
     box.flush()
     chronicle.add(
-        "union",
+        "union_ends",
         f"The Dynastic Union ends: {crown} is given back to the house of {home.name}; "
         f"{new_monarch.display_name} is its new {title(new_monarch)}.",
         crown=crown,

@@ -137,7 +137,7 @@ def _unions_end(world: World, chronicle: Chronicle) -> None:
                 queen.save(update_fields=["controlled_by"])
                 world.refresh_person(queen)
             text += f", and {queen.display_name} reigns on in her own house"
-        chronicle.add("union", text + ".", crown=record.name, dynasty=home.pk if home else None)
+        chronicle.add("union_ends", text + ".", crown=record.name, dynasty=home.pk if home else None)
 
 
 def _union_children_barred(world: World) -> dict[str, set[int]]:
@@ -269,8 +269,9 @@ def walk_the_line(
                     raise type(exc)(f"{candidate.display_name} may not be passed over: {message}") from None
             skipped.append((candidate, cost))
             wanted.remove(pid)
-            for member in line_of(world.people, pid, eligible=lambda p: True):
-                claim_lines.setdefault(member, pid)
+            if cost is None or cost.with_line:  # Blood Royale: a prisoner's free children keep their place
+                for member in line_of(world.people, pid, eligible=lambda p: True):
+                    claim_lines.setdefault(member, pid)
             continue
         if bloodline:
             chosen = bl_services.turkish_heir(world, crown, world.characters[pid])
@@ -682,9 +683,12 @@ def default_regent(
     others = sorted((c for c in world.characters.values() if fit(c)), key=lambda c: (c.birth_year, c.birth_order, c.pk))
     if others:
         return others[0].pk, "oldest"
+    # a King's widow retires from the game at the Announcements (Blood Royale): only a widower (the late
+    # Queen's consort), or a widow where widows do not retire, can stay on as regent
+    retires = get_ruleset(world.campaign.ruleset).KINGS_WIDOWS_RETIRE
     spouses = sorted((world.characters[pk] for pk in widows if pk in world.characters), key=lambda c: c.pk)
     for c in spouses:
-        if fit(c, spouse=True):
+        if fit(c, spouse=True) and not (retires and c.sex == "F"):
             return c.pk, "spouse"
     return None, "baron"
 
