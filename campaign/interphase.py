@@ -118,6 +118,8 @@ def _entry(
     countries: int,
     governed: tuple[rules.Governed, ...] = (),
     armies_on_track: int = 0,
+    capital: str | None = None,
+    fleet_ports: Sequence[str] = (),
 ) -> rules.InterphaseEntry:
     def names(value: rules.Provinces) -> rules.Provinces:
         # a tuple, so that the frozen entry does not share the caller's list
@@ -139,6 +141,8 @@ def _entry(
         countries=countries,
         governed=governed,
         armies_on_track=armies_on_track,
+        capital=capital,
+        fleet_ports=tuple(fleet_ports),
     )
 
 
@@ -213,6 +217,8 @@ def interphase_preview(
     countries: int = 1,
     governed: Sequence[Mapping[str, Any]] | None = None,
     armies_on_track: int = 0,
+    capital: str | None = None,
+    fleet_ports: Sequence[str] = (),
 ) -> rules.InterphaseResult:
     """The lines a run would post, without posting anything (a form's confirmation page). Limits
     are checked; a shortfall is reported in ``shortfall``, not refused."""
@@ -239,6 +245,8 @@ def interphase_preview(
         countries=countries,
         governed=_governed(campaign, house, governed),
         armies_on_track=armies_on_track,
+        capital=capital,
+        fleet_ports=tuple(fleet_ports),
     )
     return _compute(campaign, house, entry)
 
@@ -263,6 +271,8 @@ def interphase_run(
     countries: int = 1,
     governed: Sequence[Mapping[str, Any]] | None = None,
     armies_on_track: int = 0,
+    capital: str | None = None,
+    fleet_ports: Sequence[str] = (),
     by: AbstractBaseUser | None = None,
 ) -> InterphaseRun:
     """Post one country's Interphase: taxes (income, first), rebellions bought off, maintenance and
@@ -303,6 +313,8 @@ def interphase_run(
         countries=countries,
         governed=_governed(campaign, house, governed),
         armies_on_track=armies_on_track,
+        capital=capital,
+        fleet_ports=tuple(fleet_ports),
     )
     result = _compute(campaign, house, entry)
     money = currency(campaign)

@@ -402,6 +402,8 @@ class InterphaseForm(forms.Form):
         label="A rebellion in the capital in this turn's Movement (optional rules)", required=False
     )
     countries = _count(ip.LABELS["countries"], minimum=1, maximum=10, initial=1)
+    capital = forms.CharField(label=ip.LABELS["capital"], required=False, max_length=80)
+    fleet_ports = forms.CharField(label=ip.LABELS["fleet_ports"], required=False, max_length=800)
     governed = forms.CharField(
         label=ip.LABELS["governed"], required=False, widget=forms.Textarea(attrs={"rows": 3}),
         help_text="Optional rule G: one province a line, e.g. \"Kent\", \"Kent, withholds 3\", \"Kent, present\" "
@@ -412,7 +414,7 @@ class InterphaseForm(forms.Form):
         ("Provinces and taxation", ("provinces", "tax_rate", "famine", "rebellion")),
         ("Rebellions and forces", (
             "rebellions_bought_off", "home_provinces", "home_in_rebellion", "armies_kept", "fleets_kept",
-            "armies_on_track", "armies_raised", "fleets_raised", "countries",
+            "armies_on_track", "armies_raised", "fleets_raised", "countries", "capital", "fleet_ports",
         )),
         ("Governed provinces (rule G)", ("governed",)),
         ("Events of the Movement", ("capital_rebellion",)),
@@ -426,6 +428,8 @@ class InterphaseForm(forms.Form):
             "armies_kept": f"On the map; {ip.MAINTENANCE_CROWNS} {money} each.",
             "fleets_kept": f"{ip.MAINTENANCE_CROWNS} {money} each.",
             "armies_on_track": "Lost in combat or plague in the previous turn: not in the pool, they cannot be raised.",
+            "capital": "Where new armies are placed (the first turn: anywhere at home). Optional.",
+            "fleet_ports": "The coastal home province of each fleet raised, separated by commas. Optional.",
             "armies_raised": f"{ip.RAISING_CROWNS} {money} each; at most {ip.MAX_ARMIES} armies per country.",
             "fleets_raised": f"{ip.RAISING_CROWNS} {money} each; at most {ip.MAX_FLEETS} fleets per country.",
             "countries": "More than 1 if the player controls several kingdoms.",
@@ -464,6 +468,12 @@ class InterphaseForm(forms.Form):
                     )
             out.append(item)
         return out
+
+    def clean_capital(self) -> str | None:
+        return (self.cleaned_data.get("capital") or "").strip() or None
+
+    def clean_fleet_ports(self) -> list[str]:
+        return [name.strip() for name in (self.cleaned_data.get("fleet_ports") or "").split(",") if name.strip()]
 
     def entry(self) -> dict[str, Any]:
         """The keyword arguments of interphase_preview / interphase_run (an empty count is 0)."""

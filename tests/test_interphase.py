@@ -423,3 +423,23 @@ def test_the_year_track_limits_raising(interphase, england) -> None:
         armies_raised=4,
     )  # fmt: skip
     assert run.balance == 100 + 50 - 16 - 20
+
+
+def test_the_raising_lines_say_where_the_forces_are_placed(interphase, england) -> None:
+    """Section 13: "New armies are placed in the Capital and Fleets in any coastal Home Province"."""
+    give(interphase, england, 100)
+    home = ["Middlesex", "Kent", "Cornwall"]
+    with pytest.raises(InterphaseError) as info:
+        interphase_run(
+            campaign=interphase, dynasty=england, provinces=home, home_provinces=home, fleets_raised=1,
+            fleet_ports=["Calais"],
+        )  # fmt: skip
+    assert info.value.fields == {"fleet_ports": "not_home"}
+    run = interphase_run(
+        campaign=interphase, dynasty=england, provinces=home, home_provinces=home, armies_raised=1, fleets_raised=1,
+        capital="Middlesex", fleet_ports=["Cornwall"],
+    )  # fmt: skip
+    assert [p.reason for p in run.postings if p.kind == "raising"] == [
+        "Raising 1 army at 5 Crowns, placed in Middlesex (the capital)",
+        "Raising 1 fleet at 5 Crowns, placed in Cornwall",
+    ]

@@ -643,3 +643,18 @@ def test_the_year_track_is_entered_on_the_page(client, interphase, alice, englan
     )
     assert response.status_code == 400
     assert "the pool beside the board holds 4" in field_block(response.content.decode(), "id_armies_raised")
+
+
+def test_where_new_forces_are_placed_is_entered_on_the_page(client, interphase, alice, england):
+    """Section 13: "New armies are placed in the Capital and Fleets in any coastal Home Province"."""
+    client.force_login(alice)
+    page = urls(interphase, england)["interphase"]
+    data = interphase_data(provinces="Middlesex\nKent\nCornwall", home_provinces="Middlesex\nKent\nCornwall",
+                           armies_raised=1, fleets_raised=2, capital="Middlesex", fleet_ports="Cornwall, Kent")  # fmt: skip
+    response = client.post(page, data)
+    assert response.status_code == 200, response.content.decode()[:3000]
+    html = response.content.decode()
+    assert "placed in Middlesex (the capital)" in html and "placed in Cornwall and Kent" in html
+    wrong = client.post(page, {**data, "fleet_ports": "Calais, Kent"})
+    assert wrong.status_code == 400
+    assert "Calais is not among the home provinces" in field_block(wrong.content.decode(), "id_fleet_ports")

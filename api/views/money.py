@@ -215,6 +215,13 @@ class InterphaseIn(serializers.Serializer):
     )
     countries = _count(10, minimum=1, default=1, label=ip.LABELS["countries"])
     governed = GovernedIn(many=True, required=False, default=list, help_text="Rule G: the governed provinces.")
+    capital = serializers.CharField(
+        max_length=80, required=False, allow_null=True, default=None, help_text="Where new armies are placed."
+    )
+    fleet_ports = serializers.ListField(
+        child=serializers.CharField(max_length=80), required=False, default=list, max_length=40,
+        help_text="The coastal home province of each fleet raised.",
+    )
 
     class Meta:
         ref_name = "InterphaseRequest"

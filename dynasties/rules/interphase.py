@@ -128,6 +128,8 @@ class InterphaseEntry:
     countries: int = 1
     governed: tuple[Governed, ...] = ()
     armies_on_track: int = 0
+    capital: str | None = None
+    fleet_ports: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -179,6 +181,8 @@ LABELS = {
     "countries": "Countries controlled",
     "governed": "Governed provinces",
     "armies_on_track": "Armies on the Year Track",
+    "capital": "The capital",
+    "fleet_ports": "Fleet ports",
 }
 
 
@@ -350,6 +354,9 @@ def interphase_lines(
             f"At most {max_fleets} fleets: {fleets_kept} kept + {fleets_raised} raised = {fleets_kept + fleets_raised}.",
         )
 
+    # where new forces are placed (section 13): armies in the capital, fleets in coastal home provinces
+    army_place, fleet_place = _placement(entry, armies_raised, fleets_raised, home_names, first_turn, p)
+
     # the raising cap: 2 x home provinces controlled and not in rebellion (after the buy-offs)
     notes: list[str] = []
     raising_cap: int | None = None
@@ -436,11 +443,11 @@ def interphase_lines(
                 MAINTENANCE, OUT, count * MAINTENANCE_CROWNS,
                 f"Maintenance of {_plural(count, noun)} at {MAINTENANCE_CROWNS} {currency}",
             ))
-    for count, noun in ((armies_raised, "army"), (fleets_raised, "fleet")):
+    for count, noun, where in ((armies_raised, "army", army_place), (fleets_raised, "fleet", fleet_place)):
         if count:
             lines.append(Line(
                 RAISING, OUT, count * RAISING_CROWNS,
-                f"Raising {_plural(count, noun)} at {RAISING_CROWNS} {currency}",
+                f"Raising {_plural(count, noun)} at {RAISING_CROWNS} {currency}{where}",
             ))
     income = sum(line.amount for line in lines if line.direction == IN and line.house is None)
     costs = sum(line.amount for line in lines if line.direction == OUT and line.house is None)
@@ -477,6 +484,46 @@ def interphase_lines(
         raising_cap=raising_cap,
         notes=tuple(notes),
     )
+
+
+def _placement(
+    entry: InterphaseEntry, armies: int, fleets: int, home: dict[str, str] | None, first_turn: bool, p: _Problems
+) -> tuple[str, str]:
+    """Where the raised forces go (", placed in ..." for the raising lines). Section 13: "New armies
+    are placed in the Capital and Fleets in any coastal Home Province (ie, a province of his original
+    country that he still controls"; in the first turn "anywhere in their Home Provinces". The
+    helper has no map: it checks that the places are controlled home provinces, not that a port is
+    on the coast."""
+    army_place = fleet_place = ""
+    capital = entry.capital.strip() if isinstance(entry.capital, str) else None
+    if entry.capital is not None and not capital:
+        p.add("capital", "invalid", "The capital: give the province's name.")
+    if capital:
+        if home is not None and _key(capital) not in home:
+            p.add("capital", "not_home", f"The capital, {capital}, is not among the home provinces controlled.")
+        if armies:
+            army_place = f", placed in {capital}" + (" (the first turn: anywhere at home)" if first_turn else " (the capital)")
+    ports: list[str] = []
+    for name in entry.fleet_ports:
+        if not isinstance(name, str) or not name.strip():
+            p.add("fleet_ports", "invalid", f"Fleet ports: {name!r} is not a province's name.")
+            continue
+        ports.append(name.strip())
+        if home is not None and _key(name) not in home:
+            p.add("fleet_ports", "not_home", f"Fleet ports: {name.strip()} is not among the home provinces controlled.")
+    if ports and len(ports) != fleets:
+        p.add(
+            "fleet_ports", "count",
+            f"Fleet ports: {len(ports)} given for {_plural(fleets, 'fleet')} raised (one coastal home province a fleet; "
+            "a province may be named again).",
+        )
+    if ports and fleets:
+        fleet_place = f", placed in {_join(ports)}"
+    elif fleets:
+        fleet_place = ", placed in the home provinces" if first_turn else ", placed in coastal home provinces"
+    if armies and not army_place:
+        army_place = ", placed in the home provinces" if first_turn else ", placed in the capital"
+    return army_place, fleet_place
 
 
 # --- optional rule G: governed provinces in the Interphase --------------------------------------------

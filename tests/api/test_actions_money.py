@@ -222,3 +222,14 @@ def test_the_interphase_takes_the_year_track(campaign, alice, client_for, purses
     body = assert_error(client_for(alice).post(preview, {**entry, "armies_raised": 5}), 400)
     assert body["fields"] == {"armies_raised": "over_pool"}
     assert client_for(alice).post(preview, {**entry, "armies_raised": 4}).status_code == 200
+
+
+def test_the_interphase_takes_where_new_forces_are_placed(campaign, alice, client_for, purses):
+    """Section 13: "New armies are placed in the Capital and Fleets in any coastal Home Province"."""
+    england, _ = purses
+    preview = url(campaign, f"interphase/{england.pk}/preview")
+    entry = {"provinces": ["Middlesex", "Cornwall"], "home_provinces": ["Middlesex", "Cornwall"], "fleets_raised": 1}
+    body = client_for(alice).post(preview, {**entry, "fleet_ports": ["Cornwall"]}, format="json").json()
+    assert body["lines"][-1]["reason"] == "Raising 1 fleet at 5 Crowns, placed in Cornwall"
+    refused = assert_error(client_for(alice).post(preview, {**entry, "fleet_ports": ["Calais"]}, format="json"), 400)
+    assert refused["fields"] == {"fleet_ports": "not_home"}

@@ -145,8 +145,9 @@ def test_maintenance_is_two_and_raising_five_each() -> None:
     assert [line.reason for line in result.lines] == [
         "Maintenance of 10 armies at 2 Crowns",
         "Maintenance of 2 fleets at 2 Crowns",
-        "Raising 3 armies at 5 Crowns",
-        "Raising 1 fleet at 5 Crowns",
+        # section 13: "New armies are placed in the Capital and Fleets in any coastal Home Province"
+        "Raising 3 armies at 5 Crowns, placed in the capital",
+        "Raising 1 fleet at 5 Crowns, placed in coastal home provinces",
     ]
     assert result.costs == 44 and result.cash_after == 56
 
@@ -476,3 +477,29 @@ def test_armies_on_the_year_track_cannot_be_raised() -> None:
     assert "the pool beside the board holds 4 (20 counters, 8 on the map, 8 on the Year Track)" in error.message
     assert refused(provinces=1, armies_kept=15, armies_on_track=6).fields == {"armies_on_track": "over_limit"}
     assert refused(first_turn=True, provinces=1, armies_on_track=1).fields == {"armies_on_track": "first_turn"}
+
+
+
+# --- where new forces are placed (section 13) -----------------------------------------------------------
+
+
+def test_new_armies_go_to_the_capital_and_fleets_to_coastal_home_provinces() -> None:
+    """Section 13: "New armies are placed in the Capital and Fleets in any coastal Home Province (ie,
+    a province of his original country that he still controls, ignoring any provinces gained at the
+    expense of other countries)"."""
+    home = ["Ile de France", "Normandy", "Brittany"]
+    result = run(
+        cash=100, provinces=[*home, "Kent"], home_provinces=home, armies_raised=2, fleets_raised=2,
+        capital="Ile de France", fleet_ports=("Normandy", "Brittany"),
+    )  # fmt: skip
+    assert [line.reason for line in result.lines[-2:]] == [
+        "Raising 2 armies at 5 Crowns, placed in Ile de France (the capital)",
+        "Raising 2 fleets at 5 Crowns, placed in Normandy and Brittany",
+    ]
+    error = refused(
+        cash=100, provinces=[*home, "Kent"], home_provinces=home, fleets_raised=2, capital="Kent", fleet_ports=("Kent",)
+    )
+    assert error.fields == {"capital": "not_home", "fleet_ports": "not_home"}
+    assert "Fleet ports: 1 given for 2 fleets raised" in error.message
+    first = run(first_turn=True, provinces=home, home_provinces=home, armies_raised=1)
+    assert first.lines[-1].reason == "Raising 1 army at 5 Crowns, placed in the home provinces"
