@@ -65,3 +65,33 @@ def test_a_queen_of_two_crowns_who_weds_a_king_brings_both_into_the_union(campai
         assert record.controlled_by == france and record.union_with is not None, name
     unions = ChronicleEntry.objects.filter(campaign=campaign, kind="union")
     assert sorted(e.data["crown"] for e in unions) == ["England", "Testland"]
+
+
+@pytest.mark.django_db
+def test_the_second_crown_goes_home_when_the_monarch_of_both_dies_and_another_heir_takes_it(campaign):
+    """The player of a King of two crowns holds the second 'as long as the country is ruled by a
+    "foreign" monarch': at his death the crowns pass each to its heir; Testland's (his son renounced
+    it) is of its own house again, and Testland with him (before: it stayed with France's house)."""
+    from dynasties.services.claims import claim_renounce
+
+    france = Dynasty.objects.get(campaign=campaign, crown="France")
+    testhouse = empty_house(campaign)
+    king = reigning(campaign, "France")
+    grandfather = person(campaign, testhouse, "Grand", "M", 1200)
+    Character.objects.filter(pk=grandfather.pk).update(status=Status.DEAD, death_year=1260)
+    uncle = person(campaign, testhouse, "Uncle", "M", 1240, father=grandfather)
+    cousin = person(campaign, testhouse, "Cousin", "M", 1270, father=uncle)
+    Character.objects.filter(pk=king.pk).update(father=grandfather)
+    crown(campaign, grandfather, "Testland", 1230)
+    crown(campaign, king, "Testland", 1260)
+    Crown.objects.create(campaign=campaign, name="Testland", home_dynasty=testhouse, controlled_by=france)
+    Character.objects.filter(pk=uncle.pk).update(status=Status.DEAD, death_year=1290)
+    for son in Character.objects.filter(father=king, status=Status.ALIVE):
+        claim_renounce(campaign=campaign, character=son, crown="Testland")
+    at_step(campaign, Step.SURVIVAL)
+    kill(campaign, king.pk)
+    assert reigning(campaign, "Testland") == cousin
+    assert Crown.objects.get(campaign=campaign, name="Testland").controlled_by == testhouse
+    cousin.refresh_from_db()
+    assert cousin.controlled_by == testhouse
+    assert reigning(campaign, "France").controlled_by == france

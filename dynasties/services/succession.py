@@ -62,6 +62,7 @@ def resolve_successions(
         _bloodline_unions_end(world, chronicle)
     else:
         _unions_end(world, chronicle)
+    _annexations_end(world)
     for reign in list(world.open_reigns()):
         holder = world.characters[reign.holder_id]
         if holder.status == Status.DEAD:
@@ -97,6 +98,23 @@ def resolve_successions(
     if entered:
         raise RuleError(f"{len(entered)} typed rolls were left over after the succession.", code="invalid_dice")
     return new_reigns
+
+
+def _annexations_end(world: World) -> None:
+    """A crown held by the player of a monarch who wore it with another (``_annex``) goes back to its
+    home house when that monarch dies: it was held 'as long as the country is ruled by a "foreign"
+    monarch'. Its heir is then brought to the home house (or annexes it again if he too wears
+    another crown)."""
+    for reign in list(world.open_reigns()):
+        record = world.crowns.get(reign.crown)
+        if (
+            record is None or record.union_with_id is not None or record.home_dynasty_id is None
+            or record.controlled_by_id == record.home_dynasty_id
+            or world.characters[reign.holder_id].status != Status.DEAD
+        ):
+            continue
+        control.move(world.campaign, record, record.home_dynasty_id, "house_restored")
+        record.save(update_fields=["controlled_by"])
 
 
 def _unions_end(world: World, chronicle: Chronicle) -> None:

@@ -132,7 +132,11 @@ def _dowries(ex: Export) -> list[str]:
             if house[c["id"]] is not None and ex.dynasties[house[c["id"]]]["kind"] == "player"
             and (reigns_in(c["id"], year) or reigns_in(c["father"], year) or reigns_in(c["mother"], year))
         ]
-        offer = offers.get((husband["id"], wife["id"], year)) or offers.get((wife["id"], husband["id"], year))
+        offer = next(
+            (offers[k] for when in (m["arranged_year"], year)  # accepted at the betrothal, the wedding a turn later
+             for k in ((husband["id"], wife["id"], when), (wife["id"], husband["id"], when)) if k in offers),
+            None,
+        )
         if royal and not offer and not (m["dowry"] and m["alliance_title"]):
             out.append(violation("BL-dowry", row, "a dowry and a title for a monarch's or his child's match",
                                  f"dowry {m['dowry']!r}, title {m['alliance_title']!r}"))
@@ -349,9 +353,11 @@ def _succession(ex: Export) -> list[str]:
                     if m["wife"] == late["id"] and _reigned_while_married(ex, m, prev):
                         union_children |= {k["id"] for k in ex.children.get(late["id"], []) if k["father"] == m["husband"]}
 
-            def eligible(cid: int, year: int = year) -> bool:
+            def eligible(cid: int, year: int = year, late: Row = late) -> bool:
                 c = ex.chars[cid]
-                if c["death_year"] is not None and c["death_year"] <= year:
+                # put to death by a new Sultan in this Succession (Turkey #2): alive when it began
+                later = c["death_year"] == year and c["death_cause"] == "put to death by the new Sultan" and cid != late["id"]
+                if c["death_year"] is not None and c["death_year"] <= year and not later:
                     return False
                 if c.get("retired_year") is not None and c["retired_year"] < year:
                     return False

@@ -6,12 +6,19 @@ from collections.abc import Callable
 from typing import Any
 
 from . import blood_royale, bloodline, eu_monarchs
+from .invariants import check_invariants
+
+
+def _with_invariants(check: Callable[[dict[str, Any]], list[str]]) -> Callable[[dict[str, Any]], list[str]]:
+    return lambda doc: check(doc) + check_invariants(doc)
+
 
 CHECKS: dict[str, Callable[[dict[str, Any]], list[str]]] = {
-    "blood-royale": blood_royale.check_blood_royale,
-    "eu-monarchs": eu_monarchs.check_eu_monarchs,
-    "eu-bloodline": bloodline.check_bloodline,
+    "blood-royale": _with_invariants(blood_royale.check_blood_royale),
+    "eu-monarchs": _with_invariants(eu_monarchs.check_eu_monarchs),
+    "eu-bloodline": _with_invariants(bloodline.check_bloodline),
 }
+INVARIANTS = ("INV-reign-holder", "INV-reign-end", "INV-crown-control")
 
 # The rules each checker verifies that the committed tests assert, and those it reports but that
 # are not asserted yet because a defect is open (bench/crosscheck.py counts them all).
@@ -20,17 +27,17 @@ ASSERTED: dict[str, tuple[str, ...]] = {
         "BR-dice", "BR-birth-roll", "BR-birth-attempts", "BR-birth-year", "BR-sex", "BR-characteristics",
         "BR-dynastic-name", "BR-survival-roll", "BR-survival-who", "BR-wedding-money", "BR-monarch-match",
         "BR-succession", "BR-passed-over", "BR-regency", "BR-queen-control", "BR-monarch-retired",
-        "BR-monarch-match-once", "BR-union", "BR-king-control",
+        "BR-monarch-match-once", "BR-union", "BR-king-control", *INVARIANTS,
     ),
     "eu-monarchs": (
         "EM-dice", "EM-survival", "EM-survival-modifier", "EM-succession", "EM-reign", "EM-values",
-        "EM-values-column", "EM-stability-chain", "EM-stability-bounds",
+        "EM-values-column", "EM-stability-chain", "EM-stability-bounds", *INVARIANTS,
     ),
     "eu-bloodline": (
         "BL-dice", "BL-birth-roll", "BL-birth-year", "BL-sex", "BL-characteristics", "BL-effective-age",
         "BL-survival-roll", "BL-stability-chain", "BL-succession", "BL-dowry", "BL-minor-stability",
         "BL-stability-bounds", "BL-no-retirement", "BL-no-br-money", "BL-posthumous", "BL-union-children",
-        "BL-turkish-succession", "BL-reign-end",
+        "BL-turkish-succession", "BL-reign-end", *INVARIANTS,
     ),
 }
 OPEN_DEFECTS: dict[str, dict[str, str]] = {"blood-royale": {}, "eu-monarchs": {}, "eu-bloodline": {}}
