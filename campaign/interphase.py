@@ -24,7 +24,7 @@ from django.db import transaction
 from campaign.models import Campaign, ChronicleEntry, Posting, Step
 from campaign.permissions import require
 from campaign.treasury import InsufficientFunds, balance, currency, post
-from dynasties.models import Dynasty, Status, Title
+from dynasties.models import Character, Dynasty, Status, Title
 from dynasties.rules import blood_royale as br
 from dynasties.rules import interphase as rules
 from dynasties.rules.errors import NotFound, RuleError, StepOrderError
@@ -120,6 +120,10 @@ def _entry(
     armies_on_track: int = 0,
     capital: str | None = None,
     fleet_ports: Sequence[str] = (),
+    neutral_ransoms: Sequence[Character] = (),
+    trade_defence_crowns: int = 0,
+    trade_interception_crowns: int = 0,
+    event_payments: Sequence[Mapping[str, Any]] = (),
 ) -> rules.InterphaseEntry:
     def names(value: rules.Provinces) -> rules.Provinces:
         # a tuple, so that the frozen entry does not share the caller's list
@@ -143,7 +147,34 @@ def _entry(
         armies_on_track=armies_on_track,
         capital=capital,
         fleet_ports=tuple(fleet_ports),
+        neutral_ransoms=tuple(who.display_name for who in neutral_ransoms),
+        trade_defence_crowns=trade_defence_crowns,
+        trade_interception_crowns=trade_interception_crowns,
+        event_payments=tuple((str(item.get("card", "")), item.get("amount", 0)) for item in event_payments),
     )
+
+
+def _ransomed(campaign: Campaign, house: Dynasty, ids: Sequence[int]) -> list[Character]:
+    """The royals of the house captured by neutrals and ransomed for 100 ("If they capture a Royal
+    character, Neutrals ransom him for 100 Crowns"): living, controlled by the house, and not a
+    player's prisoner (a player ransoms on his own terms: the GM's release)."""
+    found = {c.pk: c for c in Character.objects.filter(campaign=campaign, pk__in=list(ids))}
+    out: list[Character] = []
+    for pk in ids:
+        who = found.get(pk)
+        if who is None or who.controlled_by_id != house.pk or who.status != Status.ALIVE:
+            raise RuleError(
+                f"{rules.LABELS['neutral_ransoms']}: #{pk} is not a living member of the house of {house.name}.",
+                code="invalid_interphase", fields={"neutral_ransoms": "not_of_the_house"},
+            )
+        if who.prisoner_of_id is not None:
+            raise RuleError(
+                f"{who.display_name} is a prisoner of the house of {who.prisoner_of}, not of the neutrals: his release "
+                "and ransom are entered by the GM.",
+                code="invalid_interphase", fields={"neutral_ransoms": "players_prisoner"},
+            )
+        out.append(who)
+    return out
 
 
 def _governed(campaign: Campaign, house: Dynasty, governed: Sequence[Mapping[str, Any]] | None) -> tuple[rules.Governed, ...]:
@@ -219,6 +250,10 @@ def interphase_preview(
     armies_on_track: int = 0,
     capital: str | None = None,
     fleet_ports: Sequence[str] = (),
+    neutral_ransoms: Sequence[int] = (),
+    trade_defence_crowns: int = 0,
+    trade_interception_crowns: int = 0,
+    event_payments: Sequence[Mapping[str, Any]] = (),
 ) -> rules.InterphaseResult:
     """The lines a run would post, without posting anything (a form's confirmation page). Limits
     are checked; a shortfall is reported in ``shortfall``, not refused."""
@@ -229,6 +264,7 @@ def interphase_preview(
             raise NotFound(f"There is no campaign #{campaign}.") from None
     _check_ruleset(campaign)
     house = _dynasty(campaign, dynasty)
+    ransomed = _ransomed(campaign, house, neutral_ransoms)
     entry = _entry(
         provinces=provinces,
         tax_rate=tax_rate,
@@ -247,6 +283,10 @@ def interphase_preview(
         armies_on_track=armies_on_track,
         capital=capital,
         fleet_ports=tuple(fleet_ports),
+        neutral_ransoms=ransomed,
+        trade_defence_crowns=trade_defence_crowns,
+        trade_interception_crowns=trade_interception_crowns,
+        event_payments=event_payments,
     )
     return _compute(campaign, house, entry)
 
@@ -273,6 +313,10 @@ def interphase_run(
     armies_on_track: int = 0,
     capital: str | None = None,
     fleet_ports: Sequence[str] = (),
+    neutral_ransoms: Sequence[int] = (),
+    trade_defence_crowns: int = 0,
+    trade_interception_crowns: int = 0,
+    event_payments: Sequence[Mapping[str, Any]] = (),
     by: AbstractBaseUser | None = None,
 ) -> InterphaseRun:
     """Post one country's Interphase: taxes (income, first), rebellions bought off, maintenance and
@@ -297,6 +341,7 @@ def interphase_run(
             "turn's last phase: the Interphase comes before it. Reverse the cashing-in first.",
             code="cash_in_done",
         )
+    ransomed = _ransomed(campaign, house, neutral_ransoms)
     entry = _entry(
         provinces=provinces,
         tax_rate=tax_rate,
@@ -315,6 +360,10 @@ def interphase_run(
         armies_on_track=armies_on_track,
         capital=capital,
         fleet_ports=tuple(fleet_ports),
+        neutral_ransoms=ransomed,
+        trade_defence_crowns=trade_defence_crowns,
+        trade_interception_crowns=trade_interception_crowns,
+        event_payments=event_payments,
     )
     result = _compute(campaign, house, entry)
     money = currency(campaign)
@@ -330,9 +379,11 @@ def interphase_run(
     houses = {house.pk: house} | {
         d.pk: d for d in Dynasty.objects.filter(campaign=campaign, pk__in=[x.house for x in result.lines if x.house])
     }
+    ransoms = iter(ransomed)  # the ransom lines, in the order of the royals entered
     for line in result.lines:
         whose = houses[line.house] if line.house is not None else house
         payer, payee = (None, whose) if line.direction == rules.IN else (whose, None)
+        extra = {"character": next(ransoms)} if line.kind == rules.RANSOM else {}
         posting = post(
             campaign,
             payer=payer,
@@ -342,6 +393,7 @@ def interphase_run(
             reason=line.reason,
             check_funds=line.direction == rules.OUT,
             by=by,
+            **extra,
         )
         assert posting is not None
         postings.append(posting)

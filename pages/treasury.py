@@ -10,6 +10,7 @@ write goes through ``pages.common.run_action`` and the services of ``campaign.tr
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from django import forms
@@ -34,7 +35,7 @@ from campaign.interphase import (
 from campaign.models import Campaign, Posting, PostingKind, Role, Step
 from campaign.permissions import can_view_exchequer
 from campaign.treasury import TREASURY, InsufficientFunds, balance, balances, currency, ledger, posting_reverse, treasury_transfer
-from dynasties.models import Dynasty
+from dynasties.models import Character, Dynasty, Status
 from dynasties.rules import blood_royale as br
 from dynasties.rules import interphase as ip
 from dynasties.rules.errors import RuleError
@@ -364,7 +365,10 @@ def _count(
     )  # fmt: skip
 
 
-COUNTS = ("armies_kept", "fleets_kept", "armies_on_track", "armies_raised", "fleets_raised")
+COUNTS = (
+    "armies_kept", "fleets_kept", "armies_on_track", "armies_raised", "fleets_raised", "trade_defence_crowns",
+    "trade_interception_crowns",
+)
 SET_COUNTS = ("basic_sets", "semi_luxury_sets", "luxury_sets")
 
 
@@ -404,6 +408,16 @@ class InterphaseForm(forms.Form):
     countries = _count(ip.LABELS["countries"], minimum=1, maximum=10, initial=1)
     capital = forms.CharField(label=ip.LABELS["capital"], required=False, max_length=80)
     fleet_ports = forms.CharField(label=ip.LABELS["fleet_ports"], required=False, max_length=800)
+    neutral_ransoms = forms.TypedMultipleChoiceField(
+        label=ip.LABELS["neutral_ransoms"], required=False, coerce=int, choices=[],
+        widget=forms.CheckboxSelectMultiple,
+    )  # fmt: skip
+    trade_defence_crowns = _count(ip.LABELS["trade_defence_crowns"], maximum=1000)
+    trade_interception_crowns = _count(ip.LABELS["trade_interception_crowns"], maximum=1000)
+    event_payments = forms.CharField(
+        label=ip.LABELS["event_payments"], required=False, widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="One a line: the card, a colon and the Crowns paid, e.g. \"31 Denmark: 40\".",
+    )
     governed = forms.CharField(
         label=ip.LABELS["governed"], required=False, widget=forms.Textarea(attrs={"rows": 3}),
         help_text="Optional rule G: one province a line, e.g. \"Kent\", \"Kent, withholds 3\", \"Kent, present\" "
@@ -417,18 +431,29 @@ class InterphaseForm(forms.Form):
             "armies_on_track", "armies_raised", "fleets_raised", "countries", "capital", "fleet_ports",
         )),
         ("Governed provinces (rule G)", ("governed",)),
+        ("Payments of the Movement", (
+            "neutral_ransoms", "trade_defence_crowns", "trade_interception_crowns", "event_payments",
+        )),
         ("Events of the Movement", ("capital_rebellion",)),
     )  # fmt: skip
 
-    def __init__(self, *args: Any, money: str = "Crowns", **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, money: str = "Crowns", royals: Sequence[tuple[int, str]] = (), **kwargs: Any
+    ) -> None:
         kwargs.setdefault("label_suffix", "")
         super().__init__(*args, **kwargs)
+        ransoms = self.fields["neutral_ransoms"]
+        assert isinstance(ransoms, forms.TypedMultipleChoiceField)
+        ransoms.choices = list(royals)
         helps = {
             "home_in_rebellion": "After this Interphase's buy-offs. Leave empty to let the helper work it out.",
             "armies_kept": f"On the map; {ip.MAINTENANCE_CROWNS} {money} each.",
             "fleets_kept": f"{ip.MAINTENANCE_CROWNS} {money} each.",
             "armies_on_track": "Lost in combat or plague in the previous turn: not in the pool, they cannot be raised.",
             "capital": "Where new armies are placed (the first turn: anywhere at home). Optional.",
+            "neutral_ransoms": f"Captured by neutrals: {ip.NEUTRAL_RANSOM_CROWNS} {money} each to the Treasury.",
+            "trade_defence_crowns": f"-1 on an interception roll for each {ip.TRADE_DEFENCE_STEP} {money}.",
+            "trade_interception_crowns": f"+1 on an interception roll for each {ip.TRADE_INTERCEPTION_STEP} {money}.",
             "fleet_ports": "The coastal home province of each fleet raised, separated by commas. Optional.",
             "armies_raised": f"{ip.RAISING_CROWNS} {money} each; at most {ip.MAX_ARMIES} armies per country.",
             "fleets_raised": f"{ip.RAISING_CROWNS} {money} each; at most {ip.MAX_FLEETS} fleets per country.",
@@ -469,6 +494,17 @@ class InterphaseForm(forms.Form):
             out.append(item)
         return out
 
+    def clean_event_payments(self) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for raw in (self.cleaned_data.get("event_payments") or "").splitlines():
+            if not raw.strip():
+                continue
+            card, _, amount = raw.rpartition(":")
+            if not card.strip() or not amount.strip().isdigit() or int(amount) < 1:
+                raise forms.ValidationError(f"\"{raw.strip()}\": give the card, a colon and the Crowns paid.")
+            out.append({"card": card.strip(), "amount": int(amount)})
+        return out
+
     def clean_capital(self) -> str | None:
         return (self.cleaned_data.get("capital") or "").strip() or None
 
@@ -507,6 +543,14 @@ class CashInForm(forms.Form):
         return {name: self.cleaned_data.get(name) or 0 for name in SET_COUNTS}
 
 
+def _royals(dynasty: Dynasty) -> list[tuple[int, str]]:
+    """The house's living members who are no player's prisoners: those neutrals may have captured."""
+    return [
+        (c.pk, c.display_name)
+        for c in Character.objects.filter(controlled_by=dynasty, status=Status.ALIVE, prisoner_of__isnull=True)
+    ]
+
+
 def _interphase_page(
     request: HttpRequest,
     campaign: Campaign,
@@ -529,7 +573,8 @@ def _interphase_page(
         context(
             campaign, role, mine,
             dynasty=dynasty, balance=balance(campaign, dynasty), supported=supported, preview=preview,
-            form=form or InterphaseForm(money=currency(campaign)), done=done, open=campaign.step == Step.INTERPHASE,
+            form=form or InterphaseForm(money=currency(campaign), royals=_royals(dynasty)), done=done,
+            open=campaign.step == Step.INTERPHASE,
             cash_form=cash_form or CashInForm(money=currency(campaign)), cash_preview=cash_preview, cashed=cashed,
             currency=currency(campaign),
             first_turn=campaign.current_year == campaign.start_year, step_name=STEP_NAMES.get(campaign.step, campaign.step),
@@ -563,7 +608,7 @@ def interphase(request: HttpRequest, slug: str, dynasty_pk: int) -> HttpResponse
     money = currency(campaign)
     if request.POST.get("do") in ("cash_in_preview", "cash_in"):
         return _cash_in(request, campaign, role, mine, dynasty, money)
-    form = InterphaseForm(request.POST, money=money)
+    form = InterphaseForm(request.POST, money=money, royals=_royals(dynasty))
     if not form.is_valid():
         return _interphase_page(request, campaign, role, mine, dynasty, form=form, status=400)
     entry = form.entry()

@@ -443,3 +443,24 @@ def test_the_raising_lines_say_where_the_forces_are_placed(interphase, england) 
         "Raising 1 army at 5 Crowns, placed in Middlesex (the capital)",
         "Raising 1 fleet at 5 Crowns, placed in Cornwall",
     ]
+
+
+def test_the_movements_payments_are_posted_with_the_interphase(interphase, england, france, alice) -> None:
+    """"If they capture a Royal character, Neutrals ransom him for 100 Crowns"; rule D's Crowns "to
+    the Treasury before the die roll"; an event card's bid "to the Treasury"."""
+    give(interphase, england, 200)
+    royal = Character.objects.filter(campaign=interphase, controlled_by=england, status="alive").first()
+    foreign = Character.objects.filter(campaign=interphase, controlled_by=france, status="alive").first()
+    with pytest.raises(RuleError) as info:
+        interphase_run(campaign=interphase, dynasty=england, provinces=0, neutral_ransoms=[foreign.pk])
+    assert info.value.fields == {"neutral_ransoms": "not_of_the_house"}
+    run = interphase_run(
+        campaign=interphase, dynasty=england, provinces=0, neutral_ransoms=[royal.pk], trade_interception_crowns=20,
+        event_payments=[{"card": "3 Free Companies", "amount": 15}], by=alice,
+    )  # fmt: skip
+    assert [(p.payer_id, p.payee_id, p.amount, p.kind, p.character_id) for p in run.postings] == [
+        (england.pk, None, 100, "ransom", royal.pk),
+        (england.pk, None, 20, "other", None),
+        (england.pk, None, 15, "other", None),
+    ]
+    assert run.balance == 65

@@ -658,3 +658,23 @@ def test_where_new_forces_are_placed_is_entered_on_the_page(client, interphase, 
     wrong = client.post(page, {**data, "fleet_ports": "Calais, Kent"})
     assert wrong.status_code == 400
     assert "Calais is not among the home provinces" in field_block(wrong.content.decode(), "id_fleet_ports")
+
+
+def test_the_movements_payments_are_entered_on_the_page(client, interphase, alice, england):
+    """"If they capture a Royal character, Neutrals ransom him for 100 Crowns"; rule D's "+1 for
+    each 20 Crowns the intercepting player pays to the Treasury"; an event card's bid paid "to the
+    Treasury"."""
+    from dynasties.models import Character
+
+    pay(interphase, None, england, 200, "Starting purse")
+    royal = Character.objects.filter(campaign=interphase, controlled_by=england, status="alive").first()
+    client.force_login(alice)
+    page = urls(interphase, england)["interphase"]
+    assert royal.display_name in client.get(page).content.decode()
+    data = interphase_data(do="run", provinces=0, trade_interception_crowns=20, event_payments="31 Denmark: 25")
+    data["neutral_ransoms"] = [str(royal.pk)]
+    response = client.post(page, data)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    assert [(p.kind, p.amount) for p in Posting.objects.filter(payer=england).order_by("id")] == [
+        ("ransom", 100), ("other", 20), ("other", 25),
+    ]

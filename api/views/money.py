@@ -187,6 +187,16 @@ class GovernedIn(serializers.Serializer):
         ref_name = "GovernedProvince"
 
 
+class EventPaymentIn(serializers.Serializer):
+    """A bid won or an investment made on an event card, paid to the Treasury."""
+
+    card = serializers.CharField(max_length=80)
+    amount = serializers.IntegerField(min_value=1, max_value=10000)
+
+    class Meta:
+        ref_name = "EventPayment"
+
+
 class InterphaseIn(serializers.Serializer):
     """What the player enters for one country's Interphase (the fields of the treasury page's form)."""
 
@@ -222,6 +232,13 @@ class InterphaseIn(serializers.Serializer):
         child=serializers.CharField(max_length=80), required=False, default=list, max_length=40,
         help_text="The coastal home province of each fleet raised.",
     )
+    neutral_ransoms = serializers.ListField(
+        child=serializers.IntegerField(min_value=1), required=False, default=list, max_length=20,
+        help_text="The house's royals captured by neutrals, ransomed for 100 each (character ids).",
+    )
+    trade_defence_crowns = _count(1000, label=ip.LABELS["trade_defence_crowns"] + ": a multiple of 15.")
+    trade_interception_crowns = _count(1000, label=ip.LABELS["trade_interception_crowns"] + ": a multiple of 20.")
+    event_payments = EventPaymentIn(many=True, required=False, default=list, help_text=ip.LABELS["event_payments"])
 
     class Meta:
         ref_name = "InterphaseRequest"

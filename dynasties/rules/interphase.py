@@ -67,6 +67,13 @@ REBELLION = "rebellion"
 MAINTENANCE = "maintenance"
 RAISING = "raising"
 KINDS = (TAX, CASH_IN, REBELLION, MAINTENANCE, RAISING)
+# the Movement's payments the helper posts with the Interphase (the ledger's kinds)
+RANSOM = "ransom"
+OTHER = "other"
+MOVEMENT_KINDS = (RANSOM, OTHER)
+NEUTRAL_RANSOM_CROWNS = 100  # "If they capture a Royal character, Neutrals ransom him for 100 Crowns."
+TRADE_DEFENCE_STEP = 15  # optional rule D: -1 on the interception roll for each 15 Crowns the owner pays
+TRADE_INTERCEPTION_STEP = 20  # ... +1 for each 20 Crowns the intercepting player pays
 
 IN = "in"  # from the Treasury to the dynasty
 OUT = "out"  # from the dynasty to the Treasury
@@ -130,6 +137,10 @@ class InterphaseEntry:
     armies_on_track: int = 0
     capital: str | None = None
     fleet_ports: tuple[str, ...] = ()
+    neutral_ransoms: tuple[str, ...] = ()  # royals captured by neutrals, ransomed for 100 each
+    trade_defence_crowns: int = 0  # optional rule D, a multiple of 15
+    trade_interception_crowns: int = 0  # optional rule D, a multiple of 20
+    event_payments: tuple[tuple[str, int], ...] = ()  # (the card, Crowns bid or invested) paid to the Treasury
 
 
 @dataclass(frozen=True)
@@ -154,7 +165,7 @@ class InterphaseResult:
     cash_before: int
     cash_after: int
     income: int  # the taxes
-    costs: int  # rebellions bought off, maintenance and raising (not the capital's rebellion)
+    costs: int  # rebellions bought off, maintenance, raising and the Movement's payments (not the capital's rebellion)
     shortfall: int  # how many Crowns the costs exceed the cash in hand plus income by (0: affordable)
     taxed_provinces: int
     rebellion_modifier: int  # 0, or -2 at the high tax rate
@@ -183,6 +194,10 @@ LABELS = {
     "armies_on_track": "Armies on the Year Track",
     "capital": "The capital",
     "fleet_ports": "Fleet ports",
+    "neutral_ransoms": "Royals ransomed from the neutrals",
+    "trade_defence_crowns": "Crowns paid to protect trade items (rule D)",
+    "trade_interception_crowns": "Crowns paid to intercept trade items (rule D)",
+    "event_payments": "Event cards: bids and investments paid",
 }
 
 
@@ -354,6 +369,8 @@ def interphase_lines(
             f"At most {max_fleets} fleets: {fleets_kept} kept + {fleets_raised} raised = {fleets_kept + fleets_raised}.",
         )
 
+    movement = _movement_lines(entry, p, currency)
+
     # where new forces are placed (section 13): armies in the capital, fleets in coastal home provinces
     army_place, fleet_place = _placement(entry, armies_raised, fleets_raised, home_names, first_turn, p)
 
@@ -449,6 +466,7 @@ def interphase_lines(
                 RAISING, OUT, count * RAISING_CROWNS,
                 f"Raising {_plural(count, noun)} at {RAISING_CROWNS} {currency}{where}",
             ))
+    lines.extend(movement)
     income = sum(line.amount for line in lines if line.direction == IN and line.house is None)
     costs = sum(line.amount for line in lines if line.direction == OUT and line.house is None)
     in_hand = cash + income - costs
@@ -484,6 +502,48 @@ def interphase_lines(
         raising_cap=raising_cap,
         notes=tuple(notes),
     )
+
+
+def _movement_lines(entry: InterphaseEntry, p: _Problems, currency: str) -> list[Line]:
+    """The Movement's payments to the Treasury, posted after the Interphase's costs and before a
+    rebellion in the capital: ransoms to the neutrals, Crowns spent on trade interceptions
+    (optional rule D), bids and investments on event cards (optional rule E)."""
+    lines: list[Line] = []
+    seen: set[str] = set()
+    for name in entry.neutral_ransoms:
+        if not isinstance(name, str) or not name.strip() or _key(name) in seen:
+            p.add("neutral_ransoms", "invalid", f"{LABELS['neutral_ransoms']}: {name!r} is not one royal, once.")
+            continue
+        seen.add(_key(name))
+        lines.append(Line(
+            RANSOM, OUT, NEUTRAL_RANSOM_CROWNS,
+            f"Ransom of {name.strip()} from the neutrals who captured him: {NEUTRAL_RANSOM_CROWNS} {currency} to the "
+            "Treasury",
+        ))
+    for field, step, sign, who in (
+        ("trade_defence_crowns", TRADE_DEFENCE_STEP, -1, "to protect trade items"),
+        ("trade_interception_crowns", TRADE_INTERCEPTION_STEP, +1, "to intercept trade items"),
+    ):
+        amount = _number(getattr(entry, field), field, p)
+        if amount % step:
+            p.add(
+                field, "step", f"{LABELS[field]}: {sign:+d} on the roll for each {step} {currency}; {amount} is not a multiple."
+            )
+        elif amount:
+            lines.append(Line(
+                OTHER, OUT, amount,
+                f"Trade (rule D): {amount} {currency} paid {who}, {sign * (amount // step):+d} on the interception roll",
+            ))
+    for item in entry.event_payments:
+        card, amount = (item if isinstance(item, tuple) and len(item) == 2 else ("", 0))
+        if not isinstance(card, str) or not card.strip() or isinstance(amount, bool) or not isinstance(amount, int) \
+                or amount <= 0:
+            p.add("event_payments", "invalid", f"{LABELS['event_payments']}: {item!r} is not a card and a sum above 0.")
+            continue
+        lines.append(Line(
+            OTHER, OUT, amount, f"Event card {card.strip()}: {amount} {currency} bid or invested, paid to the Treasury",
+        ))
+    return lines
 
 
 def _placement(

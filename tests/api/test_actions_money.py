@@ -233,3 +233,18 @@ def test_the_interphase_takes_where_new_forces_are_placed(campaign, alice, clien
     assert body["lines"][-1]["reason"] == "Raising 1 fleet at 5 Crowns, placed in Cornwall"
     refused = assert_error(client_for(alice).post(preview, {**entry, "fleet_ports": ["Calais"]}, format="json"), 400)
     assert refused["fields"] == {"fleet_ports": "not_home"}
+
+
+def test_the_interphase_takes_the_movements_payments(campaign, alice, client_for, purses):
+    """"Neutrals ransom him for 100 Crowns"; rule D: "-1 for each 15 Crowns the owning player pays"."""
+    from dynasties.models import Character
+
+    england, _ = purses
+    royal = Character.objects.filter(campaign=campaign, controlled_by=england, status="alive").first()
+    preview = url(campaign, f"interphase/{england.pk}/preview")
+    entry = {"provinces": 0, "neutral_ransoms": [royal.pk], "trade_defence_crowns": 15,
+             "event_payments": [{"card": "31 Denmark", "amount": 10}]}  # fmt: skip
+    body = client_for(alice).post(preview, entry, format="json").json()
+    assert [(x["kind"], x["amount"]) for x in body["lines"]] == [("ransom", 100), ("other", 15), ("other", 10)]
+    refused = assert_error(client_for(alice).post(preview, {**entry, "trade_defence_crowns": 20}, format="json"), 400)
+    assert refused["fields"] == {"trade_defence_crowns": "step"}

@@ -503,3 +503,33 @@ def test_new_armies_go_to_the_capital_and_fleets_to_coastal_home_provinces() -> 
     assert "Fleet ports: 1 given for 2 fleets raised" in error.message
     first = run(first_turn=True, provinces=home, home_provinces=home, armies_raised=1)
     assert first.lines[-1].reason == "Raising 1 army at 5 Crowns, placed in the home provinces"
+
+
+# --- the Movement's payments: neutrals' ransoms, trade interceptions (D), event cards (E) -------------
+
+
+def test_a_royal_captured_by_neutrals_is_ransomed_for_one_hundred() -> None:
+    """Fighting Neutrals: "If they capture a Royal character, Neutrals ransom him for 100 Crowns"
+    (paid to the Treasury: the neutrals are no player)."""
+    result = run(cash=120, provinces=2, neutral_ransoms=("Prince Edward",))
+    assert amounts(result) == [("tax", IN, 10), ("ransom", OUT, 100)]
+    assert result.lines[-1].reason == "Ransom of Prince Edward from the neutrals who captured him: 100 Crowns to the Treasury"
+    assert result.costs == 100 and result.cash_after == 30
+    assert run(cash=0, provinces=2, neutral_ransoms=("Prince Edward",)).shortfall == 90
+
+
+def test_crowns_spent_on_trade_interceptions_and_event_cards() -> None:
+    """Optional rule D: "-1 for each 15 Crowns the owning player pays to the Treasury before the die
+    roll; +1 for each 20 Crowns the intercepting player pays to the Treasury". Event Cards: the
+    winning bidder "should pay the sum in Crowns he or she bid to the Treasury"; investors "all ...
+    pay the amount of the investment in Crowns to the Treasury"."""
+    result = run(
+        cash=200, provinces=0, trade_defence_crowns=30, trade_interception_crowns=40,
+        event_payments=(("31 Denmark", 25),), capital_rebellion=True,
+    )  # fmt: skip
+    assert amounts(result) == [("other", OUT, 30), ("other", OUT, 40), ("other", OUT, 25), ("rebellion", OUT, 52)]
+    assert result.lines[0].reason == "Trade (rule D): 30 Crowns paid to protect trade items, -2 on the interception roll"
+    assert result.lines[1].reason == "Trade (rule D): 40 Crowns paid to intercept trade items, +2 on the interception roll"
+    assert result.lines[2].reason == "Event card 31 Denmark: 25 Crowns bid or invested, paid to the Treasury"
+    error = refused(cash=200, trade_defence_crowns=20, trade_interception_crowns=30, event_payments=(("x", 0),))
+    assert set(error.fields) == {"trade_defence_crowns", "trade_interception_crowns", "event_payments"}
