@@ -296,3 +296,45 @@ def test_a_turkish_princess_without_a_husband_is_passed_by_and_her_son_inherits(
     grandson = person(campaign, spain, "Carlos", "M", 1289, father=late_husband, mother=daughter)
     kill(campaign, sultan.pk, late_husband.pk)
     assert Reign.objects.get(campaign=campaign, crown="Turkey", end_year__isnull=True).holder == grandson
+
+
+@pytest.mark.django_db
+def test_a_monarch_passed_over_for_another_crown_stays_with_his_own(campaign):
+    """B: 'Control of the passed over heirs transfers permanently to the Player controlling their
+    spouse, or ... randomly to another Player' - but a monarch of another crown stays its monarch,
+    with its player ('Monarchs may not abdicate, nor be deposed'; before: the King of France, passed
+    over for England, went to another player's house while France stayed with his own)."""
+    bloodline(campaign)
+    at_step(campaign, Step.SURVIVAL)
+    house = england(campaign)
+    king = Reign.objects.get(campaign=campaign, crown="England").holder
+    elder = person(campaign, house, "Elder", "M", 1270, father=king)
+    younger = person(campaign, house, "Younger", "M", 1272, father=king)
+    crown(campaign, elder, "France", campaign.current_year)
+    Character.objects.filter(pk=elder.pk).update(controlled_by=Dynasty.objects.get(campaign=campaign, crown="France"))
+    kill(campaign, king.pk, pass_over={"England": [elder.pk]})
+    assert Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True).holder == younger
+    elder.refresh_from_db()
+    assert elder.controlled_by.crown == "France"
+    assert "reigns over France and stays with its house" in ChronicleEntry.objects.filter(kind="exile").latest("pk").text
+
+
+@pytest.mark.django_db
+def test_a_widowed_king_born_in_another_house_is_not_returned_while_he_reigns(campaign):
+    """B: 'If her husband dies first, the wife is returned to her original family' - a reigning King
+    whose wife dies stays the monarch of his crown's house (before: a King born elsewhere was
+    'returned' to his house of birth while still reigning)."""
+    from dynasties.services.announcements import announcements_make
+    from dynasties.services.marriages import marriages_finish
+
+    bloodline(campaign)
+    at_step(campaign, Step.SURVIVAL)
+    king = Reign.objects.get(campaign=campaign, crown="France", end_year__isnull=True).holder
+    france = king.controlled_by
+    Character.objects.filter(pk=king.pk).update(birth_dynasty=england(campaign))
+    wife = Character.objects.get(pk=king.marriages_as_husband.get(ended_year__isnull=True).wife_id)
+    kill(campaign, wife.pk)
+    marriages_finish(campaign=campaign)
+    announcements_make(campaign=campaign)
+    king.refresh_from_db()
+    assert king.controlled_by == france

@@ -158,7 +158,7 @@ def return_widowed(
                 "(queen mothers never remarry).",
                 character=survivor.pk,
             )
-        elif survivor.birth_dynasty_id and survivor.controlled_by_id != survivor.birth_dynasty_id:
+        elif survivor_id not in reigning and survivor.birth_dynasty_id and survivor.controlled_by_id != survivor.birth_dynasty_id:
             home = world.dynasties[survivor.birth_dynasty_id]
             control.move(world.campaign, survivor, home, "widow_returns", into=moves)
             survivor.prince_piece = ""

@@ -166,7 +166,16 @@ def _spurn(
     """A voluntarily skipped heir passes for good to the player controlling the spouse; if unmarried
     (or married to a minor house) to another player drawn at random (a logged roll). An heir of a
     skipped line passed over with its head (``follows``: the head's new house) goes with the head
-    unless married to another player's character. Returns the house he now belongs to."""
+    unless married to another player's character. Returns the house he now belongs to. A monarch of
+    another crown stays with its player ('Monarchs may not abdicate, nor be deposed'; docs/rulings.md)."""
+    worn = [r.crown for r in world.open_reigns() if r.holder_id == claimant.pk]
+    if worn:
+        house = world.dynasties.get(claimant.controlled_by_id or 0)
+        chronicle.add(
+            "exile", f"{claimant.display_name}, passed over, reigns over {', '.join(worn)} and stays with its house.",
+            character=claimant.pk,
+        )
+        return house
     spouse = world.spouse_of(claimant.pk)
     target = world.dynasties.get(spouse.controlled_by_id or 0) if spouse is not None else None
     if target is not None and (target.kind != DynastyKind.PLAYER or target == player):
