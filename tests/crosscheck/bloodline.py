@@ -206,10 +206,16 @@ def _rolls_and_births(ex: Export) -> list[str]:
                 out.append(violation("BL-characteristics", f"{row}, {ex.name(cid)}", value, found))
             if r["step"] == "births" and c["father"] is not None and c["mother"] is not None:
                 f, m = ex.chars[c["father"]], ex.chars[c["mother"]]
-                # "unmodified die rolls as long as both parents are of minor stock": born in a minor house
-                # or in its country's nobility (no house of birth), not in a player's
-                players = {d["id"] for d in ex.doc["dynasties"] if d["kind"] == "player"}
-                if f["birth_dynasty"] not in players and m["birth_dynasty"] not in players:
+                # "unmodified die rolls as long as both parents are of minor stock": born in a minor house,
+                # or of its country's nobility (no house of birth) and living with a minor house
+                minors = {d["id"] for d in ex.doc["dynasties"] if d["kind"] != "player"}
+
+                def minor_stock(p: Row, year: int = r["year"], minors: set[int] = minors) -> bool:
+                    if p["birth_dynasty"] is not None:
+                        return p["birth_dynasty"] in minors
+                    return ex.controller_at(p["id"], year, "births") in minors
+
+                if minor_stock(f) and minor_stock(m):
                     want_mod = 0
                 else:
                     want_mod = parents_modifier(f["characteristics"][r["detail"]], m["characteristics"][r["detail"]])
@@ -353,10 +359,13 @@ def _succession(ex: Export) -> list[str]:
                     if m["wife"] == late["id"] and _reigned_while_married(ex, m, prev):
                         union_children |= {k["id"] for k in ex.children.get(late["id"], []) if k["father"] == m["husband"]}
 
-            def eligible(cid: int, year: int = year, late: Row = late) -> bool:
+            victims_alive = [True]  # the Sultan's victims of this Succession: alive when it began, or not
+
+            def eligible(cid: int, year: int = year, late: Row = late, alive: list[bool] = victims_alive) -> bool:
                 c = ex.chars[cid]
                 # put to death by a new Sultan in this Succession (Turkey #2): alive when it began
-                later = c["death_year"] == year and c["death_cause"] == "put to death by the new Sultan" and cid != late["id"]
+                later = alive[0] and c["death_year"] == year and c["death_cause"] == "put to death by the new Sultan" \
+                    and cid != late["id"]
                 if c["death_year"] is not None and c["death_year"] <= year and not later:
                     return False
                 if c.get("retired_year") is not None and c["retired_year"] < year:
@@ -393,6 +402,9 @@ def _succession(ex: Export) -> list[str]:
                 if holder["origin"] not in ("relative", "setup", "created"):
                     out.append(violation("BL-succession", row, "a new dynasty (Dynastic Crisis)", ex.name(holder["id"])))
             elif heir != holder["id"]:
+                victims_alive[0] = False
+                if heir_without(cut | union_children) == holder["id"]:
+                    continue  # the crowns pass one after the other: the Sultan's came first and put this heir to death
                 # "a Turkish princess cannot reign but her husband inherits her rights": read here as
                 # the first princess in line with a living husband; that husband reigns.
                 rule = "BL-turkish-succession" if turkish else "BL-succession"
