@@ -56,3 +56,11 @@ def at_step(campaign: Campaign, step: Step, year: int | None = None) -> Campaign
 
 def empty_house(campaign: Campaign, name: str = "Testhouse", crown_name: str = "Testland") -> Dynasty:
     return Dynasty.objects.create(campaign=campaign, name=name, crown=crown_name)
+
+
+def shows_number(text: str, number: int) -> bool:
+    """The number stands alone in the text (not inside a random hex token: a form key, a CSRF token
+    or a CSP nonce, which may contain any run of digits)."""
+    import re
+
+    return re.search(rf"(?<![0-9a-fA-F]){number}(?![0-9a-fA-F])", text) is not None

@@ -90,6 +90,11 @@ def announcements_make(
     return announcement
 
 
+def _crown_house(world: World, crown: str) -> int | None:
+    record = world.crowns.get(crown)
+    return record.controlled_by_id if record is not None else None
+
+
 def return_widowed(
     world: World, chronicle: Chronicle, dead: Sequence[int] | None = None, *, former_regents: Sequence[int] | None = None
 ) -> None:
@@ -158,7 +163,10 @@ def return_widowed(
                 "(queen mothers never remarry).",
                 character=survivor.pk,
             )
-        elif survivor_id not in reigning and survivor.birth_dynasty_id and survivor.controlled_by_id != survivor.birth_dynasty_id:
+        elif (
+            survivor.birth_dynasty_id and survivor.controlled_by_id != survivor.birth_dynasty_id
+            and (survivor_id not in reigning or _crown_house(world, reigning[survivor_id].crown) == survivor.birth_dynasty_id)
+        ):  # a reigning widow(er) goes only to the house of his own crown, never away from it
             home = world.dynasties[survivor.birth_dynasty_id]
             control.move(world.campaign, survivor, home, "widow_returns", into=moves)
             survivor.prince_piece = ""
