@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from django.db import transaction
 
 from campaign.models import Step
-from dynasties.models import Character, Crown, Dynasty, Marriage, Reign, Status
-from dynasties.services.common import Chronicle, World, lock_campaign
-from dynasties.services.succession import crowns_join
-from tests.factories import at_step, crown, person, wed
+from dynasties.models import Character, Crown, Dynasty, Reign, Status
+from tests.factories import at_step, person
 from tests.test_bloodline_succession import bloodline, kill
+from tests.test_union_ends import union
 
 
 @pytest.mark.django_db
@@ -19,24 +17,8 @@ def test_none_of_a_union_queens_children_inherit_her_crown(campaign):
     her children may inherit (for simplicity, it has to end somewhere), and the line passes to the
     next logical successor from the Queen's family.'"""
     bloodline(campaign)
-    england = Dynasty.objects.get(campaign=campaign, crown="England")
-    france = Dynasty.objects.get(campaign=campaign, crown="France")
-    late_king = Reign.objects.get(campaign=campaign, crown="England").holder
-    Character.objects.filter(pk=late_king.pk).update(status=Status.DEAD, death_year=1300)
-    queen = person(campaign, england, "Matilda", "F", 1276, father=late_king)
-    sister = person(campaign, england, "Joan", "F", 1278, father=late_king)
-    crown(campaign, queen, "England", 1300)
-    king = Reign.objects.get(campaign=campaign, crown="France", end_year__isnull=True).holder
-    for first in Marriage.objects.filter(husband=king, ended_year__isnull=True):  # a widower
-        Character.objects.filter(pk=first.wife_id).update(status=Status.DEAD, death_year=1300)
-        Marriage.objects.filter(pk=first.pk).update(ended_year=1300, end_cause="death of the wife")
-    wed(campaign, king, queen, 1300)
-    with transaction.atomic():
-        locked = lock_campaign(campaign)
-        world = World(locked, living_only=True)
-        chronicle = Chronicle(locked)
-        crowns_join(world, queen_crown=world.crown("England"), king_crown=world.crown("France"), chronicle=chronicle)
-        chronicle.flush()
+    _england, france, queen, sister, king = union(campaign)
+    late_king = Character.objects.get(pk=queen.father_id)
     assert Crown.objects.get(campaign=campaign, name="England").union_with is not None
     son = person(campaign, france, "Louis", "M", 1300, father=king, mother=queen)
     at_step(campaign, Step.SURVIVAL)
@@ -54,24 +36,8 @@ def test_the_unions_children_stay_barred_when_the_king_died_first(campaign):
     France dies; the Queen of England reigns on, widowed; at her death her son by him does not
     inherit England, her father's line does."""
     bloodline(campaign)
-    england = Dynasty.objects.get(campaign=campaign, crown="England")
-    france = Dynasty.objects.get(campaign=campaign, crown="France")
-    late_king = Reign.objects.get(campaign=campaign, crown="England").holder
-    Character.objects.filter(pk=late_king.pk).update(status=Status.DEAD, death_year=1300)
-    queen = person(campaign, england, "Matilda", "F", 1276, father=late_king)
-    sister = person(campaign, england, "Joan", "F", 1278, father=late_king)
-    crown(campaign, queen, "England", 1300)
-    king = Reign.objects.get(campaign=campaign, crown="France", end_year__isnull=True).holder
-    for first in Marriage.objects.filter(husband=king, ended_year__isnull=True):
-        Character.objects.filter(pk=first.wife_id).update(status=Status.DEAD, death_year=1300)
-        Marriage.objects.filter(pk=first.pk).update(ended_year=1300, end_cause="death of the wife")
-    wed(campaign, king, queen, 1300)
-    with transaction.atomic():
-        locked = lock_campaign(campaign)
-        world = World(locked, living_only=True)
-        chronicle = Chronicle(locked)
-        crowns_join(world, queen_crown=world.crown("England"), king_crown=world.crown("France"), chronicle=chronicle)
-        chronicle.flush()
+    _england, france, queen, sister, king = union(campaign)
+    late_king = Character.objects.get(pk=queen.father_id)
     son = person(campaign, france, "Louis", "M", 1301, father=king, mother=queen)
     at_step(campaign, Step.SURVIVAL, year=1305)
     kill(campaign, king.pk)  # the King first: the union is over, the Queen reigns on

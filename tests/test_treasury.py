@@ -40,25 +40,35 @@ def test_a6_the_brides_charisma_is_paid_at_the_wedding(campaign, charisma, crown
         assert posting.marriage.husband == groom
 
 
+def kill_at_survival(campaign, dying, year=None):
+    at_step(campaign, Step.SURVIVAL, year=year)
+    due = [d.character.pk for d in survival_due(campaign, World(campaign), load_tables(campaign))]
+    survival_roll(campaign=campaign, faces={pk: [1, 1] if pk == dying.pk else [6, 6] for pk in due})
+    survival_finish(campaign=campaign)
+
+
+def prince_and_bride(campaign):
+    """Testland's old King, his son the Prince, wed to a bride born in France's house."""
+    testhouse = empty_house(campaign)
+    king = person(campaign, testhouse, "Old", "M", 1250)
+    crown(campaign, king, "Testland", 1280)
+    prince = person(campaign, testhouse, "Prince", "M", 1275, father=king)
+    bride = person(campaign, house(campaign, "France"), "Bride", "F", 1278)
+    bride.controlled_by = testhouse
+    bride.save()
+    wed(campaign, prince, bride, 1296)
+    return testhouse, king, prince, bride
+
+
 @pytest.mark.django_db
 def test_a6_100_crowns_when_her_husband_later_becomes_king(campaign):
     """A6: 'If a bride marries a King or a Prince who later becomes a King, the player from whose Dynasty
     she came receives 100 Crowns from the Treasury, either at the time of the marriage or when the male
     character succeeds to the throne.'"""
-    testhouse = empty_house(campaign)
     france = house(campaign, "France")
-    king = person(campaign, testhouse, "Old", "M", 1250)
-    crown(campaign, king, "Testland", 1280)
-    prince = person(campaign, testhouse, "Prince", "M", 1275, father=king)
-    bride = person(campaign, france, "Bride", "F", 1278)
-    bride.controlled_by = testhouse
-    bride.save()
-    wed(campaign, prince, bride, 1296)
+    _testhouse, king, prince, _bride = prince_and_bride(campaign)
     assert treasury.balance(campaign, france) == 0
-    at_step(campaign, Step.SURVIVAL)
-    due = [d.character.pk for d in survival_due(campaign, World(campaign), load_tables(campaign))]
-    survival_roll(campaign=campaign, faces={pk: [1, 1] if pk == king.pk else [6, 6] for pk in due})
-    survival_finish(campaign=campaign)
+    kill_at_survival(campaign, king)
     assert Reign.objects.get(campaign=campaign, crown="Testland", end_year__isnull=True).holder == prince
     assert treasury.balance(campaign, france) == 100
     assert Posting.objects.get(campaign=campaign).kind == PostingKind.MONARCH_MATCH
@@ -69,27 +79,14 @@ def test_a6_the_100_crowns_are_paid_once_per_match_not_again_at_a_second_throne(
     """A6: '... receives 100 Crowns from the Treasury, either at the time of the marriage or when the
     male character succeeds to the throne': once for the match. A King who later inherits a second
     crown does not earn his wife's house another 100 (before: paid again at each throne)."""
-    testhouse = empty_house(campaign)
     france = house(campaign, "France")
-    king = person(campaign, testhouse, "Old", "M", 1250)
-    crown(campaign, king, "Testland", 1280)
-    prince = person(campaign, testhouse, "Prince", "M", 1275, father=king)
-    bride = person(campaign, france, "Bride", "F", 1278)
-    bride.controlled_by = testhouse
-    bride.save()
-    wed(campaign, prince, bride, 1296)
-    at_step(campaign, Step.SURVIVAL)
-    due = [d.character.pk for d in survival_due(campaign, World(campaign), load_tables(campaign))]
-    survival_roll(campaign=campaign, faces={pk: [1, 1] if pk == king.pk else [6, 6] for pk in due})
-    survival_finish(campaign=campaign)
+    testhouse, king, prince, bride = prince_and_bride(campaign)
+    kill_at_survival(campaign, king)
     assert treasury.balance(campaign, france) == 100
     uncle = person(campaign, testhouse, "Uncle", "M", 1240)
     crown(campaign, uncle, "Otherland", 1280)
     Character.objects.filter(pk=king.pk).update(father=uncle)  # the uncle's heir is his grandson, the new King
-    at_step(campaign, Step.SURVIVAL, year=campaign.current_year + 5)
-    due = [d.character.pk for d in survival_due(campaign, World(campaign), load_tables(campaign))]
-    survival_roll(campaign=campaign, faces={pk: [1, 1] if pk == uncle.pk else [6, 6] for pk in due})
-    survival_finish(campaign=campaign)
+    kill_at_survival(campaign, uncle, year=campaign.current_year + 5)
     assert Reign.objects.get(campaign=campaign, crown="Otherland", end_year__isnull=True).holder == prince
     assert treasury.balance(campaign, france) == 100
     [paid] = Posting.objects.filter(campaign=campaign, kind=PostingKind.MONARCH_MATCH)

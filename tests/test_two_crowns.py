@@ -18,12 +18,8 @@ def reigning(campaign, name):
     return Reign.objects.get(campaign=campaign, crown=name, end_year__isnull=True).holder
 
 
-@pytest.mark.django_db
-def test_a_king_who_inherits_a_second_crown_brings_it_to_his_player(campaign):
-    """'If a Dynastic Union takes place ... the male character's player will control both countries'
-    and 'The player controlling the annexed country has complete control over it': a monarch wears
-    two crowns for one player. The King of France inherits Testland from his uncle; before, he was
-    moved into the Testland house, leaving France played by a house whose King it no longer held."""
+def uncle_of_testland(campaign):
+    """Testland's first King (dead) had two sons: its next King, the uncle, and the King of France."""
     france = Dynasty.objects.get(campaign=campaign, crown="France")
     testhouse = empty_house(campaign)
     king = reigning(campaign, "France")
@@ -32,6 +28,16 @@ def test_a_king_who_inherits_a_second_crown_brings_it_to_his_player(campaign):
     uncle = person(campaign, testhouse, "Uncle", "M", 1240, father=grandfather)
     Character.objects.filter(pk=king.pk).update(father=grandfather)  # France's King is the uncle's brother
     crown(campaign, grandfather, "Testland", 1230)
+    return france, testhouse, king, grandfather, uncle
+
+
+@pytest.mark.django_db
+def test_a_king_who_inherits_a_second_crown_brings_it_to_his_player(campaign):
+    """'If a Dynastic Union takes place ... the male character's player will control both countries'
+    and 'The player controlling the annexed country has complete control over it': a monarch wears
+    two crowns for one player. The King of France inherits Testland from his uncle; before, he was
+    moved into the Testland house, leaving France played by a house whose King it no longer held."""
+    france, _testhouse, king, _grandfather, uncle = uncle_of_testland(campaign)
     crown(campaign, uncle, "Testland", 1260)
     at_step(campaign, Step.SURVIVAL)
     kill(campaign, uncle.pk)
@@ -74,15 +80,8 @@ def test_the_second_crown_goes_home_when_the_monarch_of_both_dies_and_another_he
     it) is of its own house again, and Testland with him (before: it stayed with France's house)."""
     from dynasties.services.claims import claim_renounce
 
-    france = Dynasty.objects.get(campaign=campaign, crown="France")
-    testhouse = empty_house(campaign)
-    king = reigning(campaign, "France")
-    grandfather = person(campaign, testhouse, "Grand", "M", 1200)
-    Character.objects.filter(pk=grandfather.pk).update(status=Status.DEAD, death_year=1260)
-    uncle = person(campaign, testhouse, "Uncle", "M", 1240, father=grandfather)
+    france, testhouse, king, _grandfather, uncle = uncle_of_testland(campaign)
     cousin = person(campaign, testhouse, "Cousin", "M", 1270, father=uncle)
-    Character.objects.filter(pk=king.pk).update(father=grandfather)
-    crown(campaign, grandfather, "Testland", 1230)
     crown(campaign, king, "Testland", 1260)
     Crown.objects.create(campaign=campaign, name="Testland", home_dynasty=testhouse, controlled_by=france)
     Character.objects.filter(pk=uncle.pk).update(status=Status.DEAD, death_year=1290)

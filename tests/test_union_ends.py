@@ -39,11 +39,16 @@ def union(campaign):
         chronicle = Chronicle(locked)
         crowns_join(world, queen_crown=world.crown("England"), king_crown=world.crown("France"), chronicle=chronicle)
         chronicle.flush()
-    record = Crown.objects.get(campaign=campaign, name="England")
     france = Dynasty.objects.get(campaign=campaign, crown="France")
-    assert record.controlled_by == france and record.union_with is not None
     queen.refresh_from_db()
-    assert queen.controlled_by == france
+    return england, france, queen, sister, king
+
+
+def br_union(campaign):
+    """The union in Blood Royale: the King's player controls both crowns and the Queen (A7)."""
+    england, france, queen, sister, king = union(campaign)
+    record = Crown.objects.get(campaign=campaign, name="England")
+    assert record.controlled_by == france and record.union_with is not None and queen.controlled_by == france
     return england, france, queen, sister, king
 
 
@@ -53,7 +58,7 @@ def test_a_widowed_queen_regnant_reigns_on_in_her_own_house_and_the_union_ends(c
     lasts 'as long as the country is ruled by a "foreign" monarch': the King dies, the union is over,
     England goes back to its house with its Queen, who reigns on and keeps rolling for survival
     (before: she was retired as the King's widow and England stayed annexed, in union, for ever)."""
-    england, _france, queen, _sister, king = union(campaign)
+    england, _france, queen, _sister, king = br_union(campaign)
     to_announcements(campaign, {king.pk})
     queen.refresh_from_db()
     assert queen.status == Status.ALIVE and queen.retired_year is None and queen.controlled_by == england
@@ -80,7 +85,7 @@ def test_when_the_unions_queen_dies_her_crown_goes_home_and_her_heir_stays_in_he
     country's player is the crown's home house once its 'foreign' monarch is gone: the Queen dies,
     her unmarried brother succeeds in his own house, their sister stays there too, and England is no longer annexed (before: the
     heir was moved into the King's house and England stayed annexed, its house landless)."""
-    england, _france, queen, sister, _king = union(campaign)
+    england, _france, queen, sister, _king = br_union(campaign)
     to_announcements(campaign, {queen.pk})
     heir = reigning(campaign, "England")
     assert heir.father_id == sister.father_id and heir.controlled_by == england  # her brother John, unmarried
