@@ -438,10 +438,13 @@ class InterphaseForm(forms.Form):
     )  # fmt: skip
 
     def __init__(
-        self, *args: Any, money: str = "Crowns", royals: Sequence[tuple[int, str]] = (), **kwargs: Any
+        self, *args: Any, money: str = "Crowns", royals: Sequence[tuple[int, str]] = (), rule_g: bool = True,
+        **kwargs: Any,
     ) -> None:
         kwargs.setdefault("label_suffix", "")
         super().__init__(*args, **kwargs)
+        if not rule_g:  # governed provinces only with optional rule G in force
+            del self.fields["governed"]
         ransoms = self.fields["neutral_ransoms"]
         assert isinstance(ransoms, forms.TypedMultipleChoiceField)
         ransoms.choices = list(royals)
@@ -471,7 +474,8 @@ class InterphaseForm(forms.Form):
         ]
 
     def groups(self) -> list[tuple[str, list[forms.BoundField]]]:
-        return [(legend, [self[name] for name in names]) for legend, names in self.GROUPS]
+        groups = [(legend, [self[name] for name in names if name in self.fields]) for legend, names in self.GROUPS]
+        return [(legend, fields) for legend, fields in groups if fields]
 
     def clean_governed(self) -> list[dict[str, Any]]:
         """"Kent, withholds 3, present" a line -> [{"province": "Kent", "withheld": 3, "present": True}]."""
@@ -573,7 +577,9 @@ def _interphase_page(
         context(
             campaign, role, mine,
             dynasty=dynasty, balance=balance(campaign, dynasty), supported=supported, preview=preview,
-            form=form or InterphaseForm(money=currency(campaign), royals=_royals(dynasty)), done=done,
+            form=form or InterphaseForm(
+                money=currency(campaign), royals=_royals(dynasty), rule_g=campaign.option("governing_provinces")
+            ), done=done,
             open=campaign.step == Step.INTERPHASE,
             cash_form=cash_form or CashInForm(money=currency(campaign)), cash_preview=cash_preview, cashed=cashed,
             currency=currency(campaign),
@@ -608,7 +614,9 @@ def interphase(request: HttpRequest, slug: str, dynasty_pk: int) -> HttpResponse
     money = currency(campaign)
     if request.POST.get("do") in ("cash_in_preview", "cash_in"):
         return _cash_in(request, campaign, role, mine, dynasty, money)
-    form = InterphaseForm(request.POST, money=money, royals=_royals(dynasty))
+    form = InterphaseForm(
+        request.POST, money=money, royals=_royals(dynasty), rule_g=campaign.option("governing_provinces")
+    )
     if not form.is_valid():
         return _interphase_page(request, campaign, role, mine, dynasty, form=form, status=400)
     entry = form.entry()

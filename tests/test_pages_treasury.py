@@ -617,8 +617,12 @@ def test_governed_provinces_are_entered_one_a_line(client, interphase, alice, en
     Governor keeps them and "may also refuse to pay all or some of the 5 or 7 Crowns Royal Taxes"."""
     from dynasties.models import Character, Title
 
+    client.force_login(alice)
+    page = urls(interphase, england)["interphase"]
+    assert "id_governed" not in client.get(page).content.decode()  # rule G off: no governed provinces to enter
     interphase.optional_rules = {**interphase.optional_rules, "governing_provinces": True}
     interphase.save()
+    assert "id_governed" in client.get(page).content.decode()
     holder = Character.objects.filter(campaign=interphase, controlled_by=france, sex="M", status="alive").first()
     Title.objects.create(campaign=interphase, name="Duke of Kent", province="Kent", crown="England", holder=holder,
                          granted_year=1300, granted_to=holder)  # fmt: skip
