@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -29,7 +28,7 @@ from api.views.families import MarriageOut
 from api.views.sequence import TurnMadeSerializer, require_actor, turn_data
 from api.views.treasury import PostingOut
 from campaign.models import Campaign, ChronicleEntry, Posting
-from campaign.permissions import couple_houses, may_act_for_any, sees_money, visible
+from campaign.permissions import require, sees_money, visible
 from campaign.treasury import currency
 from dynasties.models import Character, Dynasty, Marriage
 from dynasties.printing import announcement_sections
@@ -151,11 +150,7 @@ def _match(view: ActionView, data: dict[str, Any]) -> Marriage:
         if data[role] not in people or people[data[role]].campaign_id != v.campaign.pk:
             raise NotFound(f"There is no character #{data[role]} in this campaign.", fields={role: "not_found"})
     groom, bride = people[data["husband"]], people[data["wife"]]
-    if not may_act_for_any(v.role, v.dynasty, (groom.controlled_by_id, bride.controlled_by_id)):
-        raise PermissionDenied(
-            f"Neither {groom.display_name} nor {bride.display_name} is of your house: a player records the matches "
-            "of his own house's characters."
-        )
+    require(view.request.user, v.campaign, "couple", houses=(groom.controlled_by_id, bride.controlled_by_id))
     raised = data.get("children_raised_by")
     return Marriage(
         campaign=v.campaign, husband=groom, wife=bride, arranged_year=v.campaign.current_year,
@@ -250,9 +245,7 @@ def _betrothal(view: ActionView, pk: int) -> Marriage:
     match = Marriage.objects.select_related("husband", "wife").filter(campaign=v.campaign, pk=pk).first()
     if match is None:
         raise NotFound(f"There is no marriage #{pk} in this campaign.")
-    if not may_act_for_any(v.role, v.dynasty, couple_houses(match)):
-        raise PermissionDenied("Only the GM or the player of one of the betrothed may do this.")
-    return match
+    return match  # who may wed or break it off: the services ask the policy ("couple")
 
 
 class WedView(ActionView):

@@ -297,19 +297,19 @@ def marriage_wed_many(
 ) -> list[Marriage]:
     """The weddings of betrothed couples, in the Marriages step, both 15 or older. All or none."""
     campaign = lock_campaign(campaign)
-    require_step(campaign, wedding_step(campaign))
     wanted = [_pk(m) for m in marriages]
-    if len(set(wanted)) != len(wanted):
-        raise IllegalMarriage("The same betrothal is listed twice; each couple is wed once.")
     found = {m.pk: m for m in Marriage.objects.filter(campaign=campaign, pk__in=wanted)}
-    errors: list[str] = []
     for pk in wanted:
         if pk not in found:
             raise NotFound(f"There is no betrothal #{pk} in {campaign.name}.")
+    for match in found.values():  # who may act first: a stranger learns nothing of the step
+        require(by, campaign, "couple", houses=couple_houses(match))
+    require_step(campaign, wedding_step(campaign))
+    if len(set(wanted)) != len(wanted):
+        raise IllegalMarriage("The same betrothal is listed twice; each couple is wed once.")
+    errors: list[str] = []
     ids = [p for m in found.values() for p in (m.husband_id, m.wife_id)]
     people = _people(campaign, ids, {})
-    for match in found.values():
-        require(by, campaign, "couple", houses=couple_houses(match))
     busy = _busy(campaign, ids, exclude=wanted)
     widows = kings_widows(campaign, ids)
     royal_family = _monarchs_family(campaign, ids)
