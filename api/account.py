@@ -13,7 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from api.models import ApiToken
 from api.services import token_create, token_revoke
-from dynasties.rules.errors import RuleError
+from rules.errors import RuleError
 
 
 class TokenForm(forms.Form):

@@ -23,7 +23,7 @@ from campaign.permissions import may_act_for as may_act_for  # the policy's, re-
 from campaign.permissions import require_act_for as require_act_for
 from campaign.permissions import require_gm as require_gm
 from campaign.permissions import role_of, visible
-from dynasties.rules.errors import RuleError
+from rules.errors import RuleError
 
 T = TypeVar("T")
 

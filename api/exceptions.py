@@ -27,7 +27,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import set_rollback
 
-from dynasties.rules.errors import RuleError
+from rules.errors import RuleError
 
 NON_FIELD = {api_settings.NON_FIELD_ERRORS_KEY, "__all__"}
 

@@ -34,9 +34,9 @@ from api.views.rolls import RollOut
 from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, Roll, RollSubject, Step
 from campaign.permissions import visible
 from dynasties.models import Character, PassedOver, Reign
-from dynasties.rules.dice import DiceSpec, validate_faces
-from dynasties.rules.errors import InvalidDice, RuleError
-from dynasties.rules.odds import Odds
+from rules.dice import DiceSpec, validate_faces
+from rules.errors import InvalidDice, RuleError
+from rules.odds import Odds
 
 T = TypeVar("T")
 

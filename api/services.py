@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from api.models import ApiToken
-from dynasties.rules.errors import NotFound
+from rules.errors import NotFound
 
 KEY_PREFIX = "rgn_"
 SHOWN = 12  # characters of the key kept for display ("rgn_" and 8 more)

@@ -52,9 +52,9 @@ def main() -> None:
     from campaign.exchange import campaign_export
     from campaign.models import Campaign
     from dynasties.models import Character
-    from dynasties.rules.dice import RandomSource
     from dynasties.services import campaign_create
     from dynasties.simulation import simulate
+    from rules.dice import RandomSource
 
     call_command("migrate", verbosity=0)
     source = RandomSource(args.seed)

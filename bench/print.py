@@ -54,9 +54,9 @@ def main() -> None:
 
     from dynasties import printing
     from dynasties.models import Character
-    from dynasties.rules.dice import RandomSource
     from dynasties.services import campaign_create
     from dynasties.simulation import play_turn
+    from rules.dice import RandomSource
 
     call_command("migrate", verbosity=0)
     source = RandomSource(7)

@@ -1,7 +1,7 @@
 """Benchmark: `simulate` for 5 players x 40 turns on a fresh SQLite database.
 
 Prints the wall time, the queries of every fifth turn with the campaign's size at that point,
-and the share of the run spent inside the pure rules core (``dynasties/rules``), measured in a
+and the share of the run spent inside the pure rules core (``rules``), measured in a
 second, profiled run. Target (issue 2): under 10 s, queries per turn flat as the campaign grows.
 
     make bench        # or: .venv/bin/python bench/simulate.py [--turns 40] [--players 5] [--seed 7]
@@ -43,9 +43,9 @@ def main() -> None:
     from django.test.utils import CaptureQueriesContext
 
     from dynasties.models import Character, Status
-    from dynasties.rules.dice import RandomSource
     from dynasties.services import campaign_create
     from dynasties.simulation import play_turn
+    from rules.dice import RandomSource
 
     call_command("migrate", verbosity=0)
 

@@ -38,10 +38,10 @@ def main() -> int:
     django.setup()
     from django.core.management import call_command
 
-    from dynasties.rules import RULESET_LABELS, get_ruleset
-    from dynasties.rules.dice import RandomSource
     from dynasties.services import campaign_create
     from dynasties.simulation import LAW, law_summary, law_table, play_turn, simulated_dynasties
+    from rules import RULESET_LABELS, get_ruleset
+    from rules.dice import RandomSource
 
     call_command("migrate", verbosity=0)
     failed = False

@@ -89,12 +89,12 @@ def main() -> None:
     from django.test.utils import CaptureQueriesContext
 
     from dynasties.models import Character, Dynasty, Origin, Reign, Status
-    from dynasties.rules.dice import RandomSource
-    from dynasties.rules.explain import explain_line
-    from dynasties.rules.succession import FamilyIndex
     from dynasties.services import campaign_create
     from dynasties.services.common import World
     from dynasties.services.succession_view import _LeanWorld, succession_line, succession_what_if
+    from rules.dice import RandomSource
+    from rules.explain import explain_line
+    from rules.succession import FamilyIndex
 
     call_command("migrate", verbosity=0)
 

@@ -39,9 +39,9 @@ def main() -> None:
     from campaign.history import checkpoint_take, new_action_key, undo_step
     from campaign.models import Campaign, Checkpoint, Roll
     from dynasties.models import Character
-    from dynasties.rules.dice import RandomSource
     from dynasties.services import campaign_create
     from dynasties.simulation import simulate
+    from rules.dice import RandomSource
 
     call_command("migrate", verbosity=0)
     source = RandomSource(args.seed)

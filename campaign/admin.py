@@ -29,10 +29,10 @@ from campaign.models import (
     RuleTable,
 )
 from campaign.services import membership_add, membership_check, table_restore_defaults, table_update
-from dynasties.rules import get_ruleset
-from dynasties.rules.errors import RuleError
-from dynasties.rules.tables import TABLE_TITLES, VALIDATORS, validate_table
 from dynasties.services import campaign_create
+from rules import get_ruleset
+from rules.errors import RuleError
+from rules.tables import TABLE_TITLES, VALIDATORS, validate_table
 
 
 def copy_saved(target: Model, saved: Model) -> None:

@@ -27,8 +27,8 @@ from django.utils import timezone
 
 from campaign.exchange import campaign_export
 from campaign.models import Campaign
-from dynasties.rules.errors import NotFound, RuleError
-from dynasties.services.common import lock_campaign
+from campaign.steps import lock_campaign
+from rules.errors import NotFound, RuleError
 
 DEFAULT_KEEP = 14
 """Backups kept per campaign: two weeks of nightly runs."""

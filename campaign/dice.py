@@ -10,7 +10,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 
 from campaign.models import Campaign, Roll, RollSource, RollSubject
-from dynasties.rules.dice import DiceSource, DiceSpec, RandomSource, validate_faces
+from rules.dice import DiceSource, DiceSpec, RandomSource, validate_faces
 
 PURPOSE_LABELS = {
     "birth": "birth roll",

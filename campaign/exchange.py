@@ -48,7 +48,6 @@ from campaign.models import (
     RuleTable,
 )
 from campaign.permissions import legacy_line_audience, readers_list, readers_text
-from contracts import rules as clause_rules
 from contracts.models import (
     Breach,
     Clause,
@@ -93,11 +92,12 @@ from dynasties.models import (
     Title,
     TitleHolding,
 )
-from dynasties.rules import get_ruleset
-from dynasties.rules.dice import DiceSpec, validate_faces
-from dynasties.rules.errors import InvalidImport, RuleError
-from dynasties.rules.stability import STABILITY_MAX, STABILITY_MIN, on_track
-from dynasties.rules.tables import validate_table
+from rules import contracts as clause_rules
+from rules import get_ruleset
+from rules.dice import DiceSpec, validate_faces
+from rules.errors import InvalidImport, RuleError
+from rules.stability import STABILITY_MAX, STABILITY_MIN, on_track
+from rules.tables import validate_table
 
 FORMAT = "regnal/3"
 FORMAT_V2 = "regnal/2"  # still read: what regnal/3 added takes its default (FIELDS_LATER, SECTIONS_LATER)

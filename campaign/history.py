@@ -40,8 +40,8 @@ from campaign.models import (
     Step,
 )
 from campaign.permissions import require
-from dynasties.rules.errors import RuleError
-from dynasties.services.common import STEP_LABELS, lock_campaign
+from campaign.steps import STEP_LABELS, lock_campaign
+from rules.errors import RuleError
 
 T = TypeVar("T")
 

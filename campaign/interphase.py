@@ -1,7 +1,7 @@
 """The Blood Royale Interphase helper (RULES.md A8): a player or the GM enters one country's
 Interphase (provinces, tax rate, famine and rebellion, forces kept and raised, rebellions bought
 off, a rebellion in the capital in the Movement that follows); the pure rules in
-``dynasties.rules.interphase`` compute every line and this service posts them to the ledger in one
+``rules.interphase`` compute every line and this service posts them to the ledger in one
 transaction, Treasury <-> the dynasty, taxes first, then costs, then the capital's rebellion.
 
 The turn ends with its own phase, "D) CASHING IN RESOURCES" (``cash_in_run``): resource sets held
@@ -23,12 +23,12 @@ from django.db import transaction
 
 from campaign.models import Campaign, ChronicleEntry, Posting, Step
 from campaign.permissions import require
+from campaign.steps import Chronicle, lock_campaign, require_step
 from campaign.treasury import InsufficientFunds, balance, currency, post
 from dynasties.models import Character, Dynasty, Status, Title
-from dynasties.rules import blood_royale as br
-from dynasties.rules import interphase as rules
-from dynasties.rules.errors import NotFound, RuleError, StepOrderError
-from dynasties.services.common import Chronicle, lock_campaign, require_step
+from rules import blood_royale as br
+from rules import interphase as rules
+from rules.errors import NotFound, RuleError, StepOrderError
 
 # A money line: private to the dynasty and the GM (campaign.permissions.MONEY_KINDS); ``data``
 # marks it as an Interphase run, which is how a second run in the year is found.

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from dynasties.rules import RULESET_LABELS
+from rules import RULESET_LABELS
 
 
 class Step(models.TextChoices):

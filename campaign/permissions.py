@@ -28,7 +28,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
 
 from campaign.models import Audience, Campaign, ChronicleEntry, Membership, Posting, Role
-from dynasties.rules.errors import RuleError
+from rules.errors import RuleError
 
 
 class Forbidden(RuleError, PermissionDenied):

@@ -19,12 +19,12 @@ from django.db import transaction
 
 from campaign.models import ActionKey, Audience, Campaign, ChronicleEntry, Membership, Role, RuleTable
 from campaign.permissions import require
+from campaign.steps import lock_campaign
 from dynasties.models import Dynasty, DynastyKind
-from dynasties.rules import get_ruleset
-from dynasties.rules.errors import InvalidTable, NotFound, RuleError
-from dynasties.rules.tables import defaults_for, validate_table
 from dynasties.services import campaign_create
-from dynasties.services.common import lock_campaign
+from rules import get_ruleset
+from rules.errors import InvalidTable, NotFound, RuleError
+from rules.tables import defaults_for, validate_table
 
 DEMO_SLUG = "demo"
 DEMO_NAME = "Demo Campaign"
@@ -278,8 +278,8 @@ def campaign_start(
     (``dynasties.simulation.simulate``) with the dice seeded by ``seed`` (a random seed when None;
     the chronicle records it). ``key`` is the form's one-time key: a second submit of the same
     form raises :class:`CampaignAlreadyCreated` naming the first campaign."""
-    from dynasties.rules.dice import RandomSource
     from dynasties.simulation import simulate
+    from rules.dice import RandomSource
 
     if key:
         # one creation at a time per user, so a double click waits for the first and finds its key

@@ -17,7 +17,7 @@ from django.db.models import Q, Sum
 from campaign import audit
 from campaign.models import Campaign, Posting, PostingKind
 from dynasties.models import Dynasty
-from dynasties.rules.errors import NotFound, RuleError
+from rules.errors import NotFound, RuleError
 
 CURRENCY = {"blood-royale": "Crowns", "eu-bloodline": "ducats", "eu-monarchs": "ducats"}
 TREASURY = "the Treasury"
@@ -160,7 +160,7 @@ def treasury_transfer(
     """A gift, a loan or any payment agreed at the table (A8: loans and gifts are free transfers).
     Overdrafts are refused unless the campaign allows them."""
     from campaign.permissions import require
-    from dynasties.services.common import Chronicle, lock_campaign
+    from campaign.steps import Chronicle, lock_campaign
 
     campaign = lock_campaign(campaign)
     if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
@@ -194,7 +194,7 @@ def posting_reverse(
 ) -> Posting:
     """Undo a posting with its mirror image (nothing is edited or deleted in place)."""
     from campaign.permissions import require
-    from dynasties.services.common import lock_campaign
+    from campaign.steps import lock_campaign
 
     campaign = lock_campaign(campaign)
     require(by, campaign, "gm")  # corrections are the GM's

@@ -29,7 +29,7 @@ from contracts.models import (
     PaymentStatus,
 )
 from contracts.services import contract_end_by_consent, contract_sign, payment_settle
-from dynasties.rules.errors import RuleError
+from rules.errors import RuleError
 
 
 class ServiceMadeMixin:

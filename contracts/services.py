@@ -36,7 +36,7 @@ from django.db.models import Count, Q
 from campaign import audit, treasury
 from campaign.models import Campaign, PostingKind
 from campaign.permissions import consequence, readers_text, require
-from contracts import rules
+from campaign.steps import Chronicle, lock_campaign
 from contracts.models import (
     Breach,
     Clause,
@@ -57,10 +57,11 @@ from contracts.models import (
     PaymentStatus,
 )
 from dynasties.models import Character, Crown, Dynasty, DynastyKind, Marriage, Reign, Renunciation, Status
-from dynasties.rules.errors import NotFound, RuleError
-from dynasties.rules.succession import iter_succession
 from dynasties.services.claims import claim_renounce
-from dynasties.services.common import Chronicle, World, lock_campaign
+from dynasties.services.common import World
+from rules import contracts as rules
+from rules.errors import NotFound, RuleError
+from rules.succession import iter_succession
 
 LIVE = (ContractState.DRAFT, ContractState.SIGNED, ContractState.IN_FORCE)
 BINDING = (ContractState.SIGNED, ContractState.IN_FORCE)

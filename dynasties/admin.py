@@ -33,11 +33,11 @@ from dynasties.models import (
     Title,
     TitleHolding,
 )
-from dynasties.rules.errors import RuleError
 from dynasties.services.bloodline_sequence import diplomacy_bonus
 from dynasties.services.bloodline_titles import title_income
 from dynasties.services.common import World
 from dynasties.services.succession_view import SuccessionLine, succession_line
+from rules.errors import RuleError
 
 MARRIAGES_SHOWN = 200
 

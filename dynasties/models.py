@@ -6,7 +6,7 @@ from django.db import models
 from django.db.models import F, Q
 
 from campaign.audit import AuditedRecords
-from dynasties.rules.people import Person
+from rules.people import Person
 
 
 class DynastyKind(models.TextChoices):

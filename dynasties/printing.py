@@ -25,9 +25,9 @@ from django.template.loader import render_to_string
 
 from campaign.models import Audience, Campaign, ChronicleEntry, RollSubject
 from campaign.printing import render_pdf
+from campaign.steps import load_tables
 from dynasties.models import Character, Dynasty, Reign, Status, Title
-from dynasties.rules.tables import survival_need
-from dynasties.services.common import load_tables
+from rules.tables import survival_need
 
 LAST_AGE = 80  # the year track runs to age 80 (A2), or to death
 ADULT_AGE = 15  # no survival roll before 15 (A4, A5)

@@ -10,8 +10,8 @@ from django.db.models import Count, Q
 
 from campaign.models import Campaign
 from dynasties.models import BirthAttempt, Character, DynastyKind, Marriage, Modifier, ModifierKind, Origin, Reign, Status
-from dynasties.rules import blood_royale as br
-from dynasties.rules import get_ruleset
+from rules import blood_royale as br
+from rules import get_ruleset
 
 
 @dataclass(frozen=True)
@@ -128,7 +128,7 @@ def frozen_lines(campaign: Campaign) -> set[int]:
     )
     if not claimants:
         return set()
-    from dynasties.rules.succession import FamilyIndex, line_of
+    from rules.succession import FamilyIndex, line_of
 
     people = {c.pk: c.as_person() for c in Character.objects.filter(campaign=campaign)}
     index = FamilyIndex(people)

@@ -33,15 +33,15 @@ from contracts import services as contract_services
 from contracts.models import Breach, Contract, ContractKind, ContractState, Dispute, Excommunication, Parley
 from dynasties import services
 from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Reign, Status, Title
-from dynasties.rules import blood_royale as br
-from dynasties.rules import bloodline as bl
-from dynasties.rules import interphase as ip_rules
-from dynasties.rules.dice import DiceSource, DiceSpec
-from dynasties.rules.errors import RuleError
 from dynasties.selectors import living_children_counts, unmatched_adults
 from dynasties.services import events, pretenders, titles
 from dynasties.services.births import CoupleTurn
 from dynasties.services.setup import default_dynasties
+from rules import blood_royale as br
+from rules import bloodline as bl
+from rules import interphase as ip_rules
+from rules.dice import DiceSource, DiceSpec
+from rules.errors import RuleError
 
 _T = TypeVar("_T")
 

@@ -37,7 +37,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from campaign.models import Campaign, Role
 from campaign.permissions import may_act_for_any, require_party, require_play, visible
 from campaign.treasury import currency
-from contracts import rules, services
+from contracts import services
 from contracts.models import (
     Breach,
     Clause,
@@ -57,9 +57,10 @@ from contracts.models import (
 )
 from contracts.printing import CHARACTER_KEYS, contract_pdf, describe
 from dynasties.models import Character, Crown, Dynasty, DynastyKind, Marriage, Status
-from dynasties.rules.errors import RuleError
 from pages.common import ActionFailed, context, may_act_for, member, require_act_for, require_gm, run_action
 from pages.trail import Source, Trail, trail
+from rules import contracts as rules
+from rules.errors import RuleError
 
 MAX_CLAUSES = 20
 STATE_TABS = {

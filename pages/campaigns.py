@@ -32,9 +32,9 @@ from django.views.decorators.http import require_http_methods
 
 from campaign.services import MAX_PREHISTORY_TURNS, CampaignAlreadyCreated, campaign_start
 from dynasties.models import DynastyKind
-from dynasties.rules import RULESET_LABELS, get_ruleset
-from dynasties.rules.errors import RuleError
 from dynasties.services.setup import default_dynasties
+from rules import RULESET_LABELS, get_ruleset
+from rules.errors import RuleError
 
 MIN_YEAR, MAX_YEAR = 1000, 1900
 SETUPS = [

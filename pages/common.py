@@ -20,7 +20,7 @@ from campaign.permissions import may_act_for as may_act_for  # the policy's, re-
 from campaign.permissions import require_act_for as require_act_for
 from campaign.permissions import require_gm as require_gm
 from campaign.services import validation_message
-from dynasties.rules.errors import RuleError
+from rules.errors import RuleError
 
 T = TypeVar("T")
 

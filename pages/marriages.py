@@ -28,8 +28,6 @@ from campaign.permissions import may_act_for_any, sees_marriage_money, sees_mone
 from campaign.treasury import currency
 from dynasties.models import Character, Dynasty, Marriage, Origin, Sex, Status
 from dynasties.printing import announcement_sections
-from dynasties.rules import blood_royale as br
-from dynasties.rules import bloodline as bl
 from dynasties.services.announcements import announcements_make, turn_advance
 from dynasties.services.marriages import (
     WeddingMoney,
@@ -43,6 +41,8 @@ from dynasties.services.marriages import (
     wedding_step,
 )
 from pages.common import ActionFailed, already_done, context, member, require_gm, run_action
+from rules import blood_royale as br
+from rules import bloodline as bl
 
 STEP_LABELS = dict(Step.choices)
 

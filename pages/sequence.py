@@ -26,12 +26,9 @@ from django.views.decorators.http import require_GET, require_http_methods
 from campaign.history import AlreadyDone, undo_plan, undo_step, undo_turn
 from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, Role, Step
 from campaign.permissions import couple_houses, may_act_for_any, may_decide_succession, require_couple, visible
+from campaign.steps import STEP_LABELS, STEP_WAITS
 from dynasties.models import BirthAttempt, Character, Marriage
-from dynasties.rules import get_ruleset
-from dynasties.rules.dice import DiceSpec
-from dynasties.rules.errors import RuleError
 from dynasties.services.births import births_attempt, births_finish, births_roll_all, births_sex
-from dynasties.services.common import STEP_LABELS
 from dynasties.services.sequence_view import (
     SUCCESSION_LINE_LIMIT,
     BirthsBoard,
@@ -48,7 +45,9 @@ from dynasties.services.setup import format_characteristics
 from dynasties.services.succession_choices import pass_over_choices, pass_over_choose, pass_over_clear
 from dynasties.services.survival import SurvivalResult, survival_finish, survival_roll
 from pages.common import ActionFailed, context, may_act_for, member, require_gm, run_action
-from pages.views import STEP_WAITS
+from rules import get_ruleset
+from rules.dice import DiceSpec
+from rules.errors import RuleError
 
 # --- forms ----------------------------------------------------------------------------------
 

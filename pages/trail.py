@@ -25,7 +25,7 @@ from simple_history.models import DeletedObject
 from campaign.admin_audit import ADMIN_EDIT
 from campaign.models import Campaign, Membership, Role
 from campaign.permissions import sees_private_field
-from dynasties.services.common import STEP_LABELS
+from campaign.steps import STEP_LABELS
 
 TRAIL_LIMIT = 20
 """Changes shown on a page; the admin's History lists them all."""

@@ -36,11 +36,11 @@ from campaign.models import Campaign, Posting, PostingKind, Role, Step
 from campaign.permissions import can_view_exchequer
 from campaign.treasury import TREASURY, InsufficientFunds, balance, balances, currency, ledger, posting_reverse, treasury_transfer
 from dynasties.models import Character, Dynasty, Status
-from dynasties.rules import blood_royale as br
-from dynasties.rules import interphase as ip
-from dynasties.rules.errors import RuleError
 from pages.charts import balance_svg, year_end_balances
 from pages.common import ActionFailed, context, member, run_action
+from rules import blood_royale as br
+from rules import interphase as ip
+from rules.errors import RuleError
 
 PER_PAGE = 50
 STEP_NAMES = {
@@ -373,7 +373,7 @@ SET_COUNTS = ("basic_sets", "semi_luxury_sets", "luxury_sets")
 
 
 class InterphaseForm(forms.Form):
-    """What the player enters for one country's Interphase (dynasties.rules.interphase)."""
+    """What the player enters for one country's Interphase (rules.interphase)."""
 
     provinces = ProvincesField(
         label=ip.LABELS["provinces"], blank=None, error_messages={"required": "Give the provinces the country controls."}

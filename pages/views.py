@@ -18,23 +18,17 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from campaign.models import Campaign, ChronicleEntry, Membership, Role, Roll, RollSource, Step
+from campaign.models import Campaign, ChronicleEntry, Membership, Role, Roll, RollSource
 from campaign.permissions import can_view_exchequer, visible
+from campaign.steps import STEP_WAITS
 from campaign.treasury import balances, currency, ledger
 from contracts.models import Contract, ContractState
 from dynasties.models import Character, Dynasty, Marriage, Reign, Status
-from dynasties.rules.errors import RuleError
 from dynasties.services.succession_view import heirs_now, succession_line, succession_what_if
 from pages.common import may_act_for, member
 from pages.trail import Source, Trail, trail
+from rules.errors import RuleError
 
-STEP_WAITS = {
-    Step.BIRTHS: "The birth rolls of every eligible couple (and the sex of each child born).",
-    Step.SURVIVAL: "The survival roll of every character who must roll this turn.",
-    Step.MARRIAGES: "The players' marriages and betrothals, then the GM closes the step.",
-    Step.ANNOUNCEMENTS: "The GM to publish the announcements of the year.",
-    Step.INTERPHASE: "The Interphase and movement at the table; the GM then starts the next turn.",
-}
 ROLLS_PER_PAGE = 50
 
 

@@ -9,8 +9,8 @@ from django.contrib.auth import get_user_model
 
 from campaign.models import Campaign, Membership, Role
 from dynasties.models import Dynasty
-from dynasties.rules.dice import RandomSource
 from dynasties.services import campaign_create
+from rules.dice import RandomSource
 
 
 @pytest.fixture

@@ -27,9 +27,9 @@ from campaign.models import Campaign, ChronicleEntry, Membership, Posting, Role,
 from contracts import services as contracts
 from contracts.models import Breach, Contract, ContractPayment, PaymentStatus
 from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Reign, Title
-from dynasties.rules.dice import RandomSource
 from dynasties.services import births_attempt, campaign_create
 from dynasties.services.marriages import marriage_arrange, marriage_check
+from rules.dice import RandomSource
 
 ROLES = ("gm", "alice", "bob", "carol", "observer", "outsider", "staff", "anonymous")
 MEMBERS = frozenset({"gm", "alice", "bob", "carol", "observer"})

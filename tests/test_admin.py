@@ -32,9 +32,9 @@ from dynasties.models import (
     Title,
     TitleHolding,
 )
-from dynasties.rules.dice import RandomSource
-from dynasties.rules.tables import DEFAULT_CHARACTERISTIC_BANDS, DEFAULT_SURVIVAL
 from dynasties.services import births_attempt, births_sex, campaign_create
+from rules.dice import RandomSource
+from rules.tables import DEFAULT_CHARACTERISTIC_BANDS, DEFAULT_SURVIVAL
 
 MODELS: list[type[Model]] = [
     Campaign,

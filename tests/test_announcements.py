@@ -9,8 +9,6 @@ import pytest
 
 from campaign.models import ChronicleEntry, Step
 from dynasties.models import Character, Dynasty, Marriage, Reign, Status
-from dynasties.rules.dice import FixedSource
-from dynasties.rules.errors import StepOrderError
 from dynasties.services import (
     announcements_make,
     births_attempt,
@@ -22,6 +20,8 @@ from dynasties.services import (
     survival_roll,
     turn_advance,
 )
+from rules.dice import FixedSource
+from rules.errors import StepOrderError
 from tests.factories import at_step, crown, empty_house, person, wed
 
 ALL_SECTIONS = [
@@ -44,7 +44,8 @@ def king_of(campaign, crown_name: str) -> Character:
 
 def survive_all(campaign, dying=()):
     """Survival rolls for everyone due: double six, or snake eyes for those in ``dying``."""
-    from dynasties.services.common import World, load_tables
+    from campaign.steps import load_tables
+    from dynasties.services.common import World
     from dynasties.services.survival import rolled_this_turn, survival_due
 
     done = rolled_this_turn(campaign)

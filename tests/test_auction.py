@@ -7,10 +7,10 @@ import pytest
 from campaign import treasury
 from campaign.treasury import InsufficientFunds
 from dynasties.models import Character, Dynasty
-from dynasties.rules.dice import RandomSource
-from dynasties.rules.errors import RuleError
 from dynasties.services import campaign_create
 from dynasties.services.auction import auction_run
+from rules.dice import RandomSource
+from rules.errors import RuleError
 
 
 @pytest.fixture

@@ -21,8 +21,8 @@ from contracts.models import Clause, Contract, ContractSignature
 from contracts.services import contract_draft
 from dynasties import services
 from dynasties.models import Character, Dynasty, Marriage, Status
-from dynasties.rules.dice import RandomSource
 from dynasties.simulation import play_births
+from rules.dice import RandomSource
 from tests.factories import at_step, person, wed
 
 pytestmark = pytest.mark.django_db

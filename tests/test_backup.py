@@ -20,8 +20,8 @@ from campaign import backup
 from campaign.backup import backup_campaigns, backup_name, backups_of, read_backup
 from campaign.exchange import campaign_export, campaign_import
 from campaign.models import Campaign
-from dynasties.rules.dice import RandomSource
 from dynasties.services import campaign_create
+from rules.dice import RandomSource
 
 UTC = datetime.UTC
 

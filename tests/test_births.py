@@ -6,9 +6,9 @@ import pytest
 
 from campaign.models import ChronicleEntry, Roll, Step
 from dynasties.models import BirthAttempt, Character, Marriage
-from dynasties.rules.dice import RandomSource
-from dynasties.rules.errors import IneligibleCouple, InvalidDice, RuleError, StepOrderError
 from dynasties.services import births_attempt, births_finish, births_roll_all, births_sex
+from rules.dice import RandomSource
+from rules.errors import IneligibleCouple, InvalidDice, RuleError, StepOrderError
 from tests.factories import at_step, person, wed
 
 
@@ -110,7 +110,7 @@ def test_births_close_only_when_every_child_has_its_sex(campaign):
 
 @pytest.mark.django_db
 def test_roll_all_gives_every_couple_its_attempts_and_children(campaign):
-    from dynasties.rules.dice import FixedSource
+    from rules.dice import FixedSource
 
     # five royal couples; the first three succeed on their first roll, then no extra attempts
     faces = []
@@ -128,7 +128,7 @@ def test_roll_all_gives_every_couple_its_attempts_and_children(campaign):
 
 @pytest.mark.django_db
 def test_roll_all_extra_attempts_follow_the_policy_and_cap_at_three(campaign):
-    from dynasties.rules.dice import RandomSource
+    from rules.dice import RandomSource
 
     seen = []
 

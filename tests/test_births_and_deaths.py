@@ -1,5 +1,5 @@
 """No child is born after its mother's death, nor more than a year after its father's (issue 15,
-defect 7; dynasties/rules/birth_years.py, applied by dynasties/services/deaths.character_die and
+defect 7; rules/birth_years.py, applied by dynasties/services/deaths.character_die and
 births_sex; docs/rulings.md, Births).
 
 The rulebooks spread a turn's children over three years ("a third child's Year of Birth should be two
@@ -21,10 +21,10 @@ from gedcom.parser import Parser
 from campaign.models import ChronicleEntry, Step
 from dynasties.gedcom import export_gedcom
 from dynasties.models import BirthAttempt, Character, Crown, CrownEvent, Marriage
-from dynasties.rules.dice import RandomSource
 from dynasties.services import births_attempt, births_finish, births_sex, campaign_create, survival_roll
 from dynasties.services.events import survival_event
 from dynasties.simulation import simulate
+from rules.dice import RandomSource
 from tests.factories import at_step
 
 pytestmark = pytest.mark.django_db

@@ -13,9 +13,6 @@ from hypothesis import strategies as st
 
 from campaign.models import ChronicleEntry, Roll, Step
 from dynasties.models import Character, Dynasty, Marriage, Reign, Status
-from dynasties.rules import bloodline as bl
-from dynasties.rules.dice import RandomSource
-from dynasties.rules.errors import IllegalMarriage, IneligibleCouple, RuleError, StepOrderError
 from dynasties.services import (
     announcements_make,
     births_attempt,
@@ -30,6 +27,9 @@ from dynasties.services import (
     turn_advance,
 )
 from dynasties.services.common import World
+from rules import bloodline as bl
+from rules.dice import RandomSource
+from rules.errors import IllegalMarriage, IneligibleCouple, RuleError, StepOrderError
 from tests.factories import at_step, person, wed
 
 
@@ -259,7 +259,7 @@ def test_characteristics_always_within_3_and_9(father, mother, faces, unmodified
 @settings(max_examples=200)
 @given(age=st.integers(0, 100), offset=st.integers(-30, 30), total=st.integers(2, 20))
 def test_effective_age_never_below_zero(age, offset, total):
-    from dynasties.rules.people import Person
+    from rules.people import Person
 
     p = Person(id=1, sex="M", birth_year=1500 - age, effective_age_offset=offset)
     assert p.effective_age(1500) >= 0

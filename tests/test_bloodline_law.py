@@ -8,8 +8,8 @@ from django.db import transaction
 
 from api.views.sequence import crown_player
 from campaign.models import ChronicleEntry, Roll, Step
+from campaign.steps import Chronicle, load_tables, lock_campaign
 from dynasties.models import Character, Crown, CrownEvent, Dynasty, Marriage, PassedOver, Reign, Status
-from dynasties.rules.dice import FixedSource, RandomSource
 from dynasties.services import (
     announcements_make,
     births_finish,
@@ -19,9 +19,10 @@ from dynasties.services import (
     survival_roll,
     turn_advance,
 )
-from dynasties.services.common import Chronicle, World, load_tables, lock_campaign
+from dynasties.services.common import World
 from dynasties.services.succession import crowns_join
 from dynasties.services.survival import survival_due
+from rules.dice import FixedSource, RandomSource
 from tests.factories import at_step, crown, person, wed
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from campaign.models import ChronicleEntry, Roll, Step
+from campaign.steps import load_tables
 from dynasties.models import (
     Character,
     Crown,
@@ -17,21 +18,21 @@ from dynasties.models import (
     Reign,
     Status,
 )
-from dynasties.rules import bloodline as bl
-from dynasties.rules.dice import FixedSource, RandomSource
-from dynasties.rules.errors import NotFound, RuleError
 from dynasties.services import survival_finish, survival_roll
 from dynasties.services.bloodline import crown_stability_change
-from dynasties.services.common import World, load_tables
+from dynasties.services.common import World
 from dynasties.services.events import character_capture
 from dynasties.services.survival import survival_due
+from rules import bloodline as bl
+from rules.dice import FixedSource, RandomSource
+from rules.errors import NotFound, RuleError
 from tests.factories import at_step, crown, person, wed
 
 
 def bloodline(campaign, **options):
     """The shared five-crown cast, switched to BloodLine (with BloodLine's survival table)."""
     from campaign.models import RuleTable
-    from dynasties.rules.tables import defaults_for
+    from rules.tables import defaults_for
 
     for key, data in defaults_for(bl.DEFAULT_TABLES).items():
         RuleTable.objects.create(campaign=campaign, key=key, data=data)
@@ -215,8 +216,8 @@ def test_a_released_heir_claims_the_throne(campaign, recognize):
 def test_a_married_away_heir_passed_over_freezes_her_line(campaign):
     """B: 'They continue to be controlled by the other Dynasty but make no attempts to remarry nor do they
     produce any further children'."""
-    from dynasties.rules.errors import IllegalMarriage, IneligibleCouple
     from dynasties.services import births_attempt, marriage_arrange
+    from rules.errors import IllegalMarriage, IneligibleCouple
 
     bloodline(campaign)
     at_step(campaign, Step.SURVIVAL)

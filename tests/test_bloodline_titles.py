@@ -6,11 +6,11 @@ import pytest
 
 from campaign.models import Step
 from dynasties.models import Character, Dynasty, Reign, Status, Title
-from dynasties.rules.dice import RandomSource
-from dynasties.rules.errors import RuleError
 from dynasties.services import campaign_create, survival_finish, survival_roll
 from dynasties.services.bloodline_titles import bloodline_title_grant, title_income
 from dynasties.services.common import World
+from rules.dice import RandomSource
+from rules.errors import RuleError
 from tests.factories import at_step, person
 
 

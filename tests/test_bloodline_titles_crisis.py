@@ -7,8 +7,6 @@ import pytest
 
 from campaign.models import ChronicleEntry, Step
 from dynasties.models import Character, Crown, CrownEvent, Dynasty, Reign, Status, Title
-from dynasties.rules.dice import RandomSource
-from dynasties.rules.errors import RuleError
 from dynasties.services import campaign_create, survival_finish, survival_roll
 from dynasties.services.bloodline_titles import (
     bloodline_title_grant,
@@ -18,6 +16,8 @@ from dynasties.services.bloodline_titles import (
     title_reclaim,
 )
 from dynasties.services.common import World
+from rules.dice import RandomSource
+from rules.errors import RuleError
 from tests.factories import at_step, person
 
 

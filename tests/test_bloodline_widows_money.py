@@ -15,8 +15,8 @@ import pytest
 from django.db import transaction
 
 from campaign.models import ChronicleEntry, Posting, PostingKind, Step
+from campaign.steps import Chronicle, load_tables, lock_campaign
 from dynasties.models import Character, Dynasty, Marriage, Reign, Status
-from dynasties.rules.dice import RandomSource
 from dynasties.services import (
     announcements_make,
     births_finish,
@@ -28,11 +28,12 @@ from dynasties.services import (
     survival_roll,
     turn_advance,
 )
-from dynasties.services.common import Chronicle, World, load_tables, lock_campaign
+from dynasties.services.common import World
 from dynasties.services.marriages import wedding_money
 from dynasties.services.succession import crowns_join
 from dynasties.services.survival import survival_due
 from dynasties.simulation import simulate
+from rules.dice import RandomSource
 from tests.factories import crown, person, wed
 
 

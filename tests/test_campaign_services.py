@@ -14,10 +14,10 @@ from django.test import Client
 from campaign.models import Campaign, Membership, Role, RuleTable
 from campaign.services import demo_create, membership_add, table_restore_defaults, table_update
 from dynasties.models import Dynasty
-from dynasties.rules.dice import RandomSource
-from dynasties.rules.errors import InvalidTable, RuleError
-from dynasties.rules.tables import DEFAULT_CHARACTERISTIC_BANDS, DEFAULT_SURVIVAL
 from dynasties.services import campaign_create
+from rules.dice import RandomSource
+from rules.errors import InvalidTable, RuleError
+from rules.tables import DEFAULT_CHARACTERISTIC_BANDS, DEFAULT_SURVIVAL
 
 # Members --------------------------------------------------------------------------------------
 

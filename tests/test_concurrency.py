@@ -26,10 +26,10 @@ from rest_framework.test import APIClient
 from campaign import treasury
 from campaign.history import new_action_key, step_action
 from campaign.models import ActionKey, Campaign, Checkpoint, Posting, Step
+from campaign.steps import lock_campaign
 from dynasties.models import Dynasty
-from dynasties.rules.errors import RuleError, StepOrderError
 from dynasties.services import births_finish
-from dynasties.services.common import lock_campaign
+from rules.errors import RuleError, StepOrderError
 
 pytestmark = [
     pytest.mark.postgres,

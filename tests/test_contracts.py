@@ -16,7 +16,7 @@ from django.urls import reverse
 
 from campaign import treasury
 from campaign.models import ChronicleEntry, Posting, PostingKind, Step
-from contracts import rules
+from campaign.steps import Chronicle, lock_campaign
 from contracts.models import (
     Breach,
     Clause,
@@ -48,10 +48,10 @@ from contracts.services import (
     unpaid_payments,
 )
 from dynasties.models import Character, Dynasty, Marriage, Renunciation, Status
-from dynasties.rules.errors import NotFound, RuleError
 from dynasties.services import marriage_cancel, marriage_wed, turn_advance
-from dynasties.services.common import Chronicle, lock_campaign
 from dynasties.services.deaths import character_die
+from rules import contracts as rules
+from rules.errors import NotFound, RuleError
 from tests.factories import at_step, person
 
 # The test campaign: England (Edward, King; John, his son, 1295), France (Jean, King; Louis, 1295),

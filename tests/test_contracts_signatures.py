@@ -30,9 +30,9 @@ from contracts.services import (
     signatures,
 )
 from dynasties.models import Character, Dynasty, Marriage
-from dynasties.rules.dice import RandomSource
-from dynasties.rules.errors import NotFound, RuleError
 from dynasties.services import campaign_create
+from rules.dice import RandomSource
+from rules.errors import NotFound, RuleError
 
 pytestmark = pytest.mark.django_db
 

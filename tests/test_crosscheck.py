@@ -1,7 +1,7 @@
 """Issue 15: independent cross-checks. Each ruleset's campaign, simulated with every optional rule
 on, is exported and every roll, birth, survival, succession and payment re-derived from the
 rulebook's text by tests/crosscheck/ (written from the rulebooks and docs/export-format.md only,
-never from dynasties/services or dynasties/rules).
+never from dynasties/services or rules).
 
 What each checker verifies (rule ids, documented with the rulebook's words in each module):
 

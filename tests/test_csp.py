@@ -269,7 +269,8 @@ def _production(secret_key: str | None) -> subprocess.CompletedProcess[str]:
         ("changeme", "is 8 characters long"),
         ("x" * 60, "has only 1 different characters"),
         ("ab" * 30, "has only 2 different characters"),
-        ("django-insecure-" + secrets.token_urlsafe(50), "starts with 'django-insecure-'"),
+        # a fixed key: test ids must be the same in every worker of pytest-xdist
+        ("django-insecure-" + "k7Qz9vW2pL4mN8xR1tY6uB3cD5fG0hJ" * 2, "starts with 'django-insecure-'"),
         ("dev-only-insecure-key-do-not-use-in-production", "is 46 characters long"),
     ],
 )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from campaign.models import ChronicleEntry, Roll, Step
+from campaign.steps import load_tables
 from dynasties.models import (
     Character,
     Crown,
@@ -19,10 +20,9 @@ from dynasties.models import (
     Reign,
     Status,
 )
-from dynasties.rules.errors import IllegalPassOver, RuleError
 from dynasties.services import announcements_make, marriages_finish, survival_finish, survival_roll
 from dynasties.services.claims import claim_renounce
-from dynasties.services.common import World, load_tables
+from dynasties.services.common import World
 from dynasties.services.events import (
     character_capture,
     character_release,
@@ -31,6 +31,7 @@ from dynasties.services.events import (
     survival_event,
 )
 from dynasties.services.survival import survival_due
+from rules.errors import IllegalPassOver, RuleError
 from tests.factories import at_step, crown, person, wed
 
 

@@ -7,9 +7,6 @@ import pytest
 
 from campaign.models import ChronicleEntry, Roll, RollSource, RuleTable
 from dynasties.models import Character, Crown, CrownEvent, Dynasty, Reign, Status
-from dynasties.rules import eu_monarchs as eu
-from dynasties.rules.dice import D10, FixedSource, RandomSource
-from dynasties.rules.errors import IllegalOption, InvalidDice, InvalidTable, NotFound, RuleError
 from dynasties.services import campaign_create
 from dynasties.services.eu_monarchs import (
     crown_period,
@@ -22,6 +19,9 @@ from dynasties.services.eu_monarchs import (
     monarch_succession_roll,
     monarch_survival_roll,
 )
+from rules import eu_monarchs as eu
+from rules.dice import D10, FixedSource, RandomSource
+from rules.errors import IllegalOption, InvalidDice, InvalidTable, NotFound, RuleError
 
 
 @pytest.fixture

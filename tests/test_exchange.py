@@ -60,12 +60,12 @@ from dynasties.models import (
     Title,
     TitleHolding,
 )
-from dynasties.rules import RULESET_LABELS, get_ruleset
-from dynasties.rules.dice import RandomSource
-from dynasties.rules.errors import InvalidImport, RuleError
-from dynasties.rules.tables import validate_table
 from dynasties.services import campaign_create
 from dynasties.simulation import simulate
+from rules import RULESET_LABELS, get_ruleset
+from rules.dice import RandomSource
+from rules.errors import InvalidImport, RuleError
+from rules.tables import validate_table
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "export-format.md"
 

@@ -13,11 +13,11 @@ import pytest
 from campaign.exchange import FORMAT, FORMAT_V2, campaign_export, campaign_import
 from campaign.models import ChronicleEntry, Roll, RuleTable, Step
 from dynasties.models import Character, ControlChange, Crown, CrownEvent, Marriage, Reign
-from dynasties.rules import eu_monarchs as eu_rules
-from dynasties.rules.dice import FixedSource, RandomSource
-from dynasties.rules.errors import InvalidImport
 from dynasties.services import campaign_create
 from dynasties.services.eu_monarchs import monarch_survival_roll
+from rules import eu_monarchs as eu_rules
+from rules.dice import FixedSource, RandomSource
+from rules.errors import InvalidImport
 from tests.factories import at_step, person
 from tests.test_bloodline_succession import bloodline, kill
 from tests.test_bloodline_widows_money import _union, house, monarch, survival, to_next_turn

@@ -30,7 +30,7 @@ from contracts.models import Contract, ContractPayment, ContractState, EndKind, 
 from contracts.services import contract_draft, contract_sign
 from dynasties import services
 from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Reign, Status
-from dynasties.rules.dice import RandomSource
+from rules.dice import RandomSource
 from tests.factories import at_step
 
 WRITES = ("INSERT", "UPDATE", "DELETE")

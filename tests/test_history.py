@@ -9,9 +9,9 @@ from campaign.history import AlreadyDone, NothingToUndo, new_action_key, step_ac
 from campaign.models import ActionKey, Campaign, Checkpoint, Roll, Step
 from dynasties import services
 from dynasties.models import Character
-from dynasties.rules.dice import RandomSource
-from dynasties.rules.errors import RuleError
 from dynasties.simulation import play_births, play_marriages
+from rules.dice import RandomSource
+from rules.errors import RuleError
 
 
 def _state(campaign: Campaign) -> dict:

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from campaign.exchange import MAX_DEPTH, MAX_TEXT, campaign_export, campaign_import, parse_document
 from campaign.models import Campaign
-from dynasties.rules.errors import InvalidImport
+from rules.errors import InvalidImport
 from tests.test_exchange import played, set_, with_everything
 
 # --- helpers ------------------------------------------------------------------------------------

@@ -20,8 +20,8 @@ from campaign.models import Campaign, PostingKind
 from contracts.models import ClauseKind, Contract, PaymentStatus
 from contracts.services import breach_record, contract_draft, contract_sign, dispute_majority, payment_settle
 from dynasties.models import Dynasty, DynastyKind
-from dynasties.rules.dice import RandomSource
 from dynasties.services import campaign_create
+from rules.dice import RandomSource
 from tests.test_import_hostile import refused, without_slug
 
 

@@ -17,9 +17,9 @@ from campaign.models import Campaign, ChronicleEntry, Posting, PostingKind, Step
 from campaign.permissions import can_view, visible
 from campaign.treasury import InsufficientFunds, balance, balances, post, posting_reverse
 from dynasties.models import Character, Dynasty, Title
-from dynasties.rules import interphase as ip
-from dynasties.rules.errors import NotFound, RuleError, StepOrderError
-from dynasties.rules.interphase import InterphaseError
+from rules import interphase as ip
+from rules.errors import NotFound, RuleError, StepOrderError
+from rules.interphase import InterphaseError
 from tests.factories import at_step
 
 

@@ -8,8 +8,8 @@ import re
 import pytest
 
 from campaign.models import ChronicleEntry, Step
+from campaign.steps import load_tables
 from dynasties.models import Character, Dynasty, Marriage, Origin, Reign, Status
-from dynasties.rules.errors import IllegalMarriage, RuleError, StepOrderError
 from dynasties.services import (
     Match,
     births_attempt,
@@ -21,8 +21,9 @@ from dynasties.services import (
     marriage_wed_many,
     survival_roll,
 )
-from dynasties.services.common import World, load_tables
+from dynasties.services.common import World
 from dynasties.services.survival import survival_due
+from rules.errors import IllegalMarriage, RuleError, StepOrderError
 from tests.factories import at_step, crown, empty_house, person
 
 
@@ -32,7 +33,8 @@ def house(campaign, crown_name: str) -> Dynasty:
 
 def survive_all(campaign, dying=()):
     """Survival rolls for everyone due: double six, or snake eyes for those in ``dying``."""
-    from dynasties.services.common import World, load_tables
+    from campaign.steps import load_tables
+    from dynasties.services.common import World
     from dynasties.services.survival import survival_due
 
     due = [d.character.pk for d in survival_due(campaign, World(campaign, living_only=True), load_tables(campaign))]

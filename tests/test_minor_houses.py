@@ -12,13 +12,11 @@ from hypothesis import strategies as st
 
 from campaign.dice import DiceBox
 from campaign.models import ChronicleEntry, Roll, Step
+from campaign.steps import Chronicle
 from dynasties.models import Character, Dynasty, Marriage, MarriageOffer, OfferStatus, Reign, Status
-from dynasties.rules import bloodline as bl
-from dynasties.rules.dice import FixedSource, RandomSource
-from dynasties.rules.errors import IllegalMarriage, IllegalOption, RuleError, StepOrderError
 from dynasties.services import DynastySpec, campaign_create, marriage_wed
 from dynasties.services import marriages as marriage_services
-from dynasties.services.common import Chronicle, World
+from dynasties.services.common import World
 from dynasties.services.minor_houses import (
     heir_apparent,
     is_minor_crown,
@@ -29,6 +27,9 @@ from dynasties.services.minor_houses import (
     royal_marriage_box_set,
     settled_by_offer,
 )
+from rules import bloodline as bl
+from rules.dice import FixedSource, RandomSource
+from rules.errors import IllegalMarriage, IllegalOption, RuleError, StepOrderError
 from tests.factories import at_step, person
 
 _names = itertools.count()
@@ -472,8 +473,8 @@ def test_the_replacement_is_never_born_after_the_turn():
 
 @pytest.mark.django_db
 def test_a_childless_minor_king_dying_is_replaced_not_a_dynastic_crisis(eu):
+    from campaign.steps import load_tables
     from dynasties.services import survival_finish, survival_roll
-    from dynasties.services.common import load_tables
     from dynasties.services.survival import survival_due
 
     at_step(eu, Step.SURVIVAL)

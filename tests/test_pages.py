@@ -7,8 +7,8 @@ from django.urls import reverse
 
 from campaign.models import Role
 from campaign.services import membership_add
-from dynasties.rules.dice import RandomSource
 from dynasties.services import campaign_create
+from rules.dice import RandomSource
 
 
 def test_login_page_renders_a_mobile_friendly_form(client, db):

@@ -9,7 +9,7 @@ from django.urls import reverse
 from campaign.models import ActionKey, Campaign, ChronicleEntry, Membership, Role
 from campaign.services import CampaignAlreadyCreated, campaign_start
 from dynasties.models import Character, Dynasty, Reign
-from dynasties.rules.errors import RuleError
+from rules.errors import RuleError
 
 URL = "/campaigns/new/"
 

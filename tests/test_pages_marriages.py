@@ -15,9 +15,9 @@ from campaign.history import new_action_key
 from campaign.models import ActionKey, Campaign, Checkpoint, ChronicleEntry, Membership, Posting, Role, Step
 from campaign.services import demo_create
 from dynasties.models import Character, Dynasty, Marriage, Reign
-from dynasties.rules.dice import RandomSource
 from dynasties.services import marriage_arrange
 from dynasties.simulation import simulate
+from rules.dice import RandomSource
 from tests.factories import at_step, person
 
 pytestmark = pytest.mark.django_db
@@ -565,9 +565,9 @@ def _pk(house):
 
 
 def test_match_problems_agree_with_the_services_refusals(campaign, table):
-    from dynasties.rules.errors import IllegalMarriage
     from dynasties.services import marriage_wed
     from dynasties.services.marriages import match_problems
+    from rules.errors import IllegalMarriage
 
     betrothed = marriage_arrange(campaign=campaign, husband=table["edmund"], wife=table["jeanne"])
     cases = [

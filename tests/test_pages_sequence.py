@@ -16,13 +16,13 @@ from campaign.exchange import campaign_export
 from campaign.history import new_action_key
 from campaign.models import Campaign, Checkpoint, Membership, Role, Roll, Step
 from dynasties.models import BirthAttempt, Character, Crown, Dynasty, Marriage, PassedOver, Reign, Status
-from dynasties.rules.dice import TWO_D6, RandomSource
-from dynasties.rules.errors import RuleError
-from dynasties.rules.odds import Odds, at_least
 from dynasties.services import births_finish, births_roll_all, survival_roll
 from dynasties.services.sequence_view import births_board, survival_board
 from dynasties.services.succession_choices import CHOICE_KEY, pass_over_choices, pass_over_choose, pass_over_clear
 from dynasties.simulation import simulate
+from rules.dice import TWO_D6, RandomSource
+from rules.errors import RuleError
+from rules.odds import Odds, at_least
 from tests.factories import person
 
 

@@ -10,8 +10,8 @@ from django.urls import reverse
 from campaign.models import ChronicleEntry, Posting, Roll, RollSubject
 from contracts.models import Contract
 from dynasties.models import Character, Dynasty
-from dynasties.rules.dice import RandomSource
 from dynasties.simulation import simulate
+from rules.dice import RandomSource
 
 
 def _england(campaign):

@@ -16,8 +16,8 @@ from campaign.history import new_action_key
 from campaign.models import Campaign, ChronicleEntry, Membership, Posting, PostingKind, Role, Step
 from campaign.treasury import balance
 from dynasties.models import Dynasty
-from dynasties.rules.dice import RandomSource
 from dynasties.services import campaign_create
+from rules.dice import RandomSource
 from tests.factories import at_step, shows_number
 
 SECRET = 4321  # what England holds: nobody but Alice and the GM may learn it

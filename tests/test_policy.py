@@ -28,7 +28,7 @@ from campaign.permissions import (
 from contracts.models import ContractPayment, PaymentStatus
 from contracts.services import contract_sign
 from dynasties.models import Dynasty
-from dynasties.rules.dice import RandomSource
+from rules.dice import RandomSource
 from tests.factories import at_step, shows_number
 from tests.test_contracts import betroth, fund, house, marriage_contract, pay, wed
 

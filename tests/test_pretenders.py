@@ -7,17 +7,18 @@ from types import SimpleNamespace
 import pytest
 
 from campaign.models import ChronicleEntry, Roll, Step
+from campaign.steps import Chronicle
 from dynasties.models import Character, Dynasty, Marriage, Origin, Reign, Status
-from dynasties.rules.dice import FixedSource
-from dynasties.rules.errors import InvalidDice, NotFound, RuleError
 from dynasties.services import survival_finish
-from dynasties.services.common import Chronicle, World
+from dynasties.services.common import World
 from dynasties.services.pretenders import (
     bastard_create,
     pretender_buy_back,
     pretender_declare,
     queens_accession_rebellions,
 )
+from rules.dice import FixedSource
+from rules.errors import InvalidDice, NotFound, RuleError
 from tests.factories import at_step, crown, empty_house, person, wed
 from tests.test_survival_succession import everyone_survives
 

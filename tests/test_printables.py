@@ -17,8 +17,8 @@ from pypdf import PdfReader
 from campaign.models import ChronicleEntry
 from dynasties import printing
 from dynasties.models import Character, Dynasty, Status
-from dynasties.rules.dice import RandomSource
 from dynasties.simulation import play_turn
+from rules.dice import RandomSource
 from tests.factories import at_step, person
 
 PDFTOTEXT = shutil.which("pdftotext") or "/usr/bin/pdftotext"

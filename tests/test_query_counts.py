@@ -12,7 +12,6 @@ from django.test.utils import CaptureQueriesContext
 
 from campaign.models import Campaign, Step
 from dynasties.models import Character, Marriage, Reign, Status
-from dynasties.rules.dice import RandomSource
 from dynasties.selectors import unmatched_adults
 from dynasties.services import (
     Match,
@@ -27,6 +26,7 @@ from dynasties.services import (
     turn_advance,
 )
 from dynasties.simulation import simulate
+from rules.dice import RandomSource
 
 GROWN_TURNS = 16
 
@@ -58,7 +58,7 @@ def _run_step_counts(campaign: Campaign, seed: int) -> dict[str, int]:
 @pytest.mark.django_db
 def test_births_and_survival_queries_do_not_grow(monkeypatch):
     # No monarch may die here: a succession is a separate, per-crown cost. Force every roll to succeed.
-    from dynasties.rules import blood_royale
+    from rules import blood_royale
 
     small, grown = _small(1), _grown(1)
     alive_small = Character.objects.filter(campaign=small, status=Status.ALIVE).count()
@@ -81,7 +81,8 @@ def test_deaths_cost_the_same_whatever_their_number():
     monarchs = set(Reign.objects.filter(end_year__isnull=True).values_list("holder_id", flat=True))
 
     def roll_all(c: Campaign) -> None:
-        from dynasties.services.common import World, load_tables
+        from campaign.steps import load_tables
+        from dynasties.services.common import World
         from dynasties.services.survival import survival_due
 
         due = [d.character.pk for d in survival_due(c, World(c), load_tables(c))]

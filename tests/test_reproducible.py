@@ -22,9 +22,9 @@ from django.core.management.base import CommandError
 
 from campaign.models import Campaign, Roll, Step
 from dynasties.models import Character, Crown, Dynasty, DynastyKind, Reign, Status
-from dynasties.rules import RULESET_LABELS, get_ruleset
-from dynasties.rules.dice import DiceSpec, RandomSource
 from dynasties.services import announcements_make, campaign_create
+from rules import RULESET_LABELS, get_ruleset
+from rules.dice import DiceSpec, RandomSource
 from tests.factories import at_step
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -6,10 +6,10 @@ import pytest
 
 from campaign.models import ChronicleEntry, Membership, Role, Roll, RuleTable
 from dynasties.models import Character, Dynasty, Marriage, Reign
-from dynasties.rules.dice import RandomSource
-from dynasties.rules.errors import InvalidDice, RuleError
-from dynasties.rules.tables import DEFAULT_SURVIVAL
 from dynasties.services import campaign_create
+from rules.dice import RandomSource
+from rules.errors import InvalidDice, RuleError
+from rules.tables import DEFAULT_SURVIVAL
 
 
 @pytest.mark.django_db

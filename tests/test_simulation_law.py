@@ -12,10 +12,10 @@ import pytest
 from django.core.management import call_command
 
 from campaign.models import Campaign
-from dynasties.rules import RULESET_LABELS, get_ruleset
-from dynasties.rules.dice import RandomSource
 from dynasties.services import campaign_create
 from dynasties.simulation import LAW, NEVER, law_summary, law_table, simulate, simulated_dynasties
+from rules import RULESET_LABELS, get_ruleset
+from rules.dice import RandomSource
 
 pytestmark = pytest.mark.long_simulation  # SQLite only (tests/conftest.py)
 

@@ -8,9 +8,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from campaign.models import Step
+from campaign.steps import load_tables
 from dynasties.models import Character, Reign, Status
 from dynasties.services import survival_finish, survival_roll
-from dynasties.services.common import World, load_tables
+from dynasties.services.common import World
 from dynasties.services.survival import survival_due
 from tests.factories import at_step, crown, empty_house, person
 

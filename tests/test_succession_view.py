@@ -13,8 +13,6 @@ from django.urls import reverse
 
 from campaign.models import Campaign, ChronicleEntry, Roll
 from dynasties.models import Character, Dynasty, Marriage, Modifier, Reign, Renunciation, Status, Title, TitleHolding
-from dynasties.rules.dice import RandomSource
-from dynasties.rules.errors import NotFound, RuleError
 from dynasties.services import campaign_create
 from dynasties.services.common import World
 from dynasties.services.succession_view import (
@@ -24,6 +22,8 @@ from dynasties.services.succession_view import (
     title_succession_line,
 )
 from dynasties.simulation import simulate
+from rules.dice import RandomSource
+from rules.errors import NotFound, RuleError
 from tests.factories import crown, empty_house, person, wed
 
 KING = "the King's"

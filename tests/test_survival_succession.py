@@ -6,8 +6,6 @@ import pytest
 
 from campaign.models import ChronicleEntry, Roll, Step
 from dynasties.models import Character, Marriage, Origin, Reign, Status
-from dynasties.rules.dice import FixedSource
-from dynasties.rules.errors import RuleError, StepOrderError
 from dynasties.services import (
     announcements_make,
     births_attempt,
@@ -18,12 +16,15 @@ from dynasties.services import (
     survival_roll,
     turn_advance,
 )
+from rules.dice import FixedSource
+from rules.errors import RuleError, StepOrderError
 from tests.factories import at_step, crown, empty_house, person, wed
 
 
 def everyone_survives(campaign, faces=None, **kw):
     """Roll everyone still to roll with sixes unless faces say otherwise."""
-    from dynasties.services.common import World, load_tables
+    from campaign.steps import load_tables
+    from dynasties.services.common import World
     from dynasties.services.survival import rolled_this_turn, survival_due
 
     done = rolled_this_turn(campaign)
@@ -75,7 +76,8 @@ def test_beginners_option_spares_the_king_until_1310(db):
 
     c = campaign_create(name="Beginners", players=3, optional_rules={"beginner_king_survival": True})
     at_step(c, Step.SURVIVAL)
-    from dynasties.services.common import World, load_tables
+    from campaign.steps import load_tables
+    from dynasties.services.common import World
     from dynasties.services.survival import survival_due
 
     due = {d.character.pk for d in survival_due(c, World(c), load_tables(c))}
@@ -238,7 +240,7 @@ def test_steps_out_of_order_are_refused(campaign):
 def test_a_failure_mid_step_leaves_nothing_half_written(campaign, monkeypatch):
     at_step(campaign, Step.SURVIVAL)
     king = Reign.objects.get(campaign=campaign, crown="England").holder
-    from dynasties.services import common
+    from campaign import steps as common
 
     def boom(self):
         raise RuntimeError("disk full")

@@ -9,12 +9,13 @@ import pytest
 from django.db import transaction
 
 from campaign.models import ChronicleEntry, Step
+from campaign.steps import Chronicle
 from dynasties.models import Dynasty, Modifier, ModifierKind, Status, Title, TitleHolding
-from dynasties.rules.errors import NotFound, RuleError, StepOrderError
-from dynasties.services.common import Chronicle, World
+from dynasties.services.common import World
 from dynasties.services.pretenders import pretender_declare
 from dynasties.services.survival import character_die
 from dynasties.services.titles import title_dispute, title_disputes, title_grant, titles_pass_on
+from rules.errors import NotFound, RuleError, StepOrderError
 from tests.factories import at_step, crown, empty_house, person, wed
 
 

@@ -9,12 +9,13 @@ from hypothesis import strategies as st
 
 from campaign import treasury
 from campaign.models import Posting, PostingKind, Step
+from campaign.steps import load_tables
 from campaign.treasury import InsufficientFunds, posting_reverse, treasury_transfer
 from dynasties.models import Character, Dynasty, Marriage, Reign
-from dynasties.rules.errors import RuleError
 from dynasties.services import marriage_arrange, survival_finish, survival_roll
-from dynasties.services.common import World, load_tables
+from dynasties.services.common import World
 from dynasties.services.survival import survival_due
+from rules.errors import RuleError
 from tests.factories import at_step, crown, empty_house, person, wed
 
 

@@ -6,8 +6,9 @@ import pytest
 from django.db import transaction
 
 from campaign.models import ChronicleEntry, Step
+from campaign.steps import Chronicle, lock_campaign
 from dynasties.models import Character, Crown, Dynasty, Marriage, Reign, Status
-from dynasties.services.common import Chronicle, World, lock_campaign
+from dynasties.services.common import World
 from dynasties.services.succession import crowns_join
 from tests.factories import at_step, crown, person, wed
 from tests.test_announcements import to_announcements
@@ -70,7 +71,7 @@ def test_a_widowed_queen_regnant_reigns_on_in_her_own_house_and_the_union_ends(c
     assert line.startswith("The Dynastic Union of England and France ends with the death of")
     assert "Matilda Plantagenet reigns on in her own house" in line
     # she rolls for survival next turn, as every living character of 15 or more
-    from dynasties.services.common import load_tables
+    from campaign.steps import load_tables
     from dynasties.services.survival import survival_due
 
     campaign.refresh_from_db()

@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from api.common import CampaignReadViewSet, campaign_from
 from api.filters import FilterSet, IntegerFilter
 from campaign.models import Campaign, Membership, Role, Step
-from dynasties.rules import RULESET_LABELS
+from rules import RULESET_LABELS
 
 RESOURCES = [
     "memberships", "dynasties", "characters", "marriages", "reigns", "titles",

@@ -29,7 +29,7 @@ from api.schema import IDEMPOTENCY_KEY
 from api.views.contracts import BreachOut, ContractOut, ContractViewSet, DisputeOut, ParleyOut
 from campaign.models import Campaign, Role
 from campaign.permissions import require_party, require_play
-from contracts import rules, services
+from contracts import services
 from contracts.models import (
     Breach,
     ClauseKind,
@@ -40,7 +40,8 @@ from contracts.models import (
     VoteChoice,
 )
 from dynasties.models import Dynasty, Marriage
-from dynasties.rules.errors import RuleError
+from rules import contracts as rules
+from rules.errors import RuleError
 
 T = TypeVar("T")
 
@@ -118,7 +119,7 @@ class ClauseIn(serializers.Serializer):
         required=False,
         default=dict,
         help_text=(
-            "The kind's terms (contracts/rules.py CLAUSE_TERMS): payment {payer, payee, amount}; recurring_payment "
+            "The kind's terms (rules/contracts.py CLAUSE_TERMS): payment {payer, payee, amount}; recurring_payment "
             "{payer, payee, amount, from_year, turns?}; trade_item {from, to, item, turns?}; non_aggression and "
             "safe_passage {between?}; military_support {by?, to?, exclusions?}; cession {province, from, to}; "
             "renunciation {character, crown}; children_raised_by {dynasty}; husband_joins_wife {}; dowry {payer, "

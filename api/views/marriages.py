@@ -32,7 +32,6 @@ from campaign.permissions import require, sees_money, visible
 from campaign.treasury import currency
 from dynasties.models import Character, Dynasty, Marriage
 from dynasties.printing import announcement_sections
-from dynasties.rules.errors import IllegalMarriage, NotFound
 from dynasties.services.announcements import announcements_make, turn_advance
 from dynasties.services.marriages import (
     WeddingMoney,
@@ -44,6 +43,7 @@ from dynasties.services.marriages import (
     wedding_money,
     wedding_step,
 )
+from rules.errors import IllegalMarriage, NotFound
 
 # --- who sees and does what ------------------------------------------------------------------
 

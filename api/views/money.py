@@ -25,8 +25,8 @@ from campaign.interphase import cash_in_preview, cash_in_run, interphase_preview
 from campaign.models import Campaign, Posting, PostingKind
 from campaign.treasury import InsufficientFunds, balance, currency, posting_reverse, treasury_transfer
 from dynasties.models import Dynasty
-from dynasties.rules import interphase as ip
-from dynasties.rules.errors import NotFound, RuleError
+from rules import interphase as ip
+from rules.errors import NotFound, RuleError
 
 KINDS = {"gift": PostingKind.TRANSFER, "loan": PostingKind.LOAN, "other": PostingKind.OTHER}
 MAX_AMOUNT = 1_000_000_000

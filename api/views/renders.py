@@ -33,7 +33,6 @@ from dynasties import printing
 from dynasties.gedcom import export_gedcom
 from dynasties.models import Character, Dynasty
 from dynasties.print_views import may_print_dynasty
-from dynasties.rules.errors import RuleError
 from dynasties.trees.data import KINDS, TreeError
 from dynasties.trees.render import (
     CROWN_MAX_LENGTH,
@@ -49,6 +48,7 @@ from dynasties.trees.render import (
     render_tree,
 )
 from dynasties.trees.views import pages_url
+from rules.errors import RuleError
 
 PDF = "application/pdf"
 GEDCOM = "text/plain"

@@ -55,11 +55,9 @@ from campaign.permissions import (
     require_crown_player,
     require_play,
 )
+from campaign.steps import STEP_LABELS, STEP_WAITS
 from dynasties.models import BirthAttempt, Character, Crown, Dynasty, Marriage, Reign, Status
-from dynasties.rules import get_ruleset
-from dynasties.rules.errors import InvalidDice, NotFound, RuleError
 from dynasties.services.births import births_attempt, births_finish, births_roll_all, births_sex
-from dynasties.services.common import STEP_LABELS
 from dynasties.services.sequence_view import (
     SUCCESSION_LINE_LIMIT,
     CoupleRow,
@@ -71,7 +69,8 @@ from dynasties.services.sequence_view import (
 from dynasties.services.succession_choices import pass_over_choices, pass_over_choose, pass_over_clear
 from dynasties.services.succession_view import SuccessionEntry, SuccessionLine, succession_line, succession_what_if
 from dynasties.services.survival import survival_finish, survival_roll
-from pages.views import STEP_WAITS
+from rules import get_ruleset
+from rules.errors import InvalidDice, NotFound, RuleError
 
 LINE_LIMIT = 10
 """How many heirs a line shows unless asked (at most ``LINE_LIMIT_MAX``)."""

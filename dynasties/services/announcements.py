@@ -13,18 +13,19 @@ from campaign import audit
 from campaign.dice import DiceBox
 from campaign.models import Audience, Campaign, ChronicleEntry, Step
 from campaign.permissions import require
+from campaign.steps import Chronicle, load_tables, lock_campaign, require_step, set_step
 from dynasties.models import Character, ControlChange, Dynasty, DynastyKind, Marriage, Modifier, Origin, Reign, Status
-from dynasties.rules import blood_royale as br
-from dynasties.rules import bloodline as bl
-from dynasties.rules import get_ruleset
-from dynasties.rules.dice import DiceSource
-from dynasties.rules.errors import RuleError
-from dynasties.rules.names import names_for
 from dynasties.services import bloodline_sequence as bls
 from dynasties.services import control
 from dynasties.services.claims import claims_review
-from dynasties.services.common import Chronicle, World, load_tables, lock_campaign, require_step, set_step
+from dynasties.services.common import World
 from dynasties.services.setup import starting_family
+from rules import blood_royale as br
+from rules import bloodline as bl
+from rules import get_ruleset
+from rules.dice import DiceSource
+from rules.errors import RuleError
+from rules.names import names_for
 
 # Money is private (RULES.md E7): payment lines stay in the chronicle for the parties and the GM and
 # are never part of the public announcement.

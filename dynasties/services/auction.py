@@ -12,10 +12,10 @@ from django.db import transaction
 from campaign import treasury
 from campaign.models import Campaign, Posting, PostingKind
 from campaign.permissions import require
+from campaign.steps import Chronicle, lock_campaign
 from dynasties.models import Character, Dynasty, DynastyKind, Status
-from dynasties.rules.errors import NotFound, RuleError
 from dynasties.services import control
-from dynasties.services.common import Chronicle, lock_campaign
+from rules.errors import NotFound, RuleError
 
 DEPOSIT = 10
 

@@ -20,17 +20,18 @@ from campaign import audit
 from campaign.dice import DiceBox
 from campaign.models import Campaign, Roll, Step
 from campaign.permissions import couple_houses, require
+from campaign.steps import Chronicle, load_tables, lock_campaign, require_step, set_step
 from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Origin, Reign, Status
-from dynasties.rules import birth_years
-from dynasties.rules import blood_royale as br
-from dynasties.rules import bloodline as bl
-from dynasties.rules.dice import DiceSource
-from dynasties.rules.errors import IneligibleCouple, NotFound, RuleError
-from dynasties.rules.names import given_name as suggested_name
 from dynasties.selectors import FROZEN_LINE, CoupleStatus, birth_couples, frozen_lines, is_aristocratic_parents
 from dynasties.services import bloodline_sequence as bls
-from dynasties.services.common import Chronicle, World, load_tables, lock_campaign, require_step, set_step
+from dynasties.services.common import World
 from dynasties.services.setup import format_characteristics, roll_characteristics
+from rules import birth_years
+from rules import blood_royale as br
+from rules import bloodline as bl
+from rules.dice import DiceSource
+from rules.errors import IneligibleCouple, NotFound, RuleError
+from rules.names import given_name as suggested_name
 
 
 class BirthContext:

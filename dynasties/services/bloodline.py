@@ -13,6 +13,7 @@ from django.db import transaction
 from campaign.dice import DiceBox
 from campaign.models import Campaign
 from campaign.permissions import require
+from campaign.steps import Chronicle, lock_campaign
 from dynasties.models import (
     Character,
     Crown,
@@ -28,13 +29,13 @@ from dynasties.models import (
     Reign,
     Status,
 )
-from dynasties.rules import bloodline as bl
-from dynasties.rules import stability as track
-from dynasties.rules.dice import DiceSource, DiceSpec
-from dynasties.rules.errors import NotFound, RuleError
 from dynasties.services import control
-from dynasties.services.common import Chronicle, World, lock_campaign
+from dynasties.services.common import World
 from dynasties.services.deaths import character_die
+from rules import bloodline as bl
+from rules import stability as track
+from rules.dice import DiceSource, DiceSpec
+from rules.errors import NotFound, RuleError
 
 BLOODLINE = bl.NAME
 

@@ -11,12 +11,13 @@ from typing import Any
 from campaign import audit
 from campaign.dice import DiceBox
 from campaign.models import Campaign, Roll
+from campaign.steps import Chronicle
 from dynasties.models import BirthAttempt, Character, Dynasty, DynastyKind, Marriage, Origin, Reign
-from dynasties.rules import bloodline as bl
-from dynasties.rules.names import given_name, spouse_dynastic_name
-from dynasties.rules.succession import iter_succession
 from dynasties.selectors import frozen_lines
-from dynasties.services.common import Chronicle, World
+from dynasties.services.common import World
+from rules import bloodline as bl
+from rules.names import given_name, spouse_dynastic_name
+from rules.succession import iter_succession
 
 
 def _roll_values(

@@ -13,12 +13,13 @@ from django.db import transaction
 
 from campaign.models import Campaign
 from campaign.permissions import require
+from campaign.steps import Chronicle, lock_campaign
 from dynasties.models import Character, Crown, Dynasty, Reign, Status, Title, TitleHolding
-from dynasties.rules import bloodline as bl
-from dynasties.rules.errors import NotFound, RuleError
-from dynasties.rules.succession import FamilyIndex, line_of
 from dynasties.services.bloodline import stability
-from dynasties.services.common import Chronicle, World, lock_campaign
+from dynasties.services.common import World
+from rules import bloodline as bl
+from rules.errors import NotFound, RuleError
+from rules.succession import FamilyIndex, line_of
 
 
 def _value(title: Title) -> int:

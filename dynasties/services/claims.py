@@ -8,10 +8,11 @@ from django.db import transaction
 
 from campaign.models import Campaign
 from campaign.permissions import require
+from campaign.steps import Chronicle, lock_campaign
 from dynasties.models import Character, Modifier, ModifierKind, Renunciation, Status
-from dynasties.rules.errors import NotFound, RuleError
-from dynasties.rules.succession import FamilyIndex, claim_head
-from dynasties.services.common import Chronicle, World, lock_campaign
+from dynasties.services.common import World
+from rules.errors import NotFound, RuleError
+from rules.succession import FamilyIndex, claim_head
 
 
 def claims_review(world: World, chronicle: Chronicle) -> list[Modifier]:

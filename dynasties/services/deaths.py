@@ -8,9 +8,9 @@ from django.db.models import Q
 
 from campaign import audit
 from campaign.models import Campaign
+from campaign.steps import Chronicle
 from dynasties.models import BirthAttempt, Character, Marriage, Status
-from dynasties.rules import birth_years
-from dynasties.services.common import Chronicle
+from rules import birth_years
 
 
 def character_die(

@@ -32,14 +32,15 @@ from campaign import treasury
 from campaign.dice import DiceBox
 from campaign.models import Campaign, PostingKind, Roll, RuleTable
 from campaign.permissions import require
+from campaign.steps import Chronicle, lock_campaign
 from dynasties.models import Character, Crown, DynastyKind, Origin, Reign, Status
-from dynasties.rules import eu_monarchs as eu
-from dynasties.rules.dice import DiceSource, DiceSpec, validate_faces
-from dynasties.rules.errors import InvalidTable, NotFound, RuleError
-from dynasties.rules.names import given_name as suggested_name
 from dynasties.services.bloodline import revolt, stability
-from dynasties.services.common import Chronicle, World, lock_campaign
+from dynasties.services.common import World
 from dynasties.services.deaths import character_die
+from rules import eu_monarchs as eu
+from rules.dice import DiceSource, DiceSpec, validate_faces
+from rules.errors import InvalidTable, NotFound, RuleError
+from rules.names import given_name as suggested_name
 
 MONARCH_KEYS = ("monarch_id", "fragile_health", "crisis_year", "minority", "named", "no_survival_until_year", "leader")
 SUCCESSION_FACES = ("succession", "age", "adm", "dip", "mil", "reign")

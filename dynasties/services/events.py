@@ -14,17 +14,18 @@ from campaign import treasury
 from campaign.dice import DiceBox
 from campaign.models import Campaign, PostingKind, Step
 from campaign.permissions import require
+from campaign.steps import Chronicle, load_tables, lock_campaign
 from dynasties.models import Character, Crown, Dynasty, Origin, Reign, Status
-from dynasties.rules import blood_royale as br
-from dynasties.rules.dice import DiceSource
-from dynasties.rules.errors import NotFound, RuleError
 from dynasties.services import control
 from dynasties.services.announcements import return_widowed
-from dynasties.services.common import Chronicle, World, load_tables, lock_campaign
+from dynasties.services.common import World
 from dynasties.services.pretenders import queens_accession_rebellions
 from dynasties.services.succession import create_relative, resolve_successions, title
 from dynasties.services.survival import birth_penalties, character_die
 from dynasties.services.titles import titles_pass_on
+from rules import blood_royale as br
+from rules.dice import DiceSource
+from rules.errors import NotFound, RuleError
 
 
 @dataclass(frozen=True)

@@ -19,15 +19,16 @@ from django.db.models import Q
 from campaign import audit, treasury
 from campaign.models import Campaign, Posting, PostingKind, Step
 from campaign.permissions import couple_houses, readers_text, require
+from campaign.steps import Chronicle, lock_campaign, require_step, set_step
 from dynasties.models import Character, ControlChange, Dynasty, DynastyKind, Marriage, Origin, Reign
-from dynasties.rules import blood_royale as br
-from dynasties.rules import bloodline as bl
-from dynasties.rules import get_ruleset
-from dynasties.rules.errors import IllegalMarriage, NotFound, RuleError
 from dynasties.selectors import FROZEN_LINE, frozen_lines, kings_widows
 from dynasties.services import control
-from dynasties.services.common import Chronicle, World, lock_campaign, require_step, set_step
+from dynasties.services.common import World
 from dynasties.services.succession import crowns_join
+from rules import blood_royale as br
+from rules import bloodline as bl
+from rules import get_ruleset
+from rules.errors import IllegalMarriage, NotFound, RuleError
 
 
 @dataclass(frozen=True)

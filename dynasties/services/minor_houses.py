@@ -42,6 +42,7 @@ from django.db import transaction
 from campaign.dice import DiceBox
 from campaign.models import Campaign, ChronicleEntry, Roll, Step
 from campaign.permissions import require
+from campaign.steps import Chronicle, lock_campaign, require_step
 from dynasties.models import (
     Character,
     Crown,
@@ -53,13 +54,13 @@ from dynasties.models import (
     Origin,
     Status,
 )
-from dynasties.rules import bloodline as bl
-from dynasties.rules.dice import DiceSource
-from dynasties.rules.errors import IllegalMarriage, IllegalOption, NotFound, RuleError
-from dynasties.rules.names import given_name, spouse_dynastic_name
-from dynasties.rules.succession import iter_succession
 from dynasties.selectors import frozen_lines
-from dynasties.services.common import Chronicle, World, lock_campaign, require_step
+from dynasties.services.common import World
+from rules import bloodline as bl
+from rules.dice import DiceSource
+from rules.errors import IllegalMarriage, IllegalOption, NotFound, RuleError
+from rules.names import given_name, spouse_dynastic_name
+from rules.succession import iter_succession
 
 # The marriage services are imported where they are used: marriages.py and succession.py may call
 # this module's hooks (``settled_by_offer``, ``minor_monarch_replaced``) without an import cycle.

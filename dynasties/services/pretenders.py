@@ -13,15 +13,16 @@ from campaign import treasury
 from campaign.dice import DiceBox
 from campaign.models import Campaign, PostingKind
 from campaign.permissions import require
+from campaign.steps import Chronicle, load_tables, lock_campaign
 from dynasties.models import Character, Dynasty, Origin, Reign, Status
-from dynasties.rules import blood_royale as br
-from dynasties.rules.dice import DiceSource
-from dynasties.rules.errors import InvalidDice, NotFound, RuleError
-from dynasties.rules.names import given_name as suggested_name
 from dynasties.services import control
-from dynasties.services.common import Chronicle, World, load_tables, lock_campaign
+from dynasties.services.common import World
 from dynasties.services.setup import format_characteristics, roll_characteristics
 from dynasties.services.succession import title as royal_title
+from rules import blood_royale as br
+from rules.dice import DiceSource
+from rules.errors import InvalidDice, NotFound, RuleError
+from rules.names import given_name as suggested_name
 
 
 def _load(campaign: Campaign, value: Character | int, role: str) -> Character:

@@ -5,7 +5,7 @@
     successions_due(campaign)   # the crowns whose monarch died this turn: the line and who may be passed over
 
 The odds come from the rules (``chance_at_least``, BloodLine's survival table) and are spelt out by
-:mod:`dynasties.rules.odds`. Eligibility is the services' own (``birth_couples``,
+:mod:`rules.odds`. Eligibility is the services' own (``birth_couples``,
 ``bloodline_sequence.couple_problem``, ``survival_due``), so a page never offers a roll the service
 would refuse. Nothing here writes; each board runs a fixed number of queries whatever the size of
 the campaign (the successions: a fixed number per crown waiting for one)."""
@@ -17,17 +17,18 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from campaign.models import STEP_ORDER, Campaign, Roll, Step
+from campaign.steps import load_tables
 from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Reign, Status
-from dynasties.rules import blood_royale as br
-from dynasties.rules import bloodline as bl
-from dynasties.rules import get_ruleset
-from dynasties.rules.dice import DiceSpec
-from dynasties.rules.odds import Odds, at_least, dice_must_show
 from dynasties.selectors import FROZEN_LINE, birth_couples, frozen_lines
 from dynasties.services import bloodline_sequence as bls
-from dynasties.services.common import World, load_tables
+from dynasties.services.common import World
 from dynasties.services.succession_view import SuccessionLine, succession_line
 from dynasties.services.survival import birth_penalties, survival_due
+from rules import blood_royale as br
+from rules import bloodline as bl
+from rules import get_ruleset
+from rules.dice import DiceSpec
+from rules.odds import Odds, at_least, dice_must_show
 
 EU_MONARCHS = "eu-monarchs"
 SUCCESSION_LINE_LIMIT = 8
@@ -390,7 +391,7 @@ class SuccessionDue:
 def successions_due(campaign: Campaign) -> list[SuccessionDue]:
     """Each crown whose reigning monarch has died this step, with the line at his death (the first
     entry succeeds unless passed over) and who may be passed over at what cost."""
-    from dynasties.rules.errors import RuleError
+    from rules.errors import RuleError
 
     if not has_families(campaign):
         return []

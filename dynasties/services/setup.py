@@ -13,17 +13,17 @@ from django.utils.text import slugify
 
 from campaign.dice import DiceBox
 from campaign.models import Campaign, Membership, Role, RuleTable, Step
+from campaign.steps import Chronicle
 from dynasties.models import Character, Crown, Dynasty, DynastyKind, Marriage, Origin, Reign
-from dynasties.rules import blood_royale as br
-from dynasties.rules import bloodline as bl
-from dynasties.rules import eu_monarchs as eu
-from dynasties.rules import get_ruleset
-from dynasties.rules.dice import DiceSource
-from dynasties.rules.errors import RuleError
-from dynasties.rules.names import BLOOD_ROYALE_CROWNS, EU_CROWNS, given_name, names_for, spouse_dynastic_name
-from dynasties.rules.tables import defaults_for
 from dynasties.services import bloodline_sequence
-from dynasties.services.common import Chronicle
+from rules import blood_royale as br
+from rules import bloodline as bl
+from rules import eu_monarchs as eu
+from rules import get_ruleset
+from rules.dice import DiceSource
+from rules.errors import RuleError
+from rules.names import BLOOD_ROYALE_CROWNS, EU_CROWNS, given_name, names_for, spouse_dynastic_name
+from rules.tables import defaults_for
 
 PALETTE = ["#c0392b", "#2e6fbd", "#d4a017", "#2e8b57", "#8e44ad", "#e67e22", "#16a085", "#7f8c8d"]
 

@@ -13,6 +13,7 @@ from django.db.models import Q
 from campaign import treasury
 from campaign.dice import DiceBox
 from campaign.models import Posting, PostingKind
+from campaign.steps import Chronicle
 from dynasties.models import (
     Character,
     Crown,
@@ -26,16 +27,16 @@ from dynasties.models import (
     Reign,
     Status,
 )
-from dynasties.rules import blood_royale as br
-from dynasties.rules import get_ruleset
-from dynasties.rules.errors import RuleError
-from dynasties.rules.names import given_name, spouse_dynastic_name
-from dynasties.rules.succession import iter_succession, line_of
 from dynasties.services import bloodline as bl_services
 from dynasties.services import control, minor_houses
 from dynasties.services.bloodline_titles import accession_loses_titles, crisis_opens
-from dynasties.services.common import Chronicle, World
+from dynasties.services.common import World
 from dynasties.services.setup import format_characteristics, roll_characteristics
+from rules import blood_royale as br
+from rules import get_ruleset
+from rules.errors import RuleError
+from rules.names import given_name, spouse_dynastic_name
+from rules.succession import iter_succession, line_of
 
 
 def title(character: Character) -> str:

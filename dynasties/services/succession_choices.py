@@ -17,11 +17,12 @@ from django.db import transaction
 
 from campaign.models import Campaign, Step
 from campaign.permissions import require
+from campaign.steps import lock_campaign, require_step
 from dynasties.models import Crown, Dynasty, Reign, Status
-from dynasties.rules.errors import RuleError
-from dynasties.services.common import World, lock_campaign, require_step
+from dynasties.services.common import World
 from dynasties.services.succession import line_with_pass_over
 from dynasties.services.succession_view import succession_line
+from rules.errors import RuleError
 
 CHOICE_KEY = "pass_over_choice"
 

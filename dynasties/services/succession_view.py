@@ -7,7 +7,7 @@
     title_succession_line(campaign=c, title="Duke of Liguria")    # a title (rule G), same order
 
 Each entry carries the character, age, whether a regent would be needed, the reason for the place
-(:mod:`dynasties.rules.explain`) and - for a crown - whether the heir may be passed over now and at
+(:mod:`rules.explain`) and - for a crown - whether the heir may be passed over now and at
 what cost (``heir_standing`` + ``pass_over_cost``, exactly as the succession service decides), or
 the rule that forbids it. Titles are inherited in the same order but are never "passed over": the
 King disputes an inheritance instead (A9), so their entries have no ``pass_over``.
@@ -37,14 +37,14 @@ from dynasties.models import (
     Title,
     TitleHolding,
 )
-from dynasties.rules import blood_royale as br
-from dynasties.rules import bloodline as bl
-from dynasties.rules.errors import IllegalPassOver, NotFound, RuleError
-from dynasties.rules.explain import DEFAULT_LIMIT, ExplainedLine, LineEntry, explain_line
-from dynasties.rules.people import Person
-from dynasties.rules.succession import FamilyIndex
 from dynasties.services.common import World
 from dynasties.services.succession import default_regent, heir_standing
+from rules import blood_royale as br
+from rules import bloodline as bl
+from rules.errors import IllegalPassOver, NotFound, RuleError
+from rules.explain import DEFAULT_LIMIT, ExplainedLine, LineEntry, explain_line
+from rules.people import Person
+from rules.succession import FamilyIndex
 
 
 def charisma_odds() -> str:

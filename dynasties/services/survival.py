@@ -12,18 +12,19 @@ from django.db.models import Count
 from campaign.dice import DiceBox
 from campaign.models import Campaign, RollSubject, Step
 from campaign.permissions import require
+from campaign.steps import Chronicle, load_tables, lock_campaign, require_step, set_step
 from dynasties.models import BirthAttempt, Character, DynastyKind, Origin, Status, Title
-from dynasties.rules import blood_royale as br
-from dynasties.rules import bloodline as bl
-from dynasties.rules.dice import DiceSource
-from dynasties.rules.errors import RuleError
 from dynasties.services import bloodline as bl_services
 from dynasties.services import bloodline_sequence as bls
-from dynasties.services.common import Chronicle, World, load_tables, lock_campaign, require_step, set_step
+from dynasties.services.common import World
 from dynasties.services.deaths import character_die
 from dynasties.services.pretenders import queens_accession_rebellions
 from dynasties.services.succession import resolve_successions
 from dynasties.services.titles import titles_pass_on
+from rules import blood_royale as br
+from rules import bloodline as bl
+from rules.dice import DiceSource
+from rules.errors import RuleError
 
 
 @dataclass(frozen=True)

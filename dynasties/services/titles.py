@@ -11,13 +11,14 @@ from django.db import transaction
 
 from campaign.models import Campaign, Step
 from campaign.permissions import require
+from campaign.steps import STEP_LABELS, Chronicle, lock_campaign
 from dynasties.models import Character, Dynasty, Modifier, ModifierKind, Origin, Status, Title, TitleHolding
-from dynasties.rules import blood_royale as br
-from dynasties.rules import bloodline as bl
-from dynasties.rules.errors import NotFound, RuleError, StepOrderError
-from dynasties.rules.succession import FamilyIndex, iter_succession, line_of
-from dynasties.services.common import STEP_LABELS, Chronicle, World, lock_campaign
+from dynasties.services.common import World
 from dynasties.services.succession import title as royal_title
+from rules import blood_royale as br
+from rules import bloodline as bl
+from rules.errors import NotFound, RuleError, StepOrderError
+from rules.succession import FamilyIndex, iter_succession, line_of
 
 RULE_G = "governing_provinces"
 DYNASTIC_SEQUENCE = (Step.BIRTHS, Step.SURVIVAL, Step.MARRIAGES, Step.ANNOUNCEMENTS)

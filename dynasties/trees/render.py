@@ -160,8 +160,8 @@ def tree_dot(campaign: Any, request: TreeRequest, rows: Rows | None = None) -> s
     if request.kind == "succession":
         if not request.crown:
             raise TreeError("A succession tree needs a crown.")
-        from dynasties.rules.errors import RuleError
         from dynasties.services.succession_view import succession_line
+        from rules.errors import RuleError
 
         try:
             succession = succession_line(campaign=campaign, crown=request.crown, limit=request.limit)

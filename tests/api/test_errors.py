@@ -12,7 +12,7 @@ from rest_framework import exceptions
 from api.exceptions import exception_handler
 from campaign.history import AlreadyDone
 from campaign.models import Checkpoint, ChronicleEntry
-from dynasties.rules.errors import IllegalMarriage, NotFound, RuleError, StepOrderError
+from rules.errors import IllegalMarriage, NotFound, RuleError, StepOrderError
 from tests.api.conftest import assert_error, url
 
 NOTE = "/test-api/{}/note/"

@@ -15,8 +15,8 @@ from campaign.models import Membership, Role
 from contracts.models import Contract, ContractState
 from contracts.services import breach_record, contract_draft, contract_sign, contract_sign_party
 from dynasties.models import Dynasty
-from dynasties.rules.dice import RandomSource
 from dynasties.services import campaign_create
+from rules.dice import RandomSource
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -23,7 +23,7 @@ from campaign import dice as server_dice
 from campaign.models import Campaign, Membership, Role, Step
 from campaign.services import campaign_start
 from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Reign, Status
-from dynasties.rules.dice import RandomSource
+from rules.dice import RandomSource
 from tests.browser.helpers import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -13,8 +13,8 @@ from playwright.sync_api import Browser, Page, expect
 
 from campaign.models import Membership, Posting, PostingKind, Role, Step
 from dynasties.models import Dynasty
-from dynasties.rules.dice import RandomSource
 from dynasties.services import campaign_create
+from rules.dice import RandomSource
 from tests.factories import at_step
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

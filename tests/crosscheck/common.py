@@ -1,7 +1,7 @@
 """What every cross-check shares: reading an export (docs/export-format.md) and naming violations.
 
 Written from the export format and the rulebooks only, never from ``dynasties/services`` or
-``dynasties/rules``: these checks re-derive the books of a campaign independently.
+``rules``: these checks re-derive the books of a campaign independently.
 """
 
 from __future__ import annotations

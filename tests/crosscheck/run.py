@@ -49,10 +49,10 @@ def simulated_export(ruleset: str, seed: int, turns: int, *, law: bool = False) 
     whole law too (disputes, prisoners, contracts, the Interphase, titles ...; BloodLine with a minor
     house), as ``simulate`` does. Needs the database."""
     from campaign.exchange import campaign_export
-    from dynasties.rules import get_ruleset
-    from dynasties.rules.dice import RandomSource
     from dynasties.services import campaign_create
     from dynasties.simulation import simulate, simulated_dynasties
+    from rules import get_ruleset
+    from rules.dice import RandomSource
 
     options = dict.fromkeys(get_ruleset(ruleset).OPTIONAL_RULES, True)
     source = RandomSource(seed)

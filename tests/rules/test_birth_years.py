@@ -1,10 +1,10 @@
-"""A child's Year of Birth within its parents' lives (dynasties/rules/birth_years.py; issue 15,
+"""A child's Year of Birth within its parents' lives (rules/birth_years.py; issue 15,
 defect 7; docs/rulings.md, Births): never after the mother's death, never more than a year after the
 father's; a moved child keeps its place behind its elder brothers and sisters."""
 
 from __future__ import annotations
 
-from dynasties.rules.birth_years import Birth, latest_birth_year, moved_births, within_lives
+from rules.birth_years import Birth, latest_birth_year, moved_births, within_lives
 
 
 def test_the_latest_year_is_the_mothers_death_or_a_year_after_the_fathers() -> None:

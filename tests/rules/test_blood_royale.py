@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from dynasties.rules import blood_royale as br
-from dynasties.rules import get_ruleset
-from dynasties.rules import tables as T
-from dynasties.rules.dice import TWO_D6, chance_at_least
-from dynasties.rules.errors import IllegalMarriage, IllegalOption, IneligibleCouple, RuleError
-from dynasties.rules.people import FEMALE, MALE, Person
+from rules import blood_royale as br
+from rules import get_ruleset
+from rules import tables as T
+from rules.dice import TWO_D6, chance_at_least
+from rules.errors import IllegalMarriage, IllegalOption, IneligibleCouple, RuleError
+from rules.people import FEMALE, MALE, Person
 
 SURVIVAL = T.DEFAULT_SURVIVAL
 BANDS = T.DEFAULT_CHARACTERISTIC_BANDS

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from dynasties.rules import bloodline as bl
-from dynasties.rules.people import MALE
+from rules import bloodline as bl
+from rules.people import MALE
 
 
 def test_a_voluntary_dispute_charges_every_heir_of_the_skipped_lines():

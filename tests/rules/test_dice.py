@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import pytest
 
-from dynasties.rules.dice import (
+from rules.dice import (
     D6,
     D10,
     THREE_D6,
@@ -24,7 +24,7 @@ from dynasties.rules.dice import (
     distribution,
     validate_faces,
 )
-from dynasties.rules.errors import InvalidDice, RuleError
+from rules.errors import InvalidDice, RuleError
 
 # --- DiceSpec ------------------------------------------------------------------------------------
 

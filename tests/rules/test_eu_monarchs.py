@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dynasties.rules import eu_monarchs as eu
-from dynasties.rules.dice import D10, RandomSource
-from dynasties.rules.errors import IllegalOption, InvalidDice, InvalidTable
+from rules import eu_monarchs as eu
+from rules.dice import D10, RandomSource
+from rules.errors import IllegalOption, InvalidDice, InvalidTable
 
 T = eu.DEFAULT_MONARCH_TABLE
 V = eu.DEFAULT_SUCCESSOR_VALUES
@@ -344,7 +344,7 @@ def test_the_module_is_a_ruleset() -> None:
     # families, where a campaign keeps them, follow Blood Royale
     assert eu.birth_succeeds([3, 4]) and not eu.birth_succeeds([3, 3])
     assert eu.sex_from_faces([2]) == "M" and eu.sex_from_faces([5]) == "F"
-    from dynasties.rules.people import FEMALE, MALE, Person
+    from rules.people import FEMALE, MALE, Person
 
     assert eu.marriage_problems(Person(1, MALE, 1280), Person(2, FEMALE, 1282), 1300, wedding=True) == []
 

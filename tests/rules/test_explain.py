@@ -1,4 +1,4 @@
-"""RULES.md A7: the line of succession with the reason for every place (dynasties.rules.explain)."""
+"""RULES.md A7: the line of succession with the reason for every place (rules.explain)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dynasties.rules.explain import (
+from rules.explain import (
     ancestor_kin,
     collateral_kin,
     descendant_kin,
@@ -19,8 +19,8 @@ from dynasties.rules.explain import (
     iter_explained,
     ordinal,
 )
-from dynasties.rules.people import FEMALE, MALE, Person
-from dynasties.rules.succession import FamilyIndex, iter_succession
+from rules.people import FEMALE, MALE, Person
+from rules.succession import FamilyIndex, iter_succession
 
 
 def P(pid: int, sex: str, born: int, father: int | None = None, mother: int | None = None, **kw: Any) -> Person:

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dynasties.rules import interphase as ip
-from dynasties.rules.errors import RuleError
-from dynasties.rules.interphase import IN, OUT, InterphaseEntry, InterphaseError, cash_in_lines, interphase_lines
+from rules import interphase as ip
+from rules.errors import RuleError
+from rules.interphase import IN, OUT, InterphaseEntry, InterphaseError, cash_in_lines, interphase_lines
 
 
 def run(cash: int = 0, first_turn: bool = False, **entry: Any) -> ip.InterphaseResult:

@@ -6,10 +6,10 @@ from fractions import Fraction
 
 import pytest
 
-from dynasties.rules import blood_royale as br
-from dynasties.rules import bloodline as bl
-from dynasties.rules.dice import D6, TWO_D6, TWO_D10
-from dynasties.rules.odds import Odds, at_least, dice_must_show, percent
+from rules import blood_royale as br
+from rules import bloodline as bl
+from rules.dice import D6, TWO_D6, TWO_D10
+from rules.odds import Odds, at_least, dice_must_show, percent
 
 
 def test_birth_odds_of_both_family_rulesets():

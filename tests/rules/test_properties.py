@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from dynasties.rules import blood_royale as br
-from dynasties.rules.people import FEMALE, MALE, Person
-from dynasties.rules.succession import heir_of, succession_order
+from rules import blood_royale as br
+from rules.people import FEMALE, MALE, Person
+from rules.succession import heir_of, succession_order
 
 YEAR = 1320
 NAMES = ("Plantagenet", "Anjou", "Visconti", "Habsburg")

@@ -1,4 +1,4 @@
-"""The Stability track (dynasties/rules/stability.py; issue 15, defect 5): a country's Stability is
+"""The Stability track (rules/stability.py; issue 15, defect 5): a country's Stability is
 a marker on the EU board game's track, -3 to +3 (the aid: "Mandatory peace if two consecutive turns
 at -3 Stability"); a change beyond the track's end moves the marker to the end and no further
 (docs/rulings.md, "The Stability track")."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dynasties.rules import stability as track
+from rules import stability as track
 
 
 @given(current=st.integers(-3, 3), deltas=st.lists(st.integers(-6, 6), max_size=30))

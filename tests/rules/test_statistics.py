@@ -13,10 +13,10 @@ from fractions import Fraction
 
 import pytest
 
-from dynasties.rules import blood_royale as br
-from dynasties.rules import tables as T
-from dynasties.rules.dice import D6, THREE_D6, TWO_D6, RandomSource, chance_at_least, chance_in_range
-from dynasties.rules.people import FEMALE, MALE, Person
+from rules import blood_royale as br
+from rules import tables as T
+from rules.dice import D6, THREE_D6, TWO_D6, RandomSource, chance_at_least, chance_in_range
+from rules.people import FEMALE, MALE, Person
 
 N = 20_000
 SEED = 1300

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from dynasties.rules.people import FEMALE, MALE, Person
-from dynasties.rules.succession import FamilyIndex, heir_of, iter_succession, succession_order
+from rules.people import FEMALE, MALE, Person
+from rules.succession import FamilyIndex, heir_of, iter_succession, succession_order
 
 
 def P(pid: int, sex: str, born: int, father: int | None = None, mother: int | None = None, name: str = "", **kw: Any) -> Person:

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from dynasties.rules import tables as T
-from dynasties.rules.errors import InvalidTable
+from rules import tables as T
+from rules.errors import InvalidTable
 
 # --- A5 Survival: the default table -----------------------------------------------------------------
 
@@ -225,7 +225,7 @@ def test_validate_table_refuses_an_unknown_table() -> None:
 
 
 def test_every_default_table_has_a_validator_and_a_title() -> None:
-    from dynasties.rules import bloodline
+    from rules import bloodline
 
     defaults = {**T.BLOOD_ROYALE_DEFAULTS, **bloodline.DEFAULT_TABLES}
     assert set(defaults) <= set(T.VALIDATORS)

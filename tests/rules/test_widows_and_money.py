@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dynasties.rules import get_ruleset
+from rules import get_ruleset
 
 
 def test_bloodline_has_no_retirement_and_no_treasury_money():

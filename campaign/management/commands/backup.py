@@ -9,7 +9,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from campaign.backup import DEFAULT_KEEP, backup_campaigns
-from dynasties.rules.errors import RuleError
+from rules.errors import RuleError
 
 
 def default_directory() -> Path:

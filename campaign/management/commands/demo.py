@@ -5,7 +5,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from campaign.services import DemoResult, demo_create
-from dynasties.rules.errors import RuleError
+from rules.errors import RuleError
 
 
 class Command(BaseCommand):

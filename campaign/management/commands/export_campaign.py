@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from campaign.exchange import campaign_export
 from campaign.models import Campaign
-from dynasties.rules.errors import RuleError
+from rules.errors import RuleError
 
 
 def dumps(data: dict[str, Any]) -> str:

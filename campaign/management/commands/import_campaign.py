@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from campaign.exchange import MAX_DOCUMENT_BYTES, campaign_import, parse_document
-from dynasties.rules.errors import RuleError
+from rules.errors import RuleError
 
 
 class Command(BaseCommand):

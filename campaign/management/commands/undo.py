@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from campaign.history import new_action_key, undo_step, undo_turn
 from campaign.models import Campaign
-from dynasties.rules.errors import RuleError
+from rules.errors import RuleError
 
 
 class Command(BaseCommand):

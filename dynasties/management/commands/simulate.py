@@ -7,11 +7,11 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
 from dynasties.models import Character, Status
-from dynasties.rules import RULESET_LABELS, get_ruleset
-from dynasties.rules.dice import RandomSource
-from dynasties.rules.errors import RuleError
 from dynasties.services import campaign_create
 from dynasties.simulation import law_summary, law_table, simulate, simulated_dynasties
+from rules import RULESET_LABELS, get_ruleset
+from rules.dice import RandomSource
+from rules.errors import RuleError
 
 
 class _HelpFormatter(DjangoHelpFormatter, argparse.RawDescriptionHelpFormatter):

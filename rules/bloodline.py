@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from dynasties.rules import options as options_module
-from dynasties.rules.dice import D10, TWO_D10, DiceSpec, chance_at_least, distribution
-from dynasties.rules.errors import IllegalOption, IllegalPassOver, InvalidTable
-from dynasties.rules.people import FEMALE, MALE, Person
+from rules import options as options_module
+from rules.dice import D10, TWO_D10, DiceSpec, chance_at_least, distribution
+from rules.errors import IllegalOption, IllegalPassOver, InvalidTable
+from rules.people import FEMALE, MALE, Person
 
 NAME = "eu-bloodline"
 ADULT_AGE = 15
@@ -390,7 +390,7 @@ def marriage_problems(
 ) -> list[str]:
     """As in Blood Royale (a man and a woman of different royal families, free, in play), but the
     wedding needs an effective age of 15 (RULES.md B, Marriage/Betrothal)."""
-    from dynasties.rules import blood_royale
+    from rules import blood_royale
 
     problems = blood_royale.marriage_problems(
         husband, wife, year, wedding=False, husband_taken=husband_taken, wife_taken=wife_taken,

@@ -10,7 +10,7 @@ import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from dynasties.rules.errors import InvalidTable
+from rules.errors import InvalidTable
 
 JSON = Any
 
@@ -111,7 +111,7 @@ VALIDATORS: dict[str, Any] = {
 
 
 def _register_other_rulesets() -> None:
-    from dynasties.rules import bloodline, eu_monarchs
+    from rules import bloodline, eu_monarchs
 
     VALIDATORS[bloodline.SURVIVAL] = bloodline.validate_survival_table
     TABLE_TITLES[bloodline.SURVIVAL] = "BloodLine survival table (2d10 by effective age)"

@@ -1,6 +1,6 @@
 """The line of succession with a reason for every place in it (RULES.md A7), for the pages.
 
-``explain_line`` walks the family tree exactly as :func:`dynasties.rules.succession.iter_succession`
+``explain_line`` walks the family tree exactly as :func:`rules.succession.iter_succession`
 does (the same pre-order walk of each line, the same climb through the blood parent, the same
 ``visited``/``barred``/bastard rules), but remembers the path that reached every person, so each
 entry can say why it stands where it does:
@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 
-from dynasties.rules.people import MALE, Person
-from dynasties.rules.succession import FamilyIndex
+from rules.people import MALE, Person
+from rules.succession import FamilyIndex
 
 Eligible = Callable[[Person], bool]
 

@@ -17,7 +17,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from dynasties.rules.errors import RuleError
+from rules.errors import RuleError
 
 TRADE_ITEMS = ("metals", "cloth", "food", "semi-luxury", "luxury")
 CHURCH_CARD_VOTES = 5  # medieval game 20.51

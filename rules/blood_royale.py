@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from dynasties.rules import options as options_module
-from dynasties.rules import tables as T
-from dynasties.rules.dice import D6, THREE_D6, TWO_D6, DiceSpec, chance_at_least
-from dynasties.rules.errors import IllegalMarriage, IllegalOption, IllegalPassOver, IneligibleCouple
-from dynasties.rules.people import FEMALE, MALE, Person
+from rules import options as options_module
+from rules import tables as T
+from rules.dice import D6, THREE_D6, TWO_D6, DiceSpec, chance_at_least
+from rules.errors import IllegalMarriage, IllegalOption, IllegalPassOver, IneligibleCouple
+from rules.people import FEMALE, MALE, Person
 
 NAME = "blood-royale"
 LABEL = "Blood Royale"

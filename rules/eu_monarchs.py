@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from dynasties.rules.dice import D6, D10, TWO_D6, DiceSpec
-from dynasties.rules.errors import IllegalOption, InvalidDice, InvalidTable
-from dynasties.rules.people import Person
+from rules.dice import D6, D10, TWO_D6, DiceSpec
+from rules.errors import IllegalOption, InvalidDice, InvalidTable
+from rules.people import Person
 
 JSON = Any
 
@@ -602,13 +602,13 @@ def characteristic_names(sex: str) -> tuple[str, str, str]:
 
 
 def birth_succeeds(faces: Sequence[int]) -> bool:
-    from dynasties.rules import blood_royale
+    from rules import blood_royale
 
     return blood_royale.birth_succeeds(faces)
 
 
 def sex_from_faces(faces: Sequence[int]) -> str:
-    from dynasties.rules import blood_royale
+    from rules import blood_royale
 
     return blood_royale.sex_from_faces(faces)
 
@@ -624,7 +624,7 @@ def marriage_problems(
     husband_never_marries: bool = False,
     wife_never_marries: bool = False,
 ) -> list[str]:
-    from dynasties.rules import blood_royale
+    from rules import blood_royale
 
     return blood_royale.marriage_problems(
         husband, wife, year, wedding=wedding, husband_taken=husband_taken, wife_taken=wife_taken,

@@ -2,14 +2,14 @@
 as a reduced fraction and as a percent ("21 in 36 (7/12, 58.3%)"), and what the dice must show.
 
 Pure: the pages show what these return; the chances themselves come from the rules
-(:func:`dynasties.rules.dice.chance_at_least` and the rulesets' own tables)."""
+(:func:`rules.dice.chance_at_least` and the rulesets' own tables)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
 
-from dynasties.rules.dice import DiceSpec, chance_at_least
+from rules.dice import DiceSpec, chance_at_least
 
 
 def percent(chance: Fraction) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Mapping
 
-from dynasties.rules.people import MALE, Person
+from rules.people import MALE, Person
 
 Eligible = Callable[[Person], bool]
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from dynasties.rules.dice import DiceSpec
-from dynasties.rules.people import Person
+from rules.dice import DiceSpec
+from rules.people import Person
 
 
 class Ruleset(Protocol):

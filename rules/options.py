@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from dynasties.rules.errors import IllegalOption
+from rules.errors import IllegalOption
 
 
 def clean_options(known: Mapping[str, str], label: str, options: Mapping[str, Any] | None) -> dict[str, bool]:

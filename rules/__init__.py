@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dynasties.rules import blood_royale, bloodline, eu_monarchs
-from dynasties.rules.base import Ruleset
-from dynasties.rules.errors import RuleError
+from rules import blood_royale, bloodline, eu_monarchs
+from rules.base import Ruleset
+from rules.errors import RuleError
 
 RULESET_LABELS: dict[str, str] = {
     "blood-royale": "Blood Royale",

@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dynasties.rules.errors import RuleError
+from rules.errors import RuleError
 
 # --- the rulebook's amounts and limits --------------------------------------------------------
 

@@ -9,7 +9,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Protocol
 
-from dynasties.rules.errors import InvalidDice
+from rules.errors import InvalidDice
 
 _SPEC = re.compile(r"^(\d+)d(\d+)$")
 

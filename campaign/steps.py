@@ -1,0 +1,98 @@
+"""The kernel's step machinery: the campaign's lock, the step it is at, its tables and the chronicle writer.
+
+Every service of every app plays a step through these; nothing here knows of dynasties or contracts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, RuleTable, Step
+from campaign.permissions import line_audience
+from rules import get_ruleset
+from rules.errors import NotFound, RuleError, StepOrderError
+from rules.tables import validate_table
+
+STEP_LABELS = dict(Step.choices)
+
+# What each step waits for, as the pages and the API say it.
+STEP_WAITS = {
+    Step.BIRTHS: "The birth rolls of every eligible couple (and the sex of each child born).",
+    Step.SURVIVAL: "The survival roll of every character who must roll this turn.",
+    Step.MARRIAGES: "The players' marriages and betrothals, then the GM closes the step.",
+    Step.ANNOUNCEMENTS: "The GM to publish the announcements of the year.",
+    Step.INTERPHASE: "The Interphase and movement at the table; the GM then starts the next turn.",
+}
+
+
+def lock_campaign(campaign: Campaign | int) -> Campaign:
+    """Re-read the campaign under a row lock: two GMs running a step at once queue here."""
+    pk = campaign.pk if isinstance(campaign, Campaign) else campaign
+    try:
+        return Campaign.objects.select_for_update().get(pk=pk)
+    except Campaign.DoesNotExist:
+        raise NotFound(f"There is no campaign #{pk}.") from None
+
+
+def require_step(campaign: Campaign, step: Step) -> None:
+    if campaign.step == step:
+        return
+    current = STEP_LABELS[campaign.step]
+    wanted = STEP_LABELS[step]
+    if STEP_ORDER.index(Step(campaign.step)) > STEP_ORDER.index(step):
+        raise StepOrderError(
+            f"The {wanted} step of {campaign.current_year} is already done; the campaign is at {current}."
+        )
+    raise StepOrderError(
+        f"The {wanted} step is not open yet: {campaign.current_year} is at {current}; finish {current} first."
+    )
+
+
+def set_step(campaign: Campaign, step: Step) -> None:
+    campaign.step = step
+    campaign.save(update_fields=["step"])
+
+
+def load_tables(campaign: Campaign) -> dict[str, Any]:
+    tables = {t.key: t.data for t in RuleTable.objects.filter(campaign=campaign)}
+    ruleset = get_ruleset(campaign.ruleset)
+    for key in ruleset.DEFAULT_TABLES:
+        if key not in tables:
+            raise RuleError(f"The campaign has no {key!r} table; restore the defaults in the admin.", code="missing_table")
+        validate_table(key, tables[key])
+    return tables
+
+
+@dataclass
+class Chronicle:
+    """Collects the turn's chronicle lines and writes them in one statement."""
+
+    campaign: Campaign
+    entries: list[ChronicleEntry] = field(default_factory=list)
+
+    def add(
+        self, kind: str, text: str, *, step: str | None = None, year: int | None = None,
+        readers: Iterable[int | None] | None = None, **data: Any,
+    ) -> None:
+        """A line of ``kind``; ``readers`` (house ids) makes it private to those houses and the GM,
+        and a line of a kind that is not public with none is the GM's alone (campaign.permissions)."""
+        audience, readers_text = line_audience(kind, readers)
+        self.entries.append(
+            ChronicleEntry(
+                campaign=self.campaign,
+                year=self.campaign.current_year if year is None else year,
+                step=step or self.campaign.step,
+                kind=kind,
+                text=text,
+                data=data,
+                audience=audience,
+                readers=readers_text,
+            )
+        )
+
+    def flush(self) -> None:
+        if self.entries:
+            ChronicleEntry.objects.bulk_create(self.entries)
+            self.entries = []
