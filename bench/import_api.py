@@ -2,7 +2,7 @@
 
 Plays ``--turns`` turns of a ``--players``-player campaign with ``simulate`` (Blood Royale by
 default: its biggest table is 5 houses, the most rolls and characters of the rulesets), exports it
-(``campaign.exchange``), prints the export's size as the API sends it (compact JSON) and as
+(``operations.exchange``), prints the export's size as the API sends it (compact JSON) and as
 ``export_campaign`` writes it (indented), then posts the compact document to ``POST
 /api/v1/campaigns/import/`` with Django's test ``Client`` (no network) and times the import.
 Target: the indented file well under ``REGNAL_IMPORT_MAX_BYTES`` (50 MB unless set), and the import
@@ -49,11 +49,11 @@ def main() -> None:
     from django.core.management import call_command
     from django.test import Client
 
-    from campaign.exchange import campaign_export
     from campaign.models import Campaign
     from dynasties.models import Character
     from dynasties.services import campaign_create
-    from dynasties.simulation import simulate
+    from operations.exchange import campaign_export
+    from operations.simulation import simulate
     from rules.dice import RandomSource
 
     call_command("migrate", verbosity=0)

@@ -96,8 +96,9 @@ def build(prehistory: int) -> dict[str, Any]:
 
     from api.services import token_create
     from campaign.models import Role
-    from campaign.services import campaign_start, membership_add
+    from campaign.services import membership_add
     from dynasties.models import Character, Dynasty, DynastyKind
+    from operations.services import campaign_start
 
     call_command("migrate", verbosity=0, interactive=False)
     users = get_user_model().objects

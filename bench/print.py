@@ -55,7 +55,7 @@ def main() -> None:
     from dynasties import printing
     from dynasties.models import Character
     from dynasties.services import campaign_create
-    from dynasties.simulation import play_turn
+    from operations.simulation import play_turn
     from rules.dice import RandomSource
 
     call_command("migrate", verbosity=0)

@@ -44,7 +44,7 @@ def main() -> None:
 
     from dynasties.models import Character, Status
     from dynasties.services import campaign_create
-    from dynasties.simulation import play_turn
+    from operations.simulation import play_turn
     from rules.dice import RandomSource
 
     call_command("migrate", verbosity=0)

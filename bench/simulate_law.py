@@ -1,6 +1,6 @@
 """The automatic player plays the whole law (issue 15): N seeds x T turns of each ruleset, a
 5-player campaign with every optional rule on, and how often each part of the ruleset's law
-(``dynasties.simulation.LAW``) was played, summed over the seeds; a part never played is marked.
+(``operations.simulation.LAW``) was played, summed over the seeds; a part never played is marked.
 A run that crashes is reported (seed, turn reached, the error) and the others go on. Target:
 every part played at least once over 10 x 40, no crash. Exit status 1 if a part was never
 played or a run crashed.
@@ -39,7 +39,7 @@ def main() -> int:
     from django.core.management import call_command
 
     from dynasties.services import campaign_create
-    from dynasties.simulation import LAW, law_summary, law_table, play_turn, simulated_dynasties
+    from operations.simulation import LAW, law_summary, law_table, play_turn, simulated_dynasties
     from rules import RULESET_LABELS, get_ruleset
     from rules.dice import RandomSource
 

@@ -40,7 +40,7 @@ def main() -> None:
     from campaign.models import Campaign, Checkpoint, Roll
     from dynasties.models import Character
     from dynasties.services import campaign_create
-    from dynasties.simulation import simulate
+    from operations.simulation import simulate
     from rules.dice import RandomSource
 
     call_command("migrate", verbosity=0)

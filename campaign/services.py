@@ -7,30 +7,22 @@ holds a rule.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import transaction
 
-from campaign.models import ActionKey, Audience, Campaign, ChronicleEntry, Membership, Role, RuleTable
+from campaign.models import Campaign, Membership, Role, RuleTable
 from campaign.permissions import require
 from campaign.steps import lock_campaign
-from dynasties.models import Dynasty, DynastyKind
-from dynasties.services import campaign_create
 from rules import get_ruleset
+
+if TYPE_CHECKING:
+    from dynasties.models import Dynasty
 from rules.errors import InvalidTable, NotFound, RuleError
 from rules.tables import defaults_for, validate_table
-
-DEMO_SLUG = "demo"
-DEMO_NAME = "Demo Campaign"
-DEMO_GM = "gm"
-DEMO_PLAYERS = 5
-DEMO_URL = "http://127.0.0.1:8000"
 
 
 def _campaign(campaign: Campaign | int) -> Campaign:
@@ -77,7 +69,7 @@ def membership_check(*, campaign: Campaign, user: Any, role: str, dynasty: Dynas
             raise RuleError(
                 f"A player needs a dynasty of {campaign.name} to play.", code="invalid", fields={"dynasty": "required"}
             )
-        if dynasty.kind != DynastyKind.PLAYER:
+        if not dynasty.is_player:
             raise RuleError(
                 f"{dynasty} is not a player dynasty ({dynasty.get_kind_display()}); a player plays a royal house.",
                 code="invalid",
@@ -152,173 +144,3 @@ def table_restore_defaults(
         table, _created = RuleTable.objects.update_or_create(campaign=campaign, key=key, defaults={"data": defaults[key]})
         restored.append(table)
     return restored
-
-
-# The demo campaign ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DemoLogin:
-    username: str
-    password: str | None  # None when the password was not (re)set by this call
-    role: str
-    dynasty: str
-
-
-@dataclass(frozen=True)
-class DemoResult:
-    campaign: Campaign
-    created: bool
-    logins: list[DemoLogin]
-    url: str = DEMO_URL
-
-
-def _new_password() -> str:
-    return secrets.token_urlsafe(9)
-
-
-def _demo_user(username: str, password: str, *, staff: bool = False) -> AbstractBaseUser:
-    """The login of that name, created or reused, with a new password."""
-    User = get_user_model()
-    user, _created = User.objects.get_or_create(**{User.USERNAME_FIELD: username})
-    user.set_password(password)
-    if staff:
-        user.is_staff = True
-        user.is_superuser = True
-    user.save()
-    return user
-
-
-DEMO_RULESETS = {
-    # ruleset: (slug, name, prefix of the logins)
-    "blood-royale": (DEMO_SLUG, DEMO_NAME, ""),
-    "eu-bloodline": ("demo-bloodline", "Demo BloodLine Campaign", "bl-"),
-    "eu-monarchs": ("demo-eu-monarchs", "Demo EU Monarchs Campaign", "eu-"),
-}
-
-
-@transaction.atomic
-def demo_create(*, reset_passwords: bool = False, ruleset: str = "blood-royale") -> DemoResult:
-    """The demo campaign of a ruleset (Blood Royale: slug ``demo``) with a GM login and one login per
-    crown (BloodLine's logins start with ``bl-``).
-
-    Created once: a second call finds it and lists its logins without passwords (the hashes cannot
-    be read back), unless ``reset_passwords`` sets and returns new ones. Existing users of the same
-    names are reused (their passwords are replaced): this is a local demo, not a production tool.
-    """
-    if ruleset not in DEMO_RULESETS:
-        raise RuleError(
-            f"There is no demo for the ruleset {ruleset!r}; choose one of {', '.join(DEMO_RULESETS)}.", code="invalid"
-        )
-    slug, name, prefix = DEMO_RULESETS[ruleset]
-    campaign = Campaign.objects.filter(slug=slug).first()
-    if campaign is not None:
-        logins = []
-        members = (
-            Membership.objects.filter(campaign=campaign)
-            .select_related("user", "dynasty")
-            .order_by("role", "dynasty_id", "user_id")
-        )
-        for m in members:
-            password = None
-            if reset_passwords:
-                password = _new_password()
-                m.user.set_password(password)
-                m.user.save(update_fields=["password"])
-            logins.append(DemoLogin(m.user.get_username(), password, m.get_role_display(), str(m.dynasty) if m.dynasty else ""))
-        return DemoResult(campaign=campaign, created=False, logins=logins)
-
-    gm_password = _new_password()
-    gm = _demo_user(prefix + DEMO_GM, gm_password, staff=True)
-    campaign = campaign_create(name=name, slug=slug, ruleset=ruleset, players=DEMO_PLAYERS, by=gm)
-    logins = [DemoLogin(prefix + DEMO_GM, gm_password, Role.GM.label, "")]
-    for dynasty in Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.PLAYER).order_by("pk"):
-        password = _new_password()
-        user = _demo_user(prefix + dynasty.crown.lower(), password)
-        membership_add(campaign=campaign, user=user, role=Role.PLAYER, dynasty=dynasty)
-        logins.append(DemoLogin(user.get_username(), password, Role.PLAYER.label, str(dynasty)))
-    return DemoResult(campaign=campaign, created=True, logins=logins)
-
-
-# A campaign made from the pages ---------------------------------------------------------------
-
-CREATED_LABEL = "campaign created"
-MAX_PREHISTORY_TURNS = 30
-
-
-class CampaignAlreadyCreated(RuleError):
-    """The same creation form was sent twice: the first submit made ``campaign``."""
-
-    code = "already_done"
-    status = 409
-
-    def __init__(self, campaign: Campaign) -> None:
-        super().__init__(f"{campaign.name} was already created by that form: nothing was done again.")
-        self.campaign = campaign
-
-
-@transaction.atomic
-def campaign_start(
-    *,
-    name: str,
-    gm: AbstractBaseUser,
-    ruleset: str = "blood-royale",
-    players: int = 5,
-    start_year: int | None = None,
-    optional_rules: dict[str, Any] | None = None,
-    seats: dict[str, AbstractBaseUser] | None = None,
-    observers: Iterable[AbstractBaseUser] = (),
-    prehistory_turns: int = 0,
-    seed: int | None = None,
-    key: str | None = None,
-) -> Campaign:
-    """A campaign as the creation page makes it, all or nothing: ``campaign_create`` with ``gm``
-    as its game master, a player for each crown in ``seats`` (crown name -> user), the observers,
-    then - with ``prehistory_turns`` - that many turns played by the automatic player
-    (``dynasties.simulation.simulate``) with the dice seeded by ``seed`` (a random seed when None;
-    the chronicle records it). ``key`` is the form's one-time key: a second submit of the same
-    form raises :class:`CampaignAlreadyCreated` naming the first campaign."""
-    from dynasties.simulation import simulate
-    from rules.dice import RandomSource
-
-    if key:
-        # one creation at a time per user, so a double click waits for the first and finds its key
-        get_user_model().objects.select_for_update().filter(pk=gm.pk).exists()
-        done = ActionKey.objects.filter(key=key[:64], label=CREATED_LABEL, by=gm).select_related("campaign").first()
-        if done is not None:
-            raise CampaignAlreadyCreated(done.campaign)
-    if not 0 <= prehistory_turns <= MAX_PREHISTORY_TURNS:
-        raise RuleError(
-            f"A prehistory is 1 to {MAX_PREHISTORY_TURNS} turns; {prehistory_turns} were asked for.",
-            code="invalid",
-            fields={"turns": "range"},
-        )
-    if prehistory_turns and seed is None:
-        seed = secrets.randbelow(1_000_000)
-    source = RandomSource(seed) if prehistory_turns else None
-    campaign = campaign_create(
-        name=name, ruleset=ruleset, players=players, start_year=start_year, optional_rules=optional_rules,
-        source=source, by=gm,
-    )  # fmt: skip
-    houses = {d.crown: d for d in Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.PLAYER)}
-    for crown, user in (seats or {}).items():
-        if crown not in houses:
-            raise RuleError(
-                f"{campaign.name} has no player dynasty for {crown}: its crowns are {', '.join(houses)}.",
-                code="invalid",
-                fields={f"player_{crown}": "no_such_crown"},
-            )
-        membership_add(campaign=campaign, user=user, role=Role.PLAYER, dynasty=houses[crown])
-    for user in observers:
-        membership_add(campaign=campaign, user=user, role=Role.OBSERVER)
-    if source is not None:
-        campaign = simulate(campaign, turns=prehistory_turns, source=source)
-        ChronicleEntry.objects.create(
-            campaign=campaign, year=campaign.start_year, step="setup", kind="setup",
-            text=f"A prehistory of {prehistory_turns} turns was generated ({campaign.start_year}-"
-            f"{campaign.current_year}, dice seed {seed}).",
-            data={"prehistory_turns": prehistory_turns, "seed": seed}, audience=Audience.PUBLIC,
-        )  # fmt: skip
-    if key:
-        ActionKey.objects.create(campaign=campaign, key=key[:64], label=CREATED_LABEL, by=gm)
-    return campaign

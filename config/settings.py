@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "campaign",
     "dynasties",
     "contracts",
+    "operations",
     "pages",
     "api",
 ]

@@ -39,6 +39,11 @@ class Dynasty(models.Model):
     def __str__(self) -> str:
         return f"{self.name} of {self.crown}" if self.crown else self.name
 
+    @property
+    def is_player(self) -> bool:
+        """A royal house a player may hold (the kernel's seats ask this, not the kind's name)."""
+        return self.kind == DynastyKind.PLAYER
+
 
 class Sex(models.TextChoices):
     MALE = "M", "Male"

@@ -4,7 +4,7 @@ Any logged-in user may create a campaign and becomes its game master. The form t
 the ruleset, the start year, the ruleset's optional rules, the number of player dynasties (the
 default houses of ``default_dynasties``), a player by username for any of their crowns, observers,
 and the set-up: the standard starting families, or a prehistory of N turns played by the automatic
-player (``dynasties.simulation.simulate``). The form checks everything and says what to fix next to
+player (``operations.simulation.simulate``). The form checks everything and says what to fix next to
 the field; ``campaign.services.campaign_start`` then makes it all in one transaction (a refused
 member leaves no half-made campaign) and the one-time form key makes a second submit harmless.
 
@@ -30,9 +30,9 @@ from django.urls import URLPattern, path
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_http_methods
 
-from campaign.services import MAX_PREHISTORY_TURNS, CampaignAlreadyCreated, campaign_start
 from dynasties.models import DynastyKind
 from dynasties.services.setup import default_dynasties
+from operations.services import MAX_PREHISTORY_TURNS, CampaignAlreadyCreated, campaign_start
 from rules import RULESET_LABELS, get_ruleset
 from rules.errors import RuleError
 

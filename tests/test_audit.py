@@ -14,14 +14,14 @@ from django.urls import reverse
 from django.utils import timezone
 
 from campaign import audit, treasury
-from campaign.exchange import campaign_export
 from campaign.history import new_action_key, snapshot, step_action, undo_step
 from campaign.models import Campaign, Membership, PostingKind, Role, Step
 from contracts.models import Clause, Contract, ContractSignature
 from contracts.services import contract_draft
 from dynasties import services
 from dynasties.models import Character, Dynasty, Marriage, Status
-from dynasties.simulation import play_births
+from operations.exchange import campaign_export
+from operations.simulation import play_births
 from rules.dice import RandomSource
 from tests.factories import at_step, person, wed
 
@@ -411,7 +411,7 @@ def test_users_are_kept_as_ids_when_an_account_is_deleted(campaign, gm):
 
 
 def test_an_imported_campaign_starts_its_trail_with_the_file(campaign, gm, alice, bob):
-    from campaign.exchange import campaign_import
+    from operations.exchange import campaign_import
 
     parties = [house(campaign, "England").pk, house(campaign, "France").pk]
     act(

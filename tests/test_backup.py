@@ -16,11 +16,11 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from campaign import backup
-from campaign.backup import backup_campaigns, backup_name, backups_of, read_backup
-from campaign.exchange import campaign_export, campaign_import
 from campaign.models import Campaign
 from dynasties.services import campaign_create
+from operations import backup
+from operations.backup import backup_campaigns, backup_name, backups_of, read_backup
+from operations.exchange import campaign_export, campaign_import
 from rules.dice import RandomSource
 
 UTC = datetime.UTC
@@ -62,8 +62,8 @@ def money_and_contracts(campaign: Campaign) -> None:
 @pytest.mark.django_db
 @pytest.mark.parametrize("ruleset", ["blood-royale", "eu-bloodline", "eu-monarchs"])
 def test_a_backup_imports_back_to_the_same_campaign_in_every_ruleset(ruleset, tmp_path):
-    from campaign.services import demo_create
-    from dynasties.simulation import play_turn
+    from operations.services import demo_create
+    from operations.simulation import play_turn
 
     demo = demo_create(ruleset=ruleset).campaign
     demo = play_turn(demo, RandomSource(11))

@@ -23,7 +23,7 @@ from dynasties.gedcom import export_gedcom
 from dynasties.models import BirthAttempt, Character, Crown, CrownEvent, Marriage
 from dynasties.services import births_attempt, births_finish, births_sex, campaign_create, survival_roll
 from dynasties.services.events import survival_event
-from dynasties.simulation import simulate
+from operations.simulation import simulate
 from rules.dice import RandomSource
 from tests.factories import at_step
 

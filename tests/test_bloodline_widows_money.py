@@ -32,7 +32,7 @@ from dynasties.services.common import World
 from dynasties.services.marriages import wedding_money
 from dynasties.services.succession import crowns_join
 from dynasties.services.survival import survival_due
-from dynasties.simulation import simulate
+from operations.simulation import simulate
 from rules.dice import RandomSource
 from tests.factories import crown, person, wed
 

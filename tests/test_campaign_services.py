@@ -12,9 +12,10 @@ from django.core.management import call_command
 from django.test import Client
 
 from campaign.models import Campaign, Membership, Role, RuleTable
-from campaign.services import demo_create, membership_add, table_restore_defaults, table_update
+from campaign.services import membership_add, table_restore_defaults, table_update
 from dynasties.models import Dynasty
 from dynasties.services import campaign_create
+from operations.services import demo_create
 from rules.dice import RandomSource
 from rules.errors import InvalidTable, RuleError
 from rules.tables import DEFAULT_CHARACTERISTIC_BANDS, DEFAULT_SURVIVAL

@@ -14,7 +14,6 @@ from django.apps import apps
 from django.urls import reverse
 
 from campaign import treasury
-from campaign.exchange import campaign_export
 from campaign.history import new_action_key, step_action, undo_step
 from campaign.models import Campaign, ChronicleEntry, Posting, PostingKind
 from campaign.permissions import visible
@@ -31,6 +30,7 @@ from contracts.services import (
 )
 from dynasties.models import Character, Dynasty, Marriage
 from dynasties.services import campaign_create
+from operations.exchange import campaign_export
 from rules.dice import RandomSource
 from rules.errors import NotFound, RuleError
 

@@ -17,17 +17,6 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from campaign import treasury
-from campaign.exchange import (
-    CAMPAIGN_FIELDS_LATER,
-    FIELDS_LATER,
-    FORMAT,
-    FORMAT_V1,
-    FORMAT_V2,
-    SECTIONS_LATER,
-    SECTIONS_V2,
-    campaign_export,
-    campaign_import,
-)
 from campaign.models import Campaign, ChronicleEntry, Membership, Posting, PostingKind, Role, Roll
 from contracts.models import (
     Breach,
@@ -61,7 +50,18 @@ from dynasties.models import (
     TitleHolding,
 )
 from dynasties.services import campaign_create
-from dynasties.simulation import simulate
+from operations.exchange import (
+    CAMPAIGN_FIELDS_LATER,
+    FIELDS_LATER,
+    FORMAT,
+    FORMAT_V1,
+    FORMAT_V2,
+    SECTIONS_LATER,
+    SECTIONS_V2,
+    campaign_export,
+    campaign_import,
+)
+from operations.simulation import simulate
 from rules import RULESET_LABELS, get_ruleset
 from rules.dice import RandomSource
 from rules.errors import InvalidImport, RuleError

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from campaign.exchange import FORMAT, FORMAT_V2, campaign_export, campaign_import
 from campaign.models import ChronicleEntry, Roll, RuleTable, Step
 from dynasties.models import Character, ControlChange, Crown, CrownEvent, Marriage, Reign
 from dynasties.services import campaign_create
 from dynasties.services.eu_monarchs import monarch_survival_roll
+from operations.exchange import FORMAT, FORMAT_V2, campaign_export, campaign_import
 from rules import eu_monarchs as eu_rules
 from rules.dice import FixedSource, RandomSource
 from rules.errors import InvalidImport

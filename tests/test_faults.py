@@ -23,13 +23,13 @@ from django.apps import apps
 from django.db import OperationalError, connection
 
 from campaign import treasury
-from campaign.exchange import campaign_export
 from campaign.history import action_key, step_action
 from campaign.models import ActionKey, Campaign, Checkpoint, PostingKind, Roll, Step
 from contracts.models import Contract, ContractPayment, ContractState, EndKind, PaymentStatus
 from contracts.services import contract_draft, contract_sign
 from dynasties import services
 from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Reign, Status
+from operations.exchange import campaign_export
 from rules.dice import RandomSource
 from tests.factories import at_step
 
@@ -302,12 +302,12 @@ def test_a_fault_at_any_write_of_a_step_leaves_the_database_as_before(campaign, 
 
 @dataclass
 class Turn:
-    """A demo campaign's turn, cut into the services ``dynasties.simulation.play_turn`` calls."""
+    """A demo campaign's turn, cut into the services ``operations.simulation.play_turn`` calls."""
 
     ruleset: str
 
     def steps(self) -> list[tuple[str, Callable[[int], Any]]]:
-        from dynasties.simulation import play_births, play_marriages, play_monarchs, wed_due
+        from operations.simulation import play_births, play_marriages, play_monarchs, wed_due
 
         def campaign(pk: int) -> Campaign:
             return Campaign.objects.get(pk=pk)
@@ -333,8 +333,8 @@ class Turn:
 @pytest.mark.django_db
 @pytest.mark.parametrize("ruleset", ["eu-bloodline", "eu-monarchs"])
 def test_every_step_of_a_turn_in_the_other_rulesets_is_atomic(ruleset):
-    from campaign.services import demo_create
-    from dynasties.simulation import play_turn
+    from operations.services import demo_create
+    from operations.simulation import play_turn
 
     demo = demo_create(ruleset=ruleset).campaign
     play_turn(demo, RandomSource(11))  # a turn behind it: contracts, ledger and rolls

@@ -17,7 +17,7 @@ from campaign.models import Campaign
 from dynasties.gedcom import MAX_LINE, _line, export_gedcom
 from dynasties.models import Character, Dynasty, Marriage, Sex, Status, Title, TitleHolding
 from dynasties.services import campaign_create
-from dynasties.simulation import simulate
+from operations.simulation import simulate
 from rules.dice import RandomSource
 
 pytestmark = pytest.mark.django_db

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.exchange import campaign_export
 from campaign.history import AlreadyDone, NothingToUndo, new_action_key, step_action, undo_plan, undo_step, undo_turn
 from campaign.models import ActionKey, Campaign, Checkpoint, Roll, Step
 from dynasties import services
 from dynasties.models import Character
-from dynasties.simulation import play_births, play_marriages
+from operations.exchange import campaign_export
+from operations.simulation import play_births, play_marriages
 from rules.dice import RandomSource
 from rules.errors import RuleError
 
@@ -105,8 +105,8 @@ def test_checkpoints_and_keys_are_read_only_in_the_admin(client, campaign, gm, d
 
 @pytest.mark.parametrize("ruleset", ["blood-royale", "eu-bloodline", "eu-monarchs"])
 def test_undo_a_whole_turn_in_every_ruleset(db, ruleset):
-    from campaign.services import demo_create
-    from dynasties.simulation import play_turn
+    from operations.services import demo_create
+    from operations.simulation import play_turn
 
     demo = demo_create(ruleset=ruleset).campaign
     play_turn(demo, RandomSource(11))  # a turn already behind, with contracts, ledger and rolls

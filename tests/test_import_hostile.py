@@ -19,8 +19,8 @@ from django.db import connection, transaction
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from campaign.exchange import MAX_DEPTH, MAX_TEXT, campaign_export, campaign_import, parse_document
 from campaign.models import Campaign
+from operations.exchange import MAX_DEPTH, MAX_TEXT, campaign_export, campaign_import, parse_document
 from rules.errors import InvalidImport
 from tests.test_exchange import played, set_, with_everything
 

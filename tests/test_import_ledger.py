@@ -15,12 +15,12 @@ import pytest
 from django.db import transaction
 
 from campaign import treasury
-from campaign.exchange import campaign_export, campaign_import
 from campaign.models import Campaign, PostingKind
 from contracts.models import ClauseKind, Contract, PaymentStatus
 from contracts.services import breach_record, contract_draft, contract_sign, dispute_majority, payment_settle
 from dynasties.models import Dynasty, DynastyKind
 from dynasties.services import campaign_create
+from operations.exchange import campaign_export, campaign_import
 from rules.dice import RandomSource
 from tests.test_import_hostile import refused, without_slug
 

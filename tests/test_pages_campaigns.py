@@ -7,8 +7,8 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from campaign.models import ActionKey, Campaign, ChronicleEntry, Membership, Role
-from campaign.services import CampaignAlreadyCreated, campaign_start
 from dynasties.models import Character, Dynasty, Reign
+from operations.services import CampaignAlreadyCreated, campaign_start
 from rules.errors import RuleError
 
 URL = "/campaigns/new/"
@@ -252,12 +252,12 @@ def test_the_creation_page_hides_unused_crowns_with_css(client, carol):
 
 
 def test_a_failure_in_the_prehistory_undoes_the_whole_creation(client, monkeypatch, alice, carol):
-    import dynasties.simulation
+    import operations.services
 
     def broken(campaign, *, turns, source):
         raise RuleError("The automatic player stumbled.")
 
-    monkeypatch.setattr(dynasties.simulation, "simulate", broken)
+    monkeypatch.setattr(operations.services, "simulate", broken)
     client.force_login(carol)
     response = _post(client, setup="prehistory", turns="3", player_England="alice")
     assert response.status_code == 400

@@ -17,7 +17,7 @@ from contracts.models import Contract
 from dynasties.models import Character, Dynasty, Reign, Status
 from dynasties.services import campaign_create
 from dynasties.services.succession_view import heirs_now, succession_line, succession_what_if
-from dynasties.simulation import simulate
+from operations.simulation import simulate
 from rules.dice import RandomSource
 from tests.factories import crown, empty_house, person, shows_number, wed
 

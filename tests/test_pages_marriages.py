@@ -13,10 +13,10 @@ from django.urls import reverse
 
 from campaign.history import new_action_key
 from campaign.models import ActionKey, Campaign, Checkpoint, ChronicleEntry, Membership, Posting, Role, Step
-from campaign.services import demo_create
 from dynasties.models import Character, Dynasty, Marriage, Reign
 from dynasties.services import marriage_arrange
-from dynasties.simulation import simulate
+from operations.services import demo_create
+from operations.simulation import simulate
 from rules.dice import RandomSource
 from tests.factories import at_step, person
 

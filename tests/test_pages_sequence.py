@@ -12,14 +12,14 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from campaign.exchange import campaign_export
 from campaign.history import new_action_key
 from campaign.models import Campaign, Checkpoint, Membership, Role, Roll, Step
 from dynasties.models import BirthAttempt, Character, Crown, Dynasty, Marriage, PassedOver, Reign, Status
 from dynasties.services import births_finish, births_roll_all, survival_roll
 from dynasties.services.sequence_view import births_board, survival_board
 from dynasties.services.succession_choices import CHOICE_KEY, pass_over_choices, pass_over_choose, pass_over_clear
-from dynasties.simulation import simulate
+from operations.exchange import campaign_export
+from operations.simulation import simulate
 from rules.dice import TWO_D6, RandomSource
 from rules.errors import RuleError
 from rules.odds import Odds, at_least
@@ -658,7 +658,7 @@ def test_query_counts_do_not_grow_with_the_campaign(client, campaign, gm, who, r
 
 
 def test_bloodline_pages_and_a_typed_birth(client, db):
-    from campaign.services import demo_create
+    from operations.services import demo_create
 
     demo = demo_create(ruleset="eu-bloodline").campaign
     gm = Membership.objects.get(campaign=demo, role=Role.GM).user
@@ -691,7 +691,7 @@ def test_bloodline_pages_and_a_typed_birth(client, db):
 
 
 def test_eu_monarchs_pages_say_the_crowns_roll_in_the_admin(client, db):
-    from campaign.services import demo_create
+    from operations.services import demo_create
 
     demo = demo_create(ruleset="eu-monarchs").campaign
     gm = Membership.objects.get(campaign=demo, role=Role.GM).user

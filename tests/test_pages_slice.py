@@ -10,7 +10,7 @@ from django.urls import reverse
 from campaign.models import ChronicleEntry, Posting, Roll, RollSubject
 from contracts.models import Contract
 from dynasties.models import Character, Dynasty
-from dynasties.simulation import simulate
+from operations.simulation import simulate
 from rules.dice import RandomSource
 
 

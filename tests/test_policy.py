@@ -313,7 +313,7 @@ def test_every_line_a_campaign_writes_has_a_deliberate_audience(ruleset, gm):
     """A simulated campaign writes most kinds of line: each public kind is listed as public, and
     every other line names its readers (no line falls to the GM's alone by forgetting)."""
     from dynasties.services import campaign_create
-    from dynasties.simulation import simulate
+    from operations.simulation import simulate
 
     campaign = campaign_create(name=f"Audience {ruleset}", ruleset=ruleset, players=5, source=RandomSource(11), by=gm)
     simulate(campaign, turns=12, source=RandomSource(11))

@@ -17,7 +17,7 @@ from pypdf import PdfReader
 from campaign.models import ChronicleEntry
 from dynasties import printing
 from dynasties.models import Character, Dynasty, Status
-from dynasties.simulation import play_turn
+from operations.simulation import play_turn
 from rules.dice import RandomSource
 from tests.factories import at_step, person
 

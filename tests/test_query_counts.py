@@ -25,7 +25,7 @@ from dynasties.services import (
     survival_roll,
     turn_advance,
 )
-from dynasties.simulation import simulate
+from operations.simulation import simulate
 from rules.dice import RandomSource
 
 GROWN_TURNS = 16

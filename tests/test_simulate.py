@@ -13,7 +13,7 @@ from django.core.management.base import CommandError
 
 from campaign.models import Campaign, ChronicleEntry, Roll, Step
 from dynasties.models import Character, Marriage, Status
-from dynasties.simulation import law_summary, law_table
+from operations.simulation import law_summary, law_table
 
 TURNS = 3
 

@@ -1,5 +1,5 @@
 """The automatic player plays the whole law (issue 15): over a few seeded campaigns of each ruleset,
-with every optional rule on, every part of the ruleset's law (``dynasties.simulation.LAW``) is played
+with every optional rule on, every part of the ruleset's law (``operations.simulation.LAW``) is played
 at least once; the ``simulate`` command prints how often each part was played and marks a part never
 played. (bench/simulate_law.py runs the full 10 seeds x 40 turns.) Same seed, same campaign in two
 processes: tests/test_reproducible.py, which plays the same policy."""
@@ -13,7 +13,7 @@ from django.core.management import call_command
 
 from campaign.models import Campaign
 from dynasties.services import campaign_create
-from dynasties.simulation import LAW, NEVER, law_summary, law_table, simulate, simulated_dynasties
+from operations.simulation import LAW, NEVER, law_summary, law_table, simulate, simulated_dynasties
 from rules import RULESET_LABELS, get_ruleset
 from rules.dice import RandomSource
 

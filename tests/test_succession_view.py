@@ -21,7 +21,7 @@ from dynasties.services.succession_view import (
     succession_what_if,
     title_succession_line,
 )
-from dynasties.simulation import simulate
+from operations.simulation import simulate
 from rules.dice import RandomSource
 from rules.errors import NotFound, RuleError
 from tests.factories import crown, empty_house, person, wed

@@ -1,5 +1,5 @@
 """Export and import of a whole campaign as one JSON document, ``regnal/3``
-(docs/export-format.md; ``campaign.exchange``).
+(docs/export-format.md; ``operations.exchange``).
 
 - ``GET campaigns/{slug}/export/``: the GM only (the document holds every secret);
 - ``POST campaigns/import/``: any logged-in user; the document is the body; the campaign is
@@ -29,9 +29,9 @@ from api.common import CampaignScoped, idempotency_key, require_gm
 from api.parsers import ImportJSONParser
 from api.schema import IDEMPOTENCY_KEY, ErrorSerializer
 from api.views.campaigns import CampaignDetailOut
-from campaign.exchange import FORMAT, campaign_export, campaign_import
 from campaign.history import AlreadyDone, action_key, step_action
 from campaign.models import ActionKey, Role
+from operations.exchange import FORMAT, campaign_export, campaign_import
 
 
 class ExportView(CampaignScoped, APIView):

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.exchange import FORMAT, campaign_export
 from campaign.models import Campaign, Membership, Role
 from contracts.services import contract_draft, contract_sign
 from dynasties.models import Character, Dynasty
+from operations.exchange import FORMAT, campaign_export
 from tests.api.conftest import assert_error, url
 
 pytestmark = pytest.mark.django_db

@@ -21,8 +21,8 @@ from playwright.sync_api import Browser, Page, expect
 
 from campaign import dice as server_dice
 from campaign.models import Campaign, Membership, Role, Step
-from campaign.services import campaign_start
 from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Reign, Status
+from operations.services import campaign_start
 from rules.dice import RandomSource
 from tests.browser.helpers import log_in
 

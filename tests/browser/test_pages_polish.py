@@ -14,8 +14,8 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from campaign.models import Step
-from campaign.services import campaign_start
 from dynasties.models import Dynasty, Reign
+from operations.services import campaign_start
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

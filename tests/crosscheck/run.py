@@ -48,9 +48,9 @@ def simulated_export(ruleset: str, seed: int, turns: int, *, law: bool = False) 
     automatic player from dice seed ``seed``, as its export. ``law``: the automatic player plays the
     whole law too (disputes, prisoners, contracts, the Interphase, titles ...; BloodLine with a minor
     house), as ``simulate`` does. Needs the database."""
-    from campaign.exchange import campaign_export
     from dynasties.services import campaign_create
-    from dynasties.simulation import simulate, simulated_dynasties
+    from operations.exchange import campaign_export
+    from operations.simulation import simulate, simulated_dynasties
     from rules import get_ruleset
     from rules.dice import RandomSource
 

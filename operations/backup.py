@@ -25,9 +25,9 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from campaign.exchange import campaign_export
 from campaign.models import Campaign
 from campaign.steps import lock_campaign
+from operations.exchange import campaign_export
 from rules.errors import NotFound, RuleError
 
 DEFAULT_KEEP = 14
@@ -161,7 +161,7 @@ def backup_campaigns(
 
 def read_backup(path: Path | str) -> Any:
     """The document in a backup file (plain or gzip-compressed JSON), for ``campaign_import``."""
-    from campaign.exchange import parse_document
+    from operations.exchange import parse_document
 
     raw = Path(path).read_bytes()
     if raw[:2] == b"\x1f\x8b":

@@ -8,7 +8,7 @@ from django.db import transaction
 
 from dynasties.models import Character, Status
 from dynasties.services import campaign_create
-from dynasties.simulation import law_summary, law_table, simulate, simulated_dynasties
+from operations.simulation import law_summary, law_table, simulate, simulated_dynasties
 from rules import RULESET_LABELS, get_ruleset
 from rules.dice import RandomSource
 from rules.errors import RuleError

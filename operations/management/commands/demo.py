@@ -4,7 +4,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from campaign.services import DemoResult, demo_create
+from operations.services import DemoResult, demo_create
 from rules.errors import RuleError
 
 

@@ -8,8 +8,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from campaign.exchange import campaign_export
 from campaign.models import Campaign
+from operations.exchange import campaign_export
 from rules.errors import RuleError
 
 

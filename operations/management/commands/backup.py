@@ -8,7 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from campaign.backup import DEFAULT_KEEP, backup_campaigns
+from operations.backup import DEFAULT_KEEP, backup_campaigns
 from rules.errors import RuleError
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from campaign.exchange import MAX_DOCUMENT_BYTES, campaign_import, parse_document
+from operations.exchange import MAX_DOCUMENT_BYTES, campaign_import, parse_document
 from rules.errors import RuleError
 
 
