@@ -15,7 +15,12 @@ from rules import options as options_module
 from rules import tables as T
 from rules.dice import D6, THREE_D6, TWO_D6, DiceSpec, chance_at_least
 from rules.errors import IllegalMarriage, IllegalOption, IllegalPassOver, IneligibleCouple
+from rules.families import BIRTH_TARGET as BIRTH_TARGET
+from rules.families import birth_succeeds as birth_succeeds
+from rules.families import marriage_problems as marriage_problems
+from rules.families import sex_from_faces as sex_from_faces
 from rules.people import FEMALE, MALE, Person
+from rules.registry import Ruleset, register
 
 NAME = "blood-royale"
 LABEL = "Blood Royale"
@@ -25,7 +30,6 @@ TURN_LENGTH = 5
 ADULT_AGE = 15  # survival rolls and weddings from 15 (A4, A5, A6)
 MAX_MOTHER_AGE = 50  # A4
 BIRTH_DICE: DiceSpec = TWO_D6
-BIRTH_TARGET = 7
 MAX_BIRTH_ATTEMPTS = 3  # one roll plus up to two additional rolls
 ARISTOCRATIC_BIRTH_ROLLS = 2  # the 3-player game's aristocratic family (A9)
 SEX_DICE: DiceSpec = D6
@@ -147,10 +151,6 @@ def _label(person: Person) -> str:
     return f"Character #{person.id}"
 
 
-def birth_succeeds(faces: Sequence[int]) -> bool:
-    return sum(faces) >= BIRTH_TARGET
-
-
 def birth_chance() -> Fraction:
     return chance_at_least(BIRTH_DICE, BIRTH_TARGET)
 
@@ -158,10 +158,6 @@ def birth_chance() -> Fraction:
 def child_birth_year(turn_year: int, children_before_this_turn: int) -> int:
     """First child of the turn in the turn year, the second a year later, the third two (A4)."""
     return turn_year + children_before_this_turn
-
-
-def sex_from_faces(faces: Sequence[int]) -> str:
-    return MALE if faces[0] <= 3 else FEMALE
 
 
 def birth_penalty(attempts_made: int) -> int:
@@ -212,59 +208,6 @@ def must_roll_survival(
 
 
 # --- marriages (A6) -------------------------------------------------------------------------
-
-def marriage_problems(
-    husband: Person,
-    wife: Person,
-    year: int,
-    *,
-    wedding: bool,
-    husband_taken: bool = False,
-    wife_taken: bool = False,
-    husband_never_marries: bool = False,
-    wife_never_marries: bool = False,
-) -> list[str]:
-    """Everything that forbids this match; empty when it is legal.
-
-    Arranging (a betrothal) needs the couple to be a man and a woman of different dynastic
-    names, in play and free; the wedding further needs both to be 15 and neither a prisoner.
-    """
-    problems: list[str] = []
-    if husband.sex != MALE:
-        problems.append("The husband must be a man.")
-    if wife.sex != FEMALE:
-        problems.append("The wife must be a woman.")
-    if husband.id == wife.id:
-        problems.append("A character cannot marry himself.")
-    if husband.dynastic_name and husband.dynastic_name == wife.dynastic_name:
-        problems.append(
-            f"Both carry the dynastic name {husband.dynastic_name}; characters of the same dynastic name "
-            "may not marry (Marriage, A6)."
-        )
-    for role, person, taken, never in (
-        ("husband", husband, husband_taken, husband_never_marries),
-        ("wife", wife, wife_taken, wife_never_marries),
-    ):
-        if not person.alive:
-            problems.append(f"The {role} is dead and cannot marry (Survival, A5).")
-        elif person.retired:
-            problems.append(
-                f"The {role} is retired from the game and may not marry (a King's widow never remarries; Survival, A5)."
-            )
-        if never:
-            problems.append(f"The {role} was created only to act as regent and never marries (Succession, A7).")
-        if taken:
-            problems.append(f"The {role} is already married or betrothed (Marriage, A6).")
-        if wedding:
-            if person.age(year) < ADULT_AGE:
-                problems.append(
-                    f"The {role} is {person.age(year)}; a wedding needs both to be {ADULT_AGE} or older "
-                    "(a betrothal may be arranged earlier; Marriage, A6)."
-                )
-            if person.prisoner:
-                problems.append(f"The {role} is a prisoner and cannot be wed until released (Marriage, A6).")
-    return problems
-
 
 def check_marriage(husband: Person, wife: Person, year: int, *, wedding: bool, **flags: bool) -> None:
     problems = marriage_problems(husband, wife, year, wedding=wedding, **flags)
@@ -594,3 +537,17 @@ def bastard_problems(
     elif birth_year - father.birth_year < ADULT_AGE:
         problems.append(f"{name} was {birth_year - father.birth_year} in {birth_year}, too young to father a son.")
     return problems
+
+
+RULESET = register(
+    Ruleset(
+        name=NAME, label=LABEL, start_year=START_YEAR, turn_length=TURN_LENGTH, adult_age=ADULT_AGE, currency="Crowns",
+        birth_dice=BIRTH_DICE, sex_dice=SEX_DICE, characteristic_dice=CHARACTERISTIC_DICE, survival_dice=SURVIVAL_DICE,
+        optional_rules=OPTIONAL_RULES, tables=DEFAULT_TABLES, validators=T.BLOOD_ROYALE_VALIDATORS,
+        table_titles=T.BLOOD_ROYALE_TITLES, kings_widows_retire=KINGS_WIDOWS_RETIRE,
+        treasury_pays_matches=TREASURY_PAYS_MATCHES, clean_options=clean_options,
+        characteristic_names=characteristic_names, birth_succeeds=birth_succeeds, sex_from_faces=sex_from_faces,
+        marriage_problems=marriage_problems,
+        interphase=True, event_rolls=True, pretenders=True, governing_provinces=True, priced_pass_overs=True,
+    )
+)

@@ -14,10 +14,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from rules import families
 from rules import options as options_module
 from rules.dice import D10, TWO_D10, DiceSpec, chance_at_least, distribution
 from rules.errors import IllegalOption, IllegalPassOver, InvalidTable
 from rules.people import FEMALE, MALE, Person
+from rules.registry import Ruleset, register
 
 NAME = "eu-bloodline"
 ADULT_AGE = 15
@@ -390,9 +392,7 @@ def marriage_problems(
 ) -> list[str]:
     """As in Blood Royale (a man and a woman of different royal families, free, in play), but the
     wedding needs an effective age of 15 (RULES.md B, Marriage/Betrothal)."""
-    from rules import blood_royale
-
-    problems = blood_royale.marriage_problems(
+    problems = families.marriage_problems(
         husband, wife, year, wedding=False, husband_taken=husband_taken, wife_taken=wife_taken,
         husband_never_marries=husband_never_marries, wife_never_marries=wife_never_marries,
     )
@@ -470,3 +470,18 @@ def minor_replacement_birth_year(late_birth_year: int, year: int) -> int:
 def resolution_order(children: Sequence[tuple[int, int, int]]) -> list[int]:
     """Ids of (id, birth_year, birth_order) eldest first: a younger child is never resolved before an elder."""
     return [pk for pk, _, _ in sorted(children, key=lambda c: (c[1], c[2], c[0]))]
+
+
+RULESET = register(
+    Ruleset(
+        name=NAME, label=LABEL, start_year=START_YEAR, turn_length=TURN_LENGTH, adult_age=ADULT_AGE, currency="ducats",
+        birth_dice=BIRTH_DICE, sex_dice=SEX_DICE, characteristic_dice=CHARACTERISTIC_DICE, survival_dice=SURVIVAL_DICE,
+        optional_rules=OPTIONAL_RULES, tables=DEFAULT_TABLES, validators={SURVIVAL: validate_survival_table},
+        table_titles={SURVIVAL: "BloodLine survival table (2d10 by effective age)"},
+        kings_widows_retire=KINGS_WIDOWS_RETIRE, treasury_pays_matches=TREASURY_PAYS_MATCHES, clean_options=clean_options,
+        characteristic_names=characteristic_names, birth_succeeds=birth_succeeds, sex_from_faces=sex_from_faces,
+        marriage_problems=marriage_problems,
+        priced_pass_overs=True, effective_ages=True, betrothals=True, married_away=True, unions=True, titles=True,
+        minor_houses=True, gm_sets_turn_year=True, whole_family_moves=True,
+    )
+)

@@ -22,9 +22,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from rules import families
 from rules.dice import D6, D10, TWO_D6, DiceSpec
 from rules.errors import IllegalOption, InvalidDice, InvalidTable
 from rules.people import Person
+from rules.registry import Ruleset, register
 
 JSON = Any
 
@@ -46,8 +48,7 @@ LEADER_VALUES: tuple[str, str, str] = ("manoeuvre", "fire", "shock")
 SIEGE = "siege"
 
 # The EU monarch tables have no families. A campaign of this ruleset that also keeps families uses
-# Blood Royale's births and marriage legality (these names make the module a ``Ruleset``; the
-# functions below import blood_royale when called, since tables.py imports this module).
+# Blood Royale's births and marriage legality (rules.families, shared with BloodLine).
 BIRTH_DICE: DiceSpec = TWO_D6
 SEX_DICE: DiceSpec = D6
 OPTIONAL_RULES: dict[str, str] = {}
@@ -602,15 +603,11 @@ def characteristic_names(sex: str) -> tuple[str, str, str]:
 
 
 def birth_succeeds(faces: Sequence[int]) -> bool:
-    from rules import blood_royale
-
-    return blood_royale.birth_succeeds(faces)
+    return families.birth_succeeds(faces)
 
 
 def sex_from_faces(faces: Sequence[int]) -> str:
-    from rules import blood_royale
-
-    return blood_royale.sex_from_faces(faces)
+    return families.sex_from_faces(faces)
 
 
 def marriage_problems(
@@ -624,9 +621,7 @@ def marriage_problems(
     husband_never_marries: bool = False,
     wife_never_marries: bool = False,
 ) -> list[str]:
-    from rules import blood_royale
-
-    return blood_royale.marriage_problems(
+    return families.marriage_problems(
         husband, wife, year, wedding=wedding, husband_taken=husband_taken, wife_taken=wife_taken,
         husband_never_marries=husband_never_marries, wife_never_marries=wife_never_marries,
     )
@@ -1151,3 +1146,16 @@ def crown_rules(tables: Mapping[str, Any], crown_name: str, state: Mapping[str, 
         leader_die_bonus=dict(row.get("leader_die_bonus", {})),
         column_note=note,
     )
+
+
+RULESET = register(
+    Ruleset(
+        name=NAME, label=LABEL, start_year=START_YEAR, turn_length=TURN_LENGTH, adult_age=ADULT_AGE, currency="ducats",
+        birth_dice=BIRTH_DICE, sex_dice=SEX_DICE, characteristic_dice=CHARACTERISTIC_DICE, survival_dice=SURVIVAL_DICE,
+        optional_rules=OPTIONAL_RULES, tables=DEFAULT_TABLES, validators=VALIDATORS, table_titles=TABLE_TITLES,
+        kings_widows_retire=KINGS_WIDOWS_RETIRE, treasury_pays_matches=TREASURY_PAYS_MATCHES, clean_options=clean_options,
+        characteristic_names=characteristic_names, birth_succeeds=birth_succeeds, sex_from_faces=sex_from_faces,
+        marriage_problems=marriage_problems,
+        keeps_families=False, monarch_table=True,
+    )
+)

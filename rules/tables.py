@@ -40,7 +40,7 @@ BLOOD_ROYALE_DEFAULTS: dict[str, JSON] = {
     CHARACTERISTIC_BANDS: DEFAULT_CHARACTERISTIC_BANDS,
 }
 
-TABLE_TITLES = {
+BLOOD_ROYALE_TITLES: dict[str, str] = {
     SURVIVAL: "Survival numbers by age (2d6 + Constitution must reach)",
     CHARACTERISTIC_BANDS: "Characteristic bands (3d6 total to value)",
 }
@@ -104,22 +104,20 @@ def validate_characteristic_bands(data: JSON) -> list[dict[str, int]]:
     return out
 
 
-VALIDATORS: dict[str, Any] = {
+BLOOD_ROYALE_VALIDATORS: dict[str, Any] = {
     SURVIVAL: validate_survival,
     CHARACTERISTIC_BANDS: validate_characteristic_bands,
 }
 
-
-def _register_other_rulesets() -> None:
-    from rules import bloodline, eu_monarchs
-
-    VALIDATORS[bloodline.SURVIVAL] = bloodline.validate_survival_table
-    TABLE_TITLES[bloodline.SURVIVAL] = "BloodLine survival table (2d10 by effective age)"
-    VALIDATORS.update(eu_monarchs.VALIDATORS)
-    TABLE_TITLES.update(eu_monarchs.TABLE_TITLES)
+# Every registered ruleset's tables (filled by rules.registry.register).
+VALIDATORS: dict[str, Any] = {}
+TABLE_TITLES: dict[str, str] = {}
 
 
-_register_other_rulesets()
+def register_tables(validators: Mapping[str, Any], titles: Mapping[str, str]) -> None:
+    """A ruleset's tables join the known tables (called by ``rules.registry.register``)."""
+    VALIDATORS.update(validators)
+    TABLE_TITLES.update(titles)
 
 
 def validate_table(key: str, data: JSON) -> JSON:

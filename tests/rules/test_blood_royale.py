@@ -29,9 +29,12 @@ def woman(pid: int = 2, born: int = 1295, name: str = "Anjou", **kw: Any) -> Per
 # --- rulesets --------------------------------------------------------------------------------------
 
 
-def test_blood_royale_is_the_implemented_ruleset() -> None:
-    assert get_ruleset("blood-royale") is br
-    assert br.NAME == "blood-royale"
+def test_each_ruleset_module_registers_its_ruleset() -> None:
+    assert get_ruleset("blood-royale") is br.RULESET
+    assert br.RULESET.name == br.NAME == "blood-royale"
+    assert br.RULESET.currency == "Crowns" and br.RULESET.interphase and not br.RULESET.unions
+    assert get_ruleset("eu-bloodline").unions and not get_ruleset("eu-bloodline").interphase
+    assert not get_ruleset("eu-monarchs").keeps_families
 
 
 def test_unknown_rulesets_are_refused_with_a_reason() -> None:

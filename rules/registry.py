@@ -1,0 +1,147 @@
+"""The ruleset registry: one ``Ruleset`` object per ruleset, registered by its own module.
+
+What varies by ruleset is a question to this object (``ruleset.unions``, ``ruleset.currency`` ...),
+never a comparison with its name. This module imports no ruleset; ``rules/__init__`` imports them so
+that each registers itself."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from rules import tables as T
+from rules.dice import DiceSpec
+from rules.errors import RuleError
+from rules.people import Person
+
+
+class MarriageProblems(Protocol):
+    """The signature every ruleset's ``marriage_problems`` has (checked by mypy at registration)."""
+
+    def __call__(
+        self,
+        husband: Person,
+        wife: Person,
+        year: int,
+        *,
+        wedding: bool,
+        husband_taken: bool = False,
+        wife_taken: bool = False,
+        husband_never_marries: bool = False,
+        wife_never_marries: bool = False,
+    ) -> list[str]: ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class Ruleset:
+    name: str
+    label: str
+    start_year: int
+    turn_length: int
+    adult_age: int
+    currency: str
+    birth_dice: DiceSpec
+    sex_dice: DiceSpec
+    characteristic_dice: DiceSpec
+    survival_dice: DiceSpec
+    optional_rules: Mapping[str, str]
+    tables: Mapping[str, Any]  # the shipped defaults, by table key
+    validators: Mapping[str, Callable[[Any], Any]]
+    table_titles: Mapping[str, str]
+    kings_widows_retire: bool  # a King's widow retires instead of going home (Blood Royale, A5)
+    treasury_pays_matches: bool  # the Treasury pays Crowns at weddings and for a new monarch's spouse (A6)
+    clean_options: Callable[[Mapping[str, Any] | None], dict[str, bool]]
+    characteristic_names: Callable[[str], tuple[str, str, str]]
+    birth_succeeds: Callable[[Sequence[int]], bool]
+    sex_from_faces: Callable[[Sequence[int]], str]
+    marriage_problems: MarriageProblems
+    # --- what the ruleset plays (capabilities) ---
+    keeps_families: bool = True  # the houses' families are kept (the EU monarch tables roll monarchs instead)
+    monarch_table: bool = False  # monarchs live, reign and are succeeded by the EU 1d10 monarch table
+    interphase: bool = False  # Blood Royale's Interphase (taxes, forces, the Treasury's payments) is played here
+    event_rolls: bool = False  # plague and battle rolls strike characters (A5)
+    pretenders: bool = False  # Pretenders and bastards from the event cards
+    governing_provinces: bool = False  # optional rule G: Princes govern provinces
+    priced_pass_overs: bool = False  # passing an heir over costs Stability or Crowns
+    effective_ages: bool = False  # characters age by effective age (BloodLine)
+    betrothals: bool = False  # matches are betrothed with terms (dowry, title) and wed in the Interphase
+    married_away: bool = False  # a child married into another house freezes her line in her birth house
+    unions: bool = False  # one monarch may hold two crowns in a union
+    titles: bool = False  # titles are always kept (otherwise only with rule G)
+    minor_houses: bool = False  # minor houses run themselves
+    gm_sets_turn_year: bool = False  # the GM gives each next turn's year (otherwise a fixed turn length)
+    whole_family_moves: bool = False  # a new monarch from another house brings all his children
+
+    # The upper-case names are the ruleset modules' own, kept for the callers that read them.
+    @property
+    def NAME(self) -> str:
+        return self.name
+
+    @property
+    def LABEL(self) -> str:
+        return self.label
+
+    @property
+    def START_YEAR(self) -> int:
+        return self.start_year
+
+    @property
+    def TURN_LENGTH(self) -> int:
+        return self.turn_length
+
+    @property
+    def ADULT_AGE(self) -> int:
+        return self.adult_age
+
+    @property
+    def SURVIVAL_DICE(self) -> DiceSpec:
+        return self.survival_dice
+
+    @property
+    def OPTIONAL_RULES(self) -> Mapping[str, str]:
+        return self.optional_rules
+
+    @property
+    def DEFAULT_TABLES(self) -> Mapping[str, Any]:
+        return self.tables
+
+    @property
+    def KINGS_WIDOWS_RETIRE(self) -> bool:
+        return self.kings_widows_retire
+
+    @property
+    def TREASURY_PAYS_MATCHES(self) -> bool:
+        return self.treasury_pays_matches
+
+
+_REGISTRY: dict[str, Ruleset] = {}
+
+
+def register(ruleset: Ruleset) -> Ruleset:
+    """Called once by each ruleset module; its tables join the table registry (``rules.tables``)."""
+    if ruleset.name in _REGISTRY:
+        raise RuleError(f"The ruleset {ruleset.name!r} is registered twice.", code="duplicate_ruleset")
+    if set(ruleset.tables) != set(ruleset.validators) or set(ruleset.validators) != set(ruleset.table_titles):
+        raise RuleError(f"The ruleset {ruleset.name!r} must give a validator and a title for each table.")
+    _REGISTRY[ruleset.name] = ruleset
+    T.register_tables(ruleset.validators, ruleset.table_titles)
+    return ruleset
+
+
+def get_ruleset(name: str) -> Ruleset:
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise RuleError(
+            f"Unknown ruleset {name!r}; choose one of {', '.join(_REGISTRY)}.", code="unknown_ruleset"
+        ) from None
+
+
+def rulesets() -> list[Ruleset]:
+    """Every registered ruleset, in the order they registered (Blood Royale first)."""
+    return list(_REGISTRY.values())
+
+
+def labels() -> dict[str, str]:
+    return {r.name: r.label for r in _REGISTRY.values()}
