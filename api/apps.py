@@ -8,3 +8,7 @@ class ApiConfig(AppConfig):
 
     def ready(self) -> None:
         from api import schema  # noqa: F401  (the OpenAPI extension for the token scheme)
+        from api.models import ApiToken
+        from campaign import registry
+
+        registry.exempt(ApiToken, "a user's key to the API, not a campaign's")

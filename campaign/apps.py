@@ -10,4 +10,20 @@ class CampaignConfig(AppConfig):
         from campaign import checks  # noqa: F401
         from campaign.admin_scope import scope_admin
 
+        self.register_models()
         scope_admin()  # the admin's autodiscovery (an earlier app) has registered every model by now
+
+    def register_models(self) -> None:
+        """The kernel's models in the registry (campaign.registry)."""
+        from campaign import models as m
+        from campaign import registry as r
+
+        r.exempt(m.Campaign, "the campaign itself: undo restores a few of its columns (campaign.undo.CAMPAIGN_FIELDS)")
+        r.exempt(m.Membership, "who plays whom: the table, not the game; undo keeps it", campaign_path="campaign", sees=r.MEMBERS)
+        r.register(m.RuleTable, "campaign", sees=r.MEMBERS)
+        r.register(m.Roll, "campaign", sees=r.MEMBERS)
+        r.register(m.RollSubject, "roll__campaign", sees=r.MEMBERS)
+        r.register(m.ChronicleEntry, "campaign", sees=r.AUDIENCE)
+        r.register(m.Posting, "campaign", sees=r.HOUSES, houses=("payer", "payee"))
+        r.exempt(m.Checkpoint, "undo's own copies of the campaign")
+        r.exempt(m.ActionKey, "the one-time keys of the forms already sent; an undo must not forget them")

@@ -32,6 +32,8 @@ from simple_history.models import HistoricalRecords
 from simple_history.signals import pre_create_historical_record
 from simple_history.utils import bulk_create_with_history, bulk_update_with_history, get_history_manager_for_model
 
+from campaign import registry
+
 M = TypeVar("M", bound=models.Model)
 
 REASON_LENGTH = 100
@@ -216,11 +218,8 @@ def update(queryset: models.QuerySet[M], *, by: Any = None, **values: Any) -> in
 
 
 def tracked_models() -> list[type[models.Model]]:
-    """The models with an audit trail, in the order their rows are restored."""
-    from contracts.models import Clause, Contract, ContractSignature
-    from dynasties.models import Character, Marriage
-
-    return [Character, Marriage, Contract, Clause, ContractSignature]
+    """The models with an audit trail (registered so in ``campaign.registry``), in the order their rows are restored."""
+    return [e.model for e in registry.audited_models()]
 
 
 @dataclass
@@ -305,10 +304,10 @@ def record_import(campaign: Any, *, by: Any) -> int:
     first change after it. One insert per tracked model."""
     now = timezone.now()
     user = acting_user(by)
-    paths = {"Character": "campaign", "Marriage": "campaign", "Contract": "campaign"}
     made = 0
-    for model in tracked_models():
-        objs = model._base_manager.filter(**{paths.get(model.__name__, "contract__campaign"): campaign.pk}).order_by("pk")
+    for e in registry.audited_models():
+        model = e.model
+        objs = model._base_manager.filter(**{e.campaign_path: campaign.pk}).order_by("pk")
         rows = [(obj, "+") for obj in objs]
         made += _record(model, rows, user=user, reason=IMPORT_REASON, year=campaign.current_year, step="", when=now)
     return made

@@ -7,7 +7,7 @@ has none yet, then runs the services. :func:`undo_step` puts back the latest che
 of the step last worked on) and :func:`undo_turn` the start of the turn; both restore every row of
 the campaign with its primary key, so links and bookmarks still point at the same people.
 
-A checkpoint holds every row that belongs to the campaign (``SCOPES``), read column by column and
+A checkpoint holds every row that belongs to the campaign (``campaign.registry.scoped_models``), read column by column and
 stored as compressed JSON. Restoring deletes the campaign's rows without Django's cascade collector
 and inserts the saved rows back raw (times as they were); the foreign keys are checked at commit
 (deferred constraints on SQLite and PostgreSQL), so the order does not matter."""
@@ -26,7 +26,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import IntegrityError, connections, models, transaction
 
-from campaign import audit
+from campaign import audit, registry
 from campaign.models import (
     ActionKey,
     Campaign,
@@ -35,8 +35,6 @@ from campaign.models import (
     Membership,
     Posting,
     Roll,
-    RollSubject,
-    RuleTable,
     Step,
 )
 from campaign.permissions import require
@@ -62,71 +60,8 @@ class NothingToUndo(RuleError):
 
 
 def _scopes() -> list[tuple[type[models.Model], str]]:
-    """Every model holding campaign state, with the lookup from it to the campaign's id."""
-    from contracts.models import (
-        Breach,
-        Clause,
-        Contract,
-        ContractPayment,
-        ContractSignature,
-        Dispute,
-        DisputeTerm,
-        DisputeVote,
-        Excommunication,
-        Parley,
-        ParleyVote,
-    )
-    from dynasties.models import (
-        BirthAttempt,
-        Character,
-        ControlChange,
-        Crown,
-        CrownEvent,
-        Dynasty,
-        Marriage,
-        MarriageOffer,
-        Modifier,
-        PassedOver,
-        Reign,
-        Renunciation,
-        Title,
-        TitleHolding,
-    )
-
-    parties = Contract.parties.through
-    return [
-        (RuleTable, "campaign"),
-        (Dynasty, "campaign"),
-        (Character, "campaign"),
-        (Marriage, "campaign"),
-        (Reign, "campaign"),
-        (PassedOver, "reign__campaign"),
-        (Crown, "campaign"),
-        (CrownEvent, "campaign"),
-        (ControlChange, "campaign"),
-        (Modifier, "campaign"),
-        (Renunciation, "campaign"),
-        (Title, "campaign"),
-        (TitleHolding, "title__campaign"),
-        (MarriageOffer, "campaign"),
-        (Roll, "campaign"),
-        (RollSubject, "roll__campaign"),
-        (BirthAttempt, "campaign"),
-        (ChronicleEntry, "campaign"),
-        (Contract, "campaign"),
-        (parties, "contract__campaign"),
-        (Clause, "contract__campaign"),
-        (ContractSignature, "contract__campaign"),
-        (Breach, "campaign"),
-        (Dispute, "campaign"),
-        (DisputeTerm, "dispute__campaign"),
-        (DisputeVote, "dispute__campaign"),
-        (Parley, "campaign"),
-        (ParleyVote, "parley__campaign"),
-        (Excommunication, "campaign"),
-        (Posting, "campaign"),
-        (ContractPayment, "campaign"),
-    ]
+    """Every model holding campaign state (``campaign.registry``), with the lookup from it to the campaign's id."""
+    return [(e.model, e.campaign_path) for e in registry.scoped_models()]
 
 
 CAMPAIGN_FIELDS = ["current_year", "step", "optional_rules", "allow_overdraft", "turn_length", "ruleset", "start_year"]
@@ -186,9 +121,8 @@ def _restore(campaign: Campaign, rows: dict[str, Any], *, by: AbstractBaseUser |
         for start in range(0, len(objs), size):  # raw: no auto_now / auto_now_add re-stamping
             model._base_manager._insert(objs[start : start + size], fields=columns, raw=True)  # type: ignore[attr-defined]
     audit.mark_undo(marks, restored, by=by, reason=reason, year=campaign.current_year, step=campaign.step)
-    from dynasties.models import Dynasty
-
-    kept = Dynasty.objects.filter(campaign=campaign).values("pk")
+    dynasty = Membership._meta.get_field("dynasty").related_model  # a house the undo took away has no player any more
+    kept = dynasty._default_manager.filter(campaign=campaign).values("pk")  # type: ignore[union-attr]
     Membership.objects.filter(campaign=campaign, dynasty__isnull=False).exclude(dynasty__in=kept).update(dynasty=None)
 
 

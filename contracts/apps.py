@@ -5,3 +5,26 @@ class ContractsConfig(AppConfig):
     name = "contracts"
     verbose_name = "Contracts"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        self.register_models()
+
+    def register_models(self) -> None:
+        """The contracts' models in the kernel's registry (campaign.registry): a contract and what
+        hangs on it are seen by its parties and the GM; a parley and an excommunication by every member."""
+        from campaign import registry as r
+        from contracts import models as m
+
+        parties = r.HOUSES
+        r.register(m.Contract, "campaign", audit=True, sees=parties, houses=("parties",))
+        r.register(m.Contract.parties.through, "contract__campaign", sees=parties, houses=("contract__parties",))
+        r.register(m.Clause, "contract__campaign", audit=True, sees=parties, houses=("contract__parties",))
+        r.register(m.ContractSignature, "contract__campaign", audit=True, sees=parties, houses=("contract__parties",))
+        r.register(m.ContractPayment, "campaign", sees=parties, houses=("contract__parties",))
+        r.register(m.Breach, "campaign", sees=parties, houses=("contract__parties",))
+        r.register(m.Dispute, "campaign", sees=parties, houses=("breach__contract__parties",))
+        r.register(m.DisputeTerm, "dispute__campaign", sees=parties, houses=("dispute__breach__contract__parties",))
+        r.register(m.DisputeVote, "dispute__campaign", sees=parties, houses=("dispute__breach__contract__parties",))
+        r.register(m.Parley, "campaign", sees=r.MEMBERS)
+        r.register(m.ParleyVote, "parley__campaign", sees=r.MEMBERS)
+        r.register(m.Excommunication, "campaign", sees=r.MEMBERS)

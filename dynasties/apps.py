@@ -5,3 +5,29 @@ class DynastiesConfig(AppConfig):
     name = "dynasties"
     verbose_name = "Dynasties"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        self.register_models()
+
+    def register_models(self) -> None:
+        """The dynasties' models in the kernel's registry (campaign.registry): all public to members."""
+        from campaign import registry as r
+        from dynasties import models as m
+
+        for model, path, audit in [
+            (m.Dynasty, "campaign", False),
+            (m.Character, "campaign", True),
+            (m.Marriage, "campaign", True),
+            (m.Reign, "campaign", False),
+            (m.PassedOver, "reign__campaign", False),
+            (m.BirthAttempt, "campaign", False),
+            (m.Crown, "campaign", False),
+            (m.Modifier, "campaign", False),
+            (m.Renunciation, "campaign", False),
+            (m.Title, "campaign", False),
+            (m.TitleHolding, "title__campaign", False),
+            (m.CrownEvent, "campaign", False),
+            (m.ControlChange, "campaign", False),
+            (m.MarriageOffer, "campaign", False),
+        ]:
+            r.register(model, path, audit=audit, sees=r.MEMBERS)

@@ -1,0 +1,123 @@
+"""The registry of campaign-scoped models: which rows belong to a campaign, and how to reach it.
+
+Each app registers its own models in its ``AppConfig.ready()``: a model holding campaign state with
+its lookup to the campaign (``"campaign"``, ``"contract__campaign"`` ...), whether it keeps an audit
+trail, and who sees its rows (the rule's name; :mod:`campaign.permissions` applies it). A model that
+is not campaign state (the campaign itself, memberships, checkpoints, tokens, historical rows) is
+registered exempt, with the reason. Undo (:mod:`campaign.undo`), the audit trail
+(:mod:`campaign.audit`), the policy and the export read this registry; a test checks that every
+model of the project is in it, so a new model cannot be forgotten."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from django.apps import apps
+from django.db import models
+
+MEMBERS = "members"
+"""Seen by every member of the campaign (characters, families, rolls)."""
+HOUSES = "houses"
+"""Seen by the houses at the entry's ``houses`` lookups (a posting's payer and payee, a contract's
+parties) and the GM."""
+AUDIENCE = "audience"
+"""Seen as the row's own ``audience`` and ``readers`` say (a chronicle line)."""
+GM_ONLY = ""
+"""Unmarked: the GM alone."""
+
+SEES = (MEMBERS, HOUSES, AUDIENCE, GM_ONLY)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One registered model."""
+
+    model: type[models.Model]
+    campaign_path: str = ""
+    """The lookup from a row to its campaign (``""`` for the campaign itself)."""
+    audit: bool = False
+    """Keeps an audit trail (a django-simple-history model)."""
+    sees: str = GM_ONLY
+    houses: tuple[str, ...] = ()
+    """For ``sees=HOUSES``: the lookups from a row to the dynasties that see it."""
+    exempt: str = ""
+    """Why the model is not campaign state (empty: it is, and undo restores it)."""
+
+    @property
+    def label(self) -> str:
+        return self.model._meta.label
+
+    @property
+    def undo(self) -> bool:
+        """Undo and the export take every row of a scoped model."""
+        return not self.exempt
+
+
+_entries: dict[type[models.Model], Entry] = {}
+
+
+def register(
+    model: type[models.Model],
+    campaign_path: str,
+    *,
+    audit: bool = False,
+    sees: str = GM_ONLY,
+    houses: Iterable[str] = (),
+) -> Entry:
+    """Register a model holding campaign state (in its app's ``ready()``)."""
+    if sees not in SEES:
+        raise ValueError(f"unknown visibility {sees!r} for {model._meta.label}")
+    if (sees == HOUSES) != bool(tuple(houses)):
+        raise ValueError(f"{model._meta.label}: sees=HOUSES goes with its houses' lookups, and only it")
+    return _add(Entry(model, campaign_path, audit=audit, sees=sees, houses=tuple(houses)))
+
+
+def exempt(model: type[models.Model], reason: str, *, campaign_path: str = "", sees: str = GM_ONLY) -> Entry:
+    """Register a model that is not campaign state (undo and the export leave it), with the reason;
+    ``campaign_path`` and ``sees`` when the policy shows its rows all the same (memberships)."""
+    if not reason:
+        raise ValueError(f"{model._meta.label}: an exempt model says why")
+    if sees not in SEES or sees == HOUSES:
+        raise ValueError(f"{model._meta.label}: an exempt model is seen by the members or the GM")
+    return _add(Entry(model, campaign_path, sees=sees, exempt=reason))
+
+
+def _add(entry: Entry) -> Entry:
+    known = _entries.get(entry.model)
+    if known is not None and known != entry:
+        raise ValueError(f"{entry.label} is registered twice, differently")
+    _entries[entry.model] = entry
+    if entry.audit:  # its historical model is the trail, not campaign state
+        from simple_history.utils import get_history_manager_for_model
+
+        history = get_history_manager_for_model(entry.model).model
+        _entries.setdefault(history, Entry(history, exempt=f"the audit trail of {entry.label}"))
+    return entry
+
+
+def _order(entry: Entry) -> tuple[int, int]:
+    """Apps' order (INSTALLED_APPS), then the order each app registered its models in."""
+    labels = [c.label for c in apps.get_app_configs()]
+    app = entry.model._meta.app_label
+    return (labels.index(app) if app in labels else len(labels), list(_entries).index(entry.model))
+
+
+def entries() -> list[Entry]:
+    """Every registered model, scoped or exempt, in a fixed order."""
+    return sorted(_entries.values(), key=_order)
+
+
+def scoped_models() -> list[Entry]:
+    """The models holding campaign state (undo, the export), in apps' order."""
+    return [e for e in entries() if not e.exempt]
+
+
+def audited_models() -> list[Entry]:
+    """The scoped models with an audit trail, in the order undo restores them."""
+    return [e for e in scoped_models() if e.audit]
+
+
+def entry(model: type[models.Model]) -> Entry | None:
+    """The registration of ``model`` (a proxy counts as its concrete model), or None."""
+    return _entries.get(model) or _entries.get(model._meta.concrete_model)  # type: ignore[arg-type]
