@@ -336,6 +336,14 @@ class ModifierKind(models.TextChoices):
     ONGOING_DISPUTE = "ongoing_dispute", "Each turn, 50%: -1 Stability or a revolt (BloodLine)"
 
 
+class PassOverKind(models.TextChoices):
+    """How a BloodLine claimant was passed over (RULES.md B, Disputed Succession)."""
+
+    PRISONER = "prisoner", "a prisoner of another country"
+    MARRIED_AWAY = "married_away", "a woman married away"
+    VOLUNTARY = "voluntary", "passed over by choice"
+
+
 class Modifier(models.Model):
     """An active modifier with the condition that keeps it alive (e.g. while a passed-over heir's
     line lives and has not renounced). Ended modifiers stay on record with why they ended."""
@@ -352,6 +360,10 @@ class Modifier(models.Model):
         help_text="Lasts while this passed-over heir or her heirs live and have not renounced.",
     )
     reason = models.CharField(max_length=200)
+    pass_over = models.CharField(
+        max_length=20, blank=True, choices=PassOverKind.choices,
+        help_text="How the claimant was passed over (a BloodLine combat malus); blank for other modifiers.",
+    )
     start_year = models.IntegerField()
     end_year = models.IntegerField(null=True, blank=True)
     end_reason = models.CharField(max_length=200, blank=True)

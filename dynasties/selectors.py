@@ -9,7 +9,18 @@ from fractions import Fraction
 from django.db.models import Count, Q
 
 from campaign.models import Campaign
-from dynasties.models import BirthAttempt, Character, DynastyKind, Marriage, Modifier, ModifierKind, Origin, Reign, Status
+from dynasties.models import (
+    BirthAttempt,
+    Character,
+    DynastyKind,
+    Marriage,
+    Modifier,
+    ModifierKind,
+    Origin,
+    PassOverKind,
+    Reign,
+    Status,
+)
 from rules import blood_royale as br
 from rules import get_ruleset
 
@@ -123,7 +134,8 @@ def frozen_lines(campaign: Campaign) -> set[int]:
     descendants make no new marriages and have no more children while the claim lasts."""
     claimants = set(
         Modifier.objects.filter(
-            campaign=campaign, kind=ModifierKind.COMBAT_MALUS, end_year__isnull=True, reason__contains="(married away)"
+            campaign=campaign, kind=ModifierKind.COMBAT_MALUS, end_year__isnull=True,
+            pass_over=PassOverKind.MARRIED_AWAY,
         ).values_list("claimant_id", flat=True)
     )
     if not claimants:

@@ -222,13 +222,16 @@ class Payment:
     to: str  # "groom" or "bride": that side's original dynasty (for charisma: the groom's player)
     amount: int
     reason: str
+    charisma: bool = False  # the bride's Charisma x 30 (otherwise the 100 Crowns of a match with a monarch)
 
 
 def wedding_payments(*, bride_charisma: int, groom_is_monarch: bool, bride_is_monarch: bool) -> list[Payment]:
     payments: list[Payment] = []
     if bride_charisma:
         payments.append(
-            Payment("groom", bride_charisma * WEDDING_CHARISMA_CROWNS, f"bride's Charisma {bride_charisma:+d} x 30")
+            Payment(
+                "groom", bride_charisma * WEDDING_CHARISMA_CROWNS, f"bride's Charisma {bride_charisma:+d} x 30", charisma=True
+            )
         )
     if groom_is_monarch:
         payments.append(Payment("bride", MONARCH_MATCH_CROWNS, "a bride for a reigning King"))

@@ -216,6 +216,7 @@ def test_a_released_heir_claims_the_throne(campaign, recognize):
 def test_a_married_away_heir_passed_over_freezes_her_line(campaign):
     """B: 'They continue to be controlled by the other Dynasty but make no attempts to remarry nor do they
     produce any further children'."""
+    from dynasties.models import PassOverKind
     from dynasties.services import births_attempt, marriage_arrange
     from rules.errors import IllegalMarriage, IneligibleCouple
 
@@ -232,7 +233,9 @@ def test_a_married_away_heir_passed_over_freezes_her_line(campaign):
     granddaughter = person(campaign, france, "Blanche", "F", 1298, father=husband, mother=daughter)
     kill(campaign, king.pk, pass_over={"England": [daughter.pk]})
     assert [(e.kind, e.delta) for e in CrownEvent.objects.all()] == [("revolt", 1)]
-    assert Modifier.objects.get(kind=ModifierKind.COMBAT_MALUS).claimant == daughter
+    malus = Modifier.objects.get(kind=ModifierKind.COMBAT_MALUS)
+    assert (malus.claimant, malus.pass_over) == (daughter, PassOverKind.MARRIED_AWAY)
+    Modifier.objects.filter(pk=malus.pk).update(reason="Maud, passed over")  # the rule reads the field, not the text
     at_step(campaign, Step.BIRTHS, year=1305)
     with pytest.raises(IneligibleCouple, match="no more children"):
         births_attempt(campaign=campaign, marriage=match, faces=[6, 6])

@@ -200,8 +200,6 @@ def births_attempt(
     problem = br.couple_problem(
         match.husband.as_person(), match.wife.as_person(), year, len(earlier), aristocratic_parents=is_aristocratic_parents(match)
     )
-    if problem is None and campaign.ruleset == "eu-bloodline" and {match.husband_id, match.wife_id} & frozen_lines(campaign):
-        problem = FROZEN_LINE
     if problem:
         raise IneligibleCouple(f"{couple}: {problem}")
     box = DiceBox(campaign, source=source, by=by)

@@ -137,7 +137,7 @@ def pass_over(
             modifiers.append(
                 Modifier(
                     campaign=world.campaign, kind=ModifierKind.COMBAT_MALUS, value=cost.combat_malus, crown=reign.crown,
-                    dynasty=player, claimant=claimant, start_year=world.year,
+                    dynasty=player, claimant=claimant, start_year=world.year, pass_over=cost.kind,
                     reason=f"{claimant.display_name} passed over for {reign.crown} ({cost.kind.replace('_', ' ')})",
                 )
             )

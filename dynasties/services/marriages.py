@@ -453,15 +453,14 @@ def _treasury_payments(
         bride_is_monarch=bride.pk in reigning,
     )
     for payment in payments:
-        charisma = payment.reason.startswith("bride's Charisma")
-        if charisma:
+        if payment.charisma:
             house = groom_house
         elif payment.to == "bride":
             house = bride.birth_dynasty
         else:
             house = groom.birth_dynasty
         if house is not None:
-            kind = PostingKind.WEDDING if charisma else PostingKind.MONARCH_MATCH
+            kind = PostingKind.WEDDING if payment.charisma else PostingKind.MONARCH_MATCH
             out.append((house, payment.amount, kind, payment.reason))
     return out
 
