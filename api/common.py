@@ -4,7 +4,7 @@ the campaign-scoped read views, and running a write as one step action.
 A read view names its model, its output serializer and (optionally) its filter set, and says
 which part of the campaign's rows the caller may see in ``scope``; every queryset goes through
 ``campaign.permissions``. An action view (see ``run_action``) validates an input serializer, calls
-the services inside ``campaign.history.step_action`` and serializes the result."""
+the services inside ``campaign.undo.step_action`` and serializes the result."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from django.http import Http404
 from rest_framework import viewsets
 from rest_framework.request import Request
 
-from campaign.history import new_action_key, step_action
+from campaign.undo import new_action_key, step_action
 from campaign.models import Campaign, Role
 from campaign.permissions import may_act_for as may_act_for  # the policy's, re-exported for the API views
 from campaign.permissions import require_act_for as require_act_for

@@ -1,7 +1,7 @@
 """One exception handler for the whole API: every error is ``{"code", "message", "fields"}``.
 
 - ``RuleError`` and its subclasses keep their own code and status (``StepOrderError`` and
-  ``campaign.history.AlreadyDone`` are 409, ``NotFound`` 404, the rest 400);
+  ``campaign.undo.AlreadyDone`` are 409, ``NotFound`` 404, the rest 400);
 - Django's and DRF's ``ValidationError`` are 400 ``invalid`` with one message per field;
 - not logged in or a bad token 401, not allowed 403, not found 404, and DRF's other errors
   (405, 406, 415, 429) keep their status;

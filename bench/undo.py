@@ -36,7 +36,7 @@ def main() -> None:
     django.setup()
     from django.core.management import call_command
 
-    from campaign.history import checkpoint_take, new_action_key, undo_step
+    from campaign.undo import checkpoint_take, new_action_key, undo_step
     from campaign.models import Campaign, Checkpoint, Roll
     from dynasties.models import Character
     from dynasties.services import campaign_create

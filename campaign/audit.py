@@ -7,12 +7,12 @@ ledger needs no such copy: postings are never edited (a correction is a reversin
 each carries ``entered_by`` and ``created_at``.
 
 Who acted comes, in this order, from the service's own ``by`` (the bulk helpers below), from the
-action running (:func:`acting`, set by ``campaign.history.step_action`` for every page and API
+action running (:func:`acting`, set by ``campaign.undo.step_action`` for every page and API
 write), or from the request (``HistoryRequestMiddleware``, for the admin). Bulk writes send no
 signals: the services write tracked models through :func:`bulk_create`, :func:`bulk_update` and
 :func:`update`, which add the historical rows in one more query whatever their number.
 
-Undo (``campaign.history``) restores rows raw; it keeps the trail and adds a row, marked as an
+Undo (``campaign.undo``) restores rows raw; it keeps the trail and adds a row, marked as an
 undo, for each object the undo changed (:func:`mark_undo`), so a record's diff against the one
 before it always tells what really changed."""
 

@@ -6,7 +6,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from rules import RULESET_LABELS
+from rules import RULESET_LABELS, Ruleset, get_ruleset
+from rules.blood_royale import NAME as BLOOD_ROYALE
 
 
 class Step(models.TextChoices):
@@ -25,7 +26,7 @@ STEP_ORDER = [Step.BIRTHS, Step.SURVIVAL, Step.MARRIAGES, Step.ANNOUNCEMENTS, St
 class Campaign(models.Model):
     name = models.CharField(max_length=120)
     slug = models.SlugField(max_length=80, unique=True)
-    ruleset = models.CharField(max_length=20, choices=list(RULESET_LABELS.items()), default="blood-royale")
+    ruleset = models.CharField(max_length=20, choices=list(RULESET_LABELS.items()), default=BLOOD_ROYALE)
     start_year = models.IntegerField(default=1300)
     current_year = models.IntegerField(default=1300)
     turn_length = models.PositiveSmallIntegerField(default=5)
@@ -53,6 +54,11 @@ class Campaign(models.Model):
 
     def option(self, key: str) -> bool:
         return bool((self.optional_rules or {}).get(key, False))
+
+    @property
+    def rules(self) -> Ruleset:
+        """The campaign's ruleset: ask it what the ruleset plays (never compare its name)."""
+        return get_ruleset(self.ruleset)
 
 
 class Role(models.TextChoices):
@@ -257,7 +263,7 @@ class Posting(models.Model):
 
 class Checkpoint(models.Model):
     """The whole state of a campaign at the start of a step, taken before the first action of that
-    step made through the pages (or the API); undo puts it back (``campaign.history``)."""
+    step made through the pages (or the API); undo puts it back (``campaign.undo``)."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="checkpoints")
     year = models.IntegerField()

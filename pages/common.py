@@ -1,7 +1,7 @@
 """What every page view shares: membership, who may act for whom, and running one action.
 
 A view stays thin: it checks the role here, validates its form, and hands the write to
-:func:`run_action`, which calls the services inside :func:`campaign.history.step_action` (one
+:func:`run_action`, which calls the services inside :func:`campaign.undo.step_action` (one
 transaction, the undo checkpoint, the one-time form key)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest
 
-from campaign.history import KEY_MAX, AlreadyDone, action_key, step_action
+from campaign.undo import KEY_MAX, AlreadyDone, action_key, step_action
 from campaign.models import ActionKey, Campaign, Role
 from campaign.permissions import Forbidden, role_of
 from campaign.permissions import may_act_for as may_act_for  # the policy's, re-exported for the pages

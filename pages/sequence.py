@@ -23,7 +23,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, URLPattern, path, reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
-from campaign.history import AlreadyDone, undo_plan, undo_step, undo_turn
+from campaign.undo import AlreadyDone, undo_plan, undo_step, undo_turn
 from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, Role, Step
 from campaign.permissions import couple_houses, may_act_for_any, may_decide_succession, require_couple, visible
 from campaign.steps import STEP_LABELS, STEP_WAITS

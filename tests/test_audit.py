@@ -14,8 +14,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from campaign import audit, treasury
-from campaign.history import new_action_key, snapshot, step_action, undo_step
 from campaign.models import Campaign, Membership, PostingKind, Role, Step
+from campaign.undo import new_action_key, snapshot, step_action, undo_step
 from contracts.models import Clause, Contract, ContractSignature
 from contracts.services import contract_draft
 from dynasties import services

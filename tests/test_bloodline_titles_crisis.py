@@ -269,7 +269,7 @@ def test_the_api_claims_and_waives_a_dead_lines_titles_for_the_holders_player(eu
 def test_the_titles_page_shows_the_decisions_and_takes_them(eu, players, client):
     """Titles: passed down 'at the whim of the player controlling the titled character' - the page
     shows the late holder's player the heirs to choose from."""
-    from campaign.history import new_action_key
+    from campaign.undo import new_action_key
 
     c, _france, _king = eu
     _gm, alice, bob = players
@@ -293,7 +293,7 @@ def test_the_titles_page_shows_the_decisions_and_takes_them(eu, players, client)
 def test_the_titles_page_gives_up_a_claim_in_a_dynastic_crisis(eu, players, client):
     """Dynastic Crisis: 'Players may also freely give up all claim to a title at this time, and both
     sides gain a level of stability in doing so.'"""
-    from campaign.history import new_action_key
+    from campaign.undo import new_action_key
 
     c, _france, _england, title, _ = crisis(eu)
     _gm, alice, _bob = players

@@ -24,9 +24,9 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from campaign import treasury
-from campaign.history import new_action_key, step_action
 from campaign.models import ActionKey, Campaign, Checkpoint, Posting, Step
 from campaign.steps import lock_campaign
+from campaign.undo import new_action_key, step_action
 from dynasties.models import Dynasty
 from dynasties.services import births_finish
 from rules.errors import RuleError, StepOrderError

@@ -14,9 +14,9 @@ from django.apps import apps
 from django.urls import reverse
 
 from campaign import treasury
-from campaign.history import new_action_key, step_action, undo_step
 from campaign.models import Campaign, ChronicleEntry, Posting, PostingKind
 from campaign.permissions import visible
+from campaign.undo import new_action_key, step_action, undo_step
 from contracts.models import Contract, ContractSignature, ContractState, PaymentStatus
 from contracts.services import (
     AlreadySigned,

@@ -7,7 +7,7 @@ is run again and again from the same state, the n-th write statement (INSERT, UP
 failing each time, for every n up to the number of writes the step makes; the run after the last
 failing one makes the step for real, so the next step starts from it. After each failure the
 campaign's export and every row of every table are what they were. Each step is run once straight
-through its service and once through ``campaign.history.step_action``, the door of the pages and the
+through its service and once through ``campaign.undo.step_action``, the door of the pages and the
 API, where the undo checkpoint and the form's one-time key are writes too. The BloodLine and EU
 monarchs turns are checked the same way, a whole turn step by step.
 """
@@ -23,8 +23,8 @@ from django.apps import apps
 from django.db import OperationalError, connection
 
 from campaign import treasury
-from campaign.history import action_key, step_action
 from campaign.models import ActionKey, Campaign, Checkpoint, PostingKind, Roll, Step
+from campaign.undo import action_key, step_action
 from contracts.models import Contract, ContractPayment, ContractState, EndKind, PaymentStatus
 from contracts.services import contract_draft, contract_sign
 from dynasties import services

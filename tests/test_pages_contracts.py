@@ -15,8 +15,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from campaign import treasury
-from campaign.history import new_action_key
 from campaign.models import ActionKey, ChronicleEntry, Membership, Posting, PostingKind, Role
+from campaign.undo import new_action_key
 from contracts.models import (
     Breach,
     Contract,

@@ -11,8 +11,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from campaign.history import new_action_key
 from campaign.models import ActionKey, Campaign, Checkpoint, ChronicleEntry, Membership, Posting, Role, Step
+from campaign.undo import new_action_key
 from dynasties.models import Character, Dynasty, Marriage, Reign
 from dynasties.services import marriage_arrange
 from operations.services import demo_create

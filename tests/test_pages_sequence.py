@@ -12,8 +12,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from campaign.history import new_action_key
 from campaign.models import Campaign, Checkpoint, Membership, Role, Roll, Step
+from campaign.undo import new_action_key
 from dynasties.models import BirthAttempt, Character, Crown, Dynasty, Marriage, PassedOver, Reign, Status
 from dynasties.services import births_finish, births_roll_all, survival_roll
 from dynasties.services.sequence_view import births_board, survival_board

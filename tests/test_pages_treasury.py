@@ -12,9 +12,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from campaign.history import new_action_key
 from campaign.models import Campaign, ChronicleEntry, Membership, Posting, PostingKind, Role, Step
 from campaign.treasury import balance
+from campaign.undo import new_action_key
 from dynasties.models import Dynasty
 from dynasties.services import campaign_create
 from rules.dice import RandomSource

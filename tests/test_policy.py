@@ -12,7 +12,6 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from campaign import audit, treasury
-from campaign.history import new_action_key, step_action
 from campaign.models import ActionKey, Audience, ChronicleEntry, Membership, Role, Step
 from campaign.permissions import (
     ACTIONS,
@@ -25,6 +24,7 @@ from campaign.permissions import (
     readers_text,
     require,
 )
+from campaign.undo import new_action_key, step_action
 from contracts.models import ContractPayment, PaymentStatus
 from contracts.services import contract_sign
 from dynasties.models import Dynasty

@@ -44,7 +44,7 @@ def test_the_order_is_the_apps_order_then_each_apps_own():
 
 
 def test_undo_and_the_audit_trail_read_the_registry():
-    from campaign.history import _scopes
+    from campaign.undo import _scopes
 
     assert [m for m, _ in _scopes()] == [e.model for e in registry.scoped_models()]
     assert audit.tracked_models() == [Character, Marriage, Contract, Clause, ContractSignature]

@@ -41,8 +41,8 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from rest_framework.test import APIClient
 
 from api.models import ApiToken
-from campaign.history import new_action_key
 from campaign.models import ActionKey, Campaign, Checkpoint, ChronicleEntry, Membership, Posting, Roll
+from campaign.undo import new_action_key
 from contracts.models import Breach, Contract, ContractPayment, ContractSignature
 from dynasties.models import BirthAttempt, Character, Marriage, Reign
 from tests import secrecy_cast as sc

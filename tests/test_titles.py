@@ -472,7 +472,7 @@ def test_rule_g_the_api_enters_the_kings_dispute_for_the_gm(realm, gm, bob):
 @pytest.mark.django_db
 def test_rule_g_the_titles_page_offers_the_dispute_with_the_eligible(realm, gm, bob, client):
     """Rule G: the King "may choose to dispute the normal succession"; the page offers whom he may name."""
-    from campaign.history import new_action_key
+    from campaign.undo import new_action_key
 
     c = realm.campaign
     title, _holding, _heiress, second = _heiress_abroad(realm)

@@ -29,7 +29,7 @@ from api.common import CampaignScoped, idempotency_key, require_gm
 from api.parsers import ImportJSONParser
 from api.schema import IDEMPOTENCY_KEY, ErrorSerializer
 from api.views.campaigns import CampaignDetailOut
-from campaign.history import AlreadyDone, action_key, step_action
+from campaign.undo import AlreadyDone, action_key, step_action
 from campaign.models import ActionKey, Role
 from operations.exchange import FORMAT, campaign_export, campaign_import
 

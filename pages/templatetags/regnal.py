@@ -6,7 +6,7 @@ from django import template
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from campaign.history import new_action_key
+from campaign.undo import new_action_key
 
 register = template.Library()
 

@@ -10,8 +10,8 @@ from django.http import Http404
 from rest_framework import exceptions
 
 from api.exceptions import exception_handler
-from campaign.history import AlreadyDone
 from campaign.models import Checkpoint, ChronicleEntry
+from campaign.undo import AlreadyDone
 from rules.errors import IllegalMarriage, NotFound, RuleError, StepOrderError
 from tests.api.conftest import assert_error, url
 

@@ -10,7 +10,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from campaign.history import new_action_key, undo_step, undo_turn
+from campaign.undo import new_action_key, undo_step, undo_turn
 from campaign.models import Campaign
 from rules.errors import RuleError
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.history import AlreadyDone, NothingToUndo, new_action_key, step_action, undo_plan, undo_step, undo_turn
 from campaign.models import ActionKey, Campaign, Checkpoint, Roll, Step
+from campaign.undo import AlreadyDone, NothingToUndo, new_action_key, step_action, undo_plan, undo_step, undo_turn
 from dynasties import services
 from dynasties.models import Character
 from operations.exchange import campaign_export
