@@ -1,53 +1,77 @@
 # Regnal: `make run` serves the demo at http://127.0.0.1:8000, `make test` runs every check.
 # Both install what is missing first: the Debian packages below (as root) and the virtualenv.
+# `make run` installs only what the site needs (requirements.txt); the checks add the development
+# tools (requirements-dev.txt: pytest, Playwright, locust, mypy ...), Chromium and PostgreSQL.
+# Both lists are pinned by pip-compile from requirements.in and requirements-dev.in.
 
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-$(shell sha1sum requirements.txt | cut -c1-12)
-APT_PACKAGES := graphviz libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core poppler-utils chromium postgresql openssl
+RUN_STAMP := $(VENV)/.installed-run-$(shell sha1sum requirements.txt | cut -c1-12)
+DEV_STAMP := $(VENV)/.installed-dev-$(shell cat requirements.txt requirements-dev.txt | sha1sum | cut -c1-12)
+RUN_APT := graphviz libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core
+DEV_APT := $(RUN_APT) poppler-utils chromium postgresql openssl
 
-.PHONY: run test setup system bench lint load
+.PHONY: run test setup setup-dev bench lint load
 
-system:
-	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+# Debian packages: $(1) the list; as root they are installed, otherwise named.
+define apt_install
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" != 0 ]; then echo "Missing Debian packages:$$missing (run as root or: sudo apt-get install$$missing)" >&2; exit 1; fi; \
 	  echo "Installing Debian packages:$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
+endef
 
-$(STAMP): requirements.txt
+$(RUN_STAMP): requirements.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
-	@rm -f $(VENV)/.installed-* && touch $(STAMP)
+	@rm -f $(VENV)/.installed-run-* && touch $(RUN_STAMP)
 
-setup: system $(STAMP)
+$(DEV_STAMP): requirements.txt requirements-dev.txt
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+	@rm -f $(VENV)/.installed-dev-* $(VENV)/.installed-run-* && touch $(DEV_STAMP) $(RUN_STAMP)
+
+setup:
+	$(call apt_install,$(RUN_APT))
+	@$(MAKE) --no-print-directory $(RUN_STAMP)
+
+setup-dev:
+	$(call apt_install,$(DEV_APT))
+	@$(MAKE) --no-print-directory $(DEV_STAMP)
 
 run: setup
 	DEBUG=1 $(PY) manage.py migrate --no-input
 	DEBUG=1 $(PY) manage.py demo
 	DEBUG=1 $(PY) manage.py runserver 127.0.0.1:8000
 
-lint: setup
-	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy
+lint: setup-dev
+	@$(call timed,lint,$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check . && $(VENV)/bin/mypy && $(VENV)/bin/lint-imports --no-cache)
 
-# The whole suite twice: on SQLite (the default database; the tests marked `postgres` need
-# PostgreSQL and are left out), then all of it, browser tests included, on a throwaway PostgreSQL
-# server (scripts/pg-test.sh: private data directory, random loopback port, removed at the end),
-# less the tests marked `long_simulation` (long simulated campaigns that check the rules: SQLite's run).
+# `make test`: the checks, then the suite on two workers (pytest-xdist), each part timed:
+# - on SQLite (the default database): every test but the browser suite and those marked `postgres`;
+# - on a throwaway PostgreSQL server (scripts/pg-test.sh: private data directory, random loopback
+#   port, removed at the end): what differs by database, i.e. the tests marked `database` in
+#   tests/conftest.py (the browser and API suites, locks and concurrency, undo, atomicity under
+#   faults, import/export, the audit trail, query counts, the secrecy matrix) and those marked
+#   `postgres`.
+# Hypothesis and the long simulated campaigns run the `quick` profile unless HYPOTHESIS_PROFILE says
+# otherwise; CI (.ci/run) runs `thorough` (tests/profiles.py).
+define timed
+	( start=$$SECONDS; echo "== $(1)"; ( $(2) ); status=$$?; echo "== $(1): $$((SECONDS - start)) s"; exit $$status )
+endef
+
 test: lint
-	DEBUG=1 $(PY) manage.py makemigrations --check --dry-run >/dev/null || { echo "Models changed without a migration: run manage.py makemigrations" >&2; exit 1; }
-	@echo "== the suite on SQLite"; start=$$SECONDS; \
-	$(VENV)/bin/pytest -m "not postgres"; status=$$?; \
-	echo "== SQLite run: $$((SECONDS - start)) s"; exit $$status
-	@echo "== the suite on PostgreSQL"; start=$$SECONDS; \
-	scripts/pg-test.sh $(VENV)/bin/pytest; status=$$?; \
-	echo "== PostgreSQL run: $$((SECONDS - start)) s"; exit $$status
+	@start=$$SECONDS; \
+	$(call timed,migrations,DEBUG=1 $(PY) manage.py makemigrations --check --dry-run >/dev/null || { echo "Models changed without a migration: run manage.py makemigrations" >&2; exit 1; }) && \
+	$(call timed,SQLite,$(VENV)/bin/pytest -n 2 -m "not postgres" --ignore=tests/browser) && \
+	$(call timed,PostgreSQL,scripts/pg-test.sh $(VENV)/bin/pytest -n 2 -m "database or postgres"); status=$$?; \
+	echo "== make test (after lint): $$((SECONDS - start)) s"; exit $$status
 
-bench: setup
+bench: setup-dev
 	$(PY) bench/simulate.py
 	$(PY) bench/succession_view.py
 	$(PY) bench/tree.py
@@ -56,5 +80,5 @@ bench: setup
 
 # The load test (bench/README.md): gunicorn on a throwaway PostgreSQL, 10 players and a GM for 60 s.
 # Options through LOAD_ARGS, e.g. make load LOAD_ARGS="--think 0 0".
-load: setup
+load: setup-dev
 	scripts/pg-test.sh $(PY) bench/load.py $(LOAD_ARGS)

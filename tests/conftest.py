@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -11,6 +12,9 @@ from campaign.models import Campaign, Membership, Role
 from dynasties.models import Dynasty
 from dynasties.services import campaign_create
 from rules.dice import RandomSource
+from tests import profiles  # noqa: F401  (loads the Hypothesis profile before any test module)
+
+TESTS = Path(__file__).resolve().parent
 
 
 @pytest.fixture
@@ -44,11 +48,43 @@ def campaign(db, gm, alice, bob) -> Campaign:
     return c
 
 
+# What differs by database: make test runs these again on PostgreSQL (the rest runs on SQLite only).
+# Directories and files under tests/; a name here that no longer exists fails the collection.
+DATABASE_SUITES = (
+    "browser/",  # the whole browser suite (on PostgreSQL only: make test leaves it out of SQLite's run)
+    "api/",  # the whole API suite
+    "test_concurrency.py",  # row locks, two GMs at once
+    "test_faults.py",  # atomicity when any write fails
+    "test_undo.py",  # undo restores rows raw under deferred constraints
+    "test_audit.py",  # the audit trail's bulk writes
+    "test_exchange.py",  # export/import: JSON, constraint names in integrity errors
+    "test_import_hostile.py",
+    "test_import_ledger.py",
+    "test_backup.py",
+    "test_query_counts.py",  # the queries each step makes
+    "test_secrecy_matrix.py",  # every URL as every role: the policy's querysets
+    "test_pages_treasury.py",  # sums and balances
+    "test_tree_cache.py",
+)
+
+
+def _suite(item: pytest.Item) -> str | None:
+    path = str(item.path.relative_to(TESTS)).replace("\\", "/")
+    return next((s for s in DATABASE_SUITES if path == s or (s.endswith("/") and path.startswith(s))), None)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests marked ``postgres`` need PostgreSQL: on SQLite they are deselected (not skipped);
-    ``make test`` runs them in its second run, on a throwaway PostgreSQL server."""
+    """Marks the tests that differ by database ``database`` (DATABASE_SUITES). Tests marked
+    ``postgres`` need PostgreSQL: on SQLite they are deselected (not skipped); ``make test`` runs
+    them in its second run, on a throwaway PostgreSQL server."""
     from django.conf import settings
 
+    for name in DATABASE_SUITES:
+        if not (TESTS / name).exists():
+            raise pytest.UsageError(f"tests/conftest.py DATABASE_SUITES names {name}, which does not exist")
+    for item in items:
+        if _suite(item):
+            item.add_marker(pytest.mark.database)
     if "postgresql" in str(settings.DATABASES["default"]["ENGINE"]):
         # long simulated campaigns check the rules, not the database: SQLite's run has them (inside one
         # test transaction PostgreSQL's planner has no statistics and their queries crawl)

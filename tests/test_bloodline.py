@@ -31,6 +31,7 @@ from rules import bloodline as bl
 from rules.dice import RandomSource
 from rules.errors import IllegalMarriage, IneligibleCouple, RuleError, StepOrderError
 from tests.factories import at_step, person, wed
+from tests.profiles import examples
 
 
 @pytest.fixture
@@ -256,7 +257,7 @@ def test_characteristics_always_within_3_and_9(father, mother, faces, unmodified
     assert -2 <= bl.parents_modifier(father["adm"], mother["adm"]) <= 4
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(age=st.integers(0, 100), offset=st.integers(-30, 30), total=st.integers(2, 20))
 def test_effective_age_never_below_zero(age, offset, total):
     from rules.people import Person

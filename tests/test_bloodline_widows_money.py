@@ -35,6 +35,7 @@ from dynasties.services.survival import survival_due
 from operations.simulation import simulate
 from rules.dice import RandomSource
 from tests.factories import crown, person, wed
+from tests.profiles import seeds
 
 
 @pytest.fixture
@@ -200,7 +201,7 @@ def test_a_succession_posts_no_crowns_for_the_new_monarchs_spouse(eu):
 
 @pytest.mark.django_db
 @pytest.mark.long_simulation
-@pytest.mark.parametrize("seed", [3, 8])
+@pytest.mark.parametrize("seed", seeds((3, 8)))
 def test_a_simulated_bloodline_campaign_retires_nobody_and_no_reign_outlives_its_holder(seed):
     """No BloodLine character ever retires; a reign ends with its holder's death; no Treasury Crowns;
     no house with a living monarch on its throne 'dies out'."""

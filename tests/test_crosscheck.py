@@ -33,10 +33,11 @@ import pytest
 
 from tests.crosscheck.common import rule_of
 from tests.crosscheck.run import ASSERTED, CHECKS, OPEN_DEFECTS, simulated_export
+from tests.profiles import seeds
 
 pytestmark = pytest.mark.long_simulation  # SQLite only (tests/conftest.py)
 
-SEEDS = (1, 2, 3)
+SEEDS = seeds((1, 2, 3))
 TURNS = 40
 
 

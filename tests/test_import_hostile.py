@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from campaign.models import Campaign
 from operations.exchange import MAX_DEPTH, MAX_TEXT, campaign_export, campaign_import, parse_document
 from rules.errors import InvalidImport
+from tests.profiles import examples
 from tests.test_exchange import played, set_, with_everything
 
 # --- helpers ------------------------------------------------------------------------------------
@@ -477,7 +478,7 @@ def mutated(draw: st.DrawFn, doc: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.mark.django_db
 @settings(
-    max_examples=150,
+    max_examples=examples(150),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
 )

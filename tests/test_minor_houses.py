@@ -31,6 +31,7 @@ from rules import bloodline as bl
 from rules.dice import FixedSource, RandomSource
 from rules.errors import IllegalMarriage, IllegalOption, RuleError, StepOrderError
 from tests.factories import at_step, person
+from tests.profiles import examples
 
 _names = itertools.count()
 
@@ -330,7 +331,10 @@ child_st = st.tuples(st.integers(1470, 1480), st.sampled_from("MF"))
 offer_pick_st = st.tuples(st.integers(0, 5), st.integers(0, 3), st.booleans(), st.booleans(), st.integers(1, 30))
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=examples(12), deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(children=st.lists(child_st, min_size=1, max_size=5), picks=st.lists(offer_pick_st, max_size=10), seed=st.integers(0, 99))
 def test_a_younger_child_is_never_married_before_an_elder_is_resolved(db, children, picks, seed):
     c = minor_campaign()

@@ -14,6 +14,7 @@ from dynasties.services import survival_finish, survival_roll
 from dynasties.services.common import World
 from dynasties.services.survival import survival_due
 from tests.factories import at_step, crown, empty_house, person
+from tests.profiles import examples
 
 # a family: each new person is a child of one of the earlier ones (index), with a sex, an age gap,
 # a life state and legitimacy
@@ -54,7 +55,10 @@ def first_eligible(king: Character, people: dict[int, Character]) -> int | None:
 
 
 @pytest.mark.django_db(transaction=False)
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=examples(25), deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(family=st.lists(member, min_size=1, max_size=14))
 def test_the_heir_is_always_the_first_living_eligible_person_of_the_line(campaign, family):
     from django.db import transaction

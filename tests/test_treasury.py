@@ -17,6 +17,7 @@ from dynasties.services.common import World
 from dynasties.services.survival import survival_due
 from rules.errors import RuleError
 from tests.factories import at_step, crown, empty_house, person, wed
+from tests.profiles import examples
 
 
 def house(campaign, name):
@@ -133,7 +134,7 @@ def test_gifts_loans_overdrafts_and_corrections(campaign, gm):
 
 
 @pytest.mark.django_db(transaction=False)
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5), st.integers(-200, 200)), max_size=25))
 def test_the_ledger_always_sums_to_zero(campaign, moves):
     from django.db import transaction

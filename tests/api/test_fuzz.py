@@ -14,6 +14,7 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance, status_code_conformance
 
 from api.services import token_create
+from tests.profiles import examples
 
 EXAMPLES = 6
 
@@ -39,7 +40,7 @@ def headers(campaign, gm):
 
 @pytest.mark.django_db
 @schema.parametrize()
-@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(EXAMPLES), deadline=None, suppress_health_check=list(HealthCheck))
 def test_no_5xx_and_every_error_has_the_shape(case, headers, campaign):
     slug = (case.path_parameters or {}).get("slug")
     if slug is not None and sum(map(ord, slug)) % 4:  # mostly the real campaign, sometimes a made-up one

@@ -21,6 +21,7 @@ from rules.explain import (
 )
 from rules.people import FEMALE, MALE, Person
 from rules.succession import FamilyIndex, iter_succession
+from tests.profiles import examples
 
 
 def P(pid: int, sex: str, born: int, father: int | None = None, mother: int | None = None, **kw: Any) -> Person:
@@ -256,7 +257,7 @@ def forests(draw: st.DrawFn) -> Forest:
     return Forest(people, monarch, frozenset(royal), frozenset(barred))
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(forests(), st.integers(0, 12))
 def test_property_explain_walks_in_iter_succession_order(forest: Forest, limit: int) -> None:
     kw = {"royal": forest.royal, "barred": forest.barred}

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from rules import blood_royale as br
 from rules.people import FEMALE, MALE, Person
 from rules.succession import heir_of, succession_order
+from tests.profiles import examples
 
 YEAR = 1320
 NAMES = ("Plantagenet", "Anjou", "Visconti", "Habsburg")
@@ -93,7 +94,7 @@ def expected_legal(husband: Person, wife: Person, flags: Flags) -> bool:
     return basic and YEAR - husband.birth_year >= 15 and YEAR - wife.birth_year >= 15 and not (husband.prisoner or wife.prisoner)
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(matches())
 def test_a6_marriage_problems_empty_iff_the_match_is_legal(match: tuple[Person, Person, Flags]) -> None:
     """A6 Marriages: "Characters may wed at 15 or older"; "Two characters carrying the same dynastic name
@@ -214,7 +215,7 @@ def seniority_children(people: Mapping[int, Person], pid: int) -> list[int]:
     return [k.id for k in sons + daughters]
 
 
-PROPERTY_SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY_SETTINGS = settings(max_examples=examples(250), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @PROPERTY_SETTINGS

@@ -1,0 +1,27 @@
+"""Hypothesis profiles: ``thorough`` (what ``make test`` and CI run) and ``quick`` (the default of a
+bare ``pytest`` while working). Choose with HYPOTHESIS_PROFILE=thorough|quick.
+
+Each property test states its example count as the thorough profile runs it, through
+:func:`examples`; the quick profile runs a fifth of it."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import settings
+
+THOROUGH = 100
+settings.register_profile("thorough", max_examples=THOROUGH, print_blob=True)
+settings.register_profile("quick", max_examples=THOROUGH // 5)
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "quick")
+settings.load_profile(PROFILE)
+
+
+def examples(thorough: int) -> int:
+    """``thorough`` examples in the thorough profile; the same share of the loaded profile's budget otherwise."""
+    return max(3, thorough * settings.default.max_examples // THOROUGH)
+
+
+def seeds(thorough: tuple[int, ...]) -> tuple[int, ...]:
+    """The seeds of a long simulated campaign: all of them in the thorough profile, the first otherwise."""
+    return thorough if PROFILE == "thorough" else thorough[:1]
