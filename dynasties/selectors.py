@@ -14,15 +14,16 @@ from dynasties.models import (
     Character,
     DynastyKind,
     Marriage,
+    MarriageOffer,
     Modifier,
     ModifierKind,
+    OfferStatus,
     Origin,
     PassOverKind,
     Reign,
     Status,
 )
 from rules import blood_royale as br
-from rules import get_ruleset
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ def birth_couples(campaign: Campaign) -> list[CoupleStatus]:
         .select_related("husband", "wife", "husband__controlled_by")
         .order_by("pk")
     )
-    frozen = frozen_lines(campaign) if campaign.ruleset == "eu-bloodline" else set()
+    frozen = frozen_lines(campaign) if campaign.rules.married_away else set()
     attempts: dict[int, list[BirthAttempt]] = {}
     for a in BirthAttempt.objects.filter(campaign=campaign, year=year).order_by("attempt"):
         attempts.setdefault(a.marriage_id, []).append(a)
@@ -102,7 +103,7 @@ def kings_widows(campaign: Campaign, ids: Sequence[int] | None = None) -> set[in
     """Women (among ``ids``) whose husband died this turn as a reigning King: they retire at the
     Announcements and may not remarry in between (A5, queen mothers never remarry). None in BloodLine,
     where she goes home like any other widow."""
-    if not get_ruleset(campaign.ruleset).KINGS_WIDOWS_RETIRE:
+    if not campaign.rules.kings_widows_retire:
         return set()
     year = campaign.current_year
     kings = Reign.objects.filter(campaign=campaign, end_year=year, holder__death_year=year).values("holder_id")
@@ -148,3 +149,18 @@ def frozen_lines(campaign: Campaign) -> set[int]:
     for pk in claimants:
         frozen |= set(line_of(people, pk, eligible=lambda p: True, index=index))
     return frozen
+
+
+def settled_by_offer(campaign: Campaign, match: object) -> bool:
+    """A betrothal (a ``Marriage`` or a ``Match``) that a minor house accepted from a player's offer:
+    its dowry and title are the offer's (the minor's minimum dowry), not the standard 100-ducat
+    dynastic alliance, so the wedding needs no more terms."""
+    husband = getattr(match, "husband_id", None) or getattr(match, "husband", None)
+    wife = getattr(match, "wife_id", None) or getattr(match, "wife", None)
+    pair = {getattr(husband, "pk", husband), getattr(wife, "pk", wife)}
+    return any(
+        {minor, suitor} == pair
+        for minor, suitor in MarriageOffer.objects.filter(
+            campaign=campaign, status=OfferStatus.ACCEPTED, minor_character_id__in=pair
+        ).values_list("minor_character_id", "suitor_id")
+    )

@@ -14,18 +14,17 @@ from campaign.dice import DiceBox
 from campaign.models import ChronicleEntry, Roll, Step
 from campaign.steps import Chronicle
 from dynasties.models import Character, Dynasty, Marriage, MarriageOffer, OfferStatus, Reign, Status
+from dynasties.selectors import settled_by_offer
 from dynasties.services import DynastySpec, campaign_create, marriage_wed
 from dynasties.services import marriages as marriage_services
 from dynasties.services.common import World
+from dynasties.services.minor_crowns import is_minor_crown, minor_monarch_replaced
 from dynasties.services.minor_houses import (
     heir_apparent,
-    is_minor_crown,
-    minor_monarch_replaced,
     offer_make,
     offer_withdraw,
     offers_resolve,
     royal_marriage_box_set,
-    settled_by_offer,
 )
 from rules import bloodline as bl
 from rules.dice import FixedSource, RandomSource

@@ -21,13 +21,12 @@ from campaign.models import Campaign, Posting, PostingKind, Step
 from campaign.permissions import couple_houses, readers_text, require
 from campaign.steps import Chronicle, lock_campaign, require_step, set_step
 from dynasties.models import Character, ControlChange, Dynasty, DynastyKind, Marriage, Origin, Reign
-from dynasties.selectors import FROZEN_LINE, frozen_lines, kings_widows
+from dynasties.selectors import FROZEN_LINE, frozen_lines, kings_widows, settled_by_offer
 from dynasties.services import control
 from dynasties.services.common import World
 from dynasties.services.succession import crowns_join
 from rules import blood_royale as br
 from rules import bloodline as bl
-from rules import get_ruleset
 from rules.errors import IllegalMarriage, NotFound, RuleError
 
 
@@ -44,16 +43,14 @@ class Match:
 def wedding_step(campaign: Campaign) -> Step:
     """Blood Royale weds in the Marriages step; BloodLine at the start of the Diplomacy phase, after
     the Dynastic Sequence (so a death in between cancels the match without penalty)."""
-    return Step.INTERPHASE if campaign.ruleset == bl.NAME else Step.MARRIAGES
+    return Step.INTERPHASE if campaign.rules.betrothals else Step.MARRIAGES
 
 
 def alliance_problem(campaign: Campaign, match: Marriage | Match, needs_terms: bool) -> str | None:
     """BloodLine: a match of a monarch or of a monarch's child needs a title for the giving dynasty and a
     standard dynastic alliance (a dowry of 100 ducats or a province)."""
-    if campaign.ruleset != bl.NAME or not needs_terms:
+    if not campaign.rules.betrothals or not needs_terms:
         return None
-    from dynasties.services.minor_houses import settled_by_offer
-
     if settled_by_offer(campaign, match):
         return None  # a minor house's accepted offer is the alliance
     return _terms_problem(match)
@@ -112,7 +109,7 @@ def _problems(
 ) -> list[str]:
     """``frozen``: the BloodLine frozen lines, when the caller has read them already."""
     problems = _rule_problems(campaign, groom, bride, busy, wedding=wedding)
-    if frozen is None and campaign.ruleset == "eu-bloodline":
+    if frozen is None and campaign.rules.married_away:
         frozen = frozen_lines(campaign)
     if {groom.pk, bride.pk} & set(frozen or ()):
         problems.append(FROZEN_LINE)
@@ -125,8 +122,7 @@ def _problems(
 
 
 def _rule_problems(campaign: Campaign, groom: Character, bride: Character, busy: set[int], *, wedding: bool) -> list[str]:
-    rules = bl if campaign.ruleset == bl.NAME else br
-    return rules.marriage_problems(
+    return campaign.rules.marriage_problems(
         groom.as_person(),
         bride.as_person(),
         campaign.current_year,
@@ -374,7 +370,7 @@ def _wed_all(campaign: Campaign, matches: Sequence[Marriage], people: dict[int, 
             + ".",
             marriage=match.pk,
         )
-        if campaign.ruleset == bl.NAME:
+        if campaign.rules.betrothals:
             postings += _bloodline_dowry(campaign, match, groom, bride, groom_house, bride_house, chronicle)
         for house, amount, kind, reason in _treasury_payments(campaign, groom, bride, groom_house, reigning):
             direction = "from the Treasury to" if amount > 0 else "to the Treasury from"
@@ -445,7 +441,7 @@ def _treasury_payments(
     Crowns of a match with a monarch to the spouse's house of birth (the nobility is owed nothing).
     None in BloodLine, whose only money of a match is its dowry."""
     out: list[tuple[Dynasty, int, str, str]] = []
-    if not get_ruleset(campaign.ruleset).TREASURY_PAYS_MATCHES:
+    if not campaign.rules.treasury_pays_matches:
         return out
     payments = br.wedding_payments(
         bride_charisma=int((bride.characteristics or {}).get("charisma", 0)),
@@ -528,7 +524,7 @@ def wedding_money(campaign: Campaign, matches: Sequence[Marriage]) -> list[list[
     couples = _loaded(campaign, matches)
     reigning = _reigning(campaign, [pk for pair in couples for pk in (pair[0].pk, pair[1].pk)])
     offers: dict[frozenset[int], object] = {}
-    if campaign.ruleset == bl.NAME:
+    if campaign.rules.minor_houses:
         from dynasties.models import MarriageOffer, OfferStatus
 
         ids = [pk for pair in couples for pk in (pair[0].pk, pair[1].pk)]
@@ -539,7 +535,7 @@ def wedding_money(campaign: Campaign, matches: Sequence[Marriage]) -> list[list[
     out: list[list[WeddingMoney]] = []
     for match, (groom, bride) in zip(matches, couples, strict=True):
         lines: list[WeddingMoney] = []
-        if campaign.ruleset == bl.NAME:
+        if campaign.rules.betrothals:
             terms = _dowry_terms(match, offers.get(frozenset((groom.pk, bride.pk))), groom.controlled_by, bride.controlled_by)
             if terms is not None:
                 lines.append(WeddingMoney(terms[0], terms[1], terms[2], PostingKind.DOWRY, "dowry"))
@@ -562,8 +558,8 @@ def match_problems(campaign: Campaign, matches: Sequence[Marriage], *, wedding: 
     ids = [pk for pair in couples for pk in (pair[0].pk, pair[1].pk)]
     busy = _busy(campaign, ids, exclude=[m.pk for m in matches if m.pk is not None])
     widows = kings_widows(campaign, ids)
-    frozen = frozen_lines(campaign) if campaign.ruleset == bl.NAME else set()
-    royal_family = _monarchs_family(campaign, ids) if wedding and campaign.ruleset == bl.NAME else set()
+    frozen = frozen_lines(campaign) if campaign.rules.married_away else set()
+    royal_family = _monarchs_family(campaign, ids) if wedding and campaign.rules.betrothals else set()
     settled: set[frozenset[int]] = set()
     if royal_family:
         from dynasties.models import MarriageOffer, OfferStatus

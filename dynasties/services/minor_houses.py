@@ -3,7 +3,7 @@
 The GM enters the players' offers for a minor house's children (``offer_make``); in the Marriages
 step ``offers_resolve`` lets every minor house answer them, eldest child first, by the rulebook's
 priorities, and rolls the 50% marriage into its own nobility for a child left without an acceptable
-offer. ``minor_monarch_replaced`` is the succession's door for a minor monarch who leaves no heir.
+offer. The succession's door for a minor monarch who leaves no heir is ``minor_crowns.minor_monarch_replaced``.
 
 Rulings (where the rulebook is silent):
 
@@ -56,25 +56,26 @@ from dynasties.models import (
 )
 from dynasties.selectors import frozen_lines
 from dynasties.services.common import World
+from dynasties.services.marriages import Match, marriage_arrange_many, marriage_check
+from dynasties.services.minor_crowns import is_minor_crown, roll_unmodified, stats_text
 from rules import bloodline as bl
 from rules.dice import DiceSource
 from rules.errors import IllegalMarriage, IllegalOption, NotFound, RuleError
 from rules.names import given_name, spouse_dynastic_name
 from rules.succession import iter_succession
 
-# The marriage services are imported where they are used: marriages.py and succession.py may call
-# this module's hooks (``settled_by_offer``, ``minor_monarch_replaced``) without an import cycle.
+# The marriage services are imported at the top: this module builds on them (whether a betrothal was
+# settled by an offer is a question of dynasties.selectors, which marriages.py asks).
 
 DERIVED_FACTORS = ("minor_is_monarch", "minor_heir_apparent", "major_heir_apparent")
 RESOLVED = "minor_offers_resolved"  # the chronicle kind that marks a year's resolution
-REPLACED_HOW = "a monarch rolled for the minor house, 5 years younger, as the late monarch left no heir"
 
 
 # --- reading the records ------------------------------------------------------------------------
 
 
 def _bloodline(campaign: Campaign) -> None:
-    if campaign.ruleset != bl.NAME:
+    if not campaign.rules.minor_houses:
         raise RuleError("Minor houses' marriages belong to the BloodLine ruleset.", code="wrong_ruleset")
 
 
@@ -83,20 +84,6 @@ def _pk(value: object, what: str) -> int:
     if isinstance(pk, bool) or not isinstance(pk, int):
         raise RuleError(f"{value!r} is not {what} id.", code="invalid")
     return pk
-
-
-def home_house(world: World, crown: str) -> Dynasty | None:
-    """The royal house whose country ``crown`` is (whoever controls it now)."""
-    record = world.crowns.get(crown)
-    if record is not None and record.home_dynasty_id is not None:
-        return world.dynasties.get(record.home_dynasty_id)
-    return next((d for d in world.dynasties.values() if d.crown == crown), None)
-
-
-def is_minor_crown(world: World, crown: str) -> bool:
-    """The crown of a minor house (its monarch leaving no heir is replaced, not a Dynastic Crisis)."""
-    house = home_house(world, crown)
-    return house is not None and house.kind == DynastyKind.MINOR
 
 
 def royal_marriage_box(world: World, house: Dynasty) -> int:
@@ -232,8 +219,6 @@ def offer_make(
             f"{minor.display_name} reigns over {minor_house.crown} and keeps the throne: the offer must have "
             f"{'him' if minor.sex == 'M' else 'her'} stay in the minor house."
         )
-    from dynasties.services.marriages import marriage_check
-
     husband, wife = _couple(minor, man)
     problems = marriage_check(campaign, husband, wife, wedding=False)
     if problems:
@@ -296,21 +281,6 @@ def offer_withdraw(
     return found
 
 
-def settled_by_offer(campaign: Campaign, match: object) -> bool:
-    """A betrothal (a ``Marriage`` or a ``Match``) that a minor house accepted from a player's offer:
-    its dowry and title are the offer's (the minor's minimum dowry), not the standard 100-ducat
-    dynastic alliance, so the wedding needs no more terms."""
-    husband = getattr(match, "husband_id", None) or getattr(match, "husband", None)
-    wife = getattr(match, "wife_id", None) or getattr(match, "wife", None)
-    pair = {getattr(husband, "pk", husband), getattr(wife, "pk", wife)}
-    return any(
-        {minor, suitor} == pair
-        for minor, suitor in MarriageOffer.objects.filter(
-            campaign=campaign, status=OfferStatus.ACCEPTED, minor_character_id__in=pair
-        ).values_list("minor_character_id", "suitor_id")
-    )
-
-
 # --- the minors answer -----------------------------------------------------------------------
 
 
@@ -358,8 +328,6 @@ def _refusal(
     world: World, campaign: Campaign, offer: MarriageOffer, minor: Character, taken: set[int], house: Dynasty
 ) -> str | None:
     """Why this offer cannot be accepted now (None: acceptable)."""
-    from dynasties.services.marriages import marriage_check
-
     suitor = world.characters.get(offer.suitor_id)
     if suitor is None or suitor.status != Status.ALIVE:
         return "the suitor is no longer in play"
@@ -391,27 +359,10 @@ def _noble_spouse(
         dynastic_name=spouse_dynastic_name(crown, house.name), birth_dynasty=None, controlled_by=house,
         characteristics={}, origin=Origin.CREATED,
     )
-    spouse.characteristics = _unmodified(box, spouse, entered)
+    spouse.characteristics = roll_unmodified(box, spouse, entered)
     spouse.save(update_fields=["characteristics"])
     world.refresh_person(spouse)
     return spouse
-
-
-def _unmodified(box: DiceBox, character: Character, entered: Sequence[Sequence[int]] | None) -> dict[str, int]:
-    """ADM, DIP and MIL of 1d10 each, unmodified (held to 3..9), each roll logged."""
-    values: dict[str, int] = {}
-    for n, name in enumerate(bl.CHARACTERISTICS):
-        roll = box.roll(
-            bl.CHARACTERISTIC_DICE, purpose="characteristic", characters=[character],
-            entered=entered[n] if entered is not None else None, detail=name,
-        )
-        values[name] = bl.child_value(roll.faces[0], 0)
-        roll.outcome = f"{name} {values[name]}"
-    return values
-
-
-def _stats(c: Character) -> str:
-    return "/".join(str(c.characteristics.get(n, "?")) for n in bl.CHARACTERISTICS) + " (ADM/DIP/MIL)"
 
 
 @transaction.atomic
@@ -422,8 +373,6 @@ def offers_resolve(
     (across the houses), in the Marriages step: the best offer by the priorities a-d (then the best
     dowry, then the earliest offer) becomes a betrothal and the others are rejected; a child with no
     acceptable offer marries into its own nobility on 6-10 (1d10, logged). Once a year."""
-    from dynasties.services.marriages import Match, marriage_arrange_many
-
     campaign = lock_campaign(campaign)
 
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
@@ -511,7 +460,7 @@ def offers_resolve(
             chronicle.add(
                 "wedding",
                 f"{minor.display_name} ({minor.age(world.year)}), with no acceptable offer, marries into the nobility of "
-                f"{house.crown or house.name}: {spouse.display_name} ({spouse.age(world.year)}), {_stats(spouse)} "
+                f"{house.crown or house.name}: {spouse.display_name} ({spouse.age(world.year)}), {stats_text(spouse)} "
                 f"(1d10: {roll.faces[0]}).",
                 marriage=marriage.pk, dynasty=house.pk, character=minor.pk,
             )
@@ -555,41 +504,3 @@ def _suitor(world: World, offer: MarriageOffer) -> str:
 
 
 # --- succession's door ------------------------------------------------------------------------
-
-
-def minor_monarch_replaced(
-    world: World,
-    crown: str,
-    late: Character,
-    box: DiceBox,
-    chronicle: Chronicle,
-    *,
-    entered: Sequence[Sequence[int]] | None = None,
-) -> Character:
-    """A minor monarch dying without issue: 'a randomly rolled monarch 5 years younger than the
-    previous one takes the throne' (1d10 each for ADM/DIP/MIL, unmodified, logged; no family).
-    The caller opens the reign."""
-    house = home_house(world, crown)
-    if house is None or house.kind != DynastyKind.MINOR:
-        raise RuleError(f"{crown} is not a minor house's crown.", code="invalid")
-    born = bl.minor_replacement_birth_year(late.birth_year, world.year)
-    used = {c.given_name for c in world.characters.values() if c.birth_dynasty_id == house.pk and c.sex == "M"}
-    index = 0
-    while given_name(crown, "M", index) in used and index < 12:
-        index += 1
-    king = Character.objects.create(
-        campaign=world.campaign, given_name=given_name(crown, "M", index), sex="M", birth_year=born,
-        dynastic_name=house.name, birth_dynasty=house, controlled_by=house, characteristics={}, origin=Origin.RELATIVE,
-    )
-    king.characteristics = _unmodified(box, king, entered)
-    king.save(update_fields=["characteristics"])
-    world.characters[king.pk] = king
-    world.refresh_person(king)
-    chronicle.add(
-        "created",
-        f"{late.display_name} of {crown} leaves no heir: a new monarch, {king.display_name} ({king.age(world.year)}, "
-        f"5 years younger than the late monarch), is rolled for the house of {house.name}: {_stats(king)}.",
-        character=king.pk,
-        crown=crown,
-    )
-    return king

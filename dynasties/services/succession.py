@@ -28,12 +28,11 @@ from dynasties.models import (
     Status,
 )
 from dynasties.services import bloodline as bl_services
-from dynasties.services import control, minor_houses
+from dynasties.services import control, minor_crowns
 from dynasties.services.bloodline_titles import accession_loses_titles, crisis_opens
 from dynasties.services.common import World
 from dynasties.services.setup import format_characteristics, roll_characteristics
 from rules import blood_royale as br
-from rules import get_ruleset
 from rules.errors import RuleError
 from rules.names import given_name, spouse_dynastic_name
 from rules.succession import iter_succession, line_of
@@ -57,7 +56,7 @@ def resolve_successions(
     wanted = {crown: list(ids) for crown, ids in (pass_over or {}).items()}
     new_reigns: list[Reign] = []
     union_barred: dict[str, set[int]] = {}
-    bloodline = world.campaign.ruleset == bl_services.BLOODLINE
+    bloodline = world.campaign.rules.unions
     if bloodline:
         union_barred = _union_children_barred(world)  # read before the unions end with the deaths
         _bloodline_unions_end(world, chronicle)
@@ -267,7 +266,7 @@ def walk_the_line(
     wanted = list(pass_over)
     player = world.crown_dynasty(crown)
     rule_c = world.campaign.option("disputed_succession")
-    bloodline = world.campaign.ruleset == bl_services.BLOODLINE
+    bloodline = world.campaign.rules.stability_track  # BloodLine's Disputed Succession and Dynastic Crisis
     skipped: list[tuple[Character, br.PassOverCost | None]] = []
     heir_id: int | None = None
     barred = set(world.renounced.get(crown, set())) | set(barred_by_union or ())  # BloodLine: a union's children
@@ -313,7 +312,7 @@ def line_with_pass_over(world: World, crown: str, pass_over: Sequence[int]) -> W
     """Where the succession of ``crown``, whose monarch lies dead, would lead with these heirs passed
     over, as ``resolve_successions`` will walk it (raises as it would). Reads only."""
     reign = next(r for r in world.open_reigns() if r.crown == crown)
-    barred = _union_children_barred(world).get(crown) if world.campaign.ruleset == bl_services.BLOODLINE else None
+    barred = _union_children_barred(world).get(crown) if world.campaign.rules.unions else None
     return walk_the_line(world, world.characters[reign.holder_id], crown, pass_over, barred_by_union=barred)
 
 
@@ -333,14 +332,14 @@ def _succeed(
     crown = reign.crown
     record = world.crown(crown)
     player = world.crown_dynasty(crown)
-    bloodline = world.campaign.ruleset == bl_services.BLOODLINE
+    bloodline = world.campaign.rules.stability_track  # BloodLine's Disputed Succession and Dynastic Crisis
     walk = walk_the_line(world, late, crown, pass_over, barred_by_union=barred_by_union)
     heir_id, skipped, with_them = walk.heir_id, walk.skipped, walk.with_them
     reign.end_year = year
     reign.save(update_fields=["end_year"])
-    if heir_id is None and bloodline and minor_houses.is_minor_crown(world, crown):
-        heir = minor_houses.minor_monarch_replaced(world, crown, late, box, chronicle)
-        how = minor_houses.REPLACED_HOW
+    if heir_id is None and bloodline and minor_crowns.is_minor_crown(world, crown):
+        heir = minor_crowns.minor_monarch_replaced(world, crown, late, box, chronicle)
+        how = minor_crowns.REPLACED_HOW
     elif heir_id is None and bloodline:
         heir = bl_services.crisis(world, late, player, box, chronicle, tables, entered)
         crisis_opens(world, crown, heir, chronicle)  # the bankruptcy; the dead line's titles may be claimed
@@ -369,7 +368,7 @@ def _succeed(
         accession_loses_titles(world, new, chronicle)
     _bring_home(world, heir, record, chronicle)
     spouse = world.spouse_of(heir.pk)
-    pays = get_ruleset(world.campaign.ruleset).TREASURY_PAYS_MATCHES  # BloodLine: no Treasury Crowns
+    pays = world.campaign.rules.treasury_pays_matches  # BloodLine: no Treasury Crowns
     match = _match_of(world, heir, spouse) if pays and spouse is not None else None
     if match is not None and spouse is not None and spouse.birth_dynasty_id is not None and not _match_paid(match, spouse):
         treasury.post(
@@ -529,7 +528,7 @@ def _bring_home(world: World, heir: Character, record: Crown, chronicle: Chronic
     if player is None or heir.controlled_by_id == player.pk:
         return
     # BloodLine: "along with her husband and any children they have produced", married or not
-    _move_family(world, heir, spouse, player, all_children=world.campaign.ruleset == bl_services.BLOODLINE)
+    _move_family(world, heir, spouse, player, all_children=world.campaign.rules.whole_family_moves)
     chronicle.add(
         "return",
         f"{heir.display_name} returns to {record.name} with {'her' if heir.sex == 'F' else 'his'} family "
@@ -607,7 +606,7 @@ def crowns_join(world: World, *, queen_crown: Crown, king_crown: Crown, chronicl
     king_reign = next(r for r in world.open_reigns() if r.crown == king_crown.name)
     queen = world.characters[queen_reign.holder_id]
     king = world.characters[king_reign.holder_id]
-    if world.campaign.ruleset == bl_services.BLOODLINE:
+    if world.campaign.rules.unions:
         _bloodline_union(world, queen_crown, king_crown, queen, king, king_player, chronicle)
         return
     if king_player is not None:
@@ -704,7 +703,7 @@ def default_regent(
         return others[0].pk, "oldest"
     # a King's widow retires from the game at the Announcements (Blood Royale): only a widower (the late
     # Queen's consort), or a widow where widows do not retire, can stay on as regent
-    retires = get_ruleset(world.campaign.ruleset).KINGS_WIDOWS_RETIRE
+    retires = world.campaign.rules.kings_widows_retire
     spouses = sorted((world.characters[pk] for pk in widows if pk in world.characters), key=lambda c: c.pk)
     for c in spouses:
         if fit(c, spouse=True) and not (retires and c.sex == "F"):
