@@ -1,4 +1,4 @@
-"""The ``simulate`` command and its automatic player (dynasties/simulation.py): whole turns of the
+"""The ``simulate`` command and its automatic player (operations/simulation.py): whole turns of the
 Dynastic Sequence (RULES.md A1, A4-A7) played through the services, replayable from a seed."""
 
 from __future__ import annotations
