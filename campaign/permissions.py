@@ -5,7 +5,9 @@ record are public to every member of a campaign; a player sees only his own exch
 postings, the contracts his dynasty is party to and the lines and money terms written for his
 house; the GM sees everything; outsiders nothing (they get 404, as for what does not exist).
 
-Seeing: what is private says so explicitly and anything unmarked is denied. A chronicle line
+Seeing: each app declares who sees its models' rows when it registers them (``campaign.registry``:
+every member, the houses a row names, a line's audience); this module applies those rules, and
+anything unmarked is denied. A chronicle line
 carries its audience from the moment it is made (:func:`line_audience`): public, the houses named
 in its readers, or the GM only. A marriage's dowry carries its readers the same way.
 
@@ -27,7 +29,8 @@ from typing import Any
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
 
-from campaign.models import Audience, Campaign, ChronicleEntry, Membership, Posting, Role
+from campaign import registry
+from campaign.models import Audience, Campaign, Membership, Role
 from rules.errors import RuleError
 
 
@@ -324,24 +327,55 @@ def sees_private_field(role: str | None, mine: int | None, record: Any, field: s
 # --- seeing: objects and querysets -----------------------------------------------------------------
 
 
-def can_view(user: Any, obj: Any) -> bool:
-    """May this user see this object? (Campaign, Dynasty's exchequer, Character, Posting, Contract,
-    ChronicleEntry, anything with a ``campaign``.)"""
-    from contracts.models import Contract
+def _campaign_id(obj: Any, path: str) -> int:
+    """The id of the campaign a row belongs to, along its registered lookup."""
+    *hops, last = path.split("__")
+    for hop in hops:
+        obj = getattr(obj, hop)
+    return getattr(obj, f"{last}_id")  # type: ignore[no-any-return]
 
-    campaign = obj if isinstance(obj, Campaign) else obj.campaign
+
+def _direct(model: Any, lookup: str) -> bool:
+    """A lookup that is a foreign key of the model itself (read from the row, no query)."""
+    if "__" in lookup:
+        return False
+    field = model._meta.get_field(lookup)
+    return bool(field.many_to_one and field.concrete)
+
+
+def _houses(entry: registry.Entry, mine: int) -> Q:
+    shown = Q(pk__in=[])
+    for lookup in entry.houses:
+        shown |= Q(**{lookup: mine})
+    return shown
+
+
+def can_view(user: Any, obj: Any) -> bool:
+    """May this user see this object? The campaign itself: its members. A row of a registered model
+    (``campaign.registry``): as its app declared it (every member, the houses it names, the line's
+    audience); a row of an unregistered or unmarked model: the GM alone."""
+    entry = None if isinstance(obj, Campaign) else registry.entry(type(obj))
+    if isinstance(obj, Campaign):
+        campaign: Campaign | int = obj
+    elif entry is not None and entry.campaign_path:
+        campaign = _campaign_id(obj, entry.campaign_path)
+    else:
+        campaign = obj.campaign
     seat = seat_of(user, campaign)
     if not seat.is_member:
         return False
-    if seat.is_gm:
+    if seat.is_gm or isinstance(obj, Campaign):
         return True
-    if isinstance(obj, Posting):
-        return sees_money(seat.role, seat.dynasty, obj.payer_id, obj.payee_id)
-    if isinstance(obj, Contract):
-        return seat.dynasty is not None and obj.parties.filter(pk=seat.dynasty).exists()
-    if isinstance(obj, ChronicleEntry):
+    sees = entry.sees if entry is not None else registry.GM_ONLY
+    if sees == registry.MEMBERS:
+        return True
+    if sees == registry.AUDIENCE:
         return may_read_line(seat, obj.audience, obj.readers)
-    return True  # characters, families, rolls: public to members
+    if sees == registry.HOUSES and entry is not None and seat.dynasty is not None:
+        if all(_direct(entry.model, lookup) for lookup in entry.houses):
+            return seat.dynasty in [getattr(obj, f"{lookup}_id") for lookup in entry.houses]
+        return entry.model._default_manager.filter(_houses(entry, seat.dynasty), pk=obj.pk).exists()
+    return False  # unmarked: denied
 
 
 def can_view_exchequer(user: Any, dynasty: Any) -> bool:
@@ -351,23 +385,23 @@ def can_view_exchequer(user: Any, dynasty: Any) -> bool:
 
 def visible(user: Any, campaign: Campaign, queryset: QuerySet[Any]) -> QuerySet[Any]:
     """The part of a queryset of this campaign the user may see (one rule, as ``can_view``)."""
-    from contracts.models import Contract
-
+    entry = registry.entry(queryset.model)
+    path = entry.campaign_path if entry is not None and entry.campaign_path else "campaign"
     seat = seat_of(user, campaign)
-    queryset = queryset.filter(campaign=campaign)
+    queryset = queryset.filter(**{path: campaign.pk})
     if not seat.is_member:
         return queryset.none()
     if seat.is_gm:
         return queryset
-    model = queryset.model
-    mine = seat.dynasty
-    if model is Posting:
-        return queryset.filter(Q(payer_id=mine) | Q(payee_id=mine)) if mine else queryset.none()
-    if model is Contract:
-        return queryset.filter(parties=mine).distinct() if mine else queryset.none()
-    if model is ChronicleEntry:
+    sees = entry.sees if entry is not None else registry.GM_ONLY
+    if sees == registry.MEMBERS:
+        return queryset
+    if sees == registry.AUDIENCE:
         return queryset.filter(line_filter(seat))
-    return queryset
+    if sees == registry.HOUSES and entry is not None and seat.dynasty is not None:
+        shown = queryset.filter(_houses(entry, seat.dynasty))
+        return shown if all(_direct(entry.model, lookup) for lookup in entry.houses) else shown.distinct()
+    return queryset.none()  # unmarked: denied
 
 
 def gm_campaigns(user: Any) -> QuerySet[Campaign]:

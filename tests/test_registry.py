@@ -66,3 +66,25 @@ def test_registering_twice_differently_or_without_reason_is_refused():
         registry.exempt(Character, "")
     with pytest.raises(ValueError, match="houses' lookups"):
         registry.register(Character, "campaign", sees=registry.HOUSES)
+
+
+@pytest.mark.django_db
+def test_the_policy_applies_what_each_app_declared(campaign, gm, alice, bob):
+    from campaign.models import Checkpoint
+    from campaign.permissions import can_view, visible
+    from tests.test_contracts import betroth, house, marriage_contract, pay
+
+    england, germany = house(campaign, "England"), house(campaign, "Germany")
+    contract = marriage_contract(campaign, betroth(campaign), [pay(germany, england, 80)])
+    [clause] = Clause.objects.filter(contract=contract)
+    # a clause reaches its parties through its contract (contract__parties): Alice plays England
+    assert can_view(alice, clause) and can_view(gm, clause) and not can_view(bob, clause)
+    assert list(visible(alice, campaign, Clause.objects.all())) == [clause]
+    assert list(visible(bob, campaign, Clause.objects.all())) == []
+    assert list(visible(alice, campaign, Contract.objects.all())) == [contract]
+    # characters are every member's; an exempt model nobody marked (a checkpoint) is the GM's alone
+    king = Character.objects.filter(campaign=campaign).first()
+    assert can_view(bob, king)
+    mark = Checkpoint.objects.create(campaign=campaign, year=1300, step="births", label="x", data=b"")
+    assert can_view(gm, mark) and not can_view(alice, mark)
+    assert list(visible(alice, campaign, Checkpoint.objects.all())) == []
