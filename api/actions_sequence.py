@@ -23,24 +23,25 @@ from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from api.views import marriages, money, sequence
+from api.views import marriages, money
+from api.views.sequence import births, succession, survival, turn, undo
 
 C = "campaigns/<slug:slug>/"
 
 urlpatterns: list[URLPattern] = [
-    path(C + "turn/", sequence.TurnView.as_view(), name="turn"),
+    path(C + "turn/", turn.TurnView.as_view(), name="turn"),
     path(C + "turn/advance/", marriages.AdvanceView.as_view(), name="turn-advance"),
-    path(C + "births/", sequence.BirthsView.as_view(), name="births"),
-    path(C + "births/attempts/", sequence.AttemptsView.as_view(), name="births-attempts"),
-    path(C + "births/attempts/<int:attempt>/sex/", sequence.SexView.as_view(), name="births-sex"),
-    path(C + "births/roll-all/", sequence.RollAllView.as_view(), name="births-roll-all"),
-    path(C + "births/finish/", sequence.BirthsFinishView.as_view(), name="births-finish"),
-    path(C + "survival/", sequence.SurvivalView.as_view(), name="survival"),
-    path(C + "survival/rolls/", sequence.SurvivalRollsView.as_view(), name="survival-rolls"),
-    path(C + "survival/finish/", sequence.SurvivalFinishView.as_view(), name="survival-finish"),
-    path(C + "succession/<str:crown>/", sequence.SuccessionView.as_view(), name="succession"),
-    path(C + "succession/<str:crown>/what-if/", sequence.WhatIfView.as_view(), name="succession-what-if"),
-    path(C + "succession/<str:crown>/pass-over/", sequence.PassOverView.as_view(), name="succession-pass-over"),
+    path(C + "births/", births.BirthsView.as_view(), name="births"),
+    path(C + "births/attempts/", births.AttemptsView.as_view(), name="births-attempts"),
+    path(C + "births/attempts/<int:attempt>/sex/", births.SexView.as_view(), name="births-sex"),
+    path(C + "births/roll-all/", births.RollAllView.as_view(), name="births-roll-all"),
+    path(C + "births/finish/", births.BirthsFinishView.as_view(), name="births-finish"),
+    path(C + "survival/", survival.SurvivalView.as_view(), name="survival"),
+    path(C + "survival/rolls/", survival.SurvivalRollsView.as_view(), name="survival-rolls"),
+    path(C + "survival/finish/", survival.SurvivalFinishView.as_view(), name="survival-finish"),
+    path(C + "succession/<str:crown>/", succession.SuccessionView.as_view(), name="succession"),
+    path(C + "succession/<str:crown>/what-if/", succession.WhatIfView.as_view(), name="succession-what-if"),
+    path(C + "succession/<str:crown>/pass-over/", succession.PassOverView.as_view(), name="succession-pass-over"),
     path(C + "marriages/check/", marriages.MarriageCheckView.as_view(), name="marriages-check"),
     path(C + "marriages/arrange/", marriages.ArrangeView.as_view(), name="marriages-arrange"),
     path(C + "marriages/finish/", marriages.MarriagesFinishView.as_view(), name="marriages-finish"),
@@ -48,7 +49,7 @@ urlpatterns: list[URLPattern] = [
     path(C + "marriages/<int:marriage>/cancel/", marriages.CancelView.as_view(), name="marriages-cancel"),
     path(C + "announcements/", marriages.AnnouncementsView.as_view(), name="announcements"),
     path(C + "announcements/publish/", marriages.PublishView.as_view(), name="announcements-publish"),
-    path(C + "undo/", sequence.UndoView.as_view(), name="undo"),
+    path(C + "undo/", undo.UndoView.as_view(), name="undo"),
     path(C + "treasury/transfers/", money.TransferView.as_view(), name="treasury-transfers"),
     path(C + "ledger/<int:posting>/reverse/", money.ReverseView.as_view(), name="ledger-reverse"),
     path(C + "interphase/<int:dynasty>/preview/", money.InterphasePreviewView.as_view(), name="interphase-preview"),

@@ -1,6 +1,7 @@
 from django.urls import URLPattern, URLResolver, path
 
-from pages import agreements, marriages, sequence, titles, treasury, views
+from pages import marriages, sequence, titles, treasury, views
+from pages.contracts import urls as contracts
 
 app_name = "pages"
 
@@ -11,7 +12,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("<slug:slug>/rolls/", views.rolls, name="rolls"),
     *sequence.urlpatterns,
     *marriages.urlpatterns,
-    *agreements.urlpatterns,
+    *contracts.urlpatterns,
     *treasury.urlpatterns,
     *titles.urlpatterns,
 ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.db import transaction
 
-from api.views.sequence import crown_player
+from api.views.sequence.common import crown_player
 from campaign.models import ChronicleEntry, Roll, Step
 from campaign.steps import Chronicle, load_tables, lock_campaign
 from dynasties.models import Character, Crown, CrownEvent, Dynasty, Marriage, PassedOver, Reign, Status

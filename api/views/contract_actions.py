@@ -1,6 +1,6 @@
 """Contract actions: draft with structured clauses, each party signs its side, end (by consent or
 the escape clause), record a breach, rule a BloodLine dispute, hold a parley, settle an unpaid
-payment. The same rules as the pages (``pages/agreements.py``), always through
+payment. The same rules as the pages (``pages/contracts/``), always through
 ``contracts.services`` inside ``api.common.run_action``:
 
 - a contract the caller may not see (``campaign.permissions.visible``) is a 404, never a 403;

@@ -25,7 +25,8 @@ from api.schema import IDEMPOTENCY_KEY
 from api.serializers_actions import ActionView, IdField, Made, MadeSerializer, act, made_data
 from api.views.chronicle import ChronicleOut
 from api.views.families import MarriageOut
-from api.views.sequence import TurnMadeSerializer, require_actor, turn_data
+from api.views.sequence.common import require_actor
+from api.views.sequence.turn import TurnMadeSerializer, turn_data
 from api.views.treasury import PostingOut
 from campaign.models import Campaign, ChronicleEntry, Posting
 from campaign.permissions import require, sees_money, visible

@@ -1,4 +1,4 @@
-"""Issue 8: the contract actions through the API, with the pages' rules (pages/agreements.py).
+"""Issue 8: the contract actions through the API, with the pages' rules (pages/contracts/).
 Drafting with structured clauses (a clause at fault named in ``fields``), each party signing its
 own side, ending by consent or the escape clause, breaches, BloodLine disputes and parleys (the
 GM's), unpaid payments settled; a contract one may not see is a 404 for every action, an action

@@ -1,0 +1,73 @@
+"""The turn: where it stands, what it waits for, the GM's undo plan; the answer of an action that moves the turn."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from api.serializers_actions import (
+    ActionView,
+    ReignsMadeSerializer,
+    TurnSerializer,
+    made_data,
+    step_states,
+)
+from campaign.undo import UndoPlan, undo_plan
+from campaign.models import Campaign, Step
+from campaign.steps import STEP_LABELS, STEP_WAITS
+from dynasties.services.sequence_view import (
+    births_board,
+    survival_board,
+)
+
+# --- the turn ----------------------------------------------------------------------------------
+
+
+def _plan(plan: UndoPlan | None) -> dict[str, Any] | None:
+    if plan is None:
+        return None
+    c = plan.checkpoint
+    return {
+        "year": c.year, "step": c.step, "step_label": plan.step_label, "description": plan.description,
+        "opened_by": c.label, "lost_rolls": plan.lost_rolls, "lost_chronicle": plan.lost_chronicle,
+        "lost_postings": plan.lost_postings,
+    }  # fmt: skip
+
+
+def turn_data(campaign: Campaign, is_gm: bool) -> dict[str, Any]:
+    """Where the turn stands, what it waits for, and (for the GM) what undo would put back."""
+    to_roll: int | None = None
+    if campaign.step == Step.BIRTHS:
+        board = births_board(campaign)
+        to_roll = len(board.waiting) + len(board.pending_sex)
+    elif campaign.step == Step.SURVIVAL:
+        to_roll = len(survival_board(campaign).to_roll)
+    undo = {"step": _plan(undo_plan(campaign)), "turn": _plan(undo_plan(campaign, turn=True))} if is_gm else None
+    return {
+        "year": campaign.current_year, "turn_number": campaign.turn_number, "step": campaign.step,
+        "step_label": STEP_LABELS[campaign.step], "waits": STEP_WAITS.get(campaign.step, ""), "to_roll": to_roll,
+        "steps": step_states(campaign, STEP_WAITS, STEP_LABELS), "undo": undo,
+    }  # fmt: skip
+
+
+class TurnMadeSerializer(ReignsMadeSerializer):
+    turn = TurnSerializer(help_text="The turn after the action.")
+
+    class Meta:
+        ref_name = "TurnResult"
+
+
+class TurnView(ActionView):
+    @extend_schema(responses=TurnSerializer, summary="The turn: year, step, what it waits for, the GM's undo plan")
+    def get(self, request: Request, slug: str) -> Response:
+        v = self.viewer
+        return Response(TurnSerializer(turn_data(v.campaign, v.is_gm)).data)
+
+
+def turn_result(view: ActionView, made: Any, campaign: Campaign) -> Response:
+    campaign.refresh_from_db()
+    data = {**made_data(made), "turn": turn_data(campaign, view.viewer.is_gm)}
+    return Response(TurnMadeSerializer(data, context=view.out_context()).data)

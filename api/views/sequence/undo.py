@@ -1,0 +1,70 @@
+"""The GM's undo of a step or a turn."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from api.common import idempotency_key, require_gm
+from api.schema import IDEMPOTENCY_KEY
+from api.serializers_actions import (
+    ActionView,
+    TurnSerializer,
+)
+from api.views.sequence.turn import turn_data
+from campaign.undo import undo_step, undo_turn
+from campaign.models import Step
+from campaign.steps import STEP_LABELS
+
+# --- undo ----------------------------------------------------------------------------------------
+
+
+class UndoIn(serializers.Serializer):
+    which = serializers.ChoiceField(
+        choices=[("step", "The step"), ("turn", "The turn")],
+        help_text="step: back to the start of the step last worked on; turn: back to the start of its Births.",
+    )
+
+    class Meta:
+        ref_name = "UndoRequest"
+
+
+class UndoneSerializer(serializers.Serializer):
+    year = serializers.IntegerField()
+    step = serializers.ChoiceField(choices=Step.choices)
+    step_label = serializers.CharField()
+    opened_by = serializers.CharField(help_text="The action that had opened that step.")
+
+    class Meta:
+        ref_name = "Undone"
+
+
+class UndoMadeSerializer(serializers.Serializer):
+    restored = UndoneSerializer(help_text="The checkpoint put back (now consumed).")
+    turn = TurnSerializer()
+
+    class Meta:
+        ref_name = "UndoResult"
+
+
+class UndoView(ActionView):
+    @extend_schema(
+        request=UndoIn, responses=UndoMadeSerializer, parameters=[IDEMPOTENCY_KEY],
+        summary="The GM puts back the start of the last step (or turn) played; 409 when there is nothing to undo",
+    )  # fmt: skip
+    def post(self, request: Request, slug: str) -> Response:
+        v = self.viewer
+        require_gm(v.role)
+        data = UndoIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        undo = undo_turn if data.validated_data["which"] == "turn" else undo_step
+        restored = undo(campaign=v.campaign, key=idempotency_key(request), by=request.user, door="api")
+        v.campaign.refresh_from_db()
+        body = {
+            "restored": {"year": restored.year, "step": restored.step, "step_label": STEP_LABELS[restored.step],
+                         "opened_by": restored.label},
+            "turn": turn_data(v.campaign, True),
+        }  # fmt: skip
+        return Response(UndoMadeSerializer(body, context=self.out_context()).data)
