@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from campaign import events
 from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, RuleTable, Step
 from campaign.permissions import line_audience
 from rules import get_ruleset
@@ -51,8 +52,11 @@ def require_step(campaign: Campaign, step: Step) -> None:
 
 
 def set_step(campaign: Campaign, step: Step) -> None:
+    """Finish the campaign's step and open ``step`` (publishes ``events.StepFinished``)."""
+    finished = events.StepFinished(campaign=campaign.pk, year=campaign.current_year, step=campaign.step, next_step=step)
     campaign.step = step
     campaign.save(update_fields=["step"])
+    events.publish(finished, campaign=campaign)
 
 
 def load_tables(campaign: Campaign) -> dict[str, Any]:

@@ -7,7 +7,10 @@ class ContractsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from contracts import subscribers
+
         self.register_models()
+        subscribers.subscribe()  # the dynasties' events that end, start or pay contracts (campaign.events)
 
     def register_models(self) -> None:
         """The contracts' models in the kernel's registry (campaign.registry): a contract and what

@@ -9,7 +9,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Q
 
-from campaign import audit
+from campaign import audit, events
 from campaign.dice import DiceBox
 from campaign.models import Audience, Campaign, ChronicleEntry, Step
 from campaign.permissions import require
@@ -310,6 +310,7 @@ def turn_advance(*, campaign: Campaign | int, to_year: int | None = None, by: Ab
             )
         if to_year > campaign.current_year + 50:
             raise RuleError(f"{to_year} is more than 50 years on; give the next turn's year.", code="invalid_year")
+    from_year = campaign.current_year
     campaign.current_year = to_year if to_year is not None else campaign.current_year + campaign.turn_length
     campaign.step = Step.BIRTHS
     campaign.save(update_fields=["current_year", "step"])
@@ -343,8 +344,7 @@ def turn_advance(*, campaign: Campaign | int, to_year: int | None = None, by: Ab
         audit.bulk_update(Character, retiring, ["status", "retired_year"])
     if widowed:  # a surviving spouse who was regent is now a widow like any other (returns, or retires)
         return_widowed(World(campaign), chronicle, former_regents=widowed)
-    from contracts.services import contracts_turn_advance  # contracts build on these services
-
-    contracts_turn_advance(campaign, chronicle)
+    advanced = events.TurnAdvanced(campaign=campaign.pk, year=year, step=campaign.step, from_year=from_year)
+    events.publish(advanced, campaign=campaign, chronicle=chronicle)  # contracts expire, start and pay
     chronicle.flush()
     return campaign

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from django.db.models import Q
 
-from campaign import audit
+from campaign import audit, events
 from campaign.models import Campaign
 from campaign.steps import Chronicle
 from dynasties.models import BirthAttempt, Character, Marriage, Status
@@ -51,11 +51,9 @@ def character_die(
         ended_year=year, end_cause="betrothal void: death before the wedding",
     )  # fmt: skip
     moves = births_within_lives(campaign, character_ids, chronicle)
-    # contracts end with their marriage, their betrothal or an heirless leader (imported here:
-    # contracts.services builds on the dynasties' services)
-    from contracts.services import contracts_on_deaths
-
-    contracts_on_deaths(campaign, list(character_ids), chronicle)
+    # who listens ends what died with them (contracts: their marriage, betrothal or heirless leader)
+    death = events.Deaths(campaign=campaign.pk, year=year, step=campaign.step, characters=tuple(character_ids), cause=cause)
+    events.publish(death, campaign=campaign, chronicle=chronicle)
     return moves
 
 

@@ -16,7 +16,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Q
 
-from campaign import audit, treasury
+from campaign import audit, events, treasury
 from campaign.models import Campaign, Posting, PostingKind, Step
 from campaign.permissions import couple_houses, readers_text, require
 from campaign.steps import Chronicle, lock_campaign, require_step, set_step
@@ -388,9 +388,10 @@ def _wed_all(campaign: Campaign, matches: Sequence[Marriage], people: dict[int, 
     Posting.objects.bulk_create(postings)
     ControlChange.objects.bulk_create(moves)  # one statement for the weddings' changes of house
     audit.bulk_update(Marriage, list(matches), ["wedding_year", "husband_joins_wife"])
-    from contracts.services import contracts_on_weddings  # contracts build on these services
-
-    contracts_on_weddings(campaign, matches, chronicle)
+    weddings = events.Weddings(
+        campaign=campaign.pk, year=campaign.current_year, step=campaign.step, marriages=tuple(m.pk for m in matches)
+    )
+    events.publish(weddings, campaign=campaign, chronicle=chronicle)  # contracts come into force
     if changed:
         audit.bulk_update(Character, list(changed.values()), ["controlled_by", "prince_piece"])
     unions = [m for m in matches if m.husband_id in reigning and m.wife_id in reigning]
@@ -604,9 +605,10 @@ def marriage_cancel(
     match.save(update_fields=["ended_year", "end_cause"])
     chronicle = Chronicle(campaign)
     chronicle.add("betrothal_end", f"The betrothal of {match} is broken off: {reason.strip()}.", marriage=match.pk)
-    from contracts.services import contracts_on_marriage_end
-
-    contracts_on_marriage_end(campaign, match, chronicle)
+    ended = events.MarriageEnded(
+        campaign=campaign.pk, year=campaign.current_year, step=campaign.step, marriage=match.pk, cause=match.end_cause
+    )
+    events.publish(ended, campaign=campaign, chronicle=chronicle)  # its contracts end with it
     chronicle.flush()
     return match
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from django.db.models import Q
 
-from campaign import treasury
+from campaign import events, treasury
 from campaign.dice import DiceBox
 from campaign.models import Posting, PostingKind
 from campaign.steps import Chronicle
@@ -395,6 +395,11 @@ def _succeed(
             character=regent.pk,
             crown=crown,
         )
+    campaign = world.campaign
+    succession = events.Succession(
+        campaign=campaign.pk, year=year, step=campaign.step, crown=crown, reign=new.pk, heir=heir.pk, late=late.pk
+    )
+    events.publish(succession, campaign=campaign, chronicle=chronicle)
     return new
 
 
