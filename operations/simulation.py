@@ -27,14 +27,14 @@ from typing import TypeVar
 
 from django.db import models
 
-from campaign import interphase, treasury
+from campaign import treasury
 from campaign.models import Campaign, ChronicleEntry, Posting, Roll, Step
 from contracts import services as contract_services
 from contracts.models import Breach, Contract, ContractKind, ContractState, Dispute, Excommunication, Parley
 from dynasties import services
 from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Reign, Status, Title
 from dynasties.selectors import living_children_counts, unmatched_adults
-from dynasties.services import events, pretenders, titles
+from dynasties.services import events, interphase, pretenders, titles
 from dynasties.services.births import CoupleTurn
 from dynasties.services.setup import default_dynasties
 from rules import blood_royale as br

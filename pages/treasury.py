@@ -5,7 +5,7 @@ the Blood Royale Interphase helper form.
 Secrecy (RULES.md E7): the GM sees every exchequer; a player only his own house's; an observer
 none. Another house's exchequer answers 404 (never a hint that it exists or what it holds). Every
 write goes through ``pages.common.run_action`` and the services of ``campaign.treasury`` and
-``campaign.interphase``; each GET runs a fixed number of queries, however long the ledger."""
+``dynasties.services.interphase``; each GET runs a fixed number of queries, however long the ledger."""
 
 from __future__ import annotations
 
@@ -24,7 +24,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
 from django.views.decorators.http import require_http_methods
 
-from campaign.interphase import (
+from campaign.models import Campaign, Posting, PostingKind, Role, Step
+from campaign.permissions import can_view_exchequer
+from campaign.treasury import TREASURY, InsufficientFunds, balance, balances, currency, ledger, posting_reverse, treasury_transfer
+from dynasties.models import Character, Dynasty, Status
+from dynasties.services.interphase import (
     cash_in_open_runs,
     cash_in_preview,
     cash_in_run,
@@ -32,10 +36,6 @@ from campaign.interphase import (
     interphase_preview,
     interphase_run,
 )
-from campaign.models import Campaign, Posting, PostingKind, Role, Step
-from campaign.permissions import can_view_exchequer
-from campaign.treasury import TREASURY, InsufficientFunds, balance, balances, currency, ledger, posting_reverse, treasury_transfer
-from dynasties.models import Character, Dynasty, Status
 from pages.charts import balance_svg, year_end_balances
 from pages.common import ActionFailed, context, member, run_action
 from rules import blood_royale as br

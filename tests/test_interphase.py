@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.interphase import (
+from campaign.models import Campaign, ChronicleEntry, Posting, PostingKind, Step
+from campaign.permissions import can_view, visible
+from campaign.treasury import InsufficientFunds, balance, balances, post, posting_reverse
+from dynasties.models import Character, Dynasty, Title
+from dynasties.services.interphase import (
     CashInAlreadyRun,
     InterphaseAlreadyRun,
     cash_in_open_runs,
@@ -13,10 +17,6 @@ from campaign.interphase import (
     interphase_preview,
     interphase_run,
 )
-from campaign.models import Campaign, ChronicleEntry, Posting, PostingKind, Step
-from campaign.permissions import can_view, visible
-from campaign.treasury import InsufficientFunds, balance, balances, post, posting_reverse
-from dynasties.models import Character, Dynasty, Title
 from rules import interphase as ip
 from rules.errors import NotFound, RuleError, StepOrderError
 from rules.interphase import InterphaseError

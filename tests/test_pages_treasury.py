@@ -599,8 +599,8 @@ def test_other_rulesets_get_a_clear_message(client, gm):
 
 
 def test_the_open_runs_service(interphase, england, france):
-    from campaign.interphase import interphase_open_runs, interphase_run
     from campaign.treasury import posting_reverse
+    from dynasties.services.interphase import interphase_open_runs, interphase_run
 
     assert interphase_open_runs(interphase, england) == []
     run = interphase_run(campaign=interphase, dynasty=england, provinces=4)

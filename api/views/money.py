@@ -4,7 +4,7 @@ the Blood Royale Interphase helper (preview, then run).
 Who acts (as ``pages/treasury.py``): a player pays from his own exchequer only and runs his own
 house's Interphase; the GM pays from any exchequer (and to the Treasury) and alone corrects the
 ledger; an observer never touches money. The writers are ``campaign.treasury`` and
-``campaign.interphase``; every write goes through ``run_action``. Answers show only the
+``dynasties.services.interphase``; every write goes through ``run_action``. Answers show only the
 exchequers the caller may see (the payer's, which is his own or the GM's to see)."""
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from api.schema import IDEMPOTENCY_KEY
 from api.serializers_actions import ActionView, IdField, act
 from api.views.sequence.common import require_actor
 from api.views.treasury import PostingOut
-from campaign.interphase import cash_in_preview, cash_in_run, interphase_preview, interphase_run
 from campaign.models import Campaign, Posting, PostingKind
 from campaign.treasury import InsufficientFunds, balance, currency, posting_reverse, treasury_transfer
 from dynasties.models import Dynasty
+from dynasties.services.interphase import cash_in_preview, cash_in_run, interphase_preview, interphase_run
 from rules import interphase as ip
 from rules.errors import NotFound, RuleError
 

@@ -26,7 +26,6 @@ from campaign.permissions import require
 from campaign.steps import Chronicle, lock_campaign, require_step
 from campaign.treasury import InsufficientFunds, balance, currency, post
 from dynasties.models import Character, Dynasty, Status, Title
-from rules import blood_royale as br
 from rules import interphase as rules
 from rules.errors import NotFound, RuleError, StepOrderError
 
@@ -68,7 +67,7 @@ def _dynasty(campaign: Campaign, value: Dynasty | int) -> Dynasty:
 
 
 def _check_ruleset(campaign: Campaign) -> None:
-    if campaign.ruleset != br.NAME:
+    if not campaign.rules.interphase:
         raise RuleError(
             f"The Interphase helper keeps Blood Royale's taxes and forces; {campaign.name} plays another ruleset.",
             code="wrong_ruleset",
