@@ -11,7 +11,7 @@ from django.http import HttpRequest
 
 from api.models import ApiToken
 from api.services import token_create, tokens_revoke
-from campaign.admin import copy_saved
+from campaign.services import copy_saved
 
 
 class ApiTokenForm(forms.ModelForm):  # type: ignore[type-arg]

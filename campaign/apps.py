@@ -8,10 +8,8 @@ class CampaignConfig(AppConfig):
 
     def ready(self) -> None:
         from campaign import checks  # noqa: F401
-        from campaign.admin_scope import scope_admin
 
         self.register_models()
-        scope_admin()  # the admin's autodiscovery (an earlier app) has registered every model by now
 
     def register_models(self) -> None:
         """The kernel's models in the registry (campaign.registry)."""

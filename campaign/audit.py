@@ -37,6 +37,7 @@ from campaign import registry
 M = TypeVar("M", bound=models.Model)
 
 REASON_LENGTH = 100
+ADMIN_EDIT = "Admin edit"  # the label of a GM's edit saved in the admin (desk.admin.audit)
 """simple-history's ``history_change_reason`` column."""
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import transaction
+from django.db.models import Model
 
 from campaign.models import Campaign, Membership, Role, RuleTable
 from campaign.permissions import require
@@ -144,3 +145,11 @@ def table_restore_defaults(
         table, _created = RuleTable.objects.update_or_create(campaign=campaign, key=key, defaults={"data": defaults[key]})
         restored.append(table)
     return restored
+
+
+def copy_saved(target: Model, saved: Model) -> None:
+    """Make a door's unsaved form instance (the admin's) the row a service wrote, so the admin's log entry,
+    messages and redirect point at it."""
+    for f in type(saved)._meta.concrete_fields:
+        setattr(target, f.attname, getattr(saved, f.attname))
+    target._state.adding = False

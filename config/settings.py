@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "operations",
     "pages",
     "api",
+    "desk",  # the admin of every app (after them all: it scopes what they registered)
 ]
 
 MIDDLEWARE = [

@@ -22,7 +22,7 @@ from django.db.models import OuterRef, Subquery
 from django.utils.text import capfirst
 from simple_history.models import DeletedObject
 
-from campaign.admin_audit import ADMIN_EDIT
+from campaign.audit import ADMIN_EDIT
 from campaign.models import Campaign, Membership, Role
 from campaign.permissions import sees_private_field
 from campaign.steps import STEP_LABELS

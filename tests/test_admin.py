@@ -334,7 +334,7 @@ def test_a_table_that_is_not_json_is_a_form_error(admin_client, world):
 
 
 def test_a_good_table_is_saved_cleaned_by_the_service(admin_client, world, monkeypatch):
-    import campaign.admin as campaign_admin
+    import desk.admin.campaign as campaign_admin
 
     calls = []
     real = campaign_admin.table_update

@@ -12,7 +12,6 @@ from django.db.models import Model, QuerySet
 from django.http import HttpRequest, HttpResponse
 
 from campaign import audit
-from campaign.admin_audit import AuditedAdmin
 from contracts.models import (
     Breach,
     Clause,
@@ -29,6 +28,7 @@ from contracts.models import (
     PaymentStatus,
 )
 from contracts.services import contract_end_by_consent, contract_sign, payment_settle
+from desk.admin.audit import AuditedAdmin
 from rules.errors import RuleError
 
 

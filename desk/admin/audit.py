@@ -15,8 +15,7 @@ from django.http import HttpRequest, HttpResponse
 from simple_history.admin import SimpleHistoryAdmin
 
 from campaign import audit
-
-ADMIN_EDIT = "Admin edit"
+from campaign.audit import ADMIN_EDIT
 
 
 def _campaign(obj: Any) -> Any:

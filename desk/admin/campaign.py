@@ -12,7 +12,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.db.models import Model, QuerySet
+from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html_join
@@ -28,19 +28,11 @@ from campaign.models import (
     RollSubject,
     RuleTable,
 )
-from campaign.services import membership_add, membership_check, table_restore_defaults, table_update
+from campaign.services import copy_saved, membership_add, membership_check, table_restore_defaults, table_update
 from dynasties.services import campaign_create
 from rules import get_ruleset
 from rules.errors import RuleError
 from rules.tables import TABLE_TITLES, VALIDATORS, validate_table
-
-
-def copy_saved(target: Model, saved: Model) -> None:
-    """Make the admin's unsaved form instance the row a service wrote, so the admin's log entry,
-    messages and redirect point at it."""
-    for f in type(saved)._meta.concrete_fields:
-        setattr(target, f.attname, getattr(saved, f.attname))
-    target._state.adding = False
 
 
 class ReadOnlyAdminMixin:

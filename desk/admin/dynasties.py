@@ -16,7 +16,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
-from campaign.admin_audit import AuditedAdmin
+from desk.admin.audit import AuditedAdmin
 from dynasties.models import (
     BirthAttempt,
     Character,
