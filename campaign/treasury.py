@@ -8,7 +8,7 @@ own payments are posted by the services that apply them; gifts and loans go thro
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
@@ -16,8 +16,12 @@ from django.db.models import Q, Sum
 
 from campaign import audit
 from campaign.models import Campaign, Posting, PostingKind
-from dynasties.models import Dynasty
 from rules.errors import NotFound, RuleError
+
+if TYPE_CHECKING:
+    from django.db.models import Model
+
+    from dynasties.models import Dynasty
 
 CURRENCY = {"blood-royale": "Crowns", "eu-bloodline": "ducats", "eu-monarchs": "ducats"}
 TREASURY = "the Treasury"
@@ -32,7 +36,13 @@ def currency(campaign: Campaign) -> str:
 
 
 def _pk(value: Dynasty | int | None) -> int | None:
-    return value.pk if isinstance(value, Dynasty) else value
+    return getattr(value, "pk", value)
+
+
+def _houses() -> type[Model]:
+    """The model of the accounts (the dynasties), as the ledger's own foreign key names it: the
+    kernel's ledger works on dynasty ids and never imports the dynasties."""
+    return Posting._meta.get_field("payer").related_model  # type: ignore[return-value]
 
 
 def balance(campaign: Campaign, dynasty: Dynasty | int | None) -> int:
@@ -117,7 +127,7 @@ def post(
     if check_funds and payer_pk is not None and not campaign.allow_overdraft:
         held = balance(campaign, payer_pk)
         if held < amount:
-            name = Dynasty.objects.get(pk=payer_pk).name
+            name = _houses()._default_manager.get(pk=payer_pk).name  # type: ignore[attr-defined]
             raise InsufficientFunds(
                 f"The house of {name} holds {held} {currency(campaign)} and cannot pay {amount}; the GM may allow "
                 "overdrafts for the campaign."
@@ -140,9 +150,10 @@ def _dynasty(campaign: Campaign, value: Dynasty | int | None, role: str) -> Dyna
     if value is None:
         return None
     pk = _pk(value)
+    houses = _houses()
     try:
-        return Dynasty.objects.get(pk=pk, campaign=campaign)
-    except Dynasty.DoesNotExist:
+        return houses._default_manager.get(pk=pk, campaign=campaign)  # type: ignore[return-value]
+    except houses.DoesNotExist:  # type: ignore[attr-defined]
         raise NotFound(f"There is no dynasty #{pk} in {campaign.name} to be the {role}.") from None
 
 
