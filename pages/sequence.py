@@ -23,10 +23,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, URLPattern, path, reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
-from campaign.undo import AlreadyDone, undo_plan, undo_step, undo_turn
 from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, Role, Step
-from campaign.permissions import couple_houses, may_act_for_any, may_decide_succession, require_couple, visible
+from campaign.permissions import couple_houses, may_act_for_any, require_couple, visible
 from campaign.steps import STEP_LABELS, STEP_WAITS
+from campaign.undo import AlreadyDone, undo_plan, undo_step, undo_turn
 from dynasties.models import BirthAttempt, Character, Marriage
 from dynasties.services.births import births_attempt, births_finish, births_roll_all, births_sex
 from dynasties.services.sequence_view import (
@@ -38,12 +38,12 @@ from dynasties.services.sequence_view import (
     birth_terms,
     births_board,
     dead_regents,
-    successions_due,
+    succession_decisions,
     survival_board,
 )
 from dynasties.services.setup import format_characteristics
-from dynasties.services.succession_choices import pass_over_choices, pass_over_choose, pass_over_clear
-from dynasties.services.survival import SurvivalResult, survival_finish, survival_roll
+from dynasties.services.succession_choices import pass_over_choose
+from dynasties.services.survival import SurvivalResult, survival_close, survival_roll
 from pages.common import ActionFailed, context, may_act_for, member, require_gm, run_action
 from rules import get_ruleset
 from rules.dice import DiceSpec
@@ -425,17 +425,21 @@ def _survival_rows(board: SurvivalBoard, role: str, mine: int | None, failure: F
 
 
 def _successions(campaign: Campaign, role: str, mine: int | None) -> list[dict]:
-    choices = pass_over_choices(campaign)
     out = []
-    for due in successions_due(campaign):
-        player = due.line.player if due.line is not None else None
-        chosen = choices.get(due.crown)
-        names = {e.character.pk: e.character.display_name for e in (due.line.entries if due.line else ())}
-        out.append({
-            "due": due, "line": due.line, "player": player, "chosen": chosen, "chosen_set": set(chosen or []),
-            "may_choose": may_decide_succession(role, mine, player.pk if player is not None else None),
-            "chosen_names": ", ".join(names.get(pk, f"#{pk}") for pk in chosen or []),
-        })  # fmt: skip
+    for d in succession_decisions(campaign, role, mine):
+        names = {e.character.pk: e.character.display_name for e in (d.due.line.entries if d.due.line else ())}
+        chosen_names = ", ".join(names.get(pk, f"#{pk}") for pk in d.chosen or [])
+        out.append(
+            {
+                "due": d.due,
+                "line": d.due.line,
+                "player": d.player,
+                "chosen": d.chosen,
+                "chosen_set": set(d.chosen or []),
+                "may_choose": d.may_choose,
+                "chosen_names": chosen_names,
+            }
+        )
     return out
 
 
@@ -515,13 +519,13 @@ def _survival_post(request: HttpRequest, campaign: Campaign, role: str, mine: in
                 pass_over.setdefault(crown, []).append(_pk(pk))
         entered = form.cleaned_data["entered"]
 
-        def finish(c: Campaign) -> Campaign:
-            done = survival_finish(campaign=c, pass_over=pass_over or None, entered=entered, by=user)
-            pass_over_clear(done)
-            return done
-
-        try:
-            done = run_action(request, campaign, "Finish Survival", finish)
+        try:  # the ticked boxes are the decision (the recorded choices come ticked): none ticked, nobody passed over
+            done = run_action(
+                request,
+                campaign,
+                "Finish Survival",
+                lambda c: survival_close(campaign=c, pass_over=pass_over, entered=entered, by=user),
+            )
         except ActionFailed as exc:
             return Failure("finish", None, _refused(form, exc))
         if done is not None:

@@ -3,6 +3,7 @@
     births_board(campaign)      # each couple: this turn's attempts, the odds, the cost of trying again
     survival_board(campaign)    # each character who rolls: the number needed, the exact odds, the result
     successions_due(campaign)   # the crowns whose monarch died this turn: the line and who may be passed over
+    succession_decisions(campaign, role, dynasty)  # the same, with who decides and what he chose
 
 The odds come from the rules (``chance_at_least``, BloodLine's survival table) and are spelt out by
 :mod:`rules.odds`. Eligibility is the services' own (``birth_couples``,
@@ -17,11 +18,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from campaign.models import STEP_ORDER, Campaign, Roll, Step
+from campaign.permissions import may_decide_succession
 from campaign.steps import load_tables
 from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Reign, Status
 from dynasties.selectors import FROZEN_LINE, birth_couples, frozen_lines
 from dynasties.services import bloodline_sequence as bls
 from dynasties.services.common import World
+from dynasties.services.succession_choices import pass_over_choices
 from dynasties.services.succession_view import SuccessionLine, succession_line
 from dynasties.services.survival import birth_penalties, survival_due
 from rules import blood_royale as br
@@ -388,6 +391,15 @@ class SuccessionDue:
         return [e for e in self.line.entries if e.pass_over is not None and e.pass_over.allowed]
 
 
+def crowns_awaiting_succession(campaign: Campaign) -> list[str]:
+    """The crowns whose reigning monarch has died this turn, by name: Survival's finish passes them on."""
+    return list(
+        Reign.objects.filter(campaign=campaign, end_year__isnull=True, holder__status=Status.DEAD)
+        .order_by("crown")
+        .values_list("crown", flat=True)
+    )
+
+
 def successions_due(campaign: Campaign) -> list[SuccessionDue]:
     """Each crown whose reigning monarch has died this step, with the line at his death (the first
     entry succeeds unless passed over) and who may be passed over at what cost."""
@@ -395,17 +407,35 @@ def successions_due(campaign: Campaign) -> list[SuccessionDue]:
 
     if not has_families(campaign):
         return []
-    crowns = list(
-        Reign.objects.filter(campaign=campaign, end_year__isnull=True, holder__status=Status.DEAD)
-        .order_by("crown")
-        .values_list("crown", flat=True)
-    )
     out = []
-    for crown in crowns:
+    for crown in crowns_awaiting_succession(campaign):
         try:
             out.append(SuccessionDue(crown, succession_line(campaign=campaign, crown=crown, limit=SUCCESSION_LINE_LIMIT)))
         except RuleError as exc:
             out.append(SuccessionDue(crown, None, exc.message))
+    return out
+
+
+@dataclass(frozen=True)
+class SuccessionDecision:
+    """A succession due as one viewer sees it: who decides it, what he chose, whether this viewer may choose."""
+
+    due: SuccessionDue
+    player: Dynasty | None  # the dynasty whose player decides (the crown's, another in a Dynastic Union)
+    chosen: list[int] | None  # the heirs recorded as passed over this year; None: no choice yet
+    may_choose: bool
+
+
+def succession_decisions(campaign: Campaign, role: str, dynasty: int | None) -> list[SuccessionDecision]:
+    """Each succession due (:func:`successions_due`), with who decides it and the choice recorded (both
+    doors show the Survival step's successions through this)."""
+    choices = pass_over_choices(campaign)
+    out = []
+    for due in successions_due(campaign):
+        player = due.line.player if due.line is not None else None
+        out.append(SuccessionDecision(
+            due, player, choices.get(due.crown), may_decide_succession(role, dynasty, player.pk if player is not None else None)
+        ))  # fmt: skip
     return out
 
 

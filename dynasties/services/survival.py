@@ -20,6 +20,7 @@ from dynasties.services.common import World
 from dynasties.services.deaths import character_die
 from dynasties.services.pretenders import queens_accession_rebellions
 from dynasties.services.succession import resolve_successions
+from dynasties.services.succession_choices import pass_over_choices, pass_over_clear
 from dynasties.services.titles import titles_pass_on
 from rules import blood_royale as br
 from rules import bloodline as bl
@@ -252,3 +253,29 @@ def survival_finish(
     chronicle.flush()
     set_step(campaign, Step.MARRIAGES)
     return campaign
+
+
+@dataclass(frozen=True)
+class SurvivalClosed:
+    campaign: Campaign
+    pass_over: dict[str, list[int]]  # the heirs passed over, per crown (no repeats, no empty lists)
+
+
+@transaction.atomic
+def survival_close(
+    *,
+    campaign: Campaign | int,
+    pass_over: Mapping[str, Sequence[int]] | None = None,
+    entered: Sequence[Sequence[int]] | None = None,
+    source: DiceSource | None = None,
+    by: AbstractBaseUser | None = None,
+) -> SurvivalClosed:
+    """The GM's finish of Survival as every door asks for it: the heirs passed over are those given
+    (``{}``: nobody) or, when ``pass_over`` is None, the choices the crowns' players recorded; then
+    :func:`survival_finish`, and the recorded choices are forgotten."""
+    campaign = lock_campaign(campaign)
+    chosen = pass_over_choices(campaign) if pass_over is None else pass_over
+    applied = {crown: list(dict.fromkeys(ids)) for crown, ids in chosen.items() if ids}
+    done = survival_finish(campaign=campaign, source=source, entered=entered, pass_over=applied or None, by=by)
+    pass_over_clear(done)
+    return SurvivalClosed(done, applied)

@@ -31,17 +31,15 @@ from api.views.rolls import RollOut
 from api.views.sequence.common import require_actor, rolls_by_pk
 from api.views.sequence.lines import LineSerializer, line_data
 from api.views.sequence.turn import TurnMadeSerializer, turn_data
-from campaign.models import Campaign, Step
-from campaign.permissions import may_decide_succession
-from dynasties.models import Character, Reign, Status
+from campaign.models import Step
+from dynasties.models import Character
 from dynasties.services.sequence_view import (
     SUCCESSION_LINE_LIMIT,
-    successions_due,
+    crowns_awaiting_succession,
+    succession_decisions,
     survival_board,
 )
-from dynasties.services.succession_choices import pass_over_choices, pass_over_clear
-from dynasties.services.survival import survival_finish, survival_roll
-from rules import get_ruleset
+from dynasties.services.survival import survival_close, survival_roll
 from rules.errors import NotFound, RuleError
 
 
@@ -116,13 +114,11 @@ class SurvivalView(ActionView):
         ]  # fmt: skip
         successions = []
         if v.campaign.step == Step.SURVIVAL:
-            choices = pass_over_choices(v.campaign)
-            for due in successions_due(v.campaign):
-                player = due.line.player.pk if due.line is not None and due.line.player is not None else None
+            for d in succession_decisions(v.campaign, v.role, v.dynasty):
                 successions.append({
-                    "crown": due.crown, "error": due.error, "player": player,
-                    "may_choose": may_decide_succession(v.role, v.dynasty, player),
-                    "chosen": choices.get(due.crown), "line": line_data(context, due.line) if due.line else None,
+                    "crown": d.due.crown, "error": d.due.error, "player": d.player.pk if d.player is not None else None,
+                    "may_choose": d.may_choose, "chosen": d.chosen,
+                    "line": line_data(context, d.due.line) if d.due.line else None,
                 })  # fmt: skip
         data = {
             "year": board.year, "open": v.campaign.step == Step.SURVIVAL, "families": board.families,
@@ -221,7 +217,7 @@ class SurvivalRollsView(ActionView):
             if stray:
                 message = f"Dice were typed for character #{stray[0]}, who is not rolling now: name him in 'characters'."
                 raise RuleError(message, code="not_due", fields={f"faces.{stray[0]}": message})
-        spec = get_ruleset(v.campaign.ruleset).SURVIVAL_DICE
+        spec = v.campaign.rules.survival_dice
         checked = {
             pk: check_faces(spec, faces, field=f"faces.{pk}", purpose="survival roll") or [] for pk, faces in typed.items()
         }
@@ -230,7 +226,6 @@ class SurvivalRollsView(ActionView):
             lambda c: survival_roll(campaign=c, characters=chosen, faces=checked or None, by=request.user),
         )  # fmt: skip
         context = self.out_context()
-        due = Reign.objects.filter(campaign=v.campaign, end_year__isnull=True, holder__status=Status.DEAD)
         body = {
             **made_data(made),
             "results": [
@@ -238,7 +233,7 @@ class SurvivalRollsView(ActionView):
                  "survived": r.survived}
                 for r in results
             ],
-            "successions_due": list(due.order_by("crown").values_list("crown", flat=True)),
+            "successions_due": crowns_awaiting_succession(v.campaign),
         }  # fmt: skip
         return Response(SurvivalRollMadeSerializer(body, context=context).data)
 
@@ -288,16 +283,13 @@ class SurvivalFinishView(ActionView):
         data.is_valid(raise_exception=True)
         wanted = data.validated_data.get("pass_over")
         entered = data.validated_data.get("entered")
-        applied: dict[str, list[int]] = {}
-
-        def finish(c: Campaign) -> Campaign:
-            chosen = pass_over_choices(c) if wanted is None else wanted
-            applied.update({crown: list(dict.fromkeys(ids)) for crown, ids in chosen.items() if ids})
-            done = survival_finish(campaign=c, pass_over=applied or None, entered=entered, by=request.user)
-            pass_over_clear(done)
-            return done
-
-        _, made = act(request, v.campaign, "Finish Survival", finish, dice="entered")
+        closed, made = act(
+            request,
+            v.campaign,
+            "Finish Survival",
+            lambda c: survival_close(campaign=c, pass_over=wanted, entered=entered, by=request.user),
+            dice="entered",
+        )
         v.campaign.refresh_from_db()
-        body = {**made_data(made), "turn": turn_data(v.campaign, v.is_gm), "pass_over": applied}
+        body = {**made_data(made), "turn": turn_data(v.campaign, v.is_gm), "pass_over": closed.pass_over}
         return Response(SurvivalFinishMadeSerializer(body, context=self.out_context()).data)
