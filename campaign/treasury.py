@@ -23,7 +23,6 @@ if TYPE_CHECKING:
 
     from dynasties.models import Dynasty
 
-CURRENCY = {"blood-royale": "Crowns", "eu-bloodline": "ducats", "eu-monarchs": "ducats"}
 TREASURY = "the Treasury"
 
 
@@ -32,7 +31,7 @@ class InsufficientFunds(RuleError):
 
 
 def currency(campaign: Campaign) -> str:
-    return CURRENCY.get(campaign.ruleset, "gold")
+    return campaign.rules.currency
 
 
 def _pk(value: Dynasty | int | None) -> int | None:

@@ -31,7 +31,6 @@ from rules.tables import survival_need
 
 LAST_AGE = 80  # the year track runs to age 80 (A2), or to death
 ADULT_AGE = 15  # no survival roll before 15 (A4, A5)
-BLOODLINE = "eu-bloodline"
 ROWS_PER_COLUMN = {False: 21, True: 21}  # the track folds into columns beyond this many rows
 NOW_MARK = "THIS TURN"
 
@@ -157,7 +156,7 @@ def sheet_context(
         rolls = _survival_rolls([character]).get(character.pk, {})
     if titles is None:
         titles = _titles([character]).get(character.pk, [])
-    bloodline = campaign.ruleset == BLOODLINE
+    bloodline = campaign.rules.effective_ages
     traits = character.characteristics or {}
     father, mother = character.father, character.mother
     table = None if bloodline else tables.get("survival")

@@ -17,6 +17,9 @@ from campaign.services import membership_add
 from dynasties.models import Dynasty, DynastyKind
 from dynasties.services import campaign_create
 from operations.simulation import simulate
+from rules import blood_royale as br
+from rules import bloodline as bl
+from rules import eu_monarchs as eu
 from rules.dice import RandomSource
 from rules.errors import RuleError
 
@@ -65,14 +68,14 @@ def _demo_user(username: str, password: str, *, staff: bool = False) -> Abstract
 
 DEMO_RULESETS = {
     # ruleset: (slug, name, prefix of the logins)
-    "blood-royale": (DEMO_SLUG, DEMO_NAME, ""),
-    "eu-bloodline": ("demo-bloodline", "Demo BloodLine Campaign", "bl-"),
-    "eu-monarchs": ("demo-eu-monarchs", "Demo EU Monarchs Campaign", "eu-"),
+    br.NAME: (DEMO_SLUG, DEMO_NAME, ""),
+    bl.NAME: ("demo-bloodline", "Demo BloodLine Campaign", "bl-"),
+    eu.NAME: ("demo-eu-monarchs", "Demo EU Monarchs Campaign", "eu-"),
 }
 
 
 @transaction.atomic
-def demo_create(*, reset_passwords: bool = False, ruleset: str = "blood-royale") -> DemoResult:
+def demo_create(*, reset_passwords: bool = False, ruleset: str = br.NAME) -> DemoResult:
     """The demo campaign of a ruleset (Blood Royale: slug ``demo``) with a GM login and one login per
     crown (BloodLine's logins start with ``bl-``).
 
@@ -136,7 +139,7 @@ def campaign_start(
     *,
     name: str,
     gm: AbstractBaseUser,
-    ruleset: str = "blood-royale",
+    ruleset: str = br.NAME,
     players: int = 5,
     start_year: int | None = None,
     optional_rules: dict[str, Any] | None = None,

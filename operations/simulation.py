@@ -39,6 +39,8 @@ from dynasties.services.births import CoupleTurn
 from dynasties.services.setup import default_dynasties
 from rules import blood_royale as br
 from rules import bloodline as bl
+from rules import eu_monarchs as eu
+from rules import get_ruleset
 from rules import interphase as ip_rules
 from rules.dice import DiceSource, DiceSpec
 from rules.errors import RuleError
@@ -70,7 +72,7 @@ def play_births(campaign: Campaign, source: DiceSource) -> None:
 def wed_due(campaign: Campaign) -> None:
     """Wed every betrothed couple now of age (BloodLine: at the start of the Diplomacy phase)."""
     year = campaign.current_year
-    bloodline = campaign.ruleset == bl.NAME
+    bloodline = campaign.rules.effective_ages
     due = [
         m.pk
         for m in Marriage.objects.filter(campaign=campaign, ended_year__isnull=True, wedding_year__isnull=True)
@@ -87,7 +89,7 @@ def wed_due(campaign: Campaign) -> None:
 
 def play_marriages(campaign: Campaign) -> None:
     year = campaign.current_year
-    if campaign.ruleset == bl.NAME:  # betrothals now, weddings in the Diplomacy phase
+    if campaign.rules.betrothals:  # betrothals now, weddings in the Diplomacy phase
         _match_adults(campaign, year, wed=False)
         services.marriages_finish(campaign=campaign)
         return
@@ -121,7 +123,7 @@ def _match_adults(campaign: Campaign, year: int, *, wed: bool) -> None:
         if bride is None:
             continue
         women.remove(bride)
-        if campaign.ruleset == bl.NAME:  # a monarch's family asks a dowry and a title: the policy offers them
+        if campaign.rules.betrothals:  # a monarch's family asks a dowry and a title: the policy offers them
             matches.append(services.Match(man.pk, bride.pk, dowry="100 ducats", alliance_title="Count of the Marches"))
         else:
             matches.append(services.Match(man.pk, bride.pk))
@@ -213,7 +215,7 @@ def play_events(campaign: Campaign, source: DiceSource) -> None:
     royals = _royals(campaign)
     if not royals:
         return
-    rolls = campaign.ruleset == br.NAME  # plague and battle rolls are Blood Royale's (A5)
+    rolls = campaign.rules.event_rolls  # plague and battle rolls are Blood Royale's (A5)
     if rolls and _d(source, CHANCE_PLAGUE) == 1:
         _try(lambda: events.survival_event(
             campaign=campaign, reason="plague", characters=[_pick(source, royals).pk], source=source
@@ -253,7 +255,7 @@ def play_pretenders(campaign: Campaign, source: DiceSource) -> None:
 
 def play_titles(campaign: Campaign, source: DiceSource) -> None:
     """Rule G: a house makes its eldest untitled Prince Governor of one of its provinces."""
-    if campaign.ruleset != br.NAME or not campaign.option("governing_provinces"):
+    if not campaign.rules.governing_provinces or not campaign.option("governing_provinces"):
         return
     held = set(Title.objects.filter(campaign=campaign).values_list("holder_id", flat=True))
     for house in _players(campaign):
@@ -354,7 +356,7 @@ def play_stability(campaign: Campaign, source: DiceSource) -> None:
 def play_interphase(campaign: Campaign, source: DiceSource) -> None:
     """Blood Royale's Interphase for every house: taxes at the normal rate (high now and then), two
     armies kept; a province in rebellion now and then, bought off when the house can afford it."""
-    if campaign.ruleset != br.NAME:
+    if not campaign.rules.interphase:
         return
     for house in _players(campaign):
         unrest = _d(source, 6) == 1
@@ -437,7 +439,7 @@ def play_contracts(campaign: Campaign, source: DiceSource, wed: Sequence[int]) -
         if not _try(record) or breach is None:
             continue
         found = breach
-        if campaign.ruleset != bl.NAME and contract.kind == ContractKind.AGREEMENT:
+        if not campaign.rules.majority_disputes and contract.kind == ContractKind.AGREEMENT:
             votes = [
                 {
                     "dynasty": d.pk, "stature": _d(source, 6), "church_cards": 0, "christian": True,
@@ -446,7 +448,7 @@ def play_contracts(campaign: Campaign, source: DiceSource, wed: Sequence[int]) -
                 for d in players
             ]
             _try(lambda b=found, v=votes: contract_services.parley_run(campaign=campaign, breach=b, votes=v))
-        elif campaign.ruleset == bl.NAME:
+        elif campaign.rules.majority_disputes:
             terms = list(contract.clauses.order_by("pk").values_list("pk", flat=True))
             ballots = {d.pk: {t: _d(source, 3) > 1 for t in terms} for d in players if d.pk not in parties}
             _try(lambda b=found, v=ballots: contract_services.dispute_majority(campaign=campaign, breach=b, votes=v))
@@ -516,7 +518,7 @@ def play_pass_overs(campaign: Campaign, source: DiceSource) -> dict[str, list[in
 def simulated_dynasties(ruleset: str, players: int) -> list[services.DynastySpec] | None:
     """The houses of a simulated campaign: the ruleset's default players, and in BloodLine a minor
     house (Savoy) too, so that its offers are played; None: the defaults."""
-    if ruleset != bl.NAME:
+    if not get_ruleset(ruleset).minor_houses:
         return None
     return [*default_dynasties(players, ruleset), services.DynastySpec("Savoia", "Savoy", kind=DynastyKind.MINOR)]
 
@@ -526,18 +528,32 @@ def play_law(campaign: Campaign, source: DiceSource) -> None:
     wed = list(
         Marriage.objects.filter(campaign=campaign, wedding_year=campaign.current_year).order_by("pk").values_list("pk", flat=True)
     )
-    if campaign.ruleset == "eu-monarchs":
-        play_monarchs_law(campaign, source)
-        return
+    LAW_PLAYERS[campaign.ruleset](campaign, source, wed)
+
+
+def _play_blood_royale_law(campaign: Campaign, source: DiceSource, wed: list[int]) -> None:
     play_contracts(campaign, source, wed)
     play_events(campaign, source)
-    if campaign.ruleset == bl.NAME:
-        play_prisoners(campaign, source)
-        play_bloodline_titles(campaign, source)
-        play_stability(campaign, source)
-    else:
-        play_pretenders(campaign, source)
-        play_interphase(campaign, source)
+    play_pretenders(campaign, source)
+    play_interphase(campaign, source)
+
+
+def _play_bloodline_law(campaign: Campaign, source: DiceSource, wed: list[int]) -> None:
+    play_contracts(campaign, source, wed)
+    play_events(campaign, source)
+    play_prisoners(campaign, source)
+    play_bloodline_titles(campaign, source)
+    play_stability(campaign, source)
+
+
+def _play_monarchs_law(campaign: Campaign, source: DiceSource, wed: list[int]) -> None:
+    play_monarchs_law(campaign, source)
+
+
+# Each ruleset's law after the Dynastic Sequence (``play_law``).
+LAW_PLAYERS: dict[str, Callable[[Campaign, DiceSource, list[int]], None]] = {
+    br.NAME: _play_blood_royale_law, bl.NAME: _play_bloodline_law, eu.NAME: _play_monarchs_law,
+}
 
 
 def play_turn(campaign: Campaign, source: DiceSource, *, law: bool = False) -> Campaign:
@@ -547,11 +563,11 @@ def play_turn(campaign: Campaign, source: DiceSource, *, law: bool = False) -> C
     if campaign.step == Step.BIRTHS:
         play_births(campaign, source)
         campaign.refresh_from_db()
-    if campaign.step == Step.SURVIVAL and campaign.ruleset == "eu-monarchs":
+    if campaign.step == Step.SURVIVAL and campaign.rules.monarch_table:
         play_monarchs(campaign, source)
     if campaign.step == Step.SURVIVAL:
         services.survival_roll(campaign=campaign, source=source)
-        chosen = play_pass_overs(campaign, source) if law and campaign.ruleset != "eu-monarchs" else {}
+        chosen = play_pass_overs(campaign, source) if law and campaign.rules.keeps_families else {}
         try:
             services.survival_finish(campaign=campaign, source=source, pass_over=chosen or None)
         except RuleError:
@@ -562,16 +578,16 @@ def play_turn(campaign: Campaign, source: DiceSource, *, law: bool = False) -> C
             services.survival_finish(campaign=campaign, source=source)
         campaign.refresh_from_db()
     if campaign.step == Step.MARRIAGES:
-        if law and campaign.ruleset == bl.NAME:
+        if law and campaign.rules.minor_houses:
             play_minor_offers(campaign, source)
         play_marriages(campaign)
-        if law and campaign.ruleset != bl.NAME:
+        if law and campaign.rules.governing_provinces:
             play_titles(campaign, source)
         campaign.refresh_from_db()
     if campaign.step == Step.ANNOUNCEMENTS:
         services.announcements_make(campaign=campaign, source=source)
         campaign.refresh_from_db()
-    if campaign.ruleset == bl.NAME:
+    if campaign.rules.betrothals:
         wed_due(campaign)
     if law and campaign.step == Step.INTERPHASE:
         play_law(campaign, source)
@@ -669,7 +685,7 @@ LAW: dict[str, tuple[LawPart, ...]] = {
         LawPart("Stability", kinds=("stability",)),
         LawPart("revolts", kinds=("revolt",)),
     ),
-    "eu-monarchs": (
+    eu.NAME: (
         LawPart("monarchs' survival", rolls=("monarch_survival",)),
         LawPart("successions", rolls=("monarch_succession",)),
         LawPart("the Doge", count=lambda c: _crown_rolls(c, "Venice")),

@@ -34,6 +34,7 @@ from dynasties.models import DynastyKind
 from dynasties.services.setup import default_dynasties
 from operations.services import MAX_PREHISTORY_TURNS, CampaignAlreadyCreated, campaign_start
 from rules import RULESET_LABELS, get_ruleset
+from rules import blood_royale as br
 from rules.errors import RuleError
 
 MIN_YEAR, MAX_YEAR = 1000, 1900
@@ -102,7 +103,7 @@ def _names(text: str) -> list[str]:
 
 class CampaignForm(forms.Form):
     name = forms.CharField(max_length=120, label="Name of the campaign", error_messages={"required": "Give the campaign a name."})
-    ruleset = forms.ChoiceField(choices=list(RULESET_LABELS.items()), initial="blood-royale", widget=forms.RadioSelect)
+    ruleset = forms.ChoiceField(choices=list(RULESET_LABELS.items()), initial=br.NAME, widget=forms.RadioSelect)
     players = forms.TypedChoiceField(
         coerce=int, choices=[(n, str(n)) for n in PLAYER_COUNTS], initial=5, label="Player dynasties"
     )
@@ -122,7 +123,7 @@ class CampaignForm(forms.Form):
     setup = forms.ChoiceField(choices=SETUPS, initial="standard", widget=forms.RadioSelect, label="Set-up")
     turns = forms.IntegerField(
         required=False, min_value=1, max_value=MAX_PREHISTORY_TURNS, label="Turns of prehistory",
-        help_text=f"1 to {MAX_PREHISTORY_TURNS} turns of {get_ruleset('blood-royale').TURN_LENGTH} years each "
+        help_text=f"1 to {MAX_PREHISTORY_TURNS} turns of {br.TURN_LENGTH} years each "
         "(a few seconds per 10 turns).",
     )  # fmt: skip
     seed = forms.IntegerField(

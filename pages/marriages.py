@@ -77,7 +77,7 @@ def _free(campaign: Campaign) -> list[Character]:
 
 
 def _wedding_age(campaign: Campaign, c: Character) -> int:
-    return c.effective_age(campaign.current_year) if campaign.ruleset == bl.NAME else c.age(campaign.current_year)
+    return c.effective_age(campaign.current_year) if campaign.rules.effective_ages else c.age(campaign.current_year)
 
 
 def _label(campaign: Campaign, c: Character) -> str:
@@ -127,7 +127,7 @@ class ArrangeForm(forms.Form):
         self.wedding_open = wedding_open
         self.wedding_step = STEP_LABELS[wedding_step(campaign)]
         self.step = STEP_LABELS[campaign.step]
-        if campaign.ruleset != bl.NAME:
+        if not campaign.rules.betrothals:
             del self.fields["dowry"]
             del self.fields["alliance_title"]
 
@@ -249,7 +249,7 @@ def _marriages_page(
             wedding_open=wedding_open,
             wedding_step_label=STEP_LABELS[wedding_step(campaign)],
             at_marriages=campaign.step == Step.MARRIAGES,
-            bloodline=campaign.ruleset == bl.NAME,
+            bloodline=campaign.rules.betrothals,
             acts=acts,
             unit=unit,
             step_label=STEP_LABELS[campaign.step],
@@ -437,10 +437,10 @@ def _announcements_page(
     error: str = "",
     status: int = 200,
 ) -> HttpResponse:
-    bloodline = campaign.ruleset == bl.NAME
+    rules = campaign.rules
     if next_form is None:
         next_form = NextTurnForm(initial={"to_year": campaign.current_year + campaign.turn_length})
-    if not bloodline:
+    if not rules.gm_sets_turn_year:
         next_form.fields.pop("to_year", None)
     years = set(ChronicleEntry.objects.filter(campaign=campaign).order_by().values_list("year", flat=True).distinct())
     years |= {campaign.current_year, year}
@@ -460,11 +460,11 @@ def _announcements_page(
             steps=_by_step(_chronicle(request, campaign, year)),
             may_publish=role == Role.GM and current and campaign.step == Step.ANNOUNCEMENTS,
             may_advance=role == Role.GM and current and campaign.step == Step.INTERPHASE,
-            weddings_now=bloodline and current and campaign.step == wedding_step(campaign),
+            weddings_now=rules.betrothals and current and campaign.step == wedding_step(campaign),
             next_form=next_form,
             next_year=campaign.current_year + campaign.turn_length,
             error=error,
-            bloodline=bloodline,
+            rules=rules,
             step_label=STEP_LABELS[campaign.step],
         ),
         status=status,
@@ -498,7 +498,7 @@ def announcements(request: HttpRequest, slug: str) -> HttpResponse:
         return redirect("pages:announcements", slug=campaign.slug)
     if op == "next":
         form = NextTurnForm(request.POST)
-        if campaign.ruleset != bl.NAME:
+        if not campaign.rules.gm_sets_turn_year:
             form.fields.pop("to_year")
         if not form.is_valid():
             return _announcements_page(request, campaign, role, mine, campaign.current_year, next_form=form, status=400)

@@ -570,7 +570,7 @@ def survival(request: HttpRequest, slug: str) -> HttpResponse:
         campaign, role, mine, board=board, rows=_survival_rows(board, role, mine, failure), is_open=is_open,
         closed=closed, successions=successions, regents=dead_regents(campaign) if is_open else [],
         finish_form=finish_form, failure=failure, made=made, mine_to_roll=mine_to_roll, top=top,
-        step_label=STEP_LABELS[campaign.step], bloodline=campaign.ruleset == "eu-bloodline",
+        step_label=STEP_LABELS[campaign.step], bloodline=campaign.rules.effective_ages,
         announcements_url=_turn_url(campaign, "pages:announcements", "announcements/"),
         marriages_url=_turn_url(campaign, "pages:marriages", "marriages/"),
     ), status=400 if failure else 200)  # fmt: skip

@@ -38,7 +38,6 @@ from dynasties.services.interphase import (
 )
 from pages.charts import balance_svg, year_end_balances
 from pages.common import ActionFailed, context, member, run_action
-from rules import blood_royale as br
 from rules import interphase as ip
 from rules.errors import RuleError
 
@@ -157,7 +156,7 @@ def treasury(request: HttpRequest, slug: str) -> HttpResponse:
             bank=bank,
             bank_out=-bank,
             currency=currency(campaign),
-            interphase=campaign.ruleset == br.NAME,
+            interphase=campaign.rules.interphase,
         ),
     )
 
@@ -238,7 +237,7 @@ def _exchequer_page(
             campaign, role, mine,
             dynasty=dynasty, currency=money, balance=held, chart=chart, series=series, page=page, rows=rows,
             transfer=transfer, correction=correction, failed=failed if inline else None,
-            interphase=campaign.ruleset == br.NAME, own=mine == dynasty.pk,
+            interphase=campaign.rules.interphase, own=mine == dynasty.pk,
             action=request.get_full_path(),
         ),
         status=status,
@@ -568,7 +567,7 @@ def _interphase_page(
     cash_preview: ip.CashInResult | None = None,
     status: int = 200,
 ) -> HttpResponse:
-    supported = campaign.ruleset == br.NAME
+    supported = campaign.rules.interphase
     done = interphase_open_runs(campaign, dynasty) if supported else []
     cashed = cash_in_open_runs(campaign, dynasty) if supported else []
     return render(
@@ -608,7 +607,7 @@ def interphase(request: HttpRequest, slug: str, dynasty_pk: int) -> HttpResponse
     """GET: the form. POST "preview": what a run would post, nothing written. POST "run": post it
     (once: a second submit of the same form, or a second run in the year, posts nothing)."""
     campaign, role, mine, dynasty = _exchequer(request, slug, dynasty_pk)
-    if request.method == "GET" or campaign.ruleset != br.NAME:
+    if request.method == "GET" or not campaign.rules.interphase:
         status = 200 if request.method == "GET" else 400
         return _interphase_page(request, campaign, role, mine, dynasty, status=status)
     money = currency(campaign)

@@ -551,6 +551,6 @@ RULESET = register(
         treasury_pays_matches=TREASURY_PAYS_MATCHES, clean_options=clean_options,
         characteristic_names=characteristic_names, birth_succeeds=birth_succeeds, sex_from_faces=sex_from_faces,
         marriage_problems=marriage_problems,
-        interphase=True, event_rolls=True, pretenders=True, governing_provinces=True, priced_pass_overs=True,
+        interphase=True, event_rolls=True, pretenders=True, governing_provinces=True, prince_pieces=True, priced_pass_overs=True,
     )
 )

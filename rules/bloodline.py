@@ -481,7 +481,8 @@ RULESET = register(
         kings_widows_retire=KINGS_WIDOWS_RETIRE, treasury_pays_matches=TREASURY_PAYS_MATCHES, clean_options=clean_options,
         characteristic_names=characteristic_names, birth_succeeds=birth_succeeds, sex_from_faces=sex_from_faces,
         marriage_problems=marriage_problems,
-        priced_pass_overs=True, effective_ages=True, betrothals=True, married_away=True, unions=True, titles=True,
-        minor_houses=True, gm_sets_turn_year=True, whole_family_moves=True,
+        europa_crowns=True, priced_pass_overs=True, effective_ages=True, stability_track=True, betrothals=True,
+        married_away=True, unions=True, titles=True, minor_houses=True, royal_leaders=True, dynastic_crisis=True,
+        gm_sets_turn_year=True, whole_family_moves=True, majority_disputes=True,
     )
 )

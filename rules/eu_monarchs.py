@@ -1156,6 +1156,6 @@ RULESET = register(
         kings_widows_retire=KINGS_WIDOWS_RETIRE, treasury_pays_matches=TREASURY_PAYS_MATCHES, clean_options=clean_options,
         characteristic_names=characteristic_names, birth_succeeds=birth_succeeds, sex_from_faces=sex_from_faces,
         marriage_problems=marriage_problems,
-        keeps_families=False, monarch_table=True,
+        keeps_families=False, monarch_table=True, europa_crowns=True,
     )
 )

@@ -59,19 +59,27 @@ class Ruleset:
     # --- what the ruleset plays (capabilities) ---
     keeps_families: bool = True  # the houses' families are kept (the EU monarch tables roll monarchs instead)
     monarch_table: bool = False  # monarchs live, reign and are succeeded by the EU 1d10 monarch table
+    europa_crowns: bool = False  # the players' houses are the Europa Universalis crowns
     interphase: bool = False  # Blood Royale's Interphase (taxes, forces, the Treasury's payments) is played here
     event_rolls: bool = False  # plague and battle rolls strike characters (A5)
     pretenders: bool = False  # Pretenders and bastards from the event cards
-    governing_provinces: bool = False  # optional rule G: Princes govern provinces
-    priced_pass_overs: bool = False  # passing an heir over costs Stability or Crowns
-    effective_ages: bool = False  # characters age by effective age (BloodLine)
+    governing_provinces: bool = False  # optional rule G: Princes govern provinces and inherit titles
+    prince_pieces: bool = False  # the Announcements hand out Prince pieces (A8)
+    priced_pass_overs: bool = False  # passing an heir over has a price the succession view shows
+    # BloodLine's family law: effective ages (survival every turn on the 2d10 table, extra birth
+    # attempts age the wife, children's values from their parents', set-up families in adm/dip/mil)
+    effective_ages: bool = False
+    stability_track: bool = False  # pass-overs, minors and unions cost a country Stability and revolts
     betrothals: bool = False  # matches are betrothed with terms (dowry, title) and wed in the Interphase
-    married_away: bool = False  # a child married into another house freezes her line in her birth house
+    married_away: bool = False  # a woman married away and passed over freezes her line
     unions: bool = False  # one monarch may hold two crowns in a union
-    titles: bool = False  # titles are always kept (otherwise only with rule G)
-    minor_houses: bool = False  # minor houses run themselves
+    titles: bool = False  # titles of provinces pass down the holder's line (not only with rule G)
+    minor_houses: bool = False  # minor houses run themselves and make marriage offers
+    royal_leaders: bool = False  # the Announcements name each crown's royal leaders
+    dynastic_crisis: bool = False  # a house holding a throne does not die out: a Dynastic Crisis comes at a succession
     gm_sets_turn_year: bool = False  # the GM gives each next turn's year (otherwise a fixed turn length)
-    whole_family_moves: bool = False  # a new monarch from another house brings all his children
+    whole_family_moves: bool = False  # an heir fetched from another house brings all his children, married or not
+    majority_disputes: bool = False  # a breach of contract is ruled by the other players' majority (no parley)
 
     # The upper-case names are the ruleset modules' own, kept for the callers that read them.
     @property

@@ -33,9 +33,7 @@ from __future__ import annotations
 from contracts.services.breaches import breach_record, dispute_majority
 from contracts.services.common import (
     BINDING,
-    BLOODLINE,
     LIVE,
-    NO_FAMILIES,
     died_heirless,
     excommunicated,
     leader_of,
@@ -56,9 +54,7 @@ from contracts.services.signing import AlreadySigned, NotADraft, NotAParty, cont
 
 __all__ = [
     "BINDING",
-    "BLOODLINE",
     "LIVE",
-    "NO_FAMILIES",
     "AlreadySigned",
     "NotADraft",
     "NotAParty",

@@ -25,7 +25,7 @@ from contracts.models import (
     DisputeVote,
     PaymentStatus,
 )
-from contracts.services.common import BLOODLINE, _contract, _data, _dynasty, _House, _house, _party_ids, _pk
+from contracts.services.common import _contract, _data, _dynasty, _House, _house, _party_ids, _pk
 from contracts.services.in_force import _pay
 from dynasties.models import Dynasty, DynastyKind
 from rules import contracts as rules
@@ -124,7 +124,7 @@ def dispute_majority(
     are enforced (damages are posted), the rest ignored."""
     campaign = lock_campaign(campaign)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
-    if campaign.ruleset != BLOODLINE:
+    if not campaign.rules.majority_disputes:
         raise RuleError(
             "A ruling by a majority of the other players is BloodLine's way of settling disputes (B, Marriage/Betrothal); "
             "in this campaign put a broken binding agreement to a parley.",

@@ -25,8 +25,6 @@ from rules.succession import iter_succession
 
 LIVE = (ContractState.DRAFT, ContractState.SIGNED, ContractState.IN_FORCE)
 BINDING = (ContractState.SIGNED, ContractState.IN_FORCE)
-BLOODLINE = "eu-bloodline"
-NO_FAMILIES = "eu-monarchs"  # rolled monarchs: no families kept, so no heir can be read off the records
 
 
 # helpers ------------------------------------------------------------------------------------------

@@ -21,7 +21,6 @@ from contracts.models import (
 from contracts.services.common import (
     BINDING,
     LIVE,
-    NO_FAMILIES,
     _end,
     _house,
     _houses,
@@ -99,7 +98,7 @@ def contracts_on_deaths(campaign: Campaign, character_ids: Iterable[int], chroni
         Contract.objects.filter(campaign=campaign, kind=ContractKind.AGREEMENT, state__in=BINDING).prefetch_related("parties")
     )
     banned = excommunicated(campaign)
-    if (agreements or banned) and campaign.ruleset != NO_FAMILIES:
+    if (agreements or banned) and campaign.rules.keeps_families:  # rolled monarchs: no heir on the records
         reigns = list(
             Reign.objects.filter(campaign=campaign, holder_id__in=ids).filter(Q(end_year__isnull=True) | Q(end_year=year))
         )

@@ -21,7 +21,7 @@ from contracts.models import (
     ParleyVote,
 )
 from contracts.services.breaches import _breach, _unsettled
-from contracts.services.common import BLOODLINE, _data, _dynasty, _House, _house, _party_ids, _pk, excommunicated, leader_of
+from contracts.services.common import _data, _dynasty, _House, _house, _party_ids, _pk, excommunicated, leader_of
 from dynasties.models import Dynasty, Reign
 from rules import contracts as rules
 from rules.errors import NotFound, RuleError
@@ -157,7 +157,7 @@ def parley_run(
             raise RuleError(
                 f"'{contract.title}' is a {contract.get_kind_display().lower()}, not a binding agreement: only breaking a "
                 "binding agreement is put to a parley (20.3, 20.44)"
-                + ("; in BloodLine the other players rule by majority" if campaign.ruleset == BLOODLINE else "")
+                + ("; in BloodLine the other players rule by majority" if campaign.rules.majority_disputes else "")
                 + ".",
                 code="not_binding",
             )

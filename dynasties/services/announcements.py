@@ -21,8 +21,6 @@ from dynasties.services.claims import claims_review
 from dynasties.services.common import World
 from dynasties.services.setup import starting_family
 from rules import blood_royale as br
-from rules import bloodline as bl
-from rules import get_ruleset
 from rules.dice import DiceSource
 from rules.errors import RuleError
 from rules.names import names_for
@@ -57,9 +55,9 @@ def announcements_make(
     chronicle = Chronicle(campaign)
     return_widowed(world, chronicle)
     _restart_extinct(world, chronicle, source, by)
-    if campaign.ruleset == bl.NAME:
+    if campaign.rules.royal_leaders:
         _royal_leaders(world, chronicle)
-    elif campaign.ruleset == "blood-royale":
+    if campaign.rules.prince_pieces:
         _prince_pieces(world, chronicle)
     if Modifier.objects.filter(campaign=campaign, end_year__isnull=True).exists():
         claims_review(World(campaign), chronicle)
@@ -115,7 +113,7 @@ def return_widowed(
     if dead is not None:
         ended = ended.filter(Q(husband_id__in=list(dead)) | Q(wife_id__in=list(dead)))
     kings_died: set[int] = set()  # whose widows retire: none in BloodLine, where she goes home like any other
-    if get_ruleset(world.campaign.ruleset).KINGS_WIDOWS_RETIRE:
+    if world.campaign.rules.kings_widows_retire:
         kings_died = {
             r.holder_id for r in world.reigns
             if r.holder_id and r.end_year is not None and (r.end_year == year or former_regents is not None)
@@ -189,10 +187,10 @@ def _restart_extinct(world: World, chronicle: Chronicle, source: DiceSource | No
     """A player dynasty with nobody left in play starts anew as at the set-up, keeping its money and
     provinces (A5); it takes a new dynastic name from its country's suggestions."""
 
-    if world.campaign.ruleset == "eu-monarchs":
+    if not world.campaign.rules.keeps_families:
         return  # rolled monarchs, no families: an empty throne waits for its succession roll
     alive_houses = {c.controlled_by_id for c in world.characters.values() if c.status == Status.ALIVE}
-    if world.campaign.ruleset == bl.NAME:
+    if world.campaign.rules.dynastic_crisis:
         alive_houses |= _throne_holders(world)
     tables = None
     for dynasty in list(world.dynasties.values()):
@@ -207,7 +205,7 @@ def _restart_extinct(world: World, chronicle: Chronicle, source: DiceSource | No
         dynasty.save(update_fields=["name"])
         crown_reigns = [r for r in world.open_reigns() if r.crown == dynasty.crown]
         box = DiceBox(world.campaign, source=source, by=by)
-        if world.campaign.ruleset == bl.NAME:
+        if world.campaign.rules.effective_ages:
             king = bls.starting_family(
                 world.campaign, dynasty, box, chronicle, year=world.year, reign=not crown_reigns and bool(dynasty.crown)
             )
@@ -298,7 +296,7 @@ def turn_advance(*, campaign: Campaign | int, to_year: int | None = None, by: Ab
     require(by, campaign, "gm")
     require_step(campaign, Step.INTERPHASE)
     if to_year is not None:
-        if campaign.ruleset != bl.NAME and to_year != campaign.current_year + campaign.turn_length:
+        if not campaign.rules.gm_sets_turn_year and to_year != campaign.current_year + campaign.turn_length:
             raise RuleError(
                 f"A Blood Royale turn is {campaign.turn_length} years: the next turn is "
                 f"{campaign.current_year + campaign.turn_length}, not {to_year}.",

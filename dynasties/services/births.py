@@ -195,7 +195,7 @@ def births_attempt(
     if match.wedding_year is None:
         raise IneligibleCouple(f"{couple} are betrothed, not wed: no birth roll before the wedding.")
     earlier = list(BirthAttempt.objects.filter(marriage=match, year=year).order_by("attempt"))
-    if campaign.ruleset == bl.NAME:
+    if campaign.rules.effective_ages:
         return _bloodline_attempt(campaign, match, earlier, faces, source, by)
     problem = br.couple_problem(
         match.husband.as_person(), match.wife.as_person(), year, len(earlier), aristocratic_parents=is_aristocratic_parents(match)
@@ -258,7 +258,7 @@ def births_sex(
     if born != found.child_birth_year:
         found.child_birth_year = born
         found.save(update_fields=["child_birth_year"])
-    if campaign.ruleset == bl.NAME:
+    if campaign.rules.effective_ages:
         world = World(campaign)
         box = DiceBox(campaign, source=source, by=by)
         baby = bls.child(world, box, match, born, faces, characteristic_faces, given_name)
@@ -319,7 +319,7 @@ def births_roll_all(
     campaign = lock_campaign(campaign)
     require(by, campaign, "gm")
     require_step(campaign, Step.BIRTHS)
-    if campaign.ruleset == bl.NAME:
+    if campaign.rules.effective_ages:
         chronicle = Chronicle(campaign)
         made = bls.roll_all(World(campaign), DiceBox(campaign, source=source, by=by), chronicle, extra)
         chronicle.flush()
@@ -328,7 +328,7 @@ def births_roll_all(
     couples: list[CoupleStatus] = [c for c in birth_couples(campaign) if c.may_attempt and c.attempts_made == 0]
     parents = [pk for c in couples for pk in (c.marriage.husband_id, c.marriage.wife_id)]
     context = BirthContext(campaign, parents)
-    if campaign.ruleset == "eu-monarchs":
+    if not campaign.rules.keeps_families:
         return []  # rolled monarchs have no families: no births to roll
     bands: Any = context.tables["characteristic_bands"]
     box = DiceBox(campaign, source=source, by=by)

@@ -37,12 +37,6 @@ from rules import stability as track
 from rules.dice import DiceSource, DiceSpec
 from rules.errors import NotFound, RuleError
 
-BLOODLINE = bl.NAME
-
-
-def is_bloodline(world: World) -> bool:
-    return world.campaign.ruleset == BLOODLINE
-
 
 def stability(
     world: World, record: Crown, delta: int, reason: str, chronicle: Chronicle, *, cause: str = "",

@@ -60,7 +60,7 @@ def bloodline_title_grant(
     outside that line, eldest first, in order of decreasing land value (RULES.md B, Titles)."""
     campaign = lock_campaign(campaign)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
-    if campaign.ruleset != bl.NAME:
+    if not campaign.rules.titles:
         raise RuleError("These titles are BloodLine's; Blood Royale grants governorships (optional rule G).", code="ruleset")
     world = World(campaign)
     house = world.dynasties.get(giver.pk if isinstance(giver, Dynasty) else giver)
@@ -186,7 +186,7 @@ def _title_of(campaign: Campaign, title: Title | int, *, checked: bool = True) -
 
 
 def _bloodline_title(campaign: Campaign, found: Title) -> None:
-    if campaign.ruleset != bl.NAME or not found.provinces:
+    if not campaign.rules.titles or not found.provinces:
         raise RuleError(f"{found.name} is not a BloodLine title (RULES.md B, Titles).", code="ruleset")
 
 
@@ -474,7 +474,7 @@ class TitleDecision:
 
 def title_decisions(campaign: Campaign) -> list[TitleDecision]:
     """The BloodLine titles whose holder died this turn, and those a Dynastic Crisis this turn opened to claims."""
-    if campaign.ruleset != bl.NAME:
+    if not campaign.rules.titles:
         return []
     world = World(campaign)
     out: list[TitleDecision] = []

@@ -67,7 +67,7 @@ def load_eu_tables(campaign: Campaign) -> dict[str, Any]:
 
 
 def _check_ruleset(campaign: Campaign) -> None:
-    if campaign.ruleset != eu.NAME:
+    if not campaign.rules.monarch_table:
         raise RuleError(
             f"{campaign.name} plays {campaign.get_ruleset_display()}; the EU monarch tables belong to campaigns of the "
             f"{eu.NAME} ruleset.",

@@ -79,7 +79,7 @@ def survival_event(
     at once and any crown left vacant passes (``pass_over`` and ``entered`` as for survival_finish)."""
     campaign = lock_campaign(campaign)
     rolls = br.event_rolls(reason)
-    if rolls and campaign.ruleset != br.NAME:
+    if rolls and not campaign.rules.event_rolls:
         raise RuleError(
             f"Survival rolls for {reason} are Blood Royale's; in this ruleset record the death itself "
             "(reason 'killed' or 'storm').",

@@ -65,7 +65,7 @@ def _only_son_of(world: World, character: Character) -> str | None:
 
 def _event_cards(campaign: Campaign, what: str) -> None:
     """Pretenders and bastards come from Blood Royale's event cards: the EU rulesets have none."""
-    if campaign.ruleset != br.NAME:
+    if not campaign.rules.pretenders:
         raise RuleError(
             f"{what} come from Blood Royale's event cards; a campaign of the {campaign.get_ruleset_display()} "
             "ruleset has none.",

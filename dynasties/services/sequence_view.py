@@ -29,18 +29,16 @@ from dynasties.services.succession_view import SuccessionLine, succession_line
 from dynasties.services.survival import birth_penalties, survival_due
 from rules import blood_royale as br
 from rules import bloodline as bl
-from rules import get_ruleset
 from rules.dice import DiceSpec
 from rules.odds import Odds, at_least, dice_must_show
 
-EU_MONARCHS = "eu-monarchs"
 SUCCESSION_LINE_LIMIT = 8
 """How many heirs the succession decision shows (and may pass over)."""
 
 
 def has_families(campaign: Campaign) -> bool:
     """EU monarch tables roll their monarchs: the sequence has no families to show."""
-    return campaign.ruleset != EU_MONARCHS
+    return campaign.rules.keeps_families
 
 
 # --- Births ---------------------------------------------------------------------------------
@@ -105,15 +103,15 @@ class BirthTerms:
 
 
 def birth_terms(campaign: Campaign) -> BirthTerms:
-    ruleset = get_ruleset(campaign.ruleset)
-    if campaign.ruleset == bl.NAME:
+    ruleset = campaign.rules
+    if ruleset.effective_ages:
         return BirthTerms(
             birth_dice=bl.BIRTH_DICE, sex_dice=bl.SEX_DICE, characteristic_dice=bl.CHARACTERISTIC_DICE,
             characteristic_labels=("ADM", "DIP", "MIL"), child_on=dice_must_show(bl.BIRTH_DICE, bl.BIRTH_MORE_THAN + 1),
             sex_rule="1-5 a boy, 6-10 a girl",
         )  # fmt: skip
     return BirthTerms(
-        birth_dice=ruleset.BIRTH_DICE, sex_dice=br.SEX_DICE, characteristic_dice=br.CHARACTERISTIC_DICE,
+        birth_dice=ruleset.birth_dice, sex_dice=br.SEX_DICE, characteristic_dice=br.CHARACTERISTIC_DICE,
         characteristic_labels=("Strength or Guile", "Constitution", "Charisma"),
         child_on=dice_must_show(br.BIRTH_DICE, br.BIRTH_TARGET), sex_rule="1-3 a boy, 4-6 a girl",
     )  # fmt: skip
@@ -198,7 +196,7 @@ def _wife_survival(due: Any, dice: DiceSpec, extra: int, older: int, table: Any)
 def births_board(campaign: Campaign) -> BirthsBoard:
     """Every wed couple's Births this turn: what it has rolled, whether it may roll (again), the
     odds of a child and, before another attempt, what that attempt would cost the wife."""
-    bloodline = campaign.ruleset == bl.NAME
+    bloodline = campaign.rules.effective_ages
     base = {"year": campaign.current_year, "families": has_families(campaign), "terms": birth_terms(campaign)}
     if not has_families(campaign):
         return BirthsBoard(couples=(), ineligible=(), **base)
@@ -326,7 +324,7 @@ def _bloodline_terms(table: Mapping[str, Any], effective_age: int, modifier: int
 def survival_board(campaign: Campaign) -> SurvivalBoard:
     """Everyone who rolls for survival this turn (still to roll, or rolled - the dead included),
     with the number needed, the exact odds of surviving and the result once rolled."""
-    bloodline = campaign.ruleset == bl.NAME
+    bloodline = campaign.rules.effective_ages
     dice = bl.SURVIVAL_DICE if bloodline else br.SURVIVAL_DICE
     if not has_families(campaign):
         return SurvivalBoard(year=campaign.current_year, families=False, rows=(), dice=dice)

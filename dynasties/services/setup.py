@@ -17,8 +17,6 @@ from campaign.steps import Chronicle
 from dynasties.models import Character, Crown, Dynasty, DynastyKind, Marriage, Origin, Reign
 from dynasties.services import bloodline_sequence
 from rules import blood_royale as br
-from rules import bloodline as bl
-from rules import eu_monarchs as eu
 from rules import get_ruleset
 from rules.dice import DiceSource
 from rules.errors import RuleError
@@ -35,9 +33,10 @@ class DynastySpec:
     kind: str = DynastyKind.PLAYER
 
 
-def default_dynasties(players: int, ruleset: str = "blood-royale") -> list[DynastySpec]:
-    if ruleset in (bl.NAME, eu.NAME):
-        label = "BloodLine" if ruleset == bl.NAME else "EU monarchs"
+def default_dynasties(players: int, ruleset: str = br.NAME) -> list[DynastySpec]:
+    rules = get_ruleset(ruleset)
+    if rules.europa_crowns:
+        label = rules.label
         if not 2 <= players <= len(EU_CROWNS):
             raise RuleError(
                 f"A {label} campaign takes 2 to {len(EU_CROWNS)} players; {players} were asked for.", code="invalid_players"
@@ -68,7 +67,7 @@ def campaign_create(
     *,
     name: str,
     slug: str | None = None,
-    ruleset: str = "blood-royale",
+    ruleset: str = br.NAME,
     players: int = 5,
     dynasties: Sequence[DynastySpec] | None = None,
     start_year: int | None = None,
@@ -87,7 +86,7 @@ def campaign_create(
     if not name.strip():
         raise RuleError("A campaign needs a name.", code="invalid", fields={"name": "required"})
     year = rules.START_YEAR if start_year is None else start_year
-    bloodline = ruleset == bl.NAME
+    bloodline = rules.effective_ages
     specs = list(dynasties) if dynasties is not None else default_dynasties(players, ruleset)
     _check_specs(specs)
     if slug and Campaign.objects.filter(slug=slug).exists():
@@ -125,7 +124,7 @@ def campaign_create(
             Crown.objects.create(campaign=campaign, name=spec.crown, home_dynasty=dynasty, controlled_by=dynasty)
         if bloodline:
             bloodline_sequence.starting_family(campaign, dynasty, box, chronicle, year=year)
-        elif ruleset == eu.NAME:
+        elif not rules.keeps_families:
             pass  # each throne starts vacant: a succession roll (or a named monarch) fills it
         else:
             starting_family(campaign, dynasty, options, box, queue, chronicle, bands)

@@ -428,7 +428,7 @@ def _crown_line(
     world.load([reign.holder_id, *(e.person_id for e in explained.entries), *([regent_id] if regent_id else [])])
     player = world.crown_dynasty(crown)
     rule_c = world.campaign.option("disputed_succession")
-    priced = world.campaign.ruleset in (br.NAME, bl.NAME)
+    priced = world.campaign.rules.priced_pass_overs
     rules = (player, rule_c) if priced else None
     entries = tuple(_entry(world, e, people, year, rules) for e in explained.entries)
     if not priced:
@@ -463,7 +463,7 @@ def _entry(
 def pass_over_view(world: World, character: Character, player: Dynasty | None, rule_c: bool) -> PassOverView:
     """The answer the succession service would give if the GM passed this heir over now, and the
     penalties it would record (mirrors ``services.succession._pass_over``, or BloodLine's price)."""
-    if world.campaign.ruleset == bl.NAME:
+    if world.campaign.rules.stability_track:
         return _bloodline_view(world, character, player)
     try:
         cost = br.pass_over_cost(heir_standing(world, character, player), rule_c=rule_c)

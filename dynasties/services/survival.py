@@ -74,9 +74,9 @@ def survival_due(campaign: Campaign, world: World, tables: Mapping[str, object])
     options = campaign.optional_rules or {}
     reigning = world.reigning()
     penalties = birth_penalties(campaign)
-    if campaign.ruleset == "eu-monarchs":  # a monarch's survival is the 1d10 monarch roll (eu_monarchs services)
+    if campaign.rules.monarch_table:  # a monarch's survival is the 1d10 monarch roll (eu_monarchs services)
         return []
-    if campaign.ruleset == bl.NAME:  # every character, every turn, by effective age
+    if campaign.rules.effective_ages:  # every character, every turn, by effective age
         return [
             SurvivalDue(d.character, d.age, d.column, d.modifier, d.modifier)
             for d in bls.survival_due(world, penalties, tables[bl.SURVIVAL])  # type: ignore[arg-type]
@@ -151,7 +151,7 @@ def survival_roll(
     results: list[SurvivalResult] = []
     dead: list[int] = []
     chronicle = Chronicle(campaign)
-    if campaign.ruleset == bl.NAME:
+    if campaign.rules.effective_ages:
         penalties = birth_penalties(campaign)
         rolled, dead = bls.survival_apply(
             world, box, chronicle,
@@ -247,7 +247,7 @@ def survival_finish(
     if not world.living_only:
         titles_pass_on(world, chronicle)
     queens_accession_rebellions(world, new_reigns, chronicle)
-    if campaign.ruleset == bl_services.BLOODLINE:
+    if campaign.rules.stability_track:
         bl_services.turn_effects(World(campaign), box, chronicle)
     box.flush()
     chronicle.flush()

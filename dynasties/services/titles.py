@@ -16,7 +16,6 @@ from dynasties.models import Character, Dynasty, Modifier, ModifierKind, Origin,
 from dynasties.services.common import World
 from dynasties.services.succession import title as royal_title
 from rules import blood_royale as br
-from rules import bloodline as bl
 from rules.errors import NotFound, RuleError, StepOrderError
 from rules.succession import FamilyIndex, iter_succession, line_of
 
@@ -205,7 +204,7 @@ def titles_pass_on(world: World, chronicle: Chronicle) -> list[TitleHolding]:
         gone = "death" if late.status == Status.DEAD else "retirement"
         royal = {h.holder_id for h in past} | {late.pk}
         barred = world.renounced.get(title.name, set())
-        if world.campaign.ruleset == bl.NAME:  # BloodLine: titles pass down to descendants only
+        if world.campaign.rules.titles:  # BloodLine: titles pass down to descendants only
             heir_id = next(iter(line_of(world.people, late.pk, index=index)), None)
         else:
             heir_id = next(iter(iter_succession(world.people, late.pk, royal=royal, barred=barred, index=index)), None)
@@ -233,7 +232,7 @@ def titles_pass_on(world: World, chronicle: Chronicle) -> list[TitleHolding]:
         title.holder = heir
         title.save(update_fields=["holder"])
         new.append(holding)
-        bonus = "+1 on battle rolls in its lands" if world.campaign.ruleset == bl.NAME else _governor_bonus(world, heir, title)
+        bonus = "+1 on battle rolls in its lands" if world.campaign.rules.titles else _governor_bonus(world, heir, title)
         text = (
             f"On the {gone} of {late.display_name}, {heir.display_name} (aged {heir.age(year)}) inherits {title.name}"
             + (f", and the title leaves {_house(world, old)} for {_house(world, to)}" if old != to else "")
@@ -342,7 +341,7 @@ def _disputable(world: World, current: TitleHolding) -> tuple[Character, Charact
 def title_disputes(campaign: Campaign) -> list[DisputeChoice]:
     """Rule G: the inheritances of this turn the King of each province's country may dispute, with
     whom he may name (for the pages and the API)."""
-    if campaign.ruleset == bl.NAME or not campaign.option(RULE_G):
+    if not campaign.rules.governing_provinces or not campaign.option(RULE_G):
         return []
     world = World(campaign)
     out: list[DisputeChoice] = []

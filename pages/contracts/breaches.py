@@ -80,7 +80,7 @@ def dispute(request: HttpRequest, slug: str, pk: int, breach: int) -> HttpRespon
         "pages/contracts/dispute.html",
         context(
             campaign, role, mine, contract=contract, breach=found, form=form, clauses=clauses, words=words,
-            bloodline=campaign.ruleset == services.BLOODLINE,
+            bloodline=campaign.rules.majority_disputes,
         ),
         status=status,
     )  # fmt: skip

@@ -118,7 +118,7 @@ def detail_page(
     )  # fmt: skip
     is_gm = role == Role.GM
     acts = acts_for_a_party(role, mine, contract)
-    bloodline = campaign.ruleset == services.BLOODLINE
+    bloodline = campaign.rules.majority_disputes
     for b in breaches:
         b.the_dispute = _one(b, "dispute")
         b.the_parley = _one(b, "parley")

@@ -4,7 +4,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from operations.services import DemoResult, demo_create
+from operations.services import DEMO_RULESETS, DemoResult, demo_create
+from rules.blood_royale import NAME as BLOOD_ROYALE
 from rules.errors import RuleError
 
 
@@ -17,8 +18,8 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
             "--ruleset",
-            default="blood-royale",
-            help="blood-royale (slug 'demo'), eu-bloodline ('demo-bloodline') or eu-monarchs ('demo-eu-monarchs').",
+            default=BLOOD_ROYALE,
+            help=", ".join(f"{name} (slug {slug!r})" for name, (slug, _, _) in DEMO_RULESETS.items()) + ".",
         )
         parser.add_argument(
             "--reset-passwords",

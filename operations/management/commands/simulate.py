@@ -10,6 +10,7 @@ from dynasties.models import Character, Status
 from dynasties.services import campaign_create
 from operations.simulation import law_summary, law_table, simulate, simulated_dynasties
 from rules import RULESET_LABELS, get_ruleset
+from rules.blood_royale import NAME as BLOOD_ROYALE
 from rules.dice import RandomSource
 from rules.errors import RuleError
 
@@ -55,7 +56,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.epilog = optional_rules_help()
         parser.add_argument(
-            "--ruleset", default="blood-royale", help=f"The ruleset: {', '.join(RULESET_LABELS)} (default blood-royale)."
+            "--ruleset", default=BLOOD_ROYALE, help=f"The ruleset: {', '.join(RULESET_LABELS)} (default {BLOOD_ROYALE}).",
         )
         parser.add_argument("--players", type=int, default=5, help="How many player dynasties (default 5).")
         parser.add_argument("--turns", type=int, default=10, help="How many turns to play (default 10).")
