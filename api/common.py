@@ -17,12 +17,12 @@ from django.http import Http404
 from rest_framework import viewsets
 from rest_framework.request import Request
 
-from campaign.undo import new_action_key, step_action
 from campaign.models import Campaign, Role
 from campaign.permissions import may_act_for as may_act_for  # the policy's, re-exported for the API views
 from campaign.permissions import require_act_for as require_act_for
 from campaign.permissions import require_gm as require_gm
 from campaign.permissions import role_of, visible
+from campaign.undo import new_action_key, step_action
 from rules.errors import RuleError
 
 T = TypeVar("T")

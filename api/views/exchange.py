@@ -29,8 +29,8 @@ from api.common import CampaignScoped, idempotency_key, require_gm
 from api.parsers import ImportJSONParser
 from api.schema import IDEMPOTENCY_KEY, ErrorSerializer
 from api.views.campaigns import CampaignDetailOut
-from campaign.undo import AlreadyDone, action_key, step_action
 from campaign.models import ActionKey, Role
+from campaign.undo import AlreadyDone, action_key, step_action
 from operations.exchange import FORMAT, campaign_export, campaign_import
 
 

@@ -22,7 +22,7 @@ from rest_framework.response import Response
 from api.common import require_gm
 from api.filters import INT_MAX
 from api.schema import IDEMPOTENCY_KEY
-from api.serializers_actions import ActionView, IdField, Made, MadeSerializer, act, made_data
+from api.views.actions import ActionView, IdField, Made, MadeSerializer, act, made_data
 from api.views.chronicle import ChronicleOut
 from api.views.families import MarriageOut
 from api.views.sequence.common import require_actor

@@ -18,7 +18,7 @@ from rest_framework.response import Response
 
 from api.common import require_act_for, require_gm
 from api.schema import IDEMPOTENCY_KEY
-from api.serializers_actions import ActionView, IdField, act
+from api.views.actions import ActionView, IdField, act
 from api.views.sequence.common import require_actor
 from api.views.treasury import PostingOut
 from campaign.models import Campaign, Posting, PostingKind

@@ -16,7 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api.schema import IDEMPOTENCY_KEY
-from api.serializers_actions import ActionView, IdField, MadeSerializer, act, made_data
+from api.views.actions import ActionView, IdField, MadeSerializer, act, made_data
 from api.views.families import TitleOut
 from campaign.models import Campaign
 from campaign.permissions import require_play

@@ -13,7 +13,7 @@ from api.common import require_gm
 from api.filters import INT_MAX
 from api.schema import IDEMPOTENCY_KEY
 from api.serializers import LinkSerializer, link
-from api.serializers_actions import (
+from api.views.actions import (
     MAX_DICE,
     ActionView,
     CharacterRefSerializer,

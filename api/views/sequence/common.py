@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from api.serializers_actions import rolls_with_subjects
+from api.views.actions import rolls_with_subjects
 from campaign.models import Campaign, Roll
 from campaign.permissions import require_play
 from dynasties.models import Crown, Dynasty, Reign

@@ -6,7 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from api.serializers_actions import (
+from api.views.actions import (
     CharacterRefSerializer,
     ref,
 )

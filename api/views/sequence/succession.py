@@ -10,7 +10,7 @@ from rest_framework.response import Response
 
 from api.filters import INT_MAX
 from api.schema import IDEMPOTENCY_KEY
-from api.serializers_actions import (
+from api.views.actions import (
     ActionView,
     CharacterRefSerializer,
     IdField,

@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from api.common import may_act_for, require_gm
 from api.filters import INT_MAX
 from api.schema import IDEMPOTENCY_KEY
-from api.serializers_actions import (
+from api.views.actions import (
     MAX_DICE,
     ActionView,
     CharacterRefSerializer,

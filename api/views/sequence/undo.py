@@ -9,14 +9,14 @@ from rest_framework.response import Response
 
 from api.common import idempotency_key, require_gm
 from api.schema import IDEMPOTENCY_KEY
-from api.serializers_actions import (
+from api.views.actions import (
     ActionView,
     TurnSerializer,
 )
 from api.views.sequence.turn import turn_data
-from campaign.undo import undo_step, undo_turn
 from campaign.models import Step
 from campaign.steps import STEP_LABELS
+from campaign.undo import undo_step, undo_turn
 
 # --- undo ----------------------------------------------------------------------------------------
 
