@@ -4,9 +4,9 @@ binding agreements freed by a leader's heirless death or mutual consent, fixed t
 payments posted each turn (or kept unpaid), BloodLine's majority ruling, the medieval parley, its
 vote order and tie rules, excommunication and readmission.
 
-The hooks the dynastic services call (``contracts_on_wedding``, ``contracts_on_deaths``,
-``contracts_turn_advance``) are called here by hand after the dynastic service, as the wedding,
-death and turn services do; calling them twice changes nothing."""
+The hooks contracts run on the dynasties' events (``contracts_on_wedding``, ``contracts_on_deaths``,
+``contracts_turn_advance``; contracts/subscribers.py) are also called here by hand after the
+dynastic service that published the event; calling them twice changes nothing."""
 
 from __future__ import annotations
 
