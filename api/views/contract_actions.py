@@ -489,17 +489,9 @@ class ParleyView(ActionView):
         if d["breach"] is not None:
             if not Breach.objects.filter(pk=d["breach"], campaign=v.campaign).exists():
                 raise serializers.ValidationError({"breach": f"There is no breach #{d['breach']} in this campaign."})
-
-            def run(c: Campaign) -> Any:
-                return services.parley_run(
-                    campaign=c, breach=d["breach"], kind=d["kind"], caller=d["caller"], votes=votes, by=request.user
-                )
         elif d["kind"] == ParleyKind.READMISSION:
             if d["caller"] is None:
                 raise serializers.ValidationError({"caller": "Name the excommunicated house asking to be readmitted."})
-
-            def run(c: Campaign) -> Any:
-                return services.readmission_parley(campaign=c, dynasty=d["caller"], votes=votes, by=request.user)
         else:
             if d["kind"] in (None, ParleyKind.BREACH):
                 raise serializers.ValidationError({"kind": "Say the kind of parley, or name the breach it is held on."})
@@ -507,11 +499,12 @@ class ParleyView(ActionView):
                 raise serializers.ValidationError({"caller": "Say which house calls the parley."})
             if not d["subject"].strip():
                 raise serializers.ValidationError({"subject": "Say what the parley decides (the area, the claim ...)."})
+        subject = d["subject"] if d["breach"] is None else ""
 
-            def run(c: Campaign) -> Any:
-                return services.parley_run(
-                    campaign=c, kind=d["kind"], caller=d["caller"], subject=d["subject"], votes=votes, by=request.user
-                )
+        def run(c: Campaign) -> Any:
+            return services.parley_hold(
+                campaign=c, votes=votes, breach=d["breach"], kind=d["kind"], caller=d["caller"], subject=subject, by=request.user
+            )
 
         parley = _act(request, v.campaign, "Parley", run)
         return Response(ParleyOut(parley).data, status=status.HTTP_201_CREATED)

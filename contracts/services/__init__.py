@@ -49,7 +49,7 @@ from contracts.services.consequences import (
 from contracts.services.drafting import contract_draft
 from contracts.services.ending import contract_end_by_consent, contract_escape
 from contracts.services.in_force import payment_settle
-from contracts.services.parleys import parley_run, readmission_parley
+from contracts.services.parleys import parley_hold, parley_run, readmission_parley
 from contracts.services.signing import AlreadySigned, NotADraft, NotAParty, contract_sign, contract_sign_party, signatures
 
 __all__ = [
@@ -73,6 +73,7 @@ __all__ = [
     "dispute_majority",
     "excommunicated",
     "leader_of",
+    "parley_hold",
     "parley_run",
     "payment_settle",
     "readmission_parley",

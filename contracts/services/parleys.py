@@ -308,3 +308,25 @@ def readmission_parley(
     parley.save(update_fields=["outcome"])
     chronicle.flush()
     return parley
+
+
+def parley_hold(
+    *,
+    campaign: Campaign | int,
+    votes: Sequence[Mapping[str, Any]],
+    breach: Breach | int | None = None,
+    kind: str | None = None,
+    caller: Dynasty | int | None = None,
+    subject: str = "",
+    by: AbstractBaseUser | None = None,
+) -> Parley:
+    """A parley as the doors ask for one: on a breach (:func:`parley_run`), a readmission (``kind``
+    readmission, ``caller`` the excommunicated house: :func:`readmission_parley`), or any other kind
+    called by ``caller`` on ``subject`` (:func:`parley_run`)."""
+    if breach is None and kind == ParleyKind.READMISSION:
+        if caller is None:
+            raise RuleError(
+                "Name the excommunicated house asking to be readmitted.", code="invalid", fields={"caller": "required"}
+            )
+        return readmission_parley(campaign=campaign, dynasty=caller, votes=votes, by=by)
+    return parley_run(campaign=campaign, votes=votes, breach=breach, kind=kind, caller=caller, subject=subject, by=by)

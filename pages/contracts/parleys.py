@@ -15,7 +15,6 @@ from contracts.models import (
     Contract,
     Excommunication,
     Parley,
-    ParleyKind,
 )
 from dynasties.models import Dynasty, DynastyKind
 from pages.common import context, member, require_gm
@@ -50,12 +49,14 @@ def parley(request: HttpRequest, slug: str) -> HttpResponse:
             data, votes = form.cleaned_data, form.votes()
 
             def run(c: Campaign) -> Parley:
-                if found is not None:
-                    return services.parley_run(campaign=c, breach=found.pk, votes=votes, by=request.user)
-                if data["kind"] == ParleyKind.READMISSION:
-                    return services.readmission_parley(campaign=c, dynasty=data["caller"], votes=votes, by=request.user)
-                return services.parley_run(
-                    campaign=c, kind=data["kind"], caller=data["caller"], subject=data["subject"], votes=votes, by=request.user
+                return services.parley_hold(
+                    campaign=c,
+                    votes=votes,
+                    breach=found.pk if found is not None else None,
+                    kind=data.get("kind"),
+                    caller=data.get("caller"),
+                    subject=data.get("subject") or "",
+                    by=request.user,
                 )
 
             done = attempt(request, campaign, "Parley", run, form)
