@@ -31,14 +31,7 @@ the dynastic services call them inside theirs, with their chronicle.
 from __future__ import annotations
 
 from contracts.services.breaches import breach_record, dispute_majority
-from contracts.services.common import (
-    BINDING,
-    LIVE,
-    died_heirless,
-    excommunicated,
-    leader_of,
-    unpaid_payments,
-)
+from contracts.services.common import BINDING, LIVE, died_heirless, excommunicated, leader_of, unpaid_payments
 from contracts.services.consequences import (
     contracts_on_deaths,
     contracts_on_marriage_end,

@@ -10,14 +10,7 @@ from django.db.models import Q
 
 from campaign.models import Campaign
 from campaign.steps import Chronicle
-from contracts.models import (
-    Contract,
-    ContractPayment,
-    ContractState,
-    EndKind,
-    Excommunication,
-    PaymentStatus,
-)
+from contracts.models import Contract, ContractPayment, ContractState, EndKind, Excommunication, PaymentStatus
 from dynasties.models import Dynasty, Reign
 from dynasties.services.common import World
 from rules.errors import NotFound, RuleError

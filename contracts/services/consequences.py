@@ -9,15 +9,7 @@ from django.db.models import Count, Q
 
 from campaign.models import Campaign, PostingKind
 from campaign.steps import Chronicle
-from contracts.models import (
-    ClauseKind,
-    Contract,
-    ContractKind,
-    ContractPayment,
-    ContractState,
-    EndKind,
-    Excommunication,
-)
+from contracts.models import ClauseKind, Contract, ContractKind, ContractPayment, ContractState, EndKind, Excommunication
 from contracts.services.common import (
     BINDING,
     LIVE,

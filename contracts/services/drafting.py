@@ -13,12 +13,7 @@ from campaign import audit
 from campaign.models import Campaign
 from campaign.permissions import require
 from campaign.steps import Chronicle, lock_campaign
-from contracts.models import (
-    Clause,
-    ClauseKind,
-    Contract,
-    ContractKind,
-)
+from contracts.models import Clause, ClauseKind, Contract, ContractKind
 from contracts.services.common import _data, _house, _houses, _pk
 from dynasties.models import Character, Crown, Dynasty, Marriage, Reign, Renunciation, Status
 from rules import contracts as rules

@@ -8,13 +8,7 @@ from django.db import transaction
 from campaign.models import Campaign
 from campaign.permissions import require
 from campaign.steps import Chronicle, lock_campaign
-from contracts.models import (
-    ClauseKind,
-    Contract,
-    ContractKind,
-    ContractState,
-    EndKind,
-)
+from contracts.models import ClauseKind, Contract, ContractKind, ContractState, EndKind
 from contracts.services.common import BINDING, _contract, _dynasty, _end, _House, _house, _party_ids
 from dynasties.models import Dynasty
 from rules.errors import RuleError

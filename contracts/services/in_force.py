@@ -13,15 +13,7 @@ from campaign import treasury
 from campaign.models import Campaign, PostingKind
 from campaign.permissions import consequence, readers_text, require
 from campaign.steps import Chronicle, lock_campaign
-from contracts.models import (
-    Breach,
-    Clause,
-    ClauseKind,
-    Contract,
-    ContractPayment,
-    ContractState,
-    PaymentStatus,
-)
+from contracts.models import Breach, Clause, ClauseKind, Contract, ContractPayment, ContractState, PaymentStatus
 from contracts.services.common import _data, _House, _house, _party_ids, _pk
 from dynasties.models import Character, Dynasty, Reign, Renunciation, Status
 from dynasties.services.claims import claim_renounce

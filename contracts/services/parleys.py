@@ -12,14 +12,7 @@ from django.db import transaction
 from campaign.models import Campaign
 from campaign.permissions import require
 from campaign.steps import Chronicle, lock_campaign
-from contracts.models import (
-    Breach,
-    ContractKind,
-    Excommunication,
-    Parley,
-    ParleyKind,
-    ParleyVote,
-)
+from contracts.models import Breach, ContractKind, Excommunication, Parley, ParleyKind, ParleyVote
 from contracts.services.breaches import _breach, _unsettled
 from contracts.services.common import _data, _dynasty, _House, _house, _party_ids, _pk, excommunicated, leader_of
 from dynasties.models import Dynasty, Reign

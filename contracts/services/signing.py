@@ -12,14 +12,7 @@ from campaign import audit
 from campaign.models import Campaign
 from campaign.permissions import require
 from campaign.steps import Chronicle, lock_campaign
-from contracts.models import (
-    Clause,
-    ClauseKind,
-    Contract,
-    ContractKind,
-    ContractSignature,
-    ContractState,
-)
+from contracts.models import Clause, ClauseKind, Contract, ContractKind, ContractSignature, ContractState
 from contracts.services.common import BINDING, _contract, _data, _dynasty, _House, _house, _houses, _party_ids
 from contracts.services.drafting import _check_marriage, _check_marriage_terms, _check_renunciation
 from contracts.services.in_force import _come_into_force, _write_match_terms

@@ -11,10 +11,7 @@ from django.shortcuts import redirect
 
 from campaign.models import Campaign
 from campaign.permissions import may_act_for_any, require_party, visible
-from contracts.models import (
-    Breach,
-    Contract,
-)
+from contracts.models import Breach, Contract
 from pages.common import ActionFailed, run_action
 
 # who sees, who acts ----------------------------------------------------------------------------

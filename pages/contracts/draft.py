@@ -15,10 +15,7 @@ from django.views.decorators.http import require_http_methods
 from campaign.models import Campaign, Role
 from campaign.permissions import require_play
 from contracts import services
-from contracts.models import (
-    ClauseKind,
-    ContractKind,
-)
+from contracts.models import ClauseKind, ContractKind
 from dynasties.models import Marriage
 from pages.common import ActionFailed, context, member, run_action
 from pages.contracts.forms import CLAUSE_FIELDS, Choices, ClauseForm, ContractForm

@@ -9,13 +9,7 @@ from django import forms
 
 from campaign.models import Campaign, Role
 from campaign.treasury import currency
-from contracts.models import (
-    Clause,
-    ClauseKind,
-    ContractKind,
-    ParleyKind,
-    VoteChoice,
-)
+from contracts.models import Clause, ClauseKind, ContractKind, ParleyKind, VoteChoice
 from dynasties.models import Character, Crown, Dynasty, Marriage, Status
 from rules import contracts as rules
 from rules.errors import RuleError

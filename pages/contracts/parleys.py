@@ -10,12 +10,7 @@ from django.views.decorators.http import require_http_methods
 
 from campaign.models import Campaign
 from contracts import services
-from contracts.models import (
-    Breach,
-    Contract,
-    Excommunication,
-    Parley,
-)
+from contracts.models import Breach, Contract, Excommunication, Parley
 from dynasties.models import Dynasty, DynastyKind
 from pages.common import context, member, require_gm
 from pages.contracts.common import attempt, back_to, breach_of, visible_contract

@@ -8,11 +8,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.views.decorators.http import require_POST
 
 from contracts import services
-from contracts.models import (
-    Contract,
-    ContractKind,
-    ContractState,
-)
+from contracts.models import Contract, ContractKind, ContractState
 from pages.common import ActionFailed, member, require_act_for, require_gm, run_action
 from pages.contracts.common import attempt, back_to, visible_contract
 from pages.contracts.detail import detail_page

@@ -33,18 +33,10 @@ from api.views.rolls import RollOut
 from api.views.sequence.common import require_actor, rolls_by_pk
 from api.views.sequence.turn import TurnMadeSerializer, turn_result
 from campaign.models import Campaign, Roll, Step
-from campaign.permissions import (
-    couple_houses,
-    may_act_for_any,
-    require_couple,
-)
+from campaign.permissions import couple_houses, may_act_for_any, require_couple
 from dynasties.models import BirthAttempt, Character, Marriage
 from dynasties.services.births import births_attempt, births_finish, births_roll_all, births_sex
-from dynasties.services.sequence_view import (
-    CoupleRow,
-    birth_terms,
-    births_board,
-)
+from dynasties.services.sequence_view import CoupleRow, birth_terms, births_board
 from rules.errors import InvalidDice, NotFound
 
 # --- Births ------------------------------------------------------------------------------------

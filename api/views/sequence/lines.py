@@ -6,10 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from api.views.actions import (
-    CharacterRefSerializer,
-    ref,
-)
+from api.views.actions import CharacterRefSerializer, ref
 from dynasties.services.succession_view import SuccessionEntry, SuccessionLine
 
 LINE_LIMIT = 10

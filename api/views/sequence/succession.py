@@ -10,13 +10,7 @@ from rest_framework.response import Response
 
 from api.filters import INT_MAX
 from api.schema import IDEMPOTENCY_KEY
-from api.views.actions import (
-    ActionView,
-    CharacterRefSerializer,
-    IdField,
-    act,
-    ref,
-)
+from api.views.actions import ActionView, CharacterRefSerializer, IdField, act, ref
 from api.views.sequence.common import crown_player, require_actor, require_crown
 from api.views.sequence.lines import LINE_LIMIT, LINE_LIMIT_MAX, LineSerializer, line_data
 from campaign.permissions import require_crown_player

@@ -8,20 +8,11 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api.views.actions import (
-    ActionView,
-    ReignsMadeSerializer,
-    TurnSerializer,
-    made_data,
-    step_states,
-)
+from api.views.actions import ActionView, ReignsMadeSerializer, TurnSerializer, made_data, step_states
 from campaign.models import Campaign, Step
 from campaign.steps import STEP_LABELS, STEP_WAITS
 from campaign.undo import UndoPlan, undo_plan
-from dynasties.services.sequence_view import (
-    births_board,
-    survival_board,
-)
+from dynasties.services.sequence_view import births_board, survival_board
 
 # --- the turn ----------------------------------------------------------------------------------
 

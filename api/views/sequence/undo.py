@@ -9,10 +9,7 @@ from rest_framework.response import Response
 
 from api.common import idempotency_key, require_gm
 from api.schema import IDEMPOTENCY_KEY
-from api.views.actions import (
-    ActionView,
-    TurnSerializer,
-)
+from api.views.actions import ActionView, TurnSerializer
 from api.views.sequence.turn import turn_data
 from campaign.models import Step
 from campaign.steps import STEP_LABELS
