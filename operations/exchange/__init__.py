@@ -2,14 +2,13 @@
 
 The format is declared once, in ``spec.py``: a section per model, a field per key, with its kind,
 bounds, references, the version it appeared in and the default an older document takes. It drives
-the export (``export.py``) and the documentation's table (``doc.py``); the import is still the
-hand-written one in ``legacy.py``.
+the export (``export.py``), the import's reading and checking (``read.py``, with the special
+cases in ``checks.py``) and writing (``write.py``), and the documentation's table (``doc.py``).
 Export -> import -> export gives the same document apart from the campaign slug. Documents of
 the previous formats, ``regnal/2`` and ``regnal/1``, are still read.
 """
 
 from operations.exchange.export import campaign_export
-from operations.exchange.legacy import campaign_import
 from operations.exchange.spec import (
     CAMPAIGN_FIELDS_LATER,
     FIELDS_LATER,
@@ -22,6 +21,7 @@ from operations.exchange.spec import (
     SECTIONS_V2,
 )
 from operations.exchange.values import MAX_DEPTH, MAX_DOCUMENT_BYTES, MAX_TEXT, parse_document
+from operations.exchange.write import campaign_import
 from rules.errors import InvalidImport
 
 __all__ = [
