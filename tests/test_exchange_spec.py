@@ -4,13 +4,14 @@ documentation it generates, and every campaign-scoped model accounted for."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from campaign import registry
 from campaign.models import Campaign
 from dynasties.services import campaign_create
-from operations.exchange import campaign_export, campaign_import, doc
+from operations.exchange import campaign_export, campaign_import, doc, special
 from operations.exchange.spec import CAMPAIGN, CHRONICLE, ELSEWHERE, NOT_EXPORTED, SPEC, Section
 from operations.simulation import simulate
 from rules.dice import RandomSource
@@ -72,3 +73,11 @@ def test_every_campaign_scoped_model_has_a_section_or_a_reason():
     assert set(ELSEWHERE) | set(NOT_EXPORTED) <= set(scoped)
     assert all(reason.strip() for reason in NOT_EXPORTED.values())
     assert not set(paths) & (set(ELSEWHERE) | set(NOT_EXPORTED))
+
+
+def test_the_documentation_names_every_reference_key_of_the_free_form_objects():
+    """The keys of a chronicle entry's data and of a clause's params that hold export ids are named
+    in docs/export-format.md, as the spec's special cases declare them."""
+    named = set(re.findall(r"`(\w+)`", doc.DOC.read_text(encoding="utf-8")))
+    keys = {*special.CHRONICLE_REFS, *special.CHRONICLE_LIST_REFS, *special.CLAUSE_REFS}
+    assert keys <= named, f"not documented: {sorted(keys - named)}"
