@@ -180,11 +180,14 @@ def treasury_transfer(
     if not reason.strip():
         raise RuleError("Say what the payment is for.", code="invalid", fields={"reason": "required"})
     source, target = _dynasty(campaign, payer, "payer"), _dynasty(campaign, payee, "payee")
-    if source is None:  # the Treasury pays only by the GM's hand
+    if source is None or target is None:  # the Treasury pays and is paid only by the GM's hand
         require(by, campaign, "gm")
-    else:
+    if source is not None:
         require(by, campaign, "house", dynasty=source.pk, what="a house gives only its own money")
-    posting = post(campaign, payer=source, payee=target, amount=amount, kind=kind, reason=reason, check_funds=True, by=by)
+    try:
+        posting = post(campaign, payer=source, payee=target, amount=amount, kind=kind, reason=reason, check_funds=True, by=by)
+    except InsufficientFunds as exc:  # the amount is what to change: say so next to it, through every door
+        raise InsufficientFunds(exc.message, fields={"amount": "insufficient_funds"}) from exc
     assert posting is not None
     chronicle = Chronicle(campaign)
     chronicle.add(

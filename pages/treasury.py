@@ -26,7 +26,7 @@ from django.views.decorators.http import require_http_methods
 
 from campaign.models import Campaign, Posting, PostingKind, Role, Step
 from campaign.permissions import can_view_exchequer
-from campaign.treasury import TREASURY, InsufficientFunds, balance, balances, currency, ledger, posting_reverse, treasury_transfer
+from campaign.treasury import TREASURY, balance, balances, currency, ledger, posting_reverse, treasury_transfer
 from dynasties.models import Character, Dynasty, Status
 from dynasties.services.interphase import (
     cash_in_open_runs,
@@ -277,13 +277,10 @@ def _transfer(request: HttpRequest, campaign: Campaign, role: str, mine: int | N
     label = f"{data['amount']} from {dynasty.name}"
 
     def action(locked: Campaign) -> Posting:
-        try:
-            return treasury_transfer(
-                campaign=locked, payer=dynasty.pk, payee=payee, amount=data["amount"], reason=data["reason"],
-                kind=data["kind"], by=request.user,
-            )  # fmt: skip
-        except InsufficientFunds as exc:  # the amount is what to change: say so next to it
-            raise InsufficientFunds(exc.message, fields={"amount": "insufficient_funds"}) from exc
+        return treasury_transfer(
+            campaign=locked, payer=dynasty.pk, payee=payee, amount=data["amount"], reason=data["reason"],
+            kind=data["kind"], by=request.user,
+        )  # fmt: skip
 
     try:
         posting = run_action(request, campaign, f"Payment: {label}", action)

@@ -133,6 +133,26 @@ def test_gifts_loans_overdrafts_and_corrections(campaign, gm):
     assert treasury.currency(campaign) == "Crowns"
 
 
+@pytest.mark.django_db
+def test_the_service_asks_the_policy_who_pays_and_who_pays_the_treasury(campaign, gm, alice, bob):
+    """Whatever the door (page, API, shell): a player pays from his own exchequer only, to another house
+    only (the Treasury is paid by the GM's hand); too little money is said next to the amount."""
+    from campaign.permissions import Forbidden
+
+    england, france = house(campaign, "England"), house(campaign, "France")
+    treasury.post(campaign, payer=None, payee=england, amount=40, kind="tax", reason="taxes")
+    with pytest.raises(Forbidden):
+        treasury_transfer(campaign=campaign, payer=england, payee=None, amount=5, reason="a tithe", by=alice)
+    with pytest.raises(Forbidden):
+        treasury_transfer(campaign=campaign, payer=england, payee=france, amount=5, reason="not his", by=bob)
+    with pytest.raises(InsufficientFunds) as refused:
+        treasury_transfer(campaign=campaign, payer=england, payee=france, amount=41, reason="too much", by=alice)
+    assert refused.value.fields == {"amount": "insufficient_funds"}
+    treasury_transfer(campaign=campaign, payer=england, payee=None, amount=5, reason="a fine", by=gm)
+    treasury_transfer(campaign=campaign, payer=england, payee=france, amount=5, reason="a gift", by=alice)
+    assert (treasury.balance(campaign, england), treasury.balance(campaign, france)) == (30, 5)
+
+
 @pytest.mark.django_db(transaction=False)
 @settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5), st.integers(-200, 200)), max_size=25))
