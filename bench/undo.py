@@ -36,8 +36,8 @@ def main() -> None:
     django.setup()
     from django.core.management import call_command
 
-    from campaign.undo import checkpoint_take, new_action_key, undo_step
     from campaign.models import Campaign, Checkpoint, Roll
+    from campaign.undo import checkpoint_take, new_action_key, undo_step
     from dynasties.models import Character
     from dynasties.services import campaign_create
     from operations.simulation import simulate

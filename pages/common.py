@@ -13,13 +13,13 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest
 
-from campaign.undo import KEY_MAX, AlreadyDone, action_key, step_action
 from campaign.models import ActionKey, Campaign, Role
 from campaign.permissions import Forbidden, role_of
 from campaign.permissions import may_act_for as may_act_for  # the policy's, re-exported for the pages
 from campaign.permissions import require_act_for as require_act_for
 from campaign.permissions import require_gm as require_gm
 from campaign.services import validation_message
+from campaign.undo import KEY_MAX, AlreadyDone, action_key, step_action
 from rules.errors import RuleError
 
 T = TypeVar("T")

@@ -10,8 +10,8 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from campaign.undo import new_action_key, undo_step, undo_turn
 from campaign.models import Campaign
+from campaign.undo import new_action_key, undo_step, undo_turn
 from rules.errors import RuleError
 
 
