@@ -43,6 +43,7 @@ from dynasties.services.marriages import (
 from pages.common import ActionFailed, already_done, context, member, require_gm, run_action
 from rules import blood_royale as br
 from rules import bloodline as bl
+from rules.families import HUSBAND, TERMS, WIFE, problem_about
 
 STEP_LABELS = dict(Step.choices)
 
@@ -158,11 +159,10 @@ def _place(form: forms.Form, problems: list[str]) -> None:
     """Each problem next to the field it is about: the groom's, the bride's, the terms; the pair's
     own problems (the same dynastic name ...) at the top of the form."""
     for problem in problems:
-        if problem.startswith("The husband"):
-            form.add_error("husband", problem)
-        elif problem.startswith("The wife") or "is the widow of a King" in problem:
-            form.add_error("wife", problem)
-        elif "dowry" in problem and "dowry" in form.fields:
+        about = problem_about(problem)
+        if about in (HUSBAND, WIFE):
+            form.add_error(about, problem)
+        elif about == TERMS and "dowry" in form.fields:
             form.add_error("dowry", problem)
         else:
             form.add_error(None, problem)

@@ -399,12 +399,13 @@ def marriage_problems(
     if wedding:
         for role, person in (("husband", husband), ("wife", wife)):
             if person.effective_age(year) < WEDDING_EFFECTIVE_AGE:
-                problems.append(
+                problems.append(families.Problem(
                     f"The {role}'s effective age is {person.effective_age(year)}; a wedding needs 15 "
-                    "(a betrothal may be arranged at any age; BloodLine, Marriage)."
-                )
+                    "(a betrothal may be arranged at any age; BloodLine, Marriage).",
+                    role,
+                ))
             if person.prisoner:
-                problems.append(f"The {role} is a prisoner and cannot be wed until released.")
+                problems.append(families.Problem(f"The {role} is a prisoner and cannot be wed until released.", role))
     return problems
 
 

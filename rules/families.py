@@ -9,6 +9,23 @@ from rules.people import FEMALE, MALE, Person
 
 ADULT_AGE = 15  # a wedding needs both to be 15 (A6)
 BIRTH_TARGET = 7  # 2d6 of 7 or more is a child (A4)
+HUSBAND, WIFE, TERMS = "husband", "wife", "terms"
+
+
+class Problem(str):
+    """Why a match is refused, saying whom it is about (``HUSBAND``, ``WIFE``, ``TERMS``, or "" for
+    the pair), so that a form puts it by its field without reading the text."""
+
+    about: str
+
+    def __new__(cls, text: str, about: str = "") -> Problem:
+        problem = super().__new__(cls, text)
+        problem.about = about
+        return problem
+
+
+def problem_about(problem: str) -> str:
+    return problem.about if isinstance(problem, Problem) else ""
 
 
 def birth_succeeds(faces: Sequence[int]) -> bool:
@@ -37,9 +54,9 @@ def marriage_problems(
     """
     problems: list[str] = []
     if husband.sex != MALE:
-        problems.append("The husband must be a man.")
+        problems.append(Problem("The husband must be a man.", HUSBAND))
     if wife.sex != FEMALE:
-        problems.append("The wife must be a woman.")
+        problems.append(Problem("The wife must be a woman.", WIFE))
     if husband.id == wife.id:
         problems.append("A character cannot marry himself.")
     if husband.dynastic_name and husband.dynastic_name == wife.dynastic_name:
@@ -52,21 +69,22 @@ def marriage_problems(
         ("wife", wife, wife_taken, wife_never_marries),
     ):
         if not person.alive:
-            problems.append(f"The {role} is dead and cannot marry (Survival, A5).")
+            problems.append(Problem(f"The {role} is dead and cannot marry (Survival, A5).", role))
         elif person.retired:
-            problems.append(
-                f"The {role} is retired from the game and may not marry (a King's widow never remarries; Survival, A5)."
-            )
+            problems.append(Problem(
+                f"The {role} is retired from the game and may not marry (a King's widow never remarries; Survival, A5).", role
+            ))
         if never:
-            problems.append(f"The {role} was created only to act as regent and never marries (Succession, A7).")
+            problems.append(Problem(f"The {role} was created only to act as regent and never marries (Succession, A7).", role))
         if taken:
-            problems.append(f"The {role} is already married or betrothed (Marriage, A6).")
+            problems.append(Problem(f"The {role} is already married or betrothed (Marriage, A6).", role))
         if wedding:
             if person.age(year) < ADULT_AGE:
-                problems.append(
+                problems.append(Problem(
                     f"The {role} is {person.age(year)}; a wedding needs both to be {ADULT_AGE} or older "
-                    "(a betrothal may be arranged earlier; Marriage, A6)."
-                )
+                    "(a betrothal may be arranged earlier; Marriage, A6).",
+                    role,
+                ))
             if person.prisoner:
-                problems.append(f"The {role} is a prisoner and cannot be wed until released (Marriage, A6).")
+                problems.append(Problem(f"The {role} is a prisoner and cannot be wed until released (Marriage, A6).", role))
     return problems

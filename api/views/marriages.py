@@ -45,19 +45,14 @@ from dynasties.services.marriages import (
     wedding_step,
 )
 from rules.errors import IllegalMarriage, NotFound
+from rules.families import HUSBAND, TERMS, WIFE, problem_about
 
 # --- who sees and does what ------------------------------------------------------------------
 
 
 def field_of(problem: str) -> str:
     """Which input a legality problem is about (the groom's, the bride's, the terms, or the pair)."""
-    if problem.startswith("The husband"):
-        return "husband"
-    if problem.startswith("The wife") or "is the widow of a King" in problem:
-        return "wife"
-    if "dowry" in problem:
-        return "dowry"
-    return "non_field"
+    return {HUSBAND: "husband", WIFE: "wife", TERMS: "dowry"}.get(problem_about(problem), "non_field")
 
 
 def problem_fields(problems: list[str]) -> dict[str, str]:

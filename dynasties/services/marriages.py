@@ -28,6 +28,7 @@ from dynasties.services.succession import crowns_join
 from rules import blood_royale as br
 from rules import bloodline as bl
 from rules.errors import IllegalMarriage, NotFound, RuleError
+from rules.families import TERMS, WIFE, Problem
 
 
 @dataclass(frozen=True)
@@ -62,9 +63,10 @@ def _terms_problem(match: Marriage | Match) -> str | None:
     good_dowry = dowry == f"{bl.DOWRY_DUCATS} ducats" or (dowry.startswith("province:") and dowry[9:].strip() != "")
     if good_dowry and match.alliance_title.strip():
         return None
-    return (
+    return Problem(
         "A match of a monarch or of a monarch's child needs a title for the giving dynasty and a dowry of 100 ducats "
-        "or a province: record them (dowry '100 ducats' or 'province: <name>', and the title) (BloodLine, Marriage)."
+        "or a province: record them (dowry '100 ducats' or 'province: <name>', and the title) (BloodLine, Marriage).",
+        TERMS,
     )
 
 
@@ -114,10 +116,11 @@ def _problems(
     if {groom.pk, bride.pk} & set(frozen or ()):
         problems.append(FROZEN_LINE)
     if bride.pk in widows:
-        problems.append(
+        problems.append(Problem(
             f"{bride.display_name} is the widow of a King who died this turn; she retires at the Announcements "
-            "and never remarries (Survival, A5)."
-        )
+            "and never remarries (Survival, A5).",
+            WIFE,
+        ))
     return problems
 
 
