@@ -10,7 +10,7 @@ import pytest
 from rules import RULESET_LABELS, get_ruleset, rulesets
 
 ROOT = Path(__file__).resolve().parent.parent
-SCANNED = ("campaign", "dynasties", "contracts", "operations", "pages", "api")
+SCANNED = ("campaign", "dynasties", "contracts", "operations", "pages", "api", "desk", "templates")
 NAMES = "|".join(re.escape(name) for name in RULESET_LABELS)
 NAME_STRING = re.compile(rf"""["']({NAMES})["']""")
 COMPARISON = re.compile(
