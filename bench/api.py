@@ -58,10 +58,19 @@ def build(people: int, seed: int = 7):  # type: ignore[no-untyped-def]
 
     def person(name: str, sex: str, year: int, house: Dynasty, father: Character | None, mother: Character | None) -> Character:
         return Character(
-            campaign=campaign, given_name=name, sex=sex, birth_year=year, father=father, mother=mother,
-            dynastic_name=house.name, birth_dynasty=house, controlled_by=house, status="dead" if year < 1340 else "alive",
-            death_year=year + 45 if year < 1340 else None, characteristics={"strength": rng.randint(-3, 3), "constitution": 0},
-        )  # fmt: skip
+            campaign=campaign,
+            given_name=name,
+            sex=sex,
+            birth_year=year,
+            father=father,
+            mother=mother,
+            dynastic_name=house.name,
+            birth_dynasty=house,
+            controlled_by=house,
+            status="dead" if year < 1340 else "alive",
+            death_year=year + 45 if year < 1340 else None,
+            characteristics={"strength": rng.randint(-3, 3), "constitution": 0},
+        )
 
     generation = Character.objects.bulk_create(
         [person(f"Founder{i}", sex, 1000, house, None, None) for i, house in enumerate(houses) for sex in "MF"]

@@ -54,8 +54,10 @@ def main() -> None:
                 examples.setdefault(rule_of(v), [])
                 if len(examples[rule_of(v)]) < args.show:
                     examples[rule_of(v)].append(f"{rule}: {v.split(': ', 1)[1]}")
-        print(f"{ruleset}: {args.seeds} seeds x {args.turns} turns, all optional rules on"
-              f"{', the whole law played' if args.law else ''} ({time.perf_counter() - start:.0f} s)")
+        print(
+            f"{ruleset}: {args.seeds} seeds x {args.turns} turns, all optional rules on"
+            f"{', the whole law played' if args.law else ''} ({time.perf_counter() - start:.0f} s)"
+        )
         for rule in ASSERTED[ruleset]:
             print(f"  {rule:<22} {counts[rule]:>6}  asserted")
             failed = failed or counts[rule] > 0

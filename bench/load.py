@@ -60,9 +60,13 @@ def parse_args() -> argparse.Namespace:
         "--threads", type=int, default=4, help="threads per worker (default 4, gthread: keeps connections alive; 1: sync workers)"
     )
     parser.add_argument(
-        "--think", type=float, nargs=2, default=[0.5, 2.0], metavar=("MIN", "MAX"),
+        "--think",
+        type=float,
+        nargs=2,
+        default=[0.5, 2.0],
+        metavar=("MIN", "MAX"),
         help="seconds between two clicks of one person (default 0.5 2.0; 0 0: as fast as answered)",
-    )  # fmt: skip
+    )
     parser.add_argument("--prehistory", type=int, default=20, help="turns played before the run (default 20)")
     args = parser.parse_args()
     if not 1 <= args.players <= 49:
@@ -120,18 +124,40 @@ def build(prehistory: int) -> dict[str, Any]:
     campaign.refresh_from_db()
     connections.close_all()
     return {
-        "slug": campaign.slug, "seats": seats, "gm": [gm.get_username(), gm_password, key], "people": people,
-        "year": campaign.current_year, "turn": campaign.turn_number,
-    }  # fmt: skip
+        "slug": campaign.slug,
+        "seats": seats,
+        "gm": [gm.get_username(), gm_password, key],
+        "people": people,
+        "year": campaign.current_year,
+        "turn": campaign.turn_number,
+    }
 
 
 def certificate(folder: Path) -> tuple[Path, Path]:
     cert, key = folder / "cert.pem", folder / "key.pem"
     subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", f"/CN={HOST}",
-         "-addext", f"subjectAltName=IP:{HOST}", "-keyout", str(key), "-out", str(cert)],
-        check=True, capture_output=True, timeout=60,
-    )  # fmt: skip
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            f"/CN={HOST}",
+            "-addext",
+            f"subjectAltName=IP:{HOST}",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
     return cert, key
 
 
@@ -209,9 +235,10 @@ def server_errors(access_log: Path, error_log: Path) -> tuple[int, int, list[str
             total += 1
             errors += found.group(1).startswith("5")
     bad = [
-        line for line in error_log.read_text(errors="replace").splitlines()
+        line
+        for line in error_log.read_text(errors="replace").splitlines()
         if "Traceback" in line or "[ERROR]" in line or "[CRITICAL]" in line
-    ]  # fmt: skip
+    ]
     return total, errors, bad
 
 
@@ -221,11 +248,13 @@ def final_state(slug: str) -> dict[str, Any]:
 
     campaign = Campaign.objects.get(slug=slug)
     return {
-        "year": campaign.current_year, "turn": campaign.turn_number, "step": campaign.step,
+        "year": campaign.current_year,
+        "turn": campaign.turn_number,
+        "step": campaign.step,
         "people": Character.objects.filter(campaign=campaign).count(),
         "rolls": Roll.objects.filter(campaign=campaign).count(),
         "postings": Posting.objects.filter(campaign=campaign).count(),
-    }  # fmt: skip
+    }
 
 
 def main() -> int:
@@ -255,18 +284,41 @@ def main() -> int:
         }
         subprocess.run(
             [str(BIN / "python"), "manage.py", "collectstatic", "--no-input", "-v", "0"],
-            cwd=ROOT, env=env, check=True, timeout=300,
-        )  # fmt: skip
+            cwd=ROOT,
+            env=env,
+            check=True,
+            timeout=300,
+        )
         cert, key = certificate(work)
         port = free_port()
         base = f"https://{HOST}:{port}"
         access_log, error_log = work / "access.log", work / "error.log"
         server = subprocess.Popen(
-            [str(BIN / "gunicorn"), "config.wsgi:application", "--bind", f"{HOST}:{port}", "--workers",
-             str(args.workers), "--threads", str(args.threads), "--no-control-socket", "--certfile", str(cert),
-             "--keyfile", str(key), "--timeout", "60", "--access-logfile", str(access_log), "--error-logfile", str(error_log)],
-            cwd=ROOT, env=env, start_new_session=True,
-        )  # fmt: skip
+            [
+                str(BIN / "gunicorn"),
+                "config.wsgi:application",
+                "--bind",
+                f"{HOST}:{port}",
+                "--workers",
+                str(args.workers),
+                "--threads",
+                str(args.threads),
+                "--no-control-socket",
+                "--certfile",
+                str(cert),
+                "--keyfile",
+                str(key),
+                "--timeout",
+                "60",
+                "--access-logfile",
+                str(access_log),
+                "--error-logfile",
+                str(error_log),
+            ],
+            cwd=ROOT,
+            env=env,
+            start_new_session=True,
+        )
         try:
             wait_until_up(f"{base}/login/", server, time.monotonic() + 60)
         except SystemExit:
@@ -279,21 +331,47 @@ def main() -> int:
         users = args.players + 1
         locust_env = {
             **env,
-            "LOAD_SLUG": data["slug"], "LOAD_SEATS": json.dumps(data["seats"]), "LOAD_GM": json.dumps(data["gm"]),
-            "LOAD_PLAYERS": str(args.players), "LOAD_THINK": json.dumps(args.think),
+            "LOAD_SLUG": data["slug"],
+            "LOAD_SEATS": json.dumps(data["seats"]),
+            "LOAD_GM": json.dumps(data["gm"]),
+            "LOAD_PLAYERS": str(args.players),
+            "LOAD_THINK": json.dumps(args.think),
             "LOAD_SAMPLES": str(work / "samples.json"),
-        }  # fmt: skip
+        }
         print(
             f"locust: {args.players} players and 1 GM for {args.duration} s, "
             f"{args.think[0]:g}-{args.think[1]:g} s between clicks."
         )
         run = subprocess.run(
-            [str(BIN / "locust"), "-f", str(ROOT / "bench" / "locustfile.py"), "--headless", "--host", base,
-             "--users", str(users), "--spawn-rate", str(users), "--run-time", f"{args.duration}s",
-             "--stop-timeout", "10", "--csv", str(prefix), "--only-summary", "--loglevel", "WARNING",
-             "--exit-code-on-error", "0"],
-            cwd=ROOT, env=locust_env, timeout=args.duration + 120, capture_output=True, text=True,
-        )  # fmt: skip
+            [
+                str(BIN / "locust"),
+                "-f",
+                str(ROOT / "bench" / "locustfile.py"),
+                "--headless",
+                "--host",
+                base,
+                "--users",
+                str(users),
+                "--spawn-rate",
+                str(users),
+                "--run-time",
+                f"{args.duration}s",
+                "--stop-timeout",
+                "10",
+                "--csv",
+                str(prefix),
+                "--only-summary",
+                "--loglevel",
+                "WARNING",
+                "--exit-code-on-error",
+                "0",
+            ],
+            cwd=ROOT,
+            env=locust_env,
+            timeout=args.duration + 120,
+            capture_output=True,
+            text=True,
+        )
         if run.returncode != 0 or not (work / "samples.json").exists():
             print(run.stdout[-3000:], run.stderr[-3000:], sep="\n", file=sys.stderr)
             raise SystemExit(f"locust failed (exit {run.returncode}).")

@@ -51,10 +51,14 @@ def main() -> int:
         for seed in range(1, args.seeds + 1):
             source = RandomSource(seed)
             campaign = campaign_create(
-                name=f"{ruleset} {seed}", slug=f"{ruleset}-{seed}", ruleset=ruleset, players=5,
+                name=f"{ruleset} {seed}",
+                slug=f"{ruleset}-{seed}",
+                ruleset=ruleset,
+                players=5,
                 dynasties=simulated_dynasties(ruleset, 5),
-                optional_rules={name: True for name in get_ruleset(ruleset).OPTIONAL_RULES}, source=source,
-            )  # fmt: skip
+                optional_rules={name: True for name in get_ruleset(ruleset).OPTIONAL_RULES},
+                source=source,
+            )
             played = 0
             try:
                 while played < args.turns:

@@ -50,15 +50,31 @@ def build_tree(size: int, seed: int, year: int) -> list[dict[str, Any]]:
                 break
             p = rows[parent]
             spouse = len(rows)
-            rows.append({"id": spouse, "sex": "F" if p["sex"] == "M" else "M", "born": p["born"] + rng.randint(-5, 5),
-                         "father": None, "mother": None, "blood": False})  # fmt: skip
+            rows.append(
+                {
+                    "id": spouse,
+                    "sex": "F" if p["sex"] == "M" else "M",
+                    "born": p["born"] + rng.randint(-5, 5),
+                    "father": None,
+                    "mother": None,
+                    "blood": False,
+                }
+            )
             father, mother = (parent, spouse) if p["sex"] == "M" else (spouse, parent)
             for k in range(rng.choice((0, 1, 2, 2, 3, 3, 4, 5))):
                 if len(rows) >= size:
                     break
                 kid = len(rows)
-                rows.append({"id": kid, "sex": rng.choice("MF"), "born": p["born"] + GENERATION + 2 * k,
-                             "father": father, "mother": mother, "blood": True})  # fmt: skip
+                rows.append(
+                    {
+                        "id": kid,
+                        "sex": rng.choice("MF"),
+                        "born": p["born"] + GENERATION + 2 * k,
+                        "father": father,
+                        "mother": mother,
+                        "blood": True,
+                    }
+                )
                 new.append(kid)
         generation = new
     shift = year - 5 - max(r["born"] for r in rows)
@@ -108,8 +124,10 @@ def main() -> None:
         # the monarch: the eldest living man of the blood with children; his blood forebears reigned
         alive = {r["id"] for r in rows if r["born"] >= year - ALIVE_SPAN}
         parents = {r["father"] for r in rows} | {r["mother"] for r in rows}
-        monarch = min((r for r in rows if r["blood"] and r["sex"] == "M" and r["id"] in alive and r["id"] in parents),
-                      key=lambda r: (r["born"], r["id"]))  # fmt: skip
+        monarch = min(
+            (r for r in rows if r["blood"] and r["sex"] == "M" and r["id"] in alive and r["id"] in parents),
+            key=lambda r: (r["born"], r["id"]),
+        )
         chain = [monarch["id"]]
         while chain[-1] != 0:
             r = rows[chain[-1]]
@@ -122,14 +140,24 @@ def main() -> None:
         for r in rows:
             dead = r["id"] not in alive and r["id"] != monarch["id"]
             death = deaths.get(r["id"], min(r["born"] + 50, year - 1)) if dead else None
-            characters.append(Character(
-                id=base + r["id"], campaign=campaign, given_name=f"{'Hal' if r['sex'] == 'M' else 'Bess'}{r['id']}",
-                sex=r["sex"], birth_year=r["born"], father_id=None if r["father"] is None else base + r["father"],
-                mother_id=None if r["mother"] is None else base + r["mother"],
-                dynastic_name=HOUSE if r["blood"] else "Outsider", birth_dynasty=house if r["blood"] else None,
-                controlled_by=house, characteristics={}, origin=Origin.CREATED,
-                status=Status.DEAD if dead else Status.ALIVE, death_year=death,
-            ))  # fmt: skip
+            characters.append(
+                Character(
+                    id=base + r["id"],
+                    campaign=campaign,
+                    given_name=f"{'Hal' if r['sex'] == 'M' else 'Bess'}{r['id']}",
+                    sex=r["sex"],
+                    birth_year=r["born"],
+                    father_id=None if r["father"] is None else base + r["father"],
+                    mother_id=None if r["mother"] is None else base + r["mother"],
+                    dynastic_name=HOUSE if r["blood"] else "Outsider",
+                    birth_dynasty=house if r["blood"] else None,
+                    controlled_by=house,
+                    characteristics={},
+                    origin=Origin.CREATED,
+                    status=Status.DEAD if dead else Status.ALIVE,
+                    death_year=death,
+                )
+            )
         Character.objects.bulk_create(characters, batch_size=500)
         Reign.objects.bulk_create(
             Reign(campaign=campaign, crown=CROWN, holder_id=base + pid, start_year=starts[pid], end_year=deaths.get(pid))
@@ -171,8 +199,10 @@ def main() -> None:
 
     blood = sum(1 for r in rows if r["blood"])
     total = Character.objects.filter(campaign=campaign).count()
-    print(f"succession view: {len(rows)} characters in the house of {HOUSE} ({blood} of the blood, "
-          f"{len(alive)} alive), {total} in the campaign; {len(chain)} reigns; median of {args.runs} runs")  # fmt: skip
+    print(
+        f"succession view: {len(rows)} characters in the house of {HOUSE} ({blood} of the blood, "
+        f"{len(alive)} alive), {total} in the campaign; {len(chain)} reigns; median of {args.runs} runs"
+    )
     print(f"line: {line.total} heirs in all; heir: {line.entries[0].reason}")  # type: ignore[attr-defined]
     print(f"  tenth: {line.entries[-1].reason}")  # type: ignore[attr-defined]
     print(f"what-if the King dies: {' '.join(dies.notes)}")  # type: ignore[attr-defined]

@@ -122,7 +122,8 @@ class Roll(models.Model):
         null=True, blank=True, help_text="BloodLine: the effective age the roll was read at (its subject's)."
     )
     values_used = models.JSONField(
-        default=dict, blank=True,
+        default=dict,
+        blank=True,
         help_text="EU monarchs: the monarch's values as used this turn (after crisis halving and minority penalty).",
     )
     entered_by = models.ForeignKey(

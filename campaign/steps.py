@@ -43,12 +43,8 @@ def require_step(campaign: Campaign, step: Step) -> None:
     current = STEP_LABELS[campaign.step]
     wanted = STEP_LABELS[step]
     if STEP_ORDER.index(Step(campaign.step)) > STEP_ORDER.index(step):
-        raise StepOrderError(
-            f"The {wanted} step of {campaign.current_year} is already done; the campaign is at {current}."
-        )
-    raise StepOrderError(
-        f"The {wanted} step is not open yet: {campaign.current_year} is at {current}; finish {current} first."
-    )
+        raise StepOrderError(f"The {wanted} step of {campaign.current_year} is already done; the campaign is at {current}.")
+    raise StepOrderError(f"The {wanted} step is not open yet: {campaign.current_year} is at {current}; finish {current} first.")
 
 
 def set_step(campaign: Campaign, step: Step) -> None:
@@ -77,8 +73,14 @@ class Chronicle:
     entries: list[ChronicleEntry] = field(default_factory=list)
 
     def add(
-        self, kind: str, text: str, *, step: str | None = None, year: int | None = None,
-        readers: Iterable[int | None] | None = None, **data: Any,
+        self,
+        kind: str,
+        text: str,
+        *,
+        step: str | None = None,
+        year: int | None = None,
+        readers: Iterable[int | None] | None = None,
+        **data: Any,
     ) -> None:
         """A line of ``kind``; ``readers`` (house ids) makes it private to those houses and the GM,
         and a line of a kind that is not public with none is the GM's alone (campaign.permissions)."""

@@ -261,16 +261,12 @@ def _undo(campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None
         return restore(locked)
 
 
-def undo_step(
-    *, campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None = None, door: str = "page"
-) -> Checkpoint:
+def undo_step(*, campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None = None, door: str = "page") -> Checkpoint:
     """Put the campaign back as it was at the start of the step last worked on; returns the
     checkpoint used (now consumed). Undo again to go a step further back."""
     return _undo(campaign, key, by, turn=False, door=door)
 
 
-def undo_turn(
-    *, campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None = None, door: str = "page"
-) -> Checkpoint:
+def undo_turn(*, campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None = None, door: str = "page") -> Checkpoint:
     """Put the campaign back as it was at the start of the turn last worked on (its Births step)."""
     return _undo(campaign, key, by, turn=True, door=door)

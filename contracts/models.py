@@ -44,9 +44,7 @@ class Contract(models.Model):
     kind = models.CharField(max_length=20, choices=ContractKind.choices)
     title = models.CharField(max_length=200)
     parties = models.ManyToManyField("dynasties.Dynasty", related_name="contracts")
-    marriage = models.ForeignKey(
-        "dynasties.Marriage", null=True, blank=True, on_delete=models.SET_NULL, related_name="contracts"
-    )
+    marriage = models.ForeignKey("dynasties.Marriage", null=True, blank=True, on_delete=models.SET_NULL, related_name="contracts")
     start_year = models.IntegerField()
     term_years = models.PositiveIntegerField(null=True, blank=True, help_text="A fixed term; empty: open-ended.")
     state = models.CharField(max_length=10, choices=ContractState.choices, default=ContractState.DRAFT)
@@ -277,7 +275,11 @@ class Parley(models.Model):
     caller = models.ForeignKey("dynasties.Dynasty", on_delete=models.PROTECT, related_name="parleys_called")
     breach = models.OneToOneField(Breach, null=True, blank=True, on_delete=models.SET_NULL, related_name="parley")
     excommunication = models.ForeignKey(
-        "Excommunication", null=True, blank=True, on_delete=models.SET_NULL, related_name="readmission_parleys",
+        "Excommunication",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="readmission_parleys",
         help_text="Readmission: the excommunication the parley considered.",
     )
     votes_for = models.PositiveIntegerField(default=0)
@@ -331,7 +333,11 @@ class Excommunication(models.Model):
     campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="excommunications")
     dynasty = models.ForeignKey("dynasties.Dynasty", on_delete=models.PROTECT, related_name="excommunications")
     leader = models.ForeignKey(
-        "dynasties.Character", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        "dynasties.Character",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
         help_text="The house's reigning monarch when excommunicated.",
     )
     breach = models.ForeignKey(Breach, null=True, blank=True, on_delete=models.SET_NULL, related_name="excommunications")

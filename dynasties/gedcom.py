@@ -107,8 +107,20 @@ def _name_part(text: str) -> str:
 
 def _select(campaign: Any, dynasty: Dynasty | None) -> tuple[dict[int, dict[str, Any]], list[dict[str, Any]]]:
     """The people and matches to write: everyone of the campaign, or a dynasty's (module docstring)."""
-    fields = ("id", "given_name", "dynastic_name", "sex", "birth_year", "death_year", "death_cause", "status",
-              "father_id", "mother_id", "birth_dynasty_id", "controlled_by_id")
+    fields = (
+        "id",
+        "given_name",
+        "dynastic_name",
+        "sex",
+        "birth_year",
+        "death_year",
+        "death_cause",
+        "status",
+        "father_id",
+        "mother_id",
+        "birth_dynasty_id",
+        "controlled_by_id",
+    )
     people = {row["id"]: row for row in Character.objects.filter(campaign=campaign).order_by("pk").values(*fields)}
     matches = list(
         Marriage.objects.filter(campaign=campaign)
@@ -140,8 +152,8 @@ def _titles(campaign: Any, people: dict[int, dict[str, Any]]) -> dict[int, list[
     for t in Title.objects.filter(campaign=campaign).order_by("name", "pk").values("name", "holder_id", "granted_to_id"):
         add(t["granted_to_id"], t["name"])
         add(t["holder_id"], t["name"])
-    for h in TitleHolding.objects.filter(title__campaign=campaign).order_by("start_year", "pk").values(
-        "title__name", "holder_id"
+    for h in (
+        TitleHolding.objects.filter(title__campaign=campaign).order_by("start_year", "pk").values("title__name", "holder_id")
     ):
         add(h["holder_id"], h["title__name"])
     for r in Reign.objects.filter(campaign=campaign).order_by("start_year", "pk").values("holder_id", "crown"):

@@ -77,11 +77,19 @@ class Character(models.Model):
     mother = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="children_borne")
     dynastic_name = models.CharField(max_length=80)
     birth_dynasty = models.ForeignKey(
-        Dynasty, null=True, blank=True, on_delete=models.PROTECT, related_name="born_members",
+        Dynasty,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="born_members",
         help_text="The dynasty the character came from (returned to when widowed); empty for created nobility.",
     )
     controlled_by = models.ForeignKey(
-        Dynasty, null=True, blank=True, on_delete=models.PROTECT, related_name="members",
+        Dynasty,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="members",
         help_text="The dynasty whose player controls the character now.",
     )
     characteristics = models.JSONField(default=dict)
@@ -89,9 +97,7 @@ class Character(models.Model):
     death_year = models.IntegerField(null=True, blank=True)
     death_cause = models.CharField(max_length=120, blank=True)
     retired_year = models.IntegerField(null=True, blank=True)
-    prisoner_of = models.ForeignKey(
-        Dynasty, null=True, blank=True, on_delete=models.SET_NULL, related_name="prisoners"
-    )
+    prisoner_of = models.ForeignKey(Dynasty, null=True, blank=True, on_delete=models.SET_NULL, related_name="prisoners")
     prince_piece = models.CharField(max_length=1, blank=True, choices=[(p, p or "none") for p in PIECES])
     origin = models.CharField(max_length=10, choices=Origin.choices, default=Origin.BORN)
     effective_age_offset = models.IntegerField(
@@ -101,7 +107,11 @@ class Character(models.Model):
         default=True, help_text="A bastard (event cards) never inherits, nor does anyone through him."
     )
     pretender_of = models.ForeignKey(
-        Dynasty, null=True, blank=True, on_delete=models.SET_NULL, related_name="pretenders",
+        Dynasty,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="pretenders",
         help_text="Set while the character is a Pretender passed to another player; his house may buy him back.",
     )
     history = AuditedRecords()  # the audit trail (campaign.audit)
@@ -173,14 +183,19 @@ class Marriage(models.Model):
         max_length=120, blank=True, help_text="BloodLine: '100 ducats' or 'province: <name>' (a monarch's family's match)."
     )
     money_readers = models.TextField(
-        blank=True, default="",
+        blank=True,
+        default="",
         help_text="Who may read the dowry (money terms are private): the houses as ',3,17,', written with the dowry.",
     )
     alliance_title = models.CharField(
         max_length=120, blank=True, help_text="BloodLine: the title given to the giving dynasty (a monarch's family's match)."
     )
     children_raised_by = models.ForeignKey(
-        Dynasty, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        Dynasty,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
         help_text="Empty: the husband's dynasty raises the children (or the wife's if he joins hers).",
     )
     history = AuditedRecords()  # the audit trail (campaign.audit)
@@ -197,15 +212,11 @@ class Marriage(models.Model):
                 condition=Q(ended_year__isnull=True) | Q(ended_year__gte=F("arranged_year")),
                 name="marriage_ends_after_arranged",
             ),
-            models.CheckConstraint(
-                condition=Q(ended_year__isnull=True) | ~Q(end_cause=""), name="marriage_end_has_cause"
-            ),
+            models.CheckConstraint(condition=Q(ended_year__isnull=True) | ~Q(end_cause=""), name="marriage_end_has_cause"),
             models.UniqueConstraint(
                 fields=["husband"], condition=Q(ended_year__isnull=True), name="marriage_one_open_per_husband"
             ),
-            models.UniqueConstraint(
-                fields=["wife"], condition=Q(ended_year__isnull=True), name="marriage_one_open_per_wife"
-            ),
+            models.UniqueConstraint(fields=["wife"], condition=Q(ended_year__isnull=True), name="marriage_one_open_per_wife"),
         ]
 
     def __str__(self) -> str:
@@ -226,15 +237,15 @@ class Reign(models.Model):
     holder = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="reigns")
     start_year = models.IntegerField()
     end_year = models.IntegerField(null=True, blank=True)
-    regent = models.ForeignKey(
-        Character, null=True, blank=True, on_delete=models.PROTECT, related_name="regencies"
-    )
+    regent = models.ForeignKey(Character, null=True, blank=True, on_delete=models.PROTECT, related_name="regencies")
     regency_end_year = models.IntegerField(null=True, blank=True)
-    planned_end_year = models.IntegerField(
-        null=True, blank=True, help_text="EU monarchs: the end of the rolled reign length."
-    )
+    planned_end_year = models.IntegerField(null=True, blank=True, help_text="EU monarchs: the end of the rolled reign length.")
     interim_for = models.ForeignKey(
-        Character, null=True, blank=True, on_delete=models.SET_NULL, related_name="interim_reigns",
+        Character,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="interim_reigns",
         help_text="BloodLine: this monarch runs the dynasty until the imprisoned heir dies or is released.",
     )
 
@@ -297,21 +308,34 @@ class Crown(models.Model):
     campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="crowns")
     name = models.CharField(max_length=80)
     home_dynasty = models.ForeignKey(
-        Dynasty, null=True, blank=True, on_delete=models.SET_NULL, related_name="home_crowns",
+        Dynasty,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="home_crowns",
         help_text="The player dynasty whose country this is.",
     )
     controlled_by = models.ForeignKey(
-        Dynasty, null=True, blank=True, on_delete=models.SET_NULL, related_name="controlled_crowns",
+        Dynasty,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="controlled_crowns",
         help_text="The dynasty whose player controls the country now (another in a Dynastic Union).",
     )
     union_with = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
         help_text="The crown this one is joined to in a Dynastic Union.",
     )
     union_since = models.IntegerField(null=True, blank=True)
     stability = models.IntegerField(default=0, help_text="BloodLine and EU monarchs: the country's Stability.")
     state = models.JSONField(
-        default=dict, blank=True,
+        default=dict,
+        blank=True,
         help_text="Ruleset-specific state of the crown (EU monarchs: base column, fragile health, crisis turns ...).",
     )
 
@@ -356,12 +380,18 @@ class Modifier(models.Model):
     against = models.ForeignKey(Dynasty, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     character = models.ForeignKey(Character, null=True, blank=True, on_delete=models.CASCADE, related_name="modifiers")
     claimant = models.ForeignKey(
-        Character, null=True, blank=True, on_delete=models.PROTECT, related_name="claims",
+        Character,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="claims",
         help_text="Lasts while this passed-over heir or her heirs live and have not renounced.",
     )
     reason = models.CharField(max_length=200)
     pass_over = models.CharField(
-        max_length=20, blank=True, choices=PassOverKind.choices,
+        max_length=20,
+        blank=True,
+        choices=PassOverKind.choices,
         help_text="How the claimant was passed over (a BloodLine combat malus); blank for other modifiers.",
     )
     start_year = models.IntegerField()
@@ -413,11 +443,16 @@ class Title(models.Model):
     granted_year = models.IntegerField()
     granted_to = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="+")
     granted_by = models.ForeignKey(
-        Dynasty, null=True, blank=True, on_delete=models.SET_NULL, related_name="titles_granted",
+        Dynasty,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="titles_granted",
         help_text="BloodLine: the dynasty that gave the title.",
     )
     provinces = models.JSONField(
-        default=list, blank=True,
+        default=list,
+        blank=True,
         help_text='BloodLine: [{"name": ..., "value": land value, "controller": dynasty id}] - at least one.',
     )
 
@@ -463,7 +498,11 @@ class CrownEvent(models.Model):
         max_length=30, blank=True, help_text="Why, as a code (docs/export-format.md): e.g. minor_monarch, pass_over."
     )
     reign = models.ForeignKey(
-        Reign, null=True, blank=True, on_delete=models.SET_NULL, related_name="crown_events",
+        Reign,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="crown_events",
         help_text="The reign the change belongs to (the minor's, the disputed succession's, the union Queen's ...).",
     )
 
@@ -485,9 +524,7 @@ class ControlChange(models.Model):
     campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="control_changes")
     year = models.IntegerField()
     step = models.CharField(max_length=20)
-    character = models.ForeignKey(
-        Character, null=True, blank=True, on_delete=models.CASCADE, related_name="control_changes"
-    )
+    character = models.ForeignKey(Character, null=True, blank=True, on_delete=models.CASCADE, related_name="control_changes")
     crown = models.ForeignKey(Crown, null=True, blank=True, on_delete=models.CASCADE, related_name="control_changes")
     from_dynasty = models.ForeignKey(Dynasty, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     to_dynasty = models.ForeignKey(Dynasty, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")

@@ -58,9 +58,9 @@ def character_code(character: Character) -> str:
 def _survival_rolls(characters: Sequence[Character]) -> dict[int, dict[int, dict[str, Any]]]:
     """character id -> roll year -> the survival roll of that turn (one query for the whole batch)."""
     out: dict[int, dict[int, dict[str, Any]]] = defaultdict(dict)
-    rows = RollSubject.objects.filter(
-        character_id__in=[c.pk for c in characters], roll__purpose="survival"
-    ).values_list("character_id", "roll__year", "roll__faces", "roll__modifier", "roll__outcome")
+    rows = RollSubject.objects.filter(character_id__in=[c.pk for c in characters], roll__purpose="survival").values_list(
+        "character_id", "roll__year", "roll__faces", "roll__modifier", "roll__outcome"
+    )
     for pk, year, faces, modifier, outcome in rows:
         total = sum(faces) + (modifier or 0) if isinstance(faces, list) else None
         out[pk][year] = {"outcome": outcome, "total": total}
@@ -79,9 +79,7 @@ def year_track(
     step = campaign.turn_length or 1
     current = campaign.current_year
     death_turn = turn_at_or_before(campaign, character.death_year) if character.death_year is not None else None
-    retired_turn = (
-        turn_at_or_before(campaign, character.retired_year) if character.retired_year is not None else None
-    )
+    retired_turn = turn_at_or_before(campaign, character.retired_year) if character.retired_year is not None else None
     rows: list[dict[str, Any]] = []
     year = turn_at_or_before(campaign, character.birth_year)
     while year - character.birth_year <= LAST_AGE:

@@ -107,9 +107,7 @@ def kings_widows(campaign: Campaign, ids: Sequence[int] | None = None) -> set[in
         return set()
     year = campaign.current_year
     kings = Reign.objects.filter(campaign=campaign, end_year=year, holder__death_year=year).values("holder_id")
-    widows = Marriage.objects.filter(
-        campaign=campaign, ended_year=year, end_cause="death of the husband", husband_id__in=kings
-    )
+    widows = Marriage.objects.filter(campaign=campaign, ended_year=year, end_cause="death of the husband", husband_id__in=kings)
     if ids is not None:
         widows = widows.filter(wife_id__in=list(ids))
     return set(widows.values_list("wife_id", flat=True))
@@ -123,9 +121,12 @@ def unmatched_adults(campaign: Campaign) -> list[Character]:
     busy = set(matched.values_list("husband_id", flat=True)) | set(matched.values_list("wife_id", flat=True))
     busy |= kings_widows(campaign)
     return [
-        c for c in Character.objects.filter(
+        c
+        for c in Character.objects.filter(
             Q(prisoner_of__isnull=True), campaign=campaign, status=Status.ALIVE, birth_year__lte=year - br.ADULT_AGE
-        ).exclude(origin="baron").order_by("birth_year", "birth_order", "pk")
+        )
+        .exclude(origin="baron")
+        .order_by("birth_year", "birth_order", "pk")
         if c.pk not in busy
     ]
 
@@ -135,7 +136,9 @@ def frozen_lines(campaign: Campaign) -> set[int]:
     descendants make no new marriages and have no more children while the claim lasts."""
     claimants = set(
         Modifier.objects.filter(
-            campaign=campaign, kind=ModifierKind.COMBAT_MALUS, end_year__isnull=True,
+            campaign=campaign,
+            kind=ModifierKind.COMBAT_MALUS,
+            end_year__isnull=True,
             pass_over=PassOverKind.MARRIED_AWAY,
         ).values_list("claimant_id", flat=True)
     )

@@ -30,7 +30,6 @@ DEMO_PLAYERS = 5
 DEMO_URL = "http://127.0.0.1:8000"
 
 
-
 # The demo campaign ----------------------------------------------------------------------------
 
 
@@ -171,9 +170,14 @@ def campaign_start(
         seed = secrets.randbelow(1_000_000)
     source = RandomSource(seed) if prehistory_turns else None
     campaign = campaign_create(
-        name=name, ruleset=ruleset, players=players, start_year=start_year, optional_rules=optional_rules,
-        source=source, by=gm,
-    )  # fmt: skip
+        name=name,
+        ruleset=ruleset,
+        players=players,
+        start_year=start_year,
+        optional_rules=optional_rules,
+        source=source,
+        by=gm,
+    )
     houses = {d.crown: d for d in Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.PLAYER)}
     for crown, user in (seats or {}).items():
         if crown not in houses:
@@ -188,11 +192,15 @@ def campaign_start(
     if source is not None:
         campaign = simulate(campaign, turns=prehistory_turns, source=source)
         ChronicleEntry.objects.create(
-            campaign=campaign, year=campaign.start_year, step="setup", kind="setup",
+            campaign=campaign,
+            year=campaign.start_year,
+            step="setup",
+            kind="setup",
             text=f"A prehistory of {prehistory_turns} turns was generated ({campaign.start_year}-"
             f"{campaign.current_year}, dice seed {seed}).",
-            data={"prehistory_turns": prehistory_turns, "seed": seed}, audience=Audience.PUBLIC,
-        )  # fmt: skip
+            data={"prehistory_turns": prehistory_turns, "seed": seed},
+            audience=Audience.PUBLIC,
+        )
     if key:
         ActionKey.objects.create(campaign=campaign, key=key[:64], label=CREATED_LABEL, by=gm)
     return campaign

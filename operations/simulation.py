@@ -63,9 +63,7 @@ def wants_another_child(turn: CoupleTurn, children: dict[int, int], year: int) -
 def play_births(campaign: Campaign, source: DiceSource) -> None:
     children = living_children_counts(campaign)
     year = campaign.current_year
-    services.births_roll_all(
-        campaign=campaign, source=source, extra=lambda turn: wants_another_child(turn, children, year)
-    )
+    services.births_roll_all(campaign=campaign, source=source, extra=lambda turn: wants_another_child(turn, children, year))
     services.births_finish(campaign=campaign)
 
 
@@ -114,9 +112,7 @@ def _match_adults(campaign: Campaign, year: int, *, wed: bool) -> None:
     women = [c for c in adults if c.sex == "F" and c.age(year) <= MAX_BRIDE_AGE]
     matches: list[services.Match] = []
     for man in men:
-        choices = [
-            w for w in women if w.dynastic_name != man.dynastic_name and w.controlled_by_id != man.controlled_by_id
-        ]
+        choices = [w for w in women if w.dynastic_name != man.dynastic_name and w.controlled_by_id != man.controlled_by_id]
         choices.sort(key=lambda w: (abs(w.birth_year - man.birth_year), w.birth_year, w.pk))
         # the first the rules allow (a passed-over heir's line, for one, makes no new marriages)
         bride = next((w for w in choices if services.marriage_check(campaign, man, w, wedding=wed) == []), None)
@@ -194,8 +190,9 @@ def _royals(campaign: Campaign, *, min_age: int = br.ADULT_AGE) -> list[Characte
     year = campaign.current_year
     return [
         c
-        for c in Character.objects.filter(campaign=campaign, status=Status.ALIVE, controlled_by__kind=DynastyKind.PLAYER)
-        .order_by("pk")
+        for c in Character.objects.filter(
+            campaign=campaign, status=Status.ALIVE, controlled_by__kind=DynastyKind.PLAYER
+        ).order_by("pk")
         if c.age(year) >= min_age and not c.prisoner_of_id
     ]
 
@@ -209,30 +206,41 @@ def play_events(campaign: Campaign, source: DiceSource) -> None:
     players = _players(campaign)
     for prisoner in Character.objects.filter(campaign=campaign, status=Status.ALIVE, prisoner_of__isnull=False).order_by("pk"):
         house = prisoner.controlled_by_id if prisoner.controlled_by_id != prisoner.prisoner_of_id else None
-        _try(lambda p=prisoner, h=house: events.character_release(
-            campaign=campaign, character=p.pk, ransom=br.NEUTRAL_RANSOM // 2, paid_by=h,
-        ))
+        _try(
+            lambda p=prisoner, h=house: events.character_release(
+                campaign=campaign,
+                character=p.pk,
+                ransom=br.NEUTRAL_RANSOM // 2,
+                paid_by=h,
+            )
+        )
     royals = _royals(campaign)
     if not royals:
         return
     rolls = campaign.rules.event_rolls  # plague and battle rolls are Blood Royale's (A5)
     if rolls and _d(source, CHANCE_PLAGUE) == 1:
-        _try(lambda: events.survival_event(
-            campaign=campaign, reason="plague", characters=[_pick(source, royals).pk], source=source
-        ))
+        _try(
+            lambda: events.survival_event(
+                campaign=campaign, reason="plague", characters=[_pick(source, royals).pk], source=source
+            )
+        )
     if rolls and _d(source, CHANCE_BATTLE) == 1:
         who = _pick(source, _royals(campaign) or royals)
         captors = [d for d in players if d.pk != who.controlled_by_id]
         if captors and who.status == Status.ALIVE:
-            _try(lambda: events.survival_event(
-                campaign=campaign, reason="battle", characters=[who.pk], captor=_pick(source, captors).pk, source=source
-            ))
+            _try(
+                lambda: events.survival_event(
+                    campaign=campaign, reason="battle", characters=[who.pk], captor=_pick(source, captors).pk, source=source
+                )
+            )
     if _d(source, CHANCE_STORM) == 1:
         lost = [c for c in _royals(campaign) if c.pk not in _monarch_ids(campaign)]
         if lost:
-            _try(lambda: events.survival_event(
-                campaign=campaign, reason="storm", characters=[_pick(source, lost).pk], source=source
-            ))
+            _try(
+                lambda: events.survival_event(
+                    campaign=campaign, reason="storm", characters=[_pick(source, lost).pk], source=source
+                )
+            )
 
 
 def play_pretenders(campaign: Campaign, source: DiceSource) -> None:
@@ -245,8 +253,9 @@ def play_pretenders(campaign: Campaign, source: DiceSource) -> None:
     if _d(source, CHANCE_BASTARD) == 1:
         kings = _monarch_ids(campaign)
         married = set(
-            Marriage.objects.filter(campaign=campaign, ended_year__isnull=True, wedding_year__isnull=False)
-            .values_list("husband_id", flat=True)
+            Marriage.objects.filter(campaign=campaign, ended_year__isnull=True, wedding_year__isnull=False).values_list(
+                "husband_id", flat=True
+            )
         )
         fathers = [c for c in _royals(campaign) if c.pk in kings and c.sex == "M" and c.pk not in married]
         if fathers:
@@ -263,8 +272,11 @@ def play_titles(campaign: Campaign, source: DiceSource) -> None:
         princes = [
             c
             for c in _royals(campaign)
-            if c.controlled_by_id == house.pk and c.birth_dynasty_id == house.pk
-            and c.sex == "M" and c.pk not in held and c.pk not in kings
+            if c.controlled_by_id == house.pk
+            and c.birth_dynasty_id == house.pk
+            and c.sex == "M"
+            and c.pk not in held
+            and c.pk not in kings
         ]
         if not princes or _d(source, 4) != 1:
             continue
@@ -283,9 +295,11 @@ def play_prisoners(campaign: Campaign, source: DiceSource) -> None:
     if royals and len(players) >= 2:
         who = _pick(source, royals)
         captors = [d for d in players if d.pk != who.controlled_by_id]
-        _try(lambda: events.character_capture(
-            campaign=campaign, character=who.pk, captor=_pick(source, captors).pk, reason="taken in battle"
-        ))
+        _try(
+            lambda: events.character_capture(
+                campaign=campaign, character=who.pk, captor=_pick(source, captors).pk, reason="taken in battle"
+            )
+        )
 
 
 def play_minor_offers(campaign: Campaign, source: DiceSource) -> None:
@@ -297,8 +311,9 @@ def play_minor_offers(campaign: Campaign, source: DiceSource) -> None:
     year = campaign.current_year
     children = [
         c
-        for c in Character.objects.filter(campaign=campaign, status=Status.ALIVE, controlled_by__kind=DynastyKind.MINOR)
-        .order_by("pk")
+        for c in Character.objects.filter(campaign=campaign, status=Status.ALIVE, controlled_by__kind=DynastyKind.MINOR).order_by(
+            "pk"
+        )
         if c.age(year) >= br.ADULT_AGE and c.birth_dynasty_id == c.controlled_by_id and c.pk not in _monarch_ids(campaign)
     ]
     suitors = [c for c in unmatched_adults(campaign) if c.controlled_by_id in {d.pk for d in _players(campaign)}]
@@ -309,9 +324,11 @@ def play_minor_offers(campaign: Campaign, source: DiceSource) -> None:
             suitor = _pick(source, fits)
             cash = treasury.balance(campaign, suitor.controlled_by_id)
             for dowry in (MINOR_DOWRY, 2 * MINOR_DOWRY, 4 * MINOR_DOWRY):
-                if dowry <= max(cash, 0) and _try(lambda d=dowry: minor_houses.offer_make(
-                    campaign=campaign, minor_character=child.pk, suitor=suitor.pk, dowry=d
-                )):
+                if dowry <= max(cash, 0) and _try(
+                    lambda d=dowry: minor_houses.offer_make(
+                        campaign=campaign, minor_character=child.pk, suitor=suitor.pk, dowry=d
+                    )
+                ):
                     break
     if children:
         _try(lambda: minor_houses.offers_resolve(campaign=campaign, source=source))
@@ -330,17 +347,22 @@ def play_bloodline_titles(campaign: Campaign, source: DiceSource) -> None:
             continue
         kids = [
             c
-            for c in Character.objects.filter(campaign=campaign, status=Status.ALIVE).filter(
-                models.Q(father=king) | models.Q(mother=king)
-            ).order_by("birth_year", "pk")
+            for c in Character.objects.filter(campaign=campaign, status=Status.ALIVE)
+            .filter(models.Q(father=king) | models.Q(mother=king))
+            .order_by("birth_year", "pk")
             if c.pk not in held and c.age(year) >= br.ADULT_AGE
         ]
         if kids:
             n = Title.objects.filter(campaign=campaign).count() + 1
-            _try(lambda c=kids[0], h=house, n=n, r=reign.crown: bloodline_titles.bloodline_title_grant(
-                campaign=campaign, giver=h, character=c.pk, name=f"Count of {r} {n}",
-                provinces=[{"name": f"{r} county {n}", "value": 1}],
-            ))
+            _try(
+                lambda c=kids[0], h=house, n=n, r=reign.crown: bloodline_titles.bloodline_title_grant(
+                    campaign=campaign,
+                    giver=h,
+                    character=c.pk,
+                    name=f"Count of {r} {n}",
+                    provinces=[{"name": f"{r} county {n}", "value": 1}],
+                )
+            )
 
 
 def play_stability(campaign: Campaign, source: DiceSource) -> None:
@@ -362,11 +384,17 @@ def play_interphase(campaign: Campaign, source: DiceSource) -> None:
         unrest = _d(source, 6) == 1
         cash = treasury.balance(campaign, house)
         buy_off = unrest and cash >= ip_rules.REBELLION_BUY_OFF_CROWNS + 2 * ARMIES_KEPT * ip_rules.MAINTENANCE_CROWNS
-        done = _try(lambda h=house, u=unrest, b=buy_off: interphase.interphase_run(
-            campaign=campaign, dynasty=h.pk, provinces=PROVINCES,
-            tax_rate=ip_rules.HIGH_TAX if u else ip_rules.NORMAL_TAX,
-            rebellion=1 if u else 0, rebellions_bought_off=1 if b else 0, armies_kept=ARMIES_KEPT,
-        ))
+        done = _try(
+            lambda h=house, u=unrest, b=buy_off: interphase.interphase_run(
+                campaign=campaign,
+                dynasty=h.pk,
+                provinces=PROVINCES,
+                tax_rate=ip_rules.HIGH_TAX if u else ip_rules.NORMAL_TAX,
+                rebellion=1 if u else 0,
+                rebellions_bought_off=1 if b else 0,
+                armies_kept=ARMIES_KEPT,
+            )
+        )
         if not done:  # cannot pay for the armies: keep none
             _try(lambda h=house: interphase.interphase_run(campaign=campaign, dynasty=h.pk, provinces=PROVINCES))
 
@@ -395,8 +423,12 @@ def play_contracts(campaign: Campaign, source: DiceSource, wed: Sequence[int]) -
 
         def seal(m: Marriage = match, c: list[dict[str, object]] = clauses, a: int = his, b: int = hers) -> None:
             contract = contract_services.contract_draft(
-                campaign=campaign, kind="marriage", title=f"The match of {m.husband.display_name}", parties=[a, b],
-                marriage=m.pk, clauses=c,
+                campaign=campaign,
+                kind="marriage",
+                title=f"The match of {m.husband.display_name}",
+                parties=[a, b],
+                marriage=m.pk,
+                clauses=c,
             )
             contract_services.contract_sign(campaign=campaign, contract=contract)
 
@@ -407,11 +439,18 @@ def play_contracts(campaign: Campaign, source: DiceSource, wed: Sequence[int]) -
         second = _pick(source, [d for d in players if d.pk != first.pk])
         pact: list[dict[str, object]] = [{"kind": "non_aggression", "params": {}}]
         if treasury.balance(campaign, first) >= 2 * TRIBUTE:
-            pact.append({
-                "kind": "recurring_payment",
-                "params": {"payer": first.pk, "payee": second.pk, "amount": TRIBUTE,
-                           "from_year": campaign.current_year, "turns": 2},
-            })
+            pact.append(
+                {
+                    "kind": "recurring_payment",
+                    "params": {
+                        "payer": first.pk,
+                        "payee": second.pk,
+                        "amount": TRIBUTE,
+                        "from_year": campaign.current_year,
+                        "turns": 2,
+                    },
+                }
+            )
 
         def agree(a: int = first.pk, b: int = second.pk, c: list[dict[str, object]] = pact) -> None:
             contract = contract_services.contract_draft(
@@ -442,7 +481,10 @@ def play_contracts(campaign: Campaign, source: DiceSource, wed: Sequence[int]) -
         if not campaign.rules.majority_disputes and contract.kind == ContractKind.AGREEMENT:
             votes = [
                 {
-                    "dynasty": d.pk, "stature": _d(source, 6), "church_cards": 0, "christian": True,
+                    "dynasty": d.pk,
+                    "stature": _d(source, 6),
+                    "church_cards": 0,
+                    "christian": True,
                     "choice": "against" if d.pk == breaker else ("for" if d.pk == injured else _pick(source, CHOICES)),
                 }
                 for d in players
@@ -456,8 +498,7 @@ def play_contracts(campaign: Campaign, source: DiceSource, wed: Sequence[int]) -
         if ban.start_year >= campaign.current_year or _d(source, 3) != 1:
             continue
         votes = [
-            {"dynasty": d.pk, "stature": _d(source, 6), "church_cards": 0, "christian": True, "choice": "for"}
-            for d in players
+            {"dynasty": d.pk, "stature": _d(source, 6), "church_cards": 0, "christian": True, "choice": "for"} for d in players
         ]
         _try(lambda x=ban, v=votes: contract_services.readmission_parley(campaign=campaign, dynasty=x.dynasty_id, votes=v))
 
@@ -482,14 +523,21 @@ def play_monarchs_law(campaign: Campaign, source: DiceSource) -> None:
         _try(lambda c=reign.crown: eu_monarchs.monarch_ransom(campaign=campaign, crown=c))
     players = _players(campaign)
     if _d(source, CHANCE_BATTLE) == 1 and len(players) >= 2:  # a monarch taken in battle, ransomed next turn
-        held = list(Reign.objects.filter(campaign=campaign, end_year__isnull=True, holder__status=Status.ALIVE,
-                                         holder__prisoner_of__isnull=True).select_related("holder").order_by("crown"))
+        held = list(
+            Reign.objects.filter(
+                campaign=campaign, end_year__isnull=True, holder__status=Status.ALIVE, holder__prisoner_of__isnull=True
+            )
+            .select_related("holder")
+            .order_by("crown")
+        )
         if held:
             king = _pick(source, held).holder
             captors = [d for d in players if d.pk != king.controlled_by_id]
-            _try(lambda: events.character_capture(
-                campaign=campaign, character=king.pk, captor=_pick(source, captors).pk, reason="taken in battle"
-            ))
+            _try(
+                lambda: events.character_capture(
+                    campaign=campaign, character=king.pk, captor=_pick(source, captors).pk, reason="taken in battle"
+                )
+            )
     for crown in Crown.objects.filter(campaign=campaign).order_by("name"):
         reign = Reign.objects.filter(campaign=campaign, crown=crown.name, end_year__isnull=True).first()
         if reign is not None and reign.start_year == campaign.current_year and not (crown.state or {}).get("leader"):
@@ -509,9 +557,11 @@ def play_pass_overs(campaign: Campaign, source: DiceSource) -> dict[str, list[in
         line = succession_line(campaign=campaign, crown=crown, limit=PASS_OVER_LIMIT)
         first = line.entries[0] if line.entries else None
         if first is not None and first.pass_over is not None and first.pass_over.allowed:
-            _try(lambda c=crown, pk=first.character.pk: pass_over_choose(
-                campaign=campaign, crown=c, heirs=[pk], limit=PASS_OVER_LIMIT
-            ))
+            _try(
+                lambda c=crown, pk=first.character.pk: pass_over_choose(
+                    campaign=campaign, crown=c, heirs=[pk], limit=PASS_OVER_LIMIT
+                )
+            )
     return {crown: heirs for crown, heirs in sorted(pass_over_choices(campaign).items()) if heirs}
 
 
@@ -552,7 +602,9 @@ def _play_monarchs_law(campaign: Campaign, source: DiceSource, wed: list[int]) -
 
 # Each ruleset's law after the Dynastic Sequence (``play_law``).
 LAW_PLAYERS: dict[str, Callable[[Campaign, DiceSource, list[int]], None]] = {
-    br.NAME: _play_blood_royale_law, bl.NAME: _play_bloodline_law, eu.NAME: _play_monarchs_law,
+    br.NAME: _play_blood_royale_law,
+    bl.NAME: _play_bloodline_law,
+    eu.NAME: _play_monarchs_law,
 }
 
 

@@ -108,28 +108,38 @@ class CampaignForm(forms.Form):
         coerce=int, choices=[(n, str(n)) for n in PLAYER_COUNTS], initial=5, label="Player dynasties"
     )
     start_year = forms.IntegerField(
-        required=False, min_value=MIN_YEAR, max_value=MAX_YEAR, label="Start year",
+        required=False,
+        min_value=MIN_YEAR,
+        max_value=MAX_YEAR,
+        label="Start year",
         help_text="Leave empty for the ruleset's own: "
         + ", ".join(f"{get_ruleset(r).START_YEAR} for {label}" for r, label in RULESET_LABELS.items())
         + ".",
-    )  # fmt: skip
+    )
     options = forms.MultipleChoiceField(
         required=False, choices=_option_choices(), widget=forms.CheckboxSelectMultiple, label="Optional rules"
     )
     observers = forms.CharField(
-        required=False, max_length=1000, label="Observers",
+        required=False,
+        max_length=1000,
+        label="Observers",
         help_text="Usernames, separated by commas or spaces. Observers see the public pages, never money or contracts.",
-    )  # fmt: skip
+    )
     setup = forms.ChoiceField(choices=SETUPS, initial="standard", widget=forms.RadioSelect, label="Set-up")
     turns = forms.IntegerField(
-        required=False, min_value=1, max_value=MAX_PREHISTORY_TURNS, label="Turns of prehistory",
-        help_text=f"1 to {MAX_PREHISTORY_TURNS} turns of {br.TURN_LENGTH} years each "
-        "(a few seconds per 10 turns).",
-    )  # fmt: skip
+        required=False,
+        min_value=1,
+        max_value=MAX_PREHISTORY_TURNS,
+        label="Turns of prehistory",
+        help_text=f"1 to {MAX_PREHISTORY_TURNS} turns of {br.TURN_LENGTH} years each (a few seconds per 10 turns).",
+    )
     seed = forms.IntegerField(
-        required=False, min_value=0, max_value=2**31 - 1, label="Dice seed",
+        required=False,
+        min_value=0,
+        max_value=2**31 - 1,
+        label="Dice seed",
         help_text="Optional: the same seed plays the same prehistory. Empty: a random one (the chronicle records it).",
-    )  # fmt: skip
+    )
 
     def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -149,10 +159,13 @@ class CampaignForm(forms.Form):
         groups = []
         for ruleset, label in RULESET_LABELS.items():
             known = get_ruleset(ruleset).OPTIONAL_RULES
-            groups.append({
-                "ruleset": ruleset, "label": label,
-                "options": [(f"{ruleset}:{key}", text, f"{ruleset}:{key}" in ticked) for key, text in known.items()],
-            })  # fmt: skip
+            groups.append(
+                {
+                    "ruleset": ruleset,
+                    "label": label,
+                    "options": [(f"{ruleset}:{key}", text, f"{ruleset}:{key}" in ticked) for key, text in known.items()],
+                }
+            )
         return groups
 
     def clean(self) -> dict[str, Any]:
@@ -163,10 +176,13 @@ class CampaignForm(forms.Form):
             label = RULESET_LABELS[ruleset]
             wrong = [v for v in data.get("options") or [] if not v.startswith(f"{ruleset}:")]
             if wrong:
-                self.add_error("options", (
-                    f"{'These rules belong' if len(wrong) > 1 else 'This rule belongs'} to another ruleset, not to "
-                    f"{label}: untick {', '.join(self._option_label(v) for v in wrong)}."
-                ))  # fmt: skip
+                self.add_error(
+                    "options",
+                    (
+                        f"{'These rules belong' if len(wrong) > 1 else 'This rule belongs'} to another ruleset, not to "
+                        f"{label}: untick {', '.join(self._option_label(v) for v in wrong)}."
+                    ),
+                )
             data["optional_rules"] = {v.split(":", 1)[1]: True for v in data.get("options") or [] if v not in wrong}
             if players is not None:
                 try:
@@ -196,17 +212,23 @@ class CampaignForm(forms.Form):
                 continue
             field = f"player_{crown}"
             if crowns is not None and crown not in crowns:
-                self.add_error(field, (
-                    f"A {players}-player {RULESET_LABELS[ruleset or '']} campaign has no {crown} "
-                    f"(its crowns: {', '.join(crowns)}): leave it empty or choose more players."
-                ))  # fmt: skip
+                self.add_error(
+                    field,
+                    (
+                        f"A {players}-player {RULESET_LABELS[ruleset or '']} campaign has no {crown} "
+                        f"(its crowns: {', '.join(crowns)}): leave it empty or choose more players."
+                    ),
+                )
             elif username not in users:
                 self.add_error(field, self._unknown(username))
             elif username == me:
-                self.add_error(field, (
-                    "You are creating the campaign, so you are its game master, and a game master cannot also "
-                    "play a dynasty: leave it empty (you run it) or name another player."
-                ))  # fmt: skip
+                self.add_error(
+                    field,
+                    (
+                        "You are creating the campaign, so you are its game master, and a game master cannot also "
+                        "play a dynasty: leave it empty (you run it) or name another player."
+                    ),
+                )
             elif username in playing:
                 self.add_error(field, f"{username} already plays {playing[username]}: a player plays one dynasty.")
             else:
@@ -259,11 +281,18 @@ def new(request: HttpRequest) -> HttpResponse:
                 if not key:
                     raise RuleError("The form has no valid action key: reload the page and submit it again.")
                 campaign = campaign_start(
-                    name=d["name"], gm=request.user, ruleset=d["ruleset"], players=d["players"],  # type: ignore[arg-type]
-                    start_year=d.get("start_year"), optional_rules=d["optional_rules"], seats=d["seats"],
-                    observers=d["observer_users"], prehistory_turns=(d["turns"] or 0) if prehistory else 0,
-                    seed=d.get("seed") if prehistory else None, key=key,
-                )  # fmt: skip
+                    name=d["name"],
+                    gm=request.user,
+                    ruleset=d["ruleset"],
+                    players=d["players"],  # type: ignore[arg-type]
+                    start_year=d.get("start_year"),
+                    optional_rules=d["optional_rules"],
+                    seats=d["seats"],
+                    observers=d["observer_users"],
+                    prehistory_turns=(d["turns"] or 0) if prehistory else 0,
+                    seed=d.get("seed") if prehistory else None,
+                    key=key,
+                )
             except CampaignAlreadyCreated as exc:
                 messages.info(request, exc.message)
                 return redirect("pages:dashboard", exc.campaign.slug)

@@ -25,7 +25,6 @@ from rules.errors import RuleError
 T = TypeVar("T")
 
 
-
 def member(request: HttpRequest, slug: str) -> tuple[Campaign, str, int | None]:
     """The campaign, the viewer's role and dynasty id; 404 for anyone who is not a member."""
     campaign = Campaign.objects.filter(slug=slug).first()

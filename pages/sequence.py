@@ -257,15 +257,29 @@ def turn(request: HttpRequest, slug: str) -> HttpResponse:
     steps = []
     for i, step in enumerate(STEP_ORDER):
         name, fallback = STEP_PAGES[step]
-        steps.append({
-            "label": STEP_LABELS[step], "url": _turn_url(campaign, name, fallback), "waits": STEP_WAITS.get(step, ""),
-            "state": "done" if i < current else "current" if i == current else "todo", "number": i + 1,
-        })  # fmt: skip
+        steps.append(
+            {
+                "label": STEP_LABELS[step],
+                "url": _turn_url(campaign, name, fallback),
+                "waits": STEP_WAITS.get(step, ""),
+                "state": "done" if i < current else "current" if i == current else "todo",
+                "number": i + 1,
+            }
+        )
     plans = {"step": undo_plan(campaign), "turn": undo_plan(campaign, turn=True)} if role == Role.GM else {}
-    return render(request, "pages/sequence/turn.html", context(
-        campaign, role, mine, steps=steps, waits=STEP_WAITS.get(campaign.step, ""), summary=_summary(campaign),
-        plans=plans,
-    ))  # fmt: skip
+    return render(
+        request,
+        "pages/sequence/turn.html",
+        context(
+            campaign,
+            role,
+            mine,
+            steps=steps,
+            waits=STEP_WAITS.get(campaign.step, ""),
+            summary=_summary(campaign),
+            plans=plans,
+        ),
+    )
 
 
 # --- Births ---------------------------------------------------------------------------------
@@ -286,11 +300,15 @@ def _couple_context(row: CoupleRow, board: BirthsBoard, role: str, mine: int | N
     if failed and failure is not None and failure.op == "sex":
         sex_form = failure.form
     return {
-        "row": row, "may_act": may_act, "attempt_form": attempt_form, "sex_form": sex_form,
-        "husband_age": row.husband.age(board.year), "wife_age": row.wife.age(board.year),
+        "row": row,
+        "may_act": may_act,
+        "attempt_form": attempt_form,
+        "sex_form": sex_form,
+        "husband_age": row.husband.age(board.year),
+        "wife_age": row.wife.age(board.year),
         "open_typed": failed and failure is not None and _field_errors(failure.form),
         "errors": failure.form.non_field_errors() if failed and failure is not None else [],
-    }  # fmt: skip
+    }
 
 
 def _attempt_message(match: Marriage, made: BirthAttempt) -> str:
@@ -328,8 +346,9 @@ def _births_post(request: HttpRequest, campaign: Campaign, role: str, mine: int 
     if op == "sex":
         found = get_object_or_404(
             BirthAttempt.objects.select_related("marriage__husband", "marriage__wife"),
-            campaign=campaign, pk=_pk(request.POST.get("attempt")),
-        )  # fmt: skip
+            campaign=campaign,
+            pk=_pk(request.POST.get("attempt")),
+        )
         _require_couple(role, mine, found.marriage)
         typed = request.POST.get("how") == "typed"
         form = SexForm(
@@ -390,10 +409,22 @@ def births(request: HttpRequest, slug: str) -> HttpResponse:
     couples = [_couple_context(row, board, role, mine, failure) for row in board.couples]
     shown = {c["row"].marriage.pk for c in couples}
     top = failure.form if failure is not None and failure.target not in shown else None  # no card shows it
-    return render(request, "pages/sequence/births.html", context(
-        campaign, role, mine, board=board, couples=couples, is_open=campaign.step == Step.BIRTHS, top=top,
-        step_label=STEP_LABELS[campaign.step], survival_url=reverse("pages:survival", args=[campaign.slug]),
-    ), status=400 if failure else 200)  # fmt: skip
+    return render(
+        request,
+        "pages/sequence/births.html",
+        context(
+            campaign,
+            role,
+            mine,
+            board=board,
+            couples=couples,
+            is_open=campaign.step == Step.BIRTHS,
+            top=top,
+            step_label=STEP_LABELS[campaign.step],
+            survival_url=reverse("pages:survival", args=[campaign.slug]),
+        ),
+        status=400 if failure else 200,
+    )
 
 
 # --- Survival and the succession decisions ---------------------------------------------------
@@ -417,10 +448,15 @@ def _survival_rows(board: SurvivalBoard, role: str, mine: int | None, failure: F
         pk = row.character.pk
         failed = failure is not None and failure.op == "roll" and failure.target == pk
         form = failure.form if failed and failure is not None else DiceForm(spec=board.dice, auto_id=f"c{pk}-%s")
-        rows.append({
-            "row": row, "may_act": may_act_for(role, mine, row.character.controlled_by_id), "form": form,
-            "open_typed": failed and _field_errors(form), "errors": form.non_field_errors() if failed else [],
-        })  # fmt: skip
+        rows.append(
+            {
+                "row": row,
+                "may_act": may_act_for(role, mine, row.character.controlled_by_id),
+                "form": form,
+                "open_typed": failed and _field_errors(form),
+                "errors": form.non_field_errors() if failed else [],
+            }
+        )
     return rows
 
 
@@ -459,9 +495,11 @@ def _survival_post(request: HttpRequest, campaign: Campaign, role: str, mine: in
         faces = {character.pk: form.faces() or []} if typed else None
         try:
             results = run_action(
-                request, campaign, f"Survival roll of {character.display_name}",
+                request,
+                campaign,
+                f"Survival roll of {character.display_name}",
                 lambda c: survival_roll(campaign=c, characters=[character.pk], faces=faces, by=user),
-            )  # fmt: skip
+            )
         except ActionFailed as exc:
             return Failure("roll", character.pk, _refused(form, exc))
         if results is not None:
@@ -477,9 +515,11 @@ def _survival_post(request: HttpRequest, campaign: Campaign, role: str, mine: in
             chosen = [r.character.pk for r in survival_board(campaign).to_roll if r.character.controlled_by_id == mine]
         try:
             results = run_action(
-                request, campaign, "Roll all survival" if chosen is None else "Roll my dynasty's survival",
+                request,
+                campaign,
+                "Roll all survival" if chosen is None else "Roll my dynasty's survival",
                 lambda c: survival_roll(campaign=c, characters=chosen, by=user),
-            )  # fmt: skip
+            )
         except ActionFailed as exc:
             return Failure(op, None, _failed(exc.message))
         if results is not None:
@@ -495,14 +535,16 @@ def _survival_post(request: HttpRequest, campaign: Campaign, role: str, mine: in
         heirs = [_pk(v) for v in request.POST.getlist("heirs")]
         try:
             chosen = run_action(
-                request, campaign, f"Succession of {crown}: heirs passed over",
+                request,
+                campaign,
+                f"Succession of {crown}: heirs passed over",
                 lambda c: pass_over_choose(campaign=c, crown=crown, heirs=heirs, limit=SUCCESSION_LINE_LIMIT, by=user),
-            )  # fmt: skip
+            )
         except ActionFailed as exc:
             return Failure("pass_over", crown, _failed(exc.message))
         if chosen is not None:
             names = {e.character.pk: e.character.display_name for e in due["line"].entries} if due["line"] else {}
-            text = ", ".join(names.get(pk, f"#{pk}") for pk in chosen) or "nobody"  # fmt: skip
+            text = ", ".join(names.get(pk, f"#{pk}") for pk in chosen) or "nobody"
             messages.success(
                 request, f"{crown}: your choice is recorded (passing over: {text}). The GM applies it at the end of Survival."
             )
@@ -562,18 +604,43 @@ def survival(request: HttpRequest, slug: str) -> HttpResponse:
     closed = STEP_ORDER.index(Step(campaign.step)) > done_index
     made = []
     if closed:
-        made = list(visible(request.user, campaign, ChronicleEntry.objects.filter(
-            year=campaign.current_year, step=Step.SURVIVAL, kind__in=["succession", "regency"],
-        )).order_by("pk"))  # fmt: skip
+        made = list(
+            visible(
+                request.user,
+                campaign,
+                ChronicleEntry.objects.filter(
+                    year=campaign.current_year,
+                    step=Step.SURVIVAL,
+                    kind__in=["succession", "regency"],
+                ),
+            ).order_by("pk")
+        )
     mine_to_roll = [r for r in board.to_roll if mine is not None and r.character.controlled_by_id == mine]
-    return render(request, "pages/sequence/survival.html", context(
-        campaign, role, mine, board=board, rows=_survival_rows(board, role, mine, failure), is_open=is_open,
-        closed=closed, successions=successions, regents=dead_regents(campaign) if is_open else [],
-        finish_form=finish_form, failure=failure, made=made, mine_to_roll=mine_to_roll, top=top,
-        step_label=STEP_LABELS[campaign.step], bloodline=campaign.rules.effective_ages,
-        announcements_url=_turn_url(campaign, "pages:announcements", "announcements/"),
-        marriages_url=_turn_url(campaign, "pages:marriages", "marriages/"),
-    ), status=400 if failure else 200)  # fmt: skip
+    return render(
+        request,
+        "pages/sequence/survival.html",
+        context(
+            campaign,
+            role,
+            mine,
+            board=board,
+            rows=_survival_rows(board, role, mine, failure),
+            is_open=is_open,
+            closed=closed,
+            successions=successions,
+            regents=dead_regents(campaign) if is_open else [],
+            finish_form=finish_form,
+            failure=failure,
+            made=made,
+            mine_to_roll=mine_to_roll,
+            top=top,
+            step_label=STEP_LABELS[campaign.step],
+            bloodline=campaign.rules.effective_ages,
+            announcements_url=_turn_url(campaign, "pages:announcements", "announcements/"),
+            marriages_url=_turn_url(campaign, "pages:marriages", "marriages/"),
+        ),
+        status=400 if failure else 200,
+    )
 
 
 # --- Undo -----------------------------------------------------------------------------------
@@ -600,9 +667,16 @@ def undo(request: HttpRequest, slug: str) -> HttpResponse:
             label = STEP_LABELS[restored.step]
             messages.success(request, f"Undone: the campaign is back at the start of {label} {restored.year}.")
         return redirect(_top("pages:turn", campaign))
-    return render(request, "pages/sequence/undo.html", context(
-        campaign, role, mine, plans={"step": undo_plan(campaign), "turn": undo_plan(campaign, turn=True)},
-    ))  # fmt: skip
+    return render(
+        request,
+        "pages/sequence/undo.html",
+        context(
+            campaign,
+            role,
+            mine,
+            plans={"step": undo_plan(campaign), "turn": undo_plan(campaign, turn=True)},
+        ),
+    )
 
 
 urlpatterns: list[URLPattern] = [

@@ -81,10 +81,13 @@ def _page(
     request: HttpRequest, campaign: Campaign, role: str, mine: int | None, *, error: str = "", status: int = 200
 ) -> HttpResponse:
     rows = [
-        {"d": d, "mine": role == Role.GM or may_act_for(role, mine, d.house),
-         "giver": role == Role.GM or may_act_for(role, mine, d.title.granted_by_id)}
+        {
+            "d": d,
+            "mine": role == Role.GM or may_act_for(role, mine, d.house),
+            "giver": role == Role.GM or may_act_for(role, mine, d.title.granted_by_id),
+        }
         for d in title_decisions(campaign)
-    ]  # fmt: skip
+    ]
     disputes = title_disputes(campaign)
     return render(
         request, "pages/titles.html", context(campaign, role, mine, rows=rows, disputes=disputes, error=error), status=status

@@ -122,7 +122,12 @@ def _public(reason: str) -> bool:
 
 
 def trail(
-    viewer: Any, campaign: Campaign, role: str, sources: Iterable[Source], *, mine: int | None = None,
+    viewer: Any,
+    campaign: Campaign,
+    role: str,
+    sources: Iterable[Source],
+    *,
+    mine: int | None = None,
     limit: int = TRAIL_LIMIT,
 ) -> Trail:
     """The last ``limit`` changes over ``sources``, newest first, each with the fields it changed

@@ -92,13 +92,18 @@ class TransferForm(forms.Form):
         error_messages={"invalid_choice": "Choose a gift, a loan or another payment."},
     )
     amount = forms.IntegerField(
-        label="Amount", min_value=1, max_value=1_000_000_000, error_messages=WHOLE,
+        label="Amount",
+        min_value=1,
+        max_value=1_000_000_000,
+        error_messages=WHOLE,
         widget=forms.NumberInput(attrs={"inputmode": "numeric", "min": 1, "step": 1}),
-    )  # fmt: skip
+    )
     reason = forms.CharField(
-        label="What it is for", max_length=200, error_messages={"required": "Say what the payment is for."},
+        label="What it is for",
+        max_length=200,
+        error_messages={"required": "Say what the payment is for."},
         widget=forms.TextInput(attrs={"placeholder": "e.g. a loan against the next harvest"}),
-    )  # fmt: skip
+    )
 
     def __init__(self, *args: Any, houses: list[Dynasty], to_treasury: bool, **kwargs: Any) -> None:
         kwargs.setdefault("auto_id", "pay_%s")
@@ -122,9 +127,11 @@ class ReverseForm(forms.Form):
     form = forms.CharField(widget=forms.HiddenInput, initial="reverse")
     posting = forms.IntegerField(widget=forms.HiddenInput)
     reason = forms.CharField(
-        label="Why", max_length=150, error_messages={"required": "Say why the posting is reversed."},
+        label="Why",
+        max_length=150,
+        error_messages={"required": "Say why the posting is reversed."},
         widget=forms.TextInput(attrs={"placeholder": "e.g. entered twice"}),
-    )  # fmt: skip
+    )
 
 
 # --- the list of exchequers -----------------------------------------------------------------------
@@ -234,14 +241,25 @@ def _exchequer_page(
         request,
         "pages/treasury/exchequer.html",
         context(
-            campaign, role, mine,
-            dynasty=dynasty, currency=money, balance=held, chart=chart, series=series, page=page, rows=rows,
-            transfer=transfer, correction=correction, failed=failed if inline else None,
-            interphase=campaign.rules.interphase, own=mine == dynasty.pk,
+            campaign,
+            role,
+            mine,
+            dynasty=dynasty,
+            currency=money,
+            balance=held,
+            chart=chart,
+            series=series,
+            page=page,
+            rows=rows,
+            transfer=transfer,
+            correction=correction,
+            failed=failed if inline else None,
+            interphase=campaign.rules.interphase,
+            own=mine == dynasty.pk,
             action=request.get_full_path(),
         ),
         status=status,
-    )  # fmt: skip
+    )
 
 
 def _refuse(form: forms.Form, failure: ActionFailed, default: str | None = None) -> None:
@@ -278,9 +296,14 @@ def _transfer(request: HttpRequest, campaign: Campaign, role: str, mine: int | N
 
     def action(locked: Campaign) -> Posting:
         return treasury_transfer(
-            campaign=locked, payer=dynasty.pk, payee=payee, amount=data["amount"], reason=data["reason"],
-            kind=data["kind"], by=request.user,
-        )  # fmt: skip
+            campaign=locked,
+            payer=dynasty.pk,
+            payee=payee,
+            amount=data["amount"],
+            reason=data["reason"],
+            kind=data["kind"],
+            by=request.user,
+        )
 
     try:
         posting = run_action(request, campaign, f"Payment: {label}", action)
@@ -304,9 +327,11 @@ def _reverse(request: HttpRequest, campaign: Campaign, role: str, mine: int | No
     pk, reason = form.cleaned_data["posting"], form.cleaned_data["reason"]
     try:
         reversal = run_action(
-            request, campaign, f"Correction of posting #{pk}",
+            request,
+            campaign,
+            f"Correction of posting #{pk}",
             lambda locked: posting_reverse(campaign=locked, posting=pk, reason=reason, by=request.user),
-        )  # fmt: skip
+        )
     except ActionFailed as failure:
         _refuse(form, failure)
         return _exchequer_page(request, campaign, role, mine, dynasty, correction=form, status=400)
@@ -356,13 +381,23 @@ def _count(
     label: str, *, minimum: int = 0, maximum: int = 100, initial: int | None = 0, required: bool = False
 ) -> forms.IntegerField:
     return forms.IntegerField(
-        label=label, min_value=minimum, max_value=maximum, initial=initial, required=required, error_messages=COUNT_ERRORS,
+        label=label,
+        min_value=minimum,
+        max_value=maximum,
+        initial=initial,
+        required=required,
+        error_messages=COUNT_ERRORS,
         widget=forms.NumberInput(attrs={"inputmode": "numeric", "min": minimum, "step": 1}),
-    )  # fmt: skip
+    )
 
 
 COUNTS = (
-    "armies_kept", "fleets_kept", "armies_on_track", "armies_raised", "fleets_raised", "trade_defence_crowns",
+    "armies_kept",
+    "fleets_kept",
+    "armies_on_track",
+    "armies_raised",
+    "fleets_raised",
+    "trade_defence_crowns",
     "trade_interception_crowns",
 )
 SET_COUNTS = ("basic_sets", "semi_luxury_sets", "luxury_sets")
@@ -385,13 +420,16 @@ class InterphaseForm(forms.Form):
     famine = ProvincesField(label=ip.LABELS["famine"], required=False)
     rebellion = ProvincesField(label=ip.LABELS["rebellion"], required=False)
     rebellions_bought_off = ProvincesField(
-        label=ip.LABELS["rebellions_bought_off"], required=False,
+        label=ip.LABELS["rebellions_bought_off"],
+        required=False,
         help_text=f"{ip.REBELLION_BUY_OFF_CROWNS} each. A number, or names among those in rebellion.",
-    )  # fmt: skip
+    )
     home_provinces = ProvincesField(
-        label=ip.LABELS["home_provinces"], required=False, blank=None,
+        label=ip.LABELS["home_provinces"],
+        required=False,
+        blank=None,
         help_text="Needed to raise armies (at most 2 per home province not in rebellion). A number or names.",
-    )  # fmt: skip
+    )
     home_in_rebellion = _count(ip.LABELS["home_in_rebellion"], initial=None)
     armies_kept = _count(ip.LABELS["armies_kept"], maximum=200)
     fleets_kept = _count(ip.LABELS["fleets_kept"], maximum=40)
@@ -405,36 +443,65 @@ class InterphaseForm(forms.Form):
     capital = forms.CharField(label=ip.LABELS["capital"], required=False, max_length=80)
     fleet_ports = forms.CharField(label=ip.LABELS["fleet_ports"], required=False, max_length=800)
     neutral_ransoms = forms.TypedMultipleChoiceField(
-        label=ip.LABELS["neutral_ransoms"], required=False, coerce=int, choices=[],
+        label=ip.LABELS["neutral_ransoms"],
+        required=False,
+        coerce=int,
+        choices=[],
         widget=forms.CheckboxSelectMultiple,
-    )  # fmt: skip
+    )
     trade_defence_crowns = _count(ip.LABELS["trade_defence_crowns"], maximum=1000)
     trade_interception_crowns = _count(ip.LABELS["trade_interception_crowns"], maximum=1000)
     event_payments = forms.CharField(
-        label=ip.LABELS["event_payments"], required=False, widget=forms.Textarea(attrs={"rows": 2}),
-        help_text="One a line: the card, a colon and the Crowns paid, e.g. \"31 Denmark: 40\".",
+        label=ip.LABELS["event_payments"],
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text='One a line: the card, a colon and the Crowns paid, e.g. "31 Denmark: 40".',
     )
     governed = forms.CharField(
-        label=ip.LABELS["governed"], required=False, widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="Optional rule G: one province a line, e.g. \"Kent\", \"Kent, withholds 3\", \"Kent, present\" "
+        label=ip.LABELS["governed"],
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text='Optional rule G: one province a line, e.g. "Kent", "Kent, withholds 3", "Kent, present" '
         "(the governor is the title's holder; a foreign one keeps the 2 extra).",
-    )  # fmt: skip
+    )
 
     GROUPS = (
         ("Provinces and taxation", ("provinces", "tax_rate", "famine", "rebellion")),
-        ("Rebellions and forces", (
-            "rebellions_bought_off", "home_provinces", "home_in_rebellion", "armies_kept", "fleets_kept",
-            "armies_on_track", "armies_raised", "fleets_raised", "countries", "capital", "fleet_ports",
-        )),
+        (
+            "Rebellions and forces",
+            (
+                "rebellions_bought_off",
+                "home_provinces",
+                "home_in_rebellion",
+                "armies_kept",
+                "fleets_kept",
+                "armies_on_track",
+                "armies_raised",
+                "fleets_raised",
+                "countries",
+                "capital",
+                "fleet_ports",
+            ),
+        ),
         ("Governed provinces (rule G)", ("governed",)),
-        ("Payments of the Movement", (
-            "neutral_ransoms", "trade_defence_crowns", "trade_interception_crowns", "event_payments",
-        )),
+        (
+            "Payments of the Movement",
+            (
+                "neutral_ransoms",
+                "trade_defence_crowns",
+                "trade_interception_crowns",
+                "event_payments",
+            ),
+        ),
         ("Events of the Movement", ("capital_rebellion",)),
-    )  # fmt: skip
+    )
 
     def __init__(
-        self, *args: Any, money: str = "Crowns", royals: Sequence[tuple[int, str]] = (), rule_g: bool = True,
+        self,
+        *args: Any,
+        money: str = "Crowns",
+        royals: Sequence[tuple[int, str]] = (),
+        rule_g: bool = True,
         **kwargs: Any,
     ) -> None:
         kwargs.setdefault("label_suffix", "")
@@ -474,7 +541,7 @@ class InterphaseForm(forms.Form):
         return [(legend, fields) for legend, fields in groups if fields]
 
     def clean_governed(self) -> list[dict[str, Any]]:
-        """"Kent, withholds 3, present" a line -> [{"province": "Kent", "withheld": 3, "present": True}]."""
+        """ "Kent, withholds 3, present" a line -> [{"province": "Kent", "withheld": 3, "present": True}]."""
         out: list[dict[str, Any]] = []
         for raw in (self.cleaned_data.get("governed") or "").splitlines():
             parts = [part.strip() for part in raw.split(",") if part.strip()]
@@ -488,9 +555,7 @@ class InterphaseForm(forms.Form):
                 elif len(words) == 2 and words[0] in ("withholds", "withheld") and words[1].isdigit():
                     item["withheld"] = int(words[1])
                 else:
-                    raise forms.ValidationError(
-                        f"{parts[0]}: \"{part}\" is neither \"present\" nor \"withholds N\"."
-                    )
+                    raise forms.ValidationError(f'{parts[0]}: "{part}" is neither "present" nor "withholds N".')
             out.append(item)
         return out
 
@@ -501,7 +566,7 @@ class InterphaseForm(forms.Form):
                 continue
             card, _, amount = raw.rpartition(":")
             if not card.strip() or not amount.strip().isdigit() or int(amount) < 1:
-                raise forms.ValidationError(f"\"{raw.strip()}\": give the card, a colon and the Crowns paid.")
+                raise forms.ValidationError(f'"{raw.strip()}": give the card, a colon and the Crowns paid.')
             out.append({"card": card.strip(), "amount": int(amount)})
         return out
 
@@ -534,9 +599,7 @@ class CashInForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["basic_sets"].help_text = f"Metals, cloth and food: {ip.BASIC_SET_CROWNS} {money}."
         self.fields["semi_luxury_sets"].help_text = f"A basic set and a semi-luxury: {ip.SEMI_LUXURY_SET_CROWNS} {money}."
-        self.fields["luxury_sets"].help_text = (
-            f"A basic set, a semi-luxury and a luxury: {ip.LUXURY_SET_CROWNS} {money}."
-        )
+        self.fields["luxury_sets"].help_text = f"A basic set, a semi-luxury and a luxury: {ip.LUXURY_SET_CROWNS} {money}."
 
     def entry(self) -> dict[str, int]:
         """The keyword arguments of cash_in_preview / cash_in_run (an empty count is 0)."""
@@ -571,19 +634,27 @@ def _interphase_page(
         request,
         "pages/treasury/interphase.html",
         context(
-            campaign, role, mine,
-            dynasty=dynasty, balance=balance(campaign, dynasty), supported=supported, preview=preview,
-            form=form or InterphaseForm(
-                money=currency(campaign), royals=_royals(dynasty), rule_g=campaign.option("governing_provinces")
-            ), done=done,
+            campaign,
+            role,
+            mine,
+            dynasty=dynasty,
+            balance=balance(campaign, dynasty),
+            supported=supported,
+            preview=preview,
+            form=form
+            or InterphaseForm(money=currency(campaign), royals=_royals(dynasty), rule_g=campaign.option("governing_provinces")),
+            done=done,
             open=campaign.step == Step.INTERPHASE,
-            cash_form=cash_form or CashInForm(money=currency(campaign)), cash_preview=cash_preview, cashed=cashed,
+            cash_form=cash_form or CashInForm(money=currency(campaign)),
+            cash_preview=cash_preview,
+            cashed=cashed,
             currency=currency(campaign),
-            first_turn=campaign.current_year == campaign.start_year, step_name=STEP_NAMES.get(campaign.step, campaign.step),
+            first_turn=campaign.current_year == campaign.start_year,
+            step_name=STEP_NAMES.get(campaign.step, campaign.step),
             IN=ip.IN,
         ),
         status=status,
-    )  # fmt: skip
+    )
 
 
 def _service_refusal(form: InterphaseForm | CashInForm, exc: RuleError | ActionFailed) -> None:
@@ -610,9 +681,7 @@ def interphase(request: HttpRequest, slug: str, dynasty_pk: int) -> HttpResponse
     money = currency(campaign)
     if request.POST.get("do") in ("cash_in_preview", "cash_in"):
         return _cash_in(request, campaign, role, mine, dynasty, money)
-    form = InterphaseForm(
-        request.POST, money=money, royals=_royals(dynasty), rule_g=campaign.option("governing_provinces")
-    )
+    form = InterphaseForm(request.POST, money=money, royals=_royals(dynasty), rule_g=campaign.option("governing_provinces"))
     if not form.is_valid():
         return _interphase_page(request, campaign, role, mine, dynasty, form=form, status=400)
     entry = form.entry()
@@ -625,9 +694,11 @@ def interphase(request: HttpRequest, slug: str, dynasty_pk: int) -> HttpResponse
         return _interphase_page(request, campaign, role, mine, dynasty, form=form, preview=result)
     try:
         run = run_action(
-            request, campaign, f"The Interphase of the house of {dynasty.name}",
+            request,
+            campaign,
+            f"The Interphase of the house of {dynasty.name}",
             lambda locked: interphase_run(campaign=locked, dynasty=dynasty.pk, by=request.user, **entry),
-        )  # fmt: skip
+        )
     except ActionFailed as failure:
         _service_refusal(form, failure)
         return _interphase_page(request, campaign, role, mine, dynasty, form=form, status=400)
@@ -640,9 +711,7 @@ def interphase(request: HttpRequest, slug: str, dynasty_pk: int) -> HttpResponse
     return redirect(_exchequer_top(campaign, dynasty))
 
 
-def _cash_in(
-    request: HttpRequest, campaign: Campaign, role: str, mine: int | None, dynasty: Dynasty, money: str
-) -> HttpResponse:
+def _cash_in(request: HttpRequest, campaign: Campaign, role: str, mine: int | None, dynasty: Dynasty, money: str) -> HttpResponse:
     """POST "cash_in_preview": what the cashing-in would post; "cash_in": post it."""
     form = CashInForm(request.POST, money=money)
     if not form.is_valid():
@@ -657,9 +726,11 @@ def _cash_in(
         return _interphase_page(request, campaign, role, mine, dynasty, cash_form=form, cash_preview=result)
     try:
         run = run_action(
-            request, campaign, f"The cashing-in of the house of {dynasty.name}",
+            request,
+            campaign,
+            f"The cashing-in of the house of {dynasty.name}",
             lambda locked: cash_in_run(campaign=locked, dynasty=dynasty.pk, by=request.user, **entry),
-        )  # fmt: skip
+        )
     except ActionFailed as failure:
         _service_refusal(form, failure)
         return _interphase_page(request, campaign, role, mine, dynasty, cash_form=form, status=400)

@@ -77,8 +77,10 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     living = dict(
         Character.objects.filter(campaign=campaign, controlled_by__isnull=False)
         .exclude(status=Status.DEAD)
-        .values("controlled_by").annotate(n=Count("pk")).values_list("controlled_by", "n")
-    )  # fmt: skip
+        .values("controlled_by")
+        .annotate(n=Count("pk"))
+        .values_list("controlled_by", "n")
+    )
     reigns = _open_reigns(campaign)
     heirs = heirs_now(campaign=campaign) if reigns else {}  # one World for every crown
     money = balances(campaign)
@@ -86,23 +88,34 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     rows = []
     for d in dynasties:
         reign = reigns.get(d.crown) if d.crown else None
-        rows.append({
-            "dynasty": d,
-            "reign": reign,
-            "regent": reign.regent if reign and reign.regency_end_year is None else None,
-            "monarch_age": reign.holder.age(campaign.current_year) if reign else None,
-            "heir": heirs.get(d.crown) if reign else None,
-            "players": players.get(d.pk, []),
-            "living": living.get(d.pk, 0),
-            "exchequer": d.pk in exchequers,
-            "balance": money.get(d.pk, 0),
-            "contracts": [c for c in in_force if any(p.pk == d.pk for p in c.parties.all())],
-        })  # fmt: skip
+        rows.append(
+            {
+                "dynasty": d,
+                "reign": reign,
+                "regent": reign.regent if reign and reign.regency_end_year is None else None,
+                "monarch_age": reign.holder.age(campaign.current_year) if reign else None,
+                "heir": heirs.get(d.crown) if reign else None,
+                "players": players.get(d.pk, []),
+                "living": living.get(d.pk, 0),
+                "exchequer": d.pk in exchequers,
+                "balance": money.get(d.pk, 0),
+                "contracts": [c for c in in_force if any(p.pk == d.pk for p in c.parties.all())],
+            }
+        )
     announced = ChronicleEntry.objects.filter(campaign=campaign, kind="announcements").aggregate(y=Max("year"))["y"]
-    return render(request, "pages/dashboard.html", {
-        "campaign": campaign, "role": role, "rows": rows, "waits": STEP_WAITS.get(campaign.step, ""),
-        "announced": announced, "currency": currency(campaign), "is_gm": role == Role.GM,
-    })  # fmt: skip
+    return render(
+        request,
+        "pages/dashboard.html",
+        {
+            "campaign": campaign,
+            "role": role,
+            "rows": rows,
+            "waits": STEP_WAITS.get(campaign.step, ""),
+            "announced": announced,
+            "currency": currency(campaign),
+            "is_gm": role == Role.GM,
+        },
+    )
 
 
 def _what_if(request: HttpRequest, campaign: Campaign, crown: str) -> tuple[Any, list[int], str]:
@@ -163,14 +176,33 @@ def dynasty(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             p.running = balance
     contracts = _contracts(request, campaign, Contract.objects.filter(parties=d))
     status = 400 if what_if_error else 200
-    return render(request, "pages/dynasty.html", {
-        "campaign": campaign, "dynasty": d, "members": members, "reign": reign, "line": line,
-        "exchequer": exchequer, "postings": postings, "balance": balance, "currency": currency(campaign),
-        "contracts": contracts, "may_print": may_act_for(role, mine, d.pk), "year": campaign.current_year,
-        "tree": _tree_links(campaign, d), "what_if": what_if, "dies": dies, "what_if_error": what_if_error,
-        "dead": dead, "candidates": candidates,
-        "dies_query": "&".join(f"dies={pk}" for pk in (what_if.dead if what_if else ())), "role": role,
-    }, status=status)  # fmt: skip
+    return render(
+        request,
+        "pages/dynasty.html",
+        {
+            "campaign": campaign,
+            "dynasty": d,
+            "members": members,
+            "reign": reign,
+            "line": line,
+            "exchequer": exchequer,
+            "postings": postings,
+            "balance": balance,
+            "currency": currency(campaign),
+            "contracts": contracts,
+            "may_print": may_act_for(role, mine, d.pk),
+            "year": campaign.current_year,
+            "tree": _tree_links(campaign, d),
+            "what_if": what_if,
+            "dies": dies,
+            "what_if_error": what_if_error,
+            "dead": dead,
+            "candidates": candidates,
+            "dies_query": "&".join(f"dies={pk}" for pk in (what_if.dead if what_if else ())),
+            "role": role,
+        },
+        status=status,
+    )
 
 
 @require_GET
@@ -184,8 +216,9 @@ def character(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     )
     marriages = list(
         Marriage.objects.filter(Q(husband=c) | Q(wife=c), campaign=campaign)
-        .select_related("husband", "wife").order_by("arranged_year", "pk")
-    )  # fmt: skip
+        .select_related("husband", "wife")
+        .order_by("arranged_year", "pk")
+    )
     for m in marriages:
         m.spouse = m.wife if m.husband_id == c.pk else m.husband
     children = list(
@@ -194,12 +227,23 @@ def character(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     titles = list(c.titles.all().order_by("granted_year", "pk"))
     chronicle = list(visible(request.user, campaign, ChronicleEntry.objects.filter(data__character=c.pk)).order_by("year", "pk"))
     rolls = list(Roll.objects.filter(campaign=campaign, subjects__character=c).distinct().order_by("year", "pk"))
-    return render(request, "pages/character.html", {
-        "campaign": campaign, "c": c, "marriages": marriages, "children": children, "titles": titles,
-        "chronicle": chronicle, "rolls": rolls, "age": c.age(campaign.current_year),
-        "may_print": may_act_for(role, mine, c.controlled_by_id), "role": role,
-        "trail": _character_trail(request, campaign, role, mine, c),
-    })  # fmt: skip
+    return render(
+        request,
+        "pages/character.html",
+        {
+            "campaign": campaign,
+            "c": c,
+            "marriages": marriages,
+            "children": children,
+            "titles": titles,
+            "chronicle": chronicle,
+            "rolls": rolls,
+            "age": c.age(campaign.current_year),
+            "may_print": may_act_for(role, mine, c.controlled_by_id),
+            "role": role,
+            "trail": _character_trail(request, campaign, role, mine, c),
+        },
+    )
 
 
 def _character_trail(request: HttpRequest, campaign: Campaign, role: str, mine: int | None, c: Character) -> Trail:
@@ -209,10 +253,16 @@ def _character_trail(request: HttpRequest, campaign: Campaign, role: str, mine: 
         other = record.wife if record.husband_id == c.pk else record.husband
         return f"Marriage to {other.display_name if other is not None else 'a removed character'}"
 
-    found = trail(request.user, campaign, role, mine=mine, sources=[
-        Source(Character, Character.history.filter(id=c.pk)),
-        Source(Marriage, Marriage.history.filter(Q(husband_id=c.pk) | Q(wife_id=c.pk), campaign_id=campaign.pk), spouse),
-    ])  # fmt: skip
+    found = trail(
+        request.user,
+        campaign,
+        role,
+        mine=mine,
+        sources=[
+            Source(Character, Character.history.filter(id=c.pk)),
+            Source(Marriage, Marriage.history.filter(Q(husband_id=c.pk) | Q(wife_id=c.pk), campaign_id=campaign.pk), spouse),
+        ],
+    )
     if role == Role.GM and getattr(request.user, "is_staff", False):
         found.admin_url = reverse("admin:dynasties_character_history", args=[c.pk])
     return found
@@ -249,12 +299,20 @@ def rolls(request: HttpRequest, slug: str) -> HttpResponse:
     base = Roll.objects.filter(campaign=campaign)
     params = g.copy()
     params.pop("page", None)
-    return render(request, "pages/rolls.html", {
-        "campaign": campaign, "page": page, "query": params.urlencode(), "f": g, "role": role,
-        "years": list(base.values_list("year", flat=True).distinct().order_by("-year")),
-        "steps": list(base.values_list("step", flat=True).distinct().order_by("step")),
-        "purposes": list(base.values_list("purpose", flat=True).distinct().order_by("purpose")),
-        "dynasties": list(Dynasty.objects.filter(campaign=campaign).order_by("seat", "name")),
-        "sources": RollSource.choices,
-        "character": Character.objects.filter(campaign=campaign, pk=character_id).first() if character_id else None,
-    })  # fmt: skip
+    return render(
+        request,
+        "pages/rolls.html",
+        {
+            "campaign": campaign,
+            "page": page,
+            "query": params.urlencode(),
+            "f": g,
+            "role": role,
+            "years": list(base.values_list("year", flat=True).distinct().order_by("-year")),
+            "steps": list(base.values_list("step", flat=True).distinct().order_by("step")),
+            "purposes": list(base.values_list("purpose", flat=True).distinct().order_by("purpose")),
+            "dynasties": list(Dynasty.objects.filter(campaign=campaign).order_by("seat", "name")),
+            "sources": RollSource.choices,
+            "character": Character.objects.filter(campaign=campaign, pk=character_id).first() if character_id else None,
+        },
+    )

@@ -20,8 +20,11 @@ POSTHUMOUS_YEARS = 1  # a father's child may be born up to a year after his deat
 
 def latest_birth_year(*, mother_death_year: int | None, father_death_year: int | None) -> int | None:
     """The last year a child of these parents can be born in (None: both alive)."""
-    limits = [y for y in (mother_death_year, None if father_death_year is None else father_death_year + POSTHUMOUS_YEARS)
-              if y is not None]
+    limits = [
+        y
+        for y in (mother_death_year, None if father_death_year is None else father_death_year + POSTHUMOUS_YEARS)
+        if y is not None
+    ]
     return min(limits) if limits else None
 
 
@@ -49,6 +52,7 @@ def moved_births(children: Sequence[Birth], death_years: Mapping[int, int]) -> d
     child, so the orders of the target year are known); ``death_years`` the parents' death years.
     A moved child comes after every child of either parent already in its new year, elder moved
     children first, so the children keep their order of seniority."""
+
     def new_year(child: Birth) -> int:
         return within_lives(
             child.birth_year,

@@ -72,6 +72,7 @@ def clean_options(options: Mapping[str, Any] | None) -> dict[str, bool]:
 
 # --- characteristics (A2) -------------------------------------------------------------------
 
+
 def characteristic_names(sex: str) -> tuple[str, str, str]:
     return ("strength" if sex == MALE else "guile", "constitution", "charisma")
 
@@ -95,6 +96,7 @@ def combat_strength(husband: Mapping[str, int], wife: Mapping[str, int] | None) 
 
 # --- set-up (A3) ----------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class SetupCharacter:
     role: str  # "king", "queen" or "child"
@@ -117,6 +119,7 @@ def setup_plan(options: Mapping[str, bool], start_year: int = START_YEAR) -> lis
 
 
 # --- births (A4) ----------------------------------------------------------------------------
+
 
 def couple_problem(
     husband: Person, wife: Person, year: int, attempts_made: int, *, aristocratic_parents: bool = False
@@ -167,6 +170,7 @@ def birth_penalty(attempts_made: int) -> int:
 
 # --- survival (A5) --------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class SurvivalCheck:
     age: int
@@ -177,9 +181,7 @@ class SurvivalCheck:
         return chance_at_least(SURVIVAL_DICE, self.need, self.modifier)
 
 
-def survival_check(
-    table: Sequence[Mapping[str, int]], person: Person, year: int, *, extra_modifier: int = 0
-) -> SurvivalCheck:
+def survival_check(table: Sequence[Mapping[str, int]], person: Person, year: int, *, extra_modifier: int = 0) -> SurvivalCheck:
     age = person.age(year)
     modifier = person.characteristics.get("constitution", 0) + extra_modifier
     return SurvivalCheck(age=age, need=T.survival_need(table, age), modifier=modifier)
@@ -208,6 +210,7 @@ def must_roll_survival(
 
 
 # --- marriages (A6) -------------------------------------------------------------------------
+
 
 def check_marriage(husband: Person, wife: Person, year: int, *, wedding: bool, **flags: bool) -> None:
     problems = marriage_problems(husband, wife, year, wedding=wedding, **flags)
@@ -242,6 +245,7 @@ def wedding_payments(*, bride_charisma: int, groom_is_monarch: bool, bride_is_mo
 
 # --- succession helpers (A7) ----------------------------------------------------------------
 
+
 def needs_regent(heir: Person, year: int) -> bool:
     return heir.age(year) < ADULT_AGE
 
@@ -271,6 +275,7 @@ def relative_plan(late_monarch: Person, year: int) -> RelativePlan:
 
 
 # --- prince pieces (A2 "Using the Prince pieces") -------------------------------------------
+
 
 def assign_prince_pieces(
     current: Mapping[int, str],
@@ -544,13 +549,32 @@ def bastard_problems(
 
 RULESET = register(
     Ruleset(
-        name=NAME, label=LABEL, start_year=START_YEAR, turn_length=TURN_LENGTH, adult_age=ADULT_AGE, currency="Crowns",
-        birth_dice=BIRTH_DICE, sex_dice=SEX_DICE, characteristic_dice=CHARACTERISTIC_DICE, survival_dice=SURVIVAL_DICE,
-        optional_rules=OPTIONAL_RULES, tables=DEFAULT_TABLES, validators=T.BLOOD_ROYALE_VALIDATORS,
-        table_titles=T.BLOOD_ROYALE_TITLES, kings_widows_retire=KINGS_WIDOWS_RETIRE,
-        treasury_pays_matches=TREASURY_PAYS_MATCHES, clean_options=clean_options,
-        characteristic_names=characteristic_names, birth_succeeds=birth_succeeds, sex_from_faces=sex_from_faces,
+        name=NAME,
+        label=LABEL,
+        start_year=START_YEAR,
+        turn_length=TURN_LENGTH,
+        adult_age=ADULT_AGE,
+        currency="Crowns",
+        birth_dice=BIRTH_DICE,
+        sex_dice=SEX_DICE,
+        characteristic_dice=CHARACTERISTIC_DICE,
+        survival_dice=SURVIVAL_DICE,
+        optional_rules=OPTIONAL_RULES,
+        tables=DEFAULT_TABLES,
+        validators=T.BLOOD_ROYALE_VALIDATORS,
+        table_titles=T.BLOOD_ROYALE_TITLES,
+        kings_widows_retire=KINGS_WIDOWS_RETIRE,
+        treasury_pays_matches=TREASURY_PAYS_MATCHES,
+        clean_options=clean_options,
+        characteristic_names=characteristic_names,
+        birth_succeeds=birth_succeeds,
+        sex_from_faces=sex_from_faces,
         marriage_problems=marriage_problems,
-        interphase=True, event_rolls=True, pretenders=True, governing_provinces=True, prince_pieces=True, priced_pass_overs=True,
+        interphase=True,
+        event_rolls=True,
+        pretenders=True,
+        governing_provinces=True,
+        prince_pieces=True,
+        priced_pass_overs=True,
     )
 )

@@ -51,9 +51,7 @@ class DisputeCost:
     explanation: str
 
 
-def dispute_cost(
-    *, sex: str, prisoner_of_another: bool, married_away: bool, skipped: int, line_heirs: int = 0
-) -> DisputeCost:
+def dispute_cost(*, sex: str, prisoner_of_another: bool, married_away: bool, skipped: int, line_heirs: int = 0) -> DisputeCost:
     """The price of passing over ``skipped`` heirs, the first of whom is described (RULES.md B).
     ``line_heirs``: the heirs of their lines who stood ahead of the new monarch and are passed over
     with them; a voluntary dispute charges each ("for each legitimate heir passed over")."""
@@ -61,20 +59,35 @@ def dispute_cost(
         raise IllegalPassOver("Name at least one heir to pass over.")
     if skipped == 1 and prisoner_of_another:
         return DisputeCost(
-            "prisoner", 0, 1, 0, False, True,
+            "prisoner",
+            0,
+            1,
+            0,
+            False,
+            True,
             "the heir is a prisoner: one revolt at home; the next heir runs the dynasty until the heir dies or is "
             "released, and a released heir claims the throne at once",
         )
     if skipped == 1 and sex == FEMALE and married_away:
         return DisputeCost(
-            "married_away", 0, 1, -1, False, False,
+            "married_away",
+            0,
+            1,
+            -1,
+            False,
+            False,
             "the heir is a woman controlled by another player through marriage: one revolt, and -1 on all combat "
             "rolls while she or her direct descendants live; her line stays with the other dynasty, makes no new "
             "marriages and has no more children",
         )
     heirs = skipped + max(0, line_heirs)
     return DisputeCost(
-        "voluntary", -1 - heirs, heirs, -1, True, False,
+        "voluntary",
+        -1 - heirs,
+        heirs,
+        -1,
+        True,
+        False,
         f"voluntary disputed succession: -1 Stability, plus -1 Stability and one revolt for each of the {heirs} "
         "heirs skipped; -1 on battle rolls and a 50% roll each turn (-1 Stability or a revolt) while a skipped line lives",
     )
@@ -393,17 +406,25 @@ def marriage_problems(
     """As in Blood Royale (a man and a woman of different royal families, free, in play), but the
     wedding needs an effective age of 15 (RULES.md B, Marriage/Betrothal)."""
     problems = families.marriage_problems(
-        husband, wife, year, wedding=False, husband_taken=husband_taken, wife_taken=wife_taken,
-        husband_never_marries=husband_never_marries, wife_never_marries=wife_never_marries,
+        husband,
+        wife,
+        year,
+        wedding=False,
+        husband_taken=husband_taken,
+        wife_taken=wife_taken,
+        husband_never_marries=husband_never_marries,
+        wife_never_marries=wife_never_marries,
     )
     if wedding:
         for role, person in (("husband", husband), ("wife", wife)):
             if person.effective_age(year) < WEDDING_EFFECTIVE_AGE:
-                problems.append(families.Problem(
-                    f"The {role}'s effective age is {person.effective_age(year)}; a wedding needs 15 "
-                    "(a betrothal may be arranged at any age; BloodLine, Marriage).",
-                    role,
-                ))
+                problems.append(
+                    families.Problem(
+                        f"The {role}'s effective age is {person.effective_age(year)}; a wedding needs 15 "
+                        "(a betrothal may be arranged at any age; BloodLine, Marriage).",
+                        role,
+                    )
+                )
             if person.prisoner:
                 problems.append(families.Problem(f"The {role} is a prisoner and cannot be wed until released.", role))
     return problems
@@ -475,15 +496,40 @@ def resolution_order(children: Sequence[tuple[int, int, int]]) -> list[int]:
 
 RULESET = register(
     Ruleset(
-        name=NAME, label=LABEL, start_year=START_YEAR, turn_length=TURN_LENGTH, adult_age=ADULT_AGE, currency="ducats",
-        birth_dice=BIRTH_DICE, sex_dice=SEX_DICE, characteristic_dice=CHARACTERISTIC_DICE, survival_dice=SURVIVAL_DICE,
-        optional_rules=OPTIONAL_RULES, tables=DEFAULT_TABLES, validators={SURVIVAL: validate_survival_table},
+        name=NAME,
+        label=LABEL,
+        start_year=START_YEAR,
+        turn_length=TURN_LENGTH,
+        adult_age=ADULT_AGE,
+        currency="ducats",
+        birth_dice=BIRTH_DICE,
+        sex_dice=SEX_DICE,
+        characteristic_dice=CHARACTERISTIC_DICE,
+        survival_dice=SURVIVAL_DICE,
+        optional_rules=OPTIONAL_RULES,
+        tables=DEFAULT_TABLES,
+        validators={SURVIVAL: validate_survival_table},
         table_titles={SURVIVAL: "BloodLine survival table (2d10 by effective age)"},
-        kings_widows_retire=KINGS_WIDOWS_RETIRE, treasury_pays_matches=TREASURY_PAYS_MATCHES, clean_options=clean_options,
-        characteristic_names=characteristic_names, birth_succeeds=birth_succeeds, sex_from_faces=sex_from_faces,
+        kings_widows_retire=KINGS_WIDOWS_RETIRE,
+        treasury_pays_matches=TREASURY_PAYS_MATCHES,
+        clean_options=clean_options,
+        characteristic_names=characteristic_names,
+        birth_succeeds=birth_succeeds,
+        sex_from_faces=sex_from_faces,
         marriage_problems=marriage_problems,
-        europa_crowns=True, priced_pass_overs=True, effective_ages=True, stability_track=True, betrothals=True,
-        married_away=True, unions=True, titles=True, minor_houses=True, royal_leaders=True, dynastic_crisis=True,
-        gm_sets_turn_year=True, whole_family_moves=True, majority_disputes=True,
+        europa_crowns=True,
+        priced_pass_overs=True,
+        effective_ages=True,
+        stability_track=True,
+        betrothals=True,
+        married_away=True,
+        unions=True,
+        titles=True,
+        minor_houses=True,
+        royal_leaders=True,
+        dynastic_crisis=True,
+        gm_sets_turn_year=True,
+        whole_family_moves=True,
+        majority_disputes=True,
     )
 )

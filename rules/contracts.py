@@ -101,9 +101,7 @@ def validate_clause(kind: str, params: Mapping[str, Any] | None, *, parties: Col
     unknown = sorted(set(params) - set(required) - set(optional))
     if unknown:
         raise ClauseError(
-            f"{name}: unknown term(s) {', '.join(unknown)}; it takes "
-            + (", ".join(required + optional) or "no terms")
-            + "."
+            f"{name}: unknown term(s) {', '.join(unknown)}; it takes " + (", ".join(required + optional) or "no terms") + "."
         )
     missing = [k for k in required if k not in params]
     if kind == "recurring_payment" or kind == "trade_item":
@@ -327,9 +325,7 @@ def parley_tally(votes: Iterable[VoteIn], *, readmission_of: int | None = None) 
         if not v.christian:
             barred.append(VoteCast(v.dynasty, 0, choice, None, "the leader is not Christian (20.4)"))
         elif v.excommunicated and v.dynasty != readmission_of:
-            barred.append(
-                VoteCast(v.dynasty, 0, choice, None, "excommunicated: votes only on his own readmission (22.12)")
-            )
+            barred.append(VoteCast(v.dynasty, 0, choice, None, "excommunicated: votes only on his own readmission (22.12)"))
         else:
             voting.append((v, weight))
     voting.sort(key=lambda pair: (-pair[1], pair[0].seat, pair[0].dynasty))

@@ -73,7 +73,10 @@ EXTRA_TURN, DEAD = "extra_turn", "dead"
 SURVIVAL_RESULTS: dict[str, str] = {"": "nothing", EXTRA_TURN: "+1 turn", DEAD: "dead"}
 PASHA, REVOLT, REVOLT_CRISIS = "pasha", "revolt", "revolt_crisis"
 TURKISH_RESULTS: dict[str, str] = {
-    "": "nothing", PASHA: "Pasha", REVOLT: "revolt", REVOLT_CRISIS: "revolt and Dynastic Crisis",
+    "": "nothing",
+    PASHA: "Pasha",
+    REVOLT: "revolt",
+    REVOLT_CRISIS: "revolt and Dynastic Crisis",
 }
 CRISIS, FRAGILE = "crisis", "fragile"
 SUCCESSION_RESULTS: dict[str, str] = {"": "normal", CRISIS: "Dynastic Crisis", FRAGILE: "Fragile Health"}
@@ -84,7 +87,11 @@ ADULT = ""
 
 def _line(roll: int, survival: str, turkey: str, succession: str, minority: str, reign: int | None) -> dict[str, Any]:
     return {
-        "roll": roll, "survival": survival, "turkey": turkey, "succession": succession, "minority": minority,
+        "roll": roll,
+        "survival": survival,
+        "turkey": turkey,
+        "succession": succession,
+        "minority": minority,
         "reign": reign,
     }
 
@@ -552,7 +559,11 @@ def validate_military(data: JSON) -> dict[str, Any]:
     low_value = _int(table.get("min_value"), "Military skill: 'min_value'", 0, 20)
     high_value = _int(table.get("max_value"), "Military skill: 'max_value'", low_value, 20)
     return {
-        "columns": columns, "rows": rows, "modifiers": bands, "min_value": low_value, "max_value": high_value,
+        "columns": columns,
+        "rows": rows,
+        "modifiers": bands,
+        "min_value": low_value,
+        "max_value": high_value,
         "siege_base": _int(table.get("siege_base"), "Military skill: 'siege_base'", 0, 20),
     }
 
@@ -622,8 +633,14 @@ def marriage_problems(
     wife_never_marries: bool = False,
 ) -> list[str]:
     return families.marriage_problems(
-        husband, wife, year, wedding=wedding, husband_taken=husband_taken, wife_taken=wife_taken,
-        husband_never_marries=husband_never_marries, wife_never_marries=wife_never_marries,
+        husband,
+        wife,
+        year,
+        wedding=wedding,
+        husband_taken=husband_taken,
+        wife_taken=wife_taken,
+        husband_never_marries=husband_never_marries,
+        wife_never_marries=wife_never_marries,
     )
 
 
@@ -1014,9 +1031,7 @@ def succession_odds(table: Sequence[Mapping[str, Any]], modifier: int = 0, *, no
     return out
 
 
-def minority_odds(
-    table: Sequence[Mapping[str, Any]], modifier: int = 0, *, no_crisis: bool = False
-) -> dict[str, Fraction]:
+def minority_odds(table: Sequence[Mapping[str, Any]], modifier: int = 0, *, no_crisis: bool = False) -> dict[str, Fraction]:
     """The new monarch's minority stage ("" adult), the roll again for age included."""
     reroll: dict[str, Fraction] = {}
     for face in range(1, 11):
@@ -1150,12 +1165,29 @@ def crown_rules(tables: Mapping[str, Any], crown_name: str, state: Mapping[str, 
 
 RULESET = register(
     Ruleset(
-        name=NAME, label=LABEL, start_year=START_YEAR, turn_length=TURN_LENGTH, adult_age=ADULT_AGE, currency="ducats",
-        birth_dice=BIRTH_DICE, sex_dice=SEX_DICE, characteristic_dice=CHARACTERISTIC_DICE, survival_dice=SURVIVAL_DICE,
-        optional_rules=OPTIONAL_RULES, tables=DEFAULT_TABLES, validators=VALIDATORS, table_titles=TABLE_TITLES,
-        kings_widows_retire=KINGS_WIDOWS_RETIRE, treasury_pays_matches=TREASURY_PAYS_MATCHES, clean_options=clean_options,
-        characteristic_names=characteristic_names, birth_succeeds=birth_succeeds, sex_from_faces=sex_from_faces,
+        name=NAME,
+        label=LABEL,
+        start_year=START_YEAR,
+        turn_length=TURN_LENGTH,
+        adult_age=ADULT_AGE,
+        currency="ducats",
+        birth_dice=BIRTH_DICE,
+        sex_dice=SEX_DICE,
+        characteristic_dice=CHARACTERISTIC_DICE,
+        survival_dice=SURVIVAL_DICE,
+        optional_rules=OPTIONAL_RULES,
+        tables=DEFAULT_TABLES,
+        validators=VALIDATORS,
+        table_titles=TABLE_TITLES,
+        kings_widows_retire=KINGS_WIDOWS_RETIRE,
+        treasury_pays_matches=TREASURY_PAYS_MATCHES,
+        clean_options=clean_options,
+        characteristic_names=characteristic_names,
+        birth_succeeds=birth_succeeds,
+        sex_from_faces=sex_from_faces,
         marriage_problems=marriage_problems,
-        keeps_families=False, monarch_table=True, europa_crowns=True,
+        keeps_families=False,
+        monarch_table=True,
+        europa_crowns=True,
     )
 )

@@ -28,9 +28,19 @@ Eligible = Callable[[Person], bool]
 DEFAULT_LIMIT = 10
 
 _ORDINALS = (
-    "eldest", "second", "third", "fourth", "fifth", "sixth",
-    "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth",
-)  # fmt: skip
+    "eldest",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+    "tenth",
+    "eleventh",
+    "twelfth",
+)
 _COUSIN_DEGREES = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
 _REMOVED = {1: "once", 2: "twice", 3: "thrice"}
 
@@ -268,8 +278,7 @@ class _Explainer:
             kin = self._nearest_kin(pid, level, depth)
             head = f"{self.label}'s {ancestor_kin(level, people[anchor].sex)}"
         links = [
-            f"{self._rank(chain[i])} of {self.name(chain[i - 1])}{_status(people[chain[i - 1]])}"
-            for i in range(depth, 0, -1)
+            f"{self._rank(chain[i])} of {self.name(chain[i - 1])}{_status(people[chain[i - 1]])}" for i in range(depth, 0, -1)
         ]
         if level == 0:
             links.pop()  # the monarch's own child is described by ``head``

@@ -71,20 +71,24 @@ def marriage_problems(
         if not person.alive:
             problems.append(Problem(f"The {role} is dead and cannot marry (Survival, A5).", role))
         elif person.retired:
-            problems.append(Problem(
-                f"The {role} is retired from the game and may not marry (a King's widow never remarries; Survival, A5).", role
-            ))
+            problems.append(
+                Problem(
+                    f"The {role} is retired from the game and may not marry (a King's widow never remarries; Survival, A5).", role
+                )
+            )
         if never:
             problems.append(Problem(f"The {role} was created only to act as regent and never marries (Succession, A7).", role))
         if taken:
             problems.append(Problem(f"The {role} is already married or betrothed (Marriage, A6).", role))
         if wedding:
             if person.age(year) < ADULT_AGE:
-                problems.append(Problem(
-                    f"The {role} is {person.age(year)}; a wedding needs both to be {ADULT_AGE} or older "
-                    "(a betrothal may be arranged earlier; Marriage, A6).",
-                    role,
-                ))
+                problems.append(
+                    Problem(
+                        f"The {role} is {person.age(year)}; a wedding needs both to be {ADULT_AGE} or older "
+                        "(a betrothal may be arranged earlier; Marriage, A6).",
+                        role,
+                    )
+                )
             if person.prisoner:
                 problems.append(Problem(f"The {role} is a prisoner and cannot be wed until released (Marriage, A6).", role))
     return problems

@@ -297,7 +297,8 @@ def interphase_lines(
     countries = max(countries, 1)
     if isinstance(entry.tax_rate, bool) or not isinstance(entry.tax_rate, int) or entry.tax_rate not in TAX_RATES:
         p.add(
-            "tax_rate", "invalid",
+            "tax_rate",
+            "invalid",
             f"The tax rate is {NORMAL_TAX} or {HIGH_TAX} {currency} per province, one rate for the whole country "
             f"(got {entry.tax_rate!r}).",
         )
@@ -317,26 +318,32 @@ def interphase_lines(
         untaxed = famine + rebellion
     if untaxed > provinces:
         p.add(
-            "famine" if famine else "rebellion", "too_many",
+            "famine" if famine else "rebellion",
+            "too_many",
             f"{untaxed} provinces in famine or rebellion, but the country controls only {provinces}.",
         )
     if home is not None and home > provinces:
         p.add("home_provinces", "too_many", f"{home} home provinces, but the country controls only {provinces} provinces.")
     if bought_off > rebellion:
         p.add(
-            "rebellions_bought_off", "too_many",
+            "rebellions_bought_off",
+            "too_many",
             f"{_plural(bought_off, 'rebellion marker')} bought off, but only {rebellion} of the country's provinces "
             f"{'is' if rebellion == 1 else 'are'} in rebellion.",
         )
     if first_turn:
         for field, value in (
-            ("armies_kept", armies_kept), ("fleets_kept", fleets_kept), ("famine", famine), ("rebellion", rebellion),
+            ("armies_kept", armies_kept),
+            ("fleets_kept", fleets_kept),
+            ("famine", famine),
+            ("rebellion", rebellion),
             ("armies_on_track", armies_on_track),
             ("rebellions_bought_off", bought_off),
         ):
             if value:
                 p.add(
-                    field, "first_turn",
+                    field,
+                    "first_turn",
                     f"{LABELS[field]}: none in the first turn, when only Taxation, Placing Resources and Raising "
                     "apply (no forces on the map and no markers yet).",
                 )
@@ -345,27 +352,31 @@ def interphase_lines(
     max_armies, max_fleets = MAX_ARMIES * countries, MAX_FLEETS * countries
     if armies_kept + armies_raised > max_armies:
         p.add(
-            "armies_raised" if armies_raised else "armies_kept", "over_limit",
+            "armies_raised" if armies_raised else "armies_kept",
+            "over_limit",
             f"At most {max_armies} armies on the map: {armies_kept} kept + {armies_raised} raised = "
             f"{armies_kept + armies_raised}.",
         )
     # the Year Track: "Players may not raise troops from the Army counters on the Year Track"
     if armies_on_track and armies_kept + armies_on_track > max_armies:
         p.add(
-            "armies_on_track", "over_limit",
+            "armies_on_track",
+            "over_limit",
             f"{armies_kept} armies kept and {armies_on_track} on the Year Track, but the country has only {max_armies} "
             "Army counters.",
         )
     elif armies_raised and armies_kept + armies_raised <= max_armies < armies_kept + armies_raised + armies_on_track:
         pool = max_armies - armies_kept - armies_on_track
         p.add(
-            "armies_raised", "over_pool",
+            "armies_raised",
+            "over_pool",
             f"Raising {_plural(armies_raised, 'army')}: the pool beside the board holds {pool} ({max_armies} counters, "
             f"{armies_kept} on the map, {armies_on_track} on the Year Track): raise at most {pool}.",
         )
     if fleets_kept + fleets_raised > max_fleets:
         p.add(
-            "fleets_raised" if fleets_raised else "fleets_kept", "over_limit",
+            "fleets_raised" if fleets_raised else "fleets_kept",
+            "over_limit",
             f"At most {max_fleets} fleets: {fleets_kept} kept + {fleets_raised} raised = {fleets_kept + fleets_raised}.",
         )
 
@@ -381,7 +392,8 @@ def interphase_lines(
     if home is None:
         if armies_raised:
             p.add(
-                "home_provinces", "required",
+                "home_provinces",
+                "required",
                 "Say how many home provinces the country controls: armies on the map after raising are capped at "
                 f"{ARMIES_PER_HOME_PROVINCE} x the home provinces not in rebellion.",
             )
@@ -395,12 +407,14 @@ def interphase_lines(
             home_rebels = given
             if derived is not None and given != derived:
                 p.add(
-                    "home_in_rebellion", "mismatch",
+                    "home_in_rebellion",
+                    "mismatch",
                     f"{LABELS['home_in_rebellion']}: {given} given, but the lists of names give {derived}.",
                 )
             elif given > min(home, still):
                 p.add(
-                    "home_in_rebellion", "too_many",
+                    "home_in_rebellion",
+                    "too_many",
                     f"{given} home provinces still in rebellion, but the country has {home} home provinces and "
                     f"{_plural(still, 'rebellion marker')} left after the buy-offs.",
                 )
@@ -421,16 +435,23 @@ def interphase_lines(
         raising_cap = ARMIES_PER_HOME_PROVINCE * quiet
         if armies_raised and armies_kept + armies_raised > raising_cap:
             p.add(
-                "armies_raised", "over_cap",
+                "armies_raised",
+                "over_cap",
                 f"Raising {_plural(armies_raised, 'army')} would put {armies_kept + armies_raised} on the map, above "
                 f"{ARMIES_PER_HOME_PROVINCE} x {quiet} home provinces not in rebellion ({home} controlled, "
                 f"{home_rebels} still in rebellion after the buy-offs) = {raising_cap}: raise at most "
                 f"{max(raising_cap - armies_kept, 0)}{' (' + assumed + ')' if assumed else ''}.",
             )
     governed = _governed(
-        entry.governed, province_names, famine_names, rebellion_names, max(provinces - untaxed, 0), p,
-        entry.tax_rate if entry.tax_rate in TAX_RATES else HIGH_TAX, currency,
-    )  # fmt: skip
+        entry.governed,
+        province_names,
+        famine_names,
+        rebellion_names,
+        max(provinces - untaxed, 0),
+        p,
+        entry.tax_rate if entry.tax_rate in TAX_RATES else HIGH_TAX,
+        currency,
+    )
     p.raise_if_any()
 
     # the lines: taxes first, then costs in the rulebook's order, then the capital's rebellion
@@ -443,29 +464,45 @@ def interphase_lines(
         untaxed_note = f"; {untaxed} in famine or rebellion pay nothing" if untaxed else ""
         high_note = f"; the high rate: {HIGH_TAX_REBELLION_MODIFIER} on Rebellion rolls this turn" if high else ""
         withheld_note = f"; {withheld} withheld by governors" if withheld else ""
-        lines.append(Line(
-            TAX, IN, taxed * rate - withheld,
-            f"Taxation: {_plural(taxed, 'province')} at {rate} {currency}{untaxed_note}{withheld_note}{high_note}",
-        ))
+        lines.append(
+            Line(
+                TAX,
+                IN,
+                taxed * rate - withheld,
+                f"Taxation: {_plural(taxed, 'province')} at {rate} {currency}{untaxed_note}{withheld_note}{high_note}",
+            )
+        )
     lines.extend(_governed_lines(governed, currency))
     if bought_off:
         where = f" ({_join(list(bought_off_names.values()))})" if bought_off_names else ""
-        lines.append(Line(
-            REBELLION, OUT, bought_off * REBELLION_BUY_OFF_CROWNS,
-            f"{_plural(bought_off, 'rebellion marker')} bought off at {REBELLION_BUY_OFF_CROWNS} {currency}{where}",
-        ))
+        lines.append(
+            Line(
+                REBELLION,
+                OUT,
+                bought_off * REBELLION_BUY_OFF_CROWNS,
+                f"{_plural(bought_off, 'rebellion marker')} bought off at {REBELLION_BUY_OFF_CROWNS} {currency}{where}",
+            )
+        )
     for count, noun in ((armies_kept, "army"), (fleets_kept, "fleet")):
         if count:
-            lines.append(Line(
-                MAINTENANCE, OUT, count * MAINTENANCE_CROWNS,
-                f"Maintenance of {_plural(count, noun)} at {MAINTENANCE_CROWNS} {currency}",
-            ))
+            lines.append(
+                Line(
+                    MAINTENANCE,
+                    OUT,
+                    count * MAINTENANCE_CROWNS,
+                    f"Maintenance of {_plural(count, noun)} at {MAINTENANCE_CROWNS} {currency}",
+                )
+            )
     for count, noun, where in ((armies_raised, "army", army_place), (fleets_raised, "fleet", fleet_place)):
         if count:
-            lines.append(Line(
-                RAISING, OUT, count * RAISING_CROWNS,
-                f"Raising {_plural(count, noun)} at {RAISING_CROWNS} {currency}{where}",
-            ))
+            lines.append(
+                Line(
+                    RAISING,
+                    OUT,
+                    count * RAISING_CROWNS,
+                    f"Raising {_plural(count, noun)} at {RAISING_CROWNS} {currency}{where}",
+                )
+            )
     lines.extend(movement)
     income = sum(line.amount for line in lines if line.direction == IN and line.house is None)
     costs = sum(line.amount for line in lines if line.direction == OUT and line.house is None)
@@ -475,11 +512,15 @@ def interphase_lines(
         returned = in_hand // 2 if in_hand > 0 else 0
         if returned:
             rounded = " (rounded down)" if in_hand % 2 else ""
-            lines.append(Line(
-                REBELLION, OUT, returned,
-                f"Rebellion in the capital: half of the {in_hand} {currency} in hand, {returned}{rounded}, returned to "
-                "the Treasury",
-            ))
+            lines.append(
+                Line(
+                    REBELLION,
+                    OUT,
+                    returned,
+                    f"Rebellion in the capital: half of the {in_hand} {currency} in hand, {returned}{rounded}, returned to "
+                    "the Treasury",
+                )
+            )
         else:
             notes.append(f"Rebellion in the capital: no cash in hand ({in_hand} {currency}), so nothing is returned.")
         in_hand -= returned
@@ -515,11 +556,15 @@ def _movement_lines(entry: InterphaseEntry, p: _Problems, currency: str) -> list
             p.add("neutral_ransoms", "invalid", f"{LABELS['neutral_ransoms']}: {name!r} is not one royal, once.")
             continue
         seen.add(_key(name))
-        lines.append(Line(
-            RANSOM, OUT, NEUTRAL_RANSOM_CROWNS,
-            f"Ransom of {name.strip()} from the neutrals who captured him: {NEUTRAL_RANSOM_CROWNS} {currency} to the "
-            "Treasury",
-        ))
+        lines.append(
+            Line(
+                RANSOM,
+                OUT,
+                NEUTRAL_RANSOM_CROWNS,
+                f"Ransom of {name.strip()} from the neutrals who captured him: {NEUTRAL_RANSOM_CROWNS} {currency} to the "
+                "Treasury",
+            )
+        )
     for field, step, sign, who in (
         ("trade_defence_crowns", TRADE_DEFENCE_STEP, -1, "to protect trade items"),
         ("trade_interception_crowns", TRADE_INTERCEPTION_STEP, +1, "to intercept trade items"),
@@ -530,19 +575,33 @@ def _movement_lines(entry: InterphaseEntry, p: _Problems, currency: str) -> list
                 field, "step", f"{LABELS[field]}: {sign:+d} on the roll for each {step} {currency}; {amount} is not a multiple."
             )
         elif amount:
-            lines.append(Line(
-                OTHER, OUT, amount,
-                f"Trade (rule D): {amount} {currency} paid {who}, {sign * (amount // step):+d} on the interception roll",
-            ))
+            lines.append(
+                Line(
+                    OTHER,
+                    OUT,
+                    amount,
+                    f"Trade (rule D): {amount} {currency} paid {who}, {sign * (amount // step):+d} on the interception roll",
+                )
+            )
     for item in entry.event_payments:
-        card, amount = (item if isinstance(item, tuple) and len(item) == 2 else ("", 0))
-        if not isinstance(card, str) or not card.strip() or isinstance(amount, bool) or not isinstance(amount, int) \
-                or amount <= 0:
+        card, amount = item if isinstance(item, tuple) and len(item) == 2 else ("", 0)
+        if (
+            not isinstance(card, str)
+            or not card.strip()
+            or isinstance(amount, bool)
+            or not isinstance(amount, int)
+            or amount <= 0
+        ):
             p.add("event_payments", "invalid", f"{LABELS['event_payments']}: {item!r} is not a card and a sum above 0.")
             continue
-        lines.append(Line(
-            OTHER, OUT, amount, f"Event card {card.strip()}: {amount} {currency} bid or invested, paid to the Treasury",
-        ))
+        lines.append(
+            Line(
+                OTHER,
+                OUT,
+                amount,
+                f"Event card {card.strip()}: {amount} {currency} bid or invested, paid to the Treasury",
+            )
+        )
     return lines
 
 
@@ -573,7 +632,8 @@ def _placement(
             p.add("fleet_ports", "not_home", f"Fleet ports: {name.strip()} is not among the home provinces controlled.")
     if ports and len(ports) != fleets:
         p.add(
-            "fleet_ports", "count",
+            "fleet_ports",
+            "count",
             f"Fleet ports: {len(ports)} given for {_plural(fleets, 'fleet')} raised (one coastal home province a fleet; "
             "a province may be named again).",
         )
@@ -617,14 +677,16 @@ def _governed(
             continue
         if g.withheld and g.house is None:
             p.add(
-                "governed", "own_governor",
+                "governed",
+                "own_governor",
                 f"Governed provinces: {g.governor}, Governor of {g.province}, is of the King's own dynasty: there is no "
                 "royal tax to withhold from his own player.",
             )
             continue
         if g.withheld > rate:
             p.add(
-                "governed", "too_much",
+                "governed",
+                "too_much",
                 f"Governed provinces: {g.governor} can withhold at most the royal tax of {g.province} "
                 f"({rate} {currency}), not {g.withheld}.",
             )
@@ -636,7 +698,8 @@ def _governed(
         paying.append(g)
     if len(paying) > taxed:
         p.add(
-            "governed", "too_many",
+            "governed",
+            "too_many",
             f"{len(paying)} governed provinces pay taxes, but only {_plural(taxed, 'province')} of the country "
             f"{'pays' if taxed == 1 else 'pay'}.",
         )
@@ -650,34 +713,49 @@ def _governed_lines(governed: Sequence[Governed], currency: str) -> list[Line]:
     lines: list[Line] = []
     own = [g for g in governed if g.house is None]
     if own:
-        lines.append(Line(
-            TAX, IN, GOVERNED_EXTRA_CROWNS * len(own),
-            f"Governed provinces (rule G): {_join([g.province for g in own])} at {GOVERNED_EXTRA_CROWNS} {currency} "
-            "extra",
-        ))
+        lines.append(
+            Line(
+                TAX,
+                IN,
+                GOVERNED_EXTRA_CROWNS * len(own),
+                f"Governed provinces (rule G): {_join([g.province for g in own])} at {GOVERNED_EXTRA_CROWNS} {currency} extra",
+            )
+        )
     for g in governed:
         of = f" of the house of {g.house_name}" if g.house_name else ""
         if g.house is not None:
-            lines.append(Line(
-                TAX, IN, GOVERNED_EXTRA_CROWNS,
-                f"Governed province (rule G): {g.governor}{of}, Governor of {g.province}, keeps the "
-                f"{GOVERNED_EXTRA_CROWNS} {currency} extra",
-                house=g.house,
-            ))
-            if g.withheld:
-                lines.append(Line(
-                    TAX, IN, g.withheld,
-                    f"Governed province (rule G): {g.governor}{of} withholds {g.withheld} {currency} of "
-                    f"{g.province}'s royal tax",
+            lines.append(
+                Line(
+                    TAX,
+                    IN,
+                    GOVERNED_EXTRA_CROWNS,
+                    f"Governed province (rule G): {g.governor}{of}, Governor of {g.province}, keeps the "
+                    f"{GOVERNED_EXTRA_CROWNS} {currency} extra",
                     house=g.house,
-                ))
+                )
+            )
+            if g.withheld:
+                lines.append(
+                    Line(
+                        TAX,
+                        IN,
+                        g.withheld,
+                        f"Governed province (rule G): {g.governor}{of} withholds {g.withheld} {currency} of "
+                        f"{g.province}'s royal tax",
+                        house=g.house,
+                    )
+                )
         if g.charisma:
-            lines.append(Line(
-                TAX, IN if g.charisma > 0 else OUT, abs(g.charisma),
-                f"Governed province (rule G): {g.governor}{of} is present in {g.province}: Charisma "
-                f"{g.charisma:+d} on its taxes",
-                house=g.house,
-            ))
+            lines.append(
+                Line(
+                    TAX,
+                    IN if g.charisma > 0 else OUT,
+                    abs(g.charisma),
+                    f"Governed province (rule G): {g.governor}{of} is present in {g.province}: Charisma "
+                    f"{g.charisma:+d} on its taxes",
+                    house=g.house,
+                )
+            )
     return lines
 
 
@@ -708,13 +786,14 @@ def cash_in_lines(
     # only the counters in the box
     if basic + semi + lux > BASIC_COUNTERS:
         p.add(
-            "basic_sets", "over_limit",
-            f"{basic + semi + lux} sets need that many metals, cloth and food, but the game has only "
-            f"{BASIC_COUNTERS} of each.",
+            "basic_sets",
+            "over_limit",
+            f"{basic + semi + lux} sets need that many metals, cloth and food, but the game has only {BASIC_COUNTERS} of each.",
         )
     if semi + lux > SEMI_LUXURY_COUNTERS:
         p.add(
-            "semi_luxury_sets", "over_limit",
+            "semi_luxury_sets",
+            "over_limit",
             f"{semi + lux} sets need that many semi-luxury items, but the game has only {SEMI_LUXURY_COUNTERS}.",
         )
     if lux > LUXURY_COUNTERS:
@@ -727,9 +806,13 @@ def cash_in_lines(
         (lux, "metals, cloth, food, a semi-luxury and a luxury", LUXURY_SET_CROWNS),
     ):
         if count:
-            lines.append(Line(
-                CASH_IN, IN, count * value,
-                f"Cashing-in at the end of the turn: {_plural(count, 'set')} of {label} at {value} {currency}",
-            ))
+            lines.append(
+                Line(
+                    CASH_IN,
+                    IN,
+                    count * value,
+                    f"Cashing-in at the end of the turn: {_plural(count, 'set')} of {label} at {value} {currency}",
+                )
+            )
     income = sum(line.amount for line in lines)
     return CashInResult(lines=tuple(lines), cash_before=cash, cash_after=cash + income, income=income)

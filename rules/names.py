@@ -42,13 +42,13 @@ COUNTRIES: dict[str, CountryNames] = {
 
 COUNTRIES.update(
     {
-        "Austria": CountryNames(("Habsburg", "Babenberg"), ("Maximilian", "Philip", "Ferdinand", "Rudolf"),
-                                ("Maria", "Margaret", "Anna", "Eleanor")),
-        "Turkey": CountryNames(("Osman", "Karaman"), ("Bayezid", "Selim", "Suleiman", "Murad", "Mehmed"),
-                               ("Hafsa", "Mihrimah", "Fatma", "Zeynep")),
-        "Sweden": CountryNames(
-            ("Vasa", "Sture"), ("Gustav", "Erik", "Johan", "Karl"), ("Katarina", "Cecilia", "Anna", "Sofia")
+        "Austria": CountryNames(
+            ("Habsburg", "Babenberg"), ("Maximilian", "Philip", "Ferdinand", "Rudolf"), ("Maria", "Margaret", "Anna", "Eleanor")
         ),
+        "Turkey": CountryNames(
+            ("Osman", "Karaman"), ("Bayezid", "Selim", "Suleiman", "Murad", "Mehmed"), ("Hafsa", "Mihrimah", "Fatma", "Zeynep")
+        ),
+        "Sweden": CountryNames(("Vasa", "Sture"), ("Gustav", "Erik", "Johan", "Karl"), ("Katarina", "Cecilia", "Anna", "Sofia")),
         "Russia": CountryNames(
             ("Rurik", "Romanov"), ("Ivan", "Vasily", "Fyodor", "Dmitri"), ("Elena", "Anastasia", "Maria", "Irina")
         ),

@@ -141,9 +141,7 @@ def get_ruleset(name: str) -> Ruleset:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise RuleError(
-            f"Unknown ruleset {name!r}; choose one of {', '.join(_REGISTRY)}.", code="unknown_ruleset"
-        ) from None
+        raise RuleError(f"Unknown ruleset {name!r}; choose one of {', '.join(_REGISTRY)}.", code="unknown_ruleset") from None
 
 
 def rulesets() -> list[Ruleset]:

@@ -154,13 +154,16 @@ def build_cast(seed: int = 1) -> Cast:
     assert treasury.balance(campaign, england) == ENGLAND_HOLDS
 
     pact = contracts.contract_draft(
-        campaign=campaign, kind="agreement", title=PACT, parties=[england, spain],
+        campaign=campaign,
+        kind="agreement",
+        title=PACT,
+        parties=[england, spain],
         clauses=[
             {"kind": "payment", "params": {"payer": england.pk, "payee": spain.pk, "amount": PACT_PAYMENT}},
             {"kind": "non_aggression"},
         ],
         by=gm,
-    )  # fmt: skip
+    )
     contracts.contract_sign(campaign=campaign, contract=pact, by=gm)  # in force: the payment falls due, unpaid
     unpaid = ContractPayment.objects.get(contract=pact)
     assert unpaid.status == PaymentStatus.UNPAID, "England holds less than the pact's payment: it stays unpaid"
@@ -171,10 +174,14 @@ def build_cast(seed: int = 1) -> Cast:
     groom, bride = _betrothable(campaign, england, spain)
     match = marriage_arrange(campaign=campaign, husband=groom, wife=bride, by=gm)
     wedding = contracts.contract_draft(
-        campaign=campaign, kind="marriage", title=WEDDING, parties=[england, spain], marriage=match,
+        campaign=campaign,
+        kind="marriage",
+        title=WEDDING,
+        parties=[england, spain],
+        marriage=match,
         clauses=[{"kind": "dowry", "params": {"payer": spain.pk, "payee": england.pk, "amount": DOWRY}}],
         by=gm,
-    )  # fmt: skip
+    )
     contracts.contract_sign(campaign=campaign, contract=wedding, by=gm)  # signed: its terms are written on the match
     match.refresh_from_db()
     assert str(DOWRY) in match.dowry, match.dowry
@@ -196,9 +203,14 @@ def build_cast(seed: int = 1) -> Cast:
     assert attempt.success and attempt.roll is not None
     _, _key = token_create(user=users["alice"], name=TOKEN)
     title = Title.objects.create(
-        campaign=campaign, name="Duke of Kent", province="Kent", crown="England", holder=groom,
-        granted_year=campaign.current_year, granted_to=groom,
-    )  # fmt: skip
+        campaign=campaign,
+        name="Duke of Kent",
+        province="Kent",
+        crown="England",
+        holder=groom,
+        granted_year=campaign.current_year,
+        granted_to=groom,
+    )
 
     lines = {
         "england purse": ChronicleEntry.objects.get(campaign=campaign, kind="payment", text__contains=ENGLAND_PURSE),
@@ -214,11 +226,27 @@ def build_cast(seed: int = 1) -> Cast:
         "betrothal": ChronicleEntry.objects.filter(campaign=campaign, kind="betrothal").first(),
     }
     return Cast(
-        campaign=campaign, other=other, users=users, house=house,
-        monarch={crown: r.holder for crown, r in reigns.items()}, reign=reigns["England"], couple=couple,
-        attempt=attempt, roll=attempt.roll, groom=groom, bride=bride, match=match, pact=pact, wedding=wedding,
-        draft=draft, france_draft=france_draft, unpaid=unpaid, breach=breach, title=title, postings=postings,
+        campaign=campaign,
+        other=other,
+        users=users,
+        house=house,
+        monarch={crown: r.holder for crown, r in reigns.items()},
+        reign=reigns["England"],
+        couple=couple,
+        attempt=attempt,
+        roll=attempt.roll,
+        groom=groom,
+        bride=bride,
+        match=match,
+        pact=pact,
+        wedding=wedding,
+        draft=draft,
+        france_draft=france_draft,
+        unpaid=unpaid,
+        breach=breach,
+        title=title,
+        postings=postings,
         lines={k: v for k, v in lines.items() if v is not None},
         membership=Membership.objects.get(campaign=campaign, user=users["alice"]),
         token=ApiToken.objects.get(user=users["alice"], name=TOKEN),
-    )  # fmt: skip
+    )

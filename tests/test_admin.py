@@ -77,18 +77,34 @@ def world(campaign):
     hal = Character.objects.get(given_name="Hal")
     PassedOver.objects.create(reign=reign, character=hal, reason="a test")
     Modifier.objects.create(
-        campaign=campaign, kind=ModifierKind.USURPER_STRENGTH, value=-1, crown="England", dynasty=england,
-        claimant=hal, reason="Hal passed over", start_year=1300,
+        campaign=campaign,
+        kind=ModifierKind.USURPER_STRENGTH,
+        value=-1,
+        crown="England",
+        dynasty=england,
+        claimant=hal,
+        reason="Hal passed over",
+        start_year=1300,
     )
     Renunciation.objects.create(campaign=campaign, character=hal, crown="France", year=1300, source="a contract")
     title = Title.objects.create(
-        campaign=campaign, name="Duke of Kent", province="Kent", crown="England", holder=reign.holder,
-        granted_year=1300, granted_to=reign.holder,
+        campaign=campaign,
+        name="Duke of Kent",
+        province="Kent",
+        crown="England",
+        holder=reign.holder,
+        granted_year=1300,
+        granted_to=reign.holder,
     )
     TitleHolding.objects.create(title=title, holder=reign.holder, start_year=1300, how="granted")
     CrownEvent.objects.create(
-        campaign=campaign, crown=Crown.objects.get(campaign=campaign, name="England"), year=1300, kind="stability",
-        delta=-1, stability_after=-1, reason="a test",
+        campaign=campaign,
+        crown=Crown.objects.get(campaign=campaign, name="England"),
+        year=1300,
+        kind="stability",
+        delta=-1,
+        stability_after=-1,
+        reason="a test",
     )
     return campaign
 

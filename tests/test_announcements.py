@@ -82,6 +82,7 @@ def pieces(*characters) -> list[str]:
 
 # --- the announcement itself ------------------------------------------------------------------
 
+
 @pytest.mark.django_db
 def test_section_10_announcements_gather_the_turn_in_sections(campaign):
     """Section 10 of the rulebook: the turn's births, deaths, successions, marriages, returns,
@@ -92,9 +93,7 @@ def test_section_10_announcements_gather_the_turn_in_sections(campaign):
     # Births: the English royal couple has a son
     couple = Marriage.objects.get(campaign=campaign, husband__controlled_by=england, ended_year__isnull=True)
     attempt = births_attempt(campaign=campaign, marriage=couple, faces=[5, 5])
-    son = births_sex(
-        campaign=campaign, attempt=attempt, faces=[2], characteristic_faces=[[6, 6, 6], [1, 1, 1], [4, 4, 4]]
-    )
+    son = births_sex(campaign=campaign, attempt=attempt, faces=[2], characteristic_faces=[[6, 6, 6], [1, 1, 1], [4, 4, 4]])
     births_finish(campaign=campaign)
     # Survival: the King of France dies; his son or daughter of 5 succeeds under a created regent
     king = king_of(campaign, "France")
@@ -157,7 +156,8 @@ def test_section_10_a_turn_with_nothing_happening_says_so(campaign):
 def test_section_10_only_this_years_chronicle_is_announced(campaign):
     england, france = house(campaign, "England"), house(campaign, "France")
     marriage_arrange(
-        campaign=campaign, husband=person(campaign, england, "Edmund", "M", 1290),
+        campaign=campaign,
+        husband=person(campaign, england, "Edmund", "M", 1290),
         wife=person(campaign, france, "Odette", "F", 1292),
     )
     first = to_announcements(campaign)
@@ -169,6 +169,7 @@ def test_section_10_only_this_years_chronicle_is_announced(campaign):
 
 
 # --- returns and retirements (A5) -------------------------------------------------------------
+
 
 @pytest.mark.django_db
 def test_a5_a_husband_who_joined_his_wifes_house_returns_to_his_own_when_she_dies(campaign):
@@ -188,9 +189,7 @@ def test_a5_a_husband_who_joined_his_wifes_house_returns_to_his_own_when_she_die
     announcement = announcements_make(campaign=campaign)
     husband.refresh_from_db()
     assert husband.controlled_by == france and husband.status == Status.ALIVE
-    assert announcement.data["sections"]["Returns and retirements"] == [
-        "Louis Anjou, widowed, returns to the house of Anjou."
-    ]
+    assert announcement.data["sections"]["Returns and retirements"] == ["Louis Anjou, widowed, returns to the house of Anjou."]
     entry = ChronicleEntry.objects.get(campaign=campaign, kind="return")
     assert entry.data == {"character": husband.pk, "dynasty": france.pk}
 
@@ -250,9 +249,7 @@ def test_a5_a_widow_of_the_same_house_stays_and_a_foreign_one_returns(campaign):
     native.refresh_from_db()
     foreign.refresh_from_db()
     assert native.controlled_by == england and foreign.controlled_by == france
-    assert announcement.data["sections"]["Returns and retirements"] == [
-        "Odette Anjou, widowed, returns to the house of Anjou."
-    ]
+    assert announcement.data["sections"]["Returns and retirements"] == ["Odette Anjou, widowed, returns to the house of Anjou."]
 
 
 @pytest.mark.django_db
@@ -274,6 +271,7 @@ def test_a5_the_widow_of_a_king_retires(campaign):
 
 
 # --- Prince pieces (A2, A7) -------------------------------------------------------------------
+
 
 @pytest.mark.django_db
 def test_a2_a_royal_male_reaching_20_takes_a_prince_piece_at_the_announcements(campaign):
@@ -351,14 +349,18 @@ def test_a7_a_minor_king_takes_no_piece(campaign):
 
 # --- the next turn ----------------------------------------------------------------------------
 
+
 @pytest.mark.django_db
 def test_a1_turn_advance_moves_five_years_on_to_the_births(campaign):
     """A1: a turn is 5 years; each turn begins with the Births step."""
     at_step(campaign, Step.ANNOUNCEMENTS)
-    with pytest.raises(StepOrderError, match=re.escape(
-        "The Interphase and movement (sequence done) step is not open yet: 1300 is at Announcements; "
-        "finish Announcements first."
-    )):
+    with pytest.raises(
+        StepOrderError,
+        match=re.escape(
+            "The Interphase and movement (sequence done) step is not open yet: 1300 is at Announcements; "
+            "finish Announcements first."
+        ),
+    ):
         turn_advance(campaign=campaign)
     campaign.refresh_from_db()
     assert (campaign.current_year, campaign.step) == (1300, Step.ANNOUNCEMENTS)

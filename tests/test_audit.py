@@ -134,13 +134,27 @@ def test_an_admin_edit_is_recorded_as_the_admin_with_the_turn(client, campaign, 
     client.force_login(admin)
     c = Character.objects.filter(campaign=campaign).first()
     form = {
-        "campaign": campaign.pk, "given_name": "Renamed", "dynastic_name": c.dynastic_name, "sex": c.sex,
-        "birth_year": c.birth_year, "birth_order": c.birth_order, "origin": c.origin,
-        "father": c.father_id or "", "mother": c.mother_id or "", "birth_dynasty": c.birth_dynasty_id or "",
-        "controlled_by": c.controlled_by_id or "", "characteristics": json.dumps(c.characteristics),
-        "prince_piece": c.prince_piece, "prisoner_of": "", "effective_age_offset": 0, "legitimate": "on",
-        "status": c.status, "death_year": "", "death_cause": "", "retired_year": "",
-    }  # fmt: skip
+        "campaign": campaign.pk,
+        "given_name": "Renamed",
+        "dynastic_name": c.dynastic_name,
+        "sex": c.sex,
+        "birth_year": c.birth_year,
+        "birth_order": c.birth_order,
+        "origin": c.origin,
+        "father": c.father_id or "",
+        "mother": c.mother_id or "",
+        "birth_dynasty": c.birth_dynasty_id or "",
+        "controlled_by": c.controlled_by_id or "",
+        "characteristics": json.dumps(c.characteristics),
+        "prince_piece": c.prince_piece,
+        "prisoner_of": "",
+        "effective_age_offset": 0,
+        "legitimate": "on",
+        "status": c.status,
+        "death_year": "",
+        "death_cause": "",
+        "retired_year": "",
+    }
     response = client.post(reverse("admin:dynasties_character_change", args=[c.pk]), form)
     assert response.status_code == 302, response.content.decode()[:2000]
     row = H.objects.filter(id=c.pk).latest("history_date")
@@ -299,11 +313,14 @@ def test_the_contract_page_shows_its_trail_to_its_parties_only(client, campaign,
         campaign,
         "Draft 'Secret'",
         lambda c: contract_draft(
-            campaign=c, kind="agreement", title="Secret", parties=[house(campaign, "England").pk, house(campaign, "Spain").pk],
+            campaign=c,
+            kind="agreement",
+            title="Secret",
+            parties=[house(campaign, "England").pk, house(campaign, "Spain").pk],
             clauses=[{"kind": "non_aggression"}],
         ),
         gm,
-    )  # fmt: skip
+    )
     client.force_login(alice)
     address = page("contract", campaign, pact.pk)
     response = client.get(address)
@@ -318,9 +335,12 @@ def test_the_contract_page_shows_its_trail_to_its_parties_only(client, campaign,
 
 def test_the_contract_page_runs_a_fixed_number_of_queries_whatever_its_history(client, campaign, alice):
     pact = contract_draft(
-        campaign=campaign, kind="agreement", title="Dover", parties=[house(campaign, "England").pk, house(campaign, "France").pk],
+        campaign=campaign,
+        kind="agreement",
+        title="Dover",
+        parties=[house(campaign, "England").pk, house(campaign, "France").pk],
         clauses=[{"kind": "non_aggression"}],
-    )  # fmt: skip
+    )
     client.force_login(alice)
 
     def count():

@@ -50,10 +50,15 @@ def money_and_contracts(campaign: Campaign) -> None:
     posting_reverse(campaign=campaign.pk, posting=gift, reason="sent twice")
     pay = {"payer": first.pk, "payee": second.pk, "amount": 5}
     alliance = contract_draft(
-        campaign=campaign.pk, kind="agreement", title="Alliance", parties=[first, second],
-        clauses=[{"kind": "payment", "params": pay},
-                 {"kind": "recurring_payment", "params": {**pay, "from_year": campaign.current_year, "turns": 2}}],
-    )  # fmt: skip
+        campaign=campaign.pk,
+        kind="agreement",
+        title="Alliance",
+        parties=[first, second],
+        clauses=[
+            {"kind": "payment", "params": pay},
+            {"kind": "recurring_payment", "params": {**pay, "from_year": campaign.current_year, "turns": 2}},
+        ],
+    )
     contract_sign(campaign=campaign.pk, contract=alliance)
     truce = contract_draft(campaign=campaign.pk, kind="treaty", title="Truce", parties=[first, second], term_years=1)
     contract_sign(campaign=campaign.pk, contract=truce)
@@ -183,8 +188,14 @@ def test_names_are_in_utc_and_only_backups_match(tmp_path: Path):
     paris = datetime.timezone(datetime.timedelta(hours=1))
     assert backup_name("demo", datetime.datetime(2026, 3, 1, 3, 4, 5, tzinfo=paris)) == "demo-20260301-020405.json"
     assert backup_name("demo", at(1), compress=True) == "demo-20260301-020000.json.gz"
-    for name in ("demo-20260301-020000.json", "demo-20260302-020000.json.gz", "demo-2026-03-01.json", "demo.json",
-                 "demo-x-20260301-020000.json", ".demo-20260303-020000.json.abc.tmp"):  # fmt: skip
+    for name in (
+        "demo-20260301-020000.json",
+        "demo-20260302-020000.json.gz",
+        "demo-2026-03-01.json",
+        "demo.json",
+        "demo-x-20260301-020000.json",
+        ".demo-20260303-020000.json.abc.tmp",
+    ):
         (tmp_path / name).write_text("{}")
     assert [p.name for p in backups_of(tmp_path, "demo")] == ["demo-20260302-020000.json.gz", "demo-20260301-020000.json"]
     assert backups_of(tmp_path / "missing", "demo") == []

@@ -175,8 +175,9 @@ def test_the_data_migration_dates_an_older_versions_posthumous_children_within_t
     elder = person(campaign, None, "Elder", "F", 1300, father=couple.husband, mother=couple.wife, dynastic_name="X")
     late = person(campaign, None, "Late", "M", 1302, father=couple.husband, mother=couple.wife, dynastic_name="X")
     earlier = person(campaign, None, "Earlier", "M", 1290, father=couple.husband, mother=couple.wife, dynastic_name="X")
-    BirthAttempt.objects.create(campaign=campaign, marriage=couple, year=1300, attempt=3, success=True,
-                                child_birth_year=1302, child=late)
+    BirthAttempt.objects.create(
+        campaign=campaign, marriage=couple, year=1300, attempt=3, success=True, child_birth_year=1302, child=late
+    )
     migration = importlib.import_module("dynasties.migrations.0012_births_within_lives")
     migration.within_lives(apps, None)
     late.refresh_from_db()

@@ -220,8 +220,18 @@ def test_the_survival_service_matches_the_exact_odds(eu, column):
     house = Dynasty.objects.get(campaign=eu, crown="Spain")
     Character.objects.filter(campaign=eu).update(status=Status.RETIRED)
     crowd = Character.objects.bulk_create(
-        [Character(campaign=eu, given_name=f"P{i}", sex="M", birth_year=eu.current_year - column, dynastic_name="Crowd",
-                   controlled_by=house, characteristics={"adm": 5, "dip": 5, "mil": 5}) for i in range(600)]
+        [
+            Character(
+                campaign=eu,
+                given_name=f"P{i}",
+                sex="M",
+                birth_year=eu.current_year - column,
+                dynastic_name="Crowd",
+                controlled_by=house,
+                characteristics={"adm": 5, "dip": 5, "mil": 5},
+            )
+            for i in range(600)
+        ]
     )
     survival_roll(campaign=eu, source=RandomSource(column))
     chances = bl.survival_chances(bl.DEFAULT_TABLES[bl.SURVIVAL], column)

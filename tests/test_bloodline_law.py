@@ -84,7 +84,8 @@ def union(campaign) -> tuple[Character, Character]:
 def union_losses(campaign, name: str = "England") -> list[tuple[int, int]]:
     return list(
         CrownEvent.objects.filter(crown__campaign=campaign, crown__name=name, reason="a Dynastic Union's first turns")
-        .order_by("pk").values_list("year", "delta")
+        .order_by("pk")
+        .values_list("year", "delta")
     )
 
 

@@ -81,7 +81,9 @@ def test_the_giving_player_takes_a_title_back_at_the_holders_death(eu):
     assert again.pk == title.pk and again.holder == younger
     assert [(p["name"], p["value"]) for p in again.provinces] == [("Burgundy", 5)]
     assert list(again.holdings.order_by("pk").values_list("holder_id", "end_year")) == [
-        (duke.pk, 1492), (elder.pk, 1492), (younger.pk, None)
+        (duke.pk, 1492),
+        (elder.pk, 1492),
+        (younger.pk, None),
     ]
 
 
@@ -200,8 +202,9 @@ def test_claims_are_made_at_the_time_of_the_crisis_only(eu):
     c, france, _king = eu
     england = Dynasty.objects.get(campaign=c, crown="England")
     lord = person(c, england, "Edmund", "M", 1470)
-    title = bloodline_title_grant(campaign=c, giver=france, character=lord, name="Duke of Burgundy",
-                                  provinces=land(("Burgundy", 5)))
+    title = bloodline_title_grant(
+        campaign=c, giver=france, character=lord, name="Duke of Burgundy", provinces=land(("Burgundy", 5))
+    )
     with pytest.raises(RuleError, match="not a title of a dynastic line that died out this turn"):
         crisis_claim(campaign=c, title=title, provinces=["Burgundy"])
     assert Title.objects.get(pk=title.pk).holder == lord

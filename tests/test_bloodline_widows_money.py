@@ -145,9 +145,7 @@ def test_a_house_whose_throne_is_held_is_never_refounded(eu):
     queen, _ = _union(eu)
     england, france = house(eu, "England"), house(eu, "France")
     Character.objects.filter(pk=queen.pk).update(controlled_by=france)  # with her husband's house
-    Character.objects.filter(campaign=eu, controlled_by=england, status=Status.ALIVE).update(
-        status=Status.DEAD, death_year=1492
-    )
+    Character.objects.filter(campaign=eu, controlled_by=england, status=Status.ALIVE).update(status=Status.DEAD, death_year=1492)
     survival(eu)
     to_next_turn(eu, 1497)
     england.refresh_from_db()

@@ -195,9 +195,12 @@ def test_two_gms_finishing_the_same_step_one_wins(campaign, gm):
 
     def finish() -> Campaign:
         return step_action(
-            campaign=campaign.pk, key=new_action_key(), label="Finish Births", by=gm,
+            campaign=campaign.pk,
+            key=new_action_key(),
+            label="Finish Births",
+            by=gm,
             action=lambda c: births_finish(campaign=c, by=gm),
-        )  # fmt: skip
+        )
 
     with _no_leftover_connections():
         results = _run_all([finish, finish], gate=campaign)

@@ -19,11 +19,16 @@ def test_a_contract_prints_with_its_parties_clauses_and_signature_lines(campaign
     england = Dynasty.objects.get(campaign=campaign, crown="England")
     france = Dynasty.objects.get(campaign=campaign, crown="France")
     contract = contract_draft(
-        campaign=campaign, kind="agreement", title="The Peace of Calais", parties=[england.pk, france.pk],
+        campaign=campaign,
+        kind="agreement",
+        title="The Peace of Calais",
+        parties=[england.pk, france.pk],
         clauses=[
             {"kind": "non_aggression", "params": {}, "text": "Neither shall attack the other."},
-            {"kind": "recurring_payment", "params": {"payer": england.pk, "payee": france.pk, "amount": 20,
-                                                      "from_year": 1305, "turns": 3}},
+            {
+                "kind": "recurring_payment",
+                "params": {"payer": england.pk, "payee": france.pk, "amount": 20, "from_year": 1305, "turns": 3},
+            },
         ],
         text="Sealed at Calais.",
     )
@@ -31,9 +36,18 @@ def test_a_contract_prints_with_its_parties_clauses_and_signature_lines(campaign
     assert pdf.startswith(b"%PDF")
     reader = PdfReader(io.BytesIO(pdf))
     text = " ".join(page.extract_text() for page in reader.pages)
-    for words in ("The Peace of Calais", "the house of Plantagenet", "the house of Anjou", "Non-aggression",
-                  "Neither shall attack the other.", "20 Crowns", "from year: 1305", "Sealed at Calais.",
-                  "For the house of Plantagenet", "For the house of Anjou"):
+    for words in (
+        "The Peace of Calais",
+        "the house of Plantagenet",
+        "the house of Anjou",
+        "Non-aggression",
+        "Neither shall attack the other.",
+        "20 Crowns",
+        "from year: 1305",
+        "Sealed at Calais.",
+        "For the house of Plantagenet",
+        "For the house of Anjou",
+    ):
         assert words in text, words
     box = reader.pages[0].mediabox
     assert (round(float(box.width)), round(float(box.height))) == (595, 842)  # A4 in points
@@ -51,7 +65,10 @@ def test_the_admin_prints_a_contract(campaign, admin_client):
     england = Dynasty.objects.get(campaign=campaign, crown="England")
     france = Dynasty.objects.get(campaign=campaign, crown="France")
     contract = contract_draft(
-        campaign=campaign, kind="treaty", title="A Truce", parties=[england.pk, france.pk],
+        campaign=campaign,
+        kind="treaty",
+        title="A Truce",
+        parties=[england.pk, france.pk],
         clauses=[{"kind": "non_aggression", "params": {}, "text": ""}],
     )
     response = admin_client.post(

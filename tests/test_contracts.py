@@ -113,15 +113,24 @@ def betroth(campaign):
 def marriage_contract(campaign, match, clauses=(), **kw):
     england, germany = house(campaign, "England"), house(campaign, "Germany")
     return contract_draft(
-        campaign=campaign, kind="marriage", title="The Plantagenet-Hapsburg match", parties=[england.pk, germany.pk],
-        marriage=match, clauses=list(clauses), **kw,
+        campaign=campaign,
+        kind="marriage",
+        title="The Plantagenet-Hapsburg match",
+        parties=[england.pk, germany.pk],
+        marriage=match,
+        clauses=list(clauses),
+        **kw,
     )
 
 
 def agreement(campaign, a="England", b="France", clauses=(), kind="agreement", **kw):
     return contract_draft(
-        campaign=campaign, kind=kind, title=f"Pact of {a} and {b}", parties=[house(campaign, a), house(campaign, b).pk],
-        clauses=list(clauses), **kw,
+        campaign=campaign,
+        kind=kind,
+        title=f"Pact of {a} and {b}",
+        parties=[house(campaign, a), house(campaign, b).pk],
+        clauses=list(clauses),
+        **kw,
     )
 
 
@@ -165,14 +174,17 @@ def test_clauses_are_cleaned_and_open_ended_by_default():
     assert rules.validate_clause(
         "recurring_payment", {"payer": 1, "payee": 2, "amount": 10, "from_year": 1305}, parties={1, 2}
     ) == {"payer": 1, "payee": 2, "amount": 10, "from_year": 1305, "turns": None}
-    assert rules.validate_clause("trade_item", {"from": 2, "to": 1, "item": "cloth", "turns": "open"}, parties={1, 2})[
-        "turns"
-    ] is None
+    assert (
+        rules.validate_clause("trade_item", {"from": 2, "to": 1, "item": "cloth", "turns": "open"}, parties={1, 2})["turns"]
+        is None
+    )
     assert rules.validate_clause("military_support", {"exclusions": [" not against Spain "]}, parties={1, 2}) == {
         "exclusions": ["not against Spain"]
     }
     assert rules.validate_clause("dowry", {"payer": 2, "payee": 1, "province": "Savoy"}, parties={1, 2}) == {
-        "payer": 2, "payee": 1, "province": "Savoy"
+        "payer": 2,
+        "payee": 1,
+        "province": "Savoy",
     }
 
 
@@ -194,8 +206,10 @@ def test_draft_needs_two_houses_of_the_campaign(campaign):
     with pytest.raises(RuleError, match="Unknown kind of contract 'alliance'"):
         contract_draft(campaign=campaign, kind="alliance", title="X", parties=[england.pk, house(campaign, "France").pk])
     with pytest.raises(RuleError, match=r"Clause 1 \(one-off payment\): the payer \(dynasty #"):
-        agreement(campaign, clauses=[{"kind": "payment", "params": {"payer": house(campaign, "Spain").pk,
-                                                                       "payee": england.pk, "amount": 5}}])
+        agreement(
+            campaign,
+            clauses=[{"kind": "payment", "params": {"payer": house(campaign, "Spain").pk, "payee": england.pk, "amount": 5}}],
+        )
     assert not Contract.objects.exists()
 
 
@@ -206,7 +220,10 @@ def test_a_marriage_contract_seals_a_match_between_the_spouses_houses(campaign):
         marriage_contract(campaign, None)
     with pytest.raises(RuleError, match=r"the house of Hapsburg \(Mary Hapsburg\) must be a party"):
         contract_draft(
-            campaign=campaign, kind="marriage", title="Wrong", marriage=match,
+            campaign=campaign,
+            kind="marriage",
+            title="Wrong",
+            marriage=match,
             parties=[house(campaign, "England"), house(campaign, "France")],
         )
     with pytest.raises(RuleError, match="lasts while the marriage lasts"):
@@ -215,7 +232,8 @@ def test_a_marriage_contract_seals_a_match_between_the_spouses_houses(campaign):
         agreement(campaign, marriage=match)
     with pytest.raises(RuleError, match="children are raised in her dynasty"):
         marriage_contract(
-            campaign, match,
+            campaign,
+            match,
             [
                 {"kind": "husband_joins_wife"},
                 {"kind": "children_raised_by", "params": {"dynasty": house(campaign, "England").pk}},
@@ -241,7 +259,8 @@ def test_signed_before_the_wedding_it_waits_then_comes_into_force_at_the_wedding
     match = betroth(campaign)
     mary = match.wife
     contract = marriage_contract(
-        campaign, match,
+        campaign,
+        match,
         [
             {"kind": "dowry", "params": {"payer": germany.pk, "payee": england.pk, "amount": 100}},
             {"kind": "payment", "params": {"payer": germany.pk, "payee": england.pk, "amount": 50}, "text": "gift"},
@@ -509,7 +528,8 @@ def test_an_open_ended_payment_from_a_later_year_and_the_overdraft(campaign):
     campaign.allow_overdraft = True
     campaign.save()
     pact = agreement(
-        campaign, clauses=[{"kind": "recurring_payment", "params": pay(england, france, 10)["params"] | {"from_year": 1305}}],
+        campaign,
+        clauses=[{"kind": "recurring_payment", "params": pay(england, france, 10)["params"] | {"from_year": 1305}}],
     )
     contract_sign(campaign=campaign, contract=pact)
     assert not ContractPayment.objects.exists()
@@ -555,7 +575,8 @@ def test_bloodline_disputes_are_ruled_term_by_term_by_a_majority_of_the_other_pl
     germany, italy, spain = house(campaign, "Germany"), house(campaign, "Italy"), house(campaign, "Spain")
     fund(campaign, france, 100)
     pact = agreement(
-        campaign, kind="treaty",
+        campaign,
+        kind="treaty",
         clauses=[
             {"kind": "non_aggression"},
             {"kind": "payment", "params": {"payer": france.pk, "payee": england.pk, "amount": 10}},
@@ -570,7 +591,8 @@ def test_bloodline_disputes_are_ruled_term_by_term_by_a_majority_of_the_other_pl
     with pytest.raises(RuleError, match="is not a term of"):
         dispute_majority(campaign=campaign, breach=breach, votes={germany.pk: {99999: True}})
     dispute = dispute_majority(
-        campaign=campaign, breach=breach,
+        campaign=campaign,
+        breach=breach,
         votes={
             germany.pk: {peace.pk: True, damages.pk: True, pay.pk: True},
             str(italy.pk): {str(peace.pk): True, str(damages.pk): True, str(pay.pk): False},
@@ -617,7 +639,10 @@ def test_majority_ruling_needs_more_than_half_of_the_other_players():
 
 def ballot(campaign, crown, stature, choice, cards=0, christian=True):
     return {
-        "dynasty": house(campaign, crown).pk, "stature": stature, "church_cards": cards, "christian": christian,
+        "dynasty": house(campaign, crown).pk,
+        "stature": stature,
+        "church_cards": cards,
+        "christian": christian,
         "choice": choice,
     }
 
@@ -633,7 +658,11 @@ def test_parley_votes_are_cast_most_first_with_church_cards_and_only_christians(
         ]
     )
     assert [(c.dynasty, c.votes, c.position) for c in result.order] == [
-        (2, 7, 1), (1, 3, 2), (3, 3, 3), (4, 0, None), (5, 0, None)
+        (2, 7, 1),
+        (1, 3, 2),
+        (3, 3, 3),
+        (4, 0, None),
+        (5, 0, None),
     ]
     assert result.order[3].excluded == "the leader is not Christian (20.4)"
     assert result.order[4].excluded == "excommunicated: votes only on his own readmission (22.12)"
@@ -658,7 +687,8 @@ def broken_agreement(campaign):
 def test_a_tie_on_a_broken_agreement_excommunicates_the_breaker(campaign):
     breach = broken_agreement(campaign)
     parley = parley_run(
-        campaign=campaign, breach=breach,
+        campaign=campaign,
+        breach=breach,
         votes=[
             ballot(campaign, "England", 4, "for"),
             ballot(campaign, "France", 5, "against"),
@@ -694,7 +724,8 @@ def test_a_tie_excommunicates_and_a_majority_against_spares_the_breaker(campaign
     contract_sign(campaign=campaign, contract=pact)
     other = breach_record(campaign=campaign, contract=pact, by_dynasty=house(campaign, "Spain"), text="x")
     spared = parley_run(
-        campaign=campaign, breach=other,
+        campaign=campaign,
+        breach=other,
         votes=[
             ballot(campaign, "Italy", 5, "for"),
             ballot(campaign, "Spain", 3, "against"),
@@ -724,17 +755,26 @@ def test_only_a_binding_agreement_broken_goes_to_a_parley_called_by_a_christian(
 @pytest.mark.django_db
 def test_other_parleys_favour_the_caller_on_a_tie_and_claims_once_per_round(campaign):
     parley = parley_run(
-        campaign=campaign, kind="conquest", caller=house(campaign, "Italy"), subject="Savoy",
+        campaign=campaign,
+        kind="conquest",
+        caller=house(campaign, "Italy"),
+        subject="Savoy",
         votes=[ballot(campaign, "Italy", 4, "for"), ballot(campaign, "Spain", 4, "against")],
     )
     assert parley.carried and parley.outcome == "the caller prevails (4 to 4, a tie: the caller prevails)"
     parley_run(
-        campaign=campaign, kind="claim", caller=house(campaign, "Italy"), subject="a claim to Provence",
+        campaign=campaign,
+        kind="claim",
+        caller=house(campaign, "Italy"),
+        subject="a claim to Provence",
         votes=[ballot(campaign, "Italy", 4, "for")],
     )
     with pytest.raises(RuleError, match=r"once per round \(20.42\)"):
         parley_run(
-            campaign=campaign, kind="claim", caller=house(campaign, "Italy"), subject="a claim to Nice",
+            campaign=campaign,
+            kind="claim",
+            caller=house(campaign, "Italy"),
+            subject="a claim to Nice",
             votes=[ballot(campaign, "Italy", 4, "for")],
         )
     with pytest.raises(RuleError, match="Say what the parley decides"):
@@ -745,7 +785,8 @@ def test_other_parleys_favour_the_caller_on_a_tie_and_claims_once_per_round(camp
 @pytest.mark.django_db
 def test_excommunicated_players_neither_vote_nor_call_parleys_but_on_their_readmission(campaign):
     parley_run(
-        campaign=campaign, breach=broken_agreement(campaign),
+        campaign=campaign,
+        breach=broken_agreement(campaign),
         votes=[ballot(campaign, "England", 5, "for"), ballot(campaign, "France", 1, "against")],
     )
     france = house(campaign, "France")
@@ -754,14 +795,18 @@ def test_excommunicated_players_neither_vote_nor_call_parleys_but_on_their_readm
             campaign=campaign, kind="inheritance", caller=france, subject="Burgundy", votes=[ballot(campaign, "France", 5, "for")]
         )
     vote = parley_run(
-        campaign=campaign, kind="conquest", caller=house(campaign, "Spain"), subject="Navarre",
+        campaign=campaign,
+        kind="conquest",
+        caller=house(campaign, "Spain"),
+        subject="Navarre",
         votes=[ballot(campaign, "Spain", 2, "for"), ballot(campaign, "France", 9, "against")],
     )
     assert vote.carried and vote.votes_against == 0
     assert ParleyVote.objects.get(parley=vote, dynasty=france).excluded.startswith("excommunicated")
     # readmission: he votes; a tie readmits; once per round
     refused = readmission_parley(
-        campaign=campaign, dynasty=france,
+        campaign=campaign,
+        dynasty=france,
         votes=[ballot(campaign, "France", 3, "for"), ballot(campaign, "England", 6, "against")],
     )
     assert not refused.carried and refused.outcome == "not readmitted (3 to 6)"
@@ -769,7 +814,8 @@ def test_excommunicated_players_neither_vote_nor_call_parleys_but_on_their_readm
         readmission_parley(campaign=campaign, dynasty=france, votes=[ballot(campaign, "France", 3, "for")])
     campaign = advance(campaign)
     readmitted = readmission_parley(
-        campaign=campaign, dynasty=france,
+        campaign=campaign,
+        dynasty=france,
         votes=[ballot(campaign, "France", 3, "for", cards=1), ballot(campaign, "England", 8, "against")],
     )
     assert readmitted.carried and readmitted.outcome == "readmitted (8 to 8, a tie)"
@@ -783,7 +829,8 @@ def test_excommunicated_players_neither_vote_nor_call_parleys_but_on_their_readm
 @pytest.mark.django_db
 def test_excommunication_ends_when_the_leader_dies_heirless(campaign):
     parley_run(
-        campaign=campaign, breach=broken_agreement(campaign),
+        campaign=campaign,
+        breach=broken_agreement(campaign),
         votes=[ballot(campaign, "England", 5, "for"), ballot(campaign, "France", 1, "against")],
     )
     louis = who(campaign, "Louis", "Anjou")
@@ -802,7 +849,8 @@ def test_an_heir_keeps_the_excommunication_and_the_agreement(campaign):
     pact = agreement(campaign)
     contract_sign(campaign=campaign, contract=pact)
     parley_run(
-        campaign=campaign, breach=breach_record(campaign=campaign, contract=pact, by_dynasty=house(campaign, "France"), text="x"),
+        campaign=campaign,
+        breach=breach_record(campaign=campaign, contract=pact, by_dynasty=house(campaign, "France"), text="x"),
         votes=[ballot(campaign, "England", 5, "for")],
     )
     jean = who(campaign, "Jean", "Anjou")

@@ -47,9 +47,13 @@ def fund(campaign, dynasty, amount):
 
 def pact(campaign, *crowns, title="The Pact of Amiens", clauses=(), **kw):
     return contract_draft(
-        campaign=campaign, kind=kw.pop("kind", "agreement"), title=title,
-        parties=[house(campaign, c).pk for c in crowns], clauses=list(clauses), **kw,
-    )  # fmt: skip
+        campaign=campaign,
+        kind=kw.pop("kind", "agreement"),
+        title=title,
+        parties=[house(campaign, c).pk for c in crowns],
+        clauses=list(clauses),
+        **kw,
+    )
 
 
 def pay(campaign, payer, payee, amount):
@@ -121,8 +125,10 @@ def test_each_party_signs_its_side_the_last_signature_brings_it_into_force(campa
 def test_the_last_signature_does_exactly_what_the_gms_signing_at_the_table_does(campaign, gm):
     england, france = house(campaign, "England"), house(campaign, "France")
     fund(campaign, france, 100)
-    terms = [pay(campaign, "France", "England", 10), {"kind": "recurring_payment", "params": {
-        "payer": france.pk, "payee": england.pk, "amount": 5, "from_year": 1300}}]  # fmt: skip
+    terms = [
+        pay(campaign, "France", "England", 10),
+        {"kind": "recurring_payment", "params": {"payer": france.pk, "payee": england.pk, "amount": 5, "from_year": 1300}},
+    ]
     table = pact(campaign, "England", "France", title="At the table", clauses=terms)
     sides = pact(campaign, "England", "France", title="Side by side", clauses=terms)
     contract_sign(campaign=campaign, contract=table, by=gm)
@@ -188,9 +194,13 @@ def test_a_later_start_and_a_betrothal_wait_after_the_last_signature(campaign):
 
     match = betrothal(campaign)
     sealed = contract_draft(
-        campaign=campaign, kind="marriage", title="The match", parties=[england.pk, germany.pk], marriage=match,
+        campaign=campaign,
+        kind="marriage",
+        title="The match",
+        parties=[england.pk, germany.pk],
+        marriage=match,
         clauses=[{"kind": "children_raised_by", "params": {"dynasty": germany.pk}}],
-    )  # fmt: skip
+    )
     contract_sign_party(campaign=campaign, contract=sealed, dynasty=germany)
     match.refresh_from_db()
     assert match.children_raised_by is None  # the terms of the match are written once every party has signed

@@ -76,21 +76,62 @@ def test_crosscheck_holds_when_the_whole_law_is_played(ruleset: str) -> None:
 def test_the_checker_finds_a_wrong_roll() -> None:
     """The checker is not blind: a survival roll whose outcome contradicts its dice is reported."""
     export = {
-        "campaign": {"start_year": 1300, "current_year": 1300, "step": "births", "turn_length": 5,
-                     "optional_rules": {}, "tables": {
-                         "characteristic_bands": [{"low": 3, "high": 18, "value": 0}],
-                         "survival": [{"age": 15, "need": 3}, {"age": 25, "need": 4}]}},
+        "campaign": {
+            "start_year": 1300,
+            "current_year": 1300,
+            "step": "births",
+            "turn_length": 5,
+            "optional_rules": {},
+            "tables": {
+                "characteristic_bands": [{"low": 3, "high": 18, "value": 0}],
+                "survival": [{"age": 15, "need": 3}, {"age": 25, "need": 4}],
+            },
+        },
         "dynasties": [{"id": 1, "name": "A", "kind": "player", "crown": "England"}],
         "crowns": [{"id": 1, "name": "England", "controlled_by": 1, "home_dynasty": 1}],
-        "characters": [{"id": 1, "given_name": "Edward", "sex": "M", "birth_year": 1275, "birth_order": 1,
-                        "father": None, "mother": None, "dynastic_name": "P", "birth_dynasty": 1, "controlled_by": 1,
-                        "characteristics": {"strength": 0, "constitution": 0, "charisma": 0}, "status": "alive",
-                        "death_year": None, "death_cause": "", "retired_year": None, "prisoner_of": None,
-                        "origin": "setup", "legitimate": True}],
-        "marriages": [], "reigns": [], "birth_attempts": [], "postings": [], "chronicle": [],
-        "rolls": [{"id": 1, "year": 1300, "step": "survival", "purpose": "survival", "detail": "age 25",
-                   "characters": [1], "dice": "2d6", "faces": [1, 1], "modifier": 0, "target": 4,
-                   "outcome": "survived", "source": "server"}],
+        "characters": [
+            {
+                "id": 1,
+                "given_name": "Edward",
+                "sex": "M",
+                "birth_year": 1275,
+                "birth_order": 1,
+                "father": None,
+                "mother": None,
+                "dynastic_name": "P",
+                "birth_dynasty": 1,
+                "controlled_by": 1,
+                "characteristics": {"strength": 0, "constitution": 0, "charisma": 0},
+                "status": "alive",
+                "death_year": None,
+                "death_cause": "",
+                "retired_year": None,
+                "prisoner_of": None,
+                "origin": "setup",
+                "legitimate": True,
+            }
+        ],
+        "marriages": [],
+        "reigns": [],
+        "birth_attempts": [],
+        "postings": [],
+        "chronicle": [],
+        "rolls": [
+            {
+                "id": 1,
+                "year": 1300,
+                "step": "survival",
+                "purpose": "survival",
+                "detail": "age 25",
+                "characters": [1],
+                "dice": "2d6",
+                "faces": [1, 1],
+                "modifier": 0,
+                "target": 4,
+                "outcome": "survived",
+                "source": "server",
+            }
+        ],
     }
     violations = CHECKS["blood-royale"](export)
     assert any(v.startswith("BR-survival-roll: roll 1") and "expected died" in v for v in violations), violations

@@ -182,17 +182,24 @@ def test_the_test_finds_inline_script_handlers_and_styles():
         '<style>p {}</style><style nonce="n0nce">p {}</style>'
     )
     assert [f.split(":")[0] for f in parser.found] == [
-        "inline script", "javascript", "handler onclick=", "style attribute", "<style> without the nonce",
-    ]  # fmt: skip
+        "inline script",
+        "javascript",
+        "handler onclick=",
+        "style attribute",
+        "<style> without the nonce",
+    ]
 
 
 def test_no_page_the_gm_sees_has_inline_script(client, campaign, gm, settings, tmp_path):
     settings.TREE_CACHE_DIR = str(tmp_path / "trees")
     england = Dynasty.objects.get(campaign=campaign, crown="England")
     contract = contract_draft(
-        campaign=campaign, kind="agreement", title="The Peace of Dover",
-        parties=[england.pk, Dynasty.objects.get(campaign=campaign, crown="France").pk], clauses=[],
-    )  # fmt: skip
+        campaign=campaign,
+        kind="agreement",
+        title="The Peace of Dover",
+        parties=[england.pk, Dynasty.objects.get(campaign=campaign, crown="France").pk],
+        clauses=[],
+    )
     character = Character.objects.filter(controlled_by=england).first()
     pks = {"pk": england.pk, "contract": contract.pk, "character": character.pk}
     urls = {_fill(route, campaign, pks) for route in _routes(get_resolver().url_patterns)}
@@ -259,8 +266,12 @@ def _production(secret_key: str | None) -> subprocess.CompletedProcess[str]:
         env["SECRET_KEY"] = secret_key
     return subprocess.run(
         [sys.executable, "-c", "import config.settings_production as s; print(len(s.SECRET_KEY))"],
-        cwd=ROOT, env=env, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
 
 
 @pytest.mark.parametrize(

@@ -230,9 +230,7 @@ def test_the_penalties_lapse_when_the_claimant_line_dies_out(campaign):
     roll_survival(campaign, {king.pk})
     survival_finish(campaign=campaign, pass_over={"England": [captive.pk]}, entered=[[1]])
     assert Modifier.objects.filter(end_year__isnull=True, claimant=captive).count() == 2
-    survival_event(
-        campaign=campaign, reason="other", characters=[captive.pk], faces={captive.pk: [1, 1]}, modifier=-5
-    )
+    survival_event(campaign=campaign, reason="other", characters=[captive.pk], faces={captive.pk: [1, 1]}, modifier=-5)
     marriages_finish(campaign=campaign)
     announcements_make(campaign=campaign)
     assert not Modifier.objects.filter(end_year__isnull=True, claimant=captive).exists()

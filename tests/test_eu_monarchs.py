@@ -319,8 +319,13 @@ def test_a_monarch_who_died_elsewhere_is_succeeded(eu_campaign):
 def test_server_rolls_log_every_die(eu_campaign):
     vacant(eu_campaign)
     monarch_succession_roll(campaign=eu_campaign, crown="France", source=FixedSource([[1], [10], [4], [5], [6], [7]]))
-    purposes = [r.purpose for r in Roll.objects.filter(campaign=eu_campaign).exclude(purpose="monarch_survival")
-                .filter(purpose__startswith="monarch").order_by("pk")]
+    purposes = [
+        r.purpose
+        for r in Roll.objects.filter(campaign=eu_campaign)
+        .exclude(purpose="monarch_survival")
+        .filter(purpose__startswith="monarch")
+        .order_by("pk")
+    ]
     assert purposes == ["monarch_succession", "monarch_age", "monarch_value", "monarch_value", "monarch_value", "monarch_reign"]
 
 
@@ -331,7 +336,8 @@ def test_venetian_doges_no_crisis_no_minority_plus_1_minimum_4_reign_minus_2(eu_
     record = monarch_crown_configure(campaign=eu_campaign, crown="Venice", settings={"country": "Venice"})
     assert record.home_dynasty is None and record.state == {"country": "Venice"}
     new = monarch_succession_roll(
-        campaign=eu_campaign, crown="Venice",
+        campaign=eu_campaign,
+        crown="Venice",
         faces={"succession": [1], "adm": [1], "dip": [3], "mil": [10], "reign": [5]},
     )
     assert not new.crisis and new.stage == ""
@@ -344,7 +350,8 @@ def test_venetian_doges_no_crisis_no_minority_plus_1_minimum_4_reign_minus_2(eu_
     next_turn(eu_campaign)
     vacant(eu_campaign, "Venice")
     new = monarch_succession_roll(
-        campaign=eu_campaign, crown="Venice",
+        campaign=eu_campaign,
+        crown="Venice",
         faces={"succession": [10], "adm": [1], "dip": [1], "mil": [1], "reign": [1]},
     )
     assert new.fragile_health and new.stage == "" and not rolls(eu_campaign, "monarch_age")
@@ -359,7 +366,8 @@ def test_a_doge_can_be_switched_on_for_any_crown(eu_campaign):
 def test_poland_era_minus_2_to_the_crisis_and_the_reign(eu_campaign):
     monarch_crown_configure(campaign=eu_campaign, crown="Poland", settings={"poland_era": True})
     new = monarch_succession_roll(
-        campaign=eu_campaign, crown="Poland",
+        campaign=eu_campaign,
+        crown="Poland",
         faces={"succession": [3], "age": [5], "adm": [5], "dip": [5], "mil": [5], "reign": [6]},
     )
     assert new.crisis and new.reign_turns == 6
@@ -370,7 +378,9 @@ def test_poland_era_minus_2_to_the_crisis_and_the_reign(eu_campaign):
 def test_spain_habsburg_endogamy_and_france_after_iii_11(eu_campaign):
     monarch_crown_configure(campaign=eu_campaign, crown="Spain", settings={"dynastic_alliances": 8})
     new = monarch_succession_roll(
-        campaign=eu_campaign, crown="Spain", faces={"succession": [5], "adm": [8], "dip": [8], "mil": [8], "reign": [5]},
+        campaign=eu_campaign,
+        crown="Spain",
+        faces={"succession": [5], "adm": [8], "dip": [8], "mil": [8], "reign": [5]},
     )
     assert new.columns == {"adm": 4, "dip": 4, "mil": 4} and new.values == {"adm": 6, "dip": 6, "mil": 6}
     assert "Habsburg endogamy -2 (8 dynastic alliances, period I)" in lines(eu_campaign, "succession")[-1]
@@ -397,8 +407,9 @@ def test_crown_settings_are_checked(eu_campaign):
 
 def test_named_monarch_bathory_in_poland(eu_campaign):
     monarch_crown_configure(campaign=eu_campaign, crown="Poland", settings={"poland_era": True})
-    reign = monarch_place_named(campaign=eu_campaign, crown="Poland", given_name="Stefan", dynastic_name="Báthory",
-                                adm=8, dip=7, mil=9)
+    reign = monarch_place_named(
+        campaign=eu_campaign, crown="Poland", given_name="Stefan", dynastic_name="Báthory", adm=8, dip=7, mil=9
+    )
     assert reign.holder.characteristics == {"adm": 8, "dip": 7, "mil": 9} and reign.planned_end_year is None
     assert state(eu_campaign, "Poland") == {"poland_era": True, "monarch_id": reign.holder.pk, "named": True}
     assert "Stefan Báthory becomes King of Poland, a named monarch: ADM 8, DIP 7, MIL 9." in lines(eu_campaign, "succession")
@@ -408,8 +419,17 @@ def test_named_monarch_bathory_in_poland(eu_campaign):
 
 def test_friedrich_ii_no_survival_roll_for_6_turns(eu_campaign):
     monarch_crown_configure(campaign=eu_campaign, crown="Prussia", settings={"country": "Prussia"})
-    reign = monarch_place_named(campaign=eu_campaign, crown="Prussia", given_name="Friedrich II", dynastic_name="Hohenzollern",
-                                adm=9, dip=9, mil=9, no_survival_turns=6, reign_turns=9)
+    reign = monarch_place_named(
+        campaign=eu_campaign,
+        crown="Prussia",
+        given_name="Friedrich II",
+        dynastic_name="Hohenzollern",
+        adm=9,
+        dip=9,
+        mil=9,
+        no_survival_turns=6,
+        reign_turns=9,
+    )
     assert reign.planned_end_year == 1345
     for _ in range(6):
         with pytest.raises(RuleError, match="Friedrich II Hohenzollern makes no survival roll before 1330"):
@@ -471,7 +491,8 @@ def test_military_skill_with_poland_die_bonus(eu_campaign):
     monarch_crown_configure(campaign=eu_campaign, crown="Poland", settings={"country": "Poland"})
     monarch_place_named(campaign=eu_campaign, crown="Poland", given_name="Jan", dynastic_name="Sobieski", adm=8, dip=7, mil=9)
     values = monarch_military_skill(
-        campaign=eu_campaign, crown="Poland",
+        campaign=eu_campaign,
+        crown="Poland",
         faces={"average": [9], "manoeuvre": [7], "fire": [7], "shock": [9], "siege": [10]},
     )
     # MIL 9, 9: "4*" -> average 4, siege starred; manoeuvre 7+1 -> +1, fire 7 -> 0, shock 9+1 -> +2, siege 10 -> +2
@@ -479,7 +500,8 @@ def test_military_skill_with_poland_die_bonus(eu_campaign):
     assert state(eu_campaign, "Poland")["leader"] == {**values, "year": 1300}
     with pytest.raises(RuleError, match="Faces were typed for 'siege', but no such roll was due"):
         monarch_military_skill(
-            campaign=eu_campaign, crown="Poland",
+            campaign=eu_campaign,
+            crown="Poland",
             faces={"average": [1], "manoeuvre": [7], "fire": [7], "shock": [9], "siege": [10]},
         )
 

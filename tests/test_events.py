@@ -146,9 +146,12 @@ def test_a_failing_handler_undoes_the_whole_step(campaign, gm):
     try:
         with pytest.raises(RuntimeError, match="a listener broke"):
             step_action(
-                campaign=campaign, key=new_action_key(), label="Roll all births", by=gm,
+                campaign=campaign,
+                key=new_action_key(),
+                label="Roll all births",
+                by=gm,
                 action=lambda c: play_births(c, RandomSource(3)),
-            )  # fmt: skip
+            )
     finally:
         events.unsubscribe(events.StepFinished, fail)
     assert Campaign.objects.get(pk=campaign.pk).step == Step.BIRTHS

@@ -106,36 +106,70 @@ def with_everything(campaign: Campaign) -> Campaign:
     pretender.pretender_of = queen_house
     pretender.save()
     Modifier.objects.create(
-        campaign=campaign, kind=ModifierKind.USURPER_STRENGTH, value=-1, crown=king_house.crown, dynasty=king_house,
-        claimant=claimant, reason="passed over for the crown", start_year=year - 5,
-    )  # fmt: skip
+        campaign=campaign,
+        kind=ModifierKind.USURPER_STRENGTH,
+        value=-1,
+        crown=king_house.crown,
+        dynasty=king_house,
+        claimant=claimant,
+        reason="passed over for the crown",
+        start_year=year - 5,
+    )
     Modifier.objects.create(
-        campaign=campaign, kind=ModifierKind.RIVAL_STRENGTH, value=1, crown=queen_house.crown, dynasty=queen_house,
-        against=king_house, claimant=claimant, reason="passed over for the other crown", start_year=year - 10,
-        end_year=year - 5, end_reason="the claim was renounced",
-    )  # fmt: skip
+        campaign=campaign,
+        kind=ModifierKind.RIVAL_STRENGTH,
+        value=1,
+        crown=queen_house.crown,
+        dynasty=queen_house,
+        against=king_house,
+        claimant=claimant,
+        reason="passed over for the other crown",
+        start_year=year - 10,
+        end_year=year - 5,
+        end_reason="the claim was renounced",
+    )
     Modifier.objects.create(
-        campaign=campaign, kind=ModifierKind.CHARISMA_LOSS, value=-2, crown=king_house.crown, character=heir,
-        reason="took the crown over a rightful heir", start_year=year - 5,
-    )  # fmt: skip
+        campaign=campaign,
+        kind=ModifierKind.CHARISMA_LOSS,
+        value=-2,
+        crown=king_house.crown,
+        character=heir,
+        reason="took the crown over a rightful heir",
+        start_year=year - 5,
+    )
     Renunciation.objects.create(
         campaign=campaign, character=claimant, crown=queen_house.crown, year=year - 5, source="marriage contract"
     )
     title = Title.objects.create(
-        campaign=campaign, name="Duke of Liguria", province="Liguria", crown=king_house.crown, holder=heir,
-        granted_year=year - 10, granted_to=governor,
-    )  # fmt: skip
+        campaign=campaign,
+        name="Duke of Liguria",
+        province="Liguria",
+        crown=king_house.crown,
+        holder=heir,
+        granted_year=year - 10,
+        granted_to=governor,
+    )
     TitleHolding.objects.create(title=title, holder=governor, start_year=year - 10, end_year=year - 5, how="granted")
     TitleHolding.objects.create(title=title, holder=heir, start_year=year - 5, how="inherited", disputed=True)
 
     CrownEvent.objects.create(
-        campaign=campaign, crown=queen_crown, year=year - 10, kind=CrownEventKind.STABILITY, delta=-2, stability_after=-2,
+        campaign=campaign,
+        crown=queen_crown,
+        year=year - 10,
+        kind=CrownEventKind.STABILITY,
+        delta=-2,
+        stability_after=-2,
         reason="usurped succession",
-    )  # fmt: skip
+    )
     CrownEvent.objects.create(
-        campaign=campaign, crown=king_crown, year=year - 5, kind=CrownEventKind.REVOLT, delta=1, stability_after=3,
+        campaign=campaign,
+        crown=king_crown,
+        year=year - 5,
+        kind=CrownEventKind.REVOLT,
+        delta=1,
+        stability_after=3,
         reason="prisoner heir succession",
-    )  # fmt: skip
+    )
     reign = Reign.objects.filter(campaign=campaign, crown=king_house.crown, end_year__isnull=True).get()
     captive = next(c for c in living if c.pk != reign.holder_id and c not in (bastard, pretender, claimant, governor, heir))
     captive.prisoner_of = queen_house
@@ -169,21 +203,40 @@ def with_contracts(campaign: Campaign, match: Marriage) -> None:
     claimant = Modifier.objects.filter(campaign=campaign, claimant__isnull=False).first().claimant
 
     contract = Contract.objects.create(
-        campaign=campaign, kind="marriage", title="The Ligurian match", marriage=match, start_year=year - 5,
-        state="in_force", signed_year=year - 5, in_force_year=year - 5, text="Sealed at Genoa.",
-    )  # fmt: skip
+        campaign=campaign,
+        kind="marriage",
+        title="The Ligurian match",
+        marriage=match,
+        start_year=year - 5,
+        state="in_force",
+        signed_year=year - 5,
+        in_force_year=year - 5,
+        text="Sealed at Genoa.",
+    )
     contract.parties.set([queen, king])
     pay = Clause.objects.create(
-        contract=contract, position=0, kind=ClauseKind.RECURRING_PAYMENT,
-        params={"payer": king.pk, "payee": queen.pk, "amount": 10, "from_year": year - 5}, text="ten a turn",
-    )  # fmt: skip
+        contract=contract,
+        position=0,
+        kind=ClauseKind.RECURRING_PAYMENT,
+        params={"payer": king.pk, "payee": queen.pk, "amount": 10, "from_year": year - 5},
+        text="ten a turn",
+    )
     renounce = Clause.objects.create(
         contract=contract, position=1, kind=ClauseKind.RENUNCIATION, params={"character": claimant.pk, "crown": "X"}
     )
     ended = Contract.objects.create(
-        campaign=campaign, kind="agreement", title="A truce", start_year=year - 10, term_years=5, state="ended",
-        signed_year=year - 10, in_force_year=year - 10, ended_year=year - 5, end_kind="term", end_reason="expired",
-    )  # fmt: skip
+        campaign=campaign,
+        kind="agreement",
+        title="A truce",
+        start_year=year - 10,
+        term_years=5,
+        state="ended",
+        signed_year=year - 10,
+        in_force_year=year - 10,
+        ended_year=year - 5,
+        end_kind="term",
+        end_reason="expired",
+    )
     ended.parties.set([king, third])
     # each party's signature: the queen's house signed the match first, the king's five years on
     ContractSignature.objects.create(contract=contract, dynasty=queen, year=year - 10)
@@ -197,46 +250,104 @@ def with_contracts(campaign: Campaign, match: Marriage) -> None:
     gift = treasury.post(campaign, payer=None, payee=king, amount=50, kind=PostingKind.TAX, reason="taxes")
     paid = treasury.post(campaign, payer=king, payee=queen, amount=10, kind=PostingKind.CONTRACT, reason="ten", contract=contract)
     wrong = treasury.post(
-        campaign, payer=queen, payee=third, amount=7, kind=PostingKind.DOWRY, reason="dowry", marriage=match,
+        campaign,
+        payer=queen,
+        payee=third,
+        amount=7,
+        kind=PostingKind.DOWRY,
+        reason="dowry",
+        marriage=match,
         character=match.wife,
-    )  # fmt: skip
+    )
     treasury.post(campaign, payer=third, payee=queen, amount=7, kind=PostingKind.CORRECTION, reason="undo", reverses=wrong)
     assert gift is not None
     ContractPayment.objects.create(
-        campaign=campaign, contract=contract, clause=pay, year=year - 5, payer=king, payee=queen, amount=10,
-        status="paid", posting=paid,
-    )  # fmt: skip
+        campaign=campaign,
+        contract=contract,
+        clause=pay,
+        year=year - 5,
+        payer=king,
+        payee=queen,
+        amount=10,
+        status="paid",
+        posting=paid,
+    )
     breach = Breach.objects.create(
-        campaign=campaign, contract=contract, clause=pay, by_dynasty=king, raised_by=queen, year=year,
-        text="did not pay", resolution="damages", resolved_year=year,
-    )  # fmt: skip
+        campaign=campaign,
+        contract=contract,
+        clause=pay,
+        by_dynasty=king,
+        raised_by=queen,
+        year=year,
+        text="did not pay",
+        resolution="damages",
+        resolved_year=year,
+    )
     ContractPayment.objects.create(
-        campaign=campaign, contract=contract, clause=pay, breach=breach, year=year, payer=king, payee=queen,
-        amount=20, status="unpaid", note="held 0",
-    )  # fmt: skip
+        campaign=campaign,
+        contract=contract,
+        clause=pay,
+        breach=breach,
+        year=year,
+        payer=king,
+        payee=queen,
+        amount=20,
+        status="unpaid",
+        note="held 0",
+    )
     dispute = Dispute.objects.create(campaign=campaign, breach=breach, year=year, voters=[third.pk], outcome="upheld")
     DisputeTerm.objects.create(dispute=dispute, clause=pay, upheld_by=1, rejected_by=0, upheld=True, enforcement="paid")
     DisputeVote.objects.create(dispute=dispute, dynasty=third, clause=renounce, upholds=False)
     parley = Parley.objects.create(
-        campaign=campaign, year=year, step="announcements", kind="breach", subject="the Ligurian match", caller=queen,
-        breach=breach, votes_for=9, votes_against=4, carried=True, outcome="excommunicated",
-    )  # fmt: skip
+        campaign=campaign,
+        year=year,
+        step="announcements",
+        kind="breach",
+        subject="the Ligurian match",
+        caller=queen,
+        breach=breach,
+        votes_for=9,
+        votes_against=4,
+        carried=True,
+        outcome="excommunicated",
+    )
     ParleyVote.objects.create(parley=parley, dynasty=queen, stature=9, christian=True, votes=9, choice="for", position=1)
     ParleyVote.objects.create(
         parley=parley, dynasty=third, stature=0, christian=False, votes=0, choice="abstain", excluded="pagan"
     )
     excom = Excommunication.objects.create(
-        campaign=campaign, dynasty=king, leader=claimant, breach=breach, parley=parley, start_year=year,
+        campaign=campaign,
+        dynasty=king,
+        leader=claimant,
+        breach=breach,
+        parley=parley,
+        start_year=year,
         reason="broke the match",
-    )  # fmt: skip
+    )
     Parley.objects.create(
-        campaign=campaign, year=year, step="announcements", kind="readmission", subject="readmit", caller=king,
-        excommunication=excom, votes_for=1, votes_against=8, carried=False, outcome="refused",
-    )  # fmt: skip
+        campaign=campaign,
+        year=year,
+        step="announcements",
+        kind="readmission",
+        subject="readmit",
+        caller=king,
+        excommunication=excom,
+        votes_for=1,
+        votes_against=8,
+        carried=False,
+        outcome="refused",
+    )
     MarriageOffer.objects.create(
-        campaign=campaign, year=year, minor_character=match.wife, suitor=claimant, dowry=150, with_title=True,
-        factors=["x2 heir"], status="rejected", note="too poor",
-    )  # fmt: skip
+        campaign=campaign,
+        year=year,
+        minor_character=match.wife,
+        suitor=claimant,
+        dowry=150,
+        with_title=True,
+        factors=["x2 heir"],
+        status="rejected",
+        note="too poor",
+    )
 
 
 def to_early_v2(data: dict[str, Any]) -> dict[str, Any]:
@@ -427,9 +538,12 @@ def test_the_new_objects_point_at_the_imported_campaign(doc):
     assert interim.planned_end_year == campaign.current_year + 15
     stated = Crown.objects.get(campaign=campaign, state__has_key="base_column")
     assert stated.state == {
-        "base_column": 3, "fragile_health": True, "crisis_year": None, "country": "Österreich",
+        "base_column": 3,
+        "fragile_health": True,
+        "crisis_year": None,
+        "country": "Österreich",
         "history": [{"year": campaign.current_year - 5, "minority": "regency"}],
-    }  # fmt: skip
+    }
     assert Crown.objects.filter(campaign=campaign, state={}).count() == Crown.objects.filter(campaign=campaign).count() - 1
     offsets = Character.objects.filter(campaign=campaign).exclude(effective_age_offset=0)
     assert sorted(offsets.values_list("effective_age_offset", flat=True)) == [-2, 5]
@@ -563,8 +677,9 @@ def test_a_bloodline_campaign_round_trips_byte_for_byte():
     assert set(first["campaign"]["tables"]) == set(get_ruleset("eu-bloodline").DEFAULT_TABLES) == {"bloodline_survival"}
     offsets = {c["effective_age_offset"] for c in first["characters"]}
     assert any(o > 0 for o in offsets) and any(o < 0 for o in offsets)
-    assert any(m["wedding_year"] is None and m["ended_year"] is None and m["dowry"] and m["alliance_title"]
-               for m in first["marriages"])  # fmt: skip
+    assert any(
+        m["wedding_year"] is None and m["ended_year"] is None and m["dowry"] and m["alliance_title"] for m in first["marriages"]
+    )
     assert any(m["dowry"] == "" for m in first["marriages"])  # the starting couples have none
 
     imported = campaign_import(json.loads(dumps(first)))
@@ -1217,12 +1332,15 @@ def test_every_house_a_clause_names_follows_the_import_lists_included(campaign):
     houses = {d.crown: d.pk for d in Dynasty.objects.filter(campaign=campaign)}
     parties = [houses["England"], houses["France"]]
     contract_draft(
-        campaign=campaign, kind="treaty", title="The Channel peace", parties=parties,
+        campaign=campaign,
+        kind="treaty",
+        title="The Channel peace",
+        parties=parties,
         clauses=[
             {"kind": "non_aggression", "params": {"between": parties}},
             {"kind": "military_support", "params": {"by": parties[0], "to": parties[1], "exclusions": ["not against Spain"]}},
         ],
-    )  # fmt: skip
+    )
     copy_ = campaign_import(campaign_export(campaign), slug="the-copy")
     crown_of = dict(Dynasty.objects.filter(campaign=copy_).values_list("pk", "crown"))
     clauses = {c.kind: c.params for c in Clause.objects.filter(contract__campaign=copy_)}
@@ -1241,12 +1359,15 @@ def test_an_older_document_leaves_out_the_clause_houses_it_could_not_renumber(ca
     houses = {d.crown: d.pk for d in Dynasty.objects.filter(campaign=campaign)}
     parties = [houses["England"], houses["France"]]
     contract_draft(
-        campaign=campaign, kind="treaty", title="The Channel peace", parties=parties,
+        campaign=campaign,
+        kind="treaty",
+        title="The Channel peace",
+        parties=parties,
         clauses=[
             {"kind": "non_aggression", "params": {"between": parties}},
             {"kind": "military_support", "params": {"by": parties[0], "to": parties[1]}},
         ],
-    )  # fmt: skip
+    )
     document = campaign_export(campaign)
     assert document["clause_refs"] == 2
     del document["clause_refs"]

@@ -93,9 +93,13 @@ def test_a_widow_returning_to_her_birth_house_is_a_control_change(eu):
     exported = round_trips(eu)
     queen_id = [c["given_name"] for c in exported["characters"]].index(queen.given_name) + 1
     assert {
-        "year": 1492, "step": "announcements", "character": queen_id, "crown": None,
+        "year": 1492,
+        "step": "announcements",
+        "character": queen_id,
+        "crown": None,
         "from_dynasty": [d["name"] for d in exported["dynasties"]].index(france.name) + 1,
-        "to_dynasty": [d["name"] for d in exported["dynasties"]].index(england.name) + 1, "cause": "widow_returns",
+        "to_dynasty": [d["name"] for d in exported["dynasties"]].index(england.name) + 1,
+        "cause": "widow_returns",
     } in exported["control_changes"]
 
 
@@ -141,7 +145,9 @@ def test_stability_changes_carry_their_cause_and_reign(campaign):
     exported = round_trips(campaign)
     reign_id = next(r["id"] for r in exported["reigns"] if r["crown"] == "England" and r["end_year"] is None)
     assert [(e["cause"], e["reign"]) for e in exported["crown_events"]] == [
-        ("pass_over", reign_id), ("pass_over", reign_id), ("disputed_line", reign_id)
+        ("pass_over", reign_id),
+        ("pass_over", reign_id),
+        ("disputed_line", reign_id),
     ]
     assert [r["id"] for r in exported["reigns"]] == list(range(1, len(exported["reigns"]) + 1))
 

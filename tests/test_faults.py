@@ -149,9 +149,13 @@ def prepare(campaign: Campaign) -> int:
     betrothal = Marriage.objects.create(campaign=campaign, husband=john, wife=mary, arranged_year=1300)
     pay = {"kind": "payment", "params": {"payer": england.pk, "payee": germany.pk, "amount": 10}}
     match = contract_draft(
-        campaign=pk, kind="marriage", title="The English match", parties=[england.pk, germany.pk],
-        marriage=betrothal, clauses=[pay],
-    )  # fmt: skip
+        campaign=pk,
+        kind="marriage",
+        title="The English match",
+        parties=[england.pk, germany.pk],
+        marriage=betrothal,
+        clauses=[pay],
+    )
     contract_sign(campaign=pk, contract=match)  # waits for the wedding
     jean = who(pk, "Jean", "Anjou")
     french = Marriage.objects.get(campaign=campaign, husband=jean)
@@ -235,9 +239,12 @@ def reverse(pk: int) -> Any:
 def alliance(pk: int) -> Any:
     england, spain = house(pk, "England").pk, house(pk, "Spain").pk
     return contract_draft(
-        campaign=pk, kind="agreement", title="Alliance", parties=[england, spain],
+        campaign=pk,
+        kind="agreement",
+        title="Alliance",
+        parties=[england, spain],
         clauses=[{"kind": "payment", "params": {"payer": england, "payee": spain, "amount": 3}}],
-    )  # fmt: skip
+    )
 
 
 def sign(pk: int) -> Any:

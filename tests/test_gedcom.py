@@ -138,9 +138,7 @@ def test_every_person_union_and_child_link_survives(grown):
         assert set(tag_values(fam, "WIFE")) == ({pointer_of[c.mother_id]} if c.mother_id else set())
     # the library's own family walk agrees
     some_child = with_parents[0]
-    assert {p.get_pointer() for p in parser.get_parents(indi[some_child.pk])} == parents_in_file(
-        parser, indi[some_child.pk]
-    )
+    assert {p.get_pointer() for p in parser.get_parents(indi[some_child.pk])} == parents_in_file(parser, indi[some_child.pk])
 
 
 def test_dead_people_have_deat_and_the_living_none(grown):
@@ -157,14 +155,24 @@ def test_dead_people_have_deat_and_the_living_none(grown):
 def test_titles_held_now_or_once_are_titl(grown):
     holder, former = Character.objects.filter(campaign=grown, sex=Sex.MALE).order_by("pk")[:2]
     title = Title.objects.create(
-        campaign=grown, name="Duke of Liguria", province="Liguria", crown="Italy", holder=holder,
-        granted_year=1300, granted_to=former,
+        campaign=grown,
+        name="Duke of Liguria",
+        province="Liguria",
+        crown="Italy",
+        holder=holder,
+        granted_year=1300,
+        granted_to=former,
     )
     TitleHolding.objects.create(title=title, holder=former, start_year=1300, end_year=1310, how="granted")
     TitleHolding.objects.create(title=title, holder=holder, start_year=1310, how="inherited")
     Title.objects.create(
-        campaign=grown, name="Count of Provence", province="Provence", crown="France", holder=holder,
-        granted_year=1312, granted_to=holder,
+        campaign=grown,
+        name="Count of Provence",
+        province="Provence",
+        crown="France",
+        holder=holder,
+        granted_year=1312,
+        granted_to=holder,
     )
     parser = parse(export_gedcom(grown))
     indi = by_id(parser, Character.objects.filter(campaign=grown))
@@ -177,9 +185,9 @@ def test_titles_held_now_or_once_are_titl(grown):
 
 def test_a_dynasty_export_holds_its_members_and_their_families(grown):
     dynasty = Dynasty.objects.filter(campaign=grown).order_by("pk").first()
-    members = set(
-        Character.objects.filter(campaign=grown, birth_dynasty=dynasty).values_list("pk", flat=True)
-    ) | set(Character.objects.filter(campaign=grown, controlled_by=dynasty).values_list("pk", flat=True))
+    members = set(Character.objects.filter(campaign=grown, birth_dynasty=dynasty).values_list("pk", flat=True)) | set(
+        Character.objects.filter(campaign=grown, controlled_by=dynasty).values_list("pk", flat=True)
+    )
     text = export_gedcom(grown, dynasty)
     parser = parse(text)
     indis, fams = records(parser)
@@ -203,8 +211,11 @@ def test_a_dynasty_export_holds_its_members_and_their_families(grown):
     # a member's parents, matches and children are all linked, as in the whole-campaign export
     pointer_of = {e.get_pointer(): e for e in indis}
     for c in Character.objects.filter(pk__in=members):
-        [e] = [x for x in indis if x.get_name() == (c.given_name, c.dynastic_name) and x.get_birth_year() == c.birth_year
-               and x.get_gender() == c.sex][:1] or [None]
+        [e] = [
+            x
+            for x in indis
+            if x.get_name() == (c.given_name, c.dynastic_name) and x.get_birth_year() == c.birth_year and x.get_gender() == c.sex
+        ][:1] or [None]
         assert e is not None
         parents = {pointer_of[x].get_name() for x in parents_in_file(parser, e)}
         assert parents == {(p.given_name, p.dynastic_name) for p in (c.father, c.mother) if p is not None}, c
@@ -224,8 +235,13 @@ def test_a_dynasty_export_holds_its_members_and_their_families(grown):
 def test_a_child_of_one_known_parent_gets_a_family_of_that_parent(grown):
     mother = Character.objects.filter(campaign=grown, sex=Sex.FEMALE).order_by("pk").first()
     child = Character.objects.create(
-        campaign=grown, given_name="Bastard", dynastic_name=mother.dynastic_name, sex=Sex.MALE,
-        birth_year=mother.birth_year + 20, mother=mother, legitimate=False,
+        campaign=grown,
+        given_name="Bastard",
+        dynastic_name=mother.dynastic_name,
+        sex=Sex.MALE,
+        birth_year=mother.birth_year + 20,
+        mother=mother,
+        legitimate=False,
     )
     parser = parse(export_gedcom(grown))
     indi = by_id(parser, Character.objects.filter(campaign=grown))

@@ -266,8 +266,22 @@ def test_a_dangling_reference_in_the_chronicle_is_refused(doc):
     refused(doc, ".data.character: must be a character id or null, got a string ('Edward')")
 
 
-SECTIONS_WITH_IDS = ["dynasties", "crowns", "characters", "marriages", "titles", "rolls", "postings", "contracts",
-                     "clauses", "contract_payments", "breaches", "disputes", "parleys", "excommunications"]  # fmt: skip
+SECTIONS_WITH_IDS = [
+    "dynasties",
+    "crowns",
+    "characters",
+    "marriages",
+    "titles",
+    "rolls",
+    "postings",
+    "contracts",
+    "clauses",
+    "contract_payments",
+    "breaches",
+    "disputes",
+    "parleys",
+    "excommunications",
+]
 
 
 @pytest.mark.django_db

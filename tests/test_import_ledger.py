@@ -34,13 +34,16 @@ def the_books() -> Campaign:
     gift = treasury.treasury_transfer(campaign=campaign, payer=None, payee=a, amount=100, reason="a gift")
     year = campaign.current_year
     pact = contract_draft(
-        campaign=campaign, kind="treaty", title="The treaty", parties=[a.pk, b.pk],
+        campaign=campaign,
+        kind="treaty",
+        title="The treaty",
+        parties=[a.pk, b.pk],
         clauses=[
             {"kind": ClauseKind.PAYMENT, "params": {"payer": a.pk, "payee": b.pk, "amount": 30}},
             {"kind": ClauseKind.RECURRING_PAYMENT, "params": {"payer": b.pk, "payee": a.pk, "amount": 40, "from_year": year}},
             {"kind": ClauseKind.DAMAGES, "params": {"amount": 25}},
         ],
-    )  # fmt: skip
+    )
     contract_sign(campaign=campaign, contract=pact)
     contract_draft(campaign=campaign, kind="agreement", title="Another pact", parties=[c.pk, d.pk])
     unpaid = pact.payments.get(status=PaymentStatus.UNPAID)  # b held 30 when the instalment of 40 fell due
@@ -199,8 +202,16 @@ def damages_other_than_the_clause_says(d: dict[str, Any]) -> str:
 def clause_of_another_contract(d: dict[str, Any]) -> str:
     first = payment(d, "first")
     other = next(c["id"] for c in d["contracts"] if c["id"] != first["contract"])
-    d["clauses"].append({"id": 99, "contract": other, "position": 0, "kind": "payment", "text": "",
-                         "params": {"payer": first["payer"], "payee": first["payee"], "amount": 30}})  # fmt: skip
+    d["clauses"].append(
+        {
+            "id": 99,
+            "contract": other,
+            "position": 0,
+            "kind": "payment",
+            "text": "",
+            "params": {"payer": first["payer"], "payee": first["payee"], "amount": 30},
+        }
+    )
     next(c for c in d["contracts"] if c["id"] == other)["parties"] = [first["payer"], first["payee"]]
     first["clause"] = 99
     return f"{at(d, first)}.clause: clause 99 is a term of contract {other}, not of contract {first['contract']}"
@@ -329,15 +340,33 @@ def correction_re_pointed(d: dict[str, Any]) -> str:
 
 
 SPOILS = [
-    paid_with_an_unrelated_posting, posting_of_another_contract, amount_differs, payer_and_payee_swapped,
-    postings_of_two_payments_swapped, posted_as_a_transfer, damages_posted_as_a_payment, damages_paid_the_wrong_way,
-    damages_other_than_the_clause_says, clause_of_another_contract, paid_under_a_clause_that_pays_nothing,
-    paid_against_the_clause, breach_of_another_contract, breach_by_a_stranger, breach_of_a_clause_of_another_contract,
-    settled_but_unpaid, settled_before_due,
-    settled_by_a_posting_of_another_year, paid_before_due, correction_of_another_amount, correction_the_same_way,
-    correction_of_a_correction, correction_reversing_nothing, reversal_that_is_not_a_correction,
-    correction_before_its_original, correction_re_pointed,
-]  # fmt: skip
+    paid_with_an_unrelated_posting,
+    posting_of_another_contract,
+    amount_differs,
+    payer_and_payee_swapped,
+    postings_of_two_payments_swapped,
+    posted_as_a_transfer,
+    damages_posted_as_a_payment,
+    damages_paid_the_wrong_way,
+    damages_other_than_the_clause_says,
+    clause_of_another_contract,
+    paid_under_a_clause_that_pays_nothing,
+    paid_against_the_clause,
+    breach_of_another_contract,
+    breach_by_a_stranger,
+    breach_of_a_clause_of_another_contract,
+    settled_but_unpaid,
+    settled_before_due,
+    settled_by_a_posting_of_another_year,
+    paid_before_due,
+    correction_of_another_amount,
+    correction_the_same_way,
+    correction_of_a_correction,
+    correction_reversing_nothing,
+    reversal_that_is_not_a_correction,
+    correction_before_its_original,
+    correction_re_pointed,
+]
 
 
 @pytest.mark.django_db

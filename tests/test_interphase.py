@@ -58,8 +58,20 @@ def test_the_kinds_are_posting_kinds() -> None:
 def test_a_run_posts_every_line_between_the_treasury_and_the_dynasty(interphase, england, gm) -> None:
     give(interphase, england, 10)
     run = interphase_run(
-        campaign=interphase, dynasty=england, provinces=10, tax_rate=7, famine=1, rebellion=2, rebellions_bought_off=1,
-        home_provinces=8, home_in_rebellion=0, armies_kept=6, fleets_kept=1, armies_raised=2, fleets_raised=1, by=gm,
+        campaign=interphase,
+        dynasty=england,
+        provinces=10,
+        tax_rate=7,
+        famine=1,
+        rebellion=2,
+        rebellions_bought_off=1,
+        home_provinces=8,
+        home_in_rebellion=0,
+        armies_kept=6,
+        fleets_kept=1,
+        armies_raised=2,
+        fleets_raised=1,
+        by=gm,
     )
     e = england.pk
     # no cash_in lines: "The Full Game Turn ends with Cashing In Resources" (cash_in_run), after the Interphase
@@ -193,8 +205,14 @@ def test_limits_are_refused_with_their_messages_and_nothing_is_posted(interphase
     give(interphase, england, 500)
     with pytest.raises(InterphaseError) as info:
         interphase_run(
-            campaign=interphase, dynasty=england, provinces=6, home_provinces=4, armies_kept=5, armies_raised=4,
-            fleets_kept=4, fleets_raised=1,
+            campaign=interphase,
+            dynasty=england,
+            provinces=6,
+            home_provinces=4,
+            armies_kept=5,
+            armies_raised=4,
+            fleets_kept=4,
+            fleets_raised=1,
         )
     assert info.value.message == (
         "At most 4 fleets: 4 kept + 1 raised = 5. Raising 4 armies would put 9 on the map, above 2 x 4 home provinces "
@@ -216,9 +234,14 @@ def test_limits_are_refused_with_their_messages_and_nothing_is_posted(interphase
 def test_province_names_may_be_given(interphase, england) -> None:
     give(interphase, england, 50)
     run = interphase_run(
-        campaign=interphase, dynasty=england, provinces=["Kent", "Wessex", "Mercia", "Calais"],
-        famine=["Calais"], rebellion=["Mercia"], rebellions_bought_off=["Mercia"],
-        home_provinces=["Kent", "Wessex", "Mercia"], armies_raised=1,
+        campaign=interphase,
+        dynasty=england,
+        provinces=["Kent", "Wessex", "Mercia", "Calais"],
+        famine=["Calais"],
+        rebellion=["Mercia"],
+        rebellions_bought_off=["Mercia"],
+        home_provinces=["Kent", "Wessex", "Mercia"],
+        armies_raised=1,
     )
     assert [(p.kind, p.amount) for p in run.postings] == [("tax", 10), ("rebellion", 15), ("raising", 5)]
     assert run.result.raising_cap == 6  # Mercia's rebellion is bought off: 3 quiet home provinces
@@ -254,7 +277,6 @@ def test_a_preview_posts_nothing_and_reports_the_shortfall(interphase, england) 
     assert [(line.kind, line.amount) for line in result.lines] == [("tax", 10), ("maintenance", 16)]
     assert rows(interphase) == []
     assert not ChronicleEntry.objects.filter(campaign=interphase, data__interphase=True).exists()
-
 
 
 def test_the_chronicle_line_is_private_like_the_ledger(interphase, england, gm, alice, bob) -> None:
@@ -313,7 +335,8 @@ def test_a_cashing_in_is_once_a_year_and_closes_the_interphase(interphase, engla
     interphase_run(campaign=interphase, dynasty=england, provinces=2)
     first = cash_in_run(campaign=interphase, dynasty=england, basic_sets=1, semi_luxury_sets=1, luxury_sets=1, by=gm)
     assert [(p.amount, p.kind, p.year, p.step, p.entered_by) for p in first.postings] == [
-        (50, "cash_in", 1305, Step.INTERPHASE, gm), (80, "cash_in", 1305, Step.INTERPHASE, gm),
+        (50, "cash_in", 1305, Step.INTERPHASE, gm),
+        (80, "cash_in", 1305, Step.INTERPHASE, gm),
         (120, "cash_in", 1305, Step.INTERPHASE, gm),
     ]
     assert first.balance == 10 + 250
@@ -362,8 +385,13 @@ def _governor(campaign: Campaign, province: str, holder_house: Dynasty, charisma
     holder.characteristics = {**holder.characteristics, "charisma": charisma}
     holder.save()
     return Title.objects.create(
-        campaign=campaign, name=f"Duke of {province}", province=province, crown="England", holder=holder,
-        granted_year=1300, granted_to=holder,
+        campaign=campaign,
+        name=f"Duke of {province}",
+        province=province,
+        crown="England",
+        holder=holder,
+        granted_year=1300,
+        granted_to=holder,
     )
 
 
@@ -377,9 +405,12 @@ def test_governed_provinces_post_to_the_crown_and_to_a_foreign_governor(interpha
     _governor(interphase, "Kent", england, charisma=1)
     _governor(interphase, "Wessex", france)
     run = interphase_run(
-        campaign=interphase, dynasty=england, provinces=["Kent", "Wessex", "Mercia"], by=alice,
+        campaign=interphase,
+        dynasty=england,
+        provinces=["Kent", "Wessex", "Mercia"],
+        by=alice,
         governed=[{"province": "Kent", "present": True}, {"province": "wessex", "withheld": 5}],
-    )  # fmt: skip
+    )
     e, f = england.pk, france.pk
     assert rows(interphase) == [
         (None, e, 10, "tax"),  # 3 x 5 less the 5 Wessex's governor withholds
@@ -413,15 +444,25 @@ def test_the_year_track_limits_raising(interphase, england) -> None:
     give(interphase, england, 100)
     with pytest.raises(InterphaseError) as info:
         interphase_run(
-            campaign=interphase, dynasty=england, provinces=10, home_provinces=10, armies_kept=8, armies_on_track=8,
+            campaign=interphase,
+            dynasty=england,
+            provinces=10,
+            home_provinces=10,
+            armies_kept=8,
+            armies_on_track=8,
             armies_raised=5,
-        )  # fmt: skip
+        )
     assert info.value.fields == {"armies_raised": "over_pool"}
     assert rows(interphase) == []
     run = interphase_run(
-        campaign=interphase, dynasty=england, provinces=10, home_provinces=10, armies_kept=8, armies_on_track=8,
+        campaign=interphase,
+        dynasty=england,
+        provinces=10,
+        home_provinces=10,
+        armies_kept=8,
+        armies_on_track=8,
         armies_raised=4,
-    )  # fmt: skip
+    )
     assert run.balance == 100 + 50 - 16 - 20
 
 
@@ -431,14 +472,24 @@ def test_the_raising_lines_say_where_the_forces_are_placed(interphase, england) 
     home = ["Middlesex", "Kent", "Cornwall"]
     with pytest.raises(InterphaseError) as info:
         interphase_run(
-            campaign=interphase, dynasty=england, provinces=home, home_provinces=home, fleets_raised=1,
+            campaign=interphase,
+            dynasty=england,
+            provinces=home,
+            home_provinces=home,
+            fleets_raised=1,
             fleet_ports=["Calais"],
-        )  # fmt: skip
+        )
     assert info.value.fields == {"fleet_ports": "not_home"}
     run = interphase_run(
-        campaign=interphase, dynasty=england, provinces=home, home_provinces=home, armies_raised=1, fleets_raised=1,
-        capital="Middlesex", fleet_ports=["Cornwall"],
-    )  # fmt: skip
+        campaign=interphase,
+        dynasty=england,
+        provinces=home,
+        home_provinces=home,
+        armies_raised=1,
+        fleets_raised=1,
+        capital="Middlesex",
+        fleet_ports=["Cornwall"],
+    )
     assert [p.reason for p in run.postings if p.kind == "raising"] == [
         "Raising 1 army at 5 Crowns, placed in Middlesex (the capital)",
         "Raising 1 fleet at 5 Crowns, placed in Cornwall",
@@ -446,7 +497,7 @@ def test_the_raising_lines_say_where_the_forces_are_placed(interphase, england) 
 
 
 def test_the_movements_payments_are_posted_with_the_interphase(interphase, england, france, alice) -> None:
-    """"If they capture a Royal character, Neutrals ransom him for 100 Crowns"; rule D's Crowns "to
+    """ "If they capture a Royal character, Neutrals ransom him for 100 Crowns"; rule D's Crowns "to
     the Treasury before the die roll"; an event card's bid "to the Treasury"."""
     give(interphase, england, 200)
     royal = Character.objects.filter(campaign=interphase, controlled_by=england, status="alive").first()
@@ -455,9 +506,14 @@ def test_the_movements_payments_are_posted_with_the_interphase(interphase, engla
         interphase_run(campaign=interphase, dynasty=england, provinces=0, neutral_ransoms=[foreign.pk])
     assert info.value.fields == {"neutral_ransoms": "not_of_the_house"}
     run = interphase_run(
-        campaign=interphase, dynasty=england, provinces=0, neutral_ransoms=[royal.pk], trade_interception_crowns=20,
-        event_payments=[{"card": "3 Free Companies", "amount": 15}], by=alice,
-    )  # fmt: skip
+        campaign=interphase,
+        dynasty=england,
+        provinces=0,
+        neutral_ransoms=[royal.pk],
+        trade_interception_crowns=20,
+        event_payments=[{"card": "3 Free Companies", "amount": 15}],
+        by=alice,
+    )
     assert [(p.payer_id, p.payee_id, p.amount, p.kind, p.character_id) for p in run.postings] == [
         (england.pk, None, 100, "ransom", royal.pk),
         (england.pk, None, 20, "other", None),

@@ -54,10 +54,27 @@ def test_a_short_run_against_gunicorn_has_no_failure():
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
     assert env.get("DATABASE_URL", "").startswith("postgres")
     run = subprocess.run(
-        [sys.executable, "bench/load.py", "--players", "3", "--duration", "20", "--think", "0", "0.2",
-         "--prehistory", "3", "--workers", "2"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "bench/load.py",
+            "--players",
+            "3",
+            "--duration",
+            "20",
+            "--think",
+            "0",
+            "0.2",
+            "--prehistory",
+            "3",
+            "--workers",
+            "2",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
     result = re.search(r"^RESULT: ([\d.]+) requests/s, p50 (\d+) ms, p99 (\d+) ms .* (\d+) failures", run.stdout, re.M)
     assert result, run.stdout

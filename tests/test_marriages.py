@@ -65,6 +65,7 @@ def germany(campaign):
 
 # --- betrothals -------------------------------------------------------------------------------
 
+
 @pytest.mark.django_db
 @pytest.mark.parametrize("step", [Step.BIRTHS, Step.SURVIVAL, Step.MARRIAGES, Step.ANNOUNCEMENTS])
 def test_a6_children_may_be_betrothed_at_any_step(campaign, england, france, step):
@@ -90,10 +91,13 @@ def test_a6_betrothal_arranged_as_children_is_wed_once_both_are_15(campaign, eng
     girl = person(campaign, france, "Blanche", "F", 1296)
     match = marriage_arrange(campaign=campaign, husband=boy, wife=girl)
     at_step(campaign, Step.MARRIAGES, year=1310)  # he is 15, she is 14
-    with pytest.raises(IllegalMarriage, match=re.escape(
-        "Richard Plantagenet and Blanche Anjou: The wife is 14; a wedding needs both to be 15 or older "
-        "(a betrothal may be arranged earlier; Marriage, A6)."
-    )) as err:
+    with pytest.raises(
+        IllegalMarriage,
+        match=re.escape(
+            "Richard Plantagenet and Blanche Anjou: The wife is 14; a wedding needs both to be 15 or older "
+            "(a betrothal may be arranged earlier; Marriage, A6)."
+        ),
+    ) as err:
         marriage_wed(campaign=campaign, marriage=match)
     assert err.value.code == "illegal_marriage"
     match.refresh_from_db()
@@ -112,9 +116,9 @@ def test_a6_the_wedding_happens_only_in_the_marriages_step(campaign, england, fr
     groom = person(campaign, england, "Edmund", "M", 1278)
     bride = person(campaign, france, "Odette", "F", 1282)
     match = marriage_arrange(campaign=campaign, husband=groom, wife=bride)  # Births: a betrothal is fine
-    with pytest.raises(StepOrderError, match=re.escape(
-        "The Marriages step is not open yet: 1300 is at Births; finish Births first."
-    )):
+    with pytest.raises(
+        StepOrderError, match=re.escape("The Marriages step is not open yet: 1300 is at Births; finish Births first.")
+    ):
         marriage_wed(campaign=campaign, marriage=match)
     other = person(campaign, germany, "Karl", "M", 1277)
     lady = person(campaign, france, "Isabelle", "F", 1281)
@@ -136,9 +140,10 @@ def test_a6_arranged_and_wed_at_once_needs_both_15(campaign, england, france):
     at_step(campaign, Step.MARRIAGES)
     groom = person(campaign, england, "Edmund", "M", 1286)  # 14
     bride = person(campaign, france, "Odette", "F", 1285)  # 15: old enough
-    with pytest.raises(IllegalMarriage, match=re.escape(
-        "Edmund Plantagenet and Odette Anjou: The husband is 14; a wedding needs both to be 15 or older"
-    )):
+    with pytest.raises(
+        IllegalMarriage,
+        match=re.escape("Edmund Plantagenet and Odette Anjou: The husband is 14; a wedding needs both to be 15 or older"),
+    ):
         marriage_arrange(campaign=campaign, husband=groom, wife=bride, wed=True)
     assert not Marriage.objects.filter(husband=groom).exists()
     older = person(campaign, england, "Alfred", "M", 1285)
@@ -148,15 +153,19 @@ def test_a6_arranged_and_wed_at_once_needs_both_15(campaign, england, france):
 
 # --- what forbids a match ---------------------------------------------------------------------
 
+
 @pytest.mark.django_db
 def test_a6_same_dynastic_name_may_not_marry_whatever_the_house(campaign, england, france):
     """A6: 'Two characters carrying the same dynastic name may not marry; nothing else forbids a match.'"""
     groom = person(campaign, england, "Edmund", "M", 1278)
     cousin = person(campaign, france, "Maud", "F", 1282, dynastic_name="Plantagenet")  # raised in France
-    with pytest.raises(IllegalMarriage, match=re.escape(
-        "Edmund Plantagenet and Maud Plantagenet: Both carry the dynastic name Plantagenet; characters of the "
-        "same dynastic name may not marry (Marriage, A6)."
-    )):
+    with pytest.raises(
+        IllegalMarriage,
+        match=re.escape(
+            "Edmund Plantagenet and Maud Plantagenet: Both carry the dynastic name Plantagenet; characters of the "
+            "same dynastic name may not marry (Marriage, A6)."
+        ),
+    ):
         marriage_arrange(campaign=campaign, husband=groom, wife=cousin)
     assert not Marriage.objects.filter(husband=groom).exists()
     # a lady of the English court with another dynastic name may marry him: nothing else forbids it
@@ -168,16 +177,18 @@ def test_a6_same_dynastic_name_may_not_marry_whatever_the_house(campaign, englan
 def test_a6_someone_already_married_or_betrothed_is_refused(campaign, england, france, germany):
     king = Marriage.objects.get(campaign=campaign, husband__controlled_by=england, ended_year__isnull=True).husband
     lady = person(campaign, france, "Odette", "F", 1282)
-    with pytest.raises(IllegalMarriage, match=re.escape(
-        f"{king.display_name} and Odette Anjou: The husband is already married or betrothed (Marriage, A6)."
-    )):
+    with pytest.raises(
+        IllegalMarriage,
+        match=re.escape(f"{king.display_name} and Odette Anjou: The husband is already married or betrothed (Marriage, A6)."),
+    ):
         marriage_arrange(campaign=campaign, husband=king, wife=lady)
     prince = person(campaign, england, "Edmund", "M", 1278)
     marriage_arrange(campaign=campaign, husband=prince, wife=lady)
     rival = person(campaign, germany, "Karl", "M", 1277)
-    with pytest.raises(IllegalMarriage, match=re.escape(
-        "Karl Hapsburg and Odette Anjou: The wife is already married or betrothed (Marriage, A6)."
-    )):
+    with pytest.raises(
+        IllegalMarriage,
+        match=re.escape("Karl Hapsburg and Odette Anjou: The wife is already married or betrothed (Marriage, A6)."),
+    ):
         marriage_arrange(campaign=campaign, husband=rival, wife=lady)
     assert Marriage.objects.filter(wife=lady).count() == 1
 
@@ -188,17 +199,18 @@ def test_a5_a6_dead_or_retired_partner_is_refused(campaign, england, france):
     groom = person(campaign, england, "Edmund", "M", 1278)
     dead = person(campaign, france, "Odette", "F", 1282)
     Character.objects.filter(pk=dead.pk).update(status=Status.DEAD, death_year=1300)
-    with pytest.raises(IllegalMarriage, match=re.escape(
-        "Edmund Plantagenet and Odette Anjou: The wife is dead and cannot marry (Survival, A5)."
-    )):
+    with pytest.raises(
+        IllegalMarriage, match=re.escape("Edmund Plantagenet and Odette Anjou: The wife is dead and cannot marry (Survival, A5).")
+    ):
         marriage_arrange(campaign=campaign, husband=groom, wife=dead, wed=True)
     with pytest.raises(IllegalMarriage, match="The wife is dead"):
         marriage_arrange(campaign=campaign, husband=groom, wife=dead)  # not even a betrothal
     widow = person(campaign, france, "Louise", "F", 1282)
     Character.objects.filter(pk=widow.pk).update(status=Status.RETIRED, retired_year=1295)
-    with pytest.raises(IllegalMarriage, match=re.escape(
-        "The wife is retired from the game and may not marry (a King's widow never remarries; Survival, A5)."
-    )):
+    with pytest.raises(
+        IllegalMarriage,
+        match=re.escape("The wife is retired from the game and may not marry (a King's widow never remarries; Survival, A5)."),
+    ):
         marriage_arrange(campaign=campaign, husband=groom, wife=widow, wed=True)
     assert not Marriage.objects.filter(husband=groom).exists()
 
@@ -228,9 +240,12 @@ def test_a6_a_prisoner_may_be_betrothed_but_not_wed(campaign, england, france, g
     groom.prisoner_of = germany
     groom.save()
     bride = person(campaign, france, "Odette", "F", 1282)
-    with pytest.raises(IllegalMarriage, match=re.escape(
-        "Edmund Plantagenet and Odette Anjou: The husband is a prisoner and cannot be wed until released (Marriage, A6)."
-    )):
+    with pytest.raises(
+        IllegalMarriage,
+        match=re.escape(
+            "Edmund Plantagenet and Odette Anjou: The husband is a prisoner and cannot be wed until released (Marriage, A6)."
+        ),
+    ):
         marriage_arrange(campaign=campaign, husband=groom, wife=bride, wed=True)
     match = marriage_arrange(campaign=campaign, husband=groom, wife=bride)
     assert match.is_betrothal
@@ -247,10 +262,13 @@ def test_a7_a_created_baron_never_marries(campaign, england, france):
     baron = person(campaign, england, "Alfred", "M", 1270)
     Character.objects.filter(pk=baron.pk).update(origin=Origin.BARON)
     lady = person(campaign, france, "Odette", "F", 1282)
-    with pytest.raises(IllegalMarriage, match=re.escape(
-        "Alfred Plantagenet and Odette Anjou: The husband was created only to act as regent and never marries "
-        "(Succession, A7)."
-    )):
+    with pytest.raises(
+        IllegalMarriage,
+        match=re.escape(
+            "Alfred Plantagenet and Odette Anjou: The husband was created only to act as regent and never marries "
+            "(Succession, A7)."
+        ),
+    ):
         marriage_arrange(campaign=campaign, husband=baron, wife=lady)
     at_step(campaign, Step.MARRIAGES)
     with pytest.raises(IllegalMarriage, match="never marries"):
@@ -259,6 +277,7 @@ def test_a7_a_created_baron_never_marries(campaign, england, france):
 
 
 # --- the wedding: who controls whom -----------------------------------------------------------
+
 
 @pytest.mark.django_db
 def test_a6_at_the_wedding_the_bride_passes_to_the_grooms_house(campaign, england, france):
@@ -304,6 +323,7 @@ def test_a6_the_husband_may_join_the_wifes_house(campaign, england, france):
 
 
 # --- the money --------------------------------------------------------------------------------
+
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(
@@ -387,6 +407,7 @@ def test_a6_100_crowns_to_the_grooms_house_when_he_marries_a_queen_regnant(campa
 
 # --- many at once -----------------------------------------------------------------------------
 
+
 @pytest.mark.django_db
 def test_a6_arrange_many_is_all_or_nothing(campaign, england, france, germany):
     edmund = person(campaign, england, "Edmund", "M", 1278)
@@ -394,9 +415,9 @@ def test_a6_arrange_many_is_all_or_nothing(campaign, england, france, germany):
     karl = person(campaign, germany, "Karl", "M", 1277)
     anna = person(campaign, germany, "Anna", "F", 1281)  # a Hapsburg: Karl may not marry her
     matches = [Match(edmund.pk, odette.pk), Match(karl.pk, anna.pk)]
-    with pytest.raises(IllegalMarriage, match=re.escape(
-        "Karl Hapsburg and Anna Hapsburg: Both carry the dynastic name Hapsburg"
-    )):
+    with pytest.raises(
+        IllegalMarriage, match=re.escape("Karl Hapsburg and Anna Hapsburg: Both carry the dynastic name Hapsburg")
+    ):
         marriage_arrange_many(campaign=campaign, matches=matches)
     assert not Marriage.objects.filter(husband__in=[edmund, karl]).exists()  # the legal one was refused too
     assert not ChronicleEntry.objects.filter(campaign=campaign, kind="betrothal").exists()
@@ -423,9 +444,10 @@ def test_a6_arrange_many_refuses_the_same_person_twice(campaign, england, france
     edmund = person(campaign, england, "Edmund", "M", 1278)
     odette = person(campaign, france, "Odette", "F", 1282)
     anna = person(campaign, germany, "Anna", "F", 1281)
-    with pytest.raises(IllegalMarriage, match=re.escape(
-        "Edmund Plantagenet and Anna Hapsburg: The husband is already married or betrothed (Marriage, A6)."
-    )):
+    with pytest.raises(
+        IllegalMarriage,
+        match=re.escape("Edmund Plantagenet and Anna Hapsburg: The husband is already married or betrothed (Marriage, A6)."),
+    ):
         marriage_arrange_many(campaign=campaign, matches=[Match(edmund.pk, odette.pk), Match(edmund.pk, anna.pk)])
     assert not Marriage.objects.filter(husband=edmund).exists()
 
@@ -488,6 +510,7 @@ def test_a6_wed_many_is_all_or_nothing(campaign, england, france, germany):
 
 # --- breaking off, and death ------------------------------------------------------------------
 
+
 @pytest.mark.django_db
 def test_a6_a_betrothal_may_be_broken_off_with_a_reason_but_not_a_marriage(campaign, england, france, germany):
     edmund = person(campaign, england, "Edmund", "M", 1278)
@@ -535,15 +558,19 @@ def test_a5_a_betrothal_is_void_when_a_betrothed_dies(campaign, england, france,
     assert match.wedding_year is None
     assert odette.status == Status.ALIVE and odette.controlled_by == france
     at_step(campaign, Step.MARRIAGES)
-    with pytest.raises(IllegalMarriage, match=re.escape(
-        "Edmund Plantagenet and Odette Anjou: this match ended in 1300 (betrothal void: death before the wedding)."
-    )):
+    with pytest.raises(
+        IllegalMarriage,
+        match=re.escape(
+            "Edmund Plantagenet and Odette Anjou: this match ended in 1300 (betrothal void: death before the wedding)."
+        ),
+    ):
         marriage_wed(campaign=campaign, marriage=match)
     karl = person(campaign, germany, "Karl", "M", 1277)
     assert marriage_arrange(campaign=campaign, husband=karl, wife=odette, wed=True).is_wed  # she is free
 
 
 # --- the children of a marriage ---------------------------------------------------------------
+
 
 def born_child(campaign, match, sex_face=1):
     attempt = births_attempt(campaign=campaign, marriage=match, faces=[6, 6])
@@ -571,12 +598,17 @@ def test_a6_children_are_raised_by_the_dynasty_the_contract_names(campaign, engl
 def test_a6_by_default_the_fathers_house_raises_the_children_or_hers_if_he_joined_it(campaign, england, france, germany):
     at_step(campaign, Step.MARRIAGES)
     plain = marriage_arrange(
-        campaign=campaign, husband=person(campaign, england, "Edmund", "M", 1278),
-        wife=person(campaign, germany, "Anna", "F", 1281), wed=True,
+        campaign=campaign,
+        husband=person(campaign, england, "Edmund", "M", 1278),
+        wife=person(campaign, germany, "Anna", "F", 1281),
+        wed=True,
     )
     joined = marriage_arrange(
-        campaign=campaign, husband=person(campaign, france, "Louis", "M", 1277),
-        wife=person(campaign, germany, "Florenz", "F", 1282), husband_joins_wife=True, wed=True,
+        campaign=campaign,
+        husband=person(campaign, france, "Louis", "M", 1277),
+        wife=person(campaign, germany, "Florenz", "F", 1282),
+        husband_joins_wife=True,
+        wed=True,
     )
     at_step(campaign, Step.BIRTHS, year=1305)
     first = born_child(campaign, plain)
@@ -595,7 +627,6 @@ def test_a6_children_raised_by_must_be_a_dynasty_of_the_campaign(campaign, engla
 
 
 # --- regressions found in review -------------------------------------------------------------
-
 
 
 def _roll_all(campaign, dying=()):

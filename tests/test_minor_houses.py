@@ -70,8 +70,7 @@ def savoy_queen(c):
 
 def child(c, name, sex, born, order=1):
     king = savoy_king(c)
-    return person(c, house(c, "Savoy"), name, sex, born, father=king, mother=savoy_queen(c), order=order,
-                  adm=5, dip=5, mil=5)
+    return person(c, house(c, "Savoy"), name, sex, born, father=king, mother=savoy_queen(c), order=order, adm=5, dip=5, mil=5)
 
 
 def suitor(c, name, sex, born=1470, crown="France"):
@@ -83,9 +82,7 @@ def suitor(c, name, sex, born=1470, crown="France"):
 
 
 def test_offer_classes_follow_the_rulebook_letters():
-    assert [bl.OFFER_CLASS_LETTERS[bl.offer_class(stays_in_minor=s, with_title=t)] for s, t in bl.OFFER_PRIORITY] == list(
-        "abcd"
-    )
+    assert [bl.OFFER_CLASS_LETTERS[bl.offer_class(stays_in_minor=s, with_title=t)] for s, t in bl.OFFER_PRIORITY] == list("abcd")
     assert bl.offer_class(stays_in_minor=True, with_title=True) == 0
     assert bl.offer_class(stays_in_minor=False, with_title=False) == 3
 
@@ -116,8 +113,12 @@ def test_stays_with_a_title_beats_every_richer_offer(eu):
     c_ = offer_make(campaign=eu, minor_character=daughter, suitor=suitor(eu, "Cal", "M"), dowry=40, with_title=True)
     b = offer_make(campaign=eu, minor_character=daughter, suitor=suitor(eu, "Ben", "M"), dowry=30, stays_in_minor=True)
     a = offer_make(
-        campaign=eu, minor_character=daughter, suitor=suitor(eu, "Abe", "M", crown="England"), dowry=10,
-        stays_in_minor=True, with_title=True,
+        campaign=eu,
+        minor_character=daughter,
+        suitor=suitor(eu, "Abe", "M", crown="England"),
+        dowry=10,
+        stays_in_minor=True,
+        with_title=True,
     )
     [result] = offers_resolve(campaign=eu, source=FixedSource([]))
     assert (result.character, result.outcome, result.offer.pk) == (daughter, "betrothed", a.pk)
@@ -145,12 +146,12 @@ def test_each_class_beats_the_lower_ones(eu, winner, losers):
     at_step(eu, Step.MARRIAGES)
     son = child(eu, "Carlo", "M", 1470)  # heir apparent: x2, minimum 2 ducats
     offers = [
-        offer_make(campaign=eu, minor_character=son, suitor=suitor(eu, f"L{n}", "F"), dowry=90,
-                   stays_in_minor=s, with_title=t)
+        offer_make(campaign=eu, minor_character=son, suitor=suitor(eu, f"L{n}", "F"), dowry=90, stays_in_minor=s, with_title=t)
         for n, (s, t) in enumerate(losers)
     ]
-    best = offer_make(campaign=eu, minor_character=son, suitor=suitor(eu, "W", "F"), dowry=2,
-                      stays_in_minor=winner[0], with_title=winner[1])
+    best = offer_make(
+        campaign=eu, minor_character=son, suitor=suitor(eu, "W", "F"), dowry=2, stays_in_minor=winner[0], with_title=winner[1]
+    )
     [result] = offers_resolve(campaign=eu, source=FixedSource([]))
     assert result.offer.pk == best.pk
     assert {o.pk for o in result.rejected} == {o.pk for o in offers}
@@ -331,7 +332,8 @@ offer_pick_st = st.tuples(st.integers(0, 5), st.integers(0, 3), st.booleans(), s
 
 
 @settings(
-    max_examples=examples(12), deadline=None,
+    max_examples=examples(12),
+    deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(children=st.lists(child_st, min_size=1, max_size=5), picks=st.lists(offer_pick_st, max_size=10), seed=st.integers(0, 99))
@@ -347,8 +349,9 @@ def test_a_younger_child_is_never_married_before_an_elder_is_resolved(db, childr
         man = suitors["F" if minor.sex == "M" else "M"][who]
         if any(o.minor_character_id == minor.pk and o.suitor_id == man.pk for o in made):
             continue  # one open offer per pair
-        made.append(offer_make(campaign=c, minor_character=minor, suitor=man, dowry=dowry * 4,
-                               stays_in_minor=stays, with_title=title))
+        made.append(
+            offer_make(campaign=c, minor_character=minor, suitor=man, dowry=dowry * 4, stays_in_minor=stays, with_title=title)
+        )
     results = offers_resolve(campaign=c, source=RandomSource(seed))
     # every child of 15 or more is resolved once, eldest first
     grown = [k for k in kids if k.effective_age(c.current_year) >= 15]
@@ -358,8 +361,9 @@ def test_a_younger_child_is_never_married_before_an_elder_is_resolved(db, childr
     for r in results:
         mine = sorted(
             (o for o in made if o.minor_character_id == r.character.pk and o.suitor_id not in taken),
-            key=lambda o: bl.offer_sort_key(stays_in_minor=o.stays_in_minor, with_title=o.with_title, dowry=o.dowry,
-                                            made_year=o.year, order=o.pk),
+            key=lambda o: bl.offer_sort_key(
+                stays_in_minor=o.stays_in_minor, with_title=o.with_title, dowry=o.dowry, made_year=o.year, order=o.pk
+            ),
         )
         if mine:
             assert r.outcome == "betrothed" and r.offer.pk == mine[0].pk
@@ -389,13 +393,18 @@ def test_six_marries_into_the_nobility_at_once(eu):
     assert bride.characteristics == {"adm": 3, "dip": 9, "mil": 5}  # 1d10 unmodified, held to 3..9
     match = result.marriage
     assert (match.husband, match.wife, match.wedding_year, match.children_raised_by) == (
-        son, bride, eu.current_year, house(eu, "Savoy"),
+        son,
+        bride,
+        eu.current_year,
+        house(eu, "Savoy"),
     )
     roll = Roll.objects.get(campaign=eu, purpose="minor_nobility")
     assert (roll.faces, roll.outcome, roll.target, list(roll.characters.all())) == ([6], "marries into the nobility", 6, [son])
     traits = Roll.objects.filter(campaign=eu, purpose="characteristic", characters=bride).order_by("pk")
     assert [(r.detail, r.faces, r.outcome) for r in traits] == [
-        ("adm", [2], "adm 3"), ("dip", [10], "dip 9"), ("mil", [5], "mil 5"),
+        ("adm", [2], "adm 3"),
+        ("dip", [10], "dip 9"),
+        ("mil", [5], "mil 5"),
     ]
     assert ChronicleEntry.objects.filter(campaign=eu, kind="wedding", text__contains="marries into the nobility").exists()
 
@@ -461,7 +470,9 @@ def test_a_monarch_five_years_younger_is_rolled(eu):
     assert king.characteristics == {"adm": 4, "dip": 3, "mil": 9}
     rolls = Roll.objects.filter(campaign=eu, purpose="characteristic", characters=king).order_by("pk")
     assert [(r.dice, r.faces, r.modifier, r.outcome) for r in rolls] == [
-        ("1d10", [4], 0, "adm 4"), ("1d10", [1], 0, "dip 3"), ("1d10", [10], 0, "mil 9"),
+        ("1d10", [4], 0, "adm 4"),
+        ("1d10", [1], 0, "dip 3"),
+        ("1d10", [10], 0, "mil 9"),
     ]
     assert not Marriage.objects.filter(campaign=eu, husband=king).exists()  # no family
     assert ChronicleEntry.objects.filter(campaign=eu, kind="created", text__contains="leaves no heir").exists()

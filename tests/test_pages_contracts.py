@@ -66,9 +66,13 @@ def fund(campaign, dynasty, amount):
 
 def draft(campaign, a, b, title, clauses=(), kind="agreement", **kw):
     return contract_draft(
-        campaign=campaign, kind=kind, title=title, parties=[house(campaign, a).pk, house(campaign, b).pk],
-        clauses=list(clauses), **kw,
-    )  # fmt: skip
+        campaign=campaign,
+        kind=kind,
+        title=title,
+        parties=[house(campaign, a).pk, house(campaign, b).pk],
+        clauses=list(clauses),
+        **kw,
+    )
 
 
 def pay(campaign, payer, payee, amount):
@@ -111,9 +115,12 @@ def deals(campaign):
     """Dover: England-Spain, a draft (Alice's, not Bob's). Amiens: England-France, in force (both).
     The Rhine: France-Germany, a draft (Bob's, not Alice's)."""
     dover = draft(
-        campaign, "England", "Spain", TITLES[0],
+        campaign,
+        "England",
+        "Spain",
+        TITLES[0],
         [pay(campaign, "England", "Spain", 10), {"kind": "escape", "params": {"condition": "Spain is attacked"}}],
-    )  # fmt: skip
+    )
     amiens = draft(campaign, "England", "France", TITLES[1], [{"kind": "non_aggression"}])
     contract_sign(campaign=campaign, contract=amiens)
     rhine = draft(campaign, "France", "Germany", TITLES[2], [{"kind": "safe_passage"}], kind="treaty")
@@ -159,8 +166,13 @@ def test_the_list_shows_only_what_the_viewer_may_see_names_and_counts(
 
 def test_outsiders_and_anonymous_get_no_contract_page(client, campaign, deals, outsider):
     dover = deals["dover"]
-    pages = [url("contracts", campaign), url("contract", campaign, dover.pk), url("contract_pdf", campaign, dover.pk),
-             url("contract_new", campaign), url("parley", campaign)]  # fmt: skip
+    pages = [
+        url("contracts", campaign),
+        url("contract", campaign, dover.pk),
+        url("contract_pdf", campaign, dover.pk),
+        url("contract_new", campaign),
+        url("parley", campaign),
+    ]
     for page in pages:
         assert client.get(page).status_code == 302  # to the login page
     client.force_login(outsider)
@@ -213,8 +225,11 @@ def test_no_one_else_reaches_a_contracts_forms(client, campaign, calais, olga, w
 def test_the_votes_are_the_gms_to_record(client, campaign, calais, alice):
     pact, breach = calais
     client.force_login(alice)
-    for address in (url("dispute", campaign, pact.pk, breach.pk), url("parley", campaign) + f"?breach={breach.pk}",
-                    url("parley", campaign)):  # fmt: skip
+    for address in (
+        url("dispute", campaign, pact.pk, breach.pk),
+        url("parley", campaign) + f"?breach={breach.pk}",
+        url("parley", campaign),
+    ):
         assert client.get(address).status_code == 403
         assert post(client, address, {"breach": breach.pk}).status_code == 403
     assert not Parley.objects.exists() and not Dispute.objects.exists() and not ActionKey.objects.exists()
@@ -333,9 +348,16 @@ def test_a_drafts_page_and_the_list_run_a_fixed_number_of_queries_whatever_the_s
 
 def _draft_form(campaign, parties, rows=(), **head):
     data = {
-        "kind": "agreement", "title": "The Peace of Dover", "parties": [house(campaign, p).pk for p in parties],
-        "start_year": campaign.current_year, "term_years": "", "text": "", "marriage": "", "rows": len(rows), "op": "draft",
-    }  # fmt: skip
+        "kind": "agreement",
+        "title": "The Peace of Dover",
+        "parties": [house(campaign, p).pk for p in parties],
+        "start_year": campaign.current_year,
+        "term_years": "",
+        "text": "",
+        "marriage": "",
+        "rows": len(rows),
+        "op": "draft",
+    }
     data.update(head)
     for i, (kind, params) in enumerate(rows):
         data[f"c{i}-kind"] = kind
@@ -350,14 +372,15 @@ def test_a_player_drafts_a_contract_with_its_clauses(client, campaign, alice):
     page = client.get(url("contract_new", campaign)).content.decode()
     assert re.search(rf'<input[^>]*value="{england.pk}"[^>]*checked', page)  # his own house is ticked for him
     data = _draft_form(
-        campaign, ["England", "Spain"],
+        campaign,
+        ["England", "Spain"],
         [
             ("payment", {"payer": england.pk, "payee": spain.pk, "amount": 25, "text": "On signing."}),
             ("recurring_payment", {"payer": spain.pk, "payee": england.pk, "amount": 5, "from_year": 1302, "turns": ""}),
             ("military_support", {"by": england.pk, "exclusions": "not against France\n\nnot at sea"}),
         ],
         text="Sealed at Dover.",
-    )  # fmt: skip
+    )
     response = post(client, url("contract_new", campaign), data)
     contract = Contract.objects.get(title="The Peace of Dover")
     assert response.status_code == 302 and response["Location"] == url("contract", campaign, contract.pk)
@@ -377,13 +400,14 @@ def test_a_bad_term_is_shown_next_to_its_field_and_nothing_is_written(client, ca
     england, spain, france = house(campaign, "England"), house(campaign, "Spain"), house(campaign, "France")
     client.force_login(alice)
     data = _draft_form(
-        campaign, ["England", "Spain"],
+        campaign,
+        ["England", "Spain"],
         [
             ("payment", {"payer": england.pk, "payee": spain.pk, "amount": 0}),
             ("cession", {"province": "Calais", "from": france.pk, "to": england.pk}),
             ("recurring_payment", {"payer": england.pk, "payee": spain.pk, "amount": 3, "from_year": 1300, "turns": "x"}),
         ],
-    )  # fmt: skip
+    )
     response = post(client, url("contract_new", campaign), data)
     html = response.content.decode()
     assert response.status_code == 400
@@ -413,9 +437,10 @@ def test_the_services_refusals_land_next_to_the_field_the_clause_or_on_top(clien
     match = Marriage.objects.create(campaign=campaign, husband=john, wife=mary, arranged_year=1300)
     # the service names the field: a marriage contract has no fixed term
     response = post(
-        client, url("contract_new", campaign),
+        client,
+        url("contract_new", campaign),
         _draft_form(campaign, ["England", "Germany"], kind="marriage", marriage=match.pk, term_years=5),
-    )  # fmt: skip
+    )
     assert response.status_code == 400
     assert "A marriage contract lasts while the marriage lasts" in field_errors(response.content.decode(), "term_years")
     # the service numbers the clause: John has already renounced France
@@ -433,10 +458,14 @@ def test_the_services_refusals_land_next_to_the_field_the_clause_or_on_top(clien
     assert "John Plantagenet has already renounced the crown of France" in top_errors(clause_two)
     # neither: a dowry belongs in a marriage contract
     response = post(
-        client, url("contract_new", campaign),
-        _draft_form(campaign, ["England", "France"], [("dowry", {"payer": house(campaign, "England").pk,
-                                                                  "payee": house(campaign, "France").pk, "amount": 100})]),
-    )  # fmt: skip
+        client,
+        url("contract_new", campaign),
+        _draft_form(
+            campaign,
+            ["England", "France"],
+            [("dowry", {"payer": house(campaign, "England").pk, "payee": house(campaign, "France").pk, "amount": 100})],
+        ),
+    )
     html = response.content.decode()
     assert response.status_code == 400
     assert "belongs in a marriage contract" in html[: html.index("<h2>Clauses</h2>")]
@@ -469,9 +498,13 @@ def test_the_marriages_page_link_drafts_the_terms_of_a_match(client, campaign, a
     for crown in ("England", "Germany"):
         assert re.search(rf'<input[^>]*value="{house(campaign, crown).pk}"[^>]*checked', html), crown
     data = _draft_form(
-        campaign, ["England", "Germany"], [("children_raised_by", {"dynasty": house(campaign, "Germany").pk})],
-        kind="marriage", marriage=match.pk, title="The Plantagenet-Hapsburg match",
-    )  # fmt: skip
+        campaign,
+        ["England", "Germany"],
+        [("children_raised_by", {"dynasty": house(campaign, "Germany").pk})],
+        kind="marriage",
+        marriage=match.pk,
+        title="The Plantagenet-Hapsburg match",
+    )
     assert post(client, url("contract_new", campaign), data).status_code == 302
     assert Contract.objects.get().marriage == match
 
@@ -688,9 +721,10 @@ def test_a_breach_goes_to_a_bloodline_dispute_with_the_other_players_votes(clien
     assert refused.status_code == 400 and "required" in field_errors(refused.content.decode(), "text")
     assert not Breach.objects.exists()
     response = post(
-        client, url("breach_new", campaign, treaty.pk),
+        client,
+        url("breach_new", campaign, treaty.pk),
         {"raised_by": england.pk, "by_dynasty": france.pk, "clause": peace.pk, "text": "invaded Gascony"},
-    )  # fmt: skip
+    )
     assert response.status_code == 302
     breach = Breach.objects.get()
     assert (breach.raised_by, breach.by_dynasty, breach.clause) == (england, france, peace)
@@ -708,10 +742,12 @@ def test_a_breach_goes_to_a_bloodline_dispute_with_the_other_players_votes(clien
         assert f'name="v{voter.pk}_{peace.pk}"' in page
     assert f'name="v{england.pk}_{peace.pk}"' not in page and f'name="v{france.pk}_{peace.pk}"' not in page
     votes = {
-        f"v{germany.pk}_{peace.pk}": "uphold", f"v{germany.pk}_{damages.pk}": "uphold",
-        f"v{italy.pk}_{peace.pk}": "uphold", f"v{italy.pk}_{damages.pk}": "uphold",
+        f"v{germany.pk}_{peace.pk}": "uphold",
+        f"v{germany.pk}_{damages.pk}": "uphold",
+        f"v{italy.pk}_{peace.pk}": "uphold",
+        f"v{italy.pk}_{damages.pk}": "uphold",
         f"v{spain.pk}_{peace.pk}": "reject",
-    }  # fmt: skip
+    }
     key = new_action_key()
     assert post(client, address, votes, key=key).status_code == 302
     assert post(client, address, votes, key=key).status_code == 302  # the double click
@@ -760,11 +796,18 @@ def test_a_broken_agreement_goes_to_a_parley_and_a_tie_excommunicates(client, ca
     assert bad.status_code == 400 and field_errors(bad.content.decode(), f"s{england.pk}")
     votes = {
         "breach": breach.pk,
-        f"s{england.pk}": 5, f"c{england.pk}": "for", f"x{england.pk}": "on",
-        f"s{france.pk}": 3, f"k{france.pk}": "", f"c{france.pk}": "against", f"x{france.pk}": "on",
-        f"s{house(campaign, 'Italy').pk}": 2, f"k{house(campaign, 'Italy').pk}": 0,
-        f"c{house(campaign, 'Italy').pk}": "against", f"x{house(campaign, 'Italy').pk}": "on",
-    }  # fmt: skip
+        f"s{england.pk}": 5,
+        f"c{england.pk}": "for",
+        f"x{england.pk}": "on",
+        f"s{france.pk}": 3,
+        f"k{france.pk}": "",
+        f"c{france.pk}": "against",
+        f"x{france.pk}": "on",
+        f"s{house(campaign, 'Italy').pk}": 2,
+        f"k{house(campaign, 'Italy').pk}": 0,
+        f"c{house(campaign, 'Italy').pk}": "against",
+        f"x{house(campaign, 'Italy').pk}": "on",
+    }
     key = new_action_key()
     response = post(client, address, votes, key=key)
     assert response.status_code == 302 and response["Location"] == url("contract", campaign, pact.pk)

@@ -40,13 +40,24 @@ def secrets(campaign):
     """England's hoard of 4321 and a treaty of England and Spain."""
     england = _house(campaign, "England")
     Posting.objects.create(
-        campaign=campaign, year=campaign.current_year, step=campaign.step, payer=None, payee=england,
-        amount=4321, kind="other", reason="Hidden hoard",
-    )  # fmt: skip
+        campaign=campaign,
+        year=campaign.current_year,
+        step=campaign.step,
+        payer=None,
+        payee=england,
+        amount=4321,
+        kind="other",
+        reason="Hidden hoard",
+    )
     treaty = Contract.objects.create(
-        campaign=campaign, kind="treaty", title="Secret Treaty of Windsor", start_year=campaign.current_year,
-        state="in_force", signed_year=campaign.current_year, in_force_year=campaign.current_year,
-    )  # fmt: skip
+        campaign=campaign,
+        kind="treaty",
+        title="Secret Treaty of Windsor",
+        start_year=campaign.current_year,
+        state="in_force",
+        signed_year=campaign.current_year,
+        in_force_year=campaign.current_year,
+    )
     treaty.parties.set([england, _house(campaign, "Spain")])
     return treaty
 
@@ -178,8 +189,15 @@ def house(campaign):
     wed(campaign, edward, bess, 1295)
     little = person(campaign, house, "Little", "M", 1297, father=edward, mother=bess)
     crown(campaign, henry, "Testland", 1290)
-    return {"house": house, "henry": henry, "walter": walter, "edward": edward, "john": john, "little": little,
-            "old": grandfather}  # fmt: skip
+    return {
+        "house": house,
+        "henry": henry,
+        "walter": walter,
+        "edward": edward,
+        "john": john,
+        "little": little,
+        "old": grandfather,
+    }
 
 
 def test_what_if_the_king_dies_matches_the_service(client, campaign, house, olga):
@@ -270,7 +288,11 @@ def test_a_house_without_a_crown_has_no_line_and_no_what_if(client, gm):
 
 def test_an_observer_sees_the_public_pages_and_nothing_secret(client, campaign, olga, secrets):
     ChronicleEntry.objects.create(
-        campaign=campaign, year=campaign.current_year, step="announcements", kind="announcements", text="All is well.",
+        campaign=campaign,
+        year=campaign.current_year,
+        step="announcements",
+        kind="announcements",
+        text="All is well.",
         audience="public",
     )
     england = _house(campaign, "England")
@@ -354,8 +376,12 @@ def test_heirs_now_matches_the_line_of_each_crown(campaign):
             continue
         assert heir.character == line.heir.character
         assert (heir.position, heir.age, heir.minor, heir.kin, heir.reason) == (
-            line.heir.position, line.heir.age, line.heir.minor, line.heir.kin, line.heir.reason,
-        )  # fmt: skip
+            line.heir.position,
+            line.heir.age,
+            line.heir.minor,
+            line.heir.kin,
+            line.heir.reason,
+        )
         assert heir.pass_over is None
 
 

@@ -494,9 +494,15 @@ def _busy_turn(campaign: Campaign, couples: int = 2) -> None:
         bride = person(campaign, france, f"Bride{n}", "F", year - 17 - n, dynastic_name=f"Bridehouse{year}{n}", charisma=1)
         marriage_arrange(campaign=campaign, husband=groom, wife=bride, wed=n == 0)
     ChronicleEntry.objects.create(
-        campaign=campaign, year=year, step=Step.MARRIAGES, kind="contract_signed", text="A treaty is signed.",
-        data={"parties": [england.pk, spain.pk]}, audience="parties", readers=f",{england.pk},{spain.pk},",
-    )  # fmt: skip
+        campaign=campaign,
+        year=year,
+        step=Step.MARRIAGES,
+        kind="contract_signed",
+        text="A treaty is signed.",
+        data={"parties": [england.pk, spain.pk]},
+        audience="parties",
+        readers=f",{england.pk},{spain.pk},",
+    )
 
 
 def _counts(client, campaign: Campaign) -> list[int]:

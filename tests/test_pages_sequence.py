@@ -192,9 +192,23 @@ def test_typed_dice_make_a_child_then_sex_characteristics_and_try_again_with_the
     assert "Roll again" not in card  # the sex comes first
 
     response = _post(
-        client, url, op="sex", attempt=attempt.pk, how="typed", sex="2", given_name="Arthur",
-        c1_1="6", c1_2="6", c1_3="6", c2_1="1", c2_2="1", c2_3="1", c3_1="4", c3_2="4", c3_3="4",
-    )  # fmt: skip
+        client,
+        url,
+        op="sex",
+        attempt=attempt.pk,
+        how="typed",
+        sex="2",
+        given_name="Arthur",
+        c1_1="6",
+        c1_2="6",
+        c1_3="6",
+        c2_1="1",
+        c2_2="1",
+        c2_3="1",
+        c3_1="4",
+        c3_2="4",
+        c3_3="4",
+    )
     assert response.status_code == 302
     child = Character.objects.get(pk=BirthAttempt.objects.get(pk=attempt.pk).child_id)
     assert (child.given_name, child.sex, child.father_id, child.mother_id) == ("Arthur", "M", couple.husband_id, couple.wife_id)

@@ -123,7 +123,11 @@ def test_dashboard_content(client, campaign, gm):
 
 def test_dashboard_links_last_announcements(client, campaign, gm):
     ChronicleEntry.objects.create(
-        campaign=campaign, year=campaign.current_year, step="announcements", kind="announcements", text="All is well.",
+        campaign=campaign,
+        year=campaign.current_year,
+        step="announcements",
+        kind="announcements",
+        text="All is well.",
         audience="public",
     )
     client.force_login(gm)

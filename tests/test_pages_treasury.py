@@ -43,12 +43,26 @@ def france(campaign) -> Dynasty:
     return Dynasty.objects.get(campaign=campaign, crown="France")
 
 
-def pay(campaign: Campaign, payer: Dynasty | None, payee: Dynasty | None, amount: int, reason: str, *, year: int | None = None,
-        kind: str = PostingKind.OTHER) -> Posting:  # fmt: skip
+def pay(
+    campaign: Campaign,
+    payer: Dynasty | None,
+    payee: Dynasty | None,
+    amount: int,
+    reason: str,
+    *,
+    year: int | None = None,
+    kind: str = PostingKind.OTHER,
+) -> Posting:
     return Posting.objects.create(
-        campaign=campaign, year=year or campaign.current_year, step=campaign.step, payer=payer, payee=payee, amount=amount,
-        kind=kind, reason=reason,
-    )  # fmt: skip
+        campaign=campaign,
+        year=year or campaign.current_year,
+        step=campaign.step,
+        payer=payer,
+        payee=payee,
+        amount=amount,
+        kind=kind,
+        reason=reason,
+    )
 
 
 @pytest.fixture
@@ -225,10 +239,18 @@ def test_an_empty_exchequer_shows_a_flat_chart(client, campaign, alice, england)
 
 def test_a_long_ledger_is_paged_with_the_right_running_balance(client, campaign, gm, england):
     Posting.objects.bulk_create(
-        Posting(campaign=campaign, year=1300 + i // 20, step="births", payer=None, payee=england, amount=i + 1, kind="other",
-                reason=f"gift {i + 1}")
+        Posting(
+            campaign=campaign,
+            year=1300 + i // 20,
+            step="births",
+            payer=None,
+            payee=england,
+            amount=i + 1,
+            kind="other",
+            reason=f"gift {i + 1}",
+        )
         for i in range(120)
-    )  # fmt: skip
+    )
     client.force_login(gm)
     first = client.get(urls(campaign, england)["exchequer"])
     total = sum(range(1, 121))
@@ -252,10 +274,18 @@ def test_query_counts_do_not_grow_with_the_ledger(client, campaign, england, fra
 
     def postings(n: int, start: int) -> None:
         Posting.objects.bulk_create(
-            Posting(campaign=campaign, year=1300 + (i % 40) * 5, step="births", payer=england if i % 3 == 0 else None,
-                    payee=france if i % 3 == 0 else england, amount=5, kind="other", reason=f"#{start + i}")
+            Posting(
+                campaign=campaign,
+                year=1300 + (i % 40) * 5,
+                step="births",
+                payer=england if i % 3 == 0 else None,
+                payee=france if i % 3 == 0 else england,
+                amount=5,
+                kind="other",
+                reason=f"#{start + i}",
+            )
             for i in range(n)
-        )  # fmt: skip
+        )
 
     postings(10, 0)
     small = [count(client, url) for url in page_urls]
@@ -275,8 +305,12 @@ def test_a_player_gives_from_his_own_exchequer(client, campaign, alice, england,
     assert response.redirect_chain[-1][0] == urls(campaign, england)["exchequer"] + "#top"  # not the form's #pay-title
     posting = Posting.objects.get(kind=PostingKind.TRANSFER)
     assert (posting.payer, posting.payee, posting.amount, posting.reason, posting.entered_by) == (
-        england, france, 30, "A wedding gift", alice,
-    )  # fmt: skip
+        england,
+        france,
+        30,
+        "A wedding gift",
+        alice,
+    )
     assert balance(campaign, england) == 70 and balance(campaign, france) == 30
     assert f"Paid 30 Crowns to {france}: A wedding gift." in response.content.decode()
     loan = client.post(urls(campaign, england)["exchequer"], transfer_data(france, 20, "Against the harvest", kind="loan"))
@@ -423,9 +457,18 @@ def test_a_preview_shows_the_lines_and_writes_nothing(client, interphase, alice,
     postings, chronicle = Posting.objects.count(), ChronicleEntry.objects.count()
     response = client.post(
         urls(interphase, england)["interphase"],
-        interphase_data(provinces=10, tax_rate=7, famine=1, rebellion=2, rebellions_bought_off=1, home_provinces=8,
-                        armies_kept=6, fleets_kept=1, armies_raised=2),
-    )  # fmt: skip
+        interphase_data(
+            provinces=10,
+            tax_rate=7,
+            famine=1,
+            rebellion=2,
+            rebellions_bought_off=1,
+            home_provinces=8,
+            armies_kept=6,
+            fleets_kept=1,
+            armies_raised=2,
+        ),
+    )
     assert response.status_code == 200
     html = response.content.decode()
     assert "Taxation: 7 provinces at 7 Crowns" in html and "+49" in html
@@ -447,9 +490,7 @@ def _confirm_form(html: str) -> dict:
 
 def test_the_previewed_lines_are_posted_once(client, interphase, alice, england):
     client.force_login(alice)
-    preview = client.post(
-        urls(interphase, england)["interphase"], interphase_data(provinces=8, capital_rebellion="on")
-    )
+    preview = client.post(urls(interphase, england)["interphase"], interphase_data(provinces=8, capital_rebellion="on"))
     data = _confirm_form(preview.content.decode())
     assert data["provinces"] == "8" and data["capital_rebellion"] == "True" and data["action_key"]
     response = client.post(urls(interphase, england)["interphase"], data, follow=True)
@@ -500,7 +541,7 @@ def test_several_faults_are_listed_on_top_and_each_field_marked(client, interpha
 
 
 def test_the_sets_are_cashed_in_on_their_own_form_after_the_interphase(client, interphase, alice, england):
-    """"D) CASHING IN RESOURCES" ends the turn, after the Interphase and the Movement: the page's
+    """ "D) CASHING IN RESOURCES" ends the turn, after the Interphase and the Movement: the page's
     Interphase form has no sets; its cashing-in form posts them once the Interphase is posted."""
     client.force_login(alice)
     page = urls(interphase, england)["interphase"]
@@ -624,8 +665,15 @@ def test_governed_provinces_are_entered_one_a_line(client, interphase, alice, en
     interphase.save()
     assert "id_governed" in client.get(page).content.decode()
     holder = Character.objects.filter(campaign=interphase, controlled_by=france, sex="M", status="alive").first()
-    Title.objects.create(campaign=interphase, name="Duke of Kent", province="Kent", crown="England", holder=holder,
-                         granted_year=1300, granted_to=holder)  # fmt: skip
+    Title.objects.create(
+        campaign=interphase,
+        name="Duke of Kent",
+        province="Kent",
+        crown="England",
+        holder=holder,
+        granted_year=1300,
+        granted_to=holder,
+    )
     client.force_login(alice)
     page = urls(interphase, england)["interphase"]
     bad = client.post(page, interphase_data(provinces="Kent\nWessex", governed="Kent, withholds lots"))
@@ -633,7 +681,9 @@ def test_governed_provinces_are_entered_one_a_line(client, interphase, alice, en
     response = client.post(page, interphase_data(do="run", provinces="Kent\nWessex", governed="Kent, withholds 2"))
     assert response.status_code == 302, response.content.decode()[:2000]
     assert [(p.payee_id, p.kind, p.amount) for p in Posting.objects.order_by("id")] == [
-        (england.pk, "tax", 8), (france.pk, "tax", 2), (france.pk, "tax", 2),
+        (england.pk, "tax", 8),
+        (france.pk, "tax", 2),
+        (france.pk, "tax", 2),
     ]
 
 
@@ -653,8 +703,14 @@ def test_where_new_forces_are_placed_is_entered_on_the_page(client, interphase, 
     """Section 13: "New armies are placed in the Capital and Fleets in any coastal Home Province"."""
     client.force_login(alice)
     page = urls(interphase, england)["interphase"]
-    data = interphase_data(provinces="Middlesex\nKent\nCornwall", home_provinces="Middlesex\nKent\nCornwall",
-                           armies_raised=1, fleets_raised=2, capital="Middlesex", fleet_ports="Cornwall, Kent")  # fmt: skip
+    data = interphase_data(
+        provinces="Middlesex\nKent\nCornwall",
+        home_provinces="Middlesex\nKent\nCornwall",
+        armies_raised=1,
+        fleets_raised=2,
+        capital="Middlesex",
+        fleet_ports="Cornwall, Kent",
+    )
     response = client.post(page, data)
     assert response.status_code == 200, response.content.decode()[:3000]
     html = response.content.decode()
@@ -665,7 +721,7 @@ def test_where_new_forces_are_placed_is_entered_on_the_page(client, interphase, 
 
 
 def test_the_movements_payments_are_entered_on_the_page(client, interphase, alice, england):
-    """"If they capture a Royal character, Neutrals ransom him for 100 Crowns"; rule D's "+1 for
+    """ "If they capture a Royal character, Neutrals ransom him for 100 Crowns"; rule D's "+1 for
     each 20 Crowns the intercepting player pays to the Treasury"; an event card's bid paid "to the
     Treasury"."""
     from dynasties.models import Character
@@ -680,5 +736,7 @@ def test_the_movements_payments_are_entered_on_the_page(client, interphase, alic
     response = client.post(page, data)
     assert response.status_code == 302, response.content.decode()[:3000]
     assert [(p.kind, p.amount) for p in Posting.objects.filter(payer=england).order_by("id")] == [
-        ("ransom", 100), ("other", 20), ("other", 25),
+        ("ransom", 100),
+        ("other", 20),
+        ("other", 25),
     ]

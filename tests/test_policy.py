@@ -138,8 +138,9 @@ def test_an_unpaid_payment_does_not_tell_the_payers_balance(campaign, gm, alice)
 def test_a_dowry_is_read_only_by_the_houses_of_the_match_and_the_gm(campaign, gm, alice, bob, observer):
     england, germany = house(campaign, "England"), house(campaign, "Germany")
     match = betroth(campaign)
-    contract = marriage_contract(campaign, match, [{"kind": "dowry", "params": {
-        "payer": germany.pk, "payee": england.pk, "amount": SECRET_AMOUNT}}])  # fmt: skip
+    contract = marriage_contract(
+        campaign, match, [{"kind": "dowry", "params": {"payer": germany.pk, "payee": england.pk, "amount": SECRET_AMOUNT}}]
+    )
     fund(campaign, germany, 10_000)
     contract_sign(campaign=campaign, contract=contract)
     wed(campaign, match)
@@ -169,22 +170,30 @@ def test_a_page_key_cannot_cancel_another_users_api_write(campaign, gm, alice, b
     forged = f"api:{alice.pk}:{key}"
     done = _page(bob).post(
         f"/c/{campaign.slug}/treasury/{house(campaign, 'France').pk}/",
-        {"form": "transfer", "action_key": forged, "payee": house(campaign, "Spain").pk, "kind": "transfer", "amount": 1,
-         "reason": "gift"},
-    )  # fmt: skip
+        {
+            "form": "transfer",
+            "action_key": forged,
+            "payee": house(campaign, "Spain").pk,
+            "kind": "transfer",
+            "amount": 1,
+            "reason": "gift",
+        },
+    )
     assert done.status_code == 302 and treasury.balance(campaign, house(campaign, "France")) == 99
     response = _api(alice).post(
         f"/api/v1/campaigns/{campaign.slug}/treasury/transfers/",
         {"payer": house(campaign, "England").pk, "payee": house(campaign, "Spain").pk, "amount": 3, "reason": "a gift"},
-        format="json", HTTP_IDEMPOTENCY_KEY=key,
-    )  # fmt: skip
+        format="json",
+        HTTP_IDEMPOTENCY_KEY=key,
+    )
     assert response.status_code == 201, response.content
     # and each user's keys are his own: Bob's same API key is not Alice's
     response = _api(bob).post(
         f"/api/v1/campaigns/{campaign.slug}/treasury/transfers/",
         {"payer": house(campaign, "France").pk, "payee": house(campaign, "Spain").pk, "amount": 2, "reason": "a gift"},
-        format="json", HTTP_IDEMPOTENCY_KEY=key,
-    )  # fmt: skip
+        format="json",
+        HTTP_IDEMPOTENCY_KEY=key,
+    )
     assert response.status_code == 201, response.content
     stored = set(ActionKey.objects.filter(campaign=campaign).values_list("key", flat=True))
     assert f"api:{alice.pk}:{key}" in stored and f"api:{bob.pk}:{key}" in stored
@@ -214,7 +223,7 @@ def test_the_api_door_refuses_through_the_same_check(campaign, alice):
         f"/api/v1/campaigns/{campaign.slug}/treasury/transfers/",
         {"payer": house(campaign, "France").pk, "payee": house(campaign, "England").pk, "amount": 5, "reason": "mine"},
         format="json",
-    )  # fmt: skip
+    )
     assert response.status_code == 403 and response.json()["code"] == "permission_denied"
     assert treasury.balance(campaign, house(campaign, "France")) == before
 
@@ -237,9 +246,7 @@ def test_the_admin_door_refuses_through_the_same_check(campaign, alice):
     client = _page(alice)
     listing = client.get("/admin/contracts/contract/")
     assert listing.status_code == 200 and "Franco-Spanish pact" not in listing.content.decode()
-    response = client.post(
-        "/admin/contracts/contract/", {"action": "sign", "_selected_action": [contract.pk]}, follow=True
-    )
+    response = client.post("/admin/contracts/contract/", {"action": "sign", "_selected_action": [contract.pk]}, follow=True)
     contract.refresh_from_db()
     assert contract.state == "draft" and not contract.signatures.exists(), response.status_code
 
@@ -268,11 +275,14 @@ def test_the_command_door_goes_through_the_same_check(campaign, gm, alice):
 
     fund(campaign, house(campaign, "England"), 100)
     step_action(
-        campaign=campaign, key=new_action_key(), label="Transfer", by=gm,
+        campaign=campaign,
+        key=new_action_key(),
+        label="Transfer",
+        by=gm,
         action=lambda c: treasury.treasury_transfer(
             campaign=c, payer=house(campaign, "England"), payee=house(campaign, "Spain"), amount=9, reason="gift", by=gm
         ),
-    )  # fmt: skip
+    )
     with pytest.raises(CommandError, match="Only the game master"):
         call_command("undo", campaign.slug, as_user="alice")
     assert treasury.balance(campaign, house(campaign, "Spain")) == 9  # nothing undone
@@ -296,11 +306,14 @@ def test_the_command_door_acts_as_the_system_and_a_page_user_cannot(campaign, gm
     key = new_action_key()
     with pytest.raises(Forbidden):  # the same transfer, by England's player, through the one gate
         step_action(
-            campaign=campaign, key=key, label="Transfer", by=alice,
+            campaign=campaign,
+            key=key,
+            label="Transfer",
+            by=alice,
             action=lambda c: treasury.treasury_transfer(
                 campaign=c, payer=house(campaign, "France"), payee=house(campaign, "England"), amount=1, reason="x", by=alice
             ),
-        )  # fmt: skip
+        )
     assert not ActionKey.objects.filter(key__endswith=key).exists()  # refused: nothing written, the key neither
 
 

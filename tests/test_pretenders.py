@@ -45,8 +45,15 @@ def realm(campaign):
     little = person(campaign, house, "Little", "M", 1290, father=prince, mother=wife)
     crown(campaign, king, "Testland", 1280)
     return SimpleNamespace(
-        campaign=campaign, house=house, king=king, queen=queen, prince=prince, second=second, wife=wife,
-        grown=grown, little=little,
+        campaign=campaign,
+        house=house,
+        king=king,
+        queen=queen,
+        prince=prince,
+        second=second,
+        wife=wife,
+        grown=grown,
+        little=little,
         england=Dynasty.objects.get(campaign=campaign, crown="England"),
         france=Dynasty.objects.get(campaign=campaign, crown="France"),
         spain=Dynasty.objects.get(campaign=campaign, crown="Spain"),
@@ -60,6 +67,7 @@ def fresh(*characters):
 
 
 # --- Pretenders ---------------------------------------------------------------------------------
+
 
 @pytest.mark.django_db
 def test_pretender_passes_to_the_player_on_the_left_with_his_wife_and_children_under_15(realm):
@@ -124,8 +132,9 @@ def test_a_female_pretenders_husband_returns_to_his_own_house(realm):
     husband = person(c, realm.france, "Louis", "M", 1276)
     husband.controlled_by = realm.house  # he joined her house at the wedding
     husband.save()
-    Marriage.objects.create(campaign=c, husband=husband, wife=princess, arranged_year=1296, wedding_year=1296,
-                            husband_joins_wife=True)
+    Marriage.objects.create(
+        campaign=c, husband=husband, wife=princess, arranged_year=1296, wedding_year=1296, husband_joins_wife=True
+    )
     baby = person(c, realm.house, "Baby", "F", 1298, father=husband, mother=princess)
     pretender_declare(campaign=c, character=princess)
     princess, husband, baby = fresh(princess, husband, baby)
@@ -208,6 +217,7 @@ def test_a_pretenders_son_abroad_inherits_the_crown_when_the_line_reaches_him(re
 
 # --- Bastards ------------------------------------------------------------------------------------
 
+
 @pytest.fixture
 def bachelor(campaign):
     """King Lone of Testland (seat 5), widowed, with a legitimate daughter Only (18)."""
@@ -232,8 +242,9 @@ def test_bastard_son_of_an_unmarried_king_goes_to_the_player_on_the_right(bachel
     """'Cards 38 and 39 allow for the creation of bastard sons of unmarried Kings. These characters are
     passed to the player on the right, who controls them from now on.'"""
     c = bachelor.campaign
-    son = bastard_create(campaign=c, father=bachelor.king, given_name="Fitzroy", birth_year=1285,
-                         entered=[[6, 6, 6], [3, 3, 3], [1, 1, 1]], by=gm)
+    son = bastard_create(
+        campaign=c, father=bachelor.king, given_name="Fitzroy", birth_year=1285, entered=[[6, 6, 6], [3, 3, 3], [1, 1, 1]], by=gm
+    )
     son.refresh_from_db()
     assert (son.given_name, son.sex, son.birth_year, son.father, son.mother) == ("Fitzroy", "M", 1285, bachelor.king, None)
     assert son.legitimate is False and son.origin == Origin.BORN

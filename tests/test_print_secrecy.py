@@ -71,7 +71,7 @@ def pairs(campaign: Campaign, job: str) -> list[tuple[str, str]]:
         (reverse("gedcom-dynasty", args=[s, d]), reverse("gedcom-dynasty", args=[NO_SUCH, d])),
         (api.format(s, "campaign"), api.format(NO_SUCH, "campaign")),
         (api.format(s, "ancestors") + f"?focus={k}", api.format(NO_SUCH, "ancestors") + f"?focus={k}"),
-    ]  # fmt: skip
+    ]
 
 
 def answer(response) -> tuple[int, str]:

@@ -77,9 +77,20 @@ def test_a_sheet_shows_the_rulebook_fields_and_the_year_track(campaign, family, 
     box = PdfReader(io.BytesIO(pdf)).pages[0].mediabox
     assert (round(float(box.width)), round(float(box.height))) == (595, 842)
     text = pdf_text(pdf, tmp_path)[0]
-    for words in ("Blood Royale character sheet", "Aymer Plantagenet", "Year of birth", "1291", "Male",
-                  "Blanche Capet", "Edmund Plantagenet", "Prince number", "Strength", "Constitution", "Charisma",
-                  "Year track"):
+    for words in (
+        "Blood Royale character sheet",
+        "Aymer Plantagenet",
+        "Year of birth",
+        "1291",
+        "Male",
+        "Blanche Capet",
+        "Edmund Plantagenet",
+        "Prince number",
+        "Strength",
+        "Constitution",
+        "Charisma",
+        "Year track",
+    ):
         assert words in text, words
     assert re.search(r"Strength\s+Constitution\s+Charisma", text)
     assert re.search(r"0\s+\+1\s+0", text)  # strength 0, constitution +1, charisma 0
@@ -137,8 +148,17 @@ def test_the_bloodline_card_shows_adm_dip_mil_ages_and_id(tmp_path):
     ch.effective_age_offset = 3
     ch.save()
     text = pdf_text(printing.character_sheet_pdf(ch), tmp_path)[0]
-    for words in ("BloodLine character card", "ADM", "DIP", "MIL", "Real age", "Effective age", "Character ID",
-                  f"#{ch.pk}", ch.given_name):
+    for words in (
+        "BloodLine character card",
+        "ADM",
+        "DIP",
+        "MIL",
+        "Real age",
+        "Effective age",
+        "Character ID",
+        f"#{ch.pk}",
+        ch.given_name,
+    ):
         assert words in text, words
     values = re.search(r"ADM\s+DIP\s+MIL\s*\n\s*(\d)\s+(\d)\s+(\d)", text)
     assert values and [int(v) for v in values.groups()] == [ch.characteristics[k] for k in ("adm", "dip", "mil")]
@@ -173,8 +193,14 @@ def test_announcements_show_public_sections_only(campaign, tmp_path):
     campaign = play_turn(campaign, source)
     year = 1300
     entry = ChronicleEntry.objects.get(campaign=campaign, year=year, kind="announcements")
-    ChronicleEntry.objects.create(campaign=campaign, year=year, step="announcements", kind="payment",
-                                  text="England pays France 40 Crowns.", data={"dynasty": 1})
+    ChronicleEntry.objects.create(
+        campaign=campaign,
+        year=year,
+        step="announcements",
+        kind="payment",
+        text="England pays France 40 Crowns.",
+        data={"dynasty": 1},
+    )
     sections = entry.data["sections"]
     if "Births" not in sections:  # make sure there is a birth to print
         sections["Births"] = ["A son, Testy Plantagenet, is born in 1300 to A and B: strength +1."]

@@ -165,8 +165,7 @@ def test_without_options_every_rule_is_off() -> None:
         ),
         (  # a rule of another ruleset is not one of this ruleset's
             ["--ruleset", "eu-bloodline", "--option", "four_character_start"],
-            "eu-bloodline has no optional rule 'four_character_start'; valid names: turkish_princess_rights, "
-            "turkish_fratricide.",
+            "eu-bloodline has no optional rule 'four_character_start'; valid names: turkish_princess_rights, turkish_fratricide.",
         ),
         (["--ruleset", "eu-monarchs", "--option", "turkish_fratricide"], "eu-monarchs has no optional rule"),
     ],
@@ -181,7 +180,12 @@ def test_an_unknown_option_is_refused_with_the_valid_names_and_no_campaign(args:
 def test_help_lists_every_option_with_its_description_and_every_argument_has_a_help_line() -> None:
     done = subprocess.run(
         [sys.executable, "manage.py", "simulate", "--help"],
-        cwd=ROOT, env={**os.environ, "DEBUG": "1"}, capture_output=True, text=True, timeout=120, check=True,
+        cwd=ROOT,
+        env={**os.environ, "DEBUG": "1"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     )
     text = done.stdout
     for ruleset in RULESET_LABELS:

@@ -25,8 +25,14 @@ def cast(campaign, gm, alice, bob, outsider, django_user_model):
     fra_spa = Contract.objects.create(campaign=campaign, kind="agreement", title="France-Spain", start_year=1300)
     fra_spa.parties.set([france, spain])
     money = ChronicleEntry.objects.create(
-        campaign=campaign, year=1300, step="births", kind="payment_owed", text="30 Crowns to England",
-        data={"dynasty": england.pk}, audience="parties", readers=f",{england.pk},",
+        campaign=campaign,
+        year=1300,
+        step="births",
+        kind="payment_owed",
+        text="30 Crowns to England",
+        data={"dynasty": england.pk},
+        audience="parties",
+        readers=f",{england.pk},",
     )
     public = ChronicleEntry.objects.create(
         campaign=campaign, year=1300, step="births", kind="birth", text="A son is born", audience="public"
@@ -47,15 +53,15 @@ def cast(campaign, gm, alice, bob, outsider, django_user_model):
 
 #                        gm     alice  bob    observer outsider
 MATRIX = {
-    "campaign":               (True, True, True, True, False),
-    "character":              (True, True, True, True, False),
-    "england posting":        (True, True, False, False, False),
-    "france posting":         (True, False, True, False, False),
+    "campaign": (True, True, True, True, False),
+    "character": (True, True, True, True, False),
+    "england posting": (True, True, False, False, False),
+    "france posting": (True, False, True, False, False),
     "england-spain contract": (True, True, False, False, False),
-    "france-spain contract":  (True, False, True, False, False),
-    "england money line":     (True, True, False, False, False),
-    "birth line":             (True, True, True, True, False),
-}  # fmt: skip
+    "france-spain contract": (True, False, True, False, False),
+    "england money line": (True, True, False, False, False),
+    "birth line": (True, True, True, True, False),
+}
 
 
 @pytest.mark.django_db
@@ -88,8 +94,14 @@ def test_querysets_agree_with_the_matrix(cast, campaign):
 def test_contract_lines_of_the_chronicle_are_private_to_the_parties(cast, campaign):
     users, _objects, houses = cast
     line = ChronicleEntry.objects.create(
-        campaign=campaign, year=1300, step="births", kind="contract_end", text="The treaty ends",
-        data={"contract": 1, "parties": [houses["england"].pk]}, audience="parties", readers=f",{houses['england'].pk},",
+        campaign=campaign,
+        year=1300,
+        step="births",
+        kind="contract_end",
+        text="The treaty ends",
+        data={"contract": 1, "parties": [houses["england"].pk]},
+        audience="parties",
+        readers=f",{houses['england'].pk},",
     )
     assert [can_view(users[r], line) for r in ROLES] == [True, True, False, False, False]
     for role in ROLES:

@@ -70,23 +70,23 @@ FRANCE_SPAIN = frozenset({"gm", "bob", "carol"})
 
 SECRETS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
     # marker                                  what is looked for                   who may see it
-    "the campaign's name":                   (_word(sc.NAME),                      MEMBERS),
-    "England's purse (reason)":              (_word(sc.ENGLAND_PURSE),             ENGLAND),
-    "England's purse (7358)":                (_amount(sc.ENGLAND_PURSE_AMOUNT),    ENGLAND),
-    "France's purse (reason)":               (_word(sc.FRANCE_PURSE),              FRANCE),
-    "France's purse (3361)":                 (_amount(sc.FRANCE_PURSE_AMOUNT),     FRANCE),
-    "England->Spain transfer (reason)":      (_word(sc.TRANSFER),                  ENGLAND_SPAIN),
-    "England->Spain transfer (4729)":        (_amount(sc.TRANSFER_AMOUNT),         ENGLAND_SPAIN),
-    "England's balance (2629)":              (_amount(sc.ENGLAND_HOLDS),           ENGLAND),
-    "the pact (title)":                      (_word(sc.PACT),                      ENGLAND_SPAIN),
-    "the pact's unpaid payment (5813)":      (_amount(sc.PACT_PAYMENT),            ENGLAND_SPAIN),
-    "the breach of the pact (words)":        (_word(sc.BREACH),                    ENGLAND_SPAIN),
-    "the marriage contract (title)":         (_word(sc.WEDDING),                   ENGLAND_SPAIN),
-    "the marriage contract's dowry (1877)":  (_amount(sc.DOWRY),                   ENGLAND_SPAIN),
-    "the England-Spain draft (title)":       (_word(sc.DRAFT),                     ENGLAND_SPAIN),
-    "the France-Spain draft (title)":        (_word(sc.FRANCE_DRAFT),              FRANCE_SPAIN),
-    "Alice's API token (name)":              (_word(sc.TOKEN),                     frozenset({"alice"})),
-}  # fmt: skip
+    "the campaign's name": (_word(sc.NAME), MEMBERS),
+    "England's purse (reason)": (_word(sc.ENGLAND_PURSE), ENGLAND),
+    "England's purse (7358)": (_amount(sc.ENGLAND_PURSE_AMOUNT), ENGLAND),
+    "France's purse (reason)": (_word(sc.FRANCE_PURSE), FRANCE),
+    "France's purse (3361)": (_amount(sc.FRANCE_PURSE_AMOUNT), FRANCE),
+    "England->Spain transfer (reason)": (_word(sc.TRANSFER), ENGLAND_SPAIN),
+    "England->Spain transfer (4729)": (_amount(sc.TRANSFER_AMOUNT), ENGLAND_SPAIN),
+    "England's balance (2629)": (_amount(sc.ENGLAND_HOLDS), ENGLAND),
+    "the pact (title)": (_word(sc.PACT), ENGLAND_SPAIN),
+    "the pact's unpaid payment (5813)": (_amount(sc.PACT_PAYMENT), ENGLAND_SPAIN),
+    "the breach of the pact (words)": (_word(sc.BREACH), ENGLAND_SPAIN),
+    "the marriage contract (title)": (_word(sc.WEDDING), ENGLAND_SPAIN),
+    "the marriage contract's dowry (1877)": (_amount(sc.DOWRY), ENGLAND_SPAIN),
+    "the England-Spain draft (title)": (_word(sc.DRAFT), ENGLAND_SPAIN),
+    "the France-Spain draft (title)": (_word(sc.FRANCE_DRAFT), FRANCE_SPAIN),
+    "Alice's API token (name)": (_word(sc.TOKEN), frozenset({"alice"})),
+}
 """Marker -> (pattern, the roles that may see it). The policy: the family record is public to the
 members; a player sees his own exchequer (its postings and balance) and the contracts his house is
 party to (their lines, payments, breaches and money terms: the dowry too, wherever the match is
@@ -845,19 +845,25 @@ ACTIONS: dict[tuple[str, str], Act] = {
         lambda c: u("pages:titles", c.slug), lambda c: {"op": "reclaim", "title": c.title.pk}, PLAYERS, "gm"
     ),
     ("pages:titles", "bequeath the Duke of Kent's title"): P(
-        lambda c: u("pages:titles", c.slug), lambda c: {"op": "bequeath", "title": c.title.pk, "heir": c.bride.pk},
-        {"bob", "carol"}, "gm",
+        lambda c: u("pages:titles", c.slug),
+        lambda c: {"op": "bequeath", "title": c.title.pk, "heir": c.bride.pk},
+        {"bob", "carol"},
+        "gm",
     ),
     ("pages:titles", "claim Kent in a Dynastic Crisis"): P(
-        lambda c: u("pages:titles", c.slug), lambda c: {"op": "crisis_claim", "title": c.title.pk, "provinces": "Kent"},
-        {"bob", "carol"}, "gm",
+        lambda c: u("pages:titles", c.slug),
+        lambda c: {"op": "crisis_claim", "title": c.title.pk, "provinces": "Kent"},
+        {"bob", "carol"},
+        "gm",
     ),
     ("pages:titles", "give up the claim to Kent"): P(
         lambda c: u("pages:titles", c.slug), lambda c: {"op": "crisis_waive", "title": c.title.pk}, {"bob", "carol"}, "gm"
     ),
     ("pages:titles", "dispute the inheritance of the Duke of Kent's title"): P(
-        lambda c: u("pages:titles", c.slug), lambda c: {"op": "dispute", "title": c.title.pk, "holder": c.bride.pk},
-        PLAYERS, "gm",
+        lambda c: u("pages:titles", c.slug),
+        lambda c: {"op": "dispute", "title": c.title.pk, "holder": c.bride.pk},
+        PLAYERS,
+        "gm",
     ),
     ("pages:undo", "undo the step"): P(lambda c: u("pages:undo", c.slug), lambda c: {"which": "step"}, PLAYERS, "gm"),
     ("pages:marriages", "check a match of Germany and Italy"): P(

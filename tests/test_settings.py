@@ -112,8 +112,15 @@ def test_production_settings_are_https_only_and_env_driven():
     default = _production({"SECRET_KEY": STRONG_KEY}, shown)
     assert default.returncode == 0, default.stderr
     assert default.stdout.split() == [
-        "False", "True", "True", "True", "31536000", "None", "CompressedManifestStaticFilesStorage", "60",
-    ]  # fmt: skip
+        "False",
+        "True",
+        "True",
+        "True",
+        "31536000",
+        "None",
+        "CompressedManifestStaticFilesStorage",
+        "60",
+    ]
     proxied = _production(
         {"SECRET_KEY": STRONG_KEY, "SECURE_PROXY_SSL_HEADER": "X-Forwarded-Proto", "SECURE_HSTS_SECONDS": "3600"}, shown
     )
@@ -127,9 +134,13 @@ def test_login_rate_limiting_is_on_unless_turned_off():
     assert settings.AXES_ENABLED is True
     code = "import config.settings as s; print(s.AXES_ENABLED, s.AXES_FAILURE_LIMIT, s.AXES_COOLOFF_TIME)"
     shown = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False,
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
         env={**os.environ, "REGNAL_DEV": "1", "AXES_ENABLED": "0", "AXES_FAILURE_LIMIT": "3", "AXES_COOLOFF_MINUTES": "60"},
-    )  # fmt: skip
+    )
     assert shown.stdout.strip() == "False 3 1:00:00", shown.stderr
 
 

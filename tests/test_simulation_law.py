@@ -26,10 +26,14 @@ TURNS = 25
 def _played(ruleset: str, seed: int) -> dict[str, int]:
     source = RandomSource(seed)
     campaign = campaign_create(
-        name=f"{ruleset} {seed}", slug=f"law-{ruleset}-{seed}", ruleset=ruleset, players=5,
+        name=f"{ruleset} {seed}",
+        slug=f"law-{ruleset}-{seed}",
+        ruleset=ruleset,
+        players=5,
         dynasties=simulated_dynasties(ruleset, 5),
-        optional_rules={name: True for name in get_ruleset(ruleset).OPTIONAL_RULES}, source=source,
-    )  # fmt: skip
+        optional_rules={name: True for name in get_ruleset(ruleset).OPTIONAL_RULES},
+        source=source,
+    )
     return dict(law_summary(simulate(campaign, turns=TURNS, source=source, law=True)))
 
 

@@ -94,6 +94,5 @@ def test_repeated_turkish_crises_leave_turkey_at_minus_three(db):
     assert Crown.objects.get(campaign=campaign, name="Turkey").stability == -3
     assert history(campaign, "Turkey") == [(-2, -2), (-2, -3), (-2, -3), (-2, -3)]
     assert stability_lines(campaign)[-1] == (
-        "Turkey: -2 Stability (Dynastic Crisis); already at -3, the end of the track: no effect (2 levels beyond it); "
-        "now -3."
+        "Turkey: -2 Stability (Dynastic Crisis); already at -3, the end of the track: no effect (2 levels beyond it); now -3."
     )

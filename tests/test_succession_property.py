@@ -56,7 +56,8 @@ def first_eligible(king: Character, people: dict[int, Character]) -> int | None:
 
 @pytest.mark.django_db(transaction=False)
 @settings(
-    max_examples=examples(25), deadline=None,
+    max_examples=examples(25),
+    deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(family=st.lists(member, min_size=1, max_size=14))

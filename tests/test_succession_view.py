@@ -58,8 +58,16 @@ def house(campaign):
     crown(campaign, king, "Testland", 1280)
     _dead(grandpa, 1280)
     _dead(kids["first"], 1295)
-    return {"house": h, "france": france, "louis": louis, "grandpa": grandpa, "king": king, "brother": brother,
-            "grandson": grandson, **kids}  # fmt: skip
+    return {
+        "house": h,
+        "france": france,
+        "louis": louis,
+        "grandpa": grandpa,
+        "king": king,
+        "brother": brother,
+        "grandson": grandson,
+        **kids,
+    }
 
 
 def names(line) -> list[str]:
@@ -180,13 +188,17 @@ def test_optional_rule_c_lets_any_heir_be_passed_over_into_exile(campaign, house
 
 def _snapshot(campaign: Campaign) -> tuple:
     return (
-        list(Character.objects.filter(campaign=campaign).order_by("pk").values_list(
-            "pk", "status", "death_year", "controlled_by", "prisoner_of", "characteristics", "retired_year"
-        )),
+        list(
+            Character.objects.filter(campaign=campaign)
+            .order_by("pk")
+            .values_list("pk", "status", "death_year", "controlled_by", "prisoner_of", "characteristics", "retired_year")
+        ),
         list(Reign.objects.filter(campaign=campaign).order_by("pk").values_list("pk", "holder", "end_year", "regent")),
         list(Marriage.objects.filter(campaign=campaign).order_by("pk").values_list("pk", "ended_year")),
-        Modifier.objects.count(), ChronicleEntry.objects.count(), Roll.objects.count(),
-    )  # fmt: skip
+        Modifier.objects.count(),
+        ChronicleEntry.objects.count(),
+        Roll.objects.count(),
+    )
 
 
 @pytest.mark.django_db
@@ -260,9 +272,14 @@ def test_what_if_refuses_unknown_and_dead_characters(campaign, house):
 @pytest.mark.django_db
 def test_a9_a_title_passes_like_the_crown(campaign, house):
     title = Title.objects.create(
-        campaign=campaign, name="Duke of Kent", province="Kent", crown="Testland", holder=house["third"],
-        granted_year=1295, granted_to=house["third"],
-    )  # fmt: skip
+        campaign=campaign,
+        name="Duke of Kent",
+        province="Kent",
+        crown="Testland",
+        holder=house["third"],
+        granted_year=1295,
+        granted_to=house["third"],
+    )
     TitleHolding.objects.create(title=title, holder=house["third"], start_year=1295, how="granted")
     line = title_succession_line(campaign=campaign, title="Duke of Kent")
     assert line.title == "Duke of Kent" and line.crown == "Testland" and line.monarch == house["third"]
@@ -340,7 +357,11 @@ def test_queries_do_not_grow_with_the_campaign(admin_client):
         reign = Reign.objects.get(campaign=c, crown="England", end_year__isnull=True)
         dynasty = Dynasty.objects.get(campaign=c, crown="England")
         reign_admin, dynasty_admin = admin.site._registry[Reign], admin.site._registry[Dynasty]
-        fields.append((_count(lambda: reign_admin.line_of_succession(reign)),  # noqa: B023
-                       _count(lambda: dynasty_admin.line_of_succession(dynasty))))  # noqa: B023  # fmt: skip
+        fields.append(
+            (
+                _count(lambda: reign_admin.line_of_succession(reign)),  # noqa: B023
+                _count(lambda: dynasty_admin.line_of_succession(dynasty)),  # noqa: B023
+            )
+        )
         assert admin_client.get(reverse("admin:dynasties_reign_change", args=[reign.pk])).status_code == 200
     assert fields[0] == fields[1]

@@ -58,6 +58,7 @@ def pass_on(campaign, *dead, year=None):
 
 # --- granting a title (rule G) -----------------------------------------------------------------
 
+
 @pytest.mark.django_db
 def test_rule_g_grant_a_prince_becomes_duke_with_one_strength_once(realm):
     """Rule G: 'the player should immediately give the character a +1 bonus to his or her
@@ -66,7 +67,11 @@ def test_rule_g_grant_a_prince_becomes_duke_with_one_strength_once(realm):
     c, duke = realm.campaign, realm.duke
     title = title_grant(campaign=c, character=duke, province="Liguria")
     assert (title.name, title.province, title.crown, title.holder, title.granted_to) == (
-        "Duke of Liguria", "Liguria", "Testland", duke, duke
+        "Duke of Liguria",
+        "Liguria",
+        "Testland",
+        duke,
+        duke,
     )
     assert title.granted_year == 1300
     holding = TitleHolding.objects.get(title=title)
@@ -168,6 +173,7 @@ def test_rule_g_a_pretender_serves_his_new_player_as_one_of_his_own(realm):
 
 
 # --- inheritance (rule G: 'inherited in exactly the same way as the rank of King') -------------------
+
 
 @pytest.mark.django_db
 def test_rule_g_inheritance_leaves_the_dynasty_through_a_daughter_and_the_king_disputes_it(realm):
@@ -287,6 +293,7 @@ def test_rule_g_titles_pass_on_needs_the_dead_in_the_world(realm):
 
 # --- disputes ---------------------------------------------------------------------------------
 
+
 @pytest.mark.django_db
 def test_rule_g_dispute_refusals(realm):
     c = realm.campaign
@@ -364,7 +371,9 @@ def test_rule_g_a_dispute_across_houses_follows_the_kings_wishes(realm):
     assert (holding.end_year, holding.disputed) == (1300, True)  # the heir's holding ends, marked disputed
     history = TitleHolding.objects.filter(title=title).order_by("start_year", "pk")
     assert [(h.holder.given_name, h.start_year, h.end_year, h.disputed) for h in history] == [
-        ("Duke", 1300, 1300, False), ("Heiress", 1300, 1300, True), ("Second", 1300, None, False)
+        ("Duke", 1300, 1300, False),
+        ("Heiress", 1300, 1300, True),
+        ("Second", 1300, None, False),
     ]
     heiress.refresh_from_db()
     second.refresh_from_db()

@@ -178,9 +178,14 @@ def odds(value: Odds | None) -> dict[str, Any] | None:
     if value is None:
         return None
     return {
-        "chance": float(value.chance), "favourable": value.favourable, "throws": value.throws,
-        "fraction": value.fraction, "percent": value.percent, "text": value.text, "dice": str(value.spec),
-    }  # fmt: skip
+        "chance": float(value.chance),
+        "favourable": value.favourable,
+        "throws": value.throws,
+        "fraction": value.fraction,
+        "percent": value.percent,
+        "text": value.text,
+        "dice": str(value.spec),
+    }
 
 
 class MadeSerializer(serializers.Serializer):
@@ -259,10 +264,14 @@ class TurnSerializer(serializers.Serializer):
 def step_states(campaign: Campaign, waits: dict[str, str], labels: dict[str, str]) -> list[dict[str, Any]]:
     current = STEP_ORDER.index(Step(campaign.step))
     return [
-        {"step": step.value, "label": labels[step], "waits": waits.get(step, ""),
-         "state": "done" if i < current else "current" if i == current else "todo"}
+        {
+            "step": step.value,
+            "label": labels[step],
+            "waits": waits.get(step, ""),
+            "state": "done" if i < current else "current" if i == current else "todo",
+        }
         for i, step in enumerate(STEP_ORDER)
-    ]  # fmt: skip
+    ]
 
 
 class ActionView(CampaignScoped, APIView):

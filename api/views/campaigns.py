@@ -18,9 +18,18 @@ from campaign.models import Campaign, Membership, Role, Step
 from rules import RULESET_LABELS
 
 RESOURCES = [
-    "memberships", "dynasties", "characters", "marriages", "reigns", "titles",
-    "contracts", "ledger", "balances", "rolls", "chronicle",
-]  # fmt: skip
+    "memberships",
+    "dynasties",
+    "characters",
+    "marriages",
+    "reigns",
+    "titles",
+    "contracts",
+    "ledger",
+    "balances",
+    "rolls",
+    "chronicle",
+]
 
 
 class CampaignOut(serializers.ModelSerializer):  # type: ignore[type-arg]
@@ -35,9 +44,22 @@ class CampaignOut(serializers.ModelSerializer):  # type: ignore[type-arg]
     class Meta:
         model = Campaign
         fields = [
-            "slug", "url", "name", "ruleset", "start_year", "current_year", "turn_length", "turn_number",
-            "step", "step_label", "optional_rules", "allow_overdraft", "created_at", "role", "dynasty",
-        ]  # fmt: skip
+            "slug",
+            "url",
+            "name",
+            "ruleset",
+            "start_year",
+            "current_year",
+            "turn_length",
+            "turn_number",
+            "step",
+            "step_label",
+            "optional_rules",
+            "allow_overdraft",
+            "created_at",
+            "role",
+            "dynasty",
+        ]
         ref_name = "Campaign"
 
     def get_url(self, obj: Campaign) -> str:

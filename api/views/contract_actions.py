@@ -211,13 +211,22 @@ class ContractCollectionViewSet(ContractViewSet):
             raise PermissionDenied(f"You draft only contracts your house is party to: include dynasty #{v.dynasty}.")
         try:
             contract = _act(
-                request, v.campaign, f"Draft '{d['title']}'",
+                request,
+                v.campaign,
+                f"Draft '{d['title']}'",
                 lambda c: services.contract_draft(
-                    campaign=c, kind=d["kind"], title=d["title"], parties=d["parties"], marriage=d["marriage"],
-                    start_year=d["start_year"], term_years=d["term_years"], clauses=d.get("clauses") or [],
-                    text=d["text"], by=request.user,
+                    campaign=c,
+                    kind=d["kind"],
+                    title=d["title"],
+                    parties=d["parties"],
+                    marriage=d["marriage"],
+                    start_year=d["start_year"],
+                    term_years=d["term_years"],
+                    clauses=d.get("clauses") or [],
+                    text=d["text"],
+                    by=request.user,
                 ),
-            )  # fmt: skip
+            )
         except RuleError as exc:
             found = CLAUSE_LINE.match(exc.message)
             if found and not exc.fields:
@@ -231,10 +240,12 @@ class ContractCollectionViewSet(ContractViewSet):
 
 class SignIn(serializers.Serializer):
     dynasty = serializers.IntegerField(
-        required=False, allow_null=True, default=None,
+        required=False,
+        allow_null=True,
+        default=None,
         help_text="The party signing its side: a player signs for his own house (the default), the GM for any party.",
         **ID,
-    )  # fmt: skip
+    )
     all_parties = serializers.BooleanField(
         default=False, help_text="The GM only: record every party's signature at once (signed at the table)."
     )
@@ -262,9 +273,11 @@ class SignView(ActionView):
         if data.validated_data["all_parties"]:
             require_gm(v.role)
             _act(
-                request, v.campaign, f"Sign '{contract.title}'",
+                request,
+                v.campaign,
+                f"Sign '{contract.title}'",
                 lambda c: services.contract_sign(campaign=c, contract=contract.pk, by=request.user),
-            )  # fmt: skip
+            )
             return Response(_contract_out(request, v, contract.pk))
         house = data.validated_data["dynasty"]
         if house is None:
@@ -275,22 +288,30 @@ class SignView(ActionView):
             raise serializers.ValidationError({"dynasty": f"Dynasty #{house} is not a party to '{contract.title}'."})
         require_act_for(v.role, v.dynasty, house)
         _act(
-            request, v.campaign, f"Dynasty #{house} signs '{contract.title}'",
+            request,
+            v.campaign,
+            f"Dynasty #{house} signs '{contract.title}'",
             lambda c: services.contract_sign_party(campaign=c, contract=contract.pk, dynasty=house, by=request.user),
-        )  # fmt: skip
+        )
         return Response(_contract_out(request, v, contract.pk))
 
 
 class EndIn(serializers.Serializer):
     how = serializers.ChoiceField(choices=[("consent", "By mutual consent"), ("escape", "By the escape clause")])
     reason = serializers.CharField(
-        required=False, allow_blank=True, default="", max_length=150,
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=150,
         help_text="Consent: why (optional). Escape: how the escape condition is met (required).",
-    )  # fmt: skip
+    )
     by_dynasty = serializers.IntegerField(
-        required=False, allow_null=True, default=None,
-        help_text="Escape: the party invoking it (a player: his own house, the default).", **ID,
-    )  # fmt: skip
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Escape: the party invoking it (a player: his own house, the default).",
+        **ID,
+    )
 
     class Meta:
         ref_name = "ContractEnd"
@@ -316,20 +337,24 @@ class EndView(ActionView):
         d = data.validated_data
         if d["how"] == "consent":
             _act(
-                request, v.campaign, f"End '{contract.title}'",
+                request,
+                v.campaign,
+                f"End '{contract.title}'",
                 lambda c: services.contract_end_by_consent(campaign=c, contract=contract.pk, reason=d["reason"], by=request.user),
-            )  # fmt: skip
+            )
             return Response(_contract_out(request, v, contract.pk))
         house = d["by_dynasty"] if d["by_dynasty"] is not None else (v.dynasty if v.role == Role.PLAYER else None)
         if house is None:
             raise serializers.ValidationError({"by_dynasty": "Say which party invokes the escape clause."})
         require_act_for(v.role, v.dynasty, house)
         _act(
-            request, v.campaign, f"Escape '{contract.title}'",
+            request,
+            v.campaign,
+            f"Escape '{contract.title}'",
             lambda c: services.contract_escape(
                 campaign=c, contract=contract.pk, by_dynasty=house, reason=d["reason"], by=request.user
             ),
-        )  # fmt: skip
+        )
         return Response(_contract_out(request, v, contract.pk))
 
 
@@ -339,10 +364,12 @@ class EndView(ActionView):
 class BreachIn(serializers.Serializer):
     by_dynasty = serializers.IntegerField(help_text="The party in breach.", **ID)
     raised_by = serializers.IntegerField(
-        required=False, allow_null=True, default=None,
+        required=False,
+        allow_null=True,
+        default=None,
         help_text="The injured party: a player's own house (the default); the GM may leave it out on a two-party contract.",
         **ID,
-    )  # fmt: skip
+    )
     clause = serializers.IntegerField(
         required=False, allow_null=True, default=None, help_text="The term broken; none: the contract as a whole.", **ID
     )
@@ -375,12 +402,19 @@ class BreachView(ActionView):
         if d["clause"] is not None and not contract.clauses.filter(pk=d["clause"]).exists():
             raise serializers.ValidationError({"clause": f"Clause #{d['clause']} is not a term of '{contract.title}'."})
         breach = _act(
-            request, v.campaign, f"Breach of '{contract.title}'",
+            request,
+            v.campaign,
+            f"Breach of '{contract.title}'",
             lambda c: services.breach_record(
-                campaign=c, contract=contract.pk, by_dynasty=d["by_dynasty"], raised_by=raised_by, clause=d["clause"],
-                text=d["text"], by=request.user,
+                campaign=c,
+                contract=contract.pk,
+                by_dynasty=d["by_dynasty"],
+                raised_by=raised_by,
+                clause=d["clause"],
+                text=d["text"],
+                by=request.user,
             ),
-        )  # fmt: skip
+        )
         return Response(BreachOut(breach, context={"request": request, "viewer": v}).data, status=status.HTTP_201_CREATED)
 
 
@@ -427,9 +461,11 @@ class DisputeView(ActionView):
                 raise serializers.ValidationError({f"votes.{n}": "This house's vote on this term is given twice."})
             mine[vote["clause"]] = vote["upholds"]
         dispute = _act(
-            request, v.campaign, "Rule a dispute",
+            request,
+            v.campaign,
+            "Rule a dispute",
             lambda c: services.dispute_majority(campaign=c, breach=pk, votes=votes, by=request.user),
-        )  # fmt: skip
+        )
         return Response(DisputeOut(dispute).data, status=status.HTTP_201_CREATED)
 
 
@@ -448,17 +484,22 @@ class ParleyVoteIn(serializers.Serializer):
 
 class ParleyIn(serializers.Serializer):
     kind = serializers.ChoiceField(
-        choices=ParleyKind.choices, required=False, allow_null=True, default=None,
+        choices=ParleyKind.choices,
+        required=False,
+        allow_null=True,
+        default=None,
         help_text="Leave it out (or `breach`) for a parley on a breach.",
-    )  # fmt: skip
+    )
     breach = serializers.IntegerField(
         required=False, allow_null=True, default=None, help_text="A broken binding agreement's breach (20.44).", **ID
     )
     caller = serializers.IntegerField(
-        required=False, allow_null=True, default=None,
+        required=False,
+        allow_null=True,
+        default=None,
         help_text="Who calls it (not on a breach: the injured party calls that one). Readmission: the excommunicated house.",
         **ID,
-    )  # fmt: skip
+    )
     subject = serializers.CharField(required=False, allow_blank=True, default="", max_length=200, help_text="What it decides.")
     votes = ParleyVoteIn(many=True, max_length=MAX_PARTIES * 5, help_text="Each house's block; a house left out takes no part.")
 
@@ -517,8 +558,19 @@ class PaymentOut(serializers.ModelSerializer):  # type: ignore[type-arg]
     class Meta:
         model = ContractPayment
         fields = [
-            "id", "contract", "clause", "breach", "year", "payer", "payee", "amount", "status", "settled_year", "posting", "note",
-        ]  # fmt: skip
+            "id",
+            "contract",
+            "clause",
+            "breach",
+            "year",
+            "payer",
+            "payee",
+            "amount",
+            "status",
+            "settled_year",
+            "posting",
+            "note",
+        ]
         ref_name = "ContractPayment"
 
 
@@ -543,7 +595,9 @@ class SettleView(ActionView):
         if not may_act_for(v.role, v.dynasty, due.payer_id):
             raise PermissionDenied("Only the payer's player (or the GM) settles a payment.")
         settled = _act(
-            request, v.campaign, f"Settle a payment of '{contract.title}'",
+            request,
+            v.campaign,
+            f"Settle a payment of '{contract.title}'",
             lambda c: services.payment_settle(campaign=c, payment=due.pk, by=request.user),
-        )  # fmt: skip
+        )
         return Response(PaymentOut(settled).data)

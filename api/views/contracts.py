@@ -126,9 +126,25 @@ class ContractOut(serializers.ModelSerializer):  # type: ignore[type-arg]
     class Meta:
         model = Contract
         fields = [
-            "id", "url", "kind", "title", "parties", "marriage", "start_year", "term_years", "state", "signed_year",
-            "in_force_year", "ended_year", "end_kind", "end_reason", "text", "clauses", "signatures", "breaches",
-        ]  # fmt: skip
+            "id",
+            "url",
+            "kind",
+            "title",
+            "parties",
+            "marriage",
+            "start_year",
+            "term_years",
+            "state",
+            "signed_year",
+            "in_force_year",
+            "ended_year",
+            "end_kind",
+            "end_reason",
+            "text",
+            "clauses",
+            "signatures",
+            "breaches",
+        ]
         ref_name = "Contract"
 
     @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))

@@ -75,9 +75,20 @@ class SpouseSerializer(serializers.Serializer):
 
 
 CHARACTER_COLUMNS = [
-    "given_name", "dynastic_name", "sex", "birth_year", "birth_order", "status", "death_year", "death_cause",
-    "retired_year", "origin", "legitimate", "prince_piece", "effective_age_offset",
-]  # fmt: skip
+    "given_name",
+    "dynastic_name",
+    "sex",
+    "birth_year",
+    "birth_order",
+    "status",
+    "death_year",
+    "death_cause",
+    "retired_year",
+    "origin",
+    "legitimate",
+    "prince_piece",
+    "effective_age_offset",
+]
 CHARACTER_LINKS = ["birth_dynasty", "controlled_by", "prisoner_of", "pretender_of"]
 # What the list reads of a character, in this order (``CharacterOut.to_representation`` unpacks it).
 CHARACTER_ROW = (
@@ -165,9 +176,18 @@ class CharacterOut(serializers.ModelSerializer):  # type: ignore[type-arg]
     class Meta:
         model = Character
         fields = [
-            "id", "url", *CHARACTER_COLUMNS[:2], "display_name", *CHARACTER_COLUMNS[2:], *CHARACTER_LINKS,
-            "characteristics", "father", "mother", "spouses", "children",
-        ]  # fmt: skip
+            "id",
+            "url",
+            *CHARACTER_COLUMNS[:2],
+            "display_name",
+            *CHARACTER_COLUMNS[2:],
+            *CHARACTER_LINKS,
+            "characteristics",
+            "father",
+            "mother",
+            "spouses",
+            "children",
+        ]
         ref_name = "Character"
 
     def to_representation(self, instance: Character | tuple[Any, ...]) -> dict[str, Any]:
@@ -179,28 +199,66 @@ class CharacterOut(serializers.ModelSerializer):  # type: ignore[type-arg]
         people, unions = urls
         family: Family = self.context["family"]
         (
-            pk, given, dynastic, sex, born, order, status, died, cause, retired, origin, legitimate, piece, offset,
-            birth_dynasty, controlled_by, prisoner_of, pretender_of, traits, father, mother,
-        ) = instance if isinstance(instance, tuple) else _row_of(instance)  # fmt: skip
+            pk,
+            given,
+            dynastic,
+            sex,
+            born,
+            order,
+            status,
+            died,
+            cause,
+            retired,
+            origin,
+            legitimate,
+            piece,
+            offset,
+            birth_dynasty,
+            controlled_by,
+            prisoner_of,
+            pretender_of,
+            traits,
+            father,
+            mother,
+        ) = instance if isinstance(instance, tuple) else _row_of(instance)
         return {
-            "id": pk, "url": f"{people}{pk}/", "given_name": given, "dynastic_name": dynastic,
-            "display_name": f"{given} {dynastic}", "sex": sex, "birth_year": born, "birth_order": order, "status": status,
-            "death_year": died, "death_cause": cause, "retired_year": retired, "origin": origin, "legitimate": legitimate,
-            "prince_piece": piece, "effective_age_offset": offset, "birth_dynasty": birth_dynasty,
-            "controlled_by": controlled_by, "prisoner_of": prisoner_of, "pretender_of": pretender_of,
+            "id": pk,
+            "url": f"{people}{pk}/",
+            "given_name": given,
+            "dynastic_name": dynastic,
+            "display_name": f"{given} {dynastic}",
+            "sex": sex,
+            "birth_year": born,
+            "birth_order": order,
+            "status": status,
+            "death_year": died,
+            "death_cause": cause,
+            "retired_year": retired,
+            "origin": origin,
+            "legitimate": legitimate,
+            "prince_piece": piece,
+            "effective_age_offset": offset,
+            "birth_dynasty": birth_dynasty,
+            "controlled_by": controlled_by,
+            "prisoner_of": prisoner_of,
+            "pretender_of": pretender_of,
             "characteristics": traits,
             "father": {"id": father, "url": f"{people}{father}/"} if father else None,
             "mother": {"id": mother, "url": f"{people}{mother}/"} if mother else None,
             "spouses": [
                 {
-                    "id": other, "url": f"{people}{other}/", "marriage": {"id": match, "url": f"{unions}{match}/"},
+                    "id": other,
+                    "url": f"{people}{other}/",
+                    "marriage": {"id": match, "url": f"{unions}{match}/"},
                     "state": "ended" if ended is not None else ("wed" if wedding is not None else "betrothed"),
-                    "arranged_year": arranged, "wedding_year": wedding, "ended_year": ended,
+                    "arranged_year": arranged,
+                    "wedding_year": wedding,
+                    "ended_year": ended,
                 }
                 for match, other, arranged, wedding, ended in family.matches.get(pk, ())
             ],
             "children": [{"id": child, "url": f"{people}{child}/"} for child in family.children.get(pk, ())],
-        }  # fmt: skip
+        }
 
 
 def alive_in(queryset: QuerySet[Character], year: int) -> QuerySet[Character]:
@@ -265,9 +323,20 @@ class MarriageOut(serializers.ModelSerializer):  # type: ignore[type-arg]
     class Meta:
         model = Marriage
         fields = [
-            "id", "url", "state", "husband", "wife", "arranged_year", "wedding_year", "ended_year", "end_cause",
-            "husband_joins_wife", "dowry", "alliance_title", "children_raised_by",
-        ]  # fmt: skip
+            "id",
+            "url",
+            "state",
+            "husband",
+            "wife",
+            "arranged_year",
+            "wedding_year",
+            "ended_year",
+            "end_cause",
+            "husband_joins_wife",
+            "dowry",
+            "alliance_title",
+            "children_raised_by",
+        ]
         ref_name = "Marriage"
 
     @extend_schema_field(serializers.ChoiceField(choices=MARRIAGE_STATES))
@@ -337,9 +406,18 @@ class ReignOut(serializers.ModelSerializer):  # type: ignore[type-arg]
     class Meta:
         model = Reign
         fields = [
-            "id", "url", "crown", "holder", "start_year", "end_year", "regent", "regency_end_year",
-            "planned_end_year", "interim_for", "passed_over",
-        ]  # fmt: skip
+            "id",
+            "url",
+            "crown",
+            "holder",
+            "start_year",
+            "end_year",
+            "regent",
+            "regency_end_year",
+            "planned_end_year",
+            "interim_for",
+            "passed_over",
+        ]
         ref_name = "Reign"
 
 
@@ -394,9 +472,18 @@ class TitleOut(serializers.ModelSerializer):  # type: ignore[type-arg]
     class Meta:
         model = Title
         fields = [
-            "id", "url", "name", "province", "crown", "holder", "granted_year", "granted_to", "granted_by",
-            "provinces", "holdings",
-        ]  # fmt: skip
+            "id",
+            "url",
+            "name",
+            "province",
+            "crown",
+            "holder",
+            "granted_year",
+            "granted_to",
+            "granted_by",
+            "provinces",
+            "holdings",
+        ]
         ref_name = "Title"
 
 

@@ -83,12 +83,19 @@ def _house(d: Dynasty | None) -> str:
 def money_lines(campaign: Campaign, role: str, mine: int | None, lines: list[WeddingMoney]) -> list[dict[str, Any]]:
     unit = currency(campaign)
     return [
-        {"payer": x.payer.pk if x.payer else None, "payee": x.payee.pk if x.payee else None,
-         "payer_name": _house(x.payer), "payee_name": _house(x.payee), "amount": x.amount, "currency": unit,
-         "kind": x.kind, "reason": x.reason}
+        {
+            "payer": x.payer.pk if x.payer else None,
+            "payee": x.payee.pk if x.payee else None,
+            "payer_name": _house(x.payer),
+            "payee_name": _house(x.payee),
+            "amount": x.amount,
+            "currency": unit,
+            "kind": x.kind,
+            "reason": x.reason,
+        }
         for x in lines
         if sees_money(role, mine, x.payer.pk if x.payer else None, x.payee.pk if x.payee else None)
-    ]  # fmt: skip
+    ]
 
 
 def wedding_postings(user: Any, campaign: Campaign, match: Marriage) -> list[Posting]:
@@ -111,9 +118,12 @@ class MatchIn(serializers.Serializer):
         required=False, allow_null=True, help_text="The dynasty raising the children, if the contract says."
     )
     dowry = serializers.CharField(
-        max_length=120, required=False, allow_blank=True, default="",
+        max_length=120,
+        required=False,
+        allow_blank=True,
+        default="",
         help_text="BloodLine: '100 ducats' or 'province: <name>' (a match of a monarch or a monarch's child).",
-    )  # fmt: skip
+    )
     alliance_title = serializers.CharField(
         max_length=120, required=False, allow_blank=True, default="", help_text="BloodLine: the title for the giving dynasty."
     )
@@ -149,19 +159,25 @@ def _match(view: ActionView, data: dict[str, Any]) -> Marriage:
     require(view.request.user, v.campaign, "couple", houses=(groom.controlled_by_id, bride.controlled_by_id))
     raised = data.get("children_raised_by")
     return Marriage(
-        campaign=v.campaign, husband=groom, wife=bride, arranged_year=v.campaign.current_year,
-        husband_joins_wife=data["husband_joins_wife"], dowry=data["dowry"].strip(),
-        alliance_title=data["alliance_title"].strip(), children_raised_by_id=raised,
-    )  # fmt: skip
+        campaign=v.campaign,
+        husband=groom,
+        wife=bride,
+        arranged_year=v.campaign.current_year,
+        husband_joins_wife=data["husband_joins_wife"],
+        dowry=data["dowry"].strip(),
+        alliance_title=data["alliance_title"].strip(),
+        children_raised_by_id=raised,
+    )
 
 
 class MarriageCheckView(ActionView):
     api_tag = "marriages"
 
     @extend_schema(
-        request=MatchIn, responses=CheckSerializer,
+        request=MatchIn,
+        responses=CheckSerializer,
         summary="Check a match before making it: what forbids it, and the wedding money (nothing is written)",
-    )  # fmt: skip
+    )
     def post(self, request: Request, slug: str) -> Response:
         v = self.viewer
         require_actor(v.role)
@@ -172,10 +188,14 @@ class MarriageCheckView(ActionView):
         problems = match_problems(v.campaign, [match], wedding=wed)[0]
         money = wedding_money(v.campaign, [match])[0]
         body = {
-            "ok": not problems, "wed": wed, "problems": problems, "fields": problem_fields(problems),
-            "wedding_step": wedding_step(v.campaign), "wedding_open": v.campaign.step == wedding_step(v.campaign),
+            "ok": not problems,
+            "wed": wed,
+            "problems": problems,
+            "fields": problem_fields(problems),
+            "wedding_step": wedding_step(v.campaign),
+            "wedding_open": v.campaign.step == wedding_step(v.campaign),
             "wedding_money": money_lines(v.campaign, v.role, v.dynasty, money),
-        }  # fmt: skip
+        }
         return Response(CheckSerializer(body).data)
 
 
@@ -193,24 +213,28 @@ class MatchMadeSerializer(MadeSerializer):
 
 def _match_body(view: ActionView, match: Marriage, made: Made) -> dict[str, Any]:
     v = view.viewer
-    match = Marriage.objects.select_related("husband__controlled_by", "husband__birth_dynasty", "wife__controlled_by",
-                                            "wife__birth_dynasty").get(pk=match.pk)  # fmt: skip
+    match = Marriage.objects.select_related(
+        "husband__controlled_by", "husband__birth_dynasty", "wife__controlled_by", "wife__birth_dynasty"
+    ).get(pk=match.pk)
     betrothed = match.wedding_year is None and match.ended_year is None
     return {
-        **made_data(made), "marriage": match,
+        **made_data(made),
+        "marriage": match,
         "postings": wedding_postings(view.request.user, v.campaign, match),
         "wedding_money": money_lines(v.campaign, v.role, v.dynasty, wedding_money(v.campaign, [match])[0]) if betrothed else [],
         "problems_to_wed": match_problems(v.campaign, [match], wedding=True)[0] if betrothed else [],
-    }  # fmt: skip
+    }
 
 
 class ArrangeView(ActionView):
     api_tag = "marriages"
 
     @extend_schema(
-        request=MatchIn, responses={201: MatchMadeSerializer}, parameters=[IDEMPOTENCY_KEY],
+        request=MatchIn,
+        responses={201: MatchMadeSerializer},
+        parameters=[IDEMPOTENCY_KEY],
         summary="Arrange a match (a betrothal), or wed at once in the wedding step",
-    )  # fmt: skip
+    )
     def post(self, request: Request, slug: str) -> Response:
         v = self.viewer
         require_actor(v.role)
@@ -224,13 +248,21 @@ class ArrangeView(ActionView):
         groom, bride = match.husband, match.wife
         what = "Wedding" if wed else "Betrothal"
         made_match, made = act(
-            request, v.campaign, f"{what} of {groom.display_name} and {bride.display_name}",
+            request,
+            v.campaign,
+            f"{what} of {groom.display_name} and {bride.display_name}",
             lambda c: marriage_arrange(
-                campaign=c, husband=groom.pk, wife=bride.pk, wed=wed, husband_joins_wife=match.husband_joins_wife,
-                children_raised_by=match.children_raised_by_id, dowry=match.dowry, alliance_title=match.alliance_title,
+                campaign=c,
+                husband=groom.pk,
+                wife=bride.pk,
+                wed=wed,
+                husband_joins_wife=match.husband_joins_wife,
+                children_raised_by=match.children_raised_by_id,
+                dowry=match.dowry,
+                alliance_title=match.alliance_title,
                 by=request.user,
             ),
-        )  # fmt: skip
+        )
         body = _match_body(self, made_match, made)
         return Response(MatchMadeSerializer(body, context=self.out_context()).data, status=status.HTTP_201_CREATED)
 
@@ -248,9 +280,11 @@ class WedView(ActionView):
     api_tag = "marriages"
 
     @extend_schema(
-        request=None, responses=MatchMadeSerializer, parameters=[IDEMPOTENCY_KEY],
+        request=None,
+        responses=MatchMadeSerializer,
+        parameters=[IDEMPOTENCY_KEY],
         summary="Wed a betrothed couple (in the wedding step, both 15 or older): control passes, the money is posted",
-    )  # fmt: skip
+    )
     def post(self, request: Request, slug: str, marriage: int) -> Response:
         v = self.viewer
         match = _betrothal(self, marriage)
@@ -272,9 +306,11 @@ class CancelView(ActionView):
     api_tag = "marriages"
 
     @extend_schema(
-        request=CancelIn, responses=MatchMadeSerializer, parameters=[IDEMPOTENCY_KEY],
+        request=CancelIn,
+        responses=MatchMadeSerializer,
+        parameters=[IDEMPOTENCY_KEY],
         summary="Break off a betrothal (a wedded marriage ends only by death)",
-    )  # fmt: skip
+    )
     def post(self, request: Request, slug: str, marriage: int) -> Response:
         v = self.viewer
         match = _betrothal(self, marriage)
@@ -283,9 +319,11 @@ class CancelView(ActionView):
         reason = data.validated_data["reason"]
         couple = f"{match.husband.display_name} and {match.wife.display_name}"
         done, made = act(
-            request, v.campaign, f"Betrothal of {couple} broken off",
+            request,
+            v.campaign,
+            f"Betrothal of {couple} broken off",
             lambda c: marriage_cancel(campaign=c, marriage=match.pk, reason=reason, by=request.user),
-        )  # fmt: skip
+        )
         return Response(MatchMadeSerializer(_match_body(self, done, made), context=self.out_context()).data)
 
 
@@ -293,9 +331,11 @@ class MarriagesFinishView(ActionView):
     api_tag = "marriages"
 
     @extend_schema(
-        request=None, responses=TurnMadeSerializer, parameters=[IDEMPOTENCY_KEY],
+        request=None,
+        responses=TurnMadeSerializer,
+        parameters=[IDEMPOTENCY_KEY],
         summary="The GM closes the Marriages step; the announcements come next",
-    )  # fmt: skip
+    )
     def post(self, request: Request, slug: str) -> Response:
         v = self.viewer
         require_gm(v.role)
@@ -373,27 +413,33 @@ class PublishView(ActionView):
     api_tag = "marriages"
 
     @extend_schema(
-        request=None, responses=PublishMadeSerializer, parameters=[IDEMPOTENCY_KEY],
+        request=None,
+        responses=PublishMadeSerializer,
+        parameters=[IDEMPOTENCY_KEY],
         summary="The GM publishes the announcements (widows return, Prince pieces, ...); then the Interphase",
-    )  # fmt: skip
+    )
     def post(self, request: Request, slug: str) -> Response:
         v = self.viewer
         require_gm(v.role)
         _, made = act(request, v.campaign, "Publish the announcements", lambda c: announcements_make(campaign=c, by=request.user))
         v.campaign.refresh_from_db()
         body = {
-            **made_data(made), "turn": turn_data(v.campaign, v.is_gm),
+            **made_data(made),
+            "turn": turn_data(v.campaign, v.is_gm),
             "announcements": announcements_data(request.user, v.campaign, v.campaign.current_year),
-        }  # fmt: skip
+        }
         return Response(PublishMadeSerializer(body, context=self.out_context()).data)
 
 
 class AdvanceIn(serializers.Serializer):
     to_year = serializers.IntegerField(
-        required=False, allow_null=True, min_value=-INT_MAX, max_value=INT_MAX,
+        required=False,
+        allow_null=True,
+        min_value=-INT_MAX,
+        max_value=INT_MAX,
         help_text="BloodLine: the year of the next turn (the characters age by the difference). Blood Royale: "
         "absent, or the current year plus the turn's length.",
-    )  # fmt: skip
+    )
 
     class Meta:
         ref_name = "TurnAdvanceRequest"
@@ -401,9 +447,11 @@ class AdvanceIn(serializers.Serializer):
 
 class AdvanceView(ActionView):
     @extend_schema(
-        request=AdvanceIn, responses=TurnMadeSerializer, parameters=[IDEMPOTENCY_KEY],
+        request=AdvanceIn,
+        responses=TurnMadeSerializer,
+        parameters=[IDEMPOTENCY_KEY],
         summary="The GM starts the next turn (at its Births)",
-    )  # fmt: skip
+    )
     def post(self, request: Request, slug: str) -> Response:
         v = self.viewer
         require_gm(v.role)

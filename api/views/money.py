@@ -64,9 +64,11 @@ class TransferView(ActionView):
     api_tag = "treasury"
 
     @extend_schema(
-        request=TransferIn, responses={201: TransferMadeSerializer}, parameters=[IDEMPOTENCY_KEY],
+        request=TransferIn,
+        responses={201: TransferMadeSerializer},
+        parameters=[IDEMPOTENCY_KEY],
         summary="A gift, a loan or another payment from an exchequer (a player: his own only)",
-    )  # fmt: skip
+    )
     def post(self, request: Request, slug: str) -> Response:
         v = self.viewer
         require_actor(v.role)
@@ -76,9 +78,14 @@ class TransferView(ActionView):
 
         def pay(c: Campaign) -> Posting:  # who may pay from which exchequer, and to the Treasury: the service asks the policy
             return treasury_transfer(
-                campaign=c, payer=d["payer"], payee=d["payee"], amount=d["amount"], reason=d["reason"],
-                kind=KINDS[d["kind"]], by=request.user,
-            )  # fmt: skip
+                campaign=c,
+                payer=d["payer"],
+                payee=d["payee"],
+                amount=d["amount"],
+                reason=d["reason"],
+                kind=KINDS[d["kind"]],
+                by=request.user,
+            )
 
         posting, _ = act(request, v.campaign, f"Payment: {d['amount']} from dynasty #{d['payer']}", pay)
         body = {"posting": posting, "balance": balance(v.campaign, d["payer"]), "currency": currency(v.campaign)}
@@ -104,9 +111,11 @@ class ReverseView(ActionView):
     api_tag = "treasury"
 
     @extend_schema(
-        request=ReverseIn, responses={201: ReverseMadeSerializer}, parameters=[IDEMPOTENCY_KEY],
+        request=ReverseIn,
+        responses={201: ReverseMadeSerializer},
+        parameters=[IDEMPOTENCY_KEY],
         summary="The GM's correction: a mirror posting that undoes a posting (nothing is edited)",
-    )  # fmt: skip
+    )
     def post(self, request: Request, slug: str, posting: int) -> Response:
         v = self.viewer
         require_gm(v.role)
@@ -114,9 +123,11 @@ class ReverseView(ActionView):
         data.is_valid(raise_exception=True)
         reason = data.validated_data["reason"]
         reversal, _ = act(
-            request, v.campaign, f"Correction of posting #{posting}",
+            request,
+            v.campaign,
+            f"Correction of posting #{posting}",
             lambda c: posting_reverse(campaign=c, posting=posting, reason=reason, by=request.user),
-        )  # fmt: skip
+        )
         body = {"reversal": reversal, "reversed": Posting.objects.get(pk=posting)}
         return Response(ReverseMadeSerializer(body, context=self.out_context()).data, status=status.HTTP_201_CREATED)
 
@@ -202,9 +213,13 @@ class InterphaseIn(serializers.Serializer):
     rebellions_bought_off = ProvincesField(required=False, default=0, help_text=ip.LABELS["rebellions_bought_off"])
     home_provinces = ProvincesField(required=False, allow_null=True, default=None, help_text=ip.LABELS["home_provinces"])
     home_in_rebellion = serializers.IntegerField(
-        min_value=0, max_value=100, required=False, allow_null=True, default=None,
+        min_value=0,
+        max_value=100,
+        required=False,
+        allow_null=True,
+        default=None,
         help_text="After this Interphase's buy-offs; null: the helper works it out.",
-    )  # fmt: skip
+    )
     armies_kept = _count(200, label=ip.LABELS["armies_kept"])
     fleets_kept = _count(40, label=ip.LABELS["fleets_kept"])
     armies_on_track = _count(
@@ -221,11 +236,17 @@ class InterphaseIn(serializers.Serializer):
         max_length=80, required=False, allow_null=True, default=None, help_text="Where new armies are placed."
     )
     fleet_ports = serializers.ListField(
-        child=serializers.CharField(max_length=80), required=False, default=list, max_length=40,
+        child=serializers.CharField(max_length=80),
+        required=False,
+        default=list,
+        max_length=40,
         help_text="The coastal home province of each fleet raised.",
     )
     neutral_ransoms = serializers.ListField(
-        child=serializers.IntegerField(min_value=1), required=False, default=list, max_length=20,
+        child=serializers.IntegerField(min_value=1),
+        required=False,
+        default=list,
+        max_length=20,
         help_text="The house's royals captured by neutrals, ransomed for 100 each (character ids).",
     )
     trade_defence_crowns = _count(1000, label=ip.LABELS["trade_defence_crowns"] + ": a multiple of 15.")
@@ -240,10 +261,13 @@ class InterphaseIn(serializers.Serializer):
         # entry that still sends them is refused rather than silently losing them.
         sent = [name for name in SET_FIELDS if name in self.initial_data]
         if sent:
-            raise serializers.ValidationError({
-                name: "Resource sets are cashed in at the end of the turn (sequence of play D), after the Interphase "
-                "and the Movement: POST them to cash-in/{dynasty}/run/." for name in sent
-            })
+            raise serializers.ValidationError(
+                {
+                    name: "Resource sets are cashed in at the end of the turn (sequence of play D), after the Interphase "
+                    "and the Movement: POST them to cash-in/{dynasty}/run/."
+                    for name in sent
+                }
+            )
         return attrs
 
 
@@ -294,12 +318,28 @@ class InterphaseResultSerializer(serializers.Serializer):
 
 def _result(campaign: Campaign, r: ip.InterphaseResult) -> dict[str, Any]:
     return {
-        "lines": [{"kind": x.kind, "direction": x.direction, "amount": x.amount, "signed": x.signed, "reason": x.reason,
-                   "house": x.house} for x in r.lines],
-        "cash_before": r.cash_before, "cash_after": r.cash_after, "income": r.income, "costs": r.costs,
-        "shortfall": r.shortfall, "taxed_provinces": r.taxed_provinces, "rebellion_modifier": r.rebellion_modifier,
-        "raising_cap": r.raising_cap, "notes": list(r.notes), "currency": currency(campaign),
-    }  # fmt: skip
+        "lines": [
+            {
+                "kind": x.kind,
+                "direction": x.direction,
+                "amount": x.amount,
+                "signed": x.signed,
+                "reason": x.reason,
+                "house": x.house,
+            }
+            for x in r.lines
+        ],
+        "cash_before": r.cash_before,
+        "cash_after": r.cash_after,
+        "income": r.income,
+        "costs": r.costs,
+        "shortfall": r.shortfall,
+        "taxed_provinces": r.taxed_provinces,
+        "rebellion_modifier": r.rebellion_modifier,
+        "raising_cap": r.raising_cap,
+        "notes": list(r.notes),
+        "currency": currency(campaign),
+    }
 
 
 class InterphaseRunSerializer(serializers.Serializer):
@@ -331,9 +371,10 @@ class InterphaseBase(ActionView):
 
 class InterphasePreviewView(InterphaseBase):
     @extend_schema(
-        request=InterphaseIn, responses=InterphaseResultSerializer,
+        request=InterphaseIn,
+        responses=InterphaseResultSerializer,
         summary="What an Interphase run would post for the house (nothing is written; a shortfall is reported)",
-    )  # fmt: skip
+    )
     def post(self, request: Request, slug: str, dynasty: int) -> Response:
         house, entry = self.entry(request, dynasty)
         result = interphase_preview(campaign=self.viewer.campaign, dynasty=house, **entry)
@@ -342,16 +383,20 @@ class InterphasePreviewView(InterphaseBase):
 
 class InterphaseRunView(InterphaseBase):
     @extend_schema(
-        request=InterphaseIn, responses={201: InterphaseRunSerializer}, parameters=[IDEMPOTENCY_KEY],
+        request=InterphaseIn,
+        responses={201: InterphaseRunSerializer},
+        parameters=[IDEMPOTENCY_KEY],
         summary="Post the house's Interphase (once a year, in the Interphase step; refused if it cannot be paid)",
-    )  # fmt: skip
+    )
     def post(self, request: Request, slug: str, dynasty: int) -> Response:
         v = self.viewer
         house, entry = self.entry(request, dynasty)
         run, _ = act(
-            request, v.campaign, f"The Interphase of the house of {house.name}",
+            request,
+            v.campaign,
+            f"The Interphase of the house of {house.name}",
             lambda c: interphase_run(campaign=c, dynasty=house.pk, by=request.user, **entry),
-        )  # fmt: skip
+        )
         body = {"result": _result(v.campaign, run.result), "postings": list(run.postings), "balance": run.balance}
         return Response(InterphaseRunSerializer(body, context=self.out_context()).data, status=status.HTTP_201_CREATED)
 
@@ -378,10 +423,15 @@ class CashInRunSerializer(serializers.Serializer):
 
 def _cash_in_result(campaign: Campaign, r: ip.CashInResult) -> dict[str, Any]:
     return {
-        "lines": [{"kind": x.kind, "direction": x.direction, "amount": x.amount, "signed": x.signed, "reason": x.reason}
-                  for x in r.lines],
-        "cash_before": r.cash_before, "cash_after": r.cash_after, "income": r.income, "currency": currency(campaign),
-    }  # fmt: skip
+        "lines": [
+            {"kind": x.kind, "direction": x.direction, "amount": x.amount, "signed": x.signed, "reason": x.reason}
+            for x in r.lines
+        ],
+        "cash_before": r.cash_before,
+        "cash_after": r.cash_after,
+        "income": r.income,
+        "currency": currency(campaign),
+    }
 
 
 class CashInBase(InterphaseBase):
@@ -390,9 +440,10 @@ class CashInBase(InterphaseBase):
 
 class CashInPreviewView(CashInBase):
     @extend_schema(
-        request=CashInIn, responses=CashInResultSerializer,
+        request=CashInIn,
+        responses=CashInResultSerializer,
         summary="What the house's cashing-in of resource sets would post (nothing is written)",
-    )  # fmt: skip
+    )
     def post(self, request: Request, slug: str, dynasty: int) -> Response:
         house, entry = self.entry(request, dynasty)
         result = cash_in_preview(campaign=self.viewer.campaign, dynasty=house, **entry)
@@ -401,15 +452,19 @@ class CashInPreviewView(CashInBase):
 
 class CashInRunView(CashInBase):
     @extend_schema(
-        request=CashInIn, responses={201: CashInRunSerializer}, parameters=[IDEMPOTENCY_KEY],
+        request=CashInIn,
+        responses={201: CashInRunSerializer},
+        parameters=[IDEMPOTENCY_KEY],
         summary="Post the house's cashing-in of resource sets (the turn's last phase: after its Interphase, once a year)",
-    )  # fmt: skip
+    )
     def post(self, request: Request, slug: str, dynasty: int) -> Response:
         v = self.viewer
         house, entry = self.entry(request, dynasty)
         run, _ = act(
-            request, v.campaign, f"The cashing-in of the house of {house.name}",
+            request,
+            v.campaign,
+            f"The cashing-in of the house of {house.name}",
             lambda c: cash_in_run(campaign=c, dynasty=house.pk, by=request.user, **entry),
-        )  # fmt: skip
+        )
         body = {"result": _cash_in_result(v.campaign, run.result), "postings": list(run.postings), "balance": run.balance}
         return Response(CashInRunSerializer(body, context=self.out_context()).data, status=status.HTTP_201_CREATED)

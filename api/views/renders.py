@@ -97,9 +97,11 @@ class TreeQuery(serializers.Serializer):
 
     format = serializers.ChoiceField(choices=TREE_FORMATS, default="svg", help_text="svg (default), png or pdf.")
     focus = serializers.IntegerField(
-        required=False, min_value=1, max_value=ID_MAX,
+        required=False,
+        min_value=1,
+        max_value=ID_MAX,
         help_text="A character: the tree of his ancestors/descendants, or his family lines within a dynasty or campaign tree.",
-    )  # fmt: skip
+    )
     generations = serializers.IntegerField(
         required=False, min_value=0, max_value=GENERATIONS_MAX, help_text="Cap on generations."
     )
@@ -139,9 +141,16 @@ class TreeView(FileView):
         query.is_valid(raise_exception=True)
         q = query.validated_data
         wanted = TreeRequest(
-            kind=kind, dynasty=q.get("dynasty"), focus=q.get("focus"), generations=q.get("generations"),
-            crown=q.get("crown") or None, limit=q["limit"], fmt=q["format"], url=pages_url(v.campaign), paper=q["paper"],
-        )  # fmt: skip
+            kind=kind,
+            dynasty=q.get("dynasty"),
+            focus=q.get("focus"),
+            generations=q.get("generations"),
+            crown=q.get("crown") or None,
+            limit=q["limit"],
+            fmt=q["format"],
+            url=pages_url(v.campaign),
+            paper=q["paper"],
+        )
         try:
             result = render_tree(v.campaign, wanted)
         except TreeError as exc:

@@ -22,9 +22,23 @@ class RollOut(serializers.ModelSerializer):  # type: ignore[type-arg]
     class Meta:
         model = Roll
         fields = [
-            "id", "url", "year", "step", "purpose", "detail", "dice", "faces", "modifier", "total", "target",
-            "outcome", "source", "entered_by", "created_at", "characters",
-        ]  # fmt: skip
+            "id",
+            "url",
+            "year",
+            "step",
+            "purpose",
+            "detail",
+            "dice",
+            "faces",
+            "modifier",
+            "total",
+            "target",
+            "outcome",
+            "source",
+            "entered_by",
+            "created_at",
+            "characters",
+        ]
         ref_name = "Roll"
 
     @extend_schema_field(serializers.CharField(allow_null=True))

@@ -51,13 +51,18 @@ class DisputeIn(serializers.Serializer):
 
 class CrisisClaimIn(serializers.Serializer):
     provinces = serializers.ListField(
-        child=serializers.CharField(max_length=80), max_length=50, allow_empty=True,
+        child=serializers.CharField(max_length=80),
+        max_length=50,
+        allow_empty=True,
         help_text="The provinces of the title taken ([] for a deal of other goods, with its terms).",
-    )  # fmt: skip
+    )
     terms = serializers.CharField(
-        max_length=200, required=False, allow_blank=True, default="",
+        max_length=200,
+        required=False,
+        allow_blank=True,
+        default="",
         help_text="A deal negotiated instead (e.g. a colony rather than a province of the title).",
-    )  # fmt: skip
+    )
 
     class Meta:
         ref_name = "CrisisClaimRequest"
@@ -76,9 +81,11 @@ class _TitleAction(ActionView):
 
 class ReclaimView(_TitleAction):
     @extend_schema(
-        request=None, responses=TitleMadeSerializer, parameters=[IDEMPOTENCY_KEY],
+        request=None,
+        responses=TitleMadeSerializer,
+        parameters=[IDEMPOTENCY_KEY],
         summary="The giving house takes a title back at its holder's death (only if it controlled him then)",
-    )  # fmt: skip
+    )
     def post(self, request: Request, slug: str, pk: int) -> Response:
         return self._answer(
             request, f"Title #{pk} taken back", lambda c: title_reclaim(campaign=c, title=pk, by=request.user), pk
@@ -87,56 +94,72 @@ class ReclaimView(_TitleAction):
 
 class BequeathView(_TitleAction):
     @extend_schema(
-        request=BequeathIn, responses=TitleMadeSerializer, parameters=[IDEMPOTENCY_KEY],
+        request=BequeathIn,
+        responses=TitleMadeSerializer,
+        parameters=[IDEMPOTENCY_KEY],
         summary="The late holder's player gives the title to a descendant of his choice (in the turn of the death)",
-    )  # fmt: skip
+    )
     def post(self, request: Request, slug: str, pk: int) -> Response:
         data = BequeathIn(data=request.data)
         data.is_valid(raise_exception=True)
         heir = data.validated_data["heir"]
         return self._answer(
-            request, f"Title #{pk} bequeathed",
-            lambda c: title_bequeath(campaign=c, title=pk, heir=heir, by=request.user), pk,
-        )  # fmt: skip
+            request,
+            f"Title #{pk} bequeathed",
+            lambda c: title_bequeath(campaign=c, title=pk, heir=heir, by=request.user),
+            pk,
+        )
 
 
 class CrisisClaimView(_TitleAction):
     @extend_schema(
-        request=CrisisClaimIn, responses=TitleMadeSerializer, parameters=[IDEMPOTENCY_KEY],
+        request=CrisisClaimIn,
+        responses=TitleMadeSerializer,
+        parameters=[IDEMPOTENCY_KEY],
         summary="Dynastic Crisis: the title-holder's player takes provinces of the dead line's title",
-    )  # fmt: skip
+    )
     def post(self, request: Request, slug: str, pk: int) -> Response:
         data = CrisisClaimIn(data=request.data)
         data.is_valid(raise_exception=True)
         d = data.validated_data
         return self._answer(
-            request, f"Title #{pk} claimed in a Dynastic Crisis",
-            lambda c: crisis_claim(campaign=c, title=pk, provinces=d["provinces"], terms=d["terms"], by=request.user), pk,
-        )  # fmt: skip
+            request,
+            f"Title #{pk} claimed in a Dynastic Crisis",
+            lambda c: crisis_claim(campaign=c, title=pk, provinces=d["provinces"], terms=d["terms"], by=request.user),
+            pk,
+        )
 
 
 class CrisisWaiveView(_TitleAction):
     @extend_schema(
-        request=None, responses=TitleMadeSerializer, parameters=[IDEMPOTENCY_KEY],
+        request=None,
+        responses=TitleMadeSerializer,
+        parameters=[IDEMPOTENCY_KEY],
         summary="Dynastic Crisis: the title-holder's player gives up all claim to the title (+1 Stability to both)",
-    )  # fmt: skip
+    )
     def post(self, request: Request, slug: str, pk: int) -> Response:
         return self._answer(
-            request, f"Claim to title #{pk} given up",
-            lambda c: crisis_claim_waive(campaign=c, title=pk, by=request.user), pk,
-        )  # fmt: skip
+            request,
+            f"Claim to title #{pk} given up",
+            lambda c: crisis_claim_waive(campaign=c, title=pk, by=request.user),
+            pk,
+        )
 
 
 class DisputeView(_TitleAction):
     @extend_schema(
-        request=DisputeIn, responses=TitleMadeSerializer, parameters=[IDEMPOTENCY_KEY],
+        request=DisputeIn,
+        responses=TitleMadeSerializer,
+        parameters=[IDEMPOTENCY_KEY],
         summary="Blood Royale rule G (GM): the King disputes this turn's inheritance of the title and names its holder",
-    )  # fmt: skip
+    )
     def post(self, request: Request, slug: str, pk: int) -> Response:
         data = DisputeIn(data=request.data)
         data.is_valid(raise_exception=True)
         holder = data.validated_data["holder"]
         return self._answer(
-            request, f"Title #{pk}: the King's dispute",
-            lambda c: title_dispute(campaign=c, title=pk, holder=holder, by=request.user), pk,
-        )  # fmt: skip
+            request,
+            f"Title #{pk}: the King's dispute",
+            lambda c: title_dispute(campaign=c, title=pk, holder=holder, by=request.user),
+            pk,
+        )

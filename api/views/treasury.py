@@ -31,9 +31,20 @@ class PostingOut(serializers.ModelSerializer):  # type: ignore[type-arg]
     class Meta:
         model = Posting
         fields = [
-            "id", "year", "step", "payer", "payee", "amount", "kind", "reason", "character", "marriage", "contract",
-            "reverses", "created_at",
-        ]  # fmt: skip
+            "id",
+            "year",
+            "step",
+            "payer",
+            "payee",
+            "amount",
+            "kind",
+            "reason",
+            "character",
+            "marriage",
+            "contract",
+            "reverses",
+            "created_at",
+        ]
         ref_name = "Posting"
 
 

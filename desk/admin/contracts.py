@@ -84,7 +84,13 @@ class BreachInline(ReadOnlyInline):
 
 
 def _run(
-    admin_: admin.ModelAdmin, request: HttpRequest, rows: QuerySet[Any], service: Any, done: str, *, field: str = "contract",
+    admin_: admin.ModelAdmin,
+    request: HttpRequest,
+    rows: QuerySet[Any],
+    service: Any,
+    done: str,
+    *,
+    field: str = "contract",
     **kwargs: Any,
 ) -> None:
     for row in rows:
@@ -100,8 +106,17 @@ def _run(
 @admin.register(Contract)
 class ContractAdmin(ServiceMadeMixin, AuditedAdmin):  # the History button: the audit trail
     list_display = [
-        "title", "kind", "state", "party_names", "marriage", "start_year", "in_force_year", "term_years", "ended_year",
-        "end_reason", "campaign",
+        "title",
+        "kind",
+        "state",
+        "party_names",
+        "marriage",
+        "start_year",
+        "in_force_year",
+        "term_years",
+        "ended_year",
+        "end_reason",
+        "campaign",
     ]
     list_filter = ["campaign", "kind", "state", "end_kind"]
     search_fields = ["title", "text", "parties__name", "clauses__text", "end_reason"]

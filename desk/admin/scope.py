@@ -36,8 +36,7 @@ def _campaign_of(obj: Any, path: str) -> int | None:
 def _scope(model_admin: admin.ModelAdmin, path: str) -> None:  # type: ignore[type-arg]
     get_queryset = model_admin.get_queryset
     checks = {
-        name: getattr(model_admin, name)
-        for name in ("has_view_permission", "has_change_permission", "has_delete_permission")
+        name: getattr(model_admin, name) for name in ("has_view_permission", "has_change_permission", "has_delete_permission")
     }
 
     def scoped_queryset(request: HttpRequest) -> QuerySet[Any]:
@@ -58,9 +57,7 @@ def _scope(model_admin: admin.ModelAdmin, path: str) -> None:  # type: ignore[ty
 
     model_admin.get_queryset = scoped_queryset  # type: ignore[method-assign]
     # a filter by campaign offers only the campaigns the rows shown belong to (not every campaign's name)
-    model_admin.list_filter = [
-        (f, admin.RelatedOnlyFieldListFilter) if f == "campaign" else f for f in model_admin.list_filter
-    ]
+    model_admin.list_filter = [(f, admin.RelatedOnlyFieldListFilter) if f == "campaign" else f for f in model_admin.list_filter]
     for name, check in checks.items():
         setattr(model_admin, name, guard(check))
 

@@ -103,9 +103,9 @@ def return_widowed(
     surviving spouse who is regent stays until the regency ends; ``former_regents``: those whose
     regency just ended, widowed by an earlier turn's death."""
     year = world.year
-    ended = Marriage.objects.filter(
-        campaign=world.campaign, wedding_year__isnull=False, end_cause__startswith="death"
-    ).order_by("pk")
+    ended = Marriage.objects.filter(campaign=world.campaign, wedding_year__isnull=False, end_cause__startswith="death").order_by(
+        "pk"
+    )
     if former_regents is not None:
         ended = ended.filter(Q(husband_id__in=list(former_regents)) | Q(wife_id__in=list(former_regents)))
     else:
@@ -115,7 +115,8 @@ def return_widowed(
     kings_died: set[int] = set()  # whose widows retire: none in BloodLine, where she goes home like any other
     if world.campaign.rules.kings_widows_retire:
         kings_died = {
-            r.holder_id for r in world.reigns
+            r.holder_id
+            for r in world.reigns
             if r.holder_id and r.end_year is not None and (r.end_year == year or former_regents is not None)
         }
     reigning = world.reigning()
@@ -163,7 +164,8 @@ def return_widowed(
                 character=survivor.pk,
             )
         elif (
-            survivor.birth_dynasty_id and survivor.controlled_by_id != survivor.birth_dynasty_id
+            survivor.birth_dynasty_id
+            and survivor.controlled_by_id != survivor.birth_dynasty_id
             and (survivor_id not in reigning or _crown_house(world, reigning[survivor_id].crown) == survivor.birth_dynasty_id)
         ):  # a reigning widow(er) goes only to the house of his own crown, never away from it
             home = world.dynasties[survivor.birth_dynasty_id]
@@ -211,8 +213,15 @@ def _restart_extinct(world: World, chronicle: Chronicle, source: DiceSource | No
             )
         else:
             king = starting_family(
-                world.campaign, dynasty, world.campaign.optional_rules or {}, box, None, chronicle,
-                tables["characteristic_bands"], year=world.year, reign=not crown_reigns and bool(dynasty.crown),
+                world.campaign,
+                dynasty,
+                world.campaign.optional_rules or {},
+                box,
+                None,
+                chronicle,
+                tables["characteristic_bands"],
+                year=world.year,
+                reign=not crown_reigns and bool(dynasty.crown),
             )
         box.flush()
         chronicle.add(
@@ -248,7 +257,8 @@ def _royal_leaders(world: World, chronicle: Chronicle) -> None:
             chronicle.add(
                 "leaders",
                 f"Royal leaders of {crown}: " + ", ".join(f"{n}. {c.display_name}" for n, c in enumerate(leaders[:10], 1)) + ".",
-                crown=crown, leaders=[c.pk for c in leaders[:10]],
+                crown=crown,
+                leaders=[c.pk for c in leaders[:10]],
             )
 
 
@@ -261,7 +271,8 @@ def _prince_pieces(world: World, chronicle: Chronicle) -> None:
         if dynasty.kind != DynastyKind.PLAYER:
             continue
         members = [
-            c for c in world.characters.values()
+            c
+            for c in world.characters.values()
             if c.status == Status.ALIVE and c.controlled_by_id == dynasty.pk and c.origin != Origin.BARON
         ]
         reign = reigns.get(dynasty.crown)
@@ -303,9 +314,7 @@ def turn_advance(*, campaign: Campaign | int, to_year: int | None = None, by: Ab
                 code="invalid_year",
             )
         if to_year <= campaign.current_year:
-            raise RuleError(
-                f"The next turn must come after {campaign.current_year}; {to_year} does not.", code="invalid_year"
-            )
+            raise RuleError(f"The next turn must come after {campaign.current_year}; {to_year} does not.", code="invalid_year")
         if to_year > campaign.current_year + 50:
             raise RuleError(f"{to_year} is more than 50 years on; give the next turn's year.", code="invalid_year")
     from_year = campaign.current_year

@@ -39,8 +39,9 @@ def auction_run(
         raise NotFound(f"There is no character #{pk} in {campaign.name}.") from None
     house = child.controlled_by
     if house is None or house.kind != DynastyKind.ARISTOCRATIC:
-        raise RuleError(f"{child.display_name} is not of the aristocratic family: only its children are auctioned.",
-                        code="not_aristocratic")
+        raise RuleError(
+            f"{child.display_name} is not of the aristocratic family: only its children are auctioned.", code="not_aristocratic"
+        )
     if child.status != Status.ALIVE or child.age(campaign.current_year) < 15:
         raise RuleError(f"{child.display_name} must be alive and 15 or older to be auctioned.", code="invalid")
     if not bids:
@@ -60,14 +61,26 @@ def auction_run(
     for dynasty_id in bids:
         postings.append(
             treasury.post(
-                campaign, payer=dynasty_id, payee=None, amount=DEPOSIT, kind=PostingKind.AUCTION,
-                reason=f"deposit to bid for {child.display_name}", character=child, check_funds=True,
+                campaign,
+                payer=dynasty_id,
+                payee=None,
+                amount=DEPOSIT,
+                kind=PostingKind.AUCTION,
+                reason=f"deposit to bid for {child.display_name}",
+                character=child,
+                check_funds=True,
             )
         )
     winner = bidders[winners[0]]
     treasury.post(
-        campaign, payer=winner, payee=None, amount=best, kind=PostingKind.AUCTION,
-        reason=f"winning bid for {child.display_name}", character=child, check_funds=True,
+        campaign,
+        payer=winner,
+        payee=None,
+        amount=best,
+        kind=PostingKind.AUCTION,
+        reason=f"winning bid for {child.display_name}",
+        character=child,
+        check_funds=True,
     )
     control.move(campaign, child, winner, "auction")
     child.save(update_fields=["controlled_by"])

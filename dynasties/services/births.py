@@ -41,9 +41,7 @@ class BirthContext:
         self.campaign = campaign
         year = campaign.current_year
         self.tables = load_tables(campaign)
-        self.reigning = set(
-            Reign.objects.filter(campaign=campaign, end_year__isnull=True).values_list("holder_id", flat=True)
-        )
+        self.reigning = set(Reign.objects.filter(campaign=campaign, end_year__isnull=True).values_list("holder_id", flat=True))
         self.dynasties = {d.pk: d for d in Dynasty.objects.filter(campaign=campaign)}
         ids = list(parents)
         kin = Character.objects.filter(Q(father_id__in=ids) | Q(mother_id__in=ids), campaign=campaign).values_list(
@@ -70,9 +68,7 @@ class BirthContext:
             # A Dynastic Union: the children belong to the King's player whatever the contract says
             raised_by_id = father.controlled_by_id
         else:
-            raised_by_id = match.children_raised_by_id or (
-                mother.controlled_by_id if mother_reigns else father.controlled_by_id
-            )
+            raised_by_id = match.children_raised_by_id or (mother.controlled_by_id if mother_reigns else father.controlled_by_id)
         raised_by = self.dynasties.get(raised_by_id) if raised_by_id else None
         order = max(self.same_year.get((father.pk, birth_year), 0), self.same_year.get((mother.pk, birth_year), 0)) + 1
         for parent in (father.pk, mother.pk):
@@ -253,7 +249,8 @@ def births_sex(
     # the mother's life and at most a year after the father's death (docs/rulings.md, Births)
     born = birth_years.within_lives(
         found.child_birth_year or campaign.current_year,
-        mother_death_year=match.wife.death_year, father_death_year=match.husband.death_year,
+        mother_death_year=match.wife.death_year,
+        father_death_year=match.husband.death_year,
     )
     if born != found.child_birth_year:
         found.child_birth_year = born
@@ -275,9 +272,7 @@ def births_sex(
     child = context.new_child(match, born, sex, given_name)
     child.save()
     box.add_subject(sex_roll, child)
-    child.characteristics = roll_characteristics(
-        box, child, context.tables["characteristic_bands"], entered=characteristic_faces
-    )
+    child.characteristics = roll_characteristics(box, child, context.tables["characteristic_bands"], entered=characteristic_faces)
     child.save(update_fields=["characteristics"])
     box.flush()
     found.child = child
@@ -385,8 +380,9 @@ def births_finish(*, campaign: Campaign | int, by: AbstractBaseUser | None = Non
     require(by, campaign, "gm")
     require_step(campaign, Step.BIRTHS)
     waiting = list(
-        BirthAttempt.objects.filter(campaign=campaign, year=campaign.current_year, success=True, child__isnull=True)
-        .select_related("marriage__husband", "marriage__wife")
+        BirthAttempt.objects.filter(
+            campaign=campaign, year=campaign.current_year, success=True, child__isnull=True
+        ).select_related("marriage__husband", "marriage__wife")
     )
     if waiting:
         couples = ", ".join(f"{a.marriage.husband.display_name} and {a.marriage.wife.display_name}" for a in waiting)

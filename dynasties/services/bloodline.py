@@ -39,7 +39,13 @@ from rules.errors import NotFound, RuleError
 
 
 def stability(
-    world: World, record: Crown, delta: int, reason: str, chronicle: Chronicle, *, cause: str = "",
+    world: World,
+    record: Crown,
+    delta: int,
+    reason: str,
+    chronicle: Chronicle,
+    *,
+    cause: str = "",
     reign: Reign | None = None,
 ) -> CrownEvent:
     """Every Stability change of a crown (BloodLine and EU monarchs): the marker moves on the -3..+3
@@ -51,23 +57,46 @@ def stability(
     record.save(update_fields=["stability"])
     note = f"{moved.note()}; " if moved.cut_short else ""
     chronicle.add(
-        "stability", f"{record.name}: {delta:+d} Stability ({reason}); {note}now {moved.after:+d}.",
-        crown=record.name, asked=delta, applied=moved.applied,
+        "stability",
+        f"{record.name}: {delta:+d} Stability ({reason}); {note}now {moved.after:+d}.",
+        crown=record.name,
+        asked=delta,
+        applied=moved.applied,
     )
     return CrownEvent.objects.create(
-        campaign=world.campaign, crown=record, year=world.year, kind=CrownEventKind.STABILITY, delta=delta,
-        stability_after=moved.after, reason=reason[:200], cause=cause, reign=reign,
+        campaign=world.campaign,
+        crown=record,
+        year=world.year,
+        kind=CrownEventKind.STABILITY,
+        delta=delta,
+        stability_after=moved.after,
+        reason=reason[:200],
+        cause=cause,
+        reign=reign,
     )
 
 
 def revolt(
-    world: World, record: Crown, count: int, reason: str, chronicle: Chronicle, *, cause: str = "",
+    world: World,
+    record: Crown,
+    count: int,
+    reason: str,
+    chronicle: Chronicle,
+    *,
+    cause: str = "",
     reign: Reign | None = None,
 ) -> CrownEvent:
     chronicle.add("revolt", f"{record.name}: {count} revolt{'s' if count != 1 else ''} to roll ({reason}).", crown=record.name)
     return CrownEvent.objects.create(
-        campaign=world.campaign, crown=record, year=world.year, kind=CrownEventKind.REVOLT, delta=count,
-        stability_after=record.stability, reason=reason[:200], cause=cause, reign=reign,
+        campaign=world.campaign,
+        crown=record,
+        year=world.year,
+        kind=CrownEventKind.REVOLT,
+        delta=count,
+        stability_after=record.stability,
+        reason=reason[:200],
+        cause=cause,
+        reign=reign,
     )
 
 
@@ -92,8 +121,14 @@ def crown_stability_change(
 
 
 def pass_over(
-    world: World, reign: Reign, heir: Character, player: Dynasty | None, skipped: list[Character], box: DiceBox,
-    chronicle: Chronicle, lines: Mapping[int, Sequence[Character]] | None = None,
+    world: World,
+    reign: Reign,
+    heir: Character,
+    player: Dynasty | None,
+    skipped: list[Character],
+    box: DiceBox,
+    chronicle: Chronicle,
+    lines: Mapping[int, Sequence[Character]] | None = None,
 ) -> None:
     """BloodLine's price of a disputed succession (RULES.md B). ``lines`` maps each named heir to
     the heirs of his line who stood ahead of the new monarch and are passed over with him."""
@@ -130,16 +165,27 @@ def pass_over(
         if cost.combat_malus and player is not None:
             modifiers.append(
                 Modifier(
-                    campaign=world.campaign, kind=ModifierKind.COMBAT_MALUS, value=cost.combat_malus, crown=reign.crown,
-                    dynasty=player, claimant=claimant, start_year=world.year, pass_over=cost.kind,
+                    campaign=world.campaign,
+                    kind=ModifierKind.COMBAT_MALUS,
+                    value=cost.combat_malus,
+                    crown=reign.crown,
+                    dynasty=player,
+                    claimant=claimant,
+                    start_year=world.year,
+                    pass_over=cost.kind,
                     reason=f"{claimant.display_name} passed over for {reign.crown} ({cost.kind.replace('_', ' ')})",
                 )
             )
         if cost.ongoing_roll and player is not None:
             modifiers.append(
                 Modifier(
-                    campaign=world.campaign, kind=ModifierKind.ONGOING_DISPUTE, value=-1, crown=reign.crown,
-                    dynasty=player, claimant=claimant, start_year=world.year,
+                    campaign=world.campaign,
+                    kind=ModifierKind.ONGOING_DISPUTE,
+                    value=-1,
+                    crown=reign.crown,
+                    dynasty=player,
+                    claimant=claimant,
+                    start_year=world.year,
                     reason=f"the spurned line of {claimant.display_name}",
                 )
             )
@@ -155,7 +201,11 @@ def pass_over(
 
 
 def _spurn(
-    world: World, claimant: Character, player: Dynasty | None, box: DiceBox, chronicle: Chronicle,
+    world: World,
+    claimant: Character,
+    player: Dynasty | None,
+    box: DiceBox,
+    chronicle: Chronicle,
     follows: Dynasty | None = None,
 ) -> Dynasty | None:
     """A voluntarily skipped heir passes for good to the player controlling the spouse; if unmarried
@@ -167,7 +217,8 @@ def _spurn(
     if worn:
         house = world.dynasties.get(claimant.controlled_by_id or 0)
         chronicle.add(
-            "exile", f"{claimant.display_name}, passed over, reigns over {', '.join(worn)} and stays with its house.",
+            "exile",
+            f"{claimant.display_name}, passed over, reigns over {', '.join(worn)} and stays with its house.",
             character=claimant.pk,
         )
         return house
@@ -204,7 +255,12 @@ def turn_effects(world: World, box: DiceBox, chronicle: Chronicle) -> None:
         if holder is not None and holder.status == Status.ALIVE and holder.age(world.year) < bl.ADULT_AGE:
             why = f"{holder.display_name} is a minor"
             stability(
-                world, world.crown(reign.crown), bl.MINOR_STABILITY_PER_TURN, why, chronicle, cause="minor_monarch",
+                world,
+                world.crown(reign.crown),
+                bl.MINOR_STABILITY_PER_TURN,
+                why,
+                chronicle,
+                cause="minor_monarch",
                 reign=reign,
             )
     disputes = Modifier.objects.filter(
@@ -217,7 +273,9 @@ def turn_effects(world: World, box: DiceBox, chronicle: Chronicle) -> None:
         which = None
         if bl.ongoing_dispute_strikes(roll.faces):  # "1 stability level is lost or a new revolt is generated"
             which = box.roll(
-                bl.ONGOING_DISPUTE_WHICH_DICE, purpose="disputed_line_which", characters=[modifier.claimant_id],
+                bl.ONGOING_DISPUTE_WHICH_DICE,
+                purpose="disputed_line_which",
+                characters=[modifier.claimant_id],
                 detail=f"{modifier.crown}: 1-5 Stability, 6-10 a revolt",
             )
         outcome = bl.ongoing_dispute_outcome(roll.faces, which.faces if which is not None else None)
@@ -226,12 +284,22 @@ def turn_effects(world: World, box: DiceBox, chronicle: Chronicle) -> None:
             which.outcome = roll.outcome
         if outcome == "stability":
             stability(
-                world, world.crown(modifier.crown), -1, modifier.reason, chronicle, cause="disputed_line",
+                world,
+                world.crown(modifier.crown),
+                -1,
+                modifier.reason,
+                chronicle,
+                cause="disputed_line",
                 reign=open_reign(world, modifier.crown),
             )
         elif outcome == "revolt":
             revolt(
-                world, world.crown(modifier.crown), 1, modifier.reason, chronicle, cause="disputed_line",
+                world,
+                world.crown(modifier.crown),
+                1,
+                modifier.reason,
+                chronicle,
+                cause="disputed_line",
                 reign=open_reign(world, modifier.crown),
             )
     for record in sorted(world.crowns.values(), key=lambda r: r.name):
@@ -285,28 +353,39 @@ def union_ends(world: World, record: Crown, chronicle: Chronicle) -> None:
         partner.union_since = None
         partner.save(update_fields=["controlled_by", "union_with", "union_since"])
     stability(
-        world, record, bl.UNION_END_STABILITY, "the Dynastic Union is over", chronicle, cause="union_ends",
+        world,
+        record,
+        bl.UNION_END_STABILITY,
+        "the Dynastic Union is over",
+        chronicle,
+        cause="union_ends",
         reign=open_reign(world, record.name),
     )
 
 
 def union_children(world: World, queen_id: int, king_id: int) -> set[int]:
     """The children of a union's Queen and King: none of them may inherit her crown."""
-    return {
-        c.pk for c in world.characters.values() if {c.father_id, c.mother_id} == {queen_id, king_id}
-    }
+    return {c.pk for c in world.characters.values() if {c.father_id, c.mother_id} == {queen_id, king_id}}
 
 
-def crisis(world: World, late: Character, dynasty: Dynasty | None, box: DiceBox, chronicle: Chronicle, tables: dict[str, object],
-           entered: list[list[int]] | None) -> Character:
+def crisis(
+    world: World,
+    late: Character,
+    dynasty: Dynasty | None,
+    box: DiceBox,
+    chronicle: Chronicle,
+    tables: dict[str, object],
+    entered: list[list[int]] | None,
+) -> Character:
     """Dynastic Crisis: a new dynasty, 'a distant relation' - King 40, wife 35, children 20, 15, 10."""
     from dynasties.services import bloodline_sequence
 
     if dynasty is None:
         raise RuleError(f"{late.display_name} has no house to found a new dynasty for.", code="invalid")
     king = bloodline_sequence.starting_family(world.campaign, dynasty, box, chronicle, year=world.year, reign=False)
-    for c in Character.objects.filter(campaign=world.campaign, origin=Origin.SETUP, controlled_by=dynasty,
-                                      birth_year__gte=king.birth_year).exclude(pk__in=list(world.characters)):
+    for c in Character.objects.filter(
+        campaign=world.campaign, origin=Origin.SETUP, controlled_by=dynasty, birth_year__gte=king.birth_year
+    ).exclude(pk__in=list(world.characters)):
         world.characters[c.pk] = c
         world.refresh_person(c)
     world.characters[king.pk] = king
@@ -334,8 +413,11 @@ def fratricide(world: World, crown: str, monarch: Character, chronicle: Chronicl
     if crown != "Turkey" or not bl.brothers_to_die(monarch.sex, turkish_fratricide=world.campaign.option("turkish_fratricide")):
         return []
     brothers = [
-        c.pk for c in world.characters.values()
-        if c.pk != monarch.pk and c.sex == "M" and c.status == Status.ALIVE
+        c.pk
+        for c in world.characters.values()
+        if c.pk != monarch.pk
+        and c.sex == "M"
+        and c.status == Status.ALIVE
         and c.birth_year <= world.year  # a brother dated later in the turn is not born yet: none to put to death
         and ((monarch.father_id and c.father_id == monarch.father_id) or (monarch.mother_id and c.mother_id == monarch.mother_id))
     ]

@@ -26,8 +26,12 @@ def _roll_values(
     values: dict[str, int] = {}
     for n, name in enumerate(bl.CHARACTERISTICS):
         roll = box.roll(
-            bl.CHARACTERISTIC_DICE, purpose="characteristic", characters=[character],
-            entered=faces[n] if faces is not None else None, modifier=modifiers.get(name, 0), detail=name,
+            bl.CHARACTERISTIC_DICE,
+            purpose="characteristic",
+            characters=[character],
+            entered=faces[n] if faces is not None else None,
+            modifier=modifiers.get(name, 0),
+            detail=name,
         )
         values[name] = bl.child_value(roll.faces[0], modifiers.get(name, 0))
         roll.outcome = f"{name} {values[name]}"
@@ -47,15 +51,28 @@ def starting_family(
     else:
         king_born, wife_born, children = bl.crisis_family(year)
     king = Character.objects.create(
-        campaign=campaign, given_name=given_name(crown, "M", 0), sex="M", birth_year=king_born, dynastic_name=dynasty.name,
-        birth_dynasty=dynasty, controlled_by=dynasty, characteristics={}, origin=Origin.SETUP,
+        campaign=campaign,
+        given_name=given_name(crown, "M", 0),
+        sex="M",
+        birth_year=king_born,
+        dynastic_name=dynasty.name,
+        birth_dynasty=dynasty,
+        controlled_by=dynasty,
+        characteristics={},
+        origin=Origin.SETUP,
     )
     if dynasty.kind == DynastyKind.MINOR:
         box.add_subject(age_roll, king)
     wife = Character.objects.create(
-        campaign=campaign, given_name=given_name(crown, "F", 0), sex="F", birth_year=wife_born,
-        dynastic_name=spouse_dynastic_name(crown, dynasty.name), birth_dynasty=None, controlled_by=dynasty,
-        characteristics={}, origin=Origin.SETUP,
+        campaign=campaign,
+        given_name=given_name(crown, "F", 0),
+        sex="F",
+        birth_year=wife_born,
+        dynastic_name=spouse_dynastic_name(crown, dynasty.name),
+        birth_dynasty=None,
+        controlled_by=dynasty,
+        characteristics={},
+        origin=Origin.SETUP,
     )
     for person in (king, wife):
         person.characteristics = _roll_values(box, person, None, {})
@@ -71,8 +88,16 @@ def starting_family(
         sex = bl.sex_from_faces(roll.faces)
         roll.outcome = "boy" if sex == "M" else "girl"
         child = Character.objects.create(
-            campaign=campaign, given_name=given_name(crown, sex, counts[sex]), sex=sex, birth_year=born, father=king,
-            mother=wife, dynastic_name=dynasty.name, birth_dynasty=dynasty, controlled_by=dynasty, characteristics={},
+            campaign=campaign,
+            given_name=given_name(crown, sex, counts[sex]),
+            sex=sex,
+            birth_year=born,
+            father=king,
+            mother=wife,
+            dynastic_name=dynasty.name,
+            birth_dynasty=dynasty,
+            controlled_by=dynasty,
+            characteristics={},
             origin=Origin.SETUP,
         )
         counts[sex] += 1
@@ -136,9 +161,7 @@ def couple_problem(world: World, match: Marriage, attempts_made: int) -> str | N
     minor = bool(house and house.kind == DynastyKind.MINOR)
     monarchs = {r.holder_id for r in world.open_reigns()}
     line = (husband.pk in monarchs or wife.pk in monarchs) if minor else (in_line(world, husband.pk) or in_line(world, wife.pk))
-    return bl.couple_problem(
-        husband.as_person(), wife.as_person(), world.year, attempts_made, in_line=line, minor_house=minor
-    )
+    return bl.couple_problem(husband.as_person(), wife.as_person(), world.year, attempts_made, in_line=line, minor_house=minor)
 
 
 def attempt(world: World, box: DiceBox, match: Marriage, made: int, faces: Sequence[int] | None) -> tuple[Roll, bool]:
@@ -149,8 +172,12 @@ def attempt(world: World, box: DiceBox, match: Marriage, made: int, faces: Seque
         wife.save(update_fields=["effective_age_offset"])
         world.refresh_person(wife)
     roll = box.roll(
-        bl.BIRTH_DICE, purpose="birth", characters=[match.husband_id, match.wife_id], entered=faces,
-        target=bl.BIRTH_MORE_THAN + 1, detail=f"attempt {made + 1}",
+        bl.BIRTH_DICE,
+        purpose="birth",
+        characters=[match.husband_id, match.wife_id],
+        entered=faces,
+        target=bl.BIRTH_MORE_THAN + 1,
+        detail=f"attempt {made + 1}",
     )
     roll.effective_age = wife.effective_age(world.year)  # the wife's, extra attempts counted
     success = bl.birth_succeeds(roll.faces)
@@ -159,8 +186,13 @@ def attempt(world: World, box: DiceBox, match: Marriage, made: int, faces: Seque
 
 
 def child(
-    world: World, box: DiceBox, match: Marriage, birth_year: int, sex_faces: Sequence[int] | None,
-    trait_faces: Sequence[Sequence[int]] | None, name: str | None,
+    world: World,
+    box: DiceBox,
+    match: Marriage,
+    birth_year: int,
+    sex_faces: Sequence[int] | None,
+    trait_faces: Sequence[Sequence[int]] | None,
+    name: str | None,
 ) -> Character:
     father, mother = world.characters[match.husband_id], world.characters[match.wife_id]
     sex_roll = box.roll(bl.SEX_DICE, purpose="sex", entered=sex_faces)
@@ -174,9 +206,17 @@ def child(
     while given_name(crown, sex, index) in siblings and index < 12:
         index += 1
     baby = Character.objects.create(
-        campaign=world.campaign, given_name=(name or given_name(crown, sex, index)).strip(), sex=sex, birth_year=birth_year,
-        father=father, mother=mother, dynastic_name=father.dynastic_name, birth_dynasty=house, controlled_by=house,
-        characteristics={}, origin=Origin.BORN,
+        campaign=world.campaign,
+        given_name=(name or given_name(crown, sex, index)).strip(),
+        sex=sex,
+        birth_year=birth_year,
+        father=father,
+        mother=mother,
+        dynastic_name=father.dynastic_name,
+        birth_dynasty=house,
+        controlled_by=house,
+        characteristics={},
+        origin=Origin.BORN,
     )
     box.add_subject(sex_roll, baby)
     minor = minor_stock(father, mother, dynasties=world.dynasties)
@@ -210,7 +250,8 @@ def roll_all(world: World, box: DiceBox, chronicle: Chronicle, extra: Callable[[
     frozen = frozen_lines(world.campaign)
     attempts: list[BirthAttempt] = []
     for match in [
-        m for m in world.open_marriages
+        m
+        for m in world.open_marriages
         if m.wedding_year is not None and m.pk not in done and not ({m.husband_id, m.wife_id} & frozen)
     ]:
         made, born = 0, 0
@@ -253,7 +294,11 @@ def survival_due(world: World, penalties: Mapping[int, int], table: Mapping[str,
 
 
 def survival_apply(
-    world: World, box: DiceBox, chronicle: Chronicle, due: Sequence[Due], typed: Mapping[int, Sequence[int]],
+    world: World,
+    box: DiceBox,
+    chronicle: Chronicle,
+    due: Sequence[Due],
+    typed: Mapping[int, Sequence[int]],
     table: Mapping[str, Any],
 ) -> tuple[list[tuple[Due, Roll, bl.SurvivalOutcome]], list[int]]:
     results = []
@@ -261,8 +306,12 @@ def survival_apply(
     changed: list[Character] = []
     for d in due:
         roll = box.roll(
-            bl.SURVIVAL_DICE, purpose="survival", characters=[d.character.pk], entered=typed.get(d.character.pk),
-            modifier=d.modifier, detail=f"effective age {d.effective_age} (column {d.column})",
+            bl.SURVIVAL_DICE,
+            purpose="survival",
+            characters=[d.character.pk],
+            entered=typed.get(d.character.pk),
+            modifier=d.modifier,
+            detail=f"effective age {d.effective_age} (column {d.column})",
         )
         roll.effective_age = d.effective_age
         outcome = bl.survival_outcome(table, d.effective_age, sum(roll.faces) + d.modifier)
@@ -271,8 +320,10 @@ def survival_apply(
         if outcome.dies:
             dead.append(d.character.pk)
             chronicle.add(
-                "death", f"{d.character.display_name} dies in {world.year}, aged {d.age} (effective {d.effective_age}).",
-                character=d.character.pk, dynasty=d.character.controlled_by_id,
+                "death",
+                f"{d.character.display_name} dies in {world.year}, aged {d.age} (effective {d.effective_age}).",
+                character=d.character.pk,
+                dynasty=d.character.controlled_by_id,
             )
         elif outcome.years:
             d.character.effective_age_offset += outcome.years

@@ -28,8 +28,11 @@ def _value(title: Title) -> int:
 
 def _clean_provinces(provinces: Sequence[Mapping[str, Any]], giver: Dynasty) -> list[dict[str, Any]]:
     if not provinces:
-        raise RuleError("A title must include at least one province the giving player controls.", code="invalid",
-                        fields={"provinces": "required"})
+        raise RuleError(
+            "A title must include at least one province the giving player controls.",
+            code="invalid",
+            fields={"provinces": "required"},
+        )
     out: list[dict[str, Any]] = []
     for n, p in enumerate(provinces):
         name = str(p.get("name", "")).strip()
@@ -37,8 +40,9 @@ def _clean_provinces(provinces: Sequence[Mapping[str, Any]], giver: Dynasty) -> 
         if not name:
             raise RuleError(f"Province {n + 1} has no name.", code="invalid", fields={"provinces": "name"})
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 20:
-            raise RuleError(f"{name}: the land value must be a whole number from 0 to 20.", code="invalid",
-                            fields={"provinces": "value"})
+            raise RuleError(
+                f"{name}: the land value must be a whole number from 0 to 20.", code="invalid", fields={"provinces": "value"}
+            )
         out.append({"name": name, "value": value, "controller": giver.pk})
     names = [p["name"] for p in out]
     if len(set(names)) != len(names):
@@ -82,8 +86,11 @@ def bloodline_title_grant(
     if reign is not None:
         monarch = reign.holder_id
         children = sorted(
-            (c for c in world.characters.values()
-             if c.status == Status.ALIVE and monarch in (c.father_id, c.mother_id) and c.legitimate),
+            (
+                c
+                for c in world.characters.values()
+                if c.status == Status.ALIVE and monarch in (c.father_id, c.mother_id) and c.legitimate
+            ),
             key=lambda c: (c.birth_year, c.birth_order, c.pk),
         )
         titled = {t.holder_id: t for t in Title.objects.filter(campaign=campaign, granted_by=house, holder__isnull=False)}
@@ -93,11 +100,13 @@ def bloodline_title_grant(
             if who in untitled:
                 raise RuleError(
                     f"{first.display_name} is older and still untitled: direct children are titled eldest first "
-                    "(BloodLine, Titles).", code="title_order",
+                    "(BloodLine, Titles).",
+                    code="title_order",
                 )
             raise RuleError(
                 f"All the monarch's direct children must be titled before anyone outside the line; "
-                f"{first.display_name} has no title yet (BloodLine, Titles).", code="title_order",
+                f"{first.display_name} has no title yet (BloodLine, Titles).",
+                code="title_order",
             )
         elder_values = [_value(titled[c.pk]) for c in children if c.pk in titled]
         if who in children and elder_values and value > min(elder_values):
@@ -107,8 +116,13 @@ def bloodline_title_grant(
                 code="title_order",
             )
     fields = {
-        "name": name.strip()[:120], "crown": house.crown or "", "holder": who, "granted_year": campaign.current_year,
-        "granted_to": who, "granted_by": house, "provinces": cleaned,
+        "name": name.strip()[:120],
+        "crown": house.crown or "",
+        "holder": who,
+        "granted_year": campaign.current_year,
+        "granted_to": who,
+        "granted_by": house,
+        "provinces": cleaned,
     }
     lapsed = Title.objects.filter(campaign=campaign, province=cleaned[0]["name"], holder__isnull=True).first()
     if lapsed is not None:  # a title taken back or given up: its record (and its holders' history) is given anew
@@ -166,8 +180,9 @@ def accession_loses_titles(world: World, reign: Reign, chronicle: Chronicle) -> 
             TitleHolding.objects.filter(title=title, end_year__isnull=True).update(end_year=world.year)
             text = "gives it up"
             lost.append(title)
-        chronicle.add("title", f"{holder.display_name}, now monarch of {reign.crown}, loses {title.name}: {text}.",
-                      character=holder.pk)
+        chronicle.add(
+            "title", f"{holder.display_name}, now monarch of {reign.crown}, loses {title.name}: {text}.", character=holder.pk
+        )
     return lost
 
 
@@ -194,14 +209,17 @@ def _death_this_turn(world: World, title: Title) -> tuple[Character, TitleHoldin
     """The holder who died this turn and the holding that passed to the first descendant (None if the
     title lapsed). Refused when the title did not change hands at a death this turn."""
     ended = (
-        TitleHolding.objects.filter(title=title, end_year=world.year).exclude(holder_id=title.holder_id or 0)
-        .order_by("-start_year", "-pk").first()
+        TitleHolding.objects.filter(title=title, end_year=world.year)
+        .exclude(holder_id=title.holder_id or 0)
+        .order_by("-start_year", "-pk")
+        .first()
     )
     late = world.characters.get(ended.holder_id) if ended is not None else None
     if late is None or late.status != Status.DEAD or late.death_year != world.year:
         raise RuleError(
             f"The holder of {title.name} did not die this turn: 'Once a title is given it cannot be taken away, "
-            "except by the death of the titled character' (BloodLine, Titles).", code="no_death",
+            "except by the death of the titled character' (BloodLine, Titles).",
+            code="no_death",
         )
     current = TitleHolding.objects.filter(title=title, end_year__isnull=True).first()
     if current is not None and current.start_year != world.year:
@@ -241,7 +259,10 @@ def title_reclaim(*, campaign: Campaign | int, title: Title | int, by: AbstractB
         f"On the death of {late.display_name} the house of {giver.name if giver else '?'} takes back {found.name}: "
         f"{heir.display_name} does not inherit it, and its lands ({', '.join(p['name'] for p in found.provinces)}) "
         "are again the giving house's to give.",
-        title=found.pk, late=late.pk, character=heir.pk, dynasty=found.granted_by_id,
+        title=found.pk,
+        late=late.pk,
+        character=heir.pk,
+        dynasty=found.granted_by_id,
     )
     chronicle.flush()
     return found
@@ -266,7 +287,8 @@ def title_bequeath(
     if pk not in descendants:
         raise RuleError(
             f"Titles pass to descendants: #{pk} is not a living descendant of {late.display_name} (BloodLine, Titles).",
-            code="not_descendant", fields={"heir": "not_descendant"},
+            code="not_descendant",
+            fields={"heir": "not_descendant"},
         )
     chosen = world.characters[pk]
     current.holder = chosen
@@ -279,7 +301,9 @@ def title_bequeath(
         "title",
         f"{found.name} passes to {chosen.display_name}, chosen among the descendants of {late.display_name} by "
         "the player who controlled him.",
-        title=found.pk, late=late.pk, character=chosen.pk,
+        title=found.pk,
+        late=late.pk,
+        character=chosen.pk,
     )
     chronicle.flush()
     return current
@@ -297,14 +321,14 @@ def crisis_opens(world: World, crown: str, king: Character, chronicle: Chronicle
     'bankruptcy' is recorded (its effects are the table's; the treasury is untouched) and the titles
     the dead line gave may be claimed, waived or left in force this turn. Returns those titles."""
     record = world.crown(crown)
-    record.state = {**(record.state or {}), CRISIS_STATE: {"year": world.year, "king": king.display_name,
-                                                           "casus_belli": []}}
+    record.state = {**(record.state or {}), CRISIS_STATE: {"year": world.year, "king": king.display_name, "casus_belli": []}}
     record.save(update_fields=["state"])
     chronicle.add(
         "dynastic_crisis",
         f"{crown} suffers an immediate bankruptcy (Dynastic Crisis): the effects of a financial bankruptcy, the "
         "Victory Point penalty included, apply at the table; the treasury is untouched.",
-        crown=crown, bankruptcy=True,
+        crown=crown,
+        bankruptcy=True,
     )
     titles = _crisis_titles(world, record)
     if titles:
@@ -313,7 +337,8 @@ def crisis_opens(world: World, crown: str, king: Character, chronicle: Chronicle
             f"The holders of the titles of {crown}'s dead line may claim their lands this turn: "
             + ", ".join(f"{t.name} ({world.characters[t.holder_id].display_name})" for t in titles if t.holder_id)
             + ".",
-            crown=crown, titles=[t.pk for t in titles],
+            crown=crown,
+            titles=[t.pk for t in titles],
         )
     return titles
 
@@ -323,8 +348,11 @@ def _crisis_titles(world: World, record: Crown) -> list[Title]:
     if house is None:
         return []
     return [
-        t for t in Title.objects.filter(campaign=world.campaign, granted_by=house, holder__isnull=False).order_by("pk")
-        if t.provinces and t.holder_id in world.characters and world.characters[t.holder_id].status == Status.ALIVE
+        t
+        for t in Title.objects.filter(campaign=world.campaign, granted_by=house, holder__isnull=False).order_by("pk")
+        if t.provinces
+        and t.holder_id in world.characters
+        and world.characters[t.holder_id].status == Status.ALIVE
         and world.characters[t.holder_id].controlled_by_id not in (None, house.pk)
     ]
 
@@ -332,15 +360,19 @@ def _crisis_titles(world: World, record: Crown) -> list[Title]:
 def _open_crisis(world: World, found: Title) -> tuple[Crown, dict[str, Any], Dynasty]:
     """The crown in crisis this turn whose dead line gave ``found``, its crisis record and the claimant's house."""
     record = next(
-        (c for c in world.crowns.values()
-         if (c.state or {}).get(CRISIS_STATE, {}).get("year") == world.year
-         and found.pk in [t.pk for t in _crisis_titles(world, c)]),
+        (
+            c
+            for c in world.crowns.values()
+            if (c.state or {}).get(CRISIS_STATE, {}).get("year") == world.year
+            and found.pk in [t.pk for t in _crisis_titles(world, c)]
+        ),
         None,
     )
     if record is None:
         raise RuleError(
             f"{found.name} is not a title of a dynastic line that died out this turn: claims are made 'at this "
-            "time' (BloodLine, Dynastic Crisis).", code="no_crisis",
+            "time' (BloodLine, Dynastic Crisis).",
+            code="no_crisis",
         )
     state = dict(record.state[CRISIS_STATE])
     holder = world.characters[found.holder_id or 0]
@@ -387,35 +419,55 @@ def crisis_claim(
     if unknown or len(set(names)) != len(names):
         raise RuleError(
             f"{', '.join(unknown) or 'A province listed twice'}: only the provinces of {found.name} "
-            f"({', '.join(own)}) may be claimed.", code="invalid", fields={"provinces": "not_in_title"},
+            f"({', '.join(own)}) may be claimed.",
+            code="invalid",
+            fields={"provinces": "not_in_title"},
         )
     if not names and not terms.strip():
-        raise RuleError("Name the provinces taken, or the terms of the deal made instead.", code="invalid",
-                        fields={"provinces": "required"})
+        raise RuleError(
+            "Name the provinces taken, or the terms of the deal made instead.", code="invalid", fields={"provinces": "required"}
+        )
     chronicle = Chronicle(campaign)
     holder = world.characters[found.holder_id or 0]
     taken = ", ".join(names)
     chronicle.add(
         "dynastic_crisis",
         f"{holder.display_name}'s house ({claimant.name}) claims {found.name} in {record.name}'s Dynastic Crisis"
-        + (f": takes {taken}" if names else "") + (f"; the deal: {terms.strip()}" if terms.strip() else "") + ".",
-        crown=record.name, title=found.pk, dynasty=claimant.pk, provinces=names,
+        + (f": takes {taken}" if names else "")
+        + (f"; the deal: {terms.strip()}" if terms.strip() else "")
+        + ".",
+        crown=record.name,
+        title=found.pk,
+        dynasty=claimant.pk,
+        provinces=names,
     )
     if len(names) > 1:
-        stability(world, _crown_of(world, claimant), -(len(names) - 1),
-                  f"{len(names)} provinces of {found.name} claimed in {record.name}'s Dynastic Crisis", chronicle,
-                  cause="title_claim")
+        stability(
+            world,
+            _crown_of(world, claimant),
+            -(len(names) - 1),
+            f"{len(names)} provinces of {found.name} claimed in {record.name}'s Dynastic Crisis",
+            chronicle,
+            cause="title_claim",
+        )
     if names:
-        stability(world, record, len(names), f"{len(names)} province{'s' if len(names) > 1 else ''} lost to the claim "
-                  f"of {found.name}", chronicle, cause="title_claim")
+        stability(
+            world,
+            record,
+            len(names),
+            f"{len(names)} province{'s' if len(names) > 1 else ''} lost to the claim of {found.name}",
+            chronicle,
+            cause="title_claim",
+        )
         until = f"the death of {state.get('king') or 'the new monarch'}"
         state["casus_belli"] = [*state.get("casus_belli", []), {"against": claimant.name, "title": found.name, "until": until}]
         chronicle.add(
-            "dynastic_crisis", f"{record.name} has a free CB against {claimant.name} until {until}.",
-            crown=record.name, against=claimant.pk,
+            "dynastic_crisis",
+            f"{record.name} has a free CB against {claimant.name} until {until}.",
+            crown=record.name,
+            against=claimant.pk,
         )
-    nullified = [t for t in _crisis_titles(world, record)
-                 if world.characters[t.holder_id or 0].controlled_by_id == claimant.pk]
+    nullified = [t for t in _crisis_titles(world, record) if world.characters[t.holder_id or 0].controlled_by_id == claimant.pk]
     for t in nullified:
         if t.pk == found.pk:
             t.provinces = [{**p, "controller": claimant.pk} if p["name"] in names else p for p in t.provinces]
@@ -423,8 +475,10 @@ def crisis_claim(
     record.state = {**record.state, CRISIS_STATE: state}
     record.save(update_fields=["state"])
     chronicle.add(
-        "title", f"{', '.join(t.name for t in nullified)}: nullified by the claim (BloodLine, Dynastic Crisis).",
-        crown=record.name, titles=[t.pk for t in nullified],
+        "title",
+        f"{', '.join(t.name for t in nullified)}: nullified by the claim (BloodLine, Dynastic Crisis).",
+        crown=record.name,
+        titles=[t.pk for t in nullified],
     )
     chronicle.flush()
     found.refresh_from_db()
@@ -445,7 +499,9 @@ def crisis_claim_waive(*, campaign: Campaign | int, title: Title | int, by: Abst
     chronicle.add(
         "dynastic_crisis",
         f"{claimant.name} gives up all claim to {found.name} in {record.name}'s Dynastic Crisis; the title is no more.",
-        crown=record.name, title=found.pk, dynasty=claimant.pk,
+        crown=record.name,
+        title=found.pk,
+        dynasty=claimant.pk,
     )
     stability(world, _crown_of(world, claimant), 1, f"gave up the claim to {found.name}", chronicle, cause="claim_given_up")
     stability(world, record, 1, f"{claimant.name} gave up the claim to {found.name}", chronicle, cause="claim_given_up")
@@ -487,8 +543,9 @@ def title_decisions(campaign: Campaign) -> list[TitleDecision]:
         if current is None:
             continue
         heirs = tuple(world.characters[pk] for pk in line_of(world.people, late.pk, index=index))
-        out.append(TitleDecision(t, "death", t.crown, late.controlled_by_id, late, heirs,
-                                 late.controlled_by_id == t.granted_by_id))
+        out.append(
+            TitleDecision(t, "death", t.crown, late.controlled_by_id, late, heirs, late.controlled_by_id == t.granted_by_id)
+        )
     for record in world.crowns.values():
         if (record.state or {}).get(CRISIS_STATE, {}).get("year") == world.year:
             for t in _crisis_titles(world, record):

@@ -68,9 +68,7 @@ class World:
         """The crown's record, created on first use for a house that has a crown but no record."""
         if name not in self.crowns:
             home = next((d for d in self.dynasties.values() if d.crown == name), None)
-            self.crowns[name] = Crown.objects.create(
-                campaign=self.campaign, name=name, home_dynasty=home, controlled_by=home
-            )
+            self.crowns[name] = Crown.objects.create(campaign=self.campaign, name=name, home_dynasty=home, controlled_by=home)
         return self.crowns[name]
 
     def crown_dynasty(self, crown: str) -> Dynasty | None:
@@ -85,17 +83,13 @@ class World:
 
     def seat_left(self, dynasty: Dynasty) -> Dynasty | None:
         """The player on the left: the next seat round the table among the player dynasties."""
-        players = sorted(
-            (d for d in self.dynasties.values() if d.kind == DynastyKind.PLAYER), key=lambda d: (d.seat, d.pk)
-        )
+        players = sorted((d for d in self.dynasties.values() if d.kind == DynastyKind.PLAYER), key=lambda d: (d.seat, d.pk))
         if dynasty not in players or len(players) < 2:
             return None
         return players[(players.index(dynasty) + 1) % len(players)]
 
     def seat_right(self, dynasty: Dynasty) -> Dynasty | None:
-        players = sorted(
-            (d for d in self.dynasties.values() if d.kind == DynastyKind.PLAYER), key=lambda d: (d.seat, d.pk)
-        )
+        players = sorted((d for d in self.dynasties.values() if d.kind == DynastyKind.PLAYER), key=lambda d: (d.seat, d.pk))
         if dynasty not in players or len(players) < 2:
             return None
         return players[(players.index(dynasty) - 1) % len(players)]

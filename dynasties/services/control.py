@@ -22,8 +22,12 @@ CAUSES = (
 
 
 def move(
-    campaign: Campaign, obj: Character | Crown, to: Dynasty | int | None, cause: str,
-    *, into: list[ControlChange] | None = None,
+    campaign: Campaign,
+    obj: Character | Crown,
+    to: Dynasty | int | None,
+    cause: str,
+    *,
+    into: list[ControlChange] | None = None,
 ) -> None:
     """Set ``obj.controlled_by`` to ``to`` and, when that changes it, record the change at the
     campaign's year and step (appended, unsaved, to ``into`` when given: the caller writes a turn's
@@ -38,9 +42,14 @@ def move(
     if before == after:
         return
     change = ControlChange(
-        campaign=campaign, year=campaign.current_year, step=campaign.step,
-        character=obj if isinstance(obj, Character) else None, crown=obj if isinstance(obj, Crown) else None,
-        from_dynasty_id=before, to_dynasty_id=after, cause=cause,
+        campaign=campaign,
+        year=campaign.current_year,
+        step=campaign.step,
+        character=obj if isinstance(obj, Character) else None,
+        crown=obj if isinstance(obj, Crown) else None,
+        from_dynasty_id=before,
+        to_dynasty_id=after,
+        cause=cause,
     )
     if into is not None:
         into.append(change)

@@ -23,7 +23,9 @@ def character_die(
     if chronicle is not None:
         void = Marriage.objects.filter(
             Q(husband_id__in=character_ids) | Q(wife_id__in=character_ids),
-            campaign=campaign, ended_year__isnull=True, wedding_year__isnull=True,
+            campaign=campaign,
+            ended_year__isnull=True,
+            wedding_year__isnull=True,
         ).select_related("husband", "wife")
         for match in void:
             chronicle.add(
@@ -35,21 +37,27 @@ def character_die(
     # audit.update: the update and the rows' audit trail (a bulk update sends no signals)
     audit.update(
         Character.objects.filter(pk__in=character_ids, campaign=campaign),
-        status=Status.DEAD, death_year=year, death_cause=cause, prince_piece="",
-    )  # fmt: skip
+        status=Status.DEAD,
+        death_year=year,
+        death_cause=cause,
+        prince_piece="",
+    )
     open_matches = Marriage.objects.filter(campaign=campaign, ended_year__isnull=True)
     audit.update(
         open_matches.filter(wedding_year__isnull=False, husband_id__in=character_ids),
-        ended_year=year, end_cause="death of the husband",
-    )  # fmt: skip
+        ended_year=year,
+        end_cause="death of the husband",
+    )
     audit.update(
         open_matches.filter(wedding_year__isnull=False, wife_id__in=character_ids),
-        ended_year=year, end_cause="death of the wife",
-    )  # fmt: skip
+        ended_year=year,
+        end_cause="death of the wife",
+    )
     audit.update(
         open_matches.filter(Q(husband_id__in=character_ids) | Q(wife_id__in=character_ids), wedding_year__isnull=True),
-        ended_year=year, end_cause="betrothal void: death before the wedding",
-    )  # fmt: skip
+        ended_year=year,
+        end_cause="betrothal void: death before the wedding",
+    )
     moves = births_within_lives(campaign, character_ids, chronicle)
     # who listens ends what died with them (contracts: their marriage, betrothal or heirless leader)
     death = events.Deaths(campaign=campaign.pk, year=year, step=campaign.step, characters=tuple(character_ids), cause=cause)
@@ -78,14 +86,12 @@ def births_within_lives(
     parents = {p for pair in late for p in pair if p is not None}
     kin = {
         c.pk: c
-        for c in Character.objects.filter(Q(father_id__in=parents) | Q(mother_id__in=parents), campaign=campaign)
-        .select_related("father", "mother")
+        for c in Character.objects.filter(Q(father_id__in=parents) | Q(mother_id__in=parents), campaign=campaign).select_related(
+            "father", "mother"
+        )
     }
     deaths = {
-        p.pk: p.death_year
-        for c in kin.values()
-        for p in (c.father, c.mother)
-        if p is not None and p.death_year is not None
+        p.pk: p.death_year for c in kin.values() for p in (c.father, c.mother) if p is not None and p.death_year is not None
     }
     moves = birth_years.moved_births(
         [birth_years.Birth(c.pk, c.birth_year, c.birth_order, c.father_id, c.mother_id) for c in kin.values()], deaths
@@ -101,7 +107,8 @@ def births_within_lives(
                 f"{child.display_name}'s year of birth is {born}, not {child.birth_year}: "
                 f"{parent.display_name} died in {parent.death_year} (a child is born within its mother's life "
                 f"and at most a year after its father's death).",
-                character=child.pk, dynasty=child.controlled_by_id,
+                character=child.pk,
+                dynasty=child.controlled_by_id,
             )
         child.birth_year, child.birth_order = born, order
         moved.append(child)

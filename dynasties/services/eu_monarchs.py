@@ -140,9 +140,7 @@ class _Faces:
         self.used: set[str] = set()
         unknown = sorted(set(self.faces or {}) - set(known))
         if unknown:
-            raise RuleError(
-                f"The {what} has no roll called {unknown[0]!r}; known: {', '.join(known)}.", code="invalid_dice"
-            )
+            raise RuleError(f"The {what} has no roll called {unknown[0]!r}; known: {', '.join(known)}.", code="invalid_dice")
 
     def take(self, key: str, spec: DiceSpec, label: str) -> list[int] | None:
         if self.faces is None:
@@ -203,8 +201,16 @@ def _status(campaign: Campaign, tables: Mapping[str, Any], record: Crown) -> Mon
         mil=effective.get("mil"),
     )
     return MonarchStatus(
-        crown=record.name, monarch=monarch, rules=rules, period=period, values=values, effective=effective, stage=stage,
-        halved=halved, survival_modifiers=mods, planned_end_year=reign.planned_end_year if reign is not None else None,
+        crown=record.name,
+        monarch=monarch,
+        rules=rules,
+        period=period,
+        values=values,
+        effective=effective,
+        stage=stage,
+        halved=halved,
+        survival_modifiers=mods,
+        planned_end_year=reign.planned_end_year if reign is not None else None,
         survival_rolled=state.get("survival_year") == campaign.current_year,
     )
 
@@ -310,9 +316,7 @@ def monarch_survival_roll(
     record = _crown(world, crown)
     reign = _open_reign(campaign, record.name)
     if reign is None:
-        raise RuleError(
-            f"{record.name} has no monarch: roll the succession (or place a named monarch) first.", code="no_monarch"
-        )
+        raise RuleError(f"{record.name} has no monarch: roll the succession (or place a named monarch) first.", code="no_monarch")
     monarch = reign.holder
     if monarch.status != Status.ALIVE:
         raise RuleError(
@@ -334,8 +338,12 @@ def monarch_survival_roll(
     label = f"survival roll of {monarch.display_name} ({record.name})"
     box = DiceBox(campaign, source=source, by=by)
     roll = box.roll(
-        eu.SURVIVAL_DICE, purpose="monarch_survival", characters=[monarch], entered=_typed(eu.SURVIVAL_DICE, faces, label),
-        modifier=modifier, detail=record.name[:60],
+        eu.SURVIVAL_DICE,
+        purpose="monarch_survival",
+        characters=[monarch],
+        entered=_typed(eu.SURVIVAL_DICE, faces, label),
+        modifier=modifier,
+        detail=record.name[:60],
     )
     result = eu.survival_result(tables[eu.MONARCH_TABLE], roll.faces, modifier, turkey=status.rules.turkey)
     roll.outcome = result.label[:60]
@@ -345,7 +353,11 @@ def monarch_survival_roll(
     chronicle.add(
         "monarch_survival",
         f"{title} {monarch.display_name} of {record.name}: survival roll {result.die}{why} = {result.total}: {result.label}.",
-        character=monarch.pk, crown=record.name, total=result.total, outcome=result.outcome, turkish=result.turkish,
+        character=monarch.pk,
+        crown=record.name,
+        total=result.total,
+        outcome=result.outcome,
+        turkish=result.turkish,
     )
     planned = reign.planned_end_year
     if result.extra_turn and planned is not None:
@@ -353,8 +365,10 @@ def monarch_survival_roll(
         reign.planned_end_year = planned
         reign.save(update_fields=["planned_end_year"])
         chronicle.add(
-            "reign", f"The reign of {monarch.display_name} over {record.name} lasts a turn longer (to {planned}).",
-            character=monarch.pk, crown=record.name,
+            "reign",
+            f"The reign of {monarch.display_name} over {record.name} lasts a turn longer (to {planned}).",
+            character=monarch.pk,
+            crown=record.name,
         )
     if result.turkish == eu.PASHA:
         chronicle.add("pasha", f"{record.name}: Pasha (the Turkish survival column).", crown=record.name)
@@ -363,7 +377,8 @@ def monarch_survival_roll(
     if result.crisis:
         state["pending_crisis"] = True
         chronicle.add(
-            "dynastic_crisis", f"{record.name}: the next succession is a Dynastic Crisis (the Turkish survival column).",
+            "dynastic_crisis",
+            f"{record.name}: the next succession is a Dynastic Crisis (the Turkish survival column).",
             crown=record.name,
         )
     spent = not result.dies and planned is not None and year >= planned
@@ -379,7 +394,9 @@ def monarch_survival_roll(
         chronicle.add(
             "death",
             f"{title} {monarch.display_name} of {record.name} dies ({cause}); the succession roll is due.",
-            character=monarch.pk, crown=record.name, dynasty=monarch.controlled_by_id,
+            character=monarch.pk,
+            crown=record.name,
+            dynasty=monarch.controlled_by_id,
         )
         monarch.refresh_from_db()
     box.flush()
@@ -423,8 +440,10 @@ def _vacate(campaign: Campaign, record: Crown, *, replace: bool, chronicle: Chro
     reign.save(update_fields=["end_year"])
     if holder.status == Status.ALIVE:
         chronicle.add(
-            "succession", f"{holder.display_name} steps down from the throne of {record.name}.",
-            character=holder.pk, crown=record.name,
+            "succession",
+            f"{holder.display_name} steps down from the throne of {record.name}.",
+            character=holder.pk,
+            crown=record.name,
         )
     return reign
 
@@ -436,8 +455,9 @@ def _new_state(state: Mapping[str, Any], monarch: Character, **values: Any) -> d
     return out
 
 
-def _names(world: World, record: Crown, former: Character | None, given: str | None, dynastic: str | None,
-           doge: bool) -> tuple[str, str]:
+def _names(
+    world: World, record: Crown, former: Character | None, given: str | None, dynastic: str | None, doge: bool
+) -> tuple[str, str]:
     given = (given or "").strip() or suggested_name(record.name, "M", len(world.past_holders(record.name)))
     if dynastic and dynastic.strip():
         return given, dynastic.strip()
@@ -487,7 +507,10 @@ def monarch_succession_roll(
     # the succession roll
     s_mod = sum(m for m, _ in eu.succession_modifier(mods, poland_era=rules.poland_era))
     roll = box.roll(
-        eu.SUCCESSION_DICE, purpose="monarch_succession", modifier=s_mod, detail=record.name[:60],
+        eu.SUCCESSION_DICE,
+        purpose="monarch_succession",
+        modifier=s_mod,
+        detail=record.name[:60],
         entered=typed.take("succession", eu.SUCCESSION_DICE, f"succession roll ({record.name})"),
     )
     rolls.append(roll)
@@ -502,7 +525,9 @@ def monarch_succession_roll(
         stage = eu.ADULT
     elif reading.reroll_for_age:
         age_roll = box.roll(
-            eu.AGE_DICE, purpose="monarch_age", detail=record.name[:60],
+            eu.AGE_DICE,
+            purpose="monarch_age",
+            detail=record.name[:60],
             entered=typed.take("age", eu.AGE_DICE, f"roll again for age ({record.name})"),
         )
         rolls.append(age_roll)
@@ -521,7 +546,10 @@ def monarch_succession_roll(
     for name in eu.CHARACTERISTICS:
         column = eu.successor_column(tables[eu.SUCCESSOR_VALUES], rules.base_column, former_values.get(name))
         value_roll = box.roll(
-            eu.VALUE_DICE, purpose="monarch_value", modifier=die_bonus, detail=f"{name.upper()} column {column}",
+            eu.VALUE_DICE,
+            purpose="monarch_value",
+            modifier=die_bonus,
+            detail=f"{name.upper()} column {column}",
             entered=typed.take(name, eu.VALUE_DICE, f"{name.upper()} roll ({record.name})"),
         )
         rolls.append(value_roll)
@@ -535,7 +563,10 @@ def monarch_succession_roll(
     r_mods = eu.reign_modifier(mods, doge=rules.doge, poland_era=rules.poland_era)
     r_mod = sum(m for m, _ in r_mods)
     reign_roll = box.roll(
-        eu.REIGN_DICE, purpose="monarch_reign", modifier=r_mod, detail=record.name[:60],
+        eu.REIGN_DICE,
+        purpose="monarch_reign",
+        modifier=r_mod,
+        detail=record.name[:60],
         entered=typed.take("reign", eu.REIGN_DICE, f"reign length roll ({record.name})"),
     )
     rolls.append(reign_roll)
@@ -547,15 +578,23 @@ def monarch_succession_roll(
     given, dynastic = _names(world, record, former, given_name, dynastic_name, rules.doge)
     house = world.crown_dynasty(record.name)
     monarch = Character.objects.create(
-        campaign=campaign, given_name=given[:60], sex="M",
+        campaign=campaign,
+        given_name=given[:60],
+        sex="M",
         birth_year=year - eu.accession_age(tables[eu.MINORITY], stage),
-        dynastic_name=dynastic[:80], birth_dynasty=house, controlled_by=house, characteristics=values,
+        dynastic_name=dynastic[:80],
+        birth_dynasty=house,
+        controlled_by=house,
+        characteristics=values,
         origin=Origin.CREATED,
     )
     for r in rolls:
         box.add_subject(r, monarch)
     reign = Reign.objects.create(
-        campaign=campaign, crown=record.name, holder=monarch, start_year=year,
+        campaign=campaign,
+        crown=record.name,
+        holder=monarch,
+        start_year=year,
         planned_end_year=year + turns * campaign.turn_length,
     )
     record.state = _new_state(
@@ -584,25 +623,25 @@ def monarch_succession_roll(
             f"Dynastic Crisis in {record.name}: {monarch.display_name}'s values are halved for this turn"
             + "".join(
                 f"; {m:+d} to his survival roll {n} turn{'s' if n > 1 else ''} from now"
-                for n, m in enumerate(mods["after_crisis"], start=1) if m
+                for n, m in enumerate(mods["after_crisis"], start=1)
+                if m
             )
             + ".",
-            character=monarch.pk, crown=record.name,
+            character=monarch.pk,
+            crown=record.name,
         )
         if mods["crisis_stability"]:
-            stability(
-                world, record, mods["crisis_stability"], "Dynastic Crisis", chronicle, cause="dynastic_crisis", reign=reign
-            )
+            stability(world, record, mods["crisis_stability"], "Dynastic Crisis", chronicle, cause="dynastic_crisis", reign=reign)
     if fragile:
         chronicle.add(
-            "fragile_health", f"{monarch.display_name} has Fragile Health (+{mods['fragile_health']} to his survival rolls).",
-            character=monarch.pk, crown=record.name,
+            "fragile_health",
+            f"{monarch.display_name} has Fragile Health (+{mods['fragile_health']} to his survival rolls).",
+            character=monarch.pk,
+            crown=record.name,
         )
     box.flush()
     chronicle.flush()
-    return MonarchSuccession(
-        record.name, monarch, reign, reading, crisis, fragile, stage, values, columns, turns, rolls
-    )
+    return MonarchSuccession(record.name, monarch, reign, reading, crisis, fragile, stage, values, columns, turns, rolls)
 
 
 # --- named monarchs -------------------------------------------------------------------------------
@@ -641,13 +680,15 @@ def monarch_place_named(
             )
     if isinstance(no_survival_turns, bool) or not isinstance(no_survival_turns, int) or not 0 <= no_survival_turns <= 30:
         raise RuleError(
-            f"no_survival_turns must be a whole number from 0 to 30, got {no_survival_turns!r}.", code="invalid",
+            f"no_survival_turns must be a whole number from 0 to 30, got {no_survival_turns!r}.",
+            code="invalid",
             fields={"no_survival_turns": "invalid"},
         )
     bad_reign = isinstance(reign_turns, bool) or not isinstance(reign_turns, int) or not 1 <= reign_turns <= 40
     if reign_turns is not None and bad_reign:
         raise RuleError(
-            f"reign_turns must be a whole number from 1 to 40 (or none), got {reign_turns!r}.", code="invalid",
+            f"reign_turns must be a whole number from 1 to 40 (or none), got {reign_turns!r}.",
+            code="invalid",
             fields={"reign_turns": "invalid"},
         )
     tables = load_eu_tables(campaign)
@@ -662,8 +703,14 @@ def monarch_place_named(
     given, dynastic = _names(world, record, former, name, dynastic_name, rules.doge)
     house = world.crown_dynasty(record.name)
     monarch = Character.objects.create(
-        campaign=campaign, given_name=given[:60], sex="M", birth_year=year - tables[eu.MINORITY]["adult_accession_age"],
-        dynastic_name=dynastic[:80], birth_dynasty=house, controlled_by=house, characteristics=values,
+        campaign=campaign,
+        given_name=given[:60],
+        sex="M",
+        birth_year=year - tables[eu.MINORITY]["adult_accession_age"],
+        dynastic_name=dynastic[:80],
+        birth_dynasty=house,
+        controlled_by=house,
+        characteristics=values,
         origin=Origin.CREATED,
     )
     end = year + reign_turns * campaign.turn_length if reign_turns else None
@@ -715,16 +762,31 @@ def monarch_ransom(
     what = f"ransom of {monarch.display_name} of {record.name}"
     if ducats:
         treasury.post(
-            campaign, payer=payer, payee=captor, amount=ducats, kind=PostingKind.RANSOM, reason=what, character=monarch,
+            campaign,
+            payer=payer,
+            payee=captor,
+            amount=ducats,
+            kind=PostingKind.RANSOM,
+            reason=what,
+            character=monarch,
         )
         chronicle.add(
-            "payment_owed", f"{ducats} ducats from {payer.name if payer else record.name} to the house of {captor.name}: {what}.",
-            readers=[payer.pk if payer else None], dynasty=payer.pk if payer else None,
-            amount=-ducats, character=monarch.pk, crown=record.name,
+            "payment_owed",
+            f"{ducats} ducats from {payer.name if payer else record.name} to the house of {captor.name}: {what}.",
+            readers=[payer.pk if payer else None],
+            dynasty=payer.pk if payer else None,
+            amount=-ducats,
+            character=monarch.pk,
+            crown=record.name,
         )
         chronicle.add(
-            "payment_owed", f"{ducats} ducats to the house of {captor.name} from {payer.name if payer else record.name}: {what}.",
-            readers=[captor.pk], dynasty=captor.pk, amount=ducats, character=monarch.pk, crown=record.name,
+            "payment_owed",
+            f"{ducats} ducats to the house of {captor.name} from {payer.name if payer else record.name}: {what}.",
+            readers=[captor.pk],
+            dynasty=captor.pk,
+            amount=ducats,
+            character=monarch.pk,
+            crown=record.name,
         )
     if change:
         stability(world, record, change, f"the {what}", chronicle, cause="ransom", reign=reign)
@@ -735,7 +797,8 @@ def monarch_ransom(
         f"{monarch.display_name} of {record.name} is released by the house of {captor.name} "
         f"({'a major power' if major else 'a minor'}{': ransomed' if ducats else ''}"
         f"{f', {change:+d} Stability' if change else ''}).",  # the ransom's amount: payer, captor and GM only
-        character=monarch.pk, crown=record.name,
+        character=monarch.pk,
+        crown=record.name,
     )
     chronicle.flush()
     return monarch
@@ -776,7 +839,10 @@ def monarch_military_skill(
     mil = status.effective["mil"]
     box = DiceBox(campaign, source=source, by=by)
     avg_roll = box.roll(
-        eu.MILITARY_DICE, purpose="monarch_military", characters=[monarch], detail=f"MIL {mil}",
+        eu.MILITARY_DICE,
+        purpose="monarch_military",
+        characters=[monarch],
+        detail=f"MIL {mil}",
         entered=typed.take("average", eu.MILITARY_DICE, f"military skill roll of {monarch.display_name}"),
     )
     average, star = eu.military_average(military, mil, avg_roll.faces)
@@ -785,7 +851,11 @@ def monarch_military_skill(
     rolled: dict[str, Sequence[int]] = {}
     for name in (*eu.LEADER_VALUES, *((eu.SIEGE,) if star else ())):
         r = box.roll(
-            eu.MILITARY_DICE, purpose="monarch_leader", characters=[monarch], modifier=bonus.get(name, 0), detail=name,
+            eu.MILITARY_DICE,
+            purpose="monarch_leader",
+            characters=[monarch],
+            modifier=bonus.get(name, 0),
+            detail=name,
             entered=typed.take(name, eu.MILITARY_DICE, f"{name} roll of {monarch.display_name}"),
         )
         rolled[name] = r.faces
@@ -800,7 +870,9 @@ def monarch_military_skill(
     chronicle.add(
         "leader",
         f"{monarch.display_name} of {record.name} as a leader: " + ", ".join(f"{k} {v}" for k, v in values.items()) + ".",
-        character=monarch.pk, crown=record.name, values=values,
+        character=monarch.pk,
+        crown=record.name,
+        values=values,
     )
     box.flush()
     chronicle.flush()

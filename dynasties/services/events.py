@@ -118,8 +118,13 @@ def survival_event(
             tables["survival"], c.as_person(), campaign.current_year, extra_modifier=extra + penalties.get(c.pk, 0)
         )
         roll = box.roll(
-            br.SURVIVAL_DICE, purpose=reason, characters=[c], entered=typed.get(c.pk),
-            modifier=check.modifier, target=check.need, detail=f"age {check.age}",
+            br.SURVIVAL_DICE,
+            purpose=reason,
+            characters=[c],
+            entered=typed.get(c.pk),
+            modifier=check.modifier,
+            target=check.need,
+            detail=f"age {check.age}",
         )
         survived = br.survives(check, roll.faces)
         roll.outcome = "survived" if survived else "died"
@@ -144,8 +149,12 @@ def survival_event(
     world = World(campaign)
     successions_box = DiceBox(campaign, source=source, by=by, step=f"event:{reason}")
     new_reigns = resolve_successions(
-        world, successions_box, chronicle, tables,
-        entered=[list(f) for f in entered] if entered else None, pass_over=pass_over,
+        world,
+        successions_box,
+        chronicle,
+        tables,
+        entered=[list(f) for f in entered] if entered else None,
+        pass_over=pass_over,
     )
     titles_pass_on(world, chronicle)
     queens_accession_rebellions(world, new_reigns, chronicle)
@@ -221,16 +230,30 @@ def character_release(
         what = f"ransom of {who.display_name}"
         money = treasury.currency(campaign)  # Crowns in Blood Royale, ducats in the EU games
         treasury.post(
-            campaign, payer=payer, payee=captor, amount=ransom, kind=PostingKind.RANSOM, reason=what, character=who,
+            campaign,
+            payer=payer,
+            payee=captor,
+            amount=ransom,
+            kind=PostingKind.RANSOM,
+            reason=what,
+            character=who,
             check_funds=True,
         )
         chronicle.add(
-            "payment_owed", f"{ransom} {money} from the house of {payer.name} to the house of {captor.name}: {what}.",
-            readers=[payer.pk], dynasty=payer.pk, amount=-ransom, character=who.pk,
+            "payment_owed",
+            f"{ransom} {money} from the house of {payer.name} to the house of {captor.name}: {what}.",
+            readers=[payer.pk],
+            dynasty=payer.pk,
+            amount=-ransom,
+            character=who.pk,
         )
         chronicle.add(
-            "payment_owed", f"{ransom} {money} to the house of {captor.name} from the house of {payer.name}: {what}.",
-            readers=[captor.pk], dynasty=captor.pk, amount=ransom, character=who.pk,
+            "payment_owed",
+            f"{ransom} {money} to the house of {captor.name} from the house of {payer.name}: {what}.",
+            readers=[captor.pk],
+            dynasty=captor.pk,
+            amount=ransom,
+            character=who.pk,
         )
     who.prisoner_of = None
     who.save(update_fields=["prisoner_of"])

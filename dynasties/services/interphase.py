@@ -164,13 +164,15 @@ def _ransomed(campaign: Campaign, house: Dynasty, ids: Sequence[int]) -> list[Ch
         if who is None or who.controlled_by_id != house.pk or who.status != Status.ALIVE:
             raise RuleError(
                 f"{rules.LABELS['neutral_ransoms']}: #{pk} is not a living member of the house of {house.name}.",
-                code="invalid_interphase", fields={"neutral_ransoms": "not_of_the_house"},
+                code="invalid_interphase",
+                fields={"neutral_ransoms": "not_of_the_house"},
             )
         if who.prisoner_of_id is not None:
             raise RuleError(
                 f"{who.display_name} is a prisoner of the house of {who.prisoner_of}, not of the neutrals: his release "
                 "and ransom are entered by the GM.",
-                code="invalid_interphase", fields={"neutral_ransoms": "players_prisoner"},
+                code="invalid_interphase",
+                fields={"neutral_ransoms": "players_prisoner"},
             )
         out.append(who)
     return out
@@ -184,7 +186,8 @@ def _governed(campaign: Campaign, house: Dynasty, governed: Sequence[Mapping[str
     if not campaign.option("governing_provinces"):
         raise RuleError(
             "Governed provinces are optional rule G (Governing Provinces), which this campaign does not use.",
-            code="option_off", fields={"governed": "option_off"},
+            code="option_off",
+            fields={"governed": "option_off"},
         )
     out: list[rules.Governed] = []
     for item in governed:
@@ -196,26 +199,29 @@ def _governed(campaign: Campaign, house: Dynasty, governed: Sequence[Mapping[str
         )
         if title is None or title.holder is None or title.holder.status != Status.ALIVE:
             raise RuleError(
-                f"Governed provinces: {province or '(no name)'} has no living Governor (rule G: a title of the province, "
-                "held).",
-                code="invalid_interphase", fields={"governed": "no_governor"},
+                f"Governed provinces: {province or '(no name)'} has no living Governor (rule G: a title of the province, held).",
+                code="invalid_interphase",
+                fields={"governed": "no_governor"},
             )
         if house.crown and title.crown != house.crown:
             raise RuleError(
                 f"Governed provinces: {title.province} is a province of {title.crown}, not of {house.crown}.",
-                code="invalid_interphase", fields={"governed": "not_of_the_country"},
+                code="invalid_interphase",
+                fields={"governed": "not_of_the_country"},
             )
         holder = title.holder
         other = holder.controlled_by if holder.controlled_by_id not in (None, house.pk) else None
         present = bool(item.get("present", False))
-        out.append(rules.Governed(
-            province=title.province,
-            governor=holder.given_name,
-            house=other.pk if other is not None else None,
-            house_name=other.name if other is not None else "",
-            withheld=item.get("withheld", 0),
-            charisma=int((holder.characteristics or {}).get("charisma", 0)) if present else None,
-        ))
+        out.append(
+            rules.Governed(
+                province=title.province,
+                governor=holder.given_name,
+                house=other.pk if other is not None else None,
+                house_name=other.name if other is not None else "",
+                withheld=item.get("withheld", 0),
+                charisma=int((holder.characteristics or {}).get("charisma", 0)) if present else None,
+            )
+        )
     return tuple(out)
 
 
@@ -401,7 +407,8 @@ def interphase_run(
     summary = (
         "; ".join(
             f"{'+' if line.direction == rules.IN else '-'}{line.amount} {line.reason}"
-            for line in result.lines if line.house is None
+            for line in result.lines
+            if line.house is None
         )
         or "no money moved"
     )
@@ -428,7 +435,8 @@ def interphase_run(
             CHRONICLE_KIND,
             f"The Interphase of {house.crown or house.name}, {campaign.current_year}, for the house of "
             f"{houses[other].name}: "
-            + "; ".join(f"{'+' if x.direction == rules.IN else '-'}{x.amount} {x.reason}" for x, _ in theirs) + ".",
+            + "; ".join(f"{'+' if x.direction == rules.IN else '-'}{x.amount} {x.reason}" for x, _ in theirs)
+            + ".",
             readers=[other],
             dynasty=other,
             governed=True,
@@ -478,9 +486,12 @@ def cash_in_preview(
     _check_ruleset(campaign)
     house = _dynasty(campaign, dynasty)
     return rules.cash_in_lines(
-        basic_sets=basic_sets, semi_luxury_sets=semi_luxury_sets, luxury_sets=luxury_sets,
-        cash=balance(campaign, house), currency=currency(campaign),
-    )  # fmt: skip
+        basic_sets=basic_sets,
+        semi_luxury_sets=semi_luxury_sets,
+        luxury_sets=luxury_sets,
+        cash=balance(campaign, house),
+        currency=currency(campaign),
+    )
 
 
 @transaction.atomic
@@ -516,14 +527,23 @@ def cash_in_run(
             code="interphase_first",
         )
     result = rules.cash_in_lines(
-        basic_sets=basic_sets, semi_luxury_sets=semi_luxury_sets, luxury_sets=luxury_sets,
-        cash=balance(campaign, house), currency=currency(campaign),
-    )  # fmt: skip
+        basic_sets=basic_sets,
+        semi_luxury_sets=semi_luxury_sets,
+        luxury_sets=luxury_sets,
+        cash=balance(campaign, house),
+        currency=currency(campaign),
+    )
     postings: list[Posting] = []
     for line in result.lines:
         posting = post(
-            campaign, payer=None, payee=house, amount=line.amount, kind=line.kind, reason=line.reason, by=by,
-        )  # fmt: skip
+            campaign,
+            payer=None,
+            payee=house,
+            amount=line.amount,
+            kind=line.kind,
+            reason=line.reason,
+            by=by,
+        )
         assert posting is not None
         postings.append(posting)
     held = balance(campaign, house)

@@ -116,11 +116,13 @@ def _problems(
     if {groom.pk, bride.pk} & set(frozen or ()):
         problems.append(FROZEN_LINE)
     if bride.pk in widows:
-        problems.append(Problem(
-            f"{bride.display_name} is the widow of a King who died this turn; she retires at the Announcements "
-            "and never remarries (Survival, A5).",
-            WIFE,
-        ))
+        problems.append(
+            Problem(
+                f"{bride.display_name} is the widow of a King who died this turn; she retires at the Announcements "
+                "and never remarries (Survival, A5).",
+                WIFE,
+            )
+        )
     return problems
 
 
@@ -177,8 +179,10 @@ def marriage_terms_set(
     match.save(update_fields=["dowry", "money_readers", "alliance_title"])
     chronicle = Chronicle(campaign)
     chronicle.add(  # the dowry is a money term: the two houses and the GM read it
-        "betrothal", f"Terms for {match}: dowry {match.dowry or 'none'}; {match.alliance_title or 'no title'}.",
-        readers=houses, marriage=match.pk,
+        "betrothal",
+        f"Terms for {match}: dowry {match.dowry or 'none'}; {match.alliance_title or 'no title'}.",
+        readers=houses,
+        marriage=match.pk,
     )
     chronicle.flush()
     return match
@@ -216,9 +220,7 @@ def marriage_arrange_many(
     errors: list[str] = []
     raisers = {
         d.pk: d
-        for d in Dynasty.objects.filter(
-            campaign=campaign, pk__in=[m.children_raised_by for m in matches if m.children_raised_by]
-        )
+        for d in Dynasty.objects.filter(campaign=campaign, pk__in=[m.children_raised_by for m in matches if m.children_raised_by])
     }
     for m in matches:
         groom, bride = people[m.husband], people[m.wife]
@@ -246,7 +248,8 @@ def marriage_arrange_many(
                 dowry=m.dowry.strip()[:120],
                 # money terms are private: the two houses of the match (and the GM) read the dowry
                 money_readers=readers_text([people[m.husband].controlled_by_id, people[m.wife].controlled_by_id])
-                if m.dowry.strip() else "",
+                if m.dowry.strip()
+                else "",
                 alliance_title=m.alliance_title.strip()[:120],
             )
             for m in matches
@@ -284,8 +287,12 @@ def marriage_arrange(
 ) -> Marriage:
     """Arrange one match; see ``marriage_arrange_many``."""
     spec = Match(
-        _pk(husband), _pk(wife), husband_joins_wife, _pk(children_raised_by) if children_raised_by is not None else None,
-        dowry, alliance_title,
+        _pk(husband),
+        _pk(wife),
+        husband_joins_wife,
+        _pk(children_raised_by) if children_raised_by is not None else None,
+        dowry,
+        alliance_title,
     )
     [match] = marriage_arrange_many(campaign=campaign, matches=[spec], wed=wed, by=by)
     return match
@@ -407,17 +414,26 @@ def _wed_all(campaign: Campaign, matches: Sequence[Marriage], people: dict[int, 
 
 
 def _bloodline_dowry(
-    campaign: Campaign, match: Marriage, groom: Character, bride: Character, groom_house: Dynasty | None,
-    bride_house: Dynasty | None, chronicle: Chronicle,
+    campaign: Campaign,
+    match: Marriage,
+    groom: Character,
+    bride: Character,
+    groom_house: Dynasty | None,
+    bride_house: Dynasty | None,
+    chronicle: Chronicle,
 ) -> list[Posting]:
     """BloodLine dowries change hands at the wedding: an accepted minor-house offer's dowry from the
     suitor's house to the minor house; a standard alliance's 100 ducats from the bride's house to the
     groom's (a province given as dowry is recorded, not posted)."""
     from dynasties.models import MarriageOffer, OfferStatus
 
-    offer = MarriageOffer.objects.filter(
-        campaign=campaign, status=OfferStatus.ACCEPTED, minor_character__in=[groom, bride], suitor__in=[groom, bride]
-    ).select_related("suitor__controlled_by", "minor_character__controlled_by").first()
+    offer = (
+        MarriageOffer.objects.filter(
+            campaign=campaign, status=OfferStatus.ACCEPTED, minor_character__in=[groom, bride], suitor__in=[groom, bride]
+        )
+        .select_related("suitor__controlled_by", "minor_character__controlled_by")
+        .first()
+    )
     terms = _dowry_terms(match, offer, groom_house, bride_house)
     if terms is None:
         return []

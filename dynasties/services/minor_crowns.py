@@ -41,8 +41,11 @@ def roll_unmodified(box: DiceBox, character: Character, entered: Sequence[Sequen
     values: dict[str, int] = {}
     for n, name in enumerate(bl.CHARACTERISTICS):
         roll = box.roll(
-            bl.CHARACTERISTIC_DICE, purpose="characteristic", characters=[character],
-            entered=entered[n] if entered is not None else None, detail=name,
+            bl.CHARACTERISTIC_DICE,
+            purpose="characteristic",
+            characters=[character],
+            entered=entered[n] if entered is not None else None,
+            detail=name,
         )
         values[name] = bl.child_value(roll.faces[0], 0)
         roll.outcome = f"{name} {values[name]}"
@@ -74,8 +77,15 @@ def minor_monarch_replaced(
     while given_name(crown, "M", index) in used and index < 12:
         index += 1
     king = Character.objects.create(
-        campaign=world.campaign, given_name=given_name(crown, "M", index), sex="M", birth_year=born,
-        dynastic_name=house.name, birth_dynasty=house, controlled_by=house, characteristics={}, origin=Origin.RELATIVE,
+        campaign=world.campaign,
+        given_name=given_name(crown, "M", index),
+        sex="M",
+        birth_year=born,
+        dynastic_name=house.name,
+        birth_dynasty=house,
+        controlled_by=house,
+        characteristics={},
+        origin=Origin.RELATIVE,
     )
     king.characteristics = roll_unmodified(box, king, entered)
     king.save(update_fields=["characteristics"])

@@ -128,7 +128,8 @@ def _factors(world: World, minor: Character, suitor: Character, claimed: Sequenc
     false = [f for f in given if f in DERIVED_FACTORS and f not in derived]
     if false:
         raise IllegalOption(
-            "Not so: " + "; ".join(bl.DOWRY_FACTOR_LABELS[f] for f in false)
+            "Not so: "
+            + "; ".join(bl.DOWRY_FACTOR_LABELS[f] for f in false)
             + " is not true of this match (the records show who reigns and who is first in line)."
         )
     return bl.clean_dowry_factors(sorted(set(given) | derived))
@@ -154,16 +155,15 @@ def _offer_label(offer: MarriageOffer) -> str:
 
 
 @transaction.atomic
-def royal_marriage_box_set(
-    *, campaign: Campaign | int, crown: str, rating: int, by: AbstractBaseUser | None = None
-) -> Crown:
+def royal_marriage_box_set(*, campaign: Campaign | int, crown: str, rating: int, by: AbstractBaseUser | None = None) -> Crown:
     """Record a minor crown's Royal Marriage box rating (the base of its minimum dowry)."""
     campaign = lock_campaign(campaign)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     _bloodline(campaign)
     if isinstance(rating, bool) or not isinstance(rating, int) or rating < 1:
-        raise RuleError("The Royal Marriage box rating is a whole number of 1 or more.", code="invalid",
-                        fields={"rating": "invalid"})
+        raise RuleError(
+            "The Royal Marriage box rating is a whole number of 1 or more.", code="invalid", fields={"rating": "invalid"}
+        )
     world = World(campaign, living_only=True)
     if not is_minor_crown(world, crown):
         raise NotFound(f"There is no minor house's crown called {crown!r} in {campaign.name}.")
@@ -223,9 +223,7 @@ def offer_make(
     problems = marriage_check(campaign, husband, wife, wedding=False)
     if problems:
         raise IllegalMarriage(f"{man.display_name} and {minor.display_name}: {' '.join(problems)}")
-    if MarriageOffer.objects.filter(
-        campaign=campaign, minor_character=minor, suitor=man, status=OfferStatus.OPEN
-    ).exists():
+    if MarriageOffer.objects.filter(campaign=campaign, minor_character=minor, suitor=man, status=OfferStatus.OPEN).exists():
         raise IllegalMarriage(
             f"{man.display_name} already has an open offer for {minor.display_name}; withdraw it before making another."
         )
@@ -240,8 +238,14 @@ def offer_make(
             fields={"dowry": f"at least {least}"},
         )
     offer = MarriageOffer.objects.create(
-        campaign=campaign, year=campaign.current_year, minor_character=minor, suitor=man, dowry=dowry,
-        with_title=with_title, stays_in_minor=stays_in_minor, factors=list(applied),
+        campaign=campaign,
+        year=campaign.current_year,
+        minor_character=minor,
+        suitor=man,
+        dowry=dowry,
+        with_title=with_title,
+        stays_in_minor=stays_in_minor,
+        factors=list(applied),
     )
     chronicle = Chronicle(campaign)
     chronicle.add(
@@ -274,7 +278,8 @@ def offer_withdraw(
     found.save(update_fields=["status", "note"])
     chronicle = Chronicle(campaign)
     chronicle.add(
-        "minor_offer", f"The offer of {found.suitor.display_name} for {found.minor_character.display_name} is withdrawn.",
+        "minor_offer",
+        f"The offer of {found.suitor.display_name} for {found.minor_character.display_name} is withdrawn.",
         offer=found.pk,
     )
     chronicle.flush()
@@ -303,9 +308,14 @@ def _candidates(world: World, frozen: Collection[int]) -> list[Character]:
     houses = {pk for pk, d in world.dynasties.items() if d.kind == DynastyKind.MINOR}
     matched = {pk for m in world.open_marriages for pk in (m.husband_id, m.wife_id)}
     chosen = [
-        c for c in world.in_play()
-        if c.controlled_by_id in houses and c.birth_dynasty_id == c.controlled_by_id and c.pk not in matched
-        and c.pk not in frozen and c.prisoner_of_id is None and c.effective_age(world.year) >= bl.MINOR_MARRIAGE_AGE
+        c
+        for c in world.in_play()
+        if c.controlled_by_id in houses
+        and c.birth_dynasty_id == c.controlled_by_id
+        and c.pk not in matched
+        and c.pk not in frozen
+        and c.prisoner_of_id is None
+        and c.effective_age(world.year) >= bl.MINOR_MARRIAGE_AGE
     ]
     order = bl.resolution_order([(c.pk, c.birth_year, c.birth_order) for c in chosen])
     return [world.characters[pk] for pk in order]
@@ -354,10 +364,15 @@ def _noble_spouse(
     sex = "F" if minor.sex == "M" else "M"
     crown = house.crown
     spouse = Character.objects.create(
-        campaign=world.campaign, given_name=given_name(crown, sex, minor.pk % 7 + 1), sex=sex,
+        campaign=world.campaign,
+        given_name=given_name(crown, sex, minor.pk % 7 + 1),
+        sex=sex,
         birth_year=min(minor.birth_year, world.year - bl.MINOR_MARRIAGE_AGE),
-        dynastic_name=spouse_dynastic_name(crown, house.name), birth_dynasty=None, controlled_by=house,
-        characteristics={}, origin=Origin.CREATED,
+        dynastic_name=spouse_dynastic_name(crown, house.name),
+        birth_dynasty=None,
+        controlled_by=house,
+        characteristics={},
+        origin=Origin.CREATED,
     )
     spouse.characteristics = roll_unmodified(box, spouse, entered)
     spouse.save(update_fields=["characteristics"])
@@ -420,8 +435,11 @@ def offers_resolve(
             else:
                 offer.status, offer.note = OfferStatus.REJECTED, why[:200]
                 chronicle.add(
-                    "minor_offer", f"{house.name} of {house.crown or 'no crown'} declines {_suitor(world, offer)}'s offer "
-                    f"for {minor.display_name}: {why}.", offer=offer.pk, dynasty=house.pk,
+                    "minor_offer",
+                    f"{house.name} of {house.crown or 'no crown'} declines {_suitor(world, offer)}'s offer "
+                    f"for {minor.display_name}: {why}.",
+                    offer=offer.pk,
+                    dynasty=house.pk,
                 )
             closed.append(offer)
         rejected = tuple(o for o in offers if o is not chosen)
@@ -431,21 +449,32 @@ def offers_resolve(
             husband, wife = _couple(minor, suitor)
             mover = suitor if chosen.stays_in_minor else minor
             raiser = house.pk if chosen.stays_in_minor else suitor.controlled_by_id
-            matches.append(Match(
-                husband.pk, wife.pk, husband_joins_wife=mover.pk == husband.pk, children_raised_by=raiser,
-                dowry=f"{chosen.dowry} ducats", alliance_title=f"a title for {minor.display_name}" if chosen.with_title else "",
-            ))
+            matches.append(
+                Match(
+                    husband.pk,
+                    wife.pk,
+                    husband_joins_wife=mover.pk == husband.pk,
+                    children_raised_by=raiser,
+                    dowry=f"{chosen.dowry} ducats",
+                    alliance_title=f"a title for {minor.display_name}" if chosen.with_title else "",
+                )
+            )
             chronicle.add(
                 "minor_offer",
                 f"{house.name} of {house.crown or 'no crown'} accepts {suitor.display_name}'s offer for {minor.display_name} "
                 f"({_offer_label(chosen)}): {mover.display_name} is to join the house of "
                 f"{(house if chosen.stays_in_minor else world.dynasties[suitor.controlled_by_id or 0]).name}.",
-                offer=chosen.pk, dynasty=house.pk, character=minor.pk,
+                offer=chosen.pk,
+                dynasty=house.pk,
+                character=minor.pk,
             )
             results.append(MinorResolution(minor, house, "betrothed", offer=chosen, rejected=rejected))
             continue
         roll = box.roll(
-            bl.MINOR_NOBILITY_DICE, purpose="minor_nobility", characters=[minor], target=bl.MINOR_NOBILITY_FROM,
+            bl.MINOR_NOBILITY_DICE,
+            purpose="minor_nobility",
+            characters=[minor],
+            target=bl.MINOR_NOBILITY_FROM,
             detail=minor.display_name[:60],
         )
         if bl.minor_nobility_marries(roll.faces):
@@ -453,8 +482,13 @@ def offers_resolve(
             spouse = _noble_spouse(world, box, minor, house, None)
             husband, wife = _couple(minor, spouse)
             marriage = Marriage.objects.create(
-                campaign=campaign, husband=husband, wife=wife, arranged_year=world.year, wedding_year=world.year,
-                husband_joins_wife=minor.sex == "F", children_raised_by=house,
+                campaign=campaign,
+                husband=husband,
+                wife=wife,
+                arranged_year=world.year,
+                wedding_year=world.year,
+                husband_joins_wife=minor.sex == "F",
+                children_raised_by=house,
             )
             world.open_marriages.append(marriage)
             chronicle.add(
@@ -462,17 +496,21 @@ def offers_resolve(
                 f"{minor.display_name} ({minor.age(world.year)}), with no acceptable offer, marries into the nobility of "
                 f"{house.crown or house.name}: {spouse.display_name} ({spouse.age(world.year)}), {stats_text(spouse)} "
                 f"(1d10: {roll.faces[0]}).",
-                marriage=marriage.pk, dynasty=house.pk, character=minor.pk,
+                marriage=marriage.pk,
+                dynasty=house.pk,
+                character=minor.pk,
             )
-            results.append(MinorResolution(minor, house, "nobility", marriage=marriage, spouse=spouse, roll=roll,
-                                           rejected=rejected))
+            results.append(
+                MinorResolution(minor, house, "nobility", marriage=marriage, spouse=spouse, roll=roll, rejected=rejected)
+            )
         else:
             roll.outcome = "does not marry"
             chronicle.add(
                 "minor_offer",
                 f"{minor.display_name} of {house.name}, with no acceptable offer, does not marry this turn "
                 f"(1d10: {roll.faces[0]}; 6-10 marries into the nobility).",
-                dynasty=house.pk, character=minor.pk,
+                dynasty=house.pk,
+                character=minor.pk,
             )
             results.append(MinorResolution(minor, house, "unmarried", roll=roll, rejected=rejected))
     if closed:

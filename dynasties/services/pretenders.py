@@ -53,10 +53,7 @@ def _only_son_of(world: World, character: Character) -> str | None:
     for parent_id in (character.father_id, character.mother_id):
         if parent_id is None or parent_id not in reigning:
             continue
-        sons = [
-            c.pk for c in world.in_play()
-            if c.sex == "M" and c.legitimate and parent_id in (c.father_id, c.mother_id)
-        ]
+        sons = [c.pk for c in world.in_play() if c.sex == "M" and c.legitimate and parent_id in (c.father_id, c.mother_id)]
         if sons == [character.pk]:
             parent = world.characters[parent_id]
             return f"{royal_title(parent)} {parent.display_name} of {reigning[parent_id].crown}"
@@ -67,16 +64,13 @@ def _event_cards(campaign: Campaign, what: str) -> None:
     """Pretenders and bastards come from Blood Royale's event cards: the EU rulesets have none."""
     if not campaign.rules.pretenders:
         raise RuleError(
-            f"{what} come from Blood Royale's event cards; a campaign of the {campaign.get_ruleset_display()} "
-            "ruleset has none.",
+            f"{what} come from Blood Royale's event cards; a campaign of the {campaign.get_ruleset_display()} ruleset has none.",
             code="not_in_ruleset",
         )
 
 
 @transaction.atomic
-def pretender_declare(
-    *, campaign: Campaign | int, character: Character | int, by: AbstractBaseUser | None = None
-) -> Character:
+def pretender_declare(*, campaign: Campaign | int, character: Character | int, by: AbstractBaseUser | None = None) -> Character:
     """Event cards 18-22: the character (15 or more, not the monarch's only son) becomes a Pretender
     and passes to the player on the left of the house controlling him, with his wife and his
     children under 15 that house controls; a female Pretender's husband is returned to his house of
@@ -116,7 +110,8 @@ def pretender_declare(
         elif spouse.birth_dynasty_id is not None and spouse.birth_dynasty_id != home.pk:
             returned = spouse
     moved += [
-        c for c in world.in_play()
+        c
+        for c in world.in_play()
         if pretender.pk in (c.father_id, c.mother_id)
         and c.age(year) < br.PRETENDER_CHILDREN_UNDER
         and c.controlled_by_id == home.pk
@@ -152,9 +147,7 @@ def pretender_declare(
 
 
 @transaction.atomic
-def pretender_buy_back(
-    *, campaign: Campaign | int, character: Character | int, by: AbstractBaseUser | None = None
-) -> Character:
+def pretender_buy_back(*, campaign: Campaign | int, character: Character | int, by: AbstractBaseUser | None = None) -> Character:
     """For a 'bribe' of 50 Crowns the Pretender's original house buys back the Pretender, the
     spouse and the unmarried children the other house controls. All sins are forgiven."""
     campaign = lock_campaign(campaign)
@@ -164,8 +157,7 @@ def pretender_buy_back(
         raise RuleError(f"{pretender.display_name} is not a Pretender: there is nobody to buy back.", code="not_pretender")
     if pretender.status != Status.ALIVE:
         raise RuleError(
-            f"{pretender.display_name} is {pretender.get_status_display().lower()}: only a living Pretender can be "
-            "bought back.",
+            f"{pretender.display_name} is {pretender.get_status_display().lower()}: only a living Pretender can be bought back.",
             code="not_in_play",
         )
     world = World(campaign, living_only=True)
@@ -183,7 +175,8 @@ def pretender_buy_back(
     if spouse is not None and spouse.controlled_by_id == holder.pk and spouse.pk not in reigning:
         moved.append(spouse)
     moved += [
-        c for c in world.in_play()
+        c
+        for c in world.in_play()
         if pretender.pk in (c.father_id, c.mother_id)
         and c.controlled_by_id == holder.pk
         and c.pk not in reigning
@@ -194,8 +187,13 @@ def pretender_buy_back(
     pretender.save(update_fields=["pretender_of"])
     chronicle = Chronicle(campaign)
     treasury.post(
-        campaign, payer=home, payee=None, amount=br.PRETENDER_BUY_BACK_CROWNS, kind=PostingKind.BUY_BACK,
-        reason=f"buying back the Pretender {pretender.display_name}", character=pretender,
+        campaign,
+        payer=home,
+        payee=None,
+        amount=br.PRETENDER_BUY_BACK_CROWNS,
+        kind=PostingKind.BUY_BACK,
+        reason=f"buying back the Pretender {pretender.display_name}",
+        character=pretender,
     )
     chronicle.add(
         "payment_owed",
@@ -268,9 +266,19 @@ def bastard_create(
     name = (given_name or "").strip()[:60] or suggested_name(reign.crown, "M", sons + 1)
     order = 1 + Character.objects.filter(campaign=campaign, father=king, birth_year=born).count()
     child = Character.objects.create(
-        campaign=campaign, given_name=name, sex="M", birth_year=born, birth_order=order, father=king, mother=None,
-        dynastic_name=king.dynastic_name, birth_dynasty=right, controlled_by=right, characteristics={},
-        origin=Origin.BORN, legitimate=False,
+        campaign=campaign,
+        given_name=name,
+        sex="M",
+        birth_year=born,
+        birth_order=order,
+        father=king,
+        mother=None,
+        dynastic_name=king.dynastic_name,
+        birth_dynasty=right,
+        controlled_by=right,
+        characteristics={},
+        origin=Origin.BORN,
+        legitimate=False,
     )
     box = DiceBox(campaign, source=source, by=by)
     child.characteristics = roll_characteristics(box, child, load_tables(campaign)["characteristic_bands"], entered=entered)

@@ -106,15 +106,21 @@ def birth_terms(campaign: Campaign) -> BirthTerms:
     ruleset = campaign.rules
     if ruleset.effective_ages:
         return BirthTerms(
-            birth_dice=bl.BIRTH_DICE, sex_dice=bl.SEX_DICE, characteristic_dice=bl.CHARACTERISTIC_DICE,
-            characteristic_labels=("ADM", "DIP", "MIL"), child_on=dice_must_show(bl.BIRTH_DICE, bl.BIRTH_MORE_THAN + 1),
+            birth_dice=bl.BIRTH_DICE,
+            sex_dice=bl.SEX_DICE,
+            characteristic_dice=bl.CHARACTERISTIC_DICE,
+            characteristic_labels=("ADM", "DIP", "MIL"),
+            child_on=dice_must_show(bl.BIRTH_DICE, bl.BIRTH_MORE_THAN + 1),
             sex_rule="1-5 a boy, 6-10 a girl",
-        )  # fmt: skip
+        )
     return BirthTerms(
-        birth_dice=ruleset.birth_dice, sex_dice=br.SEX_DICE, characteristic_dice=br.CHARACTERISTIC_DICE,
+        birth_dice=ruleset.birth_dice,
+        sex_dice=br.SEX_DICE,
+        characteristic_dice=br.CHARACTERISTIC_DICE,
         characteristic_labels=("Strength or Guile", "Constitution", "Charisma"),
-        child_on=dice_must_show(br.BIRTH_DICE, br.BIRTH_TARGET), sex_rule="1-3 a boy, 4-6 a girl",
-    )  # fmt: skip
+        child_on=dice_must_show(br.BIRTH_DICE, br.BIRTH_TARGET),
+        sex_rule="1-3 a boy, 4-6 a girl",
+    )
 
 
 @dataclass(frozen=True)
@@ -235,9 +241,12 @@ def births_board(campaign: Campaign) -> BirthsBoard:
                 f"{bl.birth_penalty(n + 1) - bl.birth_penalty(n):+d} on this turn's survival roll"
             )
             survival = _wife_survival(
-                wives.get(wife.pk), bl.SURVIVAL_DICE, bl.birth_penalty(n + 1) - bl.birth_penalty(n),
-                bl.EXTRA_ATTEMPT_YEARS, tables[bl.SURVIVAL],
-            )  # fmt: skip
+                wives.get(wife.pk),
+                bl.SURVIVAL_DICE,
+                bl.birth_penalty(n + 1) - bl.birth_penalty(n),
+                bl.EXTRA_ATTEMPT_YEARS,
+                tables[bl.SURVIVAL],
+            )
         else:
             extra = br.birth_penalty(n + 1) - br.birth_penalty(n)
             con = int((wife.characteristics or {}).get("constitution", 0))
@@ -353,10 +362,17 @@ def survival_board(campaign: Campaign) -> SurvivalBoard:
         text = dice_must_show(dice, roll.target, roll.modifier) if roll.target is not None and not bloodline else roll.detail
         rows.append(
             SurvivalRow(
-                character, character.age(year), roll.target, roll.modifier, 0, odds, text, roll,
+                character,
+                character.age(year),
+                roll.target,
+                roll.modifier,
+                0,
+                odds,
+                text,
+                roll,
                 character.status == Status.DEAD,
             )
-        )  # fmt: skip
+        )
     rows = [replace(r, house=world.dynasties.get(r.character.controlled_by_id or 0)) for r in rows]
     if STEP_ORDER.index(Step(campaign.step)) > STEP_ORDER.index(Step.SURVIVAL):
         rows = [r for r in rows if r.rolled]  # closed: those who rolled (not the people made since)
@@ -431,9 +447,14 @@ def succession_decisions(campaign: Campaign, role: str, dynasty: int | None) -> 
     out = []
     for due in successions_due(campaign):
         player = due.line.player if due.line is not None else None
-        out.append(SuccessionDecision(
-            due, player, choices.get(due.crown), may_decide_succession(role, dynasty, player.pk if player is not None else None)
-        ))  # fmt: skip
+        out.append(
+            SuccessionDecision(
+                due,
+                player,
+                choices.get(due.crown),
+                may_decide_succession(role, dynasty, player.pk if player is not None else None),
+            )
+        )
     return out
 
 
@@ -441,7 +462,10 @@ def dead_regents(campaign: Campaign) -> list[Reign]:
     """Regencies whose regent died: the Survival finish names a new regent."""
     return list(
         Reign.objects.filter(
-            campaign=campaign, end_year__isnull=True, regent__isnull=False, regency_end_year__isnull=True,
+            campaign=campaign,
+            end_year__isnull=True,
+            regent__isnull=False,
+            regency_end_year__isnull=True,
             regent__status=Status.DEAD,
         ).select_related("holder", "regent")
-    )  # fmt: skip
+    )

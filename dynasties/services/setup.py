@@ -202,15 +202,27 @@ def starting_family(
     if aristocratic:
         children_specs = children_specs[-1:]  # A9: the aristocratic family starts with one child of 5
     king = Character.objects.create(
-        campaign=campaign, given_name=given_name(crown, "M", 0), sex="M", birth_year=king_spec.birth_year,
-        dynastic_name=dynasty.name, birth_dynasty=dynasty, controlled_by=dynasty,
-        characteristics=br.normal_characteristics("M"), origin=Origin.SETUP,
+        campaign=campaign,
+        given_name=given_name(crown, "M", 0),
+        sex="M",
+        birth_year=king_spec.birth_year,
+        dynastic_name=dynasty.name,
+        birth_dynasty=dynasty,
+        controlled_by=dynasty,
+        characteristics=br.normal_characteristics("M"),
+        origin=Origin.SETUP,
         prince_piece="K" if reign and not aristocratic else "",
     )
     queen = Character.objects.create(
-        campaign=campaign, given_name=given_name(crown, "F", 0), sex="F", birth_year=queen_spec.birth_year,
-        dynastic_name=spouse_dynastic_name(crown, dynasty.name), birth_dynasty=None, controlled_by=dynasty,
-        characteristics=br.normal_characteristics("F"), origin=Origin.SETUP,
+        campaign=campaign,
+        given_name=given_name(crown, "F", 0),
+        sex="F",
+        birth_year=queen_spec.birth_year,
+        dynastic_name=spouse_dynastic_name(crown, dynasty.name),
+        birth_dynasty=None,
+        controlled_by=dynasty,
+        characteristics=br.normal_characteristics("F"),
+        origin=Origin.SETUP,
     )
     if king_spec.rolled_characteristics:
         king.characteristics = roll_characteristics(box, king, bands, queue)
@@ -224,8 +236,10 @@ def starting_family(
     if reign and not aristocratic:
         Reign.objects.create(campaign=campaign, crown=crown, holder=king, start_year=start)
     names_used = {"M": 1, "F": 1}
-    lines = [f"{king.display_name}, born {king.birth_year}" + (" (King)" if not aristocratic else ""),
-             f"{queen.display_name}, born {queen.birth_year}"]
+    lines = [
+        f"{king.display_name}, born {king.birth_year}" + (" (King)" if not aristocratic else ""),
+        f"{queen.display_name}, born {queen.birth_year}",
+    ]
     if not reign:
         lines[0] = f"{king.display_name}, born {king.birth_year}"
     for spec in children_specs:
@@ -233,9 +247,17 @@ def starting_family(
         sex = br.sex_from_faces(roll.faces)
         roll.outcome = "boy" if sex == "M" else "girl"
         child = Character.objects.create(
-            campaign=campaign, given_name=given_name(crown, sex, names_used[sex]), sex=sex,
-            birth_year=spec.birth_year, father=king, mother=queen, dynastic_name=dynasty.name,
-            birth_dynasty=dynasty, controlled_by=dynasty, characteristics={}, origin=Origin.SETUP,
+            campaign=campaign,
+            given_name=given_name(crown, sex, names_used[sex]),
+            sex=sex,
+            birth_year=spec.birth_year,
+            father=king,
+            mother=queen,
+            dynastic_name=dynasty.name,
+            birth_dynasty=dynasty,
+            controlled_by=dynasty,
+            characteristics={},
+            origin=Origin.SETUP,
         )
         names_used[sex] += 1
         box.add_subject(roll, child)

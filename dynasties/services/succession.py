@@ -66,15 +66,19 @@ def resolve_successions(
     for reign in list(world.open_reigns()):
         holder = world.characters[reign.holder_id]
         if holder.status == Status.DEAD:
-            new_reigns.append(_succeed(
-                world, reign, box, chronicle, tables, entered, wanted.pop(reign.crown, []),
-                barred_by_union=union_barred.get(reign.crown, set()),
-            ))  # fmt: skip
-        elif (
-            reign.regent_id
-            and reign.regency_end_year is None
-            and world.characters[reign.regent_id].status != Status.ALIVE
-        ):
+            new_reigns.append(
+                _succeed(
+                    world,
+                    reign,
+                    box,
+                    chronicle,
+                    tables,
+                    entered,
+                    wanted.pop(reign.crown, []),
+                    barred_by_union=union_barred.get(reign.crown, set()),
+                )
+            )
+        elif reign.regent_id and reign.regency_end_year is None and world.characters[reign.regent_id].status != Status.ALIVE:
             regent = _choose_regent(world, reign, holder, holder, box, chronicle, tables, entered)
             reign.regent = regent
             reign.save(update_fields=["regent"])
@@ -86,10 +90,18 @@ def resolve_successions(
         if not killed:
             break
         for reign in killed:
-            new_reigns.append(_succeed(
-                world, reign, box, chronicle, tables, entered, wanted.pop(reign.crown, []),
-                barred_by_union=more.get(reign.crown, set()),
-            ))  # fmt: skip
+            new_reigns.append(
+                _succeed(
+                    world,
+                    reign,
+                    box,
+                    chronicle,
+                    tables,
+                    entered,
+                    wanted.pop(reign.crown, []),
+                    barred_by_union=more.get(reign.crown, set()),
+                )
+            )
     if wanted:
         raise RuleError(
             f"No monarch of {', '.join(sorted(wanted))} has died: there is no succession in which to pass anyone over.",
@@ -108,7 +120,9 @@ def _annexations_end(world: World) -> None:
     for reign in list(world.open_reigns()):
         record = world.crowns.get(reign.crown)
         if (
-            record is None or record.union_with_id is not None or record.home_dynasty_id is None
+            record is None
+            or record.union_with_id is not None
+            or record.home_dynasty_id is None
             or record.controlled_by_id == record.home_dynasty_id
             or world.characters[reign.holder_id].status != Status.DEAD
         ):
@@ -147,8 +161,10 @@ def _unions_end(world: World, chronicle: Chronicle) -> None:
             partner.union_since = None
             partner.save(update_fields=["union_with", "union_since"])
         who = queen if queen.status == Status.DEAD else king
-        text = f"The Dynastic Union of {record.name} and {partner.name if partner else '?'} ends with the death of " \
-               f"{who.display_name if who else 'the King'}: {record.name} goes back to the house of {home.name if home else '?'}"
+        text = (
+            f"The Dynastic Union of {record.name} and {partner.name if partner else '?'} ends with the death of "
+            f"{who.display_name if who else 'the King'}: {record.name} goes back to the house of {home.name if home else '?'}"
+        )
         if queen.status != Status.DEAD and home is not None:
             if queen.controlled_by_id != home.pk:
                 control.move(world.campaign, queen, home, "union_ends")
@@ -172,7 +188,8 @@ def _union_children_barred(world: World) -> dict[str, set[int]]:
         barred: set[int] = set()
         for m in Marriage.objects.filter(wife_id=late.pk, wedding_year__isnull=False).order_by("pk"):
             if any(
-                r.holder_id == m.husband_id and r.crown != reign.crown
+                r.holder_id == m.husband_id
+                and r.crown != reign.crown
                 and (_standing_union(world, reign, r) or _reigned_together(m, reign, r, late.death_year))
                 for r in world.reigns
             ):
@@ -192,6 +209,7 @@ def _reigned_together(match: Marriage, hers: Reign, his: Reign, her_death: int |
     """Whether both spouses reigned, married, at one moment. Within a turn deaths come first
     (Survival), then reigns begin (Succession), then weddings (Interphase): a King who succeeds in
     the turn his Queen died never reigned with her; a reign or marriage ends with the death."""
+
     def span(start: int, end: int | None, begins: float) -> tuple[float, float]:
         return start + begins, end + 0.2 if end is not None else float("inf")
 
@@ -372,9 +390,14 @@ def _succeed(
     match = _match_of(world, heir, spouse) if pays and spouse is not None else None
     if match is not None and spouse is not None and spouse.birth_dynasty_id is not None and not _match_paid(match, spouse):
         treasury.post(
-            world.campaign, payer=None, payee=spouse.birth_dynasty_id, amount=br.MONARCH_MATCH_CROWNS,
-            kind=PostingKind.MONARCH_MATCH, reason=f"{spouse.display_name} is married to the new {title(heir)} of {crown}",
-            character=spouse, marriage=match,
+            world.campaign,
+            payer=None,
+            payee=spouse.birth_dynasty_id,
+            amount=br.MONARCH_MATCH_CROWNS,
+            kind=PostingKind.MONARCH_MATCH,
+            reason=f"{spouse.display_name} is married to the new {title(heir)} of {crown}",
+            character=spouse,
+            marriage=match,
         )
         chronicle.add(
             "payment_owed",
@@ -416,8 +439,13 @@ def _match_paid(match: Marriage, spouse: Character) -> bool:
     character succeeds to the throne': once per match - not again when the monarch comes to a second
     throne (nor at a succession after a wedding to a reigning monarch). A payment undone by a reversal
     does not count; postings older than the marriage link are found by the spouse and the years."""
-    paid = Posting.objects.filter(campaign_id=match.campaign_id, kind=PostingKind.MONARCH_MATCH, reversed_by__isnull=True,
-                                  reverses__isnull=True, payee_id=spouse.birth_dynasty_id)
+    paid = Posting.objects.filter(
+        campaign_id=match.campaign_id,
+        kind=PostingKind.MONARCH_MATCH,
+        reversed_by__isnull=True,
+        reverses__isnull=True,
+        payee_id=spouse.birth_dynasty_id,
+    )
     return paid.filter(Q(marriage=match) | Q(marriage__isnull=True, character=spouse, year__gte=match.wedding_year or 0)).exists()
 
 
@@ -447,15 +475,28 @@ def _pass_over(
         if player is not None:
             modifiers.append(
                 Modifier(
-                    campaign=world.campaign, kind=ModifierKind.USURPER_STRENGTH, value=cost.usurper_strength,
-                    crown=crown, dynasty=player, claimant=claimant, reason=label, start_year=year,
+                    campaign=world.campaign,
+                    kind=ModifierKind.USURPER_STRENGTH,
+                    value=cost.usurper_strength,
+                    crown=crown,
+                    dynasty=player,
+                    claimant=claimant,
+                    reason=label,
+                    start_year=year,
                 )
             )
         if holder is not None and holder != player:
             modifiers.append(
                 Modifier(
-                    campaign=world.campaign, kind=ModifierKind.RIVAL_STRENGTH, value=cost.rival_strength,
-                    crown=crown, dynasty=holder, against=player, claimant=claimant, reason=label, start_year=year,
+                    campaign=world.campaign,
+                    kind=ModifierKind.RIVAL_STRENGTH,
+                    value=cost.rival_strength,
+                    crown=crown,
+                    dynasty=holder,
+                    against=player,
+                    claimant=claimant,
+                    reason=label,
+                    start_year=year,
                 )
             )
         chronicle.add(
@@ -468,9 +509,7 @@ def _pass_over(
         )
     if any(cost.charisma_roll for _, cost in skipped):
         faces = entered.pop(0) if entered else None
-        roll = box.roll(
-            br.CHARISMA_LOSS_DICE, purpose="charisma_loss", characters=[heir], entered=faces, detail=crown
-        )
+        roll = box.roll(br.CHARISMA_LOSS_DICE, purpose="charisma_loss", characters=[heir], entered=faces, detail=crown)
         loss = br.charisma_loss(roll.faces)
         roll.outcome = f"charisma {loss:+d}"
         heir.characteristics = {**heir.characteristics, "charisma": int(heir.characteristics.get("charisma", 0)) + loss}
@@ -478,8 +517,13 @@ def _pass_over(
         world.refresh_person(heir)
         modifiers.append(
             Modifier(
-                campaign=world.campaign, kind=ModifierKind.CHARISMA_LOSS, value=loss, crown=crown,
-                character=heir, reason=f"{heir.display_name} took the crown of {crown} over a rightful heir", start_year=year,
+                campaign=world.campaign,
+                kind=ModifierKind.CHARISMA_LOSS,
+                value=loss,
+                crown=crown,
+                character=heir,
+                reason=f"{heir.display_name} took the crown of {crown} over a rightful heir",
+                start_year=year,
             )
         )
         chronicle.add(
@@ -494,10 +538,7 @@ def _exile(world: World, claimant: Character, left: Dynasty, chronicle: Chronicl
     """Rule C: the deposed heir, spouse and children pass to the player on the left, in exile."""
     spouse = world.spouse_of(claimant.pk)
     moved = [claimant] + ([spouse] if spouse else [])
-    moved += [
-        c for c in world.characters.values()
-        if c.status == Status.ALIVE and claimant.pk in (c.father_id, c.mother_id)
-    ]
+    moved += [c for c in world.characters.values() if c.status == Status.ALIVE and claimant.pk in (c.father_id, c.mother_id)]
     for character in moved:
         control.move(world.campaign, character, left, "left_house")
         character.prince_piece = ""
@@ -557,7 +598,8 @@ def _annex(world: World, heir: Character, record: Crown, worn: Crown, chronicle:
         "return",
         f"{heir.display_name}, {title(heir)} of {worn.name}, is also {title(heir)} of {record.name}: the house of "
         f"{holder_player.name} controls both crowns"
-        + (f" and the house of {home.name} is landless" if home is not None and home != holder_player else "") + ".",
+        + (f" and the house of {home.name} is landless" if home is not None and home != holder_player else "")
+        + ".",
         dynasty=holder_player.pk,
         character=heir.pk,
         crown=record.name,
@@ -565,7 +607,12 @@ def _annex(world: World, heir: Character, record: Crown, worn: Crown, chronicle:
 
 
 def _move_family(
-    world: World, head: Character, spouse: Character | None, dynasty: Dynasty, *, all_children: bool = False,
+    world: World,
+    head: Character,
+    spouse: Character | None,
+    dynasty: Dynasty,
+    *,
+    all_children: bool = False,
     cause: str = "succession",
 ) -> None:
     """The head, the spouse and 'any children of the marriage' come to ``dynasty`` (A7): every living
@@ -577,8 +624,10 @@ def _move_family(
         moved.append(spouse)
         house = head.controlled_by_id
         children = [
-            c for c in world.characters.values()
-            if c.status == Status.ALIVE and {c.father_id, c.mother_id} == {head.pk, spouse.pk}
+            c
+            for c in world.characters.values()
+            if c.status == Status.ALIVE
+            and {c.father_id, c.mother_id} == {head.pk, spouse.pk}
             and (all_children or c.controlled_by_id == house or world.spouse_of(c.pk) is None)
         ]
         moved += children
@@ -636,7 +685,12 @@ def crowns_join(world: World, *, queen_crown: Crown, king_crown: Crown, chronicl
 
 
 def _bloodline_union(
-    world: World, queen_crown: Crown, king_crown: Crown, queen: Character, king: Character, king_player: Dynasty | None,
+    world: World,
+    queen_crown: Crown,
+    king_crown: Crown,
+    queen: Character,
+    king: Character,
+    king_player: Dynasty | None,
     chronicle: Chronicle,
 ) -> None:
     """BloodLine's Dynastic Union (see ``crowns_join``)."""
@@ -732,9 +786,11 @@ def _choose_regent(
     created (A7)."""
     year = world.year
     dynasty = world.crown_dynasty(reign.crown)
-    partners = Marriage.objects.filter(campaign=world.campaign, ended_year=year).filter(
-        Q(husband=late) | Q(wife=late)
-    ).values_list("husband_id", "wife_id")
+    partners = (
+        Marriage.objects.filter(campaign=world.campaign, ended_year=year)
+        .filter(Q(husband=late) | Q(wife=late))
+        .values_list("husband_id", "wife_id")
+    )
     widow_ids = {pk for pair in partners for pk in pair} - {late.pk}
     chosen, _ = default_regent(world, reign.crown, heir.pk, widow_ids)
     if chosen is not None:
@@ -742,9 +798,15 @@ def _choose_regent(
     born = br.baron_birth_year(late.as_person(), year)
     crown = reign.crown
     baron = Character.objects.create(
-        campaign=world.campaign, given_name=given_name(crown, "M", 3), sex="M", birth_year=born,
-        dynastic_name=late.dynastic_name, birth_dynasty=dynasty, controlled_by=dynasty,
-        characteristics={}, origin=Origin.BARON,
+        campaign=world.campaign,
+        given_name=given_name(crown, "M", 3),
+        sex="M",
+        birth_year=born,
+        dynastic_name=late.dynastic_name,
+        birth_dynasty=dynasty,
+        controlled_by=dynasty,
+        characteristics={},
+        origin=Origin.BARON,
     )
     baron.characteristics = roll_characteristics(box, baron, tables["characteristic_bands"], entered)
     baron.save(update_fields=["characteristics"])
@@ -772,17 +834,32 @@ def create_relative(
     plan = br.relative_plan(late.as_person(), year)
     crown = dynasty.crown if dynasty else ""
     relative = Character.objects.create(
-        campaign=world.campaign, given_name=given_name(crown, "M", 1), sex="M", birth_year=plan.relative_birth_year,
-        dynastic_name=late.dynastic_name, birth_dynasty=dynasty, controlled_by=dynasty,
-        characteristics=br.normal_characteristics("M"), origin=Origin.RELATIVE,
+        campaign=world.campaign,
+        given_name=given_name(crown, "M", 1),
+        sex="M",
+        birth_year=plan.relative_birth_year,
+        dynastic_name=late.dynastic_name,
+        birth_dynasty=dynasty,
+        controlled_by=dynasty,
+        characteristics=br.normal_characteristics("M"),
+        origin=Origin.RELATIVE,
     )
     wife = Character.objects.create(
-        campaign=world.campaign, given_name=given_name(crown, "F", 1), sex="F", birth_year=plan.wife_birth_year,
-        dynastic_name=spouse_dynastic_name(crown, late.dynastic_name), birth_dynasty=None, controlled_by=dynasty,
-        characteristics=br.normal_characteristics("F"), origin=Origin.RELATIVE,
+        campaign=world.campaign,
+        given_name=given_name(crown, "F", 1),
+        sex="F",
+        birth_year=plan.wife_birth_year,
+        dynastic_name=spouse_dynastic_name(crown, late.dynastic_name),
+        birth_dynasty=None,
+        controlled_by=dynasty,
+        characteristics=br.normal_characteristics("F"),
+        origin=Origin.RELATIVE,
     )
     marriage = Marriage.objects.create(
-        campaign=world.campaign, husband=relative, wife=wife, arranged_year=plan.marriage_year,
+        campaign=world.campaign,
+        husband=relative,
+        wife=wife,
+        arranged_year=plan.marriage_year,
         wedding_year=plan.marriage_year,
     )
     world.open_marriages.append(marriage)
@@ -795,9 +872,17 @@ def create_relative(
         roll.outcome = "boy" if sex == "M" else "girl"
         counts[sex] += 1
         child = Character.objects.create(
-            campaign=world.campaign, given_name=given_name(crown, sex, counts[sex] + 1), sex=sex, birth_year=born,
-            father=relative, mother=wife, dynastic_name=late.dynastic_name, birth_dynasty=dynasty,
-            controlled_by=dynasty, characteristics={}, origin=Origin.RELATIVE,
+            campaign=world.campaign,
+            given_name=given_name(crown, sex, counts[sex] + 1),
+            sex=sex,
+            birth_year=born,
+            father=relative,
+            mother=wife,
+            dynastic_name=late.dynastic_name,
+            birth_dynasty=dynasty,
+            controlled_by=dynasty,
+            characteristics={},
+            origin=Origin.RELATIVE,
         )
         box.add_subject(roll, child)
         child_entered = [entered.pop(0) for _ in range(3)] if entered else None

@@ -64,9 +64,10 @@ def pass_over_choose(
         if entry.pass_over is None or not entry.pass_over.allowed:
             why = entry.pass_over.text if entry.pass_over else "the rules of this campaign do not allow it"
             raise RuleError(
-                f"{entry.character.display_name} may not be passed over: {why}", code="illegal_pass_over",
+                f"{entry.character.display_name} may not be passed over: {why}",
+                code="illegal_pass_over",
                 fields={"heirs": "invalid"},
-            )  # fmt: skip
+            )
     if chosen:  # refused now as the GM's finish would refuse it (e.g. an heir behind the one who succeeds)
         line_with_pass_over(World(campaign), crown, chosen)
     record = Crown.objects.select_for_update().filter(campaign=campaign, name=crown).first()

@@ -101,10 +101,18 @@ class Sheet(NamedTuple):
 
     def as_person(self) -> Person:
         return Person(
-            id=self.id, sex=self.sex, birth_year=self.birth_year, birth_order=self.birth_order, father=self.father_id,
-            mother=self.mother_id, dynastic_name=self.dynastic_name, alive=self.status != Status.DEAD,
-            retired=self.status == Status.RETIRED, prisoner=self.prisoner_of_id is not None, legitimate=self.legitimate,
-        )  # fmt: skip
+            id=self.id,
+            sex=self.sex,
+            birth_year=self.birth_year,
+            birth_order=self.birth_order,
+            father=self.father_id,
+            mother=self.mother_id,
+            dynastic_name=self.dynastic_name,
+            alive=self.status != Status.DEAD,
+            retired=self.status == Status.RETIRED,
+            prisoner=self.prisoner_of_id is not None,
+            legitimate=self.legitimate,
+        )
 
 
 class _LeanWorld(World):
@@ -278,9 +286,17 @@ def succession_what_if(
             regent_id, note = _default_regent(world, people, heir, late, crown, year, widows - {late.pk}, gone)
             notes.append(note)
     line = _crown_line(
-        world, reign, crown, explained, people, year, dead=tuple(dead), notes=tuple(notes),
-        regent_id=regent_id, regent_known=True,
-    )  # fmt: skip
+        world,
+        reign,
+        crown,
+        explained,
+        people,
+        year,
+        dead=tuple(dead),
+        notes=tuple(notes),
+        regent_id=regent_id,
+        regent_known=True,
+    )
     return replace(line, monarch_dies=True, successor=line.heir, relative=relative)
 
 
@@ -298,9 +314,15 @@ def heirs_now(*, campaign: Campaign) -> dict[str, SuccessionEntry | None]:
             continue
         royal = {r.holder_id for r in world.reigns if r.crown == reign.crown and r.start_year <= year}
         explained = explain_line(
-            world.people, reign.holder_id, names=names, royal=royal, barred=world.renounced.get(reign.crown, set()),
-            limit=1, count_total=False, index=index,
-        )  # fmt: skip
+            world.people,
+            reign.holder_id,
+            names=names,
+            royal=royal,
+            barred=world.renounced.get(reign.crown, set()),
+            limit=1,
+            count_total=False,
+            index=index,
+        )
         found[reign.crown] = explained.entries[0] if explained.entries else None
     world.load(e.person_id for e in found.values() if e is not None)
     return {crown: None if e is None else _entry(world, e, world.people, year, None) for crown, e in found.items()}
@@ -318,9 +340,9 @@ def title_succession_line(
     record = Title.objects.filter(campaign=campaign, name=title).first()
     if record is None:
         raise NotFound(f"There is no title {title!r} in this campaign.")
-    holdings = list(TitleHolding.objects.filter(title=record).order_by("start_year", "pk").values_list(
-        "holder_id", "start_year", "end_year"
-    ))  # fmt: skip
+    holdings = list(
+        TitleHolding.objects.filter(title=record).order_by("start_year", "pk").values_list("holder_id", "start_year", "end_year")
+    )
     world = _LeanWorld(campaign)
     when = campaign.current_year if year is None else year
     people: Mapping[int, Person]
@@ -344,9 +366,14 @@ def title_succession_line(
         "instead of an heir being passed over.",
     )
     return SuccessionLine(
-        crown=record.crown, year=when, monarch=world.characters[holder_id], entries=entries, total=explained.total,
-        title=record.name, notes=notes,
-    )  # fmt: skip
+        crown=record.crown,
+        year=when,
+        monarch=world.characters[holder_id],
+        entries=entries,
+        total=explained.total,
+        title=record.name,
+        notes=notes,
+    )
 
 
 # --- internals -------------------------------------------------------------------------------
@@ -434,9 +461,17 @@ def _crown_line(
     if not priced:
         notes = (*notes, f"Passing over an heir is priced by the {world.campaign.ruleset} rules: not shown here.")
     return SuccessionLine(
-        crown=crown, year=year, monarch=world.characters[reign.holder_id], entries=entries, total=explained.total,
-        rule_c=rule_c, player=player, dead=dead, regent=world.characters[regent_id] if regent_id else None, notes=notes,
-    )  # fmt: skip
+        crown=crown,
+        year=year,
+        monarch=world.characters[reign.holder_id],
+        entries=entries,
+        total=explained.total,
+        rule_c=rule_c,
+        player=player,
+        dead=dead,
+        regent=world.characters[regent_id] if regent_id else None,
+        notes=notes,
+    )
 
 
 def _entry(
@@ -546,7 +581,8 @@ def _default_regent(
     if chosen is not None:
         c = world.characters[chosen]
         place = {
-            "line": "the first adult in the line", "oldest": "the oldest adult of the house",
+            "line": "the first adult in the line",
+            "oldest": "the oldest adult of the house",
             "spouse": f"the late {'King' if late.sex == 'M' else 'Queen'}'s surviving spouse",
         }[why]
         return c.pk, (

@@ -143,8 +143,7 @@ def survival_roll(
     stray = [pk for pk in typed if pk not in chosen]
     if stray:
         raise RuleError(
-            "Dice were typed for characters who are not rolling now: "
-            + ", ".join(_name(world, pk) for pk in stray) + ".",
+            "Dice were typed for characters who are not rolling now: " + ", ".join(_name(world, pk) for pk in stray) + ".",
             code="not_due",
         )
     box = DiceBox(campaign, source=source, by=by)
@@ -154,9 +153,12 @@ def survival_roll(
     if campaign.rules.effective_ages:
         penalties = birth_penalties(campaign)
         rolled, dead = bls.survival_apply(
-            world, box, chronicle,
+            world,
+            box,
+            chronicle,
             [d for d in bls.survival_due(world, penalties, tables[bl.SURVIVAL]) if d.character.pk in chosen],
-            typed, tables[bl.SURVIVAL],
+            typed,
+            tables[bl.SURVIVAL],
         )
         results = [
             SurvivalResult(d.character, tuple(roll.faces), d.modifier, d.column, not outcome.dies) for d, roll, outcome in rolled
@@ -165,8 +167,13 @@ def survival_roll(
     for pk in chosen:
         d = due[pk]
         roll = box.roll(
-            br.SURVIVAL_DICE, purpose="survival", characters=[pk], entered=typed.get(pk),
-            modifier=d.modifier, target=d.need, detail=f"age {d.age}",
+            br.SURVIVAL_DICE,
+            purpose="survival",
+            characters=[pk],
+            entered=typed.get(pk),
+            modifier=d.modifier,
+            target=d.need,
+            detail=f"age {d.age}",
         )
         survived = br.survives(br.SurvivalCheck(d.age, d.need, d.modifier), roll.faces)
         roll.outcome = "survived" if survived else "died"
@@ -234,7 +241,8 @@ def survival_finish(
     box = DiceBox(campaign, source=source, by=by)
     chronicle = Chronicle(campaign)
     vacant = [
-        r for r in world.open_reigns()
+        r
+        for r in world.open_reigns()
         if r.holder_id not in world.characters
         or (r.regent_id and r.regency_end_year is None and r.regent_id not in world.characters)
     ]

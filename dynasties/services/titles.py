@@ -71,8 +71,13 @@ def _governor_bonus(world: World, character: Character, title: Title) -> str:
     character.save(update_fields=["characteristics"])
     world.refresh_person(character)
     Modifier.objects.create(
-        campaign=world.campaign, kind=ModifierKind.GOVERNOR, value=br.GOVERNOR_BONUS, crown=title.crown,
-        character=character, reason=f"{character.display_name}, {title.name}"[:200], start_year=world.year,
+        campaign=world.campaign,
+        kind=ModifierKind.GOVERNOR,
+        value=br.GOVERNOR_BONUS,
+        crown=title.crown,
+        character=character,
+        reason=f"{character.display_name}, {title.name}"[:200],
+        start_year=world.year,
     )
     value = character.characteristics[br.governor_characteristic(character.sex)]
     return f"+{br.GOVERNOR_BONUS} {trait} (now {value:+d})"
@@ -114,7 +119,8 @@ def title_grant(
     if not crown_name:
         raise RuleError(
             f"{prince.display_name}'s house has no crown: say in which crown's country {province} lies.",
-            code="unknown_crown", fields={"crown": "required"},
+            code="unknown_crown",
+            fields={"crown": "required"},
         )
     if crown_name not in world.crowns and not any(d.crown == crown_name for d in world.dynasties.values()):
         raise RuleError(f"There is no crown called {crown_name!r} in {campaign.name}.", code="unknown_crown")
@@ -146,8 +152,13 @@ def title_grant(
         granted = existing
     else:
         granted = Title.objects.create(
-            campaign=campaign, name=title_name, province=province, crown=crown_name, holder=prince,
-            granted_year=world.year, granted_to=prince,
+            campaign=campaign,
+            name=title_name,
+            province=province,
+            crown=crown_name,
+            holder=prince,
+            granted_year=world.year,
+            granted_to=prince,
         )
     king = monarch_of(world, crown_name)
     granter = f"{royal_title(king)} {king.display_name} of {crown_name}" if king else f"the crown of {crown_name}"
@@ -180,9 +191,7 @@ def titles_pass_on(world: World, chronicle: Chronicle) -> list[TitleHolding]:
     with ``World(campaign)`` loaded after the deaths - it must hold the dead. Writes the chronicle
     lines to ``chronicle``; the caller flushes. Returns the new holdings."""
     titles = list(
-        Title.objects.filter(campaign=world.campaign, holder__isnull=False)
-        .exclude(holder__status=Status.ALIVE)
-        .order_by("pk")
+        Title.objects.filter(campaign=world.campaign, holder__isnull=False).exclude(holder__status=Status.ALIVE).order_by("pk")
     )
     if not titles:
         return []
@@ -288,16 +297,17 @@ def _dispute_candidates(world: World, title: Title, late: Character, heir: Chara
         if c.pk in found:
             continue
         problems = br.governor_problems(
-            world.people[c.pk], world.year, name=c.display_name, crown=title.crown, reigning=c.pk in reigning,
+            world.people[c.pk],
+            world.year,
+            name=c.display_name,
+            crown=title.crown,
+            reigning=c.pk in reigning,
             of_the_blood=_of_the_blood(world, c, player, title.crown),
             controlled_by_crown_player=player is not None and c.controlled_by_id == player.pk,
-        )  # fmt: skip
+        )
         if not problems:
             found.append(c.pk)
-    return [
-        world.characters[pk] for pk in found
-        if pk not in (heir.pk, king.pk) and world.characters[pk].status == Status.ALIVE
-    ]  # fmt: skip
+    return [world.characters[pk] for pk in found if pk not in (heir.pk, king.pk) and world.characters[pk].status == Status.ALIVE]
 
 
 def _disputable(world: World, current: TitleHolding) -> tuple[Character, Character]:
@@ -425,19 +435,23 @@ def title_dispute(
     if holder is None:
         raise RuleError(
             f"Say whom {royal_title(king)} {king.display_name} names to hold {the_title.name}: one of {names}.",
-            code="invalid", fields={"holder": "required"},
-        )  # fmt: skip
+            code="invalid",
+            fields={"holder": "required"},
+        )
     named_pk = _pk(holder, "character")
     named = next((c for c in candidates if c.pk == named_pk), None)
     if named is None:
         who = world.characters.get(named_pk)
         label = who.display_name if who is not None else f"Character #{named_pk}"
         why = (
-            "is the heir whose inheritance is disputed" if named_pk == heir.pk
-            else "is the King himself (the provinces nobody governs are his already)" if named_pk == king.pk
-            else "is no longer in play" if who is not None and who.status != Status.ALIVE
+            "is the heir whose inheritance is disputed"
+            if named_pk == heir.pk
+            else "is the King himself (the provinces nobody governs are his already)"
+            if named_pk == king.pk
+            else "is no longer in play"
+            if who is not None and who.status != Status.ALIVE
             else "is neither an heir of " + late.display_name + " nor a Prince the King's player could create Governor"
-        )  # fmt: skip
+        )
         raise RuleError(
             f"{label} {why}: the King names one of {names} (rule G).", code="not_eligible", fields={"holder": "invalid"}
         )

@@ -44,8 +44,7 @@ def read_document(data: Any) -> Reading:
         raise InvalidImport(f"format: missing; expected {FORMAT!r}", fields={"format": "missing"})
     if data["format"] not in FORMATS:
         raise InvalidImport(
-            f"format: {short(data['format'])} is not supported; expected {FORMAT!r} (or the older {FORMAT_V2!r}, "
-            f"{FORMAT_V1!r})",
+            f"format: {short(data['format'])} is not supported; expected {FORMAT!r} (or the older {FORMAT_V2!r}, {FORMAT_V1!r})",
             fields={"format": "unsupported"},
         )
     ctx = Reading(data, old=data["format"] == FORMAT_V1, current=data["format"] == FORMAT)

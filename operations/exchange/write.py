@@ -196,4 +196,3 @@ def _integrity_message(exc: Exception) -> str:
     model, constraint = found
     meaning = _CONSTRAINT_TEXT.get(constraint.name, f"the rule {constraint.name!r} on {model._meta.verbose_name_plural}")
     return f"The import breaks a rule of the books: {meaning} ({constraint.name})."
-

@@ -31,13 +31,20 @@ def breach_new(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     if form.is_valid():
         data = form.cleaned_data
         done = attempt(
-            request, campaign, f"Breach of '{contract.title}'",
+            request,
+            campaign,
+            f"Breach of '{contract.title}'",
             lambda c: services.breach_record(
-                campaign=c, contract=contract.pk, by_dynasty=data["by_dynasty"], raised_by=data["raised_by"],
-                clause=data["clause"], text=data["text"], by=request.user,
+                campaign=c,
+                contract=contract.pk,
+                by_dynasty=data["by_dynasty"],
+                raised_by=data["raised_by"],
+                clause=data["clause"],
+                text=data["text"],
+                by=request.user,
             ),
             form,
-        )  # fmt: skip
+        )
         if done is not False:
             if done is not None:
                 messages.success(request, "The breach is recorded.")
@@ -67,9 +74,12 @@ def dispute(request: HttpRequest, slug: str, pk: int, breach: int) -> HttpRespon
         if form.is_valid():
             votes = form.votes()
             done = attempt(
-                request, campaign, f"Dispute over '{contract.title}'",
-                lambda c: services.dispute_majority(campaign=c, breach=found.pk, votes=votes, by=request.user), form,
-            )  # fmt: skip
+                request,
+                campaign,
+                f"Dispute over '{contract.title}'",
+                lambda c: services.dispute_majority(campaign=c, breach=found.pk, votes=votes, by=request.user),
+                form,
+            )
             if done is not False:
                 if done is not None:
                     messages.success(request, f"The dispute is ruled: {done.outcome}.")
@@ -79,8 +89,15 @@ def dispute(request: HttpRequest, slug: str, pk: int, breach: int) -> HttpRespon
         request,
         "pages/contracts/dispute.html",
         context(
-            campaign, role, mine, contract=contract, breach=found, form=form, clauses=clauses, words=words,
+            campaign,
+            role,
+            mine,
+            contract=contract,
+            breach=found,
+            form=form,
+            clauses=clauses,
+            words=words,
             bloodline=campaign.rules.majority_disputes,
         ),
         status=status,
-    )  # fmt: skip
+    )

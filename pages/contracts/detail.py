@@ -81,10 +81,17 @@ def contract_list(request: HttpRequest, slug: str) -> HttpResponse:
         request,
         "pages/contracts/list.html",
         context(
-            campaign, role, mine, contracts=contracts, tabs=tabs, state=state, parleys=parleys, banned=banned,
+            campaign,
+            role,
+            mine,
+            contracts=contracts,
+            tabs=tabs,
+            state=state,
+            parleys=parleys,
+            banned=banned,
             may_draft=role in (Role.GM, Role.PLAYER),
         ),
-    )  # fmt: skip
+    )
 
 
 # one contract ----------------------------------------------------------------------------------
@@ -115,7 +122,7 @@ def detail_page(
             Prefetch("parley__votes", queryset=ParleyVote.objects.select_related("dynasty")),
         )
         .order_by("year", "pk")
-    )  # fmt: skip
+    )
     is_gm = role == Role.GM
     acts = acts_for_a_party(role, mine, contract)
     bloodline = campaign.rules.majority_disputes
@@ -156,29 +163,51 @@ def detail_page(
         request,
         "pages/contracts/detail.html",
         context(
-            campaign, role, mine, contract=contract, parties=parties, currency=money,
+            campaign,
+            role,
+            mine,
+            contract=contract,
+            parties=parties,
+            currency=money,
             clauses=[(c, describe(c, choices.by_pk, people, money)) for c in clauses],
-            payments=payments, breaches=breaches, forms=forms_, actions=actions, settle_error=bound.get("settle_error"),
-            signing=signing, waiting=[s["house"] for s in signing if s["signature"] is None],
+            payments=payments,
+            breaches=breaches,
+            forms=forms_,
+            actions=actions,
+            settle_error=bound.get("settle_error"),
+            signing=signing,
+            waiting=[s["house"] for s in signing if s["signature"] is None],
             sign_error=bound.get("sign_error"),
             escape_condition=next((c.params.get("condition") for c in clauses if c.kind == ClauseKind.ESCAPE), ""),
-            bloodline=bloodline, trail=_contract_trail(request, campaign, role, contract),
+            bloodline=bloodline,
+            trail=_contract_trail(request, campaign, role, contract),
         ),
         status=status,
-    )  # fmt: skip
+    )
 
 
 def _contract_trail(request: HttpRequest, campaign: Campaign, role: str, contract: Contract) -> Trail:
     """The audit trail of the contract, its clauses and its signatures (seen by whoever may see
     the contract: the page is reached through ``visible_contract``)."""
     clause_kinds = dict(ClauseKind.choices)
-    found = trail(request.user, campaign, role, [
-        Source(Contract, Contract.history.filter(id=contract.pk), select=("marriage__husband", "marriage__wife")),
-        Source(Clause, Clause.history.filter(contract_id=contract.pk),
-               lambda r: f"Clause {r.position} ({clause_kinds.get(r.kind, r.kind)})"),
-        Source(ContractSignature, ContractSignature.history.filter(contract_id=contract.pk),
-               lambda r: f"Signature of {r.dynasty.name if r.dynasty else 'a removed house'}"),
-    ])  # fmt: skip
+    found = trail(
+        request.user,
+        campaign,
+        role,
+        [
+            Source(Contract, Contract.history.filter(id=contract.pk), select=("marriage__husband", "marriage__wife")),
+            Source(
+                Clause,
+                Clause.history.filter(contract_id=contract.pk),
+                lambda r: f"Clause {r.position} ({clause_kinds.get(r.kind, r.kind)})",
+            ),
+            Source(
+                ContractSignature,
+                ContractSignature.history.filter(contract_id=contract.pk),
+                lambda r: f"Signature of {r.dynasty.name if r.dynasty else 'a removed house'}",
+            ),
+        ],
+    )
     if role == Role.GM and getattr(request.user, "is_staff", False):
         found.admin_url = reverse("admin:contracts_contract_history", args=[contract.pk])
     return found

@@ -59,11 +59,18 @@ def _draft_page(
         request,
         "pages/contracts/new.html",
         context(
-            campaign, role, mine, form=head, rows=rows, total=total, clause_kinds=ClauseKind.choices,
-            full=len(rows) >= MAX_CLAUSES, invalid=status == 400,
+            campaign,
+            role,
+            mine,
+            form=head,
+            rows=rows,
+            total=total,
+            clause_kinds=ClauseKind.choices,
+            full=len(rows) >= MAX_CLAUSES,
+            invalid=status == 400,
         ),
         status=status,
-    )  # fmt: skip
+    )
 
 
 @require_http_methods(["GET", "POST"])
@@ -85,9 +92,11 @@ def contract_new(request: HttpRequest, slug: str) -> HttpResponse:
                 h for s in (match.husband, match.wife) for h in (s.controlled_by_id or s.birth_dynasty_id,) if h is not None
             ]
             initial.update(
-                kind=ContractKind.MARRIAGE, marriage=match.pk, parties=list(dict.fromkeys(initial["parties"] + houses)),
+                kind=ContractKind.MARRIAGE,
+                marriage=match.pk,
+                parties=list(dict.fromkeys(initial["parties"] + houses)),
                 title=f"The marriage of {match.husband.display_name} and {match.wife.display_name}",
-            )  # fmt: skip
+            )
         head = ContractForm(choices, matches, role, mine, initial=initial)
         return _draft_page(request, campaign, role, mine, head, [], 0)
 
@@ -119,13 +128,22 @@ def contract_new(request: HttpRequest, slug: str) -> HttpResponse:
         spec = [{"kind": r.clause_kind, "params": r.params(), "text": r.cleaned_data.get("text", "")} for r in rows]
         try:
             contract = run_action(
-                request, campaign, f"Draft '{data['title']}'",
+                request,
+                campaign,
+                f"Draft '{data['title']}'",
                 lambda c: services.contract_draft(
-                    campaign=c, kind=data["kind"], title=data["title"], parties=data["parties"], marriage=data["marriage"],
-                    start_year=data["start_year"], term_years=data["term_years"], clauses=spec, text=data["text"],
+                    campaign=c,
+                    kind=data["kind"],
+                    title=data["title"],
+                    parties=data["parties"],
+                    marriage=data["marriage"],
+                    start_year=data["start_year"],
+                    term_years=data["term_years"],
+                    clauses=spec,
+                    text=data["text"],
                     by=request.user,
                 ),
-            )  # fmt: skip
+            )
         except ActionFailed as exc:
             _place_draft(exc, head, rows)
         else:

@@ -30,12 +30,14 @@ def contract_end(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         if form.is_valid():
             data = form.cleaned_data
             done = attempt(
-                request, campaign, f"Escape '{contract.title}'",
+                request,
+                campaign,
+                f"Escape '{contract.title}'",
                 lambda c: services.contract_escape(
                     campaign=c, contract=contract.pk, by_dynasty=data["by_dynasty"], reason=data["reason"], by=request.user
                 ),
                 form,
-            )  # fmt: skip
+            )
             if done is not False:
                 if done is not None:
                     messages.success(request, f"'{contract.title}' ended: the escape clause was invoked.")
@@ -46,10 +48,12 @@ def contract_end(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         if form.is_valid():
             reason = form.cleaned_data["reason"]
             done = attempt(
-                request, campaign, f"End '{contract.title}'",
+                request,
+                campaign,
+                f"End '{contract.title}'",
                 lambda c: services.contract_end_by_consent(campaign=c, contract=contract.pk, reason=reason, by=request.user),
                 form,
-            )  # fmt: skip
+            )
             if done is not False:
                 if done is not None:
                     messages.success(request, f"'{contract.title}' ended by mutual consent.")

@@ -116,29 +116,45 @@ def _field(kind: str, label: str, choices: Choices, campaign: Campaign) -> forms
     required = not optional
     if base == "party":
         return forms.TypedChoiceField(
-            label=label, coerce=int, required=required, empty_value=None, help_text=help_text,
+            label=label,
+            coerce=int,
+            required=required,
+            empty_value=None,
+            help_text=help_text,
             choices=_int_choices(choices.house_choices(), "—" if optional else "Choose a house"),
-        )  # fmt: skip
+        )
     if base == "parties":
         return forms.TypedMultipleChoiceField(
-            label=label, coerce=int, required=required, help_text=help_text,
-            choices=choices.house_choices(), widget=forms.CheckboxSelectMultiple,
-        )  # fmt: skip
+            label=label,
+            coerce=int,
+            required=required,
+            help_text=help_text,
+            choices=choices.house_choices(),
+            widget=forms.CheckboxSelectMultiple,
+        )
     if base == "amount":
         return forms.IntegerField(
-            label=f"{label} ({currency(campaign)})", min_value=1, required=required, help_text=help_text,
+            label=f"{label} ({currency(campaign)})",
+            min_value=1,
+            required=required,
+            help_text=help_text,
             error_messages=_whole(f"The amount is a whole number of {currency(campaign)}, at least 1."),
-        )  # fmt: skip
+        )
     if base == "year":
         return forms.IntegerField(
-            label=label, min_value=campaign.start_year, initial=campaign.current_year,
+            label=label,
+            min_value=campaign.start_year,
+            initial=campaign.current_year,
             error_messages=_whole(f"A year of the campaign: {campaign.start_year} or later."),
-        )  # fmt: skip
+        )
     if base == "turns":
         return forms.IntegerField(
-            label=label, min_value=1, required=required, help_text=help_text,
+            label=label,
+            min_value=1,
+            required=required,
+            help_text=help_text,
             error_messages=_whole("A whole number of turns, at least 1 (or leave it empty: open-ended)."),
-        )  # fmt: skip
+        )
     if base == "item":
         return forms.ChoiceField(label=label, choices=[(i, i) for i in rules.TRADE_ITEMS])
     if base == "lines":
@@ -155,9 +171,11 @@ class ClauseForm(forms.Form):
 
     kind = forms.CharField(widget=forms.HiddenInput)
     text = forms.CharField(
-        label="In words (optional)", required=False, widget=forms.Textarea(attrs={"rows": 2}),
+        label="In words (optional)",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
         help_text="Read with the terms on the printed contract.",
-    )  # fmt: skip
+    )
 
     def __init__(self, clause_kind: str, choices: Choices, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -214,18 +232,27 @@ class ContractForm(forms.Form):
     kind = forms.ChoiceField(label="Kind of contract", choices=[("", "Choose the kind"), *ContractKind.choices])
     title = forms.CharField(max_length=200, error_messages={"required": "Give the contract a title."})
     parties = forms.TypedMultipleChoiceField(
-        label="Parties", coerce=int, widget=forms.CheckboxSelectMultiple, help_text="Two houses or more.",
+        label="Parties",
+        coerce=int,
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Two houses or more.",
         error_messages={"required": "Tick the houses party to the contract: two or more."},
-    )  # fmt: skip
+    )
     marriage = forms.TypedChoiceField(
-        label="The match it seals", coerce=int, required=False, empty_value=None,
+        label="The match it seals",
+        coerce=int,
+        required=False,
+        empty_value=None,
         help_text="A marriage contract only: the betrothal or marriage.",
-    )  # fmt: skip
+    )
     start_year = forms.IntegerField(label="Start year")
     term_years = forms.IntegerField(
-        label="Fixed term (years)", min_value=1, required=False, help_text="Leave empty: open-ended (no term for a marriage).",
+        label="Fixed term (years)",
+        min_value=1,
+        required=False,
+        help_text="Leave empty: open-ended (no term for a marriage).",
         error_messages=_whole("A fixed term is a whole number of years, at least 1 (or leave it empty)."),
-    )  # fmt: skip
+    )
     text = forms.CharField(label="Free text", required=False, widget=forms.Textarea(attrs={"rows": 3}))
 
     def __init__(self, choices: Choices, matches: list[Marriage], role: str, mine: int | None, *args: Any, **kwargs: Any) -> None:
@@ -234,9 +261,10 @@ class ContractForm(forms.Form):
         self.fields["parties"].choices = choices.house_choices()
         self.fields["marriage"].choices = _int_choices(((m.pk, _match_label(m)) for m in matches), "— none —")
         self.fields["start_year"] = forms.IntegerField(
-            label="Start year", min_value=choices.campaign.start_year,
+            label="Start year",
+            min_value=choices.campaign.start_year,
             error_messages=_whole(f"A year of the campaign: {choices.campaign.start_year} or later."),
-        )  # fmt: skip
+        )
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -367,10 +395,13 @@ class ParleyForm(forms.Form):
                 label="Vote", choices=VoteChoice.choices, initial=VoteChoice.ABSTAIN, required=False
             )
         for d in houses:
-            self.rows.append({
-                "dynasty": d, "banned": d.pk in banned,
-                "fields": [self[f"{p}{d.pk}"] for p in ("s", "k", "x", "c")],
-            })  # fmt: skip
+            self.rows.append(
+                {
+                    "dynasty": d,
+                    "banned": d.pk in banned,
+                    "fields": [self[f"{p}{d.pk}"] for p in ("s", "k", "x", "c")],
+                }
+            )
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -385,9 +416,13 @@ class ParleyForm(forms.Form):
             stature = self.cleaned_data.get(f"s{d.pk}")
             if stature is None:
                 continue
-            out.append({
-                "dynasty": d.pk, "stature": stature, "church_cards": self.cleaned_data.get(f"k{d.pk}") or 0,
-                "christian": bool(self.cleaned_data.get(f"x{d.pk}")),
-                "choice": self.cleaned_data.get(f"c{d.pk}") or VoteChoice.ABSTAIN,
-            })  # fmt: skip
+            out.append(
+                {
+                    "dynasty": d.pk,
+                    "stature": stature,
+                    "church_cards": self.cleaned_data.get(f"k{d.pk}") or 0,
+                    "christian": bool(self.cleaned_data.get(f"x{d.pk}")),
+                    "choice": self.cleaned_data.get(f"c{d.pk}") or VoteChoice.ABSTAIN,
+                }
+            )
         return out

@@ -28,9 +28,11 @@ def payment_settle(request: HttpRequest, slug: str, pk: int, payment: int) -> Ht
         raise PermissionDenied("Only the payer's player (or the GM) settles a payment.")
     try:
         done = run_action(
-            request, campaign, f"Settle a payment of '{contract.title}'",
+            request,
+            campaign,
+            f"Settle a payment of '{contract.title}'",
             lambda c: services.payment_settle(campaign=c, payment=due.pk, by=request.user),
-        )  # fmt: skip
+        )
     except ActionFailed as exc:
         return detail_page(request, campaign, role, mine, contract, {"settle_error": (due.pk, exc.message)}, status=400)
     if done is not None:

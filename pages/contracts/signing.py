@@ -25,9 +25,12 @@ def contract_sign(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     form = SignForm(request.POST)
     if form.is_valid():
         done = attempt(
-            request, campaign, f"Sign '{contract.title}'",
-            lambda c: services.contract_sign(campaign=c, contract=contract.pk, by=request.user), form,
-        )  # fmt: skip
+            request,
+            campaign,
+            f"Sign '{contract.title}'",
+            lambda c: services.contract_sign(campaign=c, contract=contract.pk, by=request.user),
+            form,
+        )
         if done is not False:
             if done is not None:
                 messages.success(request, _signed(done))
@@ -47,9 +50,11 @@ def contract_sign_party(request: HttpRequest, slug: str, pk: int, dynasty: int) 
     require_act_for(role, mine, house.pk)
     try:
         done = run_action(
-            request, campaign, f"{house.name} signs '{contract.title}'",
+            request,
+            campaign,
+            f"{house.name} signs '{contract.title}'",
             lambda c: services.contract_sign_party(campaign=c, contract=contract.pk, dynasty=house.pk, by=request.user),
-        )  # fmt: skip
+        )
     except ActionFailed as exc:
         return detail_page(request, campaign, role, mine, contract, {"sign_error": exc.message}, status=400)
     if done is not None:

@@ -24,18 +24,18 @@ ROLES = ("gm", "alice", "bob", "observer", "outsider")
 
 #                                 gm     alice  bob    observer outsider
 MATRIX: dict[str, tuple[bool, bool, bool, bool, bool]] = {
-    "campaign":                    (True, True,  True,  True,  False),
-    "character":                   (True, True,  True,  True,  False),
-    "england exchequer":           (True, True,  False, False, False),
-    "france exchequer":            (True, False, True,  False, False),
-    "england posting":             (True, True,  False, False, False),
-    "france posting":              (True, False, True,  False, False),
-    "england-spain contract":      (True, True,  False, False, False),
-    "france-spain contract":       (True, False, True,  False, False),
-    "england money line":          (True, True,  False, False, False),
-    "england-spain contract line": (True, True,  False, False, False),
-    "birth line":                  (True, True,  True,  True,  False),
-}  # fmt: skip
+    "campaign": (True, True, True, True, False),
+    "character": (True, True, True, True, False),
+    "england exchequer": (True, True, False, False, False),
+    "france exchequer": (True, False, True, False, False),
+    "england posting": (True, True, False, False, False),
+    "france posting": (True, False, True, False, False),
+    "england-spain contract": (True, True, False, False, False),
+    "france-spain contract": (True, False, True, False, False),
+    "england money line": (True, True, False, False, False),
+    "england-spain contract line": (True, True, False, False, False),
+    "birth line": (True, True, True, True, False),
+}
 """Object name -> whether (gm, alice, bob, observer, outsider) may see it."""
 
 KINDS = {
@@ -72,14 +72,25 @@ def build_secrets(campaign: Campaign, *, gm: Any, alice: Any, bob: Any, observer
     fra_spa = Contract.objects.create(campaign=campaign, kind="agreement", title="France-Spain", start_year=1300)
     fra_spa.parties.set([france, spain])
     money = ChronicleEntry.objects.create(
-        campaign=campaign, year=1300, step="births", kind="payment_owed", text="30 Crowns to England",
-        data={"dynasty": england.pk}, audience="parties", readers=f",{england.pk},",
-    )  # fmt: skip
+        campaign=campaign,
+        year=1300,
+        step="births",
+        kind="payment_owed",
+        text="30 Crowns to England",
+        data={"dynasty": england.pk},
+        audience="parties",
+        readers=f",{england.pk},",
+    )
     contract_line = ChronicleEntry.objects.create(
-        campaign=campaign, year=1300, step="births", kind="contract_signed", text="England and Spain sign",
-        data={"contract": eng_spa.pk, "parties": [england.pk, spain.pk]}, audience="parties",
+        campaign=campaign,
+        year=1300,
+        step="births",
+        kind="contract_signed",
+        text="England and Spain sign",
+        data={"contract": eng_spa.pk, "parties": [england.pk, spain.pk]},
+        audience="parties",
         readers=f",{england.pk},{spain.pk},",
-    )  # fmt: skip
+    )
     public = ChronicleEntry.objects.create(
         campaign=campaign, year=1300, step="births", kind="birth", text="A son is born", audience="public"
     )

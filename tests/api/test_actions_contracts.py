@@ -62,9 +62,12 @@ def dover(campaign):
 def amiens(campaign):
     """England-France, a binding agreement in force (damages of 30 for a breach)."""
     pact = draft(
-        campaign, "England", "France", "The Pact of Amiens",
+        campaign,
+        "England",
+        "France",
+        "The Pact of Amiens",
         [{"kind": "non_aggression"}, {"kind": "damages", "params": {"amount": 30}}],
-    )  # fmt: skip
+    )
     contract_sign(campaign=campaign, contract=pact)
     return pact
 
@@ -75,12 +78,15 @@ def amiens(campaign):
 def test_a_player_drafts_a_contract_with_structured_clauses(campaign, alice, client_for):
     england, spain = house(campaign, "England"), house(campaign, "Spain")
     body = {
-        "kind": "treaty", "title": "The Treaty of Windsor", "parties": [england, spain], "term_years": 10,
+        "kind": "treaty",
+        "title": "The Treaty of Windsor",
+        "parties": [england, spain],
+        "term_years": 10,
         "clauses": [
             {"kind": "recurring_payment", "params": {"payer": spain, "payee": england, "amount": 5, "from_year": 1300}},
             {"kind": "military_support", "params": {"by": england, "exclusions": ["not against Portugal"]}, "text": "Aid."},
         ],
-    }  # fmt: skip
+    }
     response = client_for(alice).post(url(campaign, "contracts"), body, format="json")
     assert response.status_code == 201, response.content
     out = response.json()
@@ -98,14 +104,16 @@ def test_a_player_drafts_a_contract_with_structured_clauses(campaign, alice, cli
 def test_a_clause_at_fault_is_named_in_fields_and_nothing_is_written(campaign, alice, client_for):
     england, spain, france = house(campaign, "England"), house(campaign, "Spain"), house(campaign, "France")
     body = {
-        "kind": "agreement", "title": "Bad terms", "parties": [england, spain],
+        "kind": "agreement",
+        "title": "Bad terms",
+        "parties": [england, spain],
         "clauses": [
             {"kind": "non_aggression"},
             {"kind": "payment", "params": {"payer": france, "payee": spain, "amount": 10}},
             {"kind": "damages", "params": {"amount": 0}},
             {"kind": "payment", "params": {"payer": england, "payee": spain, "amount": 2**40}},
         ],
-    }  # fmt: skip
+    }
     error = assert_error(client_for(alice).post(url(campaign, "contracts"), body, format="json"), 400, "invalid")
     assert set(error["fields"]) == {"clauses.1.params", "clauses.2.params", "clauses.3.params"}
     assert "not a party to the contract" in error["fields"]["clauses.1.params"]
@@ -124,8 +132,12 @@ def test_draft_refusals_are_400_with_their_fields(campaign, gm, client_for):
         client.post(address, {"kind": "treaty", "title": "T", "parties": [england, 999999]}, format="json"), 400
     )
     assert unknown["fields"] == {"parties": "There is no dynasty #999999 in this campaign."}
-    twice = {"kind": "treaty", "title": "T", "parties": [england, spain],
-             "clauses": [{"kind": "damages", "params": {"amount": 1}}, {"kind": "damages", "params": {"amount": 2}}]}  # fmt: skip
+    twice = {
+        "kind": "treaty",
+        "title": "T",
+        "parties": [england, spain],
+        "clauses": [{"kind": "damages", "params": {"amount": 1}}, {"kind": "damages", "params": {"amount": 2}}],
+    }
     assert (
         "one damages for breach clause at most"
         in assert_error(client.post(address, twice, format="json"), 400)["fields"]["clauses"]

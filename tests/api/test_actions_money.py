@@ -146,7 +146,7 @@ def test_interphase_refusals(campaign, alice, observer, client_for, purses):
 
 
 def test_the_interphase_refuses_sets_and_the_cashing_in_takes_them_after_it(campaign, alice, bob, client_for, purses):
-    """"D) CASHING IN RESOURCES" ends the turn, after "B) INTERPHASE" and "C) MOVEMENT": an
+    """ "D) CASHING IN RESOURCES" ends the turn, after "B) INTERPHASE" and "C) MOVEMENT": an
     Interphase entry carrying sets is refused (not silently dropped), and the sets go to their own
     door once the house's Interphase is posted."""
     england, _ = purses
@@ -196,15 +196,24 @@ def test_the_interphase_takes_governed_provinces(campaign, alice, client_for, pu
     campaign.optional_rules = {**campaign.optional_rules, "governing_provinces": True}
     campaign.save()
     holder = Character.objects.filter(campaign=campaign, controlled_by=france, sex="M", status="alive").first()
-    Title.objects.create(campaign=campaign, name="Duke of Kent", province="Kent", crown="England", holder=holder,
-                         granted_year=1300, granted_to=holder)  # fmt: skip
+    Title.objects.create(
+        campaign=campaign,
+        name="Duke of Kent",
+        province="Kent",
+        crown="England",
+        holder=holder,
+        granted_year=1300,
+        granted_to=holder,
+    )
     preview = url(campaign, f"interphase/{england.pk}/preview")
     body = client_for(alice).post(
         preview, {"provinces": ["Kent", "Wessex"], "governed": [{"province": "Kent", "withheld": 1}]}, format="json"
     )
     assert body.status_code == 200, body.content
     assert [(x["amount"], x["house"], x["reason"][:14]) for x in body.json()["lines"]] == [
-        (9, None, "Taxation: 2 pr"), (2, france.pk, "Governed provi"), (1, france.pk, "Governed provi"),
+        (9, None, "Taxation: 2 pr"),
+        (2, france.pk, "Governed provi"),
+        (1, france.pk, "Governed provi"),
     ]
     assert body.json()["income"] == 9
     too_much = client_for(alice).post(
@@ -235,14 +244,18 @@ def test_the_interphase_takes_where_new_forces_are_placed(campaign, alice, clien
 
 
 def test_the_interphase_takes_the_movements_payments(campaign, alice, client_for, purses):
-    """"Neutrals ransom him for 100 Crowns"; rule D: "-1 for each 15 Crowns the owning player pays"."""
+    """ "Neutrals ransom him for 100 Crowns"; rule D: "-1 for each 15 Crowns the owning player pays"."""
     from dynasties.models import Character
 
     england, _ = purses
     royal = Character.objects.filter(campaign=campaign, controlled_by=england, status="alive").first()
     preview = url(campaign, f"interphase/{england.pk}/preview")
-    entry = {"provinces": 0, "neutral_ransoms": [royal.pk], "trade_defence_crowns": 15,
-             "event_payments": [{"card": "31 Denmark", "amount": 10}]}  # fmt: skip
+    entry = {
+        "provinces": 0,
+        "neutral_ransoms": [royal.pk],
+        "trade_defence_crowns": 15,
+        "event_payments": [{"card": "31 Denmark", "amount": 10}],
+    }
     body = client_for(alice).post(preview, entry, format="json").json()
     assert [(x["kind"], x["amount"]) for x in body["lines"]] == [("ransom", 100), ("other", 15), ("other", 10)]
     refused = assert_error(client_for(alice).post(preview, {**entry, "trade_defence_crowns": 20}, format="json"), 400)

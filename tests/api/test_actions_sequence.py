@@ -55,9 +55,15 @@ def england_heirs(campaign):
     john.prisoner_of = house(campaign, "France")
     john.save(update_fields=["prisoner_of"])
     henry = person(
-        campaign, house(campaign, "England"), "Henry", "M", 1297, father=match.husband, mother=match.wife,
+        campaign,
+        house(campaign, "England"),
+        "Henry",
+        "M",
+        1297,
+        father=match.husband,
+        mother=match.wife,
         dynastic_name="Plantagenet",
-    )  # fmt: skip
+    )
     return match.husband, john, henry
 
 
@@ -114,8 +120,11 @@ def test_typed_dice_give_a_child_then_its_sex_and_characteristics(campaign, alic
     body = response.json()
     child = body["child"]
     assert (child["given_name"], child["sex"], child["father"]["id"], child["mother"]["id"]) == (
-        "Arthur", "M", match.husband_id, match.wife_id,
-    )  # fmt: skip
+        "Arthur",
+        "M",
+        match.husband_id,
+        match.wife_id,
+    )
     assert child["characteristics"] == Character.objects.get(pk=child["id"]).characteristics
     assert [r["purpose"] for r in body["rolls"]] == ["sex", "characteristic", "characteristic", "characteristic"]
     assert body["rolls"][0]["outcome"] == "boy" and body["rolls"][1]["faces"] == [6, 6, 6]
@@ -245,9 +254,14 @@ def test_a_typed_death_a_pass_over_and_the_finish_make_a_new_reign(campaign, gm,
     assert response.status_code == 200, response.content
     body = response.json()
     assert body["results"] == [
-        {"character": {"id": edward.pk, "url": body["results"][0]["character"]["url"], "name": "Edward Plantagenet"},
-         "faces": [1, 1], "modifier": 0, "need": 4, "survived": False}
-    ]  # fmt: skip
+        {
+            "character": {"id": edward.pk, "url": body["results"][0]["character"]["url"], "name": "Edward Plantagenet"},
+            "faces": [1, 1],
+            "modifier": 0,
+            "need": 4,
+            "survived": False,
+        }
+    ]
     assert body["rolls"][0]["outcome"] == "died" and body["successions_due"] == ["England"]
     assert any(line["kind"] == "death" for line in body["chronicle"])
     # The line at his death: John may be passed over (a prisoner of another player), at a cost.
@@ -356,12 +370,14 @@ def table(campaign):
     at_step(campaign, Step.MARRIAGES)
     england, france, germany = house(campaign, "England"), house(campaign, "France"), house(campaign, "Germany")
     return {
-        "england": england, "france": france, "germany": germany,
+        "england": england,
+        "france": france,
+        "germany": germany,
         "edmund": person(campaign, england, "Edmund", "M", 1280),
         "isabelle": person(campaign, france, "Isabelle", "F", 1283, charisma=1),
         "konrad": person(campaign, germany, "Konrad", "M", 1278),
         "jeanne": person(campaign, france, "Jeanne", "F", 1290),
-    }  # fmt: skip
+    }
 
 
 def test_check_explains_and_shows_the_money_only_to_whom_it_may_concern(campaign, gm, alice, bob, client_for, table):

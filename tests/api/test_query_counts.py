@@ -21,20 +21,33 @@ def add_characters(campaign, n):
     england = houses(campaign)[0]
     parents = list(Character.objects.filter(campaign=campaign).order_by("pk")[:2])
     Character.objects.bulk_create(
-        Character(campaign=campaign, given_name=f"Child {i}", sex="MF"[i % 2], birth_year=1290 + i % 10,
-                  dynastic_name="Bulk", father=parents[0], mother=parents[1], controlled_by=england)
+        Character(
+            campaign=campaign,
+            given_name=f"Child {i}",
+            sex="MF"[i % 2],
+            birth_year=1290 + i % 10,
+            dynastic_name="Bulk",
+            father=parents[0],
+            mother=parents[1],
+            controlled_by=england,
+        )
         for i in range(n)
-    )  # fmt: skip
+    )
 
 
 def add_marriages(campaign, n):
     add_characters(campaign, 2 * n)
     people = list(Character.objects.filter(campaign=campaign, dynastic_name="Bulk").order_by("-pk")[: 2 * n])
     Marriage.objects.bulk_create(
-        Marriage(campaign=campaign, husband=people[2 * i], wife=people[2 * i + 1], arranged_year=1300,
-                 wedding_year=1300 if i % 2 else None)
+        Marriage(
+            campaign=campaign,
+            husband=people[2 * i],
+            wife=people[2 * i + 1],
+            arranged_year=1300,
+            wedding_year=1300 if i % 2 else None,
+        )
         for i in range(n)
-    )  # fmt: skip
+    )
 
 
 def add_rolls(campaign, n):
@@ -49,11 +62,18 @@ def add_rolls(campaign, n):
 def add_postings(campaign, n):
     england, france = houses(campaign)[:2]
     Posting.objects.bulk_create(
-        Posting(campaign=campaign, year=1300, step="births", payer=england if i % 2 else None,
-                payee=france if i % 2 else england,
-                amount=1 + i, kind="transfer", reason=f"Gift {i}")
+        Posting(
+            campaign=campaign,
+            year=1300,
+            step="births",
+            payer=england if i % 2 else None,
+            payee=france if i % 2 else england,
+            amount=1 + i,
+            kind="transfer",
+            reason=f"Gift {i}",
+        )
         for i in range(n)
-    )  # fmt: skip
+    )
 
 
 def add_contracts(campaign, n):
@@ -71,10 +91,19 @@ def add_contracts(campaign, n):
         for c, cl in zip(contracts, clauses, strict=True)
     )
     parleys = Parley.objects.bulk_create(
-        Parley(campaign=campaign, year=1300, step="interphase", kind="breach", subject="Raid", caller=spain, breach=b,
-               carried=True, outcome="Upheld")
+        Parley(
+            campaign=campaign,
+            year=1300,
+            step="interphase",
+            kind="breach",
+            subject="Raid",
+            caller=spain,
+            breach=b,
+            carried=True,
+            outcome="Upheld",
+        )
         for b in breaches
-    )  # fmt: skip
+    )
     ParleyVote.objects.bulk_create(
         ParleyVote(parley=p, dynasty=france, stature=5, christian=True, votes=5, choice="for", position=1) for p in parleys
     )

@@ -33,8 +33,18 @@ def family(campaign):
     joan = person(campaign, house, "Joan", "F", 1310, father=hugh, mother=alys, dynastic_name="Oldhouse", order=1)
     bride = person(campaign, None, "Isabel", "F", 1302, dynastic_name="Nobody")
     betrothal = Marriage.objects.create(campaign=campaign, husband=ralph, wife=bride, arranged_year=1315)
-    return {"henry": henry, "maud": maud, "hugh": hugh, "alys": alys, "ralph": ralph, "joan": joan,
-            "bride": bride, "first": first, "betrothal": betrothal, "house": house}  # fmt: skip
+    return {
+        "henry": henry,
+        "maud": maud,
+        "hugh": hugh,
+        "alys": alys,
+        "ralph": ralph,
+        "joan": joan,
+        "bride": bride,
+        "first": first,
+        "betrothal": betrothal,
+        "house": house,
+    }
 
 
 @pytest.mark.django_db
@@ -121,9 +131,14 @@ def test_reigns_year_snapshot_and_filters(campaign, gm, family, client_for):
 @pytest.mark.django_db
 def test_titles_with_their_holdings(campaign, gm, family, client_for):
     title = Title.objects.create(
-        campaign=campaign, name="Duke of Kent", province="Kent", crown="England", holder=family["ralph"],
-        granted_year=1300, granted_to=family["hugh"],
-    )  # fmt: skip
+        campaign=campaign,
+        name="Duke of Kent",
+        province="Kent",
+        crown="England",
+        holder=family["ralph"],
+        granted_year=1300,
+        granted_to=family["hugh"],
+    )
     TitleHolding.objects.create(title=title, holder=family["hugh"], start_year=1300, end_year=1305, how="granted")
     TitleHolding.objects.create(title=title, holder=family["ralph"], start_year=1305, how="inherited")
     client = client_for(gm)
@@ -138,9 +153,18 @@ def test_titles_with_their_holdings(campaign, gm, family, client_for):
 def test_rolls_filters(campaign, gm, family, client_for):
     before = Roll.objects.filter(campaign=campaign).count()
     roll = Roll.objects.create(
-        campaign=campaign, year=1305, step="survival", purpose="survival", dice="2d6", faces=[6, 5], modifier=-1,
-        target=7, outcome="survives", source=RollSource.ENTERED, entered_by=gm,
-    )  # fmt: skip
+        campaign=campaign,
+        year=1305,
+        step="survival",
+        purpose="survival",
+        dice="2d6",
+        faces=[6, 5],
+        modifier=-1,
+        target=7,
+        outcome="survives",
+        source=RollSource.ENTERED,
+        entered_by=gm,
+    )
     RollSubject.objects.create(roll=roll, character=family["ralph"], position=0)
     client = client_for(gm)
     get = lambda **q: ids(client.get(url(campaign, "rolls"), {"page_size": 100, **q}))  # noqa: E731
@@ -159,17 +183,34 @@ def test_contracts_with_clauses_breaches_parleys_and_votes(campaign, gm, alice, 
     contract = Contract.objects.create(campaign=campaign, kind="treaty", title="Peace", start_year=1300, state="draft")
     contract.parties.set([england, france])
     clause = Clause.objects.create(contract=contract, position=1, kind="non_aggression", text="No war")
-    breach = Breach.objects.create(campaign=campaign, contract=contract, clause=clause, by_dynasty=france, raised_by=england,
-                                   year=1300, text="French raid")  # fmt: skip
+    breach = Breach.objects.create(
+        campaign=campaign, contract=contract, clause=clause, by_dynasty=france, raised_by=england, year=1300, text="French raid"
+    )
     parley = Parley.objects.create(
-        campaign=campaign, year=1300, step="interphase", kind="breach", subject="The raid", caller=england,
-        breach=breach, votes_for=9, votes_against=4, carried=True, outcome="Upheld",
-    )  # fmt: skip
+        campaign=campaign,
+        year=1300,
+        step="interphase",
+        kind="breach",
+        subject="The raid",
+        caller=england,
+        breach=breach,
+        votes_for=9,
+        votes_against=4,
+        carried=True,
+        outcome="Upheld",
+    )
     ParleyVote.objects.create(parley=parley, dynasty=spain, stature=9, christian=True, votes=9, choice="for", position=1)
     dispute = Dispute.objects.create(campaign=campaign, breach=breach, year=1300, voters=[spain.pk])
     DisputeVote.objects.create(dispute=dispute, dynasty=spain, clause=clause, upholds=True)
-    other = Contract.objects.create(campaign=campaign, kind="agreement", title="Other", start_year=1305, state="in_force",
-                                    signed_year=1305, in_force_year=1305)  # fmt: skip
+    other = Contract.objects.create(
+        campaign=campaign,
+        kind="agreement",
+        title="Other",
+        start_year=1305,
+        state="in_force",
+        signed_year=1305,
+        in_force_year=1305,
+    )
     other.parties.set([france, spain])
     client = client_for(gm)
     body = client.get(url(campaign, "contracts", contract.pk)).json()
@@ -197,8 +238,9 @@ def test_ledger_and_chronicle_filters(campaign, gm, client_for):
     assert ids(client.get(url(campaign, "ledger"), {"dynasty": france.pk})) == [gift.pk]
     assert ids(client.get(url(campaign, "ledger"), {"dynasty": england.pk})) == [tax.pk, gift.pk]
     assert ids(client.get(url(campaign, "ledger"), {"kind": "tax", "year": 1300})) == [tax.pk]
-    line = ChronicleEntry.objects.create(campaign=campaign, year=1305, step="survival", kind="death", text="He died",
-                                         data={"character": 1}, audience="public")  # fmt: skip
+    line = ChronicleEntry.objects.create(
+        campaign=campaign, year=1305, step="survival", kind="death", text="He died", data={"character": 1}, audience="public"
+    )
     assert ids(client.get(url(campaign, "chronicle"), {"year": 1305})) == [line.pk]
     assert ids(client.get(url(campaign, "chronicle"), {"kind": "death", "character": 1})) == [line.pk]
 

@@ -31,8 +31,19 @@ def test_every_operation_documents_the_error_shape(schema):
 
 
 def test_the_resources_are_in_the_schema(schema):
-    for resource in ["memberships", "dynasties", "characters", "marriages", "reigns", "titles", "contracts",
-                     "ledger", "balances", "rolls", "chronicle"]:  # fmt: skip
+    for resource in [
+        "memberships",
+        "dynasties",
+        "characters",
+        "marriages",
+        "reigns",
+        "titles",
+        "contracts",
+        "ledger",
+        "balances",
+        "rolls",
+        "chronicle",
+    ]:
         assert f"/api/v1/campaigns/{{slug}}/{resource}/" in schema["paths"]
         assert f"/api/v1/campaigns/{{slug}}/{resource}/{{id}}/" in schema["paths"]
     year = next(p for p in schema["paths"]["/api/v1/campaigns/{slug}/characters/"]["get"]["parameters"] if p["name"] == "year")

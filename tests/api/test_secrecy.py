@@ -73,8 +73,20 @@ def test_every_campaign_resource_is_404_for_an_outsider(cast, campaign, client_f
     from tests.api.conftest import assert_error
 
     client = client_for(cast.users["outsider"])
-    resources = ["", "memberships", "dynasties", "characters", "marriages", "reigns", "titles", "contracts",
-                 "ledger", "balances", "rolls", "chronicle"]  # fmt: skip
+    resources = [
+        "",
+        "memberships",
+        "dynasties",
+        "characters",
+        "marriages",
+        "reigns",
+        "titles",
+        "contracts",
+        "ledger",
+        "balances",
+        "rolls",
+        "chronicle",
+    ]
     for resource in resources:
         assert_error(client.get(url(campaign, resource)), 404, "not_found")
     assert client.get("/api/v1/campaigns/").json()["count"] == 0

@@ -159,19 +159,26 @@ def test_the_contracts_pages_fit_a_phone(browser: Browser, live_server, table):
     england = Dynasty.objects.get(campaign=table, crown="England")
     france = Dynasty.objects.get(campaign=table, crown="France")
     pact = contract_draft(
-        campaign=table, kind="agreement", title="The Pact of Amiens", parties=[england.pk, france.pk],
+        campaign=table,
+        kind="agreement",
+        title="The Pact of Amiens",
+        parties=[england.pk, france.pk],
         clauses=[
             {"kind": "non_aggression", "params": {}, "text": "Neither shall attack the other."},
-            {"kind": "recurring_payment", "params": {"payer": france.pk, "payee": england.pk, "amount": 20,
-                                                      "from_year": table.current_year, "turns": 3}},
+            {
+                "kind": "recurring_payment",
+                "params": {"payer": france.pk, "payee": england.pk, "amount": 20, "from_year": table.current_year, "turns": 3},
+            },
         ],
-    )  # fmt: skip
+    )
     contract_sign(campaign=table, contract=pact)
     breach = breach_record(campaign=table, contract=pact, by_dynasty=france, text="raided Kent")
     waiting = contract_draft(
-        campaign=table, kind="treaty", title="The Treaty of the Three Crowns",
+        campaign=table,
+        kind="treaty",
+        title="The Treaty of the Three Crowns",
         parties=[england.pk, france.pk, Dynasty.objects.get(campaign=table, crown="Spain").pk],
-    )  # fmt: skip
+    )
     contract_sign_party(campaign=table, contract=waiting, dynasty=france)
     table.ruleset = "eu-bloodline"  # so that the dispute page shows its grid of votes
     table.save()

@@ -242,9 +242,14 @@ def tree_cache(settings, tmp_path):
 def test_the_readme_screenshots(browser: Browser, live_server, gm, alice, bob, seeded_dice, tree_cache, tmp_path):
     folder = Path(os.environ.get("REGNAL_SCREENSHOTS") or tmp_path / "screenshots")
     demo = campaign_start(
-        name="The Hundred Years", gm=gm, players=5, seats={"England": alice, "France": bob},
-        optional_rules={"disputed_succession": True}, prehistory_turns=12, seed=1,
-    )  # fmt: skip
+        name="The Hundred Years",
+        gm=gm,
+        players=5,
+        seats={"England": alice, "France": bob},
+        optional_rules={"disputed_succession": True},
+        prehistory_turns=12,
+        seed=1,
+    )
     assert (demo.current_year, demo.step) == (1360, Step.BIRTHS)
     england = Dynasty.objects.get(campaign=demo, crown="England")
     king = Reign.objects.get(campaign=demo, crown="England", end_year__isnull=True).holder

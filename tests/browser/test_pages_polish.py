@@ -30,9 +30,14 @@ def history(settings, tmp_path, gm, alice, bob):
     """Twelve turns played by the automatic player (1300-1355): now the Births of 1360."""
     settings.TREE_CACHE_DIR = str(tmp_path / "trees")
     game = campaign_start(
-        name="Twelve Turns", gm=gm, players=5, seats={"England": alice, "France": bob},
-        optional_rules={"disputed_succession": True}, prehistory_turns=12, seed=1,
-    )  # fmt: skip
+        name="Twelve Turns",
+        gm=gm,
+        players=5,
+        seats={"England": alice, "France": bob},
+        optional_rules={"disputed_succession": True},
+        prehistory_turns=12,
+        seed=1,
+    )
     assert (game.current_year, game.step) == (1360, Step.BIRTHS)
     return game
 
@@ -203,10 +208,7 @@ def test_the_dashboard_card_and_the_chart_labels(browser: Browser, live_server, 
             shot(page, f"dashboard-{viewport['width']}")
 
             page.goto(f"{live_server.url}/c/{history.slug}/treasury/{england.pk}/")
-            boxes = [
-                (t.text_content(), t.bounding_box())
-                for t in page.locator("figure.chart svg g.x-axis text").all()
-            ]  # fmt: skip
+            boxes = [(t.text_content(), t.bounding_box()) for t in page.locator("figure.chart svg g.x-axis text").all()]
             years = [int(text) for text, _ in boxes]
             assert len(years) >= 4 and (years[-1] - years[0]) % 5 == 0
             assert len({b - a for a, b in itertools.pairwise(years)}) == 1  # an even step

@@ -88,8 +88,14 @@ def _rolls(ex: Export) -> list[str]:
         if r["purpose"] == "birth":
             child = total(r) >= 7
             if r["target"] != 7 or r["outcome"] != ("child" if child else "no child"):
-                out.append(violation("BR-birth-roll", row, f"target 7, {'child' if child else 'no child'}",
-                                     f"target {r['target']}, {r['outcome']}"))
+                out.append(
+                    violation(
+                        "BR-birth-roll",
+                        row,
+                        f"target 7, {'child' if child else 'no child'}",
+                        f"target {r['target']}, {r['outcome']}",
+                    )
+                )
         elif r["purpose"] == "sex":
             want = "boy" if r["faces"][0] <= 3 else "girl"
             if r["outcome"] != want:
@@ -132,10 +138,7 @@ def _rolls(ex: Export) -> list[str]:
 
 def _queen_regnant(ex: Export, cid: int, year: int) -> bool:
     """Reigning at the Births of ``year`` (a succession of that turn comes later, at Survival)."""
-    return any(
-        r["start_year"] < year and (r["end_year"] is None or r["end_year"] >= year)
-        for r in ex.reigns_of.get(cid, [])
-    )
+    return any(r["start_year"] < year and (r["end_year"] is None or r["end_year"] >= year) for r in ex.reigns_of.get(cid, []))
 
 
 def _births(ex: Export) -> list[str]:
@@ -164,8 +167,14 @@ def _births(ex: Export) -> list[str]:
                 out.append(violation("BR-birth-roll", f"{row} attempt {a['attempt']}", "its roll", "none"))
                 continue
             if roll["characters"] != [m["husband"], m["wife"]] or roll["year"] != year:
-                out.append(violation("BR-birth-roll", f"{row} attempt {a['attempt']}", "the couple's roll of the year",
-                                     f"roll {roll['id']} of {roll['characters']} in {roll['year']}"))
+                out.append(
+                    violation(
+                        "BR-birth-roll",
+                        f"{row} attempt {a['attempt']}",
+                        "the couple's roll of the year",
+                        f"roll {roll['id']} of {roll['characters']} in {roll['year']}",
+                    )
+                )
             success = total(roll) >= 7
             if a["success"] != success:
                 out.append(violation("BR-birth-roll", f"{row} attempt {a['attempt']}", success, a["success"]))
@@ -181,17 +190,34 @@ def _births(ex: Export) -> list[str]:
             # (the ruling on children born after a parent's death dates it so).
             capped = max(year, min([want_year, *death_caps(husband, wife)]))
             if a["child_birth_year"] != child["birth_year"] or child["birth_year"] not in (want_year, capped):
-                out.append(violation("BR-birth-year", f"{row} attempt {a['attempt']}, {ex.name(child['id'])}",
-                                     want_year if capped == want_year else f"{want_year} (or {capped}, a parent's death)",
-                                     f"{a['child_birth_year']} / {child['birth_year']}"))
+                out.append(
+                    violation(
+                        "BR-birth-year",
+                        f"{row} attempt {a['attempt']}, {ex.name(child['id'])}",
+                        want_year if capped == want_year else f"{want_year} (or {capped}, a parent's death)",
+                        f"{a['child_birth_year']} / {child['birth_year']}",
+                    )
+                )
             order = (child["birth_year"], child["birth_order"])
             if previous is not None and order <= previous:
-                out.append(violation("BR-birth-year", f"{row} attempt {a['attempt']}, {ex.name(child['id'])}",
-                                     f"born after the couple's previous child {previous}", order))
+                out.append(
+                    violation(
+                        "BR-birth-year",
+                        f"{row} attempt {a['attempt']}, {ex.name(child['id'])}",
+                        f"born after the couple's previous child {previous}",
+                        order,
+                    )
+                )
             previous = order
             if (child["father"], child["mother"]) != (m["husband"], m["wife"]):
-                out.append(violation("BR-birth-year", ex.name(child["id"]), f"parents {m['husband']}, {m['wife']}",
-                                     f"{child['father']}, {child['mother']}"))
+                out.append(
+                    violation(
+                        "BR-birth-year",
+                        ex.name(child["id"]),
+                        f"parents {m['husband']}, {m['wife']}",
+                        f"{child['father']}, {child['mother']}",
+                    )
+                )
             if not ex.rolls_of.get(("sex", child["id"])):
                 out.append(violation("BR-sex", ex.name(child["id"]), "a sex roll", "none"))
             name = wife["dynastic_name"] if _queen_regnant(ex, wife["id"], year) else husband["dynastic_name"]
@@ -237,15 +263,22 @@ def _survival(ex: Export) -> list[str]:
             out.append(violation("BR-survival-roll", row, f"age {age} needs {need}", f"{r['detail']} needs {r['target']}"))
         modifier = c["characteristics"].get("constitution", 0) - extra.get((cid, year), 0)
         if r["modifier"] != modifier:
-            out.append(violation("BR-survival-roll", row, f"modifier {modifier} (Constitution less extra birth rolls)",
-                                 r["modifier"]))
+            out.append(
+                violation("BR-survival-roll", row, f"modifier {modifier} (Constitution less extra birth rolls)", r["modifier"])
+            )
         survives = total(r) >= r["target"]
         if r["outcome"] != ("survived" if survives else "died"):
             out.append(violation("BR-survival-roll", row, "survived" if survives else "died", r["outcome"]))
         dies_now = c["death_year"] == year and c["death_cause"] == "failed survival roll"
         if dies_now == survives:
-            out.append(violation("BR-survival-roll", row, "a death that year" if not survives else "no death",
-                                 f"death {c['death_year']} ({c['death_cause'] or 'alive'})"))
+            out.append(
+                violation(
+                    "BR-survival-roll",
+                    row,
+                    "a death that year" if not survives else "no death",
+                    f"death {c['death_year']} ({c['death_cause'] or 'alive'})",
+                )
+            )
     for c in ex.doc["characters"]:
         if c["death_cause"] == "failed survival roll" and c["id"] not in rolled.get(c["death_year"], set()):
             out.append(violation("BR-survival-roll", ex.name(c["id"]), f"a failed roll in {c['death_year']}", "none"))
@@ -255,8 +288,7 @@ def _survival(ex: Export) -> list[str]:
     done = [y for y in ex.turn_years() if y < ex.campaign["current_year"] or ex.campaign["step"] not in ("births", "survival")]
     for year in done:
         kings = {
-            r["holder"] for r in ex.doc["reigns"]
-            if r["start_year"] <= year and (r["end_year"] is None or r["end_year"] >= year)
+            r["holder"] for r in ex.doc["reigns"] if r["start_year"] <= year and (r["end_year"] is None or r["end_year"] >= year)
         }
         for c in ex.doc["characters"]:
             cid = c["id"]
@@ -310,8 +342,9 @@ def _money(ex: Export) -> list[str]:
             late_match[p["character"]].append(p)
     for m in ex.doc["marriages"]:
         mid = m["id"]
-        created = all(ex.chars[m[k]]["origin"] in ("setup", "relative") and ex.chars[m[k]]["father"] is None
-                      for k in ("husband", "wife"))
+        created = all(
+            ex.chars[m[k]]["origin"] in ("setup", "relative") and ex.chars[m[k]]["father"] is None for k in ("husband", "wife")
+        )
         if m["wedding_year"] is None or m["wedding_year"] < start or created:
             # A set-up (or re-founded, or created) couple was wed before play: its year is its first child's.
             for p in wedding.get(mid, []) + match.get(mid, []):
@@ -321,7 +354,8 @@ def _money(ex: Export) -> list[str]:
         # Her Charisma at the wedding: a later loss (a usurper's 1d6 Charisma, a modifier) undone; one of
         # the wedding's year came before it (a succession's, at Survival; weddings at Marriages).
         charisma = wife["characteristics"].get("charisma", 0) + sum(
-            abs(mod["value"]) for mod in ex.doc.get("modifiers", [])
+            abs(mod["value"])
+            for mod in ex.doc.get("modifiers", [])
             if mod["kind"] == "charisma_loss" and mod["character"] == wife["id"] and mod["start_year"] > m["wedding_year"]
         )
         got = [(p["payer"], p["payee"], p["amount"], p["year"]) for p in wedding.get(mid, [])]
@@ -356,24 +390,40 @@ def _money(ex: Export) -> list[str]:
             want_match.append((spouse["birth_dynasty"], year))
         # Owed at the wedding the posting names the marriage; owed at a later succession, the spouse.
         paid = match.get(mid, []) + [
-            p for p in late_match.get(wife["id"], []) + late_match.get(husband["id"], [])
+            p
+            for p in late_match.get(wife["id"], []) + late_match.get(husband["id"], [])
             if p["year"] >= m["wedding_year"] and (m["ended_year"] is None or p["year"] <= m["ended_year"])
         ]
         # once per match and per spouse: a King and a Queen regnant who wed both bring their houses 100
         found = sorted((p["payee"], p["year"]) for p in paid if p["payer"] is None and p["amount"] == 100)
         bad = [p for p in paid if p["payer"] is not None or p["amount"] != 100]
-        optional = sorted((p["payee"], p["year"]) for p in paid if p["payer"] is None and p["amount"] == 100
-                          and (p["payee"], p["year"]) not in want_match and m["ended_year"] == p["year"])
+        optional = sorted(
+            (p["payee"], p["year"])
+            for p in paid
+            if p["payer"] is None
+            and p["amount"] == 100
+            and (p["payee"], p["year"]) not in want_match
+            and m["ended_year"] == p["year"]
+        )
         counted = [f for f in found if f not in optional]
         # "either at the time of the marriage or when the male character succeeds to the throne":
         # once per match; a spouse who comes to a second throne later is paid again (reported apart).
         firsts = sorted({min(y for h, y in counted if h == house) for house, _ in counted})
-        if sorted(want_match) != [(h, y) for h, y in counted if (h, y) in want_match] or bad or \
-                {h for h, _ in counted} != {h for h, _ in want_match}:
+        if (
+            sorted(want_match) != [(h, y) for h, y in counted if (h, y) in want_match]
+            or bad
+            or {h for h, _ in counted} != {h for h, _ in want_match}
+        ):
             out.append(violation("BR-monarch-match", row, f"100 Crowns to (house, year) {sorted(want_match)}", found))
         elif len(counted) > len(want_match):
-            out.append(violation("BR-monarch-match-once", row, f"100 Crowns once per match {sorted(want_match)}",
-                                 f"{found} (first in {firsts})"))
+            out.append(
+                violation(
+                    "BR-monarch-match-once",
+                    row,
+                    f"100 Crowns once per match {sorted(want_match)}",
+                    f"{found} (first in {firsts})",
+                )
+            )
     return out
 
 
@@ -391,8 +441,14 @@ def _succession(ex: Export) -> list[str]:
             late = ex.chars[prev["holder"]]
             row = f"{crown} {year}, after {ex.name(late['id'])}"
             if year is None or late["death_year"] != year:
-                out.append(violation("BR-succession", row, "a reign ends with its holder's death",
-                                     f"ended {year}, holder died {late['death_year']}"))
+                out.append(
+                    violation(
+                        "BR-succession",
+                        row,
+                        "a reign ends with its holder's death",
+                        f"ended {year}, holder died {late['death_year']}",
+                    )
+                )
                 continue
             if nxt["start_year"] != year:
                 out.append(violation("BR-succession", row, f"the next reign from {year}", nxt["start_year"]))
@@ -401,8 +457,14 @@ def _succession(ex: Export) -> list[str]:
             for p in nxt["passed_over"]:
                 heir = ex.chars[p["character"]]
                 if not rule_c and not (heir["prisoner_of"] is not None or (heir["sex"] == "F" and "marri" in p["reason"])):
-                    out.append(violation("BR-passed-over", f"{row}, {ex.name(heir['id'])}",
-                                         "a prisoner or a woman married away (rule C off)", p["reason"]))
+                    out.append(
+                        violation(
+                            "BR-passed-over",
+                            f"{row}, {ex.name(heir['id'])}",
+                            "a prisoner or a woman married away (rule C off)",
+                            p["reason"],
+                        )
+                    )
 
             def eligible(cid: int, year: int = year) -> bool:
                 c = ex.chars[cid]
@@ -425,23 +487,40 @@ def _succession(ex: Export) -> list[str]:
         if last["end_year"] is None:
             holder = ex.chars[last["holder"]]
             if holder["status"] == "retired":
-                out.append(violation("BR-monarch-retired", f"{crown} now, {ex.name(holder['id'])}",
-                                     "a reigning monarch in play (only a King's widow retires)",
-                                     f"retired in {holder['retired_year']}"))
+                out.append(
+                    violation(
+                        "BR-monarch-retired",
+                        f"{crown} now, {ex.name(holder['id'])}",
+                        "a reigning monarch in play (only a King's widow retires)",
+                        f"retired in {holder['retired_year']}",
+                    )
+                )
             elif holder["status"] != "alive":
                 out.append(violation("BR-succession", f"{crown} now", "a living monarch", ex.name(holder["id"])))
             controller = ex.crowns[crown]["controlled_by"]
             if holder["sex"] == "F" and holder["controlled_by"] != controller and holder["status"] == "alive":
-                out.append(violation("BR-queen-control", f"{crown} now, {ex.name(holder['id'])}",
-                                     f"controlled by the crown's player {controller}", holder["controlled_by"]))
+                out.append(
+                    violation(
+                        "BR-queen-control",
+                        f"{crown} now, {ex.name(holder['id'])}",
+                        f"controlled by the crown's player {controller}",
+                        holder["controlled_by"],
+                    )
+                )
             if holder["sex"] == "M" and holder["controlled_by"] != controller and holder["status"] == "alive":
-                out.append(violation("BR-king-control", f"{crown} now, {ex.name(holder['id'])}",
-                                     f"controlled by the crown's player {controller}", holder["controlled_by"]))
+                out.append(
+                    violation(
+                        "BR-king-control",
+                        f"{crown} now, {ex.name(holder['id'])}",
+                        f"controlled by the crown's player {controller}",
+                        holder["controlled_by"],
+                    )
+                )
     return out
 
 
 def _unions(ex: Export) -> list[str]:
-    """"If the new Queen is married to a King, or a character who becomes King, a Dynastic Union
+    """ "If the new Queen is married to a King, or a character who becomes King, a Dynastic Union
     takes place, and the player of the male character takes control of both countries": a union
     line in the chronicle for her crown the year both reign while married, naming his house."""
     out: list[str] = []
@@ -467,8 +546,11 @@ def _unions(ex: Export) -> list[str]:
                     want.setdefault((start, reign["crown"]), set()).update(houses)
     for key, houses in sorted(want.items()):
         if key not in found or found[key] not in houses:
-            out.append(violation("BR-union", f"{key[1]} {key[0]}", f"a Dynastic Union under house {sorted(houses)}",
-                                 found.get(key, "none")))
+            out.append(
+                violation(
+                    "BR-union", f"{key[1]} {key[0]}", f"a Dynastic Union under house {sorted(houses)}", found.get(key, "none")
+                )
+            )
     for key in sorted(set(found) - set(want), key=str):
         out.append(violation("BR-union", f"{key[1]} {key[0]}", "no Dynastic Union (no reigning couple)", found[key]))
     return out
@@ -492,8 +574,14 @@ def _regency(ex: Export, reign: Row) -> list[str]:
     when = min([y for y, _ in named if y - regent["birth_year"] >= 15], default=start)
     if when - regent["birth_year"] < 15:
         out.append(violation("BR-regency", row, "a regent of age when named", ex.name(regent["id"])))
-    first = min((t for t in range(start, holder["birth_year"] + 15 + ex.campaign["turn_length"], ex.campaign["turn_length"])
-                 if t - holder["birth_year"] >= 15), default=None)
+    first = min(
+        (
+            t
+            for t in range(start, holder["birth_year"] + 15 + ex.campaign["turn_length"], ex.campaign["turn_length"])
+            if t - holder["birth_year"] >= 15
+        ),
+        default=None,
+    )
     end = reign["regency_end_year"]
     if reign["end_year"] is not None and first is not None and reign["end_year"] < first:
         first = None if end is None else end

@@ -81,18 +81,32 @@ def check_bloodline(export: dict[str, Any]) -> list[str]:
     out += check_stability(ex, "BL-stability-chain", "BL-stability-bounds")
     for c in ex.doc["characters"]:
         if c["status"] == "retired":
-            out.append(violation("BL-no-retirement", ex.name(c["id"]), "no retirement in BloodLine",
-                                 f"retired in {c.get('retired_year')}"))
+            out.append(
+                violation(
+                    "BL-no-retirement", ex.name(c["id"]), "no retirement in BloodLine", f"retired in {c.get('retired_year')}"
+                )
+            )
         if c["father"] is not None and c["mother"] is not None:
             caps = death_caps(ex.chars[c["father"]], ex.chars[c["mother"]])
             if caps and c["birth_year"] > min(caps):
-                out.append(violation("BL-posthumous", ex.name(c["id"]),
-                                     f"born by {min(caps)} (not after the mother's death, nor a year after the father's)",
-                                     c["birth_year"]))
+                out.append(
+                    violation(
+                        "BL-posthumous",
+                        ex.name(c["id"]),
+                        f"born by {min(caps)} (not after the mother's death, nor a year after the father's)",
+                        c["birth_year"],
+                    )
+                )
     for p in ex.doc.get("postings", []):
         if p["kind"] in ("wedding", "monarch_match"):
-            out.append(violation("BL-no-br-money", f"posting {p['id']} ({p['year']})", "no Blood Royale wedding money",
-                                 f"{p['kind']} {p['amount']}: {p['reason']}"))
+            out.append(
+                violation(
+                    "BL-no-br-money",
+                    f"posting {p['id']} ({p['year']})",
+                    "no Blood Royale wedding money",
+                    f"{p['kind']} {p['amount']}: {p['reason']}",
+                )
+            )
     out += _succession(ex)
     out += _dowries(ex)
     out += _minor_stability(ex)
@@ -100,7 +114,7 @@ def check_bloodline(export: dict[str, Any]) -> list[str]:
 
 
 def _dowries(ex: Export) -> list[str]:
-    """"Marriages involving a player's monarch or the monarch's children need a title for the giving
+    """ "Marriages involving a player's monarch or the monarch's children need a title for the giving
     dynasty and a standard EU dynastic alliance (100 ducats dowry or a province)"; the 100 ducats go
     from the bride's house to the groom's at the wedding (docs/rulings.md); a minor house's accepted
     offer carries its own dowry, from the suitor's house to the minor's. Houses are those that
@@ -128,18 +142,30 @@ def _dowries(ex: Export) -> list[str]:
         # who controlled each spouse at the wedding (the Interphase), before the wedding moved anyone
         house = {c["id"]: ex.controller_at(c["id"], year, "interphase") for c in (husband, wife)}
         royal = [
-            c for c in (husband, wife)
-            if house[c["id"]] is not None and ex.dynasties[house[c["id"]]]["kind"] == "player"
+            c
+            for c in (husband, wife)
+            if house[c["id"]] is not None
+            and ex.dynasties[house[c["id"]]]["kind"] == "player"
             and (reigns_in(c["id"], year) or reigns_in(c["father"], year) or reigns_in(c["mother"], year))
         ]
         offer = next(
-            (offers[k] for when in (m["arranged_year"], year)  # accepted at the betrothal, the wedding a turn later
-             for k in ((husband["id"], wife["id"], when), (wife["id"], husband["id"], when)) if k in offers),
+            (
+                offers[k]
+                for when in (m["arranged_year"], year)  # accepted at the betrothal, the wedding a turn later
+                for k in ((husband["id"], wife["id"], when), (wife["id"], husband["id"], when))
+                if k in offers
+            ),
             None,
         )
         if royal and not offer and not (m["dowry"] and m["alliance_title"]):
-            out.append(violation("BL-dowry", row, "a dowry and a title for a monarch's or his child's match",
-                                 f"dowry {m['dowry']!r}, title {m['alliance_title']!r}"))
+            out.append(
+                violation(
+                    "BL-dowry",
+                    row,
+                    "a dowry and a title for a monarch's or his child's match",
+                    f"dowry {m['dowry']!r}, title {m['alliance_title']!r}",
+                )
+            )
         paid = [(p["payer"], p["payee"], p["amount"], p["year"]) for p in dowries.get(m["id"], [])]
         if offer is not None:
             # a minor house's accepted offer: its dowry from the suitor's house to the minor's
@@ -157,11 +183,12 @@ def _dowries(ex: Export) -> list[str]:
 
 
 def _minor_stability(ex: Export) -> list[str]:
-    """"Under-15 monarch: -1 Stability per turn" (the BloodLine sequence; no regents)."""
+    """ "Under-15 monarch: -1 Stability per turn" (the BloodLine sequence; no regents)."""
     out: list[str] = []
     crown_ids = {c["name"]: c["id"] for c in ex.doc["crowns"]}
     events = {
-        (e["crown"], e["year"]) for e in ex.doc.get("crown_events", [])
+        (e["crown"], e["year"])
+        for e in ex.doc.get("crown_events", [])
         if e["kind"] == "stability" and e["delta"] == -1 and "minor" in e["reason"]
     }
     done = [y for y in ex.turn_years() if y < ex.campaign["current_year"] or ex.campaign["step"] not in ("births", "survival")]
@@ -186,8 +213,14 @@ def _rolls_and_births(ex: Export) -> list[str]:
         if r["purpose"] == "birth":
             born = total(r) > 10
             if r["target"] != 11 or r["outcome"] != ("child" if born else "no child") or r["modifier"] != 0:
-                out.append(violation("BL-birth-roll", row, f"2d10 > 10: {'child' if born else 'no child'}",
-                                     f"modifier {r['modifier']}, target {r['target']}, {r['outcome']}"))
+                out.append(
+                    violation(
+                        "BL-birth-roll",
+                        row,
+                        f"2d10 > 10: {'child' if born else 'no child'}",
+                        f"modifier {r['modifier']}, target {r['target']}, {r['outcome']}",
+                    )
+                )
         elif r["purpose"] == "sex":
             want = "boy" if r["faces"][0] <= 5 else "girl"
             if r["outcome"] != want:
@@ -220,8 +253,11 @@ def _rolls_and_births(ex: Export) -> list[str]:
                 else:
                     want_mod = parents_modifier(f["characteristics"][r["detail"]], m["characteristics"][r["detail"]])
                 if r["modifier"] != want_mod:
-                    out.append(violation("BL-characteristics", f"{row}, {ex.name(cid)}",
-                                         f"the Parents table's {want_mod:+d}", r["modifier"]))
+                    out.append(
+                        violation(
+                            "BL-characteristics", f"{row}, {ex.name(cid)}", f"the Parents table's {want_mod:+d}", r["modifier"]
+                        )
+                    )
     by_couple: dict[tuple[int, int], list[Row]] = defaultdict(list)
     for a in ex.doc["birth_attempts"]:
         by_couple[(a["marriage"], a["year"])].append(a)
@@ -243,11 +279,18 @@ def _rolls_and_births(ex: Export) -> list[str]:
             # later than its mother's death, nor more than a year after its father's.
             capped = max(year, min([want, *death_caps(ex.chars[m["husband"]], ex.chars[m["wife"]])]))
             if child["birth_year"] not in (want, capped) or a["child_birth_year"] != child["birth_year"]:
-                out.append(violation("BL-birth-year", f"{row} attempt {a['attempt']}, {ex.name(child['id'])}", want,
-                                     child["birth_year"]))
+                out.append(
+                    violation("BL-birth-year", f"{row} attempt {a['attempt']}, {ex.name(child['id'])}", want, child["birth_year"])
+                )
             if (child["father"], child["mother"]) != (m["husband"], m["wife"]):
-                out.append(violation("BL-birth-year", ex.name(child["id"]), f"parents {m['husband']}, {m['wife']}",
-                                     f"{child['father']}, {child['mother']}"))
+                out.append(
+                    violation(
+                        "BL-birth-year",
+                        ex.name(child["id"]),
+                        f"parents {m['husband']}, {m['wife']}",
+                        f"{child['father']}, {child['mother']}",
+                    )
+                )
     return out
 
 
@@ -293,8 +336,14 @@ def _survival(ex: Export) -> list[str]:
                 out.append(violation("BL-survival-roll", row, want, r["outcome"]))
             died = c["death_year"] == year and "survival" in c["death_cause"]
             if died != (want == "died"):
-                out.append(violation("BL-survival-roll", row, "a death that year" if want == "died" else "no death",
-                                     f"death {c['death_year']} ({c['death_cause'] or 'alive'})"))
+                out.append(
+                    violation(
+                        "BL-survival-roll",
+                        row,
+                        "a death that year" if want == "died" else "no death",
+                        f"death {c['death_year']} ({c['death_cause'] or 'alive'})",
+                    )
+                )
         if c["effective_age_offset"] != offset:
             out.append(violation("BL-effective-age", ex.name(cid), f"offset {offset}", c["effective_age_offset"]))
     return out
@@ -347,8 +396,14 @@ def _succession(ex: Export) -> list[str]:
             if prev["interim_for"] is not None or nxt["interim_for"] is not None:
                 continue  # an interim reign: the prisoner's return, not a death, may end it
             if year is None or late["death_year"] != year:
-                out.append(violation("BL-reign-end", row, "a reign ends with its holder's death, the heir succeeding at once",
-                                     f"ended {year}, holder died {late['death_year']} ({late['death_cause']})"))
+                out.append(
+                    violation(
+                        "BL-reign-end",
+                        row,
+                        "a reign ends with its holder's death, the heir succeeding at once",
+                        f"ended {year}, holder died {late['death_year']} ({late['death_cause']})",
+                    )
+                )
                 continue
             cut = {p["character"] for p in nxt["passed_over"]} | ex.renounced_before(crown, year)
             # "When the Queen or King dies the dynastic union is over and none of her children may
@@ -364,8 +419,12 @@ def _succession(ex: Export) -> list[str]:
             def eligible(cid: int, year: int = year, late: Row = late, alive: list[bool] = victims_alive) -> bool:
                 c = ex.chars[cid]
                 # put to death by a new Sultan in this Succession (Turkey #2): alive when it began
-                later = alive[0] and c["death_year"] == year and c["death_cause"] == "put to death by the new Sultan" \
+                later = (
+                    alive[0]
+                    and c["death_year"] == year
+                    and c["death_cause"] == "put to death by the new Sultan"
                     and cid != late["id"]
+                )
                 if c["death_year"] is not None and c["death_year"] <= year and not later:
                     return False
                 if c.get("retired_year") is not None and c["retired_year"] < year:
@@ -384,8 +443,13 @@ def _succession(ex: Export) -> list[str]:
                 return bool(eligible(cid))
 
             def heir_without(
-                cut: set[int], may_reign: Any = may_reign, late: Row = late, year: int = year, crown: str = crown,
-                turkish: bool = turkish, husbands: dict[int, int] = husbands,
+                cut: set[int],
+                may_reign: Any = may_reign,
+                late: Row = late,
+                year: int = year,
+                crown: str = crown,
+                turkish: bool = turkish,
+                husbands: dict[int, int] = husbands,
             ) -> int | None:
                 heir = heir_of(ex, late["id"], crown, year, cut, may_reign)
                 if heir is not None and turkish and ex.chars[heir]["sex"] == "F":
@@ -395,8 +459,9 @@ def _succession(ex: Export) -> list[str]:
             heir = heir_without(cut | union_children)
             holder = ex.chars[nxt["holder"]]
             if union_children and heir != holder["id"] and heir_without(cut) == holder["id"]:
-                out.append(violation("BL-union-children", row, f"{ex.name(heir)} (none of the union's children)",
-                                     ex.name(holder["id"])))
+                out.append(
+                    violation("BL-union-children", row, f"{ex.name(heir)} (none of the union's children)", ex.name(holder["id"]))
+                )
                 continue
             if heir is None:
                 if holder["origin"] not in ("relative", "setup", "created"):

@@ -94,11 +94,13 @@ class Export:
         renunciation comes with the wedding, after the Succession)."""
         steps = {
             (e["data"].get("character"), e["data"].get("crown")): STEPS.get(e["step"], 9)
-            for y in self.doc["chronicle"] for e in y["entries"]
+            for y in self.doc["chronicle"]
+            for e in y["entries"]
             if e["kind"] == "renunciation" and isinstance(e["data"], dict)
         }
         return {
-            r["character"] for r in self.doc.get("renunciations", [])
+            r["character"]
+            for r in self.doc.get("renunciations", [])
             if r["crown"] == crown
             and (r["year"] < year or (r["year"] == year and steps.get((r["character"], crown), 9) < STEPS["survival"]))
         }
@@ -192,9 +194,7 @@ def ancestors(ex: Export, cid: int) -> set[int]:
     return seen
 
 
-def heir_of(
-    ex: Export, late: int, crown: str, year: int, cut: set[int], eligible: Callable[[int], bool]
-) -> int | None:
+def heir_of(ex: Export, late: int, crown: str, year: int, cut: set[int], eligible: Callable[[int], bool]) -> int | None:
     """The first eligible person in the late monarch's line; when it is exhausted, "search wider"
     from the parent of the royal blood (the one who is or descends from a past holder of the crown),
     who comes first, then his line, and so on up. When both parents are of the blood the climb goes
@@ -218,9 +218,7 @@ def heir_of(
         while level:
             for q in level:
                 depth.setdefault(q, gen)
-            level = [
-                p for q in level for p in (ex.chars[q]["father"], ex.chars[q]["mother"]) if p is not None
-            ]
+            level = [p for q in level for p in (ex.chars[q]["father"], ex.chars[q]["mother"]) if p is not None]
             gen += 1
         mine = [h for h in depth if h in holders]
         if not mine:

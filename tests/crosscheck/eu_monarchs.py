@@ -34,8 +34,16 @@ from typing import Any
 from .common import Export, Row, check_faces, total, violation
 
 VALUES = {  # die -> values in columns 3, 4, 5, 6, 7
-    1: (3, 3, 3, 3, 3), 2: (3, 3, 3, 3, 4), 3: (3, 3, 3, 4, 5), 4: (3, 4, 4, 5, 6), 5: (4, 4, 5, 5, 6),
-    6: (4, 5, 5, 6, 7), 7: (4, 5, 6, 6, 7), 8: (5, 6, 7, 7, 8), 9: (6, 7, 8, 8, 8), 10: (7, 8, 9, 9, 9),
+    1: (3, 3, 3, 3, 3),
+    2: (3, 3, 3, 3, 4),
+    3: (3, 3, 3, 4, 5),
+    4: (3, 4, 4, 5, 6),
+    5: (4, 4, 5, 5, 6),
+    6: (4, 5, 5, 6, 7),
+    7: (4, 5, 6, 6, 7),
+    8: (5, 6, 7, 7, 8),
+    9: (6, 7, 8, 8, 8),
+    10: (7, 8, 9, 9, 9),
 }
 AGES = {"adult": 20, "teenager": 10, "child": 5, "baby": 0}
 BASE_COLUMNS = {"Turkey": 4, "Poland": 5, "Russia": 5, "France": 5}
@@ -76,8 +84,13 @@ def check_eu_monarchs(export: dict[str, Any]) -> list[str]:
         if purpose == "monarch_survival":
             base = "+1 turn" if score <= 1 else "dead" if score >= 10 else "nothing"
             if r["detail"] == "Turkey":
-                extra = "Pasha" if 5 <= score <= 7 else "revolt" if 9 <= score <= 10 else (
-                    "revolt and Dynastic Crisis" if score >= 11 else "")
+                extra = (
+                    "Pasha"
+                    if 5 <= score <= 7
+                    else "revolt"
+                    if 9 <= score <= 10
+                    else ("revolt and Dynastic Crisis" if score >= 11 else "")
+                )
                 want = f"{base}; {extra}" if extra else base
             else:
                 want = base
@@ -97,8 +110,9 @@ def check_eu_monarchs(export: dict[str, Any]) -> list[str]:
             died = c["death_year"] == r["year"] and "survival" in c["death_cause"]
             if (base == "dead") != died and (base == "dead" or c["death_year"] == r["year"]):
                 want = "a death" if base == "dead" else "no death"
-                out.append(violation("EM-survival", f"{row}, {ex.name(cid)}", want,
-                                     f"death {c['death_year']} ({c['death_cause']})"))
+                out.append(
+                    violation("EM-survival", f"{row}, {ex.name(cid)}", want, f"death {c['death_year']} ({c['death_cause']})")
+                )
         elif purpose == "monarch_succession":
             if "Fragile Health" in r["outcome"]:
                 fragile.add(r["characters"][0])
@@ -138,7 +152,13 @@ def check_eu_monarchs(export: dict[str, Any]) -> list[str]:
             cid = r["characters"][0]
             crown = crown_of.get(cid, "")
             if crown in ex.crowns and not ex.crowns[crown].get("state", {}).keys() - {
-                "survival_year", "monarch_id", "minority", "fragile_health", "crisis_year", "doge", "leader",
+                "survival_year",
+                "monarch_id",
+                "minority",
+                "fragile_health",
+                "crisis_year",
+                "doge",
+                "leader",
             }:
                 base_col = BASE_COLUMNS.get(crown, 6)
                 want_col = base_col
@@ -171,8 +191,11 @@ def check_eu_monarchs(export: dict[str, Any]) -> list[str]:
         row = f"{reign['crown']} {reign['start_year']}, {ex.name(cid)}"
         planned = reign["start_year"] + ex.campaign["turn_length"] * (rolled[cid] + more[cid])
         if reign["planned_end_year"] != planned:
-            out.append(violation("EM-reign", row, f"planned end {planned} ({rolled[cid]} turns + {more[cid]})",
-                                 reign["planned_end_year"]))
+            out.append(
+                violation(
+                    "EM-reign", row, f"planned end {planned} ({rolled[cid]} turns + {more[cid]})", reign["planned_end_year"]
+                )
+            )
         if reign["end_year"] is not None and reign["end_year"] > planned:
             out.append(violation("EM-reign", row, f"ended by {planned}", reign["end_year"]))
         c = ex.chars[cid]
@@ -183,8 +206,14 @@ def check_eu_monarchs(export: dict[str, Any]) -> list[str]:
         c = ex.chars[cid]
         starts = [reign["start_year"] for (holder, _), reign in reign_of.items() if holder == cid]
         if starts and starts[0] - c["birth_year"] != AGES[age]:
-            out.append(violation("EM-succession", ex.name(cid), f"aged {AGES[age]} ({age}) at {starts[0]}",
-                                 f"aged {starts[0] - c['birth_year']}"))
+            out.append(
+                violation(
+                    "EM-succession",
+                    ex.name(cid),
+                    f"aged {AGES[age]} ({age}) at {starts[0]}",
+                    f"aged {starts[0] - c['birth_year']}",
+                )
+            )
     out += check_stability(ex, "EM-stability-chain", "EM-stability-bounds")
     return out
 

@@ -41,8 +41,14 @@ def check_invariants(doc: dict[str, Any]) -> list[str]:
             continue
         if (crown_ids.get(r["crown"]), r["end_year"]) in restored:
             continue
-        out.append(violation("INV-reign-end", row, "the reign ends with its holder's death",
-                             f"ended {r['end_year']}, holder died {holder['death_year']}"))
+        out.append(
+            violation(
+                "INV-reign-end",
+                row,
+                "the reign ends with its holder's death",
+                f"ended {r['end_year']}, holder died {holder['death_year']}",
+            )
+        )
     for crown in doc["crowns"]:
         home, controller = crown["home_dynasty"], crown["controlled_by"]
         if controller == home or crown["union_with"] is not None or home is None:

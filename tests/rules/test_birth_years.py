@@ -15,10 +15,15 @@ def test_the_latest_year_is_the_mothers_death_or_a_year_after_the_fathers() -> N
     assert latest_birth_year(mother_death_year=None, father_death_year=1320) == 1321
     assert latest_birth_year(mother_death_year=1325, father_death_year=1320) == 1321
     assert [within_lives(y, mother_death_year=1320, father_death_year=None) for y in (1318, 1320, 1321, 1322)] == [
-        1318, 1320, 1320, 1320,
+        1318,
+        1320,
+        1320,
+        1320,
     ]
     assert [within_lives(y, mother_death_year=None, father_death_year=1320) for y in (1320, 1321, 1322)] == [
-        1320, 1321, 1321,
+        1320,
+        1321,
+        1321,
     ]
 
 

@@ -182,9 +182,7 @@ def test_a4_at_most_three_attempts() -> None:
     for made in (0, 1, 2):
         assert br.couple_problem(husband, wife, 1320, made) is None
         br.check_couple(husband, wife, 1320, made)
-    assert br.couple_problem(husband, wife, 1320, 3) == (
-        "This couple has made all 3 birth rolls allowed this turn (Births, A4)."
-    )
+    assert br.couple_problem(husband, wife, 1320, 3) == ("This couple has made all 3 birth rolls allowed this turn (Births, A4).")
     with pytest.raises(IneligibleCouple) as info:
         br.check_couple(husband, wife, 1320, 3)
     assert info.value.code == "ineligible_couple"
@@ -464,9 +462,7 @@ def test_a7_created_relative_of_a_king_aged_40() -> None:
 
 def test_a7_created_relative_of_a_young_king_is_20_without_children() -> None:
     plan = br.relative_plan(man(born=1318), 1340)  # the late King is 22
-    assert plan == br.RelativePlan(
-        relative_birth_year=1320, wife_birth_year=1325, marriage_year=1340, children_birth_years=()
-    )
+    assert plan == br.RelativePlan(relative_birth_year=1320, wife_birth_year=1325, marriage_year=1340, children_birth_years=())
 
 
 @pytest.mark.parametrize(("king_age", "children"), [(24, 0), (29, 0), (30, 1), (34, 1), (35, 2), (39, 2), (60, 7)])

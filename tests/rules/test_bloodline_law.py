@@ -26,8 +26,14 @@ def test_a_prisoners_line_costs_nothing_more():
 
 @pytest.mark.parametrize(
     ("strike", "which", "outcome"),
-    [((5,), None, "quiet"), ((1,), None, "quiet"), ((6,), (5,), "stability"), ((10,), (1,), "stability"),
-     ((6,), (6,), "revolt"), ((7,), (10,), "revolt")],
+    [
+        ((5,), None, "quiet"),
+        ((1,), None, "quiet"),
+        ((6,), (5,), "stability"),
+        ((10,), (1,), "stability"),
+        ((6,), (6,), "revolt"),
+        ((7,), (10,), "revolt"),
+    ],
 )
 def test_the_spurned_line_roll_has_both_outcomes(strike, which, outcome):
     """'there is a 50% chance that 1 stability level is lost or a new revolt is generated each Turn'."""

@@ -249,8 +249,16 @@ def test_chance_at_least_one_d6_sex_roll() -> None:
 
 @pytest.mark.parametrize(
     ("low", "high", "expected"),
-    [(3, 5, Fraction(10, 216)), (6, 8, Fraction(46, 216)), (9, 12, Fraction(104, 216)), (13, 15, Fraction(46, 216)),
-     (16, 18, Fraction(10, 216)), (3, 18, Fraction(1)), (19, 30, Fraction(0)), (10, 9, Fraction(0))],
+    [
+        (3, 5, Fraction(10, 216)),
+        (6, 8, Fraction(46, 216)),
+        (9, 12, Fraction(104, 216)),
+        (13, 15, Fraction(46, 216)),
+        (16, 18, Fraction(10, 216)),
+        (3, 18, Fraction(1)),
+        (19, 30, Fraction(0)),
+        (10, 9, Fraction(0)),
+    ],
 )
 def test_chance_in_range_3d6_bands(low: int, high: int, expected: Fraction) -> None:
     """A2: the five default characteristic bands of 3d6."""

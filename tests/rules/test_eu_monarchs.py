@@ -59,8 +59,17 @@ def test_unknown_table_key_is_refused() -> None:
 
 @pytest.mark.parametrize(
     ("total", "outcome"),
-    [(-3, "extra_turn"), (0, "extra_turn"), (1, "extra_turn"), (2, ""), (5, ""), (9, ""), (10, "dead"), (11, "dead"),
-     (15, "dead")],
+    [
+        (-3, "extra_turn"),
+        (0, "extra_turn"),
+        (1, "extra_turn"),
+        (2, ""),
+        (5, ""),
+        (9, ""),
+        (10, "dead"),
+        (11, "dead"),
+        (15, "dead"),
+    ],
 )
 def test_survival_column_le1_plus_one_turn_10_and_more_dead(total: int, outcome: str) -> None:
     """| 1 or less | +1 turn | ... | 10 | dead | 11 or more | dead |"""
@@ -73,8 +82,18 @@ def test_survival_column_le1_plus_one_turn_10_and_more_dead(total: int, outcome:
 
 @pytest.mark.parametrize(
     ("total", "turkish"),
-    [(1, ""), (4, ""), (5, "pasha"), (6, "pasha"), (7, "pasha"), (8, ""), (9, "revolt"), (10, "revolt"),
-     (11, "revolt_crisis"), (13, "revolt_crisis")],
+    [
+        (1, ""),
+        (4, ""),
+        (5, "pasha"),
+        (6, "pasha"),
+        (7, "pasha"),
+        (8, ""),
+        (9, "revolt"),
+        (10, "revolt"),
+        (11, "revolt_crisis"),
+        (13, "revolt_crisis"),
+    ],
 )
 def test_turkish_column_5_7_pasha_9_10_revolt_11_revolt_and_crisis(total: int, turkish: str) -> None:
     die = min(total, 10)
@@ -96,7 +115,10 @@ def test_survival_modifiers_each_with_its_reason() -> None:
     assert eu.survival_modifiers(MODS, fragile_health=False, turns_since_crisis=None, stability=0, turkey=False, mil=5) == []
     mods = eu.survival_modifiers(MODS, fragile_health=True, turns_since_crisis=1, stability=-1, turkey=True, mil=6)
     assert mods == [
-        (1, "Fragile Health"), (2, "turn 1 after a Dynastic Crisis"), (1, "Stability -1"), (1, "Turkey, MIL 6 below 7"),
+        (1, "Fragile Health"),
+        (2, "turn 1 after a Dynastic Crisis"),
+        (1, "Stability -1"),
+        (1, "Turkey, MIL 6 below 7"),
     ]
     assert eu.survival_modifiers(MODS, fragile_health=False, turns_since_crisis=2, stability=0, turkey=False, mil=5) == [
         (1, "turn 2 after a Dynastic Crisis")
@@ -161,8 +183,10 @@ def test_minority_penalties_teenager_1_child_2_cannot_lead_baby_3() -> None:
         eu.accession_age(MIN, "toddler")
 
 
-@pytest.mark.parametrize(("age", "stage"), [(0, "baby"), (4, "baby"), (5, "child"), (9, "child"), (10, "teenager"),
-                                            (14, "teenager"), (15, ""), (40, "")])
+@pytest.mark.parametrize(
+    ("age", "stage"),
+    [(0, "baby"), (4, "baby"), (5, "child"), (9, "child"), (10, "teenager"), (14, "teenager"), (15, ""), (40, "")],
+)
 def test_a_minor_grows_out_of_his_stage_one_turn_at_a_time(age: int, stage: str) -> None:
     assert eu.stage_at(MIN, age).name == stage
 
@@ -200,8 +224,16 @@ def test_venice_minus_2_and_poland_era_minus_2() -> None:
 # --- successor's values ---------------------------------------------------------------------------
 
 PRINTED = {
-    1: [3, 3, 3, 3, 3], 2: [3, 3, 3, 3, 4], 3: [3, 3, 3, 4, 5], 4: [3, 4, 4, 5, 6], 5: [4, 4, 5, 5, 6],
-    6: [4, 5, 5, 6, 7], 7: [4, 5, 6, 6, 7], 8: [5, 6, 7, 7, 8], 9: [6, 7, 8, 8, 8], 10: [7, 8, 9, 9, 9],
+    1: [3, 3, 3, 3, 3],
+    2: [3, 3, 3, 3, 4],
+    3: [3, 3, 3, 4, 5],
+    4: [3, 4, 4, 5, 6],
+    5: [4, 4, 5, 5, 6],
+    6: [4, 5, 5, 6, 7],
+    7: [4, 5, 6, 6, 7],
+    8: [5, 6, 7, 7, 8],
+    9: [6, 7, 8, 8, 8],
+    10: [7, 8, 9, 9, 9],
 }
 
 
@@ -245,8 +277,19 @@ C = eu.DEFAULT_COUNTRIES
 
 @pytest.mark.parametrize(
     ("country", "column"),
-    [("Turkey", 4), ("TUR", 4), ("Poland", 5), ("Russia", 5), ("France", 5), ("fra", 5), ("Spain", 6), ("Venice", 6),
-     ("England", 6), ("Sweden", 6), ("Prussia", 6)],
+    [
+        ("Turkey", 4),
+        ("TUR", 4),
+        ("Poland", 5),
+        ("Russia", 5),
+        ("France", 5),
+        ("fra", 5),
+        ("Spain", 6),
+        ("Venice", 6),
+        ("England", 6),
+        ("Sweden", 6),
+        ("Prussia", 6),
+    ],
 )
 def test_base_columns(country: str, column: int) -> None:
     """TUR 4, POL 5, RUS 5 (before Peter the Great), FRA 5 (before III-11), HIS 6 + endogamy, others 6."""
@@ -264,9 +307,26 @@ def test_base_column_after_the_event_override_and_habsburg() -> None:
 
 @pytest.mark.parametrize(
     ("period", "alliances", "modifier"),
-    [("I", 0, 0), ("I", 6, 0), ("I", 7, -1), ("I", 8, -2), ("I", 9, -3), ("I", 15, -3), ("II", 4, 0), ("III", 5, -1),
-     ("IV", 7, -2), ("IV", 8, -3), ("V", 3, 0), ("V", 4, -1), ("V", 6, -2), ("V", 7, -3), ("VI", 2, 0), ("VI", 3, -1),
-     ("VII", 4, -2), ("VII", 6, -3)],
+    [
+        ("I", 0, 0),
+        ("I", 6, 0),
+        ("I", 7, -1),
+        ("I", 8, -2),
+        ("I", 9, -3),
+        ("I", 15, -3),
+        ("II", 4, 0),
+        ("III", 5, -1),
+        ("IV", 7, -2),
+        ("IV", 8, -3),
+        ("V", 3, 0),
+        ("V", 4, -1),
+        ("V", 6, -2),
+        ("V", 7, -3),
+        ("VI", 2, 0),
+        ("VI", 3, -1),
+        ("VII", 4, -2),
+        ("VII", 6, -3),
+    ],
 )
 def test_habsburg_endogamy_by_period_and_dynastic_alliances(period: str, alliances: int, modifier: int) -> None:
     assert eu.habsburg_modifier(eu.DEFAULT_HABSBURG, period, alliances) == modifier
@@ -279,9 +339,22 @@ def test_habsburg_needs_a_row_for_the_period() -> None:
 
 @pytest.mark.parametrize(
     ("turn", "name", "first", "last"),
-    [(1, "I", 1, 6), (6, "I", 1, 6), (7, "II", 7, 14), (14, "II", 7, 14), (15, "III", 15, 25), (25, "III", 15, 25),
-     (26, "IV", 26, 34), (34, "IV", 26, 34), (35, "V", 35, 42), (42, "V", 35, 42), (43, "VI", 43, 52),
-     (52, "VI", 43, 52), (53, "VII", 53, None), (70, "VII", 53, None)],
+    [
+        (1, "I", 1, 6),
+        (6, "I", 1, 6),
+        (7, "II", 7, 14),
+        (14, "II", 7, 14),
+        (15, "III", 15, 25),
+        (25, "III", 15, 25),
+        (26, "IV", 26, 34),
+        (34, "IV", 26, 34),
+        (35, "V", 35, 42),
+        (42, "V", 35, 42),
+        (43, "VI", 43, 52),
+        (52, "VI", 43, 52),
+        (53, "VII", 53, None),
+        (70, "VII", 53, None),
+    ],
 )
 def test_periods_by_turn(turn: int, name: str, first: int, last: int | None) -> None:
     """I 1-6, II 7-14, III 15-25, IV 26-34, V 35-42, VI 43-52, VII 53+."""
@@ -323,7 +396,10 @@ def test_crown_rules_from_country_and_settings() -> None:
 
 def test_clean_settings_refuses_what_it_does_not_know() -> None:
     assert eu.clean_settings({"doge": True, "base_column": 5, "country": " Spain ", "poland_era": None}) == {
-        "doge": True, "base_column": 5, "country": "Spain", "poland_era": None,
+        "doge": True,
+        "base_column": 5,
+        "country": "Spain",
+        "poland_era": None,
     }
     with pytest.raises(IllegalOption, match="no crown setting 'dodge'"):
         eu.clean_settings({"dodge": True})
@@ -440,7 +516,10 @@ def test_exact_survival_odds() -> None:
 def test_exact_turkish_odds() -> None:
     assert eu.turkish_odds(T) == {"": Fraction(5, 10), "pasha": Fraction(3, 10), "revolt": Fraction(2, 10), "revolt_crisis": 0}
     assert eu.turkish_odds(T, 1) == {
-        "": Fraction(4, 10), "pasha": Fraction(3, 10), "revolt": Fraction(2, 10), "revolt_crisis": TENTH,
+        "": Fraction(4, 10),
+        "pasha": Fraction(3, 10),
+        "revolt": Fraction(2, 10),
+        "revolt_crisis": TENTH,
     }
 
 
@@ -461,8 +540,15 @@ def test_exact_succession_and_minority_odds() -> None:
 def test_exact_reign_and_value_odds() -> None:
     assert eu.reign_odds(T) == {t: TENTH for t in range(3, 13)}
     assert eu.reign_odds(T, -2) == {3: Fraction(3, 10), **{t: TENTH for t in range(4, 11)}}
-    assert eu.successor_value_odds(V, 6) == {3: Fraction(2, 10), 4: TENTH, 5: Fraction(2, 10), 6: Fraction(2, 10),
-                                             7: TENTH, 8: TENTH, 9: TENTH}
+    assert eu.successor_value_odds(V, 6) == {
+        3: Fraction(2, 10),
+        4: TENTH,
+        5: Fraction(2, 10),
+        6: Fraction(2, 10),
+        7: TENTH,
+        8: TENTH,
+        9: TENTH,
+    }
     doge = eu.successor_value_odds(V, 6, die_bonus=1, minimum=4)
     assert doge == {4: Fraction(2, 10), 5: Fraction(2, 10), 6: Fraction(2, 10), 7: TENTH, 8: TENTH, 9: Fraction(2, 10)}
 

@@ -29,10 +29,27 @@ def P(pid: int, sex: str, born: int, father: int | None = None, mother: int | No
 
 
 NAMES = {
-    1: "Henry", 2: "Blanche", 3: "Edward", 4: "Maud", 5: "Richard", 6: "Joan", 7: "Thomas",
-    8: "Edmund", 9: "Alice", 10: "Eleanor", 11: "Walter", 12: "Isabel", 13: "Hugh",
-    20: "Geoffrey", 21: "Matilda", 22: "Roger", 23: "Agnes", 24: "Ralph", 25: "Cecily", 26: "Simon",
-}  # fmt: skip
+    1: "Henry",
+    2: "Blanche",
+    3: "Edward",
+    4: "Maud",
+    5: "Richard",
+    6: "Joan",
+    7: "Thomas",
+    8: "Edmund",
+    9: "Alice",
+    10: "Eleanor",
+    11: "Walter",
+    12: "Isabel",
+    13: "Hugh",
+    20: "Geoffrey",
+    21: "Matilda",
+    22: "Roger",
+    23: "Agnes",
+    24: "Ralph",
+    25: "Cecily",
+    26: "Simon",
+}
 
 
 def family(**changes: dict[str, Any]) -> dict[int, Person]:
@@ -84,8 +101,10 @@ def test_a7_reasons_down_the_late_kings_own_line() -> None:
     """A7: the eldest son's family (his dead son's son first), then the second son, then the daughters."""
     out = reasons(family())
     assert out[:8] == [
-        ("Edmund", "great-grandson: eldest son of Thomas (deceased), eldest son of Edward (deceased), "
-                   "the late King's eldest son"),
+        (
+            "Edmund",
+            "great-grandson: eldest son of Thomas (deceased), eldest son of Edward (deceased), the late King's eldest son",
+        ),
         ("Alice", "granddaughter: eldest daughter of Edward (deceased), the late King's eldest son"),
         ("Richard", "second son"),
         ("Hugh", "grandson: eldest son of Richard, the late King's second son"),
@@ -93,7 +112,7 @@ def test_a7_reasons_down_the_late_kings_own_line() -> None:
         ("Eleanor", "granddaughter: eldest daughter of Maud, the late King's eldest daughter"),
         ("Isabel", "granddaughter: second daughter of Maud, the late King's eldest daughter"),
         ("Joan", "second daughter"),
-    ]  # fmt: skip
+    ]
 
 
 def test_a7_reasons_climbing_to_brothers_uncles_and_cousins() -> None:
@@ -104,11 +123,16 @@ def test_a7_reasons_climbing_to_brothers_uncles_and_cousins() -> None:
     assert out[8:] == [
         ("Roger", f"younger brother: {father}"),
         ("Ralph", f"nephew: eldest son of Roger, {father}"),
-        ("Agnes", "younger sister: eldest daughter of Geoffrey (deceased), the late King's father "
-                  "(after the late King's own line)"),
-        ("Cecily", "first cousin: eldest daughter of Walter (deceased), second son of Simon (deceased), "
-                   "the late King's grandfather (after the late King's own line and his father's)"),
-    ]  # fmt: skip
+        (
+            "Agnes",
+            "younger sister: eldest daughter of Geoffrey (deceased), the late King's father (after the late King's own line)",
+        ),
+        (
+            "Cecily",
+            "first cousin: eldest daughter of Walter (deceased), second son of Simon (deceased), "
+            "the late King's grandfather (after the late King's own line and his father's)",
+        ),
+    ]
 
 
 def test_a7_when_the_own_line_is_extinct_the_note_says_so() -> None:
@@ -122,9 +146,12 @@ def test_a7_when_the_own_line_is_extinct_the_note_says_so() -> None:
     dead.update({"p22": {"alive": False}, "p24": {"alive": False}, "p23": {"retired": True}})
     line = explain_line(family(**dead), 1, names=NAMES, royal=ROYAL)
     assert [(e.person_id, e.reason) for e in line.entries] == [
-        (25, "first cousin: eldest daughter of Walter (deceased), second son of Simon (deceased), the late King's "
-             "grandfather (the late King's own line and his father's are extinct)"),
-    ]  # fmt: skip
+        (
+            25,
+            "first cousin: eldest daughter of Walter (deceased), second son of Simon (deceased), the late King's "
+            "grandfather (the late King's own line and his father's are extinct)",
+        ),
+    ]
 
 
 def test_a7_a_living_king_his_living_father_a_grand_nephew_and_a_half_brother() -> None:
@@ -135,9 +162,13 @@ def test_a7_a_living_king_his_living_father_a_grand_nephew_and_a_half_brother() 
     assert [(e.person_id, e.kin, e.reason) for e in line.entries] == [
         (13, "son", "eldest son"),
         (1, "father", "father (after the King's own line)"),
-        (8, "grand-nephew", "grand-nephew: eldest son of Thomas (deceased), eldest son of Edward (deceased), "
-                            "eldest son of Henry, the King's father (after the King's own line)"),
-    ]  # fmt: skip
+        (
+            8,
+            "grand-nephew",
+            "grand-nephew: eldest son of Thomas (deceased), eldest son of Edward (deceased), "
+            "eldest son of Henry, the King's father (after the King's own line)",
+        ),
+    ]
     assert line.total == 13
     bastien = next(e for e in iter_explained(people, 1, names=names, royal=ROYAL) if e.person_id == 30)
     assert bastien.kin == "elder half-brother"
@@ -199,14 +230,24 @@ def test_names_may_be_missing() -> None:
 @pytest.mark.parametrize(
     ("height", "depth", "sex", "word"),
     [
-        (1, 1, MALE, "brother"), (1, 1, FEMALE, "sister"), (1, 2, MALE, "nephew"), (1, 2, FEMALE, "niece"),
-        (1, 3, MALE, "grand-nephew"), (1, 4, FEMALE, "great-grand-niece"), (2, 1, MALE, "uncle"),
-        (3, 1, FEMALE, "great-aunt"), (4, 1, MALE, "great-great-uncle"), (2, 2, MALE, "first cousin"),
-        (2, 3, FEMALE, "first cousin once removed"), (3, 2, MALE, "first cousin once removed"),
-        (3, 3, MALE, "second cousin"), (3, 5, MALE, "second cousin twice removed"),
-        (2, 6, MALE, "first cousin 4 times removed"), (4, 3, MALE, "second cousin once removed"),
+        (1, 1, MALE, "brother"),
+        (1, 1, FEMALE, "sister"),
+        (1, 2, MALE, "nephew"),
+        (1, 2, FEMALE, "niece"),
+        (1, 3, MALE, "grand-nephew"),
+        (1, 4, FEMALE, "great-grand-niece"),
+        (2, 1, MALE, "uncle"),
+        (3, 1, FEMALE, "great-aunt"),
+        (4, 1, MALE, "great-great-uncle"),
+        (2, 2, MALE, "first cousin"),
+        (2, 3, FEMALE, "first cousin once removed"),
+        (3, 2, MALE, "first cousin once removed"),
+        (3, 3, MALE, "second cousin"),
+        (3, 5, MALE, "second cousin twice removed"),
+        (2, 6, MALE, "first cousin 4 times removed"),
+        (4, 3, MALE, "second cousin once removed"),
     ],
-)  # fmt: skip
+)
 def test_kinship_words(height: int, depth: int, sex: str, word: str) -> None:
     assert collateral_kin(height, depth, sex) == word
 
@@ -214,8 +255,12 @@ def test_kinship_words(height: int, depth: int, sex: str, word: str) -> None:
 def test_words() -> None:
     assert [ordinal(n) for n in (1, 2, 3, 12, 13, 21, 22)] == ["eldest", "second", "third", "twelfth", "13th", "21st", "22nd"]
     assert [descendant_kin(d, MALE) for d in (1, 2, 3, 5, 6)] == [
-        "son", "grandson", "great-grandson", "great-great-great-grandson", "4x great-grandson",
-    ]  # fmt: skip
+        "son",
+        "grandson",
+        "great-grandson",
+        "great-great-great-grandson",
+        "4x great-grandson",
+    ]
     assert [ancestor_kin(h, FEMALE) for h in (1, 2, 3)] == ["mother", "grandmother", "great-grandmother"]
 
 
@@ -310,8 +355,9 @@ def big_tree(size: int = 2000, seed: int = 1) -> tuple[dict[int, Person], int, s
         person.alive = person.birth_year >= last - 50
     # the monarch: the eldest living man of the blood with children; the royal line runs up his blood
     fathers = {p.father for p in people.values()}
-    monarch = min((p for p in people.values() if p.alive and p.sex == MALE and p.id in fathers and p.father),
-                  key=Person.seniority).id  # fmt: skip
+    monarch = min(
+        (p for p in people.values() if p.alive and p.sex == MALE and p.id in fathers and p.father), key=Person.seniority
+    ).id
     royal, pid = set(), monarch
     while pid is not None:
         royal.add(pid)

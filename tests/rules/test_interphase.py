@@ -314,9 +314,10 @@ def test_no_more_sets_than_the_counters_in_the_box() -> None:
             cashed(**sets)
         return info.value
 
-    assert "16 sets need that many metals, cloth and food, but the game has only 15 of each." in refused_sets(
-        basic_sets=10, semi_luxury_sets=5, luxury_sets=1
-    ).message
+    assert (
+        "16 sets need that many metals, cloth and food, but the game has only 15 of each."
+        in refused_sets(basic_sets=10, semi_luxury_sets=5, luxury_sets=1).message
+    )
     assert refused_sets(semi_luxury_sets=8, luxury_sets=3).message == (
         "11 sets need that many semi-luxury items, but the game has only 10."
     )
@@ -325,7 +326,7 @@ def test_no_more_sets_than_the_counters_in_the_box() -> None:
 
 
 def test_sets_are_not_interphase_income() -> None:
-    """"D) CASHING IN RESOURCES" comes after "B) INTERPHASE" and "C) MOVEMENT" in the sequence of
+    """ "D) CASHING IN RESOURCES" comes after "B) INTERPHASE" and "C) MOVEMENT" in the sequence of
     play, and "The Full Game Turn ends with Cashing In Resources": a set pays no upkeep or raising.
     France with 0 Crowns, 10 provinces and 10 armies kept may raise 6 armies (50 - 20 = 30), not 10,
     whatever sets wait at its capital."""
@@ -350,11 +351,25 @@ def test_a_rebellion_in_the_capital_does_not_halve_the_sets_cashed_in_after_it()
 def test_income_comes_first_then_costs_in_the_rulebook_order() -> None:
     # No cash_in line: "The Full Game Turn ends with Cashing In Resources" (cash_in_lines), after these.
     result = run(
-        cash=50, provinces=10, rebellion=1, tax_rate=7, rebellions_bought_off=1, armies_kept=4,
-        fleets_kept=1, armies_raised=2, fleets_raised=1, home_provinces=8, home_in_rebellion=0,
+        cash=50,
+        provinces=10,
+        rebellion=1,
+        tax_rate=7,
+        rebellions_bought_off=1,
+        armies_kept=4,
+        fleets_kept=1,
+        armies_raised=2,
+        fleets_raised=1,
+        home_provinces=8,
+        home_in_rebellion=0,
     )
     assert [line.kind for line in result.lines] == [
-        "tax", "rebellion", "maintenance", "maintenance", "raising", "raising",
+        "tax",
+        "rebellion",
+        "maintenance",
+        "maintenance",
+        "raising",
+        "raising",
     ]
     assert result.income == 63 and result.costs == 15 + 8 + 2 + 10 + 5
     assert result.shortfall == 0 and result.cash_after == 50 + 63 - 40
@@ -390,13 +405,27 @@ def test_the_kinds_are_the_ledgers() -> None:
     capital=st.booleans(),
 )
 def test_the_lines_add_up(
-    cash: int, provinces: int, famine: int, rebellion: int, tax_rate: int, armies_kept: int, fleets_kept: int,
-    fleets_raised: int, capital: bool,
+    cash: int,
+    provinces: int,
+    famine: int,
+    rebellion: int,
+    tax_rate: int,
+    armies_kept: int,
+    fleets_kept: int,
+    fleets_raised: int,
+    capital: bool,
 ) -> None:
     provinces = max(provinces, famine + rebellion)
     result = run(
-        cash=cash, provinces=provinces, famine=famine, rebellion=rebellion, tax_rate=tax_rate, armies_kept=armies_kept,
-        fleets_kept=fleets_kept, fleets_raised=fleets_raised, capital_rebellion=capital,
+        cash=cash,
+        provinces=provinces,
+        famine=famine,
+        rebellion=rebellion,
+        tax_rate=tax_rate,
+        armies_kept=armies_kept,
+        fleets_kept=fleets_kept,
+        fleets_raised=fleets_raised,
+        capital_rebellion=capital,
     )
     assert all(line.amount > 0 for line in result.lines)
     assert result.cash_after == cash + sum(line.signed for line in result.lines)
@@ -443,14 +472,19 @@ def test_a_present_governors_charisma_is_the_governing_players_profit_or_loss() 
     from there should be modified by his or her Charisma. This additional profit/loss being taken by
     the governing player."""
     result = run(
-        cash=10, provinces=["Kent", "Wessex"],
+        cash=10,
+        provinces=["Kent", "Wessex"],
         governed=(
             ip.Governed(province="Kent", governor="Edmund", charisma=-2),
             ip.Governed(province="Wessex", governor="Louis", house=9, charisma=1),
         ),
-    )  # fmt: skip
+    )
     assert [(line.direction, line.amount, line.house) for line in result.lines] == [
-        (IN, 10, None), (IN, 2, None), (OUT, 2, None), (IN, 2, 9), (IN, 1, 9),
+        (IN, 10, None),
+        (IN, 2, None),
+        (OUT, 2, None),
+        (IN, 2, 9),
+        (IN, 1, 9),
     ]
     assert result.cash_after == 10 + 10 + 2 - 2
 
@@ -479,7 +513,6 @@ def test_armies_on_the_year_track_cannot_be_raised() -> None:
     assert refused(first_turn=True, provinces=1, armies_on_track=1).fields == {"armies_on_track": "first_turn"}
 
 
-
 # --- where new forces are placed (section 13) -----------------------------------------------------------
 
 
@@ -489,9 +522,14 @@ def test_new_armies_go_to_the_capital_and_fleets_to_coastal_home_provinces() -> 
     expense of other countries)"."""
     home = ["Ile de France", "Normandy", "Brittany"]
     result = run(
-        cash=100, provinces=[*home, "Kent"], home_provinces=home, armies_raised=2, fleets_raised=2,
-        capital="Ile de France", fleet_ports=("Normandy", "Brittany"),
-    )  # fmt: skip
+        cash=100,
+        provinces=[*home, "Kent"],
+        home_provinces=home,
+        armies_raised=2,
+        fleets_raised=2,
+        capital="Ile de France",
+        fleet_ports=("Normandy", "Brittany"),
+    )
     assert [line.reason for line in result.lines[-2:]] == [
         "Raising 2 armies at 5 Crowns, placed in Ile de France (the capital)",
         "Raising 2 fleets at 5 Crowns, placed in Normandy and Brittany",
@@ -524,9 +562,13 @@ def test_crowns_spent_on_trade_interceptions_and_event_cards() -> None:
     winning bidder "should pay the sum in Crowns he or she bid to the Treasury"; investors "all ...
     pay the amount of the investment in Crowns to the Treasury"."""
     result = run(
-        cash=200, provinces=0, trade_defence_crowns=30, trade_interception_crowns=40,
-        event_payments=(("31 Denmark", 25),), capital_rebellion=True,
-    )  # fmt: skip
+        cash=200,
+        provinces=0,
+        trade_defence_crowns=30,
+        trade_interception_crowns=40,
+        event_payments=(("31 Denmark", 25),),
+        capital_rebellion=True,
+    )
     assert amounts(result) == [("other", OUT, 30), ("other", OUT, 40), ("other", OUT, 25), ("rebellion", OUT, 52)]
     assert result.lines[0].reason == "Trade (rule D): 30 Crowns paid to protect trade items, -2 on the interception roll"
     assert result.lines[1].reason == "Trade (rule D): 40 Crowns paid to intercept trade items, +2 on the interception roll"

@@ -85,8 +85,10 @@ def expected_legal(husband: Person, wife: Person, flags: Flags) -> bool:
         husband.sex == MALE
         and wife.sex == FEMALE
         and husband.dynastic_name != wife.dynastic_name
-        and husband.alive and not husband.retired
-        and wife.alive and not wife.retired
+        and husband.alive
+        and not husband.retired
+        and wife.alive
+        and not wife.retired
         and free
     )
     if not flags.wedding:
@@ -262,7 +264,7 @@ def test_a7_the_monarchs_living_descendants_come_first(forest: Forest, use_royal
     own = descendants(people, [monarch]) - {monarch}
     living_own = {pid for pid in own if people[pid].in_play}
     assert set(order[: len(living_own)]) == living_own
-    assert not own & set(order[len(living_own):])
+    assert not own & set(order[len(living_own) :])
 
 
 @PROPERTY_SETTINGS
@@ -354,7 +356,7 @@ def test_a7_when_own_descendants_are_exhausted_the_search_continues_from_the_blo
         return
     family = descendants(people, [parent]) - own
     living_family = {pid for pid in family if people[pid].in_play}
-    block = order[len(living_own): len(living_own) + len(living_family)]
+    block = order[len(living_own) : len(living_own) + len(living_family)]
     assert set(block) == living_family
     if people[parent].in_play:
         assert block[0] == parent

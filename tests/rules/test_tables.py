@@ -31,8 +31,26 @@ def test_a5_ages_25_and_30_need_4() -> None:
 
 @pytest.mark.parametrize(
     ("age", "need"),
-    [(15, 3), (16, 3), (19, 3), (20, 3), (24, 3), (26, 4), (29, 4), (34, 4), (35, 5), (44, 5), (49, 6), (50, 7),
-     (54, 7), (79, 12), (80, 13), (81, 13), (95, 13), (120, 13)],
+    [
+        (15, 3),
+        (16, 3),
+        (19, 3),
+        (20, 3),
+        (24, 3),
+        (26, 4),
+        (29, 4),
+        (34, 4),
+        (35, 5),
+        (44, 5),
+        (49, 6),
+        (50, 7),
+        (54, 7),
+        (79, 12),
+        (80, 13),
+        (81, 13),
+        (95, 13),
+        (120, 13),
+    ],
 )
 def test_a5_an_age_between_listed_ages_reads_the_lower_one(age: int, need: int) -> None:
     """A5: "An age between two listed ages reads the lower one (age 19 needs what 15 needs)"; 80+ reads 13."""
@@ -142,8 +160,24 @@ def test_a5_survival_validator_returns_clean_rows_without_extra_keys() -> None:
 
 @pytest.mark.parametrize(
     ("total", "value"),
-    [(3, -2), (4, -2), (5, -2), (6, -1), (7, -1), (8, -1), (9, 0), (10, 0), (11, 0), (12, 0), (13, 1), (14, 1),
-     (15, 1), (16, 2), (17, 2), (18, 2)],
+    [
+        (3, -2),
+        (4, -2),
+        (5, -2),
+        (6, -1),
+        (7, -1),
+        (8, -1),
+        (9, 0),
+        (10, 0),
+        (11, 0),
+        (12, 0),
+        (13, 1),
+        (14, 1),
+        (15, 1),
+        (16, 2),
+        (17, 2),
+        (18, 2),
+    ],
 )
 def test_a2_default_characteristic_bands(total: int, value: int) -> None:
     """A2: | 3d6 | 3-5 | 6-8 | 9-12 | 13-15 | 16-18 | -> | -2 | -1 | 0 | +1 | +2 |"""

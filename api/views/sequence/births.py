@@ -59,10 +59,16 @@ class AttemptSerializer(serializers.Serializer):
 
 def _attempt(context: dict[str, Any], a: BirthAttempt, rolls: dict[int, Roll]) -> dict[str, Any]:
     return {
-        "id": a.pk, "marriage": link(context, "marriages", a.marriage_id), "year": a.year, "attempt": a.attempt,
-        "success": a.success, "child_birth_year": a.child_birth_year, "child": link(context, "characters", a.child_id),
-        "waiting_for_sex": a.success and a.child_id is None, "roll": rolls.get(a.roll_id or 0),
-    }  # fmt: skip
+        "id": a.pk,
+        "marriage": link(context, "marriages", a.marriage_id),
+        "year": a.year,
+        "attempt": a.attempt,
+        "success": a.success,
+        "child_birth_year": a.child_birth_year,
+        "child": link(context, "characters", a.child_id),
+        "waiting_for_sex": a.success and a.child_id is None,
+        "roll": rolls.get(a.roll_id or 0),
+    }
 
 
 class WifeSurvivalSerializer(serializers.Serializer):
@@ -136,17 +142,28 @@ def _couple(context: dict[str, Any], row: CoupleRow, year: int, rolls: dict[int,
     survival = row.wife_survival
     pending = row.pending
     return {
-        "marriage": link(context, "marriages", row.marriage.pk), "husband": ref(context, row.husband),
-        "wife": ref(context, row.wife), "husband_age": row.husband.age(year), "wife_age": row.wife.age(year),
-        "houses": sorted(row.dynasties), "may_act": may_act_for_any(role, mine, row.dynasties),
-        "may_attempt": row.may_attempt, "problem": row.problem, "odds": odds(row.odds), "next_cost": row.next_cost,
-        "wife_survival": None if survival is None else {
-            "now": odds(survival.now), "after": odds(survival.after),
-            "must_show_now": survival.must_show_now, "must_show_after": survival.must_show_after,
+        "marriage": link(context, "marriages", row.marriage.pk),
+        "husband": ref(context, row.husband),
+        "wife": ref(context, row.wife),
+        "husband_age": row.husband.age(year),
+        "wife_age": row.wife.age(year),
+        "houses": sorted(row.dynasties),
+        "may_act": may_act_for_any(role, mine, row.dynasties),
+        "may_attempt": row.may_attempt,
+        "problem": row.problem,
+        "odds": odds(row.odds),
+        "next_cost": row.next_cost,
+        "wife_survival": None
+        if survival is None
+        else {
+            "now": odds(survival.now),
+            "after": odds(survival.after),
+            "must_show_now": survival.must_show_now,
+            "must_show_after": survival.must_show_after,
         },
         "attempts": [_attempt(context, a, rolls) for a in row.attempts],
         "waiting_attempt": pending.pk if pending is not None else None,
-    }  # fmt: skip
+    }
 
 
 class BirthsView(ActionView):
@@ -158,20 +175,31 @@ class BirthsView(ActionView):
         rolls = rolls_by_pk([a.roll_id for row in board.couples for a in row.attempts])
         terms = board.terms
         data = {
-            "year": board.year, "open": v.campaign.step == Step.BIRTHS, "families": board.families,
+            "year": board.year,
+            "open": v.campaign.step == Step.BIRTHS,
+            "families": board.families,
             "dice": {
-                "birth": str(terms.birth_dice), "sex": str(terms.sex_dice),
+                "birth": str(terms.birth_dice),
+                "sex": str(terms.sex_dice),
                 "characteristic": str(terms.characteristic_dice),
             },
-            "child_on": terms.child_on, "sex_rule": terms.sex_rule, "characteristic_labels": list(terms.characteristic_labels),
+            "child_on": terms.child_on,
+            "sex_rule": terms.sex_rule,
+            "characteristic_labels": list(terms.characteristic_labels),
             "couples": [_couple(context, row, board.year, rolls, v.role, v.dynasty) for row in board.couples],
             "ineligible": [
-                {"marriage": link(context, "marriages", row.marriage.pk), "husband": ref(context, row.husband),
-                 "wife": ref(context, row.wife), "problem": row.problem or ""}
+                {
+                    "marriage": link(context, "marriages", row.marriage.pk),
+                    "husband": ref(context, row.husband),
+                    "wife": ref(context, row.wife),
+                    "problem": row.problem or "",
+                }
                 for row in board.ineligible
             ],
-            "waiting": len(board.waiting), "pending_sex": len(board.pending_sex), "born": board.born,
-        }  # fmt: skip
+            "waiting": len(board.waiting),
+            "pending_sex": len(board.pending_sex),
+            "born": board.born,
+        }
         return Response(BirthsBoardSerializer(data, context=context).data)
 
 
@@ -196,9 +224,11 @@ class AttemptMadeSerializer(MadeSerializer):
 
 class AttemptsView(ActionView):
     @extend_schema(
-        request=AttemptIn, responses={201: AttemptMadeSerializer}, parameters=[IDEMPOTENCY_KEY],
+        request=AttemptIn,
+        responses={201: AttemptMadeSerializer},
+        parameters=[IDEMPOTENCY_KEY],
         summary="A birth roll for a wed couple (typed faces or the server's dice)",
-    )  # fmt: skip
+    )
     def post(self, request: Request, slug: str) -> Response:
         v = self.viewer
         require_actor(v.role)
@@ -225,13 +255,13 @@ class AttemptsView(ActionView):
 class SexIn(serializers.Serializer):
     faces = FacesField(help_text="The sex die typed in (Blood Royale: 1d6, 1-3 a boy); absent or null: the server rolls.")
     characteristic_faces = serializers.ListField(
-        child=serializers.ListField(
-            child=serializers.IntegerField(min_value=-INT_MAX, max_value=INT_MAX), max_length=MAX_DICE
-        ),
-        max_length=MAX_DICE, required=False, allow_null=True,
+        child=serializers.ListField(child=serializers.IntegerField(min_value=-INT_MAX, max_value=INT_MAX), max_length=MAX_DICE),
+        max_length=MAX_DICE,
+        required=False,
+        allow_null=True,
         help_text="The three characteristics' dice typed in, in order (e.g. [[6, 6, 6], [1, 1, 1], [4, 4, 4]]); "
         "absent or null: the server rolls them.",
-    )  # fmt: skip
+    )
     given_name = serializers.CharField(
         max_length=60, required=False, allow_blank=True, allow_null=True, help_text="Empty: the usual name of the house."
     )
@@ -250,9 +280,11 @@ class SexMadeSerializer(MadeSerializer):
 
 class SexView(ActionView):
     @extend_schema(
-        request=SexIn, responses={201: SexMadeSerializer}, parameters=[IDEMPOTENCY_KEY],
+        request=SexIn,
+        responses={201: SexMadeSerializer},
+        parameters=[IDEMPOTENCY_KEY],
         summary="The sex (and characteristics) of the child of a successful birth roll",
-    )  # fmt: skip
+    )
     def post(self, request: Request, slug: str, attempt: int) -> Response:
         v = self.viewer
         require_actor(v.role)
@@ -303,9 +335,11 @@ class RollAllMadeSerializer(MadeSerializer):
 
 class RollAllView(ActionView):
     @extend_schema(
-        request=None, responses=RollAllMadeSerializer, parameters=[IDEMPOTENCY_KEY],
+        request=None,
+        responses=RollAllMadeSerializer,
+        parameters=[IDEMPOTENCY_KEY],
         summary="The GM rolls, on the server's dice, every couple that has not rolled yet (children complete)",
-    )  # fmt: skip
+    )
     def post(self, request: Request, slug: str) -> Response:
         v = self.viewer
         require_gm(v.role)
@@ -321,9 +355,11 @@ class RollAllView(ActionView):
 
 class BirthsFinishView(ActionView):
     @extend_schema(
-        request=None, responses=TurnMadeSerializer, parameters=[IDEMPOTENCY_KEY],
+        request=None,
+        responses=TurnMadeSerializer,
+        parameters=[IDEMPOTENCY_KEY],
         summary="The GM closes Births (every child born must have its sex): the turn moves to Survival",
-    )  # fmt: skip
+    )
     def post(self, request: Request, slug: str) -> Response:
         v = self.viewer
         require_gm(v.role)

@@ -79,26 +79,49 @@ def _entry(context: dict[str, Any], e: SuccessionEntry | None) -> dict[str, Any]
         return None
     p = e.pass_over
     return {
-        "position": e.position, "character": ref(context, e.character), "age": e.age, "minor": e.minor, "kin": e.kin,
-        "reason": e.reason, "level": e.level,
-        "pass_over": None if p is None else {
-            "allowed": p.allowed, "text": p.text, "summary": p.summary, "costs": list(p.costs),
-            "usurper": p.usurper.pk if p.usurper else None, "rival": p.rival.pk if p.rival else None,
+        "position": e.position,
+        "character": ref(context, e.character),
+        "age": e.age,
+        "minor": e.minor,
+        "kin": e.kin,
+        "reason": e.reason,
+        "level": e.level,
+        "pass_over": None
+        if p is None
+        else {
+            "allowed": p.allowed,
+            "text": p.text,
+            "summary": p.summary,
+            "costs": list(p.costs),
+            "usurper": p.usurper.pk if p.usurper else None,
+            "rival": p.rival.pk if p.rival else None,
             "exile_to": p.exile_to.pk if p.exile_to else None,
         },
-    }  # fmt: skip
+    }
 
 
 def line_data(context: dict[str, Any], line: SuccessionLine) -> dict[str, Any]:
     r = line.relative
     return {
-        "crown": line.crown, "title": line.title, "year": line.year, "monarch": ref(context, line.monarch),
-        "player": line.player.pk if line.player else None, "total": line.total, "rule_c": line.rule_c,
-        "dead": list(line.dead), "monarch_dies": line.monarch_dies, "successor": _entry(context, line.successor),
+        "crown": line.crown,
+        "title": line.title,
+        "year": line.year,
+        "monarch": ref(context, line.monarch),
+        "player": line.player.pk if line.player else None,
+        "total": line.total,
+        "rule_c": line.rule_c,
+        "dead": list(line.dead),
+        "monarch_dies": line.monarch_dies,
+        "successor": _entry(context, line.successor),
         "regent": ref(context, line.regent),
-        "relative": None if r is None else {
-            "relative_birth_year": r.relative_birth_year, "wife_birth_year": r.wife_birth_year,
-            "marriage_year": r.marriage_year, "children_birth_years": list(r.children_birth_years),
+        "relative": None
+        if r is None
+        else {
+            "relative_birth_year": r.relative_birth_year,
+            "wife_birth_year": r.wife_birth_year,
+            "marriage_year": r.marriage_year,
+            "children_birth_years": list(r.children_birth_years),
         },
-        "notes": list(line.notes), "entries": [_entry(context, e) for e in line.entries],
-    }  # fmt: skip
+        "notes": list(line.notes),
+        "entries": [_entry(context, e) for e in line.entries],
+    }

@@ -61,13 +61,16 @@ class WhatIfView(ActionView):
         responses=LineSerializer,
         parameters=[
             OpenApiParameter(
-                "dies", OpenApiTypes.INT, many=True, explode=True,
+                "dies",
+                OpenApiTypes.INT,
+                many=True,
+                explode=True,
                 description="A character taken as dead now (repeat it: ?dies=12&dies=15). Nothing is written.",
             ),
             LIMIT_PARAM,
         ],
         summary="What if these characters died now: the line, who would succeed, the regent, a relative created",
-    )  # fmt: skip
+    )
     def get(self, request: Request, slug: str, crown: str) -> Response:
         v = self.viewer
         query = LineQuery(data=request.query_params)
@@ -80,9 +83,11 @@ class WhatIfView(ActionView):
 
 class PassOverIn(serializers.Serializer):
     heirs = serializers.ListField(
-        child=IdField(), max_length=SUCCESSION_LINE_LIMIT * 4, allow_empty=True,
+        child=IdField(),
+        max_length=SUCCESSION_LINE_LIMIT * 4,
+        allow_empty=True,
         help_text=f"The heirs to pass over, among the first {SUCCESSION_LINE_LIMIT} of the line ([]: nobody).",
-    )  # fmt: skip
+    )
 
     class Meta:
         ref_name = "PassOverRequest"
@@ -100,9 +105,11 @@ class PassOverView(ActionView):
     api_tag = "succession"
 
     @extend_schema(
-        request=PassOverIn, responses=PassOverMadeSerializer, parameters=[IDEMPOTENCY_KEY],
+        request=PassOverIn,
+        responses=PassOverMadeSerializer,
+        parameters=[IDEMPOTENCY_KEY],
         summary="The crown's player (or the GM) records which heirs of the dead monarch to pass over",
-    )  # fmt: skip
+    )
     def post(self, request: Request, slug: str, crown: str) -> Response:
         v = self.viewer
         require_actor(v.role)
@@ -113,9 +120,11 @@ class PassOverView(ActionView):
         data.is_valid(raise_exception=True)
         heirs = data.validated_data["heirs"]
         chosen, _ = act(
-            request, v.campaign, f"Succession of {crown}: heirs passed over",
+            request,
+            v.campaign,
+            f"Succession of {crown}: heirs passed over",
             lambda c: pass_over_choose(campaign=c, crown=crown, heirs=heirs, limit=SUCCESSION_LINE_LIMIT, by=request.user),
-        )  # fmt: skip
+        )
         people = Character.objects.in_bulk(chosen)
         context = self.out_context()
         body = {"crown": crown, "passed_over": [ref(context, people[pk]) for pk in chosen if pk in people]}

@@ -104,26 +104,43 @@ class SurvivalView(ActionView):
         rolls = rolls_by_pk([row.roll.pk for row in board.rows if row.roll is not None])
         rows = [
             {
-                "character": ref(context, row.character), "house": row.house.pk if row.house else None, "age": row.age,
-                "need": row.need, "modifier": row.modifier, "birth_penalty": row.birth_penalty, "odds": odds(row.odds),
-                "must_show": row.must_show or "", "rolled": row.rolled, "died": row.died,
+                "character": ref(context, row.character),
+                "house": row.house.pk if row.house else None,
+                "age": row.age,
+                "need": row.need,
+                "modifier": row.modifier,
+                "birth_penalty": row.birth_penalty,
+                "odds": odds(row.odds),
+                "must_show": row.must_show or "",
+                "rolled": row.rolled,
+                "died": row.died,
                 "roll": rolls.get(row.roll.pk) if row.roll is not None else None,
                 "may_act": may_act_for(v.role, v.dynasty, row.character.controlled_by_id) and not row.rolled,
             }
             for row in board.rows
-        ]  # fmt: skip
+        ]
         successions = []
         if v.campaign.step == Step.SURVIVAL:
             for d in succession_decisions(v.campaign, v.role, v.dynasty):
-                successions.append({
-                    "crown": d.due.crown, "error": d.due.error, "player": d.player.pk if d.player is not None else None,
-                    "may_choose": d.may_choose, "chosen": d.chosen,
-                    "line": line_data(context, d.due.line) if d.due.line else None,
-                })  # fmt: skip
+                successions.append(
+                    {
+                        "crown": d.due.crown,
+                        "error": d.due.error,
+                        "player": d.player.pk if d.player is not None else None,
+                        "may_choose": d.may_choose,
+                        "chosen": d.chosen,
+                        "line": line_data(context, d.due.line) if d.due.line else None,
+                    }
+                )
         data = {
-            "year": board.year, "open": v.campaign.step == Step.SURVIVAL, "families": board.families,
-            "dice": str(board.dice), "rows": rows, "to_roll": len(board.to_roll), "successions": successions,
-        }  # fmt: skip
+            "year": board.year,
+            "open": v.campaign.step == Step.SURVIVAL,
+            "families": board.families,
+            "dice": str(board.dice),
+            "rows": rows,
+            "to_roll": len(board.to_roll),
+            "successions": successions,
+        }
         return Response(SurvivalBoardSerializer(data, context=context).data)
 
 
@@ -157,13 +174,17 @@ class TypedByCharacterField(serializers.DictField):
 
 class SurvivalRollIn(serializers.Serializer):
     characters = serializers.ListField(
-        child=IdField(), max_length=1000, required=False, allow_null=True,
+        child=IdField(),
+        max_length=1000,
+        required=False,
+        allow_null=True,
         help_text="Who rolls now. Absent: the GM rolls everyone still to roll, a player his own dynasty's.",
-    )  # fmt: skip
+    )
     faces = TypedByCharacterField(
-        required=False, allow_null=True,
-        help_text="Typed faces per character id, e.g. {\"12\": [1, 1]}; the others roll on the server's dice.",
-    )  # fmt: skip
+        required=False,
+        allow_null=True,
+        help_text='Typed faces per character id, e.g. {"12": [1, 1]}; the others roll on the server\'s dice.',
+    )
 
     class Meta:
         ref_name = "SurvivalRollRequest"
@@ -192,9 +213,11 @@ class SurvivalRollMadeSerializer(MadeSerializer):
 
 class SurvivalRollsView(ActionView):
     @extend_schema(
-        request=SurvivalRollIn, responses=SurvivalRollMadeSerializer, parameters=[IDEMPOTENCY_KEY],
+        request=SurvivalRollIn,
+        responses=SurvivalRollMadeSerializer,
+        parameters=[IDEMPOTENCY_KEY],
         summary="Survival rolls (typed faces or the server's dice); a player rolls for his own characters only",
-    )  # fmt: skip
+    )
     def post(self, request: Request, slug: str) -> Response:
         v = self.viewer
         require_actor(v.role)
@@ -222,19 +245,26 @@ class SurvivalRollsView(ActionView):
             pk: check_faces(spec, faces, field=f"faces.{pk}", purpose="survival roll") or [] for pk, faces in typed.items()
         }
         results, made = act(
-            request, v.campaign, "Survival rolls",
+            request,
+            v.campaign,
+            "Survival rolls",
             lambda c: survival_roll(campaign=c, characters=chosen, faces=checked or None, by=request.user),
-        )  # fmt: skip
+        )
         context = self.out_context()
         body = {
             **made_data(made),
             "results": [
-                {"character": ref(context, r.character), "faces": list(r.faces), "modifier": r.modifier, "need": r.need,
-                 "survived": r.survived}
+                {
+                    "character": ref(context, r.character),
+                    "faces": list(r.faces),
+                    "modifier": r.modifier,
+                    "need": r.need,
+                    "survived": r.survived,
+                }
                 for r in results
             ],
             "successions_due": crowns_awaiting_succession(v.campaign),
-        }  # fmt: skip
+        }
         return Response(SurvivalRollMadeSerializer(body, context=context).data)
 
 
@@ -249,16 +279,19 @@ class PassOverMapField(serializers.DictField):
 
 class SurvivalFinishIn(serializers.Serializer):
     pass_over = PassOverMapField(
-        required=False, allow_null=True,
+        required=False,
+        allow_null=True,
         help_text="Crown -> the heirs passed over. Absent or null: the choices the crowns' players recorded "
         "(pass-over endpoint); {} passes nobody over.",
-    )  # fmt: skip
+    )
     entered = serializers.ListField(
         child=serializers.ListField(child=serializers.IntegerField(min_value=-INT_MAX, max_value=INT_MAX), max_length=MAX_DICE),
-        max_length=200, required=False, allow_null=True,
+        max_length=200,
+        required=False,
+        allow_null=True,
         help_text="Typed faces for the succession's rolls, one list per roll in the order they are made (the "
         "Charisma roll, a regent baron's characteristics, ...); absent: the server rolls them.",
-    )  # fmt: skip
+    )
 
     class Meta:
         ref_name = "SurvivalFinishRequest"
@@ -273,9 +306,11 @@ class SurvivalFinishMadeSerializer(TurnMadeSerializer):
 
 class SurvivalFinishView(ActionView):
     @extend_schema(
-        request=SurvivalFinishIn, responses=SurvivalFinishMadeSerializer, parameters=[IDEMPOTENCY_KEY],
+        request=SurvivalFinishIn,
+        responses=SurvivalFinishMadeSerializer,
+        parameters=[IDEMPOTENCY_KEY],
         summary="The GM closes Survival: successions resolved (heirs passed over as decided); now Marriages",
-    )  # fmt: skip
+    )
     def post(self, request: Request, slug: str) -> Response:
         v = self.viewer
         require_gm(v.role)

@@ -22,10 +22,15 @@ def _plan(plan: UndoPlan | None) -> dict[str, Any] | None:
         return None
     c = plan.checkpoint
     return {
-        "year": c.year, "step": c.step, "step_label": plan.step_label, "description": plan.description,
-        "opened_by": c.label, "lost_rolls": plan.lost_rolls, "lost_chronicle": plan.lost_chronicle,
+        "year": c.year,
+        "step": c.step,
+        "step_label": plan.step_label,
+        "description": plan.description,
+        "opened_by": c.label,
+        "lost_rolls": plan.lost_rolls,
+        "lost_chronicle": plan.lost_chronicle,
         "lost_postings": plan.lost_postings,
-    }  # fmt: skip
+    }
 
 
 def turn_data(campaign: Campaign, is_gm: bool) -> dict[str, Any]:
@@ -38,10 +43,15 @@ def turn_data(campaign: Campaign, is_gm: bool) -> dict[str, Any]:
         to_roll = len(survival_board(campaign).to_roll)
     undo = {"step": _plan(undo_plan(campaign)), "turn": _plan(undo_plan(campaign, turn=True))} if is_gm else None
     return {
-        "year": campaign.current_year, "turn_number": campaign.turn_number, "step": campaign.step,
-        "step_label": STEP_LABELS[campaign.step], "waits": STEP_WAITS.get(campaign.step, ""), "to_roll": to_roll,
-        "steps": step_states(campaign, STEP_WAITS, STEP_LABELS), "undo": undo,
-    }  # fmt: skip
+        "year": campaign.current_year,
+        "turn_number": campaign.turn_number,
+        "step": campaign.step,
+        "step_label": STEP_LABELS[campaign.step],
+        "waits": STEP_WAITS.get(campaign.step, ""),
+        "to_roll": to_roll,
+        "steps": step_states(campaign, STEP_WAITS, STEP_LABELS),
+        "undo": undo,
+    }
 
 
 class TurnMadeSerializer(ReignsMadeSerializer):

@@ -48,9 +48,11 @@ class UndoMadeSerializer(serializers.Serializer):
 
 class UndoView(ActionView):
     @extend_schema(
-        request=UndoIn, responses=UndoMadeSerializer, parameters=[IDEMPOTENCY_KEY],
+        request=UndoIn,
+        responses=UndoMadeSerializer,
+        parameters=[IDEMPOTENCY_KEY],
         summary="The GM puts back the start of the last step (or turn) played; 409 when there is nothing to undo",
-    )  # fmt: skip
+    )
     def post(self, request: Request, slug: str) -> Response:
         v = self.viewer
         require_gm(v.role)
@@ -60,8 +62,12 @@ class UndoView(ActionView):
         restored = undo(campaign=v.campaign, key=idempotency_key(request), by=request.user, door="api")
         v.campaign.refresh_from_db()
         body = {
-            "restored": {"year": restored.year, "step": restored.step, "step_label": STEP_LABELS[restored.step],
-                         "opened_by": restored.label},
+            "restored": {
+                "year": restored.year,
+                "step": restored.step,
+                "step_label": STEP_LABELS[restored.step],
+                "opened_by": restored.label,
+            },
             "turn": turn_data(v.campaign, True),
-        }  # fmt: skip
+        }
         return Response(UndoMadeSerializer(body, context=self.out_context()).data)

@@ -27,9 +27,7 @@ class Command(BaseCommand):
         dynasty = None
         if opts["dynasty"]:
             wanted = opts["dynasty"].strip()
-            found = list(
-                Dynasty.objects.filter(campaign=campaign).filter(Q(name__iexact=wanted) | Q(crown__iexact=wanted))
-            )
+            found = list(Dynasty.objects.filter(campaign=campaign).filter(Q(name__iexact=wanted) | Q(crown__iexact=wanted)))
             if len(found) != 1:
                 names = ", ".join(d.name for d in Dynasty.objects.filter(campaign=campaign))
                 raise CommandError(

@@ -1,7 +1,7 @@
 """Print character sheets (or a turn's announcements) to a PDF from the shell.
 
-    manage.py print_sheets --campaign SLUG [--dynasty NAME] [--two-up] --output FILE
-    manage.py print_sheets --campaign SLUG --announcements YEAR --output FILE
+manage.py print_sheets --campaign SLUG [--dynasty NAME] [--two-up] --output FILE
+manage.py print_sheets --campaign SLUG --announcements YEAR --output FILE
 """
 
 from __future__ import annotations

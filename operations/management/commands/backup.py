@@ -25,9 +25,12 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dir", metavar="DIR", help="Where to write (made if missing); default: backups/ in the project.")
         parser.add_argument(
-            "--keep", type=int, default=DEFAULT_KEEP, metavar="N",
+            "--keep",
+            type=int,
+            default=DEFAULT_KEEP,
+            metavar="N",
             help=f"Backups kept per campaign, the newest (default {DEFAULT_KEEP}).",
-        )  # fmt: skip
+        )
         parser.add_argument("--campaign", metavar="SLUG", help="Back up this campaign only.")
         parser.add_argument("--gzip", action="store_true", help="Compress the files (.json.gz).")
 

@@ -56,7 +56,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.epilog = optional_rules_help()
         parser.add_argument(
-            "--ruleset", default=BLOOD_ROYALE, help=f"The ruleset: {', '.join(RULESET_LABELS)} (default {BLOOD_ROYALE}).",
+            "--ruleset",
+            default=BLOOD_ROYALE,
+            help=f"The ruleset: {', '.join(RULESET_LABELS)} (default {BLOOD_ROYALE}).",
         )
         parser.add_argument("--players", type=int, default=5, help="How many player dynasties (default 5).")
         parser.add_argument("--turns", type=int, default=10, help="How many turns to play (default 10).")
