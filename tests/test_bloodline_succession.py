@@ -342,3 +342,30 @@ def test_a_widowed_king_born_in_another_house_is_not_returned_while_he_reigns(ca
     announcements_make(campaign=campaign)
     king.refresh_from_db()
     assert king.controlled_by == france
+
+
+@pytest.mark.django_db
+def test_the_migration_reads_the_kind_of_existing_pass_overs_from_their_reasons(campaign):
+    """dynasties 0013: rows written before Modifier.pass_over get it from the reason they were written with."""
+    import importlib
+
+    from django.apps import apps
+
+    from dynasties.models import PassOverKind
+
+    migration = importlib.import_module("dynasties.migrations.0013_modifier_pass_over")
+    made = {
+        reason: Modifier.objects.create(campaign=campaign, kind=kind, value=-1, reason=reason, start_year=1300).pk
+        for kind, reason in [
+            (ModifierKind.COMBAT_MALUS, "Maud passed over for England (married away)"),
+            (ModifierKind.COMBAT_MALUS, "Hal passed over for France (prisoner)"),
+            (ModifierKind.ONGOING_DISPUTE, "the spurned line of Hal (voluntary)"),
+        ]
+    }
+    migration.kinds_from_reasons(apps, None)
+    kinds = dict(Modifier.objects.filter(pk__in=made.values()).values_list("reason", "pass_over"))
+    assert kinds == {
+        "Maud passed over for England (married away)": PassOverKind.MARRIED_AWAY,
+        "Hal passed over for France (prisoner)": PassOverKind.PRISONER,
+        "the spurned line of Hal (voluntary)": "",  # only a combat malus carries the kind
+    }
