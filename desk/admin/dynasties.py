@@ -37,6 +37,8 @@ from dynasties.services.bloodline_sequence import diplomacy_bonus
 from dynasties.services.bloodline_titles import title_income
 from dynasties.services.common import World
 from dynasties.services.succession_view import SuccessionLine, succession_line
+from rules import blood_royale as br
+from rules import get_ruleset
 from rules.errors import RuleError
 
 MARRIAGES_SHOWN = 200
@@ -148,7 +150,7 @@ class CharacterAdmin(AuditedAdmin):  # the History button: the audit trail
         """The age this turn (or at death); BloodLine shows the effective age beside the real one."""
         year = obj.death_year if obj.death_year is not None else obj.campaign.current_year
         real = obj.age(year)
-        if obj.campaign.ruleset == "eu-bloodline":
+        if obj.campaign.rules.effective_ages:
             return f"{real} ({obj.effective_age(year)})"
         return str(real)
 
@@ -168,7 +170,7 @@ class DynastyAdmin(admin.ModelAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         fields = [*super().get_readonly_fields(request, obj), "renders", "line_of_succession"]
-        if obj is not None and obj.kind == "minor" and obj.campaign.ruleset == "eu-bloodline":
+        if obj is not None and obj.kind == "minor" and obj.campaign.rules.minor_houses:
             fields.append("diplomacy_bonuses")
         return fields
 
@@ -358,12 +360,12 @@ class ReignAdmin(admin.ModelAdmin):
 
 def _age_text(e: Any, line: SuccessionLine, ruleset: str) -> str:
     age = f"{e.age}"
-    if ruleset == "eu-bloodline":
+    if get_ruleset(ruleset).effective_ages:
         age += f" (effective {e.character.effective_age(line.year)})"
     return age + (" (a minor: a regent would rule)" if e.minor else "")
 
 
-def succession_table(line: SuccessionLine, ruleset: str = "blood-royale") -> str:
+def succession_table(line: SuccessionLine, ruleset: str = br.NAME) -> str:
     """A read-only table of the line: position, name (to the character's page), age, the reason for
     the place, and whether the heir may be passed over and at what cost."""
     monarch = line.monarch
