@@ -31,3 +31,4 @@ class DynastiesConfig(AppConfig):
             (m.MarriageOffer, "campaign", False),
         ]:
             r.register(model, path, audit=audit, sees=r.MEMBERS)
+        r.exempt(m.TreeRender, "the tree cache's index: renders redrawn from the rows at will, not campaign state")

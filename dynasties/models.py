@@ -570,3 +570,19 @@ class MarriageOffer(models.Model):
 
     def __str__(self) -> str:
         return f"{self.suitor} for {self.minor_character}: {self.dowry} ducats ({self.status})"
+
+
+class TreeRender(models.Model):
+    """A family tree rendered by ``dot`` and kept in the artifact storage: the cache's index, in the
+    database so that every server sees the same renders and the same order of last use
+    (:mod:`dynasties.trees.cache`)."""
+
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=200, unique=True, help_text="The campaign, the data's version and the request.")
+    version = models.CharField(max_length=64, help_text="The version of the campaign's data it was drawn from.")
+    name = models.CharField(max_length=255, help_text="The file's name in the artifact storage.")
+    size = models.PositiveBigIntegerField()
+    used = models.DateTimeField(db_index=True, help_text="Last served or written: the least recently used go first.")
+
+    def __str__(self) -> str:
+        return self.name
