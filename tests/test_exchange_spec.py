@@ -81,3 +81,33 @@ def test_the_documentation_names_every_reference_key_of_the_free_form_objects():
     named = set(re.findall(r"`(\w+)`", doc.DOC.read_text(encoding="utf-8")))
     keys = {*special.CHRONICLE_REFS, *special.CHRONICLE_LIST_REFS, *special.CLAUSE_REFS}
     assert keys <= named, f"not documented: {sorted(keys - named)}"
+
+
+@pytest.mark.django_db
+def test_how_a_claimant_was_passed_over_travels_with_the_export(campaign):
+    """BloodLine's frozen lines are read from Modifier.pass_over, so the export carries it; a document
+    written before the field existed gets it from the reason's end, as the migration read old rows."""
+    from dynasties.models import Character, Dynasty, Modifier, ModifierKind, PassOverKind
+
+    england = Dynasty.objects.get(campaign=campaign, crown="England")
+    maud = Character.objects.filter(campaign=campaign, birth_dynasty=england).first()
+    common = {"campaign": campaign, "kind": ModifierKind.COMBAT_MALUS, "value": -1, "crown": "England"}
+    Modifier.objects.create(
+        **common, claimant=maud, reason="Maud, passed over", pass_over=PassOverKind.MARRIED_AWAY, start_year=1300
+    )
+    Modifier.objects.create(**common, claimant=maud, reason="Maud passed over for England (prisoner)", start_year=1301)
+    data = campaign_export(campaign)
+    assert [m["pass_over"] for m in data["modifiers"]] == ["married_away", ""]
+    again = campaign_import(json.loads(json.dumps(data)))
+    assert list(Modifier.objects.filter(campaign=again).order_by("pk").values_list("pass_over", flat=True)) == [
+        "married_away",
+        "",
+    ]
+    for m in data["modifiers"]:
+        del m["pass_over"]
+    data["modifiers"][0]["reason"] = "Maud passed over for England (married away)"
+    legacy = campaign_import(json.loads(json.dumps(data)))
+    assert list(Modifier.objects.filter(campaign=legacy).order_by("pk").values_list("pass_over", flat=True)) == [
+        "married_away",
+        "prisoner",
+    ]

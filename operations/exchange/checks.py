@@ -362,8 +362,15 @@ def check_passed_over(p: Item, row: Row, seen: list[Row]) -> None:
         raise p.fail("character", f"character {row['character']} is already listed as passed over in this reign")
 
 
+# An export written before Modifier.pass_over existed said how a claimant was passed over only at the
+# end of the combat malus's reason (dynasties migration 0013 reads old rows the same way).
+LEGACY_PASS_OVER = {"(prisoner)": "prisoner", "(married away)": "married_away", "(voluntary)": "voluntary"}
+
+
 def check_modifier(m: Item, row: Row, i: int, ctx: Reading) -> None:
     _ends(m, row, "start_year", "end_year")
+    if "pass_over" not in m.obj and row["kind"] == "combat_malus":
+        row["pass_over"] = next((k for end, k in LEGACY_PASS_OVER.items() if row["reason"].endswith(end)), "")
 
 
 def check_renunciation(r: Item, row: Row, i: int, ctx: Reading) -> None:

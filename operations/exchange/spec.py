@@ -55,6 +55,7 @@ from dynasties.models import (
     OfferStatus,
     Origin,
     PassedOver,
+    PassOverKind,
     Reign,
     Renunciation,
     Sex,
@@ -435,6 +436,14 @@ MODIFIERS = Section(
         year("start_year"),
         year("end_year", null=True, note="null: active"),
         text("end_reason"),
+        choice(
+            "pass_over",
+            ("", *PassOverKind.values),
+            since=V3,
+            default="",
+            note="BloodLine's combat malus: how its claimant was passed over (`married_away` freezes the line); "
+            "a document without it reads it from the reason's end, `(married away)` and the like",
+        ),
     ),
     owner="Modifier #{pk}",
     check=checks.check_modifier,
