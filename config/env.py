@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 
@@ -59,6 +60,22 @@ def env_list(name: str, default: list[str], environ: Mapping[str, str] = os.envi
             f"{name}={raw!r} has an empty entry: give a comma-separated list such as 'example.org,www.example.org'."
         )
     return items
+
+
+def env_json_object(name: str, environ: Mapping[str, str] = os.environ) -> dict[str, object]:
+    """A JSON object (``{}`` when unset), such as a storage's options."""
+    raw = environ.get(name, "").strip()
+    if not raw:
+        return {}
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        raise ImproperlyConfigured(
+            f'{name} is not JSON ({exc}): write an object such as \'{{"bucket_name": "regnal"}}\'.'
+        ) from None
+    if not isinstance(value, dict):
+        raise ImproperlyConfigured(f'{name}={raw!r} is not a JSON object: write one such as \'{{"bucket_name": "regnal"}}\'.')
+    return value
 
 
 KEY_MIN_LENGTH = 50

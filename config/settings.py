@@ -8,7 +8,7 @@ from pathlib import Path
 from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_database, env_int, env_list, env_str
+from config.env import env_bool, env_database, env_int, env_json_object, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -100,9 +100,22 @@ STATIC_ROOT = Path(env_str("STATIC_ROOT", "") or BASE_DIR / "var" / "static")
 WHITENOISE_AUTOREFRESH = DEBUG
 WHITENOISE_USE_FINDERS = DEBUG
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-# Rendered family trees are cached as files here (any worker may read what another rendered).
-TREE_CACHE_DIR = Path(env_str("TREE_CACHE_DIR", "") or BASE_DIR / "var" / "trees")
-# ... up to this many bytes in all: the least recently used renders are deleted beyond it.
+# Files the site writes go through Django's storage API: `default_storage` keeps them under
+# MEDIA_ROOT (never served from there: the views that hand them out check who asks).
+MEDIA_ROOT = Path(env_str("MEDIA_ROOT", "") or BASE_DIR / "var" / "media")
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+# Rendered artifacts (family trees) go to the storage "artifacts" if ARTIFACTS_STORAGE names a
+# backend (S3 through django-storages, docs/deployment.md), else to `default_storage`.
+if env_str("ARTIFACTS_STORAGE", "").strip():
+    STORAGES["artifacts"] = {
+        "BACKEND": env_str("ARTIFACTS_STORAGE", "").strip(),
+        "OPTIONS": env_json_object("ARTIFACTS_STORAGE_OPTIONS"),
+    }
+# Rendered family trees are cached in that storage (indexed in the database, so every server sees
+# them) up to this many bytes in all: the least recently used renders are deleted beyond it.
 TREE_CACHE_MAX_BYTES = env_int("TREE_CACHE_MAX_BYTES", 200 * 1024 * 1024, minimum=1024 * 1024)
 # The API's campaign import (POST /api/v1/campaigns/import/) takes a body up to this many bytes
 # (api/parsers.py); every other request keeps Django's DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB).

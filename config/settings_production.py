@@ -17,7 +17,7 @@ if env_bool("DEBUG", False) or env_bool("REGNAL_DEV", False):
     raise ImproperlyConfigured("DEBUG=1 and REGNAL_DEV=1 are for development: unset them with the production settings.")
 
 from config.settings import *  # noqa: E402, F403 (after the checks above, which must come first)
-from config.settings import DATABASES  # noqa: E402
+from config.settings import DATABASES, STORAGES  # noqa: E402
 
 DEBUG = False
 
@@ -41,10 +41,7 @@ SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 14 * 24 * 3600, minimum=60)
 
 # WhiteNoise serves what `manage.py collectstatic` wrote to STATIC_ROOT, compressed, with
 # fingerprinted names cached for a year.
-STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
-}
+STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"}}
 WHITENOISE_AUTOREFRESH = False
 WHITENOISE_USE_FINDERS = False
 

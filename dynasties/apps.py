@@ -7,6 +7,8 @@ class DynastiesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from dynasties.trees import cache  # noqa: F401 (a render's file goes with its row)
+
         self.register_models()
 
     def register_models(self) -> None:

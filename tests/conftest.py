@@ -17,6 +17,12 @@ from tests import profiles  # noqa: F401  (loads the Hypothesis profile before a
 TESTS = Path(__file__).resolve().parent
 
 
+@pytest.fixture(autouse=True)
+def _artifacts_in_tmp(settings, tmp_path):
+    """Each test's files (rendered trees: campaign.artifacts) in its own directory, not var/media."""
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+
+
 @pytest.fixture
 def gm(db):
     return get_user_model().objects.create_user("gm", password="gm-password-1")

@@ -93,10 +93,9 @@ def test_the_swagger_ui_loads_its_start_up_script_from_the_site(client, gm):
     assert b"SwaggerUIBundle(" in script.content and b"/api/schema/" in script.content
 
 
-def test_the_family_tree_may_be_framed_by_the_site_only(client, campaign, gm, settings, tmp_path):
+def test_the_family_tree_may_be_framed_by_the_site_only(client, campaign, gm):
     """The dynasty page shows the tree's SVG in an <object>: that page may load an <object> from
     the site (no other page may load one at all), and the SVG may be framed by the site only."""
-    settings.TREE_CACHE_DIR = str(tmp_path / "trees")
     client.force_login(gm)
     england = Dynasty.objects.get(campaign=campaign, crown="England")
     page = policy(client.get(reverse("pages:dynasty", args=[campaign.slug, england.pk])))
@@ -190,8 +189,7 @@ def test_the_test_finds_inline_script_handlers_and_styles():
     ]
 
 
-def test_no_page_the_gm_sees_has_inline_script(client, campaign, gm, settings, tmp_path):
-    settings.TREE_CACHE_DIR = str(tmp_path / "trees")
+def test_no_page_the_gm_sees_has_inline_script(client, campaign, gm):
     england = Dynasty.objects.get(campaign=campaign, crown="England")
     contract = contract_draft(
         campaign=campaign,
@@ -247,8 +245,7 @@ def test_no_admin_page_has_inline_script(client, campaign):
     assert not problems, problems
 
 
-def test_the_tree_script_is_a_static_file(client, campaign, gm, settings, tmp_path):
-    settings.TREE_CACHE_DIR = str(tmp_path / "trees")
+def test_the_tree_script_is_a_static_file(client, campaign, gm):
     client.force_login(gm)
     england = Dynasty.objects.get(campaign=campaign, crown="England")
     html = client.get(reverse("pages:dynasty", args=[campaign.slug, england.pk])).content.decode()

@@ -22,11 +22,6 @@ from rules.dice import RandomSource
 from tests.factories import crown, empty_house, person, shows_number, wed
 
 
-@pytest.fixture(autouse=True)
-def tree_cache(settings, tmp_path):
-    settings.TREE_CACHE_DIR = str(tmp_path / "trees")
-
-
 @pytest.fixture
 def olga(campaign):
     """An observer of the campaign."""

@@ -144,17 +144,30 @@ def test_login_rate_limiting_is_on_unless_turned_off():
     assert shown.stdout.strip() == "False 3 1:00:00", shown.stderr
 
 
-def test_the_tree_cache_directory_comes_from_the_environment(tmp_path):
-    shown = "print(s.TREE_CACHE_DIR)"
+def test_the_files_the_site_writes_go_where_the_environment_says(tmp_path):
+    shown = "print(s.MEDIA_ROOT, s.STORAGES['default']['BACKEND'], s.STORAGES.get('artifacts'))"
     default = _production({"SECRET_KEY": STRONG_KEY}, shown)
     assert default.returncode == 0, default.stderr
-    assert Path(default.stdout.strip()) == ROOT / "var" / "trees"
-    chosen = _production({"SECRET_KEY": STRONG_KEY, "TREE_CACHE_DIR": str(tmp_path / "trees")}, shown)
-    assert Path(chosen.stdout.strip()) == tmp_path / "trees"
+    assert default.stdout.split() == [str(ROOT / "var" / "media"), "django.core.files.storage.FileSystemStorage", "None"]
+    s3 = {"ARTIFACTS_STORAGE": "storages.backends.s3.S3Storage", "ARTIFACTS_STORAGE_OPTIONS": '{"bucket_name": "regnal"}'}
+    chosen = _production({"SECRET_KEY": STRONG_KEY, "MEDIA_ROOT": str(tmp_path / "media"), **s3}, shown)
+    assert chosen.stdout.split(" ", 2) == [
+        str(tmp_path / "media"),
+        "django.core.files.storage.FileSystemStorage",
+        "{'BACKEND': 'storages.backends.s3.S3Storage', 'OPTIONS': {'bucket_name': 'regnal'}}\n",
+    ], chosen.stderr
+    bad = _production({"SECRET_KEY": STRONG_KEY, **s3, "ARTIFACTS_STORAGE_OPTIONS": "bucket=regnal"}, shown)
+    assert bad.returncode != 0 and "ARTIFACTS_STORAGE_OPTIONS is not JSON" in bad.stderr
+    listed = _production({"SECRET_KEY": STRONG_KEY, **s3, "ARTIFACTS_STORAGE_OPTIONS": '["regnal"]'}, shown)
+    assert listed.returncode != 0 and "is not a JSON object" in listed.stderr
 
 
-def test_rendered_trees_are_cached_where_the_setting_says(settings, tmp_path):
-    from dynasties.trees.render import cache_dir
+def test_artifacts_go_to_the_default_storage_unless_one_is_named(settings, tmp_path):
+    from django.core.files.storage import InMemoryStorage, default_storage
 
-    settings.TREE_CACHE_DIR = tmp_path / "elsewhere"
-    assert cache_dir() == tmp_path / "elsewhere"
+    from campaign.artifacts import artifact_storage
+
+    settings.MEDIA_ROOT = str(tmp_path / "elsewhere")
+    assert artifact_storage() is default_storage and default_storage.location == str(tmp_path / "elsewhere")
+    settings.STORAGES = {**settings.STORAGES, "artifacts": {"BACKEND": "django.core.files.storage.InMemoryStorage"}}
+    assert isinstance(artifact_storage(), InMemoryStorage)

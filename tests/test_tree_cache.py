@@ -1,25 +1,53 @@
 """Issue 14: the tree cache is bounded. Every tree parameter has one set of bounds (the API's and the
-page's), parameters a kind does not use do not make a new file, and the cache directory stays under
-``TREE_CACHE_MAX_BYTES``, the least recently used renders going first."""
+page's), parameters a kind does not use do not make a new render, and the cache stays under
+``TREE_CACHE_MAX_BYTES``, the least recently used renders going first. Issue 18: the renders live
+in the artifact storage (Django's storage API) and their index in the database, so a second server
+sees what the first rendered and the same order of last use."""
 
 from __future__ import annotations
 
+import datetime
 import os
 from pathlib import Path
 
 import pytest
+from django.core.files.base import ContentFile, File
+from django.core.files.storage import Storage, default_storage, storages
 from django.urls import reverse
+from django.utils import timezone
+from django.utils.functional import empty
 
-from campaign.models import Membership, Role
-from dynasties.models import Dynasty
+from campaign.artifacts import artifact_storage
+from campaign.models import Campaign, Membership, Role
+from dynasties.models import Dynasty, TreeRender
+from dynasties.trees import cache
 from dynasties.trees.data import TreeError
-from dynasties.trees.render import GENERATIONS_MAX, LIMIT_MAX, TreeRequest, render_tree
+from dynasties.trees.render import GENERATIONS_MAX, LIMIT_MAX, TreeRequest, render_tree, render_tree_artifact
 
 
-@pytest.fixture(autouse=True)
-def tree_cache(settings, tmp_path) -> Path:
-    settings.TREE_CACHE_DIR = str(tmp_path / "trees")
-    return tmp_path / "trees"
+class Bucket(Storage):
+    """A stand-in for an S3-compatible store: every client (instance) reads and writes the same
+    objects, none of them on a local disk."""
+
+    objects: dict[str, bytes] = {}
+
+    def _save(self, name: str, content: File) -> str:
+        self.objects[name] = content.read()
+        return name
+
+    def _open(self, name: str, mode: str = "rb") -> File:
+        if name not in self.objects:
+            raise FileNotFoundError(name)
+        return ContentFile(self.objects[name], name=name)
+
+    def delete(self, name: str) -> None:
+        self.objects.pop(name, None)
+
+    def exists(self, name: str) -> bool:
+        return name in self.objects
+
+    def size(self, name: str) -> int:
+        return len(self.objects[name])
 
 
 @pytest.fixture
@@ -29,28 +57,47 @@ def observer(campaign, django_user_model):
     return user
 
 
-def files(root: Path) -> list[Path]:
+@pytest.fixture
+def bucket(settings):
+    """The artifacts in a shared "remote" store (STORAGES["artifacts"])."""
+    Bucket.objects = {}
+    settings.STORAGES = {**settings.STORAGES, "artifacts": {"BACKEND": f"{__name__}.Bucket"}}
+    yield Bucket.objects
+    Bucket.objects = {}
+
+
+def files(settings) -> list[Path]:
+    """The files under MEDIA_ROOT (default_storage, the artifacts' storage in development)."""
+    root = Path(settings.MEDIA_ROOT)
     return [p for p in root.rglob("*") if p.is_file()] if root.exists() else []
 
 
-def size(root: Path) -> int:
-    return sum(p.stat().st_size for p in files(root))
+def stored(settings) -> int:
+    """The bytes in the storage, read from the files themselves (not the index)."""
+    return sum(p.stat().st_size for p in files(settings))
+
+
+def another_server() -> None:
+    """What a second server has: the same settings, database and store, but none of this
+    process's storage clients."""
+    storages._storages = {}
+    default_storage._wrapped = empty
 
 
 @pytest.mark.django_db
-def test_out_of_range_limits_make_no_new_files(campaign, observer, client, tree_cache):
+def test_out_of_range_limits_make_no_new_renders(campaign, observer, client, settings):
     client.force_login(observer)
     url = reverse("trees:tree", args=[campaign.slug, "succession"])
     for limit in range(1000, 1200):
         response = client.get(url, {"crown": "England", "limit": limit, "format": "dot"})
         assert response.status_code == 400
         assert f"limit must be between 1 and {LIMIT_MAX}, not {limit}" in response.content.decode()
-    assert len(files(tree_cache)) == 0
-    # what a kind does not use does not make a new file either: one file for 200 campaign trees
+    assert files(settings) == [] and not TreeRender.objects.exists()
+    # what a kind does not use does not make a new render either: one for 100 campaign trees
     tree = reverse("trees:tree", args=[campaign.slug, "campaign"])
     for limit in range(1, LIMIT_MAX + 1):
         assert client.get(tree, {"limit": limit, "crown": f"C{limit}", "format": "dot"}).status_code == 200
-    assert len(files(tree_cache)) == 1
+    assert len(files(settings)) == 1 and TreeRender.objects.count() == 1
 
 
 @pytest.mark.django_db
@@ -67,11 +114,11 @@ def test_out_of_range_limits_make_no_new_files(campaign, observer, client, tree_
         ({"generations": "three"}, "generations must be a whole number, not 'three'"),
     ],
 )
-def test_every_tree_parameter_has_bounds_with_a_clear_message(campaign, observer, client, tree_cache, query, message):
+def test_every_tree_parameter_has_bounds_with_a_clear_message(campaign, observer, client, settings, query, message):
     client.force_login(observer)
     response = client.get(reverse("trees:tree", args=[campaign.slug, "campaign"]), {"format": "dot", **query})
     assert response.status_code == 400 and message in response.content.decode(), response.content
-    assert files(tree_cache) == []
+    assert files(settings) == [] and not TreeRender.objects.exists()
 
 
 @pytest.mark.django_db
@@ -88,34 +135,105 @@ def test_the_api_and_the_page_share_the_bounds(campaign, observer):
         render_tree(campaign, TreeRequest(kind="succession", crown="England", limit=LIMIT_MAX + 1))
 
 
+def used(render_name: str | None, seconds_ago: int) -> None:
+    """Mark a render as last used that long ago."""
+    when = timezone.now() - datetime.timedelta(seconds=seconds_ago)
+    assert TreeRender.objects.filter(name=render_name).update(used=when) == 1
+
+
 @pytest.mark.django_db
-def test_the_cache_never_exceeds_its_cap_and_drops_the_least_recently_used(campaign, tree_cache, settings):
+def test_the_cache_never_exceeds_its_cap_and_drops_the_least_recently_used(campaign, settings):
     houses = list(Dynasty.objects.filter(campaign=campaign).order_by("pk"))
     requests = [TreeRequest(kind="dynasty", dynasty=d.pk, fmt="svg") for d in houses]
     sizes = [len(render_tree(campaign, r, use_cache=False).content) for r in requests]
+    assert files(settings) == []  # use_cache=False keeps nothing
     settings.TREE_CACHE_MAX_BYTES = max(sizes) * 2 + 10  # room for two renders, never three
     for _ in range(3):
         for r in requests:
             first = render_tree(campaign, r)
-            assert size(tree_cache) <= settings.TREE_CACHE_MAX_BYTES
+            assert stored(settings) <= settings.TREE_CACHE_MAX_BYTES
+            assert cache.cache_size() == stored(settings)  # the index says what the storage holds
             again = render_tree(campaign, r)
             assert again.cached and again.content == first.content  # a hit is the same bytes
+            assert again.name and artifact_storage().open(again.name).read() == first.content
     a, b, c = requests[:3]
     render_tree(campaign, a)
     render_tree(campaign, b)
-    past = os.stat(render_tree(campaign, b).path).st_mtime - 60
-    os.utime(render_tree(campaign, a).path, (past, past))  # a used long ago ...
+    used(render_tree(campaign, a).name, 60)  # a used long ago ...
+    used(render_tree(campaign, b).name, 120)
     assert render_tree(campaign, b).cached  # ... b just now (a hit marks it as used)
     render_tree(campaign, c)
     assert render_tree(campaign, b).cached and not render_tree(campaign, a).cached
+    assert len(files(settings)) == TreeRender.objects.count() == 2  # evicted: the row and its file
 
 
 @pytest.mark.django_db
-def test_a_render_larger_than_the_cap_is_served_but_not_kept(campaign, tree_cache, settings):
+def test_a_render_larger_than_the_cap_is_served_but_not_kept(campaign, settings):
     settings.TREE_CACHE_MAX_BYTES = 10
     first = render_tree(campaign, TreeRequest(kind="campaign", fmt="svg"))
-    assert first.content.lstrip().startswith(b"<?xml") and files(tree_cache) == []
+    assert first.content.lstrip().startswith(b"<?xml") and first.name is None
+    assert files(settings) == [] and not TreeRender.objects.exists()
     assert not render_tree(campaign, TreeRequest(kind="campaign", fmt="svg")).cached
+
+
+@pytest.mark.django_db
+def test_two_servers_share_the_renders_and_their_order_of_use(campaign, observer, client, settings, bucket):
+    houses = list(Dynasty.objects.filter(campaign=campaign).order_by("pk"))
+    url = reverse("trees:tree", args=[campaign.slug, "dynasty"])
+    client.force_login(observer)
+    drawn = client.get(url, {"dynasty": houses[0].pk})  # server 1 draws it
+    assert drawn["X-Tree-Cache"] == "miss" and len(bucket) == 1
+    assert files(settings) == []  # nothing on this server's disk
+    another_server()
+    served = client.get(url, {"dynasty": houses[0].pk})  # server 2 finds it
+    assert served["X-Tree-Cache"] == "hit" and served.content == drawn.content
+    # the order of use is shared too: what server 2 used last, server 1 keeps
+    a, b, c = (TreeRequest(kind="dynasty", dynasty=d.pk, fmt="svg") for d in houses[:3])
+    sizes = [len(render_tree(campaign, r, use_cache=False).content) for r in (a, b, c)]
+    settings.TREE_CACHE_MAX_BYTES = cache.cache_size() + sizes[0] + max(sizes[1:])
+    first, second = render_tree(campaign, a), render_tree(campaign, b)
+    assert first.name in bucket and second.name in bucket and first.name.startswith(f"trees/{campaign.pk}/")
+    used(first.name, 120)
+    used(second.name, 60)
+    another_server()
+    assert render_tree(campaign, a).cached  # server 2 uses a ...
+    another_server()
+    third = render_tree(campaign, c)  # ... so server 1 evicts b, not a
+    assert third.name in bucket and second.name not in bucket and first.name in bucket
+    assert render_tree(campaign, a).cached and not render_tree(campaign, b).cached
+
+
+@pytest.mark.django_db
+def test_a_render_lost_from_the_storage_is_drawn_again(campaign, bucket):
+    request = TreeRequest(kind="campaign", fmt="svg")
+    first = render_tree(campaign, request)
+    del bucket[first.name]  # emptied behind the index's back
+    again = render_tree(campaign, request)
+    assert not again.cached and again.content == first.content and again.name in bucket
+    assert TreeRender.objects.get().name == again.name and render_tree(campaign, request).cached
+
+
+@pytest.mark.django_db
+def test_a_deleted_campaign_takes_its_renders_with_it(campaign, bucket):
+    empty = Campaign.objects.create(name="Empty", slug="empty")  # a campaign with nothing that protects it
+    render_tree(empty, TreeRequest(kind="campaign", fmt="svg"))
+    render_tree(empty, TreeRequest(kind="campaign", fmt="dot"))
+    kept = render_tree(campaign, TreeRequest(kind="campaign", fmt="svg")).name
+    assert len(bucket) == 3
+    empty.delete()
+    assert list(bucket) == [kept] and TreeRender.objects.get().name == kept
+
+
+@pytest.mark.django_db
+def test_a_task_can_render_a_tree_the_page_then_serves(campaign, observer, client, bucket):
+    """render_tree_artifact takes JSON arguments (a task's) and leaves the render in the cache."""
+    from dynasties.trees.views import pages_url
+
+    name = render_tree_artifact(campaign.pk, kind="campaign", fmt="pdf", url=pages_url(campaign))
+    assert name in bucket and bucket[name].startswith(b"%PDF-")
+    client.force_login(observer)
+    page = client.get(reverse("trees:tree", args=[campaign.slug, "campaign"]), {"format": "pdf"})
+    assert page["X-Tree-Cache"] == "hit" and page.content == bucket[name]
 
 
 def test_the_cap_comes_from_the_environment_and_is_checked():

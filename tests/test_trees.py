@@ -8,18 +8,13 @@ import re
 import pytest
 from django.core.management import call_command
 
+from campaign.artifacts import artifact_storage
 from campaign.models import Membership, Role
-from dynasties.models import Character, Dynasty, Reign, Status, Title
+from dynasties.models import Character, Dynasty, Reign, Status, Title, TreeRender
 from dynasties.trees.data import TreeError, build_tree, load_rows
 from dynasties.trees.dot import CROWN, REGENT, to_dot
 from dynasties.trees.render import TreeRequest, render_tree, tree_dot
 from tests.factories import crown, empty_house, person, wed
-
-
-@pytest.fixture(autouse=True)
-def tree_cache(settings, tmp_path):
-    settings.TREE_CACHE_DIR = str(tmp_path / "trees")
-    return tmp_path / "trees"
 
 
 @pytest.fixture
@@ -223,7 +218,7 @@ def test_png_and_pdf_bytes(campaign, family):
     assert " size=" not in tree_dot(campaign, TreeRequest(kind="campaign", fmt="svg"))  # SVG: never scaled
 
 
-def test_cache_hit_and_invalidation(campaign, family, tree_cache):
+def test_cache_hit_and_invalidation(campaign, family):
     req = TreeRequest(kind="dynasty", dynasty=family["house"].pk, fmt="svg")
     first = render_tree(campaign, req)
     again = render_tree(campaign, req)
@@ -238,8 +233,10 @@ def test_cache_hit_and_invalidation(campaign, family, tree_cache):
     assert not render_tree(campaign, req).cached
     crown(campaign, family["edward"], "Testland", 1301)
     assert not render_tree(campaign, req).cached
-    # old versions' files are cleared away
-    assert len(list((tree_cache / str(campaign.pk)).iterdir())) == 1
+    # old versions' renders are cleared away, from the index and the storage
+    last = render_tree(campaign, req)
+    assert [r.name for r in TreeRender.objects.filter(campaign=campaign)] == [last.name]
+    assert artifact_storage().listdir(f"trees/{campaign.pk}") == ([], [last.name.rsplit("/", 1)[1]])
 
 
 # --- view, permissions, command ------------------------------------------------------------------

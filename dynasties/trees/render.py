@@ -3,35 +3,31 @@
     result = render_tree(campaign=c, kind="succession", crown="England", fmt="pdf")
     result.content, result.content_type, result.cached
 
-The cache is a directory of files (``settings.TREE_CACHE_DIR``, default ``<project>/var/trees``),
-one sub-directory per campaign, named by the digest of the rows the tree is drawn from
+A render is kept under a key made of the campaign, the digest of the rows the tree is drawn from
 (:func:`~dynasties.trees.data.rows_version`) and of the request (kind, focus, caps, format, link
-pattern). A hit costs one SELECT (:func:`~dynasties.trees.data.data_version`) and one file read; any change to a
-character, marriage, reign, title or dynasty gives a new version, and the renders of older
-versions of the campaign are deleted when a new one is written.
+pattern), in the artifact storage, indexed in the database (:mod:`.cache`: every server sees it).
+A hit costs one SELECT (:func:`~dynasties.trees.data.data_version`), the index's SELECT and UPDATE
+(its last use) and one read from the storage; any change to a character, marriage, reign, title or
+dynasty gives a new version, and the renders of older versions of the campaign are deleted when a
+new one is written.
 
 The cache is bounded (issue 14). Every parameter has one set of bounds (:meth:`TreeRequest.checked`,
 which the page, the API and the command all go through; the API's serializer reads the same
-constants), and a parameter the kind does not use is dropped, so it cannot make a new file. The
-whole directory stays under ``settings.TREE_CACHE_MAX_BYTES``: after each write the least recently
-used renders (a hit touches its file) are deleted until it fits; a render larger than the cap is
-served but not kept. Django's ``FileBasedCache`` does not fit: it culls random entries by count,
-not the least recently used by size.
+constants), and a parameter the kind does not use is dropped, so it cannot make a new render. The
+whole cache stays under ``settings.TREE_CACHE_MAX_BYTES``, the least recently used renders going
+first (:mod:`.cache`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import os
 import shutil
 import subprocess
-import tempfile
-import time
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
+from campaign.models import Campaign
+from dynasties.trees import cache
 from dynasties.trees.data import KINDS, Rows, TreeError, build_tree, data_version, load_rows
 from dynasties.trees.dot import ADMIN_URL, PAPERS, to_dot
 
@@ -45,8 +41,6 @@ GENERATIONS_MAX = 100  # generations: 0 .. GENERATIONS_MAX
 LIMIT_MIN, LIMIT_MAX, LIMIT_DEFAULT = 1, 100, 10  # heirs on a succession tree
 CROWN_MAX_LENGTH = 80
 PAPERS_ASKED = ("auto", *PAPERS)
-CACHE_MAX_BYTES = 200 * 1024 * 1024  # settings.TREE_CACHE_MAX_BYTES, when not set
-STALE_TMP_SECONDS = 3600  # a temporary file this old was left by a crashed writer
 
 
 class RenderError(RuntimeError):
@@ -76,19 +70,6 @@ def render_dot(text: str, fmt: str) -> bytes:
     if proc.returncode != 0:
         raise RenderError(f"dot failed ({proc.returncode}): {proc.stderr.decode(errors='replace')[:500]}")
     return proc.stdout
-
-
-def cache_dir() -> Path:
-    from django.conf import settings
-
-    configured = getattr(settings, "TREE_CACHE_DIR", None)
-    return Path(configured) if configured else Path(settings.BASE_DIR) / "var" / "trees"
-
-
-def cache_max_bytes() -> int:
-    from django.conf import settings
-
-    return int(getattr(settings, "TREE_CACHE_MAX_BYTES", CACHE_MAX_BYTES))
 
 
 def _bounded(name: str, value: int | None, low: int, high: int) -> None:
@@ -143,7 +124,8 @@ class Rendered:
     content_type: str
     cached: bool
     version: str
-    path: Path | None
+    name: str | None
+    """Its name in the artifact storage (None: not kept)."""
 
 
 def tree_dot(campaign: Any, request: TreeRequest, rows: Rows | None = None) -> str:
@@ -196,19 +178,21 @@ def render_tree(campaign: Any, request: TreeRequest, *, use_cache: bool = True) 
     """The tree rendered in ``request.fmt``: from the cache if the data has not changed since."""
     request = request.checked()
     version = _version(campaign, request)
-    folder = cache_dir() / str(campaign.pk)
-    path = folder / f"{version}-{request.key()}.{request.fmt}"
+    key = f"{campaign.pk}/{version}-{request.key()}.{request.fmt}"
     if use_cache:
-        try:
-            content = path.read_bytes()
-        except FileNotFoundError:
-            pass
-        else:
-            _touch(path)
-            return Rendered(content, FORMATS[request.fmt], True, version, path)
+        hit = cache.fetch(key)
+        if hit is not None:
+            return Rendered(hit[0], FORMATS[request.fmt], True, version, hit[1])
     content = render_dot(tree_dot(campaign, request), request.fmt)
-    kept = use_cache and _store(folder, path, content, version)
-    return Rendered(content, FORMATS[request.fmt], False, version, path if kept else None)
+    name = cache.keep(campaign.pk, version, key, content) if use_cache else None
+    return Rendered(content, FORMATS[request.fmt], False, version, name)
+
+
+def render_tree_artifact(campaign_id: int, **request: Any) -> str | None:
+    """Render a tree into the cache, as a task would (JSON arguments: the campaign's id and the
+    :class:`TreeRequest`'s fields): the render's name in the artifact storage, None if it is too
+    large to keep. The page or the API then serves it from the cache."""
+    return render_tree(Campaign.objects.get(pk=campaign_id), TreeRequest(**request)).name
 
 
 def _version(campaign: Any, request: TreeRequest) -> str:
@@ -226,63 +210,3 @@ def _version(campaign: Any, request: TreeRequest) -> str:
     if extra:
         digest = hashlib.blake2b(repr((digest, extra)).encode(), digest_size=16).hexdigest()
     return digest
-
-
-def _touch(path: Path) -> None:
-    """Mark a render as just used (its modification time is its last use: atime is often off)."""
-    with contextlib.suppress(OSError):  # evicted meanwhile by another worker: nothing to mark
-        os.utime(path)
-
-
-def _store(folder: Path, path: Path, content: bytes, version: str) -> bool:
-    """Keep a render (unless it alone is over the cap), then evict down to the cap. True if kept."""
-    cap = cache_max_bytes()
-    if len(content) > cap:
-        return False
-    folder.mkdir(parents=True, exist_ok=True)
-    for old in folder.iterdir():  # renders of an older version of the campaign are dead weight
-        if not old.name.startswith(version) and not old.name.startswith("."):
-            old.unlink(missing_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
-    with os.fdopen(fd, "wb") as f:
-        f.write(content)
-    os.replace(tmp, path)  # atomic: a reader sees the whole file or none
-    evict(cap, keep=path)
-    return True
-
-
-def evict(cap: int, *, keep: Path | None = None) -> None:
-    """Delete the least recently used renders of the whole cache until it holds at most ``cap``
-    bytes (``keep``, the render just written, last of all); temporary files a crashed writer
-    left behind go too."""
-    renders: list[tuple[float, str, int]] = []
-    total = 0
-    stale = time.time() - STALE_TMP_SECONDS
-    for entry in _entries(cache_dir()):
-        try:
-            stat = entry.stat()
-        except FileNotFoundError:  # evicted meanwhile by another worker
-            continue
-        if entry.name.startswith("."):
-            if stat.st_mtime < stale:
-                Path(entry.path).unlink(missing_ok=True)
-            continue
-        renders.append((stat.st_mtime, entry.path, stat.st_size))
-        total += stat.st_size
-    renders.sort(key=lambda r: (r[1] == str(keep), r[0]))  # the oldest use first, the new render last
-    for _, name, size in renders:
-        if total <= cap:
-            break
-        Path(name).unlink(missing_ok=True)
-        total -= size
-
-
-def _entries(root: Path) -> list[os.DirEntry[str]]:
-    """The files of every campaign's folder of the cache (a folder removed meanwhile is skipped)."""
-    found: list[os.DirEntry[str]] = []
-    with contextlib.suppress(FileNotFoundError), os.scandir(root) as folders:
-        for folder in folders:
-            if folder.is_dir():
-                with contextlib.suppress(FileNotFoundError), os.scandir(folder.path) as files:
-                    found.extend(f for f in files if f.is_file())
-    return found

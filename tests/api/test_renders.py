@@ -18,11 +18,6 @@ MAGIC = {"svg": b"<svg", "png": b"\x89PNG\r\n\x1a\n", "pdf": b"%PDF-"}
 TYPES = {"svg": "image/svg+xml", "png": "image/png", "pdf": "application/pdf"}
 
 
-@pytest.fixture(autouse=True)
-def tree_cache(settings, tmp_path):
-    settings.TREE_CACHE_DIR = str(tmp_path / "trees")
-
-
 def england(campaign) -> Dynasty:
     return Dynasty.objects.get(campaign=campaign, crown="England")
 

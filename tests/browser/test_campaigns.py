@@ -20,11 +20,6 @@ PHONE = {"width": 390, "height": 844}
 PASSWORD = "carol-browser-password-1"
 
 
-@pytest.fixture(autouse=True)
-def tree_cache(settings, tmp_path):
-    settings.TREE_CACHE_DIR = str(tmp_path / "trees")
-
-
 @pytest.fixture
 def users(db):
     User = get_user_model()

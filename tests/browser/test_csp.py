@@ -32,8 +32,7 @@ def watch(page: Page) -> list[str]:
     return seen
 
 
-def test_the_pages_work_under_the_policy_without_a_violation(browser: Browser, live_server, campaign, settings, tmp_path):
-    settings.TREE_CACHE_DIR = str(tmp_path / "trees")
+def test_the_pages_work_under_the_policy_without_a_violation(browser: Browser, live_server, campaign):
     england = Dynasty.objects.get(campaign=campaign, crown="England")
     get_user_model().objects.create_superuser("root", password="root-password-1")
 

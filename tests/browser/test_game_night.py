@@ -234,12 +234,7 @@ def scroll_to(page: Page, selector: str, margin: int = 12) -> None:
     page.locator(selector).first.evaluate(f"el => window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - {margin})")
 
 
-@pytest.fixture
-def tree_cache(settings, tmp_path):
-    settings.TREE_CACHE_DIR = str(tmp_path / "trees")
-
-
-def test_the_readme_screenshots(browser: Browser, live_server, gm, alice, bob, seeded_dice, tree_cache, tmp_path):
+def test_the_readme_screenshots(browser: Browser, live_server, gm, alice, bob, seeded_dice, tmp_path):
     folder = Path(os.environ.get("REGNAL_SCREENSHOTS") or tmp_path / "screenshots")
     demo = campaign_start(
         name="The Hundred Years",

@@ -26,9 +26,8 @@ PASSWORDS = {"gm": "gm-password-1", "alice": "alice-password-1", "bob": "bob-pas
 
 
 @pytest.fixture
-def history(settings, tmp_path, gm, alice, bob):
+def history(gm, alice, bob):
     """Twelve turns played by the automatic player (1300-1355): now the Births of 1360."""
-    settings.TREE_CACHE_DIR = str(tmp_path / "trees")
     game = campaign_start(
         name="Twelve Turns",
         gm=gm,
