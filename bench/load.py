@@ -280,7 +280,7 @@ def main() -> int:
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "config.settings_production",
             "STATIC_ROOT": str(work / "static"),
-            "TREE_CACHE_DIR": str(work / "trees"),
+            "MEDIA_ROOT": str(work / "media"),  # rendered trees (default_storage), shared by the servers
         }
         subprocess.run(
             [str(BIN / "python"), "manage.py", "collectstatic", "--no-input", "-v", "0"],

@@ -40,7 +40,7 @@ def _env(database: Path, hash_seed: str) -> dict[str, str]:
         "PYTHONHASHSEED": hash_seed,
         "DEBUG": "1",
         "DATABASE_URL": f"sqlite:///{database}",
-        "TREE_CACHE_DIR": str(database.parent / "trees"),
+        "MEDIA_ROOT": str(database.parent / "media"),
     }
 
 
