@@ -209,11 +209,13 @@ def dynasty(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 @login_required
 def character(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     campaign, role, mine = member(request, slug)
-    c = get_object_or_404(
-        Character.objects.select_related("father", "mother", "controlled_by", "birth_dynasty", "prisoner_of"),
-        campaign=campaign,
-        pk=pk,
+    c = (
+        Character.objects.select_related("father", "mother", "controlled_by", "birth_dynasty", "prisoner_of")
+        .filter(campaign=campaign, pk=pk)
+        .first()
     )
+    if c is None:  # never was, or an undo removed it (a birth rolled again): say so, with a way back
+        return render(request, "pages/character_gone.html", {"campaign": campaign, "role": role, "pk": pk}, status=404)
     marriages = list(
         Marriage.objects.filter(Q(husband=c) | Q(wife=c), campaign=campaign)
         .select_related("husband", "wife")
