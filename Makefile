@@ -77,6 +77,7 @@ bench: setup-dev
 	$(PY) bench/tree.py
 	$(PY) bench/undo.py
 	$(PY) bench/api.py
+	scripts/pg-test.sh $(PY) bench/api_steps.py
 
 # The load test (bench/README.md): gunicorn on a throwaway PostgreSQL, 10 players and a GM for 60 s.
 # Options through LOAD_ARGS, e.g. make load LOAD_ARGS="--think 0 0".
