@@ -49,6 +49,14 @@ class Bucket(Storage):
     def size(self, name: str) -> int:
         return len(self.objects[name])
 
+    def listdir(self, path: str) -> tuple[list[str], list[str]]:
+        prefix = f"{path.rstrip('/')}/"
+        inside = [n[len(prefix) :] for n in self.objects if n.startswith(prefix)]
+        return sorted({n.split("/")[0] for n in inside if "/" in n}), sorted(n for n in inside if "/" not in n)
+
+    def get_modified_time(self, name: str) -> datetime.datetime:
+        return timezone.now()  # every object just written: none is a crashed writer's
+
 
 @pytest.fixture
 def observer(campaign, django_user_model):
@@ -211,6 +219,19 @@ def test_a_render_lost_from_the_storage_is_drawn_again(campaign, bucket):
     again = render_tree(campaign, request)
     assert not again.cached and again.content == first.content and again.name in bucket
     assert TreeRender.objects.get().name == again.name and render_tree(campaign, request).cached
+
+
+@pytest.mark.django_db
+def test_a_file_a_crashed_writer_left_goes_at_the_next_render(campaign, settings):
+    kept = render_tree(campaign, TreeRequest(kind="campaign", fmt="svg")).name
+    folder = Path(settings.MEDIA_ROOT) / "trees" / str(campaign.pk)
+    old, new = folder / "crashed-long-ago.svg", folder / "being-written.svg"  # no row names them
+    old.write_bytes(b"<svg/>")
+    new.write_bytes(b"<svg/>")
+    past = (timezone.now() - cache.STRAY_AFTER - datetime.timedelta(minutes=1)).timestamp()
+    os.utime(old, (past, past))
+    drawn = render_tree(campaign, TreeRequest(kind="campaign", fmt="png")).name
+    assert sorted(p.name for p in folder.iterdir()) == sorted([Path(kept).name, Path(drawn).name, new.name])
 
 
 @pytest.mark.django_db

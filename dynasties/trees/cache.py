@@ -1,6 +1,6 @@
 """The tree cache: renders kept in the artifact storage, indexed in the database.
 
-    content = fetch(key)                        # the bytes, or None; a hit marks the render as used
+    hit = fetch(key)                            # (bytes, name) or None; a hit marks it as used
     name = keep(campaign_id, version, key, content)   # stored and indexed, then the cache evicted
 
 Every server sees the same renders (:func:`campaign.artifacts.artifact_storage`: local files in
@@ -9,19 +9,22 @@ development, an S3-compatible store in production) and the same order of last us
 ``settings.TREE_CACHE_MAX_BYTES``: after each write the least recently used renders go until it
 fits; a render larger than the cap is not kept. Deleting a row deletes its file (a receiver of
 ``post_delete``, so a deleted campaign's renders go too); a row whose file is gone is a miss and
-is dropped. Django's cache framework does not fit: no backend culls the least recently used by
-size, and the local-memory one is one process's.
+is dropped; a file no row names (its writer crashed) goes at the campaign's next render. Django's
+cache framework does not fit: no backend culls the least recently used by size, and the
+local-memory one is one process's.
 """
 
 from __future__ import annotations
 
 import contextlib
+import datetime
 import posixpath
 import secrets
 from typing import Any
 
 from django.conf import settings
 from django.core.files.base import ContentFile
+from django.core.files.storage import Storage
 from django.db import IntegrityError, transaction
 from django.db.models import Sum
 from django.db.models.signals import post_delete
@@ -33,6 +36,7 @@ from dynasties.models import TreeRender
 
 FOLDER = "trees"  # in the artifact storage: trees/<campaign id>/<version>-<request>-<nonce>.<format>
 CACHE_MAX_BYTES = 200 * 1024 * 1024  # settings.TREE_CACHE_MAX_BYTES, when not set
+STRAY_AFTER = datetime.timedelta(hours=1)  # a file without a row this old was left by a crashed writer
 
 
 def cache_max_bytes() -> int:
@@ -64,6 +68,7 @@ def keep(campaign_id: int, version: str, key: str, content: bytes) -> str | None
         return None
     TreeRender.objects.filter(campaign_id=campaign_id).exclude(version=version).delete()  # dead weight
     storage = artifact_storage()
+    _sweep(storage, campaign_id)
     stem, ext = posixpath.splitext(key)
     # a name of its own (two servers may render the same tree at once; a store may overwrite)
     name = storage.save(f"{FOLDER}/{stem}-{secrets.token_hex(4)}{ext}", ContentFile(content))
@@ -95,6 +100,22 @@ def evict(cap: int, *, keep: int | None = None) -> None:
     if total > cap and keep is not None:
         doomed.append(keep)
     TreeRender.objects.filter(pk__in=doomed).delete()
+
+
+def _sweep(storage: Storage, campaign_id: int) -> None:
+    """Delete the campaign's files that no row names, once they are old enough not to be another
+    server's render between its write and its row (a writer that crashed there left them)."""
+    folder = f"{FOLDER}/{campaign_id}"
+    try:
+        names = storage.listdir(folder)[1]
+    except OSError:  # no folder yet
+        return
+    indexed = set(TreeRender.objects.filter(campaign_id=campaign_id).values_list("name", flat=True))
+    stray = timezone.now() - STRAY_AFTER
+    for name in (f"{folder}/{n}" for n in names):
+        with contextlib.suppress(OSError):  # deleted meanwhile
+            if name not in indexed and storage.get_modified_time(name) < stray:
+                storage.delete(name)
 
 
 def cache_size() -> int:
