@@ -7,9 +7,12 @@ class CampaignConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from campaign import checks  # noqa: F401
+        from django.db.models.signals import post_migrate
+
+        from campaign import changelog, checks  # noqa: F401
 
         self.register_models()
+        post_migrate.connect(changelog.install_triggers, dispatch_uid="campaign.changelog.install_triggers")
 
     def register_models(self) -> None:
         """The kernel's models in the registry (campaign.registry)."""
@@ -24,4 +27,6 @@ class CampaignConfig(AppConfig):
         r.register(m.ChronicleEntry, "campaign", sees=r.AUDIENCE)
         r.register(m.Posting, "campaign", sees=r.HOUSES, houses=("payer", "payee"))
         r.exempt(m.Checkpoint, "undo's own copies of the campaign")
+        r.exempt(m.UndoChange, "undo's change log: the rows a step changed, as they were")
+        r.exempt(m.UndoRecording, "undo's flag: the step whose changes the triggers log")
         r.exempt(m.ActionKey, "the one-time keys of the forms already sent; an undo must not forget them")

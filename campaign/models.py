@@ -300,3 +300,30 @@ class ActionKey(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key}: {self.label}"
+
+
+class UndoChange(models.Model):
+    """One row a step changed, as it was before the step first touched it (``old``, JSON of its
+    columns; null: the step inserted it). Written by database triggers (``campaign.changelog``)
+    while :class:`UndoRecording` names the step's checkpoint; undo puts the rows back."""
+
+    checkpoint = models.ForeignKey(Checkpoint, on_delete=models.CASCADE, related_name="+")
+    table = models.CharField(max_length=100)
+    row_id = models.BigIntegerField()
+    old = models.TextField(null=True, blank=True)  # noqa: DJ001 (null: the step inserted the row; "" is no row)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["checkpoint", "table", "row_id"], name="undo_change_once")]
+
+    def __str__(self) -> str:
+        return f"{self.table} #{self.row_id}"
+
+
+class UndoRecording(models.Model):
+    """While a step action runs, the one row naming its checkpoint: the triggers log into it. Gone
+    before the action's transaction ends (and never seen by another transaction)."""
+
+    checkpoint = models.ForeignKey(Checkpoint, on_delete=models.CASCADE, related_name="+")
+
+    def __str__(self) -> str:
+        return f"recording {self.checkpoint_id}"

@@ -22,11 +22,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import IntegrityError, connections, models, transaction
 
-from campaign import audit, registry
+from campaign import audit, changelog, registry
 from campaign.models import (
     ActionKey,
     Campaign,
@@ -74,7 +75,7 @@ def _columns(model: type[models.Model]) -> list[models.Field[Any, Any]]:
 
 def snapshot(campaign: Campaign) -> dict[str, Any]:
     """Every row of the campaign, as JSON-ready lists of column values keyed by model label."""
-    rows: dict[str, Any] = {"campaign": {f: getattr(campaign, f) for f in CAMPAIGN_FIELDS}}
+    rows: dict[str, Any] = {"campaign": _campaign_row(campaign)}
     for model, path in _scopes():
         columns = _columns(model)
         values = model._default_manager.filter(**{path: campaign.pk}).order_by("pk").values_list(*[f.attname for f in columns])
@@ -120,6 +121,26 @@ def _restore(campaign: Campaign, rows: dict[str, Any], *, by: AbstractBaseUser |
         size = max(1, min(500, connections[model._base_manager.db].ops.bulk_batch_size(columns, objs)))
         for start in range(0, len(objs), size):  # raw: no auto_now / auto_now_add re-stamping
             model._base_manager._insert(objs[start : start + size], fields=columns, raw=True)  # type: ignore[attr-defined]
+    audit.mark_undo(marks, restored, by=by, reason=reason, year=campaign.current_year, step=campaign.step)
+    dynasty = Membership._meta.get_field("dynasty").related_model  # a house the undo took away has no player any more
+    kept = dynasty._default_manager.filter(campaign=campaign).values("pk")  # type: ignore[union-attr]
+    Membership.objects.filter(campaign=campaign, dynasty__isnull=False).exclude(dynasty__in=kept).update(dynasty=None)
+
+
+def _revert(campaign: Campaign, target: Checkpoint, *, by: AbstractBaseUser | None = None, reason: str = "") -> None:
+    """Put back the rows changed since ``target`` began (``campaign.changelog``) and the
+    campaign's own columns, and mark the undone rows in the audit trail."""
+    first = changelog.changes(target)
+    known = changelog.tables()
+    tracked = [(known[table], list(rows)) for table, rows in first.items() if known[table] in audit.tracked_models()]
+    marks = audit.UndoMarks()
+    for model, ids in tracked:
+        marks.before[model._meta.label] = {o.pk: o for o in model._base_manager.filter(pk__in=ids)}
+    changelog.revert(first)
+    for field, value in _unpack(target.data)["campaign"].items():
+        setattr(campaign, field, value)
+    campaign.save(update_fields=CAMPAIGN_FIELDS)
+    restored = {model._meta.label: list(model._base_manager.filter(pk__in=ids)) for model, ids in tracked}
     audit.mark_undo(marks, restored, by=by, reason=reason, year=campaign.current_year, step=campaign.step)
     dynasty = Membership._meta.get_field("dynasty").related_model  # a house the undo took away has no player any more
     kept = dynasty._default_manager.filter(campaign=campaign).values("pk")  # type: ignore[union-attr]
@@ -172,13 +193,15 @@ def step_action(
         locked = lock_campaign(campaign)
         if ActionKey.objects.filter(campaign=locked, key=key).exists():
             raise AlreadyDone("That was already done (the same form was sent twice): nothing was done again.")
-        checkpoint_take(locked, label=label, by=by)
+        point = checkpoint_take(locked, label=label, by=by) or Checkpoint.objects.get(
+            campaign=locked, year=locked.current_year, step=locked.step
+        )
         try:
             with transaction.atomic():
                 ActionKey.objects.create(campaign=locked, key=key, label=label[:200], by=by)
         except IntegrityError:
             raise AlreadyDone("That was already done (the same form was sent twice): nothing was done again.") from None
-        with audit.acting(by, year=locked.current_year, step=locked.step, label=label):  # who and when, for the audit trail
+        with audit.acting(by, year=locked.current_year, step=locked.step, label=label), changelog.recording(point):
             return action(locked)
 
 
@@ -195,8 +218,18 @@ def checkpoint_take(campaign: Campaign, *, label: str, by: AbstractBaseUser | No
         step=campaign.step,
         label=label[:200],
         by=by,
-        data=_pack(snapshot(campaign)),
+        data=_pack(snapshot(campaign) if snapshots() else {"campaign": _campaign_row(campaign), "changes": True}),
     )
+
+
+def snapshots() -> bool:
+    """Whether checkpoints copy the whole campaign (the old way, ``REGNAL_UNDO_SNAPSHOTS``) rather
+    than the campaign's own columns, the step's changes being logged (``campaign.changelog``)."""
+    return bool(getattr(settings, "REGNAL_UNDO_SNAPSHOTS", False))
+
+
+def _campaign_row(campaign: Campaign) -> dict[str, Any]:
+    return {f: getattr(campaign, f) for f in CAMPAIGN_FIELDS}
 
 
 @dataclass(frozen=True)
@@ -227,13 +260,21 @@ def undo_plan(campaign: Campaign, *, turn: bool = False) -> UndoPlan | None:
     if target is None:
         return None
     rows = _unpack(target.data)
-    counts = {label: len(rows.get(label, [])) for label in ("campaign.Roll", "campaign.ChronicleEntry", "campaign.Posting")}
+    lost: dict[type[models.Model], int] = {}
+    first = changelog.changes(target) if rows.get("changes") else {}
+    for model in (Roll, ChronicleEntry, Posting):
+        if not rows.get("changes"):
+            lost[model] = model._base_manager.filter(campaign=campaign).count() - len(rows.get(model._meta.label, []))
+            continue
+        touched = first.get(model._meta.db_table, {})
+        now = len(model._base_manager.filter(pk__in=list(touched)).values("pk")) if touched else 0
+        lost[model] = now - sum(old is not None for old in touched.values())
     return UndoPlan(
         checkpoint=target,
         step_label=STEP_LABELS[target.step],
-        lost_rolls=Roll.objects.filter(campaign=campaign).count() - counts["campaign.Roll"],
-        lost_chronicle=ChronicleEntry.objects.filter(campaign=campaign).count() - counts["campaign.ChronicleEntry"],
-        lost_postings=Posting.objects.filter(campaign=campaign).count() - counts["campaign.Posting"],
+        lost_rolls=lost[Roll],
+        lost_chronicle=lost[ChronicleEntry],
+        lost_postings=lost[Posting],
     )
 
 
@@ -245,7 +286,11 @@ def _undo(campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None
                 "There is nothing to undo: no step has been played through the pages since the last two turns began."
             )
         reason = f"{label}: back to the start of {STEP_LABELS[target.step]} {target.year}"
-        _restore(locked, _unpack(target.data), by=by, reason=reason)
+        rows = _unpack(target.data)
+        if rows.get("changes"):
+            _revert(locked, target, by=by, reason=reason)
+        else:  # a checkpoint taken as a whole copy of the campaign
+            _restore(locked, rows, by=by, reason=reason)
         Checkpoint.objects.filter(campaign=locked, pk__gte=target.pk).delete()
         Checkpoint.objects.filter(campaign=locked, year__gt=target.year).delete()
         return target

@@ -1,0 +1,129 @@
+"""Undo's change log: database triggers on every table of ``campaign.registry.scoped_models`` copy
+a row, as it was, into :class:`~campaign.models.UndoChange` the first time a step touches it.
+
+The triggers log only while the action's transaction holds an :class:`~campaign.models.UndoRecording`
+row (:func:`recording`), into that row's checkpoint; an insert is logged with no old row. So every
+write a step makes is caught, whichever way it goes (the ORM, bulk writes, raw SQL). The triggers
+are generated from the registry at ``post_migrate`` (SQLite and PostgreSQL), so a model registered
+later gets them too. :func:`revert` puts back every row logged since a checkpoint."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from django.db import DEFAULT_DB_ALIAS, connections, models
+
+from campaign import registry
+from campaign.models import Checkpoint, UndoChange, UndoRecording
+
+PREFIX = "regnal_undo"
+LOG = UndoChange._meta.db_table
+FLAG = UndoRecording._meta.db_table
+
+
+def tables() -> dict[str, type[models.Model]]:
+    """The logged tables: every scoped model's, by table name."""
+    return {e.model._meta.db_table: e.model for e in registry.scoped_models()}
+
+
+def _sqlite_triggers(table: str, model: type[models.Model]) -> list[str]:
+    q = connections[DEFAULT_DB_ALIAS].ops.quote_name
+    old = ", ".join(f"'{f.column}', OLD.{q(f.column)}" for f in model._meta.concrete_fields)
+    log = f"INSERT OR IGNORE INTO {LOG} (checkpoint_id, {q('table')}, row_id, old) SELECT checkpoint_id, '{table}'"
+    pk = q(model._meta.pk.column)
+    on = {"i": "INSERT", "u": "UPDATE", "d": "DELETE"}
+    row = {"i": f"NEW.{pk}, NULL", "u": f"OLD.{pk}, json_object({old})", "d": f"OLD.{pk}, json_object({old})"}
+    return [f"CREATE TRIGGER {PREFIX}_{table}_{k} AFTER {on[k]} ON {q(table)} BEGIN {log}, {row[k]} FROM {FLAG}; END" for k in on]
+
+
+POSTGRES_FUNCTION = f"""
+CREATE OR REPLACE FUNCTION {PREFIX}_log() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO {LOG} (checkpoint_id, "table", row_id, old)
+            SELECT checkpoint_id, TG_TABLE_NAME, NEW.id, NULL FROM {FLAG} ON CONFLICT DO NOTHING;
+    ELSE
+        INSERT INTO {LOG} (checkpoint_id, "table", row_id, old)
+            SELECT checkpoint_id, TG_TABLE_NAME, OLD.id, row_to_json(OLD)::text FROM {FLAG} ON CONFLICT DO NOTHING;
+    END IF;
+    RETURN NULL;
+END $$"""  # noqa: S608 (our own tables' names)
+
+
+def install_triggers(using: str = DEFAULT_DB_ALIAS, **kwargs: Any) -> None:
+    """(Re)create the triggers of every logged table (``post_migrate``; idempotent)."""
+    connection = connections[using]
+    existing = set(connection.introspection.table_names())
+    if LOG not in existing or FLAG not in existing:
+        return
+    with connection.cursor() as cursor:
+        if connection.vendor == "sqlite":
+            cursor.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE %s", [f"{PREFIX}_%"])
+            for (name,) in cursor.fetchall():
+                cursor.execute(f"DROP TRIGGER {name}")
+            for table, model in tables().items():
+                if table in existing:
+                    for sql in _sqlite_triggers(table, model):
+                        cursor.execute(sql)
+        elif connection.vendor == "postgresql":
+            cursor.execute(POSTGRES_FUNCTION)
+            for table, model in tables().items():
+                if table in existing:
+                    if model._meta.pk.column != "id":
+                        raise ValueError(f"{model._meta.label}: the undo triggers expect the primary key 'id'")
+                    cursor.execute(f'DROP TRIGGER IF EXISTS {PREFIX} ON "{table}"')
+                    cursor.execute(
+                        f'CREATE TRIGGER {PREFIX} AFTER INSERT OR UPDATE OR DELETE ON "{table}" '
+                        f"FOR EACH ROW EXECUTE FUNCTION {PREFIX}_log()"
+                    )
+        else:
+            raise NotImplementedError(f"undo's change log has no triggers for {connection.vendor}")
+
+
+@contextmanager
+def recording(checkpoint: Checkpoint) -> Iterator[None]:
+    """Log every write to the campaign's tables into ``checkpoint`` while inside (call it inside
+    the action's transaction: if the action fails, the log goes with it)."""
+    flag = UndoRecording.objects.create(checkpoint=checkpoint)
+    yield  # on an error the transaction rolls back, the flag with it
+    UndoRecording.objects.filter(pk=flag.pk)._raw_delete(UndoRecording.objects.db)  # type: ignore[attr-defined]
+
+
+def changes(since: Checkpoint) -> dict[str, dict[int, str | None]]:
+    """By table, every row changed since ``since`` began, as it was then (None: it did not exist)."""
+    first: dict[str, dict[int, str | None]] = {}
+    rows = UndoChange.objects.filter(checkpoint__campaign=since.campaign_id, checkpoint_id__gte=since.pk)
+    for table, row_id, old in rows.order_by("checkpoint_id").values_list("table", "row_id", "old"):
+        first.setdefault(table, {}).setdefault(row_id, old)
+    return first
+
+
+def revert(first: dict[str, dict[int, str | None]]) -> None:
+    """Put every row of ``first`` (:func:`changes`) back as it was, with its primary key: delete
+    the rows as they are now, insert the old ones raw. No :class:`UndoRecording` may be open;
+    the foreign keys are checked at commit (deferred), so the order does not matter."""
+    connection = connections[UndoChange.objects.db]
+    known = tables()
+    q = connection.ops.quote_name
+    with connection.cursor() as cursor:
+        for table, rows in first.items():
+            model = known[table]
+            ids = list(rows)
+            pk = q(model._meta.pk.column)
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                cursor.execute(f"DELETE FROM {q(table)} WHERE {pk} IN ({', '.join(['%s'] * len(chunk))})", chunk)  # noqa: S608 (quoted names; values are parameters)
+            olds = [old for old in rows.values() if old is not None]
+            if not olds:
+                continue
+            if connection.vendor == "postgresql":
+                sql = f"INSERT INTO {q(table)} SELECT * FROM json_populate_record(NULL::{q(table)}, %s::json)"  # noqa: S608
+                cursor.executemany(sql, [[old] for old in olds])
+            else:
+                columns = [f.column for f in model._meta.concrete_fields]
+                names = ", ".join(q(c) for c in columns)
+                sql = f"INSERT INTO {q(table)} ({names}) VALUES ({', '.join(['%s'] * len(columns))})"  # noqa: S608
+                cursor.executemany(sql, [[json.loads(old)[c] for c in columns] for old in olds])
