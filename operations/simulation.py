@@ -36,6 +36,7 @@ from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Reign, S
 from dynasties.selectors import living_children_counts, unmatched_adults
 from dynasties.services import events, interphase, pretenders, titles
 from dynasties.services.births import CoupleTurn
+from dynasties.services.marriages import marriage_checker
 from dynasties.services.setup import default_dynasties
 from rules import blood_royale as br
 from rules import bloodline as bl
@@ -71,15 +72,19 @@ def wed_due(campaign: Campaign) -> None:
     """Wed every betrothed couple now of age (BloodLine: at the start of the Diplomacy phase)."""
     year = campaign.current_year
     bloodline = campaign.rules.effective_ages
-    due = [
-        m.pk
-        for m in Marriage.objects.filter(campaign=campaign, ended_year__isnull=True, wedding_year__isnull=True)
+    betrothed = list(
+        Marriage.objects.filter(campaign=campaign, ended_year__isnull=True, wedding_year__isnull=True)
         .select_related("husband", "wife")
         .order_by("pk")  # the same order in any process and on any database
+    )
+    check = marriage_checker(campaign, [pk for m in betrothed for pk in (m.husband_id, m.wife_id)], wedding=True)
+    due = [
+        m.pk
+        for m in betrothed
         if (m.husband.effective_age(year) if bloodline else m.husband.age(year)) >= br.ADULT_AGE
         and (m.wife.effective_age(year) if bloodline else m.wife.age(year)) >= br.ADULT_AGE
         and not (m.husband.prisoner_of_id or m.wife.prisoner_of_id)
-        and services.marriage_check(campaign, m.husband, m.wife, wedding=True, exclude=m) == []
+        and check(m.husband, m.wife, m) == []
     ]
     if due:
         services.marriage_wed_many(campaign=campaign, marriages=due)
@@ -111,11 +116,12 @@ def _match_adults(campaign: Campaign, year: int, *, wed: bool) -> None:
     men = [c for c in adults if c.sex == "M"]
     women = [c for c in adults if c.sex == "F" and c.age(year) <= MAX_BRIDE_AGE]
     matches: list[services.Match] = []
+    check = marriage_checker(campaign, [c.pk for c in adults], wedding=wed)
     for man in men:
         choices = [w for w in women if w.dynastic_name != man.dynastic_name and w.controlled_by_id != man.controlled_by_id]
         choices.sort(key=lambda w: (abs(w.birth_year - man.birth_year), w.birth_year, w.pk))
         # the first the rules allow (a passed-over heir's line, for one, makes no new marriages)
-        bride = next((w for w in choices if services.marriage_check(campaign, man, w, wedding=wed) == []), None)
+        bride = next((w for w in choices if check(man, w, None) == []), None)
         if bride is None:
             continue
         women.remove(bride)
