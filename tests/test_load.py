@@ -103,7 +103,7 @@ def test_a_short_run_against_gunicorn_has_no_failure():
         env=env,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=600,  # 20 s of load; on a busy 2-core machine building, collectstatic and start-up take minutes
     )
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
     result = re.search(r"^RESULT: ([\d.]+) requests/s, p50 (\d+) ms, p99 (\d+) ms .* (\d+) failures", run.stdout, re.M)
