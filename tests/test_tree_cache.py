@@ -212,6 +212,16 @@ def test_two_servers_share_the_renders_and_their_order_of_use(campaign, observer
 
 
 @pytest.mark.django_db
+def test_a_hit_costs_three_queries_whatever_the_cache_holds(campaign, django_assert_num_queries):
+    request = TreeRequest(kind="campaign", fmt="svg")
+    for house in Dynasty.objects.filter(campaign=campaign):
+        render_tree(campaign, TreeRequest(kind="dynasty", dynasty=house.pk))
+    render_tree(campaign, request)
+    with django_assert_num_queries(3):  # the data's version, the index's row, its last use
+        assert render_tree(campaign, request).cached
+
+
+@pytest.mark.django_db
 def test_a_render_lost_from_the_storage_is_drawn_again(campaign, bucket):
     request = TreeRequest(kind="campaign", fmt="svg")
     first = render_tree(campaign, request)
