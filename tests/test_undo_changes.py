@@ -165,3 +165,29 @@ def test_the_triggers_cover_every_scoped_table(db):
         else:
             cursor.execute("SELECT event_object_table FROM information_schema.triggers WHERE trigger_name = 'regnal_undo'")
         assert {t for (t,) in cursor.fetchall()} == set(tables)
+
+
+@pytest.mark.django_db
+def test_a_step_action_and_its_undo_cost_the_same_queries_whatever_the_campaign_size(gm):
+    """The overhead of a step action and an undo do not grow with the campaign (bench/undo.py times them)."""
+    from django.test.utils import CaptureQueriesContext
+
+    from dynasties.services import campaign_create
+    from operations.simulation import simulate
+
+    def rename(c: Campaign) -> None:
+        Character.objects.filter(pk=Character.objects.filter(campaign=c).order_by("pk")[:1]).update(given_name="Renamed")
+
+    def cost(turns: int) -> tuple[int, int, int]:
+        source = RandomSource(5)
+        c = simulate(campaign_create(name=f"Size {turns}", players=5, source=source, by=gm), turns=turns, source=source)
+        with CaptureQueriesContext(connection) as act:
+            step_action(campaign=c.pk, key=new_action_key(), label="Rename", action=rename, by=gm)
+        with CaptureQueriesContext(connection) as undo:
+            undo_step(campaign=c.pk, key=new_action_key(), by=gm)
+        assert Character.objects.filter(campaign=c, given_name="Renamed").count() == 0
+        return len(act), len(undo), Character.objects.filter(campaign=c).count()
+
+    small, large = cost(0), cost(6)
+    assert large[2] > small[2]
+    assert large[:2] == small[:2]
