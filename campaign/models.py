@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -300,6 +302,51 @@ class ActionKey(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key}: {self.label}"
+
+
+class JobKind(models.TextChoices):
+    PRINT = "print", "Character sheets"
+    PREHISTORY = "prehistory", "Prehistory"
+
+
+class JobState(models.TextChoices):
+    QUEUED = "queued", "Waiting for a worker"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class Job(models.Model):
+    """Background work on a campaign, run by the task queue (``campaign.jobs``): its state, progress
+    (``done`` of ``total``) and error are here, so any server shows them; a file it made is kept in
+    the artifact storage (``campaign.artifacts``) under ``artifact``. A job outlives its campaign (a
+    failed prehistory discards the campaign and keeps saying why), hence no database constraint."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    campaign = models.ForeignKey(
+        Campaign, null=True, blank=True, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+"
+    )
+    kind = models.CharField(max_length=20, choices=JobKind.choices)
+    state = models.CharField(max_length=10, choices=JobState.choices, default=JobState.QUEUED)
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    params = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    artifact = models.CharField(max_length=255, blank=True, help_text="The file it made, in the artifact storage.")
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at"]
+        indexes = [models.Index(fields=["campaign", "kind"], name="job_campaign_kind")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} {self.pk}: {self.get_state_display()}"
+
+    @property
+    def finished(self) -> bool:
+        return self.state in (JobState.DONE, JobState.FAILED)
 
 
 class UndoChange(models.Model):

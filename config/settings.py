@@ -37,6 +37,8 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "axes",
     "simple_history",  # the audit trail (campaign/audit.py)
+    "django_tasks",  # background work (campaign/jobs.py)
+    "django_tasks_db",  # ... its database backend's queue and `manage.py db_worker`
     "campaign",
     "dynasties",
     "contracts",
@@ -100,6 +102,11 @@ STATIC_ROOT = Path(env_str("STATIC_ROOT", "") or BASE_DIR / "var" / "static")
 WHITENOISE_AUTOREFRESH = DEBUG
 WHITENOISE_USE_FINDERS = DEBUG
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# Background work (print batches, a new campaign's prehistory: campaign/jobs.py) goes on Django's
+# task queue. By default the tasks run at once, in the request (development, tests, `make run`);
+# TASKS_BACKEND=django_tasks_db.DatabaseBackend queues them in the database for `manage.py db_worker`
+# (the production default, docs/deployment.md).
+TASKS = {"default": {"BACKEND": env_str("TASKS_BACKEND", "django_tasks.backends.immediate.ImmediateBackend")}}
 # Files the site writes go through Django's storage API: `default_storage` keeps them under
 # MEDIA_ROOT (never served from there: the views that hand them out check who asks).
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", "") or BASE_DIR / "var" / "media")

@@ -48,3 +48,6 @@ WHITENOISE_USE_FINDERS = False
 # One connection per gunicorn worker, kept between requests and checked before reuse.
 DATABASES["default"]["CONN_MAX_AGE"] = env_int("CONN_MAX_AGE", 60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+
+# Background work is queued in the database and done by `manage.py db_worker` (docs/deployment.md).
+TASKS = {"default": {"BACKEND": env_str("TASKS_BACKEND", "django_tasks_db.DatabaseBackend")}}
