@@ -1,80 +1,58 @@
-"""Large batches of sheets render in the background: the page says what is being printed and
-refreshes itself until the PDF is ready, then links to it (issue 6: a batch over a few seconds)."""
+"""Large batches of sheets render on the task queue (``campaign.jobs``): the page says what is being
+printed and refreshes itself until the PDF is ready, then links to it (issue 6: a batch over a few
+seconds). The job's state is in the database and the PDF in the artifact storage
+(``campaign.artifacts``: ``default_storage`` unless the deployment names one), so any server
+shows the page and hands out the file, whichever worker rendered it."""
 
 from __future__ import annotations
 
-import json
-import secrets
-import threading
-import time
-from pathlib import Path
-from typing import Any
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.core.files.base import ContentFile
+from django_tasks import task
 
-from django.conf import settings
-from django.db import close_old_connections
+from campaign.artifacts import artifact_storage
+from campaign.jobs import job_create, job_finish, job_run
+from campaign.models import Campaign, Job, JobKind
+from dynasties import printing
 
 INLINE_LIMIT = 20  # up to this many sheets (about 2-3 s) render in the request; more in the background
+FOLDER = "prints"
 
 
-def jobs_dir() -> Path:
-    path = Path(getattr(settings, "PRINT_JOBS_DIR", settings.BASE_DIR / "var" / "prints"))
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+def pdf_name(job: Job) -> str:
+    return f"{FOLDER}/{job.pk}.pdf"
 
 
-def _status_path(token: str) -> Path:
-    if not token.isalnum():
-        raise ValueError("bad token")
-    return jobs_dir() / f"{token}.json"
+def _render(job: Job) -> None:
+    campaign = Campaign.objects.get(pk=job.campaign_id)
+    pdf = printing.campaign_sheets_pdf(campaign, bool(job.params.get("two_up")))
+    job_finish(job, artifact=artifact_storage().save(pdf_name(job), ContentFile(pdf)))
 
 
-def pdf_path(token: str) -> Path:
-    return _status_path(token).with_suffix(".pdf")
+@task()
+def render_sheets(job_id: str) -> None:
+    """Render the campaign's sheets to the storage (the task)."""
+    job_run(job_id, _render)
 
 
-def status(token: str) -> dict[str, Any] | None:
+def start(campaign: Campaign, two_up: bool, total: int, *, by: AbstractBaseUser | None = None) -> Job:
+    """A print job for the campaign's ``total`` sheets, on the task queue."""
+    job = job_create(kind=JobKind.PRINT, campaign=campaign, by=by, total=total, params={"two_up": two_up})
+    render_sheets.enqueue(str(job.pk))
+    job.refresh_from_db()
+    return job
+
+
+def pdf(job: Job) -> bytes:
+    """The finished job's PDF, from the storage."""
+    with artifact_storage().open(job.artifact, "rb") as file:
+        return bytes(file.read())
+
+
+def find(campaign: Campaign, token: str) -> Job | None:
+    """The campaign's print job of that id, or None (a made-up or malformed id included)."""
     try:
-        data: dict[str, Any] = json.loads(_status_path(token).read_text())
-    except (FileNotFoundError, ValueError):
+        return Job.objects.filter(pk=token, kind=JobKind.PRINT, campaign=campaign).first()
+    except ValidationError:  # not a UUID
         return None
-    return data
-
-
-def _write(token: str, **data: Any) -> None:
-    path = _status_path(token)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data))
-    tmp.replace(path)
-
-
-def run(token: str, campaign_id: int, two_up: bool, total: int) -> None:
-    """Render the campaign's sheets to the job's file (the background thread's body; tests call it)."""
-    from campaign.models import Campaign
-    from dynasties import printing
-
-    started = time.time()
-    try:
-        campaign = Campaign.objects.get(pk=campaign_id)
-        pdf = printing.campaign_sheets_pdf(campaign, two_up)
-        pdf_path(token).write_bytes(pdf)
-        _write(token, state="done", campaign=campaign_id, total=total, seconds=round(time.time() - started, 1))
-    except Exception as exc:
-        _write(token, state="failed", campaign=campaign_id, total=total, error=str(exc)[:200])
-
-
-def start(campaign_id: int, two_up: bool, total: int, *, background: bool = True) -> str:
-    token = secrets.token_hex(12)
-    _write(token, state="running", campaign=campaign_id, total=total, started=time.time())
-
-    def work() -> None:
-        close_old_connections()
-        try:
-            run(token, campaign_id, two_up, total)
-        finally:
-            close_old_connections()
-
-    if background:
-        threading.Thread(target=work, name=f"print-{token}", daemon=True).start()
-    else:
-        run(token, campaign_id, two_up, total)
-    return token

@@ -2,7 +2,7 @@
 announcements. Who may print what follows ``campaign.permissions.role_of``:
 
 - a sheet or a dynasty's sheets: the GM, or the player of the dynasty that controls them;
-- the campaign's sheets and their background job: the GM;
+- the campaign's sheets and their background job (``print_jobs``, its PDF in the storage): the GM;
 - a turn's announcements (public parts only): any member of the campaign.
 
 Anyone else gets 404, the answer a made-up campaign, character, dynasty or job gets, so nobody
@@ -19,7 +19,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from campaign.models import Campaign, Role
+from campaign.models import Campaign, JobState, Role
 from campaign.permissions import role_of
 from dynasties import print_jobs, printing
 from dynasties.models import Character, Dynasty
@@ -80,21 +80,22 @@ def campaign_sheets(request: HttpRequest, slug: str) -> HttpResponse:
     campaign = _campaign_for(request, slug, gm_only=True)
     total = len(printing.campaign_characters(campaign))
     if total > print_jobs.INLINE_LIMIT:
-        token = print_jobs.start(campaign.pk, _two_up(request), total)
-        return redirect("print:job", slug=campaign.slug, token=token)
+        job = print_jobs.start(campaign, _two_up(request), total, by=request.user)
+        return redirect("print:job", slug=campaign.slug, token=job.pk)
     return _pdf(printing.campaign_sheets_pdf(campaign, _two_up(request)), f"sheets-{campaign.slug}.pdf")
 
 
 @login_required
 def job(request: HttpRequest, slug: str, token: str) -> HttpResponse:
-    """The background batch's page: it refreshes itself until the PDF is ready, then links to it."""
+    """The background batch's page: it refreshes itself until the PDF is ready, then links to it;
+    a failed batch says why."""
     campaign = _campaign_for(request, slug, gm_only=True)
-    state = print_jobs.status(token) if token.isalnum() else None
-    if state is None or state.get("campaign") != campaign.pk:
+    job = print_jobs.find(campaign, token)
+    if job is None:
         raise Http404("No such print job.")
-    if request.GET.get("download") and state["state"] == "done":
-        return _pdf(print_jobs.pdf_path(token).read_bytes(), f"sheets-{campaign.slug}.pdf")
-    return render(request, "print/job.html", {"campaign": campaign, "state": state, "token": token})
+    if request.GET.get("download") and job.state == JobState.DONE:
+        return _pdf(print_jobs.pdf(job), f"sheets-{campaign.slug}.pdf")
+    return render(request, "print/job.html", {"campaign": campaign, "job": job})
 
 
 @login_required

@@ -6,9 +6,12 @@ not print a particular thing gets 404 as well, never 403."""
 from __future__ import annotations
 
 import pytest
+from django.core.files.base import ContentFile
 from django.urls import reverse
 
-from campaign.models import Campaign, Membership, Role
+from campaign.artifacts import artifact_storage
+from campaign.jobs import job_finish
+from campaign.models import Campaign, Job, JobKind, JobState, Membership, Role
 from dynasties import print_jobs, printing
 from dynasties.models import Character, Dynasty
 
@@ -21,7 +24,7 @@ def _quick_files(settings, tmp_path, monkeypatch):
     """The PDFs are stubbed (who gets one is the question here, not what it shows); trees and jobs
     keep their files in the test's own directory."""
     settings.TREE_CACHE_DIR = str(tmp_path / "trees")
-    settings.PRINT_JOBS_DIR = tmp_path / "prints"
+    settings.MEDIA_ROOT = tmp_path / "media"
     for name in ("character_sheet_pdf", "sheets_pdf", "campaign_sheets_pdf", "announcements_pdf"):
         monkeypatch.setattr(printing, name, lambda *a, **k: b"%PDF-1.7 stub")
 
@@ -34,10 +37,9 @@ def staff(django_user_model):
 
 @pytest.fixture
 def job(campaign) -> str:
-    token = "abc123def456"
-    print_jobs._write(token, state="done", campaign=campaign.pk, total=15, seconds=1.0)
-    print_jobs.pdf_path(token).write_bytes(b"%PDF-1.7 stub")
-    return token
+    job = Job.objects.create(kind=JobKind.PRINT, campaign=campaign, state=JobState.DONE, total=15)
+    job_finish(job, artifact=artifact_storage().save(print_jobs.pdf_name(job), ContentFile(b"%PDF-1.7 stub")))
+    return str(job.pk)
 
 
 def england(campaign: Campaign) -> Dynasty:

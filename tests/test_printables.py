@@ -253,29 +253,22 @@ def test_the_views_let_the_gm_and_the_owner_print(campaign, client, gm, alice, b
 def test_a_large_batch_renders_in_the_background_with_a_ready_link(campaign, client, gm, settings, tmp_path, monkeypatch):
     from django.urls import reverse
 
+    from campaign.models import Job, JobKind, JobState
     from dynasties import print_jobs
 
-    settings.PRINT_JOBS_DIR = tmp_path
+    settings.MEDIA_ROOT = tmp_path  # the default storage: the PDF is a file there, the job a row
     monkeypatch.setattr(print_jobs, "INLINE_LIMIT", 5)  # the test campaign has 15 characters
-    started: list[str] = []
-    real_start = print_jobs.start
-
-    def start_in_the_foreground(campaign_id, two_up, total, *, background=True):
-        token = real_start(campaign_id, two_up, total, background=False)  # the test's data is not committed
-        started.append(token)
-        return token
-
-    monkeypatch.setattr(print_jobs, "start", start_in_the_foreground)
     client.force_login(gm)
-    response = client.get(reverse("print:campaign_sheets", args=[campaign.slug]))
+    response = client.get(reverse("print:campaign_sheets", args=[campaign.slug]))  # the immediate backend renders it
     assert response.status_code == 302
     page = client.get(response["Location"])
     assert "Ready: 15 sheets" in page.content.decode()
     pdf = client.get(response["Location"] + "?download=1")
     assert pdf["Content-Type"] == "application/pdf" and pdf.content.startswith(b"%PDF")
-    assert print_jobs.status(started[0])["state"] == "done"
-    token = "abc123"  # a job still running: the page refreshes itself
-    print_jobs._write(token, state="running", campaign=campaign.pk, total=15, started=0)
-    page = client.get(reverse("print:job", args=[campaign.slug, token])).content.decode()
+    job = Job.objects.get(kind=JobKind.PRINT, campaign=campaign)
+    assert (job.state, job.done, job.total, job.by) == (JobState.DONE, 15, 15, gm)
+    assert (tmp_path / job.artifact).read_bytes() == pdf.content
+    running = Job.objects.create(kind=JobKind.PRINT, campaign=campaign, state=JobState.RUNNING, total=15)
+    page = client.get(reverse("print:job", args=[campaign.slug, running.pk])).content.decode()  # the page refreshes itself
     assert 'http-equiv="refresh"' in page and "Printing 15 character sheets in the background" in page
     assert client.get(reverse("print:job", args=[campaign.slug, "nosuchjob"])).status_code == 404
