@@ -1,5 +1,5 @@
 """Whole-campaign operations made of many services: the demo campaigns and a campaign made from the
-pages with a prehistory played by the automatic player."""
+pages with a prehistory played by the automatic player on the task queue (``campaign.jobs``)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,11 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django_tasks import task
 
-from campaign.models import ActionKey, Audience, Campaign, ChronicleEntry, Membership, Role
+from campaign import registry
+from campaign.jobs import job_create, job_progress, job_run
+from campaign.models import ActionKey, Audience, Campaign, ChronicleEntry, Job, JobKind, Membership, Role
 from campaign.services import membership_add
 from dynasties.models import Dynasty, DynastyKind
 from dynasties.services import campaign_create
@@ -152,8 +155,11 @@ def campaign_start(
     as its game master, a player for each crown in ``seats`` (crown name -> user), the observers,
     then - with ``prehistory_turns`` - that many turns played by the automatic player
     (``operations.simulation.simulate``) with the dice seeded by ``seed`` (a random seed when None;
-    the chronicle records it). ``key`` is the form's one-time key: a second submit of the same
-    form raises :class:`CampaignAlreadyCreated` naming the first campaign."""
+    the chronicle records it). The prehistory is a task (``prehistory_play``) whose job
+    (``prehistory_job``) counts the turns: the immediate backend plays it before this returns, a
+    worker later; if it fails, the campaign is discarded and the job says why. ``key`` is the
+    form's one-time key: a second submit of the same form raises :class:`CampaignAlreadyCreated`
+    naming the first campaign."""
     if key:
         # one creation at a time per user, so a double click waits for the first and finds its key
         get_user_model().objects.select_for_update().filter(pk=gm.pk).exists()
@@ -189,18 +195,77 @@ def campaign_start(
         membership_add(campaign=campaign, user=user, role=Role.PLAYER, dynasty=houses[crown])
     for user in observers:
         membership_add(campaign=campaign, user=user, role=Role.OBSERVER)
+    if key:
+        ActionKey.objects.create(campaign=campaign, key=key[:64], label=CREATED_LABEL, by=gm)
     if source is not None:
-        campaign = simulate(campaign, turns=prehistory_turns, source=source)
+        job = job_create(
+            kind=JobKind.PREHISTORY,
+            campaign=campaign,
+            by=gm,
+            total=prehistory_turns,
+            params={"name": campaign.name, "seed": seed, "dice": _dice_state(source)},
+        )
+        # queued with the campaign (a worker sees both once they are committed); the immediate
+        # backend plays it here and now
+        prehistory_play.enqueue(str(job.pk))
+        campaign = Campaign.objects.filter(pk=campaign.pk).first() or campaign  # as the prehistory left it
+    return campaign
+
+
+# A campaign's prehistory, on the task queue -----------------------------------------------------
+
+
+def _dice_state(source: RandomSource) -> list[Any]:
+    """The seeded dice's state after the set-up rolls, so the prehistory goes on from there in any
+    process: the same seed plays the same prehistory."""
+    version, internal, gauss = source._rng.getstate()
+    return [version, list(internal), gauss]
+
+
+def _dice(state: list[Any]) -> RandomSource:
+    source = RandomSource()
+    source._rng.setstate((state[0], tuple(state[1]), state[2]))
+    return source
+
+
+def prehistory_job(campaign: Campaign | int) -> Job | None:
+    """The prehistory's job of a campaign (kept after a failure discarded the campaign), or None."""
+    campaign_id = campaign if isinstance(campaign, int) else campaign.pk
+    return Job.objects.filter(campaign_id=campaign_id, kind=JobKind.PREHISTORY).first()
+
+
+def _discard(campaign_id: int) -> None:
+    """Delete the campaign and every row of it: a prehistory that failed undoes the whole creation."""
+    with transaction.atomic():
+        for entry in reversed(registry.scoped_models()):
+            rows = entry.model._default_manager.filter(**{entry.campaign_path: campaign_id})
+            rows._raw_delete(rows.db)  # type: ignore[attr-defined]
+        Campaign.objects.filter(pk=campaign_id).delete()
+
+
+def _play_prehistory(job: Job) -> None:
+    campaign = Campaign.objects.get(pk=job.campaign_id)
+    source = _dice(job.params["dice"])
+    try:
+        for turn in range(job.total):
+            campaign = simulate(campaign, turns=1, source=source)  # each turn commits: the progress shows
+            job_progress(job, turn + 1)
         ChronicleEntry.objects.create(
             campaign=campaign,
             year=campaign.start_year,
             step="setup",
             kind="setup",
-            text=f"A prehistory of {prehistory_turns} turns was generated ({campaign.start_year}-"
-            f"{campaign.current_year}, dice seed {seed}).",
-            data={"prehistory_turns": prehistory_turns, "seed": seed},
+            text=f"A prehistory of {job.total} turns was generated ({campaign.start_year}-"
+            f"{campaign.current_year}, dice seed {job.params['seed']}).",
+            data={"prehistory_turns": job.total, "seed": job.params["seed"]},
             audience=Audience.PUBLIC,
         )
-    if key:
-        ActionKey.objects.create(campaign=campaign, key=key[:64], label=CREATED_LABEL, by=gm)
-    return campaign
+    except Exception:
+        _discard(campaign.pk)
+        raise
+
+
+@task()
+def prehistory_play(job_id: str) -> None:
+    """Play a new campaign's prehistory turn by turn, the job counting the turns (the task)."""
+    job_run(job_id, _play_prehistory)

@@ -23,16 +23,18 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.db.models import Q
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import URLPattern, path
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_http_methods
 
+from campaign.models import Campaign, Job, JobKind, JobState
 from dynasties.models import DynastyKind
 from dynasties.services.setup import default_dynasties
-from operations.services import MAX_PREHISTORY_TURNS, CampaignAlreadyCreated, campaign_start
+from operations.services import MAX_PREHISTORY_TURNS, CampaignAlreadyCreated, campaign_start, prehistory_job
 from rules import RULESET_LABELS, get_ruleset
 from rules import blood_royale as br
 from rules.errors import RuleError
@@ -300,10 +302,38 @@ def new(request: HttpRequest) -> HttpResponse:
                 field = next((f for f in exc.fields if f in form.fields), None)
                 form.add_error(field, exc.message)
             else:
-                messages.success(request, f"{campaign.name} is created; you are its game master.")
-                return redirect("pages:dashboard", campaign.slug)
+                job = prehistory_job(campaign)
+                if job is None or job.state == JobState.DONE:
+                    messages.success(request, f"{campaign.name} is created; you are its game master.")
+                    return redirect("pages:dashboard", campaign.slug)
+                if job.state != JobState.FAILED:  # a worker plays it: the page follows its progress
+                    return redirect(f"{request.path}?job={job.pk}")
+                form.add_error(None, _failed(job))
         return render(request, "pages/campaigns/new.html", _context(form), status=400)
+    if request.GET.get("job"):
+        return _progress(request, request.GET["job"])
     return render(request, "pages/campaigns/new.html", _context(CampaignForm(user=request.user)))
+
+
+def _failed(job: Job) -> str:
+    return f"The prehistory failed: {job.error} The campaign was not created; try again (another seed may do)."
+
+
+def _progress(request: HttpRequest, job_id: str) -> HttpResponse:
+    """The prehistory being played (turn N of M, the page refreshes itself); once done, the new
+    campaign; if it failed, why. Only its creator sees it."""
+    try:
+        job = Job.objects.filter(pk=job_id, kind=JobKind.PREHISTORY, by=request.user).first()
+    except ValidationError:  # not a job's id
+        job = None
+    if job is None:
+        raise Http404("No such campaign being created.")
+    if job.state == JobState.DONE:
+        campaign = Campaign.objects.get(pk=job.campaign_id)
+        messages.success(request, f"{campaign.name} is created; you are its game master.")
+        return redirect("pages:dashboard", campaign.slug)
+    why = _failed(job) if job.state == JobState.FAILED else ""
+    return render(request, "pages/campaigns/progress.html", {"job": job, "name": job.params.get("name", ""), "why": why})
 
 
 def _context(form: CampaignForm) -> dict[str, Any]:
