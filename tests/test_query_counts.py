@@ -25,7 +25,7 @@ from dynasties.services import (
     survival_roll,
     turn_advance,
 )
-from operations.simulation import simulate
+from operations.simulation import play_marriages, simulate
 from rules.dice import RandomSource
 
 GROWN_TURNS = 16
@@ -68,8 +68,9 @@ def test_births_and_survival_queries_do_not_grow(monkeypatch):
     a = _run_step_counts(small, 2)
     b = _run_step_counts(grown, 2)
     assert a == b
-    assert _count(lambda: survival_finish(campaign=small)) == _count(lambda: survival_finish(campaign=grown))
-    assert _count(lambda: marriages_finish(campaign=small)) == _count(lambda: marriages_finish(campaign=grown))
+    assert b == {"births_roll_all": 15, "births_finish": 5, "survival_roll": 14}  # issue 18: no more than this
+    assert _count(lambda: survival_finish(campaign=small)) == _count(lambda: survival_finish(campaign=grown)) == 14
+    assert _count(lambda: marriages_finish(campaign=small)) == _count(lambda: marriages_finish(campaign=grown)) == 4
 
 
 @pytest.mark.django_db
@@ -126,6 +127,7 @@ def test_marriages_announcements_and_advance_queries_do_not_grow():
     (small, n_small, _), (grown, n_grown, _) = counts
     assert n_grown > n_small
     assert small == grown
+    assert grown == {"arrange": 19, "finish": 4, "announce": 17, "advance": 6}  # issue 18: no more than this
 
 
 @pytest.mark.django_db
@@ -149,3 +151,21 @@ def test_regencies_end_in_a_fixed_number_of_queries(campaign):
     one, three = regencies(1), regencies(3)
     assert one == three
     assert Reign.objects.filter(campaign=campaign, regency_end_year__isnull=False).count() == 4
+
+
+@pytest.mark.django_db
+def test_the_automatic_players_matches_cost_the_same_whatever_the_candidates():
+    """The simulator checks every candidate pair against the rules on what it read once (issue 18:
+    it asked three queries a pair)."""
+    small = _small(4)
+    small.current_year = 1320  # the starting children are 25 and unmatched
+    small.save()
+    counts = []
+    for c in (small, _grown(4)):
+        c.step = Step.MARRIAGES
+        c.save()
+        Reign.objects.filter(campaign=c, end_year__isnull=True, regent__isnull=False).update(regency_end_year=c.current_year)
+        counts.append((len(unmatched_adults(c)), _count(lambda c=c: play_marriages(c))))
+    (n_small, small_count), (n_grown, grown_count) = counts
+    assert n_grown > 2 * n_small
+    assert small_count == grown_count <= 30
