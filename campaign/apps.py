@@ -12,7 +12,7 @@ class CampaignConfig(AppConfig):
         from campaign import changelog, checks  # noqa: F401
 
         self.register_models()
-        post_migrate.connect(changelog.install_triggers, dispatch_uid="campaign.changelog.install_triggers")
+        post_migrate.connect(changelog.install_triggers, sender=self, dispatch_uid="campaign.changelog.install_triggers")
 
     def register_models(self) -> None:
         """The kernel's models in the registry (campaign.registry)."""
@@ -30,4 +30,3 @@ class CampaignConfig(AppConfig):
         r.exempt(m.UndoChange, "undo's change log: the rows a step changed, as they were")
         r.exempt(m.UndoRecording, "undo's flag: the step whose changes the triggers log")
         r.exempt(m.ActionKey, "the one-time keys of the forms already sent; an undo must not forget them")
-        r.exempt(m.Job, "background work on the campaign (campaign.jobs): not the game", campaign_path="campaign")
