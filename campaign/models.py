@@ -265,8 +265,10 @@ class Posting(models.Model):
 
 
 class Checkpoint(models.Model):
-    """The whole state of a campaign at the start of a step, taken before the first action of that
-    step made through the pages (or the API); undo puts it back (``campaign.undo``)."""
+    """The start of a step, opened by the first action of that step made through the pages (or the
+    API): the campaign's own columns, and the rows the step changes logged against it
+    (:class:`UndoChange`); undo puts them back (``campaign.undo``). An older checkpoint holds a
+    whole copy of the campaign instead."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="checkpoints")
     year = models.IntegerField()
