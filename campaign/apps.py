@@ -30,3 +30,4 @@ class CampaignConfig(AppConfig):
         r.exempt(m.UndoChange, "undo's change log: the rows a step changed, as they were")
         r.exempt(m.UndoRecording, "undo's flag: the step whose changes the triggers log")
         r.exempt(m.ActionKey, "the one-time keys of the forms already sent; an undo must not forget them")
+        r.exempt(m.Job, "background work on the campaign (campaign.jobs): not the game", campaign_path="campaign")
