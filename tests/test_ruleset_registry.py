@@ -29,9 +29,7 @@ def offending_lines(text: str) -> list[str]:
 
 
 def test_no_ruleset_name_is_compared_or_spelled_outside_the_registry() -> None:
-    found = {
-        str(path.relative_to(ROOT)): lines for path in _sources() if (lines := offending_lines(path.read_text()))
-    }
+    found = {str(path.relative_to(ROOT)): lines for path in _sources() if (lines := offending_lines(path.read_text()))}
     assert found == {}
 
 
@@ -53,7 +51,9 @@ def test_the_scan_finds_a_branch_on_the_name(line: str) -> None:
 @pytest.mark.parametrize(
     "line",
     [
-        "if campaign.rules.unions:", "for ruleset in RULESET_LABELS:", "LAW = {br.NAME: (), bl.NAME: ()}",
+        "if campaign.rules.unions:",
+        "for ruleset in RULESET_LABELS:",
+        "LAW = {br.NAME: (), bl.NAME: ()}",
         "ruleset = get_ruleset(name)",
     ],
 )

@@ -139,11 +139,15 @@ class CharacterAdmin(AuditedAdmin):  # the History button: the audit trail
         if obj.pk is None:
             return "-"
         base = f"?focus={obj.pk}&generations=3&format=svg"
-        return format_html_join(" · ", '<a href="{}">{}</a>', [
-            (reverse("print:character_sheet", args=[obj.pk]), "character sheet (PDF)"),
-            (reverse("trees:tree", args=[obj.campaign.slug, "ancestors"]) + base, "ancestors"),
-            (reverse("trees:tree", args=[obj.campaign.slug, "descendants"]) + base, "descendants"),
-        ])
+        return format_html_join(
+            " · ",
+            '<a href="{}">{}</a>',
+            [
+                (reverse("print:character_sheet", args=[obj.pk]), "character sheet (PDF)"),
+                (reverse("trees:tree", args=[obj.campaign.slug, "ancestors"]) + base, "ancestors"),
+                (reverse("trees:tree", args=[obj.campaign.slug, "descendants"]) + base, "descendants"),
+            ],
+        )
 
     @admin.display(description="age (effective)")
     def age(self, obj: Character) -> str:
@@ -190,8 +194,10 @@ class DynastyAdmin(admin.ModelAdmin):
         ]
         if obj.crown:
             links.append(
-                (reverse("trees:tree", args=[obj.campaign.slug, "succession"]) + f"?crown={obj.crown}&format=svg",
-                 f"line of succession of {obj.crown} (tree)")
+                (
+                    reverse("trees:tree", args=[obj.campaign.slug, "succession"]) + f"?crown={obj.crown}&format=svg",
+                    f"line of succession of {obj.crown} (tree)",
+                )
             )
         return format_html_join(" · ", '<a href="{}">{}</a>', links)
 
