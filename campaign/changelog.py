@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from django.core.exceptions import ImproperlyConfigured
 from django.db import DEFAULT_DB_ALIAS, connections, models
 
 from campaign import registry
@@ -80,7 +81,9 @@ def install_triggers(using: str = DEFAULT_DB_ALIAS, **kwargs: Any) -> None:
                         f"FOR EACH ROW EXECUTE FUNCTION {PREFIX}_log()"
                     )
         else:
-            raise NotImplementedError(f"undo's change log has no triggers for {connection.vendor}")
+            raise ImproperlyConfigured(
+                f"Regnal runs on SQLite or PostgreSQL (undo's change log is kept by their triggers), not on {connection.vendor}."
+            )
 
 
 @contextmanager

@@ -25,7 +25,6 @@ from api.schema import IDEMPOTENCY_KEY
 from api.views.actions import ActionView, IdField, Made, MadeSerializer, act, made_data
 from api.views.chronicle import ChronicleOut
 from api.views.families import MarriageOut
-from api.views.sequence.common import require_actor
 from api.views.sequence.turn import TurnMadeSerializer, turn_data
 from api.views.treasury import PostingOut
 from campaign.models import Campaign, ChronicleEntry, Posting
@@ -150,7 +149,6 @@ class CheckSerializer(serializers.Serializer):
 def _match(view: ActionView, data: dict[str, Any]) -> Marriage:
     """The pair as an unsaved match (404 for an unknown character, 403 if neither side is the caller's)."""
     v = view.viewer
-    require_actor(v.role)
     people = Character.objects.select_related("controlled_by", "birth_dynasty").in_bulk([data["husband"], data["wife"]])
     for role in ("husband", "wife"):
         if data[role] not in people or people[data[role]].campaign_id != v.campaign.pk:
@@ -180,7 +178,6 @@ class MarriageCheckView(ActionView):
     )
     def post(self, request: Request, slug: str) -> Response:
         v = self.viewer
-        require_actor(v.role)
         data = MatchIn(data=request.data)
         data.is_valid(raise_exception=True)
         match = _match(self, data.validated_data)
@@ -237,7 +234,6 @@ class ArrangeView(ActionView):
     )
     def post(self, request: Request, slug: str) -> Response:
         v = self.viewer
-        require_actor(v.role)
         data = MatchIn(data=request.data)
         data.is_valid(raise_exception=True)
         match = _match(self, data.validated_data)
@@ -269,7 +265,6 @@ class ArrangeView(ActionView):
 
 def _betrothal(view: ActionView, pk: int) -> Marriage:
     v = view.viewer
-    require_actor(v.role)
     match = Marriage.objects.select_related("husband", "wife").filter(campaign=v.campaign, pk=pk).first()
     if match is None:
         raise NotFound(f"There is no marriage #{pk} in this campaign.")
