@@ -309,6 +309,8 @@ class ActionKey(models.Model):
 class JobKind(models.TextChoices):
     PRINT = "print", "Character sheets"
     PREHISTORY = "prehistory", "Prehistory"
+    TREE = "tree", "Family tree"
+    BACKUP = "backup", "Backup"
 
 
 class JobState(models.TextChoices):
@@ -337,6 +339,9 @@ class Job(models.Model):
     artifact = models.CharField(max_length=255, blank=True, help_text="The file it made, in the artifact storage.")
     by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
+    touched_at = models.DateTimeField(
+        null=True, blank=True, help_text="Its worker's last sign of life: the job started or progressed."
+    )
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
