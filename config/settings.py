@@ -107,6 +107,9 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # TASKS_BACKEND=django_tasks_db.DatabaseBackend queues them in the database for `manage.py db_worker`
 # (the production default, docs/deployment.md).
 TASKS = {"default": {"BACKEND": env_str("TASKS_BACKEND", "django_tasks.backends.immediate.ImmediateBackend")}}
+# A job running without a sign of life (progress) for this long lost its worker: it is marked failed
+# when looked at, or by `manage.py fail_lost_jobs` (campaign/jobs.py).
+REGNAL_JOB_STALE_SECONDS = env_int("REGNAL_JOB_STALE_SECONDS", 900, minimum=60)
 # Files the site writes go through Django's storage API: `default_storage` keeps them under
 # MEDIA_ROOT (never served from there: the views that hand them out check who asks).
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", "") or BASE_DIR / "var" / "media")
@@ -124,6 +127,9 @@ if env_str("ARTIFACTS_STORAGE", "").strip():
 # Rendered family trees are cached in that storage (indexed in the database, so every server sees
 # them) up to this many bytes in all: the least recently used renders are deleted beyond it.
 TREE_CACHE_MAX_BYTES = env_int("TREE_CACHE_MAX_BYTES", 200 * 1024 * 1024, minimum=1024 * 1024)
+# A tree of more people than this that is not in the cache is rendered by the task queue, the page
+# following its job (dot takes about 0.5 s at 500 people, 4 s at 1,200: bench/tree.py).
+TREE_INLINE_PEOPLE = env_int("TREE_INLINE_PEOPLE", 500, minimum=1)
 # The API's campaign import (POST /api/v1/campaigns/import/) takes a body up to this many bytes
 # (api/parsers.py); every other request keeps Django's DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB).
 REGNAL_IMPORT_MAX_BYTES = env_int("REGNAL_IMPORT_MAX_BYTES", 50 * 1024 * 1024, minimum=1024 * 1024)

@@ -19,6 +19,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
+from campaign.jobs import job_check
 from campaign.models import Campaign, JobState, Role
 from campaign.permissions import role_of
 from dynasties import print_jobs, printing
@@ -93,6 +94,7 @@ def job(request: HttpRequest, slug: str, token: str) -> HttpResponse:
     job = print_jobs.find(campaign, token)
     if job is None:
         raise Http404("No such print job.")
+    job = job_check(job)  # a lost one says so
     if request.GET.get("download") and job.state == JobState.DONE:
         return _pdf(print_jobs.pdf(job), f"sheets-{campaign.slug}.pdf")
     return render(request, "print/job.html", {"campaign": campaign, "job": job})

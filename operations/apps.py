@@ -7,3 +7,6 @@ class OperationsConfig(AppConfig):
     name = "operations"
     verbose_name = "Whole-campaign operations"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from operations import services  # noqa: F401  (registers what a lost prehistory undoes: campaign.jobs.on_lost)

@@ -14,7 +14,7 @@ from django.db import transaction
 from django_tasks import task
 
 from campaign import registry
-from campaign.jobs import job_create, job_progress, job_run
+from campaign.jobs import job_create, job_progress, job_run, on_lost
 from campaign.models import ActionKey, Audience, Campaign, ChronicleEntry, Job, JobKind, Membership, Role
 from campaign.services import membership_add
 from dynasties.models import Dynasty, DynastyKind
@@ -263,6 +263,13 @@ def _play_prehistory(job: Job) -> None:
     except Exception:
         _discard(campaign.pk)
         raise
+
+
+@on_lost(JobKind.PREHISTORY)
+def _lost_prehistory(job: Job) -> None:
+    """A prehistory whose worker died discards its part-played campaign, as a failed one does."""
+    if job.campaign_id is not None:
+        _discard(job.campaign_id)
 
 
 @task()

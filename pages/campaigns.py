@@ -31,6 +31,7 @@ from django.urls import URLPattern, path
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_http_methods
 
+from campaign.jobs import job_check
 from campaign.models import Campaign, Job, JobKind, JobState
 from dynasties.models import DynastyKind
 from dynasties.services.setup import default_dynasties
@@ -328,6 +329,7 @@ def _progress(request: HttpRequest, job_id: str) -> HttpResponse:
         job = None
     if job is None:
         raise Http404("No such campaign being created.")
+    job = job_check(job)  # a lost one says so (its campaign discarded)
     if job.state == JobState.DONE:
         campaign = Campaign.objects.get(pk=job.campaign_id)
         messages.success(request, f"{campaign.name} is created; you are its game master.")

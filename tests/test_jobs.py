@@ -4,14 +4,19 @@ thread (another server, the worker) sees them; a failed job says why on its page
 
 from __future__ import annotations
 
+import datetime
+import io
 import threading
 
 import pytest
-from django.core.management import call_command
+from django.core.files.base import ContentFile
+from django.core.management import CommandError, call_command
 from django.db import connection
 from django.urls import reverse
+from django.utils import timezone
 
-from campaign.jobs import job_create, job_progress, job_run
+from campaign.artifacts import artifact_storage
+from campaign.jobs import job_check, job_create, job_finish, job_progress, job_run
 from campaign.models import Campaign, ChronicleEntry, Job, JobKind, JobState, Membership
 from dynasties import print_jobs, printing
 from dynasties.models import Character
@@ -218,3 +223,99 @@ def test_production_queues_the_tasks_for_a_worker_and_development_runs_them_at_o
     assert (
         settings.TASKS["default"]["BACKEND"] == "django_tasks.backends.immediate.ImmediateBackend"
     )  # the tests' (and make run's)
+
+
+# Lost jobs and pruning ----------------------------------------------------------------------------
+
+
+def _running(job: Job, *, silent_for: datetime.timedelta) -> Job:
+    """The job as a worker left it: running, its last sign of life ``silent_for`` ago."""
+    Job.objects.filter(pk=job.pk).update(state=JobState.RUNNING, touched_at=timezone.now() - silent_for)
+    job.refresh_from_db()
+    return job
+
+
+@pytest.mark.django_db
+def test_a_job_whose_worker_died_is_reported_failed_when_its_page_is_looked_at(campaign, client, gm, settings):
+    settings.REGNAL_JOB_STALE_SECONDS = 600
+    lost = _running(job_create(kind=JobKind.PRINT, campaign=campaign, by=gm, total=15), silent_for=datetime.timedelta(minutes=25))
+    busy = _running(job_create(kind=JobKind.PRINT, campaign=campaign, by=gm, total=15), silent_for=datetime.timedelta(minutes=9))
+    client.force_login(gm)
+
+    page = client.get(reverse("print:job", args=[campaign.slug, lost.pk])).content.decode()
+    lost.refresh_from_db()
+    assert (lost.state, lost.finished_at is not None) == (JobState.FAILED, True)
+    assert lost.error.startswith("Its worker stopped: no sign of life since ") and "(25 minutes). Start it again." in lost.error
+    assert f"The printing failed: {lost.error}" in page and 'http-equiv="refresh"' not in page
+
+    page = client.get(reverse("print:job", args=[campaign.slug, busy.pk])).content.decode()  # slow, not lost
+    busy.refresh_from_db()
+    assert busy.state == JobState.RUNNING and "Rendering." in page and 'http-equiv="refresh"' in page
+
+
+@pytest.mark.django_db
+def test_progress_is_a_sign_of_life_and_a_late_worker_does_not_revive_a_lost_job(campaign, gm, settings):
+    settings.REGNAL_JOB_STALE_SECONDS = 600
+    job = _running(job_create(kind=JobKind.PRINT, campaign=campaign, total=3), silent_for=datetime.timedelta(hours=1))
+    job_progress(job, 1)  # it was only slow
+    assert job_check(job).state == JobState.RUNNING
+    job = _running(job, silent_for=datetime.timedelta(hours=1))
+    assert job_check(job).state == JobState.FAILED
+    reason = job.error
+
+    name = artifact_storage().save("prints/late.pdf", ContentFile(b"%PDF-1.7 late"))
+    job_finish(job, artifact=name)  # the worker was not dead after all: too late
+    job.refresh_from_db()
+    assert (job.state, job.error, job.artifact) == (JobState.FAILED, reason, "")
+    assert not artifact_storage().exists(name)
+
+
+@pytest.mark.django_db
+def test_a_lost_prehistory_discards_its_campaign_and_the_command_finds_it(client, alice, queued, settings):
+    settings.REGNAL_JOB_STALE_SECONDS = 600
+    client.force_login(alice)
+    response = _create(client)
+    job = Job.objects.get(kind=JobKind.PREHISTORY)
+    assert Campaign.objects.filter(pk=job.campaign_id).exists()
+    _running(job, silent_for=datetime.timedelta(minutes=11))  # the worker died in its first turn
+
+    out = io.StringIO()
+    call_command("prune_jobs", "--lost-only", stdout=out)
+    assert out.getvalue().startswith(f"Lost: Prehistory {job.pk}. Its worker stopped: no sign of life since ")
+    job.refresh_from_db()
+    assert job.state == JobState.FAILED and job.error.startswith("Its worker stopped")
+    assert not Campaign.objects.exists() and not Membership.objects.exists() and not Character.objects.exists()
+    text = client.get(response["Location"]).content.decode()
+    assert f"The prehistory failed: {job.error}" in text and "The campaign was not created" in text
+    assert Job.objects.count() == 1  # --lost-only deletes nothing
+
+    out = io.StringIO()
+    call_command("prune_jobs", "--lost-only", stdout=out)
+    assert out.getvalue() == ""  # nothing more is lost
+
+
+@pytest.mark.django_db
+def test_pruning_deletes_the_old_finished_jobs_and_their_files(campaign, gm):
+    now = timezone.now()
+
+    def job(state: str, *, days: int, artifact: bool = False) -> Job:
+        made = job_create(kind=JobKind.PRINT, campaign=campaign, by=gm, total=1)
+        name = artifact_storage().save(f"prints/{made.pk}.pdf", ContentFile(b"%PDF-1.7")) if artifact else ""
+        finished = now - datetime.timedelta(days=days) if state in (JobState.DONE, JobState.FAILED) else None
+        Job.objects.filter(pk=made.pk).update(state=state, artifact=name, finished_at=finished)
+        Job.objects.filter(pk=made.pk).update(created_at=now - datetime.timedelta(days=days))
+        made.refresh_from_db()
+        return made
+
+    old_done, old_failed = job(JobState.DONE, days=40, artifact=True), job(JobState.FAILED, days=31)
+    recent = job(JobState.DONE, days=5, artifact=True)
+    waiting, running = job(JobState.QUEUED, days=40), job(JobState.RUNNING, days=0)
+    out = io.StringIO()
+    call_command("prune_jobs", "--days", "30", stdout=out)
+    assert out.getvalue().strip() == "Deleted 2 jobs finished more than 30 days ago, and 1 files."
+    assert set(Job.objects.values_list("pk", flat=True)) == {recent.pk, waiting.pk, running.pk}
+    assert not artifact_storage().exists(old_done.artifact) and artifact_storage().exists(recent.artifact)
+    assert old_failed.pk not in set(Job.objects.values_list("pk", flat=True))
+
+    with pytest.raises(CommandError, match="Keep jobs for 0 days or more"):
+        call_command("prune_jobs", "--days", "-1", stdout=io.StringIO())
