@@ -7,6 +7,11 @@ directory, flushed to disk, then renamed over its final name: a crash or a full 
 half-written backup under a backup's name. Each campaign is read inside one transaction holding the
 campaign's row lock, the lock every step takes first, so a backup never catches a step half done.
 Restore a backup with ``manage.py import_campaign FILE`` (``-`` for a decompressed stream).
+
+That is the operator's command, writing to a directory of his choice. The site's own backups (the
+GM's button) are a task (:func:`backup_start`): a job on the task queue whose export is written
+through the artifact storage (``backups/<campaign id>/<slug>-YYYYMMDD-HHMMSS.json``), so the job's
+page on any server hands it out; ``manage.py prune_jobs`` deletes it with its job.
 """
 
 from __future__ import annotations
@@ -22,10 +27,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.core.files.base import ContentFile
 from django.db import transaction
 from django.utils import timezone
+from django_tasks import task
 
-from campaign.models import Campaign
+from campaign.artifacts import artifact_storage
+from campaign.jobs import job_create, job_finish, job_progress, job_run
+from campaign.models import Campaign, Job, JobKind
+from campaign.permissions import require
 from campaign.steps import lock_campaign
 from operations.exchange import campaign_export
 from rules.errors import NotFound, RuleError
@@ -167,3 +179,48 @@ def read_backup(path: Path | str) -> Any:
     if raw[:2] == b"\x1f\x8b":
         raw = gzip.decompress(raw)
     return parse_document(raw)
+
+
+# The site's backups: a task writing through the artifact storage ------------------------------------
+
+FOLDER = "backups"
+
+
+def backup_to_storage(campaign: Campaign, *, compress: bool = False, now: datetime.datetime | None = None) -> tuple[str, int]:
+    """Write the campaign's export to the artifact storage: its name there and its size."""
+    payload = _payload(dumps(_export(campaign)), compress)
+    name = f"{FOLDER}/{campaign.pk}/{backup_name(campaign.slug, now or timezone.now(), compress=compress)}"
+    return artifact_storage().save(name, ContentFile(payload)), len(payload)
+
+
+def _backup(job: Job) -> None:
+    campaign = Campaign.objects.get(pk=job.campaign_id)
+    name, size = backup_to_storage(campaign, compress=bool(job.params.get("gzip")))
+    job.params["size"] = size
+    Job.objects.filter(pk=job.pk).update(params=job.params)
+    job_progress(job, 1)
+    job_finish(job, artifact=name)
+
+
+@task()
+def backup_campaign(job_id: str) -> None:
+    """Back up one campaign to the storage (the task)."""
+    job_run(job_id, _backup)
+
+
+def backup_start(campaign: Campaign, *, by: AbstractBaseUser | None, compress: bool = False) -> Job:
+    """A backup of the campaign on the task queue; its GM's (a superuser is one everywhere), the
+    export holding every secret."""
+    require(by, campaign, "gm")
+    job = job_create(kind=JobKind.BACKUP, campaign=campaign, by=by, total=1, params={"gzip": compress})
+    backup_campaign.enqueue(str(job.pk))
+    job.refresh_from_db()
+    return job
+
+
+def backup_job(campaign: Campaign, token: str) -> Job | None:
+    """The campaign's backup job of that id, or None (a made-up or malformed id included)."""
+    try:
+        return Job.objects.filter(pk=token, kind=JobKind.BACKUP, campaign=campaign).first()
+    except ValidationError:  # not a UUID
+        return None

@@ -1,6 +1,6 @@
 from django.urls import URLPattern, URLResolver, path
 
-from pages import marriages, sequence, titles, treasury, views
+from pages import backups, marriages, sequence, titles, treasury, views
 from pages.contracts import urls as contracts
 
 app_name = "pages"
@@ -15,4 +15,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *contracts.urlpatterns,
     *treasury.urlpatterns,
     *titles.urlpatterns,
+    *backups.urlpatterns,
 ]

@@ -1,0 +1,71 @@
+"""Pages: the GM's backups of his campaign (issue 18). A backup is a task (``operations.backup``):
+the button queues it and opens its page, which refreshes itself until the export is written to the
+artifact storage, then offers it to download; a failed backup says why. The GM only (a superuser
+is one everywhere): an export holds every secret. Anyone else gets 404, as for a made-up campaign
+or job."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import URLPattern, path
+from django.views.decorators.http import require_GET, require_POST
+
+from campaign.artifacts import artifact_storage
+from campaign.jobs import job_check
+from campaign.models import Campaign, Job, JobKind, JobState, Role
+from operations.backup import backup_job, backup_start
+from pages.common import member
+
+SHOWN = 10  # the latest backups listed
+
+
+def _gm_campaign(request: HttpRequest, slug: str) -> Campaign:
+    campaign, role, _ = member(request, slug)
+    if role != Role.GM:
+        raise Http404("No such campaign.")
+    return campaign
+
+
+@require_GET
+@login_required
+def backups(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = _gm_campaign(request, slug)
+    latest = Job.objects.filter(campaign=campaign, kind=JobKind.BACKUP).order_by("-created_at")[:SHOWN]
+    return render(request, "pages/backups.html", {"campaign": campaign, "role": Role.GM, "jobs": latest})
+
+
+@require_POST
+@login_required
+def backup_new(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign = _gm_campaign(request, slug)
+    job = backup_start(campaign, by=request.user, compress=bool(request.POST.get("gzip")))  # type: ignore[arg-type]
+    return redirect("pages:backup", campaign.slug, job.pk)
+
+
+@require_GET
+@login_required
+def backup(request: HttpRequest, slug: str, token: str) -> HttpResponse:
+    """The backup's page (refreshing until it is written); ``?download=1`` hands out the file."""
+    campaign = _gm_campaign(request, slug)
+    job = backup_job(campaign, token)
+    if job is None:
+        raise Http404("No such backup.")
+    job = job_check(job)  # a lost one says so
+    if request.GET.get("download") and job.state == JobState.DONE:
+        try:
+            file = artifact_storage().open(job.artifact, "rb")
+        except OSError:
+            raise Http404("This backup's file is gone (old backups are deleted); make another.") from None
+        filename = job.artifact.rsplit("/", 1)[-1]
+        content_type = "application/gzip" if filename.endswith(".gz") else "application/json"
+        return FileResponse(file, as_attachment=True, filename=filename, content_type=content_type)
+    return render(request, "pages/backup.html", {"campaign": campaign, "role": Role.GM, "job": job})
+
+
+urlpatterns: list[URLPattern] = [
+    path("<slug:slug>/backups/", backups, name="backups"),
+    path("<slug:slug>/backups/new/", backup_new, name="backup_new"),
+    path("<slug:slug>/backups/<str:token>/", backup, name="backup"),
+]
