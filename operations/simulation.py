@@ -4,7 +4,12 @@ Policy: every eligible couple makes a birth roll, and up to two more while it ha
 three living children, the wife is 40 or younger and the extra attempt would not push her
 Constitution below -1; every survival roll is made; betrothed couples of age are wed; unmatched
 adults of different houses and dynastic names are matched, the eldest man first, with the
-closest in age among the women aged 15-40 whom the rules let him marry.
+closest in age among the women aged 15-40 whom the rules let him marry; but no man of a house
+that already has ``house_size`` living members (``HOUSE_SIZE`` by default) is matched, and no extra
+birth roll is made for its couples: a table keeps its houses to a size its players can follow
+(without the limit the houses grew about 2.5x every 10 turns from turn 30: 1,149 characters at 50
+turns, so that 100- and 200-turn campaigns could not be built). A strategy, not a rule: a house's
+daughters still marry out, its couples still roll their births, and the rules are untouched.
 
 The rest of the law (``play_law``, with ``law=True``, as the ``simulate`` command plays), now and then, each choice on the
 seeded source's dice: the player of a crown whose monarch died passes the first heir over when
@@ -21,7 +26,7 @@ ruleset's parts of the law and ``law_summary`` counts how often a campaign playe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -50,21 +55,41 @@ _T = TypeVar("_T")
 
 MAX_WIFE_AGE_FOR_EXTRA = 40
 MAX_BRIDE_AGE = 40
+HOUSE_SIZE = 20
+"""Living members from which a house arranges no more matches for its men: about what one player
+follows at a table (the rulebooks' starting families have 5 or 6; a family sheet a player can keep
+in mind holds a monarch, his children and grandchildren, a few in-laws and cadets), and large enough
+that every part of the law still comes up (heirs, regencies, pass-overs need families)."""
 
 
-def wants_another_child(turn: CoupleTurn, children: dict[int, int], year: int) -> bool:
+def house_sizes(campaign: Campaign) -> dict[int, int]:
+    """House (dynasty id) -> its living members."""
+    rows = (
+        Character.objects.filter(campaign=campaign, status=Status.ALIVE, controlled_by__isnull=False)
+        .values("controlled_by")
+        .annotate(n=models.Count("id"))
+        .order_by()
+    )
+    return {r["controlled_by"]: r["n"] for r in rows}
+
+
+def wants_another_child(turn: CoupleTurn, children: dict[int, int], year: int, full: Container[int] = ()) -> bool:
+    """Up to three living children while the wife is young and strong enough; none more for a house
+    already at its size (``full``: the houses that are)."""
     m = turn.marriage
     return (
         children.get(m.pk, 0) + turn.children_this_turn < 3
         and m.wife.age(year) <= MAX_WIFE_AGE_FOR_EXTRA
         and turn.wife_constitution_after_next >= -1
+        and m.husband.controlled_by_id not in full
     )
 
 
-def play_births(campaign: Campaign, source: DiceSource) -> None:
+def play_births(campaign: Campaign, source: DiceSource, *, house_size: int = HOUSE_SIZE) -> None:
     children = living_children_counts(campaign)
+    full = {house for house, n in house_sizes(campaign).items() if n >= house_size}
     year = campaign.current_year
-    services.births_roll_all(campaign=campaign, source=source, extra=lambda turn: wants_another_child(turn, children, year))
+    services.births_roll_all(campaign=campaign, source=source, extra=lambda turn: wants_another_child(turn, children, year, full))
     services.births_finish(campaign=campaign)
 
 
@@ -90,10 +115,10 @@ def wed_due(campaign: Campaign) -> None:
         services.marriage_wed_many(campaign=campaign, marriages=due)
 
 
-def play_marriages(campaign: Campaign) -> None:
+def play_marriages(campaign: Campaign, *, house_size: int = HOUSE_SIZE) -> None:
     year = campaign.current_year
     if campaign.rules.betrothals:  # betrothals now, weddings in the Diplomacy phase
-        _match_adults(campaign, year, wed=False)
+        _match_adults(campaign, year, wed=False, house_size=house_size)
         services.marriages_finish(campaign=campaign)
         return
     due = [
@@ -107,17 +132,20 @@ def play_marriages(campaign: Campaign) -> None:
     ]
     if due:
         services.marriage_wed_many(campaign=campaign, marriages=due)
-    _match_adults(campaign, year, wed=True)
+    _match_adults(campaign, year, wed=True, house_size=house_size)
     services.marriages_finish(campaign=campaign)
 
 
-def _match_adults(campaign: Campaign, year: int, *, wed: bool) -> None:
+def _match_adults(campaign: Campaign, year: int, *, wed: bool, house_size: int = HOUSE_SIZE) -> None:
     adults = unmatched_adults(campaign)
     men = [c for c in adults if c.sex == "M"]
     women = [c for c in adults if c.sex == "F" and c.age(year) <= MAX_BRIDE_AGE]
     matches: list[services.Match] = []
     check = marriage_checker(campaign, [c.pk for c in adults], wedding=wed)
+    sizes = house_sizes(campaign)
     for man in men:
+        if man.controlled_by_id is not None and sizes.get(man.controlled_by_id, 0) >= house_size:
+            continue  # his house is as large as its player keeps it
         choices = [w for w in women if w.dynastic_name != man.dynastic_name and w.controlled_by_id != man.controlled_by_id]
         choices.sort(key=lambda w: (abs(w.birth_year - man.birth_year), w.birth_year, w.pk))
         # the first the rules allow (a passed-over heir's line, for one, makes no new marriages)
@@ -125,6 +153,8 @@ def _match_adults(campaign: Campaign, year: int, *, wed: bool) -> None:
         if bride is None:
             continue
         women.remove(bride)
+        if bride.controlled_by_id != man.controlled_by_id and man.controlled_by_id is not None:
+            sizes[man.controlled_by_id] = sizes.get(man.controlled_by_id, 0) + 1  # she will join his house
         if campaign.rules.betrothals:  # a monarch's family asks a dowry and a title: the policy offers them
             matches.append(services.Match(man.pk, bride.pk, dowry="100 ducats", alliance_title="Count of the Marches"))
         else:
@@ -614,12 +644,13 @@ LAW_PLAYERS: dict[str, Callable[[Campaign, DiceSource, list[int]], None]] = {
 }
 
 
-def play_turn(campaign: Campaign, source: DiceSource, *, law: bool = False) -> Campaign:
+def play_turn(campaign: Campaign, source: DiceSource, *, law: bool = False, house_size: int = HOUSE_SIZE) -> Campaign:
     """Play the rest of the current turn's Dynastic Sequence and advance to the next turn; with
-    ``law`` the rest of the law too (``play_law``: the ``simulate`` command plays it)."""
+    ``law`` the rest of the law too (``play_law``: the ``simulate`` command plays it); ``house_size``:
+    the living members from which a house arranges no more matches for its men (``HOUSE_SIZE``)."""
     campaign.refresh_from_db()
     if campaign.step == Step.BIRTHS:
-        play_births(campaign, source)
+        play_births(campaign, source, house_size=house_size)
         campaign.refresh_from_db()
     if campaign.step == Step.SURVIVAL and campaign.rules.monarch_table:
         play_monarchs(campaign, source)
@@ -638,7 +669,7 @@ def play_turn(campaign: Campaign, source: DiceSource, *, law: bool = False) -> C
     if campaign.step == Step.MARRIAGES:
         if law and campaign.rules.minor_houses:
             play_minor_offers(campaign, source)
-        play_marriages(campaign)
+        play_marriages(campaign, house_size=house_size)
         if law and campaign.rules.governing_provinces:
             play_titles(campaign, source)
         campaign.refresh_from_db()
@@ -661,9 +692,11 @@ def simulate(
     source: DiceSource,
     on_turn: Callable[[Campaign], None] | None = None,
     law: bool = False,
+    house_size: int = HOUSE_SIZE,
 ) -> Campaign:
+    """Play ``turns`` whole turns (``play_turn``), calling ``on_turn`` after each."""
     for _ in range(turns):
-        campaign = play_turn(campaign, source, law=law)
+        campaign = play_turn(campaign, source, law=law, house_size=house_size)
         if on_turn is not None:
             on_turn(campaign)
     return campaign

@@ -33,7 +33,8 @@ GROWN_TURNS = 16
 
 def _grown(seed: int) -> Campaign:
     c = campaign_create(name=f"Grown {seed}", players=5, source=RandomSource(seed))
-    return simulate(c, turns=GROWN_TURNS, source=RandomSource(seed))
+    # no limit to the houses' size (the player's default keeps them to a table's): as large as it grows
+    return simulate(c, turns=GROWN_TURNS, source=RandomSource(seed), house_size=1000)
 
 
 def _small(seed: int) -> Campaign:
@@ -156,7 +157,8 @@ def test_regencies_end_in_a_fixed_number_of_queries(campaign):
 @pytest.mark.django_db
 def test_the_automatic_players_matches_cost_the_same_whatever_the_candidates():
     """The simulator checks every candidate pair against the rules on what it read once (issue 18:
-    it asked three queries a pair)."""
+    it asked three queries a pair); one query more reads the houses' sizes (the player keeps them to a
+    table's)."""
     small = _small(4)
     small.current_year = 1320  # the starting children are 25 and unmatched
     small.save()
@@ -168,4 +170,4 @@ def test_the_automatic_players_matches_cost_the_same_whatever_the_candidates():
         counts.append((len(unmatched_adults(c)), _count(lambda c=c: play_marriages(c))))
     (n_small, small_count), (n_grown, grown_count) = counts
     assert n_grown > 2 * n_small
-    assert small_count == grown_count <= 30
+    assert small_count == grown_count <= 31

@@ -12,8 +12,12 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from campaign.models import Campaign, ChronicleEntry, Roll, Step
-from dynasties.models import Character, Marriage, Status
-from operations.simulation import law_summary, law_table
+from dynasties.models import Character, Dynasty, Marriage, Status
+from dynasties.selectors import unmatched_adults
+from dynasties.services import campaign_create
+from operations.simulation import house_sizes, law_summary, law_table, play_marriages, play_turn
+from operations.simulation import simulate as simulate_turns
+from rules.dice import RandomSource
 
 TURNS = 3
 
@@ -150,6 +154,7 @@ def test_a6_the_policy_arranges_only_legal_matches(seed):
         (["--players", "2"], "Blood Royale is for 3 to 5 players; 2 were asked for."),
         (["--ruleset", "chess"], "Unknown ruleset 'chess'; choose one of blood-royale, eu-bloodline, eu-monarchs."),
         (["--turns", "many"], "argument --turns: invalid int value: 'many'"),
+        (["--house-size", "0"], "--house-size must be 1 or more."),
     ],
 )
 def test_invalid_arguments_are_refused_clearly_and_leave_no_campaign(args, message):
@@ -168,3 +173,43 @@ def test_a_taken_slug_is_refused_and_the_first_campaign_is_untouched():
         call_command("simulate", "--turns", "1", "--seed", "8", "--slug", "chronicle", stdout=StringIO())
     assert Campaign.objects.count() == 1
     assert signature(first) == before
+
+
+@pytest.mark.django_db
+def test_a_house_at_its_size_matches_none_of_its_men_but_its_daughters_still_marry_out():
+    """The player's strategy, not a rule: a house with ``house_size`` living members arranges no match
+    for its men; its daughters may still be matched into other houses."""
+    campaign = simulate_turns(campaign_create(name="Full", players=5, source=RandomSource(4)), turns=12, source=RandomSource(4))
+    campaign.step = Step.MARRIAGES
+    campaign.save()
+    sizes = house_sizes(campaign)
+    free = unmatched_adults(campaign)
+    # a house with a son and a daughter free to marry, the smallest such: it is the one kept to its size
+    full = min(
+        {c.controlled_by_id for c in free if c.sex == "M"} & {c.controlled_by_id for c in free if c.sex == "F"},
+        key=lambda house: (sizes[house], house),
+    )
+    assert any(n < sizes[full] for n in sizes.values())  # some house is smaller: its men may marry
+    play_marriages(campaign, house_size=sizes[full])
+    made = Marriage.objects.filter(campaign=campaign, arranged_year=campaign.current_year)
+    grooms = list(made.values_list("husband__controlled_by", flat=True))
+    assert grooms and all(sizes[house] < sizes[full] for house in grooms)
+    assert full in set(made.values_list("wife__birth_dynasty", flat=True))  # one of its daughters married out
+
+
+@pytest.mark.django_db
+@pytest.mark.long_simulation
+def test_a_long_campaigns_houses_stay_bounded():
+    """Left alone the houses grew about 2.5x every 10 turns (1,149 characters at 50 turns); kept to 8
+    living members each, no house outgrows a few more (children already on the way, brides), and the
+    campaign grows by a steady number of characters a turn."""
+    source = RandomSource(7)
+    campaign = campaign_create(name="Bounded", players=5, source=source)
+    largest: list[int] = []
+    for _ in range(40):
+        campaign = play_turn(campaign, source, house_size=8)
+        largest.append(max(house_sizes(campaign).values()))
+    assert max(largest) <= 8 + 4, largest
+    assert min(largest[-10:]) >= 6  # bounded, not dying out
+    assert Dynasty.objects.filter(campaign=campaign).count() == len(house_sizes(campaign)) == 5
+    assert Character.objects.filter(campaign=campaign).count() < 300

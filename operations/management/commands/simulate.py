@@ -8,7 +8,7 @@ from django.db import transaction
 
 from dynasties.models import Character, Status
 from dynasties.services import campaign_create
-from operations.simulation import law_summary, law_table, simulate, simulated_dynasties
+from operations.simulation import HOUSE_SIZE, law_summary, law_table, simulate, simulated_dynasties
 from rules import RULESET_LABELS, get_ruleset
 from rules.blood_royale import NAME as BLOOD_ROYALE
 from rules.dice import RandomSource
@@ -68,6 +68,15 @@ class Command(BaseCommand):
             default=None,
             help="Seed of the dice: the same seed plays the same campaign, in any process (default: unseeded).",
         )
+        parser.add_argument(
+            "--house-size",
+            type=int,
+            default=HOUSE_SIZE,
+            help=(
+                "The automatic player arranges no more matches for a house's men once it has this many "
+                f"living members (default {HOUSE_SIZE}: a table's size; the rules are untouched)."
+            ),
+        )
         parser.add_argument("--name", default="Simulated campaign", help="The campaign's name.")
         parser.add_argument("--slug", default=None, help="The campaign's slug (default: made from the name).")
         parser.add_argument(
@@ -81,6 +90,8 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **opts: Any) -> None:
         if opts["turns"] < 0:
             raise CommandError("--turns must be 0 or more.")
+        if opts["house_size"] < 1:
+            raise CommandError("--house-size must be 1 or more.")
         source = RandomSource(opts["seed"])
         try:
             options = chosen_options(opts["ruleset"], opts["option"])
@@ -94,7 +105,7 @@ class Command(BaseCommand):
                     optional_rules=options,
                     source=source,
                 )
-                campaign = simulate(campaign, turns=opts["turns"], source=source, law=True)
+                campaign = simulate(campaign, turns=opts["turns"], source=source, law=True, house_size=opts["house_size"])
         except RuleError as exc:
             raise CommandError(exc.message) from exc
         chars = Character.objects.filter(campaign=campaign)
