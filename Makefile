@@ -11,7 +11,7 @@ PY := $(VENV)/bin/python
 RUN_STAMP := $(VENV)/.installed-run-$(shell sha1sum requirements.txt | cut -c1-12)
 DEV_STAMP := $(VENV)/.installed-dev-$(shell cat requirements.txt requirements-dev.txt | sha1sum | cut -c1-12)
 RUN_APT := graphviz libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core
-DEV_APT := $(RUN_APT) poppler-utils chromium postgresql openssl
+DEV_APT := $(RUN_APT) poppler-utils chromium postgresql openssl nginx
 
 .PHONY: run test setup setup-dev bench lint load
 
@@ -52,12 +52,13 @@ lint: setup-dev
 	@$(call timed,lint,$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check . && $(VENV)/bin/mypy && $(VENV)/bin/lint-imports --no-cache)
 
 # `make test`: the checks, then the suite on two workers (pytest-xdist), each part timed:
-# - on SQLite (the default database): every test but the browser suite and those marked `postgres`;
+# - on SQLite (the default database): every test but the browser and API suites and those marked
+#   `postgres`;
 # - on a throwaway PostgreSQL server (scripts/pg-test.sh: private data directory, random loopback
 #   port, removed at the end): what differs by database, i.e. the tests marked `database` in
-#   tests/conftest.py (the browser and API suites, locks and concurrency, undo, atomicity under
-#   faults, import/export, the audit trail, query counts, the secrecy matrix) and those marked
-#   `postgres`.
+#   tests/conftest.py (the browser and API suites, locks and concurrency, undo and its change log,
+#   atomicity under faults, export/import, the audit trail, query counts, the task queue) and those
+#   marked `postgres`.
 # Hypothesis and the long simulated campaigns run the `quick` profile unless HYPOTHESIS_PROFILE says
 # otherwise; CI (.ci/run) runs `thorough` (tests/profiles.py).
 define timed
@@ -67,7 +68,7 @@ endef
 test: lint
 	@start=$$SECONDS; \
 	$(call timed,migrations,DEBUG=1 $(PY) manage.py makemigrations --check --dry-run >/dev/null || { echo "Models changed without a migration: run manage.py makemigrations" >&2; exit 1; }) && \
-	$(call timed,SQLite,$(VENV)/bin/pytest -n 2 -m "not postgres" --ignore=tests/browser) && \
+	$(call timed,SQLite,$(VENV)/bin/pytest -n 2 -m "not postgres" --ignore=tests/browser --ignore=tests/api) && \
 	$(call timed,PostgreSQL,scripts/pg-test.sh $(VENV)/bin/pytest -n 2 -m "database or postgres"); status=$$?; \
 	echo "== make test (after lint): $$((SECONDS - start)) s"; exit $$status
 
@@ -79,7 +80,8 @@ bench: setup-dev
 	$(PY) bench/api.py
 	scripts/pg-test.sh $(PY) bench/api_steps.py
 
-# The load test (bench/README.md): gunicorn on a throwaway PostgreSQL, 10 players and a GM for 60 s.
-# Options through LOAD_ARGS, e.g. make load LOAD_ARGS="--think 0 0".
+# The load test (bench/README.md): gunicorn on a throwaway PostgreSQL with the task worker, 10 players
+# and a GM for 60 s; LOAD_ARGS="--servers 2": two gunicorn servers behind nginx, 5 such campaigns.
+# Other options through LOAD_ARGS too, e.g. make load LOAD_ARGS="--think 0 0".
 load: setup-dev
 	scripts/pg-test.sh $(PY) bench/load.py $(LOAD_ARGS)

@@ -1,12 +1,14 @@
-"""The load of a game night, for locust: players browsing and a GM running the Dynastic Sequence.
+"""The load of game nights, for locust: in each campaign, players browsing and a GM running the
+Dynastic Sequence.
 
-Started by ``bench/load.py`` (which builds the campaign, starts gunicorn and reads the results);
+Started by ``bench/load.py`` (which builds the campaigns, starts the servers and reads the results);
 everything it needs comes from the environment that script sets:
 
-- ``LOAD_SLUG``: the campaign; ``LOAD_SEATS``: JSON ``[[username, password, dynasty id], ...]``,
-  one per player dynasty (the players' sessions take them in turn, so 10 players on 5 crowns are
-  each crown's player on two devices); ``LOAD_GM``: JSON ``[username, password, api token]``;
-- ``LOAD_PLAYERS``: how many players; ``LOAD_THINK``: JSON ``[min, max]`` seconds between two
+- ``LOAD_CAMPAIGNS``: JSON ``[{"slug": ..., "seats": [[username, password, dynasty id], ...],
+  "gm": [username, password, api token]}, ...]``, a seat per player dynasty (the players'
+  sessions take a campaign's seats in turn, so 10 players on 5 crowns are each crown's player on
+  two devices);
+- ``LOAD_PLAYERS``: players per campaign; ``LOAD_THINK``: JSON ``[min, max]`` seconds between two
   clicks of one person (``[0, 0]``: as fast as the server answers).
 
 A player logs in through the login form and reads what a player reads at the table: the dashboard,
@@ -36,23 +38,18 @@ from urllib3.exceptions import InsecureRequestWarning
 
 warnings.simplefilter("ignore", InsecureRequestWarning)  # gunicorn's certificate is made for the run
 
-SLUG = os.environ.get("LOAD_SLUG", "load")
-SEATS: list[list[Any]] = json.loads(os.environ.get("LOAD_SEATS", "[]"))
-GM: list[str] = json.loads(os.environ.get("LOAD_GM", '["", "", ""]'))
+CAMPAIGNS: list[dict[str, Any]] = json.loads(os.environ.get("LOAD_CAMPAIGNS", "[]"))
 PLAYERS = int(os.environ.get("LOAD_PLAYERS", "10"))
 THINK: list[float] = json.loads(os.environ.get("LOAD_THINK", "[0.5, 2.0]"))
-C = f"/c/{SLUG}"
-API = f"/api/v1/campaigns/{SLUG}"
-STEP_PAGES = {
-    "births": f"{C}/turn/births/",
-    "survival": f"{C}/turn/survival/",
-    "marriages": f"{C}/turn/marriages/",
-    "announcements": f"{C}/turn/announcements/",
-    "interphase": f"{C}/turn/",
-}
+STEPS = ("births", "survival", "marriages", "announcements")
 GONE = "page: character (gone: undone)"  # bench/load.py counts these apart, as expected
 GONE_TEXT = "no longer exists"  # what the character page's 404 says (pages/character_gone.html)
-_seats = itertools.cycle(range(max(len(SEATS), 1)))
+# Campaign by campaign, each seat in turn: with 10 players a campaign, its first five sessions take
+# its five seats and the next five the same seats again (the second device).
+_seats = itertools.cycle(
+    [(c["slug"], c["seats"][i % len(c["seats"])]) for c in CAMPAIGNS for i in range(PLAYERS)] or [("", ["", "", 0])]
+)
+_games = itertools.cycle([(c["slug"], c["gm"]) for c in CAMPAIGNS] or [("", ["", "", ""])])
 SAMPLES = os.environ.get("LOAD_SAMPLES", "")
 _samples: list[tuple[str, str, float, bool]] = []
 
@@ -75,6 +72,19 @@ def think() -> Any:
     return constant(low) if high <= low else between(low, high)
 
 
+class Table(HttpUser):
+    """Someone at one campaign's table: its pages (``self.c``) and API (``self.api``)."""
+
+    abstract = True
+
+    def at(self, slug: str) -> None:
+        self.c, self.api = f"/c/{slug}", f"/api/v1/campaigns/{slug}"
+
+    def step_page(self, step: str) -> str:
+        """The page of the turn's current step (the interphase's is the turn page)."""
+        return f"{self.c}/turn/{step}/" if step in STEPS else f"{self.c}/turn/"
+
+
 def log_in(user: HttpUser, username: str, password: str) -> None:
     """The login form, as a browser sends it (its CSRF token, and the Referer HTTPS requires)."""
     user.client.verify = False
@@ -91,43 +101,44 @@ def log_in(user: HttpUser, username: str, password: str) -> None:
             response.failure(f"{username} could not log in (HTTP {response.status_code}, at {response.url})")
 
 
-class Player(HttpUser):
+class Player(Table):
     """A player at the table: reads, never writes."""
 
-    fixed_count = PLAYERS
+    fixed_count = PLAYERS * len(CAMPAIGNS)
     wait_time = think()
 
     def on_start(self) -> None:
-        username, password, dynasty = SEATS[next(_seats)]
+        slug, (username, password, dynasty) = next(_seats)
+        self.at(slug)
         self.dynasty = int(dynasty)
         self.stylesheet_url = ""
         log_in(self, username, password)
         listing = self.client.get(
-            f"{API}/characters/", params={"dynasty": self.dynasty, "page_size": 100}, name="API characters (own house)"
+            f"{self.api}/characters/", params={"dynasty": self.dynasty, "page_size": 100}, name="API characters (own house)"
         )
         self.characters = [row["id"] for row in listing.json()["results"]] if listing.ok else []
 
     @task(3)
     def dashboard(self) -> None:
-        page = self.client.get(f"{C}/", name="page: dashboard")
+        page = self.client.get(f"{self.c}/", name="page: dashboard")
         found = re.search(r'href="(/static/[^"]+\.css)"', page.text) if page.ok else None
         if found:
             self.stylesheet_url = found.group(1)
 
     @task(2)
     def turn(self) -> None:
-        self.client.get(f"{C}/turn/", name="page: turn")
+        self.client.get(f"{self.c}/turn/", name="page: turn")
 
     @task(3)
     def current_step(self) -> None:
-        turn = self.client.get(f"{API}/turn/", name="API turn")
+        turn = self.client.get(f"{self.api}/turn/", name="API turn")
         if turn.ok:
             step = turn.json()["step"]
-            self.client.get(STEP_PAGES.get(step, f"{C}/turn/"), name=f"page: step ({step})")
+            self.client.get(self.step_page(step), name=f"page: step ({step})")
 
     @task(2)
     def house(self) -> None:
-        page = self.client.get(f"{C}/dynasty/{self.dynasty}/", name="page: own dynasty")
+        page = self.client.get(f"{self.c}/dynasty/{self.dynasty}/", name="page: own dynasty")
         found = re.search(r'<object class="tree" data="([^"]+)"', page.text) if page.ok else None
         if found:
             self.client.get(found.group(1).replace("&amp;", "&"), name="tree: own dynasty (SVG)")
@@ -137,7 +148,7 @@ class Player(HttpUser):
         if not self.characters:
             return
         pk = random.choice(self.characters)
-        with self.client.get(f"{C}/character/{pk}/", name="page: character", catch_response=True) as response:
+        with self.client.get(f"{self.c}/character/{pk}/", name="page: character", catch_response=True) as response:
             if response.status_code == 404 and GONE_TEXT in response.text:
                 # born in a step the GM has since undone: the page says so; expected, not a failure
                 response.request_meta["name"] = GONE
@@ -146,15 +157,15 @@ class Player(HttpUser):
 
     @task(2)
     def exchequer(self) -> None:
-        self.client.get(f"{C}/treasury/{self.dynasty}/", name="page: own exchequer")
+        self.client.get(f"{self.c}/treasury/{self.dynasty}/", name="page: own exchequer")
 
     @task(1)
     def contracts(self) -> None:
-        self.client.get(f"{C}/contracts/", name="page: contracts")
+        self.client.get(f"{self.c}/contracts/", name="page: contracts")
 
     @task(1)
     def rolls(self) -> None:
-        self.client.get(f"{C}/rolls/", name="page: roll log")
+        self.client.get(f"{self.c}/rolls/", name="page: roll log")
 
     @task(1)
     def stylesheet(self) -> None:
@@ -162,14 +173,15 @@ class Player(HttpUser):
             self.client.get(self.stylesheet_url, name="static: stylesheet")
 
 
-class GameMaster(HttpUser):
+class GameMaster(Table):
     """The GM: each click reads the turn and runs what it waits for, through the API."""
 
-    fixed_count = 1
+    fixed_count = len(CAMPAIGNS)
     wait_time = think()
 
     def on_start(self) -> None:
-        username, password, token = GM
+        slug, (username, password, token) = next(_games)
+        self.at(slug)
         log_in(self, username, password)
         self.auth = {"Authorization": f"Token {token}"}
         self.turns = 0
@@ -177,7 +189,7 @@ class GameMaster(HttpUser):
 
     def post(self, action: str, body: dict[str, Any] | None = None) -> None:
         with self.client.post(
-            f"{API}/{action}/",
+            f"{self.api}/{action}/",
             json=body or {},
             headers={**self.auth, "Idempotency-Key": uuid.uuid4().hex},
             name=f"GM API: {action}",
@@ -188,12 +200,12 @@ class GameMaster(HttpUser):
 
     @task
     def next_step(self) -> None:
-        response = self.client.get(f"{API}/turn/", headers=self.auth, name="GM API: turn")
+        response = self.client.get(f"{self.api}/turn/", headers=self.auth, name="GM API: turn")
         if not response.ok:
             return
         turn = response.json()
         step, to_roll, number = turn["step"], turn["to_roll"], turn["turn_number"]
-        self.client.get(STEP_PAGES.get(step, f"{C}/turn/"), name=f"GM page: step ({step})")
+        self.client.get(self.step_page(step), name=f"GM page: step ({step})")
         if step == "births":
             if to_roll:
                 self.post("births/roll-all")

@@ -35,6 +35,9 @@ SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
 _proxy_header = env_str("SECURE_PROXY_SSL_HEADER", "").strip()
 if _proxy_header:
     SECURE_PROXY_SSL_HEADER = ("HTTP_" + _proxy_header.upper().replace("-", "_"), "https")
+# A proxy that rewrites the Host header: USE_X_FORWARDED_HOST=1 makes Django take the host the
+# browser asked for from X-Forwarded-Host instead -- again only if the proxy always sets it.
+USE_X_FORWARDED_HOST = env_bool("USE_X_FORWARDED_HOST", False)
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 14 * 24 * 3600, minimum=60)

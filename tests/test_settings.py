@@ -130,6 +130,12 @@ def test_production_settings_are_https_only_and_env_driven():
     assert bad.returncode != 0 and "SECURE_HSTS_SECONDS='a year' is not a whole number" in bad.stderr
 
 
+def test_production_settings_take_the_forwarded_host_only_when_told():
+    shown = "print(s.USE_X_FORWARDED_HOST)"
+    assert _production({"SECRET_KEY": STRONG_KEY}, shown).stdout.split() == ["False"]
+    assert _production({"SECRET_KEY": STRONG_KEY, "USE_X_FORWARDED_HOST": "1"}, shown).stdout.split() == ["True"]
+
+
 def test_login_rate_limiting_is_on_unless_turned_off():
     assert settings.AXES_ENABLED is True
     code = "import config.settings as s; print(s.AXES_ENABLED, s.AXES_FAILURE_LIMIT, s.AXES_COOLOFF_TIME)"
