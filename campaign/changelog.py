@@ -5,7 +5,8 @@ The triggers log only while the action's transaction holds an :class:`~campaign.
 row (:func:`recording`), into that row's checkpoint; an insert is logged with no old row. So every
 write a step makes is caught, whichever way it goes (the ORM, bulk writes, raw SQL). The triggers
 are generated from the registry at ``post_migrate`` (SQLite and PostgreSQL), so a model registered
-later gets them too. :func:`revert` puts back every row logged since a checkpoint."""
+later gets them too. :func:`revert` puts back every row logged since a checkpoint; :func:`images`
+reads rows in the log's own form, so that what an undo replaces can be written again (redo)."""
 
 from __future__ import annotations
 
@@ -96,12 +97,41 @@ def recording(checkpoint: Checkpoint) -> Iterator[None]:
 
 
 def changes(since: Checkpoint) -> dict[str, dict[int, str | None]]:
-    """By table, every row changed since ``since`` began, as it was then (None: it did not exist)."""
+    """By table, every row changed since ``since`` began, as it was then (None: it did not exist).
+    Change sets already undone (kept for redo) are left out."""
     first: dict[str, dict[int, str | None]] = {}
-    rows = UndoChange.objects.filter(checkpoint__campaign=since.campaign_id, checkpoint_id__gte=since.pk)
+    rows = UndoChange.objects.filter(
+        checkpoint__campaign=since.campaign_id, checkpoint_id__gte=since.pk, checkpoint__undone_in__isnull=True
+    )
     for table, row_id, old in rows.order_by("checkpoint_id").values_list("table", "row_id", "old"):
         first.setdefault(table, {}).setdefault(row_id, old)
     return first
+
+
+def images(rows: dict[str, dict[int, str | None]]) -> dict[str, dict[int, str | None]]:
+    """The rows named by ``rows`` (by table, by id) as they are now, in the form the triggers log
+    them (None: no such row now): :func:`revert` of the result writes them again."""
+    connection = connections[UndoChange.objects.db]
+    known = tables()
+    q = connection.ops.quote_name
+    out: dict[str, dict[int, str | None]] = {}
+    with connection.cursor() as cursor:
+        for table, logged in rows.items():
+            model = known[table]
+            pk = q(model._meta.pk.column)
+            if connection.vendor == "postgresql":
+                image = "row_to_json(t)::text"
+            else:
+                image = "json_object(" + ", ".join(f"'{f.column}', t.{q(f.column)}" for f in model._meta.concrete_fields) + ")"
+            now: dict[int, str | None] = dict.fromkeys(logged)
+            ids = list(logged)
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                marks = ", ".join(["%s"] * len(chunk))
+                cursor.execute(f"SELECT t.{pk}, {image} FROM {q(table)} t WHERE t.{pk} IN ({marks})", chunk)  # noqa: S608 (quoted names)
+                now.update(cursor.fetchall())
+            out[table] = now
+    return out
 
 
 def revert(first: dict[str, dict[int, str | None]]) -> None:

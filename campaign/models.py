@@ -264,24 +264,47 @@ class Posting(models.Model):
         return f"{self.year}: {self.amount} from {self.payer or 'the Treasury'} to {self.payee or 'the Treasury'} ({self.reason})"
 
 
+class CheckpointKind(models.TextChoices):
+    STEP = "step", "A step"
+    DESK = "desk", "A desk correction"
+
+
 class Checkpoint(models.Model):
-    """The start of a step, opened by the first action of that step made through the pages (or the
-    API): the campaign's own columns, and the rows the step changes logged against it
-    (:class:`UndoChange`); undo puts them back (``campaign.undo``). An older checkpoint holds a
-    whole copy of the campaign instead."""
+    """A change set: opened by the first action of a step made through the pages (or the API), or
+    by a save at the desk (the admin); it holds the campaign's own columns as they were, and the
+    rows changed since are logged against it (:class:`UndoChange`). Undo puts them back and keeps
+    the change set for redo (``undone_in``, ``redo``) until something else is written
+    (``campaign.undo``). An older checkpoint holds a whole copy of the campaign instead."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="checkpoints")
     year = models.IntegerField()
     step = models.CharField(max_length=20, choices=Step.choices)
-    label = models.CharField(max_length=200, help_text="The action that opened the step's checkpoint.")
+    kind = models.CharField(max_length=10, choices=CheckpointKind.choices, default=CheckpointKind.STEP)
+    label = models.CharField(max_length=200, help_text="The action (or desk save) that opened the change set.")
     by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
-    data = models.BinaryField(help_text="zlib-compressed JSON: every row of the campaign, primary keys kept.")
+    data = models.BinaryField(
+        help_text="zlib-compressed JSON: the campaign's own columns when the change set opened (the rows it "
+        "changed are in the undo log); in an older checkpoint, every row of the campaign."
+    )
+    undone_in = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="+",
+        help_text="Undone by the undo back to this checkpoint, and kept for redo; empty while in force.",
+    )
+    redo = models.BinaryField(
+        null=True,
+        blank=True,
+        help_text="On the checkpoint an undo went back to: zlib-compressed JSON of the campaign's columns "
+        "and of every row the undo put back, as they were before it (what a redo writes again).",
+    )
 
     class Meta:
         ordering = ["campaign", "pk"]
         constraints = [
-            models.UniqueConstraint(fields=["campaign", "year", "step"], name="checkpoint_one_per_step"),
             models.CheckConstraint(condition=Q(step__in=[s.value for s in Step]), name="checkpoint_step_valid"),
         ]
 

@@ -1,11 +1,14 @@
-"""Undo for game night: a checkpoint of the whole campaign at the start of each step, and the
-one-time keys that make a second submit of the same form harmless.
+"""Undo and redo for game night: a change set (a checkpoint) for each step and each desk
+correction, and the one-time keys that make a second submit of the same form harmless.
 
 Every write made through the pages goes through :func:`step_action`: one transaction that locks
-the campaign, refuses a form key already used, takes the checkpoint of the current step if the step
-has none yet, then runs the services. :func:`undo_step` puts back the latest checkpoint (the start
-of the step last worked on) and :func:`undo_turn` the start of the turn; both restore every row of
-the campaign with its primary key, so links and bookmarks still point at the same people.
+the campaign, refuses a form key already used, opens the checkpoint of the current step if the step
+has none yet, then runs the services; a save at the desk goes through :func:`change_set`, its own
+checkpoint. :func:`undo_step` puts back the latest checkpoint (the start of the step last worked
+on, or the state before a desk save) and :func:`undo_turn` the start of the turn; both restore every
+row with its primary key, so links and bookmarks still point at the same people. An undo keeps
+what it replaced: :func:`redo` writes it again, as long as nothing else was written since (the
+next step action or desk save forgets every undone change set).
 
 A checkpoint holds every row that belongs to the campaign (``campaign.registry.scoped_models``), read column by column and
 stored as compressed JSON. Restoring deletes the campaign's rows without Django's cascade collector
@@ -18,7 +21,8 @@ import datetime
 import json
 import secrets
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -26,17 +30,20 @@ from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import IntegrityError, connections, models, transaction
+from django.db.models import QuerySet
 
 from campaign import audit, changelog, registry
 from campaign.models import (
     ActionKey,
     Campaign,
     Checkpoint,
+    CheckpointKind,
     ChronicleEntry,
     Membership,
     Posting,
     Roll,
     Step,
+    UndoChange,
 )
 from campaign.permissions import require
 from campaign.steps import STEP_LABELS, lock_campaign
@@ -57,6 +64,11 @@ class AlreadyDone(RuleError):
 
 class NothingToUndo(RuleError):
     code = "nothing_to_undo"
+    status = 409
+
+
+class NothingToRedo(RuleError):
+    code = "nothing_to_redo"
     status = 409
 
 
@@ -127,17 +139,23 @@ def _restore(campaign: Campaign, rows: dict[str, Any], *, by: AbstractBaseUser |
     Membership.objects.filter(campaign=campaign, dynasty__isnull=False).exclude(dynasty__in=kept).update(dynasty=None)
 
 
-def _revert(campaign: Campaign, target: Checkpoint, *, by: AbstractBaseUser | None = None, reason: str = "") -> None:
-    """Put back the rows changed since ``target`` began (``campaign.changelog``) and the
-    campaign's own columns, and mark the undone rows in the audit trail."""
-    first = changelog.changes(target)
+def _revert(
+    campaign: Campaign,
+    first: dict[str, dict[int, str | None]],
+    columns: dict[str, Any],
+    *,
+    by: AbstractBaseUser | None = None,
+    reason: str = "",
+) -> None:
+    """Write the rows of ``first`` as given (``campaign.changelog.revert``) and the campaign's own
+    ``columns``, and mark the rows put back in the audit trail (undo and redo alike)."""
     known = changelog.tables()
     tracked = [(known[table], list(rows)) for table, rows in first.items() if known[table] in audit.tracked_models()]
     marks = audit.UndoMarks()
     for model, ids in tracked:
         marks.before[model._meta.label] = {o.pk: o for o in model._base_manager.filter(pk__in=ids)}
     changelog.revert(first)
-    for field, value in _unpack(target.data)["campaign"].items():
+    for field, value in columns.items():
         setattr(campaign, field, value)
     campaign.save(update_fields=CAMPAIGN_FIELDS)
     restored = {model._meta.label: list(model._base_manager.filter(pk__in=ids)) for model, ids in tracked}
@@ -193,9 +211,7 @@ def step_action(
         locked = lock_campaign(campaign)
         if ActionKey.objects.filter(campaign=locked, key=key).exists():
             raise AlreadyDone("That was already done (the same form was sent twice): nothing was done again.")
-        point = checkpoint_take(locked, label=label, by=by) or Checkpoint.objects.get(
-            campaign=locked, year=locked.current_year, step=locked.step
-        )
+        point = _step_checkpoint(locked, label=label, by=by)
         try:
             with transaction.atomic():
                 ActionKey.objects.create(campaign=locked, key=key, label=label[:200], by=by)
@@ -205,21 +221,72 @@ def step_action(
             return action(locked)
 
 
+def _latest(campaign: Campaign) -> Checkpoint | None:
+    """The newest change set, forgetting those an undo kept for redo: something is written now."""
+    latest = Checkpoint.objects.filter(campaign=campaign).order_by("-pk").first()
+    if latest is not None and latest.undone_in_id is not None:  # undone change sets are always the newest
+        Checkpoint.objects.filter(campaign=campaign, undone_in__isnull=False).delete()
+        latest = Checkpoint.objects.filter(campaign=campaign).order_by("-pk").first()
+    return latest
+
+
+def _in_step(latest: Checkpoint | None, campaign: Campaign) -> bool:
+    """Whether ``latest`` is the current step's own change set (not a desk correction's)."""
+    return (
+        latest is not None
+        and latest.kind == CheckpointKind.STEP
+        and (latest.year, latest.step) == (campaign.current_year, campaign.step)
+    )
+
+
+def _step_checkpoint(campaign: Campaign, *, label: str, by: AbstractBaseUser | None) -> Checkpoint:
+    """The change set a step action logs into: the newest one if it is the current step's (a
+    desk save in between opens a new one, so that its undo stays apart), else a new one."""
+    latest = _latest(campaign)
+    if latest is not None and _in_step(latest, campaign):
+        return latest
+    return _checkpoint_create(campaign, label=label, by=by, kind=CheckpointKind.STEP.value)
+
+
 def checkpoint_take(campaign: Campaign, *, label: str, by: AbstractBaseUser | None = None) -> Checkpoint | None:
     """The checkpoint of the campaign's current step, unless the step has one already. Call it
     inside the transaction of the action, after locking the campaign."""
-    if Checkpoint.objects.filter(campaign=campaign, year=campaign.current_year, step=campaign.step).exists():
+    if _in_step(_latest(campaign), campaign):
         return None
+    return _checkpoint_create(campaign, label=label, by=by, kind=CheckpointKind.STEP.value)
+
+
+def _checkpoint_create(campaign: Campaign, *, label: str, by: AbstractBaseUser | None, kind: str) -> Checkpoint:
     oldest = campaign.current_year - KEEP_TURNS * campaign.turn_length
     Checkpoint.objects.filter(campaign=campaign, year__lte=oldest).delete()
     return Checkpoint.objects.create(
         campaign=campaign,
         year=campaign.current_year,
         step=campaign.step,
+        kind=kind,
         label=label[:200],
         by=by,
         data=_pack(snapshot(campaign) if snapshots() else {"campaign": _campaign_row(campaign), "changes": True}),
     )
+
+
+@contextmanager
+def change_set(campaign: Campaign | int, *, label: str, by: AbstractBaseUser | None = None) -> Iterator[Campaign]:
+    """A GM's write outside the steps (a save at the desk) as its own change set: one transaction
+    that locks the campaign, forgets what undo kept for redo, opens a desk checkpoint and logs into
+    it every row written inside; the undo history shows it (``label``) and undo takes it back alone.
+    A change set that wrote nothing is dropped. Who may write is the caller's to check (the desk
+    shows a GM only his campaigns). Yields the locked campaign."""
+    with transaction.atomic():
+        locked = lock_campaign(campaign)
+        _latest(locked)
+        before = _campaign_row(locked)
+        point = _checkpoint_create(locked, label=label, by=by, kind=CheckpointKind.DESK.value)
+        with audit.acting(by, year=locked.current_year, step=locked.step, label=label), changelog.recording(point):
+            yield locked
+        after = Campaign.objects.filter(pk=locked.pk).values(*CAMPAIGN_FIELDS).first()
+        if not UndoChange.objects.filter(checkpoint=point).exists() and after == before:
+            point.delete()
 
 
 def snapshots() -> bool:
@@ -232,6 +299,13 @@ def _campaign_row(campaign: Campaign) -> dict[str, Any]:
     return {f: getattr(campaign, f) for f in CAMPAIGN_FIELDS}
 
 
+def describe(checkpoint: Checkpoint) -> str:
+    """What going back to ``checkpoint`` means, in the GM's words."""
+    if checkpoint.kind == CheckpointKind.DESK:
+        return f"before the desk's correction “{checkpoint.label}” ({STEP_LABELS[checkpoint.step]} {checkpoint.year})"
+    return f"the start of {STEP_LABELS[checkpoint.step]} {checkpoint.year}"
+
+
 @dataclass(frozen=True)
 class UndoPlan:
     """What an undo would put back, for the confirmation page."""
@@ -241,17 +315,28 @@ class UndoPlan:
     lost_rolls: int
     lost_chronicle: int
     lost_postings: int
+    desk_edits: int = 0
+    """Desk corrections made since the checkpoint, undone with it (an undo of the turn)."""
 
     @property
     def description(self) -> str:
-        return f"the start of {self.step_label} {self.checkpoint.year}"
+        return describe(self.checkpoint)
+
+
+def _live(campaign: Campaign | int) -> QuerySet[Checkpoint]:
+    return Checkpoint.objects.filter(campaign=campaign, undone_in__isnull=True)
 
 
 def _target(campaign: Campaign, *, turn: bool) -> Checkpoint | None:
-    qs = Checkpoint.objects.filter(campaign=campaign)
-    if turn:
-        qs = qs.filter(step=Step.BIRTHS)
-    return qs.order_by("-year", "-pk").first()
+    """The step: the newest change set in force. The turn: the first change set of the newest
+    turn's Births step (a step's own, not a desk correction's)."""
+    if not turn:
+        return _live(campaign).order_by("-pk").first()
+    births = _live(campaign).filter(step=Step.BIRTHS, kind=CheckpointKind.STEP)
+    latest = births.order_by("-pk").first()
+    if latest is None:
+        return None
+    return births.filter(year=latest.year).order_by("pk").first()
 
 
 def undo_plan(campaign: Campaign, *, turn: bool = False) -> UndoPlan | None:
@@ -269,12 +354,14 @@ def undo_plan(campaign: Campaign, *, turn: bool = False) -> UndoPlan | None:
         touched = first.get(model._meta.db_table, {})
         now = len(model._base_manager.filter(pk__in=list(touched)).values("pk")) if touched else 0
         lost[model] = now - sum(old is not None for old in touched.values())
+    desk = _live(campaign).filter(pk__gt=target.pk, kind=CheckpointKind.DESK).count() if turn else 0
     return UndoPlan(
         checkpoint=target,
         step_label=STEP_LABELS[target.step],
         lost_rolls=lost[Roll],
         lost_chronicle=lost[ChronicleEntry],
         lost_postings=lost[Posting],
+        desk_edits=desk,
     )
 
 
@@ -285,14 +372,18 @@ def _undo(campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None
             raise NothingToUndo(
                 "There is nothing to undo: no step has been played through the pages since the last two turns began."
             )
-        reason = f"{label}: back to the start of {STEP_LABELS[target.step]} {target.year}"
+        reason = f"{label}: back to {describe(target)}"
         rows = _unpack(target.data)
-        if rows.get("changes"):
-            _revert(locked, target, by=by, reason=reason)
-        else:  # a checkpoint taken as a whole copy of the campaign
+        group = _live(locked).filter(pk__gte=target.pk)
+        if not rows.get("changes"):  # a checkpoint taken as a whole copy of the campaign: no redo
             _restore(locked, rows, by=by, reason=reason)
-        Checkpoint.objects.filter(campaign=locked, pk__gte=target.pk).delete()
-        Checkpoint.objects.filter(campaign=locked, year__gt=target.year).delete()
+            group.delete()
+            return target
+        first = changelog.changes(target)
+        kept = {"campaign": _campaign_row(locked), "rows": changelog.images(first)}
+        _revert(locked, first, rows["campaign"], by=by, reason=reason)
+        group.update(undone_in=target)
+        Checkpoint.objects.filter(pk=target.pk).update(redo=_pack(kept))
         return target
 
     label = "Undo the turn" if turn else "Undo the step"
@@ -307,11 +398,85 @@ def _undo(campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None
 
 
 def undo_step(*, campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None = None, door: str = "page") -> Checkpoint:
-    """Put the campaign back as it was at the start of the step last worked on; returns the
-    checkpoint used (now consumed). Undo again to go a step further back."""
+    """Put the campaign back as it was at the start of the step last worked on (or before the last
+    desk correction); returns the checkpoint used (kept for redo). Undo again to go further back."""
     return _undo(campaign, key, by, turn=False, door=door)
 
 
 def undo_turn(*, campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None = None, door: str = "page") -> Checkpoint:
     """Put the campaign back as it was at the start of the turn last worked on (its Births step)."""
     return _undo(campaign, key, by, turn=True, door=door)
+
+
+# --- redo -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RedoPlan:
+    """What a redo would write again, for the pages."""
+
+    checkpoint: Checkpoint
+    change_sets: int
+
+    @property
+    def description(self) -> str:
+        return describe(self.checkpoint)
+
+
+def _redo_target(campaign: Campaign | int) -> Checkpoint | None:
+    """The checkpoint of the last undo (undoes go further back each time, so its key is the lowest)."""
+    return Checkpoint.objects.filter(campaign=campaign, undone_in=models.F("pk")).order_by("pk").first()
+
+
+def redo_plan(campaign: Campaign | int) -> RedoPlan | None:
+    """What :func:`redo` would bring back; None when no undo is kept for redo."""
+    target = _redo_target(campaign)
+    if target is None:
+        return None
+    return RedoPlan(checkpoint=target, change_sets=Checkpoint.objects.filter(undone_in=target).count())
+
+
+def _untouched_since_undo(campaign: Campaign, target: Checkpoint) -> bool:
+    """Whether the rows the undo put back, and the campaign's columns, are still as it left them
+    (a write that went round ``step_action`` and the desk would otherwise be lost by a redo)."""
+    if _campaign_row(campaign) != _unpack(target.data)["campaign"]:
+        return False
+    first: dict[str, dict[int, str | None]] = {}
+    log = UndoChange.objects.filter(checkpoint__undone_in=target).order_by("checkpoint_id")
+    for table, row_id, old in log.values_list("table", "row_id", "old"):
+        first.setdefault(table, {}).setdefault(row_id, old)
+    now = changelog.images(first)
+    return all(
+        (old is None and now[table][row_id] is None)
+        or (old is not None and now[table][row_id] is not None and json.loads(old) == json.loads(now[table][row_id] or ""))
+        for table, rows in first.items()
+        for row_id, old in rows.items()
+    )
+
+
+def redo(*, campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None = None, door: str = "page") -> Checkpoint:
+    """Write again what the last undo took back (the same rows, the same rolls: nothing is rolled
+    again) and put its change sets back in force, so they can be undone again; returns the checkpoint
+    the undo had gone back to. Refused when nothing is kept for redo (:class:`NothingToRedo`)."""
+    label = "Redo"
+    key = action_key(key, by=by, door=door)
+    with transaction.atomic():
+        locked = lock_campaign(campaign)
+        require(by, locked, "gm")  # redo is the GM's, as undo (campaign.permissions)
+        if ActionKey.objects.filter(campaign=locked, key=key).exists():
+            raise AlreadyDone("That redo was already done (the same form was sent twice): nothing more was redone.")
+        target = _redo_target(locked)
+        if target is None or target.redo is None:
+            raise NothingToRedo("There is nothing to redo: no undo is kept (a step played or a desk save since forgets it).")
+        stale = not _untouched_since_undo(locked, target)
+        if stale:  # forgotten for good (committed), then refused
+            Checkpoint.objects.filter(campaign=locked, undone_in__isnull=False).delete()
+        else:
+            ActionKey.objects.create(campaign=locked, key=key, label=label, by=by)
+            kept = _unpack(target.redo)
+            rows = {table: {int(i): image for i, image in images.items()} for table, images in kept["rows"].items()}
+            _revert(locked, rows, kept["campaign"], by=by, reason=f"{label}: again from {describe(target)}")
+            Checkpoint.objects.filter(undone_in=target).update(undone_in=None, redo=None)
+    if stale:
+        raise NothingToRedo("There is nothing to redo: the campaign was changed since the undo, which is forgotten.")
+    return target

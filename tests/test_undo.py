@@ -37,7 +37,8 @@ def test_undo_step_restores_exactly_the_start_of_the_step(campaign, gm):
     assert _state(campaign) == before
     # Same people with the same primary keys: links and bookmarks still work.
     assert set(Character.objects.filter(campaign=campaign).values_list("pk", flat=True)) == ids
-    assert not Checkpoint.objects.filter(campaign=campaign).exists()
+    assert not Checkpoint.objects.filter(campaign=campaign, undone_in__isnull=True).exists()  # none in force
+    assert Checkpoint.objects.filter(campaign=campaign, undone_in__isnull=False).count() == 1  # kept for redo
 
 
 def test_undo_goes_back_one_step_at_a_time_and_a_whole_turn(campaign, gm):
