@@ -41,7 +41,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from rest_framework.test import APIClient
 
 from api.models import ApiToken
-from campaign.models import ActionKey, Campaign, Checkpoint, ChronicleEntry, Membership, Posting, Roll
+from campaign.models import ActionKey, Campaign, Checkpoint, ChronicleEntry, Job, Membership, Posting, Roll
 from campaign.undo import new_action_key
 from contracts.models import Breach, Contract, ContractPayment, ContractSignature
 from dynasties.models import BirthAttempt, Character, Marriage, Reign
@@ -196,6 +196,8 @@ FILL: dict[str, Fill] = {
         lambda c: [u("gedcom-dynasty", c.slug, c.pk("England")), u("gedcom-dynasty", c.slug, c.pk("Spain"))], POST_SAME
     ),
     "trees:tree": C(lambda c: _trees(c, f"/trees/{c.slug}/{{kind}}/")),
+    # no large tree is being drawn: a made-up job (404 for members too)
+    "trees:job": C(lambda c: [u("trees:job", c.slug, "nosuchjob")]),
     # a sheet of England's (its player and the GM print it; Carol, of the other house, may not)
     "print:character_sheet": Fill(
         OBJECT,
@@ -215,6 +217,9 @@ FILL: dict[str, Fill] = {
     "print:job": C(lambda c: [u("print:job", c.slug, "nosuchjob")], POST_SAME),
     # the pages ---------------------------------------------------------------------------------------
     "pages:dashboard": C(lambda c: [u("pages:dashboard", c.slug)]),
+    "pages:backups": C(lambda c: [u("pages:backups", c.slug)]),  # the GM's only: 404 for everyone else
+    "pages:backup_new": C(None, POST_ACTION),
+    "pages:backup": C(lambda c: [u("pages:backup", c.slug, "nosuchjob")]),
     "pages:dynasty": C(lambda c: [u("pages:dynasty", c.slug, c.pk(k)) for k in ("England", "France", "Spain")]),
     "pages:character": C(
         lambda c: [u("pages:character", c.slug, x.pk) for x in (c.groom, c.bride, c.monarch["England"], c.monarch["Spain"])]
@@ -814,6 +819,7 @@ ACTIONS: dict[tuple[str, str], Act] = {
         lambda c: u("campaigns:new"), lambda c: {}, frozenset(), "alice", api=False, scope=SITE
     ),
     # the pages' forms ----------------------------------------------------------------------------------
+    ("pages:backup_new", "back up the campaign"): P(lambda c: u("pages:backup_new", c.slug), lambda c: {}, PLAYERS, "gm"),
     ("pages:births", "a birth roll for England's couple"): P(
         lambda c: u("pages:births", c.slug),
         lambda c: {"op": "attempt", "marriage": c.couple.pk, "how": "server"},
@@ -984,6 +990,7 @@ def fingerprint(c: Cast) -> dict[str, Any]:
         "checkpoints": Checkpoint.objects.filter(**mine).count(),
         "members": Membership.objects.filter(**mine).count(),
         "tokens": list(ApiToken.objects.order_by("pk").values_list("pk", "revoked_at")),
+        "jobs": Job.objects.filter(**mine).count(),
     }
 
 

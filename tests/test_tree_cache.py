@@ -18,8 +18,8 @@ from django.utils import timezone
 from django.utils.functional import empty
 
 from campaign.artifacts import artifact_storage
-from campaign.models import Campaign, Membership, Role
-from dynasties.models import Dynasty, TreeRender
+from campaign.models import Campaign, Job, JobKind, JobState, Membership, Role
+from dynasties.models import Character, Dynasty, TreeRender
 from dynasties.trees import cache
 from dynasties.trees.data import TreeError
 from dynasties.trees.render import GENERATIONS_MAX, LIMIT_MAX, TreeRequest, render_tree, render_tree_artifact
@@ -286,3 +286,118 @@ def test_the_cap_comes_from_the_environment_and_is_checked():
     assert bad.returncode != 0 and "TREE_CACHE_MAX_BYTES='200MB' is not a whole number" in bad.stderr
     tiny = start("5")
     assert tiny.returncode != 0 and "TREE_CACHE_MAX_BYTES='5' must be at least" in tiny.stderr
+
+
+# Issue 18: large trees on the task queue ----------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_small_tree_is_drawn_in_the_request(campaign, observer, client, settings):
+    settings.TREE_INLINE_PEOPLE = Character.objects.filter(campaign=campaign).count()  # the whole campaign: not over
+    client.force_login(observer)
+    response = client.get(reverse("trees:tree", args=[campaign.slug, "campaign"]))
+    assert response.status_code == 200 and response["Content-Type"] == "image/svg+xml" and response["X-Tree-Cache"] == "miss"
+    assert not Job.objects.exists()
+    settings.TREE_INLINE_PEOPLE = 1  # a narrow tree of a large campaign counts its own people
+    founder = Character.objects.filter(campaign=campaign, father__isnull=True, mother__isnull=True).first()
+    narrow = client.get(reverse("trees:tree", args=[campaign.slug, "ancestors"]), {"focus": founder.pk, "format": "dot"})
+    assert narrow.status_code == 200 and narrow["X-Tree-Cache"] == "miss" and not Job.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_large_tree_is_drawn_by_a_task_and_its_page_serves_it(campaign, observer, client, settings, bucket):
+    settings.TREE_INLINE_PEOPLE = 5  # the test campaign has 15 characters
+    client.force_login(observer)
+    url = reverse("trees:tree", args=[campaign.slug, "campaign"])
+    response = client.get(url, {"format": "svg"})  # the immediate backend draws it at once
+    job = Job.objects.get(kind=JobKind.TREE)
+    assert response.status_code == 302 and response["Location"] == reverse("trees:job", args=[campaign.slug, job.pk])
+    assert (job.state, job.done, job.total, job.by, job.artifact) == (JobState.DONE, 1, 1, observer, "")
+    assert job.params["path"] == f"{url}?format=svg" and job.params["render"] in bucket
+    served = client.get(response["Location"])
+    assert served.status_code == 200 and served["Content-Type"] == "image/svg+xml" and served["X-Tree-Cache"] == "hit"
+    assert served.content == bucket[job.params["render"]] and served.content.startswith(b"<?xml")
+    assert served["X-Frame-Options"] == "SAMEORIGIN"  # the dynasty page's <object> follows it too
+    again = client.get(url, {"format": "svg"})  # now in the cache: served at once, no new job
+    assert again.status_code == 200 and again["X-Tree-Cache"] == "hit" and again.content == served.content
+    assert Job.objects.count() == 1
+
+    del bucket[job.params["render"]]  # evicted since: the job's page asks for the tree again
+    lost = client.get(response["Location"])
+    assert lost.status_code == 302 and lost["Location"] == job.params["path"]
+
+    client.force_login(type(observer).objects.create_user("stranger", password="stranger-password-1"))
+    assert client.get(response["Location"]).status_code == 404  # not a member: no job, as no campaign
+    assert client.get(reverse("trees:job", args=[campaign.slug, "not-a-job"])).status_code == 404
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_queued_tree_is_followed_by_its_page_until_the_worker_draws_it(campaign, observer, client, settings):
+    from tests.test_jobs import QUEUE, work
+
+    settings.TASKS = QUEUE
+    settings.TREE_INLINE_PEOPLE = 5
+    client.force_login(observer)
+    url = reverse("trees:tree", args=[campaign.slug, "campaign"])
+    first = client.get(url, {"format": "png"})
+    page = client.get(first["Location"])
+    text = page.content.decode()
+    assert page.status_code == 200 and "Waiting for a worker" in text and 'http-equiv="refresh"' in text
+    assert client.get(url, {"format": "png"})["Location"] == first["Location"]  # a refresh queues nothing more
+    assert Job.objects.filter(kind=JobKind.TREE).count() == 1
+
+    work()
+
+    served = client.get(first["Location"])
+    assert served["Content-Type"] == "image/png" and served.content.startswith(b"\x89PNG")
+    assert served["Content-Disposition"] == f'inline; filename="{campaign.slug}-campaign.png"'
+    assert client.get(url, {"format": "png"})["X-Tree-Cache"] == "hit"
+
+
+@pytest.mark.django_db
+def test_a_tree_that_fails_says_why_and_one_too_large_to_keep_is_its_jobs_own_file(campaign, observer, client, settings):
+    from dynasties.trees import render
+
+    settings.TREE_INLINE_PEOPLE = 5
+    client.force_login(observer)
+    url = reverse("trees:tree", args=[campaign.slug, "campaign"])
+    real = render.render_dot
+
+    def broken(text: str, fmt: str) -> bytes:
+        raise render.RenderError("dot failed (1): out of memory")
+
+    render.render_dot = broken
+    try:
+        failed = client.get(url, {"format": "svg"})
+    finally:
+        render.render_dot = real
+    text = client.get(failed["Location"]).content.decode()
+    assert "The tree could not be drawn: RenderError: dot failed (1): out of memory" in text and "refresh" not in text
+
+    settings.TREE_CACHE_MAX_BYTES = 100  # no render fits in the cache: the job keeps its own
+    response = client.get(url, {"format": "svg"})
+    job = Job.objects.get(kind=JobKind.TREE, state=JobState.DONE)
+    assert job.artifact == f"tree-jobs/{job.pk}.svg" and "render" not in job.params and not TreeRender.objects.exists()
+    served = client.get(response["Location"])
+    assert served.status_code == 200 and served.content == artifact_storage().open(job.artifact).read()
+
+
+@pytest.mark.django_db
+def test_pruning_the_tree_jobs_leaves_the_cache_to_its_own_bound(campaign, observer, client, settings, bucket):
+    import io
+
+    from django.core.management import call_command
+
+    settings.TREE_INLINE_PEOPLE = 5
+    client.force_login(observer)
+    url = reverse("trees:tree", args=[campaign.slug, "campaign"])
+    client.get(url, {"format": "svg"})
+    cached = Job.objects.get(kind=JobKind.TREE).params["render"]
+    settings.TREE_CACHE_MAX_BYTES = 100
+    client.get(url, {"format": "dot"})
+    own = Job.objects.get(kind=JobKind.TREE, params__request__fmt="dot").artifact
+    assert set(bucket) == {cached, own}
+    Job.objects.update(finished_at=timezone.now() - datetime.timedelta(days=31))
+    call_command("prune_jobs", stdout=io.StringIO())  # 30 days by default
+    assert not Job.objects.exists() and set(bucket) == {cached}  # the cache's render is the cache's
+    assert TreeRender.objects.get().name == cached and bucket[cached].startswith(b"<?xml")

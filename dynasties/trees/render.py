@@ -28,7 +28,7 @@ from typing import Any
 
 from campaign.models import Campaign
 from dynasties.trees import cache
-from dynasties.trees.data import KINDS, Rows, TreeError, build_tree, data_version, load_rows
+from dynasties.trees.data import KINDS, Rows, TreeError, build_tree, data_version, load_rows, select_people
 from dynasties.trees.dot import ADMIN_URL, PAPERS, to_dot
 
 FORMATS = {"svg": "image/svg+xml", "png": "image/png", "pdf": "application/pdf", "dot": "text/vnd.graphviz"}
@@ -174,11 +174,40 @@ def tree_dot(campaign: Any, request: TreeRequest, rows: Rows | None = None) -> s
     return to_dot(tree, url=request.url, paper=paper)
 
 
+def cache_key(campaign: Any, request: TreeRequest) -> tuple[str, str]:
+    """(version, key) of the request's render in the cache, as the data stands."""
+    request = request.checked()
+    version = _version(campaign, request)
+    return version, f"{campaign.pk}/{version}-{request.key()}.{request.fmt}"
+
+
+def cached_tree(campaign: Any, request: TreeRequest) -> Rendered | None:
+    """The tree from the cache, or None if it has to be drawn (the data changed, or never drawn)."""
+    request = request.checked()
+    version, key = cache_key(campaign, request)
+    hit = cache.fetch(key)
+    return None if hit is None else Rendered(hit[0], FORMATS[request.fmt], True, version, hit[1])
+
+
+def tree_people(campaign: Any, request: TreeRequest, *, over: int) -> int:
+    """How many people the tree draws (what dot's time grows with), exactly when the campaign has
+    more than ``over`` characters, else the campaign's count (a bound). A succession tree counts as
+    the whole campaign (its line is the render's work)."""
+    from dynasties.models import Character
+
+    request = request.checked()
+    everyone = Character.objects.filter(campaign=campaign).count()
+    if everyone <= over or request.kind == "succession":
+        return everyone
+    rows = load_rows(campaign)
+    kept = select_people(rows, kind=request.kind, dynasty=request.dynasty, focus=request.focus, generations=request.generations)
+    return len(kept)
+
+
 def render_tree(campaign: Any, request: TreeRequest, *, use_cache: bool = True) -> Rendered:
     """The tree rendered in ``request.fmt``: from the cache if the data has not changed since."""
     request = request.checked()
-    version = _version(campaign, request)
-    key = f"{campaign.pk}/{version}-{request.key()}.{request.fmt}"
+    version, key = cache_key(campaign, request)
     if use_cache:
         hit = cache.fetch(key)
         if hit is not None:

@@ -5,5 +5,6 @@ from dynasties.trees import views
 app_name = "trees"
 
 urlpatterns = [
+    path("<slug:slug>/jobs/<str:token>/", views.job, name="job"),
     path("<slug:slug>/<str:kind>/", views.tree, name="tree"),
 ]

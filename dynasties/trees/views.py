@@ -11,6 +11,12 @@ everywhere. The parameters' bounds are :meth:`~dynasties.trees.render.TreeReques
 (the API's too): out of bounds is a 400 saying what to write.
 The people in an SVG link to their character pages (``links=pages``, the default for players and
 observers) or, for the GM, to the admin (``links=admin``, his default, as the admin's links expect).
+
+A tree of more than ``settings.TREE_INLINE_PEOPLE`` people that is not in the cache is drawn by the
+task queue (:mod:`dynasties.trees.jobs`): the answer is a redirect to the job's page, which
+refreshes itself until the render is ready, then serves it (members of the campaign only, as here).
+
+GET /trees/<campaign slug>/jobs/<job id>/
 """
 
 from __future__ import annotations
@@ -19,16 +25,18 @@ from csp.constants import SELF
 from csp.decorators import csp_replace
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
-from django.shortcuts import get_object_or_404
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET
 
-from campaign.models import Campaign, Role
+from campaign.jobs import job_check
+from campaign.models import Campaign, JobState, Role
 from campaign.permissions import role_of
+from dynasties.trees import jobs
 from dynasties.trees.data import KINDS, TreeError
 from dynasties.trees.dot import ADMIN_URL
-from dynasties.trees.render import FORMATS, PAPERS_ASKED, TreeRequest, render_tree
+from dynasties.trees.render import FORMATS, PAPERS_ASKED, TreeRequest, cached_tree, render_tree, tree_people
 
 LINKS = ("pages", "admin")
 _SENTINEL = 987654321
@@ -54,10 +62,7 @@ def _int(request: HttpRequest, name: str) -> int | None:
 @xframe_options_sameorigin  # the dynasty page shows the SVG in an <object>
 @csp_replace({"frame-ancestors": [SELF]})  # ... and so may this site (only), CSP's word for the same
 def tree(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
-    campaign = get_object_or_404(Campaign, slug=slug)
-    role, _ = role_of(request.user, campaign)  # the permission layer: members only
-    if role is None:
-        raise Http404("No such campaign.")
+    campaign, role = _member(request, slug)
     if kind not in KINDS:
         raise Http404(f"No tree of kind {kind!r}.")
     fmt = request.GET.get("format", "svg")
@@ -81,13 +86,51 @@ def tree(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
             fmt=fmt,
             url=ADMIN_URL if admin_links else pages_url(campaign),
             paper=paper,
-        )
-        result = render_tree(campaign, wanted)
+        ).checked()
+        result = cached_tree(campaign, wanted)
+        if result is None and tree_people(campaign, wanted, over=jobs.inline_people()) > jobs.inline_people():
+            job = jobs.start(campaign, wanted, request.get_full_path(), by=request.user)  # type: ignore[arg-type]
+            return redirect("trees:job", slug=campaign.slug, token=job.pk)
+        if result is None:
+            result = render_tree(campaign, wanted)
     except TreeError as exc:
         return HttpResponseBadRequest(str(exc))
-    response = HttpResponse(result.content, content_type=result.content_type)
+    return _served(result.content, result.content_type, campaign, kind, fmt, cached=result.cached)
+
+
+def _member(request: HttpRequest, slug: str) -> tuple[Campaign, str]:
+    campaign = get_object_or_404(Campaign, slug=slug)
+    role, _ = role_of(request.user, campaign)  # the permission layer: members only
+    if role is None:
+        raise Http404("No such campaign.")
+    return campaign, role
+
+
+def _served(content: bytes, content_type: str, campaign: Campaign, kind: str, fmt: str, *, cached: bool) -> HttpResponse:
+    response = HttpResponse(content, content_type=content_type)
     if fmt in ("png", "pdf"):
         response["Content-Disposition"] = f'inline; filename="{campaign.slug}-{kind}.{fmt}"'
-    response["X-Tree-Cache"] = "hit" if result.cached else "miss"
+    response["X-Tree-Cache"] = "hit" if cached else "miss"
     response["Cache-Control"] = "private, no-cache"
     return response
+
+
+@require_GET
+@login_required
+@xframe_options_sameorigin  # followed inside the dynasty page's <object> too
+@csp_replace({"frame-ancestors": [SELF]})
+def job(request: HttpRequest, slug: str, token: str) -> HttpResponse:
+    """A large tree being drawn: the page refreshes itself until the render is ready, then is the
+    render; a failed one says why. Its file gone since (evicted): the tree is asked again."""
+    campaign, _ = _member(request, slug)
+    found = jobs.find(campaign, token)
+    if found is None:
+        raise Http404("No such tree being drawn.")
+    found = job_check(found)  # a lost one says so
+    if found.state == JobState.DONE:
+        ready = jobs.rendered(found)
+        if ready is None:
+            return redirect(found.params["path"])
+        wanted = found.params["request"]
+        return _served(ready[0], ready[1], campaign, wanted["kind"], wanted["fmt"], cached=True)
+    return render(request, "trees/job.html", {"campaign": campaign, "job": found})
