@@ -13,6 +13,7 @@ campaigns/{slug}/marriages/check/ | arrange/ | finish/   POST
 campaigns/{slug}/marriages/{id}/wed/ | cancel/           POST
 campaigns/{slug}/announcements/ [publish/]               GET a year's announcements; POST (GM)
 campaigns/{slug}/undo/                                   POST (GM)
+campaigns/{slug}/redo/                                   POST (GM): the last undo, written again
 campaigns/{slug}/treasury/transfers/                     POST a gift, loan or payment
 campaigns/{slug}/ledger/{id}/reverse/                    POST (GM)
 campaigns/{slug}/interphase/{dynasty}/preview/ | run/    POST
@@ -24,7 +25,7 @@ from __future__ import annotations
 from django.urls import URLPattern, path
 
 from api.views import marriages, money
-from api.views.sequence import births, succession, survival, turn, undo
+from api.views.sequence import births, redo, succession, survival, turn, undo
 
 C = "campaigns/<slug:slug>/"
 
@@ -50,6 +51,7 @@ urlpatterns: list[URLPattern] = [
     path(C + "announcements/", marriages.AnnouncementsView.as_view(), name="announcements"),
     path(C + "announcements/publish/", marriages.PublishView.as_view(), name="announcements-publish"),
     path(C + "undo/", undo.UndoView.as_view(), name="undo"),
+    path(C + "redo/", redo.RedoView.as_view(), name="redo"),
     path(C + "treasury/transfers/", money.TransferView.as_view(), name="treasury-transfers"),
     path(C + "ledger/<int:posting>/reverse/", money.ReverseView.as_view(), name="ledger-reverse"),
     path(C + "interphase/<int:dynasty>/preview/", money.InterphasePreviewView.as_view(), name="interphase-preview"),

@@ -26,7 +26,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, Role, Step
 from campaign.permissions import couple_houses, may_act_for_any, require_couple, visible
 from campaign.steps import STEP_LABELS, STEP_WAITS
-from campaign.undo import AlreadyDone, undo_plan, undo_step, undo_turn
+from campaign.undo import AlreadyDone, describe, redo, redo_plan, undo_plan, undo_step, undo_turn
 from dynasties.models import BirthAttempt, Character, Marriage
 from dynasties.services.births import births_attempt, births_finish, births_roll_all, births_sex
 from dynasties.services.sequence_view import (
@@ -267,6 +267,7 @@ def turn(request: HttpRequest, slug: str) -> HttpResponse:
             }
         )
     plans = {"step": undo_plan(campaign), "turn": undo_plan(campaign, turn=True)} if role == Role.GM else {}
+    kept = redo_plan(campaign) if role == Role.GM else None
     return render(
         request,
         "pages/sequence/turn.html",
@@ -278,6 +279,7 @@ def turn(request: HttpRequest, slug: str) -> HttpResponse:
             waits=STEP_WAITS.get(campaign.step, ""),
             summary=_summary(campaign),
             plans=plans,
+            redo=kept,
         ),
     )
 
@@ -664,8 +666,7 @@ def undo(request: HttpRequest, slug: str) -> HttpResponse:
         except RuleError as exc:
             messages.error(request, exc.message)
         else:
-            label = STEP_LABELS[restored.step]
-            messages.success(request, f"Undone: the campaign is back at the start of {label} {restored.year}.")
+            messages.success(request, f"Undone: the campaign is back at {describe(restored)}. Redo brings it back.")
         return redirect(_top("pages:turn", campaign))
     return render(
         request,
@@ -675,8 +676,26 @@ def undo(request: HttpRequest, slug: str) -> HttpResponse:
             role,
             mine,
             plans={"step": undo_plan(campaign), "turn": undo_plan(campaign, turn=True)},
+            redo=redo_plan(campaign),
         ),
     )
+
+
+@require_http_methods(["POST"])
+@login_required
+def redo_view(request: HttpRequest, slug: str) -> HttpResponse:
+    """The GM's Redo: the last undo written again (campaign.undo.redo asks the policy)."""
+    campaign, role, _mine = member(request, slug)
+    require_gm(role)
+    try:
+        restored = redo(campaign=campaign, key=request.POST.get("action_key"), by=request.user)
+    except AlreadyDone as exc:
+        messages.info(request, exc.message)
+    except RuleError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, f"Redone: what the undo back to {describe(restored)} took back is written again.")
+    return redirect(_top("pages:turn", campaign))
 
 
 urlpatterns: list[URLPattern] = [
@@ -684,4 +703,5 @@ urlpatterns: list[URLPattern] = [
     path("<slug:slug>/turn/births/", births, name="births"),
     path("<slug:slug>/turn/survival/", survival, name="survival"),
     path("<slug:slug>/turn/undo/", undo, name="undo"),
+    path("<slug:slug>/turn/redo/", redo_view, name="redo"),
 ]

@@ -229,6 +229,7 @@ FILL: dict[str, Fill] = {
     "pages:births": C(lambda c: [u("pages:births", c.slug)], POST_ACTION),
     "pages:survival": C(lambda c: [u("pages:survival", c.slug)], POST_ACTION),
     "pages:undo": C(lambda c: [u("pages:undo", c.slug)], POST_ACTION),
+    "pages:redo": C(None, POST_ACTION),
     "pages:marriages": C(lambda c: [u("pages:marriages", c.slug)], POST_ACTION),
     "pages:announcements": C(
         lambda c: [u("pages:announcements", c.slug), u("pages:announcements", c.slug, query=f"year={c.campaign.current_year}")],
@@ -322,6 +323,7 @@ FILL: dict[str, Fill] = {
             "marriages-cancel",
             "announcements-publish",
             "undo",
+            "redo",
             "treasury-transfers",
             "ledger-reverse",
             "interphase-preview",
@@ -728,6 +730,7 @@ ACTIONS: dict[tuple[str, str], Act] = {
     ),
     ("api:announcements-publish", "publish"): _gm_only_api("announcements/publish/"),
     ("api:undo", "undo the step"): _gm_only_api("undo/", lambda c: {"which": "step"}),
+    ("api:redo", "redo the last undo"): _gm_only_api("redo/"),
     ("api:treasury-transfers", "pay from England's exchequer"): A(
         lambda c: _api(c, "treasury", "transfers"),
         lambda c: {"payer": c.pk("England"), "payee": c.pk("France"), "amount": 1, "reason": "a gift"},
@@ -872,6 +875,7 @@ ACTIONS: dict[tuple[str, str], Act] = {
         "gm",
     ),
     ("pages:undo", "undo the step"): P(lambda c: u("pages:undo", c.slug), lambda c: {"which": "step"}, PLAYERS, "gm"),
+    ("pages:redo", "redo the last undo"): P(lambda c: u("pages:redo", c.slug), lambda c: {}, PLAYERS, "gm"),
     ("pages:marriages", "check a match of Germany and Italy"): P(
         lambda c: u("pages:marriages", c.slug), lambda c: {"op": "check", **_free_couple(c)}, PLAYERS, "gm"
     ),

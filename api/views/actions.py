@@ -235,9 +235,24 @@ class UndoPlanSerializer(serializers.Serializer):
         ref_name = "UndoPlan"
 
 
+class RedoPlanSerializer(serializers.Serializer):
+    year = serializers.IntegerField()
+    step = serializers.ChoiceField(choices=Step.choices)
+    description = serializers.CharField(help_text="Where the last undo went back to: 'the start of Births 1300'.")
+    opened_by = serializers.CharField(help_text="The action (or desk save) that had opened the change set.")
+    change_sets = serializers.IntegerField(help_text="How many change sets the redo writes again (a turn's undo: several).")
+
+    class Meta:
+        ref_name = "RedoPlan"
+
+
 class UndoPlansSerializer(serializers.Serializer):
     step = UndoPlanSerializer(allow_null=True, help_text="Undo the step: back to the start of the step last worked on.")
     turn = UndoPlanSerializer(allow_null=True, help_text="Undo the turn: back to the start of its Births.")
+    redo = RedoPlanSerializer(
+        allow_null=True,
+        help_text="What POST redo/ would write again; null when no undo is kept (anything written since an undo forgets it).",
+    )
 
     class Meta:
         ref_name = "UndoPlans"

@@ -78,7 +78,7 @@ def test_the_turn_says_where_it_stands_and_shows_the_gm_his_undo_plan(campaign, 
     assert body["undo"] is None  # the GM's only
     assert client_for(observer).get(url(campaign, "turn")).json()["undo"] is None
     gm_client = client_for(gm)
-    assert gm_client.get(url(campaign, "turn")).json()["undo"] == {"step": None, "turn": None}
+    assert gm_client.get(url(campaign, "turn")).json()["undo"] == {"step": None, "turn": None, "redo": None}
     gm_client.post(url(campaign, "births/attempts"), {"marriage": couple(campaign).pk, "faces": [1, 1]})
     plan = gm_client.get(url(campaign, "turn")).json()["undo"]["step"]
     assert plan["description"] == "the start of Births 1300" and plan["lost_rolls"] == 1
@@ -493,7 +493,8 @@ def test_the_gm_undoes_the_step_once_per_key(campaign, gm, alice, client_for):
     assert response.status_code == 200, response.content
     body = response.json()
     assert body["restored"]["step"] == "births" and body["restored"]["year"] == 1300
-    assert body["turn"]["undo"] == {"step": None, "turn": None}
+    assert body["turn"]["undo"]["step"] is None and body["turn"]["undo"]["turn"] is None
+    assert body["turn"]["undo"]["redo"]["description"] == "the start of Births 1300"  # the undo is kept for redo
     assert not BirthAttempt.objects.filter(campaign=campaign).exists()
     assert_error(
         client_for(gm).post(url(campaign, "undo"), {"which": "step"}, HTTP_IDEMPOTENCY_KEY="undo-1"), 409, "already_done"
@@ -533,6 +534,7 @@ def test_the_observer_can_do_nothing(campaign, observer, client_for, england_hei
         "announcements/publish": {},
         "turn/advance": {},
         "undo": {"which": "step"},
+        "redo": {},
     }
     for action, data in actions.items():
         assert_error(client.post(url(campaign, action), data), 403, "permission_denied")

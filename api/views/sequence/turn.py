@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from api.views.actions import ActionView, ReignsMadeSerializer, TurnSerializer, made_data, step_states
 from campaign.models import Campaign, Step
 from campaign.steps import STEP_LABELS, STEP_WAITS
-from campaign.undo import UndoPlan, undo_plan
+from campaign.undo import UndoPlan, redo_plan, undo_plan
 from dynasties.services.sequence_view import births_board, survival_board
 
 # --- the turn ----------------------------------------------------------------------------------
@@ -33,6 +33,20 @@ def _plan(plan: UndoPlan | None) -> dict[str, Any] | None:
     }
 
 
+def _redo(campaign: Campaign) -> dict[str, Any] | None:
+    plan = redo_plan(campaign)
+    if plan is None:
+        return None
+    c = plan.checkpoint
+    return {
+        "year": c.year,
+        "step": c.step,
+        "description": plan.description,
+        "opened_by": c.label,
+        "change_sets": plan.change_sets,
+    }
+
+
 def turn_data(campaign: Campaign, is_gm: bool) -> dict[str, Any]:
     """Where the turn stands, what it waits for, and (for the GM) what undo would put back."""
     to_roll: int | None = None
@@ -41,7 +55,11 @@ def turn_data(campaign: Campaign, is_gm: bool) -> dict[str, Any]:
         to_roll = len(board.waiting) + len(board.pending_sex)
     elif campaign.step == Step.SURVIVAL:
         to_roll = len(survival_board(campaign).to_roll)
-    undo = {"step": _plan(undo_plan(campaign)), "turn": _plan(undo_plan(campaign, turn=True))} if is_gm else None
+    undo = (
+        {"step": _plan(undo_plan(campaign)), "turn": _plan(undo_plan(campaign, turn=True)), "redo": _redo(campaign)}
+        if is_gm
+        else None
+    )
     return {
         "year": campaign.current_year,
         "turn_number": campaign.turn_number,
