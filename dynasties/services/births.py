@@ -44,8 +44,12 @@ class BirthContext:
         self.reigning = set(Reign.objects.filter(campaign=campaign, end_year__isnull=True).values_list("holder_id", flat=True))
         self.dynasties = {d.pk: d for d in Dynasty.objects.filter(campaign=campaign)}
         ids = list(parents)
-        kin = Character.objects.filter(Q(father_id__in=ids) | Q(mother_id__in=ids), campaign=campaign).values_list(
-            "father_id", "mother_id", "birth_year", "sex", "given_name", "status"
+        # the parents are the campaign's, so are their children: no campaign term (without statistics
+        # SQLite read every character the campaign ever had through its index, not the parents')
+        kin = (
+            Character.objects.filter(Q(father_id__in=ids) | Q(mother_id__in=ids))
+            .order_by()
+            .values_list("father_id", "mother_id", "birth_year", "sex", "given_name", "status")
         )
         self.same_year: dict[tuple[int, int], int] = {}
         self.names: dict[tuple[int, str], set[str]] = {}

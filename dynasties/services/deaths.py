@@ -74,12 +74,15 @@ def births_within_lives(
     year (``rules.birth_years``; docs/rulings.md, Births). One query when nobody moves, four when
     some do, whatever their number. Returns child id -> (year of birth, birth order)."""
     year = campaign.current_year
+    # the dead are the campaign's, so are their children: no campaign term (without statistics SQLite
+    # read every character the campaign ever had through its index, not the parents')
     late = list(
         Character.objects.filter(
             Q(mother_id__in=character_ids, birth_year__gt=year)
             | Q(father_id__in=character_ids, birth_year__gt=year + birth_years.POSTHUMOUS_YEARS),
-            campaign=campaign,
-        ).values_list("father_id", "mother_id")
+        )
+        .order_by()
+        .values_list("father_id", "mother_id")
     )
     if not late:
         return {}
