@@ -5,6 +5,7 @@ campaigns/import/`` would otherwise be taken for a campaign called "import".
 
 campaigns/import/                                         POST import a regnal/3 document
 campaigns/{slug}/export/                                  GET  the regnal/3 document (GM)
+campaigns/{slug}/backups/                                 POST queue a backup (GM); {id}/ its job, {id}/file/ the export
 campaigns/{slug}/contracts/                               GET  list, POST draft
 campaigns/{slug}/contracts/{id}/sign/                     POST one party signs (or the GM: all)
 campaigns/{slug}/contracts/{id}/end/                      POST by consent or the escape clause
@@ -26,8 +27,8 @@ from __future__ import annotations
 
 from django.urls import URLPattern, path
 
+from api.views import backups, exchange, renders, titles
 from api.views import contract_actions as contracts
-from api.views import exchange, renders, titles
 
 CAMPAIGN = "campaigns/<slug:slug>/"
 CONTRACT = CAMPAIGN + "contracts/<int:pk>/"
@@ -36,6 +37,9 @@ TITLE = CAMPAIGN + "titles/<int:pk>/"
 urlpatterns: list[URLPattern] = [
     path("campaigns/import/", exchange.ImportView.as_view(), name="campaign-import"),
     path(CAMPAIGN + "export/", exchange.ExportView.as_view(), name="campaign-export"),
+    path(CAMPAIGN + "backups/", backups.BackupsView.as_view(), name="backups"),
+    path(CAMPAIGN + "backups/<str:token>/", backups.BackupView.as_view(), name="backup"),
+    path(CAMPAIGN + "backups/<str:token>/file/", backups.BackupFileView.as_view(), name="backup-file"),
     path(
         CAMPAIGN + "contracts/",
         contracts.ContractCollectionViewSet.as_view({"get": "list", "post": "draft"}),

@@ -255,6 +255,10 @@ FILL: dict[str, Fill] = {
     # the API: reads ----------------------------------------------------------------------------------
     "api:campaign-detail": C(lambda c: [_api(c)]),
     "api:campaign-export": C(lambda c: [_api(c, "export")]),
+    "api:backups": C(None, POST_ACTION),
+    # no backup is running: a made-up job (403 for members who are not the GM, 404 for the GM)
+    "api:backup": C(lambda c: [_api(c, "backups", "nosuchjob")]),
+    "api:backup-file": C(lambda c: [_api(c, "backups", "nosuchjob", "file")]),
     "api:memberships-list": C(lambda c: [_api(c, "memberships")]),
     "api:memberships-detail": C(lambda c: [_api(c, "memberships", c.membership.pk)]),
     "api:dynasties-list": C(lambda c: [_api(c, "dynasties")]),
@@ -702,6 +706,7 @@ ENGLAND_INTERPHASE = {"provinces": "3", "tax_rate": "5", "armies_kept": "0", "fl
 ACTIONS: dict[tuple[str, str], Act] = {
     # the API's writes ------------------------------------------------------------------------------
     ("api:turn-advance", "next turn"): _gm_only_api("turn/advance/"),
+    ("api:backups", "back up the campaign"): _gm_only_api("backups/"),
     ("api:births-attempts", "a birth roll for England's couple"): A(
         lambda c: _api(c, "births", "attempts"), lambda c: {"marriage": c.couple.pk}, {"bob", "carol"}, "alice"
     ),
