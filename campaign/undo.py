@@ -273,20 +273,21 @@ def _checkpoint_create(campaign: Campaign, *, label: str, by: AbstractBaseUser |
 @contextmanager
 def change_set(campaign: Campaign | int, *, label: str, by: AbstractBaseUser | None = None) -> Iterator[Campaign]:
     """A GM's write outside the steps (a save at the desk) as its own change set: one transaction
-    that locks the campaign, forgets what undo kept for redo, opens a desk checkpoint and logs into
-    it every row written inside; the undo history shows it (``label``) and undo takes it back alone.
-    A change set that wrote nothing is dropped. Who may write is the caller's to check (the desk
-    shows a GM only his campaigns). Yields the locked campaign."""
+    that locks the campaign, opens a desk checkpoint and logs into it every row written inside; the
+    undo history shows it (``label``) and undo takes it back alone. Having written, it forgets what
+    undo kept for redo; a change set that wrote nothing is dropped. Who may write is the caller's
+    to check (the desk shows a GM only his campaigns). Yields the locked campaign."""
     with transaction.atomic():
         locked = lock_campaign(campaign)
-        _latest(locked)
         before = _campaign_row(locked)
         point = _checkpoint_create(locked, label=label, by=by, kind=CheckpointKind.DESK.value)
         with audit.acting(by, year=locked.current_year, step=locked.step, label=label), changelog.recording(point):
             yield locked
         after = Campaign.objects.filter(pk=locked.pk).values(*CAMPAIGN_FIELDS).first()
         if not UndoChange.objects.filter(checkpoint=point).exists() and after == before:
-            point.delete()
+            point.delete()  # nothing written (a form sent back with errors): what undo kept stays
+        else:
+            Checkpoint.objects.filter(campaign=locked, undone_in__isnull=False).delete()
 
 
 def snapshots() -> bool:

@@ -223,11 +223,17 @@ def test_a_step_action_after_a_desk_correction_opens_a_change_set_of_its_own(cam
     assert _state(pk) == after_roll
 
 
-def test_a_desk_save_that_changes_nothing_leaves_no_change_set_and_forgets_the_redo(campaign, gm):
+def test_a_desk_save_forgets_the_redo_and_one_that_wrote_nothing_leaves_no_trace(campaign, gm):
     pk = campaign.pk
+    person = Character.objects.filter(campaign=pk).order_by("pk").first()
+    assert person is not None
     _act(pk, "Births", _births)
     undo_step(campaign=pk, key=new_action_key(), by=gm)
     with change_set(pk, label="Nothing", by=gm):
-        pass
+        pass  # a form sent back with errors writes nothing
+    assert redo_plan(pk) is not None
+    assert Checkpoint.objects.filter(campaign=pk, undone_in__isnull=False).count() == 1
+    with change_set(pk, label="Renamed", by=gm):
+        Character.objects.filter(pk=person.pk).update(given_name="Corrected")
     assert redo_plan(pk) is None  # a desk save is a write: the kept undo is forgotten
-    assert not Checkpoint.objects.filter(campaign=pk).exists()
+    assert list(Checkpoint.objects.filter(campaign=pk).values_list("kind", flat=True)) == ["desk"]

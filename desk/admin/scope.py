@@ -2,19 +2,25 @@
 sees and changes nothing of any other (``campaign.permissions.gm_campaigns``); a superuser keeps
 all. Every registered model that belongs to a campaign is scoped here once, when the apps are
 ready, so a model added to the admin later cannot be left unscoped. What the admin's actions do
-goes through the services, which ask the policy who may act (``campaign.permissions.require``)."""
+goes through the services, which ask the policy who may act (``campaign.permissions.require``).
+
+Every save the desk makes to a campaign (a change, an addition, a deletion, an action or a list
+edit) is a change set of its own (``campaign.undo.change_set``): it shows in the undo history and
+undo takes it back before the step it followed. A list action or list edit touches one campaign's
+rows at a time; creating or deleting a whole campaign is not a change set (nothing to go back to)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.core.exceptions import FieldDoesNotExist
 from django.db.models import Model, QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 
 from campaign.models import Campaign
 from campaign.permissions import gm_campaigns
+from campaign.undo import change_set
 
 
 def campaign_path(model: type[Model]) -> str | None:
@@ -56,10 +62,70 @@ def _scope(model_admin: admin.ModelAdmin, path: str) -> None:  # type: ignore[ty
         return allowed
 
     model_admin.get_queryset = scoped_queryset  # type: ignore[method-assign]
+    _record(model_admin, path)
     # a filter by campaign offers only the campaigns the rows shown belong to (not every campaign's name)
     model_admin.list_filter = [(f, admin.RelatedOnlyFieldListFilter) if f == "campaign" else f for f in model_admin.list_filter]
     for name, check in checks.items():
         setattr(model_admin, name, guard(check))
+
+
+def _record(model_admin: admin.ModelAdmin, path: str) -> None:  # type: ignore[type-arg]
+    """Wrap the admin's writing views so that each POST is one change set of the row's campaign."""
+    model = model_admin.model
+    name = str(model._meta.verbose_name)
+    base = model._base_manager
+
+    def campaign_of(object_id: str | None, request: HttpRequest) -> int | None:
+        if object_id is None:  # an addition: the campaign the form names (a new campaign has none)
+            value = request.POST.get("campaign", "") if path != "pk" else ""
+            return int(value) if value.isdigit() else None
+        if path == "pk":
+            return int(object_id) if str(object_id).isdigit() else None
+        return base.filter(pk=object_id).values_list(f"{path}_id", flat=True).first()  # type: ignore[no-any-return]
+
+    def label(verb: str, object_id: str | None) -> str:
+        return f"Desk: {verb} {name}" + (f" #{object_id}" if object_id else "")
+
+    changeform_view, delete_view, changelist_view = (
+        model_admin.changeform_view,
+        model_admin.delete_view,
+        model_admin.changelist_view,
+    )
+
+    def recorded_changeform(request: HttpRequest, object_id: str | None = None, *args: Any, **kwargs: Any) -> HttpResponse:
+        campaign = campaign_of(object_id, request) if request.method == "POST" else None
+        if campaign is None:
+            return changeform_view(request, object_id, *args, **kwargs)
+        with change_set(campaign, label=label("changed" if object_id else "added", object_id), by=request.user):
+            return changeform_view(request, object_id, *args, **kwargs)
+
+    def recorded_delete(request: HttpRequest, object_id: str, *args: Any, **kwargs: Any) -> HttpResponse:
+        campaign = campaign_of(object_id, request) if request.method == "POST" and path != "pk" else None
+        if campaign is None:  # a whole campaign deleted: its change sets go with it
+            return delete_view(request, object_id, *args, **kwargs)
+        with change_set(campaign, label=label("deleted", object_id), by=request.user):
+            return delete_view(request, object_id, *args, **kwargs)
+
+    def recorded_changelist(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if request.method != "POST":
+            return changelist_view(request, *args, **kwargs)
+        ids = request.POST.getlist(admin.helpers.ACTION_CHECKBOX_NAME)  # an action's rows
+        ids += [v for k, v in request.POST.items() if k.startswith("form-") and k.endswith("-id")]  # a list edit's
+        lookup = "pk" if path == "pk" else f"{path}_id"
+        campaigns = set(base.filter(pk__in=[i for i in ids if i.isdigit()]).values_list(lookup, flat=True))
+        if len(campaigns) > 1:
+            messages.error(request, "Choose rows of one campaign at a time: each campaign's undo history records its own.")
+            return HttpResponseRedirect(request.get_full_path())
+        if not campaigns or (path == "pk" and request.POST.get("action") == "delete_selected"):
+            return changelist_view(request, *args, **kwargs)
+        (campaign,) = campaigns
+        verb = f"ran “{request.POST.get('action')}” on" if "action" in request.POST else "edited the list of"
+        with change_set(campaign, label=label(verb, None), by=request.user):
+            return changelist_view(request, *args, **kwargs)
+
+    model_admin.changeform_view = recorded_changeform  # type: ignore[method-assign]
+    model_admin.delete_view = recorded_delete  # type: ignore[method-assign]
+    model_admin.changelist_view = recorded_changelist  # type: ignore[method-assign]
 
 
 def scope_admin(site: admin.AdminSite = admin.site) -> list[type[Model]]:
