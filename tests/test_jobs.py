@@ -1,6 +1,8 @@
 """Issue 18: background work on the task queue (campaign.jobs). A print batch and a new campaign's
 prehistory are tasks; their job's state, progress and error are rows in the database, so another
-thread (another server, the worker) sees them; a failed job says why on its page."""
+thread (another server, the worker) sees them; a failed job says why on its page. A job whose
+worker died is found lost and says so; old finished jobs are pruned with their files. (Backups:
+tests/test_backup_jobs.py; large trees: tests/test_tree_cache.py.)"""
 
 from __future__ import annotations
 
