@@ -84,3 +84,17 @@ def test_a_desk_form_sent_back_with_errors_records_nothing(campaign, admin_clien
     data["step"] = "no-such-step"
     assert admin_client.post(change, data).status_code == 200  # the form again, with its error
     assert not Checkpoint.objects.filter(campaign=campaign).exists()
+
+
+def test_the_undo_command_redoes_too(campaign, gm):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    step_action(campaign=campaign, key=new_action_key(), label="Births", action=lambda c: play_births(c, RandomSource(3)), by=gm)
+    call_command("undo", campaign.slug, as_user="gm", stdout=StringIO())
+    assert Campaign.objects.get(pk=campaign.pk).step == Step.BIRTHS
+    out = StringIO()
+    call_command("undo", campaign.slug, "--redo", as_user="gm", stdout=out)
+    assert Campaign.objects.get(pk=campaign.pk).step == Step.SURVIVAL
+    assert "redone from the start of Births 1300" in out.getvalue()

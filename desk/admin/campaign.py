@@ -352,20 +352,21 @@ class ChronicleEntryAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
 @admin.register(Checkpoint)
 class CheckpointAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
-    """The undo checkpoints (the state at the start of each step played through the pages). Undo is
-    done from the campaign's turn page; here they can only be looked at."""
+    """The undo history: a change set per step played through the pages or the API and per desk
+    save; one an undo took back stays (``undone_in``) until anything else is written, for redo.
+    Undo and redo are done from the campaign's turn page; here they can only be looked at."""
 
-    list_display = ["campaign", "year", "step", "label", "by", "created_at", "size"]
-    list_filter = ["campaign", "year", "step"]
+    list_display = ["campaign", "year", "step", "kind", "label", "by", "created_at", "undone_in", "size"]
+    list_filter = ["campaign", "year", "step", "kind"]
     list_select_related = ["campaign", "by"]
-    exclude = ["data"]
+    exclude = ["data", "redo"]
 
     @admin.display(description="Size (bytes)")
     def size(self, obj: Checkpoint) -> int:
         return len(obj.data or b"")
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        return [f for f in super().get_readonly_fields(request, obj) if f != "data"] + ["size"]
+        return [f for f in super().get_readonly_fields(request, obj) if f not in ("data", "redo")] + ["size"]
 
 
 @admin.register(ActionKey)

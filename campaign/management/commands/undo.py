@@ -11,7 +11,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from campaign.models import Campaign
-from campaign.undo import new_action_key, undo_step, undo_turn
+from campaign.undo import describe, new_action_key, redo, undo_step, undo_turn
 from rules.errors import RuleError
 
 
@@ -21,6 +21,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug", help="The campaign's slug.")
         parser.add_argument("--turn", action="store_true", help="Undo the whole turn, not just the step.")
+        parser.add_argument("--redo", action="store_true", help="Redo the last undo instead (the Redo button).")
         parser.add_argument("--as", dest="as_user", metavar="USER", help="Act as this user (the policy checks him).")
 
     def handle(self, *args: Any, **opts: Any) -> None:
@@ -33,9 +34,10 @@ class Command(BaseCommand):
             user = get_user_model().objects.filter(username=opts["as_user"]).first()
             if user is None:
                 raise CommandError(f"There is no user {opts['as_user']!r}.")
-        undo = undo_turn if opts["turn"] else undo_step
+        undo = redo if opts["redo"] else undo_turn if opts["turn"] else undo_step
         try:
             restored = undo(campaign=campaign, key=new_action_key(), by=user)
         except RuleError as exc:
             raise CommandError(exc.message) from exc
-        self.stdout.write(f"{campaign.name}: back to the start of {restored.step} {restored.year}.")
+        done = "redone from" if opts["redo"] else "back to"
+        self.stdout.write(f"{campaign.name}: {done} {describe(restored)}.")
