@@ -4,7 +4,9 @@ the campaign-scoped read views, and running a write as one step action.
 A read view names its model, its output serializer and (optionally) its filter set, and says
 which part of the campaign's rows the caller may see in ``scope``; every queryset goes through
 ``campaign.permissions``. An action view (see ``run_action``) validates an input serializer, calls
-the services inside ``campaign.undo.step_action`` and serializes the result."""
+the services inside ``campaign.undo.step_action`` and serializes the result: who may act, the
+services ask the policy, and their refusal (403, 400, 409) is the answer; no view checks it first
+(``tests/api/test_doors_policy.py`` scans them)."""
 
 from __future__ import annotations
 
@@ -17,10 +19,7 @@ from django.http import Http404
 from rest_framework import viewsets
 from rest_framework.request import Request
 
-from campaign.models import Campaign, Role
-from campaign.permissions import may_act_for as may_act_for  # the policy's, re-exported for the API views
-from campaign.permissions import require_act_for as require_act_for
-from campaign.permissions import require_gm as require_gm
+from campaign.models import Campaign
 from campaign.permissions import role_of, visible
 from campaign.undo import new_action_key, step_action
 from rules.errors import RuleError
@@ -33,15 +32,12 @@ IDEMPOTENCY_KEY_MAX = 40
 
 @dataclass(frozen=True)
 class Viewer:
-    """The caller as the campaign sees him."""
+    """The caller as the campaign sees him. What his seat lets him do or see, the views ask
+    ``campaign.permissions`` (with ``role`` and ``dynasty``); they never decide it from the seat."""
 
     campaign: Campaign
     role: str
     dynasty: int | None
-
-    @property
-    def is_gm(self) -> bool:
-        return self.role == Role.GM
 
 
 def campaign_from(request: Request, slug: str) -> tuple[Campaign, str, int | None]:

@@ -361,6 +361,29 @@ def sees_marriage_money(role: str | None, mine: int | None, marriage: Any) -> bo
     return role == Role.GM or (role is not None and mine is not None and f",{mine}," in (marriage.money_readers or ""))
 
 
+def runs_the_turn(role: str | None) -> bool:
+    """The GM runs the turn (:data:`ACTIONS`, "run the turn"): the doors show him its controls."""
+    return role == Role.GM
+
+
+def sees_undo_plan(role: str | None) -> bool:
+    """What an undo would put back (every house's rolls, lines and postings it drops): the GM's, as
+    undo is his to do."""
+    return role == Role.GM
+
+
+def sees_every_exchequer(role: str | None) -> bool:
+    """Every house's exchequer and the Treasury at once: the GM (a player sees his own,
+    :func:`can_view_exchequer`)."""
+    return role == Role.GM
+
+
+def own_house(role: str | None, mine: int | None) -> int | None:
+    """The house a caller acts for when he names none: a player's own; the GM and an observer have
+    none (they must say which)."""
+    return mine if role == Role.PLAYER else None
+
+
 PRIVATE_FIELDS: dict[tuple[str, str], str] = {("dynasties", "marriage"): "dowry"}
 """Fields of public records that hold money terms: shown only to those ``sees_private_field`` allows."""
 

@@ -173,6 +173,7 @@ def treasury_transfer(
     from campaign.steps import Chronicle, lock_campaign
 
     campaign = lock_campaign(campaign)
+    require(by, campaign, "play")  # an observer touches no money; whose money, below
     if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
         raise RuleError("The amount must be a whole number above 0.", code="invalid", fields={"amount": "positive"})
     if kind not in (PostingKind.TRANSFER, PostingKind.LOAN, PostingKind.OTHER, PostingKind.DAMAGES, PostingKind.CONTRACT):

@@ -1,8 +1,10 @@
-"""What every page view shares: membership, who may act for whom, and running one action.
+"""What every page view shares: membership, the policy's answers a page is shaped by, and running
+one action.
 
-A view stays thin: it checks the role here, validates its form, and hands the write to
-:func:`run_action`, which calls the services inside :func:`campaign.undo.step_action` (one
-transaction, the undo checkpoint, the one-time form key)."""
+A view stays thin: it validates its form and hands the write to :func:`run_action`, which calls
+the services inside :func:`campaign.undo.step_action` (one transaction, the undo checkpoint, the
+one-time form key); who may act, the services ask ``campaign.permissions`` (a refusal is a 403).
+A page asks the same policy only to shape itself (which controls to show)."""
 
 from __future__ import annotations
 
@@ -13,10 +15,9 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest
 
-from campaign.models import ActionKey, Campaign, Role
-from campaign.permissions import Forbidden, role_of
+from campaign.models import ActionKey, Campaign
+from campaign.permissions import Forbidden, role_of, runs_the_turn
 from campaign.permissions import may_act_for as may_act_for  # the policy's, re-exported for the pages
-from campaign.permissions import require_act_for as require_act_for
 from campaign.permissions import require_gm as require_gm
 from campaign.services import validation_message
 from campaign.undo import KEY_MAX, AlreadyDone, action_key, step_action
@@ -82,4 +83,4 @@ def run_action(request: HttpRequest, campaign: Campaign, label: str, action: Cal
 
 def context(campaign: Campaign, role: str, mine: int | None, **extra: Any) -> dict[str, Any]:
     """The context every campaign page gets (the nav needs ``campaign`` and ``role``)."""
-    return {"campaign": campaign, "role": role, "mine": mine, "is_gm": role == Role.GM, **extra}
+    return {"campaign": campaign, "role": role, "mine": mine, "is_gm": runs_the_turn(role), **extra}

@@ -1,7 +1,8 @@
 """Contract actions: draft with structured clauses, each party signs its side, end (by consent or
 the escape clause), record a breach, rule a BloodLine dispute, hold a parley, settle an unpaid
 payment. The same rules as the pages (``pages/contracts/``), always through
-``contracts.services`` inside ``api.common.run_action``:
+``contracts.services`` inside ``api.common.run_action``; who may act, the services ask the policy
+(``campaign.permissions``), never this door:
 
 - a contract the caller may not see (``campaign.permissions.visible``) is a 404, never a 403;
 - a player drafts only contracts his house is party to, signs, escapes, raises breaches and
@@ -15,7 +16,6 @@ import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -23,12 +23,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.common import CampaignScoped, Viewer, may_act_for, require_act_for, require_gm, run_action, visible_or_404
+from api.common import CampaignScoped, Viewer, run_action, visible_or_404
 from api.filters import INT_MAX
 from api.schema import IDEMPOTENCY_KEY
 from api.views.contracts import BreachOut, ContractOut, ContractViewSet, DisputeOut, ParleyOut
-from campaign.models import Campaign, Role
-from campaign.permissions import require_party, require_play
+from campaign.models import Campaign
+from campaign.permissions import own_house
 from contracts import services
 from contracts.models import (
     Breach,
@@ -63,10 +63,6 @@ def _contract(request: Request, v: Viewer, pk: int) -> Contract:
 
 def _party_ids(contract: Contract) -> list[int]:
     return sorted(p.pk for p in contract.parties.all())
-
-
-def _require_party(v: Viewer, contract: Contract) -> None:
-    require_party(v.role, v.dynasty, _party_ids(contract))
 
 
 def _explained(exc: RuleError) -> RuleError:
@@ -203,13 +199,10 @@ class ContractCollectionViewSet(ContractViewSet):
     )
     def draft(self, request: Request, slug: str) -> Response:
         v = self.viewer
-        require_play(v.role)
         data = ContractDraftIn(data=request.data, context={"campaign": v.campaign})
         data.is_valid(raise_exception=True)
         d = data.validated_data
-        if not v.is_gm and v.dynasty not in d["parties"]:
-            raise PermissionDenied(f"You draft only contracts your house is party to: include dynasty #{v.dynasty}.")
-        try:
+        try:  # who may draft it (the GM, or the player of a party): the service asks the policy
             contract = _act(
                 request,
                 v.campaign,
@@ -271,7 +264,6 @@ class SignView(ActionView):
         data = SignIn(data=request.data)
         data.is_valid(raise_exception=True)
         if data.validated_data["all_parties"]:
-            require_gm(v.role)
             _act(
                 request,
                 v.campaign,
@@ -281,12 +273,11 @@ class SignView(ActionView):
             return Response(_contract_out(request, v, contract.pk))
         house = data.validated_data["dynasty"]
         if house is None:
-            if v.role != Role.PLAYER or v.dynasty is None:
-                raise serializers.ValidationError({"dynasty": "Say which party signs (a dynasty id)."})
-            house = v.dynasty
+            house = own_house(v.role, v.dynasty)
+        if house is None:
+            raise serializers.ValidationError({"dynasty": "Say which party signs (a dynasty id)."})
         if house not in _party_ids(contract):
             raise serializers.ValidationError({"dynasty": f"Dynasty #{house} is not a party to '{contract.title}'."})
-        require_act_for(v.role, v.dynasty, house)
         _act(
             request,
             v.campaign,
@@ -331,7 +322,6 @@ class EndView(ActionView):
     def post(self, request: Request, slug: str, pk: int) -> Response:
         v = self.viewer
         contract = _contract(request, v, pk)
-        _require_party(v, contract)
         data = EndIn(data=request.data)
         data.is_valid(raise_exception=True)
         d = data.validated_data
@@ -343,10 +333,9 @@ class EndView(ActionView):
                 lambda c: services.contract_end_by_consent(campaign=c, contract=contract.pk, reason=d["reason"], by=request.user),
             )
             return Response(_contract_out(request, v, contract.pk))
-        house = d["by_dynasty"] if d["by_dynasty"] is not None else (v.dynasty if v.role == Role.PLAYER else None)
+        house = d["by_dynasty"] if d["by_dynasty"] is not None else own_house(v.role, v.dynasty)
         if house is None:
             raise serializers.ValidationError({"by_dynasty": "Say which party invokes the escape clause."})
-        require_act_for(v.role, v.dynasty, house)
         _act(
             request,
             v.campaign,
@@ -390,15 +379,12 @@ class BreachView(ActionView):
     def post(self, request: Request, slug: str, pk: int) -> Response:
         v = self.viewer
         contract = _contract(request, v, pk)
-        _require_party(v, contract)
         data = BreachIn(data=request.data)
         data.is_valid(raise_exception=True)
         d = data.validated_data
-        raised_by = d["raised_by"] if d["raised_by"] is not None else (v.dynasty if v.role == Role.PLAYER else None)
-        if raised_by is not None:
-            require_act_for(v.role, v.dynasty, raised_by)
-            if raised_by == d["by_dynasty"]:
-                raise serializers.ValidationError({"by_dynasty": "A party does not accuse itself: name the other party."})
+        raised_by = d["raised_by"] if d["raised_by"] is not None else own_house(v.role, v.dynasty)
+        if raised_by is not None and raised_by == d["by_dynasty"]:
+            raise serializers.ValidationError({"by_dynasty": "A party does not accuse itself: name the other party."})
         if d["clause"] is not None and not contract.clauses.filter(pk=d["clause"]).exists():
             raise serializers.ValidationError({"clause": f"Clause #{d['clause']} is not a term of '{contract.title}'."})
         breach = _act(
@@ -451,7 +437,6 @@ class DisputeView(ActionView):
         if owner is None:
             raise Http404("No such breach.")
         _contract(request, v, owner)  # a breach of a contract one may not see is not there
-        require_gm(v.role)
         data = DisputeIn(data=request.data)
         data.is_valid(raise_exception=True)
         votes: dict[int, dict[int, bool]] = {}
@@ -522,7 +507,6 @@ class ParleyView(ActionView):
     )
     def post(self, request: Request, slug: str) -> Response:
         v = self.viewer
-        require_gm(v.role)
         data = ParleyIn(data=request.data)
         data.is_valid(raise_exception=True)
         d = data.validated_data
@@ -592,8 +576,6 @@ class SettleView(ActionView):
         due = ContractPayment.objects.filter(pk=payment, contract=contract).first()
         if due is None:
             raise Http404("No such payment on this contract.")
-        if not may_act_for(v.role, v.dynasty, due.payer_id):
-            raise PermissionDenied("Only the payer's player (or the GM) settles a payment.")
         settled = _act(
             request,
             v.campaign,

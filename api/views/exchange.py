@@ -25,11 +25,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.common import CampaignScoped, idempotency_key, require_gm
+from api.common import CampaignScoped, idempotency_key
 from api.parsers import ImportJSONParser
 from api.schema import IDEMPOTENCY_KEY, ErrorSerializer
 from api.views.campaigns import CampaignDetailOut
 from campaign.models import ActionKey, Role
+from campaign.permissions import require_gm
 from campaign.undo import AlreadyDone, action_key, step_action
 from operations.exchange import FORMAT, campaign_export, campaign_import
 

@@ -19,7 +19,6 @@ from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api.common import require_gm
 from api.filters import INT_MAX
 from api.schema import IDEMPOTENCY_KEY
 from api.views.actions import ActionView, IdField, Made, MadeSerializer, act, made_data
@@ -333,10 +332,9 @@ class MarriagesFinishView(ActionView):
     )
     def post(self, request: Request, slug: str) -> Response:
         v = self.viewer
-        require_gm(v.role)
         _, made = act(request, v.campaign, "Finish Marriages", lambda c: marriages_finish(campaign=c, by=request.user))
         v.campaign.refresh_from_db()
-        body = {**made_data(made), "turn": turn_data(v.campaign, v.is_gm)}
+        body = {**made_data(made), "turn": turn_data(v.campaign, v.role)}
         return Response(TurnMadeSerializer(body, context=self.out_context()).data)
 
 
@@ -415,12 +413,11 @@ class PublishView(ActionView):
     )
     def post(self, request: Request, slug: str) -> Response:
         v = self.viewer
-        require_gm(v.role)
         _, made = act(request, v.campaign, "Publish the announcements", lambda c: announcements_make(campaign=c, by=request.user))
         v.campaign.refresh_from_db()
         body = {
             **made_data(made),
-            "turn": turn_data(v.campaign, v.is_gm),
+            "turn": turn_data(v.campaign, v.role),
             "announcements": announcements_data(request.user, v.campaign, v.campaign.current_year),
         }
         return Response(PublishMadeSerializer(body, context=self.out_context()).data)
@@ -449,7 +446,6 @@ class AdvanceView(ActionView):
     )
     def post(self, request: Request, slug: str) -> Response:
         v = self.viewer
-        require_gm(v.role)
         data = AdvanceIn(data=request.data)
         data.is_valid(raise_exception=True)
         to_year = data.validated_data.get("to_year")
@@ -457,5 +453,5 @@ class AdvanceView(ActionView):
             request, v.campaign, "Start the next turn", lambda c: turn_advance(campaign=c, to_year=to_year, by=request.user)
         )
         v.campaign.refresh_from_db()
-        body = {**made_data(made), "turn": turn_data(v.campaign, v.is_gm)}
+        body = {**made_data(made), "turn": turn_data(v.campaign, v.role)}
         return Response(TurnMadeSerializer(body, context=self.out_context()).data)

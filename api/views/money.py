@@ -16,10 +16,8 @@ from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api.common import require_act_for, require_gm
 from api.schema import IDEMPOTENCY_KEY
 from api.views.actions import ActionView, IdField, act
-from api.views.sequence.common import require_actor
 from api.views.treasury import PostingOut
 from campaign.models import Campaign, Posting, PostingKind
 from campaign.treasury import balance, currency, posting_reverse, treasury_transfer
@@ -71,7 +69,6 @@ class TransferView(ActionView):
     )
     def post(self, request: Request, slug: str) -> Response:
         v = self.viewer
-        require_actor(v.role)
         data = TransferIn(data=request.data)
         data.is_valid(raise_exception=True)
         d = data.validated_data
@@ -118,7 +115,6 @@ class ReverseView(ActionView):
     )
     def post(self, request: Request, slug: str, posting: int) -> Response:
         v = self.viewer
-        require_gm(v.role)
         data = ReverseIn(data=request.data)
         data.is_valid(raise_exception=True)
         reason = data.validated_data["reason"]
@@ -356,14 +352,12 @@ class InterphaseBase(ActionView):
     input_serializer: type[serializers.Serializer] = InterphaseIn
 
     def entry(self, request: Request, dynasty: int) -> tuple[Dynasty, dict[str, Any]]:
-        """The dynasty (404 unknown, 403 not the caller's) and the validated entry."""
+        """The dynasty (404 unknown) and the validated entry; whether the caller may act for it, the
+        services ask the policy."""
         v = self.viewer
-        require_actor(v.role)
         house = Dynasty.objects.filter(campaign=v.campaign, pk=dynasty).first()
         if house is None:
             raise NotFound(f"There is no dynasty #{dynasty} in this campaign.")
-        if not v.is_gm:
-            require_act_for(v.role, v.dynasty, house.pk)
         data = self.input_serializer(data=request.data)
         data.is_valid(raise_exception=True)
         return house, dict(data.validated_data)
@@ -377,7 +371,7 @@ class InterphasePreviewView(InterphaseBase):
     )
     def post(self, request: Request, slug: str, dynasty: int) -> Response:
         house, entry = self.entry(request, dynasty)
-        result = interphase_preview(campaign=self.viewer.campaign, dynasty=house, **entry)
+        result = interphase_preview(campaign=self.viewer.campaign, dynasty=house, by=request.user, **entry)
         return Response(InterphaseResultSerializer(_result(self.viewer.campaign, result)).data)
 
 
@@ -446,7 +440,7 @@ class CashInPreviewView(CashInBase):
     )
     def post(self, request: Request, slug: str, dynasty: int) -> Response:
         house, entry = self.entry(request, dynasty)
-        result = cash_in_preview(campaign=self.viewer.campaign, dynasty=house, **entry)
+        result = cash_in_preview(campaign=self.viewer.campaign, dynasty=house, by=request.user, **entry)
         return Response(CashInResultSerializer(_cash_in_result(self.viewer.campaign, result)).data)
 
 

@@ -16,7 +16,7 @@ from api.common import CampaignReadViewSet, CampaignScoped
 from api.filters import FilterSet, IntegerFilter
 from api.serializers import LinkField
 from campaign.models import Posting
-from campaign.permissions import can_view_exchequer
+from campaign.permissions import can_view_exchequer, sees_every_exchequer
 from campaign.treasury import TREASURY, balance, balances, currency
 from dynasties.models import Dynasty
 
@@ -101,7 +101,7 @@ class BalanceViewSet(CampaignScoped, viewsets.ViewSet):
         dynasties = list(Dynasty.objects.filter(campaign=v.campaign).order_by("seat", "name", "pk"))
         for d in dynasties:
             d.campaign = v.campaign  # loaded already: the permission layer reads it
-        if v.is_gm:
+        if sees_every_exchequer(v.role):
             money = balances(v.campaign)
             rows = [self._row(d, money.get(d.pk, 0)) for d in dynasties]
             rows.append(self._row(None, money.get(None, 0)))

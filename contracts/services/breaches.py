@@ -70,6 +70,7 @@ def breach_record(
         injured = _dynasty(campaign, raised_by, "injured party")
         if injured.pk not in parties or injured.pk == breaker.pk:
             raise RuleError(f"The breach is raised by another party to '{contract.title}'.", code="not_a_party")
+    require(by, campaign, "house", dynasty=injured.pk, what="a house raises a breach for itself")
     term: Clause | None = None
     if clause is not None:
         term = contract.clauses.filter(pk=_pk(clause, "clause")).first()

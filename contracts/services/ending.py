@@ -52,6 +52,7 @@ def contract_escape(
     allows escape clauses)."""
     campaign = lock_campaign(campaign)
     contract = _contract(campaign, contract)
+    require(by, campaign, "party", parties=_party_ids(contract))  # which party invokes it: below
     if contract.state not in BINDING:
         raise RuleError(
             f"'{contract.title}' is {contract.get_state_display().lower()}: there is nothing to escape.", code="not_in_force"

@@ -259,9 +259,11 @@ def interphase_preview(
     trade_defence_crowns: int = 0,
     trade_interception_crowns: int = 0,
     event_payments: Sequence[Mapping[str, Any]] = (),
+    by: AbstractBaseUser | None = None,
 ) -> rules.InterphaseResult:
     """The lines a run would post, without posting anything (a form's confirmation page). Limits
-    are checked; a shortfall is reported in ``shortfall``, not refused."""
+    are checked; a shortfall is reported in ``shortfall``, not refused. It shows the house's
+    exchequer: asked for ``by`` someone, it is refused as the run would be."""
     if not isinstance(campaign, Campaign):
         try:
             campaign = Campaign.objects.get(pk=campaign)
@@ -269,6 +271,7 @@ def interphase_preview(
             raise NotFound(f"There is no campaign #{campaign}.") from None
     _check_ruleset(campaign)
     house = _dynasty(campaign, dynasty)
+    require(by, campaign, "house", dynasty=house.pk, what="a house runs its own Interphase")
     ransomed = _ransomed(campaign, house, neutral_ransoms)
     entry = _entry(
         provinces=provinces,
@@ -331,9 +334,9 @@ def interphase_run(
     (InsufficientFunds) unless the campaign allows overdrafts."""
     campaign = lock_campaign(campaign)
     _check_ruleset(campaign)
-    require_step(campaign, Step.INTERPHASE)
     house = _dynasty(campaign, dynasty)
     require(by, campaign, "house", dynasty=house.pk, what="a house runs its own Interphase")
+    require_step(campaign, Step.INTERPHASE)
     earlier = _earlier_runs(campaign, house)
     if earlier:
         raise InterphaseAlreadyRun(
@@ -476,8 +479,10 @@ def cash_in_preview(
     basic_sets: int = 0,
     semi_luxury_sets: int = 0,
     luxury_sets: int = 0,
+    by: AbstractBaseUser | None = None,
 ) -> rules.CashInResult:
-    """The lines a cashing-in would post, without posting anything (limits checked)."""
+    """The lines a cashing-in would post, without posting anything (limits checked). It shows the
+    house's exchequer: asked for ``by`` someone, it is refused as the run would be."""
     if not isinstance(campaign, Campaign):
         try:
             campaign = Campaign.objects.get(pk=campaign)
@@ -485,6 +490,7 @@ def cash_in_preview(
             raise NotFound(f"There is no campaign #{campaign}.") from None
     _check_ruleset(campaign)
     house = _dynasty(campaign, dynasty)
+    require(by, campaign, "house", dynasty=house.pk, what="a house cashes in its own resource sets")
     return rules.cash_in_lines(
         basic_sets=basic_sets,
         semi_luxury_sets=semi_luxury_sets,
@@ -511,9 +517,9 @@ def cash_in_run(
     than the game's counters make (InterphaseError)."""
     campaign = lock_campaign(campaign)
     _check_ruleset(campaign)
-    require_step(campaign, Step.INTERPHASE)
     house = _dynasty(campaign, dynasty)
     require(by, campaign, "house", dynasty=house.pk, what="a house cashes in its own resource sets")
+    require_step(campaign, Step.INTERPHASE)
     if _earlier_runs(campaign, house, "cash_in"):
         raise CashInAlreadyRun(
             f"The house of {house.name} has already cashed in its resource sets of {campaign.current_year} (once per "

@@ -37,6 +37,15 @@ def pass_over_choices(campaign: Campaign) -> dict[str, list[int]]:
     return out
 
 
+def _crown_player(campaign: Campaign, crown: str) -> int | None:
+    """The dynasty whose player controls the crown now (another in a Dynastic Union), as
+    ``World.crown_dynasty`` reads it: the one who decides its succession."""
+    record = Crown.objects.filter(campaign=campaign, name=crown).only("controlled_by_id").first()
+    if record is not None and record.controlled_by_id:
+        return record.controlled_by_id
+    return Dynasty.objects.filter(campaign=campaign, crown=crown).values_list("pk", flat=True).first()
+
+
 @transaction.atomic
 def pass_over_choose(
     *, campaign: Campaign | int, crown: str, heirs: Sequence[int], limit: int, by: AbstractBaseUser | None = None
@@ -45,12 +54,12 @@ def pass_over_choose(
     none). Each must be among the first ``limit`` of the line, one the rules let him pass over and
     ahead of the one who would then succeed (the walk ``survival_finish`` makes, dry)."""
     campaign = lock_campaign(campaign)
+    require(by, campaign, "crown", player=_crown_player(campaign, crown), crown=crown)  # before the step is looked at
     require_step(campaign, Step.SURVIVAL)
     reign = Reign.objects.filter(campaign=campaign, crown=crown, end_year__isnull=True).select_related("holder").first()
     if reign is None or reign.holder.status != Status.DEAD:
         raise RuleError(f"The monarch of {crown} has not died this turn: there is no succession to decide.", code="no_succession")
     line = succession_line(campaign=campaign, crown=crown, limit=limit)
-    require(by, campaign, "crown", player=line.player.pk if line.player is not None else None, crown=crown)
     entries = {e.character.pk: e for e in line.entries}
     chosen = list(dict.fromkeys(int(pk) for pk in heirs))
     for pk in chosen:

@@ -11,7 +11,7 @@ from django.db.models import Count
 
 from campaign.dice import DiceBox
 from campaign.models import Campaign, RollSubject, Step
-from campaign.permissions import require
+from campaign.permissions import may_act_for, require, require_act_for
 from campaign.steps import Chronicle, load_tables, lock_campaign, require_step, set_step
 from dynasties.models import BirthAttempt, Character, DynastyKind, Origin, Status, Title
 from dynasties.services import bloodline as bl_services
@@ -114,25 +114,27 @@ def survival_roll(
     source: DiceSource | None = None,
     by: AbstractBaseUser | None = None,
 ) -> list[SurvivalResult]:
-    """Roll 2d6 + Constitution for the given characters (default: everyone still to roll).
+    """Roll 2d6 + Constitution for the given characters (default: everyone still to roll the caller
+    acts for: the GM's all, a player's his own house's).
 
     ``faces`` maps a character id to the two faces typed in from the table; the others are
     rolled by the server."""
     campaign = lock_campaign(campaign)
+    seat = require(by, campaign, "play")  # who may roll for whom is asked before the step is looked at
+    if characters is not None and not seat.is_gm:  # the GM, or each character's player
+        houses = dict(Character.objects.filter(campaign=campaign, pk__in=list(characters)).values_list("pk", "controlled_by_id"))
+        for pk in characters:
+            if pk in houses:
+                require_act_for(seat.role, seat.dynasty, houses[pk], "roll only for your own characters")
     require_step(campaign, Step.SURVIVAL)
     world = World(campaign, living_only=True)
     tables = load_tables(campaign)
     done = rolled_this_turn(campaign)
     due = {d.character.pk: d for d in survival_due(campaign, world, tables) if d.character.pk not in done}
     typed = dict(faces or {})
-    if characters is None:  # everyone still to roll: the GM's
-        require(by, campaign, "gm")
-    else:  # the GM, or each character's player
-        for pk in characters:
-            person = world.characters.get(pk)
-            if person is not None:
-                require(by, campaign, "house", dynasty=person.controlled_by_id, what="roll only for your own characters")
-    if characters is None:
+    if characters is None and not seat.is_gm:  # a player's default: his own house's characters still to roll
+        characters = [pk for pk, d in due.items() if may_act_for(seat.role, seat.dynasty, d.character.controlled_by_id)]
+    if characters is None:  # everyone still to roll: the GM's (or the system's)
         chosen = list(due)
     else:
         chosen = []

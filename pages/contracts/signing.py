@@ -9,7 +9,7 @@ from django.views.decorators.http import require_POST
 
 from contracts import services
 from contracts.models import Contract, ContractKind, ContractState
-from pages.common import ActionFailed, member, require_act_for, require_gm, run_action
+from pages.common import ActionFailed, member, run_action
 from pages.contracts.common import attempt, back_to, visible_contract
 from pages.contracts.detail import detail_page
 from pages.contracts.forms import SignForm
@@ -18,10 +18,10 @@ from pages.contracts.forms import SignForm
 @require_POST
 @login_required
 def contract_sign(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    """The GM records every party's signature at once (the printed contract signed at the table)."""
+    """The GM records every party's signature at once (the printed contract signed at the table);
+    the service asks the policy (403 for anyone else)."""
     campaign, role, mine = member(request, slug)
     contract = visible_contract(request, campaign, pk)
-    require_gm(role)
     form = SignForm(request.POST)
     if form.is_valid():
         done = attempt(
@@ -41,13 +41,13 @@ def contract_sign(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 @require_POST
 @login_required
 def contract_sign_party(request: HttpRequest, slug: str, pk: int, dynasty: int) -> HttpResponse:
-    """One party signs its side: a player for his own house only, the GM for any party."""
+    """One party signs its side: a player for his own house only, the GM for any party (the service
+    asks the policy)."""
     campaign, role, mine = member(request, slug)
     contract = visible_contract(request, campaign, pk)
     house = next((p for p in contract.parties.all() if p.pk == dynasty), None)
     if house is None:
         raise Http404("No such party to this contract.")
-    require_act_for(role, mine, house.pk)
     try:
         done = run_action(
             request,

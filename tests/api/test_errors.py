@@ -145,9 +145,10 @@ def test_the_helpers_for_action_endpoints(campaign, gm, alice, bob, outsider):
     from rest_framework.test import APIRequestFactory, force_authenticate
     from rest_framework.views import APIView
 
-    from api.common import campaign_from, require_act_for, require_gm, visible_or_404
+    from api.common import campaign_from, visible_or_404
     from campaign import treasury
     from campaign.models import Posting
+    from campaign.permissions import require_act_for, require_gm
     from dynasties.models import Dynasty
 
     england = Dynasty.objects.get(campaign=campaign, crown="England")

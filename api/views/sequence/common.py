@@ -1,14 +1,11 @@
-"""What the Dynastic Sequence's API views share: who may act, the rolls an answer cites, the crown's player."""
+"""What the Dynastic Sequence's API views share: the rolls an answer cites, the crown's player."""
 
 from __future__ import annotations
 
 from api.views.actions import rolls_with_subjects
 from campaign.models import Campaign, Roll
-from campaign.permissions import require_play
 from dynasties.models import Crown, Dynasty, Reign
 from rules.errors import NotFound
-
-require_actor = require_play  # 403 for an observer: he reads, he never acts (campaign.permissions)
 
 
 def rolls_by_pk(ids: list[int | None]) -> dict[int, Roll]:

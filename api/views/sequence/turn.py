@@ -10,6 +10,7 @@ from rest_framework.response import Response
 
 from api.views.actions import ActionView, ReignsMadeSerializer, TurnSerializer, made_data, step_states
 from campaign.models import Campaign, Step
+from campaign.permissions import sees_undo_plan
 from campaign.steps import STEP_LABELS, STEP_WAITS
 from campaign.undo import UndoPlan, redo_plan, undo_plan
 from dynasties.services.sequence_view import births_board, survival_board
@@ -47,8 +48,9 @@ def _redo(campaign: Campaign) -> dict[str, Any] | None:
     }
 
 
-def turn_data(campaign: Campaign, is_gm: bool) -> dict[str, Any]:
-    """Where the turn stands, what it waits for, and (for the GM) what undo would put back."""
+def turn_data(campaign: Campaign, role: str | None) -> dict[str, Any]:
+    """Where the turn stands, what it waits for, and what undo would put back (to those the policy
+    shows it: ``sees_undo_plan``)."""
     to_roll: int | None = None
     if campaign.step == Step.BIRTHS:
         board = births_board(campaign)
@@ -57,7 +59,7 @@ def turn_data(campaign: Campaign, is_gm: bool) -> dict[str, Any]:
         to_roll = len(survival_board(campaign).to_roll)
     undo = (
         {"step": _plan(undo_plan(campaign)), "turn": _plan(undo_plan(campaign, turn=True)), "redo": _redo(campaign)}
-        if is_gm
+        if sees_undo_plan(role)
         else None
     )
     return {
@@ -83,10 +85,10 @@ class TurnView(ActionView):
     @extend_schema(responses=TurnSerializer, summary="The turn: year, step, what it waits for, the GM's undo plan")
     def get(self, request: Request, slug: str) -> Response:
         v = self.viewer
-        return Response(TurnSerializer(turn_data(v.campaign, v.is_gm)).data)
+        return Response(TurnSerializer(turn_data(v.campaign, v.role)).data)
 
 
 def turn_result(view: ActionView, made: Any, campaign: Campaign) -> Response:
     campaign.refresh_from_db()
-    data = {**made_data(made), "turn": turn_data(campaign, view.viewer.is_gm)}
+    data = {**made_data(made), "turn": turn_data(campaign, view.viewer.role)}
     return Response(TurnMadeSerializer(data, context=view.out_context()).data)
