@@ -218,8 +218,16 @@ def backup_start(campaign: Campaign, *, by: AbstractBaseUser | None, compress: b
     return job
 
 
-def backup_job(campaign: Campaign, token: str) -> Job | None:
-    """The campaign's backup job of that id, or None (a made-up or malformed id included)."""
+def backups_latest(campaign: Campaign, *, by: AbstractBaseUser | None, shown: int = 10) -> list[Job]:
+    """The campaign's latest backup jobs, newest first: the GM's (the policy decides), as backups are."""
+    require(by, campaign, "gm")
+    return list(Job.objects.filter(campaign=campaign, kind=JobKind.BACKUP).order_by("-created_at")[:shown])
+
+
+def backup_job(campaign: Campaign, token: str, *, by: AbstractBaseUser | None) -> Job | None:
+    """The campaign's backup job of that id, or None (a made-up or malformed id included); the GM's
+    (the policy decides)."""
+    require(by, campaign, "gm")
     try:
         return Job.objects.filter(pk=token, kind=JobKind.BACKUP, campaign=campaign).first()
     except ValidationError:  # not a UUID

@@ -30,9 +30,8 @@ from api.parsers import ImportJSONParser
 from api.schema import IDEMPOTENCY_KEY, ErrorSerializer
 from api.views.campaigns import CampaignDetailOut
 from campaign.models import ActionKey, Role
-from campaign.permissions import require_gm
 from campaign.undo import AlreadyDone, action_key, step_action
-from operations.exchange import FORMAT, campaign_export, campaign_import
+from operations.exchange import FORMAT, campaign_export_for, campaign_import
 
 
 class ExportView(CampaignScoped, APIView):
@@ -48,8 +47,7 @@ class ExportView(CampaignScoped, APIView):
     )
     def get(self, request: Request, slug: str) -> Response:
         v = self.viewer
-        require_gm(v.role)
-        response = Response(campaign_export(v.campaign))
+        response = Response(campaign_export_for(v.campaign, by=request.user))
         response["Content-Disposition"] = f'attachment; filename="{v.campaign.slug}.json"'
         return response
 

@@ -8,7 +8,7 @@ Export -> import -> export gives the same document apart from the campaign slug.
 the previous formats, ``regnal/2`` and ``regnal/1``, are still read.
 """
 
-from operations.exchange.export import campaign_export
+from operations.exchange.export import campaign_export, campaign_export_for
 from operations.exchange.spec import (
     CAMPAIGN_FIELDS_LATER,
     FIELDS_LATER,
@@ -39,6 +39,7 @@ __all__ = [
     "SECTIONS_V2",
     "InvalidImport",
     "campaign_export",
+    "campaign_export_for",
     "campaign_import",
     "parse_document",
 ]

@@ -9,12 +9,20 @@ from collections.abc import Mapping
 from typing import Any
 
 from campaign.models import Campaign, RuleTable
+from campaign.permissions import require
 from operations.exchange import special
 from operations.exchange.spec import CAMPAIGN, FORMAT, SPEC, Field, Rows, Section
 from operations.exchange.special import singular
 from rules.errors import RuleError
 
 Row = dict[str, Any]
+
+
+def campaign_export_for(campaign: Campaign, *, by: Any) -> dict[str, Any]:
+    """The export asked for by a user: the GM's (the policy decides), as it holds every exchequer
+    and contract."""
+    require(by, campaign, "gm")
+    return campaign_export(campaign)
 
 
 def campaign_export(campaign: Campaign) -> dict[str, Any]:

@@ -52,11 +52,8 @@ PAGES_TO_MOVE = "a page's own check before its service: to move into the service
 
 ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     # the API --------------------------------------------------------------------------------------
-    ("api/views/backups.py", "require_gm"): (2, "issue 18's new backups endpoint: to leave it to its service"),
-    ("api/views/exchange.py", "require_gm"): (2, "the export (operations.exchange) takes no user: the door asks the policy"),
     ("api/views/tokens.py", "raise PermissionDenied"): (1, "a token does not mint tokens: the account's rule, not a campaign's"),
     # the pages ------------------------------------------------------------------------------------
-    ("pages/backups.py", "Role.GM"): (1, "the backups are the GM's (issue 18's new page): to ask a function of the policy"),
     ("pages/common.py", "require_gm"): (1, "re-exported for the pages below that still check first"),
     ("pages/contracts/breaches.py", "require_gm"): (2, PAGES_TO_MOVE),
     ("pages/contracts/breaches.py", "require_party_of"): (2, PAGES_TO_MOVE),
