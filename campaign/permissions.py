@@ -384,6 +384,13 @@ def own_house(role: str | None, mine: int | None) -> int | None:
     return mine if role == Role.PLAYER else None
 
 
+def acting_house(campaign: Campaign | int, by: Any = None) -> int | None:
+    """The house the acting user (:func:`actor_seat`) acts for when he names none: :func:`own_house`
+    of his seat. The services ask it; the GM, an observer and the system must say which."""
+    seat = actor_seat(campaign, by)
+    return None if seat.system else own_house(seat.role, seat.dynasty)
+
+
 PRIVATE_FIELDS: dict[tuple[str, str], str] = {("dynasties", "marriage"): "dowry"}
 """Fields of public records that hold money terms: shown only to those ``sees_private_field`` allows."""
 

@@ -45,7 +45,7 @@ from campaign.models import (
     Step,
     UndoChange,
 )
-from campaign.permissions import require
+from campaign.permissions import require, seat_of, sees_undo_plan
 from campaign.steps import STEP_LABELS, lock_campaign
 from rules.errors import RuleError
 
@@ -435,6 +435,23 @@ def redo_plan(campaign: Campaign | int) -> RedoPlan | None:
     if target is None:
         return None
     return RedoPlan(checkpoint=target, change_sets=Checkpoint.objects.filter(undone_in=target).count())
+
+
+@dataclass(frozen=True)
+class UndoPlans:
+    """What an undo of the step, an undo of the turn and a redo would do: the GM's view of the turn."""
+
+    step: UndoPlan | None
+    turn: UndoPlan | None
+    redo: RedoPlan | None
+
+
+def undo_plans(campaign: Campaign, *, by: Any) -> UndoPlans | None:
+    """The plans of undo and redo for ``by`` if the policy shows them to him (``sees_undo_plan``),
+    else None (and nothing is read)."""
+    if not sees_undo_plan(seat_of(by, campaign).role):
+        return None
+    return UndoPlans(step=undo_plan(campaign), turn=undo_plan(campaign, turn=True), redo=redo_plan(campaign))
 
 
 def _untouched_since_undo(campaign: Campaign, target: Checkpoint) -> bool:

@@ -26,7 +26,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, Role, Step
 from campaign.permissions import couple_houses, may_act_for_any, require_couple, visible
 from campaign.steps import STEP_LABELS, STEP_WAITS
-from campaign.undo import AlreadyDone, describe, redo, redo_plan, undo_plan, undo_step, undo_turn
+from campaign.undo import AlreadyDone, describe, redo, redo_plan, undo_plan, undo_plans, undo_step, undo_turn
 from dynasties.models import BirthAttempt, Character, Marriage
 from dynasties.services.births import births_attempt, births_finish, births_roll_all, births_sex
 from dynasties.services.sequence_view import (
@@ -266,8 +266,9 @@ def turn(request: HttpRequest, slug: str) -> HttpResponse:
                 "number": i + 1,
             }
         )
-    plans = {"step": undo_plan(campaign), "turn": undo_plan(campaign, turn=True)} if role == Role.GM else {}
-    kept = redo_plan(campaign) if role == Role.GM else None
+    shown = undo_plans(campaign, by=request.user)  # the policy says who sees them
+    plans = {"step": shown.step, "turn": shown.turn} if shown else {}
+    kept = shown.redo if shown else None
     return render(
         request,
         "pages/sequence/turn.html",

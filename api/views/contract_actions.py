@@ -28,7 +28,6 @@ from api.filters import INT_MAX
 from api.schema import IDEMPOTENCY_KEY
 from api.views.contracts import BreachOut, ContractOut, ContractViewSet, DisputeOut, ParleyOut
 from campaign.models import Campaign
-from campaign.permissions import own_house
 from contracts import services
 from contracts.models import (
     Breach,
@@ -59,10 +58,6 @@ CLAUSE_LINE = re.compile(r"^Clause (\d+)\b")
 def _contract(request: Request, v: Viewer, pk: int) -> Contract:
     """The contract if the caller may see it, else 404 (whether or not it exists)."""
     return visible_or_404(request, v.campaign, Contract.objects.prefetch_related("parties"), pk=pk)  # type: ignore[return-value]
-
-
-def _party_ids(contract: Contract) -> list[int]:
-    return sorted(p.pk for p in contract.parties.all())
 
 
 def _explained(exc: RuleError) -> RuleError:
@@ -271,17 +266,11 @@ class SignView(ActionView):
                 lambda c: services.contract_sign(campaign=c, contract=contract.pk, by=request.user),
             )
             return Response(_contract_out(request, v, contract.pk))
-        house = data.validated_data["dynasty"]
-        if house is None:
-            house = own_house(v.role, v.dynasty)
-        if house is None:
-            raise serializers.ValidationError({"dynasty": "Say which party signs (a dynasty id)."})
-        if house not in _party_ids(contract):
-            raise serializers.ValidationError({"dynasty": f"Dynasty #{house} is not a party to '{contract.title}'."})
+        house = data.validated_data["dynasty"]  # none: the service takes a player's own house
         _act(
             request,
             v.campaign,
-            f"Dynasty #{house} signs '{contract.title}'",
+            f"Dynasty #{house} signs '{contract.title}'" if house is not None else f"Sign '{contract.title}'",
             lambda c: services.contract_sign_party(campaign=c, contract=contract.pk, dynasty=house, by=request.user),
         )
         return Response(_contract_out(request, v, contract.pk))
@@ -333,15 +322,12 @@ class EndView(ActionView):
                 lambda c: services.contract_end_by_consent(campaign=c, contract=contract.pk, reason=d["reason"], by=request.user),
             )
             return Response(_contract_out(request, v, contract.pk))
-        house = d["by_dynasty"] if d["by_dynasty"] is not None else own_house(v.role, v.dynasty)
-        if house is None:
-            raise serializers.ValidationError({"by_dynasty": "Say which party invokes the escape clause."})
         _act(
             request,
             v.campaign,
             f"Escape '{contract.title}'",
             lambda c: services.contract_escape(
-                campaign=c, contract=contract.pk, by_dynasty=house, reason=d["reason"], by=request.user
+                campaign=c, contract=contract.pk, by_dynasty=d["by_dynasty"], reason=d["reason"], by=request.user
             ),
         )
         return Response(_contract_out(request, v, contract.pk))
@@ -382,9 +368,6 @@ class BreachView(ActionView):
         data = BreachIn(data=request.data)
         data.is_valid(raise_exception=True)
         d = data.validated_data
-        raised_by = d["raised_by"] if d["raised_by"] is not None else own_house(v.role, v.dynasty)
-        if raised_by is not None and raised_by == d["by_dynasty"]:
-            raise serializers.ValidationError({"by_dynasty": "A party does not accuse itself: name the other party."})
         if d["clause"] is not None and not contract.clauses.filter(pk=d["clause"]).exists():
             raise serializers.ValidationError({"clause": f"Clause #{d['clause']} is not a term of '{contract.title}'."})
         breach = _act(
@@ -395,7 +378,7 @@ class BreachView(ActionView):
                 campaign=c,
                 contract=contract.pk,
                 by_dynasty=d["by_dynasty"],
-                raised_by=raised_by,
+                raised_by=d["raised_by"],
                 clause=d["clause"],
                 text=d["text"],
                 by=request.user,

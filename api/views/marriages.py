@@ -334,7 +334,7 @@ class MarriagesFinishView(ActionView):
         v = self.viewer
         _, made = act(request, v.campaign, "Finish Marriages", lambda c: marriages_finish(campaign=c, by=request.user))
         v.campaign.refresh_from_db()
-        body = {**made_data(made), "turn": turn_data(v.campaign, v.role)}
+        body = {**made_data(made), "turn": turn_data(v.campaign, request.user)}
         return Response(TurnMadeSerializer(body, context=self.out_context()).data)
 
 
@@ -417,7 +417,7 @@ class PublishView(ActionView):
         v.campaign.refresh_from_db()
         body = {
             **made_data(made),
-            "turn": turn_data(v.campaign, v.role),
+            "turn": turn_data(v.campaign, request.user),
             "announcements": announcements_data(request.user, v.campaign, v.campaign.current_year),
         }
         return Response(PublishMadeSerializer(body, context=self.out_context()).data)
@@ -453,5 +453,5 @@ class AdvanceView(ActionView):
             request, v.campaign, "Start the next turn", lambda c: turn_advance(campaign=c, to_year=to_year, by=request.user)
         )
         v.campaign.refresh_from_db()
-        body = {**made_data(made), "turn": turn_data(v.campaign, v.role)}
+        body = {**made_data(made), "turn": turn_data(v.campaign, request.user)}
         return Response(TurnMadeSerializer(body, context=self.out_context()).data)

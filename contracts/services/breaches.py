@@ -11,7 +11,7 @@ from django.db import transaction
 
 from campaign import treasury
 from campaign.models import Campaign, PostingKind
-from campaign.permissions import require
+from campaign.permissions import acting_house, require
 from campaign.steps import Chronicle, lock_campaign
 from contracts.models import (
     Breach,
@@ -46,7 +46,8 @@ def breach_record(
     by: AbstractBaseUser | None = None,
 ) -> Breach:
     """A party records that another party broke the contract (``by_dynasty`` is the one in breach,
-    ``raised_by`` the injured party: by default the other party of a two-party contract)."""
+    ``raised_by`` the injured party: by default the acting player's own house, else (the GM) the
+    other party of a two-party contract)."""
     campaign = lock_campaign(campaign)
     contract = _contract(campaign, contract)
     require(by, campaign, "party", parties=_party_ids(contract))
@@ -62,9 +63,21 @@ def breach_record(
     if breaker.pk not in parties:
         raise RuleError(f"{_House(breaker)} is not a party to '{contract.title}' and cannot break it.", code="not_a_party")
     if raised_by is None:
+        raised_by = acting_house(campaign, by)
+    if raised_by is not None and _pk(raised_by, "dynasty") == breaker.pk:
+        raise RuleError(
+            "A party does not accuse itself: name the other party.",
+            code="invalid",
+            fields={"by_dynasty": "A party does not accuse itself: name the other party."},
+        )
+    if raised_by is None:
         others = [pk for pk in parties if pk != breaker.pk]
         if len(others) != 1:
-            raise RuleError("Say which party raises the breach: the contract has more than two parties.", code="invalid")
+            raise RuleError(
+                "Say which party raises the breach: the contract has more than two parties.",
+                code="invalid",
+                fields={"raised_by": "Name the injured party (a dynasty id)."},
+            )
         injured = Dynasty.objects.get(pk=others[0])
     else:
         injured = _dynasty(campaign, raised_by, "injured party")

@@ -6,7 +6,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from campaign.models import Campaign
-from campaign.permissions import require
+from campaign.permissions import acting_house, require
 from campaign.steps import Chronicle, lock_campaign
 from contracts.models import ClauseKind, Contract, ContractKind, ContractState, EndKind
 from contracts.services.common import BINDING, _contract, _dynasty, _end, _House, _house, _party_ids
@@ -44,12 +44,13 @@ def contract_escape(
     *,
     campaign: Campaign | int,
     contract: Contract | int,
-    by_dynasty: Dynasty | int,
     reason: str,
+    by_dynasty: Dynasty | int | None = None,
     by: AbstractBaseUser | None = None,
 ) -> Contract:
     """A party invokes the contract's escape clause, saying how its condition is met (BloodLine
-    allows escape clauses)."""
+    allows escape clauses). ``by_dynasty`` names the party; none: the acting player's own house
+    (the GM says which)."""
     campaign = lock_campaign(campaign)
     contract = _contract(campaign, contract)
     require(by, campaign, "party", parties=_party_ids(contract))  # which party invokes it: below
@@ -60,6 +61,12 @@ def contract_escape(
     escape = contract.clauses.filter(kind=ClauseKind.ESCAPE).first()
     if escape is None:
         raise RuleError(f"'{contract.title}' has no escape clause: it ends only as its kind of contract ends.", code="no_escape")
+    if by_dynasty is None:
+        by_dynasty = acting_house(campaign, by)
+    if by_dynasty is None:
+        raise RuleError(
+            "Say which party invokes the escape clause.", code="invalid", fields={"by_dynasty": "Name the party (a dynasty id)."}
+        )
     house = _dynasty(campaign, by_dynasty, "party invoking the escape clause")
     require(by, campaign, "house", dynasty=house.pk)
     parties = _party_ids(contract)

@@ -10,7 +10,7 @@ from django.db import transaction
 
 from campaign import audit
 from campaign.models import Campaign
-from campaign.permissions import require
+from campaign.permissions import acting_house, require
 from campaign.steps import Chronicle, lock_campaign
 from contracts.models import Clause, ClauseKind, Contract, ContractKind, ContractSignature, ContractState
 from contracts.services.common import BINDING, _contract, _data, _dynasty, _House, _house, _houses, _party_ids
@@ -181,17 +181,28 @@ def contract_sign(*, campaign: Campaign | int, contract: Contract | int, by: Abs
 
 @transaction.atomic
 def contract_sign_party(
-    *, campaign: Campaign | int, contract: Contract | int, dynasty: Dynasty | int, by: AbstractBaseUser | None = None
+    *,
+    campaign: Campaign | int,
+    contract: Contract | int,
+    dynasty: Dynasty | int | None = None,
+    by: AbstractBaseUser | None = None,
 ) -> Contract:
     """One party signs its side of a draft. The contract stays a draft until every party has
     signed; the last signature signs it, exactly as ``contract_sign`` does (it comes into force
-    now, at its start year, or at the wedding)."""
+    now, at its start year, or at the wedding). ``dynasty`` names the party; none: the acting
+    player's own house (the GM says which)."""
     campaign = lock_campaign(campaign)
     contract = _contract(campaign, contract)
+    if dynasty is None:
+        dynasty = acting_house(campaign, by)
+    if dynasty is None:
+        require(by, campaign, "play")  # an observer hears 403, the GM what to say
+        raise RuleError("Say which party signs.", code="invalid", fields={"dynasty": "Name the party (a dynasty id)."})
     house = _dynasty(campaign, dynasty, "signatory")
     require(by, campaign, "house", dynasty=house.pk, what="a house signs its own side")
     if house.pk not in _party_ids(contract):
-        raise NotAParty(f"{_House(house)} is not a party to '{contract.title}': only its parties sign it.")
+        message = f"{_House(house)} is not a party to '{contract.title}': only its parties sign it."
+        raise NotAParty(message, fields={"dynasty": message})
     _require_draft(contract)
     earlier = ContractSignature.objects.filter(contract=contract, dynasty=house).first()
     if earlier is not None:

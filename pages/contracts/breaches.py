@@ -8,7 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from campaign.models import Role
+from campaign.permissions import may_act_for
 from campaign.treasury import currency
 from contracts import services
 from contracts.printing import CHARACTER_KEYS, describe
@@ -26,7 +26,7 @@ def breach_new(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     contract = visible_contract(request, campaign, pk)
     require_party_of(role, mine, contract)
     parties = Choices(campaign).house_choices(party_ids(contract))
-    raisers = [c for c in parties if role == Role.GM or c[0] == mine]
+    raisers = [c for c in parties if may_act_for(role, mine, c[0])]
     form = BreachForm(raisers, parties, list(contract.clauses.all()), request.POST)
     if form.is_valid():
         data = form.cleaned_data

@@ -8,7 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_POST
 
-from campaign.models import Role
+from campaign.permissions import may_act_for
 from contracts import services
 from pages.common import member
 from pages.contracts.common import attempt, back_to, party_ids, require_party_of, visible_contract
@@ -24,7 +24,7 @@ def contract_end(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     require_party_of(role, mine, contract)
     if request.POST.get("how") == "escape":
         parties = Choices(campaign).house_choices(party_ids(contract))
-        allowed = [c for c in parties if role == Role.GM or c[0] == mine]
+        allowed = [c for c in parties if may_act_for(role, mine, c[0])]
         form: forms.Form = EscapeForm(allowed, request.POST)
         key = "escape"
         if form.is_valid():

@@ -18,9 +18,17 @@ from pathlib import Path
 import pytest
 
 from campaign.models import Membership, Role, Step
-from campaign.permissions import Forbidden, own_house, runs_the_turn, sees_every_exchequer, sees_undo_plan
-from contracts.models import Breach
-from contracts.services import breach_record, contract_draft, contract_escape, contract_sign
+from campaign.permissions import (
+    Forbidden,
+    acting_house,
+    own_house,
+    runs_the_turn,
+    sees_every_exchequer,
+    sees_undo_plan,
+)
+from campaign.undo import undo_plans
+from contracts.models import Breach, ContractSignature
+from contracts.services import breach_record, contract_draft, contract_escape, contract_sign, contract_sign_party
 from dynasties.models import Character, Dynasty, Status
 from dynasties.services.births import births_finish
 from dynasties.services.interphase import cash_in_preview, interphase_preview
@@ -42,9 +50,14 @@ CHECKS = frozenset(
         "require_party_of",
         "require_crown_player",
         "is_gm",
+        "own_house",
+        "sees_undo_plan",
     }
 )
-"""The policy's checks a door would run before its service, and the seat's own ``is_gm``."""
+"""The policy's checks a door would run before its service, the seat's own ``is_gm``, and the
+questions the services and selectors now ask for the acting user: which house he acts for when he
+names none (``campaign.permissions.acting_house``), whether he sees the undo plan
+(``campaign.undo.undo_plans``)."""
 
 ROLES = frozenset({"GM", "PLAYER", "OBSERVER"})
 
@@ -57,7 +70,6 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("pages/common.py", "require_gm"): (1, "re-exported for the pages below that still check first"),
     ("pages/contracts/breaches.py", "require_gm"): (2, PAGES_TO_MOVE),
     ("pages/contracts/breaches.py", "require_party_of"): (2, PAGES_TO_MOVE),
-    ("pages/contracts/breaches.py", "Role.GM"): (1, PAGES_TO_MOVE),
     ("pages/contracts/common.py", "require_party"): (2, PAGES_TO_MOVE),
     ("pages/contracts/detail.py", "Role.GM"): (4, "which controls the page shows: to ask the policy's functions"),
     ("pages/contracts/detail.py", "Role.PLAYER"): (2, "which controls the page shows: to ask the policy's functions"),
@@ -65,7 +77,6 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("pages/contracts/draft.py", "require_play"): (2, PAGES_TO_MOVE),
     ("pages/contracts/draft.py", "Role.PLAYER"): (1, PAGES_TO_MOVE),
     ("pages/contracts/ending.py", "require_party_of"): (2, PAGES_TO_MOVE),
-    ("pages/contracts/ending.py", "Role.GM"): (1, PAGES_TO_MOVE),
     ("pages/contracts/forms.py", "Role.PLAYER"): (1, "which houses a form offers: to ask the policy's functions"),
     ("pages/contracts/parleys.py", "require_gm"): (2, PAGES_TO_MOVE),
     ("pages/contracts/payments.py", "raise PermissionDenied"): (1, PAGES_TO_MOVE),
@@ -75,7 +86,7 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("pages/marriages.py", "raise PermissionDenied"): (2, PAGES_TO_MOVE),
     ("pages/sequence.py", "require_couple"): (2, PAGES_TO_MOVE),
     ("pages/sequence.py", "require_gm"): (6, PAGES_TO_MOVE + "; one more: the redo page"),
-    ("pages/sequence.py", "Role.GM"): (3, "which controls the page shows (the redo plan too): to ask the policy's functions"),
+    ("pages/sequence.py", "Role.GM"): (1, "which controls the page shows: to ask the policy's functions"),
     ("pages/sequence.py", "Role.OBSERVER"): (2, PAGES_TO_MOVE),
     ("pages/sequence.py", "Role.PLAYER"): (1, PAGES_TO_MOVE),
     ("pages/sequence.py", "raise PermissionDenied"): (5, PAGES_TO_MOVE),
@@ -137,7 +148,10 @@ def view(v, role):
     assert decisions(source) == Counter(
         {"require_gm": 2, "is_gm": 1, "Role.PLAYER": 1, "raise PermissionDenied": 1, "Role.GM": 1, "Role.OBSERVER": 1}
     )
-    assert decisions("def view(v):\n    return sees_undo_plan(v.role) and may_act_for(v.role, v.dynasty, 3)\n") == Counter()
+    assert decisions("def view(v):\n    return sees_every_exchequer(v.role) and may_act_for(v.role, v.dynasty, 3)\n") == Counter()
+    assert decisions("house = d['dynasty'] or own_house(v.role, v.dynasty)\nplan = sees_undo_plan(v.role)\n") == Counter(
+        {"own_house": 1, "sees_undo_plan": 1}
+    )
 
 
 def test_no_door_decides_who_may_act() -> None:
@@ -240,3 +254,42 @@ def test_only_a_party_hears_why_a_contract_cannot_be_escaped(campaign, alice, bo
         contract_escape(campaign=campaign, contract=draft, by_dynasty=houses["France"], reason="x", by=bob)
     with pytest.raises(RuleError, match="nothing to escape"):  # Alice's England is a party: she hears why
         contract_escape(campaign=campaign, contract=draft, by_dynasty=houses["England"], reason="x", by=alice)
+
+
+def test_the_services_take_a_players_own_house_when_he_names_none(campaign, gm, alice, observer) -> None:
+    """Which house acts by default is the policy's (``acting_house``), asked by the services, not the doors."""
+    houses = _houses(campaign)
+    england, spain = houses["England"], houses["Spain"]
+    assert [acting_house(campaign, u) for u in (gm, alice, observer)] == [None, england, None]
+    assert acting_house(campaign) is None  # the system names its house
+    dover = contract_draft(campaign=campaign, kind="agreement", title="Dover", parties=[england, spain])
+    for who, refused in ((observer, Forbidden), (gm, RuleError)):
+        with pytest.raises(refused) as why:
+            contract_sign_party(campaign=campaign, contract=dover, by=who)
+        assert isinstance(why.value, Forbidden) == (who is observer)
+    assert why.value.fields == {"dynasty": "Name the party (a dynasty id)."}
+    contract_sign_party(campaign=campaign, contract=dover, by=alice)
+    assert list(ContractSignature.objects.filter(contract=dover).values_list("dynasty", flat=True)) == [england]
+
+
+def test_a_breach_raised_with_no_injured_party_is_the_players_own(campaign, gm, alice) -> None:
+    houses = _houses(campaign)
+    parties = [houses["England"], houses["France"], houses["Spain"]]
+    pact = contract_draft(campaign=campaign, kind="agreement", title="The Three Crowns", parties=parties)
+    contract_sign(campaign=campaign, contract=pact)
+    with pytest.raises(RuleError) as itself:
+        breach_record(campaign=campaign, contract=pact, by_dynasty=houses["England"], text="x", by=alice)
+    assert set(itself.value.fields) == {"by_dynasty"}
+    with pytest.raises(RuleError) as which:  # the GM names the injured party of a three-party contract
+        breach_record(campaign=campaign, contract=pact, by_dynasty=houses["France"], text="x", by=gm)
+    assert set(which.value.fields) == {"raised_by"}
+    made = breach_record(campaign=campaign, contract=pact, by_dynasty=houses["France"], text="y", by=alice)
+    assert made.raised_by_id == houses["England"]
+
+
+def test_the_undo_plans_are_shown_to_whom_the_policy_shows_them(campaign, gm, alice, observer, client_for) -> None:
+    client_for(gm).post(url(campaign, "births/finish"))  # a checkpoint: there is a step to undo
+    assert [undo_plans(campaign, by=u) for u in (alice, observer, None)] == [None, None, None]
+    plans = undo_plans(campaign, by=gm)
+    assert plans is not None and plans.redo is None
+    assert plans.step is not None and plans.step.checkpoint.step == Step.BIRTHS and plans.turn == plans.step

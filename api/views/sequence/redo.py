@@ -55,6 +55,6 @@ class RedoView(ActionView):
                 "description": describe(point),
                 "opened_by": point.label,
             },
-            "turn": turn_data(v.campaign, v.role),
+            "turn": turn_data(v.campaign, request.user),
         }
         return Response(RedoMadeSerializer(body, context=self.out_context()).data)

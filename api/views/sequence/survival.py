@@ -318,5 +318,5 @@ class SurvivalFinishView(ActionView):
             dice="entered",
         )
         v.campaign.refresh_from_db()
-        body = {**made_data(made), "turn": turn_data(v.campaign, v.role), "pass_over": closed.pass_over}
+        body = {**made_data(made), "turn": turn_data(v.campaign, request.user), "pass_over": closed.pass_over}
         return Response(SurvivalFinishMadeSerializer(body, context=self.out_context()).data)

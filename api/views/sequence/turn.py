@@ -10,9 +10,8 @@ from rest_framework.response import Response
 
 from api.views.actions import ActionView, ReignsMadeSerializer, TurnSerializer, made_data, step_states
 from campaign.models import Campaign, Step
-from campaign.permissions import sees_undo_plan
 from campaign.steps import STEP_LABELS, STEP_WAITS
-from campaign.undo import UndoPlan, redo_plan, undo_plan
+from campaign.undo import RedoPlan, UndoPlan, undo_plans
 from dynasties.services.sequence_view import births_board, survival_board
 
 # --- the turn ----------------------------------------------------------------------------------
@@ -34,8 +33,7 @@ def _plan(plan: UndoPlan | None) -> dict[str, Any] | None:
     }
 
 
-def _redo(campaign: Campaign) -> dict[str, Any] | None:
-    plan = redo_plan(campaign)
+def _redo(plan: RedoPlan | None) -> dict[str, Any] | None:
     if plan is None:
         return None
     c = plan.checkpoint
@@ -48,20 +46,17 @@ def _redo(campaign: Campaign) -> dict[str, Any] | None:
     }
 
 
-def turn_data(campaign: Campaign, role: str | None) -> dict[str, Any]:
+def turn_data(campaign: Campaign, by: Any) -> dict[str, Any]:
     """Where the turn stands, what it waits for, and what undo would put back (to those the policy
-    shows it: ``sees_undo_plan``)."""
+    shows it: ``campaign.undo.undo_plans`` asks it for ``by``)."""
     to_roll: int | None = None
     if campaign.step == Step.BIRTHS:
         board = births_board(campaign)
         to_roll = len(board.waiting) + len(board.pending_sex)
     elif campaign.step == Step.SURVIVAL:
         to_roll = len(survival_board(campaign).to_roll)
-    undo = (
-        {"step": _plan(undo_plan(campaign)), "turn": _plan(undo_plan(campaign, turn=True)), "redo": _redo(campaign)}
-        if sees_undo_plan(role)
-        else None
-    )
+    plans = undo_plans(campaign, by=by)
+    undo = None if plans is None else {"step": _plan(plans.step), "turn": _plan(plans.turn), "redo": _redo(plans.redo)}
     return {
         "year": campaign.current_year,
         "turn_number": campaign.turn_number,
@@ -85,10 +80,10 @@ class TurnView(ActionView):
     @extend_schema(responses=TurnSerializer, summary="The turn: year, step, what it waits for, the GM's undo plan")
     def get(self, request: Request, slug: str) -> Response:
         v = self.viewer
-        return Response(TurnSerializer(turn_data(v.campaign, v.role)).data)
+        return Response(TurnSerializer(turn_data(v.campaign, request.user)).data)
 
 
 def turn_result(view: ActionView, made: Any, campaign: Campaign) -> Response:
     campaign.refresh_from_db()
-    data = {**made_data(made), "turn": turn_data(campaign, view.viewer.role)}
+    data = {**made_data(made), "turn": turn_data(campaign, view.request.user)}
     return Response(TurnMadeSerializer(data, context=view.out_context()).data)

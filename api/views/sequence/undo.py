@@ -67,6 +67,6 @@ class UndoView(ActionView):
                 "step_label": STEP_LABELS[restored.step],
                 "opened_by": restored.label,
             },
-            "turn": turn_data(v.campaign, v.role),
+            "turn": turn_data(v.campaign, request.user),
         }
         return Response(UndoMadeSerializer(body, context=self.out_context()).data)
