@@ -237,5 +237,6 @@ SPECTACULAR_SETTINGS = {
         "ContractKindEnum": "contracts.models.ContractKind",
         "ClauseKindEnum": "contracts.models.ClauseKind",
         "ParleyKindEnum": "contracts.models.ParleyKind",
+        "JobStateEnum": "campaign.models.JobState",  # a backup's and a large tree's job
     },
 }

@@ -305,6 +305,9 @@ FILL: dict[str, Fill] = {
     ),
     "api:contract-pdf": C(lambda c: [_api(c, "contracts", k.pk, "pdf") for k in _contracts(c)]),
     "api:tree": C(lambda c: _trees(c, f"/api/v1/campaigns/{c.slug}/trees/{{kind}}/")),
+    # no large tree is being drawn: a made-up job (404 for members too)
+    "api:tree-job": C(lambda c: [_api(c, "trees/jobs", "nosuchjob")]),
+    "api:tree-job-file": C(lambda c: [_api(c, "trees/jobs", "nosuchjob", "file")]),
     "api:character-sheet": C(lambda c: [_api(c, "characters", c.groom.pk) + "sheet.pdf"]),
     "api:announcements-pdf": C(lambda c: [_api(c, "announcements", c.campaign.current_year, "pdf")]),
     "api:gedcom": C(lambda c: [_api(c, "gedcom"), _api(c, "gedcom", query=f"dynasty={c.pk('Spain')}")]),

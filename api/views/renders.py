@@ -7,6 +7,10 @@ turn's announcements as PDF, the family record as GEDCOM. Read-only, with the pa
 - a contract: the GM and the players of its parties (``campaign.permissions.visible``; anyone
   else gets 404, as for the contract itself).
 
+A tree of more than ``settings.TREE_INLINE_PEOPLE`` people that is not in the cache is drawn on the
+task queue, as the pages do (``dynasties.trees.jobs``): the tree answers 202 with the job; the job's
+address follows it and its ``file`` is the render once drawn.
+
 A success is the file with its own media type, whatever ``Accept`` says; an error is the API's
 JSON error shape (the negotiation below always picks JSON, and ignores ``?format=``, which here
 names the tree's format)."""
@@ -16,23 +20,30 @@ from __future__ import annotations
 from typing import Any
 
 from django.http import Http404, HttpResponse
+from django.urls import reverse
 from django.utils.text import slugify
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import exceptions, serializers
+from rest_framework import exceptions, serializers, status
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
+from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.common import CampaignScoped, visible_or_404
 from api.filters import INT_MAX
+from api.schema import ErrorSerializer
+from api.views.backups import NotReady
+from campaign.jobs import job_check
+from campaign.models import Job, JobState
 from contracts.models import Contract
 from contracts.printing import contract_pdf
 from dynasties import printing
 from dynasties.gedcom import export_gedcom
 from dynasties.models import Character, Dynasty
 from dynasties.print_views import may_print_dynasty
+from dynasties.trees import jobs
 from dynasties.trees.data import KINDS, TreeError
 from dynasties.trees.render import (
     CROWN_MAX_LENGTH,
@@ -45,10 +56,12 @@ from dynasties.trees.render import (
     PAPERS_ASKED,
     RenderError,
     TreeRequest,
+    cached_tree,
     render_tree,
+    tree_people,
 )
 from dynasties.trees.views import pages_url
-from rules.errors import RuleError
+from rules.errors import NotFound, RuleError
 
 PDF = "application/pdf"
 GEDCOM = "text/plain"
@@ -116,12 +129,43 @@ class TreeQuery(serializers.Serializer):
         ref_name = "TreeQuery"
 
 
+class TreeJobOut(serializers.Serializer):
+    id = serializers.UUIDField()
+    state = serializers.ChoiceField(choices=JobState.choices)
+    error = serializers.CharField(help_text="Why it failed (empty unless failed).")
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    url = serializers.CharField(help_text="This job's address: follow it until its state is `done`.")
+    file = serializers.CharField(allow_null=True, help_text="The render's address, once drawn.")
+    tree = serializers.CharField(help_text="The tree's own address, as asked (to ask it again).")
+
+    class Meta:
+        ref_name = "TreeJob"
+
+
+def _job_out(slug: str, job: Job) -> dict[str, object]:
+    address = reverse("api:tree-job", args=[slug, job.pk])
+    return {
+        "id": job.pk,
+        "state": job.state,
+        "error": job.error,
+        "created_at": job.created_at,
+        "finished_at": job.finished_at,
+        "url": address,
+        "file": address + "file/" if job.state == JobState.DONE else None,
+        "tree": job.params["path"],
+    }
+
+
 class TreeView(FileView):
     @extend_schema(
         summary="A family tree",
         description=(
             "`dynasty` (needs `dynasty`), `campaign`, `ancestors` and `descendants` (need `focus`), `succession` (needs "
-            "`crown`). People link to their character pages. Every member may draw any tree."
+            "`crown`). People link to their character pages. Every member may draw any tree. A large tree (more people "
+            "than the site draws at once, 500 by default) that is not drawn yet is queued: 202 with the job (and its "
+            "address in `Location`); follow its `url` until its state is `done`, then fetch its `file`. Asking again "
+            "for the same tree while it is drawn answers the same job."
         ),
         parameters=[
             OpenApiParameter("kind", OpenApiTypes.STR, OpenApiParameter.PATH, enum=list(KINDS)),
@@ -131,6 +175,7 @@ class TreeView(FileView):
             **_binary(FORMATS["svg"], "The tree as SVG (`format=svg`)."),
             **_binary(FORMATS["png"], "The tree as PNG (`format=png`)."),
             **_binary(FORMATS["pdf"], "The tree as PDF (`format=pdf`)."),
+            (202, "application/json"): OpenApiResponse(TreeJobOut, description="A large tree, queued: the job."),
         },
     )
     def get(self, request: Request, slug: str, kind: str) -> HttpResponse:
@@ -152,12 +197,62 @@ class TreeView(FileView):
             paper=q["paper"],
         )
         try:
-            result = render_tree(v.campaign, wanted)
+            result = cached_tree(v.campaign, wanted)
+            if result is None and tree_people(v.campaign, wanted, over=jobs.inline_people()) > jobs.inline_people():
+                job = jobs.start(v.campaign, wanted, request.get_full_path(), by=request.user)
+                response = Response(TreeJobOut(_job_out(slug, job)).data, status=status.HTTP_202_ACCEPTED)
+                response["Location"] = reverse("api:tree-job", args=[slug, job.pk])
+                return response
+            if result is None:
+                result = render_tree(v.campaign, wanted)
         except TreeError as exc:
             raise RuleError(str(exc), code="invalid_tree") from None
         except RenderError as exc:
             raise RenderFailed(str(exc)) from None
         return _file(result.content, result.content_type, f"{v.campaign.slug}-{kind}.{q['format']}")
+
+
+class TreeJobView(CampaignScoped, APIView):
+    api_tag = "renders"
+
+    def _job(self, token: str) -> Job:
+        job = jobs.find(self.viewer.campaign, token)
+        if job is None:
+            raise NotFound("No such tree being drawn.")
+        return job_check(job)  # a lost one says so
+
+    @extend_schema(summary="A large tree's job", responses={200: TreeJobOut})
+    def get(self, request: Request, slug: str, token: str) -> Response:
+        return Response(TreeJobOut(_job_out(slug, self._job(token))).data)
+
+
+class TreeJobFileView(TreeJobView):
+    renderer_classes = [JSONRenderer]
+    content_negotiation_class = JsonErrorsNegotiation
+
+    @extend_schema(
+        summary="A large tree's render",
+        description=(
+            "The tree the job drew, in the format asked; 409 `not_ready` while it is drawn (or failed), 404 once its "
+            "render is gone from the cache (ask the tree again at the job's `tree`)."
+        ),
+        responses={
+            **_binary(FORMATS["svg"], "The tree as SVG (`format=svg`)."),
+            **_binary(FORMATS["png"], "The tree as PNG (`format=png`)."),
+            **_binary(FORMATS["pdf"], "The tree as PDF (`format=pdf`)."),
+            409: OpenApiResponse(ErrorSerializer, description="Not drawn (yet)."),
+        },
+    )
+    def get(self, request: Request, slug: str, token: str) -> HttpResponse:  # type: ignore[override]
+        job = self._job(token)
+        if job.state != JobState.DONE:
+            why = f": {job.error}" if job.error else ""
+            raise NotReady(f"This tree is {job.get_state_display().lower()}{why}: no render to fetch yet.")
+        ready = jobs.rendered(job)
+        if ready is None:
+            raise NotFound(f"This tree's render is gone from the cache: ask the tree again ({job.params['path']}).")
+        wanted = job.params["request"]
+        return _file(ready[0], ready[1], f"{self.viewer.campaign.slug}-{wanted['kind']}.{wanted['fmt']}")
 
 
 # printables ------------------------------------------------------------------------------------

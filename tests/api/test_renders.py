@@ -58,6 +58,41 @@ def test_tree_refusals_keep_the_json_error_shape(campaign, alice, outsider, clie
     assert_error(client_for(None).get(url(campaign, "trees/campaign")), 401)
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_large_tree_is_queued_and_fetched_from_its_job(campaign, observer, outsider, client_for, settings):
+    """Above ``TREE_INLINE_PEOPLE`` (lowered here: the test campaign has 15 characters) the tree is a
+    job, as on the pages: 202 with the job, followed until the worker has drawn it, then its file."""
+    from tests.test_jobs import QUEUE, work
+
+    settings.TASKS = QUEUE
+    settings.TREE_INLINE_PEOPLE = 5
+    client = client_for(observer)
+    address = url(campaign, "trees/campaign")
+    queued = client.get(address, {"format": "png"})
+    assert queued.status_code == 202, queued.content[:300]
+    job = queued.json()
+    assert job["state"] == "queued" and job["file"] is None and job["error"] == ""
+    assert queued["Location"] == job["url"] == url(campaign, f"trees/jobs/{job['id']}")
+    assert job["tree"] == f"{address}?format=png"
+    assert client.get(address, {"format": "png"}).json()["id"] == job["id"]  # asked again: the same job
+    waiting = assert_error(client.get(job["url"] + "file/"), 409, "not_ready")
+    assert "waiting for a worker" in waiting["message"]
+    assert_error(client_for(outsider).get(job["url"]), 404, "not_found")
+    assert_error(client.get(url(campaign, "trees/jobs/not-a-job")), 404, "not_found")
+
+    work()
+
+    done = client.get(job["url"]).json()
+    assert done["state"] == "done" and done["file"] == job["url"] + "file/"
+    served = client.get(done["file"])
+    assert served.status_code == 200 and served["Content-Type"] == TYPES["png"]
+    assert served.content.startswith(MAGIC["png"])
+    again = client.get(address, {"format": "png"})  # drawn: in the cache, served at once
+    assert again.status_code == 200 and again.content == served.content
+    small = client.get(url(campaign, "trees/descendants"), {"focus": member_of(campaign, "England").pk, "generations": 0})
+    assert small.status_code == 200 and small["Content-Type"] == TYPES["svg"]  # a tree of few people is drawn at once
+
+
 # sheets, contracts, announcements --------------------------------------------------------------
 
 
