@@ -221,12 +221,20 @@ class StepStateSerializer(serializers.Serializer):
         ref_name = "TurnStep"
 
 
-class UndoPlanSerializer(serializers.Serializer):
+class CheckpointSerializer(serializers.Serializer):
+    """A checkpoint (a change set): where going back to it leads, and the action that opened it."""
+
     year = serializers.IntegerField()
     step = serializers.ChoiceField(choices=Step.choices)
     step_label = serializers.CharField()
-    description = serializers.CharField(help_text="'the start of Births 1300'.")
-    opened_by = serializers.CharField(help_text="The action that opened that step's checkpoint.")
+    description = serializers.CharField(help_text="Where it goes back to: 'the start of Births 1300'.")
+    opened_by = serializers.CharField(help_text="The action (or desk save) that opened the change set.")
+
+    class Meta:
+        ref_name = "Checkpoint"
+
+
+class UndoPlanSerializer(CheckpointSerializer):
     lost_rolls = serializers.IntegerField()
     lost_chronicle = serializers.IntegerField()
     lost_postings = serializers.IntegerField()
@@ -235,11 +243,7 @@ class UndoPlanSerializer(serializers.Serializer):
         ref_name = "UndoPlan"
 
 
-class RedoPlanSerializer(serializers.Serializer):
-    year = serializers.IntegerField()
-    step = serializers.ChoiceField(choices=Step.choices)
-    description = serializers.CharField(help_text="Where the last undo went back to: 'the start of Births 1300'.")
-    opened_by = serializers.CharField(help_text="The action (or desk save) that had opened the change set.")
+class RedoPlanSerializer(CheckpointSerializer):
     change_sets = serializers.IntegerField(help_text="How many change sets the redo writes again (a turn's undo: several).")
 
     class Meta:

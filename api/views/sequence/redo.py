@@ -9,26 +9,13 @@ from rest_framework.response import Response
 
 from api.common import idempotency_key
 from api.schema import IDEMPOTENCY_KEY
-from api.views.actions import ActionView, TurnSerializer
-from api.views.sequence.turn import turn_data
-from campaign.models import Step
-from campaign.steps import STEP_LABELS
-from campaign.undo import describe, redo
-
-
-class RedoneSerializer(serializers.Serializer):
-    year = serializers.IntegerField()
-    step = serializers.ChoiceField(choices=Step.choices)
-    step_label = serializers.CharField()
-    description = serializers.CharField(help_text="Where the undo had gone back to: 'the start of Births 1300'.")
-    opened_by = serializers.CharField(help_text="The action (or desk save) that had opened the change set.")
-
-    class Meta:
-        ref_name = "Redone"
+from api.views.actions import ActionView, CheckpointSerializer, TurnSerializer
+from api.views.sequence.turn import checkpoint_result
+from campaign.undo import redo
 
 
 class RedoMadeSerializer(serializers.Serializer):
-    redone = RedoneSerializer(help_text="The change set written again (back in force: it can be undone again).")
+    redone = CheckpointSerializer(help_text="The change set written again (back in force: it can be undone again).")
     turn = TurnSerializer()
 
     class Meta:
@@ -44,17 +31,5 @@ class RedoView(ActionView):
         "anything else was written since",
     )
     def post(self, request: Request, slug: str) -> Response:
-        v = self.viewer  # redo is the GM's: the service asks the policy
-        point = redo(campaign=v.campaign, key=idempotency_key(request), by=request.user, door="api")
-        v.campaign.refresh_from_db()
-        body = {
-            "redone": {
-                "year": point.year,
-                "step": point.step,
-                "step_label": STEP_LABELS[point.step],
-                "description": describe(point),
-                "opened_by": point.label,
-            },
-            "turn": turn_data(v.campaign, request.user),
-        }
-        return Response(RedoMadeSerializer(body, context=self.out_context()).data)
+        point = redo(campaign=self.viewer.campaign, key=idempotency_key(request), by=request.user, door="api")
+        return checkpoint_result(self, "redone", point, RedoMadeSerializer)  # redo is the GM's: the service asks the policy

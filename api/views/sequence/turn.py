@@ -5,45 +5,39 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api.views.actions import ActionView, ReignsMadeSerializer, TurnSerializer, made_data, step_states
-from campaign.models import Campaign, Step
+from campaign.models import Campaign, Checkpoint, Step
 from campaign.steps import STEP_LABELS, STEP_WAITS
-from campaign.undo import RedoPlan, UndoPlan, undo_plans
+from campaign.undo import RedoPlan, UndoPlan, describe, undo_plans
 from dynasties.services.sequence_view import births_board, survival_board
 
 # --- the turn ----------------------------------------------------------------------------------
 
 
+def checkpoint_data(checkpoint: Checkpoint) -> dict[str, Any]:
+    """A checkpoint as ``CheckpointSerializer`` shows it (an undo's or a redo's plan, what was put back)."""
+    return {
+        "year": checkpoint.year,
+        "step": checkpoint.step,
+        "step_label": STEP_LABELS[checkpoint.step],
+        "description": describe(checkpoint),
+        "opened_by": checkpoint.label,
+    }
+
+
 def _plan(plan: UndoPlan | None) -> dict[str, Any] | None:
     if plan is None:
         return None
-    c = plan.checkpoint
-    return {
-        "year": c.year,
-        "step": c.step,
-        "step_label": plan.step_label,
-        "description": plan.description,
-        "opened_by": c.label,
-        "lost_rolls": plan.lost_rolls,
-        "lost_chronicle": plan.lost_chronicle,
-        "lost_postings": plan.lost_postings,
-    }
+    lost = {"lost_rolls": plan.lost_rolls, "lost_chronicle": plan.lost_chronicle, "lost_postings": plan.lost_postings}
+    return {**checkpoint_data(plan.checkpoint), **lost}
 
 
 def _redo(plan: RedoPlan | None) -> dict[str, Any] | None:
-    if plan is None:
-        return None
-    c = plan.checkpoint
-    return {
-        "year": c.year,
-        "step": c.step,
-        "description": plan.description,
-        "opened_by": c.label,
-        "change_sets": plan.change_sets,
-    }
+    return None if plan is None else {**checkpoint_data(plan.checkpoint), "change_sets": plan.change_sets}
 
 
 def turn_data(campaign: Campaign, by: Any) -> dict[str, Any]:
@@ -81,6 +75,15 @@ class TurnView(ActionView):
     def get(self, request: Request, slug: str) -> Response:
         v = self.viewer
         return Response(TurnSerializer(turn_data(v.campaign, request.user)).data)
+
+
+def checkpoint_result(view: ActionView, field: str, checkpoint: Checkpoint, out: type[serializers.Serializer]) -> Response:
+    """The answer of an undo or a redo: the checkpoint it went back to (or wrote again) as ``field``,
+    and the turn after it."""
+    campaign = view.viewer.campaign
+    campaign.refresh_from_db()
+    body = {field: checkpoint_data(checkpoint), "turn": turn_data(campaign, view.request.user)}
+    return Response(out(body, context=view.out_context()).data)
 
 
 def turn_result(view: ActionView, made: Any, campaign: Campaign) -> Response:

@@ -9,10 +9,8 @@ from rest_framework.response import Response
 
 from api.common import idempotency_key
 from api.schema import IDEMPOTENCY_KEY
-from api.views.actions import ActionView, TurnSerializer
-from api.views.sequence.turn import turn_data
-from campaign.models import Step
-from campaign.steps import STEP_LABELS
+from api.views.actions import ActionView, CheckpointSerializer, TurnSerializer
+from api.views.sequence.turn import checkpoint_result
 from campaign.undo import undo_step, undo_turn
 
 # --- undo ----------------------------------------------------------------------------------------
@@ -28,18 +26,8 @@ class UndoIn(serializers.Serializer):
         ref_name = "UndoRequest"
 
 
-class UndoneSerializer(serializers.Serializer):
-    year = serializers.IntegerField()
-    step = serializers.ChoiceField(choices=Step.choices)
-    step_label = serializers.CharField()
-    opened_by = serializers.CharField(help_text="The action that had opened that step.")
-
-    class Meta:
-        ref_name = "Undone"
-
-
 class UndoMadeSerializer(serializers.Serializer):
-    restored = UndoneSerializer(help_text="The checkpoint put back (now consumed).")
+    restored = CheckpointSerializer(help_text="The checkpoint put back (kept for redo).")
     turn = TurnSerializer()
 
     class Meta:
@@ -54,19 +42,8 @@ class UndoView(ActionView):
         summary="The GM puts back the start of the last step (or turn) played; 409 when there is nothing to undo",
     )
     def post(self, request: Request, slug: str) -> Response:
-        v = self.viewer  # undo is the GM's: the service asks the policy
-        data = UndoIn(data=request.data)
+        data = UndoIn(data=request.data)  # undo is the GM's: the service asks the policy
         data.is_valid(raise_exception=True)
         undo = undo_turn if data.validated_data["which"] == "turn" else undo_step
-        restored = undo(campaign=v.campaign, key=idempotency_key(request), by=request.user, door="api")
-        v.campaign.refresh_from_db()
-        body = {
-            "restored": {
-                "year": restored.year,
-                "step": restored.step,
-                "step_label": STEP_LABELS[restored.step],
-                "opened_by": restored.label,
-            },
-            "turn": turn_data(v.campaign, request.user),
-        }
-        return Response(UndoMadeSerializer(body, context=self.out_context()).data)
+        restored = undo(campaign=self.viewer.campaign, key=idempotency_key(request), by=request.user, door="api")
+        return checkpoint_result(self, "restored", restored, UndoMadeSerializer)
