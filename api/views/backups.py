@@ -45,20 +45,23 @@ class BackupOut(serializers.Serializer):
     file = serializers.CharField(allow_null=True, help_text="The export's address, once written.")
 
 
-def _out(request: Request, slug: str, job: Job) -> dict[str, object]:
-    url = reverse("api:backup", args=[slug, job.pk])
+def job_out(job: Job, url: str) -> dict[str, object]:
+    """What the API shows of a job (a backup's, a large tree's): its state, why it failed, when, its
+    address (``url``) and its file's, once done."""
     return {
         "id": job.pk,
         "state": job.state,
-        "done": job.done,
-        "total": job.total,
         "error": job.error,
-        "size": job.params.get("size"),
         "created_at": job.created_at,
         "finished_at": job.finished_at,
         "url": url,
         "file": url + "file/" if job.state == JobState.DONE else None,
     }
+
+
+def _out(request: Request, slug: str, job: Job) -> dict[str, object]:
+    url = reverse("api:backup", args=[slug, job.pk])
+    return {**job_out(job, url), "done": job.done, "total": job.total, "size": job.params.get("size")}
 
 
 class BackupsView(CampaignScoped, APIView):

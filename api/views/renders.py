@@ -34,7 +34,7 @@ from rest_framework.views import APIView
 from api.common import CampaignScoped, visible_or_404
 from api.filters import INT_MAX
 from api.schema import ErrorSerializer
-from api.views.backups import NotReady
+from api.views.backups import NotReady, job_out
 from campaign.jobs import job_check
 from campaign.models import Job, JobState
 from contracts.models import Contract
@@ -144,17 +144,7 @@ class TreeJobOut(serializers.Serializer):
 
 
 def _job_out(slug: str, job: Job) -> dict[str, object]:
-    address = reverse("api:tree-job", args=[slug, job.pk])
-    return {
-        "id": job.pk,
-        "state": job.state,
-        "error": job.error,
-        "created_at": job.created_at,
-        "finished_at": job.finished_at,
-        "url": address,
-        "file": address + "file/" if job.state == JobState.DONE else None,
-        "tree": job.params["path"],
-    }
+    return {**job_out(job, reverse("api:tree-job", args=[slug, job.pk])), "tree": job.params["path"]}
 
 
 class TreeView(FileView):

@@ -3,23 +3,18 @@
 from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api.common import idempotency_key
 from api.schema import IDEMPOTENCY_KEY
-from api.views.actions import ActionView, CheckpointSerializer, TurnSerializer
-from api.views.sequence.turn import checkpoint_result
+from api.views.actions import ActionView
+from api.views.sequence.turn import checkpoint_made, checkpoint_result
 from campaign.undo import redo
 
-
-class RedoMadeSerializer(serializers.Serializer):
-    redone = CheckpointSerializer(help_text="The change set written again (back in force: it can be undone again).")
-    turn = TurnSerializer()
-
-    class Meta:
-        ref_name = "RedoResult"
+RedoMadeSerializer = checkpoint_made(
+    "redone", "The change set written again (back in force: it can be undone again).", "RedoResult"
+)
 
 
 class RedoView(ActionView):

@@ -9,7 +9,14 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api.views.actions import ActionView, ReignsMadeSerializer, TurnSerializer, made_data, step_states
+from api.views.actions import (
+    ActionView,
+    CheckpointSerializer,
+    ReignsMadeSerializer,
+    TurnSerializer,
+    made_data,
+    step_states,
+)
 from campaign.models import Campaign, Checkpoint, Step
 from campaign.steps import STEP_LABELS, STEP_WAITS
 from campaign.undo import RedoPlan, UndoPlan, describe, undo_plans
@@ -75,6 +82,12 @@ class TurnView(ActionView):
     def get(self, request: Request, slug: str) -> Response:
         v = self.viewer
         return Response(TurnSerializer(turn_data(v.campaign, request.user)).data)
+
+
+def checkpoint_made(field: str, help_text: str, ref_name: str) -> type[serializers.Serializer]:
+    """The serializer of an undo's or a redo's answer: the checkpoint as ``field``, and the turn."""
+    fields = {field: CheckpointSerializer(help_text=help_text), "turn": TurnSerializer()}
+    return type(f"{ref_name}Serializer", (serializers.Serializer,), {**fields, "Meta": type("Meta", (), {"ref_name": ref_name})})
 
 
 def checkpoint_result(view: ActionView, field: str, checkpoint: Checkpoint, out: type[serializers.Serializer]) -> Response:

@@ -9,8 +9,8 @@ from rest_framework.response import Response
 
 from api.common import idempotency_key
 from api.schema import IDEMPOTENCY_KEY
-from api.views.actions import ActionView, CheckpointSerializer, TurnSerializer
-from api.views.sequence.turn import checkpoint_result
+from api.views.actions import ActionView
+from api.views.sequence.turn import checkpoint_made, checkpoint_result
 from campaign.undo import undo_step, undo_turn
 
 # --- undo ----------------------------------------------------------------------------------------
@@ -26,12 +26,7 @@ class UndoIn(serializers.Serializer):
         ref_name = "UndoRequest"
 
 
-class UndoMadeSerializer(serializers.Serializer):
-    restored = CheckpointSerializer(help_text="The checkpoint put back (kept for redo).")
-    turn = TurnSerializer()
-
-    class Meta:
-        ref_name = "UndoResult"
+UndoMadeSerializer = checkpoint_made("restored", "The checkpoint put back (kept for redo).", "UndoResult")
 
 
 class UndoView(ActionView):
