@@ -68,8 +68,8 @@ endef
 test: lint
 	@start=$$SECONDS; \
 	$(call timed,migrations,DEBUG=1 $(PY) manage.py makemigrations --check --dry-run >/dev/null || { echo "Models changed without a migration: run manage.py makemigrations" >&2; exit 1; }) && \
-	$(call timed,SQLite,$(VENV)/bin/pytest -n 2 -m "not postgres" --ignore=tests/browser --ignore=tests/api) && \
-	$(call timed,PostgreSQL,scripts/pg-test.sh $(VENV)/bin/pytest -n 2 -m "database or postgres"); status=$$?; \
+	$(call timed,SQLite,$(VENV)/bin/pytest -n 2 --dist loadgroup -m "not postgres" --ignore=tests/browser --ignore=tests/api) && \
+	$(call timed,PostgreSQL,scripts/pg-test.sh $(VENV)/bin/pytest -n 2 --dist loadgroup -m "database or postgres"); status=$$?; \
 	echo "== make test (after lint): $$((SECONDS - start)) s"; exit $$status
 
 bench: setup-dev

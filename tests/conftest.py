@@ -91,6 +91,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if _suite(item):
             item.add_marker(pytest.mark.database)
+    _long_ones_first(items)
     if "postgresql" in str(settings.DATABASES["default"]["ENGINE"]):
         # long simulated campaigns check the rules, not the database: SQLite's run has them (inside one
         # test transaction PostgreSQL's planner has no statistics and their queries crawl)
@@ -103,6 +104,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = [item for item in items if not item.get_closest_marker("postgres")]
+
+
+def _long_one(item: pytest.Item) -> bool:
+    """A long test (marked ``long``, a long simulated campaign, or one of a module kept on one worker
+    by its ``xdist_group``) that may run before the others: not a transactional one, which
+    pytest-django keeps after the rest (it empties the database when it ends)."""
+    if not any(item.get_closest_marker(name) for name in ("long", "long_simulation", "xdist_group")):
+        return False
+    db = item.get_closest_marker("django_db")
+    transactional = db is not None and bool(db.kwargs.get("transaction") or db.kwargs.get("reset_sequences"))
+    return not (transactional or {"transactional_db", "live_server"} & set(getattr(item, "fixturenames", ())))
+
+
+def _long_ones_first(items: list[pytest.Item]) -> None:
+    """pytest-xdist hands tests out in this order: the long ones first, so that the last minutes of a
+    run on two workers are short tests on both, not one long test on one."""
+    items[:] = [item for item in items if _long_one(item)] + [item for item in items if not _long_one(item)]
 
 
 @pytest.fixture(scope="session", autouse=True)

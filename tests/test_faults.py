@@ -292,6 +292,7 @@ def check_story(pk: int, done: str) -> None:
         assert contracts["Alliance"].state == ContractState.IN_FORCE
 
 
+@pytest.mark.long
 @pytest.mark.django_db
 @pytest.mark.parametrize("via", ["service", "step_action"])
 def test_a_fault_at_any_write_of_a_step_leaves_the_database_as_before(campaign, via):
@@ -337,6 +338,7 @@ class Turn:
         return out
 
 
+@pytest.mark.long
 @pytest.mark.django_db
 @pytest.mark.parametrize("ruleset", ["eu-bloodline", "eu-monarchs"])
 def test_every_step_of_a_turn_in_the_other_rulesets_is_atomic(ruleset):

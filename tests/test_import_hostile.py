@@ -404,6 +404,7 @@ def pull(doc: dict[str, Any], path: tuple[str | int, ...]) -> None:
 WRONG = {bool: "yes", int: "7", float: 7, str: 7, list: {"0": 1}, dict: [1], type(None): {"x": []}}
 
 
+@pytest.mark.long
 @pytest.mark.django_db
 def test_a_wrong_type_anywhere_is_refused_or_harmless(exported):
     """Every place in the first object of every section, and in the campaign, gets a value of the

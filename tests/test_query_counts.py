@@ -74,6 +74,7 @@ def test_births_and_survival_queries_do_not_grow(monkeypatch):
     assert _count(lambda: marriages_finish(campaign=small)) == _count(lambda: marriages_finish(campaign=grown)) == 4
 
 
+@pytest.mark.long
 @pytest.mark.django_db
 def test_deaths_cost_the_same_whatever_their_number():
     small, grown = _small(3), _grown(3)
@@ -94,6 +95,7 @@ def test_deaths_cost_the_same_whatever_their_number():
     assert Character.objects.filter(campaign=grown, status=Status.DEAD, death_year=grown.current_year).count() > 20
 
 
+@pytest.mark.long
 @pytest.mark.django_db
 def test_marriages_announcements_and_advance_queries_do_not_grow():
     counts = []
@@ -154,6 +156,7 @@ def test_regencies_end_in_a_fixed_number_of_queries(campaign):
     assert Reign.objects.filter(campaign=campaign, regency_end_year__isnull=False).count() == 4
 
 
+@pytest.mark.long
 @pytest.mark.django_db
 def test_the_automatic_players_matches_cost_the_same_whatever_the_candidates():
     """The simulator checks every candidate pair against the rules on what it read once (issue 18:

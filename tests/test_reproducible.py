@@ -52,6 +52,10 @@ def _manage(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]
     return done
 
 
+# One migrated template per worker that runs this module: keep it on one (--dist loadgroup).
+pytestmark = pytest.mark.xdist_group("reproducible")
+
+
 @pytest.fixture(scope="module")
 def migrated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One freshly migrated database, copied for every run."""

@@ -48,6 +48,10 @@ from dynasties.models import BirthAttempt, Character, Marriage, Reign
 from tests import secrecy_cast as sc
 from tests.secrecy_cast import FAKE_ID, FAKE_SLUG, MEMBERS, NON_MEMBERS, ROLES, Cast
 
+# The sweep (every URL as every role) is built once per worker that runs a test of this module: keep
+# the module on one worker (make test runs pytest-xdist with --dist loadgroup).
+pytestmark = pytest.mark.xdist_group("secrecy_matrix")
+
 # --- who may see what ------------------------------------------------------------------------------
 
 

@@ -197,6 +197,7 @@ def test_a_house_at_its_size_matches_none_of_its_men_but_its_daughters_still_mar
     assert full in set(made.values_list("wife__birth_dynasty", flat=True))  # one of its daughters married out
 
 
+@pytest.mark.long
 @pytest.mark.django_db
 @pytest.mark.long_simulation
 def test_a_long_campaigns_houses_stay_bounded():

@@ -60,6 +60,7 @@ def first_eligible(king: Character, people: dict[int, Character]) -> int | None:
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
+@pytest.mark.long
 @given(family=st.lists(member, min_size=1, max_size=14))
 def test_the_heir_is_always_the_first_living_eligible_person_of_the_line(campaign, family):
     from django.db import transaction

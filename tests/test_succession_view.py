@@ -346,6 +346,7 @@ def _counts(c: Campaign) -> dict[str, int]:
     }
 
 
+@pytest.mark.long
 @pytest.mark.django_db
 def test_queries_do_not_grow_with_the_campaign(admin_client):
     small = campaign_create(name="Small", players=5, source=RandomSource(4))

@@ -58,6 +58,7 @@ def _turn(ruleset: str) -> list[tuple[str, Callable[[int], Any]]]:
     return out
 
 
+@pytest.mark.long
 @pytest.mark.django_db
 @pytest.mark.parametrize("ruleset", ["blood-royale", "eu-bloodline", "eu-monarchs"])
 def test_every_action_of_a_turn_undoes_exactly(ruleset):

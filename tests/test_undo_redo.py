@@ -40,6 +40,7 @@ def _births(pk: int) -> None:
     play_births(Campaign.objects.get(pk=pk), RandomSource(3))
 
 
+@pytest.mark.long
 @pytest.mark.django_db
 @pytest.mark.parametrize("ruleset", ["blood-royale", "eu-bloodline", "eu-monarchs"])
 def test_undo_then_redo_of_every_action_of_a_turn_gives_back_the_same_campaign(ruleset):
