@@ -30,7 +30,7 @@ from django.db.models.expressions import Combinable
 from django.utils import timezone
 from simple_history.models import HistoricalRecords
 from simple_history.signals import pre_create_historical_record
-from simple_history.utils import bulk_create_with_history, bulk_update_with_history, get_history_manager_for_model
+from simple_history.utils import get_history_manager_for_model
 
 from campaign import registry
 
@@ -123,44 +123,33 @@ def _stamp(sender: Any, history_instance: Any, **kwargs: Any) -> None:
 pre_create_historical_record.connect(_stamp, dispatch_uid="regnal_audit_stamp")
 
 
-def _attrs(actor: Actor | None) -> dict[str, Any]:
-    return {"history_year": actor.year, "history_step": actor.step} if actor is not None else {}
-
-
 def _reason() -> str | None:
     actor = _actor.get()
     return (actor.label if actor is not None else "") or None
 
 
 def bulk_create(model: type[M], objs: Sequence[M], *, by: Any = None) -> list[M]:
-    """``model.objects.bulk_create(objs)`` and their historical rows (one more query)."""
+    """``model.objects.bulk_create(objs)`` and their historical rows, copied by the database from
+    the rows just written (one more query, whatever their number)."""
     objs = list(objs)
     if not objs:
         return objs
-    return bulk_create_with_history(  # type: ignore[no-any-return]
-        objs,
-        model,
-        default_user=acting_user(by),
-        default_change_reason=_reason(),
-        default_date=timezone.now(),
-        custom_historical_attrs=_attrs(_actor.get()),
-    )
+    created = model._default_manager.bulk_create(objs)
+    if any(o.pk is None for o in created):  # a database that does not return the new ids
+        raise ValueError(f"audit.bulk_create: the database gave no ids for the new {model._meta.verbose_name_plural}")
+    _copy_rows(model._default_manager.filter(pk__in=[o.pk for o in created]), history_type="+", by=by)
+    return created
 
 
 def bulk_update(model: type[M], objs: Iterable[M], fields: Sequence[str], *, by: Any = None) -> int:
-    """``model.objects.bulk_update(objs, fields)`` and their historical rows (one more query)."""
+    """``model.objects.bulk_update(objs, fields)`` and their historical rows, copied by the database
+    from the rows as updated (one more query, whatever their number)."""
     objs = list(objs)
     if not objs:
         return 0
-    return bulk_update_with_history(  # type: ignore[no-any-return]
-        objs,
-        model,
-        list(fields),
-        default_user=acting_user(by),
-        default_change_reason=_reason(),
-        default_date=timezone.now(),
-        custom_historical_attrs=_attrs(_actor.get()),
-    )
+    changed = model._default_manager.bulk_update(objs, list(fields))
+    _copy_rows(model._default_manager.filter(pk__in=[o.pk for o in objs]), history_type="~", by=by)
+    return changed
 
 
 def update(queryset: models.QuerySet[M], *, by: Any = None, **values: Any) -> int:
@@ -170,19 +159,27 @@ def update(queryset: models.QuerySet[M], *, by: Any = None, **values: Any) -> in
     Plain values only (no F() expressions)."""
     if any(isinstance(v, Combinable) for v in values.values()):
         raise ValueError("audit.update takes plain values; load the rows and use audit.bulk_update for expressions")
+    _copy_rows(queryset, history_type="~", by=by, values=values)
+    return queryset.update(**values)
+
+
+def _copy_rows(queryset: models.QuerySet[M], *, history_type: str, by: Any, values: dict[str, Any] | None = None) -> None:
+    """One historical row for each row of ``queryset`` as it is in the database (with ``values``
+    instead of its own where given), the action's user, label, year and step: a single
+    ``INSERT INTO history ... SELECT ... FROM`` the model's table, in the rows' id order."""
     model = queryset.model
     history = get_history_manager_for_model(model).model
     connection = connections[queryset.db]
     qn = connection.ops.quote_name
     new = {}
-    for name, value in values.items():
+    for name, value in (values or {}).items():
         f = model._meta.get_field(name)
         new[f.attname] = (f, value.pk if isinstance(value, models.Model) else value)
     actor = _actor.get()
     user = acting_user(by)
     constants = {
         "history_date": timezone.now(),
-        "history_type": "~",
+        "history_type": history_type,
         "history_user": user.pk if user is not None else None,
         "history_change_reason": _reason(),
         "history_year": actor.year if actor is not None else None,
@@ -209,13 +206,15 @@ def update(queryset: models.QuerySet[M], *, by: Any = None, **values: Any) -> in
         constant(f, value)
     try:
         rows_sql, rows_params = queryset.order_by().values("pk").query.sql_with_params()
-    except EmptyResultSet:  # e.g. pk__in=[]: nothing to copy, and the update itself runs no query
-        return queryset.update(**values)
+    except EmptyResultSet:  # e.g. pk__in=[]: nothing to copy
+        return
     table, source, pk = qn(history._meta.db_table), qn(model._meta.db_table), qn(model._meta.pk.column)
-    sql = f"INSERT INTO {table} ({', '.join(columns)}) SELECT {', '.join(selects)} FROM {source} WHERE {pk} IN ({rows_sql})"  # noqa: S608 (quoted names; values are parameters)
+    sql = (
+        f"INSERT INTO {table} ({', '.join(columns)}) SELECT {', '.join(selects)} FROM {source} "  # noqa: S608 (quoted names; values are parameters)
+        f"WHERE {pk} IN ({rows_sql}) ORDER BY {pk}"
+    )
     with connection.cursor() as cursor:
         cursor.execute(sql, [*params, *rows_params])
-    return queryset.update(**values)
 
 
 def tracked_models() -> list[type[models.Model]]:
