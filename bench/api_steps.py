@@ -107,6 +107,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--turns", type=int, default=5, help="turns played through the API at each size (default 5)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--law", action="store_true", help="the automatic player plays the whole law too (simulate's law=True)")
+    parser.add_argument(
+        "--house-size",
+        type=int,
+        default=None,
+        help="living members a house grows to (default: the automatic player's); a size the smallest campaign "
+        "already has (6) keeps the table the same at every size, so that only the campaign's history grows",
+    )
     args = parser.parse_args(argv)
     if any(not 1 <= s <= 400 for s in args.sizes):
         parser.error("--sizes: 1 to 400 turns each.")
@@ -150,18 +157,22 @@ def create(seed: int, gm: Any) -> tuple[Any, Any]:
     return campaign, source
 
 
-def grow(campaign: Any, source: Any, size: int, empty: int, law: bool = False) -> tuple[Any, dict[str, Any]]:
-    """The campaign simulated on to ``size`` turns played (those played through the API count); what it
-    takes then (``empty``: the database's size before the campaign)."""
+def grow(
+    campaign: Any, source: Any, size: int, empty: int, law: bool = False, house_size: int | None = None
+) -> tuple[Any, dict[str, Any]]:
+    """The campaign simulated on to ``size`` turns played (those played through the API count), its
+    houses kept to ``house_size`` living (the automatic player's default if None); what it takes then
+    (``empty``: the database's size before the campaign)."""
     from django.db import connection
 
-    from dynasties.models import Character
+    from dynasties.models import Character, Status
     from operations.exchange.export import campaign_export
-    from operations.simulation import simulate
+    from operations.simulation import HOUSE_SIZE, simulate
 
     campaign.refresh_from_db()
     started = time.perf_counter()
-    campaign = simulate(campaign, turns=max(0, size - (campaign.turn_number - 1)), source=source, law=law)
+    turns = max(0, size - (campaign.turn_number - 1))
+    campaign = simulate(campaign, turns=turns, source=source, law=law, house_size=house_size or HOUSE_SIZE)
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")  # the planner's statistics, as autovacuum keeps them on a live site
     built = time.perf_counter() - started
@@ -169,6 +180,7 @@ def grow(campaign: Any, source: Any, size: int, empty: int, law: bool = False) -
     return campaign, {
         "seconds": built,
         "people": Character.objects.filter(campaign=campaign).count(),
+        "living": Character.objects.filter(campaign=campaign, status=Status.ALIVE).count(),
         "export_bytes": len(export),
         "database_bytes": database_bytes() - empty,
     }
@@ -231,9 +243,9 @@ def main() -> int:
     empty = database_bytes()
     campaign, source = create(args.seed, gm)
     for size in sorted(set(args.sizes)):
-        campaign, took = grow(campaign, source, size, empty, law=args.law)
+        campaign, took = grow(campaign, source, size, empty, law=args.law, house_size=args.house_size)
         print(
-            f"{size} turns: grown in {took['seconds']:.0f} s, {took['people']} characters, "
+            f"{size} turns: grown in {took['seconds']:.0f} s, {took['people']} characters ({took['living']} living), "
             f"export {took['export_bytes'] / 1024:.0f} KiB, database +{took['database_bytes'] / 1024 / 1024:.1f} MiB",
             flush=True,
         )
