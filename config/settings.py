@@ -192,6 +192,8 @@ CONTENT_SECURITY_POLICY = {
 }
 
 LOGIN_URL = "login"
+CSRF_FAILURE_VIEW = "config.errors.csrf_failure"  # a styled 403 that says to reload the page (config/errors.py)
+
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 

@@ -18,3 +18,8 @@ urlpatterns = [
     path("api/", include("api.urls")),
     path("account/", include("api.account")),
 ]
+
+# The site's error pages (config/errors.py): styled, with a way back; JSON under /api/.
+handler403 = "config.errors.forbidden"
+handler404 = "config.errors.not_found"
+handler500 = "config.errors.server_error"

@@ -130,6 +130,10 @@ def test_every_post_without_a_csrf_token_is_refused(campaign, gm):
     client.force_login(gm)
     let_through = {}
     for url in urls:
+        # each POST as a forged one arrives: no token (the site's refusal page hands out a cookie, as any
+        # page with a form does; forged with it, an API POST of a form body is refused as 415 before
+        # its token is looked for, and a JSON one as below)
+        client.cookies.pop(settings.CSRF_COOKIE_NAME, None)
         response = client.post(url, {"op": "finish", "action_key": "k", "amount": "1"})
         # (the Swagger UI renders DRF's CSRF refusal as a bare HTML "403 Forbidden")
         if response.status_code != 403 or (b"CSRF" not in response.content and url != "/api/docs/"):
@@ -138,6 +142,13 @@ def test_every_post_without_a_csrf_token_is_refused(campaign, gm):
 
     anonymous = Client(enforce_csrf_checks=True)
     assert anonymous.post(LOGIN, {"username": "gm", "password": "gm-password-1"}).status_code == 403
+
+    client.get("/")  # now with the CSRF cookie, as a logged-in player's browser has it: still no token, still refused
+    assert settings.CSRF_COOKIE_NAME in client.cookies
+    forged = client.post(f"/api/v1/campaigns/{campaign.slug}/turn/advance/", {}, content_type="application/json")
+    assert forged.status_code == 403 and b"CSRF" in forged.content
+    page = client.post(f"/c/{campaign.slug}/turn/", {"op": "finish"})
+    assert page.status_code == 403 and b"CSRF" in page.content and b"The form has expired" in page.content
 
 
 def test_a_post_with_the_token_goes_through(db):

@@ -1,0 +1,72 @@
+"""The site's error pages (``handler403``, ``handler404``, ``handler500`` and the CSRF failure view):
+styled like the rest of the site, saying what happened in plain words, with a way back (to the
+campaign the address belongs to when the visitor may see it, and to his campaigns). Under ``/api/``
+they answer the API's JSON error shape instead (``{"code", "message", "fields"}``)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.template import loader
+from django.urls import NoReverseMatch, reverse
+
+from campaign.models import Campaign
+from campaign.permissions import can_view
+
+CAMPAIGN_PATH = re.compile(r"^/c/(?P<slug>[-\w]+)/")
+
+
+def _api(request: HttpRequest) -> bool:
+    return request.path.startswith("/api/")
+
+
+def _json(code: str, message: str, status: int) -> JsonResponse:
+    return JsonResponse({"code": code, "message": message, "fields": {}}, status=status)
+
+
+def _campaign_back(request: HttpRequest) -> dict[str, str] | None:
+    """A link to the dashboard of the campaign the address is under, if the visitor may see it."""
+    match = CAMPAIGN_PATH.match(request.path)
+    if match is None:
+        return None
+    campaign = Campaign.objects.filter(slug=match["slug"]).first()
+    if campaign is None or not can_view(getattr(request, "user", None), campaign):
+        return None
+    try:
+        url = reverse("pages:dashboard", args=[campaign.slug])
+    except NoReverseMatch:  # pragma: no cover - the dashboard's route is the site's own
+        return None
+    return {"url": url, "label": f"Back to {campaign.name}"}
+
+
+def _page(request: HttpRequest, template: str, status: int, **context: Any) -> HttpResponse:
+    return render(request, template, {"back": _campaign_back(request), **context}, status=status)
+
+
+def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if _api(request):
+        return _json("not_found", f"There is nothing at {request.path} in the API (see /api/v1/docs/).", 404)
+    return _page(request, "404.html", 404)
+
+
+def forbidden(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    if _api(request):
+        return _json("permission_denied", "You may not do this.", 403)
+    reason = str(exception) if exception is not None and str(exception) else ""
+    return _page(request, "403.html", 403, reason=reason)
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """A form sent without a valid security token (a page left open across a log-out, or cookies
+    blocked): 403, saying to reload the page and send the form again."""
+    return _page(request, "403_csrf.html", 403, reason=reason)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """The 500 page is rendered without the request (its context processors may be what failed)."""
+    if _api(request):
+        return _json("server_error", "The server met an unexpected error; nothing was saved. Try again.", 500)
+    return HttpResponse(loader.get_template("500.html").render({}), status=500)
