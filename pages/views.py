@@ -296,7 +296,7 @@ def rolls(request: HttpRequest, slug: str) -> HttpResponse:
         qs = qs.filter(pk__in=Roll.objects.filter(campaign=campaign, subjects__character__controlled_by=dynasty_id).values("pk"))
     if character_id is not None:
         qs = qs.filter(pk__in=Roll.objects.filter(campaign=campaign, subjects__character=character_id).values("pk"))
-    qs = qs.order_by("-year", "-pk").prefetch_related("subjects__character")
+    qs = qs.order_by("-year", "-pk").select_related("entered_by").prefetch_related("subjects__character")
     page = Paginator(qs, ROLLS_PER_PAGE).get_page(g.get("page"))
     base = Roll.objects.filter(campaign=campaign)
     params = g.copy()

@@ -220,6 +220,25 @@ def test_roll_log_filters_and_pages(client, campaign, gm):
         assert second.number == 2
 
 
+def test_the_roll_log_says_purposes_and_steps_in_words_and_who_typed_the_dice(client, campaign, gm):
+    """Issue 19: no raw codes ("characteristic charisma"), the faces as a sum, and "entered by"."""
+    from campaign.dice import DiceBox
+    from rules.dice import THREE_D6
+
+    simulate(campaign, turns=1, source=RandomSource(5))
+    box = DiceBox(campaign, by=gm)
+    typed = box.roll(THREE_D6, purpose="characteristic", detail="charisma", entered=[6, 5, 4])
+    typed.outcome = "+1"
+    box.flush()
+    client.force_login(gm)
+    html = client.get(reverse("pages:rolls", args=[campaign.slug])).content.decode()
+    assert "Characteristic roll (charisma)" in html and "characteristic charisma" not in html
+    assert "3d6: 6 + 5 + 4" in html and "[6, 5, 4]" not in html
+    assert "Typed in from the table" in html and f'<td data-label="Entered by">{gm.get_username()}</td>' in html
+    assert '<td data-label="Step">Survival</td>' in html or '<td data-label="Step">Births</td>' in html
+    assert '<option value="characteristic">Characteristic roll</option>' in html
+
+
 def _counts(client, campaign):
     out = []
     for url in _urls(campaign):

@@ -6,6 +6,8 @@ from django import template
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from campaign.dice import PURPOSE_LABELS
+from campaign.steps import STEP_LABELS
 from campaign.undo import new_action_key
 
 register = template.Library()
@@ -15,3 +17,23 @@ register = template.Library()
 def action_key() -> SafeString:
     """A hidden one-time key for a POST form: the same submit twice is done once."""
     return format_html('<input type="hidden" name="action_key" value="{}">', new_action_key())
+
+
+@register.filter
+def purpose_label(purpose: str, detail: str = "") -> str:
+    """A roll's purpose in words: ``characteristic`` + ``charisma`` -> "Characteristic roll (charisma)"."""
+    label = PURPOSE_LABELS.get(purpose, f"{purpose.replace('_', ' ')} roll")
+    label = label[:1].upper() + label[1:]
+    return f"{label} ({detail})" if detail else label
+
+
+@register.filter
+def step_label(step: str) -> str:
+    """A step's name as the pages say it (``survival`` -> "Survival")."""
+    return str(STEP_LABELS.get(step, step.replace("_", " ").capitalize()))
+
+
+@register.filter
+def faces_text(faces: list[int] | None) -> str:
+    """The faces of a roll as a sum: [3, 4] -> "3 + 4"."""
+    return " + ".join(str(f) for f in faces or [])
