@@ -84,3 +84,8 @@ def run_action(request: HttpRequest, campaign: Campaign, label: str, action: Cal
 def context(campaign: Campaign, role: str, mine: int | None, **extra: Any) -> dict[str, Any]:
     """The context every campaign page gets (the nav needs ``campaign`` and ``role``)."""
     return {"campaign": campaign, "role": role, "mine": mine, "is_gm": runs_the_turn(role), **extra}
+
+
+def counted(n: int, one: str, many: str | None = None) -> str:
+    """``n`` and the noun in the number it takes: 1 couple, 2 couples, 0 children."""
+    return f"{n} {one if n == 1 else (many if many is not None else one + 's')}"

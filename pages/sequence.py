@@ -44,7 +44,7 @@ from dynasties.services.sequence_view import (
 from dynasties.services.setup import format_characteristics
 from dynasties.services.succession_choices import pass_over_choose
 from dynasties.services.survival import SurvivalResult, survival_close, survival_roll
-from pages.common import ActionFailed, context, may_act_for, member, require_gm, run_action
+from pages.common import ActionFailed, context, counted, may_act_for, member, require_gm, run_action
 from rules import get_ruleset
 from rules.dice import DiceSpec
 from rules.errors import RuleError
@@ -236,9 +236,12 @@ def _summary(campaign: Campaign) -> str:
         board = births_board(campaign)
         if not board.families:
             return "No families in this ruleset: the GM closes Births."
-        parts = [f"{len(board.waiting)} couple(s) still to roll", f"{board.born} child(ren) born so far"]
+        parts = [
+            f"{counted(len(board.waiting), 'couple')} still to roll",
+            f"{counted(board.born, 'child', 'children')} born so far",
+        ]
         if board.pending_sex:
-            parts.append(f"{len(board.pending_sex)} child(ren) waiting for the sex roll")
+            parts.append(f"{counted(len(board.pending_sex), 'child', 'children')} waiting for the sex roll")
         return "; ".join(parts) + "."
     if campaign.step == Step.SURVIVAL:
         survival = survival_board(campaign)
@@ -384,7 +387,8 @@ def _births_post(request: HttpRequest, campaign: Campaign, role: str, mine: int 
                 made = run_action(request, campaign, "Roll all remaining births", lambda c: births_roll_all(campaign=c, by=user))
                 if made is not None:
                     born = sum(1 for a in made if a.success)
-                    messages.success(request, f"{len(made)} birth roll(s) on the server's dice: {born} child(ren) born.")
+                    rolls = counted(len(made), "birth roll")
+                    messages.success(request, f"{rolls} on the server's dice: {counted(born, 'child', 'children')} born.")
                 return redirect(f"{here}#top")
             done = run_action(request, campaign, "Finish Births", lambda c: births_finish(campaign=c, by=user))
         except ActionFailed as exc:
@@ -438,11 +442,11 @@ def _results_message(results: list[SurvivalResult]) -> str:
     if not results:
         return "Nobody was left to roll."
     if not died:
-        return f"{len(results)} survival roll(s): everyone survives."
+        return f"{counted(len(results), 'survival roll')}: everyone survives."
     names = "; ".join(
         f"{r.character.display_name} ({' + '.join(map(str, r.faces))} {r.modifier:+d}, needed {r.need})" for r in died
     )
-    return f"{len(results)} survival roll(s). Died: {names}."
+    return f"{counted(len(results), 'survival roll')}. Died: {names}."
 
 
 def _survival_rows(board: SurvivalBoard, role: str, mine: int | None, failure: Failure | None) -> list[dict]:

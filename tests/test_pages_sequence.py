@@ -107,7 +107,7 @@ def test_turn_hub_marks_the_current_step_and_links_every_step(client, campaign, 
     assert "1300" in html and "turn 1" in html
     current = re.search(r'<li class="current" aria-current="step">(.*?)</li>', html, re.S)
     assert current and "Births" in current.group(1)
-    assert "5 couple(s) still to roll" in html
+    assert "5 couples still to roll" in html and "0 children born so far" in html and "(s)" not in html
     for href in (_url("births", campaign), _url("survival", campaign), f"/c/{campaign.slug}/turn/marriages/"):
         assert href in html
     assert "Undo the step" not in html  # the GM's box only
