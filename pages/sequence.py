@@ -230,6 +230,11 @@ STEP_PAGES = {
 }
 
 
+def step_page(campaign: Campaign) -> str:
+    """The page of the campaign's current step (the dashboard's "Next" button)."""
+    return _turn_url(campaign, *STEP_PAGES[Step(campaign.step)])
+
+
 def _summary(campaign: Campaign) -> str:
     """Where the current step stands, in one sentence."""
     if campaign.step == Step.BIRTHS:

@@ -26,6 +26,7 @@ from contracts.models import Contract, ContractState
 from dynasties.models import Character, Dynasty, Marriage, Reign, Status
 from dynasties.services.succession_view import heirs_now, succession_line, succession_what_if
 from pages.common import may_act_for, member
+from pages.sequence import step_page
 from pages.trail import Source, Trail, trail
 from rules.errors import RuleError
 
@@ -111,6 +112,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
             "role": role,
             "rows": rows,
             "waits": STEP_WAITS.get(campaign.step, ""),
+            "next_url": step_page(campaign),
             "announced": announced,
             "currency": currency(campaign),
             "is_gm": role == Role.GM,

@@ -119,6 +119,14 @@ def test_dashboard_content(client, campaign, gm):
         assert reverse("pages:dynasty", args=[campaign.slug, d.pk]) in html
     assert reverse("pages:rolls", args=[campaign.slug]) in html
     assert reverse("pages:dashboard", args=[campaign.slug]) in client.get(reverse("home")).content.decode()
+    # issue 19: a "Next" button to the step the campaign is at, whatever that step is
+    assert f'<a class="button next-step" href="{reverse("pages:births", args=[campaign.slug])}">Next: Births</a>' in html
+    from dynasties.services import births_finish, births_roll_all
+
+    births_roll_all(campaign=campaign, source=RandomSource(1))
+    births_finish(campaign=campaign)
+    html = client.get(reverse("pages:dashboard", args=[campaign.slug])).content.decode()
+    assert f'<a class="button next-step" href="{reverse("pages:survival", args=[campaign.slug])}">Next: Survival</a>' in html
 
 
 def test_dashboard_links_last_announcements(client, campaign, gm):
