@@ -308,6 +308,34 @@ def describe(checkpoint: Checkpoint) -> str:
 
 
 @dataclass(frozen=True)
+class Loss:
+    """One kind of thing an undo would throw away, counted: ``Loss("deaths", 2, "death", "deaths")``."""
+
+    key: str
+    count: int
+    one: str
+    many: str
+
+    @property
+    def text(self) -> str:
+        return f"{self.count} {self.one if self.count == 1 else self.many}"
+
+
+LossCounter = Callable[[Campaign, dict[str, dict[int, str | None]]], list[Loss]]
+"""Counts, from the rows changed since a checkpoint (``changelog.changes``: by table, by id, the row
+as it was then or None), what an undo would throw away of an app's records."""
+
+_loss_counters: list[LossCounter] = []
+
+
+def count_losses_with(counter: LossCounter) -> LossCounter:
+    """Register ``counter`` (an app above the kernel, in its ``ready``): undo plans name its losses."""
+    if counter not in _loss_counters:
+        _loss_counters.append(counter)
+    return counter
+
+
+@dataclass(frozen=True)
 class UndoPlan:
     """What an undo would put back, for the confirmation page."""
 
@@ -318,10 +346,23 @@ class UndoPlan:
     lost_postings: int
     desk_edits: int = 0
     """Desk corrections made since the checkpoint, undone with it (an undo of the turn)."""
+    losses: tuple[Loss, ...] = ()
+    """What else it throws away, as the apps count it (births, deaths, successions, weddings)."""
 
     @property
     def description(self) -> str:
         return describe(self.checkpoint)
+
+    @property
+    def summary(self) -> str:
+        """Everything it throws away, in words: "37 rolls, 2 deaths, 1 succession, 5 chronicle lines"."""
+        parts = [Loss("rolls", self.lost_rolls, "roll", "rolls").text]
+        parts += [loss.text for loss in self.losses if loss.count]
+        parts += [
+            Loss("chronicle", self.lost_chronicle, "chronicle line", "chronicle lines").text,
+            Loss("postings", self.lost_postings, "posting", "postings").text,
+        ]
+        return ", ".join(parts)
 
 
 def _live(campaign: Campaign | int) -> QuerySet[Checkpoint]:
@@ -356,6 +397,7 @@ def undo_plan(campaign: Campaign, *, turn: bool = False) -> UndoPlan | None:
         now = len(model._base_manager.filter(pk__in=list(touched)).values("pk")) if touched else 0
         lost[model] = now - sum(old is not None for old in touched.values())
     desk = _live(campaign).filter(pk__gt=target.pk, kind=CheckpointKind.DESK).count() if turn else 0
+    losses = tuple(loss for counter in _loss_counters for loss in counter(campaign, first)) if first else ()
     return UndoPlan(
         checkpoint=target,
         step_label=STEP_LABELS[target.step],
@@ -363,6 +405,7 @@ def undo_plan(campaign: Campaign, *, turn: bool = False) -> UndoPlan | None:
         lost_chronicle=lost[ChronicleEntry],
         lost_postings=lost[Posting],
         desk_edits=desk,
+        losses=losses,
     )
 
 

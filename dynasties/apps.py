@@ -7,9 +7,12 @@ class DynastiesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from campaign.undo import count_losses_with
         from dynasties.trees import cache  # noqa: F401 (a render's file goes with its row)
+        from dynasties.undo_losses import dynastic_losses
 
         self.register_models()
+        count_losses_with(dynastic_losses)  # undo plans name the births, deaths and successions they take back
 
     def register_models(self) -> None:
         """The dynasties' models in the kernel's registry (campaign.registry): all public to members."""

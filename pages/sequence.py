@@ -687,6 +687,7 @@ def undo(request: HttpRequest, slug: str) -> HttpResponse:
             mine,
             plans={"step": undo_plan(campaign), "turn": undo_plan(campaign, turn=True)},
             redo=redo_plan(campaign),
+            confirm=True,  # the turn page links here: the undo is asked for, then confirmed
         ),
     )
 

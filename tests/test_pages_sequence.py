@@ -119,7 +119,12 @@ def test_turn_hub_marks_the_current_step_and_links_every_step(client, campaign, 
     current = re.search(r'<li class="current" aria-current="step">(.*?)</li>', html, re.S)
     assert current and "Survival" in current.group(1)
     assert re.search(r'<li class="done">\s*<a href="[^"]+births/"', html)
-    assert "Undo the step</button>" in html and "Lost: 0 rolls" in html
+    # issue 19, "Undo asks first": the turn page says what an undo throws away and links to the Undo
+    # page, which asks for the confirmation (the POST)
+    assert 'It throws away: <span class="losses">' in html and "Yes, undo" not in html
+    assert f'href="{_url("undo", campaign)}?which=step#undo-step">Undo the step…</a>' in html
+    confirm = client.get(_url("undo", campaign), {"which": "step"}).content.decode()
+    assert "Yes, undo the step</button>" in confirm and "It throws away:" in confirm
 
 
 def test_births_page_shows_the_odds_before_rolling(client, campaign, bob):
@@ -606,7 +611,8 @@ def test_undo_step_restores_exactly(client, campaign, gm, alice):
     assert _state(campaign) != before
     client.force_login(gm)
     html = client.get(_url("undo", campaign)).content.decode()
-    assert "back to the start of Births 1300" in html and "Lost: 5 rolls, 1 chronicle line, 0 postings" in html
+    assert "back to the start of Births 1300" in html
+    assert 'It throws away: <span class="losses">5 rolls, 1 new character, 1 chronicle line, 0 postings</span>' in html
     key = new_action_key()
     response = client.post(_url("undo", campaign), {"which": "step", "action_key": key})
     assert response.status_code == 302 and response["Location"] == _url("turn", campaign) + "#top"
@@ -627,7 +633,8 @@ def test_undo_turn_from_survival(client, campaign, gm):
     _post(client, _url("births", campaign), op="finish")
     _post(client, _url("survival", campaign), op="roll_all")
     html = client.get(_url("turn", campaign)).content.decode()
-    assert "Undo the turn</button>" in html
+    assert "Undo the turn…</a>" in html
+    assert "Yes, undo the turn</button>" in client.get(_url("undo", campaign), {"which": "turn"}).content.decode()
     _post(client, _url("undo", campaign), which="turn")
     assert _state(campaign) == start
 

@@ -13,7 +13,7 @@ from campaign import changelog, registry
 from campaign.models import Campaign, Checkpoint, Roll, UndoChange, UndoRecording
 from campaign.undo import _unpack, new_action_key, step_action, undo_plan, undo_step
 from dynasties import services
-from dynasties.models import Character
+from dynasties.models import Character, Reign, Status
 from operations.exchange import campaign_export
 from rules.dice import RandomSource
 
@@ -193,3 +193,32 @@ def test_a_step_action_and_its_undo_cost_the_same_queries_whatever_the_campaign_
     small, large = cost(0), cost(6)
     assert large[2] > small[2]
     assert large[:2] == small[:2]
+
+
+def test_the_undo_plan_says_what_it_throws_away(campaign, gm):
+    """Issue 19, "Undo asks first": the plan counts the births, deaths and successions it takes back."""
+    from operations.simulation import play_births
+
+    people, reigns = Character.objects.filter(campaign=campaign).count(), Reign.objects.filter(campaign=campaign).count()
+    step_action(campaign=campaign, key=new_action_key(), label="Births", action=lambda c: play_births(c, RandomSource(3)), by=gm)
+    born = Character.objects.filter(campaign=campaign).count() - people
+    plan = undo_plan(campaign)
+    assert plan is not None and born > 0
+    assert {loss.key: loss.count for loss in plan.losses} == {"characters": born, "deaths": 0, "successions": 0, "weddings": 0}
+    king = Reign.objects.filter(campaign=campaign, end_year__isnull=True).order_by("pk").first().holder
+
+    def survival(c: Campaign) -> None:
+        services.survival_roll(campaign=c, faces={king.pk: [1, 1]}, source=RandomSource(2))
+        services.survival_finish(campaign=c, source=RandomSource(2))
+
+    people = Character.objects.filter(campaign=campaign).count()
+    step_action(campaign=campaign, key=new_action_key(), label="Survival", action=survival, by=gm)
+    added = Character.objects.filter(campaign=campaign).count() - people  # a baron regent, say
+    dead = Character.objects.filter(campaign=campaign, status=Status.DEAD, death_year=campaign.current_year).count()
+    crowned = Reign.objects.filter(campaign=campaign).count() - reigns
+    assert dead >= 1 and crowned >= 1  # the King rolled 1 + 1
+    plan = undo_plan(campaign)
+    counted = {loss.key: loss.count for loss in plan.losses}
+    assert (counted["deaths"], counted["successions"], counted["characters"]) == (dead, crowned, added)
+    assert f"{dead} death" in plan.summary and f"{crowned} succession" in plan.summary
+    assert plan.summary.startswith(f"{plan.lost_rolls} rolls, ")

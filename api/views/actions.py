@@ -238,6 +238,11 @@ class UndoPlanSerializer(CheckpointSerializer):
     lost_rolls = serializers.IntegerField()
     lost_chronicle = serializers.IntegerField()
     lost_postings = serializers.IntegerField()
+    losses = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="What else the undo throws away, counted: characters (added: births mostly), deaths, successions, weddings.",
+    )
+    summary = serializers.CharField(help_text="All of it in words, to confirm with: '37 rolls, 2 deaths, 1 succession, ...'.")
 
     class Meta:
         ref_name = "UndoPlan"

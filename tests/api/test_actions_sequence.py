@@ -82,6 +82,8 @@ def test_the_turn_says_where_it_stands_and_shows_the_gm_his_undo_plan(campaign, 
     gm_client.post(url(campaign, "births/attempts"), {"marriage": couple(campaign).pk, "faces": [1, 1]})
     plan = gm_client.get(url(campaign, "turn")).json()["undo"]["step"]
     assert plan["description"] == "the start of Births 1300" and plan["lost_rolls"] == 1
+    assert plan["losses"] == {"characters": 0, "deaths": 0, "successions": 0, "weddings": 0}  # a failed attempt
+    assert plan["summary"] == "1 roll, 0 chronicle lines, 0 postings"
     assert_error(client_for(outsider).get(url(campaign, "turn")), 404, "not_found")
 
 

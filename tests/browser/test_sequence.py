@@ -134,7 +134,8 @@ def test_the_gm_sees_a_death_and_crowns_the_heir(browser: Browser, live_server, 
         page.goto(f"{live_server.url}/c/{campaign.slug}/turn/")
         expect(page.locator("li[aria-current=step]")).to_contain_text("Marriages")
         shot(page, "desktop-turn-gm")
-        page.get_by_role("button", name="Undo the step").click()
+        page.get_by_role("link", name="Undo the step…").click()  # asks first: what it throws away, then confirm
+        page.get_by_role("button", name="Yes, undo the step").click()
         expect(page.locator("ul.messages")).to_contain_text("back at the start of Survival 1300")
         expect(page.locator("li[aria-current=step]")).to_contain_text("Survival")
     finally:

@@ -40,7 +40,8 @@ def _plan(plan: UndoPlan | None) -> dict[str, Any] | None:
     if plan is None:
         return None
     lost = {"lost_rolls": plan.lost_rolls, "lost_chronicle": plan.lost_chronicle, "lost_postings": plan.lost_postings}
-    return {**checkpoint_data(plan.checkpoint), **lost}
+    more = {"losses": {loss.key: loss.count for loss in plan.losses}, "summary": plan.summary}
+    return {**checkpoint_data(plan.checkpoint), **lost, **more}
 
 
 def _redo(plan: RedoPlan | None) -> dict[str, Any] | None:
