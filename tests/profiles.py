@@ -1,5 +1,5 @@
-"""Hypothesis profiles: ``thorough`` (what ``make test`` and CI run) and ``quick`` (the default of a
-bare ``pytest`` while working). Choose with HYPOTHESIS_PROFILE=thorough|quick.
+"""Hypothesis profiles: ``thorough`` (what CI runs: ``.ci/run`` sets HYPOTHESIS_PROFILE=thorough) and
+``quick`` (the default, of ``make test`` and of a bare ``pytest``). Choose with HYPOTHESIS_PROFILE=thorough|quick.
 
 Each property test states its example count as the thorough profile runs it, through
 :func:`examples`; the quick profile runs a fifth of it."""
