@@ -334,3 +334,19 @@ def test_the_admin_links_to_the_trees_and_the_gedcom(admin_client, campaign):
     assert f"/trees/{campaign.slug}/ancestors/?focus={king.pk}" in page
     svg = admin_client.get(f"/trees/{campaign.slug}/dynasty/?dynasty={england.pk}&format=svg")
     assert svg.status_code == 200 and b"<svg" in svg.content
+
+
+def test_a_png_tree_is_drawn_at_150_dpi_sharp_enough_for_a4(campaign, family):
+    """Issue 19: the PNG has 150 pixels per inch of the drawing (the SVG measures it in points, 72 an inch)."""
+    import io
+
+    from PIL import Image
+
+    request = TreeRequest(kind="dynasty", dynasty=family["house"].pk, fmt="svg", paper=None)
+    svg = render_tree(campaign, request).content.decode()
+    width_pt, height_pt = (float(v) for v in re.search(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"', svg).groups())
+    png = render_tree(campaign, TreeRequest(kind="dynasty", dynasty=family["house"].pk, fmt="png", paper=None)).content
+    width_px, height_px = Image.open(io.BytesIO(png)).size
+    # pixels per inch of the drawing (text is measured a little wider at 150 dpi, so a few per cent more)
+    for pixels, points in ((width_px, width_pt), (height_px, height_pt)):
+        assert 148 <= pixels / (points / 72) <= 165
