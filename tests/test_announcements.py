@@ -168,6 +168,24 @@ def test_section_10_only_this_years_chronicle_is_announced(campaign):
     assert "betrothed" not in second.text and second.data["sections"] == {}
 
 
+@pytest.mark.django_db
+def test_each_line_is_announced_once(campaign):
+    """Issue 19: a fact written twice in the turn's chronicle (or under two kinds) is announced once."""
+    from campaign.steps import Chronicle
+
+    chronicle = Chronicle(campaign)
+    for kind in ("death", "death", "succession"):
+        chronicle.add(kind, "Edward Plantagenet dies in 1300, aged 40.")
+    chronicle.add("birth", "Alice Plantagenet is born.")
+    chronicle.flush()
+    announcement = to_announcements(campaign)
+    assert announcement.text.count("Edward Plantagenet dies in 1300") == 1
+    assert announcement.data["sections"] == {
+        "Births": ["Alice Plantagenet is born."],
+        "Deaths": ["Edward Plantagenet dies in 1300, aged 40."],
+    }
+
+
 # --- returns and retirements (A5) -------------------------------------------------------------
 
 

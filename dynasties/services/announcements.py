@@ -68,8 +68,13 @@ def announcements_make(
     )
     lines: list[str] = []
     sections: dict[str, list[str]] = {}
+    told: set[str] = set()  # each line once, in the first section that has it (a fact told twice is told once)
     for title, kinds in SECTIONS:
-        texts = [e.text for e in entries if e.kind in kinds]
+        texts = []
+        for entry in entries:
+            if entry.kind in kinds and entry.text not in told:
+                told.add(entry.text)
+                texts.append(entry.text)
         if texts:
             sections[title] = texts
             lines.append(f"{title}:")
