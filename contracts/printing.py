@@ -3,6 +3,7 @@ the dates and a signature line for each party."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,22 +24,79 @@ class ClauseText:
 
 
 def describe(clause: Clause, houses: dict[int, Dynasty], people: dict[int, Character], currency: str) -> ClauseText:
-    """The clause in words: its kind, then each term with houses and people named."""
-    parts = []
-    for key, value in (clause.params or {}).items():
-        shown: Any = value
+    """The clause in words: its kind, then its terms as a sentence with houses and people named
+    ("The house of Plantagenet pays the house of Anjou 20 Crowns each turn for 3 turns from 1305.")."""
+    params = dict(clause.params or {})
+
+    def shown(key: str) -> str:
+        value = params.get(key)
         if key in DYNASTY_KEYS and isinstance(value, int) and value in houses:
-            shown = f"the house of {houses[value].name}"
-        elif key in CHARACTER_KEYS and isinstance(value, int) and value in people:
-            shown = people[value].display_name
-        elif key == "amount" and isinstance(value, int):
-            shown = f"{value} {currency}"
-        elif isinstance(value, bool):
-            shown = "yes" if value else "no"
-        elif isinstance(value, list):
-            shown = ", ".join(str(v) for v in value) or "none"
-        parts.append(f"{key.replace('_', ' ')}: {shown}")
-    return ClauseText(clause.get_kind_display(), "; ".join(parts) + ("." if parts else ""), clause.text)
+            return f"the house of {houses[value].name}"
+        if key in CHARACTER_KEYS and isinstance(value, int) and value in people:
+            return people[value].display_name
+        if key == "amount" and isinstance(value, int):
+            return f"{value} {currency}"
+        if isinstance(value, list):
+            names = [f"the house of {houses[v].name}" if isinstance(v, int) and v in houses else str(v) for v in value]
+            return _and(names)
+        return str(value)
+
+    sentence = _SENTENCES.get(clause.kind)
+    terms = sentence(params, shown) if sentence else ""
+    if not terms and params:  # a kind without its sentence: every term by name
+        terms = "; ".join(f"{key.replace('_', ' ')}: {shown(key)}" for key in params) + "."
+    return ClauseText(clause.get_kind_display(), terms[:1].upper() + terms[1:], clause.text)
+
+
+def _and(names: list[str]) -> str:
+    """ "a", "a and b", "a, b and c"."""
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _for_turns(params: dict[str, Any]) -> str:
+    turns = params.get("turns")
+    start = f" from {params['from_year']}" if params.get("from_year") is not None else ""
+    if turns is None:
+        return f" each turn{start}, with no end set"
+    return f" each turn for {turns} turn{'' if turns == 1 else 's'}{start}"
+
+
+def _between(params: dict[str, Any], shown: Callable[[str], str]) -> str:
+    return shown("between") if params.get("between") else "the parties"
+
+
+def _support(params: dict[str, Any], shown: Callable[[str], str]) -> str:
+    by = shown("by") if params.get("by") else "each party"
+    to = shown("to") if params.get("to") else "the others"
+    exclusions = [str(x) for x in params.get("exclusions") or []]
+    return f"{by} supports {to} in war" + (f", except: {_and(exclusions)}" if exclusions else "") + "."
+
+
+def _dowry(params: dict[str, Any], shown: Callable[[str], str]) -> str:
+    given = [shown(key) for key in ("amount", "province") if params.get(key) not in (None, "")]
+    return f"{shown('payer')} gives {shown('payee')} a dowry of {_and(given) or 'nothing named'}."
+
+
+Sentence = Callable[[dict[str, Any], Callable[[str], str]], str]
+
+_SENTENCES: dict[str, Sentence] = {
+    "payment": lambda p, s: f"{s('payer')} pays {s('payee')} {s('amount')}.",
+    "recurring_payment": lambda p, s: f"{s('payer')} pays {s('payee')} {s('amount')}{_for_turns(p)}.",
+    "trade_item": lambda p, s: f"{s('from')} delivers {s('item')} to {s('to')}{_for_turns(p)}.",
+    "non_aggression": lambda p, s: f"{_between(p, s)} do not attack one another.",
+    "safe_passage": lambda p, s: f"{_between(p, s)} let one another's armies pass freely.",
+    "military_support": _support,
+    "cession": lambda p, s: f"{s('from')} cedes {s('province')} to {s('to')}.",
+    "renunciation": lambda p, s: f"{s('character')} renounces any claim to the crown of {s('crown')}.",
+    "children_raised_by": lambda p, s: f"the children of the marriage are raised by {s('dynasty')}.",
+    "husband_joins_wife": lambda p, s: "the husband joins his wife's house.",
+    "dowry": _dowry,
+    "escape": lambda p, s: f"a party may leave the contract if {s('condition')}.",
+    "damages": lambda p, s: f"a party in breach pays {s('amount')} in damages.",
+}
+"""Each kind's terms as a sentence (``p``: the terms, ``s``: a term shown in words)."""
 
 
 def contract_pdf(contract: Contract) -> bytes:

@@ -393,7 +393,8 @@ def test_a_player_drafts_a_contract_with_its_clauses(client, campaign, alice):
         (3, "military_support", {"by": england.pk, "exclusions": ["not against France", "not at sea"]}, ""),
     ]
     html = client.get(response["Location"]).content.decode()
-    assert "is drafted" in html and "amount: 25 Crowns" in html and "not against France, not at sea" in html
+    assert "is drafted" in html and "The house of Plantagenet pays the house of de Silva 25 Crowns." in html
+    assert "in war, except: not against France and not at sea." in html
 
 
 def test_a_bad_term_is_shown_next_to_its_field_and_nothing_is_written(client, campaign, alice):
