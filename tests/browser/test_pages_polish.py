@@ -219,3 +219,34 @@ def test_the_dashboard_card_and_the_chart_labels(browser: Browser, live_server, 
             shot(page, f"exchequer-{viewport['width']}")
         finally:
             context.close()
+
+
+def test_on_a_phone_the_campaign_menu_is_one_line_with_a_menu_button(browser: Browser, live_server, campaign):
+    """Issue 19: on a 390 px phone the campaign's menu keeps to one line (its name, the turn, "Menu");
+    the Menu link shows the rest (CSS only), and a desktop shows every link on the line as before."""
+    context = browser.new_context(viewport=PHONE)
+    try:
+        page = context.new_page()
+        log_in(page, live_server.url, "gm")
+        page.goto(f"{live_server.url}/c/{campaign.slug}/")
+        nav = page.get_by_role("navigation", name="Campaign")
+        line = nav.get_by_role("link", name=f"Turn {campaign.current_year}").bounding_box()
+        assert line is not None and nav.bounding_box()["height"] < 2.2 * line["height"]  # one line
+        expect(nav.get_by_role("link", name="Treasury")).to_be_hidden()
+        nav.get_by_role("link", name="Menu").click()
+        expect(nav.get_by_role("link", name="Treasury")).to_be_visible()
+        nav.get_by_role("link", name="Roll log").click()
+        expect(page).to_have_url(re.compile(r"/rolls/$"))
+        fits(page)
+    finally:
+        context.close()
+    desktop = browser.new_context(viewport=DESKTOP)
+    try:
+        page = desktop.new_page()
+        log_in(page, live_server.url, "gm")
+        page.goto(f"{live_server.url}/c/{campaign.slug}/")
+        nav = page.get_by_role("navigation", name="Campaign")
+        expect(nav.get_by_role("link", name="Treasury")).to_be_visible()
+        expect(nav.get_by_role("link", name="Menu")).to_be_hidden()
+    finally:
+        desktop.close()
