@@ -113,6 +113,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
             "rows": rows,
             "waits": STEP_WAITS.get(campaign.step, ""),
             "next_url": step_page(campaign),
+            "tree": _tree_links(campaign),
             "announced": announced,
             "currency": currency(campaign),
             "is_gm": role == Role.GM,
@@ -136,9 +137,10 @@ def _what_if(request: HttpRequest, campaign: Campaign, crown: str) -> tuple[Any,
         return None, chosen, exc.message
 
 
-def _tree_links(campaign: Campaign, d: Dynasty) -> dict[str, str]:
-    base = reverse("trees:tree", args=[campaign.slug, "dynasty"])
-    query = f"?dynasty={d.pk}&links=pages"
+def _tree_links(campaign: Campaign, d: Dynasty | None = None) -> dict[str, str]:
+    """A house's tree (or, without one, the whole campaign's) as SVG, PNG and PDF."""
+    base = reverse("trees:tree", args=[campaign.slug, "dynasty" if d is not None else "campaign"])
+    query = f"?dynasty={d.pk}&links=pages" if d is not None else "?links=pages"
     return {"svg": base + query, "png": base + query + "&format=png", "pdf": base + query + "&format=pdf"}
 
 

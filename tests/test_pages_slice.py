@@ -119,6 +119,13 @@ def test_dashboard_content(client, campaign, gm):
         assert reverse("pages:dynasty", args=[campaign.slug, d.pk]) in html
     assert reverse("pages:rolls", args=[campaign.slug]) in html
     assert reverse("pages:dashboard", args=[campaign.slug]) in client.get(reverse("home")).content.decode()
+    # issue 19: the downloads are linked: the whole tree, the GEDCOM, and (the GM's) every sheet
+    tree = reverse("trees:tree", args=[campaign.slug, "campaign"])
+    for href in (f"{tree}?links=pages", f"{tree}?links=pages&amp;format=png", f"{tree}?links=pages&amp;format=pdf"):
+        assert f'href="{href}"' in html
+        assert client.get(href.replace("&amp;", "&")).status_code == 200
+    assert reverse("gedcom-campaign", args=[campaign.slug]) in html
+    assert reverse("print:campaign_sheets", args=[campaign.slug]) in html
     # issue 19: a "Next" button to the step the campaign is at, whatever that step is
     assert f'<a class="button next-step" href="{reverse("pages:births", args=[campaign.slug])}">Next: Births</a>' in html
     from dynasties.services import births_finish, births_roll_all
@@ -127,6 +134,17 @@ def test_dashboard_content(client, campaign, gm):
     births_finish(campaign=campaign)
     html = client.get(reverse("pages:dashboard", args=[campaign.slug])).content.decode()
     assert f'<a class="button next-step" href="{reverse("pages:survival", args=[campaign.slug])}">Next: Survival</a>' in html
+
+
+def test_a_player_gets_the_public_downloads_not_the_gms(client, campaign, alice):
+    client.force_login(alice)
+    html = client.get(reverse("pages:dashboard", args=[campaign.slug])).content.decode()
+    assert reverse("gedcom-campaign", args=[campaign.slug]) in html
+    assert reverse("print:campaign_sheets", args=[campaign.slug]) not in html
+    england = _england(campaign)
+    page = client.get(reverse("pages:dynasty", args=[campaign.slug, england.pk])).content.decode()
+    gedcom = reverse("gedcom-dynasty", args=[campaign.slug, england.pk])
+    assert gedcom in page and client.get(gedcom).status_code == 200
 
 
 def test_dashboard_links_last_announcements(client, campaign, gm):
