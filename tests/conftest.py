@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -92,6 +93,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if _suite(item):
             item.add_marker(pytest.mark.database)
     _long_ones_first(items)
+    _unique_ids_for_scoped_distribution(config, items)
     if "postgresql" in str(settings.DATABASES["default"]["ENGINE"]):
         # long simulated campaigns check the rules, not the database: SQLite's run has them (inside one
         # test transaction PostgreSQL's planner has no statistics and their queries crawl)
@@ -115,6 +117,23 @@ def _long_one(item: pytest.Item) -> bool:
     db = item.get_closest_marker("django_db")
     transactional = db is not None and bool(db.kwargs.get("transaction") or db.kwargs.get("reset_sequences"))
     return not (transactional or {"transactional_db", "live_server"} & set(getattr(item, "fixturenames", ())))
+
+
+def _unique_ids_for_scoped_distribution(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """pytest-xdist's --dist loadgroup (and loadscope, loadfile) keeps one test per node id: tests that
+    share one (schemathesis's API fuzz tests, one per operation) would be dropped without a word. Refuse."""
+    dist = config.getoption("dist", default="no")
+    if getattr(config.option, "loadgroup", False):  # a worker of a --dist loadgroup run (pytest-xdist sets it)
+        dist = "loadgroup"
+    if dist not in ("loadgroup", "loadscope", "loadfile"):
+        return
+    counts = Counter(item.nodeid for item in items)
+    shared = sorted(nodeid for nodeid, n in counts.items() if n > 1)
+    if shared:
+        raise pytest.UsageError(
+            f"--dist {dist} would run one test of each of these node ids and drop the rest: {', '.join(shared[:3])}; "
+            "run them with --dist load (make test does for PostgreSQL's run, which has the API fuzz tests)"
+        )
 
 
 def _long_ones_first(items: list[pytest.Item]) -> None:
