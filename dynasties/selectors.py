@@ -5,13 +5,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from django.db.models import Count, Q
 
 from campaign.models import Campaign
+from campaign.permissions import can_view_exchequer, sees_every_exchequer
+from campaign.treasury import balance, balances
 from dynasties.models import (
     BirthAttempt,
     Character,
+    Dynasty,
     DynastyKind,
     Marriage,
     MarriageOffer,
@@ -167,3 +171,19 @@ def settled_by_offer(campaign: Campaign, match: object) -> bool:
             campaign=campaign, status=OfferStatus.ACCEPTED, minor_character_id__in=pair
         ).values_list("minor_character_id", "suitor_id")
     )
+
+
+def exchequers_seen(campaign: Campaign, user: Any, role: str | None, mine: int | None) -> list[tuple[Dynasty | None, int]]:
+    """The exchequers the viewer (``user``, his ``role`` and house ``mine`` in the campaign) may see,
+    with their balances, as the policy says: the GM every house's in seat order and the Treasury's
+    (None) last; a player his own house's; anyone else none."""
+    dynasties = list(Dynasty.objects.filter(campaign=campaign).order_by("seat", "name", "pk"))
+    for d in dynasties:
+        d.campaign = campaign  # loaded already: the policy reads it
+    if sees_every_exchequer(role):
+        money = balances(campaign)
+        return [(d, money.get(d.pk, 0)) for d in dynasties] + [(None, money.get(None, 0))]
+    own = next((d for d in dynasties if d.pk == mine), None)
+    if own is None or not can_view_exchequer(user, own):
+        return []
+    return [(own, balance(campaign, own))]

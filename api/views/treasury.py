@@ -16,9 +16,10 @@ from api.common import CampaignReadViewSet, CampaignScoped
 from api.filters import FilterSet, IntegerFilter
 from api.serializers import LinkField
 from campaign.models import Posting
-from campaign.permissions import can_view_exchequer, sees_every_exchequer
-from campaign.treasury import TREASURY, balance, balances, currency
+from campaign.permissions import can_view_exchequer
+from campaign.treasury import TREASURY, balance, currency
 from dynasties.models import Dynasty
+from dynasties.selectors import exchequers_seen
 
 
 class PostingOut(serializers.ModelSerializer):  # type: ignore[type-arg]
@@ -98,17 +99,7 @@ class BalanceViewSet(CampaignScoped, viewsets.ViewSet):
     @extend_schema(responses=BalanceOut(many=True), filters=False)
     def list(self, request: Request, slug: str) -> Response:
         v = self.viewer
-        dynasties = list(Dynasty.objects.filter(campaign=v.campaign).order_by("seat", "name", "pk"))
-        for d in dynasties:
-            d.campaign = v.campaign  # loaded already: the permission layer reads it
-        if sees_every_exchequer(v.role):
-            money = balances(v.campaign)
-            rows = [self._row(d, money.get(d.pk, 0)) for d in dynasties]
-            rows.append(self._row(None, money.get(None, 0)))
-        else:
-            own = next((d for d in dynasties if d.pk == v.dynasty), None)
-            seen = own is not None and can_view_exchequer(request.user, own)
-            rows = [self._row(own, balance(v.campaign, own))] if seen and own is not None else []
+        rows = [self._row(d, amount) for d, amount in exchequers_seen(v.campaign, request.user, v.role, v.dynasty)]
         return Response(BalanceOut(rows, many=True).data)
 
     @extend_schema(responses=BalanceOut)

@@ -52,12 +52,13 @@ CHECKS = frozenset(
         "is_gm",
         "own_house",
         "sees_undo_plan",
+        "sees_every_exchequer",
     }
 )
 """The policy's checks a door would run before its service, the seat's own ``is_gm``, and the
 questions the services and selectors now ask for the acting user: which house he acts for when he
 names none (``campaign.permissions.acting_house``), whether he sees the undo plan
-(``campaign.undo.undo_plans``)."""
+(``campaign.undo.undo_plans``), which exchequers he sees (``dynasties.selectors.exchequers_seen``)."""
 
 ROLES = frozenset({"GM", "PLAYER", "OBSERVER"})
 
@@ -148,7 +149,8 @@ def view(v, role):
     assert decisions(source) == Counter(
         {"require_gm": 2, "is_gm": 1, "Role.PLAYER": 1, "raise PermissionDenied": 1, "Role.GM": 1, "Role.OBSERVER": 1}
     )
-    assert decisions("def view(v):\n    return sees_every_exchequer(v.role) and may_act_for(v.role, v.dynasty, 3)\n") == Counter()
+    assert decisions("def view(v):\n    return may_act_for(v.role, v.dynasty, 3)\n") == Counter()
+    assert decisions("if sees_every_exchequer(v.role):\n    pass\n") == Counter({"sees_every_exchequer": 1})
     assert decisions("house = d['dynasty'] or own_house(v.role, v.dynasty)\nplan = sees_undo_plan(v.role)\n") == Counter(
         {"own_house": 1, "sees_undo_plan": 1}
     )
