@@ -210,6 +210,7 @@ def test_the_contracts_pages_fit_a_phone(browser: Browser, live_server, table):
         page.goto(f"{base}new/")
         page.get_by_label("Add a clause").select_option("recurring_payment")
         page.get_by_role("button", name="Add clause").click()
+        expect(page.locator("#clause-1 legend")).to_contain_text("Clause 1")  # the page came back with the clause
         fits(page)
         shoot(page, "draft-clause-phone")
         # the GM puts the breach to a parley from the phone
