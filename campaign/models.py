@@ -37,6 +37,9 @@ class Campaign(models.Model):
     allow_overdraft = models.BooleanField(
         default=False, help_text="Let a dynasty's gifts and loans take its exchequer below zero."
     )
+    live_version = models.PositiveBigIntegerField(
+        default=0, editable=False, help_text="Raised by every write to the campaign: open pages poll it to update."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -133,6 +136,14 @@ class Roll(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     characters = models.ManyToManyField("dynasties.Character", through="RollSubject", related_name="rolls")
+    corrects = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="corrections",
+        help_text="The roll this one corrects (the GM changed its faces); the wrong roll stays in the log.",
+    )
 
     class Meta:
         ordering = ["id"]

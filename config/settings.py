@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     "simple_history",  # the audit trail (campaign/audit.py)
     "django_tasks",  # background work (campaign/jobs.py)
     "django_tasks_db",  # ... its database backend's queue and `manage.py db_worker`
+    "django_htmx",  # pages that update in place: request.htmx, the htmx script
     "campaign",
     "dynasties",
     "contracts",
@@ -57,6 +58,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",  # request.htmx: a fragment asked for by htmx, not a page
     "simple_history.middleware.HistoryRequestMiddleware",  # who edited in the admin (campaign/audit.py)
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",
