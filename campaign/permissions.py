@@ -187,7 +187,7 @@ def consequence() -> Iterator[None]:
 def require(by: Any, campaign: Campaign | int, check: str, **terms: Any) -> Seat:
     """The acting check a service makes: ``check`` is one of ``gm``, ``play``, ``house``
     (``dynasty=``), ``couple`` (``houses=``), ``party`` (``parties=``), ``crown`` (``player=``,
-    ``crown=``). Returns the seat; raises :class:`Forbidden` (403) when it may not."""
+    ``crown=``), ``correct_roll``. Returns the seat; raises :class:`Forbidden` (403) when it may not."""
     if _consequence.get():
         return SYSTEM
     seat = actor_seat(campaign, by)
@@ -208,6 +208,8 @@ def require(by: Any, campaign: Campaign | int, check: str, **terms: Any) -> Seat
         require_party(role, mine, terms["parties"])
     elif check == "crown":
         require_crown_player(role, mine, terms["player"], terms["crown"])
+    elif check == "correct_roll":  # changing a die already in the log: the GM's (ACTIONS: "run the turn")
+        require_gm(role)
     else:  # a check nobody wrote is a refusal, not a pass
         raise Forbidden(f"No rule says who may {check!r}.")
     return seat
@@ -366,6 +368,12 @@ def runs_the_turn(role: str | None) -> bool:
     return role == Role.GM
 
 
+def may_correct_rolls(role: str | None) -> bool:
+    """Whether the doors offer to correct a die of the current step (``require(.., "correct_roll")``):
+    the GM's, as running the turn is."""
+    return role == Role.GM
+
+
 def sees_undo_plan(role: str | None) -> bool:
     """What an undo would put back (every house's rolls, lines and postings it drops): the GM's, as
     undo is his to do."""
@@ -491,3 +499,12 @@ def gm_campaigns(user: Any) -> QuerySet[Campaign]:
     if getattr(user, "is_superuser", False):
         return Campaign.objects.all()
     return Campaign.objects.filter(memberships__user=user, memberships__role=Role.GM)
+
+
+def member_campaigns(user: Any) -> QuerySet[Campaign]:
+    """The campaigns this user is a member of, as :func:`role_of` says (a superuser: all)."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return Campaign.objects.none()
+    if getattr(user, "is_superuser", False):
+        return Campaign.objects.all()
+    return Campaign.objects.filter(pk__in=Membership.objects.filter(user=user).values("campaign_id"))

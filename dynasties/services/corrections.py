@@ -1,0 +1,502 @@
+"""Correcting a die (issue 19): the GM changes the faces of a roll of the current step and what
+the roll decided is derived again, or the correction is refused naming what depends on it.
+
+The wrong roll stays in the log; the correction is a new roll (typed in, by the GM) that
+``corrects`` it, with the same purpose, subjects, modifier and target. What can be corrected:
+
+- a birth attempt: the child comes (its sex is then due) or goes (refused while anything depends
+  on the child; its sex and characteristic rolls stay in the log, marked "withdrawn");
+- a newborn's sex die: the child's sex (its name too, if it was the house's suggestion) and, in
+  Blood Royale, the name of its first characteristic (Strength for a son, Guile for a daughter);
+- a newborn's characteristic roll: the characteristic;
+- a survival roll: the death recorded or reversed (refused when a contract or a child's year of
+  birth followed from it), BloodLine's ill or good health derived again.
+
+Anything else is refused: undo the step instead. One transaction; through the doors it runs
+inside ``step_action``, so undoing the step takes a correction back with the rest.
+docs/rulings.md, "Correcting a die"."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import ProtectedError, Q, QuerySet, RestrictedError
+from django.db.models.deletion import Collector
+
+from campaign import audit
+from campaign.dice import PURPOSE_LABELS, DiceBox
+from campaign.models import Campaign, ChronicleEntry, Roll, RollSubject, Step
+from campaign.permissions import require
+from campaign.steps import STEP_LABELS, Chronicle, load_tables, lock_campaign
+from dynasties.models import BirthAttempt, Character, Crown, Marriage, Reign, Status
+from dynasties.services import bloodline_sequence as bls
+from dynasties.services.births import _announce_birth
+from dynasties.services.deaths import character_die
+from dynasties.services.succession_choices import CHOICE_KEY
+from rules import blood_royale as br
+from rules import bloodline as bl
+from rules.dice import DiceSpec, validate_faces
+from rules.errors import NotFound, RuleError
+from rules.names import given_name as suggested_name
+from rules.tables import characteristic_value
+
+CORRECTABLE = {"birth": Step.BIRTHS, "sex": Step.BIRTHS, "characteristic": Step.BIRTHS, "survival": Step.SURVIVAL}
+"""The purposes a correction re-derives, each with the step its rolls are made at."""
+
+WITHDRAWN = "withdrawn birth: "
+"""Put before the outcome of a sex or characteristic roll whose birth a correction took away."""
+
+DEATH_CAUSE = "failed survival roll"
+
+DeathCheck = Callable[[Campaign, Character], list[str]]
+_death_checks: list[DeathCheck] = []
+
+
+def on_death_reversal(check: DeathCheck) -> None:
+    """Register what an app above the dynasties says depends on a death of this step (contracts: a
+    contract it ended): each sentence names one thing, and the reversal is refused."""
+    if check not in _death_checks:
+        _death_checks.append(check)
+
+
+class CorrectionRefused(RuleError):
+    """Something depends on what the roll decided, or the roll cannot be corrected."""
+
+    code = "correction_refused"
+    status = 409
+
+
+@dataclass(frozen=True)
+class Correction:
+    corrected: Roll  # the wrong roll, kept in the log
+    roll: Roll  # the correction
+    what: str  # "Attempt 1 of Edward and Mary"
+    changes: tuple[str, ...]  # what followed, in words ("now a child; roll its sex on Births")
+
+    @property
+    def message(self) -> str:
+        head = f"{self.what}: {dice_text(self.corrected)} -> {dice_text(self.roll)}"
+        return head + (": " + "; ".join(self.changes) if self.changes else "") + "."
+
+
+def dice_text(roll: Roll) -> str:
+    """The faces as a sum with the modifier and total: "3 + 4 = 7", "5 + 2 -1 = 6", "4"."""
+    text = " + ".join(str(f) for f in roll.faces)
+    if roll.modifier:
+        text += f" {roll.modifier:+d}"
+    return text + (f" = {roll.total}" if len(roll.faces) > 1 or roll.modifier else "")
+
+
+def _label(roll: Roll) -> str:
+    label = PURPOSE_LABELS.get(roll.purpose, f"{roll.purpose.replace('_', ' ')} roll")
+    return f"{label} ({roll.detail})" if roll.detail else label
+
+
+@transaction.atomic
+def correct_roll(
+    *, campaign: Campaign | int, roll: Roll | int, faces: Sequence[int], by: AbstractBaseUser | None = None
+) -> Correction:
+    """The GM's correction of a roll of the current step: a new roll with ``faces`` that corrects
+    it, and what the roll decided derived again (or a refusal naming what depends on it)."""
+    campaign = lock_campaign(campaign)
+    require(by, campaign, "correct_roll")
+    pk = roll.pk if isinstance(roll, Roll) else roll
+    old = Roll.objects.filter(campaign=campaign, pk=pk).first()
+    if old is None:
+        raise NotFound(f"There is no roll #{pk} in {campaign.name}.")
+    newer = old.corrections.order_by("-pk").first()
+    if newer is not None:
+        raise CorrectionRefused(
+            f"This roll was corrected already (roll #{newer.pk}, {dice_text(newer)}): correct that one instead.",
+            code="already_corrected",
+        )
+    if (old.year, old.step) != (campaign.current_year, campaign.step):
+        raise CorrectionRefused(
+            f"This roll belongs to {STEP_LABELS.get(old.step, old.step)} {old.year}: only a roll of the current step "
+            "can be corrected; undo back to it instead.",
+            code="not_current_step",
+        )
+    if CORRECTABLE.get(old.purpose) != old.step:
+        kind = PURPOSE_LABELS.get(old.purpose, f"{old.purpose.replace('_', ' ')} roll")
+        raise RuleError(f"{kind[:1].upper()}{kind[1:]}s cannot be corrected; undo the step instead.", code="not_correctable")
+    if not old.faces:
+        raise RuleError(
+            f"This {_label(old)} was not rolled (its outcome was certain): there is no die to correct.", code="unchanged"
+        )
+    checked = list(validate_faces(DiceSpec.parse(old.dice), list(faces), purpose=_label(old)))
+    if checked == list(old.faces):
+        raise RuleError(f"The {_label(old)} already shows {dice_text(old)}: nothing to correct.", code="unchanged")
+    subjects = list(RollSubject.objects.filter(roll=old).order_by("position", "pk").values_list("character_id", flat=True))
+    box = DiceBox(campaign, by=audit.acting_user(by))
+    new = box.roll(
+        DiceSpec.parse(old.dice),
+        purpose=old.purpose,
+        characters=subjects,
+        entered=checked,
+        modifier=old.modifier,
+        target=old.target,
+        detail=old.detail,
+    )
+    new.effective_age, new.values_used, new.corrects = old.effective_age, old.values_used, old
+    rederive = {"birth": _birth, "sex": _sex, "characteristic": _characteristic, "survival": _survival}[old.purpose]
+    what, changes = rederive(campaign, old, new, subjects, box)
+    return Correction(corrected=old, roll=new, what=what, changes=tuple(changes))
+
+
+# --- Births ----------------------------------------------------------------------------------------
+
+
+def _attempt_of(campaign: Campaign, roll: Roll) -> BirthAttempt:
+    attempt = (
+        BirthAttempt.objects.filter(campaign=campaign, roll=roll)
+        .select_related("marriage__husband", "marriage__wife", "child")
+        .first()
+    )
+    if attempt is None:
+        raise RuleError(
+            "This birth roll belongs to no birth attempt of this turn: undo the step instead.", code="not_correctable"
+        )
+    return attempt
+
+
+def _couple(attempt: BirthAttempt) -> str:
+    return f"{attempt.marriage.husband.display_name} and {attempt.marriage.wife.display_name}"
+
+
+def _birth(campaign: Campaign, old: Roll, new: Roll, subjects: list[int], box: DiceBox) -> tuple[str, list[str]]:
+    attempt = _attempt_of(campaign, old)
+    what = f"Attempt {attempt.attempt} of {_couple(attempt)}"
+    succeeds = bl.birth_succeeds if campaign.rules.effective_ages else br.birth_succeeds
+    success = succeeds(new.faces)
+    new.outcome = "child" if success else "no child"
+    if success != attempt.success:
+        later = BirthAttempt.objects.filter(marriage=attempt.marriage, year=attempt.year, attempt__gt=attempt.attempt)
+        if later.exists():
+            raise CorrectionRefused(
+                f"Attempt {later.order_by('attempt').first().attempt} of {_couple(attempt)} was made after this one and "  # type: ignore[union-attr]
+                "depends on it: undo the step to change this attempt's result.",
+                code="depends",
+            )
+    changes: list[str] = []
+    fields = ["roll"]
+    removed: Character | None = None
+    if success and not attempt.success:
+        earlier = BirthAttempt.objects.filter(
+            marriage=attempt.marriage, year=attempt.year, attempt__lt=attempt.attempt, success=True
+        ).count()
+        attempt.success = True
+        attempt.child_birth_year = (
+            bl.child_birth_year(attempt.year, attempt.attempt)
+            if campaign.rules.effective_ages
+            else br.child_birth_year(attempt.year, earlier)
+        )
+        fields += ["success", "child_birth_year"]
+        changes.append("now a child; roll its sex on Births")
+    elif attempt.success and not success:
+        if attempt.child is not None:
+            removed = attempt.child
+            _refuse_if_depended_on(campaign, attempt, removed)
+            _withdraw(campaign, removed)
+            attempt.child = None
+            fields.append("child")
+            changes.append(
+                f"no child now: {removed.display_name} is removed (the sex and characteristic rolls stay in the log, withdrawn)"
+            )
+        else:
+            changes.append("no child now")
+        attempt.success, attempt.child_birth_year = False, None
+        fields += ["success", "child_birth_year"]
+    else:
+        changes.append("still a child" if success else "still no child")
+    box.flush()
+    attempt.roll = new
+    attempt.save(update_fields=fields)
+    if removed is not None:
+        removed.delete()  # its roll subjects go with it; the audit trail records the deletion
+    return what, changes
+
+
+def _refuse_if_depended_on(campaign: Campaign, attempt: BirthAttempt, child: Character) -> None:
+    """Refuse to take the child away while anything but its own birth's rolls stands on it."""
+    name = child.display_name
+    problems: list[str] = []
+    for purpose, detail in (
+        RollSubject.objects.filter(character=child)
+        .exclude(roll__step=Step.BIRTHS, roll__year=attempt.year, roll__purpose__in=["sex", "characteristic"])
+        .values_list("roll__purpose", "roll__detail")
+    ):
+        label = PURPOSE_LABELS.get(purpose, f"{purpose.replace('_', ' ')} roll")
+        problems.append(f"{name}'s {label}{f' ({detail})' if detail else ''} depends on this birth: correct or undo that first")
+    for match in Marriage.objects.filter(Q(husband=child) | Q(wife=child)).select_related("husband", "wife"):
+        other = match.wife if match.husband_id == child.pk else match.husband
+        kind = "marriage" if match.wedding_year is not None else "betrothal"
+        problems.append(f"{name}'s {kind} to {other.display_name} depends on this birth: undo that first")
+    if not problems:
+        collector = Collector(using=Character.objects.db)
+        try:
+            collector.collect([child])
+        except (ProtectedError, RestrictedError) as exc:
+            problems.append(f"{name} is held by other records ({exc.args[0]}): undo the step instead")
+        else:
+            held = sorted(
+                {
+                    model._meta.verbose_name
+                    for model, rows in collector.data.items()
+                    if rows and model not in (Character, RollSubject)
+                }
+                | {
+                    field.model._meta.verbose_name
+                    for (field, _), found in collector.field_updates.items()
+                    if field.model is not BirthAttempt and any(f.exists() if hasattr(f, "exists") else f for f in found)
+                }
+            )
+            if held:
+                problems.append(f"{name} is named by other records ({', '.join(map(str, held))}): undo the step instead")
+    if problems:
+        raise CorrectionRefused(problems[0][:1].upper() + problems[0][1:] + ".", code="depends")
+
+
+def _withdraw(campaign: Campaign, child: Character) -> None:
+    """The child's own rolls stay in the log, marked withdrawn; its birth line goes."""
+    rolls = list(Roll.objects.filter(subjects__character=child, step=Step.BIRTHS, year=campaign.current_year))
+    for r in rolls:
+        r.outcome = (WITHDRAWN + r.outcome)[:60]
+    Roll.objects.bulk_update(rolls, ["outcome"])
+    _birth_lines(campaign, child).delete()
+
+
+def _birth_lines(campaign: Campaign, child: Character) -> QuerySet[ChronicleEntry]:
+    return ChronicleEntry.objects.filter(
+        campaign=campaign, year=campaign.current_year, step=Step.BIRTHS, kind="birth", data__character=child.pk
+    )
+
+
+def _newborn(campaign: Campaign, roll: Roll, subjects: list[int]) -> tuple[Character, BirthAttempt]:
+    """The child of this turn's Births a sex or characteristic roll was made for."""
+    attempt = (
+        BirthAttempt.objects.filter(campaign=campaign, year=campaign.current_year, child_id__in=subjects)
+        .select_related("child", "marriage__husband", "marriage__wife")
+        .first()
+    )
+    if attempt is None or attempt.child is None:
+        raise RuleError(f"This {_label(roll)} is for no child born this turn: undo the step instead.", code="not_correctable")
+    return attempt.child, attempt
+
+
+def _announce_again(campaign: Campaign, child: Character) -> None:
+    """The birth line says again what the child is (its place in the chronicle kept)."""
+    said = Chronicle(campaign)
+    if campaign.rules.effective_ages:
+        bls.announce_birth(said, child)
+    else:
+        _announce_birth(said, child)
+    _birth_lines(campaign, child).update(text=said.entries[0].text)
+
+
+def _suggestion(campaign: Campaign, child: Character, sex: str) -> str:
+    """The name the house would suggest for a child of this sex, its siblings' names taken (as
+    ``births.BirthContext`` and ``bloodline_sequence.child`` choose it)."""
+    parents = [p for p in (child.father_id, child.mother_id) if p is not None]
+    kin = Character.objects.filter(Q(father_id__in=parents) | Q(mother_id__in=parents), sex=sex).exclude(pk=child.pk)
+    # BloodLine takes the father's children of any state, Blood Royale the parents' living ones
+    kin = kin.filter(father_id=child.father_id) if campaign.rules.effective_ages else kin.filter(status=Status.ALIVE)
+    used = set(kin.values_list("given_name", flat=True))
+    crown = child.birth_dynasty.crown if child.birth_dynasty is not None else ""
+    index = 0
+    while suggested_name(crown, sex, index) in used and index < 12:
+        index += 1
+    return suggested_name(crown, sex, index)
+
+
+def _sex(campaign: Campaign, old: Roll, new: Roll, subjects: list[int], box: DiceBox) -> tuple[str, list[str]]:
+    child, _ = _newborn(campaign, old, subjects)
+    what = f"The sex of {child.display_name}"
+    sex_from_faces = bl.sex_from_faces if campaign.rules.effective_ages else br.sex_from_faces
+    sex = sex_from_faces(new.faces)
+    new.outcome = "boy" if sex == "M" else "girl"
+    box.flush()
+    if sex == child.sex:
+        return what, [f"still a {'son' if sex == 'M' else 'daughter'}"]
+    changes = [f"now a {'son' if sex == 'M' else 'daughter'}"]
+    was_suggested = child.given_name == _suggestion(campaign, child, child.sex)
+    fields = ["sex"]
+    if was_suggested:
+        child.given_name = _suggestion(campaign, child, sex)
+        fields.append("given_name")
+        changes.append(f"named {child.given_name} (the house's suggestion for a {'son' if sex == 'M' else 'daughter'})")
+    else:
+        changes.append(f"the name {child.given_name} stays (it was not the house's suggestion)")
+    if not campaign.rules.effective_ages:  # Blood Royale: a son's Strength is a daughter's Guile
+        before, after = br.characteristic_names(child.sex)[0], br.characteristic_names(sex)[0]
+        value = child.characteristics.pop(before, 0)
+        child.characteristics = {after: value, **child.characteristics}
+        fields.append("characteristics")
+        first = Roll.objects.filter(
+            subjects__character=child, purpose="characteristic", step=Step.BIRTHS, year=campaign.current_year, detail=before
+        )
+        for r in first:
+            r.detail, r.outcome = after, f"{after} {value:+d}"
+            r.save(update_fields=["detail", "outcome"])
+        changes.append(f"{before.capitalize()} {value:+d} is now {after.capitalize()} {value:+d}")
+    child.sex = sex
+    audit.bulk_update(Character, [child], fields)
+    _announce_again(campaign, child)
+    return what, changes
+
+
+def _characteristic(campaign: Campaign, old: Roll, new: Roll, subjects: list[int], box: DiceBox) -> tuple[str, list[str]]:
+    child, _ = _newborn(campaign, old, subjects)
+    trait = old.detail
+    what = f"{child.display_name}'s {trait}"
+    was = child.characteristics.get(trait)
+    if campaign.rules.effective_ages:
+        value = bl.child_value(new.faces[0], new.modifier)
+        new.outcome = f"{trait} {value}"
+        shown = f"{trait.upper()} {value}"
+        was_shown = f"{was}"
+    else:
+        value = characteristic_value(load_tables(campaign)["characteristic_bands"], sum(new.faces))  # type: ignore[arg-type]
+        new.outcome = f"{trait} {value:+d}"
+        shown = f"{trait.capitalize()} {value:+d}"
+        was_shown = f"{was:+d}" if isinstance(was, int) else str(was)
+    box.flush()
+    if value == was:
+        return what, [f"still {shown}"]
+    child.characteristics = {**child.characteristics, trait: value}
+    audit.bulk_update(Character, [child], ["characteristics"])
+    _announce_again(campaign, child)
+    return what, [f"now {shown} (was {was_shown})"]
+
+
+# --- Survival --------------------------------------------------------------------------------------
+
+
+def _survival(campaign: Campaign, old: Roll, new: Roll, subjects: list[int], box: DiceBox) -> tuple[str, list[str]]:
+    character = Character.objects.select_related("controlled_by").get(pk=subjects[0])
+    name = character.display_name
+    what = f"{name}'s survival roll"
+    year = campaign.current_year
+    years_before = years_after = 0
+    if campaign.rules.effective_ages:
+        table = load_tables(campaign)[bl.SURVIVAL]
+        eff = old.effective_age if old.effective_age is not None else character.effective_age(year)
+        before = bl.survival_outcome(table, eff, old.total)  # type: ignore[arg-type]
+        after = bl.survival_outcome(table, eff, new.total)  # type: ignore[arg-type]
+        new.outcome = after.label
+        died, dies, years_before, years_after = before.dies, after.dies, before.years, after.years
+    else:
+        need = old.target or 0
+        died, dies = old.total < need, new.total < need
+        new.outcome = "died" if dies else "survived"
+    box.flush()
+    changes: list[str] = []
+    chronicle = Chronicle(campaign)
+    if died and not dies:
+        _revive(campaign, character)
+        changes.append(f"{name} survives now: the death is reversed")
+    if years_before != years_after and not dies:
+        _health(campaign, character, old, years_before, years_after, new.outcome, chronicle)
+        changes.append(f"{new.outcome}; effective age now {character.effective_age(year)}")
+    if dies and not died:
+        if years_before:
+            _health(campaign, character, old, years_before, 0, "", chronicle)
+        if campaign.rules.effective_ages:
+            text = f"{name} dies in {year}, aged {character.age(year)} (effective {old.effective_age})."
+        else:
+            rolled = f"rolled {sum(new.faces)}{new.modifier:+d}, needed {old.target}"
+            text = f"{name} dies in {year}, aged {character.age(year)} ({rolled})."
+        chronicle.add("death", text, character=character.pk, dynasty=character.controlled_by_id)
+        character_die(campaign=campaign, character_ids=[character.pk], cause=DEATH_CAUSE, chronicle=chronicle)
+        changes.append(f"{name} dies now" + ("; the succession is decided when Survival closes" if _reigns(character) else ""))
+    if not changes:
+        changes.append(f"still {new.outcome}" if new.outcome != "died" else "still dies")
+    chronicle.flush()
+    return what, changes
+
+
+def _reigns(character: Character) -> bool:
+    return Reign.objects.filter(holder=character, end_year__isnull=True).exists()
+
+
+def _health(
+    campaign: Campaign, character: Character, old: Roll, years_before: int, years_after: int, label: str, chronicle: Chronicle
+) -> None:
+    """BloodLine: the effective years of the old outcome taken back, the new one's added (its line
+    in the chronicle written again)."""
+    year = campaign.current_year
+    age = character.age(year)
+    if old.effective_age:  # the offset when the roll was made, exactly
+        offset = old.effective_age - age
+    elif age + character.effective_age_offset > 0:
+        offset = character.effective_age_offset - years_before
+    else:  # held at 0 by good health: any offset reaching 0 reads the same
+        offset = -age
+    offset += years_after
+    character.effective_age_offset = max(offset, -age)
+    audit.bulk_update(Character, [character], ["effective_age_offset"])
+    ChronicleEntry.objects.filter(
+        campaign=campaign, year=year, step=Step.SURVIVAL, kind="health", data__character=character.pk
+    ).delete()
+    if years_after:
+        chronicle.add(
+            "health",
+            f"{character.display_name}: {label}; effective age now {character.effective_age(year)}.",
+            character=character.pk,
+        )
+
+
+DEATH_ENDS = {"M": "death of the husband", "F": "death of the wife"}
+BETROTHAL_VOID = "betrothal void: death before the wedding"
+
+
+def _revive(campaign: Campaign, character: Character) -> None:
+    """A death of this step reversed, or refused when something beyond the family followed from it."""
+    year = campaign.current_year
+    name = character.display_name
+    children = list(Character.objects.filter(Q(father=character) | Q(mother=character)).values_list("pk", flat=True))
+    moved = ChronicleEntry.objects.filter(
+        campaign=campaign, year=year, step=Step.SURVIVAL, kind="birth", data__character__in=children
+    ).first()
+    problems = [f"{moved.text.split(':')[0]} because of this death: undo the step instead"] if moved else []
+    for check in _death_checks:
+        problems += check(campaign, character)
+    if problems:
+        raise CorrectionRefused(f"{name}'s death cannot be reversed: " + "; ".join(problems) + ".", code="depends")
+    history = Character.history.filter(id=character.pk, status=Status.ALIVE).order_by("-history_date", "-history_id")  # type: ignore[attr-defined]
+    piece = history.values_list("prince_piece", flat=True).first() or ""
+    audit.update(
+        Character.objects.filter(pk=character.pk), status=Status.ALIVE, death_year=None, death_cause="", prince_piece=piece
+    )
+    character.status, character.death_year, character.death_cause, character.prince_piece = Status.ALIVE, None, "", piece
+    ended = Marriage.objects.filter(campaign=campaign, ended_year=year).filter(Q(husband=character) | Q(wife=character))
+    reopened: list[Marriage] = []
+    for match in ended.select_related("husband", "wife"):
+        other = match.wife if match.husband_id == character.pk else match.husband
+        mine = DEATH_ENDS[character.sex] if match.wedding_year is not None else BETROTHAL_VOID
+        if match.end_cause != mine:
+            continue
+        if other.status == Status.DEAD and other.death_year == year and other.death_cause == DEATH_CAUSE:
+            if match.wedding_year is None:
+                continue  # void all the same: the other died too
+            match.end_cause = DEATH_ENDS[other.sex]
+        else:
+            match.ended_year, match.end_cause = None, ""
+            if match.wedding_year is None:
+                ChronicleEntry.objects.filter(
+                    campaign=campaign, year=year, step=Step.SURVIVAL, kind="betrothal_end", data__marriage=match.pk
+                ).delete()
+        reopened.append(match)
+    audit.bulk_update(Marriage, reopened, ["ended_year", "end_cause"])
+    ChronicleEntry.objects.filter(
+        campaign=campaign, year=year, step=Step.SURVIVAL, kind="death", data__character=character.pk
+    ).delete()
+    crowns = Reign.objects.filter(campaign=campaign, holder=character, end_year__isnull=True).values_list("crown", flat=True)
+    changed = []
+    for record in Crown.objects.filter(campaign=campaign, name__in=list(crowns)):
+        if CHOICE_KEY in (record.state or {}):
+            record.state = {k: v for k, v in record.state.items() if k != CHOICE_KEY}
+            changed.append(record)
+    Crown.objects.bulk_update(changed, ["state"])

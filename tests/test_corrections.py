@@ -1,0 +1,277 @@
+"""Correcting a die (issue 19), through the service: the new roll, what it re-derives, the refusals."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign.models import ChronicleEntry, Roll, RollSource
+from campaign.permissions import Forbidden
+from campaign.steps import load_tables
+from campaign.undo import new_action_key, redo, step_action, undo_step
+from dynasties.models import BirthAttempt, Character, Marriage, Status
+from dynasties.services import births_attempt, births_finish, births_sex, survival_roll
+from dynasties.services.common import World
+from dynasties.services.corrections import WITHDRAWN, correct_roll
+from dynasties.services.succession_choices import pass_over_choices, pass_over_choose
+from dynasties.services.survival import survival_due
+from rules.errors import InvalidDice, NotFound, RuleError
+
+pytestmark = pytest.mark.django_db
+
+
+def couple(campaign, crown="England") -> Marriage:
+    return Marriage.objects.select_related("husband", "wife").get(
+        campaign=campaign, husband__controlled_by__crown=crown, ended_year__isnull=True
+    )
+
+
+def births_line(campaign, child) -> ChronicleEntry | None:
+    return ChronicleEntry.objects.filter(campaign=campaign, kind="birth", data__character=child.pk).first()
+
+
+# --- Births ----------------------------------------------------------------------------------------
+
+
+def test_a_failed_attempt_corrected_to_a_success_waits_for_its_sex(campaign, gm):
+    match = couple(campaign)
+    attempt = births_attempt(campaign=campaign, marriage=match, faces=[2, 3], by=gm)
+    assert not attempt.success
+    wrong = attempt.roll
+    done = correct_roll(campaign=campaign, roll=wrong, faces=[6, 6], by=gm)
+    attempt.refresh_from_db()
+    assert attempt.success and attempt.child_birth_year == campaign.current_year and attempt.roll == done.roll
+    assert done.roll.corrects == wrong and done.roll.source == RollSource.ENTERED and done.roll.entered_by == gm
+    assert done.roll.outcome == "child" and list(done.roll.characters.all()) == [match.husband, match.wife]
+    assert Roll.objects.filter(pk=wrong.pk, outcome="no child").exists()  # the wrong entry stays in the log
+    assert done.message == (
+        f"Attempt 1 of {match.husband.display_name} and {match.wife.display_name}: 2 + 3 = 5 -> 6 + 6 = 12: "
+        "now a child; roll its sex on Births."
+    )
+    child = births_sex(campaign=campaign, attempt=attempt, faces=[2], by=gm)  # the sex roll is due, and made
+    assert child.father == match.husband
+
+
+def test_a_success_corrected_to_a_failure_removes_the_child_and_keeps_its_rolls(campaign, gm):
+    match = couple(campaign)
+    attempt = births_attempt(campaign=campaign, marriage=match, faces=[6, 6], by=gm)
+    child = births_sex(campaign=campaign, attempt=attempt, faces=[2], characteristic_faces=[[3, 3, 3]] * 3, by=gm)
+    own = list(Roll.objects.filter(subjects__character=child).values_list("pk", flat=True))
+    assert len(own) == 4 and births_line(campaign, child) is not None
+    done = correct_roll(campaign=campaign, roll=attempt.roll, faces=[1, 2], by=gm)
+    attempt.refresh_from_db()
+    assert not attempt.success and attempt.child is None and attempt.child_birth_year is None
+    assert not Character.objects.filter(pk=child.pk).exists() and births_line(campaign, child) is None
+    assert all(o.startswith(WITHDRAWN) for o in Roll.objects.filter(pk__in=own).values_list("outcome", flat=True))
+    assert f"no child now: {child.display_name} is removed" in done.message
+    births_finish(campaign=campaign, by=gm)  # nothing waits for a sex roll
+
+
+def test_a_success_corrected_to_a_failure_is_refused_while_something_depends_on_the_child(campaign, gm):
+    match = couple(campaign)
+    attempt = births_attempt(campaign=campaign, marriage=match, faces=[6, 6], by=gm)
+    child = births_sex(campaign=campaign, attempt=attempt, faces=[4], by=gm)  # a daughter
+    groom = Character.objects.filter(campaign=campaign, sex="M", status=Status.ALIVE, marriages_as_husband__isnull=True).first()
+    Marriage.objects.create(campaign=campaign, husband=groom, wife=child, arranged_year=campaign.current_year)
+    with pytest.raises(RuleError, match=f"{child.display_name}'s betrothal to {groom.display_name} depends on this birth"):
+        correct_roll(campaign=campaign, roll=attempt.roll, faces=[1, 1], by=gm)
+    assert Character.objects.filter(pk=child.pk).exists() and not Roll.objects.filter(corrects=attempt.roll).exists()
+
+
+def test_an_outcome_changed_under_a_later_attempt_is_refused(campaign, gm):
+    match = couple(campaign)
+    first = births_attempt(campaign=campaign, marriage=match, faces=[1, 1], by=gm)
+    births_attempt(campaign=campaign, marriage=match, faces=[1, 1], by=gm)
+    with pytest.raises(RuleError, match=r"Attempt 2 of .* was made after this one") as why:
+        correct_roll(campaign=campaign, roll=first.roll, faces=[6, 6], by=gm)
+    assert why.value.code == "depends" and why.value.status == 409
+    same = correct_roll(campaign=campaign, roll=first.roll, faces=[2, 1], by=gm)  # still no child: allowed
+    assert same.changes == ("still no child",)
+
+
+def test_the_sex_die_corrected_renames_a_suggested_name_and_its_first_characteristic(campaign, gm):
+    match = couple(campaign)
+    attempt = births_attempt(campaign=campaign, marriage=match, faces=[6, 6], by=gm)
+    son = births_sex(campaign=campaign, attempt=attempt, faces=[1], characteristic_faces=[[6, 6, 6], [3, 3, 3], [4, 4, 4]], by=gm)
+    strength = son.characteristics["strength"]
+    sex_roll = Roll.objects.get(subjects__character=son, purpose="sex")
+    done = correct_roll(campaign=campaign, roll=sex_roll, faces=[5], by=gm)
+    daughter = Character.objects.get(pk=son.pk)
+    assert daughter.sex == "F" and daughter.given_name != son.given_name
+    assert daughter.characteristics == {
+        "guile": strength,
+        "constitution": son.characteristics["constitution"],
+        "charisma": son.characteristics["charisma"],
+    }
+    assert Roll.objects.filter(subjects__character=son, purpose="characteristic", detail="guile").count() == 1
+    assert births_line(campaign, daughter).text.startswith(f"A daughter, {daughter.display_name}, is born")
+    assert f"named {daughter.given_name} (the house's suggestion for a daughter)" in done.message
+    assert f"Strength {strength:+d} is now Guile {strength:+d}" in done.message
+
+
+def test_a_name_typed_in_stays_when_the_sex_is_corrected(campaign, gm):
+    attempt = births_attempt(campaign=campaign, marriage=couple(campaign), faces=[6, 6], by=gm)
+    child = births_sex(campaign=campaign, attempt=attempt, faces=[1], given_name="Philippe", by=gm)
+    done = correct_roll(campaign=campaign, roll=Roll.objects.get(subjects__character=child, purpose="sex"), faces=[6], by=gm)
+    child.refresh_from_db()
+    assert child.sex == "F" and child.given_name == "Philippe"
+    assert "the name Philippe stays" in done.message
+
+
+def test_a_characteristic_roll_corrected_recomputes_the_characteristic(campaign, gm):
+    attempt = births_attempt(campaign=campaign, marriage=couple(campaign), faces=[6, 6], by=gm)
+    child = births_sex(campaign=campaign, attempt=attempt, faces=[1], characteristic_faces=[[3, 3, 3]] * 3, by=gm)
+    charisma = Roll.objects.get(subjects__character=child, purpose="characteristic", detail="charisma")
+    done = correct_roll(campaign=campaign, roll=charisma, faces=[6, 6, 6], by=gm)
+    child.refresh_from_db()
+    assert child.characteristics["charisma"] > 0 and done.roll.outcome == f"charisma {child.characteristics['charisma']:+d}"
+    assert f"Charisma {child.characteristics['charisma']:+d}" in births_line(campaign, child).text
+    assert done.message.endswith(f"now Charisma {child.characteristics['charisma']:+d} (was +0).")
+
+
+# --- Survival --------------------------------------------------------------------------------------
+
+
+def _survival(campaign, gm):
+    births_finish(campaign=campaign, by=gm)
+    campaign.refresh_from_db()
+    due = survival_due(campaign, World(campaign, living_only=True), load_tables(campaign))
+    return {d.character.pk: d for d in due}
+
+
+def _dies_on_snake_eyes(due):
+    """A character for whom 1 + 1 fails and 6 + 6 passes, married (his marriage ends at his death)."""
+    for d in due.values():
+        if (
+            2 + d.modifier < d.need <= 12 + d.modifier
+            and Marriage.objects.filter(husband=d.character, ended_year__isnull=True, wedding_year__isnull=False).exists()
+        ):
+            return d
+    raise AssertionError("no such character")
+
+
+def test_a_death_corrected_away_is_reversed(campaign, gm):
+    d = _dies_on_snake_eyes(_survival(campaign, gm))
+    king = d.character
+    survival_roll(campaign=campaign, characters=[king.pk], faces={king.pk: [1, 1]}, by=gm)
+    king.refresh_from_db()
+    assert king.status == Status.DEAD
+    match = Marriage.objects.get(husband=king, ended_year=campaign.current_year)
+    wrong = Roll.objects.get(subjects__character=king, purpose="survival")
+    done = correct_roll(campaign=campaign, roll=wrong, faces=[6, 6], by=gm)
+    king.refresh_from_db()
+    match.refresh_from_db()
+    assert king.status == Status.ALIVE and king.death_year is None and king.death_cause == ""
+    assert match.ended_year is None and match.end_cause == ""
+    assert not ChronicleEntry.objects.filter(campaign=campaign, kind="death", data__character=king.pk).exists()
+    assert done.roll.outcome == "survived" and "the death is reversed" in done.message
+
+
+def test_a_kings_death_reversed_forgets_the_succession_chosen_for_his_crown(campaign, gm):
+    england = couple(campaign).husband  # the King of England
+    births_finish(campaign=campaign, by=gm)
+    survival_roll(campaign=campaign, characters=[england.pk], faces={england.pk: [1, 1]}, by=gm)
+    england.refresh_from_db()
+    assert england.status == Status.DEAD  # 2 - ... fails what he needs
+    pass_over_choose(campaign=campaign, crown="England", heirs=[], limit=5, by=gm)
+    assert "England" in pass_over_choices(campaign)
+    correct_roll(campaign=campaign, roll=Roll.objects.get(subjects__character=england, purpose="survival"), faces=[6, 6], by=gm)
+    assert "England" not in pass_over_choices(campaign)
+
+
+def test_a_survival_corrected_to_a_death_records_it(campaign, gm):
+    d = _dies_on_snake_eyes(_survival(campaign, gm))
+    survival_roll(campaign=campaign, characters=[d.character.pk], faces={d.character.pk: [6, 6]}, by=gm)
+    done = correct_roll(
+        campaign=campaign, roll=Roll.objects.get(subjects__character=d.character, purpose="survival"), faces=[1, 1], by=gm
+    )
+    dead = Character.objects.get(pk=d.character.pk)
+    assert dead.status == Status.DEAD and dead.death_year == campaign.current_year and dead.death_cause == "failed survival roll"
+    assert Marriage.objects.get(husband=dead, ended_year=campaign.current_year).end_cause == "death of the husband"
+    line = ChronicleEntry.objects.get(campaign=campaign, kind="death", data__character=dead.pk)
+    assert f"rolled 2{d.modifier:+d}, needed {d.need}" in line.text
+    assert done.roll.outcome == "died" and f"{dead.display_name} dies now" in done.message
+
+
+# --- refusals --------------------------------------------------------------------------------------
+
+
+def test_only_the_gm_corrects(campaign, gm, alice):
+    attempt = births_attempt(campaign=campaign, marriage=couple(campaign), faces=[2, 3], by=alice)
+    with pytest.raises(Forbidden):
+        correct_roll(campaign=campaign, roll=attempt.roll, faces=[6, 6], by=alice)
+    assert not Roll.objects.filter(corrects=attempt.roll).exists()
+
+
+def test_a_roll_of_an_earlier_step_is_refused(campaign, gm):
+    attempt = births_attempt(campaign=campaign, marriage=couple(campaign), faces=[2, 3], by=gm)
+    births_finish(campaign=campaign, by=gm)
+    with pytest.raises(RuleError, match="only a roll of the current step can be corrected; undo back to it instead") as why:
+        correct_roll(campaign=campaign, roll=attempt.roll, faces=[6, 6], by=gm)
+    assert why.value.code == "not_current_step"
+
+
+def test_other_kinds_of_roll_are_refused_by_name(campaign, gm):
+    odd = Roll.objects.create(
+        campaign=campaign,
+        year=campaign.current_year,
+        step=campaign.step,
+        purpose="monarch_age",
+        dice="1d6",
+        faces=[3],
+        source=RollSource.SERVER,
+        outcome="x",
+    )
+    with pytest.raises(RuleError, match="Roll again for ages cannot be corrected; undo the step instead"):
+        correct_roll(campaign=campaign, roll=odd, faces=[4], by=gm)
+    with pytest.raises(NotFound):
+        correct_roll(campaign=campaign, roll=odd.pk + 1000, faces=[4], by=gm)
+
+
+def test_faces_are_checked_like_typed_dice(campaign, gm):
+    attempt = births_attempt(campaign=campaign, marriage=couple(campaign), faces=[2, 3], by=gm)
+    with pytest.raises(InvalidDice, match=r"birth roll \(attempt 1\) needs 2 dice of 1-6 \(2d6\); 1 face was given"):
+        correct_roll(campaign=campaign, roll=attempt.roll, faces=[6], by=gm)
+    with pytest.raises(InvalidDice, match="7 cannot be rolled on a d6"):
+        correct_roll(campaign=campaign, roll=attempt.roll, faces=[7, 1], by=gm)
+    with pytest.raises(RuleError, match="already shows 2 \\+ 3 = 5: nothing to correct"):
+        correct_roll(campaign=campaign, roll=attempt.roll, faces=[2, 3], by=gm)
+
+
+def test_a_corrected_roll_is_corrected_through_its_correction(campaign, gm):
+    attempt = births_attempt(campaign=campaign, marriage=couple(campaign), faces=[2, 3], by=gm)
+    first = correct_roll(campaign=campaign, roll=attempt.roll, faces=[2, 2], by=gm)
+    with pytest.raises(RuleError, match=f"corrected already \\(roll #{first.roll.pk}, 2 \\+ 2 = 4\\): correct that one") as why:
+        correct_roll(campaign=campaign, roll=attempt.roll, faces=[6, 6], by=gm)
+    assert why.value.code == "already_corrected"
+    second = correct_roll(campaign=campaign, roll=first.roll, faces=[6, 6], by=gm)
+    attempt.refresh_from_db()
+    assert attempt.success and attempt.roll == second.roll and second.roll.corrects == first.roll
+
+
+# --- undo ------------------------------------------------------------------------------------------
+
+
+def test_undo_takes_a_correction_back_with_its_step_and_redo_writes_it_again(campaign, gm):
+    match = couple(campaign)
+    attempt = step_action(
+        campaign=campaign,
+        key=new_action_key(),
+        label="Birth roll",
+        by=gm,
+        action=lambda c: births_attempt(campaign=c, marriage=match, faces=[2, 3], by=gm),
+    )
+    step_action(
+        campaign=campaign,
+        key=new_action_key(),
+        label="Correct a die",
+        by=gm,
+        action=lambda c: correct_roll(campaign=c, roll=attempt.roll, faces=[6, 6], by=gm),
+    )
+    assert BirthAttempt.objects.get(pk=attempt.pk).success
+    undo_step(campaign=campaign, key=new_action_key(), by=gm)
+    assert (
+        not BirthAttempt.objects.filter(campaign=campaign).exists() and not Roll.objects.filter(corrects__isnull=False).exists()
+    )
+    redo(campaign=campaign, key=new_action_key(), by=gm)
+    again = BirthAttempt.objects.get(pk=attempt.pk)
+    assert again.success and again.roll.corrects_id == attempt.roll_id
