@@ -10,7 +10,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 
 from campaign.models import Campaign, Roll, RollSource, RollSubject
-from rules.dice import DiceSource, DiceSpec, RandomSource, validate_faces
+from rules.dice import DiceSource, DiceSpec, Entered, RandomSource, TypedTotal, validate_faces, validate_total
 
 PURPOSE_LABELS = {
     "birth": "birth roll",
@@ -50,19 +50,25 @@ class DiceBox:
         *,
         purpose: str,
         characters: Iterable[Any] = (),
-        entered: Sequence[int] | None = None,
+        entered: Entered | None = None,
         modifier: int = 0,
         target: int | None = None,
         detail: str = "",
         year: int | None = None,
     ) -> Roll:
-        """Roll (or take the typed faces), and queue the log row. Set ``outcome`` on the result."""
+        """Roll (or take the typed faces, or the typed total), and queue the log row. Set
+        ``outcome`` on the result. A typed total is kept as the roll's one "face" (so the sums
+        read the same) and marked ``total``; on one die a total is its face."""
+        faces: Sequence[int]
         if entered is not None:
             label = PURPOSE_LABELS.get(purpose, f"{purpose} roll")
             if detail:
                 label = f"{label} ({detail})"
-            faces = validate_faces(spec, entered, purpose=label)
-            source = RollSource.ENTERED
+            if isinstance(entered, TypedTotal) and spec.count > 1:
+                faces, source = [validate_total(spec, entered.value, purpose=label)], RollSource.TOTAL
+            else:
+                typed = [entered.value] if isinstance(entered, TypedTotal) else entered
+                faces, source = validate_faces(spec, typed, purpose=label), RollSource.ENTERED
             by = self.by
         else:
             faces = self.source.faces(spec)
@@ -80,6 +86,34 @@ class DiceBox:
             target=target,
             source=source,
             entered_by=by,
+        )
+        self.pending.append((roll, list(characters)))
+        return roll
+
+    def certain(
+        self,
+        spec: DiceSpec,
+        *,
+        purpose: str,
+        outcome: str,
+        characters: Iterable[Any] = (),
+        modifier: int = 0,
+        target: int | None = None,
+        detail: str = "",
+    ) -> Roll:
+        """A roll whose outcome is certain, so not rolled: logged as such (no faces, no die drawn)."""
+        roll = Roll(
+            campaign=self.campaign,
+            year=self.campaign.current_year,
+            step=self.step,
+            purpose=purpose,
+            detail=detail,
+            dice=str(spec),
+            faces=[],
+            modifier=modifier,
+            target=target,
+            outcome=outcome,
+            source=RollSource.CERTAIN,
         )
         self.pending.append((roll, list(characters)))
         return roll

@@ -25,6 +25,14 @@ class Step(models.TextChoices):
 STEP_ORDER = [Step.BIRTHS, Step.SURVIVAL, Step.MARRIAGES, Step.ANNOUNCEMENTS, Step.INTERPHASE]
 
 
+class DiceEntry(models.TextChoices):
+    """How dice are typed in from the table."""
+
+    FACES = "faces", "Each die's face"
+    TOTALS = "totals", "The total of each roll"
+    PLAYER = "player", "Each player chooses for his own rolls"
+
+
 class Campaign(models.Model):
     name = models.CharField(max_length=120)
     slug = models.SlugField(max_length=80, unique=True)
@@ -36,6 +44,16 @@ class Campaign(models.Model):
     step = models.CharField(max_length=20, choices=Step.choices, default=Step.BIRTHS)
     allow_overdraft = models.BooleanField(
         default=False, help_text="Let a dynasty's gifts and loans take its exchequer below zero."
+    )
+    dice_entry = models.CharField(
+        max_length=10,
+        choices=DiceEntry.choices,
+        default=DiceEntry.FACES,
+        help_text="How typed dice are entered: each die, each roll's total (where only the sum counts) or each player's choice.",
+    )
+    auto_pass_certain = models.BooleanField(
+        default=False,
+        help_text="Pass a survival roll that cannot fail without rolling it (logged as certain) when Survival opens.",
     )
     live_version = models.PositiveBigIntegerField(
         default=0, editable=False, help_text="Raised by every write to the campaign: open pages poll it to update."
@@ -77,6 +95,13 @@ class Membership(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
     role = models.CharField(max_length=10, choices=Role.choices)
     dynasty = models.ForeignKey("dynasties.Dynasty", null=True, blank=True, on_delete=models.SET_NULL, related_name="memberships")
+    dice_entry = models.CharField(
+        max_length=10,
+        choices=[(DiceEntry.FACES.value, DiceEntry.FACES.label), (DiceEntry.TOTALS.value, DiceEntry.TOTALS.label)],
+        blank=True,
+        default="",
+        help_text="The player's own choice when the campaign lets each player choose (empty: each die's face).",
+    )
 
     class Meta:
         constraints = [
@@ -107,6 +132,8 @@ class RuleTable(models.Model):
 class RollSource(models.TextChoices):
     SERVER = "server", "Server dice"
     ENTERED = "entered", "Typed in from the table"
+    TOTAL = "total", "Typed in as its total"  # faces: [the total]
+    CERTAIN = "certain", "Certain: not rolled"  # faces: [] (a survival that cannot fail)
 
 
 class Roll(models.Model):
@@ -149,7 +176,7 @@ class Roll(models.Model):
         ordering = ["id"]
         indexes = [models.Index(fields=["campaign", "year", "step"])]
         constraints = [
-            models.CheckConstraint(condition=Q(source__in=["server", "entered"]), name="roll_source_valid"),
+            models.CheckConstraint(condition=Q(source__in=list(RollSource.values)), name="roll_source_valid"),
         ]
 
     def __str__(self) -> str:

@@ -77,7 +77,17 @@ def _scopes() -> list[tuple[type[models.Model], str]]:
     return [(e.model, e.campaign_path) for e in registry.scoped_models()]
 
 
-CAMPAIGN_FIELDS = ["current_year", "step", "optional_rules", "allow_overdraft", "turn_length", "ruleset", "start_year"]
+CAMPAIGN_FIELDS = [
+    "current_year",
+    "step",
+    "optional_rules",
+    "allow_overdraft",
+    "dice_entry",
+    "auto_pass_certain",
+    "turn_length",
+    "ruleset",
+    "start_year",
+]
 """The campaign's own columns a checkpoint restores (its name, slug and members stay as they are)."""
 
 

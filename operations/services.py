@@ -15,7 +15,7 @@ from django_tasks import task
 
 from campaign import registry
 from campaign.jobs import job_create, job_progress, job_run, on_lost
-from campaign.models import ActionKey, Audience, Campaign, ChronicleEntry, Job, JobKind, Membership, Role
+from campaign.models import ActionKey, Audience, Campaign, ChronicleEntry, DiceEntry, Job, JobKind, Membership, Role
 from campaign.services import membership_add
 from dynasties.models import Dynasty, DynastyKind
 from dynasties.services import campaign_create
@@ -150,6 +150,8 @@ def campaign_start(
     prehistory_turns: int = 0,
     seed: int | None = None,
     key: str | None = None,
+    dice_entry: str = DiceEntry.FACES,
+    auto_pass_certain: bool = False,
 ) -> Campaign:
     """A campaign as the creation page makes it, all or nothing: ``campaign_create`` with ``gm``
     as its game master, a player for each crown in ``seats`` (crown name -> user), the observers,
@@ -182,6 +184,8 @@ def campaign_start(
         start_year=start_year,
         optional_rules=optional_rules,
         source=source,
+        dice_entry=dice_entry,
+        auto_pass_certain=auto_pass_certain,
         by=gm,
     )
     houses = {d.crown: d for d in Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.PLAYER)}

@@ -32,7 +32,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_http_methods
 
 from campaign.jobs import job_check
-from campaign.models import Campaign, Job, JobKind, JobState
+from campaign.models import Campaign, DiceEntry, Job, JobKind, JobState
 from dynasties.models import DynastyKind
 from dynasties.services.setup import default_dynasties
 from operations.services import MAX_PREHISTORY_TURNS, CampaignAlreadyCreated, campaign_start, prehistory_job
@@ -142,6 +142,21 @@ class CampaignForm(forms.Form):
         max_value=2**31 - 1,
         label="Dice seed",
         help_text="Optional: the same seed plays the same prehistory. Empty: a random one (the chronicle records it).",
+    )
+
+    dice_entry = forms.ChoiceField(
+        required=False,  # not chosen: each die's face
+        choices=DiceEntry.choices,
+        initial=DiceEntry.FACES,
+        widget=forms.RadioSelect,
+        label="Typed dice",
+        help_text="How dice rolled at the table are typed in: a total is one number per roll (7 for 2d6).",
+    )
+    auto_pass_certain = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="Pass survival rolls that cannot fail without rolling them",
+        help_text="Logged as certain; untick to roll them all.",
     )
 
     def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
@@ -295,6 +310,8 @@ def new(request: HttpRequest) -> HttpResponse:
                     prehistory_turns=(d["turns"] or 0) if prehistory else 0,
                     seed=d.get("seed") if prehistory else None,
                     key=key,
+                    dice_entry=d["dice_entry"] or DiceEntry.FACES,
+                    auto_pass_certain=d["auto_pass_certain"],
                 )
             except CampaignAlreadyCreated as exc:
                 messages.info(request, exc.message)

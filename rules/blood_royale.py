@@ -180,6 +180,10 @@ class SurvivalCheck:
     def chance(self) -> Fraction:
         return chance_at_least(SURVIVAL_DICE, self.need, self.modifier)
 
+    def certain(self) -> bool:
+        """The roll cannot fail (the lowest total with the modifier reaches the number)."""
+        return SURVIVAL_DICE.count + self.modifier >= self.need
+
 
 def survival_check(table: Sequence[Mapping[str, int]], person: Person, year: int, *, extra_modifier: int = 0) -> SurvivalCheck:
     age = person.age(year)

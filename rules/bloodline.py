@@ -274,6 +274,11 @@ def survival_chances(table: Mapping[str, Any], effective_age: int, modifier: int
     return out
 
 
+def survival_certain(table: Mapping[str, Any], effective_age: int, modifier: int = 0) -> bool:
+    """Every total of the roll reads "nothing happens": the roll cannot change anything."""
+    return survival_chances(table, effective_age, modifier)["none"] == 1
+
+
 def birth_succeeds(faces: Sequence[int]) -> bool:
     return sum(faces) > BIRTH_MORE_THAN
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -56,6 +57,28 @@ def validate_faces(spec: DiceSpec, faces: object, *, purpose: str = "roll") -> t
     if bad:
         raise InvalidDice(f"The {expected}; {', '.join(map(str, bad))} cannot be rolled on a d{spec.sides}.")
     return tuple(values)
+
+
+@dataclass(frozen=True)
+class TypedTotal:
+    """A roll typed in from the table as its total (``7`` for 2d6) where only the sum counts; the
+    roll log keeps the total as its one "face" and marks it as a typed total."""
+
+    value: int
+
+
+Entered = Sequence[int] | TypedTotal  # what the table types for one roll: its faces, or its total
+
+
+def validate_total(spec: DiceSpec, total: object, *, purpose: str = "roll") -> int:
+    """Check a typed total; refuse with the totals the dice can show."""
+    low, high = spec.count, spec.count * spec.sides
+    expected = f"The total of a {purpose} on {spec} is a whole number from {low} to {high}"
+    if isinstance(total, bool) or not isinstance(total, int):
+        raise InvalidDice(f"{expected}; {total!r} is not one.")
+    if not low <= total <= high:
+        raise InvalidDice(f"{expected}; {total} cannot be rolled.")
+    return total
 
 
 def _example(spec: DiceSpec) -> str:

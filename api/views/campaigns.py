@@ -56,6 +56,8 @@ class CampaignOut(serializers.ModelSerializer):  # type: ignore[type-arg]
             "step_label",
             "optional_rules",
             "allow_overdraft",
+            "dice_entry",
+            "auto_pass_certain",
             "created_at",
             "role",
             "dynasty",

@@ -169,6 +169,8 @@ class CampaignAdmin(admin.ModelAdmin):
             "current_year",
             "step",
             "allow_overdraft",
+            "dice_entry",
+            "auto_pass_certain",
             "optional_rules",
             "created_at",
             "printables",

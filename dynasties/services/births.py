@@ -26,10 +26,11 @@ from dynasties.selectors import FROZEN_LINE, CoupleStatus, birth_couples, frozen
 from dynasties.services import bloodline_sequence as bls
 from dynasties.services.common import World
 from dynasties.services.setup import format_characteristics, roll_characteristics
+from dynasties.services.survival import survival_pass_certain
 from rules import birth_years
 from rules import blood_royale as br
 from rules import bloodline as bl
-from rules.dice import DiceSource
+from rules.dice import DiceSource, Entered
 from rules.errors import IneligibleCouple, NotFound, RuleError
 from rules.names import given_name as suggested_name
 
@@ -179,7 +180,7 @@ def births_attempt(
     *,
     campaign: Campaign | int,
     marriage: Marriage | int,
-    faces: Sequence[int] | None = None,
+    faces: Entered | None = None,
     source: DiceSource | None = None,
     by: AbstractBaseUser | None = None,
 ) -> BirthAttempt:
@@ -223,8 +224,8 @@ def births_sex(
     *,
     campaign: Campaign | int,
     attempt: BirthAttempt | int,
-    faces: Sequence[int] | None = None,
-    characteristic_faces: Sequence[Sequence[int]] | None = None,
+    faces: Entered | None = None,
+    characteristic_faces: Sequence[Entered] | None = None,
     given_name: str | None = None,
     source: DiceSource | None = None,
     by: AbstractBaseUser | None = None,
@@ -392,4 +393,5 @@ def births_finish(*, campaign: Campaign | int, by: AbstractBaseUser | None = Non
         couples = ", ".join(f"{a.marriage.husband.display_name} and {a.marriage.wife.display_name}" for a in waiting)
         raise RuleError(f"Roll the sex of the child born to {couples} before closing Births.", code="births_pending")
     set_step(campaign, Step.SURVIVAL)
+    survival_pass_certain(campaign)  # with the campaign's auto_pass_certain: rolls that cannot fail are passed
     return campaign

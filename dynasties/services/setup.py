@@ -12,13 +12,13 @@ from django.db import transaction
 from django.utils.text import slugify
 
 from campaign.dice import DiceBox
-from campaign.models import Campaign, Membership, Role, RuleTable, Step
+from campaign.models import Campaign, DiceEntry, Membership, Role, RuleTable, Step
 from campaign.steps import Chronicle
 from dynasties.models import Character, Crown, Dynasty, DynastyKind, Marriage, Origin, Reign
 from dynasties.services import bloodline_sequence
 from rules import blood_royale as br
 from rules import get_ruleset
-from rules.dice import DiceSource
+from rules.dice import DiceSource, Entered, TypedTotal
 from rules.errors import RuleError
 from rules.names import BLOOD_ROYALE_CROWNS, EU_CROWNS, given_name, names_for, spouse_dynastic_name
 from rules.tables import defaults_for
@@ -74,12 +74,16 @@ def campaign_create(
     optional_rules: dict[str, Any] | None = None,
     source: DiceSource | None = None,
     entered: Sequence[Sequence[int]] | None = None,
+    dice_entry: str = DiceEntry.FACES,
+    auto_pass_certain: bool = False,
     by: AbstractBaseUser | None = None,
 ) -> Campaign:
     """A new campaign, its tables copied from the defaults, and each dynasty's starting family.
 
     ``entered`` gives the faces of physical dice for the set-up rolls, in the order they are
     asked for (per dynasty: the child's sex, then Strength/Guile, Constitution, Charisma).
+    ``dice_entry`` is how the table types its dice (faces, totals or each player's choice);
+    ``auto_pass_certain`` passes survival rolls that cannot fail without rolling them.
     """
     rules = get_ruleset(ruleset)
     options = rules.clean_options(optional_rules)
@@ -89,6 +93,13 @@ def campaign_create(
     bloodline = rules.effective_ages
     specs = list(dynasties) if dynasties is not None else default_dynasties(players, ruleset)
     _check_specs(specs)
+    if dice_entry not in DiceEntry.values:
+        choices = ", ".join(f"{v!r} ({label.lower()})" for v, label in DiceEntry.choices)
+        raise RuleError(
+            f"How the table types its dice is one of {choices}; {dice_entry!r} is not.",
+            code="invalid",
+            fields={"dice_entry": "invalid"},
+        )
     if slug and Campaign.objects.filter(slug=slug).exists():
         raise RuleError(f"The slug {slug!r} is taken; choose another.", code="slug_taken", fields={"slug": "taken"})
     campaign = Campaign(
@@ -100,6 +111,8 @@ def campaign_create(
         turn_length=rules.TURN_LENGTH,
         optional_rules=options,
         step=Step.BIRTHS,
+        dice_entry=dice_entry,
+        auto_pass_certain=auto_pass_certain,
     )
     try:
         campaign.full_clean()
@@ -164,12 +177,14 @@ def roll_characteristics(
     character: Character,
     bands: Any,
     queue: list[list[int]] | None = None,
-    entered: Sequence[Sequence[int]] | None = None,
+    entered: Sequence[Entered] | None = None,
 ) -> dict[str, int]:
-    """Three 3d6 rolls read on the bands (A2), each logged against the character."""
+    """Three 3d6 rolls read on the bands (A2), each logged against the character (typed: the
+    faces of each, or its total)."""
     rolls = []
     for n, trait in enumerate(br.characteristic_names(character.sex)):
-        faces = list(entered[n]) if entered is not None else _next_entered(queue)
+        typed = entered[n] if entered is not None else None
+        faces: Entered | None = _next_entered(queue) if typed is None else typed if isinstance(typed, TypedTotal) else list(typed)
         rolls.append(
             box.roll(br.CHARACTERISTIC_DICE, purpose="characteristic", characters=[character], entered=faces, detail=trait)
         )

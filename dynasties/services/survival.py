@@ -24,7 +24,7 @@ from dynasties.services.succession_choices import pass_over_choices, pass_over_c
 from dynasties.services.titles import titles_pass_on
 from rules import blood_royale as br
 from rules import bloodline as bl
-from rules.dice import DiceSource
+from rules.dice import DiceSource, Entered
 from rules.errors import RuleError
 
 
@@ -110,7 +110,7 @@ def survival_roll(
     *,
     campaign: Campaign | int,
     characters: Sequence[int] | None = None,
-    faces: Mapping[int, Sequence[int]] | None = None,
+    faces: Mapping[int, Entered] | None = None,
     source: DiceSource | None = None,
     by: AbstractBaseUser | None = None,
 ) -> list[SurvivalResult]:
@@ -194,6 +194,47 @@ def survival_roll(
         character_die(campaign=campaign, character_ids=dead, cause="failed survival roll", chronicle=chronicle)
     chronicle.flush()
     return results
+
+
+def survival_pass_certain(campaign: Campaign) -> list[SurvivalResult]:
+    """When Survival opens, with the campaign's ``auto_pass_certain``: everyone due whose roll
+    cannot change anything (Blood Royale: cannot fail; BloodLine: every total reads "nothing")
+    passes without a die drawn, logged as certain. The others roll as usual."""
+    if not campaign.auto_pass_certain or campaign.rules.monarch_table:
+        return []
+    world = World(campaign, living_only=True)
+    tables = load_tables(campaign)
+    box = DiceBox(campaign)
+    passed: list[SurvivalResult] = []
+    if campaign.rules.effective_ages:
+        table = tables[bl.SURVIVAL]
+        for d in bls.survival_due(world, birth_penalties(campaign), table):  # type: ignore[arg-type]
+            if bl.survival_certain(table, d.effective_age, d.modifier):  # type: ignore[arg-type]
+                roll = box.certain(
+                    bl.SURVIVAL_DICE,
+                    purpose="survival",
+                    outcome="certain: nothing happens",
+                    characters=[d.character.pk],
+                    modifier=d.modifier,
+                    detail=f"effective age {d.effective_age} (column {d.column})",
+                )
+                roll.effective_age = d.effective_age
+                passed.append(SurvivalResult(d.character, (), d.modifier, d.column, True))
+    else:
+        for d in survival_due(campaign, world, tables):
+            if br.SurvivalCheck(d.age, d.need, d.modifier).certain():
+                box.certain(
+                    br.SURVIVAL_DICE,
+                    purpose="survival",
+                    outcome="certain: survives",
+                    characters=[d.character.pk],
+                    modifier=d.modifier,
+                    target=d.need,
+                    detail=f"age {d.age}",
+                )
+                passed.append(SurvivalResult(d.character, (), d.modifier, d.need, True))
+    box.flush()
+    return passed
 
 
 def _name(world: World, pk: int) -> str:

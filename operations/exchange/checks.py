@@ -10,7 +10,7 @@ from typing import Any
 
 from django.core.validators import slug_re
 
-from campaign.models import Audience, PostingKind
+from campaign.models import Audience, PostingKind, RollSource
 from campaign.permissions import legacy_line_audience
 from contracts.models import ClauseKind, ContractKind, ContractSignature, ContractState, PaymentStatus
 from dynasties.models import DynastyKind, Status
@@ -18,7 +18,7 @@ from operations.exchange import special
 from operations.exchange.values import Item, Reading, got, is_int, kind_of, short
 from rules import contracts as clause_rules
 from rules import get_ruleset
-from rules.dice import DiceSpec, validate_faces
+from rules.dice import DiceSpec, validate_faces, validate_total
 from rules.errors import InvalidImport, RuleError
 from rules.stability import STABILITY_MAX, STABILITY_MIN, on_track
 from rules.tables import validate_table
@@ -398,8 +398,17 @@ def check_roll(r: Item, row: Row, i: int, ctx: Reading) -> None:
         dice = DiceSpec.parse(row["dice"])
     except RuleError as exc:
         raise r.fail("dice", exc.message) from None
+    if row["source"] == RollSource.CERTAIN:  # not rolled: no faces
+        if row["faces"] != []:
+            raise r.fail("faces", f"a roll passed as certain has no faces (`[]`), got {got(row['faces'])}")
+        return
+    if row["source"] == RollSource.TOTAL and not (isinstance(row["faces"], list) and len(row["faces"]) == 1):
+        raise r.fail("faces", f"a roll typed as its total has one number, the total, got {got(row['faces'])}")
     try:
-        validate_faces(dice, row["faces"], purpose=f"{row['purpose']} roll")
+        if row["source"] == RollSource.TOTAL:  # typed as its total: the one "face" is the total
+            validate_total(dice, row["faces"][0], purpose=f"{row['purpose']} roll")
+        else:
+            validate_faces(dice, row["faces"], purpose=f"{row['purpose']} roll")
     except RuleError as exc:
         raise r.fail("faces", exc.message) from None
 

@@ -17,7 +17,18 @@ from typing import Any
 
 from django.db import models
 
-from campaign.models import STEP_ORDER, Audience, Campaign, ChronicleEntry, Posting, PostingKind, Roll, RollSource, RollSubject
+from campaign.models import (
+    STEP_ORDER,
+    Audience,
+    Campaign,
+    ChronicleEntry,
+    DiceEntry,
+    Posting,
+    PostingKind,
+    Roll,
+    RollSource,
+    RollSubject,
+)
 from contracts.models import (
     Breach,
     Clause,
@@ -207,6 +218,14 @@ CAMPAIGN = Section(
         i("turn_length", low=1, high=SMALL_MAX),
         choice("step", (s.value for s in STEP_ORDER), default=STEP_ORDER[0].value),
         flag("allow_overdraft", since=LATER, default=False, note="gifts and loans may take an exchequer below zero"),
+        choice(
+            "dice_entry",
+            DiceEntry.values,
+            since=LATER,
+            default=DiceEntry.FACES.value,
+            note="how typed dice are entered: `faces`, `totals` or `player` (each player's choice)",
+        ),
+        flag("auto_pass_certain", since=LATER, default=False, note="survival rolls that cannot fail are passed, not rolled"),
         Field("optional_rules", "object", note="name → bool, checked by the ruleset"),
         Field("tables", "object", note="key → table data; every table of the ruleset, each checked as the admin checks it"),
     ),

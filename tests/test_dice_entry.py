@@ -1,0 +1,214 @@
+"""Dice at the speed of the table (issue 19): a roll typed as its total where only the sum counts,
+and survival rolls that cannot fail passed without rolling, each logged as such; the campaign's
+settings for both, kept by undo and by the export."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.urls import reverse
+
+from campaign import dice as server_dice
+from campaign.models import Campaign, DiceEntry, Roll, RollSource, Step
+from campaign.steps import load_tables
+from campaign.undo import new_action_key, step_action, undo_step
+from dynasties.models import Character, Marriage
+from dynasties.services import births_attempt, births_finish, births_sex, campaign_create, survival_roll
+from dynasties.services.common import World
+from dynasties.services.sequence_view import survival_board
+from dynasties.services.survival import survival_due, survival_finish
+from operations.exchange.export import campaign_export
+from operations.exchange.write import campaign_import
+from rules import blood_royale as br
+from rules import bloodline as bl
+from rules.dice import TWO_D6, FixedSource, TypedTotal, validate_total
+from rules.errors import InvalidDice, RuleError
+
+pytestmark = pytest.mark.django_db
+
+
+# --- the rules ------------------------------------------------------------------------------------
+
+
+def test_a_typed_total_is_checked_against_what_the_dice_can_show():
+    assert validate_total(TWO_D6, 7) == 7
+    assert validate_total(TWO_D6, 2) == 2 and validate_total(TWO_D6, 12) == 12
+    with pytest.raises(InvalidDice, match="from 2 to 12; 13 cannot be rolled"):
+        validate_total(TWO_D6, 13)
+    with pytest.raises(InvalidDice, match="from 2 to 12; 1 cannot be rolled"):
+        validate_total(TWO_D6, 1)
+    with pytest.raises(InvalidDice, match="'7' is not one"):
+        validate_total(TWO_D6, "7")
+
+
+def test_a_survival_is_certain_only_when_the_lowest_roll_reaches_the_number():
+    assert br.SurvivalCheck(age=30, need=5, modifier=3).certain()  # 2 + 3 = 5
+    assert not br.SurvivalCheck(age=30, need=6, modifier=3).certain()
+    assert br.SurvivalCheck(age=30, need=6, modifier=3).chance() < 1
+
+
+def test_a_bloodline_survival_is_certain_only_when_every_total_reads_nothing():
+    columns = [10, 20]
+    quiet = {"columns": columns, "rows": {str(t): ["-", "U" if t == 2 else "-"] for t in range(2, 21)}}
+    assert bl.survival_certain(quiet, 5)  # the first column reads "-" on every total
+    assert not bl.survival_certain(quiet, 25)  # the second dies on a 2
+    assert bl.survival_certain(quiet, 25, modifier=1)  # ... which +1 makes impossible
+
+
+# --- typed totals ---------------------------------------------------------------------------------
+
+
+def couple(campaign: Campaign, crown: str) -> Marriage:
+    return Marriage.objects.get(
+        campaign=campaign, husband__controlled_by__crown=crown, ended_year__isnull=True, wedding_year__isnull=False
+    )
+
+
+def test_a_birth_roll_typed_as_its_total_is_logged_as_a_typed_total(campaign, gm):
+    made = births_attempt(campaign=campaign, marriage=couple(campaign, "England"), faces=TypedTotal(8), by=gm)
+    roll = made.roll
+    assert made.success  # 8: a child
+    assert (roll.source, roll.faces, roll.total, roll.entered_by) == (RollSource.TOTAL, [8], 8, gm)
+    assert roll.get_source_display() == "Typed in as its total"
+    failed = births_attempt(campaign=campaign, marriage=couple(campaign, "France"), faces=TypedTotal(6), by=gm)
+    assert not failed.success and failed.roll.source == RollSource.TOTAL
+
+
+def test_a_total_the_dice_cannot_show_is_refused_and_nothing_is_written(campaign, gm):
+    before = Roll.objects.filter(campaign=campaign).count()
+    with pytest.raises(RuleError, match=r"birth roll.* on 2d6 is a whole number from 2 to 12; 13 cannot be rolled"):
+        births_attempt(campaign=campaign, marriage=couple(campaign, "England"), faces=TypedTotal(13), by=gm)
+    assert Roll.objects.filter(campaign=campaign).count() == before
+
+
+def test_one_die_typed_as_a_total_is_its_face_and_characteristics_take_totals(campaign, gm):
+    made = births_attempt(campaign=campaign, marriage=couple(campaign, "England"), faces=[4, 4], by=gm)
+    child = births_sex(
+        campaign=campaign,
+        attempt=made,
+        faces=TypedTotal(2),  # the sex die: one die, so its face
+        characteristic_faces=[TypedTotal(18), TypedTotal(3), TypedTotal(10)],
+        by=gm,
+    )
+    assert child.sex == "M"
+    rolls = list(Roll.objects.filter(campaign=campaign, characters=child).order_by("pk"))
+    assert [(r.purpose, r.source, r.faces) for r in rolls] == [
+        ("sex", RollSource.ENTERED, [2]),
+        ("characteristic", RollSource.TOTAL, [18]),
+        ("characteristic", RollSource.TOTAL, [3]),
+        ("characteristic", RollSource.TOTAL, [10]),
+    ]
+    bands = load_tables(campaign)["characteristic_bands"]
+    assert child.characteristics == br.characteristics_from_totals(bands, "M", [18, 3, 10])
+
+
+def test_a_survival_roll_typed_as_its_total(campaign, gm):
+    births_finish(campaign=campaign, by=gm)
+    row = survival_board(campaign).to_roll[0]
+    (result,) = survival_roll(campaign=campaign, characters=[row.character.pk], faces={row.character.pk: TypedTotal(12)}, by=gm)
+    assert result.survived and result.faces == (12,)
+    roll = survival_board(campaign).rows[0].roll
+    assert roll is not None and roll.source == RollSource.TOTAL
+
+
+# --- certain outcomes -----------------------------------------------------------------------------
+
+
+def hardy(campaign: Campaign) -> Character:
+    """A character due to roll made so hardy (Constitution 12) that he cannot fail."""
+    due = survival_due(campaign, World(campaign, living_only=True), load_tables(campaign))
+    character = due[0].character
+    character.characteristics = {**character.characteristics, "constitution": 12}
+    character.save(update_fields=["characteristics"])
+    return character
+
+
+def test_with_the_setting_a_survival_that_cannot_fail_is_passed_when_survival_opens(campaign, gm, monkeypatch):
+    campaign.auto_pass_certain = True
+    campaign.save(update_fields=["auto_pass_certain"])
+    strong = hardy(campaign)
+    due = survival_due(campaign, World(campaign, living_only=True), load_tables(campaign))
+    certain = {d.character.pk for d in due if br.SurvivalCheck(d.age, d.need, d.modifier).certain()}
+    assert strong.pk in certain and len(certain) < len(due)  # some are certain, not all
+    monkeypatch.setattr(server_dice, "RandomSource", lambda: FixedSource([]))  # a die drawn would fail
+    births_finish(campaign=campaign, by=gm)
+    monkeypatch.undo()
+    passed = Roll.objects.filter(campaign=campaign, step=Step.SURVIVAL, purpose="survival")
+    assert {r.characters.get().pk for r in passed} == certain
+    assert {(r.source, tuple(r.faces), r.outcome) for r in passed} == {(RollSource.CERTAIN, (), "certain: survives")}
+    board = survival_board(campaign)
+    assert {r.character.pk for r in board.to_roll} == {d.character.pk for d in due} - certain
+    rolled = survival_roll(campaign=campaign, by=gm)  # the GM's roll-all rolls only the others
+    assert {r.character.pk for r in rolled} == {d.character.pk for d in due} - certain
+    survival_finish(campaign=campaign, by=gm)
+
+
+def finish_births(campaign: Campaign, gm) -> None:
+    step_action(
+        campaign=campaign, key=new_action_key(), label="Finish Births", action=lambda c: births_finish(campaign=c, by=gm), by=gm
+    )
+
+
+def test_without_the_setting_everyone_rolls_and_undo_takes_the_passes_back(campaign, gm):
+    hardy(campaign)
+    finish_births(campaign, gm)
+    assert not Roll.objects.filter(campaign=campaign, source=RollSource.CERTAIN).exists()
+    undo_step(campaign=campaign, key=new_action_key(), by=gm)
+    campaign.refresh_from_db()
+    campaign.auto_pass_certain = True
+    campaign.save(update_fields=["auto_pass_certain"])
+    finish_births(campaign, gm)
+    assert Roll.objects.filter(campaign=campaign, source=RollSource.CERTAIN).count() >= 1
+    undo_step(campaign=campaign, key=new_action_key(), by=gm)  # back to Births: the passes go with the step
+    campaign.refresh_from_db()
+    assert campaign.step == Step.BIRTHS and campaign.auto_pass_certain
+    assert not Roll.objects.filter(campaign=campaign, source=RollSource.CERTAIN).exists()
+
+
+# --- the settings: creation, export -----------------------------------------------------------------
+
+
+def test_campaign_create_keeps_the_tables_choices_and_refuses_an_unknown_one(gm):
+    made = campaign_create(name="Totals", dice_entry=DiceEntry.TOTALS, auto_pass_certain=True, by=gm)
+    assert (made.dice_entry, made.auto_pass_certain) == ("totals", True)
+    with pytest.raises(RuleError, match=r"How the table types its dice is one of 'faces'.*; 'sums' is not"):
+        campaign_create(name="Sums", dice_entry="sums", by=gm)
+    assert not Campaign.objects.filter(name="Sums").exists()
+
+
+def test_the_creation_page_offers_the_choices_with_certain_passes_ticked(client, gm):
+    client.force_login(gm)
+    page = client.get(reverse("campaigns:new")).content.decode()
+    (box,) = re.findall(r'<input type="checkbox" name="auto_pass_certain"[^>]*>', page)
+    assert "checked" in box
+    assert "The total of each roll" in page and "Each player chooses for his own rolls" in page
+
+
+def test_the_export_carries_the_settings_and_the_typed_totals_and_certain_passes(campaign, gm):
+    campaign.auto_pass_certain = True
+    campaign.dice_entry = DiceEntry.PLAYER
+    campaign.save(update_fields=["auto_pass_certain", "dice_entry"])
+    births_attempt(campaign=campaign, marriage=couple(campaign, "England"), faces=TypedTotal(5), by=gm)
+    hardy(campaign)
+    births_finish(campaign=campaign, by=gm)
+    data = campaign_export(campaign)
+    assert (data["campaign"]["dice_entry"], data["campaign"]["auto_pass_certain"]) == ("player", True)
+    sources = {r["source"] for r in data["rolls"]}
+    assert {"total", "certain"} <= sources
+    copy = campaign_import(data, by=gm, slug="copy")
+    assert (copy.dice_entry, copy.auto_pass_certain) == ("player", True)
+    assert Roll.objects.filter(campaign=copy, source=RollSource.TOTAL, faces=[5]).exists()
+    assert (
+        Roll.objects.filter(campaign=copy, source=RollSource.CERTAIN).count()
+        == Roll.objects.filter(campaign=campaign, source=RollSource.CERTAIN).count()
+    )
+    bad = campaign_export(campaign)
+    total = next(r for r in bad["rolls"] if r["source"] == "total")
+    total["faces"] = [13]
+    with pytest.raises(RuleError, match="13 cannot be rolled"):
+        campaign_import(bad, by=gm, slug="bad")
+    certain = next(r for r in bad["rolls"] if r["source"] == "certain")
+    total["faces"], certain["faces"] = [5], [3, 4]
+    with pytest.raises(RuleError, match="a roll passed as certain has no faces"):
+        campaign_import(bad, by=gm, slug="bad")
