@@ -139,9 +139,12 @@ class Character(models.Model):
     def __str__(self) -> str:
         return f"{self.given_name} {self.dynastic_name} ({self.birth_year})"
 
+    label: str | None = None  # set by dynasties.selectors.label: the regnal number or a namesake's birth year
+
     @property
     def display_name(self) -> str:
-        return f"{self.given_name} {self.dynastic_name}"
+        """The name lists show: the label a selector gave it, else the Christian and dynastic names."""
+        return self.label or f"{self.given_name} {self.dynastic_name}"
 
     def age(self, year: int) -> int:
         return year - self.birth_year
@@ -248,6 +251,11 @@ class Reign(models.Model):
         related_name="interim_reigns",
         help_text="BloodLine: this monarch runs the dynasty until the imprisoned heir dies or is released.",
     )
+    numeral = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="The regnal number in this crown (3 for Edward III), written when the monarch is crowned.",
+    )
 
     class Meta:
         ordering = ["campaign", "crown", "start_year", "id"]
@@ -337,6 +345,13 @@ class Crown(models.Model):
         default=dict,
         blank=True,
         help_text="Ruleset-specific state of the crown (EU monarchs: base column, fragile health, crisis turns ...).",
+    )
+    numerals = models.JSONField(
+        "pre-campaign numerals",
+        default=dict,
+        blank=True,
+        help_text='The numeral of the last pre-campaign monarch of each name, e.g. {"Edward": 2}: '
+        "the campaign's first Edward is then Edward III.",
     )
 
     class Meta:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -28,6 +28,7 @@ from dynasties.models import (
     Status,
 )
 from rules import blood_royale as br
+from rules.regnal import Named, labels
 
 
 @dataclass(frozen=True)
@@ -187,3 +188,52 @@ def exchequers_seen(campaign: Campaign, user: Any, role: str | None, mine: int |
     if own is None or not can_view_exchequer(user, own):
         return []
     return [(own, balance(campaign, own))]
+
+
+def regnal_labels(campaign: Campaign, characters: Iterable[Character]) -> dict[int, str]:
+    """What lists call each character (rules.regnal.labels): a monarch "Edward III Plantagenet", a
+    living namesake of another in his house "Jean Valois (b. 1301)". Two queries whatever the number."""
+    shown = {c.pk: c for c in characters}
+    if not shown:
+        return {}
+    names = {(c.given_name, c.dynastic_name) for c in shown.values()}
+    namesakes = {
+        c.pk: c
+        for c in Character.objects.filter(
+            campaign=campaign,
+            status=Status.ALIVE,
+            given_name__in={g for g, _ in names},
+            dynastic_name__in={d for _, d in names},
+        ).only("given_name", "dynastic_name", "birth_year", "birth_order", "status")
+        if (c.given_name, c.dynastic_name) in names
+    }
+    everyone = {**namesakes, **shown}
+    numerals: dict[int, list[int]] = {}
+    for holder, number in (
+        Reign.objects.filter(holder_id__in=list(everyone), numeral__isnull=False)
+        .order_by("start_year", "pk")
+        .values_list("holder_id", "numeral")
+    ):
+        numerals.setdefault(holder, []).append(number)
+    named = [
+        Named(
+            c.pk,
+            c.given_name,
+            c.dynastic_name,
+            c.birth_year,
+            c.birth_order,
+            tuple(numerals.get(c.pk, ())),
+            living=c.status == Status.ALIVE,
+        )
+        for c in everyone.values()
+    ]
+    out = labels(named)
+    return {pk: out[pk] for pk in shown}
+
+
+def label(campaign: Campaign, characters: Iterable[Character]) -> None:
+    """Gives each character its list label (``regnal_labels``): ``display_name`` shows it."""
+    characters = list(characters)
+    shown = regnal_labels(campaign, characters)
+    for c in characters:
+        c.label = shown.get(c.pk)

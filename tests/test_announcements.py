@@ -20,6 +20,7 @@ from dynasties.services import (
     survival_roll,
     turn_advance,
 )
+from dynasties.services.regnal import crowned_name
 from rules.dice import FixedSource
 from rules.errors import StepOrderError
 from tests.factories import at_step, crown, empty_house, person, wed
@@ -109,7 +110,9 @@ def test_section_10_announcements_gather_the_turn_in_sections(campaign):
     assert ChronicleEntry.objects.filter(campaign=campaign, kind="announcements").count() == 1
     sections = announcement.data["sections"]
     assert list(sections) == ALL_SECTIONS
-    heir = Reign.objects.get(campaign=campaign, crown="France", end_year__isnull=True).holder
+    reign = Reign.objects.get(campaign=campaign, crown="France", end_year__isnull=True)
+    heir = reign.holder
+    late = Reign.objects.get(campaign=campaign, crown="France", holder=king)
     assert sections["Births"] == [
         f"A son, {son.display_name}, is born in 1300 to {couple.husband.display_name} and "
         f"{couple.wife.display_name}: Strength +2, Constitution -2, Charisma +0."
@@ -117,7 +120,7 @@ def test_section_10_announcements_gather_the_turn_in_sections(campaign):
     assert sections["Deaths"] == [f"{king.display_name} dies in 1300, aged 25 (rolled 2+0, needed 4)."]
     successions = sections["Successions and regencies"]
     assert successions[0] == (
-        f"{heir.display_name} succeeds {king.display_name} as {'King' if heir.sex == 'M' else 'Queen'} of France, "
+        f"{crowned_name(heir, reign)} succeeds {crowned_name(king, late)} as {'King' if heir.sex == 'M' else 'Queen'} of France, "
         "aged 5 (the rightful heir)."
     )
     assert any("a baron and cousin of the late King" in line for line in successions)

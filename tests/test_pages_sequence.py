@@ -502,7 +502,7 @@ def test_a_typed_death_a_pass_over_and_the_new_reign(client, campaign, gm, alice
     campaign.refresh_from_db()
     assert campaign.step == Step.MARRIAGES
     html = client.get(url).content.decode()
-    assert "New monarchs" in html and "Henry Plantagenet succeeds Edward Plantagenet as King of England" in html
+    assert "New monarchs" in html and "Henry I Plantagenet succeeds Edward I Plantagenet as King of England" in html
     assert f'id="character-{reign.regent_id}"' not in html  # made after the rolls: not someone "to roll"
     assert "to roll" not in html and f'id="character-{edward.pk}"' in html
     assert f"/c/{campaign.slug}/turn/announcements/" in html or "announcements" in html

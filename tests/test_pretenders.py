@@ -212,7 +212,7 @@ def test_a_pretenders_son_abroad_inherits_the_crown_when_the_line_reaches_him(re
     assert little.controlled_by == realm.house  # a new monarch is controlled by his crown's player
     assert reign.regent == realm.grown  # he is 10: his sister of 16, at home, is the first adult in line
     text = ChronicleEntry.objects.get(campaign=c, kind="succession", data__crown="Testland").text
-    assert text.startswith("Little Testhouse succeeds Old Testhouse as King of Testland, aged 10 (the rightful heir)")
+    assert text.startswith("Little I Testhouse succeeds Old Testhouse as King of Testland, aged 10 (the rightful heir)")
 
 
 # --- Bastards ------------------------------------------------------------------------------------

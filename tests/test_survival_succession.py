@@ -133,7 +133,7 @@ def test_a7_dead_eldest_sons_children_come_before_the_second_son(campaign):
     assert reign.holder == grandson
     assert reign.regent == second  # a minor heir (10): the first adult in line acts as regent
     text = ChronicleEntry.objects.get(campaign=campaign, kind="succession", data__crown="Testland").text
-    assert "Grandson Testhouse succeeds Old Testhouse as King of Testland, aged 10" in text
+    assert "Grandson I Testhouse succeeds Old Testhouse as King of Testland, aged 10" in text  # numbered (issue 19)
 
 
 @pytest.mark.django_db

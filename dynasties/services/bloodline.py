@@ -29,7 +29,7 @@ from dynasties.models import (
     Reign,
     Status,
 )
-from dynasties.services import control
+from dynasties.services import control, regnal
 from dynasties.services.common import World
 from dynasties.services.deaths import character_die
 from rules import bloodline as bl
@@ -466,7 +466,7 @@ def interim_claim_resolve(
     if recognize:
         reign.end_year = world.year
         reign.save(update_fields=["end_year"])
-        reign = Reign.objects.create(campaign=campaign, crown=crown, holder=claimant, start_year=world.year)
+        reign = regnal.enthrone(campaign, crown, claimant, world.year, world=world)
         chronicle.add(
             "succession",
             f"{claimant.display_name}, released, is recognised as {'King' if claimant.sex == 'M' else 'Queen'} of {crown}; "

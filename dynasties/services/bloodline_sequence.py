@@ -12,8 +12,9 @@ from campaign import audit
 from campaign.dice import DiceBox
 from campaign.models import Campaign, Roll
 from campaign.steps import Chronicle
-from dynasties.models import BirthAttempt, Character, Dynasty, DynastyKind, Marriage, Origin, Reign
+from dynasties.models import BirthAttempt, Character, Dynasty, DynastyKind, Marriage, Origin
 from dynasties.selectors import frozen_lines
+from dynasties.services import regnal
 from dynasties.services.common import World
 from rules import bloodline as bl
 from rules.names import given_name, spouse_dynastic_name
@@ -80,7 +81,7 @@ def starting_family(
     wed = min(children) if children else max(king_born + 20, wife_born + 15)
     Marriage.objects.create(campaign=campaign, husband=king, wife=wife, arranged_year=wed, wedding_year=wed)
     if crown and reign:
-        Reign.objects.create(campaign=campaign, crown=crown, holder=king, start_year=year)
+        regnal.enthrone(campaign, crown, king, year)
     lines = [f"{king.display_name} ({year - king_born})", f"{wife.display_name} ({year - wife_born})"]
     counts = {"M": 1, "F": 1}
     for born in children:

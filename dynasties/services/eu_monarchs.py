@@ -34,6 +34,7 @@ from campaign.models import Campaign, PostingKind, Roll, RuleTable
 from campaign.permissions import require
 from campaign.steps import Chronicle, lock_campaign
 from dynasties.models import Character, Crown, DynastyKind, Origin, Reign, Status
+from dynasties.services import regnal
 from dynasties.services.bloodline import revolt, stability
 from dynasties.services.common import World
 from dynasties.services.deaths import character_die
@@ -590,13 +591,7 @@ def monarch_succession_roll(
     )
     for r in rolls:
         box.add_subject(r, monarch)
-    reign = Reign.objects.create(
-        campaign=campaign,
-        crown=record.name,
-        holder=monarch,
-        start_year=year,
-        planned_end_year=year + turns * campaign.turn_length,
-    )
+    reign = regnal.enthrone(campaign, record.name, monarch, year, planned_end_year=year + turns * campaign.turn_length)
     record.state = _new_state(
         state, monarch, fragile_health=fragile, crisis_year=year if crisis else None, minority=stage or None
     )
@@ -714,7 +709,7 @@ def monarch_place_named(
         origin=Origin.CREATED,
     )
     end = year + reign_turns * campaign.turn_length if reign_turns else None
-    reign = Reign.objects.create(campaign=campaign, crown=record.name, holder=monarch, start_year=year, planned_end_year=end)
+    reign = regnal.enthrone(campaign, record.name, monarch, year, planned_end_year=end)
     exempt_until = year + no_survival_turns * campaign.turn_length if no_survival_turns else None
     record.state = _new_state(state, monarch, named=True, no_survival_until_year=exempt_until)
     record.save(update_fields=["state"])

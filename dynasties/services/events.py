@@ -16,7 +16,7 @@ from campaign.models import Campaign, PostingKind, Step
 from campaign.permissions import require
 from campaign.steps import Chronicle, load_tables, lock_campaign
 from dynasties.models import Character, Crown, Dynasty, Origin, Reign, Status
-from dynasties.services import control
+from dynasties.services import control, regnal
 from dynasties.services.announcements import return_widowed
 from dynasties.services.common import World
 from dynasties.services.pretenders import queens_accession_rebellions
@@ -347,7 +347,7 @@ def crown_give_back(
         new_monarch = create_relative(world, late, home, box, chronicle, load_tables(campaign), None)
     reign.end_year = year
     reign.save(update_fields=["end_year"])
-    new = Reign.objects.create(campaign=campaign, crown=crown, holder=new_monarch, start_year=year)
+    new = regnal.enthrone(campaign, crown, new_monarch, year, world=world)
     partner = record.union_with
     control.move(campaign, record, home, "house_restored")
     record.union_with = None

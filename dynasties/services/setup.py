@@ -14,8 +14,8 @@ from django.utils.text import slugify
 from campaign.dice import DiceBox
 from campaign.models import Campaign, DiceEntry, Membership, Role, RuleTable, Step
 from campaign.steps import Chronicle
-from dynasties.models import Character, Crown, Dynasty, DynastyKind, Marriage, Origin, Reign
-from dynasties.services import bloodline_sequence
+from dynasties.models import Character, Crown, Dynasty, DynastyKind, Marriage, Origin
+from dynasties.services import bloodline_sequence, regnal
 from rules import blood_royale as br
 from rules import get_ruleset
 from rules.dice import DiceSource, Entered, TypedTotal
@@ -249,7 +249,7 @@ def starting_family(
         campaign=campaign, husband=king, wife=queen, arranged_year=first_child_year, wedding_year=first_child_year
     )
     if reign and not aristocratic:
-        Reign.objects.create(campaign=campaign, crown=crown, holder=king, start_year=start)
+        regnal.enthrone(campaign, crown, king, start)
     names_used = {"M": 1, "F": 1}
     lines = [
         f"{king.display_name}, born {king.birth_year}" + (" (King)" if not aristocratic else ""),

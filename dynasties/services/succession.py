@@ -28,7 +28,7 @@ from dynasties.models import (
     Status,
 )
 from dynasties.services import bloodline as bl_services
-from dynasties.services import control, minor_crowns
+from dynasties.services import control, minor_crowns, regnal
 from dynasties.services.bloodline_titles import accession_loses_titles, crisis_opens
 from dynasties.services.common import World
 from dynasties.services.setup import format_characteristics, roll_characteristics
@@ -368,11 +368,12 @@ def _succeed(
     else:
         heir = world.characters[heir_id]
         how = "the rightful heir" if not skipped else "passing over " + ", ".join(c.display_name for c, _ in skipped)
-    new = Reign.objects.create(campaign=world.campaign, crown=crown, holder=heir, start_year=year)
+    new = regnal.enthrone(world.campaign, crown, heir, year, world=world)
     world.reigns.append(new)
     chronicle.add(
         "succession",
-        f"{heir.display_name} succeeds {late.display_name} as {title(heir)} of {crown}, aged {heir.age(year)} ({how}).",
+        f"{regnal.crowned_name(heir, new)} succeeds {regnal.crowned_name(late, reign)} as {title(heir)} of {crown}, "
+        f"aged {heir.age(year)} ({how}).",
         character=heir.pk,
         crown=crown,
         late=late.pk,

@@ -1,0 +1,62 @@
+"""Regnal numbers written on a reign when its monarch is crowned (rules.regnal counts them)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from campaign.models import Campaign
+from dynasties.models import Character, Crown, Reign
+from rules.regnal import Crowned, numeral, regnal_name
+
+if TYPE_CHECKING:
+    from dynasties.services.common import World
+
+
+def crowned_name(character: Character, reign: Reign) -> str:
+    """The monarch's name with his numeral in that reign's crown ("Edward III Plantagenet")."""
+    numerals = [reign.numeral] if reign.numeral else []
+    return regnal_name(character.given_name, numerals, character.dynastic_name)
+
+
+def crowning_numeral(campaign: Campaign, crown: str, holder: Character, *, world: World | None = None) -> int:
+    """``holder``'s numeral in ``crown`` crowned now, after the crown's reigns so far. With a ``world``
+    whose characters include the past monarchs it asks the database nothing."""
+    if world is not None:
+        reigns = [r for r in world.reigns if r.crown == crown]
+        known = world.characters
+        if all(r.holder_id in known for r in reigns):
+            record = world.crowns.get(crown)
+            earlier = [Crowned(r.holder_id, known[r.holder_id].given_name, known[r.holder_id].sex, r.numeral) for r in reigns]
+            return numeral(holder.given_name, holder.sex, holder.pk, earlier, record.numerals if record else None)
+    rows = (
+        Reign.objects.filter(campaign=campaign, crown=crown)
+        .order_by("start_year", "pk")
+        .values_list("holder_id", "holder__given_name", "holder__sex", "numeral")
+    )
+    starting = Crown.objects.filter(campaign=campaign, name=crown).values_list("numerals", flat=True).first()
+    return numeral(holder.given_name, holder.sex, holder.pk, [Crowned(*row) for row in rows], starting)
+
+
+def enthrone(
+    campaign: Campaign, crown: str, holder: Character, start_year: int, *, world: World | None = None, **fields: object
+) -> Reign:
+    """A new reign of ``holder`` over ``crown`` from ``start_year``, with its numeral."""
+    number = crowning_numeral(campaign, crown, holder, world=world)
+    return Reign.objects.create(campaign=campaign, crown=crown, holder=holder, start_year=start_year, numeral=number, **fields)
+
+
+def renumber(campaign: Campaign, crown: str) -> int:
+    """Counts the crown's numerals again from its pre-campaign numerals (the GM changed them):
+    every reign in the order they began. Returns the number of reigns whose numeral changed."""
+    starting = Crown.objects.filter(campaign=campaign, name=crown).values_list("numerals", flat=True).first()
+    earlier: list[Crowned] = []
+    changed = []
+    for reign in Reign.objects.filter(campaign=campaign, crown=crown).select_related("holder").order_by("start_year", "pk"):
+        holder = reign.holder
+        number = numeral(holder.given_name, holder.sex, holder.pk, earlier, starting)
+        earlier.append(Crowned(holder.pk, holder.given_name, holder.sex, number))
+        if reign.numeral != number:
+            reign.numeral = number
+            changed.append(reign)
+    Reign.objects.bulk_update(changed, ["numeral"])
+    return len(changed)

@@ -1,0 +1,168 @@
+"""Regnal numbers (issue 19): the nth monarch of a crown bearing a name is "<name> <n>", counted from
+the GM's pre-campaign numerals, written on the reign at the crowning; living namesakes told apart."""
+
+from __future__ import annotations
+
+import pytest
+
+from campaign.models import ChronicleEntry, Step
+from campaign.undo import new_action_key, step_action, undo_step
+from dynasties.models import Crown, Reign
+from rules.regnal import Crowned, Named, labels, numeral, regnal_name, roman
+from tests.factories import at_step, crown, empty_house, person
+from tests.test_bloodline_succession import kill
+
+
+# the pure rules -----------------------------------------------------------------------------
+def test_roman_numerals():
+    assert [roman(n) for n in (1, 2, 3, 4, 9, 14, 40, 1999)] == ["I", "II", "III", "IV", "IX", "XIV", "XL", "MCMXCIX"]
+    with pytest.raises(ValueError, match="1 or more"):
+        roman(0)
+
+
+def test_the_count_starts_from_the_last_pre_campaign_monarch_of_the_name():
+    assert numeral("Edward", "M", 10, [], {"Edward": 2}) == 3
+    assert numeral("Henry", "M", 10, [], {"Edward": 2}) == 1
+    earlier = [Crowned(1, "Edward", "M", 3), Crowned(2, "Henry", "M", 1), Crowned(3, "Edward", "M", 4)]
+    assert numeral("Edward", "M", 10, earlier, {"Edward": 2}) == 5
+    # an earlier reign without a numeral (made before numerals were kept) counts as the next of its name
+    assert numeral("Edward", "M", 10, [Crowned(1, "Edward", "M"), Crowned(3, "Edward", "M")]) == 3
+
+
+def test_a_queen_counts_among_her_names_queens_and_a_returning_monarch_keeps_his_numeral():
+    earlier = [Crowned(1, "Jean", "M", 1), Crowned(2, "Jean", "M", 2)]
+    assert numeral("Jean", "F", 10, earlier) == 1  # Jeanne-like names: the kings do not count for a queen
+    earlier.append(Crowned(3, "Henry", "M", 6))
+    assert numeral("Henry", "M", 3, earlier) == 6  # Henry VI restored is Henry VI again
+    assert numeral("Henry", "M", 4, earlier) == 7
+
+
+def test_regnal_names_show_each_crowns_numeral_once():
+    assert regnal_name("Edward", [3], "Plantagenet") == "Edward III Plantagenet"
+    assert regnal_name("James", [6, 1], "Stuart") == "James VI and I Stuart"
+    assert regnal_name("John", [1, 1], "Valois") == "John I Valois"
+    assert regnal_name("Jean", [], "Valois") == "Jean Valois"
+
+
+def test_living_namesakes_are_told_apart_by_numeral_or_birth_year():
+    shown = labels(
+        [
+            Named(1, "Jean", "Valois", 1280, numerals=(2,)),
+            Named(2, "Jean", "Valois", 1301),
+            Named(3, "Jean", "Valois", 1305),
+            Named(4, "Jean", "Valois", 1250, living=False),
+            Named(5, "Louis", "Valois", 1301),
+            Named(6, "Jean", "Capet", 1301),
+        ]
+    )
+    assert shown == {
+        1: "Jean II Valois",
+        2: "Jean Valois (b. 1301)",
+        3: "Jean Valois (b. 1305)",
+        4: "Jean Valois",  # the dead are not namesakes
+        5: "Louis Valois",
+        6: "Jean Capet",  # another house's Jean
+    }
+    twins = labels([Named(1, "Jean", "Valois", 1301, 1), Named(2, "Jean", "Valois", 1301, 2)])
+    assert twins == {1: "Jean Valois (b. 1301, 1st born)", 2: "Jean Valois (b. 1301, 2nd born)"}
+
+
+# crowned in play ----------------------------------------------------------------------------
+def anjou(campaign, numerals=None):
+    house = empty_house(campaign, "Testhouse", "Testland")
+    Crown.objects.create(campaign=campaign, name="Testland", home_dynasty=house, controlled_by=house, numerals=numerals or {})
+    return house
+
+
+def open_reign(campaign, name="Testland") -> Reign:
+    return Reign.objects.get(campaign=campaign, crown=name, end_year__isnull=True)
+
+
+@pytest.mark.django_db
+def test_the_first_campaign_edward_after_two_pre_campaign_edwards_is_edward_iii(campaign):
+    house = anjou(campaign, {"Edward": 2})
+    old = person(campaign, house, "Henry", "M", 1240)
+    edward = person(campaign, house, "Edward", "M", 1262, father=old)
+    grandson = person(campaign, house, "Edward", "M", 1285, father=edward)
+    reign = crown(campaign, old, "Testland", 1270)
+    Reign.objects.filter(pk=reign.pk).update(numeral=3)  # Henry III
+    at_step(campaign, Step.SURVIVAL)
+    kill(campaign, old.pk)
+    assert (open_reign(campaign).holder, open_reign(campaign).numeral) == (edward, 3)
+    line = ChronicleEntry.objects.get(campaign=campaign, kind="succession", data__crown="Testland").text
+    assert line.startswith("Edward III Testhouse succeeds Henry III Testhouse as King of Testland")
+    at_step(campaign, Step.SURVIVAL, year=campaign.current_year + 5)
+    kill(campaign, edward.pk)
+    assert (open_reign(campaign).holder, open_reign(campaign).numeral) == (grandson, 4)
+    # the numerals written at the crownings do not change when later kings come
+    assert list(Reign.objects.filter(crown="Testland").order_by("start_year", "pk").values_list("numeral", flat=True)) == [
+        3,
+        3,
+        4,
+    ]
+
+
+@pytest.mark.django_db
+def test_a_queen_regnant_counts_among_the_queens_of_her_name(campaign):
+    house = anjou(campaign, {"Mary": 1})
+    old = person(campaign, house, "Edward", "M", 1240)
+    mary = person(campaign, house, "Mary", "F", 1275, father=old)
+    crown(campaign, old, "Testland", 1270)
+    at_step(campaign, Step.SURVIVAL)
+    kill(campaign, old.pk)
+    reign = open_reign(campaign)
+    assert (reign.holder, reign.numeral) == (mary, 2)
+    line = ChronicleEntry.objects.get(campaign=campaign, kind="succession", data__crown="Testland").text
+    assert line.startswith("Mary II Testhouse succeeds Edward Testhouse as Queen of Testland")
+
+
+@pytest.mark.django_db
+def test_a_regent_is_not_numbered(campaign):
+    house = anjou(campaign)
+    old = person(campaign, house, "Lonely", "M", 1250)
+    boy = person(campaign, house, "Boy", "M", 1289, father=old)
+    crown(campaign, old, "Testland", 1280)
+    at_step(campaign, Step.SURVIVAL)
+    kill(campaign, old.pk)
+    reign = open_reign(campaign)
+    assert (reign.holder, reign.numeral) == (boy, 1) and reign.regent is not None
+    assert not Reign.objects.filter(campaign=campaign, holder=reign.regent).exists()
+
+
+@pytest.mark.django_db
+def test_a_monarch_of_two_crowns_has_each_crowns_numeral(campaign):
+    from tests.test_two_crowns import uncle_of_testland
+
+    _france, _testhouse, king, _grandfather, uncle = uncle_of_testland(campaign)
+    Crown.objects.create(campaign=campaign, name="Testland", numerals={king.given_name: 4})
+    crown(campaign, uncle, "Testland", 1260)
+    at_step(campaign, Step.SURVIVAL)
+    kill(campaign, uncle.pk)
+    assert open_reign(campaign, "France").holder == open_reign(campaign, "Testland").holder == king
+    assert open_reign(campaign, "France").numeral == 1  # crowned at the set-up, the first of his name
+    assert open_reign(campaign, "Testland").numeral == 5
+    from dynasties.selectors import regnal_labels
+
+    assert regnal_labels(campaign, [king])[king.pk] == f"{king.given_name} I and V {king.dynastic_name}"
+
+
+@pytest.mark.django_db
+def test_undoing_a_succession_takes_the_numeral_back(campaign, gm):
+    house = anjou(campaign, {"Edward": 2})
+    old = person(campaign, house, "Henry", "M", 1240)
+    edward = person(campaign, house, "Edward", "M", 1262, father=old)
+    crown(campaign, old, "Testland", 1270)
+    at_step(campaign, Step.SURVIVAL)
+
+    def succession(c):
+        kill(c, old.pk)
+
+    step_action(campaign=campaign, key=new_action_key(), label="Survival", action=succession, by=gm)
+    assert open_reign(campaign).numeral == 3
+    undo_step(campaign=campaign, key=new_action_key(), by=gm)
+    assert open_reign(campaign).holder == old
+    assert not Reign.objects.filter(campaign=campaign, holder=edward).exists()
+    # the GM says there was a third Edward before the campaign: the next crowning counts from him
+    Crown.objects.filter(campaign=campaign, name="Testland").update(numerals={"Edward": 3})
+    step_action(campaign=campaign, key=new_action_key(), label="Survival", action=succession, by=gm)
+    assert open_reign(campaign).numeral == 4
