@@ -34,7 +34,7 @@ from api.views.rolls import RollOut
 from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, Roll, RollSubject, Step
 from campaign.permissions import visible
 from dynasties.models import Character, PassedOver, Reign
-from rules.dice import DiceSpec, validate_faces
+from rules.dice import DiceSpec, TypedTotal, validate_faces, validate_total
 from rules.errors import InvalidDice, RuleError
 from rules.odds import Odds
 
@@ -72,6 +72,22 @@ def check_faces(spec: DiceSpec, faces: Sequence[int] | None, *, field: str, purp
         return list(validate_faces(spec, list(faces), purpose=purpose))
     except InvalidDice as exc:
         raise InvalidDice(exc.message, fields={field: exc.message}) from None
+
+
+def check_typed(
+    spec: DiceSpec, faces: Sequence[int] | None, total: int | None, *, field: str, purpose: str, total_field: str
+) -> list[int] | TypedTotal | None:
+    """The typed faces, or the typed total (where only the sum counts), if they fit ``spec``;
+    both at once, or a total the dice cannot show, is refused naming the field."""
+    if faces is not None and total is not None:
+        message = f"Give the {purpose}'s faces or its total, not both."
+        raise InvalidDice(message, fields={total_field: message})
+    if total is None:
+        return check_faces(spec, faces, field=field, purpose=purpose)
+    try:
+        return TypedTotal(validate_total(spec, total, purpose=purpose))
+    except InvalidDice as exc:
+        raise InvalidDice(exc.message, fields={total_field: exc.message}) from None
 
 
 @contextmanager

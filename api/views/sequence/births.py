@@ -23,6 +23,7 @@ from api.views.actions import (
     act,
     characters_context,
     check_faces,
+    check_typed,
     made_data,
     odds,
     ref,
@@ -36,6 +37,7 @@ from campaign.permissions import may_act_for_any
 from dynasties.models import BirthAttempt, Character, Marriage
 from dynasties.services.births import births_attempt, births_finish, births_roll_all, births_sex
 from dynasties.services.sequence_view import CoupleRow, birth_terms, births_board
+from rules.dice import TypedTotal
 from rules.errors import InvalidDice, NotFound
 
 # --- Births ------------------------------------------------------------------------------------
@@ -205,6 +207,13 @@ class BirthsView(ActionView):
 class AttemptIn(serializers.Serializer):
     marriage = IdField(help_text="The wed couple's marriage.")
     faces = FacesField(help_text="The birth roll typed in from the table, e.g. [3, 4]; absent or null: the server rolls.")
+    total = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        min_value=-INT_MAX,
+        max_value=INT_MAX,
+        help_text="The birth roll typed in as its total, e.g. 7 (instead of its faces).",
+    )
 
     class Meta:
         ref_name = "BirthAttemptRequest"
@@ -232,8 +241,13 @@ class AttemptsView(ActionView):
         match = Marriage.objects.select_related("husband", "wife").filter(campaign=v.campaign, pk=pk).first()
         if match is None:
             raise NotFound(f"There is no marriage #{pk} in this campaign.", fields={"marriage": "not_found"})
-        faces = check_faces(
-            birth_terms(v.campaign).birth_dice, data.validated_data.get("faces"), field="faces", purpose="birth roll"
+        faces = check_typed(
+            birth_terms(v.campaign).birth_dice,
+            data.validated_data.get("faces"),
+            data.validated_data.get("total"),
+            field="faces",
+            total_field="total",
+            purpose="birth roll",
         )
         label = f"Birth roll of {match.husband.display_name} and {match.wife.display_name}"
         made_attempt, made = act(
@@ -255,6 +269,13 @@ class SexIn(serializers.Serializer):
         help_text="The three characteristics' dice typed in, in order (e.g. [[6, 6, 6], [1, 1, 1], [4, 4, 4]]); "
         "absent or null: the server rolls them.",
     )
+    characteristic_totals = serializers.ListField(
+        child=serializers.IntegerField(min_value=-INT_MAX, max_value=INT_MAX),
+        max_length=MAX_DICE,
+        required=False,
+        allow_null=True,
+        help_text="Instead: the three characteristics' rolls typed in as totals, in order (e.g. [18, 3, 12]).",
+    )
     given_name = serializers.CharField(
         max_length=60, required=False, allow_blank=True, allow_null=True, help_text="Empty: the usual name of the house."
     )
@@ -269,6 +290,35 @@ class SexMadeSerializer(MadeSerializer):
 
     class Meta:
         ref_name = "BirthSexResult"
+
+
+def _characteristics(terms: Any, given: dict[str, Any]) -> list[list[int] | TypedTotal] | None:
+    """The characteristics typed in, as faces or as totals (all of them, or none)."""
+    faces, totals = given.get("characteristic_faces"), given.get("characteristic_totals")
+    if faces is not None and totals is not None:
+        message = "Give the characteristics' faces or their totals, not both."
+        raise InvalidDice(message, fields={"characteristic_totals": message})
+    name = "characteristic_faces" if totals is None else "characteristic_totals"
+    rows = faces if totals is None else totals
+    if rows is None:
+        return None
+    labels = terms.characteristic_labels
+    if len(rows) != len(labels):
+        message = f"Type the dice of all {len(labels)} characteristics ({', '.join(labels)}), or none."
+        raise InvalidDice(message, fields={name: message})
+    out: list[list[int] | TypedTotal] = []
+    for i, (row, label) in enumerate(zip(rows, labels, strict=True)):
+        typed = check_typed(
+            terms.characteristic_dice,
+            row if totals is None else None,
+            row if totals is not None else None,
+            field=f"{name}.{i}",
+            total_field=f"{name}.{i}",
+            purpose=f"{label} roll",
+        )
+        if typed is not None:  # (always: one of the two was given)
+            out.append(typed)
+    return out
 
 
 class SexView(ActionView):
@@ -291,16 +341,7 @@ class SexView(ActionView):
         data.is_valid(raise_exception=True)
         terms = birth_terms(v.campaign)
         sex = check_faces(terms.sex_dice, data.validated_data.get("faces"), field="faces", purpose="sex roll")
-        traits = data.validated_data.get("characteristic_faces")
-        if traits is not None:
-            labels = terms.characteristic_labels
-            if len(traits) != len(labels):
-                message = f"Type the dice of all {len(labels)} characteristics ({', '.join(labels)}), or none."
-                raise InvalidDice(message, fields={"characteristic_faces": message})
-            traits = [
-                check_faces(terms.characteristic_dice, row, field=f"characteristic_faces.{i}", purpose=f"{label} roll")
-                for i, (row, label) in enumerate(zip(traits, labels, strict=True))
-            ]
+        traits = _characteristics(terms, data.validated_data)
         name = (data.validated_data.get("given_name") or "").strip() or None
 
         def roll_sex(c: Campaign) -> Character:

@@ -20,7 +20,7 @@ from api.views.actions import (
     MadeSerializer,
     OddsSerializer,
     act,
-    check_faces,
+    check_typed,
     made_data,
     odds,
     ref,
@@ -171,6 +171,25 @@ class TypedByCharacterField(serializers.DictField):
         return out
 
 
+@extend_schema_field({"type": "object", "additionalProperties": {"type": "integer"}})
+class TotalByCharacterField(serializers.DictField):
+    """``{"<character id>": total}``."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("child", serializers.IntegerField(min_value=-INT_MAX, max_value=INT_MAX))
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data: Any) -> dict[int, int]:
+        raw = super().to_internal_value(data)
+        out: dict[int, int] = {}
+        for key, total in raw.items():
+            pk = int(key) if str(key).isdigit() else 0
+            if not 1 <= pk <= INT_MAX:
+                raise serializers.ValidationError({key: "Not a character id."})
+            out[pk] = total
+        return out
+
+
 class SurvivalRollIn(serializers.Serializer):
     characters = serializers.ListField(
         child=IdField(),
@@ -183,6 +202,11 @@ class SurvivalRollIn(serializers.Serializer):
         required=False,
         allow_null=True,
         help_text='Typed faces per character id, e.g. {"12": [1, 1]}; the others roll on the server\'s dice.',
+    )
+    totals = TotalByCharacterField(
+        required=False,
+        allow_null=True,
+        help_text='Instead of faces: rolls typed in as totals per character id, e.g. {"12": 7}.',
     )
 
     class Meta:
@@ -222,7 +246,9 @@ class SurvivalRollsView(ActionView):
         data = SurvivalRollIn(data=request.data)
         data.is_valid(raise_exception=True)
         chosen: list[int] | None = data.validated_data.get("characters")
-        typed: dict[int, list[int]] = data.validated_data.get("faces") or {}
+        faces: dict[int, list[int]] = data.validated_data.get("faces") or {}
+        totals: dict[int, int] = data.validated_data.get("totals") or {}
+        typed = {**{pk: None for pk in faces}, **{pk: None for pk in totals}}
         if chosen is not None:  # who may roll for whom, and whose by default: the service asks the policy
             chosen = list(dict.fromkeys(chosen))
             found = set(Character.objects.filter(campaign=v.campaign, pk__in=chosen).values_list("pk", flat=True))
@@ -235,7 +261,11 @@ class SurvivalRollsView(ActionView):
                 raise RuleError(message, code="not_due", fields={f"faces.{stray[0]}": message})
         spec = v.campaign.rules.survival_dice
         checked = {
-            pk: check_faces(spec, faces, field=f"faces.{pk}", purpose="survival roll") or [] for pk, faces in typed.items()
+            pk: check_typed(
+                spec, faces.get(pk), totals.get(pk), field=f"faces.{pk}", total_field=f"totals.{pk}", purpose="survival roll"
+            )
+            or []
+            for pk in typed
         }
         results, made = act(
             request,
