@@ -7,6 +7,7 @@
 /api/v1/campaigns/{slug}/<resource>/ [{id}/]   memberships, dynasties, characters, marriages,
                                                reigns, titles, contracts, ledger, balances,
                                                rolls, chronicle
+/api/v1/campaigns/{slug}/rolls/{id}/correct/   POST (GM): a die of the current step corrected
 /api/v1/...                                    the actions: api/actions_sequence.py, api/actions_more.py
 """
 
@@ -19,7 +20,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from api import actions_more, actions_sequence
 from api.exceptions import not_found
-from api.views import campaigns, chronicle, contracts, families, rolls, tokens, treasury
+from api.views import campaigns, chronicle, contracts, corrections, families, rolls, tokens, treasury
 
 app_name = "api"
 
@@ -51,6 +52,7 @@ v1: list[URLPattern | URLResolver] = [
     *read_routes(CAMPAIGN + "ledger/", treasury.LedgerViewSet, "ledger"),
     *read_routes(CAMPAIGN + "balances/", treasury.BalanceViewSet, "balances"),
     *read_routes(CAMPAIGN + "rolls/", rolls.RollViewSet, "rolls"),
+    path(CAMPAIGN + "rolls/<int:roll>/correct/", corrections.CorrectView.as_view(), name="rolls-correct"),
     *read_routes(CAMPAIGN + "chronicle/", chronicle.ChronicleViewSet, "chronicle"),
     *actions_sequence.urlpatterns,
 ]

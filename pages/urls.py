@@ -1,6 +1,6 @@
 from django.urls import URLPattern, URLResolver, path
 
-from pages import backups, marriages, sequence, titles, treasury, views
+from pages import backups, corrections, marriages, sequence, titles, treasury, views
 from pages.contracts import urls as contracts
 
 app_name = "pages"
@@ -10,6 +10,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("<slug:slug>/dynasty/<int:pk>/", views.dynasty, name="dynasty"),
     path("<slug:slug>/character/<int:pk>/", views.character, name="character"),
     path("<slug:slug>/rolls/", views.rolls, name="rolls"),
+    *corrections.urlpatterns,
     *sequence.urlpatterns,
     *marriages.urlpatterns,
     *contracts.urlpatterns,

@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from campaign.models import Campaign, ChronicleEntry, Membership, Role, Roll, RollSource
-from campaign.permissions import can_view_exchequer, visible
+from campaign.permissions import can_view_exchequer, may_correct_rolls, visible
 from campaign.steps import STEP_WAITS
 from campaign.treasury import balances, currency, ledger
 from contracts.models import Contract, ContractState
@@ -300,7 +300,8 @@ def rolls(request: HttpRequest, slug: str) -> HttpResponse:
         qs = qs.filter(pk__in=Roll.objects.filter(campaign=campaign, subjects__character__controlled_by=dynasty_id).values("pk"))
     if character_id is not None:
         qs = qs.filter(pk__in=Roll.objects.filter(campaign=campaign, subjects__character=character_id).values("pk"))
-    qs = qs.order_by("-year", "-pk").select_related("entered_by").prefetch_related("subjects__character")
+    qs = qs.order_by("-year", "-pk").select_related("entered_by", "corrects")
+    qs = qs.prefetch_related("subjects__character", "corrections__entered_by")  # corrections: who fixed a die, when
     page = Paginator(qs, ROLLS_PER_PAGE).get_page(g.get("page"))
     base = Roll.objects.filter(campaign=campaign)
     params = g.copy()
@@ -320,5 +321,6 @@ def rolls(request: HttpRequest, slug: str) -> HttpResponse:
             "dynasties": list(Dynasty.objects.filter(campaign=campaign).order_by("seat", "name")),
             "sources": RollSource.choices,
             "character": Character.objects.filter(campaign=campaign, pk=character_id).first() if character_id else None,
+            "may_correct": may_correct_rolls(role),
         },
     )

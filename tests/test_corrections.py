@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from django.urls import reverse
 
 from campaign.models import ChronicleEntry, Roll, RollSource
 from campaign.permissions import Forbidden
 from campaign.steps import load_tables
 from campaign.undo import new_action_key, redo, step_action, undo_step
+from contracts.models import Contract, ContractKind, ContractState
 from dynasties.models import BirthAttempt, Character, Marriage, Status
 from dynasties.services import births_attempt, births_finish, births_sex, survival_roll
 from dynasties.services.common import World
@@ -178,6 +180,29 @@ def test_a_kings_death_reversed_forgets_the_succession_chosen_for_his_crown(camp
     assert "England" not in pass_over_choices(campaign)
 
 
+def test_a_death_that_ended_a_contract_is_not_reversed(campaign, gm):
+    d = _dies_on_snake_eyes(_survival(campaign, gm))
+    match = Marriage.objects.get(husband=d.character, ended_year__isnull=True)
+    pact = Contract.objects.create(
+        campaign=campaign,
+        kind=ContractKind.MARRIAGE,
+        title="The Dover match",
+        marriage=match,
+        start_year=1300,
+        state=ContractState.DRAFT,
+    )
+    survival_roll(campaign=campaign, characters=[d.character.pk], faces={d.character.pk: [1, 1]}, by=gm)
+    pact.refresh_from_db()
+    assert pact.state == ContractState.ENDED
+    with pytest.raises(
+        RuleError, match=f"{d.character.display_name}'s death cannot be reversed: it ended the contract 'The Dover match'"
+    ) as why:
+        correct_roll(
+            campaign=campaign, roll=Roll.objects.get(subjects__character=d.character, purpose="survival"), faces=[6, 6], by=gm
+        )
+    assert why.value.code == "depends" and Character.objects.get(pk=d.character.pk).status == Status.DEAD
+
+
 def test_a_survival_corrected_to_a_death_records_it(campaign, gm):
     d = _dies_on_snake_eyes(_survival(campaign, gm))
     survival_roll(campaign=campaign, characters=[d.character.pk], faces={d.character.pk: [6, 6]}, by=gm)
@@ -275,3 +300,54 @@ def test_undo_takes_a_correction_back_with_its_step_and_redo_writes_it_again(cam
     redo(campaign=campaign, key=new_action_key(), by=gm)
     again = BirthAttempt.objects.get(pk=attempt.pk)
     assert again.success and again.roll.corrects_id == attempt.roll_id
+
+
+# --- the page --------------------------------------------------------------------------------------
+
+
+def _page(campaign, roll) -> str:
+    return reverse("pages:roll_correct", args=[campaign.slug, roll.pk])
+
+
+def test_the_gm_corrects_a_die_from_the_roll_log(client, campaign, gm):
+    match = couple(campaign)
+    attempt = births_attempt(campaign=campaign, marriage=match, faces=[2, 3], by=gm)
+    client.force_login(gm)
+    log = reverse("pages:rolls", args=[campaign.slug])
+    assert f'href="{_page(campaign, attempt.roll)}">Correct</a>' in client.get(log).content.decode()
+    form = client.get(_page(campaign, attempt.roll)).content.decode()
+    assert "Correct the die" in form and 'name="new-d1"' in form and 'name="new-d2"' in form
+    response = client.post(_page(campaign, attempt.roll), {"action_key": new_action_key(), "new-d1": 6, "new-d2": 6})
+    assert response.status_code == 302 and response["Location"].startswith(log + "?year=1300&step=births")
+    shown = client.get(response["Location"])
+    assert [str(m) for m in shown.context["messages"]] == [
+        f"Attempt 1 of {match.husband.display_name} and {match.wife.display_name}: 2 + 3 = 5 -> 6 + 6 = 12: "
+        "now a child; roll its sex on Births."
+    ]
+    html = shown.content.decode()
+    assert "corrected by gm at" in html and "was 2 + 3 = 5" in html and "wrong: corrected by gm" in html
+    assert f'href="{_page(campaign, attempt.roll)}"' not in html  # the wrong entry is corrected through its correction
+    assert BirthAttempt.objects.get(pk=attempt.pk).success
+
+
+def test_the_page_says_why_a_correction_is_refused(client, campaign, gm):
+    match = couple(campaign)
+    first = births_attempt(campaign=campaign, marriage=match, faces=[1, 1], by=gm)
+    births_attempt(campaign=campaign, marriage=match, faces=[1, 1], by=gm)
+    client.force_login(gm)
+    response = client.post(_page(campaign, first.roll), {"action_key": new_action_key(), "new-d1": 6, "new-d2": 6})
+    assert response.status_code == 400 and "was made after this one and depends on it" in response.content.decode()
+    response = client.post(_page(campaign, first.roll), {"action_key": new_action_key(), "new-d1": 9, "new-d2": 6})
+    assert response.status_code == 400 and "A d6 shows 1 to 6." in response.content.decode()
+    births_finish(campaign=campaign, by=gm)
+    html = client.get(_page(campaign, first.roll)).content.decode()
+    assert "only a roll of the current step can be corrected; undo back to it instead" in html and "Correct the die" not in html
+
+
+def test_a_player_sees_no_correct_link_and_may_not_correct(client, campaign, gm, alice):
+    attempt = births_attempt(campaign=campaign, marriage=couple(campaign), faces=[2, 3], by=alice)
+    client.force_login(alice)
+    assert ">Correct</a>" not in client.get(reverse("pages:rolls", args=[campaign.slug])).content.decode()
+    assert "Only the GM corrects a die." in client.get(_page(campaign, attempt.roll)).content.decode()
+    response = client.post(_page(campaign, attempt.roll), {"action_key": new_action_key(), "new-d1": 6, "new-d2": 6})
+    assert response.status_code == 403 and not Roll.objects.filter(corrects=attempt.roll).exists()

@@ -20,6 +20,7 @@ from dynasties.services.sequence_view import survival_board
 from dynasties.services.survival import survival_due, survival_finish
 from operations.exchange.export import campaign_export
 from operations.exchange.write import campaign_import
+from pages.templatetags.regnal import roll_text
 from rules import blood_royale as br
 from rules import bloodline as bl
 from rules.dice import TWO_D6, FixedSource, TypedTotal, validate_total
@@ -212,3 +213,14 @@ def test_the_export_carries_the_settings_and_the_typed_totals_and_certain_passes
     total["faces"], certain["faces"] = [5], [3, 4]
     with pytest.raises(RuleError, match="a roll passed as certain has no faces"):
         campaign_import(bad, by=gm, slug="bad")
+
+
+def test_the_pages_say_how_each_roll_was_made(campaign, gm, client):
+    assert roll_text(Roll(faces=[3, 4], modifier=1, source=RollSource.ENTERED)) == "3 + 4 +1 = 8 (typed)"
+    assert roll_text(Roll(faces=[3, 4], modifier=0, source=RollSource.SERVER)) == "3 + 4 = 7"
+    assert roll_text(Roll(faces=[9], modifier=-1, source=RollSource.TOTAL)) == "total 9 -1 = 8 (typed as a total)"
+    assert roll_text(Roll(faces=[], modifier=5, source=RollSource.CERTAIN)) == "not rolled: certain"
+    births_attempt(campaign=campaign, marriage=couple(campaign, "England"), faces=TypedTotal(9), by=gm)
+    client.force_login(gm)
+    log = client.get(reverse("pages:rolls", args=[campaign.slug])).content.decode()
+    assert "total 9 = 9 (typed as a total)" in log

@@ -229,6 +229,7 @@ FILL: dict[str, Fill] = {
         lambda c: [u("pages:character", c.slug, x.pk) for x in (c.groom, c.bride, c.monarch["England"], c.monarch["Spain"])]
     ),
     "pages:rolls": C(lambda c: [u("pages:rolls", c.slug)]),
+    "pages:roll_correct": C(lambda c: [u("pages:roll_correct", c.slug, c.roll.pk)], POST_ACTION),
     "pages:turn": C(lambda c: [u("pages:turn", c.slug)]),
     "pages:births": C(lambda c: [u("pages:births", c.slug)], POST_ACTION),
     "pages:survival": C(lambda c: [u("pages:survival", c.slug)], POST_ACTION),
@@ -335,6 +336,7 @@ FILL: dict[str, Fill] = {
             "announcements-publish",
             "undo",
             "redo",
+            "rolls-correct",
             "treasury-transfers",
             "ledger-reverse",
             "interphase-preview",
@@ -747,6 +749,9 @@ ACTIONS: dict[tuple[str, str], Act] = {
     ("api:announcements-publish", "publish"): _gm_only_api("announcements/publish/"),
     ("api:undo", "undo the step"): _gm_only_api("undo/", lambda c: {"which": "step"}),
     ("api:redo", "redo the last undo"): _gm_only_api("redo/"),
+    ("api:rolls-correct", "correct England's birth roll"): A(
+        lambda c: _api(c, "rolls", c.roll.pk, "correct"), lambda c: {"faces": [1, 1]}, NOT_GM, "gm"
+    ),
     ("api:treasury-transfers", "pay from England's exchequer"): A(
         lambda c: _api(c, "treasury", "transfers"),
         lambda c: {"payer": c.pk("England"), "payee": c.pk("France"), "amount": 1, "reason": "a gift"},
@@ -892,6 +897,9 @@ ACTIONS: dict[tuple[str, str], Act] = {
     ),
     ("pages:undo", "undo the step"): P(lambda c: u("pages:undo", c.slug), lambda c: {"which": "step"}, PLAYERS, "gm"),
     ("pages:redo", "redo the last undo"): P(lambda c: u("pages:redo", c.slug), lambda c: {}, PLAYERS, "gm"),
+    ("pages:roll_correct", "correct England's birth roll"): P(
+        lambda c: u("pages:roll_correct", c.slug, c.roll.pk), lambda c: {"new-d1": "1", "new-d2": "1"}, PLAYERS, "gm"
+    ),
     ("pages:marriages", "check a match of Germany and Italy"): P(
         lambda c: u("pages:marriages", c.slug), lambda c: {"op": "check", **_free_couple(c)}, PLAYERS, "gm"
     ),

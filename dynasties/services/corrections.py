@@ -95,6 +95,31 @@ def _label(roll: Roll) -> str:
     return f"{label} ({roll.detail})" if roll.detail else label
 
 
+def refusal(campaign: Campaign, roll: Roll) -> RuleError | None:
+    """Why this roll cannot be corrected now (None: it can), from the roll alone and its
+    corrections (prefetch ``corrections`` for a list): the doors offer the form only where it can."""
+    newer = max(roll.corrections.all(), key=lambda r: r.pk, default=None)
+    if newer is not None:
+        return CorrectionRefused(
+            f"This roll was corrected already (roll #{newer.pk}, {dice_text(newer)}): correct that one instead.",
+            code="already_corrected",
+        )
+    if (roll.year, roll.step) != (campaign.current_year, campaign.step):
+        return CorrectionRefused(
+            f"This roll belongs to {STEP_LABELS.get(roll.step, roll.step)} {roll.year}: only a roll of the current step "
+            "can be corrected; undo back to it instead.",
+            code="not_current_step",
+        )
+    if CORRECTABLE.get(roll.purpose) != roll.step:
+        kind = PURPOSE_LABELS.get(roll.purpose, f"{roll.purpose.replace('_', ' ')} roll")
+        return RuleError(f"{kind[:1].upper()}{kind[1:]}s cannot be corrected; undo the step instead.", code="not_correctable")
+    if not roll.faces:
+        return RuleError(
+            f"This {_label(roll)} was not rolled (its outcome was certain): there is no die to correct.", code="unchanged"
+        )
+    return None
+
+
 @transaction.atomic
 def correct_roll(
     *, campaign: Campaign | int, roll: Roll | int, faces: Sequence[int], by: AbstractBaseUser | None = None
@@ -107,25 +132,9 @@ def correct_roll(
     old = Roll.objects.filter(campaign=campaign, pk=pk).first()
     if old is None:
         raise NotFound(f"There is no roll #{pk} in {campaign.name}.")
-    newer = old.corrections.order_by("-pk").first()
-    if newer is not None:
-        raise CorrectionRefused(
-            f"This roll was corrected already (roll #{newer.pk}, {dice_text(newer)}): correct that one instead.",
-            code="already_corrected",
-        )
-    if (old.year, old.step) != (campaign.current_year, campaign.step):
-        raise CorrectionRefused(
-            f"This roll belongs to {STEP_LABELS.get(old.step, old.step)} {old.year}: only a roll of the current step "
-            "can be corrected; undo back to it instead.",
-            code="not_current_step",
-        )
-    if CORRECTABLE.get(old.purpose) != old.step:
-        kind = PURPOSE_LABELS.get(old.purpose, f"{old.purpose.replace('_', ' ')} roll")
-        raise RuleError(f"{kind[:1].upper()}{kind[1:]}s cannot be corrected; undo the step instead.", code="not_correctable")
-    if not old.faces:
-        raise RuleError(
-            f"This {_label(old)} was not rolled (its outcome was certain): there is no die to correct.", code="unchanged"
-        )
+    refused = refusal(campaign, old)
+    if refused is not None:
+        raise refused
     checked = list(validate_faces(DiceSpec.parse(old.dice), list(faces), purpose=_label(old)))
     if checked == list(old.faces):
         raise RuleError(f"The {_label(old)} already shows {dice_text(old)}: nothing to correct.", code="unchanged")

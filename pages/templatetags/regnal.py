@@ -7,6 +7,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from campaign.dice import PURPOSE_LABELS
+from campaign.models import Roll, RollSource
 from campaign.steps import STEP_LABELS
 from campaign.undo import new_action_key
 
@@ -37,3 +38,18 @@ def step_label(step: str) -> str:
 def faces_text(faces: list[int] | None) -> str:
     """The faces of a roll as a sum: [3, 4] -> "3 + 4"."""
     return " + ".join(str(f) for f in faces or [])
+
+
+@register.filter
+def roll_text(roll: Roll | None) -> str:
+    """A roll as the table reads it: "3 + 4 +1 = 8", "total 7 = 7 (typed as a total)", "not rolled:
+    certain". Typed faces say "(typed)"; the server's dice say nothing."""
+    if roll is None:
+        return ""
+    if roll.source == RollSource.CERTAIN:
+        return "not rolled: certain"
+    modifier = f" {roll.modifier:+d}" if roll.modifier else ""
+    if roll.source == RollSource.TOTAL:
+        return f"total {roll.faces[0] if roll.faces else 0}{modifier} = {roll.total} (typed as a total)"
+    typed = " (typed)" if roll.source == RollSource.ENTERED else ""
+    return f"{faces_text(roll.faces)}{modifier} = {roll.total}{typed}"

@@ -1,0 +1,80 @@
+"""Correcting a die from the roll log (issue 19): the GM types the faces the dice really showed;
+the service writes the correction, derives again what the roll decided (or refuses, naming what
+depends on it) and the roll log keeps both entries. Who may correct is the policy's: the page
+asks it only to show the form (``may_correct_rolls``); the service refuses anyone else (403)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import URLPattern, path, reverse
+from django.utils.http import urlencode
+from django.views.decorators.http import require_http_methods
+
+from campaign.models import Roll
+from campaign.permissions import may_correct_rolls
+from dynasties.services.corrections import correct_roll, dice_text, refusal
+from pages.common import ActionFailed, already_done, context, member, run_action
+from pages.sequence import DiceForm
+from rules.dice import DiceSpec
+
+
+def _log(roll: Roll) -> str:
+    """The roll log at the roll's step, where the message is read and the correction seen."""
+    return reverse("pages:rolls", args=[roll.campaign.slug]) + "?" + urlencode({"year": roll.year, "step": roll.step})
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def correct(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    campaign, role, mine = member(request, slug)
+    roll = get_object_or_404(
+        Roll.objects.select_related("entered_by", "campaign").prefetch_related("corrections", "subjects__character"),
+        campaign=campaign,
+        pk=pk,
+    )
+    form = DiceForm(request.POST or None, spec=DiceSpec.parse(roll.dice), prefix="new")
+    failure = ""
+    if request.method == "POST":
+        if already_done(request, campaign):
+            return redirect(_log(roll))
+        if form.is_valid():
+            faces = form.faces() or []
+            try:
+                done = run_action(
+                    request,
+                    campaign,
+                    f"Correct roll #{roll.pk}",
+                    lambda c: correct_roll(campaign=c, roll=roll.pk, faces=faces, by=request.user),  # type: ignore[arg-type]
+                )
+            except ActionFailed as exc:
+                failure = exc.message
+            else:
+                if done is not None:
+                    messages.success(request, done.message)
+                return redirect(_log(roll))
+    refused = refusal(campaign, roll)
+    return render(
+        request,
+        "pages/correct.html",
+        context(
+            campaign,
+            role,
+            mine,
+            roll=roll,
+            shown=dice_text(roll),
+            form=form,
+            failure=failure,
+            refused=refused.message if refused is not None else "",
+            may_correct=may_correct_rolls(role),
+            log=_log(roll),
+        ),
+        status=400 if failure or form.errors else 200,
+    )
+
+
+urlpatterns: list[URLPattern] = [
+    path("<slug:slug>/rolls/<int:pk>/correct/", correct, name="roll_correct"),
+]
