@@ -597,6 +597,9 @@ def test_an_older_regnal_2_document_without_the_later_additions_is_read_with_def
     assert again["campaign"]["allow_overdraft"] is False
     for section, fields in FIELDS_LATER.items():
         for key, default in fields.items():
+            if (section, key) == ("reigns", "numeral"):  # counted at the import (issue 19)
+                assert all(item[key] for item in again[section])
+                continue
             assert all(item[key] == default for item in again[section]), f"{section}[].{key}"
     assert without_slug(to_early_v2(again)) == without_slug(old)
 

@@ -166,3 +166,33 @@ def test_undoing_a_succession_takes_the_numeral_back(campaign, gm):
     Crown.objects.filter(campaign=campaign, name="Testland").update(numerals={"Edward": 3})
     step_action(campaign=campaign, key=new_action_key(), label="Survival", action=succession, by=gm)
     assert open_reign(campaign).numeral == 4
+
+
+# the export ---------------------------------------------------------------------------------
+@pytest.mark.django_db
+def test_the_export_carries_the_numerals_and_the_import_reads_them_back(campaign):
+    from operations.exchange.export import campaign_export
+    from operations.exchange.write import campaign_import
+
+    house = anjou(campaign, {"Edward": 2})
+    old = person(campaign, house, "Henry", "M", 1240)
+    person(campaign, house, "Edward", "M", 1262, father=old)
+    crown(campaign, old, "Testland", 1270)
+    at_step(campaign, Step.SURVIVAL)
+    kill(campaign, old.pk)
+    data = campaign_export(campaign)
+    [testland] = [c for c in data["crowns"] if c["name"] == "Testland"]
+    assert testland["numerals"] == {"Edward": 2}
+    assert [r["numeral"] for r in data["reigns"] if r["crown"] == "Testland"] == [None, 3]
+    copy = campaign_import(data, slug="copy")
+    assert Crown.objects.get(campaign=copy, name="Testland").numerals == {"Edward": 2}
+    reign = Reign.objects.get(campaign=copy, crown="Testland", end_year__isnull=True)
+    assert (reign.holder.given_name, reign.numeral) == ("Edward", 3)
+    # a document older than numerals: its reigns get the numerals they would have had
+    for c in data["crowns"]:
+        del c["numerals"]
+    for r in data["reigns"]:
+        del r["numeral"]
+    older = campaign_import(data, slug="older")
+    testland = Reign.objects.filter(campaign=older, crown="Testland").order_by("start_year", "pk")
+    assert [(r.holder.given_name, r.numeral) for r in testland] == [("Henry", 1), ("Edward", 1)]

@@ -60,3 +60,19 @@ def renumber(campaign: Campaign, crown: str) -> int:
             changed.append(reign)
     Reign.objects.bulk_update(changed, ["numeral"])
     return len(changed)
+
+
+def number_unnumbered(campaign: Campaign) -> int:
+    """Gives the reigns without a numeral (read from a document older than numerals) the numeral
+    they would have had, counted in each crown after the reigns before them. Returns how many."""
+    starting = dict(Crown.objects.filter(campaign=campaign).values_list("name", "numerals"))
+    earlier: dict[str, list[Crowned]] = {}
+    changed = []
+    for reign in Reign.objects.filter(campaign=campaign).select_related("holder").order_by("crown", "start_year", "pk"):
+        holder, past = reign.holder, earlier.setdefault(reign.crown, [])
+        if reign.numeral is None:
+            reign.numeral = numeral(holder.given_name, holder.sex, holder.pk, past, starting.get(reign.crown))
+            changed.append(reign)
+        past.append(Crowned(holder.pk, holder.given_name, holder.sex, reign.numeral))
+    Reign.objects.bulk_update(changed, ["numeral"])
+    return len(changed)

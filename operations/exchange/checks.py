@@ -250,6 +250,7 @@ def crowns_of_v1(ctx: Reading) -> list[Row]:
             "union_since": None,
             "stability": 0,
             "state": {},
+            "numerals": {},
         }
         for n, d in enumerate(players, start=1)
     ]

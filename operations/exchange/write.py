@@ -12,6 +12,7 @@ from django.db import DataError, IntegrityError, connection, models, transaction
 
 from campaign import audit
 from campaign.models import Campaign, Membership, Role, RuleTable
+from dynasties.services import regnal
 from operations.exchange.read import read_document
 from operations.exchange.spec import BY_NAME, CAMPAIGN, ORDER, SPEC, Field, Rows, Section
 from operations.exchange.values import short
@@ -48,6 +49,8 @@ def campaign_import(data: Any, *, by: AbstractBaseUser | None = None, slug: str 
 @transaction.atomic
 def _import(data: Any, *, by: AbstractBaseUser | None, slug: str | None) -> Campaign:
     ctx = read_document(data)
+    # a document from before regnal numbers: its reigns get the numerals they would have had
+    unnumbered = any(isinstance(r, dict) and "numeral" not in r for r in data.get("reigns") or [])
     campaign = _write_campaign(ctx.rows["campaign"][0], by=by, slug=slug)
     pks: Pks = {}
     pending: list[tuple[Section, Field, list[Row], list[models.Model]]] = []
@@ -63,6 +66,8 @@ def _import(data: Any, *, by: AbstractBaseUser | None, slug: str | None) -> Camp
         for f in s.fields:
             if f.rows is not None:
                 _write_rows(f.rows, f.key, rows, objs, pks)
+    if unnumbered:
+        regnal.number_unnumbered(campaign)
     audit.record_import(campaign, by=by)
     return campaign
 
