@@ -10,12 +10,14 @@ from campaign.permissions import Forbidden
 from campaign.steps import load_tables
 from campaign.undo import new_action_key, redo, step_action, undo_step
 from contracts.models import Contract, ContractKind, ContractState
-from dynasties.models import BirthAttempt, Character, Marriage, Status
-from dynasties.services import births_attempt, births_finish, births_sex, survival_roll
+from dynasties.models import BirthAttempt, Character, Marriage, Reign, Status
+from dynasties.services import births_attempt, births_finish, births_sex, campaign_create, survival_roll
 from dynasties.services.common import World
 from dynasties.services.corrections import WITHDRAWN, correct_roll
 from dynasties.services.succession_choices import pass_over_choices, pass_over_choose
 from dynasties.services.survival import survival_due
+from rules import bloodline as bl
+from rules.dice import RandomSource
 from rules.errors import InvalidDice, NotFound, RuleError
 
 pytestmark = pytest.mark.django_db
@@ -351,3 +353,53 @@ def test_a_player_sees_no_correct_link_and_may_not_correct(client, campaign, gm,
     assert "Only the GM corrects a die." in client.get(_page(campaign, attempt.roll)).content.decode()
     response = client.post(_page(campaign, attempt.roll), {"action_key": new_action_key(), "new-d1": 6, "new-d2": 6})
     assert response.status_code == 403 and not Roll.objects.filter(corrects=attempt.roll).exists()
+
+
+# --- BloodLine -------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def eu(gm):
+    return campaign_create(name="Europa", ruleset="eu-bloodline", players=3, source=RandomSource(4), by=gm)
+
+
+def test_bloodline_health_and_death_are_derived_again(eu, gm):
+    births_finish(campaign=eu, by=gm)
+    king = Reign.objects.get(campaign=eu, crown="France").holder  # 40
+    queen = Marriage.objects.get(husband=king, ended_year__isnull=True).wife  # 35
+    everyone = [c.pk for c in World(eu).in_play()]
+    faces = {pk: [7, 7] for pk in everyone}  # 14: nothing at any age
+    faces.update({king.pk: [1, 1], queen.pk: [10, 10]})  # the King dies, the Queen is in good health
+    survival_roll(campaign=eu, faces=faces, by=gm)
+    queen.refresh_from_db()
+    assert queen.effective_age_offset == -5
+    roll = Roll.objects.get(purpose="survival", subjects__character=queen)
+    done = correct_roll(campaign=eu, roll=roll, faces=[7, 7], by=gm)
+    queen.refresh_from_db()
+    assert queen.effective_age_offset == 0 and done.roll.outcome == "survived" and done.roll.effective_age == 35
+    assert not ChronicleEntry.objects.filter(campaign=eu, kind="health", data__character=queen.pk).exists()
+    again = correct_roll(campaign=eu, roll=done.roll, faces=[10, 10], by=gm)
+    queen.refresh_from_db()
+    assert queen.effective_age_offset == -5 and again.changes == ("good health (-5 years); effective age now 30",)
+    assert ChronicleEntry.objects.filter(campaign=eu, kind="health", data__character=queen.pk).count() == 1
+    reversed_ = correct_roll(
+        campaign=eu, roll=Roll.objects.get(purpose="survival", subjects__character=king), faces=[7, 7], by=gm
+    )
+    king.refresh_from_db()
+    assert king.status == Status.ALIVE and Marriage.objects.get(pk=Marriage.objects.get(husband=king).pk).ended_year is None
+    assert "the death is reversed" in reversed_.message
+
+
+def test_a_bloodline_birth_corrected_to_a_success_is_born_in_its_attempts_year(eu, gm):
+    match = Marriage.objects.filter(campaign=eu, ended_year__isnull=True, wedding_year__isnull=False).first()
+    attempt = births_attempt(campaign=eu, marriage=match, faces=[1, 1], by=gm)
+    assert not attempt.success
+    correct_roll(campaign=eu, roll=attempt.roll, faces=[9, 9], by=gm)
+    attempt.refresh_from_db()
+    assert attempt.success and attempt.child_birth_year == bl.child_birth_year(eu.current_year, 1)
+    child = births_sex(campaign=eu, attempt=attempt, faces=[3], characteristic_faces=[[5], [5], [5]], by=gm)
+    adm = Roll.objects.get(subjects__character=child, purpose="characteristic", detail=bl.CHARACTERISTICS[0])
+    done = correct_roll(campaign=eu, roll=adm, faces=[9], by=gm)
+    child.refresh_from_db()
+    assert child.characteristics[bl.CHARACTERISTICS[0]] == bl.child_value(9, adm.modifier)
+    assert done.roll.outcome == f"{bl.CHARACTERISTICS[0]} {bl.child_value(9, adm.modifier)}"
