@@ -15,7 +15,7 @@ from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import transaction
 from django.db.models import Model
 
-from campaign.models import Campaign, Membership, Role, RuleTable
+from campaign.models import Campaign, DiceEntry, Membership, Role, RuleTable
 from campaign.permissions import require
 from campaign.steps import lock_campaign
 from rules import get_ruleset
@@ -153,3 +153,41 @@ def copy_saved(target: Model, saved: Model) -> None:
     for f in type(saved)._meta.concrete_fields:
         setattr(target, f.attname, getattr(saved, f.attname))
     target._state.adding = False
+
+
+# How a member types his dice -------------------------------------------------------------------
+
+
+def dice_entry_for(campaign: Campaign, user: Any) -> str:
+    """How ``user`` types dice in this campaign: the campaign's choice (``faces`` or ``totals``), or,
+    when it lets each player choose, his own (each die's face until he chooses)."""
+    if campaign.dice_entry != DiceEntry.PLAYER:
+        return str(campaign.dice_entry)
+    if user is None or not getattr(user, "is_authenticated", False):
+        return DiceEntry.FACES.value
+    chosen = Membership.objects.filter(campaign=campaign, user=user).values_list("dice_entry", flat=True).first()
+    return chosen or DiceEntry.FACES.value
+
+
+@transaction.atomic
+def dice_entry_choose(*, campaign: Campaign | int, choice: str, by: AbstractBaseUser | None) -> Membership:
+    """A member who rolls (the GM or a player) chooses how he types his own dice, when the campaign
+    lets each player choose."""
+    campaign = lock_campaign(campaign)
+    require(by, campaign, "play")
+    if campaign.dice_entry != DiceEntry.PLAYER:
+        raise RuleError(
+            f"In {campaign.name} the GM has chosen how dice are typed ({campaign.get_dice_entry_display().lower()}).",
+            code="invalid",
+            fields={"dice_entry": "campaign"},
+        )
+    if choice not in (DiceEntry.FACES, DiceEntry.TOTALS):
+        raise RuleError(
+            f"Type your dice as 'faces' (each die) or 'totals' (each roll's sum); {choice!r} is neither.",
+            code="invalid",
+            fields={"dice_entry": "invalid"},
+        )
+    membership = Membership.objects.get(campaign=campaign, user=by)
+    membership.dice_entry = choice
+    membership.save(update_fields=["dice_entry"])
+    return membership

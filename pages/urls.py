@@ -1,6 +1,6 @@
 from django.urls import URLPattern, URLResolver, path
 
-from pages import backups, corrections, marriages, sequence, titles, treasury, views
+from pages import backups, corrections, marriages, preferences, sequence, titles, treasury, views
 from pages.contracts import urls as contracts
 
 app_name = "pages"
@@ -11,6 +11,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("<slug:slug>/character/<int:pk>/", views.character, name="character"),
     path("<slug:slug>/rolls/", views.rolls, name="rolls"),
     *corrections.urlpatterns,
+    *preferences.urlpatterns,
     *sequence.urlpatterns,
     *marriages.urlpatterns,
     *contracts.urlpatterns,

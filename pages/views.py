@@ -18,7 +18,8 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from campaign.models import Campaign, ChronicleEntry, Membership, Role, Roll, RollSource
+from campaign.models import Campaign, ChronicleEntry, DiceEntry, Membership, Role, Roll, RollSource
+from campaign.services import dice_entry_for
 from campaign.permissions import can_view_exchequer, may_correct_rolls, visible
 from campaign.steps import STEP_WAITS
 from campaign.treasury import balances, currency, ledger
@@ -117,6 +118,9 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
             "announced": announced,
             "currency": currency(campaign),
             "is_gm": role == Role.GM,
+            "choose_dice": campaign.dice_entry == DiceEntry.PLAYER and role != Role.OBSERVER,
+            "my_dice": dice_entry_for(campaign, request.user),
+            "dice_choices": [(DiceEntry.FACES.value, DiceEntry.FACES.label), (DiceEntry.TOTALS.value, DiceEntry.TOTALS.label)],
         },
     )
 

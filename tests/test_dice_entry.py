@@ -4,13 +4,15 @@ settings for both, kept by undo and by the export."""
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
 from django.urls import reverse
 
 from campaign import dice as server_dice
-from campaign.models import Campaign, DiceEntry, Roll, RollSource, Step
+from campaign.models import Campaign, DiceEntry, Membership, Role, Roll, RollSource, Step
+from campaign.services import dice_entry_for
 from campaign.steps import load_tables
 from campaign.undo import new_action_key, step_action, undo_step
 from dynasties.models import Character, Marriage
@@ -224,3 +226,27 @@ def test_the_pages_say_how_each_roll_was_made(campaign, gm, client):
     client.force_login(gm)
     log = client.get(reverse("pages:rolls", args=[campaign.slug])).content.decode()
     assert "total 9 = 9 (typed as a total)" in log
+
+
+def test_a_player_chooses_how_he_types_his_dice_when_the_campaign_lets_him(campaign, alice, bob, client, django_user_model):
+    url = reverse("pages:dice_entry", args=[campaign.slug])
+    client.force_login(alice)
+    response = client.post(url, {"dice_entry": "totals"}, follow=True)  # the GM has chosen: faces
+    assert "the GM has chosen how dice are typed (each die" in response.content.decode()
+    assert dice_entry_for(campaign, alice) == "faces"
+    campaign.dice_entry = DiceEntry.PLAYER
+    campaign.save(update_fields=["dice_entry"])
+    page = client.get(reverse("pages:dashboard", args=[campaign.slug])).content.decode()
+    assert "I type my dice as" in page
+    response = client.post(url, {"dice_entry": "totals", "next": "https://evil.example/"}, follow=True)
+    assert response.redirect_chain[-1][0] == reverse("pages:dashboard", args=[campaign.slug])  # never off the site
+    assert "You type your dice as: the total of each roll." in response.content.decode()
+    assert (dice_entry_for(campaign, alice), dice_entry_for(campaign, bob)) == ("totals", "faces")  # his own choice only
+    response = client.post(url, {"dice_entry": "sums"}, follow=True)
+    said = html.unescape(response.content.decode())
+    assert "Type your dice as 'faces' (each die) or 'totals' (each roll's sum); 'sums' is neither." in said
+    watcher = django_user_model.objects.create_user("watcher", password="watcher-password-1")
+    Membership.objects.create(campaign=campaign, user=watcher, role=Role.OBSERVER)
+    client.force_login(watcher)
+    assert client.post(url, {"dice_entry": "totals"}).status_code == 403
+    assert "I type my dice as" not in client.get(reverse("pages:dashboard", args=[campaign.slug])).content.decode()

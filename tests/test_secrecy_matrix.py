@@ -235,6 +235,7 @@ FILL: dict[str, Fill] = {
     "pages:survival": C(lambda c: [u("pages:survival", c.slug)], POST_ACTION),
     "pages:undo": C(lambda c: [u("pages:undo", c.slug)], POST_ACTION),
     "pages:redo": C(None, POST_ACTION),
+    "pages:dice_entry": C(None, POST_ACTION),
     "pages:marriages": C(lambda c: [u("pages:marriages", c.slug)], POST_ACTION),
     "pages:announcements": C(
         lambda c: [u("pages:announcements", c.slug), u("pages:announcements", c.slug, query=f"year={c.campaign.current_year}")],
@@ -897,6 +898,9 @@ ACTIONS: dict[tuple[str, str], Act] = {
     ),
     ("pages:undo", "undo the step"): P(lambda c: u("pages:undo", c.slug), lambda c: {"which": "step"}, PLAYERS, "gm"),
     ("pages:redo", "redo the last undo"): P(lambda c: u("pages:redo", c.slug), lambda c: {}, PLAYERS, "gm"),
+    ("pages:dice_entry", "choose how to type my own dice"): P(
+        lambda c: u("pages:dice_entry", c.slug), lambda c: {"dice_entry": "totals"}, set(), "alice"
+    ),
     ("pages:roll_correct", "correct England's birth roll"): P(
         lambda c: u("pages:roll_correct", c.slug, c.roll.pk), lambda c: {"new-d1": "1", "new-d2": "1"}, PLAYERS, "gm"
     ),
