@@ -15,6 +15,7 @@ from django.utils.html import escape
 from campaign.models import ChronicleEntry, Membership, Posting, Role
 from contracts.models import Contract
 from dynasties.models import Character, Dynasty, Reign, Status
+from dynasties.selectors import regnal_labels
 from dynasties.services import campaign_create
 from dynasties.services.succession_view import heirs_now, succession_line, succession_what_if
 from operations.simulation import simulate
@@ -310,7 +311,7 @@ def test_an_observer_sees_the_public_pages_and_nothing_secret(client, campaign, 
         assert re.findall(r'<form[^>]*method="post"', html) == ['<form method="post"'], url
         assert "action_key" not in html and "Printable sheets" not in html, url
     dashboard = client.get(pages[0]).content.decode()
-    assert king.display_name in dashboard and "secret" in dashboard
+    assert regnal_labels(campaign, [king])[king.pk] in dashboard and "secret" in dashboard  # "Edward I Plantagenet"
     assert reverse("print:announcements", args=[campaign.slug, campaign.current_year]) in dashboard
     assert client.get(reverse("print:announcements", args=[campaign.slug, campaign.current_year])).status_code == 200
     assert client.get(_tree_url(campaign, dynasty=england.pk, links="pages")).status_code == 200
@@ -331,19 +332,19 @@ def _cell(html: str, label: str, row: int = 0) -> str:
 
 
 def test_the_dashboard_tells_the_monarch_from_his_namesake_heir(client, campaign, alice):
-    """With no regnal numbers, "Edward Plantagenet" and his son "Edward Plantagenet" differ by the
-    monarch's age and the heir's relation to him."""
+    """Edward Plantagenet and his son Edward Plantagenet differ by the monarch's regnal number
+    and the heir's birth year (issue 19), and by the monarch's age and the heir's relation to him."""
     king = Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True).holder
-    heir = heirs_now(campaign=campaign)["England"].character
+    heir = Character.objects.get(pk=heirs_now(campaign=campaign)["England"].character.pk)
     Character.objects.filter(pk=heir.pk).update(given_name=king.given_name)
     heir.refresh_from_db()
     assert heir.display_name == king.display_name and heir.father_id == king.pk
     client.force_login(alice)
     html = client.get(reverse("pages:dashboard", args=[campaign.slug])).content.decode()
     row = [d.crown for d in Dynasty.objects.filter(campaign=campaign).order_by("seat", "name")].index("England")
-    assert _cell(html, "Monarch", row) == f"{king.display_name} ({1300 - king.birth_year})"
+    assert _cell(html, "Monarch", row) == f"{king.given_name} I {king.dynastic_name} ({1300 - king.birth_year})"
     kin = "son" if heir.sex == "M" else "daughter"
-    assert _cell(html, "Heir", row) == f"{heir.display_name} ({kin}, {1300 - heir.birth_year})"
+    assert _cell(html, "Heir", row) == f"{heir.display_name} (b. {heir.birth_year}) ({kin}, {1300 - heir.birth_year})"
 
 
 def test_players_still_see_their_own_exchequer_and_contracts(client, campaign, alice, bob, secrets):

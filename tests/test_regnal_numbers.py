@@ -196,3 +196,36 @@ def test_the_export_carries_the_numerals_and_the_import_reads_them_back(campaign
     older = campaign_import(data, slug="older")
     testland = Reign.objects.filter(campaign=older, crown="Testland").order_by("start_year", "pk")
     assert [(r.holder.given_name, r.numeral) for r in testland] == [("Henry", 1), ("Edward", 1)]
+
+
+# on the pages -------------------------------------------------------------------------------
+def _edward_iii(campaign):
+    """Testland: Henry III dies; Edward III reigns, his living son and a cousin are both Edward."""
+    house = anjou(campaign, {"Edward": 2})
+    old = person(campaign, house, "Henry", "M", 1240)
+    edward = person(campaign, house, "Edward", "M", 1262, father=old)
+    son = person(campaign, house, "Edward", "M", 1285, father=edward)
+    cousin = person(campaign, house, "Edward", "M", 1287, father=old)
+    reign = crown(campaign, old, "Testland", 1270)
+    Reign.objects.filter(pk=reign.pk).update(numeral=3)
+    at_step(campaign, Step.SURVIVAL)
+    kill(campaign, old.pk)
+    return house, edward, son, cousin
+
+
+@pytest.mark.django_db
+def test_pages_show_the_numeral_and_tell_the_namesakes_apart(client, campaign, gm):
+    from django.urls import reverse
+
+    house, edward, _son, _cousin = _edward_iii(campaign)
+    client.force_login(gm)
+    page = client.get(reverse("pages:character", args=[campaign.slug, edward.pk])).content.decode()
+    assert "<h1>Edward III Testhouse</h1>" in page
+    assert "Reigned: Edward III Testhouse, King of Testland" in page
+    assert "Edward Testhouse (b. 1285)" in page  # his son, in his children
+    assert "Henry III Testhouse" in page  # his father
+    page = client.get(reverse("pages:dynasty", args=[campaign.slug, house.pk])).content.decode()
+    for name in ("Edward III Testhouse", "Edward Testhouse (b. 1285)", "Edward Testhouse (b. 1287)", "Henry III Testhouse"):
+        assert name in page, name
+    page = client.get(reverse("pages:dashboard", args=[campaign.slug])).content.decode()
+    assert "Edward III Testhouse" in page and "Edward Testhouse (b. 1285)" in page  # the King and his heir

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from campaign.models import Campaign
-from dynasties.models import Character, Crown, Reign
-from rules.regnal import Crowned, numeral, regnal_name
+from dynasties.models import Character, Crown, Reign, Status
+from rules.regnal import Crowned, Named, labels, numeral, regnal_name
 
 if TYPE_CHECKING:
     from dynasties.services.common import World
@@ -76,3 +77,24 @@ def number_unnumbered(campaign: Campaign) -> int:
         past.append(Crowned(holder.pk, holder.given_name, holder.sex, reign.numeral))
     Reign.objects.bulk_update(changed, ["numeral"])
     return len(changed)
+
+
+def labels_of(characters: Iterable[Any], reigns: Iterable[Reign]) -> dict[int, str]:
+    """Every character's list label (rules.regnal.labels) from characters and reigns already loaded
+    (a World's): no query."""
+    numerals: dict[int, list[int]] = {}
+    for reign in sorted(reigns, key=lambda r: (r.start_year, r.pk)):
+        if reign.numeral:
+            numerals.setdefault(reign.holder_id, []).append(reign.numeral)
+    return labels(
+        Named(
+            c.pk,
+            c.given_name,
+            c.dynastic_name,
+            c.birth_year,
+            c.birth_order,
+            tuple(numerals.get(c.pk, ())),
+            living=c.status == Status.ALIVE,
+        )
+        for c in characters
+    )

@@ -37,6 +37,7 @@ from dynasties.models import (
     Title,
     TitleHolding,
 )
+from dynasties.services import regnal
 from dynasties.services.common import World
 from dynasties.services.succession import default_regent, heir_standing
 from rules import blood_royale as br
@@ -138,6 +139,7 @@ class _LeanWorld(World):
         for crown, character in Renunciation.objects.filter(campaign=campaign).values_list("crown", "character_id"):
             self.renounced.setdefault(crown, set()).add(character)
         self.open_marriages = list(Marriage.objects.filter(campaign=campaign, ended_year__isnull=True).order_by("pk"))
+        self._labels: dict[int, str] | None = None
         self._people = {pk: sheet.as_person() for pk, sheet in self.characters.items()}
         self._spouses: dict[int, int] | None = None
 
@@ -159,8 +161,12 @@ class _LeanWorld(World):
         self._spouses = None
 
     def load(self, pks: Iterable[int]) -> None:
-        """Full Characters for these (one query)."""
+        """Full Characters for these (one query), each with its list label (its regnal number, a
+        namesake's birth year), read from the rows already loaded."""
+        if self._labels is None:
+            self._labels = regnal.labels_of(self.characters.values(), self.reigns)
         for character in Character.objects.filter(campaign=self.campaign, pk__in=set(pks)):
+            character.label = self._labels.get(character.pk)
             self.characters[character.pk] = character
 
 
