@@ -19,12 +19,14 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from campaign.models import Campaign, ChronicleEntry, DiceEntry, Membership, Role, Roll, RollSource
-from campaign.services import dice_entry_for
 from campaign.permissions import can_view_exchequer, may_correct_rolls, visible
+from campaign.services import dice_entry_for
 from campaign.steps import STEP_WAITS
 from campaign.treasury import balances, currency, ledger
 from contracts.models import Contract, ContractState
 from dynasties.models import Character, Dynasty, Marriage, Reign, Status
+from dynasties.selectors import label
+from dynasties.services.regnal import crowned_name
 from dynasties.services.succession_view import heirs_now, succession_line, succession_what_if
 from pages.common import may_act_for, member
 from pages.sequence import step_page
@@ -84,6 +86,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         .values_list("controlled_by", "n")
     )
     reigns = _open_reigns(campaign)
+    label(campaign, [c for r in reigns.values() for c in (r.holder, r.regent) if c is not None])  # Edward III
     heirs = heirs_now(campaign=campaign) if reigns else {}  # one World for every crown
     money = balances(campaign)
     in_force = _contracts(request, campaign, Contract.objects.filter(state=ContractState.IN_FORCE))
@@ -174,6 +177,8 @@ def dynasty(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     if what_if:
         known = {c.pk: c for c in Character.objects.filter(campaign=campaign, pk__in=what_if.dead)}
         dead = [known[pk] for pk in what_if.dead if pk in known]
+    monarchs = [c for c in (reign.holder, reign.regent) if c is not None] if reign else []
+    label(campaign, [*members, *dead, *monarchs])  # regnal numbers, namesakes' birth years
     exchequer = can_view_exchequer(request.user, d)
     postings, balance = [], 0
     if exchequer:
@@ -235,6 +240,11 @@ def character(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         Character.objects.filter(Q(father=c) | Q(mother=c), campaign=campaign).order_by("birth_year", "birth_order", "pk")
     )
     titles = list(c.titles.all().order_by("granted_year", "pk"))
+    reigns = list(c.reigns.select_related("regent").order_by("start_year", "pk"))
+    for r in reigns:
+        r.name = crowned_name(c, r)
+    family = [c, *(p for p in (c.father, c.mother) if p is not None), *(m.spouse for m in marriages), *children]
+    label(campaign, family)  # regnal numbers, namesakes' birth years
     chronicle = list(visible(request.user, campaign, ChronicleEntry.objects.filter(data__character=c.pk)).order_by("year", "pk"))
     rolls = list(Roll.objects.filter(campaign=campaign, subjects__character=c).distinct().order_by("year", "pk"))
     return render(
@@ -246,6 +256,7 @@ def character(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             "marriages": marriages,
             "children": children,
             "titles": titles,
+            "reigns": reigns,
             "chronicle": chronicle,
             "rolls": rolls,
             "age": c.age(campaign.current_year),
