@@ -5,6 +5,9 @@ asks it only to show the form (``may_correct_rolls``); the service refuses anyon
 
 from __future__ import annotations
 
+from typing import Any
+
+from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
@@ -21,6 +24,39 @@ from pages.sequence import DiceForm
 from rules.dice import DiceSpec
 
 
+class CorrectForm(DiceForm):
+    """The faces the dice really showed, or (more than one die) their total."""
+
+    def __init__(self, *args: Any, spec: DiceSpec, **kwargs: Any) -> None:
+        super().__init__(*args, spec=spec, typed=False, **kwargs)
+        if spec.count > 1:
+            low, high = spec.count, spec.count * spec.sides
+            self.fields["total"] = forms.IntegerField(
+                label="Or the total",
+                required=False,
+                min_value=low,
+                max_value=high,
+                error_messages={"min_value": f"{spec} totals {low} to {high}.", "max_value": f"{spec} totals {low} to {high}."},
+                widget=forms.NumberInput(attrs={"inputmode": "numeric", "min": low, "max": high, "class": "die"}),
+            )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if self.errors:  # a die out of range says so on its field
+            return data
+        given = [data.get(f"d{i}") is not None for i in range(1, self.spec.count + 1)]
+        total = data.get("total") is not None
+        if total and any(given):
+            raise forms.ValidationError("Type the dice or their total, not both.")
+        if not total and not all(given):
+            raise forms.ValidationError(
+                f"Type what each of the {self.spec.count} dice showed, or their total."
+                if self.spec.count > 1
+                else "Type what the die showed."
+            )
+        return data
+
+
 def _log(roll: Roll) -> str:
     """The roll log at the roll's step, where the message is read and the correction seen."""
     return reverse("pages:rolls", args=[roll.campaign.slug]) + "?" + urlencode({"year": roll.year, "step": roll.step})
@@ -35,19 +71,19 @@ def correct(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         campaign=campaign,
         pk=pk,
     )
-    form = DiceForm(request.POST or None, spec=DiceSpec.parse(roll.dice), prefix="new")
+    form = CorrectForm(request.POST or None, spec=DiceSpec.parse(roll.dice), prefix="new")
     failure = ""
     if request.method == "POST":
         if already_done(request, campaign):
             return redirect(_log(roll))
         if form.is_valid():
-            faces = form.faces() or []
+            faces, total = form.faces(), form.cleaned_data.get("total")
             try:
                 done = run_action(
                     request,
                     campaign,
                     f"Correct roll #{roll.pk}",
-                    lambda c: correct_roll(campaign=c, roll=roll.pk, faces=faces, by=request.user),  # type: ignore[arg-type]
+                    lambda c: correct_roll(campaign=c, roll=roll.pk, faces=faces, total=total, by=request.user),  # type: ignore[arg-type]
                 )
             except ActionFailed as exc:
                 failure = exc.message

@@ -403,3 +403,30 @@ def test_a_bloodline_birth_corrected_to_a_success_is_born_in_its_attempts_year(e
     child.refresh_from_db()
     assert child.characteristics[bl.CHARACTERISTICS[0]] == bl.child_value(9, adm.modifier)
     assert done.roll.outcome == f"{bl.CHARACTERISTICS[0]} {bl.child_value(9, adm.modifier)}"
+
+
+def test_a_die_is_corrected_by_its_total_too(campaign, gm):
+    match = couple(campaign)
+    attempt = births_attempt(campaign=campaign, marriage=match, faces=[2, 3], by=gm)
+    done = correct_roll(campaign=campaign, roll=attempt.roll, total=11, by=gm)
+    assert done.roll.source == RollSource.TOTAL and done.roll.faces == [11] and BirthAttempt.objects.get(pk=attempt.pk).success
+    assert done.message.startswith(
+        f"Attempt 1 of {match.husband.display_name} and {match.wife.display_name}: 2 + 3 = 5 -> total 11:"
+    )
+    with pytest.raises(InvalidDice, match="is a whole number from 2 to 12; 13 cannot be rolled"):
+        correct_roll(campaign=campaign, roll=done.roll, total=13, by=gm)
+    with pytest.raises(InvalidDice, match="Give the faces of the birth roll \\(attempt 1\\), or its total"):
+        correct_roll(campaign=campaign, roll=done.roll, faces=[1, 1], total=2, by=gm)
+
+
+def test_the_page_takes_the_total_or_every_die(client, campaign, gm):
+    attempt = births_attempt(campaign=campaign, marriage=couple(campaign), faces=[2, 3], by=gm)
+    client.force_login(gm)
+    assert 'name="new-total"' in client.get(_page(campaign, attempt.roll)).content.decode()
+    one = client.post(_page(campaign, attempt.roll), {"action_key": new_action_key(), "new-d1": 6})
+    assert one.status_code == 400 and "Type what each of the 2 dice showed, or their total." in one.content.decode()
+    both = client.post(_page(campaign, attempt.roll), {"action_key": new_action_key(), "new-d1": 6, "new-d2": 6, "new-total": 12})
+    assert both.status_code == 400 and "Type the dice or their total, not both." in both.content.decode()
+    done = client.post(_page(campaign, attempt.roll), {"action_key": new_action_key(), "new-total": 12})
+    assert done.status_code == 302
+    assert Roll.objects.get(corrects=attempt.roll).source == RollSource.TOTAL and BirthAttempt.objects.get(pk=attempt.pk).success

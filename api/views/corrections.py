@@ -3,11 +3,14 @@ one, and what the roll decided derived again (``dynasties.services.corrections``
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from api.filters import INT_MAX
 from api.schema import IDEMPOTENCY_KEY
 from api.views.actions import ActionView, FacesField, MadeSerializer, act, made_data
 from api.views.rolls import RollOut
@@ -16,7 +19,19 @@ from dynasties.services.corrections import correct_roll
 
 
 class CorrectIn(serializers.Serializer):
-    faces = FacesField(required=True, allow_null=False, help_text="The faces the dice really showed, e.g. [6, 6] for a 2d6 roll.")
+    faces = FacesField(help_text="The faces the dice really showed, e.g. [6, 6] for a 2d6 roll (or give the total).")
+    total = serializers.IntegerField(
+        min_value=-INT_MAX,
+        max_value=INT_MAX,
+        required=False,
+        allow_null=True,
+        help_text="Or the total the dice showed, e.g. 12 for a 2d6 roll, logged as a typed total.",
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if (attrs.get("faces") is None) == (attrs.get("total") is None):
+            raise serializers.ValidationError({"faces": "Give the faces the dice showed, or their total (not both)."})
+        return attrs
 
     class Meta:
         ref_name = "CorrectRollRequest"
@@ -51,12 +66,13 @@ class CorrectView(ActionView):
     def post(self, request: Request, slug: str, roll: int) -> Response:
         data = CorrectIn(data=request.data)
         data.is_valid(raise_exception=True)
-        faces = data.validated_data["faces"]
+        faces, total = data.validated_data.get("faces"), data.validated_data.get("total")
         done, made = act(  # only the GM corrects: the service asks the policy
             request,
             self.viewer.campaign,
             f"Correct roll #{roll}",
-            lambda c: correct_roll(campaign=c, roll=roll, faces=faces, by=request.user),
+            lambda c: correct_roll(campaign=c, roll=roll, faces=faces, total=total, by=request.user),
+            dice="faces" if faces is not None else "total",
         )
         rolls = rolls_by_pk([done.roll.pk, done.corrected.pk])
         body = {

@@ -28,7 +28,7 @@ from django.db.models.deletion import Collector
 
 from campaign import audit
 from campaign.dice import PURPOSE_LABELS, DiceBox
-from campaign.models import Campaign, ChronicleEntry, Roll, RollSubject, Step
+from campaign.models import Campaign, ChronicleEntry, Roll, RollSource, RollSubject, Step
 from campaign.permissions import require
 from campaign.steps import STEP_LABELS, Chronicle, load_tables, lock_campaign
 from dynasties.models import BirthAttempt, Character, Crown, Marriage, Reign, Status
@@ -38,8 +38,8 @@ from dynasties.services.deaths import character_die
 from dynasties.services.succession_choices import CHOICE_KEY
 from rules import blood_royale as br
 from rules import bloodline as bl
-from rules.dice import DiceSpec, validate_faces
-from rules.errors import NotFound, RuleError
+from rules.dice import DiceSpec, TypedTotal
+from rules.errors import InvalidDice, NotFound, RuleError
 from rules.names import given_name as suggested_name
 from rules.tables import characteristic_value
 
@@ -83,8 +83,10 @@ class Correction:
 
 
 def dice_text(roll: Roll) -> str:
-    """The faces as a sum with the modifier and total: "3 + 4 = 7", "5 + 2 -1 = 6", "4"."""
+    """The faces as a sum with the modifier and total: "3 + 4 = 7", "5 + 2 -1 = 6", "4", "total 7"."""
     text = " + ".join(str(f) for f in roll.faces)
+    if roll.source == RollSource.TOTAL:
+        return f"total {text}" + (f" {roll.modifier:+d} = {roll.total}" if roll.modifier else "")
     if roll.modifier:
         text += f" {roll.modifier:+d}"
     return text + (f" = {roll.total}" if len(roll.faces) > 1 or roll.modifier else "")
@@ -122,10 +124,16 @@ def refusal(campaign: Campaign, roll: Roll) -> RuleError | None:
 
 @transaction.atomic
 def correct_roll(
-    *, campaign: Campaign | int, roll: Roll | int, faces: Sequence[int], by: AbstractBaseUser | None = None
+    *,
+    campaign: Campaign | int,
+    roll: Roll | int,
+    faces: Sequence[int] | None = None,
+    total: int | None = None,
+    by: AbstractBaseUser | None = None,
 ) -> Correction:
-    """The GM's correction of a roll of the current step: a new roll with ``faces`` that corrects
-    it, and what the roll decided derived again (or a refusal naming what depends on it)."""
+    """The GM's correction of a roll of the current step: a new roll with ``faces`` (or typed as
+    its ``total``) that corrects it, and what the roll decided derived again (or a refusal naming
+    what depends on it)."""
     campaign = lock_campaign(campaign)
     require(by, campaign, "correct_roll")
     pk = roll.pk if isinstance(roll, Roll) else roll
@@ -135,20 +143,21 @@ def correct_roll(
     refused = refusal(campaign, old)
     if refused is not None:
         raise refused
-    checked = list(validate_faces(DiceSpec.parse(old.dice), list(faces), purpose=_label(old)))
-    if checked == list(old.faces):
-        raise RuleError(f"The {_label(old)} already shows {dice_text(old)}: nothing to correct.", code="unchanged")
+    if (faces is None) == (total is None):
+        raise InvalidDice(f"Give the faces of the {_label(old)}, or its total.", fields={"faces": "required"})
     subjects = list(RollSubject.objects.filter(roll=old).order_by("position", "pk").values_list("character_id", flat=True))
     box = DiceBox(campaign, by=audit.acting_user(by))
     new = box.roll(
         DiceSpec.parse(old.dice),
         purpose=old.purpose,
         characters=subjects,
-        entered=checked,
+        entered=TypedTotal(total) if total is not None else list(faces or []),
         modifier=old.modifier,
         target=old.target,
         detail=old.detail,
     )
+    if list(new.faces) == list(old.faces):
+        raise RuleError(f"The {_label(old)} already shows {dice_text(old)}: nothing to correct.", code="unchanged")
     new.effective_age, new.values_used, new.corrects = old.effective_age, old.values_used, old
     rederive = {"birth": _birth, "sex": _sex, "characteristic": _characteristic, "survival": _survival}[old.purpose]
     what, changes = rederive(campaign, old, new, subjects, box)

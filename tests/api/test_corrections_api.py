@@ -36,6 +36,18 @@ def test_the_gm_corrects_a_birth_roll_and_hears_what_changed(campaign, gm, clien
     assert_error(_correct(client, campaign, wrong, [6, 6], HTTP_IDEMPOTENCY_KEY="fix-1"), 409, "already_done")
 
 
+def test_the_gm_corrects_by_the_total(campaign, gm, client_for):
+    client = client_for(gm)
+    attempt = _attempt(campaign, client, [2, 3])
+    url_ = url(campaign, f"rolls/{attempt['roll']['id']}/correct")
+    both = assert_error(client.post(url_, {"faces": [6, 6], "total": 12}, format="json"), 400)
+    assert "not both" in both["fields"]["faces"]
+    high = assert_error(client.post(url_, {"total": 13}, format="json"), 400, "invalid_dice")
+    assert high["fields"] == {"total": high["message"]}
+    body = client.post(url_, {"total": 12}, format="json").json()
+    assert body["roll"]["source"] == "total" and body["roll"]["faces"] == [12] and body["changed"][0].startswith("now a child")
+
+
 def test_a_player_may_not_correct(campaign, gm, alice, client_for):
     attempt = _attempt(campaign, client_for(alice), [2, 3])
     assert_error(_correct(client_for(alice), campaign, attempt["roll"]["id"], [6, 6]), 403, "permission_denied")
