@@ -3,15 +3,17 @@ decisions, and the GM's Undo.
 
 Who acts: the GM for everyone; a player for his own dynasty's couples (his house controls the
 husband or the wife) and characters (his house controls them), and for the succession of the crown
-his house controls; an observer only looks. Every write goes through :func:`pages.common.run_action`
-(one transaction, the undo checkpoint, the one-time form key); the forms validate typed dice first,
-with the message next to the die. The odds and eligibility come from
+his house controls; an observer only looks. Births and Survival are each one grid (issue 19): every
+row the viewer may roll for, typed dice or the server's per row, sent at once; the typed dice are
+checked first (the message next to the die, nothing written while a row is wrong), then every row is
+written in one :func:`pages.common.run_action` (one transaction, one undo checkpoint, the one-time
+form key). htmx swaps the step in place; without JavaScript the same forms load the page. The odds and eligibility come from
 :mod:`dynasties.services.sequence_view`; nothing is computed here but what to show to whom."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django import forms
@@ -19,23 +21,24 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, URLPattern, path, reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
 from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, Role, Step
-from campaign.permissions import couple_houses, may_act_for_any, require_couple, visible
+from campaign.permissions import Forbidden, may_act_for_any, visible
 from campaign.steps import STEP_LABELS, STEP_WAITS
 from campaign.undo import AlreadyDone, describe, redo, redo_plan, undo_plan, undo_plans, undo_step, undo_turn
-from dynasties.models import BirthAttempt, Character, Marriage
+from dynasties.models import BirthAttempt, Dynasty, Marriage
 from dynasties.services.births import births_attempt, births_finish, births_roll_all, births_sex
+from dynasties.services.naming import NAME_MAX, character_rename
 from dynasties.services.sequence_view import (
     SUCCESSION_LINE_LIMIT,
     BirthsBoard,
     BirthTerms,
     CoupleRow,
     SurvivalBoard,
-    birth_terms,
+    SurvivalRow,
     births_board,
     dead_regents,
     succession_decisions,
@@ -45,7 +48,6 @@ from dynasties.services.setup import format_characteristics
 from dynasties.services.succession_choices import pass_over_choose
 from dynasties.services.survival import SurvivalResult, survival_close, survival_roll
 from pages.common import ActionFailed, context, counted, may_act_for, member, require_gm, run_action
-from rules import get_ruleset
 from rules.dice import DiceSpec
 from rules.errors import RuleError
 
@@ -85,17 +87,12 @@ class DiceForm(forms.Form):
 
 
 class SexForm(forms.Form):
-    """After a birth: the sex die (typed or the server's), optionally the characteristics' dice, a name."""
-
-    given_name = forms.CharField(
-        label="Name (optional)", required=False, max_length=60, help_text="Empty: the usual name of the house."
-    )
+    """After a birth: the sex die, optionally the characteristics' dice (all or none)."""
 
     def __init__(self, *args: Any, board: BirthTerms, typed: bool = True, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.board = board
         self.fields["sex"] = die_field(board.sex_dice, f"Sex die ({board.sex_rule})", required=typed)
-        self.fields["given_name"] = self.fields.pop("given_name")  # after the sex die
         for n, label in enumerate(board.characteristic_labels, start=1):
             for i in range(1, board.characteristic_dice.count + 1):
                 self.fields[f"c{n}_{i}"] = die_field(board.characteristic_dice, f"{label}, die {i}", required=False)
@@ -132,8 +129,17 @@ class SexForm(forms.Form):
             return None
         return [[int(v) for v in row if v is not None] for row in rows]
 
-    def name(self) -> str | None:
-        return (self.cleaned_data.get("given_name") or "").strip() or None
+
+class NameForm(forms.Form):
+    """A child born this turn: its name, prefilled with the one the sex roll gave it."""
+
+    given_name = forms.CharField(
+        label="Name",
+        required=False,
+        max_length=NAME_MAX,
+        error_messages={"max_length": f"A name has at most {NAME_MAX} letters."},
+        widget=forms.TextInput(attrs={"class": "name", "autocomplete": "off"}),
+    )
 
 
 _GROUP = re.compile(r"^\d+(?:[ ,]+\d+)*$")
@@ -184,16 +190,15 @@ def _refused(form: forms.Form, exc: ActionFailed) -> forms.Form:
 
 @dataclass
 class Failure:
-    """A refused POST: re-render the page with this form (status 400)."""
+    """A refused POST: re-render the page with this form (status 400); a grid's rows come back as
+    they were typed, with their errors (``alert``: the message at the top is the one to read,
+    else each wrong row carries its own)."""
 
     op: str
     target: Any
     form: forms.Form
-
-
-def _field_errors(form: forms.Form) -> bool:
-    """Errors next to a field (the typed-dice part of the page opens to show them)."""
-    return any(name != "__all__" for name in form.errors)
+    lines: list[Any] | None = None
+    alert: bool = True
 
 
 def _pk(value: str | None) -> int:
@@ -296,95 +301,302 @@ def turn(request: HttpRequest, slug: str) -> HttpResponse:
 # --- Births ---------------------------------------------------------------------------------
 
 
-def _require_couple(role: str, mine: int | None, match: Marriage) -> None:
-    require_couple(role, mine, couple_houses(match))
+TYPED, SERVER = "typed", "server"
 
 
-def _couple_context(row: CoupleRow, board: BirthsBoard, role: str, mine: int | None, failure: Failure | None) -> dict:
-    pk = row.marriage.pk
-    may_act = may_act_for_any(role, mine, row.dynasties)
-    attempt_form: forms.Form = DiceForm(spec=board.birth_dice, auto_id=f"m{pk}-%s")
-    sex_form: forms.Form = SexForm(board=board.terms, auto_id=f"s{pk}-%s", use_required_attribute=False)
-    failed = failure is not None and failure.target == pk
-    if failed and failure is not None and failure.op == "attempt":
-        attempt_form = failure.form
-    if failed and failure is not None and failure.op == "sex":
-        sex_form = failure.form
-    return {
-        "row": row,
-        "may_act": may_act,
-        "attempt_form": attempt_form,
-        "sex_form": sex_form,
-        "husband_age": row.husband.age(board.year),
-        "wife_age": row.wife.age(board.year),
-        "open_typed": failed and failure is not None and _field_errors(failure.form),
-        "errors": failure.form.non_field_errors() if failed and failure is not None else [],
-    }
+class RowRefused(RuleError):
+    """A service's refusal of one row of a grid: the page shows it on that row."""
+
+    def __init__(self, row: int, exc: RuleError) -> None:
+        super().__init__(exc.message, code=exc.code, fields=exc.fields)
+        self.row = row
+
+
+def _refused_row(exc: ActionFailed) -> int | None:
+    """The grid row a refusal belongs to, if the service named one."""
+    cause = exc.__cause__
+    return cause.row if isinstance(cause, RowRefused) else None
+
+
+def _bound_if_typed(form: forms.Form, data: Any, make: Any) -> forms.Form:
+    """The form bound to ``data`` when anything was typed in its fields, else left empty (an
+    empty part of a grid is skipped, its dice not asked for)."""
+    if data is not None and any((data.get(form.add_prefix(name)) or "").strip() for name in form.fields):
+        return make(data)
+    return form
+
+
+def _typed_for(data: Any, prefixes: tuple[str, ...]) -> bool:
+    """Whether anything was typed under these form prefixes (a row of a grid shown earlier)."""
+    return any(key.startswith(prefixes) and (value or "").strip() for key, value in data.items())
+
+
+def _asked_for(data: Any, pk: int, prefixes: tuple[str, ...]) -> bool:
+    """Whether a grid's POST asks anything of row ``pk``: its dice typed, the server's dice chosen, or its state sent."""
+    return (
+        data.get(f"how-{pk}") == SERVER
+        or f"state-{pk}" in data
+        or _typed_for(data, tuple(f"{prefix}{pk}-" for prefix in prefixes))
+    )
+
+
+def _closed(step: str, campaign: Campaign) -> str:
+    return f"{step} is closed (the campaign is at {STEP_LABELS[campaign.step]}): nothing was entered."
+
+
+def _field_problems(form: forms.Form) -> list[str]:
+    """Each wrong die of a form, with its label: what the row must fix."""
+    return [
+        f"{form.fields[name].label}: {error}" for name, errors in form.errors.items() if name in form.fields for error in errors
+    ]
+
+
+@dataclass
+class CoupleLine:
+    """One couple in the Births grid: what it has rolled, and the dice due now if the viewer may
+    roll for it: the attempt, or after a child its sex and characteristics with the next attempt
+    offered in place (left empty: no further attempt); the names of its children born this turn."""
+
+    row: CoupleRow
+    may_act: bool
+    mine: bool
+    house: Dynasty | None
+    husband_age: int
+    wife_age: int
+    how: str = TYPED
+    attempt: forms.Form | None = None
+    sex: forms.Form | None = None
+    again: forms.Form | None = None
+    names: dict[int, forms.Form] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def pk(self) -> int:
+        return self.row.marriage.pk
+
+    @property
+    def state(self) -> str:
+        """What is due: the page sends it back, so dice typed for a row someone has rolled since are not lost silently."""
+        if self.row.pending is not None:
+            return f"sex-{self.row.pending.pk}"
+        if self.row.may_attempt:
+            return f"attempt-{len(self.row.attempts) + 1}"
+        return "done"
+
+    @property
+    def dice_due(self) -> bool:
+        return self.attempt is not None or self.sex is not None
+
+    @property
+    def acting(self) -> bool:
+        return self.may_act and (self.dice_due or bool(self.names))
+
+    @property
+    def attempt_rows(self) -> list[tuple[BirthAttempt, forms.Form | None]]:
+        return [(a, self.names.get(a.child_id) if a.child_id else None) for a in self.row.attempts]
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.errors)
+
+
+def _couple_lines(campaign: Campaign, board: BirthsBoard, role: str, mine: int | None, data: Any = None) -> list[CoupleLine]:
+    """The Births grid, a player's own couples first; bound to ``data`` (a POST) where it was typed in."""
+    houses = {d.pk: d for d in Dynasty.objects.filter(campaign=campaign)}
+    is_open = campaign.step == Step.BIRTHS
+    terms, spec = board.terms, board.birth_dice
+    lines = []
+    for row in board.couples:
+        pk = row.marriage.pk
+        own = mine is not None and mine in row.dynasties
+        house = mine if own else (row.husband.controlled_by_id or row.wife.controlled_by_id)
+        line = CoupleLine(
+            row,
+            is_open and may_act_for_any(role, mine, row.dynasties),
+            own,
+            houses.get(house or 0),
+            row.husband.age(board.year),
+            row.wife.age(board.year),
+        )
+        if line.may_act:
+            line.how = SERVER if data is not None and data.get(f"how-{pk}") == SERVER else TYPED
+            typed = data if line.how == TYPED else None
+            quiet = {"use_required_attribute": False}
+            if row.pending is not None:
+                line.sex = _bound_if_typed(
+                    SexForm(board=terms, prefix=f"x{pk}", **quiet),
+                    typed,
+                    lambda d, pk=pk: SexForm(d, board=terms, prefix=f"x{pk}", use_required_attribute=False),
+                )
+                if row.problem is None:
+                    line.again = _bound_if_typed(
+                        DiceForm(spec=spec, prefix=f"r{pk}", **quiet),
+                        typed,
+                        lambda d, pk=pk: DiceForm(d, spec=spec, prefix=f"r{pk}", use_required_attribute=False),
+                    )
+            elif row.may_attempt:
+                line.attempt = _bound_if_typed(
+                    DiceForm(spec=spec, prefix=f"a{pk}", **quiet),
+                    typed,
+                    lambda d, pk=pk: DiceForm(d, spec=spec, prefix=f"a{pk}", use_required_attribute=False),
+                )
+            for a in row.attempts:
+                if a.child is not None:
+                    initial = {"given_name": a.child.given_name}
+                    line.names[a.child.pk] = NameForm(data, prefix=f"n{a.child.pk}", initial=initial)
+        lines.append(line)
+    lines.sort(key=lambda line: not line.mine)  # stable: a player's own couples first
+    return lines
+
+
+@dataclass(frozen=True)
+class GridStep:
+    """One write of a grid, in page order: ``attempt``, ``sex`` or ``name``."""
+
+    kind: str
+    line: CoupleLine
+    faces: list[int] | None = None
+    traits: list[list[int]] | None = None
+    child: int = 0
+    name: str = ""
+
+
+def _births_plan(lines: list[CoupleLine], data: Any) -> list[GridStep]:
+    """What the grid asks for, row by row; each wrong row gets its errors (then nothing is written)."""
+    plan: list[GridStep] = []
+    for line in lines:
+        if not line.acting:
+            continue
+        for a, form in line.attempt_rows:
+            if form is None or a.child is None:
+                continue
+            if not form.is_valid():
+                line.errors.extend(f"Name of {a.child.display_name}: {e}" for e in form.errors.get("given_name", []))
+                continue
+            name = " ".join(form.cleaned_data["given_name"].split())
+            if name and name != a.child.given_name:
+                plan.append(GridStep("name", line, child=a.child.pk, name=name))
+        posted = data.get(f"state-{line.pk}")
+        if not line.dice_due:
+            continue
+        if posted is not None and posted != line.state:
+            if line.how == SERVER or _typed_for(data, (f"a{line.pk}-", f"x{line.pk}-", f"r{line.pk}-")):
+                line.errors.append(
+                    "These dice were not entered: someone rolled for this couple since the page was shown. "
+                    "Look at the row again and type what is due now."
+                )
+            continue
+        if line.how == SERVER:
+            plan.append(GridStep("sex" if line.sex is not None else "attempt", line))
+            continue
+        sex, again, attempt = line.sex, line.again, line.attempt
+        if sex is not None and sex.is_bound:
+            if sex.is_valid():
+                assert isinstance(sex, SexForm)
+                plan.append(GridStep("sex", line, faces=sex.sex_faces(), traits=sex.characteristic_faces()))
+            else:
+                line.errors.extend(_field_problems(sex))
+        if again is not None and again.is_bound:
+            if sex is not None and not sex.is_bound:
+                line.errors.append("Type the child's sex die first: another attempt comes after it.")
+            elif again.is_valid():
+                assert isinstance(again, DiceForm)
+                plan.append(GridStep("attempt", line, faces=again.faces()))
+            else:
+                line.errors.extend(_field_problems(again))
+        if attempt is not None and attempt.is_bound:
+            if attempt.is_valid():
+                assert isinstance(attempt, DiceForm)
+                plan.append(GridStep("attempt", line, faces=attempt.faces()))
+            else:
+                line.errors.extend(_field_problems(attempt))
+    return plan
 
 
 def _attempt_message(match: Marriage, made: BirthAttempt) -> str:
     faces = made.roll.faces if made.roll else []
     dice = " + ".join(str(f) for f in faces)
     couple = f"{match.husband.display_name} and {match.wife.display_name}"
-    result = "a child! Now roll the child's sex." if made.success else "no child."
+    result = "a child! Now its sex." if made.success else "no child."
     return f"{couple}, attempt {made.attempt}: {dice} = {sum(faces)}: {result}"
+
+
+def _apply_births(plan: list[GridStep], by: Any) -> Any:
+    """The grid's writes in page order, in the one transaction of :func:`run_action`."""
+
+    def apply(c: Campaign) -> list[tuple[GridStep, Any]]:
+        done: list[tuple[GridStep, Any]] = []
+        for step in plan:
+            row = step.line.row
+            try:
+                if step.kind == "attempt":
+                    made: Any = births_attempt(campaign=c, marriage=step.line.pk, faces=step.faces, by=by)
+                elif step.kind == "sex":
+                    assert row.pending is not None
+                    made = births_sex(
+                        campaign=c, attempt=row.pending.pk, faces=step.faces, characteristic_faces=step.traits, by=by
+                    )
+                else:
+                    made = character_rename(campaign=c, character=step.child, given_name=step.name, by=by)
+            except Forbidden:
+                raise
+            except RuleError as exc:
+                raise RowRefused(step.line.pk, exc) from exc
+            done.append((step, made))
+        return done
+
+    return apply
+
+
+def _births_grid(request: HttpRequest, campaign: Campaign, role: str, mine: int | None) -> HttpResponse | Failure:
+    """The Births grid sent: every filled row checked first, then all written in one action."""
+    board = births_board(campaign)
+    for row in board.couples:
+        pk = row.marriage.pk
+        if not may_act_for_any(role, mine, row.dynasties) and _asked_for(request.POST, pk, ("a", "x", "r")):
+            raise PermissionDenied("You may roll only for your own dynasty's couples.")
+    if campaign.step != Step.BIRTHS:
+        return Failure("grid", None, _failed(_closed("Births", campaign)))
+    lines = _couple_lines(campaign, board, role, mine, request.POST)
+    plan = _births_plan(lines, request.POST)
+    wrong = [line for line in lines if line.errors]
+    if wrong:
+        return Failure("grid", None, _failed(_nothing_entered(len(wrong), "couple")), lines, alert=False)
+    if not plan:
+        return Failure(
+            "grid", None, _failed("Nothing to enter: type a couple's dice, or choose the server's dice for it."), lines
+        )
+    try:
+        done = run_action(request, campaign, f"Births: {counted(len(plan), 'roll')} entered", _apply_births(plan, request.user))
+    except ActionFailed as exc:
+        row = _refused_row(exc)
+        hit = next((line for line in lines if line.pk == row), None)
+        if hit is None:
+            return Failure("grid", None, _failed(exc.message), lines)
+        hit.errors.append(exc.message)
+        return Failure("grid", None, _failed(_nothing_entered(1, "couple")), lines, alert=False)
+    for step, made in done or []:
+        match = step.line.row.marriage
+        if step.kind == "attempt":
+            (messages.success if made.success else messages.info)(request, _attempt_message(match, made))
+        elif step.kind == "sex":
+            kind = "A son" if made.sex == "M" else "A daughter"
+            messages.success(request, f"{kind}: {made.display_name} ({format_characteristics(made.characteristics)}).")
+        else:
+            messages.success(request, f"The child is named {made.display_name}.")
+    return redirect(reverse("pages:births", args=[campaign.slug]) + "#step")
+
+
+def _nothing_entered(rows: int, what: str) -> str:
+    return f"Nothing was entered: fix the {counted(rows, what)} marked below, then enter the dice again."
 
 
 def _births_post(request: HttpRequest, campaign: Campaign, role: str, mine: int | None) -> HttpResponse | Failure:
     op = request.POST.get("op", "")
     here = reverse("pages:births", args=[campaign.slug])
     user = request.user
-    if op == "attempt":
-        match = get_object_or_404(
-            Marriage.objects.select_related("husband", "wife"), campaign=campaign, pk=_pk(request.POST.get("marriage"))
-        )
-        _require_couple(role, mine, match)
-        typed = request.POST.get("how") == "typed"
-        form = DiceForm(request.POST, spec=birth_terms(campaign).birth_dice, typed=typed, auto_id=f"m{match.pk}-%s")
-        if not form.is_valid():
-            return Failure("attempt", match.pk, form)
-        faces = form.faces() if typed else None
-        label = f"Birth roll of {match.husband.display_name} and {match.wife.display_name}"
-        try:
-            made = run_action(
-                request, campaign, label, lambda c: births_attempt(campaign=c, marriage=match.pk, faces=faces, by=user)
-            )
-        except ActionFailed as exc:
-            return Failure("attempt", match.pk, _refused(form, exc))
-        if made is not None:
-            (messages.success if made.success else messages.info)(request, _attempt_message(match, made))
-        return redirect(f"{here}#couple-{match.pk}")
-    if op == "sex":
-        found = get_object_or_404(
-            BirthAttempt.objects.select_related("marriage__husband", "marriage__wife"),
-            campaign=campaign,
-            pk=_pk(request.POST.get("attempt")),
-        )
-        _require_couple(role, mine, found.marriage)
-        typed = request.POST.get("how") == "typed"
-        form = SexForm(
-            request.POST,
-            board=birth_terms(campaign),
-            typed=typed,
-            auto_id=f"s{found.marriage_id}-%s",
-            use_required_attribute=False,
-        )
-        if not form.is_valid():
-            return Failure("sex", found.marriage_id, form)
-        sex = form.sex_faces() if typed else None
-        traits, name = form.characteristic_faces(), form.name()
-
-        def roll_sex(c: Campaign) -> Character:
-            return births_sex(campaign=c, attempt=found.pk, faces=sex, characteristic_faces=traits, given_name=name, by=user)
-
-        try:
-            child = run_action(request, campaign, f"Sex roll of the child of {found.marriage}", roll_sex)
-        except ActionFailed as exc:
-            return Failure("sex", found.marriage_id, _refused(form, exc))
-        if child is not None:
-            kind = "A son" if child.sex == "M" else "A daughter"
-            messages.success(request, f"{kind}: {child.display_name} ({format_characteristics(child.characteristics)}).")
-        return redirect(f"{here}#couple-{found.marriage_id}")
+    if op == "grid":
+        return _births_grid(request, campaign, role, mine)
     if op in ("roll_all", "finish"):
         require_gm(role)
         try:
@@ -418,9 +630,7 @@ def births(request: HttpRequest, slug: str) -> HttpResponse:
         failure = outcome
         campaign.refresh_from_db()
     board = births_board(campaign)
-    couples = [_couple_context(row, board, role, mine, failure) for row in board.couples]
-    shown = {c["row"].marriage.pk for c in couples}
-    top = failure.form if failure is not None and failure.target not in shown else None  # no card shows it
+    lines = failure.lines if failure is not None and failure.lines is not None else _couple_lines(campaign, board, role, mine)
     return render(
         request,
         "pages/sequence/births.html",
@@ -429,9 +639,11 @@ def births(request: HttpRequest, slug: str) -> HttpResponse:
             role,
             mine,
             board=board,
-            couples=couples,
+            lines=lines,
+            grid=any(line.acting for line in lines),
             is_open=campaign.step == Step.BIRTHS,
-            top=top,
+            top=failure.form if failure is not None else None,
+            alert=failure is None or failure.alert,
             step_label=STEP_LABELS[campaign.step],
             survival_url=reverse("pages:survival", args=[campaign.slug]),
         ),
@@ -454,22 +666,105 @@ def _results_message(results: list[SurvivalResult]) -> str:
     return f"{counted(len(results), 'survival roll')}. Died: {names}."
 
 
-def _survival_rows(board: SurvivalBoard, role: str, mine: int | None, failure: Failure | None) -> list[dict]:
-    rows = []
+@dataclass
+class SurvivalLine:
+    """One character in the Survival grid: the odds, and the dice if the viewer may roll for him now."""
+
+    row: SurvivalRow
+    may_act: bool
+    mine: bool
+    how: str = TYPED
+    form: forms.Form | None = None
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def pk(self) -> int:
+        return self.row.character.pk
+
+
+def _survival_lines(board: SurvivalBoard, role: str, mine: int | None, is_open: bool, data: Any = None) -> list[SurvivalLine]:
+    """The Survival grid, a player's own characters first; bound to ``data`` (a POST) where it was typed in."""
+    lines = []
+    quiet = {"use_required_attribute": False}
     for row in board.rows:
         pk = row.character.pk
-        failed = failure is not None and failure.op == "roll" and failure.target == pk
-        form = failure.form if failed and failure is not None else DiceForm(spec=board.dice, auto_id=f"c{pk}-%s")
-        rows.append(
-            {
-                "row": row,
-                "may_act": may_act_for(role, mine, row.character.controlled_by_id),
-                "form": form,
-                "open_typed": failed and _field_errors(form),
-                "errors": form.non_field_errors() if failed else [],
-            }
+        house = row.character.controlled_by_id
+        line = SurvivalLine(
+            row, is_open and not row.rolled and may_act_for(role, mine, house), mine is not None and house == mine
         )
-    return rows
+        if line.may_act:
+            line.how = SERVER if data is not None and data.get(f"how-{pk}") == SERVER else TYPED
+            line.form = _bound_if_typed(
+                DiceForm(spec=board.dice, prefix=f"s{pk}", **quiet),
+                data if line.how == TYPED else None,
+                lambda d, pk=pk: DiceForm(d, spec=board.dice, prefix=f"s{pk}", **quiet),
+            )
+        lines.append(line)
+    lines.sort(key=lambda line: not line.mine)  # stable: a player's own characters first
+    return lines
+
+
+def _survival_grid(request: HttpRequest, campaign: Campaign, role: str, mine: int | None) -> HttpResponse | Failure:
+    """The Survival grid sent: every filled row checked first, then one survival roll for them all
+    (the rows left to the server roll on its dice)."""
+    board = survival_board(campaign)
+    shown = {_pk(v) for v in request.POST.getlist("rows")}
+    for row in board.rows:
+        pk = row.character.pk
+        if not may_act_for(role, mine, row.character.controlled_by_id) and (pk in shown or _asked_for(request.POST, pk, ("s",))):
+            raise PermissionDenied("You may roll only for your own dynasty's characters.")
+    if campaign.step != Step.SURVIVAL:
+        return Failure("grid", None, _failed(_closed("Survival", campaign)))
+    lines = _survival_lines(board, role, mine, True, request.POST)
+    chosen: list[int] = []
+    faces: dict[int, list[int]] = {}
+    for line in lines:
+        if not line.may_act or line.form is None or (shown and line.pk not in shown):
+            continue
+        if line.how == SERVER:
+            chosen.append(line.pk)
+        elif line.form.is_bound:
+            if line.form.is_valid():
+                assert isinstance(line.form, DiceForm)
+                chosen.append(line.pk)
+                faces[line.pk] = line.form.faces() or []
+            else:
+                line.errors.extend(_field_problems(line.form))
+    wrong = [line for line in lines if line.errors]
+    if wrong:
+        return Failure("grid", None, _failed(_nothing_entered(len(wrong), "character")), lines, alert=False)
+    rolled = [
+        line.row.character.display_name
+        for line in lines
+        if line.row.rolled and line.pk in shown and _asked_for(request.POST, line.pk, ("s",))
+    ]
+    if rolled:
+        names = ", ".join(rolled)
+        message = (
+            f"Nothing was entered: already rolled for survival this turn: {names} (the grid shows the result). "
+            "Enter the other dice again."
+        )
+        return Failure("grid", None, _failed(message), lines)
+    if not chosen:
+        return Failure(
+            "grid", None, _failed("Nothing to enter: type a character's dice, or choose the server's dice for him."), lines
+        )
+    try:
+        results = run_action(
+            request,
+            campaign,
+            f"Survival: {counted(len(chosen), 'roll')} entered",
+            lambda c: survival_roll(campaign=c, characters=chosen, faces=faces, by=request.user),
+        )
+    except ActionFailed as exc:
+        hit = next((line for line in lines if str(line.pk) == exc.fields.get("characters")), None)
+        if hit is None:
+            return Failure("grid", None, _failed(exc.message), lines)
+        hit.errors.append(exc.message)
+        return Failure("grid", None, _failed(_nothing_entered(1, "character")), lines, alert=False)
+    if results is not None:
+        (messages.success if all(r.survived for r in results) else messages.warning)(request, _results_message(results))
+    return redirect(reverse("pages:survival", args=[campaign.slug]) + "#step")
 
 
 def _successions(campaign: Campaign, role: str, mine: int | None) -> list[dict]:
@@ -495,28 +790,8 @@ def _survival_post(request: HttpRequest, campaign: Campaign, role: str, mine: in
     op = request.POST.get("op", "")
     here = reverse("pages:survival", args=[campaign.slug])
     user = request.user
-    if op == "roll":
-        character = get_object_or_404(Character, campaign=campaign, pk=_pk(request.POST.get("character")))
-        if not may_act_for(role, mine, character.controlled_by_id):
-            raise PermissionDenied("You may roll only for your own dynasty's characters.")
-        typed = request.POST.get("how") == "typed"
-        spec = get_ruleset(campaign.ruleset).SURVIVAL_DICE
-        form = DiceForm(request.POST, spec=spec, typed=typed, auto_id=f"c{character.pk}-%s")
-        if not form.is_valid():
-            return Failure("roll", character.pk, form)
-        faces = {character.pk: form.faces() or []} if typed else None
-        try:
-            results = run_action(
-                request,
-                campaign,
-                f"Survival roll of {character.display_name}",
-                lambda c: survival_roll(campaign=c, characters=[character.pk], faces=faces, by=user),
-            )
-        except ActionFailed as exc:
-            return Failure("roll", character.pk, _refused(form, exc))
-        if results is not None:
-            (messages.success if all(r.survived for r in results) else messages.warning)(request, _results_message(results))
-        return redirect(f"{here}#character-{character.pk}")
+    if op == "grid":
+        return _survival_grid(request, campaign, role, mine)
     if op in ("roll_all", "roll_mine"):
         if op == "roll_all":
             require_gm(role)
@@ -606,10 +881,9 @@ def survival(request: HttpRequest, slug: str) -> HttpResponse:
     successions = _successions(campaign, role, mine) if is_open else []
     finish_form = FinishSurvivalForm(auto_id="finish-%s")
     top = failure.form if failure is not None else None  # unless shown where it was made:
+    lines = failure.lines if failure is not None and failure.lines is not None else _survival_lines(board, role, mine, is_open)
     if failure is not None and failure.op == "finish" and is_open and role == Role.GM:
         finish_form, top = failure.form, None
-    if failure is not None and failure.op == "roll" and any(r.character.pk == failure.target for r in board.rows):
-        top = None
     if failure is not None and failure.op == "pass_over" and any(s["due"].crown == failure.target for s in successions):
         top = None
     done_index = STEP_ORDER.index(Step.SURVIVAL)
@@ -636,7 +910,9 @@ def survival(request: HttpRequest, slug: str) -> HttpResponse:
             role,
             mine,
             board=board,
-            rows=_survival_rows(board, role, mine, failure),
+            lines=lines,
+            grid=any(line.may_act for line in lines),
+            alert=failure is None or failure.alert,
             is_open=is_open,
             closed=closed,
             successions=successions,

@@ -12,7 +12,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from campaign.models import Campaign, Checkpoint, Membership, Role, Roll, Step
+from campaign.models import Campaign, Checkpoint, ChronicleEntry, Membership, Role, Roll, Step
 from campaign.undo import new_action_key
 from dynasties.models import BirthAttempt, Character, Crown, Dynasty, Marriage, PassedOver, Reign, Status
 from dynasties.services import births_finish, births_roll_all, survival_roll
@@ -20,8 +20,9 @@ from dynasties.services.sequence_view import births_board, survival_board
 from dynasties.services.succession_choices import CHOICE_KEY, pass_over_choices, pass_over_choose, pass_over_clear
 from operations.exchange import campaign_export
 from operations.simulation import simulate
+from pages import sequence as pages_sequence
 from rules.dice import TWO_D6, RandomSource
-from rules.errors import RuleError
+from rules.errors import IneligibleCouple, RuleError
 from rules.odds import Odds, at_least
 from tests.factories import person
 
@@ -48,6 +49,16 @@ def _couple(campaign: Campaign, crown: str = "England") -> Marriage:
 def _post(client, url: str, **data):
     data.setdefault("action_key", new_action_key())
     return client.post(url, data)
+
+
+def _dice(prefix: str, *faces: int | str) -> dict[str, str]:
+    """A grid row's typed dice: ``_dice("a5", 3, 4)`` is couple 5's attempt, {"a5-d1": "3", "a5-d2": "4"}."""
+    return {f"{prefix}-d{i}": str(face) for i, face in enumerate(faces, start=1)}
+
+
+def _grid(client, url: str, fields: dict[str, object]):
+    """The step's grid sent with these rows (field names as the page has them)."""
+    return _post(client, url, op="grid", **fields)
 
 
 def _section(html: str, element_id: str) -> str:
@@ -135,10 +146,14 @@ def test_births_page_shows_the_odds_before_rolling(client, campaign, bob):
     assert board.couples[0].odds.chance == Fraction(7, 12)
     assert html.count("21 in 36 (7/12, 58.3%)") == 5
     assert "7 or more on 2d6" in html
-    # Bob rolls for France's couple only; England's shows no form to him.
+    # Bob rolls for France's couple only, shown first with his house; England's shows no dice to him.
     france, england = _couple(campaign, "France"), _couple(campaign)
-    assert f'name="marriage" value="{france.pk}"' in html
-    assert f'name="marriage" value="{england.pk}"' not in html
+    assert f'name="a{france.pk}-d1"' in html and f'name="state-{france.pk}" value="attempt-1"' in html
+    assert f'name="a{england.pk}-d1"' not in html and f'name="how-{england.pk}"' not in html
+    assert "Their player rolls for them." in _section(html, f"couple-{england.pk}")
+    cards = re.findall(r'<section class="card couple[^"]*" id="couple-(\d+)"', html)
+    assert cards[0] == str(france.pk) and len(cards) == 5
+    assert '<section class="card couple mine"' in html and "(France)" in _section(html, f"couple-{france.pk}")
 
 
 def test_survival_page_shows_the_number_needed_and_exact_odds(client, campaign, gm, alice):
@@ -151,9 +166,9 @@ def test_survival_page_shows_the_number_needed_and_exact_odds(client, campaign, 
     # 25 needs 4; Constitution -1: the dice must show 5 or more, 30 of 36.
     assert "4 <span" in row and "(-1)" in row and "5 or more on 2d6" in row
     assert "30 in 36 (5/6, 83.3%)" in row
-    assert 'name="op" value="roll"' in row  # Alice rolls for her own king
+    assert f'name="s{edward.pk}-d1"' in row and f'name="how-{edward.pk}"' in row  # Alice rolls for her own king
     bob_row = _row(html, _couple(campaign, "France").husband.pk)
-    assert 'name="op" value="roll"' not in bob_row
+    assert 'name="how-' not in bob_row and "-d1" not in bob_row
     assert "to roll" in bob_row
 
 
@@ -162,15 +177,18 @@ def test_a_second_survival_roll_is_refused_in_the_characters_row(client, campaig
     client.force_login(alice)
     url = _url("survival", campaign)
     edward = _couple(campaign).husband
-    assert _post(client, url, op="roll", character=edward.pk, how="typed", d1="6", d2="5").status_code == 302
-    response = _post(client, url, op="roll", character=edward.pk, how="server")
+    assert _grid(client, url, {"rows": edward.pk, **_dice(f"s{edward.pk}", 6, 5)}).status_code == 302
+    response = _grid(client, url, {"rows": edward.pk, f"how-{edward.pk}": "server"})  # a page shown before his roll
     assert response.status_code == 400
-    row = _row(response.content.decode(), edward.pk)
-    assert "Edward Plantagenet has already rolled for survival this turn." in row and "6 + 5 = 11" in row
+    html = response.content.decode()
+    assert "already rolled for survival this turn: Edward Plantagenet" in html[html.index('id="refusal"') :]
+    assert "6 + 5 = 11" in _row(html, edward.pk)
     assert Roll.objects.filter(campaign=campaign, purpose="survival").count() == 1
-    bad = _post(client, url, op="roll", character=_couple(campaign).wife_id, how="typed", d1="0", d2="3")
+    wife = _couple(campaign).wife_id
+    bad = _grid(client, url, {"rows": wife, **_dice(f"s{wife}", 0, 3)})
     assert bad.status_code == 400
-    assert "A d6 shows 1 to 6." in _row(bad.content.decode(), _couple(campaign).wife_id)
+    row = _row(bad.content.decode(), wife)
+    assert "A d6 shows 1 to 6." in row and 'role="alert"' in row and "Die 1: A d6 shows 1 to 6." in row
 
 
 def _row(html: str, pk: int) -> str:
@@ -185,53 +203,47 @@ def test_typed_dice_make_a_child_then_sex_characteristics_and_try_again_with_the
     client.force_login(alice)
     couple = _couple(campaign)
     url = _url("births", campaign)
-    response = _post(client, url, op="attempt", marriage=couple.pk, how="typed", d1="3", d2="4")
-    assert response.status_code == 302 and response["Location"].endswith(f"#couple-{couple.pk}")
+    response = _grid(client, url, _dice(f"a{couple.pk}", 3, 4))
+    assert response.status_code == 302 and response["Location"].endswith("#step")
     attempt = BirthAttempt.objects.get(marriage=couple)
     assert attempt.success and attempt.roll.faces == [3, 4] and attempt.roll.source == "entered"
     assert attempt.roll.entered_by == alice
     page = client.get(url)
     assert any("attempt 1: 3 + 4 = 7: a child" in m for m in _messages(page))
     card = _section(page.content.decode(), f"couple-{couple.pk}")
-    assert "A child is born." in card and 'name="op" value="sex"' in card
-    assert "Roll again" not in card  # the sex comes first
+    assert "A child is born." in card and f'name="x{couple.pk}-sex"' in card and f'value="sex-{attempt.pk}"' in card
+    assert "given_name" not in card  # named once its sex is known
+    assert f'name="r{couple.pk}-d1"' in card and "optional: left empty, no further attempt" in card  # offered in place
 
-    response = _post(
-        client,
-        url,
-        op="sex",
-        attempt=attempt.pk,
-        how="typed",
-        sex="2",
-        given_name="Arthur",
-        c1_1="6",
-        c1_2="6",
-        c1_3="6",
-        c2_1="1",
-        c2_2="1",
-        c2_3="1",
-        c3_1="4",
-        c3_2="4",
-        c3_3="4",
-    )
+    traits = {f"x{couple.pk}-c{n}_{i}": face for n, face in ((1, "6"), (2, "1"), (3, "4")) for i in (1, 2, 3)}
+    response = _grid(client, url, {f"x{couple.pk}-sex": "2", **traits})
     assert response.status_code == 302
     child = Character.objects.get(pk=BirthAttempt.objects.get(pk=attempt.pk).child_id)
-    assert (child.given_name, child.sex, child.father_id, child.mother_id) == ("Arthur", "M", couple.husband_id, couple.wife_id)
+    assert (child.sex, child.father_id, child.mother_id) == ("M", couple.husband_id, couple.wife_id)
+    assert child.given_name and child.given_name != "Arthur"  # the usual name of the house, for a son
     assert child.characteristics == {"strength": 2, "constitution": -2, "charisma": 0}
     assert child.controlled_by == _england(campaign)
     typed = Roll.objects.filter(campaign=campaign, subjects__character=child).order_by("pk")
     assert [r.purpose for r in typed] == ["sex", "characteristic", "characteristic", "characteristic"]
     assert all(r.source == "entered" for r in typed)
+    assert BirthAttempt.objects.filter(marriage=couple).count() == 1  # the next attempt was left empty
 
     page = client.get(url)
-    assert any("A son: Arthur Plantagenet" in m for m in _messages(page))
+    assert any(f"A son: {child.display_name}" in m for m in _messages(page))
     card = _section(page.content.decode(), f"couple-{couple.pk}")
-    assert "Arthur Plantagenet" in card and "Try again?" in card
-    # The cost to the wife: 1 Constitution for her survival roll (20: needs 3): 35 of 36 -> 33 of 36.
+    assert f'name="n{child.pk}-given_name" value="{child.given_name}"' in card and "Try again?" in card
+    # The name is changed with the next submit: the child and its birth line say the new one.
+    assert _grid(client, url, {f"n{child.pk}-given_name": " Arthur "}).status_code == 302
+    child.refresh_from_db()
+    assert child.given_name == "Arthur"
+    assert any("The child is named Arthur Plantagenet." in m for m in _messages(client.get(url)))
+    line = ChronicleEntry.objects.get(campaign=campaign, kind="birth", data__character=child.pk)
+    assert line.text.startswith("A son, Arthur Plantagenet, is born")
+    card = _section(client.get(url).content.decode(), f"couple-{couple.pk}")
     assert "costs Mary Tudor 1 Constitution" in card and "+0 → -1" in card
     assert "35 in 36 (35/36, 97.2%)</strong> now (3 or more on 2d6)" in card
     assert "33 in 36 (11/12, 91.7%)</strong> after another attempt (4 or more on 2d6)" in card
-    assert "Roll again (2d6)" in card
+    assert f'name="a{couple.pk}-d1"' in card and 'value="attempt-2"' in card
     survival = at_least(TWO_D6, 3, -1)
     assert survival == Odds(Fraction(11, 12), TWO_D6)
 
@@ -241,7 +253,7 @@ def test_server_dice_roll_and_sex_with_a_name(client, campaign, gm):
     couple = _couple(campaign, "Spain")
     url = _url("births", campaign)
     for _ in range(20):  # until the server's dice give a child (58% a throw)
-        assert _post(client, url, op="attempt", marriage=couple.pk, how="server").status_code == 302
+        assert _grid(client, url, {f"how-{couple.pk}": "server"}).status_code == 302
         attempt = BirthAttempt.objects.filter(marriage=couple).order_by("-attempt").first()
         if attempt.success or attempt.attempt == 3:
             break
@@ -249,8 +261,11 @@ def test_server_dice_roll_and_sex_with_a_name(client, campaign, gm):
     assert made and all(a.roll.source == "server" for a in made)
     if any(a.success for a in made):
         pending = next(a for a in made if a.success)
-        assert _post(client, url, op="sex", attempt=pending.pk, how="server", given_name="Blanca").status_code == 302
+        assert _grid(client, url, {f"how-{couple.pk}": "server"}).status_code == 302  # the sex, on the server's dice
         child = Character.objects.get(pk=BirthAttempt.objects.get(pk=pending.pk).child_id)
+        assert Roll.objects.filter(subjects__character=child, purpose="sex", source="server").exists()
+        assert _grid(client, url, {f"n{child.pk}-given_name": "Blanca"}).status_code == 302
+        child.refresh_from_db()
         assert child.given_name == "Blanca" and set(child.characteristics) in (
             {"strength", "constitution", "charisma"},
             {"guile", "constitution", "charisma"},
@@ -265,40 +280,68 @@ def test_invalid_dice_are_refused_next_to_the_field_and_nothing_is_written(clien
     client.force_login(alice)
     couple = _couple(campaign)
     url = _url("births", campaign)
-    response = _post(client, url, op="attempt", marriage=couple.pk, how="typed", d1="7", d2="")
+    response = _grid(client, url, _dice(f"a{couple.pk}", 7, ""))
     assert response.status_code == 400
-    card = _section(response.content.decode(), f"couple-{couple.pk}")
-    assert '<details class="typed" open>' in card
-    d1 = card[card.index(f'id="m{couple.pk}-d1"') :]
-    assert d1.index("A d6 shows 1 to 6.") < d1.index(f'id="m{couple.pk}-d2"')  # next to die 1
-    assert "Type what this die shows (1 to 6)." in card[card.index(f'id="m{couple.pk}-d2"') :]
+    html = response.content.decode()
+    assert "Nothing was entered: fix the 1 couple marked below" in html[html.index('id="refusal"') :]
+    card = _section(html, f"couple-{couple.pk}")
+    d1 = card[card.index(f'id="id_a{couple.pk}-d1"') :]
+    assert d1.index("A d6 shows 1 to 6.") < d1.index(f'id="id_a{couple.pk}-d2"')  # next to die 1
+    assert "Type what this die shows (1 to 6)." in card[card.index(f'id="id_a{couple.pk}-d2"') :]
+    alert = card[card.index('role="alert"') :]
+    assert "Die 1: A d6 shows 1 to 6." in alert and "Die 2: Type what this die shows (1 to 6)." in alert
+    assert f'name="a{couple.pk}-d1" value="7"' in card  # what was typed stays, to be fixed
     assert not BirthAttempt.objects.filter(campaign=campaign).exists()
     assert _count(campaign) == setup
     assert not Checkpoint.objects.filter(campaign=campaign).exists()
 
     # A partial set of characteristic dice: said next to the missing ones, nothing written.
-    _post(client, url, op="attempt", marriage=couple.pk, how="typed", d1="6", d2="6")
+    _grid(client, url, _dice(f"a{couple.pk}", 6, 6))
     attempt = BirthAttempt.objects.get(marriage=couple)
     rolls = Roll.objects.filter(campaign=campaign).count()
-    response = _post(client, url, op="sex", attempt=attempt.pk, how="typed", sex="5", c1_1="3")
+    response = _grid(client, url, {f"x{couple.pk}-sex": "5", f"x{couple.pk}-c1_1": "3"})
     assert response.status_code == 400
     card = _section(response.content.decode(), f"couple-{couple.pk}")
-    row = card[card.index(f'id="s{couple.pk}-c1_1"') : card.index(f'id="s{couple.pk}-c2_1"')]  # Strength or Guile
+    row = card[card.index(f'id="id_x{couple.pk}-c1_1"') : card.index(f'id="id_x{couple.pk}-c2_1"')]  # Strength or Guile
     assert "Type every characteristic die, or none (the server then rolls them): 8 of 9 missing." in row
-    assert card.count("Type every characteristic die") == 1
+    # once next to the die, once in the row's list of what to fix
+    assert card.count("Type every characteristic die") == 2
+    assert "Strength or Guile, die 2: Type every characteristic die" in card
     assert Roll.objects.filter(campaign=campaign).count() == rolls
     assert BirthAttempt.objects.get(pk=attempt.pk).child_id is None
 
 
-def test_a_refusal_by_the_services_shows_at_the_top_of_the_couples_form(client, campaign, alice):
+def test_a_refusal_by_the_services_shows_on_its_row_and_nothing_of_the_grid_is_written(client, campaign, gm, monkeypatch):
+    setup = _count(campaign)
+    client.force_login(gm)
+    england, france = _couple(campaign), _couple(campaign, "France")
+    real = pages_sequence.births_attempt
+
+    def refuse_france(**kwargs):
+        if kwargs["marriage"] == france.pk:
+            raise IneligibleCouple("Jean Capet and Jeanne de Navarre: a test refusal.")
+        return real(**kwargs)
+
+    monkeypatch.setattr(pages_sequence, "births_attempt", refuse_france)
+    response = _grid(client, _url("births", campaign), {**_dice(f"a{england.pk}", 3, 3), **_dice(f"a{france.pk}", 4, 4)})
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "a test refusal." in _section(html, f"couple-{france.pk}")
+    assert "a test refusal." not in _section(html, f"couple-{england.pk}")
+    assert "Nothing was entered" in html[html.index('id="refusal"') :]
+    assert _count(campaign) == setup and not BirthAttempt.objects.exists()  # England's roll too: one transaction
+    assert not Checkpoint.objects.filter(campaign=campaign).exists()
+
+
+def test_a_couple_no_longer_eligible_makes_no_roll(client, campaign, alice):
     setup = _count(campaign)
     client.force_login(alice)
     couple = _couple(campaign)
     Character.objects.filter(pk=couple.wife_id).update(birth_year=1240)  # she is 60
-    response = _post(client, _url("births", campaign), op="attempt", marriage=couple.pk, how="typed", d1="3", d2="3")
+    response = _grid(client, _url("births", campaign), _dice(f"a{couple.pk}", 3, 3))
     assert response.status_code == 400
     html = response.content.decode()
-    assert "birth rolls stop after 50" in html[html.index('id="refusal"') :]  # her card has no form any more
+    assert "Nothing to enter" in html[html.index('id="refusal"') :]
     assert "Mary Tudor" in html  # in the list of couples who make no roll
     assert _count(campaign) == setup
 
@@ -309,14 +352,14 @@ def test_the_same_form_sent_twice_rolls_once(client, campaign, alice):
     couple = _couple(campaign)
     key = new_action_key()
     url = _url("births", campaign)
-    first = client.post(url, {"op": "attempt", "marriage": couple.pk, "how": "typed", "d1": "1", "d2": "2", "action_key": key})
-    second = client.post(url, {"op": "attempt", "marriage": couple.pk, "how": "typed", "d1": "6", "d2": "6", "action_key": key})
+    first = client.post(url, {"op": "grid", **_dice(f"a{couple.pk}", 1, 2), "action_key": key})
+    second = client.post(url, {"op": "grid", **_dice(f"a{couple.pk}", 6, 6), "action_key": key})
     assert first.status_code == second.status_code == 302
     assert BirthAttempt.objects.filter(marriage=couple).count() == 1
     assert _count(campaign) == setup + 1
     assert any("already done" in m for m in _messages(client.get(url)))
     # A form without its key is refused with a message, nothing done.
-    response = client.post(url, {"op": "attempt", "marriage": couple.pk, "how": "server"})
+    response = client.post(url, {"op": "grid", f"how-{couple.pk}": "server"})
     assert response.status_code == 400 and "action key" in response.content.decode()
     assert _count(campaign) == setup + 1
 
@@ -324,7 +367,7 @@ def test_the_same_form_sent_twice_rolls_once(client, campaign, alice):
 def test_gm_rolls_all_remaining_and_finishes_births(client, campaign, gm):
     client.force_login(gm)
     url = _url("births", campaign)
-    _post(client, url, op="attempt", marriage=_couple(campaign).pk, how="typed", d1="1", d2="1")
+    _grid(client, url, _dice(f"a{_couple(campaign).pk}", 1, 1))
     assert _post(client, url, op="roll_all").status_code == 302
     made = BirthAttempt.objects.filter(campaign=campaign)
     assert made.count() == 5 and made.filter(marriage=_couple(campaign)).count() == 1  # England's rolled already
@@ -343,7 +386,7 @@ def test_gm_rolls_all_remaining_and_finishes_births(client, campaign, gm):
 def test_finish_births_waits_for_the_sex_roll(client, campaign, gm):
     client.force_login(gm)
     url = _url("births", campaign)
-    _post(client, url, op="attempt", marriage=_couple(campaign).pk, how="typed", d1="6", d2="6")
+    _grid(client, url, _dice(f"a{_couple(campaign).pk}", 6, 6))
     response = _post(client, url, op="finish")
     assert response.status_code == 400
     html = response.content.decode()
@@ -366,15 +409,16 @@ def test_births_permissions(client, campaign, who, status, request):
     client.force_login(request.getfixturevalue(who))
     url = _url("births", campaign)
     couple = _couple(campaign)
-    assert _post(client, url, op="attempt", marriage=couple.pk, how="typed", d1="6", d2="6").status_code == status
+    assert _grid(client, url, _dice(f"a{couple.pk}", 6, 6)).status_code == status
     assert _count(campaign) == setup + (1 if status == 302 else 0)
     if status == 302:
         attempt = BirthAttempt.objects.get(marriage=couple)
-        assert _post(client, url, op="sex", attempt=attempt.pk, how="typed", sex="1").status_code == 302
+        assert _grid(client, url, {f"x{couple.pk}-sex": "1"}).status_code == 302
     else:  # the sex of another house's child: refused too
         made = births_roll_all(campaign=campaign, source=RandomSource(11))
         attempt = next((a for a in made if a.marriage_id == couple.pk), None)
-        assert _post(client, url, op="sex", attempt=attempt.pk, how="server").status_code == status
+        assert attempt is not None
+        assert _grid(client, url, {f"how-{couple.pk}": "server"}).status_code == status
     gm_only = 302 if who == "gm" else status if status == 404 else 403
     before = _count(campaign)
     assert _post(client, url, op="roll_all").status_code == gm_only
@@ -401,8 +445,8 @@ def test_survival_permissions(client, campaign, gm, who, own, other, gm_only, re
     client.force_login(request.getfixturevalue(who))
     url = _url("survival", campaign)
     edward, jean = _couple(campaign).husband, _couple(campaign, "France").husband
-    assert _post(client, url, op="roll", character=edward.pk, how="typed", d1="6", d2="6").status_code == own
-    assert _post(client, url, op="roll", character=jean.pk, how="server").status_code == other
+    assert _grid(client, url, {"rows": edward.pk, **_dice(f"s{edward.pk}", 6, 6)}).status_code == own
+    assert _grid(client, url, {"rows": jean.pk, f"how-{jean.pk}": "server"}).status_code == other
     rolled = set(Roll.objects.filter(campaign=campaign, purpose="survival").values_list("subjects__character", flat=True))
     assert rolled == {pk for pk, s in ((edward.pk, own), (jean.pk, other)) if s == 302}
     before = _count(campaign)
@@ -418,7 +462,7 @@ def test_survival_permissions(client, campaign, gm, who, own, other, gm_only, re
 @pytest.mark.parametrize(("who", "status"), [("gm", 302), ("alice", 403), ("observer", 403), ("outsider", 404)])
 def test_undo_is_the_gms(client, campaign, gm, who, status, request):
     client.force_login(gm)
-    _post(client, _url("births", campaign), op="attempt", marriage=_couple(campaign).pk, how="typed", d1="2", d2="2")
+    _grid(client, _url("births", campaign), _dice(f"a{_couple(campaign).pk}", 2, 2))
     client.force_login(request.getfixturevalue(who))
     assert client.get(_url("undo", campaign)).status_code == (200 if who == "gm" else status)
     assert _post(client, _url("undo", campaign), which="step").status_code == status
@@ -448,7 +492,7 @@ def test_a_typed_death_a_pass_over_and_the_new_reign(client, campaign, gm, alice
 
     # Alice types her King's dice: 1 + 1 + 0 < 4, he dies; the result shows at once.
     client.force_login(alice)
-    response = _post(client, url, op="roll", character=edward.pk, how="typed", d1="1", d2="1")
+    response = _grid(client, url, {"rows": edward.pk, **_dice(f"s{edward.pk}", 1, 1)})
     assert response.status_code == 302
     edward.refresh_from_db()
     assert edward.status == Status.DEAD and edward.death_year == 1300
@@ -477,8 +521,9 @@ def test_a_typed_death_a_pass_over_and_the_new_reign(client, campaign, gm, alice
 
     # The GM: everyone else survives on typed sixes; the finish form has Alice's choice ticked.
     client.force_login(gm)
-    for row in survival_board(campaign).to_roll:
-        _post(client, url, op="roll", character=row.character.pk, how="typed", d1="6", d2="6")
+    rows = [row.character.pk for row in survival_board(campaign).to_roll]
+    typed = {k: v for pk in rows for k, v in _dice(f"s{pk}", 6, 6).items()}
+    assert _grid(client, url, {"rows": rows, **typed}).status_code == 302  # one submit for them all
     assert not survival_board(campaign).to_roll
     html = client.get(url).content.decode()
     finish = html[html.index('id="finish"') :]
@@ -605,9 +650,9 @@ def test_undo_step_restores_exactly(client, campaign, gm, alice):
     client.force_login(alice)
     couple = _couple(campaign)
     url = _url("births", campaign)
-    _post(client, url, op="attempt", marriage=couple.pk, how="typed", d1="5", d2="5")
-    attempt = BirthAttempt.objects.get(marriage=couple)
-    _post(client, url, op="sex", attempt=attempt.pk, how="server")
+    _grid(client, url, _dice(f"a{couple.pk}", 5, 5))
+    assert BirthAttempt.objects.get(marriage=couple).success
+    _grid(client, url, {f"how-{couple.pk}": "server"})
     assert _state(campaign) != before
     client.force_login(gm)
     html = client.get(_url("undo", campaign)).content.decode()
@@ -691,12 +736,13 @@ def test_bloodline_pages_and_a_typed_birth(client, db):
     board = births_board(demo)
     couple = next(c for c in board.couples if c.may_attempt)
     url = _url("births", demo)
-    bad = _post(client, url, op="attempt", marriage=couple.marriage.pk, how="typed", d1="11", d2="5")
+    pk = couple.marriage.pk
+    bad = _grid(client, url, _dice(f"a{pk}", 11, 5))
     assert bad.status_code == 400 and "A d10 shows 1 to 10." in bad.content.decode()
-    assert _post(client, url, op="attempt", marriage=couple.marriage.pk, how="typed", d1="10", d2="5").status_code == 302
+    assert _grid(client, url, _dice(f"a{pk}", 10, 5)).status_code == 302
     attempt = BirthAttempt.objects.get(marriage=couple.marriage)
     assert attempt.success and attempt.roll.dice == "2d10"
-    response = _post(client, url, op="sex", attempt=attempt.pk, how="typed", sex="7", c1_1="9", c2_1="5", c3_1="1")
+    response = _grid(client, url, {f"x{pk}-sex": "7", f"x{pk}-c1_1": "9", f"x{pk}-c2_1": "5", f"x{pk}-c3_1": "1"})
     assert response.status_code == 302
     child = Character.objects.get(pk=BirthAttempt.objects.get(pk=attempt.pk).child_id)
     assert child.sex == "F" and set(child.characteristics) == {"adm", "dip", "mil"}

@@ -229,6 +229,7 @@ FILL: dict[str, Fill] = {
         lambda c: [u("pages:character", c.slug, x.pk) for x in (c.groom, c.bride, c.monarch["England"], c.monarch["Spain"])]
     ),
     "pages:rolls": C(lambda c: [u("pages:rolls", c.slug)]),
+    "pages:live": C(lambda c: [u("pages:live", c.slug, query="v=0")]),  # the poll: {"version": n} to members
     "pages:roll_correct": C(lambda c: [u("pages:roll_correct", c.slug, c.roll.pk)], POST_ACTION),
     "pages:turn": C(lambda c: [u("pages:turn", c.slug)]),
     "pages:births": C(lambda c: [u("pages:births", c.slug)], POST_ACTION),
@@ -847,13 +848,17 @@ ACTIONS: dict[tuple[str, str], Act] = {
     ("pages:backup_new", "back up the campaign"): P(lambda c: u("pages:backup_new", c.slug), lambda c: {}, PLAYERS, "gm"),
     ("pages:births", "a birth roll for England's couple"): P(
         lambda c: u("pages:births", c.slug),
-        lambda c: {"op": "attempt", "marriage": c.couple.pk, "how": "server"},
+        lambda c: {"op": "grid", f"how-{c.couple.pk}": "server"},
         {"bob", "carol"},
         "alice",
     ),
     ("pages:births", "the sex roll of England's child"): P(
         lambda c: u("pages:births", c.slug),
-        lambda c: {"op": "sex", "attempt": c.attempt.pk, "how": "server"},
+        lambda c: {
+            "op": "grid",
+            f"how-{c.attempt.marriage_id}": "server",
+            f"state-{c.attempt.marriage_id}": f"sex-{c.attempt.pk}",
+        },
         {"bob", "carol"},
         "alice",
     ),
@@ -861,7 +866,7 @@ ACTIONS: dict[tuple[str, str], Act] = {
     ("pages:births", "finish"): P(lambda c: u("pages:births", c.slug), lambda c: {"op": "finish"}, PLAYERS, "gm"),
     ("pages:survival", "England's king's roll"): P(
         lambda c: u("pages:survival", c.slug),
-        lambda c: {"op": "roll", "character": c.monarch["England"].pk, "how": "server"},
+        lambda c: {"op": "grid", "rows": c.monarch["England"].pk, f"how-{c.monarch['England'].pk}": "server"},
         {"bob", "carol"},
         "alice",
     ),
