@@ -229,3 +229,15 @@ def test_pages_show_the_numeral_and_tell_the_namesakes_apart(client, campaign, g
         assert name in page, name
     page = client.get(reverse("pages:dashboard", args=[campaign.slug])).content.decode()
     assert "Edward III Testhouse" in page and "Edward Testhouse (b. 1285)" in page  # the King and his heir
+
+
+@pytest.mark.django_db
+def test_the_tree_names_the_king_with_his_numeral_and_the_namesakes_with_their_births(campaign):
+    from dynasties.trees.data import build_tree, load_rows
+
+    house, edward, son, cousin = _edward_iii(campaign)
+    tree = build_tree(load_rows(campaign), kind="dynasty", dynasty=house.pk)
+    names = {pk: p.name for pk, p in tree.people.items()}
+    assert names[edward.pk] == "Edward III Testhouse"
+    assert names[son.pk] == "Edward Testhouse (b. 1285)"
+    assert names[cousin.pk] == "Edward Testhouse (b. 1287)"

@@ -17,6 +17,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from rules.regnal import Named
+from rules.regnal import labels as regnal_labels
+
 KINDS = ("dynasty", "campaign", "ancestors", "descendants", "succession")
 
 
@@ -55,6 +58,7 @@ class ReignRow(NamedTuple):
     end_year: int | None
     regent_id: int | None
     regency_end_year: int | None
+    numeral: int | None
 
 
 class TitleRow(NamedTuple):
@@ -341,12 +345,20 @@ def build_tree(
             titles.setdefault(t.holder_id, []).append(t.name)
     reigns: dict[int, list[str]] = {}
     regencies: dict[int, list[str]] = {}
+    numerals: dict[int, tuple[int, ...]] = {}
+    for r in sorted(rows.reigns, key=lambda r: (r.start_year, r.id)):
+        if r.numeral:
+            numerals[r.holder_id] = (*numerals.get(r.holder_id, ()), r.numeral)
     for r in rows.reigns:
         reigns.setdefault(r.holder_id, []).append(f"{r.crown} {r.start_year}\u2013{r.end_year or ''}")
         if r.regent_id is not None:
             end = r.regency_end_year or r.end_year or ""
             regencies.setdefault(r.regent_id, []).append(f"{r.crown} {r.start_year}\u2013{end}")
     numbers = {pk: position for position, pk in line}
+    names = regnal_labels(  # "Edward III Plantagenet"; a living namesake "Edward Plantagenet (b. 1301)"
+        Named(c.id, c.given_name, c.dynastic_name, c.birth_year, c.birth_order, numerals.get(c.id, ()), c.status == "alive")
+        for c in rows.characters
+    )
 
     people: dict[int, PersonNode] = {}
     for c in rows.characters:  # in id order: the DOT text is stable
@@ -356,7 +368,7 @@ def build_tree(
         house = houses.get(house_id) if house_id is not None else None
         people[c.id] = PersonNode(
             id=c.id,
-            name=f"{c.given_name} {c.dynastic_name}",
+            name=names[c.id],
             sex=c.sex,
             born=c.birth_year,
             died=c.death_year,
