@@ -9,11 +9,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from campaign import events
+from campaign import events, live
 from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, RuleTable, Step
 from campaign.permissions import line_audience
 from rules import get_ruleset
-from rules.errors import NotFound, RuleError, StepOrderError
+from rules.errors import RuleError, StepOrderError
 from rules.tables import validate_table
 
 STEP_LABELS = dict(Step.choices)
@@ -29,12 +29,9 @@ STEP_WAITS = {
 
 
 def lock_campaign(campaign: Campaign | int) -> Campaign:
-    """Re-read the campaign under a row lock: two GMs running a step at once queue here."""
-    pk = campaign.pk if isinstance(campaign, Campaign) else campaign
-    try:
-        return Campaign.objects.select_for_update().get(pk=pk)
-    except Campaign.DoesNotExist:
-        raise NotFound(f"There is no campaign #{pk}.") from None
+    """Re-read the campaign under a row lock: two GMs running a step at once queue here. Every
+    write locks first, so the lock raises the campaign's live version too (``campaign.live``)."""
+    return live.lock_and_raise(campaign.pk if isinstance(campaign, Campaign) else campaign)
 
 
 def require_step(campaign: Campaign, step: Step) -> None:

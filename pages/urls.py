@@ -1,6 +1,6 @@
 from django.urls import URLPattern, URLResolver, path
 
-from pages import backups, corrections, marriages, preferences, sequence, titles, treasury, views
+from pages import backups, corrections, live, marriages, preferences, sequence, titles, treasury, views
 from pages.contracts import urls as contracts
 
 app_name = "pages"
@@ -18,4 +18,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *treasury.urlpatterns,
     *titles.urlpatterns,
     *backups.urlpatterns,
+    *live.urlpatterns,
 ]

@@ -1,0 +1,164 @@
+// The live table. A page that follows the table has <main data-live="/c/<slug>/live/"
+// data-version="N"> (pages.templatetags.live). Every 700 ms, while the tab is shown, it asks the
+// server whether the campaign moved on (204: no; 200 {"version": M}: yes) and then asks its own
+// address again and puts the new <main> in place: the same view under the same policy draws it,
+// so nothing the viewer may not see is ever sent. A form being filled in is never swept away: a
+// banner offers to show the table instead. A field that only has the cursor keeps it.
+(function () {
+  "use strict";
+
+  var PERIOD = 700;
+  var requests = []; // this page's htmx requests (a grid's row being sent)
+  var polling = false;
+  var stale = null; // the newest version, kept behind a form being filled in
+
+  function main() {
+    return document.querySelector("main[data-live]");
+  }
+
+  function busy() {
+    requests = requests.filter(function (xhr) {
+      return xhr.readyState !== 4;
+    });
+    return requests.length > 0;
+  }
+
+  function typedIn(root) {
+    var fields = root.querySelectorAll("input, select, textarea");
+    for (var i = 0; i < fields.length; i++) {
+      var f = fields[i];
+      var type = (f.type || "").toLowerCase();
+      if (type === "hidden" || type === "submit" || type === "button" || type === "reset" || type === "image") continue;
+      if (type === "checkbox" || type === "radio") {
+        if (f.checked !== f.defaultChecked) return true;
+      } else if (f.tagName === "SELECT") {
+        for (var j = 0; j < f.options.length; j++) {
+          if (f.options[j].selected !== f.options[j].defaultSelected) return true;
+        }
+      } else if (f.value !== f.defaultValue) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  function focusKey(root) {
+    var active = document.activeElement;
+    if (!active || active === document.body || !root.contains(active)) return null;
+    if (active.id) return "#" + CSS.escape(active.id);
+    if (active.name) {
+      var form = active.form && active.form.id ? "#" + CSS.escape(active.form.id) + " " : "";
+      return form + active.tagName.toLowerCase() + '[name="' + CSS.escape(active.name) + '"]';
+    }
+    return null;
+  }
+
+  function banner(version) {
+    stale = version;
+    if (document.getElementById("live-banner")) return;
+    var box = document.createElement("div");
+    box.id = "live-banner";
+    box.className = "live-banner";
+    box.setAttribute("role", "status");
+    var text = document.createElement("span");
+    text.textContent = "The table has moved on.";
+    var show = document.createElement("button");
+    show.type = "button";
+    show.textContent = "Show";
+    show.addEventListener("click", function () {
+      refresh(stale, true);
+    });
+    box.appendChild(text);
+    box.appendChild(document.createTextNode(" "));
+    box.appendChild(show);
+    document.body.appendChild(box);
+  }
+
+  function dropBanner() {
+    var box = document.getElementById("live-banner");
+    if (box) box.remove();
+    stale = null;
+  }
+
+  // Ask the page's own address again and put its <main> in place of this one (unless a form is
+  // being filled in and ``force`` is not set: then the banner).
+  function refresh(version, force) {
+    var root = main();
+    if (!root) return null;
+    if (!force && typedIn(root)) {
+      banner(version);
+      return null;
+    }
+    return fetch(location.href, { credentials: "same-origin", headers: { Accept: "text/html" }, cache: "no-store" })
+      .then(function (answer) {
+        var html = (answer.headers.get("Content-Type") || "").indexOf("text/html") === 0;
+        return answer.ok && html ? answer.text().then(function (text) { return [answer, text]; }) : null;
+      })
+      .then(function (got) {
+        var now = main();
+        if (!now) return;
+        var fresh = got && new DOMParser().parseFromString(got[1], "text/html").querySelector("main");
+        if (!fresh) {
+          now.dataset.version = version; // the page is gone (an undo took it away): not asked again
+          return;
+        }
+        if (!force && typedIn(now)) {
+          banner(version);
+          return;
+        }
+        var keep = focusKey(now);
+        now.replaceWith(fresh);
+        if (got[0].redirected) history.replaceState(history.state, "", got[0].url);
+        var title = fresh.ownerDocument.title;
+        if (title) document.title = title;
+        dropBanner();
+        if (window.htmx) window.htmx.process(fresh);
+        if (keep) {
+          var again = fresh.querySelector(keep);
+          if (again) again.focus({ preventScroll: true });
+        }
+        fresh.dispatchEvent(new CustomEvent("regnal:live", { bubbles: true }));
+      });
+  }
+
+  function poll() {
+    var root = main();
+    if (!root || polling || busy() || document.visibilityState !== "visible") return;
+    polling = true;
+    var url = root.dataset.live + "?v=" + encodeURIComponent(stale !== null ? stale : root.dataset.version);
+    fetch(url, { credentials: "same-origin", cache: "no-store" })
+      .then(function (answer) {
+        return answer.status === 200 ? answer.json() : null;
+      })
+      .then(function (news) {
+        if (!news || !main() || busy()) return null;
+        if (stale !== null) {
+          stale = String(news.version); // still behind the form: the banner stays
+          return null;
+        }
+        return refresh(String(news.version), false);
+      })
+      .catch(function () {}) // the server is away for a moment: ask again next time
+      .then(function () {
+        polling = false;
+      });
+  }
+
+  // A page's own htmx request (a grid's row sent) answers with the whole page it changed (hx-select
+  // takes a part): take that page's version, so the page's own write is not news.
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (event.detail && event.detail.xhr) requests.push(event.detail.xhr);
+  });
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var xhr = event.detail && event.detail.xhr;
+    var root = main();
+    if (!xhr || !root || xhr.status >= 400) return;
+    var found = /<main[^>]*\sdata-version="(\d+)"/.exec(xhr.responseText || "");
+    if (!found || Number(found[1]) < Number(root.dataset.version)) return;
+    root.dataset.version = found[1];
+    if (stale !== null && Number(found[1]) >= Number(stale)) dropBanner();
+  });
+
+  setInterval(poll, PERIOD);
+  document.addEventListener("visibilitychange", poll);
+})();

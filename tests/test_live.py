@@ -1,0 +1,193 @@
+"""The live table (issue 19): every write raises the campaign's live version in its own transaction;
+the poll answers 204 while nothing moved and the new version once something did, to members only,
+in one query after the session's; the pages that follow the table carry the poll's address."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.core.signals import request_started
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from campaign import live
+from campaign.models import Campaign, Step
+from campaign.treasury import treasury_transfer
+from campaign.undo import new_action_key, redo, step_action, undo_step
+from contracts.services import contract_draft
+from dynasties.models import Character, Dynasty
+from dynasties.services import births_roll_all, survival_roll
+from operations.simulation import play_births
+from rules.dice import RandomSource
+from rules.errors import RuleError
+from tests.test_desk_undo import _form_data
+
+
+def version(campaign: Campaign) -> int:
+    return Campaign.objects.values_list("live_version", flat=True).get(pk=campaign.pk)
+
+
+def house(campaign: Campaign, crown: str) -> Dynasty:
+    return Dynasty.objects.get(campaign=campaign, crown=crown)
+
+
+def poll(client, campaign: Campaign, v: object = None):
+    url = reverse("pages:live", args=[campaign.slug])
+    return client.get(url if v is None else f"{url}?v={v}")
+
+
+# --- every write raises the version -------------------------------------------------------------
+
+
+def test_a_birth_roll_and_a_survival_roll_raise_the_version(campaign, gm):
+    before = version(campaign)
+    births_roll_all(campaign=campaign, source=RandomSource(1), by=gm)
+    after_births = version(campaign)
+    assert after_births > before
+    step_action(campaign=campaign, key=new_action_key(), label="Births", action=lambda c: play_births(c, RandomSource(3)), by=gm)
+    assert Campaign.objects.get(pk=campaign.pk).step == Step.SURVIVAL
+    after_step = version(campaign)
+    assert after_step > after_births
+    survival_roll(campaign=campaign, source=RandomSource(4), by=gm)
+    assert version(campaign) > after_step
+
+
+def test_a_payment_and_a_contract_raise_the_version(campaign, gm):
+    england, france = house(campaign, "England"), house(campaign, "France")
+    before = version(campaign)
+    treasury_transfer(campaign=campaign, payer=None, payee=england, amount=10, reason="A grant", by=gm)
+    paid = version(campaign)
+    assert paid > before
+    contract_draft(campaign=campaign, kind="agreement", title="Peace", parties=[england, france], by=gm)
+    assert version(campaign) > paid
+
+
+def test_a_refused_write_leaves_the_version_as_it_was(campaign, gm):
+    england, france = house(campaign, "England"), house(campaign, "France")
+    before = version(campaign)
+    with pytest.raises(RuleError):
+        treasury_transfer(campaign=campaign, payer=england, payee=france, amount=10**9, reason="Too much", by=gm)
+    assert version(campaign) == before
+
+
+def test_undo_and_redo_raise_the_version_never_put_it_back(campaign, gm):
+    step_action(campaign=campaign, key=new_action_key(), label="Births", action=lambda c: play_births(c, RandomSource(3)), by=gm)
+    played = version(campaign)
+    undo_step(campaign=campaign, key=new_action_key(), by=gm)
+    undone = version(campaign)
+    assert Campaign.objects.get(pk=campaign.pk).step == Step.BIRTHS
+    assert undone > played  # undo restores the campaign's columns, never its live version
+    redo(campaign=campaign, key=new_action_key(), by=gm)
+    assert Campaign.objects.get(pk=campaign.pk).step == Step.SURVIVAL
+    assert version(campaign) > undone
+
+
+def test_a_desk_save_raises_the_version(campaign, admin_client):
+    person = Character.objects.filter(campaign=campaign).order_by("pk").first()
+    assert person is not None
+    change = reverse("admin:dynasties_character_change", args=[person.pk])
+    data = _form_data(admin_client.get(change))
+    data["given_name"] = "Corrected"
+    before = version(campaign)
+    response = admin_client.post(change, data)
+    assert response.status_code == 302
+    assert Character.objects.get(pk=person.pk).given_name == "Corrected"
+    assert version(campaign) > before
+
+
+def test_a_page_action_raises_the_version(client, campaign, gm):
+    client.force_login(gm)
+    before = version(campaign)
+    response = client.post(reverse("pages:births", args=[campaign.slug]), {"op": "roll_all", "action_key": new_action_key()})
+    assert response.status_code == 302
+    assert version(campaign) > before
+
+
+def test_the_lock_is_the_raise_and_reads_the_whole_row(campaign):
+    stored = Campaign.objects.get(pk=campaign.pk)
+    with CaptureQueriesContext(connection) as queries, transaction.atomic():
+        locked = live.lock_and_raise(campaign.pk)
+    statements = [q["sql"] for q in queries if "SAVEPOINT" not in q["sql"]]
+    assert len(statements) == 1 and statements[0].startswith("UPDATE"), statements  # as the locking read it replaced
+    assert locked.live_version == stored.live_version + 1
+    for field in Campaign._meta.concrete_fields:
+        if field.name != "live_version":
+            assert getattr(locked, field.attname) == getattr(stored, field.attname), field.name
+
+
+@pytest.mark.django_db(transaction=True)
+def test_locking_outside_a_transaction_is_refused(campaign):
+    with pytest.raises(transaction.TransactionManagementError):
+        live.lock_and_raise(campaign.pk)
+
+
+def test_a_page_drawn_after_its_own_write_shows_that_write_s_version(campaign, gm, django_capture_on_commit_callbacks):
+    read_first = Campaign.objects.get(pk=campaign.pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        treasury_transfer(campaign=campaign, payer=None, payee=house(campaign, "England"), amount=1, reason="Alms", by=gm)
+    assert live.page_version(read_first) == version(campaign) > read_first.live_version
+    request_started.send(sender=None)  # the next request starts afresh
+    assert live.page_version(read_first) == read_first.live_version
+
+
+# --- the poll ------------------------------------------------------------------------------------
+
+
+def test_the_poll_answers_204_while_nothing_moved_and_the_version_once_it_did(client, campaign, alice, gm):
+    client.force_login(alice)
+    now = version(campaign)
+    still = poll(client, campaign, now)
+    assert still.status_code == 204 and still.content == b""
+    assert still["Cache-Control"] == "no-store"
+    treasury_transfer(campaign=campaign, payer=None, payee=house(campaign, "England"), amount=1, reason="Alms", by=gm)
+    moved = poll(client, campaign, now)
+    assert moved.status_code == 200 and moved.json() == {"version": version(campaign)} and moved.json()["version"] > now
+    assert poll(client, campaign, moved.json()["version"]).status_code == 204
+    assert poll(client, campaign).json() == {"version": version(campaign)}  # no version asked: the one there is
+    assert poll(client, campaign, "nonsense").status_code == 200
+
+
+def test_the_poll_is_for_members_only(client, campaign, outsider, alice):
+    assert poll(client, campaign, 0).status_code == 404  # anonymous: as a campaign that does not exist
+    client.force_login(outsider)
+    assert poll(client, campaign, 0).status_code == 404
+    assert client.get(reverse("pages:live", args=["no-such-campaign"])).status_code == 404
+    client.force_login(alice)
+    assert poll(client, campaign, 0).status_code in (200, 204)
+    assert client.post(reverse("pages:live", args=[campaign.slug])).status_code == 405
+
+
+def test_the_poll_makes_one_query_after_the_session_and_writes_nothing(client, campaign, alice):
+    client.force_login(alice)
+    now = version(campaign)
+    with CaptureQueriesContext(connection) as queries:
+        answer = poll(client, campaign, now)
+    assert answer.status_code == 204
+    sql = [q["sql"] for q in queries]
+    assert len(sql) == 3, sql  # the session, the user, the campaign's version for a member
+    assert "django_session" in sql[0] and "live_version" in sql[2]
+    assert not [s for s in sql if re.match(r"\s*(INSERT|UPDATE|DELETE)", s, re.IGNORECASE)]
+    assert "sessionid" not in answer.cookies  # the session is not written again
+
+
+# --- the pages that follow the table ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["dashboard", "turn", "births", "survival", "marriages", "announcements", "treasury", "rolls"])
+def test_the_pages_of_the_table_carry_the_poll(client, campaign, alice, name):
+    client.force_login(alice)
+    html = client.get(reverse(f"pages:{name}", args=[campaign.slug]), follow=True).content.decode()  # the treasury: his own
+    live_url = reverse("pages:live", args=[campaign.slug])
+    assert f'<main data-live="{live_url}" data-version="{version(campaign)}">' in html
+    assert "regnal-live.js" in html
+
+
+def test_other_pages_do_not_poll(client, campaign, alice):
+    client.force_login(alice)
+    person = Character.objects.filter(campaign=campaign).order_by("pk").first()
+    assert person is not None
+    html = client.get(reverse("pages:character", args=[campaign.slug, person.pk])).content.decode()
+    assert "data-live=" not in html and "<main>" in html
+    assert "data-live=" not in client.get(reverse("home")).content.decode()
