@@ -27,6 +27,7 @@ from campaign.models import Audience, Campaign, ChronicleEntry, RollSubject
 from campaign.printing import render_pdf
 from campaign.steps import load_tables
 from dynasties.models import Character, Dynasty, Reign, Status, Title
+from rules.regnal import regnal_name
 from rules.tables import survival_need
 
 LAST_AGE = 80  # the year track runs to age 80 (A2), or to death
@@ -138,6 +139,15 @@ def _titles(characters: Sequence[Character]) -> dict[int, list[str]]:
     return out
 
 
+def _numerals(characters: Sequence[Character]) -> dict[int, list[int]]:
+    """Each monarch's regnal numbers, one per crown in the order he was crowned (one query)."""
+    out: dict[int, list[int]] = defaultdict(list)
+    reigns = Reign.objects.filter(holder_id__in=[c.pk for c in characters], numeral__isnull=False)
+    for holder, number in reigns.order_by("start_year", "pk").values_list("holder_id", "numeral"):
+        out[holder].append(number)
+    return out
+
+
 def sheet_context(
     character: Character,
     campaign: Campaign | None = None,
@@ -145,6 +155,7 @@ def sheet_context(
     rolls: dict[int, dict[str, Any]] | None = None,
     titles: list[str] | None = None,
     two_up: bool = False,
+    numerals: Sequence[int] | None = None,
 ) -> dict[str, Any]:
     """Everything one sheet shows. Batch callers pass the shared look-ups; alone, they are read here."""
     campaign = campaign or character.campaign
@@ -154,6 +165,8 @@ def sheet_context(
         rolls = _survival_rolls([character]).get(character.pk, {})
     if titles is None:
         titles = _titles([character]).get(character.pk, [])
+    if numerals is None:
+        numerals = _numerals([character]).get(character.pk, [])
     bloodline = campaign.rules.effective_ages
     traits = character.characteristics or {}
     father, mother = character.father, character.mother
@@ -164,7 +177,7 @@ def sheet_context(
         "bloodline": bloodline,
         "birth_year": character.birth_year,
         "sex": character.get_sex_display(),
-        "name": character.given_name,
+        "name": regnal_name(character.given_name, numerals),  # "Edward III"
         "dynastic_name": father.dynastic_name if father is not None else character.dynastic_name,
         "mother": mother.display_name if mother is not None else "",
         "father": father.display_name if father is not None else "",
@@ -220,7 +233,11 @@ def _sheet_document_context(characters: list[Character], campaign: Campaign, two
     tables = load_tables(campaign)
     rolls = _survival_rolls(characters)
     titles = _titles(characters)
-    sheets = [sheet_context(c, campaign, tables, rolls.get(c.pk, {}), titles.get(c.pk, []), two_up) for c in characters]
+    numerals = _numerals(characters)
+    sheets = [
+        sheet_context(c, campaign, tables, rolls.get(c.pk, {}), titles.get(c.pk, []), two_up, numerals.get(c.pk, []))
+        for c in characters
+    ]
     pages = [sheets[i : i + 2] for i in range(0, len(sheets), 2)] if two_up else [[s] for s in sheets]
     return {"campaign": campaign, "pages": pages, "two_up": two_up}
 

@@ -241,3 +241,14 @@ def test_the_tree_names_the_king_with_his_numeral_and_the_namesakes_with_their_b
     assert names[edward.pk] == "Edward III Testhouse"
     assert names[son.pk] == "Edward Testhouse (b. 1285)"
     assert names[cousin.pk] == "Edward Testhouse (b. 1287)"
+
+
+@pytest.mark.django_db
+def test_the_sheet_names_the_king_with_his_numeral(campaign):
+    from dynasties.printing import sheet_context, sheets_html
+
+    _house, edward, son, _cousin = _edward_iii(campaign)
+    assert sheet_context(edward)["name"] == "Edward III"
+    assert sheet_context(son)["name"] == "Edward"  # the name box holds the Christian name
+    html = sheets_html([edward, son])
+    assert "<h1>Edward III Testhouse</h1>" in html and "<h1>Edward Testhouse</h1>" in html
