@@ -29,6 +29,7 @@ class CorrectForm(DiceForm):
 
     def __init__(self, *args: Any, spec: DiceSpec, **kwargs: Any) -> None:
         super().__init__(*args, spec=spec, typed=False, **kwargs)
+        self.fields["d1"].widget.attrs["autofocus"] = True  # the GM types at once
         if spec.count > 1:
             low, high = spec.count, spec.count * spec.sides
             self.fields["total"] = forms.IntegerField(
@@ -104,6 +105,7 @@ def correct(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             form=form,
             failure=failure,
             refused=refused.message if refused is not None else "",
+            newest=max(roll.corrections.all(), key=lambda r: r.pk, default=None),
             may_correct=may_correct_rolls(role),
             log=_log(roll),
         ),

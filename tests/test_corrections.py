@@ -329,6 +329,11 @@ def test_the_gm_corrects_a_die_from_the_roll_log(client, campaign, gm):
     html = shown.content.decode()
     assert "corrected by gm at" in html and "was 2 + 3 = 5" in html and "wrong: corrected by gm" in html
     assert f'href="{_page(campaign, attempt.roll)}"' not in html  # the wrong entry is corrected through its correction
+    fixed = Roll.objects.get(corrects=attempt.roll)
+    assert (
+        f'href="{_page(campaign, fixed)}">Correct roll #{fixed.pk}</a>'
+        in client.get(_page(campaign, attempt.roll)).content.decode()
+    )
     assert BirthAttempt.objects.get(pk=attempt.pk).success
 
 
