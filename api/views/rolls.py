@@ -8,7 +8,7 @@ from rest_framework import serializers
 
 from api.common import CampaignReadViewSet
 from api.filters import FilterSet, IntegerFilter
-from api.serializers import LinkSerializer, SelfUrlField, link
+from api.serializers import LinkField, LinkSerializer, SelfUrlField, link
 from campaign.models import Roll, RollSubject
 
 
@@ -18,6 +18,9 @@ class RollOut(serializers.ModelSerializer):  # type: ignore[type-arg]
     faces = serializers.ListField(child=serializers.IntegerField())
     entered_by = serializers.SerializerMethodField(help_text="Who typed the dice in (empty: the server rolled).")
     characters = serializers.SerializerMethodField(help_text="The characters the roll was for, in order.")
+    corrects = LinkField(
+        "rolls", source="corrects_id", help_text="The roll this one corrects (the GM changed its faces): that one was wrong."
+    )
 
     class Meta:
         model = Roll
@@ -38,6 +41,7 @@ class RollOut(serializers.ModelSerializer):  # type: ignore[type-arg]
             "entered_by",
             "created_at",
             "characters",
+            "corrects",
         ]
         ref_name = "Roll"
 

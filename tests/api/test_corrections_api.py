@@ -33,6 +33,8 @@ def test_the_gm_corrects_a_birth_roll_and_hears_what_changed(campaign, gm, clien
     new = Roll.objects.get(pk=body["roll"]["id"])
     assert new.corrects_id == wrong and new.source == RollSource.ENTERED
     assert BirthAttempt.objects.get(pk=attempt["id"]).success
+    log = client.get(url(campaign, "rolls"), {"year": 1300, "step": "births"}).json()["results"]
+    assert [(r["id"], (r["corrects"] or {}).get("id")) for r in log] == [(wrong, None), (new.pk, wrong)]
     assert_error(_correct(client, campaign, wrong, [6, 6], HTTP_IDEMPOTENCY_KEY="fix-1"), 409, "already_done")
 
 
