@@ -252,3 +252,38 @@ def test_the_sheet_names_the_king_with_his_numeral(campaign):
     assert sheet_context(son)["name"] == "Edward"  # the name box holds the Christian name
     html = sheets_html([edward, son])
     assert "<h1>Edward III Testhouse</h1>" in html and "<h1>Edward Testhouse</h1>" in html
+
+
+@pytest.mark.django_db
+def test_the_announcements_tell_the_succession_with_the_numerals(campaign):
+    from dynasties.services import announcements_make, marriages_finish
+
+    _edward_iii(campaign)
+    marriages_finish(campaign=campaign)
+    announcement = announcements_make(campaign=campaign)
+    lines = announcement.data["sections"]["Successions and regencies"]
+    assert any(line.startswith("Edward III Testhouse succeeds Henry III Testhouse as King of Testland") for line in lines)
+
+
+@pytest.mark.django_db
+def test_the_gm_sets_the_pre_campaign_numerals_in_the_admin_and_the_crown_is_counted_again(admin_client, campaign):
+    from django.urls import reverse
+
+    house, *_ = _edward_iii(campaign)
+    record = Crown.objects.get(campaign=campaign, name="Testland")
+    url = reverse("admin:dynasties_crown_change", args=[record.pk])
+    form = {
+        "campaign": campaign.pk,
+        "name": "Testland",
+        "home_dynasty": house.pk,
+        "state": "{}",
+        "events-TOTAL_FORMS": 0,
+        "events-INITIAL_FORMS": 0,
+    }
+    refused = admin_client.post(url, {**form, "numerals": '{"Edward": "two"}'})
+    assert refused.status_code == 200 and "is not a numeral" in refused.content.decode()
+    done = admin_client.post(url, {**form, "numerals": '{"Edward": 5, "Henry": 0}'}, follow=True)
+    assert "2 reigns renumbered" in done.content.decode()
+    numbers = dict(Reign.objects.filter(campaign=campaign, crown="Testland").values_list("holder__given_name", "numeral"))
+    assert numbers == {"Henry": 1, "Edward": 6}
+    assert Crown.objects.get(pk=record.pk).numerals == {"Edward": 5, "Henry": 0}

@@ -36,6 +36,7 @@ from dynasties.models import (
 from dynasties.services.bloodline_sequence import diplomacy_bonus
 from dynasties.services.bloodline_titles import title_income
 from dynasties.services.common import World
+from dynasties.services.regnal import renumber
 from dynasties.services.succession_view import SuccessionLine, succession_line
 from rules import blood_royale as br
 from rules import get_ruleset
@@ -452,10 +453,32 @@ class CrownEventInline(admin.TabularInline):
         return False
 
 
+class CrownForm(forms.ModelForm):
+    class Meta:
+        model = Crown
+        fields = ["campaign", "name", "home_dynasty", "numerals", "state"]  # the admin adds the rest
+
+    def clean_numerals(self) -> dict[str, int]:
+        """A name and the numeral of the crown's last pre-campaign monarch of it: {"Edward": 2}."""
+        value = self.cleaned_data.get("numerals") or {}
+        if not isinstance(value, dict):
+            raise forms.ValidationError('Write each name with a number, e.g. {"Edward": 2, "Mary": 1}.')
+        for name, number in value.items():
+            if not name.strip() or not isinstance(number, int) or isinstance(number, bool) or not 0 <= number <= 100:
+                raise forms.ValidationError(
+                    f"{name!r}: {number!r} is not a numeral. Give the number of the last king or queen of that name "
+                    'before the campaign, from 0 to 100, e.g. {"Edward": 2}.'
+                )
+        return {name.strip(): number for name, number in value.items()}
+
+
 @admin.register(Crown)
 class CrownAdmin(admin.ModelAdmin):
     """A country's throne: whose it is, who controls it, any Dynastic Union and (BloodLine) its
-    Stability history. Unions are made and undone by the succession services."""
+    Stability history. Unions are made and undone by the succession services. Changing the
+    pre-campaign numerals counts the crown's regnal numbers again from them."""
+
+    form = CrownForm
 
     list_display = ["name", "campaign", "home_dynasty", "controlled_by", "union_with", "union_since", "stability", "annexed"]
     list_filter = ["campaign", ("union_with", admin.EmptyFieldListFilter)]
@@ -467,6 +490,13 @@ class CrownAdmin(admin.ModelAdmin):
     @admin.display(boolean=True, description="annexed (landless home house)")
     def annexed(self, obj: Crown) -> bool:
         return obj.annexed
+
+    def save_model(self, request: HttpRequest, obj: Crown, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        if "numerals" in form.changed_data:
+            changed = renumber(obj.campaign, obj.name)
+            reigns = "1 reign" if changed == 1 else f"{changed} reigns"
+            self.message_user(request, f"{obj.name}: counted again from the pre-campaign numerals, {reigns} renumbered.")
 
 
 @admin.register(ControlChange)
