@@ -416,6 +416,7 @@ class ReignOut(serializers.ModelSerializer):  # type: ignore[type-arg]
             "regency_end_year",
             "planned_end_year",
             "interim_for",
+            "numeral",
             "passed_over",
         ]
         ref_name = "Reign"

@@ -126,6 +126,10 @@ def test_reigns_year_snapshot_and_filters(campaign, gm, family, client_for):
     assert get(crown="England", year=1280) == set()
     assert get(crown="England", current=True) == {new.pk}
     assert get(holder=family["ralph"].pk) == {new.pk}
+    # the regnal number written at the crowning (issue 19); a reign made by hand has none
+    Reign.objects.filter(pk=old.pk).update(numeral=3)
+    numerals = {r["id"]: r["numeral"] for r in client.get(url(campaign, "reigns"), {"crown": "England"}).json()["results"]}
+    assert numerals == {old.pk: 3, new.pk: None}
 
 
 @pytest.mark.django_db
