@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.urls import reverse
 
@@ -16,6 +18,7 @@ from dynasties.services.common import World
 from dynasties.services.corrections import WITHDRAWN, correct_roll
 from dynasties.services.succession_choices import pass_over_choices, pass_over_choose
 from dynasties.services.survival import survival_due
+from operations.exchange import campaign_export, campaign_import
 from rules import bloodline as bl
 from rules.dice import RandomSource
 from rules.errors import InvalidDice, NotFound, RuleError
@@ -435,3 +438,15 @@ def test_the_page_takes_the_total_or_every_die(client, campaign, gm):
     done = client.post(_page(campaign, attempt.roll), {"action_key": new_action_key(), "new-total": 12})
     assert done.status_code == 302
     assert Roll.objects.get(corrects=attempt.roll).source == RollSource.TOTAL and BirthAttempt.objects.get(pk=attempt.pk).success
+
+
+def test_the_export_keeps_which_roll_a_correction_corrects(campaign, gm):
+    attempt = births_attempt(campaign=campaign, marriage=couple(campaign), faces=[2, 3], by=gm)
+    done = correct_roll(campaign=campaign, roll=attempt.roll, faces=[6, 6], by=gm)
+    data = campaign_export(campaign)
+    rolls = {r["id"]: r for r in data["rolls"]}
+    fixed = next(r for r in data["rolls"] if r["corrects"] is not None)
+    assert fixed["faces"] == [6, 6] and rolls[fixed["corrects"]]["faces"] == [2, 3]
+    copy = campaign_import(json.loads(json.dumps(data)))
+    again = Roll.objects.get(campaign=copy, corrects__isnull=False)
+    assert again.faces == done.roll.faces and again.corrects.faces == [2, 3] and again.corrects.campaign == copy

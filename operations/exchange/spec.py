@@ -616,6 +616,13 @@ ROLLS = Section(
             "the minority penalty - on each turn's `monarch_survival` roll and, for the accession turn, the "
             "`monarch_reign` roll; whole numbers within -1000..1000",
         ),
+        ref(
+            "corrects",
+            "rolls",
+            since=LATER,
+            default=None,
+            note="the roll this one corrects: the GM changed its faces, the wrong roll stays in the log before it",
+        ),
     ),
     owner="Roll #{pk}",
     check=checks.check_roll,
