@@ -412,7 +412,7 @@ def test_named_monarch_bathory_in_poland(eu_campaign):
     )
     assert reign.holder.characteristics == {"adm": 8, "dip": 7, "mil": 9} and reign.planned_end_year is None
     assert state(eu_campaign, "Poland") == {"poland_era": True, "monarch_id": reign.holder.pk, "named": True}
-    assert "Stefan Báthory becomes King of Poland, a named monarch: ADM 8, DIP 7, MIL 9." in lines(eu_campaign, "succession")
+    assert "Stefan I Báthory becomes King of Poland, a named monarch: ADM 8, DIP 7, MIL 9." in lines(eu_campaign, "succession")
     result = monarch_survival_roll(campaign=eu_campaign, crown="Poland", faces=[5])
     assert not result.died
 

@@ -469,7 +469,8 @@ def interim_claim_resolve(
         reign = regnal.enthrone(campaign, crown, claimant, world.year, world=world)
         chronicle.add(
             "succession",
-            f"{claimant.display_name}, released, is recognised as {'King' if claimant.sex == 'M' else 'Queen'} of {crown}; "
+            f"{regnal.crowned_name(claimant, reign)}, released, is recognised as "
+            f"{'King' if claimant.sex == 'M' else 'Queen'} of {crown}; "
             f"{interim.display_name} steps down.",
             character=claimant.pk,
             crown=crown,

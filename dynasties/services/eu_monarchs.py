@@ -591,7 +591,8 @@ def monarch_succession_roll(
     )
     for r in rolls:
         box.add_subject(r, monarch)
-    reign = regnal.enthrone(campaign, record.name, monarch, year, planned_end_year=year + turns * campaign.turn_length)
+    end = year + turns * campaign.turn_length
+    reign = regnal.enthrone(campaign, record.name, monarch, year, planned_end_year=end, numbered=not rules.doge)
     record.state = _new_state(
         state, monarch, fragile_health=fragile, crisis_year=year if crisis else None, minority=stage or None
     )
@@ -599,7 +600,7 @@ def monarch_succession_roll(
     reign_roll.values_used = _status(campaign, tables, record).effective  # the accession turn's, as used
     title = _title(monarch, rules.doge)
     shown = ", ".join(f"{n.upper()} {values[n]}" for n in eu.CHARACTERISTICS)
-    text = f"{monarch.display_name} becomes {title} of {record.name}: {shown} ({rules.column_note}"
+    text = f"{regnal.crowned_name(monarch, reign)} becomes {title} of {record.name}: {shown} ({rules.column_note}"
     if former_values:
         text += f"; after {former.display_name if former else 'the former monarch'}'s " + ", ".join(
             f"{n.upper()} {former_values[n]}" for n in eu.CHARACTERISTICS if n in former_values
@@ -709,12 +710,13 @@ def monarch_place_named(
         origin=Origin.CREATED,
     )
     end = year + reign_turns * campaign.turn_length if reign_turns else None
-    reign = regnal.enthrone(campaign, record.name, monarch, year, planned_end_year=end)
+    reign = regnal.enthrone(campaign, record.name, monarch, year, planned_end_year=end, numbered=not rules.doge)
     exempt_until = year + no_survival_turns * campaign.turn_length if no_survival_turns else None
     record.state = _new_state(state, monarch, named=True, no_survival_until_year=exempt_until)
     record.save(update_fields=["state"])
     text = (
-        f"{monarch.display_name} becomes {_title(monarch, rules.doge)} of {record.name}, a named monarch: "
+        f"{regnal.crowned_name(monarch, reign)} becomes "
+        f"{_title(monarch, rules.doge)} of {record.name}, a named monarch: "
         f"ADM {adm}, DIP {dip}, MIL {mil}"
     )
     if exempt_until:

@@ -361,7 +361,7 @@ def crown_give_back(
     chronicle.add(
         "union_ends",
         f"The Dynastic Union ends: {crown} is given back to the house of {home.name}; "
-        f"{new_monarch.display_name} is its new {title(new_monarch)}.",
+        f"{regnal.crowned_name(new_monarch, new)} is its new {title(new_monarch)}.",
         crown=crown,
         dynasty=home.pk,
     )

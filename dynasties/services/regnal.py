@@ -39,10 +39,18 @@ def crowning_numeral(campaign: Campaign, crown: str, holder: Character, *, world
 
 
 def enthrone(
-    campaign: Campaign, crown: str, holder: Character, start_year: int, *, world: World | None = None, **fields: object
+    campaign: Campaign,
+    crown: str,
+    holder: Character,
+    start_year: int,
+    *,
+    world: World | None = None,
+    numbered: bool = True,
+    **fields: object,
 ) -> Reign:
-    """A new reign of ``holder`` over ``crown`` from ``start_year``, with its numeral."""
-    number = crowning_numeral(campaign, crown, holder, world=world)
+    """A new reign of ``holder`` over ``crown`` from ``start_year``, with its numeral (none for an
+    elected Doge: ``numbered=False``)."""
+    number = crowning_numeral(campaign, crown, holder, world=world) if numbered else None
     return Reign.objects.create(campaign=campaign, crown=crown, holder=holder, start_year=start_year, numeral=number, **fields)
 
 
