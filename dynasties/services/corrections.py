@@ -347,8 +347,8 @@ def _sex(campaign: Campaign, old: Roll, new: Roll, subjects: list[int], box: Dic
         changes.append(f"named {child.given_name} (the house's suggestion for a {'son' if sex == 'M' else 'daughter'})")
     else:
         changes.append(f"the name {child.given_name} stays (it was not the house's suggestion)")
-    if not campaign.rules.effective_ages:  # Blood Royale: a son's Strength is a daughter's Guile
-        before, after = br.characteristic_names(child.sex)[0], br.characteristic_names(sex)[0]
+    before, after = br.characteristic_names(child.sex)[0], br.characteristic_names(sex)[0]
+    if not campaign.rules.effective_ages and before in child.characteristics:  # a son's Strength is a daughter's Guile
         value = child.characteristics.pop(before, 0)
         child.characteristics = {after: value, **child.characteristics}
         fields.append("characteristics")
