@@ -28,6 +28,7 @@ from campaign.permissions import may_act_for_any, sees_marriage_money, sees_mone
 from campaign.treasury import currency
 from dynasties.models import Character, Dynasty, Marriage, Origin, Sex, Status
 from dynasties.printing import announcement_sections
+from dynasties.selectors import label
 from dynasties.services.announcements import announcements_make, turn_advance
 from dynasties.services.marriages import (
     WeddingMoney,
@@ -67,7 +68,7 @@ def _money_line(line: WeddingMoney | Posting, unit: str) -> dict[str, Any]:
 def _free(campaign: Campaign) -> list[Character]:
     """The unmarried, unbetrothed characters in play who may marry, by house (public data)."""
     taken = Marriage.objects.filter(campaign=campaign, ended_year__isnull=True)
-    return list(
+    people = list(
         Character.objects.filter(campaign=campaign, status=Status.ALIVE)
         .exclude(origin=Origin.BARON)
         .exclude(pk__in=taken.values("husband_id"))
@@ -75,6 +76,8 @@ def _free(campaign: Campaign) -> list[Character]:
         .select_related("controlled_by", "birth_dynasty")
         .order_by("controlled_by__seat", "controlled_by__name", "-sex", "birth_year", "birth_order", "pk")
     )
+    label(campaign, people)  # namesakes told apart: "Jean Valois (b. 1301)"
+    return people
 
 
 def _wedding_age(campaign: Campaign, c: Character) -> int:
@@ -230,6 +233,7 @@ def _marriages_page(
         for p in postings.order_by("pk"):
             match_id = p.marriage_id or (p.contract.marriage_id if p.contract else None)
             posted.setdefault(match_id, []).append(_money_line(p, unit))
+    label(campaign, [c for m in (*betrothals, *weddings) for c in (m.husband, m.wife)])  # numerals, namesakes
     for m in weddings:
         m.posted = posted.get(m.pk, [])
         m.may_act = may_act_for_any(role, mine, (m.husband.controlled_by_id, m.wife.controlled_by_id))
