@@ -55,11 +55,11 @@ def shot(page: Page, name: str) -> None:
 
 
 def type_dice(card, *faces: int) -> None:
-    """Open the card's "Type dice", fill the dice in order and enter them."""
-    card.get_by_text("Type dice").click()
+    """Fill a grid row's dice in order, then Enter in the last one: the grid is sent (the rows left
+    empty are skipped)."""
     for i, face in enumerate(faces, start=1):
         card.get_by_label(f"Die {i}", exact=True).fill(str(face))
-    card.get_by_role("button", name="Enter the dice").click()
+    card.get_by_label(f"Die {len(faces)}", exact=True).press("Enter")
 
 
 def test_a_gm_creates_a_campaign_and_plays_a_whole_dynastic_sequence(browser: Browser, live_server, gm, alice, bob, seeded_dice):
@@ -99,22 +99,27 @@ def test_a_gm_creates_a_campaign_and_plays_a_whole_dynastic_sequence(browser: Br
         expect(page.locator("ul.messages")).to_contain_text("attempt 1: 4 + 5 = 9: a child!")
         card = page.locator(f"#couple-{couple.pk}")
         expect(card).to_contain_text("A child is born.")
-        card.get_by_text("Type dice").click()
+        expect(card.get_by_label(re.compile("^Name of the"))).to_have_count(0)  # named once its sex is known
         card.get_by_label(re.compile("^Sex die")).fill("2")
-        card.get_by_label("Name (optional)").fill("Richard")
-        card.get_by_role("button", name="Enter the dice").click()
-        expect(page.locator("ul.messages")).to_contain_text(re.compile(r"A (son|daughter): Richard "))
+        card.get_by_label(re.compile("^Sex die")).press("Enter")
+        expect(page.locator("ul.messages")).to_contain_text(re.compile(r"A son: \w+ Plantagenet"))
+        card = page.locator(f"#couple-{couple.pk}")
+        card.get_by_label("Name of the son born to this couple").fill("Richard")
+        card.get_by_label("Name of the son born to this couple").press("Enter")
+        expect(page.locator("ul.messages")).to_contain_text("The child is named Richard Plantagenet.")
         child = BirthAttempt.objects.get(marriage=couple).child
         assert child is not None and child.given_name == "Richard" and child.sex == "M"
         expect(page.locator(f"#couple-{couple.pk}")).to_contain_text("Try again?")
 
-        # every other couple: typed dice that give no child (2 on 2d6)
-        waiting = page.locator("section.couple").filter(has=page.locator("input[name=how][value=typed]"))
+        # every other couple: typed dice that give no child (2 on 2d6), all in one submit
+        waiting = page.locator("section.couple").filter(has=page.locator("input.die"))
         others = [pk for pk in waiting.evaluate_all("els => els.map(e => e.id)") if pk != f"couple-{couple.pk}"]
         assert others, "the standard set-up has other wed couples"
         for pk in others:
-            type_dice(page.locator(f"#{pk}"), 1, 1)
-            expect(page.locator("ul.messages")).to_contain_text("1 + 1 = 2: no child.")
+            page.locator(f"#{pk}").get_by_label("Die 1", exact=True).fill("1")
+            page.locator(f"#{pk}").get_by_label("Die 2", exact=True).fill("1")
+        page.get_by_role("button", name="Enter the dice").click()
+        expect(page.locator("ul.messages li").filter(has_text="1 + 1 = 2: no child.")).to_have_count(len(others))
         shot(page, "births-done")
         page.get_by_role("button", name="Finish Births").click()
 
@@ -208,7 +213,7 @@ def test_the_gms_undo_on_the_turn_page_restores_the_births(browser: Browser, liv
 
         page.goto(f"{live_server.url}/c/{campaign.slug}/turn/births/")
         expect(page.locator("ol.attempts")).to_have_count(0)
-        expect(page.locator(f"#couple-{couple.pk}").get_by_role("button", name=re.compile(r"^Roll \("))).to_be_visible()
+        expect(page.locator(f"#couple-{couple.pk}").get_by_label("Die 1", exact=True)).to_be_visible()
     finally:
         context.close()
     assert not BirthAttempt.objects.filter(campaign=campaign).exists()
@@ -287,9 +292,8 @@ def test_the_readme_screenshots(browser: Browser, live_server, gm, alice, bob, s
     try:
         log_in(page, live_server.url, "alice", "alice-password-1")
         page.goto(f"{base}/turn/births/")
-        card = page.locator("section.couple").filter(has=page.locator("input[name=how][value=typed]")).first
+        card = page.locator("section.couple").filter(has=page.locator("input.die")).first
         expect(card).to_contain_text("Odds of a child")
-        card.get_by_text("Type dice").click()
         expect(card.get_by_label("Die 1", exact=True)).to_be_visible()
         fits(page)
         scroll_to(page, "h1")
