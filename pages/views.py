@@ -19,7 +19,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from campaign.models import Campaign, ChronicleEntry, DiceEntry, Membership, Role, Roll, RollSource
-from campaign.permissions import can_view_exchequer, may_correct_rolls, visible
+from campaign.permissions import can_view_exchequer, may_correct_rolls, may_play, visible
 from campaign.services import dice_entry_for
 from campaign.steps import STEP_WAITS
 from campaign.treasury import balances, currency, ledger
@@ -121,7 +121,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
             "announced": announced,
             "currency": currency(campaign),
             "is_gm": role == Role.GM,
-            "choose_dice": campaign.dice_entry == DiceEntry.PLAYER and role != Role.OBSERVER,
+            "choose_dice": campaign.dice_entry == DiceEntry.PLAYER and may_play(role),
             "my_dice": dice_entry_for(campaign, request.user),
             "dice_choices": [(DiceEntry.FACES.value, DiceEntry.FACES.label), (DiceEntry.TOTALS.value, DiceEntry.TOTALS.label)],
         },
