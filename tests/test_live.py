@@ -7,22 +7,34 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.signals import request_started
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils.html import escape
 
 from campaign import live
-from campaign.models import Campaign, Step
+from campaign.models import Audience, Campaign, ChronicleEntry, Membership, Role, Step
 from campaign.treasury import treasury_transfer
 from campaign.undo import new_action_key, redo, step_action, undo_step
 from contracts.services import contract_draft
 from dynasties.models import Character, Dynasty
-from dynasties.services import births_roll_all, survival_roll
+from dynasties.printing import announcement_sections
+from dynasties.services import births_roll_all, marriages_finish, survival_finish, survival_roll
+from dynasties.services.announcements import announcements_make
+from dynasties.services.sequence_view import survival_board
 from operations.simulation import play_births
 from rules.dice import RandomSource
 from rules.errors import RuleError
 from tests.test_desk_undo import _form_data
+
+
+@pytest.fixture
+def observer(campaign):
+    user = get_user_model().objects.create_user("watcher", password="watcher-password-1")
+    Membership.objects.create(campaign=campaign, user=user, role=Role.OBSERVER)
+    return user
 
 
 def version(campaign: Campaign) -> int:
@@ -191,3 +203,68 @@ def test_other_pages_do_not_poll(client, campaign, alice):
     html = client.get(reverse("pages:character", args=[campaign.slug, person.pk])).content.decode()
     assert "data-live=" not in html and "<main>" in html
     assert "data-live=" not in client.get(reverse("home")).content.decode()
+
+
+# --- the table screen --------------------------------------------------------------------------------
+
+
+def table_url(campaign: Campaign) -> str:
+    return reverse("pages:table", args=[campaign.slug])
+
+
+def test_the_table_screen_shows_the_step_its_waits_and_the_odds_of_the_births(client, campaign, observer):
+    client.force_login(observer)
+    html = client.get(table_url(campaign)).content.decode()
+    assert '<h1 class="ts-step">Births</h1>' in html
+    assert "Waiting for: The birth rolls of every eligible couple" in html
+    assert "a child on 7 or more on 2d6" in html and "58.3%" in html  # 21 in 36
+    assert f'data-live="{reverse("pages:live", args=[campaign.slug])}"' in html
+    assert 'class="site"' in html and "regnal-table.css" in html
+
+
+def test_the_table_screen_shows_each_result_and_public_lines_only(client, campaign, gm):
+    births_roll_all(campaign=campaign, source=RandomSource(1), by=gm)
+    step_action(campaign=campaign, key=new_action_key(), label="Births", action=lambda c: play_births(c, RandomSource(3)), by=gm)
+    treasury_transfer(campaign=campaign, payer=None, payee=house(campaign, "England"), amount=7, reason="A secret grant", by=gm)
+    survival_roll(campaign=campaign, source=RandomSource(4), by=gm)
+    client.force_login(gm)  # even the GM's screen is the table's: nothing private on it
+    html = client.get(table_url(campaign)).content.decode()
+    assert '<h1 class="ts-step">Survival</h1>' in html
+    board = survival_board(Campaign.objects.get(pk=campaign.pk))
+    assert board.rows and all(row.rolled for row in board.rows)
+    shown = re.findall(r'<span class="ts-(good|bad)">(lives|dies)</span>', html)
+    assert len(shown) == min(len(board.rows), 16)
+    assert [w == "dies" for _, w in shown] == [row.died for row in board.rows][:16]
+    lines = ChronicleEntry.objects.filter(campaign=campaign, year=campaign.current_year)
+    public = [e.text for e in lines.filter(audience=Audience.PUBLIC).exclude(kind="setup").order_by("-pk")[:8]]
+    assert public and all(text in html for text in public)
+    assert lines.filter(text__contains="A secret grant").exclude(audience=Audience.PUBLIC).exists()
+    assert "A secret grant" not in html
+
+
+def test_the_table_screen_shows_the_announcements_once_published(client, campaign, gm, alice):
+    for name in ("births", "survival", "marriages"):
+        campaign = Campaign.objects.get(pk=campaign.pk)
+        if name == "births":
+            step_action(
+                campaign=campaign, key=new_action_key(), label=name, action=lambda c: play_births(c, RandomSource(3)), by=gm
+            )
+        elif name == "survival":
+            survival_roll(campaign=campaign, source=RandomSource(4), by=gm)
+            survival_finish(campaign=campaign, by=gm)
+        else:
+            marriages_finish(campaign=campaign, by=gm)
+    client.force_login(alice)
+    html = client.get(table_url(campaign)).content.decode()
+    assert '<h1 class="ts-step">Announcements</h1>' in html and "The announcements of" not in html
+    announcements_make(campaign=campaign, by=gm)
+    html = client.get(table_url(campaign)).content.decode()
+    assert f"The announcements of {campaign.current_year}" in html
+    for title, lines in announcement_sections(campaign, campaign.current_year):
+        assert f"<h3>{title}</h3>" in html and all(str(escape(line)) in html for line in lines)
+
+
+def test_the_table_screen_is_for_members_only(client, campaign, outsider):
+    assert client.get(table_url(campaign)).status_code == 302  # to log in
+    client.force_login(outsider)
+    assert client.get(table_url(campaign)).status_code == 404

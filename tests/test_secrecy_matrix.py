@@ -230,6 +230,7 @@ FILL: dict[str, Fill] = {
     ),
     "pages:rolls": C(lambda c: [u("pages:rolls", c.slug)]),
     "pages:live": C(lambda c: [u("pages:live", c.slug, query="v=0")]),  # the poll: {"version": n} to members
+    "pages:table": C(lambda c: [u("pages:table", c.slug)]),  # the table screen: public lines only
     "pages:roll_correct": C(lambda c: [u("pages:roll_correct", c.slug, c.roll.pk)], POST_ACTION),
     "pages:turn": C(lambda c: [u("pages:turn", c.slug)]),
     "pages:births": C(lambda c: [u("pages:births", c.slug)], POST_ACTION),

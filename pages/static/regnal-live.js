@@ -23,6 +23,23 @@
     return requests.length > 0;
   }
 
+  // A select is as it came when its chosen option is the one marked selected (or the first, if
+  // none is marked).
+  function changedSelect(select) {
+    var options = select.options;
+    if (select.multiple) {
+      for (var j = 0; j < options.length; j++) {
+        if (options[j].selected !== options[j].defaultSelected) return true;
+      }
+      return false;
+    }
+    var first = options.length ? 0 : -1;
+    for (var k = 0; k < options.length; k++) {
+      if (options[k].defaultSelected) first = k;
+    }
+    return select.selectedIndex !== first;
+  }
+
   function typedIn(root) {
     var fields = root.querySelectorAll("input, select, textarea");
     for (var i = 0; i < fields.length; i++) {
@@ -32,9 +49,7 @@
       if (type === "checkbox" || type === "radio") {
         if (f.checked !== f.defaultChecked) return true;
       } else if (f.tagName === "SELECT") {
-        for (var j = 0; j < f.options.length; j++) {
-          if (f.options[j].selected !== f.options[j].defaultSelected) return true;
-        }
+        if (changedSelect(f)) return true;
       } else if (f.value !== f.defaultValue) {
         return true;
       }

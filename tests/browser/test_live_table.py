@@ -1,0 +1,231 @@
+"""The live table in Chromium (issue 19), with two server processes: the GM plays on pytest-django's
+live server (process 1), the players' pages are served by a gunicorn started here on the same test
+database (process 2, two workers). What the GM does shows on the players' open pages - the
+dashboard, Survival, the table screen - without a reload (the window is the same one: no
+navigation), and a payment a player may not see never reaches his page, while its payee's shows it.
+The latency from the GM's click to the player's page rebuilt is printed (docs/architecture.md).
+
+Also the table screen's screenshot for the README (``REGNAL_SCREENSHOTS=docs/screenshots``)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from django.conf import settings
+from django.db import connection
+from playwright.sync_api import Browser, Page, expect
+
+from campaign import dice as server_dice
+from campaign.models import Campaign, Step
+from campaign.treasury import treasury_transfer
+from dynasties.models import Dynasty
+from operations.services import campaign_start
+from rules.dice import RandomSource
+from tests.browser.helpers import log_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+WAIT_MS = 5_000  # long enough for a loaded machine; the latency printed is the figure
+TABLE_SCREEN = {"width": 1280, "height": 720}
+MAX_README_SHOT = 250_000  # bytes
+
+
+class SeededSource(RandomSource):
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(1303 if seed is None else seed)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _database_url() -> str:
+    db = connection.settings_dict
+    assert db["ENGINE"].endswith("postgresql"), "the live table's browser test runs on PostgreSQL (scripts/pg-test.sh)"
+    user, password = quote(db["USER"] or "", safe=""), quote(db["PASSWORD"] or "", safe="")
+    return f"postgres://{user}:{password}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{quote(db['NAME'], safe='')}"
+
+
+@pytest.fixture
+def second_server() -> Iterator[str]:
+    """A gunicorn (two workers) on the test database: another process, nothing shared but the database."""
+    port = _free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": _database_url(),
+        "DJANGO_SETTINGS_MODULE": "config.settings_test",
+        "REGNAL_DEV": "1",
+        "DEBUG": "0",
+    }
+    gunicorn = Path(settings.BASE_DIR) / ".venv" / "bin" / "gunicorn"
+    server = subprocess.Popen(
+        [str(gunicorn), "config.wsgi", "-b", f"127.0.0.1:{port}", "--no-control-socket", "-w", "2", "--log-level", "warning"],
+        cwd=settings.BASE_DIR,
+        env=env,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert server.poll() is None, "the second server did not start"
+            try:
+                with urllib.request.urlopen(f"{url}/login/", timeout=10) as answer:  # noqa: S310 (our own server)
+                    if answer.status == 200:
+                        break
+            except OSError:  # not listening yet, or still loading Django
+                pass
+            assert time.monotonic() < deadline, "the second server did not answer within 60 s"
+            time.sleep(0.2)
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+WATCH = """() => {
+  window.__sameWindow = true;
+  window.__rebuilt = [];
+  document.addEventListener("regnal:live", () => window.__rebuilt.push(Date.now()));
+}"""
+
+
+def watch(page: Page) -> None:
+    """Mark the window (a reload would lose the mark) and note when regnal-live.js rebuilds the page."""
+    expect(page.locator("main[data-live]")).to_have_count(1)
+    page.evaluate(WATCH)
+
+
+def rebuilt_after(page: Page, clicked_ms: float, label: str, answered_ms: float | None = None) -> float:
+    """Wait until the page was rebuilt after ``clicked_ms``; print and return the latency (ms) from
+    the click (and from the GM's answer, when the action went through his page: the write was
+    committed before it)."""
+    page.wait_for_function("t => window.__rebuilt.some(at => at >= t)", arg=clicked_ms, timeout=WAIT_MS)
+    at = page.evaluate("t => window.__rebuilt.find(at => at >= t)", clicked_ms)
+    assert page.evaluate("window.__sameWindow") is True, f"{label}: the page was reloaded"
+    latency = at - clicked_ms
+    answer = f" ({at - answered_ms:.0f} ms from the GM's answer)" if answered_ms is not None else ""
+    print(f"live table: {label}: {latency:.0f} ms from the action to the page rebuilt on the other server{answer}")
+    return float(latency)
+
+
+def now_ms() -> float:
+    return time.time() * 1000
+
+
+def gm_clicks(page: Page, button: str) -> tuple[float, float]:
+    """The GM clicks ``button`` (a form POSTed): when he clicked and when his answer began (epoch ms)."""
+    clicked = now_ms()
+    with page.expect_response(lambda r: r.request.method == "POST") as posted:
+        page.get_by_role("button", name=button).click()
+    timing = posted.value.request.timing
+    return clicked, float(timing["startTime"] + timing["responseStart"])
+
+
+def version(campaign: Campaign) -> int:
+    return Campaign.objects.values_list("live_version", flat=True).get(pk=campaign.pk)
+
+
+def shows_version(page: Page, campaign: Campaign) -> None:
+    expect(page.locator("main[data-live]")).to_have_attribute("data-version", str(version(campaign)), timeout=WAIT_MS)
+
+
+def test_the_players_pages_follow_the_gm_on_another_server(
+    browser: Browser, live_server: Any, second_server: str, gm, alice, bob, monkeypatch, tmp_path, capsys
+):
+    monkeypatch.setattr(server_dice, "RandomSource", SeededSource)
+    campaign = campaign_start(
+        name="The Live Table", gm=gm, players=5, seats={"England": alice, "France": bob}, prehistory_turns=2, seed=3
+    )
+    assert campaign.step == Step.BIRTHS
+    one, two = f"{live_server.url}/c/{campaign.slug}", f"{second_server}/c/{campaign.slug}"
+    latencies: list[float] = []
+
+    gm_context = browser.new_context(viewport={"width": 1280, "height": 900})
+    alice_context = browser.new_context(viewport=TABLE_SCREEN)
+    bob_context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        gm_page = gm_context.new_page()
+        log_in(gm_page, live_server.url, "gm", "gm-password-1")
+        dashboard = alice_context.new_page()
+        log_in(dashboard, second_server, "alice", "alice-password-1")
+        dashboard.goto(f"{two}/")
+        watch(dashboard)
+        expect(dashboard.locator("main")).to_contain_text("step: Births")
+
+        # Births: the GM rolls every couple on the server, then finishes the step
+        gm_page.goto(f"{one}/turn/births/")
+        clicked, answered = gm_clicks(gm_page, "Roll all remaining")
+        latencies.append(rebuilt_after(dashboard, clicked, "dashboard, births rolled", answered))
+        shows_version(dashboard, campaign)
+        clicked, answered = gm_clicks(gm_page, "Finish Births")
+        expect(dashboard.locator("main")).to_contain_text("step: Survival", timeout=WAIT_MS)
+        latencies.append(rebuilt_after(dashboard, clicked, "dashboard, Births finished", answered))
+
+        # Survival: Alice watches the step and the table screen, the GM rolls everyone
+        survival = alice_context.new_page()
+        survival.goto(f"{two}/turn/survival/")
+        watch(survival)
+        table = alice_context.new_page()
+        table.goto(f"{two}/table/")
+        watch(table)
+        expect(table.locator("h1.ts-step")).to_have_text("Survival")
+        to_roll = table.locator(".ts-row .ts-odds").count()
+        assert to_roll > 0 and table.locator(".ts-row .ts-good, .ts-row .ts-bad").count() == 0
+        gm_page.goto(f"{one}/turn/survival/")
+        clicked, answered = gm_clicks(gm_page, "Roll all remaining")
+        latencies.append(rebuilt_after(survival, clicked, "Survival, everyone rolled", answered))
+        latencies.append(rebuilt_after(table, clicked, "table screen, everyone rolled", answered))
+        expect(survival.locator("tr .faces").first).to_be_visible()
+        assert survival.locator("tr .faces").count() == survival.locator("table.survival tbody tr").count()
+        expect(table.locator(".ts-row .ts-good, .ts-row .ts-bad")).to_have_count(min(to_roll, 16), timeout=WAIT_MS)
+        assert table.locator(".ts-row .ts-odds").count() == 0
+
+        # A payment Alice may not see: her pages move on, without it; Bob's (the payee's) shows it
+        france = Dynasty.objects.get(campaign=campaign, crown="France")
+        exchequer = bob_context.new_page()
+        log_in(exchequer, second_server, "bob", "bob-password-1")
+        exchequer.goto(f"{two}/treasury/{france.pk}/")
+        watch(exchequer)
+        clicked = now_ms()
+        treasury_transfer(campaign=campaign, payer=None, payee=france, amount=4321, reason="A secret subsidy", by=gm)
+        latencies.append(rebuilt_after(exchequer, clicked, "the payee's exchequer, a payment"))
+        expect(exchequer.locator("main")).to_contain_text("A secret subsidy")
+        for page in (dashboard, survival, table):
+            latencies.append(rebuilt_after(page, clicked, "a page of another house, the same payment"))
+            shows_version(page, campaign)
+            text = page.locator("main").inner_text()
+            assert "secret subsidy" not in text.lower() and "4321" not in text and "4,321" not in text
+
+        # The table screen fits a projector's 1280x720 and a TV's 1920x1080 without scrolling
+        folder = Path(os.environ.get("REGNAL_SCREENSHOTS") or tmp_path / "screenshots")
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / "table-screen.png"
+        table.screenshot(path=str(path), full_page=False)
+        data = path.read_bytes()
+        assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) < MAX_README_SHOT, len(data)
+        for size in (TABLE_SCREEN, {"width": 1920, "height": 1080}):
+            table.set_viewport_size(size)
+            height, width = table.evaluate(
+                "[document.documentElement.scrollHeight - innerHeight, document.documentElement.scrollWidth - innerWidth]"
+            )
+            assert height <= 0 and width <= 0, (size, height, width)
+    finally:
+        for context in (gm_context, alice_context, bob_context):
+            context.close()
+    with capsys.disabled():
+        print(f"\nlive table latencies (ms): {', '.join(f'{x:.0f}' for x in latencies)}; worst {max(latencies):.0f} ms")
