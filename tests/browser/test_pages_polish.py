@@ -130,10 +130,10 @@ def test_the_tree_opens_at_the_reigning_monarch(browser: Browser, live_server, h
 
 
 def type_dice(card, *faces: int) -> None:
-    card.get_by_text("Type dice").click()
+    """Fill a grid row's dice, then Enter in the last one: the grid is sent."""
     for i, face in enumerate(faces, start=1):
         card.get_by_label(f"Die {i}", exact=True).fill(str(face))
-    card.get_by_role("button", name="Enter the dice").click()
+    card.get_by_label(f"Die {len(faces)}", exact=True).press("Enter")
 
 
 def test_a_redirect_to_another_page_drops_the_old_fragment(browser: Browser, live_server, history):
@@ -143,8 +143,8 @@ def test_a_redirect_to_another_page_drops_the_old_fragment(browser: Browser, liv
         page = phone.new_page()
         log_in(page, live_server.url, "alice")
         page.goto(f"{base}/births/")
-        card = page.locator("section.couple").filter(has=page.locator("input[name=how][value=typed]")).first
-        card.get_by_text("Type dice").click()
+        card = page.locator("section.couple").filter(has=page.locator("input.die")).first
+        expect(card.get_by_label("Die 1", exact=True)).to_be_visible()
         fits(page)
         shot(page, "births-phone")
     finally:
@@ -159,8 +159,8 @@ def test_a_redirect_to_another_page_drops_the_old_fragment(browser: Browser, liv
         couple = page.locator("section.couple").first.get_attribute("id")
         page.goto(f"{base}/births/#{couple}")
         page.get_by_role("button", name=re.compile("Roll all remaining")).click()
-        expect(page).to_have_url(f"{base}/births/#top")  # the message is at the top
-        expect(page.locator("ul.messages")).to_be_visible()
+        expect(page.locator("#step ul.messages")).to_contain_text("on the server's dice")  # in the step, swapped in place
+        expect(page).to_have_url(f"{base}/births/#{couple}")  # no page load (htmx)
         page.goto(f"{base}/births/#{couple}")
         page.get_by_role("button", name="Finish Births").click()
         expect(page).to_have_url(f"{base}/survival/#top")  # not /survival/#couple-5
@@ -168,7 +168,8 @@ def test_a_redirect_to_another_page_drops_the_old_fragment(browser: Browser, liv
         assert page.evaluate("window.scrollY") == 0
 
         type_dice(page.locator(f"#character-{king.pk}"), 1, 1)
-        expect(page).to_have_url(f"{base}/survival/#character-{king.pk}")
+        expect(page.locator(f"#character-{king.pk}")).to_contain_text("1 + 1")
+        expect(page).to_have_url(f"{base}/survival/#top")  # the grid is swapped in place: no page load
         decision = page.locator("#succession .card").filter(has_text=f"England: {king.display_name} has died")
         first = decision.locator("ol.line-entries > li").first
         expect(first).to_contain_text("May be passed over (under optional rule C), at this cost:")
