@@ -224,3 +224,28 @@ def test_the_survival_grid_on_a_phone(browser: Browser, live_server, gm, alice, 
     assert Roll.objects.filter(campaign=game, purpose="survival").count() == len(rows)
     first = Roll.objects.get(campaign=game, purpose="survival", subjects__character_id=rows[0])
     assert first.faces == [6, 5] and first.source == "entered"
+
+
+def test_the_grid_works_without_javascript(browser: Browser, live_server, gm, alice, bob):
+    game = campaign_start(name="No Script", gm=gm, players=5, seats={"England": alice, "France": bob}, seed=5)
+    couples = [row.marriage.pk for row in births_board(game).couples]
+    context = browser.new_context(viewport=DESKTOP, java_script_enabled=False)
+    page = context.new_page()
+    try:
+        log_in(page, live_server.url, "alice", "alice-password-1")
+        page.goto(f"{live_server.url}/c/{game.slug}/turn/births/")
+        mine = page.locator("section.couple.mine")
+        expect(mine).to_have_count(1)  # England's couple, first
+        expect(page.locator("section.couple").first).to_have_class(re.compile(r"\bmine\b"))
+        mine.get_by_label("Die 1", exact=True).fill("2")
+        mine.get_by_label("Die 2", exact=True).fill("7")  # a 7 on a d6: the page comes back with the die marked
+        page.get_by_role("button", name="Enter the dice").click()
+        expect(mine.locator("[role=alert]")).to_contain_text("Die 2: A d6 shows 1 to 6.")
+        mine.get_by_label("Die 2", exact=True).fill("3")
+        page.get_by_role("button", name="Enter the dice").click()
+        expect(page).to_have_url(re.compile(r"/turn/births/#step$"))  # the form's own POST, then the page
+        expect(page.locator("#step ul.messages")).to_contain_text("attempt 1: 2 + 3 = 5: no child.")
+    finally:
+        context.close()
+    made = BirthAttempt.objects.get(campaign=game)
+    assert made.marriage_id in couples and made.roll.faces == [2, 3] and made.roll.source == "entered"
