@@ -10,6 +10,7 @@ from django.urls import reverse
 from campaign.models import ChronicleEntry, Posting, Roll, RollSubject
 from contracts.models import Contract
 from dynasties.models import Character, Dynasty
+from dynasties.selectors import label
 from operations.simulation import simulate
 from rules.dice import RandomSource
 
@@ -194,6 +195,7 @@ def test_character_page_family_history_and_rolls(client, campaign, alice):
     RollSubject.objects.create(roll=roll, character=child)
     client.force_login(alice)
     html = client.get(reverse("pages:character", args=[campaign.slug, child.pk])).content.decode()
+    label(campaign, [child, child.father, child.mother])  # as the pages name them: the King's numeral
     assert child.father.display_name in html and child.mother.display_name in html
     assert "A public tale of the child." in html
     assert "A secret payment." not in html
@@ -208,7 +210,9 @@ def test_dynasty_page_line_of_succession(client, campaign, bob):
     client.force_login(bob)
     html = client.get(reverse("pages:dynasty", args=[campaign.slug, england.pk])).content.decode()
     assert "Line of succession of England" in html
-    for c in Character.objects.filter(campaign=campaign, controlled_by=england):
+    members = list(Character.objects.filter(campaign=campaign, controlled_by=england))
+    label(campaign, members)  # as the pages name them: the King's numeral
+    for c in members:
         assert c.display_name in html
 
 
@@ -293,7 +297,9 @@ def test_dashboard_shows_monarchs_and_heirs(client, campaign, gm):
 
     client.force_login(gm)
     html = client.get(reverse("pages:dashboard", args=[campaign.slug])).content.decode()
-    for reign in Reign.objects.filter(campaign=campaign, end_year__isnull=True).select_related("holder"):
+    reigns = list(Reign.objects.filter(campaign=campaign, end_year__isnull=True).select_related("holder"))
+    label(campaign, [r.holder for r in reigns])  # as the pages name them: "Edward I Plantagenet"
+    for reign in reigns:
         assert reign.holder.display_name in html
         heir = succession_line(campaign=campaign, crown=reign.crown, limit=1).heir
         if heir is not None:
