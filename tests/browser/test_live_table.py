@@ -211,6 +211,19 @@ def test_the_players_pages_follow_the_gm_on_another_server(
             text = page.locator("main").inner_text()
             assert "secret subsidy" not in text.lower() and "4321" not in text and "4,321" not in text
 
+        # A form being filled in is not swept away: a banner offers the new state instead
+        amount = exchequer.locator("main input[name=amount]").first
+        amount.fill("12")
+        treasury_transfer(campaign=campaign, payer=None, payee=france, amount=5, reason="A second subsidy", by=gm)
+        banner = exchequer.locator("#live-banner")
+        expect(banner).to_contain_text("The table has moved on", timeout=WAIT_MS)
+        assert amount.input_value() == "12" and "A second subsidy" not in exchequer.locator("main").inner_text()
+        clicked = now_ms()
+        banner.get_by_role("button", name="Show").click()
+        rebuilt_after(exchequer, clicked, "the banner's Show")
+        expect(exchequer.locator("main")).to_contain_text("A second subsidy")
+        expect(banner).to_have_count(0)
+
         # The table screen fits a projector's 1280x720 and a TV's 1920x1080 without scrolling
         folder = Path(os.environ.get("REGNAL_SCREENSHOTS") or tmp_path / "screenshots")
         folder.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,101 @@
+"""Benchmark: what the live table costs the server - the poll every open page makes every 700 ms
+(``/c/<slug>/live/?v=n``: 204 while nothing moved) and the page each open page asks again when
+the campaign moved on (the dashboard, Survival, the table screen).
+
+A 5-house Blood Royale campaign with a few turns of prehistory, served in one process through the
+whole middleware (session login, CSP, ...) with Django's test ``Client`` (no network), on SQLite
+(or on PostgreSQL: ``scripts/pg-test.sh .venv/bin/python bench/live.py``). Prints milliseconds and
+CPU milliseconds per request, and what they come to at 1,000 open tables of 10 devices each
+(docs/architecture.md, "A live table").
+
+    .venv/bin/python bench/live.py [--requests 500] [--turns 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+TABLES, DEVICES, PERIOD_S = 1_000, 10, 0.7
+WRITES_EVERY_S = 10  # a busy game night: one write per table every 10 seconds
+
+
+def timed(client, address: str, count: int, status: int) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    """(wall ms, CPU ms of this process) per request, over ``count`` requests."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    for _ in range(count):
+        answer = client.get(address)
+        assert answer.status_code == status, (address, answer.status_code)
+    return (time.perf_counter() - wall) * 1000 / count, (time.process_time() - cpu) * 1000 / count
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--requests", type=int, default=500, help="polls timed (pages: a tenth of it)")
+    parser.add_argument("--turns", type=int, default=4, help="turns of prehistory")
+    args = parser.parse_args()
+    tmp = tempfile.mkdtemp(prefix="regnal-bench-")
+    try:
+        run(args, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run(args: argparse.Namespace, tmp: str) -> None:
+    os.environ.setdefault("DATABASE_URL", f"sqlite:///{tmp}/bench.sqlite3")
+    os.environ.setdefault("REGNAL_DEV", "1")
+    os.environ["DEBUG"] = "0"  # no query log: as in production
+    os.environ["ALLOWED_HOSTS"] = "testserver"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    warnings.filterwarnings("ignore", message="No directory at")  # WhiteNoise: no collectstatic for a bench
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.db import connection
+    from django.test import Client
+
+    from campaign.models import Campaign
+    from operations.services import campaign_start
+
+    call_command("migrate", verbosity=0)
+    users = get_user_model().objects
+    gm, player = users.create_user("bench-gm"), users.create_user("bench-player")
+    campaign = campaign_start(name="Live bench", gm=gm, players=5, seats={"England": player}, prehistory_turns=args.turns, seed=1)
+    client = Client()
+    client.force_login(player)
+    version = Campaign.objects.get(pk=campaign.pk).live_version
+    base = f"/c/{campaign.slug}"
+    poll = f"{base}/live/?v={version}"
+    pages = {"dashboard": f"{base}/", "Survival": f"{base}/turn/survival/", "table screen": f"{base}/table/"}
+    timed(client, poll, 20, 204)  # warm up
+    print(f"{connection.vendor}; {campaign.name}: {args.turns} turns of prehistory, a player's session")
+    poll_ms, poll_cpu = timed(client, poll, args.requests, 204)
+    print(f"poll (204): {poll_ms:.2f} ms, {poll_cpu:.2f} ms CPU a request")
+    page_cpu = 0.0
+    for name, address in pages.items():
+        timed(client, address, 3, 200)
+        ms, cpu = timed(client, address, max(5, args.requests // 10), 200)
+        page_cpu = max(page_cpu, cpu)
+        print(f"{name} (200): {ms:.1f} ms, {cpu:.1f} ms CPU a request")
+    polls = TABLES * DEVICES / PERIOD_S
+    renders = TABLES * DEVICES / WRITES_EVERY_S
+    print(
+        f"at {TABLES:,} tables x {DEVICES} devices: {polls:,.0f} polls/s = {polls * poll_cpu / 1000:.0f} CPU cores; "
+        f"a write every {WRITES_EVERY_S} s at each table: {renders:,.0f} pages/s = {renders * page_cpu / 1000:.0f} CPU cores "
+        "(the heaviest page for every device)"
+    )
+
+
+if __name__ == "__main__":
+    main()
