@@ -11,6 +11,7 @@
   var requests = []; // this page's htmx requests (a grid's row being sent)
   var polling = false;
   var stale = null; // the newest version, kept behind a form being filled in
+  var sent = 0; // htmx requests this page has sent: a page fetched before one of them is out of date
 
   function main() {
     return document.querySelector("main[data-live]");
@@ -104,6 +105,7 @@
       banner(version);
       return null;
     }
+    var before = sent;
     return fetch(location.href, { credentials: "same-origin", headers: { Accept: "text/html" }, cache: "no-store" })
       .then(function (answer) {
         var html = (answer.headers.get("Content-Type") || "").indexOf("text/html") === 0;
@@ -111,7 +113,7 @@
       })
       .then(function (got) {
         var now = main();
-        if (!now) return;
+        if (!now || sent !== before) return; // the page's own request drew it again meanwhile: ask anew
         var fresh = got && new DOMParser().parseFromString(got[1], "text/html").querySelector("main");
         if (!fresh) {
           now.dataset.version = version; // the page is gone (an undo took it away): not asked again
@@ -162,6 +164,7 @@
   // A page's own htmx request (a grid's row sent) answers with the whole page it changed (hx-select
   // takes a part): take that page's version, so the page's own write is not news.
   document.addEventListener("htmx:beforeRequest", function (event) {
+    sent++;
     if (event.detail && event.detail.xhr) requests.push(event.detail.xhr);
   });
   document.addEventListener("htmx:beforeSwap", function (event) {
