@@ -249,3 +249,33 @@ def test_the_grid_works_without_javascript(browser: Browser, live_server, gm, al
         context.close()
     made = BirthAttempt.objects.get(campaign=game)
     assert made.marriage_id in couples and made.roll.faces == [2, 3] and made.roll.source == "entered"
+
+
+def test_a_d10_waits_for_its_second_digit(browser: Browser, live_server):
+    """BloodLine rolls 2d10: a "1" may be the start of "10", so the cursor waits; "10" or any
+    other digit completes the die."""
+    from campaign.models import Membership, Role
+    from operations.services import demo_create
+
+    demo = demo_create(ruleset="eu-bloodline").campaign
+    master = Membership.objects.get(campaign=demo, role=Role.GM).user
+    master.set_password("gm-password-1")
+    master.save()
+    first = next(row for row in births_board(demo).couples if row.may_attempt).marriage.pk
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    try:
+        log_in(page, live_server.url, master.get_username(), "gm-password-1")
+        page.goto(f"{live_server.url}/c/{demo.slug}/turn/births/")
+        expect(page.get_by_role("button", name="Enter the dice")).to_be_visible()
+        assert focused(page) == f"a{first}-d1"
+        page.keyboard.type("1")
+        assert focused(page) == f"a{first}-d1"  # "1" of a d10 waits
+        page.keyboard.type("0")
+        assert focused(page) == f"a{first}-d2"  # "10": on to the next die
+        page.keyboard.type("5")
+        assert focused(page) != f"a{first}-d2"  # a "5" is a whole d10
+        assert page.locator(f"#id_a{first}-d1").input_value() == "10"
+        assert page.locator(f"#id_a{first}-d2").input_value() == "5"
+    finally:
+        context.close()
