@@ -22,6 +22,8 @@ from playwright.sync_api import Browser, Page, expect
 from campaign import dice as server_dice
 from campaign.models import Campaign, Membership, Role, Step
 from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Reign, Status
+from dynasties.selectors import regnal_labels
+from dynasties.services.regnal import crowned_name
 from operations.services import campaign_start
 from rules.dice import RandomSource
 from tests.browser.helpers import log_in
@@ -133,7 +135,8 @@ def test_a_gm_creates_a_campaign_and_plays_a_whole_dynastic_sequence(browser: Br
         type_dice(row, 1, 1)
         expect(page.locator("ul.messages")).to_contain_text(f"Died: {king.display_name}")
         expect(page.locator(f"#character-{king.pk}")).to_contain_text("1 + 1 = 2 (typed): died")
-        decision = page.locator("#succession .card").filter(has_text=f"England: {king.display_name} has died")
+        named = regnal_labels(king.campaign, [king])[king.pk]  # with his numeral
+        decision = page.locator("#succession .card").filter(has_text=f"England: {named} has died")
         expect(decision).to_be_visible()
         # the line of succession at the death: his son of the set-up first, then the new-born
         line = decision.locator("ol.line-entries > li")
@@ -149,10 +152,12 @@ def test_a_gm_creates_a_campaign_and_plays_a_whole_dynastic_sequence(browser: Br
         shot(page, "survival-succession")
         page.get_by_role("button", name=re.compile("^Finish Survival")).click()
         expect(page.locator("#succession")).to_contain_text("New monarchs")
-        expect(page.locator("#succession")).to_contain_text(f"{heir.display_name} succeeds {king.display_name}")
+        reign = Reign.objects.get(campaign=game, crown="England", end_year__isnull=True)
+        late = Reign.objects.get(campaign=game, crown="England", holder=king)
+        succeeds = f"{crowned_name(heir, reign)} succeeds {crowned_name(king, late)}"  # with their numerals
+        expect(page.locator("#succession")).to_contain_text(succeeds)
         expect(page.locator("#succession")).to_contain_text("regent until the King is 15")
         shot(page, "survival-closed")
-        reign = Reign.objects.get(campaign=game, crown="England", end_year__isnull=True)
         assert reign.holder_id == heir.pk and reign.start_year == 1300
         assert reign.regent is not None and reign.regent.age(1300) >= 15
         expect(page.locator("#succession")).to_contain_text(f"{reign.regent.display_name} is regent")
@@ -167,7 +172,7 @@ def test_a_gm_creates_a_campaign_and_plays_a_whole_dynastic_sequence(browser: Br
         announced = page.locator(".announced")
         expect(announced).to_contain_text(f"A son, {child.display_name}, is born in 1300")
         expect(announced).to_contain_text(f"{king.display_name} dies in 1300")
-        expect(announced).to_contain_text(f"{heir.display_name} succeeds {king.display_name}")
+        expect(announced).to_contain_text(succeeds)
         shot(page, "announcements")
         page.get_by_role("button", name=re.compile("Start the next turn")).click()
         expect(page).to_have_url(re.compile(rf"/c/{game.slug}/(#.*)?$"))
@@ -262,7 +267,7 @@ def test_the_readme_screenshots(browser: Browser, live_server, gm, alice, bob, s
         log_in(page, live_server.url, "gm", "gm-password-1")
         page.goto(f"{base}/")
         expect(page.get_by_role("heading", name="The Hundred Years")).to_be_visible()
-        expect(page.locator("main")).to_contain_text(king.display_name)
+        expect(page.locator("main")).to_contain_text(regnal_labels(demo, [king])[king.pk])  # with his numeral
         readme_shot(page, folder, "dashboard")
 
         page.goto(f"{base}/dynasty/{england.pk}/")
@@ -311,7 +316,8 @@ def test_the_readme_screenshots(browser: Browser, live_server, gm, alice, bob, s
         expect(page).to_have_url(re.compile(r"/turn/survival/(#.*)?$"))
         type_dice(page.locator(f"#character-{king.pk}"), 1, 1)
         expect(page.locator("ul.messages")).to_contain_text(f"Died: {king.display_name}")
-        decision = page.locator("#succession .card").filter(has_text=f"England: {king.display_name} has died")
+        named = regnal_labels(king.campaign, [king])[king.pk]  # with his numeral
+        decision = page.locator("#succession .card").filter(has_text=f"England: {named} has died")
         expect(decision.locator("ol.line-entries > li").first).to_contain_text("May be passed over")
         scroll_to(page, "#succession")
         readme_shot(page, folder, "survival")

@@ -15,6 +15,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from campaign.models import Step
 from dynasties.models import Dynasty, Reign
+from dynasties.selectors import regnal_labels
 from operations.services import campaign_start
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -170,7 +171,8 @@ def test_a_redirect_to_another_page_drops_the_old_fragment(browser: Browser, liv
         type_dice(page.locator(f"#character-{king.pk}"), 1, 1)
         expect(page.locator(f"#character-{king.pk}")).to_contain_text("1 + 1")
         expect(page).to_have_url(f"{base}/survival/#top")  # the grid is swapped in place: no page load
-        decision = page.locator("#succession .card").filter(has_text=f"England: {king.display_name} has died")
+        named = regnal_labels(history, [king])[king.pk]  # with his numeral
+        decision = page.locator("#succession .card").filter(has_text=f"England: {named} has died")
         first = decision.locator("ol.line-entries > li").first
         expect(first).to_contain_text("May be passed over (under optional rule C), at this cost:")
         expect(decision).not_to_contain_text("passed over under")

@@ -124,13 +124,14 @@ def test_the_gm_sees_a_death_and_crowns_the_heir(browser: Browser, live_server, 
         row.get_by_label("Die 2", exact=True).press("Enter")
         expect(page.locator("ul.messages")).to_contain_text("Died: Edward Plantagenet")
         expect(page.locator(f"#character-{edward.pk}")).to_contain_text("died")
-        expect(page.locator("#succession")).to_contain_text("England: Edward Plantagenet has died")
+        expect(page.locator("#succession")).to_contain_text("England: Edward I Plantagenet has died")  # his numeral
         page.get_by_role("button", name=re.compile("Roll all remaining")).click()
         expect(page.locator("ul.messages")).to_contain_text("survival roll")
         shot(page, "desktop-survival-succession")
         page.get_by_role("button", name=re.compile("Finish Survival")).click()
         expect(page.locator("#succession")).to_contain_text("New monarchs")
-        expect(page.locator("#succession")).to_contain_text(f"{john.display_name} succeeds Edward Plantagenet")
+        john_i = f"{john.given_name} I {john.dynastic_name}"  # numbered
+        expect(page.locator("#succession")).to_contain_text(f"{john_i} succeeds Edward I Plantagenet")
         shot(page, "desktop-survival-after")
 
         page.goto(f"{live_server.url}/c/{campaign.slug}/turn/")
