@@ -503,7 +503,7 @@ def test_a_typed_death_a_pass_over_and_the_new_reign(client, campaign, gm, alice
 
     # The succession decision: John may be passed over (a prisoner of another player), at a cost.
     section = html[html.index('id="succession"') :]
-    assert "England: Edward Plantagenet has died" in section
+    assert "England: Edward I Plantagenet has died" in section  # with his numeral
     assert "May be passed over (a prisoner of another player)" in section
     assert "rolls 1d6 for Charisma" in section
     assert f'name="heirs" value="{john.pk}"' in section
