@@ -15,6 +15,7 @@ from typing import Any
 
 from django.core.signals import request_started
 from django.db import connections, router, transaction
+from django.db.models import F
 
 from campaign.models import Campaign
 from campaign.permissions import member_campaigns
@@ -28,6 +29,12 @@ def lock_and_raise(pk: int) -> Campaign:
     if transaction.get_autocommit(using):
         raise transaction.TransactionManagementError("lock_and_raise needs a transaction (the lock would end at once).")
     connection = connections[using]
+    if not connection.features.can_return_columns_from_insert:  # no RETURNING (SQLite before 3.35): two statements
+        if not Campaign.objects.using(using).filter(pk=pk).update(live_version=F("live_version") + 1):
+            raise NotFound(f"There is no campaign #{pk}.")
+        raised = Campaign.objects.using(using).get(pk=pk)
+        transaction.on_commit(lambda: _committed(pk, raised.live_version), using=using)
+        return raised
     qn = connection.ops.quote_name
     fields = Campaign._meta.concrete_fields
     table, version, key = qn(Campaign._meta.db_table), qn("live_version"), qn(Campaign._meta.pk.column)  # type: ignore[union-attr]

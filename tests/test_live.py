@@ -268,3 +268,13 @@ def test_the_table_screen_is_for_members_only(client, campaign, outsider):
     assert client.get(table_url(campaign)).status_code == 302  # to log in
     client.force_login(outsider)
     assert client.get(table_url(campaign)).status_code == 404
+
+
+def test_without_returning_the_lock_is_an_update_then_a_read(campaign, monkeypatch):
+    monkeypatch.setattr(connection.features, "can_return_columns_from_insert", False)
+    stored = Campaign.objects.get(pk=campaign.pk)
+    with transaction.atomic():
+        locked = live.lock_and_raise(campaign.pk)
+    assert locked.live_version == stored.live_version + 1 == version(campaign)
+    with pytest.raises(RuleError), transaction.atomic():
+        live.lock_and_raise(10**9)
