@@ -25,8 +25,9 @@ from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, URLPattern, path, reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
-from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, Role, Step
+from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, DiceEntry, Role, Step
 from campaign.permissions import Forbidden, may_act_for_any, visible
+from campaign.services import dice_entry_for
 from campaign.steps import STEP_LABELS, STEP_WAITS
 from campaign.undo import AlreadyDone, describe, redo, redo_plan, undo_plan, undo_plans, undo_step, undo_turn
 from dynasties.models import BirthAttempt, Dynasty, Marriage
@@ -48,7 +49,7 @@ from dynasties.services.setup import format_characteristics
 from dynasties.services.succession_choices import pass_over_choose
 from dynasties.services.survival import SurvivalResult, survival_close, survival_roll
 from pages.common import ActionFailed, context, counted, may_act_for, member, require_gm, run_action
-from rules.dice import DiceSpec
+from rules.dice import DiceSpec, TypedTotal
 from rules.errors import RuleError
 
 # --- forms ----------------------------------------------------------------------------------
@@ -72,16 +73,47 @@ def die_field(spec: DiceSpec, label: str, *, required: bool) -> forms.IntegerFie
     )
 
 
-class DiceForm(forms.Form):
-    """The faces of one throw typed from the table (``d1`` .. ``dN``); not required when the server rolls."""
+def total_field(spec: DiceSpec, label: str, *, required: bool) -> forms.IntegerField:
+    """One roll typed from the table as its total: a whole number the dice can show."""
+    low, high = spec.count, spec.count * spec.sides
+    wrong = f"A {spec} roll totals {low} to {high}."
+    return forms.IntegerField(
+        label=label,
+        required=required,
+        min_value=low,
+        max_value=high,
+        error_messages={
+            "required": f"Type the roll's total ({low} to {high}).",
+            "invalid": f"Type a whole number from {low} to {high}.",
+            "min_value": wrong,
+            "max_value": wrong,
+        },
+        widget=forms.NumberInput(attrs={"inputmode": "numeric", "min": low, "max": high, "class": "die total"}),
+    )
 
-    def __init__(self, *args: Any, spec: DiceSpec, typed: bool = True, **kwargs: Any) -> None:
+
+def _as_total(spec: DiceSpec, totals: bool) -> bool:
+    """A roll is typed as its total when the table types totals and it has two dice or more."""
+    return totals and spec.count > 1
+
+
+class DiceForm(forms.Form):
+    """One throw typed from the table: its faces (``d1`` .. ``dN``), or with ``totals`` its total
+    (``total``); not required when the server rolls."""
+
+    def __init__(self, *args: Any, spec: DiceSpec, typed: bool = True, totals: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.spec = spec
-        for i in range(1, spec.count + 1):
+        self.totals = _as_total(spec, totals)
+        if self.totals:
+            self.fields["total"] = total_field(spec, f"Total ({spec})", required=typed)
+        for i in range(1, 0 if self.totals else spec.count + 1):
             self.fields[f"d{i}"] = die_field(spec, f"Die {i}", required=typed)
 
-    def faces(self) -> list[int] | None:
+    def faces(self) -> list[int] | TypedTotal | None:
+        if self.totals:
+            total = self.cleaned_data.get("total")
+            return None if total is None else TypedTotal(int(total))
         values = [self.cleaned_data.get(f"d{i}") for i in range(1, self.spec.count + 1)]
         return None if all(v is None for v in values) else [int(v) for v in values if v is not None]
 
@@ -89,17 +121,24 @@ class DiceForm(forms.Form):
 class SexForm(forms.Form):
     """After a birth: the sex die, optionally the characteristics' dice (all or none)."""
 
-    def __init__(self, *args: Any, board: BirthTerms, typed: bool = True, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, board: BirthTerms, typed: bool = True, totals: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.board = board
+        self.totals = _as_total(board.characteristic_dice, totals)
         self.fields["sex"] = die_field(board.sex_dice, f"Sex die ({board.sex_rule})", required=typed)
+        spec = board.characteristic_dice
         for n, label in enumerate(board.characteristic_labels, start=1):
-            for i in range(1, board.characteristic_dice.count + 1):
-                self.fields[f"c{n}_{i}"] = die_field(board.characteristic_dice, f"{label}, die {i}", required=False)
+            if self.totals:
+                self.fields[f"c{n}_t"] = total_field(spec, f"{label}, total", required=False)
+            for i in range(1, 0 if self.totals else spec.count + 1):
+                self.fields[f"c{n}_{i}"] = die_field(spec, f"{label}, die {i}", required=False)
 
     def _trait_names(self) -> list[list[str]]:
         dice = self.board.characteristic_dice.count
-        return [[f"c{n}_{i}" for i in range(1, dice + 1)] for n in range(1, len(self.board.characteristic_labels) + 1)]
+        count = len(self.board.characteristic_labels)
+        if self.totals:
+            return [[f"c{n}_t"] for n in range(1, count + 1)]
+        return [[f"c{n}_{i}" for i in range(1, dice + 1)] for n in range(1, count + 1)]
 
     def trait_rows(self) -> list[tuple[str, list[forms.BoundField]]]:
         return [
@@ -115,7 +154,8 @@ class SexForm(forms.Form):
         if given and missing:
             self.add_error(
                 missing[0],
-                f"Type every characteristic die, or none (the server then rolls them): {len(missing)} of {len(names)} missing.",
+                f"Type every characteristic {'total' if self.totals else 'die'}, or none (the server then rolls them): "
+                f"{len(missing)} of {len(names)} missing.",
             )
         return data
 
@@ -123,10 +163,12 @@ class SexForm(forms.Form):
         value = self.cleaned_data.get("sex")
         return None if value is None else [int(value)]
 
-    def characteristic_faces(self) -> list[list[int]] | None:
+    def characteristic_faces(self) -> list[list[int] | TypedTotal] | None:
         rows = [[self.cleaned_data.get(name) for name in row] for row in self._trait_names()]
         if any(v is None for row in rows for v in row):
             return None
+        if self.totals:
+            return [TypedTotal(int(row[0])) for row in rows]
         return [[int(v) for v in row if v is not None] for row in rows]
 
 
@@ -400,8 +442,16 @@ class CoupleLine:
         return bool(self.errors)
 
 
-def _couple_lines(campaign: Campaign, board: BirthsBoard, role: str, mine: int | None, data: Any = None) -> list[CoupleLine]:
-    """The Births grid, a player's own couples first; bound to ``data`` (a POST) where it was typed in."""
+def _totals(request: HttpRequest, campaign: Campaign) -> bool:
+    """The viewer types totals: the campaign's choice, or his own when each player chooses."""
+    return dice_entry_for(campaign, request.user) == DiceEntry.TOTALS
+
+
+def _couple_lines(
+    campaign: Campaign, board: BirthsBoard, role: str, mine: int | None, data: Any = None, *, totals: bool = False
+) -> list[CoupleLine]:
+    """The Births grid, a player's own couples first; bound to ``data`` (a POST) where it was typed in;
+    with ``totals``, each roll of two dice or more is typed as its total."""
     houses = {d.pk: d for d in Dynasty.objects.filter(campaign=campaign)}
     is_open = campaign.step == Step.BIRTHS
     terms, spec = board.terms, board.birth_dice
@@ -424,21 +474,21 @@ def _couple_lines(campaign: Campaign, board: BirthsBoard, role: str, mine: int |
             quiet = {"use_required_attribute": False}
             if row.pending is not None:
                 line.sex = _bound_if_typed(
-                    SexForm(board=terms, prefix=f"x{pk}", **quiet),
+                    SexForm(board=terms, prefix=f"x{pk}", totals=totals, **quiet),
                     typed,
-                    lambda d, pk=pk: SexForm(d, board=terms, prefix=f"x{pk}", use_required_attribute=False),
+                    lambda d, pk=pk: SexForm(d, board=terms, prefix=f"x{pk}", totals=totals, use_required_attribute=False),
                 )
                 if row.problem is None:
                     line.again = _bound_if_typed(
-                        DiceForm(spec=spec, prefix=f"r{pk}", **quiet),
+                        DiceForm(spec=spec, prefix=f"r{pk}", totals=totals, **quiet),
                         typed,
-                        lambda d, pk=pk: DiceForm(d, spec=spec, prefix=f"r{pk}", use_required_attribute=False),
+                        lambda d, pk=pk: DiceForm(d, spec=spec, prefix=f"r{pk}", totals=totals, use_required_attribute=False),
                     )
             elif row.may_attempt:
                 line.attempt = _bound_if_typed(
-                    DiceForm(spec=spec, prefix=f"a{pk}", **quiet),
+                    DiceForm(spec=spec, prefix=f"a{pk}", totals=totals, **quiet),
                     typed,
-                    lambda d, pk=pk: DiceForm(d, spec=spec, prefix=f"a{pk}", use_required_attribute=False),
+                    lambda d, pk=pk: DiceForm(d, spec=spec, prefix=f"a{pk}", totals=totals, use_required_attribute=False),
                 )
             for a in row.attempts:
                 if a.child is not None:
@@ -455,8 +505,8 @@ class GridStep:
 
     kind: str
     line: CoupleLine
-    faces: list[int] | None = None
-    traits: list[list[int]] | None = None
+    faces: list[int] | TypedTotal | None = None
+    traits: list[list[int] | TypedTotal] | None = None
     child: int = 0
     name: str = ""
 
@@ -557,7 +607,7 @@ def _births_grid(request: HttpRequest, campaign: Campaign, role: str, mine: int 
             raise PermissionDenied("You may roll only for your own dynasty's couples.")
     if campaign.step != Step.BIRTHS:
         return Failure("grid", None, _failed(_closed("Births", campaign)))
-    lines = _couple_lines(campaign, board, role, mine, request.POST)
+    lines = _couple_lines(campaign, board, role, mine, request.POST, totals=_totals(request, campaign))
     plan = _births_plan(lines, request.POST)
     wrong = [line for line in lines if line.errors]
     if wrong:
@@ -630,7 +680,11 @@ def births(request: HttpRequest, slug: str) -> HttpResponse:
         failure = outcome
         campaign.refresh_from_db()
     board = births_board(campaign)
-    lines = failure.lines if failure is not None and failure.lines is not None else _couple_lines(campaign, board, role, mine)
+    lines = (
+        failure.lines
+        if failure is not None and failure.lines is not None
+        else _couple_lines(campaign, board, role, mine, totals=_totals(request, campaign))
+    )
     return render(
         request,
         "pages/sequence/births.html",
@@ -682,8 +736,11 @@ class SurvivalLine:
         return self.row.character.pk
 
 
-def _survival_lines(board: SurvivalBoard, role: str, mine: int | None, is_open: bool, data: Any = None) -> list[SurvivalLine]:
-    """The Survival grid, a player's own characters first; bound to ``data`` (a POST) where it was typed in."""
+def _survival_lines(
+    board: SurvivalBoard, role: str, mine: int | None, is_open: bool, data: Any = None, *, totals: bool = False
+) -> list[SurvivalLine]:
+    """The Survival grid, a player's own characters first; bound to ``data`` (a POST) where it was typed in;
+    with ``totals``, each roll is typed as its total."""
     lines = []
     quiet = {"use_required_attribute": False}
     for row in board.rows:
@@ -695,9 +752,9 @@ def _survival_lines(board: SurvivalBoard, role: str, mine: int | None, is_open: 
         if line.may_act:
             line.how = SERVER if data is not None and data.get(f"how-{pk}") == SERVER else TYPED
             line.form = _bound_if_typed(
-                DiceForm(spec=board.dice, prefix=f"s{pk}", **quiet),
+                DiceForm(spec=board.dice, prefix=f"s{pk}", totals=totals, **quiet),
                 data if line.how == TYPED else None,
-                lambda d, pk=pk: DiceForm(d, spec=board.dice, prefix=f"s{pk}", **quiet),
+                lambda d, pk=pk: DiceForm(d, spec=board.dice, prefix=f"s{pk}", totals=totals, **quiet),
             )
         lines.append(line)
     lines.sort(key=lambda line: not line.mine)  # stable: a player's own characters first
@@ -715,9 +772,9 @@ def _survival_grid(request: HttpRequest, campaign: Campaign, role: str, mine: in
             raise PermissionDenied("You may roll only for your own dynasty's characters.")
     if campaign.step != Step.SURVIVAL:
         return Failure("grid", None, _failed(_closed("Survival", campaign)))
-    lines = _survival_lines(board, role, mine, True, request.POST)
+    lines = _survival_lines(board, role, mine, True, request.POST, totals=_totals(request, campaign))
     chosen: list[int] = []
-    faces: dict[int, list[int]] = {}
+    faces: dict[int, list[int] | TypedTotal] = {}
     for line in lines:
         if not line.may_act or line.form is None or (shown and line.pk not in shown):
             continue
@@ -881,7 +938,11 @@ def survival(request: HttpRequest, slug: str) -> HttpResponse:
     successions = _successions(campaign, role, mine) if is_open else []
     finish_form = FinishSurvivalForm(auto_id="finish-%s")
     top = failure.form if failure is not None else None  # unless shown where it was made:
-    lines = failure.lines if failure is not None and failure.lines is not None else _survival_lines(board, role, mine, is_open)
+    lines = (
+        failure.lines
+        if failure is not None and failure.lines is not None
+        else _survival_lines(board, role, mine, is_open, totals=_totals(request, campaign))
+    )
     if failure is not None and failure.op == "finish" and is_open and role == Role.GM:
         finish_form, top = failure.form, None
     if failure is not None and failure.op == "pass_over" and any(s["due"].crown == failure.target for s in successions):

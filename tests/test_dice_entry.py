@@ -15,7 +15,7 @@ from campaign.models import Campaign, DiceEntry, Membership, Role, Roll, RollSou
 from campaign.services import dice_entry_for
 from campaign.steps import load_tables
 from campaign.undo import new_action_key, step_action, undo_step
-from dynasties.models import Character, Marriage
+from dynasties.models import BirthAttempt, Character, Marriage
 from dynasties.services import births_attempt, births_finish, births_sex, campaign_create, survival_roll
 from dynasties.services.common import World
 from dynasties.services.sequence_view import survival_board
@@ -250,3 +250,64 @@ def test_a_player_chooses_how_he_types_his_dice_when_the_campaign_lets_him(campa
     client.force_login(watcher)
     assert client.post(url, {"dice_entry": "totals"}).status_code == 403
     assert "I type my dice as" not in client.get(reverse("pages:dashboard", args=[campaign.slug])).content.decode()
+
+
+# --- the grids take totals when the table types totals ------------------------------------------------
+
+
+def _grid(client, url: str, fields: dict[str, object]):
+    return client.post(url, {"op": "grid", "action_key": new_action_key(), **fields})
+
+
+def test_the_births_grid_takes_totals_for_the_attempt_and_the_characteristics(client, campaign, alice):
+    campaign.dice_entry = DiceEntry.TOTALS
+    campaign.save(update_fields=["dice_entry"])
+    client.force_login(alice)
+    url = reverse("pages:births", args=[campaign.slug])
+    pk = couple(campaign, "England").pk
+    page = client.get(url).content.decode()
+    assert f'name="a{pk}-total"' in page and f'name="a{pk}-d1"' not in page  # one field for 2d6
+    wrong = _grid(client, url, {f"a{pk}-total": "13"})
+    assert wrong.status_code == 400 and "A 2d6 roll totals 2 to 12." in html.unescape(wrong.content.decode())
+    assert not Roll.objects.filter(campaign=campaign, purpose="birth").exists()
+    assert _grid(client, url, {f"a{pk}-total": "9"}).status_code == 302
+    made = Roll.objects.get(campaign=campaign, purpose="birth")
+    assert (made.source, made.faces) == (RollSource.TOTAL, [9])
+    attempt = BirthAttempt.objects.get(roll=made)
+    page = client.get(url).content.decode()
+    assert f'name="x{pk}-sex"' in page and f'name="x{pk}-c1_t"' in page  # the sex die is one die: its face
+    assert "total 9 = 9 (typed as a total)" in page
+    fields = {f"state-{pk}": f"sex-{attempt.pk}", f"x{pk}-sex": "2", f"x{pk}-c1_t": "18", f"x{pk}-c2_t": "3"}
+    missing = _grid(client, url, fields)
+    assert missing.status_code == 400
+    assert "Type every characteristic total, or none (the server then rolls them): 1 of 3 missing." in html.unescape(
+        missing.content.decode()
+    )
+    assert _grid(client, url, {**fields, f"x{pk}-c3_t": "10"}).status_code == 302
+    attempt.refresh_from_db()
+    traits = Roll.objects.filter(campaign=campaign, purpose="characteristic", step=Step.BIRTHS).order_by("pk")
+    assert [(r.source, r.faces) for r in traits] == [(RollSource.TOTAL, [18]), (RollSource.TOTAL, [3]), (RollSource.TOTAL, [10])]
+    assert attempt.child is not None and attempt.child.sex == "M"
+
+
+def test_the_survival_grid_takes_a_players_totals_and_shows_certain_passes(client, campaign, gm, alice):
+    campaign.dice_entry = DiceEntry.PLAYER
+    campaign.auto_pass_certain = True
+    campaign.save(update_fields=["dice_entry", "auto_pass_certain"])
+    strong = hardy(campaign)
+    births_finish(campaign=campaign, by=gm)
+    Membership.objects.filter(campaign=campaign, user=alice).update(dice_entry=DiceEntry.TOTALS)
+    url = reverse("pages:survival", args=[campaign.slug])
+    mine = [r.character.pk for r in survival_board(campaign).to_roll if r.character.controlled_by.crown == "England"]
+    client.force_login(alice)
+    page = client.get(url).content.decode()
+    assert f'name="s{mine[0]}-total"' in page
+    assert _grid(client, url, {"rows": mine[0], f"s{mine[0]}-total": "12"}).status_code == 302
+    roll = Roll.objects.get(campaign=campaign, purpose="survival", characters=mine[0])
+    assert (roll.source, roll.faces) == (RollSource.TOTAL, [12])
+    client.force_login(gm)  # the GM has not chosen: he types each die
+    page = client.get(url).content.decode()
+    other = survival_board(campaign).to_roll[0].character.pk
+    assert f'name="s{other}-d1"' in page and f'name="s{other}-total"' not in page
+    row = page[page.index(f'id="character-{strong.pk}"') :]
+    assert "not rolled: certain" in row[: row.index("</tr>")]
