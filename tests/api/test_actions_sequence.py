@@ -301,7 +301,7 @@ def test_a_typed_death_a_pass_over_and_the_finish_make_a_new_reign(campaign, gm,
     assert regent.origin == "baron" and regent.characteristics == {"strength": 2, "constitution": -1, "charisma": 0}
     charisma = next(r for r in body["rolls"] if r["purpose"] == "charisma_loss")
     assert charisma["faces"] == [3] and charisma["source"] == "entered"
-    assert any("Henry Plantagenet succeeds Edward Plantagenet" in line["text"] for line in body["chronicle"])
+    assert any("Henry I Plantagenet succeeds Edward I Plantagenet" in line["text"] for line in body["chronicle"])
     assert Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True).holder_id == henry.pk
     assert PassedOver.objects.filter(character=john).exists() and pass_over_choices(campaign) == {}
 
