@@ -15,7 +15,7 @@ from django.utils.html import escape
 from campaign.models import ChronicleEntry, Membership, Posting, Role
 from contracts.models import Contract
 from dynasties.models import Character, Dynasty, Reign, Status
-from dynasties.selectors import regnal_labels
+from dynasties.selectors import label, regnal_labels
 from dynasties.services import campaign_create
 from dynasties.services.succession_view import heirs_now, succession_line, succession_what_if
 from operations.simulation import simulate
@@ -107,8 +107,9 @@ def test_the_tree_links_every_person_to_his_character_page(client, campaign, bob
     england = _house(campaign, "England")
     svg = client.get(_tree_url(campaign, dynasty=england.pk, links="pages")).content.decode()
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg
-    members = Character.objects.filter(campaign=campaign, controlled_by=england)
-    assert members.count() >= 3
+    members = list(Character.objects.filter(campaign=campaign, controlled_by=england))
+    assert len(members) >= 3
+    label(campaign, members)  # as the tree names them: the King's numeral
     for c in members:
         link = reverse("pages:character", args=[campaign.slug, c.pk])
         assert f'xlink:href="{link}"' in svg, c
