@@ -341,7 +341,7 @@ class PassedOverInline(admin.TabularInline):
 
 @admin.register(Reign)
 class ReignAdmin(admin.ModelAdmin):
-    list_display = ["holder", "crown", "start_year", "end_year", "regent", "regency_end_year", "campaign"]
+    list_display = ["holder", "numeral", "crown", "start_year", "end_year", "regent", "regency_end_year", "campaign"]
     list_filter = ["campaign", "crown"]
     list_select_related = ["holder", "regent", "campaign"]
     search_fields = ["crown", "holder__given_name", "holder__dynastic_name"]
@@ -480,7 +480,17 @@ class CrownAdmin(admin.ModelAdmin):
 
     form = CrownForm
 
-    list_display = ["name", "campaign", "home_dynasty", "controlled_by", "union_with", "union_since", "stability", "annexed"]
+    list_display = [
+        "name",
+        "campaign",
+        "home_dynasty",
+        "controlled_by",
+        "union_with",
+        "union_since",
+        "stability",
+        "annexed",
+        "numerals",
+    ]
     list_filter = ["campaign", ("union_with", admin.EmptyFieldListFilter)]
     search_fields = ["name"]
     list_select_related = ["campaign", "home_dynasty", "controlled_by", "union_with"]
