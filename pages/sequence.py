@@ -31,6 +31,7 @@ from campaign.services import dice_entry_for
 from campaign.steps import STEP_LABELS, STEP_WAITS
 from campaign.undo import AlreadyDone, describe, redo, redo_plan, undo_plan, undo_plans, undo_step, undo_turn
 from dynasties.models import BirthAttempt, Dynasty, Marriage
+from dynasties.selectors import label as label_names
 from dynasties.services.births import births_attempt, births_finish, births_roll_all, births_sex
 from dynasties.services.naming import NAME_MAX, character_rename
 from dynasties.services.sequence_view import (
@@ -685,6 +686,8 @@ def births(request: HttpRequest, slug: str) -> HttpResponse:
         if failure is not None and failure.lines is not None
         else _couple_lines(campaign, board, role, mine, totals=_totals(request, campaign))
     )
+    shown = [p for line in lines for p in (line.row.husband, line.row.wife, *(a.child for a in line.row.attempts if a.child))]
+    label_names(campaign, shown)  # regnal numbers, living namesakes told apart
     return render(
         request,
         "pages/sequence/births.html",
@@ -943,6 +946,7 @@ def survival(request: HttpRequest, slug: str) -> HttpResponse:
         if failure is not None and failure.lines is not None
         else _survival_lines(board, role, mine, is_open, totals=_totals(request, campaign))
     )
+    label_names(campaign, [line.row.character for line in lines])  # regnal numbers, living namesakes told apart
     if failure is not None and failure.op == "finish" and is_open and role == Role.GM:
         finish_form, top = failure.form, None
     if failure is not None and failure.op == "pass_over" and any(s["due"].crown == failure.target for s in successions):

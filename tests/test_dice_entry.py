@@ -311,3 +311,17 @@ def test_the_survival_grid_takes_a_players_totals_and_shows_certain_passes(clien
     assert f'name="s{other}-d1"' in page and f'name="s{other}-total"' not in page
     row = page[page.index(f'id="character-{strong.pk}"') :]
     assert "not rolled: certain" in row[: row.index("</tr>")]
+
+
+def test_the_grids_name_monarchs_with_their_numerals_and_tell_namesakes_apart(client, campaign, gm):
+    king = couple(campaign, "England").husband
+    son = Character.objects.filter(campaign=campaign, father=king).order_by("birth_year").first()
+    assert son is not None
+    son.given_name = king.given_name  # a living namesake in the same house
+    son.save(update_fields=["given_name"])
+    client.force_login(gm)
+    births = client.get(reverse("pages:births", args=[campaign.slug])).content.decode()
+    assert f"{king.given_name} I {king.dynastic_name}" in births
+    births_finish(campaign=campaign, by=gm)
+    survival = client.get(reverse("pages:survival", args=[campaign.slug])).content.decode()
+    assert f"{king.given_name} I {king.dynastic_name}" in survival
