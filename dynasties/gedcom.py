@@ -8,7 +8,8 @@ What is written:
 
 * ``HEAD`` (SOUR Regnal, GEDC VERS 5.5.1 FORM LINEAGE-LINKED, CHAR UTF-8, SUBM), a ``SUBM``
   record, one ``INDI`` per person, one ``FAM`` per union, ``TRLR``.
-* INDI: ``NAME Given /Dynastic/`` (with GIVN/SURN), ``SEX M|F``, ``BIRT DATE year``, ``DEAT DATE
+* INDI: ``NAME Given /Dynastic/`` (with GIVN/SURN; a monarch's regnal numbers follow as NSFX,
+  ``Edward /Plantagenet/ III``), ``SEX M|F``, ``BIRT DATE year``, ``DEAT DATE
   year`` (and ``CAUS``) for the dead, one ``TITL`` per title held now or once (optional rule G
   titles: current holder, first grantee and every recorded holding; and a crown reigned as "King
   of X" / "Queen of X"), ``FAMC`` and ``FAMS`` links.
@@ -40,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dynasties.models import Character, Dynasty, Marriage, Reign, Sex, Status, Title, TitleHolding
+from rules.regnal import roman
 
 MAX_LINE = 255  # GEDCOM 5.5.1: a line, level to terminator, is at most 255 characters
 SOURCE = "Regnal"
@@ -141,9 +143,11 @@ def _select(campaign: Any, dynasty: Dynasty | None) -> tuple[dict[int, dict[str,
     return {pk: p for pk, p in people.items() if pk in chosen}, matches
 
 
-def _titles(campaign: Any, people: dict[int, dict[str, Any]]) -> dict[int, list[str]]:
-    """Each person's titles held now or once: rule G titles, then crowns reigned, in order."""
+def _titles(campaign: Any, people: dict[int, dict[str, Any]]) -> tuple[dict[int, list[str]], dict[int, str]]:
+    """Each person's titles held now or once (rule G titles, then crowns reigned, in order), and
+    each monarch's regnal numbers as a name suffix ("III"; of two crowns "VI and I")."""
     held: dict[int, list[str]] = defaultdict(list)
+    numerals: dict[int, list[str]] = defaultdict(list)
 
     def add(pk: int | None, name: str) -> None:
         if pk in people and name and name not in held[pk]:
@@ -156,11 +160,13 @@ def _titles(campaign: Any, people: dict[int, dict[str, Any]]) -> dict[int, list[
         TitleHolding.objects.filter(title__campaign=campaign).order_by("start_year", "pk").values("title__name", "holder_id")
     ):
         add(h["holder_id"], h["title__name"])
-    for r in Reign.objects.filter(campaign=campaign).order_by("start_year", "pk").values("holder_id", "crown"):
+    for r in Reign.objects.filter(campaign=campaign).order_by("start_year", "pk").values("holder_id", "crown", "numeral"):
         pk = r["holder_id"]
         if pk in people:
             add(pk, f"{'Queen' if people[pk]['sex'] == Sex.FEMALE else 'King'} of {r['crown']}")
-    return held
+            if r["numeral"] and roman(r["numeral"]) not in numerals[pk]:
+                numerals[pk].append(roman(r["numeral"]))
+    return held, {pk: " and ".join(found) for pk, found in numerals.items() if found}
 
 
 def _union_year(match: dict[str, Any]) -> int:
@@ -206,7 +212,7 @@ def export_lines(campaign: Any, dynasty: Dynasty | None = None) -> Iterator[str]
     if dynasty is not None and dynasty.campaign_id != campaign.pk:
         raise ValueError(f"{dynasty} is not a dynasty of {campaign}.")
     people, matches = _select(campaign, dynasty)
-    titles = _titles(campaign, people)
+    titles, suffixes = _titles(campaign, people)
     families = _families(people, matches)
     ids = {pk: f"@I{n}@" for n, pk in enumerate(people, 1)}  # people is in pk order
     famc: dict[int, list[str]] = defaultdict(list)
@@ -234,11 +240,14 @@ def export_lines(campaign: Any, dynasty: Dynasty | None = None) -> Iterator[str]
     for pk, p in people.items():
         given, surname = _name_part(p["given_name"]), _name_part(p["dynastic_name"])
         yield f"0 {ids[pk]} INDI"
-        yield from _line(1, "NAME", f"{given} /{surname}/".strip())
+        suffix = suffixes.get(pk, "")
+        yield from _line(1, "NAME", f"{given} /{surname}/ {suffix}".strip())
         if given:
             yield from _line(2, "GIVN", given)
         if surname:
             yield from _line(2, "SURN", surname)
+        if suffix:
+            yield from _line(2, "NSFX", suffix)
         yield f"1 SEX {'F' if p['sex'] == Sex.FEMALE else 'M'}"
         yield "1 BIRT"
         yield f"2 DATE {p['birth_year']}"

@@ -15,10 +15,11 @@ from gedcom.parser import Parser
 
 from campaign.models import Campaign
 from dynasties.gedcom import MAX_LINE, _line, export_gedcom
-from dynasties.models import Character, Dynasty, Marriage, Sex, Status, Title, TitleHolding
+from dynasties.models import Character, Dynasty, Marriage, Reign, Sex, Status, Title, TitleHolding
 from dynasties.services import campaign_create
 from operations.simulation import simulate
 from rules.dice import RandomSource
+from rules.regnal import roman
 
 pytestmark = pytest.mark.django_db
 
@@ -291,3 +292,19 @@ def test_the_gedcom_download_is_for_members_only(client, campaign, alice, outsid
     response = client.get(url)
     assert response.status_code == 200
     assert response.content.decode().startswith("0 HEAD")
+
+
+def test_a_monarch_carries_his_regnal_numbers_as_the_names_suffix(grown):
+    reigns = Reign.objects.filter(campaign=grown, numeral__isnull=False).select_related("holder")
+    reign = reigns.order_by("-numeral", "pk").first()
+    assert reign is not None and reign.numeral
+    numeral = roman(reign.numeral)
+    parser = parse(export_gedcom(grown))
+    indi = by_id(parser, Character.objects.filter(campaign=grown))
+    king = indi[reign.holder_id]
+    assert sub_value(king, "NAME", "NSFX") == numeral
+    assert tag_values(king, "NAME")[0].endswith(f"/{reign.holder.dynastic_name}/ {numeral}")
+    never = Character.objects.filter(campaign=grown).exclude(reigns__isnull=False).first()
+    assert (
+        never is not None and sub_value(by_id(parser, Character.objects.filter(campaign=grown))[never.pk], "NAME", "NSFX") is None
+    )
