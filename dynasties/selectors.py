@@ -215,7 +215,14 @@ def regnal_labels(campaign: Campaign, characters: Iterable[Character]) -> dict[i
         .values_list("holder_id", "numeral")
     ):
         numerals.setdefault(holder, []).append(number)
-    named = [
+    out = labels(named(everyone.values(), numerals))
+    return {pk: out[pk] for pk in shown}
+
+
+def named(characters: Iterable[Any], numerals: dict[int, list[int]]) -> list[Named]:
+    """The characters as the naming rules see them (rules.regnal.Named), with each one's numerals
+    (character id -> the numerals of his reigns, in order)."""
+    return [
         Named(
             c.pk,
             c.given_name,
@@ -225,10 +232,8 @@ def regnal_labels(campaign: Campaign, characters: Iterable[Character]) -> dict[i
             tuple(numerals.get(c.pk, ())),
             living=c.status == Status.ALIVE,
         )
-        for c in everyone.values()
+        for c in characters
     ]
-    out = labels(named)
-    return {pk: out[pk] for pk in shown}
 
 
 def label(campaign: Campaign, characters: Iterable[Character]) -> None:

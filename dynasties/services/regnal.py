@@ -6,8 +6,9 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from campaign.models import Campaign
-from dynasties.models import Character, Crown, Reign, Status
-from rules.regnal import Crowned, Named, labels, numeral, regnal_name
+from dynasties.models import Character, Crown, Reign
+from dynasties.selectors import named
+from rules.regnal import Crowned, labels, numeral, regnal_name
 
 if TYPE_CHECKING:
     from dynasties.services.common import World
@@ -94,15 +95,4 @@ def labels_of(characters: Iterable[Any], reigns: Iterable[Reign]) -> dict[int, s
     for reign in sorted(reigns, key=lambda r: (r.start_year, r.pk)):
         if reign.numeral:
             numerals.setdefault(reign.holder_id, []).append(reign.numeral)
-    return labels(
-        Named(
-            c.pk,
-            c.given_name,
-            c.dynastic_name,
-            c.birth_year,
-            c.birth_order,
-            tuple(numerals.get(c.pk, ())),
-            living=c.status == Status.ALIVE,
-        )
-        for c in characters
-    )
+    return labels(named(characters, numerals))
