@@ -107,6 +107,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
                 "contracts": [c for c in in_force if any(p.pk == d.pk for p in c.parties.all())],
             }
         )
+    rows.sort(key=lambda r: r["dynasty"].pk != mine)  # a player's own house first, the others round the table
     announced = ChronicleEntry.objects.filter(campaign=campaign, kind="announcements").aggregate(y=Max("year"))["y"]
     return render(
         request,

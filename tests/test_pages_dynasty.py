@@ -326,6 +326,15 @@ def test_the_dashboard_names_the_players(client, campaign, olga):
     assert "olga" not in html.split("<main", 1)[1]  # observers are not players
 
 
+def test_a_players_own_house_comes_first_on_the_dashboard(client, campaign, gm, bob):
+    client.force_login(bob)  # France
+    html = client.get(reverse("pages:dashboard", args=[campaign.slug])).content.decode()
+    assert _cell(html, "Crown") == "France"
+    client.force_login(gm)  # round the table
+    html = client.get(reverse("pages:dashboard", args=[campaign.slug])).content.decode()
+    assert _cell(html, "Crown") == "England" and _cell(html, "Crown", 1) == "France"
+
+
 def _cell(html: str, label: str, row: int = 0) -> str:
     """The text of the dashboard cell of this column in the given row (tags stripped)."""
     cells = re.findall(rf'<td data-label="{label}">(.*?)</td>', html, re.S)
