@@ -26,7 +26,7 @@ from django.urls import NoReverseMatch, URLPattern, path, reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
 from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, DiceEntry, Role, Step
-from campaign.permissions import Forbidden, may_act_for_any, visible
+from campaign.permissions import Forbidden, may_act_for_any, require_couple, visible
 from campaign.services import dice_entry_for
 from campaign.steps import STEP_LABELS, STEP_WAITS
 from campaign.undo import AlreadyDone, describe, redo, redo_plan, undo_plan, undo_plans, undo_step, undo_turn
@@ -604,8 +604,8 @@ def _births_grid(request: HttpRequest, campaign: Campaign, role: str, mine: int 
     board = births_board(campaign)
     for row in board.couples:
         pk = row.marriage.pk
-        if not may_act_for_any(role, mine, row.dynasties) and _asked_for(request.POST, pk, ("a", "x", "r")):
-            raise PermissionDenied("You may roll only for your own dynasty's couples.")
+        if _asked_for(request.POST, pk, ("a", "x", "r")):
+            require_couple(role, mine, row.dynasties)  # dice sent for another house's couple: the policy's 403
     if campaign.step != Step.BIRTHS:
         return Failure("grid", None, _failed(_closed("Births", campaign)))
     lines = _couple_lines(campaign, board, role, mine, request.POST, totals=_totals(request, campaign))
