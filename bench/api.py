@@ -19,14 +19,12 @@ requests per second, i.e. a ratio of 0.5 or more, though the real list sends fiv
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import shutil
 import sys
 import tempfile
 import time
 import types
-import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -145,15 +143,9 @@ def main() -> None:
 
 
 def run(args: argparse.Namespace, tmp: str) -> None:
-    os.environ["DATABASE_URL"] = f"sqlite:///{tmp}/bench.sqlite3"
-    os.environ.setdefault("REGNAL_DEV", "1")
-    os.environ["DEBUG"] = "0"  # no query log: as in production
-    os.environ["ALLOWED_HOSTS"] = "testserver"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    import django
+    from bench.django_setup import setup_for_requests
 
-    warnings.filterwarnings("ignore", message="No directory at")  # WhiteNoise: no collectstatic for a bench
-    django.setup()
+    setup_for_requests(tmp, keep_database=False)
     from django.conf import settings
     from django.core.management import call_command
     from django.test import Client

@@ -14,12 +14,10 @@ CPU milliseconds per request, and what they come to at 1,000 open tables of 10 d
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import sys
 import tempfile
 import time
-import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,15 +49,9 @@ def main() -> None:
 
 
 def run(args: argparse.Namespace, tmp: str) -> None:
-    os.environ.setdefault("DATABASE_URL", f"sqlite:///{tmp}/bench.sqlite3")
-    os.environ.setdefault("REGNAL_DEV", "1")
-    os.environ["DEBUG"] = "0"  # no query log: as in production
-    os.environ["ALLOWED_HOSTS"] = "testserver"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    import django
+    from bench.django_setup import setup_for_requests
 
-    warnings.filterwarnings("ignore", message="No directory at")  # WhiteNoise: no collectstatic for a bench
-    django.setup()
+    setup_for_requests(tmp, keep_database=True)
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
     from django.db import connection
