@@ -287,3 +287,13 @@ def test_the_gm_sets_the_pre_campaign_numerals_in_the_admin_and_the_crown_is_cou
     numbers = dict(Reign.objects.filter(campaign=campaign, crown="Testland").values_list("holder__given_name", "numeral"))
     assert numbers == {"Henry": 1, "Edward": 6}
     assert Crown.objects.get(pk=record.pk).numerals == {"Edward": 5, "Henry": 0}
+
+
+def test_the_set_up_line_names_the_starting_king_with_his_numeral(campaign):
+    reign = Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True)
+    king = reign.holder
+    line = ChronicleEntry.objects.filter(campaign=campaign, kind="setup", text__contains=f", born {king.birth_year} (King)")
+    texts = [e.text for e in line]
+    assert any(
+        f"{king.given_name} {roman(reign.numeral)} {king.dynastic_name}, born {king.birth_year} (King)" in t for t in texts
+    )

@@ -248,11 +248,11 @@ def starting_family(
     Marriage.objects.create(
         campaign=campaign, husband=king, wife=queen, arranged_year=first_child_year, wedding_year=first_child_year
     )
-    if reign and not aristocratic:
-        regnal.enthrone(campaign, crown, king, start)
+    crowned = regnal.enthrone(campaign, crown, king, start) if reign and not aristocratic else None
     names_used = {"M": 1, "F": 1}
     lines = [
-        f"{king.display_name}, born {king.birth_year}" + (" (King)" if not aristocratic else ""),
+        f"{regnal.crowned_name(king, crowned) if crowned else king.display_name}, born {king.birth_year}"
+        + (" (King)" if not aristocratic else ""),
         f"{queen.display_name}, born {queen.birth_year}",
     ]
     if not reign:
