@@ -26,7 +26,7 @@ from django.urls import NoReverseMatch, URLPattern, path, reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
 from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, DiceEntry, Role, Step
-from campaign.permissions import Forbidden, may_act_for_any, require_couple, visible
+from campaign.permissions import Forbidden, may_act_for_any, may_correct_rolls, require_couple, visible
 from campaign.services import dice_entry_for
 from campaign.steps import STEP_LABELS, STEP_WAITS
 from campaign.undo import AlreadyDone, describe, redo, redo_plan, undo_plan, undo_plans, undo_step, undo_turn
@@ -698,6 +698,7 @@ def births(request: HttpRequest, slug: str) -> HttpResponse:
             board=board,
             lines=lines,
             grid=any(line.acting for line in lines),
+            may_correct=may_correct_rolls(role),  # a "Correct" link on each roll of the open step
             is_open=campaign.step == Step.BIRTHS,
             top=failure.form if failure is not None else None,
             alert=failure is None or failure.alert,
@@ -977,6 +978,7 @@ def survival(request: HttpRequest, slug: str) -> HttpResponse:
             board=board,
             lines=lines,
             grid=any(line.may_act for line in lines),
+            may_correct=may_correct_rolls(role),  # a "Correct" link on each roll of the open step
             alert=failure is None or failure.alert,
             is_open=is_open,
             closed=closed,

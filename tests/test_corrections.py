@@ -450,3 +450,22 @@ def test_the_export_keeps_which_roll_a_correction_corrects(campaign, gm):
     copy = campaign_import(json.loads(json.dumps(data)))
     again = Roll.objects.get(campaign=copy, corrects__isnull=False)
     assert again.faces == done.roll.faces and again.corrects.faces == [2, 3] and again.corrects.campaign == copy
+
+
+def test_the_grids_link_each_roll_of_the_open_step_to_its_correction_for_the_gm(client, campaign, gm, alice):
+    made = births_attempt(campaign=campaign, marriage=couple(campaign), faces=[1, 2], by=gm)
+    link = reverse("pages:roll_correct", args=[campaign.slug, made.roll_id])
+    births = reverse("pages:births", args=[campaign.slug])
+    client.force_login(gm)
+    assert f'href="{link}"' in client.get(births).content.decode()
+    client.force_login(alice)  # England's player: not his to correct
+    assert f'href="{link}"' not in client.get(births).content.decode()
+    births_finish(campaign=campaign, by=gm)
+    (result,) = survival_roll(
+        campaign=campaign, characters=[couple(campaign).husband_id], faces={couple(campaign).husband_id: [6, 6]}, by=gm
+    )
+    roll = Roll.objects.get(campaign=campaign, purpose="survival", characters=result.character)
+    client.force_login(gm)
+    survival = client.get(reverse("pages:survival", args=[campaign.slug])).content.decode()
+    assert f'href="{reverse("pages:roll_correct", args=[campaign.slug, roll.pk])}"' in survival
+    assert f'href="{link}"' not in client.get(births).content.decode()  # Births is closed: its rolls are done
