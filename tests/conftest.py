@@ -136,6 +136,21 @@ def _unique_ids_for_scoped_distribution(config: pytest.Config, items: list[pytes
         )
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """On a worker of a --dist loadgroup run, each test marked ``xdist_group`` must carry its group in
+    its node id (``...@group``), which is how pytest-xdist keeps a group on one worker. pytest 9.2
+    stopped that silently (pytest-dev/pytest-xdist#1386: each module fixture was built on both
+    workers); refuse rather than run the groups split."""
+    if not getattr(session.config.option, "loadgroup", False):
+        return
+    split = [item.nodeid for item in session.items if item.get_closest_marker("xdist_group") and "@" not in item.nodeid]
+    if split:
+        raise pytest.UsageError(
+            f"--dist loadgroup would split the xdist_group of {split[0]} (and {len(split) - 1} more) across workers: "
+            "this pytest and pytest-xdist do not work together (see requirements-dev.in)"
+        )
+
+
 def _long_ones_first(items: list[pytest.Item]) -> None:
     """pytest-xdist hands tests out in this order: the long ones first, so that the last minutes of a
     run on two workers are short tests on both, not one long test on one."""
