@@ -22,7 +22,8 @@ What each checker verifies (rule ids, documented with the rulebook's words in ea
   first), BL-turkish-succession (Turkey #1: the princess's husband at the Succession inherits her
   rights), BL-reign-end (a monarch put to death by a new Sultan is succeeded at once).
 
-The suite runs 3 seeds x 40 turns per ruleset, and one more where the whole law is played;
+The suite runs 3 seeds x 40 turns per ruleset, and one more where the whole law is played (in the
+thorough profile, CI's; make test's quick one plays the first seed and 20 turns: tests/profiles.py);
 bench/crosscheck.py runs the full 10 x 40 (``--law``: the whole law played) and counts every
 rule's violations, asserted or not.
 """
@@ -33,12 +34,12 @@ import pytest
 
 from tests.crosscheck.common import rule_of
 from tests.crosscheck.run import ASSERTED, CHECKS, OPEN_DEFECTS, simulated_export
-from tests.profiles import seeds
+from tests.profiles import seeds, turns
 
 pytestmark = pytest.mark.long_simulation  # SQLite only (tests/conftest.py)
 
 SEEDS = seeds((1, 2, 3))
-TURNS = 40
+TURNS = turns(40)
 
 
 def test_every_rule_is_asserted_or_named_as_an_open_defect() -> None:
