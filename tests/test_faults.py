@@ -87,7 +87,8 @@ def rows(counts: dict[str, int]) -> dict[str, list[tuple[Any, ...]]]:
                 columns = ", ".join(quote(f.column) for f in model._meta.concrete_fields)
                 table, pk = quote(model._meta.db_table), quote(model._meta.pk.column)
                 cursor.execute(f"SELECT {columns} FROM {table} ORDER BY {pk}")  # noqa: S608 (model tables)
-                out[model._meta.label] = [tuple(bytes(v) if isinstance(v, memoryview) else v for v in row) for row in cursor.fetchall()]
+                found = cursor.fetchall()
+                out[model._meta.label] = [tuple(bytes(v) if isinstance(v, memoryview) else v for v in row) for row in found]
     return out
 
 
