@@ -12,8 +12,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from campaign.models import Campaign, Role
-from campaign.permissions import require_play
+from campaign.models import Campaign
+from campaign.permissions import own_house, require_play
 from contracts import services
 from contracts.models import ClauseKind, ContractKind
 from dynasties.models import Marriage
@@ -85,7 +85,8 @@ def contract_new(request: HttpRequest, slug: str) -> HttpResponse:
         .order_by("arranged_year", "pk")
     )
     if request.method == "GET":
-        initial: dict[str, Any] = {"start_year": campaign.current_year, "parties": [mine] if role == Role.PLAYER else []}
+        own = own_house(role, mine)  # a player's draft names his house first; the GM names whom he likes
+        initial: dict[str, Any] = {"start_year": campaign.current_year, "parties": [own] if own is not None else []}
         match = next((m for m in matches if str(m.pk) == request.GET.get("marriage")), None)
         if match is not None:
             houses = [
