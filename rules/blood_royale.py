@@ -13,6 +13,7 @@ from typing import Any
 
 from rules import options as options_module
 from rules import tables as T
+from rules.characteristics import Characteristic
 from rules.dice import D6, THREE_D6, TWO_D6, DiceSpec, chance_at_least
 from rules.errors import IllegalMarriage, IllegalOption, IllegalPassOver, IneligibleCouple
 from rules.families import BIRTH_TARGET as BIRTH_TARGET
@@ -75,6 +76,18 @@ def clean_options(options: Mapping[str, Any] | None) -> dict[str, bool]:
 
 def characteristic_names(sex: str) -> tuple[str, str, str]:
     return ("strength" if sex == MALE else "guile", "constitution", "charisma")
+
+
+def characteristics(sex: str) -> tuple[Characteristic, ...]:
+    """Each -2..+2 (A2); Strength or Guile may reach +3 with a Governor's +1 (optional rule G)."""
+    first = "Strength" if sex == MALE else "Guile"
+    return (
+        Characteristic(
+            first.lower(), first, CHARACTERISTIC_MIN, CHARACTERISTIC_MAX + GOVERNOR_BONUS, "+3 only with a Governor's +1"
+        ),
+        Characteristic("constitution", "Constitution", CHARACTERISTIC_MIN, CHARACTERISTIC_MAX),
+        Characteristic("charisma", "Charisma", CHARACTERISTIC_MIN, CHARACTERISTIC_MAX),
+    )
 
 
 def normal_characteristics(sex: str) -> dict[str, int]:
@@ -571,6 +584,7 @@ RULESET = register(
         treasury_pays_matches=TREASURY_PAYS_MATCHES,
         clean_options=clean_options,
         characteristic_names=characteristic_names,
+        characteristics=characteristics,
         birth_succeeds=birth_succeeds,
         sex_from_faces=sex_from_faces,
         marriage_problems=marriage_problems,

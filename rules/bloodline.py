@@ -16,6 +16,7 @@ from typing import Any
 
 from rules import families
 from rules import options as options_module
+from rules.characteristics import Characteristic
 from rules.dice import D10, TWO_D10, DiceSpec, chance_at_least, distribution
 from rules.errors import IllegalOption, IllegalPassOver, InvalidTable
 from rules.people import FEMALE, MALE, Person
@@ -198,6 +199,14 @@ def clean_options(options: Mapping[str, Any] | None) -> dict[str, bool]:
 
 def characteristic_names(sex: str) -> tuple[str, str, str]:
     return CHARACTERISTICS
+
+
+def characteristics(sex: str) -> tuple[Characteristic, ...]:
+    """ADM, DIP and MIL, each 3..9 (RULES.md B)."""
+    low, high = STAT_MIN, STAT_MAX
+    return tuple(
+        Characteristic(key, key.upper(), low, high, "1d10 plus the Parents modifier, held to 3..9") for key in CHARACTERISTICS
+    )
 
 
 def validate_survival_table(data: object) -> dict[str, Any]:
@@ -519,6 +528,7 @@ RULESET = register(
         treasury_pays_matches=TREASURY_PAYS_MATCHES,
         clean_options=clean_options,
         characteristic_names=characteristic_names,
+        characteristics=characteristics,
         birth_succeeds=birth_succeeds,
         sex_from_faces=sex_from_faces,
         marriage_problems=marriage_problems,

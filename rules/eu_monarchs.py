@@ -23,6 +23,7 @@ from fractions import Fraction
 from typing import Any
 
 from rules import families
+from rules.characteristics import Characteristic
 from rules.dice import D6, D10, TWO_D6, DiceSpec
 from rules.errors import IllegalOption, InvalidDice, InvalidTable
 from rules.people import Person
@@ -613,6 +614,14 @@ def characteristic_names(sex: str) -> tuple[str, str, str]:
     return CHARACTERISTICS
 
 
+def characteristics(sex: str) -> tuple[Characteristic, ...]:
+    """ADM, DIP and MIL, each 3..9 (RULES.md B)."""
+    low, high = 3, 9
+    return tuple(
+        Characteristic(key, key.upper(), low, high, "the successor's values table gives 3 to 9") for key in CHARACTERISTICS
+    )
+
+
 def birth_succeeds(faces: Sequence[int]) -> bool:
     return families.birth_succeeds(faces)
 
@@ -1183,6 +1192,7 @@ RULESET = register(
         treasury_pays_matches=TREASURY_PAYS_MATCHES,
         clean_options=clean_options,
         characteristic_names=characteristic_names,
+        characteristics=characteristics,
         birth_succeeds=birth_succeeds,
         sex_from_faces=sex_from_faces,
         marriage_problems=marriage_problems,

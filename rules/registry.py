@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from rules import tables as T
+from rules.characteristics import Characteristic
 from rules.dice import DiceSpec
 from rules.errors import RuleError
 from rules.people import Person
@@ -53,6 +54,7 @@ class Ruleset:
     treasury_pays_matches: bool  # the Treasury pays Crowns at weddings and for a new monarch's spouse (A6)
     clean_options: Callable[[Mapping[str, Any] | None], dict[str, bool]]
     characteristic_names: Callable[[str], tuple[str, str, str]]
+    characteristics: Callable[[str], tuple[Characteristic, ...]]  # keys, labels and ranges (rules.characteristics)
     birth_succeeds: Callable[[Sequence[int]], bool]
     sex_from_faces: Callable[[Sequence[int]], str]
     marriage_problems: MarriageProblems
