@@ -10,7 +10,7 @@ from typing import Any
 from django.db.models import Count, Q
 
 from campaign.models import Campaign
-from campaign.permissions import can_view_exchequer, sees_every_exchequer
+from campaign.permissions import can_view_exchequer, seat_of, sees_every_exchequer
 from campaign.treasury import balance, balances
 from dynasties.models import (
     BirthAttempt,
@@ -174,10 +174,12 @@ def settled_by_offer(campaign: Campaign, match: object) -> bool:
     )
 
 
-def exchequers_seen(campaign: Campaign, user: Any, role: str | None, mine: int | None) -> list[tuple[Dynasty | None, int]]:
-    """The exchequers the viewer (``user``, his ``role`` and house ``mine`` in the campaign) may see,
-    with their balances, as the policy says: the GM every house's in seat order and the Treasury's
-    (None) last; a player his own house's; anyone else none."""
+def exchequers_seen(campaign: Campaign, user: Any) -> list[tuple[Dynasty | None, int]]:
+    """The exchequers ``user`` may see in the campaign, with their balances, as the policy says (his
+    seat read by it): the GM every house's in seat order and the Treasury's (None) last; a player his
+    own house's; anyone else none."""
+    seat = seat_of(user, campaign)
+    role, mine = seat.role, seat.dynasty
     dynasties = list(Dynasty.objects.filter(campaign=campaign).order_by("seat", "name", "pk"))
     for d in dynasties:
         d.campaign = campaign  # loaded already: the policy reads it

@@ -99,7 +99,7 @@ class BalanceViewSet(CampaignScoped, viewsets.ViewSet):
     @extend_schema(responses=BalanceOut(many=True), filters=False)
     def list(self, request: Request, slug: str) -> Response:
         v = self.viewer
-        rows = [self._row(d, amount) for d, amount in exchequers_seen(v.campaign, request.user, v.role, v.dynasty)]
+        rows = [self._row(d, amount) for d, amount in exchequers_seen(v.campaign, request.user)]
         return Response(BalanceOut(rows, many=True).data)
 
     @extend_schema(responses=BalanceOut)
