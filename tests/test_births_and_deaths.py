@@ -26,7 +26,7 @@ from dynasties.services.events import survival_event
 from operations.simulation import simulate
 from rules.dice import RandomSource
 from tests.factories import at_step
-from tests.profiles import seeds
+from tests.profiles import seeds, turns
 
 pytestmark = pytest.mark.django_db
 
@@ -143,11 +143,11 @@ def gedcom_violations(text: str) -> list[str]:
 @pytest.mark.parametrize("ruleset", ["blood-royale", "eu-bloodline", "eu-monarchs"])
 @pytest.mark.parametrize("seed", seeds((1, 2)))
 def test_simulated_campaigns_keep_every_child_within_its_parents_lives(db, ruleset, seed):
-    """Thirty turns of each ruleset played by the automatic player: no child is born after its
+    """Thirty turns (the quick profile: fifteen) of each ruleset played by the automatic player: no child is born after its
     mother's death or more than a year after its father's, in the records or in the GEDCOM export;
     and every crown's Stability stayed on the track (-3..+3) throughout."""
     campaign = campaign_create(name=f"Sim {ruleset} {seed}", ruleset=ruleset, players=5, source=RandomSource(seed))
-    simulate(campaign, turns=30, source=RandomSource(seed))
+    simulate(campaign, turns=turns(30), source=RandomSource(seed))
     assert child_violations(campaign) == []
     assert gedcom_violations(export_gedcom(campaign)) == []
     off_track = [
