@@ -107,6 +107,7 @@ ACTIONS: dict[str, str] = {
     "arrange a marriage": "the GM, or the player of either house",
     "draft a contract": "the GM, or the player of a house party to it",
     "act on a contract": "the GM, or the player of a party (sign his side, end, breach, dispute, vote, pay)",
+    "edit a record by hand": "the GM (a name, characteristics, a house's name and colour, a match's year, a draft's terms)",
     "observe": "an observer reads what is public and never acts",
 }
 """Who may do what: the table docs/pages.md shows (tests/test_policy.py checks they agree)."""
@@ -187,7 +188,7 @@ def consequence() -> Iterator[None]:
 def require(by: Any, campaign: Campaign | int, check: str, **terms: Any) -> Seat:
     """The acting check a service makes: ``check`` is one of ``gm``, ``play``, ``house``
     (``dynasty=``), ``couple`` (``houses=``), ``party`` (``parties=``), ``crown`` (``player=``,
-    ``crown=``), ``correct_roll``. Returns the seat; raises :class:`Forbidden` (403) when it may not."""
+    ``crown=``), ``correct_roll``, ``edit``. Returns the seat; raises :class:`Forbidden` (403) when it may not."""
     if _consequence.get():
         return SYSTEM
     seat = actor_seat(campaign, by)
@@ -208,7 +209,7 @@ def require(by: Any, campaign: Campaign | int, check: str, **terms: Any) -> Seat
         require_party(role, mine, terms["parties"])
     elif check == "crown":
         require_crown_player(role, mine, terms["player"], terms["crown"])
-    elif check == "correct_roll":  # changing a die already in the log: the GM's (ACTIONS: "run the turn")
+    elif check in ("correct_roll", "edit"):  # a die already in the log ("run the turn"), a hand edit ("edit a record by hand")
         require_gm(role)
     else:  # a check nobody wrote is a refusal, not a pass
         raise Forbidden(f"No rule says who may {check!r}.")
@@ -371,6 +372,11 @@ def runs_the_turn(role: str | None) -> bool:
 def may_correct_rolls(role: str | None) -> bool:
     """Whether the doors offer to correct a die of the current step (``require(.., "correct_roll")``):
     the GM's, as running the turn is."""
+    return role == Role.GM
+
+
+def may_edit_by_hand(role: str | None) -> bool:
+    """Whether the doors offer an Edit button (``require(.., "edit")``): the GM's."""
     return role == Role.GM
 
 
