@@ -319,22 +319,9 @@ class RollSubjectInline(ReadOnlyAdminMixin, admin.TabularInline):
 
 @admin.register(Roll)
 class RollAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
-    list_display = [
-        "id",
-        "campaign",
-        "year",
-        "step",
-        "purpose",
-        "detail",
-        "dice",
-        "faces",
-        "modifier",
-        "target",
-        "outcome",
-        "source",
-        "entered_by",
-    ]
+    list_display = ["id", "when", "purpose", "detail", "throw", "outcome", "source", "campaign"]  # fits 1280 px
     list_filter = ["campaign", "year", "step", "purpose", "source"]
+    ordering = ["-pk"]  # the last roll first
     list_select_related = ["campaign", "entered_by"]
     search_fields = ["purpose", "detail", "outcome", "characters__given_name", "characters__dynastic_name"]
     inlines = [RollSubjectInline]
@@ -343,11 +330,23 @@ class RollAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         return [f for f in super().get_readonly_fields(request, obj) if f != "characters"]
 
+    @admin.display(description="when", ordering="year")
+    def when(self, obj: Roll) -> str:
+        return f"{obj.year} {obj.step}"
+
+    @admin.display(description="dice")
+    def throw(self, obj: Roll) -> str:
+        """The dice, their faces, the modifier and the target in one cell: '2d6 [3, 5] +1 vs 7'."""
+        faces = ", ".join(map(str, obj.faces)) if isinstance(obj.faces, list) else str(obj.faces)
+        text = f"{obj.dice} [{faces}]" + (f" {obj.modifier:+d}" if obj.modifier else "")
+        return text + (f" vs {obj.target}" if obj.target is not None else "")
+
 
 @admin.register(ChronicleEntry)
 class ChronicleEntryAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ["year", "step", "kind", "text", "campaign"]
     list_filter = ["campaign", "year", "step", "kind"]
+    ordering = ["-year", "-pk"]  # the last year's lines first
     list_select_related = ["campaign"]
     search_fields = ["text", "kind"]
 
@@ -361,6 +360,8 @@ class CheckpointAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_display = ["campaign", "year", "step", "kind", "label", "by", "created_at", "undone_in", "size"]
     list_filter = ["campaign", "year", "step", "kind"]
     list_select_related = ["campaign", "by"]
+    search_fields = ["label"]
+    ordering = ["-pk"]
     exclude = ["data", "redo"]
 
     @admin.display(description="Size (bytes)")
@@ -379,6 +380,7 @@ class ActionKeyAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     list_filter = ["campaign"]
     list_select_related = ["campaign", "by"]
     search_fields = ["label", "key"]
+    ordering = ["-pk"]
 
 
 @admin.register(Posting)
@@ -386,8 +388,9 @@ class PostingAdmin(admin.ModelAdmin):
     """The ledger, read-only: postings are made by the services; a mistake is undone by a reversing
     posting (``campaign.treasury.posting_reverse``), never by an edit."""
 
-    list_display = ["id", "campaign", "year", "step", "payer_name", "payee_name", "amount", "kind", "reason"]
+    list_display = ["id", "year", "step", "payer_name", "payee_name", "amount", "kind", "reason", "campaign"]
     list_filter = ["campaign", "kind", "year"]
+    ordering = ["-pk"]  # the last posting first
     search_fields = ["reason", "payer__name", "payee__name"]
     list_select_related = ["campaign", "payer", "payee"]
 

@@ -105,20 +105,9 @@ def _run(
 
 @admin.register(Contract)
 class ContractAdmin(ServiceMadeMixin, AuditedAdmin):  # the History button: the audit trail
-    list_display = [
-        "title",
-        "kind",
-        "state",
-        "party_names",
-        "marriage",
-        "start_year",
-        "in_force_year",
-        "term_years",
-        "ended_year",
-        "end_reason",
-        "campaign",
-    ]
+    list_display = ["title", "kind", "state", "party_names", "start_year", "term_years", "ended_year", "campaign"]
     list_filter = ["campaign", "kind", "state", "end_kind"]
+    ordering = ["-start_year", "-pk"]  # the last contracts first
     search_fields = ["title", "text", "parties__name", "clauses__text", "end_reason"]
     list_select_related = ["campaign", "marriage__husband", "marriage__wife"]
     inlines = [ClauseInline, ContractSignatureInline, ContractPaymentInline, BreachInline]
@@ -156,6 +145,7 @@ class ContractAdmin(ServiceMadeMixin, AuditedAdmin):  # the History button: the 
 class ContractPaymentAdmin(ServiceMadeMixin, admin.ModelAdmin):
     list_display = ["year", "contract", "payer", "payee", "amount", "status", "settled_year", "campaign"]
     list_filter = ["campaign", "status", "year"]
+    ordering = ["-year", "-pk"]
     search_fields = ["contract__title", "payer__name", "payee__name", "note"]
     list_select_related = ["contract", "payer", "payee", "campaign"]
     actions = ["settle"]
@@ -169,6 +159,7 @@ class ContractPaymentAdmin(ServiceMadeMixin, admin.ModelAdmin):
 class BreachAdmin(ServiceMadeMixin, admin.ModelAdmin):
     list_display = ["year", "contract", "by_dynasty", "raised_by", "clause", "resolution", "campaign"]
     list_filter = ["campaign", ("resolved_year", admin.EmptyFieldListFilter)]
+    ordering = ["-year", "-pk"]
     search_fields = ["contract__title", "text", "resolution", "by_dynasty__name"]
     list_select_related = ["contract", "by_dynasty", "raised_by", "clause", "campaign"]
 
@@ -189,6 +180,7 @@ class DisputeVoteInline(ReadOnlyInline):
 class DisputeAdmin(ServiceMadeMixin, admin.ModelAdmin):
     list_display = ["year", "breach", "outcome", "campaign"]
     list_filter = ["campaign"]
+    ordering = ["-year", "-pk"]
     search_fields = ["breach__contract__title", "outcome"]
     list_select_related = ["breach__contract", "breach__by_dynasty", "campaign"]
     inlines = [DisputeTermInline, DisputeVoteInline]
@@ -204,6 +196,7 @@ class ParleyVoteInline(ReadOnlyInline):
 class ParleyAdmin(ServiceMadeMixin, admin.ModelAdmin):
     list_display = ["year", "kind", "subject", "caller", "votes_for", "votes_against", "carried", "outcome", "campaign"]
     list_filter = ["campaign", "kind", "carried"]
+    ordering = ["-year", "-pk"]
     search_fields = ["subject", "outcome", "caller__name"]
     list_select_related = ["caller", "campaign"]
     inlines = [ParleyVoteInline]
@@ -213,5 +206,6 @@ class ParleyAdmin(ServiceMadeMixin, admin.ModelAdmin):
 class ExcommunicationAdmin(ServiceMadeMixin, admin.ModelAdmin):
     list_display = ["dynasty", "leader", "start_year", "reason", "ended_year", "end_reason", "campaign"]
     list_filter = ["campaign", ("ended_year", admin.EmptyFieldListFilter)]
+    ordering = ["-start_year", "-pk"]
     search_fields = ["dynasty__name", "reason", "end_reason"]
     list_select_related = ["dynasty", "leader", "campaign"]

@@ -117,7 +117,14 @@ class CharacterInline(admin.TabularInline):
 class CharacterAdmin(AuditedAdmin):  # the History button: the audit trail
     form = CharacterForm
     list_display = ["name", "sex", "birth_year", "age", "status", "controlled_by", "prince_piece", "campaign"]
-    list_filter = ["campaign", "controlled_by", "birth_dynasty", "status", "sex", "origin"]
+    list_filter = [
+        "campaign",
+        ("controlled_by", admin.RelatedOnlyFieldListFilter),  # the houses of the rows shown, not every campaign's
+        ("birth_dynasty", admin.RelatedOnlyFieldListFilter),
+        "status",
+        "sex",
+        "origin",
+    ]
     list_select_related = ["controlled_by", "campaign"]
     search_fields = ["given_name", "dynastic_name"]
     autocomplete_fields = ["campaign", "father", "mother", "birth_dynasty", "controlled_by", "prisoner_of"]
@@ -327,6 +334,7 @@ class MarriageAdmin(AuditedAdmin):
     ]
     list_select_related = ["husband", "wife", "campaign"]
     search_fields = ["husband__given_name", "husband__dynastic_name", "wife__given_name", "wife__dynastic_name"]
+    ordering = ["-arranged_year", "-pk"]  # the last matches first
     autocomplete_fields = ["campaign", "husband", "wife", "children_raised_by"]
 
 
@@ -344,6 +352,7 @@ class ReignAdmin(admin.ModelAdmin):
     list_display = ["holder", "numeral", "crown", "start_year", "end_year", "regent", "regency_end_year", "campaign"]
     list_filter = ["campaign", "crown"]
     list_select_related = ["holder", "regent", "campaign"]
+    ordering = ["crown", "-start_year"]  # each crown's reigns, the present one first
     search_fields = ["crown", "holder__given_name", "holder__dynastic_name"]
     autocomplete_fields = ["campaign", "holder", "regent"]
     inlines = [PassedOverInline]
@@ -428,6 +437,7 @@ class BirthAttemptAdmin(admin.ModelAdmin):
     list_display = ["year", "couple", "attempt", "success", "child_birth_year", "child", "campaign"]
     list_filter = ["campaign", "year", "success"]
     list_select_related = ["marriage__husband", "marriage__wife", "child", "campaign"]
+    ordering = ["-year", "-pk"]
     search_fields = [
         "marriage__husband__given_name",
         "marriage__husband__dynastic_name",
@@ -514,7 +524,10 @@ class ControlChangeAdmin(admin.ModelAdmin):
     """Who controlled each character and crown over time (read-only: written by the services)."""
 
     list_display = ["year", "step", "character", "crown", "from_dynasty", "to_dynasty", "cause", "campaign"]
-    list_filter = ["campaign", "cause"]
+    list_filter = ["campaign", "cause", "year"]
+    list_select_related = ["character", "crown", "from_dynasty", "to_dynasty", "campaign"]
+    search_fields = ["character__given_name", "character__dynastic_name", "crown__name", "from_dynasty__name", "to_dynasty__name"]
+    ordering = ["-year", "-pk"]
     readonly_fields = ["campaign", "year", "step", "character", "crown", "from_dynasty", "to_dynasty", "cause"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
@@ -531,6 +544,7 @@ class ModifierAdmin(admin.ModelAdmin):
 
     list_display = ["__str__", "kind", "value", "crown", "dynasty", "against", "claimant", "start_year", "end_year", "end_reason"]
     list_filter = ["campaign", "kind", ("end_year", admin.EmptyFieldListFilter)]
+    ordering = ["-start_year", "-pk"]
     search_fields = ["reason", "crown", "claimant__given_name"]
     list_select_related = ["dynasty", "against", "claimant", "character"]
 
@@ -546,6 +560,7 @@ class RenunciationAdmin(admin.ModelAdmin):
     list_display = ["character", "crown", "year", "source", "campaign"]
     list_filter = ["campaign", "crown"]
     search_fields = ["character__given_name", "character__dynastic_name", "crown"]
+    ordering = ["-year", "-pk"]
     list_select_related = ["character", "campaign"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:

@@ -7,7 +7,12 @@ goes through the services, which ask the policy who may act (``campaign.permissi
 Every save the desk makes to a campaign (a change, an addition, a deletion, an action or a list
 edit) is a change set of its own (``campaign.undo.change_set``): it shows in the undo history and
 undo takes it back before the step it followed. A list action or list edit touches one campaign's
-rows at a time; creating or deleting a whole campaign is not a change set (nothing to go back to)."""
+rows at a time; creating or deleting a whole campaign is not a change set (nothing to go back to).
+
+A GM works on one campaign at a time: the one he chose (``chosen_campaign``, kept in the session)
+is the only one whose rows the lists show (without a campaign column). The site's
+plumbing (``PLUMBING``: login lock-outs, action keys, undo checkpoints, jobs, API tokens) is for
+superusers only."""
 
 from __future__ import annotations
 
@@ -21,6 +26,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from campaign.models import Campaign
 from campaign.permissions import gm_campaigns
 from campaign.undo import change_set
+from desk.choice import PLUMBING, chosen_campaign
 
 
 def campaign_path(model: type[Model]) -> str | None:
@@ -45,11 +51,24 @@ def _scope(model_admin: admin.ModelAdmin, path: str) -> None:  # type: ignore[ty
         name: getattr(model_admin, name) for name in ("has_view_permission", "has_change_permission", "has_delete_permission")
     }
 
+    get_changelist_instance, get_list_display = model_admin.get_changelist_instance, model_admin.get_list_display
+
     def scoped_queryset(request: HttpRequest) -> QuerySet[Any]:
         queryset = get_queryset(request)
-        if getattr(request.user, "is_superuser", False):
-            return queryset
-        return queryset.filter(**{f"{path}__in": gm_campaigns(request.user).values("pk")})
+        if not getattr(request.user, "is_superuser", False):
+            queryset = queryset.filter(**{f"{path}__in": gm_campaigns(request.user).values("pk")})
+        chosen = chosen_campaign(request) if path != "pk" and getattr(request, _LISTING, False) else None
+        return queryset if chosen is None else queryset.filter(**{path: chosen.pk})
+
+    def listing(request: HttpRequest) -> Any:
+        """A list (and its actions, which act on the list's rows) shows the chosen campaign's rows."""
+        setattr(request, _LISTING, True)
+        return get_changelist_instance(request)
+
+    def list_display(request: HttpRequest) -> Any:
+        """One campaign's list needs no campaign column (its filter stays: a saved link may use it)."""
+        fields = get_list_display(request)
+        return fields if path == "pk" or chosen_campaign(request) is None else [f for f in fields if f != "campaign"]
 
     def guard(check: Any) -> Any:
         def allowed(request: HttpRequest, obj: Any = None) -> bool:
@@ -62,6 +81,8 @@ def _scope(model_admin: admin.ModelAdmin, path: str) -> None:  # type: ignore[ty
         return allowed
 
     model_admin.get_queryset = scoped_queryset  # type: ignore[method-assign]
+    model_admin.get_changelist_instance = listing  # type: ignore[method-assign]
+    model_admin.get_list_display = list_display  # type: ignore[method-assign]
     _record(model_admin, path)
     # a filter by campaign offers only the campaigns the rows shown belong to (not every campaign's name)
     model_admin.list_filter = [(f, admin.RelatedOnlyFieldListFilter) if f == "campaign" else f for f in model_admin.list_filter]
@@ -126,6 +147,33 @@ def _record(model_admin: admin.ModelAdmin, path: str) -> None:  # type: ignore[t
     model_admin.changeform_view = recorded_changeform  # type: ignore[method-assign]
     model_admin.delete_view = recorded_delete  # type: ignore[method-assign]
     model_admin.changelist_view = recorded_changelist  # type: ignore[method-assign]
+
+
+_LISTING = "_desk_listing"
+
+
+def _superusers_only(model_admin: admin.ModelAdmin) -> None:  # type: ignore[type-arg]
+    for name in (
+        "has_module_permission",
+        "has_view_permission",
+        "has_add_permission",
+        "has_change_permission",
+        "has_delete_permission",
+    ):
+        check = getattr(model_admin, name)
+
+        def allowed(request: HttpRequest, *args: Any, check: Any = check, **kwargs: Any) -> bool:
+            return bool(getattr(request.user, "is_superuser", False) and check(request, *args, **kwargs))
+
+        setattr(model_admin, name, allowed)
+
+
+def keep_plumbing(site: admin.AdminSite = admin.site) -> list[type[Model]]:
+    """Make the site's plumbing (``PLUMBING``) superusers only; returns the models concerned."""
+    kept = [model for model in site._registry if model._meta.label_lower in PLUMBING]
+    for model in kept:
+        _superusers_only(site._registry[model])
+    return kept
 
 
 def scope_admin(site: admin.AdminSite = admin.site) -> list[type[Model]]:

@@ -1,0 +1,234 @@
+"""The admin's shape for a GM (issue 20): scoped to a campaign he chose (kept in the session, named in
+the header, switched from the index), his campaigns only, newest first, searchable, and the site's
+plumbing out of his way (superusers only, in a section of its own)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib import admin
+from django.contrib.auth.models import Permission
+from django.test import Client
+from django.urls import reverse
+
+from campaign import treasury
+from campaign.models import ChronicleEntry, Membership, Posting, PostingKind, Role, Roll, RuleTable
+from desk.choice import CHOSEN, PLUMBING
+from dynasties.models import Character
+from dynasties.services import campaign_create
+from rules.dice import RandomSource
+
+GAME_APPS = ["campaign", "dynasties", "contracts"]
+
+
+def staff(django_user_model: Any, username: str, apps: list[str] = GAME_APPS) -> Any:
+    """A staff user holding every permission of ``apps`` (the admin's model permissions)."""
+    user = django_user_model.objects.create_user(username, password=f"{username}-password-1", is_staff=True)
+    user.user_permissions.set(Permission.objects.filter(content_type__app_label__in=apps))
+    return user
+
+
+def logged_in(user: Any) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def names(response: Any) -> list[str]:
+    return [c.display_name for c in response.context["cl"].result_list]
+
+
+@pytest.fixture
+def desk(campaign, gm, django_user_model):
+    """Campaign A (the test campaign, run by ``gm`` made staff) and campaign B of another staff GM."""
+    gm.is_staff = True
+    gm.save()
+    gm.user_permissions.set(Permission.objects.filter(content_type__app_label__in=GAME_APPS))
+    other_gm = staff(django_user_model, "other")
+    other = campaign_create(name="Other Campaign", players=3, source=RandomSource(3), by=other_gm)
+    return {"a": campaign, "b": other, "gm": gm, "other_gm": other_gm}
+
+
+CHARACTERS = reverse("admin:dynasties_character_changelist")
+
+
+# Only his campaigns ------------------------------------------------------------------------------
+
+
+def test_a_gm_lists_only_his_campaigns_rows(desk):
+    response = logged_in(desk["gm"]).get(CHARACTERS)
+    campaigns = {c.campaign_id for c in response.context["cl"].result_list}
+    assert campaigns == {desk["a"].pk}
+    assert response.context["cl"].result_count == Character.objects.filter(campaign=desk["a"]).count()
+
+
+def test_a_gm_cannot_open_or_change_another_campaigns_row_by_its_url(desk):
+    theirs = Character.objects.filter(campaign=desk["b"]).order_by("pk").first()
+    client = logged_in(desk["gm"])
+    change = reverse("admin:dynasties_character_change", args=[theirs.pk])
+    assert client.get(change).status_code == 302  # "does not exist": back to the index
+    client.post(change, {"given_name": "Renamed", "campaign": desk["a"].pk})
+    theirs.refresh_from_db()
+    assert theirs.given_name != "Renamed"
+    assert client.get(reverse("admin:dynasties_character_history", args=[theirs.pk])).status_code in (302, 403, 404)
+
+
+def test_a_gm_cannot_run_a_list_action_on_another_campaigns_rows(desk):
+    table = RuleTable.objects.filter(campaign=desk["b"]).order_by("pk").first()
+    RuleTable.objects.filter(pk=table.pk).update(data={"edited": "by B's GM"})
+    logged_in(desk["gm"]).post(
+        reverse("admin:campaign_ruletable_changelist"),
+        {"action": "restore_defaults", admin.helpers.ACTION_CHECKBOX_NAME: [table.pk]},
+    )
+    table.refresh_from_db()
+    assert table.data == {"edited": "by B's GM"}
+
+
+def test_a_gm_cannot_choose_a_campaign_he_does_not_run(desk):
+    client = logged_in(desk["gm"])
+    response = client.get(reverse("admin:desk_choose", args=[desk["b"].pk]), follow=True)
+    assert CHOSEN not in client.session
+    assert "You are not the game master of that campaign" in response.content.decode()
+    assert {c.campaign_id for c in client.get(CHARACTERS).context["cl"].result_list} == {desk["a"].pk}
+
+
+# One campaign at a time --------------------------------------------------------------------------
+
+
+def test_the_index_offers_the_gms_campaigns_and_a_superuser_all(desk, admin_client):
+    body = logged_in(desk["gm"]).get(reverse("admin:index")).content.decode()
+    assert reverse("admin:desk_choose", args=[desk["a"].pk]) in body
+    assert reverse("admin:desk_choose", args=[desk["b"].pk]) not in body and "Other Campaign" not in body
+    body = admin_client.get(reverse("admin:index")).content.decode()
+    assert all(reverse("admin:desk_choose", args=[desk[c].pk]) in body for c in "ab")
+
+
+def test_a_chosen_campaign_is_the_only_one_listed_and_named_in_the_header(desk, admin_client):
+    both = admin_client.get(CHARACTERS)
+    assert {c.campaign_id for c in both.context["cl"].result_list} == {desk["a"].pk, desk["b"].pk}
+    assert "campaign" in both.context["cl"].list_display
+    response = admin_client.get(reverse("admin:desk_choose", args=[desk["b"].pk]) + f"?next={CHARACTERS}")
+    assert response.status_code == 302 and response["Location"] == CHARACTERS
+    one = admin_client.get(CHARACTERS)
+    assert {c.campaign_id for c in one.context["cl"].result_list} == {desk["b"].pk}
+    assert "campaign" not in one.context["cl"].list_display  # one campaign's list needs no campaign column
+    body = one.content.decode()
+    assert "Campaign: <strong>Other Campaign</strong>" in body
+    assert reverse("admin:desk_all") in body  # a way back to every campaign
+    assert admin_client.get(reverse("admin:campaign_roll_changelist")).context["cl"].result_count == (
+        Roll.objects.filter(campaign=desk["b"]).count()
+    )
+    admin_client.get(reverse("admin:desk_all"))
+    assert admin_client.get(CHARACTERS).context["cl"].result_count == Character.objects.count()
+
+
+def test_a_change_page_of_another_of_his_campaigns_still_opens(desk):
+    """The choice narrows the lists; a link to a row of another campaign he runs still works."""
+    third = campaign_create(name="Third Campaign", players=3, source=RandomSource(5), by=desk["gm"])
+    client = logged_in(desk["gm"])
+    client.get(reverse("admin:desk_choose", args=[desk["a"].pk]))
+    row = Character.objects.filter(campaign=third).order_by("pk").first()
+    assert client.get(reverse("admin:dynasties_character_change", args=[row.pk])).status_code == 200
+
+
+def test_a_list_action_acts_on_the_chosen_campaigns_rows_only(desk):
+    """Rows of another campaign of his that are not on the list are not acted on either."""
+    third = campaign_create(name="Third Campaign", players=3, source=RandomSource(5), by=desk["gm"])
+    table = RuleTable.objects.filter(campaign=third).order_by("pk").first()
+    RuleTable.objects.filter(pk=table.pk).update(data={"edited": "yes"})
+    client = logged_in(desk["gm"])
+    client.get(reverse("admin:desk_choose", args=[desk["a"].pk]))
+    client.post(
+        reverse("admin:campaign_ruletable_changelist"),
+        {"action": "restore_defaults", admin.helpers.ACTION_CHECKBOX_NAME: [table.pk]},
+    )
+    table.refresh_from_db()
+    assert table.data == {"edited": "yes"}
+
+
+def test_the_campaign_menus_admin_link_lands_with_that_campaign_chosen(desk):
+    client = logged_in(desk["gm"])
+    page = client.get(reverse("pages:dashboard", args=[desk["a"].slug])).content.decode()
+    link = reverse("admin:desk_choose", args=[desk["a"].pk])
+    assert f'href="{link}"' in page
+    client.get(link)
+    assert client.session[CHOSEN] == desk["a"].pk
+    assert "Campaign: <strong>Test Campaign</strong>" in client.get(reverse("admin:index")).content.decode()
+
+
+def test_a_choice_he_no_longer_runs_is_dropped(desk):
+    client = logged_in(desk["gm"])
+    client.get(reverse("admin:desk_choose", args=[desk["a"].pk]))
+    Membership.objects.filter(campaign=desk["a"], user=desk["gm"]).update(role=Role.OBSERVER)
+    assert client.get(CHARACTERS).context["cl"].result_count == 0
+    assert "Campaign: <strong>" not in client.get(CHARACTERS).content.decode()
+
+
+# Newest first, search ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("model", "newest"),
+    [
+        (Roll, ["-pk"]),
+        (ChronicleEntry, ["-year", "-pk"]),
+        (Posting, ["-pk"]),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
+def test_the_logs_list_the_newest_first(desk, admin_client, model, newest):
+    for amount in (5, 7):
+        treasury.post(
+            desk["a"], payer=None, payee=desk["a"].dynasties.first(), amount=amount, kind=PostingKind.OTHER, reason="funds"
+        )
+    rows = admin_client.get(reverse(f"admin:campaign_{model._meta.model_name}_changelist")).context["cl"].result_list
+    expected = list(model.objects.order_by(*newest)[: len(rows)])
+    assert len(rows) > 1
+    assert list(rows) == expected
+    if model is Roll:
+        assert rows[0].pk == Roll.objects.latest("pk").pk
+
+
+def test_every_list_a_gm_may_open_has_a_search_box():
+    for model, model_admin in admin.site._registry.items():
+        if model._meta.app_label in GAME_APPS:
+            assert model_admin.search_fields, f"{model.__name__}: no search_fields"
+
+
+def test_the_roll_list_has_few_enough_columns_for_a_laptop(desk, admin_client):
+    response = admin_client.get(reverse("admin:campaign_roll_changelist"))
+    assert len(response.context["cl"].list_display) <= 9  # the action box and 8 columns
+    roll = Roll.objects.filter(campaign=desk["a"]).order_by("-pk").first()
+    assert f"{roll.dice} [" in response.content.decode()  # dice, faces, modifier and target in one cell
+
+
+# Plumbing ----------------------------------------------------------------------------------------
+
+PLUMBING_APPS = ["axes", "django_tasks_database", "api", *GAME_APPS]
+
+
+def test_plumbing_is_out_of_a_gms_way_even_with_every_permission(desk, django_user_model):
+    gm = staff(django_user_model, "keen", PLUMBING_APPS)
+    Membership.objects.create(campaign=desk["a"], user=gm, role=Role.GM)
+    client = logged_in(gm)
+    body = client.get(reverse("admin:index")).content.decode()
+    assert "Site plumbing" not in body
+    for model in admin.site._registry:
+        if model._meta.label_lower in PLUMBING:
+            opts = model._meta
+            assert reverse(f"admin:{opts.app_label}_{opts.model_name}_changelist") not in body
+            assert client.get(reverse(f"admin:{opts.app_label}_{opts.model_name}_changelist")).status_code == 403
+    assert client.get(CHARACTERS).status_code == 200  # the game's records stay his
+
+
+def test_a_superuser_sees_the_plumbing_in_its_own_section(admin_client, db):
+    response = admin_client.get(reverse("admin:index"))
+    game = {m["model"]._meta.label_lower for app in response.context["app_list"] for m in app["models"]}
+    plumbing = {m["model"]._meta.label_lower for app in response.context["plumbing_list"] for m in app["models"]}
+    registered = {m._meta.label_lower for m in admin.site._registry}
+    assert plumbing == PLUMBING & registered and "campaign.checkpoint" in plumbing and "api.apitoken" in plumbing
+    assert not game & plumbing and "campaign.roll" in game
+    body = response.content.decode()
+    assert body.index("Site plumbing") > body.index(reverse("admin:campaign_roll_changelist"))
+    assert admin_client.get(reverse("admin:campaign_checkpoint_changelist")).status_code == 200
