@@ -145,7 +145,7 @@ def test_an_admin_edit_is_recorded_as_the_admin_with_the_turn(client, campaign, 
         "mother": c.mother_id or "",
         "birth_dynasty": c.birth_dynasty_id or "",
         "controlled_by": c.controlled_by_id or "",
-        "characteristics": json.dumps(c.characteristics),
+        **{f"char_{key}": value for key, value in c.characteristics.items()},  # one field each (issue 20)
         "prince_piece": c.prince_piece,
         "prisoner_of": "",
         "effective_age_offset": 0,

@@ -54,19 +54,9 @@ def _term(value: Any) -> int | None:
     return years
 
 
-@transaction.atomic
-def contract_edit(
-    *,
-    campaign: Campaign | int,
-    contract: Contract | int,
-    changes: Mapping[str, Any],
-    by: AbstractBaseUser | None = None,
-) -> Edited:
-    """The GM's hand edit of a contract: the title; the text and the term while a draft."""
-    campaign = lock_campaign(campaign)
-    require(by, campaign, "edit")
+def contract_changes(deed: Contract, changes: Mapping[str, Any]) -> dict[str, Any]:
+    """The changes checked as the service checks them (the forms ask it too)."""
     refuse_owned(changes, CONTRACT_FIELDS, CONTRACT_OWNED, "a contract")
-    deed = _contract(campaign, contract)
     if deed.state != ContractState.DRAFT:
         late = {
             name: f"The {name.replace('_years', '')} of a signed contract stands as signed."
@@ -79,7 +69,7 @@ def contract_edit(
                 "its text and term stand as signed.",
                 fields=late,
             )
-    new = clean_fields(
+    return clean_fields(
         changes,
         {
             "title": lambda v: text_value(v, "title", 200),
@@ -87,6 +77,21 @@ def contract_edit(
             "term_years": _term,
         },
     )
+
+
+@transaction.atomic
+def contract_edit(
+    *,
+    campaign: Campaign | int,
+    contract: Contract | int,
+    changes: Mapping[str, Any],
+    by: AbstractBaseUser | None = None,
+) -> Edited:
+    """The GM's hand edit of a contract: the title; the text and the term while a draft."""
+    campaign = lock_campaign(campaign)
+    require(by, campaign, "edit")
+    deed = _contract(campaign, contract)
+    new = contract_changes(deed, changes)
     old_title = deed.title
 
     def show(field: str, value: Any) -> str:

@@ -10,13 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from desk.admin.audit import AuditedAdmin
+from desk.admin.editing import HandEditAdmin
+from dynasties.forms import PREFIX, characteristic_fields, characteristic_initial, characteristics_changed
 from dynasties.models import (
     BirthAttempt,
     Character,
@@ -36,6 +38,15 @@ from dynasties.models import (
 from dynasties.services.bloodline_sequence import diplomacy_bonus
 from dynasties.services.bloodline_titles import title_income
 from dynasties.services.common import World
+from dynasties.services.editing import (
+    character_changes,
+    character_edit,
+    dynasty_changes,
+    dynasty_edit,
+    marriage_changes,
+    marriage_edit,
+)
+from dynasties.services.events import survival_event
 from dynasties.services.regnal import renumber
 from dynasties.services.succession_view import SuccessionLine, succession_line
 from rules import blood_royale as br
@@ -43,6 +54,10 @@ from rules import get_ruleset
 from rules.errors import RuleError
 
 MARRIAGES_SHOWN = 200
+
+
+def characteristic_names(obj: Character) -> tuple[str, ...]:
+    return obj.campaign.rules.characteristic_names(obj.sex)
 
 
 # Characters -----------------------------------------------------------------------------------
@@ -65,7 +80,6 @@ class CharacterForm(forms.ModelForm):
             "mother",
             "birth_dynasty",
             "controlled_by",
-            "characteristics",
             "prince_piece",
             "prisoner_of",
             "status",
@@ -101,6 +115,7 @@ class CharacterInline(admin.TabularInline):
     form = CharacterForm
     fk_name = "controlled_by"  # Character has three keys to Dynasty; this is the one a player plays
     fields = ["given_name", "dynastic_name", "sex", "birth_year", "status", "death_year", "prince_piece", "origin"]
+    readonly_fields = fields  # edited on the character's own page, through the service
     extra = 0
     show_change_link = True
 
@@ -114,8 +129,14 @@ class CharacterInline(admin.TabularInline):
 
 
 @admin.register(Character)
-class CharacterAdmin(AuditedAdmin):  # the History button: the audit trail
+class CharacterAdmin(HandEditAdmin, AuditedAdmin):  # the History button: the audit trail
+    """A character's page edits by hand his names, characteristics (one field each, named by the
+    campaign's ruleset) and legitimacy, through ``character_edit``; what the rules own is shown
+    read-only, and a death recorded at the table is the list's action (``survival_event``)."""
+
     form = CharacterForm
+    hand_fields = ("given_name", "dynastic_name", "legitimate")
+    actions = ["record_death"]
     list_display = ["name", "sex", "birth_year", "age", "status", "controlled_by", "prince_piece", "campaign"]
     list_filter = [
         "campaign",
@@ -141,6 +162,57 @@ class CharacterAdmin(AuditedAdmin):  # the History button: the audit trail
         return obj.display_name
 
     readonly_fields = ["trees"]
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[tuple[str | None, dict[str, Any]]]:
+        """The characteristics JSON becomes one field per characteristic (none on an added row:
+        its ruleset is known once it is saved)."""
+        names = [PREFIX + key for key in characteristic_names(obj)] if obj is not None else []
+        return [
+            (title, {**options, "fields": [n for f in options["fields"] for n in (names if f == "characteristics" else [f])]})
+            for title, options in super().get_fieldsets(request, obj)
+        ]
+
+    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
+        if obj is not None:
+            values = characteristic_initial(obj.characteristics)
+
+            def __init__(form: Any, *args: Any, **kw: Any) -> None:
+                CharacterForm.__init__(form, *args, **kw)
+                for name, value in values.items():
+                    form.initial.setdefault(name, value)
+
+            attrs = {**characteristic_fields(obj.campaign, obj.sex), "__init__": __init__}
+            kwargs["form"] = type("CharacterForm", (self.form,), attrs)
+        return super().get_form(request, obj, change, **kwargs)
+
+    def hand_changes(self, form: forms.BaseForm, obj: Character) -> dict[str, Any]:
+        changes = super().hand_changes(form, obj)
+        values = characteristics_changed(form, obj.characteristics)
+        if values is not None:
+            changes["characteristics"] = values
+        return changes
+
+    def hand_check(self, obj: Character, changes: Any) -> Any:
+        return character_changes(obj.campaign, obj, changes)
+
+    def hand_edit(self, request: HttpRequest, obj: Character, changes: Any) -> Any:
+        return character_edit(campaign=obj.campaign_id, character=obj.pk, changes=changes, by=request.user)  # type: ignore[arg-type]
+
+    @admin.action(description="Record a death at the table (killed, this turn)")
+    def record_death(self, request: HttpRequest, queryset: QuerySet[Character]) -> None:
+        """The death of each selected character, as Survival events records it (reason 'killed'):
+        his marriages end, his pieces are freed, a crown left vacant passes."""
+        by_campaign: dict[int, list[int]] = {}
+        for c in queryset.order_by("pk"):
+            by_campaign.setdefault(c.campaign_id, []).append(c.pk)
+        for campaign, ids in by_campaign.items():
+            try:
+                results = survival_event(campaign=campaign, reason="killed", characters=ids, by=request.user)  # type: ignore[arg-type]
+            except RuleError as exc:
+                self.message_user(request, f"Nothing recorded: {exc.message}", messages.ERROR)
+            else:
+                names = ", ".join(r.character.display_name for r in results)
+                self.message_user(request, f"Recorded at the table: {names} killed.")
 
     @admin.display(description="sheet and trees")
     def trees(self, obj: Character) -> str:
@@ -171,7 +243,17 @@ class CharacterAdmin(AuditedAdmin):  # the History button: the audit trail
 
 
 @admin.register(Dynasty)
-class DynastyAdmin(admin.ModelAdmin):
+class DynastyAdmin(HandEditAdmin, admin.ModelAdmin):
+    """A house's page edits by hand its dynastic name and colour, through ``dynasty_edit``."""
+
+    hand_fields = ("name", "color")
+
+    def hand_check(self, obj: Dynasty, changes: Any) -> Any:
+        return dynasty_changes(obj.campaign, obj, changes)
+
+    def hand_edit(self, request: HttpRequest, obj: Dynasty, changes: Any) -> Any:
+        return dynasty_edit(campaign=obj.campaign_id, dynasty=obj.pk, changes=changes, by=request.user)  # type: ignore[arg-type]
+
     list_display = ["name", "crown", "kind", "campaign", "color"]
     list_filter = ["campaign", "kind", "crown"]
     list_select_related = ["campaign"]
@@ -323,8 +405,19 @@ class MarriageForm(forms.ModelForm):
 
 
 @admin.register(Marriage)
-class MarriageAdmin(AuditedAdmin):
+class MarriageAdmin(HandEditAdmin, AuditedAdmin):
+    """A match's page edits by hand the year it was arranged, through ``marriage_edit``; the
+    wedding, its end and its terms are the rules'."""
+
     form = MarriageForm
+    hand_fields = ("arranged_year",)
+
+    def hand_check(self, obj: Marriage, changes: Any) -> Any:
+        return marriage_changes(obj.campaign, obj, changes)
+
+    def hand_edit(self, request: HttpRequest, obj: Marriage, changes: Any) -> Any:
+        return marriage_edit(campaign=obj.campaign_id, marriage=obj.pk, changes=changes, by=request.user)  # type: ignore[arg-type]
+
     list_display = ["__str__", "arranged_year", "wedding_year", "ended_year", "end_cause", "campaign"]
     list_filter = [
         "campaign",

@@ -196,6 +196,23 @@ def characteristics_text(campaign: Campaign, sex: str, values: Mapping[str, Any]
     )
 
 
+def character_changes(campaign: Campaign, person: Character, changes: Mapping[str, Any]) -> dict[str, Any]:
+    """The changes checked as the service checks them (the forms ask it too): the values to write,
+    or :class:`EditRefused` naming each field (a characteristic as ``characteristics.<key>``)."""
+    refuse_owned(changes, CHARACTER_FIELDS, CHARACTER_OWNED, "a character")
+    return clean_fields(
+        changes,
+        {
+            "given_name": lambda v: text_value(v, "Christian name", 60),
+            "dynastic_name": lambda v: text_value(v, "dynastic name", 80),
+            "characteristics": lambda v: validate_characteristics(
+                campaign.rules, person.sex, v if isinstance(v, Mapping) else {"": v}
+            ),
+            "legitimate": lambda v: _boolean(v, "legitimate"),
+        },
+    )
+
+
 @transaction.atomic
 def character_edit(
     *,
@@ -208,19 +225,8 @@ def character_edit(
     (validated by the campaign's ruleset) and whether he is legitimate."""
     campaign = lock_campaign(campaign)
     require(by, campaign, "edit")
-    refuse_owned(changes, CHARACTER_FIELDS, CHARACTER_OWNED, "a character")
     person: Character = _row(Character, campaign, character, "character")
-    new = clean_fields(
-        changes,
-        {
-            "given_name": lambda v: text_value(v, "Christian name", 60),
-            "dynastic_name": lambda v: text_value(v, "dynastic name", 80),
-            "characteristics": lambda v: validate_characteristics(
-                campaign.rules, person.sex, v if isinstance(v, Mapping) else {"": v}
-            ),
-            "legitimate": lambda v: _boolean(v, "legitimate"),
-        },
-    )
+    new = character_changes(campaign, person, changes)
     name = person.display_name
 
     def show(field: str, value: Any) -> str:
@@ -248,6 +254,18 @@ def _boolean(value: Any, label: str) -> bool:
 # Dynasties --------------------------------------------------------------------------------------
 
 
+def dynasty_changes(campaign: Campaign, house: Dynasty, changes: Mapping[str, Any]) -> dict[str, Any]:
+    """As :func:`character_changes`, for a house."""
+    refuse_owned(changes, DYNASTY_FIELDS, DYNASTY_OWNED, "a house")
+    new = clean_fields(changes, {"name": lambda v: text_value(v, "dynastic name", 80), "color": _colour})
+    if "name" in new and new["name"] != house.name:
+        taken = Dynasty.objects.filter(campaign=campaign, name=new["name"]).exclude(pk=house.pk).exists()
+        if taken:
+            text = f"Another house of {campaign.name} is called {new['name']}."
+            raise EditRefused(text, fields={"name": text})
+    return new
+
+
 @transaction.atomic
 def dynasty_edit(
     *,
@@ -260,13 +278,8 @@ def dynasty_edit(
     who bore the old one) and its colour."""
     campaign = lock_campaign(campaign)
     require(by, campaign, "edit")
-    refuse_owned(changes, DYNASTY_FIELDS, DYNASTY_OWNED, "a house")
     house: Dynasty = _row(Dynasty, campaign, dynasty, "house")
-    new = clean_fields(changes, {"name": lambda v: text_value(v, "dynastic name", 80), "color": _colour})
-    if "name" in new and new["name"] != house.name:
-        taken = Dynasty.objects.filter(campaign=campaign, name=new["name"]).exclude(pk=house.pk).exists()
-        if taken:
-            raise EditRefused(f"Another house of {campaign.name} is called {new['name']}.", fields={"name": "taken"})
+    new = dynasty_changes(campaign, house, changes)
     old_name = house.name
     with recorded(campaign, by):
         lines = write(house, new, {"name": "dynastic name", "color": "colour"}, lambda f, v: str(v))
@@ -290,6 +303,12 @@ def _colour(value: Any) -> str:
 # Marriages --------------------------------------------------------------------------------------
 
 
+def marriage_changes(campaign: Campaign, match: Marriage, changes: Mapping[str, Any]) -> dict[str, Any]:
+    """As :func:`character_changes`, for a match."""
+    refuse_owned(changes, MARRIAGE_FIELDS, MARRIAGE_OWNED, "a marriage")
+    return clean_fields(changes, {"arranged_year": lambda v: _arranged(campaign, match, whole_value(v, "year arranged"))})
+
+
 @transaction.atomic
 def marriage_edit(
     *,
@@ -302,10 +321,9 @@ def marriage_edit(
     wedding, its end and its terms are the rules' and the match's own services'."""
     campaign = lock_campaign(campaign)
     require(by, campaign, "edit")
-    refuse_owned(changes, MARRIAGE_FIELDS, MARRIAGE_OWNED, "a marriage")
     match: Marriage = _row(Marriage, campaign, marriage, "marriage")
     match = Marriage.objects.select_related("husband", "wife").get(pk=match.pk)
-    new = clean_fields(changes, {"arranged_year": lambda v: _arranged(campaign, match, whole_value(v, "year arranged"))})
+    new = marriage_changes(campaign, match, changes)
     with recorded(campaign, by):
         lines = write(match, new, {"arranged_year": "arranged in"}, lambda f, v: str(v))
     if lines:

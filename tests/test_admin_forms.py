@@ -1,0 +1,138 @@
+"""The admin's hand edits (issue 20): a character's characteristics are one whole-number field each,
+named by the campaign's ruleset with its range; a bad value is refused with a message; a good one
+is saved through the service (the audit trail, the GM-only chronicle line); what the rules own is
+read-only; a death recorded at the table is the characters' action."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.urls import reverse
+
+from campaign.models import Audience, ChronicleEntry
+from dynasties.models import Character, Dynasty, Marriage, Status
+
+
+def change_url(model: str, pk: int) -> str:
+    return reverse(f"admin:dynasties_{model}_change", args=[pk])
+
+
+def form_data(response) -> dict[str, Any]:
+    """The POST data that would resubmit an admin change form unchanged."""
+    form = response.context["adminform"].form
+    data: dict[str, Any] = {}
+    for name, field in form.fields.items():
+        value = field.prepare_value(form[name].value())
+        if value is False:
+            continue  # an unticked box is not sent
+        data[name] = "" if value is None else value
+    for inline in response.context["inline_admin_formsets"]:  # a house's characters: read-only rows
+        formset = inline.formset
+        for name, field in formset.management_form.fields.items():
+            data[f"{formset.prefix}-{name}"] = formset.management_form[name].value()
+        for form in formset.forms:
+            for name in form.fields:
+                value = form[name].value()
+                data[f"{form.prefix}-{name}"] = "" if value is None else getattr(value, "pk", value)
+    return data
+
+
+@pytest.fixture
+def king(campaign) -> Character:
+    return Character.objects.get(campaign=campaign, controlled_by__crown="England", sex="M", birth_year=1275)
+
+
+def test_the_characteristics_are_fields_named_by_the_ruleset_with_their_range(admin_client, king):
+    response = admin_client.get(change_url("character", king.pk))
+    form = response.context["adminform"].form
+    assert "characteristics" not in form.fields
+    fields = {name: form.fields[name] for name in ("char_strength", "char_constitution", "char_charisma")}
+    assert [f.label for f in fields.values()] == ["Strength", "Constitution", "Charisma"]
+    assert [(f.min_value, f.max_value) for f in fields.values()] == [(-2, 3), (-2, 2), (-2, 2)]
+    assert form["char_strength"].value() == king.characteristics["strength"]
+    page = response.content.decode()
+    assert 'name="char_strength"' in page and "-2 to +3" in page
+    assert 'name="status"' not in page  # the rules' own: shown, not a field
+
+
+def test_a_bad_characteristic_is_refused_with_a_message_and_nothing_is_written(admin_client, king):
+    before = dict(king.characteristics)
+    data = form_data(admin_client.get(change_url("character", king.pk)))
+    data.update(char_charisma="5", given_name="Edmund")
+    response = admin_client.post(change_url("character", king.pk), data)
+    assert response.status_code == 200
+    assert "Charisma is a whole number from -2 to +2." in response.content.decode()
+    king.refresh_from_db()
+    assert (king.given_name, king.characteristics) != ("Edmund", before)
+    assert king.characteristics == before and king.given_name != "Edmund"
+
+
+def test_a_good_characteristic_is_saved_through_the_service(admin_client, admin_user, king, campaign):
+    data = form_data(admin_client.get(change_url("character", king.pk)))
+    data.update(char_strength="3", given_name="Edmund")
+    response = admin_client.post(change_url("character", king.pk), data)
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    king.refresh_from_db()
+    assert king.given_name == "Edmund" and king.characteristics["strength"] == 3
+    row = king.history.latest("history_date")
+    assert (row.history_user, row.history_change_reason) == (admin_user, "Admin edit")
+    line = ChronicleEntry.objects.get(campaign=campaign, kind="hand_edit")
+    assert line.audience == Audience.GM and "Strength +3" in line.text
+
+
+def test_an_unchanged_form_writes_nothing(admin_client, king, campaign):
+    data = form_data(admin_client.get(change_url("character", king.pk)))
+    assert admin_client.post(change_url("character", king.pk), data).status_code == 302
+    assert not ChronicleEntry.objects.filter(campaign=campaign, kind="hand_edit").exists()
+
+
+def test_a_posted_status_is_ignored_the_rules_own_it(admin_client, king):
+    data = form_data(admin_client.get(change_url("character", king.pk)))
+    data.update(status="dead", death_year="1301", death_cause="typed by hand")
+    assert admin_client.post(change_url("character", king.pk), data).status_code == 302
+    king.refresh_from_db()
+    assert king.status == Status.ALIVE
+
+
+def test_a_death_recorded_at_the_table_goes_through_the_event_service(admin_client, king, campaign):
+    response = admin_client.post(
+        reverse("admin:dynasties_character_changelist"),
+        {"action": "record_death", "_selected_action": [king.pk]},
+        follow=True,
+    )
+    assert response.status_code == 200
+    king.refresh_from_db()
+    assert (king.status, king.death_year) == (Status.DEAD, campaign.current_year)
+    assert "killed" in king.death_cause.lower()
+    assert ChronicleEntry.objects.filter(campaign=campaign, kind="death", text__contains=king.given_name).exists()
+
+
+def test_a_house_is_renamed_through_the_service(admin_client, campaign):
+    england = Dynasty.objects.get(campaign=campaign, crown="England")
+    data = form_data(admin_client.get(change_url("dynasty", england.pk)))
+    assert "crown" not in data and "kind" not in data  # read-only here
+    data["name"] = "Lancaster"
+    response = admin_client.post(change_url("dynasty", england.pk), data)
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    assert Dynasty.objects.get(pk=england.pk).name == "Lancaster"
+    assert Character.objects.filter(campaign=campaign, birth_dynasty=england, dynastic_name="Lancaster").exists()
+
+
+def test_a_house_name_already_taken_is_refused_on_its_field(admin_client, campaign):
+    england = Dynasty.objects.get(campaign=campaign, crown="England")
+    france = Dynasty.objects.get(campaign=campaign, crown="France")
+    data = form_data(admin_client.get(change_url("dynasty", england.pk)))
+    data["name"] = france.name
+    response = admin_client.post(change_url("dynasty", england.pk), data)
+    assert response.status_code == 200
+    assert f"Another house of Test Campaign is called {france.name}." in response.content.decode()
+
+
+def test_a_matchs_year_is_edited_and_its_wedding_is_read_only(admin_client, campaign):
+    match = Marriage.objects.filter(campaign=campaign).order_by("pk").first()
+    data = form_data(admin_client.get(change_url("marriage", match.pk)))
+    assert set(data) == {"arranged_year"}
+    data["arranged_year"] = str(match.arranged_year - 1)
+    assert admin_client.post(change_url("marriage", match.pk), data).status_code == 302
+    assert Marriage.objects.get(pk=match.pk).arranged_year == match.arranged_year - 1
