@@ -136,3 +136,22 @@ def test_a_matchs_year_is_edited_and_its_wedding_is_read_only(admin_client, camp
     data["arranged_year"] = str(match.arranged_year - 1)
     assert admin_client.post(change_url("marriage", match.pk), data).status_code == 302
     assert Marriage.objects.get(pk=match.pk).arranged_year == match.arranged_year - 1
+
+
+def test_a_drafts_title_and_text_are_edited_through_the_service(admin_client, campaign, gm):
+    from contracts.models import Contract, ContractState
+    from contracts.services import contract_draft
+
+    houses = list(Dynasty.objects.filter(campaign=campaign, crown__in=["England", "France"]))
+    deed = contract_draft(campaign=campaign, kind="agreement", title="Peace", parties=houses, text="Peace.", by=gm)
+    change = reverse("admin:contracts_contract_change", args=[deed.pk])
+    data = form_data(admin_client.get(change))
+    assert {"title", "text", "term_years"} <= set(data) and "state" not in data
+    data.update(title="Peace of Calais", text="Peace for ever.")
+    response = admin_client.post(change, data)
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    deed.refresh_from_db()
+    assert (deed.title, deed.text) == ("Peace of Calais", "Peace for ever.")
+    assert ChronicleEntry.objects.get(campaign=campaign, kind="hand_edit").audience == Audience.GM
+    Contract.objects.filter(pk=deed.pk).update(state=ContractState.SIGNED, signed_year=campaign.current_year)
+    assert "text" not in form_data(admin_client.get(change))  # once signed, only the title

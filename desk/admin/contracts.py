@@ -28,7 +28,9 @@ from contracts.models import (
     PaymentStatus,
 )
 from contracts.services import contract_end_by_consent, contract_sign, payment_settle
+from contracts.services.editing import CONTRACT_FIELDS, contract_changes, contract_edit
 from desk.admin.audit import AuditedAdmin
+from desk.admin.editing import HandEditAdmin
 from rules.errors import RuleError
 
 
@@ -104,7 +106,22 @@ def _run(
 
 
 @admin.register(Contract)
-class ContractAdmin(ServiceMadeMixin, AuditedAdmin):  # the History button: the audit trail
+class ContractAdmin(HandEditAdmin, ServiceMadeMixin, AuditedAdmin):  # the History button: the audit trail
+    """Written by the services; by hand, through ``contract_edit``: the title, and a draft's text and term."""
+
+    def editable(self, obj: Contract) -> tuple[str, ...]:
+        return CONTRACT_FIELDS if obj.state == ContractState.DRAFT else ("title",)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        fields = super().get_readonly_fields(request, obj)
+        return [f for f in fields if obj is None or f not in self.editable(obj)]
+
+    def hand_check(self, obj: Contract, changes: Any) -> Any:
+        return contract_changes(obj, changes)
+
+    def hand_edit(self, request: HttpRequest, obj: Contract, changes: Any) -> Any:
+        return contract_edit(campaign=obj.campaign_id, contract=obj.pk, changes=changes, by=request.user)  # type: ignore[arg-type]
+
     list_display = ["title", "kind", "state", "party_names", "start_year", "term_years", "ended_year", "campaign"]
     list_filter = ["campaign", "kind", "state", "end_kind"]
     ordering = ["-start_year", "-pk"]  # the last contracts first
