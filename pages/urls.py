@@ -1,6 +1,6 @@
 from django.urls import URLPattern, URLResolver, path
 
-from pages import backups, corrections, live, marriages, preferences, sequence, titles, treasury, views
+from pages import backups, corrections, live, marriages, preferences, search, sequence, titles, treasury, views
 from pages.contracts import urls as contracts
 
 app_name = "pages"
@@ -19,4 +19,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *titles.urlpatterns,
     *backups.urlpatterns,
     *live.urlpatterns,
+    *search.urlpatterns,
 ]

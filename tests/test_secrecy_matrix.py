@@ -260,6 +260,13 @@ FILL: dict[str, Fill] = {
     "pages:titles": C(lambda c: [u("pages:titles", c.slug)], POST_ACTION),
     "pages:exchequer": C(lambda c: [u("pages:exchequer", c.slug, c.pk(k)) for k in ("England", "France", "Spain")], POST_ACTION),
     "pages:interphase": C(lambda c: [u("pages:interphase", c.slug, c.pk(k)) for k in ("England", "Spain")], POST_ACTION),
+    # the search, asked for every planted word (not an amount: the page repeats what was typed)
+    "pages:search": C(
+        lambda c: [
+            u("pages:search", c.slug, query=f"q={q}")
+            for q in ("PURSE", "TRANSFER", "PACT", "BREACH", "WEDDING", "DRAFT", "Secrets")
+        ]
+    ),
     # the API: reads ----------------------------------------------------------------------------------
     "api:campaign-detail": C(lambda c: [_api(c)]),
     "api:campaign-export": C(lambda c: [_api(c, "export")]),
