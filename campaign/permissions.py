@@ -109,6 +109,8 @@ ACTIONS: dict[str, str] = {
     "act on a contract": "the GM, or the player of a party (sign his side, end, breach, dispute, vote, pay)",
     "edit a record by hand": "the GM (a name, characteristics, a house's name and colour, a match's year, a draft's terms)",
     "observe": "an observer reads what is public and never acts",
+    "seat the table": "the GM (invite by a link, revoke a link, move a seat to another user, remove a member)",
+    "join by a link": "anyone logged in who holds a live invitation link, once, if its seat is free",
 }
 """Who may do what: the table docs/pages.md shows (tests/test_policy.py checks they agree)."""
 
@@ -188,7 +190,7 @@ def consequence() -> Iterator[None]:
 def require(by: Any, campaign: Campaign | int, check: str, **terms: Any) -> Seat:
     """The acting check a service makes: ``check`` is one of ``gm``, ``play``, ``house``
     (``dynasty=``), ``couple`` (``houses=``), ``party`` (``parties=``), ``crown`` (``player=``,
-    ``crown=``), ``correct_roll``, ``edit``. Returns the seat; raises :class:`Forbidden` (403) when it may not."""
+    ``crown=``), ``correct_roll``, ``members``, ``edit``. Returns the seat; raises :class:`Forbidden` (403) when it may not."""
     if _consequence.get():
         return SYSTEM
     seat = actor_seat(campaign, by)
@@ -209,6 +211,8 @@ def require(by: Any, campaign: Campaign | int, check: str, **terms: Any) -> Seat
         require_party(role, mine, terms["parties"])
     elif check == "crown":
         require_crown_player(role, mine, terms["player"], terms["crown"])
+    elif check == "members":  # invitations, seats and members: the GM's (ACTIONS: "seat the table")
+        require_gm(role)
     elif check in ("correct_roll", "edit"):  # a die already in the log ("run the turn"), a hand edit ("edit a record by hand")
         require_gm(role)
     else:  # a check nobody wrote is a refusal, not a pass
@@ -258,6 +262,7 @@ PUBLIC_LINE_KINDS = frozenset(
         "leaders",
         "luxury_sets",
         "major_heir_apparent",
+        "membership",
         "minor_heir_apparent",
         "minor_is_monarch",
         "minor_offer",

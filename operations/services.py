@@ -11,9 +11,11 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.urls import reverse
 from django_tasks import task
 
 from campaign import registry
+from campaign.invitations import invitation_create
 from campaign.jobs import job_create, job_progress, job_run, on_lost
 from campaign.models import ActionKey, Audience, Campaign, ChronicleEntry, DiceEntry, Job, JobKind, Membership, Role
 from campaign.services import membership_add
@@ -50,6 +52,8 @@ class DemoResult:
     created: bool
     logins: list[DemoLogin]
     url: str = DEMO_URL
+    invitation: str = ""
+    """A link seating a newcomer as an observer (made on each call: a link is shown once)."""
 
 
 def _new_password() -> str:
@@ -105,7 +109,7 @@ def demo_create(*, reset_passwords: bool = False, ruleset: str = br.NAME) -> Dem
                 m.user.set_password(password)
                 m.user.save(update_fields=["password"])
             logins.append(DemoLogin(m.user.get_username(), password, m.get_role_display(), str(m.dynasty) if m.dynasty else ""))
-        return DemoResult(campaign=campaign, created=False, logins=logins)
+        return DemoResult(campaign=campaign, created=False, logins=logins, invitation=_demo_invitation(campaign))
 
     gm_password = _new_password()
     gm = _demo_user(prefix + DEMO_GM, gm_password, staff=True)
@@ -116,7 +120,13 @@ def demo_create(*, reset_passwords: bool = False, ruleset: str = br.NAME) -> Dem
         user = _demo_user(prefix + dynasty.crown.lower(), password)
         membership_add(campaign=campaign, user=user, role=Role.PLAYER, dynasty=dynasty)
         logins.append(DemoLogin(user.get_username(), password, Role.PLAYER.label, str(dynasty)))
-    return DemoResult(campaign=campaign, created=True, logins=logins)
+    return DemoResult(campaign=campaign, created=True, logins=logins, invitation=_demo_invitation(campaign))
+
+
+def _demo_invitation(campaign: Campaign) -> str:
+    """An observer's invitation link to the demo (the system makes it, as the GM would)."""
+    _invitation, token = invitation_create(campaign=campaign, role=Role.OBSERVER)
+    return DEMO_URL + reverse("join", args=[token])
 
 
 # A campaign made from the pages ---------------------------------------------------------------

@@ -282,7 +282,10 @@ class CampaignForm(forms.Form):
         near = self._near.get(username)
         if near:
             return f"There is no user called “{username}”; did you mean “{near}”? (Usernames are case-sensitive.)"
-        return f"There is no user called “{username}”: check the spelling, or ask them to get an account first."
+        return (
+            f"There is no user called “{username}”: check the spelling, or leave it empty and invite them by a "
+            "link from the Players page once the campaign is made."
+        )
 
 
 @require_http_methods(["GET", "POST"])

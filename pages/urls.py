@@ -1,6 +1,6 @@
 from django.urls import URLPattern, URLResolver, path
 
-from pages import backups, corrections, live, marriages, preferences, search, sequence, titles, treasury, views
+from pages import backups, corrections, invitations, live, marriages, preferences, search, sequence, titles, treasury, views
 from pages.contracts import urls as contracts
 
 app_name = "pages"
@@ -18,6 +18,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *treasury.urlpatterns,
     *titles.urlpatterns,
     *backups.urlpatterns,
+    *invitations.urlpatterns,
     *live.urlpatterns,
     *search.urlpatterns,
 ]

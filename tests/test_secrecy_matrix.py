@@ -41,7 +41,8 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from rest_framework.test import APIClient
 
 from api.models import ApiToken
-from campaign.models import ActionKey, Campaign, Checkpoint, ChronicleEntry, Job, Membership, Posting, Roll
+from campaign.invitations import invitation_create
+from campaign.models import ActionKey, Campaign, Checkpoint, ChronicleEntry, Invitation, Job, Membership, Posting, Roll
 from campaign.undo import new_action_key
 from contracts.models import Breach, Contract, ContractPayment, ContractSignature
 from dynasties.models import BirthAttempt, Character, Marriage, Reign
@@ -223,6 +224,9 @@ FILL: dict[str, Fill] = {
     "pages:dashboard": C(lambda c: [u("pages:dashboard", c.slug)]),
     "pages:backups": C(lambda c: [u("pages:backups", c.slug)]),  # the GM's only: 404 for everyone else
     "pages:backup_new": C(None, POST_ACTION),
+    "pages:players": C(lambda c: [u("pages:players", c.slug)], POST_ACTION),  # the GM's only: 404 for everyone else
+    # an invitation's page: a made-up link shows nothing (tests/test_invitations.py opens real ones)
+    "join": S(lambda c: [u("join", "no-such-secret")], POST_ACTION),
     "pages:backup": C(lambda c: [u("pages:backup", c.slug, "nosuchjob")]),
     "pages:dynasty": C(lambda c: [u("pages:dynasty", c.slug, c.pk(k)) for k in ("England", "France", "Spain")]),
     "pages:character": C(
@@ -853,6 +857,32 @@ ACTIONS: dict[tuple[str, str], Act] = {
         lambda c: u("campaigns:new"), lambda c: {}, frozenset(), "alice", api=False, scope=SITE
     ),
     # the pages' forms ----------------------------------------------------------------------------------
+    ("pages:players", "invite an observer"): P(
+        lambda c: u("pages:players", c.slug), lambda c: {"op": "invite", "seat": "observer", "days": "7"}, PLAYERS, "gm"
+    ),
+    ("pages:players", "revoke a link"): P(
+        lambda c: u("pages:players", c.slug),
+        lambda c: {"op": "revoke", "invitation": invitation_create(campaign=c.campaign, role="observer")[0].pk},
+        PLAYERS,
+        "gm",
+    ),
+    # the GM's control gets past the policy to a refusal of the request itself (400): nothing is moved
+    ("pages:players", "move Alice's seat to a made-up user"): P(
+        lambda c: u("pages:players", c.slug),
+        lambda c: {"op": "move", "membership": c.membership.pk, "username": "nobody"},
+        PLAYERS,
+        "gm",
+    ),
+    ("pages:players", "remove the GM"): P(
+        lambda c: u("pages:players", c.slug),
+        lambda c: {"op": "remove", "membership": Membership.objects.get(campaign=c.campaign, role="gm").pk},
+        PLAYERS,
+        "gm",
+    ),
+    # a made-up link: refused to everyone (a real one seats whoever holds it: tests/test_invitations.py)
+    ("join", "join by a made-up link"): Act(
+        lambda c: u("join", "no-such-secret"), lambda c: {"username": "newcomer"}, frozenset(), None, api=False, scope=SITE
+    ),
     ("pages:backup_new", "back up the campaign"): P(lambda c: u("pages:backup_new", c.slug), lambda c: {}, PLAYERS, "gm"),
     ("pages:births", "a birth roll for England's couple"): P(
         lambda c: u("pages:births", c.slug),
@@ -1034,6 +1064,7 @@ def fingerprint(c: Cast) -> dict[str, Any]:
         "keys": ActionKey.objects.filter(**mine).count(),
         "checkpoints": Checkpoint.objects.filter(**mine).count(),
         "members": Membership.objects.filter(**mine).count(),
+        "invitations": list(Invitation.objects.filter(**mine).order_by("pk").values_list("pk", "used_at", "revoked_at")),
         "tokens": list(ApiToken.objects.order_by("pk").values_list("pk", "revoked_at")),
         "jobs": Job.objects.filter(**mine).count(),
     }

@@ -54,4 +54,10 @@ class Command(BaseCommand):
             lines.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
             if n == 0:
                 lines.append("  ".join("-" * w for w in widths))
+        if result.invitation:
+            lines += [
+                "",
+                "To try joining by invitation, open this link logged out (an observer's seat, 7 days, once):",
+                result.invitation,
+            ]
         return "\n".join(lines)

@@ -1,0 +1,242 @@
+"""Pages: seating the table (issue 20). The GM's Players page lists the houses and who plays them,
+the observers and every invitation link; it makes a link per seat (shown once, to copy, or sent by
+e-mail when the site has a mail server), revokes one, moves a seat, removes a member. The services
+(``campaign.invitations``) ask the policy: anyone but the GM gets 404 there, as for a made-up
+campaign.
+
+``/join/<secret>/`` is the invited person's: it names the campaign and the seat, then lets him make
+an account (Django's password validators) or log in and come back, and seats him in one click."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from django import forms
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import BaseUserCreationForm
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.mail import send_mail
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import URLPattern, path, reverse
+from django.views.decorators.http import require_http_methods
+
+from campaign import invitations as inv
+from campaign.models import Campaign, Invitation, Role
+from campaign.permissions import Forbidden
+from pages.common import member
+from rules.errors import NotFound, RuleError
+
+log = logging.getLogger(__name__)
+OBSERVER = "observer"
+
+
+def mail_configured() -> bool:
+    """A mail server is configured (``EMAIL_HOST`` set): links may be sent as well as copied."""
+    return settings.is_overridden("EMAIL_HOST")
+
+
+class InviteForm(forms.Form):
+    seat = forms.ChoiceField(label="Seat", error_messages={"required": "Choose the seat: a house to play, or an observer."})
+    days = forms.IntegerField(
+        label="The link works for (days)",
+        min_value=1,
+        max_value=inv.MAX_DAYS,
+        initial=inv.DEFAULT_DAYS,
+        help_text=f"1 to {inv.MAX_DAYS} days; after that, make a new link.",
+    )
+    email = forms.EmailField(
+        required=False, label="Send it to (optional)", help_text="An e-mail address: the link is also sent there."
+    )
+
+    def __init__(self, *args: Any, houses: list[Any], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        choices = [(str(d.pk), f"The player of {d}") for d in houses]
+        self.fields["seat"].choices = [*choices, (OBSERVER, "An observer (reads what is public, never acts)")]
+        if not mail_configured():
+            del self.fields["email"]
+
+
+@contextmanager
+def _gm_only() -> Iterator[None]:
+    """The services ask the policy; to anyone else the page does not exist."""
+    try:
+        yield
+    except Forbidden:
+        raise Http404("No such campaign.") from None
+
+
+def _link(request: HttpRequest, token: str) -> str:
+    return request.build_absolute_uri(reverse("join", args=[token]))
+
+
+def _players_page(
+    request: HttpRequest, campaign: Campaign, form: InviteForm | None = None, new: dict[str, Any] | None = None, status: int = 200
+) -> HttpResponse:
+    with _gm_only():
+        table = inv.table_of(campaign, by=request.user)  # type: ignore[arg-type]
+    free = [s.dynasty for s in table.seats if s.member is None]
+    if form is None:
+        form = InviteForm(houses=free)
+    context = {"campaign": campaign, "role": Role.GM, "table": table, "form": form, "new": new, "free": free}
+    return render(request, "pages/players.html", context, status=status)
+
+
+def _send(request: HttpRequest, campaign: Campaign, invitation: Invitation, link: str, to: str) -> None:
+    body = (
+        f"You are invited to {campaign.name} on Regnal as {invitation.seat}.\n\n"
+        f"Open this link to make an account (or log in) and join: {link}\n\n"
+        f"It works until {invitation.expires_at:%Y-%m-%d %H:%M} UTC, once."
+    )
+    try:
+        send_mail(f"Your invitation to {campaign.name}", body, None, [to])
+    except OSError as exc:
+        log.warning("invitation mail to %s failed: %s", to, exc)
+        messages.warning(request, f"The link could not be sent to {to} ({exc}): copy it below and send it yourself.")
+    else:
+        messages.success(request, f"The link was sent to {to}.")
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def players(request: HttpRequest, slug: str) -> HttpResponse:
+    """The GM's Players page, and its four actions (``op``: invite, revoke, move, remove)."""
+    campaign, _, _ = member(request, slug)
+    if request.method != "POST":
+        return _players_page(request, campaign)
+    op = request.POST.get("op", "")
+    by = request.user
+    with _gm_only():
+        try:
+            if op == "invite":
+                return _invite(request, campaign)
+            if op == "revoke":
+                done = inv.invitation_revoke(campaign=campaign, invitation=_pk(request, "invitation"), by=by)  # type: ignore[arg-type]
+                messages.success(request, f"The link for {done.seat} is revoked: it no longer works.")
+            elif op == "move":
+                moved = inv.seat_move(
+                    campaign=campaign,
+                    membership=_pk(request, "membership"),
+                    username=request.POST.get("username", ""),
+                    by=by,  # type: ignore[arg-type]
+                )
+                messages.success(request, f"{moved.user.get_username()} now sits as {moved.get_role_display().lower()}.")
+            elif op == "remove":
+                gone = inv.member_remove(campaign=campaign, membership=_pk(request, "membership"), by=by)  # type: ignore[arg-type]
+                house = f" {gone.dynasty} stays in play, unplayed, until you seat a new player." if gone.dynasty else ""
+                messages.success(request, f"{gone.user.get_username()} is no longer a member.{house}")
+            else:
+                messages.error(request, "Choose what to do: invite, revoke a link, move a seat or remove a member.")
+                return _players_page(request, campaign, status=400)
+        except NotFound as exc:
+            messages.error(request, exc.message)
+            return _players_page(request, campaign, status=404)
+        except RuleError as exc:
+            if isinstance(exc, Forbidden):
+                raise
+            messages.error(request, exc.message)
+            return _players_page(request, campaign, status=400)
+    return redirect("pages:players", campaign.slug)
+
+
+def _pk(request: HttpRequest, name: str) -> int:
+    try:
+        return int(request.POST.get(name, ""))
+    except ValueError:
+        raise NotFound(f"Choose the {name} to act on.") from None
+
+
+def _invite(request: HttpRequest, campaign: Campaign) -> HttpResponse:
+    with _gm_only():
+        table = inv.table_of(campaign, by=request.user)  # type: ignore[arg-type]
+    form = InviteForm(request.POST, houses=[s.dynasty for s in table.seats if s.member is None])
+    if not form.is_valid():
+        return _players_page(request, campaign, form=form, status=400)
+    seat = form.cleaned_data["seat"]
+    role = Role.OBSERVER if seat == OBSERVER else Role.PLAYER
+    try:
+        invitation, token = inv.invitation_create(
+            campaign=campaign,
+            role=role,
+            dynasty=None if seat == OBSERVER else int(seat),
+            days=form.cleaned_data["days"],
+            by=request.user,  # type: ignore[arg-type]
+        )
+    except RuleError as exc:
+        if isinstance(exc, Forbidden):
+            raise
+        form.add_error(next((f for f in exc.fields if f in form.fields), None) or "seat", exc.message)
+        return _players_page(request, campaign, form=form, status=400)
+    link = _link(request, token)
+    if form.cleaned_data.get("email"):
+        _send(request, campaign, invitation, link, form.cleaned_data["email"])
+    # the link is in this answer only: its secret is not stored
+    return _players_page(request, campaign, new={"invitation": invitation, "link": link})
+
+
+# The invited person's page -------------------------------------------------------------------------
+
+
+class JoinForm(BaseUserCreationForm):  # type: ignore[type-arg]
+    """A new account: a username and a password checked by the site's password validators."""
+
+    class Meta(BaseUserCreationForm.Meta):  # type: ignore[name-defined,misc]
+        fields = ("username",)
+
+
+def _join_page(
+    request: HttpRequest, token: str, invitation: Invitation, form: JoinForm | None = None, status: int = 200
+) -> HttpResponse:
+    user = request.user if request.user.is_authenticated else None
+    refused = inv.problem(invitation, user)
+    if refused is not None and refused.code in ("used", "revoked", "expired") and status == 200:
+        status = 410
+    context = {
+        "invitation": invitation,
+        "campaign": invitation.campaign,
+        "refused": refused,
+        "form": form if form is not None else JoinForm(),
+        "login_url": f"{reverse('login')}?next={reverse('join', args=[token])}",
+    }
+    return render(request, "pages/join.html", context, status=status)
+
+
+@require_http_methods(["GET", "POST"])
+def join(request: HttpRequest, token: str) -> HttpResponse:
+    """The invitation's page: who is invited where; make an account, or log in, and join."""
+    invitation = inv.invitation_find(token)
+    if invitation is None:
+        return render(request, "pages/join.html", {"missing": inv.NO_SUCH}, status=404)
+    if request.method != "POST":
+        return _join_page(request, token, invitation)
+    try:
+        if request.user.is_authenticated:
+            inv.invitation_accept(token=token, user=request.user)  # type: ignore[arg-type]
+        else:
+            form = JoinForm(request.POST)
+            if not form.is_valid():
+                return _join_page(request, token, invitation, form=form, status=400)
+            user, _ = inv.account_join(
+                token=token, username=form.cleaned_data["username"], password=form.cleaned_data["password1"]
+            )
+            _login(request, user)
+    except RuleError as exc:
+        messages.error(request, exc.message)
+        return _join_page(request, token, invitation, status=410 if exc.code in ("used", "revoked", "expired") else 400)
+    messages.success(request, f"Welcome to {invitation.campaign.name}: you sit at its table as {invitation.seat}.")
+    return redirect("pages:dashboard", invitation.campaign.slug)
+
+
+def _login(request: HttpRequest, user: AbstractBaseUser) -> None:
+    """Log the new account in (its password was just set: no backend needs to check it)."""
+    login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+
+
+urlpatterns: list[URLPattern] = [path("<slug:slug>/players/", players, name="players")]
+join_urlpatterns: list[URLPattern] = [path("join/<str:token>/", join, name="join")]
