@@ -14,6 +14,8 @@ CHOSEN = "desk_campaign"
 
 PLUMBING = frozenset(
     {
+        "auth.user",  # accounts are the site's (a GM adds players by invitation), and staff rights with them
+        "auth.group",
         "axes.accessattempt",
         "axes.accesslog",
         "axes.accessfailurelog",

@@ -3,7 +3,7 @@
 The index lists the campaigns whose books the user keeps (``gm_campaigns``: a GM's own, a
 superuser's all) to choose the one the lists show; ``choose/<id>/`` keeps that choice (the
 campaign menu's "Admin" link lands there) and ``choose/all/`` drops it. Every page's header names
-the chosen campaign with a way to switch. The site's plumbing (``scope.PLUMBING``) is listed apart,
+the chosen campaign with a way to switch. The site's plumbing (``choice.PLUMBING``) is listed apart,
 under "Site plumbing", and only superusers see it."""
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ class DeskSite(admin.AdminSite):
     site_title = "Regnal admin"
     index_title = "The GM's desk"
     index_template = "admin/desk/index.html"
+    enable_nav_sidebar = False  # the lists get the whole width of a laptop (the index and breadcrumbs lead back)
 
     def get_urls(self) -> list[Any]:
         urls: list[URLPattern] = [

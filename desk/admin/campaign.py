@@ -319,7 +319,7 @@ class RollSubjectInline(ReadOnlyAdminMixin, admin.TabularInline):
 
 @admin.register(Roll)
 class RollAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
-    list_display = ["id", "when", "purpose", "detail", "throw", "outcome", "source", "campaign"]  # fits 1280 px
+    list_display = ["id", "when", "who", "purpose", "detail", "throw", "outcome", "source", "campaign"]  # fits 1280 px
     list_filter = ["campaign", "year", "step", "purpose", "source"]
     ordering = ["-pk"]  # the last roll first
     list_select_related = ["campaign", "entered_by"]
@@ -330,9 +330,16 @@ class RollAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         return [f for f in super().get_readonly_fields(request, obj) if f != "characters"]
 
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Roll]:
+        return super().get_queryset(request).prefetch_related("characters")
+
     @admin.display(description="when", ordering="year")
     def when(self, obj: Roll) -> str:
         return f"{obj.year} {obj.step}"
+
+    @admin.display(description="who")
+    def who(self, obj: Roll) -> str:
+        return ", ".join(c.display_name for c in obj.characters.all()) or "-"
 
     @admin.display(description="dice")
     def throw(self, obj: Roll) -> str:
