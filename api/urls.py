@@ -8,6 +8,7 @@
                                                reigns, titles, contracts, ledger, balances,
                                                rolls, chronicle
 /api/v1/campaigns/{slug}/rolls/{id}/correct/   POST (GM): a die of the current step corrected
+/api/v1/campaigns/{slug}/search/?q=            people, houses, crowns, contracts, chronicle lines by name
 /api/v1/...                                    the actions: api/actions_sequence.py, api/actions_more.py
 """
 
@@ -20,7 +21,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from api import actions_more, actions_sequence
 from api.exceptions import not_found
-from api.views import campaigns, chronicle, contracts, corrections, families, rolls, tokens, treasury
+from api.views import campaigns, chronicle, contracts, corrections, families, rolls, search, tokens, treasury
 
 app_name = "api"
 
@@ -54,6 +55,7 @@ v1: list[URLPattern | URLResolver] = [
     *read_routes(CAMPAIGN + "rolls/", rolls.RollViewSet, "rolls"),
     path(CAMPAIGN + "rolls/<int:roll>/correct/", corrections.CorrectView.as_view(), name="rolls-correct"),
     *read_routes(CAMPAIGN + "chronicle/", chronicle.ChronicleViewSet, "chronicle"),
+    path(CAMPAIGN + "search/", search.SearchView.as_view(), name="search"),
     *actions_sequence.urlpatterns,
 ]
 

@@ -2,11 +2,11 @@
 
 Read-only. Every kind is filtered by the policy (:func:`campaign.permissions.visible`, the same
 rule as the pages and the API), so a player never finds what he may not see: another house's
-contract, a line written for other houses or the GM, a private ledger reason (told in its
-house's chronicle line). Matching ignores case and accents on every database: the query is folded
-("León" and "leon" are both "leon") and each letter matches any accented form of it (a regular
-expression, which SQLite and PostgreSQL both run). A query ending in a regnal number ("Edward
-III") also finds the monarch by his number."""
+contract, a line written for other houses or the GM, a private ledger reason (told in its house's
+chronicle line). Matching ignores case and
+accents on every database: the query is folded ("León" and "leon" are both "leon") and each letter
+matches any accented form of it (a regular expression, which SQLite and PostgreSQL both run). A
+query ending in a regnal number ("Edward III") also finds the monarch by his number."""
 
 from __future__ import annotations
 

@@ -2,6 +2,7 @@ from django.urls import URLPattern, URLResolver, path
 
 from pages import backups, corrections, invitations, live, marriages, preferences, search, sequence, titles, treasury, views
 from pages.contracts import urls as contracts
+from pages.editing import urlpatterns as editing_urls
 
 app_name = "pages"
 
@@ -11,6 +12,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("<slug:slug>/character/<int:pk>/", views.character, name="character"),
     path("<slug:slug>/rolls/", views.rolls, name="rolls"),
     *corrections.urlpatterns,
+    *editing_urls,
     *preferences.urlpatterns,
     *sequence.urlpatterns,
     *marriages.urlpatterns,

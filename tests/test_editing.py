@@ -6,6 +6,7 @@ refusal, and every edit leaves its line in the audit trail and a GM-only line in
 from __future__ import annotations
 
 import pytest
+from django.urls import reverse
 
 from campaign.models import Audience, ChronicleEntry
 from campaign.permissions import Forbidden
@@ -183,3 +184,105 @@ def test_another_campaigns_row_is_not_found(campaign, gm, king):
     other = campaign_create(name="Other", players=5, source=RandomSource(3), by=gm)
     with pytest.raises(RuleError, match=f"There is no character #{king.pk} in Other"):
         character_edit(campaign=other, character=king, changes={"given_name": "X"}, by=gm)
+
+
+# The Edit pages ----------------------------------------------------------------------------------
+
+
+def character_form(king: Character, **changes: str) -> dict[str, str]:
+    data = {
+        "action_key": f"edit-{sum(map(len, changes.values()))}-{len(changes)}",
+        "given_name": king.given_name,
+        "dynastic_name": king.dynastic_name,
+        "legitimate": "on",
+        **{f"char_{key}": str(value) for key, value in king.characteristics.items()},
+    }
+    data.update(changes)
+    return data
+
+
+def test_the_character_page_shows_the_edit_button_to_the_gm_only(client, campaign, gm, alice, king):
+    edit = reverse("pages:character_edit", args=[campaign.slug, king.pk])
+    page = reverse("pages:character", args=[campaign.slug, king.pk])
+    client.force_login(gm)
+    assert edit in client.get(page).content.decode()
+    client.force_login(alice)
+    assert edit not in client.get(page).content.decode()
+
+
+def test_the_gm_edits_a_character_from_his_page(client, campaign, gm, king):
+    client.force_login(gm)
+    edit = reverse("pages:character_edit", args=[campaign.slug, king.pk])
+    form = client.get(edit)
+    assert form.status_code == 200
+    html = form.content.decode()
+    assert 'name="char_strength"' in html and "Strength" in html and "-2 to +3" in html
+    response = client.post(edit, character_form(king, given_name="Edmund", char_charisma="2"), follow=True)
+    assert response.redirect_chain[-1][0] == reverse("pages:character", args=[campaign.slug, king.pk])
+    assert "Christian name" in response.content.decode() and "Edmund" in response.content.decode()
+    king.refresh_from_db()
+    assert (king.given_name, king.characteristics["charisma"]) == ("Edmund", 2)
+    assert king.history.latest("history_date").history_user == gm
+    assert len(edits(campaign)) == 1
+
+
+def test_a_bad_characteristic_on_the_page_is_refused_with_the_message(client, campaign, gm, king):
+    client.force_login(gm)
+    before = dict(king.characteristics)
+    edit = reverse("pages:character_edit", args=[campaign.slug, king.pk])
+    response = client.post(edit, character_form(king, given_name="Edmund", char_constitution="7"))
+    assert response.status_code == 400
+    assert "Constitution is a whole number from -2 to +2." in response.content.decode()
+    king.refresh_from_db()
+    assert king.characteristics == before and king.given_name != "Edmund"
+    assert not edits(campaign)
+
+
+def test_a_player_is_refused_and_nothing_is_written(client, campaign, alice, king):
+    client.force_login(alice)
+    edit = reverse("pages:character_edit", args=[campaign.slug, king.pk])
+    page = client.get(edit)
+    assert "Only the GM edits by hand." in page.content.decode() and 'name="given_name"' not in page.content.decode()
+    assert client.post(edit, character_form(king, given_name="Edmund")).status_code == 403
+    king.refresh_from_db()
+    assert king.given_name != "Edmund"
+    assert not edits(campaign)
+
+
+def test_an_outsider_gets_404(client, campaign, outsider, king):
+    client.force_login(outsider)
+    assert client.get(reverse("pages:character_edit", args=[campaign.slug, king.pk])).status_code == 404
+
+
+def test_the_gm_renames_a_house_from_its_page(client, campaign, gm, england):
+    client.force_login(gm)
+    edit = reverse("pages:dynasty_edit", args=[campaign.slug, england.pk])
+    assert edit in client.get(reverse("pages:dynasty", args=[campaign.slug, england.pk])).content.decode()
+    response = client.post(edit, {"action_key": "k1", "name": "Lancaster", "color": england.color})
+    assert response.status_code == 302
+    assert Dynasty.objects.get(pk=england.pk).name == "Lancaster"
+
+
+def test_the_gm_edits_a_match_and_a_draft_from_their_pages(client, campaign, gm, england, draft):
+    client.force_login(gm)
+    match = Marriage.objects.get(campaign=campaign, husband__controlled_by=england)
+    edit = reverse("pages:marriage_edit", args=[campaign.slug, match.pk])
+    assert edit in client.get(reverse("pages:character", args=[campaign.slug, match.husband_id])).content.decode()
+    assert client.post(edit, {"action_key": "k2", "arranged_year": str(match.arranged_year - 1)}).status_code == 302
+    assert Marriage.objects.get(pk=match.pk).arranged_year == match.arranged_year - 1
+    edit = reverse("pages:contract_edit", args=[campaign.slug, draft.pk])
+    assert edit in client.get(reverse("pages:contract", args=[campaign.slug, draft.pk])).content.decode()
+    response = client.post(edit, {"action_key": "k3", "title": "Treaty of Calais", "text": "Peace.", "term_years": "10"})
+    assert response.status_code == 302
+    draft.refresh_from_db()
+    assert (draft.title, draft.term_years) == ("Treaty of Calais", 10)
+
+
+def test_a_contract_edit_page_is_not_found_by_a_house_not_party_to_it(client, campaign, draft, django_user_model):
+    from campaign.models import Membership, Role
+
+    carol = django_user_model.objects.create_user("carol", password="carol-password-1")
+    spain = Dynasty.objects.get(campaign=campaign, crown="Spain")
+    Membership.objects.create(campaign=campaign, user=carol, role=Role.PLAYER, dynasty=spain)
+    client.force_login(carol)
+    assert client.get(reverse("pages:contract_edit", args=[campaign.slug, draft.pk])).status_code == 404

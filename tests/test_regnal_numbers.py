@@ -276,13 +276,12 @@ def test_the_gm_sets_the_pre_campaign_numerals_in_the_admin_and_the_crown_is_cou
         "campaign": campaign.pk,
         "name": "Testland",
         "home_dynasty": house.pk,
-        "state": "{}",
         "events-TOTAL_FORMS": 0,
         "events-INITIAL_FORMS": 0,
     }
-    refused = admin_client.post(url, {**form, "numerals": '{"Edward": "two"}'})
-    assert refused.status_code == 200 and "is not a numeral" in refused.content.decode()
-    done = admin_client.post(url, {**form, "numerals": '{"Edward": 5, "Henry": 0}'}, follow=True)
+    refused = admin_client.post(url, {**form, "numerals": "Edward two"})
+    assert refused.status_code == 200 and "is not a name and a numeral" in refused.content.decode()
+    done = admin_client.post(url, {**form, "numerals": "Edward 5, Henry 0"}, follow=True)
     assert "2 reigns renumbered" in done.content.decode()
     numbers = dict(Reign.objects.filter(campaign=campaign, crown="Testland").values_list("holder__given_name", "numeral"))
     assert numbers == {"Henry": 1, "Edward": 6}

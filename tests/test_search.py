@@ -277,14 +277,18 @@ def test_the_kind_alone_pages_on(client, planted, gm):
 
 
 def test_the_queries_do_not_grow_with_the_results(planted, gm, alice, django_assert_max_num_queries):
-    england = _house(planted, "England")
+    england, spain = _house(planted, "England"), _house(planted, "Spain")
     for i in range(30):
         person(planted, england, f"Quintus{i}", "M", 1280 + i)
+    for i in range(3):
+        contract_draft(campaign=planted, kind="agreement", title=f"Quintus pact {i}", parties=[england, spain], by=gm)
     _many_lines(planted, 30)
     for user in (gm, alice):
-        with django_assert_max_num_queries(14):
+        # per kind: the viewer's seat and the search; the contracts' parties; the regnal labels (2)
+        with django_assert_max_num_queries(5 * 2 + 1 + 2):
             results = search(planted, user, "quintus")
-        assert sum(len(g.rows) for g in results.groups) == 2 * PER_KIND
+        found = {g.kind: len(g.rows) for g in results.groups}
+        assert found["people"] == found["chronicle"] == PER_KIND and found["contracts"] == 3
 
 
 def test_odd_pages_and_kinds_are_read_as_the_first(client, planted, gm):
@@ -292,3 +296,4 @@ def test_odd_pages_and_kinds_are_read_as_the_first(client, planted, gm):
     for params in ({"page": "x"}, {"page": "99999999999999999999"}, {"kind": "nosuch"}):
         response = client.get(_url(planted, "quill", **params))
         assert response.status_code == 200, params
+

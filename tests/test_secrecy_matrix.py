@@ -268,7 +268,7 @@ FILL: dict[str, Fill] = {
     "pages:search": C(
         lambda c: [
             u("pages:search", c.slug, query=f"q={q}")
-            for q in ("PURSE", "TRANSFER", "PACT", "BREACH", "WEDDING", "DRAFT", "Secrets")
+            for q in ("PURSE", "TRANSFER", "PACT", "BREACH", "WEDDING", "DRAFT", "NOTE", "Secrets")
         ]
     ),
     # the API: reads ----------------------------------------------------------------------------------
@@ -314,6 +314,9 @@ FILL: dict[str, Fill] = {
         ]
     ),
     "api:chronicle-detail": C(lambda c: [_api(c, "chronicle", line.pk) for line in c.lines.values()]),
+    "api:search": C(
+        lambda c: [_api(c, "search", query=f"q={q}") for q in ("PURSE", "TRANSFER", "PACT", "BREACH", "WEDDING", "DRAFT", "NOTE")]
+    ),
     "api:turn": C(lambda c: [_api(c, "turn")]),
     "api:births": C(lambda c: [_api(c, "births")]),
     "api:survival": C(lambda c: [_api(c, "survival")]),

@@ -7,6 +7,8 @@ foreign key is an autocomplete or a raw id so no page renders a select of every 
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 from django import forms
@@ -556,23 +558,47 @@ class CrownEventInline(admin.TabularInline):
         return False
 
 
+NUMERAL = re.compile(r"^(\S.*?)\s+(\d+)$")
+
+
+class NumeralsField(forms.CharField):
+    """The pre-campaign numerals typed as words, "Edward 2, Mary 1" (no JSON): a name and the
+    numeral of the crown's last pre-campaign monarch of it."""
+
+    def prepare_value(self, value: Any) -> Any:
+        if isinstance(value, str) and value.startswith("{"):
+            try:
+                value = json.loads(value)
+            except ValueError:
+                return value
+        if isinstance(value, dict):
+            return ", ".join(f"{name} {number}" for name, number in value.items())
+        return value
+
+    def to_python(self, value: Any) -> dict[str, int]:  # type: ignore[override]
+        text = super().to_python(value)
+        out: dict[str, int] = {}
+        for item in filter(None, (part.strip() for part in re.split(r"[,\n;]", text or ""))):
+            found = NUMERAL.match(item)
+            if found is None or not 0 <= int(found[2]) <= 100:
+                raise forms.ValidationError(
+                    f"{item!r} is not a name and a numeral. Write each name with the number of the last king or "
+                    "queen of that name before the campaign (0 to 100), separated by commas, e.g. Edward 2, Mary 1."
+                )
+            out[found[1].strip()] = int(found[2])
+        return out
+
+
 class CrownForm(forms.ModelForm):
+    numerals = NumeralsField(
+        label="Pre-campaign numerals",
+        required=False,
+        help_text="e.g. Edward 2, Mary 1: the campaign's first Edward is then Edward III.",
+    )
+
     class Meta:
         model = Crown
-        fields = ["campaign", "name", "home_dynasty", "numerals", "state"]  # the admin adds the rest
-
-    def clean_numerals(self) -> dict[str, int]:
-        """A name and the numeral of the crown's last pre-campaign monarch of it: {"Edward": 2}."""
-        value = self.cleaned_data.get("numerals") or {}
-        if not isinstance(value, dict):
-            raise forms.ValidationError('Write each name with a number, e.g. {"Edward": 2, "Mary": 1}.')
-        for name, number in value.items():
-            if not name.strip() or not isinstance(number, int) or isinstance(number, bool) or not 0 <= number <= 100:
-                raise forms.ValidationError(
-                    f"{name!r}: {number!r} is not a numeral. Give the number of the last king or queen of that name "
-                    'before the campaign, from 0 to 100, e.g. {"Edward": 2}.'
-                )
-        return {name.strip(): number for name, number in value.items()}
+        fields = ["campaign", "name", "home_dynasty", "numerals"]  # the admin adds the rest; its state is the rules'
 
 
 @admin.register(Crown)
@@ -597,7 +623,7 @@ class CrownAdmin(admin.ModelAdmin):
     list_filter = ["campaign", ("union_with", admin.EmptyFieldListFilter)]
     search_fields = ["name"]
     list_select_related = ["campaign", "home_dynasty", "controlled_by", "union_with"]
-    readonly_fields = ["controlled_by", "union_with", "union_since", "stability"]
+    readonly_fields = ["controlled_by", "union_with", "union_since", "stability", "state"]
     inlines = [CrownEventInline]
 
     @admin.display(boolean=True, description="annexed (landless home house)")
@@ -680,7 +706,7 @@ class TitleAdmin(admin.ModelAdmin):
     list_filter = ["campaign", "crown"]
     search_fields = ["name", "province", "holder__given_name"]
     list_select_related = ["holder", "campaign"]
-    readonly_fields = ["holder", "granted_year", "granted_to"]
+    readonly_fields = ["holder", "granted_year", "granted_to", "provinces"]  # provinces: the title's grant
     inlines = [TitleHoldingInline]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
