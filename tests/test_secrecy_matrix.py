@@ -236,6 +236,11 @@ FILL: dict[str, Fill] = {
     "pages:live": C(lambda c: [u("pages:live", c.slug, query="v=0")]),  # the poll: {"version": n} to members
     "pages:table": C(lambda c: [u("pages:table", c.slug)]),  # the table screen: public lines only
     "pages:roll_correct": C(lambda c: [u("pages:roll_correct", c.slug, c.roll.pk)], POST_ACTION),
+    # hand edits (issue 20): the GM's form; a contract's page only for those who see the contract
+    "pages:character_edit": C(lambda c: [u("pages:character_edit", c.slug, c.groom.pk)], POST_ACTION),
+    "pages:dynasty_edit": C(lambda c: [u("pages:dynasty_edit", c.slug, c.pk(k)) for k in ("England", "Spain")], POST_ACTION),
+    "pages:marriage_edit": C(lambda c: [u("pages:marriage_edit", c.slug, c.match.pk)], POST_ACTION),
+    "pages:contract_edit": C(lambda c: [u("pages:contract_edit", c.slug, k.pk) for k in _contracts(c)], POST_ACTION),
     "pages:turn": C(lambda c: [u("pages:turn", c.slug)]),
     "pages:births": C(lambda c: [u("pages:births", c.slug)], POST_ACTION),
     "pages:survival": C(lambda c: [u("pages:survival", c.slug)], POST_ACTION),
@@ -946,6 +951,35 @@ ACTIONS: dict[tuple[str, str], Act] = {
     ("pages:redo", "redo the last undo"): P(lambda c: u("pages:redo", c.slug), lambda c: {}, PLAYERS, "gm"),
     ("pages:dice_entry", "choose how to type my own dice"): P(
         lambda c: u("pages:dice_entry", c.slug), lambda c: {"dice_entry": "totals"}, set(), "alice"
+    ),
+    ("pages:character_edit", "rename England's groom by hand"): P(
+        lambda c: u("pages:character_edit", c.slug, c.groom.pk),
+        lambda c: {
+            "given_name": "Renamed",
+            "dynastic_name": c.groom.dynastic_name,
+            "legitimate": "on",
+            **{f"char_{key}": value for key, value in c.groom.characteristics.items()},
+        },
+        PLAYERS,
+        "gm",
+    ),
+    ("pages:dynasty_edit", "rename England's house by hand"): P(
+        lambda c: u("pages:dynasty_edit", c.slug, c.pk("England")),
+        lambda c: {"name": "Renamed", "color": "#123456"},
+        PLAYERS,
+        "gm",
+    ),
+    ("pages:marriage_edit", "move England and Spain's betrothal a year back"): P(
+        lambda c: u("pages:marriage_edit", c.slug, c.match.pk),
+        lambda c: {"arranged_year": str(c.match.arranged_year - 1)},
+        PLAYERS,
+        "gm",
+    ),
+    ("pages:contract_edit", "retitle the England-Spain draft by hand"): P(
+        lambda c: u("pages:contract_edit", c.slug, c.draft.pk),
+        lambda c: {"title": "Retitled", "text": c.draft.text, "term_years": ""},
+        PLAYERS,
+        "gm",
     ),
     ("pages:roll_correct", "correct England's birth roll"): P(
         lambda c: u("pages:roll_correct", c.slug, c.roll.pk), lambda c: {"new-d1": "1", "new-d2": "1"}, PLAYERS, "gm"
