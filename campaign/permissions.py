@@ -109,6 +109,8 @@ ACTIONS: dict[str, str] = {
     "act on a contract": "the GM, or the player of a party (sign his side, end, breach, dispute, vote, pay)",
     "edit a record by hand": "the GM (a name, characteristics, a house's name and colour, a match's year, a draft's terms)",
     "observe": "an observer reads what is public and never acts",
+    "write a note": "the GM (every note); a player the note for its player on his house and on its people",
+    "set a portrait": "the GM, or the player of the house (its coat of arms, its people's portraits)",
     "seat the table": "the GM (invite by a link, revoke a link, move a seat to another user, remove a member)",
     "join by a link": "anyone logged in who holds a live invitation link, once, if its seat is free",
 }
@@ -190,7 +192,8 @@ def consequence() -> Iterator[None]:
 def require(by: Any, campaign: Campaign | int, check: str, **terms: Any) -> Seat:
     """The acting check a service makes: ``check`` is one of ``gm``, ``play``, ``house``
     (``dynasty=``), ``couple`` (``houses=``), ``party`` (``parties=``), ``crown`` (``player=``,
-    ``crown=``), ``correct_roll``, ``members``, ``edit``. Returns the seat; raises :class:`Forbidden` (403) when it may not."""
+    ``crown=``), ``correct_roll``, ``members``, ``note`` (``audience=``, ``house=``, ``on_campaign=``),
+    ``portrait`` (``house=``), ``edit``. Returns the seat; raises :class:`Forbidden` (403) when it may not."""
     if _consequence.get():
         return SYSTEM
     seat = actor_seat(campaign, by)
@@ -213,6 +216,11 @@ def require(by: Any, campaign: Campaign | int, check: str, **terms: Any) -> Seat
         require_crown_player(role, mine, terms["player"], terms["crown"])
     elif check == "members":  # invitations, seats and members: the GM's (ACTIONS: "seat the table")
         require_gm(role)
+    elif check == "note":  # ACTIONS: "write a note"
+        if not may_write_note(role, mine, terms["audience"], terms["house"], terms["on_campaign"]):
+            raise Forbidden("Only the GM writes this note: a player writes only the note for its player on his own house.")
+    elif check == "portrait":  # ACTIONS: "set a portrait"
+        require_act_for(role, mine, terms["house"], "its portraits and its coat of arms")
     elif check in ("correct_roll", "edit"):  # a die already in the log ("run the turn"), a hand edit ("edit a record by hand")
         require_gm(role)
     else:  # a check nobody wrote is a refusal, not a pass
@@ -230,6 +238,9 @@ SEES: dict[str, str] = {
     "a contract, its lines, payments and signatures": "its parties and the GM",
     "a dowry": "the houses of the match (a contract's: its parties) and the GM",
     "a line of no known audience": "the GM",
+    "a public note": "every member",
+    "a note for its player": "its house's players (a character's: his house's) and the GM; the campaign's: every player",
+    "a GM note": "the GM",
     "anything of a campaign": "no one who is not a member (404, as for what does not exist)",
 }
 """Who sees what: the table docs/pages.md shows (tests/test_policy.py checks they agree)."""
@@ -359,6 +370,47 @@ def may_read_line(seat: Seat, audience: str, readers: str) -> bool:
     return audience == Audience.PARTIES and seat.dynasty is not None and f",{seat.dynasty}," in (readers or "")
 
 
+NOTE_PUBLIC, NOTE_PLAYER, NOTE_GM = "public", "player", "gm"
+"""A note's audiences (``dynasties.models.NoteAudience``): every member, its player, the GM."""
+
+
+def note_filter(seat: Seat) -> Q:
+    """The notes the seat may read, as a query condition (deny by default): the public ones; for a
+    player, the player notes on his house and on the characters it controls, and the campaign's."""
+    if seat.is_gm:
+        return Q()
+    if not seat.is_member:
+        return Q(pk__in=[])
+    shown = Q(audience=NOTE_PUBLIC)
+    if seat.role == Role.PLAYER:
+        shown |= Q(audience=NOTE_PLAYER, character__isnull=True, dynasty__isnull=True)
+        if seat.dynasty is not None:
+            shown |= Q(audience=NOTE_PLAYER) & (Q(dynasty=seat.dynasty) | Q(character__controlled_by=seat.dynasty))
+    return shown
+
+
+def may_read_note(role: str | None, mine: int | None, audience: str, house: int | None, on_campaign: bool) -> bool:
+    """As :func:`note_filter`, for one note: ``house`` is the house it is about (a character's: the
+    house that controls him), ``on_campaign`` whether it is the campaign's own."""
+    if role == Role.GM:
+        return True
+    if role is None:
+        return False
+    if audience == NOTE_PUBLIC:
+        return True
+    if audience != NOTE_PLAYER or role != Role.PLAYER:
+        return False
+    return on_campaign or (mine is not None and house == mine)
+
+
+def may_write_note(role: str | None, mine: int | None, audience: str, house: int | None, on_campaign: bool) -> bool:
+    """The GM writes every note; a player only the note for its player on his own house or on a
+    character his house controls (docs/rulings.md, "Notes and portraits")."""
+    if role == Role.GM:
+        return True
+    return role == Role.PLAYER and audience == NOTE_PLAYER and not on_campaign and mine is not None and house == mine
+
+
 def sees_money(role: str | None, mine: int | None, *houses: int | None) -> bool:
     """Money between houses (a posting, a wedding's payments): the GM and the houses it names."""
     return role == Role.GM or (role is not None and mine is not None and mine in houses)
@@ -469,6 +521,10 @@ def can_view(user: Any, obj: Any) -> bool:
         return True
     if sees == registry.AUDIENCE:
         return may_read_line(seat, obj.audience, obj.readers)
+    if sees == registry.NOTES:
+        house = obj.character.controlled_by_id if obj.character_id is not None else obj.dynasty_id
+        on_campaign = obj.character_id is None and obj.dynasty_id is None
+        return may_read_note(seat.role, seat.dynasty, obj.audience, house, on_campaign)
     if sees == registry.HOUSES and entry is not None and seat.dynasty is not None:
         if all(_direct(entry.model, lookup) for lookup in entry.houses):
             return seat.dynasty in [getattr(obj, f"{lookup}_id") for lookup in entry.houses]
@@ -496,6 +552,8 @@ def visible(user: Any, campaign: Campaign, queryset: QuerySet[Any]) -> QuerySet[
         return queryset
     if sees == registry.AUDIENCE:
         return queryset.filter(line_filter(seat))
+    if sees == registry.NOTES:
+        return queryset.filter(note_filter(seat))
     if sees == registry.HOUSES and entry is not None and seat.dynasty is not None:
         shown = queryset.filter(_houses(entry, seat.dynasty))
         return shown if all(_direct(entry.model, lookup) for lookup in entry.houses) else shown.distinct()

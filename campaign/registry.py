@@ -23,10 +23,13 @@ HOUSES = "houses"
 parties) and the GM."""
 AUDIENCE = "audience"
 """Seen as the row's own ``audience`` and ``readers`` say (a chronicle line)."""
+NOTES = "notes"
+"""Seen as the note's own ``audience`` says (campaign.permissions.note_filter): every member, its
+house's players (a campaign's note: every player) and the GM, or the GM alone."""
 GM_ONLY = ""
 """Unmarked: the GM alone."""
 
-SEES = (MEMBERS, HOUSES, AUDIENCE, GM_ONLY)
+SEES = (MEMBERS, HOUSES, AUDIENCE, NOTES, GM_ONLY)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ class DynastiesConfig(AppConfig):
         count_losses_with(dynastic_losses)  # undo plans name the births, deaths and successions they take back
 
     def register_models(self) -> None:
-        """The dynasties' models in the kernel's registry (campaign.registry): all public to members."""
+        """The dynasties' models in the kernel's registry (campaign.registry): all public to members but
+        the notes, each read by its own audience."""
         from campaign import registry as r
         from dynasties import models as m
 
@@ -36,4 +37,6 @@ class DynastiesConfig(AppConfig):
             (m.MarriageOffer, "campaign", False),
         ]:
             r.register(model, path, audit=audit, sees=r.MEMBERS)
+        r.register(m.Portrait, "campaign", sees=r.MEMBERS)
+        r.register(m.Note, "campaign", audit=True, sees=r.NOTES)  # public, its player's, the GM's
         r.exempt(m.TreeRender, "the tree cache's index: renders redrawn from the rows at will, not campaign state")

@@ -601,3 +601,74 @@ class TreeRender(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class NoteAudience(models.TextChoices):
+    """Who reads a note (campaign.permissions.may_read_note): everyone, its player, the GM."""
+
+    PUBLIC = "public", "Public"
+    PLAYER = "player", "For its player"
+    GM = "gm", "GM only"
+
+
+class Note(models.Model):
+    """A note in Markdown on a character, a dynasty or (neither set) the campaign, one per audience:
+    the public note, its player's and the GM's (dynasties.services.notes writes them)."""
+
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="notes")
+    character = models.ForeignKey(Character, null=True, blank=True, on_delete=models.CASCADE, related_name="notes")
+    dynasty = models.ForeignKey(Dynasty, null=True, blank=True, on_delete=models.CASCADE, related_name="notes")
+    audience = models.CharField(max_length=10, choices=NoteAudience.choices)
+    text = models.TextField(blank=True, help_text="Markdown; shown sanitized (no script, no event attributes).")
+    history = AuditedRecords()  # the audit trail (campaign.audit)
+
+    class Meta:
+        ordering = ["campaign", "id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(audience__in=[a.value for a in NoteAudience]), name="note_audience_valid"),
+            models.CheckConstraint(condition=Q(character__isnull=True) | Q(dynasty__isnull=True), name="note_one_subject"),
+            models.UniqueConstraint(
+                fields=["character", "audience"], condition=Q(character__isnull=False), name="note_once_per_character"
+            ),
+            models.UniqueConstraint(
+                fields=["dynasty", "audience"], condition=Q(dynasty__isnull=False), name="note_once_per_dynasty"
+            ),
+            models.UniqueConstraint(
+                fields=["campaign", "audience"],
+                condition=Q(character__isnull=True, dynasty__isnull=True),
+                name="note_once_per_campaign",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_audience_display()} note on {self.character or self.dynasty or 'the campaign'}"
+
+
+class Portrait(models.Model):
+    """A character's portrait or a dynasty's coat of arms: an image, resized, in Django's storage
+    (``name``), served to the campaign's members (dynasties.services.portraits stores it)."""
+
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="portraits")
+    character = models.OneToOneField(Character, null=True, blank=True, on_delete=models.CASCADE, related_name="portrait")
+    dynasty = models.OneToOneField(Dynasty, null=True, blank=True, on_delete=models.CASCADE, related_name="arms")
+    name = models.CharField(max_length=255, help_text="The image's name in the storage (a PNG or a JPEG).")
+    width = models.PositiveSmallIntegerField()
+    height = models.PositiveSmallIntegerField()
+
+    class Meta:
+        ordering = ["campaign", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(character__isnull=False) & Q(dynasty__isnull=True))
+                | (Q(character__isnull=True) & Q(dynasty__isnull=False)),
+                name="portrait_character_or_dynasty",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Portrait of {self.character or self.dynasty}"
+
+    @property
+    def version(self) -> str:
+        """Changes with each new image (its name's last part): the pages' links ask for the new one."""
+        return self.name.rsplit("-", 1)[-1].split(".")[0]

@@ -17,16 +17,19 @@ API
 
 from __future__ import annotations
 
+import base64
+import mimetypes
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from django.core.files.storage import default_storage
 from django.template.loader import render_to_string
 
 from campaign.models import Audience, Campaign, ChronicleEntry, RollSubject
 from campaign.printing import render_pdf
 from campaign.steps import load_tables
-from dynasties.models import Character, Dynasty, Reign, Status, Title
+from dynasties.models import Character, Dynasty, Portrait, Reign, Status, Title
 from rules.regnal import regnal_name
 from rules.tables import survival_need
 
@@ -148,6 +151,19 @@ def _numerals(characters: Sequence[Character]) -> dict[int, list[int]]:
     return out
 
 
+def _portraits(characters: Sequence[Character]) -> dict[int, str]:
+    """Each portrait as a data: URI the PDF embeds (one query; a file gone missing is left out)."""
+    out: dict[int, str] = {}
+    for pk, name in Portrait.objects.filter(character_id__in=[c.pk for c in characters]).values_list("character_id", "name"):
+        try:
+            with default_storage.open(name, "rb") as image:
+                data = base64.b64encode(image.read()).decode("ascii")
+        except OSError:
+            continue
+        out[pk] = f"data:{mimetypes.guess_type(name)[0] or 'image/jpeg'};base64,{data}"
+    return out
+
+
 def sheet_context(
     character: Character,
     campaign: Campaign | None = None,
@@ -234,10 +250,13 @@ def _sheet_document_context(characters: list[Character], campaign: Campaign, two
     rolls = _survival_rolls(characters)
     titles = _titles(characters)
     numerals = _numerals(characters)
+    portraits = _portraits(characters)
     sheets = [
         sheet_context(c, campaign, tables, rolls.get(c.pk, {}), titles.get(c.pk, []), two_up, numerals.get(c.pk, []))
         for c in characters
     ]
+    for c, sheet in zip(characters, sheets, strict=True):
+        sheet["portrait"] = portraits.get(c.pk, "")
     pages = [sheets[i : i + 2] for i in range(0, len(sheets), 2)] if two_up else [[s] for s in sheets]
     return {"campaign": campaign, "pages": pages, "two_up": two_up}
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -28,7 +28,7 @@ from dynasties.models import (
     Status,
 )
 from rules import blood_royale as br
-from rules.regnal import Named, labels
+from rules.regnal import Named, labels, regnal_name
 
 
 @dataclass(frozen=True)
@@ -244,3 +244,59 @@ def label(campaign: Campaign, characters: Iterable[Character]) -> None:
     shown = regnal_labels(campaign, characters)
     for c in characters:
         c.label = shown.get(c.pk)
+
+
+def status_lines(campaign: Campaign, characters: Iterable[Character], heirs: Mapping[str, int | None]) -> dict[int, list[str]]:
+    """What each character is, in plain words, for the top of his page: "Reigning King of England since
+    1327, as Edward III Plantagenet", "Heir to the crown of France", "Regent of England for Edward IV Plantagenet",
+    "Consort of Philip VI Valois, King of France", "Prisoner of Valois", "Retired from the game in 1340", "Died in
+    1352: failed survival roll". ``heirs``: each crown's heir now (his id; ``succession_view.heirs_now``
+    finds them). Three queries however many characters (the open reigns, the open marriages, the
+    houses)."""
+    people = {c.pk: c for c in characters}
+    if not people:
+        return {}
+    year = campaign.current_year
+    reigns = list(
+        Reign.objects.filter(campaign=campaign, end_year__isnull=True)
+        .select_related("holder", "regent")
+        .order_by("start_year", "pk")
+    )
+    spouses: dict[int, int] = {}
+    for husband, wife in Marriage.objects.filter(
+        Q(husband_id__in=list(people)) | Q(wife_id__in=list(people)),
+        campaign=campaign,
+        ended_year__isnull=True,
+        wedding_year__isnull=False,
+    ).values_list("husband_id", "wife_id"):
+        spouses[husband], spouses[wife] = wife, husband
+    houses = dict(Dynasty.objects.filter(campaign=campaign).values_list("pk", "name"))
+
+    def name(reign: Reign) -> str:
+        holder = reign.holder
+        return regnal_name(holder.given_name, [reign.numeral] if reign.numeral else [], holder.dynastic_name)
+
+    def title(reign: Reign) -> str:
+        return f"{'Queen' if reign.holder.sex == 'F' else 'King'} of {reign.crown}"
+
+    out: dict[int, list[str]] = {}
+    for pk, c in people.items():
+        said: list[str] = []
+        if c.status == Status.DEAD:
+            said.append(f"Died in {c.death_year}" + (f": {c.death_cause}" if c.death_cause else ""))
+        elif c.status == Status.RETIRED:
+            said.append(f"Retired from the game{f' in {c.retired_year}' if c.retired_year else ''}")
+        for r in reigns:
+            if r.holder_id == pk:
+                said.append(f"Reigning {title(r)} since {r.start_year}, as {name(r)}")
+            if r.regent_id == pk and r.regency_end_year is None:
+                said.append(f"Regent of {r.crown} for {name(r)} (aged {r.holder.age(year)})")
+            if spouses.get(pk) == r.holder_id and r.holder_id != pk:
+                said.append(f"Consort of {name(r)}, {title(r)}")
+        for crown, heir in heirs.items():
+            if heir == pk:
+                said.append(f"Heir to the crown of {crown}")
+        if c.prisoner_of_id is not None and c.status != Status.DEAD:
+            said.append(f"Prisoner of {houses.get(c.prisoner_of_id, 'another house')}")
+        out[pk] = said
+    return out

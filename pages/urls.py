@@ -1,6 +1,19 @@
 from django.urls import URLPattern, URLResolver, path
 
-from pages import backups, corrections, invitations, live, marriages, preferences, search, sequence, titles, treasury, views
+from pages import (
+    backups,
+    corrections,
+    invitations,
+    live,
+    marriages,
+    notes,
+    preferences,
+    search,
+    sequence,
+    titles,
+    treasury,
+    views,
+)
 from pages.contracts import urls as contracts
 from pages.editing import urlpatterns as editing_urls
 
@@ -23,4 +36,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *invitations.urlpatterns,
     *live.urlpatterns,
     *search.urlpatterns,
+    *notes.urlpatterns,
 ]

@@ -25,10 +25,11 @@ from campaign.steps import STEP_WAITS
 from campaign.treasury import balances, currency, ledger
 from contracts.models import Contract, ContractState
 from dynasties.models import Character, Dynasty, Marriage, Reign, Status
-from dynasties.selectors import label
+from dynasties.selectors import label, status_lines
 from dynasties.services.regnal import crowned_name
 from dynasties.services.succession_view import heirs_now, succession_line, succession_what_if
 from pages.common import may_act_for, member
+from pages.notes import subject_context
 from pages.sequence import step_page
 from pages.trail import Source, Trail, trail
 from rules.errors import RuleError
@@ -125,6 +126,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
             "choose_dice": campaign.dice_entry == DiceEntry.PLAYER and may_play(role),
             "my_dice": dice_entry_for(campaign, request.user),
             "dice_choices": [(DiceEntry.FACES.value, DiceEntry.FACES.label), (DiceEntry.TOTALS.value, DiceEntry.TOTALS.label)],
+            **subject_context(request, campaign, role, mine),  # the campaign's notes
         },
     )
 
@@ -214,6 +216,7 @@ def dynasty(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             "candidates": candidates,
             "dies_query": "&".join(f"dies={pk}" for pk in (what_if.dead if what_if else ())),
             "role": role,
+            **subject_context(request, campaign, role, mine, dynasty=d),
         },
         status=status,
     )
@@ -264,8 +267,15 @@ def character(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             "may_print": may_act_for(role, mine, c.controlled_by_id),
             "role": role,
             "trail": _character_trail(request, campaign, role, mine, c),
+            "status_line": status_lines(campaign, [c], _heirs(campaign))[c.pk],
+            **subject_context(request, campaign, role, mine, character=c),
         },
     )
+
+
+def _heirs(campaign: Campaign) -> dict[str, int | None]:
+    """Each reigning crown's heir now (his id), for the status line."""
+    return {crown: e.character.pk if e is not None else None for crown, e in heirs_now(campaign=campaign).items()}
 
 
 def _character_trail(request: HttpRequest, campaign: Campaign, role: str, mine: int | None, c: Character) -> Trail:

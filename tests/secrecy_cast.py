@@ -29,6 +29,7 @@ from contracts.models import Breach, Contract, ContractPayment, PaymentStatus
 from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Reign, Title
 from dynasties.services import births_attempt, campaign_create
 from dynasties.services.marriages import marriage_arrange, marriage_check
+from dynasties.services.notes import note_write
 from rules.dice import RandomSource
 
 ROLES = ("gm", "alice", "bob", "carol", "observer", "outsider", "staff", "anonymous")
@@ -57,6 +58,8 @@ DOWRY = 1877  # its dowry, Spain to England
 DRAFT = "DRAFT-ENGLAND-SPAIN-Z9"  # a draft between England and Spain
 FRANCE_DRAFT = "DRAFT-FRANCE-SPAIN-W5"  # a draft between France and Spain
 TOKEN = "ALICE-TOKEN-NB4"  # the name of Alice's API token: hers alone
+GM_NOTE = "GM-NOTE-HX5"  # the GM's note on the groom: the GM's alone
+ENGLAND_NOTE = "ENGLAND-NOTE-T8"  # the note for England's player on the house of England: Alice's and the GM's
 
 
 @dataclass
@@ -202,6 +205,8 @@ def build_cast(seed: int = 1) -> Cast:
     attempt = births_attempt(campaign=campaign, marriage=couple, faces=[6, 6], by=users["alice"])
     assert attempt.success and attempt.roll is not None
     _, _key = token_create(user=users["alice"], name=TOKEN)
+    note_write(campaign, audience="gm", text=f"{GM_NOTE}: the true heir", character=groom, by=gm)
+    note_write(campaign, audience="player", text=f"{ENGLAND_NOTE}: wed Spain", dynasty=house["England"], by=users["alice"])
     title = Title.objects.create(
         campaign=campaign,
         name="Duke of Kent",

@@ -43,6 +43,7 @@ from dynasties.models import (
     MarriageOffer,
     Modifier,
     ModifierKind,
+    Note,
     Reign,
     Renunciation,
     Status,
@@ -83,7 +84,8 @@ def with_everything(campaign: Campaign) -> Campaign:
     revolt of a crown, a reign in the interim for an imprisoned heir with a planned end, a
     crown's ruleset state, effective ages off the real ones, a match with dowry and title, overdrafts
     allowed, a title's giver and provinces, the ledger (with a reversal), a contract with clauses,
-    paid and unpaid payments, a breach, its dispute, parleys, an excommunication and an offer."""
+    paid and unpaid payments, a breach, its dispute, parleys, an excommunication and an offer; and
+    what regnal/3 added: notes on the campaign, a dynasty and a character."""
     year = campaign.current_year
     dynasties = list(Dynasty.objects.filter(campaign=campaign).order_by("pk"))
     for seat, dynasty in enumerate(reversed(dynasties)):
@@ -187,6 +189,9 @@ def with_everything(campaign: Campaign) -> Campaign:
     match.dowry, match.alliance_title = "province: Liguria", "Count of the Marches"
     match.save()
     with_contracts(campaign, match)
+    Note.objects.create(campaign=campaign, audience="public", text="A **public** note on the campaign")
+    Note.objects.create(campaign=campaign, dynasty=king_house, audience="player", text="Our plans")
+    Note.objects.create(campaign=campaign, character=heir, audience="gm", text="Secretly a bastard")
     return campaign
 
 
@@ -1316,8 +1321,8 @@ def test_export_makes_the_same_number_of_queries_whatever_the_size(django_assert
     with CaptureQueriesContext(connection) as queries:
         data = campaign_export(small)
     assert not any(data[name] for name in ("crown_events", "modifiers", "renunciations", "titles", "title_holdings"))
-    assert len(queries) == 31  # one per table read (issue 15: the control changes besides)
-    with django_assert_num_queries(31):
+    assert len(queries) == 32  # one per table read (issue 15: the control changes besides; issue 20: the notes)
+    with django_assert_num_queries(32):
         data = campaign_export(large)
     assert all(data[name] for name in ("crowns", "crown_events", "modifiers", "renunciations", "titles", "title_holdings"))
     assert any(r["interim_for"] is not None and r["planned_end_year"] is not None for r in data["reigns"])

@@ -9,7 +9,7 @@ from django.apps import apps
 from campaign import audit, registry
 from campaign.models import Campaign, ChronicleEntry, Membership, Posting
 from contracts.models import Clause, Contract, ContractSignature
-from dynasties.models import Character, Marriage
+from dynasties.models import Character, Marriage, Note, Portrait
 
 PROJECT_APPS = ("campaign", "dynasties", "contracts", "operations", "pages", "api")
 
@@ -47,12 +47,13 @@ def test_undo_and_the_audit_trail_read_the_registry():
     from campaign.undo import _scopes
 
     assert [m for m, _ in _scopes()] == [e.model for e in registry.scoped_models()]
-    assert audit.tracked_models() == [Character, Marriage, Contract, Clause, ContractSignature]
+    assert audit.tracked_models() == [Character, Marriage, Note, Contract, Clause, ContractSignature]
 
 
 def test_each_model_declares_who_sees_it():
     sees = {e.model: e.sees for e in registry.entries()}
-    assert sees[Character] == sees[Marriage] == sees[Membership] == registry.MEMBERS
+    assert sees[Character] == sees[Marriage] == sees[Membership] == sees[Portrait] == registry.MEMBERS
+    assert sees[Note] == registry.NOTES
     assert sees[ChronicleEntry] == registry.AUDIENCE
     assert sees[Posting] == sees[Contract] == registry.HOUSES
     assert registry.entry(Contract).houses == ("parties",)  # type: ignore[union-attr]

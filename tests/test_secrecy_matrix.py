@@ -91,6 +91,8 @@ SECRETS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
     "the England-Spain draft (title)": (_word(sc.DRAFT), ENGLAND_SPAIN),
     "the France-Spain draft (title)": (_word(sc.FRANCE_DRAFT), FRANCE_SPAIN),
     "Alice's API token (name)": (_word(sc.TOKEN), frozenset({"alice"})),
+    "the GM's note on the groom": (_word(sc.GM_NOTE), frozenset({"gm"})),
+    "the note for England's player": (_word(sc.ENGLAND_NOTE), ENGLAND),
 }
 """Marker -> (pattern, the roles that may see it). The policy: the family record is public to the
 members; a player sees his own exchequer (its postings and balance) and the contracts his house is
@@ -269,6 +271,10 @@ FILL: dict[str, Fill] = {
     "pages:titles": C(lambda c: [u("pages:titles", c.slug)], POST_ACTION),
     "pages:exchequer": C(lambda c: [u("pages:exchequer", c.slug, c.pk(k)) for k in ("England", "France", "Spain")], POST_ACTION),
     "pages:interphase": C(lambda c: [u("pages:interphase", c.slug, c.pk(k)) for k in ("England", "Spain")], POST_ACTION),
+    "pages:note_save": C(None, POST_ACTION),
+    # no portrait is planted: 404 for members too (tests/test_notes.py serves one)
+    "pages:portrait": C(lambda c: [u("pages:portrait", c.slug, "dynasty", c.pk("England"))]),
+    "pages:portrait_upload": C(None, POST_ACTION),
     # the search, asked for every planted word (not an amount: the page repeats what was typed)
     "pages:search": C(
         lambda c: [
@@ -892,6 +898,24 @@ ACTIONS: dict[tuple[str, str], Act] = {
         lambda c: u("join", "no-such-secret"), lambda c: {"username": "newcomer"}, frozenset(), None, api=False, scope=SITE
     ),
     ("pages:backup_new", "back up the campaign"): P(lambda c: u("pages:backup_new", c.slug), lambda c: {}, PLAYERS, "gm"),
+    ("pages:note_save", "the note for England's player"): P(
+        lambda c: u("pages:note_save", c.slug),
+        lambda c: {"on": "dynasty", "id": c.pk("England"), "audience": "player", "text": "a new plan"},
+        {"bob", "carol"},
+        "alice",
+    ),
+    ("pages:note_save", "a GM note"): P(
+        lambda c: u("pages:note_save", c.slug),
+        lambda c: {"on": "character", "id": c.groom.pk, "audience": "gm", "text": "a new secret"},
+        PLAYERS,
+        "gm",
+    ),
+    ("pages:portrait_upload", "take England's arms away"): P(
+        lambda c: u("pages:portrait_upload", c.slug, "dynasty", c.pk("England")),
+        lambda c: {"remove": "1"},
+        {"bob", "carol"},
+        "alice",
+    ),
     ("pages:births", "a birth roll for England's couple"): P(
         lambda c: u("pages:births", c.slug),
         lambda c: {"op": "grid", f"how-{c.couple.pk}": "server"},

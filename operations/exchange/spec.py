@@ -63,6 +63,8 @@ from dynasties.models import (
     MarriageOffer,
     Modifier,
     ModifierKind,
+    Note,
+    NoteAudience,
     OfferStatus,
     Origin,
     PassedOver,
@@ -949,6 +951,21 @@ MARRIAGE_OFFERS = Section(
     note="BloodLine",
 )
 
+NOTES = Section(
+    "notes",
+    Note,
+    (
+        ref("character", "characters", note="the character it is about; with no `dynasty` either: the campaign's note"),
+        ref("dynasty", "dynasties", note="the dynasty it is about"),
+        choice("audience", NoteAudience.values, note="who reads it: everyone, its house's players, the GM"),
+        text("text", note="Markdown as written; sanitized when shown"),
+    ),
+    owner="Note #{pk}",
+    numbered=False,
+    since=V3,
+    note="the notes of characters, dynasties and the campaign, GM-only notes too (the export is the GM's)",
+)
+
 # In the order the export writes them.
 SPEC: tuple[Section, ...] = (
     CAMPAIGN,
@@ -975,6 +992,7 @@ SPEC: tuple[Section, ...] = (
     PARLEYS,
     EXCOMMUNICATIONS,
     MARRIAGE_OFFERS,
+    NOTES,
 )
 BY_NAME = {s.name: s for s in SPEC}
 # The order the import reads and writes the sections in: each after those its required references
@@ -1002,6 +1020,7 @@ ORDER: tuple[str, ...] = (
     "parleys",
     "excommunications",
     "marriage_offers",
+    "notes",
     "chronicle",
 )
 # What older documents lack (tests/test_exchange.py rebuilds them from these).
@@ -1021,4 +1040,7 @@ CAMPAIGN_FIELDS_LATER = {f.key: f.default for f in CAMPAIGN.fields if f.since in
 ELSEWHERE: dict[str, str] = {"campaign.RuleTable": "campaign.tables"}
 # Campaign-scoped models the export leaves out, and why (the registry's exempt models, e.g.
 # memberships and the audit trail, are not campaign state and are left out too).
-NOT_EXPORTED: dict[str, str] = {}
+NOT_EXPORTED: dict[str, str] = {
+    "dynasties.Portrait": "the images are files in the site's storage, not data of the document: portraits and arms "
+    "are uploaded again after an import",
+}

@@ -1,0 +1,52 @@
+"""Writing a note (issue 20): the public note, its player's or the GM's on a character, a dynasty
+or the campaign. The policy says who may (``require(.., "note")``: the GM every note, a player
+the player note on his own house and its people); one transaction, in the audit trail.
+
+A note is not a move of the game: it is written outside the steps' undo checkpoints, so undoing a
+step or a turn leaves the notes as they are. docs/rulings.md, "Notes and portraits"."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+from campaign import audit
+from campaign.models import Campaign
+from campaign.permissions import require
+from dynasties.models import Character, Dynasty, Note, NoteAudience
+from dynasties.notes import MAX_LENGTH, subject_house
+from rules.errors import RuleError
+
+
+def note_write(
+    campaign: Campaign,
+    *,
+    audience: str,
+    text: str,
+    character: Character | None = None,
+    dynasty: Dynasty | None = None,
+    by: Any = None,
+) -> Note:
+    """Writes the subject's note for ``audience`` (``text`` in Markdown; empty clears it)."""
+    if audience not in NoteAudience.values:
+        raise RuleError("Choose whose note it is: public, for its player or GM only.", fields={"audience": "unknown"})
+    if character is not None and dynasty is not None:
+        raise RuleError("A note is about one character, one dynasty or the campaign.")
+    for subject in (character, dynasty):
+        if subject is not None and subject.campaign_id != campaign.pk:
+            raise RuleError("That is not part of this campaign.", code="not_found")
+    text = (text or "").replace("\r\n", "\n").strip()
+    if len(text) > MAX_LENGTH:
+        raise RuleError(f"The note is {len(text)} characters long: keep it under {MAX_LENGTH}.", fields={"text": "too long"})
+    on_campaign = character is None and dynasty is None
+    require(by, campaign, "note", audience=audience, house=subject_house(character, dynasty), on_campaign=on_campaign)
+    with transaction.atomic(), audit.acting(by, year=campaign.current_year, step=campaign.step, label="note"):
+        note = Note.objects.select_for_update().filter(character=character, dynasty=dynasty, audience=audience)
+        found = note.filter(campaign=campaign).first()
+        if found is None:
+            return Note.objects.create(campaign=campaign, character=character, dynasty=dynasty, audience=audience, text=text)
+        if found.text != text:
+            found.text = text
+            found.save(update_fields=["text"])
+        return found
