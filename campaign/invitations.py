@@ -312,7 +312,7 @@ def _locked(token: str) -> Invitation:
     if found is None:
         raise NotFound(NO_SUCH)
     campaign = lock_campaign(found.campaign_id)
-    invitation = Invitation.objects.select_related("dynasty").select_for_update().get(pk=found.pk)
+    invitation = Invitation.objects.select_related("dynasty").select_for_update(of=("self",)).get(pk=found.pk)
     invitation.campaign = campaign
     return invitation
 
