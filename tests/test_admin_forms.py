@@ -29,7 +29,7 @@ def form_data(response) -> dict[str, Any]:
         data[name] = "" if value is None else value
     for inline in response.context["inline_admin_formsets"]:  # a house's characters: read-only rows
         formset = inline.formset
-        for name, field in formset.management_form.fields.items():
+        for name in formset.management_form.fields:
             data[f"{formset.prefix}-{name}"] = formset.management_form[name].value()
         for form in formset.forms:
             for name in form.fields:
@@ -155,3 +155,22 @@ def test_a_drafts_title_and_text_are_edited_through_the_service(admin_client, ca
     assert ChronicleEntry.objects.get(campaign=campaign, kind="hand_edit").audience == Audience.GM
     Contract.objects.filter(pk=deed.pk).update(state=ContractState.SIGNED, signed_year=campaign.current_year)
     assert "text" not in form_data(admin_client.get(change))  # once signed, only the title
+
+
+def test_a_rolls_page_links_to_its_correction_through_the_service(admin_client, campaign):
+    from campaign.models import Roll
+
+    roll = Roll.objects.filter(campaign=campaign).order_by("pk").first()
+    page = admin_client.get(reverse("admin:campaign_roll_change", args=[roll.pk])).content.decode()
+    assert reverse("pages:roll_correct", args=[campaign.slug, roll.pk]) in page
+
+
+def test_a_crowns_numerals_are_typed_as_words_not_json(admin_client, campaign):
+    from dynasties.models import Crown
+
+    crown = Crown.objects.get(campaign=campaign, name="England")
+    Crown.objects.filter(pk=crown.pk).update(numerals={"Edward": 2, "Henry": 3})
+    response = admin_client.get(reverse("admin:dynasties_crown_change", args=[crown.pk]))
+    assert response.context["adminform"].form["numerals"].value() in ({"Edward": 2, "Henry": 3}, "Edward 2, Henry 3")
+    assert 'value="Edward 2, Henry 3"' in response.content.decode()
+    assert 'name="state"' not in response.content.decode()  # the rules' state: read-only

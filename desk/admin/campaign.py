@@ -328,7 +328,17 @@ class RollAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
     exclude = ["characters"]  # shown by the inline, with positions
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        return [f for f in super().get_readonly_fields(request, obj) if f != "characters"]
+        return [f for f in super().get_readonly_fields(request, obj) if f != "characters"] + ["correct"]
+
+    @admin.display(description="correct")
+    def correct(self, obj: Roll) -> str:
+        """A die typed wrong is corrected through the service, from the roll log's form (issue 20)."""
+        if obj.pk is None:
+            return "-"
+        link = reverse("pages:roll_correct", args=[obj.campaign.slug, obj.pk])
+        return format_html_join(
+            "", '<a href="{}">{}</a>', [(link, "Correct this die (a birth, sex, characteristic or survival roll of this step)")]
+        )
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Roll]:
         return super().get_queryset(request).prefetch_related("characters")

@@ -58,6 +58,12 @@ from rules.errors import RuleError
 MARRIAGES_SHOWN = 200
 
 
+FATE = (
+    "The rules' own: a death recorded at the table is the characters' list action \"Record a death at the table\"; "
+    "a die is corrected from the roll log (its Correct link); a capture or a release is an event."
+)
+
+
 def characteristic_names(obj: Character) -> tuple[str, ...]:
     return obj.campaign.rules.characteristic_names(obj.sex)
 
@@ -170,7 +176,14 @@ class CharacterAdmin(HandEditAdmin, AuditedAdmin):  # the History button: the au
         its ruleset is known once it is saved)."""
         names = [PREFIX + key for key in characteristic_names(obj)] if obj is not None else []
         return [
-            (title, {**options, "fields": [n for f in options["fields"] for n in (names if f == "characteristics" else [f])]})
+            (
+                title,
+                {
+                    **options,
+                    "fields": [n for f in options["fields"] for n in (names if f == "characteristics" else [f])],
+                    **({"description": FATE} if obj is not None and title == "Fate" else {}),
+                },
+            )
             for title, options in super().get_fieldsets(request, obj)
         ]
 
