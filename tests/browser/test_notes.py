@@ -66,10 +66,8 @@ def test_the_gm_writes_notes_and_a_player_reads_his_own(browser: Browser, live_s
             expect(page.get_by_text("The note is saved.")).to_be_visible()
         expect(page.locator(".note-gm .note-text")).to_contain_text("poison him at Christmas")
         expect(page.locator(".note-player .note-text strong")).to_have_text("Castile")
-        page.goto(url)  # without the message, the page's top at the title
-        page.get_by_role("heading", level=1).evaluate(
-            "h => window.scrollTo(0, h.getBoundingClientRect().top + window.scrollY - 16)"
-        )
+        page.goto(url)  # without the message; the status line, the portrait and the three notes in view
+        page.locator(".status-line").evaluate("p => window.scrollTo(0, p.getBoundingClientRect().top + window.scrollY - 12)")
         folder.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(folder / "character-notes.png"), full_page=False)
         page.screenshot(path=str(tmp_path / "character-notes-full.png"), full_page=True)
