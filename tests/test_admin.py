@@ -403,7 +403,7 @@ def test_the_campaign_action_restores_all_its_tables(admin_client, world):
 def test_adding_a_campaign_in_the_admin_sets_it_up(admin_client, admin_user, db):
     response = admin_client.post(
         url(Campaign, "add"),
-        {"name": "Admin War", "slug": "admin-war", "ruleset": "blood-royale", "players": "3", "optional_rules": "{}"},
+        {"name": "Admin War", "slug": "admin-war", "ruleset": "blood-royale", "players": "3"},
     )
     assert response.status_code == 302, response.context["adminform"].form.errors
     campaign = Campaign.objects.get(slug="admin-war")
@@ -416,7 +416,7 @@ def test_adding_a_campaign_in_the_admin_sets_it_up(admin_client, admin_user, db)
 def test_adding_a_campaign_with_an_unknown_optional_rule_is_a_form_error(admin_client, db):
     response = admin_client.post(
         url(Campaign, "add"),
-        {"name": "X", "slug": "x", "ruleset": "blood-royale", "players": "3", "optional_rules": '{"dragons": true}'},
+        {"name": "X", "slug": "x", "ruleset": "blood-royale", "players": "3", "optional_rules": ["dragons"]},
     )
     assert response.status_code == 200
     assert "no optional rule &#x27;dragons&#x27;" in response.content.decode()

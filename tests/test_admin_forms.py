@@ -174,3 +174,18 @@ def test_a_crowns_numerals_are_typed_as_words_not_json(admin_client, campaign):
     assert response.context["adminform"].form["numerals"].value() in ({"Edward": 2, "Henry": 3}, "Edward 2, Henry 3")
     assert 'value="Edward 2, Henry 3"' in response.content.decode()
     assert 'name="state"' not in response.content.decode()  # the rules' state: read-only
+
+
+def test_a_campaigns_optional_rules_are_boxes_not_json(admin_client, campaign):
+    from campaign.models import Campaign
+
+    change = reverse("admin:campaign_campaign_change", args=[campaign.pk])
+    response = admin_client.get(change)
+    page = response.content.decode()
+    assert 'type="checkbox" name="optional_rules" value="governing_provinces"' in page
+    data = form_data(response)
+    data["optional_rules"] = ["governing_provinces"]
+    response = admin_client.post(change, data)
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    options = Campaign.objects.get(pk=campaign.pk).optional_rules
+    assert options["governing_provinces"] is True and options["four_character_start"] is False

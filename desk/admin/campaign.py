@@ -31,6 +31,7 @@ from campaign.models import (
 from campaign.services import copy_saved, membership_add, membership_check, table_restore_defaults, table_update
 from dynasties.services import campaign_create
 from rules import get_ruleset
+from rules import rulesets as rulesets_all
 from rules.errors import RuleError
 from rules.tables import TABLE_TITLES, VALIDATORS, validate_table
 
@@ -56,10 +57,40 @@ class ReadOnlyAdminMixin:
 # Campaigns ------------------------------------------------------------------------------------
 
 
+class OptionsField(forms.MultipleChoiceField):
+    """The optional rules as one box each (no JSON); the ruleset's ``clean_options`` judges them, so
+    a rule of another ruleset is refused in its words."""
+
+    widget = forms.CheckboxSelectMultiple
+
+    def __init__(self, *args: Any, rulesets: Any = None, **kwargs: Any) -> None:
+        chosen = list(rulesets) if rulesets is not None else rulesets_all()
+        many = len(chosen) > 1
+        choices = {
+            key: f"{text} ({r.label})" if many else text for r in reversed(chosen) for key, text in r.optional_rules.items()
+        }
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("label", "Optional rules")
+        super().__init__(*args, choices=sorted(choices.items(), key=lambda c: c[1]), **kwargs)
+
+    def prepare_value(self, value: Any) -> Any:
+        if isinstance(value, dict):
+            return [key for key, on in value.items() if on]
+        return value
+
+    def validate(self, value: Any) -> None:  # the ruleset's check names an unknown rule
+        if self.required and not value:
+            raise forms.ValidationError(self.error_messages["required"], code="required")
+
+    def clean(self, value: Any) -> dict[str, bool]:  # type: ignore[override]
+        return {str(key): True for key in super().clean(value) or []}
+
+
 class CampaignCreateForm(forms.ModelForm):
     """Adding a campaign in the admin runs ``campaign_create`` (dynasties, starting families, tables)."""
 
     players = forms.IntegerField(min_value=3, max_value=5, initial=5, help_text="Blood Royale: 3 to 5 players.")
+    optional_rules = OptionsField(help_text="Each applies to the ruleset it names.")
 
     class Meta:
         model = Campaign
@@ -86,6 +117,10 @@ class CampaignChangeForm(forms.ModelForm):
         model = Campaign
         fields = ["name", "slug", "current_year", "step", "optional_rules"]
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["optional_rules"] = OptionsField(rulesets=[get_ruleset(self.instance.ruleset)])
+
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
         check_options(self, self.instance.ruleset)
@@ -98,9 +133,7 @@ def check_options(form: forms.ModelForm, ruleset: str | None) -> None:
         return
     options = form.cleaned_data.get("optional_rules") or {}
     if not isinstance(options, dict):
-        form.add_error(
-            "optional_rules", 'Optional rules are an object of rule names and true/false, e.g. {"four_character_start": true}.'
-        )
+        form.add_error("optional_rules", "Tick the optional rules that apply.")
         return
     try:
         form.cleaned_data["optional_rules"] = get_ruleset(ruleset).clean_options(options)
