@@ -8,7 +8,7 @@
                                                reigns, titles, contracts, ledger, balances,
                                                rolls, chronicle
 /api/v1/campaigns/{slug}/rolls/{id}/correct/   POST (GM): a die of the current step corrected
-/api/v1/campaigns/{slug}/search/?q=            people, houses, crowns, contracts, chronicle lines by name
+/api/v1/campaigns/{slug}/search/?q=            people, houses, crowns, contracts, lines, notes by name
 /api/v1/...                                    the actions: api/actions_sequence.py, api/actions_more.py
 """
 

@@ -1,9 +1,9 @@
-"""Search a campaign by name: its people, houses, crowns, contracts and chronicle lines.
+"""Search a campaign by name: its people, houses, crowns, contracts, chronicle lines and notes.
 
 Read-only. Every kind is filtered by the policy (:func:`campaign.permissions.visible`, the same
 rule as the pages and the API), so a player never finds what he may not see: another house's
 contract, a line written for other houses or the GM, a private ledger reason (told in its house's
-chronicle line). Matching ignores case and
+chronicle line), a GM's note or the note for another house's player. Matching ignores case and
 accents on every database: the query is folded ("León" and "leon" are both "leon") and each letter
 matches any accented form of it (a regular expression, which SQLite and PostgreSQL both run). A
 query ending in a regnal number ("Edward III") also finds the monarch by his number."""
@@ -20,7 +20,7 @@ from django.db.models.functions import Concat
 from campaign.models import Audience, Campaign, ChronicleEntry
 from campaign.permissions import visible
 from contracts.models import Contract
-from dynasties.models import Character, Crown, Dynasty
+from dynasties.models import Character, Crown, Dynasty, Note
 from dynasties.selectors import label
 from rules.regnal import roman
 
@@ -38,6 +38,7 @@ KINDS: dict[str, str] = {
     "crowns": "Crowns",
     "contracts": "Contracts",
     "chronicle": "Chronicle",
+    "notes": "Notes",
 }
 """The kinds searched, in the order the results show them, and their headings."""
 
@@ -128,7 +129,7 @@ def clean(query: str) -> tuple[str, str]:
     """(the query, stripped and its spaces collapsed; what is wrong with it, or "")."""
     query = " ".join((query or "").split())
     if not query:
-        return "", "Type a name to search for: a person, a house, a crown, a contract or words of the chronicle."
+        return "", "Type a name to search for: a person, a house, a crown, a contract, words of the chronicle or of a note."
     if len(fold(query).replace(" ", "")) < MIN_LENGTH:
         return query, f"Type at least {MIN_LENGTH} letters of the name."
     if len(query) > MAX_LENGTH:
@@ -156,6 +157,8 @@ def _searched(kind: str, query: str, regex: str) -> QuerySet[Any]:
         return Crown.objects.filter(name__iregex=regex).select_related("controlled_by", "home_dynasty").order_by("name")
     if kind == "contracts":
         return Contract.objects.filter(title__iregex=regex).prefetch_related("parties").order_by("-start_year", "-pk")
+    if kind == "notes":
+        return Note.objects.filter(text__iregex=regex).select_related("character", "dynasty").order_by("-pk")
     return ChronicleEntry.objects.filter(text__iregex=regex).exclude(kind="announcements").order_by("-year", "-pk")
 
 

@@ -1,5 +1,5 @@
-"""Search (issue 20): one box on every campaign page finds people, houses, crowns, contracts and
-chronicle lines by name, ignoring case and accents, through the policy: a player never finds what
+"""Search (issue 20): one box on every campaign page finds people, houses, crowns, contracts,
+chronicle lines and notes by name, ignoring case and accents, through the policy: a player never finds what
 he may not see."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from campaign import treasury
 from campaign.models import Audience, Campaign, ChronicleEntry, Membership, Role
 from contracts.services import contract_draft
 from dynasties.models import Crown, Dynasty, Reign
+from dynasties.services.notes import note_write
 from operations.search import PER_KIND, PER_PAGE, fold, pattern, search
 from tests.factories import person
 
@@ -57,6 +58,7 @@ def _found(campaign: Campaign, user, q: str, kind: str = "") -> dict[str, list[s
         "crowns": lambda r: r.name,
         "contracts": lambda r: r.title,
         "chronicle": lambda r: r.text,
+        "notes": lambda r: r.text,
     }
     return {g.kind: [text[g.kind](r) for r in g.rows] for g in results.groups}
 
@@ -285,7 +287,7 @@ def test_the_queries_do_not_grow_with_the_results(planted, gm, alice, django_ass
     _many_lines(planted, 30)
     for user in (gm, alice):
         # per kind: the viewer's seat and the search; the contracts' parties; the regnal labels (2)
-        with django_assert_max_num_queries(5 * 2 + 1 + 2):
+        with django_assert_max_num_queries(6 * 2 + 1 + 2):
             results = search(planted, user, "quintus")
         found = {g.kind: len(g.rows) for g in results.groups}
         assert found["people"] == found["chronicle"] == PER_KIND and found["contracts"] == 3
@@ -297,3 +299,37 @@ def test_odd_pages_and_kinds_are_read_as_the_first(client, planted, gm):
         response = client.get(_url(planted, "quill", **params))
         assert response.status_code == 200, params
 
+
+# --- notes ------------------------------------------------------------------------------------------
+
+PUBLIC_NOTE = "Quiller the bard sings of every house."
+GM_NOTE = "Quilp is the true heir (the GM's secret)."
+FRANCE_NOTE = "Quillet: France's plan, for its player."
+
+
+@pytest.fixture
+def noted(campaign: Campaign, gm):
+    france = _house(campaign, "France")
+    heir = person(campaign, _house(campaign, "England"), "Quilp", "M", campaign.current_year - 20)
+    note_write(campaign, audience="public", text=PUBLIC_NOTE, by=gm)
+    note_write(campaign, audience="gm", text=GM_NOTE, character=heir, by=gm)
+    note_write(campaign, audience="player", text=FRANCE_NOTE, dynasty=france, by=gm)
+    return campaign
+
+
+def test_notes_are_found_by_who_may_read_them(noted, gm, alice, bob):
+    assert sorted(_found(noted, gm, "quil")["notes"]) == sorted([PUBLIC_NOTE, GM_NOTE, FRANCE_NOTE])
+    assert _found(noted, alice, "quil")["notes"] == [PUBLIC_NOTE]  # not the GM's, not France's
+    assert sorted(_found(noted, bob, "quil")["notes"]) == sorted([PUBLIC_NOTE, FRANCE_NOTE])
+
+
+def test_a_note_links_to_its_subject(client, noted, gm, alice):
+    client.force_login(gm)
+    html = client.get(_url(noted, "quil")).content.decode()
+    heir = noted.characters.get(given_name="Quilp")
+    assert reverse("pages:character", args=[noted.slug, heir.pk]) + "#notes" in html
+    assert reverse("pages:dynasty", args=[noted.slug, _house(noted, "France").pk]) + "#notes" in html
+    assert reverse("pages:dashboard", args=[noted.slug]) + "#notes" in html
+    client.force_login(alice)
+    html = client.get(_url(noted, "quil")).content.decode()
+    assert PUBLIC_NOTE in html and GM_NOTE not in html and FRANCE_NOTE not in html

@@ -1,5 +1,5 @@
-"""Search: the campaign's people, houses, crowns, contracts and chronicle lines by name, as far
-as you may see them (``operations.search``, the same search as the pages' box)."""
+"""Search: the campaign's people, houses, crowns, contracts, chronicle lines and notes by name, as
+far as you may see them (``operations.search``, the same search as the pages' box)."""
 
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ def test_the_gm_finds_every_contract_and_a_player_his_own(campaign, gm, alice, c
     _plant(campaign, gm)
     body = client_for(gm).get(url(campaign, "search"), {"q": "QUILL"}).json()
     assert sorted(_names(body, "contracts")) == sorted([OURS, THEIRS])
-    assert [g["kind"] for g in body["groups"]] == ["people", "houses", "crowns", "contracts", "chronicle"]
+    assert [g["kind"] for g in body["groups"]] == ["people", "houses", "crowns", "contracts", "chronicle", "notes"]
     body = client_for(alice).get(url(campaign, "search"), {"q": "quill"}).json()
     assert _names(body, "contracts") == [OURS]
     assert not any(THEIRS in line for line in _names(body, "chronicle"))
