@@ -331,3 +331,13 @@ def test_the_demo_prints_an_invitation_link(db, capsys):
     assert link and "username" in out
     invitation = inv.invitation_find(link.group(1))
     assert invitation is not None and invitation.role == Role.OBSERVER and inv.problem(invitation) is None
+
+
+def test_logging_in_from_the_link_comes_back_to_it(client, campaign, gm, carol):
+    client.force_login(gm)
+    path = _invite(client, campaign, seat="observer").removeprefix("http://testserver")
+    client.logout()
+    answer = client.post("/login/", {"username": "carol", "password": "carol-password-1", "next": path})
+    assert answer.status_code == 302 and answer["Location"] == path
+    assert client.post(path).status_code == 302
+    assert Membership.objects.get(campaign=campaign, user=carol).role == Role.OBSERVER
