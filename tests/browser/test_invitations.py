@@ -94,3 +94,5 @@ def test_a_newcomer_joins_by_the_gms_link(page: Page, browser: Browser, live_ser
 
     page.reload()
     expect(page.locator("table.seats").first).to_contain_text("dora")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=str(folder / "players-phone.png"), full_page=False)
