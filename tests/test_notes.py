@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
-from PIL import Image
+from PIL import Image, ImageFile
 
 from campaign.models import Membership, Role
 from campaign.permissions import Forbidden, can_view, visible
@@ -267,7 +267,8 @@ def test_a_portrait_is_checked_resized_and_stored(campaign, gm, alice, django_ca
     assert Portrait.objects.count() == 1
 
 
-def test_the_upload_refusals_say_what_to_do(campaign, gm, alice, bob):
+def test_the_upload_refusals_say_what_to_do(campaign, gm, alice, bob, monkeypatch):
+    monkeypatch.setattr(ImageFile, "LOAD_TRUNCATED_IMAGES", True)  # as WeasyPrint sets it for the process
     edward = someone_of(campaign, "England")
     with pytest.raises(RuleError, match="not an image Regnal can read"):
         portrait_set(campaign, BytesIO(b"<svg onload=alert(1)></svg>"), character=edward, by=gm)

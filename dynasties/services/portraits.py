@@ -5,15 +5,18 @@ through Django's storage API (``default_storage``). The GM, or the player of the
 
 from __future__ import annotations
 
+import threading
 import uuid
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from io import BytesIO
 from typing import IO, Any
 
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.db import transaction
-from PIL import Image, ImageOps, UnidentifiedImageError
+from PIL import Image, ImageFile, ImageOps, UnidentifiedImageError
 
 from campaign import audit
 from campaign.models import Campaign
@@ -32,6 +35,23 @@ FORMATS = {"PNG", "JPEG", "GIF", "WEBP"}
 FOLDER = "portraits"
 
 
+_STRICT = threading.Lock()
+
+
+@contextmanager
+def _whole_images_only() -> Iterator[None]:
+    """Pillow refuses a file cut short, unless told to load it anyway: WeasyPrint, imported for the
+    prints, tells it so for the whole process. An upload must be whole, so its decoding turns that
+    off for its own time (a print decoding meanwhile meets only stored portraits, which are whole)."""
+    with _STRICT:
+        before = ImageFile.LOAD_TRUNCATED_IMAGES
+        ImageFile.LOAD_TRUNCATED_IMAGES = False
+        try:
+            yield
+        finally:
+            ImageFile.LOAD_TRUNCATED_IMAGES = before
+
+
 def read_image(upload: IO[bytes]) -> Image.Image:
     """The uploaded image, opened and checked; a :class:`RuleError` saying what to do otherwise."""
     data = upload.read(MAX_BYTES + 1)
@@ -43,7 +63,7 @@ def read_image(upload: IO[bytes]) -> Image.Image:
         "This file is not an image Regnal can read: upload a PNG, JPEG, GIF or WebP.", fields={"image": "not an image"}
     )
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _whole_images_only():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             image = Image.open(BytesIO(data))
             if image.format not in FORMATS:
