@@ -53,7 +53,8 @@ def test_the_gm_writes_notes_and_a_player_reads_his_own(browser: Browser, live_s
         expect(page.get_by_text("The portrait is saved.")).to_be_visible()
         portrait = page.locator("figure.portrait img")
         expect(portrait).to_be_visible()
-        assert portrait.evaluate("img => img.naturalWidth") == 320  # 1200x1500 kept at 400 pixels high
+        # decode(): once the image has come (visible is not loaded); 1200x1500 kept at 400 pixels high
+        assert portrait.evaluate("img => img.decode().then(() => img.naturalWidth)") == 320
         for audience, text in (
             ("public", "Crowned at Westminster; *beloved* of the commons."),
             ("player", "- Marry the heir to **Castile**\n- Keep Calais"),

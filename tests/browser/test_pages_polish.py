@@ -225,8 +225,9 @@ def test_the_dashboard_card_and_the_chart_labels(browser: Browser, live_server, 
 
 
 def test_on_a_phone_the_campaign_menu_is_one_line_with_a_menu_button(browser: Browser, live_server, campaign):
-    """Issue 19: on a 390 px phone the campaign's menu keeps to one line (its name, the turn, "Menu");
-    the Menu link shows the rest (CSS only), and a desktop shows every link on the line as before."""
+    """Issue 19: on a 390 px phone the campaign's menu keeps to one line (its name, the turn, "Menu"),
+    with only the search box under it (issue 20: a phone searches without opening the menu); the Menu
+    link shows the rest (CSS only), and a desktop shows every link on the line as before."""
     context = browser.new_context(viewport=PHONE)
     try:
         page = context.new_page()
@@ -234,7 +235,12 @@ def test_on_a_phone_the_campaign_menu_is_one_line_with_a_menu_button(browser: Br
         page.goto(f"{live_server.url}/c/{campaign.slug}/")
         nav = page.get_by_role("navigation", name="Campaign")
         line = nav.get_by_role("link", name=f"Turn {campaign.current_year}").bounding_box()
-        assert line is not None and nav.bounding_box()["height"] < 2.2 * line["height"]  # one line
+        menu = nav.get_by_role("link", name="Menu").bounding_box()
+        search = nav.get_by_role("search").bounding_box()
+        assert line is not None and menu is not None and search is not None
+        assert abs(menu["y"] - line["y"]) < 6  # the turn and Menu on one line
+        assert search["y"] >= line["y"] + line["height"] - 2  # the search box under it ...
+        assert nav.bounding_box()["height"] < 2.2 * line["height"] + search["height"]  # ... and nothing more
         expect(nav.get_by_role("link", name="Treasury")).to_be_hidden()
         nav.get_by_role("link", name="Menu").click()
         expect(nav.get_by_role("link", name="Treasury")).to_be_visible()
