@@ -126,8 +126,10 @@ class Results:
 
 
 def clean(query: str) -> tuple[str, str]:
-    """(the query, stripped and its spaces collapsed; what is wrong with it, or "")."""
-    query = " ".join((query or "").split())
+    """(the query, stripped and its spaces collapsed; what is wrong with it, or ""). A control
+    character (a NUL byte, which PostgreSQL refuses in a text) is no part of a name: a space."""
+    query = "".join(" " if unicodedata.category(ch) == "Cc" else ch for ch in (query or ""))
+    query = " ".join(query.split())
     if not query:
         return "", "Type a name to search for: a person, a house, a crown, a contract, words of the chronicle or of a note."
     if len(fold(query).replace(" ", "")) < MIN_LENGTH:

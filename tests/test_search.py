@@ -225,6 +225,14 @@ def test_an_empty_or_short_query_says_what_to_type(client, planted, gm, django_a
         assert search(planted, gm, " x ").problem
 
 
+def test_control_characters_are_spaces(planted, gm):
+    """A NUL byte (PostgreSQL refuses it in a text: the API fuzzer sent one) or a tab is no part of a name."""
+    short = search(planted, gm, "Z\x00")
+    assert short.query == "Z" and short.problem
+    found = search(planted, gm, "Fran\x00\tçoise")
+    assert found.query == "Fran çoise" and not found.problem
+
+
 def test_a_query_that_finds_nothing_says_so(client, planted, gm):
     client.force_login(gm)
     html = client.get(_url(planted, "zzyzx")).content.decode()
