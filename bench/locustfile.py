@@ -9,7 +9,10 @@ everything it needs comes from the environment that script sets:
   sessions take a campaign's seats in turn, so 10 players on 5 crowns are each crown's player on
   two devices);
 - ``LOAD_PLAYERS``: players per campaign; ``LOAD_THINK``: JSON ``[min, max]`` seconds between two
-  clicks of one person (``[0, 0]``: as fast as the server answers).
+  clicks of one person (``[0, 0]``: as fast as the server answers);
+- ``LOAD_DURATION``: the run's seconds; it goes on after them (for at most ``LOAD_GRACE`` seconds
+  more) until every GM has played a whole turn, so a busy machine still sees one. Without it,
+  locust's ``--run-time`` alone ends the run.
 
 A player logs in through the login form and reads what a player reads at the table: the dashboard,
 the turn and its current step, his house (page and family tree), his characters, his exchequer,
@@ -29,10 +32,12 @@ import json
 import os
 import random
 import re
+import time
 import uuid
 import warnings
 from typing import Any
 
+import gevent
 from locust import HttpUser, between, constant, events, task
 from urllib3.exceptions import InsecureRequestWarning
 
@@ -51,7 +56,33 @@ _seats = itertools.cycle(
 )
 _games = itertools.cycle([(c["slug"], c["gm"]) for c in CAMPAIGNS] or [("", ["", "", ""])])
 SAMPLES = os.environ.get("LOAD_SAMPLES", "")
+DURATION = float(os.environ.get("LOAD_DURATION", "0"))
+GRACE = float(os.environ.get("LOAD_GRACE", "60"))
 _samples: list[tuple[str, str, float, bool]] = []
+_turns: dict[str, int] = {}  # campaign slug -> whole turns its GM played
+_clock: dict[str, float] = {}  # "start", "end": when the users ran (time.monotonic)
+
+
+def every_gm_played_a_turn() -> bool:
+    return all(_turns.get(c["slug"], 0) >= 1 for c in CAMPAIGNS)
+
+
+@events.test_start.add_listener
+def _start(environment: Any, **_: Any) -> None:
+    _clock["start"] = time.monotonic()
+    if DURATION:
+        gevent.spawn(_stop_when_done, environment)
+
+
+def _stop_when_done(environment: Any) -> None:
+    """Ends the run once its seconds are over and every GM has played a whole turn (or the grace is
+    spent too: bench/load.py then reports the GM who played none)."""
+    while True:
+        gevent.sleep(0.25)
+        elapsed = time.monotonic() - _clock["start"]
+        if elapsed >= DURATION and (every_gm_played_a_turn() or elapsed >= DURATION + GRACE):
+            environment.runner.quit()
+            return
 
 
 @events.request.add_listener
@@ -60,11 +91,18 @@ def _record(request_type: str, name: str, response_time: float, exception: Any =
     _samples.append((request_type, name, response_time, exception is not None))
 
 
+@events.test_stop.add_listener
+def _end(**_: Any) -> None:
+    _clock.setdefault("end", time.monotonic())
+
+
 @events.quitting.add_listener
 def _dump(**_: Any) -> None:
+    """The samples and the seconds the users ran (for the rates)."""
     if SAMPLES:
+        seconds = _clock.get("end", time.monotonic()) - _clock.get("start", time.monotonic())
         with open(SAMPLES, "w") as f:
-            json.dump(_samples, f)
+            json.dump({"seconds": round(seconds, 3), "samples": _samples}, f)
 
 
 def think() -> Any:
@@ -78,7 +116,7 @@ class Table(HttpUser):
     abstract = True
 
     def at(self, slug: str) -> None:
-        self.c, self.api = f"/c/{slug}", f"/api/v1/campaigns/{slug}"
+        self.slug, self.c, self.api = slug, f"/c/{slug}", f"/api/v1/campaigns/{slug}"
 
     def step_page(self, step: str) -> str:
         """The page of the turn's current step (the interphase's is the turn page)."""
@@ -223,3 +261,4 @@ class GameMaster(Table):
         else:
             self.post("turn/advance")
             self.turns += 1
+            _turns[self.slug] = _turns.get(self.slug, 0) + 1

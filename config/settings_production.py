@@ -42,9 +42,9 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 14 * 24 * 3600, minimum=60)
 
-# WhiteNoise serves what `manage.py collectstatic` wrote to STATIC_ROOT, compressed, with
-# fingerprinted names cached for a year.
-STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"}}
+# WhiteNoise serves what `manage.py collectstatic` wrote to STATIC_ROOT, compressed (gzip, and brotli
+# unless STATIC_BROTLI=0), with fingerprinted names cached for a year.
+STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "config.static.StaticFilesStorage"}}
 WHITENOISE_AUTOREFRESH = False
 WHITENOISE_USE_FINDERS = False
 

@@ -118,7 +118,7 @@ def test_production_settings_are_https_only_and_env_driven():
         "True",
         "31536000",
         "None",
-        "CompressedManifestStaticFilesStorage",
+        "StaticFilesStorage",  # config.static: WhiteNoise's compressed, fingerprinted files
         "60",
     ]
     proxied = _production(
@@ -177,3 +177,21 @@ def test_artifacts_go_to_the_default_storage_unless_one_is_named(settings, tmp_p
     assert artifact_storage() is default_storage and default_storage.location == str(tmp_path / "elsewhere")
     settings.STORAGES = {**settings.STORAGES, "artifacts": {"BACKEND": "django.core.files.storage.InMemoryStorage"}}
     assert isinstance(artifact_storage(), InMemoryStorage)
+
+
+def test_static_files_are_compressed_with_brotli_unless_told_not_to(monkeypatch, tmp_path):
+    from whitenoise.storage import CompressedManifestStaticFilesStorage
+
+    from config.static import StaticFilesStorage
+
+    storage = StaticFilesStorage(location=str(tmp_path))
+    assert isinstance(storage, CompressedManifestStaticFilesStorage)
+    monkeypatch.delenv("STATIC_BROTLI", raising=False)
+    compressor = storage.create_compressor(quiet=True)
+    assert compressor.use_gzip and compressor.use_brotli  # brotli comes with the site (WeasyPrint's fonttools)
+    monkeypatch.setenv("STATIC_BROTLI", "0")
+    compressor = storage.create_compressor(quiet=True)
+    assert compressor.use_gzip and not compressor.use_brotli
+    (tmp_path / "site.css").write_text("body { color: #123456; }" * 100)
+    written = list(compressor.compress(str(tmp_path / "site.css")))
+    assert [Path(p).name for p in written] == ["site.css.gz"]
