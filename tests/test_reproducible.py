@@ -1,8 +1,8 @@
 """Same seed, same campaign, in any process (issue 15): ``simulate --seed`` in two processes with
 different hash seeds exports byte for byte the same campaign; and ``simulate --option NAME``.
 
-The simulations run in subprocesses (``manage.py``), each on its own SQLite database: a copy of one
-freshly migrated database (migrating once keeps the test fast; the copies are as fresh as a migrate).
+The simulations run in subprocesses (``manage.py``), each on its own SQLite database: a copy of the
+worker's empty test database (the same tables; copying it is faster than migrating a new one).
 The export holds no wall-clock time (no created_at, no export date), so nothing is masked.
 """
 
@@ -10,15 +10,18 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from io import StringIO
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.db import connection
 
 from campaign.models import Campaign, Roll, Step
 from dynasties.models import Character, Crown, Dynasty, DynastyKind, Reign, Status
@@ -52,15 +55,26 @@ def _manage(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]
     return done
 
 
-# One migrated template per worker that runs this module: keep it on one (--dist loadgroup).
+# One template per worker that runs this module: keep it on one (--dist loadgroup).
 pytestmark = pytest.mark.xdist_group("reproducible")
 
 
 @pytest.fixture(scope="module")
-def migrated(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One freshly migrated database, copied for every run."""
+def migrated(tmp_path_factory: pytest.TempPathFactory, django_db_setup: None, django_db_blocker: Any) -> Path:
+    """An empty database file, copied for every run: this worker's test database as the module
+    starts (every test before it rolled back or emptied its writes), by SQLite's backup."""
     database = tmp_path_factory.mktemp("migrated") / "template.sqlite3"
-    _manage(_env(database, "0"), "migrate", "--verbosity", "0")
+    with django_db_blocker.unblock():
+        if connection.vendor != "sqlite":
+            pytest.fail("the subprocesses run on SQLite: run this module on SQLite's test database")
+        connection.ensure_connection()
+        assert not connection.in_atomic_block
+        assert not Campaign.objects.exists()
+        target = sqlite3.connect(database)
+        try:
+            connection.connection.backup(target)
+        finally:
+            target.close()
     return database
 
 
