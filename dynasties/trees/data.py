@@ -1,6 +1,6 @@
 """Plain node/edge data of a family tree, built from the campaign's rows (no Django in the build).
 
-``load_rows`` reads the five tables a tree shows (one SELECT each, plain tuples through a cursor:
+``load_rows`` reads the six tables a tree shows (one SELECT each, plain tuples through a cursor:
 cheap enough to be read again just to tell whether a cached render is still good - see
 :func:`rows_version`). ``build_tree`` is pure: rows in, a :class:`Tree` out.
 
@@ -74,6 +74,12 @@ class DynastyRow(NamedTuple):
     color: str
 
 
+class PortraitRow(NamedTuple):
+    id: int
+    character_id: int | None  # None: a dynasty's coat of arms (not drawn)
+    name: str  # in the storage; a new image has a new name
+
+
 @dataclass(frozen=True)
 class Rows:
     characters: tuple[CharRow, ...]
@@ -81,6 +87,7 @@ class Rows:
     reigns: tuple[ReignRow, ...]
     titles: tuple[TitleRow, ...]
     dynasties: tuple[DynastyRow, ...]
+    portraits: tuple[PortraitRow, ...] = ()
 
     def version(self) -> str:
         return rows_version(self)
@@ -102,8 +109,8 @@ def _select(model: Any, row: type[NamedTuple], campaign_id: int) -> tuple[Any, .
 
 
 def load_rows(campaign: Any) -> Rows:
-    """The rows of a campaign a tree is drawn from: five SELECTs, no model instances."""
-    from dynasties.models import Character, Dynasty, Marriage, Reign, Title
+    """The rows of a campaign a tree is drawn from: six SELECTs, no model instances."""
+    from dynasties.models import Character, Dynasty, Marriage, Portrait, Reign, Title
 
     pk = campaign if isinstance(campaign, int) else campaign.pk
     chars = tuple(r._replace(legitimate=bool(r.legitimate)) for r in _select(Character, CharRow, pk))
@@ -113,16 +120,17 @@ def load_rows(campaign: Any) -> Rows:
         reigns=_select(Reign, ReignRow, pk),
         titles=_select(Title, TitleRow, pk),
         dynasties=_select(Dynasty, DynastyRow, pk),
+        portraits=_select(Portrait, PortraitRow, pk),
     )
 
 
 def data_version(campaign: Any) -> str:
     """The same promise as :func:`rows_version` without bringing the rows over: the database
-    concatenates every column a tree shows of the five tables (one SELECT) and Python hashes the
+    concatenates every column a tree shows of the six tables (one SELECT) and Python hashes the
     text. About 4x cheaper than ``load_rows`` on a 3,000-person campaign; what a cache hit costs."""
     from django.db import connection
 
-    from dynasties.models import Character, Dynasty, Marriage, Reign, Title
+    from dynasties.models import Character, Dynasty, Marriage, Portrait, Reign, Title
 
     pk = campaign if isinstance(campaign, int) else campaign.pk
     if connection.vendor not in ("sqlite", "postgresql"):
@@ -136,6 +144,7 @@ def data_version(campaign: Any) -> str:
         (Reign, ReignRow),
         (Title, TitleRow),
         (Dynasty, DynastyRow),
+        (Portrait, PortraitRow),
     ):
         meta = model._meta
         cols = sep.join(
@@ -152,7 +161,7 @@ def data_version(campaign: Any) -> str:
 
 def rows_version(rows: Rows) -> str:
     """A digest of every row a tree is drawn from: any change to a character, marriage, reign,
-    title or dynasty that a tree could show changes it (the models keep no ``updated`` stamp, and
+    title, dynasty or portrait that a tree could show changes it (the models keep no ``updated`` stamp, and
     max ids miss edits such as a death)."""
     return hashlib.blake2b(repr(rows).encode(), digest_size=16).hexdigest()
 
@@ -179,6 +188,7 @@ class PersonNode:
     bastard: bool = False
     heir_no: int | None = None  # place in the line of succession (kind "succession")
     focus: bool = False
+    portrait: str | None = None  # the portrait's name in the storage
 
     @property
     def years(self) -> str:
@@ -355,6 +365,7 @@ def build_tree(
             end = r.regency_end_year or r.end_year or ""
             regencies.setdefault(r.regent_id, []).append(f"{r.crown} {r.start_year}\u2013{end}")
     numbers = {pk: position for position, pk in line}
+    portraits = {r.character_id: r.name for r in rows.portraits if r.character_id is not None}
     names = regnal_labels(  # "Edward III Plantagenet"; a living namesake "Edward Plantagenet (b. 1301)"
         Named(c.id, c.given_name, c.dynastic_name, c.birth_year, c.birth_order, numerals.get(c.id, ()), c.status == "alive")
         for c in rows.characters
@@ -386,6 +397,7 @@ def build_tree(
             bastard=not c.legitimate,
             heir_no=numbers.get(c.id),
             focus=c.id == focus or c.id == monarch,
+            portrait=portraits.get(c.id),
         )
 
     unions: dict[str, UnionNode] = {}

@@ -10,6 +10,7 @@ it crashes Graphviz on big trees.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from html import escape
 
 from dynasties.trees.data import PersonNode, Tree
@@ -19,6 +20,7 @@ REGENT = "\u2696"  # scales: the regent mark
 PAPERS = {"A4": (11.69, 8.27), "A3": (16.54, 11.69)}  # landscape, inches
 A4_MAX_PEOPLE = 40  # more than this goes on A3
 ADMIN_URL = "/admin/dynasties/character/{id}/change/"
+PORTRAIT_SIZE = (40, 48)  # points: the cell a portrait is scaled into, under the house's band
 _COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
 
 
@@ -41,9 +43,13 @@ def paper_for(tree: Tree, paper: str | None = "auto") -> str | None:
     return paper
 
 
-def person_label(p: PersonNode) -> str:
+def person_label(p: PersonNode, image: str | None = None) -> str:
+    """The box's label; ``image``: a local file of the person's portrait, drawn under the band."""
     grey = p.dead
     rows = [f'<TR><TD BGCOLOR="{color(p.color)}" HEIGHT="5"></TD></TR>']
+    if image:
+        w, h = PORTRAIT_SIZE
+        rows.append(f'<TR><TD FIXEDSIZE="TRUE" WIDTH="{w}" HEIGHT="{h}"><IMG SRC="{escape(image)}" SCALE="TRUE"/></TD></TR>')
     name = escape(p.name)
     if p.heir_no is not None:
         name = f"{p.heir_no}. {name}"
@@ -66,11 +72,11 @@ def person_label(p: PersonNode) -> str:
     return '<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">' + "".join(rows) + "</TABLE>>"
 
 
-def person_node(p: PersonNode, url: str | None) -> str:
+def person_node(p: PersonNode, url: str | None, image: str | None = None) -> str:
     style = ["rounded", "filled"] + (["dashed"] if p.bastard else [])
     attrs = {
         "id": quote(f"p{p.id}"),
-        "label": person_label(p),
+        "label": person_label(p, image),
         "style": quote(",".join(style)),
         "color": quote(color(p.color)),
         "penwidth": "3" if p.focus else ("2" if p.reigns else "1.2"),
@@ -84,9 +90,11 @@ def person_node(p: PersonNode, url: str | None) -> str:
     return f"  p{p.id} [" + ", ".join(f"{k}={v}" for k, v in attrs.items()) + "];"
 
 
-def to_dot(tree: Tree, *, url: str | None = ADMIN_URL, paper: str | None = None) -> str:
+def to_dot(tree: Tree, *, url: str | None = ADMIN_URL, paper: str | None = None, images: Mapping[int, str] | None = None) -> str:
     """The DOT text of the tree. ``url`` is a pattern with ``{id}`` (None: no links); ``paper``
-    ("A4", "A3", "auto" or None) scales the drawing down to fit a landscape sheet (PNG, PDF)."""
+    ("A4", "A3", "auto" or None) scales the drawing down to fit a landscape sheet (PNG, PDF);
+    ``images`` maps a person's id to a local file of his portrait (dot reads it)."""
+    images = images or {}
     out = [
         "digraph tree {",
         '  graph [rankdir=TB, newrank=true, nodesep=0.25, ranksep=0.45, fontname="DejaVu Sans", '
@@ -99,7 +107,7 @@ def to_dot(tree: Tree, *, url: str | None = ADMIN_URL, paper: str | None = None)
         w, h = PAPERS[size]
         out.append(f'  graph [size="{w},{h}", pad=0.2]; // {size}')
     for p in tree.people.values():
-        out.append(person_node(p, url))
+        out.append(person_node(p, url, images.get(p.id)))
     for u in tree.unions.values():
         if u.label:
             out.append(

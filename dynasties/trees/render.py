@@ -7,9 +7,14 @@ A render is kept under a key made of the campaign, the digest of the rows the tr
 (:func:`~dynasties.trees.data.rows_version`) and of the request (kind, focus, caps, format, link
 pattern), in the artifact storage, indexed in the database (:mod:`.cache`: every server sees it).
 A hit costs one SELECT (:func:`~dynasties.trees.data.data_version`), the index's SELECT and UPDATE
-(its last use) and one read from the storage; any change to a character, marriage, reign, title or
-dynasty gives a new version, and the renders of older versions of the campaign are deleted when a
-new one is written.
+(its last use) and one read from the storage; any change to a character, marriage, reign, title,
+dynasty or portrait gives a new version, and the renders of older versions of the campaign are
+deleted when a new one is written.
+
+A person with a portrait has it in his box (SVG, PNG, PDF; not in DOT text): dot reads local files
+only, so the render hands it small PNG copies in a temporary folder, and the SVG gets them as
+``data:`` URIs in place of those paths. A tree of more than ``PORTRAITS_MAX_PEOPLE`` is drawn
+without them. Portraits are public to the campaign's members, as the tree is.
 
 The cache is bounded (issue 14). Every parameter has one set of bounds (:meth:`TreeRequest.checked`,
 which the page, the API and the command all go through; the API's serializer reads the same
@@ -20,20 +25,33 @@ first (:mod:`.cache`).
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import os
+import re
 import shutil
 import subprocess
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
+from django.core.files.storage import default_storage
+from PIL import Image
+
 from campaign.models import Campaign
 from dynasties.trees import cache
-from dynasties.trees.data import KINDS, Rows, TreeError, build_tree, data_version, load_rows, select_people
+from dynasties.trees.data import KINDS, Rows, Tree, TreeError, build_tree, data_version, load_rows, select_people
 from dynasties.trees.dot import ADMIN_URL, PAPERS, to_dot
 
 FORMATS = {"svg": "image/svg+xml", "png": "image/png", "pdf": "application/pdf", "dot": "text/vnd.graphviz"}
-LAYOUT_VERSION = "1"  # bump when the DOT builder changes what it draws
+LAYOUT_VERSION = "2"  # bump when the DOT builder changes what it draws (2: portraits)
 DOT_TIMEOUT = 120
+PORTRAITS_MAX_PEOPLE = 300
+"""A tree of more people is drawn without portraits (bench/tree.py: the figures in docs/rulings.md)."""
+THUMBNAIL = (96, 96)
+"""A portrait on a tree, in pixels at most (drawn 40x48 points: sharp at the PNG's 150 dpi)."""
 
 # The bounds of a tree's parameters: the one definition (the API's TreeQuery reads them too).
 ID_MAX = 2**31 - 1  # focus and dynasty are database ids: 1 .. ID_MAX
@@ -134,8 +152,14 @@ class Rendered:
 
 
 def tree_dot(campaign: Any, request: TreeRequest, rows: Rows | None = None) -> str:
-    """The DOT text of the asked tree (no rendering): the data, then the text."""
+    """The DOT text of the asked tree (no rendering, so no portraits): the data, then the text."""
     request = request.checked()
+    paper = request.paper if request.fmt in ("png", "pdf") else None
+    return to_dot(_tree(campaign, request, rows), url=request.url, paper=paper)
+
+
+def _tree(campaign: Any, request: TreeRequest, rows: Rows | None = None) -> Tree:
+    """The asked tree's data (``request`` checked)."""
     rows = rows if rows is not None else load_rows(campaign)
     line: list[tuple[int, int]] = []
     monarch = None
@@ -165,7 +189,7 @@ def tree_dot(campaign: Any, request: TreeRequest, rows: Rows | None = None) -> s
         title = f"{title} of {names[request.focus]}"
     if request.generations is not None and request.kind != "succession":
         title += f" ({request.generations} generations)"
-    tree = build_tree(
+    return build_tree(
         rows,
         kind=request.kind,
         dynasty=request.dynasty,
@@ -175,8 +199,54 @@ def tree_dot(campaign: Any, request: TreeRequest, rows: Rows | None = None) -> s
         monarch=monarch,
         title=title,
     )
+
+
+@contextmanager
+def portraits_on_disk(tree: Tree, fmt: str) -> Iterator[dict[int, str]]:
+    """The portraits of the tree's people as small PNG files in a temporary folder (dot reads only
+    local files): person id -> path, for as long as the block runs. None on a tree of more than
+    ``PORTRAITS_MAX_PEOPLE`` people (their decoding would outweigh dot), nor in DOT text (it would
+    name a folder that is gone); a portrait whose file is missing or unreadable is left out."""
+    drawn = {p.id: p.portrait for p in tree.people.values() if p.portrait}
+    if fmt == "dot" or not drawn or len(tree.people) > PORTRAITS_MAX_PEOPLE:
+        yield {}
+        return
+    with tempfile.TemporaryDirectory(prefix="regnal-tree-") as folder:
+        found: dict[int, str] = {}
+        for pk, name in drawn.items():
+            path = os.path.join(folder, f"{pk}.png")
+            try:
+                with default_storage.open(name, "rb") as f, Image.open(f) as image:
+                    image.draft("RGB", THUMBNAIL)  # a JPEG decoded at a fraction of its size: 4x quicker
+                    image.thumbnail(THUMBNAIL)
+                    image.convert("RGBA").save(path, "PNG", compress_level=1)
+            except (OSError, ValueError, SyntaxError):  # gone from the storage, or not an image any more
+                continue
+            found[pk] = path
+        yield found
+
+
+def embedded(svg: bytes, images: dict[int, str]) -> bytes:
+    """The SVG with each portrait's local path (dot writes ``xlink:href="<path>"``) replaced by the
+    image itself as a ``data:`` URI: the served SVG names no file of the server and needs no other
+    request (the CSP allows ``data:`` images)."""
+    uris: dict[bytes, bytes] = {}
+    for path in images.values():
+        with open(path, "rb") as f:
+            uris[f'"{path}"'.encode()] = b'"data:image/png;base64,' + base64.b64encode(f.read()) + b'"'
+    return re.sub(b"|".join(re.escape(p) for p in uris), lambda m: uris[m.group(0)], svg)
+
+
+def draw(campaign: Any, request: TreeRequest) -> bytes:
+    """The asked tree rendered by dot, portraits included where they fit."""
+    request = request.checked()
+    if request.fmt == "dot":
+        return tree_dot(campaign, request).encode()
+    tree = _tree(campaign, request)
     paper = request.paper if request.fmt in ("png", "pdf") else None
-    return to_dot(tree, url=request.url, paper=paper)
+    with portraits_on_disk(tree, request.fmt) as images:
+        content = render_dot(to_dot(tree, url=request.url, paper=paper, images=images), request.fmt)
+        return embedded(content, images) if request.fmt == "svg" and images else content
 
 
 def cache_key(campaign: Any, request: TreeRequest) -> tuple[str, str]:
@@ -217,7 +287,7 @@ def render_tree(campaign: Any, request: TreeRequest, *, use_cache: bool = True) 
         hit = cache.fetch(key)
         if hit is not None:
             return Rendered(hit[0], FORMATS[request.fmt], True, version, hit[1])
-    content = render_dot(tree_dot(campaign, request), request.fmt)
+    content = draw(campaign, request)
     name = cache.keep(campaign.pk, version, key, content) if use_cache else None
     return Rendered(content, FORMATS[request.fmt], False, version, name)
 
