@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import html
-import json
 from typing import Any
 
 import pytest
@@ -329,40 +328,7 @@ def test_posting_to_a_chronicle_change_page_changes_nothing(admin_client, world)
 # Rule tables go through the service -------------------------------------------------------------
 
 
-def test_a_bad_table_shows_the_validators_message_and_is_not_saved(admin_client, world):
-    table = RuleTable.objects.get(campaign=world, key="survival")
-    bad = [{"age": 20, "need": 3}, {"age": 15, "need": 3}]
-    response = admin_client.post(url(RuleTable, "change", table.pk), {"data": json.dumps(bad)})
-    assert response.status_code == 200
-    assert "Survival table, row 2: ages must increase (age 15 comes after 20)." in response.content.decode()
-    assert response.context["adminform"].form.errors["data"]
-    table.refresh_from_db()
-    assert table.data == DEFAULT_SURVIVAL
-
-
-def test_a_table_that_is_not_json_is_a_form_error(admin_client, world):
-    table = RuleTable.objects.get(campaign=world, key="characteristic_bands")
-    response = admin_client.post(url(RuleTable, "change", table.pk), {"data": "[{age: 15"})
-    assert response.status_code == 200
-    assert "Enter a valid JSON" in response.content.decode()
-    table.refresh_from_db()
-    assert table.data == DEFAULT_CHARACTERISTIC_BANDS
-
-
-def test_a_good_table_is_saved_cleaned_by_the_service(admin_client, world, monkeypatch):
-    import desk.admin.campaign as campaign_admin
-
-    calls = []
-    real = campaign_admin.table_update
-    monkeypatch.setattr(campaign_admin, "table_update", lambda **kw: calls.append(kw) or real(**kw))
-    table = RuleTable.objects.get(campaign=world, key="survival")
-    edited = copy.deepcopy(DEFAULT_SURVIVAL)
-    edited[0] = {"age": 15, "need": 2, "comment": "house rule"}
-    response = admin_client.post(url(RuleTable, "change", table.pk), {"data": json.dumps(edited)})
-    assert response.status_code == 302
-    table.refresh_from_db()
-    assert table.data[0] == {"age": 15, "need": 2}
-    assert [(c["campaign"].pk, c["key"]) for c in calls] == [(world.pk, "survival")]
+# A table's cells edited as a grid (no JSON), through the service: tests/test_admin_rule_tables.py.
 
 
 def test_the_restore_defaults_action_restores_an_edited_table(admin_client, world):

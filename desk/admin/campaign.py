@@ -13,7 +13,7 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html_join
 
@@ -28,12 +28,14 @@ from campaign.models import (
     RollSubject,
     RuleTable,
 )
+from campaign.permissions import gm_campaigns
 from campaign.services import copy_saved, membership_add, membership_check, table_restore_defaults, table_update
+from desk.forms_tables import TableGrid
 from dynasties.services import campaign_create
 from rules import get_ruleset
 from rules import rulesets as rulesets_all
 from rules.errors import RuleError
-from rules.tables import TABLE_TITLES, VALIDATORS, validate_table
+from rules.tables import TABLE_TITLES, VALIDATORS, defaults_for, validate_table
 
 
 class ReadOnlyAdminMixin:
@@ -274,31 +276,72 @@ class MembershipAdmin(admin.ModelAdmin):
 
 
 class RuleTableForm(forms.ModelForm):
-    """The JSON of one table; ``clean`` runs the table's validator so a bad table is a form error."""
+    """A table's cells as typed fields (``desk.forms_tables``), never its JSON. ``clean`` puts the
+    cells back into the table and runs the table's validator, so a bad value is a form error in the
+    validator's words; a new table starts as the ruleset's shipped default."""
 
-    key = forms.ChoiceField(choices=[(k, TABLE_TITLES.get(k, k)) for k in VALIDATORS])
+    key = forms.ChoiceField(
+        choices=[(k, TABLE_TITLES.get(k, k)) for k in VALIDATORS],
+        help_text="The new table starts as the ruleset's shipped default; you edit its cells on the next page.",
+    )
 
     class Meta:
         model = RuleTable
-        fields = ["campaign", "key", "data"]
+        fields = ["campaign", "key"]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        key = self.instance.key
+        self.grid = TableGrid(key, self.instance.data, TABLE_TITLES.get(key, key)) if self.instance.pk else None
+        if self.grid is not None:
+            self.fields.update(self.grid.fields)
+            self.initial.update(self.grid.initial)
+
+    @property
+    def sections(self) -> list[dict[str, Any]]:
+        """The grid's sections with bound fields, for the template."""
+        if self.grid is None:
+            return []
+        return [
+            {
+                "title": s.title,
+                "grid": s.grid,
+                "head": [{"text": h.text, "field": self[h.name] if h.name else None} for h in s.head],
+                "rows": [(label, [self[n] if n else None for n in names]) for label, names in s.rows],
+                "fields": [self[n] for n in s.names],
+            }
+            for s in self.grid.sections
+        ]
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
         key = cleaned.get("key") or self.instance.key
         campaign = cleaned.get("campaign") or (self.instance.campaign if self.instance.campaign_id else None)
-        if campaign is not None and key:
-            known = list(get_ruleset(campaign.ruleset).DEFAULT_TABLES)
-            if key not in known:
-                self.add_error(
-                    "key" if "key" in self.fields else None,
-                    f"The {campaign.get_ruleset_display()} ruleset has no table called {key!r}; known: {', '.join(known)}.",
-                )
-                return cleaned
-        if key and "data" in cleaned:
-            try:
-                cleaned["data"] = validate_table(key, cleaned["data"])
-            except RuleError as exc:
-                self.add_error("data", exc.message)
+        if campaign is None or not key:
+            return cleaned
+        tables = get_ruleset(campaign.ruleset).DEFAULT_TABLES
+        if key not in tables:
+            self.add_error(
+                "key" if "key" in self.fields else None,
+                f"The {campaign.get_ruleset_display()} ruleset has no table called {key!r}; known: {', '.join(tables)}.",
+            )
+            return cleaned
+        if self.grid is None:  # a new table: the shipped default
+            if RuleTable.objects.filter(campaign=campaign, key=key).exists():
+                self.add_error("key", f"{campaign.name} has this table already: open it from the list to edit it.")
+            cleaned["data"] = defaults_for({key: tables[key]})[key]
+            return cleaned
+        if any(name in self.errors for name in self.grid.fields):
+            return cleaned
+        data, blanks = self.grid.assemble(cleaned)
+        for name, message in blanks.items():
+            self.add_error(name, message)
+        if blanks:
+            return cleaned
+        try:
+            cleaned["data"] = validate_table(key, data)
+        except RuleError as exc:
+            self.add_error(None, f"Not saved: {exc.message}")
         return cleaned
 
 
@@ -316,13 +359,26 @@ class RuleTableAdmin(admin.ModelAdmin):
     def title(self, obj: RuleTable) -> str:
         return TABLE_TITLES.get(obj.key, obj.key)
 
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return ["campaign", "key", "title"] if obj is not None else ["campaign", "key"]
+
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        return ["campaign", "key"] if obj is not None else []
+        return ["campaign", "key", "title"] if obj is not None else []
+
+    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if db_field.name == "campaign":  # a table is added to one of the campaigns whose books he keeps
+            kwargs["queryset"] = gm_campaigns(request.user)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def save_model(self, request: HttpRequest, obj: RuleTable, form: Any, change: bool) -> None:
         # RuleTableForm.clean ran the same checks, so the service accepts what the form let through.
         saved = table_update(campaign=obj.campaign, key=obj.key, data=form.cleaned_data["data"], by=request.user)
         copy_saved(obj, saved)
+
+    def response_add(self, request: HttpRequest, obj: RuleTable, post_url_continue: str | None = None) -> Any:
+        """A new table opens at once as its grid, to edit the shipped default."""
+        messages.info(request, "The table starts as the ruleset's shipped default: change its cells below.")
+        return HttpResponseRedirect(reverse("admin:campaign_ruletable_change", args=[obj.pk], current_app=self.admin_site.name))
 
     @admin.action(description="Restore the shipped defaults")
     def restore_defaults(self, request: HttpRequest, queryset: QuerySet[RuleTable]) -> None:
