@@ -9,6 +9,7 @@
                                                rolls, chronicle
 /api/v1/campaigns/{slug}/rolls/{id}/correct/   POST (GM): a die of the current step corrected
 /api/v1/campaigns/{slug}/search/?q=            people, houses, crowns, contracts, lines, notes by name
+/api/v1/campaigns/{slug}/notes/ [{id}/]        the notes you may read; POST writes one (api/views/notes.py)
 /api/v1/...                                    the actions: api/actions_sequence.py, api/actions_more.py
 """
 
@@ -21,7 +22,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from api import actions_more, actions_sequence
 from api.exceptions import not_found
-from api.views import campaigns, chronicle, contracts, corrections, families, rolls, search, tokens, treasury
+from api.views import campaigns, chronicle, contracts, corrections, families, notes, rolls, search, tokens, treasury
 
 app_name = "api"
 
@@ -56,6 +57,8 @@ v1: list[URLPattern | URLResolver] = [
     path(CAMPAIGN + "rolls/<int:roll>/correct/", corrections.CorrectView.as_view(), name="rolls-correct"),
     *read_routes(CAMPAIGN + "chronicle/", chronicle.ChronicleViewSet, "chronicle"),
     path(CAMPAIGN + "search/", search.SearchView.as_view(), name="search"),
+    path(CAMPAIGN + "notes/", notes.NoteViewSet.as_view({"get": "list", "post": "create"}), name="notes-list"),
+    path(CAMPAIGN + "notes/<int:pk>/", notes.NoteViewSet.as_view({"get": "retrieve"}), name="notes-detail"),
     *actions_sequence.urlpatterns,
 ]
 

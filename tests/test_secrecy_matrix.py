@@ -328,6 +328,12 @@ FILL: dict[str, Fill] = {
     "api:search": C(
         lambda c: [_api(c, "search", query=f"q={q}") for q in ("PURSE", "TRANSFER", "PACT", "BREACH", "WEDDING", "DRAFT", "NOTE")]
     ),
+    # every note (GM-only and each house's player note among them), by list, subject and id
+    "api:notes-list": C(
+        lambda c: [_api(c, "notes", query=q) for q in ("page_size=500", f"character={c.groom.pk}", f"dynasty={c.pk('England')}")],
+        POST_ACTION,
+    ),
+    "api:notes-detail": C(lambda c: [_api(c, "notes", n.pk) for n in c.campaign.notes.order_by("pk")]),
     "api:turn": C(lambda c: [_api(c, "turn")]),
     "api:births": C(lambda c: [_api(c, "births")]),
     "api:survival": C(lambda c: [_api(c, "survival")]),
@@ -898,6 +904,18 @@ ACTIONS: dict[tuple[str, str], Act] = {
         lambda c: u("join", "no-such-secret"), lambda c: {"username": "newcomer"}, frozenset(), None, api=False, scope=SITE
     ),
     ("pages:backup_new", "back up the campaign"): P(lambda c: u("pages:backup_new", c.slug), lambda c: {}, PLAYERS, "gm"),
+    ("api:notes-list", "the note for England's player"): A(
+        lambda c: _api(c, "notes"),
+        lambda c: {"dynasty": c.pk("England"), "audience": "player", "text": "a new plan"},
+        {"bob", "carol"},
+        "alice",
+    ),
+    ("api:notes-list", "a GM note"): A(
+        lambda c: _api(c, "notes"),
+        lambda c: {"character": c.groom.pk, "audience": "gm", "text": "a new secret"},
+        PLAYERS,
+        "gm",
+    ),
     ("pages:note_save", "the note for England's player"): P(
         lambda c: u("pages:note_save", c.slug),
         lambda c: {"on": "dynasty", "id": c.pk("England"), "audience": "player", "text": "a new plan"},
