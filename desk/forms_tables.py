@@ -157,6 +157,7 @@ class TableGrid:
         elif isinstance(sample, list):
             kind = "ints" if sample and all(isinstance(v, int) and not isinstance(v, bool) for v in sample) else "texts"
             formfield = ListField(required=False, numbers=kind == "ints")
+            attrs["placeholder"] = "1, 2" if kind == "ints" else "A, B"
             if blank == "error":
                 blank = "empty"
         else:

@@ -360,10 +360,10 @@ class RuleTableAdmin(admin.ModelAdmin):
         return TABLE_TITLES.get(obj.key, obj.key)
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        return ["campaign", "key", "title"] if obj is not None else ["campaign", "key"]
+        return ["campaign", "key"]  # the table's title heads its grid
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        return ["campaign", "key", "title"] if obj is not None else []
+        return ["campaign", "key"] if obj is not None else []
 
     def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
         if db_field.name == "campaign":  # a table is added to one of the campaigns whose books he keeps
