@@ -76,7 +76,7 @@ class NoteIn(serializers.Serializer):  # type: ignore[type-arg]
     )
 
     class Meta:
-        ref_name = "NoteRequest"
+        ref_name = "NoteWrite"
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         if attrs.get("character") is not None and attrs.get("dynasty") is not None:

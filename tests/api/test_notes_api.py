@@ -127,3 +127,14 @@ def test_bad_input_gets_the_error_shape(campaign, gm, outsider, notes, client_fo
     assert_error(client_for(outsider).get(url(campaign, "notes")), 404)
     assert_error(client_for(outsider).post(url(campaign, "notes"), {"audience": "public", "text": "x"}, format="json"), 404)
     assert Note.objects.get(pk=notes["public"].pk).text == "**Henry** the *Fair*"
+
+
+def test_the_schema_describes_the_notes(client_for, db):
+    schema = client_for().get("/api/schema/", {"format": "json"}).json()
+    listed, one = schema["paths"]["/api/v1/campaigns/{slug}/notes/"], schema["paths"]["/api/v1/campaigns/{slug}/notes/{id}/"]
+    assert set(listed) == {"get", "post"} and set(one) == {"get"}
+    assert {p["name"] for p in listed["get"]["parameters"]} >= {"character", "dynasty", "subject", "audience"}
+    note = schema["components"]["schemas"]["Note"]["properties"]
+    assert {"subject", "character", "dynasty", "audience", "text", "html"} <= set(note)
+    request = schema["components"]["schemas"]["NoteWriteRequest"]
+    assert set(request["required"]) == {"audience", "text"}
