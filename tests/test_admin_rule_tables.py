@@ -265,6 +265,10 @@ def test_a_gm_of_another_campaign_cannot_open_or_change_its_table(campaign, gm, 
     client.post(change_url(table), {"t-0-age": "15", "t-0-need": "2"})
     table.refresh_from_db()
     assert table.data == edited
+    RuleTable.objects.filter(pk=table.pk).update(data=[{"age": 15, "need": 12}])
+    client.post(change_url(table), {"_restore": "Restore the shipped defaults"})  # nor its restore button
+    table.refresh_from_db()
+    assert table.data == [{"age": 15, "need": 12}]
     add = reverse("admin:campaign_ruletable_add")
     RuleTable.objects.filter(pk=table.pk).delete()
     response = client.post(add, {"campaign": theirs.pk, "key": "survival"})
@@ -272,3 +276,19 @@ def test_a_gm_of_another_campaign_cannot_open_or_change_its_table(campaign, gm, 
     assert not RuleTable.objects.filter(campaign=theirs, key="survival").exists()
     own = RuleTable.objects.get(campaign=campaign, key="survival")
     assert client.get(change_url(own)).status_code == 200  # his own opens
+
+
+def test_the_grids_restore_button_puts_this_table_back(admin_client, campaign):
+    table = RuleTable.objects.get(campaign=campaign, key="survival")
+    bands = RuleTable.objects.get(campaign=campaign, key="characteristic_bands")
+    RuleTable.objects.filter(pk__in=[table.pk, bands.pk]).update(data=[{"age": 15, "need": 12}])
+    page = admin_client.get(change_url(table)).content.decode()
+    assert 'name="_restore"' in page and 'style="' not in page  # the CSP allows no inline style
+    response = admin_client.post(change_url(table), {"_restore": "Restore the shipped defaults"}, follow=True)
+    assert "Restored the shipped defaults of this table." in response.content.decode()
+    table.refresh_from_db()
+    bands.refresh_from_db()
+    assert table.data == DEFAULT_SURVIVAL
+    assert bands.data == [{"age": 15, "need": 12}]  # another table is not touched
+    point = Checkpoint.objects.filter(campaign=campaign).latest("pk")
+    assert point.label == f"Desk: changed rule table #{table.pk}"

@@ -380,6 +380,23 @@ class RuleTableAdmin(admin.ModelAdmin):
         messages.info(request, "The table starts as the ruleset's shipped default: change its cells below.")
         return HttpResponseRedirect(reverse("admin:campaign_ruletable_change", args=[obj.pk], current_app=self.admin_site.name))
 
+    def changeform_view(
+        self, request: HttpRequest, object_id: str | None = None, form_url: str = "", extra_context: Any = None
+    ) -> Any:
+        """The grid's "Restore the shipped defaults" button: this table only, through the service."""
+        if request.method != "POST" or "_restore" not in request.POST or object_id is None:
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        table = self.get_object(request, object_id)
+        if table is None or not self.has_change_permission(request, table):
+            return super().changeform_view(request, object_id, form_url, extra_context)
+        try:
+            table_restore_defaults(campaign=table.campaign, keys=[table.key], by=request.user)
+        except RuleError as exc:
+            self.message_user(request, f"Not restored: {exc.message}", messages.ERROR)
+        else:
+            self.message_user(request, "Restored the shipped defaults of this table.")
+        return HttpResponseRedirect(request.get_full_path())
+
     @admin.action(description="Restore the shipped defaults")
     def restore_defaults(self, request: HttpRequest, queryset: QuerySet[RuleTable]) -> None:
         by_campaign: dict[Campaign, list[str]] = defaultdict(list)
