@@ -219,6 +219,8 @@ def test_an_added_table_starts_as_the_shipped_default_shown_in_the_grid(admin_cl
     add = reverse("admin:campaign_ruletable_add")
     page = admin_client.get(add).content.decode()
     assert "<textarea" not in page and 'name="key"' in page
+    admin_client.get(reverse("admin:desk_choose", args=[campaign.pk]))  # working on this campaign
+    assert admin_client.get(add).context["adminform"].form.initial["campaign"] == campaign.pk
     response = admin_client.post(add, {"campaign": campaign.pk, "key": "characteristic_bands"}, follow=True)
     table = RuleTable.objects.get(campaign=campaign, key="characteristic_bands")
     assert table.data == get_ruleset("blood-royale").DEFAULT_TABLES["characteristic_bands"]

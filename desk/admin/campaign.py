@@ -30,6 +30,7 @@ from campaign.models import (
 )
 from campaign.permissions import gm_campaigns
 from campaign.services import copy_saved, membership_add, membership_check, table_restore_defaults, table_update
+from desk.choice import chosen_campaign
 from desk.forms_tables import TableGrid
 from dynasties.services import campaign_create
 from rules import get_ruleset
@@ -364,6 +365,11 @@ class RuleTableAdmin(admin.ModelAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         return ["campaign", "key"] if obj is not None else []
+
+    def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
+        initial: dict[str, Any] = super().get_changeform_initial_data(request)
+        chosen = chosen_campaign(request)  # a table added while working on a campaign is that campaign's
+        return {"campaign": chosen.pk, **initial} if chosen is not None else initial
 
     def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
         if db_field.name == "campaign":  # a table is added to one of the campaigns whose books he keeps
