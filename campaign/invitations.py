@@ -9,7 +9,11 @@ remove a member: his house stays in play, unplayed, until the GM seats someone e
 Every public function is one transaction under the campaign's lock, asks the policy
 (``require(.., "members")``: the GM's) and raises a ``RuleError`` whose message says what to do. An
 accepted link, a moved seat and a removed member each write a public chronicle line (kind
-``membership``); the invitation row itself records who made, used or revoked it and when."""
+``membership``); the invitation row itself records who made, used or revoked it and when.
+
+The table is not the game: these writes go through no ``step_action`` nor change set, on purpose.
+Undo does not restore the members (``campaign.registry`` exempts them), so it keeps their lines too
+(``campaign.undo.TABLE_LINES``); an undone step's redo stays offered. docs/rulings.md, "Undo"."""
 
 from __future__ import annotations
 

@@ -122,10 +122,23 @@ def _unpack(data: bytes | memoryview) -> dict[str, Any]:
     return json.loads(zlib.decompress(bytes(data)))  # type: ignore[no-any-return]
 
 
+TABLE_LINES = "membership"
+"""The chronicle's lines about the table (``campaign.invitations``: who joined, moved, left). They
+are written outside every change set, as the members are not undone: an undo keeps them."""
+
+
+def _table_lines_since(campaign: Campaign, rows: dict[str, Any]) -> list[ChronicleEntry]:
+    """The table's chronicle lines written after a whole copy of the campaign (``rows``) was taken."""
+    pk = _columns(ChronicleEntry).index(ChronicleEntry._meta.pk)
+    saved = [values[pk] for values in rows.get(ChronicleEntry._meta.label, [])]
+    return list(ChronicleEntry._base_manager.filter(campaign=campaign, kind=TABLE_LINES).exclude(pk__in=saved))
+
+
 def _restore(campaign: Campaign, rows: dict[str, Any], *, by: AbstractBaseUser | None = None, reason: str = "") -> None:
     scopes = _scopes()
     marks = audit.undo_capture(campaign.pk, scopes)  # the audit trail is not restored: it records the undo
     restored: dict[str, list[models.Model]] = {}
+    table_lines = _table_lines_since(campaign, rows)  # kept, as the members are
     for model, path in reversed(scopes):
         model._default_manager.filter(**{path: campaign.pk})._raw_delete(model._default_manager.db)  # type: ignore[attr-defined]
     for field, value in rows["campaign"].items():
@@ -139,6 +152,8 @@ def _restore(campaign: Campaign, rows: dict[str, Any], *, by: AbstractBaseUser |
             for f, value in zip(columns, values, strict=True):
                 setattr(obj, f.attname, value if value is None else _python(f, value))
             objs.append(obj)
+        if model is ChronicleEntry:
+            objs += table_lines
         restored[model._meta.label] = objs
         size = max(1, min(500, connections[model._base_manager.db].ops.bulk_batch_size(columns, objs)))
         for start in range(0, len(objs), size):  # raw: no auto_now / auto_now_add re-stamping
@@ -402,6 +417,7 @@ def undo_plan(campaign: Campaign, *, turn: bool = False) -> UndoPlan | None:
     for model in (Roll, ChronicleEntry, Posting):
         if not rows.get("changes"):
             lost[model] = model._base_manager.filter(campaign=campaign).count() - len(rows.get(model._meta.label, []))
+            lost[model] -= len(_table_lines_since(campaign, rows)) if model is ChronicleEntry else 0
             continue
         touched = first.get(model._meta.db_table, {})
         now = len(model._base_manager.filter(pk__in=list(touched)).values("pk")) if touched else 0
