@@ -206,9 +206,19 @@ def test_a_value_outside_the_validators_choices_is_refused(admin_client, campaig
     assert response.status_code == 200
     assert "Select a valid choice." in response.content.decode()
     response = admin_client.post(change_url(table), {**cells, "t-0-reign": "99"})
+    assert response.status_code == 200
     assert "Monarch table, row 1: &#x27;reign&#x27; (turns) is 99, outside 1..40." in response.content.decode()
     table.refresh_from_db()
     assert table.data == get_ruleset("eu-monarchs").DEFAULT_TABLES["eu_monarch_table"]
+
+
+def test_a_list_of_numbers_that_are_not_numbers_is_refused(admin_client, campaigns):
+    table = table_of(campaigns, "eu-monarchs", "eu_monarch_modifiers")
+    cells, _ = page_cells(admin_client.get(change_url(table)).content.decode())
+    response = admin_client.post(change_url(table), {**cells, "t-after_crisis": "two, one"})
+    assert "Write whole numbers separated by commas, e.g. 2, 1." in response.content.decode()
+    table.refresh_from_db()
+    assert table.data == get_ruleset("eu-monarchs").DEFAULT_TABLES["eu_monarch_modifiers"]
 
 
 # Adding a table --------------------------------------------------------------------------------
