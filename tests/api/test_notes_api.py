@@ -138,3 +138,19 @@ def test_the_schema_describes_the_notes(client_for, db):
     assert {"subject", "character", "dynasty", "audience", "text", "html"} <= set(note)
     request = schema["components"]["schemas"]["NoteWriteRequest"]
     assert set(request["required"]) == {"audience", "text"}
+
+
+def test_the_list_s_queries_do_not_grow_with_the_notes(campaign, gm, alice, notes, client_for):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    england = house(campaign, "England")
+    for person in Character.objects.filter(campaign=campaign, controlled_by=england)[:6]:
+        note_write(campaign, audience="player", text=f"About {person.given_name}", character=person, by=gm)
+    counts = []
+    for size in (2, 50):
+        with CaptureQueriesContext(connection) as queries:
+            body = client_for(alice).get(url(campaign, "notes"), {"page_size": size}).json()
+        assert len(body["results"]) == min(size, body["count"]) and body["count"] > 2 + 2
+        counts.append(len(queries))
+    assert counts[0] == counts[1]
