@@ -35,6 +35,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from html import escape
 from typing import Any
 
 from django.core.files.storage import default_storage
@@ -233,7 +234,7 @@ def embedded(svg: bytes, images: dict[int, str]) -> bytes:
     uris: dict[bytes, bytes] = {}
     for path in images.values():
         with open(path, "rb") as f:
-            uris[f'"{path}"'.encode()] = b'"data:image/png;base64,' + base64.b64encode(f.read()) + b'"'
+            uris[f'"{escape(path)}"'.encode()] = b'"data:image/png;base64,' + base64.b64encode(f.read()) + b'"'
     return re.sub(b"|".join(re.escape(p) for p in uris), lambda m: uris[m.group(0)], svg)
 
 
