@@ -96,7 +96,7 @@ class NoteViewSet(CampaignReadViewSet):
 
     @extend_schema(
         request=NoteIn,
-        responses=NoteOut,
+        responses={200: NoteOut},  # a subject has one note an audience: writing replaces it (200, not 201)
         summary="Write a note (empty text clears it): the GM any note, a player the player note on his own house "
         "and on the people it controls",
     )
