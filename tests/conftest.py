@@ -68,6 +68,7 @@ DATABASE_SUITES = (
     "test_undo.py",  # undo restores rows raw under deferred constraints
     "test_undo_changes.py",  # the change log's triggers, written per database
     "test_undo_redo.py",  # redo writes rows again raw, read as the triggers log them
+    "test_membership_undo.py",  # members and their chronicle lines around an undo, through the triggers
     "test_audit.py",  # the audit trail's bulk writes
     "test_exchange.py",  # export/import: JSON fields, constraint names in integrity errors
     "test_query_counts.py",  # the queries each step makes

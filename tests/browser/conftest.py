@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 
 import pytest
+from playwright.sync_api import expect
 
 # Playwright's sync API keeps an asyncio loop running in the test thread; Django would otherwise
 # refuse the ORM calls the tests make there (SynchronousOnlyOperation).
@@ -29,6 +30,9 @@ CHROMIUM_ARGS = [
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "browser: drives a real Chromium through Playwright against the live server")
+    # Two workers, PostgreSQL, the live servers and Chromium share two cores: a page may take a few
+    # seconds to answer. Assertions wait up to 15 s for what they expect (Playwright's default: 5 s).
+    expect.set_options(timeout=15_000)
 
 
 @pytest.fixture(scope="session")
