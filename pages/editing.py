@@ -7,7 +7,7 @@ form; the service refuses anyone else (403)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from django import forms
@@ -42,8 +42,7 @@ class ContractEditForm(HandEditForm):
                 self.fields[name].disabled = True
                 self.fields[name].help_text = "As signed: it stands."
 
-    def checker(self, changes: Mapping[str, Any]) -> Any:
-        return contract_changes(self.record, changes)
+    check_changes = staticmethod(lambda campaign, contract, changes: contract_changes(contract, changes))
 
 
 def _edit(

@@ -116,11 +116,9 @@ class ContractAdmin(HandEditAdmin, ServiceMadeMixin, AuditedAdmin):  # the Histo
         fields = super().get_readonly_fields(request, obj)
         return [f for f in fields if obj is None or f not in self.editable(obj)]
 
-    def hand_check(self, obj: Contract, changes: Any) -> Any:
-        return contract_changes(obj, changes)
-
-    def hand_edit(self, request: HttpRequest, obj: Contract, changes: Any) -> Any:
-        return contract_edit(campaign=obj.campaign_id, contract=obj.pk, changes=changes, by=request.user)  # type: ignore[arg-type]
+    hand_checker = staticmethod(lambda campaign, contract, changes: contract_changes(contract, changes))
+    hand_editor = staticmethod(contract_edit)
+    hand_key = "contract"
 
     list_display = ["title", "kind", "state", "party_names", "start_year", "term_years", "ended_year", "campaign"]
     list_filter = ["campaign", "kind", "state", "end_kind"]

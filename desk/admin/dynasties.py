@@ -207,11 +207,9 @@ class CharacterAdmin(HandEditAdmin, AuditedAdmin):  # the History button: the au
             changes["characteristics"] = values
         return changes
 
-    def hand_check(self, obj: Character, changes: Any) -> Any:
-        return character_changes(obj.campaign, obj, changes)
-
-    def hand_edit(self, request: HttpRequest, obj: Character, changes: Any) -> Any:
-        return character_edit(campaign=obj.campaign_id, character=obj.pk, changes=changes, by=request.user)  # type: ignore[arg-type]
+    hand_checker = staticmethod(character_changes)
+    hand_editor = staticmethod(character_edit)
+    hand_key = "character"
 
     @admin.action(description="Record a death at the table (killed, this turn)")
     def record_death(self, request: HttpRequest, queryset: QuerySet[Character]) -> None:
@@ -263,11 +261,9 @@ class DynastyAdmin(HandEditAdmin, admin.ModelAdmin):
 
     hand_fields = ("name", "color")
 
-    def hand_check(self, obj: Dynasty, changes: Any) -> Any:
-        return dynasty_changes(obj.campaign, obj, changes)
-
-    def hand_edit(self, request: HttpRequest, obj: Dynasty, changes: Any) -> Any:
-        return dynasty_edit(campaign=obj.campaign_id, dynasty=obj.pk, changes=changes, by=request.user)  # type: ignore[arg-type]
+    hand_checker = staticmethod(dynasty_changes)
+    hand_editor = staticmethod(dynasty_edit)
+    hand_key = "dynasty"
 
     list_display = ["name", "crown", "kind", "campaign", "color"]
     list_filter = ["campaign", "kind", "crown"]
@@ -427,11 +423,9 @@ class MarriageAdmin(HandEditAdmin, AuditedAdmin):
     form = MarriageForm
     hand_fields = ("arranged_year",)
 
-    def hand_check(self, obj: Marriage, changes: Any) -> Any:
-        return marriage_changes(obj.campaign, obj, changes)
-
-    def hand_edit(self, request: HttpRequest, obj: Marriage, changes: Any) -> Any:
-        return marriage_edit(campaign=obj.campaign_id, marriage=obj.pk, changes=changes, by=request.user)  # type: ignore[arg-type]
+    hand_checker = staticmethod(marriage_changes)
+    hand_editor = staticmethod(marriage_edit)
+    hand_key = "marriage"
 
     list_display = ["__str__", "arranged_year", "wedding_year", "ended_year", "end_cause", "campaign"]
     list_filter = [

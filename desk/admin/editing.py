@@ -6,7 +6,7 @@ admin's."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django import forms
@@ -29,6 +29,12 @@ class HandEditAdmin:
     """Mix into a ModelAdmin: ``hand_fields`` are edited on a change page, through ``hand_edit``."""
 
     hand_fields: tuple[str, ...] = ()
+    # Each admin names its services: ``hand_checker(campaign, row, changes)``, the service's own check
+    # (a refusal is a RuleError, put on the form), and ``hand_editor(campaign=, <hand_key>=, changes=,
+    # by=)``, the edit itself.
+    hand_checker: Callable[[Any, Any, Mapping[str, Any]], Any]
+    hand_editor: Callable[..., Any]
+    hand_key: str
 
     def editable(self, obj: Any) -> tuple[str, ...]:
         """The fields edited by hand on this row (a contract's depend on its state)."""
@@ -38,10 +44,10 @@ class HandEditAdmin:
         return {name: form.cleaned_data[name] for name in self.editable(obj) if name in form.changed_data}
 
     def hand_check(self, obj: Any, changes: Mapping[str, Any]) -> Any:
-        raise NotImplementedError
+        return type(self).hand_checker(obj.campaign, obj, changes)
 
     def hand_edit(self, request: HttpRequest, obj: Any, changes: Mapping[str, Any]) -> Any:
-        raise NotImplementedError
+        return type(self).hand_editor(campaign=obj.campaign_id, **{self.hand_key: obj.pk}, changes=changes, by=request.user)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         fields = list(super().get_readonly_fields(request, obj))  # type: ignore[misc]
