@@ -164,6 +164,16 @@ def require_party(role: str | None, mine: int | None, parties: Iterable[int | No
         raise Forbidden("Only the GM and the players of the parties act on a contract.")
 
 
+def require_drafter(role: str | None, mine: int | None, parties: Iterable[int | None]) -> None:
+    """A contract is drafted by the GM or the player of one of its parties; the refusal names the
+    parties field, where a page shows it."""
+    require_play(role)
+    if not may_act_for_any(role, mine, parties):
+        raise Forbidden(
+            "You draft only contracts your house is party to: tick your own house among the parties.", fields={"parties": "yours"}
+        )
+
+
 def may_decide_succession(role: str | None, mine: int | None, player: int | None) -> bool:
     """The succession to a crown is decided by the player of the crown's house, or the GM."""
     return role == Role.GM or (player is not None and may_act_for(role, mine, player))
@@ -212,6 +222,8 @@ def require(by: Any, campaign: Campaign | int, check: str, **terms: Any) -> Seat
         require_couple(role, mine, terms["houses"])
     elif check == "party":
         require_party(role, mine, terms["parties"])
+    elif check == "draft":  # ACTIONS: "draft a contract"
+        require_drafter(role, mine, terms["parties"])
     elif check == "crown":
         require_crown_player(role, mine, terms["player"], terms["crown"])
     elif check == "members":  # invitations, seats and members: the GM's (ACTIONS: "seat the table")

@@ -122,7 +122,7 @@ def contract_draft(
     """Draft a contract: its kind, parties (two houses or more), the match a marriage contract seals,
     its start, an optional fixed term, and its clauses, each checked against its kind."""
     campaign = lock_campaign(campaign)
-    require(by, campaign, "party", parties=[p.pk if isinstance(p, Dynasty) else p for p in parties])
+    require(by, campaign, "draft", parties=[p.pk if isinstance(p, Dynasty) else p for p in parties])
     if kind not in ContractKind.values:
         raise RuleError(f"Unknown kind of contract {kind!r}; one of: {', '.join(ContractKind.values)}.", code="invalid")
     if not title.strip():

@@ -13,7 +13,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from campaign.models import Campaign
-from campaign.permissions import own_house, require_play
+from campaign.permissions import Forbidden, own_house, require_play
 from contracts import services
 from contracts.models import ClauseKind, ContractKind
 from dynasties.models import Marriage
@@ -147,6 +147,10 @@ def contract_new(request: HttpRequest, slug: str) -> HttpResponse:
             )
         except ActionFailed as exc:
             _place_draft(exc, head, rows)
+        except Forbidden as exc:  # the policy's refusal of these parties goes next to them, not a 403 page
+            if "parties" not in exc.fields:
+                raise
+            head.add_error("parties", exc.message)
         else:
             if contract is None:
                 return redirect("pages:contracts", campaign.slug)

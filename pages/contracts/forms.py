@@ -8,7 +8,6 @@ from typing import Any
 from django import forms
 
 from campaign.models import Campaign
-from campaign.permissions import may_act_for_any
 from campaign.treasury import currency
 from contracts.models import Clause, ClauseKind, ContractKind, ParleyKind, VoteChoice
 from dynasties.models import Character, Crown, Dynasty, Marriage, Status
@@ -269,11 +268,6 @@ class ContractForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
-        if "parties" in data and not may_act_for_any(self.role, self.mine, data["parties"]):
-            self.add_error(
-                "parties",
-                f"You draft only contracts your house is party to: tick the house of {self.names.name(self.mine or 0)}.",
-            )
         if data.get("marriage") and data.get("kind") and data["kind"] != ContractKind.MARRIAGE:
             self.add_error("marriage", "Only a marriage contract seals a match: choose that kind, or no match.")
         return data
