@@ -123,7 +123,13 @@ def test_a_user_creates_a_campaign_with_two_players_and_sees_the_tree(browser: B
         shot(page, "what-if-desktop")
 
         # a click on a person in the tree opens his character page in the whole window
-        frame = next(f for f in page.frames if f.url.endswith("links=pages"))
+        frame = None
+        for _ in range(60):  # the tree's frame loads after the page: on a busy machine, a moment later
+            frame = next((f for f in page.frames if f.url.endswith("links=pages")), None)
+            if frame is not None:
+                break
+            page.wait_for_timeout(250)
+        assert frame is not None, [f.url for f in page.frames]
         frame.locator("a").first.click()
         expect(page).to_have_url(re.compile(rf"/c/{campaign.slug}/character/\d+/$"))
         expect(page.get_by_role("heading", name="Family")).to_be_visible()
