@@ -148,7 +148,11 @@
         return answer.status === 200 ? answer.json() : null;
       })
       .then(function (news) {
-        if (!news || !main() || busy()) return null;
+        var root = main();
+        if (!news || !root || busy()) return null;
+        // The answer may have been asked before the page's own write (a grid's row sent) and come
+        // back after it: a version the page already shows is not news (its messages would be lost).
+        if (Number(news.version) <= Number(root.dataset.version)) return null;
         if (stale !== null) {
           stale = String(news.version); // still behind the form: the banner stays
           return null;

@@ -10,6 +10,7 @@ Also the table screen's screenshot for the README (``REGNAL_SCREENSHOTS=docs/scr
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import time
@@ -242,3 +243,41 @@ def test_the_players_pages_follow_the_gm_on_another_server(
             context.close()
     with capsys.disabled():
         print(f"\nlive table latencies (ms): {', '.join(f'{x:.0f}' for x in latencies)}; worst {max(latencies):.0f} ms")
+
+
+def test_a_poll_that_brings_the_pages_own_write_does_not_rebuild_it(browser: Browser, live_server: Any, gm, alice, bob):
+    """A poll asked just before the GM's own write may come back after it, with the version his page
+    already shows (its htmx answer brought it): that is not news. Rebuilding the page then would wipe
+    the answer's messages ("attempt 1: ... a child!", "The child is named ...") the moment they show.
+    The live endpoint is made to answer every poll that way; the page must stay as its write drew it."""
+    campaign = campaign_start(name="Own Write", gm=gm, players=5, seats={"England": alice, "France": bob}, seed=3)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        log_in(page, live_server.url, "gm", "gm-password-1")
+        page.goto(f"{live_server.url}/c/{campaign.slug}/turn/births/")
+        watch(page)
+        polls: list[str] = []
+        current = [version(campaign)]  # the campaign's version as the live endpoint will tell it
+
+        def answer_with_the_current_version(route: Any) -> None:  # no database here: Playwright's callback
+            polls.append(route.request.url)
+            route.fulfill(status=200, content_type="application/json", body=f'{{"version": {current[0]}}}')
+
+        page.route(f"**/c/{campaign.slug}/live/**", answer_with_the_current_version)
+        with page.expect_response(lambda r: r.request.method == "POST"):
+            page.get_by_role("button", name=re.compile("Roll all remaining")).click()
+        current[0] = version(campaign)
+        message = page.locator("#step ul.messages")
+        expect(message).to_be_visible()
+        shows_version(page, campaign)
+        seen = len(polls)
+        deadline = time.monotonic() + 15
+        while len(polls) < seen + 3 and time.monotonic() < deadline:
+            page.wait_for_timeout(200)
+        assert len(polls) >= seen + 3, "the page stopped polling"
+        assert page.evaluate("window.__rebuilt.length") == 0, "the page was rebuilt for its own write"
+        expect(message).to_be_visible()
+        assert page.evaluate("window.__sameWindow") is True
+    finally:
+        context.close()
