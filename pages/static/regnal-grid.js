@@ -1,6 +1,7 @@
 /* Regnal: the dice grids of Births and Survival (issue 19), keyboard first.
-   The cursor starts in the first empty die; a digit that completes a die moves on to the next
-   (a die of 9 sides or fewer takes one digit, a d10 or more two, or Tab); Enter sends the grid.
+   The cursor starts in the first empty die (unless the GM has already put it in a field); a digit
+   that completes a die moves on to the next (a die of 9 sides or fewer takes one digit, a d10 or
+   more two, or Tab); Enter sends the grid.
    htmx sends the forms and swaps the step in place; a refusal (400) is swapped too, and its
    message scrolled into view. Without JavaScript the same forms load the page. */
 (function () {
@@ -50,9 +51,10 @@
     }
   }
 
-  function start(root) {
+  function start(root, chosen) {
     var alert = root.querySelector("[role=alert]");
     if (alert) alert.scrollIntoView({ block: "center" });
+    if (chosen) return; /* the GM put the cursor somewhere himself: it stays there */
     var grid = root.querySelector("form.grid");
     if (!grid) return;
     var wrong = grid.querySelector("input.die[aria-invalid=true]");
@@ -68,8 +70,17 @@
     if (complete(input)) next(input);
   });
 
+  /* htmx puts the new step in, then settles it a moment later (20 ms); a field the GM clicked or
+     began typing in meanwhile keeps the cursor (moving it would send his keystrokes elsewhere). */
+  var swappedFocus = null;
+  document.addEventListener("htmx:afterSwap", function () {
+    swappedFocus = document.activeElement;
+  });
+
   document.addEventListener("htmx:afterSettle", function () {
-    start(document.getElementById("step") || document);
+    var chosen = swappedFocus !== null && document.activeElement !== swappedFocus && document.activeElement !== document.body;
+    swappedFocus = null;
+    start(document.getElementById("step") || document, chosen);
   });
 
   document.addEventListener("DOMContentLoaded", function () {

@@ -281,3 +281,33 @@ def test_a_d10_waits_for_its_second_digit(browser: Browser, live_server):
         assert page.locator(f"#id_a{first}-d2").input_value() == "5"
     finally:
         context.close()
+
+
+SETTLE_MS = 1500  # htmx settles a swapped step after 20 ms; made long here, so the race is certain
+
+
+def test_the_cursor_stays_where_the_gm_put_it_while_the_step_settles(browser: Browser, live_server, gm, alice, bob):
+    """After the grid is sent, the step is swapped in and, once it settles, the cursor goes to the
+    first empty die - unless the GM has meanwhile clicked into a field himself: his keystrokes must
+    land there, not in a die the script chose (they went to another couple's die, or were lost)."""
+    game = campaign_start(name="Settling", gm=gm, players=5, seats={"England": alice, "France": bob}, seed=3)
+    first, _, other = (row.marriage.pk for row in births_board(game).couples[:3])
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    try:
+        log_in(page, live_server.url, "gm", "gm-password-1")
+        page.goto(f"{live_server.url}/c/{game.slug}/turn/births/")
+        expect_focus(page, f"a{first}-d1")
+        page.evaluate(f"htmx.config.defaultSettleDelay = {SETTLE_MS}")
+        page.keyboard.type("45")  # the first couple's attempt: a child; the cursor moves on to the second's
+        page.keyboard.press("Enter")
+        expect(page.locator("#step ul.messages")).to_contain_text("4 + 5 = 9: a child! Now its sex.")
+        page.locator(f'[name="a{other}-d1"]').click()  # the GM picks the third couple, the step not yet settled
+        page.wait_for_timeout(SETTLE_MS + 500)
+        expect_focus(page, f"a{other}-d1")
+        page.keyboard.type("36")
+        assert page.locator(f'[name="a{other}-d1"]').input_value() == "3"
+        assert page.locator(f'[name="a{other}-d2"]').input_value() == "6"
+        assert page.locator(f'[name="x{first}-sex"]').input_value() == ""
+    finally:
+        context.close()
