@@ -283,7 +283,7 @@ def test_a_d10_waits_for_its_second_digit(browser: Browser, live_server):
         context.close()
 
 
-SETTLE_MS = 1500  # htmx settles a swapped step after 20 ms; made long here, so the race is certain
+SETTLE_MS = 2500  # htmx settles a swapped step after 20 ms; made long here, so the race is certain
 
 
 def test_the_cursor_stays_where_the_gm_put_it_while_the_step_settles(browser: Browser, live_server, gm, alice, bob):
@@ -298,12 +298,17 @@ def test_the_cursor_stays_where_the_gm_put_it_while_the_step_settles(browser: Br
         log_in(page, live_server.url, "gm", "gm-password-1")
         page.goto(f"{live_server.url}/c/{game.slug}/turn/births/")
         expect_focus(page, f"a{first}-d1")
-        page.evaluate(f"htmx.config.defaultSettleDelay = {SETTLE_MS}")
+        page.evaluate(
+            f"htmx.config.defaultSettleDelay = {SETTLE_MS};"
+            "window.__settled = false;"
+            "document.addEventListener('htmx:afterSettle', () => { window.__settled = true; }, {once: true})"
+        )
         page.keyboard.type("45")  # the first couple's attempt: a child; the cursor moves on to the second's
         page.keyboard.press("Enter")
         expect(page.locator("#step ul.messages")).to_contain_text("4 + 5 = 9: a child! Now its sex.")
         page.locator(f'[name="a{other}-d1"]').click()  # the GM picks the third couple, the step not yet settled
-        page.wait_for_timeout(SETTLE_MS + 500)
+        assert page.evaluate("window.__settled") is False, "the step settled before the click: no race to test"
+        page.wait_for_function("() => window.__settled === true")
         expect_focus(page, f"a{other}-d1")
         page.keyboard.type("36")
         assert page.locator(f'[name="a{other}-d1"]').input_value() == "3"
