@@ -5,6 +5,7 @@ in one query after the session's; the pages that follow the table carry the poll
 from __future__ import annotations
 
 import re
+from io import BytesIO
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -23,11 +24,14 @@ from dynasties.models import Character, Dynasty
 from dynasties.printing import announcement_sections
 from dynasties.services import births_roll_all, marriages_finish, survival_finish, survival_roll
 from dynasties.services.announcements import announcements_make
+from dynasties.services.notes import note_write
+from dynasties.services.portraits import portrait_remove, portrait_set
 from dynasties.services.sequence_view import survival_board
 from operations.simulation import play_births
 from rules.dice import RandomSource
 from rules.errors import RuleError
 from tests.test_desk_undo import _form_data
+from tests.test_notes import png
 
 
 @pytest.fixture
@@ -94,6 +98,21 @@ def test_undo_and_redo_raise_the_version_never_put_it_back(campaign, gm):
     redo(campaign=campaign, key=new_action_key(), by=gm)
     assert Campaign.objects.get(pk=campaign.pk).step == Step.SURVIVAL
     assert version(campaign) > undone
+
+
+def test_a_note_and_a_portrait_raise_the_version(campaign, gm, settings, tmp_path):
+    """What issue 20 added to the pages (a note, a portrait) reaches the open pages like any write."""
+    settings.MEDIA_ROOT = str(tmp_path)
+    england = house(campaign, "England")
+    before = version(campaign)
+    note_write(campaign, audience="public", text="The King holds court at Westminster.", dynasty=england, by=gm)
+    noted = version(campaign)
+    assert noted > before
+    portrait_set(campaign, BytesIO(png()), dynasty=england, by=gm)
+    pictured = version(campaign)
+    assert pictured > noted
+    assert portrait_remove(campaign, dynasty=england, by=gm) is True
+    assert version(campaign) > pictured
 
 
 def test_a_desk_save_raises_the_version(campaign, admin_client):
