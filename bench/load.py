@@ -26,14 +26,16 @@ script its ``DATABASE_URL``. The script then
    numbers) between two clicks. Meanwhile the first campaign's GM prints all its sheets (a batch
    for the task queue) through the first server, straight to its port, and waits for the PDF and
    fetches it through the last one: a job started on one server must be seen and handed out by
-   another;
+   another. And the live table: one of its players polls the last server (as an open page does)
+   while the GM writes a public note through the first one's API; the poll must tell the campaign
+   moved on and his dashboard, asked again there, show the note;
 4. stops everything, and prints requests per second, the median and 99th percentile response
    times, per kind of request and in all, the turns the GMs played, the peak memory of each server
    (master and workers), of the task worker and of nginx, and every failure: a request answered
    otherwise than expected, a 5xx in a server's or nginx's log, a traceback or error logged, a GM
-   who played no whole turn, a print job not handed out. A player opening a character the GM's
-   undo has just removed gets a 404 saying so: expected, counted apart
-   (``page: character (gone: undone)``), not a failure.
+   who played no whole turn, a print job not handed out, a note that did not reach the other
+   server. A player opening a character the GM's undo has just removed gets a 404 saying so:
+   expected, counted apart (``page: character (gone: undone)``), not a failure.
 
 Bounded: loopback only, the run time given (at most 600 s, and a minute more for a GM to end his
 turn), 100 users at most, a deadline on every subprocess. Exits 1 if anything failed. The figures
@@ -375,11 +377,12 @@ class CheckFailed(Exception):
 
 
 @dataclass
-class PrintCheck:
-    """A GM's print of his campaign's sheets: started on one server, waited for and fetched on another."""
+class Check:
+    """A check made beside the load, straight to the servers (not through nginx), as one person: it
+    logs in on a server and sends its own requests; ``run`` keeps its result or what went wrong."""
 
-    start: str  # the server the batch is started on (its own address, not nginx's)
-    fetch: str  # the server that must show the job and hand out the PDF
+    start: str  # the server the check acts on (its own address, not nginx's)
+    fetch: str  # the server that must see what was done on the first
     slug: str
     username: str
     password: str
@@ -408,6 +411,20 @@ class PrintCheck:
         # verify=False here, not only on the session: REQUESTS_CA_BUNDLE in the environment would win over it
         return browser.request(method, url, headers=headers, allow_redirects=False, verify=False, timeout=120, **kwargs)
 
+    def log_in(self, browser: Any, server: str, who: str) -> None:
+        form = self.send(browser, "GET", f"{server}/login/")
+        origin = "https://" + server.split("://", 1)[1]  # the address as the browser sees it (HTTPS)
+        token = browser.cookies.get("csrftoken", "")
+        answer = self.send(
+            browser,
+            "POST",
+            f"{server}/login/",
+            data={"username": self.username, "password": self.password, "csrfmiddlewaretoken": token},
+            headers={"Referer": f"{origin}/login/"},
+        )
+        if form.status_code != 200 or answer.status_code != 302 or "/login/" in answer.headers.get("Location", "/login/"):
+            raise CheckFailed(f"the {who} could not log in at {server} (HTTP {answer.status_code})")
+
     def run(self) -> None:
         try:
             self.result = self.check()
@@ -417,20 +434,17 @@ class PrintCheck:
             self.error = f"{type(exc).__name__}: {exc}"
 
     def check(self) -> str:
+        raise CheckFailed("no check")  # each kind of check says what it does
+
+
+@dataclass
+class PrintCheck(Check):
+    """A GM's print of his campaign's sheets: started on one server, waited for and fetched on another."""
+
+    def check(self) -> str:
         browser = self.session()
         deadline = time.monotonic() + self.timeout
-        form = self.send(browser, "GET", f"{self.start}/login/")
-        origin = "https://" + self.start.split("://", 1)[1]  # the address as the browser sees it (HTTPS)
-        token = browser.cookies.get("csrftoken", "")
-        answer = self.send(
-            browser,
-            "POST",
-            f"{self.start}/login/",
-            data={"username": self.username, "password": self.password, "csrfmiddlewaretoken": token},
-            headers={"Referer": f"{origin}/login/"},
-        )
-        if form.status_code != 200 or answer.status_code != 302 or "/login/" in answer.headers.get("Location", "/login/"):
-            raise CheckFailed(f"the GM could not log in at {self.start} (HTTP {answer.status_code})")
+        self.log_in(browser, self.start, "GM")
         started = time.monotonic()
         batch = self.send(browser, "GET", f"{self.start}/print/campaign/{self.slug}/sheets.pdf")
         location = batch.headers.get("Location", "")
@@ -460,6 +474,59 @@ class PrintCheck:
             f"{ready.group(1)} sheets started at {self.start}, rendered by the task worker and handed out by "
             f"{self.fetch} ({len(pdf.content) / 1024:.0f} KiB) {self.seconds:.1f} s later; the job's page "
             f"was read {sum(waits.values()) + 1} times there"
+        )
+
+
+@dataclass
+class LiveCheck(Check):
+    """The live table across servers: a player's page open on ``fetch`` polls (as regnal-live.js
+    does) while the GM writes a public note on ``start`` through the API (``api_key``, his token);
+    the poll must tell the campaign moved on and the player's dashboard, asked again on ``fetch``,
+    must show the note. The player logs in with ``username``/``password``."""
+
+    api_key: str = ""
+    poll_every: float = 0.3
+
+    def check(self) -> str:
+        browser = self.session()
+        self.log_in(browser, self.fetch, "player")
+        live = f"{self.fetch}/c/{self.slug}/live/"
+        first = self.send(browser, "GET", live, params={"v": 0})  # 204: still at 0; 200: the version now
+        if first.status_code not in (200, 204):
+            raise CheckFailed(f"{self.fetch}'s live poll answered HTTP {first.status_code} to a member")
+        seen = int(first.json()["version"]) if first.status_code == 200 else 0
+        text = f"Live check {secrets.token_hex(4)}: the court gathers."
+        gm = self.session()
+        wrote = self.send(
+            gm,
+            "POST",
+            f"{self.start}/api/v1/campaigns/{self.slug}/notes/",
+            json={"audience": "public", "text": text},
+            headers={"Authorization": f"Token {self.api_key}"},
+        )
+        if wrote.status_code != 200:
+            raise CheckFailed(f"the GM's note was refused by {self.start} (HTTP {wrote.status_code}: {wrote.text[:200]})")
+        written = time.monotonic()
+        polls = 0
+        while True:
+            polls += 1
+            answer = self.send(browser, "GET", live, params={"v": seen})
+            if answer.status_code == 200:
+                seen = int(answer.json()["version"])
+                page = self.send(browser, "GET", f"{self.fetch}/c/{self.slug}/")
+                if page.status_code != 200:
+                    raise CheckFailed(f"{self.fetch} answered HTTP {page.status_code} for the player's dashboard")
+                if text in page.text:
+                    break
+            elif answer.status_code != 204:
+                raise CheckFailed(f"{self.fetch}'s live poll answered HTTP {answer.status_code}")
+            if time.monotonic() - written > self.timeout:
+                raise CheckFailed(f"the note written on {self.start} did not reach {self.fetch} in {self.timeout:.0f} s")
+            time.sleep(self.poll_every)
+        self.seconds = time.monotonic() - written
+        return (
+            f"a public note written through {self.start}'s API reached a player's poll and dashboard on "
+            f"{self.fetch} {self.seconds * 1000:.0f} ms later ({polls} polls)"
         )
 
 
@@ -616,9 +683,17 @@ def main() -> int:
         watch.start()
         first = campaigns[0]
         check = PrintCheck(servers[0].url, servers[-1].url, first["slug"], first["gm"][0], first["gm"][1], args.proxy)
-        checker = threading.Timer(min(10.0, args.duration / 4), check.run)
-        checker.daemon = True
-        checker.start()
+        seat = first["seats"][0]
+        live = LiveCheck(
+            servers[0].url, servers[-1].url, first["slug"], seat[0], seat[1], args.proxy, timeout=60, api_key=first["gm"][2]
+        )
+        checkers = [
+            threading.Timer(min(10.0, args.duration / 4), check.run),
+            threading.Timer(min(5.0, args.duration / 5), live.run),
+        ]
+        for checker in checkers:
+            checker.daemon = True
+            checker.start()
         prefix = work / "load"
         users = args.campaigns * (args.players + 1)
         locust_env = {
@@ -664,7 +739,8 @@ def main() -> int:
             capture_output=True,
             text=True,
         )
-        checker.join(timeout=check.timeout + 60)
+        for checker, limit in zip(checkers, (check.timeout, live.timeout), strict=True):
+            checker.join(timeout=limit + 60)
         if run.returncode != 0 or not (work / "samples.json").exists():
             print(run.stdout[-3000:], run.stderr[-3000:], sep="\n", file=sys.stderr)
             raise SystemExit(f"locust failed (exit {run.returncode}).")
@@ -674,7 +750,7 @@ def main() -> int:
             stop(nginx.process, signal.SIGQUIT)  # graceful: finishes what it passes on
         for process in processes:
             stop(process)
-        return report(args, campaigns, work, servers, nginx, worker_log, watch, check)
+        return report(args, campaigns, work, servers, nginx, worker_log, watch, check, live)
     finally:
         for process in processes:
             stop(process, signal.SIGKILL)
@@ -706,6 +782,7 @@ def report(
     worker_log: Path,
     watch: MemoryWatch,
     check: PrintCheck,
+    live: LiveCheck,
 ) -> int:
     dump = json.loads((work / "samples.json").read_text())
     samples: list[list[Any]] = dump["samples"]
@@ -772,6 +849,10 @@ def report(
         print(f"Print job across servers: {check.result}.")
     else:
         problems.append(f"print job across servers: {check.error or 'did not finish'}")
+    if live.result:
+        print(f"Live table across servers: {live.result}.")
+    else:
+        problems.append(f"live table across servers: {live.error or 'did not finish'}")
     layout = f"{len(servers)} server{'s' if len(servers) > 1 else ''}"
     layout += " behind nginx" if nginx is not None else " (HTTPS itself)"
     print(

@@ -20,6 +20,7 @@ import pytest
 
 from bench.load import (
     GONE,
+    LiveCheck,
     PrintCheck,
     bad_lines,
     certificate,
@@ -33,7 +34,7 @@ from bench.load import (
     upstreams,
 )
 from campaign.undo import new_action_key, step_action, undo_step
-from dynasties.models import Character
+from dynasties.models import Character, Note
 from operations.simulation import play_births
 from rules.dice import RandomSource
 from tests.profiles import PROFILE
@@ -135,6 +136,8 @@ def test_a_short_run_against_gunicorn_has_no_failure():
     assert re.search(r"^task worker: peak memory [1-9]\d* MB", run.stdout, re.M)
     printed = re.search(r"^Print job across servers: (\d+) sheets .* rendered by the task worker", run.stdout, re.M)
     assert printed and int(printed.group(1)) > 20, run.stdout  # over INLINE_LIMIT: a job for the worker
+    live = r"^Live table across servers: a public note written through https://\S+ API reached a player's poll"
+    assert re.search(live, run.stdout, re.M), run.stdout
     for kind in ("page: dashboard", "page: character", "tree: own dynasty (SVG)", "GM API: births/roll-all"):
         assert kind in run.stdout
 
@@ -210,3 +213,26 @@ def test_the_print_check_reaches_a_server_as_nginx_does(live_server, campaign, g
     wrong = PrintCheck(live_server.url, live_server.url, campaign.slug, "gm", "not-the-password", proxied=True)
     wrong.run()
     assert wrong.result == "" and wrong.error.startswith("the GM could not log in")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_live_check_sees_a_note_written_on_one_server_from_another(live_server, campaign, gm, alice, settings):
+    """The same check as the two-server run's, against one live server as nginx reaches it: the GM's
+    public note through the API, a player's poll telling the campaign moved on, his dashboard
+    showing the note. A wrong token is a refused note, said so."""
+    from api.services import token_create
+
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = True
+    _, key = token_create(user=gm, name="live check")
+    url = live_server.url
+    check = LiveCheck(url, url, campaign.slug, "alice", "alice-password-1", proxied=True, timeout=30, api_key=key)
+    check.run()
+    assert check.error == "", check.error
+    reached = f"a public note written through {url}'s API reached a player's poll and dashboard on {url}"
+    assert check.result.startswith(reached), check.result
+    note = Note.objects.get(campaign=campaign, character=None, dynasty=None, audience="public")
+    assert note.text.startswith("Live check ")
+    refused = LiveCheck(url, url, campaign.slug, "alice", "alice-password-1", proxied=True, timeout=30, api_key="not-a-token")
+    refused.run()
+    assert refused.result == "" and refused.error.startswith(f"the GM's note was refused by {url} (HTTP 401"), refused.error
