@@ -1,9 +1,9 @@
 """The live table's clock: ``Campaign.live_version``, raised by every write to a campaign.
 
 Every service that writes locks the campaign first (``campaign.steps.lock_campaign``: step actions,
-desk change sets, undo and redo, the treasury, contracts, notes and portraits), and the lock is the raise itself: one
-``UPDATE ... SET live_version = live_version + 1 ... RETURNING`` takes the row lock, raises the
-version and reads the row, in the caller's transaction. So the new version is seen exactly when
+desk change sets, undo and redo, the treasury, contracts, notes and portraits), and the lock is the
+raise itself: one ``UPDATE ... SET live_version = live_version + 1 ... RETURNING`` takes the row
+lock, raises the version and reads the row, in the caller's transaction. So the new version is seen exactly when
 the write is (a refused action rolls it back), by every server process (the database is the
 truth, nothing is kept in memory). Open pages poll :func:`member_version` and rebuild themselves
 when it moved (``pages.live``)."""
