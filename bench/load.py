@@ -526,7 +526,7 @@ class LiveCheck(Check):
         self.seconds = time.monotonic() - written
         return (
             f"a public note written through {self.start}'s API reached a player's poll and dashboard on "
-            f"{self.fetch} {self.seconds * 1000:.0f} ms later ({polls} polls)"
+            f"{self.fetch} {self.seconds * 1000:.0f} ms later ({polls} poll{'' if polls == 1 else 's'})"
         )
 
 
