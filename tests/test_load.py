@@ -3,10 +3,11 @@
 The figures are the benchmark's (bench/README.md), never a test's; here a short run on the suite's
 PostgreSQL server checks that the script builds its campaign, serves it with gunicorn over HTTPS
 and the task worker, that the players read and the GM plays at least one whole turn without a
-single failure, and that a print job goes through the worker and back. A two-server run takes
-minutes on this machine, not seconds, so its parts are checked apart: nginx's configuration (by
-``nginx -t``), the log reading, and the print check against a live server as nginx would reach it
-(plain HTTP, the proxy's headers, secure cookies)."""
+single failure, that a print job goes through the worker and back and that a GM's note reaches a
+player's poll and page. A two-server run takes minutes on this machine, not seconds, so its parts
+are checked apart: nginx's configuration (by ``nginx -t``), the log reading, and the print and
+live checks against a live server as nginx would reach it (plain HTTP, the proxy's headers, secure
+cookies)."""
 
 from __future__ import annotations
 
