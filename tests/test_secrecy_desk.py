@@ -51,6 +51,7 @@ from dynasties.services import campaign_create
 from operations.simulation import play_turn
 from rules import get_ruleset
 from rules.dice import RandomSource
+from tests.desk_forms import context_data
 
 pytestmark = pytest.mark.xdist_group("desk_matrix")
 
@@ -182,32 +183,8 @@ def _url(model: type[Model], view: str, *args: Any) -> str | None:
         return None
 
 
-def _form_values(form: Any) -> dict[str, Any]:
-    data: dict[str, Any] = {}
-    for bound in (form[n] for n in form.fields):
-        value = bound.field.prepare_value(bound.value())
-        if value is None or value is False:
-            continue
-        data[bound.html_name] = [str(v) for v in value] if isinstance(value, list | tuple) else value
-    return data
-
-
-def _context_data(response: Any) -> dict[str, Any]:
-    """What the change or add page would send back unchanged: its form and its inlines' formsets."""
-    context = response.context
-    if context is None or "adminform" not in context:
-        return {}
-    data = _form_values(context["adminform"].form)
-    for inline in context.get("inline_admin_formsets", []):
-        formset = inline.formset
-        data |= _form_values(formset.management_form)
-        for form in formset.forms:
-            data |= _form_values(form)
-    return data
-
-
 def _form_data(client: Client, row: Model) -> dict[str, Any]:
-    return _context_data(client.get(_url(type(row), "change", row.pk)))
+    return context_data(client.get(_url(type(row), "change", row.pk)))
 
 
 def _aimed_at_b(model: type[Model], desk: Desk) -> dict[str, Any]:
@@ -376,7 +353,7 @@ def test_the_desk_shows_reads_and_writes_nothing_of_another_campaign(
             assert "campaign" not in form.fields, f"{add}: the campaign is a choice"
             for name in set(aimed) & set(form.fields):
                 assert name not in form.initial, f"{add}?{name}=<B's> keeps B's value"
-            data = _context_data(page) | aimed
+            data = context_data(page) | aimed
             ask.post("post", add, data | {"desk_campaign": desk.alpha.pk})
             ask.post("post", add, data | {"desk_campaign": desk.bravo.pk})
 

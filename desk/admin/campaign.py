@@ -179,6 +179,9 @@ class MembershipForm(forms.ModelForm):
             except RuleError as exc:
                 field = next(iter(exc.fields), None)
                 self.add_error(field if field in self.fields else None, exc.message)
+            others = Membership.objects.filter(campaign=campaign, user=user).exclude(pk=self.instance.pk)
+            if self.instance.pk is None and others.exists():
+                self.add_error("username", f"{user} is already a member of {campaign.name}: change that membership instead.")
         return cleaned
 
 
