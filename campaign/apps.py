@@ -9,10 +9,12 @@ class CampaignConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_migrate
 
-        from campaign import changelog, checks  # noqa: F401
+        from campaign import changelog, checks, integrity  # noqa: F401
 
         self.register_models()
+        integrity.connect()  # nothing of one campaign links into another (campaign.integrity)
         post_migrate.connect(changelog.install_triggers, sender=self, dispatch_uid="campaign.changelog.install_triggers")
+        post_migrate.connect(integrity.install_guards, sender=self, dispatch_uid="campaign.integrity.install_guards")
 
     def register_models(self) -> None:
         """The kernel's models in the registry (campaign.registry)."""

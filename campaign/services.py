@@ -79,9 +79,13 @@ def membership_check(*, campaign: Campaign, user: Any, role: str, dynasty: Dynas
 
 
 @transaction.atomic
-def membership_add(*, campaign: Campaign | int, user: AbstractBaseUser, role: str, dynasty: Dynasty | None = None) -> Membership:
-    """Make ``user`` a member of ``campaign``: a user belongs to a campaign once, in one role."""
+def membership_add(
+    *, campaign: Campaign | int, user: AbstractBaseUser, role: str, dynasty: Dynasty | None = None, by: Any = None
+) -> Membership:
+    """Make ``user`` a member of ``campaign``: a user belongs to a campaign once, in one role. Only
+    the GM seats the table (``require(.., "members")``)."""
     campaign = _campaign(campaign)
+    require(by, campaign, "members")
     membership_check(campaign=campaign, user=user, role=role, dynasty=dynasty)
     existing = Membership.objects.filter(campaign=campaign, user=user).first()
     if existing is not None:

@@ -300,8 +300,10 @@ def change_set(campaign: Campaign | int, *, label: str, by: AbstractBaseUser | N
     """A GM's write outside the steps (a save at the desk) as its own change set: one transaction
     that locks the campaign, opens a desk checkpoint and logs into it every row written inside; the
     undo history shows it (``label``) and undo takes it back alone. Having written, it forgets what
-    undo kept for redo; a change set that wrote nothing is dropped. Who may write is the caller's
-    to check (the desk shows a GM only his campaigns). Yields the locked campaign."""
+    undo kept for redo; a change set that wrote nothing is dropped. Only the campaign's GM opens one
+    (the policy: ``require(.., "edit")``, "edit a record by hand"): nothing of another campaign is
+    locked, checkpointed or written through it. Yields the locked campaign."""
+    require(by, campaign, "edit")
     with transaction.atomic():
         locked = lock_campaign(campaign)
         before = _campaign_row(locked)

@@ -60,14 +60,12 @@ def _new_password() -> str:
     return secrets.token_urlsafe(9)
 
 
-def _demo_user(username: str, password: str, *, staff: bool = False) -> AbstractBaseUser:
-    """The login of that name, created or reused, with a new password."""
+def _demo_user(username: str, password: str) -> AbstractBaseUser:
+    """The login of that name, created or reused, with a new password. The demo's GM is an ordinary
+    account, as a GM who creates his campaign on the site is: being its GM gives him its desk."""
     User = get_user_model()
     user, _created = User.objects.get_or_create(**{User.USERNAME_FIELD: username})
     user.set_password(password)
-    if staff:
-        user.is_staff = True
-        user.is_superuser = True
     user.save()
     return user
 
@@ -112,7 +110,7 @@ def demo_create(*, reset_passwords: bool = False, ruleset: str = br.NAME) -> Dem
         return DemoResult(campaign=campaign, created=False, logins=logins, invitation=_demo_invitation(campaign))
 
     gm_password = _new_password()
-    gm = _demo_user(prefix + DEMO_GM, gm_password, staff=True)
+    gm = _demo_user(prefix + DEMO_GM, gm_password)
     campaign = campaign_create(name=name, slug=slug, ruleset=ruleset, players=DEMO_PLAYERS, by=gm)
     logins = [DemoLogin(prefix + DEMO_GM, gm_password, Role.GM.label, "")]
     for dynasty in Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.PLAYER).order_by("pk"):

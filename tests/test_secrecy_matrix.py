@@ -21,9 +21,10 @@
 The campaign is built once for the module inside a transaction rolled back at the end; every read
 is done once (``sweep``) and each pattern's test looks at its own answers.
 
-The admin is covered modestly: its changelists and a few change pages of the campaign apps'
-models are read by every role (the staff user holds the admin's view permissions on those models);
-its forms are not posted to."""
+The admin is covered modestly here: its changelists and a few change pages of the campaign apps'
+models are read by every role (the staff user, who is no GM, holds the admin's view permissions on
+those models and gets no desk); every desk page, form, autocomplete and action aimed at another
+campaign is ``tests/test_secrecy_desk.py``'s."""
 
 from __future__ import annotations
 
@@ -196,7 +197,7 @@ FILL: dict[str, Fill] = {
     "api:token-revoke": S(None, POST_ACTION),
     "api:campaign-list": S(lambda c: ["/api/v1/campaigns/"]),
     "api:campaign-import": S(None, POST_ACTION),
-    ADMIN: S(_admin_urls, POST_NONE, "the admin's forms are out of this matrix's scope"),
+    ADMIN: S(_admin_urls, POST_NONE, "the desk's forms, autocompletes and actions: tests/test_secrecy_desk.py"),
     # GEDCOM, trees, prints ---------------------------------------------------------------------------
     "gedcom-campaign": C(lambda c: [u("gedcom-campaign", c.slug)], POST_SAME),
     "gedcom-dynasty": C(
