@@ -184,6 +184,18 @@ def test_a_large_jpeg_is_decoded_at_a_fraction_of_its_size_and_upright(monkeypat
     assert resized(image)[1:] == ("jpg", 200, 400)  # turned upright after the draft
 
 
+def test_a_phones_mpo_is_read_as_its_first_jpeg():
+    """A JPEG carrying more pictures (MPO: a phone's depth map or preview) was refused as no image."""
+    first, second = Image.new("RGB", (4000, 3000), NAVY), Image.new("RGB", (4000, 3000), GOLD)
+    data = encoded(first, "MPO", save_all=True, append_images=[second])
+    image = read_image(BytesIO(data))
+    assert image.format == "MPO" and image.size == (1000, 750)  # drafted, as a JPEG
+    stored, ext, width, height = resized(image)
+    assert (ext, width, height) == ("jpg", 400, 300)
+    assert Image.open(BytesIO(stored)).getpixel((200, 150)) == pytest.approx(NAVY, abs=3)
+    assert [marker for marker, _ in _jpeg_markers(stored) if 0xE0 <= marker <= 0xEF] == [0xE0]  # no MPF (APP2)
+
+
 def test_palette_16_bit_and_transparent_images_are_read():
     palette = Image.new("P", (1200, 600), 1)
     palette.putpalette([*GOLD, *NAVY] + [0] * 762)

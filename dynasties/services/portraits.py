@@ -56,6 +56,9 @@ stored size, and every image reduced to that before its last resampling (Pillow'
 "very close to fair resampling")."""
 FORMATS = ("JPEG", "PNG", "GIF", "WEBP")
 FOLDER = "portraits"
+_JPEG = {"JPEG", "MPO"}
+"""Pillow opens a JPEG carrying more pictures (a phone's MPO: a depth map, a preview) as "MPO": its
+first picture is a JPEG like any other."""
 
 _WEBP_BYTES_PER_PIXEL = 19
 """libwebp's canvas and previous frame, Pillow's copy of the frame and the image (four RGBA copies)
@@ -100,7 +103,7 @@ def read_image(upload: IO[bytes]) -> Image.Image:
         with _guarded_decoding():
             image = Image.open(BytesIO(data), formats=FORMATS)  # the header only
             _check_size(image, data)
-            if image.format == "JPEG":
+            if image.format in _JPEG:
                 image.draft(image.mode, draft_size(image.size))
             image.load()
     except RuleError:
@@ -148,7 +151,7 @@ def decoding_cost(image: Image.Image, data: bytes) -> int:
     - a PNG or GIF: a byte a pixel in grey, palette or black and white, 2 in 16-bit grey, 4 in
       colour, 8 with transparency (resampled premultiplied, a second copy)."""
     width, height = image.size
-    if image.format == "JPEG":
+    if image.format in _JPEG:
         scale = _draft_scale(image.size)
         cost = 4 * -(-width // scale) * -(-height // scale)
         if _whole_image_buffered(image, data):
@@ -199,7 +202,7 @@ def _megapixels(pixels: int) -> str:
 
 
 def _kind(image: Image.Image, data: bytes) -> str:
-    if image.format == "JPEG":
+    if image.format in _JPEG:
         return "a progressive JPEG (or one saved in several scans)"
     if image.format == "WEBP":
         return "a WebP image"
