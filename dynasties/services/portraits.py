@@ -180,7 +180,7 @@ def _check_size(image: Image.Image, data: bytes) -> None:
     if cost > DECODE_BUDGET:
         shrink = math.sqrt(DECODE_BUDGET / cost) * 0.99
         most = f"{int(width * shrink)}x{int(height * shrink)}"
-        kind = _kind(image, data)
+        kind = _kind(image)
         instead = "" if _has_alpha(image) or image.format == "GIF" else ", or save it as a JPEG (not progressive)"
         raise RuleError(
             f"The image is {width}x{height} pixels: {kind} that large takes too much memory to read. "
@@ -201,7 +201,7 @@ def _megapixels(pixels: int) -> str:
     return f"{pixels / 1_000_000:.1f}".removesuffix(".0")
 
 
-def _kind(image: Image.Image, data: bytes) -> str:
+def _kind(image: Image.Image) -> str:
     if image.format in _JPEG:
         return "a progressive JPEG (or one saved in several scans)"
     if image.format == "WEBP":
