@@ -78,6 +78,7 @@ bench: setup-dev
 	$(PY) bench/simulate.py
 	$(PY) bench/succession_view.py
 	$(PY) bench/tree.py
+	$(PY) bench/portrait.py
 	$(PY) bench/undo.py
 	$(PY) bench/api.py
 	scripts/pg-test.sh $(PY) bench/api_steps.py

@@ -113,10 +113,11 @@ TASKS = {"default": {"BACKEND": env_str("TASKS_BACKEND", "django_tasks.backends.
 # when looked at, or by `manage.py fail_lost_jobs` (campaign/jobs.py).
 REGNAL_JOB_STALE_SECONDS = env_int("REGNAL_JOB_STALE_SECONDS", 900, minimum=60)
 # Files the site writes go through Django's storage API: `default_storage` keeps them under
-# MEDIA_ROOT (never served from there: the views that hand them out check who asks).
+# MEDIA_ROOT (never served from there: the views that hand them out check who asks), each written
+# whole or not at all (campaign/files.py: a full disk leaves no partial file).
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", "") or BASE_DIR / "var" / "media")
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": {"BACKEND": "campaign.files.AtomicFileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 # Rendered artifacts (family trees) go to the storage "artifacts" if ARTIFACTS_STORAGE names a
