@@ -478,3 +478,22 @@ class Invitation(models.Model):
     @property
     def seat(self) -> str:
         return f"the player of {self.dynasty}" if self.dynasty_id else "an observer"
+
+
+class AccountName(models.Model):
+    """What an account's username is whatever its capitals, and what it looks like
+    (``campaign.accounts``): SHA-256s, each unique, so no two accounts have names that pass for one
+    another ("GMa" and "gmA", a Cyrillic "А" for a Latin "A"). Kept by the user model's save; not
+    campaign state. Empty where an account from before the rule shares it with an older one."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, primary_key=True, on_delete=models.CASCADE, related_name="+")
+    # null, not "": unique keys that two old accounts may both lack
+    folded = models.CharField(  # noqa: DJ001
+        max_length=64, unique=True, null=True, help_text="SHA-256 of the username case folded (NFKC), hex."
+    )
+    skeleton = models.CharField(  # noqa: DJ001
+        max_length=64, unique=True, null=True, help_text="SHA-256 of the username's skeleton (UTS #39), hex."
+    )
+
+    def __str__(self) -> str:
+        return f"the skeleton of {self.user}"
