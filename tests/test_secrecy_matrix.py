@@ -228,6 +228,7 @@ FILL: dict[str, Fill] = {
     "pages:backups": C(lambda c: [u("pages:backups", c.slug)]),  # the GM's only: 404 for everyone else
     "pages:backup_new": C(None, POST_ACTION),
     "pages:players": C(lambda c: [u("pages:players", c.slug)], POST_ACTION),  # the GM's only: 404 for everyone else
+    "pages:setup": C(None, POST_ACTION),  # a failed set-up's Retry and Delete: the GM's only, 404 for everyone else
     # an invitation's page: a made-up link shows nothing (tests/test_invitations.py opens real ones)
     "join": S(lambda c: [u("join", "no-such-secret")], POST_ACTION),
     "pages:backup": C(lambda c: [u("pages:backup", c.slug, "nosuchjob")]),
@@ -935,6 +936,9 @@ ACTIONS: dict[tuple[str, str], Act] = {
         lambda c: u("join", "no-such-secret"), lambda c: {"username": "newcomer"}, frozenset(), None, api=False, scope=SITE
     ),
     ("pages:backup_new", "back up the campaign"): P(lambda c: u("pages:backup_new", c.slug), lambda c: {}, PLAYERS, "gm"),
+    # the cast's campaign is open for play: the GM gets past the policy to "nothing to retry or delete"
+    ("pages:setup", "retry the set-up"): P(lambda c: u("pages:setup", c.slug), lambda c: {"op": "retry"}, PLAYERS, "gm"),
+    ("pages:setup", "delete the campaign"): P(lambda c: u("pages:setup", c.slug), lambda c: {"op": "delete"}, PLAYERS, "gm"),
     ("api:notes-list", "the note for England's player"): A(
         lambda c: _api(c, "notes"),
         lambda c: {"dynasty": c.pk("England"), "audience": "player", "text": "a new plan"},
