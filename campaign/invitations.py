@@ -31,7 +31,7 @@ from django.utils import timezone
 from campaign import audit
 from campaign.accounts import account_create
 from campaign.models import Campaign, Invitation, Membership, Role
-from campaign.permissions import require
+from campaign.permissions import consequence, require
 from campaign.services import membership_add
 from campaign.steps import Chronicle, lock_campaign
 from rules.errors import NotFound, RuleError
@@ -303,7 +303,8 @@ def _seat(invitation: Invitation, user: Any) -> Membership:
     failed = problem(invitation, user)
     if failed is not None:
         raise failed
-    membership = membership_add(campaign=invitation.campaign, user=user, role=invitation.role, dynasty=invitation.dynasty)
+    with consequence():  # the link, the GM's, seats him: the rules' consequence of a live link, not his own act
+        membership = membership_add(campaign=invitation.campaign, user=user, role=invitation.role, dynasty=invitation.dynasty)
     invitation.used_by = user
     invitation.used_at = timezone.now()
     invitation.save(update_fields=["used_by", "used_at"])
