@@ -71,6 +71,22 @@ def fill_html(apps, schema_editor):
             Checkpoint.objects.filter(pk=point.pk).update(**update)
 
 
+def drop_note_triggers(apps, schema_editor):
+    """On SQLite, before the note's table changes (either way): undo's triggers (campaign.changelog)
+    name each of its columns, as the models say at the last ``migrate``, and SQLite refuses to rename
+    or drop a table's column that a trigger names wrongly. ``migrate`` makes them again when it ends."""
+    connection = schema_editor.connection
+    if connection.vendor != "sqlite":
+        return
+    table = apps.get_model("dynasties", "Note")._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = %s AND name LIKE 'regnal_undo_%%'", [table]
+        )
+        for (name,) in cursor.fetchall():
+            cursor.execute(f'DROP TRIGGER "{name}"')
+
+
 class Migration(migrations.Migration):
     dependencies = [
         ("campaign", "0012_checkpoint_redo"),
@@ -78,6 +94,7 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
+        migrations.RunPython(drop_note_triggers, migrations.RunPython.noop),
         migrations.AddField(
             model_name="historicalnote",
             name="html",
@@ -96,5 +113,5 @@ class Migration(migrations.Migration):
                 help_text="The text rendered and sanitized when it was written (dynasties.notes.render): what is shown.",
             ),
         ),
-        migrations.RunPython(fill_html, migrations.RunPython.noop),
+        migrations.RunPython(fill_html, drop_note_triggers),
     ]
