@@ -52,6 +52,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # every answer but a static file's: Cache-Control "private, no-store" unless its view chose private caching
+    "config.cache_control.PrivateNoStoreMiddleware",
     "csp.middleware.CSPMiddleware",  # the Content-Security-Policy below, on every answer but static files
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",

@@ -94,7 +94,6 @@ class FileView(CampaignScoped, APIView):
 def _file(content: bytes | str, media_type: str, filename: str, *, attachment: bool = False) -> HttpResponse:
     response = HttpResponse(content, content_type=media_type)
     response["Content-Disposition"] = f'{"attachment" if attachment else "inline"}; filename="{filename}"'
-    response["Cache-Control"] = "private, no-cache"
     return response
 
 
