@@ -31,6 +31,7 @@ ERRORS = {
     "404": "No such object, or you may not see it (outsiders see no campaign at all).",
     "409": "Already done: a step run twice or out of order, or the same Idempotency-Key sent again.",
     "422": "The Idempotency-Key was already used for another request (another address or body): send a new key.",
+    "429": "Too many requests of this kind: the message and the Retry-After header say when to try again.",
 }
 SAFE = {"GET", "HEAD", "OPTIONS"}
 WRITES_ONLY = {"409", "422"}
@@ -49,7 +50,7 @@ IDEMPOTENCY_KEY = OpenApiParameter(
 
 
 class AutoSchema(SpectacularAutoSchema):
-    """Adds the shared ``Error`` response (400, 401, 403, 404, and 409 and 422 on writes) to every operation
+    """Adds the shared ``Error`` response (400, 401, 403, 404, 429, and 409 and 422 on writes) to every operation
     that does not document its own, and tags operations by the view's ``api_tag``."""
 
     def _get_response_bodies(self, direction: Any = "response") -> dict[str, Any]:

@@ -37,6 +37,7 @@ from operations.exchange import FORMAT, campaign_export_for, campaign_import
 
 class ExportView(CampaignScoped, APIView):
     api_tag = "exchange"
+    throttle_scope = "render"  # the whole campaign read and written out (api.throttles)
 
     @extend_schema(
         summary="Export the campaign (GM)",
@@ -61,6 +62,7 @@ class ImportQuery(serializers.Serializer):
 
 class ImportView(APIView):
     api_tag = "exchange"
+    throttle_scope = "import"  # up to REGNAL_IMPORT_MAX_BYTES, a campaign written (api.throttles)
     parser_classes = [ImportJSONParser]
 
     @extend_schema(

@@ -87,6 +87,7 @@ class RenderFailed(exceptions.APIException):
 
 class FileView(CampaignScoped, APIView):
     api_tag = "renders"
+    throttle_scope = "render"  # a drawing costs: its own rate limit (api.throttles)
     renderer_classes = [JSONRenderer]
     content_negotiation_class = JsonErrorsNegotiation
 
