@@ -10,9 +10,12 @@ services ask the policy, and their refusal (403, 400, 409) is the answer; no vie
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
+from urllib.parse import urlencode
 
 from django.db.models import Model, QuerySet
 from django.http import Http404
@@ -21,7 +24,7 @@ from rest_framework.request import Request
 
 from campaign.models import Campaign
 from campaign.permissions import role_of, visible
-from campaign.undo import new_action_key, step_action
+from campaign.undo import KeyUse, new_action_key, step_action
 from rules.errors import RuleError
 
 T = TypeVar("T")
@@ -65,10 +68,30 @@ def idempotency_key(request: Request) -> str:
     return sent
 
 
+def _canonical(data: Any) -> str:
+    """The body as one text whatever its spacing and key order (JSON), or its fields sorted (a form)."""
+    if hasattr(data, "lists"):  # a form's QueryDict: every value of every field
+        data = {name: values for name, values in sorted(data.lists())}
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def key_use(request: Request) -> KeyUse | None:
+    """What the sent ``Idempotency-Key`` is bound to (``campaign.undo.KeyUse``): the method and
+    address (the query's parameters sorted) and a SHA-256 of them with the canonical body. None
+    without the header (a fresh key cannot be sent again)."""
+    if not (request.headers.get("Idempotency-Key") or "").strip():
+        return None
+    query = urlencode(sorted(request.query_params.lists()), doseq=True)
+    line = f"{request.method} {request.path}" + (f"?{query}" if query else "")
+    digest = hashlib.sha256(f"{line}\n{_canonical(request.data)}".encode()).hexdigest()
+    return KeyUse(request=line, fingerprint=digest)
+
+
 def run_action(request: Request, campaign: Campaign, label: str, action: Callable[[Campaign], T]) -> T:
     """Run ``action`` (which calls the services with the locked campaign) as one step action: one
     transaction, the undo checkpoint of the step, the one-time key from ``Idempotency-Key``.
-    A key sent again raises ``AlreadyDone`` (409); a refused action leaves nothing behind."""
+    The same key with the same request raises ``AlreadyDone`` (409), with another request
+    ``KeyReused`` (422); a refused action leaves nothing behind."""
     return step_action(
         campaign=campaign,
         key=idempotency_key(request),
@@ -76,6 +99,7 @@ def run_action(request: Request, campaign: Campaign, label: str, action: Callabl
         action=action,
         by=request.user if request.user.is_authenticated else None,
         door="api",
+        use=key_use(request),
     )
 
 

@@ -4,7 +4,9 @@
   ``campaign.undo.AlreadyDone`` are 409, ``NotFound`` 404, the rest 400);
 - Django's and DRF's ``ValidationError`` are 400 ``invalid`` with one message per field;
 - not logged in or a bad token 401, not allowed 403, not found 404, and DRF's other errors
-  (405, 406, 415, 429) keep their status;
+  (405, 406, 415) keep their status;
+- a rate limit reached (``api.throttles``) is 429 ``throttled``: the message says which limit and
+  in how many seconds to try again, as ``Retry-After`` does;
 - a body over Django's ``DATA_UPLOAD_MAX_MEMORY_SIZE`` is 413 ``too_large`` naming the limit (the
   import has its own, ``api.parsers``); a body Django refuses for other reasons (too many form
   fields or files) is 400 ``parse_error``.
@@ -23,10 +25,12 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404, HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import set_rollback
 
+from api.throttles import REFUSED, Refusal, retry_after
 from rules.errors import RuleError
 
 NON_FIELD = {api_settings.NON_FIELD_ERRORS_KEY, "__all__"}
@@ -105,6 +109,20 @@ def _too_large_message() -> str:
     )
 
 
+def _throttled(exc: exceptions.Throttled, context: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The 429: the limit that keeps the caller waiting longest, in words, and ``Retry-After``."""
+    request = context.get("request")
+    if request is not None:  # JSON even from the schema's YAML view and its HTML pages (open to anyone)
+        request.accepted_renderer, request.accepted_media_type = JSONRenderer(), JSONRenderer.media_type
+    refusals: list[Refusal] = getattr(request, REFUSED, [])
+    if refusals:
+        refusal = max(refusals, key=lambda r: r.wait)
+        return error_body("throttled", refusal.message), {"Retry-After": str(retry_after(refusal.wait))}
+    seconds = retry_after(exc.wait)
+    message = f"Too many requests: try again in {seconds} second{'s' if seconds != 1 else ''}."
+    return error_body("throttled", message), {"Retry-After": str(seconds)}
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """REST framework's EXCEPTION_HANDLER. Returns None (a 500) only for unexpected errors."""
     headers: dict[str, str] = {}
@@ -126,11 +144,11 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
             body, code = error_body("too_large", _too_large_message()), status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
         else:
             body, code = error_body("parse_error", f"The body cannot be read: {exc}"), status.HTTP_400_BAD_REQUEST
+    elif isinstance(exc, exceptions.Throttled):
+        (body, headers), code = _throttled(exc, context), status.HTTP_429_TOO_MANY_REQUESTS
     elif isinstance(exc, exceptions.APIException):
         if getattr(exc, "auth_header", None):
             headers["WWW-Authenticate"] = exc.auth_header  # type: ignore[attr-defined]
-        if getattr(exc, "wait", None):
-            headers["Retry-After"] = str(int(exc.wait))  # type: ignore[attr-defined]
         body, code = error_body(_code(exc), _text(exc.detail)), exc.status_code
     else:
         return None

@@ -31,3 +31,23 @@ class ApiToken(models.Model):
     @property
     def active(self) -> bool:
         return self.revoked_at is None
+
+
+class CacheEntry(models.Model):
+    """A row of the site's cache when it is the database (``REGNAL_CACHE=database``, the production
+    default: Django's ``DatabaseCache`` on this table, ``config.env.CACHE_TABLE``). The API's rate
+    limits count here (``api.throttles``), so that every server counts the same requests. Declared
+    as a model so that ``migrate`` makes the table (the columns ``createcachetable`` would make);
+    only the cache reads and writes it."""
+
+    cache_key = models.CharField(max_length=255, primary_key=True)
+    value = models.TextField()
+    expires = models.DateTimeField(db_index=True)
+
+    class Meta:
+        db_table = "regnal_cache"
+        verbose_name = "cache entry"
+        verbose_name_plural = "cache entries"
+
+    def __str__(self) -> str:
+        return self.cache_key

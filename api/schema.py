@@ -30,8 +30,11 @@ ERRORS = {
     "403": "Logged in, but your role in the campaign does not allow this.",
     "404": "No such object, or you may not see it (outsiders see no campaign at all).",
     "409": "Already done: a step run twice or out of order, or the same Idempotency-Key sent again.",
+    "422": "The Idempotency-Key was already used for another request (another address or body): send a new key.",
+    "429": "Too many requests of this kind: the message and the Retry-After header say when to try again.",
 }
 SAFE = {"GET", "HEAD", "OPTIONS"}
+WRITES_ONLY = {"409", "422"}
 
 IDEMPOTENCY_KEY = OpenApiParameter(
     name="Idempotency-Key",
@@ -39,14 +42,15 @@ IDEMPOTENCY_KEY = OpenApiParameter(
     location=OpenApiParameter.HEADER,
     required=False,
     description=(
-        "Up to 40 characters you choose per action (a UUID is fine). Sending the same key again answers "
-        "409 already_done and does nothing twice. Without it, a fresh key is used for the request."
+        "Up to 40 characters you choose per action (a UUID is fine). Sending the same key again with the "
+        "same request answers 409 already_done and does nothing twice; with another address or body, 422 "
+        "idempotency_key_reused (nothing is done). Without it, a fresh key is used for the request."
     ),
 )
 
 
 class AutoSchema(SpectacularAutoSchema):
-    """Adds the shared ``Error`` response (400, 401, 403, 404, and 409 on writes) to every operation
+    """Adds the shared ``Error`` response (400, 401, 403, 404, 429, and 409 and 422 on writes) to every operation
     that does not document its own, and tags operations by the view's ``api_tag``."""
 
     def _get_response_bodies(self, direction: Any = "response") -> dict[str, Any]:
@@ -54,7 +58,7 @@ class AutoSchema(SpectacularAutoSchema):
         if direction != "response":
             return responses
         for code, description in ERRORS.items():
-            if code == "409" and self.method in SAFE:
+            if code in WRITES_ONLY and self.method in SAFE:
                 continue
             if code not in responses:
                 responses[code] = self._get_response_for_code(

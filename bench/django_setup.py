@@ -19,6 +19,9 @@ def setup_for_requests(tmp: str, *, keep_database: bool) -> None:
     os.environ["DEBUG"] = "0"  # no query log: as in production
     os.environ["ALLOWED_HOSTS"] = "testserver"
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    # one user asking as fast as the machine answers: the API's rate limit (api/throttles.py) would
+    # refuse a long run; it still counts every request, far above it
+    os.environ.setdefault("REGNAL_RATE_API", "1000000/min")
     import django
 
     warnings.filterwarnings("ignore", message="No directory at")  # WhiteNoise: no collectstatic for a bench

@@ -370,16 +370,23 @@ class Checkpoint(models.Model):
 
 class ActionKey(models.Model):
     """A form's one-time key: the same submit arriving twice (a double click, the back button) is
-    recognised and done once."""
+    recognised and done once. An API key (``Idempotency-Key``) is bound to the request it was first
+    sent with: ``request`` (its method and address, for the message) and ``fingerprint`` (a digest
+    of the address and the body); the same key sent with another request is refused
+    (``campaign.undo.KeyReused``). A page's key has neither: its form is drawn with a new key."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
     key = models.CharField(max_length=64)
     label = models.CharField(max_length=200)
     by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
+    request = models.CharField(max_length=200, blank=True, default="")
+    fingerprint = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["campaign", "key"], name="action_key_once")]
+        # a key is looked up across campaigns: sent to another campaign's address, it is refused too
+        indexes = [models.Index(fields=["key"], name="action_key_key")]
 
     def __str__(self) -> str:
         return f"{self.key}: {self.label}"

@@ -62,6 +62,14 @@ class AlreadyDone(RuleError):
     status = 409
 
 
+class KeyReused(RuleError):
+    """An API key sent again with another request (another address, or the same with another body):
+    it names the first request; nothing is done."""
+
+    code = "idempotency_key_reused"
+    status = 422
+
+
 class NothingToUndo(RuleError):
     code = "nothing_to_undo"
     status = 409
@@ -206,6 +214,52 @@ KEY_MAX = 40
 DOORS = ("page", "api")
 
 
+@dataclass(frozen=True)
+class KeyUse:
+    """What an API key is sent with: ``request``, the method and address (``POST /api/v1/...``, kept
+    for the message), and ``fingerprint``, a digest of the address and the body (``api.common``).
+    The same key again is the same action only with the same fingerprint."""
+
+    request: str
+    fingerprint: str
+
+
+REQUEST_MAX = 200
+"""The longest ``request`` kept with a key (the fingerprint covers the whole address)."""
+
+
+def key_refuse(key: str, *, campaign: Campaign | int | None, use: KeyUse | None, done: str) -> None:
+    """Raise if the stored ``key`` (``action_key``'s form) was used already: :class:`AlreadyDone`
+    (``done``) when it is the same request again, or when either side carries no fingerprint (a
+    page's form, a key kept before fingerprints); :class:`KeyReused` when the key came with another
+    request: another address, another campaign, or the same address with another body. A key is
+    looked up in every campaign (it holds its door and its user: only one's own keys can match)."""
+    found = ActionKey.objects.filter(key=key).only("campaign_id", "request", "fingerprint").first()
+    if found is None:
+        return
+    if use is None or not found.fingerprint or found.fingerprint == use.fingerprint:
+        raise AlreadyDone(done)
+    campaign_id = campaign.pk if isinstance(campaign, Campaign) else campaign
+    if campaign_id is not None and found.campaign_id != campaign_id:
+        first = "a request to another campaign"
+    elif found.request != use.request[:REQUEST_MAX]:
+        first = found.request
+    else:
+        first = f"{found.request} with another body"
+    raise KeyReused(
+        f"This Idempotency-Key was already used for {first}: a key names one request. Nothing was done; "
+        "send this request with a new key.",
+        fields={"Idempotency-Key": f"Already used for {first}."},
+    )
+
+
+def _key_keep(campaign: Campaign, key: str, *, label: str, by: AbstractBaseUser | None, use: KeyUse | None) -> ActionKey:
+    request, fingerprint = (use.request[:REQUEST_MAX], use.fingerprint) if use is not None else ("", "")
+    return ActionKey.objects.create(
+        campaign=campaign, key=key, label=label[:200], by=by, request=request, fingerprint=fingerprint
+    )
+
+
 def action_key(key: str | None, *, by: AbstractBaseUser | None, door: str = "page") -> str:
     """The stored form of a door's one-time key: kept per door and per user, so that no key sent
     through one door (a page's form) or by one user can ever match another's."""
@@ -225,23 +279,25 @@ def step_action(
     action: Callable[[Campaign], T],
     by: AbstractBaseUser | None = None,
     door: str = "page",
+    use: KeyUse | None = None,
 ) -> T:
     """Run one action of game night (``action`` calls the services) in one transaction.
 
-    Refuses a missing key or one already used (:class:`AlreadyDone`), takes the checkpoint of the
-    campaign's current step if this is the step's first action, records the key, then runs the
+    Refuses a missing key or one already used (:func:`key_refuse`: :class:`AlreadyDone`, or
+    :class:`KeyReused` when an API key's ``use`` differs from its first), takes the checkpoint of
+    the campaign's current step if this is the step's first action, records the key, then runs the
     action: if the action fails, nothing stays, the key and the checkpoint included."""
     key = action_key(key, by=by, door=door)
+    done = "That was already done (the same form was sent twice): nothing was done again."
     with transaction.atomic():
         locked = lock_campaign(campaign)
-        if ActionKey.objects.filter(campaign=locked, key=key).exists():
-            raise AlreadyDone("That was already done (the same form was sent twice): nothing was done again.")
+        key_refuse(key, campaign=locked, use=use, done=done)
         point = _step_checkpoint(locked, label=label, by=by)
         try:
             with transaction.atomic():
-                ActionKey.objects.create(campaign=locked, key=key, label=label[:200], by=by)
+                _key_keep(locked, key, label=label, by=by, use=use)
         except IntegrityError:
-            raise AlreadyDone("That was already done (the same form was sent twice): nothing was done again.") from None
+            raise AlreadyDone(done) from None
         with audit.acting(by, year=locked.current_year, step=locked.step, label=label), changelog.recording(point):
             return action(locked)
 
@@ -437,7 +493,9 @@ def undo_plan(campaign: Campaign, *, turn: bool = False) -> UndoPlan | None:
     )
 
 
-def _undo(campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None, *, turn: bool, door: str) -> Checkpoint:
+def _undo(
+    campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None, *, turn: bool, door: str, use: KeyUse | None
+) -> Checkpoint:
     def restore(locked: Campaign) -> Checkpoint:
         target = _target(locked, turn=turn)
         if target is None:
@@ -463,21 +521,35 @@ def _undo(campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None
     with transaction.atomic():
         locked = lock_campaign(campaign)
         require(by, locked, "gm")  # undo is the GM's (campaign.permissions)
-        if ActionKey.objects.filter(campaign=locked, key=key).exists():
-            raise AlreadyDone("That undo was already done (the same form was sent twice): nothing more was undone.")
-        ActionKey.objects.create(campaign=locked, key=key, label=label, by=by)
+        done = "That undo was already done (the same form was sent twice): nothing more was undone."
+        key_refuse(key, campaign=locked, use=use, done=done)
+        _key_keep(locked, key, label=label, by=by, use=use)
         return restore(locked)
 
 
-def undo_step(*, campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None = None, door: str = "page") -> Checkpoint:
+def undo_step(
+    *,
+    campaign: Campaign | int,
+    key: str | None,
+    by: AbstractBaseUser | None = None,
+    door: str = "page",
+    use: KeyUse | None = None,
+) -> Checkpoint:
     """Put the campaign back as it was at the start of the step last worked on (or before the last
     desk correction); returns the checkpoint used (kept for redo). Undo again to go further back."""
-    return _undo(campaign, key, by, turn=False, door=door)
+    return _undo(campaign, key, by, turn=False, door=door, use=use)
 
 
-def undo_turn(*, campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None = None, door: str = "page") -> Checkpoint:
+def undo_turn(
+    *,
+    campaign: Campaign | int,
+    key: str | None,
+    by: AbstractBaseUser | None = None,
+    door: str = "page",
+    use: KeyUse | None = None,
+) -> Checkpoint:
     """Put the campaign back as it was at the start of the turn last worked on (its Births step)."""
-    return _undo(campaign, key, by, turn=True, door=door)
+    return _undo(campaign, key, by, turn=True, door=door, use=use)
 
 
 # --- redo -----------------------------------------------------------------------------------------
@@ -543,7 +615,14 @@ def _untouched_since_undo(campaign: Campaign, target: Checkpoint) -> bool:
     )
 
 
-def redo(*, campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None = None, door: str = "page") -> Checkpoint:
+def redo(
+    *,
+    campaign: Campaign | int,
+    key: str | None,
+    by: AbstractBaseUser | None = None,
+    door: str = "page",
+    use: KeyUse | None = None,
+) -> Checkpoint:
     """Write again what the last undo took back (the same rows, the same rolls: nothing is rolled
     again) and put its change sets back in force, so they can be undone again; returns the checkpoint
     the undo had gone back to. Refused when nothing is kept for redo (:class:`NothingToRedo`)."""
@@ -552,8 +631,8 @@ def redo(*, campaign: Campaign | int, key: str | None, by: AbstractBaseUser | No
     with transaction.atomic():
         locked = lock_campaign(campaign)
         require(by, locked, "gm")  # redo is the GM's, as undo (campaign.permissions)
-        if ActionKey.objects.filter(campaign=locked, key=key).exists():
-            raise AlreadyDone("That redo was already done (the same form was sent twice): nothing more was redone.")
+        done = "That redo was already done (the same form was sent twice): nothing more was redone."
+        key_refuse(key, campaign=locked, use=use, done=done)
         target = _redo_target(locked)
         if target is None or target.redo is None:
             raise NothingToRedo("There is nothing to redo: no undo is kept (a step played or a desk save since forgets it).")
@@ -561,7 +640,7 @@ def redo(*, campaign: Campaign | int, key: str | None, by: AbstractBaseUser | No
         if stale:  # forgotten for good (committed), then refused
             Checkpoint.objects.filter(campaign=locked, undone_in__isnull=False).delete()
         else:
-            ActionKey.objects.create(campaign=locked, key=key, label=label, by=by)
+            _key_keep(locked, key, label=label, by=by, use=use)
             kept = _unpack(target.redo)
             rows = {table: {int(i): image for i, image in images.items()} for table, images in kept["rows"].items()}
             _revert(locked, rows, kept["campaign"], by=by, reason=f"{label}: again from {describe(target)}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 from collections.abc import Mapping
@@ -76,6 +77,68 @@ def env_json_object(name: str, environ: Mapping[str, str] = os.environ) -> dict[
     if not isinstance(value, dict):
         raise ImproperlyConfigured(f'{name}={raw!r} is not a JSON object: write one such as \'{{"bucket_name": "regnal"}}\'.')
     return value
+
+
+RATE_PERIODS = {
+    "s": "s",
+    "sec": "s",
+    "second": "s",
+    "m": "min",
+    "min": "min",
+    "minute": "min",
+    "h": "hour",
+    "hour": "hour",
+    "d": "day",
+    "day": "day",
+}
+
+
+def env_rate(name: str, default: str, environ: Mapping[str, str] = os.environ) -> str:
+    """A rate limit, requests per period ("60/min"), in REST framework's form: ``<n>/<s|min|hour|day>``."""
+    raw = environ.get(name)
+    text = default if raw is None or not raw.strip() else raw.strip()
+    count, _, period = text.partition("/")
+    unit = RATE_PERIODS.get(period.strip().lower())
+    number = int(count.strip()) if count.strip().isdigit() else 0
+    if unit is None or number < 1:
+        raise ImproperlyConfigured(
+            f"{name}={text!r} is not a rate: write how many requests in which period, such as '60/min' "
+            "(at least 1; the period is one of s, min, hour, day)."
+        )
+    return f"{number}/{unit}"
+
+
+CACHE_TABLE = "regnal_cache"
+"""The database cache's table (``api.models.CacheEntry``, made by ``migrate``)."""
+CACHE_MAX_ENTRIES = 10_000
+"""Rows the database cache keeps before it culls (expired rows first); it counts them at each write."""
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+
+
+def env_cache(name: str, default: str, environ: Mapping[str, str] = os.environ) -> dict[str, object]:
+    """The site's cache (where the API's rate limits count): ``memory`` (this process only),
+    ``database`` (the site's database: every server and worker counts together) or a Redis URL."""
+    raw = environ.get(name, "").strip() or default
+    if raw == "memory":
+        return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "regnal"}
+    if raw == "database":
+        return {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": CACHE_TABLE,
+            "OPTIONS": {"MAX_ENTRIES": CACHE_MAX_ENTRIES},
+        }
+    if raw.startswith(REDIS_SCHEMES):
+        if importlib.util.find_spec("redis") is None:
+            raise ImproperlyConfigured(
+                f"{name} names a Redis server, but the redis package is not installed: add redis to "
+                "requirements.in, re-lock and install it (docs/deployment.md), or use 'database'."
+            )
+        return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": raw}
+    shown = raw.split("://", 1)[0] + "://..." if "://" in raw else repr(raw)  # a URL may hold a password
+    raise ImproperlyConfigured(
+        f"{name}={shown} is not a cache: write 'memory' (one process), 'database' (the site's database, "
+        "shared by every server) or a Redis URL such as redis://127.0.0.1:6379/0."
+    )
 
 
 KEY_MIN_LENGTH = 50

@@ -8,7 +8,7 @@ from pathlib import Path
 from csp.constants import NONCE, NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_database, env_int, env_json_object, env_list, env_str
+from config.env import env_bool, env_cache, env_database, env_int, env_json_object, env_list, env_rate, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -52,6 +52,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # every answer but a static file's: Cache-Control "private, no-store" unless its view chose private caching
+    "config.cache_control.PrivateNoStoreMiddleware",
     "csp.middleware.CSPMiddleware",  # the Content-Security-Policy below, on every answer but static files
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -138,6 +140,23 @@ TREE_INLINE_PEOPLE = env_int("TREE_INLINE_PEOPLE", 500, minimum=1)
 # (api/parsers.py); every other request keeps Django's DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB).
 REGNAL_IMPORT_MAX_BYTES = env_int("REGNAL_IMPORT_MAX_BYTES", 50 * 1024 * 1024, minimum=1024 * 1024)
 
+# The site's cache: where the API's rate limits count (api/throttles.py). "memory" counts in each
+# process (one process: `make run`); the production settings use "database" (every server and worker
+# counts the same requests, in the table regnal_cache that `migrate` makes); a Redis URL
+# (redis://host:6379/0, with the redis package installed) does the same in Redis.
+CACHES = {"default": env_cache("REGNAL_CACHE", "memory")}
+
+# The API's rate limits, per user (his session and all his tokens together; by address when not
+# logged in), each a number of requests per s, min, hour or day (docs/api.md): every request counts
+# in "api"; renders of trees, sheets, PDFs, GEDCOM and exports, campaign imports and note writes
+# count in their own scope as well. Over a limit: 429, saying when to try again (Retry-After).
+REGNAL_API_RATES = {
+    "api": env_rate("REGNAL_RATE_API", "3000/min"),
+    "render": env_rate("REGNAL_RATE_RENDER", "30/min"),
+    "import": env_rate("REGNAL_RATE_IMPORT", "20/hour"),
+    "notes": env_rate("REGNAL_RATE_NOTES", "30/min"),
+}
+
 AUTHENTICATION_BACKENDS = [
     "config.auth.AxesBackend",  # refuses a locked-out username + address before the password is checked
     "django.contrib.auth.backends.ModelBackend",
@@ -220,6 +239,10 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "api.schema.AutoSchema",
     "EXCEPTION_HANDLER": "api.exceptions.exception_handler",
+    # the rate limits (api/throttles.py): every request in "api", a costly one in its own scope too
+    "DEFAULT_THROTTLE_CLASSES": ["api.throttles.TableThrottle", "api.throttles.CostThrottle"],
+    "DEFAULT_THROTTLE_RATES": REGNAL_API_RATES,
+    "NUM_PROXIES": PROXY_COUNT,  # the client's address behind the proxies (an anonymous caller's limit)
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 

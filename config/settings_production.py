@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_int, env_list, env_secret_key, env_str
+from config.env import env_bool, env_cache, env_int, env_list, env_secret_key, env_str
 
 env_secret_key("SECRET_KEY")  # missing, short, repetitive or "django-insecure-...": refused
 if env_bool("DEBUG", False) or env_bool("REGNAL_DEV", False):
@@ -51,6 +51,10 @@ WHITENOISE_USE_FINDERS = False
 # One connection per gunicorn worker, kept between requests and checked before reuse.
 DATABASES["default"]["CONN_MAX_AGE"] = env_int("CONN_MAX_AGE", 60)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+
+# The API's rate limits count in the database by default, so that every server counts the same
+# requests (a cache in each process's memory would let each of N workers allow the whole rate).
+CACHES = {"default": env_cache("REGNAL_CACHE", "database")}
 
 # Background work is queued in the database and done by `manage.py db_worker` (docs/deployment.md).
 TASKS = {"default": {"BACKEND": env_str("TASKS_BACKEND", "django_tasks_db.DatabaseBackend")}}

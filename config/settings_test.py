@@ -21,3 +21,10 @@ WHITENOISE_USE_FINDERS = True
 for _db in DATABASES.values():  # noqa: F405
     if _db["ENGINE"] == "config.db_sqlite":
         _db.setdefault("TEST", {}).update(NAME=":memory:", MIGRATE=False)
+
+# The suite's clients go as fast as the machine, many requests in one test as one user (the API's
+# fuzz tests, the secrecy matrix, the load test's in-process check): the rate limits are far above
+# them, per second so that the counts stay short. The throttles still count every request;
+# tests/api/test_throttles.py sets the rates it tests.
+REGNAL_API_RATES = {scope: "100000/s" for scope in REGNAL_API_RATES}  # noqa: F405
+REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": REGNAL_API_RATES}  # noqa: F405

@@ -483,6 +483,7 @@ class Answer:
     content_type: str
     text: str | None  # None: not searchable (a PNG)
     body: bytes = b""
+    cache_control: str = ""  # the Cache-Control header as answered
 
     def where(self) -> str:
         return f"{self.role} GET {self.url} -> {self.status}"
@@ -523,11 +524,13 @@ def ask(
                     response = client.post(url, data or {}, format="multipart")
                 body = b"".join(response.streaming_content) if response.streaming else response.content
             status, location, content_type = response.status_code, response.get("Location", ""), response.get("Content-Type", "")
+            cache_control = response.get("Cache-Control", "")
         except Exception as exc:
-            body, status, location, content_type = repr(exc).encode(), 599, "", "text/plain"
+            body, status, location, content_type, cache_control = repr(exc).encode(), 599, "", "text/plain", ""
         if not keep:
             transaction.set_rollback(True)
-    return Answer(key, url, role, status, location, content_type, _text(content_type, body) if status < 500 else None, body)
+    text = _text(content_type, body) if status < 500 else None
+    return Answer(key, url, role, status, location, content_type, text, body, cache_control)
 
 
 @dataclass
@@ -690,6 +693,23 @@ def test_every_secret_is_planted_and_seen_by_those_who_may(world: Cast, sweep: S
         if players and not (players & seen[name]):
             problems.append(f"{name}: none of {sorted(players)} sees it anywhere")
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("key", [k for k in KEYS if k in FILL and FILL[k].urls is not None])
+def test_no_answer_is_stored_by_a_browser_or_a_proxy(sweep: Sweep, key: str) -> None:
+    """Every answer of every fetched URL (pages, prints, trees, GEDCOM, the export, the API, the
+    admin), to every role, whatever its status, says ``Cache-Control: private, no-store``
+    (``config/cache_control.py``): a campaign's pages and files are never kept on a shared
+    computer's disk or in a proxy. The made-up twins' answers too (a 404 is an answer)."""
+    answers = sweep.answers[key] + [a for a in sweep.fakes.values() if a.key == key]
+    problems = [
+        f"{a.where()}: Cache-Control {a.cache_control!r}"
+        for a in answers
+        if not {"private", "no-store"} <= {d.strip().split("=")[0] for d in a.cache_control.split(",")}
+    ]
+    assert answers, f"{key}: nothing fetched"
+    assert not problems, f"{len(problems)} answer(s) a browser or proxy may keep:\n" + "\n".join(problems)
 
 
 # --- the schema ---------------------------------------------------------------------------------------

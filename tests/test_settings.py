@@ -12,7 +12,7 @@ import pytest
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_database, env_list
+from config.env import env_bool, env_cache, env_database, env_list, env_rate
 
 ROOT = Path(__file__).resolve().parent.parent
 STRONG_KEY = secrets.token_urlsafe(50)  # the production settings refuse a weak one (tests/test_csp.py)
@@ -43,6 +43,37 @@ def test_database_urls():
     assert lite["ENGINE"] == "config.db_sqlite" and lite["NAME"] == "/tmp/y.sqlite3"
     with pytest.raises(ImproperlyConfigured, match="must start with postgres://"):
         env_database("DATABASE_URL", "", {"DATABASE_URL": "mysql://x/y"})
+
+
+def test_rates():
+    assert env_rate("R", "30/min", {}) == "30/min"
+    assert env_rate("R", "30/min", {"R": " 5 / Second "}) == "5/s"
+    assert env_rate("R", "30/min", {"R": "100/hour"}) == "100/hour"
+    assert env_rate("R", "30/min", {"R": "2/d"}) == "2/day"
+    for bad in ("ten/min", "0/min", "-3/min", "5/month", "5", "5/", "/min", "1.5/min"):
+        with pytest.raises(
+            ImproperlyConfigured, match=r"is not a rate: write how many requests in which period, such as '60/min'"
+        ):
+            env_rate("REGNAL_RATE_RENDER", "30/min", {"REGNAL_RATE_RENDER": bad})
+
+
+def test_caches():
+    assert env_cache("C", "memory", {})["BACKEND"].endswith("LocMemCache")
+    database = env_cache("C", "memory", {"C": "database"})
+    assert database["BACKEND"] == "django.core.cache.backends.db.DatabaseCache" and database["LOCATION"] == "regnal_cache"
+    with pytest.raises(ImproperlyConfigured, match=r"REGNAL_CACHE='files' is not a cache: write 'memory'"):
+        env_cache("REGNAL_CACHE", "memory", {"REGNAL_CACHE": "files"})
+    with pytest.raises(ImproperlyConfigured, match=r"REGNAL_CACHE=memcached://\.\.\. is not a cache") as refused:
+        env_cache("REGNAL_CACHE", "memory", {"REGNAL_CACHE": "memcached://user:secret@host"})
+    assert "secret" not in str(refused.value)  # a URL's password is never shown
+    try:
+        import redis  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImproperlyConfigured, match="the redis package is not installed"):
+            env_cache("REGNAL_CACHE", "memory", {"REGNAL_CACHE": "redis://127.0.0.1:6379/0"})
+    else:
+        redis_cache = env_cache("REGNAL_CACHE", "memory", {"REGNAL_CACHE": "redis://127.0.0.1:6379/0"})
+        assert redis_cache["BACKEND"].endswith("RedisCache")
 
 
 def test_time_zone_is_utc():
@@ -134,6 +165,20 @@ def test_production_settings_take_the_forwarded_host_only_when_told():
     shown = "print(s.USE_X_FORWARDED_HOST)"
     assert _production({"SECRET_KEY": STRONG_KEY}, shown).stdout.split() == ["False"]
     assert _production({"SECRET_KEY": STRONG_KEY, "USE_X_FORWARDED_HOST": "1"}, shown).stdout.split() == ["True"]
+
+
+def test_the_api_rate_limits_count_in_the_database_in_production():
+    """Every server must count the same requests: production's cache is the database unless told."""
+    shown = "print(s.CACHES['default']['BACKEND'].rsplit('.', 1)[-1], s.REST_FRAMEWORK['DEFAULT_THROTTLE_RATES'])"
+    default = _production({"SECRET_KEY": STRONG_KEY}, shown)
+    assert default.returncode == 0, default.stderr
+    assert default.stdout.strip() == (
+        "DatabaseCache {'api': '3000/min', 'render': '30/min', 'import': '20/hour', 'notes': '30/min'}"
+    )
+    told = _production({"SECRET_KEY": STRONG_KEY, "REGNAL_CACHE": "memory", "REGNAL_RATE_API": "600/min"}, shown)
+    assert told.stdout.strip().startswith("LocMemCache {'api': '600/min'"), told.stderr
+    bad = _production({"SECRET_KEY": STRONG_KEY, "REGNAL_RATE_IMPORT": "lots"}, "")
+    assert bad.returncode != 0 and "REGNAL_RATE_IMPORT='lots' is not a rate" in bad.stderr
 
 
 def test_login_rate_limiting_is_on_unless_turned_off():

@@ -66,6 +66,7 @@ def _out(request: Request, slug: str, job: Job) -> dict[str, object]:
 
 class BackupsView(CampaignScoped, APIView):
     api_tag = "exchange"
+    throttle_scope = "render"  # an export written by the worker (api.throttles)
 
     @extend_schema(
         summary="Back up the campaign (GM)",

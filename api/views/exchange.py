@@ -10,7 +10,8 @@
 
 An import creates a campaign, so there is no campaign to run it as a step action of; it is the one
 transaction of ``campaign_import``. With an ``Idempotency-Key`` the key is recorded on the new
-campaign (as ``run_action`` does), so the same key sent again is a 409 and imports nothing twice."""
+campaign (as ``run_action`` does), so the same key sent again with the same document is a 409 and
+imports nothing twice; with another document, or a key already used elsewhere, a 422."""
 
 from __future__ import annotations
 
@@ -25,17 +26,18 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.common import CampaignScoped, idempotency_key
+from api.common import CampaignScoped, idempotency_key, key_use
 from api.parsers import ImportJSONParser
 from api.schema import IDEMPOTENCY_KEY, ErrorSerializer
 from api.views.campaigns import CampaignDetailOut
-from campaign.models import ActionKey, Role
-from campaign.undo import AlreadyDone, action_key, step_action
+from campaign.models import Role
+from campaign.undo import action_key, key_refuse, step_action
 from operations.exchange import FORMAT, campaign_export_for, campaign_import
 
 
 class ExportView(CampaignScoped, APIView):
     api_tag = "exchange"
+    throttle_scope = "render"  # the whole campaign read and written out (api.throttles)
 
     @extend_schema(
         summary="Export the campaign (GM)",
@@ -60,6 +62,7 @@ class ImportQuery(serializers.Serializer):
 
 class ImportView(APIView):
     api_tag = "exchange"
+    throttle_scope = "import"  # up to REGNAL_IMPORT_MAX_BYTES, a campaign written (api.throttles)
     parser_classes = [ImportJSONParser]
 
     @extend_schema(
@@ -90,15 +93,15 @@ class ImportView(APIView):
         query = ImportQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         slug = query.validated_data.get("slug")
-        sent = bool((request.headers.get("Idempotency-Key") or "").strip())
-        key = idempotency_key(request)
+        key, use = idempotency_key(request), key_use(request)  # use: None without the header
         data: Any = request.data
         with transaction.atomic():
-            if sent and ActionKey.objects.filter(key=action_key(key, by=request.user, door="api")).exists():
-                raise AlreadyDone("That import was already done (the same Idempotency-Key): nothing was imported again.")
+            if use is not None:
+                done = "That import was already done (the same Idempotency-Key): nothing was imported again."
+                key_refuse(action_key(key, by=request.user, door="api"), campaign=None, use=use, done=done)
             campaign = campaign_import(data, by=request.user, slug=slug)
-            if sent:  # record the key on the new campaign, as every other write does
-                step_action(campaign=campaign, key=key, label="Import", action=lambda c: c, by=request.user, door="api")
+            if use is not None:  # record the key on the new campaign, as every other write does
+                step_action(campaign=campaign, key=key, label="Import", action=lambda c: c, by=request.user, door="api", use=use)
         campaign.viewer_role, campaign.viewer_dynasty = Role.GM.value, None  # type: ignore[attr-defined]
         body = CampaignDetailOut(campaign, context={"request": request}).data
         location = request.build_absolute_uri(reverse("api:campaign-detail", kwargs={"slug": campaign.slug}))

@@ -94,6 +94,11 @@ class NoteViewSet(CampaignReadViewSet):
     filterset_class = NoteFilter
     parser_classes = [JSONParser]
 
+    @property
+    def throttle_scope(self) -> str | None:
+        """A note written counts in the rate limit ``notes`` (``api.throttles``); reading is the table's."""
+        return "notes" if self.action == "create" else None
+
     @extend_schema(
         request=NoteIn,
         responses={200: NoteOut},  # a subject has one note an audience: writing replaces it (200, not 201)

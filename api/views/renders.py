@@ -87,6 +87,7 @@ class RenderFailed(exceptions.APIException):
 
 class FileView(CampaignScoped, APIView):
     api_tag = "renders"
+    throttle_scope = "render"  # a drawing costs: its own rate limit (api.throttles)
     renderer_classes = [JSONRenderer]
     content_negotiation_class = JsonErrorsNegotiation
 
@@ -94,7 +95,6 @@ class FileView(CampaignScoped, APIView):
 def _file(content: bytes | str, media_type: str, filename: str, *, attachment: bool = False) -> HttpResponse:
     response = HttpResponse(content, content_type=media_type)
     response["Content-Disposition"] = f'{"attachment" if attachment else "inline"}; filename="{filename}"'
-    response["Cache-Control"] = "private, no-cache"
     return response
 
 

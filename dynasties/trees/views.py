@@ -111,7 +111,6 @@ def _served(content: bytes, content_type: str, campaign: Campaign, kind: str, fm
     if fmt in ("png", "pdf"):
         response["Content-Disposition"] = f'inline; filename="{campaign.slug}-{kind}.{fmt}"'
     response["X-Tree-Cache"] = "hit" if cached else "miss"
-    response["Cache-Control"] = "private, no-cache"
     return response
 
 

@@ -6,7 +6,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api.common import idempotency_key
+from api.common import idempotency_key, key_use
 from api.schema import IDEMPOTENCY_KEY
 from api.views.actions import ActionView
 from api.views.sequence.turn import checkpoint_made, checkpoint_result
@@ -26,5 +26,6 @@ class RedoView(ActionView):
         "anything else was written since",
     )
     def post(self, request: Request, slug: str) -> Response:
-        point = redo(campaign=self.viewer.campaign, key=idempotency_key(request), by=request.user, door="api")
+        key, use = idempotency_key(request), key_use(request)
+        point = redo(campaign=self.viewer.campaign, key=key, by=request.user, door="api", use=use)
         return checkpoint_result(self, "redone", point, RedoMadeSerializer)  # redo is the GM's: the service asks the policy

@@ -7,7 +7,7 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from api.common import idempotency_key
+from api.common import idempotency_key, key_use
 from api.schema import IDEMPOTENCY_KEY
 from api.views.actions import ActionView
 from api.views.sequence.turn import checkpoint_made, checkpoint_result
@@ -40,5 +40,7 @@ class UndoView(ActionView):
         data = UndoIn(data=request.data)  # undo is the GM's: the service asks the policy
         data.is_valid(raise_exception=True)
         undo = undo_turn if data.validated_data["which"] == "turn" else undo_step
-        restored = undo(campaign=self.viewer.campaign, key=idempotency_key(request), by=request.user, door="api")
+        restored = undo(
+            campaign=self.viewer.campaign, key=idempotency_key(request), by=request.user, door="api", use=key_use(request)
+        )
         return checkpoint_result(self, "restored", restored, UndoMadeSerializer)
