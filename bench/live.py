@@ -57,7 +57,7 @@ def run(args: argparse.Namespace, tmp: str) -> None:
     from django.db import connection
     from django.test import Client
 
-    from campaign.models import Campaign
+    from campaign import live
     from operations.services import campaign_start
 
     call_command("migrate", verbosity=0)
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace, tmp: str) -> None:
     campaign = campaign_start(name="Live bench", gm=gm, players=5, seats={"England": player}, prehistory_turns=args.turns, seed=1)
     client = Client()
     client.force_login(player)
-    version = Campaign.objects.get(pk=campaign.pk).live_version
+    version = live.viewer_version(player, campaign)  # his count: the writes he may see
     base = f"/c/{campaign.slug}"
     poll = f"{base}/live/?v={version}"
     pages = {"dashboard": f"{base}/", "Survival": f"{base}/turn/survival/", "table screen": f"{base}/table/"}

@@ -1,12 +1,22 @@
-"""The live table's clock: ``Campaign.live_version``, raised by every write to a campaign.
+"""The live table's clock: ``Campaign.live_version`` counts every write to a campaign, and
+``Campaign.live_seen`` counts, for each audience, the writes it sees.
 
 Every service that writes locks the campaign first (``campaign.steps.lock_campaign``: step actions,
-desk change sets, undo and redo, the treasury, contracts, notes and portraits), and the lock is the
-raise itself: one ``UPDATE ... SET live_version = live_version + 1 ... RETURNING`` takes the row
-lock, raises the version and reads the row, in the caller's transaction. So the new version is seen exactly when
-the write is (a refused action rolls it back), by every server process (the database is the
-truth, nothing is kept in memory). Open pages poll :func:`member_version` and rebuild themselves
-when it moved (``pages.live``)."""
+desk change sets, undo and redo, the treasury, contracts, notes and portraits) and says who sees
+the write (``seen=``, a :class:`~campaign.permissions.Seen`: every member, every player, the houses
+it concerns, or by default the GM alone). The lock is the raise itself: one ``UPDATE ... SET
+live_version = live_version + 1[, live_seen = <its audience's counters + 1>] ... RETURNING`` takes
+the row lock, raises the counters and reads the row, in the caller's transaction. What a write
+turns out to show only once it is made (a chronicle line's readers, the rows a desk save or an
+undo changed) is added by :func:`reveal` in the same transaction. So the new version is seen
+exactly when the write is (a refused action rolls it back), by every server process (the database
+is the truth, nothing is kept in memory).
+
+A member polls his own version (:func:`member_version`, ``campaign.permissions.live_count``): the
+GM every write, a player the public writes, the players' and his house's, an observer the public
+ones. So nobody's poll moves, nor his page rebuilds, on a write he may not see, and the number he
+reads counts only writes he sees. Open pages poll it and rebuild themselves when it moved
+(``pages.live``)."""
 
 from __future__ import annotations
 
@@ -15,80 +25,228 @@ from typing import Any
 
 from django.core.signals import request_started
 from django.db import connections, router, transaction
-from django.db.models import F
+from django.db.models.signals import post_delete, post_save
 
-from campaign.models import Campaign
-from campaign.permissions import member_campaigns
+from campaign.models import Campaign, Membership, Role
+from campaign.permissions import Seen, live_count, role_of
 from rules.errors import NotFound
 
+_SEEN = "live_seen"
 
-def lock_and_raise(pk: int) -> Campaign:
-    """Lock the campaign's row for the rest of the transaction and raise its live version: one
-    statement (the query count of a locking read). Raises :class:`NotFound` for no such campaign."""
-    using = router.db_for_write(Campaign)
-    if transaction.get_autocommit(using):
-        raise transaction.TransactionManagementError("lock_and_raise needs a transaction (the lock would end at once).")
-    connection = connections[using]
-    if not connection.features.can_return_columns_from_insert:  # no RETURNING (SQLite before 3.35): two statements
-        if not Campaign.objects.using(using).filter(pk=pk).update(live_version=F("live_version") + 1):
-            raise NotFound(f"There is no campaign #{pk}.")
-        raised = Campaign.objects.using(using).get(pk=pk)
-        transaction.on_commit(lambda: _committed(pk, raised.live_version), using=using)
-        return raised
+
+def _counters_sql(connection: Any, keys: list[str]) -> tuple[str, list[Any]]:
+    """``live_seen`` with each of ``keys`` raised by one, as SQL (a JSON object's keys; SQLite and
+    PostgreSQL, the databases Regnal runs on)."""
     qn = connection.ops.quote_name
-    fields = Campaign._meta.concrete_fields
-    table, version, key = qn(Campaign._meta.db_table), qn("live_version"), qn(Campaign._meta.pk.column)  # type: ignore[union-attr]
-    columns = ", ".join(qn(f.column) for f in fields)
-    sql = f"UPDATE {table} SET {version} = {version} + 1 WHERE {key} = %s RETURNING {columns}"  # noqa: S608 (names, not input)
+    column = qn(_SEEN)
+    params: list[Any] = []
+    if connection.vendor == "postgresql":
+        pairs = []
+        for key in keys:
+            pairs.append(f"%s::text, COALESCE(({column} ->> %s)::bigint, 0) + 1")
+            params += [key, key]
+        return f"{column} || jsonb_build_object({', '.join(pairs)})", params
+    if connection.vendor == "sqlite":
+        pairs = []
+        for key in keys:
+            pairs.append(f"%s, COALESCE(json_extract({column}, %s), 0) + 1")
+            params += [key, f'$."{key}"']
+        return f"json_patch({column}, json_object({', '.join(pairs)}))", params
+    raise NotImplementedError(f"The live table's counters are kept on SQLite or PostgreSQL, not on {connection.vendor}.")
+
+
+def _update(using: str, pk: int, *, total: bool, seen: Seen, returning: list[Any]) -> tuple[Any, ...] | None:
+    """One ``UPDATE`` of the campaign's counters (the total if ``total``, the audience's), reading
+    back the columns ``returning`` (fields); without RETURNING (SQLite before 3.35) an update, then
+    a read. None: no such campaign."""
+    connection = connections[using]
+    qn = connection.ops.quote_name
+    table, key = qn(Campaign._meta.db_table), qn(Campaign._meta.pk.column)  # type: ignore[union-attr]
+    sets, params = [], []
+    if total:
+        sets.append(f"{qn('live_version')} = {qn('live_version')} + 1")
+    keys = seen.counters()
+    if keys:
+        sql, params = _counters_sql(connection, keys)
+        sets.append(f"{qn(_SEEN)} = {sql}")
+    if not connection.features.can_return_columns_from_insert:
+        with connection.cursor() as cursor:
+            cursor.execute(f"UPDATE {table} SET {', '.join(sets)} WHERE {key} = %s", [*params, pk])  # noqa: S608 (names, not input)
+            if not cursor.rowcount:
+                return None
+        if not returning:
+            return ()
+        return tuple(Campaign.objects.using(using).filter(pk=pk).values_list(*[f.attname for f in returning]).get())
+    columns = ", ".join(qn(f.column) for f in returning)
+    sql = f"UPDATE {table} SET {', '.join(sets)} WHERE {key} = %s RETURNING {columns}"  # noqa: S608 (names, not input)
     with connection.cursor() as cursor:  # closed even on an error: SQLite rolls back no statement in progress
-        cursor.execute(sql, [pk])
+        cursor.execute(sql, [*params, pk])
         row = cursor.fetchone()
     if row is None:
-        raise NotFound(f"There is no campaign #{pk}.")
+        return None
     values = []
-    for f, value in zip(fields, row, strict=True):  # converted as a query would (JSON text, booleans, times)
+    for f, value in zip(returning, row, strict=True):  # converted as a query would (JSON text, booleans, times)
         col = f.get_col(Campaign._meta.db_table)
         for convert in connection.ops.get_db_converters(col) + col.get_db_converters(connection):
             value = convert(value, col, connection)
         values.append(value)
-    raised = Campaign.from_db(using, [f.attname for f in fields], values)
-    transaction.on_commit(lambda: _committed(pk, raised.live_version), using=using)
+    return tuple(values)
+
+
+def _in_transaction(using: str, what: str) -> None:
+    if transaction.get_autocommit(using):
+        raise transaction.TransactionManagementError(f"{what} needs a transaction (the lock would end at once).")
+
+
+def lock_and_raise(pk: int, seen: Seen = Seen.GM) -> Campaign:
+    """Lock the campaign's row for the rest of the transaction and count a write ``seen`` by its
+    audience: one statement (the query count of a locking read). Unmarked, a write is the GM's
+    alone. Raises :class:`NotFound` for no such campaign."""
+    using = router.db_for_write(Campaign)
+    _in_transaction(using, "lock_and_raise")
+    fields = list(Campaign._meta.concrete_fields)
+    if not connections[using].features.can_return_columns_from_insert:  # two statements
+        row = _update(using, pk, total=True, seen=seen, returning=[])
+        if row is None:
+            raise NotFound(f"There is no campaign #{pk}.")
+        raised = Campaign.objects.using(using).get(pk=pk)
+    else:
+        values = _update(using, pk, total=True, seen=seen, returning=fields)
+        if values is None:
+            raise NotFound(f"There is no campaign #{pk}.")
+        raised = Campaign.from_db(using, [f.attname for f in fields], list(values))
+    _locked(using).update({pk: seen})
+    version, counters = raised.live_version, dict(raised.live_seen or {})
+    transaction.on_commit(lambda: _committed(pk, version, counters), using=using)
     return raised
 
 
-_written = threading.local()
-"""The versions this thread's committed writes left, by campaign, since its request began (a
-request that writes, then draws a page, shows the version its own write made)."""
+def reveal(campaign: Campaign | int, seen: Seen) -> None:
+    """The write the campaign was locked for (:func:`lock_and_raise`, in this transaction) is seen
+    by ``seen`` too: raise the counters of whom it adds (one statement; none when the lock's audience
+    already covers it). A chronicle line's readers, the rows a desk save or an undo changed. Nothing
+    when the campaign was not locked in this thread (a campaign being created: nobody polls it yet)."""
+    pk = campaign.pk if isinstance(campaign, Campaign) else campaign
+    using = router.db_for_write(Campaign)
+    known = _locked(using).get(pk)
+    if known is None:
+        return
+    if transaction.get_autocommit(using):  # the lock's transaction is over (it was rolled back)
+        _locked(using).pop(pk, None)
+        return
+    extra = seen.beyond(known)
+    if not extra.counters():
+        return
+    counted = [Campaign._meta.get_field("live_version"), Campaign._meta.get_field(_SEEN)]
+    row = _update(using, pk, total=False, seen=extra, returning=counted)
+    if row is None:
+        raise NotFound(f"There is no campaign #{pk}.")
+    version, counters = row[0], dict(row[1] or {})
+    _locked(using)[pk] = known | seen
+    if isinstance(campaign, Campaign):
+        campaign.live_seen = counters
+    transaction.on_commit(lambda: _committed(pk, version, counters), using=using)
+
+
+_state = threading.local()
+"""This thread's live state: ``locked`` (by database, each campaign's audience as this thread's
+newest lock of it raised it, and what was revealed since) and ``written`` (the counters its
+committed writes left, by campaign, since its request began: a request that writes, then draws a
+page, shows the version its own write made)."""
+
+
+def _locked(using: str) -> dict[int, Seen]:
+    by_db = getattr(_state, "locked", None)
+    if by_db is None:
+        by_db = _state.locked = {}
+    return by_db.setdefault(using, {})  # type: ignore[no-any-return]
+
+
+def _written() -> dict[int, tuple[int, dict[str, int]]]:
+    seen = getattr(_state, "written", None)
+    if seen is None:
+        seen = _state.written = {}
+    return seen  # type: ignore[no-any-return]
 
 
 def _forget(**kwargs: Any) -> None:
-    _written.versions = {}
+    _state.written = {}
+    _state.locked = {}
 
 
 request_started.connect(_forget, dispatch_uid="campaign.live.forget")
 
 
-def _committed(pk: int, version: int) -> None:
-    seen = getattr(_written, "versions", None)
-    if seen is None:
-        seen = _written.versions = {}
-    seen[pk] = max(version, seen.get(pk, 0))
+SEAT_FIELDS = frozenset({"campaign", "user", "role", "dynasty"})
 
 
-def page_version(campaign: Campaign) -> int:
-    """The version a page about ``campaign`` shows: the one read with the campaign before the page's
-    data (so the data is at least that new), or the one this request's own write committed since, if
-    higher (a form sent, then the page drawn again, must not take its own write for news)."""
-    return max(campaign.live_version, getattr(_written, "versions", {}).get(campaign.pk, 0))
+def _seat_changed(sender: Any, instance: Membership, update_fields: Any = None, **kwargs: Any) -> None:
+    """A seat taken, moved or given up in a write that locked the campaign (the desk, the links):
+    every member sees who plays whom (the dashboard). A member's own dice preference is his."""
+    if update_fields is not None and not SEAT_FIELDS & set(update_fields):
+        return
+    reveal(instance.campaign_id, Seen.ALL)
+
+
+post_save.connect(_seat_changed, sender=Membership, dispatch_uid="campaign.live.seat_saved")
+post_delete.connect(_seat_changed, sender=Membership, dispatch_uid="campaign.live.seat_deleted")
+
+
+def _committed(pk: int, version: int, counters: dict[str, Any]) -> None:
+    for locked in (getattr(_state, "locked", None) or {}).values():
+        locked.pop(pk, None)  # its transaction is over
+    written = _written()
+    old_version, old = written.get(pk, (0, {}))
+    merged = dict(old)
+    for key, value in counters.items():
+        merged[key] = max(int(value), int(old.get(key, 0)))
+    written[pk] = (max(version, old_version), merged)
+
+
+def page_version(campaign: Campaign, role: str | None, dynasty: int | None) -> int:
+    """The version a page about ``campaign`` shows its viewer (``role``, his house ``dynasty``):
+    his count (``campaign.permissions.live_count``) as read with the campaign before the page's data
+    (so the data is at least that new), or as this request's own write committed it since, if higher
+    (a form sent, then the page drawn again, must not take its own write for news)."""
+    shown = live_count(role, dynasty, campaign.live_version, campaign.live_seen)
+    written = _written().get(campaign.pk)
+    if written is not None:
+        shown = max(shown, live_count(role, dynasty, *written))
+    return shown
 
 
 def version(campaign: Campaign | int) -> int:
-    """The campaign's live version as the database has it now (0 for no such campaign)."""
+    """The campaign's live version as the database has it now: every write (0 for no such campaign)."""
     pk = campaign.pk if isinstance(campaign, Campaign) else campaign
     return Campaign.objects.filter(pk=pk).values_list("live_version", flat=True).first() or 0
 
 
-def member_version(user: Any, slug: str) -> int | None:
-    """The live version of the campaign ``slug`` if ``user`` is one of its members
-    (``campaign.permissions.member_campaigns``), else None: one query."""
-    return member_campaigns(user).filter(slug=slug).values_list("live_version", flat=True).first()
+def viewer_version(user: Any, campaign: Campaign | int) -> int | None:
+    """The version ``user`` polls for ``campaign`` as the database has it now (None: not a member)."""
+    pk = campaign.pk if isinstance(campaign, Campaign) else campaign
+    role, dynasty = role_of(user, pk)
+    if role is None:
+        return None
+    row = Campaign.objects.filter(pk=pk).values_list("live_version", _SEEN).first()
+    return None if row is None else live_count(role, dynasty, row[0], row[1])
+
+
+def member_version(user: Any, slug: str, *, public: bool = False) -> int | None:
+    """The live version of the campaign ``slug`` as ``user`` sees it if he is one of its members (a
+    superuser: every campaign's, as its GM), else None: one query. ``public``: the count of the
+    public writes, whoever asks (what an observer sees: a screen the whole table looks at)."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return None
+    if getattr(user, "is_superuser", False):
+        counts = Campaign.objects.filter(slug=slug).values_list("live_version", _SEEN).first()
+        found = None if counts is None else (Role.GM, None, *counts)
+    else:
+        seat = Membership.objects.filter(user=user, campaign__slug=slug)
+        found = seat.values_list("role", "dynasty_id", "campaign__live_version", f"campaign__{_SEEN}").first()
+    if found is None:
+        return None
+    role, dynasty, version, seen = found
+    return live_count(Role.OBSERVER, None, version, seen) if public else live_count(role, dynasty, version, seen)
+
+
+__all__ = ["Seen", "lock_and_raise", "member_version", "page_version", "reveal", "version", "viewer_version"]

@@ -66,7 +66,15 @@ class Campaign(models.Model):
         help_text="Pass a survival roll that cannot fail without rolling it (logged as certain) when Survival opens.",
     )
     live_version = models.PositiveBigIntegerField(
-        default=0, editable=False, help_text="Raised by every write to the campaign: open pages poll it to update."
+        default=0,
+        editable=False,
+        help_text="Counts every write to the campaign (the GM's live version): open pages poll it to update.",
+    )
+    live_seen = models.JSONField(
+        default=dict,
+        editable=False,
+        help_text="Counts, by audience, the writes it sees: 'public' (every member), 'players' (every player) and each "
+        "house's id (its players). A member's live version is the sum of those he sees (campaign.live).",
     )
     setup = models.CharField(
         max_length=10,

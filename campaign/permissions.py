@@ -20,14 +20,14 @@ docs/pages.md (checked by a test)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import Q, QuerySet
+from django.db.models import Model, Q, QuerySet
 
 from campaign import registry
 from campaign.models import Audience, Campaign, Membership, Role
@@ -607,3 +607,186 @@ def member_campaigns(user: Any) -> QuerySet[Campaign]:
     if getattr(user, "is_superuser", False):
         return Campaign.objects.all()
     return Campaign.objects.filter(pk__in=Membership.objects.filter(user=user).values("campaign_id"))
+
+
+# --- seeing: the live table ------------------------------------------------------------------------
+
+LIVE_PUBLIC, LIVE_PLAYERS = "public", "players"
+"""The counters of ``Campaign.live_seen`` besides each house's (keyed by its id): the writes every
+member sees, and those every player sees but not the observers."""
+
+
+@dataclass(frozen=True)
+class Seen:
+    """Who sees a write (``campaign.live`` counts it in their live versions): every member
+    (:attr:`ALL`), every player but not the observers (:attr:`PLAYERS`: the campaign's note for its
+    players), the houses named (:meth:`by`: a transfer's payer and payee, a contract's parties, the
+    note for a house's player) or, unmarked, the GM alone (:attr:`GM`). The GM sees every write."""
+
+    everyone: bool = False
+    players: bool = False
+    houses: frozenset[int] = frozenset()
+
+    ALL: ClassVar[Seen]
+    PLAYERS: ClassVar[Seen]
+    GM: ClassVar[Seen]
+
+    @staticmethod
+    def by(*houses: Any) -> Seen:
+        """Seen by these houses (rows or ids; None and what is no id are left out) and the GM."""
+        ids = set()
+        for house in houses:
+            pk = getattr(house, "pk", house)
+            if isinstance(pk, str) and pk.strip().isdigit():
+                pk = int(pk)
+            if isinstance(pk, int) and not isinstance(pk, bool):
+                ids.add(pk)
+        return Seen(houses=frozenset(ids))
+
+    def __or__(self, other: Seen) -> Seen:
+        if self.everyone or other.everyone:
+            return Seen.ALL
+        if self.players or other.players:
+            return Seen.PLAYERS
+        return Seen(houses=self.houses | other.houses)
+
+    def beyond(self, known: Seen) -> Seen:
+        """What this adds to ``known``: the audiences whose counters a write already counted for
+        ``known`` must still raise to be seen by this."""
+        if known.everyone:
+            return Seen.GM
+        if self.everyone:
+            return Seen.ALL
+        if known.players:
+            return Seen.GM
+        if self.players:
+            return Seen.PLAYERS
+        return Seen(houses=self.houses - known.houses)
+
+    def counters(self) -> list[str]:
+        """The counters of ``Campaign.live_seen`` a write seen so raises (none: the GM's alone)."""
+        if self.everyone:
+            return [LIVE_PUBLIC]
+        if self.players:
+            return [LIVE_PLAYERS]
+        return [str(h) for h in sorted(self.houses)]
+
+    @staticmethod
+    def of_counters(counters: Iterable[str]) -> Seen:
+        """The inverse of :meth:`counters` (as kept with an undo, for its redo)."""
+        names = set(counters)
+        if LIVE_PUBLIC in names:
+            return Seen.ALL
+        if LIVE_PLAYERS in names:
+            return Seen.PLAYERS
+        return Seen.by(*names)
+
+
+Seen.ALL = Seen(everyone=True)
+Seen.PLAYERS = Seen(players=True)
+Seen.GM = Seen()
+
+
+def live_count(role: str | None, dynasty: int | None, version: int, seen: Mapping[str, Any] | None) -> int:
+    """The live version a member polls (``campaign.live``): the count of the writes he sees. The
+    GM's is every write (``version``); a player's the public writes, the players' and his house's;
+    an observer's the public writes only; anyone else's nothing. So a page never rebuilds, nor a
+    poll answers, on a write its viewer may not see (docs/architecture.md, "A live table")."""
+    if role == Role.GM:
+        return version
+    if role not in (Role.PLAYER, Role.OBSERVER):
+        return 0
+    counts = seen or {}
+    total = int(counts.get(LIVE_PUBLIC, 0))
+    if role == Role.PLAYER:
+        total += int(counts.get(LIVE_PLAYERS, 0))
+        if dynasty is not None:
+            total += int(counts.get(str(dynasty), 0))
+    return total
+
+
+def line_seen(audience: str, readers: str) -> Seen:
+    """Who sees a chronicle line being written (:func:`may_read_line`): every member, its readers,
+    or the GM alone."""
+    if audience == Audience.PUBLIC:
+        return Seen.ALL
+    if audience == Audience.PARTIES:
+        return Seen.by(*readers_list(readers))
+    return Seen.GM
+
+
+def note_seen(audience: str, house: int | None, on_campaign: bool) -> Seen:
+    """Who sees a note being written (:func:`may_read_note`): the public note every member; the note
+    for its player its house's players (the campaign's: every player); a GM note the GM alone."""
+    if audience == NOTE_PUBLIC:
+        return Seen.ALL
+    if audience == NOTE_PLAYER:
+        return Seen.PLAYERS if on_campaign else Seen.by(house)
+    return Seen.GM
+
+
+def rows_seen(rows: Mapping[type[Model], Iterable[tuple[int, Mapping[str, Any]]]]) -> Seen:
+    """Who sees a change to these rows (a desk save, an undo, a redo): each row as its columns'
+    values (``column: value``, as the undo's change log keeps it), before or after the change, by
+    model; the union of what each model's registration says of its rows (``campaign.registry``):
+    every member, a line's or a note's own audience, the houses at its lookups (read from the row,
+    or through the database as it is now for a lookup past the row itself), else the GM alone."""
+    listed = {model: list(images) for model, images in rows.items()}
+    listed = {model: images for model, images in listed.items() if images}
+    entries = {model: registry.entry(model) for model in listed}
+    if any(e is not None and e.sees == registry.MEMBERS and not e.exempt for e in entries.values()):
+        return Seen.ALL
+    seen = Seen.GM
+    for model, images in listed.items():
+        entry = entries[model]
+        if entry is None or entry.exempt:
+            continue  # unmarked: the GM's
+        if entry.sees == registry.AUDIENCE:
+            for _, image in images:
+                seen |= line_seen(str(image.get("audience") or ""), str(image.get("readers") or ""))
+        elif entry.sees == registry.NOTES:
+            seen |= _notes_seen(model, [image for _, image in images])
+        elif entry.sees == registry.HOUSES:
+            seen |= Seen.by(*_houses_of(model, entry.houses, images))
+        if seen.everyone:
+            break
+    return seen
+
+
+def _notes_seen(model: type[Model], images: list[Mapping[str, Any]]) -> Seen:
+    seen = Seen.GM
+    characters = []
+    for image in images:
+        audience = image.get("audience")
+        if audience == NOTE_PUBLIC:
+            return Seen.ALL
+        if audience != NOTE_PLAYER:
+            continue
+        if image.get("character_id") is not None:
+            characters.append(image["character_id"])
+        else:
+            seen |= note_seen(NOTE_PLAYER, image.get("dynasty_id"), image.get("dynasty_id") is None)
+    if characters:  # a character's player note is his controlling house's
+        people = model._meta.get_field("character").related_model
+        houses = people._base_manager.filter(pk__in=characters).values_list("controlled_by_id", flat=True)  # type: ignore[union-attr]
+        seen |= Seen.by(*houses)
+    return seen
+
+
+def _houses_of(model: type[Model], lookups: Iterable[str], images: list[tuple[int, Mapping[str, Any]]]) -> set[Any]:
+    """The houses at ``lookups`` of these rows: a lookup's first step read from each row when it is
+    the row's own foreign key, the rest through the database."""
+    houses: set[Any] = set()
+    for lookup in lookups:
+        hop, _, rest = lookup.partition("__")
+        field = model._meta.get_field(hop)
+        if field.many_to_one and field.concrete:
+            values = {image.get(field.column) for _, image in images} - {None}  # type: ignore[union-attr]
+            if not rest:
+                houses |= values
+            elif values:
+                related = field.related_model._base_manager  # type: ignore[union-attr]
+                houses |= set(related.filter(pk__in=list(values)).values_list(rest, flat=True))
+        else:  # a many-to-many of the row (a contract's parties): as the database has them now
+            houses |= set(model._base_manager.filter(pk__in=[pk for pk, _ in images]).values_list(lookup, flat=True))
+    return houses

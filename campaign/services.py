@@ -17,7 +17,7 @@ from django.db.models import Model
 
 from campaign.models import Campaign, DiceEntry, Membership, Role, RuleTable
 from campaign.permissions import require
-from campaign.steps import lock_campaign
+from campaign.steps import Seen, lock_campaign
 from rules import get_ruleset
 
 if TYPE_CHECKING:
@@ -124,7 +124,7 @@ def table_update(*, campaign: Campaign | int, key: str, data: Any, by: AbstractB
     """Replace a campaign's copy of a rule table with ``data`` once it passes the table's validator.
 
     The campaign row is locked so an edit never lands in the middle of a step that reads the tables."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     _check_key(campaign, key)
     cleaned = validate_table(key, data)
@@ -138,7 +138,7 @@ def table_restore_defaults(
 ) -> list[RuleTable]:
     """Put the ruleset's shipped defaults back into the given tables (all of them when ``keys`` is
     None), creating any table the campaign lacks. Returns the restored rows in key order."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     defaults = defaults_for(get_ruleset(campaign.ruleset).DEFAULT_TABLES)
     wanted = list(defaults) if keys is None else list(dict.fromkeys(keys))

@@ -12,10 +12,12 @@ from typing import Any
 from campaign import events, live
 from campaign.building import require_open
 from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, RuleTable, Step
-from campaign.permissions import line_audience
+from campaign.permissions import Seen, line_audience, line_seen
 from rules import get_ruleset
 from rules.errors import RuleError, StepOrderError
 from rules.tables import validate_table
+
+__all__ = ["STEP_LABELS", "STEP_WAITS", "Chronicle", "Seen", "load_tables", "lock_campaign", "require_step", "set_step"]
 
 STEP_LABELS = dict(Step.choices)
 
@@ -29,11 +31,14 @@ STEP_WAITS = {
 }
 
 
-def lock_campaign(campaign: Campaign | int) -> Campaign:
+def lock_campaign(campaign: Campaign | int, *, seen: Seen = Seen.GM) -> Campaign:
     """Re-read the campaign under a row lock: two GMs running a step at once queue here. Every
-    write locks first, so the lock raises the campaign's live version too (``campaign.live``), and
-    refuses a campaign not open for play (being built, or its set-up failed: ``campaign.building``)."""
-    locked = live.lock_and_raise(campaign.pk if isinstance(campaign, Campaign) else campaign)
+    write locks first, so the lock counts the write in the live versions of those who see it too
+    (``campaign.live``): ``seen`` says who (``Seen.ALL``: every member, ``Seen.by(houses)``: those
+    houses, ``Seen.PLAYERS``); unmarked, the GM alone. The chronicle lines it writes add their
+    readers (:meth:`Chronicle.flush`). It refuses a campaign not open for play (being built, or its
+    set-up failed: ``campaign.building``)."""
+    locked = live.lock_and_raise(campaign.pk if isinstance(campaign, Campaign) else campaign, seen)
     require_open(locked)
     return locked
 
@@ -100,6 +105,12 @@ class Chronicle:
         )
 
     def flush(self) -> None:
+        """Write the lines; whoever reads one sees the write (``campaign.live.reveal``: nothing more
+        to count when the lock said so already)."""
         if self.entries:
             ChronicleEntry.objects.bulk_create(self.entries)
+            seen = Seen.GM
+            for entry in self.entries:
+                seen |= line_seen(entry.audience, entry.readers)
             self.entries = []
+            live.reveal(self.campaign, seen)

@@ -175,9 +175,9 @@ def treasury_transfer(
     """A gift, a loan or any payment agreed at the table (A8: loans and gifts are free transfers).
     Overdrafts are refused unless the campaign allows them."""
     from campaign.permissions import require
-    from campaign.steps import Chronicle, lock_campaign
+    from campaign.steps import Chronicle, Seen, lock_campaign
 
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.by(payer, payee))  # the payer, the payee and the GM
     require(by, campaign, "play")  # an observer touches no money; whose money, below
     if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
         raise RuleError("The amount must be a whole number above 0.", code="invalid", fields={"amount": "positive"})
@@ -212,8 +212,9 @@ def posting_reverse(
     *, campaign: Campaign | int, posting: Posting | int, reason: str, by: AbstractBaseUser | None = None
 ) -> Posting:
     """Undo a posting with its mirror image (nothing is edited or deleted in place)."""
+    from campaign import live
     from campaign.permissions import require
-    from campaign.steps import lock_campaign
+    from campaign.steps import Seen, lock_campaign
 
     campaign = lock_campaign(campaign)
     require(by, campaign, "gm")  # corrections are the GM's
@@ -239,4 +240,5 @@ def posting_reverse(
         reverses=original,
     )
     assert reversal is not None
+    live.reveal(campaign, Seen.by(reversal.payer_id, reversal.payee_id))  # the houses of the posting, as for it
     return reversal

@@ -32,7 +32,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import IntegrityError, connections, models, transaction
 from django.db.models import QuerySet
 
-from campaign import audit, changelog, registry
+from campaign import audit, changelog, live, registry
 from campaign.models import (
     ActionKey,
     Campaign,
@@ -45,7 +45,7 @@ from campaign.models import (
     Step,
     UndoChange,
 )
-from campaign.permissions import require, seat_of, sees_undo_plan
+from campaign.permissions import Seen, require, rows_seen, seat_of, sees_undo_plan
 from campaign.steps import STEP_LABELS, lock_campaign
 from rules.errors import RuleError
 
@@ -202,6 +202,45 @@ def _python(field: models.Field[Any, Any], value: Any) -> Any:
     if isinstance(field, models.JSONField):
         return value
     return field.to_python(value)
+
+
+def _seen(first: dict[str, dict[int, str | None]], now: dict[str, dict[int, str | None]] | None, *, shown: bool) -> Seen:
+    """Who sees a change set undone, redone or saved at the desk (``campaign.live``): every member
+    when the campaign's own columns change (``shown``), else whoever sees one of its rows as it was
+    (``first``) or as it is (``now``, read if not given) (``campaign.permissions.rows_seen``; the
+    log's form of a row, by table and id)."""
+    if shown:
+        return Seen.ALL
+    known = changelog.tables()
+    if any(e is not None and e.sees == registry.MEMBERS for e in (registry.entry(known[t]) for t in first if first[t])):
+        return Seen.ALL  # a public row changed: nothing to read
+    if now is None:
+        now = changelog.images(first)
+    sides = [(known[table], images) for side in (first, now) for table, images in side.items() if images]
+    rows: dict[type[models.Model], list[tuple[int, dict[str, Any]]]] = {}
+    for model, images in sides:
+        rows.setdefault(model, []).extend((int(pk), json.loads(image)) for pk, image in images.items() if image is not None)
+    return rows_seen(rows)
+
+
+def _copy_seen(campaign: Campaign, rows: dict[str, Any]) -> Seen:
+    """As :func:`_seen`, for an undo to a whole copy of the campaign: the rows that differ from it
+    (the table's lines, which it keeps, left out)."""
+    if _campaign_row(campaign) != rows["campaign"]:
+        return Seen.ALL
+    now = _unpack(_pack(snapshot(campaign)))  # in the copy's own form
+    changed: dict[type[models.Model], list[tuple[int, dict[str, Any]]]] = {}
+    for model, _ in _scopes():
+        columns = [f.column for f in _columns(model)]
+        key = columns.index(model._meta.pk.column)  # type: ignore[union-attr]
+        was = {json.dumps(values) for values in rows.get(model._meta.label, [])}
+        kept = {json.dumps(values) for values in now.get(model._meta.label, [])}
+        for text in was ^ kept:
+            image = dict(zip(columns, json.loads(text), strict=True))
+            if model is ChronicleEntry and image.get("kind") == TABLE_LINES and text in kept:
+                continue
+            changed.setdefault(model, []).append((image[columns[key]], image))
+    return rows_seen(changed)
 
 
 def new_action_key() -> str:
@@ -363,14 +402,21 @@ def change_set(campaign: Campaign | int, *, label: str, by: AbstractBaseUser | N
     with transaction.atomic():
         locked = lock_campaign(campaign)
         before = _campaign_row(locked)
+        name = locked.name
         point = _checkpoint_create(locked, label=label, by=by, kind=CheckpointKind.DESK.value)
         with audit.acting(by, year=locked.current_year, step=locked.step, label=label), changelog.recording(point):
             yield locked
-        after = Campaign.objects.filter(pk=locked.pk).values(*CAMPAIGN_FIELDS).first()
-        if not UndoChange.objects.filter(checkpoint=point).exists() and after == before:
+        after = Campaign.objects.filter(pk=locked.pk).values(*CAMPAIGN_FIELDS, "name").first() or {}
+        renamed = after.pop("name", name) != name
+        first: dict[str, dict[int, str | None]] = {}
+        for table, row_id, old in UndoChange.objects.filter(checkpoint=point).values_list("table", "row_id", "old"):
+            first.setdefault(table, {})[row_id] = old
+        if not first and after == before:
             point.delete()  # nothing written (a form sent back with errors): what undo kept stays
         else:
             Checkpoint.objects.filter(campaign=locked, undone_in__isnull=False).delete()
+        if first or after != before or renamed:  # who sees what the desk wrote: the rows as they were and are
+            live.reveal(locked, _seen(first, None, shown=after != before or renamed))
 
 
 def snapshots() -> bool:
@@ -506,12 +552,17 @@ def _undo(
         rows = _unpack(target.data)
         group = _live(locked).filter(pk__gte=target.pk)
         if not rows.get("changes"):  # a checkpoint taken as a whole copy of the campaign: no redo
+            seen = _copy_seen(locked, rows)
             _restore(locked, rows, by=by, reason=reason)
+            live.reveal(locked, seen)
             group.delete()
             return target
         first = changelog.changes(target)
-        kept = {"campaign": _campaign_row(locked), "rows": changelog.images(first)}
+        kept: dict[str, Any] = {"campaign": _campaign_row(locked), "rows": changelog.images(first)}
+        seen = _seen(first, kept["rows"], shown=kept["campaign"] != rows["campaign"])  # read before the rows go
+        kept["seen"] = seen.counters()  # the redo is seen by the same
         _revert(locked, first, rows["campaign"], by=by, reason=reason)
+        live.reveal(locked, seen)
         group.update(undone_in=target)
         Checkpoint.objects.filter(pk=target.pk).update(redo=_pack(kept))
         return target
@@ -597,15 +648,21 @@ def undo_plans(campaign: Campaign, *, by: Any) -> UndoPlans | None:
     return UndoPlans(step=undo_plan(campaign), turn=undo_plan(campaign, turn=True), redo=redo_plan(campaign))
 
 
+def _undone(target: Checkpoint) -> dict[str, dict[int, str | None]]:
+    """By table, the rows the undo that went back to ``target`` put back, as it put them back."""
+    first: dict[str, dict[int, str | None]] = {}
+    log = UndoChange.objects.filter(checkpoint__undone_in=target).order_by("checkpoint_id")
+    for table, row_id, old in log.values_list("table", "row_id", "old"):
+        first.setdefault(table, {}).setdefault(row_id, old)
+    return first
+
+
 def _untouched_since_undo(campaign: Campaign, target: Checkpoint) -> bool:
     """Whether the rows the undo put back, and the campaign's columns, are still as it left them
     (a write that went round ``step_action`` and the desk would otherwise be lost by a redo)."""
     if _campaign_row(campaign) != _unpack(target.data)["campaign"]:
         return False
-    first: dict[str, dict[int, str | None]] = {}
-    log = UndoChange.objects.filter(checkpoint__undone_in=target).order_by("checkpoint_id")
-    for table, row_id, old in log.values_list("table", "row_id", "old"):
-        first.setdefault(table, {}).setdefault(row_id, old)
+    first = _undone(target)
     now = changelog.images(first)
     return all(
         (old is None and now[table][row_id] is None)
@@ -643,7 +700,11 @@ def redo(
             _key_keep(locked, key, label=label, by=by, use=use)
             kept = _unpack(target.redo)
             rows = {table: {int(i): image for i, image in images.items()} for table, images in kept["rows"].items()}
+            shown = kept["campaign"] != _campaign_row(locked)
+            before = None if "seen" in kept else _undone(target)  # an undo kept before it said who saw it
             _revert(locked, rows, kept["campaign"], by=by, reason=f"{label}: again from {describe(target)}")
+            seen = Seen.of_counters(kept["seen"]) if before is None else _seen(before, rows, shown=shown)
+            live.reveal(locked, seen)  # seen by whoever saw the undo
             Checkpoint.objects.filter(undone_in=target).update(undone_in=None, redo=None)
     if stale:
         raise NothingToRedo("There is nothing to redo: the campaign was changed since the undo, which is forgotten.")

@@ -33,9 +33,10 @@ SURVIVAL_SHOWN = 16
 
 @require_GET
 def poll(request: HttpRequest, slug: str) -> HttpResponse:
-    """204 while the campaign's live version is still ``v``, else 200 ``{"version": m}``: one
-    query after the session's, no session written. 404 for anyone who is not a member."""
-    version = member_version(request.user, slug)
+    """204 while the member's live version is still ``v``, else 200 ``{"version": m}``: one query
+    after the session's, no session written. 404 for anyone who is not a member. ``as=public``: the
+    count of the public writes (a page the whole table looks at, the table screen)."""
+    version = member_version(request.user, slug, public=request.GET.get("as") == "public")
     if version is None:
         raise Http404("No such campaign.")
     answer = HttpResponse(status=204) if request.GET.get("v") == str(version) else JsonResponse({"version": version})

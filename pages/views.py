@@ -116,6 +116,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         {
             "campaign": campaign,
             "role": role,
+            "mine": mine,  # the live table counts what his house sees (pages.templatetags.live)
             "rows": rows,
             "waits": STEP_WAITS.get(campaign.step, ""),
             "next_url": step_page(campaign),
@@ -310,7 +311,7 @@ def _int(value: str | None) -> int | None:
 @require_GET
 @login_required
 def rolls(request: HttpRequest, slug: str) -> HttpResponse:
-    campaign, role, _ = member(request, slug)
+    campaign, role, mine = member(request, slug)
     qs = Roll.objects.filter(campaign=campaign)
     g = request.GET
     year, dynasty_id, character_id = _int(g.get("year")), _int(g.get("dynasty")), _int(g.get("character"))
@@ -341,6 +342,7 @@ def rolls(request: HttpRequest, slug: str) -> HttpResponse:
             "query": params.urlencode(),
             "f": g,
             "role": role,
+            "mine": mine,
             "years": list(base.values_list("year", flat=True).distinct().order_by("-year")),
             "steps": list(base.values_list("step", flat=True).distinct().order_by("step")),
             "purposes": list(base.values_list("purpose", flat=True).distinct().order_by("purpose")),

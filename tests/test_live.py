@@ -156,11 +156,15 @@ def test_locking_outside_a_transaction_is_refused(campaign):
 
 def test_a_page_drawn_after_its_own_write_shows_that_write_s_version(campaign, gm, django_capture_on_commit_callbacks):
     read_first = Campaign.objects.get(pk=campaign.pk)
+    england, france = house(campaign, "England").pk, house(campaign, "France").pk
+    as_read = {seat: live.page_version(read_first, *seat) for seat in [(Role.PLAYER, england), (Role.PLAYER, france)]}
     with django_capture_on_commit_callbacks(execute=True):
-        treasury_transfer(campaign=campaign, payer=None, payee=house(campaign, "England"), amount=1, reason="Alms", by=gm)
-    assert live.page_version(read_first) == version(campaign) > read_first.live_version
+        treasury_transfer(campaign=campaign, payer=None, payee=england, amount=1, reason="Alms", by=gm)
+    assert live.page_version(read_first, Role.GM, None) == version(campaign) > read_first.live_version
+    assert live.page_version(read_first, Role.PLAYER, england) == as_read[(Role.PLAYER, england)] + 1  # its own money
+    assert live.page_version(read_first, Role.PLAYER, france) == as_read[(Role.PLAYER, france)]  # not his to see
     request_started.send(sender=None)  # the next request starts afresh
-    assert live.page_version(read_first) == read_first.live_version
+    assert live.page_version(read_first, Role.GM, None) == read_first.live_version
 
 
 # --- the poll ------------------------------------------------------------------------------------
@@ -168,15 +172,16 @@ def test_a_page_drawn_after_its_own_write_shows_that_write_s_version(campaign, g
 
 def test_the_poll_answers_204_while_nothing_moved_and_the_version_once_it_did(client, campaign, alice, gm):
     client.force_login(alice)
-    now = version(campaign)
+    now = live.viewer_version(alice, campaign)
     still = poll(client, campaign, now)
     assert still.status_code == 204 and still.content == b""
     assert still["Cache-Control"] == "private, no-store"  # config/cache_control.py adds "private"
     treasury_transfer(campaign=campaign, payer=None, payee=house(campaign, "England"), amount=1, reason="Alms", by=gm)
     moved = poll(client, campaign, now)
-    assert moved.status_code == 200 and moved.json() == {"version": version(campaign)} and moved.json()["version"] > now
+    assert moved.status_code == 200 and moved.json() == {"version": live.viewer_version(alice, campaign)}
+    assert moved.json()["version"] == now + 1  # her house's money: one write she sees
     assert poll(client, campaign, moved.json()["version"]).status_code == 204
-    assert poll(client, campaign).json() == {"version": version(campaign)}  # no version asked: the one there is
+    assert poll(client, campaign).json() == {"version": now + 1}  # no version asked: the one there is
     assert poll(client, campaign, "nonsense").status_code == 200
 
 
@@ -197,7 +202,7 @@ def test_the_poll_makes_one_query_after_the_session_and_writes_nothing(client, c
         answer = poll(client, campaign, now)
     assert answer.status_code == 204
     sql = [q["sql"] for q in queries]
-    assert len(sql) == 3, sql  # the session, the user, the campaign's version for a member
+    assert len(sql) == 3, sql  # the session, the user, the campaign's version for a member (his count)
     assert "django_session" in sql[0] and "live_version" in sql[2]
     assert not [s for s in sql if re.match(r"\s*(INSERT|UPDATE|DELETE)", s, re.IGNORECASE)]
     assert "sessionid" not in answer.cookies  # the session is not written again
@@ -207,11 +212,14 @@ def test_the_poll_makes_one_query_after_the_session_and_writes_nothing(client, c
 
 
 @pytest.mark.parametrize("name", ["dashboard", "turn", "births", "survival", "marriages", "announcements", "treasury", "rolls"])
-def test_the_pages_of_the_table_carry_the_poll(client, campaign, alice, name):
+def test_the_pages_of_the_table_carry_the_poll(client, campaign, alice, gm, name):
+    """Each carries its viewer's own version: Alice's counts her house's money too (a page that
+    carried another count than her poll answers would be rebuilt on every poll)."""
+    treasury_transfer(campaign=campaign, payer=None, payee=house(campaign, "England"), amount=1, reason="Alms", by=gm)
     client.force_login(alice)
     html = client.get(reverse(f"pages:{name}", args=[campaign.slug]), follow=True).content.decode()  # the treasury: his own
     live_url = reverse("pages:live", args=[campaign.slug])
-    assert f'<main data-live="{live_url}" data-version="{version(campaign)}">' in html
+    assert f'<main data-live="{live_url}" data-version="{live.viewer_version(alice, campaign)}">' in html
     assert "regnal-live.js" in html
 
 
@@ -237,7 +245,7 @@ def test_the_table_screen_shows_the_step_its_waits_and_the_odds_of_the_births(cl
     assert '<h1 class="ts-step">Births</h1>' in html
     assert "Waiting for: The birth rolls of every eligible couple" in html
     assert "a child on 7 or more on 2d6" in html and "58.3%" in html  # 21 in 36
-    assert f'data-live="{reverse("pages:live", args=[campaign.slug])}"' in html
+    assert f'data-live="{reverse("pages:live", args=[campaign.slug])}?as=public"' in html  # the whole table's
     assert 'class="site"' in html and "regnal-table.css" in html
 
 

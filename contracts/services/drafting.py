@@ -12,7 +12,7 @@ from django.db import transaction
 from campaign import audit
 from campaign.models import Campaign
 from campaign.permissions import require
-from campaign.steps import Chronicle, lock_campaign
+from campaign.steps import Chronicle, Seen, lock_campaign
 from contracts.models import Clause, ClauseKind, Contract, ContractKind
 from contracts.services.common import _data, _house, _houses, _pk
 from dynasties.models import Character, Crown, Dynasty, Marriage, Reign, Renunciation, Status
@@ -121,7 +121,7 @@ def contract_draft(
 ) -> Contract:
     """Draft a contract: its kind, parties (two houses or more), the match a marriage contract seals,
     its start, an optional fixed term, and its clauses, each checked against its kind."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.by(*parties))  # its parties and the GM
     require(by, campaign, "draft", parties=[p.pk if isinstance(p, Dynasty) else p for p in parties])
     if kind not in ContractKind.values:
         raise RuleError(f"Unknown kind of contract {kind!r}; one of: {', '.join(ContractKind.values)}.", code="invalid")

@@ -10,11 +10,12 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
+from campaign import live
 from campaign.models import Campaign
 from campaign.permissions import require
-from campaign.steps import lock_campaign
+from campaign.steps import Seen, lock_campaign
 from contracts.models import Contract, ContractState
-from contracts.services.common import _contract
+from contracts.services.common import _contract, _party_ids
 from dynasties.services.editing import (
     Edited,
     EditRefused,
@@ -104,4 +105,5 @@ def contract_edit(
     lines = ["the text rewritten" if line.startswith("text ") else line for line in lines]
     if lines:
         chronicle_edit(campaign, f"Edited by hand: the contract {old_title}: " + "; ".join(lines) + ".", contract=deed.pk)
+        live.reveal(campaign, Seen.by(*_party_ids(deed)))  # its parties see the contract edited
     return Edited(deed, tuple(lines))

@@ -11,7 +11,7 @@ from django.db import transaction
 
 from campaign.models import Campaign
 from campaign.permissions import require
-from campaign.steps import Chronicle, lock_campaign
+from campaign.steps import Chronicle, Seen, lock_campaign
 from contracts.models import Breach, ContractKind, Excommunication, Parley, ParleyKind, ParleyVote
 from contracts.services.breaches import _breach, _unsettled
 from contracts.services.common import _data, _dynasty, _House, _house, _party_ids, _pk, excommunicated, leader_of
@@ -138,7 +138,7 @@ def parley_run(
     injured party calls it and the motion is to excommunicate the breaker: a tie excommunicates
     (20.44). Other parleys (a conquest, a claim, an inheritance, a crusade) record the vote, a tie
     favouring the caller."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     banned = excommunicated(campaign)
     if breach is not None:
@@ -254,7 +254,7 @@ def readmission_parley(
 ) -> Parley:
     """An excommunicated player calls, once per round, a parley on his readmission; he votes in it
     (other excommunicated players do not) and a tie readmits him (20.45, 22.12, 22.14)."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     house = _dynasty(campaign, dynasty, "excommunicated player")
     banned = excommunicated(campaign)

@@ -13,7 +13,7 @@ from campaign import audit, events
 from campaign.dice import DiceBox
 from campaign.models import Audience, Campaign, ChronicleEntry, Step
 from campaign.permissions import require
-from campaign.steps import Chronicle, load_tables, lock_campaign, require_step, set_step
+from campaign.steps import Chronicle, Seen, load_tables, lock_campaign, require_step, set_step
 from dynasties.models import Character, ControlChange, Dynasty, DynastyKind, Marriage, Modifier, Origin, Reign, Status
 from dynasties.services import bloodline_sequence as bls
 from dynasties.services import control
@@ -48,7 +48,7 @@ def announcements_make(
     """Widows and widowers return to their houses (in Blood Royale a King's widow retires), Prince
     pieces are handed out, and the turn's chronicle is gathered into one announcement. A house that
     died out is founded anew with dice from ``source`` (the simulator's seeded one)."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")
     require_step(campaign, Step.ANNOUNCEMENTS)
     world = World(campaign, living_only=True)
@@ -308,7 +308,7 @@ def _prince_pieces(world: World, chronicle: Chronicle) -> None:
 def turn_advance(*, campaign: Campaign | int, to_year: int | None = None, by: AbstractBaseUser | None = None) -> Campaign:
     """Move to the next turn; regencies end when the monarch turns 15. Blood Royale's turns are five
     years; BloodLine's are what the GM says (``to_year``): characters age by the difference."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")
     require_step(campaign, Step.INTERPHASE)
     if to_year is not None:

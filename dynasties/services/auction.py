@@ -12,7 +12,7 @@ from django.db import transaction
 from campaign import treasury
 from campaign.models import Campaign, Posting, PostingKind
 from campaign.permissions import require
-from campaign.steps import Chronicle, lock_campaign
+from campaign.steps import Chronicle, Seen, lock_campaign
 from dynasties.models import Character, Dynasty, DynastyKind, Status
 from dynasties.services import control
 from rules.errors import NotFound, RuleError
@@ -30,7 +30,7 @@ def auction_run(
 ) -> Dynasty:
     """``bids`` maps each bidding dynasty to its sealed bid. Ties are refused: the tied players bid
     again (the rulebook names no tie-break)."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     pk = character.pk if isinstance(character, Character) else character
     try:

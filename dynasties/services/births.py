@@ -20,7 +20,7 @@ from campaign import audit
 from campaign.dice import DiceBox
 from campaign.models import Campaign, Roll, Step
 from campaign.permissions import couple_houses, require
-from campaign.steps import Chronicle, load_tables, lock_campaign, require_step, set_step
+from campaign.steps import Chronicle, Seen, load_tables, lock_campaign, require_step, set_step
 from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Origin, Reign, Status
 from dynasties.selectors import FROZEN_LINE, CoupleStatus, birth_couples, frozen_lines, is_aristocratic_parents
 from dynasties.services import bloodline_sequence as bls
@@ -185,7 +185,7 @@ def births_attempt(
     by: AbstractBaseUser | None = None,
 ) -> BirthAttempt:
     """One birth roll for a wed couple: 2d6, a child on 7 or more."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require_step(campaign, Step.BIRTHS)
     match = _marriage(campaign, marriage)
     require(by, campaign, "couple", houses=couple_houses(match))
@@ -231,7 +231,7 @@ def births_sex(
     by: AbstractBaseUser | None = None,
 ) -> Character:
     """The sex roll (1d6: 1-3 a boy) after a successful attempt, then the child's characteristics."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require_step(campaign, Step.BIRTHS)
     pk = attempt.pk if isinstance(attempt, BirthAttempt) else attempt
     try:
@@ -316,7 +316,7 @@ def births_roll_all(
     """Roll, on the server's dice, the births of every couple that has not rolled yet this turn:
     one attempt each, further ones while ``extra`` says so (at most three); every child gets its
     sex and characteristics at once. A fixed number of queries whatever the number of couples."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")
     require_step(campaign, Step.BIRTHS)
     if campaign.rules.effective_ages:
@@ -381,7 +381,7 @@ def births_roll_all(
 @transaction.atomic
 def births_finish(*, campaign: Campaign | int, by: AbstractBaseUser | None = None) -> Campaign:
     """Close the Births step; every child born must have had its sex rolled."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")
     require_step(campaign, Step.BIRTHS)
     waiting = list(

@@ -13,7 +13,7 @@ from django.db import transaction
 from campaign.dice import DiceBox
 from campaign.models import Campaign
 from campaign.permissions import require
-from campaign.steps import Chronicle, lock_campaign
+from campaign.steps import Chronicle, Seen, lock_campaign
 from dynasties.models import (
     Character,
     Crown,
@@ -105,7 +105,7 @@ def crown_stability_change(
     *, campaign: Campaign | int, crown: str, delta: int, reason: str, by: AbstractBaseUser | None = None
 ) -> CrownEvent:
     """Record a Stability change decided at the table (events, wars, bankruptcies ...)."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     if not reason.strip():
         raise RuleError("Say why the Stability changes.", code="invalid", fields={"reason": "required"})
@@ -449,7 +449,7 @@ def interim_claim_resolve(
 ) -> Reign:
     """BloodLine A: a released heir claims the throne at once. Recognised, he reigns and the interim
     monarch steps down; refused, the interim monarch stays and it is a voluntary disputed succession."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     world = World(campaign)
     reign = next((r for r in world.open_reigns() if r.crown == crown), None)

@@ -13,7 +13,7 @@ from django.db import transaction
 
 from campaign.models import Campaign
 from campaign.permissions import require
-from campaign.steps import Chronicle, lock_campaign
+from campaign.steps import Chronicle, Seen, lock_campaign
 from dynasties.models import Character, Crown, Dynasty, Reign, Status, Title, TitleHolding
 from dynasties.services.bloodline import stability
 from dynasties.services.common import World
@@ -62,7 +62,7 @@ def bloodline_title_grant(
 ) -> Title:
     """Give a title. The giving player must title all of his monarch's direct children before anyone
     outside that line, eldest first, in order of decreasing land value (RULES.md B, Titles)."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     if not campaign.rules.titles:
         raise RuleError("These titles are BloodLine's; Blood Royale grants governorships (optional rule G).", code="ruleset")
@@ -232,7 +232,7 @@ def title_reclaim(*, campaign: Campaign | int, title: Title | int, by: AbstractB
     """The giving house takes the title back at its holder's death: 'Once a title is given it cannot be
     taken away, except by the death of the titled character and only if the Player controls that
     character at the time of its death.' Only in the turn of the death; the heir it passed to loses it."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     found = _title_of(campaign, title, checked=False)
     require(by, campaign, "house", dynasty=found.granted_by_id, what="the house that gave the title takes it back")
     _bloodline_title(campaign, found)
@@ -275,7 +275,7 @@ def title_bequeath(
     """The player who controlled the late holder chooses which descendant inherits: 'Titles are passed
     down to descendants if the title is not taken away, at the whim of the player controlling the
     titled character.' Without a choice the first descendant in order of succession has it."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     found = _title_of(campaign, title)
     world = World(campaign)
     late, current = _death_this_turn(world, found)
@@ -408,7 +408,7 @@ def crisis_claim(
     Monarch's life.' A negotiated deal (``terms``) may give other things; only the title's provinces count.
     'Once any such deal or non-voluntary claim is exercised, all such titles are nullified': every title of the
     dead line held by the claimant's house's characters."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     found = _title_of(campaign, title)
     world = World(campaign)
     record, state, claimant = _open_crisis(world, found)
@@ -490,7 +490,7 @@ def crisis_claim_waive(*, campaign: Campaign | int, title: Title | int, by: Abst
     """'Players may also freely give up all claim to a title at this time, and both sides gain a level of
     stability in doing so.' The title is given up; a player who neither claims nor waives leaves the title
     in force ('neither side suffers any penalty or loss')."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     found = _title_of(campaign, title)
     world = World(campaign)
     record, _state, claimant = _open_crisis(world, found)

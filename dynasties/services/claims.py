@@ -8,7 +8,7 @@ from django.db import transaction
 
 from campaign.models import Campaign
 from campaign.permissions import require
-from campaign.steps import Chronicle, lock_campaign
+from campaign.steps import Chronicle, Seen, lock_campaign
 from dynasties.models import Character, Modifier, ModifierKind, Renunciation, Status
 from dynasties.services.common import World
 from rules.errors import NotFound, RuleError
@@ -60,7 +60,7 @@ def claim_renounce(
     """A character renounces any claim to a crown (usually in a marriage contract). Neither he nor
     anyone through him will inherit it; the renunciation outlives the contract, and a passed-over
     heir's renunciation ends the penalties her claim kept alive."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     pk = character.pk if isinstance(character, Character) else character
     try:

@@ -30,7 +30,7 @@ from campaign import audit
 from campaign.dice import PURPOSE_LABELS, DiceBox
 from campaign.models import Campaign, ChronicleEntry, Roll, RollSource, RollSubject, Step
 from campaign.permissions import require
-from campaign.steps import STEP_LABELS, Chronicle, load_tables, lock_campaign
+from campaign.steps import STEP_LABELS, Chronicle, Seen, load_tables, lock_campaign
 from dynasties.models import BirthAttempt, Character, Crown, Marriage, Reign, Status
 from dynasties.services import bloodline_sequence as bls
 from dynasties.services.births import _announce_birth
@@ -134,7 +134,7 @@ def correct_roll(
     """The GM's correction of a roll of the current step: a new roll with ``faces`` (or typed as
     its ``total``) that corrects it, and what the roll decided derived again (or a refusal naming
     what depends on it)."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "correct_roll")
     pk = roll.pk if isinstance(roll, Roll) else roll
     old = Roll.objects.filter(campaign=campaign, pk=pk).first()

@@ -24,7 +24,7 @@ from django.db import models, transaction
 from campaign import audit
 from campaign.models import Campaign
 from campaign.permissions import require
-from campaign.steps import Chronicle, lock_campaign
+from campaign.steps import Chronicle, Seen, lock_campaign
 from dynasties.models import Character, Dynasty, Marriage
 from rules.characteristics import InvalidCharacteristics, characteristics_of, validate_characteristics
 from rules.errors import NotFound, RuleError
@@ -223,7 +223,7 @@ def character_edit(
 ) -> Edited:
     """The GM's hand edit of a character: the Christian name, the dynastic name, the characteristics
     (validated by the campaign's ruleset) and whether he is legitimate."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "edit")
     person: Character = _row(Character, campaign, character, "character")
     new = character_changes(campaign, person, changes)
@@ -276,7 +276,7 @@ def dynasty_edit(
 ) -> Edited:
     """The GM's hand edit of a house: its dynastic name (and with it the name of everyone born to it
     who bore the old one) and its colour."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "edit")
     house: Dynasty = _row(Dynasty, campaign, dynasty, "house")
     new = dynasty_changes(campaign, house, changes)
@@ -319,7 +319,7 @@ def marriage_edit(
 ) -> Edited:
     """The GM's hand edit of a match: the year it was arranged (typed wrong at the table). The
     wedding, its end and its terms are the rules' and the match's own services'."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "edit")
     match: Marriage = _row(Marriage, campaign, marriage, "marriage")
     match = Marriage.objects.select_related("husband", "wife").get(pk=match.pk)

@@ -32,7 +32,7 @@ from campaign import treasury
 from campaign.dice import DiceBox
 from campaign.models import Campaign, PostingKind, Roll, RuleTable
 from campaign.permissions import require
-from campaign.steps import Chronicle, lock_campaign
+from campaign.steps import Chronicle, Seen, lock_campaign
 from dynasties.models import Character, Crown, DynastyKind, Origin, Reign, Status
 from dynasties.services import regnal
 from dynasties.services.bloodline import revolt, stability
@@ -247,7 +247,7 @@ def monarch_crown_configure(
 ) -> Crown:
     """Set a crown's EU settings (a setting given as None goes back to the country's default). The
     crown's record is created if the campaign has none (a country no player rules, e.g. Venice)."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     _check_ruleset(campaign)
     if not settings:
@@ -309,7 +309,7 @@ def monarch_survival_roll(
     "dead" ends it; Turkey also reads its column (Pasha, revolt, revolt and Dynastic Crisis). A
     monarch whose rolled reign length is spent after the roll dies too. The succession is left to
     ``monarch_succession_roll``."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     _check_ruleset(campaign)
     tables = load_eu_tables(campaign)
@@ -488,7 +488,7 @@ def monarch_succession_roll(
     monarch's value), and 1d10 for the reign length. A Doge: no crisis, never a minor, +1 to each
     value die with a minimum of 4, reign -2. Typed ``faces`` name each roll: ``succession``, ``age``
     (only after a crisis or Fragile Health), ``adm``, ``dip``, ``mil``, ``reign``."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     _check_ruleset(campaign)
     typed = _Faces(faces, SUCCESSION_FACES, "succession")
@@ -662,7 +662,7 @@ def monarch_place_named(
     Friedrich II 9/9/9 with no survival roll for 6 turns ...). The throne must be vacant, unless
     ``replace`` has the living monarch step down. ``no_survival_turns`` exempts this turn and the
     next ones; ``reign_turns`` gives a planned end (none by default: the survival rolls decide)."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     _check_ruleset(campaign)
     name = (given_name or "").strip()
@@ -738,7 +738,7 @@ def monarch_ransom(
     """Ransom a crown's captured monarch: a major power pays 200 ducats and loses 2 Stability, a
     minor 50 ducats (the tables). ``major`` defaults to whether a player's house holds the crown.
     The ducats are recorded as money owed until the treasury keeps the books."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     _check_ruleset(campaign)
     tables = load_eu_tables(campaign)
@@ -817,7 +817,7 @@ def monarch_military_skill(
     1d10 (+ the country's die bonus) for each of manoeuvre, fire and shock, and for siege when the
     average is starred. Typed ``faces`` name each roll: ``average``, ``manoeuvre``, ``fire``,
     ``shock``, ``siege``. Kept in the crown's state as ``leader``."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     _check_ruleset(campaign)
     typed = _Faces(faces, MILITARY_FACES, "military skill roll")

@@ -14,7 +14,7 @@ from campaign import treasury
 from campaign.dice import DiceBox
 from campaign.models import Campaign, PostingKind, Step
 from campaign.permissions import require
-from campaign.steps import Chronicle, load_tables, lock_campaign
+from campaign.steps import Chronicle, Seen, load_tables, lock_campaign
 from dynasties.models import Character, Crown, Dynasty, Origin, Reign, Status
 from dynasties.services import control, regnal
 from dynasties.services.announcements import return_widowed
@@ -77,7 +77,7 @@ def survival_event(
     ``captor``), ``storm`` (no roll: all die), ``killed`` (a death decided at the table, any ruleset),
     ``other`` (the GM's ``modifier``). Deaths take effect
     at once and any crown left vacant passes (``pass_over`` and ``entered`` as for survival_finish)."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     rolls = br.event_rolls(reason)
     if rolls and not campaign.rules.event_rolls:
         raise RuleError(
@@ -188,7 +188,7 @@ def character_capture(
     by: AbstractBaseUser | None = None,
 ) -> Character:
     """Record a capture (A5: a royal whose army is wiped out and who survives is captured)."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     [who] = _characters(campaign, [character.pk if isinstance(character, Character) else character])
     taker = _dynasty(campaign, captor, "captor")
@@ -213,7 +213,7 @@ def character_release(
 ) -> Character:
     """Release a prisoner, for a ransom on any terms (A8; a neutral captor ransoms for 100). The
     ransom is recorded as money owed until the treasury keeps the books."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     [who] = _characters(campaign, [character.pk if isinstance(character, Character) else character])
     if who.prisoner_of_id is None:
@@ -268,7 +268,7 @@ def regent_appoint(
 ) -> Reign:
     """The player names another adult as regent for a minor monarch (A7: "any other character ...
     if he or she is of age"); a baron created only to be regent retires when replaced."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     try:
         reign = Reign.objects.select_related("holder", "regent").get(campaign=campaign, crown=crown, end_year__isnull=True)
@@ -316,7 +316,7 @@ def crown_give_back(
     """The player controlling an annexed crown abandons it (A7, Controlling Two Countries): the
     landless house sets up a new monarch — one of its own characters, or, if none is named, a
     family created as when no heir can be found."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     world = World(campaign)
     record: Crown | None = world.crowns.get(crown)

@@ -23,7 +23,7 @@ from django.db import transaction
 
 from campaign.models import Campaign, ChronicleEntry, Posting, Step
 from campaign.permissions import require
-from campaign.steps import Chronicle, lock_campaign, require_step
+from campaign.steps import Chronicle, Seen, lock_campaign, require_step
 from campaign.treasury import InsufficientFunds, balance, currency, post
 from dynasties.models import Character, Dynasty, Status, Title
 from rules import interphase as rules
@@ -332,7 +332,7 @@ def interphase_run(
     cashed in after it, ``cash_in_run``). Refused: outside the Interphase step, a second run in the year, a broken limit
     (InterphaseError naming every fault), or costs above the cash in hand plus this run's income
     (InsufficientFunds) unless the campaign allows overdrafts."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.by(dynasty))  # the house's own books
     _check_ruleset(campaign)
     house = _dynasty(campaign, dynasty)
     require(by, campaign, "house", dynasty=house.pk, what="a house runs its own Interphase")
@@ -515,7 +515,7 @@ def cash_in_run(
     the house. Refused: outside the Interphase step, before the house's Interphase of the year has
     been posted (the sets pay none of its costs), a second cashing-in in the year, or more sets
     than the game's counters make (InterphaseError)."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.by(dynasty))  # the house's own books
     _check_ruleset(campaign)
     house = _dynasty(campaign, dynasty)
     require(by, campaign, "house", dynasty=house.pk, what="a house cashes in its own resource sets")

@@ -16,10 +16,10 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Q
 
-from campaign import audit, events, treasury
+from campaign import audit, events, live, treasury
 from campaign.models import Campaign, Posting, PostingKind, Step
 from campaign.permissions import couple_houses, readers_text, require
-from campaign.steps import Chronicle, lock_campaign, require_step, set_step
+from campaign.steps import Chronicle, Seen, lock_campaign, require_step, set_step
 from dynasties.models import Character, ControlChange, Dynasty, DynastyKind, Marriage, Origin, Reign
 from dynasties.selectors import FROZEN_LINE, frozen_lines, kings_widows, settled_by_offer
 from dynasties.services import control
@@ -193,11 +193,13 @@ def marriage_terms_set(
     require(by, campaign, "couple", houses=houses)  # the GM, or the player of either house
     match.dowry = dowry.strip()[:120]
     match.money_readers = readers_text(houses) if match.dowry else ""
+    shown = match.alliance_title  # the title is the match's public record; the dowry its houses'
     match.alliance_title = alliance_title.strip()[:120]
     problem = alliance_problem(campaign, match, True)
     if problem:
         raise IllegalMarriage(problem)
     match.save(update_fields=["dowry", "money_readers", "alliance_title"])
+    live.reveal(campaign, Seen.by(*houses) | (Seen.ALL if match.alliance_title != shown else Seen.GM))
     chronicle = Chronicle(campaign)
     chronicle.add(  # the dowry is a money term: the two houses and the GM read it
         "betrothal",
@@ -223,7 +225,7 @@ def marriage_arrange_many(
 ) -> list[Marriage]:
     """Arrange matches (betrothals); with ``wed=True`` the weddings follow at once (Marriages step).
     All or none: one illegal match refuses the lot, naming every problem."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     if wed:
         require_step(campaign, wedding_step(campaign))
     if not matches:
@@ -324,7 +326,7 @@ def marriage_wed_many(
     *, campaign: Campaign | int, marriages: Sequence[Marriage | int], by: AbstractBaseUser | None = None
 ) -> list[Marriage]:
     """The weddings of betrothed couples, in the Marriages step, both 15 or older. All or none."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     wanted = [_pk(m) for m in marriages]
     found = {m.pk: m for m in Marriage.objects.filter(campaign=campaign, pk__in=wanted)}
     for pk in wanted:
@@ -627,7 +629,7 @@ def marriage_cancel(
     *, campaign: Campaign | int, marriage: Marriage | int, reason: str, by: AbstractBaseUser | None = None
 ) -> Marriage:
     """Break off a betrothal (a wedded marriage ends only by death)."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     pk = _pk(marriage)
     try:
         match = Marriage.objects.select_related("husband", "wife").get(pk=pk, campaign=campaign)
@@ -655,7 +657,7 @@ def marriage_cancel(
 
 @transaction.atomic
 def marriages_finish(*, campaign: Campaign | int, by: AbstractBaseUser | None = None) -> Campaign:
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")
     require_step(campaign, Step.MARRIAGES)
     set_step(campaign, Step.ANNOUNCEMENTS)

@@ -42,7 +42,7 @@ from django.db import transaction
 from campaign.dice import DiceBox
 from campaign.models import Campaign, ChronicleEntry, Roll, Step
 from campaign.permissions import require
-from campaign.steps import Chronicle, lock_campaign, require_step
+from campaign.steps import Chronicle, Seen, lock_campaign, require_step
 from dynasties.models import (
     Character,
     Crown,
@@ -157,7 +157,7 @@ def _offer_label(offer: MarriageOffer) -> str:
 @transaction.atomic
 def royal_marriage_box_set(*, campaign: Campaign | int, crown: str, rating: int, by: AbstractBaseUser | None = None) -> Crown:
     """Record a minor crown's Royal Marriage box rating (the base of its minimum dowry)."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     _bloodline(campaign)
     if isinstance(rating, bool) or not isinstance(rating, int) or rating < 1:
@@ -190,7 +190,7 @@ def offer_make(
 ) -> MarriageOffer:
     """A player's offer for a minor house's unmarried child, entered by the GM. Refused below the
     minimum dowry (the Royal Marriage box rating times each factor), saying what the minimum is."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     _bloodline(campaign)
     if isinstance(dowry, bool) or not isinstance(dowry, int) or dowry < 0:
@@ -264,7 +264,7 @@ def offer_withdraw(
     *, campaign: Campaign | int, offer: MarriageOffer | int, reason: str = "", by: AbstractBaseUser | None = None
 ) -> MarriageOffer:
     """A player takes back an open offer."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     pk = _pk(offer, "an offer")
     try:
@@ -388,7 +388,7 @@ def offers_resolve(
     (across the houses), in the Marriages step: the best offer by the priorities a-d (then the best
     dowry, then the earliest offer) becomes a betrothal and the others are rejected; a child with no
     acceptable offer marries into its own nobility on 6-10 (1d10, logged). Once a year."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
 
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     _bloodline(campaign)

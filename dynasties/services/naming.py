@@ -8,7 +8,7 @@ from django.db import transaction
 
 from campaign.models import Campaign, ChronicleEntry
 from campaign.permissions import couple_houses, require
-from campaign.steps import lock_campaign
+from campaign.steps import Seen, lock_campaign
 from dynasties.models import BirthAttempt, Character
 from rules.errors import NotFound, RuleError
 
@@ -25,7 +25,7 @@ def character_rename(
 ) -> Character:
     """Give a child born this turn another Christian name; its birth line in the chronicle says
     the new name. The parents' houses (or the GM) choose it; a name given before is refused."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     pk = character.pk if isinstance(character, Character) else character
     born = (
         BirthAttempt.objects.select_related("marriage__husband", "marriage__wife", "child")

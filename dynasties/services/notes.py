@@ -13,7 +13,7 @@ from django.db import transaction
 
 from campaign import audit
 from campaign.models import Campaign
-from campaign.permissions import require
+from campaign.permissions import note_seen, require
 from campaign.steps import lock_campaign
 from dynasties.models import Character, Dynasty, Note, NoteAudience
 from dynasties.notes import MAX_LENGTH, render, subject_house
@@ -46,7 +46,7 @@ def note_write(
     require(by, campaign, "note", audience=audience, house=subject_house(character, dynasty), on_campaign=on_campaign)
     html = render(text).html  # before the lock: the campaign waits for no rendering
     with transaction.atomic(), audit.acting(by, year=campaign.current_year, step=campaign.step, label="note"):
-        lock_campaign(campaign)  # raises the live version: open pages show the note without a reload
+        lock_campaign(campaign, seen=note_seen(audience, subject_house(character, dynasty), on_campaign))  # its readers see it
         note = Note.objects.select_for_update().filter(character=character, dynasty=dynasty, audience=audience)
         found = note.filter(campaign=campaign).first()
         if found is None:

@@ -33,7 +33,7 @@ from PIL import Image, ImageCms, ImageFile, ImageOps, PngImagePlugin
 from campaign import audit
 from campaign.models import Campaign
 from campaign.permissions import require
-from campaign.steps import lock_campaign
+from campaign.steps import Seen, lock_campaign
 from dynasties.models import Character, Dynasty, Portrait
 from dynasties.notes import subject_house
 from rules.errors import RuleError
@@ -348,7 +348,7 @@ def portrait_set(
     name = default_storage.save(f"{FOLDER}/{campaign.pk}/{subject}-{uuid.uuid4().hex}.{extension}", ContentFile(data))
     try:
         with transaction.atomic(), audit.acting(by, year=campaign.current_year, step=campaign.step, label="portrait"):
-            lock_campaign(campaign)  # raises the live version: open pages show the portrait without a reload
+            lock_campaign(campaign, seen=Seen.ALL)  # raises the live version: open pages show the portrait without a reload
             old = Portrait.objects.select_for_update().filter(campaign=campaign, character=character, dynasty=dynasty).first()
             if old is None:
                 return Portrait.objects.create(
@@ -371,7 +371,7 @@ def portrait_remove(
     _subject(campaign, character, dynasty)
     require(by, campaign, "portrait", house=subject_house(character, dynasty))
     with transaction.atomic():
-        lock_campaign(campaign)
+        lock_campaign(campaign, seen=Seen.ALL)
         old = Portrait.objects.select_for_update().filter(campaign=campaign, character=character, dynasty=dynasty).first()
         if old is None:
             return False

@@ -13,7 +13,7 @@ from campaign import treasury
 from campaign.dice import DiceBox
 from campaign.models import Campaign, PostingKind
 from campaign.permissions import require
-from campaign.steps import Chronicle, load_tables, lock_campaign
+from campaign.steps import Chronicle, Seen, load_tables, lock_campaign
 from dynasties.models import Character, Dynasty, Origin, Reign, Status
 from dynasties.services import control
 from dynasties.services.common import World
@@ -75,7 +75,7 @@ def pretender_declare(*, campaign: Campaign | int, character: Character | int, b
     and passes to the player on the left of the house controlling him, with his wife and his
     children under 15 that house controls; a female Pretender's husband is returned to his house of
     birth instead. ``pretender_of`` records the house that lost him (it may buy him back)."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     _event_cards(campaign, "Pretenders")
     pretender = _load(campaign, character, "character")
@@ -150,7 +150,7 @@ def pretender_declare(*, campaign: Campaign | int, character: Character | int, b
 def pretender_buy_back(*, campaign: Campaign | int, character: Character | int, by: AbstractBaseUser | None = None) -> Character:
     """For a 'bribe' of 50 Crowns the Pretender's original house buys back the Pretender, the
     spouse and the unmarried children the other house controls. All sins are forgiven."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     pretender = _load(campaign, character, "character")
     if pretender.pretender_of_id is None:
@@ -230,7 +230,7 @@ def bastard_create(
     rolled characteristics (``entered``: three typed 3d6 rolls, Strength, Constitution, Charisma),
     controlled from now on by the player on the right of the King's house. He is never in any line
     of succession, nor is anyone descended from him."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     _event_cards(campaign, "Bastards")
     king = _load(campaign, father, "father")

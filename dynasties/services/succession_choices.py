@@ -17,7 +17,7 @@ from django.db import transaction
 
 from campaign.models import Campaign, Step
 from campaign.permissions import require
-from campaign.steps import lock_campaign, require_step
+from campaign.steps import Seen, lock_campaign, require_step
 from dynasties.models import Crown, Dynasty, Reign, Status
 from dynasties.services.common import World
 from dynasties.services.succession import line_with_pass_over
@@ -53,7 +53,7 @@ def pass_over_choose(
     """Record which heirs of the dead monarch's line the crown's player passes over (possibly
     none). Each must be among the first ``limit`` of the line, one the rules let him pass over and
     ahead of the one who would then succeed (the walk ``survival_finish`` makes, dry)."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "crown", player=_crown_player(campaign, crown), crown=crown)  # before the step is looked at
     require_step(campaign, Step.SURVIVAL)
     reign = Reign.objects.filter(campaign=campaign, crown=crown, end_year__isnull=True).select_related("holder").first()

@@ -12,7 +12,7 @@ from django.db.models import Count
 from campaign.dice import DiceBox
 from campaign.models import Campaign, RollSubject, Step
 from campaign.permissions import may_act_for, require, require_act_for
-from campaign.steps import Chronicle, load_tables, lock_campaign, require_step, set_step
+from campaign.steps import Chronicle, Seen, load_tables, lock_campaign, require_step, set_step
 from dynasties.models import BirthAttempt, Character, DynastyKind, Origin, Status, Title
 from dynasties.services import bloodline as bl_services
 from dynasties.services import bloodline_sequence as bls
@@ -119,7 +119,7 @@ def survival_roll(
 
     ``faces`` maps a character id to the two faces typed in from the table; the others are
     rolled by the server."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     seat = require(by, campaign, "play")  # who may roll for whom is asked before the step is looked at
     if characters is not None and not seat.is_gm:  # the GM, or each character's player
         houses = dict(Character.objects.filter(campaign=campaign, pk__in=list(characters)).values_list("pk", "controlled_by_id"))
@@ -271,7 +271,7 @@ def survival_finish(
     or a woman married away, or anyone under optional rule C). ``entered`` gives typed faces for
     every roll the succession makes (the Charisma loss, a regent baron's characteristics, a created
     relative's children), in the order asked for."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")
     require_step(campaign, Step.SURVIVAL)
     world = World(campaign, living_only=True)
@@ -324,7 +324,7 @@ def survival_close(
     """The GM's finish of Survival as every door asks for it: the heirs passed over are those given
     (``{}``: nobody) or, when ``pass_over`` is None, the choices the crowns' players recorded; then
     :func:`survival_finish`, and the recorded choices are forgotten."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     chosen = pass_over_choices(campaign) if pass_over is None else pass_over
     applied = {crown: list(dict.fromkeys(ids)) for crown, ids in chosen.items() if ids}
     done = survival_finish(campaign=campaign, source=source, entered=entered, pass_over=applied or None, by=by)

@@ -11,7 +11,7 @@ from django.db import transaction
 
 from campaign.models import Campaign, Step
 from campaign.permissions import require
-from campaign.steps import STEP_LABELS, Chronicle, lock_campaign
+from campaign.steps import STEP_LABELS, Chronicle, Seen, lock_campaign
 from dynasties.models import Character, Dynasty, Modifier, ModifierKind, Origin, Status, Title, TitleHolding
 from dynasties.services.common import World
 from dynasties.services.succession import title as royal_title
@@ -97,7 +97,7 @@ def title_grant(
     of a province he controls. ``crown`` is the country the province lies in (default: the crown of
     the Prince's house); ``name`` defaults to "Duke of <province>". One title per province; a lapsed
     title is granted again. The Prince gains +1 Strength once (may exceed +2)."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     require_rule_g(campaign)
     if campaign.step not in DYNASTIC_SEQUENCE:
@@ -406,7 +406,7 @@ def title_dispute(
     year, marked disputed; the named holder's begins. The chronicle records the Rebellion marker in
     the province and, when the dispute involves another player's dynasty, the Rebellion rolls in the
     whole Kingdom. Returns the named holder's holding."""
-    campaign = lock_campaign(campaign)
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     require_rule_g(campaign)
     found = TitleHolding.objects.select_for_update(of=("self",)).select_related("title", "holder")

@@ -12,6 +12,7 @@
   var polling = false;
   var stale = null; // the newest version, kept behind a form being filled in
   var sent = 0; // htmx requests this page has sent: a page fetched before one of them is out of date
+  var lower = 0; // polls in a row that answered a version below the page's
 
   function main() {
     return document.querySelector("main[data-live]");
@@ -142,7 +143,8 @@
     var root = main();
     if (!root || polling || busy() || document.visibilityState !== "visible") return;
     polling = true;
-    var url = root.dataset.live + "?v=" + encodeURIComponent(stale !== null ? stale : root.dataset.version);
+    var base = root.dataset.live;
+    var url = base + (base.indexOf("?") < 0 ? "?" : "&") + "v=" + encodeURIComponent(stale !== null ? stale : root.dataset.version);
     fetch(url, { credentials: "same-origin", cache: "no-store" })
       .then(function (answer) {
         return answer.status === 200 ? answer.json() : null;
@@ -152,7 +154,16 @@
         if (!news || !root || busy()) return null;
         // The answer may have been asked before the page's own write (a grid's row sent) and come
         // back after it: a version the page already shows is not news (its messages would be lost).
-        if (Number(news.version) <= Number(root.dataset.version)) return null;
+        // A version lower than the page's twice in a row is, though: the member's seat changed (his
+        // version counts what he sees, and another house sees other writes).
+        var got = Number(news.version), shown = Number(root.dataset.version);
+        if (got < shown) {
+          if (++lower < 2) return null;
+        } else if (got === shown) {
+          lower = 0;
+          return null;
+        }
+        lower = 0;
         if (stale !== null) {
           stale = String(news.version); // still behind the form: the banner stays
           return null;
@@ -169,6 +180,7 @@
   // takes a part): take that page's version, so the page's own write is not news.
   document.addEventListener("htmx:beforeRequest", function (event) {
     sent++;
+    lower = 0;
     if (event.detail && event.detail.xhr) requests.push(event.detail.xhr);
   });
   document.addEventListener("htmx:beforeSwap", function (event) {

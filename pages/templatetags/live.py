@@ -9,7 +9,8 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from campaign.live import page_version
-from campaign.models import Campaign
+from campaign.models import Campaign, Role
+from campaign.permissions import role_of
 
 register = template.Library()
 
@@ -31,11 +32,17 @@ LIVE_PAGES = frozenset(
 """The pages (names in the ``pages`` namespace) that follow the table as it plays: the dashboard,
 the turn and its steps, the treasury and each exchequer, the roll log and the table screen."""
 
+PUBLIC_PAGES = frozenset({"table"})
+"""Those the whole table looks at (a projector, a TV), whoever opened them: they show public things
+only and follow the public writes only (``?as=public`` on the poll), so a GM's screen on the wall
+does not move on his secret writes."""
+
 
 @register.simple_tag(takes_context=True)
 def live_attrs(context: Any) -> str:
     """`` data-live="<poll url>" data-version="<n>"`` on a page that follows the table
-    (``pages/static/regnal-live.js`` polls the url and rebuilds the page when the version moved);
+    (``pages/static/regnal-live.js`` polls the url and rebuilds the page when the version moved),
+    ``<n>`` being the viewer's version (``campaign.live.page_version``), the one his poll answers;
     nothing on any other page."""
     request = context.get("request")
     campaign = context.get("campaign")
@@ -44,4 +51,13 @@ def live_attrs(context: Any) -> str:
         return ""
     if match.kwargs.get("slug") != campaign.slug:
         return ""
-    return format_html(' data-live="{}" data-version="{}"', reverse("pages:live", args=[campaign.slug]), page_version(campaign))
+    poll = reverse("pages:live", args=[campaign.slug])
+    if match.url_name in PUBLIC_PAGES:  # the whole table looks at it: the public writes, whoever opened it
+        role, mine = Role.OBSERVER, None
+        poll += "?as=public"
+    elif "role" in context and "mine" in context:  # a campaign page's context (pages.common.context)
+        role, mine = context.get("role"), context.get("mine")
+    else:
+        role, mine = role_of(getattr(request, "user", None), campaign)
+    shown = page_version(campaign, role, mine)  # the viewer's own count: what he may see, no more
+    return format_html(' data-live="{}" data-version="{}"', poll, shown)

@@ -2,7 +2,8 @@
 live server (process 1), the players' pages are served by a gunicorn started here on the same test
 database (process 2, two workers). What the GM does shows on the players' open pages - the
 dashboard, Survival, the table screen - without a reload (the window is the same one: no
-navigation), and a payment a player may not see never reaches his page, while its payee's shows it.
+navigation), and a payment a player may not see never reaches his page, nor moves his poll, while
+its payee's shows it.
 The latency from the GM's click to the player's page rebuilt is printed (docs/architecture.md).
 
 Also the table screen's screenshot for the README (``REGNAL_SCREENSHOTS=docs/screenshots``)."""
@@ -26,7 +27,8 @@ from django.db import connection
 from playwright.sync_api import Browser, Page, expect
 
 from campaign import dice as server_dice
-from campaign.models import Campaign, Step
+from campaign import live
+from campaign.models import Campaign, Membership, Step
 from campaign.treasury import treasury_transfer
 from dynasties.models import Dynasty
 from operations.services import campaign_start
@@ -137,12 +139,18 @@ def gm_clicks(page: Page, button: str) -> tuple[float, float]:
     return clicked, float(timing["startTime"] + timing["responseStart"])
 
 
-def version(campaign: Campaign) -> int:
-    return Campaign.objects.values_list("live_version", flat=True).get(pk=campaign.pk)
+def version(campaign: Campaign, user: Any) -> int:
+    """The version ``user``'s poll answers: the writes he may see (None: the public writes, which
+    the table screen follows whoever opened it)."""
+    if user is None:
+        return int(Campaign.objects.get(pk=campaign.pk).live_seen.get("public", 0))
+    count = live.viewer_version(user, campaign)
+    assert count is not None
+    return count
 
 
-def shows_version(page: Page, campaign: Campaign) -> None:
-    expect(page.locator("main[data-live]")).to_have_attribute("data-version", str(version(campaign)), timeout=WAIT_MS)
+def shows_version(page: Page, campaign: Campaign, user: Any) -> None:
+    expect(page.locator("main[data-live]")).to_have_attribute("data-version", str(version(campaign, user)), timeout=WAIT_MS)
 
 
 def test_the_players_pages_follow_the_gm_on_another_server(
@@ -172,7 +180,7 @@ def test_the_players_pages_follow_the_gm_on_another_server(
         gm_page.goto(f"{one}/turn/births/")
         clicked, answered = gm_clicks(gm_page, "Roll all remaining")
         latencies.append(rebuilt_after(dashboard, clicked, "dashboard, births rolled", answered))
-        shows_version(dashboard, campaign)
+        shows_version(dashboard, campaign, alice)
         clicked, answered = gm_clicks(gm_page, "Finish Births")
         expect(dashboard.locator("main")).to_contain_text("step: Survival", timeout=WAIT_MS)
         latencies.append(rebuilt_after(dashboard, clicked, "dashboard, Births finished", answered))
@@ -196,19 +204,24 @@ def test_the_players_pages_follow_the_gm_on_another_server(
         expect(table.locator(".ts-row .ts-good, .ts-row .ts-bad")).to_have_count(min(to_roll, 16), timeout=WAIT_MS)
         assert table.locator(".ts-row .ts-odds").count() == 0
 
-        # A payment Alice may not see: her pages move on, without it; Bob's (the payee's) shows it
+        # A payment Alice may not see: her pages do not even move (her poll does not tell her that
+        # something happened); Bob's (the payee's) shows it
         france = Dynasty.objects.get(campaign=campaign, crown="France")
         exchequer = bob_context.new_page()
         log_in(exchequer, second_server, "bob", "bob-password-1")
         exchequer.goto(f"{two}/treasury/{france.pk}/")
         watch(exchequer)
+        hers = version(campaign, alice)
         clicked = now_ms()
         treasury_transfer(campaign=campaign, payer=None, payee=france, amount=4321, reason="A secret subsidy", by=gm)
         latencies.append(rebuilt_after(exchequer, clicked, "the payee's exchequer, a payment"))
         expect(exchequer.locator("main")).to_contain_text("A secret subsidy")
-        for page in (dashboard, survival, table):
-            latencies.append(rebuilt_after(page, clicked, "a page of another house, the same payment"))
-            shows_version(page, campaign)
+        shows_version(exchequer, campaign, bob)
+        dashboard.wait_for_timeout(4 * 700)  # four polls of each of her pages
+        assert version(campaign, alice) == hers
+        for page, whose in ((dashboard, alice), (survival, alice), (table, None)):
+            assert page.evaluate("t => window.__rebuilt.filter(at => at >= t).length", clicked) == 0, "moved on a secret"
+            shows_version(page, campaign, whose)
             text = page.locator("main").inner_text()
             assert "secret subsidy" not in text.lower() and "4321" not in text and "4,321" not in text
 
@@ -258,7 +271,7 @@ def test_a_poll_that_brings_the_pages_own_write_does_not_rebuild_it(browser: Bro
         page.goto(f"{live_server.url}/c/{campaign.slug}/turn/births/")
         watch(page)
         polls: list[str] = []
-        current = [version(campaign)]  # the campaign's version as the live endpoint will tell it
+        current = [version(campaign, gm)]  # the campaign's version as the live endpoint will tell him
 
         def answer_with_the_current_version(route: Any) -> None:  # no database here: Playwright's callback
             polls.append(route.request.url)
@@ -267,10 +280,10 @@ def test_a_poll_that_brings_the_pages_own_write_does_not_rebuild_it(browser: Bro
         page.route(f"**/c/{campaign.slug}/live/**", answer_with_the_current_version)
         with page.expect_response(lambda r: r.request.method == "POST"):
             page.get_by_role("button", name=re.compile("Roll all remaining")).click()
-        current[0] = version(campaign)
+        current[0] = version(campaign, gm)
         message = page.locator("#step ul.messages")
         expect(message).to_be_visible()
-        shows_version(page, campaign)
+        shows_version(page, campaign, gm)
         seen = len(polls)
         deadline = time.monotonic() + 15
         while len(polls) < seen + 3 and time.monotonic() < deadline:
@@ -279,5 +292,32 @@ def test_a_poll_that_brings_the_pages_own_write_does_not_rebuild_it(browser: Bro
         assert page.evaluate("window.__rebuilt.length") == 0, "the page was rebuilt for its own write"
         expect(message).to_be_visible()
         assert page.evaluate("window.__sameWindow") is True
+    finally:
+        context.close()
+
+
+def test_a_page_follows_its_member_to_another_house(browser: Browser, live_server: Any, gm, alice, bob):
+    """A member's version counts what he sees, so when his seat moves to another house it may go
+    down: a lower version than the page's, poll after poll, is news (a single one is not: it is a
+    poll that crossed the page's own write). His open dashboard is drawn again for his new house."""
+    campaign = campaign_start(name="Seat Moved", gm=gm, players=5, seats={"England": alice, "France": bob}, seed=3)
+    england = Dynasty.objects.get(campaign=campaign, crown="England")
+    for n in range(3):  # England's own money: Alice's count runs ahead of the other houses'
+        treasury_transfer(campaign=campaign, payer=None, payee=england, amount=1, reason=f"Alms {n}", by=gm)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        log_in(page, live_server.url, "alice", "alice-password-1")
+        page.goto(f"{live_server.url}/c/{campaign.slug}/")
+        watch(page)
+        shows_version(page, campaign, alice)
+        was = version(campaign, alice)
+        other = Dynasty.objects.filter(campaign=campaign, kind="player").exclude(crown__in=["England", "France"]).first()
+        assert other is not None
+        moved = now_ms()
+        Membership.objects.filter(campaign=campaign, user=alice).update(dynasty=other)  # behind the page's back
+        assert version(campaign, alice) < was
+        rebuilt_after(page, moved, "a page whose member moved to another house")
+        shows_version(page, campaign, alice)
     finally:
         context.close()
