@@ -158,6 +158,11 @@ class MembershipForm(forms.ModelForm):
         model = Membership
         fields = ["campaign", "user", "role", "dynasty"]
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk is not None:  # an existing member keeps his account
+            self.fields.pop("username", None)
+
     def clean_username(self) -> Any:
         name = self.cleaned_data["username"].strip()
         User = get_user_model()
