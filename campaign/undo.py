@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from django.conf import settings
-from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import IntegrityError, connections, models, transaction
 from django.db.models import QuerySet
@@ -45,7 +44,7 @@ from campaign.models import (
     Step,
     UndoChange,
 )
-from campaign.permissions import require, seat_of, sees_undo_plan
+from campaign.permissions import Actor, require, seat_of, sees_undo_plan
 from campaign.steps import STEP_LABELS, lock_campaign
 from rules.errors import RuleError
 
@@ -134,7 +133,7 @@ def _table_lines_since(campaign: Campaign, rows: dict[str, Any]) -> list[Chronic
     return list(ChronicleEntry._base_manager.filter(campaign=campaign, kind=TABLE_LINES).exclude(pk__in=saved))
 
 
-def _restore(campaign: Campaign, rows: dict[str, Any], *, by: AbstractBaseUser | None = None, reason: str = "") -> None:
+def _restore(campaign: Campaign, rows: dict[str, Any], *, by: Actor, reason: str = "") -> None:
     scopes = _scopes()
     marks = audit.undo_capture(campaign.pk, scopes)  # the audit trail is not restored: it records the undo
     restored: dict[str, list[models.Model]] = {}
@@ -169,7 +168,7 @@ def _revert(
     first: dict[str, dict[int, str | None]],
     columns: dict[str, Any],
     *,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
     reason: str = "",
 ) -> None:
     """Write the rows of ``first`` as given (``campaign.changelog.revert``) and the campaign's own
@@ -206,9 +205,10 @@ KEY_MAX = 40
 DOORS = ("page", "api")
 
 
-def action_key(key: str | None, *, by: AbstractBaseUser | None, door: str = "page") -> str:
+def action_key(key: str | None, *, by: Actor | None, door: str = "page") -> str:
     """The stored form of a door's one-time key: kept per door and per user, so that no key sent
-    through one door (a page's form) or by one user can ever match another's."""
+    through one door (a page's form) or by one user can ever match another's (the system's and an
+    anonymous user's are the user 0's)."""
     key = (key or "").strip()
     if not key or len(key) > KEY_MAX:
         raise RuleError("The form has no valid action key: reload the page and submit it again.", code="action_key")
@@ -223,10 +223,11 @@ def step_action(
     key: str | None,
     label: str,
     action: Callable[[Campaign], T],
-    by: AbstractBaseUser | None = None,
+    by: Actor,
     door: str = "page",
 ) -> T:
-    """Run one action of game night (``action`` calls the services) in one transaction.
+    """Run one action of game night (``action`` calls the services, each given ``by`` itself: the
+    trail records ``by``, the policy asks each service's own) in one transaction.
 
     Refuses a missing key or one already used (:class:`AlreadyDone`), takes the checkpoint of the
     campaign's current step if this is the step's first action, records the key, then runs the
@@ -239,7 +240,7 @@ def step_action(
         point = _step_checkpoint(locked, label=label, by=by)
         try:
             with transaction.atomic():
-                ActionKey.objects.create(campaign=locked, key=key, label=label[:200], by=by)
+                ActionKey.objects.create(campaign=locked, key=key, label=label[:200], by=audit.person(by))
         except IntegrityError:
             raise AlreadyDone("That was already done (the same form was sent twice): nothing was done again.") from None
         with audit.acting(by, year=locked.current_year, step=locked.step, label=label), changelog.recording(point):
@@ -264,7 +265,7 @@ def _in_step(latest: Checkpoint | None, campaign: Campaign) -> bool:
     )
 
 
-def _step_checkpoint(campaign: Campaign, *, label: str, by: AbstractBaseUser | None) -> Checkpoint:
+def _step_checkpoint(campaign: Campaign, *, label: str, by: Actor) -> Checkpoint:
     """The change set a step action logs into: the newest one if it is the current step's (a
     desk save in between opens a new one, so that its undo stays apart), else a new one."""
     latest = _latest(campaign)
@@ -273,7 +274,7 @@ def _step_checkpoint(campaign: Campaign, *, label: str, by: AbstractBaseUser | N
     return _checkpoint_create(campaign, label=label, by=by, kind=CheckpointKind.STEP.value)
 
 
-def checkpoint_take(campaign: Campaign, *, label: str, by: AbstractBaseUser | None = None) -> Checkpoint | None:
+def checkpoint_take(campaign: Campaign, *, label: str, by: Actor) -> Checkpoint | None:
     """The checkpoint of the campaign's current step, unless the step has one already. Call it
     inside the transaction of the action, after locking the campaign."""
     if _in_step(_latest(campaign), campaign):
@@ -281,7 +282,7 @@ def checkpoint_take(campaign: Campaign, *, label: str, by: AbstractBaseUser | No
     return _checkpoint_create(campaign, label=label, by=by, kind=CheckpointKind.STEP.value)
 
 
-def _checkpoint_create(campaign: Campaign, *, label: str, by: AbstractBaseUser | None, kind: str) -> Checkpoint:
+def _checkpoint_create(campaign: Campaign, *, label: str, by: Actor, kind: str) -> Checkpoint:
     oldest = campaign.current_year - KEEP_TURNS * campaign.turn_length
     Checkpoint.objects.filter(campaign=campaign, year__lte=oldest).delete()
     return Checkpoint.objects.create(
@@ -290,20 +291,22 @@ def _checkpoint_create(campaign: Campaign, *, label: str, by: AbstractBaseUser |
         step=campaign.step,
         kind=kind,
         label=label[:200],
-        by=by,
+        by=audit.person(by),
         data=_pack(snapshot(campaign) if snapshots() else {"campaign": _campaign_row(campaign), "changes": True}),
     )
 
 
 @contextmanager
-def change_set(campaign: Campaign | int, *, label: str, by: AbstractBaseUser | None = None) -> Iterator[Campaign]:
+def change_set(campaign: Campaign | int, *, label: str, by: Actor) -> Iterator[Campaign]:
     """A GM's write outside the steps (a save at the desk) as its own change set: one transaction
     that locks the campaign, opens a desk checkpoint and logs into it every row written inside; the
     undo history shows it (``label``) and undo takes it back alone. Having written, it forgets what
-    undo kept for redo; a change set that wrote nothing is dropped. Who may write is the caller's
-    to check (the desk shows a GM only his campaigns). Yields the locked campaign."""
+    undo kept for redo; a change set that wrote nothing is dropped. ``by`` must be the campaign's
+    GM (``require(.., "edit")``: a hand edit); a service called inside asks for its own ``by``
+    again. Yields the locked campaign."""
     with transaction.atomic():
         locked = lock_campaign(campaign)
+        require(by, locked, "edit")  # a hand edit at the desk: the GM's (campaign.permissions)
         before = _campaign_row(locked)
         point = _checkpoint_create(locked, label=label, by=by, kind=CheckpointKind.DESK.value)
         with audit.acting(by, year=locked.current_year, step=locked.step, label=label), changelog.recording(point):
@@ -435,7 +438,7 @@ def undo_plan(campaign: Campaign, *, turn: bool = False) -> UndoPlan | None:
     )
 
 
-def _undo(campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None, *, turn: bool, door: str) -> Checkpoint:
+def _undo(campaign: Campaign | int, key: str | None, by: Actor, *, turn: bool, door: str) -> Checkpoint:
     def restore(locked: Campaign) -> Checkpoint:
         target = _target(locked, turn=turn)
         if target is None:
@@ -463,17 +466,17 @@ def _undo(campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None
         require(by, locked, "gm")  # undo is the GM's (campaign.permissions)
         if ActionKey.objects.filter(campaign=locked, key=key).exists():
             raise AlreadyDone("That undo was already done (the same form was sent twice): nothing more was undone.")
-        ActionKey.objects.create(campaign=locked, key=key, label=label, by=by)
+        ActionKey.objects.create(campaign=locked, key=key, label=label, by=audit.person(by))
         return restore(locked)
 
 
-def undo_step(*, campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None = None, door: str = "page") -> Checkpoint:
+def undo_step(*, campaign: Campaign | int, key: str | None, by: Actor, door: str = "page") -> Checkpoint:
     """Put the campaign back as it was at the start of the step last worked on (or before the last
     desk correction); returns the checkpoint used (kept for redo). Undo again to go further back."""
     return _undo(campaign, key, by, turn=False, door=door)
 
 
-def undo_turn(*, campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None = None, door: str = "page") -> Checkpoint:
+def undo_turn(*, campaign: Campaign | int, key: str | None, by: Actor, door: str = "page") -> Checkpoint:
     """Put the campaign back as it was at the start of the turn last worked on (its Births step)."""
     return _undo(campaign, key, by, turn=True, door=door)
 
@@ -541,7 +544,7 @@ def _untouched_since_undo(campaign: Campaign, target: Checkpoint) -> bool:
     )
 
 
-def redo(*, campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None = None, door: str = "page") -> Checkpoint:
+def redo(*, campaign: Campaign | int, key: str | None, by: Actor, door: str = "page") -> Checkpoint:
     """Write again what the last undo took back (the same rows, the same rolls: nothing is rolled
     again) and put its change sets back in force, so they can be undone again; returns the checkpoint
     the undo had gone back to. Refused when nothing is kept for redo (:class:`NothingToRedo`)."""
@@ -559,7 +562,7 @@ def redo(*, campaign: Campaign | int, key: str | None, by: AbstractBaseUser | No
         if stale:  # forgotten for good (committed), then refused
             Checkpoint.objects.filter(campaign=locked, undone_in__isnull=False).delete()
         else:
-            ActionKey.objects.create(campaign=locked, key=key, label=label, by=by)
+            ActionKey.objects.create(campaign=locked, key=key, label=label, by=audit.person(by))
             kept = _unpack(target.redo)
             rows = {table: {int(i): image for i, image in images.items()} for table, images in kept["rows"].items()}
             _revert(locked, rows, kept["campaign"], by=by, reason=f"{label}: again from {describe(target)}")

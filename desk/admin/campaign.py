@@ -269,7 +269,7 @@ class MembershipAdmin(admin.ModelAdmin):
         if change:  # the form has checked the membership rules; a change is a plain correction
             super().save_model(request, obj, form, change)
             return
-        saved = membership_add(campaign=obj.campaign, user=obj.user, role=obj.role, dynasty=obj.dynasty)
+        saved = membership_add(campaign=obj.campaign, user=obj.user, role=obj.role, dynasty=obj.dynasty, by=request.user)
         copy_saved(obj, saved)
 
 
