@@ -254,7 +254,7 @@ def test_the_creation_page_hides_unused_crowns_with_css(client, carol):
 def test_a_failure_in_the_prehistory_undoes_the_whole_creation(client, monkeypatch, alice, carol):
     import operations.services
 
-    def broken(campaign, *, turns, source):
+    def broken(campaign, *, turns, source, by):
         raise RuleError("The automatic player stumbled.")
 
     monkeypatch.setattr(operations.services, "simulate", broken)
