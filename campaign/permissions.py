@@ -101,8 +101,8 @@ Actor: TypeAlias = AbstractBaseUser | AnonymousUser | SystemActor
 
 def role_of(user: Any, campaign: Campaign | int) -> tuple[str | None, int | None]:
     """(role, dynasty id) of the user in the campaign; a superuser is a GM everywhere. ``is_staff``
-    alone is nothing: the admin of a campaign is its GM."""
-    if user is None or not getattr(user, "is_authenticated", False):
+    alone is nothing: the admin of a campaign is its GM. An anonymous or unsaved user sits nowhere."""
+    if user is None or not getattr(user, "is_authenticated", False) or getattr(user, "pk", None) is None:
         return None, None
     if getattr(user, "is_superuser", False):
         return Role.GM, None
