@@ -48,7 +48,7 @@ ADMIN_EDIT = "Admin edit"  # the label of a GM's edit saved in the admin (desk.a
 
 
 @dataclass(frozen=True)
-class Actor:
+class RunningAction:
     """The action running: who, the campaign's year and step when it started, and its label."""
 
     user: Any
@@ -57,7 +57,7 @@ class Actor:
     label: str = ""
 
 
-_actor: ContextVar[Actor | None] = ContextVar("regnal_audit_actor", default=None)
+_actor: ContextVar[RunningAction | None] = ContextVar("regnal_audit_actor", default=None)
 
 
 def person(user: Any) -> Any:
@@ -68,9 +68,10 @@ def person(user: Any) -> Any:
 
 
 @contextmanager
-def acting(user: Any, *, year: int | None = None, step: str = "", label: str = "") -> Iterator[Actor]:
-    """Everything saved inside is recorded as done by ``user`` in ``year``/``step`` for ``label``."""
-    actor = Actor(person(user), year, step, label[:REASON_LENGTH])
+def acting(user: Any, *, year: int | None = None, step: str = "", label: str = "") -> Iterator[RunningAction]:
+    """Everything saved inside is recorded as done by ``user`` in ``year``/``step`` for ``label``.
+    Recorded only: it gives ``user`` no power (the services ask the policy for their own ``by``)."""
+    actor = RunningAction(person(user), year, step, label[:REASON_LENGTH])
     token = _actor.set(actor)
     try:
         yield actor
