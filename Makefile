@@ -78,8 +78,10 @@ bench: setup-dev
 	$(PY) bench/simulate.py
 	$(PY) bench/succession_view.py
 	$(PY) bench/tree.py
+	$(PY) bench/portrait.py
 	$(PY) bench/undo.py
 	$(PY) bench/api.py
+	$(PY) bench/notes.py
 	scripts/pg-test.sh $(PY) bench/api_steps.py
 
 # The load test (bench/README.md): gunicorn on a throwaway PostgreSQL with the task worker, 10 players

@@ -9,10 +9,13 @@ class CampaignConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_migrate
 
-        from campaign import changelog, checks  # noqa: F401
+        from campaign import accounts, changelog, checks, integrity  # noqa: F401
 
         self.register_models()
+        accounts.connect()
+        integrity.connect()  # nothing of one campaign links into another (campaign.integrity)
         post_migrate.connect(changelog.install_triggers, sender=self, dispatch_uid="campaign.changelog.install_triggers")
+        post_migrate.connect(integrity.install_guards, sender=self, dispatch_uid="campaign.integrity.install_guards")
 
     def register_models(self) -> None:
         """The kernel's models in the registry (campaign.registry)."""
@@ -30,6 +33,7 @@ class CampaignConfig(AppConfig):
         r.exempt(m.UndoChange, "undo's change log: the rows a step changed, as they were")
         r.exempt(m.UndoRecording, "undo's flag: the step whose changes the triggers log")
         r.exempt(m.ActionKey, "the one-time keys of the forms already sent; an undo must not forget them")
+        r.exempt(m.AccountName, "what an account's username looks like (campaign.accounts): the site's, not a campaign's")
         r.exempt(m.Job, "background work on the campaign (campaign.jobs): not the game", campaign_path="campaign")
         r.exempt(
             m.Invitation,

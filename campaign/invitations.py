@@ -29,6 +29,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from campaign import audit
+from campaign.accounts import account_create
 from campaign.models import Campaign, Invitation, Membership, Role
 from campaign.permissions import SYSTEM_ACTOR, Actor, require
 from campaign.services import membership_add
@@ -84,7 +85,10 @@ def problem(invitation: Invitation, user: Any = None, now: datetime | None = Non
     if invitation.dynasty_id is not None:
         holder = _seat_holder(invitation.campaign_id, invitation.dynasty_id)
         if holder is not None and (user is None or holder.user_id != getattr(user, "pk", None)):
-            return RuleError(f"{invitation.dynasty} is played by {holder.user.get_username()} already: {ask}", code="seat_taken")
+            # whoever holds the link learns that the seat is taken, never by whom (issue 30)
+            return RuleError(
+                f"{invitation.dynasty} has a player already: this link's seat is taken. {ask.capitalize()}", code="seat_taken"
+            )
     if user is not None and getattr(user, "is_authenticated", False):
         if getattr(user, "is_superuser", False):
             return RuleError(
@@ -337,10 +341,12 @@ def invitation_accept(*, token: str, user: AbstractBaseUser) -> Membership:
 @transaction.atomic
 def account_join(*, token: str, username: str, password: str) -> tuple[AbstractBaseUser, Membership]:
     """A new account made from an invitation, seated at once: the link is checked first, so a dead
-    link makes no account. The door validates the username and password (Django's validators)."""
+    link makes no account. The username is normalised and refused when it is another account's up
+    to case or look-alike letters (``campaign.accounts``); the door checks the password (Django's
+    validators)."""
     invitation = _locked(token)
     failed = problem(invitation)
     if failed is not None:
         raise failed
-    user = get_user_model().objects.create_user(username=username, password=password)
+    user = account_create(username=username, password=password)
     return user, _seat(invitation, user)

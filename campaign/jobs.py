@@ -12,7 +12,7 @@ A worker that dies (killed, its machine lost) leaves its job "running" for ever:
 each progress is a sign of life (``touched_at``), and a job running without one for
 ``settings.REGNAL_JOB_STALE_SECONDS`` is lost. :func:`job_check` (the pages that follow a job call
 it) and :func:`fail_lost_jobs` (``manage.py prune_jobs``) mark it failed, saying so, and run what
-its app registered with :func:`on_lost` (a prehistory's part-played campaign is discarded). A job
+its app registered with :func:`on_lost` (a prehistory marks its part-played campaign failed). A job
 that does long work in one piece should report progress more often than that.
 
 :func:`prune_jobs` deletes finished jobs older than some days, and the files they made."""

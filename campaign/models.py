@@ -33,6 +33,16 @@ class DiceEntry(models.TextChoices):
     PLAYER = "player", "Each player chooses for his own rolls"
 
 
+class Setup(models.TextChoices):
+    """Whether a campaign is open for play (``campaign.steps.lock_campaign`` refuses every write to
+    one that is not): its set-up may still be played by a background job (a prehistory), or have
+    failed, for its GM to retry or delete (``operations.services``)."""
+
+    READY = "ready", "Ready"
+    BUILDING = "building", "Being built"
+    FAILED = "failed", "Its set-up failed"
+
+
 class Campaign(models.Model):
     name = models.CharField(max_length=120)
     slug = models.SlugField(max_length=80, unique=True)
@@ -58,11 +68,19 @@ class Campaign(models.Model):
     live_version = models.PositiveBigIntegerField(
         default=0, editable=False, help_text="Raised by every write to the campaign: open pages poll it to update."
     )
+    setup = models.CharField(
+        max_length=10,
+        choices=Setup.choices,
+        default=Setup.READY,
+        editable=False,
+        help_text="Open for play (ready), its set-up still being played by a background job, or that job failed.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["name"]
         constraints = [
+            models.CheckConstraint(condition=Q(setup__in=[s.value for s in Setup]), name="campaign_setup_valid"),
             models.CheckConstraint(condition=Q(current_year__gte=models.F("start_year")), name="campaign_year_after_start"),
             models.CheckConstraint(condition=Q(turn_length__gte=1), name="campaign_turn_length_positive"),
             models.CheckConstraint(condition=Q(step__in=[s.value for s in Step]), name="campaign_step_valid"),
@@ -385,7 +403,8 @@ class Job(models.Model):
     """Background work on a campaign, run by the task queue (``campaign.jobs``): its state, progress
     (``done`` of ``total``) and error are here, so any server shows them; a file it made is kept in
     the artifact storage (``campaign.artifacts``) under ``artifact``. A job outlives its campaign (a
-    failed prehistory discards the campaign and keeps saying why), hence no database constraint."""
+    GM deletes a campaign whose prehistory failed, and the job keeps saying why), hence no database
+    constraint."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     campaign = models.ForeignKey(
@@ -478,3 +497,22 @@ class Invitation(models.Model):
     @property
     def seat(self) -> str:
         return f"the player of {self.dynasty}" if self.dynasty_id else "an observer"
+
+
+class AccountName(models.Model):
+    """What an account's username is whatever its capitals, and what it looks like
+    (``campaign.accounts``): SHA-256s, each unique, so no two accounts have names that pass for one
+    another ("GMa" and "gmA", a Cyrillic "А" for a Latin "A"). Kept by the user model's save; not
+    campaign state. Empty where an account from before the rule shares it with an older one."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, primary_key=True, on_delete=models.CASCADE, related_name="+")
+    # null, not "": unique keys that two old accounts may both lack
+    folded = models.CharField(  # noqa: DJ001
+        max_length=64, unique=True, null=True, help_text="SHA-256 of the username case folded (NFKC), hex."
+    )
+    skeleton = models.CharField(  # noqa: DJ001
+        max_length=64, unique=True, null=True, help_text="SHA-256 of the username's skeleton (UTS #39), hex."
+    )
+
+    def __str__(self) -> str:
+        return f"the skeleton of {self.user}"

@@ -167,6 +167,7 @@ ACTIONS: dict[str, str] = {
     "set a portrait": "the GM, or the player of the house (its coat of arms, its people's portraits)",
     "seat the table": "the GM (invite by a link, revoke a link, move a seat to another user, remove a member)",
     "join by a link": "anyone logged in who holds a live invitation link, once, if its seat is free",
+    "keep the books at the desk": "the GM of the campaign (the admin at /admin/, one campaign at a time; no staff flag needed)",
 }
 """Who may do what: the table docs/pages.md shows (tests/test_policy.py checks they agree)."""
 
@@ -620,6 +621,23 @@ def gm_campaigns(user: Any) -> QuerySet[Campaign]:
     if getattr(user, "is_superuser", False):
         return Campaign.objects.all()
     return Campaign.objects.filter(memberships__user=user, memberships__role=Role.GM)
+
+
+def may_use_desk(user: Any) -> bool:
+    """Whether the user gets the GM's desk (the admin) at all: an active account that is the GM of a
+    campaign, or a superuser. ``is_staff`` and Django's model permissions play no part (ACTIONS,
+    "keep the books at the desk")."""
+    if user is None or not getattr(user, "is_active", False):
+        return False
+    return bool(getattr(user, "is_superuser", False)) or gm_campaigns(user).exists()
+
+
+def keeps_books(user: Any, campaign: Campaign | int | None) -> bool:
+    """Whether the user keeps this campaign's books at the desk: its GM (a superuser: any)."""
+    if campaign is None or user is None or not getattr(user, "is_active", False):
+        return False
+    pk = campaign.pk if isinstance(campaign, Campaign) else campaign
+    return gm_campaigns(user).filter(pk=pk).exists()
 
 
 def member_campaigns(user: Any) -> QuerySet[Campaign]:

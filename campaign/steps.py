@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from campaign import events, live
+from campaign.building import require_open
 from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, RuleTable, Step
 from campaign.permissions import line_audience
 from rules import get_ruleset
@@ -30,8 +31,11 @@ STEP_WAITS = {
 
 def lock_campaign(campaign: Campaign | int) -> Campaign:
     """Re-read the campaign under a row lock: two GMs running a step at once queue here. Every
-    write locks first, so the lock raises the campaign's live version too (``campaign.live``)."""
-    return live.lock_and_raise(campaign.pk if isinstance(campaign, Campaign) else campaign)
+    write locks first, so the lock raises the campaign's live version too (``campaign.live``), and
+    refuses a campaign not open for play (being built, or its set-up failed: ``campaign.building``)."""
+    locked = live.lock_and_raise(campaign.pk if isinstance(campaign, Campaign) else campaign)
+    require_open(locked)
+    return locked
 
 
 def require_step(campaign: Campaign, step: Step) -> None:

@@ -131,7 +131,7 @@ def post(
                 f"The house of {name} holds {held} {currency(campaign)} and cannot pay {amount}; the GM may allow "
                 "overdrafts for the campaign."
             )
-    return Posting.objects.create(
+    posting = Posting(
         campaign=campaign,
         year=campaign.current_year,
         step=campaign.step,
@@ -143,6 +143,11 @@ def post(
         entered_by=audit.acting_user(by),  # the ledger's audit trail: who, and created_at when
         **links,
     )
+    for field, house in (("payer", payer), ("payee", payee)):  # houses given loaded: the save's check needs no query
+        if house is not None and not isinstance(house, int):
+            setattr(posting, field, house)
+    posting.save(force_insert=True)
+    return posting
 
 
 def _dynasty(campaign: Campaign, value: Dynasty | int | None, role: str) -> Dynasty | None:

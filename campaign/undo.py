@@ -301,12 +301,12 @@ def change_set(campaign: Campaign | int, *, label: str, by: Actor) -> Iterator[C
     """A GM's write outside the steps (a save at the desk) as its own change set: one transaction
     that locks the campaign, opens a desk checkpoint and logs into it every row written inside; the
     undo history shows it (``label``) and undo takes it back alone. Having written, it forgets what
-    undo kept for redo; a change set that wrote nothing is dropped. ``by`` must be the campaign's
-    GM (``require(.., "edit")``: a hand edit); a service called inside asks for its own ``by``
-    again. Yields the locked campaign."""
+    undo kept for redo; a change set that wrote nothing is dropped. Only the campaign's GM opens one
+    (the policy: ``require(.., "edit")``, "edit a record by hand"): nothing of another campaign is
+    locked, checkpointed or written through it. Yields the locked campaign."""
+    require(by, campaign, "edit")
     with transaction.atomic():
         locked = lock_campaign(campaign)
-        require(by, locked, "edit")  # a hand edit at the desk: the GM's (campaign.permissions)
         before = _campaign_row(locked)
         point = _checkpoint_create(locked, label=label, by=by, kind=CheckpointKind.DESK.value)
         with audit.acting(by, year=locked.current_year, step=locked.step, label=label), changelog.recording(point):

@@ -4,10 +4,18 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from campaign.building import setup_statuses
 from campaign.models import Membership
 
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    memberships = Membership.objects.filter(user=request.user).select_related("campaign", "dynasty").order_by("campaign__name")
+    """The user's campaigns; one not open for play says so (being built, or its set-up failed: its
+    GM retries or deletes it from here or from its page)."""
+    memberships = list(
+        Membership.objects.filter(user=request.user).select_related("campaign", "dynasty").order_by("campaign__name")
+    )
+    statuses = setup_statuses(m.campaign for m in memberships)
+    for m in memberships:
+        m.setup_status = statuses.get(m.campaign_id)  # type: ignore[attr-defined]
     return render(request, "home.html", {"memberships": memberships})

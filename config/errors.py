@@ -1,18 +1,21 @@
 """The site's error pages (``handler403``, ``handler404``, ``handler500`` and the CSRF failure view):
 styled like the rest of the site, saying what happened in plain words, with a way back (to the
 campaign the address belongs to when the visitor may see it, and to his campaigns). Under ``/api/``
-they answer the API's JSON error shape instead (``{"code", "message", "fields"}``)."""
+they answer the API's JSON error shape instead (``{"code", "message", "fields"}``). A write to a
+campaign not open for play that a door let through is said in its own words (``NotOpenMiddleware``)."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
+from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.template import loader
 from django.urls import NoReverseMatch, reverse
 
+from campaign.building import NotOpen
 from campaign.models import Campaign
 from campaign.permissions import can_view
 
@@ -70,3 +73,27 @@ def server_error(request: HttpRequest) -> HttpResponse:
     if _api(request):
         return _json("server_error", "The server met an unexpected error; nothing was saved. Try again.", 500)
     return HttpResponse(loader.get_template("500.html").render({}), status=500)
+
+
+class NotOpenMiddleware:
+    """A write refused because its campaign is not open for play (``campaign.building.NotOpen``,
+    raised by the lock every service takes) that a door let through (the desk's forms): said in its
+    own words instead of a server error. Nothing was written. The API says it itself (409
+    ``not_open``); a page goes back where it was (a form) or to the campaign, with the message."""
+
+    def __init__(self, get_response: Any) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)  # type: ignore[no-any-return]
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not isinstance(exception, NotOpen):
+            return None
+        if _api(request):
+            return _json(exception.code, exception.message, exception.status)
+        messages.error(request, exception.message)
+        if request.method == "POST":
+            return redirect(request.get_full_path())  # the form again, as it was before the refused save
+        back = _campaign_back(request)
+        return redirect(back["url"] if back else reverse("home"))

@@ -58,6 +58,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "config.errors.NotOpenMiddleware",  # a write to a campaign being built, refused in words (campaign.building)
     "django_htmx.middleware.HtmxMiddleware",  # request.htmx: a fragment asked for by htmx, not a page
     "simple_history.middleware.HistoryRequestMiddleware",  # who edited in the admin (campaign/audit.py)
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -113,10 +114,11 @@ TASKS = {"default": {"BACKEND": env_str("TASKS_BACKEND", "django_tasks.backends.
 # when looked at, or by `manage.py fail_lost_jobs` (campaign/jobs.py).
 REGNAL_JOB_STALE_SECONDS = env_int("REGNAL_JOB_STALE_SECONDS", 900, minimum=60)
 # Files the site writes go through Django's storage API: `default_storage` keeps them under
-# MEDIA_ROOT (never served from there: the views that hand them out check who asks).
+# MEDIA_ROOT (never served from there: the views that hand them out check who asks), each written
+# whole or not at all (campaign/files.py: a full disk leaves no partial file).
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", "") or BASE_DIR / "var" / "media")
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": {"BACKEND": "campaign.files.AtomicFileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 # Rendered artifacts (family trees) go to the storage "artifacts" if ARTIFACTS_STORAGE names a

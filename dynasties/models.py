@@ -613,13 +613,20 @@ class NoteAudience(models.TextChoices):
 
 class Note(models.Model):
     """A note in Markdown on a character, a dynasty or (neither set) the campaign, one per audience:
-    the public note, its player's and the GM's (dynasties.services.notes writes them)."""
+    the public note, its player's and the GM's (dynasties.services.notes writes them). Its HTML is
+    rendered once, when it is written, and kept beside the text (issue 30): pages and the API show
+    ``html`` and never render."""
 
     campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="notes")
     character = models.ForeignKey(Character, null=True, blank=True, on_delete=models.CASCADE, related_name="notes")
     dynasty = models.ForeignKey(Dynasty, null=True, blank=True, on_delete=models.CASCADE, related_name="notes")
     audience = models.CharField(max_length=10, choices=NoteAudience.choices)
     text = models.TextField(blank=True, help_text="Markdown; shown sanitized (no script, no event attributes).")
+    html = models.TextField(
+        blank=True,
+        editable=False,
+        help_text="The text rendered and sanitized when it was written (dynasties.notes.render): what is shown.",
+    )
     history = AuditedRecords()  # the audit trail (campaign.audit)
 
     class Meta:

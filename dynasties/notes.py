@@ -1,42 +1,239 @@
-"""Notes as the pages show them: Markdown rendered, then sanitized, and only those the viewer may
-read (``campaign.permissions.visible``: public, its player's, the GM's).
+"""Notes as the pages show them: Markdown rendered once, when a note is written, then sanitized; and
+only those the viewer may read (``campaign.permissions.visible``: public, its player's, the GM's).
 
-Markdown lets a note carry raw HTML, so the rendered HTML goes through nh3 with an allow-list:
-text formatting, lists, quotes, code, tables and links (http, https, mailto only); no script,
-style, image or iframe, no event attribute (``onerror=``), no ``javascript:`` link."""
+Rendering (issue 30): markdown-it-py, CommonMark with GitHub's tables, whose time is linear in the
+text (Python-Markdown's was quadratic: 20,000 ``[`` took 76 s). The writer's service
+(``dynasties.services.notes``) stores the HTML with the text (``Note.html``), so a page or the API
+only reads it back: nothing is rendered on a read. A note must also render within a bound: the
+parser's work is counted as it goes (``Work``: each rule it tries, each token it makes) and a note
+that would take more than ``STEPS_PER_CHARACTER`` steps a character, or that nests quotes and lists
+deeper than ``MAX_DEPTH``, is refused (``NoteRefused``) saying what to change (docs/rulings.md,
+"Notes and portraits").
+
+A note may carry raw HTML, so the rendered HTML goes through nh3 with an allow-list: text
+formatting, lists, quotes, code, tables and links (http, https, mailto only); no script, style,
+image or iframe, no event attribute (``onerror=``), no ``javascript:`` link."""
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import markdown
 import nh3
+from django.utils.html import linebreaks
 from django.utils.safestring import SafeString, mark_safe
+from markdown_it import MarkdownIt
+from markdown_it.ruler import Ruler
 
 from campaign.models import Campaign
 from campaign.permissions import may_write_note, seat_of, visible
 from dynasties.models import Character, Dynasty, Note, NoteAudience
+from rules.errors import RuleError
 
 TAGS = {"p", "br", "hr", "strong", "em", "b", "i", "s", "del", "code", "pre", "blockquote", "ul", "ol", "li"}
 TAGS |= {"h3", "h4", "h5", "h6", "a", "table", "thead", "tbody", "tr", "th", "td"}
 ATTRIBUTES = {"a": {"href", "title"}, "ol": {"start"}}
 URL_SCHEMES = {"http", "https", "mailto"}
+LINK_REL = "noopener noreferrer nofollow"
 MAX_LENGTH = 20_000
 """The longest note (characters of Markdown)."""
+MAX_DEPTH = 9
+"""How deep quotes and lists may nest (markdown-it-py stops laying out deeper ones: their text would
+be lost from the page)."""
+STEPS_PER_CHARACTER = 25
+"""The parser's work a note may take, per character: a step is a rule tried, a token made costs
+``TOKEN_STEPS`` (a token is an object, then HTML to sanitize). Plain prose takes under 1; the worst
+shapes (20,000 ``[``, ``![`` or ``[*``: every bracket a link that never closes) take 17-22, and a
+table of empty cells 24; a table whose rows have far fewer cells than its first is over it."""
+STEPS_BASE = 2_000
+"""Steps any note may take whatever its length (a short note is never refused)."""
+TOKEN_STEPS = 10
+"""What a token costs, in steps (about what ten rules tried cost: bench/notes.py)."""
+
+_MARKS = "[]!*_`<>&\\|#~-"
 
 
-def render(text: str) -> SafeString:
-    """The note's Markdown as HTML safe to put in a page."""
-    html = markdown.markdown(text or "", extensions=["sane_lists", "tables"], output_format="html")
-    clean = nh3.clean(html, tags=TAGS, attributes=ATTRIBUTES, url_schemes=URL_SCHEMES, link_rel="noopener noreferrer nofollow")
-    return mark_safe(clean)  # noqa: S308 (sanitized by nh3 just above)
+class NoteRefused(RuleError):
+    """A note the renderer will not lay out: too intricate (over its steps) or nested too deep."""
+
+    code = "note_too_intricate"
+
+
+class _OverBudget(Exception):
+    """The work ran over the note's steps (``Work.limit``): stops the parser where it is.
+    ``in_table``: it ran over inside a table's rule (its empty cells)."""
+
+    def __init__(self, in_table: bool) -> None:
+        super().__init__()
+        self.in_table = in_table
+
+
+class Work:
+    """The parser's work on one note, counted as it goes: the same text always counts the same."""
+
+    __slots__ = ("in_table", "limit", "state", "steps")
+
+    def __init__(self, limit: int) -> None:
+        self.steps = 0
+        self.limit = limit
+        self.state: Any = None  # the parser's state last seen (its tokens are counted)
+        self.in_table = False  # a table's rule is running
+
+    def watch(self, state: Any) -> None:
+        """Counts the tokens ``state`` makes (a table's empty cells are made by one rule call)."""
+        self.state = state
+        if "push" in vars(state):
+            return
+        push = state.push
+
+        def counted(*args: Any) -> Any:
+            self.steps += TOKEN_STEPS
+            if self.steps > self.limit:
+                raise _OverBudget(self.in_table)
+            return push(*args)
+
+        state.push = counted
+
+
+_WORK = "regnal_work"
+
+
+def _counting_block(name: str, rule: Callable[..., bool]) -> Callable[..., bool]:
+    def counted(state: Any, *args: Any) -> bool:
+        work: Work = state.env[_WORK]
+        work.steps += 1
+        if work.steps > work.limit:
+            raise _OverBudget(work.in_table)
+        if state is not work.state:
+            work.watch(state)
+        return rule(state, *args)
+
+    def table(state: Any, *args: Any) -> bool:
+        work: Work = state.env[_WORK]
+        outer, work.in_table = work.in_table, True
+        try:
+            return counted(state, *args)
+        finally:
+            work.in_table = outer
+
+    return table if name == "table" else counted
+
+
+def _counting_inline(rule: Callable[..., bool]) -> Callable[..., bool]:
+    def counted(state: Any, silent: bool) -> bool:
+        work: Work = state.env[_WORK]
+        work.steps += 1
+        if work.steps > work.limit:
+            raise _OverBudget(False)
+        if state is not work.state:
+            work.watch(state)
+        return rule(state, silent)
+
+    return counted
+
+
+def _parser() -> MarkdownIt:
+    """CommonMark (raw HTML allowed: nh3 cleans it) with GitHub's tables; no linkify, no typographer.
+    Its work is counted (``Work``): every rule it tries, block and inline, goes through a counter."""
+    md = MarkdownIt("commonmark", {"html": True, "linkify": False, "typographer": False}).enable("table")
+    block: Ruler[Any] = md.block.ruler
+    for rule in list(block.__rules__):
+        block.at(rule.name, _counting_block(rule.name, rule.fn), {"alt": list(rule.alt)})
+    inline: Ruler[Any] = md.inline.ruler
+    for rule in list(inline.__rules__):
+        inline.at(rule.name, _counting_inline(rule.fn), {"alt": list(rule.alt)})
+    md.validateLink = _any_link  # type: ignore[method-assign]
+    return md
+
+
+def _any_link(url: str) -> bool:
+    """Every link is made a link: nh3 then keeps only http, https and mailto targets (``URL_SCHEMES``),
+    so ``[x](javascript:..)`` shows its words without its target, as before issue 30."""
+    return True
+
+
+_MD = _parser()
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A note rendered: its sanitized HTML, and the parser's work (steps) it took."""
+
+    html: str
+    steps: int
+
+
+def steps_allowed(text: str) -> int:
+    """The most steps the parser may take on ``text``."""
+    return STEPS_PER_CHARACTER * len(text) + STEPS_BASE
+
+
+def _depth(tokens: list[Any]) -> int:
+    """How deep quotes and lists nest in the parsed note."""
+    depth = deepest = 0
+    for token in tokens:
+        if token.type in ("blockquote_open", "bullet_list_open", "ordered_list_open"):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif token.type in ("blockquote_close", "bullet_list_close", "ordered_list_close"):
+            depth -= 1
+    return deepest
+
+
+def _too_intricate(text: str, in_table: bool) -> NoteRefused:
+    if in_table:
+        return NoteRefused(
+            "A table in the note would have far more cells than it has characters (a row "
+            "with fewer cells than the table's first row is filled with empty ones). Give each row its cells, "
+            "or give the table fewer columns.",
+            fields={"text": "a table too wide for its rows"},
+        )
+    marks = Counter(c for c in text if c in _MARKS)
+    worst = ""
+    if marks:
+        mark, count = marks.most_common(1)[0]
+        worst = f" It has {count:,} “{mark}”."
+    return NoteRefused(
+        f"The note is too intricate to show (more than {STEPS_PER_CHARACTER} steps of the "
+        f"Markdown parser a character).{worst} Close the brackets, emphasis and code marks you open, or put a "
+        f"backslash before a mark meant as plain text (\\[ \\* \\` \\<).",
+        fields={"text": "too intricate"},
+    )
+
+
+def render(text: str) -> Rendered:
+    """The note's Markdown as HTML safe to put in a page (sanitized by nh3), counted. Refuses
+    (``NoteRefused``) a note over its steps (``steps_allowed``) or nesting deeper than ``MAX_DEPTH``.
+    Called when a note is written (and by the import and the migration), never to show one."""
+    text = text or ""
+    work = Work(steps_allowed(text))
+    try:
+        tokens = _MD.parse(text, {_WORK: work})
+    except _OverBudget as over:
+        raise _too_intricate(text, over.in_table) from None
+    depth = _depth(tokens)
+    if depth > MAX_DEPTH:
+        raise NoteRefused(
+            f"The note's quotes and lists nest {depth} deep; at most {MAX_DEPTH}. Take some “>” or some indentation away.",
+            fields={"text": "nested too deep"},
+        )
+    html = _MD.renderer.render(tokens, _MD.options, {})
+    clean = nh3.clean(html, tags=TAGS, attributes=ATTRIBUTES, url_schemes=URL_SCHEMES, link_rel=LINK_REL)
+    return Rendered(clean.strip(), work.steps)
+
+
+def plain(text: str) -> str:
+    """A note's text as HTML without Markdown: its paragraphs and lines, escaped. What a note stored
+    before issue 30 shows if the renderer refuses it now (the migration's fallback)."""
+    return str(linebreaks(text or "", autoescape=True))
 
 
 @dataclass
 class Shown:
-    """One of the three notes of a subject, as the viewer gets it: its text rendered if he may read
-    it, and whether he may write it."""
+    """One of the three notes of a subject, as the viewer gets it: its text and its stored HTML if he
+    may read it, and whether he may write it."""
 
     audience: str
     label: str
@@ -67,7 +264,8 @@ def notes_shown(
     user: Any, campaign: Campaign, *, character: Character | None = None, dynasty: Dynasty | None = None
 ) -> list[Shown]:
     """The subject's notes the viewer may read or write, in the order public, player, GM (one query).
-    A note he may write is listed even empty (to be written); an empty one he may only read is not."""
+    A note he may write is listed even empty (to be written); an empty one he may only read is not.
+    Each shows the HTML stored when it was written (``Note.html``): nothing is rendered here."""
     seat = seat_of(user, campaign)
     house = subject_house(character, dynasty)
     on_campaign = character is None and dynasty is None
@@ -77,8 +275,9 @@ def notes_shown(
     for audience in NoteAudience:
         note = readable.get(audience.value)
         writable = may_write_note(seat.role, seat.dynasty, audience.value, house, on_campaign)
-        text = note.text if note is not None else ""
+        text, html = (note.text, note.html) if note is not None else ("", "")
         if not writable and not text:
             continue
-        shown.append(Shown(audience.value, audience.label, _readers(audience.value, on_campaign), text, render(text), writable))
+        html_safe = mark_safe(html)  # noqa: S308 (sanitized by nh3 when the note was written: render)
+        shown.append(Shown(audience.value, audience.label, _readers(audience.value, on_campaign), text, html_safe, writable))
     return shown

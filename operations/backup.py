@@ -3,15 +3,17 @@
 ``backup_campaigns`` writes one ``regnal/3`` export per campaign (docs/export-format.md) as
 ``<slug>-YYYYMMDD-HHMMSS.json`` (UTC; ``.json.gz`` when compressed) and keeps the newest ``keep``
 files of each campaign it backed up. A file is first written to a hidden temporary file in the same
-directory, flushed to disk, then renamed over its final name: a crash or a full disk never leaves a
-half-written backup under a backup's name. Each campaign is read inside one transaction holding the
-campaign's row lock, the lock every step takes first, so a backup never catches a step half done.
+directory, flushed to disk, then renamed over its final name (:func:`campaign.files.write_atomically`):
+a crash or a full disk never leaves a half-written backup under a backup's name. Each campaign is
+read inside one transaction holding the campaign's row lock, the lock every step takes first, so a
+backup never catches a step half done.
 Restore a backup with ``manage.py import_campaign FILE`` (``-`` for a decompressed stream).
 
 That is the operator's command, writing to a directory of his choice. The site's own backups (the
 GM's button) are a task (:func:`backup_start`): a job on the task queue whose export is written
 through the artifact storage (``backups/<campaign id>/<slug>-YYYYMMDD-HHMMSS.json``), so the job's
-page on any server hands it out; ``manage.py prune_jobs`` deletes it with its job.
+page on any server hands it out (written whole or not at all: :mod:`campaign.files`); ``manage.py
+prune_jobs`` deletes it with its job.
 """
 
 from __future__ import annotations
@@ -19,9 +21,7 @@ from __future__ import annotations
 import datetime
 import gzip
 import json
-import os
 import re
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +34,7 @@ from django.utils import timezone
 from django_tasks import task
 
 from campaign.artifacts import artifact_storage
+from campaign.files import write_atomically
 from campaign.jobs import job_create, job_finish, job_progress, job_run
 from campaign.models import Campaign, Job, JobKind
 from campaign.permissions import Actor, require
@@ -83,31 +84,6 @@ def backups_of(directory: Path, slug: str) -> list[Path]:
         if match and match["slug"] == slug and path.is_file():
             found.append((match["stamp"], path.name, path))
     return [path for _, _, path in sorted(found, reverse=True)]
-
-
-def write_atomically(path: Path, payload: bytes) -> None:
-    """Write ``payload`` to ``path`` whole or not at all: a temporary file in the same directory,
-    synced, then renamed over ``path`` (and the directory synced, where the system allows)."""
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(payload)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    try:
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-    except OSError:  # a system that cannot open directories (Windows): the rename is what it is
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass
-    finally:
-        os.close(dir_fd)
 
 
 def _payload(text: str, compress: bool) -> bytes:

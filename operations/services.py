@@ -14,11 +14,11 @@ from django.db import transaction
 from django.urls import reverse
 from django_tasks import task
 
-from campaign import registry
+from campaign import building, registry
 from campaign.invitations import invitation_create
 from campaign.jobs import job_create, job_progress, job_run, on_lost
-from campaign.models import ActionKey, Audience, Campaign, ChronicleEntry, DiceEntry, Job, JobKind, Membership, Role
-from campaign.permissions import SYSTEM_ACTOR
+from campaign.models import ActionKey, Audience, Campaign, ChronicleEntry, DiceEntry, Job, JobKind, Membership, Role, Setup
+from campaign.permissions import SYSTEM_ACTOR, require
 from campaign.services import membership_add
 from dynasties.models import Dynasty, DynastyKind
 from dynasties.services import campaign_create
@@ -27,7 +27,7 @@ from rules import blood_royale as br
 from rules import bloodline as bl
 from rules import eu_monarchs as eu
 from rules.dice import RandomSource
-from rules.errors import RuleError
+from rules.errors import NotFound, RuleError
 
 DEMO_SLUG = "demo"
 DEMO_NAME = "Demo Campaign"
@@ -61,14 +61,12 @@ def _new_password() -> str:
     return secrets.token_urlsafe(9)
 
 
-def _demo_user(username: str, password: str, *, staff: bool = False) -> AbstractBaseUser:
-    """The login of that name, created or reused, with a new password."""
+def _demo_user(username: str, password: str) -> AbstractBaseUser:
+    """The login of that name, created or reused, with a new password. The demo's GM is an ordinary
+    account, as a GM who creates his campaign on the site is: being its GM gives him its desk."""
     User = get_user_model()
     user, _created = User.objects.get_or_create(**{User.USERNAME_FIELD: username})
     user.set_password(password)
-    if staff:
-        user.is_staff = True
-        user.is_superuser = True
     user.save()
     return user
 
@@ -114,7 +112,7 @@ def demo_create(*, reset_passwords: bool = False, ruleset: str = br.NAME) -> Dem
         return DemoResult(campaign=campaign, created=False, logins=logins, invitation=_demo_invitation(campaign))
 
     gm_password = _new_password()
-    gm = _demo_user(prefix + DEMO_GM, gm_password, staff=True)
+    gm = _demo_user(prefix + DEMO_GM, gm_password)
     campaign = campaign_create(name=name, slug=slug, ruleset=ruleset, players=DEMO_PLAYERS, by=gm)
     logins = [DemoLogin(prefix + DEMO_GM, gm_password, Role.GM.label, "")]
     for dynasty in Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.PLAYER).order_by("pk"):
@@ -164,6 +162,7 @@ def campaign_start(
     key: str | None = None,
     dice_entry: str = DiceEntry.FACES,
     auto_pass_certain: bool = False,
+    slug: str | None = None,
 ) -> Campaign:
     """A campaign as the creation page makes it, all or nothing: ``campaign_create`` with ``gm``
     as its game master, a player for each crown in ``seats`` (crown name -> user), the observers,
@@ -171,9 +170,11 @@ def campaign_start(
     (``operations.simulation.simulate``) with the dice seeded by ``seed`` (a random seed when None;
     the chronicle records it). The prehistory is a task (``prehistory_play``) whose job
     (``prehistory_job``) counts the turns: the immediate backend plays it before this returns, a
-    worker later; if it fails, the campaign is discarded and the job says why. ``key`` is the
-    form's one-time key: a second submit of the same form raises :class:`CampaignAlreadyCreated`
-    naming the first campaign."""
+    worker later. Until it has finished the campaign is being built, not open for play
+    (``campaign.building``); if it fails, or its worker is found lost, the campaign stays, marked,
+    and the job says why: its GM retries (:func:`campaign_setup_retry`) or deletes it
+    (:func:`campaign_setup_delete`). ``key`` is the form's one-time key: a second submit of the same
+    form raises :class:`CampaignAlreadyCreated` naming the first campaign."""
     if key:
         # one creation at a time per user, so a double click waits for the first and finds its key
         get_user_model().objects.select_for_update().filter(pk=gm.pk).exists()
@@ -198,6 +199,7 @@ def campaign_start(
         source=source,
         dice_entry=dice_entry,
         auto_pass_certain=auto_pass_certain,
+        slug=slug,
         by=gm,
     )
     houses = {d.crown: d for d in Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.PLAYER)}
@@ -214,12 +216,13 @@ def campaign_start(
     if key:
         ActionKey.objects.create(campaign=campaign, key=key[:64], label=CREATED_LABEL, by=gm)
     if source is not None:
+        building.mark(campaign.pk, Setup.BUILDING, was=Setup.READY)  # not open for play until its prehistory is played
         job = job_create(
             kind=JobKind.PREHISTORY,
             campaign=campaign,
             by=gm,
             total=prehistory_turns,
-            params={"name": campaign.name, "seed": seed, "dice": _dice_state(source)},
+            params={"name": campaign.name, "seed": seed, "dice": _dice_state(source), "players": players},
         )
         # queued with the campaign (a worker sees both once they are committed); the immediate
         # backend plays it here and now
@@ -245,13 +248,12 @@ def _dice(state: list[Any]) -> RandomSource:
 
 
 def prehistory_job(campaign: Campaign | int) -> Job | None:
-    """The prehistory's job of a campaign (kept after a failure discarded the campaign), or None."""
-    campaign_id = campaign if isinstance(campaign, int) else campaign.pk
-    return Job.objects.filter(campaign_id=campaign_id, kind=JobKind.PREHISTORY).first()
+    """The newest prehistory job of a campaign (kept after the campaign is deleted), or None."""
+    return building.setup_job(campaign)
 
 
 def _discard(campaign_id: int) -> None:
-    """Delete the campaign and every row of it: a prehistory that failed undoes the whole creation."""
+    """Delete the campaign and every row of it (its GM's choice: :func:`campaign_setup_delete`)."""
     with transaction.atomic():
         for entry in reversed(registry.scoped_models()):
             rows = entry.model._default_manager.filter(**{entry.campaign_path: campaign_id})
@@ -265,29 +267,96 @@ def _play_prehistory(job: Job) -> None:
     campaign = Campaign.objects.get(pk=job.campaign_id)
     source = _dice(job.params["dice"])
     try:
-        for turn in range(job.total):
-            campaign = simulate(campaign, turns=1, source=source, by=job.by)  # each turn commits: the progress shows
-            job_progress(job, turn + 1)
-        ChronicleEntry.objects.create(
-            campaign=campaign,
-            year=campaign.start_year,
-            step="setup",
-            kind="setup",
-            text=f"A prehistory of {job.total} turns was generated ({campaign.start_year}-"
-            f"{campaign.current_year}, dice seed {job.params['seed']}).",
-            data={"prehistory_turns": job.total, "seed": job.params["seed"]},
-            audience=Audience.PUBLIC,
-        )
+        with building.building(campaign.pk):  # its own writes, while no one else's are taken
+            for turn in range(job.total):
+                campaign = simulate(campaign, turns=1, source=source, by=job.by)  # each turn commits: the progress shows
+                job_progress(job, turn + 1)
+            ChronicleEntry.objects.create(
+                campaign=campaign,
+                year=campaign.start_year,
+                step="setup",
+                kind="setup",
+                text=f"A prehistory of {job.total} turns was generated ({campaign.start_year}-"
+                f"{campaign.current_year}, dice seed {job.params['seed']}).",
+                data={"prehistory_turns": job.total, "seed": job.params["seed"]},
+                audience=Audience.PUBLIC,
+            )
+            building.mark(campaign.pk, Setup.READY)  # open for play
     except Exception:
-        _discard(campaign.pk)
+        building.mark(campaign.pk, Setup.FAILED)  # kept, marked, for its GM to retry or delete
         raise
 
 
 @on_lost(JobKind.PREHISTORY)
 def _lost_prehistory(job: Job) -> None:
-    """A prehistory whose worker died discards its part-played campaign, as a failed one does."""
+    """A prehistory whose worker died leaves its part-played campaign marked, never deleted: its GM
+    retries or deletes it (a campaign the job had finished stays open)."""
     if job.campaign_id is not None:
-        _discard(job.campaign_id)
+        building.mark(job.campaign_id, Setup.FAILED)
+
+
+def _failed_setup(campaign: Campaign | int, by: AbstractBaseUser) -> Campaign:
+    """The campaign under its row lock, for its GM, when its set-up failed (a lost job found now)."""
+    pk = campaign.pk if isinstance(campaign, Campaign) else campaign
+    found = Campaign.objects.select_for_update().filter(pk=pk).first()
+    if found is None:
+        raise NotFound("There is no such campaign.")
+    require(by, found, "gm")
+    status = building.setup_status(found)
+    if status.building:
+        raise RuleError(
+            f"{found.name} is still being built: its prehistory is at turn {status.job.done if status.job else 0} of "
+            f"{status.job.total if status.job else 0}. Wait for it to finish, or to be found lost.",
+            code="not_failed",
+        )
+    if status.ready:
+        raise RuleError(f"{found.name} was set up: there is nothing to retry or delete here.", code="not_failed")
+    return found
+
+
+@transaction.atomic
+def campaign_setup_retry(*, campaign: Campaign | int, by: AbstractBaseUser) -> Campaign:
+    """Set up again a campaign whose set-up failed (its GM's): the half-built campaign is deleted and
+    made anew, with the same name, address, ruleset, options, members and seats, and the prehistory
+    played again from the start with the same dice seed (the same prehistory, if it now finishes).
+    Returns the new campaign (being built on a worker, or ready with the immediate backend)."""
+    found = _failed_setup(campaign, by)
+    job = building.setup_job(found)
+    if job is None:
+        raise RuleError(f"{found.name} has no set-up to play again: delete it and create it anew.", code="no_setup")
+    members = list(Membership.objects.filter(campaign=found).select_related("user", "dynasty").order_by("pk"))
+    gm = next((m.user for m in members if m.role == Role.GM), by)
+    seats = {m.dynasty.crown: m.user for m in members if m.role == Role.PLAYER and m.dynasty and m.dynasty.crown}
+    observers = [m.user for m in members if m.role == Role.OBSERVER]
+    players = job.params.get("players") or Dynasty.objects.filter(campaign=found, kind=DynastyKind.PLAYER).count()
+    name, slug = found.name, found.slug
+    options = {
+        "ruleset": found.ruleset,
+        "start_year": found.start_year,
+        "optional_rules": dict(found.optional_rules or {}),
+        "dice_entry": found.dice_entry,
+        "auto_pass_certain": found.auto_pass_certain,
+    }
+    _discard(found.pk)
+    return campaign_start(
+        name=name,
+        slug=slug,
+        gm=gm,
+        players=players,
+        seats=seats,
+        observers=observers,
+        prehistory_turns=job.total,
+        seed=job.params.get("seed"),
+        **options,
+    )
+
+
+@transaction.atomic
+def campaign_setup_delete(*, campaign: Campaign | int, by: AbstractBaseUser) -> str:
+    """Delete a campaign whose set-up failed, and everything written into it (its GM's); its name."""
+    found = _failed_setup(campaign, by)
+    _discard(found.pk)
+    return found.name
 
 
 @task()

@@ -329,7 +329,8 @@ def new(request: HttpRequest) -> HttpResponse:
                     return redirect("pages:dashboard", campaign.slug)
                 if job.state != JobState.FAILED:  # a worker plays it: the page follows its progress
                     return redirect(f"{request.path}?job={job.pk}")
-                form.add_error(None, _failed(job))
+                messages.error(request, _failed(job))  # kept, marked: its page offers Retry and Delete
+                return redirect("pages:dashboard", campaign.slug)
         return render(request, "pages/campaigns/new.html", _context(form), status=400)
     if request.GET.get("job"):
         return _progress(request, request.GET["job"])
@@ -337,7 +338,10 @@ def new(request: HttpRequest) -> HttpResponse:
 
 
 def _failed(job: Job) -> str:
-    return f"The prehistory failed: {job.error} The campaign was not created; try again (another seed may do)."
+    return (
+        f"The prehistory failed: {job.error} The campaign is kept, not open for play: set it up again (Retry) "
+        "or delete it, from its page."
+    )
 
 
 def _progress(request: HttpRequest, job_id: str) -> HttpResponse:
@@ -349,12 +353,19 @@ def _progress(request: HttpRequest, job_id: str) -> HttpResponse:
         job = None
     if job is None:
         raise Http404("No such campaign being created.")
-    job = job_check(job)  # a lost one says so (its campaign discarded)
-    if job.state == JobState.DONE:
-        campaign = Campaign.objects.get(pk=job.campaign_id)
+    job = job_check(job)  # a lost one says so (its campaign marked: its page offers Retry and Delete)
+    campaign = Campaign.objects.filter(pk=job.campaign_id).first()
+    if job.state == JobState.DONE and campaign is not None:
         messages.success(request, f"{campaign.name} is created; you are its game master.")
         return redirect("pages:dashboard", campaign.slug)
-    why = _failed(job) if job.state == JobState.FAILED else ""
+    if job.state == JobState.FAILED and campaign is not None and prehistory_job(campaign) == job:
+        messages.error(request, _failed(job))
+        return redirect("pages:dashboard", campaign.slug)
+    why = ""  # still going; else its campaign was deleted since, or set up again
+    if job.state == JobState.FAILED:
+        why = f"The prehistory failed: {job.error} Its campaign was deleted or set up again since: see your campaigns."
+    elif job.state == JobState.DONE:
+        why = "Its campaign was deleted since: see your campaigns."
     return render(request, "pages/campaigns/progress.html", {"job": job, "name": job.params.get("name", ""), "why": why})
 
 

@@ -28,6 +28,7 @@ from django.urls import URLPattern, path, reverse
 from django.views.decorators.http import require_http_methods
 
 from campaign import invitations as inv
+from campaign.accounts import username_problem
 from campaign.models import Campaign, Invitation, Role
 from campaign.permissions import Forbidden
 from pages.common import member
@@ -184,10 +185,19 @@ def _invite(request: HttpRequest, campaign: Campaign) -> HttpResponse:
 
 
 class JoinForm(BaseUserCreationForm):  # type: ignore[type-arg]
-    """A new account: a username and a password checked by the site's password validators."""
+    """A new account: a username (normalised, and no other account's up to case or look-alike
+    letters: ``campaign.accounts``, which the service asks again) and a password checked by the
+    site's password validators."""
 
     class Meta(BaseUserCreationForm.Meta):  # type: ignore[name-defined,misc]
         fields = ("username",)
+
+    def clean_username(self) -> str:
+        username: str = self.cleaned_data.get("username") or ""
+        problem = username_problem(username)
+        if problem is not None:
+            raise forms.ValidationError(problem.message, code=problem.code)
+        return username
 
 
 def _join_page(
@@ -215,6 +225,7 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
         return render(request, "pages/join.html", {"missing": inv.NO_SUCH}, status=404)
     if request.method != "POST":
         return _join_page(request, token, invitation)
+    form = None
     try:
         if request.user.is_authenticated:
             inv.invitation_accept(token=token, user=request.user)  # type: ignore[arg-type]
@@ -227,6 +238,9 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
             )
             _login(request, user)
     except RuleError as exc:
+        if form is not None and "username" in exc.fields:  # taken a moment ago: said beside the name
+            form.add_error("username", exc.message)
+            return _join_page(request, token, invitation, form=form, status=400)
         messages.error(request, exc.message)
         return _join_page(request, token, invitation, status=410 if exc.code in ("used", "revoked", "expired") else 400)
     messages.success(request, f"Welcome to {invitation.campaign.name}: you sit at its table as {invitation.seat}.")

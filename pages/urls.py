@@ -10,6 +10,7 @@ from pages import (
     preferences,
     search,
     sequence,
+    setup,
     titles,
     treasury,
     views,
@@ -37,4 +38,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *live.urlpatterns,
     *search.urlpatterns,
     *notes.urlpatterns,
+    *setup.urlpatterns,
 ]

@@ -295,7 +295,7 @@ def _character_trail(request: HttpRequest, campaign: Campaign, role: str, mine: 
             Source(Marriage, Marriage.history.filter(Q(husband_id=c.pk) | Q(wife_id=c.pk), campaign_id=campaign.pk), spouse),
         ],
     )
-    if role == Role.GM and getattr(request.user, "is_staff", False):
+    if role == Role.GM:  # the GM keeps the books at the desk (campaign.permissions.may_use_desk)
         found.admin_url = reverse("admin:dynasties_character_history", args=[c.pk])
     return found
 

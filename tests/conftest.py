@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -72,7 +73,9 @@ DATABASE_SUITES = (
     "test_audit.py",  # the audit trail's bulk writes
     "test_exchange.py",  # export/import: JSON fields, constraint names in integrity errors
     "test_query_counts.py",  # the queries each step makes
-    "test_jobs.py",  # the task queue's table, a job seen from another connection, a campaign discarded raw
+    "test_jobs.py",  # the task queue's table, a job seen from another connection
+    "test_building.py",  # a campaign not open for play: its row lock, its set-up retried, deleted raw
+    "test_accounts.py",  # usernames: iexact (Unicode on PostgreSQL, ASCII on SQLite), the unique keys
 )
 
 
@@ -179,3 +182,18 @@ def _no_database_session_left_open(django_db_setup, django_db_blocker):
             cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
     if left:
         warnings.warn(f"{len(left)} database session(s) were left open and are now closed: {left}", stacklevel=1)
+
+
+# A matrix test's counts (``record_property("matrix", line)``: the desk matrix's requests) are printed
+# in the run's summary, from whichever worker ran it (pytest-xdist sends each report's properties).
+_MATRIX_LINES: list[str] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when == "call" and report.passed:
+        _MATRIX_LINES.extend(str(value) for name, value in report.user_properties if name == "matrix")
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    for line in _MATRIX_LINES:
+        terminalreporter.write_line(line)

@@ -394,7 +394,7 @@ def test_adding_a_campaign_with_an_unknown_optional_rule_is_a_form_error(admin_c
 
 def test_a_player_membership_without_a_dynasty_is_refused_in_the_admin(admin_client, world, outsider):
     response = admin_client.post(
-        url(Membership, "add"), {"campaign": world.pk, "user": outsider.pk, "role": "player", "dynasty": ""}
+        url(Membership, "add"), {"desk_campaign": world.pk, "username": "outsider", "role": "player", "dynasty": ""}
     )
     assert response.status_code == 200
     assert "A player needs a dynasty of Test Campaign to play." in response.content.decode()
@@ -404,7 +404,7 @@ def test_a_player_membership_without_a_dynasty_is_refused_in_the_admin(admin_cli
 def test_a_membership_added_in_the_admin_is_saved(admin_client, world, outsider):
     spain = Dynasty.objects.get(campaign=world, crown="Spain")
     response = admin_client.post(
-        url(Membership, "add"), {"campaign": world.pk, "user": outsider.pk, "role": "player", "dynasty": spain.pk}
+        url(Membership, "add"), {"desk_campaign": world.pk, "username": "outsider", "role": "player", "dynasty": spain.pk}
     )
     assert response.status_code == 302
     assert Membership.objects.get(user=outsider).dynasty == spain

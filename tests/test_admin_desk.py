@@ -18,6 +18,7 @@ from desk.choice import CHOSEN, PLUMBING
 from dynasties.models import Character
 from dynasties.services import campaign_create
 from rules.dice import RandomSource
+from tests.desk_forms import context_data
 
 GAME_APPS = ["campaign", "dynasties", "contracts"]
 
@@ -161,8 +162,10 @@ def test_a_choice_he_no_longer_runs_is_dropped(desk):
     client = logged_in(desk["gm"])
     client.get(reverse("admin:desk_choose", args=[desk["a"].pk]))
     Membership.objects.filter(campaign=desk["a"], user=desk["gm"]).update(role=Role.OBSERVER)
-    assert client.get(CHARACTERS).context["cl"].result_count == 0
-    assert "Campaign: <strong>" not in client.get(CHARACTERS).content.decode()
+    response = client.get(CHARACTERS, follow=True)  # GM of no campaign now: no desk at all, staff or not
+    assert response.status_code == 403
+    assert "not the GM of any campaign" in response.content.decode()
+    assert "Campaign: <strong>" not in response.content.decode()
 
 
 # Newest first, search ----------------------------------------------------------------------------
@@ -239,3 +242,188 @@ def test_the_admins_system_checks_pass():
     from django.core import checks
 
     assert checks.run_checks(tags=[checks.Tags.admin]) == []
+
+
+# Issue 30: nothing of another campaign through the desk --------------------------------------------
+
+
+def _undo_history(campaign: Any) -> list[Any]:
+    from campaign.models import Checkpoint
+
+    return list(Checkpoint.objects.filter(campaign=campaign).order_by("pk").values_list("pk", "undone_in"))
+
+
+def test_a_gm_cannot_seat_himself_in_another_campaign_through_the_membership_form(desk):
+    """Hole 1: POST membership/add with campaign=<B> user=<himself> role=gm seated him as B's GM."""
+    client = logged_in(desk["gm"])
+    client.get(reverse("admin:desk_choose", args=[desk["a"].pk]))
+    for data in (
+        {"campaign": desk["b"].pk, "user": desk["gm"].pk, "username": "gm", "role": "gm", "desk_campaign": desk["b"].pk},
+        {"campaign": desk["b"].pk, "user": desk["gm"].pk, "username": "gm", "role": "gm", "desk_campaign": desk["a"].pk},
+    ):
+        client.post(reverse("admin:campaign_membership_add"), data)
+    assert not Membership.objects.filter(campaign=desk["b"], user=desk["gm"]).exists()
+
+
+def test_editing_a_membership_cannot_move_it_into_another_campaign(desk, alice):
+    """Hole 1: editing one of A's memberships with campaign=<B> moved that member into B, as GM."""
+    mine = Membership.objects.get(campaign=desk["a"], user=alice)
+    client = logged_in(desk["gm"])
+    change = reverse("admin:campaign_membership_change", args=[mine.pk])
+    client.post(change, context_data(client.get(change)) | {"campaign": desk["b"].pk, "role": "gm", "dynasty": ""})
+    mine.refresh_from_db()
+    assert mine.campaign_id == desk["a"].pk
+    assert not Membership.objects.filter(campaign=desk["b"], user=alice).exists()
+
+
+@pytest.mark.parametrize(
+    ("model", "data"),
+    [
+        (
+            "dynasties_character",
+            {"given_name": "Cuckoo", "dynastic_name": "Nest", "sex": "M", "birth_year": 1300, "status": "alive"},
+        ),
+        ("dynasties_dynasty", {"name": "Cuckoos", "crown": "", "kind": "minor", "color": "#123456", "seat": 9}),
+        ("dynasties_crown", {"name": "Cuckooland"}),
+    ],
+)
+def test_an_add_form_writes_nothing_into_another_campaign(desk, model, data):
+    """Hole 1: the add pages of character, dynasty and crown took campaign=<B> and wrote into B (a desk
+    change set in B's undo history, dropping B's redo)."""
+    client = logged_in(desk["gm"])
+    client.get(reverse("admin:desk_choose", args=[desk["a"].pk]))
+    before = _undo_history(desk["b"])
+    app, name = model.split("_")
+    counted = admin.site._registry
+    (m,) = [m for m in counted if m._meta.app_label == app and m._meta.model_name == name]
+    rows = m.objects.filter(campaign=desk["b"]).count()
+    add = reverse(f"admin:{model}_add")
+    form = context_data(client.get(add)) | data
+    client.post(add, {**form, "campaign": desk["b"].pk, "desk_campaign": desk["b"].pk})
+    client.post(add, {**form, "campaign": desk["b"].pk, "desk_campaign": desk["a"].pk})
+    assert m.objects.filter(campaign=desk["b"]).count() == rows
+    assert _undo_history(desk["b"]) == before
+
+
+def test_a_crown_or_a_reign_cannot_link_to_another_campaigns_people(desk):
+    """Hole 2: A's crown took B's house as its home dynasty; A's reigns took B's characters as holder
+    and interim (and A's API then listed a reign whose holder was B's)."""
+    from dynasties.models import Crown, Dynasty, Reign
+
+    client = logged_in(desk["gm"])
+    crown = Crown.objects.filter(campaign=desk["a"]).order_by("pk").first()
+    theirs = Dynasty.objects.filter(campaign=desk["b"]).order_by("pk").first()
+    page = client.get(reverse("admin:dynasties_crown_change", args=[crown.pk]))
+    assert page.status_code == 200
+    change = reverse("admin:dynasties_crown_change", args=[crown.pk])
+    client.post(change, context_data(page) | {"home_dynasty": theirs.pk})
+    crown.refresh_from_db()
+    assert crown.home_dynasty is None or crown.home_dynasty.campaign_id == desk["a"].pk
+    reign = Reign.objects.filter(campaign=desk["a"]).order_by("pk").first()
+    stranger = Character.objects.filter(campaign=desk["b"]).order_by("pk").first()
+    change = reverse("admin:dynasties_reign_change", args=[reign.pk])
+    form = context_data(client.get(change))
+    client.post(change, form | {"holder": stranger.pk, "interim_for": stranger.pk})
+    reign.refresh_from_db()
+    assert reign.holder.campaign_id == desk["a"].pk
+    assert reign.interim_for_id is None or reign.interim_for.campaign_id == desk["a"].pk
+
+
+def test_no_desk_page_names_another_campaign_whatever_the_query_string(desk):
+    """Hole 3: the crown form listed every campaign and every house; the reign form's interim_for every
+    character of every campaign; ?campaign=, ?father=, ?user= printed those names; ?roll= another
+    campaign's roll."""
+    from dynasties.models import Dynasty
+
+    client = logged_in(desk["gm"])
+    client.get(reverse("admin:desk_choose", args=[desk["a"].pk]))
+    theirs = Character.objects.filter(campaign=desk["b"]).order_by("pk").first()
+    Character.objects.filter(pk=theirs.pk).update(given_name="Zeblinda")
+    house = Dynasty.objects.filter(campaign=desk["b"]).order_by("pk").first()
+    Dynasty.objects.filter(pk=house.pk).update(name="Zeblindor")
+    roll = Roll.objects.filter(campaign=desk["b"]).order_by("pk").first()
+    pages = [
+        reverse("admin:dynasties_crown_add") + f"?campaign={desk['b'].pk}&home_dynasty={house.pk}",
+        reverse("admin:dynasties_reign_add") + f"?interim_for={theirs.pk}&holder={theirs.pk}",
+        reverse("admin:dynasties_character_add") + f"?campaign={desk['b'].pk}&father={theirs.pk}",
+        reverse("admin:campaign_membership_add") + f"?user={desk['other_gm'].pk}&campaign={desk['b'].pk}",
+        reverse("admin:dynasties_birthattempt_add") + f"?roll={roll.pk}",
+    ]
+    for url in pages:
+        body = client.get(url).content.decode()
+        for secret in ("Other Campaign", "Zeblinda", "Zeblindor", ">other<", 'value="other"'):
+            assert secret not in body, f"{url} shows {secret!r}"
+        assert str(roll) not in body
+
+
+def test_view_on_site_answers_404_not_500(desk):
+    """Hole 6: /admin/r/<ct>/<uuid>/ for the models with UUID keys answered 500."""
+    from django.apps import apps
+    from django.contrib.contenttypes.models import ContentType
+
+    from campaign.models import Job
+
+    DBTaskResult = apps.get_model("django_tasks_database", "DBTaskResult")
+
+    client = logged_in(desk["gm"])
+    for model in (Job, DBTaskResult):
+        ct = ContentType.objects.get_for_model(model)
+        for key in ("not-a-uuid", "00000000-0000-0000-0000-000000000000"):
+            assert client.get(f"/admin/r/{ct.pk}/{key}/").status_code == 404
+    theirs = Character.objects.filter(campaign=desk["b"]).order_by("pk").first()
+    ct = ContentType.objects.get_for_model(Character)
+    assert client.get(f"/admin/r/{ct.pk}/{theirs.pk}/").status_code == 404
+
+
+# Issue 30: the desk for every GM ------------------------------------------------------------------
+
+
+@pytest.fixture
+def plain_gm(django_user_model):
+    """A GM who created his campaign on the site: no staff flag, no model permission."""
+    user = django_user_model.objects.create_user("plain", password="plain-password-1")
+    campaign = campaign_create(name="Plain Campaign", players=3, source=RandomSource(11), by=user)
+    return user, campaign
+
+
+def test_a_gm_who_is_not_staff_keeps_his_campaign_at_the_desk(plain_gm):
+    user, campaign = plain_gm
+    assert not user.is_staff and not user.user_permissions.exists()
+    client = logged_in(user)
+    index = client.get(reverse("admin:index"))
+    assert index.status_code == 200 and "Plain Campaign" in index.content.decode()
+    listing = client.get(CHARACTERS)
+    assert listing.status_code == 200
+    assert {c.campaign_id for c in listing.context["cl"].result_list} == {campaign.pk}
+    row = Character.objects.filter(campaign=campaign).order_by("pk").first()
+    assert client.get(reverse("admin:dynasties_character_change", args=[row.pk])).status_code == 200
+    table = RuleTable.objects.filter(campaign=campaign).order_by("pk").first()
+    assert client.get(reverse("admin:campaign_ruletable_change", args=[table.pk])).status_code == 200
+    # a death recorded at the table, the desk-only action
+    response = client.post(CHARACTERS, {"action": "record_death", admin.helpers.ACTION_CHECKBOX_NAME: [row.pk]}, follow=True)
+    assert response.status_code == 200
+    row.refresh_from_db()
+    assert row.status == "dead"
+    # a new row goes to his campaign (the only one he keeps: chosen for him)
+    add = client.get(reverse("admin:campaign_membership_add"))
+    assert add.status_code == 200 and "Adding to <strong>Plain Campaign</strong>" in add.content.decode()
+
+
+def test_a_member_who_is_gm_of_nothing_gets_no_desk_and_is_told_why(client, campaign, alice):
+    client.force_login(alice)
+    response = client.get(reverse("admin:index"), follow=True)
+    assert response.status_code == 403
+    assert "not the GM of any campaign" in response.content.decode()
+
+
+def test_the_desks_login_is_the_sites(client):
+    response = client.get(reverse("admin:index"), follow=True)
+    assert response.redirect_chain[-1][0].startswith(reverse("login") + "?next=")
+
+
+def test_a_gm_of_several_campaigns_chooses_one_before_adding(desk):
+    campaign_create(name="Third Campaign", players=3, source=RandomSource(5), by=desk["gm"])
+    client = logged_in(desk["gm"])
+    client.get(reverse("admin:desk_all"))
+    response = client.get(reverse("admin:dynasties_character_add"), follow=True)
+    assert "Choose the campaign to add a character to" in response.content.decode()

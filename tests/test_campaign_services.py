@@ -12,7 +12,7 @@ from django.core.management import call_command
 from django.test import Client
 
 from campaign.models import Campaign, Membership, Role, RuleTable
-from campaign.permissions import SYSTEM_ACTOR
+from campaign.permissions import SYSTEM_ACTOR, may_use_desk
 from campaign.services import membership_add, table_restore_defaults, table_update
 from dynasties.models import Dynasty
 from dynasties.services import campaign_create
@@ -154,8 +154,8 @@ def test_demo_creates_a_campaign_a_gm_and_five_players_whose_passwords_work(db):
     assert [x.username for x in result.logins] == ["gm", *CROWNS]
 
     gm = get_user_model().objects.get(username="gm")
-    assert gm.is_staff
-    assert gm.is_superuser
+    assert not gm.is_staff and not gm.is_superuser  # an ordinary account: being the GM gives him the desk
+    assert may_use_desk(gm)
     assert Membership.objects.get(campaign=campaign, user=gm).role == Role.GM
     for crown in CROWNS:
         m = Membership.objects.select_related("dynasty").get(campaign=campaign, user__username=crown)

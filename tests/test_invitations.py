@@ -103,7 +103,7 @@ def test_every_refusal_of_a_link_writes_nothing(campaign, gm, alice, carol, outs
     _, second = inv.invitation_create(campaign=campaign, role=Role.PLAYER, dynasty=germany, by=gm)
     inv.invitation_accept(token=first, user=carol)
     message = refused(campaign, lambda: inv.invitation_accept(token=second, user=outsider), "seat_taken")
-    assert message == "Hapsburg of Germany is played by carol already: ask the game master for a new link."
+    assert message == "Hapsburg of Germany has a player already: this link's seat is taken. Ask the game master for a new link."
     assert "used already" in refused(campaign, lambda: inv.invitation_accept(token=first, user=outsider), "used")
 
     assert refused(campaign, lambda: inv.invitation_accept(token="made-up", user=outsider), error=NotFound) == inv.NO_SUCH

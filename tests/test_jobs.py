@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from campaign.artifacts import artifact_storage
 from campaign.jobs import job_check, job_create, job_finish, job_progress, job_run
-from campaign.models import Campaign, ChronicleEntry, Job, JobKind, JobState, Membership
+from campaign.models import Campaign, ChronicleEntry, Job, JobKind, JobState, Membership, Setup
 from campaign.permissions import SYSTEM_ACTOR
 from dynasties import print_jobs, printing
 from dynasties.models import Character
@@ -196,7 +196,7 @@ def test_the_same_seed_plays_the_same_prehistory_on_the_worker_as_at_once(client
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_prehistory_that_fails_on_the_worker_discards_the_campaign_and_says_why(client, alice, queued, monkeypatch):
+def test_a_prehistory_that_fails_on_the_worker_keeps_the_campaign_marked_and_says_why(client, alice, queued, monkeypatch):
     import operations.services
 
     real = operations.services.simulate
@@ -214,11 +214,15 @@ def test_a_prehistory_that_fails_on_the_worker_discards_the_campaign_and_says_wh
     work()
     job = Job.objects.get(kind=JobKind.PREHISTORY)
     assert (job.state, job.done, job.error) == (JobState.FAILED, 1, "The automatic player stumbled.")
-    assert not Campaign.objects.exists() and not Membership.objects.exists() and not Character.objects.exists()
-    page = client.get(response["Location"])
+    campaign = Campaign.objects.get(pk=job.campaign_id)  # kept, with its first turn: its GM retries or deletes it
+    assert (
+        campaign.setup == Setup.FAILED and campaign.current_year == 1305 and Character.objects.filter(campaign=campaign).exists()
+    )
+    page = client.get(response["Location"], follow=True)
     text = page.content.decode()
     assert page.status_code == 200 and "The prehistory failed: The automatic player stumbled." in text
-    assert "The campaign was not created" in text and 'http-equiv="refresh"' not in text
+    assert "Its set-up failed" in text and ">Retry</button>" in text and 'http-equiv="refresh"' not in text
+    # (tests/test_building.py: what such a campaign refuses, and its Retry and Delete)
 
 
 def test_production_queues_the_tasks_for_a_worker_and_development_runs_them_at_once(settings):
@@ -280,12 +284,12 @@ def test_progress_is_a_sign_of_life_and_a_late_worker_does_not_revive_a_lost_job
 
 
 @pytest.mark.django_db
-def test_a_lost_prehistory_discards_its_campaign_and_the_command_finds_it(client, alice, queued, settings):
+def test_a_lost_prehistory_keeps_its_campaign_marked_and_the_command_finds_it(client, alice, queued, settings):
     settings.REGNAL_JOB_STALE_SECONDS = 600
     client.force_login(alice)
     response = _create(client)
     job = Job.objects.get(kind=JobKind.PREHISTORY)
-    assert Campaign.objects.filter(pk=job.campaign_id).exists()
+    assert Campaign.objects.get(pk=job.campaign_id).setup == Setup.BUILDING
     _running(job, silent_for=datetime.timedelta(minutes=11))  # the worker died in its first turn
 
     out = io.StringIO()
@@ -293,9 +297,10 @@ def test_a_lost_prehistory_discards_its_campaign_and_the_command_finds_it(client
     assert out.getvalue().startswith(f"Lost: Prehistory {job.pk}. Its worker stopped: no sign of life since ")
     job.refresh_from_db()
     assert job.state == JobState.FAILED and job.error.startswith("Its worker stopped")
-    assert not Campaign.objects.exists() and not Membership.objects.exists() and not Character.objects.exists()
-    text = client.get(response["Location"]).content.decode()
-    assert f"The prehistory failed: {job.error}" in text and "The campaign was not created" in text
+    campaign = Campaign.objects.get(pk=job.campaign_id)  # never deleted behind its GM's back
+    assert campaign.setup == Setup.FAILED and Membership.objects.filter(campaign=campaign).count() == 1
+    text = client.get(response["Location"], follow=True).content.decode()
+    assert f"The prehistory failed: {job.error}" in text and "Its set-up was lost" in text
     assert Job.objects.count() == 1  # --lost-only deletes nothing
 
     out = io.StringIO()

@@ -82,10 +82,13 @@ def test_home_has_a_logout_form_that_posts(client, alice):
     assert "_auth_user_id" not in client.session
 
 
-@pytest.mark.parametrize(("staff", "shown"), [(True, True), (False, False)])
-def test_the_admin_link_is_for_staff_only(client, alice, staff, shown):
+@pytest.mark.parametrize(("staff", "gm", "shown"), [(False, True, True), (True, False, False), (False, False, False)])
+def test_the_admin_link_is_for_every_gm_and_only_gms(client, alice, staff, gm, shown):
+    """The desk is every GM's (campaign.permissions.may_use_desk): the staff flag neither gives nor takes it."""
     alice.is_staff = staff
     alice.save()
+    if gm:
+        campaign_create(name="Alice's Own", players=3, source=RandomSource(4), by=alice)
     client.force_login(alice)
     html = client.get(reverse("home")).content.decode()
     assert (reverse("admin:index") in html) is shown

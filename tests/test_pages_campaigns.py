@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from campaign.models import ActionKey, Campaign, ChronicleEntry, Membership, Role
+from campaign.models import ActionKey, Campaign, ChronicleEntry, Membership, Role, Setup
 from dynasties.models import Character, Dynasty, Reign
 from operations.services import CampaignAlreadyCreated, campaign_start
 from rules.errors import RuleError
@@ -251,7 +251,9 @@ def test_the_creation_page_hides_unused_crowns_with_css(client, carol):
     assert "&quot;" not in html.split("<style nonce=")[1].split("</style>")[0]  # the nonce: the CSP (tests/test_csp.py)
 
 
-def test_a_failure_in_the_prehistory_undoes_the_whole_creation(client, monkeypatch, alice, carol):
+def test_a_failure_in_the_prehistory_keeps_the_campaign_marked_for_its_gm(client, monkeypatch, alice, carol):
+    """Issue 30: a prehistory that fails is not undone behind the GM's back: the campaign stays, not
+    open for play, with Retry and Delete on its page (tests/test_building.py)."""
     import operations.services
 
     def broken(campaign, *, turns, source, by):
@@ -260,9 +262,10 @@ def test_a_failure_in_the_prehistory_undoes_the_whole_creation(client, monkeypat
     monkeypatch.setattr(operations.services, "simulate", broken)
     client.force_login(carol)
     response = _post(client, setup="prehistory", turns="3", player_England="alice")
-    assert response.status_code == 400
-    assert "The automatic player stumbled." in response.content.decode()
-    assert not Campaign.objects.exists() and not Membership.objects.exists() and not Character.objects.exists()
+    campaign = Campaign.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/c/{campaign.slug}/"
+    assert "The automatic player stumbled." in client.get(response["Location"]).content.decode()
+    assert campaign.setup == Setup.FAILED and Membership.objects.filter(campaign=campaign).count() == 2
 
 
 def test_a_refusal_by_the_service_is_shown_next_to_its_field(client, monkeypatch, carol):

@@ -239,8 +239,8 @@ def test_the_api_door_refuses_through_the_same_check(campaign, alice):
 
 @pytest.mark.django_db
 def test_the_admin_door_refuses_through_the_same_check(campaign, alice):
-    """Alice is staff (she may use the admin) and plays England: the admin's 'sign' action on a
-    France-Spain contract is refused by the service, and she does not even see it listed."""
+    """Alice is staff with the contracts' model permissions and plays England: the service refuses
+    her signing a France-Spain contract, and the desk (every GM's, not the staff's) is not hers."""
     alice.is_staff = True
     alice.save()
     france, spain = house(campaign, "France"), house(campaign, "Spain")
@@ -255,8 +255,8 @@ def test_the_admin_door_refuses_through_the_same_check(campaign, alice):
 
     alice.user_permissions.set(Permission.objects.filter(content_type__app_label="contracts"))
     client = _page(alice)
-    listing = client.get("/admin/contracts/contract/")
-    assert listing.status_code == 200 and "Franco-Spanish pact" not in listing.content.decode()
+    listing = client.get("/admin/contracts/contract/", follow=True)
+    assert listing.status_code == 403 and "Franco-Spanish pact" not in listing.content.decode()
     response = client.post("/admin/contracts/contract/", {"action": "sign", "_selected_action": [contract.pk]}, follow=True)
     contract.refresh_from_db()
     assert contract.state == "draft" and not contract.signatures.exists(), response.status_code

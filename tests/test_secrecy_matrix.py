@@ -21,9 +21,10 @@
 The campaign is built once for the module inside a transaction rolled back at the end; every read
 is done once (``sweep``) and each pattern's test looks at its own answers.
 
-The admin is covered modestly: its changelists and a few change pages of the campaign apps'
-models are read by every role (the staff user holds the admin's view permissions on those models);
-its forms are not posted to."""
+The admin is covered modestly here: its changelists and a few change pages of the campaign apps'
+models are read by every role (the staff user, who is no GM, holds the admin's view permissions on
+those models and gets no desk); every desk page, form, autocomplete and action aimed at another
+campaign is ``tests/test_secrecy_desk.py``'s."""
 
 from __future__ import annotations
 
@@ -197,7 +198,7 @@ FILL: dict[str, Fill] = {
     "api:token-revoke": S(None, POST_ACTION),
     "api:campaign-list": S(lambda c: ["/api/v1/campaigns/"]),
     "api:campaign-import": S(None, POST_ACTION),
-    ADMIN: S(_admin_urls, POST_NONE, "the admin's forms are out of this matrix's scope"),
+    ADMIN: S(_admin_urls, POST_NONE, "the desk's forms, autocompletes and actions: tests/test_secrecy_desk.py"),
     # GEDCOM, trees, prints ---------------------------------------------------------------------------
     "gedcom-campaign": C(lambda c: [u("gedcom-campaign", c.slug)], POST_SAME),
     "gedcom-dynasty": C(
@@ -228,6 +229,7 @@ FILL: dict[str, Fill] = {
     "pages:backups": C(lambda c: [u("pages:backups", c.slug)]),  # the GM's only: 404 for everyone else
     "pages:backup_new": C(None, POST_ACTION),
     "pages:players": C(lambda c: [u("pages:players", c.slug)], POST_ACTION),  # the GM's only: 404 for everyone else
+    "pages:setup": C(None, POST_ACTION),  # a failed set-up's Retry and Delete: the GM's only, 404 for everyone else
     # an invitation's page: a made-up link shows nothing (tests/test_invitations.py opens real ones)
     "join": S(lambda c: [u("join", "no-such-secret")], POST_ACTION),
     "pages:backup": C(lambda c: [u("pages:backup", c.slug, "nosuchjob")]),
@@ -935,6 +937,9 @@ ACTIONS: dict[tuple[str, str], Act] = {
         lambda c: u("join", "no-such-secret"), lambda c: {"username": "newcomer"}, frozenset(), None, api=False, scope=SITE
     ),
     ("pages:backup_new", "back up the campaign"): P(lambda c: u("pages:backup_new", c.slug), lambda c: {}, PLAYERS, "gm"),
+    # the cast's campaign is open for play: the GM gets past the policy to "nothing to retry or delete"
+    ("pages:setup", "retry the set-up"): P(lambda c: u("pages:setup", c.slug), lambda c: {"op": "retry"}, PLAYERS, "gm"),
+    ("pages:setup", "delete the campaign"): P(lambda c: u("pages:setup", c.slug), lambda c: {"op": "delete"}, PLAYERS, "gm"),
     ("api:notes-list", "the note for England's player"): A(
         lambda c: _api(c, "notes"),
         lambda c: {"dynasty": c.pk("England"), "audience": "player", "text": "a new plan"},

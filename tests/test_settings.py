@@ -154,12 +154,12 @@ def test_the_files_the_site_writes_go_where_the_environment_says(tmp_path):
     shown = "print(s.MEDIA_ROOT, s.STORAGES['default']['BACKEND'], s.STORAGES.get('artifacts'))"
     default = _production({"SECRET_KEY": STRONG_KEY}, shown)
     assert default.returncode == 0, default.stderr
-    assert default.stdout.split() == [str(ROOT / "var" / "media"), "django.core.files.storage.FileSystemStorage", "None"]
+    assert default.stdout.split() == [str(ROOT / "var" / "media"), "campaign.files.AtomicFileSystemStorage", "None"]
     s3 = {"ARTIFACTS_STORAGE": "storages.backends.s3.S3Storage", "ARTIFACTS_STORAGE_OPTIONS": '{"bucket_name": "regnal"}'}
     chosen = _production({"SECRET_KEY": STRONG_KEY, "MEDIA_ROOT": str(tmp_path / "media"), **s3}, shown)
     assert chosen.stdout.split(" ", 2) == [
         str(tmp_path / "media"),
-        "django.core.files.storage.FileSystemStorage",
+        "campaign.files.AtomicFileSystemStorage",
         "{'BACKEND': 'storages.backends.s3.S3Storage', 'OPTIONS': {'bucket_name': 'regnal'}}\n",
     ], chosen.stderr
     bad = _production({"SECRET_KEY": STRONG_KEY, **s3, "ARTIFACTS_STORAGE_OPTIONS": "bucket=regnal"}, shown)

@@ -14,7 +14,7 @@ from rest_framework.response import Response
 
 from api.common import CampaignReadViewSet, campaign_from
 from api.filters import FilterSet, IntegerFilter
-from campaign.models import Campaign, Membership, Role, Step
+from campaign.models import Campaign, Membership, Role, Setup, Step
 from rules import RULESET_LABELS
 
 RESOURCES = [
@@ -40,6 +40,11 @@ class CampaignOut(serializers.ModelSerializer):  # type: ignore[type-arg]
     turn_number = serializers.IntegerField()
     role = serializers.ChoiceField(choices=Role.choices, source="viewer_role", help_text="Your role in the campaign.")
     dynasty = serializers.IntegerField(source="viewer_dynasty", allow_null=True, help_text="Your dynasty (players).")
+    setup = serializers.ChoiceField(
+        choices=Setup.choices,
+        help_text="ready: open for play; building: its prehistory is still being played (every write is refused, "
+        "409 not_open); failed: its set-up failed or was lost (its GM retries or deletes it on its page).",
+    )
 
     class Meta:
         model = Campaign
@@ -58,6 +63,7 @@ class CampaignOut(serializers.ModelSerializer):  # type: ignore[type-arg]
             "allow_overdraft",
             "dice_entry",
             "auto_pass_certain",
+            "setup",
             "created_at",
             "role",
             "dynasty",

@@ -1,8 +1,9 @@
 """Notes (issue 20): the public note, its player's and the GM's on a character, a dynasty or the
-campaign, as the pages show them. Read through the policy (``campaign.permissions.visible``:
-``note_filter``); written through the pages' service (``dynasties.services.notes.note_write``),
-which asks the policy who may write. A note is not a move of the game: it is written outside the
-step's undo checkpoint, as on the pages (docs/rulings.md, "Notes and portraits")."""
+campaign, as the pages show them (``html``: stored when the note was written, issue 30). Read
+through the policy (``campaign.permissions.visible``: ``note_filter``); written through the pages'
+service (``dynasties.services.notes.note_write``), which asks the policy who may write. A note is
+not a move of the game: it is written outside the step's undo checkpoint, as on the pages
+(docs/rulings.md, "Notes and portraits")."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from rest_framework.response import Response
 from api.common import CampaignReadViewSet
 from api.filters import INT_MAX, FilterSet, IntegerFilter
 from dynasties.models import Character, Dynasty, Note, NoteAudience
-from dynasties.notes import MAX_LENGTH, render
+from dynasties.notes import MAX_LENGTH
 from dynasties.services.notes import note_write
 from rules.errors import NotFound
 
@@ -28,20 +29,19 @@ SUBJECTS = [("campaign", "campaign"), ("character", "character"), ("dynasty", "d
 
 class NoteOut(serializers.ModelSerializer):  # type: ignore[type-arg]
     subject = serializers.SerializerMethodField(help_text="What the note is about: campaign, character or dynasty.")
-    html = serializers.SerializerMethodField(help_text="The Markdown rendered and sanitized (no script, no event attribute).")
 
     class Meta:
         model = Note
         fields = ["id", "subject", "character", "dynasty", "audience", "text", "html"]
-        extra_kwargs = {"text": {"help_text": "The note as written, in Markdown."}}
+        extra_kwargs = {
+            "text": {"help_text": "The note as written, in Markdown."},
+            "html": {"help_text": "The Markdown rendered and sanitized (no script, no event attribute) when it was written."},
+        }
         ref_name = "Note"
 
     @extend_schema_field(serializers.ChoiceField(choices=SUBJECTS))
     def get_subject(self, note: Note) -> str:
         return "character" if note.character_id else "dynasty" if note.dynasty_id else "campaign"
-
-    def get_html(self, note: Note) -> str:
-        return str(render(note.text))
 
 
 class NoteFilter(FilterSet):

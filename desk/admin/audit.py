@@ -16,13 +16,14 @@ from simple_history.admin import SimpleHistoryAdmin
 
 from campaign import audit
 from campaign.audit import ADMIN_EDIT
+from desk.admin.base import DeskAdmin
 
 
 def _campaign(obj: Any) -> Any:
     return getattr(obj, "campaign", None) or getattr(getattr(obj, "contract", None), "campaign", None)
 
 
-class AuditedAdmin(SimpleHistoryAdmin):
+class AuditedAdmin(SimpleHistoryAdmin, DeskAdmin):  # type: ignore[misc]
     object_history_list_template = "admin/audit/history_list.html"
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import reverse
@@ -28,9 +29,8 @@ from campaign.models import (
     RollSubject,
     RuleTable,
 )
-from campaign.permissions import gm_campaigns
 from campaign.services import copy_saved, membership_add, membership_check, table_restore_defaults, table_update
-from desk.choice import chosen_campaign
+from desk.admin.base import DeskAdmin, DeskTabularInline
 from desk.forms_tables import TableGrid
 from dynasties.services import campaign_create
 from rules import get_ruleset
@@ -145,23 +145,47 @@ def check_options(form: forms.ModelForm, ruleset: str | None) -> None:
 
 
 class MembershipForm(forms.ModelForm):
+    """A member of the campaign the desk works on: a new one named by his username (no list of the
+    site's accounts, no id to look one up by); an existing one keeps his account and campaign, and
+    changes role or house."""
+
+    username = forms.CharField(
+        max_length=150,
+        help_text="The account's username, as he logs in. A newcomer joins by an invitation link (the Players page).",
+    )
+
     class Meta:
         model = Membership
         fields = ["campaign", "user", "role", "dynasty"]
 
+    def clean_username(self) -> Any:
+        name = self.cleaned_data["username"].strip()
+        User = get_user_model()
+        user = User._default_manager.filter(**{User.USERNAME_FIELD: name}).first()
+        if user is None:
+            raise forms.ValidationError(
+                f"No account is called “{name}”: check the spelling, or invite the player from the campaign's Players page."
+            )
+        self.instance.user = user
+        return name
+
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
-        campaign, role = cleaned.get("campaign") or getattr(self.instance, "campaign", None), cleaned.get("role")
-        if campaign is not None and role:
+        user = self.instance.user if self.instance.user_id is not None else None
+        campaign, role = self.instance.campaign if self.instance.campaign_id else None, cleaned.get("role")
+        if campaign is not None and role and user is not None:
             try:
-                membership_check(campaign=campaign, user=cleaned.get("user"), role=role, dynasty=cleaned.get("dynasty"))
+                membership_check(campaign=campaign, user=user, role=role, dynasty=cleaned.get("dynasty"))
             except RuleError as exc:
                 field = next(iter(exc.fields), None)
                 self.add_error(field if field in self.fields else None, exc.message)
+            others = Membership.objects.filter(campaign=campaign, user=user).exclude(pk=self.instance.pk)
+            if self.instance.pk is None and others.exists():
+                self.add_error("username", f"{user} is already a member of {campaign.name}: change that membership instead.")
         return cleaned
 
 
-class MembershipInline(admin.TabularInline):
+class MembershipInline(DeskTabularInline):
     """Shown on the campaign page for reading; members are added on the Membership page, which goes
     through ``membership_add``."""
 
@@ -182,7 +206,7 @@ class MembershipInline(admin.TabularInline):
 
 
 @admin.register(Campaign)
-class CampaignAdmin(admin.ModelAdmin):
+class CampaignAdmin(DeskAdmin):
     list_display = ["name", "ruleset", "current_year", "step", "slug"]
     list_filter = ["ruleset", "step"]
     search_fields = ["name", "slug"]
@@ -257,13 +281,20 @@ class CampaignAdmin(admin.ModelAdmin):
 
 
 @admin.register(Membership)
-class MembershipAdmin(admin.ModelAdmin):
+class MembershipAdmin(DeskAdmin):
     form = MembershipForm
     list_display = ["user", "campaign", "role", "dynasty"]
     list_filter = ["role", "campaign"]
     list_select_related = ["user", "campaign", "dynasty"]
     search_fields = ["user__username", "campaign__name", "dynasty__name", "dynasty__crown"]
-    autocomplete_fields = ["campaign", "user", "dynasty"]
+    autocomplete_fields = ["dynasty"]
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return ["campaign", "username", "role", "dynasty"] if obj is None else ["campaign", "user", "role", "dynasty"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        fields = super().get_readonly_fields(request, obj)
+        return fields if obj is None else [*fields, "user"]  # a seat moves to another account on the Players page
 
     def save_model(self, request: HttpRequest, obj: Membership, form: Any, change: bool) -> None:
         if change:  # the form has checked the membership rules; a change is a plain correction
@@ -347,13 +378,12 @@ class RuleTableForm(forms.ModelForm):
 
 
 @admin.register(RuleTable)
-class RuleTableAdmin(admin.ModelAdmin):
+class RuleTableAdmin(DeskAdmin):
     form = RuleTableForm
     list_display = ["key", "campaign", "title"]
     list_filter = ["key", "campaign"]
     list_select_related = ["campaign"]
     search_fields = ["key", "campaign__name", "campaign__slug"]
-    autocomplete_fields = ["campaign"]
     actions = ["restore_defaults"]
 
     @admin.display(description="table")
@@ -364,17 +394,8 @@ class RuleTableAdmin(admin.ModelAdmin):
         return ["campaign", "key"]  # the table's title heads its grid
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        return ["campaign", "key"] if obj is not None else []
-
-    def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
-        initial: dict[str, Any] = super().get_changeform_initial_data(request)
-        chosen = chosen_campaign(request)  # a table added while working on a campaign is that campaign's
-        return {"campaign": chosen.pk, **initial} if chosen is not None else initial
-
-    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
-        if db_field.name == "campaign":  # a table is added to one of the campaigns whose books he keeps
-            kwargs["queryset"] = gm_campaigns(request.user)
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+        fields = super().get_readonly_fields(request, obj)  # the campaign: the one the desk works on
+        return [*fields, "key"] if obj is not None else fields
 
     def save_model(self, request: HttpRequest, obj: RuleTable, form: Any, change: bool) -> None:
         # RuleTableForm.clean ran the same checks, so the service accepts what the form let through.
@@ -420,7 +441,7 @@ class RuleTableAdmin(admin.ModelAdmin):
 # The roll log and the chronicle (read-only) ---------------------------------------------------
 
 
-class RollSubjectInline(ReadOnlyAdminMixin, admin.TabularInline):
+class RollSubjectInline(ReadOnlyAdminMixin, DeskTabularInline):
     model = RollSubject
     extra = 0
     fields = ["position", "character"]
@@ -430,7 +451,7 @@ class RollSubjectInline(ReadOnlyAdminMixin, admin.TabularInline):
 
 
 @admin.register(Roll)
-class RollAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class RollAdmin(ReadOnlyAdminMixin, DeskAdmin):
     list_display = ["id", "when", "who", "purpose", "detail", "throw", "outcome", "source", "campaign"]  # fits 1280 px
     list_filter = ["campaign", "year", "step", "purpose", "source"]
     ordering = ["-pk"]  # the last roll first
@@ -472,7 +493,7 @@ class RollAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(ChronicleEntry)
-class ChronicleEntryAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class ChronicleEntryAdmin(ReadOnlyAdminMixin, DeskAdmin):
     list_display = ["year", "step", "kind", "text", "campaign"]
     list_filter = ["campaign", "year", "step", "kind"]
     ordering = ["-year", "-pk"]  # the last year's lines first
@@ -481,7 +502,7 @@ class ChronicleEntryAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(Checkpoint)
-class CheckpointAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class CheckpointAdmin(ReadOnlyAdminMixin, DeskAdmin):
     """The undo history: a change set per step played through the pages or the API and per desk
     save; one an undo took back stays (``undone_in``) until anything else is written, for redo.
     Undo and redo are done from the campaign's turn page; here they can only be looked at."""
@@ -502,7 +523,7 @@ class CheckpointAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(ActionKey)
-class ActionKeyAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
+class ActionKeyAdmin(ReadOnlyAdminMixin, DeskAdmin):
     """The one-time keys of the forms submitted on the pages: who did what, and when."""
 
     list_display = ["campaign", "label", "by", "created_at"]
@@ -513,7 +534,7 @@ class ActionKeyAdmin(ReadOnlyAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(Posting)
-class PostingAdmin(admin.ModelAdmin):
+class PostingAdmin(DeskAdmin):
     """The ledger, read-only: postings are made by the services; a mistake is undone by a reversing
     posting (``campaign.treasury.posting_reverse``), never by an edit."""
 

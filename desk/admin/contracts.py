@@ -30,6 +30,7 @@ from contracts.models import (
 from contracts.services import contract_end_by_consent, contract_sign, payment_settle
 from contracts.services.editing import CONTRACT_FIELDS, contract_changes, contract_edit
 from desk.admin.audit import AuditedAdmin
+from desk.admin.base import DeskAdmin, DeskTabularInline
 from desk.admin.editing import HandEditAdmin
 from rules.errors import RuleError
 
@@ -49,7 +50,7 @@ class ServiceMadeMixin:
         return [f.name for f in model._meta.concrete_fields] + [f.name for f in model._meta.many_to_many]
 
 
-class ReadOnlyInline(admin.TabularInline):
+class ReadOnlyInline(DeskTabularInline):
     extra = 0
     can_delete = False
 
@@ -157,7 +158,7 @@ class ContractAdmin(HandEditAdmin, ServiceMadeMixin, AuditedAdmin):  # the Histo
 
 
 @admin.register(ContractPayment)
-class ContractPaymentAdmin(ServiceMadeMixin, admin.ModelAdmin):
+class ContractPaymentAdmin(ServiceMadeMixin, DeskAdmin):
     list_display = ["year", "contract", "payer", "payee", "amount", "status", "settled_year", "campaign"]
     list_filter = ["campaign", "status", "year"]
     ordering = ["-year", "-pk"]
@@ -171,7 +172,7 @@ class ContractPaymentAdmin(ServiceMadeMixin, admin.ModelAdmin):
 
 
 @admin.register(Breach)
-class BreachAdmin(ServiceMadeMixin, admin.ModelAdmin):
+class BreachAdmin(ServiceMadeMixin, DeskAdmin):
     list_display = ["year", "contract", "by_dynasty", "raised_by", "clause", "resolution", "campaign"]
     list_filter = ["campaign", ("resolved_year", admin.EmptyFieldListFilter)]
     ordering = ["-year", "-pk"]
@@ -192,7 +193,7 @@ class DisputeVoteInline(ReadOnlyInline):
 
 
 @admin.register(Dispute)
-class DisputeAdmin(ServiceMadeMixin, admin.ModelAdmin):
+class DisputeAdmin(ServiceMadeMixin, DeskAdmin):
     list_display = ["year", "breach", "outcome", "campaign"]
     list_filter = ["campaign"]
     ordering = ["-year", "-pk"]
@@ -208,7 +209,7 @@ class ParleyVoteInline(ReadOnlyInline):
 
 
 @admin.register(Parley)
-class ParleyAdmin(ServiceMadeMixin, admin.ModelAdmin):
+class ParleyAdmin(ServiceMadeMixin, DeskAdmin):
     list_display = ["year", "kind", "subject", "caller", "votes_for", "votes_against", "carried", "outcome", "campaign"]
     list_filter = ["campaign", "kind", "carried"]
     ordering = ["-year", "-pk"]
@@ -218,7 +219,7 @@ class ParleyAdmin(ServiceMadeMixin, admin.ModelAdmin):
 
 
 @admin.register(Excommunication)
-class ExcommunicationAdmin(ServiceMadeMixin, admin.ModelAdmin):
+class ExcommunicationAdmin(ServiceMadeMixin, DeskAdmin):
     list_display = ["dynasty", "leader", "start_year", "reason", "ended_year", "end_reason", "campaign"]
     list_filter = ["campaign", ("ended_year", admin.EmptyFieldListFilter)]
     ordering = ["-start_year", "-pk"]

@@ -19,6 +19,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from desk.admin.audit import AuditedAdmin
+from desk.admin.base import DeskAdmin, DeskTabularInline
 from desk.admin.editing import HandEditAdmin
 from dynasties.forms import PREFIX, characteristic_fields, characteristic_initial, characteristics_changed
 from dynasties.models import (
@@ -115,7 +116,7 @@ class CharacterForm(forms.ModelForm):
         return cleaned
 
 
-class CharacterInline(admin.TabularInline):
+class CharacterInline(DeskTabularInline):
     """The characters a dynasty controls now, for quick corrections (no foreign keys on the row:
     the full page, via the change link, has those)."""
 
@@ -156,7 +157,7 @@ class CharacterAdmin(HandEditAdmin, AuditedAdmin):  # the History button: the au
     ]
     list_select_related = ["controlled_by", "campaign"]
     search_fields = ["given_name", "dynastic_name"]
-    autocomplete_fields = ["campaign", "father", "mother", "birth_dynasty", "controlled_by", "prisoner_of"]
+    autocomplete_fields = ["father", "mother", "birth_dynasty", "controlled_by", "prisoner_of"]
     fieldsets = [
         (None, {"fields": ["campaign", "given_name", "dynastic_name", "sex", "birth_year", "birth_order", "origin"]}),
         ("Family and house", {"fields": ["father", "mother", "birth_dynasty", "controlled_by"]}),
@@ -256,7 +257,7 @@ class CharacterAdmin(HandEditAdmin, AuditedAdmin):  # the History button: the au
 
 
 @admin.register(Dynasty)
-class DynastyAdmin(HandEditAdmin, admin.ModelAdmin):
+class DynastyAdmin(HandEditAdmin, DeskAdmin):
     """A house's page edits by hand its dynastic name and colour, through ``dynasty_edit``."""
 
     hand_fields = ("name", "color")
@@ -269,7 +270,6 @@ class DynastyAdmin(HandEditAdmin, admin.ModelAdmin):
     list_filter = ["campaign", "kind", "crown"]
     list_select_related = ["campaign"]
     search_fields = ["name", "crown"]
-    autocomplete_fields = ["campaign"]
     inlines = [CharacterInline]
     readonly_fields = ["marriages"]
 
@@ -437,26 +437,26 @@ class MarriageAdmin(HandEditAdmin, AuditedAdmin):
     list_select_related = ["husband", "wife", "campaign"]
     search_fields = ["husband__given_name", "husband__dynastic_name", "wife__given_name", "wife__dynastic_name"]
     ordering = ["-arranged_year", "-pk"]  # the last matches first
-    autocomplete_fields = ["campaign", "husband", "wife", "children_raised_by"]
+    autocomplete_fields = ["husband", "wife", "children_raised_by"]
 
 
 # Reigns ---------------------------------------------------------------------------------------
 
 
-class PassedOverInline(admin.TabularInline):
+class PassedOverInline(DeskTabularInline):
     model = PassedOver
     extra = 0
     autocomplete_fields = ["character"]
 
 
 @admin.register(Reign)
-class ReignAdmin(admin.ModelAdmin):
+class ReignAdmin(DeskAdmin):
     list_display = ["holder", "numeral", "crown", "start_year", "end_year", "regent", "regency_end_year", "campaign"]
     list_filter = ["campaign", "crown"]
     list_select_related = ["holder", "regent", "campaign"]
     ordering = ["crown", "-start_year"]  # each crown's reigns, the present one first
     search_fields = ["crown", "holder__given_name", "holder__dynastic_name"]
-    autocomplete_fields = ["campaign", "holder", "regent"]
+    autocomplete_fields = ["holder", "regent", "interim_for"]
     inlines = [PassedOverInline]
     readonly_fields = ["line_of_succession"]
 
@@ -535,7 +535,7 @@ def succession_table(line: SuccessionLine, ruleset: str = br.NAME) -> str:
 
 
 @admin.register(BirthAttempt)
-class BirthAttemptAdmin(admin.ModelAdmin):
+class BirthAttemptAdmin(DeskAdmin):
     list_display = ["year", "couple", "attempt", "success", "child_birth_year", "child", "campaign"]
     list_filter = ["campaign", "year", "success"]
     list_select_related = ["marriage__husband", "marriage__wife", "child", "campaign"]
@@ -546,7 +546,7 @@ class BirthAttemptAdmin(admin.ModelAdmin):
         "marriage__wife__given_name",
         "marriage__wife__dynastic_name",
     ]
-    autocomplete_fields = ["campaign", "marriage", "child"]
+    autocomplete_fields = ["marriage", "child"]
     raw_id_fields = ["roll"]  # the roll log is read-only; a raw id links to it without a select of every roll
 
     @admin.display(description="couple")
@@ -554,7 +554,7 @@ class BirthAttemptAdmin(admin.ModelAdmin):
         return str(obj.marriage)
 
 
-class CrownEventInline(admin.TabularInline):
+class CrownEventInline(DeskTabularInline):
     model = CrownEvent
     extra = 0
     can_delete = False
@@ -609,7 +609,7 @@ class CrownForm(forms.ModelForm):
 
 
 @admin.register(Crown)
-class CrownAdmin(admin.ModelAdmin):
+class CrownAdmin(DeskAdmin):
     """A country's throne: whose it is, who controls it, any Dynastic Union and (BloodLine) its
     Stability history. Unions are made and undone by the succession services. Changing the
     pre-campaign numerals counts the crown's regnal numbers again from them."""
@@ -646,7 +646,7 @@ class CrownAdmin(admin.ModelAdmin):
 
 
 @admin.register(ControlChange)
-class ControlChangeAdmin(admin.ModelAdmin):
+class ControlChangeAdmin(DeskAdmin):
     """Who controlled each character and crown over time (read-only: written by the services)."""
 
     list_display = ["year", "step", "character", "crown", "from_dynasty", "to_dynasty", "cause", "campaign"]
@@ -664,7 +664,7 @@ class ControlChangeAdmin(admin.ModelAdmin):
 
 
 @admin.register(Modifier)
-class ModifierAdmin(admin.ModelAdmin):
+class ModifierAdmin(DeskAdmin):
     """Active and ended modifiers with the condition that keeps them alive (read-only: the
     succession services create them and end them)."""
 
@@ -682,7 +682,7 @@ class ModifierAdmin(admin.ModelAdmin):
 
 
 @admin.register(Renunciation)
-class RenunciationAdmin(admin.ModelAdmin):
+class RenunciationAdmin(DeskAdmin):
     list_display = ["character", "crown", "year", "source", "campaign"]
     list_filter = ["campaign", "crown"]
     search_fields = ["character__given_name", "character__dynastic_name", "crown"]
@@ -696,7 +696,7 @@ class RenunciationAdmin(admin.ModelAdmin):
         return False
 
 
-class TitleHoldingInline(admin.TabularInline):
+class TitleHoldingInline(DeskTabularInline):
     model = TitleHolding
     extra = 0
     can_delete = False
@@ -708,7 +708,7 @@ class TitleHoldingInline(admin.TabularInline):
 
 
 @admin.register(Title)
-class TitleAdmin(admin.ModelAdmin):
+class TitleAdmin(DeskAdmin):
     list_display = ["name", "province", "crown", "holder", "granted_year", "income", "campaign"]
     list_filter = ["campaign", "crown"]
     search_fields = ["name", "province", "holder__given_name"]

@@ -1,7 +1,9 @@
-"""The admin's door to the policy: a staff user keeps the books of the campaigns he is GM of, and
-sees and changes nothing of any other (``campaign.permissions.gm_campaigns``); a superuser keeps
-all. Every registered model that belongs to a campaign is scoped here once, when the apps are
-ready, so a model added to the admin later cannot be left unscoped. What the admin's actions do
+"""The admin's door to the policy: a GM keeps the books of the campaigns he is GM of, and sees and
+changes nothing of any other (``campaign.permissions.gm_campaigns``, ``keeps_books``); a superuser
+keeps all. Every registered model that belongs to a campaign is scoped here once, when the apps are
+ready, so a model added to the admin later cannot be left unscoped; its admin must be a
+``desk.admin.base.DeskAdmin`` (the policy's permissions, its forms' choices kept to one campaign), or
+the site refuses to start. What the admin's actions do
 goes through the services, which ask the policy who may act (``campaign.permissions.require``).
 
 Every save the desk makes to a campaign (a change, an addition, a deletion, an action or a list
@@ -10,7 +12,8 @@ undo takes it back before the step it followed. A list action or list edit touch
 rows at a time; creating or deleting a whole campaign is not a change set (nothing to go back to).
 
 A GM works on one campaign at a time: the one he chose (``chosen_campaign``, kept in the session)
-is the only one whose rows the lists show (without a campaign column). The site's
+is the only one whose rows the lists show (without a campaign column) and the autocomplete offers,
+and the one a new row is added to. The site's
 plumbing (``PLUMBING``: login lock-outs, action keys, undo checkpoints, jobs, API tokens) is for
 superusers only."""
 
@@ -20,14 +23,19 @@ from types import MethodType
 from typing import Any
 
 from django.contrib import admin, messages
-from django.core.exceptions import FieldDoesNotExist
+from django.core.exceptions import FieldDoesNotExist, ImproperlyConfigured
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 
 from campaign.models import Campaign
-from campaign.permissions import gm_campaigns
+from campaign.permissions import gm_campaigns, keeps_books
 from campaign.undo import change_set
+from desk.admin.base import DeskAdmin, DeskInline, form_campaign
 from desk.choice import PLUMBING, chosen_campaign
+
+AUTOCOMPLETE = "_desk_autocomplete"
+"""The request's flag: an autocomplete's answer (``desk.site.DeskSite.autocomplete_view``), which
+offers the chosen campaign's rows only."""
 
 
 def campaign_path(model: type[Model]) -> str | None:
@@ -58,6 +66,9 @@ def _scope(model_admin: admin.ModelAdmin, path: str) -> None:  # type: ignore[ty
         queryset = get_queryset(request)
         if not getattr(request.user, "is_superuser", False):
             queryset = queryset.filter(**{f"{path}__in": gm_campaigns(request.user).values("pk")})
+        if getattr(request, AUTOCOMPLETE, False):  # a form's choices: the campaign being kept, or none
+            chosen = chosen_campaign(request)
+            return queryset.none() if chosen is None else queryset.filter(**{path: chosen.pk})
         chosen = chosen_campaign(request) if path != "pk" and getattr(request, _LISTING, False) else None
         return queryset if chosen is None else queryset.filter(**{path: chosen.pk})
 
@@ -75,9 +86,9 @@ def _scope(model_admin: admin.ModelAdmin, path: str) -> None:  # type: ignore[ty
         def allowed(request: HttpRequest, obj: Any = None) -> bool:
             if not check(request, obj):
                 return False
-            if obj is None or getattr(request.user, "is_superuser", False):
+            if obj is None:
                 return True
-            return gm_campaigns(request.user).filter(pk=_campaign_of(obj, path)).exists()
+            return keeps_books(request.user, _campaign_of(obj, path))
 
         return allowed
 
@@ -98,9 +109,8 @@ def _record(model_admin: admin.ModelAdmin, path: str) -> None:  # type: ignore[t
     base = model._base_manager
 
     def campaign_of(object_id: str | None, request: HttpRequest) -> int | None:
-        if object_id is None:  # an addition: the campaign the form names (a new campaign has none)
-            value = request.POST.get("campaign", "") if path != "pk" else ""
-            return int(value) if value.isdigit() else None
+        if object_id is None:  # an addition: the campaign the desk adds to (a new campaign has none)
+            return None if path == "pk" else form_campaign(request)
         if path == "pk":
             return int(object_id) if str(object_id).isdigit() else None
         return base.filter(pk=object_id).values_list(f"{path}_id", flat=True).first()  # type: ignore[no-any-return]
@@ -116,14 +126,14 @@ def _record(model_admin: admin.ModelAdmin, path: str) -> None:  # type: ignore[t
 
     def recorded_changeform(request: HttpRequest, object_id: str | None = None, *args: Any, **kwargs: Any) -> HttpResponse:
         campaign = campaign_of(object_id, request) if request.method == "POST" else None
-        if campaign is None:
+        if campaign is None or not keeps_books(request.user, campaign):  # nothing of his to record: the view refuses
             return changeform_view(request, object_id, *args, **kwargs)
         with change_set(campaign, label=label("changed" if object_id else "added", object_id), by=request.user):
             return changeform_view(request, object_id, *args, **kwargs)
 
     def recorded_delete(request: HttpRequest, object_id: str, *args: Any, **kwargs: Any) -> HttpResponse:
         campaign = campaign_of(object_id, request) if request.method == "POST" and path != "pk" else None
-        if campaign is None:  # a whole campaign deleted: its change sets go with it
+        if campaign is None or not keeps_books(request.user, campaign):  # a whole campaign deleted, or not his: the view decides
             return delete_view(request, object_id, *args, **kwargs)
         with change_set(campaign, label=label("deleted", object_id), by=request.user):
             return delete_view(request, object_id, *args, **kwargs)
@@ -141,6 +151,8 @@ def _record(model_admin: admin.ModelAdmin, path: str) -> None:  # type: ignore[t
         if not campaigns or (path == "pk" and request.POST.get("action") == "delete_selected"):
             return changelist_view(request, *args, **kwargs)
         (campaign,) = campaigns
+        if not keeps_books(request.user, campaign):  # not his rows: the list (scoped) finds none of them
+            return changelist_view(request, *args, **kwargs)
         verb = f"ran “{request.POST.get('action')}” on" if "action" in request.POST else "edited the list of"
         with change_set(campaign, label=label(verb, None), by=request.user):
             return changelist_view(request, *args, **kwargs)
@@ -178,11 +190,21 @@ def keep_plumbing(site: admin.AdminSite = admin.site) -> list[type[Model]]:
 
 
 def scope_admin(site: admin.AdminSite = admin.site) -> list[type[Model]]:
-    """Scope every campaign model registered on ``site``; returns the models scoped."""
+    """Scope every campaign model registered on ``site``; returns the models scoped. A campaign
+    model's admin that is not a ``DeskAdmin`` stops the site: its forms would offer other campaigns'
+    rows and its permissions would be Django's, not the policy's."""
     scoped = []
     for model, model_admin in site._registry.items():
         path = campaign_path(model)
         if path is not None:
+            if not isinstance(model_admin, DeskAdmin):
+                raise ImproperlyConfigured(
+                    f"The desk's admin of {model._meta.label} must derive from desk.admin.base.DeskAdmin "
+                    "(the policy's permissions, its forms' choices kept to one campaign)."
+                )
+            for inline in model_admin.inlines:
+                if not issubclass(inline, DeskInline):
+                    raise ImproperlyConfigured(f"The desk's inline {inline.__name__} must derive from desk.admin.base.DeskInline")
             _scope(model_admin, path)
             scoped.append(model)
     return scoped

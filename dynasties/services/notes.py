@@ -14,7 +14,7 @@ from campaign.models import Campaign
 from campaign.permissions import Actor, require
 from campaign.steps import lock_campaign
 from dynasties.models import Character, Dynasty, Note, NoteAudience
-from dynasties.notes import MAX_LENGTH, subject_house
+from dynasties.notes import MAX_LENGTH, render, subject_house
 from rules.errors import RuleError
 
 
@@ -27,7 +27,9 @@ def note_write(
     dynasty: Dynasty | None = None,
     by: Actor,
 ) -> Note:
-    """Writes the subject's note for ``audience`` (``text`` in Markdown; empty clears it)."""
+    """Writes the subject's note for ``audience`` (``text`` in Markdown; empty clears it), with its
+    HTML rendered now (``dynasties.notes.render``: refused, ``NoteRefused``, if it cannot be laid out
+    within its bound), so that showing it renders nothing."""
     if audience not in NoteAudience.values:
         raise RuleError("Choose whose note it is: public, for its player or GM only.", fields={"audience": "unknown"})
     if character is not None and dynasty is not None:
@@ -40,13 +42,16 @@ def note_write(
         raise RuleError(f"The note is {len(text)} characters long: keep it under {MAX_LENGTH}.", fields={"text": "too long"})
     on_campaign = character is None and dynasty is None
     require(by, campaign, "note", audience=audience, house=subject_house(character, dynasty), on_campaign=on_campaign)
+    html = render(text).html  # before the lock: the campaign waits for no rendering
     with transaction.atomic(), audit.acting(by, year=campaign.current_year, step=campaign.step, label="note"):
         lock_campaign(campaign)  # raises the live version: open pages show the note without a reload
         note = Note.objects.select_for_update().filter(character=character, dynasty=dynasty, audience=audience)
         found = note.filter(campaign=campaign).first()
         if found is None:
-            return Note.objects.create(campaign=campaign, character=character, dynasty=dynasty, audience=audience, text=text)
-        if found.text != text:
-            found.text = text
-            found.save(update_fields=["text"])
+            return Note.objects.create(
+                campaign=campaign, character=character, dynasty=dynasty, audience=audience, text=text, html=html
+            )
+        if (found.text, found.html) != (text, html):
+            found.text, found.html = text, html
+            found.save(update_fields=["text", "html"])
         return found

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import logging
 import posixpath
 import secrets
 from typing import Any
@@ -33,6 +34,8 @@ from django.utils import timezone
 
 from campaign.artifacts import artifact_storage
 from dynasties.models import TreeRender
+
+logger = logging.getLogger(__name__)
 
 FOLDER = "trees"  # in the artifact storage: trees/<campaign id>/<version>-<request>-<nonce>.<format>
 CACHE_MAX_BYTES = 200 * 1024 * 1024  # settings.TREE_CACHE_MAX_BYTES, when not set
@@ -62,7 +65,7 @@ def fetch(key: str) -> tuple[bytes, str] | None:
 def keep(campaign_id: int, version: str, key: str, content: bytes) -> str | None:
     """Keep a render under ``key`` (``<campaign>/<version>-...``), drop the campaign's renders of
     other versions, then evict down to the cap. The storage name, or None if not kept (larger than
-    the cap, or kept meanwhile by another server)."""
+    the cap, kept meanwhile by another server, or the storage could not write it: a full disk)."""
     cap = cache_max_bytes()
     if len(content) > cap:
         return None
@@ -71,7 +74,11 @@ def keep(campaign_id: int, version: str, key: str, content: bytes) -> str | None
     _sweep(storage, campaign_id)
     stem, ext = posixpath.splitext(key)
     # a name of its own (two servers may render the same tree at once; a store may overwrite)
-    name = storage.save(f"{FOLDER}/{stem}-{secrets.token_hex(4)}{ext}", ContentFile(content))
+    try:
+        name = storage.save(f"{FOLDER}/{stem}-{secrets.token_hex(4)}{ext}", ContentFile(content))
+    except OSError:  # a full disk, say: the render is served all the same, only not kept (nothing written)
+        logger.warning("The tree render %s could not be kept in the cache", key, exc_info=True)
+        return None
     try:
         with transaction.atomic():
             row = TreeRender.objects.create(

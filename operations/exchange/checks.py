@@ -13,6 +13,7 @@ from django.core.validators import slug_re
 from campaign.models import Audience, PostingKind, RollSource
 from campaign.permissions import legacy_line_audience
 from contracts.models import ClauseKind, ContractKind, ContractSignature, ContractState, PaymentStatus
+from dynasties import notes
 from dynasties.models import DynastyKind, Status
 from operations.exchange import special
 from operations.exchange.values import Item, Reading, got, is_int, kind_of, short
@@ -46,6 +47,19 @@ def color(item: Item, key: str, row: Row, i: int, ctx: Reading) -> str:
     value = item.str(key, default="#888888")
     if not COLOR.fullmatch(value):
         raise item.fail(key, f"{short(value)} is not a colour written #rrggbb")
+    return value
+
+
+def note_text(item: Item, key: str, row: Row, i: int, ctx: Reading) -> str:
+    """A note's Markdown, rendered as writing a note renders it (``dynasties.notes.render``, its
+    length and bound included): the HTML goes in the row (``html``, not in the document)."""
+    value = item.str(key)
+    if len(value) > notes.MAX_LENGTH:
+        raise item.fail(key, f"is {len(value)} characters long; a note is at most {notes.MAX_LENGTH}")
+    try:
+        row["html"] = notes.render(value).html
+    except notes.NoteRefused as exc:
+        raise item.fail(key, exc.message) from None
     return value
 
 

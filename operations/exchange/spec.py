@@ -76,6 +76,7 @@ from dynasties.models import (
     Title,
     TitleHolding,
 )
+from dynasties.notes import MAX_LENGTH as NOTE_MAX_LENGTH
 from operations.exchange import checks, special
 
 FORMAT = "regnal/3"
@@ -169,6 +170,7 @@ class Section:
     note: str = ""
     layout: Callable[[list[dict[str, Any]], list[dict[str, Any]]], Any] | None = None
     extra: tuple[str, ...] = ()  # columns the layout needs besides the fields'
+    derived: tuple[str, ...] = ()  # columns not in the document: the import puts in the row what a reader made
     check: Callable[..., None] | None = None  # (item, row, index, reading): a row's checks on import
     finish: Callable[..., None] | None = None  # (items, rows, reading): checks once every row is read
     absent: Callable[..., list[dict[str, Any]]] | None = None  # the rows a regnal/1 document gets
@@ -958,12 +960,19 @@ NOTES = Section(
         ref("character", "characters", note="the character it is about; with no `dynasty` either: the campaign's note"),
         ref("dynasty", "dynasties", note="the dynasty it is about"),
         choice("audience", NoteAudience.values, note="who reads it: everyone, its house's players, the GM"),
-        text("text", note="Markdown as written; sanitized when shown"),
+        text(
+            "text",
+            read=checks.note_text,
+            note=f"Markdown as written, at most {NOTE_MAX_LENGTH:,} characters; the import renders it again, as "
+            "writing a note does, and refuses a note the renderer refuses",
+        ),
     ),
     owner="Note #{pk}",
     numbered=False,
     since=V3,
-    note="the notes of characters, dynasties and the campaign, GM-only notes too (the export is the GM's)",
+    note="the notes of characters, dynasties and the campaign, GM-only notes too (the export is the GM's); "
+    "a note's HTML is not exported",
+    derived=("html",),
 )
 
 # In the order the export writes them.

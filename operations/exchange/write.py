@@ -103,7 +103,7 @@ def _columns(s: Section, row: Row, campaign: Campaign, pks: Pks) -> dict[str, An
             out[f.source] = None if value is None or f.ref not in pks else pks[f.ref][value]
         else:
             out[f.source] = value
-    out.update({c: row[c] for c in s.extra})
+    out.update({c: row[c] for c in (*s.extra, *s.derived)})
     return out
 
 

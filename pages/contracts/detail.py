@@ -208,7 +208,7 @@ def _contract_trail(request: HttpRequest, campaign: Campaign, role: str, contrac
             ),
         ],
     )
-    if role == Role.GM and getattr(request.user, "is_staff", False):
+    if role == Role.GM:  # the GM keeps the books at the desk (campaign.permissions.may_use_desk)
         found.admin_url = reverse("admin:contracts_contract_history", args=[contract.pk])
     return found
 

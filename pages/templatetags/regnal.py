@@ -6,8 +6,10 @@ from django import template
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from campaign.building import SetupStatus
+from campaign.building import setup_status as _setup_status
 from campaign.dice import PURPOSE_LABELS
-from campaign.models import Roll, RollSource
+from campaign.models import Campaign, Roll, RollSource
 from campaign.steps import STEP_LABELS
 from campaign.undo import new_action_key
 
@@ -18,6 +20,12 @@ register = template.Library()
 def action_key() -> SafeString:
     """A hidden one-time key for a POST form: the same submit twice is done once."""
     return format_html('<input type="hidden" name="action_key" value="{}">', new_action_key())
+
+
+@register.simple_tag
+def setup_status(campaign: Campaign) -> SetupStatus:
+    """Where a campaign's set-up stands (``campaign.building``): asked only of one not ready."""
+    return _setup_status(campaign)
 
 
 @register.filter

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Q
 
+from campaign.files import write_atomically
 from campaign.models import Campaign
 from dynasties.gedcom import export_gedcom
 from dynasties.models import Dynasty
@@ -36,8 +38,10 @@ class Command(BaseCommand):
             dynasty = found[0]
         text = export_gedcom(campaign, dynasty)
         if opts["output"]:
-            with open(opts["output"], "wb") as out:
-                out.write(text.encode("utf-8"))
+            try:
+                write_atomically(Path(opts["output"]), text.encode("utf-8"))
+            except OSError as exc:
+                raise CommandError(f"Cannot write {opts['output']}: {exc.strerror or exc}") from exc
             people = text.count(" INDI\n")
             families = text.count(" FAM\n")
             self.stdout.write(f"Wrote {opts['output']}: {people} people, {families} families.")

@@ -12,6 +12,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from campaign.files import write_atomically
 from campaign.models import Campaign
 from dynasties import printing
 from dynasties.models import Dynasty
@@ -53,5 +54,8 @@ class Command(BaseCommand):
             pdf = printing.sheets_pdf(characters, opts["two_up"], campaign)
             what = f"{len(characters)} sheet{'s' if len(characters) != 1 else ''}"
         out = Path(opts["output"])
-        out.write_bytes(pdf)
+        try:
+            write_atomically(out, pdf)
+        except OSError as exc:
+            raise CommandError(f"Cannot write {out}: {exc.strerror or exc}") from exc
         self.stdout.write(f"Wrote {what} to {out} ({len(pdf) // 1024} KB, {time.perf_counter() - start:.2f} s).")

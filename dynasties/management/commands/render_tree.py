@@ -12,6 +12,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from campaign.files import write_atomically
 from campaign.models import Campaign
 from dynasties.trees.data import KINDS, TreeError
 from dynasties.trees.dot import ADMIN_URL
@@ -55,7 +56,10 @@ class Command(BaseCommand):
         except (TreeError, RenderError) as exc:
             raise CommandError(str(exc)) from exc
         if opts["output"]:
-            Path(opts["output"]).write_bytes(result.content)
+            try:
+                write_atomically(Path(opts["output"]), result.content)
+            except OSError as exc:
+                raise CommandError(f"Cannot write {opts['output']}: {exc.strerror or exc}") from exc
             self.stderr.write(f"wrote {opts['output']} ({len(result.content)} bytes{', cached' if result.cached else ''})")
         else:
             sys.stdout.buffer.write(result.content)

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from campaign.files import write_atomically
 from campaign.models import Campaign
 from operations.exchange import campaign_export
 from rules.errors import RuleError
@@ -36,7 +37,7 @@ class Command(BaseCommand):
             raise CommandError(exc.message) from exc
         if opts["output"]:
             try:
-                Path(opts["output"]).write_text(text, encoding="utf-8")
+                write_atomically(Path(opts["output"]), text.encode("utf-8"))
             except OSError as exc:
                 raise CommandError(f"Cannot write {opts['output']}: {exc.strerror or exc}") from exc
             self.stderr.write(f"Exported {campaign.name} ({campaign.slug}) to {opts['output']}.")
