@@ -147,13 +147,14 @@ def database_bytes() -> int:
 def create(seed: int, gm: Any) -> tuple[Any, Any]:
     """The 5-house campaign the bench grows, ``gm`` its GM, and its dice."""
     from campaign.models import Role
+    from campaign.permissions import SYSTEM_ACTOR
     from campaign.services import membership_add
     from dynasties.services import campaign_create
     from rules.dice import RandomSource
 
     source = RandomSource(seed)
     campaign = campaign_create(name="Steps bench", slug=f"steps-{uuid.uuid4().hex[:6]}", players=5, source=source)
-    membership_add(campaign=campaign, user=gm, role=Role.GM)
+    membership_add(campaign=campaign, user=gm, role=Role.GM, by=SYSTEM_ACTOR)
     return campaign, source
 
 
@@ -165,6 +166,7 @@ def grow(
     (``empty``: the database's size before the campaign)."""
     from django.db import connection
 
+    from campaign.permissions import SYSTEM_ACTOR
     from dynasties.models import Character, Status
     from operations.exchange.export import campaign_export
     from operations.simulation import HOUSE_SIZE, simulate
@@ -172,7 +174,7 @@ def grow(
     campaign.refresh_from_db()
     started = time.perf_counter()
     turns = max(0, size - (campaign.turn_number - 1))
-    campaign = simulate(campaign, turns=turns, source=source, law=law, house_size=house_size or HOUSE_SIZE)
+    campaign = simulate(campaign, turns=turns, source=source, law=law, house_size=house_size or HOUSE_SIZE, by=SYSTEM_ACTOR)
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")  # the planner's statistics, as autovacuum keeps them on a live site
     built = time.perf_counter() - started

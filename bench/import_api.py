@@ -50,6 +50,7 @@ def main() -> None:
     from django.test import Client
 
     from campaign.models import Campaign
+    from campaign.permissions import SYSTEM_ACTOR
     from dynasties.models import Character
     from dynasties.services import campaign_create
     from operations.exchange import campaign_export
@@ -60,7 +61,7 @@ def main() -> None:
     source = RandomSource(args.seed)
     start = time.perf_counter()
     campaign = campaign_create(name="Import bench", ruleset=args.ruleset, players=args.players, source=source)
-    campaign = simulate(campaign, turns=args.turns, source=source)
+    campaign = simulate(campaign, turns=args.turns, source=source, by=SYSTEM_ACTOR)
     people = Character.objects.filter(campaign=campaign).count()
     print(
         f"campaign: {args.ruleset}, {args.players} houses, {args.turns} turns, {people} characters "

@@ -144,6 +144,7 @@ def build(prehistory: int, campaigns: int) -> list[dict[str, Any]]:
 
     from api.services import token_create
     from campaign.models import Role
+    from campaign.permissions import SYSTEM_ACTOR
     from campaign.services import membership_add
     from dynasties.models import Character, Dynasty, DynastyKind
     from operations.services import campaign_start
@@ -163,7 +164,7 @@ def build(prehistory: int, campaigns: int) -> list[dict[str, Any]]:
         seats = []
         for dynasty in Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.PLAYER).order_by("pk"):
             user, password = login(f"load-{dynasty.crown.lower()}")
-            membership_add(campaign=campaign, user=user, role=Role.PLAYER, dynasty=dynasty)
+            membership_add(campaign=campaign, user=user, role=Role.PLAYER, dynasty=dynasty, by=SYSTEM_ACTOR)
             seats.append([user.get_username(), password, dynasty.pk])
         _, key = token_create(user=gm, name="load test")
         campaign.refresh_from_db()

@@ -52,6 +52,7 @@ def main() -> None:
     from django.core.management import call_command
     from weasyprint import HTML
 
+    from campaign.permissions import SYSTEM_ACTOR
     from dynasties import printing
     from dynasties.models import Character
     from dynasties.services import campaign_create
@@ -62,7 +63,7 @@ def main() -> None:
     source = RandomSource(7)
     campaign = campaign_create(name="Print bench", players=5, source=source)
     for _ in range(args.turns):
-        campaign = play_turn(campaign, source)
+        campaign = play_turn(campaign, source, by=SYSTEM_ACTOR)
     people = printing.campaign_characters(campaign)
     everyone = list(Character.objects.filter(campaign=campaign).select_related("father", "mother", "controlled_by", "campaign"))
     batch = (everyone * (args.batch // max(1, len(everyone)) + 1))[: args.batch]

@@ -38,6 +38,7 @@ def main() -> int:
     django.setup()
     from django.core.management import call_command
 
+    from campaign.permissions import SYSTEM_ACTOR
     from dynasties.services import campaign_create
     from operations.simulation import LAW, law_summary, law_table, play_turn, simulated_dynasties
     from rules import RULESET_LABELS, get_ruleset
@@ -62,7 +63,7 @@ def main() -> int:
             played = 0
             try:
                 while played < args.turns:
-                    campaign = play_turn(campaign, source, law=True)
+                    campaign = play_turn(campaign, source, law=True, by=SYSTEM_ACTOR)
                     played += 1
             except Exception as exc:  # reported, and the other seeds go on
                 failed = True

@@ -50,6 +50,7 @@ def main() -> None:
     from django.core.management import call_command
 
     from campaign.models import Campaign, Roll, Step
+    from campaign.permissions import SYSTEM_ACTOR
     from dynasties.models import Character
     from dynasties.services import campaign_create
     from operations.simulation import play_births, play_turn, simulate
@@ -61,13 +62,13 @@ def main() -> None:
     played = 0
     print("turns | characters | rolls | action | bare | as a step | overhead | rows logged | undo")
     for turns in sorted(args.turns):
-        campaign = simulate(campaign, turns=turns - played, source=source)
+        campaign = simulate(campaign, turns=turns - played, source=source, by=SYSTEM_ACTOR)
         played = turns
         while Campaign.objects.get(pk=campaign.pk).step != Step.BIRTHS:  # a turn's start: the Births step to time
-            play_turn(Campaign.objects.get(pk=campaign.pk), source)
+            play_turn(Campaign.objects.get(pk=campaign.pk), source, by=SYSTEM_ACTOR)
 
         def births(c: Campaign) -> None:
-            play_births(c, RandomSource(args.seed))
+            play_births(c, RandomSource(args.seed), by=SYSTEM_ACTOR)
 
         def rename(c: Campaign) -> None:
             Character.objects.filter(pk=Character.objects.filter(campaign=c).order_by("pk")[:1]).update(given_name="Bench")
@@ -84,6 +85,7 @@ def _measure(pk: int, action: Callable[[Any], None], repeat: int) -> str:
     from django.db import transaction
 
     from campaign.models import Campaign, UndoChange
+    from campaign.permissions import SYSTEM_ACTOR
     from campaign.undo import new_action_key, step_action, undo_step
 
     bare, stepped = [], []
@@ -95,13 +97,13 @@ def _measure(pk: int, action: Callable[[Any], None], repeat: int) -> str:
             transaction.set_rollback(True)
         with transaction.atomic():
             start = time.perf_counter()
-            step_action(campaign=pk, key=new_action_key(), label="bench", action=action)
+            step_action(campaign=pk, key=new_action_key(), label="bench", action=action, by=SYSTEM_ACTOR)
             stepped.append(time.perf_counter() - start)
             transaction.set_rollback(True)
-    step_action(campaign=pk, key=new_action_key(), label="bench", action=action)
+    step_action(campaign=pk, key=new_action_key(), label="bench", action=action, by=SYSTEM_ACTOR)
     logged = UndoChange.objects.filter(checkpoint__campaign=pk).count()
     start = time.perf_counter()
-    undo_step(campaign=pk, key=new_action_key())
+    undo_step(campaign=pk, key=new_action_key(), by=SYSTEM_ACTOR)
     undone = time.perf_counter() - start
     b, s = statistics.median(bare) * 1000, statistics.median(stepped) * 1000
     return f"{b:6.0f} ms | {s:6.0f} ms | {s - b:5.0f} ms | {logged:11} | {undone * 1000:.0f} ms"

@@ -6,11 +6,17 @@ change, the time, the user, and here the campaign's year and step and the action
 ledger needs no such copy: postings are never edited (a correction is a reversing posting) and
 each carries ``entered_by`` and ``created_at``.
 
-Who acted comes, in this order, from the service's own ``by`` (the bulk helpers below), from the
-action running (:func:`acting`, set by ``campaign.undo.step_action`` for every page and API
-write), or from the request (``HistoryRequestMiddleware``, for the admin). Bulk writes send no
-signals: the services write tracked models through :func:`bulk_create`, :func:`bulk_update` and
-:func:`update`, which add the historical rows in one more query whatever their number.
+Who acted is **recorded** from, in this order, the service's own ``by`` when it is a person (the
+bulk helpers below), the action running (:func:`acting`, set by ``campaign.undo.step_action`` for
+every page and API write), or the request (``HistoryRequestMiddleware``, for the admin). That is
+for the trail only: whether he **may** act is decided by ``campaign.permissions.require`` from the
+service's ``by`` alone, never from :func:`acting_user`, the running action or the request (a call
+with no actor is refused there, not run as whoever the context holds). ``SYSTEM_ACTOR`` is no
+person: the trail records the action running it, or no one.
+
+Bulk writes send no signals: the services write tracked models through :func:`bulk_create`,
+:func:`bulk_update` and :func:`update`, which add the historical rows in one more query whatever
+their number.
 
 Undo (``campaign.undo``) restores rows raw; it keeps the trail and adds a row, marked as an
 undo, for each object the undo changed (:func:`mark_undo`), so a record's diff against the one
@@ -42,7 +48,7 @@ ADMIN_EDIT = "Admin edit"  # the label of a GM's edit saved in the admin (desk.a
 
 
 @dataclass(frozen=True)
-class Actor:
+class RunningAction:
     """The action running: who, the campaign's year and step when it started, and its label."""
 
     user: Any
@@ -51,20 +57,21 @@ class Actor:
     label: str = ""
 
 
-_actor: ContextVar[Actor | None] = ContextVar("regnal_audit_actor", default=None)
+_actor: ContextVar[RunningAction | None] = ContextVar("regnal_audit_actor", default=None)
 
 
-def _person(user: Any) -> Any:
-    """A user who can be recorded (logged in, saved), or None."""
+def person(user: Any) -> Any:
+    """A user who can be recorded (logged in, saved), or None (an anonymous user, the system)."""
     if user is None or not getattr(user, "is_authenticated", False) or getattr(user, "pk", None) is None:
         return None
     return user
 
 
 @contextmanager
-def acting(user: Any, *, year: int | None = None, step: str = "", label: str = "") -> Iterator[Actor]:
-    """Everything saved inside is recorded as done by ``user`` in ``year``/``step`` for ``label``."""
-    actor = Actor(_person(user), year, step, label[:REASON_LENGTH])
+def acting(user: Any, *, year: int | None = None, step: str = "", label: str = "") -> Iterator[RunningAction]:
+    """Everything saved inside is recorded as done by ``user`` in ``year``/``step`` for ``label``.
+    Recorded only: it gives ``user`` no power (the services ask the policy for their own ``by``)."""
+    actor = RunningAction(person(user), year, step, label[:REASON_LENGTH])
     token = _actor.set(actor)
     try:
         yield actor
@@ -73,14 +80,15 @@ def acting(user: Any, *, year: int | None = None, step: str = "", label: str = "
 
 
 def acting_user(by: Any = None) -> Any:
-    """``by`` if given, else the user of the action running, else the request's (the admin)."""
-    if _person(by) is not None:
+    """Whom to record as having made a change: ``by`` if it is a person, else the user of the action
+    running, else the request's (the admin). For the trail only: the policy never asks it."""
+    if person(by) is not None:
         return by
     actor = _actor.get()
     if actor is not None:
         return actor.user
     request = getattr(HistoricalRecords.context, "request", None)
-    return _person(getattr(request, "user", None))
+    return person(getattr(request, "user", None))
 
 
 def _get_user(instance: Any = None, request: Any = None, **kwargs: Any) -> Any:

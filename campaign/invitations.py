@@ -31,7 +31,7 @@ from django.utils import timezone
 from campaign import audit
 from campaign.accounts import account_create
 from campaign.models import Campaign, Invitation, Membership, Role
-from campaign.permissions import consequence, require
+from campaign.permissions import SYSTEM_ACTOR, Actor, require
 from campaign.services import membership_add
 from campaign.steps import Chronicle, lock_campaign
 from rules.errors import NotFound, RuleError
@@ -129,7 +129,7 @@ def invitation_create(
     role: str,
     dynasty: Any = None,
     days: int = DEFAULT_DAYS,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> tuple[Invitation, str]:
     """A link for one seat: the player of ``dynasty`` (one of the campaign's player houses, nobody's
     yet) or an observer. Returns the invitation and its secret (the link's last part, shown once)."""
@@ -174,7 +174,7 @@ def invitation_create(
 
 
 @transaction.atomic
-def invitation_revoke(*, campaign: Campaign | int, invitation: int, by: AbstractBaseUser | None = None) -> Invitation:
+def invitation_revoke(*, campaign: Campaign | int, invitation: int, by: Actor) -> Invitation:
     """Withdraw a link that has not been used (a second revoke changes nothing)."""
     campaign = lock_campaign(campaign)
     require(by, campaign, "members")
@@ -192,7 +192,7 @@ def invitation_revoke(*, campaign: Campaign | int, invitation: int, by: Abstract
 
 
 @transaction.atomic
-def seat_move(*, campaign: Campaign | int, membership: int, username: str, by: AbstractBaseUser | None = None) -> Membership:
+def seat_move(*, campaign: Campaign | int, membership: int, username: str, by: Actor) -> Membership:
     """Give a member's seat (his house, or his place as an observer) to another user, who is no
     member yet; the first user leaves the campaign."""
     campaign = lock_campaign(campaign)
@@ -231,7 +231,7 @@ def seat_move(*, campaign: Campaign | int, membership: int, username: str, by: A
 
 
 @transaction.atomic
-def member_remove(*, campaign: Campaign | int, membership: int, by: AbstractBaseUser | None = None) -> Membership:
+def member_remove(*, campaign: Campaign | int, membership: int, by: Actor) -> Membership:
     """Remove a player or an observer. A player's house stays in play, unplayed (the GM acts for it)
     until the GM seats another player; nothing of the game changes."""
     campaign = lock_campaign(campaign)
@@ -268,7 +268,7 @@ class Table:
     invitations: list[tuple[Invitation, str]]
 
 
-def table_of(campaign: Campaign, *, by: AbstractBaseUser | None) -> Table:
+def table_of(campaign: Campaign, *, by: Actor) -> Table:
     """Who sits where, for the GM (the policy: ``members``)."""
     require(by, campaign, "members")
     members = list(Membership.objects.filter(campaign=campaign).select_related("user", "dynasty").order_by("role", "pk"))
@@ -303,8 +303,10 @@ def _seat(invitation: Invitation, user: Any) -> Membership:
     failed = problem(invitation, user)
     if failed is not None:
         raise failed
-    with consequence():  # the link, the GM's, seats him: the rules' consequence of a live link, not his own act
-        membership = membership_add(campaign=invitation.campaign, user=user, role=invitation.role, dynasty=invitation.dynasty)
+    # the GM's link, checked just above, is his leave to seat its holder: the system seats him
+    membership = membership_add(
+        campaign=invitation.campaign, user=user, role=invitation.role, dynasty=invitation.dynasty, by=SYSTEM_ACTOR
+    )
     invitation.used_by = user
     invitation.used_at = timezone.now()
     invitation.save(update_fields=["used_by", "used_at"])

@@ -26,13 +26,14 @@ from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from campaign import audit
 from campaign.artifacts import artifact_storage
 from campaign.models import Campaign, Job, JobState
+from campaign.permissions import Actor
 from rules.errors import RuleError
 
 logger = logging.getLogger(__name__)
@@ -49,12 +50,14 @@ def job_create(
     *,
     kind: str,
     campaign: Campaign,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
     total: int = 0,
     params: dict[str, Any] | None = None,
 ) -> Job:
-    """A job waiting for its task (the caller enqueues it with the job's id)."""
-    return Job.objects.create(kind=kind, campaign=campaign, by=by, total=total, params=params or {})
+    """A job waiting for its task (the caller enqueues it with the job's id). ``by`` is whom it works
+    for: a person (kept as ``Job.by``; a job that acts acts for him) or ``SYSTEM_ACTOR`` (the site's
+    own work, kept as no one)."""
+    return Job.objects.create(kind=kind, campaign=campaign, by=audit.person(by), total=total, params=params or {})
 
 
 def job_progress(job: Job, done: int) -> None:

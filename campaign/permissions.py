@@ -11,21 +11,29 @@ anything unmarked is denied. A chronicle line
 carries its audience from the moment it is made (:func:`line_audience`): public, the houses named
 in its readers, or the GM only. A marriage's dowry carries its readers the same way.
 
-Acting: the services ask :func:`require` (through :func:`actor_seat`, the user the action runs
-for: ``step_action`` and the admin set it, ``by=`` names it); pages and the API ask the same
-functions to shape their answers (which buttons to show) and never decide it themselves. An
-action with no user (the simulator, a command run on the server, the rules' own consequences) is
-the system's and is not checked. The table of who may do what is :data:`ACTIONS`, shown in
-docs/pages.md (checked by a test)."""
+Acting: every service that acts for someone takes him as ``by`` (keyword-only, required: an
+:data:`Actor`) and asks :func:`require`, which decides from ``by`` alone: a user sits where his
+membership seats him (an anonymous user, or one of no seat, is refused); :data:`SYSTEM_ACTOR`, the
+one named system actor, sits at the :data:`SYSTEM` seat with the GM's powers; anything else (None,
+a forgotten argument) is :class:`NoActor`, a 403, never the GM. Nothing a request carries can be
+the system: a request's user is a ``User`` or an ``AnonymousUser``, and ``SYSTEM_ACTOR`` is
+neither, whatever its name. Only code that says so acts as the system: management commands, the
+background jobs a site's process starts on its own, the simulator, the demo, an import run on the
+server, and the rules' own consequences of an action already allowed (a renunciation a signed
+contract makes); a job a person started acts for that person. The policy never reads who acts from
+anywhere else: ``campaign.audit`` keeps the running action's user and the request's (the admin's)
+to **record** who changed a row, not to decide whether he may. Pages and the API ask the same
+functions to shape their answers (which buttons to show) and never decide it themselves. The table
+of who may do what is :data:`ACTIONS`, shown in docs/pages.md (checked by a test)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final, TypeAlias
 
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
 from django.core.exceptions import PermissionDenied
 from django.db.models import Model, Q, QuerySet
 
@@ -42,13 +50,59 @@ class Forbidden(RuleError, PermissionDenied):
     status = 403
 
 
+class NoActor(Forbidden):
+    """A service was called without saying for whom it acts (``by`` missing, None or not an
+    :data:`Actor`): refused as any other 403, never run as the GM or the system."""
+
+    code = "no_actor"
+
+
+# --- who is acting ---------------------------------------------------------------------------------
+
+
+class SystemActor:
+    """The system acting by itself: the one instance is :data:`SYSTEM_ACTOR`. Not a user (no request
+    carries one, no form or token names one); it equals only itself, and a copy or an unpickled one
+    is the same object."""
+
+    __slots__ = ()
+    _instance: SystemActor | None = None
+    is_authenticated: Final = False  # recorded as no one (``campaign.audit``): not a person
+    pk: Final = None
+
+    def __new__(cls) -> SystemActor:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "SYSTEM_ACTOR"
+
+    def __reduce__(self) -> str:
+        return "SYSTEM_ACTOR"
+
+    def __copy__(self) -> SystemActor:
+        return self
+
+    def __deepcopy__(self, memo: Any) -> SystemActor:
+        return self
+
+
+SYSTEM_ACTOR: Final = SystemActor()
+"""The named system actor: commands, jobs started by the site itself, the simulator, the demo,
+imports run on the server and the rules' own consequences pass it as ``by``; it acts as the GM."""
+
+Actor: TypeAlias = AbstractBaseUser | AnonymousUser | SystemActor
+"""Whom a service acts for: a user (his seat decides), or :data:`SYSTEM_ACTOR`."""
+
+
 # --- who is asking ---------------------------------------------------------------------------------
 
 
 def role_of(user: Any, campaign: Campaign | int) -> tuple[str | None, int | None]:
     """(role, dynasty id) of the user in the campaign; a superuser is a GM everywhere. ``is_staff``
-    alone is nothing: the admin of a campaign is its GM."""
-    if user is None or not getattr(user, "is_authenticated", False):
+    alone is nothing: the admin of a campaign is its GM. An anonymous or unsaved user sits nowhere."""
+    if user is None or not getattr(user, "is_authenticated", False) or getattr(user, "pk", None) is None:
         return None, None
     if getattr(user, "is_superuser", False):
         return Role.GM, None
@@ -78,7 +132,7 @@ class Seat:
 
 
 SYSTEM = Seat(user=None, role=Role.GM, dynasty=None, system=True)
-"""The rules acting by themselves, the simulator, a command run on the server."""
+"""The seat of :data:`SYSTEM_ACTOR`: the GM's powers, no house, no user."""
 
 
 def seat_of(user: Any, campaign: Campaign | int) -> Seat:
@@ -86,15 +140,15 @@ def seat_of(user: Any, campaign: Campaign | int) -> Seat:
     return Seat(user=user, role=role, dynasty=dynasty)
 
 
-def actor_seat(campaign: Campaign | int, by: Any = None) -> Seat:
-    """The seat of whoever the running action is for: ``by``, else the user ``step_action`` or the
-    admin set (``campaign.audit.acting``); the system when there is none."""
-    from campaign import audit
-
-    user = audit.acting_user(by)
-    if user is None:
+def actor_seat(campaign: Campaign | int, by: Actor) -> Seat:
+    """The seat of ``by`` and of nothing else: a user's own (an anonymous user's is no seat),
+    :data:`SYSTEM` for :data:`SYSTEM_ACTOR`; :class:`NoActor` for None or anything else. Neither
+    the running action (``campaign.audit``) nor the request is asked: they only record."""
+    if by is SYSTEM_ACTOR:
         return SYSTEM
-    return seat_of(user, campaign)
+    if isinstance(by, (AbstractBaseUser, AnonymousUser)):
+        return seat_of(by, campaign)
+    raise NoActor(f"No one is named as acting (by={by!r}): a person, or SYSTEM_ACTOR for a command or a job, must be given.")
 
 
 # --- acting ----------------------------------------------------------------------------------------
@@ -186,27 +240,12 @@ def require_crown_player(role: str | None, mine: int | None, player: int | None,
         raise Forbidden(f"Only the player of {crown}'s house or the GM decides its succession.")
 
 
-_consequence: ContextVar[bool] = ContextVar("regnal_rules_consequence", default=False)
-
-
-@contextmanager
-def consequence() -> Iterator[None]:
-    """What runs inside is the rules' own consequence of an action already allowed (a renunciation
-    a signed contract makes), not a new action of the user's: it is not checked again."""
-    token = _consequence.set(True)
-    try:
-        yield
-    finally:
-        _consequence.reset(token)
-
-
-def require(by: Any, campaign: Campaign | int, check: str, **terms: Any) -> Seat:
+def require(by: Actor, campaign: Campaign | int, check: str, **terms: Any) -> Seat:
     """The acting check a service makes: ``check`` is one of ``gm``, ``play``, ``house``
     (``dynasty=``), ``couple`` (``houses=``), ``party`` (``parties=``), ``crown`` (``player=``,
     ``crown=``), ``correct_roll``, ``members``, ``note`` (``audience=``, ``house=``, ``on_campaign=``),
-    ``portrait`` (``house=``), ``edit``. Returns the seat; raises :class:`Forbidden` (403) when it may not."""
-    if _consequence.get():
-        return SYSTEM
+    ``portrait`` (``house=``), ``edit``. Returns the seat; raises :class:`Forbidden` (403) when it may
+    not, :class:`NoActor` when ``by`` names no one. :data:`SYSTEM_ACTOR` passes every check."""
     seat = actor_seat(campaign, by)
     if seat.system:
         return seat
@@ -468,9 +507,10 @@ def own_house(role: str | None, mine: int | None) -> int | None:
     return mine if role == Role.PLAYER else None
 
 
-def acting_house(campaign: Campaign | int, by: Any = None) -> int | None:
-    """The house the acting user (:func:`actor_seat`) acts for when he names none: :func:`own_house`
-    of his seat. The services ask it; the GM, an observer and the system must say which."""
+def acting_house(campaign: Campaign | int, by: Actor) -> int | None:
+    """The house ``by`` (:func:`actor_seat`: :class:`NoActor` for no one) acts for when he names
+    none: :func:`own_house` of his seat. The services ask it; the GM, an observer and the system
+    must say which."""
     seat = actor_seat(campaign, by)
     return None if seat.system else own_house(seat.role, seat.dynasty)
 

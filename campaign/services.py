@@ -16,7 +16,7 @@ from django.db import transaction
 from django.db.models import Model
 
 from campaign.models import Campaign, DiceEntry, Membership, Role, RuleTable
-from campaign.permissions import require
+from campaign.permissions import Actor, require
 from campaign.steps import Seen, lock_campaign
 from rules import get_ruleset
 
@@ -80,10 +80,11 @@ def membership_check(*, campaign: Campaign, user: Any, role: str, dynasty: Dynas
 
 @transaction.atomic
 def membership_add(
-    *, campaign: Campaign | int, user: AbstractBaseUser, role: str, dynasty: Dynasty | None = None, by: Any = None
+    *, campaign: Campaign | int, user: AbstractBaseUser, role: str, dynasty: Dynasty | None = None, by: Actor
 ) -> Membership:
-    """Make ``user`` a member of ``campaign``: a user belongs to a campaign once, in one role. Only
-    the GM seats the table (``require(.., "members")``)."""
+    """Make ``user`` a member of ``campaign``: a user belongs to a campaign once, in one role. Seating
+    the table is the GM's (``require(.., "members")``); a link the GM made seats its holder
+    (``campaign.invitations``, as the system)."""
     campaign = _campaign(campaign)
     require(by, campaign, "members")
     membership_check(campaign=campaign, user=user, role=role, dynasty=dynasty)
@@ -120,7 +121,7 @@ def _check_key(campaign: Campaign, key: str) -> None:
 
 
 @transaction.atomic
-def table_update(*, campaign: Campaign | int, key: str, data: Any, by: AbstractBaseUser | None = None) -> RuleTable:
+def table_update(*, campaign: Campaign | int, key: str, data: Any, by: Actor) -> RuleTable:
     """Replace a campaign's copy of a rule table with ``data`` once it passes the table's validator.
 
     The campaign row is locked so an edit never lands in the middle of a step that reads the tables."""
@@ -133,9 +134,7 @@ def table_update(*, campaign: Campaign | int, key: str, data: Any, by: AbstractB
 
 
 @transaction.atomic
-def table_restore_defaults(
-    *, campaign: Campaign | int, keys: Iterable[str] | None = None, by: AbstractBaseUser | None = None
-) -> list[RuleTable]:
+def table_restore_defaults(*, campaign: Campaign | int, keys: Iterable[str] | None = None, by: Actor) -> list[RuleTable]:
     """Put the ruleset's shipped defaults back into the given tables (all of them when ``keys`` is
     None), creating any table the campaign lacks. Returns the restored rows in key order."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
@@ -174,7 +173,7 @@ def dice_entry_for(campaign: Campaign, user: Any) -> str:
 
 
 @transaction.atomic
-def dice_entry_choose(*, campaign: Campaign | int, choice: str, by: AbstractBaseUser | None) -> Membership:
+def dice_entry_choose(*, campaign: Campaign | int, choice: str, by: Actor) -> Membership:
     """A member who rolls (the GM or a player) chooses how he types his own dice, when the campaign
     lets each player choose."""
     campaign = lock_campaign(campaign)

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Q, Sum
 
 from campaign import audit
 from campaign.models import Campaign, Posting, PostingKind
+from campaign.permissions import Actor
 from rules.errors import NotFound, RuleError
 
 if TYPE_CHECKING:
@@ -108,7 +108,7 @@ def post(
     kind: str,
     reason: str,
     check_funds: bool = False,
-    by: AbstractBaseUser | None = None,
+    by: Actor | None = None,
     **links: Any,
 ) -> Posting | None:
     """Post a movement inside the caller's transaction. A negative amount reverses the direction;
@@ -170,7 +170,7 @@ def treasury_transfer(
     amount: int,
     reason: str,
     kind: str = PostingKind.TRANSFER,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> Posting:
     """A gift, a loan or any payment agreed at the table (A8: loans and gifts are free transfers).
     Overdrafts are refused unless the campaign allows them."""
@@ -208,9 +208,7 @@ def treasury_transfer(
 
 
 @transaction.atomic
-def posting_reverse(
-    *, campaign: Campaign | int, posting: Posting | int, reason: str, by: AbstractBaseUser | None = None
-) -> Posting:
+def posting_reverse(*, campaign: Campaign | int, posting: Posting | int, reason: str, by: Actor) -> Posting:
     """Undo a posting with its mirror image (nothing is edited or deleted in place)."""
     from campaign import live
     from campaign.permissions import require

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from django.conf import settings
-from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import IntegrityError, connections, models, transaction
 from django.db.models import QuerySet
@@ -45,7 +44,7 @@ from campaign.models import (
     Step,
     UndoChange,
 )
-from campaign.permissions import Seen, require, rows_seen, seat_of, sees_undo_plan
+from campaign.permissions import Actor, Seen, require, rows_seen, seat_of, sees_undo_plan
 from campaign.steps import STEP_LABELS, lock_campaign
 from rules.errors import RuleError
 
@@ -142,7 +141,7 @@ def _table_lines_since(campaign: Campaign, rows: dict[str, Any]) -> list[Chronic
     return list(ChronicleEntry._base_manager.filter(campaign=campaign, kind=TABLE_LINES).exclude(pk__in=saved))
 
 
-def _restore(campaign: Campaign, rows: dict[str, Any], *, by: AbstractBaseUser | None = None, reason: str = "") -> None:
+def _restore(campaign: Campaign, rows: dict[str, Any], *, by: Actor, reason: str = "") -> None:
     scopes = _scopes()
     marks = audit.undo_capture(campaign.pk, scopes)  # the audit trail is not restored: it records the undo
     restored: dict[str, list[models.Model]] = {}
@@ -177,7 +176,7 @@ def _revert(
     first: dict[str, dict[int, str | None]],
     columns: dict[str, Any],
     *,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
     reason: str = "",
 ) -> None:
     """Write the rows of ``first`` as given (``campaign.changelog.revert``) and the campaign's own
@@ -292,16 +291,17 @@ def key_refuse(key: str, *, campaign: Campaign | int | None, use: KeyUse | None,
     )
 
 
-def _key_keep(campaign: Campaign, key: str, *, label: str, by: AbstractBaseUser | None, use: KeyUse | None) -> ActionKey:
+def _key_keep(campaign: Campaign, key: str, *, label: str, by: Actor | None, use: KeyUse | None) -> ActionKey:
     request, fingerprint = (use.request[:REQUEST_MAX], use.fingerprint) if use is not None else ("", "")
     return ActionKey.objects.create(
-        campaign=campaign, key=key, label=label[:200], by=by, request=request, fingerprint=fingerprint
+        campaign=campaign, key=key, label=label[:200], by=audit.person(by), request=request, fingerprint=fingerprint
     )
 
 
-def action_key(key: str | None, *, by: AbstractBaseUser | None, door: str = "page") -> str:
+def action_key(key: str | None, *, by: Actor | None, door: str = "page") -> str:
     """The stored form of a door's one-time key: kept per door and per user, so that no key sent
-    through one door (a page's form) or by one user can ever match another's."""
+    through one door (a page's form) or by one user can ever match another's (the system's and an
+    anonymous user's are the user 0's)."""
     key = (key or "").strip()
     if not key or len(key) > KEY_MAX:
         raise RuleError("The form has no valid action key: reload the page and submit it again.", code="action_key")
@@ -316,11 +316,12 @@ def step_action(
     key: str | None,
     label: str,
     action: Callable[[Campaign], T],
-    by: AbstractBaseUser | None = None,
+    by: Actor,
     door: str = "page",
     use: KeyUse | None = None,
 ) -> T:
-    """Run one action of game night (``action`` calls the services) in one transaction.
+    """Run one action of game night (``action`` calls the services, each given ``by`` itself: the
+    trail records ``by``, the policy asks each service's own) in one transaction.
 
     Refuses a missing key or one already used (:func:`key_refuse`: :class:`AlreadyDone`, or
     :class:`KeyReused` when an API key's ``use`` differs from its first), takes the checkpoint of
@@ -359,7 +360,7 @@ def _in_step(latest: Checkpoint | None, campaign: Campaign) -> bool:
     )
 
 
-def _step_checkpoint(campaign: Campaign, *, label: str, by: AbstractBaseUser | None) -> Checkpoint:
+def _step_checkpoint(campaign: Campaign, *, label: str, by: Actor) -> Checkpoint:
     """The change set a step action logs into: the newest one if it is the current step's (a
     desk save in between opens a new one, so that its undo stays apart), else a new one."""
     latest = _latest(campaign)
@@ -368,7 +369,7 @@ def _step_checkpoint(campaign: Campaign, *, label: str, by: AbstractBaseUser | N
     return _checkpoint_create(campaign, label=label, by=by, kind=CheckpointKind.STEP.value)
 
 
-def checkpoint_take(campaign: Campaign, *, label: str, by: AbstractBaseUser | None = None) -> Checkpoint | None:
+def checkpoint_take(campaign: Campaign, *, label: str, by: Actor) -> Checkpoint | None:
     """The checkpoint of the campaign's current step, unless the step has one already. Call it
     inside the transaction of the action, after locking the campaign."""
     if _in_step(_latest(campaign), campaign):
@@ -376,7 +377,7 @@ def checkpoint_take(campaign: Campaign, *, label: str, by: AbstractBaseUser | No
     return _checkpoint_create(campaign, label=label, by=by, kind=CheckpointKind.STEP.value)
 
 
-def _checkpoint_create(campaign: Campaign, *, label: str, by: AbstractBaseUser | None, kind: str) -> Checkpoint:
+def _checkpoint_create(campaign: Campaign, *, label: str, by: Actor, kind: str) -> Checkpoint:
     oldest = campaign.current_year - KEEP_TURNS * campaign.turn_length
     Checkpoint.objects.filter(campaign=campaign, year__lte=oldest).delete()
     return Checkpoint.objects.create(
@@ -385,13 +386,13 @@ def _checkpoint_create(campaign: Campaign, *, label: str, by: AbstractBaseUser |
         step=campaign.step,
         kind=kind,
         label=label[:200],
-        by=by,
+        by=audit.person(by),
         data=_pack(snapshot(campaign) if snapshots() else {"campaign": _campaign_row(campaign), "changes": True}),
     )
 
 
 @contextmanager
-def change_set(campaign: Campaign | int, *, label: str, by: AbstractBaseUser | None = None) -> Iterator[Campaign]:
+def change_set(campaign: Campaign | int, *, label: str, by: Actor) -> Iterator[Campaign]:
     """A GM's write outside the steps (a save at the desk) as its own change set: one transaction
     that locks the campaign, opens a desk checkpoint and logs into it every row written inside; the
     undo history shows it (``label``) and undo takes it back alone. Having written, it forgets what
@@ -539,9 +540,7 @@ def undo_plan(campaign: Campaign, *, turn: bool = False) -> UndoPlan | None:
     )
 
 
-def _undo(
-    campaign: Campaign | int, key: str | None, by: AbstractBaseUser | None, *, turn: bool, door: str, use: KeyUse | None
-) -> Checkpoint:
+def _undo(campaign: Campaign | int, key: str | None, by: Actor, *, turn: bool, door: str, use: KeyUse | None) -> Checkpoint:
     def restore(locked: Campaign) -> Checkpoint:
         target = _target(locked, turn=turn)
         if target is None:
@@ -582,7 +581,7 @@ def undo_step(
     *,
     campaign: Campaign | int,
     key: str | None,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
     door: str = "page",
     use: KeyUse | None = None,
 ) -> Checkpoint:
@@ -595,7 +594,7 @@ def undo_turn(
     *,
     campaign: Campaign | int,
     key: str | None,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
     door: str = "page",
     use: KeyUse | None = None,
 ) -> Checkpoint:
@@ -676,7 +675,7 @@ def redo(
     *,
     campaign: Campaign | int,
     key: str | None,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
     door: str = "page",
     use: KeyUse | None = None,
 ) -> Checkpoint:

@@ -6,7 +6,6 @@ shows the page and hands out the file, whichever worker rendered it."""
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django_tasks import task
@@ -14,6 +13,7 @@ from django_tasks import task
 from campaign.artifacts import artifact_storage
 from campaign.jobs import job_create, job_finish, job_run
 from campaign.models import Campaign, Job, JobKind
+from campaign.permissions import Actor
 from dynasties import printing
 
 INLINE_LIMIT = 20  # up to this many sheets (about 2-3 s) render in the request; more in the background
@@ -36,7 +36,7 @@ def render_sheets(job_id: str) -> None:
     job_run(job_id, _render)
 
 
-def start(campaign: Campaign, two_up: bool, total: int, *, by: AbstractBaseUser | None = None) -> Job:
+def start(campaign: Campaign, two_up: bool, total: int, *, by: Actor) -> Job:
     """A print job for the campaign's ``total`` sheets, on the task queue."""
     job = job_create(kind=JobKind.PRINT, campaign=campaign, by=by, total=total, params={"two_up": two_up})
     render_sheets.enqueue(str(job.pk))

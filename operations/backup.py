@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.db import transaction
@@ -38,7 +37,7 @@ from campaign.artifacts import artifact_storage
 from campaign.files import write_atomically
 from campaign.jobs import job_create, job_finish, job_progress, job_run
 from campaign.models import Campaign, Job, JobKind
-from campaign.permissions import require
+from campaign.permissions import Actor, require
 from campaign.steps import lock_campaign
 from operations.exchange import campaign_export
 from rules.errors import NotFound, RuleError
@@ -184,7 +183,7 @@ def backup_campaign(job_id: str) -> None:
     job_run(job_id, _backup)
 
 
-def backup_start(campaign: Campaign, *, by: AbstractBaseUser | None, compress: bool = False) -> Job:
+def backup_start(campaign: Campaign, *, by: Actor, compress: bool = False) -> Job:
     """A backup of the campaign on the task queue; its GM's (a superuser is one everywhere), the
     export holding every secret."""
     require(by, campaign, "gm")
@@ -194,13 +193,13 @@ def backup_start(campaign: Campaign, *, by: AbstractBaseUser | None, compress: b
     return job
 
 
-def backups_latest(campaign: Campaign, *, by: AbstractBaseUser | None, shown: int = 10) -> list[Job]:
+def backups_latest(campaign: Campaign, *, by: Actor, shown: int = 10) -> list[Job]:
     """The campaign's latest backup jobs, newest first: the GM's (the policy decides), as backups are."""
     require(by, campaign, "gm")
     return list(Job.objects.filter(campaign=campaign, kind=JobKind.BACKUP).order_by("-created_at")[:shown])
 
 
-def backup_job(campaign: Campaign, token: str, *, by: AbstractBaseUser | None) -> Job | None:
+def backup_job(campaign: Campaign, token: str, *, by: Actor) -> Job | None:
     """The campaign's backup job of that id, or None (a made-up or malformed id included); the GM's
     (the policy decides)."""
     require(by, campaign, "gm")

@@ -18,7 +18,7 @@ from campaign import building, registry
 from campaign.invitations import invitation_create
 from campaign.jobs import job_create, job_progress, job_run, on_lost
 from campaign.models import ActionKey, Audience, Campaign, ChronicleEntry, DiceEntry, Job, JobKind, Membership, Role, Setup
-from campaign.permissions import require
+from campaign.permissions import SYSTEM_ACTOR, require
 from campaign.services import membership_add
 from dynasties.models import Dynasty, DynastyKind
 from dynasties.services import campaign_create
@@ -87,6 +87,7 @@ def demo_create(*, reset_passwords: bool = False, ruleset: str = br.NAME) -> Dem
     Created once: a second call finds it and lists its logins without passwords (the hashes cannot
     be read back), unless ``reset_passwords`` sets and returns new ones. Existing users of the same
     names are reused (their passwords are replaced): this is a local demo, not a production tool.
+    The system seats the table (``SYSTEM_ACTOR``): the demo is the server's, not a person's.
     """
     if ruleset not in DEMO_RULESETS:
         raise RuleError(
@@ -117,14 +118,14 @@ def demo_create(*, reset_passwords: bool = False, ruleset: str = br.NAME) -> Dem
     for dynasty in Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.PLAYER).order_by("pk"):
         password = _new_password()
         user = _demo_user(prefix + dynasty.crown.lower(), password)
-        membership_add(campaign=campaign, user=user, role=Role.PLAYER, dynasty=dynasty)
+        membership_add(campaign=campaign, user=user, role=Role.PLAYER, dynasty=dynasty, by=SYSTEM_ACTOR)
         logins.append(DemoLogin(user.get_username(), password, Role.PLAYER.label, str(dynasty)))
     return DemoResult(campaign=campaign, created=True, logins=logins, invitation=_demo_invitation(campaign))
 
 
 def _demo_invitation(campaign: Campaign) -> str:
     """An observer's invitation link to the demo (the system makes it, as the GM would)."""
-    _invitation, token = invitation_create(campaign=campaign, role=Role.OBSERVER)
+    _invitation, token = invitation_create(campaign=campaign, role=Role.OBSERVER, by=SYSTEM_ACTOR)
     return DEMO_URL + reverse("join", args=[token])
 
 
@@ -209,9 +210,9 @@ def campaign_start(
                 code="invalid",
                 fields={f"player_{crown}": "no_such_crown"},
             )
-        membership_add(campaign=campaign, user=user, role=Role.PLAYER, dynasty=houses[crown])
+        membership_add(campaign=campaign, user=user, role=Role.PLAYER, dynasty=houses[crown], by=gm)
     for user in observers:
-        membership_add(campaign=campaign, user=user, role=Role.OBSERVER)
+        membership_add(campaign=campaign, user=user, role=Role.OBSERVER, by=gm)
     if key:
         ActionKey.objects.create(campaign=campaign, key=key[:64], label=CREATED_LABEL, by=gm)
     if source is not None:
@@ -261,12 +262,14 @@ def _discard(campaign_id: int) -> None:
 
 
 def _play_prehistory(job: Job) -> None:
+    """The automatic player plays for the GM who started the job (``Job.by``: the campaign's
+    creator); a job whose user is gone acts for no one and fails (``NoActor``)."""
     campaign = Campaign.objects.get(pk=job.campaign_id)
     source = _dice(job.params["dice"])
     try:
         with building.building(campaign.pk):  # its own writes, while no one else's are taken
             for turn in range(job.total):
-                campaign = simulate(campaign, turns=1, source=source)  # each turn commits: the progress shows
+                campaign = simulate(campaign, turns=1, source=source, by=job.by)  # each turn commits: the progress shows
                 job_progress(job, turn + 1)
             ChronicleEntry.objects.create(
                 campaign=campaign,

@@ -22,18 +22,22 @@ BloodLine's offers for a minor house's children (the simulated campaign has one,
 for a King's children and Stability shaken at the table; EU monarchs' Doge (Venice), Poland's
 elective era, each new monarch's military skill and captured monarchs ransomed. ``LAW`` names each
 ruleset's parts of the law and ``law_summary`` counts how often a campaign played each.
+
+Every play is made for ``by``, passed to every service as a person's door would: the ``simulate``
+command, the demo and the benchmarks pass ``SYSTEM_ACTOR``; a campaign's prehistory, its GM.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from django.db import models
 
 from campaign import treasury
 from campaign.models import Campaign, ChronicleEntry, Posting, Roll, Step
+from campaign.permissions import Actor
 from contracts import services as contract_services
 from contracts.models import Breach, Contract, ContractKind, ContractState, Dispute, Excommunication, Parley
 from dynasties import services
@@ -85,15 +89,17 @@ def wants_another_child(turn: CoupleTurn, children: dict[int, int], year: int, f
     )
 
 
-def play_births(campaign: Campaign, source: DiceSource, *, house_size: int = HOUSE_SIZE) -> None:
+def play_births(campaign: Campaign, source: DiceSource, *, house_size: int = HOUSE_SIZE, by: Actor) -> None:
     children = living_children_counts(campaign)
     full = {house for house, n in house_sizes(campaign).items() if n >= house_size}
     year = campaign.current_year
-    services.births_roll_all(campaign=campaign, source=source, extra=lambda turn: wants_another_child(turn, children, year, full))
-    services.births_finish(campaign=campaign)
+    services.births_roll_all(
+        campaign=campaign, source=source, extra=lambda turn: wants_another_child(turn, children, year, full), by=by
+    )
+    services.births_finish(campaign=campaign, by=by)
 
 
-def wed_due(campaign: Campaign) -> None:
+def wed_due(campaign: Campaign, *, by: Actor) -> None:
     """Wed every betrothed couple now of age (BloodLine: at the start of the Diplomacy phase)."""
     year = campaign.current_year
     bloodline = campaign.rules.effective_ages
@@ -112,14 +118,14 @@ def wed_due(campaign: Campaign) -> None:
         and check(m.husband, m.wife, m) == []
     ]
     if due:
-        services.marriage_wed_many(campaign=campaign, marriages=due)
+        services.marriage_wed_many(campaign=campaign, marriages=due, by=by)
 
 
-def play_marriages(campaign: Campaign, *, house_size: int = HOUSE_SIZE) -> None:
+def play_marriages(campaign: Campaign, *, house_size: int = HOUSE_SIZE, by: Actor) -> None:
     year = campaign.current_year
     if campaign.rules.betrothals:  # betrothals now, weddings in the Diplomacy phase
-        _match_adults(campaign, year, wed=False, house_size=house_size)
-        services.marriages_finish(campaign=campaign)
+        _match_adults(campaign, year, wed=False, house_size=house_size, by=by)
+        services.marriages_finish(campaign=campaign, by=by)
         return
     due = [
         m.pk
@@ -131,12 +137,12 @@ def play_marriages(campaign: Campaign, *, house_size: int = HOUSE_SIZE) -> None:
         and not (m.husband.prisoner_of_id or m.wife.prisoner_of_id)
     ]
     if due:
-        services.marriage_wed_many(campaign=campaign, marriages=due)
-    _match_adults(campaign, year, wed=True, house_size=house_size)
-    services.marriages_finish(campaign=campaign)
+        services.marriage_wed_many(campaign=campaign, marriages=due, by=by)
+    _match_adults(campaign, year, wed=True, house_size=house_size, by=by)
+    services.marriages_finish(campaign=campaign, by=by)
 
 
-def _match_adults(campaign: Campaign, year: int, *, wed: bool, house_size: int = HOUSE_SIZE) -> None:
+def _match_adults(campaign: Campaign, year: int, *, wed: bool, house_size: int = HOUSE_SIZE, by: Actor) -> None:
     adults = unmatched_adults(campaign)
     men = [c for c in adults if c.sex == "M"]
     women = [c for c in adults if c.sex == "F" and c.age(year) <= MAX_BRIDE_AGE]
@@ -159,10 +165,10 @@ def _match_adults(campaign: Campaign, year: int, *, wed: bool, house_size: int =
             matches.append(services.Match(man.pk, bride.pk, dowry="100 ducats", alliance_title="Count of the Marches"))
         else:
             matches.append(services.Match(man.pk, bride.pk))
-    services.marriage_arrange_many(campaign=campaign, matches=matches, wed=wed)
+    services.marriage_arrange_many(campaign=campaign, matches=matches, wed=wed, by=by)
 
 
-def play_monarchs(campaign: Campaign, source: DiceSource) -> None:
+def play_monarchs(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
     """EU monarchs: each throne rolls for its monarch's survival; an empty throne rolls a successor."""
     from dynasties.models import Crown
     from dynasties.services import eu_monarchs
@@ -170,11 +176,11 @@ def play_monarchs(campaign: Campaign, source: DiceSource) -> None:
     for crown in Crown.objects.filter(campaign=campaign).order_by("name").values_list("name", flat=True):
         status = eu_monarchs.monarch_status(campaign=campaign, crown=crown)
         if status.monarch is not None and not status.survival_rolled:
-            if not eu_monarchs.monarch_survival_roll(campaign=campaign, crown=crown, source=source).died:
+            if not eu_monarchs.monarch_survival_roll(campaign=campaign, crown=crown, source=source, by=by).died:
                 continue
         elif status.monarch is not None:
             continue
-        eu_monarchs.monarch_succession_roll(campaign=campaign, crown=crown, source=source)
+        eu_monarchs.monarch_succession_roll(campaign=campaign, crown=crown, source=source, by=by)
 
 
 # --- the rest of the law: events, prisoners, contracts, the Interphase, titles, Pretenders ----
@@ -237,7 +243,7 @@ def _monarch_ids(campaign: Campaign) -> set[int]:
     return set(Reign.objects.filter(campaign=campaign, end_year__isnull=True).values_list("holder_id", flat=True))
 
 
-def play_events(campaign: Campaign, source: DiceSource) -> None:
+def play_events(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
     """Plague, battle (its survivors taken prisoner) and storm; prisoners ransomed a turn later."""
     players = _players(campaign)
     for prisoner in Character.objects.filter(campaign=campaign, status=Status.ALIVE, prisoner_of__isnull=False).order_by("pk"):
@@ -248,6 +254,7 @@ def play_events(campaign: Campaign, source: DiceSource) -> None:
                 character=p.pk,
                 ransom=br.NEUTRAL_RANSOM // 2,
                 paid_by=h,
+                by=by,
             )
         )
     royals = _royals(campaign)
@@ -257,7 +264,7 @@ def play_events(campaign: Campaign, source: DiceSource) -> None:
     if rolls and _d(source, CHANCE_PLAGUE) == 1:
         _try(
             lambda: events.survival_event(
-                campaign=campaign, reason="plague", characters=[_pick(source, royals).pk], source=source
+                campaign=campaign, reason="plague", characters=[_pick(source, royals).pk], source=source, by=by
             )
         )
     if rolls and _d(source, CHANCE_BATTLE) == 1:
@@ -266,7 +273,12 @@ def play_events(campaign: Campaign, source: DiceSource) -> None:
         if captors and who.status == Status.ALIVE:
             _try(
                 lambda: events.survival_event(
-                    campaign=campaign, reason="battle", characters=[who.pk], captor=_pick(source, captors).pk, source=source
+                    campaign=campaign,
+                    reason="battle",
+                    characters=[who.pk],
+                    captor=_pick(source, captors).pk,
+                    source=source,
+                    by=by,
                 )
             )
     if _d(source, CHANCE_STORM) == 1:
@@ -274,18 +286,18 @@ def play_events(campaign: Campaign, source: DiceSource) -> None:
         if lost:
             _try(
                 lambda: events.survival_event(
-                    campaign=campaign, reason="storm", characters=[_pick(source, lost).pk], source=source
+                    campaign=campaign, reason="storm", characters=[_pick(source, lost).pk], source=source, by=by
                 )
             )
 
 
-def play_pretenders(campaign: Campaign, source: DiceSource) -> None:
+def play_pretenders(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
     """Event cards 18-22 (a Pretender) and 38-39 (a King's bastard), now and then."""
     if _d(source, CHANCE_PRETENDER) == 1:
         kings = _monarch_ids(campaign)
         men = [c for c in _royals(campaign) if c.pk not in kings and c.sex == "M" and not c.pretender_of_id]
         if men:
-            _try(lambda: pretenders.pretender_declare(campaign=campaign, character=_pick(source, men).pk))
+            _try(lambda: pretenders.pretender_declare(campaign=campaign, character=_pick(source, men).pk, by=by))
     if _d(source, CHANCE_BASTARD) == 1:
         kings = _monarch_ids(campaign)
         married = set(
@@ -295,10 +307,10 @@ def play_pretenders(campaign: Campaign, source: DiceSource) -> None:
         )
         fathers = [c for c in _royals(campaign) if c.pk in kings and c.sex == "M" and c.pk not in married]
         if fathers:
-            _try(lambda: pretenders.bastard_create(campaign=campaign, father=_pick(source, fathers).pk, source=source))
+            _try(lambda: pretenders.bastard_create(campaign=campaign, father=_pick(source, fathers).pk, source=source, by=by))
 
 
-def play_titles(campaign: Campaign, source: DiceSource) -> None:
+def play_titles(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
     """Rule G: a house makes its eldest untitled Prince Governor of one of its provinces."""
     if not campaign.rules.governing_provinces or not campaign.option("governing_provinces"):
         return
@@ -318,10 +330,10 @@ def play_titles(campaign: Campaign, source: DiceSource) -> None:
             continue
         prince = min(princes, key=lambda c: (c.birth_year, c.pk))
         province = f"{house.crown or house.name} province {Title.objects.filter(campaign=campaign).count() + 1}"
-        _try(lambda p=prince, n=province: titles.title_grant(campaign=campaign, character=p.pk, province=n))
+        _try(lambda p=prince, n=province: titles.title_grant(campaign=campaign, character=p.pk, province=n, by=by))
 
 
-def play_prisoners(campaign: Campaign, source: DiceSource) -> None:
+def play_prisoners(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
     """BloodLine: now and then a royal is taken in war (the capture itself; no battle roll)."""
     if _d(source, CHANCE_BATTLE) != 1:
         return
@@ -333,12 +345,12 @@ def play_prisoners(campaign: Campaign, source: DiceSource) -> None:
         captors = [d for d in players if d.pk != who.controlled_by_id]
         _try(
             lambda: events.character_capture(
-                campaign=campaign, character=who.pk, captor=_pick(source, captors).pk, reason="taken in battle"
+                campaign=campaign, character=who.pk, captor=_pick(source, captors).pk, reason="taken in battle", by=by
             )
         )
 
 
-def play_minor_offers(campaign: Campaign, source: DiceSource) -> None:
+def play_minor_offers(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
     """BloodLine, Marriages step: a player's unmatched son or daughter is offered (with a dowry the
     house can afford) for a minor house's unmarried child of 15 or more now and then; the minor
     houses then answer every offer (their own seeded rolls)."""
@@ -362,15 +374,15 @@ def play_minor_offers(campaign: Campaign, source: DiceSource) -> None:
             for dowry in (MINOR_DOWRY, 2 * MINOR_DOWRY, 4 * MINOR_DOWRY):
                 if dowry <= max(cash, 0) and _try(
                     lambda d=dowry: minor_houses.offer_make(
-                        campaign=campaign, minor_character=child.pk, suitor=suitor.pk, dowry=d
+                        campaign=campaign, minor_character=child.pk, suitor=suitor.pk, dowry=d, by=by
                     )
                 ):
                     break
     if children:
-        _try(lambda: minor_houses.offers_resolve(campaign=campaign, source=source))
+        _try(lambda: minor_houses.offers_resolve(campaign=campaign, source=source, by=by))
 
 
-def play_bloodline_titles(campaign: Campaign, source: DiceSource) -> None:
+def play_bloodline_titles(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
     """BloodLine: now and then a King titles his eldest untitled child (a county of value 1)."""
     from dynasties.services import bloodline_titles
 
@@ -397,21 +409,24 @@ def play_bloodline_titles(campaign: Campaign, source: DiceSource) -> None:
                     character=c.pk,
                     name=f"Count of {r} {n}",
                     provinces=[{"name": f"{r} county {n}", "value": 1}],
+                    by=by,
                 )
             )
 
 
-def play_stability(campaign: Campaign, source: DiceSource) -> None:
+def play_stability(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
     """BloodLine: now and then the table shakes a crown's Stability (a war lost, a bankruptcy)."""
     from dynasties.models import Crown
     from dynasties.services import bloodline
 
     for crown in Crown.objects.filter(campaign=campaign).order_by("name").values_list("name", flat=True):
         if _d(source, CHANCE_REVOLT) == 1:
-            _try(lambda c=crown: bloodline.crown_stability_change(campaign=campaign, crown=c, delta=-1, reason="a war lost"))
+            _try(
+                lambda c=crown: bloodline.crown_stability_change(campaign=campaign, crown=c, delta=-1, reason="a war lost", by=by)
+            )
 
 
-def play_interphase(campaign: Campaign, source: DiceSource) -> None:
+def play_interphase(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
     """Blood Royale's Interphase for every house: taxes at the normal rate (high now and then), two
     armies kept; a province in rebellion now and then, bought off when the house can afford it."""
     if not campaign.rules.interphase:
@@ -429,13 +444,14 @@ def play_interphase(campaign: Campaign, source: DiceSource) -> None:
                 rebellion=1 if u else 0,
                 rebellions_bought_off=1 if b else 0,
                 armies_kept=ARMIES_KEPT,
+                by=by,
             )
         )
         if not done:  # cannot pay for the armies: keep none
-            _try(lambda h=house: interphase.interphase_run(campaign=campaign, dynasty=h.pk, provinces=PROVINCES))
+            _try(lambda h=house: interphase.interphase_run(campaign=campaign, dynasty=h.pk, provinces=PROVINCES, by=by))
 
 
-def play_contracts(campaign: Campaign, source: DiceSource, wed: Sequence[int]) -> None:
+def play_contracts(campaign: Campaign, source: DiceSource, wed: Sequence[int], *, by: Actor) -> None:
     """Now and then a match wed this turn is sealed by a marriage contract (a dowry, a gift and the
     bride's renunciation of her house's crown); now and then a party breaks one in force: the
     injured party calls a parley (all players vote) or the parties submit it to a majority."""
@@ -465,8 +481,9 @@ def play_contracts(campaign: Campaign, source: DiceSource, wed: Sequence[int]) -
                 parties=[a, b],
                 marriage=m.pk,
                 clauses=c,
+                by=by,
             )
-            contract_services.contract_sign(campaign=campaign, contract=contract)
+            contract_services.contract_sign(campaign=campaign, contract=contract, by=by)
 
         _try(seal)
     players = _players(campaign)
@@ -490,13 +507,13 @@ def play_contracts(campaign: Campaign, source: DiceSource, wed: Sequence[int]) -
 
         def agree(a: int = first.pk, b: int = second.pk, c: list[dict[str, object]] = pact) -> None:
             contract = contract_services.contract_draft(
-                campaign=campaign, kind="agreement", title="A pact of peace", parties=[a, b], clauses=c
+                campaign=campaign, kind="agreement", title="A pact of peace", parties=[a, b], clauses=c, by=by
             )
-            contract_services.contract_sign(campaign=campaign, contract=contract)
+            contract_services.contract_sign(campaign=campaign, contract=contract, by=by)
 
         _try(agree)
     for due in contract_services.unpaid_payments(campaign):
-        _try(lambda p=due: contract_services.payment_settle(campaign=campaign, payment=p.pk))
+        _try(lambda p=due: contract_services.payment_settle(campaign=campaign, payment=p.pk, by=by))
     for contract in Contract.objects.filter(campaign=campaign, state=ContractState.IN_FORCE).order_by("pk"):
         if _d(source, CHANCE_BREACH) != 1:
             continue
@@ -509,7 +526,7 @@ def play_contracts(campaign: Campaign, source: DiceSource, wed: Sequence[int]) -
 
         def record(c: Contract = contract, who: int = breaker) -> None:
             nonlocal breach
-            breach = contract_services.breach_record(campaign=campaign, contract=c, by_dynasty=who, text="broke faith")
+            breach = contract_services.breach_record(campaign=campaign, contract=c, by_dynasty=who, text="broke faith", by=by)
 
         if not _try(record) or breach is None:
             continue
@@ -525,24 +542,24 @@ def play_contracts(campaign: Campaign, source: DiceSource, wed: Sequence[int]) -
                 }
                 for d in players
             ]
-            _try(lambda b=found, v=votes: contract_services.parley_run(campaign=campaign, breach=b, votes=v))
+            _try(lambda b=found, v=votes: contract_services.parley_run(campaign=campaign, breach=b, votes=v, by=by))
         elif campaign.rules.majority_disputes:
             terms = list(contract.clauses.order_by("pk").values_list("pk", flat=True))
             ballots = {d.pk: {t: _d(source, 3) > 1 for t in terms} for d in players if d.pk not in parties}
-            _try(lambda b=found, v=ballots: contract_services.dispute_majority(campaign=campaign, breach=b, votes=v))
+            _try(lambda b=found, v=ballots: contract_services.dispute_majority(campaign=campaign, breach=b, votes=v, by=by))
     for ban in Excommunication.objects.filter(campaign=campaign, ended_year__isnull=True).order_by("pk"):
         if ban.start_year >= campaign.current_year or _d(source, 3) != 1:
             continue
         votes = [
             {"dynasty": d.pk, "stature": _d(source, 6), "church_cards": 0, "christian": True, "choice": "for"} for d in players
         ]
-        _try(lambda x=ban, v=votes: contract_services.readmission_parley(campaign=campaign, dynasty=x.dynasty_id, votes=v))
+        _try(lambda x=ban, v=votes: contract_services.readmission_parley(campaign=campaign, dynasty=x.dynasty_id, votes=v, by=by))
 
 
 CHOICES = ("for", "against", "abstain")
 
 
-def play_monarchs_law(campaign: Campaign, source: DiceSource) -> None:
+def play_monarchs_law(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
     """EU monarchs: Venice's Doges and Poland's elective era are in play from the first turn; each
     new monarch's military skill is rolled (the optional table); now and then a captured monarch
     is ransomed."""
@@ -551,12 +568,12 @@ def play_monarchs_law(campaign: Campaign, source: DiceSource) -> None:
 
     names = set(Crown.objects.filter(campaign=campaign).values_list("name", flat=True))
     if "Venice" not in names:
-        _try(lambda: eu_monarchs.monarch_crown_configure(campaign=campaign, crown="Venice", settings={"doge": True}))
+        _try(lambda: eu_monarchs.monarch_crown_configure(campaign=campaign, crown="Venice", settings={"doge": True}, by=by))
     if "Poland" not in names:
-        _try(lambda: eu_monarchs.monarch_crown_configure(campaign=campaign, crown="Poland", settings={"poland_era": True}))
+        _try(lambda: eu_monarchs.monarch_crown_configure(campaign=campaign, crown="Poland", settings={"poland_era": True}, by=by))
     taken = Reign.objects.filter(campaign=campaign, end_year__isnull=True, holder__prisoner_of__isnull=False)
     for reign in taken.order_by("crown"):
-        _try(lambda c=reign.crown: eu_monarchs.monarch_ransom(campaign=campaign, crown=c))
+        _try(lambda c=reign.crown: eu_monarchs.monarch_ransom(campaign=campaign, crown=c, by=by))
     players = _players(campaign)
     if _d(source, CHANCE_BATTLE) == 1 and len(players) >= 2:  # a monarch taken in battle, ransomed next turn
         held = list(
@@ -571,16 +588,16 @@ def play_monarchs_law(campaign: Campaign, source: DiceSource) -> None:
             captors = [d for d in players if d.pk != king.controlled_by_id]
             _try(
                 lambda: events.character_capture(
-                    campaign=campaign, character=king.pk, captor=_pick(source, captors).pk, reason="taken in battle"
+                    campaign=campaign, character=king.pk, captor=_pick(source, captors).pk, reason="taken in battle", by=by
                 )
             )
     for crown in Crown.objects.filter(campaign=campaign).order_by("name"):
         reign = Reign.objects.filter(campaign=campaign, crown=crown.name, end_year__isnull=True).first()
         if reign is not None and reign.start_year == campaign.current_year and not (crown.state or {}).get("leader"):
-            _try(lambda c=crown.name: eu_monarchs.monarch_military_skill(campaign=campaign, crown=c, source=source))
+            _try(lambda c=crown.name: eu_monarchs.monarch_military_skill(campaign=campaign, crown=c, source=source, by=by))
 
 
-def play_pass_overs(campaign: Campaign, source: DiceSource) -> dict[str, list[int]]:
+def play_pass_overs(campaign: Campaign, source: DiceSource, *, by: Actor) -> dict[str, list[int]]:
     """Now and then the player of a crown whose monarch died passes over the first heir, when the
     rules let him (Blood Royale rule C; BloodLine's disputed succession, at its price)."""
     from dynasties.services.succession_choices import pass_over_choices, pass_over_choose
@@ -595,7 +612,7 @@ def play_pass_overs(campaign: Campaign, source: DiceSource) -> dict[str, list[in
         if first is not None and first.pass_over is not None and first.pass_over.allowed:
             _try(
                 lambda c=crown, pk=first.character.pk: pass_over_choose(
-                    campaign=campaign, crown=c, heirs=[pk], limit=PASS_OVER_LIMIT
+                    campaign=campaign, crown=c, heirs=[pk], limit=PASS_OVER_LIMIT, by=by
                 )
             )
     return {crown: heirs for crown, heirs in sorted(pass_over_choices(campaign).items()) if heirs}
@@ -609,78 +626,84 @@ def simulated_dynasties(ruleset: str, players: int) -> list[services.DynastySpec
     return [*default_dynasties(players, ruleset), services.DynastySpec("Savoia", "Savoy", kind=DynastyKind.MINOR)]
 
 
-def play_law(campaign: Campaign, source: DiceSource) -> None:
+def play_law(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
     """After the Dynastic Sequence: the turn's events, Pretenders, titles, contracts and Interphase."""
     wed = list(
         Marriage.objects.filter(campaign=campaign, wedding_year=campaign.current_year).order_by("pk").values_list("pk", flat=True)
     )
-    LAW_PLAYERS[campaign.ruleset](campaign, source, wed)
+    LAW_PLAYERS[campaign.ruleset](campaign, source, wed, by=by)
 
 
-def _play_blood_royale_law(campaign: Campaign, source: DiceSource, wed: list[int]) -> None:
-    play_contracts(campaign, source, wed)
-    play_events(campaign, source)
-    play_pretenders(campaign, source)
-    play_interphase(campaign, source)
+def _play_blood_royale_law(campaign: Campaign, source: DiceSource, wed: list[int], *, by: Actor) -> None:
+    play_contracts(campaign, source, wed, by=by)
+    play_events(campaign, source, by=by)
+    play_pretenders(campaign, source, by=by)
+    play_interphase(campaign, source, by=by)
 
 
-def _play_bloodline_law(campaign: Campaign, source: DiceSource, wed: list[int]) -> None:
-    play_contracts(campaign, source, wed)
-    play_events(campaign, source)
-    play_prisoners(campaign, source)
-    play_bloodline_titles(campaign, source)
-    play_stability(campaign, source)
+def _play_bloodline_law(campaign: Campaign, source: DiceSource, wed: list[int], *, by: Actor) -> None:
+    play_contracts(campaign, source, wed, by=by)
+    play_events(campaign, source, by=by)
+    play_prisoners(campaign, source, by=by)
+    play_bloodline_titles(campaign, source, by=by)
+    play_stability(campaign, source, by=by)
 
 
-def _play_monarchs_law(campaign: Campaign, source: DiceSource, wed: list[int]) -> None:
-    play_monarchs_law(campaign, source)
+def _play_monarchs_law(campaign: Campaign, source: DiceSource, wed: list[int], *, by: Actor) -> None:
+    play_monarchs_law(campaign, source, by=by)
+
+
+class LawPlayer(Protocol):
+    """A ruleset's law after the Dynastic Sequence, played for ``by``."""
+
+    def __call__(self, campaign: Campaign, source: DiceSource, wed: list[int], *, by: Actor) -> None: ...
 
 
 # Each ruleset's law after the Dynastic Sequence (``play_law``).
-LAW_PLAYERS: dict[str, Callable[[Campaign, DiceSource, list[int]], None]] = {
+LAW_PLAYERS: dict[str, LawPlayer] = {
     br.NAME: _play_blood_royale_law,
     bl.NAME: _play_bloodline_law,
     eu.NAME: _play_monarchs_law,
 }
 
 
-def play_turn(campaign: Campaign, source: DiceSource, *, law: bool = False, house_size: int = HOUSE_SIZE) -> Campaign:
+def play_turn(campaign: Campaign, source: DiceSource, *, law: bool = False, house_size: int = HOUSE_SIZE, by: Actor) -> Campaign:
     """Play the rest of the current turn's Dynastic Sequence and advance to the next turn; with
     ``law`` the rest of the law too (``play_law``: the ``simulate`` command plays it); ``house_size``:
     the living members from which a house arranges no more matches for its men (``HOUSE_SIZE``)."""
     campaign.refresh_from_db()
     if campaign.step == Step.BIRTHS:
-        play_births(campaign, source, house_size=house_size)
+        play_births(campaign, source, house_size=house_size, by=by)
         campaign.refresh_from_db()
     if campaign.step == Step.SURVIVAL and campaign.rules.monarch_table:
-        play_monarchs(campaign, source)
+        play_monarchs(campaign, source, by=by)
     if campaign.step == Step.SURVIVAL:
-        services.survival_roll(campaign=campaign, source=source)
-        chosen = play_pass_overs(campaign, source) if law and campaign.rules.keeps_families else {}
+        services.survival_roll(campaign=campaign, source=source, by=by)
+        chosen = play_pass_overs(campaign, source, by=by) if law and campaign.rules.keeps_families else {}
         try:
-            services.survival_finish(campaign=campaign, source=source, pass_over=chosen or None)
+            services.survival_finish(campaign=campaign, source=source, pass_over=chosen or None, by=by)
         except RuleError:
             if not chosen:
                 raise
             # the line the choice was made on is not the one the succession reads (reported, issue
             # 15): the player lets the rightful heir succeed instead
-            services.survival_finish(campaign=campaign, source=source)
+            services.survival_finish(campaign=campaign, source=source, by=by)
         campaign.refresh_from_db()
     if campaign.step == Step.MARRIAGES:
         if law and campaign.rules.minor_houses:
-            play_minor_offers(campaign, source)
-        play_marriages(campaign, house_size=house_size)
+            play_minor_offers(campaign, source, by=by)
+        play_marriages(campaign, house_size=house_size, by=by)
         if law and campaign.rules.governing_provinces:
-            play_titles(campaign, source)
+            play_titles(campaign, source, by=by)
         campaign.refresh_from_db()
     if campaign.step == Step.ANNOUNCEMENTS:
-        services.announcements_make(campaign=campaign, source=source)
+        services.announcements_make(campaign=campaign, source=source, by=by)
         campaign.refresh_from_db()
     if campaign.rules.betrothals:
-        wed_due(campaign)
+        wed_due(campaign, by=by)
     if law and campaign.step == Step.INTERPHASE:
-        play_law(campaign, source)
-    services.turn_advance(campaign=campaign)
+        play_law(campaign, source, by=by)
+    services.turn_advance(campaign=campaign, by=by)
     campaign.refresh_from_db()
     return campaign
 
@@ -693,10 +716,11 @@ def simulate(
     on_turn: Callable[[Campaign], None] | None = None,
     law: bool = False,
     house_size: int = HOUSE_SIZE,
+    by: Actor,
 ) -> Campaign:
     """Play ``turns`` whole turns (``play_turn``), calling ``on_turn`` after each."""
     for _ in range(turns):
-        campaign = play_turn(campaign, source, law=law, house_size=house_size)
+        campaign = play_turn(campaign, source, law=law, house_size=house_size, by=by)
         if on_turn is not None:
             on_turn(campaign)
     return campaign

@@ -687,7 +687,7 @@ def interphase(request: HttpRequest, slug: str, dynasty_pk: int) -> HttpResponse
     entry = form.entry()
     if request.POST.get("do") != "run":
         try:
-            result = interphase_preview(campaign=campaign, dynasty=dynasty, **entry)
+            result = interphase_preview(campaign=campaign, dynasty=dynasty, by=request.user, **entry)
         except RuleError as exc:
             _service_refusal(form, exc)
             return _interphase_page(request, campaign, role, mine, dynasty, form=form, status=400)
@@ -719,7 +719,7 @@ def _cash_in(request: HttpRequest, campaign: Campaign, role: str, mine: int | No
     entry = form.entry()
     if request.POST.get("do") != "cash_in":
         try:
-            result = cash_in_preview(campaign=campaign, dynasty=dynasty, **entry)
+            result = cash_in_preview(campaign=campaign, dynasty=dynasty, by=request.user, **entry)
         except RuleError as exc:
             _service_refusal(form, exc)
             return _interphase_page(request, campaign, role, mine, dynasty, cash_form=form, status=400)

@@ -15,6 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from campaign.models import Campaign, ChronicleEntry, Membership, Role, Roll, RollSubject, RuleTable
+from campaign.permissions import SYSTEM_ACTOR
 from dynasties.models import (
     BirthAttempt,
     Character,
@@ -66,8 +67,10 @@ def world(campaign):
     admin page has rows of every kind."""
     england = Dynasty.objects.get(campaign=campaign, crown="England")
     royal = Marriage.objects.get(campaign=campaign, husband__controlled_by=england)
-    attempt = births_attempt(campaign=campaign, marriage=royal, faces=[6, 6])
-    births_sex(campaign=campaign, attempt=attempt, faces=[1], characteristic_faces=[[3, 4, 4]] * 3, given_name="Hal")
+    attempt = births_attempt(campaign=campaign, marriage=royal, faces=[6, 6], by=SYSTEM_ACTOR)
+    births_sex(
+        campaign=campaign, attempt=attempt, faces=[1], characteristic_faces=[[3, 4, 4]] * 3, given_name="Hal", by=SYSTEM_ACTOR
+    )
     france = Dynasty.objects.get(campaign=campaign, crown="France")
     Character.objects.filter(campaign=campaign, controlled_by=france, sex="F", birth_year=1280).update(
         status=Status.DEAD, death_year=1300, death_cause="survival roll failed"

@@ -8,6 +8,7 @@ import re
 import pytest
 
 from campaign.models import ChronicleEntry, Step
+from campaign.permissions import SYSTEM_ACTOR
 from dynasties.models import Character, Dynasty, Marriage, Reign, Status
 from dynasties.services import (
     announcements_make,
@@ -55,22 +56,22 @@ def survive_all(campaign, dying=()):
         for d in survival_due(campaign, World(campaign, living_only=True), load_tables(campaign))
         if d.character.pk not in done
     ]
-    return survival_roll(campaign=campaign, faces={pk: [1, 1] if pk in dying else [6, 6] for pk in due})
+    return survival_roll(campaign=campaign, faces={pk: [1, 1] if pk in dying else [6, 6] for pk in due}, by=SYSTEM_ACTOR)
 
 
 def through_survival(campaign, dying=(), **finish):
     """From Births (or Survival) to the Marriages step, with the given characters dying."""
     campaign.refresh_from_db()
     if campaign.step == Step.BIRTHS:
-        births_finish(campaign=campaign)
+        births_finish(campaign=campaign, by=SYSTEM_ACTOR)
     survive_all(campaign, dying)
-    survival_finish(campaign=campaign, **finish)
+    survival_finish(campaign=campaign, **{"by": SYSTEM_ACTOR, **finish})
 
 
 def to_announcements(campaign, dying=(), **finish):
     through_survival(campaign, dying, **finish)
-    marriages_finish(campaign=campaign)
-    return announcements_make(campaign=campaign)
+    marriages_finish(campaign=campaign, by=SYSTEM_ACTOR)
+    return announcements_make(campaign=campaign, by=SYSTEM_ACTOR)
 
 
 def pieces(*characters) -> list[str]:
@@ -93,16 +94,18 @@ def test_section_10_announcements_gather_the_turn_in_sections(campaign):
     lady = person(campaign, germany, "Anna", "F", 1282, charisma=1)
     # Births: the English royal couple has a son
     couple = Marriage.objects.get(campaign=campaign, husband__controlled_by=england, ended_year__isnull=True)
-    attempt = births_attempt(campaign=campaign, marriage=couple, faces=[5, 5])
-    son = births_sex(campaign=campaign, attempt=attempt, faces=[2], characteristic_faces=[[6, 6, 6], [1, 1, 1], [4, 4, 4]])
-    births_finish(campaign=campaign)
+    attempt = births_attempt(campaign=campaign, marriage=couple, faces=[5, 5], by=SYSTEM_ACTOR)
+    son = births_sex(
+        campaign=campaign, attempt=attempt, faces=[2], characteristic_faces=[[6, 6, 6], [1, 1, 1], [4, 4, 4]], by=SYSTEM_ACTOR
+    )
+    births_finish(campaign=campaign, by=SYSTEM_ACTOR)
     # Survival: the King of France dies; his son or daughter of 5 succeeds under a created regent
     king = king_of(campaign, "France")
     through_survival(campaign, {king.pk}, source=FixedSource([(3, 3, 3), (3, 3, 3), (3, 3, 3)]))
     # Marriages: the prince weds a German lady of Charisma +1
-    marriage_arrange(campaign=campaign, husband=prince, wife=lady, wed=True)
-    marriages_finish(campaign=campaign)
-    announcement = announcements_make(campaign=campaign)
+    marriage_arrange(campaign=campaign, husband=prince, wife=lady, wed=True, by=SYSTEM_ACTOR)
+    marriages_finish(campaign=campaign, by=SYSTEM_ACTOR)
+    announcement = announcements_make(campaign=campaign, by=SYSTEM_ACTOR)
 
     campaign.refresh_from_db()
     assert campaign.step == Step.INTERPHASE and campaign.current_year == 1300
@@ -143,7 +146,7 @@ def test_section_10_announcements_gather_the_turn_in_sections(campaign):
     assert f"- {king.display_name} dies in 1300, aged 25 (rolled 2+0, needed 4)." in lines
     assert lines.index("Deaths:") < lines.index(f"- {king.display_name} dies in 1300, aged 25 (rolled 2+0, needed 4).")
     with pytest.raises(StepOrderError, match="The Announcements step of 1300 is already done"):
-        announcements_make(campaign=campaign)
+        announcements_make(campaign=campaign, by=SYSTEM_ACTOR)
 
 
 @pytest.mark.django_db
@@ -162,10 +165,11 @@ def test_section_10_only_this_years_chronicle_is_announced(campaign):
         campaign=campaign,
         husband=person(campaign, england, "Edmund", "M", 1290),
         wife=person(campaign, france, "Odette", "F", 1292),
+        by=SYSTEM_ACTOR,
     )
     first = to_announcements(campaign)
     assert first.data["sections"] == {"Marriages": ["Edmund Plantagenet and Odette Anjou are betrothed."]}
-    turn_advance(campaign=campaign)
+    turn_advance(campaign=campaign, by=SYSTEM_ACTOR)
     second = to_announcements(campaign)
     assert second.year == 1305
     assert "betrothed" not in second.text and second.data["sections"] == {}
@@ -206,8 +210,8 @@ def test_a5_a_husband_who_joined_his_wifes_house_returns_to_his_own_when_she_die
     through_survival(campaign, {princess.pk})
     husband.refresh_from_db()
     assert husband.controlled_by == england  # not before the Announcements
-    marriages_finish(campaign=campaign)
-    announcement = announcements_make(campaign=campaign)
+    marriages_finish(campaign=campaign, by=SYSTEM_ACTOR)
+    announcement = announcements_make(campaign=campaign, by=SYSTEM_ACTOR)
     husband.refresh_from_db()
     assert husband.controlled_by == france and husband.status == Status.ALIVE
     assert announcement.data["sections"]["Returns and retirements"] == ["Louis Anjou, widowed, returns to the house of Anjou."]
@@ -246,9 +250,9 @@ def test_a5_a_widow_wed_again_in_the_same_turn_is_not_returned(campaign):
     wed(campaign, prince, widow, 1298)
     through_survival(campaign, {prince.pk})
     suitor = person(campaign, germany, "Karl", "M", 1277)
-    marriage_arrange(campaign=campaign, husband=suitor, wife=widow, wed=True)
-    marriages_finish(campaign=campaign)
-    announcement = announcements_make(campaign=campaign)
+    marriage_arrange(campaign=campaign, husband=suitor, wife=widow, wed=True, by=SYSTEM_ACTOR)
+    marriages_finish(campaign=campaign, by=SYSTEM_ACTOR)
+    announcement = announcements_make(campaign=campaign, by=SYSTEM_ACTOR)
     widow.refresh_from_db()
     assert widow.controlled_by == germany and widow.status == Status.ALIVE
     assert not ChronicleEntry.objects.filter(campaign=campaign, kind="return").exists()
@@ -281,8 +285,8 @@ def test_a5_the_widow_of_a_king_retires(campaign):
     through_survival(campaign, {king.pk})
     queen.refresh_from_db()
     assert queen.status == Status.ALIVE  # not before the Announcements
-    marriages_finish(campaign=campaign)
-    announcements_make(campaign=campaign)
+    marriages_finish(campaign=campaign, by=SYSTEM_ACTOR)
+    announcements_make(campaign=campaign, by=SYSTEM_ACTOR)
     queen.refresh_from_db()
     assert (queen.status, queen.retired_year) == (Status.RETIRED, 1300)
     entry = ChronicleEntry.objects.get(campaign=campaign, kind="retirement")
@@ -302,8 +306,8 @@ def test_a2_a_royal_male_reaching_20_takes_a_prince_piece_at_the_announcements(c
     sister = person(campaign, england, "Maud", "F", 1279)
     at_step(campaign, Step.MARRIAGES)
     assert pieces(twenty) == [""]  # nothing before the Announcements
-    marriages_finish(campaign=campaign)
-    announcement = announcements_make(campaign=campaign)
+    marriages_finish(campaign=campaign, by=SYSTEM_ACTOR)
+    announcement = announcements_make(campaign=campaign, by=SYSTEM_ACTOR)
     assert pieces(twenty, nineteen, sister) == ["1", "", ""]
     assert king_of(campaign, "England").prince_piece == "K"  # the King keeps his piece
     entry = ChronicleEntry.objects.get(campaign=campaign, kind="piece")
@@ -311,7 +315,7 @@ def test_a2_a_royal_male_reaching_20_takes_a_prince_piece_at_the_announcements(c
     assert (entry.data, entry.step) == ({"character": twenty.pk}, Step.ANNOUNCEMENTS)
     assert announcement.data["sections"] == {"Prince pieces": ["Edmund Plantagenet takes Prince piece 1."]}
     # the next turn John is 24 and takes piece 2; Edmund keeps his and is not announced again
-    turn_advance(campaign=campaign)
+    turn_advance(campaign=campaign, by=SYSTEM_ACTOR)
     to_announcements(campaign)
     assert pieces(twenty, nineteen) == ["1", "2"]
     assert list(ChronicleEntry.objects.filter(campaign=campaign, kind="piece", year=1305).values_list("text", flat=True)) == [
@@ -326,10 +330,10 @@ def test_a2_at_most_five_prince_pieces_and_the_oldest_waiting_prince_takes_a_fre
     england = house(campaign, "England")
     princes = [person(campaign, england, f"Prince{n}", "M", 1270 + n) for n in range(7)]  # 30 down to 24
     at_step(campaign, Step.ANNOUNCEMENTS)
-    announcements_make(campaign=campaign)
+    announcements_make(campaign=campaign, by=SYSTEM_ACTOR)
     assert pieces(*princes) == ["1", "2", "3", "4", "5", "", ""]
     assert ChronicleEntry.objects.filter(campaign=campaign, kind="piece", year=1300).count() == 5
-    turn_advance(campaign=campaign)
+    turn_advance(campaign=campaign, by=SYSTEM_ACTOR)
     announcement = to_announcements(campaign, {princes[2].pk})  # the holder of piece 3 dies
     assert pieces(*princes) == ["1", "2", "", "4", "5", "3", ""]
     assert announcement.data["sections"]["Prince pieces"] == ["Prince5 Plantagenet takes Prince piece 3."]
@@ -382,15 +386,15 @@ def test_a1_turn_advance_moves_five_years_on_to_the_births(campaign):
             "finish Announcements first."
         ),
     ):
-        turn_advance(campaign=campaign)
+        turn_advance(campaign=campaign, by=SYSTEM_ACTOR)
     campaign.refresh_from_db()
     assert (campaign.current_year, campaign.step) == (1300, Step.ANNOUNCEMENTS)
-    announcements_make(campaign=campaign)
-    advanced = turn_advance(campaign=campaign)
+    announcements_make(campaign=campaign, by=SYSTEM_ACTOR)
+    advanced = turn_advance(campaign=campaign, by=SYSTEM_ACTOR)
     assert (advanced.current_year, advanced.step, advanced.turn_number) == (1305, Step.BIRTHS, 2)
     campaign.refresh_from_db()
     assert (campaign.current_year, campaign.step) == (1305, Step.BIRTHS)
     with pytest.raises(StepOrderError, match="not open yet: 1305 is at Births"):
-        turn_advance(campaign=campaign)
+        turn_advance(campaign=campaign, by=SYSTEM_ACTOR)
     with pytest.raises(StepOrderError, match="The Announcements step is not open yet: 1305 is at Births"):
-        announcements_make(campaign=campaign)
+        announcements_make(campaign=campaign, by=SYSTEM_ACTOR)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from campaign import treasury
+from campaign.permissions import SYSTEM_ACTOR
 from campaign.treasury import InsufficientFunds
 from dynasties.models import Character, Dynasty
 from dynasties.services import campaign_create
@@ -28,7 +29,7 @@ def three(db):
 @pytest.mark.django_db
 def test_the_highest_sealed_bid_takes_the_character(three):
     c, h, child = three
-    winner = auction_run(campaign=c, character=child, bids={h["England"].pk: 40, h["France"].pk: 25})
+    winner = auction_run(campaign=c, character=child, bids={h["England"].pk: 40, h["France"].pk: 25}, by=SYSTEM_ACTOR)
     child.refresh_from_db()
     assert winner == h["England"] and child.controlled_by == h["England"]
     assert treasury.balance(c, h["England"]) == 100 - 10 - 40
@@ -40,10 +41,10 @@ def test_the_highest_sealed_bid_takes_the_character(three):
 def test_auction_refusals(three):
     c, h, child = three
     with pytest.raises(RuleError, match="bid 30 each: the tied players bid again"):
-        auction_run(campaign=c, character=child, bids={h["England"].pk: 30, h["France"].pk: 30})
+        auction_run(campaign=c, character=child, bids={h["England"].pk: 30, h["France"].pk: 30}, by=SYSTEM_ACTOR)
     king = Character.objects.filter(campaign=c, controlled_by=h["England"]).first()
     with pytest.raises(RuleError, match="not of the aristocratic family"):
-        auction_run(campaign=c, character=king, bids={h["France"].pk: 5})
+        auction_run(campaign=c, character=king, bids={h["France"].pk: 5}, by=SYSTEM_ACTOR)
     with pytest.raises(InsufficientFunds):
-        auction_run(campaign=c, character=child, bids={h["Germany"].pk: 500})
+        auction_run(campaign=c, character=child, bids={h["Germany"].pk: 500}, by=SYSTEM_ACTOR)
     assert treasury.balance(c, h["Germany"]) == 100  # nothing half-written

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from campaign import audit, treasury
 from campaign.models import Campaign, Membership, PostingKind, Role, Step
+from campaign.permissions import SYSTEM_ACTOR
 from campaign.undo import new_action_key, snapshot, step_action, undo_step
 from contracts.models import Clause, Contract, ContractSignature
 from contracts.services import contract_draft
@@ -48,7 +49,7 @@ def page(name: str, campaign: Campaign, *args) -> str:
 
 def test_a_bulk_step_records_its_children_with_the_user_the_turn_and_the_action(campaign, gm):
     before = timezone.now()
-    act(campaign, "Roll all births", lambda c: play_births(c, RandomSource(3)), gm)
+    act(campaign, "Roll all births", lambda c: play_births(c, RandomSource(3), by=gm), gm)
     born = Character.objects.filter(campaign=campaign, birth_year=campaign.current_year)
     assert born.exists()
     created = H.objects.filter(id__in=born.values("pk"), history_type="+")
@@ -82,7 +83,12 @@ def test_weddings_record_the_marriage_and_whoever_changes_house(campaign, gm, al
     groom = person(campaign, house(campaign, "England"), "Edmund", "M", 1300)
     bride = person(campaign, house(campaign, "France"), "Blanche", "F", 1301)
     match = services.Match(groom.pk, bride.pk)
-    [m] = act(campaign, "A wedding", lambda c: services.marriage_arrange_many(campaign=c, matches=[match], wed=True), alice)
+    [m] = act(
+        campaign,
+        "A wedding",
+        lambda c: services.marriage_arrange_many(campaign=c, matches=[match], wed=True, by=alice),
+        alice,
+    )
     rows = list(HM.objects.filter(id=m.pk).order_by("history_id"))
     assert [r.history_type for r in rows] == ["+", "~"] and rows[-1].wedding_year == 1320
     assert {r.history_user for r in rows} == {alice}
@@ -96,7 +102,7 @@ def test_a_contract_its_clauses_and_its_signature_keep_who_and_when(campaign, al
         campaign,
         "Draft",
         lambda c: contract_draft(
-            campaign=c, kind="agreement", title="The Pact", parties=parties, clauses=[{"kind": "non_aggression"}]
+            campaign=c, kind="agreement", title="The Pact", parties=parties, clauses=[{"kind": "non_aggression"}], by=alice
         ),
         alice,
     )
@@ -111,7 +117,11 @@ def test_a_contract_its_clauses_and_its_signature_keep_who_and_when(campaign, al
 
 def test_a_page_write_is_recorded_as_the_logged_in_user(client, campaign, alice):
     pact = contract_draft(
-        campaign=campaign, kind="agreement", title="Dover", parties=[house(campaign, "England").pk, house(campaign, "France").pk]
+        campaign=campaign,
+        kind="agreement",
+        title="Dover",
+        parties=[house(campaign, "England").pk, house(campaign, "France").pk],
+        by=SYSTEM_ACTOR,
     )
     client.force_login(alice)
     response = client.post(
@@ -233,7 +243,7 @@ def test_a_recorded_update_costs_one_query_whatever_the_number_of_rows(campaign,
 
 
 def _births(campaign, gm):
-    act(campaign, "Roll all births", lambda c: play_births(c, RandomSource(3)), gm)
+    act(campaign, "Roll all births", lambda c: play_births(c, RandomSource(3), by=gm), gm)
     return Character.objects.filter(campaign=campaign, birth_year=campaign.current_year).first()
 
 
@@ -319,6 +329,7 @@ def test_the_contract_page_shows_its_trail_to_its_parties_only(client, campaign,
             title="Secret",
             parties=[house(campaign, "England").pk, house(campaign, "Spain").pk],
             clauses=[{"kind": "non_aggression"}],
+            by=gm,
         ),
         gm,
     )
@@ -341,6 +352,7 @@ def test_the_contract_page_runs_a_fixed_number_of_queries_whatever_its_history(c
         title="Dover",
         parties=[house(campaign, "England").pk, house(campaign, "France").pk],
         clauses=[{"kind": "non_aggression"}],
+        by=SYSTEM_ACTOR,
     )
     client.force_login(alice)
 
@@ -361,7 +373,7 @@ def test_the_contract_page_runs_a_fixed_number_of_queries_whatever_its_history(c
 
 
 def test_undo_keeps_the_trail_and_marks_what_it_changed(campaign, gm):
-    act(campaign, "Roll all births", lambda c: play_births(c, RandomSource(3)), gm)
+    act(campaign, "Roll all births", lambda c: play_births(c, RandomSource(3), by=gm), gm)
     born = list(Character.objects.filter(campaign=campaign, birth_year=campaign.current_year).values_list("pk", flat=True))
     assert born
     kept = H.objects.count()
@@ -381,7 +393,7 @@ def test_undo_keeps_the_trail_and_marks_what_it_changed(campaign, gm):
 
 
 def test_the_trail_is_outside_the_undo_snapshot_and_the_exports(campaign, gm):
-    act(campaign, "Roll all births", lambda c: play_births(c, RandomSource(3)), gm)
+    act(campaign, "Roll all births", lambda c: play_births(c, RandomSource(3), by=gm), gm)
     labels = set(snapshot(campaign))
     assert not any("Historical" in label for label in labels)
     exported = json.dumps(campaign_export(Campaign.objects.get(pk=campaign.pk)), default=str)
@@ -411,7 +423,7 @@ def test_a_wedding_undone_shows_the_change_back(client, campaign, gm, bob):
     act(
         campaign,
         "Wed",
-        lambda c: services.marriage_arrange_many(campaign=c, matches=[services.Match(suitor.pk, lady.pk)], wed=True),
+        lambda c: services.marriage_arrange_many(campaign=c, matches=[services.Match(suitor.pk, lady.pk)], wed=True, by=gm),
         gm,
     )
     assert Character.objects.get(pk=lady.pk).controlled_by_id == house(campaign, "Spain").pk
@@ -439,7 +451,7 @@ def test_an_imported_campaign_starts_its_trail_with_the_file(campaign, gm, alice
         campaign,
         "Draft",
         lambda c: contract_draft(
-            campaign=c, kind="agreement", title="The Pact", parties=parties, clauses=[{"kind": "non_aggression"}]
+            campaign=c, kind="agreement", title="The Pact", parties=parties, clauses=[{"kind": "non_aggression"}], by=alice
         ),
         alice,
     )

@@ -40,14 +40,15 @@ def money_and_contracts(campaign: Campaign) -> None:
     """Through the services: taxes, a gift and its reversal, an alliance with a payment and a
     recurring payment, and a truce with a term."""
     from campaign.models import PostingKind
+    from campaign.permissions import SYSTEM_ACTOR
     from campaign.treasury import post, posting_reverse, treasury_transfer
     from contracts.services import contract_draft, contract_sign
     from dynasties.models import Dynasty
 
     first, second = Dynasty.objects.filter(campaign=campaign).order_by("pk")[:2]
     post(campaign, payer=None, payee=first, amount=1000, kind=PostingKind.TAX, reason="taxes")
-    gift = treasury_transfer(campaign=campaign.pk, payer=first, payee=second, amount=10, reason="a gift")
-    posting_reverse(campaign=campaign.pk, posting=gift, reason="sent twice")
+    gift = treasury_transfer(campaign=campaign.pk, payer=first, payee=second, amount=10, reason="a gift", by=SYSTEM_ACTOR)
+    posting_reverse(campaign=campaign.pk, posting=gift, reason="sent twice", by=SYSTEM_ACTOR)
     pay = {"payer": first.pk, "payee": second.pk, "amount": 5}
     alliance = contract_draft(
         campaign=campaign.pk,
@@ -58,22 +59,26 @@ def money_and_contracts(campaign: Campaign) -> None:
             {"kind": "payment", "params": pay},
             {"kind": "recurring_payment", "params": {**pay, "from_year": campaign.current_year, "turns": 2}},
         ],
+        by=SYSTEM_ACTOR,
     )
-    contract_sign(campaign=campaign.pk, contract=alliance)
-    truce = contract_draft(campaign=campaign.pk, kind="treaty", title="Truce", parties=[first, second], term_years=1)
-    contract_sign(campaign=campaign.pk, contract=truce)
+    contract_sign(campaign=campaign.pk, contract=alliance, by=SYSTEM_ACTOR)
+    truce = contract_draft(
+        campaign=campaign.pk, kind="treaty", title="Truce", parties=[first, second], term_years=1, by=SYSTEM_ACTOR
+    )
+    contract_sign(campaign=campaign.pk, contract=truce, by=SYSTEM_ACTOR)
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("ruleset", ["blood-royale", "eu-bloodline", "eu-monarchs"])
 def test_a_backup_imports_back_to_the_same_campaign_in_every_ruleset(ruleset, tmp_path):
+    from campaign.permissions import SYSTEM_ACTOR
     from operations.services import demo_create
     from operations.simulation import play_turn
 
     demo = demo_create(ruleset=ruleset).campaign
-    demo = play_turn(demo, RandomSource(11))
+    demo = play_turn(demo, RandomSource(11), by=SYSTEM_ACTOR)
     money_and_contracts(demo)
-    demo = play_turn(demo, RandomSource(12))  # the instalment is paid, the truce runs out
+    demo = play_turn(demo, RandomSource(12), by=SYSTEM_ACTOR)  # the instalment is paid, the truce runs out
     original = campaign_export(demo)
     assert original["rolls"] and original["chronicle"] and len(original["postings"]) >= 5
     assert {c["state"] for c in original["contracts"]} == {"in_force", "ended"} and original["clauses"]

@@ -19,6 +19,7 @@ from gedcom.element.individual import IndividualElement
 from gedcom.parser import Parser
 
 from campaign.models import ChronicleEntry, Step
+from campaign.permissions import SYSTEM_ACTOR
 from dynasties.gedcom import export_gedcom
 from dynasties.models import BirthAttempt, Character, Crown, CrownEvent, Marriage
 from dynasties.services import births_attempt, births_finish, births_sex, campaign_create, survival_roll
@@ -40,10 +41,10 @@ def royal_couple(campaign, crown: str) -> Marriage:
 def three_children(campaign, couple: Marriage, faces: list[list[int]]) -> list[Character]:
     born = []
     for n, attempt_faces in enumerate(faces):
-        attempt = births_attempt(campaign=campaign, marriage=couple, faces=attempt_faces)
+        attempt = births_attempt(campaign=campaign, marriage=couple, faces=attempt_faces, by=SYSTEM_ACTOR)
         if attempt.success:
-            born.append(births_sex(campaign=campaign, attempt=attempt, faces=[n + 1]))
-    births_finish(campaign=campaign)
+            born.append(births_sex(campaign=campaign, attempt=attempt, faces=[n + 1], by=SYSTEM_ACTOR))
+    births_finish(campaign=campaign, by=SYSTEM_ACTOR)
     return born
 
 
@@ -60,7 +61,7 @@ def test_a_blood_royale_mother_who_dies_in_the_turns_survival_bore_her_children_
     couple = royal_couple(campaign, "England")
     children = three_children(campaign, couple, [[6, 6], [6, 6], [6, 6]])
     assert years_and_orders(children) == [(1320, 1), (1321, 1), (1322, 1)]
-    survival_roll(campaign=campaign, characters=[couple.wife_id], faces={couple.wife_id: [1, 1]})
+    survival_roll(campaign=campaign, characters=[couple.wife_id], faces={couple.wife_id: [1, 1]}, by=SYSTEM_ACTOR)
     assert years_and_orders(children) == [(1320, 1), (1320, 2), (1320, 3)]
     assert list(
         BirthAttempt.objects.filter(marriage=couple, year=1320).order_by("attempt").values_list("child_birth_year", flat=True)
@@ -77,7 +78,7 @@ def test_a_blood_royale_fathers_last_child_is_born_within_a_year_of_his_death(ca
     at_step(campaign, Step.BIRTHS, year=1320)
     couple = royal_couple(campaign, "France")
     children = three_children(campaign, couple, [[6, 6], [6, 6], [6, 6]])
-    survival_roll(campaign=campaign, characters=[couple.husband_id], faces={couple.husband_id: [1, 1]})
+    survival_roll(campaign=campaign, characters=[couple.husband_id], faces={couple.husband_id: [1, 1]}, by=SYSTEM_ACTOR)
     assert years_and_orders(children) == [(1320, 1), (1321, 1), (1321, 2)]
 
 
@@ -86,11 +87,16 @@ def test_a_child_whose_sex_is_rolled_after_the_mothers_death_is_born_in_her_life
     ('a child has been born') before it - in 1320, not 1321."""
     at_step(campaign, Step.BIRTHS, year=1320)
     couple = royal_couple(campaign, "Spain")
-    first = births_sex(campaign=campaign, attempt=births_attempt(campaign=campaign, marriage=couple, faces=[6, 6]), faces=[1])
-    second = births_attempt(campaign=campaign, marriage=couple, faces=[6, 6])
+    first = births_sex(
+        campaign=campaign,
+        attempt=births_attempt(campaign=campaign, marriage=couple, faces=[6, 6], by=SYSTEM_ACTOR),
+        faces=[1],
+        by=SYSTEM_ACTOR,
+    )
+    second = births_attempt(campaign=campaign, marriage=couple, faces=[6, 6], by=SYSTEM_ACTOR)
     assert second.child_birth_year == 1321
-    survival_event(campaign=campaign, reason="killed", characters=[couple.wife_id])
-    child = births_sex(campaign=campaign, attempt=second, faces=[4])
+    survival_event(campaign=campaign, reason="killed", characters=[couple.wife_id], by=SYSTEM_ACTOR)
+    child = births_sex(campaign=campaign, attempt=second, faces=[4], by=SYSTEM_ACTOR)
     assert (first.birth_year, first.birth_order, child.birth_year, child.birth_order) == (1320, 1, 1320, 2)
     second.refresh_from_db()
     assert second.child_birth_year == 1320
@@ -106,7 +112,7 @@ def test_a_bloodline_mother_who_dies_in_the_turns_survival_bore_her_children_in_
     Character.objects.filter(pk=couple.wife_id).update(birth_year=1490)  # 30: young enough in 1520
     children = three_children(eu, couple, [[6, 6], [5, 5], [9, 2]])
     assert years_and_orders(children) == [(1520, 1), (1522, 1)]
-    survival_roll(campaign=eu, characters=[couple.wife_id], faces={couple.wife_id: [1, 1]})
+    survival_roll(campaign=eu, characters=[couple.wife_id], faces={couple.wife_id: [1, 1]}, by=SYSTEM_ACTOR)
     assert years_and_orders(children) == [(1520, 1), (1520, 2)]
 
 
@@ -147,7 +153,7 @@ def test_simulated_campaigns_keep_every_child_within_its_parents_lives(db, rules
     mother's death or more than a year after its father's, in the records or in the GEDCOM export;
     and every crown's Stability stayed on the track (-3..+3) throughout."""
     campaign = campaign_create(name=f"Sim {ruleset} {seed}", ruleset=ruleset, players=5, source=RandomSource(seed))
-    simulate(campaign, turns=turns(30), source=RandomSource(seed))
+    simulate(campaign, turns=turns(30), source=RandomSource(seed), by=SYSTEM_ACTOR)
     assert child_violations(campaign) == []
     assert gedcom_violations(export_gedcom(campaign)) == []
     off_track = [

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from campaign.models import ChronicleEntry, Roll, Step
+from campaign.permissions import SYSTEM_ACTOR
 from dynasties.models import Character, Dynasty, Marriage, Reign, Status
 from dynasties.services import (
     announcements_make,
@@ -67,11 +68,11 @@ def test_the_variants_example_a_girl_a_failure_and_a_boy_born_1522(eu):
     match = royal(eu)
     wife = match.wife
     Character.objects.filter(pk=wife.pk).update(birth_year=1490)  # 30: young enough in 1520
-    first = births_attempt(campaign=eu, marriage=match, faces=[6, 6])
-    girl = births_sex(campaign=eu, attempt=first, faces=[8], characteristic_faces=[[5], [5], [5]])
-    second = births_attempt(campaign=eu, marriage=match, faces=[5, 5])  # 10 is not more than 10
-    third = births_attempt(campaign=eu, marriage=match, faces=[9, 2])
-    boy = births_sex(campaign=eu, attempt=third, faces=[3], characteristic_faces=[[1], [10], [7]])
+    first = births_attempt(campaign=eu, marriage=match, faces=[6, 6], by=SYSTEM_ACTOR)
+    girl = births_sex(campaign=eu, attempt=first, faces=[8], characteristic_faces=[[5], [5], [5]], by=SYSTEM_ACTOR)
+    second = births_attempt(campaign=eu, marriage=match, faces=[5, 5], by=SYSTEM_ACTOR)  # 10 is not more than 10
+    third = births_attempt(campaign=eu, marriage=match, faces=[9, 2], by=SYSTEM_ACTOR)
+    boy = births_sex(campaign=eu, attempt=third, faces=[3], characteristic_faces=[[1], [10], [7]], by=SYSTEM_ACTOR)
     assert (first.success, second.success, third.success) == (True, False, True)
     assert (girl.sex, girl.birth_year, boy.sex, boy.birth_year) == ("F", 1520, "M", 1522)
     wife.refresh_from_db()
@@ -80,7 +81,7 @@ def test_the_variants_example_a_girl_a_failure_and_a_boy_born_1522(eu):
     mods = {n: bl.parents_modifier(king.characteristics[n], queen.characteristics[n]) for n in bl.CHARACTERISTICS}
     assert boy.characteristics == {n: bl.child_value(f, mods[n]) for n, f in zip(bl.CHARACTERISTICS, (1, 10, 7), strict=True)}
     with pytest.raises(IneligibleCouple, match="all 3 birth rolls"):
-        births_attempt(campaign=eu, marriage=match, faces=[9, 9])
+        births_attempt(campaign=eu, marriage=match, faces=[9, 9], by=SYSTEM_ACTOR)
     assert Roll.objects.get(purpose="birth", detail="attempt 2").target == 11
 
 
@@ -91,16 +92,16 @@ def test_only_the_monarch_and_his_line_try_for_children(eu):
     wife = person(eu, None, "Wife", "F", 1472, dynastic_name="Other")
     match = wed(eu, cousin, wife, 1490)
     with pytest.raises(IneligibleCouple, match="monarch or one of his direct-line descendants"):
-        births_attempt(campaign=eu, marriage=match, faces=[9, 9])
+        births_attempt(campaign=eu, marriage=match, faces=[9, 9], by=SYSTEM_ACTOR)
     old = royal(eu, "England")
     Character.objects.filter(pk=old.wife.pk).update(effective_age_offset=20)  # 35 + 20 = 55 effective
     with pytest.raises(IneligibleCouple, match="effective age is 55"):
-        births_attempt(campaign=eu, marriage=old, faces=[9, 9])
+        births_attempt(campaign=eu, marriage=old, faces=[9, 9], by=SYSTEM_ACTOR)
 
 
 @pytest.mark.django_db
 def test_survival_by_effective_age_moves_health_and_kills(eu):
-    births_finish(campaign=eu)
+    births_finish(campaign=eu, by=SYSTEM_ACTOR)
     world = World(eu)
     king = Reign.objects.get(campaign=eu, crown="France").holder  # 40
     queen = royal(eu).wife  # 35
@@ -108,7 +109,7 @@ def test_survival_by_effective_age_moves_health_and_kills(eu):
     everyone = [c.pk for c in world.in_play()]
     faces = {pk: [7, 7] for pk in everyone}  # 14: nothing at any age
     faces.update({king.pk: [1, 1], queen.pk: [10, 10], kid.pk: [1, 2]})
-    results = {r.character.pk: r for r in survival_roll(campaign=eu, faces=faces)}
+    results = {r.character.pk: r for r in survival_roll(campaign=eu, faces=faces, by=SYSTEM_ACTOR)}
     assert len(results) == len(everyone)  # every character rolls, children too
     for c in (king, queen, kid):
         c.refresh_from_db()
@@ -116,7 +117,7 @@ def test_survival_by_effective_age_moves_health_and_kills(eu):
     assert queen.effective_age_offset == -5 and queen.effective_age(1492) == 30  # 20: good health
     assert kid.effective_age_offset == 0  # 3 at "10-": nothing
     assert Roll.objects.get(purpose="survival", subjects__character=queen).outcome == "good health (-5 years)"
-    survival_finish(campaign=eu)
+    survival_finish(campaign=eu, by=SYSTEM_ACTOR)
     assert Reign.objects.get(campaign=eu, crown="France", end_year__isnull=True).holder.birth_year == 1472
 
 
@@ -124,11 +125,11 @@ def test_survival_by_effective_age_moves_health_and_kills(eu):
 def test_extra_birth_attempts_cost_the_wife_on_her_survival_roll(eu):
     match = royal(eu)
     for _ in range(3):
-        births_attempt(campaign=eu, marriage=match, faces=[1, 1])
-    births_finish(campaign=eu)
+        births_attempt(campaign=eu, marriage=match, faces=[1, 1], by=SYSTEM_ACTOR)
+    births_finish(campaign=eu, by=SYSTEM_ACTOR)
     queen = match.wife
     everyone = [c.pk for c in World(eu).in_play()]
-    survival_roll(campaign=eu, faces={pk: [7, 7] for pk in everyone})
+    survival_roll(campaign=eu, faces={pk: [7, 7] for pk in everyone}, by=SYSTEM_ACTOR)
     roll = Roll.objects.get(purpose="survival", subjects__character=queen)
     assert roll.modifier == -2 and "effective age 39" in roll.detail  # 35 + 2 x 2
 
@@ -137,8 +138,8 @@ def test_extra_birth_attempts_cost_the_wife_on_her_survival_roll(eu):
 def test_turns_of_variable_length(eu):
     at_step(eu, Step.INTERPHASE)
     with pytest.raises(RuleError, match="must come after 1492"):
-        turn_advance(campaign=eu, to_year=1490)
-    turn_advance(campaign=eu, to_year=1495)
+        turn_advance(campaign=eu, to_year=1490, by=SYSTEM_ACTOR)
+    turn_advance(campaign=eu, to_year=1495, by=SYSTEM_ACTOR)
     eu.refresh_from_db()
     assert eu.current_year == 1495  # characters age by the difference: age is year - birth year
 
@@ -150,15 +151,15 @@ def test_weddings_happen_in_the_diplomacy_phase_with_dowry_and_title(eu):
     princess = person(eu, england, "Mary", "F", 1476, father=Reign.objects.get(campaign=eu, crown="England").holder)
     at_step(eu, Step.MARRIAGES)
     with pytest.raises(StepOrderError):
-        marriage_arrange(campaign=eu, husband=prince, wife=princess, wed=True)
-    match = marriage_arrange(campaign=eu, husband=prince, wife=princess)
+        marriage_arrange(campaign=eu, husband=prince, wife=princess, wed=True, by=SYSTEM_ACTOR)
+    match = marriage_arrange(campaign=eu, husband=prince, wife=princess, by=SYSTEM_ACTOR)
     at_step(eu, Step.INTERPHASE)
     with pytest.raises(IllegalMarriage, match="needs a title for the giving dynasty and a dowry of 100 ducats"):
-        marriage_wed(campaign=eu, marriage=match)
+        marriage_wed(campaign=eu, marriage=match, by=SYSTEM_ACTOR)
     with pytest.raises(IllegalMarriage, match="needs a title"):
-        marriage_terms_set(campaign=eu, marriage=match, dowry="50 ducats", alliance_title="Duke of Anjou")
-    marriage_terms_set(campaign=eu, marriage=match, dowry="province: Anjou", alliance_title="Duke of Anjou")
-    marriage_wed(campaign=eu, marriage=match)
+        marriage_terms_set(campaign=eu, marriage=match, dowry="50 ducats", alliance_title="Duke of Anjou", by=SYSTEM_ACTOR)
+    marriage_terms_set(campaign=eu, marriage=match, dowry="province: Anjou", alliance_title="Duke of Anjou", by=SYSTEM_ACTOR)
+    marriage_wed(campaign=eu, marriage=match, by=SYSTEM_ACTOR)
     match.refresh_from_db()
     assert match.wedding_year == 1492 and match.dowry == "province: Anjou"
 
@@ -166,7 +167,7 @@ def test_weddings_happen_in_the_diplomacy_phase_with_dowry_and_title(eu):
 @pytest.mark.django_db
 def test_royal_leaders_are_listed_in_order_of_succession(eu):
     at_step(eu, Step.ANNOUNCEMENTS)
-    announcements_make(campaign=eu)
+    announcements_make(campaign=eu, by=SYSTEM_ACTOR)
     line = ChronicleEntry.objects.get(campaign=eu, kind="leaders", data__crown="France").text
     kids = Character.objects.filter(campaign=eu, controlled_by__crown="France", birth_year__in=[1472, 1477])
     assert line.startswith("Royal leaders of France: 1. ")
@@ -216,7 +217,7 @@ def test_survival_table_frequencies_match_the_exact_odds(column):
 def test_the_survival_service_matches_the_exact_odds(eu, column):
     """A fixed-seed run of the service over a crowd of one effective age per column: deaths, ill health
     and good health within 3 standard deviations of the exact 2d10 odds."""
-    births_finish(campaign=eu)
+    births_finish(campaign=eu, by=SYSTEM_ACTOR)
     house = Dynasty.objects.get(campaign=eu, crown="Spain")
     Character.objects.filter(campaign=eu).update(status=Status.RETIRED)
     crowd = Character.objects.bulk_create(
@@ -233,7 +234,7 @@ def test_the_survival_service_matches_the_exact_odds(eu, column):
             for i in range(600)
         ]
     )
-    survival_roll(campaign=eu, source=RandomSource(column))
+    survival_roll(campaign=eu, source=RandomSource(column), by=SYSTEM_ACTOR)
     chances = bl.survival_chances(bl.DEFAULT_TABLES[bl.SURVIVAL], column)
     ids = [c.pk for c in crowd]
     n = len(ids)
@@ -285,9 +286,11 @@ def test_the_standard_dowry_is_paid_at_the_wedding(eu):
     france, england = Dynasty.objects.get(campaign=eu, crown="France"), Dynasty.objects.get(campaign=eu, crown="England")
     prince = person(eu, france, "Charles", "M", 1472, father=Reign.objects.get(campaign=eu, crown="France").holder)
     princess = person(eu, england, "Mary", "F", 1476, father=Reign.objects.get(campaign=eu, crown="England").holder)
-    match = marriage_arrange(campaign=eu, husband=prince, wife=princess, dowry="100 ducats", alliance_title="Duke of Kent")
+    match = marriage_arrange(
+        campaign=eu, husband=prince, wife=princess, dowry="100 ducats", alliance_title="Duke of Kent", by=SYSTEM_ACTOR
+    )
     at_step(eu, Step.INTERPHASE)
-    marriage_wed(campaign=eu, marriage=match)
+    marriage_wed(campaign=eu, marriage=match, by=SYSTEM_ACTOR)
     assert (treasury.balance(eu, england), treasury.balance(eu, france)) == (-100, 100)
     assert treasury.currency(eu) == "ducats"
 
@@ -298,8 +301,8 @@ def test_a_death_decided_at_the_table_is_recorded_and_the_crown_passes(eu):
 
     king = Reign.objects.get(campaign=eu, crown="France").holder
     with pytest.raises(RuleError, match="Survival rolls for plague are Blood Royale's"):
-        survival_event(campaign=eu, reason="plague", characters=[king.pk])
-    survival_event(campaign=eu, reason="killed", characters=[king.pk], note="at Pavia")
+        survival_event(campaign=eu, reason="plague", characters=[king.pk], by=SYSTEM_ACTOR)
+    survival_event(campaign=eu, reason="killed", characters=[king.pk], note="at Pavia", by=SYSTEM_ACTOR)
     king.refresh_from_db()
     assert king.status == Status.DEAD and king.death_cause == "killed (at Pavia)"
     assert Reign.objects.get(campaign=eu, crown="France", end_year__isnull=True).holder != king

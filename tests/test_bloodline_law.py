@@ -8,6 +8,7 @@ from django.db import transaction
 
 from api.views.sequence.common import crown_player
 from campaign.models import ChronicleEntry, Roll, Step
+from campaign.permissions import SYSTEM_ACTOR
 from campaign.steps import Chronicle, load_tables, lock_campaign
 from dynasties.models import Character, Crown, CrownEvent, Dynasty, Marriage, PassedOver, Reign, Status
 from dynasties.services import (
@@ -44,16 +45,16 @@ def survival(campaign, *dying: int, source=None, **kw) -> None:
     14 (nothing at any age) for the rest; Survival finished."""
     campaign.refresh_from_db()
     if campaign.step == Step.BIRTHS:
-        births_finish(campaign=campaign)
+        births_finish(campaign=campaign, by=SYSTEM_ACTOR)
     due = [d.character.pk for d in survival_due(campaign, World(campaign), load_tables(campaign))]
-    survival_roll(campaign=campaign, faces={pk: [1, 1] if pk in dying else [7, 7] for pk in due})
-    survival_finish(campaign=campaign, source=source or RandomSource(1), **kw)
+    survival_roll(campaign=campaign, faces={pk: [1, 1] if pk in dying else [7, 7] for pk in due}, by=SYSTEM_ACTOR)
+    survival_finish(campaign=campaign, source=source or RandomSource(1), **{"by": SYSTEM_ACTOR, **kw})
 
 
 def to_next_turn(campaign, year: int) -> None:
-    marriages_finish(campaign=campaign)
-    announcements_make(campaign=campaign)
-    turn_advance(campaign=campaign, to_year=year)
+    marriages_finish(campaign=campaign, by=SYSTEM_ACTOR)
+    announcements_make(campaign=campaign, by=SYSTEM_ACTOR)
+    turn_advance(campaign=campaign, to_year=year, by=SYSTEM_ACTOR)
 
 
 def join(campaign, queen_crown: str, king_crown: str) -> None:
@@ -205,7 +206,7 @@ def test_royal_leaders_are_only_the_present_dynastys_characters(eu):
     wed(eu, groom, daughter, 1488)
     Character.objects.filter(pk=daughter.pk).update(controlled_by=england)  # she joined her husband's house
     at_step(eu, Step.ANNOUNCEMENTS)
-    announcements_make(campaign=eu)
+    announcements_make(campaign=eu, by=SYSTEM_ACTOR)
     line = ChronicleEntry.objects.get(campaign=eu, kind="leaders", data__crown="France").text
     assert line.startswith(f"Royal leaders of France: 1. {son.display_name}")
     assert "Yolande" not in line

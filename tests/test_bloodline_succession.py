@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from campaign.models import ChronicleEntry, Roll, Step
+from campaign.permissions import SYSTEM_ACTOR
 from campaign.steps import load_tables
 from dynasties.models import (
     Character,
@@ -44,8 +45,8 @@ def bloodline(campaign, **options):
 
 def kill(campaign, *dying, source=None, **kw):
     due = [d.character.pk for d in survival_due(campaign, World(campaign), load_tables(campaign))]
-    survival_roll(campaign=campaign, faces={pk: [1, 1] if pk in dying else [6, 6] for pk in due})
-    survival_finish(campaign=campaign, source=source or RandomSource(1), **kw)
+    survival_roll(campaign=campaign, faces={pk: [1, 1] if pk in dying else [6, 6] for pk in due}, by=SYSTEM_ACTOR)
+    survival_finish(campaign=campaign, source=source or RandomSource(1), **{"by": SYSTEM_ACTOR, **kw})
 
 
 def england(campaign):
@@ -108,7 +109,9 @@ def test_a_prisoner_heir_costs_one_revolt_and_the_next_heir_rules_in_the_interim
     king = Reign.objects.get(campaign=campaign, crown="England").holder
     captive = person(campaign, house, "Captive", "M", 1278, father=king)
     second = person(campaign, house, "Second", "M", 1279, father=king)
-    character_capture(campaign=campaign, character=captive, captor=Dynasty.objects.get(campaign=campaign, crown="Spain"))
+    character_capture(
+        campaign=campaign, character=captive, captor=Dynasty.objects.get(campaign=campaign, crown="Spain"), by=SYSTEM_ACTOR
+    )
     kill(campaign, king.pk, pass_over={"England": [captive.pk]})
     reign = Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True)
     assert reign.holder == second and reign.interim_for == captive
@@ -174,13 +177,13 @@ def test_turkish_options(campaign):
 
 @pytest.mark.django_db
 def test_stability_changes_at_the_table_keep_a_history(campaign):
-    c = crown_stability_change(campaign=campaign, crown="France", delta=-2, reason="bankruptcy")
-    c2 = crown_stability_change(campaign=campaign, crown="France", delta=1, reason="peace")
+    c = crown_stability_change(campaign=campaign, crown="France", delta=-2, reason="bankruptcy", by=SYSTEM_ACTOR)
+    c2 = crown_stability_change(campaign=campaign, crown="France", delta=1, reason="peace", by=SYSTEM_ACTOR)
     assert (c.stability_after, c2.stability_after) == (-2, -1)
     with pytest.raises(RuleError, match="Say why"):
-        crown_stability_change(campaign=campaign, crown="France", delta=1, reason=" ")
+        crown_stability_change(campaign=campaign, crown="France", delta=1, reason=" ", by=SYSTEM_ACTOR)
     with pytest.raises(NotFound, match="no crown called 'Narnia'"):
-        crown_stability_change(campaign=campaign, crown="Narnia", delta=1, reason="x")
+        crown_stability_change(campaign=campaign, crown="Narnia", delta=1, reason="x", by=SYSTEM_ACTOR)
     assert Crown.objects.get(campaign=campaign, name="France").stability == -1
 
 
@@ -196,12 +199,16 @@ def test_a_released_heir_claims_the_throne(campaign, recognize):
     king = Reign.objects.get(campaign=campaign, crown="England").holder
     captive = person(campaign, house, "Captive", "M", 1278, father=king)
     second = person(campaign, house, "Second", "M", 1279, father=king)
-    character_capture(campaign=campaign, character=captive, captor=Dynasty.objects.get(campaign=campaign, crown="Spain"))
+    character_capture(
+        campaign=campaign, character=captive, captor=Dynasty.objects.get(campaign=campaign, crown="Spain"), by=SYSTEM_ACTOR
+    )
     kill(campaign, king.pk, pass_over={"England": [captive.pk]})
     with pytest.raises(RuleError, match="still a prisoner"):
-        interim_claim_resolve(campaign=campaign, crown="England", recognize=True)
-    character_release(campaign=campaign, character=captive)
-    reign = interim_claim_resolve(campaign=campaign, crown="England", recognize=recognize, source=RandomSource(2))
+        interim_claim_resolve(campaign=campaign, crown="England", recognize=True, by=SYSTEM_ACTOR)
+    character_release(campaign=campaign, character=captive, by=SYSTEM_ACTOR)
+    reign = interim_claim_resolve(
+        campaign=campaign, crown="England", recognize=recognize, source=RandomSource(2), by=SYSTEM_ACTOR
+    )
     record = Crown.objects.get(name="England")
     if recognize:
         assert reign.holder == captive
@@ -238,10 +245,10 @@ def test_a_married_away_heir_passed_over_freezes_her_line(campaign):
     Modifier.objects.filter(pk=malus.pk).update(reason="Maud, passed over")  # the rule reads the field, not the text
     at_step(campaign, Step.BIRTHS, year=1305)
     with pytest.raises(IneligibleCouple, match="no more children"):
-        births_attempt(campaign=campaign, marriage=match, faces=[6, 6])
+        births_attempt(campaign=campaign, marriage=match, faces=[6, 6], by=SYSTEM_ACTOR)
     suitor = person(campaign, Dynasty.objects.get(campaign=campaign, crown="Spain"), "Juan", "M", 1290)
     with pytest.raises(IllegalMarriage, match="make no new marriages"):
-        marriage_arrange(campaign=campaign, husband=suitor, wife=granddaughter)
+        marriage_arrange(campaign=campaign, husband=suitor, wife=granddaughter, by=SYSTEM_ACTOR)
 
 
 @pytest.mark.django_db
@@ -338,8 +345,8 @@ def test_a_widowed_king_born_in_another_house_is_not_returned_while_he_reigns(ca
     Character.objects.filter(pk=king.pk).update(birth_dynasty=england(campaign))
     wife = Character.objects.get(pk=king.marriages_as_husband.get(ended_year__isnull=True).wife_id)
     kill(campaign, wife.pk)
-    marriages_finish(campaign=campaign)
-    announcements_make(campaign=campaign)
+    marriages_finish(campaign=campaign, by=SYSTEM_ACTOR)
+    announcements_make(campaign=campaign, by=SYSTEM_ACTOR)
     king.refresh_from_db()
     assert king.controlled_by == france
 

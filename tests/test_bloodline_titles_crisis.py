@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from campaign.models import ChronicleEntry, Step
+from campaign.permissions import SYSTEM_ACTOR
 from dynasties.models import Character, Crown, CrownEvent, Dynasty, Reign, Status, Title
 from dynasties.services import campaign_create, survival_finish, survival_roll
 from dynasties.services.bloodline_titles import (
@@ -39,8 +40,8 @@ def deaths(c, *dying):
     faces = {p.pk: [7, 7] for p in World(c).in_play()}
     for d in dying:
         faces[d.pk] = [1, 1]
-    survival_roll(campaign=c, faces=faces)
-    survival_finish(campaign=c, source=RandomSource(3))
+    survival_roll(campaign=c, faces=faces, by=SYSTEM_ACTOR)
+    survival_finish(campaign=c, source=RandomSource(3), by=SYSTEM_ACTOR)
 
 
 def titled_son(eu):
@@ -50,7 +51,12 @@ def titled_son(eu):
     elder = person(c, france, "Philip", "M", 1488, father=duke)
     younger = person(c, france, "John", "M", 1490, father=duke)
     title = bloodline_title_grant(
-        campaign=c, giver=france, character=duke, name="Duke of Burgundy", provinces=land(("Burgundy", 5), ("Nevers", 2))
+        campaign=c,
+        giver=france,
+        character=duke,
+        name="Duke of Burgundy",
+        provinces=land(("Burgundy", 5), ("Nevers", 2)),
+        by=SYSTEM_ACTOR,
     )
     return title, duke, elder, younger
 
@@ -63,20 +69,22 @@ def test_the_giving_player_takes_a_title_back_at_the_holders_death(eu):
     c, france, _king = eu
     title, duke, elder, younger = titled_son(eu)
     with pytest.raises(RuleError, match="did not die this turn"):
-        title_reclaim(campaign=c, title=title)  # a living holder keeps it
+        title_reclaim(campaign=c, title=title, by=SYSTEM_ACTOR)  # a living holder keeps it
     deaths(c, duke)
     title.refresh_from_db()
     assert title.holder == elder  # nobody decided: the first descendant has it, as before
-    title_reclaim(campaign=c, title=title)
+    title_reclaim(campaign=c, title=title, by=SYSTEM_ACTOR)
     title.refresh_from_db()
     assert title.holder is None
     assert list(title.holdings.order_by("pk").values_list("holder_id", "end_year")) == [(duke.pk, 1492), (elder.pk, 1492)]
     assert "takes back Duke of Burgundy" in ChronicleEntry.objects.filter(campaign=c, kind="title").last().text
     # the lands are free to be given again, Burgundy first too (before: refused by the database, as the
     # lapsed title's record still named Burgundy)
-    bloodline_title_grant(campaign=c, giver=france, character=elder, name="Count of Nevers", provinces=land(("Nevers", 2)))
+    bloodline_title_grant(
+        campaign=c, giver=france, character=elder, name="Count of Nevers", provinces=land(("Nevers", 2)), by=SYSTEM_ACTOR
+    )
     again = bloodline_title_grant(
-        campaign=c, giver=france, character=younger, name="Duke of Burgundy", provinces=land(("Burgundy", 5))
+        campaign=c, giver=france, character=younger, name="Duke of Burgundy", provinces=land(("Burgundy", 5)), by=SYSTEM_ACTOR
     )
     assert again.pk == title.pk and again.holder == younger
     assert [(p["name"], p["value"]) for p in again.provinces] == [("Burgundy", 5)]
@@ -96,7 +104,7 @@ def test_a_title_is_not_taken_back_from_a_holder_another_player_controlled(eu):
     Character.objects.filter(pk=duke.pk).update(controlled_by=england)  # married away, say
     deaths(c, duke)
     with pytest.raises(RuleError, match="only if the Player controls that character"):
-        title_reclaim(campaign=c, title=title)
+        title_reclaim(campaign=c, title=title, by=SYSTEM_ACTOR)
 
 
 @pytest.mark.django_db
@@ -108,8 +116,8 @@ def test_the_controlling_player_chooses_which_descendant_inherits(eu):
     cousin = person(c, france, "Cousin", "M", 1475, father=king)
     deaths(c, duke)
     with pytest.raises(RuleError, match="not a living descendant"):
-        title_bequeath(campaign=c, title=title, heir=cousin)
-    holding = title_bequeath(campaign=c, title=title, heir=younger)
+        title_bequeath(campaign=c, title=title, heir=cousin, by=SYSTEM_ACTOR)
+    holding = title_bequeath(campaign=c, title=title, heir=younger, by=SYSTEM_ACTOR)
     title.refresh_from_db()
     assert title.holder == younger and holding.holder == younger and holding.end_year is None
     assert title.holdings.filter(holder=elder).count() == 0
@@ -121,12 +129,17 @@ def crisis(eu, *, extra_title: bool = False):
     england = Dynasty.objects.get(campaign=c, crown="England")
     lord = person(c, england, "Edmund", "M", 1470)
     title = bloodline_title_grant(
-        campaign=c, giver=france, character=lord, name="Duke of Burgundy", provinces=land(("Burgundy", 5), ("Nevers", 2))
+        campaign=c,
+        giver=france,
+        character=lord,
+        name="Duke of Burgundy",
+        provinces=land(("Burgundy", 5), ("Nevers", 2)),
+        by=SYSTEM_ACTOR,
     )
     other = None
     if extra_title:
         other = bloodline_title_grant(
-            campaign=c, giver=france, character=lord, name="Count of Maine", provinces=land(("Maine", 1))
+            campaign=c, giver=france, character=lord, name="Count of Maine", provinces=land(("Maine", 1)), by=SYSTEM_ACTOR
         )
     deaths(c, king)
     return c, france, england, title, other
@@ -160,8 +173,8 @@ def test_a_title_holder_claims_provinces_of_the_dead_lines_title(eu):
     c, _france, england, title, other = crisis(eu, extra_title=True)
     before = {n: stability_of(c, n) for n in ("France", "England")}
     with pytest.raises(RuleError, match="only the provinces of Duke of Burgundy"):
-        crisis_claim(campaign=c, title=title, provinces=["Paris"])
-    crisis_claim(campaign=c, title=title, provinces=["Burgundy", "Nevers"])
+        crisis_claim(campaign=c, title=title, provinces=["Paris"], by=SYSTEM_ACTOR)
+    crisis_claim(campaign=c, title=title, provinces=["Burgundy", "Nevers"], by=SYSTEM_ACTOR)
     assert stability_of(c, "England") == before["England"] - 1  # one level for the province after the first
     assert stability_of(c, "France") == before["France"] + 2  # one level for each province lost
     title.refresh_from_db()
@@ -173,7 +186,7 @@ def test_a_title_holder_claims_provinces_of_the_dead_lines_title(eu):
     king = Reign.objects.get(campaign=c, crown="France", end_year__isnull=True).holder
     assert cb == {"against": england.name, "title": "Duke of Burgundy", "until": f"the death of {king.display_name}"}
     with pytest.raises(RuleError):
-        crisis_claim(campaign=c, title=title, provinces=["Burgundy"])  # settled
+        crisis_claim(campaign=c, title=title, provinces=["Burgundy"], by=SYSTEM_ACTOR)  # settled
 
 
 @pytest.mark.django_db
@@ -184,7 +197,7 @@ def test_giving_up_the_claim_gains_both_sides_a_level_of_stability(eu):
     or loss and the title continues in force.'"""
     c, _france, _england, title, other = crisis(eu, extra_title=True)
     before = {n: stability_of(c, n) for n in ("France", "England")}
-    crisis_claim_waive(campaign=c, title=title)
+    crisis_claim_waive(campaign=c, title=title, by=SYSTEM_ACTOR)
     assert stability_of(c, "England") == before["England"] + 1
     assert stability_of(c, "France") == before["France"] + 1
     title.refresh_from_db()
@@ -203,10 +216,10 @@ def test_claims_are_made_at_the_time_of_the_crisis_only(eu):
     england = Dynasty.objects.get(campaign=c, crown="England")
     lord = person(c, england, "Edmund", "M", 1470)
     title = bloodline_title_grant(
-        campaign=c, giver=france, character=lord, name="Duke of Burgundy", provinces=land(("Burgundy", 5))
+        campaign=c, giver=france, character=lord, name="Duke of Burgundy", provinces=land(("Burgundy", 5)), by=SYSTEM_ACTOR
     )
     with pytest.raises(RuleError, match="not a title of a dynastic line that died out this turn"):
-        crisis_claim(campaign=c, title=title, provinces=["Burgundy"])
+        crisis_claim(campaign=c, title=title, provinces=["Burgundy"], by=SYSTEM_ACTOR)
     assert Title.objects.get(pk=title.pk).holder == lord
 
 

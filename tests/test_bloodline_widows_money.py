@@ -15,6 +15,7 @@ import pytest
 from django.db import transaction
 
 from campaign.models import ChronicleEntry, Posting, PostingKind, Step
+from campaign.permissions import SYSTEM_ACTOR
 from campaign.steps import Chronicle, load_tables, lock_campaign
 from dynasties.models import Character, Dynasty, Marriage, Reign, Status
 from dynasties.services import (
@@ -56,17 +57,17 @@ def survival(campaign, *dying: int) -> set[int]:
     14 (nothing at any age) for the rest. Returns who rolled."""
     campaign.refresh_from_db()
     if campaign.step == Step.BIRTHS:
-        births_finish(campaign=campaign)
+        births_finish(campaign=campaign, by=SYSTEM_ACTOR)
     due = [d.character.pk for d in survival_due(campaign, World(campaign), load_tables(campaign))]
-    survival_roll(campaign=campaign, faces={pk: [1, 1] if pk in dying else [7, 7] for pk in due})
-    survival_finish(campaign=campaign, source=RandomSource(1))
+    survival_roll(campaign=campaign, faces={pk: [1, 1] if pk in dying else [7, 7] for pk in due}, by=SYSTEM_ACTOR)
+    survival_finish(campaign=campaign, source=RandomSource(1), by=SYSTEM_ACTOR)
     return set(due)
 
 
 def to_next_turn(campaign, year: int) -> None:
-    marriages_finish(campaign=campaign)
-    announcements_make(campaign=campaign)
-    turn_advance(campaign=campaign, to_year=year)
+    marriages_finish(campaign=campaign, by=SYSTEM_ACTOR)
+    announcements_make(campaign=campaign, by=SYSTEM_ACTOR)
+    turn_advance(campaign=campaign, to_year=year, by=SYSTEM_ACTOR)
 
 
 def no_crowns_anywhere(campaign) -> None:
@@ -166,13 +167,15 @@ def test_a_match_with_a_reigning_king_pays_the_dowry_and_no_crowns(eu):
         Character.objects.filter(pk=first.wife_id).update(status=Status.DEAD, death_year=1490)
         Marriage.objects.filter(pk=first.pk).update(ended_year=1490, end_cause="death of the wife")
     princess = person(eu, england, "Mary", "F", 1474, father=monarch(eu, "England"), adm=5, dip=5, mil=5)
-    match = marriage_arrange(campaign=eu, husband=king, wife=princess, dowry="100 ducats", alliance_title="Duke of Kent")
+    match = marriage_arrange(
+        campaign=eu, husband=king, wife=princess, dowry="100 ducats", alliance_title="Duke of Kent", by=SYSTEM_ACTOR
+    )
     preview = wedding_money(eu, [match])[0]
     assert [(m.payer, m.payee, m.amount, m.kind) for m in preview] == [(england, spain, 100, PostingKind.DOWRY)]
     survival(eu)
-    marriages_finish(campaign=eu)
-    announcements_make(campaign=eu)
-    marriage_wed(campaign=eu, marriage=match)
+    marriages_finish(campaign=eu, by=SYSTEM_ACTOR)
+    announcements_make(campaign=eu, by=SYSTEM_ACTOR)
+    marriage_wed(campaign=eu, marriage=match, by=SYSTEM_ACTOR)
     postings = list(Posting.objects.filter(campaign=eu).values_list("kind", "payer_id", "payee_id", "amount"))
     assert postings == [(PostingKind.DOWRY, england.pk, spain.pk, 100)]
     assert (treasury.balance(eu, england), treasury.balance(eu, spain)) == (-100, 100)
@@ -204,7 +207,7 @@ def test_a_simulated_bloodline_campaign_retires_nobody_and_no_reign_outlives_its
     """No BloodLine character ever retires; a reign ends with its holder's death; no Treasury Crowns;
     no house with a living monarch on its throne 'dies out'."""
     campaign = campaign_create(name=f"Sim {seed}", ruleset="eu-bloodline", players=4, source=RandomSource(seed))
-    campaign = simulate(campaign, turns=25, source=RandomSource(seed))
+    campaign = simulate(campaign, turns=25, source=RandomSource(seed), by=SYSTEM_ACTOR)
     assert not Character.objects.filter(campaign=campaign, status=Status.RETIRED).exists()
     for reign in Reign.objects.filter(campaign=campaign).select_related("holder"):
         holder = reign.holder

@@ -25,6 +25,7 @@ from rest_framework.test import APIClient
 
 from campaign import treasury
 from campaign.models import ActionKey, Campaign, Checkpoint, Posting, Step
+from campaign.permissions import SYSTEM_ACTOR
 from campaign.steps import lock_campaign
 from campaign.undo import new_action_key, step_action
 from dynasties.models import Dynasty
@@ -130,7 +131,7 @@ def test_twenty_concurrent_postings_leave_the_books_exact(campaign):
 
     def transfer(payer: Dynasty | None, payee: Dynasty, amount: int) -> Callable[[], Posting]:
         return lambda: treasury.treasury_transfer(
-            campaign=campaign.pk, payer=payer.pk if payer else None, payee=payee.pk, amount=amount, reason="race"
+            campaign=campaign.pk, payer=payer.pk if payer else None, payee=payee.pk, amount=amount, reason="race", by=SYSTEM_ACTOR
         )
 
     with _no_leftover_connections():
@@ -168,7 +169,11 @@ def test_concurrent_spending_stops_exactly_at_zero(campaign):
         treasury.post(campaign, payer=None, payee=england, amount=50, kind="tax", reason="opening taxes")
 
     jobs = [
-        (lambda: treasury.treasury_transfer(campaign=campaign.pk, payer=england.pk, payee=france.pk, amount=10, reason="gift"))
+        (
+            lambda: treasury.treasury_transfer(
+                campaign=campaign.pk, payer=england.pk, payee=france.pk, amount=10, reason="gift", by=SYSTEM_ACTOR
+            )
+        )
         for _ in range(WRITERS)
     ]
     with _no_leftover_connections():

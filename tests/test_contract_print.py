@@ -9,6 +9,7 @@ import subprocess
 import pytest
 from pypdf import PdfReader
 
+from campaign.permissions import SYSTEM_ACTOR
 from contracts.printing import contract_pdf
 from contracts.services import contract_draft
 from dynasties.models import Dynasty
@@ -31,6 +32,7 @@ def test_a_contract_prints_with_its_parties_clauses_and_signature_lines(campaign
             },
         ],
         text="Sealed at Calais.",
+        by=SYSTEM_ACTOR,
     )
     pdf = contract_pdf(contract)
     assert pdf.startswith(b"%PDF")
@@ -70,6 +72,7 @@ def test_the_admin_prints_a_contract(campaign, admin_client):
         title="A Truce",
         parties=[england.pk, france.pk],
         clauses=[{"kind": "non_aggression", "params": {}, "text": ""}],
+        by=SYSTEM_ACTOR,
     )
     response = admin_client.post(
         reverse("admin:contracts_contract_changelist"), {"action": "print_pdf", "_selected_action": [contract.pk]}

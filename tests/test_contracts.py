@@ -16,6 +16,7 @@ from django.urls import reverse
 
 from campaign import treasury
 from campaign.models import ChronicleEntry, Posting, PostingKind, Step
+from campaign.permissions import SYSTEM_ACTOR
 from campaign.steps import Chronicle, lock_campaign
 from contracts.models import (
     Breach,
@@ -84,7 +85,7 @@ def die(campaign, *people):
 def advance(campaign):
     """The turn advance, then the contracts hook (as turn_advance calls it)."""
     at_step(campaign, Step.INTERPHASE)
-    turn_advance(campaign=campaign)
+    turn_advance(campaign=campaign, by=SYSTEM_ACTOR)
     with transaction.atomic():
         campaign = lock_campaign(campaign)
         chronicle = Chronicle(campaign)
@@ -96,7 +97,7 @@ def advance(campaign):
 def wed(campaign, match):
     """The wedding service, then the contracts hook (as the wedding service calls it)."""
     at_step(campaign, Step.MARRIAGES, year=1310)
-    marriage_wed(campaign=campaign, marriage=match)
+    marriage_wed(campaign=campaign, marriage=match, by=SYSTEM_ACTOR)
     with transaction.atomic():
         campaign = lock_campaign(campaign)
         chronicle = Chronicle(campaign)
@@ -119,7 +120,7 @@ def marriage_contract(campaign, match, clauses=(), **kw):
         parties=[england.pk, germany.pk],
         marriage=match,
         clauses=list(clauses),
-        **kw,
+        **{"by": SYSTEM_ACTOR, **kw},
     )
 
 
@@ -130,7 +131,7 @@ def agreement(campaign, a="England", b="France", clauses=(), kind="agreement", *
         title=f"Pact of {a} and {b}",
         parties=[house(campaign, a), house(campaign, b).pk],
         clauses=list(clauses),
-        **kw,
+        **{"by": SYSTEM_ACTOR, **kw},
     )
 
 
@@ -200,11 +201,13 @@ def test_marriage_only_and_once_only_clauses():
 def test_draft_needs_two_houses_of_the_campaign(campaign):
     england = house(campaign, "England")
     with pytest.raises(RuleError, match="binds two houses or more"):
-        contract_draft(campaign=campaign, kind="agreement", title="Alone", parties=[england.pk, england.pk])
+        contract_draft(campaign=campaign, kind="agreement", title="Alone", parties=[england.pk, england.pk], by=SYSTEM_ACTOR)
     with pytest.raises(NotFound, match="no dynasty #999"):
-        contract_draft(campaign=campaign, kind="agreement", title="Ghost", parties=[england.pk, 999])
+        contract_draft(campaign=campaign, kind="agreement", title="Ghost", parties=[england.pk, 999], by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="Unknown kind of contract 'alliance'"):
-        contract_draft(campaign=campaign, kind="alliance", title="X", parties=[england.pk, house(campaign, "France").pk])
+        contract_draft(
+            campaign=campaign, kind="alliance", title="X", parties=[england.pk, house(campaign, "France").pk], by=SYSTEM_ACTOR
+        )
     with pytest.raises(RuleError, match=r"Clause 1 \(one-off payment\): the payer \(dynasty #"):
         agreement(
             campaign,
@@ -225,6 +228,7 @@ def test_a_marriage_contract_seals_a_match_between_the_spouses_houses(campaign):
             title="Wrong",
             marriage=match,
             parties=[house(campaign, "England"), house(campaign, "France")],
+            by=SYSTEM_ACTOR,
         )
     with pytest.raises(RuleError, match="lasts while the marriage lasts"):
         marriage_contract(campaign, match, term_years=10)
@@ -268,7 +272,7 @@ def test_signed_before_the_wedding_it_waits_then_comes_into_force_at_the_wedding
             {"kind": "children_raised_by", "params": {"dynasty": germany.pk}},
         ],
     )
-    contract_sign(campaign=campaign, contract=contract)
+    contract_sign(campaign=campaign, contract=contract, by=SYSTEM_ACTOR)
     contract.refresh_from_db()
     match.refresh_from_db()
     assert contract.state == ContractState.SIGNED and contract.signed_year == 1300 and contract.in_force_year is None
@@ -277,9 +281,9 @@ def test_signed_before_the_wedding_it_waits_then_comes_into_force_at_the_wedding
     assert not Renunciation.objects.exists()
     assert "binds from the wedding" in entries(campaign, "contract_signed")[0]
     with pytest.raises(RuleError, match="already signed"):
-        contract_sign(campaign=campaign, contract=contract)
+        contract_sign(campaign=campaign, contract=contract, by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match=r"not in force: nothing in it can be broken \(a marriage contract binds only from"):
-        breach_record(campaign=campaign, contract=contract, by_dynasty=germany, text="no dowry")
+        breach_record(campaign=campaign, contract=contract, by_dynasty=germany, text="no dowry", by=SYSTEM_ACTOR)
 
     wed(campaign, match)
     contract.refresh_from_db()
@@ -303,7 +307,7 @@ def test_signed_before_the_wedding_it_waits_then_comes_into_force_at_the_wedding
 def test_husband_joins_wife_is_written_on_the_match_before_the_wedding(campaign):
     match = betroth(campaign)
     contract = marriage_contract(campaign, match, [{"kind": "husband_joins_wife"}])
-    contract_sign(campaign=campaign, contract=contract)
+    contract_sign(campaign=campaign, contract=contract, by=SYSTEM_ACTOR)
     match.refresh_from_db()
     assert match.husband_joins_wife
     wed(campaign, match)
@@ -325,11 +329,11 @@ def test_signed_after_the_wedding_in_force_at_once_and_one_contract_per_match(ca
     wed(campaign, match)
     first = marriage_contract(campaign, match)
     second = marriage_contract(campaign, match)
-    contract_sign(campaign=campaign, contract=first)
+    contract_sign(campaign=campaign, contract=first, by=SYSTEM_ACTOR)
     first.refresh_from_db()
     assert first.state == ContractState.IN_FORCE and first.in_force_year == 1310
     with pytest.raises(RuleError, match="already sealed by the contract"):
-        contract_sign(campaign=campaign, contract=second)
+        contract_sign(campaign=campaign, contract=second, by=SYSTEM_ACTOR)
 
 
 @pytest.mark.django_db
@@ -337,7 +341,7 @@ def test_unpaid_at_the_wedding_is_recorded_not_skipped(campaign):
     england, germany = house(campaign, "England"), house(campaign, "Germany")
     match = betroth(campaign)
     contract = marriage_contract(campaign, match, [pay(germany, england, 80)])
-    contract_sign(campaign=campaign, contract=contract)
+    contract_sign(campaign=campaign, contract=contract, by=SYSTEM_ACTOR)
     wed(campaign, match)
     [due] = unpaid_payments(campaign, england)
     assert (due.payer, due.payee, due.amount, due.status, due.posting) == (germany, england, 80, PaymentStatus.UNPAID, None)
@@ -347,14 +351,14 @@ def test_unpaid_at_the_wedding_is_recorded_not_skipped(campaign):
     assert line.text.startswith("UNPAID: the house of Hapsburg owes the house of Plantagenet 80 Crowns")
     assert line.data["parties"] == sorted([england.pk, germany.pk]) and line.data["payment"] == due.pk
     with pytest.raises(treasury.InsufficientFunds, match="holds 0 Crowns and cannot pay 80"):
-        payment_settle(campaign=campaign, payment=due)
+        payment_settle(campaign=campaign, payment=due, by=SYSTEM_ACTOR)
     fund(campaign, germany, 100)
-    payment_settle(campaign=campaign, payment=due)
+    payment_settle(campaign=campaign, payment=due, by=SYSTEM_ACTOR)
     due.refresh_from_db()
     assert due.status == PaymentStatus.PAID and due.settled_year == 1310 and due.posting.amount == 80
     assert treasury.balance(campaign, england) == 80
     with pytest.raises(RuleError, match="already paid"):
-        payment_settle(campaign=campaign, payment=due)
+        payment_settle(campaign=campaign, payment=due, by=SYSTEM_ACTOR)
 
 
 # ends by death ---------------------------------------------------------------------------------
@@ -367,7 +371,7 @@ def test_a_marriage_contract_ends_when_a_spouse_dies_with_the_reason_in_the_chro
     contract = marriage_contract(
         campaign, match, [{"kind": "renunciation", "params": {"character": mary.pk, "crown": "Germany"}}]
     )
-    contract_sign(campaign=campaign, contract=contract)
+    contract_sign(campaign=campaign, contract=contract, by=SYSTEM_ACTOR)
     wed(campaign, match)
     die(campaign, match.husband)
     contract.refresh_from_db()
@@ -386,7 +390,7 @@ def test_a_betrothal_contract_dies_without_penalty_if_a_betrothed_dies(campaign)
     fund(campaign, germany, 500)
     match = betroth(campaign)
     contract = marriage_contract(campaign, match, [pay(germany, england, 50)])
-    contract_sign(campaign=campaign, contract=contract)
+    contract_sign(campaign=campaign, contract=contract, by=SYSTEM_ACTOR)
     die(campaign, match.wife)
     contract.refresh_from_db()
     assert contract.state == ContractState.ENDED and contract.end_kind == EndKind.BETROTHAL_VOID
@@ -398,8 +402,8 @@ def test_a_betrothal_contract_dies_without_penalty_if_a_betrothed_dies(campaign)
 def test_a_broken_off_betrothal_ends_its_contract(campaign):
     match = betroth(campaign)
     contract = marriage_contract(campaign, match)
-    contract_sign(campaign=campaign, contract=contract)
-    marriage_cancel(campaign=campaign, marriage=match, reason="the houses fell out")
+    contract_sign(campaign=campaign, contract=contract, by=SYSTEM_ACTOR)
+    marriage_cancel(campaign=campaign, marriage=match, reason="the houses fell out", by=SYSTEM_ACTOR)
     with transaction.atomic():
         chronicle = Chronicle(lock_campaign(campaign))
         contracts_on_marriage_end(campaign, match, chronicle)
@@ -411,9 +415,9 @@ def test_a_broken_off_betrothal_ends_its_contract(campaign):
 @pytest.mark.django_db
 def test_a_binding_agreement_is_freed_when_a_leader_dies_heirless(campaign):
     pact = agreement(campaign)
-    contract_sign(campaign=campaign, contract=pact)
+    contract_sign(campaign=campaign, contract=pact, by=SYSTEM_ACTOR)
     spare = agreement(campaign, "Italy", "Spain")
-    contract_sign(campaign=campaign, contract=spare)
+    contract_sign(campaign=campaign, contract=spare, by=SYSTEM_ACTOR)
     edward, jean = who(campaign, "Edward", "Plantagenet"), who(campaign, "Jean", "Anjou")
     die(campaign, edward)  # his son John is his heir: the agreement holds
     pact.refresh_from_db()
@@ -431,35 +435,37 @@ def test_a_binding_agreement_is_freed_when_a_leader_dies_heirless(campaign):
 @pytest.mark.django_db
 def test_mutual_consent_ends_an_agreement_but_never_a_marriage_contract_in_force(campaign):
     pact = agreement(campaign)
-    contract_sign(campaign=campaign, contract=pact)
-    contract_end_by_consent(campaign=campaign, contract=pact, reason="peace")
+    contract_sign(campaign=campaign, contract=pact, by=SYSTEM_ACTOR)
+    contract_end_by_consent(campaign=campaign, contract=pact, reason="peace", by=SYSTEM_ACTOR)
     pact.refresh_from_db()
     assert pact.end_kind == EndKind.CONSENT and pact.end_reason == "cancelled by mutual consent of the parties: peace"
     with pytest.raises(RuleError, match="already ended in 1300"):
-        contract_end_by_consent(campaign=campaign, contract=pact)
+        contract_end_by_consent(campaign=campaign, contract=pact, by=SYSTEM_ACTOR)
     match = betroth(campaign)
     wed(campaign, match)
     contract = marriage_contract(campaign, match)
-    contract_sign(campaign=campaign, contract=contract)
+    contract_sign(campaign=campaign, contract=contract, by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match=r"cannot be broken: a marriage contract lasts while both spouses live \(A6\)"):
-        contract_end_by_consent(campaign=campaign, contract=contract)
+        contract_end_by_consent(campaign=campaign, contract=contract, by=SYSTEM_ACTOR)
 
 
 @pytest.mark.django_db
 def test_an_escape_clause_ends_a_contract(campaign):
     pact = agreement(campaign, clauses=[{"kind": "escape", "params": {"condition": "France attacks Flanders"}}])
     with pytest.raises(RuleError, match="draft: there is nothing to escape"):
-        contract_escape(campaign=campaign, contract=pact, by_dynasty=house(campaign, "England"), reason="x")
-    contract_sign(campaign=campaign, contract=pact)
+        contract_escape(campaign=campaign, contract=pact, by_dynasty=house(campaign, "England"), reason="x", by=SYSTEM_ACTOR)
+    contract_sign(campaign=campaign, contract=pact, by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match=r"Say how the escape condition is met \(France attacks Flanders\)"):
-        contract_escape(campaign=campaign, contract=pact, by_dynasty=house(campaign, "England"), reason=" ")
-    contract_escape(campaign=campaign, contract=pact, by_dynasty=house(campaign, "England"), reason="Bruges besieged")
+        contract_escape(campaign=campaign, contract=pact, by_dynasty=house(campaign, "England"), reason=" ", by=SYSTEM_ACTOR)
+    contract_escape(
+        campaign=campaign, contract=pact, by_dynasty=house(campaign, "England"), reason="Bruges besieged", by=SYSTEM_ACTOR
+    )
     pact.refresh_from_db()
     assert pact.end_kind == EndKind.ESCAPE and "Bruges besieged" in pact.end_reason
     plain = agreement(campaign, "Italy", "Spain")
-    contract_sign(campaign=campaign, contract=plain)
+    contract_sign(campaign=campaign, contract=plain, by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="has no escape clause"):
-        contract_escape(campaign=campaign, contract=plain, by_dynasty=house(campaign, "Italy"), reason="x")
+        contract_escape(campaign=campaign, contract=plain, by_dynasty=house(campaign, "Italy"), reason="x", by=SYSTEM_ACTOR)
 
 
 # turns: terms, start years, recurring payments --------------------------------------------------
@@ -468,7 +474,7 @@ def test_an_escape_clause_ends_a_contract(campaign):
 @pytest.mark.django_db
 def test_a_fixed_term_expires_at_the_turn_advance(campaign):
     treaty = agreement(campaign, kind="treaty", term_years=10)
-    contract_sign(campaign=campaign, contract=treaty)
+    contract_sign(campaign=campaign, contract=treaty, by=SYSTEM_ACTOR)
     campaign = advance(campaign)  # 1305
     treaty.refresh_from_db()
     assert treaty.state == ContractState.IN_FORCE
@@ -485,7 +491,7 @@ def test_a_later_start_year_waits_for_its_turn(campaign):
     england, france = house(campaign, "England"), house(campaign, "France")
     fund(campaign, england, 100)
     pact = agreement(campaign, start_year=1305, clauses=[pay(england, france, 30)])
-    contract_sign(campaign=campaign, contract=pact)
+    contract_sign(campaign=campaign, contract=pact, by=SYSTEM_ACTOR)
     pact.refresh_from_db()
     assert pact.state == ContractState.SIGNED and "comes into force in 1305" in entries(campaign, "contract_signed")[0]
     advance(campaign)
@@ -502,7 +508,7 @@ def test_recurring_payments_are_posted_each_turn_and_marked_unpaid_when_the_paye
         campaign,
         clauses=[{"kind": "recurring_payment", "params": pay(england, france, 20)["params"] | {"from_year": 1300, "turns": 3}}],
     )
-    contract_sign(campaign=campaign, contract=pact)  # 1300: the first instalment
+    contract_sign(campaign=campaign, contract=pact, by=SYSTEM_ACTOR)  # 1300: the first instalment
     campaign = advance(campaign)  # 1305: the second
     assert treasury.balance(campaign, france) == 40
     campaign = advance(campaign)  # 1310: England holds 5, the third is unpaid
@@ -531,7 +537,7 @@ def test_an_open_ended_payment_from_a_later_year_and_the_overdraft(campaign):
         campaign,
         clauses=[{"kind": "recurring_payment", "params": pay(england, france, 10)["params"] | {"from_year": 1305}}],
     )
-    contract_sign(campaign=campaign, contract=pact)
+    contract_sign(campaign=campaign, contract=pact, by=SYSTEM_ACTOR)
     assert not ContractPayment.objects.exists()
     for _ in range(3):
         campaign = advance(campaign)
@@ -551,17 +557,24 @@ def bloodline(campaign):
 @pytest.mark.django_db
 def test_breach_record_checks_the_parties(campaign):
     pact = agreement(campaign)
-    contract_sign(campaign=campaign, contract=pact)
+    contract_sign(campaign=campaign, contract=pact, by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="The house of de Silva is not a party"):
-        breach_record(campaign=campaign, contract=pact, by_dynasty=house(campaign, "Spain"), text="x")
+        breach_record(campaign=campaign, contract=pact, by_dynasty=house(campaign, "Spain"), text="x", by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="Say what was broken"):
-        breach_record(campaign=campaign, contract=pact, by_dynasty=house(campaign, "France"), text=" ")
+        breach_record(campaign=campaign, contract=pact, by_dynasty=house(campaign, "France"), text=" ", by=SYSTEM_ACTOR)
     other = agreement(campaign, "Italy", "Spain", clauses=[{"kind": "non_aggression"}])
     with pytest.raises(NotFound, match="is not a term of 'Pact of England and France'"):
         breach_record(
-            campaign=campaign, contract=pact, by_dynasty=house(campaign, "France"), text="x", clause=other.clauses.get()
+            campaign=campaign,
+            contract=pact,
+            by_dynasty=house(campaign, "France"),
+            text="x",
+            clause=other.clauses.get(),
+            by=SYSTEM_ACTOR,
         )
-    breach = breach_record(campaign=campaign, contract=pact, by_dynasty=house(campaign, "France"), text="raided Kent")
+    breach = breach_record(
+        campaign=campaign, contract=pact, by_dynasty=house(campaign, "France"), text="raided Kent", by=SYSTEM_ACTOR
+    )
     assert breach.raised_by == house(campaign, "England")
     assert entries(campaign, "contract_breach") == [
         "The house of Plantagenet accuses the house of Anjou of breaking 'Pact of England and France': raided Kent."
@@ -583,13 +596,15 @@ def test_bloodline_disputes_are_ruled_term_by_term_by_a_majority_of_the_other_pl
             {"kind": "damages", "params": {"amount": 60}},
         ],
     )
-    contract_sign(campaign=campaign, contract=pact)
+    contract_sign(campaign=campaign, contract=pact, by=SYSTEM_ACTOR)
     peace, pay, damages = pact.clauses.order_by("position")
-    breach = breach_record(campaign=campaign, contract=pact, by_dynasty=france, clause=peace, text="invaded Gascony")
+    breach = breach_record(
+        campaign=campaign, contract=pact, by_dynasty=france, clause=peace, text="invaded Gascony", by=SYSTEM_ACTOR
+    )
     with pytest.raises(RuleError, match="The house of Anjou is a party to the dispute: disputes are ruled by a majority"):
-        dispute_majority(campaign=campaign, breach=breach, votes={france.pk: {peace.pk: False}})
+        dispute_majority(campaign=campaign, breach=breach, votes={france.pk: {peace.pk: False}}, by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="is not a term of"):
-        dispute_majority(campaign=campaign, breach=breach, votes={germany.pk: {99999: True}})
+        dispute_majority(campaign=campaign, breach=breach, votes={germany.pk: {99999: True}}, by=SYSTEM_ACTOR)
     dispute = dispute_majority(
         campaign=campaign,
         breach=breach,
@@ -598,6 +613,7 @@ def test_bloodline_disputes_are_ruled_term_by_term_by_a_majority_of_the_other_pl
             str(italy.pk): {str(peace.pk): True, str(damages.pk): True, str(pay.pk): False},
             spain.pk: {peace.pk: False},  # silent on the damages and the payment
         },
+        by=SYSTEM_ACTOR,
     )
     terms = {t.clause_id: (t.upheld_by, t.rejected_by, t.upheld) for t in dispute.terms.all()}
     assert terms == {peace.pk: (2, 1, True), damages.pk: (2, 0, True), pay.pk: (1, 1, False)}
@@ -613,16 +629,16 @@ def test_bloodline_disputes_are_ruled_term_by_term_by_a_majority_of_the_other_pl
     assert "ignored: clause 2 (one-off payment)" in breach.resolution
     assert "is ruled: of 3 other players" in entries(campaign, "dispute_ruling")[0]
     with pytest.raises(RuleError, match="This breach was settled in 1300"):
-        dispute_majority(campaign=campaign, breach=breach, votes={})
+        dispute_majority(campaign=campaign, breach=breach, votes={}, by=SYSTEM_ACTOR)
 
 
 @pytest.mark.django_db
 def test_the_majority_ruling_is_bloodlines(campaign):
     pact = agreement(campaign)
-    contract_sign(campaign=campaign, contract=pact)
-    breach = breach_record(campaign=campaign, contract=pact, by_dynasty=house(campaign, "France"), text="x")
+    contract_sign(campaign=campaign, contract=pact, by=SYSTEM_ACTOR)
+    breach = breach_record(campaign=campaign, contract=pact, by_dynasty=house(campaign, "France"), text="x", by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="BloodLine's way of settling disputes"):
-        dispute_majority(campaign=campaign, breach=breach, votes={})
+        dispute_majority(campaign=campaign, breach=breach, votes={}, by=SYSTEM_ACTOR)
 
 
 def test_majority_ruling_needs_more_than_half_of_the_other_players():
@@ -679,8 +695,10 @@ def test_parley_votes_are_cast_most_first_with_church_cards_and_only_christians(
 
 def broken_agreement(campaign):
     pact = agreement(campaign)
-    contract_sign(campaign=campaign, contract=pact)
-    return breach_record(campaign=campaign, contract=pact, by_dynasty=house(campaign, "France"), text="attacked Calais")
+    contract_sign(campaign=campaign, contract=pact, by=SYSTEM_ACTOR)
+    return breach_record(
+        campaign=campaign, contract=pact, by_dynasty=house(campaign, "France"), text="attacked Calais", by=SYSTEM_ACTOR
+    )
 
 
 @pytest.mark.django_db
@@ -696,6 +714,7 @@ def test_a_tie_on_a_broken_agreement_excommunicates_the_breaker(campaign):
             ballot(campaign, "Italy", 6, "against", christian=False),
             ballot(campaign, "Spain", 5, "abstain"),
         ],
+        by=SYSTEM_ACTOR,
     )
     assert (parley.votes_for, parley.votes_against, parley.carried, parley.tie) == (10, 5, True, False)
     order = [(v.dynasty.crown, v.votes, v.position) for v in ParleyVote.objects.filter(parley=parley).order_by("id")]
@@ -709,20 +728,23 @@ def test_a_tie_on_a_broken_agreement_excommunicates_the_breaker(campaign):
     assert "excommunicates the house of Anjou" in line and "votes cast Hapsburg 6 for, Anjou 5 against" in line
     assert "not voting: Visconti (the leader is not Christian (20.4))" in line
     with pytest.raises(RuleError, match="already held"):
-        parley_run(campaign=campaign, breach=breach, votes=[])
+        parley_run(campaign=campaign, breach=breach, votes=[], by=SYSTEM_ACTOR)
 
 
 @pytest.mark.django_db
 def test_a_tie_excommunicates_and_a_majority_against_spares_the_breaker(campaign):
     breach = broken_agreement(campaign)
     parley = parley_run(
-        campaign=campaign, breach=breach, votes=[ballot(campaign, "England", 5, "for"), ballot(campaign, "France", 5, "against")]
+        campaign=campaign,
+        breach=breach,
+        votes=[ballot(campaign, "England", 5, "for"), ballot(campaign, "France", 5, "against")],
+        by=SYSTEM_ACTOR,
     )
     assert parley.tie and parley.carried and parley.outcome == "excommunicated (5 to 5, a tie)"
     assert Excommunication.objects.filter(dynasty=house(campaign, "France"), ended_year__isnull=True).exists()
     pact = agreement(campaign, "Italy", "Spain")
-    contract_sign(campaign=campaign, contract=pact)
-    other = breach_record(campaign=campaign, contract=pact, by_dynasty=house(campaign, "Spain"), text="x")
+    contract_sign(campaign=campaign, contract=pact, by=SYSTEM_ACTOR)
+    other = breach_record(campaign=campaign, contract=pact, by_dynasty=house(campaign, "Spain"), text="x", by=SYSTEM_ACTOR)
     spared = parley_run(
         campaign=campaign,
         breach=other,
@@ -731,6 +753,7 @@ def test_a_tie_excommunicates_and_a_majority_against_spares_the_breaker(campaign
             ballot(campaign, "Spain", 3, "against"),
             ballot(campaign, "Germany", 3, "against"),
         ],
+        by=SYSTEM_ACTOR,
     )
     assert not spared.carried and spared.outcome == "not excommunicated (5 to 6)"
     assert not Excommunication.objects.filter(dynasty=house(campaign, "Spain")).exists()
@@ -739,17 +762,19 @@ def test_a_tie_excommunicates_and_a_majority_against_spares_the_breaker(campaign
 @pytest.mark.django_db
 def test_only_a_binding_agreement_broken_goes_to_a_parley_called_by_a_christian(campaign):
     treaty = agreement(campaign, kind="treaty")
-    contract_sign(campaign=campaign, contract=treaty)
-    breach = breach_record(campaign=campaign, contract=treaty, by_dynasty=house(campaign, "France"), text="x")
+    contract_sign(campaign=campaign, contract=treaty, by=SYSTEM_ACTOR)
+    breach = breach_record(campaign=campaign, contract=treaty, by_dynasty=house(campaign, "France"), text="x", by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="is a treaty, not a binding agreement: only breaking a binding agreement is put"):
-        parley_run(campaign=campaign, breach=breach, votes=[])
+        parley_run(campaign=campaign, breach=breach, votes=[], by=SYSTEM_ACTOR)
     breach = broken_agreement(campaign)
     with pytest.raises(RuleError, match=r"called only by a player whose leader is Christian \(20.4\)"):
-        parley_run(campaign=campaign, breach=breach, votes=[ballot(campaign, "England", 5, "for", christian=False)])
+        parley_run(
+            campaign=campaign, breach=breach, votes=[ballot(campaign, "England", 5, "for", christian=False)], by=SYSTEM_ACTOR
+        )
     with pytest.raises(RuleError, match="List the votes of the house of Plantagenet, who calls the parley"):
-        parley_run(campaign=campaign, breach=breach, votes=[ballot(campaign, "France", 5, "against")])
+        parley_run(campaign=campaign, breach=breach, votes=[ballot(campaign, "France", 5, "against")], by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match=r"The injured party .* calls the parley"):
-        parley_run(campaign=campaign, breach=breach, caller=house(campaign, "France"), votes=[])
+        parley_run(campaign=campaign, breach=breach, caller=house(campaign, "France"), votes=[], by=SYSTEM_ACTOR)
 
 
 @pytest.mark.django_db
@@ -760,6 +785,7 @@ def test_other_parleys_favour_the_caller_on_a_tie_and_claims_once_per_round(camp
         caller=house(campaign, "Italy"),
         subject="Savoy",
         votes=[ballot(campaign, "Italy", 4, "for"), ballot(campaign, "Spain", 4, "against")],
+        by=SYSTEM_ACTOR,
     )
     assert parley.carried and parley.outcome == "the caller prevails (4 to 4, a tie: the caller prevails)"
     parley_run(
@@ -768,6 +794,7 @@ def test_other_parleys_favour_the_caller_on_a_tie_and_claims_once_per_round(camp
         caller=house(campaign, "Italy"),
         subject="a claim to Provence",
         votes=[ballot(campaign, "Italy", 4, "for")],
+        by=SYSTEM_ACTOR,
     )
     with pytest.raises(RuleError, match=r"once per round \(20.42\)"):
         parley_run(
@@ -776,9 +803,10 @@ def test_other_parleys_favour_the_caller_on_a_tie_and_claims_once_per_round(camp
             caller=house(campaign, "Italy"),
             subject="a claim to Nice",
             votes=[ballot(campaign, "Italy", 4, "for")],
+            by=SYSTEM_ACTOR,
         )
     with pytest.raises(RuleError, match="Say what the parley decides"):
-        parley_run(campaign=campaign, kind="crusade", caller=house(campaign, "Italy"), votes=[])
+        parley_run(campaign=campaign, kind="crusade", caller=house(campaign, "Italy"), votes=[], by=SYSTEM_ACTOR)
     assert Parley.objects.count() == 2
 
 
@@ -788,11 +816,17 @@ def test_excommunicated_players_neither_vote_nor_call_parleys_but_on_their_readm
         campaign=campaign,
         breach=broken_agreement(campaign),
         votes=[ballot(campaign, "England", 5, "for"), ballot(campaign, "France", 1, "against")],
+        by=SYSTEM_ACTOR,
     )
     france = house(campaign, "France")
     with pytest.raises(RuleError, match=r"is excommunicated: it may call a parley only on its own readmission \(22.13\)"):
         parley_run(
-            campaign=campaign, kind="inheritance", caller=france, subject="Burgundy", votes=[ballot(campaign, "France", 5, "for")]
+            campaign=campaign,
+            kind="inheritance",
+            caller=france,
+            subject="Burgundy",
+            votes=[ballot(campaign, "France", 5, "for")],
+            by=SYSTEM_ACTOR,
         )
     vote = parley_run(
         campaign=campaign,
@@ -800,6 +834,7 @@ def test_excommunicated_players_neither_vote_nor_call_parleys_but_on_their_readm
         caller=house(campaign, "Spain"),
         subject="Navarre",
         votes=[ballot(campaign, "Spain", 2, "for"), ballot(campaign, "France", 9, "against")],
+        by=SYSTEM_ACTOR,
     )
     assert vote.carried and vote.votes_against == 0
     assert ParleyVote.objects.get(parley=vote, dynasty=france).excluded.startswith("excommunicated")
@@ -808,22 +843,24 @@ def test_excommunicated_players_neither_vote_nor_call_parleys_but_on_their_readm
         campaign=campaign,
         dynasty=france,
         votes=[ballot(campaign, "France", 3, "for"), ballot(campaign, "England", 6, "against")],
+        by=SYSTEM_ACTOR,
     )
     assert not refused.carried and refused.outcome == "not readmitted (3 to 6)"
     with pytest.raises(RuleError, match=r"once per round \(20.45\); call again next turn"):
-        readmission_parley(campaign=campaign, dynasty=france, votes=[ballot(campaign, "France", 3, "for")])
+        readmission_parley(campaign=campaign, dynasty=france, votes=[ballot(campaign, "France", 3, "for")], by=SYSTEM_ACTOR)
     campaign = advance(campaign)
     readmitted = readmission_parley(
         campaign=campaign,
         dynasty=france,
         votes=[ballot(campaign, "France", 3, "for", cards=1), ballot(campaign, "England", 8, "against")],
+        by=SYSTEM_ACTOR,
     )
     assert readmitted.carried and readmitted.outcome == "readmitted (8 to 8, a tie)"
     excommunication = Excommunication.objects.get(dynasty=france)
     assert excommunication.ended_year == 1305 and excommunication.end_reason == "readmitted by parley (8 to 8, a tie)"
     assert readmitted.excommunication == excommunication
     with pytest.raises(RuleError, match="is not excommunicated: there is nothing to readmit"):
-        readmission_parley(campaign=campaign, dynasty=france, votes=[])
+        readmission_parley(campaign=campaign, dynasty=france, votes=[], by=SYSTEM_ACTOR)
 
 
 @pytest.mark.django_db
@@ -832,6 +869,7 @@ def test_excommunication_ends_when_the_leader_dies_heirless(campaign):
         campaign=campaign,
         breach=broken_agreement(campaign),
         votes=[ballot(campaign, "England", 5, "for"), ballot(campaign, "France", 1, "against")],
+        by=SYSTEM_ACTOR,
     )
     louis = who(campaign, "Louis", "Anjou")
     die(campaign, louis)
@@ -847,11 +885,12 @@ def test_excommunication_ends_when_the_leader_dies_heirless(campaign):
 @pytest.mark.django_db
 def test_an_heir_keeps_the_excommunication_and_the_agreement(campaign):
     pact = agreement(campaign)
-    contract_sign(campaign=campaign, contract=pact)
+    contract_sign(campaign=campaign, contract=pact, by=SYSTEM_ACTOR)
     parley_run(
         campaign=campaign,
-        breach=breach_record(campaign=campaign, contract=pact, by_dynasty=house(campaign, "France"), text="x"),
+        breach=breach_record(campaign=campaign, contract=pact, by_dynasty=house(campaign, "France"), text="x", by=SYSTEM_ACTOR),
         votes=[ballot(campaign, "England", 5, "for")],
+        by=SYSTEM_ACTOR,
     )
     jean = who(campaign, "Jean", "Anjou")
     nephew_father = person(campaign, house(campaign, "France"), "Robert", "M", 1250)
@@ -873,7 +912,7 @@ def test_admin_lists_searches_and_signs(admin_client, campaign):
     match = betroth(campaign)
     contract = marriage_contract(campaign, match, [pay(germany, england, 5)])
     breach = broken_agreement(campaign)
-    parley_run(campaign=campaign, breach=breach, votes=[ballot(campaign, "England", 5, "for")])
+    parley_run(campaign=campaign, breach=breach, votes=[ballot(campaign, "England", 5, "for")], by=SYSTEM_ACTOR)
     for model in ("contract", "contractpayment", "breach", "dispute", "parley", "excommunication"):
         assert admin_client.get(reverse(f"admin:contracts_{model}_changelist")).status_code == 200
     response = admin_client.get(reverse("admin:contracts_contract_changelist"), {"q": "Hapsburg", "state__exact": "draft"})
@@ -905,12 +944,12 @@ def test_a_monarch_cannot_renounce_his_own_crown(campaign):
     contract = marriage_contract(
         campaign, match, [{"kind": "renunciation", "params": {"character": mary.pk, "crown": "Germany"}}]
     )
-    contract_sign(campaign=campaign, contract=contract)
+    contract_sign(campaign=campaign, contract=contract, by=SYSTEM_ACTOR)
     crown(campaign, mary, "Germany", campaign.current_year)  # she comes to the throne before the wedding
     with pytest.raises(RuleError, match="Mary Hapsburg reigns over Germany; a monarch cannot renounce his own crown"):
         marriage_contract(campaign, match, [{"kind": "renunciation", "params": {"character": mary.pk, "crown": "Germany"}}])
     with pytest.raises(RuleError, match="Mary Hapsburg reigns over Germany: a monarch cannot renounce") as err:
-        claim_renounce(campaign=campaign, character=mary, crown="Germany")
+        claim_renounce(campaign=campaign, character=mary, crown="Germany", by=SYSTEM_ACTOR)
     assert err.value.code == "reigning"
     wed(campaign, match)
     assert not Renunciation.objects.exists()

@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from campaign import treasury
 from campaign.models import Campaign, ChronicleEntry, Posting, PostingKind
-from campaign.permissions import visible
+from campaign.permissions import SYSTEM_ACTOR, visible
 from campaign.undo import new_action_key, step_action, undo_step
 from contracts.models import Contract, ContractSignature, ContractState, PaymentStatus
 from contracts.services import (
@@ -52,7 +52,7 @@ def pact(campaign, *crowns, title="The Pact of Amiens", clauses=(), **kw):
         title=title,
         parties=[house(campaign, c).pk for c in crowns],
         clauses=list(clauses),
-        **kw,
+        **{"by": SYSTEM_ACTOR, **kw},
     )
 
 
@@ -157,8 +157,8 @@ def test_the_last_signature_does_exactly_what_the_gms_signing_at_the_table_does(
 def test_partial_signatures_keep_the_draft_until_the_last_party_signs(campaign):
     england, france, spain = house(campaign, "England"), house(campaign, "France"), house(campaign, "Spain")
     treaty = pact(campaign, "England", "France", "Spain", title="The Three Crowns", kind="treaty")
-    contract_sign_party(campaign=campaign, contract=treaty, dynasty=spain)
-    contract_sign_party(campaign=campaign, contract=treaty, dynasty=england)
+    contract_sign_party(campaign=campaign, contract=treaty, dynasty=spain, by=SYSTEM_ACTOR)
+    contract_sign_party(campaign=campaign, contract=treaty, dynasty=england, by=SYSTEM_ACTOR)
     treaty.refresh_from_db()
     assert treaty.state == ContractState.DRAFT and set(signatures(treaty)) == {spain.pk, england.pk}
     assert lines(campaign, "contract_signed", treaty) == [
@@ -167,7 +167,7 @@ def test_partial_signatures_keep_the_draft_until_the_last_party_signs(campaign):
         "The house of Plantagenet signs the treaty 'The Three Crowns'; the house of Anjou has yet to sign.",
     ]
     assert not lines(campaign, "contract_in_force", treaty)
-    contract_sign_party(campaign=campaign, contract=treaty, dynasty=france)
+    contract_sign_party(campaign=campaign, contract=treaty, dynasty=france, by=SYSTEM_ACTOR)
     treaty.refresh_from_db()
     assert treaty.state == ContractState.IN_FORCE and len(signatures(treaty)) == 3
 
@@ -187,7 +187,7 @@ def test_a_later_start_and_a_betrothal_wait_after_the_last_signature(campaign):
     england, france, germany = house(campaign, "England"), house(campaign, "France"), house(campaign, "Germany")
     later = pact(campaign, "England", "France", title="From 1305", start_year=1305)
     for side in (france, england):
-        contract_sign_party(campaign=campaign, contract=later, dynasty=side)
+        contract_sign_party(campaign=campaign, contract=later, dynasty=side, by=SYSTEM_ACTOR)
     later.refresh_from_db()
     assert (later.state, later.signed_year, later.in_force_year) == (ContractState.SIGNED, 1300, None)
     assert "comes into force in 1305" in lines(campaign, "contract_signed", later)[-1]
@@ -200,11 +200,12 @@ def test_a_later_start_and_a_betrothal_wait_after_the_last_signature(campaign):
         parties=[england.pk, germany.pk],
         marriage=match,
         clauses=[{"kind": "children_raised_by", "params": {"dynasty": germany.pk}}],
+        by=SYSTEM_ACTOR,
     )
-    contract_sign_party(campaign=campaign, contract=sealed, dynasty=germany)
+    contract_sign_party(campaign=campaign, contract=sealed, dynasty=germany, by=SYSTEM_ACTOR)
     match.refresh_from_db()
     assert match.children_raised_by is None  # the terms of the match are written once every party has signed
-    contract_sign_party(campaign=campaign, contract=sealed, dynasty=england)
+    contract_sign_party(campaign=campaign, contract=sealed, dynasty=england, by=SYSTEM_ACTOR)
     sealed.refresh_from_db()
     match.refresh_from_db()
     assert sealed.state == ContractState.SIGNED and match.children_raised_by == germany
@@ -227,26 +228,26 @@ def test_a_house_not_party_to_the_contract_cannot_sign_it(campaign):
     contract = pact(campaign, "England", "France")
     before = written(campaign)
     with pytest.raises(NotAParty, match=r"The house of de Silva is not a party to 'The Pact of Amiens'") as refused:
-        contract_sign_party(campaign=campaign, contract=contract, dynasty=house(campaign, "Spain"))
+        contract_sign_party(campaign=campaign, contract=contract, dynasty=house(campaign, "Spain"), by=SYSTEM_ACTOR)
     assert refused.value.code == "not_party" and isinstance(refused.value, RuleError)
     other = campaign_create(name="Elsewhere", players=3, source=RandomSource(2))
     stranger = Dynasty.objects.filter(campaign=other).first()
     with pytest.raises(NotFound, match=f"no dynasty #{stranger.pk} in Test Campaign to be the signatory"):
-        contract_sign_party(campaign=campaign, contract=contract, dynasty=stranger)
+        contract_sign_party(campaign=campaign, contract=contract, dynasty=stranger, by=SYSTEM_ACTOR)
     with pytest.raises(NotFound, match="There is no contract"):
-        contract_sign_party(campaign=other, contract=contract, dynasty=stranger)
+        contract_sign_party(campaign=other, contract=contract, dynasty=stranger, by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="is not a dynasty id"):
-        contract_sign_party(campaign=campaign, contract=contract, dynasty="England")
+        contract_sign_party(campaign=campaign, contract=contract, dynasty="England", by=SYSTEM_ACTOR)
     assert written(campaign) == before
 
 
 def test_a_house_signs_once(campaign):
     england = house(campaign, "England")
     contract = pact(campaign, "England", "France")
-    contract_sign_party(campaign=campaign, contract=contract, dynasty=england)
+    contract_sign_party(campaign=campaign, contract=contract, dynasty=england, by=SYSTEM_ACTOR)
     before = written(campaign)
     with pytest.raises(AlreadySigned, match=r"The house of Plantagenet has already signed 'The Pact of Amiens' \(in 1300\)") as e:
-        contract_sign_party(campaign=campaign, contract=contract, dynasty=england)
+        contract_sign_party(campaign=campaign, contract=contract, dynasty=england, by=SYSTEM_ACTOR)
     assert e.value.code == "already_signed"
     assert written(campaign) == before
 
@@ -254,20 +255,20 @@ def test_a_house_signs_once(campaign):
 def test_only_a_draft_is_signed(campaign):
     england, france = house(campaign, "England"), house(campaign, "France")
     signed = pact(campaign, "England", "France")
-    contract_sign(campaign=campaign, contract=signed)
+    contract_sign(campaign=campaign, contract=signed, by=SYSTEM_ACTOR)
     abandoned = pact(campaign, "England", "France", title="Abandoned")
-    contract_sign_party(campaign=campaign, contract=abandoned, dynasty=england)
-    contract_end_by_consent(campaign=campaign, contract=abandoned, reason="no longer wanted")
+    contract_sign_party(campaign=campaign, contract=abandoned, dynasty=england, by=SYSTEM_ACTOR)
+    contract_end_by_consent(campaign=campaign, contract=abandoned, reason="no longer wanted", by=SYSTEM_ACTOR)
     before = written(campaign)
     with pytest.raises(
         NotADraft, match=r"'The Pact of Amiens' is already in force \(signed in 1300\): only a draft is signed"
     ) as e:
-        contract_sign_party(campaign=campaign, contract=signed, dynasty=france)
+        contract_sign_party(campaign=campaign, contract=signed, dynasty=france, by=SYSTEM_ACTOR)
     assert e.value.code == "not_draft"
     with pytest.raises(NotADraft, match="'Abandoned' is already ended: only a draft is signed"):
-        contract_sign_party(campaign=campaign, contract=abandoned, dynasty=france)
+        contract_sign_party(campaign=campaign, contract=abandoned, dynasty=france, by=SYSTEM_ACTOR)
     with pytest.raises(NotADraft):
-        contract_sign(campaign=campaign, contract=abandoned)
+        contract_sign(campaign=campaign, contract=abandoned, by=SYSTEM_ACTOR)
     assert written(campaign) == before
 
 
@@ -275,12 +276,16 @@ def test_no_house_signs_what_could_not_come_into_force(campaign):
     """The checks of signing run at every signature: the first house is refused, not only the last."""
     england, germany = house(campaign, "England"), house(campaign, "Germany")
     match = betrothal(campaign)
-    first = contract_draft(campaign=campaign, kind="marriage", title="First", parties=[england.pk, germany.pk], marriage=match)
-    second = contract_draft(campaign=campaign, kind="marriage", title="Second", parties=[england.pk, germany.pk], marriage=match)
-    contract_sign(campaign=campaign, contract=first)
+    first = contract_draft(
+        campaign=campaign, kind="marriage", title="First", parties=[england.pk, germany.pk], marriage=match, by=SYSTEM_ACTOR
+    )
+    second = contract_draft(
+        campaign=campaign, kind="marriage", title="Second", parties=[england.pk, germany.pk], marriage=match, by=SYSTEM_ACTOR
+    )
+    contract_sign(campaign=campaign, contract=first, by=SYSTEM_ACTOR)
     before = written(campaign)
     with pytest.raises(RuleError, match="already sealed by the contract 'First'"):
-        contract_sign_party(campaign=campaign, contract=second, dynasty=germany)
+        contract_sign_party(campaign=campaign, contract=second, dynasty=germany, by=SYSTEM_ACTOR)
     assert written(campaign) == before
 
 
@@ -325,7 +330,7 @@ def test_the_admin_shows_who_signed(admin_client, campaign, alice):
 def test_the_migration_gives_every_signed_contract_each_partys_signature(campaign):
     england, france = house(campaign, "England"), house(campaign, "France")
     old = pact(campaign, "England", "France", title="Signed long ago")
-    contract_sign(campaign=campaign, contract=old)
+    contract_sign(campaign=campaign, contract=old, by=SYSTEM_ACTOR)
     draft = pact(campaign, "England", "France", title="Never signed")
     ContractSignature.objects.all().delete()  # as the books were before signatures were kept
     Contract.objects.filter(pk=old.pk).update(signed_year=1295)

@@ -20,6 +20,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.urls.resolvers import RoutePattern
 
 from campaign.models import Campaign
+from campaign.permissions import SYSTEM_ACTOR
 from contracts.services import contract_draft
 from dynasties.models import Character, Dynasty
 
@@ -197,6 +198,7 @@ def test_no_page_the_gm_sees_has_inline_script(client, campaign, gm):
         title="The Peace of Dover",
         parties=[england.pk, Dynasty.objects.get(campaign=campaign, crown="France").pk],
         clauses=[],
+        by=SYSTEM_ACTOR,
     )
     character = Character.objects.filter(controlled_by=england).first()
     pks = {"pk": england.pk, "contract": contract.pk, "character": character.pk}

@@ -41,7 +41,13 @@ def _form_data(response: Any) -> dict[str, Any]:
 
 
 def test_a_desk_correction_after_a_step_is_undone_alone_and_first(campaign, gm, admin_client):
-    step_action(campaign=campaign, key=new_action_key(), label="Births", action=lambda c: play_births(c, RandomSource(3)), by=gm)
+    step_action(
+        campaign=campaign,
+        key=new_action_key(),
+        label="Births",
+        action=lambda c: play_births(c, RandomSource(3), by=gm),
+        by=gm,
+    )
     played = Campaign.objects.get(pk=campaign.pk)
     assert played.step == Step.SURVIVAL
     change = reverse("admin:campaign_campaign_change", args=[campaign.pk])
@@ -91,7 +97,13 @@ def test_the_undo_command_redoes_too(campaign, gm):
 
     from django.core.management import call_command
 
-    step_action(campaign=campaign, key=new_action_key(), label="Births", action=lambda c: play_births(c, RandomSource(3)), by=gm)
+    step_action(
+        campaign=campaign,
+        key=new_action_key(),
+        label="Births",
+        action=lambda c: play_births(c, RandomSource(3), by=gm),
+        by=gm,
+    )
     call_command("undo", campaign.slug, as_user="gm", stdout=StringIO())
     assert Campaign.objects.get(pk=campaign.pk).step == Step.BIRTHS
     out = StringIO()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from campaign.models import ChronicleEntry, Roll, Step
+from campaign.permissions import SYSTEM_ACTOR
 from campaign.steps import load_tables
 from dynasties.models import (
     Character,
@@ -37,7 +38,7 @@ from tests.factories import at_step, crown, person, wed
 
 def roll_survival(campaign, dying=()):
     due = [d.character.pk for d in survival_due(campaign, World(campaign), load_tables(campaign))]
-    survival_roll(campaign=campaign, faces={pk: [1, 1] if pk in dying else [6, 6] for pk in due})
+    survival_roll(campaign=campaign, faces={pk: [1, 1] if pk in dying else [6, 6] for pk in due}, by=SYSTEM_ACTOR)
 
 
 def house(campaign, crown_name):
@@ -71,7 +72,7 @@ def isabelle_example(campaign):
 def test_example_7_isabelle_becomes_queen_and_returns_with_consort_and_heir(campaign):
     louis, isabelle, carlos, fernando, _ = isabelle_example(campaign)
     roll_survival(campaign, {louis.pk})
-    survival_finish(campaign=campaign)
+    survival_finish(campaign=campaign, by=SYSTEM_ACTOR)
     reign = Reign.objects.get(campaign=campaign, crown="France", end_year__isnull=True)
     assert reign.holder == isabelle
     france = house(campaign, "France")
@@ -89,11 +90,11 @@ def test_example_7_isabelle_becomes_queen_and_returns_with_consort_and_heir(camp
 def test_example_7_the_union_danger_if_carlos_becomes_king_of_spain(campaign):
     louis, isabelle, carlos, fernando, miguel = isabelle_example(campaign)
     roll_survival(campaign, {louis.pk})
-    survival_finish(campaign=campaign)
-    marriages_finish(campaign=campaign)
-    announcements_make(campaign=campaign)
+    survival_finish(campaign=campaign, by=SYSTEM_ACTOR)
+    marriages_finish(campaign=campaign, by=SYSTEM_ACTOR)
+    announcements_make(campaign=campaign, by=SYSTEM_ACTOR)
     # later King Miguel dies (in battle, say) and Carlos is his heir: a Dynastic Union
-    survival_event(campaign=campaign, reason="storm", characters=[miguel.pk])
+    survival_event(campaign=campaign, reason="storm", characters=[miguel.pk], by=SYSTEM_ACTOR)
     spain_reign = Reign.objects.get(campaign=campaign, crown="Spain", end_year__isnull=True)
     assert spain_reign.holder == carlos
     france_crown = Crown.objects.get(campaign=campaign, name="France")
@@ -122,7 +123,7 @@ def test_example_7_passing_isabelle_over_and_renouncing_later(campaign):
     uncle_line.father = louis.father
     uncle_line.save()
     roll_survival(campaign, {louis.pk})
-    survival_finish(campaign=campaign, pass_over={"France": [isabelle.pk]})
+    survival_finish(campaign=campaign, pass_over={"France": [isabelle.pk]}, by=SYSTEM_ACTOR)
     reign = Reign.objects.get(campaign=campaign, crown="France", end_year__isnull=True)
     assert reign.holder == uncle_line  # passing over Isabelle passes over her line (Fernando) with her
     assert list(PassedOver.objects.filter(reign=reign).values_list("character_id", "reason")) == [
@@ -133,7 +134,7 @@ def test_example_7_passing_isabelle_over_and_renouncing_later(campaign):
     assert mods.filter(kind=ModifierKind.RIVAL_STRENGTH, dynasty=spain, against=france, value=1, claimant=isabelle).exists()
     assert not mods.filter(kind=ModifierKind.CHARISMA_LOSS).exists()  # not an imprisoned male heir
     # 'The French player decides he must obtain a Marriage Contract with Spain ... in which Isabelle renounces'
-    claim_renounce(campaign=campaign, character=isabelle, crown="France", source="marriage contract with Spain")
+    claim_renounce(campaign=campaign, character=isabelle, crown="France", source="marriage contract with Spain", by=SYSTEM_ACTOR)
     assert not Modifier.objects.filter(claimant=isabelle, end_year__isnull=True).exists()
     ended = Modifier.objects.filter(claimant=isabelle).first()
     assert ended.end_reason == "Isabelle Anjou renounced the claim to France" and ended.end_year == 1375
@@ -147,7 +148,7 @@ def test_passing_over_an_ordinary_son_is_refused_without_rule_c(campaign):
     son = person(campaign, england, "Heir", "M", 1280, father=king)
     roll_survival(campaign, {king.pk})
     with pytest.raises(IllegalPassOver) as err:
-        survival_finish(campaign=campaign, pass_over={"England": [son.pk]})
+        survival_finish(campaign=campaign, pass_over={"England": [son.pk]}, by=SYSTEM_ACTOR)
     assert str(err.value).startswith(
         "Heir Plantagenet may not be passed over: the rightful heir may be passed over only if a prisoner"
     )
@@ -164,9 +165,9 @@ def test_passing_over_an_imprisoned_heir_costs_the_new_king_charisma(campaign):
     king = Reign.objects.get(campaign=campaign, crown="England").holder
     eldest = person(campaign, england, "Captive", "M", 1280, father=king)
     second = person(campaign, england, "Second", "M", 1282, father=king, charisma=-1)
-    character_capture(campaign=campaign, character=eldest, captor=france, reason="taken at Crecy")
+    character_capture(campaign=campaign, character=eldest, captor=france, reason="taken at Crecy", by=SYSTEM_ACTOR)
     roll_survival(campaign, {king.pk})
-    survival_finish(campaign=campaign, pass_over={"England": [eldest.pk]}, entered=[[5]])
+    survival_finish(campaign=campaign, pass_over={"England": [eldest.pk]}, entered=[[5]], by=SYSTEM_ACTOR)
     second.refresh_from_db()
     assert Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True).holder == second
     assert second.characteristics["charisma"] == -3  # may go below -2
@@ -194,7 +195,7 @@ def test_rule_c_any_heir_may_be_passed_over_and_goes_into_exile_on_the_left(camp
     child = person(campaign, england, "Child", "F", 1298, father=weak, mother=wife)
     strong = person(campaign, england, "Strong", "M", 1280, father=king)
     roll_survival(campaign, {king.pk})
-    survival_finish(campaign=campaign, pass_over={"England": [weak.pk]}, entered=[[2]])
+    survival_finish(campaign=campaign, pass_over={"England": [weak.pk]}, entered=[[2]], by=SYSTEM_ACTOR)
     assert Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True).holder == strong
     for c in (weak, wife, child):
         c.refresh_from_db()
@@ -214,9 +215,9 @@ def test_only_heirs_ahead_of_the_successor_can_be_passed_over(campaign):
     stranger = person(campaign, house(campaign, "Spain"), "Stranger", "M", 1280)
     roll_survival(campaign, {king.pk})
     with pytest.raises(RuleError, match="Stranger de Silva: not ahead of the heir in the line of succession of England"):
-        survival_finish(campaign=campaign, pass_over={"England": [stranger.pk]})
+        survival_finish(campaign=campaign, pass_over={"England": [stranger.pk]}, by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="No monarch of Italy has died"):
-        survival_finish(campaign=campaign, pass_over={"Italy": [stranger.pk]})
+        survival_finish(campaign=campaign, pass_over={"Italy": [stranger.pk]}, by=SYSTEM_ACTOR)
 
 
 @pytest.mark.django_db
@@ -226,13 +227,15 @@ def test_the_penalties_lapse_when_the_claimant_line_dies_out(campaign):
     king = Reign.objects.get(campaign=campaign, crown="England").holder
     captive = person(campaign, england, "Captive", "M", 1280, father=king)
     person(campaign, england, "Second", "M", 1282, father=king)
-    character_capture(campaign=campaign, character=captive, captor=france)
+    character_capture(campaign=campaign, character=captive, captor=france, by=SYSTEM_ACTOR)
     roll_survival(campaign, {king.pk})
-    survival_finish(campaign=campaign, pass_over={"England": [captive.pk]}, entered=[[1]])
+    survival_finish(campaign=campaign, pass_over={"England": [captive.pk]}, entered=[[1]], by=SYSTEM_ACTOR)
     assert Modifier.objects.filter(end_year__isnull=True, claimant=captive).count() == 2
-    survival_event(campaign=campaign, reason="other", characters=[captive.pk], faces={captive.pk: [1, 1]}, modifier=-5)
-    marriages_finish(campaign=campaign)
-    announcements_make(campaign=campaign)
+    survival_event(
+        campaign=campaign, reason="other", characters=[captive.pk], faces={captive.pk: [1, 1]}, modifier=-5, by=SYSTEM_ACTOR
+    )
+    marriages_finish(campaign=campaign, by=SYSTEM_ACTOR)
+    announcements_make(campaign=campaign, by=SYSTEM_ACTOR)
     assert not Modifier.objects.filter(end_year__isnull=True, claimant=captive).exists()
     ended = Modifier.objects.filter(claimant=captive).first()
     assert ended.end_reason == "the line of Captive Plantagenet is extinct" and ended.end_year == 1300
@@ -247,7 +250,12 @@ def test_plague_battle_and_storm(campaign):
     prince = person(campaign, england, "Prince", "M", 1278)
     # plague: -1, and the Queen in her capital is immune
     [result] = survival_event(
-        campaign=campaign, reason="plague", characters=[prince.pk, queen.pk], immune=[queen.pk], faces={prince.pk: [2, 2]}
+        campaign=campaign,
+        reason="plague",
+        characters=[prince.pk, queen.pk],
+        immune=[queen.pk],
+        faces={prince.pk: [2, 2]},
+        by=SYSTEM_ACTOR,
     )
     assert result.modifier == -1 and result.need == 3 and result.survived  # aged 22: 2+2-1 reaches 3
     roll = Roll.objects.get(purpose="plague")
@@ -255,14 +263,14 @@ def test_plague_battle_and_storm(campaign):
     assert "immune" in ChronicleEntry.objects.get(kind="event").text
     # battle: -1, the survivor is captured
     [fought] = survival_event(
-        campaign=campaign, reason="battle", characters=[prince.pk], captor=france, faces={prince.pk: [6, 6]}
+        campaign=campaign, reason="battle", characters=[prince.pk], captor=france, faces={prince.pk: [6, 6]}, by=SYSTEM_ACTOR
     )
     prince.refresh_from_db()
     assert fought.survived and fought.captured and prince.prisoner_of == france
     with pytest.raises(RuleError, match="Say which dynasty is the captor"):
-        survival_event(campaign=campaign, reason="battle", characters=[king.pk])
+        survival_event(campaign=campaign, reason="battle", characters=[king.pk], by=SYSTEM_ACTOR)
     # storm: the King simply dies, and the crown passes at once
-    survival_event(campaign=campaign, reason="storm", characters=[king.pk])
+    survival_event(campaign=campaign, reason="storm", characters=[king.pk], by=SYSTEM_ACTOR)
     king.refresh_from_db()
     assert king.status == Status.DEAD and king.death_cause == "lost at sea in a storm"
     new = Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True)
@@ -270,7 +278,7 @@ def test_plague_battle_and_storm(campaign):
     queen.refresh_from_db()
     assert queen.status == Status.RETIRED  # the Announcements were past: the widow retires at once
     with pytest.raises(RuleError, match="Unknown survival event 'flood'"):
-        survival_event(campaign=campaign, reason="flood", characters=[prince.pk])
+        survival_event(campaign=campaign, reason="flood", characters=[prince.pk], by=SYSTEM_ACTOR)
 
 
 @pytest.mark.django_db
@@ -278,17 +286,17 @@ def test_release_with_ransom(campaign):
     england, france = house(campaign, "England"), house(campaign, "France")
     prince = person(campaign, england, "Prince", "M", 1278)
     with pytest.raises(RuleError, match="is not a prisoner"):
-        character_release(campaign=campaign, character=prince)
-    character_capture(campaign=campaign, character=prince, captor=france)
+        character_release(campaign=campaign, character=prince, by=SYSTEM_ACTOR)
+    character_capture(campaign=campaign, character=prince, captor=france, by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="already a prisoner"):
-        character_capture(campaign=campaign, character=prince, captor=france)
+        character_capture(campaign=campaign, character=prince, captor=france, by=SYSTEM_ACTOR)
     from campaign import treasury
     from campaign.treasury import InsufficientFunds
 
     with pytest.raises(InsufficientFunds, match="holds 0 Crowns and cannot pay 100"):
-        character_release(campaign=campaign, character=prince, ransom=100, paid_by=england)
+        character_release(campaign=campaign, character=prince, ransom=100, paid_by=england, by=SYSTEM_ACTOR)
     treasury.post(campaign, payer=None, payee=england, amount=150, kind="tax", reason="taxes")
-    character_release(campaign=campaign, character=prince, ransom=100, paid_by=england)
+    character_release(campaign=campaign, character=prince, ransom=100, paid_by=england, by=SYSTEM_ACTOR)
     prince.refresh_from_db()
     assert prince.prisoner_of is None
     assert (treasury.balance(campaign, england), treasury.balance(campaign, france)) == (50, 100)
@@ -301,20 +309,20 @@ def test_regent_appointed_by_the_player_and_the_baron_retires(campaign):
     at_step(campaign, Step.SURVIVAL)
     king = Reign.objects.get(campaign=campaign, crown="England").holder
     roll_survival(campaign, {king.pk})
-    survival_finish(campaign=campaign)
+    survival_finish(campaign=campaign, by=SYSTEM_ACTOR)
     reign = Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True)
     baron = reign.regent
     assert baron.origin == Origin.BARON
     uncle = person(campaign, house(campaign, "England"), "Uncle", "M", 1270)
     child = person(campaign, house(campaign, "England"), "Kid", "M", 1290)
     with pytest.raises(RuleError, match="is 10: a regent must be of age"):
-        regent_appoint(campaign=campaign, crown="England", character=child)
-    regent_appoint(campaign=campaign, crown="England", character=uncle)
+        regent_appoint(campaign=campaign, crown="England", character=child, by=SYSTEM_ACTOR)
+    regent_appoint(campaign=campaign, crown="England", character=uncle, by=SYSTEM_ACTOR)
     baron.refresh_from_db()
     reign.refresh_from_db()
     assert reign.regent == uncle and baron.status == Status.RETIRED
     with pytest.raises(RuleError, match="France has no regency"):
-        regent_appoint(campaign=campaign, crown="France", character=uncle)
+        regent_appoint(campaign=campaign, crown="France", character=uncle, by=SYSTEM_ACTOR)
 
 
 @pytest.mark.django_db
@@ -331,15 +339,15 @@ def test_a_queen_regnant_weds_a_king_and_the_crown_is_given_back(campaign):
     Marriage.objects.filter(husband=french_king).update(ended_year=1299, end_cause="death of the wife")
     from dynasties.services import marriage_arrange
 
-    marriage_arrange(campaign=campaign, husband=french_king, wife=queen, wed=True)
+    marriage_arrange(campaign=campaign, husband=french_king, wife=queen, wed=True, by=SYSTEM_ACTOR)
     record = Crown.objects.get(campaign=campaign, name="England")
     assert record.controlled_by == france and record.union_with.name == "France"
     queen.refresh_from_db()
     assert queen.controlled_by == france
     with pytest.raises(RuleError, match="France is not held in a Dynastic Union"):
-        crown_give_back(campaign=campaign, crown="France")
+        crown_give_back(campaign=campaign, crown="France", by=SYSTEM_ACTOR)
     heir = person(campaign, england, "Restored", "M", 1275)
-    new = crown_give_back(campaign=campaign, crown="England", monarch=heir)
+    new = crown_give_back(campaign=campaign, crown="England", monarch=heir, by=SYSTEM_ACTOR)
     record.refresh_from_db()
     assert new.holder == heir and record.controlled_by == england and record.union_with is None
     assert Reign.objects.get(crown="England", holder=queen).end_year == 1300
@@ -352,7 +360,7 @@ def test_a_dynasty_that_dies_out_starts_anew(campaign):
     Character.objects.filter(controlled_by=italy).update(status=Status.DEAD, death_year=1300)
     Crown.objects.filter(name="Italy").update(controlled_by=house(campaign, "Spain"))
     Reign.objects.filter(crown="Italy").update(end_year=1300)
-    announcements_make(campaign=campaign)
+    announcements_make(campaign=campaign, by=SYSTEM_ACTOR)
     italy.refresh_from_db()
     assert italy.name == "Ordelaffi"  # the first suggested Italian name in use by nobody (the Queen is a Medici)
     family = Character.objects.filter(controlled_by=italy, status=Status.ALIVE).order_by("birth_year")
@@ -372,9 +380,9 @@ def test_a_prisoners_free_son_keeps_his_place_when_the_prisoner_is_passed_over(c
     captive = person(campaign, england, "Captive", "M", 1265, father=king)
     grandson = person(campaign, england, "Grandson", "M", 1283, father=captive)
     second = person(campaign, england, "Second", "M", 1268, father=king)
-    character_capture(campaign=campaign, character=captive, captor=france)
+    character_capture(campaign=campaign, character=captive, captor=france, by=SYSTEM_ACTOR)
     roll_survival(campaign, {king.pk})
-    survival_finish(campaign=campaign, pass_over={"England": [captive.pk]}, entered=[[2]])
+    survival_finish(campaign=campaign, pass_over={"England": [captive.pk]}, entered=[[2]], by=SYSTEM_ACTOR)
     assert Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True).holder == grandson
     assert second.pk != grandson.pk
 
@@ -391,9 +399,9 @@ def test_rule_c_exiles_an_imprisoned_heir_passed_over_too(campaign):
     king = Reign.objects.get(campaign=campaign, crown="England").holder
     captive = person(campaign, england, "Captive", "M", 1278, father=king)
     second = person(campaign, england, "Second", "M", 1280, father=king)
-    character_capture(campaign=campaign, character=captive, captor=france)
+    character_capture(campaign=campaign, character=captive, captor=france, by=SYSTEM_ACTOR)
     roll_survival(campaign, {king.pk})
-    survival_finish(campaign=campaign, pass_over={"England": [captive.pk]}, entered=[[2]])
+    survival_finish(campaign=campaign, pass_over={"England": [captive.pk]}, entered=[[2]], by=SYSTEM_ACTOR)
     assert Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True).holder == second
     captive.refresh_from_db()
     assert captive.controlled_by == france and captive.prisoner_of == france  # the player on the left: France

@@ -11,6 +11,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from campaign.models import Campaign, ChronicleEntry
+from campaign.permissions import SYSTEM_ACTOR
 from campaign.undo import new_action_key
 from contracts.models import Breach, Excommunication, Parley
 from contracts.services import breach_record, contract_draft, contract_sign
@@ -38,10 +39,15 @@ def _breach(c: Campaign) -> Breach:
     """France breaks a binding agreement with England."""
     parties = [_house(c, "England").pk, _house(c, "France").pk]
     pact = contract_draft(
-        campaign=c, kind="agreement", title="The Pact of Calais", parties=parties, clauses=[{"kind": "non_aggression"}]
+        campaign=c,
+        kind="agreement",
+        title="The Pact of Calais",
+        parties=parties,
+        clauses=[{"kind": "non_aggression"}],
+        by=SYSTEM_ACTOR,
     )
-    contract_sign(campaign=c, contract=pact)
-    return breach_record(campaign=c, contract=pact, by_dynasty=_house(c, "France"), text="took Calais")
+    contract_sign(campaign=c, contract=pact, by=SYSTEM_ACTOR)
+    return breach_record(campaign=c, contract=pact, by_dynasty=_house(c, "France"), text="took Calais", by=SYSTEM_ACTOR)
 
 
 def _on_page(c: Campaign, gm, votes: list, **head) -> None:

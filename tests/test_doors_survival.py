@@ -13,6 +13,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from campaign.models import Campaign, ChronicleEntry, Membership, Role, Roll, Step
+from campaign.permissions import SYSTEM_ACTOR
 from campaign.undo import new_action_key
 from dynasties.models import Character, Dynasty, PassedOver, Reign
 from dynasties.services import births_finish, campaign_create, survival_roll
@@ -49,7 +50,7 @@ def _king_dies(c: Campaign, gm, alice) -> tuple[Character, Character]:
     john.save(update_fields=["prisoner_of"])
     wife = Character.objects.get(pk=john.mother_id)
     henry = person(c, england, "Henry", "M", 1297, father=edward, mother=wife, dynastic_name="Plantagenet")
-    births_finish(campaign=c)
+    births_finish(campaign=c, by=SYSTEM_ACTOR)
     survival_roll(campaign=c, characters=[edward.pk], faces={edward.pk: [1, 1]}, by=alice)
     pass_over_choose(campaign=c, crown="England", heirs=[john.pk], limit=SUCCESSION_LINE_LIMIT, by=alice)
     others = [r.character.pk for r in survival_board(c).to_roll]

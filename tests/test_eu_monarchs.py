@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from campaign.models import ChronicleEntry, Roll, RollSource, RuleTable
+from campaign.permissions import SYSTEM_ACTOR
 from dynasties.models import Character, Crown, CrownEvent, Dynasty, Reign, Status
 from dynasties.services import campaign_create
 from dynasties.services.eu_monarchs import (
@@ -59,12 +60,12 @@ def state(campaign, crown):
 def rolled(campaign, crown="France", **faces):
     """A succession with typed faces: succession 5 (adult, normal) and middling values by default."""
     given = {"succession": [5], "adm": [5], "dip": [5], "mil": [5], "reign": [5], **{k: [v] for k, v in faces.items()}}
-    return monarch_succession_roll(campaign=campaign, crown=crown, faces=given)
+    return monarch_succession_roll(campaign=campaign, crown=crown, faces=given, by=SYSTEM_ACTOR)
 
 
 def vacant(campaign, crown="France"):
     """Kill the crown's monarch on a typed 10 (and move to the next turn)."""
-    monarch_survival_roll(campaign=campaign, crown=crown, faces=[10])
+    monarch_survival_roll(campaign=campaign, crown=crown, faces=[10], by=SYSTEM_ACTOR)
     return campaign
 
 
@@ -73,12 +74,12 @@ def vacant(campaign, crown="France"):
 
 def test_only_eu_monarchs_campaigns_roll_on_these_tables(campaign):
     with pytest.raises(RuleError, match="Test Campaign plays Blood Royale; the EU monarch tables belong to campaigns of the eu-"):
-        monarch_survival_roll(campaign=campaign, crown="France", faces=[5])
+        monarch_survival_roll(campaign=campaign, crown="France", faces=[5], by=SYSTEM_ACTOR)
 
 
 def test_unknown_crown_is_refused(eu_campaign):
     with pytest.raises(NotFound, match="There is no crown called 'Atlantis' in Europa; create it with its settings first"):
-        monarch_survival_roll(campaign=eu_campaign, crown="Atlantis", faces=[5])
+        monarch_survival_roll(campaign=eu_campaign, crown="Atlantis", faces=[5], by=SYSTEM_ACTOR)
 
 
 def test_tables_come_from_the_campaign_else_the_defaults(eu_campaign):
@@ -86,7 +87,7 @@ def test_tables_come_from_the_campaign_else_the_defaults(eu_campaign):
     edited = eu.defaults()[eu.MONARCH_TABLE]
     edited[4]["survival"] = "dead"  # house rule: a 5 kills too
     RuleTable.objects.create(campaign=eu_campaign, key=eu.MONARCH_TABLE, data=edited)
-    result = monarch_survival_roll(campaign=eu_campaign, crown="France", faces=[5])
+    result = monarch_survival_roll(campaign=eu_campaign, crown="France", faces=[5], by=SYSTEM_ACTOR)
     assert result.died and not result.reign_spent
 
 
@@ -111,7 +112,7 @@ def test_crown_period_by_turn_and_campaign_first_turn(eu_campaign):
 
 def test_survival_nothing_is_logged_and_once_a_turn(eu_campaign):
     louis = king(eu_campaign)
-    result = monarch_survival_roll(campaign=eu_campaign, crown="France", faces=[5])
+    result = monarch_survival_roll(campaign=eu_campaign, crown="France", faces=[5], by=SYSTEM_ACTOR)
     assert (result.result.outcome, result.died, result.result.total) == ("", False, 5)
     [roll] = rolls(eu_campaign, "monarch_survival")
     assert roll.faces == [5] and roll.modifier == 0 and roll.outcome == "nothing" and roll.source == RollSource.ENTERED
@@ -119,22 +120,22 @@ def test_survival_nothing_is_logged_and_once_a_turn(eu_campaign):
     assert "survival roll 5 = 5: nothing" in lines(eu_campaign, "monarch_survival")[0]
     assert state(eu_campaign, "France")["survival_year"] == eu_campaign.current_year
     with pytest.raises(RuleError, match="France has already made its monarch's survival roll in 1300"):
-        monarch_survival_roll(campaign=eu_campaign, crown="France", faces=[5])
+        monarch_survival_roll(campaign=eu_campaign, crown="France", faces=[5], by=SYSTEM_ACTOR)
     next_turn(eu_campaign)
-    monarch_survival_roll(campaign=eu_campaign, crown="France", source=FixedSource([[4]]))
+    monarch_survival_roll(campaign=eu_campaign, crown="France", source=FixedSource([[4]]), by=SYSTEM_ACTOR)
     assert rolls(eu_campaign, "monarch_survival")[-1].source == RollSource.SERVER
 
 
 def test_typed_faces_are_checked(eu_campaign):
     with pytest.raises(InvalidDice, match=r"survival roll of .* \(France\) needs 1 die of 1-10 \(1d10\); 11 cannot be rolled"):
-        monarch_survival_roll(campaign=eu_campaign, crown="France", faces=[11])
+        monarch_survival_roll(campaign=eu_campaign, crown="France", faces=[11], by=SYSTEM_ACTOR)
 
 
 def test_a_one_lengthens_the_reign_by_a_turn(eu_campaign):
     vacant(eu_campaign)
     rolled(eu_campaign, reign=1)  # 3 turns: to 1315
     next_turn(eu_campaign)
-    result = monarch_survival_roll(campaign=eu_campaign, crown="France", faces=[1])
+    result = monarch_survival_roll(campaign=eu_campaign, crown="France", faces=[1], by=SYSTEM_ACTOR)
     assert result.result.extra_turn and result.planned_end_year == 1320
     assert Reign.objects.get(campaign=eu_campaign, crown="France", end_year__isnull=True).planned_end_year == 1320
     assert "lasts a turn longer (to 1320)" in lines(eu_campaign, "reign")[0]
@@ -142,7 +143,7 @@ def test_a_one_lengthens_the_reign_by_a_turn(eu_campaign):
 
 def test_a_ten_kills_and_leaves_the_throne_to_the_succession_roll(eu_campaign):
     louis = king(eu_campaign)
-    result = monarch_survival_roll(campaign=eu_campaign, crown="France", faces=[10])
+    result = monarch_survival_roll(campaign=eu_campaign, crown="France", faces=[10], by=SYSTEM_ACTOR)
     louis.refresh_from_db()
     assert result.died and louis.status == Status.DEAD and louis.death_year == 1300
     reign = Reign.objects.get(campaign=eu_campaign, crown="France", holder=louis)
@@ -150,14 +151,14 @@ def test_a_ten_kills_and_leaves_the_throne_to_the_succession_roll(eu_campaign):
     assert "dies (the survival roll); the succession roll is due" in lines(eu_campaign, "death")[-1]
     next_turn(eu_campaign)
     with pytest.raises(RuleError, match="France has no monarch: roll the succession"):
-        monarch_survival_roll(campaign=eu_campaign, crown="France", faces=[5])
+        monarch_survival_roll(campaign=eu_campaign, crown="France", faces=[5], by=SYSTEM_ACTOR)
 
 
 def test_a_reign_whose_rolled_length_is_spent_ends(eu_campaign):
     vacant(eu_campaign)
     rolled(eu_campaign, reign=1)  # 3 turns, 1300 to 1315
     next_turn(eu_campaign, 3)
-    result = monarch_survival_roll(campaign=eu_campaign, crown="France", faces=[5])
+    result = monarch_survival_roll(campaign=eu_campaign, crown="France", faces=[5], by=SYSTEM_ACTOR)
     assert result.died and result.reign_spent
     assert "dies (the end of his rolled reign)" in lines(eu_campaign, "death")[-1]
 
@@ -167,36 +168,39 @@ def test_survival_modifiers_fragile_health_crisis_and_negative_stability(eu_camp
     Crown.objects.filter(campaign=eu_campaign, name="France").update(stability=-1)
     rolled(eu_campaign, succession=1, age=2)  # Dynastic Crisis: -2 Stability
     assert Crown.objects.get(campaign=eu_campaign, name="France").stability == -3
-    monarch_crown_configure(campaign=eu_campaign, crown="France", settings={"fragile_health": True})
+    monarch_crown_configure(campaign=eu_campaign, crown="France", settings={"fragile_health": True}, by=SYSTEM_ACTOR)
     next_turn(eu_campaign)
     status = monarch_status(campaign=eu_campaign, crown="France")
     assert status.survival_modifiers == [(1, "Fragile Health"), (2, "turn 1 after a Dynastic Crisis"), (1, "Stability -3")]
-    result = monarch_survival_roll(campaign=eu_campaign, crown="France", faces=[5])
+    result = monarch_survival_roll(campaign=eu_campaign, crown="France", faces=[5], by=SYSTEM_ACTOR)
     assert result.result.total == 9 and not result.died
     assert rolls(eu_campaign, "monarch_survival")[-1].modifier == 4
     next_turn(eu_campaign)
     assert (1, "turn 2 after a Dynastic Crisis") in monarch_status(campaign=eu_campaign, crown="France").survival_modifiers
-    result = monarch_survival_roll(campaign=eu_campaign, crown="France", faces=[7])
+    result = monarch_survival_roll(campaign=eu_campaign, crown="France", faces=[7], by=SYSTEM_ACTOR)
     assert result.result.total == 10 and result.died
 
 
 def test_turkey_pasha_revolt_and_revolt_with_dynastic_crisis(eu_campaign):
-    monarch_crown_configure(campaign=eu_campaign, crown="Turkey", settings={"base_column_event_passed": False})
-    monarch_place_named(campaign=eu_campaign, crown="Turkey", given_name="Bayezid", adm=6, dip=4, mil=6)
+    monarch_crown_configure(campaign=eu_campaign, crown="Turkey", settings={"base_column_event_passed": False}, by=SYSTEM_ACTOR)
+    monarch_place_named(campaign=eu_campaign, crown="Turkey", given_name="Bayezid", adm=6, dip=4, mil=6, by=SYSTEM_ACTOR)
     status = monarch_status(campaign=eu_campaign, crown="Turkey")
     assert status.rules.turkey and status.survival_modifiers == [(1, "Turkey, MIL 6 below 7")]
-    assert monarch_survival_roll(campaign=eu_campaign, crown="Turkey", faces=[4]).result.turkish == "pasha"
+    assert monarch_survival_roll(campaign=eu_campaign, crown="Turkey", faces=[4], by=SYSTEM_ACTOR).result.turkish == "pasha"
     assert "Turkey: Pasha" in lines(eu_campaign, "pasha")[0]
     next_turn(eu_campaign)
-    assert monarch_survival_roll(campaign=eu_campaign, crown="Turkey", faces=[8]).result.turkish == "revolt"
+    assert monarch_survival_roll(campaign=eu_campaign, crown="Turkey", faces=[8], by=SYSTEM_ACTOR).result.turkish == "revolt"
     assert CrownEvent.objects.filter(crown__name="Turkey", kind="revolt").count() == 1
     next_turn(eu_campaign)
-    result = monarch_survival_roll(campaign=eu_campaign, crown="Turkey", faces=[10])
+    result = monarch_survival_roll(campaign=eu_campaign, crown="Turkey", faces=[10], by=SYSTEM_ACTOR)
     assert result.died and result.result.crisis
     assert CrownEvent.objects.filter(crown__name="Turkey", kind="revolt").count() == 2
     assert state(eu_campaign, "Turkey")["pending_crisis"] is True
     new = monarch_succession_roll(
-        campaign=eu_campaign, crown="Turkey", faces={"succession": [5], "adm": [5], "dip": [5], "mil": [5], "reign": [5]}
+        campaign=eu_campaign,
+        crown="Turkey",
+        faces={"succession": [5], "adm": [5], "dip": [5], "mil": [5], "reign": [5]},
+        by=SYSTEM_ACTOR,
     )
     assert new.crisis and not new.reading.crisis
     assert "pending_crisis" not in state(eu_campaign, "Turkey")
@@ -278,25 +282,25 @@ def test_a_minor_from_the_same_line_without_a_roll_again(eu_campaign):
     assert new.stage == "child" and not rolls(eu_campaign, "monarch_age")
     assert "a child (-2 to each value, cannot lead)" in lines(eu_campaign, "succession")[-1]
     with pytest.raises(RuleError, match="is a child and cannot lead"):
-        monarch_military_skill(campaign=eu_campaign, crown="France", source=RandomSource(1))
+        monarch_military_skill(campaign=eu_campaign, crown="France", source=RandomSource(1), by=SYSTEM_ACTOR)
 
 
 def test_typed_faces_for_a_succession_must_fit_the_rolls_due(eu_campaign):
     vacant(eu_campaign)
     base = {"succession": [5], "adm": [5], "dip": [5], "mil": [5], "reign": [5]}
     with pytest.raises(RuleError, match="Faces were typed for 'age', but no such roll was due in this succession"):
-        monarch_succession_roll(campaign=eu_campaign, crown="France", faces={**base, "age": [3]})
+        monarch_succession_roll(campaign=eu_campaign, crown="France", faces={**base, "age": [3]}, by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match=r"The roll again for age \(France\) is due: type its faces as 'age' too"):
-        monarch_succession_roll(campaign=eu_campaign, crown="France", faces={**base, "succession": [1]})
+        monarch_succession_roll(campaign=eu_campaign, crown="France", faces={**base, "succession": [1]}, by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="The succession has no roll called 'luck'"):
-        monarch_succession_roll(campaign=eu_campaign, crown="France", faces={**base, "luck": [3]})
+        monarch_succession_roll(campaign=eu_campaign, crown="France", faces={**base, "luck": [3]}, by=SYSTEM_ACTOR)
     without_reign = {k: v for k, v in base.items() if k != "reign"}
     with pytest.raises(RuleError, match=r"The reign length roll \(France\) is due"):
-        monarch_succession_roll(campaign=eu_campaign, crown="France", faces=without_reign)
+        monarch_succession_roll(campaign=eu_campaign, crown="France", faces=without_reign, by=SYSTEM_ACTOR)
     with pytest.raises(InvalidDice, match=r"MIL roll \(France\) needs 1 die of 1-10"):
-        monarch_succession_roll(campaign=eu_campaign, crown="France", faces={**base, "mil": [0]})
+        monarch_succession_roll(campaign=eu_campaign, crown="France", faces={**base, "mil": [0]}, by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="Typed faces for the succession are given by roll"):
-        monarch_succession_roll(campaign=eu_campaign, crown="France", faces=[5, 5, 5])
+        monarch_succession_roll(campaign=eu_campaign, crown="France", faces=[5, 5, 5], by=SYSTEM_ACTOR)
     assert not Reign.objects.filter(campaign=eu_campaign, crown="France", end_year__isnull=True).exists()
     assert not Roll.objects.filter(campaign=eu_campaign, purpose="monarch_succession").exists()  # each refusal rolled back
 
@@ -310,7 +314,7 @@ def test_succession_needs_a_vacant_throne(eu_campaign):
 def test_a_monarch_who_died_elsewhere_is_succeeded(eu_campaign):
     louis = king(eu_campaign)
     Character.objects.filter(pk=louis.pk).update(status=Status.DEAD, death_year=1300)
-    new = monarch_succession_roll(campaign=eu_campaign, crown="France", source=RandomSource(9))
+    new = monarch_succession_roll(campaign=eu_campaign, crown="France", source=RandomSource(9), by=SYSTEM_ACTOR)
     assert Reign.objects.get(campaign=eu_campaign, holder=louis).end_year == 1300
     assert king(eu_campaign) == new.monarch
     assert all(3 <= v <= 9 for v in new.values.values())
@@ -318,7 +322,9 @@ def test_a_monarch_who_died_elsewhere_is_succeeded(eu_campaign):
 
 def test_server_rolls_log_every_die(eu_campaign):
     vacant(eu_campaign)
-    monarch_succession_roll(campaign=eu_campaign, crown="France", source=FixedSource([[1], [10], [4], [5], [6], [7]]))
+    monarch_succession_roll(
+        campaign=eu_campaign, crown="France", source=FixedSource([[1], [10], [4], [5], [6], [7]]), by=SYSTEM_ACTOR
+    )
     purposes = [
         r.purpose
         for r in Roll.objects.filter(campaign=eu_campaign)
@@ -333,12 +339,13 @@ def test_server_rolls_log_every_die(eu_campaign):
 
 
 def test_venetian_doges_no_crisis_no_minority_plus_1_minimum_4_reign_minus_2(eu_campaign):
-    record = monarch_crown_configure(campaign=eu_campaign, crown="Venice", settings={"country": "Venice"})
+    record = monarch_crown_configure(campaign=eu_campaign, crown="Venice", settings={"country": "Venice"}, by=SYSTEM_ACTOR)
     assert record.home_dynasty is None and record.state == {"country": "Venice"}
     new = monarch_succession_roll(
         campaign=eu_campaign,
         crown="Venice",
         faces={"succession": [1], "adm": [1], "dip": [3], "mil": [10], "reign": [5]},
+        by=SYSTEM_ACTOR,
     )
     assert not new.crisis and new.stage == ""
     assert new.values == {"adm": 4, "dip": 5, "mil": 9}
@@ -353,22 +360,24 @@ def test_venetian_doges_no_crisis_no_minority_plus_1_minimum_4_reign_minus_2(eu_
         campaign=eu_campaign,
         crown="Venice",
         faces={"succession": [10], "adm": [1], "dip": [1], "mil": [1], "reign": [1]},
+        by=SYSTEM_ACTOR,
     )
     assert new.fragile_health and new.stage == "" and not rolls(eu_campaign, "monarch_age")
 
 
 def test_a_doge_can_be_switched_on_for_any_crown(eu_campaign):
-    monarch_crown_configure(campaign=eu_campaign, crown="Genoa", settings={"doge": True})
-    new = monarch_succession_roll(campaign=eu_campaign, crown="Genoa", source=RandomSource(4))
+    monarch_crown_configure(campaign=eu_campaign, crown="Genoa", settings={"doge": True}, by=SYSTEM_ACTOR)
+    new = monarch_succession_roll(campaign=eu_campaign, crown="Genoa", source=RandomSource(4), by=SYSTEM_ACTOR)
     assert all(v >= 4 for v in new.values.values())
 
 
 def test_poland_era_minus_2_to_the_crisis_and_the_reign(eu_campaign):
-    monarch_crown_configure(campaign=eu_campaign, crown="Poland", settings={"poland_era": True})
+    monarch_crown_configure(campaign=eu_campaign, crown="Poland", settings={"poland_era": True}, by=SYSTEM_ACTOR)
     new = monarch_succession_roll(
         campaign=eu_campaign,
         crown="Poland",
         faces={"succession": [3], "age": [5], "adm": [5], "dip": [5], "mil": [5], "reign": [6]},
+        by=SYSTEM_ACTOR,
     )
     assert new.crisis and new.reign_turns == 6
     assert rolls(eu_campaign, "monarch_succession")[0].modifier == -2
@@ -376,29 +385,30 @@ def test_poland_era_minus_2_to_the_crisis_and_the_reign(eu_campaign):
 
 
 def test_spain_habsburg_endogamy_and_france_after_iii_11(eu_campaign):
-    monarch_crown_configure(campaign=eu_campaign, crown="Spain", settings={"dynastic_alliances": 8})
+    monarch_crown_configure(campaign=eu_campaign, crown="Spain", settings={"dynastic_alliances": 8}, by=SYSTEM_ACTOR)
     new = monarch_succession_roll(
         campaign=eu_campaign,
         crown="Spain",
         faces={"succession": [5], "adm": [8], "dip": [8], "mil": [8], "reign": [5]},
+        by=SYSTEM_ACTOR,
     )
     assert new.columns == {"adm": 4, "dip": 4, "mil": 4} and new.values == {"adm": 6, "dip": 6, "mil": 6}
     assert "Habsburg endogamy -2 (8 dynastic alliances, period I)" in lines(eu_campaign, "succession")[-1]
-    monarch_crown_configure(campaign=eu_campaign, crown="France", settings={"base_column_event_passed": True})
+    monarch_crown_configure(campaign=eu_campaign, crown="France", settings={"base_column_event_passed": True}, by=SYSTEM_ACTOR)
     assert monarch_status(campaign=eu_campaign, crown="France").rules.base_column == 6
-    monarch_crown_configure(campaign=eu_campaign, crown="France", settings={"base_column_event_passed": None})
+    monarch_crown_configure(campaign=eu_campaign, crown="France", settings={"base_column_event_passed": None}, by=SYSTEM_ACTOR)
     assert monarch_status(campaign=eu_campaign, crown="France").rules.base_column == 5
 
 
 def test_crown_settings_are_checked(eu_campaign):
     with pytest.raises(IllegalOption, match="There is no crown setting 'dodge'"):
-        monarch_crown_configure(campaign=eu_campaign, crown="Venice", settings={"dodge": True})
+        monarch_crown_configure(campaign=eu_campaign, crown="Venice", settings={"dodge": True}, by=SYSTEM_ACTOR)
     with pytest.raises(IllegalOption, match="Crown setting 'poland_era' must be true or false"):
-        monarch_crown_configure(campaign=eu_campaign, crown="Poland", settings={"poland_era": 1})
+        monarch_crown_configure(campaign=eu_campaign, crown="Poland", settings={"poland_era": 1}, by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="Give at least one setting"):
-        monarch_crown_configure(campaign=eu_campaign, crown="Poland", settings={})
+        monarch_crown_configure(campaign=eu_campaign, crown="Poland", settings={}, by=SYSTEM_ACTOR)
     assert not Crown.objects.filter(campaign=eu_campaign, name__in=["Venice", "Poland"]).exists()
-    monarch_crown_configure(campaign=eu_campaign, crown="France", settings={"base_column": 7})
+    monarch_crown_configure(campaign=eu_campaign, crown="France", settings={"base_column": 7}, by=SYSTEM_ACTOR)
     assert "France: base_column = 7 (France, base column 7 (set for this crown))." in lines(eu_campaign, "crown_settings")
 
 
@@ -406,19 +416,19 @@ def test_crown_settings_are_checked(eu_campaign):
 
 
 def test_named_monarch_bathory_in_poland(eu_campaign):
-    monarch_crown_configure(campaign=eu_campaign, crown="Poland", settings={"poland_era": True})
+    monarch_crown_configure(campaign=eu_campaign, crown="Poland", settings={"poland_era": True}, by=SYSTEM_ACTOR)
     reign = monarch_place_named(
-        campaign=eu_campaign, crown="Poland", given_name="Stefan", dynastic_name="Báthory", adm=8, dip=7, mil=9
+        campaign=eu_campaign, crown="Poland", given_name="Stefan", dynastic_name="Báthory", adm=8, dip=7, mil=9, by=SYSTEM_ACTOR
     )
     assert reign.holder.characteristics == {"adm": 8, "dip": 7, "mil": 9} and reign.planned_end_year is None
     assert state(eu_campaign, "Poland") == {"poland_era": True, "monarch_id": reign.holder.pk, "named": True}
     assert "Stefan I Báthory becomes King of Poland, a named monarch: ADM 8, DIP 7, MIL 9." in lines(eu_campaign, "succession")
-    result = monarch_survival_roll(campaign=eu_campaign, crown="Poland", faces=[5])
+    result = monarch_survival_roll(campaign=eu_campaign, crown="Poland", faces=[5], by=SYSTEM_ACTOR)
     assert not result.died
 
 
 def test_friedrich_ii_no_survival_roll_for_6_turns(eu_campaign):
-    monarch_crown_configure(campaign=eu_campaign, crown="Prussia", settings={"country": "Prussia"})
+    monarch_crown_configure(campaign=eu_campaign, crown="Prussia", settings={"country": "Prussia"}, by=SYSTEM_ACTOR)
     reign = monarch_place_named(
         campaign=eu_campaign,
         crown="Prussia",
@@ -429,28 +439,35 @@ def test_friedrich_ii_no_survival_roll_for_6_turns(eu_campaign):
         mil=9,
         no_survival_turns=6,
         reign_turns=9,
+        by=SYSTEM_ACTOR,
     )
     assert reign.planned_end_year == 1345
     for _ in range(6):
         with pytest.raises(RuleError, match="Friedrich II Hohenzollern makes no survival roll before 1330"):
-            monarch_survival_roll(campaign=eu_campaign, crown="Prussia", faces=[10])
+            monarch_survival_roll(campaign=eu_campaign, crown="Prussia", faces=[10], by=SYSTEM_ACTOR)
         next_turn(eu_campaign)
-    assert not monarch_survival_roll(campaign=eu_campaign, crown="Prussia", faces=[5]).died
+    assert not monarch_survival_roll(campaign=eu_campaign, crown="Prussia", faces=[5], by=SYSTEM_ACTOR).died
 
 
 def test_named_monarch_refusals_and_replacing_a_living_monarch(eu_campaign):
     louis = king(eu_campaign)
     with pytest.raises(RuleError, match="A named monarch needs a name"):
-        monarch_place_named(campaign=eu_campaign, crown="France", given_name=" ", adm=5, dip=5, mil=5)
+        monarch_place_named(campaign=eu_campaign, crown="France", given_name=" ", adm=5, dip=5, mil=5, by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="DIP must be a whole number from 0 to 12, got 13"):
-        monarch_place_named(campaign=eu_campaign, crown="France", given_name="Henri", adm=5, dip=13, mil=5)
+        monarch_place_named(campaign=eu_campaign, crown="France", given_name="Henri", adm=5, dip=13, mil=5, by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="no_survival_turns must be a whole number from 0 to 30"):
-        monarch_place_named(campaign=eu_campaign, crown="France", given_name="Henri", adm=5, dip=5, mil=5, no_survival_turns=-1)
+        monarch_place_named(
+            campaign=eu_campaign, crown="France", given_name="Henri", adm=5, dip=5, mil=5, no_survival_turns=-1, by=SYSTEM_ACTOR
+        )
     with pytest.raises(RuleError, match="reign_turns must be a whole number from 1 to 40"):
-        monarch_place_named(campaign=eu_campaign, crown="France", given_name="Henri", adm=5, dip=5, mil=5, reign_turns=0)
+        monarch_place_named(
+            campaign=eu_campaign, crown="France", given_name="Henri", adm=5, dip=5, mil=5, reign_turns=0, by=SYSTEM_ACTOR
+        )
     with pytest.raises(RuleError, match="still reigns over France"):
-        monarch_place_named(campaign=eu_campaign, crown="France", given_name="Henri", adm=5, dip=5, mil=5)
-    reign = monarch_place_named(campaign=eu_campaign, crown="France", given_name="Henri", adm=5, dip=5, mil=5, replace=True)
+        monarch_place_named(campaign=eu_campaign, crown="France", given_name="Henri", adm=5, dip=5, mil=5, by=SYSTEM_ACTOR)
+    reign = monarch_place_named(
+        campaign=eu_campaign, crown="France", given_name="Henri", adm=5, dip=5, mil=5, replace=True, by=SYSTEM_ACTOR
+    )
     louis.refresh_from_db()
     assert louis.status == Status.ALIVE and Reign.objects.get(campaign=eu_campaign, holder=louis).end_year == 1300
     assert king(eu_campaign) == reign.holder and reign.holder.dynastic_name == louis.dynastic_name
@@ -463,10 +480,10 @@ def test_named_monarch_refusals_and_replacing_a_living_monarch(eu_campaign):
 def test_ransom_of_a_major_monarch_200_ducats_and_minus_2_stability(eu_campaign):
     louis = king(eu_campaign)
     with pytest.raises(RuleError, match="is not a prisoner: there is nothing to ransom"):
-        monarch_ransom(campaign=eu_campaign, crown="France")
+        monarch_ransom(campaign=eu_campaign, crown="France", by=SYSTEM_ACTOR)
     england = Dynasty.objects.get(campaign=eu_campaign, crown="England")
     Character.objects.filter(pk=louis.pk).update(prisoner_of=england)
-    monarch_ransom(campaign=eu_campaign, crown="France")
+    monarch_ransom(campaign=eu_campaign, crown="France", by=SYSTEM_ACTOR)
     louis.refresh_from_db()
     assert louis.prisoner_of is None
     record = Crown.objects.get(campaign=eu_campaign, name="France")
@@ -476,11 +493,11 @@ def test_ransom_of_a_major_monarch_200_ducats_and_minus_2_stability(eu_campaign)
 
 
 def test_ransom_of_a_minor_50_ducats(eu_campaign):
-    monarch_crown_configure(campaign=eu_campaign, crown="Genoa", settings={"country": "Genoa"})
-    reign = monarch_place_named(campaign=eu_campaign, crown="Genoa", given_name="Andrea", adm=5, dip=5, mil=5)
+    monarch_crown_configure(campaign=eu_campaign, crown="Genoa", settings={"country": "Genoa"}, by=SYSTEM_ACTOR)
+    reign = monarch_place_named(campaign=eu_campaign, crown="Genoa", given_name="Andrea", adm=5, dip=5, mil=5, by=SYSTEM_ACTOR)
     england = Dynasty.objects.get(campaign=eu_campaign, crown="England")
     Character.objects.filter(pk=reign.holder_id).update(prisoner_of=england)
-    monarch_ransom(campaign=eu_campaign, crown="Genoa")
+    monarch_ransom(campaign=eu_campaign, crown="Genoa", by=SYSTEM_ACTOR)
     assert Crown.objects.get(campaign=eu_campaign, name="Genoa").stability == 0
     assert "(a minor: ransomed)" in lines(eu_campaign, "release")[-1]  # the public line tells no amount
     [captors] = ChronicleEntry.objects.filter(campaign=eu_campaign, kind="payment_owed", data__dynasty=england.pk)
@@ -488,12 +505,15 @@ def test_ransom_of_a_minor_50_ducats(eu_campaign):
 
 
 def test_military_skill_with_poland_die_bonus(eu_campaign):
-    monarch_crown_configure(campaign=eu_campaign, crown="Poland", settings={"country": "Poland"})
-    monarch_place_named(campaign=eu_campaign, crown="Poland", given_name="Jan", dynastic_name="Sobieski", adm=8, dip=7, mil=9)
+    monarch_crown_configure(campaign=eu_campaign, crown="Poland", settings={"country": "Poland"}, by=SYSTEM_ACTOR)
+    monarch_place_named(
+        campaign=eu_campaign, crown="Poland", given_name="Jan", dynastic_name="Sobieski", adm=8, dip=7, mil=9, by=SYSTEM_ACTOR
+    )
     values = monarch_military_skill(
         campaign=eu_campaign,
         crown="Poland",
         faces={"average": [9], "manoeuvre": [7], "fire": [7], "shock": [9], "siege": [10]},
+        by=SYSTEM_ACTOR,
     )
     # MIL 9, 9: "4*" -> average 4, siege starred; manoeuvre 7+1 -> +1, fire 7 -> 0, shock 9+1 -> +2, siege 10 -> +2
     assert values == {"manoeuvre": 5, "fire": 4, "shock": 6, "siege": 3}
@@ -503,6 +523,7 @@ def test_military_skill_with_poland_die_bonus(eu_campaign):
             campaign=eu_campaign,
             crown="Poland",
             faces={"average": [1], "manoeuvre": [7], "fire": [7], "shock": [9], "siege": [10]},
+            by=SYSTEM_ACTOR,
         )
 
 
@@ -520,15 +541,15 @@ def test_survival_service_frequencies_match_the_exact_odds(eu_campaign):
     for _ in range(2_700):
         counts[eu.survival_result(table, pure.faces(D10)).outcome] += 1
     service_counts = dict.fromkeys(odds, 0)
-    monarch_crown_configure(campaign=eu_campaign, crown="Bohemia", settings={"country": "Bohemia"})
-    monarch_place_named(campaign=eu_campaign, crown="Bohemia", given_name="Jiri", adm=5, dip=5, mil=5)
+    monarch_crown_configure(campaign=eu_campaign, crown="Bohemia", settings={"country": "Bohemia"}, by=SYSTEM_ACTOR)
+    monarch_place_named(campaign=eu_campaign, crown="Bohemia", given_name="Jiri", adm=5, dip=5, mil=5, by=SYSTEM_ACTOR)
     source = RandomSource(1618)
     for _ in range(300):
-        result = monarch_survival_roll(campaign=eu_campaign, crown="Bohemia", source=source)
+        result = monarch_survival_roll(campaign=eu_campaign, crown="Bohemia", source=source, by=SYSTEM_ACTOR)
         service_counts[result.result.outcome] += 1
         next_turn(eu_campaign)
         if result.died:
-            monarch_place_named(campaign=eu_campaign, crown="Bohemia", given_name="Jiri", adm=5, dip=5, mil=5)
+            monarch_place_named(campaign=eu_campaign, crown="Bohemia", given_name="Jiri", adm=5, dip=5, mil=5, by=SYSTEM_ACTOR)
     assert Roll.objects.filter(campaign=eu_campaign, purpose="monarch_survival").count() == 300
     for key, p in odds.items():
         assert eu.within_sd(service_counts[key], 300, p), (key, service_counts[key])
@@ -541,13 +562,13 @@ def test_survival_service_frequencies_match_the_exact_odds(eu_campaign):
 
 def test_succession_service_frequencies_match_the_exact_odds(eu_campaign):
     """200 successions through the service: crisis, Fragile Health and minority within 3 sd."""
-    monarch_crown_configure(campaign=eu_campaign, crown="Naples", settings={"country": "Naples"})
+    monarch_crown_configure(campaign=eu_campaign, crown="Naples", settings={"country": "Naples"}, by=SYSTEM_ACTOR)
     source = RandomSource(1442)
     outcomes = {"crisis": 0, "fragile": 0, "": 0}
     stages: dict[str, int] = {}
     n = 200
     for _ in range(n):
-        new = monarch_succession_roll(campaign=eu_campaign, crown="Naples", source=source)
+        new = monarch_succession_roll(campaign=eu_campaign, crown="Naples", source=source, by=SYSTEM_ACTOR)
         outcomes[new.reading.outcome] += 1
         stages[new.stage] = stages.get(new.stage, 0) + 1
         assert all(3 <= v <= 9 for v in new.values.values())

@@ -11,6 +11,7 @@ import pytest
 
 from campaign import events
 from campaign.models import Campaign, ChronicleEntry, Roll, Step
+from campaign.permissions import SYSTEM_ACTOR
 from campaign.steps import Chronicle
 from campaign.undo import new_action_key, step_action
 from contracts import subscribers
@@ -104,14 +105,14 @@ def test_a_turn_publishes_deaths_successions_steps_and_the_advance(campaign, hea
     everyone_survives(campaign, {king.pk: [1, 1]})
     [death] = _of(heard, events.Deaths)
     assert death.characters == (king.pk,) and (death.campaign, death.year, death.step) == (campaign.pk, 1300, Step.SURVIVAL)
-    survival_finish(campaign=campaign)
+    survival_finish(campaign=campaign, by=SYSTEM_ACTOR)
     [succession] = _of(heard, events.Succession)
     new = Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True)
     assert (succession.crown, succession.late, succession.heir, succession.reign) == ("England", king.pk, new.holder_id, new.pk)
-    marriages_finish(campaign=campaign)
-    announcements_make(campaign=campaign)
+    marriages_finish(campaign=campaign, by=SYSTEM_ACTOR)
+    announcements_make(campaign=campaign, by=SYSTEM_ACTOR)
     at_step(Campaign.objects.get(pk=campaign.pk), Step.INTERPHASE)
-    turn_advance(campaign=campaign)
+    turn_advance(campaign=campaign, by=SYSTEM_ACTOR)
     steps = [(e.step, e.next_step) for e in _of(heard, events.StepFinished)]
     assert steps == [(Step.SURVIVAL, Step.MARRIAGES), (Step.MARRIAGES, Step.ANNOUNCEMENTS), (Step.ANNOUNCEMENTS, Step.INTERPHASE)]
     [advance] = _of(heard, events.TurnAdvanced)
@@ -127,11 +128,11 @@ def test_a_turn_publishes_deaths_successions_steps_and_the_advance(campaign, hea
 def test_a_wedding_and_a_betrothal_broken_off(campaign, heard):
     at_step(campaign, Step.MARRIAGES, year=1310)
     broken = betroth(campaign)
-    marriage_cancel(campaign=campaign, marriage=broken, reason="a quarrel")
+    marriage_cancel(campaign=campaign, marriage=broken, reason="a quarrel", by=SYSTEM_ACTOR)
     [ended] = _of(heard, events.MarriageEnded)
     assert ended.marriage == broken.pk and "a quarrel" in ended.cause and ended.step == Step.MARRIAGES
     match = betroth(campaign)  # the same couple again, and wed this time
-    marriage_wed(campaign=campaign, marriage=match)
+    marriage_wed(campaign=campaign, marriage=match, by=SYSTEM_ACTOR)
     [weddings] = _of(heard, events.Weddings)
     assert weddings.marriages == (match.pk,) and weddings.year == 1310
 
@@ -150,7 +151,7 @@ def test_a_failing_handler_undoes_the_whole_step(campaign, gm):
                 key=new_action_key(),
                 label="Roll all births",
                 by=gm,
-                action=lambda c: play_births(c, RandomSource(3)),
+                action=lambda c: play_births(c, RandomSource(3), by=gm),
             )
     finally:
         events.unsubscribe(events.StepFinished, fail)

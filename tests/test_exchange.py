@@ -18,6 +18,7 @@ from django.test.utils import CaptureQueriesContext
 
 from campaign import treasury
 from campaign.models import Campaign, ChronicleEntry, Membership, Posting, PostingKind, Role, Roll
+from campaign.permissions import SYSTEM_ACTOR
 from contracts.models import (
     Breach,
     Clause,
@@ -73,7 +74,7 @@ DOC = Path(__file__).resolve().parent.parent / "docs" / "export-format.md"
 
 def played(name: str = "Exchange", turns: int = 6) -> Campaign:
     campaign = campaign_create(name=name, players=5, source=RandomSource(3))
-    return simulate(campaign, turns=turns, source=RandomSource(3))
+    return simulate(campaign, turns=turns, source=RandomSource(3), by=SYSTEM_ACTOR)
 
 
 def with_everything(campaign: Campaign) -> Campaign:
@@ -679,7 +680,7 @@ def test_a_regnal_1_document_makes_crowns_only_for_player_dynasties(doc):
 def test_a_bloodline_campaign_round_trips_byte_for_byte():
     """BloodLine: effective ages that moved, betrothals with a dowry and a title, its own table."""
     campaign = campaign_create(name="BL", ruleset="eu-bloodline", players=4, source=RandomSource(5))
-    campaign = simulate(campaign, turns=4, source=RandomSource(5))
+    campaign = simulate(campaign, turns=4, source=RandomSource(5), by=SYSTEM_ACTOR)
     first = campaign_export(campaign)
     assert first["campaign"]["ruleset"] == "eu-bloodline"
     assert set(first["campaign"]["tables"]) == set(get_ruleset("eu-bloodline").DEFAULT_TABLES) == {"bloodline_survival"}
@@ -700,7 +701,7 @@ def test_a_bloodline_campaign_round_trips_byte_for_byte():
 def test_an_eu_monarchs_campaign_round_trips_byte_for_byte():
     """EU monarchs: rolled monarchs, crowns' state and planned reign ends, its nine tables."""
     campaign = campaign_create(name="EU", ruleset="eu-monarchs", players=4, source=RandomSource(6))
-    campaign = simulate(campaign, turns=6, source=RandomSource(6))
+    campaign = simulate(campaign, turns=6, source=RandomSource(6), by=SYSTEM_ACTOR)
     first = campaign_export(campaign)
     assert set(first["campaign"]["tables"]) == set(get_ruleset("eu-monarchs").DEFAULT_TABLES)
     assert any(r["planned_end_year"] for r in first["reigns"])
@@ -723,8 +724,8 @@ def test_an_imported_campaign_plays_on_exactly_like_the_original():
     """Same books, same dice: the next turn comes out the same in both."""
     original = with_everything(played(turns=2))
     copy_ = campaign_import(campaign_export(original))
-    simulate(original, turns=1, source=RandomSource(11))
-    simulate(copy_, turns=1, source=RandomSource(11))
+    simulate(original, turns=1, source=RandomSource(11), by=SYSTEM_ACTOR)
+    simulate(copy_, turns=1, source=RandomSource(11), by=SYSTEM_ACTOR)
     assert without_slug(campaign_export(copy_)) == without_slug(campaign_export(original))
 
 
@@ -1348,6 +1349,7 @@ def test_every_house_a_clause_names_follows_the_import_lists_included(campaign):
             {"kind": "non_aggression", "params": {"between": parties}},
             {"kind": "military_support", "params": {"by": parties[0], "to": parties[1], "exclusions": ["not against Spain"]}},
         ],
+        by=SYSTEM_ACTOR,
     )
     copy_ = campaign_import(campaign_export(campaign), slug="the-copy")
     crown_of = dict(Dynasty.objects.filter(campaign=copy_).values_list("pk", "crown"))
@@ -1375,6 +1377,7 @@ def test_an_older_document_leaves_out_the_clause_houses_it_could_not_renumber(ca
             {"kind": "non_aggression", "params": {"between": parties}},
             {"kind": "military_support", "params": {"by": parties[0], "to": parties[1]}},
         ],
+        by=SYSTEM_ACTOR,
     )
     document = campaign_export(campaign)
     assert document["clause_refs"] == 2

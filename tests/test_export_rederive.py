@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from campaign.models import ChronicleEntry, Roll, RuleTable, Step
+from campaign.permissions import SYSTEM_ACTOR
 from dynasties.models import Character, ControlChange, Crown, CrownEvent, Marriage, Reign
 from dynasties.services import campaign_create
 from dynasties.services.eu_monarchs import monarch_survival_roll
@@ -200,7 +201,7 @@ def test_an_eu_monarchs_values_as_used_each_turn_are_on_its_rolls(eu_campaign):
     [event] = CrownEvent.objects.filter(campaign=eu_campaign)
     assert (event.cause, event.reign) == ("dynastic_crisis", new.reign)
     next_turn(eu_campaign)
-    monarch_survival_roll(campaign=eu_campaign, crown="France", faces=[5])
+    monarch_survival_roll(campaign=eu_campaign, crown="France", faces=[5], by=SYSTEM_ACTOR)
     survival_roll = Roll.objects.filter(campaign=eu_campaign, purpose="monarch_survival").latest("pk")
     assert survival_roll.values_used == {"adm": 8, "dip": 8, "mil": 8}  # a teenager's -1, no longer halved
     exported = round_trips(eu_campaign)

@@ -29,6 +29,7 @@ from django.db import OperationalError, connection
 
 from campaign import treasury
 from campaign.models import ActionKey, Campaign, Checkpoint, PostingKind, Roll, Step
+from campaign.permissions import SYSTEM_ACTOR
 from campaign.undo import action_key, step_action
 from contracts.models import Contract, ContractPayment, ContractState, EndKind, PaymentStatus
 from contracts.services import contract_draft, contract_sign
@@ -121,7 +122,7 @@ def with_faults(pk: int, name: str, run: Callable[[int], Any], via: str) -> int:
     def attempt() -> Any:
         if via == "service":
             return run(pk)
-        return step_action(campaign=pk, key=key, label=name, action=lambda locked: run(locked.pk))
+        return step_action(campaign=pk, key=key, label=name, action=lambda locked: run(locked.pk), by=SYSTEM_ACTOR)
 
     failed: set[str] | None = None if EVERY_WRITE else set()
     n = 0
@@ -182,85 +183,92 @@ def prepare(campaign: Campaign) -> int:
         parties=[england.pk, germany.pk],
         marriage=betrothal,
         clauses=[pay],
+        by=SYSTEM_ACTOR,
     )
-    contract_sign(campaign=pk, contract=match)  # waits for the wedding
+    contract_sign(campaign=pk, contract=match, by=SYSTEM_ACTOR)  # waits for the wedding
     jean = who(pk, "Jean", "Anjou")
     french = Marriage.objects.get(campaign=campaign, husband=jean)
-    dies = contract_draft(campaign=pk, kind="marriage", title="The French match", parties=[france.pk, italy.pk], marriage=french)
-    contract_sign(campaign=pk, contract=dies)  # in force: the couple is wed; Jean's death ends it
-    treaty = contract_draft(campaign=pk, kind="treaty", title="Truce", parties=[england.pk, france.pk], term_years=5)
-    contract_sign(campaign=pk, contract=treaty)  # its term runs out at the turn advance
+    dies = contract_draft(
+        campaign=pk, kind="marriage", title="The French match", parties=[france.pk, italy.pk], marriage=french, by=SYSTEM_ACTOR
+    )
+    contract_sign(campaign=pk, contract=dies, by=SYSTEM_ACTOR)  # in force: the couple is wed; Jean's death ends it
+    treaty = contract_draft(
+        campaign=pk, kind="treaty", title="Truce", parties=[england.pk, france.pk], term_years=5, by=SYSTEM_ACTOR
+    )
+    contract_sign(campaign=pk, contract=treaty, by=SYSTEM_ACTOR)  # its term runs out at the turn advance
     recurring = {
         "kind": "recurring_payment",
         "params": {"payer": england.pk, "payee": france.pk, "amount": 5, "from_year": YEAR, "turns": 3},
     }
-    tribute = contract_draft(campaign=pk, kind="agreement", title="Tribute", parties=[england.pk, france.pk], clauses=[recurring])
-    contract_sign(campaign=pk, contract=tribute)  # an instalment now and one at the turn advance
+    tribute = contract_draft(
+        campaign=pk, kind="agreement", title="Tribute", parties=[england.pk, france.pk], clauses=[recurring], by=SYSTEM_ACTOR
+    )
+    contract_sign(campaign=pk, contract=tribute, by=SYSTEM_ACTOR)  # an instalment now and one at the turn advance
     return pk
 
 
 def births_attempt(pk: int) -> Any:
     edward = who(pk, "Edward", "Plantagenet")
     match = Marriage.objects.get(campaign_id=pk, husband=edward)
-    return services.births_attempt(campaign=pk, marriage=match.pk, faces=[6, 6])
+    return services.births_attempt(campaign=pk, marriage=match.pk, faces=[6, 6], by=SYSTEM_ACTOR)
 
 
 def births_sex(pk: int) -> Any:
     waiting = BirthAttempt.objects.get(campaign_id=pk, success=True, child__isnull=True)
-    return services.births_sex(campaign=pk, attempt=waiting.pk, faces=[1], source=RandomSource(2))
+    return services.births_sex(campaign=pk, attempt=waiting.pk, faces=[1], source=RandomSource(2), by=SYSTEM_ACTOR)
 
 
 def births_roll_all(pk: int) -> Any:
-    return services.births_roll_all(campaign=pk, extra=lambda turn: True, source=RandomSource(3))
+    return services.births_roll_all(campaign=pk, extra=lambda turn: True, source=RandomSource(3), by=SYSTEM_ACTOR)
 
 
 def births_finish(pk: int) -> Any:
-    return services.births_finish(campaign=pk)
+    return services.births_finish(campaign=pk, by=SYSTEM_ACTOR)
 
 
 def survival_roll(pk: int) -> Any:
     """Jean of France dies (his marriage contract ends), and Edward of England; John and Mary live."""
     faces = {who(pk, "Edward", "Plantagenet").pk: [1, 1], who(pk, "Jean", "Anjou").pk: [1, 1]}
     faces |= {who(pk, "John", "Plantagenet").pk: [6, 6], who(pk, "Mary", "Hapsburg").pk: [6, 6]}
-    return services.survival_roll(campaign=pk, faces=faces, source=RandomSource(4))
+    return services.survival_roll(campaign=pk, faces=faces, source=RandomSource(4), by=SYSTEM_ACTOR)
 
 
 def survival_finish(pk: int) -> Any:
-    return services.survival_finish(campaign=pk, source=RandomSource(5))
+    return services.survival_finish(campaign=pk, source=RandomSource(5), by=SYSTEM_ACTOR)
 
 
 def marriage_wed(pk: int) -> Any:
     """John, now King, weds Mary: the wedding's money and the contract's payment are posted."""
     match = Marriage.objects.get(campaign_id=pk, husband=who(pk, "John", "Plantagenet"))
-    return services.marriage_wed(campaign=pk, marriage=match.pk)
+    return services.marriage_wed(campaign=pk, marriage=match.pk, by=SYSTEM_ACTOR)
 
 
 def marriage_arrange(pk: int) -> Any:
     louis, julianna = who(pk, "Louis", "Anjou"), who(pk, "Julianna", "Visconti")
-    return services.marriage_arrange(campaign=pk, husband=louis.pk, wife=julianna.pk, wed=True)
+    return services.marriage_arrange(campaign=pk, husband=louis.pk, wife=julianna.pk, wed=True, by=SYSTEM_ACTOR)
 
 
 def marriages_finish(pk: int) -> Any:
-    return services.marriages_finish(campaign=pk)
+    return services.marriages_finish(campaign=pk, by=SYSTEM_ACTOR)
 
 
 def announcements_make(pk: int) -> Any:
-    return services.announcements_make(campaign=pk)
+    return services.announcements_make(campaign=pk, by=SYSTEM_ACTOR)
 
 
 def turn_advance(pk: int) -> Any:
-    return services.turn_advance(campaign=pk)
+    return services.turn_advance(campaign=pk, by=SYSTEM_ACTOR)
 
 
 def transfer(pk: int) -> Any:
     return treasury.treasury_transfer(
-        campaign=pk, payer=house(pk, "England"), payee=house(pk, "Spain"), amount=7, reason="a gift"
+        campaign=pk, payer=house(pk, "England"), payee=house(pk, "Spain"), amount=7, reason="a gift", by=SYSTEM_ACTOR
     )
 
 
 def reverse(pk: int) -> Any:
     gift = treasury.Posting.objects.filter(campaign_id=pk, kind=PostingKind.TRANSFER).latest("pk")
-    return treasury.posting_reverse(campaign=pk, posting=gift.pk, reason="sent by mistake")
+    return treasury.posting_reverse(campaign=pk, posting=gift.pk, reason="sent by mistake", by=SYSTEM_ACTOR)
 
 
 def alliance(pk: int) -> Any:
@@ -271,12 +279,13 @@ def alliance(pk: int) -> Any:
         title="Alliance",
         parties=[england, spain],
         clauses=[{"kind": "payment", "params": {"payer": england, "payee": spain, "amount": 3}}],
+        by=SYSTEM_ACTOR,
     )
 
 
 def sign(pk: int) -> Any:
     """The alliance comes into force at once: its payment is posted."""
-    return contract_sign(campaign=pk, contract=Contract.objects.get(campaign_id=pk, title="Alliance").pk)
+    return contract_sign(campaign=pk, contract=Contract.objects.get(campaign_id=pk, title="Alliance").pk, by=SYSTEM_ACTOR)
 
 
 STORY: list[tuple[str, Callable[[int], Any]]] = [
@@ -350,19 +359,19 @@ class Turn:
 
         out: list[tuple[str, Callable[[int], Any]]] = []
         if self.ruleset != "eu-monarchs":
-            out.append(("births", lambda pk: play_births(campaign(pk), RandomSource(21))))
+            out.append(("births", lambda pk: play_births(campaign(pk), RandomSource(21), by=SYSTEM_ACTOR)))
         else:
-            out.append(("births_finish", lambda pk: services.births_finish(campaign=pk)))
-            out.append(("monarchs", lambda pk: play_monarchs(campaign(pk), RandomSource(22))))
+            out.append(("births_finish", lambda pk: services.births_finish(campaign=pk, by=SYSTEM_ACTOR)))
+            out.append(("monarchs", lambda pk: play_monarchs(campaign(pk), RandomSource(22), by=SYSTEM_ACTOR)))
         out += [
-            ("survival_roll", lambda pk: services.survival_roll(campaign=pk, source=RandomSource(23))),
-            ("survival_finish", lambda pk: services.survival_finish(campaign=pk, source=RandomSource(24))),
-            ("marriages", lambda pk: play_marriages(campaign(pk))),
-            ("announcements_make", lambda pk: services.announcements_make(campaign=pk)),
+            ("survival_roll", lambda pk: services.survival_roll(campaign=pk, source=RandomSource(23), by=SYSTEM_ACTOR)),
+            ("survival_finish", lambda pk: services.survival_finish(campaign=pk, source=RandomSource(24), by=SYSTEM_ACTOR)),
+            ("marriages", lambda pk: play_marriages(campaign(pk), by=SYSTEM_ACTOR)),
+            ("announcements_make", lambda pk: services.announcements_make(campaign=pk, by=SYSTEM_ACTOR)),
         ]
         if self.ruleset == "eu-bloodline":
-            out.append(("wed_due", lambda pk: wed_due(campaign(pk))))
-        out.append(("turn_advance", lambda pk: services.turn_advance(campaign=pk)))
+            out.append(("wed_due", lambda pk: wed_due(campaign(pk), by=SYSTEM_ACTOR)))
+        out.append(("turn_advance", lambda pk: services.turn_advance(campaign=pk, by=SYSTEM_ACTOR)))
         return out
 
 
@@ -374,7 +383,7 @@ def test_every_step_of_a_turn_in_the_other_rulesets_is_atomic(ruleset):
     from operations.simulation import play_turn
 
     demo = demo_create(ruleset=ruleset).campaign
-    play_turn(demo, RandomSource(11))  # a turn behind it: contracts, ledger and rolls
+    play_turn(demo, RandomSource(11), by=SYSTEM_ACTOR)  # a turn behind it: contracts, ledger and rolls
     writes = {}
     for name, run in Turn(ruleset).steps():  # some steps call several services: one action of the pages
         writes[name] = with_faults(demo.pk, name, run, "step_action")

@@ -14,6 +14,7 @@ from gedcom.element.individual import IndividualElement
 from gedcom.parser import Parser
 
 from campaign.models import Campaign
+from campaign.permissions import SYSTEM_ACTOR
 from dynasties.gedcom import MAX_LINE, _line, export_gedcom
 from dynasties.models import Character, Dynasty, Marriage, Reign, Sex, Status, Title, TitleHolding
 from dynasties.services import campaign_create
@@ -27,7 +28,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def grown() -> Campaign:
     c = campaign_create(name="Gedcom Campaign", players=5, source=RandomSource(3))
-    return simulate(c, turns=8, source=RandomSource(3))
+    return simulate(c, turns=8, source=RandomSource(3), by=SYSTEM_ACTOR)
 
 
 def parse(text: str) -> Parser:

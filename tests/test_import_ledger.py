@@ -16,6 +16,7 @@ from django.db import transaction
 
 from campaign import treasury
 from campaign.models import Campaign, PostingKind
+from campaign.permissions import SYSTEM_ACTOR
 from contracts.models import ClauseKind, Contract, PaymentStatus
 from contracts.services import breach_record, contract_draft, contract_sign, dispute_majority, payment_settle
 from dynasties.models import Dynasty, DynastyKind
@@ -31,7 +32,7 @@ def the_books() -> Campaign:
     and two reversals (the gift, and the treaty's payment)."""
     campaign = campaign_create(name="Ledger", ruleset="eu-bloodline", players=4, source=RandomSource(11))
     a, b, c, d = Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.PLAYER).order_by("seat")
-    gift = treasury.treasury_transfer(campaign=campaign, payer=None, payee=a, amount=100, reason="a gift")
+    gift = treasury.treasury_transfer(campaign=campaign, payer=None, payee=a, amount=100, reason="a gift", by=SYSTEM_ACTOR)
     year = campaign.current_year
     pact = contract_draft(
         campaign=campaign,
@@ -43,19 +44,26 @@ def the_books() -> Campaign:
             {"kind": ClauseKind.RECURRING_PAYMENT, "params": {"payer": b.pk, "payee": a.pk, "amount": 40, "from_year": year}},
             {"kind": ClauseKind.DAMAGES, "params": {"amount": 25}},
         ],
+        by=SYSTEM_ACTOR,
     )
-    contract_sign(campaign=campaign, contract=pact)
-    contract_draft(campaign=campaign, kind="agreement", title="Another pact", parties=[c.pk, d.pk])
+    contract_sign(campaign=campaign, contract=pact, by=SYSTEM_ACTOR)
+    contract_draft(campaign=campaign, kind="agreement", title="Another pact", parties=[c.pk, d.pk], by=SYSTEM_ACTOR)
     unpaid = pact.payments.get(status=PaymentStatus.UNPAID)  # b held 30 when the instalment of 40 fell due
-    treasury.treasury_transfer(campaign=campaign, payer=None, payee=b, amount=40, reason="a loan", kind=PostingKind.LOAN)
-    payment_settle(campaign=campaign, payment=unpaid)
+    treasury.treasury_transfer(
+        campaign=campaign, payer=None, payee=b, amount=40, reason="a loan", kind=PostingKind.LOAN, by=SYSTEM_ACTOR
+    )
+    payment_settle(campaign=campaign, payment=unpaid, by=SYSTEM_ACTOR)
     damages = pact.clauses.get(kind=ClauseKind.DAMAGES)
-    breach = breach_record(campaign=campaign, contract=pact, by_dynasty=a, clause=damages, text="raided the coast")
-    dispute_majority(campaign=campaign, breach=breach, votes={c.pk: {damages.pk: True}, d.pk: {damages.pk: True}})
-    treasury.posting_reverse(campaign=campaign, posting=gift, reason="given twice")
+    breach = breach_record(
+        campaign=campaign, contract=pact, by_dynasty=a, clause=damages, text="raided the coast", by=SYSTEM_ACTOR
+    )
+    dispute_majority(
+        campaign=campaign, breach=breach, votes={c.pk: {damages.pk: True}, d.pk: {damages.pk: True}}, by=SYSTEM_ACTOR
+    )
+    treasury.posting_reverse(campaign=campaign, posting=gift, reason="given twice", by=SYSTEM_ACTOR)
     first = pact.payments.get(clause__kind=ClauseKind.PAYMENT)
     assert first.posting is not None
-    treasury.posting_reverse(campaign=campaign, posting=first.posting, reason="paid in kind instead")
+    treasury.posting_reverse(campaign=campaign, posting=first.posting, reason="paid in kind instead", by=SYSTEM_ACTOR)
     return campaign
 
 

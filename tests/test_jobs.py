@@ -21,6 +21,7 @@ from django.utils import timezone
 from campaign.artifacts import artifact_storage
 from campaign.jobs import job_check, job_create, job_finish, job_progress, job_run
 from campaign.models import Campaign, ChronicleEntry, Job, JobKind, JobState, Membership, Setup
+from campaign.permissions import SYSTEM_ACTOR
 from dynasties import print_jobs, printing
 from dynasties.models import Character
 from rules.errors import RuleError
@@ -133,7 +134,7 @@ def test_the_job_counts_its_progress_and_a_refusal_is_said_in_its_own_words(camp
     job.refresh_from_db()
     assert (job.state, job.done, job.total) == (JobState.DONE, 4, 4)
 
-    refused = job_create(kind=JobKind.PRINT, campaign=campaign, total=1)
+    refused = job_create(kind=JobKind.PRINT, campaign=campaign, total=1, by=SYSTEM_ACTOR)
 
     def refuse(job: Job) -> None:
         raise RuleError("No sheets today.")
@@ -150,10 +151,12 @@ def test_the_prehistory_runs_on_the_worker_with_a_progress_bar(client, alice, qu
 
     real = operations.services.simulate
     progress: list[int] = []
+    actors: set = set()
 
-    def playing(campaign, *, turns, source):
+    def playing(campaign, *, turns, source, by):
         progress.append(Job.objects.get(kind=JobKind.PREHISTORY).done)  # what the page shows meanwhile
-        return real(campaign, turns=turns, source=source)
+        actors.add(by)
+        return real(campaign, turns=turns, source=source, by=by)
 
     monkeypatch.setattr(operations.services, "simulate", playing)
     client.force_login(alice)
@@ -167,6 +170,7 @@ def test_the_prehistory_runs_on_the_worker_with_a_progress_bar(client, alice, qu
     work()
 
     assert progress == [0, 1, 2]
+    assert actors == {alice}  # the job plays for the GM who started it, never as the system
     job.refresh_from_db()
     assert (job.state, job.done, job.total) == (JobState.DONE, 3, 3)
     c = Campaign.objects.get(name="Old World")
@@ -263,7 +267,9 @@ def test_a_job_whose_worker_died_is_reported_failed_when_its_page_is_looked_at(c
 @pytest.mark.django_db
 def test_progress_is_a_sign_of_life_and_a_late_worker_does_not_revive_a_lost_job(campaign, gm, settings):
     settings.REGNAL_JOB_STALE_SECONDS = 600
-    job = _running(job_create(kind=JobKind.PRINT, campaign=campaign, total=3), silent_for=datetime.timedelta(hours=1))
+    job = _running(
+        job_create(kind=JobKind.PRINT, campaign=campaign, total=3, by=SYSTEM_ACTOR), silent_for=datetime.timedelta(hours=1)
+    )
     job_progress(job, 1)  # it was only slow
     assert job_check(job).state == JobState.RUNNING
     job = _running(job, silent_for=datetime.timedelta(hours=1))

@@ -62,7 +62,13 @@ def test_a_birth_roll_and_a_survival_roll_raise_the_version(campaign, gm):
     births_roll_all(campaign=campaign, source=RandomSource(1), by=gm)
     after_births = version(campaign)
     assert after_births > before
-    step_action(campaign=campaign, key=new_action_key(), label="Births", action=lambda c: play_births(c, RandomSource(3)), by=gm)
+    step_action(
+        campaign=campaign,
+        key=new_action_key(),
+        label="Births",
+        action=lambda c: play_births(c, RandomSource(3), by=gm),
+        by=gm,
+    )
     assert Campaign.objects.get(pk=campaign.pk).step == Step.SURVIVAL
     after_step = version(campaign)
     assert after_step > after_births
@@ -89,7 +95,13 @@ def test_a_refused_write_leaves_the_version_as_it_was(campaign, gm):
 
 
 def test_undo_and_redo_raise_the_version_never_put_it_back(campaign, gm):
-    step_action(campaign=campaign, key=new_action_key(), label="Births", action=lambda c: play_births(c, RandomSource(3)), by=gm)
+    step_action(
+        campaign=campaign,
+        key=new_action_key(),
+        label="Births",
+        action=lambda c: play_births(c, RandomSource(3), by=gm),
+        by=gm,
+    )
     played = version(campaign)
     undo_step(campaign=campaign, key=new_action_key(), by=gm)
     undone = version(campaign)
@@ -251,7 +263,13 @@ def test_the_table_screen_shows_the_step_its_waits_and_the_odds_of_the_births(cl
 
 def test_the_table_screen_shows_each_result_and_public_lines_only(client, campaign, gm):
     births_roll_all(campaign=campaign, source=RandomSource(1), by=gm)
-    step_action(campaign=campaign, key=new_action_key(), label="Births", action=lambda c: play_births(c, RandomSource(3)), by=gm)
+    step_action(
+        campaign=campaign,
+        key=new_action_key(),
+        label="Births",
+        action=lambda c: play_births(c, RandomSource(3), by=gm),
+        by=gm,
+    )
     treasury_transfer(campaign=campaign, payer=None, payee=house(campaign, "England"), amount=7, reason="A secret grant", by=gm)
     survival_roll(campaign=campaign, source=RandomSource(4), by=gm)
     client.force_login(gm)  # even the GM's screen is the table's: nothing private on it
@@ -274,7 +292,11 @@ def test_the_table_screen_shows_the_announcements_once_published(client, campaig
         campaign = Campaign.objects.get(pk=campaign.pk)
         if name == "births":
             step_action(
-                campaign=campaign, key=new_action_key(), label=name, action=lambda c: play_births(c, RandomSource(3)), by=gm
+                campaign=campaign,
+                key=new_action_key(),
+                label=name,
+                action=lambda c: play_births(c, RandomSource(3), by=gm),
+                by=gm,
             )
         elif name == "survival":
             survival_roll(campaign=campaign, source=RandomSource(4), by=gm)

@@ -77,7 +77,11 @@ def test_a_character_an_undo_removed_answers_404_saying_so(client, campaign, gm,
     """The race the load test met: a player opens a character born in a step the GM then undid."""
     before = set(Character.objects.filter(campaign=campaign).values_list("pk", flat=True))
     step_action(
-        campaign=campaign, key=new_action_key(), label="Roll all births", action=lambda c: play_births(c, RandomSource(1)), by=gm
+        campaign=campaign,
+        key=new_action_key(),
+        label="Roll all births",
+        action=lambda c: play_births(c, RandomSource(1), by=gm),
+        by=gm,
     )
     born = set(Character.objects.filter(campaign=campaign).values_list("pk", flat=True)) - before
     assert born

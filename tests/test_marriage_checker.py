@@ -7,6 +7,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from campaign.permissions import SYSTEM_ACTOR
 from dynasties.models import Character, Marriage, Status
 from dynasties.services import campaign_create, marriage_check
 from dynasties.services.marriages import marriage_checker
@@ -20,7 +21,7 @@ from rules.dice import RandomSource
 @pytest.mark.parametrize("ruleset", [br.NAME, bl.NAME])
 def test_the_checker_agrees_with_marriage_check(ruleset: str) -> None:
     campaign = campaign_create(name="Checked", players=5, source=RandomSource(5), ruleset=ruleset)
-    campaign = simulate(campaign, turns=8, source=RandomSource(5))
+    campaign = simulate(campaign, turns=8, source=RandomSource(5), by=SYSTEM_ACTOR)
     people = list(
         Character.objects.filter(campaign=campaign, status=Status.ALIVE, birth_year__lte=campaign.current_year - 12).order_by(
             "pk"

@@ -8,6 +8,7 @@ import re
 import pytest
 
 from campaign.models import ChronicleEntry, Step
+from campaign.permissions import SYSTEM_ACTOR
 from campaign.steps import load_tables
 from dynasties.models import Character, Dynasty, Marriage, Origin, Reign, Status
 from dynasties.services import (
@@ -38,7 +39,7 @@ def survive_all(campaign, dying=()):
     from dynasties.services.survival import survival_due
 
     due = [d.character.pk for d in survival_due(campaign, World(campaign, living_only=True), load_tables(campaign))]
-    return survival_roll(campaign=campaign, faces={pk: [1, 1] if pk in dying else [6, 6] for pk in due})
+    return survival_roll(campaign=campaign, faces={pk: [1, 1] if pk in dying else [6, 6] for pk in due}, by=SYSTEM_ACTOR)
 
 
 def payments(campaign) -> list[tuple[str, int, int]]:
@@ -74,7 +75,7 @@ def test_a6_children_may_be_betrothed_at_any_step(campaign, england, france, ste
     at_step(campaign, step)
     boy = person(campaign, england, "Richard", "M", 1295)  # 5
     girl = person(campaign, france, "Blanche", "F", 1297)  # 3
-    match = marriage_arrange(campaign=campaign, husband=boy, wife=girl)
+    match = marriage_arrange(campaign=campaign, husband=boy, wife=girl, by=SYSTEM_ACTOR)
     match.refresh_from_db()
     assert (match.arranged_year, match.wedding_year, match.ended_year) == (1300, None, None)
     assert match.is_betrothal and not match.is_wed
@@ -89,7 +90,7 @@ def test_a6_children_may_be_betrothed_at_any_step(campaign, england, france, ste
 def test_a6_betrothal_arranged_as_children_is_wed_once_both_are_15(campaign, england, france):
     boy = person(campaign, england, "Richard", "M", 1295)
     girl = person(campaign, france, "Blanche", "F", 1296)
-    match = marriage_arrange(campaign=campaign, husband=boy, wife=girl)
+    match = marriage_arrange(campaign=campaign, husband=boy, wife=girl, by=SYSTEM_ACTOR)
     at_step(campaign, Step.MARRIAGES, year=1310)  # he is 15, she is 14
     with pytest.raises(
         IllegalMarriage,
@@ -98,12 +99,12 @@ def test_a6_betrothal_arranged_as_children_is_wed_once_both_are_15(campaign, eng
             "(a betrothal may be arranged earlier; Marriage, A6)."
         ),
     ) as err:
-        marriage_wed(campaign=campaign, marriage=match)
+        marriage_wed(campaign=campaign, marriage=match, by=SYSTEM_ACTOR)
     assert err.value.code == "illegal_marriage"
     match.refresh_from_db()
     assert match.wedding_year is None
     at_step(campaign, Step.MARRIAGES, year=1315)
-    marriage_wed(campaign=campaign, marriage=match)
+    marriage_wed(campaign=campaign, marriage=match, by=SYSTEM_ACTOR)
     match.refresh_from_db()
     assert (match.arranged_year, match.wedding_year) == (1300, 1315)
     assert ChronicleEntry.objects.get(campaign=campaign, kind="wedding").text == (
@@ -115,22 +116,22 @@ def test_a6_betrothal_arranged_as_children_is_wed_once_both_are_15(campaign, eng
 def test_a6_the_wedding_happens_only_in_the_marriages_step(campaign, england, france, germany):
     groom = person(campaign, england, "Edmund", "M", 1278)
     bride = person(campaign, france, "Odette", "F", 1282)
-    match = marriage_arrange(campaign=campaign, husband=groom, wife=bride)  # Births: a betrothal is fine
+    match = marriage_arrange(campaign=campaign, husband=groom, wife=bride, by=SYSTEM_ACTOR)  # Births: a betrothal is fine
     with pytest.raises(
         StepOrderError, match=re.escape("The Marriages step is not open yet: 1300 is at Births; finish Births first.")
     ):
-        marriage_wed(campaign=campaign, marriage=match)
+        marriage_wed(campaign=campaign, marriage=match, by=SYSTEM_ACTOR)
     other = person(campaign, germany, "Karl", "M", 1277)
     lady = person(campaign, france, "Isabelle", "F", 1281)
     with pytest.raises(StepOrderError, match="Marriages step is not open yet"):
-        marriage_arrange(campaign=campaign, husband=other, wife=lady, wed=True)
+        marriage_arrange(campaign=campaign, husband=other, wife=lady, wed=True, by=SYSTEM_ACTOR)
     assert not Marriage.objects.filter(husband=other).exists()
     at_step(campaign, Step.ANNOUNCEMENTS)
     done = "The Marriages step of 1300 is already done; the campaign is at Announcements."
     with pytest.raises(StepOrderError, match=re.escape(done)):
-        marriage_wed(campaign=campaign, marriage=match)
+        marriage_wed(campaign=campaign, marriage=match, by=SYSTEM_ACTOR)
     at_step(campaign, Step.MARRIAGES)
-    marriage_wed(campaign=campaign, marriage=match)
+    marriage_wed(campaign=campaign, marriage=match, by=SYSTEM_ACTOR)
     match.refresh_from_db()
     assert match.wedding_year == 1300 and match.is_wed
 
@@ -144,10 +145,10 @@ def test_a6_arranged_and_wed_at_once_needs_both_15(campaign, england, france):
         IllegalMarriage,
         match=re.escape("Edmund Plantagenet and Odette Anjou: The husband is 14; a wedding needs both to be 15 or older"),
     ):
-        marriage_arrange(campaign=campaign, husband=groom, wife=bride, wed=True)
+        marriage_arrange(campaign=campaign, husband=groom, wife=bride, wed=True, by=SYSTEM_ACTOR)
     assert not Marriage.objects.filter(husband=groom).exists()
     older = person(campaign, england, "Alfred", "M", 1285)
-    match = marriage_arrange(campaign=campaign, husband=older, wife=bride, wed=True)
+    match = marriage_arrange(campaign=campaign, husband=older, wife=bride, wed=True, by=SYSTEM_ACTOR)
     assert match.wedding_year == 1300 == match.arranged_year
 
 
@@ -166,11 +167,11 @@ def test_a6_same_dynastic_name_may_not_marry_whatever_the_house(campaign, englan
             "same dynastic name may not marry (Marriage, A6)."
         ),
     ):
-        marriage_arrange(campaign=campaign, husband=groom, wife=cousin)
+        marriage_arrange(campaign=campaign, husband=groom, wife=cousin, by=SYSTEM_ACTOR)
     assert not Marriage.objects.filter(husband=groom).exists()
     # a lady of the English court with another dynastic name may marry him: nothing else forbids it
     lady = person(campaign, england, "Anne", "F", 1283, dynastic_name="Percy")
-    assert marriage_arrange(campaign=campaign, husband=groom, wife=lady).is_betrothal
+    assert marriage_arrange(campaign=campaign, husband=groom, wife=lady, by=SYSTEM_ACTOR).is_betrothal
 
 
 @pytest.mark.django_db
@@ -181,15 +182,15 @@ def test_a6_someone_already_married_or_betrothed_is_refused(campaign, england, f
         IllegalMarriage,
         match=re.escape(f"{king.display_name} and Odette Anjou: The husband is already married or betrothed (Marriage, A6)."),
     ):
-        marriage_arrange(campaign=campaign, husband=king, wife=lady)
+        marriage_arrange(campaign=campaign, husband=king, wife=lady, by=SYSTEM_ACTOR)
     prince = person(campaign, england, "Edmund", "M", 1278)
-    marriage_arrange(campaign=campaign, husband=prince, wife=lady)
+    marriage_arrange(campaign=campaign, husband=prince, wife=lady, by=SYSTEM_ACTOR)
     rival = person(campaign, germany, "Karl", "M", 1277)
     with pytest.raises(
         IllegalMarriage,
         match=re.escape("Karl Hapsburg and Odette Anjou: The wife is already married or betrothed (Marriage, A6)."),
     ):
-        marriage_arrange(campaign=campaign, husband=rival, wife=lady)
+        marriage_arrange(campaign=campaign, husband=rival, wife=lady, by=SYSTEM_ACTOR)
     assert Marriage.objects.filter(wife=lady).count() == 1
 
 
@@ -202,16 +203,16 @@ def test_a5_a6_dead_or_retired_partner_is_refused(campaign, england, france):
     with pytest.raises(
         IllegalMarriage, match=re.escape("Edmund Plantagenet and Odette Anjou: The wife is dead and cannot marry (Survival, A5).")
     ):
-        marriage_arrange(campaign=campaign, husband=groom, wife=dead, wed=True)
+        marriage_arrange(campaign=campaign, husband=groom, wife=dead, wed=True, by=SYSTEM_ACTOR)
     with pytest.raises(IllegalMarriage, match="The wife is dead"):
-        marriage_arrange(campaign=campaign, husband=groom, wife=dead)  # not even a betrothal
+        marriage_arrange(campaign=campaign, husband=groom, wife=dead, by=SYSTEM_ACTOR)  # not even a betrothal
     widow = person(campaign, france, "Louise", "F", 1282)
     Character.objects.filter(pk=widow.pk).update(status=Status.RETIRED, retired_year=1295)
     with pytest.raises(
         IllegalMarriage,
         match=re.escape("The wife is retired from the game and may not marry (a King's widow never remarries; Survival, A5)."),
     ):
-        marriage_arrange(campaign=campaign, husband=groom, wife=widow, wed=True)
+        marriage_arrange(campaign=campaign, husband=groom, wife=widow, wed=True, by=SYSTEM_ACTOR)
     assert not Marriage.objects.filter(husband=groom).exists()
 
 
@@ -220,16 +221,16 @@ def test_a6_a_betrothed_who_is_later_retired_or_dead_cannot_be_wed(campaign, eng
     at_step(campaign, Step.MARRIAGES)
     groom = person(campaign, england, "Edmund", "M", 1278)
     bride = person(campaign, france, "Odette", "F", 1282)
-    match = marriage_arrange(campaign=campaign, husband=groom, wife=bride)
+    match = marriage_arrange(campaign=campaign, husband=groom, wife=bride, by=SYSTEM_ACTOR)
     Character.objects.filter(pk=bride.pk).update(status=Status.RETIRED, retired_year=1300)
     with pytest.raises(IllegalMarriage, match="Edmund Plantagenet and Odette Anjou: The wife is retired from the game"):
-        marriage_wed(campaign=campaign, marriage=match)
+        marriage_wed(campaign=campaign, marriage=match, by=SYSTEM_ACTOR)
     other = person(campaign, germany, "Karl", "M", 1277)
     lady = person(campaign, france, "Isabelle", "F", 1281)
-    betrothal = marriage_arrange(campaign=campaign, husband=other, wife=lady)
+    betrothal = marriage_arrange(campaign=campaign, husband=other, wife=lady, by=SYSTEM_ACTOR)
     Character.objects.filter(pk=other.pk).update(status=Status.DEAD, death_year=1300)
     with pytest.raises(IllegalMarriage, match=re.escape("The husband is dead and cannot marry (Survival, A5).")):
-        marriage_wed(campaign=campaign, marriage=betrothal)
+        marriage_wed(campaign=campaign, marriage=betrothal, by=SYSTEM_ACTOR)
     assert not Marriage.objects.filter(wedding_year__isnull=False, husband__in=[groom, other]).exists()
 
 
@@ -246,14 +247,14 @@ def test_a6_a_prisoner_may_be_betrothed_but_not_wed(campaign, england, france, g
             "Edmund Plantagenet and Odette Anjou: The husband is a prisoner and cannot be wed until released (Marriage, A6)."
         ),
     ):
-        marriage_arrange(campaign=campaign, husband=groom, wife=bride, wed=True)
-    match = marriage_arrange(campaign=campaign, husband=groom, wife=bride)
+        marriage_arrange(campaign=campaign, husband=groom, wife=bride, wed=True, by=SYSTEM_ACTOR)
+    match = marriage_arrange(campaign=campaign, husband=groom, wife=bride, by=SYSTEM_ACTOR)
     assert match.is_betrothal
     with pytest.raises(IllegalMarriage, match="The husband is a prisoner"):
-        marriage_wed(campaign=campaign, marriage=match)
+        marriage_wed(campaign=campaign, marriage=match, by=SYSTEM_ACTOR)
     groom.prisoner_of = None
     groom.save()
-    assert marriage_wed(campaign=campaign, marriage=match).wedding_year == 1300
+    assert marriage_wed(campaign=campaign, marriage=match, by=SYSTEM_ACTOR).wedding_year == 1300
 
 
 @pytest.mark.django_db
@@ -269,10 +270,10 @@ def test_a7_a_created_baron_never_marries(campaign, england, france):
             "(Succession, A7)."
         ),
     ):
-        marriage_arrange(campaign=campaign, husband=baron, wife=lady)
+        marriage_arrange(campaign=campaign, husband=baron, wife=lady, by=SYSTEM_ACTOR)
     at_step(campaign, Step.MARRIAGES)
     with pytest.raises(IllegalMarriage, match="never marries"):
-        marriage_arrange(campaign=campaign, husband=baron, wife=lady, wed=True)
+        marriage_arrange(campaign=campaign, husband=baron, wife=lady, wed=True, by=SYSTEM_ACTOR)
     assert not Marriage.objects.filter(husband=baron).exists()
 
 
@@ -285,7 +286,7 @@ def test_a6_at_the_wedding_the_bride_passes_to_the_grooms_house(campaign, englan
     at_step(campaign, Step.MARRIAGES)
     groom = person(campaign, england, "Edmund", "M", 1278)
     bride = person(campaign, france, "Odette", "F", 1282)
-    match = marriage_arrange(campaign=campaign, husband=groom, wife=bride, wed=True)
+    match = marriage_arrange(campaign=campaign, husband=groom, wife=bride, wed=True, by=SYSTEM_ACTOR)
     bride.refresh_from_db()
     groom.refresh_from_db()
     assert bride.controlled_by == england and bride.birth_dynasty == france  # she stays born an Anjou
@@ -304,14 +305,14 @@ def test_a6_the_husband_may_join_the_wifes_house(campaign, england, france):
     groom.prince_piece = "2"
     groom.save()
     bride = person(campaign, france, "Odette", "F", 1282)
-    match = marriage_arrange(campaign=campaign, husband=groom, wife=bride, husband_joins_wife=True)
+    match = marriage_arrange(campaign=campaign, husband=groom, wife=bride, husband_joins_wife=True, by=SYSTEM_ACTOR)
     assert ChronicleEntry.objects.get(campaign=campaign, kind="betrothal").text == (
         "Edmund Plantagenet and Odette Anjou are betrothed; he is to join the house of Anjou."
     )
     groom.refresh_from_db()
     assert groom.controlled_by == england and groom.prince_piece == "2"  # nothing moves before the wedding
     at_step(campaign, Step.MARRIAGES)
-    marriage_wed(campaign=campaign, marriage=match)
+    marriage_wed(campaign=campaign, marriage=match, by=SYSTEM_ACTOR)
     groom.refresh_from_db()
     bride.refresh_from_db()
     assert groom.controlled_by == france and groom.birth_dynasty == england
@@ -340,7 +341,7 @@ def test_a6_brides_charisma_times_30_to_the_grooms_house(campaign, england, fran
     at_step(campaign, Step.MARRIAGES)
     groom = person(campaign, england, "Edmund", "M", 1278)
     bride = person(campaign, france, "Odette", "F", 1282, charisma=charisma)
-    match = marriage_arrange(campaign=campaign, husband=groom, wife=bride, wed=True)
+    match = marriage_arrange(campaign=campaign, husband=groom, wife=bride, wed=True, by=SYSTEM_ACTOR)
     assert payments(campaign) == [(text, amount, england.pk)]
     entry = ChronicleEntry.objects.get(campaign=campaign, kind="payment_owed")
     assert entry.data == {"amount": amount, "dynasty": england.pk, "marriage": match.pk}
@@ -353,7 +354,7 @@ def test_a6_charisma_money_goes_to_the_groom_even_when_he_joins_her_house(campai
     at_step(campaign, Step.MARRIAGES)
     groom = person(campaign, england, "Edmund", "M", 1278)
     bride = person(campaign, france, "Odette", "F", 1282, charisma=1)
-    marriage_arrange(campaign=campaign, husband=groom, wife=bride, husband_joins_wife=True, wed=True)
+    marriage_arrange(campaign=campaign, husband=groom, wife=bride, husband_joins_wife=True, wed=True, by=SYSTEM_ACTOR)
     assert payments(campaign) == [
         ("30 Crowns from the Treasury to the house of Plantagenet: bride's Charisma +1 x 30.", 30, england.pk)
     ]
@@ -369,7 +370,7 @@ def test_a6_100_crowns_to_the_brides_birth_house_when_she_marries_a_reigning_kin
     bride.controlled_by = germany  # born an Anjou, in German hands now: the money still goes to Anjou
     bride.save()
     at_step(campaign, Step.MARRIAGES)
-    match = marriage_arrange(campaign=campaign, husband=king, wife=bride, wed=True)
+    match = marriage_arrange(campaign=campaign, husband=king, wife=bride, wed=True, by=SYSTEM_ACTOR)
     assert payments(campaign) == [
         ("30 Crowns from the Treasury to the house of Testhouse: bride's Charisma +1 x 30.", 30, testhouse.pk),
         ("100 Crowns from the Treasury to the house of Anjou: a bride for a reigning King.", 100, france.pk),
@@ -384,7 +385,7 @@ def test_a6_no_100_crowns_for_marrying_a_prince_who_does_not_reign(campaign, eng
     at_step(campaign, Step.MARRIAGES)
     prince = person(campaign, england, "Edmund", "M", 1278)
     bride = person(campaign, france, "Odette", "F", 1282)
-    marriage_arrange(campaign=campaign, husband=prince, wife=bride, wed=True)
+    marriage_arrange(campaign=campaign, husband=prince, wife=bride, wed=True, by=SYSTEM_ACTOR)
     assert payments(campaign) == []
 
 
@@ -396,7 +397,7 @@ def test_a6_100_crowns_to_the_grooms_house_when_he_marries_a_queen_regnant(campa
     crown(campaign, queen, "Testland", 1295)
     groom = person(campaign, france, "Louis", "M", 1277)
     at_step(campaign, Step.MARRIAGES)
-    marriage_arrange(campaign=campaign, husband=groom, wife=queen, husband_joins_wife=True, wed=True)
+    marriage_arrange(campaign=campaign, husband=groom, wife=queen, husband_joins_wife=True, wed=True, by=SYSTEM_ACTOR)
     assert payments(campaign) == [
         ("100 Crowns from the Treasury to the house of Anjou: a husband for a Queen regnant.", 100, france.pk)
     ]
@@ -418,14 +419,16 @@ def test_a6_arrange_many_is_all_or_nothing(campaign, england, france, germany):
     with pytest.raises(
         IllegalMarriage, match=re.escape("Karl Hapsburg and Anna Hapsburg: Both carry the dynastic name Hapsburg")
     ):
-        marriage_arrange_many(campaign=campaign, matches=matches)
+        marriage_arrange_many(campaign=campaign, matches=matches, by=SYSTEM_ACTOR)
     assert not Marriage.objects.filter(husband__in=[edmund, karl]).exists()  # the legal one was refused too
     assert not ChronicleEntry.objects.filter(campaign=campaign, kind="betrothal").exists()
     # two illegal matches: every problem is named
     louis = person(campaign, france, "Louis", "M", 1279)
     with pytest.raises(IllegalMarriage) as err:
         marriage_arrange_many(
-            campaign=campaign, matches=[Match(edmund.pk, odette.pk), Match(karl.pk, anna.pk), Match(louis.pk, odette.pk)]
+            campaign=campaign,
+            matches=[Match(edmund.pk, odette.pk), Match(karl.pk, anna.pk), Match(louis.pk, odette.pk)],
+            by=SYSTEM_ACTOR,
         )
     message = str(err.value)
     assert message.startswith("Refused: ") and message.count(" | ") == 1
@@ -434,7 +437,9 @@ def test_a6_arrange_many_is_all_or_nothing(campaign, england, france, germany):
     assert "The wife is already married or betrothed" in message  # Odette is in the batch twice
     assert not Marriage.objects.filter(husband__in=[edmund, karl, louis]).exists()
     # the legal matches alone go through, in order
-    made = marriage_arrange_many(campaign=campaign, matches=[Match(edmund.pk, odette.pk), Match(louis.pk, anna.pk)])
+    made = marriage_arrange_many(
+        campaign=campaign, matches=[Match(edmund.pk, odette.pk), Match(louis.pk, anna.pk)], by=SYSTEM_ACTOR
+    )
     assert [(m.husband_id, m.wife_id) for m in made] == [(edmund.pk, odette.pk), (louis.pk, anna.pk)]
     assert ChronicleEntry.objects.filter(campaign=campaign, kind="betrothal").count() == 2
 
@@ -448,7 +453,9 @@ def test_a6_arrange_many_refuses_the_same_person_twice(campaign, england, france
         IllegalMarriage,
         match=re.escape("Edmund Plantagenet and Anna Hapsburg: The husband is already married or betrothed (Marriage, A6)."),
     ):
-        marriage_arrange_many(campaign=campaign, matches=[Match(edmund.pk, odette.pk), Match(edmund.pk, anna.pk)])
+        marriage_arrange_many(
+            campaign=campaign, matches=[Match(edmund.pk, odette.pk), Match(edmund.pk, anna.pk)], by=SYSTEM_ACTOR
+        )
     assert not Marriage.objects.filter(husband=edmund).exists()
 
 
@@ -460,7 +467,9 @@ def test_a6_arrange_and_wed_many_is_all_or_nothing(campaign, england, france, ge
     karl = person(campaign, germany, "Karl", "M", 1277)
     girl = person(campaign, france, "Blanche", "F", 1290)  # 10
     with pytest.raises(IllegalMarriage, match="The wife is 10"):
-        marriage_arrange_many(campaign=campaign, matches=[Match(edmund.pk, odette.pk), Match(karl.pk, girl.pk)], wed=True)
+        marriage_arrange_many(
+            campaign=campaign, matches=[Match(edmund.pk, odette.pk), Match(karl.pk, girl.pk)], wed=True, by=SYSTEM_ACTOR
+        )
     odette.refresh_from_db()
     assert odette.controlled_by == france
     assert not Marriage.objects.filter(husband__in=[edmund, karl]).exists()
@@ -473,9 +482,11 @@ def test_a6_wed_many_weds_several_betrothals(campaign, england, france, germany)
     odette = person(campaign, france, "Odette", "F", 1282)
     karl = person(campaign, germany, "Karl", "M", 1277)
     mary = person(campaign, england, "Mary", "F", 1281, charisma=-1)
-    first, second = marriage_arrange_many(campaign=campaign, matches=[Match(edmund.pk, odette.pk), Match(karl.pk, mary.pk)])
+    first, second = marriage_arrange_many(
+        campaign=campaign, matches=[Match(edmund.pk, odette.pk), Match(karl.pk, mary.pk)], by=SYSTEM_ACTOR
+    )
     at_step(campaign, Step.MARRIAGES)
-    wed = marriage_wed_many(campaign=campaign, marriages=[first, second.pk])
+    wed = marriage_wed_many(campaign=campaign, marriages=[first, second.pk], by=SYSTEM_ACTOR)
     assert [m.pk for m in wed] == [first.pk, second.pk]
     assert set(Marriage.objects.filter(pk__in=[first.pk, second.pk]).values_list("wedding_year", flat=True)) == {1300}
     odette.refresh_from_db()
@@ -489,7 +500,7 @@ def test_a6_wed_many_weds_several_betrothals(campaign, england, france, germany)
         ("30 Crowns to the Treasury from the house of Hapsburg: bride's Charisma -1 x 30.", -30, germany.pk)
     ]
     with pytest.raises(IllegalMarriage, match=re.escape("Edmund Plantagenet and Odette Anjou were already wed in 1300.")):
-        marriage_wed_many(campaign=campaign, marriages=[first])
+        marriage_wed_many(campaign=campaign, marriages=[first], by=SYSTEM_ACTOR)
 
 
 @pytest.mark.django_db
@@ -498,11 +509,11 @@ def test_a6_wed_many_is_all_or_nothing(campaign, england, france, germany):
     odette = person(campaign, france, "Odette", "F", 1282)
     karl = person(campaign, germany, "Karl", "M", 1277)
     girl = person(campaign, france, "Blanche", "F", 1290)
-    ready = marriage_arrange(campaign=campaign, husband=edmund, wife=odette)
-    young = marriage_arrange(campaign=campaign, husband=karl, wife=girl)
+    ready = marriage_arrange(campaign=campaign, husband=edmund, wife=odette, by=SYSTEM_ACTOR)
+    young = marriage_arrange(campaign=campaign, husband=karl, wife=girl, by=SYSTEM_ACTOR)
     at_step(campaign, Step.MARRIAGES)
     with pytest.raises(IllegalMarriage, match=re.escape("Karl Hapsburg and Blanche Anjou: The wife is 10")):
-        marriage_wed_many(campaign=campaign, marriages=[ready, young])
+        marriage_wed_many(campaign=campaign, marriages=[ready, young], by=SYSTEM_ACTOR)
     ready.refresh_from_db()
     odette.refresh_from_db()
     assert ready.wedding_year is None and odette.controlled_by == france
@@ -515,29 +526,29 @@ def test_a6_wed_many_is_all_or_nothing(campaign, england, france, germany):
 def test_a6_a_betrothal_may_be_broken_off_with_a_reason_but_not_a_marriage(campaign, england, france, germany):
     edmund = person(campaign, england, "Edmund", "M", 1278)
     odette = person(campaign, france, "Odette", "F", 1282)
-    match = marriage_arrange(campaign=campaign, husband=edmund, wife=odette)
+    match = marriage_arrange(campaign=campaign, husband=edmund, wife=odette, by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match=re.escape("Say why the betrothal is broken off.")) as err:
-        marriage_cancel(campaign=campaign, marriage=match, reason="   ")
+        marriage_cancel(campaign=campaign, marriage=match, reason="   ", by=SYSTEM_ACTOR)
     assert err.value.fields == {"reason": "required"}
-    ended = marriage_cancel(campaign=campaign, marriage=match.pk, reason=" the treaty of Calais failed ")
+    ended = marriage_cancel(campaign=campaign, marriage=match.pk, reason=" the treaty of Calais failed ", by=SYSTEM_ACTOR)
     assert (ended.ended_year, ended.end_cause) == (1300, "betrothal broken off: the treaty of Calais failed")
     assert not ended.is_betrothal
     assert ChronicleEntry.objects.get(campaign=campaign, kind="betrothal_end").text == (
         "The betrothal of Edmund Plantagenet & Odette Anjou is broken off: the treaty of Calais failed."
     )
     with pytest.raises(IllegalMarriage, match=re.escape("This betrothal already ended in 1300.")):
-        marriage_cancel(campaign=campaign, marriage=match, reason="again")
+        marriage_cancel(campaign=campaign, marriage=match, reason="again", by=SYSTEM_ACTOR)
     # both are free again
     karl = person(campaign, germany, "Karl", "M", 1277)
-    assert marriage_arrange(campaign=campaign, husband=karl, wife=odette).is_betrothal
+    assert marriage_arrange(campaign=campaign, husband=karl, wife=odette, by=SYSTEM_ACTOR).is_betrothal
     at_step(campaign, Step.MARRIAGES)
     with pytest.raises(IllegalMarriage, match=re.escape("this match ended in 1300 (betrothal broken off")):
-        marriage_wed(campaign=campaign, marriage=match)
+        marriage_wed(campaign=campaign, marriage=match, by=SYSTEM_ACTOR)
     anna = person(campaign, germany, "Anna", "F", 1283)
-    wedded = marriage_arrange(campaign=campaign, husband=edmund, wife=anna, wed=True)
+    wedded = marriage_arrange(campaign=campaign, husband=edmund, wife=anna, wed=True, by=SYSTEM_ACTOR)
     lasting = "A wedded marriage cannot be broken off; it lasts while both spouses live."
     with pytest.raises(IllegalMarriage, match=re.escape(lasting)):
-        marriage_cancel(campaign=campaign, marriage=wedded, reason="a quarrel")
+        marriage_cancel(campaign=campaign, marriage=wedded, reason="a quarrel", by=SYSTEM_ACTOR)
     wedded.refresh_from_db()
     assert wedded.ended_year is None
 
@@ -547,7 +558,7 @@ def test_a5_a_betrothal_is_void_when_a_betrothed_dies(campaign, england, france,
     """A5/A6: death ends every match of the dead; the betrothal binds nobody (docs/rulings.md A5)."""
     edmund = person(campaign, england, "Edmund", "M", 1278)
     odette = person(campaign, france, "Odette", "F", 1282)
-    match = marriage_arrange(campaign=campaign, husband=edmund, wife=odette)
+    match = marriage_arrange(campaign=campaign, husband=edmund, wife=odette, by=SYSTEM_ACTOR)
     at_step(campaign, Step.SURVIVAL)
     survive_all(campaign, dying={edmund.pk})
     match.refresh_from_db()
@@ -564,17 +575,17 @@ def test_a5_a_betrothal_is_void_when_a_betrothed_dies(campaign, england, france,
             "Edmund Plantagenet and Odette Anjou: this match ended in 1300 (betrothal void: death before the wedding)."
         ),
     ):
-        marriage_wed(campaign=campaign, marriage=match)
+        marriage_wed(campaign=campaign, marriage=match, by=SYSTEM_ACTOR)
     karl = person(campaign, germany, "Karl", "M", 1277)
-    assert marriage_arrange(campaign=campaign, husband=karl, wife=odette, wed=True).is_wed  # she is free
+    assert marriage_arrange(campaign=campaign, husband=karl, wife=odette, wed=True, by=SYSTEM_ACTOR).is_wed  # she is free
 
 
 # --- the children of a marriage ---------------------------------------------------------------
 
 
 def born_child(campaign, match, sex_face=1):
-    attempt = births_attempt(campaign=campaign, marriage=match, faces=[6, 6])
-    return births_sex(campaign=campaign, attempt=attempt, faces=[sex_face])
+    attempt = births_attempt(campaign=campaign, marriage=match, faces=[6, 6], by=SYSTEM_ACTOR)
+    return births_sex(campaign=campaign, attempt=attempt, faces=[sex_face], by=SYSTEM_ACTOR)
 
 
 @pytest.mark.django_db
@@ -583,7 +594,7 @@ def test_a6_children_are_raised_by_the_dynasty_the_contract_names(campaign, engl
     at_step(campaign, Step.MARRIAGES)
     edmund = person(campaign, england, "Edmund", "M", 1278)
     anna = person(campaign, germany, "Anna", "F", 1281)
-    match = marriage_arrange(campaign=campaign, husband=edmund, wife=anna, children_raised_by=france, wed=True)
+    match = marriage_arrange(campaign=campaign, husband=edmund, wife=anna, children_raised_by=france, wed=True, by=SYSTEM_ACTOR)
     assert match.children_raised_by == france
     at_step(campaign, Step.BIRTHS, year=1305)
     child = born_child(campaign, match)
@@ -602,6 +613,7 @@ def test_a6_by_default_the_fathers_house_raises_the_children_or_hers_if_he_joine
         husband=person(campaign, england, "Edmund", "M", 1278),
         wife=person(campaign, germany, "Anna", "F", 1281),
         wed=True,
+        by=SYSTEM_ACTOR,
     )
     joined = marriage_arrange(
         campaign=campaign,
@@ -609,6 +621,7 @@ def test_a6_by_default_the_fathers_house_raises_the_children_or_hers_if_he_joine
         wife=person(campaign, germany, "Florenz", "F", 1282),
         husband_joins_wife=True,
         wed=True,
+        by=SYSTEM_ACTOR,
     )
     at_step(campaign, Step.BIRTHS, year=1305)
     first = born_child(campaign, plain)
@@ -622,7 +635,7 @@ def test_a6_children_raised_by_must_be_a_dynasty_of_the_campaign(campaign, engla
     edmund = person(campaign, england, "Edmund", "M", 1278)
     odette = person(campaign, france, "Odette", "F", 1282)
     with pytest.raises(IllegalMarriage, match=re.escape("There is no dynasty #987654 to raise the children.")):
-        marriage_arrange(campaign=campaign, husband=edmund, wife=odette, children_raised_by=987654)
+        marriage_arrange(campaign=campaign, husband=edmund, wife=odette, children_raised_by=987654, by=SYSTEM_ACTOR)
     assert not Marriage.objects.filter(husband=edmund).exists()
 
 
@@ -633,7 +646,7 @@ def _roll_all(campaign, dying=()):
     from dynasties.services import survival_roll
 
     due = [d.character.pk for d in survival_due(campaign, World(campaign), load_tables(campaign))]
-    survival_roll(campaign=campaign, faces={pk: [1, 1] if pk in dying else [6, 6] for pk in due})
+    survival_roll(campaign=campaign, faces={pk: [1, 1] if pk in dying else [6, 6] for pk in due}, by=SYSTEM_ACTOR)
 
 
 @pytest.mark.django_db
@@ -643,14 +656,14 @@ def test_a5_a_kings_widow_may_not_remarry_in_the_turn_he_dies(campaign):
 
     king = Reign.objects.get(campaign=campaign, crown="England").holder
     queen = Marriage.objects.get(husband=king).wife
-    births_finish(campaign=campaign)
+    births_finish(campaign=campaign, by=SYSTEM_ACTOR)
     _roll_all(campaign, {king.pk})
-    survival_finish(campaign=campaign)
+    survival_finish(campaign=campaign, by=SYSTEM_ACTOR)
     suitor = person(campaign, Dynasty.objects.get(campaign=campaign, crown="Germany"), "Otto", "M", 1275)
     with pytest.raises(IllegalMarriage, match="widow of a King who died this turn"):
-        marriage_arrange(campaign=campaign, husband=suitor, wife=queen, wed=True)
-    marriages_finish(campaign=campaign)
-    announcements_make(campaign=campaign)
+        marriage_arrange(campaign=campaign, husband=suitor, wife=queen, wed=True, by=SYSTEM_ACTOR)
+    marriages_finish(campaign=campaign, by=SYSTEM_ACTOR)
+    announcements_make(campaign=campaign, by=SYSTEM_ACTOR)
     queen.refresh_from_db()
     assert queen.status == Status.RETIRED
 
@@ -664,7 +677,7 @@ def test_a7_a_queen_regnant_keeps_her_house_and_her_husband_becomes_consort(camp
     france = Dynasty.objects.get(campaign=campaign, crown="France")
     groom = person(campaign, france, "Louis", "M", 1275)
     at_step(campaign, Step.MARRIAGES)
-    match = marriage_arrange(campaign=campaign, husband=groom, wife=queen, wed=True)
+    match = marriage_arrange(campaign=campaign, husband=groom, wife=queen, wed=True, by=SYSTEM_ACTOR)
     queen.refresh_from_db()
     groom.refresh_from_db()
     assert queen.controlled_by == testhouse
@@ -682,7 +695,7 @@ def test_a6_no_100_crowns_for_a_noble_bride_without_a_house_of_birth(campaign):
     noble.controlled_by = england
     noble.save()
     at_step(campaign, Step.MARRIAGES)
-    marriage_arrange(campaign=campaign, husband=king, wife=noble, wed=True)
+    marriage_arrange(campaign=campaign, husband=king, wife=noble, wed=True, by=SYSTEM_ACTOR)
     assert not ChronicleEntry.objects.filter(kind="payment_owed").exists()
 
 
@@ -691,10 +704,13 @@ def test_the_same_betrothal_twice_in_one_batch_is_refused(campaign):
     england = Dynasty.objects.get(campaign=campaign, crown="England")
     france = Dynasty.objects.get(campaign=campaign, crown="France")
     m = marriage_arrange(
-        campaign=campaign, husband=person(campaign, england, "Ed", "M", 1275), wife=person(campaign, france, "Lou", "F", 1280)
+        campaign=campaign,
+        husband=person(campaign, england, "Ed", "M", 1275),
+        wife=person(campaign, france, "Lou", "F", 1280),
+        by=SYSTEM_ACTOR,
     )
     at_step(campaign, Step.MARRIAGES)
     with pytest.raises(IllegalMarriage, match="listed twice"):
-        marriage_wed_many(campaign=campaign, marriages=[m.pk, m.pk])
+        marriage_wed_many(campaign=campaign, marriages=[m.pk, m.pk], by=SYSTEM_ACTOR)
     m.refresh_from_db()
     assert m.wedding_year is None

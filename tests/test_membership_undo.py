@@ -22,7 +22,11 @@ def births(campaign: Campaign, gm) -> None:
     from operations.simulation import play_births
 
     step_action(
-        campaign=campaign.pk, key=new_action_key(), label="Births", by=gm, action=lambda c: play_births(c, RandomSource(3))
+        campaign=campaign.pk,
+        key=new_action_key(),
+        label="Births",
+        by=gm,
+        action=lambda c: play_births(c, RandomSource(3), by=gm),
     )
 
 

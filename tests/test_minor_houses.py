@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from campaign.dice import DiceBox
 from campaign.models import ChronicleEntry, Roll, Step
+from campaign.permissions import SYSTEM_ACTOR
 from campaign.steps import Chronicle
 from dynasties.models import Character, Dynasty, Marriage, MarriageOffer, OfferStatus, Reign, Status
 from dynasties.selectors import settled_by_offer
@@ -109,9 +110,13 @@ def test_stays_with_a_title_beats_every_richer_offer(eu):
     at_step(eu, Step.MARRIAGES)
     daughter = child(eu, "Bianca", "F", 1470)
     child(eu, "Carlo", "M", 1480)  # the son is heir apparent: Bianca is not
-    d = offer_make(campaign=eu, minor_character=daughter, suitor=suitor(eu, "Dan", "M"), dowry=50)
-    c_ = offer_make(campaign=eu, minor_character=daughter, suitor=suitor(eu, "Cal", "M"), dowry=40, with_title=True)
-    b = offer_make(campaign=eu, minor_character=daughter, suitor=suitor(eu, "Ben", "M"), dowry=30, stays_in_minor=True)
+    d = offer_make(campaign=eu, minor_character=daughter, suitor=suitor(eu, "Dan", "M"), dowry=50, by=SYSTEM_ACTOR)
+    c_ = offer_make(
+        campaign=eu, minor_character=daughter, suitor=suitor(eu, "Cal", "M"), dowry=40, with_title=True, by=SYSTEM_ACTOR
+    )
+    b = offer_make(
+        campaign=eu, minor_character=daughter, suitor=suitor(eu, "Ben", "M"), dowry=30, stays_in_minor=True, by=SYSTEM_ACTOR
+    )
     a = offer_make(
         campaign=eu,
         minor_character=daughter,
@@ -119,8 +124,9 @@ def test_stays_with_a_title_beats_every_richer_offer(eu):
         dowry=10,
         stays_in_minor=True,
         with_title=True,
+        by=SYSTEM_ACTOR,
     )
-    [result] = offers_resolve(campaign=eu, source=FixedSource([]))
+    [result] = offers_resolve(campaign=eu, source=FixedSource([]), by=SYSTEM_ACTOR)
     assert (result.character, result.outcome, result.offer.pk) == (daughter, "betrothed", a.pk)
     statuses = {o.pk: (o.status, o.note) for o in MarriageOffer.objects.filter(campaign=eu)}
     assert statuses[a.pk][0] == OfferStatus.ACCEPTED
@@ -146,13 +152,27 @@ def test_each_class_beats_the_lower_ones(eu, winner, losers):
     at_step(eu, Step.MARRIAGES)
     son = child(eu, "Carlo", "M", 1470)  # heir apparent: x2, minimum 2 ducats
     offers = [
-        offer_make(campaign=eu, minor_character=son, suitor=suitor(eu, f"L{n}", "F"), dowry=90, stays_in_minor=s, with_title=t)
+        offer_make(
+            campaign=eu,
+            minor_character=son,
+            suitor=suitor(eu, f"L{n}", "F"),
+            dowry=90,
+            stays_in_minor=s,
+            with_title=t,
+            by=SYSTEM_ACTOR,
+        )
         for n, (s, t) in enumerate(losers)
     ]
     best = offer_make(
-        campaign=eu, minor_character=son, suitor=suitor(eu, "W", "F"), dowry=2, stays_in_minor=winner[0], with_title=winner[1]
+        campaign=eu,
+        minor_character=son,
+        suitor=suitor(eu, "W", "F"),
+        dowry=2,
+        stays_in_minor=winner[0],
+        with_title=winner[1],
+        by=SYSTEM_ACTOR,
     )
-    [result] = offers_resolve(campaign=eu, source=FixedSource([]))
+    [result] = offers_resolve(campaign=eu, source=FixedSource([]), by=SYSTEM_ACTOR)
     assert result.offer.pk == best.pk
     assert {o.pk for o in result.rejected} == {o.pk for o in offers}
     # a man who goes to the player's house joins his wife's; one who stays keeps her with him
@@ -165,10 +185,10 @@ def test_each_class_beats_the_lower_ones(eu, winner, losers):
 def test_within_a_class_the_best_dowry_then_the_earliest_offer(eu):
     at_step(eu, Step.MARRIAGES)
     daughter = child(eu, "Bianca", "F", 1470)
-    first = offer_make(campaign=eu, minor_character=daughter, suitor=suitor(eu, "One", "M"), dowry=20)
-    second = offer_make(campaign=eu, minor_character=daughter, suitor=suitor(eu, "Two", "M"), dowry=20)
-    offer_make(campaign=eu, minor_character=daughter, suitor=suitor(eu, "Three", "M"), dowry=15)
-    [result] = offers_resolve(campaign=eu, source=FixedSource([]))
+    first = offer_make(campaign=eu, minor_character=daughter, suitor=suitor(eu, "One", "M"), dowry=20, by=SYSTEM_ACTOR)
+    second = offer_make(campaign=eu, minor_character=daughter, suitor=suitor(eu, "Two", "M"), dowry=20, by=SYSTEM_ACTOR)
+    offer_make(campaign=eu, minor_character=daughter, suitor=suitor(eu, "Three", "M"), dowry=15, by=SYSTEM_ACTOR)
+    [result] = offers_resolve(campaign=eu, source=FixedSource([]), by=SYSTEM_ACTOR)
     assert result.offer.pk == first.pk
     second.refresh_from_db()
     assert second.status == OfferStatus.REJECTED
@@ -179,13 +199,13 @@ def test_an_accepted_offer_settles_the_terms_of_the_match(eu):
     at_step(eu, Step.MARRIAGES)
     daughter = child(eu, "Bianca", "F", 1470)
     dan = suitor(eu, "Dan", "M")
-    offer_make(campaign=eu, minor_character=daughter, suitor=dan, dowry=5, stays_in_minor=True)
-    [result] = offers_resolve(campaign=eu, source=FixedSource([]))
+    offer_make(campaign=eu, minor_character=daughter, suitor=dan, dowry=5, stays_in_minor=True, by=SYSTEM_ACTOR)
+    [result] = offers_resolve(campaign=eu, source=FixedSource([]), by=SYSTEM_ACTOR)
     assert settled_by_offer(eu, result.marriage)
     assert settled_by_offer(eu, marriage_services.Match(dan.pk, daughter.pk))
     assert not settled_by_offer(eu, marriage_services.Match(dan.pk, child(eu, "Berta", "F", 1471).pk))
     at_step(eu, Step.INTERPHASE)  # the wedding, in the Diplomacy phase: he joins her house
-    marriage_wed(campaign=eu, marriage=result.marriage)
+    marriage_wed(campaign=eu, marriage=result.marriage, by=SYSTEM_ACTOR)
     dan.refresh_from_db()
     assert dan.controlled_by == house(eu, "Savoy")
 
@@ -198,16 +218,16 @@ def test_the_minimum_dowry_is_the_box_rating_times_the_factors(eu):
     son = child(eu, "Carlo", "M", 1470)  # the heir apparent of Savoy
     bride = suitor(eu, "Anne", "F")
     with pytest.raises(IllegalMarriage) as low:
-        offer_make(campaign=eu, minor_character=son, suitor=bride, dowry=1)
+        offer_make(campaign=eu, minor_character=son, suitor=bride, dowry=1, by=SYSTEM_ACTOR)
     assert low.value.code == "dowry_too_low"
     assert low.value.message == (
         "1 ducats is below the minimum dowry for Carlo Savoia: 2 ducats (Royal Marriage box rating 1 "
         "x2 (the minor character is heir apparent) = 2 ducats)."
     )
-    royal_marriage_box_set(campaign=eu, crown="Savoy", rating=3)
+    royal_marriage_box_set(campaign=eu, crown="Savoy", rating=3, by=SYSTEM_ACTOR)
     with pytest.raises(IllegalMarriage, match=r"minimum dowry for Carlo Savoia: 24 ducats .*x4 \(different religion\)"):
-        offer_make(campaign=eu, minor_character=son, suitor=bride, dowry=23, factors=["different_religion"])
-    offer = offer_make(campaign=eu, minor_character=son, suitor=bride, dowry=24, factors=["different_religion"])
+        offer_make(campaign=eu, minor_character=son, suitor=bride, dowry=23, factors=["different_religion"], by=SYSTEM_ACTOR)
+    offer = offer_make(campaign=eu, minor_character=son, suitor=bride, dowry=24, factors=["different_religion"], by=SYSTEM_ACTOR)
     assert offer.factors == ["different_religion", "minor_heir_apparent"]  # the records add what they know
 
 
@@ -216,13 +236,13 @@ def test_the_factors_are_checked(eu):
     son = child(eu, "Carlo", "M", 1470)
     bride = suitor(eu, "Anne", "F")
     with pytest.raises(IllegalOption, match="Unknown dowry factor 'ugly'"):
-        offer_make(campaign=eu, minor_character=son, suitor=bride, dowry=99, factors=["ugly"])
+        offer_make(campaign=eu, minor_character=son, suitor=bride, dowry=99, factors=["ugly"], by=SYSTEM_ACTOR)
     with pytest.raises(IllegalOption, match="listed twice"):
-        offer_make(campaign=eu, minor_character=son, suitor=bride, dowry=99, factors=["different_religion"] * 2)
+        offer_make(campaign=eu, minor_character=son, suitor=bride, dowry=99, factors=["different_religion"] * 2, by=SYSTEM_ACTOR)
     with pytest.raises(IllegalOption, match="the minor character is the monarch is not true"):
-        offer_make(campaign=eu, minor_character=son, suitor=bride, dowry=99, factors=["minor_is_monarch"])
+        offer_make(campaign=eu, minor_character=son, suitor=bride, dowry=99, factors=["minor_is_monarch"], by=SYSTEM_ACTOR)
     with pytest.raises(IllegalOption, match="the player's character is heir apparent is not true"):
-        offer_make(campaign=eu, minor_character=son, suitor=bride, dowry=99, factors=["major_heir_apparent"])
+        offer_make(campaign=eu, minor_character=son, suitor=bride, dowry=99, factors=["major_heir_apparent"], by=SYSTEM_ACTOR)
 
 
 @pytest.mark.django_db
@@ -232,11 +252,11 @@ def test_a_reigning_minor_monarch_stays_and_costs_four_times(eu):
     Character.objects.filter(pk=queen.pk).update(status=Status.DEAD, death_year=eu.current_year)
     anne = suitor(eu, "Anne", "F")
     with pytest.raises(IllegalMarriage, match="reigns over Savoy and keeps the throne"):
-        offer_make(campaign=eu, minor_character=king, suitor=anne, dowry=999)
+        offer_make(campaign=eu, minor_character=king, suitor=anne, dowry=999, by=SYSTEM_ACTOR)
     monarch_x4 = r"4 ducats \(Royal Marriage box rating 1 x4 \(the minor character is the monarch\)"
     with pytest.raises(IllegalMarriage, match=monarch_x4):
-        offer_make(campaign=eu, minor_character=king, suitor=anne, dowry=3, stays_in_minor=True)
-    assert offer_make(campaign=eu, minor_character=king, suitor=anne, dowry=4, stays_in_minor=True).factors == [
+        offer_make(campaign=eu, minor_character=king, suitor=anne, dowry=3, stays_in_minor=True, by=SYSTEM_ACTOR)
+    assert offer_make(campaign=eu, minor_character=king, suitor=anne, dowry=4, stays_in_minor=True, by=SYSTEM_ACTOR).factors == [
         "minor_is_monarch"
     ]
 
@@ -247,8 +267,8 @@ def test_a_players_heir_apparent_doubles_the_minimum(eu):
     child(eu, "Carlo", "M", 1468)  # the elder brother is Savoy's heir apparent
     minor = child(eu, "Bianca" if heir.sex == "M" else "Aldo", "F" if heir.sex == "M" else "M", 1470)
     with pytest.raises(IllegalMarriage, match=r"2 ducats \(Royal Marriage box rating 1 x2 \(the player's character is heir"):
-        offer_make(campaign=eu, minor_character=minor, suitor=heir, dowry=1)
-    offer = offer_make(campaign=eu, minor_character=minor, suitor=heir, dowry=2, factors=["major_heir_apparent"])
+        offer_make(campaign=eu, minor_character=minor, suitor=heir, dowry=1, by=SYSTEM_ACTOR)
+    offer = offer_make(campaign=eu, minor_character=minor, suitor=heir, dowry=2, factors=["major_heir_apparent"], by=SYSTEM_ACTOR)
     assert offer.factors == ["major_heir_apparent"]
 
 
@@ -257,42 +277,42 @@ def test_who_may_offer_and_for_whom(eu):
     daughter = child(eu, "Bianca", "F", 1470)
     man = suitor(eu, "Dan", "M")
     with pytest.raises(IllegalMarriage, match="does not belong to a minor house"):
-        offer_make(campaign=eu, minor_character=man, suitor=daughter, dowry=5)
+        offer_make(campaign=eu, minor_character=man, suitor=daughter, dowry=5, by=SYSTEM_ACTOR)
     savoyard = person(eu, house(eu, "Savoy"), "Guido", "M", 1470, dynastic_name="Nobile")
     with pytest.raises(IllegalMarriage, match="does not belong to a player's dynasty"):
-        offer_make(campaign=eu, minor_character=daughter, suitor=savoyard, dowry=5)
+        offer_make(campaign=eu, minor_character=daughter, suitor=savoyard, dowry=5, by=SYSTEM_ACTOR)
     consort = person(eu, house(eu, "France"), "Filippo", "M", 1470)
     Character.objects.filter(pk=consort.pk).update(controlled_by=house(eu, "Savoy"))
     with pytest.raises(IllegalMarriage, match="is not of its blood"):
-        offer_make(campaign=eu, minor_character=consort, suitor=suitor(eu, "Eva", "F"), dowry=5)
+        offer_make(campaign=eu, minor_character=consort, suitor=suitor(eu, "Eva", "F"), dowry=5, by=SYSTEM_ACTOR)
     with pytest.raises(IllegalMarriage, match="The husband must be a man"):
-        offer_make(campaign=eu, minor_character=daughter, suitor=suitor(eu, "Eve", "F"), dowry=5)
-    offer_make(campaign=eu, minor_character=daughter, suitor=man, dowry=5)
+        offer_make(campaign=eu, minor_character=daughter, suitor=suitor(eu, "Eve", "F"), dowry=5, by=SYSTEM_ACTOR)
+    offer_make(campaign=eu, minor_character=daughter, suitor=man, dowry=5, by=SYSTEM_ACTOR)
     with pytest.raises(IllegalMarriage, match="already has an open offer"):
-        offer_make(campaign=eu, minor_character=daughter, suitor=man, dowry=6)
+        offer_make(campaign=eu, minor_character=daughter, suitor=man, dowry=6, by=SYSTEM_ACTOR)
     wife = suitor(eu, "Wilma", "F")
     Marriage.objects.create(campaign=eu, husband=suitor(eu, "Wed", "M"), wife=wife, arranged_year=1490, wedding_year=1490)
     married = Character.objects.get(given_name="Wed")
     with pytest.raises(IllegalMarriage, match="already married or betrothed"):
-        offer_make(campaign=eu, minor_character=daughter, suitor=married, dowry=5)
+        offer_make(campaign=eu, minor_character=daughter, suitor=married, dowry=5, by=SYSTEM_ACTOR)
     blood_royale = campaign_create(name="BR", players=3, source=RandomSource(1))
     with pytest.raises(RuleError, match="BloodLine"):
-        offer_make(campaign=blood_royale, minor_character=daughter, suitor=man, dowry=5)
+        offer_make(campaign=blood_royale, minor_character=daughter, suitor=man, dowry=5, by=SYSTEM_ACTOR)
 
 
 @pytest.mark.django_db
 def test_an_offer_is_withdrawn_and_a_stale_one_rejected(eu):
     at_step(eu, Step.MARRIAGES)
     daughter = child(eu, "Bianca", "F", 1470)
-    offer = offer_make(campaign=eu, minor_character=daughter, suitor=suitor(eu, "Dan", "M"), dowry=5)
-    offer_withdraw(campaign=eu, offer=offer, reason="changed his mind")
+    offer = offer_make(campaign=eu, minor_character=daughter, suitor=suitor(eu, "Dan", "M"), dowry=5, by=SYSTEM_ACTOR)
+    offer_withdraw(campaign=eu, offer=offer, reason="changed his mind", by=SYSTEM_ACTOR)
     offer.refresh_from_db()
     assert (offer.status, offer.note) == (OfferStatus.REJECTED, "withdrawn: changed his mind")
     with pytest.raises(RuleError, match="already rejected"):
-        offer_withdraw(campaign=eu, offer=offer)
-    late = offer_make(campaign=eu, minor_character=daughter, suitor=suitor(eu, "Ed", "M"), dowry=5)
+        offer_withdraw(campaign=eu, offer=offer, by=SYSTEM_ACTOR)
+    late = offer_make(campaign=eu, minor_character=daughter, suitor=suitor(eu, "Ed", "M"), dowry=5, by=SYSTEM_ACTOR)
     Character.objects.filter(pk=late.suitor_id).update(status=Status.DEAD, death_year=eu.current_year)
-    [result] = offers_resolve(campaign=eu, source=FixedSource([[1]]))
+    [result] = offers_resolve(campaign=eu, source=FixedSource([[1]]), by=SYSTEM_ACTOR)
     late.refresh_from_db()
     assert (result.outcome, late.status, late.note) == ("unmarried", OfferStatus.REJECTED, "the suitor is no longer in play")
 
@@ -301,9 +321,9 @@ def test_an_offer_is_withdrawn_and_a_stale_one_rejected(eu):
 def test_the_minimum_is_checked_again_when_the_offers_are_answered(eu):
     at_step(eu, Step.MARRIAGES)
     daughter = child(eu, "Bianca", "F", 1470)
-    offer = offer_make(campaign=eu, minor_character=daughter, suitor=suitor(eu, "Dan", "M"), dowry=2)
-    royal_marriage_box_set(campaign=eu, crown="Savoy", rating=2)  # she is heir apparent: now 4
-    [result] = offers_resolve(campaign=eu, source=FixedSource([[5]]))
+    offer = offer_make(campaign=eu, minor_character=daughter, suitor=suitor(eu, "Dan", "M"), dowry=2, by=SYSTEM_ACTOR)
+    royal_marriage_box_set(campaign=eu, crown="Savoy", rating=2, by=SYSTEM_ACTOR)  # she is heir apparent: now 4
+    [result] = offers_resolve(campaign=eu, source=FixedSource([[5]]), by=SYSTEM_ACTOR)
     offer.refresh_from_db()
     assert result.outcome == "unmarried" and offer.status == OfferStatus.REJECTED
     assert "now below the minimum dowry (Royal Marriage box rating 2 x2" in offer.note
@@ -319,9 +339,11 @@ def test_a_suitor_taken_by_the_elder_sister_is_not_there_for_the_younger(eu):
     miss_savoy = child(eu, "Bella", "F", 1476)
     elder = child(eu, "Berta", "F", 1474)
     dan = suitor(eu, "Dan", "M")
-    offer_make(campaign=eu, minor_character=miss_savoy, suitor=dan, dowry=40, stays_in_minor=True, with_title=True)
-    for_elder = offer_make(campaign=eu, minor_character=elder, suitor=dan, dowry=3)
-    results = offers_resolve(campaign=eu, source=FixedSource([[1]]))
+    offer_make(
+        campaign=eu, minor_character=miss_savoy, suitor=dan, dowry=40, stays_in_minor=True, with_title=True, by=SYSTEM_ACTOR
+    )
+    for_elder = offer_make(campaign=eu, minor_character=elder, suitor=dan, dowry=3, by=SYSTEM_ACTOR)
+    results = offers_resolve(campaign=eu, source=FixedSource([[1]]), by=SYSTEM_ACTOR)
     assert [(r.character.given_name, r.outcome) for r in results] == [("Berta", "betrothed"), ("Bella", "unmarried")]
     assert results[0].offer.pk == for_elder.pk
     assert MarriageOffer.objects.get(minor_character=miss_savoy).note == "Dan Valois is already spoken for this turn"
@@ -340,7 +362,7 @@ offer_pick_st = st.tuples(st.integers(0, 5), st.integers(0, 3), st.booleans(), s
 def test_a_younger_child_is_never_married_before_an_elder_is_resolved(db, children, picks, seed):
     c = minor_campaign()
     at_step(c, Step.MARRIAGES)
-    royal_marriage_box_set(campaign=c, crown="Savoy", rating=1)
+    royal_marriage_box_set(campaign=c, crown="Savoy", rating=1, by=SYSTEM_ACTOR)
     kids = [child(c, f"K{n}", sex, born, order=n + 1) for n, (born, sex) in enumerate(children)]
     suitors = {sex: [suitor(c, f"{sex}{n}", sex) for n in range(4)] for sex in "MF"}
     made = []
@@ -350,9 +372,17 @@ def test_a_younger_child_is_never_married_before_an_elder_is_resolved(db, childr
         if any(o.minor_character_id == minor.pk and o.suitor_id == man.pk for o in made):
             continue  # one open offer per pair
         made.append(
-            offer_make(campaign=c, minor_character=minor, suitor=man, dowry=dowry * 4, stays_in_minor=stays, with_title=title)
+            offer_make(
+                campaign=c,
+                minor_character=minor,
+                suitor=man,
+                dowry=dowry * 4,
+                stays_in_minor=stays,
+                with_title=title,
+                by=SYSTEM_ACTOR,
+            )
         )
-    results = offers_resolve(campaign=c, source=RandomSource(seed))
+    results = offers_resolve(campaign=c, source=RandomSource(seed), by=SYSTEM_ACTOR)
     # every child of 15 or more is resolved once, eldest first
     grown = [k for k in kids if k.effective_age(c.current_year) >= 15]
     assert [r.character.pk for r in results] == [k.pk for k in sorted(grown, key=lambda k: (k.birth_year, k.birth_order))]
@@ -386,7 +416,7 @@ def test_the_resolution_order_is_by_age_then_birth_order():
 def test_six_marries_into_the_nobility_at_once(eu):
     at_step(eu, Step.MARRIAGES)
     son = child(eu, "Carlo", "M", 1474)
-    [result] = offers_resolve(campaign=eu, source=FixedSource([[6], [2], [10], [5]]))
+    [result] = offers_resolve(campaign=eu, source=FixedSource([[6], [2], [10], [5]]), by=SYSTEM_ACTOR)
     assert result.outcome == "nobility"
     bride = result.spouse
     assert (bride.sex, bride.birth_year, bride.birth_dynasty, bride.controlled_by) == ("F", 1474, None, house(eu, "Savoy"))
@@ -413,7 +443,7 @@ def test_six_marries_into_the_nobility_at_once(eu):
 def test_five_does_not_marry(eu):
     at_step(eu, Step.MARRIAGES)
     daughter = child(eu, "Bianca", "F", 1474)
-    [result] = offers_resolve(campaign=eu, source=FixedSource([[5]]))
+    [result] = offers_resolve(campaign=eu, source=FixedSource([[5]]), by=SYSTEM_ACTOR)
     assert (result.outcome, result.marriage, result.spouse) == ("unmarried", None, None)
     assert not Marriage.objects.filter(campaign=eu, wife=daughter).exists()
     roll = Roll.objects.get(campaign=eu, purpose="minor_nobility")
@@ -425,7 +455,7 @@ def test_five_does_not_marry(eu):
 def test_a_daughter_married_into_the_nobility_keeps_her_husband_in_the_house(eu):
     at_step(eu, Step.MARRIAGES)
     daughter = child(eu, "Bianca", "F", 1474)
-    [result] = offers_resolve(campaign=eu, source=FixedSource([[10], [5], [5], [5]]))
+    [result] = offers_resolve(campaign=eu, source=FixedSource([[10], [5], [5], [5]]), by=SYSTEM_ACTOR)
     assert (result.marriage.husband, result.marriage.wife) == (result.spouse, daughter)
     assert result.marriage.husband_joins_wife and result.spouse.controlled_by == house(eu, "Savoy")
 
@@ -434,8 +464,8 @@ def test_a_daughter_married_into_the_nobility_keeps_her_husband_in_the_house(eu)
 def test_children_under_fifteen_wait_and_their_offers_stay_open(eu):
     at_step(eu, Step.MARRIAGES)
     young = child(eu, "Piccola", "F", 1480)  # 12
-    offer = offer_make(campaign=eu, minor_character=young, suitor=suitor(eu, "Dan", "M"), dowry=5)
-    assert offers_resolve(campaign=eu, source=FixedSource([])) == []
+    offer = offer_make(campaign=eu, minor_character=young, suitor=suitor(eu, "Dan", "M"), dowry=5, by=SYSTEM_ACTOR)
+    assert offers_resolve(campaign=eu, source=FixedSource([]), by=SYSTEM_ACTOR) == []
     offer.refresh_from_db()
     assert offer.status == OfferStatus.OPEN
 
@@ -444,11 +474,11 @@ def test_children_under_fifteen_wait_and_their_offers_stay_open(eu):
 def test_the_offers_are_answered_once_a_turn_in_the_marriages_step(eu):
     at_step(eu, Step.SURVIVAL)
     with pytest.raises(StepOrderError):
-        offers_resolve(campaign=eu)
+        offers_resolve(campaign=eu, by=SYSTEM_ACTOR)
     at_step(eu, Step.MARRIAGES)
-    offers_resolve(campaign=eu, source=FixedSource([]))
+    offers_resolve(campaign=eu, source=FixedSource([]), by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="already answered"):
-        offers_resolve(campaign=eu, source=FixedSource([]))
+        offers_resolve(campaign=eu, source=FixedSource([]), by=SYSTEM_ACTOR)
 
 
 # --- a minor monarch without issue --------------------------------------------------------------
@@ -494,8 +524,8 @@ def test_a_childless_minor_king_dying_is_replaced_not_a_dynastic_crisis(eu):
     at_step(eu, Step.SURVIVAL)
     late = savoy_king(eu)
     due = [d.character.pk for d in survival_due(eu, World(eu), load_tables(eu))]
-    survival_roll(campaign=eu, faces={pk: [1, 1] if pk == late.pk else [9, 9] for pk in due})
-    survival_finish(campaign=eu, source=RandomSource(2))
+    survival_roll(campaign=eu, faces={pk: [1, 1] if pk == late.pk else [9, 9] for pk in due}, by=SYSTEM_ACTOR)
+    survival_finish(campaign=eu, source=RandomSource(2), by=SYSTEM_ACTOR)
     new = Reign.objects.get(campaign=eu, crown="Savoy", end_year__isnull=True).holder
     assert new.birth_year == min(late.birth_year + 5, eu.current_year)
     assert (new.origin, new.controlled_by) == ("relative", house(eu, "Savoy"))

@@ -6,6 +6,7 @@ import pytest
 from django.urls import reverse
 
 from campaign.models import Role
+from campaign.permissions import SYSTEM_ACTOR
 from campaign.services import membership_add
 from dynasties.services import campaign_create
 from rules.dice import RandomSource
@@ -96,7 +97,7 @@ def test_the_admin_link_is_for_every_gm_and_only_gms(client, alice, staff, gm, s
 def test_home_query_count_does_not_grow_with_campaigns(client, campaign, alice, gm, django_assert_max_num_queries):
     for n in range(3):
         c = campaign_create(name=f"Extra {n}", players=3, source=RandomSource(n), by=gm)
-        membership_add(campaign=c, user=alice, role=Role.PLAYER, dynasty=c.dynasties.get(crown="England"))
+        membership_add(campaign=c, user=alice, role=Role.PLAYER, dynasty=c.dynasties.get(crown="England"), by=SYSTEM_ACTOR)
     client.force_login(alice)
     with django_assert_max_num_queries(4):  # session, user, memberships (+ a savepoint margin)
         response = client.get(reverse("home"))

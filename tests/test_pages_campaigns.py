@@ -256,7 +256,7 @@ def test_a_failure_in_the_prehistory_keeps_the_campaign_marked_for_its_gm(client
     open for play, with Retry and Delete on its page (tests/test_building.py)."""
     import operations.services
 
-    def broken(campaign, *, turns, source):
+    def broken(campaign, *, turns, source, by):
         raise RuleError("The automatic player stumbled.")
 
     monkeypatch.setattr(operations.services, "simulate", broken)

@@ -16,6 +16,7 @@ from django.urls import reverse
 
 from campaign import treasury
 from campaign.models import ActionKey, ChronicleEntry, Membership, Posting, PostingKind, Role
+from campaign.permissions import SYSTEM_ACTOR
 from campaign.undo import new_action_key
 from contracts.models import (
     Breach,
@@ -71,7 +72,7 @@ def draft(campaign, a, b, title, clauses=(), kind="agreement", **kw):
         title=title,
         parties=[house(campaign, a).pk, house(campaign, b).pk],
         clauses=list(clauses),
-        **kw,
+        **{"by": SYSTEM_ACTOR, **kw},
     )
 
 
@@ -122,7 +123,7 @@ def deals(campaign):
         [pay(campaign, "England", "Spain", 10), {"kind": "escape", "params": {"condition": "Spain is attacked"}}],
     )
     amiens = draft(campaign, "England", "France", TITLES[1], [{"kind": "non_aggression"}])
-    contract_sign(campaign=campaign, contract=amiens)
+    contract_sign(campaign=campaign, contract=amiens, by=SYSTEM_ACTOR)
     rhine = draft(campaign, "France", "Germany", TITLES[2], [{"kind": "safe_passage"}], kind="treaty")
     return {"dover": dover, "amiens": amiens, "rhine": rhine}
 
@@ -131,8 +132,10 @@ def deals(campaign):
 def calais(campaign):
     """England-Spain in force, with England's payment unpaid and a breach by Spain."""
     pact = draft(campaign, "England", "Spain", "The Pact of Calais", [pay(campaign, "England", "Spain", 10)])
-    contract_sign(campaign=campaign, contract=pact)
-    breach = breach_record(campaign=campaign, contract=pact, by_dynasty=house(campaign, "Spain"), text="raided Calais")
+    contract_sign(campaign=campaign, contract=pact, by=SYSTEM_ACTOR)
+    breach = breach_record(
+        campaign=campaign, contract=pact, by_dynasty=house(campaign, "Spain"), text="raided Calais", by=SYSTEM_ACTOR
+    )
     return pact, breach
 
 
@@ -244,7 +247,7 @@ def test_observers_draft_nothing(client, campaign, olga):
 
 def test_a_player_settles_only_what_his_house_owes(client, campaign, bob, gm):
     pact = draft(campaign, "England", "France", "Tribute", [pay(campaign, "France", "England", 10)])
-    contract_sign(campaign=campaign, contract=pact)
+    contract_sign(campaign=campaign, contract=pact, by=SYSTEM_ACTOR)
     payment = pact.payments.get()
     client.force_login(bob)
     assert "Pay it now" in client.get(url("contract", campaign, pact.pk)).content.decode()
@@ -257,7 +260,7 @@ def test_a_player_settles_only_what_his_house_owes(client, campaign, bob, gm):
     payment.refresh_from_db()
     assert payment.status == PaymentStatus.PAID and payment.posting.amount == 10
     other = draft(campaign, "England", "France", "Gift", [pay(campaign, "England", "France", 5)])
-    contract_sign(campaign=campaign, contract=other)
+    contract_sign(campaign=campaign, contract=other, by=SYSTEM_ACTOR)
     owed = other.payments.get()
     assert post(client, url("payment_settle", campaign, other.pk, owed.pk)).status_code == 403  # England owes it
 
@@ -276,13 +279,17 @@ def _busy(campaign, n, tag):
     pact = draft(
         campaign, "England", "France", f"Busy {tag}", [pay(campaign, "France", "England", 1) for _ in range(n)], kind="agreement"
     )
-    contract_sign(campaign=campaign, contract=pact)
+    contract_sign(campaign=campaign, contract=pact, by=SYSTEM_ACTOR)
     england, france = house(campaign, "England"), house(campaign, "France")
     clauses = list(pact.clauses.all())
     for i in range(n):
-        breach = breach_record(campaign=campaign, contract=pact, by_dynasty=france, clause=clauses[i], text=f"breach {i}")
+        breach = breach_record(
+            campaign=campaign, contract=pact, by_dynasty=france, clause=clauses[i], text=f"breach {i}", by=SYSTEM_ACTOR
+        )
         if i % 2:
-            dispute_majority(campaign=campaign, breach=breach, votes={house(campaign, "Germany").pk: {clauses[i].pk: True}})
+            dispute_majority(
+                campaign=campaign, breach=breach, votes={house(campaign, "Germany").pk: {clauses[i].pk: True}}, by=SYSTEM_ACTOR
+            )
         else:
             parley_run(
                 campaign=campaign,
@@ -291,6 +298,7 @@ def _busy(campaign, n, tag):
                     {"dynasty": england.pk, "stature": 1, "choice": "against"},
                     {"dynasty": france.pk, "stature": 3, "choice": "against"},
                 ],
+                by=SYSTEM_ACTOR,
             )
     return pact
 
@@ -299,7 +307,9 @@ def _busy(campaign, n, tag):
 def test_pages_run_a_fixed_number_of_queries(client, campaign, who, request):
     bloodline(campaign)
     small = _busy(campaign, 2, "small")
-    open_small = breach_record(campaign=campaign, contract=small, by_dynasty=house(campaign, "France"), text="open")
+    open_small = breach_record(
+        campaign=campaign, contract=small, by_dynasty=house(campaign, "France"), text="open", by=SYSTEM_ACTOR
+    )
     user = request.getfixturevalue(who)
     client.force_login(user)
     gm_pages = who == "gm"
@@ -310,7 +320,9 @@ def test_pages_run_a_fixed_number_of_queries(client, campaign, who, request):
         dispute_small = _count(client, url("dispute", campaign, small.pk, open_small.pk))
         parley_small = _count(client, url("parley", campaign) + f"?breach={open_small.pk}")
     large = _busy(campaign, 12, "large")
-    open_large = breach_record(campaign=campaign, contract=large, by_dynasty=house(campaign, "France"), text="open")
+    open_large = breach_record(
+        campaign=campaign, contract=large, by_dynasty=house(campaign, "France"), text="open", by=SYSTEM_ACTOR
+    )
     for i in range(20):
         draft(campaign, "England", "France", f"Filler {i}", [{"kind": "non_aggression"}, pay(campaign, "England", "France", 2)])
     assert _count(client, url("contracts", campaign)) == list_small
@@ -330,13 +342,15 @@ def test_a_drafts_page_and_the_list_run_a_fixed_number_of_queries_whatever_the_s
     list_small = _count(client, url("contracts", campaign))
     detail_small = _count(client, url("contract", campaign, small.pk))
     crowns = ["England", "France", "Germany", "Italy", "Spain"]
-    large = contract_draft(campaign=campaign, kind="treaty", title="Large draft", parties=[house(campaign, c).pk for c in crowns])
+    large = contract_draft(
+        campaign=campaign, kind="treaty", title="Large draft", parties=[house(campaign, c).pk for c in crowns], by=SYSTEM_ACTOR
+    )
     for crown in crowns[1:]:
         gm = request.getfixturevalue("gm")  # the GM records the other parties' signatures
         contract_sign_party(campaign=campaign, contract=large, dynasty=house(campaign, crown), by=gm)
     for i in range(6):
         other = draft(campaign, "England", "France", f"Signed {i}")
-        contract_sign_party(campaign=campaign, contract=other, dynasty=house(campaign, "France"))
+        contract_sign_party(campaign=campaign, contract=other, dynasty=house(campaign, "France"), by=SYSTEM_ACTOR)
     assert _count(client, url("contract", campaign, large.pk)) == detail_small
     assert _count(client, url("contracts", campaign)) == list_small
     html = client.get(url("contract", campaign, large.pk)).content.decode()
@@ -658,7 +672,7 @@ def test_ending_by_consent_and_by_the_escape_clause(client, campaign, deals, ali
     assert response.status_code == 302
     amiens.refresh_from_db()
     assert amiens.state == ContractState.ENDED and amiens.end_kind == EndKind.CONSENT and "peace" in amiens.end_reason
-    contract_sign(campaign=campaign, contract=dover)
+    contract_sign(campaign=campaign, contract=dover, by=SYSTEM_ACTOR)
     england, spain = house(campaign, "England"), house(campaign, "Spain")
     html = client.get(url("contract", campaign, dover.pk)).content.decode()
     assert "Condition: Spain is attacked" in html
@@ -685,8 +699,9 @@ def test_a_marriage_contract_in_force_offers_no_ending_and_the_service_refuses_i
         title="Old match",
         parties=[house(campaign, "England").pk, house(campaign, "Spain").pk],
         marriage=match,
+        by=SYSTEM_ACTOR,
     )
-    contract_sign(campaign=campaign, contract=contract)
+    contract_sign(campaign=campaign, contract=contract, by=SYSTEM_ACTOR)
     client.force_login(gm)
     assert "End by mutual consent" not in client.get(url("contract", campaign, contract.pk)).content.decode()
     response = post(client, url("contract_end", campaign, contract.pk), {"how": "consent", "consent": "on"})
@@ -710,7 +725,7 @@ def test_a_breach_goes_to_a_bloodline_dispute_with_the_other_players_votes(clien
         [{"kind": "non_aggression"}, {"kind": "damages", "params": {"amount": 60}}],
         kind="treaty",
     )
-    contract_sign(campaign=campaign, contract=treaty)
+    contract_sign(campaign=campaign, contract=treaty, by=SYSTEM_ACTOR)
     peace, damages = treaty.clauses.order_by("position")
     client.force_login(alice)
     # Alice raises breaches for England only
@@ -778,7 +793,7 @@ def test_a_dispute_is_bloodlines_the_page_says_so(client, campaign, calais, gm):
 def test_a_broken_agreement_goes_to_a_parley_and_a_tie_excommunicates(client, campaign, alice, gm):
     england, france = house(campaign, "England"), house(campaign, "France")
     pact = draft(campaign, "England", "France", "The Pact of Calais", [{"kind": "non_aggression"}])
-    contract_sign(campaign=campaign, contract=pact)
+    contract_sign(campaign=campaign, contract=pact, by=SYSTEM_ACTOR)
     client.force_login(alice)
     post(client, url("breach_new", campaign, pact.pk), {"raised_by": england.pk, "by_dynasty": france.pk, "text": "took Calais"})
     breach = Breach.objects.get()
@@ -850,9 +865,9 @@ def test_other_parleys_and_a_readmission(client, campaign, gm, bob):
     refused = post(client, address, readmit)
     assert refused.status_code == 400 and "is not excommunicated" in top_errors(refused.content.decode())
     pact = draft(campaign, "England", "France", "Pact", [{"kind": "non_aggression"}])
-    contract_sign(campaign=campaign, contract=pact)
-    breach = breach_record(campaign=campaign, contract=pact, by_dynasty=france, text="x")
-    parley_run(campaign=campaign, breach=breach, votes=[{"dynasty": england.pk, "stature": 5, "choice": "for"}])
+    contract_sign(campaign=campaign, contract=pact, by=SYSTEM_ACTOR)
+    breach = breach_record(campaign=campaign, contract=pact, by_dynasty=france, text="x", by=SYSTEM_ACTOR)
+    parley_run(campaign=campaign, breach=breach, votes=[{"dynasty": england.pk, "stature": 5, "choice": "for"}], by=SYSTEM_ACTOR)
     assert post(client, address, readmit).status_code == 302
     assert not Excommunication.objects.filter(dynasty=france, ended_year__isnull=True).exists()
     listing = client.get(url("contracts", campaign)).content.decode()
@@ -864,7 +879,7 @@ def test_other_parleys_and_a_readmission(client, campaign, gm, bob):
 
 def test_payments_unpaid_are_settled_from_the_contract_page(client, campaign, deals, alice):
     dover = deals["dover"]
-    contract_sign(campaign=campaign, contract=dover)
+    contract_sign(campaign=campaign, contract=dover, by=SYSTEM_ACTOR)
     payment = ContractPayment.objects.get(contract=dover)
     client.force_login(alice)
     fund(campaign, house(campaign, "England"), 30)

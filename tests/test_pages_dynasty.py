@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from campaign.models import ChronicleEntry, Membership, Posting, Role
+from campaign.permissions import SYSTEM_ACTOR
 from contracts.models import Contract
 from dynasties.models import Character, Dynasty, Reign, Status
 from dynasties.selectors import label, regnal_labels
@@ -370,7 +371,7 @@ def test_players_still_see_their_own_exchequer_and_contracts(client, campaign, a
 
 
 def test_heirs_now_matches_the_line_of_each_crown(campaign):
-    simulate(campaign, turns=8, source=RandomSource(21))
+    simulate(campaign, turns=8, source=RandomSource(21), by=SYSTEM_ACTOR)
     campaign.refresh_from_db()
     heirs = heirs_now(campaign=campaign)
     crowns = set(Reign.objects.filter(campaign=campaign, end_year__isnull=True).values_list("crown", flat=True))
@@ -437,7 +438,7 @@ def test_dynasty_page_and_what_if_queries_do_not_grow(client, campaign, olga, wh
         return out
 
     small = counts()
-    simulate(campaign, turns=6, source=RandomSource(9))
+    simulate(campaign, turns=6, source=RandomSource(9), by=SYSTEM_ACTOR)
     campaign.refresh_from_db()
     grown = counts()
     assert Character.objects.filter(campaign=campaign).count() > 30

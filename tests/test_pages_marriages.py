@@ -12,6 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from campaign.models import ActionKey, Campaign, Checkpoint, ChronicleEntry, Membership, Posting, Role, Step
+from campaign.permissions import SYSTEM_ACTOR
 from campaign.undo import new_action_key
 from dynasties.models import Character, Dynasty, Marriage, Reign
 from dynasties.services import marriage_arrange
@@ -119,7 +120,7 @@ def test_page_lists_the_unmarried_by_house_with_the_arrange_form(client, campaig
 
 
 def test_observer_and_outsider_cannot_post(client, campaign, observer, table):
-    match = marriage_arrange(campaign=campaign, husband=table["edmund"], wife=table["jeanne"])
+    match = marriage_arrange(campaign=campaign, husband=table["edmund"], wife=table["jeanne"], by=SYSTEM_ACTOR)
     before = written(campaign)
     client.force_login(observer)
     url = marriages_url(campaign)
@@ -259,8 +260,8 @@ def test_double_submit_arranges_once(client, campaign, alice, table):
 
 
 def test_betrothal_shows_the_wedding_problems_and_the_money_to_come(client, campaign, alice, bob, table):
-    child = marriage_arrange(campaign=campaign, husband=table["edmund"], wife=table["jeanne"])
-    grown = marriage_arrange(campaign=campaign, husband=table["konrad"], wife=table["isabelle"])
+    child = marriage_arrange(campaign=campaign, husband=table["edmund"], wife=table["jeanne"], by=SYSTEM_ACTOR)
+    grown = marriage_arrange(campaign=campaign, husband=table["konrad"], wife=table["isabelle"], by=SYSTEM_ACTOR)
     client.force_login(bob)  # France: both brides are his
     html = client.get(marriages_url(campaign)).content.decode()
     block = html[html.index(f'id="match-{child.pk}"') :]
@@ -278,7 +279,9 @@ def test_betrothal_shows_the_wedding_problems_and_the_money_to_come(client, camp
 
 
 def test_wed_and_break_off_by_either_side_only(client, campaign, alice, bob, table):
-    theirs = marriage_arrange(campaign=campaign, husband=table["konrad"], wife=table["isabelle"])  # Germany x France
+    theirs = marriage_arrange(
+        campaign=campaign, husband=table["konrad"], wife=table["isabelle"], by=SYSTEM_ACTOR
+    )  # Germany x France
     client.force_login(alice)
     before = written(campaign)
     assert send(client, marriages_url(campaign), op="wed", marriage=theirs.pk).status_code == 403
@@ -294,7 +297,7 @@ def test_wed_and_break_off_by_either_side_only(client, campaign, alice, bob, tab
     html = client.get(marriages_url(campaign)).content.decode()
     assert "Wedding money posted:" not in html
     # Breaking off needs a reason, said next to the field.
-    ours = marriage_arrange(campaign=campaign, husband=table["edmund"], wife=table["jeanne"])
+    ours = marriage_arrange(campaign=campaign, husband=table["edmund"], wife=table["jeanne"], by=SYSTEM_ACTOR)
     client.force_login(alice)
     before = written(campaign)
     response = send(client, marriages_url(campaign), op="cancel", marriage=ours.pk, reason="  ")
@@ -311,7 +314,7 @@ def test_wed_and_break_off_by_either_side_only(client, campaign, alice, bob, tab
 
 
 def test_a_refusal_by_the_services_is_shown_in_the_row(client, campaign, gm, table):
-    match = marriage_arrange(campaign=campaign, husband=table["konrad"], wife=table["isabelle"], wed=True)
+    match = marriage_arrange(campaign=campaign, husband=table["konrad"], wife=table["isabelle"], wed=True, by=SYSTEM_ACTOR)
     client.force_login(gm)
     before = written(campaign)
     response = send(client, marriages_url(campaign), op="cancel", marriage=match.pk, reason="Regret")
@@ -341,7 +344,9 @@ def test_finish_marriages_is_the_gms(client, campaign, gm, alice, table):
 
 
 def test_announcements_per_viewer(client, campaign, gm, alice, bob, observer, table):
-    marriage_arrange(campaign=campaign, husband=table["edmund"], wife=table["isabelle"], wed=True)  # England is paid
+    marriage_arrange(
+        campaign=campaign, husband=table["edmund"], wife=table["isabelle"], wed=True, by=SYSTEM_ACTOR
+    )  # England is paid
     spain = house(campaign, "Spain")
     ChronicleEntry.objects.create(
         campaign=campaign,
@@ -368,7 +373,7 @@ def test_announcements_per_viewer(client, campaign, gm, alice, bob, observer, ta
 
 
 def test_publish_then_start_the_next_turn(client, campaign, gm, alice, table):
-    marriage_arrange(campaign=campaign, husband=table["edmund"], wife=table["isabelle"], wed=True)
+    marriage_arrange(campaign=campaign, husband=table["edmund"], wife=table["isabelle"], wed=True, by=SYSTEM_ACTOR)
     at_step(campaign, Step.ANNOUNCEMENTS)
     client.force_login(alice)
     assert send(client, announcements_url(campaign), op="publish").status_code == 403
@@ -492,7 +497,7 @@ def _busy_turn(campaign: Campaign, couples: int = 2) -> None:
     for n in range(couples):
         groom = person(campaign, england, f"Groom{n}", "M", year - 20 - n, dynastic_name=f"Groomhouse{year}{n}")
         bride = person(campaign, france, f"Bride{n}", "F", year - 17 - n, dynastic_name=f"Bridehouse{year}{n}", charisma=1)
-        marriage_arrange(campaign=campaign, husband=groom, wife=bride, wed=n == 0)
+        marriage_arrange(campaign=campaign, husband=groom, wife=bride, wed=n == 0, by=SYSTEM_ACTOR)
     ChronicleEntry.objects.create(
         campaign=campaign,
         year=year,
@@ -519,7 +524,7 @@ def test_query_counts_do_not_grow(client, campaign, who, request):
     client.force_login(request.getfixturevalue(who))
     _busy_turn(campaign)
     small = _counts(client, campaign)
-    simulate(campaign, turns=4, source=RandomSource(5))
+    simulate(campaign, turns=4, source=RandomSource(5), by=SYSTEM_ACTOR)
     campaign.refresh_from_db()
     _busy_turn(campaign, couples=6)
     grown = _counts(client, campaign)
@@ -563,7 +568,7 @@ def test_wedding_money_foretells_what_the_wedding_posts(campaign, table):
     assert foretold[1] == [(None, england, 30, "wedding", "bride's Charisma +1 x 30")]
     assert foretold[2] == [(None, germany, 60, "wedding", "bride's Charisma +2 x 30")]
     for (h, w), expected in zip(pairs, foretold, strict=True):
-        assert _postings_of(marriage_arrange(campaign=campaign, husband=h, wife=w, wed=True)) == expected
+        assert _postings_of(marriage_arrange(campaign=campaign, husband=h, wife=w, wed=True, by=SYSTEM_ACTOR)) == expected
 
 
 def _pk(house):
@@ -575,7 +580,7 @@ def test_match_problems_agree_with_the_services_refusals(campaign, table):
     from dynasties.services.marriages import match_problems
     from rules.errors import IllegalMarriage
 
-    betrothed = marriage_arrange(campaign=campaign, husband=table["edmund"], wife=table["jeanne"])
+    betrothed = marriage_arrange(campaign=campaign, husband=table["edmund"], wife=table["jeanne"], by=SYSTEM_ACTOR)
     cases = [
         (table["konrad"], table["agnes"], True, []),
         (table["konrad"], table["jeanne"], False, ["The wife is already married or betrothed (Marriage, A6)."]),
@@ -589,7 +594,7 @@ def test_match_problems_agree_with_the_services_refusals(campaign, table):
         "The wife is 10; a wedding needs both to be 15 or older (a betrothal may be arranged earlier; Marriage, A6)."
     ]
     with pytest.raises(IllegalMarriage, match="The wife is 10"):
-        marriage_wed(campaign=campaign, marriage=betrothed)
+        marriage_wed(campaign=campaign, marriage=betrothed, by=SYSTEM_ACTOR)
 
 
 def test_match_problems_and_wedding_money_run_a_fixed_number_of_queries(campaign, table):

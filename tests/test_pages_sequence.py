@@ -13,6 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from campaign.models import Campaign, Checkpoint, ChronicleEntry, Membership, Role, Roll, Step
+from campaign.permissions import SYSTEM_ACTOR
 from campaign.undo import new_action_key
 from dynasties.models import BirthAttempt, Character, Crown, Dynasty, Marriage, PassedOver, Reign, Status
 from dynasties.services import births_finish, births_roll_all, survival_roll
@@ -415,7 +416,7 @@ def test_births_permissions(client, campaign, who, status, request):
         attempt = BirthAttempt.objects.get(marriage=couple)
         assert _grid(client, url, {f"x{couple.pk}-sex": "1"}).status_code == 302
     else:  # the sex of another house's child: refused too
-        made = births_roll_all(campaign=campaign, source=RandomSource(11))
+        made = births_roll_all(campaign=campaign, source=RandomSource(11), by=SYSTEM_ACTOR)
         attempt = next((a for a in made if a.marriage_id == couple.pk), None)
         assert attempt is not None
         assert _grid(client, url, {f"how-{couple.pk}": "server"}).status_code == status
@@ -559,7 +560,7 @@ def test_rule_c_says_once_why_an_heir_may_be_passed_over_and_names_each_choice(c
     edward, _john, henry = england_heirs
     _to_survival(client, campaign, gm)
     url = _url("survival", campaign)
-    survival_roll(campaign=campaign, faces={edward.pk: [1, 1]}, characters=[edward.pk])
+    survival_roll(campaign=campaign, faces={edward.pk: [1, 1]}, characters=[edward.pk], by=SYSTEM_ACTOR)
     for user, form in ((alice, "po"), (gm, "fin")):
         client.force_login(user)
         html = client.get(url).content.decode()
@@ -593,9 +594,9 @@ def test_finish_survival_refusals_show_on_the_form(client, campaign, gm, england
     response = _post(client, url, op="finish")
     assert response.status_code == 400
     assert "still to roll for survival" in _section(response.content.decode(), "finish")
-    survival_roll(campaign=campaign, faces={edward.pk: [1, 1]}, characters=[edward.pk])
+    survival_roll(campaign=campaign, faces={edward.pk: [1, 1]}, characters=[edward.pk], by=SYSTEM_ACTOR)
     others = [r.character.pk for r in survival_board(campaign).to_roll]
-    survival_roll(campaign=campaign, characters=others, faces={pk: [6, 6] for pk in others})
+    survival_roll(campaign=campaign, characters=others, faces={pk: [6, 6] for pk in others}, by=SYSTEM_ACTOR)
     response = _post(client, url, op="finish", entered="3; x")
     assert response.status_code == 400
     assert "is not a roll" in _section(response.content.decode(), "finish")
@@ -614,29 +615,29 @@ def test_finish_survival_refusals_show_on_the_form(client, campaign, gm, england
 
 def test_the_pass_over_choice_is_kept_for_the_year_until_the_finish(campaign, england_heirs):
     edward, john, henry = england_heirs
-    births_finish(campaign=campaign)
+    births_finish(campaign=campaign, by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="has not died this turn"):
-        pass_over_choose(campaign=campaign, crown="England", heirs=[john.pk], limit=8)
-    survival_roll(campaign=campaign, characters=[edward.pk], faces={edward.pk: [1, 1]})
+        pass_over_choose(campaign=campaign, crown="England", heirs=[john.pk], limit=8, by=SYSTEM_ACTOR)
+    survival_roll(campaign=campaign, characters=[edward.pk], faces={edward.pk: [1, 1]}, by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="not among the first 8"):
-        pass_over_choose(campaign=campaign, crown="England", heirs=[edward.pk], limit=8)
+        pass_over_choose(campaign=campaign, crown="England", heirs=[edward.pk], limit=8, by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="Henry Plantagenet may not be passed over"):
-        pass_over_choose(campaign=campaign, crown="England", heirs=[henry.pk], limit=8)
+        pass_over_choose(campaign=campaign, crown="England", heirs=[henry.pk], limit=8, by=SYSTEM_ACTOR)
     # under rule C anyone may be passed over, but only ahead of the one who succeeds: refused at once,
     # as the GM's finish would refuse it (before: recorded, then the finish failed on it)
     rules = campaign.optional_rules
     Campaign.objects.filter(pk=campaign.pk).update(optional_rules={**rules, "disputed_succession": True})
     with pytest.raises(RuleError, match="Henry Plantagenet: not ahead of the heir"):
-        pass_over_choose(campaign=campaign, crown="England", heirs=[henry.pk], limit=8)
+        pass_over_choose(campaign=campaign, crown="England", heirs=[henry.pk], limit=8, by=SYSTEM_ACTOR)
     assert pass_over_choices(campaign) == {}
     Campaign.objects.filter(pk=campaign.pk).update(optional_rules=rules)
-    assert pass_over_choose(campaign=campaign, crown="England", heirs=[john.pk, john.pk], limit=8) == [john.pk]
+    assert pass_over_choose(campaign=campaign, crown="England", heirs=[john.pk, john.pk], limit=8, by=SYSTEM_ACTOR) == [john.pk]
     assert pass_over_choices(campaign) == {"England": [john.pk]}
     record = Crown.objects.get(campaign=campaign, name="England")
     record.state = {**record.state, CHOICE_KEY: {"year": 1295, "heirs": [john.pk]}}
     record.save()
     assert pass_over_choices(campaign) == {}  # an earlier year's choice counts for nothing
-    assert pass_over_choose(campaign=campaign, crown="England", heirs=[], limit=8) == []
+    assert pass_over_choose(campaign=campaign, crown="England", heirs=[], limit=8, by=SYSTEM_ACTOR) == []
     assert pass_over_choices(campaign) == {"England": []}
     pass_over_clear(campaign)
     assert pass_over_choices(campaign) == {} and CHOICE_KEY not in Crown.objects.get(pk=record.pk).state
@@ -700,17 +701,17 @@ def _counts(client, campaign, gm: bool) -> list[int]:
 def test_query_counts_do_not_grow_with_the_campaign(client, campaign, gm, who, request):
     client.force_login(request.getfixturevalue(who))
     small_births = _counts(client, campaign, who == "gm")
-    births_roll_all(campaign=campaign, source=RandomSource(4))
-    births_finish(campaign=campaign)
+    births_roll_all(campaign=campaign, source=RandomSource(4), by=SYSTEM_ACTOR)
+    births_finish(campaign=campaign, by=SYSTEM_ACTOR)
     small_survival = _counts(client, campaign, who == "gm")
 
-    simulate(campaign, turns=5, source=RandomSource(2))
+    simulate(campaign, turns=5, source=RandomSource(2), by=SYSTEM_ACTOR)
     campaign.refresh_from_db()
     assert Character.objects.filter(campaign=campaign).count() > 30
     assert campaign.step == Step.BIRTHS
     grown_births = _counts(client, campaign, who == "gm")
-    births_roll_all(campaign=campaign, source=RandomSource(4))
-    births_finish(campaign=campaign)
+    births_roll_all(campaign=campaign, source=RandomSource(4), by=SYSTEM_ACTOR)
+    births_finish(campaign=campaign, by=SYSTEM_ACTOR)
     grown_survival = _counts(client, campaign, who == "gm")
     assert len(births_board(campaign).couples) > 5
     assert len(survival_board(campaign).rows) > 15

@@ -8,6 +8,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from campaign.models import ChronicleEntry, Posting, Roll, RollSubject
+from campaign.permissions import SYSTEM_ACTOR
 from contracts.models import Contract
 from dynasties.models import Character, Dynasty
 from dynasties.selectors import label
@@ -131,8 +132,8 @@ def test_dashboard_content(client, campaign, gm):
     assert f'<a class="button next-step" href="{reverse("pages:births", args=[campaign.slug])}">Next: Births</a>' in html
     from dynasties.services import births_finish, births_roll_all
 
-    births_roll_all(campaign=campaign, source=RandomSource(1))
-    births_finish(campaign=campaign)
+    births_roll_all(campaign=campaign, source=RandomSource(1), by=SYSTEM_ACTOR)
+    births_finish(campaign=campaign, by=SYSTEM_ACTOR)
     html = client.get(reverse("pages:dashboard", args=[campaign.slug])).content.decode()
     assert f'<a class="button next-step" href="{reverse("pages:survival", args=[campaign.slug])}">Next: Survival</a>' in html
 
@@ -163,7 +164,7 @@ def test_dashboard_links_last_announcements(client, campaign, gm):
 
 
 def test_character_page_family_history_and_rolls(client, campaign, alice):
-    simulate(campaign, turns=2, source=RandomSource(3))
+    simulate(campaign, turns=2, source=RandomSource(3), by=SYSTEM_ACTOR)
     child = Character.objects.filter(campaign=campaign, father__isnull=False, mother__isnull=False).first()
     assert child is not None
     ChronicleEntry.objects.create(
@@ -217,7 +218,7 @@ def test_dynasty_page_line_of_succession(client, campaign, bob):
 
 
 def test_roll_log_filters_and_pages(client, campaign, gm):
-    simulate(campaign, turns=3, source=RandomSource(5))
+    simulate(campaign, turns=3, source=RandomSource(5), by=SYSTEM_ACTOR)
     url = reverse("pages:rolls", args=[campaign.slug])
     client.force_login(gm)
     total = Roll.objects.filter(campaign=campaign).count()
@@ -255,7 +256,7 @@ def test_the_roll_log_says_purposes_and_steps_in_words_and_who_typed_the_dice(cl
     from campaign.dice import DiceBox
     from rules.dice import THREE_D6
 
-    simulate(campaign, turns=1, source=RandomSource(5))
+    simulate(campaign, turns=1, source=RandomSource(5), by=SYSTEM_ACTOR)
     box = DiceBox(campaign, by=gm)
     typed = box.roll(THREE_D6, purpose="characteristic", detail="charisma", entered=[6, 5, 4])
     typed.outcome = "+1"
@@ -282,7 +283,7 @@ def _counts(client, campaign):
 def test_query_counts_do_not_grow(client, campaign, who, request):
     client.force_login(request.getfixturevalue(who))
     small = _counts(client, campaign)
-    simulate(campaign, turns=6, source=RandomSource(1))
+    simulate(campaign, turns=6, source=RandomSource(1), by=SYSTEM_ACTOR)
     campaign.refresh_from_db()
     grown = _counts(client, campaign)
     assert Roll.objects.filter(campaign=campaign).count() > 50

@@ -640,16 +640,17 @@ def test_other_rulesets_get_a_clear_message(client, gm):
 
 
 def test_the_open_runs_service(interphase, england, france):
+    from campaign.permissions import SYSTEM_ACTOR
     from campaign.treasury import posting_reverse
     from dynasties.services.interphase import interphase_open_runs, interphase_run
 
     assert interphase_open_runs(interphase, england) == []
-    run = interphase_run(campaign=interphase, dynasty=england, provinces=4)
+    run = interphase_run(campaign=interphase, dynasty=england, provinces=4, by=SYSTEM_ACTOR)
     (entry,) = interphase_open_runs(interphase, england.pk)
     assert entry.data["postings"] == [p.pk for p in run.postings]
     assert interphase_open_runs(interphase, france) == []
     for posting in run.postings:
-        posting_reverse(campaign=interphase, posting=posting, reason="wrong count")
+        posting_reverse(campaign=interphase, posting=posting, reason="wrong count", by=SYSTEM_ACTOR)
     assert interphase_open_runs(interphase, england) == []
 
 

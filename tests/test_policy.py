@@ -18,7 +18,9 @@ from campaign.permissions import (
     MONEY_LINE_KINDS,
     PUBLIC_LINE_KINDS,
     SEES,
+    SYSTEM_ACTOR,
     Forbidden,
+    NoActor,
     legacy_line_audience,
     line_audience,
     readers_text,
@@ -120,7 +122,7 @@ def test_an_unpaid_payment_does_not_tell_the_payers_balance(campaign, gm, alice)
     fund(campaign, germany, 37)  # Germany holds 37 and owes 80: the 37 is Germany's and the GM's
     match = betroth(campaign)
     contract = marriage_contract(campaign, match, [pay(germany, england, 80)])
-    contract_sign(campaign=campaign, contract=contract)
+    contract_sign(campaign=campaign, contract=contract, by=SYSTEM_ACTOR)
     wed(campaign, match)
     due = ContractPayment.objects.get(contract=contract)
     assert due.status == PaymentStatus.UNPAID
@@ -142,7 +144,7 @@ def test_a_dowry_is_read_only_by_the_houses_of_the_match_and_the_gm(campaign, gm
         campaign, match, [{"kind": "dowry", "params": {"payer": germany.pk, "payee": england.pk, "amount": SECRET_AMOUNT}}]
     )
     fund(campaign, germany, 10_000)
-    contract_sign(campaign=campaign, contract=contract)
+    contract_sign(campaign=campaign, contract=contract, by=SYSTEM_ACTOR)
     wed(campaign, match)
     match.refresh_from_db()
     assert str(SECRET_AMOUNT) in match.dowry and match.money_readers == readers_text([england.pk, germany.pk])
@@ -208,11 +210,18 @@ def test_the_services_refuse_a_player_acting_for_another_house(campaign, alice, 
     fund(campaign, house(campaign, "France"), 100)
     with audit.acting(alice), pytest.raises(Forbidden, match="your own dynasty"):
         treasury.treasury_transfer(
-            campaign=campaign, payer=house(campaign, "France"), payee=house(campaign, "England"), amount=5, reason="mine now"
+            campaign=campaign,
+            payer=house(campaign, "France"),
+            payee=house(campaign, "England"),
+            amount=5,
+            reason="mine now",
+            by=alice,
         )
     with pytest.raises(Forbidden, match="Only the game master"):
         require(bob, campaign, "gm")
-    assert require(None, campaign, "gm").system  # the rules acting by themselves
+    assert require(SYSTEM_ACTOR, campaign, "gm").system  # the system, named: a command, a job, the rules
+    with pytest.raises(NoActor):  # no one named is no one: refused, not the GM
+        require(None, campaign, "gm")
 
 
 @pytest.mark.django_db
@@ -237,9 +246,11 @@ def test_the_admin_door_refuses_through_the_same_check(campaign, alice):
     france, spain = house(campaign, "France"), house(campaign, "Spain")
     from contracts.services import contract_draft
 
-    contract = contract_draft(campaign=campaign, kind="agreement", title="Franco-Spanish pact", parties=[france, spain])
+    contract = contract_draft(
+        campaign=campaign, kind="agreement", title="Franco-Spanish pact", parties=[france, spain], by=SYSTEM_ACTOR
+    )
     with audit.acting(alice), pytest.raises(Forbidden):
-        contract_sign(campaign=campaign.pk, contract=contract.pk)
+        contract_sign(campaign=campaign.pk, contract=contract.pk, by=alice)
     from django.contrib.auth.models import Permission
 
     alice.user_permissions.set(Permission.objects.filter(content_type__app_label="contracts"))
@@ -298,7 +309,12 @@ def test_the_command_door_acts_as_the_system_and_a_page_user_cannot(campaign, gm
     fund(campaign, house(campaign, "France"), 100)
     with audit.acting(gm):
         treasury.treasury_transfer(
-            campaign=campaign, payer=house(campaign, "France"), payee=house(campaign, "Spain"), amount=7, reason=SECRET_REASON
+            campaign=campaign,
+            payer=house(campaign, "France"),
+            payee=house(campaign, "Spain"),
+            amount=7,
+            reason=SECRET_REASON,
+            by=gm,
         )
     out = tmp_path / "export.json"
     call_command("export_campaign", campaign.slug, output=str(out))
@@ -325,11 +341,12 @@ def test_the_command_door_acts_as_the_system_and_a_page_user_cannot(campaign, gm
 def test_every_line_a_campaign_writes_has_a_deliberate_audience(ruleset, gm):
     """A simulated campaign writes most kinds of line: each public kind is listed as public, and
     every other line names its readers (no line falls to the GM's alone by forgetting)."""
+    from campaign.permissions import SYSTEM_ACTOR
     from dynasties.services import campaign_create
     from operations.simulation import simulate
 
     campaign = campaign_create(name=f"Audience {ruleset}", ruleset=ruleset, players=5, source=RandomSource(11), by=gm)
-    simulate(campaign, turns=12, source=RandomSource(11))
+    simulate(campaign, turns=12, source=RandomSource(11), by=SYSTEM_ACTOR)
     lines = list(ChronicleEntry.objects.filter(campaign=campaign).values_list("kind", "audience", "readers"))
     assert lines
     for kind, audience, readers in lines:

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from campaign.models import ChronicleEntry, Roll, Step
+from campaign.permissions import SYSTEM_ACTOR
 from campaign.steps import Chronicle
 from dynasties.models import Character, Dynasty, Marriage, Origin, Reign, Status
 from dynasties.services import survival_finish
@@ -73,7 +74,7 @@ def fresh(*characters):
 def test_pretender_passes_to_the_player_on_the_left_with_his_wife_and_children_under_15(realm):
     """'The character sheet should be passed to the player on the left ... A Pretender's wife ... and any
     children less than 15 years old should also be passed to the player on the left.'"""
-    pretender_declare(campaign=realm.campaign, character=realm.prince)
+    pretender_declare(campaign=realm.campaign, character=realm.prince, by=SYSTEM_ACTOR)
     prince, wife, little, grown, second = fresh(realm.prince, realm.wife, realm.little, realm.grown, realm.second)
     assert prince.controlled_by == realm.england and prince.pretender_of == realm.house
     assert prince.prince_piece == ""  # a Royal piece of the new dynasty is substituted later
@@ -94,33 +95,33 @@ def test_pretender_passes_to_the_player_on_the_left_with_his_wife_and_children_u
 def test_pretender_refusals_give_the_rulebooks_reasons(realm):
     c = realm.campaign
     with pytest.raises(RuleError, match="Little Testhouse is 10: characters can only become Pretenders if they are at least 15"):
-        pretender_declare(campaign=c, character=realm.little)
+        pretender_declare(campaign=c, character=realm.little, by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="Old Testhouse reigns: monarchs may not abdicate nor be deposed"):
-        pretender_declare(campaign=c, character=realm.king)
+        pretender_declare(campaign=c, character=realm.king, by=SYSTEM_ACTOR)
     with pytest.raises(NotFound, match="There is no character #999999"):
-        pretender_declare(campaign=c, character=999999)
+        pretender_declare(campaign=c, character=999999, by=SYSTEM_ACTOR)
     realm.second.status, realm.second.death_year = Status.DEAD, 1299
     realm.second.save()
     with pytest.raises(RuleError, match="Second Testhouse is no longer in play"):
-        pretender_declare(campaign=c, character=realm.second)
+        pretender_declare(campaign=c, character=realm.second, by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="Prince Testhouse is the only male child of King Old Testhouse of Testland") as err:
-        pretender_declare(campaign=c, character=realm.prince)  # his brother is dead
+        pretender_declare(campaign=c, character=realm.prince, by=SYSTEM_ACTOR)  # his brother is dead
     assert err.value.code == "not_a_pretender"
     bastard = person(c, realm.house, "Fitz", "M", 1280, father=realm.king)
     bastard.legitimate = False
     bastard.save()
     with pytest.raises(RuleError, match="Prince Testhouse is the only male child"):
-        pretender_declare(campaign=c, character=realm.prince)  # a bastard half-brother is no son for this
+        pretender_declare(campaign=c, character=realm.prince, by=SYSTEM_ACTOR)  # a bastard half-brother is no son for this
     with pytest.raises(RuleError, match="Fitz Testhouse is a bastard"):
-        pretender_declare(campaign=c, character=bastard)
+        pretender_declare(campaign=c, character=bastard, by=SYSTEM_ACTOR)
     person(c, realm.house, "Third", "M", 1282, father=realm.king, mother=realm.queen)
-    pretender_declare(campaign=c, character=realm.prince)
+    pretender_declare(campaign=c, character=realm.prince, by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="Prince Testhouse is already a Pretender; his house may buy him back"):
-        pretender_declare(campaign=c, character=realm.prince)
+        pretender_declare(campaign=c, character=realm.prince, by=SYSTEM_ACTOR)
     minor = Dynasty.objects.create(campaign=c, name="Minor", kind="minor")
     loner = person(c, minor, "Loner", "M", 1270)
     with pytest.raises(RuleError, match="not controlled by a player with a player on the left") as err:
-        pretender_declare(campaign=c, character=loner)
+        pretender_declare(campaign=c, character=loner, by=SYSTEM_ACTOR)
     assert err.value.code == "no_player_left"
 
 
@@ -136,7 +137,7 @@ def test_a_female_pretenders_husband_returns_to_his_own_house(realm):
         campaign=c, husband=husband, wife=princess, arranged_year=1296, wedding_year=1296, husband_joins_wife=True
     )
     baby = person(c, realm.house, "Baby", "F", 1298, father=husband, mother=princess)
-    pretender_declare(campaign=c, character=princess)
+    pretender_declare(campaign=c, character=princess, by=SYSTEM_ACTOR)
     princess, husband, baby = fresh(princess, husband, baby)
     assert princess.controlled_by == realm.england and baby.controlled_by == realm.england
     assert husband.controlled_by == realm.france
@@ -150,7 +151,7 @@ def test_buy_back_restores_control_for_50_crowns(realm):
     """'For a 'bribe' of 50 Crowns, the Pretender's original Dynasty may 'buy back' the character, his wife
     and any children. All sins are forgiven.'"""
     c = realm.campaign
-    pretender_declare(campaign=c, character=realm.prince)
+    pretender_declare(campaign=c, character=realm.prince, by=SYSTEM_ACTOR)
     born_in_exile = person(
         c, realm.england, "Exiled", "M", 1300, father=realm.prince, mother=realm.wife, dynastic_name="Testhouse"
     )
@@ -160,7 +161,7 @@ def test_buy_back_restores_control_for_50_crowns(realm):
     englishman = person(c, realm.england, "John", "M", 1280)
     wed(c, englishman, married_daughter, 1300)
 
-    pretender_buy_back(campaign=c, character=realm.prince)
+    pretender_buy_back(campaign=c, character=realm.prince, by=SYSTEM_ACTOR)
 
     prince, wife, little, exiled, bride = fresh(realm.prince, realm.wife, realm.little, born_in_exile, married_daughter)
     assert prince.pretender_of is None
@@ -175,24 +176,24 @@ def test_buy_back_restores_control_for_50_crowns(realm):
     assert back.startswith("The house of Testhouse buys back Prince Testhouse, Wife Else, Little Testhouse and Exiled Testhouse")
     assert back.endswith("from the house of Plantagenet. All sins are forgiven.")
     with pytest.raises(RuleError, match="Prince Testhouse is not a Pretender: there is nobody to buy back") as err:
-        pretender_buy_back(campaign=c, character=prince)
+        pretender_buy_back(campaign=c, character=prince, by=SYSTEM_ACTOR)
     assert err.value.code == "not_pretender"
 
 
 @pytest.mark.django_db
 def test_buy_back_refusals(realm):
     c = realm.campaign
-    pretender_declare(campaign=c, character=realm.prince)
+    pretender_declare(campaign=c, character=realm.prince, by=SYSTEM_ACTOR)
     prince = Character.objects.get(pk=realm.prince.pk)
     prince.controlled_by = realm.house  # e.g. brought home by a succession
     prince.save()
     with pytest.raises(RuleError, match="controlled by the house of Testhouse already: there is nothing to buy back"):
-        pretender_buy_back(campaign=c, character=prince)
+        pretender_buy_back(campaign=c, character=prince, by=SYSTEM_ACTOR)
     prince.controlled_by = realm.england
     prince.status, prince.death_year = Status.DEAD, 1300
     prince.save()
     with pytest.raises(RuleError, match="Prince Testhouse is dead: only a living Pretender can be bought back"):
-        pretender_buy_back(campaign=c, character=prince)
+        pretender_buy_back(campaign=c, character=prince, by=SYSTEM_ACTOR)
     assert not ChronicleEntry.objects.filter(campaign=c, kind="payment_owed").exists()
 
 
@@ -201,11 +202,11 @@ def test_a_pretenders_son_abroad_inherits_the_crown_when_the_line_reaches_him(re
     """'A Pretender character or any of his or her heirs may inherit the throne through the normal rules
     while still controlled by a 'foreign' Dynasty.'"""
     c = realm.campaign
-    pretender_declare(campaign=c, character=realm.prince)
+    pretender_declare(campaign=c, character=realm.prince, by=SYSTEM_ACTOR)
     assert Character.objects.get(pk=realm.little.pk).controlled_by == realm.england
     at_step(c, Step.SURVIVAL)
     everyone_survives(c, {realm.king.pk: [1, 1], realm.prince.pk: [1, 1]})
-    survival_finish(campaign=c)
+    survival_finish(campaign=c, by=SYSTEM_ACTOR)
     reign = Reign.objects.get(campaign=c, crown="Testland", end_year__isnull=True)
     assert reign.holder == realm.little  # the Pretender's son comes before his uncle Second, alive at home
     little = Character.objects.get(pk=realm.little.pk)
@@ -263,17 +264,17 @@ def test_bastard_son_of_an_unmarried_king_goes_to_the_player_on_the_right(bachel
 def test_bastard_refusals(bachelor):
     c = bachelor.campaign
     with pytest.raises(RuleError, match="Only Testhouse is not a reigning King: the cards give bastard sons to unmarried Kings"):
-        bastard_create(campaign=c, father=bachelor.daughter)
+        bastard_create(campaign=c, father=bachelor.daughter, by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match=r"1305 is after this turn \(1300-1304\)"):
-        bastard_create(campaign=c, father=bachelor.king, birth_year=1305)
+        bastard_create(campaign=c, father=bachelor.king, birth_year=1305, by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="Lone Testhouse was 10 in 1275, too young to father a son"):
-        bastard_create(campaign=c, father=bachelor.king, birth_year=1275)
+        bastard_create(campaign=c, father=bachelor.king, birth_year=1275, by=SYSTEM_ACTOR)
     with pytest.raises(InvalidDice, match="Type 3 rolls of 3d6"):
-        bastard_create(campaign=c, father=bachelor.king, entered=[[1, 1, 1]])
+        bastard_create(campaign=c, father=bachelor.king, entered=[[1, 1, 1]], by=SYSTEM_ACTOR)
     bride = person(c, None, "Bride", "F", 1280, dynastic_name="Else")
     wed(c, bachelor.king, bride, 1300)
     with pytest.raises(RuleError, match="Lone Testhouse is married: the cards give bastard sons to unmarried Kings only") as err:
-        bastard_create(campaign=c, father=bachelor.king)
+        bastard_create(campaign=c, father=bachelor.king, by=SYSTEM_ACTOR)
     assert err.value.code == "no_bastard"
     assert not Character.objects.filter(legitimate=False).exists()
     assert not Roll.objects.filter(purpose="characteristic", year=1300, step="births").exists()
@@ -284,12 +285,12 @@ def test_a_bastard_never_inherits_when_the_king_dies(bachelor):
     """'Bastards' claims can never be inherited, even though the character can marry and have children.'"""
     c = bachelor.campaign
     son = bastard_create(
-        campaign=c, father=bachelor.king, given_name="Ajax", birth_year=1283, source=FixedSource([(3, 4, 3)] * 3)
+        campaign=c, father=bachelor.king, given_name="Ajax", birth_year=1283, source=FixedSource([(3, 4, 3)] * 3), by=SYSTEM_ACTOR
     )
     grandson = person(c, bachelor.spain, "Grandson", "M", 1300, father=son)
     at_step(c, Step.SURVIVAL)
     everyone_survives(c, {bachelor.king.pk: [1, 1]})
-    survival_finish(campaign=c)
+    survival_finish(campaign=c, by=SYSTEM_ACTOR)
     reign = Reign.objects.get(campaign=c, crown="Testland", end_year__isnull=True)
     assert reign.holder == bachelor.daughter  # not the elder bastard son, nor his son
     assert son.pk not in {reign.holder_id, reign.regent_id} and grandson.pk != reign.holder_id
@@ -307,10 +308,10 @@ def test_a_kings_only_son_being_a_bastard_a_relative_is_created(bachelor):
     c = bachelor.campaign
     bachelor.daughter.status, bachelor.daughter.death_year = Status.DEAD, 1299
     bachelor.daughter.save()
-    son = bastard_create(campaign=c, father=bachelor.king, birth_year=1283, source=FixedSource([(3, 4, 3)] * 3))
+    son = bastard_create(campaign=c, father=bachelor.king, birth_year=1283, source=FixedSource([(3, 4, 3)] * 3), by=SYSTEM_ACTOR)
     at_step(c, Step.SURVIVAL)
     everyone_survives(c, {bachelor.king.pk: [1, 1]})
-    survival_finish(campaign=c)
+    survival_finish(campaign=c, by=SYSTEM_ACTOR)
     reign = Reign.objects.get(campaign=c, crown="Testland", end_year__isnull=True)
     assert reign.holder != son and reign.holder.origin == Origin.RELATIVE
 
@@ -324,8 +325,8 @@ def test_the_eu_rulesets_have_no_pretenders_nor_bastards(bachelor, ruleset):
     c.ruleset = ruleset
     c.save()
     with pytest.raises(RuleError, match="Bastards come from Blood Royale's event cards") as err:
-        bastard_create(campaign=c, father=bachelor.king)
+        bastard_create(campaign=c, father=bachelor.king, by=SYSTEM_ACTOR)
     assert err.value.code == "not_in_ruleset"
     with pytest.raises(RuleError, match="Pretenders come from Blood Royale's event cards"):
-        pretender_declare(campaign=c, character=bachelor.daughter)
+        pretender_declare(campaign=c, character=bachelor.daughter, by=SYSTEM_ACTOR)
     assert not Character.objects.filter(legitimate=False).exists()

@@ -15,6 +15,7 @@ from django.urls import reverse
 from pypdf import PdfReader
 
 from campaign.models import ChronicleEntry
+from campaign.permissions import SYSTEM_ACTOR
 from dynasties import printing
 from dynasties.models import Character, Dynasty, Status
 from operations.simulation import play_turn
@@ -118,7 +119,7 @@ def test_a_sheet_shows_the_rulebook_fields_and_the_year_track(campaign, family, 
 def test_past_turns_come_from_the_roll_log_and_the_track_ends_at_death(campaign, tmp_path):
     source = RandomSource(11)
     for _ in range(4):
-        campaign = play_turn(campaign, source)
+        campaign = play_turn(campaign, source, by=SYSTEM_ACTOR)
     assert campaign.current_year == 1320
     dead = Character.objects.filter(campaign=campaign, status=Status.DEAD, birth_year__lte=1290).first()
     alive = Character.objects.filter(campaign=campaign, status=Status.ALIVE, birth_year=1275).first()
@@ -191,7 +192,7 @@ def test_batches_print_one_or_two_sheets_per_page(campaign, tmp_path):
 @pytest.mark.django_db
 def test_announcements_show_public_sections_only(campaign, tmp_path):
     source = RandomSource(5)
-    campaign = play_turn(campaign, source)
+    campaign = play_turn(campaign, source, by=SYSTEM_ACTOR)
     year = 1300
     entry = ChronicleEntry.objects.get(campaign=campaign, year=year, kind="announcements")
     ChronicleEntry.objects.create(

@@ -11,6 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from campaign.models import Campaign, Step
+from campaign.permissions import SYSTEM_ACTOR
 from dynasties.models import Character, Marriage, Reign, Status
 from dynasties.selectors import unmatched_adults
 from dynasties.services import (
@@ -34,7 +35,7 @@ GROWN_TURNS = 16
 def _grown(seed: int) -> Campaign:
     c = campaign_create(name=f"Grown {seed}", players=5, source=RandomSource(seed))
     # no limit to the houses' size (the player's default keeps them to a table's): as large as it grows
-    return simulate(c, turns=GROWN_TURNS, source=RandomSource(seed), house_size=1000)
+    return simulate(c, turns=GROWN_TURNS, source=RandomSource(seed), house_size=1000, by=SYSTEM_ACTOR)
 
 
 def _small(seed: int) -> Campaign:
@@ -50,9 +51,11 @@ def _count(fn) -> int:
 def _run_step_counts(campaign: Campaign, seed: int) -> dict[str, int]:
     source = RandomSource(seed)
     counts = {}
-    counts["births_roll_all"] = _count(lambda: births_roll_all(campaign=campaign, source=source, extra=lambda t: True))
-    counts["births_finish"] = _count(lambda: births_finish(campaign=campaign))
-    counts["survival_roll"] = _count(lambda: survival_roll(campaign=campaign, source=source))
+    counts["births_roll_all"] = _count(
+        lambda: births_roll_all(campaign=campaign, source=source, extra=lambda t: True, by=SYSTEM_ACTOR)
+    )
+    counts["births_finish"] = _count(lambda: births_finish(campaign=campaign, by=SYSTEM_ACTOR))
+    counts["survival_roll"] = _count(lambda: survival_roll(campaign=campaign, source=source, by=SYSTEM_ACTOR))
     return counts
 
 
@@ -70,8 +73,16 @@ def test_births_and_survival_queries_do_not_grow(monkeypatch):
     b = _run_step_counts(grown, 2)
     assert a == b
     assert b == {"births_roll_all": 15, "births_finish": 5, "survival_roll": 14}  # issue 18: no more than this
-    assert _count(lambda: survival_finish(campaign=small)) == _count(lambda: survival_finish(campaign=grown)) == 14
-    assert _count(lambda: marriages_finish(campaign=small)) == _count(lambda: marriages_finish(campaign=grown)) == 4
+    assert (
+        _count(lambda: survival_finish(campaign=small, by=SYSTEM_ACTOR))
+        == _count(lambda: survival_finish(campaign=grown, by=SYSTEM_ACTOR))
+        == 14
+    )
+    assert (
+        _count(lambda: marriages_finish(campaign=small, by=SYSTEM_ACTOR))
+        == _count(lambda: marriages_finish(campaign=grown, by=SYSTEM_ACTOR))
+        == 4
+    )
 
 
 @pytest.mark.long
@@ -79,7 +90,7 @@ def test_births_and_survival_queries_do_not_grow(monkeypatch):
 def test_deaths_cost_the_same_whatever_their_number():
     small, grown = _small(3), _grown(3)
     for c in (small, grown):
-        births_finish(campaign=c)
+        births_finish(campaign=c, by=SYSTEM_ACTOR)
     # Everyone but the monarchs fails the roll.
     monarchs = set(Reign.objects.filter(end_year__isnull=True).values_list("holder_id", flat=True))
 
@@ -89,7 +100,7 @@ def test_deaths_cost_the_same_whatever_their_number():
         from dynasties.services.survival import survival_due
 
         due = [d.character.pk for d in survival_due(c, World(c), load_tables(c))]
-        survival_roll(campaign=c, faces={pk: [6, 6] if pk in monarchs else [1, 1] for pk in due})
+        survival_roll(campaign=c, faces={pk: [6, 6] if pk in monarchs else [1, 1] for pk in due}, by=SYSTEM_ACTOR)
 
     assert _count(lambda: roll_all(small)) == _count(lambda: roll_all(grown))
     assert Character.objects.filter(campaign=grown, status=Status.DEAD, death_year=grown.current_year).count() > 20
@@ -121,10 +132,12 @@ def test_marriages_announcements_and_advance_queries_do_not_grow():
                     break
         assert pairs, "both campaigns need at least one legal match"
         row = {
-            "arrange": _count(lambda c=c, pairs=pairs: marriage_arrange_many(campaign=c, matches=pairs, wed=True)),
-            "finish": _count(lambda c=c: marriages_finish(campaign=c)),
-            "announce": _count(lambda c=c: announcements_make(campaign=c)),
-            "advance": _count(lambda c=c: turn_advance(campaign=c)),
+            "arrange": _count(
+                lambda c=c, pairs=pairs: marriage_arrange_many(campaign=c, matches=pairs, wed=True, by=SYSTEM_ACTOR)
+            ),
+            "finish": _count(lambda c=c: marriages_finish(campaign=c, by=SYSTEM_ACTOR)),
+            "announce": _count(lambda c=c: announcements_make(campaign=c, by=SYSTEM_ACTOR)),
+            "advance": _count(lambda c=c: turn_advance(campaign=c, by=SYSTEM_ACTOR)),
         }
         counts.append((row, len(pairs), Marriage.objects.filter(campaign=c).count()))
     (small, n_small, _), (grown, n_grown, _) = counts
@@ -149,7 +162,7 @@ def test_regencies_end_in_a_fixed_number_of_queries(campaign):
             reign.regent = person(campaign, house, "Baron", "M", 1250)
             reign.save()
         Campaign.objects.filter(pk=campaign.pk).update(step=Step.INTERPHASE)
-        return _count(lambda: turn_advance(campaign=campaign))
+        return _count(lambda: turn_advance(campaign=campaign, by=SYSTEM_ACTOR))
 
     one, three = regencies(1), regencies(3)
     assert one == three
@@ -170,7 +183,7 @@ def test_the_automatic_players_matches_cost_the_same_whatever_the_candidates():
         c.step = Step.MARRIAGES
         c.save()
         Reign.objects.filter(campaign=c, end_year__isnull=True, regent__isnull=False).update(regency_end_year=c.current_year)
-        counts.append((len(unmatched_adults(c)), _count(lambda c=c: play_marriages(c))))
+        counts.append((len(unmatched_adults(c)), _count(lambda c=c: play_marriages(c, by=SYSTEM_ACTOR))))
     (n_small, small_count), (n_grown, grown_count) = counts
     assert n_grown > 2 * n_small
     assert small_count == grown_count <= 31

@@ -256,11 +256,12 @@ def test_the_sheet_names_the_king_with_his_numeral(campaign):
 
 @pytest.mark.django_db
 def test_the_announcements_tell_the_succession_with_the_numerals(campaign):
+    from campaign.permissions import SYSTEM_ACTOR
     from dynasties.services import announcements_make, marriages_finish
 
     _edward_iii(campaign)
-    marriages_finish(campaign=campaign)
-    announcement = announcements_make(campaign=campaign)
+    marriages_finish(campaign=campaign, by=SYSTEM_ACTOR)
+    announcement = announcements_make(campaign=campaign, by=SYSTEM_ACTOR)
     lines = announcement.data["sections"]["Successions and regencies"]
     assert any(line.startswith("Edward III Testhouse succeeds Henry III Testhouse as King of Testland") for line in lines)
 

@@ -24,6 +24,7 @@ from django.core.management.base import CommandError
 from django.db import connection
 
 from campaign.models import Campaign, Roll, Step
+from campaign.permissions import SYSTEM_ACTOR
 from dynasties.models import Character, Crown, Dynasty, DynastyKind, Reign, Status
 from dynasties.services import announcements_make, campaign_create
 from rules import RULESET_LABELS, get_ruleset
@@ -141,7 +142,7 @@ def test_a_house_that_died_out_is_founded_anew_with_the_given_seeded_dice(rulese
     Reign.objects.filter(campaign=campaign, crown=house.crown).update(end_year=campaign.current_year)
     before = set(Roll.objects.filter(campaign=campaign).values_list("pk", flat=True))
     source = Recorder(9)
-    announcements_make(campaign=campaign, source=source)
+    announcements_make(campaign=campaign, source=source, by=SYSTEM_ACTOR)
     rolls = [r.faces for r in Roll.objects.filter(campaign=campaign).exclude(pk__in=before).order_by("pk")]
     assert Character.objects.filter(campaign=campaign, controlled_by=house, status=Status.ALIVE).count() >= 3
     assert Dynasty.objects.get(pk=house.pk).name != house.name  # founded anew, under a new name

@@ -43,6 +43,7 @@ from django.urls import NoReverseMatch, reverse
 from campaign import registry
 from campaign.integrity import campaign_lookup, same_campaign_links
 from campaign.models import Campaign, Checkpoint, ChronicleEntry, Posting
+from campaign.permissions import SYSTEM_ACTOR
 from contracts.models import Breach, Contract, Dispute, Excommunication, Parley, ParleyKind
 from desk.admin.scope import campaign_path
 from desk.choice import PLUMBING
@@ -87,7 +88,7 @@ def _play(name: str, gm: Any, seed: int) -> Campaign:
     campaign = campaign_create(name=name, players=5, source=RandomSource(seed), by=gm, optional_rules=options)
     source = RandomSource(seed + 100)
     for _ in range(TURNS):
-        play_turn(campaign, source, law=True)
+        play_turn(campaign, source, law=True, by=SYSTEM_ACTOR)
     return Campaign.objects.get(pk=campaign.pk)
 
 

@@ -44,6 +44,7 @@ from rest_framework.test import APIClient
 from api.models import ApiToken
 from campaign.invitations import invitation_create
 from campaign.models import ActionKey, Campaign, Checkpoint, ChronicleEntry, Invitation, Job, Membership, Posting, Roll
+from campaign.permissions import SYSTEM_ACTOR
 from campaign.undo import new_action_key
 from contracts.models import Breach, Contract, ContractPayment, ContractSignature
 from dynasties.models import BirthAttempt, Character, Marriage, Reign
@@ -934,7 +935,7 @@ ACTIONS: dict[tuple[str, str], Act] = {
     ),
     ("pages:players", "revoke a link"): P(
         lambda c: u("pages:players", c.slug),
-        lambda c: {"op": "revoke", "invitation": invitation_create(campaign=c.campaign, role="observer")[0].pk},
+        lambda c: {"op": "revoke", "invitation": invitation_create(campaign=c.campaign, role="observer", by=SYSTEM_ACTOR)[0].pk},
         PLAYERS,
         "gm",
     ),

@@ -12,6 +12,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from campaign.models import Campaign, ChronicleEntry, Roll, Step
+from campaign.permissions import SYSTEM_ACTOR
 from dynasties.models import Character, Dynasty, Marriage, Status
 from dynasties.selectors import unmatched_adults
 from dynasties.services import campaign_create
@@ -179,7 +180,9 @@ def test_a_taken_slug_is_refused_and_the_first_campaign_is_untouched():
 def test_a_house_at_its_size_matches_none_of_its_men_but_its_daughters_still_marry_out():
     """The player's strategy, not a rule: a house with ``house_size`` living members arranges no match
     for its men; its daughters may still be matched into other houses."""
-    campaign = simulate_turns(campaign_create(name="Full", players=5, source=RandomSource(4)), turns=12, source=RandomSource(4))
+    campaign = simulate_turns(
+        campaign_create(name="Full", players=5, source=RandomSource(4)), turns=12, source=RandomSource(4), by=SYSTEM_ACTOR
+    )
     campaign.step = Step.MARRIAGES
     campaign.save()
     sizes = house_sizes(campaign)
@@ -190,7 +193,7 @@ def test_a_house_at_its_size_matches_none_of_its_men_but_its_daughters_still_mar
         key=lambda house: (sizes[house], house),
     )
     assert any(n < sizes[full] for n in sizes.values())  # some house is smaller: its men may marry
-    play_marriages(campaign, house_size=sizes[full])
+    play_marriages(campaign, house_size=sizes[full], by=SYSTEM_ACTOR)
     made = Marriage.objects.filter(campaign=campaign, arranged_year=campaign.current_year)
     grooms = list(made.values_list("husband__controlled_by", flat=True))
     assert grooms and all(sizes[house] < sizes[full] for house in grooms)
@@ -208,7 +211,7 @@ def test_a_long_campaigns_houses_stay_bounded():
     campaign = campaign_create(name="Bounded", players=5, source=source)
     largest: list[int] = []
     for _ in range(40):
-        campaign = play_turn(campaign, source, house_size=8)
+        campaign = play_turn(campaign, source, house_size=8, by=SYSTEM_ACTOR)
         largest.append(max(house_sizes(campaign).values()))
     assert max(largest) <= 8 + 4, largest
     assert min(largest[-10:]) >= 6  # bounded, not dying out

@@ -12,6 +12,7 @@ import pytest
 from django.core.management import call_command
 
 from campaign.models import Campaign
+from campaign.permissions import SYSTEM_ACTOR
 from dynasties.services import campaign_create
 from operations.simulation import LAW, NEVER, law_summary, law_table, simulate, simulated_dynasties
 from rules import RULESET_LABELS, get_ruleset
@@ -37,7 +38,7 @@ def _played(ruleset: str, seed: int, turns: int = TURNS) -> dict[str, int]:
         optional_rules={name: True for name in get_ruleset(ruleset).OPTIONAL_RULES},
         source=source,
     )
-    return dict(law_summary(simulate(campaign, turns=turns, source=source, law=True)))
+    return dict(law_summary(simulate(campaign, turns=turns, source=source, law=True, by=SYSTEM_ACTOR)))
 
 
 def test_every_ruleset_has_its_parts_of_the_law() -> None:

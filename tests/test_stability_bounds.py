@@ -10,6 +10,7 @@ import pytest
 
 from campaign.dice import DiceBox
 from campaign.models import ChronicleEntry, Step
+from campaign.permissions import SYSTEM_ACTOR
 from campaign.steps import Chronicle
 from dynasties.models import Crown, CrownEvent, Reign
 from dynasties.services import campaign_create
@@ -38,7 +39,7 @@ def test_the_gms_stability_changes_stop_at_the_ends_of_the_track(campaign):
     """The Stability track runs from -3 to +3 ('Mandatory peace if two consecutive turns at -3
     Stability'): three bankruptcies of -2 leave France at -3, not -6."""
     for _ in range(3):
-        crown_stability_change(campaign=campaign, crown="France", delta=-2, reason="bankruptcy")
+        crown_stability_change(campaign=campaign, crown="France", delta=-2, reason="bankruptcy", by=SYSTEM_ACTOR)
     assert Crown.objects.get(campaign=campaign, name="France").stability == -3
     # the history keeps each cost as the rule gave it and where the marker stood after it
     assert history(campaign, "France") == [(-2, -2), (-2, -3), (-2, -3)]
@@ -47,8 +48,8 @@ def test_the_gms_stability_changes_stop_at_the_ends_of_the_track(campaign):
         "France: -2 Stability (bankruptcy); only -1: the track ends at -3 (1 level beyond it, no effect); now -3.",
         "France: -2 Stability (bankruptcy); already at -3, the end of the track: no effect (2 levels beyond it); now -3.",
     ]
-    crown_stability_change(campaign=campaign, crown="France", delta=5, reason="peace and plenty")
-    crown_stability_change(campaign=campaign, crown="France", delta=3, reason="a great victory")
+    crown_stability_change(campaign=campaign, crown="France", delta=5, reason="peace and plenty", by=SYSTEM_ACTOR)
+    crown_stability_change(campaign=campaign, crown="France", delta=3, reason="a great victory", by=SYSTEM_ACTOR)
     assert Crown.objects.get(campaign=campaign, name="France").stability == 3
     assert history(campaign, "France")[-2:] == [(5, 2), (3, 3)]
 
@@ -79,12 +80,17 @@ def test_repeated_turkish_crises_leave_turkey_at_minus_three(db):
     Dynastic crisis, stats/2 at turn 1, -2 Stability, reroll'): four crises in a row leave Turkey at
     -3, the end of the track, not -8."""
     campaign = campaign_create(name="Europa", ruleset="eu-monarchs", players=5, source=RandomSource(2))
-    monarch_place_named(campaign=campaign, crown="Turkey", given_name="Bayezid", adm=6, dip=4, mil=6, replace=True)
+    monarch_place_named(
+        campaign=campaign, crown="Turkey", given_name="Bayezid", adm=6, dip=4, mil=6, replace=True, by=SYSTEM_ACTOR
+    )
     for turn in range(4):
-        died = monarch_survival_roll(campaign=campaign, crown="Turkey", faces=[10])
+        died = monarch_survival_roll(campaign=campaign, crown="Turkey", faces=[10], by=SYSTEM_ACTOR)
         assert died.died and died.result.crisis
         new = monarch_succession_roll(
-            campaign=campaign, crown="Turkey", faces={"succession": [5], "adm": [5], "dip": [5], "mil": [5], "reign": [5]}
+            campaign=campaign,
+            crown="Turkey",
+            faces={"succession": [5], "adm": [5], "dip": [5], "mil": [5], "reign": [5]},
+            by=SYSTEM_ACTOR,
         )
         assert new.crisis
         assert -3 <= Crown.objects.get(campaign=campaign, name="Turkey").stability <= 3, f"crisis {turn + 1}"

@@ -65,6 +65,8 @@ def first_eligible(king: Character, people: dict[int, Character]) -> int | None:
 def test_the_heir_is_always_the_first_living_eligible_person_of_the_line(campaign, family):
     from django.db import transaction
 
+    from campaign.permissions import SYSTEM_ACTOR
+
     sid = transaction.savepoint()
     try:
         at_step(campaign, Step.SURVIVAL, year=1400)
@@ -92,8 +94,8 @@ def test_the_heir_is_always_the_first_living_eligible_person_of_the_line(campaig
                 c.father_id = c.mother_id  # for the oracle only (not saved)
         expected = first_eligible(king, expected_people)
         due = [d.character.pk for d in survival_due(campaign, World(campaign), load_tables(campaign))]
-        survival_roll(campaign=campaign, faces={pk: [1, 1] if pk == king.pk else [6, 6] for pk in due})
-        survival_finish(campaign=campaign)
+        survival_roll(campaign=campaign, faces={pk: [1, 1] if pk == king.pk else [6, 6] for pk in due}, by=SYSTEM_ACTOR)
+        survival_finish(campaign=campaign, by=SYSTEM_ACTOR)
         holder = Reign.objects.get(campaign=campaign, crown="Propland", end_year__isnull=True).holder
         if expected is None:
             assert holder.origin == "relative"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from campaign.models import ChronicleEntry, Roll, Step
+from campaign.permissions import SYSTEM_ACTOR
 from dynasties.models import Character, Marriage, Origin, Reign, Status
 from dynasties.services import (
     announcements_make,
@@ -31,7 +32,7 @@ def everyone_survives(campaign, faces=None, **kw):
     due = [d.character.pk for d in survival_due(campaign, World(campaign), load_tables(campaign)) if d.character.pk not in done]
     typed = {pk: [6, 6] for pk in due}
     typed.update(faces or {})
-    return survival_roll(campaign=campaign, faces=typed, **kw)
+    return survival_roll(campaign=campaign, faces=typed, **{"by": SYSTEM_ACTOR, **kw})
 
 
 @pytest.mark.django_db
@@ -45,8 +46,8 @@ def test_a5_worked_example_mother_aged_30_with_two_extra_attempts(campaign, gm):
     queen.characteristics = {"guile": 0, "constitution": 1, "charisma": 0}
     queen.save()
     for _ in range(3):
-        births_attempt(campaign=campaign, marriage=couple, faces=[1, 1])
-    births_finish(campaign=campaign)
+        births_attempt(campaign=campaign, marriage=couple, faces=[1, 1], by=SYSTEM_ACTOR)
+    births_finish(campaign=campaign, by=SYSTEM_ACTOR)
     [result] = survival_roll(campaign=campaign, characters=[queen.pk], faces={queen.pk: [3, 4]}, by=gm)
     assert result.survived and result.modifier == -1 and result.need == 4
     roll = Roll.objects.get(purpose="survival", subjects__character=queen)
@@ -59,15 +60,15 @@ def test_survival_due_and_refusals(campaign):
     at_step(campaign, Step.SURVIVAL)
     child = Character.objects.filter(campaign=campaign, birth_year=1295).first()
     with pytest.raises(RuleError, match="is 5: no survival rolls before 15"):
-        survival_roll(campaign=campaign, characters=[child.pk])
+        survival_roll(campaign=campaign, characters=[child.pk], by=SYSTEM_ACTOR)
     king = Reign.objects.get(campaign=campaign, crown="England").holder
-    survival_roll(campaign=campaign, characters=[king.pk], faces={king.pk: [6, 6]})
+    survival_roll(campaign=campaign, characters=[king.pk], faces={king.pk: [6, 6]}, by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="already rolled for survival"):
-        survival_roll(campaign=campaign, characters=[king.pk])
+        survival_roll(campaign=campaign, characters=[king.pk], by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="9 still to roll for survival"):
-        survival_finish(campaign=campaign)
+        survival_finish(campaign=campaign, by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="typed for characters who are not rolling"):
-        survival_roll(campaign=campaign, characters=[], faces={king.pk: [1, 1]})
+        survival_roll(campaign=campaign, characters=[], faces={king.pk: [1, 1]}, by=SYSTEM_ACTOR)
 
 
 @pytest.mark.django_db
@@ -100,14 +101,14 @@ def test_death_ends_the_marriage_and_the_kings_widow_retires(campaign):
     match = Marriage.objects.get(husband=king)
     assert match.ended_year == 1300 and match.end_cause == "death of the husband"
     assert "dies in 1300, aged 25" in ChronicleEntry.objects.get(campaign=campaign, kind="death").text
-    survival_finish(campaign=campaign)
+    survival_finish(campaign=campaign, by=SYSTEM_ACTOR)
     new = Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True)
     heir = Character.objects.get(campaign=campaign, birth_year=1295, controlled_by__crown="England")
     assert new.holder == heir  # the only child, aged 5
     assert new.regent is not None and new.regent.origin == Origin.BARON  # the widow may not act
     assert new.regent.birth_year == 1300 - 30  # 5 years younger than the late King (25) or 30
-    marriages_finish(campaign=campaign)
-    announcements_make(campaign=campaign)
+    marriages_finish(campaign=campaign, by=SYSTEM_ACTOR)
+    announcements_make(campaign=campaign, by=SYSTEM_ACTOR)
     queen = match.wife
     queen.refresh_from_db()
     assert queen.status == Status.RETIRED and queen.retired_year == 1300
@@ -128,7 +129,7 @@ def test_a7_dead_eldest_sons_children_come_before_the_second_son(campaign):
     crown(campaign, king, "Testland", 1280)
     at_step(campaign, Step.SURVIVAL)
     everyone_survives(campaign, {king.pk: [1, 1]})
-    survival_finish(campaign=campaign)
+    survival_finish(campaign=campaign, by=SYSTEM_ACTOR)
     reign = Reign.objects.get(campaign=campaign, crown="Testland", end_year__isnull=True)
     assert reign.holder == grandson
     assert reign.regent == second  # a minor heir (10): the first adult in line acts as regent
@@ -144,16 +145,16 @@ def test_regency_ends_at_15_and_a_created_baron_retires(campaign):
     crown(campaign, king, "Testland", 1280)
     at_step(campaign, Step.SURVIVAL)
     everyone_survives(campaign, {king.pk: [1, 1]})
-    survival_finish(campaign=campaign, source=FixedSource([(3, 3, 3), (6, 6, 6), (1, 1, 1)]))
+    survival_finish(campaign=campaign, source=FixedSource([(3, 3, 3), (6, 6, 6), (1, 1, 1)]), by=SYSTEM_ACTOR)
     reign = Reign.objects.get(campaign=campaign, crown="Testland", end_year__isnull=True)
     baron = reign.regent
     assert reign.holder == heir and baron.origin == Origin.BARON
     assert baron.birth_year == 1300 - 45  # 5 years younger than the late King of 50
     assert baron.characteristics == {"strength": 0, "constitution": 2, "charisma": -2}
     assert Roll.objects.filter(purpose="characteristic", subjects__character=baron).count() == 3
-    marriages_finish(campaign=campaign)
-    announcements_make(campaign=campaign)
-    turn_advance(campaign=campaign)  # 1305: the King is 16
+    marriages_finish(campaign=campaign, by=SYSTEM_ACTOR)
+    announcements_make(campaign=campaign, by=SYSTEM_ACTOR)
+    turn_advance(campaign=campaign, by=SYSTEM_ACTOR)  # 1305: the King is 16
     reign.refresh_from_db()
     baron.refresh_from_db()
     assert reign.regency_end_year == 1305
@@ -171,7 +172,7 @@ def test_a7_created_relative_when_nobody_of_the_blood_is_left(campaign):
     crown(campaign, king, "Testland", 1280)
     at_step(campaign, Step.SURVIVAL)
     everyone_survives(campaign, {king.pk: [1, 1]})
-    survival_finish(campaign=campaign)
+    survival_finish(campaign=campaign, by=SYSTEM_ACTOR)
     reign = Reign.objects.get(campaign=campaign, crown="Testland", end_year__isnull=True)
     relative = reign.holder
     assert relative.origin == Origin.RELATIVE and relative.birth_year == 1265  # 35
@@ -196,7 +197,7 @@ def test_100_crowns_owed_when_a_married_prince_becomes_king(campaign):
     crown(campaign, king, "Testland", 1280)
     at_step(campaign, Step.SURVIVAL)
     everyone_survives(campaign, {king.pk: [1, 1]})
-    survival_finish(campaign=campaign)
+    survival_finish(campaign=campaign, by=SYSTEM_ACTOR)
     owed = ChronicleEntry.objects.get(campaign=campaign, kind="payment_owed")
     assert owed.data["amount"] == 100 and owed.data["dynasty"] == other.pk
 
@@ -212,11 +213,11 @@ def test_a_foreign_widow_returns_to_her_house_at_the_announcements(campaign):
     wed(campaign, prince, princess, 1298)
     at_step(campaign, Step.SURVIVAL)
     everyone_survives(campaign, {prince.pk: [1, 1]})
-    survival_finish(campaign=campaign)
+    survival_finish(campaign=campaign, by=SYSTEM_ACTOR)
     princess.refresh_from_db()
     assert princess.controlled_by == england  # returns happen at the Announcements
-    marriages_finish(campaign=campaign)
-    announcement = announcements_make(campaign=campaign)
+    marriages_finish(campaign=campaign, by=SYSTEM_ACTOR)
+    announcement = announcements_make(campaign=campaign, by=SYSTEM_ACTOR)
     princess.refresh_from_db()
     assert princess.controlled_by == france and princess.status == Status.ALIVE
     assert "returns to the house of" in announcement.text
@@ -225,15 +226,15 @@ def test_a_foreign_widow_returns_to_her_house_at_the_announcements(campaign):
 @pytest.mark.django_db
 def test_steps_out_of_order_are_refused(campaign):
     with pytest.raises(StepOrderError, match="Survival step is not open yet: 1300 is at Births") as err:
-        survival_roll(campaign=campaign)
+        survival_roll(campaign=campaign, by=SYSTEM_ACTOR)
     assert err.value.status == 409
     with pytest.raises(StepOrderError):
-        turn_advance(campaign=campaign)
+        turn_advance(campaign=campaign, by=SYSTEM_ACTOR)
     with pytest.raises(StepOrderError):
-        announcements_make(campaign=campaign)
-    births_finish(campaign=campaign)
+        announcements_make(campaign=campaign, by=SYSTEM_ACTOR)
+    births_finish(campaign=campaign, by=SYSTEM_ACTOR)
     with pytest.raises(StepOrderError, match="already done"):
-        births_finish(campaign=campaign)
+        births_finish(campaign=campaign, by=SYSTEM_ACTOR)
 
 
 @pytest.mark.django_db
@@ -258,8 +259,8 @@ def test_a_failure_mid_step_leaves_nothing_half_written(campaign, monkeypatch):
 def test_births_then_survival_then_sex_ordering_is_kept(campaign):
     """The sex roll may come right after the birth roll, before deciding on another attempt."""
     couple = Marriage.objects.get(campaign=campaign, husband__controlled_by__crown="Spain", ended_year__isnull=True)
-    first = births_attempt(campaign=campaign, marriage=couple, faces=[4, 4])
-    son = births_sex(campaign=campaign, attempt=first, faces=[1])
-    second = births_attempt(campaign=campaign, marriage=couple, faces=[5, 5])
-    daughter = births_sex(campaign=campaign, attempt=second, faces=[6])
+    first = births_attempt(campaign=campaign, marriage=couple, faces=[4, 4], by=SYSTEM_ACTOR)
+    son = births_sex(campaign=campaign, attempt=first, faces=[1], by=SYSTEM_ACTOR)
+    second = births_attempt(campaign=campaign, marriage=couple, faces=[5, 5], by=SYSTEM_ACTOR)
+    daughter = births_sex(campaign=campaign, attempt=second, faces=[6], by=SYSTEM_ACTOR)
     assert (son.sex, son.birth_year, daughter.sex, daughter.birth_year) == ("M", 1300, "F", 1301)

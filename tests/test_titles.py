@@ -9,6 +9,7 @@ import pytest
 from django.db import transaction
 
 from campaign.models import ChronicleEntry, Step
+from campaign.permissions import SYSTEM_ACTOR
 from campaign.steps import Chronicle
 from dynasties.models import Dynasty, Modifier, ModifierKind, Status, Title, TitleHolding
 from dynasties.services.common import World
@@ -65,7 +66,7 @@ def test_rule_g_grant_a_prince_becomes_duke_with_one_strength_once(realm):
     Strength/Guile characteristic. This may take the characteristic above +2. This bonus may only be
     taken once, no matter how many Provinces the character Governs.'"""
     c, duke = realm.campaign, realm.duke
-    title = title_grant(campaign=c, character=duke, province="Liguria")
+    title = title_grant(campaign=c, character=duke, province="Liguria", by=SYSTEM_ACTOR)
     assert (title.name, title.province, title.crown, title.holder, title.granted_to) == (
         "Duke of Liguria",
         "Liguria",
@@ -85,7 +86,7 @@ def test_rule_g_grant_a_prince_becomes_duke_with_one_strength_once(realm):
     assert "Duke Testhouse is created Duke of Liguria, Governor of Liguria in Testland" in text
     assert "+1 Strength (now +3)" in text and "2 Crowns more in taxes (7 or 9)" in text
 
-    second = title_grant(campaign=c, character=duke, province="Wessex", name="Earl of Wessex")
+    second = title_grant(campaign=c, character=duke, province="Wessex", name="Earl of Wessex", by=SYSTEM_ACTOR)
     assert second.name == "Earl of Wessex"
     duke.refresh_from_db()
     assert duke.characteristics["strength"] == 3  # "only once, no matter how many Provinces"
@@ -98,7 +99,7 @@ def test_rule_g_grant_a_prince_becomes_duke_with_one_strength_once(realm):
 def test_rule_g_grant_is_refused_when_the_rule_is_not_in_force(realm):
     rule_g(realm.campaign, on=False)
     with pytest.raises(RuleError, match="Optional Rule G: Governing Provinces is not in force") as err:
-        title_grant(campaign=realm.campaign, character=realm.duke, province="Liguria")
+        title_grant(campaign=realm.campaign, character=realm.duke, province="Liguria", by=SYSTEM_ACTOR)
     assert err.value.code == "option_off"
     assert not Title.objects.exists()
 
@@ -108,54 +109,54 @@ def test_rule_g_grant_only_during_the_dynastic_sequence(realm):
     """Rule G: 'At any time during the Dynastic Phase ...'"""
     for step in (Step.SURVIVAL, Step.MARRIAGES, Step.ANNOUNCEMENTS):
         at_step(realm.campaign, step)
-        title_grant(campaign=realm.campaign, character=realm.duke, province=f"Province {step}")
+        title_grant(campaign=realm.campaign, character=realm.duke, province=f"Province {step}", by=SYSTEM_ACTOR)
     at_step(realm.campaign, Step.INTERPHASE)
     with pytest.raises(StepOrderError, match=r"only during the Dynastic Sequence .* is at Interphase"):
-        title_grant(campaign=realm.campaign, character=realm.duke, province="Liguria")
+        title_grant(campaign=realm.campaign, character=realm.duke, province="Liguria", by=SYSTEM_ACTOR)
 
 
 @pytest.mark.django_db
 def test_rule_g_grant_refusals_name_the_rule(realm):
     c = realm.campaign
-    title_grant(campaign=c, character=realm.duke, province="Liguria")
+    title_grant(campaign=c, character=realm.duke, province="Liguria", by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="Liguria already has a Governor: Duke Testhouse, Duke of Liguria") as err:
-        title_grant(campaign=c, character=realm.duke, province="liguria")
+        title_grant(campaign=c, character=realm.duke, province="liguria", by=SYSTEM_ACTOR)
     assert err.value.code == "province_governed"
     with pytest.raises(RuleError, match="Name the province"):
-        title_grant(campaign=c, character=realm.duke, province="  ")
+        title_grant(campaign=c, character=realm.duke, province="  ", by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="There is no crown called 'Atlantis'"):
-        title_grant(campaign=c, character=realm.duke, province="Kent", crown="Atlantis")
+        title_grant(campaign=c, character=realm.duke, province="Kent", crown="Atlantis", by=SYSTEM_ACTOR)
     with pytest.raises(NotFound, match="There is no character #999999"):
-        title_grant(campaign=c, character=999999, province="Kent")
+        title_grant(campaign=c, character=999999, province="Kent", by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="Daughter Testhouse is a woman: only a Prince can be created Governor"):
-        title_grant(campaign=c, character=realm.daughter, province="Kent")
+        title_grant(campaign=c, character=realm.daughter, province="Kent", by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="Boy Testhouse is 13: only a Prince aged at least 15"):
-        title_grant(campaign=c, character=realm.boy, province="Kent")
+        title_grant(campaign=c, character=realm.boy, province="Kent", by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="Old Testhouse reigns: the provinces nobody governs are under the monarch"):
-        title_grant(campaign=c, character=realm.king, province="Kent")
+        title_grant(campaign=c, character=realm.king, province="Kent", by=SYSTEM_ACTOR)
     stranger = person(c, realm.france, "Stranger", "M", 1270)
     stranger.controlled_by = realm.house
     stranger.save()
     with pytest.raises(RuleError, match="Stranger Anjou is not of the royal blood of Testland") as err:
-        title_grant(campaign=c, character=stranger, province="Kent")
+        title_grant(campaign=c, character=stranger, province="Kent", by=SYSTEM_ACTOR)
     assert err.value.code == "not_a_prince"
     exile = person(c, realm.house, "Exile", "M", 1280, father=realm.king, mother=realm.queen)
     exile.controlled_by = realm.france
     exile.save()
     with pytest.raises(RuleError, match="Exile Testhouse is not of the royal blood of France"):
-        title_grant(campaign=c, character=exile, province="Kent")  # the crown defaults to his house's
+        title_grant(campaign=c, character=exile, province="Kent", by=SYSTEM_ACTOR)  # the crown defaults to his house's
     with pytest.raises(RuleError, match="Exile Testhouse is not controlled by the player who rules Testland"):
-        title_grant(campaign=c, character=exile, province="Kent", crown="Testland")
+        title_grant(campaign=c, character=exile, province="Kent", crown="Testland", by=SYSTEM_ACTOR)
     bastard = person(c, realm.house, "Fitz", "M", 1280, father=realm.king)
     bastard.legitimate = False
     bastard.save()
     with pytest.raises(RuleError, match="Fitz Testhouse is a bastard, not a Prince"):
-        title_grant(campaign=c, character=bastard, province="Kent")
+        title_grant(campaign=c, character=bastard, province="Kent", by=SYSTEM_ACTOR)
     dead = person(c, realm.house, "Gone", "M", 1276, father=realm.king, mother=realm.queen)
     dead.status, dead.death_year = Status.DEAD, 1299
     dead.save()
     with pytest.raises(RuleError, match="Gone Testhouse is no longer in play and can govern nothing"):
-        title_grant(campaign=c, character=dead, province="Kent")
+        title_grant(campaign=c, character=dead, province="Kent", by=SYSTEM_ACTOR)
     assert Title.objects.count() == 1
 
 
@@ -164,10 +165,12 @@ def test_rule_g_a_pretender_serves_his_new_player_as_one_of_his_own(realm):
     """Pretenders: 'The new owning player may use the character as if he or she were a member of
     his/her own Dynasty from then on.'"""
     england = Dynasty.objects.get(campaign=realm.campaign, crown="England")
-    pretender_declare(campaign=realm.campaign, character=realm.duke)  # the player on the left of seat 5 is England
+    pretender_declare(
+        campaign=realm.campaign, character=realm.duke, by=SYSTEM_ACTOR
+    )  # the player on the left of seat 5 is England
     realm.duke.refresh_from_db()
     assert realm.duke.controlled_by == england
-    title = title_grant(campaign=realm.campaign, character=realm.duke, province="Kent")
+    title = title_grant(campaign=realm.campaign, character=realm.duke, province="Kent", by=SYSTEM_ACTOR)
     assert title.crown == "England"
     assert TitleHolding.objects.get(title=title).how.startswith("granted by King Edward Plantagenet of England")
 
@@ -187,7 +190,7 @@ def test_rule_g_inheritance_leaves_the_dynasty_through_a_daughter_and_the_king_d
     heiress.controlled_by = realm.france
     heiress.save()
     wed(c, frenchman, heiress, 1299)
-    title = title_grant(campaign=c, character=duke, province="Liguria")
+    title = title_grant(campaign=c, character=duke, province="Liguria", by=SYSTEM_ACTOR)
     at_step(c, Step.SURVIVAL)
 
     [holding] = pass_on(c, duke)
@@ -216,8 +219,8 @@ def test_rule_g_the_eldest_son_inherits_and_the_bonus_is_not_taken_twice(realm):
     wed(c, duke, wife, 1295)
     daughter = person(c, realm.house, "Elder", "F", 1296, father=duke, mother=wife)
     son = person(c, realm.house, "Younger", "M", 1298, father=duke, mother=wife)  # a son before an elder daughter
-    first = title_grant(campaign=c, character=duke, province="Liguria")
-    second = title_grant(campaign=c, character=duke, province="Wessex")
+    first = title_grant(campaign=c, character=duke, province="Liguria", by=SYSTEM_ACTOR)
+    second = title_grant(campaign=c, character=duke, province="Wessex", by=SYSTEM_ACTOR)
     at_step(c, Step.SURVIVAL)
 
     held = pass_on(c, duke)
@@ -243,7 +246,7 @@ def test_rule_g_the_eldest_son_inherits_and_the_bonus_is_not_taken_twice(realm):
 def test_rule_g_with_nobody_of_the_blood_the_title_lapses_and_may_be_granted_again(realm):
     c = realm.campaign
     cousin = person(c, realm.house, "Cousin", "M", 1270)  # born into the house, no parents on record
-    title = title_grant(campaign=c, character=cousin, province="Liguria")
+    title = title_grant(campaign=c, character=cousin, province="Liguria", by=SYSTEM_ACTOR)
     at_step(c, Step.SURVIVAL)
 
     assert pass_on(c, cousin) == []
@@ -256,7 +259,7 @@ def test_rule_g_with_nobody_of_the_blood_the_title_lapses_and_may_be_granted_aga
         "On the death of Cousin Testhouse nobody of the blood is left to inherit Duke of Liguria: the title lapses "
         "and Liguria is again under the direct control of the King of Testland."
     )
-    again = title_grant(campaign=c, character=realm.duke, province="Liguria", name="Marquis of Liguria")
+    again = title_grant(campaign=c, character=realm.duke, province="Liguria", name="Marquis of Liguria", by=SYSTEM_ACTOR)
     assert again.pk == title.pk and again.holder == realm.duke and again.name == "Marquis of Liguria"
     assert list(TitleHolding.objects.filter(title=title).values_list("holder__given_name", flat=True)) == ["Cousin", "Duke"]
 
@@ -269,7 +272,7 @@ def test_rule_g_a_title_climbs_the_tree_like_the_crown_and_skips_a_bastard(realm
     fitz = person(c, realm.house, "Fitz", "M", 1295, father=duke)
     fitz.legitimate = False
     fitz.save()
-    title = title_grant(campaign=c, character=duke, province="Liguria")
+    title = title_grant(campaign=c, character=duke, province="Liguria", by=SYSTEM_ACTOR)
     at_step(c, Step.SURVIVAL)
     realm.king.status, realm.king.death_year = Status.DEAD, 1300  # the King died too: up the tree to his line
     realm.king.save()
@@ -283,7 +286,7 @@ def test_rule_g_a_title_climbs_the_tree_like_the_crown_and_skips_a_bastard(realm
 
 @pytest.mark.django_db
 def test_rule_g_titles_pass_on_needs_the_dead_in_the_world(realm):
-    title_grant(campaign=realm.campaign, character=realm.duke, province="Liguria")
+    title_grant(campaign=realm.campaign, character=realm.duke, province="Liguria", by=SYSTEM_ACTOR)
     with transaction.atomic():
         world = World(realm.campaign, living_only=True)
         character_die(campaign=realm.campaign, character_ids=[realm.duke.pk], cause="test")
@@ -297,13 +300,13 @@ def test_rule_g_titles_pass_on_needs_the_dead_in_the_world(realm):
 @pytest.mark.django_db
 def test_rule_g_dispute_refusals(realm):
     c = realm.campaign
-    title = title_grant(campaign=c, character=realm.duke, province="Liguria")
+    title = title_grant(campaign=c, character=realm.duke, province="Liguria", by=SYSTEM_ACTOR)
     granted = TitleHolding.objects.get(title=title)
     with pytest.raises(RuleError, match="Duke Testhouse was granted Duke of Liguria, not left it") as err:
-        title_dispute(campaign=c, holding=granted)
+        title_dispute(campaign=c, holding=granted, by=SYSTEM_ACTOR)
     assert err.value.code == "not_inherited"
     with pytest.raises(NotFound, match="There is no title holding #999999"):
-        title_dispute(campaign=c, holding=999999)
+        title_dispute(campaign=c, holding=999999, by=SYSTEM_ACTOR)
 
     heir = person(c, realm.house, "Heir", "M", 1296, father=realm.duke)
     heir.controlled_by = realm.france  # raised abroad
@@ -312,13 +315,13 @@ def test_rule_g_dispute_refusals(realm):
     [holding] = pass_on(c, realm.duke)
     rule_g(c, on=False)
     with pytest.raises(RuleError, match="Optional Rule G: Governing Provinces is not in force"):
-        title_dispute(campaign=c, holding=holding)
+        title_dispute(campaign=c, holding=holding, by=SYSTEM_ACTOR)
     rule_g(c)
     with pytest.raises(RuleError, match=r"no longer holds Duke of Liguria \(until 1300\): only the present holder"):
-        title_dispute(campaign=c, holding=granted)
+        title_dispute(campaign=c, holding=granted, by=SYSTEM_ACTOR)
     at_step(c, Step.BIRTHS, year=1305)
     with pytest.raises(RuleError, match="in 1300: the King may dispute an inheritance only in the turn it happens"):
-        title_dispute(campaign=c, holding=holding)
+        title_dispute(campaign=c, holding=holding, by=SYSTEM_ACTOR)
     holding.refresh_from_db()
     assert not holding.disputed
 
@@ -343,7 +346,7 @@ def _heiress_abroad(realm):
     heiress.controlled_by = realm.france
     heiress.save()
     second = person(c, realm.house, "Second", "M", 1280, father=realm.king, mother=realm.queen)
-    title = title_grant(campaign=c, character=duke, province="Liguria")
+    title = title_grant(campaign=c, character=duke, province="Liguria", by=SYSTEM_ACTOR)
     at_step(c, Step.SURVIVAL)
     [holding] = pass_on(c, duke)
     return title, holding, heiress, second
@@ -362,7 +365,7 @@ def test_rule_g_a_dispute_across_houses_follows_the_kings_wishes(realm):
     assert (choice.holding, choice.heir, choice.late, choice.king) == (holding, heiress, realm.duke, realm.king)
     assert [x.display_name for x in choice.candidates] == ["Second Testhouse", "Boy Testhouse", "Daughter Testhouse"]
 
-    named = title_dispute(campaign=c, holding=holding, holder=second)
+    named = title_dispute(campaign=c, holding=holding, holder=second, by=SYSTEM_ACTOR)
 
     title.refresh_from_db()
     holding.refresh_from_db()
@@ -392,7 +395,7 @@ def test_rule_g_a_dispute_across_houses_follows_the_kings_wishes(realm):
     assert (entry.data["holding"], entry.data["disputed_holding"]) == (named.pk, holding.pk)
     assert title_disputes(c) == []
     with pytest.raises(RuleError, match="has already been disputed in 1300") as err:
-        title_dispute(campaign=c, holding=named, holder=realm.boy)
+        title_dispute(campaign=c, holding=named, holder=realm.boy, by=SYSTEM_ACTOR)
     assert err.value.code == "already_disputed"
 
 
@@ -407,12 +410,12 @@ def test_rule_g_a_dispute_within_the_dynasty_places_a_rebellion_marker_and_follo
     wed(c, duke, wife, 1295)
     elder = person(c, realm.house, "Elder", "F", 1296, father=duke, mother=wife)
     son = person(c, realm.house, "Younger", "M", 1298, father=duke, mother=wife)
-    title = title_grant(campaign=c, character=duke, province="Liguria")
+    title = title_grant(campaign=c, character=duke, province="Liguria", by=SYSTEM_ACTOR)
     at_step(c, Step.SURVIVAL)
     [holding] = pass_on(c, duke)
     assert holding.holder == son
 
-    named = title_dispute(campaign=c, title=title.pk, holder=elder.pk)  # the door names the title
+    named = title_dispute(campaign=c, title=title.pk, holder=elder.pk, by=SYSTEM_ACTOR)  # the door names the title
 
     title.refresh_from_db()
     holding.refresh_from_db()
@@ -439,7 +442,7 @@ def test_rule_g_the_king_names_one_of_the_eligible(realm):
     title, holding, heiress, _second = _heiress_abroad(realm)
     stranger = person(c, realm.france, "Louis", "M", 1280)
     with pytest.raises(RuleError, match="Say whom King Old Testhouse names to hold Duke of Liguria: one of Second") as err:
-        title_dispute(campaign=c, holding=holding)
+        title_dispute(campaign=c, holding=holding, by=SYSTEM_ACTOR)
     assert err.value.fields == {"holder": "required"}
     for who, why in (
         (heiress, "Heiress Testhouse is the heir whose inheritance is disputed"),
@@ -448,7 +451,7 @@ def test_rule_g_the_king_names_one_of_the_eligible(realm):
         (realm.duke, "Duke Testhouse is no longer in play"),
     ):
         with pytest.raises(RuleError, match=why) as err:
-            title_dispute(campaign=c, holding=holding, holder=who)
+            title_dispute(campaign=c, holding=holding, holder=who, by=SYSTEM_ACTOR)
         assert err.value.code == "not_eligible" and err.value.fields == {"holder": "invalid"}
     holding.refresh_from_db()
     assert holding.end_year is None and not holding.disputed

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from campaign import treasury
 from campaign.models import Posting, PostingKind, Step
+from campaign.permissions import SYSTEM_ACTOR
 from campaign.steps import load_tables
 from campaign.treasury import InsufficientFunds, posting_reverse, treasury_transfer
 from dynasties.models import Character, Dynasty, Marriage, Reign
@@ -33,7 +34,7 @@ def test_a6_the_brides_charisma_is_paid_at_the_wedding(campaign, charisma, crown
     groom = person(campaign, england, "Groom", "M", 1278)
     bride = person(campaign, france, "Bride", "F", 1280, charisma=charisma)
     at_step(campaign, Step.MARRIAGES)
-    marriage_arrange(campaign=campaign, husband=groom, wife=bride, wed=True)
+    marriage_arrange(campaign=campaign, husband=groom, wife=bride, wed=True, by=SYSTEM_ACTOR)
     assert treasury.balance(campaign, england) == crowns
     assert treasury.balance(campaign, None) == -crowns
     if crowns:
@@ -45,8 +46,8 @@ def test_a6_the_brides_charisma_is_paid_at_the_wedding(campaign, charisma, crown
 def kill_at_survival(campaign, dying, year=None):
     at_step(campaign, Step.SURVIVAL, year=year)
     due = [d.character.pk for d in survival_due(campaign, World(campaign), load_tables(campaign))]
-    survival_roll(campaign=campaign, faces={pk: [1, 1] if pk == dying.pk else [6, 6] for pk in due})
-    survival_finish(campaign=campaign)
+    survival_roll(campaign=campaign, faces={pk: [1, 1] if pk == dying.pk else [6, 6] for pk in due}, by=SYSTEM_ACTOR)
+    survival_finish(campaign=campaign, by=SYSTEM_ACTOR)
 
 
 def prince_and_bride(campaign):
@@ -102,7 +103,7 @@ def test_a_bride_for_a_reigning_king_is_paid_at_once(campaign):
     Marriage.objects.filter(husband=king).update(ended_year=1300, end_cause="death of the wife")
     bride = person(campaign, france, "Bride", "F", 1282, charisma=1)
     at_step(campaign, Step.MARRIAGES)
-    marriage_arrange(campaign=campaign, husband=king, wife=bride, wed=True)
+    marriage_arrange(campaign=campaign, husband=king, wife=bride, wed=True, by=SYSTEM_ACTOR)
     assert treasury.balance(campaign, france) == 100
     assert treasury.balance(campaign, england) == 30
 
@@ -111,24 +112,24 @@ def test_a_bride_for_a_reigning_king_is_paid_at_once(campaign):
 def test_gifts_loans_overdrafts_and_corrections(campaign, gm):
     england, france = house(campaign, "England"), house(campaign, "France")
     with pytest.raises(InsufficientFunds, match="The house of Plantagenet holds 0 Crowns and cannot pay 10"):
-        treasury_transfer(campaign=campaign, payer=england, payee=france, amount=10, reason="a gift")
+        treasury_transfer(campaign=campaign, payer=england, payee=france, amount=10, reason="a gift", by=SYSTEM_ACTOR)
     treasury.post(campaign, payer=None, payee=england, amount=40, kind="tax", reason="taxes")
     loan = treasury_transfer(campaign=campaign, payer=england, payee=france, amount=25, reason="a loan", kind="loan", by=gm)
     assert (treasury.balance(campaign, england), treasury.balance(campaign, france)) == (15, 25)
     assert loan.entered_by == gm
     with pytest.raises(RuleError, match="must be a whole number above 0"):
-        treasury_transfer(campaign=campaign, payer=england, payee=france, amount=0, reason="nothing")
+        treasury_transfer(campaign=campaign, payer=england, payee=france, amount=0, reason="nothing", by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="'tax' postings are made by the rules"):
-        treasury_transfer(campaign=campaign, payer=None, payee=france, amount=5, reason="free money", kind="tax")
+        treasury_transfer(campaign=campaign, payer=None, payee=france, amount=5, reason="free money", kind="tax", by=SYSTEM_ACTOR)
     campaign.allow_overdraft = True
     campaign.save()
-    treasury_transfer(campaign=campaign, payer=england, payee=france, amount=100, reason="on credit")
+    treasury_transfer(campaign=campaign, payer=england, payee=france, amount=100, reason="on credit", by=SYSTEM_ACTOR)
     assert treasury.balance(campaign, england) == -85
-    fix = posting_reverse(campaign=campaign, posting=loan, reason="entered twice")
+    fix = posting_reverse(campaign=campaign, posting=loan, reason="entered twice", by=SYSTEM_ACTOR)
     assert fix.kind == PostingKind.CORRECTION and fix.payer == france and fix.payee == england
     assert (treasury.balance(campaign, england), treasury.balance(campaign, france)) == (-60, 100)
     with pytest.raises(RuleError, match="already reversed"):
-        posting_reverse(campaign=campaign, posting=loan, reason="again")
+        posting_reverse(campaign=campaign, posting=loan, reason="again", by=SYSTEM_ACTOR)
     assert Posting.objects.filter(campaign=campaign).count() == 4  # nothing edited or deleted
     assert treasury.currency(campaign) == "Crowns"
 

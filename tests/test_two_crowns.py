@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from campaign.models import ChronicleEntry, Step
+from campaign.permissions import SYSTEM_ACTOR
 from dynasties.models import Character, Crown, Dynasty, Marriage, Reign, Status
 from dynasties.services import marriage_arrange
 from tests.factories import at_step, crown, empty_house, person
@@ -65,7 +66,7 @@ def test_a_queen_of_two_crowns_who_weds_a_king_brings_both_into_the_union(campai
         Character.objects.filter(pk=first.wife_id).update(status=Status.DEAD, death_year=campaign.current_year)
         Marriage.objects.filter(pk=first.pk).update(ended_year=campaign.current_year, end_cause="death of the wife")
     at_step(campaign, Step.MARRIAGES)
-    marriage_arrange(campaign=campaign, husband=king, wife=queen, wed=True)
+    marriage_arrange(campaign=campaign, husband=king, wife=queen, wed=True, by=SYSTEM_ACTOR)
     for name in ("England", "Testland"):
         record = Crown.objects.get(campaign=campaign, name=name)
         assert record.controlled_by == france and record.union_with is not None, name
@@ -86,7 +87,7 @@ def test_the_second_crown_goes_home_when_the_monarch_of_both_dies_and_another_he
     Crown.objects.create(campaign=campaign, name="Testland", home_dynasty=testhouse, controlled_by=france)
     Character.objects.filter(pk=uncle.pk).update(status=Status.DEAD, death_year=1290)
     for son in Character.objects.filter(father=king, status=Status.ALIVE):
-        claim_renounce(campaign=campaign, character=son, crown="Testland")
+        claim_renounce(campaign=campaign, character=son, crown="Testland", by=SYSTEM_ACTOR)
     at_step(campaign, Step.SURVIVAL)
     kill(campaign, king.pk)
     assert reigning(campaign, "Testland") == cousin

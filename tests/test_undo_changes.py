@@ -11,6 +11,7 @@ from django.db import connection
 
 from campaign import changelog, registry
 from campaign.models import Campaign, Checkpoint, Roll, UndoChange, UndoRecording
+from campaign.permissions import SYSTEM_ACTOR
 from campaign.undo import _unpack, new_action_key, step_action, undo_plan, undo_step
 from dynasties import services
 from dynasties.models import Character, Reign, Status
@@ -30,7 +31,7 @@ def _state(pk: int) -> tuple[dict[str, Any], dict[str, list[tuple[Any, ...]]]]:
 
 
 def _act(pk: int, label: str, fn: Callable[[int], Any]) -> Any:
-    return step_action(campaign=pk, key=new_action_key(), label=label, action=lambda c: fn(c.pk))
+    return step_action(campaign=pk, key=new_action_key(), label=label, action=lambda c: fn(c.pk), by=SYSTEM_ACTOR)
 
 
 def _turn(ruleset: str) -> list[tuple[str, Callable[[int], Any]]]:
@@ -42,19 +43,19 @@ def _turn(ruleset: str) -> list[tuple[str, Callable[[int], Any]]]:
 
     out: list[tuple[str, Callable[[int], Any]]] = []
     if ruleset != "eu-monarchs":
-        out.append(("births", lambda pk: play_births(campaign(pk), RandomSource(21))))
+        out.append(("births", lambda pk: play_births(campaign(pk), RandomSource(21), by=SYSTEM_ACTOR)))
     else:
-        out.append(("births_finish", lambda pk: services.births_finish(campaign=pk)))
-        out.append(("monarchs", lambda pk: play_monarchs(campaign(pk), RandomSource(22))))
+        out.append(("births_finish", lambda pk: services.births_finish(campaign=pk, by=SYSTEM_ACTOR)))
+        out.append(("monarchs", lambda pk: play_monarchs(campaign(pk), RandomSource(22), by=SYSTEM_ACTOR)))
     out += [
-        ("survival_roll", lambda pk: services.survival_roll(campaign=pk, source=RandomSource(23))),
-        ("survival_finish", lambda pk: services.survival_finish(campaign=pk, source=RandomSource(24))),
-        ("marriages", lambda pk: play_marriages(campaign(pk))),
-        ("announcements_make", lambda pk: services.announcements_make(campaign=pk)),
+        ("survival_roll", lambda pk: services.survival_roll(campaign=pk, source=RandomSource(23), by=SYSTEM_ACTOR)),
+        ("survival_finish", lambda pk: services.survival_finish(campaign=pk, source=RandomSource(24), by=SYSTEM_ACTOR)),
+        ("marriages", lambda pk: play_marriages(campaign(pk), by=SYSTEM_ACTOR)),
+        ("announcements_make", lambda pk: services.announcements_make(campaign=pk, by=SYSTEM_ACTOR)),
     ]
     if ruleset == "eu-bloodline":
-        out.append(("wed_due", lambda pk: wed_due(campaign(pk))))
-    out.append(("turn_advance", lambda pk: services.turn_advance(campaign=pk)))
+        out.append(("wed_due", lambda pk: wed_due(campaign(pk), by=SYSTEM_ACTOR)))
+    out.append(("turn_advance", lambda pk: services.turn_advance(campaign=pk, by=SYSTEM_ACTOR)))
     return out
 
 
@@ -68,7 +69,7 @@ def test_every_action_of_a_turn_undoes_exactly(ruleset):
     from operations.simulation import play_turn
 
     demo = demo_create(ruleset=ruleset).campaign
-    play_turn(demo, RandomSource(11))  # a turn behind it: contracts, ledger and rolls
+    play_turn(demo, RandomSource(11), by=SYSTEM_ACTOR)  # a turn behind it: contracts, ledger and rolls
     pk = demo.pk
     done: list[tuple[str, Callable[[int], Any]]] = []  # the actions of the step in play
     where, start = None, None
@@ -80,7 +81,7 @@ def test_every_action_of_a_turn_undoes_exactly(ruleset):
         _act(pk, name, run)
         logged += UndoChange.objects.filter(checkpoint__campaign=pk).exists()  # the campaign's own row is not logged
         changed += _state(pk) != start
-        point = undo_step(campaign=pk, key=new_action_key())
+        point = undo_step(campaign=pk, key=new_action_key(), by=SYSTEM_ACTOR)
         assert _state(pk) == start, f"{ruleset}: undoing {name} did not restore the start of its step"
         assert not UndoRecording.objects.exists()
         assert not Checkpoint.objects.filter(pk__gte=point.pk, undone_in__isnull=True).exists()  # kept for redo only
@@ -95,7 +96,13 @@ def test_only_the_rows_a_step_touches_are_logged_once_each(campaign, gm):
     from operations.simulation import play_births
 
     made = set(Roll.objects.filter(campaign=campaign).values_list("pk", flat=True))
-    step_action(campaign=campaign, key=new_action_key(), label="Births", action=lambda c: play_births(c, RandomSource(3)), by=gm)
+    step_action(
+        campaign=campaign,
+        key=new_action_key(),
+        label="Births",
+        action=lambda c: play_births(c, RandomSource(3), by=gm),
+        by=gm,
+    )
     point = Checkpoint.objects.get(campaign=campaign)
     log = UndoChange.objects.filter(checkpoint=point)
     rolls = set(Roll.objects.filter(campaign=campaign).values_list("pk", flat=True)) - made
@@ -120,7 +127,7 @@ def test_raw_sql_writes_are_caught(campaign, gm):
         with connection.cursor() as cursor:
             cursor.execute(f"UPDATE {table} SET given_name = %s WHERE id = %s", ["Renamed", person.pk])  # noqa: S608
             cursor.execute(f"DELETE FROM {table} WHERE id = %s", [person.pk])  # noqa: S608
-        services.births_finish(campaign=c.pk)
+        services.births_finish(campaign=c.pk, by=gm)
 
     step_action(campaign=campaign, key=new_action_key(), label="Raw", action=raw, by=gm)
     assert not Character.objects.filter(pk=person.pk).exists()
@@ -135,7 +142,7 @@ def test_a_failed_action_leaves_no_log(campaign, gm):
     from operations.simulation import play_births
 
     def fails(c: Campaign) -> None:
-        play_births(c, RandomSource(3))
+        play_births(c, RandomSource(3), by=gm)
         raise RuntimeError("boom")
 
     with pytest.raises(RuntimeError):
@@ -149,7 +156,13 @@ def test_a_checkpoint_taken_as_a_whole_copy_still_restores(campaign, gm, setting
 
     settings.REGNAL_UNDO_SNAPSHOTS = True
     before, rolls = _state(campaign.pk), Roll.objects.filter(campaign=campaign).count()
-    step_action(campaign=campaign, key=new_action_key(), label="Births", action=lambda c: play_births(c, RandomSource(3)), by=gm)
+    step_action(
+        campaign=campaign,
+        key=new_action_key(),
+        label="Births",
+        action=lambda c: play_births(c, RandomSource(3), by=gm),
+        by=gm,
+    )
     assert "dynasties.Character" in _unpack(Checkpoint.objects.get(campaign=campaign).data)
     plan = undo_plan(campaign)
     assert plan is not None and plan.lost_rolls == Roll.objects.filter(campaign=campaign).count() - rolls > 0
@@ -182,7 +195,9 @@ def test_a_step_action_and_its_undo_cost_the_same_queries_whatever_the_campaign_
 
     def cost(turns: int) -> tuple[int, int, int]:
         source = RandomSource(5)
-        c = simulate(campaign_create(name=f"Size {turns}", players=5, source=source, by=gm), turns=turns, source=source)
+        c = simulate(
+            campaign_create(name=f"Size {turns}", players=5, source=source, by=gm), turns=turns, source=source, by=SYSTEM_ACTOR
+        )
         with CaptureQueriesContext(connection) as act:
             step_action(campaign=c.pk, key=new_action_key(), label="Rename", action=rename, by=gm)
         with CaptureQueriesContext(connection) as undo:
@@ -200,7 +215,13 @@ def test_the_undo_plan_says_what_it_throws_away(campaign, gm):
     from operations.simulation import play_births
 
     people, reigns = Character.objects.filter(campaign=campaign).count(), Reign.objects.filter(campaign=campaign).count()
-    step_action(campaign=campaign, key=new_action_key(), label="Births", action=lambda c: play_births(c, RandomSource(3)), by=gm)
+    step_action(
+        campaign=campaign,
+        key=new_action_key(),
+        label="Births",
+        action=lambda c: play_births(c, RandomSource(3), by=gm),
+        by=gm,
+    )
     born = Character.objects.filter(campaign=campaign).count() - people
     plan = undo_plan(campaign)
     assert plan is not None and born > 0
@@ -208,8 +229,8 @@ def test_the_undo_plan_says_what_it_throws_away(campaign, gm):
     king = Reign.objects.filter(campaign=campaign, end_year__isnull=True).order_by("pk").first().holder
 
     def survival(c: Campaign) -> None:
-        services.survival_roll(campaign=c, faces={king.pk: [1, 1]}, source=RandomSource(2))
-        services.survival_finish(campaign=c, source=RandomSource(2))
+        services.survival_roll(campaign=c, faces={king.pk: [1, 1]}, source=RandomSource(2), by=gm)
+        services.survival_finish(campaign=c, source=RandomSource(2), by=gm)
 
     people = Character.objects.filter(campaign=campaign).count()
     step_action(campaign=campaign, key=new_action_key(), label="Survival", action=survival, by=gm)

@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 
 from campaign.models import Campaign, Checkpoint, CheckpointKind, Roll
-from campaign.permissions import Forbidden
+from campaign.permissions import SYSTEM_ACTOR, Forbidden
 from campaign.undo import (
     AlreadyDone,
     NothingToRedo,
@@ -31,13 +31,13 @@ from tests.test_undo_changes import _state, _turn
 
 
 def _act(pk: int, label: str, fn: Callable[[int], Any]) -> Any:
-    return step_action(campaign=pk, key=new_action_key(), label=label, action=lambda c: fn(c.pk))
+    return step_action(campaign=pk, key=new_action_key(), label=label, action=lambda c: fn(c.pk), by=SYSTEM_ACTOR)
 
 
 def _births(pk: int) -> None:
     from operations.simulation import play_births
 
-    play_births(Campaign.objects.get(pk=pk), RandomSource(3))
+    play_births(Campaign.objects.get(pk=pk), RandomSource(3), by=SYSTEM_ACTOR)
 
 
 @pytest.mark.long
@@ -51,7 +51,7 @@ def test_undo_then_redo_of_every_action_of_a_turn_gives_back_the_same_campaign(r
     from operations.simulation import play_turn
 
     demo = demo_create(ruleset=ruleset).campaign
-    play_turn(demo, RandomSource(11))
+    play_turn(demo, RandomSource(11), by=SYSTEM_ACTOR)
     pk = demo.pk
     redone = 0
     where, start = None, None
@@ -62,18 +62,20 @@ def test_undo_then_redo_of_every_action_of_a_turn_gives_back_the_same_campaign(r
         _act(pk, name, run)
         done = _state(pk)
         rolls = list(Roll.objects.filter(campaign=pk).order_by("pk").values_list("pk", "dice", "outcome"))
-        undo_step(campaign=pk, key=new_action_key())
+        undo_step(campaign=pk, key=new_action_key(), by=SYSTEM_ACTOR)
         assert _state(pk) == start, name
         plan = redo_plan(pk)
         assert plan is not None and plan.change_sets == 1
-        redo(campaign=pk, key=new_action_key())
+        redo(campaign=pk, key=new_action_key(), by=SYSTEM_ACTOR)
         assert _state(pk) == done, f"{ruleset}: redoing {name} did not give back the campaign as it was"
         assert list(Roll.objects.filter(campaign=pk).order_by("pk").values_list("pk", "dice", "outcome")) == rolls
         assert redo_plan(pk) is None
         redone += done != start
-        undo_step(campaign=pk, key=new_action_key())  # the redone change set is in force: undo takes it back again
+        undo_step(
+            campaign=pk, key=new_action_key(), by=SYSTEM_ACTOR
+        )  # the redone change set is in force: undo takes it back again
         assert _state(pk) == start, name
-        redo(campaign=pk, key=new_action_key())
+        redo(campaign=pk, key=new_action_key(), by=SYSTEM_ACTOR)
         assert _state(pk) == done
     assert redone >= 5
     assert Campaign.objects.get(pk=pk).current_year > demo.current_year
@@ -84,7 +86,7 @@ def test_several_undos_are_redone_latest_first_and_a_turn_undo_too(campaign, gm)
     start = _state(pk)
     _act(pk, "Births", _births)
     after_births = _state(pk)
-    _act(pk, "Survival", lambda p: services.survival_roll(campaign=p, source=RandomSource(4)))
+    _act(pk, "Survival", lambda p: services.survival_roll(campaign=p, source=RandomSource(4), by=SYSTEM_ACTOR))
     after_survival = _state(pk)
     undo_step(campaign=pk, key=new_action_key(), by=gm)
     undo_step(campaign=pk, key=new_action_key(), by=gm)
@@ -152,7 +154,7 @@ def test_redo_is_the_gms_and_a_form_sent_twice_redoes_once(campaign, gm, alice):
 def test_a_fault_at_any_write_of_a_redo_leaves_the_database_as_before(campaign, gm):
     pk = campaign.pk
     _act(pk, "Births", _births)
-    _act(pk, "Survival", lambda p: services.survival_roll(campaign=p, source=RandomSource(4)))
+    _act(pk, "Survival", lambda p: services.survival_roll(campaign=p, source=RandomSource(4), by=SYSTEM_ACTOR))
     done = _state(pk)
     undo_turn(campaign=pk, key=new_action_key(), by=gm)
     before = state(pk)
@@ -210,12 +212,12 @@ def test_a_step_action_after_a_desk_correction_opens_a_change_set_of_its_own(cam
     _act(pk, "Births", _births)  # the campaign is at Survival now
     person = Character.objects.filter(campaign=pk).order_by("pk").first()
     assert person is not None
-    _act(pk, "Survival", lambda p: services.survival_roll(campaign=p, source=RandomSource(4)))
+    _act(pk, "Survival", lambda p: services.survival_roll(campaign=p, source=RandomSource(4), by=SYSTEM_ACTOR))
     after_roll = _state(pk)
     with change_set(pk, label="Renamed", by=gm):
         Character.objects.filter(pk=person.pk).update(given_name="Corrected")
     corrected = _state(pk)
-    _act(pk, "Survival finish", lambda p: services.survival_finish(campaign=p, source=RandomSource(5)))
+    _act(pk, "Survival finish", lambda p: services.survival_finish(campaign=p, source=RandomSource(5), by=SYSTEM_ACTOR))
     kinds = list(Checkpoint.objects.filter(campaign=pk).order_by("pk").values_list("kind", flat=True))
     assert kinds == ["step", "step", "desk", "step"]
     undo_step(campaign=pk, key=new_action_key(), by=gm)  # the finish only: the correction stays

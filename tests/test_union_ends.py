@@ -134,6 +134,7 @@ def test_the_late_queens_consort_is_regent_before_a_baron_is_created(campaign):
     none are available, a baron or cousin of the late King is created.' The late Queen's consort, an
     adult of her house, is regent for their son of 5 (before: a baron was created); he stays in the
     house while regent, and when the regency ends he goes home as any widower."""
+    from campaign.permissions import SYSTEM_ACTOR
     from dynasties.models import Origin
     from dynasties.services import turn_advance
     from tests.factories import empty_house
@@ -154,7 +155,7 @@ def test_the_late_queens_consort_is_regent_before_a_baron_is_created(campaign):
     consort.refresh_from_db()
     assert consort.controlled_by == house  # the regent stays with the crown's house
     Character.objects.filter(pk=son.pk).update(birth_year=year - 15)  # he comes of age next turn
-    turn_advance(campaign=campaign)
+    turn_advance(campaign=campaign, by=SYSTEM_ACTOR)
     consort.refresh_from_db()
     assert consort.controlled_by == france and consort.status == Status.ALIVE
     lines = [e.text for e in ChronicleEntry.objects.filter(campaign=campaign).order_by("pk")]

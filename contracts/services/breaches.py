@@ -6,12 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from campaign import treasury
 from campaign.models import Campaign, PostingKind
-from campaign.permissions import acting_house, require
+from campaign.permissions import Actor, acting_house, require
 from campaign.steps import Chronicle, lock_campaign
 from contracts.models import (
     Breach,
@@ -43,7 +42,7 @@ def breach_record(
     text: str,
     clause: Clause | int | None = None,
     raised_by: Dynasty | int | None = None,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> Breach:
     """A party records that another party broke the contract (``by_dynasty`` is the one in breach,
     ``raised_by`` the injured party: by default the acting player's own house, else (the GM) the
@@ -131,7 +130,7 @@ def dispute_majority(
     campaign: Campaign | int,
     breach: Breach | int,
     votes: Mapping[Any, Mapping[Any, bool]],
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> Dispute:
     """BloodLine: the other players (not the disputing parties) read the contract and vote on each
     disputed term (``votes = {dynasty: {clause: uphold?}}``); the terms a majority of them upholds

@@ -6,12 +6,11 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from campaign import audit
 from campaign.models import Campaign
-from campaign.permissions import require
+from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, lock_campaign
 from contracts.models import Clause, ClauseKind, Contract, ContractKind
 from contracts.services.common import _data, _house, _houses, _pk
@@ -117,7 +116,7 @@ def contract_draft(
     term_years: int | None = None,
     clauses: Sequence[Mapping[str, Any]] = (),
     text: str = "",
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> Contract:
     """Draft a contract: its kind, parties (two houses or more), the match a marriage contract seals,
     its start, an optional fixed term, and its clauses, each checked against its kind."""

@@ -7,12 +7,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from campaign import live
 from campaign.models import Campaign
-from campaign.permissions import require
+from campaign.permissions import Actor, require
 from campaign.steps import Seen, lock_campaign
 from contracts.models import Contract, ContractState
 from contracts.services.common import _contract, _party_ids
@@ -86,7 +85,7 @@ def contract_edit(
     campaign: Campaign | int,
     contract: Contract | int,
     changes: Mapping[str, Any],
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> Edited:
     """The GM's hand edit of a contract: the title; the text and the term while a draft."""
     campaign = lock_campaign(campaign)

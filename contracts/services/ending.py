@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from campaign.models import Campaign
-from campaign.permissions import acting_house, require
+from campaign.permissions import Actor, acting_house, require
 from campaign.steps import Chronicle, lock_campaign
 from contracts.models import ClauseKind, Contract, ContractKind, ContractState, EndKind
 from contracts.services.common import BINDING, _contract, _dynasty, _end, _House, _house, _party_ids
@@ -17,9 +16,7 @@ from rules.errors import RuleError
 
 
 @transaction.atomic
-def contract_end_by_consent(
-    *, campaign: Campaign | int, contract: Contract | int, reason: str = "", by: AbstractBaseUser | None = None
-) -> Contract:
+def contract_end_by_consent(*, campaign: Campaign | int, contract: Contract | int, reason: str = "", by: Actor) -> Contract:
     """The parties cancel a contract by mutual consent (20.3). A marriage contract in force cannot be
     broken: it lasts while both spouses live (A6)."""
     campaign = lock_campaign(campaign)
@@ -46,7 +43,7 @@ def contract_escape(
     contract: Contract | int,
     reason: str,
     by_dynasty: Dynasty | int | None = None,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> Contract:
     """A party invokes the contract's escape clause, saying how its condition is met (BloodLine
     allows escape clauses). ``by_dynasty`` names the party; none: the acting player's own house

@@ -6,12 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from campaign import treasury
 from campaign.models import Campaign, PostingKind
-from campaign.permissions import consequence, readers_text, require
+from campaign.permissions import SYSTEM_ACTOR, Actor, readers_text, require
 from campaign.steps import Chronicle, lock_campaign
 from contracts.models import Breach, Clause, ClauseKind, Contract, ContractPayment, ContractState, PaymentStatus
 from contracts.services.common import _data, _House, _house, _party_ids, _pk
@@ -185,14 +184,12 @@ def _renounce(campaign: Campaign, contract: Contract, p: Mapping[str, Any], chro
             **_data(contract, parties),
         )
         return
-    with consequence():  # the contract's term, signed by its parties: not the GM's entry
-        claim_renounce(campaign=campaign, character=who, crown=p["crown"], source=f"contract '{contract.title}'")
+    # the contract's term, signed by its parties: the rules' own consequence, not the GM's entry
+    claim_renounce(campaign=campaign, character=who, crown=p["crown"], source=f"contract '{contract.title}'", by=SYSTEM_ACTOR)
 
 
 @transaction.atomic
-def payment_settle(
-    *, campaign: Campaign | int, payment: ContractPayment | int, by: AbstractBaseUser | None = None
-) -> ContractPayment:
+def payment_settle(*, campaign: Campaign | int, payment: ContractPayment | int, by: Actor) -> ContractPayment:
     """Make good an unpaid contract payment now (refused if the payer still cannot cover it)."""
     campaign = lock_campaign(campaign)
     pk = _pk(payment, "payment")

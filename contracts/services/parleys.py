@@ -6,11 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from campaign.models import Campaign
-from campaign.permissions import require
+from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, lock_campaign
 from contracts.models import Breach, ContractKind, Excommunication, Parley, ParleyKind, ParleyVote
 from contracts.services.breaches import _breach, _unsettled
@@ -131,7 +130,7 @@ def parley_run(
     caller: Dynasty | int | None = None,
     kind: str | None = None,
     subject: str = "",
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> Parley:
     """The medieval parley (20.4): ``votes = [{dynasty, stature, church_cards, christian, choice}]``,
     ``choice`` "for" the caller's motion, "against" or "abstain". On a broken binding agreement the
@@ -250,7 +249,7 @@ def parley_run(
 
 @transaction.atomic
 def readmission_parley(
-    *, campaign: Campaign | int, dynasty: Dynasty | int, votes: Sequence[Mapping[str, Any]], by: AbstractBaseUser | None = None
+    *, campaign: Campaign | int, dynasty: Dynasty | int, votes: Sequence[Mapping[str, Any]], by: Actor
 ) -> Parley:
     """An excommunicated player calls, once per round, a parley on his readmission; he votes in it
     (other excommunicated players do not) and a tie readmits him (20.45, 22.12, 22.14)."""
@@ -311,7 +310,7 @@ def parley_hold(
     kind: str | None = None,
     caller: Dynasty | int | None = None,
     subject: str = "",
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> Parley:
     """A parley as the doors ask for one: on a breach (:func:`parley_run`), a readmission (``kind``
     readmission, ``caller`` the excommunicated house: :func:`readmission_parley`), or any other kind

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from campaign import audit
 from campaign.models import Campaign
-from campaign.permissions import acting_house, require
+from campaign.permissions import Actor, acting_house, require
 from campaign.steps import Chronicle, lock_campaign
 from contracts.models import Clause, ClauseKind, Contract, ContractKind, ContractSignature, ContractState
 from contracts.services.common import BINDING, _contract, _data, _dynasty, _House, _house, _houses, _party_ids
@@ -72,7 +71,7 @@ def _check_signable(campaign: Campaign, contract: Contract, parties: Sequence[in
     return match
 
 
-def _record_signatures(campaign: Campaign, contract: Contract, houses: Sequence[int], by: AbstractBaseUser | None) -> None:
+def _record_signatures(campaign: Campaign, contract: Contract, houses: Sequence[int], by: Actor) -> None:
     signed_by = by if by is not None and getattr(by, "pk", None) is not None else None
     audit.bulk_create(
         ContractSignature,
@@ -134,7 +133,7 @@ def _sign(
     campaign: Campaign,
     contract: Contract,
     houses: Sequence[int],
-    by: AbstractBaseUser | None,
+    by: Actor,
     chronicle: Chronicle,
     *,
     alone: Dynasty | None = None,
@@ -163,7 +162,7 @@ def _sign(
 
 
 @transaction.atomic
-def contract_sign(*, campaign: Campaign | int, contract: Contract | int, by: AbstractBaseUser | None = None) -> Contract:
+def contract_sign(*, campaign: Campaign | int, contract: Contract | int, by: Actor) -> Contract:
     """Every party signs at once (the printed contract signed at the table, recorded by the GM): the
     houses that have not signed yet sign now. A marriage contract on a betrothal waits for the
     wedding (A6); one on a wedded couple, and every other contract, comes into force now (or at
@@ -185,7 +184,7 @@ def contract_sign_party(
     campaign: Campaign | int,
     contract: Contract | int,
     dynasty: Dynasty | int | None = None,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> Contract:
     """One party signs its side of a draft. The contract stays a draft until every party has
     signed; the last signature signs it, exactly as ``contract_sign`` does (it comes into force

@@ -99,7 +99,7 @@ def _run(
     for row in rows:
         try:
             with audit.acting(request.user, year=row.campaign.current_year, step=row.campaign.step, label=f"Admin: {done}"):
-                service(campaign=row.campaign_id, **{field: row.pk}, **kwargs)
+                service(campaign=row.campaign_id, **{field: row.pk}, by=request.user, **kwargs)
         except RuleError as exc:
             admin_.message_user(request, f"{row}: {exc.message}", messages.ERROR)
         else:

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Q
 
 from campaign import audit, events
 from campaign.dice import DiceBox
 from campaign.models import Audience, Campaign, ChronicleEntry, Step
-from campaign.permissions import require
+from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, load_tables, lock_campaign, require_step, set_step
 from dynasties.models import Character, ControlChange, Dynasty, DynastyKind, Marriage, Modifier, Origin, Reign, Status
 from dynasties.services import bloodline_sequence as bls
@@ -42,9 +41,7 @@ SECTIONS = [
 
 
 @transaction.atomic
-def announcements_make(
-    *, campaign: Campaign | int, source: DiceSource | None = None, by: AbstractBaseUser | None = None
-) -> ChronicleEntry:
+def announcements_make(*, campaign: Campaign | int, source: DiceSource | None = None, by: Actor) -> ChronicleEntry:
     """Widows and widowers return to their houses (in Blood Royale a King's widow retires), Prince
     pieces are handed out, and the turn's chronicle is gathered into one announcement. A house that
     died out is founded anew with dice from ``source`` (the simulator's seeded one)."""
@@ -190,7 +187,7 @@ def return_widowed(
             world.refresh_person(c)
 
 
-def _restart_extinct(world: World, chronicle: Chronicle, source: DiceSource | None, by: AbstractBaseUser | None) -> None:
+def _restart_extinct(world: World, chronicle: Chronicle, source: DiceSource | None, by: Actor) -> None:
     """A player dynasty with nobody left in play starts anew as at the set-up, keeping its money and
     provinces (A5); it takes a new dynastic name from its country's suggestions."""
 
@@ -305,7 +302,7 @@ def _prince_pieces(world: World, chronicle: Chronicle) -> None:
 
 
 @transaction.atomic
-def turn_advance(*, campaign: Campaign | int, to_year: int | None = None, by: AbstractBaseUser | None = None) -> Campaign:
+def turn_advance(*, campaign: Campaign | int, to_year: int | None = None, by: Actor) -> Campaign:
     """Move to the next turn; regencies end when the monarch turns 15. Blood Royale's turns are five
     years; BloodLine's are what the GM says (``to_year``): characters age by the difference."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from campaign import treasury
 from campaign.models import Campaign, Posting, PostingKind
-from campaign.permissions import require
+from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, lock_campaign
 from dynasties.models import Character, Dynasty, DynastyKind, Status
 from dynasties.services import control
@@ -26,7 +25,7 @@ def auction_run(
     campaign: Campaign | int,
     character: Character | int,
     bids: Mapping[int, int],
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> Dynasty:
     """``bids`` maps each bidding dynasty to its sealed bid. Ties are refused: the tied players bid
     again (the rulebook names no tie-break)."""

@@ -12,14 +12,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Q
 
 from campaign import audit
 from campaign.dice import DiceBox
 from campaign.models import Campaign, Roll, Step
-from campaign.permissions import couple_houses, require
+from campaign.permissions import Actor, couple_houses, require
 from campaign.steps import Chronicle, Seen, load_tables, lock_campaign, require_step, set_step
 from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Origin, Reign, Status
 from dynasties.selectors import FROZEN_LINE, CoupleStatus, birth_couples, frozen_lines, is_aristocratic_parents
@@ -144,7 +143,7 @@ def _bloodline_attempt(
     earlier: list[BirthAttempt],
     faces: Sequence[int] | None,
     source: DiceSource | None,
-    by: AbstractBaseUser | None,
+    by: Actor,
 ) -> BirthAttempt:
     world = World(campaign)
     if {match.husband_id, match.wife_id} & frozen_lines(campaign):
@@ -182,7 +181,7 @@ def births_attempt(
     marriage: Marriage | int,
     faces: Entered | None = None,
     source: DiceSource | None = None,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> BirthAttempt:
     """One birth roll for a wed couple: 2d6, a child on 7 or more."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
@@ -228,7 +227,7 @@ def births_sex(
     characteristic_faces: Sequence[Entered] | None = None,
     given_name: str | None = None,
     source: DiceSource | None = None,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> Character:
     """The sex roll (1d6: 1-3 a boy) after a successful attempt, then the child's characteristics."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
@@ -311,7 +310,7 @@ def births_roll_all(
     campaign: Campaign | int,
     extra: ExtraAttempt = _no_extra,
     source: DiceSource | None = None,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> list[BirthAttempt]:
     """Roll, on the server's dice, the births of every couple that has not rolled yet this turn:
     one attempt each, further ones while ``extra`` says so (at most three); every child gets its
@@ -379,7 +378,7 @@ def births_roll_all(
 
 
 @transaction.atomic
-def births_finish(*, campaign: Campaign | int, by: AbstractBaseUser | None = None) -> Campaign:
+def births_finish(*, campaign: Campaign | int, by: Actor) -> Campaign:
     """Close the Births step; every child born must have had its sex rolled."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")

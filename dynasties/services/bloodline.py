@@ -7,12 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from campaign.dice import DiceBox
 from campaign.models import Campaign
-from campaign.permissions import require
+from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, lock_campaign
 from dynasties.models import (
     Character,
@@ -101,9 +100,7 @@ def revolt(
 
 
 @transaction.atomic
-def crown_stability_change(
-    *, campaign: Campaign | int, crown: str, delta: int, reason: str, by: AbstractBaseUser | None = None
-) -> CrownEvent:
+def crown_stability_change(*, campaign: Campaign | int, crown: str, delta: int, reason: str, by: Actor) -> CrownEvent:
     """Record a Stability change decided at the table (events, wars, bankruptcies ...)."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
@@ -445,7 +442,7 @@ def interim_claim_resolve(
     crown: str,
     recognize: bool,
     source: DiceSource | None = None,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> Reign:
     """BloodLine A: a released heir claims the throne at once. Recognised, he reigns and the interim
     monarch steps down; refused, the interim monarch stays and it is a voluntary disputed succession."""

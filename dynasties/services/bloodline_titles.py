@@ -8,11 +8,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from campaign.models import Campaign
-from campaign.permissions import require
+from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, lock_campaign
 from dynasties.models import Character, Crown, Dynasty, Reign, Status, Title, TitleHolding
 from dynasties.services.bloodline import stability
@@ -58,7 +57,7 @@ def bloodline_title_grant(
     character: Character | int,
     name: str,
     provinces: Sequence[Mapping[str, Any]],
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> Title:
     """Give a title. The giving player must title all of his monarch's direct children before anyone
     outside that line, eldest first, in order of decreasing land value (RULES.md B, Titles)."""
@@ -228,7 +227,7 @@ def _death_this_turn(world: World, title: Title) -> tuple[Character, TitleHoldin
 
 
 @transaction.atomic
-def title_reclaim(*, campaign: Campaign | int, title: Title | int, by: AbstractBaseUser | None = None) -> Title:
+def title_reclaim(*, campaign: Campaign | int, title: Title | int, by: Actor) -> Title:
     """The giving house takes the title back at its holder's death: 'Once a title is given it cannot be
     taken away, except by the death of the titled character and only if the Player controls that
     character at the time of its death.' Only in the turn of the death; the heir it passed to loses it."""
@@ -269,9 +268,7 @@ def title_reclaim(*, campaign: Campaign | int, title: Title | int, by: AbstractB
 
 
 @transaction.atomic
-def title_bequeath(
-    *, campaign: Campaign | int, title: Title | int, heir: Character | int, by: AbstractBaseUser | None = None
-) -> TitleHolding:
+def title_bequeath(*, campaign: Campaign | int, title: Title | int, heir: Character | int, by: Actor) -> TitleHolding:
     """The player who controlled the late holder chooses which descendant inherits: 'Titles are passed
     down to descendants if the title is not taken away, at the whim of the player controlling the
     titled character.' Without a choice the first descendant in order of succession has it."""
@@ -399,7 +396,7 @@ def crisis_claim(
     title: Title | int,
     provinces: Sequence[str],
     terms: str = "",
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> Title:
     """The title-holder's player exercises the claim on the dead line's lands: 'taking immediate possession
     of any number of provinces that are part of the title. For each province after the first that they take
@@ -486,7 +483,7 @@ def crisis_claim(
 
 
 @transaction.atomic
-def crisis_claim_waive(*, campaign: Campaign | int, title: Title | int, by: AbstractBaseUser | None = None) -> Title:
+def crisis_claim_waive(*, campaign: Campaign | int, title: Title | int, by: Actor) -> Title:
     """'Players may also freely give up all claim to a title at this time, and both sides gain a level of
     stability in doing so.' The title is given up; a player who neither claims nor waives leaves the title
     in force ('neither side suffers any penalty or loss')."""

@@ -3,11 +3,10 @@ lives and has not renounced (RULES.md A6, A7)."""
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from campaign.models import Campaign
-from campaign.permissions import require
+from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, lock_campaign
 from dynasties.models import Character, Modifier, ModifierKind, Renunciation, Status
 from dynasties.services.common import World
@@ -55,7 +54,7 @@ def reigns_over(world: World, character_id: int, crown: str) -> bool:
 
 @transaction.atomic
 def claim_renounce(
-    *, campaign: Campaign | int, character: Character | int, crown: str, source: str = "", by: AbstractBaseUser | None = None
+    *, campaign: Campaign | int, character: Character | int, crown: str, source: str = "", by: Actor
 ) -> Renunciation:
     """A character renounces any claim to a crown (usually in a marriage contract). Neither he nor
     anyone through him will inherit it; the renunciation outlives the contract, and a passed-over

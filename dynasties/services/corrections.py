@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import ProtectedError, Q, QuerySet, RestrictedError
 from django.db.models.deletion import Collector
@@ -29,7 +28,7 @@ from django.db.models.deletion import Collector
 from campaign import audit
 from campaign.dice import PURPOSE_LABELS, DiceBox
 from campaign.models import Campaign, ChronicleEntry, Roll, RollSource, RollSubject, Step
-from campaign.permissions import require
+from campaign.permissions import Actor, require
 from campaign.steps import STEP_LABELS, Chronicle, Seen, load_tables, lock_campaign
 from dynasties.models import BirthAttempt, Character, Crown, Marriage, Reign, Status
 from dynasties.services import bloodline_sequence as bls
@@ -129,7 +128,7 @@ def correct_roll(
     roll: Roll | int,
     faces: Sequence[int] | None = None,
     total: int | None = None,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> Correction:
     """The GM's correction of a roll of the current step: a new roll with ``faces`` (or typed as
     its ``total``) that corrects it, and what the roll decided derived again (or a refusal naming

@@ -18,12 +18,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import models, transaction
 
 from campaign import audit
 from campaign.models import Campaign
-from campaign.permissions import require
+from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, lock_campaign
 from dynasties.models import Character, Dynasty, Marriage
 from rules.characteristics import InvalidCharacteristics, characteristics_of, validate_characteristics
@@ -161,7 +160,7 @@ def write(obj: models.Model, new: Mapping[str, Any], labels: Mapping[str, str], 
 
 
 @contextmanager
-def recorded(campaign: Campaign, by: AbstractBaseUser | None) -> Iterator[None]:
+def recorded(campaign: Campaign, by: Actor) -> Iterator[None]:
     """Called by a door, the action it runs already says who acts; called directly with ``by``, the
     audit trail records ``by`` for a hand edit."""
     if by is None or audit.acting_user() is not None:
@@ -219,7 +218,7 @@ def character_edit(
     campaign: Campaign | int,
     character: Character | int,
     changes: Mapping[str, Any],
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> Edited:
     """The GM's hand edit of a character: the Christian name, the dynastic name, the characteristics
     (validated by the campaign's ruleset) and whether he is legitimate."""
@@ -272,7 +271,7 @@ def dynasty_edit(
     campaign: Campaign | int,
     dynasty: Dynasty | int,
     changes: Mapping[str, Any],
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> Edited:
     """The GM's hand edit of a house: its dynastic name (and with it the name of everyone born to it
     who bore the old one) and its colour."""
@@ -315,7 +314,7 @@ def marriage_edit(
     campaign: Campaign | int,
     marriage: Marriage | int,
     changes: Mapping[str, Any],
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> Edited:
     """The GM's hand edit of a match: the year it was arranged (typed wrong at the table). The
     wedding, its end and its terms are the rules' and the match's own services'."""

@@ -25,13 +25,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from campaign import treasury
 from campaign.dice import DiceBox
 from campaign.models import Campaign, PostingKind, Roll, RuleTable
-from campaign.permissions import require
+from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, lock_campaign
 from dynasties.models import Character, Crown, DynastyKind, Origin, Reign, Status
 from dynasties.services import regnal
@@ -242,9 +241,7 @@ def crown_period(campaign: Campaign | int) -> eu.Period:
 
 
 @transaction.atomic
-def monarch_crown_configure(
-    *, campaign: Campaign | int, crown: str, settings: Mapping[str, Any], by: AbstractBaseUser | None = None
-) -> Crown:
+def monarch_crown_configure(*, campaign: Campaign | int, crown: str, settings: Mapping[str, Any], by: Actor) -> Crown:
     """Set a crown's EU settings (a setting given as None goes back to the country's default). The
     crown's record is created if the campaign has none (a country no player rules, e.g. Venice)."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
@@ -302,7 +299,7 @@ def monarch_survival_roll(
     crown: Crown | str,
     faces: Sequence[int] | None = None,
     source: DiceSource | None = None,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> MonarchSurvival:
     """The monarch's survival roll of the turn: 1d10 + Fragile Health, the turns after a Dynastic
     Crisis, Stability below 0 and (Turkey) MIL below 7. "+1 turn" lengthens the reign by a turn;
@@ -479,7 +476,7 @@ def monarch_succession_roll(
     given_name: str | None = None,
     dynastic_name: str | None = None,
     source: DiceSource | None = None,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> MonarchSuccession:
     """A new monarch for a vacant throne (RULES.md C). The succession roll (1d10, Poland's era -2)
     gives a Dynastic Crisis (values halved for the first turn, -2 Stability, roll again for age),
@@ -656,7 +653,7 @@ def monarch_place_named(
     reign_turns: int | None = None,
     dynastic_name: str | None = None,
     replace: bool = False,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> Reign:
     """A named monarch with fixed values instead of a roll (Poland's Báthory 8/7/9, Prussia's
     Friedrich II 9/9/9 with no survival roll for 6 turns ...). The throne must be vacant, unless
@@ -732,9 +729,7 @@ def monarch_place_named(
 
 
 @transaction.atomic
-def monarch_ransom(
-    *, campaign: Campaign | int, crown: Crown | str, major: bool | None = None, by: AbstractBaseUser | None = None
-) -> Character:
+def monarch_ransom(*, campaign: Campaign | int, crown: Crown | str, major: bool | None = None, by: Actor) -> Character:
     """Ransom a crown's captured monarch: a major power pays 200 ducats and loses 2 Stability, a
     minor 50 ducats (the tables). ``major`` defaults to whether a player's house holds the crown.
     The ducats are recorded as money owed until the treasury keeps the books."""
@@ -811,7 +806,7 @@ def monarch_military_skill(
     crown: Crown | str,
     faces: Mapping[str, Sequence[int]] | None = None,
     source: DiceSource | None = None,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> dict[str, int]:
     """The monarch as a leader (the optional table): 1d10 on his MIL row for the average value, then
     1d10 (+ the country's die bonus) for each of manoeuvre, fire and shock, and for siege when the

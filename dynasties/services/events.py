@@ -7,13 +7,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from campaign import treasury
 from campaign.dice import DiceBox
 from campaign.models import Campaign, PostingKind, Step
-from campaign.permissions import require
+from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, load_tables, lock_campaign
 from dynasties.models import Character, Crown, Dynasty, Origin, Reign, Status
 from dynasties.services import control, regnal
@@ -70,14 +69,16 @@ def survival_event(
     pass_over: Mapping[str, Sequence[int]] | None = None,
     entered: Sequence[Sequence[int]] | None = None,
     source: DiceSource | None = None,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> list[EventResult]:
     """A survival roll outside the Dynastic Sequence, for a reason (A5): ``plague`` (-1; those in
     their capital, listed in ``immune``, do not roll), ``battle`` (-1; survivors are captured by
     ``captor``), ``storm`` (no roll: all die), ``killed`` (a death decided at the table, any ruleset),
     ``other`` (the GM's ``modifier``). Deaths take effect
-    at once and any crown left vacant passes (``pass_over`` and ``entered`` as for survival_finish)."""
+    at once and any crown left vacant passes (``pass_over`` and ``entered`` as for survival_finish).
+    The GM records it (``require(.., "gm")``: running the turn)."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     rolls = br.event_rolls(reason)
     if rolls and not campaign.rules.event_rolls:
         raise RuleError(
@@ -185,7 +186,7 @@ def character_capture(
     character: Character | int,
     captor: Dynasty | int,
     reason: str = "",
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> Character:
     """Record a capture (A5: a royal whose army is wiped out and who survives is captured)."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
@@ -209,7 +210,7 @@ def character_release(
     character: Character | int,
     ransom: int = 0,
     paid_by: Dynasty | int | None = None,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> Character:
     """Release a prisoner, for a ransom on any terms (A8; a neutral captor ransoms for 100). The
     ransom is recorded as money owed until the treasury keeps the books."""
@@ -263,9 +264,7 @@ def character_release(
 
 
 @transaction.atomic
-def regent_appoint(
-    *, campaign: Campaign | int, crown: str, character: Character | int, by: AbstractBaseUser | None = None
-) -> Reign:
+def regent_appoint(*, campaign: Campaign | int, crown: str, character: Character | int, by: Actor) -> Reign:
     """The player names another adult as regent for a minor monarch (A7: "any other character ...
     if he or she is of age"); a baron created only to be regent retires when replaced."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
@@ -311,7 +310,7 @@ def crown_give_back(
     crown: str,
     monarch: Character | int | None = None,
     source: DiceSource | None = None,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> Reign:
     """The player controlling an annexed crown abandons it (A7, Controlling Two Countries): the
     landless house sets up a new monarch — one of its own characters, or, if none is named, a

@@ -18,11 +18,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from campaign.models import Campaign, ChronicleEntry, Posting, Step
-from campaign.permissions import require
+from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, lock_campaign, require_step
 from campaign.treasury import InsufficientFunds, balance, currency, post
 from dynasties.models import Character, Dynasty, Status, Title
@@ -259,7 +258,7 @@ def interphase_preview(
     trade_defence_crowns: int = 0,
     trade_interception_crowns: int = 0,
     event_payments: Sequence[Mapping[str, Any]] = (),
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> rules.InterphaseResult:
     """The lines a run would post, without posting anything (a form's confirmation page). Limits
     are checked; a shortfall is reported in ``shortfall``, not refused. It shows the house's
@@ -325,7 +324,7 @@ def interphase_run(
     trade_defence_crowns: int = 0,
     trade_interception_crowns: int = 0,
     event_payments: Sequence[Mapping[str, Any]] = (),
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> InterphaseRun:
     """Post one country's Interphase: taxes (income, first), rebellions bought off, maintenance and
     raising (costs), then a rebellion in the capital (half of what is then in hand; the sets are
@@ -479,7 +478,7 @@ def cash_in_preview(
     basic_sets: int = 0,
     semi_luxury_sets: int = 0,
     luxury_sets: int = 0,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> rules.CashInResult:
     """The lines a cashing-in would post, without posting anything (limits checked). It shows the
     house's exchequer: asked for ``by`` someone, it is refused as the run would be."""
@@ -508,7 +507,7 @@ def cash_in_run(
     basic_sets: int = 0,
     semi_luxury_sets: int = 0,
     luxury_sets: int = 0,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> CashInRun:
     """Post the house's cashing-in of the year (sequence of play D, after the Interphase and the
     Movement): one posting per kind of set, Treasury -> the house, and a chronicle line private to

@@ -12,13 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Q
 
 from campaign import audit, events, live, treasury
 from campaign.models import Campaign, Posting, PostingKind, Step
-from campaign.permissions import couple_houses, readers_text, require
+from campaign.permissions import Actor, couple_houses, readers_text, require
 from campaign.steps import Chronicle, Seen, lock_campaign, require_step, set_step
 from dynasties.models import Character, ControlChange, Dynasty, DynastyKind, Marriage, Origin, Reign
 from dynasties.selectors import FROZEN_LINE, frozen_lines, kings_widows, settled_by_offer
@@ -178,7 +177,7 @@ def _monarchs_family(campaign: Campaign, ids: Sequence[int]) -> set[int]:
 
 @transaction.atomic
 def marriage_terms_set(
-    *, campaign: Campaign | int, marriage: Marriage | int, dowry: str, alliance_title: str, by: AbstractBaseUser | None = None
+    *, campaign: Campaign | int, marriage: Marriage | int, dowry: str, alliance_title: str, by: Actor
 ) -> Marriage:
     """Record a betrothal's dowry and the title given to the giving dynasty (BloodLine)."""
     campaign = lock_campaign(campaign)
@@ -220,9 +219,7 @@ def _reigning(campaign: Campaign, ids: Sequence[int]) -> set[int]:
 
 
 @transaction.atomic
-def marriage_arrange_many(
-    *, campaign: Campaign | int, matches: Sequence[Match], wed: bool = False, by: AbstractBaseUser | None = None
-) -> list[Marriage]:
+def marriage_arrange_many(*, campaign: Campaign | int, matches: Sequence[Match], wed: bool = False, by: Actor) -> list[Marriage]:
     """Arrange matches (betrothals); with ``wed=True`` the weddings follow at once (Marriages step).
     All or none: one illegal match refuses the lot, naming every problem."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
@@ -306,7 +303,7 @@ def marriage_arrange(
     wed: bool = False,
     dowry: str = "",
     alliance_title: str = "",
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> Marriage:
     """Arrange one match; see ``marriage_arrange_many``."""
     spec = Match(
@@ -322,9 +319,7 @@ def marriage_arrange(
 
 
 @transaction.atomic
-def marriage_wed_many(
-    *, campaign: Campaign | int, marriages: Sequence[Marriage | int], by: AbstractBaseUser | None = None
-) -> list[Marriage]:
+def marriage_wed_many(*, campaign: Campaign | int, marriages: Sequence[Marriage | int], by: Actor) -> list[Marriage]:
     """The weddings of betrothed couples, in the Marriages step, both 15 or older. All or none."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     wanted = [_pk(m) for m in marriages]
@@ -367,7 +362,7 @@ def marriage_wed_many(
     return matches
 
 
-def marriage_wed(*, campaign: Campaign | int, marriage: Marriage | int, by: AbstractBaseUser | None = None) -> Marriage:
+def marriage_wed(*, campaign: Campaign | int, marriage: Marriage | int, by: Actor) -> Marriage:
     [match] = marriage_wed_many(campaign=campaign, marriages=[marriage], by=by)
     return match
 
@@ -625,9 +620,7 @@ def match_problems(campaign: Campaign, matches: Sequence[Marriage], *, wedding: 
 
 
 @transaction.atomic
-def marriage_cancel(
-    *, campaign: Campaign | int, marriage: Marriage | int, reason: str, by: AbstractBaseUser | None = None
-) -> Marriage:
+def marriage_cancel(*, campaign: Campaign | int, marriage: Marriage | int, reason: str, by: Actor) -> Marriage:
     """Break off a betrothal (a wedded marriage ends only by death)."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     pk = _pk(marriage)
@@ -656,7 +649,7 @@ def marriage_cancel(
 
 
 @transaction.atomic
-def marriages_finish(*, campaign: Campaign | int, by: AbstractBaseUser | None = None) -> Campaign:
+def marriages_finish(*, campaign: Campaign | int, by: Actor) -> Campaign:
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")
     require_step(campaign, Step.MARRIAGES)

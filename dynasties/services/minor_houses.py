@@ -36,12 +36,11 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from campaign.dice import DiceBox
 from campaign.models import Campaign, ChronicleEntry, Roll, Step
-from campaign.permissions import require
+from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, lock_campaign, require_step
 from dynasties.models import (
     Character,
@@ -155,7 +154,7 @@ def _offer_label(offer: MarriageOffer) -> str:
 
 
 @transaction.atomic
-def royal_marriage_box_set(*, campaign: Campaign | int, crown: str, rating: int, by: AbstractBaseUser | None = None) -> Crown:
+def royal_marriage_box_set(*, campaign: Campaign | int, crown: str, rating: int, by: Actor) -> Crown:
     """Record a minor crown's Royal Marriage box rating (the base of its minimum dowry)."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
@@ -186,7 +185,7 @@ def offer_make(
     with_title: bool = False,
     stays_in_minor: bool = False,
     factors: Sequence[str] = (),
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> MarriageOffer:
     """A player's offer for a minor house's unmarried child, entered by the GM. Refused below the
     minimum dowry (the Royal Marriage box rating times each factor), saying what the minimum is."""
@@ -260,9 +259,7 @@ def offer_make(
 
 
 @transaction.atomic
-def offer_withdraw(
-    *, campaign: Campaign | int, offer: MarriageOffer | int, reason: str = "", by: AbstractBaseUser | None = None
-) -> MarriageOffer:
+def offer_withdraw(*, campaign: Campaign | int, offer: MarriageOffer | int, reason: str = "", by: Actor) -> MarriageOffer:
     """A player takes back an open offer."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
@@ -381,9 +378,7 @@ def _noble_spouse(
 
 
 @transaction.atomic
-def offers_resolve(
-    *, campaign: Campaign | int, source: DiceSource | None = None, by: AbstractBaseUser | None = None
-) -> list[MinorResolution]:
+def offers_resolve(*, campaign: Campaign | int, source: DiceSource | None = None, by: Actor) -> list[MinorResolution]:
     """Every minor house answers the offers for its unmarried children of 15 or more, eldest first
     (across the houses), in the Marriages step: the best offer by the priorities a-d (then the best
     dowry, then the earliest offer) becomes a betrothal and the others are rejected; a child with no

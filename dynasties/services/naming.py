@@ -3,11 +3,10 @@ and sex; its parents' player (or the GM) may then choose another while the turn 
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from campaign.models import Campaign, ChronicleEntry
-from campaign.permissions import couple_houses, require
+from campaign.permissions import Actor, couple_houses, require
 from campaign.steps import Seen, lock_campaign
 from dynasties.models import BirthAttempt, Character
 from rules.errors import NotFound, RuleError
@@ -21,7 +20,7 @@ def character_rename(
     campaign: Campaign | int,
     character: Character | int,
     given_name: str,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> Character:
     """Give a child born this turn another Christian name; its birth line in the chronicle says
     the new name. The parents' houses (or the GM) choose it; a name given before is refused."""

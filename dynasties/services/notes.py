@@ -7,13 +7,11 @@ step or a turn leaves the notes as they are. docs/rulings.md, "Notes and portrai
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.db import transaction
 
 from campaign import audit
 from campaign.models import Campaign
-from campaign.permissions import note_seen, require
+from campaign.permissions import Actor, note_seen, require
 from campaign.steps import lock_campaign
 from dynasties.models import Character, Dynasty, Note, NoteAudience
 from dynasties.notes import MAX_LENGTH, render, subject_house
@@ -27,7 +25,7 @@ def note_write(
     text: str,
     character: Character | None = None,
     dynasty: Dynasty | None = None,
-    by: Any = None,
+    by: Actor,
 ) -> Note:
     """Writes the subject's note for ``audience`` (``text`` in Markdown; empty clears it), with its
     HTML rendered now (``dynasties.notes.render``: refused, ``NoteRefused``, if it cannot be laid out

@@ -23,7 +23,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from io import BytesIO
-from typing import IO, Any
+from typing import IO
 
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
@@ -32,7 +32,7 @@ from PIL import Image, ImageCms, ImageFile, ImageOps, PngImagePlugin
 
 from campaign import audit
 from campaign.models import Campaign
-from campaign.permissions import require
+from campaign.permissions import Actor, require
 from campaign.steps import Seen, lock_campaign
 from dynasties.models import Character, Dynasty, Portrait
 from dynasties.notes import subject_house
@@ -339,7 +339,7 @@ def portrait_set(
     *,
     character: Character | None = None,
     dynasty: Dynasty | None = None,
-    by: Any = None,
+    by: Actor,
 ) -> Portrait:
     """Stores the image as the character's portrait or the dynasty's arms (replacing any before)."""
     subject = _subject(campaign, character, dynasty)
@@ -364,9 +364,7 @@ def portrait_set(
         raise
 
 
-def portrait_remove(
-    campaign: Campaign, *, character: Character | None = None, dynasty: Dynasty | None = None, by: Any = None
-) -> bool:
+def portrait_remove(campaign: Campaign, *, character: Character | None = None, dynasty: Dynasty | None = None, by: Actor) -> bool:
     """Takes the portrait (or arms) away; False if there was none."""
     _subject(campaign, character, dynasty)
     require(by, campaign, "portrait", house=subject_house(character, dynasty))

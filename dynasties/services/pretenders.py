@@ -6,13 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from campaign import treasury
 from campaign.dice import DiceBox
 from campaign.models import Campaign, PostingKind
-from campaign.permissions import require
+from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, load_tables, lock_campaign
 from dynasties.models import Character, Dynasty, Origin, Reign, Status
 from dynasties.services import control
@@ -70,7 +69,7 @@ def _event_cards(campaign: Campaign, what: str) -> None:
 
 
 @transaction.atomic
-def pretender_declare(*, campaign: Campaign | int, character: Character | int, by: AbstractBaseUser | None = None) -> Character:
+def pretender_declare(*, campaign: Campaign | int, character: Character | int, by: Actor) -> Character:
     """Event cards 18-22: the character (15 or more, not the monarch's only son) becomes a Pretender
     and passes to the player on the left of the house controlling him, with his wife and his
     children under 15 that house controls; a female Pretender's husband is returned to his house of
@@ -147,7 +146,7 @@ def pretender_declare(*, campaign: Campaign | int, character: Character | int, b
 
 
 @transaction.atomic
-def pretender_buy_back(*, campaign: Campaign | int, character: Character | int, by: AbstractBaseUser | None = None) -> Character:
+def pretender_buy_back(*, campaign: Campaign | int, character: Character | int, by: Actor) -> Character:
     """For a 'bribe' of 50 Crowns the Pretender's original house buys back the Pretender, the
     spouse and the unmarried children the other house controls. All sins are forgiven."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
@@ -224,7 +223,7 @@ def bastard_create(
     birth_year: int | None = None,
     source: DiceSource | None = None,
     entered: Sequence[Sequence[int]] | None = None,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> Character:
     """Event cards 38 and 39: a bastard son of an unmarried King (default born this year), with
     rolled characteristics (``entered``: three typed 3d6 rolls, Strength, Constitution, Charisma),

@@ -6,13 +6,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.text import slugify
 
+from campaign import audit
 from campaign.dice import DiceBox
 from campaign.models import Campaign, DiceEntry, Membership, Role, RuleTable, Step
+from campaign.permissions import Actor
 from campaign.steps import Chronicle
 from dynasties.models import Character, Crown, Dynasty, DynastyKind, Marriage, Origin
 from dynasties.services import bloodline_sequence, regnal
@@ -76,7 +77,7 @@ def campaign_create(
     entered: Sequence[Sequence[int]] | None = None,
     dice_entry: str = DiceEntry.FACES,
     auto_pass_certain: bool = False,
-    by: AbstractBaseUser | None = None,
+    by: Actor | None = None,
 ) -> Campaign:
     """A new campaign, its tables copied from the defaults, and each dynasty's starting family.
 
@@ -122,7 +123,7 @@ def campaign_create(
     RuleTable.objects.bulk_create(
         [RuleTable(campaign=campaign, key=k, data=v) for k, v in defaults_for(rules.DEFAULT_TABLES).items()]
     )
-    if by is not None:
+    if audit.person(by) is not None:  # its creator is its GM (a command's campaign has none yet)
         Membership.objects.create(campaign=campaign, user=by, role=Role.GM)
 
     box = DiceBox(campaign, source=source, by=by, step="setup")

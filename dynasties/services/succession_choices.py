@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from campaign.models import Campaign, Step
-from campaign.permissions import require
+from campaign.permissions import Actor, require
 from campaign.steps import Seen, lock_campaign, require_step
 from dynasties.models import Crown, Dynasty, Reign, Status
 from dynasties.services.common import World
@@ -47,9 +46,7 @@ def _crown_player(campaign: Campaign, crown: str) -> int | None:
 
 
 @transaction.atomic
-def pass_over_choose(
-    *, campaign: Campaign | int, crown: str, heirs: Sequence[int], limit: int, by: AbstractBaseUser | None = None
-) -> list[int]:
+def pass_over_choose(*, campaign: Campaign | int, crown: str, heirs: Sequence[int], limit: int, by: Actor) -> list[int]:
     """Record which heirs of the dead monarch's line the crown's player passes over (possibly
     none). Each must be among the first ``limit`` of the line, one the rules let him pass over and
     ahead of the one who would then succeed (the walk ``survival_finish`` makes, dry)."""

@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Count
 
 from campaign.dice import DiceBox
 from campaign.models import Campaign, RollSubject, Step
-from campaign.permissions import may_act_for, require, require_act_for
+from campaign.permissions import Actor, may_act_for, require, require_act_for
 from campaign.steps import Chronicle, Seen, load_tables, lock_campaign, require_step, set_step
 from dynasties.models import BirthAttempt, Character, DynastyKind, Origin, Status, Title
 from dynasties.services import bloodline as bl_services
@@ -112,7 +111,7 @@ def survival_roll(
     characters: Sequence[int] | None = None,
     faces: Mapping[int, Entered] | None = None,
     source: DiceSource | None = None,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> list[SurvivalResult]:
     """Roll 2d6 + Constitution for the given characters (default: everyone still to roll the caller
     acts for: the GM's all, a player's his own house's).
@@ -263,7 +262,7 @@ def survival_finish(
     source: DiceSource | None = None,
     entered: Sequence[Sequence[int]] | None = None,
     pass_over: Mapping[str, Sequence[int]] | None = None,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> Campaign:
     """Close Survival once everyone has rolled; crowns whose monarch died pass to the heir (A7).
 
@@ -319,7 +318,7 @@ def survival_close(
     pass_over: Mapping[str, Sequence[int]] | None = None,
     entered: Sequence[Sequence[int]] | None = None,
     source: DiceSource | None = None,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> SurvivalClosed:
     """The GM's finish of Survival as every door asks for it: the heirs passed over are those given
     (``{}``: nobody) or, when ``pass_over`` is None, the choices the crowns' players recorded; then

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from campaign.models import Campaign, Step
-from campaign.permissions import require
+from campaign.permissions import Actor, require
 from campaign.steps import STEP_LABELS, Chronicle, Seen, lock_campaign
 from dynasties.models import Character, Dynasty, Modifier, ModifierKind, Origin, Status, Title, TitleHolding
 from dynasties.services.common import World
@@ -91,7 +90,7 @@ def title_grant(
     province: str,
     crown: str | None = None,
     name: str | None = None,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> Title:
     """Rule G: during the Dynastic Sequence the player makes one of his Princes (15 or more) Governor
     of a province he controls. ``crown`` is the country the province lies in (default: the crown of
@@ -397,7 +396,7 @@ def title_dispute(
     holding: TitleHolding | int | None = None,
     title: Title | int | None = None,
     holder: Character | int | None = None,
-    by: AbstractBaseUser | None = None,
+    by: Actor,
 ) -> TitleHolding:
     """Rule G: in the turn a title is inherited, the King of the province's country disputes the
     inheritance and names who holds it ("the King's wishes are followed"). ``holding`` is the heir's

@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django_tasks import task
@@ -20,6 +19,7 @@ from django_tasks import task
 from campaign.artifacts import artifact_storage
 from campaign.jobs import job_create, job_finish, job_progress, job_run
 from campaign.models import Campaign, Job, JobKind, JobState
+from campaign.permissions import Actor
 from dynasties.trees.render import FORMATS, TreeRequest, cache_key, render_tree
 
 INLINE_PEOPLE = 500  # settings.TREE_INLINE_PEOPLE, when not set
@@ -50,7 +50,7 @@ def render_tree_job(job_id: str) -> None:
     job_run(job_id, _render)
 
 
-def start(campaign: Campaign, request: TreeRequest, path: str, *, by: AbstractBaseUser | None = None) -> Job:
+def start(campaign: Campaign, request: TreeRequest, path: str, *, by: Actor) -> Job:
     """The job drawing this tree: the one already queued or running for the same tree of the same
     data, else a new one on the task queue. ``path`` is the tree's address (to ask it again)."""
     request = request.checked()

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from campaign.models import Campaign, RuleTable
-from campaign.permissions import require
+from campaign.permissions import Actor, require
 from operations.exchange import special
 from operations.exchange.spec import CAMPAIGN, FORMAT, SPEC, Field, Rows, Section
 from operations.exchange.special import singular
@@ -18,7 +18,7 @@ from rules.errors import RuleError
 Row = dict[str, Any]
 
 
-def campaign_export_for(campaign: Campaign, *, by: Any) -> dict[str, Any]:
+def campaign_export_for(campaign: Campaign, *, by: Actor) -> dict[str, Any]:
     """The export asked for by a user: the GM's (the policy decides), as it holds every exchequer
     and contract."""
     require(by, campaign, "gm")

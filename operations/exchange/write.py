@@ -6,12 +6,12 @@ from __future__ import annotations
 import re
 from typing import Any, TypeVar
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.core.validators import slug_re
 from django.db import DataError, IntegrityError, connection, models, transaction
 
 from campaign import audit
 from campaign.models import Campaign, Membership, Role, RuleTable
+from campaign.permissions import Actor
 from dynasties.services import regnal
 from operations.exchange.read import read_document
 from operations.exchange.spec import BY_NAME, CAMPAIGN, ORDER, SPEC, Field, Rows, Section
@@ -35,7 +35,7 @@ _CONSTRAINT_TEXT = {
 }
 
 
-def campaign_import(data: Any, *, by: AbstractBaseUser | None = None, slug: str | None = None) -> Campaign:
+def campaign_import(data: Any, *, by: Actor | None = None, slug: str | None = None) -> Campaign:
     """Load an exported campaign as a new campaign; ``by`` becomes its GM.
 
     The whole document is checked first; any problem is an ``InvalidImport`` naming it, and
@@ -47,7 +47,7 @@ def campaign_import(data: Any, *, by: AbstractBaseUser | None = None, slug: str 
 
 
 @transaction.atomic
-def _import(data: Any, *, by: AbstractBaseUser | None, slug: str | None) -> Campaign:
+def _import(data: Any, *, by: Actor | None, slug: str | None) -> Campaign:
     ctx = read_document(data)
     # a document from before regnal numbers: its reigns get the numerals they would have had
     unnumbered = any(isinstance(r, dict) and "numeral" not in r for r in data.get("reigns") or [])
@@ -72,7 +72,7 @@ def _import(data: Any, *, by: AbstractBaseUser | None, slug: str | None) -> Camp
     return campaign
 
 
-def _write_campaign(row: Row, *, by: AbstractBaseUser | None, slug: str | None) -> Campaign:
+def _write_campaign(row: Row, *, by: Actor | None, slug: str | None) -> Campaign:
     fields = {f.source: row[f.key] for f in CAMPAIGN.fields if f.key != "tables"}
     if slug is not None:
         if not slug_re.match(slug) or len(slug) > 80:
@@ -84,7 +84,7 @@ def _write_campaign(row: Row, *, by: AbstractBaseUser | None, slug: str | None) 
         fields["slug"] = _unique_slug(fields["slug"])
     campaign = Campaign.objects.create(**fields)
     _bulk_create(RuleTable, [RuleTable(campaign=campaign, key=k, data=v) for k, v in row["tables"].items()])
-    if by is not None:
+    if audit.person(by) is not None:  # a command's import (the system, or no one) seats no GM
         Membership.objects.create(campaign=campaign, user=by, role=Role.GM)
     return campaign
 

@@ -10,6 +10,7 @@ import pytest
 
 from campaign import treasury
 from campaign.models import ChronicleEntry, PostingKind
+from campaign.permissions import SYSTEM_ACTOR
 from contracts.models import (
     Breach,
     Contract,
@@ -35,7 +36,12 @@ def house(campaign, crown) -> int:
 
 def draft(campaign, a, b, title, clauses=(), kind="agreement"):
     return contract_draft(
-        campaign=campaign, kind=kind, title=title, parties=[house(campaign, a), house(campaign, b)], clauses=list(clauses)
+        campaign=campaign,
+        kind=kind,
+        title=title,
+        parties=[house(campaign, a), house(campaign, b)],
+        clauses=list(clauses),
+        by=SYSTEM_ACTOR,
     )
 
 
@@ -68,7 +74,7 @@ def amiens(campaign):
         "The Pact of Amiens",
         [{"kind": "non_aggression"}, {"kind": "damages", "params": {"amount": 30}}],
     )
-    contract_sign(campaign=campaign, contract=pact)
+    contract_sign(campaign=campaign, contract=pact, by=SYSTEM_ACTOR)
     return pact
 
 
@@ -221,9 +227,9 @@ def test_a_repeated_key_signs_once(campaign, alice, dover, client_for):
 
 
 def test_every_action_on_a_contract_one_may_not_see_is_404(campaign, bob, observer, outsider, dover, amiens, client_for):
-    contract_sign(campaign=campaign, contract=dover)
+    contract_sign(campaign=campaign, contract=dover, by=SYSTEM_ACTOR)
     payment = ContractPayment.objects.get(contract=dover)
-    breach = breach_record(campaign=campaign, contract=dover, by_dynasty=house(campaign, "Spain"), text="raided")
+    breach = breach_record(campaign=campaign, contract=dover, by_dynasty=house(campaign, "Spain"), text="raided", by=SYSTEM_ACTOR)
     posts = [
         (contract_url(campaign, dover, "sign"), {"dynasty": house(campaign, "Spain")}),
         (contract_url(campaign, dover, "end"), {"how": "consent"}),
@@ -243,7 +249,7 @@ def test_every_action_on_a_contract_one_may_not_see_is_404(campaign, bob, observ
 
 
 def test_ending_by_the_escape_clause_and_by_consent(campaign, alice, bob, gm, dover, amiens, client_for):
-    contract_sign(campaign=campaign, contract=dover)
+    contract_sign(campaign=campaign, contract=dover, by=SYSTEM_ACTOR)
     no_reason = assert_error(client_for(alice).post(contract_url(campaign, dover, "end"), {"how": "escape"}, format="json"), 400)
     assert set(no_reason["fields"]) == {"reason"} and "escape condition" in no_reason["fields"]["reason"]
     spain = {"how": "escape", "by_dynasty": house(campaign, "Spain"), "reason": "Spain was attacked"}
@@ -305,7 +311,7 @@ def test_a_breach_goes_to_a_bloodline_dispute_ruled_by_the_other_players(campaig
 
 def test_a_broken_agreement_goes_to_a_parley_and_a_tie_excommunicates(campaign, alice, gm, amiens, client_for):
     england, france = house(campaign, "England"), house(campaign, "France")
-    breach = breach_record(campaign=campaign, contract=amiens, by_dynasty=france, text="marched on Calais")
+    breach = breach_record(campaign=campaign, contract=amiens, by_dynasty=france, text="marched on Calais", by=SYSTEM_ACTOR)
     votes = [{"dynasty": england, "stature": 5, "choice": "for"}, {"dynasty": france, "stature": 5, "choice": "against"}]
     assert_error(client_for(alice).post(url(campaign, "parleys"), {"breach": breach.pk, "votes": votes}, format="json"), 403)
     unknown = assert_error(client_for(gm).post(url(campaign, "parleys"), {"breach": 999999, "votes": votes}, format="json"), 400)
@@ -344,7 +350,7 @@ def test_other_parleys_say_their_kind_caller_and_subject(campaign, gm, client_fo
 
 
 def test_the_payer_settles_an_unpaid_payment(campaign, alice, gm, dover, amiens, client_for):
-    contract_sign(campaign=campaign, contract=dover)
+    contract_sign(campaign=campaign, contract=dover, by=SYSTEM_ACTOR)
     payment = ContractPayment.objects.get(contract=dover)
     address = contract_url(campaign, dover, f"payments/{payment.pk}/settle")
     broke = assert_error(client_for(alice).post(address, format="json"), 400)  # England still holds nothing
@@ -365,7 +371,7 @@ def test_only_the_payers_player_settles(campaign, gm, dover, client_for, django_
 
     spaniard = django_user_model.objects.create_user("carlos", password="carlos-password-1")
     Membership.objects.create(campaign=campaign, user=spaniard, role=Role.PLAYER, dynasty_id=house(campaign, "Spain"))
-    contract_sign(campaign=campaign, contract=dover)
+    contract_sign(campaign=campaign, contract=dover, by=SYSTEM_ACTOR)
     payment = ContractPayment.objects.get(contract=dover)
     address = contract_url(campaign, dover, f"payments/{payment.pk}/settle")
     assert_error(client_for(spaniard).post(address, format="json"), 403, "permission_denied")  # Spain is owed, not the payer

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from campaign.models import Campaign, Membership, Role
+from campaign.permissions import SYSTEM_ACTOR
 from contracts.services import contract_draft, contract_sign
 from dynasties.models import Character, Dynasty
 from operations.exchange import FORMAT, campaign_export
@@ -25,9 +26,14 @@ def rich(campaign):
     """The shared campaign with a contract in force, so the document carries secrets too."""
     parties = list(Dynasty.objects.filter(campaign=campaign, crown__in=["England", "France"]).values_list("pk", flat=True))
     pact = contract_draft(
-        campaign=campaign, kind="agreement", title="Amiens", parties=parties, clauses=[{"kind": "non_aggression"}]
+        campaign=campaign,
+        kind="agreement",
+        title="Amiens",
+        parties=parties,
+        clauses=[{"kind": "non_aggression"}],
+        by=SYSTEM_ACTOR,
     )
-    contract_sign(campaign=campaign, contract=pact)
+    contract_sign(campaign=campaign, contract=pact, by=SYSTEM_ACTOR)
     return campaign
 
 

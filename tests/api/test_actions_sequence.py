@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from campaign.models import ActionKey, Checkpoint, ChronicleEntry, Posting, Roll, Step
+from campaign.permissions import SYSTEM_ACTOR
 from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, PassedOver, Reign, Status
 from dynasties.services import births_finish, marriage_arrange, survival_roll
 from dynasties.services.sequence_view import survival_board
@@ -237,7 +238,7 @@ def test_the_same_idempotency_key_twice_is_409_and_rolls_once(campaign, alice, c
 def test_the_survival_board_shows_the_number_needed_and_the_odds(campaign, alice, client_for):
     edward = couple(campaign).husband
     Character.objects.filter(pk=edward.pk).update(characteristics={"strength": 0, "constitution": -1, "charisma": 0})
-    births_finish(campaign=campaign)
+    births_finish(campaign=campaign, by=SYSTEM_ACTOR)
     body = client_for(alice).get(url(campaign, "survival")).json()
     assert body["open"] and body["dice"] == "2d6" and body["to_roll"] == len(body["rows"])
     row = next(r for r in body["rows"] if r["character"]["id"] == edward.pk)
@@ -250,7 +251,7 @@ def test_the_survival_board_shows_the_number_needed_and_the_odds(campaign, alice
 
 def test_a_typed_death_a_pass_over_and_the_finish_make_a_new_reign(campaign, gm, alice, bob, observer, client_for, england_heirs):
     edward, john, henry = england_heirs
-    births_finish(campaign=campaign)
+    births_finish(campaign=campaign, by=SYSTEM_ACTOR)
     # Alice types her King's dice: 1 + 1 + 0 < 4, he dies.
     response = client_for(alice).post(url(campaign, "survival/rolls"), {"characters": [edward.pk], "faces": {edward.pk: [1, 1]}})
     assert response.status_code == 200, response.content
@@ -308,7 +309,7 @@ def test_a_typed_death_a_pass_over_and_the_finish_make_a_new_reign(campaign, gm,
 
 def test_survival_refusals(campaign, gm, alice, bob, client_for, england_heirs):
     edward, john, _henry = england_heirs
-    births_finish(campaign=campaign)
+    births_finish(campaign=campaign, by=SYSTEM_ACTOR)
     rolls = url(campaign, "survival/rolls")
     before = written(campaign)
     france = couple(campaign, "France").husband
@@ -332,7 +333,7 @@ def test_survival_refusals(campaign, gm, alice, bob, client_for, england_heirs):
     )
     assert_error(client_for(alice).post(rolls, {"characters": [edward.pk]}), 400, "not_due")  # rolled already
     due = [r.character.pk for r in survival_board(campaign).to_roll]
-    survival_roll(campaign=campaign, characters=due, faces={pk: [6, 6] for pk in due})
+    survival_roll(campaign=campaign, characters=due, faces={pk: [6, 6] for pk in due}, by=SYSTEM_ACTOR)
     body = assert_error(client_for(gm).post(url(campaign, "survival/finish"), {"entered": [[9]]}), 400)
     assert set(body["fields"]) == {"entered"}
     body = assert_error(client_for(gm).post(url(campaign, "survival/finish"), {"pass_over": {"Narnia": [john.pk]}}), 400)
@@ -444,7 +445,7 @@ def test_marriage_refusals(campaign, gm, alice, bob, observer, client_for, table
     assert_error(client_for(alice).post(url(campaign, "marriages/finish")), 403, "permission_denied")
     assert_error(client_for(alice).post(url(campaign, "marriages/999999/wed")), 404, "not_found")
     assert written(campaign) == before
-    theirs = marriage_arrange(campaign=campaign, husband=table["konrad"], wife=table["isabelle"])
+    theirs = marriage_arrange(campaign=campaign, husband=table["konrad"], wife=table["isabelle"], by=SYSTEM_ACTOR)
     assert_error(client_for(alice).post(url(campaign, f"marriages/{theirs.pk}/wed")), 403, "permission_denied")
     body = assert_error(client_for(bob).post(url(campaign, f"marriages/{theirs.pk}/cancel"), {"reason": "  "}), 400, "invalid")
     assert set(body["fields"]) == {"reason"}
@@ -459,7 +460,9 @@ def test_marriage_refusals(campaign, gm, alice, bob, observer, client_for, table
 def test_finish_publish_and_advance_are_the_gms_and_the_announcements_are_per_viewer(
     campaign, gm, alice, bob, observer, client_for, table
 ):
-    marriage_arrange(campaign=campaign, husband=table["edmund"], wife=table["isabelle"], wed=True)  # England is paid
+    marriage_arrange(
+        campaign=campaign, husband=table["edmund"], wife=table["isabelle"], wed=True, by=SYSTEM_ACTOR
+    )  # England is paid
     for action in ("marriages/finish", "announcements/publish", "turn/advance"):
         assert_error(client_for(alice).post(url(campaign, action)), 403, "permission_denied")
     assert_error(client_for(gm).post(url(campaign, "announcements/publish")), 409, "step_order")

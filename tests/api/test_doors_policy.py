@@ -19,6 +19,7 @@ import pytest
 
 from campaign.models import Membership, Role, Step
 from campaign.permissions import (
+    SYSTEM_ACTOR,
     Forbidden,
     acting_house,
     own_house,
@@ -211,7 +212,7 @@ def test_an_observer_is_refused_before_the_step_is_looked_at(campaign, client_fo
 
 
 def test_a_player_rolls_survival_for_his_own_house_by_default(campaign, alice) -> None:
-    births_finish(campaign=campaign)
+    births_finish(campaign=campaign, by=SYSTEM_ACTOR)
     england = _houses(campaign)["England"]
     rolled = survival_roll(campaign=campaign, by=alice)
     assert rolled and {r.character.controlled_by_id for r in rolled} == {england}
@@ -234,8 +235,8 @@ def test_the_interphase_previews_show_a_house_only_to_whom_may_act_for_it(campai
 def test_a_breach_is_raised_only_for_ones_own_house(campaign, alice, bob) -> None:
     houses = _houses(campaign)
     parties = [houses["England"], houses["France"], houses["Spain"]]
-    pact = contract_draft(campaign=campaign, kind="agreement", title="The Three Crowns", parties=parties)
-    contract_sign(campaign=campaign, contract=pact)
+    pact = contract_draft(campaign=campaign, kind="agreement", title="The Three Crowns", parties=parties, by=SYSTEM_ACTOR)
+    contract_sign(campaign=campaign, contract=pact, by=SYSTEM_ACTOR)
     with pytest.raises(Forbidden):  # Alice (England) speaks for Spain
         breach_record(
             campaign=campaign, contract=pact, by_dynasty=houses["France"], raised_by=houses["Spain"], text="x", by=alice
@@ -250,7 +251,9 @@ def test_a_breach_is_raised_only_for_ones_own_house(campaign, alice, bob) -> Non
 def test_only_a_party_hears_why_a_contract_cannot_be_escaped(campaign, alice, bob) -> None:
     """Bob (France) is no party: 403, before he learns that the draft has nothing to escape."""
     houses = _houses(campaign)
-    draft = contract_draft(campaign=campaign, kind="agreement", title="Dover", parties=[houses["England"], houses["Spain"]])
+    draft = contract_draft(
+        campaign=campaign, kind="agreement", title="Dover", parties=[houses["England"], houses["Spain"]], by=SYSTEM_ACTOR
+    )
     with pytest.raises(Forbidden):
         contract_escape(campaign=campaign, contract=draft, by_dynasty=houses["France"], reason="x", by=bob)
     with pytest.raises(RuleError, match="nothing to escape"):  # Alice's England is a party: she hears why
@@ -262,8 +265,8 @@ def test_the_services_take_a_players_own_house_when_he_names_none(campaign, gm, 
     houses = _houses(campaign)
     england, spain = houses["England"], houses["Spain"]
     assert [acting_house(campaign, u) for u in (gm, alice, observer)] == [None, england, None]
-    assert acting_house(campaign) is None  # the system names its house
-    dover = contract_draft(campaign=campaign, kind="agreement", title="Dover", parties=[england, spain])
+    assert acting_house(campaign, by=SYSTEM_ACTOR) is None  # the system names its house
+    dover = contract_draft(campaign=campaign, kind="agreement", title="Dover", parties=[england, spain], by=SYSTEM_ACTOR)
     for who, refused in ((observer, Forbidden), (gm, RuleError)):
         with pytest.raises(refused) as why:
             contract_sign_party(campaign=campaign, contract=dover, by=who)
@@ -276,8 +279,8 @@ def test_the_services_take_a_players_own_house_when_he_names_none(campaign, gm, 
 def test_a_breach_raised_with_no_injured_party_is_the_players_own(campaign, gm, alice) -> None:
     houses = _houses(campaign)
     parties = [houses["England"], houses["France"], houses["Spain"]]
-    pact = contract_draft(campaign=campaign, kind="agreement", title="The Three Crowns", parties=parties)
-    contract_sign(campaign=campaign, contract=pact)
+    pact = contract_draft(campaign=campaign, kind="agreement", title="The Three Crowns", parties=parties, by=SYSTEM_ACTOR)
+    contract_sign(campaign=campaign, contract=pact, by=SYSTEM_ACTOR)
     with pytest.raises(RuleError) as itself:
         breach_record(campaign=campaign, contract=pact, by_dynasty=houses["England"], text="x", by=alice)
     assert set(itself.value.fields) == {"by_dynasty"}

@@ -33,7 +33,7 @@ class NoteView(APIView):
             )
             then = data.validated_data["then"]
             if then == "advance":
-                turn_advance(campaign=locked)  # at Births: a step out of order
+                turn_advance(campaign=locked, by=request.user)  # at Births: a step out of order
             if then == "validation":
                 raise ValidationError({"text": "Not that text."})
             if then == "forbidden":

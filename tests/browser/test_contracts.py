@@ -12,6 +12,7 @@ from django.contrib.auth import get_user_model
 from playwright.sync_api import Browser, Page, expect
 
 from campaign.models import Membership, Role
+from campaign.permissions import SYSTEM_ACTOR
 from contracts.models import Contract, ContractState
 from contracts.services import breach_record, contract_draft, contract_sign, contract_sign_party
 from dynasties.models import Dynasty
@@ -143,7 +144,9 @@ def test_each_player_signs_his_side_and_the_contract_comes_into_force(browser: B
         assert contract.state == ContractState.IN_FORCE and contract.signatures.count() == 2
 
         # a contract Bob's house is not party to: out of his reach by URL, and not listed
-        secret = contract_draft(campaign=table, kind="treaty", title="The Secret Treaty", parties=[england.pk, spain.pk])
+        secret = contract_draft(
+            campaign=table, kind="treaty", title="The Secret Treaty", parties=[england.pk, spain.pk], by=SYSTEM_ACTOR
+        )
         response = page.goto(f"{live_server.url}/c/{table.slug}/contracts/{secret.pk}/")
         assert response is not None and response.status == 404
         response = page.goto(f"{live_server.url}/c/{table.slug}/contracts/{secret.pk}/pdf/")
@@ -170,16 +173,18 @@ def test_the_contracts_pages_fit_a_phone(browser: Browser, live_server, table):
                 "params": {"payer": france.pk, "payee": england.pk, "amount": 20, "from_year": table.current_year, "turns": 3},
             },
         ],
+        by=SYSTEM_ACTOR,
     )
-    contract_sign(campaign=table, contract=pact)
-    breach = breach_record(campaign=table, contract=pact, by_dynasty=france, text="raided Kent")
+    contract_sign(campaign=table, contract=pact, by=SYSTEM_ACTOR)
+    breach = breach_record(campaign=table, contract=pact, by_dynasty=france, text="raided Kent", by=SYSTEM_ACTOR)
     waiting = contract_draft(
         campaign=table,
         kind="treaty",
         title="The Treaty of the Three Crowns",
         parties=[england.pk, france.pk, Dynasty.objects.get(campaign=table, crown="Spain").pk],
+        by=SYSTEM_ACTOR,
     )
-    contract_sign_party(campaign=table, contract=waiting, dynasty=france)
+    contract_sign_party(campaign=table, contract=waiting, dynasty=france, by=SYSTEM_ACTOR)
     table.ruleset = "eu-bloodline"  # so that the dispute page shows its grid of votes
     table.save()
     base = f"{live_server.url}/c/{table.slug}/contracts/"

@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from campaign.models import Step
+from campaign.permissions import SYSTEM_ACTOR
 from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Reign
 from dynasties.services import births_finish
 from tests.browser.helpers import log_in
@@ -97,7 +98,7 @@ def test_a_player_types_his_couples_dice_on_a_phone(browser: Browser, live_serve
 
 
 def test_the_gm_sees_a_death_and_crowns_the_heir(browser: Browser, live_server, campaign, gm):
-    births_finish(campaign=campaign)
+    births_finish(campaign=campaign, by=SYSTEM_ACTOR)
     england = Dynasty.objects.get(campaign=campaign, crown="England")
     edward = Marriage.objects.get(campaign=campaign, husband__controlled_by=england).husband
     john = Character.objects.get(campaign=campaign, father=edward)

@@ -87,6 +87,7 @@ def simulated_export(ruleset: str, seed: int, turns: int, *, law: bool = False) 
     automatic player from dice seed ``seed``, as its export. ``law``: the automatic player plays the
     whole law too (disputes, prisoners, contracts, the Interphase, titles ...; BloodLine with a minor
     house), as ``simulate`` does. Needs the database."""
+    from campaign.permissions import SYSTEM_ACTOR
     from dynasties.services import campaign_create
     from operations.exchange import campaign_export
     from operations.simulation import simulate, simulated_dynasties
@@ -103,5 +104,5 @@ def simulated_export(ruleset: str, seed: int, turns: int, *, law: bool = False) 
         source=source,
         dynasties=simulated_dynasties(ruleset, 5) if law else None,
     )
-    campaign = simulate(campaign, turns=turns, source=source, law=law)
+    campaign = simulate(campaign, turns=turns, source=source, law=law, by=SYSTEM_ACTOR)
     return campaign_export(campaign)

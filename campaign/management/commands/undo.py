@@ -1,7 +1,8 @@
 """Undo the step (or the turn) last worked on, from the shell: what the GM's Undo button does.
 
 With ``--as USER`` the undo is that user's, and the policy decides as for every other door (only
-the campaign's GM may undo); without it the command acts as the system (the server's operator)."""
+the campaign's GM may undo); without it the command acts as the system (``SYSTEM_ACTOR``: the
+server's operator)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from campaign.models import Campaign
+from campaign.permissions import SYSTEM_ACTOR, Actor
 from campaign.undo import describe, new_action_key, redo, undo_step, undo_turn
 from rules.errors import RuleError
 
@@ -29,14 +31,15 @@ class Command(BaseCommand):
             campaign = Campaign.objects.get(slug=opts["slug"])
         except Campaign.DoesNotExist:
             raise CommandError(f"There is no campaign with the slug {opts['slug']!r}.") from None
-        user = None
+        by: Actor = SYSTEM_ACTOR
         if opts["as_user"]:
             user = get_user_model().objects.filter(username=opts["as_user"]).first()
             if user is None:
                 raise CommandError(f"There is no user {opts['as_user']!r}.")
+            by = user
         undo = redo if opts["redo"] else undo_turn if opts["turn"] else undo_step
         try:
-            restored = undo(campaign=campaign, key=new_action_key(), by=user)
+            restored = undo(campaign=campaign, key=new_action_key(), by=by)
         except RuleError as exc:
             raise CommandError(exc.message) from exc
         done = "redone from" if opts["redo"] else "back to"

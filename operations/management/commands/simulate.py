@@ -6,6 +6,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser, DjangoHelpFormatter
 from django.db import transaction
 
+from campaign.permissions import SYSTEM_ACTOR
 from dynasties.models import Character, Status
 from dynasties.services import campaign_create
 from operations.simulation import HOUSE_SIZE, law_summary, law_table, simulate, simulated_dynasties
@@ -105,7 +106,9 @@ class Command(BaseCommand):
                     optional_rules=options,
                     source=source,
                 )
-                campaign = simulate(campaign, turns=opts["turns"], source=source, law=True, house_size=opts["house_size"])
+                campaign = simulate(
+                    campaign, turns=opts["turns"], source=source, law=True, house_size=opts["house_size"], by=SYSTEM_ACTOR
+                )
         except RuleError as exc:
             raise CommandError(exc.message) from exc
         chars = Character.objects.filter(campaign=campaign)
