@@ -151,13 +151,20 @@ def test_the_exchequer_and_the_interphase_helper_on_a_phone(browser: Browser, li
         assert Posting.objects.filter(campaign=campaign, year=1320).count() == 0  # a preview writes nothing
         fits(page)
         shot(page, "interphase-preview-phone")
+        # the same form sent twice: a page kept in a second tab (the back button to a private page asks the
+        # browser to send its form again, as it is no-store: issue 30)
+        form = preview.locator("form").filter(has=page.get_by_role("button", name=re.compile("Post these 3 lines")))
+        html = form.evaluate("f => { const c = f.cloneNode(true); c.action = f.action; return c.outerHTML; }")
+        twice = context.new_page()
+        twice.goto(page.url.split("#")[0].split("?")[0])
+        twice.evaluate("html => document.querySelector('main').insertAdjacentHTML('afterbegin', html)", html)
         preview.get_by_role("button", name=re.compile("Post these 3 lines")).click()
         expect(page.locator("ul.messages")).to_contain_text("The Interphase of 1320 is posted")
         expect(page.locator(".holding")).to_contain_text("201 Crowns")
         assert Posting.objects.filter(campaign=campaign, year=1320).count() == 3
-        page.go_back()  # the back button: the preview again, its form sent a second time
-        page.locator("section.preview").get_by_role("button", name=re.compile("Post these 3 lines")).click()
-        expect(page.locator("ul.messages")).to_contain_text("already done")
+        twice.locator("main > form").get_by_role("button", name=re.compile("Post these 3 lines")).click()
+        expect(twice.locator("ul.messages")).to_contain_text("already done")
+        page = twice
         assert Posting.objects.filter(campaign=campaign, year=1320).count() == 3
         fits(page)
         shot(page, "exchequer-after-interphase-phone")
