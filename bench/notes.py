@@ -43,6 +43,13 @@ from tests.notes_corpus import DEPTH, KEPT, REAL, REFUSED  # noqa: E402
 LIFTED = 10**6  # steps a character no note reaches: the bound lifted
 
 
+def cell(name: str) -> str:
+    """A shape's name as a Markdown table's cell: as code, so its marks show as typed."""
+    if name.startswith("real: "):
+        return name
+    return f"`` {name} ``" if "`" in name else f"`{name}`"
+
+
 def shapes(size: int) -> dict[str, str]:
     """Every shape as a note: the worst found at ``size`` characters, then real notes at their lengths."""
     built = {name: build(size) for name, build in {**KEPT, **REFUSED}.items()}
@@ -138,7 +145,7 @@ def run(args: argparse.Namespace, tmp: str) -> None:
         except notes.NoteRefused:
             whole = best(partial(notes.render, text, per_character=LIFTED), args.runs)
             print(
-                f"| {name} | refused | {steps / len(text):.2f} | {write:.1f} ms (refused) | {write / kb:.1f} "
+                f"| {cell(name)} | refused | {steps / len(text):.2f} | {write:.1f} ms (refused) | {write / kb:.1f} "
                 f"| {whole / kb:.1f} | - | not saved | - |"
             )
             continue
@@ -147,11 +154,11 @@ def run(args: argparse.Namespace, tmp: str) -> None:
         median_page(client, page, 1)
         shown = median_page(client, page, args.runs)
         print(
-            f"| {name} | kept | {steps / len(text):.2f} | {write:.1f} ms | {write / kb:.1f} | {write / kb:.1f} "
+            f"| {cell(name)} | kept | {steps / len(text):.2f} | {write:.1f} ms | {write / kb:.1f} | {write / kb:.1f} "
             f"| {len(rendered.html) / 1024:.0f} KB | {shown:.1f} ms | {shown - bare:+.1f} ms |"
         )
     print()
-    print(f"the worst kept: {worst[0]:.1f} ms a KB ({worst[1]})")
+    print(f"the worst kept: {worst[0]:.1f} ms a KB ({cell(worst[1])})")
     if args.old:
         old(args.old, args.runs)
 
@@ -180,7 +187,7 @@ def old(size: int, runs: int) -> None:
         then = best(partial(python_markdown, text), runs)
         whole = best(partial(notes.render, text, per_character=LIFTED), runs)
         now = best(partial(render_or_refuse, text), runs)
-        print(f"| {name} | {then:.1f} ms | {whole:.1f} ms | {now:.1f} ms |")
+        print(f"| {cell(name)} | {then:.1f} ms | {whole:.1f} ms | {now:.1f} ms |")
 
 
 if __name__ == "__main__":

@@ -47,14 +47,14 @@ STEPS_PER_CHARACTER = 12
 """The parser's work a note may take, per character (beyond ``STEPS_BASE``). A step is a rule tried,
 or a token passed over while looking for where a link's words end (at each ``[`` markdown-it-py
 looks ahead token by token, through up to 20 nested brackets: a flood of brackets is made of those);
-a token made costs ``TOKEN_STEPS``. A step costs 0.3-0.6 µs here whatever the shape, so 12 a
-character is 4-7 ms of CPU a kilobyte (bench/notes.py); only the scan of a link's target, at most 32
+a token made costs ``TOKEN_STEPS``. A step costs 0.25-0.6 µs here whatever the shape, so 12 a
+character is 3-7 ms of CPU a kilobyte (bench/notes.py); only the scan of a link's target, at most 32
 parentheses deep, is not counted (20,000 characters of ``![a](``: 7 steps a character, 8 ms a
-kilobyte). Real notes take 0.3-12.5 (prose under 1.5, a column of short italic lines 9.7, a table of
+kilobyte). Real notes take 0.3-12.4 (prose under 1.5, a column of short italic lines 9.7, a table of
 one-digit cells 12.4: tests/notes_corpus.py); bracket floods 20-60, a table of empty cells 24:
 refused (docs/rulings.md, "Notes and portraits")."""
 STEPS_BASE = 20_000
-"""Steps any note may take whatever its length (6-11 ms here): a short note is never refused, and a
+"""Steps any note may take whatever its length (5-12 ms here): a short note is never refused, and a
 table of short cells a few kilobytes long is kept."""
 TOKEN_STEPS = 10
 """What a token costs, in steps (an object, then HTML to sanitize: about what eight to ten rules
