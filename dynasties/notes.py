@@ -4,9 +4,10 @@ only those the viewer may read (``campaign.permissions.visible``: public, its pl
 Rendering (issue 30): markdown-it-py, CommonMark with GitHub's tables, whose time is linear in the
 text (Python-Markdown's was quadratic: 20,000 ``[`` took 76 s). The writer's service
 (``dynasties.services.notes``) stores the HTML with the text (``Note.html``), so a page or the API
-only reads it back: nothing is rendered on a read. A note must also render within a bound: the
-parser's work is counted as it goes (``Work``: each rule it tries, each token it makes) and a note
-that would take more than ``STEPS_PER_CHARACTER`` steps a character, or that nests quotes and lists
+only reads it back: nothing is rendered on a read. A note must also render within a bound, a few
+milliseconds a kilobyte: the parser's work is counted as it goes (``Work``: each rule it tries, each
+token it passes over looking for a link's end, each token it makes) and a note that would take more
+than ``STEPS_PER_CHARACTER`` steps a character (and ``STEPS_BASE``), or that nests quotes and lists
 deeper than ``MAX_DEPTH``, is refused (``NoteRefused``) saying what to change (docs/rulings.md,
 "Notes and portraits").
 
@@ -42,15 +43,22 @@ MAX_LENGTH = 20_000
 MAX_DEPTH = 9
 """How deep quotes and lists may nest (markdown-it-py stops laying out deeper ones: their text would
 be lost from the page)."""
-STEPS_PER_CHARACTER = 25
-"""The parser's work a note may take, per character: a step is a rule tried, a token made costs
-``TOKEN_STEPS`` (a token is an object, then HTML to sanitize). Plain prose takes under 1; the worst
-shapes (20,000 ``[``, ``![`` or ``[*``: every bracket a link that never closes) take 17-22, and a
-table of empty cells 24; a table whose rows have far fewer cells than its first is over it."""
-STEPS_BASE = 2_000
-"""Steps any note may take whatever its length (a short note is never refused)."""
+STEPS_PER_CHARACTER = 12
+"""The parser's work a note may take, per character (beyond ``STEPS_BASE``). A step is a rule tried,
+or a token passed over while looking for where a link's words end (at each ``[`` markdown-it-py
+looks ahead token by token, through up to 20 nested brackets: a flood of brackets is made of those);
+a token made costs ``TOKEN_STEPS``. A step costs 0.25-0.6 µs here whatever the shape, so 12 a
+character is 3-7 ms of CPU a kilobyte (bench/notes.py); only the scan of a link's target, at most 32
+parentheses deep, is not counted (20,000 characters of ``![a](``: 7 steps a character, 8 ms a
+kilobyte). Real notes take 0.3-12.4 (prose under 1.5, a column of short italic lines 9.7, a table of
+one-digit cells 12.4: tests/notes_corpus.py); bracket floods 20-60, a table of empty cells 24:
+refused (docs/rulings.md, "Notes and portraits")."""
+STEPS_BASE = 20_000
+"""Steps any note may take whatever its length (5-12 ms here): a short note is never refused, and a
+table of short cells a few kilobytes long is kept."""
 TOKEN_STEPS = 10
-"""What a token costs, in steps (about what ten rules tried cost: bench/notes.py)."""
+"""What a token costs, in steps (an object, then HTML to sanitize: about what eight to ten rules
+tried cost, the garbage collector's share included; a table's cells cost less: bench/notes.py)."""
 
 _MARKS = "[]!*_`<>&\\|#~-"
 
@@ -134,9 +142,25 @@ def _counting_inline(rule: Callable[..., bool]) -> Callable[..., bool]:
     return counted
 
 
+def _counting_skip(skip: Callable[[Any], None]) -> Callable[[Any], None]:
+    """Counts the tokens the parser passes over while it looks for a link's end (``[`` or ``![``):
+    each a step, even when it has passed over that one before (a dictionary look-up then, but the
+    flood of brackets is made of those: 20 for each ``[`` that never closes, one per nested level)."""
+
+    def counted(state: Any) -> None:
+        work: Work = state.env[_WORK]
+        work.steps += 1
+        if work.steps > work.limit:
+            raise _OverBudget(False)
+        skip(state)
+
+    return counted
+
+
 def _parser() -> MarkdownIt:
     """CommonMark (raw HTML allowed: nh3 cleans it) with GitHub's tables; no linkify, no typographer.
-    Its work is counted (``Work``): every rule it tries, block and inline, goes through a counter."""
+    Its work is counted (``Work``): every rule it tries, block and inline, and every token it passes
+    over looking for a link's end, goes through a counter."""
     md = MarkdownIt("commonmark", {"html": True, "linkify": False, "typographer": False}).enable("table")
     block: Ruler[Any] = md.block.ruler
     for rule in list(block.__rules__):
@@ -144,6 +168,7 @@ def _parser() -> MarkdownIt:
     inline: Ruler[Any] = md.inline.ruler
     for rule in list(inline.__rules__):
         inline.at(rule.name, _counting_inline(rule.fn), {"alt": list(rule.alt)})
+    md.inline.skipToken = _counting_skip(md.inline.skipToken)  # type: ignore[method-assign]
     md.validateLink = _any_link  # type: ignore[method-assign]
     return md
 
@@ -165,9 +190,11 @@ class Rendered:
     steps: int
 
 
-def steps_allowed(text: str) -> int:
-    """The most steps the parser may take on ``text``."""
-    return STEPS_PER_CHARACTER * len(text) + STEPS_BASE
+def steps_allowed(text: str, per_character: int | None = None, base: int | None = None) -> int:
+    """The most steps the parser may take on ``text``: ``STEPS_PER_CHARACTER`` a character and
+    ``STEPS_BASE``, unless given (the migration 0017 keeps its own)."""
+    per_character = STEPS_PER_CHARACTER if per_character is None else per_character
+    return per_character * len(text) + (STEPS_BASE if base is None else base)
 
 
 def _depth(tokens: list[Any]) -> int:
@@ -182,13 +209,13 @@ def _depth(tokens: list[Any]) -> int:
     return deepest
 
 
-def _too_intricate(text: str, in_table: bool) -> NoteRefused:
+def _too_intricate(text: str, in_table: bool, per_character: int) -> NoteRefused:
     if in_table:
         return NoteRefused(
-            "A table in the note would have far more cells than it has characters (a row "
-            "with fewer cells than the table's first row is filled with empty ones). Give each row its cells, "
-            "or give the table fewer columns.",
-            fields={"text": "a table too wide for its rows"},
+            "A table in the note has too many cells for its length (a row with fewer cells than the "
+            "table's first row is filled with empty ones, and a cell costs the parser as much as a dozen "
+            "characters of text). Give each row its cells, or make the table smaller.",
+            fields={"text": "a table with too many cells"},
         )
     marks = Counter(c for c in text if c in _MARKS)
     worst = ""
@@ -196,23 +223,25 @@ def _too_intricate(text: str, in_table: bool) -> NoteRefused:
         mark, count = marks.most_common(1)[0]
         worst = f" It has {count:,} “{mark}”."
     return NoteRefused(
-        f"The note is too intricate to show (more than {STEPS_PER_CHARACTER} steps of the "
+        f"The note is too intricate to show (more than {per_character} steps of the "
         f"Markdown parser a character).{worst} Close the brackets, emphasis and code marks you open, or put a "
         f"backslash before a mark meant as plain text (\\[ \\* \\` \\<).",
         fields={"text": "too intricate"},
     )
 
 
-def render(text: str) -> Rendered:
+def render(text: str, *, per_character: int | None = None, base: int | None = None) -> Rendered:
     """The note's Markdown as HTML safe to put in a page (sanitized by nh3), counted. Refuses
-    (``NoteRefused``) a note over its steps (``steps_allowed``) or nesting deeper than ``MAX_DEPTH``.
-    Called when a note is written (and by the import and the migration), never to show one."""
+    (``NoteRefused``) a note over its steps (``steps_allowed``: ``per_character`` and ``base``, the
+    bound's own if not given) or nesting deeper than ``MAX_DEPTH``. Called when a note is written
+    (and by the import and the migration), never to show one."""
     text = text or ""
-    work = Work(steps_allowed(text))
+    per_character = STEPS_PER_CHARACTER if per_character is None else per_character
+    work = Work(steps_allowed(text, per_character, base))
     try:
         tokens = _MD.parse(text, {_WORK: work})
     except _OverBudget as over:
-        raise _too_intricate(text, over.in_table) from None
+        raise _too_intricate(text, over.in_table, per_character) from None
     depth = _depth(tokens)
     if depth > MAX_DEPTH:
         raise NoteRefused(

@@ -5,7 +5,12 @@ Fills ``html`` for the notes already written, for their audit trail's rows, and 
 that undo and redo may write back (the change log's images, a checkpoint's redo, an older
 checkpoint's whole copy), so that an undo across this migration puts back a note with its HTML.
 A note the renderer refuses now (nested deeper than it lays out, or too intricate) shows its text
-plain: escaped, its paragraphs and lines kept (``dynasties.notes.plain``)."""
+plain: escaped, its paragraphs and lines kept (``dynasties.notes.plain``).
+
+The bound on the parser's work is frozen here (``STEPS_PER_CHARACTER``, ``STEPS_BASE``: 12 steps a
+character and 20,000, ``dynasties.notes``' bound as issue 30 set it), so that a later change of the
+app's bound does not change which notes this migration shows plain. The parser and the way it counts are the
+app's: a migration that renders can only call today's renderer."""
 
 import json
 import zlib
@@ -15,11 +20,13 @@ from django.db import migrations, models
 from dynasties.notes import NoteRefused, plain, render
 
 NOTE_COLUMNS_BEFORE = 6  # id, campaign_id, character_id, dynasty_id, audience, text: an older checkpoint's copy
+STEPS_PER_CHARACTER = 12  # dynasties.notes.STEPS_PER_CHARACTER, frozen
+STEPS_BASE = 20_000  # dynasties.notes.STEPS_BASE, frozen
 
 
 def html_of(text):
     try:
-        return render(text or "").html
+        return render(text or "", per_character=STEPS_PER_CHARACTER, base=STEPS_BASE).html
     except NoteRefused:
         return plain(text)
 
