@@ -8,7 +8,8 @@ its contracts, lines and postings).
 
 For every model on the desk, as A's GM:
 - its list (plain, filtered by B, searched for B's marker), and A's rows: the change, history and
-  delete pages answer him what they answer a superuser (the desk works for a GM who is not staff);
+  delete pages, and an add or a change POST with every key aimed at A ("ours"), answer him what they
+  answer a superuser (the desk works for a GM who is not staff);
 - B's row: its change, history, version and delete pages, a POST to change it (every field, every
   foreign key and ``campaign`` aimed at B) and to delete it, and "View on site";
 - the add page with ``?<field>=<B's row>`` for every foreign key and ``?campaign=<B>``, and an add
@@ -188,24 +189,33 @@ def _form_data(client: Client, row: Model) -> dict[str, Any]:
     return context_data(client.get(_url(type(row), "change", row.pk)))
 
 
-def _aimed_at_b(model: type[Model], desk: Desk) -> dict[str, Any]:
-    """Every foreign key of the model (and its campaign) set to a row of B."""
-    data: dict[str, Any] = {"campaign": desk.bravo.pk}
+def _aimed_at(model: type[Model], desk: Desk, side: str = "b") -> dict[str, Any]:
+    """Every foreign key of the model (and its campaign) set to a row of B (``side`` "a": of A)."""
+    campaign = desk.bravo if side == "b" else desk.alpha
+    data: dict[str, Any] = {"campaign": campaign.pk}
     for f in model._meta.concrete_fields:
         if isinstance(f, ForeignKey | OneToOneField) and f.name != "campaign":
             target = f.related_model
-            if target in desk.rows["b"]:
-                data[f.name] = desk.rows["b"][target].pk
+            if target in desk.rows[side]:
+                data[f.name] = desk.rows[side][target].pk
             elif target is Campaign:
-                data[f.name] = desk.bravo.pk
+                data[f.name] = campaign.pk
             elif campaign_lookup(target) not in (None, "pk"):
-                row = target._base_manager.filter(**{campaign_lookup(target): desk.bravo.pk}).order_by("pk").first()
+                row = target._base_manager.filter(**{campaign_lookup(target): campaign.pk}).order_by("pk").first()
                 if row is not None:
                     data[f.name] = row.pk
     for f in model._meta.many_to_many:
-        if f.related_model in desk.rows["b"]:
-            data[f.name] = [desk.rows["b"][f.related_model].pk]
+        if f.related_model in desk.rows[side]:
+            data[f.name] = [desk.rows[side][f.related_model].pk]
     return data
+
+
+def _answered(client: Client, url: str, data: dict[str, Any]) -> int:
+    """The status of a POST whose writes are then rolled back (the GM and a superuser send the same)."""
+    with transaction.atomic():
+        status = client.post(url, data).status_code
+        transaction.set_rollback(True)
+    return status
 
 
 # --- what B is, and what must stay as it is ----------------------------------------------------------
@@ -338,7 +348,7 @@ def test_the_desk_shows_reads_and_writes_nothing_of_another_campaign(
     ct = ContentType.objects.get_for_model(model)
     for key in (b.pk, "not-a-key", "00000000-0000-0000-0000-000000000000"):
         assert ask.get("view on site", f"/admin/r/{ct.pk}/{key}/").status_code == 404
-    aimed = _aimed_at_b(model, desk)
+    aimed = _aimed_at(model, desk)
     if (change := _url(model, "change", b.pk)) is not None:
         ask.post("post", change, _form_data(ask.root, b) | aimed | {"given_name": "Taken", "name": "Taken"})
     if (delete := _url(model, "delete", b.pk)) is not None:
@@ -366,6 +376,21 @@ def test_the_desk_shows_reads_and_writes_nothing_of_another_campaign(
             campaign_lookup(model) in (None, "pk")
             or model._base_manager.filter(pk=a.pk, **{campaign_lookup(model): desk.alpha.pk}).exists()
         ), f"{model._meta.label}: A's row moved"
+
+    # the same requests aimed at A: the GM who is not staff gets what a superuser gets
+    ours = _aimed_at(model, desk, "a")
+    if add is not None and model is not Campaign:
+        page = ask.get("add", add)
+        if page.status_code == 200 and page.context is not None and "adminform" in page.context:
+            data = context_data(page) | ours | {"desk_campaign": desk.alpha.pk}
+            desk.counts["ours"] += 1
+            assert _answered(ask.gm, add, data) == _answered(ask.root, add, data), f"{add}: the GM is not answered as a superuser"
+    if (change := _url(model, "change", a.pk)) is not None:
+        data = _form_data(ask.root, a) | ours
+        desk.counts["ours"] += 1
+        assert _answered(ask.gm, change, data) == _answered(ask.root, change, data), (
+            f"{change}: the GM is not answered as a superuser"
+        )
 
     # the autocomplete of every field of its form: A's rows only
     for name in model_admin.get_autocomplete_fields(ask.gm):
