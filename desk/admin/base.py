@@ -124,28 +124,31 @@ class ScopedFields:
         return super().formfield_for_manytomany(db_field, request, **kwargs)  # type: ignore[misc]
 
 
+def keeps(request: HttpRequest, obj: Any = None) -> bool:
+    """The policy at the desk: a row, its campaign's GM (``keeps_books``); a list or a page with no
+    row yet, whoever has a desk (``may_use_desk``; the lists show him his campaigns' rows only)."""
+    if obj is None:
+        return may_use_desk(request.user)
+    return keeps_books(request.user, campaign_of_row(obj))
+
+
 class DeskAdmin(ScopedFields, admin.ModelAdmin):  # type: ignore[type-arg]
     """The base of every desk admin of a campaign model (``desk.admin.scope`` refuses any other)."""
 
     def has_module_permission(self, request: HttpRequest) -> bool:
         return may_use_desk(request.user)
 
-    def _keeps(self, request: HttpRequest, obj: Any = None) -> bool:
-        if obj is None:
-            return may_use_desk(request.user)
-        return keeps_books(request.user, campaign_of_row(obj))
-
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return self._keeps(request, obj)
+        return keeps(request, obj)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return may_use_desk(request.user)
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return self._keeps(request, obj)
+        return keeps(request, obj)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return self._keeps(request, obj)
+        return keeps(request, obj)
 
     # the campaign of a form ----------------------------------------------------------------------
 
@@ -227,22 +230,17 @@ class DeskAdmin(ScopedFields, admin.ModelAdmin):  # type: ignore[type-arg]
 class DeskInline(ScopedFields, admin.options.InlineModelAdmin):  # type: ignore[type-arg]
     """The base of every desk inline: its rows are its parent's campaign's, and the policy decides."""
 
-    def _keeps(self, request: HttpRequest, obj: Any = None) -> bool:
-        if obj is None:
-            return may_use_desk(request.user)
-        return keeps_books(request.user, campaign_of_row(obj))
-
     def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return self._keeps(request, obj)
+        return keeps(request, obj)
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return self._keeps(request, obj)
+        return keeps(request, obj)
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return self._keeps(request, obj)
+        return keeps(request, obj)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return self._keeps(request, obj)
+        return keeps(request, obj)
 
     def get_formset(self, request: HttpRequest, obj: Any = None, **kwargs: Any) -> Any:
         setattr(request, FORM_CAMPAIGN, campaign_of_row(obj) if obj is not None else form_campaign(request))
