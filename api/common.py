@@ -24,7 +24,7 @@ from rest_framework.request import Request
 
 from campaign.models import Campaign
 from campaign.permissions import role_of, visible
-from campaign.undo import KeyUse, new_action_key, step_action
+from campaign.undo import KeyUse, action_key, key_refuse, new_action_key, step_action
 from rules.errors import RuleError
 
 T = TypeVar("T")
@@ -85,6 +85,16 @@ def key_use(request: Request) -> KeyUse | None:
     line = f"{request.method} {request.path}" + (f"?{query}" if query else "")
     digest = hashlib.sha256(f"{line}\n{_canonical(request.data)}".encode()).hexdigest()
     return KeyUse(request=line, fingerprint=digest)
+
+
+def refuse_replay(request: Request, campaign: Campaign) -> None:
+    """An ``Idempotency-Key`` already used answers before the body is judged against a campaign its
+    first use has changed (the same request: 409; another: 422), as ``step_action`` would."""
+    sent = (request.headers.get("Idempotency-Key") or "").strip()
+    if sent and len(sent) <= IDEMPOTENCY_KEY_MAX:
+        stored = action_key(sent, by=request.user if request.user.is_authenticated else None, door="api")
+        done = "That was already done (the same request was sent twice): nothing was done again."
+        key_refuse(stored, campaign=campaign, use=key_use(request), done=done)
 
 
 def run_action(request: Request, campaign: Campaign, label: str, action: Callable[[Campaign], T]) -> T:

@@ -10,6 +10,7 @@
 /api/v1/campaigns/{slug}/rolls/{id}/correct/   POST (GM): a die of the current step corrected
 /api/v1/campaigns/{slug}/search/?q=            people, houses, crowns, contracts, lines, notes by name
 /api/v1/campaigns/{slug}/notes/ [{id}/]        the notes you may read; POST writes one (api/views/notes.py)
+/api/v1/campaigns/{slug}/events/ [{key}/]      the table's events offered to you; POST records one (api/views/table_events.py)
 /api/v1/...                                    the actions: api/actions_sequence.py, api/actions_more.py
 """
 
@@ -22,7 +23,19 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from api import actions_more, actions_sequence
 from api.exceptions import not_found
-from api.views import campaigns, chronicle, contracts, corrections, families, notes, rolls, search, tokens, treasury
+from api.views import (
+    campaigns,
+    chronicle,
+    contracts,
+    corrections,
+    families,
+    notes,
+    rolls,
+    search,
+    table_events,
+    tokens,
+    treasury,
+)
 
 app_name = "api"
 
@@ -42,6 +55,7 @@ v1: list[URLPattern | URLResolver] = [
     path("tokens/<int:pk>/", tokens.TokenViewSet.as_view({"get": "retrieve"}), name="token-detail"),
     path("tokens/<int:pk>/revoke/", tokens.TokenViewSet.as_view({"post": "revoke"}), name="token-revoke"),
     *actions_more.urlpatterns,  # first: POST contracts/ and campaigns/import/ share paths with read routes
+    *table_events.urlpatterns(),
     path("campaigns/", campaigns.CampaignViewSet.as_view({"get": "list"}), name="campaign-list"),
     path(CAMPAIGN, campaigns.CampaignViewSet.as_view({"get": "retrieve"}), name="campaign-detail"),
     *read_routes(CAMPAIGN + "memberships/", campaigns.MembershipViewSet, "memberships"),

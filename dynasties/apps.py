@@ -8,6 +8,7 @@ class DynastiesConfig(AppConfig):
 
     def ready(self) -> None:
         from campaign.undo import count_losses_with
+        from dynasties import table_events  # noqa: F401 (declares what the table records: campaign.table_events)
         from dynasties.trees import cache  # noqa: F401 (a render's file goes with its row)
         from dynasties.undo_losses import dynastic_losses
 

@@ -11,6 +11,7 @@ from pages import (
     search,
     sequence,
     setup,
+    table_events,
     titles,
     treasury,
     views,
@@ -39,4 +40,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *search.urlpatterns,
     *notes.urlpatterns,
     *setup.urlpatterns,
+    *table_events.urlpatterns,
 ]

@@ -400,7 +400,7 @@ def test_a_gm_who_is_not_staff_keeps_his_campaign_at_the_desk(plain_gm):
     table = RuleTable.objects.filter(campaign=campaign).order_by("pk").first()
     assert client.get(reverse("admin:campaign_ruletable_change", args=[table.pk])).status_code == 200
     # a death recorded at the table, the desk-only action
-    response = client.post(CHARACTERS, {"action": "record_death", admin.helpers.ACTION_CHECKBOX_NAME: [row.pk]}, follow=True)
+    response = client.post(CHARACTERS, {"action": "event_killed", admin.helpers.ACTION_CHECKBOX_NAME: [row.pk]}, follow=True)
     assert response.status_code == 200
     row.refresh_from_db()
     assert row.status == "dead"

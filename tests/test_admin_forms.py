@@ -98,7 +98,7 @@ def test_a_posted_status_is_ignored_the_rules_own_it(admin_client, king):
 def test_a_death_recorded_at_the_table_goes_through_the_event_service(admin_client, king, campaign):
     response = admin_client.post(
         reverse("admin:dynasties_character_changelist"),
-        {"action": "record_death", "_selected_action": [king.pk]},
+        {"action": "event_killed", "_selected_action": [king.pk]},
         follow=True,
     )
     assert response.status_code == 200

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from django import forms
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
@@ -21,6 +21,7 @@ from django.utils.html import format_html, format_html_join
 from desk.admin.audit import AuditedAdmin
 from desk.admin.base import DeskAdmin, DeskTabularInline
 from desk.admin.editing import HandEditAdmin
+from desk.admin.events import character_event_actions
 from dynasties.forms import PREFIX, characteristic_fields, characteristic_initial, characteristics_changed
 from dynasties.models import (
     BirthAttempt,
@@ -49,7 +50,6 @@ from dynasties.services.editing import (
     marriage_changes,
     marriage_edit,
 )
-from dynasties.services.events import survival_event
 from dynasties.services.regnal import renumber
 from dynasties.services.succession_view import SuccessionLine, succession_line
 from rules import blood_royale as br
@@ -60,8 +60,9 @@ MARRIAGES_SHOWN = 200
 
 
 FATE = (
-    "The rules' own: a death recorded at the table is the characters' list action \"Record a death at the table\"; "
-    "a die is corrected from the roll log (its Correct link); a capture or a release is an event."
+    "The rules' own: what the table decides about him (a death, a capture, a release ...) is recorded on the "
+    'campaign\'s "At the table" page (or the characters\' list actions "At the table: ..."); a die is corrected '
+    "from the roll log (its Correct link)."
 )
 
 
@@ -141,11 +142,11 @@ class CharacterInline(DeskTabularInline):
 class CharacterAdmin(HandEditAdmin, AuditedAdmin):  # the History button: the audit trail
     """A character's page edits by hand his names, characteristics (one field each, named by the
     campaign's ruleset) and legitimacy, through ``character_edit``; what the rules own is shown
-    read-only, and a death recorded at the table is the list's action (``survival_event``)."""
+    read-only, and what the table decides about people (a death ...) is the list's actions, made from
+    the table's events (``desk.admin.events``)."""
 
     form = CharacterForm
     hand_fields = ("given_name", "dynastic_name", "legitimate")
-    actions = ["record_death"]
     list_display = ["name", "sex", "birth_year", "age", "status", "controlled_by", "prince_piece", "campaign"]
     list_filter = [
         "campaign",
@@ -212,21 +213,10 @@ class CharacterAdmin(HandEditAdmin, AuditedAdmin):  # the History button: the au
     hand_editor = staticmethod(character_edit)
     hand_key = "character"
 
-    @admin.action(description="Record a death at the table (killed, this turn)")
-    def record_death(self, request: HttpRequest, queryset: QuerySet[Character]) -> None:
-        """The death of each selected character, as Survival events records it (reason 'killed'):
-        his marriages end, his pieces are freed, a crown left vacant passes."""
-        by_campaign: dict[int, list[int]] = {}
-        for c in queryset.order_by("pk"):
-            by_campaign.setdefault(c.campaign_id, []).append(c.pk)
-        for campaign, ids in by_campaign.items():
-            try:
-                results = survival_event(campaign=campaign, reason="killed", characters=ids, by=request.user)  # type: ignore[arg-type]
-            except RuleError as exc:
-                self.message_user(request, f"Nothing recorded: {exc.message}", messages.ERROR)
-            else:
-                names = ", ".join(r.character.display_name for r in results)
-                self.message_user(request, f"Recorded at the table: {names} killed.")
+    def get_actions(self, request: HttpRequest) -> dict[str, Any]:
+        """Django's, and the table's events that happen to characters ticked on the list
+        (``desk.admin.events``: "At the table: killed" ...), each through its service."""
+        return {**super().get_actions(request), **character_event_actions()}
 
     @admin.display(description="sheet and trees")
     def trees(self, obj: Character) -> str:

@@ -69,7 +69,7 @@ def test_a_gm_who_made_his_campaign_on_the_site_keeps_it_at_the_desk(browser: Br
         page.goto(live_server.url + reverse("admin:dynasties_character_changelist"))
         victim = Character.objects.filter(campaign=campaign, status="alive").order_by("-birth_year", "pk").first()
         page.locator(f'input[name="_selected_action"][value="{victim.pk}"]').check()
-        page.locator('select[name="action"]').select_option("record_death")
+        page.locator('select[name="action"]').select_option("event_killed")
         page.get_by_role("button", name="Go").click()
         expect(page.locator("ul.messagelist")).to_contain_text("killed")
         victim.refresh_from_db()

@@ -1,0 +1,7 @@
+"""The dynasties' table events (``campaign.table_events``): what the board and the cards decide, one
+declaration each, grouped by what they touch. Importing this package declares them all
+(``DynastiesConfig.ready``)."""
+
+from dynasties.table_events import deaths
+
+__all__ = ["deaths"]

@@ -1,0 +1,43 @@
+"""What the dynasties' table events share: who is offered a form, and the rows a field offers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from campaign.models import Campaign
+from campaign.permissions import Seat, runs_the_turn
+from campaign.table_events import Choice
+from dynasties.models import Character, Dynasty, Status
+
+
+def gm_only(campaign: Campaign, seat: Seat) -> bool:
+    """The GM records what the board decided ("run the turn")."""
+    return seat.system or runs_the_turn(seat.role)
+
+
+def person(c: Character, year: int, note: str = "") -> Choice:
+    """A character as a form offers him: his name, age and house."""
+    house = f", {c.controlled_by.name}" if c.controlled_by_id is not None else ""
+    return Choice(c.pk, f"{c.display_name} ({c.age(year)}{house})", note)
+
+
+def living(
+    where: Callable[[Campaign], Sequence[Character]] | None = None, note: Callable[[Character], str] | None = None
+) -> Callable[[Campaign, Seat], list[Choice]]:
+    """The living characters a field offers (``where``: fewer), oldest house first, each with its note."""
+
+    def offered(campaign: Campaign, seat: Seat) -> list[Choice]:
+        people = (
+            where(campaign)
+            if where is not None
+            else Character.objects.filter(campaign=campaign, status=Status.ALIVE).select_related("controlled_by")
+        )
+        people = sorted(people, key=lambda c: (c.controlled_by_id or 0, c.birth_year, c.pk))
+        return [person(c, campaign.current_year, note(c) if note is not None else "") for c in people]
+
+    return offered
+
+
+def houses(campaign: Campaign, seat: Seat) -> list[Choice]:
+    """Every house of the campaign (royal and minor)."""
+    return [Choice(d.pk, d.name) for d in Dynasty.objects.filter(campaign=campaign).order_by("pk")]

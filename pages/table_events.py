@@ -1,0 +1,243 @@
+"""Pages: the table's events (``campaign.table_events``): what the board and the cards decided, each
+recorded through its declaration's form.
+
+``events/`` lists the events of the campaign's rules whose form the viewer is offered, grouped, each
+with when it happens; ``events/<key>/`` is one event's form, made from its declaration's fields (a
+character or several with the dice each rolls typed beside him, a house, a crown, a number, an
+amount, words), and its POST runs the event as one step action (``pages.common.run_action``): the
+service decides, and its refusal is shown beside the field it names. Nothing here knows an event."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import path
+from django.views.decorators.http import require_http_methods
+
+from campaign.models import Campaign
+from campaign.permissions import Seat, seat_of
+from campaign.table_events import IDS, Choice, Field, Kind, TableEvent, available, event
+from pages.common import ActionFailed, context, member, run_action
+from pages.sequence import die_field
+from rules.dice import DiceSpec
+
+MONEY_MAX = 1_000_000
+"""No payment of the game comes near this (a typed amount beyond it is a slip of the keyboard)."""
+
+WHEN = {
+    "survival": "in the Survival step",
+    "between": "between the steps (the movement rounds, the Interphase)",
+    "any": "whenever the table decides it",
+}
+
+
+def _id_or_word(kind: Kind) -> Any:
+    return int if kind in IDS else str
+
+
+def _choices(f: Field, offered: list[Choice]) -> list[tuple[Any, str]]:
+    return [(c.value, c.label) for c in offered]
+
+
+def _form_field(f: Field, offered: list[Choice], initial: Any) -> forms.Field:
+    """The Django field a declaration's field becomes."""
+    common: dict[str, Any] = {"label": f.label, "help_text": f.help, "required": f.required, "initial": initial}
+    if f.kind == Kind.CHARACTERS:
+        return forms.TypedMultipleChoiceField(
+            choices=_choices(f, offered), coerce=int, widget=forms.CheckboxSelectMultiple, **common
+        )
+    if f.kind in (Kind.CHARACTER, Kind.DYNASTY, Kind.TITLE, Kind.OFFER, Kind.CROWN, Kind.CHOICE):
+        blank = [] if f.required else [("", "—")]
+        return forms.TypedChoiceField(
+            choices=blank + _choices(f, offered), coerce=_id_or_word(f.kind), empty_value=None, **common
+        )
+    if f.kind == Kind.NUMBER:
+        return forms.IntegerField(min_value=f.low, max_value=f.high, **common)
+    if f.kind == Kind.MONEY:
+        return forms.IntegerField(min_value=0, max_value=MONEY_MAX, **common)
+    if f.kind == Kind.FLAG:
+        return forms.BooleanField(**{**common, "required": False})
+    if f.kind == Kind.TEXT:
+        return forms.CharField(max_length=200, **common)
+    raise ValueError(f"{f.name}: {f.kind} is asked for beside its characters")
+
+
+@dataclass
+class Row:
+    """A character offered by a characters field, with the dice he would roll typed beside him."""
+
+    choice: Choice
+    box: Any
+    dice: list[forms.BoundField] = field(default_factory=list)
+
+
+@dataclass
+class Part:
+    """One piece of the form as the page shows it: a field, or a field of characters as rows."""
+
+    field: forms.BoundField
+    rows: list[Row] | None = None
+    dice: str = ""
+
+
+class EventForm(forms.Form):
+    """The form of one table event, made from its declaration for one seat."""
+
+    def __init__(self, *args: Any, event: TableEvent, campaign: Campaign, seat: Seat, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.event, self.campaign = event, campaign
+        self.offered: dict[str, list[Choice]] = {}
+        self.faces: dict[str, tuple[Field, DiceSpec]] = {}
+        for f in event.fields:
+            if f.kind == Kind.FACES:
+                self.faces[f.of] = (f, DiceSpec.parse(f.dice))
+                continue
+            offered = f.offered(campaign, seat)
+            self.offered[f.name] = offered
+            initial = f.initial(campaign, seat) if f.initial is not None else None
+            if f.kind == Kind.DICE:
+                spec = DiceSpec.parse(f.dice)
+                for i in range(spec.count):
+                    self.fields[f"{f.name}-{i}"] = die_field(spec, f"{f.label}: die {i + 1}", required=False)
+                continue
+            self.fields[f.name] = _form_field(f, offered, initial)
+        for of, (f, spec) in self.faces.items():
+            for choice in self.offered.get(of, []):
+                for i in range(spec.count):
+                    self.fields[f"{f.name}-{choice.value}-{i}"] = die_field(spec, f"die {i + 1}", required=False)
+
+    def parts(self) -> list[Part]:
+        """The form as the page shows it, in the declaration's order."""
+        out = []
+        for f in self.event.fields:
+            if f.kind in (Kind.FACES, Kind.DICE):
+                if f.kind == Kind.DICE:
+                    out += [Part(self[f"{f.name}-{i}"]) for i in range(DiceSpec.parse(f.dice).count)]
+                continue
+            bound = self[f.name]
+            if f.kind != Kind.CHARACTERS:
+                out.append(Part(bound))
+                continue
+            boxes = {str(w.data["value"]): w for w in bound.subwidgets}
+            dice = self.faces.get(f.name)
+            rows = []
+            for choice in self.offered[f.name]:
+                typed = [self[f"{dice[0].name}-{choice.value}-{i}"] for i in range(dice[1].count)] if dice else []
+                rows.append(Row(choice, boxes[str(choice.value)], typed))
+            out.append(Part(bound, rows, str(dice[1]) if dice else ""))
+        return out
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        for of, (f, spec) in self.faces.items():
+            chosen = set(cleaned.get(of) or [])
+            for choice in self.offered.get(of, []):
+                names = [f"{f.name}-{choice.value}-{i}" for i in range(spec.count)]
+                typed = [cleaned.get(n) for n in names]
+                if any(v is not None for v in typed) and choice.value not in chosen:
+                    self.add_error(names[0], f"Dice were typed for {choice.label}, who is not ticked: tick him or clear them.")
+                elif any(v is None for v in typed) and any(v is not None for v in typed):
+                    self.add_error(names[0], f"Type all {spec.count} dice of {choice.label}, or none (the server rolls).")
+        return cleaned
+
+    def values(self) -> dict[str, Any]:
+        """The service's arguments: ids, words, numbers, and the typed dice by character."""
+        out: dict[str, Any] = {}
+        for f in self.event.fields:
+            if f.kind == Kind.FACES:
+                spec = self.faces[f.of][1]
+                typed = {}
+                for pk in self.cleaned_data.get(f.of) or []:
+                    faces = [self.cleaned_data.get(f"{f.name}-{pk}-{i}") for i in range(spec.count)]
+                    if all(v is not None for v in faces):
+                        typed[pk] = faces
+                out[f.name] = typed
+            elif f.kind == Kind.DICE:
+                faces = [self.cleaned_data.get(f"{f.name}-{i}") for i in range(DiceSpec.parse(f.dice).count)]
+                out[f.name] = faces if all(v is not None for v in faces) else None
+            else:
+                value = self.cleaned_data.get(f.name)
+                if value in (None, "") and not f.required and f.kind not in (Kind.FLAG, Kind.TEXT):
+                    continue
+                out[f.name] = value if value is not None else ""
+        return out
+
+    def refused(self, failure: ActionFailed) -> None:
+        """The service's refusal beside the field it names (or above the form)."""
+        named = [n for n in failure.fields if n in self.fields]
+        if named:
+            self.add_error(named[0], failure.message)
+        else:
+            self.add_error(None, failure.message)
+
+
+def _event_for(campaign: Campaign, seat: Seat, key: str) -> TableEvent:
+    found = event(key)
+    if found is None or not found.applies(campaign):
+        raise Http404("No such event in this campaign's rules.")
+    if not found.offered(campaign, seat):
+        raise PermissionDenied(f"{found.label}: not yours to record (the policy: docs/pages.md, 'Who may do what').")
+    return found
+
+
+@require_http_methods(["GET"])
+@login_required
+def events_list(request: HttpRequest, slug: str) -> HttpResponse:
+    campaign, role, mine = member(request, slug)
+    seat = seat_of(request.user, campaign)
+    groups: dict[str, list[TableEvent]] = {}
+    for e in available(campaign, seat):
+        groups.setdefault(e.group, []).append(e)
+    return render(request, "pages/events/list.html", context(campaign, role, mine, groups=groups, when=WHEN))
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def event_form(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+    campaign, role, mine = member(request, slug)
+    seat = seat_of(request.user, campaign)
+    chosen = _event_for(campaign, seat, key)
+    if request.method == "GET":
+        initial = {
+            f.name: request.GET.getlist(f.name) for f in chosen.fields if f.kind == Kind.CHARACTERS and f.name in request.GET
+        }
+        form = EventForm(event=chosen, campaign=campaign, seat=seat, initial=initial)
+        return _page(request, campaign, role, mine, chosen, form)
+    form = EventForm(request.POST, event=chosen, campaign=campaign, seat=seat)
+    if not form.is_valid():
+        return _page(request, campaign, role, mine, chosen, form, status=400)
+    values, by = form.values(), request.user
+    try:
+        result = run_action(request, campaign, chosen.label, lambda locked: chosen.run(campaign=locked, by=by, **values))
+    except ActionFailed as failure:
+        form.refused(failure)
+        return _page(request, campaign, role, mine, chosen, form, status=400)
+    if result is not None:
+        messages.success(request, chosen.done(result))
+    return redirect("pages:event", slug=campaign.slug, key=chosen.key)
+
+
+def _page(
+    request: HttpRequest,
+    campaign: Campaign,
+    role: str,
+    mine: int | None,
+    chosen: TableEvent,
+    form: EventForm,
+    status: int = 200,
+) -> HttpResponse:
+    extra = {"event": chosen, "form": form, "parts": form.parts(), "when": WHEN.get(chosen.when, "")}
+    return render(request, "pages/events/form.html", context(campaign, role, mine, **extra), status=status)
+
+
+urlpatterns = [
+    path("<slug:slug>/events/", events_list, name="events"),
+    path("<slug:slug>/events/<slug:key>/", event_form, name="event"),
+]
