@@ -32,7 +32,7 @@ from enum import StrEnum
 from typing import Any
 
 from campaign.models import Campaign
-from campaign.permissions import Seat
+from campaign.permissions import Forbidden, Seat, seat_of
 
 
 class Kind(StrEnum):
@@ -150,6 +150,16 @@ def event(key: str) -> TableEvent | None:
 def available(campaign: Campaign, seat: Seat) -> list[TableEvent]:
     """The events of this campaign's rules whose form is shown to this seat."""
     return [e for e in _EVENTS.values() if e.applies(campaign) and e.offered(campaign, seat)]
+
+
+def offered_to(event: TableEvent, campaign: Campaign, user: Any) -> Seat:
+    """The seat of ``user`` if the event's form is offered to him (the policy, through the declaration),
+    else :class:`campaign.permissions.Forbidden` (403): a door shows the form only when this passes, and
+    the service asks the policy again when the event is recorded."""
+    seat = seat_of(user, campaign)
+    if not event.offered(campaign, seat):
+        raise Forbidden(f"{event.label}: not yours to record (docs/pages.md, 'Who may do what').")
+    return seat
 
 
 def choice_values(choices: Sequence[Choice]) -> set[int | str]:

@@ -26,9 +26,10 @@ from django.urls import NoReverseMatch, URLPattern, path, reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
 from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, DiceEntry, Role, Step
-from campaign.permissions import Forbidden, may_act_for_any, may_correct_rolls, require_couple, visible
+from campaign.permissions import Forbidden, may_act_for_any, may_correct_rolls, require_couple, seat_of, visible
 from campaign.services import dice_entry_for
 from campaign.steps import STEP_LABELS, STEP_WAITS
+from campaign.table_events import available
 from campaign.undo import AlreadyDone, describe, redo, redo_plan, undo_plan, undo_plans, undo_step, undo_turn
 from dynasties.models import BirthAttempt, Dynasty, Marriage
 from dynasties.selectors import label as label_names
@@ -323,6 +324,8 @@ def turn(request: HttpRequest, slug: str) -> HttpResponse:
             }
         )
     shown = undo_plans(campaign, by=request.user)  # the policy says who sees them
+    now = "survival" if campaign.step == Step.SURVIVAL else "between"
+    at_table = [e for e in available(campaign, seat_of(request.user, campaign)) if e.when in (now, "any")]
     plans = {"step": shown.step, "turn": shown.turn} if shown else {}
     kept = shown.redo if shown else None
     return render(
@@ -337,6 +340,7 @@ def turn(request: HttpRequest, slug: str) -> HttpResponse:
             summary=_summary(campaign),
             plans=plans,
             redo=kept,
+            at_table=at_table,
         ),
     )
 

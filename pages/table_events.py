@@ -15,7 +15,6 @@ from typing import Any
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path
@@ -23,7 +22,7 @@ from django.views.decorators.http import require_http_methods
 
 from campaign.models import Campaign
 from campaign.permissions import Seat, seat_of
-from campaign.table_events import IDS, Choice, Field, Kind, TableEvent, available, event
+from campaign.table_events import IDS, Choice, Field, Kind, TableEvent, available, event, offered_to
 from pages.common import ActionFailed, context, member, run_action
 from pages.sequence import die_field
 from rules.dice import DiceSpec
@@ -178,12 +177,10 @@ class EventForm(forms.Form):
             self.add_error(None, failure.message)
 
 
-def _event_for(campaign: Campaign, seat: Seat, key: str) -> TableEvent:
+def _event_for(campaign: Campaign, key: str) -> TableEvent:
     found = event(key)
     if found is None or not found.applies(campaign):
         raise Http404("No such event in this campaign's rules.")
-    if not found.offered(campaign, seat):
-        raise PermissionDenied(f"{found.label}: not yours to record (the policy: docs/pages.md, 'Who may do what').")
     return found
 
 
@@ -202,8 +199,8 @@ def events_list(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def event_form(request: HttpRequest, slug: str, key: str) -> HttpResponse:
     campaign, role, mine = member(request, slug)
-    seat = seat_of(request.user, campaign)
-    chosen = _event_for(campaign, seat, key)
+    chosen = _event_for(campaign, key)
+    seat = offered_to(chosen, campaign, request.user)  # 403 unless the policy offers it to him
     if request.method == "GET":
         initial = {
             f.name: request.GET.getlist(f.name) for f in chosen.fields if f.kind == Kind.CHARACTERS and f.name in request.GET

@@ -50,6 +50,9 @@ from contracts.models import Breach, Contract, ContractPayment, ContractSignatur
 from dynasties.models import BirthAttempt, Character, Marriage, Reign
 from tests import secrecy_cast as sc
 from tests.secrecy_cast import FAKE_ID, FAKE_SLUG, MEMBERS, NON_MEMBERS, ROLES, Cast
+from tests.secrecy_events import samples as event_samples
+
+EVENT_SAMPLES = event_samples()
 
 # The sweep (every URL as every role) is built once per worker that runs a test of this module: keep
 # the module on one worker (make test runs pytest-xdist with --dist loadgroup).
@@ -396,6 +399,14 @@ FILL: dict[str, Fill] = {
 }
 """Every URL pattern of the site -> how to fill it in. Keys: the pattern's name (namespaced), or its
 route when it has none; the admin's patterns are the one entry ``admin/*``."""
+
+# The table's events (issue 31): their list and one page and one API endpoint per declared event, made
+# from the declarations (campaign.table_events); their requests are tests/secrecy_events' samples.
+FILL["pages:events"] = C(lambda c: [u("pages:events", c.slug)])
+FILL["pages:event"] = C(lambda c: [u("pages:event", c.slug, key) for key in sorted(EVENT_SAMPLES)], POST_ACTION)
+FILL["api:events"] = C(lambda c: [_api(c, "events")])
+for _key in EVENT_SAMPLES:
+    FILL[f"api:event-{_key}"] = C(None, POST_ACTION)
 
 
 # --- the resolver's patterns -------------------------------------------------------------------------
@@ -1162,6 +1173,21 @@ ACTIONS: dict[tuple[str, str], Act] = {
     ),
 }
 """(pattern key, what) -> a request that would act, who may not send it, and one who may."""
+
+for _key, _sample in EVENT_SAMPLES.items():  # the table's events: each through the API and its page
+    ACTIONS[(f"api:event-{_key}", _sample.what or _key)] = A(
+        lambda c, k=_key: _api(c, "events", k), _sample.body, _sample.refused, _sample.allowed
+    )
+    ACTIONS[("pages:event", _sample.what or _key)] = P(
+        lambda c, k=_key: u("pages:event", c.slug, k), _sample.body, _sample.refused, _sample.allowed
+    )
+
+
+def test_every_table_event_has_its_sample() -> None:
+    from campaign.table_events import events
+
+    missing = sorted(e.key for e in events() if e.key not in EVENT_SAMPLES)
+    assert not missing, f"table events with no request for the secrecy matrix (tests/secrecy_events/): {missing}"
 
 
 def test_every_write_endpoint_has_its_requests() -> None:

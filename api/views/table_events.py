@@ -26,8 +26,8 @@ from api.common import refuse_replay
 from api.filters import INT_MAX
 from api.schema import IDEMPOTENCY_KEY
 from api.views.actions import ActionView, FacesField, IdField, MadeSerializer, act, check_faces, made_data
-from campaign.permissions import Forbidden, Seat, seat_of
-from campaign.table_events import IDS, Field, Kind, TableEvent, available, events
+from campaign.permissions import Seat, seat_of
+from campaign.table_events import IDS, Field, Kind, TableEvent, available, events, offered_to
 from rules.dice import DiceSpec
 
 MONEY_MAX = 1_000_000
@@ -198,9 +198,7 @@ class EventView(ActionView):
         v, e = self.viewer, self.event
         if not e.applies(v.campaign):
             raise Http404(f"{e.label}: not in this campaign's rules.")
-        seat = seat_of(request.user, v.campaign)
-        if not e.offered(v.campaign, seat):  # the policy's answer (the service asks it again)
-            raise Forbidden(f"{e.label}: not yours to record.")
+        seat = offered_to(e, v.campaign, request.user)  # 403 unless the policy offers it (the service asks again)
         refuse_replay(request, v.campaign)  # a key already used: answered before the body meets a changed campaign
         data = self.request_serializer(data=request.data, context={"campaign": v.campaign, "seat": seat})
         data.is_valid(raise_exception=True)

@@ -5,14 +5,24 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from campaign.models import Campaign
-from campaign.permissions import Seat, runs_the_turn
+from campaign.permissions import Seat, may_act_for, may_play, runs_the_turn
 from campaign.table_events import Choice
-from dynasties.models import Character, Dynasty, Status
+from dynasties.models import Character, Crown, Dynasty, Status
 
 
 def gm_only(campaign: Campaign, seat: Seat) -> bool:
     """The GM records what the board decided ("run the turn")."""
     return seat.system or runs_the_turn(seat.role)
+
+
+def gm_or_players(campaign: Campaign, seat: Seat) -> bool:
+    """The GM and the players (what a player records is his own house's: the fields offer him that)."""
+    return seat.system or may_play(seat.role)
+
+
+def acts_for(seat: Seat, house: int | None) -> bool:
+    """Whether the seat acts for this house (the policy: the GM for every house, a player for his own)."""
+    return seat.system or may_act_for(seat.role, seat.dynasty, house)
 
 
 def person(c: Character, year: int, note: str = "") -> Choice:
@@ -41,3 +51,13 @@ def living(
 def houses(campaign: Campaign, seat: Seat) -> list[Choice]:
     """Every house of the campaign (royal and minor)."""
     return [Choice(d.pk, d.name) for d in Dynasty.objects.filter(campaign=campaign).order_by("pk")]
+
+
+def own_houses(campaign: Campaign, seat: Seat) -> list[Choice]:
+    """The houses the seat acts for: every house for the GM, his own for a player."""
+    return [c for c in houses(campaign, seat) if acts_for(seat, int(c.value))]
+
+
+def crowns(campaign: Campaign, seat: Seat) -> list[Choice]:
+    """Every crown of the campaign, by name."""
+    return [Choice(c.name, c.name) for c in Crown.objects.filter(campaign=campaign).order_by("name")]
