@@ -15,10 +15,9 @@ inventory is written out as ``docs/doors.md`` (``python -m tests.doors_inventory
 from __future__ import annotations
 
 import ast
-import re
 import importlib
 import inspect
-import textwrap
+import re
 import types
 from collections.abc import Iterator
 from dataclasses import dataclass, field
