@@ -6,7 +6,7 @@ regular and bold, no italics): font subsetting is most of WeasyPrint's time, so 
 costs.
 
 API
-    sheet_context(character, ...)           -> dict for one sheet (the year track worked out)
+    sheet_context(character, ...)           -> dict for one sheet (the year track, his figure in battle)
     sheets_html(characters, two_up=False)   -> the HTML of a batch (what the PDF is made of)
     character_sheet_pdf(character)          -> bytes
     sheets_pdf(characters, two_up=False)    -> bytes (one sheet per A4 page, or two per A4 landscape)
@@ -29,6 +29,7 @@ from django.template.loader import render_to_string
 from campaign.models import Audience, Campaign, ChronicleEntry, RollSubject
 from campaign.printing import render_pdf
 from campaign.steps import load_tables
+from dynasties.figures import Figures, figures
 from dynasties.models import Character, Dynasty, Portrait, Reign, Status, Title
 from rules.regnal import regnal_name
 from rules.tables import survival_need
@@ -172,9 +173,12 @@ def sheet_context(
     titles: list[str] | None = None,
     two_up: bool = False,
     numerals: Sequence[int] | None = None,
+    found: Figures | None = None,
 ) -> dict[str, Any]:
     """Everything one sheet shows. Batch callers pass the shared look-ups; alone, they are read here."""
     campaign = campaign or character.campaign
+    if found is None:
+        found = figures(campaign, [character])[character.pk]
     if tables is None:
         tables = load_tables(campaign)
     if rolls is None:
@@ -209,6 +213,9 @@ def sheet_context(
         "rows": rows,
         "current_year": campaign.current_year,
         "now_mark": NOW_MARK,
+        # his figure in battle and the modifiers in force (dynasties.figures): what the table needs now
+        "combat": found.combat,
+        "modifiers": found.active_modifiers,
     }
     if bloodline:
         end = character.death_year if character.death_year is not None else campaign.current_year
@@ -251,8 +258,9 @@ def _sheet_document_context(characters: list[Character], campaign: Campaign, two
     titles = _titles(characters)
     numerals = _numerals(characters)
     portraits = _portraits(characters)
+    found = figures(campaign, characters)
     sheets = [
-        sheet_context(c, campaign, tables, rolls.get(c.pk, {}), titles.get(c.pk, []), two_up, numerals.get(c.pk, []))
+        sheet_context(c, campaign, tables, rolls.get(c.pk, {}), titles.get(c.pk, []), two_up, numerals.get(c.pk, []), found[c.pk])
         for c in characters
     ]
     for c, sheet in zip(characters, sheets, strict=True):

@@ -83,6 +83,19 @@ class Term:
     def held(self) -> bool:
         return self.given != self.value
 
+    @property
+    def shown(self) -> str:
+        return signed(self.value)
+
+    @property
+    def given_shown(self) -> str:
+        return signed(self.given)
+
+    @property
+    def source(self) -> str:
+        """Where the rule is written, without its words ("Blood Royale, Birth (6)")."""
+        return self.rule.split(": ", 1)[0]
+
 
 @dataclass(frozen=True)
 class Case:
@@ -93,6 +106,10 @@ class Case:
     total: int
     terms: tuple[Term, ...]
 
+    @property
+    def shown(self) -> str:
+        return signed(self.total)
+
 
 @dataclass(frozen=True)
 class Figure:
@@ -100,6 +117,14 @@ class Figure:
     total: int
     terms: tuple[Term, ...]
     cases: tuple[Case, ...] = ()
+
+    @property
+    def shown(self) -> str:
+        return signed(self.total)
+
+    @property
+    def label(self) -> str:
+        return MEASURES[self.measure]
 
 
 def held(score: int, change: int) -> int:
