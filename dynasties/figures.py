@@ -61,6 +61,7 @@ class ModifierView:
     since: int
     until: str  # "while Isabelle Valois's claim lives ...", "for life"; an ended one: when and why it ended
     rule: str
+    lasts: str = ""  # ``until`` in a few words, for paper: "while Isabelle Valois's claim lives", "for life"
     end_year: int | None = None
     end_reason: str = ""
     claimant: int | None = None
@@ -123,6 +124,16 @@ def _until(m: Modifier) -> str:
     return "while its condition lasts"
 
 
+def _lasts(m: Modifier) -> str:
+    if m.end_year is not None:
+        return f"ended {m.end_year}"
+    if m.kind in (ModifierKind.GOVERNOR, ModifierKind.CHARISMA_LOSS):
+        return "for life"
+    if m.claimant is not None:
+        return f"while {m.claimant.display_name}'s claim lives"
+    return "while its condition lasts"
+
+
 def _what(m: Modifier, sex: str) -> str:
     value = cb.signed(m.value)
     if m.kind == ModifierKind.USURPER_STRENGTH:
@@ -163,6 +174,7 @@ def _view(m: Modifier, c: Character, applies: str) -> ModifierView:
         why=m.reason,
         since=m.start_year,
         until=_until(m),
+        lasts=_lasts(m),
         rule=RULES.get(ModifierKind(m.kind), ""),
         end_year=m.end_year,
         end_reason=m.end_reason,

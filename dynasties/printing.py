@@ -38,6 +38,7 @@ LAST_AGE = 80  # the year track runs to age 80 (A2), or to death
 ADULT_AGE = 15  # no survival roll before 15 (A4, A5)
 ROWS_PER_COLUMN = {False: 21, True: 21}  # the track folds into columns beyond this many rows
 NOW_MARK = "THIS TURN"
+SHEET_MODIFIERS = 3  # lasting modifiers printed on a sheet; the character page lists them all
 
 SHEET_TEMPLATE = "print/sheet.html"
 ANNOUNCEMENTS_TEMPLATE = "print/announcements.html"
@@ -165,6 +166,23 @@ def _portraits(characters: Sequence[Character]) -> dict[int, str]:
     return out
 
 
+def _grouped(terms: Sequence[Any]) -> list[dict[str, Any]]:
+    """The figure's terms for paper: the same kind of term once, with its count ("his house usurps a
+    crown -2 (2 claims)"); the page and the API list each one with its why."""
+    out: list[dict[str, Any]] = []
+    for t in terms:
+        same = next((g for g in out if g["key"] == t.key and g["label"] == t.label), None)
+        if same is None:
+            out.append({"key": t.key, "label": t.label, "value": t.value, "given": t.given, "source": t.source, "count": 1})
+        else:
+            same["value"] += t.value
+            same["given"] += t.given
+            same["count"] += 1
+    for g in out:
+        g["shown"], g["given_shown"], g["held"] = signed(g["value"]), signed(g["given"]), g["value"] != g["given"]
+    return out
+
+
 def sheet_context(
     character: Character,
     campaign: Campaign | None = None,
@@ -215,7 +233,9 @@ def sheet_context(
         "now_mark": NOW_MARK,
         # his figure in battle and the modifiers in force (dynasties.figures): what the table needs now
         "combat": found.combat,
-        "modifiers": found.active_modifiers,
+        "battle_terms": _grouped(found.combat.figure.terms) if found.combat.figure is not None else [],
+        "modifiers": found.active_modifiers[:SHEET_MODIFIERS],
+        "more_modifiers": max(0, len(found.active_modifiers) - SHEET_MODIFIERS),
     }
     if bloodline:
         end = character.death_year if character.death_year is not None else campaign.current_year

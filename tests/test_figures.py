@@ -337,3 +337,28 @@ def test_bloodline_figures_cost_a_fixed_number_of_queries(europa):
     people = list(Character.objects.filter(campaign=europa))
     few = _count(lambda: figures(europa, people[:3]))
     assert _count(lambda: figures(europa, people)) == few
+
+
+@pytest.mark.django_db
+def test_a_sheet_with_many_modifiers_stays_on_its_page(campaign, usurped, tmp_path):
+    """The sheet prints three modifiers and says how many more; a sheet is never split across pages."""
+    from tests.test_printables import pages
+
+    _captive, second = usurped
+    for n in range(4):
+        Modifier.objects.create(
+            campaign=campaign,
+            kind=ModifierKind.USURPER_STRENGTH,
+            value=-1,
+            crown="England",
+            dynasty=second.controlled_by,
+            reason=f"claim {n} of a long line of heirs passed over for the crown of England",
+            start_year=1300,
+        )
+    second = Character.objects.select_related("campaign", "father", "mother", "controlled_by").get(pk=second.pk)
+    one = printing.character_sheet_pdf(second)
+    text = re.sub(r"\s+", " ", pdf_text(one, tmp_path)[0])
+    assert pages(one) == 1
+    assert "his house usurps a crown -5 (5 claims)" in text  # the same term once on paper, with its count
+    assert "… and 3 more: the character's page lists them all." in text
+    assert pages(printing.sheets_pdf([second] * 3, two_up=True)) == 2
