@@ -56,7 +56,7 @@ class ModifierView:
     kind: str
     value: int
     what: str  # "-1 Strength", "+1 Strength against the house of Valois", "+1 Guile"
-    applies: str  # "him", "the men of the house of Plantagenet", "every battle roll of Castile"
+    applies: str  # for whom: "him", "the men of the house of Plantagenet", "the forces of Castile"
     why: str
     since: int
     until: str  # "while Isabelle Valois's claim lives ...", "for life"; an ended one: when and why it ended
@@ -160,7 +160,7 @@ def _applies(m: Modifier, c: Character) -> str | None:
     if m.kind in (ModifierKind.USURPER_STRENGTH, ModifierKind.RIVAL_STRENGTH):
         return f"the men of {_house(m.dynasty)}" if c.sex == MALE else None
     if m.kind == ModifierKind.COMBAT_MALUS:
-        return f"every battle roll of {m.crown or _house(m.dynasty)}"
+        return f"the forces of {m.crown}" if m.crown else f"the forces of {_house(m.dynasty)}"
     return None  # a crown's lasting roll: see ``figures`` (its monarch)
 
 

@@ -236,6 +236,8 @@ def sheet_context(
         "battle_terms": _grouped(found.combat.figure.terms) if found.combat.figure is not None else [],
         "modifiers": found.active_modifiers[:SHEET_MODIFIERS],
         "more_modifiers": max(0, len(found.active_modifiers) - SHEET_MODIFIERS),
+        # one sheet a page with a one-column track: the modifiers go beside the track, where the page is empty
+        "modifiers_beside": not two_up and len(rows) <= ROWS_PER_COLUMN[two_up],
     }
     if bloodline:
         end = character.death_year if character.death_year is not None else campaign.current_year

@@ -177,7 +177,7 @@ def blood_royale_strength(
         total = score
         for claim in claims:
             counted = held(total, claim.value)
-            extra.append(Term("rival", f"against the usurper {house}", counted, RIVAL_RULE, claim.value, claim.why))
+            extra.append(Term("rival", "his house holds the rightful heir", counted, RIVAL_RULE, claim.value, claim.why))
             total += counted
         cases.append(Case(f"against {house}", total, tuple(extra)))
     return Figure(STRENGTH, score, tuple(terms), tuple(cases))

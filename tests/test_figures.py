@@ -4,8 +4,12 @@ rules.combat's, tested in tests/rules/test_combat.py). The API's detail: tests/a
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import subprocess
 from html import unescape
+from pathlib import Path
 
 import pytest
 from django.db import connection
@@ -26,7 +30,7 @@ from dynasties.services.survival import survival_due
 from dynasties.services.titles import title_grant
 from rules.dice import RandomSource
 from tests.factories import at_step, person, wed
-from tests.test_printables import pdf_text
+from tests.test_printables import PDFTOTEXT, pages, pdf_png
 
 
 def house(campaign, crown_name):
@@ -46,6 +50,15 @@ def page(client, user, campaign, character) -> str:
     response = client.get(reverse("pages:character", args=[campaign.slug, character.pk]))
     assert response.status_code == 200
     return response.content.decode()
+
+
+def sheet_text(pdf: bytes, tmp_path: Path) -> str:
+    """The sheet's words in the order they are drawn (``pdftotext`` without ``-layout``: the modifiers
+    printed beside the year track stay whole), white space made single."""
+    src = tmp_path / "sheet.pdf"
+    src.write_bytes(pdf)
+    out = subprocess.run([PDFTOTEXT, str(src), "-"], check=True, capture_output=True, text=True).stdout
+    return re.sub(r"\s+", " ", out)
 
 
 def battle_block(html: str) -> str:
@@ -108,14 +121,14 @@ def test_the_usurpers_page_shows_the_minus_1_and_the_rivals_the_plus_1_against_h
     assert "Captive Plantagenet passed over for the crown of England (a prisoner of another player)" in text
     assert "which can reduce a character's Strength below -2" in text
     # his lasting modifiers: the house's -1 and his own Charisma loss, with why and until when
-    assert "-1 Strength on the men of the house of Plantagenet" in text
+    assert "-1 Strength for the men of the house of Plantagenet" in text
     assert "while Captive Plantagenet's claim lives: Captive Plantagenet or an heir of that line alive" in text
-    assert "-2 Charisma on him" in text and "for life; his heirs do not inherit it" in text
+    assert "-2 Charisma for him" in text and "for life; his heirs do not inherit it" in text
     # France holds the rightful heir: +1 against England only
     text = battle_block(page(client, alice, campaign, king_of(campaign, "France")))
     assert "Strength 0 as King of France" in text
     assert "Against the house of Plantagenet: Strength +1" in text
-    assert "+1 Strength against the house of Plantagenet on the men of the house of Anjou" in text
+    assert "+1 Strength against the house of Plantagenet for the men of the house of Anjou" in text
     # the captive leads nothing while held
     text = battle_block(page(client, alice, campaign, captive))
     assert "A prisoner of the house of Anjou: leads no army while held." in text
@@ -164,7 +177,36 @@ def test_a_governors_page_shows_the_plus_1_above_plus_2(campaign, governor, clie
     assert "= his own Strength +2, a Governor's bonus +1, his wife Elizabeth de Burgh's Guile 0" in text
     assert "Lionel Plantagenet, Duke of Clarence" in text  # why the +1
     assert "(+1 given; only 0 counts: the excess over ±2 is ignored)" in text
-    assert "+1 Strength on him" in text and "for life (a Governor takes it once)" in text
+    assert "+1 Strength for him" in text and "for life (a Governor takes it once)" in text
+
+
+@pytest.fixture
+def lionel(campaign, usurped):
+    """The late King's third son, made Duke of Clarence (rule G), wed to a +1 Guile bride; his house holds a
+    claim against the Hapsburgs (+1 against them)."""
+    captive, _second = usurped
+    campaign.optional_rules = {**campaign.optional_rules, "governing_provinces": True}
+    campaign.save()
+    england, germany = (Dynasty.objects.get(campaign=campaign, crown=c) for c in ("England", "Germany"))
+    lionel = person(campaign, england, "Lionel", "M", 1280, father=captive.father, order=2, strength=1)
+    lionel.prince_piece = "2"
+    lionel.save()
+    bride = person(campaign, england, "Elizabeth", "F", 1282, dynastic_name="de Burgh", guile=1)
+    wed(campaign, lionel, bride, 1299)
+    title_grant(campaign=campaign, character=lionel, province="Clarence", by=SYSTEM_ACTOR)
+    heiress = person(campaign, germany, "Adelheid", "F", 1283, dynastic_name="Hapsburg")
+    Modifier.objects.create(
+        campaign=campaign,
+        kind=ModifierKind.RIVAL_STRENGTH,
+        value=1,
+        crown="Germany",
+        dynasty=england,
+        against=germany,
+        claimant=heiress,
+        reason="Adelheid Hapsburg passed over for the crown of Germany (a prisoner of another player)",
+        start_year=1300,
+    )
+    return Character.objects.get(pk=lionel.pk)
 
 
 # --- BloodLine: a royal leader with a title, under a malus -------------------------------------------
@@ -204,7 +246,7 @@ def test_a_bloodline_leaders_page_shows_the_malus_and_his_title_lands(europa, cl
     assert "= his country's malus -1" in text
     assert "Within his title lands of Duke of York (York, Lancaster): battle rolls 0" in text
     assert "anywhere within his title lands" in text
-    assert "-1 on battle rolls on every battle roll of England" in text
+    assert "-1 on battle rolls for the forces of England" in text
     # the monarch is no royal leader in BloodLine; a child of 10 is none yet
     assert "The monarch is no royal leader" in battle_block(page(client, gm, europa, king_of(europa, "England")))
     child = Character.objects.get(campaign=europa, given_name="Elizabeth", controlled_by=england)
@@ -247,14 +289,14 @@ def test_a_ruleset_without_a_figure_says_so(db):
 def test_the_sheet_prints_the_figure_and_the_modifiers(campaign, usurped, tmp_path):
     _captive, second = usurped
     second = Character.objects.select_related("campaign", "father", "mother", "controlled_by").get(pk=second.pk)
-    text = re.sub(r"\s+", " ", pdf_text(printing.character_sheet_pdf(second), tmp_path)[0])
+    text = sheet_text(printing.character_sheet_pdf(second), tmp_path)
     assert "In battle" in text
     assert "Strength 0 as King of England" in text
     assert "his own Strength +1 [Blood Royale, Birth (6)]; his house usurps a crown -1 [Blood Royale, Succession (9)]" in text
-    assert "Lasting modifiers" in text and "-1 Strength on the men of the house of Plantagenet" in text
-    assert "-2 Charisma on him" in text
+    assert "Lasting modifiers" in text and "-1 Strength for the men of the house of Plantagenet" in text
+    assert "-2 Charisma for him" in text
     king = king_of(campaign, "France")
-    text = re.sub(r"\s+", " ", pdf_text(printing.character_sheet_pdf(king), tmp_path, "france")[0])
+    text = sheet_text(printing.character_sheet_pdf(king), tmp_path)
     assert "Against the house of Plantagenet: Strength +1" in text
 
 
@@ -264,10 +306,10 @@ def test_the_sheet_of_a_king_with_a_plus_4_wife_and_of_a_non_leader(campaign, tm
     queen = queen_of(king)
     queen.characteristics = {**queen.characteristics, "guile": 4}
     queen.save()
-    text = re.sub(r"\s+", " ", pdf_text(printing.character_sheet_pdf(king), tmp_path)[0])
+    text = sheet_text(printing.character_sheet_pdf(king), tmp_path)
     assert "Strength +2 as King of England (the King piece)" in text
     assert "his wife Mary Tudor's Guile +2 (+4, held to ±2)" in text
-    text = re.sub(r"\s+", " ", pdf_text(printing.character_sheet_pdf(queen), tmp_path, "queen")[0])
+    text = sheet_text(printing.character_sheet_pdf(queen), tmp_path)
     assert "Women lead no army in Blood Royale" in text
 
 
@@ -342,8 +384,6 @@ def test_bloodline_figures_cost_a_fixed_number_of_queries(europa):
 @pytest.mark.django_db
 def test_a_sheet_with_many_modifiers_stays_on_its_page(campaign, usurped, tmp_path):
     """The sheet prints three modifiers and says how many more; a sheet is never split across pages."""
-    from tests.test_printables import pages
-
     _captive, second = usurped
     for n in range(4):
         Modifier.objects.create(
@@ -357,8 +397,23 @@ def test_a_sheet_with_many_modifiers_stays_on_its_page(campaign, usurped, tmp_pa
         )
     second = Character.objects.select_related("campaign", "father", "mother", "controlled_by").get(pk=second.pk)
     one = printing.character_sheet_pdf(second)
-    text = re.sub(r"\s+", " ", pdf_text(one, tmp_path)[0])
+    text = sheet_text(one, tmp_path)
     assert pages(one) == 1
     assert "his house usurps a crown -5 (5 claims)" in text  # the same term once on paper, with its count
     assert "… and 3 more: the character's page lists them all." in text
     assert pages(printing.sheets_pdf([second] * 3, two_up=True)) == 2
+
+
+@pytest.mark.django_db
+def test_lionels_sheet_as_a_picture(campaign, lionel, tmp_path):
+    """Prince Lionel's sheet, turned into a PNG (docs/screenshots/character-sheet-combat.png when
+    ``REGNAL_SCREENSHOTS`` is set): his Strength +1 term by term and his three lasting modifiers."""
+    pdf = printing.character_sheet_pdf(lionel)
+    text = sheet_text(pdf, tmp_path)
+    assert "Strength +1 as Prince (piece 2)" in text
+    assert "his wife Elizabeth de Burgh's Guile 0 (+1, held to ±2)" in text
+    assert "Against the house of Hapsburg: Strength +2 (his house holds the rightful heir +1)" in text
+    (png,) = pdf_png(pdf, tmp_path, "lionel", dpi=80)
+    folder = os.environ.get("REGNAL_SCREENSHOTS")
+    if folder:
+        shutil.copy(png, Path(folder) / "character-sheet-combat.png")

@@ -319,7 +319,7 @@ class ModifierOut(serializers.Serializer):
     kind = serializers.ChoiceField(choices=ModifierKind.choices)
     value = serializers.IntegerField()
     what = serializers.CharField(help_text='"-1 Strength", "+1 Strength against the house of Valois".')
-    applies = serializers.CharField(help_text='On whom: "him", "the men of the house of Plantagenet" ...')
+    applies = serializers.CharField(help_text='For whom: "him", "the men of the house of Plantagenet", "the forces of England".')
     why = serializers.CharField()
     since = serializers.IntegerField()
     until = serializers.CharField(help_text="Until when it lasts; for an ended one, when and why it ended.")
