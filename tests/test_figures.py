@@ -273,6 +273,26 @@ def test_only_the_king_and_princes_with_pieces_have_a_figure(campaign):
 
 
 @pytest.mark.django_db
+def test_a_boy_king_under_a_regent_leads_no_army_and_a_new_king_leads_before_his_piece(campaign):
+    """A2 (docs/rulings.md, Prince pieces): 'K' for a reigning King of 15 or more; nobody holds it during
+    a regency. A King of 15 or more who has just succeeded leads before the Announcements hand it to him."""
+    from tests.factories import crown
+
+    england = house(campaign, "England")
+    old = king_of(campaign, "England")
+    boy = person(campaign, england, "Boy", "M", 1290, father=old)
+    reign = crown(campaign, boy, "England", 1300)
+    reign.regent = old
+    reign.save()
+    found = figures_of(campaign, boy).combat
+    assert not found.leads and found.note.startswith("A King under 15 leads no army")
+    youth = person(campaign, england, "Youth", "M", 1284, father=old)
+    crown(campaign, youth, "England", 1300)
+    found = figures_of(campaign, youth).combat
+    assert found.leads and found.role == "King of England (the King piece from the Announcements)"
+
+
+@pytest.mark.django_db
 def test_a_ruleset_without_a_figure_says_so(db):
     c = campaign_create(name="Monarchs", ruleset="eu-monarchs", players=3, source=RandomSource(2))
     someone = person(c, Dynasty.objects.filter(campaign=c).first(), "Louis", "M", c.current_year - 30)
