@@ -5,8 +5,9 @@ modifier on him (issue 31, "Effective figures where players look").
 ``Modifier`` rows of his house and of himself, his piece, his titles) and asks ``rules.combat`` for
 the arithmetic; the character page, his printed sheet and the API show what it returns and decide
 nothing. A fixed number of queries however many characters are asked about and however large their
-families: three for Blood Royale (the modifiers, the matches, the open reigns), and for BloodLine
-the titles and one lean World for the royal leaders.
+families: three for Blood Royale (the modifiers, the matches, the open reigns; a fourth names the
+captors when one of them is a prisoner), and for BloodLine the titles and one lean World for the
+royal leaders.
 
 Who has a figure: only royals who lead. Blood Royale: the King (a reigning King of 15 or more) and
 the Princes holding a piece (A2, "Using the Prince pieces"), while free. BloodLine: the royal leaders
@@ -196,8 +197,7 @@ def _out_of_play(c: Character, captors: dict[int, str] | None = None) -> str:
 
 
 def figures(campaign: Campaign, characters: Iterable[Character]) -> dict[int, Figures]:
-    """Each character's figure in battle and lasting modifiers (see the module). ``characters``
-    come with ``prisoner_of`` loaded (``select_related``) for the words "a prisoner of ..."."""
+    """Each character's figure in battle and lasting modifiers (see the module), keyed by id."""
     people = {c.pk: c for c in characters}
     if not people:
         return {}
