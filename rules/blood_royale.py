@@ -14,6 +14,7 @@ from typing import Any
 from rules import options as options_module
 from rules import tables as T
 from rules.characteristics import Characteristic
+from rules.combat import STRENGTH, held
 from rules.dice import D6, THREE_D6, TWO_D6, DiceSpec, chance_at_least
 from rules.errors import IllegalMarriage, IllegalOption, IllegalPassOver, IneligibleCouple
 from rules.families import BIRTH_TARGET as BIRTH_TARGET
@@ -102,9 +103,10 @@ def characteristics_from_totals(bands: Sequence[Mapping[str, int]], sex: str, to
 
 
 def combat_strength(husband: Mapping[str, int], wife: Mapping[str, int] | None) -> int:
-    """A wife's Guile is added to her husband's Strength, the sum held to -2..+2 (A2)."""
-    total = husband.get("strength", 0) + (wife.get("guile", 0) if wife else 0)
-    return max(CHARACTERISTIC_MIN, min(CHARACTERISTIC_MAX, total))
+    """A wife's Guile is added to her husband's Strength, held to -2..+2: the excess is ignored (A2).
+    A Governor's +3 stays +3 (rule G); the whole figure in battle is ``rules.combat``'s."""
+    strength = husband.get("strength", 0)
+    return strength + held(strength, wife.get("guile", 0) if wife else 0)
 
 
 # --- set-up (A3) ----------------------------------------------------------------------------
@@ -594,5 +596,6 @@ RULESET = register(
         governing_provinces=True,
         prince_pieces=True,
         priced_pass_overs=True,
+        combat=STRENGTH,
     )
 )

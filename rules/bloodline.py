@@ -17,6 +17,7 @@ from typing import Any
 from rules import families
 from rules import options as options_module
 from rules.characteristics import Characteristic
+from rules.combat import BATTLE_ROLLS
 from rules.dice import D10, TWO_D10, DiceSpec, chance_at_least, distribution
 from rules.errors import IllegalOption, IllegalPassOver, InvalidTable
 from rules.people import FEMALE, MALE, Person
@@ -542,6 +543,7 @@ RULESET = register(
         titles=True,
         minor_houses=True,
         royal_leaders=True,
+        combat=BATTLE_ROLLS,
         dynastic_crisis=True,
         gm_sets_turn_year=True,
         whole_family_moves=True,

@@ -38,6 +38,7 @@ from dynasties.models import (
     TitleHolding,
 )
 from dynasties.services import regnal
+from dynasties.services.bloodline_sequence import royal_leaders
 from dynasties.services.common import World
 from dynasties.services.succession import default_regent, heir_standing
 from rules import blood_royale as br
@@ -332,6 +333,15 @@ def heirs_now(*, campaign: Campaign) -> dict[str, SuccessionEntry | None]:
         found[reign.crown] = explained.entries[0] if explained.entries else None
     world.load(e.person_id for e in found.values() if e is not None)
     return {crown: None if e is None else _entry(world, e, world.people, year, None) for crown, e in found.items()}
+
+
+def royal_leaders_now(*, campaign: Campaign) -> dict[str, list[int]]:
+    """BloodLine: each reigning crown's royal leaders now (``bloodline_sequence.royal_leaders``: the
+    heirs of 15 or more of its ruling house, in order of succession), as character ids, from one
+    lean World: the same SELECTs however many crowns and characters."""
+    world = _LeanWorld(campaign)
+    crowns = {r.crown for r in world.open_reigns() if r.crown}
+    return {crown: [c.pk for c in royal_leaders(world, crown)] for crown in sorted(crowns)}
 
 
 def title_succession_line(
