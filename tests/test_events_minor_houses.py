@@ -435,3 +435,51 @@ def test_the_gm_sets_the_royal_marriage_box_and_the_minimum_follows(table):
     jean = royal(t, "France", "Jean", "M")
     with pytest.raises(IllegalMarriage, match="minimum dowry for Bianca Savoia: 4 ducats"):  # x2: she is Savoy's heir apparent
         offer_make(campaign=t.campaign, minor_character=bianca, suitor=jean, dowry=1, by=t.alice)
+
+
+# --- who may not: every event, as the roles that may not record it, in a BloodLine campaign --------
+
+BODIES = {
+    "minor_house_create": lambda t, x: {"name": "Gonzaga", "crown": "Mantua", "king_age": [5, 5]},
+    "offer_make": lambda t, x: {"suitor": x["pierre"].pk, "minor_character": x["bianca"].pk, "dowry": 5},
+    "offer_withdraw": lambda t, x: {"offer": x["offer"].pk},
+    "offers_resolve": lambda t, x: {},
+    "royal_marriage_box_set": lambda t, x: {"crown": "Savoy", "rating": 3},
+}
+GM_ONLY = {"minor_house_create", "offers_resolve", "royal_marriage_box_set"}
+
+
+def _written(t) -> tuple[int, ...]:
+    c = t.campaign
+    return (
+        Dynasty.objects.filter(campaign=c).count(),
+        MarriageOffer.objects.filter(campaign=c).exclude(status=OfferStatus.OPEN).count(),
+        MarriageOffer.objects.filter(campaign=c).count(),
+        Roll.objects.filter(campaign=c).count(),
+        ChronicleEntry.objects.filter(campaign=c).count(),
+        Crown.objects.get(campaign=c, name="Savoy").state.get(bl.ROYAL_MARRIAGE_BOX_KEY, 0),
+    )
+
+
+@pytest.mark.parametrize("key", sorted(BODIES))
+def test_the_roles_that_may_not_are_refused_and_nothing_is_written(table, key):
+    t = table
+    x = {"bianca": savoy_child(t, "Bianca", "F", 1470), "jean": royal(t, "France", "Jean", "M")}
+    x["pierre"] = royal(t, "France", "Pierre", "M", born=1472)
+    x["offer"] = offer_make(campaign=t.campaign, minor_character=x["bianca"], suitor=x["jean"], dowry=5, by=t.alice)
+    at_step(t.campaign, Step.MARRIAGES)
+    outsider = user("outsider")
+    refused = {"observer": t.observer, "outsider": outsider, "bob": t.bob} | ({"alice": t.alice} if key in GM_ONLY else {})
+    before = _written(t)
+    for who, u in refused.items():
+        body = BODIES[key](t, x)
+        answer = api(u).post(endpoint(t, key), body, format="json")
+        assert answer.status_code in ((404,) if who == "outsider" else (400, 403)), (who, answer.status_code, answer.content)
+        posted = page(u).post(url(t, key), {**body, "action_key": new_action_key()})
+        assert posted.status_code in ((404,) if who == "outsider" else (400, 403)), (who, posted.status_code)
+        anonymous = APIClient().post(endpoint(t, key), body, format="json")
+        assert anonymous.status_code in (401, 403, 404)
+        assert _written(t) == before, f"{who} wrote something through {key}"
+    allowed = api(t.gm if key in GM_ONLY else t.alice).post(endpoint(t, key), BODIES[key](t, x), format="json")
+    assert allowed.status_code == 200, allowed.content  # the same request from one who may is recorded
+    assert _written(t) != before
