@@ -290,7 +290,9 @@ def royal_marriage_box_set(*, campaign: Campaign | int, crown: str, rating: int,
     record.state = {**(record.state or {}), bl.ROYAL_MARRIAGE_BOX_KEY: rating}
     record.save(update_fields=["state"])
     chronicle = Chronicle(campaign)
-    chronicle.add("minor_offer", f"{crown}: Royal Marriage box rating {rating} (the minimum dowry's base).", crown=crown)
+    chronicle.add(
+        "minor_offer", f"{crown}: Royal Marriage box rating {rating} (the minimum dowry's base).", crown=crown, rating=rating
+    )
     chronicle.flush()
     return record
 
