@@ -201,11 +201,12 @@ CHANCE_BREACH = 20  # of a contract in force, 1 in 20 a turn is broken
 CHANCE_REVOLT = 8
 CHANCE_PASS_OVER = 3  # of the crowns whose monarch died, 1 in 3 passes over the first heir if it may
 PASS_OVER_LIMIT = 3
-CHANCE_OFFER = 3  # BloodLine: 1 in 3 turns a player offers for a minor house's child
-CHANCE_WITHDRAW = 4  # BloodLine: 1 in 4 offers is withdrawn before the minor houses answer
+CHANCE_OFFER = 2  # BloodLine: 1 in 2 turns a player offers for a minor house's child
+CHANCE_WITHDRAW = 3  # BloodLine: 1 in 3 offers is withdrawn before the minor houses answer
 CHANCE_MINOR_ENTERS = 4  # BloodLine: 1 in 4 turns, while one is left, a minor house of the board enters play
 MINOR_HOUSES_TO_ENTER = (("Gonzaga", "Mantua"), ("Este", "Ferrara"))
 ROYAL_MARRIAGE_BOXES = 3  # BloodLine: a minor crown's Royal Marriage box rating, 1d3 (set once)
+MINOR_DOWRY_LEAST = 25  # BloodLine: the least a house offers (above any minimum of a rating of 1d3)
 MINOR_DOWRY = 100  # BloodLine: 1 in 8 a crown's Stability is shaken at the table
 PROVINCES = 6  # a house's taxed provinces in the Interphase
 ARMIES_KEPT = 2
@@ -378,23 +379,18 @@ def play_minor_offers(campaign: Campaign, source: DiceSource, *, by: Actor) -> N
     houses then answer every offer (their own seeded rolls)."""
     from dynasties.services import minor_houses
 
-    year = campaign.current_year
-    children = [
-        c
-        for c in Character.objects.filter(campaign=campaign, status=Status.ALIVE, controlled_by__kind=DynastyKind.MINOR).order_by(
-            "pk"
-        )
-        if c.age(year) >= br.ADULT_AGE and c.birth_dynasty_id == c.controlled_by_id and c.pk not in _monarch_ids(campaign)
-    ]
-    suitors = [c for c in unmatched_adults(campaign) if c.controlled_by_id in {d.pk for d in _players(campaign)}]
+    kings = _monarch_ids(campaign)
+    children = [c for c in minor_houses.answered_now(campaign) if c.pk not in kings]  # unmarried, 15 or more, free
+    purses = {d.pk: treasury.balance(campaign, d.pk) for d in _players(campaign)}
+    suitors = [c for c in unmatched_adults(campaign) if purses.get(c.controlled_by_id or 0, 0) >= MINOR_DOWRY_LEAST]
     if children and _d(source, CHANCE_OFFER) == 1:
         child = _pick(source, children)
         fits = [c for c in suitors if c.sex != child.sex and c.controlled_by_id != child.controlled_by_id]
         if fits:
             suitor = _pick(source, fits)
-            cash = treasury.balance(campaign, suitor.controlled_by_id)
+            cash = purses[suitor.controlled_by_id or 0]
             made: list[MarriageOffer] = []
-            for dowry in (MINOR_DOWRY, 2 * MINOR_DOWRY, 4 * MINOR_DOWRY):
+            for dowry in (MINOR_DOWRY, 2 * MINOR_DOWRY, 4 * MINOR_DOWRY, MINOR_DOWRY_LEAST):  # a poorer house offers less
                 if dowry <= max(cash, 0) and _try(
                     lambda d=dowry: made.append(
                         minor_houses.offer_make(campaign=campaign, minor_character=child.pk, suitor=suitor.pk, dowry=d, by=by)
