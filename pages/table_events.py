@@ -81,6 +81,8 @@ class Row:
     choice: Choice
     box: Any
     dice: list[forms.BoundField] = field(default_factory=list)
+    groups: list[tuple[str, list[forms.BoundField]]] = field(default_factory=list)
+    """The dice by throw, each with its field's label (shown when he rolls more than one throw)."""
 
 
 @dataclass
@@ -136,8 +138,8 @@ class EventForm(forms.Form):
             throws = self.faces.get(f.name, [])
             rows = []
             for choice in self.offered[f.name]:
-                typed = [self[f"{d.name}-{choice.value}-{i}"] for d, spec in throws for i in range(spec.count)]
-                rows.append(Row(choice, boxes[str(choice.value)], typed))
+                groups = [(d.label, [self[f"{d.name}-{choice.value}-{i}"] for i in range(spec.count)]) for d, spec in throws]
+                rows.append(Row(choice, boxes[str(choice.value)], [die for _, dice in groups for die in dice], groups))
             dice = str(throws[0][1]) if len(throws) == 1 else ", ".join(f"{d.label} {spec}" for d, spec in throws)
             out.append(Part(bound, rows, dice))
         return out

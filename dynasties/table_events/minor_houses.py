@@ -20,6 +20,8 @@ from rules import bloodline as bl
 from rules.odds import Odds
 
 GROUP = "Minor houses (BloodLine)"
+SHORT = {"minor_heir_apparent": "heir apparent", "minor_is_monarch": "monarch"}
+"""The minor's own dowry factors, as a choice's note names them."""
 RATING_MAX = 10_000
 """No Royal Marriage box comes near this (a typed rating beyond it is a slip of the keyboard)."""
 
@@ -30,7 +32,7 @@ def _minor_houses(campaign: Campaign) -> bool:
 
 def _nobility_odds() -> str:
     odds = Odds(bl.minor_nobility_chance(), bl.MINOR_NOBILITY_DICE)
-    return f"weds into his nobility on {bl.MINOR_NOBILITY_FROM}-10 on 1d10: {odds}"
+    return f"weds into the nobility on {bl.MINOR_NOBILITY_FROM}-10 on 1d10: {odds}"
 
 
 # --- what the fields offer ------------------------------------------------------------------------
@@ -92,11 +94,12 @@ def minors(campaign: Campaign, seat: Seat) -> list[Choice]:
         elif house.crown and mh.heir_apparent(world, house.crown) == c.pk:
             factors.append("minor_heir_apparent")
         base = mh.royal_marriage_box(world, house)
-        notes = [f"minimum dowry {bl.dowry_explanation(base, factors)}"]
+        times = "".join(f" x{bl.DOWRY_MULTIPLIERS[f]} {SHORT[f]}" for f in factors)
+        notes = [f"min. {bl.minimum_dowry(base, factors)} ducats (box {base}{times})"]
         if "minor_is_monarch" in factors:
-            notes.append("reigns: the offer must have the monarch stay")
+            notes.append("reigns: must stay")
         if c.effective_age(world.year) < bl.MINOR_MARRIAGE_AGE:
-            notes.append("under 15: an offer waits")
+            notes.append("under 15: waits")
         if open_offers.get(c.pk):
             notes.append(f"{open_offers[c.pk]} open offer{'s' if open_offers[c.pk] > 1 else ''}")
         out.append(person(c, world.year, "; ".join(notes)))
@@ -299,7 +302,7 @@ OFFER_MAKE = register(
             Field(
                 "minor_character",
                 Kind.CHARACTER,
-                "For",
+                "For the minor house's child",
                 "A minor house's unmarried child; offers for a child under 15 wait for his 15th year.",
                 choices=minors,
             ),
@@ -352,7 +355,7 @@ OFFERS_RESOLVE = register(
         label="The minor houses answer the offers",
         help=f"Once a turn, in the Marriages step ({bl.MINOR_OFFERS_RULE}): every unmarried child of a minor house of "
         "15 or more is answered, eldest first: the best offer that stands becomes a betrothal (a suitor chosen for "
-        "an elder child is spoken for); a child with no acceptable offer weds into his own nobility on 6-10 "
+        "an elder child is spoken for); a child with no acceptable offer weds into its own nobility on 6-10 "
         "(1d10, 50%), to a noble of ADM, DIP and MIL of 1d10 each.",
         group=GROUP,
         when="marriages",
@@ -361,13 +364,13 @@ OFFERS_RESOLVE = register(
                 "children",
                 Kind.CHARACTERS,
                 "Answered now, eldest first",
-                "Every one of them is answered. Tick a child to type the table's dice for him: his 1d10 to wed and, "
-                "if he weds, his noble spouse's ADM, DIP and MIL; the others' the server rolls.",
+                "Every one of them is answered. Tick a child to type the table's dice for the child: the 1d10 to wed "
+                "and, for a wedding, the noble spouse's ADM, DIP and MIL; the server rolls the others'.",
                 required=False,
                 choices=answered,
             ),
-            Field("faces", Kind.FACES, "To wed", of="children", dice="1d10", required=False),
-            Field("spouses", Kind.FACES, "Spouse", of="children", dice="3d10", required=False),
+            Field("faces", Kind.FACES, "To wed (6-10)", of="children", dice="1d10", required=False),
+            Field("spouses", Kind.FACES, "Spouse's ADM, DIP, MIL", of="children", dice="3d10", required=False),
         ),
         run=_resolve,
         services=(mh.offers_resolve,),
