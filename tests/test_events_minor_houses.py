@@ -483,3 +483,29 @@ def test_the_roles_that_may_not_are_refused_and_nothing_is_written(table, key):
     allowed = api(t.gm if key in GM_ONLY else t.alice).post(endpoint(t, key), BODIES[key](t, x), format="json")
     assert allowed.status_code == 200, allowed.content  # the same request from one who may is recorded
     assert _written(t) != before
+
+
+# --- the forms' queries do not grow with the campaign ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "key", ["offer_make", "offer_withdraw", "offers_resolve", "royal_marriage_box_set", "minor_house_create"]
+)
+def test_a_forms_queries_do_not_grow_with_the_minors_and_the_suitors(table, key):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    t = table
+    at_step(t.campaign, Step.MARRIAGES)
+
+    def count(n: int) -> int:
+        for i in range(n):
+            child = savoy_child(t, f"Child{n}{i}", "F" if i % 2 else "M", 1470 + i, order=i + 1)
+            suitor = royal(t, "France", f"Suitor{n}{i}", "M" if i % 2 else "F")
+            offer_make(campaign=t.campaign, minor_character=child, suitor=suitor, dowry=50, by=t.gm)
+        client = page(t.gm)
+        with CaptureQueriesContext(connection) as seen:
+            assert client.get(url(t, key)).status_code == 200
+        return len(seen)
+
+    assert count(2) == count(6)

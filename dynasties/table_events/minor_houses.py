@@ -11,7 +11,7 @@ from typing import Any
 from campaign.models import Campaign
 from campaign.permissions import Seat
 from campaign.table_events import Choice, Field, Kind, TableEvent, register
-from dynasties.models import Character, Dynasty, DynastyKind, MarriageOffer, OfferStatus
+from dynasties.models import Character, Crown, Dynasty, DynastyKind, MarriageOffer, OfferStatus
 from dynasties.selectors import frozen_lines
 from dynasties.services import minor_houses as mh
 from dynasties.services.common import World
@@ -156,11 +156,11 @@ def answered(campaign: Campaign, seat: Seat) -> list[Choice]:
 
 def minor_crowns(campaign: Campaign, seat: Seat) -> list[Choice]:
     """The minor houses' crowns, each noted with its rating now."""
-    world = World(campaign, living_only=True)
+    states = dict(Crown.objects.filter(campaign=campaign).values_list("name", "state"))
     out = []
-    for house in sorted(world.dynasties.values(), key=lambda d: d.crown):
-        if house.kind == DynastyKind.MINOR and house.crown:
-            out.append(Choice(house.crown, f"{house.crown} ({house.name})", f"now {mh.royal_marriage_box(world, house)}"))
+    for house in Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.MINOR).exclude(crown="").order_by("crown"):
+        rating = (states.get(house.crown) or {}).get(bl.ROYAL_MARRIAGE_BOX_KEY, bl.ROYAL_MARRIAGE_BOX_DEFAULT)
+        out.append(Choice(house.crown, f"{house.crown} ({house.name})", f"now {rating}"))
     return out
 
 
