@@ -101,8 +101,8 @@ class TableEvent:
     group: str
     """Where the event list puts it ("Deaths and captures", "Titles", "Crowns" ...)."""
     when: str
-    """When it happens: ``survival`` (the Survival step), ``between`` (the movement rounds and the
-    Interphase, between the steps) or ``any``."""
+    """When it happens: ``survival`` (the Survival step), ``marriages`` (the Marriages step),
+    ``between`` (the movement rounds and the Interphase, between the steps) or ``any``."""
     fields: tuple[Field, ...]
     run: Callable[..., Any]
     """``run(campaign=locked, by=user, **values)``: calls the service; its answer is ``done``'s."""

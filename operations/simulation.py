@@ -41,7 +41,7 @@ from campaign.permissions import Actor
 from contracts import services as contract_services
 from contracts.models import Breach, Contract, ContractKind, ContractState, Dispute, Excommunication, Parley
 from dynasties import services
-from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Reign, Status, Title
+from dynasties.models import Character, Dynasty, DynastyKind, Marriage, MarriageOffer, Reign, Status, Title
 from dynasties.selectors import living_children_counts, unmatched_adults
 from dynasties.services import events, interphase, pretenders, titles
 from dynasties.services.births import CoupleTurn
@@ -201,7 +201,12 @@ CHANCE_BREACH = 20  # of a contract in force, 1 in 20 a turn is broken
 CHANCE_REVOLT = 8
 CHANCE_PASS_OVER = 3  # of the crowns whose monarch died, 1 in 3 passes over the first heir if it may
 PASS_OVER_LIMIT = 3
-CHANCE_OFFER = 3  # BloodLine: 1 in 3 turns a player offers for a minor house's child
+CHANCE_OFFER = 2  # BloodLine: 1 in 2 turns a player offers for a minor house's child
+CHANCE_WITHDRAW = 3  # BloodLine: 1 in 3 offers is withdrawn before the minor houses answer
+CHANCE_MINOR_ENTERS = 4  # BloodLine: 1 in 4 turns, while one is left, a minor house of the board enters play
+MINOR_HOUSES_TO_ENTER = (("Gonzaga", "Mantua"), ("Este", "Ferrara"))
+ROYAL_MARRIAGE_BOXES = 3  # BloodLine: a minor crown's Royal Marriage box rating, 1d3 (set once)
+MINOR_DOWRY_LEAST = 25  # BloodLine: the least a house offers (above any minimum of a rating of 1d3)
 MINOR_DOWRY = 100  # BloodLine: 1 in 8 a crown's Stability is shaken at the table
 PROVINCES = 6  # a house's taxed provinces in the Interphase
 ARMIES_KEPT = 2
@@ -350,34 +355,50 @@ def play_prisoners(campaign: Campaign, source: DiceSource, *, by: Actor) -> None
         )
 
 
+def play_minor_houses(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
+    """BloodLine, Marriages step: each minor crown's Royal Marriage box rating is set once (1d3, as
+    the board would show it), and now and then a minor house of the board enters play by the minor
+    set-up (the server's dice)."""
+    from dynasties.models import Crown
+    from dynasties.services import minor_houses
+
+    for crown in Crown.objects.filter(campaign=campaign, home_dynasty__kind=DynastyKind.MINOR).order_by("name"):
+        if bl.ROYAL_MARRIAGE_BOX_KEY not in (crown.state or {}):
+            rating = _d(source, ROYAL_MARRIAGE_BOXES)
+            _try(lambda c=crown.name, r=rating: minor_houses.royal_marriage_box_set(campaign=campaign, crown=c, rating=r, by=by))
+    taken = set(Dynasty.objects.filter(campaign=campaign).values_list("crown", flat=True))
+    left = [(name, crown) for name, crown in MINOR_HOUSES_TO_ENTER if crown not in taken]
+    if left and _d(source, CHANCE_MINOR_ENTERS) == 1:
+        name, crown = left[0]
+        _try(lambda: minor_houses.minor_house_create(campaign=campaign, name=name, crown=crown, source=source, by=by))
+
+
 def play_minor_offers(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
     """BloodLine, Marriages step: a player's unmatched son or daughter is offered (with a dowry the
     house can afford) for a minor house's unmarried child of 15 or more now and then; the minor
     houses then answer every offer (their own seeded rolls)."""
     from dynasties.services import minor_houses
 
-    year = campaign.current_year
-    children = [
-        c
-        for c in Character.objects.filter(campaign=campaign, status=Status.ALIVE, controlled_by__kind=DynastyKind.MINOR).order_by(
-            "pk"
-        )
-        if c.age(year) >= br.ADULT_AGE and c.birth_dynasty_id == c.controlled_by_id and c.pk not in _monarch_ids(campaign)
-    ]
-    suitors = [c for c in unmatched_adults(campaign) if c.controlled_by_id in {d.pk for d in _players(campaign)}]
+    kings = _monarch_ids(campaign)
+    children = [c for c in minor_houses.answered_now(campaign) if c.pk not in kings]  # unmarried, 15 or more, free
+    purses = {d.pk: treasury.balance(campaign, d.pk) for d in _players(campaign)}
+    suitors = [c for c in unmatched_adults(campaign) if purses.get(c.controlled_by_id or 0, 0) >= MINOR_DOWRY_LEAST]
     if children and _d(source, CHANCE_OFFER) == 1:
         child = _pick(source, children)
         fits = [c for c in suitors if c.sex != child.sex and c.controlled_by_id != child.controlled_by_id]
         if fits:
             suitor = _pick(source, fits)
-            cash = treasury.balance(campaign, suitor.controlled_by_id)
-            for dowry in (MINOR_DOWRY, 2 * MINOR_DOWRY, 4 * MINOR_DOWRY):
+            cash = purses[suitor.controlled_by_id or 0]
+            made: list[MarriageOffer] = []
+            for dowry in (MINOR_DOWRY, 2 * MINOR_DOWRY, 4 * MINOR_DOWRY, MINOR_DOWRY_LEAST):  # a poorer house offers less
                 if dowry <= max(cash, 0) and _try(
-                    lambda d=dowry: minor_houses.offer_make(
-                        campaign=campaign, minor_character=child.pk, suitor=suitor.pk, dowry=d, by=by
+                    lambda d=dowry: made.append(
+                        minor_houses.offer_make(campaign=campaign, minor_character=child.pk, suitor=suitor.pk, dowry=d, by=by)
                     )
                 ):
                     break
+            if made and _d(source, CHANCE_WITHDRAW) == 1:  # the player thinks better of it
+                _try(lambda: minor_houses.offer_withdraw(campaign=campaign, offer=made[0].pk, reason="a better match", by=by))
     if children:
         _try(lambda: minor_houses.offers_resolve(campaign=campaign, source=source, by=by))
 
@@ -691,6 +712,7 @@ def play_turn(campaign: Campaign, source: DiceSource, *, law: bool = False, hous
         campaign.refresh_from_db()
     if campaign.step == Step.MARRIAGES:
         if law and campaign.rules.minor_houses:
+            play_minor_houses(campaign, source, by=by)
             play_minor_offers(campaign, source, by=by)
         play_marriages(campaign, house_size=house_size, by=by)
         if law and campaign.rules.governing_provinces:
@@ -746,7 +768,9 @@ def _contracts(kind: str) -> Callable[[Campaign], int]:
     return lambda campaign: Contract.objects.filter(campaign=campaign, kind=kind).exclude(state=ContractState.DRAFT).count()
 
 
-def _model(model: type[Breach] | type[Parley] | type[Excommunication] | type[Dispute] | type[Title]) -> Callable[[Campaign], int]:
+def _model(
+    model: type[Breach] | type[Parley] | type[Excommunication] | type[Dispute] | type[Title] | type[MarriageOffer],
+) -> Callable[[Campaign], int]:
     return lambda campaign: model.objects.filter(campaign=campaign).count()
 
 
@@ -794,7 +818,11 @@ LAW: dict[str, tuple[LawPart, ...]] = {
         LawPart("storm deaths", causes=(br.EVENT_LABELS["storm"],)),
         *_CONTRACTS,
         LawPart("disputes (majority votes)", count=_model(Dispute)),
-        LawPart("minor houses' offers", kinds=("minor_offer",)),
+        LawPart("minor houses entering play", count=lambda c: _lines_data(c, "created", "minor_house")),
+        LawPart("Royal Marriage box ratings", count=lambda c: _lines_data(c, "minor_offer", "rating")),
+        LawPart("minor houses' offers", count=_model(MarriageOffer)),
+        LawPart("offers withdrawn", count=lambda c: _lines_data(c, "minor_offer", "withdrawn")),
+        LawPart("minor houses' answers", kinds=("minor_offers_resolved",)),
         LawPart("titles", count=_model(Title)),
         LawPart("royal leaders", kinds=("leaders", "leader")),
         LawPart("Stability", kinds=("stability",)),
@@ -820,6 +848,11 @@ def _crown_rolls(campaign: Campaign, crown: str) -> int:
 
 def _crown_lines(campaign: Campaign, crown: str, kind: str) -> int:
     return ChronicleEntry.objects.filter(campaign=campaign, kind=kind, data__crown=crown).count()
+
+
+def _lines_data(campaign: Campaign, kind: str, key: str) -> int:
+    """The chronicle lines of ``kind`` whose data has ``key``."""
+    return ChronicleEntry.objects.filter(campaign=campaign, kind=kind, data__has_key=key).count()
 
 
 def _lines_with(campaign: Campaign, kind: str, text: str) -> int:

@@ -325,7 +325,7 @@ def turn(request: HttpRequest, slug: str) -> HttpResponse:
         )
     shown = undo_plans(campaign, by=request.user)  # the policy says who sees them
     now = "survival" if campaign.step == Step.SURVIVAL else "between"
-    at_table = [e for e in available(campaign, seat_of(request.user, campaign)) if e.when in (now, "any")]
+    at_table = [e for e in available(campaign, seat_of(request.user, campaign)) if e.when in (now, "any", campaign.step)]
     plans = {"step": shown.step, "turn": shown.turn} if shown else {}
     kept = shown.redo if shown else None
     return render(

@@ -354,12 +354,34 @@ def birth_penalty(attempts_made: int) -> int:
     return -max(0, attempts_made - 1)
 
 
+MINOR_SETUP_RULE = "BloodLine, Minor Set-up"
+MINOR_OFFERS_RULE = "BloodLine, Marriage action of minors"
+MINOR_KING_AGE_DICE: DiceSpec = TWO_D10  # the King's age: 2d10 x 4 years
+MINOR_KING_AGE_TIMES = 4
+MINOR_YEARS_A_CHILD = 20  # one child of random sex for each 20 years of the King's life
+MINOR_MAX_CHILDREN = MINOR_KING_AGE_DICE.count * MINOR_KING_AGE_DICE.sides * MINOR_KING_AGE_TIMES // MINOR_YEARS_A_CHILD
+
+
+def minor_king_age(king_faces: Sequence[int]) -> int:
+    """The minor King's age: 2d10 x 4 years (average 40)."""
+    return sum(king_faces) * MINOR_KING_AGE_TIMES
+
+
+def minor_children(king_age: int) -> int:
+    """'1 child of random sex for each 20 years of the King's life, fractions lose'."""
+    return king_age // MINOR_YEARS_A_CHILD
+
+
 def minor_house_setup(king_faces: Sequence[int], year: int) -> tuple[int, int, tuple[int, ...]]:
     """Minor set-up: a King of 2d10 x 4 years, a wife 5 years younger, one child of random sex per
     20 years of his age (fractions lost), the first 20 years younger than him, then one a year."""
-    king_age = sum(king_faces) * 4
+    king_age = minor_king_age(king_faces)
     king_born = year - king_age
-    children = tuple(king_born + 20 + n for n in range(king_age // 20) if king_born + 20 + n <= year)
+    children = tuple(
+        king_born + MINOR_YEARS_A_CHILD + n
+        for n in range(minor_children(king_age))
+        if king_born + MINOR_YEARS_A_CHILD + n <= year
+    )
     return king_born, king_born + 5, children
 
 
@@ -497,6 +519,11 @@ def dowry_explanation(base: int, factors: Sequence[str]) -> str:
 def minor_nobility_marries(faces: Sequence[int]) -> bool:
     """The 50% roll of a minor child with no acceptable offer: 6-10 on 1d10."""
     return faces[0] >= MINOR_NOBILITY_FROM
+
+
+def minor_nobility_chance() -> Fraction:
+    """The chance a minor child with no acceptable offer weds into its own nobility this turn (1/2)."""
+    return chance_at_least(MINOR_NOBILITY_DICE, MINOR_NOBILITY_FROM)
 
 
 def minor_replacement_birth_year(late_birth_year: int, year: int) -> int:
