@@ -485,10 +485,19 @@ def interim_claim_resolve(
             f"{interim.display_name} steps down.",
             character=claimant.pk,
             crown=crown,
+            claim="recognised",
         )
     else:
         reign.interim_for = None
         reign.save(update_fields=["interim_for"])
+        chronicle.add(
+            "claim",
+            f"{claimant.display_name}'s claim to {crown} is not recognised: {interim.display_name} keeps the throne, "
+            "a voluntary disputed succession (BloodLine, Disputed Succession A).",
+            character=claimant.pk,
+            crown=crown,
+            claim="refused",
+        )
         pass_over(world, reign, interim, world.crown_dynasty(crown), [claimant], box, chronicle)
     box.flush()
     chronicle.flush()
