@@ -11,19 +11,20 @@ birth roll is made for its couples: a table keeps its houses to a size its playe
 turns, so that 100- and 200-turn campaigns could not be built). A strategy, not a rule: a house's
 daughters still marry out, its couples still roll their births, and the rules are untouched.
 
-The rest of the law (``play_law``, with ``law=True``, as the ``simulate`` command plays), now and then, each choice on the
-seeded source's dice: the player of a crown whose monarch died passes the first heir over when
-the rules allow it (an heir held prisoner always); plague, battle (survivors taken prisoner) and
-storm; royals on the map taken by the neutrals or another house, and released a turn later (the
-neutrals' ransom, a ransom between houses, or for nothing; BloodLine holds an heir apparent while
-his King lives, and decides the released heir's claim); marriage contracts (a dowry the bride's house can afford, a gift, her renunciation),
-pacts of peace with a tribute, breaches put to a parley (Blood Royale) or to the other players'
-majority (BloodLine), readmission parleys; Blood Royale's Interphase every turn (taxes, two armies
-kept, a rebellion bought off when affordable), governors (rule G), Pretenders and bastards;
-BloodLine's offers for a minor house's children (the simulated campaign has one, Savoy), titles
-for a King's children and Stability shaken at the table; EU monarchs' Doge (Venice), Poland's
-elective era, each new monarch's military skill and captured monarchs ransomed. ``LAW`` names each
-ruleset's parts of the law and ``law_summary`` counts how often a campaign played each.
+The rest of the law (``play_law``, with ``law=True``, as the ``simulate`` command plays), now and
+then, each choice on the seeded source's dice: the player of a crown whose monarch died passes the
+first heir over when the rules allow it (an heir held prisoner always); plague, battle (survivors
+taken prisoner) and storm; royals on the map taken by the neutrals or another house, and released a
+turn later (the neutrals' ransom, a ransom between houses, or for nothing; BloodLine holds an heir
+apparent while his King lives, and decides the released heir's claim); marriage contracts (a dowry
+the bride's house can afford, a gift, her renunciation), pacts of peace with a tribute, breaches put
+to a parley (Blood Royale) or to the other players' majority (BloodLine), readmission parleys; Blood
+Royale's Interphase every turn (taxes, two armies kept, a rebellion bought off when affordable),
+governors (rule G), Pretenders and bastards; BloodLine's offers for a minor house's children (the
+simulated campaign has one, Savoy), titles for a King's children and Stability shaken at the table;
+EU monarchs' Doge (Venice), Poland's elective era, each new monarch's military skill and captured
+monarchs ransomed. ``LAW`` names each ruleset's parts of the law and ``law_summary`` counts how
+often a campaign played each.
 
 Every play is made for ``by``, passed to every service as a person's door would: the ``simulate``
 command, the demo and the benchmarks pass ``SYSTEM_ACTOR``; a campaign's prehistory, its GM.

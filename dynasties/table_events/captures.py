@@ -7,11 +7,11 @@ B "Royal Characters in Battle" and Disputed Succession A; the EU tables' ransom 
   prisoner for nothing (docs/rulings.md, "Captures and ransoms").
 - A released heir's claim (BloodLine): the crown's player, or the GM, recognises him or keeps the
   interim monarch.
-- A captured monarch ransomed (EU monarchs): the tables' price."""
+
+The EU monarchs ruleset ransoms a captured monarch by its tables (``monarch_ransom``: issue 32's);
+the release here is the rulesets' that keep families."""
 
 from __future__ import annotations
-
-from typing import Any
 
 from campaign.models import Campaign
 from campaign.permissions import Seat
@@ -19,7 +19,6 @@ from campaign.table_events import Choice, Field, Kind, TableEvent, register
 from campaign.treasury import currency
 from dynasties.models import FREE, Character, Dynasty, DynastyKind, Reign, Status
 from dynasties.services.bloodline import interim_claim_resolve
-from dynasties.services.eu_monarchs import monarch_ransom
 from dynasties.services.events import character_capture, character_release, may_be_captured, on_the_map
 from dynasties.table_events.common import acts_for, gm_only, gm_or_players, houses, own_houses, person
 from rules import captures as caps
@@ -182,6 +181,7 @@ RELEASE = register(
         ),
         services=(character_release,),
         offered=gm_or_players,
+        applies=lambda campaign: campaign.rules.keeps_families,
         done=_released,
         desk="Released or ransomed (the form asks the ransom)",
         extra={"desk_form": True},  # a release is for nothing only if the GM leaves the ransom blank
@@ -259,60 +259,4 @@ INTERIM_CLAIM = register(
 )
 
 
-# --- a captured monarch ransomed (EU monarchs) ------------------------------------------------------
-
-
-def held_monarchs(campaign: Campaign, seat: Seat) -> list[Choice]:
-    """The crowns whose monarch is a prisoner."""
-    reigns = (
-        Reign.objects.filter(campaign=campaign, end_year__isnull=True, holder__status=Status.ALIVE)
-        .exclude(holder__in=Character.objects.filter(FREE))
-        .select_related("holder", "holder__prisoner_of")
-        .order_by("crown")
-    )
-    out = []
-    for r in reigns:
-        held = "the neutrals" if r.holder.held_by_neutrals else f"the house of {r.holder.prisoner_of}"
-        out.append(Choice(r.crown, f"{r.crown}: {r.holder.display_name}, prisoner of {held}"))
-    return out
-
-
-POWERS = [
-    Choice("major", "A major power", "200 ducats and -2 Stability (the tables)"),
-    Choice("minor", "A minor", "50 ducats (the tables)"),
-]
-
-
-def _ransom_monarch(*, campaign: Any, by: Any, crown: str, power: str | None = None) -> Character:
-    major = None if power is None else power == "major"
-    return monarch_ransom(campaign=campaign, crown=crown, major=major, by=by)
-
-
-MONARCH_RANSOM = register(
-    TableEvent(
-        key="monarch_ransom",
-        label="A captured monarch ransomed",
-        help="EU monarchs: the ransom of a captured monarch, from the tables: a major power pays 200 ducats and "
-        "loses 2 Stability, a minor pays 50 ducats, to the captor (to the Treasury for the neutrals).",
-        group=GROUP,
-        when="any",
-        fields=(
-            Field("crown", Kind.CROWN, "The monarch's crown", choices=held_monarchs),
-            Field(
-                "power",
-                Kind.CHOICE,
-                "His country is",
-                "Blank: a major power if a player's house holds the crown.",
-                required=False,
-                choices=lambda campaign, seat: POWERS,
-            ),
-        ),
-        run=_ransom_monarch,
-        services=(monarch_ransom,),
-        offered=gm_only,
-        applies=lambda campaign: campaign.rules.monarch_table,
-        done=lambda monarch: f"Recorded: {monarch.display_name} is ransomed and free.",
-    )
-)
-
-__all__ = ["CAPTURE", "INTERIM_CLAIM", "MONARCH_RANSOM", "RELEASE"]
+__all__ = ["CAPTURE", "INTERIM_CLAIM", "RELEASE"]

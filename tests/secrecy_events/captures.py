@@ -4,8 +4,8 @@ A ransom's money and terms are private to the payer, the captor and the GM: the 
 (Spain buys its King back from France: ``tests/secrecy_cast.py``, ``RANSOM`` and ``RANSOM_AMOUNT``),
 and the matrix looks for its amount and words in every answer of the site, these events' pages
 and endpoints among them. Nobody is a prisoner in the planted campaign, so the release's request is
-refused for what it names (400) even to the GM who may record it; the BloodLine and EU monarchs
-events are not in its Blood Royale rules (404 to everyone)."""
+refused for what it names (400) even to the GM who may record it; the BloodLine claim is not in its
+Blood Royale rules (404 to everyone)."""
 
 from __future__ import annotations
 
@@ -26,8 +26,5 @@ SAMPLES = {
     ),
     "interim_claim": Sample(
         lambda c: {"crown": "England", "decision": "recognise"}, PLAYERS | {"gm"}, None, "a released heir's claim (BloodLine)"
-    ),
-    "monarch_ransom": Sample(
-        lambda c: {"crown": "France", "power": "major"}, PLAYERS | {"gm"}, None, "a monarch ransomed (EU monarchs)"
     ),
 }
