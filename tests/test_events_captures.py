@@ -375,6 +375,9 @@ def test_bloodline_takes_only_the_royal_leaders(campaign, gm):
 
 
 def test_the_crowns_player_recognises_the_released_heir_from_his_page(campaign, gm, alice, bob, interim):
+    """BloodLine, Disputed Succession A: 'The player may use the next-in-line heir to run the Dynasty until
+    the legitimate heir either dies or is released. If released, the legitimate heir immediately makes a
+    claim to the throne': the crown's player answers it from his page; another player may not."""
     captive, _ = interim
     england = house(campaign, "England")
     listed = {e["key"]: e for e in api(gm).get(f"/api/v1/campaigns/{campaign.slug}/events/").json()}
@@ -404,6 +407,8 @@ def test_the_crowns_player_recognises_the_released_heir_from_his_page(campaign, 
 
 
 def test_the_gm_keeps_the_interim_monarch_through_the_api(campaign, gm, interim):
+    """BloodLine A: 'If the legitimate heir is not immediately recognized as the monarch, then the interim
+    monarch is retained, and the results handled as in voluntary disputed succession'."""
     captive, second = interim
     character_release(campaign=campaign, characters=[captive.pk], by=gm)
     done = api(gm).post(endpoint(campaign, "interim_claim"), {"crown": "England", "decision": "refuse"}, format="json")
@@ -479,3 +484,30 @@ def test_the_migration_gives_the_rows_undo_puts_back_the_new_column(campaign, gm
     undo_step(campaign=campaign, key=new_action_key(), by=gm)
     back = Character.objects.get(pk=edward.pk)
     assert back.given_name != "Changed" and back.held_by_neutrals is False
+
+
+# --- queries -------------------------------------------------------------------------------------------
+
+
+def test_the_forms_queries_do_not_grow_with_the_prisoners(campaign, gm):
+    """The capture and release forms read the royals and the prisoners in a fixed number of queries."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    england, france = house(campaign, "England"), house(campaign, "France")
+    princes = [person(campaign, england, f"Prince{i}", "M", 1270 + i, piece=str(i + 1)) for i in range(4)]
+    client = logged(gm)
+
+    def counted() -> tuple[int, int]:
+        out = []
+        for key in ("capture", "release"):
+            with CaptureQueriesContext(connection) as ctx:
+                assert client.get(page(campaign, key)).status_code == 200
+            out.append(len(ctx.captured_queries))
+        return out[0], out[1]
+
+    character_capture(campaign=campaign, characters=[princes[0].pk], captor=france, by=gm)
+    one = counted()
+    character_capture(campaign=campaign, characters=[p.pk for p in princes[1:]], neutrals=True, by=gm)
+    character_capture(campaign=campaign, characters=[king(campaign, "Spain").pk], captor=france, by=gm)
+    assert counted() == one
