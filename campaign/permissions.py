@@ -308,6 +308,7 @@ PUBLIC_LINE_KINDS = frozenset(
         "campaign",
         "capital_rebellion",
         "capture",
+        "claim",
         "claim_end",
         "countries",
         "created",

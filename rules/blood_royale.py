@@ -346,6 +346,7 @@ class HeirStanding:
     married_away: bool  # a woman controlled by another player as a result of a marriage
     foreign_pretender: bool  # a Pretender (or his heir) controlled by another player (event cards)
     lives_with_crown_player: bool  # controlled by the crown's own player
+    prisoner_of_neutrals: bool = False  # held by the neutrals: "a prisoner in another country" too
 
 
 @dataclass(frozen=True)
@@ -362,6 +363,8 @@ class PassOverCost:
 def basic_pass_over_reason(standing: HeirStanding) -> str | None:
     if standing.prisoner_of_another:
         return "a prisoner of another player"
+    if standing.prisoner_of_neutrals:
+        return "a prisoner of the neutrals, in another country"
     if standing.sex == FEMALE and standing.married_away:
         return "a woman controlled by another player through marriage"
     if standing.foreign_pretender:
@@ -376,7 +379,7 @@ def pass_over_cost(standing: HeirStanding, *, rule_c: bool) -> PassOverCost:
     basic = basic_pass_over_reason(standing)
     if basic is None and not rule_c:
         raise IllegalPassOver(
-            "The rightful heir may be passed over only if a prisoner of another player or a woman controlled "
+            "The rightful heir may be passed over only if a prisoner in another country or a woman controlled "
             "by another player through marriage (Disputed Succession, A7); optional rule C is not in force."
         )
     imprisoned_male = standing.prisoner_of_another and standing.sex == MALE
@@ -390,7 +393,7 @@ def pass_over_cost(standing: HeirStanding, *, rule_c: bool) -> PassOverCost:
         exile_left=rule_c and standing.lives_with_crown_player,
         # a prisoner is passed over for his captivity, which his free children do not share: they keep
         # their place (docs/rulings.md); a woman married away is passed over with her line
-        with_line=not standing.prisoner_of_another,
+        with_line=not (standing.prisoner_of_another or standing.prisoner_of_neutrals),
     )
 
 
@@ -597,5 +600,6 @@ RULESET = register(
         prince_pieces=True,
         priced_pass_overs=True,
         combat=STRENGTH,
+        neutral_ransom=NEUTRAL_RANSOM,
     )
 )

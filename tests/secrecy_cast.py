@@ -9,8 +9,9 @@ looks for in every answer of the site.
 
 Between England and Spain: a transfer, an agreement whose one-off payment England cannot pay (left
 unpaid, its chronicle line telling England's balance), a breach of it, a betrothal sealed by a
-marriage contract with a dowry, and a draft. Between France and Spain: a draft. The Treasury grants
-England and France a purse each (their exchequers' secrets)."""
+marriage contract with a dowry, and a draft. Between France and Spain: a draft, and the ransom of
+Spain's King, taken by France and bought back (a ransom's money and terms are the payer's and the
+captor's). The Treasury grants England and France a purse each (their exchequers' secrets)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from contracts import services as contracts
 from contracts.models import Breach, Contract, ContractPayment, PaymentStatus
 from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Reign, Title
 from dynasties.services import births_attempt, campaign_create
+from dynasties.services.events import character_capture, character_release
 from dynasties.services.marriages import marriage_arrange, marriage_check
 from dynasties.services.notes import note_write
 from rules.dice import RandomSource
@@ -60,6 +62,8 @@ FRANCE_DRAFT = "DRAFT-FRANCE-SPAIN-W5"  # a draft between France and Spain
 TOKEN = "ALICE-TOKEN-NB4"  # the name of Alice's API token: hers alone
 GM_NOTE = "GM-NOTE-HX5"  # the GM's note on the groom: the GM's alone
 ENGLAND_NOTE = "ENGLAND-NOTE-T8"  # the note for England's player on the house of England: Alice's and the GM's
+RANSOM = "RANSOM-TERMS-P7"  # the terms of Spain's ransom of its King, taken by France
+RANSOM_AMOUNT = 1163  # what Spain pays France for him
 
 
 @dataclass
@@ -155,6 +159,10 @@ def build_cast(seed: int = 1) -> Cast:
         ),
     }
     assert treasury.balance(campaign, england) == ENGLAND_HOLDS
+    spanish_king = Reign.objects.get(campaign=campaign, crown="Spain", end_year__isnull=True).holder
+    character_capture(campaign=campaign, characters=[spanish_king.pk], captor=france, reason="taken at sea", by=gm)
+    character_release(campaign=campaign, characters=[spanish_king.pk], ransom=RANSOM_AMOUNT, paid_by=spain, terms=RANSOM, by=gm)
+    postings["ransom"] = Posting.objects.get(campaign=campaign, kind="ransom")
 
     pact = contracts.contract_draft(
         campaign=campaign,
@@ -221,6 +229,7 @@ def build_cast(seed: int = 1) -> Cast:
         "england purse": ChronicleEntry.objects.get(campaign=campaign, kind="payment", text__contains=ENGLAND_PURSE),
         "france purse": ChronicleEntry.objects.get(campaign=campaign, kind="payment", text__contains=FRANCE_PURSE),
         "transfer": ChronicleEntry.objects.get(campaign=campaign, kind="payment", text__contains=TRANSFER),
+        "ransom": ChronicleEntry.objects.filter(campaign=campaign, kind="payment_owed", text__contains=RANSOM).first(),
         "unpaid": ChronicleEntry.objects.get(campaign=campaign, kind="contract_unpaid"),
         "breach": ChronicleEntry.objects.get(campaign=campaign, kind="contract_breach"),
         "draft": ChronicleEntry.objects.get(campaign=campaign, kind="contract_draft", text__contains=DRAFT),

@@ -98,6 +98,8 @@ SECRETS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
     "Alice's API token (name)": (_word(sc.TOKEN), frozenset({"alice"})),
     "the GM's note on the groom": (_word(sc.GM_NOTE), frozenset({"gm"})),
     "the note for England's player": (_word(sc.ENGLAND_NOTE), ENGLAND),
+    "Spain's ransom to France (terms)": (_word(sc.RANSOM), FRANCE_SPAIN),
+    "Spain's ransom to France (1163)": (_amount(sc.RANSOM_AMOUNT), FRANCE_SPAIN),
 }
 """Marker -> (pattern, the roles that may see it). The policy: the family record is public to the
 members; a player sees his own exchequer (its postings and balance) and the contracts his house is

@@ -90,6 +90,7 @@ CHARACTER_COLUMNS = [
     "legitimate",
     "prince_piece",
     "effective_age_offset",
+    "held_by_neutrals",
 ]
 CHARACTER_LINKS = ["birth_dynasty", "controlled_by", "prisoner_of", "pretender_of"]
 # What the list reads of a character, in this order (``CharacterOut.to_representation`` unpacks it).
@@ -215,6 +216,7 @@ class CharacterOut(serializers.ModelSerializer):  # type: ignore[type-arg]
             legitimate,
             piece,
             offset,
+            held,
             birth_dynasty,
             controlled_by,
             prisoner_of,
@@ -240,6 +242,7 @@ class CharacterOut(serializers.ModelSerializer):  # type: ignore[type-arg]
             "legitimate": legitimate,
             "prince_piece": piece,
             "effective_age_offset": offset,
+            "held_by_neutrals": held,
             "birth_dynasty": birth_dynasty,
             "controlled_by": controlled_by,
             "prisoner_of": prisoner_of,

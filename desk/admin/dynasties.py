@@ -92,6 +92,7 @@ class CharacterForm(forms.ModelForm):
             "controlled_by",
             "prince_piece",
             "prisoner_of",
+            "held_by_neutrals",
             "status",
             "death_year",
             "death_cause",
@@ -162,7 +163,19 @@ class CharacterAdmin(HandEditAdmin, AuditedAdmin):  # the History button: the au
     fieldsets = [
         (None, {"fields": ["campaign", "given_name", "dynastic_name", "sex", "birth_year", "birth_order", "origin"]}),
         ("Family and house", {"fields": ["father", "mother", "birth_dynasty", "controlled_by"]}),
-        ("Sheet", {"fields": ["characteristics", "prince_piece", "prisoner_of", "effective_age_offset", "legitimate"]}),
+        (
+            "Sheet",
+            {
+                "fields": [
+                    "characteristics",
+                    "prince_piece",
+                    "prisoner_of",
+                    "held_by_neutrals",
+                    "effective_age_offset",
+                    "legitimate",
+                ]
+            },
+        ),
         ("Fate", {"fields": ["status", "death_year", "death_cause", "retired_year"]}),
         ("Trees", {"fields": ["trees"]}),
     ]

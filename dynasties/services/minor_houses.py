@@ -458,7 +458,7 @@ def _candidates(world: World, frozen: Collection[int]) -> list[Character]:
         and c.birth_dynasty_id == c.controlled_by_id
         and c.pk not in matched
         and c.pk not in frozen
-        and c.prisoner_of_id is None
+        and not c.is_prisoner
         and c.effective_age(world.year) >= bl.MINOR_MARRIAGE_AGE
     ]
     order = bl.resolution_order([(c.pk, c.birth_year, c.birth_order) for c in chosen])

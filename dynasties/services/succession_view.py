@@ -89,6 +89,7 @@ class Sheet(NamedTuple):
     prisoner_of_id: int | None
     pretender_of_id: int | None
     origin: str
+    held_by_neutrals: bool
 
     @property
     def pk(self) -> int:
@@ -112,7 +113,7 @@ class Sheet(NamedTuple):
             dynastic_name=self.dynastic_name,
             alive=self.status != Status.DEAD,
             retired=self.status == Status.RETIRED,
-            prisoner=self.prisoner_of_id is not None,
+            prisoner=self.prisoner_of_id is not None or self.held_by_neutrals,
             legitimate=self.legitimate,
         )
 
@@ -557,7 +558,7 @@ def _bloodline_view(world: World, character: Character, player: Dynasty | None) 
     standing = heir_standing(world, character, player)
     cost = bl.dispute_cost(
         sex=character.sex,
-        prisoner_of_another=standing.prisoner_of_another,
+        prisoner_of_another=standing.prisoner_of_another or standing.prisoner_of_neutrals,
         married_away=standing.married_away,
         skipped=1,
     )

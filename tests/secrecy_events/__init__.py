@@ -32,10 +32,10 @@ GM_ONLY = PLAYERS
 
 
 def samples() -> dict[str, Sample]:
-    from tests.secrecy_events import deaths, minor_houses
+    from tests.secrecy_events import captures, deaths, minor_houses
 
     out: dict[str, Sample] = {}
-    for module in (deaths, minor_houses):
+    for module in (deaths, captures, minor_houses):
         clash = set(out) & set(module.SAMPLES)
         assert not clash, f"two samples for {clash}"
         out.update(module.SAMPLES)
