@@ -101,7 +101,7 @@ def usurped(campaign):
     at_step(campaign, Step.SURVIVAL)
     england, france = house(campaign, "England"), house(campaign, "France")
     king = king_of(campaign, "England")
-    captive = person(campaign, england, "Captive", "M", 1278, father=king)
+    captive = person(campaign, england, "Captive", "M", 1278, father=king, piece="2")  # on the map: he may be taken
     second = person(campaign, england, "Second", "M", 1279, father=king, strength=1)
     character_capture(campaign=campaign, character=captive, captor=france, reason="taken at Crecy", by=SYSTEM_ACTOR)
     due = [d.character.pk for d in survival_due(campaign, World(campaign), load_tables(campaign))]
