@@ -28,14 +28,16 @@ from dynasties.models import Character, Marriage, Reign, Status, Title
 from dynasties.services.bloodline_sequence import royal_leaders
 from dynasties.services.common import World
 from dynasties.services.succession import line_with_pass_over
-from dynasties.services.succession_view import succession_what_if
+from dynasties.services.succession_view import PassOverView, succession_what_if
 from dynasties.services.survival import birth_penalties
 from rules import blood_royale as br
 from rules import bloodline as bl
 from rules.errors import RuleError
 
-PASS_OVER_LIMIT = 8
-"""How far down each line the form offers heirs to pass over (as the Survival step's)."""
+PASS_OVER_LIMIT = 3
+"""How far down each line the form offers heirs to pass over: the first three (the one who would
+succeed, and those a player passing him over would most likely let succeed instead); the service takes
+any heir the rules allow, and the house's page shows the whole line ("what if he dies")."""
 
 
 # --- who an event may strike -------------------------------------------------------------------
@@ -231,7 +233,7 @@ def pass_overs_if_dies(campaign: Campaign, among: Collection[int] | None = None)
         for e in line.entries:
             if e.pass_over is None or not e.pass_over.allowed:
                 continue
-            cost = "; ".join(e.pass_over.costs) or e.pass_over.text
+            cost = short_cost(e.pass_over)
             known = found.get(e.character.pk)
             if known is None:
                 found[e.character.pk] = IfDies(e.character, (reign.crown,), (reign.holder,), e.kin, e.age, cost)
@@ -245,6 +247,24 @@ def pass_overs_if_dies(campaign: Campaign, among: Collection[int] | None = None)
                     f"{known.cost} / {reign.crown}: {cost}",
                 )
     return list(found.values())
+
+
+def short_cost(view: PassOverView) -> str:
+    """What passing an heir over costs, in a line (the succession view's sentences, shortened):
+    'under optional rule C: -1 Strength for the house of Valois; the new monarch's Charisma roll
+    (1d6); exile with the house of Anjou'. BloodLine's price is short already."""
+    if view.cost is None:
+        return f"{view.text}: " + "; ".join(view.costs[:3]) if view.costs else view.text
+    parts = []
+    if view.usurper is not None:
+        parts.append(f"{view.cost.usurper_strength:+d} Strength for the house of {view.usurper.name}")
+    if view.rival is not None:
+        parts.append(f"{view.cost.rival_strength:+d} for the house of {view.rival.name} against it")
+    if view.cost.charisma_roll:
+        parts.append(f"the new monarch's Charisma roll ({br.CHARISMA_LOSS_DICE})")
+    if view.exile_to is not None:
+        parts.append(f"exile with the house of {view.exile_to.name}")
+    return f"{view.text}: " + "; ".join(parts) if parts else view.text
 
 
 def crowns_of_heirs(campaign: Campaign, heirs: Sequence[int], among: Collection[int] | None = None) -> dict[str, list[int]]:

@@ -114,7 +114,9 @@ def pass_over_field(reason: str) -> Field:
         Kind.CHARACTERS,
         "If a monarch dies: heirs passed over",
         "The crown's player decides now, as at the Survival step (A7 Disputed Succession; rule C): tick the heirs "
-        "to pass over should the monarch die; nothing ticked, the rightful heir succeeds. Applied only if he dies.",
+        "to pass over should the monarch die; nothing ticked, the rightful heir succeeds. Applied only if he dies. "
+        "The first three of each line are offered, with the price in short; the house's page shows the whole line "
+        "and every penalty ('what if he dies').",
         required=False,
         choices=heirs(reason),
     )
