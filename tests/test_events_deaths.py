@@ -481,3 +481,38 @@ def test_the_rolled_events_are_blood_royales(gm):
     assert logged(gm).get(page(eu, "storm")).status_code == 200  # a royal leader lost at sea
     monarchs = campaign_create(name="EU monarchs", players=3, ruleset="eu-monarchs", source=RandomSource(3), by=gm)
     assert logged(gm).get(page(monarchs, "storm")).status_code == 404
+
+
+def test_the_forms_read_as_many_queries_however_many_royals(campaign, gm, battle):
+    """The odds, the households and the heirs are read in a fixed number of queries (one what-if per
+    crown whose monarch may die, whatever the number of people)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    rule(campaign, governing_provinces=True)
+    client = logged(gm)
+
+    def reads() -> dict[str, int]:
+        out = {}
+        for key in ("battle", "plague", "storm", "killed"):
+            with CaptureQueriesContext(connection) as queries:
+                assert client.get(page(campaign, key)).status_code == 200
+            out[key] = len(queries)
+        return out
+
+    def governor(n: int, crown: str) -> None:
+        p = prince(campaign, crown, name=f"Prince{n}", piece="2")
+        Title.objects.create(
+            campaign=campaign, name=f"Duke of P{n}", province=f"P{n}", crown=crown, holder=p, granted_year=YEAR, granted_to=p
+        )
+        person(campaign, house(campaign, crown), f"Child{n}", "F", 1296, father=p)
+
+    governor(1, "Spain")
+    before = reads()
+    for n, crown in enumerate(("France", "Spain", "England", "France"), start=2):
+        p = prince(campaign, crown, name=f"Prince{n}", piece="2")
+        Title.objects.create(
+            campaign=campaign, name=f"Duke of P{n}", province=f"P{n}", crown=crown, holder=p, granted_year=YEAR, granted_to=p
+        )
+        person(campaign, house(campaign, crown), f"Child{n}", "F", 1296, father=p)
+    assert reads() == before

@@ -100,7 +100,9 @@ def families(campaign: Campaign) -> list[Family]:
     if not campaign.option("governing_provinces"):
         return []
     titles = list(
-        Title.objects.filter(campaign=campaign, holder__status=Status.ALIVE).select_related("holder").order_by("name", "pk")
+        Title.objects.filter(campaign=campaign, holder__status=Status.ALIVE)
+        .select_related("holder__controlled_by")
+        .order_by("name", "pk")
     )
     held: dict[int, list[Title]] = {}
     for t in titles:

@@ -46,16 +46,20 @@ def _sorted(people: Sequence[Character]) -> list[Character]:
 def households(campaign: Campaign, seat: Seat) -> list[Choice]:
     """Optional rule G: every Governor's household, each member with the odds of his roll if one of
     the Governor's provinces is struck (+1 for each other he governs; -1 more for each other struck)."""
-    out: dict[int, Choice] = {}
-    for f in event_deaths.families(campaign):
-        modifier = br.rule_g_plague_modifier(len(f.titles), 1)
-        notes = event_deaths.odds_notes(campaign, f.members, modifier)
+    found = event_deaths.families(campaign)
+    first: dict[int, tuple[event_deaths.Family, Character]] = {}
+    for f in found:
+        for c in f.members:
+            first.setdefault(c.pk, (f, c))
+    modifiers = {pk: br.rule_g_plague_modifier(len(f.titles), 1) for pk, (f, _) in first.items()}
+    notes = event_deaths.odds_notes(campaign, [c for _, c in first.values()], modifiers)
+    out = []
+    for pk, (f, c) in first.items():
         where = " or ".join(t.province for t in f.titles)
         more = "; 1 less for each other of his provinces struck" if len(f.titles) > 1 else ""
-        for c in f.members:
-            role = "Governor" if c.pk == f.governor.pk else f"household of {f.governor.display_name}"
-            out.setdefault(c.pk, person(c, campaign.current_year, f"{role}: if {where} is struck, {notes[c.pk]}{more}"))
-    return list(out.values())
+        role = "Governor" if pk == f.governor.pk else f"household of {f.governor.display_name}"
+        out.append(person(c, campaign.current_year, f"{role}: if {where} is struck, {notes[pk]}{more}"))
+    return out
 
 
 def governed_provinces(campaign: Campaign, seat: Seat) -> list[Choice]:
