@@ -105,7 +105,10 @@ def heirs(reason: str) -> Callable[[Campaign, Seat], list[Choice]]:
     def offered(campaign: Campaign, seat: Seat) -> list[Choice]:
         out = []
         for e in event_deaths.pass_overs_if_dies(campaign, _at_risk(reason)(campaign)):
-            who = " or ".join(f"{m.display_name} ({crown})" for m, crown in zip(e.monarchs, e.crowns, strict=True))
+            crowns: dict[int, tuple[Character, list[str]]] = {}
+            for m, crown in zip(e.monarchs, e.crowns, strict=True):
+                crowns.setdefault(m.pk, (m, []))[1].append(crown)
+            who = " or ".join(f"{m.display_name} ({', '.join(names)})" for m, names in crowns.values())
             out.append(Choice(e.heir.pk, f"If {who} dies: pass over {e.heir.display_name} ({e.kin}, {e.age})", e.cost))
         return out
 
