@@ -43,6 +43,7 @@ class Kind(StrEnum):
     DYNASTY = "dynasty"  # a house's id
     CROWN = "crown"  # a crown's name
     TITLE = "title"  # a title's id
+    TITLES = "titles"  # several titles' ids
     OFFER = "offer"  # a marriage offer's id
     NUMBER = "number"  # a whole number (``low`` to ``high``)
     MONEY = "money"  # an amount of the campaign's money (0 and up)
@@ -53,7 +54,7 @@ class Kind(StrEnum):
     DICE = "dice"  # the faces of one throw of ``dice`` (blank: the server rolls)
 
 
-IDS = frozenset({Kind.CHARACTER, Kind.CHARACTERS, Kind.DYNASTY, Kind.TITLE, Kind.OFFER})
+IDS = frozenset({Kind.CHARACTER, Kind.CHARACTERS, Kind.DYNASTY, Kind.TITLE, Kind.TITLES, Kind.OFFER})
 """The kinds whose values are rows' ids."""
 
 

@@ -46,7 +46,7 @@ from contracts.models import Breach, Contract, ContractKind, ContractState, Disp
 from dynasties import services
 from dynasties.models import FREE, Character, Dynasty, DynastyKind, Marriage, MarriageOffer, Reign, Status, Title
 from dynasties.selectors import living_children_counts, unmatched_adults
-from dynasties.services import events, interphase, pretenders, titles
+from dynasties.services import event_deaths, events, interphase, pretenders, titles
 from dynasties.services.births import CoupleTurn
 from dynasties.services.marriages import marriage_checker
 from dynasties.services.setup import default_dynasties
@@ -193,7 +193,7 @@ def play_monarchs(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
 # Prince, no money, the wrong step ...) is simply not made: the table would choose otherwise.
 
 CHANCE_PLAGUE = 12  # 1 in 12 turns a royal is caught by plague (Blood Royale A5)
-CHANCE_BATTLE = 10  # 1 in 10 a royal's army is wiped out
+CHANCE_BATTLE = 6  # 1 in 6 turns a royal piece's army is wiped out
 CHANCE_STORM = 12  # 1 in 12 a royal is lost at sea
 CHANCE_CAPTURE = 4  # 1 in 4 turns a royal on the map is taken (a surrender, a rout: no roll)
 CHANCE_NEUTRALS = 2  # of those, 1 in 2 by the neutrals
@@ -264,28 +264,35 @@ def play_events(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
     if not royals:
         return
     rolls = campaign.rules.event_rolls  # plague and battle rolls are Blood Royale's (A5)
-    if rolls and _d(source, CHANCE_PLAGUE) == 1:
-        _try(
-            lambda: events.survival_event(
-                campaign=campaign, reason="plague", characters=[_pick(source, royals).pk], source=source, by=by
-            )
-        )
-    if rolls and _d(source, CHANCE_BATTLE) == 1:
-        who = _pick(source, _royals(campaign) or royals)
-        captors = [d for d in players if d.pk != who.controlled_by_id]
-        if captors and who.status == Status.ALIVE:
+    if rolls and _d(source, CHANCE_PLAGUE) == 1:  # a royal piece in a plague province, or (rule G) a governed one
+        struck = [("piece", c.pk) for c in event_deaths.exposed(campaign, "plague")]
+        struck += [("title", t.pk) for f in event_deaths.families(campaign) for t in f.titles]
+        if struck:
+            kind, pk = _pick(source, struck)
             _try(
                 lambda: events.survival_event(
                     campaign=campaign,
-                    reason="battle",
-                    characters=[who.pk],
-                    captor=_pick(source, captors).pk,
+                    reason="plague",
+                    characters=[pk] if kind == "piece" else [],
+                    titles=[pk] if kind == "title" else [],
                     source=source,
                     by=by,
                 )
             )
-    if _d(source, CHANCE_STORM) == 1:
-        lost = [c for c in _royals(campaign) if c.pk not in _monarch_ids(campaign)]
+    if rolls and _d(source, CHANCE_BATTLE) == 1:  # a royal piece whose army is wiped out
+        fielded = event_deaths.exposed(campaign, "battle")
+        if fielded:
+            who = _pick(source, fielded)
+            captors: list[int | str] = [d.pk for d in players if d.pk != who.controlled_by_id]
+            captors.append(events.NEUTRALS)
+            _try(
+                lambda: events.survival_event(
+                    campaign=campaign, reason="battle", characters=[who.pk], captor=_pick(source, captors), source=source, by=by
+                )
+            )
+    if _d(source, CHANCE_STORM) == 1:  # a royal aboard a fleet lost at sea (not the King: he seldom sails)
+        monarchs = _monarch_ids(campaign)
+        lost = [c for c in event_deaths.exposed(campaign, "storm") if c.pk not in monarchs]
         if lost:
             _try(
                 lambda: events.survival_event(

@@ -58,6 +58,10 @@ def _form_field(f: Field, offered: list[Choice], initial: Any) -> forms.Field:
         return forms.TypedMultipleChoiceField(
             choices=_choices(f, offered), coerce=int, widget=forms.CheckboxSelectMultiple, **common
         )
+    if f.kind == Kind.TITLES:
+        return forms.TypedMultipleChoiceField(
+            choices=_choices(f, offered), coerce=int, widget=forms.CheckboxSelectMultiple, **common
+        )
     if f.kind in (Kind.CHARACTER, Kind.DYNASTY, Kind.TITLE, Kind.OFFER, Kind.CROWN, Kind.CHOICE):
         blank = [] if f.required else [("", "—")]
         return forms.TypedChoiceField(
@@ -130,6 +134,8 @@ class EventForm(forms.Form):
                 if f.kind == Kind.DICE:
                     out += [Part(self[f"{f.name}-{i}"]) for i in range(DiceSpec.parse(f.dice).count)]
                 continue
+            if f.choices is not None and not f.required and not self.offered.get(f.name):
+                continue  # an optional field with nothing to offer here (e.g. a rule not played): not shown
             bound = self[f.name]
             if f.kind != Kind.CHARACTERS:
                 out.append(Part(bound))

@@ -21,6 +21,7 @@ from rules.families import BIRTH_TARGET as BIRTH_TARGET
 from rules.families import birth_succeeds as birth_succeeds
 from rules.families import marriage_problems as marriage_problems
 from rules.families import sex_from_faces as sex_from_faces
+from rules.odds import at_least
 from rules.people import FEMALE, MALE, Person
 from rules.registry import Ruleset, register
 
@@ -425,6 +426,61 @@ def event_rolls(reason: str) -> bool:
     if reason not in EVENT_MODIFIERS:
         raise IllegalOption(f"Unknown survival event {reason!r}; choose one of {', '.join(EVENT_MODIFIERS)}.")
     return reason not in ("storm", "killed")
+
+
+# Who an event strikes, in the rulebook's words: a battle and a storm take only the royal pieces on
+# the map ('K' for a reigning King, 1-5 for Princes: "Using the Prince pieces"); a plague the King or
+# Prince in a plague province (and, under optional rule G, a Governor's family through his province).
+# Nobody held prisoner: "Captured characters may not be killed".
+PIECE_EVENTS: dict[str, str] = {
+    "battle": "Blood Royale A5 (Combat): a battle takes a royal who leads or travels with a piece on the map "
+    "(the King, or a Prince with his piece); a Queen at court or a child is not on the field",
+    "storm": "Blood Royale A5 (Storms): a Fleet carries Army counters and King or Prince pieces only, so only "
+    "the King and the Princes with pieces can be aboard when it is lost",
+    "plague": "Blood Royale A5 (Plague): 'a King or Prince in a Province affected by Plague' rolls (a piece on "
+    "the map; under optional rule G a Governor's family rolls through his struck province)",
+}
+CAPTIVES_SPARED = "Blood Royale A5 (Combat): 'Captured characters may not be killed'"
+RULE_G_PLAGUE = (
+    "Optional rule G (Events in a Governed Province): 'the Governor, his or her wife or husband, and any "
+    "children aged 15 or younger, must make Survival Rolls', +1 for each other Province he governs not struck"
+)
+RULE_G_CHILDREN_UP_TO = ADULT_AGE  # "any children aged 15 or younger"
+
+
+def struck_problem(reason: str, *, name: str, piece: str, captor: str | None) -> str | None:
+    """Why this character cannot be struck by the event (the rule, cited), or None.
+
+    ``piece``: the royal piece he holds on the map ('' for none); ``captor``: who holds him prisoner
+    (None when free). Any event: no prisoner. A battle, a storm, a plague: only a piece's holder."""
+    if captor is not None:
+        return f"{CAPTIVES_SPARED}: {name} is a prisoner of {captor}."
+    rule = PIECE_EVENTS.get(reason)
+    if rule is not None and not piece:
+        return f"{rule}. {name} has no piece on the map."
+    return None
+
+
+def rule_g_plague_modifier(governed: int, struck: int) -> int:
+    """The survival modifier of a Governor's family when plague strikes ``struck`` of the ``governed``
+    provinces he holds (optional rule G): the plague's -1 ("characters away from the capital make
+    Survival Rolls at -1"), +1 for each of his other provinces the plague spared."""
+    if not 0 < struck <= governed:
+        raise ValueError(f"{struck} struck of {governed} governed provinces")
+    return EVENT_MODIFIERS["plague"] + (governed - struck)
+
+
+def survival_odds(check: SurvivalCheck) -> str:
+    """The odds of surviving a roll, as a form shows them beside the one who rolls:
+    'survives on 7+ with -1: 21 in 36 (58.3%)' (what the dice must show, the modifier, the chance)."""
+    odds = at_least(SURVIVAL_DICE, check.need, check.modifier)
+    chance = f"{odds.favourable} in {odds.throws} ({odds.percent})"
+    show = check.need - check.modifier
+    if show <= SURVIVAL_DICE.count:
+        return f"survives whatever the dice show (needs {check.need}, {check.modifier:+d}): {chance}"
+    if show > SURVIVAL_DICE.count * SURVIVAL_DICE.sides:
+        return f"cannot survive (the dice would have to show {show}): {chance}"
+    return f"survives on {show}+ with {check.modifier:+d}: {chance}"
 
 
 # --- optional rule G, Governing Provinces; Pretenders and bastards (A9) ----------------------

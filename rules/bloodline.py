@@ -33,6 +33,11 @@ ONGOING_DISPUTE_REVOLT_FROM = 6
 UNION_QUEEN_STABILITY_TURNS = 2  # the Queen's country loses 1 Stability a turn for two turns
 UNION_QUEEN_STABILITY_PER_TURN = -1
 UNION_END_STABILITY = 1
+LEADERS_AT_SEA = (
+    "BloodLine (Royal Characters in Battle): a royal is on the map only as a variant leader ('if these counters "
+    "are captured or killed then that character suffers the same fate'), so only a crown's royal leaders can be "
+    "lost at sea"
+)
 CRISIS_AGES = (40, 35, (20, 15, 10))  # a new dynasty: King 40, wife 35, three children
 OPTIONAL_RULES: dict[str, str] = {
     "turkish_princess_rights": "Turkey #1: a Turkish princess cannot reign; her husband inherits her rights",

@@ -231,6 +231,10 @@ def test_the_penalties_lapse_when_the_claimant_line_dies_out(campaign):
     roll_survival(campaign, {king.pk})
     survival_finish(campaign=campaign, pass_over={"England": [captive.pk]}, entered=[[1]], by=SYSTEM_ACTOR)
     assert Modifier.objects.filter(end_year__isnull=True, claimant=captive).count() == 2
+    with pytest.raises(RuleError, match="Captured characters may not be killed"):
+        survival_event(campaign=campaign, reason="other", characters=[captive.pk], modifier=-5, by=SYSTEM_ACTOR)
+    character_release(campaign=campaign, character=captive, by=SYSTEM_ACTOR)  # home again, his claim lives on
+    assert Modifier.objects.filter(end_year__isnull=True, claimant=captive).count() == 2
     survival_event(
         campaign=campaign, reason="other", characters=[captive.pk], faces={captive.pk: [1, 1]}, modifier=-5, by=SYSTEM_ACTOR
     )
@@ -247,13 +251,17 @@ def test_plague_battle_and_storm(campaign):
     england, france = house(campaign, "England"), house(campaign, "France")
     king = Reign.objects.get(campaign=campaign, crown="England").holder
     queen = Marriage.objects.get(husband=king).wife
-    prince = person(campaign, england, "Prince", "M", 1278, piece="1")
-    # plague: -1, and the Queen in her capital is immune
+    prince = person(campaign, england, "Prince", "M", 1278)
+    prince.prince_piece = "1"  # a Prince of 20 with his piece on the map (the Announcements hand them out)
+    prince.save(update_fields=["prince_piece"])
+    with pytest.raises(RuleError, match="has no piece on the map"):  # the Queen is at court, not on the map
+        survival_event(campaign=campaign, reason="plague", characters=[queen.pk], by=SYSTEM_ACTOR)
+    # plague: -1, and the King in his capital is immune
     [result] = survival_event(
         campaign=campaign,
         reason="plague",
-        characters=[prince.pk, queen.pk],
-        immune=[queen.pk],
+        characters=[prince.pk],
+        immune=[king.pk],
         faces={prince.pk: [2, 2]},
         by=SYSTEM_ACTOR,
     )

@@ -34,7 +34,7 @@ def test_every_declaration_is_well_formed():
         assert e.services, f"{e.key}: name the services it reaches (the door inventory)"
         for f in e.fields:
             assert f.label, f"{e.key}.{f.name}"
-            if f.kind in (Kind.CHARACTER, Kind.CHARACTERS, Kind.DYNASTY, Kind.TITLE, Kind.OFFER, Kind.CHOICE):
+            if f.kind in (Kind.CHARACTER, Kind.CHARACTERS, Kind.DYNASTY, Kind.TITLE, Kind.TITLES, Kind.OFFER, Kind.CHOICE):
                 assert f.choices is not None, f"{e.key}.{f.name}: what does it offer?"
 
 

@@ -121,7 +121,7 @@ class EventsView(ActionView):
 def _serializer_field(f: Field) -> serializers.Field:
     """The input field a declaration's field becomes (its choices are checked against the caller's)."""
     common: dict[str, Any] = {"help_text": f.help or f.label, "required": f.required}
-    if f.kind == Kind.CHARACTERS:
+    if f.kind in (Kind.CHARACTERS, Kind.TITLES):
         return serializers.ListField(child=IdField(), max_length=MAX_PEOPLE, allow_empty=not f.required, **common)
     if f.kind in IDS:
         return IdField(allow_null=not f.required, **common)

@@ -60,8 +60,9 @@ class Edited:
 
 CHARACTER_FIELDS = ("given_name", "dynastic_name", "characteristics", "legitimate")
 _DEATH = (
-    "A death is recorded at the table as an event (Survival events, reason 'killed'; in the admin, the characters' "
-    "action 'Record a death at the table'), and a survival die is corrected from the roll log: not edited by hand."
+    "A death is recorded at the table as an event (the 'At the table' page: killed, a battle, plague, a storm; at the desk, "
+    "the characters' action 'At the table: Killed at the table'), and a survival die is corrected from the roll log: "
+    "not edited by hand."
 )
 _CAPTURE = (
     "A capture and a release are table events: record them on the page 'What the table decided' (Taken prisoner; "

@@ -15,7 +15,7 @@ from campaign.models import Campaign, PostingKind, Step
 from campaign.permissions import Actor, Forbidden, require
 from campaign.steps import Chronicle, Seen, load_tables, lock_campaign
 from dynasties.models import Character, Crown, Dynasty, DynastyKind, Origin, Reign, Status
-from dynasties.services import control, regnal
+from dynasties.services import control, event_deaths, regnal
 from dynasties.services.announcements import return_widowed
 from dynasties.services.common import World
 from dynasties.services.pretenders import queens_accession_rebellions
@@ -56,6 +56,10 @@ def _dynasty(campaign: Campaign, value: Dynasty | int | None, role: str) -> Dyna
         raise NotFound(f"There is no dynasty #{pk} in {campaign.name}.") from None
 
 
+NEUTRALS = "neutrals"
+"""``captor`` of a battle lost to a neutral army: the neutrals ransom a royal for 100 (A8)."""
+
+
 @transaction.atomic
 def survival_event(
     *,
@@ -63,8 +67,10 @@ def survival_event(
     reason: str,
     characters: Sequence[int],
     faces: Mapping[int, Sequence[int]] | None = None,
-    captor: Dynasty | int | None = None,
+    captor: Dynasty | int | str | None = None,
     immune: Sequence[int] = (),
+    titles: Sequence[int] = (),
+    governed: Sequence[int] | None = None,
     modifier: int | None = None,
     note: str = "",
     pass_over: Mapping[str, Sequence[int]] | None = None,
@@ -74,30 +80,80 @@ def survival_event(
 ) -> list[EventResult]:
     """A survival roll outside the Dynastic Sequence, for a reason (A5): ``plague`` (-1; those in
     their capital, listed in ``immune``, do not roll), ``battle`` (-1; survivors are captured by
-    ``captor``), ``storm`` (no roll: all die), ``killed`` (a death decided at the table, any ruleset),
-    ``other`` (the GM's ``modifier``). Deaths take effect
-    at once and any crown left vacant passes (``pass_over`` and ``entered`` as for survival_finish).
-    The GM records it (``require(.., "gm")``: running the turn)."""
+    ``captor``: a house, or ``NEUTRALS``), ``storm`` (no roll: all die), ``killed`` (a death decided at
+    the table, any ruleset), ``other`` (the GM's ``modifier``).
+
+    Who may be struck follows the rulebook (``event_deaths.check_struck``): nobody held prisoner
+    ("Captured characters may not be killed"); in Blood Royale a battle, a storm or a plague only a
+    royal piece on the map (the King, a Prince with his piece). Under optional rule G a plague in the
+    governed provinces ``titles`` strikes each Governor's household (the Governor, spouse, children up
+    to 15) at -1, +1 for each other province he governs not struck; ``governed`` lists them as the GM
+    ticked them (None: as the rule finds them) and must be exactly those the rule finds, less the
+    immune and those already rolling for their piece (one roll each).
+
+    Deaths take effect at once and any crown left vacant passes. ``pass_over`` (crown -> heirs) is
+    decided before the dice, for a monarch the event may kill: it is checked now as the succession
+    would walk it, and applied to the crowns left vacant without the heirs who died too; ``entered``
+    as for survival_finish. The GM records it (``require(.., "gm")``: running the turn)."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     rolls = br.event_rolls(reason)
     if rolls and not campaign.rules.event_rolls:
         raise RuleError(
-            f"Survival rolls for {reason} are Blood Royale's; in this ruleset record the death itself "
-            "(reason 'killed' or 'storm').",
+            f"Survival rolls for {reason} are Blood Royale's; in this ruleset record the death itself (reason 'killed').",
             code="ruleset",
         )
-    if not characters:
-        raise RuleError("Name at least one character.", code="invalid", fields={"characters": "required"})
-    people = _characters(campaign, characters)
+    if reason == "storm" and not (campaign.rules.prince_pieces or campaign.rules.royal_leaders):
+        raise RuleError(
+            "A storm takes the royal pieces or leaders aboard a fleet; this ruleset has neither: record the death "
+            "itself (reason 'killed').",
+            code="ruleset",
+        )
+    people = _characters(campaign, list(dict.fromkeys([*characters, *immune])))
     for c in people:
         if c.status != Status.ALIVE:
             raise RuleError(f"{c.display_name} is {c.get_status_display().lower()}: no survival roll.", code="not_alive")
-    taker = _dynasty(campaign, captor, "captor") if reason == "battle" else None
+    event_deaths.check_struck(campaign, reason, people)
+    if titles and reason != "plague":
+        raise RuleError(
+            "Only a plague strikes a governed province (optional rule G).", code="invalid", fields={"titles": "plague"}
+        )
+    household = event_deaths.rule_g_rollers(campaign, titles)
+    due_g = {pk: r for pk, r in household.items() if pk not in immune and pk not in characters}
+    if governed is not None:
+        ticked = {pk for pk in governed if pk not in characters}
+        missing = [r.character.display_name for pk, r in due_g.items() if pk not in ticked]
+        stray_g = _characters(campaign, sorted(ticked - set(due_g)))
+        if missing:
+            raise RuleError(
+                f"{br.RULE_G_PLAGUE}: {', '.join(missing)} must roll too (or be listed as immune, in the capital).",
+                code="rule_g",
+                fields={"governed": "missing"},
+            )
+        if stray_g:
+            event_deaths.check_struck(campaign, "other", stray_g)  # a prisoner is refused for that first
+            raise RuleError(
+                f"{br.RULE_G_PLAGUE}: {stray_g[0].display_name} is of no household of a Governor whose province is struck.",
+                code="rule_g",
+                fields={"governed": "not_struck"},
+            )
+    rolling = [c for c in people if c.pk not in immune] + [r.character for r in due_g.values()]
+    if not rolling and not people:
+        raise RuleError("Name at least one character.", code="invalid", fields={"characters": "required"})
+    taker: Dynasty | None = None
+    neutral = reason == "battle" and captor == NEUTRALS
+    if reason == "battle" and not neutral:
+        taker = _dynasty(campaign, captor if not isinstance(captor, str) else _house_id(captor), "captor")
+        own = [c for c in rolling if c.controlled_by_id == taker.pk]
+        if own:
+            raise RuleError(
+                f"{own[0].display_name} cannot be captured by his own house.", code="invalid", fields={"captor": "own"}
+            )
     typed = dict(faces or {})
-    stray = [pk for pk in typed if pk not in characters or pk in immune]
+    stray = [pk for pk in typed if pk not in {c.pk for c in rolling}]
     if stray:
         raise RuleError("Dice were typed for characters who do not roll in this event.", code="not_due")
+    decided = event_deaths.check_pass_over(campaign, pass_over or {}, {c.pk for c in rolling})
     tables = load_tables(campaign)
     penalties = birth_penalties(campaign)
     extra = br.EVENT_MODIFIERS[reason] if modifier is None else modifier
@@ -110,14 +166,18 @@ def survival_event(
     for c in people:
         if c.pk in immune:
             chronicle.add("event", f"{c.display_name} is in the capital and immune to the {label}.", character=c.pk)
-            continue
+    for c in rolling:
         if not rolls:
             results.append(EventResult(c, (), 0, None, False))
             dead.append(c.pk)
             chronicle.add("death", f"{c.display_name} dies: {label}.", character=c.pk, dynasty=c.controlled_by_id)
             continue
+        g = due_g.get(c.pk)
         check = br.survival_check(
-            tables["survival"], c.as_person(), campaign.current_year, extra_modifier=extra + penalties.get(c.pk, 0)
+            tables["survival"],
+            c.as_person(),
+            campaign.current_year,
+            extra_modifier=(g.modifier if g is not None else extra) + penalties.get(c.pk, 0),
         )
         roll = box.roll(
             br.SURVIVAL_DICE,
@@ -126,11 +186,11 @@ def survival_event(
             entered=typed.get(c.pk),
             modifier=check.modifier,
             target=check.need,
-            detail=f"age {check.age}",
+            detail=f"age {check.age}" + (f"; {g.why}" if g is not None else ""),
         )
         survived = br.survives(check, roll.faces)
         roll.outcome = "survived" if survived else "died"
-        take = survived and taker is not None
+        take = survived and reason == "battle"
         results.append(EventResult(c, tuple(roll.faces), check.modifier, check.need, survived, take))
         if not survived:
             dead.append(c.pk)
@@ -143,8 +203,7 @@ def survival_event(
         elif take:
             captured.append(c)
     box.flush()
-    for c in captured:
-        assert taker is not None
+    for c in captured:  # by the house chosen, or (``taker`` None) by the neutrals, who ransom for 100 (A8)
         _capture(c, taker, chronicle, why=label)
     if dead:
         character_die(campaign=campaign, character_ids=dead, cause=label[:120], chronicle=chronicle)
@@ -156,7 +215,7 @@ def survival_event(
         chronicle,
         tables,
         entered=[list(f) for f in entered] if entered else None,
-        pass_over=pass_over,
+        pass_over=event_deaths.pass_over_applied(campaign, decided),
     )
     titles_pass_on(world, chronicle)
     queens_accession_rebellions(world, new_reigns, chronicle)
@@ -165,6 +224,15 @@ def survival_event(
         return_widowed(World(campaign), chronicle, dead)  # this turn's Announcements are past: at once
     chronicle.flush()
     return results
+
+
+def _house_id(value: str) -> int:
+    """A captor typed as a house's id ("12"); anything else is no house."""
+    if not value.strip().isdigit():
+        raise RuleError(
+            f"{value!r} is no captor: name a house, or the neutrals ({NEUTRALS!r}).", code="invalid", fields={"captor": "invalid"}
+        )
+    return int(value)
 
 
 def _capture(character: Character, captor: Dynasty | None, chronicle: Chronicle, *, why: str) -> None:
