@@ -243,9 +243,12 @@ def _capture(character: Character, captor: Dynasty | None, chronicle: Chronicle,
     character.held_by_neutrals = captor is None
     character.save(update_fields=["prisoner_of", "held_by_neutrals"])
     taker = f"the house of {captor.name}" if captor is not None else "the neutrals"
+    campaign = chronicle.campaign
+    price = campaign.rules.neutral_ransom if captor is None else 0
+    terms = f": they ransom him for {price} {treasury.currency(campaign)}" if price else ""  # A8, Fighting Neutrals
     chronicle.add(
         "capture",
-        f"{character.display_name} is taken prisoner by {taker} ({why}).",
+        f"{character.display_name} is taken prisoner by {taker} ({why}){terms}.",
         character=character.pk,
         dynasty=captor.pk if captor is not None else None,
         neutrals=captor is None,
