@@ -102,7 +102,8 @@ class TableEvent:
     """Where the event list puts it ("Deaths and captures", "Titles", "Crowns" ...)."""
     when: str
     """When it happens: ``survival`` (the Survival step), ``between`` (the movement rounds and the
-    Interphase, between the steps) or ``any``."""
+    Interphase, between the steps), ``sequence`` (the Dynastic Sequence: Births to Announcements) or
+    ``any``."""
     fields: tuple[Field, ...]
     run: Callable[..., Any]
     """``run(campaign=locked, by=user, **values)``: calls the service; its answer is ``done``'s."""

@@ -324,8 +324,10 @@ def turn(request: HttpRequest, slug: str) -> HttpResponse:
             }
         )
     shown = undo_plans(campaign, by=request.user)  # the policy says who sees them
-    now = "survival" if campaign.step == Step.SURVIVAL else "between"
-    at_table = [e for e in available(campaign, seat_of(request.user, campaign)) if e.when in (now, "any")]
+    now = {"survival" if campaign.step == Step.SURVIVAL else "between", "any"}
+    if campaign.step != Step.INTERPHASE:  # Births to Announcements: the Dynastic Sequence
+        now.add("sequence")
+    at_table = [e for e in available(campaign, seat_of(request.user, campaign)) if e.when in now]
     plans = {"step": shown.step, "turn": shown.turn} if shown else {}
     kept = shown.redo if shown else None
     return render(

@@ -33,6 +33,7 @@ MONEY_MAX = 1_000_000
 WHEN = {
     "survival": "in the Survival step",
     "between": "between the steps (the movement rounds, the Interphase)",
+    "sequence": "during the Dynastic Sequence (Births to Announcements)",
     "any": "whenever the table decides it",
 }
 
@@ -42,7 +43,10 @@ def _id_or_word(kind: Kind) -> Any:
 
 
 def _choices(f: Field, offered: list[Choice]) -> list[tuple[Any, str]]:
-    return [(c.value, c.label) for c in offered]
+    """A list's options; a select shows each choice's note beside its label (a row of characters shows it apart)."""
+    if f.kind == Kind.CHARACTERS:
+        return [(c.value, c.label) for c in offered]
+    return [(c.value, f"{c.label} — {c.note}" if c.note else c.label) for c in offered]
 
 
 def _form_field(f: Field, offered: list[Choice], initial: Any) -> forms.Field:

@@ -30,7 +30,7 @@ def test_every_declaration_is_well_formed():
     declared = events()
     assert declared, "no table event declared"
     for e in declared:
-        assert e.label and e.help and e.group and e.when in ("survival", "between", "any"), e.key
+        assert e.label and e.help and e.group and e.when in ("survival", "between", "sequence", "any"), e.key
         assert e.services, f"{e.key}: name the services it reaches (the door inventory)"
         for f in e.fields:
             assert f.label, f"{e.key}.{f.name}"

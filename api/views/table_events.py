@@ -64,7 +64,9 @@ class EventOut(serializers.Serializer):
     label = serializers.CharField()
     help = serializers.CharField()
     group = serializers.CharField()
-    when = serializers.CharField(help_text="survival (the Survival step), between (between the steps) or any.")
+    when = serializers.CharField(
+        help_text="survival (the Survival step), between (between the steps), sequence (the Dynastic Sequence) or any."
+    )
     url = serializers.CharField(help_text="Where to POST it.")
     fields = FieldOut(many=True)
 
