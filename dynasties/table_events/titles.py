@@ -64,6 +64,13 @@ def _crowns(campaign: Campaign, seat: Seat) -> list[Choice]:
     return [Choice(name, name) for name in grantable_crowns(campaign, houses)]
 
 
+def _own_crown(campaign: Campaign, seat: Seat) -> str | None:
+    """A player who rules one crown grants its provinces: proposed; the GM chooses."""
+    houses = _houses(seat)
+    crowns = grantable_crowns(campaign, houses) if houses else []
+    return crowns[0] if len(crowns) == 1 else None
+
+
 def _governor(title: Title) -> str:
     holder = title.holder.display_name if title.holder is not None else "nobody"
     return f"{holder} is {title.name}, Governor of {title.province} in {title.crown}: the chronicle has it."
@@ -94,6 +101,7 @@ TITLE_GRANT = register(
                 "The crown whose King grants it. Blank: the Prince's house's.",
                 required=False,
                 choices=_crowns,
+                initial=_own_crown,
             ),
             Field("name", Kind.TEXT, "The title", "Blank: 'Duke of <province>'.", required=False),
         ),
