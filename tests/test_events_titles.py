@@ -410,3 +410,16 @@ def test_a_title_given_at_the_table_is_claimed_in_a_dynastic_crisis_from_the_tit
     )
     title.refresh_from_db()
     assert title.holder is None and {p["name"]: p["controller"] for p in title.provinces}["Burgundy"] == england.pk
+
+
+@pytest.mark.django_db
+def test_the_desks_titles_list_points_to_the_grant_at_the_table(rule_g, gm):
+    """The desk adds no title ("granted at the table"): its list links to the event's form."""
+    c, *_ = rule_g
+    client = logged(gm)
+    client.get(reverse("admin:desk_choose", args=[c.pk]))
+    listing = client.get(reverse("admin:dynasties_title_changelist"))
+    assert listing.status_code == 200
+    body = listing.content.decode()
+    assert event_url(c, "title_grant") in body and "A Governor made (at the table)" in body
+    assert reverse("admin:dynasties_title_add") not in body  # still no hand-made title
