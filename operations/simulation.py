@@ -536,6 +536,14 @@ def play_bloodline_titles(campaign: Campaign, source: DiceSource, *, by: Actor) 
             )
 
 
+def play_title_income(campaign: Campaign, *, by: Actor) -> None:
+    """BloodLine: every title draws its income of the turn (the least to the provinces' controller)."""
+    from dynasties.services import bloodline_titles
+
+    for title in bloodline_titles.titles_with_income_due(campaign):
+        _try(lambda t=title: bloodline_titles.title_income_pay(campaign=campaign, title=t.pk, by=by))
+
+
 def play_stability(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
     """BloodLine: now and then the table shakes a crown's Stability (a war lost, a bankruptcy)."""
     from dynasties.models import Crown
@@ -557,8 +565,10 @@ def play_interphase(campaign: Campaign, source: DiceSource, *, by: Actor) -> Non
         unrest = _d(source, 6) == 1
         cash = treasury.balance(campaign, house)
         buy_off = unrest and cash >= ip_rules.REBELLION_BUY_OFF_CROWNS + 2 * ARMIES_KEPT * ip_rules.MAINTENANCE_CROWNS
+        # rule G: the country's governed provinces (as the page proposes them), as many as pay taxes
+        governed = [{"province": p} for p in titles.governed_provinces(campaign, house.crown)][: PROVINCES - 1]
         done = _try(
-            lambda h=house, u=unrest, b=buy_off: interphase.interphase_run(
+            lambda h=house, u=unrest, b=buy_off, g=governed: interphase.interphase_run(
                 campaign=campaign,
                 dynasty=h.pk,
                 provinces=PROVINCES,
@@ -566,11 +576,16 @@ def play_interphase(campaign: Campaign, source: DiceSource, *, by: Actor) -> Non
                 rebellion=1 if u else 0,
                 rebellions_bought_off=1 if b else 0,
                 armies_kept=ARMIES_KEPT,
+                governed=g,
                 by=by,
             )
         )
         if not done:  # cannot pay for the armies: keep none
-            _try(lambda h=house: interphase.interphase_run(campaign=campaign, dynasty=h.pk, provinces=PROVINCES, by=by))
+            _try(
+                lambda h=house, g=governed: interphase.interphase_run(
+                    campaign=campaign, dynasty=h.pk, provinces=PROVINCES, governed=g, by=by
+                )
+            )
 
 
 def play_contracts(campaign: Campaign, source: DiceSource, wed: Sequence[int], *, by: Actor) -> None:
@@ -773,6 +788,7 @@ def _play_bloodline_law(campaign: Campaign, source: DiceSource, wed: list[int], 
     play_events(campaign, source, by=by)
     play_captures(campaign, source, by=by)
     play_bloodline_titles(campaign, source, by=by)
+    play_title_income(campaign, by=by)
     play_stability(campaign, source, by=by)
 
 
@@ -939,6 +955,7 @@ LAW: dict[str, tuple[LawPart, ...]] = {
         LawPart("Interphase maintenance", postings=("maintenance",)),
         LawPart("rebellions", postings=("rebellion",)),
         LawPart("titles (rule G)", count=_model(Title)),
+        LawPart("governed provinces' taxes (rule G)", count=lambda c: _postings_about(c, "tax", "Governed province")),
         LawPart("Pretenders", kinds=("pretender",)),
         LawPart("bastards", kinds=("bastard",)),
     ),
@@ -958,6 +975,7 @@ LAW: dict[str, tuple[LawPart, ...]] = {
         LawPart("offers withdrawn", count=lambda c: _lines_data(c, "minor_offer", "withdrawn")),
         LawPart("minor houses' answers", kinds=("minor_offers_resolved",)),
         LawPart("titles", count=_model(Title)),
+        LawPart("title income", postings=("title_income",)),
         LawPart("royal leaders", kinds=("leaders", "leader")),
         LawPart("Stability", kinds=("stability",)),
         LawPart("revolts", kinds=("revolt",)),
@@ -987,6 +1005,10 @@ def _crown_lines(campaign: Campaign, crown: str, kind: str) -> int:
 def _lines_data(campaign: Campaign, kind: str, key: str) -> int:
     """The chronicle lines of ``kind`` whose data has ``key``."""
     return ChronicleEntry.objects.filter(campaign=campaign, kind=kind, data__has_key=key).count()
+
+
+def _postings_about(campaign: Campaign, kind: str, reason: str) -> int:
+    return Posting.objects.filter(campaign=campaign, kind=kind, reason__startswith=reason).count()
 
 
 def _lines_with(campaign: Campaign, kind: str, text: str) -> int:

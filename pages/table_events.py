@@ -22,7 +22,7 @@ from django.views.decorators.http import require_http_methods
 
 from campaign.models import Campaign
 from campaign.permissions import Seat, seat_of
-from campaign.table_events import IDS, Choice, Field, Kind, TableEvent, available, event, offered_to
+from campaign.table_events import IDS, WHEN, Choice, Field, Kind, TableEvent, available, event, offered_to
 from pages.common import ActionFailed, context, member, run_action
 from pages.sequence import die_field
 from rules.dice import DiceSpec
@@ -30,20 +30,16 @@ from rules.dice import DiceSpec
 MONEY_MAX = 1_000_000
 """No payment of the game comes near this (a typed amount beyond it is a slip of the keyboard)."""
 
-WHEN = {
-    "survival": "in the Survival step",
-    "marriages": "in the Marriages step",
-    "between": "between the steps (the movement rounds, the Interphase)",
-    "any": "whenever the table decides it",
-}
-
 
 def _id_or_word(kind: Kind) -> Any:
     return int if kind in IDS else str
 
 
 def _choices(f: Field, offered: list[Choice]) -> list[tuple[Any, str]]:
-    return [(c.value, c.label) for c in offered]
+    """A list's options; a select shows each choice's note beside its label (a row of characters shows it apart)."""
+    if f.kind == Kind.CHARACTERS:
+        return [(c.value, c.label) for c in offered]
+    return [(c.value, f"{c.label} — {c.note}" if c.note else c.label) for c in offered]
 
 
 def _choices_noted(f: Field, offered: list[Choice]) -> list[tuple[Any, str]]:
@@ -218,7 +214,7 @@ def events_list(request: HttpRequest, slug: str) -> HttpResponse:
     groups: dict[str, list[TableEvent]] = {}
     for e in available(campaign, seat):
         groups.setdefault(e.group, []).append(e)
-    return render(request, "pages/events/list.html", context(campaign, role, mine, groups=groups, when=WHEN))
+    return render(request, "pages/events/list.html", context(campaign, role, mine, groups=groups))
 
 
 @require_http_methods(["GET", "POST"])

@@ -19,7 +19,7 @@ from rules import options as options_module
 from rules.characteristics import Characteristic
 from rules.combat import BATTLE_ROLLS
 from rules.dice import D10, TWO_D10, DiceSpec, chance_at_least, distribution
-from rules.errors import IllegalOption, IllegalPassOver, InvalidTable
+from rules.errors import IllegalOption, IllegalPassOver, InvalidTable, RuleError
 from rules.people import FEMALE, MALE, Person
 from rules.registry import Ruleset, register
 
@@ -432,6 +432,49 @@ def title_income(land_values: Sequence[int]) -> int:
 def controller_share(income: int) -> int:
     """At least half, rounded up, goes to the country that controls the province."""
     return -(-income // 2)
+
+
+def title_income_split(provinces: Sequence[tuple[int, int]], holder_house: int, given: int | None = None) -> dict[int, int]:
+    """Who gets a title's income this turn: ``provinces`` are (land value, controlling house) each;
+    the income is their land values plus again the largest ("character with a title provinces generates
+    income equal to the land values of those provinces, plus again the value of the largest"), each
+    province's part going with it (the largest's twice). "Controller of a titled character determines who
+    gets the income, but at least half (rounded up) must be given to the country who actually controls the
+    province": each other controlling house gets at least half, rounded up, of its provinces' part and the
+    holder's house the rest. ``given``: what the holder's player gives the one other controlling house
+    (from that least to the whole income); None: the least. Returns house -> amount (0s left out)."""
+    if not provinces:
+        raise RuleError("A title without provinces has no income (BloodLine, Titles).", code="invalid")
+    values = [v for v, _ in provinces]
+    largest = values.index(max(values))
+    parts: dict[int, int] = {}
+    for n, (value, house) in enumerate(provinces):
+        parts[house] = parts.get(house, 0) + value + (value if n == largest else 0)
+    total = sum(parts.values())
+    others = {house: controller_share(part) for house, part in parts.items() if house != holder_house}
+    if given is not None:
+        if len(others) != 1:
+            raise RuleError(
+                "What is given beyond the least is for the one other house controlling the title's provinces: "
+                + ("here the holder's own house controls them all" if not others else "here several do")
+                + "; pay more by a transfer (BloodLine, Titles).",
+                code="invalid",
+                fields={"given": "no_single_controller"},
+            )
+        ((house, least),) = others.items()
+        if isinstance(given, bool) or not isinstance(given, int) or not least <= given <= total:
+            raise RuleError(
+                f"The provinces' controller gets at least half of their income, rounded up ({least}), and at most the "
+                f"whole income ({total}), not {given} (BloodLine, Titles).",
+                code="invalid",
+                fields={"given": "out_of_range"},
+            )
+        others[house] = given
+    out = {house: amount for house, amount in others.items() if amount}
+    kept = total - sum(others.values())
+    if kept:
+        out[holder_house] = out.get(holder_house, 0) + kept
+    return out
 
 
 def marriage_problems(

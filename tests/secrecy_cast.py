@@ -1,11 +1,11 @@
 """The cast and the planted secrets of the generated secrecy matrix (``tests/test_secrecy_matrix.py``).
 
-One Blood Royale campaign of five houses: the GM; Alice plays England, Bob France, Carol Spain; an
-observer; and three non-members: an outsider (the GM of another campaign of his own), a staff user
-who is neither this campaign's GM nor a superuser (with the admin's view permissions), and the
-anonymous visitor. The secrets are planted through the services, so what is planted is exactly
-what the real code writes; each carries a unique marker (a word or an odd amount) that the matrix
-looks for in every answer of the site.
+One Blood Royale campaign of five houses (optional rule G, Governing Provinces, in force): the GM;
+Alice plays England, Bob France, Carol Spain; an observer; and three non-members: an outsider (the GM
+of another campaign of his own), a staff user who is neither this campaign's GM nor a superuser (with
+the admin's view permissions), and the anonymous visitor. The secrets are planted through the
+services, so what is planted is exactly what the real code writes; each carries a unique marker (a
+word or an odd amount) that the matrix looks for in every answer of the site.
 
 Between England and Spain: a transfer, an agreement whose one-off payment England cannot pay (left
 unpaid, its chronicle line telling England's balance), a breach of it, a betrothal sealed by a
@@ -27,7 +27,7 @@ from campaign import treasury
 from campaign.models import Campaign, ChronicleEntry, Membership, Posting, Role, Roll
 from contracts import services as contracts
 from contracts.models import Breach, Contract, ContractPayment, PaymentStatus
-from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Reign, Title
+from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Reign, Title, TitleHolding
 from dynasties.services import births_attempt, campaign_create
 from dynasties.services.events import character_capture, character_release
 from dynasties.services.marriages import marriage_arrange, marriage_check
@@ -137,7 +137,9 @@ def build_cast(seed: int = 1) -> Cast:
             codename__startswith="view_", content_type__app_label__in=["campaign", "dynasties", "contracts"]
         )
     )
-    campaign = campaign_create(name=NAME, players=5, source=RandomSource(seed), by=gm)
+    campaign = campaign_create(  # with optional rule G, so that its title events are sent too
+        name=NAME, players=5, source=RandomSource(seed), optional_rules={"governing_provinces": True}, by=gm
+    )
     other = campaign_create(name=OTHER_NAME, players=3, source=RandomSource(seed + 1), by=users["outsider"])
     house = {d.crown: d for d in Dynasty.objects.filter(campaign=campaign)}
     england, france, spain = house["England"], house["France"], house["Spain"]
@@ -224,6 +226,7 @@ def build_cast(seed: int = 1) -> Cast:
         granted_year=campaign.current_year,
         granted_to=groom,
     )
+    TitleHolding.objects.create(title=title, holder=groom, start_year=campaign.current_year, how="granted by the crown")
 
     lines = {
         "england purse": ChronicleEntry.objects.get(campaign=campaign, kind="payment", text__contains=ENGLAND_PURSE),

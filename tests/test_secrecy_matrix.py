@@ -277,6 +277,8 @@ FILL: dict[str, Fill] = {
     "pages:payment_settle": C(None, POST_ACTION),
     "pages:treasury": C(lambda c: [u("pages:treasury", c.slug)]),
     "pages:titles": C(lambda c: [u("pages:titles", c.slug)], POST_ACTION),
+    # a title's page is public record, as the title is (the cast's one title, and a made-up id)
+    "pages:title": C(lambda c: [u("pages:title", c.slug, c.title.pk), u("pages:title", c.slug, FAKE_ID)]),
     "pages:exchequer": C(lambda c: [u("pages:exchequer", c.slug, c.pk(k)) for k in ("England", "France", "Spain")], POST_ACTION),
     "pages:interphase": C(lambda c: [u("pages:interphase", c.slug, c.pk(k)) for k in ("England", "Spain")], POST_ACTION),
     "pages:note_save": C(None, POST_ACTION),
@@ -310,6 +312,7 @@ FILL: dict[str, Fill] = {
     "api:titles-list": C(lambda c: [_api(c, "titles")]),
     # the cast's one title, and a made-up id (the 404 rule still holds)
     "api:titles-detail": C(lambda c: [_api(c, "titles", c.title.pk), _api(c, "titles", FAKE_ID)]),
+    "api:title-line": C(lambda c: [_api(c, "titles", c.title.pk, "line"), _api(c, "titles", FAKE_ID, "line")]),
     # shadowed: api:contracts-draft answers the same path (GET lists, POST drafts)
     "api:contracts-list": C(lambda c: [_api(c, "contracts", query="page_size=100")], POST_NONE, "api:contracts-draft's path"),
     "api:contracts-draft": C(lambda c: [_api(c, "contracts")], POST_ACTION),  # the same path: GET lists, POST drafts

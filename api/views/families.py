@@ -606,8 +606,16 @@ class HoldingOut(serializers.Serializer):
         ref_name = "TitleHolding"
 
 
+class LineUrlField(SelfUrlField):
+    """A title's line of succession (``titles/{id}/line/``)."""
+
+    def to_representation(self, value: Any) -> str:
+        return f"{super().to_representation(value)}line/"
+
+
 class TitleOut(serializers.ModelSerializer):  # type: ignore[type-arg]
     url = SelfUrlField("titles")
+    line = LineUrlField("titles", help_text="Its line of succession: GET it.")
     holder = LinkField("characters", source="holder_id")
     granted_to = LinkField("characters", source="granted_to_id")
     holdings = HoldingOut(many=True, read_only=True)
@@ -626,6 +634,7 @@ class TitleOut(serializers.ModelSerializer):  # type: ignore[type-arg]
             "granted_by",
             "provinces",
             "holdings",
+            "line",
         ]
         ref_name = "Title"
 

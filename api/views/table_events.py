@@ -27,7 +27,7 @@ from api.filters import INT_MAX
 from api.schema import IDEMPOTENCY_KEY
 from api.views.actions import ActionView, FacesField, IdField, MadeSerializer, act, check_faces, made_data
 from campaign.permissions import Seat, seat_of
-from campaign.table_events import IDS, Field, Kind, TableEvent, available, events, offered_to
+from campaign.table_events import IDS, WHEN, Field, Kind, TableEvent, available, events, offered_to
 from rules.dice import DiceSpec
 
 MONEY_MAX = 1_000_000
@@ -65,7 +65,7 @@ class EventOut(serializers.Serializer):
     help = serializers.CharField()
     group = serializers.CharField()
     when = serializers.CharField(
-        help_text="survival (the Survival step), marriages (the Marriages step), between (between the steps) or any."
+        help_text="When it happens: " + "; ".join(f"{k} ({v})" for k, v in WHEN.items()) + ".",
     )
     url = serializers.CharField(help_text="Where to POST it.")
     fields = FieldOut(many=True)
