@@ -54,9 +54,8 @@ def _form_field(f: Field, offered: list[Choice], initial: Any) -> forms.Field:
         )
     if f.kind in (Kind.CHARACTER, Kind.DYNASTY, Kind.TITLE, Kind.OFFER, Kind.CROWN, Kind.CHOICE):
         blank = [] if f.required else [("", "—")]
-        return forms.TypedChoiceField(
-            choices=blank + _choices(f, offered), coerce=_id_or_word(f.kind), empty_value=None, **common
-        )
+        noted = [(c.value, f"{c.label}: {c.note}" if c.note else c.label) for c in offered]  # the note in its option
+        return forms.TypedChoiceField(choices=blank + noted, coerce=_id_or_word(f.kind), empty_value=None, **common)
     if f.kind == Kind.NUMBER:
         return forms.IntegerField(min_value=f.low, max_value=f.high, **common)
     if f.kind == Kind.MONEY:
@@ -79,11 +78,16 @@ class Row:
 
 @dataclass
 class Part:
-    """One piece of the form as the page shows it: a field, or a field of characters as rows."""
+    """One piece of the form as the page shows it: a field, a field of characters as rows, the dice
+    of one throw side by side, or an amount for each thing a field offers."""
 
-    field: forms.BoundField
+    field: forms.BoundField | None
     rows: list[Row] | None = None
     dice: str = ""
+    legend: str = ""
+    help: str = ""
+    inputs: list[forms.BoundField] | None = None
+    """A throw's dice (``DICE``) or the amounts (``AMOUNTS``), each its own input, under one legend."""
 
 
 class EventForm(forms.Form):
@@ -106,6 +110,12 @@ class EventForm(forms.Form):
                 for i in range(spec.count):
                     self.fields[f"{f.name}-{i}"] = die_field(spec, f"{f.label}: die {i + 1}", required=False)
                 continue
+            if f.kind == Kind.AMOUNTS:
+                for choice in offered:
+                    self.fields[f"{f.name}-{choice.value}"] = forms.IntegerField(
+                        label=choice.label, required=False, min_value=0, max_value=MONEY_MAX
+                    )
+                continue
             self.fields[f.name] = _form_field(f, offered, initial)
         for of, (f, spec) in self.faces.items():
             for choice in self.offered.get(of, []):
@@ -116,9 +126,16 @@ class EventForm(forms.Form):
         """The form as the page shows it, in the declaration's order."""
         out = []
         for f in self.event.fields:
-            if f.kind in (Kind.FACES, Kind.DICE):
-                if f.kind == Kind.DICE:
-                    out += [Part(self[f"{f.name}-{i}"]) for i in range(DiceSpec.parse(f.dice).count)]
+            if f.kind == Kind.FACES:
+                continue
+            if f.kind == Kind.DICE:
+                spec = DiceSpec.parse(f.dice)
+                dice = [self[f"{f.name}-{i}"] for i in range(spec.count)]
+                out.append(Part(None, dice=str(spec), legend=f.label, help=f.help, inputs=dice))
+                continue
+            if f.kind == Kind.AMOUNTS:
+                amounts = [self[f"{f.name}-{c.value}"] for c in self.offered[f.name]]
+                out.append(Part(None, legend=f.label, help=f.help, inputs=amounts))
                 continue
             bound = self[f.name]
             if f.kind != Kind.CHARACTERS:
@@ -135,6 +152,13 @@ class EventForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
+        for f in self.event.fields:
+            if f.kind == Kind.DICE:
+                names = [f"{f.name}-{i}" for i in range(DiceSpec.parse(f.dice).count)]
+                typed = [cleaned.get(n) for n in names]
+                partly = any(v is None for v in typed) and any(v is not None for v in typed)
+                if partly and not any(self.has_error(n) for n in names):
+                    self.add_error(names[0], f"Type all {len(names)} dice of {f.label}, or none (the server rolls).")
         for of, (f, spec) in self.faces.items():
             chosen = set(cleaned.get(of) or [])
             for choice in self.offered.get(of, []):
@@ -161,6 +185,9 @@ class EventForm(forms.Form):
             elif f.kind == Kind.DICE:
                 faces = [self.cleaned_data.get(f"{f.name}-{i}") for i in range(DiceSpec.parse(f.dice).count)]
                 out[f.name] = faces if all(v is not None for v in faces) else None
+            elif f.kind == Kind.AMOUNTS:
+                typed = {c.value: self.cleaned_data.get(f"{f.name}-{c.value}") for c in self.offered[f.name]}
+                out[f.name] = {value: amount for value, amount in typed.items() if amount is not None}
             else:
                 value = self.cleaned_data.get(f.name)
                 if value in (None, "") and not f.required and f.kind not in (Kind.FLAG, Kind.TEXT):
