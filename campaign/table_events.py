@@ -86,6 +86,9 @@ class Field:
     """``FACES`` and ``DICE``: the throw, e.g. ``2d6``."""
     initial: Callable[[Campaign, Seat], Any] | None = None
     """What the form proposes (the software's default), e.g. the regent the rule would name."""
+    rows: bool = False
+    """``CHARACTER``: the page offers the choices as rows to pick one from, each with its note (who goes
+    with a Pretender, what a choice costs), instead of a drop-down list."""
 
     def offered(self, campaign: Campaign, seat: Seat) -> list[Choice]:
         return list(self.choices(campaign, seat)) if self.choices is not None else []

@@ -54,8 +54,13 @@ def _form_field(f: Field, offered: list[Choice], initial: Any) -> forms.Field:
         )
     if f.kind in (Kind.CHARACTER, Kind.DYNASTY, Kind.TITLE, Kind.OFFER, Kind.CROWN, Kind.CHOICE):
         blank = [] if f.required else [("", "—")]
-        noted = [(c.value, f"{c.label}: {c.note}" if c.note else c.label) for c in offered]  # the note in its option
-        return forms.TypedChoiceField(choices=blank + noted, coerce=_id_or_word(f.kind), empty_value=None, **common)
+        if f.kind == Kind.CHARACTER and f.rows:  # rows to pick one from, each with its note
+            return forms.TypedChoiceField(
+                choices=_choices(f, offered), coerce=int, empty_value=None, widget=forms.RadioSelect, **common
+            )
+        return forms.TypedChoiceField(
+            choices=blank + _choices(f, offered), coerce=_id_or_word(f.kind), empty_value=None, **common
+        )
     if f.kind == Kind.NUMBER:
         return forms.IntegerField(min_value=f.low, max_value=f.high, **common)
     if f.kind == Kind.MONEY:
@@ -78,8 +83,9 @@ class Row:
 
 @dataclass
 class Part:
-    """One piece of the form as the page shows it: a field, a field of characters as rows, the dice
-    of one throw side by side, or an amount for each thing a field offers."""
+    """One piece of the form as the page shows it: a field, a field of characters as rows (or of one
+    character picked from rows), the dice of one throw side by side, or an amount for each thing a
+    field offers."""
 
     field: forms.BoundField | None
     rows: list[Row] | None = None
@@ -138,6 +144,10 @@ class EventForm(forms.Form):
                 out.append(Part(None, legend=f.label, help=f.help, inputs=amounts))
                 continue
             bound = self[f.name]
+            if f.kind == Kind.CHARACTER and f.rows:
+                radios = {str(w.data["value"]): w for w in bound.subwidgets}
+                out.append(Part(bound, [Row(choice, radios[str(choice.value)]) for choice in self.offered[f.name]]))
+                continue
             if f.kind != Kind.CHARACTERS:
                 out.append(Part(bound))
                 continue

@@ -50,8 +50,9 @@ def listed(client: Client, campaign) -> str:
     return client.get(reverse("pages:events", args=[campaign.slug])).content.decode()
 
 
-def option(pk: int) -> str:
-    return f'<option value="{pk}"'
+def option(pk: int, name: str = "character") -> str:
+    """How the form offers a character: a row to pick him from."""
+    return f'type="radio" name="{name}" value="{pk}"'
 
 
 def texts(user, campaign, what: str = "chronicle") -> str:
@@ -301,7 +302,7 @@ def bastard_rolls(son: Character) -> list[Roll]:
 def test_the_gm_types_one_characteristics_dice_and_the_server_rolls_the_others(widower, gm):
     c, client = widower.campaign, logged(gm)
     form = client.get(page(c, "bastard")).content.decode()
-    assert option(widower.king.pk) in form and "the son goes to the house of de Silva, the player on the right" in form
+    assert option(widower.king.pk, "father") in form and "the son goes to the house of de Silva, the player on the right" in form
     assert all(f'name="{trait}-{i}"' in form for trait in ("strength", "constitution", "charisma") for i in range(3))
     body = {"father": widower.king.pk, "given_name": "Fitzroy", "strength-0": 6, "strength-1": 6, "strength-2": 6}
     done = client.post(page(c, "bastard"), {**body, "action_key": new_action_key()}, follow=True)
@@ -342,7 +343,7 @@ def test_the_api_records_a_bastard_with_the_dice_typed(widower, gm):
 def test_a_married_king_is_not_offered_and_the_service_cites_the_cards(court, gm, alice):
     c = court.campaign
     assert court.king.pk not in {choice.value for choice in may_father(c, seat_of(gm, c))}
-    assert option(court.king.pk) not in logged(gm).get(page(c, "bastard")).content.decode()
+    assert option(court.king.pk, "father") not in logged(gm).get(page(c, "bastard")).content.decode()
     with pytest.raises(RuleError, match=r"is married: the cards give bastard sons to unmarried Kings only \(cards 38 and 39"):
         bastard_create(campaign=c, father=court.king, by=gm)
     with pytest.raises(RuleError, match=r"not a reigning King: .* \(cards 38 and 39, Pretenders and Bastards\)"):

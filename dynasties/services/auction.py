@@ -68,7 +68,7 @@ def auction_run(
     if isinstance(pk, bool) or not isinstance(pk, int):
         raise RuleError(f"{character!r} is not a character id.", code="invalid", fields={"character": "invalid"})
     try:
-        child = Character.objects.select_for_update().select_related("controlled_by").get(pk=pk, campaign=campaign)
+        child = Character.objects.select_for_update(of=("self",)).select_related("controlled_by").get(pk=pk, campaign=campaign)
     except Character.DoesNotExist:
         raise NotFound(f"There is no character #{pk} in {campaign.name}.") from None
     problems = auction_problems(campaign, child)

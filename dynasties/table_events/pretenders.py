@@ -96,6 +96,7 @@ PRETENDER = register(
                 "The Pretender",
                 "Offered: those the rule allows, with the house that takes him and who goes with him.",
                 choices=may_pretend,
+                rows=True,
             ),
         ),
         run=lambda *, campaign, by, character: pretender_declare(campaign=campaign, character=character, by=by),
@@ -161,6 +162,7 @@ BUY_BACK = register(
                 f"Your house pays {br.PRETENDER_BUY_BACK_CROWNS} Crowns; his unmarried children and his spouse come "
                 "home with him.",
                 choices=may_buy_back,
+                rows=True,
             ),
         ),
         run=lambda *, campaign, by, character: pretender_buy_back(campaign=campaign, character=character, by=by),
@@ -214,8 +216,7 @@ def _bastard(
 
 
 def _born(son: Character) -> str:
-    values = ", ".join(f"{k.capitalize()} {v:+d}" for k, v in son.characteristics.items())
-    return f"A bastard son, {son.display_name}, is born ({values}): the house of {son.controlled_by.name} controls him."
+    return f"A bastard son, {son.display_name}, is born ({_traits(son)}): the house of {son.controlled_by.name} controls him."
 
 
 def _trait(name: str) -> Field:
@@ -239,7 +240,7 @@ BASTARD = register(
         group=GROUP,
         when="between",
         fields=(
-            Field("father", Kind.CHARACTER, "His father", "A reigning King who is not married.", choices=may_father),
+            Field("father", Kind.CHARACTER, "His father", "A reigning King who is not married.", choices=may_father, rows=True),
             Field("given_name", Kind.TEXT, "His name", "Blank: the country's next suggested name.", required=False),
             Field(
                 "birth_year",
@@ -293,13 +294,15 @@ def _child(c: Character) -> str:
 
 
 def _traits(c: Character) -> str:
-    return ", ".join(f"{k.capitalize()} {v:+d}" for k, v in (c.characteristics or {}).items())
+    """His characteristics, in the rulebook's order (Strength or Guile, Constitution, Charisma)."""
+    values = c.characteristics or {}
+    return ", ".join(f"{k.capitalize()} {int(values[k]):+d}" for k in br.characteristic_names(c.sex) if k in values)
 
 
 def bidders(campaign: Campaign, seat: Seat) -> list[Choice]:
     """The players' houses, each a bid."""
     houses = Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.PLAYER).order_by("seat", "pk")
-    return [Choice(d.pk, d.name) for d in houses]
+    return [Choice(d.pk, str(d)) for d in houses]
 
 
 def _auction(*, campaign: Campaign, by: Any, character: int, bids: dict[int, int] | None = None) -> Dynasty:
@@ -324,6 +327,7 @@ AUCTION = register(
                 "The child auctioned",
                 "Of the aristocratic family, 15 or older and not yet matched.",
                 choices=may_be_auctioned,
+                rows=True,
             ),
             Field(
                 "bids",
