@@ -502,3 +502,40 @@ def test_the_automatic_player_auctions_the_aristocratic_children_of_age():
         assert Posting.objects.filter(campaign=c, kind="auction", character_id=line.data["character"]).exists()
     five = campaign_create(name="Five", players=5, source=RandomSource(7))
     assert "aristocratic auctions" not in dict(law_summary(five)) and "buy-backs" in dict(law_summary(five))
+
+
+# --- bounded queries -------------------------------------------------------------------------------
+
+
+def queries(client: Client, url: str) -> int:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as ctx:
+        assert client.get(url).status_code == 200
+    return len(ctx.captured_queries)
+
+
+@pytest.mark.django_db
+def test_the_forms_ask_as_many_queries_for_a_large_family_as_for_a_small_one(widower, gm):
+    """What each form offers is read in a fixed number of queries (the whole family at once), not one
+    query per character offered."""
+    c, client = widower.campaign, logged(gm)
+    pretender_declare(campaign=c, character=widower.henry, by=SYSTEM_ACTOR)  # a Pretender abroad for the buy-back
+    urls = [page(c, key) for key in ("pretender", "buy_back", "bastard")] + [reverse("pages:events", args=[c.slug])]
+    before = [queries(client, url) for url in urls]
+    for n in range(12):  # twelve more grown sons, one more Pretender abroad
+        son = person(c, widower.england, f"Son{n}", "M", 1270 + n, father=widower.king, dynastic_name=widower.king.dynastic_name)
+        if n == 0:
+            pretender_declare(campaign=c, character=son, by=SYSTEM_ACTOR)
+    assert [queries(client, url) for url in urls] == before
+
+
+@pytest.mark.django_db
+def test_the_auction_form_asks_as_many_queries_for_many_children(three, gm):
+    client, url = logged(gm), page(three.campaign, "auction")
+    before = queries(client, url)
+    for n in range(10):
+        person(three.campaign, three.family, f"Child{n}", "F" if n % 2 else "M", 1300, dynastic_name="de Montfort")
+    assert queries(client, url) == before
+    assert client.get(url).content.decode().count('type="radio" name="character"') == 11
