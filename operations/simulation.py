@@ -42,7 +42,7 @@ from campaign.permissions import Actor
 from contracts import services as contract_services
 from contracts.models import Breach, Contract, ContractKind, ContractState, Dispute, Excommunication, Parley
 from dynasties import services
-from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Reign, Status, Title
+from dynasties.models import Character, ControlChange, Dynasty, DynastyKind, Marriage, Reign, Status, Title
 from dynasties.selectors import living_children_counts, unmatched_adults
 from dynasties.services import auction, events, interphase, pretenders, titles
 from dynasties.services.births import CoupleTurn
@@ -196,7 +196,7 @@ CHANCE_BATTLE = 10  # 1 in 10 a royal's army is wiped out
 CHANCE_STORM = 12  # 1 in 12 a royal is lost at sea
 CHANCE_PRETENDER = 8
 CHANCE_BASTARD = 3  # of the turns with an unmarried King
-CHANCE_BUY_BACK = 3  # of the turns a house with a Pretender abroad can pay his bribe, 1 in 3 it does
+BUY_BACK_RESERVE = 2  # a house buys its Pretender back, a turn later, once it holds twice his bribe (no die)
 BID_STEP = 5  # a sealed bid for an aristocratic child: 5 Crowns times a die
 CHANCE_CONTRACT = 3  # of a match wed this turn, 1 in 3 is sealed by a contract
 CHANCE_AGREEMENT = 4  # 1 in 4 turns two houses sign a pact
@@ -313,14 +313,16 @@ def play_pretenders(campaign: Campaign, source: DiceSource, *, by: Actor) -> Non
         fathers = [c for c in _royals(campaign) if c.pk in kings and c.sex == "M" and c.pk not in married]
         if fathers:
             _try(lambda: pretenders.bastard_create(campaign=campaign, father=_pick(source, fathers).pk, source=source, by=by))
+    declared = ControlChange.objects.filter(campaign=campaign, cause="pretender", year=campaign.current_year)
     abroad = (
         Character.objects.filter(campaign=campaign, status=Status.ALIVE, pretender_of__isnull=False)
         .exclude(controlled_by=models.F("pretender_of"))
+        .exclude(pk__in=declared.values("character_id"))  # abroad a turn first
         .order_by("pk")
     )
     for pretender in abroad:
         home = pretender.pretender_of_id
-        if treasury.balance(campaign, home) >= br.PRETENDER_BUY_BACK_CROWNS and _d(source, CHANCE_BUY_BACK) == 1:
+        if treasury.balance(campaign, home) >= BUY_BACK_RESERVE * br.PRETENDER_BUY_BACK_CROWNS:
             _try(lambda p=pretender: pretenders.pretender_buy_back(campaign=campaign, character=p.pk, by=by))
 
 
