@@ -155,7 +155,8 @@ def actor_seat(campaign: Campaign | int, by: Actor) -> Seat:
 
 ACTIONS: dict[str, str] = {
     "run the turn": "the GM (open and finish steps, announcements, the next turn, undo, corrections, the Interphase)",
-    "act for a house": "the GM, or the player of that house (transfers from it, its Interphase choices, its cashing-in)",
+    "act for a house": "the GM, or the player of that house (transfers from it, its Interphase choices, its cashing-in, "
+    "buying back its Pretender)",
     "roll for a couple": "the GM, or the player of either spouse's house",
     "decide a succession": "the GM, or the player of the crown's house",
     "arrange a marriage": "the GM, or the player of either house",

@@ -13,8 +13,9 @@ register themselves when their app is ready; this module (the kernel) knows none
 
 - A :class:`Field` says what the form asks and how: a character, characters, a house, a crown, a
   title, an offer (ids, offered by its ``choices``: what the rule allows and the seat may pick), a
-  number, an amount, a text, a flag, a choice among words, or the dice of each chosen character
-  (``FACES``: typed at the table, or blank for the server's dice).
+  number, an amount, a text, a flag, a choice among words, the dice of each chosen character
+  (``FACES``: typed at the table, or blank for the server's dice), or an amount for each thing a
+  field offers (``AMOUNTS``: each house's sealed bid; a house left blank bids nothing).
 - ``offered(campaign, seat)`` says whether the doors show the form to a seat: it asks the policy
   (``campaign.permissions``), as every door does to shape itself; the service asks it again, and its
   refusal (403) is the answer. ``choices`` shape what a seat is offered the same way (a player: his
@@ -52,6 +53,7 @@ class Kind(StrEnum):
     CHOICE = "choice"  # one of ``choices``' words
     FACES = "faces"  # the dice typed for each character chosen in the field ``of`` (blank: the server rolls)
     DICE = "dice"  # the faces of one throw of ``dice`` (blank: the server rolls)
+    AMOUNTS = "amounts"  # an amount of money for each of ``choices`` (e.g. each house's sealed bid; blank: none)
 
 
 IDS = frozenset({Kind.CHARACTER, Kind.CHARACTERS, Kind.DYNASTY, Kind.TITLE, Kind.TITLES, Kind.OFFER})
@@ -85,6 +87,9 @@ class Field:
     """``FACES`` and ``DICE``: the throw, e.g. ``2d6``."""
     initial: Callable[[Campaign, Seat], Any] | None = None
     """What the form proposes (the software's default), e.g. the regent the rule would name."""
+    rows: bool = False
+    """``CHARACTER``: the page offers the choices as rows to pick one from, each with its note (who goes
+    with a Pretender, what a choice costs), instead of a drop-down list."""
 
     def offered(self, campaign: Campaign, seat: Seat) -> list[Choice]:
         return list(self.choices(campaign, seat)) if self.choices is not None else []

@@ -20,7 +20,8 @@ apparent while his King lives, and decides the released heir's claim); marriage 
 the bride's house can afford, a gift, her renunciation), pacts of peace with a tribute, breaches put
 to a parley (Blood Royale) or to the other players' majority (BloodLine), readmission parleys; Blood
 Royale's Interphase every turn (taxes, two armies kept, a rebellion bought off when affordable),
-governors (rule G), Pretenders and bastards; BloodLine's offers for a minor house's children (the
+governors (rule G), Pretenders (bought back now and then when their house can pay) and bastards, the three-player game's
+auction of each aristocratic child of age; BloodLine's offers for a minor house's children (the
 simulated campaign has one, Savoy), titles for a King's children and Stability shaken at the table;
 EU monarchs' Doge (Venice), Poland's elective era, each new monarch's military skill and captured
 monarchs ransomed. ``LAW`` names each ruleset's parts of the law and ``law_summary`` counts how
@@ -44,10 +45,11 @@ from campaign.permissions import Actor
 from contracts import services as contract_services
 from contracts.models import Breach, Contract, ContractKind, ContractState, Dispute, Excommunication, Parley
 from dynasties import services
-from dynasties.models import FREE, Character, Dynasty, DynastyKind, Marriage, MarriageOffer, Reign, Status, Title
+from dynasties.models import FREE, Character, ControlChange, Dynasty, DynastyKind, Marriage, MarriageOffer, Reign, Status, Title
 from dynasties.selectors import living_children_counts, unmatched_adults
-from dynasties.services import event_deaths, events, interphase, pretenders, titles
+from dynasties.services import auction, event_deaths, events, interphase, pretenders, titles
 from dynasties.services.births import CoupleTurn
+from dynasties.services.common import World
 from dynasties.services.marriages import marriage_checker
 from dynasties.services.setup import default_dynasties
 from rules import blood_royale as br
@@ -203,6 +205,8 @@ HELD_TURNS = 2  # turns a hostage is held at most: an heir apparent (BloodLine),
 FREE_HEIR = models.Q(interim_for__prisoner_of__isnull=True, interim_for__held_by_neutrals=False)
 CHANCE_PRETENDER = 8
 CHANCE_BASTARD = 3  # of the turns with an unmarried King
+BUY_BACK_RESERVE = 2  # a house buys its Pretender back, a turn later, once it holds twice his bribe (no die)
+BID_STEP = 5  # a sealed bid for an aristocratic child: 5 Crowns times a die
 CHANCE_CONTRACT = 3  # of a match wed this turn, 1 in 3 is sealed by a contract
 CHANCE_AGREEMENT = 4  # 1 in 4 turns two houses sign a pact
 TRIBUTE = 10  # a pact's yearly payment
@@ -304,10 +308,11 @@ def play_events(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
 def play_pretenders(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
     """Event cards 18-22 (a Pretender) and 38-39 (a King's bastard), now and then."""
     if _d(source, CHANCE_PRETENDER) == 1:
-        kings = _monarch_ids(campaign)
-        men = [c for c in _royals(campaign) if c.pk not in kings and c.sex == "M" and not c.pretender_of_id]
-        if men:
-            _try(lambda: pretenders.pretender_declare(campaign=campaign, character=_pick(source, men).pk, by=by))
+        world = World(campaign, living_only=True)
+        royals = [world.characters[c.pk] for c in _royals(campaign)]
+        able = [c for c in royals if not pretenders.pretender_problems(world, c, campaign.current_year)]
+        if able:
+            _try(lambda: pretenders.pretender_declare(campaign=campaign, character=_pick(source, able).pk, by=by))
     if _d(source, CHANCE_BASTARD) == 1:
         kings = _monarch_ids(campaign)
         married = set(
@@ -318,6 +323,39 @@ def play_pretenders(campaign: Campaign, source: DiceSource, *, by: Actor) -> Non
         fathers = [c for c in _royals(campaign) if c.pk in kings and c.sex == "M" and c.pk not in married]
         if fathers:
             _try(lambda: pretenders.bastard_create(campaign=campaign, father=_pick(source, fathers).pk, source=source, by=by))
+    declared = ControlChange.objects.filter(campaign=campaign, cause="pretender", year=campaign.current_year)
+    abroad = (
+        Character.objects.filter(campaign=campaign, status=Status.ALIVE, pretender_of__isnull=False)
+        .exclude(controlled_by=models.F("pretender_of"))
+        .exclude(pk__in=declared.values("character_id"))  # abroad a turn first
+        .order_by("pk")
+    )
+    for pretender in abroad:
+        home = pretender.pretender_of_id
+        if treasury.balance(campaign, home) >= BUY_BACK_RESERVE * br.PRETENDER_BUY_BACK_CROWNS:
+            _try(lambda p=pretender: pretenders.pretender_buy_back(campaign=campaign, character=p.pk, by=by))
+
+
+def play_auctions(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
+    """The three-player game: each child of the aristocratic family old enough to wed and not yet
+    matched is auctioned before the marriages; every house that can pay the deposit and a bid bids
+    5 Crowns times a die (a tie is bid again, up to three times)."""
+    if not Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.ARISTOCRATIC).exists():
+        return
+    children = Character.objects.filter(
+        campaign=campaign, status=Status.ALIVE, controlled_by__kind=DynastyKind.ARISTOCRATIC
+    ).order_by("pk")
+    for child in children:
+        if auction.auction_problems(campaign, child):
+            continue
+        for _ in range(3):
+            bids = {}
+            for house in _players(campaign):
+                bid = BID_STEP * _d(source, 6)
+                if treasury.balance(campaign, house) >= auction.DEPOSIT + bid:
+                    bids[house.pk] = bid
+            if not bids or _try(lambda c=child, b=bids: auction.auction_run(campaign=campaign, character=c.pk, bids=b, by=by)):
+                break
 
 
 def play_titles(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
@@ -836,6 +874,8 @@ def play_turn(campaign: Campaign, source: DiceSource, *, law: bool = False, hous
         if law and campaign.rules.minor_houses:
             play_minor_houses(campaign, source, by=by)
             play_minor_offers(campaign, source, by=by)
+        if law and campaign.rules.pretenders:
+            play_auctions(campaign, source, by=by)
         play_marriages(campaign, house_size=house_size, by=by)
         if law and campaign.rules.governing_provinces:
             play_titles(campaign, source, by=by)
@@ -884,6 +924,9 @@ class LawPart:
     postings: tuple[str, ...] = ()
     causes: tuple[str, ...] = ()
     count: Callable[[Campaign], int] | None = None
+    applies: Callable[[Campaign], bool] | None = None
+    """Whether the campaign has this part at all (None: every campaign of the ruleset), e.g. the
+    aristocratic auction only the three-player game."""
 
 
 def _contracts(kind: str) -> Callable[[Campaign], int]:
@@ -894,6 +937,11 @@ def _model(
     model: type[Breach] | type[Parley] | type[Excommunication] | type[Dispute] | type[Title] | type[MarriageOffer],
 ) -> Callable[[Campaign], int]:
     return lambda campaign: model.objects.filter(campaign=campaign).count()
+
+
+def _aristocratic(campaign: Campaign) -> bool:
+    """The three-player game (its aristocratic family)."""
+    return Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.ARISTOCRATIC).exists()
 
 
 _SEQUENCE = (
@@ -957,7 +1005,9 @@ LAW: dict[str, tuple[LawPart, ...]] = {
         LawPart("titles (rule G)", count=_model(Title)),
         LawPart("governed provinces' taxes (rule G)", count=lambda c: _postings_about(c, "tax", "Governed province")),
         LawPart("Pretenders", kinds=("pretender",)),
+        LawPart("buy-backs", kinds=("pretender_return",)),
         LawPart("bastards", kinds=("bastard",)),
+        LawPart("aristocratic auctions", kinds=("auction",), applies=_aristocratic),
     ),
     bl.NAME: (
         *_SEQUENCE,
@@ -1024,6 +1074,8 @@ def law_summary(campaign: Campaign) -> list[tuple[str, int]]:
     causes = list(dead.values_list("death_cause", flat=True))
     rows: list[tuple[str, int]] = []
     for part in LAW.get(campaign.ruleset, ()):
+        if part.applies is not None and not part.applies(campaign):
+            continue
         n = sum(kinds.get(k, 0) for k in part.kinds) + sum(rolls.get(p, 0) for p in part.rolls)
         n += sum(postings.get(k, 0) for k in part.postings)
         n += sum(1 for cause in causes if any(c in cause for c in part.causes))

@@ -60,6 +60,10 @@ def _form_field(f: Field, offered: list[Choice], initial: Any) -> forms.Field:
         )
     if f.kind in (Kind.CHARACTER, Kind.DYNASTY, Kind.TITLE, Kind.OFFER, Kind.CROWN, Kind.CHOICE):
         blank = [] if f.required else [("", "—")]
+        if f.kind == Kind.CHARACTER and f.rows:  # rows to pick one from, each with its note
+            return forms.TypedChoiceField(
+                choices=_choices(f, offered), coerce=int, empty_value=None, widget=forms.RadioSelect, **common
+            )
         return forms.TypedChoiceField(
             choices=blank + _choices_noted(f, offered), coerce=_id_or_word(f.kind), empty_value=None, **common
         )
@@ -87,11 +91,17 @@ class Row:
 
 @dataclass
 class Part:
-    """One piece of the form as the page shows it: a field, or a field of characters as rows."""
+    """One piece of the form as the page shows it: a field, a field of characters as rows (or of one
+    character picked from rows), the dice of one throw side by side, or an amount for each thing a
+    field offers."""
 
-    field: forms.BoundField
+    field: forms.BoundField | None
     rows: list[Row] | None = None
     dice: str = ""
+    legend: str = ""
+    help: str = ""
+    inputs: list[forms.BoundField] | None = None
+    """A throw's dice (``DICE``) or the amounts (``AMOUNTS``), each its own input, under one legend."""
 
 
 class EventForm(forms.Form):
@@ -114,6 +124,12 @@ class EventForm(forms.Form):
                 for i in range(spec.count):
                     self.fields[f"{f.name}-{i}"] = die_field(spec, f"{f.label}: die {i + 1}", required=False)
                 continue
+            if f.kind == Kind.AMOUNTS:
+                for choice in offered:
+                    self.fields[f"{f.name}-{choice.value}"] = forms.IntegerField(
+                        label=choice.label, required=False, min_value=0, max_value=MONEY_MAX
+                    )
+                continue
             self.fields[f.name] = _form_field(f, offered, initial)
         for of, throws in self.faces.items():
             for f, spec in throws:
@@ -126,13 +142,24 @@ class EventForm(forms.Form):
         """The form as the page shows it, in the declaration's order."""
         out = []
         for f in self.event.fields:
-            if f.kind in (Kind.FACES, Kind.DICE):
-                if f.kind == Kind.DICE:
-                    out += [Part(self[f"{f.name}-{i}"]) for i in range(DiceSpec.parse(f.dice).count)]
+            if f.kind == Kind.FACES:
+                continue
+            if f.kind == Kind.DICE:
+                spec = DiceSpec.parse(f.dice)
+                dice = [self[f"{f.name}-{i}"] for i in range(spec.count)]
+                out.append(Part(None, dice=str(spec), legend=f.label, help=f.help, inputs=dice))
+                continue
+            if f.kind == Kind.AMOUNTS:
+                amounts = [self[f"{f.name}-{c.value}"] for c in self.offered[f.name]]
+                out.append(Part(None, legend=f.label, help=f.help, inputs=amounts))
                 continue
             if f.choices is not None and not f.required and not self.offered.get(f.name):
                 continue  # an optional field with nothing to offer here (e.g. a rule not played): not shown
             bound = self[f.name]
+            if f.kind == Kind.CHARACTER and f.rows:
+                radios = {str(w.data["value"]): w for w in bound.subwidgets}
+                out.append(Part(bound, [Row(choice, radios[str(choice.value)]) for choice in self.offered[f.name]]))
+                continue
             if f.kind != Kind.CHARACTERS:
                 out.append(Part(bound))
                 continue
@@ -183,6 +210,9 @@ class EventForm(forms.Form):
             elif f.kind == Kind.DICE:
                 faces = [self.cleaned_data.get(f"{f.name}-{i}") for i in range(DiceSpec.parse(f.dice).count)]
                 out[f.name] = faces if all(v is not None for v in faces) else None
+            elif f.kind == Kind.AMOUNTS:
+                typed = {c.value: self.cleaned_data.get(f"{f.name}-{c.value}") for c in self.offered[f.name]}
+                out[f.name] = {value: amount for value, amount in typed.items() if amount is not None}
             else:
                 value = self.cleaned_data.get(f.name)
                 if value in (None, "") and not f.required and f.kind not in (Kind.FLAG, Kind.TEXT):

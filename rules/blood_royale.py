@@ -574,14 +574,21 @@ def pretender_problems(
     reigning: bool,
     already_pretender: bool,
     only_son_of: str | None,
+    born_to_house: str | None = None,
 ) -> list[str]:
     """Everything that stops this character becoming a Pretender (event cards 18-22); empty when
-    he may. ``only_son_of`` names the monarch whose only male child he is."""
+    he may. ``only_son_of`` names the monarch whose only male child he is; ``born_to_house`` names
+    the house that controls him when he was not born to it (he has no Dynasty of his birth to leave)."""
     if not person.in_play:
-        return [f"{name} is no longer in play."]
+        return [f"{name} is no longer in play (Pretenders and Bastards)."]
     problems: list[str] = []
     if already_pretender:
-        problems.append(f"{name} is already a Pretender; his house may buy him back.")
+        problems.append(f"{name} is already a Pretender; his house may buy him back (Pretenders and Bastards).")
+    if born_to_house is not None:
+        problems.append(
+            f"{name} was not born to the house of {born_to_house} that controls him: the cards make a Pretender of a "
+            "character who leaves the Dynasty of his birth (Pretenders and Bastards)."
+        )
     if reigning:
         problems.append(f"{name} reigns: monarchs may not abdicate nor be deposed (Succession, A7).")
     if person.age(year) < PRETENDER_MIN_AGE:
@@ -612,12 +619,17 @@ def bastard_problems(
     """Everything that stops ``father`` having a bastard son born in ``birth_year`` (event cards
     38 and 39: bastard sons of unmarried Kings); empty when he may."""
     if not father.in_play:
-        return [f"{name} is no longer in play."]
+        return [f"{name} is no longer in play (Pretenders and Bastards)."]
     problems: list[str] = []
     if father.sex != MALE or not reigning:
-        problems.append(f"{name} is not a reigning King: the cards give bastard sons to unmarried Kings only.")
+        problems.append(
+            f"{name} is not a reigning King: the cards give bastard sons to unmarried Kings only "
+            "(cards 38 and 39, Pretenders and Bastards)."
+        )
     if married:
-        problems.append(f"{name} is married: the cards give bastard sons to unmarried Kings only.")
+        problems.append(
+            f"{name} is married: the cards give bastard sons to unmarried Kings only (cards 38 and 39, Pretenders and Bastards)."
+        )
     if birth_year >= year + turn_length:
         problems.append(f"{birth_year} is after this turn ({year}-{year + turn_length - 1}).")
     elif birth_year - father.birth_year < ADULT_AGE:

@@ -145,6 +145,13 @@ def _serializer_field(f: Field) -> serializers.Field:
         )
     if f.kind == Kind.DICE:
         return FacesField(help_text=f"{f.help or f.label} ({f.dice}; absent: the server rolls).")
+    if f.kind == Kind.AMOUNTS:
+        return serializers.DictField(
+            child=serializers.IntegerField(min_value=0, max_value=MONEY_MAX),
+            required=False,
+            help_text=f"{f.help or f.label} An amount for each of what the field offers you (its value as the key); "
+            "one left out: none.",
+        )
     raise ValueError(f.kind)
 
 
@@ -158,6 +165,14 @@ class EventIn(serializers.Serializer):
         errors: dict[str, str] = {}
         for f in self.event.fields:
             value = attrs.get(f.name)
+            if f.kind == Kind.AMOUNTS:
+                offered_by_key = {str(c.value): c.value for c in f.offered(campaign, seat)}
+                wrong = [key for key in value or {} if str(key) not in offered_by_key]
+                if wrong:
+                    errors[f.name] = f"{wrong[0]!r} is not one of what {f.label.lower()} offers you now (GET events/ lists them)."
+                else:
+                    attrs[f.name] = {offered_by_key[str(key)]: amount for key, amount in (value or {}).items()}
+                continue
             if f.choices is not None and value not in (None, "", []):
                 offered = {c.value for c in f.offered(campaign, seat)}
                 values = value if isinstance(value, list) else [value]

@@ -68,12 +68,29 @@ def _event_cards(campaign: Campaign, what: str) -> None:
         )
 
 
+def pretender_problems(world: World, character: Character, year: int) -> list[str]:
+    """Everything that stops ``character`` becoming a Pretender (``rules.blood_royale.pretender_problems``),
+    read from ``world``: the service's check, and what the table event offers."""
+    home = world.dynasties.get(character.controlled_by_id or 0)
+    alive = character.status == Status.ALIVE
+    return br.pretender_problems(
+        character.as_person(),
+        year,
+        name=character.display_name,
+        reigning=character.pk in world.reigning(),
+        already_pretender=character.pretender_of_id is not None,
+        only_son_of=_only_son_of(world, character) if alive else None,
+        born_to_house=home.name if alive and home is not None and character.birth_dynasty_id != home.pk else None,
+    )
+
+
 @transaction.atomic
 def pretender_declare(*, campaign: Campaign | int, character: Character | int, by: Actor) -> Character:
-    """Event cards 18-22: the character (15 or more, not the monarch's only son) becomes a Pretender
-    and passes to the player on the left of the house controlling him, with his wife and his
-    children under 15 that house controls; a female Pretender's husband is returned to his house of
-    birth instead. ``pretender_of`` records the house that lost him (it may buy him back)."""
+    """Event cards 18-22: the character (15 or more, not the monarch's only son, born to the house
+    controlling him) becomes a Pretender and passes to the player on the left of that house, with his
+    wife and his children under 15 that house controls; a female Pretender's husband is returned to
+    his house of birth instead. ``pretender_of`` records the house that lost him (it may buy him back).
+    The GM records the card."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     _event_cards(campaign, "Pretenders")
@@ -81,16 +98,9 @@ def pretender_declare(*, campaign: Campaign | int, character: Character | int, b
     world = World(campaign, living_only=True)
     year = campaign.current_year
     reigning = world.reigning()
-    problems = br.pretender_problems(
-        pretender.as_person(),
-        year,
-        name=pretender.display_name,
-        reigning=pretender.pk in reigning,
-        already_pretender=pretender.pretender_of_id is not None,
-        only_son_of=_only_son_of(world, pretender) if pretender.status == Status.ALIVE else None,
-    )
+    problems = pretender_problems(world, pretender, year)
     if problems:
-        raise RuleError(" ".join(problems), code="not_a_pretender")
+        raise RuleError(" ".join(problems), code="not_a_pretender", fields={"character": "not_a_pretender"})
     home = world.dynasties.get(pretender.controlled_by_id or 0)
     left = world.seat_left(home) if home is not None else None
     if home is None or left is None:
@@ -148,16 +158,26 @@ def pretender_declare(*, campaign: Campaign | int, character: Character | int, b
 @transaction.atomic
 def pretender_buy_back(*, campaign: Campaign | int, character: Character | int, by: Actor) -> Character:
     """For a 'bribe' of 50 Crowns the Pretender's original house buys back the Pretender, the
-    spouse and the unmarried children the other house controls. All sins are forgiven."""
+    spouse and the unmarried children the other house controls. All sins are forgiven. The house
+    that lost him decides: its player (or the GM) records it; the house holding him is not asked,
+    and the bribe goes to the Treasury, refused if it would overdraw the house (a payment it chooses)."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
-    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
+    require(by, campaign, "play")  # the GM, or the player of the house paying (below)
+    _event_cards(campaign, "Pretenders")
     pretender = _load(campaign, character, "character")
     if pretender.pretender_of_id is None:
-        raise RuleError(f"{pretender.display_name} is not a Pretender: there is nobody to buy back.", code="not_pretender")
+        raise RuleError(
+            f"{pretender.display_name} is not a Pretender: there is nobody to buy back (Pretenders and Bastards).",
+            code="not_pretender",
+            fields={"character": "not_pretender"},
+        )
+    require(by, campaign, "house", dynasty=pretender.pretender_of_id, what="only the house that lost a Pretender buys him back")
     if pretender.status != Status.ALIVE:
         raise RuleError(
-            f"{pretender.display_name} is {pretender.get_status_display().lower()}: only a living Pretender can be bought back.",
+            f"{pretender.display_name} is {pretender.get_status_display().lower()}: only a living Pretender can be bought back "
+            "(Pretenders and Bastards).",
             code="not_in_play",
+            fields={"character": "not_in_play"},
         )
     world = World(campaign, living_only=True)
     pretender = world.characters[pretender.pk]
@@ -165,8 +185,10 @@ def pretender_buy_back(*, campaign: Campaign | int, character: Character | int, 
     holder = world.dynasties.get(pretender.controlled_by_id or 0)
     if holder is None or holder.pk == home.pk:
         raise RuleError(
-            f"{pretender.display_name} is controlled by the house of {home.name} already: there is nothing to buy back.",
+            f"{pretender.display_name} is controlled by the house of {home.name} already: there is nothing to buy back "
+            "(Pretenders and Bastards).",
             code="already_home",
+            fields={"character": "already_home"},
         )
     reigning = world.reigning()
     moved = [pretender]
@@ -181,10 +203,6 @@ def pretender_buy_back(*, campaign: Campaign | int, character: Character | int, 
         and c.pk not in reigning
         and world.spouse_of(c.pk) is None
     ]
-    _move(campaign, moved, home)
-    pretender.pretender_of = None
-    pretender.save(update_fields=["pretender_of"])
-    chronicle = Chronicle(campaign)
     treasury.post(
         campaign,
         payer=home,
@@ -192,8 +210,14 @@ def pretender_buy_back(*, campaign: Campaign | int, character: Character | int, 
         amount=br.PRETENDER_BUY_BACK_CROWNS,
         kind=PostingKind.BUY_BACK,
         reason=f"buying back the Pretender {pretender.display_name}",
+        check_funds=True,
+        by=by,
         character=pretender,
     )
+    _move(campaign, moved, home)
+    pretender.pretender_of = None
+    pretender.save(update_fields=["pretender_of"])
+    chronicle = Chronicle(campaign)
     chronicle.add(
         "payment_owed",
         f"{br.PRETENDER_BUY_BACK_CROWNS} Crowns from the house of {home.name} to the Treasury: the bribe that buys "
@@ -222,13 +246,14 @@ def bastard_create(
     given_name: str | None = None,
     birth_year: int | None = None,
     source: DiceSource | None = None,
-    entered: Sequence[Sequence[int]] | None = None,
+    entered: Sequence[Sequence[int] | None] | None = None,
     by: Actor,
 ) -> Character:
     """Event cards 38 and 39: a bastard son of an unmarried King (default born this year), with
-    rolled characteristics (``entered``: three typed 3d6 rolls, Strength, Constitution, Charisma),
-    controlled from now on by the player on the right of the King's house. He is never in any line
-    of succession, nor is anyone descended from him."""
+    rolled characteristics (``entered``: three typed 3d6 rolls, Strength, Constitution, Charisma;
+    one given as None is rolled by the server), controlled from now on by the player on the right
+    of the King's house. He is never in any line of succession, nor is anyone descended from him.
+    The GM records the card."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     _event_cards(campaign, "Bastards")
@@ -247,7 +272,7 @@ def bastard_create(
         turn_length=campaign.turn_length,
     )
     if problems:
-        raise RuleError(" ".join(problems), code="no_bastard")
+        raise RuleError(" ".join(problems), code="no_bastard", fields={"father": "no_bastard"})
     assert reign is not None
     house = world.dynasties.get(king.controlled_by_id or 0)
     right = world.seat_right(house) if house is not None else None
@@ -259,7 +284,7 @@ def bastard_create(
     if entered is not None and len(entered) != len(br.characteristic_names("M")):
         raise InvalidDice(
             f"Type {len(br.characteristic_names('M'))} rolls of 3d6 for the bastard's characteristics "
-            f"(Strength, Constitution, Charisma); {len(entered)} were given."
+            f"(Strength, Constitution, Charisma; a roll left blank: the server rolls it); {len(entered)} were given."
         )
     sons = Character.objects.filter(campaign=campaign, father=king, sex="M").count()
     name = (given_name or "").strip()[:60] or suggested_name(reign.crown, "M", sons + 1)

@@ -178,10 +178,10 @@ def roll_characteristics(
     character: Character,
     bands: Any,
     queue: list[list[int]] | None = None,
-    entered: Sequence[Entered] | None = None,
+    entered: Sequence[Entered | None] | None = None,
 ) -> dict[str, int]:
     """Three 3d6 rolls read on the bands (A2), each logged against the character (typed: the
-    faces of each, or its total)."""
+    faces of each, or its total; one typed as None is rolled)."""
     rolls = []
     for n, trait in enumerate(br.characteristic_names(character.sex)):
         typed = entered[n] if entered is not None else None
