@@ -319,7 +319,7 @@ def test_the_gm_types_one_characteristics_dice_and_the_server_rolls_the_others(w
 def test_a_throw_typed_in_part_is_refused_and_nothing_is_born(widower, gm):
     body = {"father": widower.king.pk, "charisma-0": 6, "action_key": new_action_key()}
     refused = logged(gm).post(page(widower.campaign, "bastard"), body)
-    assert refused.status_code == 400 and "Type all 3 dice of Charisma, or none (the server rolls)." in refused.content.decode()
+    assert refused.status_code == 400 and "Charisma: type all 3 dice, or none (the server rolls)." in refused.content.decode()
     wrong = logged(gm).post(page(widower.campaign, "bastard"), {**body, "charisma-1": 7, "charisma-2": 1})
     assert wrong.status_code == 400 and "A d6 shows 1 to 6." in wrong.content.decode()
     assert not Character.objects.filter(campaign=widower.campaign, legitimate=False).exists()
