@@ -594,5 +594,8 @@ RULESET = register(
         governing_provinces=True,
         prince_pieces=True,
         priced_pass_overs=True,
+        regents=True,
+        gives_back_crowns=True,
+        capitals=True,
     )
 )
