@@ -159,15 +159,16 @@ BOARD_CAUSES: tuple[BoardCause, ...] = (
 CAUSES = {c.key: c for c in BOARD_CAUSES}
 
 
-def board_change(cause: str, typed: int | None, note: str = "") -> int:
+def board_change(cause: str, typed: int | None, reason: str = "") -> int:
     """The Stability change of a cause the board decided: the rule's own where it fixes one (a
-    typed change must then agree), else the typed one, within the cause's range and not 0."""
+    typed change must then agree), else the typed one, within the cause's range and not 0;
+    ``reason``: what happened (required for another cause)."""
     found = CAUSES.get(cause)
     if found is None:
         known = ", ".join(CAUSES)
         raise RuleError(f"{cause!r} is not a cause of a Stability change; choose one of {known}.", fields={"cause": "unknown"})
-    if found.key == "table" and not note.strip():
-        raise RuleError("Another cause: say which in the note (for the chronicle).", fields={"note": "required"})
+    if found.key == "table" and not reason.strip():
+        raise RuleError("Say why the Stability changes (another cause: which).", fields={"reason": "required"})
     if found.delta is not None:
         if typed is not None and typed != found.delta:
             raise RuleError(
@@ -184,5 +185,7 @@ def board_change(cause: str, typed: int | None, note: str = "") -> int:
             f"{found.label} changes Stability by {found.span()} ({found.rule}), not {typed:+d}.", fields={"delta": "range"}
         )
     if typed == 0:
-        raise RuleError(f"{found.label}: a change of 0 changes nothing; there is nothing to record.", fields={"delta": "zero"})
+        raise RuleError(
+            f"{found.label}: a Stability change of 0 changes nothing; there is nothing to record.", fields={"delta": "zero"}
+        )
     return typed

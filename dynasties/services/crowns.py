@@ -10,8 +10,7 @@ the crown's player where it is his decision).
 - A foreign intervention (Blood Royale 20): the ruler who enlists foreign military aid loses 1
   Charisma, which may take it below -2; a lasting ``Modifier`` (``foreign_intervention``) for his
   life.
-- A Stability change the board decided (the EU board's causes, ``rules.crowns.BOARD_CAUSES``),
-  recorded with its cause on the crown's Stability history (``CrownEvent``).
+- (A Stability change the board decided, with its cause: ``bloodline.crown_stability_change``.)
 
 The Charisma changes are made on the character's characteristics (as a Governor's bonus and the
 Charisma a usurper loses are), so that his sheet, the API and every rule that reads his Charisma
@@ -27,8 +26,7 @@ from campaign import events
 from campaign.models import Campaign
 from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, lock_campaign
-from dynasties.models import Character, Crown, CrownEvent, Modifier, ModifierKind, Reign, Status
-from dynasties.services import bloodline
+from dynasties.models import Character, Crown, Modifier, ModifierKind, Reign, Status
 from dynasties.services.common import World
 from rules import crowns as rules
 from rules.errors import NotFound, RuleError
@@ -218,35 +216,6 @@ def foreign_intervention(*, campaign: Campaign | int, crown: str, note: str = ""
     )
     chronicle.flush()
     return modifier
-
-
-@transaction.atomic
-def crown_stability_board(
-    *, campaign: Campaign | int, crown: str, cause: str, delta: int | None = None, note: str = "", by: Actor
-) -> CrownEvent:
-    """A Stability change the board decided, with its cause as the rulebook names it
-    (``rules.crowns.BOARD_CAUSES``: a war lost, a bankruptcy, a full peace, Enhance Stability,
-    exceptional levies, another): the rule's own change where it fixes one, else the one typed. The
-    marker moves on the -3..+3 track (``rules.stability``). The GM records it."""
-    campaign = lock_campaign(campaign, seen=Seen.ALL)
-    require(by, campaign, "gm")
-    if not campaign.rules.europa_crowns:
-        raise RuleError(
-            f"{campaign.rules.label} keeps no Stability: it is the Europa Universalis board's (BloodLine, EU monarchs).",
-            code="ruleset",
-        )
-    change = rules.board_change(cause, delta, note)
-    world = World(campaign, living_only=True)
-    if crown not in world.crowns:
-        raise NotFound(f"There is no crown called {crown!r} in {campaign.name}.", fields={"crown": "unknown"})
-    found = rules.CAUSES[cause]
-    reason = found.label.lower() + (f": {note.strip()}" if note.strip() else "")
-    chronicle = Chronicle(campaign)
-    event = bloodline.stability(
-        world, world.crowns[crown], change, reason, chronicle, cause=found.key, reign=bloodline.open_reign(world, crown)
-    )
-    chronicle.flush()
-    return event
 
 
 def crowns_review(campaign: Campaign, chronicle: Chronicle, world: World | None = None) -> list[Modifier]:
