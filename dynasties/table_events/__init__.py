@@ -2,6 +2,6 @@
 declaration each, grouped by what they touch. Importing this package declares them all
 (``DynastiesConfig.ready``)."""
 
-from dynasties.table_events import deaths
+from dynasties.table_events import crowns, deaths
 
-__all__ = ["deaths"]
+__all__ = ["crowns", "deaths"]
