@@ -32,10 +32,10 @@ GM_ONLY = PLAYERS
 
 
 def samples() -> dict[str, Sample]:
-    from tests.secrecy_events import deaths
+    from tests.secrecy_events import crowns, deaths
 
     out: dict[str, Sample] = {}
-    for module in (deaths,):
+    for module in (deaths, crowns):
         clash = set(out) & set(module.SAMPLES)
         assert not clash, f"two samples for {clash}"
         out.update(module.SAMPLES)
