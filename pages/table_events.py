@@ -45,7 +45,8 @@ def _id_or_word(kind: Kind) -> Any:
 
 
 def _choices(f: Field, offered: list[Choice]) -> list[tuple[Any, str]]:
-    return [(c.value, c.label) for c in offered]
+    """A list's options: each with its note beside it (the odds, the rule's own choice, the change a cause makes)."""
+    return [(c.value, f"{c.label} — {c.note}" if c.note else c.label) for c in offered]
 
 
 def _form_field(f: Field, offered: list[Choice], initial: Any) -> forms.Field:
@@ -138,6 +139,12 @@ class EventForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
+        for f in self.event.fields:
+            if f.kind == Kind.DICE:  # one throw: all its dice typed, or none (the server rolls)
+                count = DiceSpec.parse(f.dice).count
+                typed = [cleaned.get(f"{f.name}-{i}") for i in range(count)]
+                if any(v is None for v in typed) and any(v is not None for v in typed):
+                    self.add_error(f"{f.name}-0", f"{f.label}: type all {count} dice, or none (the server rolls).")
         for of, (f, spec) in self.faces.items():
             chosen = set(cleaned.get(of) or [])
             for choice in self.offered.get(of, []):
