@@ -49,6 +49,7 @@ from dynasties.services.marriages import marriage_checker
 from dynasties.services.setup import default_dynasties
 from rules import blood_royale as br
 from rules import bloodline as bl
+from rules import crowns as crown_rules
 from rules import eu_monarchs as eu
 from rules import get_ruleset
 from rules import interphase as ip_rules
@@ -203,6 +204,11 @@ CHANCE_PASS_OVER = 3  # of the crowns whose monarch died, 1 in 3 passes over the
 PASS_OVER_LIMIT = 3
 CHANCE_OFFER = 3  # BloodLine: 1 in 3 turns a player offers for a minor house's child
 MINOR_DOWRY = 100  # BloodLine: 1 in 8 a crown's Stability is shaken at the table
+CHANCE_REGENT = 2  # of the regencies going on, 1 in 2 a turn the player names another regent
+CHANCE_GIVE_BACK = 2  # of the crowns held by another house, 1 in 2 a turn is given back
+CHANCE_CAPITAL = 6  # 1 in 6 turns a capital falls (Blood Royale 18)
+CHANCE_RETAKE = 2  # of the capitals lost, 1 in 2 a turn is retaken
+CHANCE_INTERVENTION = 8  # 1 in 8 turns a ruler enlists foreign military aid (Blood Royale 20)
 PROVINCES = 6  # a house's taxed provinces in the Interphase
 ARMIES_KEPT = 2
 
@@ -415,15 +421,83 @@ def play_bloodline_titles(campaign: Campaign, source: DiceSource, *, by: Actor) 
 
 
 def play_stability(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
-    """BloodLine: now and then the table shakes a crown's Stability (a war lost, a bankruptcy)."""
+    """BloodLine and EU monarchs: now and then the board shakes a crown's Stability, for a cause the
+    rulebook names (a war lost, a bankruptcy, a peace, Enhance Stability, levies, another), by the
+    rule's own change or one within the cause's range."""
     from dynasties.models import Crown
     from dynasties.services import bloodline
 
     for crown in Crown.objects.filter(campaign=campaign).order_by("name").values_list("name", flat=True):
         if _d(source, CHANCE_REVOLT) == 1:
+            cause = _pick(source, crown_rules.BOARD_CAUSES)
+            delta = cause.delta if cause.delta is not None else _pick(source, [n for n in range(cause.low, cause.high + 1) if n])
             _try(
-                lambda c=crown: bloodline.crown_stability_change(campaign=campaign, crown=c, delta=-1, reason="a war lost", by=by)
+                lambda c=crown, k=cause.key, n=delta: bloodline.crown_stability_change(
+                    campaign=campaign, crown=c, cause=k, delta=n, reason="the board's" if k == "table" else "", by=by
+                )
             )
+
+
+def play_crowns(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
+    """What the table decides about the crowns (Blood Royale): now and then a minor's player names
+    another regent (the eldest of his house the rule allows; a baron created when none can act and his
+    regent is taken), a crown another house holds is given back (its house's eldest free adult who does
+    not reign named, else a relative's family created), a capital falls and is retaken, and a ruler
+    enlists foreign military aid."""
+    from dynasties.models import Crown, Modifier, ModifierKind
+    from dynasties.services import crowns
+
+    rules = campaign.rules
+    records = {c.name: c for c in Crown.objects.filter(campaign=campaign).order_by("name")}
+    if rules.regents:
+        regencies = Reign.objects.filter(
+            campaign=campaign, end_year__isnull=True, regent__isnull=False, regency_end_year__isnull=True
+        )
+        for reign in regencies.select_related("holder", "regent").order_by("crown"):
+            record = records.get(reign.crown)
+            if record is None or _d(source, CHANCE_REGENT) != 1:
+                continue
+            allowed = events.regents_allowed(campaign, reign, record.controlled_by_id)
+            if allowed:
+                _try(lambda r=reign, c=allowed[0]: events.regent_appoint(campaign=campaign, crown=r.crown, character=c.pk, by=by))
+            elif reign.regent is not None and reign.regent.prisoner_of_id is not None:
+                _try(lambda r=reign: events.regent_appoint(campaign=campaign, crown=r.crown, baron=True, source=source, by=by))
+    if rules.gives_back_crowns:
+        reigning = _monarch_ids(campaign)
+        year = campaign.current_year
+        for record in [c for c in records.values() if c.annexed]:
+            if _d(source, CHANCE_GIVE_BACK) != 1:
+                continue
+            home = Character.objects.filter(
+                campaign=campaign, controlled_by_id=record.home_dynasty_id, status=Status.ALIVE, prisoner_of__isnull=True
+            ).order_by("birth_year", "birth_order", "pk")
+            named = next((c for c in home if c.pk not in reigning and c.age(year) >= br.ADULT_AGE), None)
+            _try(
+                lambda r=record, m=named: events.crown_give_back(
+                    campaign=campaign, crown=r.name, monarch=m.pk if m else None, source=source, by=by
+                )
+            )
+    if not rules.capitals:
+        return
+    lost = set(
+        Modifier.objects.filter(campaign=campaign, kind=ModifierKind.CAPITAL_LOST, end_year__isnull=True).values_list(
+            "crown", flat=True
+        )
+    )
+    for name in sorted(lost):
+        if _d(source, CHANCE_RETAKE) == 1:
+            _try(lambda n=name: crowns.capital_retake(campaign=campaign, crown=n, note="retaken by storm", by=by))
+    ruled = sorted(set(Reign.objects.filter(campaign=campaign, end_year__isnull=True).values_list("crown", flat=True)))
+    standing = [n for n in ruled if n not in lost]
+    if standing and _d(source, CHANCE_CAPITAL) == 1:
+        falls = _pick(source, standing)
+        _try(lambda: crowns.capital_lose(campaign=campaign, crown=falls, note="taken by an enemy army", by=by))
+    if ruled and _d(source, CHANCE_INTERVENTION) == 1:
+        _try(
+            lambda: crowns.foreign_intervention(
+                campaign=campaign, crown=_pick(source, ruled), note="to put down a rebellion", by=by
+            )
+        )
 
 
 def play_interphase(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
@@ -639,6 +713,7 @@ def _play_blood_royale_law(campaign: Campaign, source: DiceSource, wed: list[int
     play_events(campaign, source, by=by)
     play_pretenders(campaign, source, by=by)
     play_interphase(campaign, source, by=by)
+    play_crowns(campaign, source, by=by)
 
 
 def _play_bloodline_law(campaign: Campaign, source: DiceSource, wed: list[int], *, by: Actor) -> None:
@@ -651,6 +726,7 @@ def _play_bloodline_law(campaign: Campaign, source: DiceSource, wed: list[int], 
 
 def _play_monarchs_law(campaign: Campaign, source: DiceSource, wed: list[int], *, by: Actor) -> None:
     play_monarchs_law(campaign, source, by=by)
+    play_stability(campaign, source, by=by)
 
 
 class LawPlayer(Protocol):
@@ -783,6 +859,11 @@ LAW: dict[str, tuple[LawPart, ...]] = {
         LawPart("titles (rule G)", count=_model(Title)),
         LawPart("Pretenders", kinds=("pretender",)),
         LawPart("bastards", kinds=("bastard",)),
+        LawPart("regents chosen", count=lambda c: _lines_with(c, "regency", "replaces")),
+        LawPart("crowns given back", count=lambda c: _lines_with(c, "union_ends", "given back")),
+        LawPart("capitals lost", count=lambda c: _lines_with(c, "capital", "loses its capital")),
+        LawPart("capitals retaken", count=lambda c: _lines_with(c, "capital", "retakes its capital")),
+        LawPart("foreign military aid", kinds=("intervention",)),
     ),
     bl.NAME: (
         *_SEQUENCE,
@@ -798,6 +879,7 @@ LAW: dict[str, tuple[LawPart, ...]] = {
         LawPart("titles", count=_model(Title)),
         LawPart("royal leaders", kinds=("leaders", "leader")),
         LawPart("Stability", kinds=("stability",)),
+        LawPart("Stability changed by the board", count=lambda c: _board_stability(c)),
         LawPart("revolts", kinds=("revolt",)),
     ),
     eu.NAME: (
@@ -809,6 +891,7 @@ LAW: dict[str, tuple[LawPart, ...]] = {
         LawPart("Turkish column", kinds=("pasha",), count=lambda c: _crown_lines(c, "Turkey", "revolt")),
         LawPart("Dynastic Crises", kinds=("dynastic_crisis",)),
         LawPart("ransoms", postings=("ransom",), count=lambda c: _lines_with(c, "payment_owed", "ransom")),
+        LawPart("Stability changed by the board", count=lambda c: _board_stability(c)),
     ),
 }
 """Every ruleset's parts of the law, in the order the summary prints them."""
@@ -820,6 +903,12 @@ def _crown_rolls(campaign: Campaign, crown: str) -> int:
 
 def _crown_lines(campaign: Campaign, crown: str, kind: str) -> int:
     return ChronicleEntry.objects.filter(campaign=campaign, kind=kind, data__crown=crown).count()
+
+
+def _board_stability(campaign: Campaign) -> int:
+    from dynasties.models import CrownEvent
+
+    return CrownEvent.objects.filter(campaign=campaign, cause__in=list(crown_rules.CAUSES)).count()
 
 
 def _lines_with(campaign: Campaign, kind: str, text: str) -> int:

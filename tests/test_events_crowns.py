@@ -104,7 +104,7 @@ def test_the_player_chooses_his_regent_from_his_page_with_the_rules_choice_propo
     body = page.content.decode()
     assert page.status_code == 200
     assert f'<option value="{uncle.pk}" selected>' in body  # the regent the rules would name today, proposed
-    assert "the rules&#x27; own choice" in body
+    assert "the rules&#x27; choice" in body
     assert '<option value="England" selected>' in body
     assert "The baron&#x27;s Charisma (3d6): die 1" in body  # the baron's dice, one labelled field each
     done = client.post(

@@ -106,6 +106,7 @@ def crown_view(*, campaign: Campaign, name: str) -> CrownView:
     reigns = list(reigns_qs.select_related("holder", "regent").order_by("-start_year", "-pk")[:REIGNS_SHOWN])
     leaders, leaders_rule = _leaders(campaign, record, reign)
     shown = [c for c in (monarch, regent) if c is not None] + [r.holder for r in reigns] + [x.character for x in leaders]
+    shown += [e.reign.holder for e in events if e.reign is not None]
     label(campaign, shown)
     standing: list[str] = []
     view = CrownView(

@@ -105,15 +105,14 @@ def _regent_choices(campaign: Campaign, seat: Seat) -> list[Choice]:
     """For each regency the seat decides: the characters the rule allows, the rules' own choice noted."""
     defaults = _defaults(campaign, seat)
     year = campaign.current_year
+    mine = [(reign, record) for reign, record in _regencies(campaign) if _mine(seat, record)]
     out: list[Choice] = []
-    for reign, record in _regencies(campaign):
-        if not _mine(seat, record):
-            continue
+    for reign, record in mine:
         for c in regents_allowed(campaign, reign, record.controlled_by_id):
-            notes = [f"for {reign.crown}"]
+            notes = [f"for {reign.crown}"] if len(mine) > 1 else []  # the crown, when the seat decides several
             if defaults.get(reign.crown) == c.pk:
-                notes.append("the rules' own choice")
-            out.append(person(c, year, ", ".join(notes)))
+                notes.append("the rules' choice")
+            out.append(Choice(c.pk, f"{c.display_name} ({c.age(year)})", ", ".join(notes)))  # all of the one house
     return out
 
 
