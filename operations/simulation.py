@@ -438,11 +438,19 @@ def play_stability(campaign: Campaign, source: DiceSource, *, by: Actor) -> None
             )
 
 
+def _taken_in(campaign: Campaign) -> dict[int, int]:
+    """Crown id -> the year its controller last changed."""
+    from dynasties.models import ControlChange
+
+    rows = ControlChange.objects.filter(campaign=campaign, crown__isnull=False).order_by("year", "pk")
+    return {crown: year for crown, year in rows.values_list("crown_id", "year")}
+
+
 def play_crowns(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
     """What the table decides about the crowns (Blood Royale): now and then a minor's player names
     another regent (the eldest of his house the rule allows; a baron created when none can act and his
-    regent is taken), a crown another house holds is given back (its house's eldest free adult who does
-    not reign named, else a relative's family created), a capital falls and is retaken, and a ruler
+    regent is taken), a crown another house has held since an earlier turn is given back (its house's
+    eldest free adult who does not reign named, else a relative's family created), a capital falls and is retaken, and a ruler
     enlists foreign military aid."""
     from dynasties.models import Crown, Modifier, ModifierKind
     from dynasties.services import crowns
@@ -465,9 +473,10 @@ def play_crowns(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
     if rules.gives_back_crowns:
         reigning = _monarch_ids(campaign)
         year = campaign.current_year
+        taken = _taken_in(campaign)
         for record in [c for c in records.values() if c.annexed]:
-            if _d(source, CHANCE_GIVE_BACK) != 1:
-                continue
+            if taken.get(record.pk, year) >= year or _d(source, CHANCE_GIVE_BACK) != 1:
+                continue  # held since this turn: its player sees how the country takes a foreign ruler first
             home = Character.objects.filter(
                 campaign=campaign, controlled_by_id=record.home_dynasty_id, status=Status.ALIVE, prisoner_of__isnull=True
             ).order_by("birth_year", "birth_order", "pk")

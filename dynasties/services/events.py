@@ -20,7 +20,14 @@ from dynasties.services.announcements import return_widowed
 from dynasties.services.common import World
 from dynasties.services.crowns import crowns_review
 from dynasties.services.pretenders import queens_accession_rebellions
-from dynasties.services.succession import create_baron, create_relative, default_regent, resolve_successions, title
+from dynasties.services.succession import (
+    create_baron,
+    create_relative,
+    default_regent,
+    pay_monarch_match,
+    resolve_successions,
+    title,
+)
 from dynasties.services.survival import birth_penalties, character_die
 from dynasties.services.titles import titles_pass_on
 from rules import blood_royale as br
@@ -451,6 +458,7 @@ def crown_give_back(
     reign.end_year = year
     reign.save(update_fields=["end_year"])
     new = regnal.enthrone(campaign, crown, new_monarch, year, world=world)
+    pay_monarch_match(world, new_monarch, crown, chronicle)  # his wife's house: 100 Crowns, as at a succession (A6)
     partner = record.union_with
     control.move(campaign, record, home, "house_restored")
     record.union_with = None

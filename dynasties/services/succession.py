@@ -392,6 +392,28 @@ def _succeed(
         bl_services.fratricide(world, crown, heir, chronicle)
         accession_loses_titles(world, new, chronicle)
     _bring_home(world, heir, record, chronicle)
+    pay_monarch_match(world, heir, crown, chronicle)
+    if br.needs_regent(heir.as_person(), year) and world.campaign.rules.regents:  # BloodLine: -1 Stability a turn instead
+        regent = _choose_regent(world, new, heir, late, box, chronicle, tables, entered)
+        new.regent = regent
+        new.save(update_fields=["regent"])
+        chronicle.add(
+            "regency",
+            f"{heir.display_name} is {heir.age(year)}: {regent.display_name} is regent until the {title(heir)} is 15.",
+            character=regent.pk,
+            crown=crown,
+        )
+    campaign = world.campaign
+    succession = events.Succession(
+        campaign=campaign.pk, year=year, step=campaign.step, crown=crown, reign=new.pk, heir=heir.pk, late=late.pk
+    )
+    events.publish(succession, campaign=campaign, chronicle=chronicle)
+    return new
+
+
+def pay_monarch_match(world: World, heir: Character, crown: str, chronicle: Chronicle) -> None:
+    """A new monarch's spouse's house gets 100 Crowns from the Treasury ("either at the time of the
+    marriage or when the male character succeeds to the throne", A6), once per match (Blood Royale)."""
     spouse = world.spouse_of(heir.pk)
     pays = world.campaign.rules.treasury_pays_matches  # BloodLine: no Treasury Crowns
     match = _match_of(world, heir, spouse) if pays and spouse is not None else None
@@ -415,22 +437,6 @@ def _succeed(
             amount=br.MONARCH_MATCH_CROWNS,
             character=spouse.pk,
         )
-    if br.needs_regent(heir.as_person(), year) and world.campaign.rules.regents:  # BloodLine: -1 Stability a turn instead
-        regent = _choose_regent(world, new, heir, late, box, chronicle, tables, entered)
-        new.regent = regent
-        new.save(update_fields=["regent"])
-        chronicle.add(
-            "regency",
-            f"{heir.display_name} is {heir.age(year)}: {regent.display_name} is regent until the {title(heir)} is 15.",
-            character=regent.pk,
-            crown=crown,
-        )
-    campaign = world.campaign
-    succession = events.Succession(
-        campaign=campaign.pk, year=year, step=campaign.step, crown=crown, reign=new.pk, heir=heir.pk, late=late.pk
-    )
-    events.publish(succession, campaign=campaign, chronicle=chronicle)
-    return new
 
 
 def _match_of(world: World, heir: Character, spouse: Character) -> Marriage | None:
