@@ -209,6 +209,7 @@ CHANCE_GIVE_BACK = 2  # of the crowns held by another house, 1 in 2 a turn is gi
 CHANCE_CAPITAL = 6  # 1 in 6 turns a capital falls (Blood Royale 18)
 CHANCE_RETAKE = 2  # of the capitals lost, 1 in 2 a turn is retaken
 CHANCE_INTERVENTION = 8  # 1 in 8 turns a ruler enlists foreign military aid (Blood Royale 20)
+TYPICAL_STABILITY = {"enhance_stability": 1}  # the change a cause the board rolls for gives (else a level lost)
 PROVINCES = 6  # a house's taxed provinces in the Interphase
 ARMIES_KEPT = 2
 
@@ -421,19 +422,23 @@ def play_bloodline_titles(campaign: Campaign, source: DiceSource, *, by: Actor) 
 
 
 def play_stability(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
-    """BloodLine and EU monarchs: now and then the board shakes a crown's Stability, for a cause the
-    rulebook names (a war lost, a bankruptcy, a peace, Enhance Stability, levies, another), by the
-    rule's own change or one within the cause's range."""
-    from dynasties.models import Crown
+    """BloodLine and EU monarchs: now and then the board shakes a crown's Stability, for each cause the
+    rulebook names in turn (a war lost, a bankruptcy, a peace, Enhance Stability, levies, another): the
+    rule's own change, or a level lost (Enhance Stability: a level gained). One die a crown, as before
+    the causes were told apart: the seeds play the rest of the law as they did."""
+    from dynasties.models import Crown, CrownEvent
     from dynasties.services import bloodline
 
+    causes = crown_rules.BOARD_CAUSES
+    played = CrownEvent.objects.filter(campaign=campaign, cause__in=list(crown_rules.CAUSES)).count()
     for crown in Crown.objects.filter(campaign=campaign).order_by("name").values_list("name", flat=True):
         if _d(source, CHANCE_REVOLT) == 1:
-            cause = _pick(source, crown_rules.BOARD_CAUSES)
-            delta = cause.delta if cause.delta is not None else _pick(source, [n for n in range(cause.low, cause.high + 1) if n])
+            cause = causes[played % len(causes)]
+            played += 1
+            delta = cause.delta if cause.delta is not None else TYPICAL_STABILITY.get(cause.key, -1)
             _try(
                 lambda c=crown, k=cause.key, n=delta: bloodline.crown_stability_change(
-                    campaign=campaign, crown=c, cause=k, delta=n, reason="the board's" if k == "table" else "", by=by
+                    campaign=campaign, crown=c, cause=k, delta=n, reason="a war at sea" if k == "table" else "", by=by
                 )
             )
 
