@@ -9,13 +9,11 @@ class DynastiesConfig(AppConfig):
     def ready(self) -> None:
         from campaign.undo import count_losses_with
         from dynasties import table_events  # noqa: F401 (declares what the table records: campaign.table_events)
-        from dynasties.services import crowns
         from dynasties.trees import cache  # noqa: F401 (a render's file goes with its row)
         from dynasties.undo_losses import dynastic_losses
 
         self.register_models()
         count_losses_with(dynastic_losses)  # undo plans name the births, deaths and successions they take back
-        crowns.subscribe()  # a lost capital's Charisma follows a King come of age (dynasties.services.crowns)
 
     def register_models(self) -> None:
         """The dynasties' models in the kernel's registry (campaign.registry): all public to members but

@@ -18,11 +18,8 @@ see them; the ``Modifier`` rows say why and when each ends."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.db import transaction
 
-from campaign import events
 from campaign.models import Campaign
 from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, lock_campaign
@@ -280,16 +277,3 @@ def crowns_review(campaign: Campaign, chronicle: Chronicle, world: World | None 
     if ended:
         Modifier.objects.bulk_update(ended, ["end_year", "end_reason"])
     return ended
-
-
-def on_turn_advanced(event: events.TurnAdvanced, *, campaign: Campaign, chronicle: Chronicle, **_: Any) -> None:
-    """A King come of age rules in his regent's stead: the lost capital's penalty passes to him. Asks
-    the database only when a regency ended in this advance (the lines the advance is writing say so)."""
-    if campaign.rules.capitals and any(line.kind == "regency_end" for line in chronicle.entries):
-        crowns_review(campaign, chronicle)
-
-
-def subscribe() -> None:
-    """The penalties that follow the rulers listen to the turn's advance (``DynastiesConfig.ready``);
-    the successions call ``crowns_review`` themselves."""
-    events.subscribe(events.TurnAdvanced, on_turn_advanced)
