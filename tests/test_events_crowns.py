@@ -466,3 +466,23 @@ def test_the_api_reads_the_crowns_and_their_history(europa, campaign, gm, alice)
     )
     assert england["stability"] is None and england["capital_lost_since"] == campaign.current_year
     assert [m["kind"] for m in england["modifiers"]] == ["capital_lost"]
+
+
+@pytest.mark.django_db
+def test_the_apis_crowns_cost_the_same_queries_however_many_modifiers_and_events(europa, gm):
+    client = api(gm)
+
+    def queries(path: str) -> int:
+        with CaptureQueriesContext(connection) as ctx:
+            assert client.get(f"/api/v1/campaigns/{europa.slug}/{path}").status_code == 200
+        return len(ctx.captured_queries)
+
+    crown_stability_change(campaign=europa, crown="France", cause="peace", by=gm)
+    before = (queries("crowns/"), queries("crown-events/?page_size=100"))
+    for name in ("France", "England", "Spain"):
+        for _ in range(6):
+            crown_stability_change(campaign=europa, crown=name, cause="levies", by=gm)
+        Modifier.objects.create(
+            campaign=europa, kind=ModifierKind.COMBAT_MALUS, value=-1, crown=name, reason="a spurned heir", start_year=1492
+        )
+    assert (queries("crowns/"), queries("crown-events/?page_size=100")) == before
