@@ -486,3 +486,18 @@ def test_the_apis_crowns_cost_the_same_queries_however_many_modifiers_and_events
             campaign=europa, kind=ModifierKind.COMBAT_MALUS, value=-1, crown=name, reason="a spurned heir", start_year=1492
         )
     assert (queries("crowns/"), queries("crown-events/?page_size=100")) == before
+
+
+@pytest.mark.django_db
+def test_an_eu_monarchs_crown_shows_its_monarchs_values_and_a_union_its_partner(campaign, gm, alice):
+    eu = campaign_create(name="Monarchs", ruleset="eu-monarchs", players=3, source=RandomSource(2), by=gm)
+    from dynasties.services.eu_monarchs import monarch_succession_roll
+
+    monarch_succession_roll(campaign=eu, crown="England", source=RandomSource(3), by=gm)
+    body = logged(gm).get(reverse("pages:crown", args=[eu.slug, "England"])).content.decode()
+    assert "ADM" in body and "DIP" in body and "MIL" in body and 'id="stability-h"' in body
+    assert "line of succession" not in body  # the EU monarch tables keep no families
+    union(campaign)  # England's Queen weds France's King: France's player holds England
+    england = logged(alice).get(reverse("pages:crown", args=[campaign.slug, "England"])).content.decode()
+    assert "held now by the house of" in england and "In a Dynastic Union with" in england
+    assert reverse("pages:crown", args=[campaign.slug, "France"]) in england
