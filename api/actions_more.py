@@ -21,6 +21,7 @@ campaigns/{slug}/gedcom/                                  GET  GEDCOM 5.5.1
 campaigns/{slug}/titles/{id}/reclaim/ | bequeath/         POST BloodLine: a title at its holder's death
 campaigns/{slug}/titles/{id}/crisis-claim/ | crisis-waive/ POST BloodLine: a Dynastic Crisis's title claims
 campaigns/{slug}/titles/{id}/dispute/                    POST Blood Royale rule G: the King disputes an inheritance (GM)
+campaigns/{slug}/titles/{id}/line/                       GET  the title's line of succession (public record)
 """
 
 from __future__ import annotations
@@ -63,4 +64,5 @@ urlpatterns: list[URLPattern] = [
     path(TITLE + "crisis-claim/", titles.CrisisClaimView.as_view(), name="title-crisis-claim"),
     path(TITLE + "crisis-waive/", titles.CrisisWaiveView.as_view(), name="title-crisis-waive"),
     path(TITLE + "dispute/", titles.DisputeView.as_view(), name="title-dispute"),
+    path(TITLE + "line/", titles.TitleLineView.as_view(), name="title-line"),
 ]

@@ -271,6 +271,7 @@ class PostingKind(models.TextChoices):
     RAISING = "raising", "Raising forces"
     REBELLION = "rebellion", "Rebellions bought off or a capital's rebellion"
     CASH_IN = "cash_in", "Resource sets cashed in"
+    TITLE_INCOME = "title_income", "Title income (BloodLine)"
     CONTRACT = "contract", "Contract payment"
     DAMAGES = "damages", "Damages for breach"
     TRANSFER = "transfer", "Gift or transfer"

@@ -309,6 +309,7 @@ PUBLIC_LINE_KINDS = frozenset(
         "capital",
         "capital_rebellion",
         "capture",
+        "claim",
         "claim_end",
         "countries",
         "created",

@@ -43,6 +43,7 @@ class Kind(StrEnum):
     DYNASTY = "dynasty"  # a house's id
     CROWN = "crown"  # a crown's name
     TITLE = "title"  # a title's id
+    TITLES = "titles"  # several titles' ids
     OFFER = "offer"  # a marriage offer's id
     NUMBER = "number"  # a whole number (``low`` to ``high``)
     MONEY = "money"  # an amount of the campaign's money (0 and up)
@@ -53,7 +54,7 @@ class Kind(StrEnum):
     DICE = "dice"  # the faces of one throw of ``dice`` (blank: the server rolls)
 
 
-IDS = frozenset({Kind.CHARACTER, Kind.CHARACTERS, Kind.DYNASTY, Kind.TITLE, Kind.OFFER})
+IDS = frozenset({Kind.CHARACTER, Kind.CHARACTERS, Kind.DYNASTY, Kind.TITLE, Kind.TITLES, Kind.OFFER})
 """The kinds whose values are rows' ids."""
 
 
@@ -101,8 +102,9 @@ class TableEvent:
     group: str
     """Where the event list puts it ("Deaths and captures", "Titles", "Crowns" ...)."""
     when: str
-    """When it happens: ``survival`` (the Survival step), ``between`` (the movement rounds and the
-    Interphase, between the steps) or ``any``."""
+    """When it happens (:data:`WHEN`): ``survival`` (the Survival step), ``marriages`` (the Marriages
+    step), ``sequence`` (the Dynastic Sequence: Births to Announcements), ``between`` (the movement
+    rounds and the Interphase, between the steps) or ``any``."""
     fields: tuple[Field, ...]
     run: Callable[..., Any]
     """``run(campaign=locked, by=user, **values)``: calls the service; its answer is ``done``'s."""
@@ -119,6 +121,32 @@ class TableEvent:
     characters it happens to; empty: none."""
     extra: Mapping[str, Any] = field(default_factory=dict)
 
+    @property
+    def when_text(self) -> str:
+        """When it happens, in words (``WHEN``)."""
+        return WHEN[self.when]
+
+
+WHEN: dict[str, str] = {
+    "survival": "in the Survival step",
+    "marriages": "in the Marriages step",
+    "sequence": "during the Dynastic Sequence (Births to Announcements)",
+    "between": "between the steps (the movement rounds, the Interphase)",
+    "any": "whenever the table decides it",
+}
+"""When an event happens, in the words the doors show."""
+
+
+def happens_now(event: TableEvent, step: str) -> bool:
+    """Whether the event may happen at this step of the turn (the turn page lists those)."""
+    if event.when == "any":
+        return True
+    if event.when == "sequence":
+        return step != "interphase"
+    if event.when == "between":
+        return step not in ("survival",)
+    return event.when == step
+
 
 _EVENTS: dict[str, TableEvent] = {}
 
@@ -128,6 +156,8 @@ def register(event: TableEvent) -> TableEvent:
     known = _EVENTS.get(event.key)
     if known is not None and known is not event:
         raise ValueError(f"The table event {event.key!r} is declared twice.")
+    if event.when not in WHEN:
+        raise ValueError(f"The table event {event.key!r} happens {event.when!r}: say one of {', '.join(WHEN)}.")
     names = [f.name for f in event.fields]
     if len(set(names)) != len(names):
         raise ValueError(f"The table event {event.key!r} names a field twice.")

@@ -267,5 +267,6 @@ SPECTACULAR_SETTINGS = {
         "ClauseKindEnum": "contracts.models.ClauseKind",
         "ParleyKindEnum": "contracts.models.ParleyKind",
         "JobStateEnum": "campaign.models.JobState",  # a backup's and a large tree's job
+        "CharacterStatusEnum": "dynasties.models.Status",  # a character in the list and in the detail
     },
 }

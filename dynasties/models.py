@@ -66,6 +66,9 @@ class Origin(models.TextChoices):
 
 PIECES = ["", "K", "1", "2", "3", "4", "5"]
 
+FREE = Q(prisoner_of__isnull=True, held_by_neutrals=False)
+"""The characters nobody holds prisoner (neither a house nor the neutrals): ``filter(FREE)``."""
+
 
 class Character(models.Model):
     campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="characters")
@@ -114,6 +117,11 @@ class Character(models.Model):
         related_name="pretenders",
         help_text="Set while the character is a Pretender passed to another player; his house may buy him back.",
     )
+    held_by_neutrals = models.BooleanField(
+        default=False,
+        help_text="A prisoner of the neutrals (a country no player controls), until ransomed or released; "
+        "a prisoner of a house is prisoner_of.",
+    )
     history = AuditedRecords()  # the audit trail (campaign.audit)
 
     class Meta:
@@ -134,6 +142,9 @@ class Character(models.Model):
             models.CheckConstraint(condition=~Q(father=F("id")), name="character_not_own_father"),
             models.CheckConstraint(condition=~Q(mother=F("id")), name="character_not_own_mother"),
             models.CheckConstraint(condition=Q(prince_piece__in=PIECES), name="character_piece_valid"),
+            models.CheckConstraint(
+                condition=Q(prisoner_of__isnull=True) | Q(held_by_neutrals=False), name="character_one_captor"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -148,6 +159,11 @@ class Character(models.Model):
 
     def age(self, year: int) -> int:
         return year - self.birth_year
+
+    @property
+    def is_prisoner(self) -> bool:
+        """Held by a house (``prisoner_of``) or by the neutrals (``held_by_neutrals``)."""
+        return self.prisoner_of_id is not None or self.held_by_neutrals
 
     def effective_age(self, year: int) -> int:
         """BloodLine: the age ill health, good health and birth attempts have made of him."""
@@ -164,7 +180,7 @@ class Character(models.Model):
             dynastic_name=self.dynastic_name,
             alive=self.status != Status.DEAD,
             retired=self.status == Status.RETIRED,
-            prisoner=self.prisoner_of_id is not None,
+            prisoner=self.is_prisoner,
             characteristics=dict(self.characteristics or {}),
             legitimate=self.legitimate,
             effective_age_offset=self.effective_age_offset,

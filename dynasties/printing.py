@@ -6,7 +6,7 @@ regular and bold, no italics): font subsetting is most of WeasyPrint's time, so 
 costs.
 
 API
-    sheet_context(character, ...)           -> dict for one sheet (the year track worked out)
+    sheet_context(character, ...)           -> dict for one sheet (the year track, his figure in battle)
     sheets_html(characters, two_up=False)   -> the HTML of a batch (what the PDF is made of)
     character_sheet_pdf(character)          -> bytes
     sheets_pdf(characters, two_up=False)    -> bytes (one sheet per A4 page, or two per A4 landscape)
@@ -29,6 +29,7 @@ from django.template.loader import render_to_string
 from campaign.models import Audience, Campaign, ChronicleEntry, RollSubject
 from campaign.printing import render_pdf
 from campaign.steps import load_tables
+from dynasties.figures import Figures, figures
 from dynasties.models import Character, Dynasty, Portrait, Reign, Status, Title
 from rules.regnal import regnal_name
 from rules.tables import survival_need
@@ -37,6 +38,7 @@ LAST_AGE = 80  # the year track runs to age 80 (A2), or to death
 ADULT_AGE = 15  # no survival roll before 15 (A4, A5)
 ROWS_PER_COLUMN = {False: 21, True: 21}  # the track folds into columns beyond this many rows
 NOW_MARK = "THIS TURN"
+SHEET_MODIFIERS = 3  # lasting modifiers printed on a sheet; the character page lists them all
 
 SHEET_TEMPLATE = "print/sheet.html"
 ANNOUNCEMENTS_TEMPLATE = "print/announcements.html"
@@ -164,6 +166,23 @@ def _portraits(characters: Sequence[Character]) -> dict[int, str]:
     return out
 
 
+def _grouped(terms: Sequence[Any]) -> list[dict[str, Any]]:
+    """The figure's terms for paper: the same kind of term once, with its count ("his house usurps a
+    crown -2 (2 claims)"); the page and the API list each one with its why."""
+    out: list[dict[str, Any]] = []
+    for t in terms:
+        same = next((g for g in out if g["key"] == t.key and g["label"] == t.label), None)
+        if same is None:
+            out.append({"key": t.key, "label": t.label, "value": t.value, "given": t.given, "source": t.source, "count": 1})
+        else:
+            same["value"] += t.value
+            same["given"] += t.given
+            same["count"] += 1
+    for g in out:
+        g["shown"], g["given_shown"], g["held"] = signed(g["value"]), signed(g["given"]), g["value"] != g["given"]
+    return out
+
+
 def sheet_context(
     character: Character,
     campaign: Campaign | None = None,
@@ -172,9 +191,12 @@ def sheet_context(
     titles: list[str] | None = None,
     two_up: bool = False,
     numerals: Sequence[int] | None = None,
+    found: Figures | None = None,
 ) -> dict[str, Any]:
     """Everything one sheet shows. Batch callers pass the shared look-ups; alone, they are read here."""
     campaign = campaign or character.campaign
+    if found is None:
+        found = figures(campaign, [character])[character.pk]
     if tables is None:
         tables = load_tables(campaign)
     if rolls is None:
@@ -209,6 +231,13 @@ def sheet_context(
         "rows": rows,
         "current_year": campaign.current_year,
         "now_mark": NOW_MARK,
+        # his figure in battle and the modifiers in force (dynasties.figures): what the table needs now
+        "combat": found.combat,
+        "battle_terms": _grouped(found.combat.figure.terms) if found.combat.figure is not None else [],
+        "modifiers": found.active_modifiers[:SHEET_MODIFIERS],
+        "more_modifiers": max(0, len(found.active_modifiers) - SHEET_MODIFIERS),
+        # one sheet a page with a one-column track: the modifiers go beside the track, where the page is empty
+        "modifiers_beside": not two_up and len(rows) <= ROWS_PER_COLUMN[two_up],
     }
     if bloodline:
         end = character.death_year if character.death_year is not None else campaign.current_year
@@ -251,8 +280,9 @@ def _sheet_document_context(characters: list[Character], campaign: Campaign, two
     titles = _titles(characters)
     numerals = _numerals(characters)
     portraits = _portraits(characters)
+    found = figures(campaign, characters)
     sheets = [
-        sheet_context(c, campaign, tables, rolls.get(c.pk, {}), titles.get(c.pk, []), two_up, numerals.get(c.pk, []))
+        sheet_context(c, campaign, tables, rolls.get(c.pk, {}), titles.get(c.pk, []), two_up, numerals.get(c.pk, []), found[c.pk])
         for c in characters
     ]
     for c, sheet in zip(characters, sheets, strict=True):

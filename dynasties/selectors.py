@@ -13,6 +13,7 @@ from campaign.models import Campaign
 from campaign.permissions import can_view_exchequer, seat_of, sees_every_exchequer
 from campaign.treasury import balance, balances
 from dynasties.models import (
+    FREE,
     BirthAttempt,
     Character,
     Dynasty,
@@ -127,9 +128,7 @@ def unmatched_adults(campaign: Campaign) -> list[Character]:
     busy |= kings_widows(campaign)
     return [
         c
-        for c in Character.objects.filter(
-            Q(prisoner_of__isnull=True), campaign=campaign, status=Status.ALIVE, birth_year__lte=year - br.ADULT_AGE
-        )
+        for c in Character.objects.filter(FREE, campaign=campaign, status=Status.ALIVE, birth_year__lte=year - br.ADULT_AGE)
         .exclude(origin="baron")
         .order_by("birth_year", "birth_order", "pk")
         if c.pk not in busy
@@ -298,5 +297,7 @@ def status_lines(campaign: Campaign, characters: Iterable[Character], heirs: Map
                 said.append(f"Heir to the crown of {crown}")
         if c.prisoner_of_id is not None and c.status != Status.DEAD:
             said.append(f"Prisoner of {houses.get(c.prisoner_of_id, 'another house')}")
+        elif c.held_by_neutrals and c.status != Status.DEAD:
+            said.append("Prisoner of the neutrals")
         out[pk] = said
     return out

@@ -11,17 +11,20 @@ birth roll is made for its couples: a table keeps its houses to a size its playe
 turns, so that 100- and 200-turn campaigns could not be built). A strategy, not a rule: a house's
 daughters still marry out, its couples still roll their births, and the rules are untouched.
 
-The rest of the law (``play_law``, with ``law=True``, as the ``simulate`` command plays), now and then, each choice on the
-seeded source's dice: the player of a crown whose monarch died passes the first heir over when
-the rules allow it; plague, battle (survivors taken prisoner) and storm; prisoners ransomed the
-next turn; marriage contracts (a dowry the bride's house can afford, a gift, her renunciation),
-pacts of peace with a tribute, breaches put to a parley (Blood Royale) or to the other players'
-majority (BloodLine), readmission parleys; Blood Royale's Interphase every turn (taxes, two armies
-kept, a rebellion bought off when affordable), governors (rule G), Pretenders and bastards;
-BloodLine's offers for a minor house's children (the simulated campaign has one, Savoy), titles
-for a King's children and Stability shaken at the table; EU monarchs' Doge (Venice), Poland's
-elective era, each new monarch's military skill and captured monarchs ransomed. ``LAW`` names each
-ruleset's parts of the law and ``law_summary`` counts how often a campaign played each.
+The rest of the law (``play_law``, with ``law=True``, as the ``simulate`` command plays), now and
+then, each choice on the seeded source's dice: the player of a crown whose monarch died passes the
+first heir over when the rules allow it (an heir held prisoner always); plague, battle (survivors
+taken prisoner) and storm; royals on the map taken by the neutrals or another house, and released a
+turn later (the neutrals' ransom, a ransom between houses, or for nothing; BloodLine holds an heir
+apparent while his King lives, and decides the released heir's claim); marriage contracts (a dowry
+the bride's house can afford, a gift, her renunciation), pacts of peace with a tribute, breaches put
+to a parley (Blood Royale) or to the other players' majority (BloodLine), readmission parleys; Blood
+Royale's Interphase every turn (taxes, two armies kept, a rebellion bought off when affordable),
+governors (rule G), Pretenders and bastards; BloodLine's offers for a minor house's children (the
+simulated campaign has one, Savoy), titles for a King's children and Stability shaken at the table;
+EU monarchs' Doge (Venice), Poland's elective era, each new monarch's military skill and captured
+monarchs ransomed. ``LAW`` names each ruleset's parts of the law and ``law_summary`` counts how
+often a campaign played each.
 
 Every play is made for ``by``, passed to every service as a person's door would: the ``simulate``
 command, the demo and the benchmarks pass ``SYSTEM_ACTOR``; a campaign's prehistory, its GM.
@@ -41,9 +44,9 @@ from campaign.permissions import Actor
 from contracts import services as contract_services
 from contracts.models import Breach, Contract, ContractKind, ContractState, Dispute, Excommunication, Parley
 from dynasties import services
-from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Reign, Status, Title
+from dynasties.models import FREE, Character, Dynasty, DynastyKind, Marriage, MarriageOffer, Reign, Status, Title
 from dynasties.selectors import living_children_counts, unmatched_adults
-from dynasties.services import events, interphase, pretenders, titles
+from dynasties.services import event_deaths, events, interphase, pretenders, titles
 from dynasties.services.births import CoupleTurn
 from dynasties.services.marriages import marriage_checker
 from dynasties.services.setup import default_dynasties
@@ -191,8 +194,14 @@ def play_monarchs(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
 # Prince, no money, the wrong step ...) is simply not made: the table would choose otherwise.
 
 CHANCE_PLAGUE = 12  # 1 in 12 turns a royal is caught by plague (Blood Royale A5)
-CHANCE_BATTLE = 10  # 1 in 10 a royal's army is wiped out
+CHANCE_BATTLE = 6  # 1 in 6 turns a royal piece's army is wiped out
 CHANCE_STORM = 12  # 1 in 12 a royal is lost at sea
+CHANCE_CAPTURE = 4  # 1 in 4 turns a royal on the map is taken (a surrender, a rout: no roll)
+CHANCE_NEUTRALS = 2  # of those, 1 in 2 by the neutrals
+CHANCE_FREED = 3  # of a house's prisoners, 1 in 3 freed for nothing; the others ransomed
+RANSOM = 60  # a ransom between houses, or to BloodLine's neutrals: up to this, what the house can pay
+HELD_TURNS = 2  # turns a hostage is held at most: an heir apparent (BloodLine), one whose house cannot pay the neutrals
+FREE_HEIR = models.Q(interim_for__prisoner_of__isnull=True, interim_for__held_by_neutrals=False)
 CHANCE_PRETENDER = 8
 CHANCE_BASTARD = 3  # of the turns with an unmarried King
 CHANCE_CONTRACT = 3  # of a match wed this turn, 1 in 3 is sealed by a contract
@@ -202,7 +211,12 @@ CHANCE_BREACH = 20  # of a contract in force, 1 in 20 a turn is broken
 CHANCE_REVOLT = 8
 CHANCE_PASS_OVER = 3  # of the crowns whose monarch died, 1 in 3 passes over the first heir if it may
 PASS_OVER_LIMIT = 3
-CHANCE_OFFER = 3  # BloodLine: 1 in 3 turns a player offers for a minor house's child
+CHANCE_OFFER = 2  # BloodLine: 1 in 2 turns a player offers for a minor house's child
+CHANCE_WITHDRAW = 3  # BloodLine: 1 in 3 offers is withdrawn before the minor houses answer
+CHANCE_MINOR_ENTERS = 4  # BloodLine: 1 in 4 turns, while one is left, a minor house of the board enters play
+MINOR_HOUSES_TO_ENTER = (("Gonzaga", "Mantua"), ("Este", "Ferrara"))
+ROYAL_MARRIAGE_BOXES = 3  # BloodLine: a minor crown's Royal Marriage box rating, 1d3 (set once)
+MINOR_DOWRY_LEAST = 25  # BloodLine: the least a house offers (above any minimum of a rating of 1d3)
 MINOR_DOWRY = 100  # BloodLine: 1 in 8 a crown's Stability is shaken at the table
 CHANCE_REGENT = 2  # of the regencies going on, 1 in 2 a turn the player names another regent
 CHANCE_GIVE_BACK = 2  # of the crowns held by another house, 1 in 2 a turn is given back
@@ -251,45 +265,41 @@ def _monarch_ids(campaign: Campaign) -> set[int]:
 
 
 def play_events(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
-    """Plague, battle (its survivors taken prisoner) and storm; prisoners ransomed a turn later."""
+    """Plague, battle (its survivors taken prisoner) and storm (prisoners: ``play_releases``)."""
     players = _players(campaign)
-    for prisoner in Character.objects.filter(campaign=campaign, status=Status.ALIVE, prisoner_of__isnull=False).order_by("pk"):
-        house = prisoner.controlled_by_id if prisoner.controlled_by_id != prisoner.prisoner_of_id else None
-        _try(
-            lambda p=prisoner, h=house: events.character_release(
-                campaign=campaign,
-                character=p.pk,
-                ransom=br.NEUTRAL_RANSOM // 2,
-                paid_by=h,
-                by=by,
-            )
-        )
     royals = _royals(campaign)
     if not royals:
         return
     rolls = campaign.rules.event_rolls  # plague and battle rolls are Blood Royale's (A5)
-    if rolls and _d(source, CHANCE_PLAGUE) == 1:
-        _try(
-            lambda: events.survival_event(
-                campaign=campaign, reason="plague", characters=[_pick(source, royals).pk], source=source, by=by
-            )
-        )
-    if rolls and _d(source, CHANCE_BATTLE) == 1:
-        who = _pick(source, _royals(campaign) or royals)
-        captors = [d for d in players if d.pk != who.controlled_by_id]
-        if captors and who.status == Status.ALIVE:
+    if rolls and _d(source, CHANCE_PLAGUE) == 1:  # a royal piece in a plague province, or (rule G) a governed one
+        struck = [("piece", c.pk) for c in event_deaths.exposed(campaign, "plague")]
+        struck += [("title", t.pk) for f in event_deaths.families(campaign) for t in f.titles]
+        if struck:
+            kind, pk = _pick(source, struck)
             _try(
                 lambda: events.survival_event(
                     campaign=campaign,
-                    reason="battle",
-                    characters=[who.pk],
-                    captor=_pick(source, captors).pk,
+                    reason="plague",
+                    characters=[pk] if kind == "piece" else [],
+                    titles=[pk] if kind == "title" else [],
                     source=source,
                     by=by,
                 )
             )
-    if _d(source, CHANCE_STORM) == 1:
-        lost = [c for c in _royals(campaign) if c.pk not in _monarch_ids(campaign)]
+    if rolls and _d(source, CHANCE_BATTLE) == 1:  # a royal piece whose army is wiped out
+        fielded = event_deaths.exposed(campaign, "battle")
+        if fielded:
+            who = _pick(source, fielded)
+            captors: list[int | str] = [d.pk for d in players if d.pk != who.controlled_by_id]
+            captors.append(events.NEUTRALS)
+            _try(
+                lambda: events.survival_event(
+                    campaign=campaign, reason="battle", characters=[who.pk], captor=_pick(source, captors), source=source, by=by
+                )
+            )
+    if _d(source, CHANCE_STORM) == 1:  # a royal aboard a fleet lost at sea (not the King: he seldom sails)
+        monarchs = _monarch_ids(campaign)
+        lost = [c for c in event_deaths.exposed(campaign, "storm") if c.pk not in monarchs]
         if lost:
             _try(
                 lambda: events.survival_event(
@@ -340,21 +350,135 @@ def play_titles(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
         _try(lambda p=prince, n=province: titles.title_grant(campaign=campaign, character=p.pk, province=n, by=by))
 
 
-def play_prisoners(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
-    """BloodLine: now and then a royal is taken in war (the capture itself; no battle roll)."""
-    if _d(source, CHANCE_BATTLE) != 1:
+def _on_the_map(campaign: Campaign) -> list[Character]:
+    """The free royals of the players' houses whom the rules put on the map, oldest house first."""
+    people = list(
+        Character.objects.filter(FREE, campaign=campaign, status=Status.ALIVE, controlled_by__kind=DynastyKind.PLAYER)
+        .select_related("controlled_by")
+        .order_by("pk")
+    )
+    return events.may_be_captured(campaign, people)
+
+
+def _first_heirs(campaign: Campaign, among: Sequence[Character]) -> list[Character]:
+    """Of ``among``, the heirs apparent (the first of each crown's royal leaders), the oldest
+    monarch's first: the captures that make a disputed succession (BloodLine A) come up."""
+    from dynasties.services.bloodline_sequence import royal_leaders
+    from dynasties.services.common import World
+
+    world = World(campaign, living_only=True)
+    year = campaign.current_year
+    reigns = sorted(world.open_reigns(), key=lambda r: (-world.characters[r.holder_id].age(year), r.crown))
+    wanted = {c.pk for c in among}
+    out = []
+    for reign in reigns:
+        leaders = royal_leaders(world, reign.crown)
+        if leaders and leaders[0].pk in wanted:
+            out.append(next(c for c in among if c.pk == leaders[0].pk))
+    return out
+
+
+def play_captures(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
+    """Now and then a royal on the map is taken (the capture itself, no battle roll: a surrender, a
+    rout): by the neutrals (a country no player controls), or by another player's house. BloodLine
+    takes the heir apparent of its oldest monarch first, the capture a disputed succession needs."""
+    if _d(source, CHANCE_CAPTURE) != 1:
         return
     players = _players(campaign)
-    kings = _monarch_ids(campaign)
-    royals = [c for c in _royals(campaign) if c.pk not in kings]
-    if royals and len(players) >= 2:
-        who = _pick(source, royals)
-        captors = [d for d in players if d.pk != who.controlled_by_id]
+    taken = _on_the_map(campaign)
+    if campaign.rules.monarch_table:
+        return  # the EU monarch tables take monarchs in battle (play_monarchs_law)
+    if campaign.rules.royal_leaders:
+        taken = _first_heirs(campaign, taken) or taken
+    if not taken:
+        return
+    who = taken[0] if campaign.rules.royal_leaders else _pick(source, taken)
+    captors = [d for d in players if d.pk != who.controlled_by_id]
+    if _d(source, CHANCE_NEUTRALS) == 1 or not captors:
         _try(
             lambda: events.character_capture(
-                campaign=campaign, character=who.pk, captor=_pick(source, captors).pk, reason="taken in battle", by=by
+                campaign=campaign, characters=[who.pk], neutrals=True, reason="taken by a neutral army", by=by
             )
         )
+        return
+    _try(
+        lambda: events.character_capture(
+            campaign=campaign, characters=[who.pk], captor=_pick(source, captors).pk, reason="surrendered in battle", by=by
+        )
+    )
+
+
+def play_releases(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
+    """Prisoners taken in an earlier turn go home: the neutrals' ransom paid by the prisoner's house
+    (Blood Royale: 100; BloodLine: what it can, up to 100), a ransom between houses (what the house
+    can pay, up to ``RANSOM``), or freed for nothing (1 in ``CHANCE_FREED``, or when his house cannot
+    pay after ``HELD_TURNS`` turns). Then a released heir's claim on a throne held in the interim
+    is recognised or refused (BloodLine A: the crown's player decides)."""
+    year = campaign.current_year
+    held = Character.objects.filter(campaign=campaign, status=Status.ALIVE).exclude(FREE).order_by("pk")
+    interim_for = set(Reign.objects.filter(campaign=campaign, end_year__isnull=True).values_list("interim_for_id", flat=True))
+    for prisoner in held:
+        taken = (
+            ChronicleEntry.objects.filter(campaign=campaign, kind="capture", data__character=prisoner.pk)
+            .order_by("-pk")
+            .values_list("year", flat=True)
+            .first()
+        )
+        if taken is not None and taken >= year:
+            continue  # taken this turn: held at least until the next
+        house = prisoner.controlled_by_id
+        long_held = taken is None or year - taken >= HELD_TURNS * max(1, campaign.turn_length)
+        if campaign.rules.royal_leaders and not long_held and prisoner.pk not in interim_for:
+            continue  # the heir apparent is a hostage while his King lives (BloodLine A needs his King's death)
+        cash = max(0, treasury.balance(campaign, house)) if house is not None else 0
+        price = campaign.rules.neutral_ransom if prisoner.held_by_neutrals else 0
+        if prisoner.held_by_neutrals:
+            ransom = price if price else min(RANSOM, cash)
+            freed = price > cash if price else ransom == 0
+        else:
+            ransom = min(RANSOM, cash) if house != prisoner.prisoner_of_id else 0
+            freed = ransom == 0 or _d(source, CHANCE_FREED) == 1
+        if freed and prisoner.held_by_neutrals and price and not long_held:
+            continue  # his house gathers the neutrals' price
+        _try(
+            lambda p=prisoner, r=0 if freed else ransom: events.character_release(
+                campaign=campaign, characters=[p.pk], ransom=r, by=by
+            )
+        )
+    play_interim_claims(campaign, source, by=by)
+
+
+def play_interim_claims(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
+    """BloodLine A: each released heir's claim, recognised or refused (an even chance)."""
+    if not campaign.rules.stability_track:
+        return
+    from dynasties.services.bloodline import interim_claim_resolve
+
+    waiting = Reign.objects.filter(
+        FREE_HEIR, campaign=campaign, end_year__isnull=True, interim_for__status=Status.ALIVE
+    ).order_by("crown")
+    for crown in list(waiting.values_list("crown", flat=True)):
+        _try(
+            lambda c=crown: interim_claim_resolve(campaign=campaign, crown=c, recognize=_d(source, 2) == 1, source=source, by=by)
+        )
+
+
+def play_minor_houses(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
+    """BloodLine, Marriages step: each minor crown's Royal Marriage box rating is set once (1d3, as
+    the board would show it), and now and then a minor house of the board enters play by the minor
+    set-up (the server's dice)."""
+    from dynasties.models import Crown
+    from dynasties.services import minor_houses
+
+    for crown in Crown.objects.filter(campaign=campaign, home_dynasty__kind=DynastyKind.MINOR).order_by("name"):
+        if bl.ROYAL_MARRIAGE_BOX_KEY not in (crown.state or {}):
+            rating = _d(source, ROYAL_MARRIAGE_BOXES)
+            _try(lambda c=crown.name, r=rating: minor_houses.royal_marriage_box_set(campaign=campaign, crown=c, rating=r, by=by))
+    taken = set(Dynasty.objects.filter(campaign=campaign).values_list("crown", flat=True))
+    left = [(name, crown) for name, crown in MINOR_HOUSES_TO_ENTER if crown not in taken]
+    if left and _d(source, CHANCE_MINOR_ENTERS) == 1:
+        name, crown = left[0]
+        _try(lambda: minor_houses.minor_house_create(campaign=campaign, name=name, crown=crown, source=source, by=by))
 
 
 def play_minor_offers(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
@@ -363,28 +487,26 @@ def play_minor_offers(campaign: Campaign, source: DiceSource, *, by: Actor) -> N
     houses then answer every offer (their own seeded rolls)."""
     from dynasties.services import minor_houses
 
-    year = campaign.current_year
-    children = [
-        c
-        for c in Character.objects.filter(campaign=campaign, status=Status.ALIVE, controlled_by__kind=DynastyKind.MINOR).order_by(
-            "pk"
-        )
-        if c.age(year) >= br.ADULT_AGE and c.birth_dynasty_id == c.controlled_by_id and c.pk not in _monarch_ids(campaign)
-    ]
-    suitors = [c for c in unmatched_adults(campaign) if c.controlled_by_id in {d.pk for d in _players(campaign)}]
+    kings = _monarch_ids(campaign)
+    children = [c for c in minor_houses.answered_now(campaign) if c.pk not in kings]  # unmarried, 15 or more, free
+    purses = {d.pk: treasury.balance(campaign, d.pk) for d in _players(campaign)}
+    suitors = [c for c in unmatched_adults(campaign) if purses.get(c.controlled_by_id or 0, 0) >= MINOR_DOWRY_LEAST]
     if children and _d(source, CHANCE_OFFER) == 1:
         child = _pick(source, children)
         fits = [c for c in suitors if c.sex != child.sex and c.controlled_by_id != child.controlled_by_id]
         if fits:
             suitor = _pick(source, fits)
-            cash = treasury.balance(campaign, suitor.controlled_by_id)
-            for dowry in (MINOR_DOWRY, 2 * MINOR_DOWRY, 4 * MINOR_DOWRY):
+            cash = purses[suitor.controlled_by_id or 0]
+            made: list[MarriageOffer] = []
+            for dowry in (MINOR_DOWRY, 2 * MINOR_DOWRY, 4 * MINOR_DOWRY, MINOR_DOWRY_LEAST):  # a poorer house offers less
                 if dowry <= max(cash, 0) and _try(
-                    lambda d=dowry: minor_houses.offer_make(
-                        campaign=campaign, minor_character=child.pk, suitor=suitor.pk, dowry=d, by=by
+                    lambda d=dowry: made.append(
+                        minor_houses.offer_make(campaign=campaign, minor_character=child.pk, suitor=suitor.pk, dowry=d, by=by)
                     )
                 ):
                     break
+            if made and _d(source, CHANCE_WITHDRAW) == 1:  # the player thinks better of it
+                _try(lambda: minor_houses.offer_withdraw(campaign=campaign, offer=made[0].pk, reason="a better match", by=by))
     if children:
         _try(lambda: minor_houses.offers_resolve(campaign=campaign, source=source, by=by))
 
@@ -419,6 +541,14 @@ def play_bloodline_titles(campaign: Campaign, source: DiceSource, *, by: Actor) 
                     by=by,
                 )
             )
+
+
+def play_title_income(campaign: Campaign, *, by: Actor) -> None:
+    """BloodLine: every title draws its income of the turn (the least to the provinces' controller)."""
+    from dynasties.services import bloodline_titles
+
+    for title in bloodline_titles.titles_with_income_due(campaign):
+        _try(lambda t=title: bloodline_titles.title_income_pay(campaign=campaign, title=t.pk, by=by))
 
 
 def play_stability(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
@@ -473,7 +603,7 @@ def play_crowns(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
             allowed = events.regents_allowed(campaign, reign, record.controlled_by_id)
             if allowed:
                 _try(lambda r=reign, c=allowed[0]: events.regent_appoint(campaign=campaign, crown=r.crown, character=c.pk, by=by))
-            elif reign.regent is not None and reign.regent.prisoner_of_id is not None:
+            elif reign.regent is not None and reign.regent.is_prisoner:
                 _try(lambda r=reign: events.regent_appoint(campaign=campaign, crown=r.crown, baron=True, source=source, by=by))
     if rules.gives_back_crowns:
         reigning = _monarch_ids(campaign)
@@ -482,9 +612,8 @@ def play_crowns(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
         for record in [c for c in records.values() if c.annexed]:
             if taken.get(record.pk, year) >= year or _d(source, CHANCE_GIVE_BACK) != 1:
                 continue  # held since this turn: its player sees how the country takes a foreign ruler first
-            home = Character.objects.filter(
-                campaign=campaign, controlled_by_id=record.home_dynasty_id, status=Status.ALIVE, prisoner_of__isnull=True
-            ).order_by("birth_year", "birth_order", "pk")
+            home = Character.objects.filter(FREE, campaign=campaign, controlled_by_id=record.home_dynasty_id, status=Status.ALIVE)
+            home = home.order_by("birth_year", "birth_order", "pk")
             named = next((c for c in home if c.pk not in reigning and c.age(year) >= br.ADULT_AGE), None)
             _try(
                 lambda r=record, m=named: events.crown_give_back(
@@ -523,8 +652,10 @@ def play_interphase(campaign: Campaign, source: DiceSource, *, by: Actor) -> Non
         unrest = _d(source, 6) == 1
         cash = treasury.balance(campaign, house)
         buy_off = unrest and cash >= ip_rules.REBELLION_BUY_OFF_CROWNS + 2 * ARMIES_KEPT * ip_rules.MAINTENANCE_CROWNS
+        # rule G: the country's governed provinces (as the page proposes them), as many as pay taxes
+        governed = [{"province": p} for p in titles.governed_provinces(campaign, house.crown)][: PROVINCES - 1]
         done = _try(
-            lambda h=house, u=unrest, b=buy_off: interphase.interphase_run(
+            lambda h=house, u=unrest, b=buy_off, g=governed: interphase.interphase_run(
                 campaign=campaign,
                 dynasty=h.pk,
                 provinces=PROVINCES,
@@ -532,11 +663,16 @@ def play_interphase(campaign: Campaign, source: DiceSource, *, by: Actor) -> Non
                 rebellion=1 if u else 0,
                 rebellions_bought_off=1 if b else 0,
                 armies_kept=ARMIES_KEPT,
+                governed=g,
                 by=by,
             )
         )
         if not done:  # cannot pay for the armies: keep none
-            _try(lambda h=house: interphase.interphase_run(campaign=campaign, dynasty=h.pk, provinces=PROVINCES, by=by))
+            _try(
+                lambda h=house, g=governed: interphase.interphase_run(
+                    campaign=campaign, dynasty=h.pk, provinces=PROVINCES, governed=g, by=by
+                )
+            )
 
 
 def play_contracts(campaign: Campaign, source: DiceSource, wed: Sequence[int], *, by: Actor) -> None:
@@ -687,16 +823,18 @@ def play_monarchs_law(campaign: Campaign, source: DiceSource, *, by: Actor) -> N
 
 def play_pass_overs(campaign: Campaign, source: DiceSource, *, by: Actor) -> dict[str, list[int]]:
     """Now and then the player of a crown whose monarch died passes over the first heir, when the
-    rules let him (Blood Royale rule C; BloodLine's disputed succession, at its price)."""
+    rules let him (Blood Royale rule C; BloodLine's disputed succession, at its price); an heir held
+    prisoner always (BloodLine A: the next heir runs the dynasty in the interim)."""
     from dynasties.services.succession_choices import pass_over_choices, pass_over_choose
     from dynasties.services.succession_view import succession_line
 
     dead = Reign.objects.filter(campaign=campaign, end_year__isnull=True, holder__status=Status.DEAD).order_by("crown")
     for crown in dead.values_list("crown", flat=True):
-        if _d(source, CHANCE_PASS_OVER) != 1:
-            continue
         line = succession_line(campaign=campaign, crown=crown, limit=PASS_OVER_LIMIT)
         first = line.entries[0] if line.entries else None
+        held = first is not None and (first.character.prisoner_of_id is not None or first.character.held_by_neutrals)
+        if not held and _d(source, CHANCE_PASS_OVER) != 1:
+            continue
         if first is not None and first.pass_over is not None and first.pass_over.allowed:
             _try(
                 lambda c=crown, pk=first.character.pk: pass_over_choose(
@@ -724,7 +862,9 @@ def play_law(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
 
 def _play_blood_royale_law(campaign: Campaign, source: DiceSource, wed: list[int], *, by: Actor) -> None:
     play_contracts(campaign, source, wed, by=by)
+    play_releases(campaign, source, by=by)
     play_events(campaign, source, by=by)
+    play_captures(campaign, source, by=by)
     play_pretenders(campaign, source, by=by)
     play_interphase(campaign, source, by=by)
     play_crowns(campaign, source, by=by)
@@ -732,9 +872,11 @@ def _play_blood_royale_law(campaign: Campaign, source: DiceSource, wed: list[int
 
 def _play_bloodline_law(campaign: Campaign, source: DiceSource, wed: list[int], *, by: Actor) -> None:
     play_contracts(campaign, source, wed, by=by)
+    play_releases(campaign, source, by=by)
     play_events(campaign, source, by=by)
-    play_prisoners(campaign, source, by=by)
+    play_captures(campaign, source, by=by)
     play_bloodline_titles(campaign, source, by=by)
+    play_title_income(campaign, by=by)
     play_stability(campaign, source, by=by)
 
 
@@ -781,6 +923,7 @@ def play_turn(campaign: Campaign, source: DiceSource, *, law: bool = False, hous
         campaign.refresh_from_db()
     if campaign.step == Step.MARRIAGES:
         if law and campaign.rules.minor_houses:
+            play_minor_houses(campaign, source, by=by)
             play_minor_offers(campaign, source, by=by)
         play_marriages(campaign, house_size=house_size, by=by)
         if law and campaign.rules.governing_provinces:
@@ -836,7 +979,9 @@ def _contracts(kind: str) -> Callable[[Campaign], int]:
     return lambda campaign: Contract.objects.filter(campaign=campaign, kind=kind).exclude(state=ContractState.DRAFT).count()
 
 
-def _model(model: type[Breach] | type[Parley] | type[Excommunication] | type[Dispute] | type[Title]) -> Callable[[Campaign], int]:
+def _model(
+    model: type[Breach] | type[Parley] | type[Excommunication] | type[Dispute] | type[Title] | type[MarriageOffer],
+) -> Callable[[Campaign], int]:
     return lambda campaign: model.objects.filter(campaign=campaign).count()
 
 
@@ -853,14 +998,42 @@ _CONTRACTS = (
     LawPart("renunciations", kinds=("renunciation",)),
     LawPart("breaches", count=_model(Breach)),
 )
+
+
+def _captures(*, neutrals: bool) -> Callable[[Campaign], int]:
+    lines = ChronicleEntry.objects.filter(kind="capture", data__neutrals=True)
+    return lambda c: (
+        (lines if neutrals else ChronicleEntry.objects.filter(kind="capture").exclude(pk__in=lines)).filter(campaign=c).count()
+    )
+
+
+def _ransoms(*, neutrals: bool) -> Callable[[Campaign], int]:
+    return lambda c: Posting.objects.filter(campaign=c, kind="ransom", payee__isnull=neutrals).count()
+
+
+def _interim_claims(campaign: Campaign) -> int:
+    """Released heirs' claims decided: recognised (he reigns) or refused (the interim monarch stays)."""
+    lines = ChronicleEntry.objects.filter(campaign=campaign, kind__in=("succession", "claim"))
+    return lines.filter(data__claim__in=["recognised", "refused"]).count()
+
+
+_PRISONERS = (
+    LawPart("prisoners of a house", count=_captures(neutrals=False)),
+    LawPart("prisoners of the neutrals", count=_captures(neutrals=True)),
+    LawPart("ransoms between houses", count=_ransoms(neutrals=False)),
+    LawPart("the neutrals' ransoms", count=_ransoms(neutrals=True)),
+    LawPart(
+        "released without ransom",
+        count=lambda c: ChronicleEntry.objects.filter(campaign=c, kind="release", data__ransomed=False).count(),
+    ),
+)
 LAW: dict[str, tuple[LawPart, ...]] = {
     br.NAME: (
         *_SEQUENCE,
         LawPart("regencies", kinds=("regency",)),
         LawPart("disputed successions (rule C)", rolls=("charisma_loss",), kinds=("exile",)),
         LawPart("pass-overs", kinds=("pass_over",)),
-        LawPart("prisoners", kinds=("capture",)),
-        LawPart("ransoms", kinds=("release",)),
+        *_PRISONERS,
         LawPart("plague", rolls=("plague",)),
         LawPart("battle", rolls=("battle",)),
         LawPart("storm deaths", causes=(br.EVENT_LABELS["storm"],)),
@@ -871,6 +1044,7 @@ LAW: dict[str, tuple[LawPart, ...]] = {
         LawPart("Interphase maintenance", postings=("maintenance",)),
         LawPart("rebellions", postings=("rebellion",)),
         LawPart("titles (rule G)", count=_model(Title)),
+        LawPart("governed provinces' taxes (rule G)", count=lambda c: _postings_about(c, "tax", "Governed province")),
         LawPart("Pretenders", kinds=("pretender",)),
         LawPart("bastards", kinds=("bastard",)),
         LawPart("regents chosen", count=lambda c: _lines_with(c, "regency", "replaces")),
@@ -884,13 +1058,18 @@ LAW: dict[str, tuple[LawPart, ...]] = {
         LawPart("betrothals", kinds=("betrothal",)),
         LawPart("pass-overs", kinds=("pass_over",)),
         LawPart("disputed lines' rolls", rolls=("disputed_line", "disputed_line_which", "spurned_heir")),
-        LawPart("prisoners", kinds=("capture",)),
-        LawPart("ransoms", kinds=("release",)),
+        *_PRISONERS,
+        LawPart("interim claims", count=_interim_claims),
         LawPart("storm deaths", causes=(br.EVENT_LABELS["storm"],)),
         *_CONTRACTS,
         LawPart("disputes (majority votes)", count=_model(Dispute)),
-        LawPart("minor houses' offers", kinds=("minor_offer",)),
+        LawPart("minor houses entering play", count=lambda c: _lines_data(c, "created", "minor_house")),
+        LawPart("Royal Marriage box ratings", count=lambda c: _lines_data(c, "minor_offer", "rating")),
+        LawPart("minor houses' offers", count=_model(MarriageOffer)),
+        LawPart("offers withdrawn", count=lambda c: _lines_data(c, "minor_offer", "withdrawn")),
+        LawPart("minor houses' answers", kinds=("minor_offers_resolved",)),
         LawPart("titles", count=_model(Title)),
+        LawPart("title income", postings=("title_income",)),
         LawPart("royal leaders", kinds=("leaders", "leader")),
         LawPart("Stability", kinds=("stability",)),
         LawPart("Stability changed by the board", count=lambda c: _board_stability(c)),
@@ -923,6 +1102,15 @@ def _board_stability(campaign: Campaign) -> int:
     from dynasties.models import CrownEvent
 
     return CrownEvent.objects.filter(campaign=campaign, cause__in=list(crown_rules.CAUSES)).count()
+
+
+def _lines_data(campaign: Campaign, kind: str, key: str) -> int:
+    """The chronicle lines of ``kind`` whose data has ``key``."""
+    return ChronicleEntry.objects.filter(campaign=campaign, kind=kind, data__has_key=key).count()
+
+
+def _postings_about(campaign: Campaign, kind: str, reason: str) -> int:
+    return Posting.objects.filter(campaign=campaign, kind=kind, reason__startswith=reason).count()
 
 
 def _lines_with(campaign: Campaign, kind: str, text: str) -> int:

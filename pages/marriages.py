@@ -201,7 +201,7 @@ def _marriages_page(
     houses: dict[int | None, dict[str, Any]] = {}
     for c in free:
         c.wedding_age = _wedding_age(campaign, c)
-        c.may_wed = c.wedding_age >= br.ADULT_AGE and c.prisoner_of_id is None
+        c.may_wed = c.wedding_age >= br.ADULT_AGE and not c.is_prisoner
         c.charisma = int((c.characteristics or {}).get("charisma", 0))
         group = houses.setdefault(c.controlled_by_id, {"house": c.controlled_by, "men": [], "women": []})
         group["men" if c.sex == Sex.MALE else "women"].append(c)

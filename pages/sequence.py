@@ -29,7 +29,7 @@ from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, DiceEntry, Rol
 from campaign.permissions import Forbidden, may_act_for_any, may_correct_rolls, require_couple, seat_of, visible
 from campaign.services import dice_entry_for
 from campaign.steps import STEP_LABELS, STEP_WAITS
-from campaign.table_events import available
+from campaign.table_events import available, happens_now
 from campaign.undo import AlreadyDone, describe, redo, redo_plan, undo_plan, undo_plans, undo_step, undo_turn
 from dynasties.models import BirthAttempt, Dynasty, Marriage
 from dynasties.selectors import label as label_names
@@ -324,8 +324,7 @@ def turn(request: HttpRequest, slug: str) -> HttpResponse:
             }
         )
     shown = undo_plans(campaign, by=request.user)  # the policy says who sees them
-    now = "survival" if campaign.step == Step.SURVIVAL else "between"
-    at_table = [e for e in available(campaign, seat_of(request.user, campaign)) if e.when in (now, "any")]
+    at_table = [e for e in available(campaign, seat_of(request.user, campaign)) if happens_now(e, campaign.step)]
     plans = {"step": shown.step, "turn": shown.turn} if shown else {}
     kept = shown.redo if shown else None
     return render(

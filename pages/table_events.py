@@ -22,7 +22,7 @@ from django.views.decorators.http import require_http_methods
 
 from campaign.models import Campaign
 from campaign.permissions import Seat, seat_of
-from campaign.table_events import IDS, Choice, Field, Kind, TableEvent, available, event, offered_to
+from campaign.table_events import IDS, WHEN, Choice, Field, Kind, TableEvent, available, event, offered_to
 from pages.common import ActionFailed, context, member, run_action
 from pages.sequence import die_field
 from rules.dice import DiceSpec
@@ -33,19 +33,20 @@ MONEY_MAX = 1_000_000
 PICKED = (Kind.CHARACTER, Kind.DYNASTY, Kind.TITLE, Kind.OFFER, Kind.CROWN, Kind.CHOICE)
 """The kinds of one pick a link may fill in (the form still offers only what the seat may choose)."""
 
-WHEN = {
-    "survival": "in the Survival step",
-    "between": "between the steps (the movement rounds, the Interphase)",
-    "any": "whenever the table decides it",
-}
-
 
 def _id_or_word(kind: Kind) -> Any:
     return int if kind in IDS else str
 
 
 def _choices(f: Field, offered: list[Choice]) -> list[tuple[Any, str]]:
-    """A list's options: each with its note beside it (the odds, the rule's own choice, the change a cause makes)."""
+    """A list's options; a select shows each choice's note beside its label (a row of characters shows it apart)."""
+    if f.kind == Kind.CHARACTERS:
+        return [(c.value, c.label) for c in offered]
+    return [(c.value, f"{c.label} — {c.note}" if c.note else c.label) for c in offered]
+
+
+def _choices_noted(f: Field, offered: list[Choice]) -> list[tuple[Any, str]]:
+    """A list to pick one from shows each choice's note in its line (a row of characters shows it beside)."""
     return [(c.value, f"{c.label} — {c.note}" if c.note else c.label) for c in offered]
 
 
@@ -56,10 +57,14 @@ def _form_field(f: Field, offered: list[Choice], initial: Any) -> forms.Field:
         return forms.TypedMultipleChoiceField(
             choices=_choices(f, offered), coerce=int, widget=forms.CheckboxSelectMultiple, **common
         )
+    if f.kind == Kind.TITLES:
+        return forms.TypedMultipleChoiceField(
+            choices=_choices(f, offered), coerce=int, widget=forms.CheckboxSelectMultiple, **common
+        )
     if f.kind in (Kind.CHARACTER, Kind.DYNASTY, Kind.TITLE, Kind.OFFER, Kind.CROWN, Kind.CHOICE):
         blank = [] if f.required else [("", "—")]
         return forms.TypedChoiceField(
-            choices=blank + _choices(f, offered), coerce=_id_or_word(f.kind), empty_value=None, **common
+            choices=blank + _choices_noted(f, offered), coerce=_id_or_word(f.kind), empty_value=None, **common
         )
     if f.kind == Kind.NUMBER:
         return forms.IntegerField(min_value=f.low, max_value=f.high, **common)
@@ -79,6 +84,8 @@ class Row:
     choice: Choice
     box: Any
     dice: list[forms.BoundField] = field(default_factory=list)
+    groups: list[tuple[str, list[forms.BoundField]]] = field(default_factory=list)
+    """The dice by throw, each with its field's label (shown when he rolls more than one throw)."""
 
 
 @dataclass
@@ -97,10 +104,10 @@ class EventForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.event, self.campaign = event, campaign
         self.offered: dict[str, list[Choice]] = {}
-        self.faces: dict[str, tuple[Field, DiceSpec]] = {}
+        self.faces: dict[str, list[tuple[Field, DiceSpec]]] = {}  # by the characters field whose rows roll them
         for f in event.fields:
             if f.kind == Kind.FACES:
-                self.faces[f.of] = (f, DiceSpec.parse(f.dice))
+                self.faces.setdefault(f.of, []).append((f, DiceSpec.parse(f.dice)))
                 continue
             offered = f.offered(campaign, seat)
             self.offered[f.name] = offered
@@ -111,10 +118,12 @@ class EventForm(forms.Form):
                     self.fields[f"{f.name}-{i}"] = die_field(spec, f"{f.label}: die {i + 1}", required=False)
                 continue
             self.fields[f.name] = _form_field(f, offered, initial)
-        for of, (f, spec) in self.faces.items():
-            for choice in self.offered.get(of, []):
-                for i in range(spec.count):
-                    self.fields[f"{f.name}-{choice.value}-{i}"] = die_field(spec, f"die {i + 1}", required=False)
+        for of, throws in self.faces.items():
+            for f, spec in throws:
+                label = f"{f.label}: die" if len(throws) > 1 else "die"
+                for choice in self.offered.get(of, []):
+                    for i in range(spec.count):
+                        self.fields[f"{f.name}-{choice.value}-{i}"] = die_field(spec, f"{label} {i + 1}", required=False)
 
     def parts(self) -> list[Part]:
         """The form as the page shows it, in the declaration's order."""
@@ -124,36 +133,42 @@ class EventForm(forms.Form):
                 if f.kind == Kind.DICE:
                     out += [Part(self[f"{f.name}-{i}"]) for i in range(DiceSpec.parse(f.dice).count)]
                 continue
+            if f.choices is not None and not f.required and not self.offered.get(f.name):
+                continue  # an optional field with nothing to offer here (e.g. a rule not played): not shown
             bound = self[f.name]
             if f.kind != Kind.CHARACTERS:
                 out.append(Part(bound))
                 continue
             boxes = {str(w.data["value"]): w for w in bound.subwidgets}
-            dice = self.faces.get(f.name)
+            throws = self.faces.get(f.name, [])
             rows = []
             for choice in self.offered[f.name]:
-                typed = [self[f"{dice[0].name}-{choice.value}-{i}"] for i in range(dice[1].count)] if dice else []
-                rows.append(Row(choice, boxes[str(choice.value)], typed))
-            out.append(Part(bound, rows, str(dice[1]) if dice else ""))
+                groups = [(d.label, [self[f"{d.name}-{choice.value}-{i}"] for i in range(spec.count)]) for d, spec in throws]
+                rows.append(Row(choice, boxes[str(choice.value)], [die for _, dice in groups for die in dice], groups))
+            dice = str(throws[0][1]) if len(throws) == 1 else ", ".join(f"{d.label} {spec}" for d, spec in throws)
+            out.append(Part(bound, rows, dice))
         return out
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
-        for f in self.event.fields:
-            if f.kind == Kind.DICE:  # one throw: all its dice typed, or none (the server rolls)
-                count = DiceSpec.parse(f.dice).count
-                typed = [cleaned.get(f"{f.name}-{i}") for i in range(count)]
-                if any(v is None for v in typed) and any(v is not None for v in typed):
-                    self.add_error(f"{f.name}-0", f"{f.label}: type all {count} dice, or none (the server rolls).")
-        for of, (f, spec) in self.faces.items():
+        for of, throws in self.faces.items():
             chosen = set(cleaned.get(of) or [])
-            for choice in self.offered.get(of, []):
-                names = [f"{f.name}-{choice.value}-{i}" for i in range(spec.count)]
+            for f, spec in throws:
+                for choice in self.offered.get(of, []):
+                    names = [f"{f.name}-{choice.value}-{i}" for i in range(spec.count)]
+                    typed = [cleaned.get(n) for n in names]
+                    if any(v is not None for v in typed) and choice.value not in chosen:
+                        untick = f"Dice were typed for {choice.label}, who is not ticked: tick him or clear them."
+                        self.add_error(names[0], untick)
+                    elif any(v is None for v in typed) and any(v is not None for v in typed):
+                        self.add_error(names[0], f"Type all {spec.count} dice of {choice.label}, or none (the server rolls).")
+        for f in self.event.fields:
+            if f.kind == Kind.DICE:
+                spec = DiceSpec.parse(f.dice)
+                names = [f"{f.name}-{i}" for i in range(spec.count)]
                 typed = [cleaned.get(n) for n in names]
-                if any(v is not None for v in typed) and choice.value not in chosen:
-                    self.add_error(names[0], f"Dice were typed for {choice.label}, who is not ticked: tick him or clear them.")
-                elif any(v is None for v in typed) and any(v is not None for v in typed):
-                    self.add_error(names[0], f"Type all {spec.count} dice of {choice.label}, or none (the server rolls).")
+                if any(v is None for v in typed) and any(v is not None for v in typed):
+                    self.add_error(names[0], f"{f.label}: type all {spec.count} dice, or none (the server rolls).")
         return cleaned
 
     def values(self) -> dict[str, Any]:
@@ -161,7 +176,7 @@ class EventForm(forms.Form):
         out: dict[str, Any] = {}
         for f in self.event.fields:
             if f.kind == Kind.FACES:
-                spec = self.faces[f.of][1]
+                spec = DiceSpec.parse(f.dice)
                 typed = {}
                 for pk in self.cleaned_data.get(f.of) or []:
                     faces = [self.cleaned_data.get(f"{f.name}-{pk}-{i}") for i in range(spec.count)]
@@ -180,7 +195,7 @@ class EventForm(forms.Form):
 
     def refused(self, failure: ActionFailed) -> None:
         """The service's refusal beside the field it names (or above the form)."""
-        named = [n for n in failure.fields if n in self.fields]
+        named = [n if n in self.fields else f"{n}-0" for n in failure.fields if n in self.fields or f"{n}-0" in self.fields]
         if named:
             self.add_error(named[0], failure.message)
         else:
@@ -202,7 +217,7 @@ def events_list(request: HttpRequest, slug: str) -> HttpResponse:
     groups: dict[str, list[TableEvent]] = {}
     for e in available(campaign, seat):
         groups.setdefault(e.group, []).append(e)
-    return render(request, "pages/events/list.html", context(campaign, role, mine, groups=groups, when=WHEN))
+    return render(request, "pages/events/list.html", context(campaign, role, mine, groups=groups))
 
 
 @require_http_methods(["GET", "POST"])

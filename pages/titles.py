@@ -1,10 +1,13 @@
-"""Pages: title decisions. BloodLine (RULES.md B, Titles and Dynastic Crisis): every member sees the
-titles with a choice open this turn (titles are public record); the player who decides (or the GM)
-takes a title back or chooses its heir at a holder's death, and claims or gives up a dead line's
-title in a Dynastic Crisis. Blood Royale (rule G): the inheritances of this turn the King may
-dispute, and the GM enters the dispute with the holder the King names. Every write goes through
-``pages.common.run_action`` and the services (``dynasties.services.bloodline_titles``,
-``dynasties.services.titles``), which say who may act."""
+"""Pages: the titles and their decisions. Every member sees every title (titles are public record): the
+list on ``titles/`` and each title's page (``title/<id>/``: its holder, provinces, income, the holdings
+and its line of succession), with links to the forms that grant them (the table's events).
+
+The decisions: BloodLine (RULES.md B, Titles and Dynastic Crisis): the titles with a choice open this
+turn; the player who decides (or the GM) takes a title back or chooses its heir at a holder's death,
+and claims or gives up a dead line's title in a Dynastic Crisis. Blood Royale (rule G): the
+inheritances of this turn the King may dispute, and the GM enters the dispute with the holder the King
+names. Every write goes through ``pages.common.run_action`` and the services
+(``dynasties.services.bloodline_titles``, ``dynasties.services.titles``), which say who may act."""
 
 from __future__ import annotations
 
@@ -13,22 +16,29 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import path
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods
 
 from campaign.models import Campaign, Role
-from campaign.permissions import may_act_for
+from campaign.permissions import may_act_for, seat_of
+from campaign.table_events import available
+from campaign.treasury import currency
+from dynasties.models import Dynasty, Title, TitleHolding
 from dynasties.services.bloodline_titles import (
     crisis_claim,
     crisis_claim_waive,
     title_bequeath,
     title_decisions,
+    title_income,
     title_reclaim,
 )
+from dynasties.services.succession_view import title_succession_line
 from dynasties.services.titles import title_dispute, title_disputes
 from pages.common import ActionFailed, context, member, run_action
+from rules import blood_royale as br
+from rules.errors import NotFound
 
 OPS = ("reclaim", "bequeath", "crisis_claim", "crisis_waive", "dispute")
 
@@ -80,6 +90,11 @@ def titles(request: HttpRequest, slug: str) -> HttpResponse:
 def _page(
     request: HttpRequest, campaign: Campaign, role: str, mine: int | None, *, error: str = "", status: int = 200
 ) -> HttpResponse:
+    every = list(
+        Title.objects.filter(campaign=campaign).select_related("holder", "holder__controlled_by").order_by("crown", "name", "pk")
+    )
+    seat = seat_of(request.user, campaign)
+    grants = [e for e in available(campaign, seat) if e.group == "Titles"]  # the table's events: grant, income
     rows = [
         {
             "d": d,
@@ -90,8 +105,55 @@ def _page(
     ]
     disputes = title_disputes(campaign)
     return render(
-        request, "pages/titles.html", context(campaign, role, mine, rows=rows, disputes=disputes, error=error), status=status
+        request,
+        "pages/titles.html",
+        context(campaign, role, mine, rows=rows, disputes=disputes, error=error, every=every, grants=grants),
+        status=status,
     )
 
 
-urlpatterns = [path("<slug:slug>/titles/", titles, name="titles")]
+@require_GET
+@login_required
+def title(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """One title, public record: its holder, provinces, income, who held it and its line of succession."""
+    campaign, role, mine = member(request, slug)
+    found = (
+        Title.objects.select_related("holder", "holder__controlled_by", "granted_to", "granted_by")
+        .filter(campaign=campaign, pk=pk)
+        .first()
+    )
+    if found is None:
+        raise Http404("No such title in this campaign.")
+    holdings = list(TitleHolding.objects.filter(title=found).select_related("holder").order_by("start_year", "pk"))
+    try:
+        line = title_succession_line(campaign=campaign, title=found) if found.holder_id is not None else None
+    except NotFound:  # a holder out of play whose title has not passed yet (the Survival step finishing)
+        line = None
+    controllers = Dynasty.objects.in_bulk([p.get("controller") for p in found.provinces or [] if p.get("controller")])
+    provinces = [
+        {"name": p.get("name", ""), "value": p.get("value", 0), "controller": controllers.get(p.get("controller"))}
+        for p in found.provinces or []
+    ]
+    return render(
+        request,
+        "pages/title.html",
+        context(
+            campaign,
+            role,
+            mine,
+            title=found,
+            holdings=holdings,
+            line=line,
+            provinces=provinces,
+            income=title_income(found) if found.provinces else None,
+            governed_extra=br.GOVERNED_TAX_EXTRA,
+            money=currency(campaign),
+            disputed_now=any(d.title.pk == found.pk for d in title_disputes(campaign)),
+        ),
+    )
+
+
+urlpatterns = [
+    path("<slug:slug>/titles/", titles, name="titles"),
+    path("<slug:slug>/title/<int:pk>/", title, name="title"),
+]

@@ -36,6 +36,7 @@ from dynasties.services.interphase import (
     interphase_preview,
     interphase_run,
 )
+from dynasties.services.titles import governed_provinces
 from pages.charts import balance_svg, year_end_balances
 from pages.common import ActionFailed, context, member, run_action
 from rules import interphase as ip
@@ -642,7 +643,12 @@ def _interphase_page(
             supported=supported,
             preview=preview,
             form=form
-            or InterphaseForm(money=currency(campaign), royals=_royals(dynasty), rule_g=campaign.option("governing_provinces")),
+            or InterphaseForm(
+                money=currency(campaign),
+                royals=_royals(dynasty),
+                rule_g=campaign.option("governing_provinces"),
+                initial={"governed": "\n".join(governed_provinces(campaign, dynasty.crown)) if dynasty.crown else ""},
+            ),
             done=done,
             open=campaign.step == Step.INTERPHASE,
             cash_form=cash_form or CashInForm(money=currency(campaign)),

@@ -24,6 +24,7 @@ from campaign.services import dice_entry_for
 from campaign.steps import STEP_WAITS
 from campaign.treasury import balances, currency, ledger
 from contracts.models import Contract, ContractState
+from dynasties.figures import figures_of
 from dynasties.models import Character, Dynasty, Marriage, Reign, Status
 from dynasties.selectors import label, status_lines
 from dynasties.services.regnal import crowned_name
@@ -252,6 +253,7 @@ def character(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     label(campaign, family)  # regnal numbers, namesakes' birth years
     chronicle = list(visible(request.user, campaign, ChronicleEntry.objects.filter(data__character=c.pk)).order_by("year", "pk"))
     rolls = list(Roll.objects.filter(campaign=campaign, subjects__character=c).distinct().order_by("year", "pk"))
+    found = figures_of(campaign, c)  # his figure in battle and lasting modifiers (dynasties.figures)
     return render(
         request,
         "pages/character.html",
@@ -264,6 +266,8 @@ def character(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             "reigns": reigns,
             "chronicle": chronicle,
             "rolls": rolls,
+            "combat": found.combat,
+            "modifiers": found.modifiers,
             "age": c.age(campaign.current_year),
             "may_print": may_act_for(role, mine, c.controlled_by_id),
             "role": role,

@@ -14,12 +14,14 @@ from typing import Any
 from rules import options as options_module
 from rules import tables as T
 from rules.characteristics import Characteristic
+from rules.combat import STRENGTH, held
 from rules.dice import D6, THREE_D6, TWO_D6, DiceSpec, chance_at_least
 from rules.errors import IllegalMarriage, IllegalOption, IllegalPassOver, IneligibleCouple
 from rules.families import BIRTH_TARGET as BIRTH_TARGET
 from rules.families import birth_succeeds as birth_succeeds
 from rules.families import marriage_problems as marriage_problems
 from rules.families import sex_from_faces as sex_from_faces
+from rules.odds import at_least
 from rules.people import FEMALE, MALE, Person
 from rules.registry import Ruleset, register
 
@@ -102,9 +104,10 @@ def characteristics_from_totals(bands: Sequence[Mapping[str, int]], sex: str, to
 
 
 def combat_strength(husband: Mapping[str, int], wife: Mapping[str, int] | None) -> int:
-    """A wife's Guile is added to her husband's Strength, the sum held to -2..+2 (A2)."""
-    total = husband.get("strength", 0) + (wife.get("guile", 0) if wife else 0)
-    return max(CHARACTERISTIC_MIN, min(CHARACTERISTIC_MAX, total))
+    """A wife's Guile is added to her husband's Strength, held to -2..+2: the excess is ignored (A2).
+    A Governor's +3 stays +3 (rule G); the whole figure in battle is ``rules.combat``'s."""
+    strength = husband.get("strength", 0)
+    return strength + held(strength, wife.get("guile", 0) if wife else 0)
 
 
 # --- set-up (A3) ----------------------------------------------------------------------------
@@ -344,6 +347,7 @@ class HeirStanding:
     married_away: bool  # a woman controlled by another player as a result of a marriage
     foreign_pretender: bool  # a Pretender (or his heir) controlled by another player (event cards)
     lives_with_crown_player: bool  # controlled by the crown's own player
+    prisoner_of_neutrals: bool = False  # held by the neutrals: "a prisoner in another country" too
 
 
 @dataclass(frozen=True)
@@ -360,6 +364,8 @@ class PassOverCost:
 def basic_pass_over_reason(standing: HeirStanding) -> str | None:
     if standing.prisoner_of_another:
         return "a prisoner of another player"
+    if standing.prisoner_of_neutrals:
+        return "a prisoner of the neutrals, in another country"
     if standing.sex == FEMALE and standing.married_away:
         return "a woman controlled by another player through marriage"
     if standing.foreign_pretender:
@@ -374,7 +380,7 @@ def pass_over_cost(standing: HeirStanding, *, rule_c: bool) -> PassOverCost:
     basic = basic_pass_over_reason(standing)
     if basic is None and not rule_c:
         raise IllegalPassOver(
-            "The rightful heir may be passed over only if a prisoner of another player or a woman controlled "
+            "The rightful heir may be passed over only if a prisoner in another country or a woman controlled "
             "by another player through marriage (Disputed Succession, A7); optional rule C is not in force."
         )
     imprisoned_male = standing.prisoner_of_another and standing.sex == MALE
@@ -388,7 +394,7 @@ def pass_over_cost(standing: HeirStanding, *, rule_c: bool) -> PassOverCost:
         exile_left=rule_c and standing.lives_with_crown_player,
         # a prisoner is passed over for his captivity, which his free children do not share: they keep
         # their place (docs/rulings.md); a woman married away is passed over with her line
-        with_line=not standing.prisoner_of_another,
+        with_line=not (standing.prisoner_of_another or standing.prisoner_of_neutrals),
     )
 
 
@@ -420,6 +426,61 @@ def event_rolls(reason: str) -> bool:
     if reason not in EVENT_MODIFIERS:
         raise IllegalOption(f"Unknown survival event {reason!r}; choose one of {', '.join(EVENT_MODIFIERS)}.")
     return reason not in ("storm", "killed")
+
+
+# Who an event strikes, in the rulebook's words: a battle and a storm take only the royal pieces on
+# the map ('K' for a reigning King, 1-5 for Princes: "Using the Prince pieces"); a plague the King or
+# Prince in a plague province (and, under optional rule G, a Governor's family through his province).
+# Nobody held prisoner: "Captured characters may not be killed".
+PIECE_EVENTS: dict[str, str] = {
+    "battle": "Blood Royale A5 (Combat): a battle takes a royal who leads or travels with a piece on the map "
+    "(the King, or a Prince with his piece); a Queen at court or a child is not on the field",
+    "storm": "Blood Royale A5 (Storms): a Fleet carries Army counters and King or Prince pieces only, so only "
+    "the King and the Princes with pieces can be aboard when it is lost",
+    "plague": "Blood Royale A5 (Plague): 'a King or Prince in a Province affected by Plague' rolls (a piece on "
+    "the map; under optional rule G a Governor's family rolls through his struck province)",
+}
+CAPTIVES_SPARED = "Blood Royale A5 (Combat): 'Captured characters may not be killed'"
+RULE_G_PLAGUE = (
+    "Optional rule G (Events in a Governed Province): 'the Governor, his or her wife or husband, and any "
+    "children aged 15 or younger, must make Survival Rolls', +1 for each other Province he governs not struck"
+)
+RULE_G_CHILDREN_UP_TO = ADULT_AGE  # "any children aged 15 or younger"
+
+
+def struck_problem(reason: str, *, name: str, piece: str, captor: str | None) -> str | None:
+    """Why this character cannot be struck by the event (the rule, cited), or None.
+
+    ``piece``: the royal piece he holds on the map ('' for none); ``captor``: who holds him prisoner
+    (None when free). Any event: no prisoner. A battle, a storm, a plague: only a piece's holder."""
+    if captor is not None:
+        return f"{CAPTIVES_SPARED}: {name} is a prisoner of {captor}."
+    rule = PIECE_EVENTS.get(reason)
+    if rule is not None and not piece:
+        return f"{rule}. {name} has no piece on the map."
+    return None
+
+
+def rule_g_plague_modifier(governed: int, struck: int) -> int:
+    """The survival modifier of a Governor's family when plague strikes ``struck`` of the ``governed``
+    provinces he holds (optional rule G): the plague's -1 ("characters away from the capital make
+    Survival Rolls at -1"), +1 for each of his other provinces the plague spared."""
+    if not 0 < struck <= governed:
+        raise ValueError(f"{struck} struck of {governed} governed provinces")
+    return EVENT_MODIFIERS["plague"] + (governed - struck)
+
+
+def survival_odds(check: SurvivalCheck) -> str:
+    """The odds of surviving a roll, as a form shows them beside the one who rolls:
+    'survives on 7+ with -1: 21 in 36 (58.3%)' (what the dice must show, the modifier, the chance)."""
+    odds = at_least(SURVIVAL_DICE, check.need, check.modifier)
+    chance = f"{odds.favourable} in {odds.throws} ({odds.percent})"
+    show = check.need - check.modifier
+    if show <= SURVIVAL_DICE.count:
+        return f"survives whatever the dice show (needs {check.need}, {check.modifier:+d}): {chance}"
+    if show > SURVIVAL_DICE.count * SURVIVAL_DICE.sides:
+        return f"cannot survive (the dice would have to show {show}): {chance}"
+    return f"survives on {show}+ with {check.modifier:+d}: {chance}"
 
 
 # --- optional rule G, Governing Provinces; Pretenders and bastards (A9) ----------------------
@@ -594,6 +655,8 @@ RULESET = register(
         governing_provinces=True,
         prince_pieces=True,
         priced_pass_overs=True,
+        combat=STRENGTH,
+        neutral_ransom=NEUTRAL_RANSOM,
         regents=True,
         gives_back_crowns=True,
         capitals=True,

@@ -17,8 +17,9 @@ from typing import Any
 from rules import families
 from rules import options as options_module
 from rules.characteristics import Characteristic
+from rules.combat import BATTLE_ROLLS
 from rules.dice import D10, TWO_D10, DiceSpec, chance_at_least, distribution
-from rules.errors import IllegalOption, IllegalPassOver, InvalidTable
+from rules.errors import IllegalOption, IllegalPassOver, InvalidTable, RuleError
 from rules.people import FEMALE, MALE, Person
 from rules.registry import Ruleset, register
 
@@ -32,6 +33,11 @@ ONGOING_DISPUTE_REVOLT_FROM = 6
 UNION_QUEEN_STABILITY_TURNS = 2  # the Queen's country loses 1 Stability a turn for two turns
 UNION_QUEEN_STABILITY_PER_TURN = -1
 UNION_END_STABILITY = 1
+LEADERS_AT_SEA = (
+    "BloodLine (Royal Characters in Battle): a royal is on the map only as a variant leader ('if these counters "
+    "are captured or killed then that character suffers the same fate'), so only a crown's royal leaders can be "
+    "lost at sea"
+)
 CRISIS_AGES = (40, 35, (20, 15, 10))  # a new dynasty: King 40, wife 35, three children
 OPTIONAL_RULES: dict[str, str] = {
     "turkish_princess_rights": "Turkey #1: a Turkish princess cannot reign; her husband inherits her rights",
@@ -353,12 +359,34 @@ def birth_penalty(attempts_made: int) -> int:
     return -max(0, attempts_made - 1)
 
 
+MINOR_SETUP_RULE = "BloodLine, Minor Set-up"
+MINOR_OFFERS_RULE = "BloodLine, Marriage action of minors"
+MINOR_KING_AGE_DICE: DiceSpec = TWO_D10  # the King's age: 2d10 x 4 years
+MINOR_KING_AGE_TIMES = 4
+MINOR_YEARS_A_CHILD = 20  # one child of random sex for each 20 years of the King's life
+MINOR_MAX_CHILDREN = MINOR_KING_AGE_DICE.count * MINOR_KING_AGE_DICE.sides * MINOR_KING_AGE_TIMES // MINOR_YEARS_A_CHILD
+
+
+def minor_king_age(king_faces: Sequence[int]) -> int:
+    """The minor King's age: 2d10 x 4 years (average 40)."""
+    return sum(king_faces) * MINOR_KING_AGE_TIMES
+
+
+def minor_children(king_age: int) -> int:
+    """'1 child of random sex for each 20 years of the King's life, fractions lose'."""
+    return king_age // MINOR_YEARS_A_CHILD
+
+
 def minor_house_setup(king_faces: Sequence[int], year: int) -> tuple[int, int, tuple[int, ...]]:
     """Minor set-up: a King of 2d10 x 4 years, a wife 5 years younger, one child of random sex per
     20 years of his age (fractions lost), the first 20 years younger than him, then one a year."""
-    king_age = sum(king_faces) * 4
+    king_age = minor_king_age(king_faces)
     king_born = year - king_age
-    children = tuple(king_born + 20 + n for n in range(king_age // 20) if king_born + 20 + n <= year)
+    children = tuple(
+        king_born + MINOR_YEARS_A_CHILD + n
+        for n in range(minor_children(king_age))
+        if king_born + MINOR_YEARS_A_CHILD + n <= year
+    )
     return king_born, king_born + 5, children
 
 
@@ -404,6 +432,49 @@ def title_income(land_values: Sequence[int]) -> int:
 def controller_share(income: int) -> int:
     """At least half, rounded up, goes to the country that controls the province."""
     return -(-income // 2)
+
+
+def title_income_split(provinces: Sequence[tuple[int, int]], holder_house: int, given: int | None = None) -> dict[int, int]:
+    """Who gets a title's income this turn: ``provinces`` are (land value, controlling house) each;
+    the income is their land values plus again the largest ("character with a title provinces generates
+    income equal to the land values of those provinces, plus again the value of the largest"), each
+    province's part going with it (the largest's twice). "Controller of a titled character determines who
+    gets the income, but at least half (rounded up) must be given to the country who actually controls the
+    province": each other controlling house gets at least half, rounded up, of its provinces' part and the
+    holder's house the rest. ``given``: what the holder's player gives the one other controlling house
+    (from that least to the whole income); None: the least. Returns house -> amount (0s left out)."""
+    if not provinces:
+        raise RuleError("A title without provinces has no income (BloodLine, Titles).", code="invalid")
+    values = [v for v, _ in provinces]
+    largest = values.index(max(values))
+    parts: dict[int, int] = {}
+    for n, (value, house) in enumerate(provinces):
+        parts[house] = parts.get(house, 0) + value + (value if n == largest else 0)
+    total = sum(parts.values())
+    others = {house: controller_share(part) for house, part in parts.items() if house != holder_house}
+    if given is not None:
+        if len(others) != 1:
+            raise RuleError(
+                "What is given beyond the least is for the one other house controlling the title's provinces: "
+                + ("here the holder's own house controls them all" if not others else "here several do")
+                + "; pay more by a transfer (BloodLine, Titles).",
+                code="invalid",
+                fields={"given": "no_single_controller"},
+            )
+        ((house, least),) = others.items()
+        if isinstance(given, bool) or not isinstance(given, int) or not least <= given <= total:
+            raise RuleError(
+                f"The provinces' controller gets at least half of their income, rounded up ({least}), and at most the "
+                f"whole income ({total}), not {given} (BloodLine, Titles).",
+                code="invalid",
+                fields={"given": "out_of_range"},
+            )
+        others[house] = given
+    out = {house: amount for house, amount in others.items() if amount}
+    kept = total - sum(others.values())
+    if kept:
+        out[holder_house] = out.get(holder_house, 0) + kept
+    return out
 
 
 def marriage_problems(
@@ -498,6 +569,11 @@ def minor_nobility_marries(faces: Sequence[int]) -> bool:
     return faces[0] >= MINOR_NOBILITY_FROM
 
 
+def minor_nobility_chance() -> Fraction:
+    """The chance a minor child with no acceptable offer weds into its own nobility this turn (1/2)."""
+    return chance_at_least(MINOR_NOBILITY_DICE, MINOR_NOBILITY_FROM)
+
+
 def minor_replacement_birth_year(late_birth_year: int, year: int) -> int:
     """The new minor monarch is 5 years younger than the previous one (never born after ``year``)."""
     return min(year, late_birth_year + MINOR_REPLACEMENT_YOUNGER)
@@ -542,6 +618,7 @@ RULESET = register(
         titles=True,
         minor_houses=True,
         royal_leaders=True,
+        combat=BATTLE_ROLLS,
         dynastic_crisis=True,
         gm_sets_turn_year=True,
         whole_family_moves=True,

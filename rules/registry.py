@@ -78,6 +78,8 @@ class Ruleset:
     titles: bool = False  # titles of provinces pass down the holder's line (not only with rule G)
     minor_houses: bool = False  # minor houses run themselves and make marriage offers
     royal_leaders: bool = False  # the Announcements name each crown's royal leaders
+    combat: str = ""  # a leader's figure in battle (rules.combat): "strength", "battle_rolls", or none kept
+    neutral_ransom: int = 0  # the neutrals' fixed price for a royal they captured (Blood Royale: 100); 0: any terms
     dynastic_crisis: bool = False  # a house holding a throne does not die out: a Dynastic Crisis comes at a succession
     gm_sets_turn_year: bool = False  # the GM gives each next turn's year (otherwise a fixed turn length)
     whole_family_moves: bool = False  # an heir fetched from another house brings all his children, married or not

@@ -17,6 +17,7 @@ def person(
     mother: Character | None = None,
     dynastic_name: str | None = None,
     order: int = 1,
+    piece: str = "",
     **traits: int,
 ) -> Character:
     base = {"strength" if sex == "M" else "guile": 0, "constitution": 0, "charisma": 0}
@@ -34,6 +35,7 @@ def person(
         controlled_by=dynasty,
         characteristics=base,
         origin=Origin.CREATED,
+        prince_piece=piece,
     )
 
 

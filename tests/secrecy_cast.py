@@ -1,16 +1,17 @@
 """The cast and the planted secrets of the generated secrecy matrix (``tests/test_secrecy_matrix.py``).
 
-One Blood Royale campaign of five houses: the GM; Alice plays England, Bob France, Carol Spain; an
-observer; and three non-members: an outsider (the GM of another campaign of his own), a staff user
-who is neither this campaign's GM nor a superuser (with the admin's view permissions), and the
-anonymous visitor. The secrets are planted through the services, so what is planted is exactly
-what the real code writes; each carries a unique marker (a word or an odd amount) that the matrix
-looks for in every answer of the site.
+One Blood Royale campaign of five houses (optional rule G, Governing Provinces, in force): the GM;
+Alice plays England, Bob France, Carol Spain; an observer; and three non-members: an outsider (the GM
+of another campaign of his own), a staff user who is neither this campaign's GM nor a superuser (with
+the admin's view permissions), and the anonymous visitor. The secrets are planted through the
+services, so what is planted is exactly what the real code writes; each carries a unique marker (a
+word or an odd amount) that the matrix looks for in every answer of the site.
 
 Between England and Spain: a transfer, an agreement whose one-off payment England cannot pay (left
 unpaid, its chronicle line telling England's balance), a breach of it, a betrothal sealed by a
-marriage contract with a dowry, and a draft. Between France and Spain: a draft. The Treasury grants
-England and France a purse each (their exchequers' secrets)."""
+marriage contract with a dowry, and a draft. Between France and Spain: a draft, and the ransom of
+Spain's King, taken by France and bought back (a ransom's money and terms are the payer's and the
+captor's). The Treasury grants England and France a purse each (their exchequers' secrets)."""
 
 from __future__ import annotations
 
@@ -26,8 +27,9 @@ from campaign import treasury
 from campaign.models import Campaign, ChronicleEntry, Membership, Posting, Role, Roll
 from contracts import services as contracts
 from contracts.models import Breach, Contract, ContractPayment, PaymentStatus
-from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Reign, Title
+from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Reign, Title, TitleHolding
 from dynasties.services import births_attempt, campaign_create
+from dynasties.services.events import character_capture, character_release
 from dynasties.services.marriages import marriage_arrange, marriage_check
 from dynasties.services.notes import note_write
 from rules.dice import RandomSource
@@ -60,6 +62,8 @@ FRANCE_DRAFT = "DRAFT-FRANCE-SPAIN-W5"  # a draft between France and Spain
 TOKEN = "ALICE-TOKEN-NB4"  # the name of Alice's API token: hers alone
 GM_NOTE = "GM-NOTE-HX5"  # the GM's note on the groom: the GM's alone
 ENGLAND_NOTE = "ENGLAND-NOTE-T8"  # the note for England's player on the house of England: Alice's and the GM's
+RANSOM = "RANSOM-TERMS-P7"  # the terms of Spain's ransom of its King, taken by France
+RANSOM_AMOUNT = 1163  # what Spain pays France for him
 
 
 @dataclass
@@ -133,7 +137,9 @@ def build_cast(seed: int = 1) -> Cast:
             codename__startswith="view_", content_type__app_label__in=["campaign", "dynasties", "contracts"]
         )
     )
-    campaign = campaign_create(name=NAME, players=5, source=RandomSource(seed), by=gm)
+    campaign = campaign_create(  # with optional rule G, so that its title events are sent too
+        name=NAME, players=5, source=RandomSource(seed), optional_rules={"governing_provinces": True}, by=gm
+    )
     other = campaign_create(name=OTHER_NAME, players=3, source=RandomSource(seed + 1), by=users["outsider"])
     house = {d.crown: d for d in Dynasty.objects.filter(campaign=campaign)}
     england, france, spain = house["England"], house["France"], house["Spain"]
@@ -155,6 +161,10 @@ def build_cast(seed: int = 1) -> Cast:
         ),
     }
     assert treasury.balance(campaign, england) == ENGLAND_HOLDS
+    spanish_king = Reign.objects.get(campaign=campaign, crown="Spain", end_year__isnull=True).holder
+    character_capture(campaign=campaign, characters=[spanish_king.pk], captor=france, reason="taken at sea", by=gm)
+    character_release(campaign=campaign, characters=[spanish_king.pk], ransom=RANSOM_AMOUNT, paid_by=spain, terms=RANSOM, by=gm)
+    postings["ransom"] = Posting.objects.get(campaign=campaign, kind="ransom")
 
     pact = contracts.contract_draft(
         campaign=campaign,
@@ -216,11 +226,13 @@ def build_cast(seed: int = 1) -> Cast:
         granted_year=campaign.current_year,
         granted_to=groom,
     )
+    TitleHolding.objects.create(title=title, holder=groom, start_year=campaign.current_year, how="granted by the crown")
 
     lines = {
         "england purse": ChronicleEntry.objects.get(campaign=campaign, kind="payment", text__contains=ENGLAND_PURSE),
         "france purse": ChronicleEntry.objects.get(campaign=campaign, kind="payment", text__contains=FRANCE_PURSE),
         "transfer": ChronicleEntry.objects.get(campaign=campaign, kind="payment", text__contains=TRANSFER),
+        "ransom": ChronicleEntry.objects.filter(campaign=campaign, kind="payment_owed", text__contains=RANSOM).first(),
         "unpaid": ChronicleEntry.objects.get(campaign=campaign, kind="contract_unpaid"),
         "breach": ChronicleEntry.objects.get(campaign=campaign, kind="contract_breach"),
         "draft": ChronicleEntry.objects.get(campaign=campaign, kind="contract_draft", text__contains=DRAFT),

@@ -163,7 +163,7 @@ def test_passing_over_an_imprisoned_heir_costs_the_new_king_charisma(campaign):
     at_step(campaign, Step.SURVIVAL)
     england, france = house(campaign, "England"), house(campaign, "France")
     king = Reign.objects.get(campaign=campaign, crown="England").holder
-    eldest = person(campaign, england, "Captive", "M", 1280, father=king)
+    eldest = person(campaign, england, "Captive", "M", 1280, father=king, piece="1")
     second = person(campaign, england, "Second", "M", 1282, father=king, charisma=-1)
     character_capture(campaign=campaign, character=eldest, captor=france, reason="taken at Crecy", by=SYSTEM_ACTOR)
     roll_survival(campaign, {king.pk})
@@ -225,11 +225,15 @@ def test_the_penalties_lapse_when_the_claimant_line_dies_out(campaign):
     at_step(campaign, Step.SURVIVAL)
     england, france = house(campaign, "England"), house(campaign, "France")
     king = Reign.objects.get(campaign=campaign, crown="England").holder
-    captive = person(campaign, england, "Captive", "M", 1280, father=king)
+    captive = person(campaign, england, "Captive", "M", 1280, father=king, piece="1")
     person(campaign, england, "Second", "M", 1282, father=king)
     character_capture(campaign=campaign, character=captive, captor=france, by=SYSTEM_ACTOR)
     roll_survival(campaign, {king.pk})
     survival_finish(campaign=campaign, pass_over={"England": [captive.pk]}, entered=[[1]], by=SYSTEM_ACTOR)
+    assert Modifier.objects.filter(end_year__isnull=True, claimant=captive).count() == 2
+    with pytest.raises(RuleError, match="Captured characters may not be killed"):
+        survival_event(campaign=campaign, reason="other", characters=[captive.pk], modifier=-5, by=SYSTEM_ACTOR)
+    character_release(campaign=campaign, character=captive, by=SYSTEM_ACTOR)  # home again, his claim lives on
     assert Modifier.objects.filter(end_year__isnull=True, claimant=captive).count() == 2
     survival_event(
         campaign=campaign, reason="other", characters=[captive.pk], faces={captive.pk: [1, 1]}, modifier=-5, by=SYSTEM_ACTOR
@@ -248,12 +252,16 @@ def test_plague_battle_and_storm(campaign):
     king = Reign.objects.get(campaign=campaign, crown="England").holder
     queen = Marriage.objects.get(husband=king).wife
     prince = person(campaign, england, "Prince", "M", 1278)
-    # plague: -1, and the Queen in her capital is immune
+    prince.prince_piece = "1"  # a Prince of 20 with his piece on the map (the Announcements hand them out)
+    prince.save(update_fields=["prince_piece"])
+    with pytest.raises(RuleError, match="has no piece on the map"):  # the Queen is at court, not on the map
+        survival_event(campaign=campaign, reason="plague", characters=[queen.pk], by=SYSTEM_ACTOR)
+    # plague: -1, and the King in his capital is immune
     [result] = survival_event(
         campaign=campaign,
         reason="plague",
-        characters=[prince.pk, queen.pk],
-        immune=[queen.pk],
+        characters=[prince.pk],
+        immune=[king.pk],
         faces={prince.pk: [2, 2]},
         by=SYSTEM_ACTOR,
     )
@@ -284,7 +292,7 @@ def test_plague_battle_and_storm(campaign):
 @pytest.mark.django_db
 def test_release_with_ransom(campaign):
     england, france = house(campaign, "England"), house(campaign, "France")
-    prince = person(campaign, england, "Prince", "M", 1278)
+    prince = person(campaign, england, "Prince", "M", 1278, piece="1")
     with pytest.raises(RuleError, match="is not a prisoner"):
         character_release(campaign=campaign, character=prince, by=SYSTEM_ACTOR)
     character_capture(campaign=campaign, character=prince, captor=france, by=SYSTEM_ACTOR)
@@ -377,7 +385,7 @@ def test_a_prisoners_free_son_keeps_his_place_when_the_prisoner_is_passed_over(c
     at_step(campaign, Step.SURVIVAL)
     england, france = house(campaign, "England"), house(campaign, "France")
     king = Reign.objects.get(campaign=campaign, crown="England").holder
-    captive = person(campaign, england, "Captive", "M", 1265, father=king)
+    captive = person(campaign, england, "Captive", "M", 1265, father=king, piece="1")
     grandson = person(campaign, england, "Grandson", "M", 1283, father=captive)
     second = person(campaign, england, "Second", "M", 1268, father=king)
     character_capture(campaign=campaign, character=captive, captor=france, by=SYSTEM_ACTOR)
@@ -397,7 +405,7 @@ def test_rule_c_exiles_an_imprisoned_heir_passed_over_too(campaign):
     at_step(campaign, Step.SURVIVAL)
     england, france = house(campaign, "England"), house(campaign, "France")
     king = Reign.objects.get(campaign=campaign, crown="England").holder
-    captive = person(campaign, england, "Captive", "M", 1278, father=king)
+    captive = person(campaign, england, "Captive", "M", 1278, father=king, piece="1")
     second = person(campaign, england, "Second", "M", 1280, father=king)
     character_capture(campaign=campaign, character=captive, captor=france, by=SYSTEM_ACTOR)
     roll_survival(campaign, {king.pk})

@@ -32,7 +32,7 @@ from dynasties.services import campaign_create, survival_finish, survival_roll, 
 from dynasties.services.bloodline import crown_stability_change, revolt
 from dynasties.services.common import World
 from dynasties.services.crowns import capital_lose, capital_retake, foreign_intervention
-from dynasties.services.events import character_capture, regent_appoint, survival_event
+from dynasties.services.events import regent_appoint, survival_event
 from dynasties.services.survival import survival_due
 from rules import blood_royale as br
 from rules.dice import RandomSource
@@ -139,7 +139,7 @@ def test_the_regent_must_be_one_of_the_house_of_age_and_free_as_the_rule_says(ca
     stranger = person(campaign, france, "Pierre", "M", 1270)
     child = person(campaign, england, "Kid", "M", 1290)
     captive = person(campaign, england, "Captive", "M", 1272)
-    character_capture(campaign=campaign, character=captive, captor=france, by=SYSTEM_ACTOR)
+    Character.objects.filter(pk=captive.pk).update(prisoner_of=france)  # taken on the board
     for who, words in (
         (stranger, "not a character of the house that plays England"),
         (child, "is 10: a regent must be of age"),
@@ -166,7 +166,7 @@ def test_a_baron_is_created_with_the_dice_typed_in_labelled_fields_when_nobody_c
     Character.objects.filter(campaign=campaign, controlled_by=england, status=Status.ALIVE, birth_year__lte=1285).exclude(
         pk=old.pk
     ).update(status=Status.RETIRED, retired_year=campaign.current_year)
-    character_capture(campaign=campaign, character=old, captor=france, by=SYSTEM_ACTOR)
+    Character.objects.filter(pk=old.pk).update(prisoner_of=france)  # the regent taken on the board
     faces = {"strength": [6, 6, 5], "constitution": [1, 1, 2], "charisma": [3, 4, 3]}
     form = {"crown": "England", "baron": "on", "action_key": key()}
     for name, dice in faces.items():

@@ -222,7 +222,8 @@ def test_the_minimum_dowry_is_the_box_rating_times_the_factors(eu):
     assert low.value.code == "dowry_too_low"
     assert low.value.message == (
         "1 ducats is below the minimum dowry for Carlo Savoia: 2 ducats (Royal Marriage box rating 1 "
-        "x2 (the minor character is heir apparent) = 2 ducats)."
+        "x2 (the minor character is heir apparent) = 2 ducats; BloodLine, Marriage action of minors: 'Minimum dowry "
+        "is equal to Royal Marriage Box rating', times each factor)."
     )
     royal_marriage_box_set(campaign=eu, crown="Savoy", rating=3, by=SYSTEM_ACTOR)
     with pytest.raises(IllegalMarriage, match=r"minimum dowry for Carlo Savoia: 24 ducats .*x4 \(different religion\)"):

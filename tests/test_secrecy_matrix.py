@@ -98,6 +98,8 @@ SECRETS: dict[str, tuple[re.Pattern[str], frozenset[str]]] = {
     "Alice's API token (name)": (_word(sc.TOKEN), frozenset({"alice"})),
     "the GM's note on the groom": (_word(sc.GM_NOTE), frozenset({"gm"})),
     "the note for England's player": (_word(sc.ENGLAND_NOTE), ENGLAND),
+    "Spain's ransom to France (terms)": (_word(sc.RANSOM), FRANCE_SPAIN),
+    "Spain's ransom to France (1163)": (_amount(sc.RANSOM_AMOUNT), FRANCE_SPAIN),
 }
 """Marker -> (pattern, the roles that may see it). The policy: the family record is public to the
 members; a player sees his own exchequer (its postings and balance) and the contracts his house is
@@ -275,6 +277,8 @@ FILL: dict[str, Fill] = {
     "pages:payment_settle": C(None, POST_ACTION),
     "pages:treasury": C(lambda c: [u("pages:treasury", c.slug)]),
     "pages:titles": C(lambda c: [u("pages:titles", c.slug)], POST_ACTION),
+    # a title's page is public record, as the title is (the cast's one title, and a made-up id)
+    "pages:title": C(lambda c: [u("pages:title", c.slug, c.title.pk), u("pages:title", c.slug, FAKE_ID)]),
     "pages:exchequer": C(lambda c: [u("pages:exchequer", c.slug, c.pk(k)) for k in ("England", "France", "Spain")], POST_ACTION),
     "pages:interphase": C(lambda c: [u("pages:interphase", c.slug, c.pk(k)) for k in ("England", "Spain")], POST_ACTION),
     "pages:note_save": C(None, POST_ACTION),
@@ -308,6 +312,7 @@ FILL: dict[str, Fill] = {
     "api:titles-list": C(lambda c: [_api(c, "titles")]),
     # the cast's one title, and a made-up id (the 404 rule still holds)
     "api:titles-detail": C(lambda c: [_api(c, "titles", c.title.pk), _api(c, "titles", FAKE_ID)]),
+    "api:title-line": C(lambda c: [_api(c, "titles", c.title.pk, "line"), _api(c, "titles", FAKE_ID, "line")]),
     # shadowed: api:contracts-draft answers the same path (GET lists, POST drafts)
     "api:contracts-list": C(lambda c: [_api(c, "contracts", query="page_size=100")], POST_NONE, "api:contracts-draft's path"),
     "api:contracts-draft": C(lambda c: [_api(c, "contracts")], POST_ACTION),  # the same path: GET lists, POST drafts

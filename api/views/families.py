@@ -16,9 +16,11 @@ from rest_framework import serializers
 
 from api.common import CampaignReadViewSet
 from api.filters import INT_MAX, FilterSet, IntegerFilter
-from api.serializers import LinkField, LinkSerializer, SelfUrlField, list_url
+from api.serializers import LinkField, LinkSerializer, SelfUrlField, link, list_url
 from campaign.permissions import sees_marriage_money
-from dynasties.models import Character, Dynasty, Marriage, PassedOver, Reign, Title, TitleHolding
+from dynasties.figures import Figures, figures_of
+from dynasties.models import Character, Dynasty, Marriage, ModifierKind, PassedOver, Reign, Title, TitleHolding
+from rules import combat as cb
 
 
 def marriage_state(m: Marriage) -> str:
@@ -88,6 +90,7 @@ CHARACTER_COLUMNS = [
     "legitimate",
     "prince_piece",
     "effective_age_offset",
+    "held_by_neutrals",
 ]
 CHARACTER_LINKS = ["birth_dynasty", "controlled_by", "prisoner_of", "pretender_of"]
 # What the list reads of a character, in this order (``CharacterOut.to_representation`` unpacks it).
@@ -213,6 +216,7 @@ class CharacterOut(serializers.ModelSerializer):  # type: ignore[type-arg]
             legitimate,
             piece,
             offset,
+            held,
             birth_dynasty,
             controlled_by,
             prisoner_of,
@@ -238,6 +242,7 @@ class CharacterOut(serializers.ModelSerializer):  # type: ignore[type-arg]
             "legitimate": legitimate,
             "prince_piece": piece,
             "effective_age_offset": offset,
+            "held_by_neutrals": held,
             "birth_dynasty": birth_dynasty,
             "controlled_by": controlled_by,
             "prisoner_of": prisoner_of,
@@ -259,6 +264,134 @@ class CharacterOut(serializers.ModelSerializer):  # type: ignore[type-arg]
             ],
             "children": [{"id": child, "url": f"{people}{child}/"} for child in family.children.get(pk, ())],
         }
+
+
+# A character's figure in battle and lasting modifiers (the detail only: dynasties.figures) -------
+
+TERM_KEYS = [
+    ("strength", "His own Strength"),
+    ("governor", "A Governor's +1 (rule G)"),
+    ("wife", "His wife's Guile, held to -2..+2"),
+    ("usurper", "His house's -1 for a crown it usurps"),
+    ("rival", "+1 against the usurper, held to -2..+2"),
+    ("malus", "BloodLine: his country's -1"),
+    ("title", "BloodLine: +1 in his title lands"),
+]
+
+
+class CombatTermOut(serializers.Serializer):
+    key = serializers.ChoiceField(choices=TERM_KEYS)
+    label = serializers.CharField()
+    value = serializers.IntegerField(help_text="What it adds to the total.")
+    given = serializers.IntegerField(help_text="What the rule gives before -2..+2 holds it back (else = value).")
+    held = serializers.BooleanField(help_text="True when only part of what is given counts.")
+    why = serializers.CharField(help_text="The record it comes from (a title, a passed-over claim); may be empty.")
+    rule = serializers.CharField(help_text="The rulebook's words, with where they are written.")
+
+    class Meta:
+        ref_name = "CombatTerm"
+
+
+class CombatCaseOut(serializers.Serializer):
+    when = serializers.CharField(help_text='"against the house of Valois", "within his title lands of ..."')
+    total = serializers.IntegerField()
+    terms = CombatTermOut(many=True, help_text="Added to the general total in this case.")
+
+    class Meta:
+        ref_name = "CombatCase"
+
+
+class CombatOut(serializers.Serializer):
+    leads = serializers.BooleanField(help_text="Only royals who lead have a figure (docs/rulings.md).")
+    role = serializers.CharField(help_text='As what he leads: "King of England (the King piece)", "Prince (piece 2)".')
+    note = serializers.CharField(help_text="Why he has no figure (empty when he leads).")
+    measure = serializers.ChoiceField(
+        choices=[(cb.STRENGTH, "Strength (Blood Royale)"), (cb.BATTLE_ROLLS, "a modifier on battle rolls (BloodLine)")],
+        allow_null=True,
+    )
+    total = serializers.IntegerField(allow_null=True, help_text="The sum of the terms; null when he does not lead.")
+    terms = CombatTermOut(many=True)
+    cases = CombatCaseOut(many=True, help_text="The figure against a given house, or within given lands.")
+
+    class Meta:
+        ref_name = "Combat"
+
+
+class ModifierOut(serializers.Serializer):
+    id = serializers.IntegerField(max_value=INT_MAX)
+    kind = serializers.ChoiceField(choices=ModifierKind.choices)
+    value = serializers.IntegerField()
+    what = serializers.CharField(help_text='"-1 Strength", "+1 Strength against the house of Valois".')
+    applies = serializers.CharField(help_text='For whom: "him", "the men of the house of Plantagenet", "the forces of England".')
+    why = serializers.CharField()
+    since = serializers.IntegerField()
+    until = serializers.CharField(help_text="Until when it lasts; for an ended one, when and why it ended.")
+    active = serializers.BooleanField()
+    end_year = serializers.IntegerField(allow_null=True)
+    end_reason = serializers.CharField()
+    claimant = LinkSerializer(allow_null=True, help_text="The passed-over heir whose claim keeps it alive.")
+    against = serializers.IntegerField(allow_null=True, help_text="The dynasty it counts against (a rival's +1).")
+    rule = serializers.CharField()
+
+    class Meta:
+        ref_name = "Modifier"
+
+
+def _terms(terms: tuple[cb.Term, ...]) -> list[dict[str, Any]]:
+    return [
+        {"key": t.key, "label": t.label, "value": t.value, "given": t.given, "held": t.held, "why": t.why, "rule": t.rule}
+        for t in terms
+    ]
+
+
+def figures_json(found: Figures, context: dict[str, Any]) -> dict[str, Any]:
+    """``combat`` and ``modifiers`` of the character detail, from ``dynasties.figures``."""
+    combat, f = found.combat, found.combat.figure
+    return {
+        "combat": {
+            "leads": combat.leads,
+            "role": combat.role,
+            "note": combat.note,
+            "measure": f.measure if f is not None else None,
+            "total": f.total if f is not None else None,
+            "terms": _terms(f.terms) if f is not None else [],
+            "cases": [{"when": c.when, "total": c.total, "terms": _terms(c.terms)} for c in f.cases] if f is not None else [],
+        },
+        "modifiers": [
+            {
+                "id": m.id,
+                "kind": m.kind,
+                "value": m.value,
+                "what": m.what,
+                "applies": m.applies,
+                "why": m.why,
+                "since": m.since,
+                "until": m.until,
+                "active": m.active,
+                "end_year": m.end_year,
+                "end_reason": m.end_reason,
+                "claimant": link(context, "characters", m.claimant),
+                "against": m.against,
+                "rule": m.rule,
+            }
+            for m in found.modifiers
+        ],
+    }
+
+
+class CharacterDetailOut(CharacterOut):
+    """One character: the list's fields, his figure in battle and every lasting modifier on him. The
+    view puts his ``Figures`` (``dynasties.figures``) in the context."""
+
+    combat = CombatOut(read_only=True, help_text="His figure in battle, term by term, with the rules (issue 31).")
+    modifiers = ModifierOut(many=True, read_only=True, help_text="Every lasting modifier on him, in force or ended.")
+
+    class Meta(CharacterOut.Meta):
+        fields = [*CharacterOut.Meta.fields, "combat", "modifiers"]
+        ref_name = "CharacterDetail"
+
+    def to_representation(self, instance: Character | tuple[Any, ...]) -> dict[str, Any]:
+        return {**super().to_representation(instance), **figures_json(self.context["figures"], self.context)}
 
 
 def alive_in(queryset: QuerySet[Character], year: int) -> QuerySet[Character]:
@@ -287,7 +420,9 @@ class CharacterFilter(FilterSet):
 
 class CharacterViewSet(CampaignReadViewSet):
     """Every character of the campaign, in the order they entered the record, with father, mother,
-    spouses and children as links. ``?year=1310`` lists who was alive in 1310."""
+    spouses and children as links. ``?year=1310`` lists who was alive in 1310. One character's
+    detail adds ``combat`` (his figure in battle, term by term, with the rules) and ``modifiers``
+    (every lasting modifier on him)."""
 
     api_tag = "families"
     queryset = Character.objects.order_by("pk").values_list(*CHARACTER_ROW)  # rows as tuples: see CharacterOut
@@ -300,11 +435,18 @@ class CharacterViewSet(CampaignReadViewSet):
             return queryset  # no filter asked for: the filter set (a form built per request) would change nothing
         return super().filter_queryset(queryset)
 
+    def get_serializer_class(self) -> type[serializers.BaseSerializer]:  # type: ignore[type-arg]
+        return CharacterDetailOut if self.action == "retrieve" else CharacterOut
+
     def get_serializer(self, *args: Any, **kwargs: Any) -> serializers.BaseSerializer:  # type: ignore[type-arg]
         if args and not self.fake:
             rows = args[0] if kwargs.get("many") else [args[0]]
             ids = [row[0] if isinstance(row, tuple) else row.pk for row in rows]
             kwargs["context"] = {**self.get_serializer_context(), "family": family_of(ids)}
+            if self.action == "retrieve":  # one character: his figure in battle and modifiers
+                campaign = self.viewer.campaign
+                character = Character.objects.get(campaign=campaign, pk=ids[0])
+                kwargs["context"]["figures"] = figures_of(campaign, character)
         return super().get_serializer(*args, **kwargs)
 
 
@@ -464,8 +606,16 @@ class HoldingOut(serializers.Serializer):
         ref_name = "TitleHolding"
 
 
+class LineUrlField(SelfUrlField):
+    """A title's line of succession (``titles/{id}/line/``)."""
+
+    def to_representation(self, value: Any) -> str:
+        return f"{super().to_representation(value)}line/"
+
+
 class TitleOut(serializers.ModelSerializer):  # type: ignore[type-arg]
     url = SelfUrlField("titles")
+    line = LineUrlField("titles", help_text="Its line of succession: GET it.")
     holder = LinkField("characters", source="holder_id")
     granted_to = LinkField("characters", source="granted_to_id")
     holdings = HoldingOut(many=True, read_only=True)
@@ -484,6 +634,7 @@ class TitleOut(serializers.ModelSerializer):  # type: ignore[type-arg]
             "granted_by",
             "provinces",
             "holdings",
+            "line",
         ]
         ref_name = "Title"
 

@@ -27,7 +27,7 @@ from api.filters import INT_MAX
 from api.schema import IDEMPOTENCY_KEY
 from api.views.actions import ActionView, FacesField, IdField, MadeSerializer, act, check_faces, made_data
 from campaign.permissions import Seat, seat_of
-from campaign.table_events import IDS, Field, Kind, TableEvent, available, events, offered_to
+from campaign.table_events import IDS, WHEN, Field, Kind, TableEvent, available, events, offered_to
 from rules.dice import DiceSpec
 
 MONEY_MAX = 1_000_000
@@ -64,7 +64,9 @@ class EventOut(serializers.Serializer):
     label = serializers.CharField()
     help = serializers.CharField()
     group = serializers.CharField()
-    when = serializers.CharField(help_text="survival (the Survival step), between (between the steps) or any.")
+    when = serializers.CharField(
+        help_text="When it happens: " + "; ".join(f"{k} ({v})" for k, v in WHEN.items()) + ".",
+    )
     url = serializers.CharField(help_text="Where to POST it.")
     fields = FieldOut(many=True)
 
@@ -119,7 +121,7 @@ class EventsView(ActionView):
 def _serializer_field(f: Field) -> serializers.Field:
     """The input field a declaration's field becomes (its choices are checked against the caller's)."""
     common: dict[str, Any] = {"help_text": f.help or f.label, "required": f.required}
-    if f.kind == Kind.CHARACTERS:
+    if f.kind in (Kind.CHARACTERS, Kind.TITLES):
         return serializers.ListField(child=IdField(), max_length=MAX_PEOPLE, allow_empty=not f.required, **common)
     if f.kind in IDS:
         return IdField(allow_null=not f.required, **common)

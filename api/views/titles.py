@@ -3,13 +3,15 @@ giving house takes the title back or the holder's player chooses the heir; in a 
 holder's player claims the dead line's provinces or gives the title up. Blood Royale (rule G): the
 King disputes this turn's inheritance of a title and names its holder (the GM enters it). The
 services check who may act (``dynasties.services.bloodline_titles``, ``dynasties.services.titles``);
-each answer is the title and the chronicle lines the action wrote that the caller may see."""
+each answer is the title and the chronicle lines the action wrote that the caller may see. A title's line
+of succession is public record, as the title is (``titles/{id}/line/``)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
+from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -18,9 +20,12 @@ from rest_framework.response import Response
 from api.schema import IDEMPOTENCY_KEY
 from api.views.actions import ActionView, IdField, MadeSerializer, act, made_data
 from api.views.families import TitleOut
+from api.views.sequence.lines import LineSerializer, line_data
+from api.views.sequence.succession import LIMIT_PARAM, LineQuery
 from campaign.models import Campaign
 from dynasties.models import Title
 from dynasties.services.bloodline_titles import crisis_claim, crisis_claim_waive, title_bequeath, title_reclaim
+from dynasties.services.succession_view import title_succession_line
 from dynasties.services.titles import title_dispute
 
 
@@ -161,3 +166,25 @@ class DisputeView(_TitleAction):
             lambda c: title_dispute(campaign=c, title=pk, holder=holder, by=request.user),
             pk,
         )
+
+
+class TitleLineView(ActionView):
+    """A title's line of succession (rule G: like the crown's; BloodLine: the holder's descendants)."""
+
+    api_tag = "titles"
+
+    @extend_schema(
+        responses=LineSerializer,
+        parameters=[LIMIT_PARAM],
+        summary="The line of succession of a title: its heirs in order, with the reason for each place",
+    )
+    def get(self, request: Request, slug: str, pk: int) -> Response:
+        v = self.viewer
+        query = LineQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        found = Title.objects.filter(campaign=v.campaign, pk=pk).first()
+        if found is None:
+            raise Http404("No such title in this campaign.")
+        line = title_succession_line(campaign=v.campaign, title=found, limit=query.validated_data["limit"])
+        context = self.out_context()
+        return Response(LineSerializer(line_data(context, line), context=context).data)

@@ -18,10 +18,12 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
+from campaign.table_events import event
 from desk.admin.audit import AuditedAdmin
 from desk.admin.base import DeskAdmin, DeskTabularInline
 from desk.admin.editing import HandEditAdmin
 from desk.admin.events import character_event_actions
+from desk.choice import chosen_campaign
 from dynasties.forms import PREFIX, characteristic_fields, characteristic_initial, characteristics_changed
 from dynasties.models import (
     BirthAttempt,
@@ -92,6 +94,7 @@ class CharacterForm(forms.ModelForm):
             "controlled_by",
             "prince_piece",
             "prisoner_of",
+            "held_by_neutrals",
             "status",
             "death_year",
             "death_cause",
@@ -162,7 +165,19 @@ class CharacterAdmin(HandEditAdmin, AuditedAdmin):  # the History button: the au
     fieldsets = [
         (None, {"fields": ["campaign", "given_name", "dynastic_name", "sex", "birth_year", "birth_order", "origin"]}),
         ("Family and house", {"fields": ["father", "mother", "birth_dynasty", "controlled_by"]}),
-        ("Sheet", {"fields": ["characteristics", "prince_piece", "prisoner_of", "effective_age_offset", "legitimate"]}),
+        (
+            "Sheet",
+            {
+                "fields": [
+                    "characteristics",
+                    "prince_piece",
+                    "prisoner_of",
+                    "held_by_neutrals",
+                    "effective_age_offset",
+                    "legitimate",
+                ]
+            },
+        ),
         ("Fate", {"fields": ["status", "death_year", "death_cause", "retired_year"]}),
         ("Trees", {"fields": ["trees"]}),
     ]
@@ -697,6 +712,10 @@ class TitleHoldingInline(DeskTabularInline):
         return False
 
 
+TITLE_GRANTS = ("title_grant", "bloodline_title_grant")
+"""The table's events that grant a title (``dynasties.table_events.titles``): the desk's Titles list links to them."""
+
+
 @admin.register(Title)
 class TitleAdmin(DeskAdmin):
     list_display = ["name", "province", "crown", "holder", "granted_year", "income", "campaign"]
@@ -706,8 +725,21 @@ class TitleAdmin(DeskAdmin):
     readonly_fields = ["holder", "granted_year", "granted_to", "provinces"]  # provinces: the title's grant
     inlines = [TitleHoldingInline]
 
+    change_list_template = "admin/dynasties/title/change_list.html"
+
     def has_add_permission(self, request: HttpRequest) -> bool:
-        return False  # through title_grant (optional rule G) or bloodline_title_grant
+        return False  # granted at the table: the events title_grant (optional rule G) and bloodline_title_grant
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict[str, Any] | None = None) -> Any:
+        """The list points to where titles are granted: the table's events of the campaign being kept."""
+        chosen = chosen_campaign(request)
+        grants = [event(key) for key in TITLE_GRANTS]
+        links = (
+            [(e.label, reverse("pages:event", args=[chosen.slug, e.key])) for e in grants if e is not None and e.applies(chosen)]
+            if chosen is not None
+            else []
+        )
+        return super().changelist_view(request, {**(extra_context or {}), "title_grants": links, "desk_chosen": chosen})
 
     @admin.display(description="income (controller's share)")
     def income(self, obj: Title) -> str:

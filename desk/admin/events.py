@@ -21,7 +21,11 @@ from rules.errors import RuleError
 
 
 def _asks_more(e: TableEvent) -> bool:
-    """Whether the event needs more than the characters ticked (a required field of another kind)."""
+    """Whether the event needs more than the characters ticked (a required field of another kind), or
+    says its form is to be seen first (``extra["desk_form"]``: an optional field that changes what
+    is recorded, such as a ransom)."""
+    if e.extra.get("desk_form"):
+        return True
     return any(f.required for f in e.fields[1:] if f.kind not in (Kind.FACES, Kind.DICE))
 
 

@@ -141,7 +141,9 @@ def pass_over(
     with_them = [c for claimant in skipped for c in lines.get(claimant.pk, ())]
     cost = bl.dispute_cost(
         sex=first.sex,
-        prisoner_of_another=first.prisoner_of_id is not None and (player is None or first.prisoner_of_id != player.pk),
+        # "The heir is a prisoner of another country": of another player's house, or of the neutrals
+        prisoner_of_another=first.held_by_neutrals
+        or (first.prisoner_of_id is not None and (player is None or first.prisoner_of_id != player.pk)),
         married_away=player is not None and first.controlled_by_id != player.pk and world.spouse_of(first.pk) is not None,
         skipped=len(skipped),
         line_heirs=len(with_them),
@@ -451,18 +453,30 @@ def interim_claim_resolve(
     by: Actor,
 ) -> Reign:
     """BloodLine A: a released heir claims the throne at once. Recognised, he reigns and the interim
-    monarch steps down; refused, the interim monarch stays and it is a voluntary disputed succession."""
+    monarch steps down; refused, the interim monarch stays and it is a voluntary disputed succession.
+    The crown's player decides, as he decided to pass the prisoner over ("The player may use the
+    next-in-line heir to run the Dynasty"), or the GM (``require(.., "crown")``)."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
-    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
+    require(by, campaign, "play")  # an observer decides nothing; whose crown, below
     world = World(campaign)
     reign = next((r for r in world.open_reigns() if r.crown == crown), None)
+    player = world.crown_dynasty(crown)
+    require(by, campaign, "crown", player=player.pk if player is not None else None, crown=crown)
     if reign is None or reign.interim_for_id is None:
-        raise RuleError(f"{crown} has no interim monarch waiting on an imprisoned heir.", code="no_interim")
+        raise RuleError(
+            f"{crown} has no interim monarch waiting on an imprisoned heir (BloodLine, Disputed Succession A).",
+            code="no_interim",
+            fields={"crown": "no_interim"},
+        )
     claimant = world.characters[reign.interim_for_id]
     if claimant.status != Status.ALIVE:
         raise RuleError(f"{claimant.display_name} is dead: the interim monarch simply reigns.", code="invalid")
-    if claimant.prisoner_of_id is not None:
-        raise RuleError(f"{claimant.display_name} is still a prisoner and cannot claim the throne yet.", code="prisoner")
+    if claimant.is_prisoner:
+        raise RuleError(
+            f"{claimant.display_name} is still a prisoner and cannot claim the throne yet: the next heir runs the dynasty "
+            "until the heir dies or is released (BloodLine, Disputed Succession A).",
+            code="prisoner",
+        )
     chronicle = Chronicle(campaign)
     box = DiceBox(campaign, source=source, by=by)
     interim = world.characters[reign.holder_id]
@@ -477,10 +491,19 @@ def interim_claim_resolve(
             f"{interim.display_name} steps down.",
             character=claimant.pk,
             crown=crown,
+            claim="recognised",
         )
     else:
         reign.interim_for = None
         reign.save(update_fields=["interim_for"])
+        chronicle.add(
+            "claim",
+            f"{claimant.display_name}'s claim to {crown} is not recognised: {interim.display_name} keeps the throne, "
+            "a voluntary disputed succession (BloodLine, Disputed Succession A).",
+            character=claimant.pk,
+            crown=crown,
+            claim="refused",
+        )
         pass_over(world, reign, interim, world.crown_dynasty(crown), [claimant], box, chronicle)
     box.flush()
     chronicle.flush()

@@ -17,6 +17,7 @@ from dynasties.selectors import frozen_lines
 from dynasties.services import regnal
 from dynasties.services.common import World
 from rules import bloodline as bl
+from rules.errors import RuleError
 from rules.names import given_name, spouse_dynastic_name
 from rules.succession import iter_succession
 
@@ -39,18 +40,52 @@ def _roll_values(
     return values
 
 
+@dataclass(frozen=True)
+class SetupDice:
+    """The set-up's dice typed at the table (each None: the server rolls it): the minor King's age
+    (2d10), the King's and the wife's ADM, DIP and MIL (1d10 each), and each child's sex die then
+    ADM, DIP and MIL, eldest first."""
+
+    king_age: Sequence[int] | None = None
+    king: Sequence[int] | None = None
+    wife: Sequence[int] | None = None
+    children: Sequence[Sequence[int] | None] = ()
+
+
+def _each(faces: Sequence[int] | None) -> list[list[int]] | None:
+    return [[f] for f in faces] if faces is not None else None
+
+
 def starting_family(
-    campaign: Campaign, dynasty: Dynasty, box: DiceBox, chronicle: Chronicle, *, year: int, reign: bool = True
+    campaign: Campaign,
+    dynasty: Dynasty,
+    box: DiceBox,
+    chronicle: Chronicle,
+    *,
+    year: int,
+    reign: bool = True,
+    typed: SetupDice | None = None,
 ) -> Character:
     """A player house starts as the variant's new dynasty does (King 40, wife 35, children 20, 15 and
-    10 of random sex); a minor house by the minor set-up (a King of 2d10 x 4 years ...)."""
+    10 of random sex); a minor house by the minor set-up (a King of 2d10 x 4 years ...). ``typed``:
+    the table's dice, refused if it gives dice for more children than the King's age allows."""
     crown = dynasty.crown
+    dice = typed or SetupDice()
     if dynasty.kind == DynastyKind.MINOR:
-        age_roll = box.roll(bl.SURVIVAL_DICE, purpose="minor_setup", detail="King's age (2d10 x 4)")
+        age_roll = box.roll(bl.MINOR_KING_AGE_DICE, purpose="minor_setup", entered=dice.king_age, detail="King's age (2d10 x 4)")
         king_born, wife_born, children = bl.minor_house_setup(age_roll.faces, year)
         age_roll.outcome = f"King aged {year - king_born}"
     else:
         king_born, wife_born, children = bl.crisis_family(year)
+    extra = [n for n, faces in enumerate(dice.children) if faces is not None and n >= len(children)]
+    if extra:
+        ages = f"the King's age ({year - king_born}) gives {len(children)} {'child' if len(children) == 1 else 'children'}"
+        raise RuleError(
+            f"Dice were typed for child {extra[0] + 1}, but {ages} ({bl.MINOR_SETUP_RULE}: one for each 20 years of "
+            "his life, fractions lost): clear them.",
+            code="not_due",
+            fields={f"child_{extra[0] + 1}": "not due"},
+        )
     king = Character.objects.create(
         campaign=campaign,
         given_name=given_name(crown, "M", 0),
@@ -75,8 +110,8 @@ def starting_family(
         characteristics={},
         origin=Origin.SETUP,
     )
-    for person in (king, wife):
-        person.characteristics = _roll_values(box, person, None, {})
+    for person, faces in ((king, dice.king), (wife, dice.wife)):
+        person.characteristics = _roll_values(box, person, _each(faces), {})
         person.save(update_fields=["characteristics"])
     wed = min(children) if children else max(king_born + 20, wife_born + 15)
     Marriage.objects.create(campaign=campaign, husband=king, wife=wife, arranged_year=wed, wedding_year=wed)
@@ -84,8 +119,9 @@ def starting_family(
         regnal.enthrone(campaign, crown, king, year)
     lines = [f"{king.display_name} ({year - king_born})", f"{wife.display_name} ({year - wife_born})"]
     counts = {"M": 1, "F": 1}
-    for born in children:
-        roll = box.roll(bl.SEX_DICE, purpose="sex")
+    for n, born in enumerate(children):
+        child_dice = dice.children[n] if n < len(dice.children) else None
+        roll = box.roll(bl.SEX_DICE, purpose="sex", entered=child_dice[:1] if child_dice is not None else None)
         sex = bl.sex_from_faces(roll.faces)
         roll.outcome = "boy" if sex == "M" else "girl"
         child = Character.objects.create(
@@ -103,7 +139,12 @@ def starting_family(
         )
         counts[sex] += 1
         box.add_subject(roll, child)
-        child.characteristics = _roll_values(box, child, None, _modifiers(king, wife, minor=dynasty.kind == DynastyKind.MINOR))
+        child.characteristics = _roll_values(
+            box,
+            child,
+            _each(child_dice[1:]) if child_dice is not None else None,
+            _modifiers(king, wife, minor=dynasty.kind == DynastyKind.MINOR),
+        )
         child.save(update_fields=["characteristics"])
         lines.append(f"{child.display_name} ({year - born}): {_stats(child)}")
     chronicle.add(

@@ -4,21 +4,25 @@ new monarch for the lands in his own country; income computed for the holder and
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
 
-from campaign.models import Campaign
+from campaign.models import Campaign, ChronicleEntry, Posting, PostingKind, Step
 from campaign.permissions import Actor, require
-from campaign.steps import Chronicle, Seen, lock_campaign
-from dynasties.models import Character, Crown, Dynasty, Reign, Status, Title, TitleHolding
+from campaign.steps import STEP_LABELS, Chronicle, Seen, lock_campaign
+from campaign.treasury import currency, post
+from dynasties.models import Character, Crown, Dynasty, DynastyKind, Reign, Status, Title, TitleHolding
 from dynasties.services.bloodline import stability
 from dynasties.services.common import World
 from rules import bloodline as bl
-from rules.errors import NotFound, RuleError
+from rules.errors import NotFound, RuleError, StepOrderError
 from rules.succession import FamilyIndex, line_of
+
+INCOME_STEP = Step.INTERPHASE
+"""BloodLine pays a title's income with the turn's income, after the Dynastic Sequence (ruling)."""
 
 
 def _value(title: Title) -> int:
@@ -62,24 +66,38 @@ def bloodline_title_grant(
     """Give a title. The giving player must title all of his monarch's direct children before anyone
     outside that line, eldest first, in order of decreasing land value (RULES.md B, Titles)."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
-    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
+    require(by, campaign, "play")  # an observer gives nothing; whose title, below
     if not campaign.rules.titles:
         raise RuleError("These titles are BloodLine's; Blood Royale grants governorships (optional rule G).", code="ruleset")
     world = World(campaign)
     house = world.dynasties.get(giver.pk if isinstance(giver, Dynasty) else giver)
     if house is None:
         raise NotFound(f"There is no dynasty #{giver} in {campaign.name}.")
+    require(by, campaign, "house", dynasty=house.pk, what="a player gives titles over his own provinces (BloodLine, Titles)")
+    if house.kind != DynastyKind.PLAYER:
+        raise RuleError(
+            f"The house of {house.name} is not a player's: 'Titles are given by a Player to any character he chooses' "
+            "(BloodLine, Titles).",
+            code="not_a_player",
+            fields={"giver": "not_a_player"},
+        )
     pk = character.pk if isinstance(character, Character) else character
     who = world.characters.get(pk)
     if who is None or who.status != Status.ALIVE:
-        raise RuleError("The title must go to a living character of this campaign.", code="invalid")
+        raise RuleError(
+            "The title must go to a living character of this campaign.", code="invalid", fields={"character": "not_alive"}
+        )
     if not name.strip():
         raise RuleError("Name the title (e.g. 'Duke of Anjou').", code="invalid", fields={"name": "required"})
     cleaned = _clean_provinces(provinces, house)
     held = {p["name"] for t in Title.objects.filter(campaign=campaign, holder__isnull=False) for p in t.provinces or []}
     taken = [p["name"] for p in cleaned if p["name"] in held]
     if taken:
-        raise RuleError(f"{', '.join(taken)} already belong to another title.", code="invalid")
+        raise RuleError(
+            f"{', '.join(taken)} already belong to another title: a province is in one title (BloodLine, Titles).",
+            code="invalid",
+            fields={"provinces": "taken"},
+        )
     value = sum(p["value"] for p in cleaned)
     reign = next((r for r in world.open_reigns() if r.crown == house.crown), None)
     if reign is not None:
@@ -101,11 +119,13 @@ def bloodline_title_grant(
                     f"{first.display_name} is older and still untitled: direct children are titled eldest first "
                     "(BloodLine, Titles).",
                     code="title_order",
+                    fields={"character": "title_order"},
                 )
             raise RuleError(
                 f"All the monarch's direct children must be titled before anyone outside the line; "
                 f"{first.display_name} has no title yet (BloodLine, Titles).",
                 code="title_order",
+                fields={"character": "title_order"},
             )
         elder_values = [_value(titled[c.pk]) for c in children if c.pk in titled]
         if who in children and elder_values and value > min(elder_values):
@@ -113,6 +133,7 @@ def bloodline_title_grant(
                 f"This title is worth {value}, more than the {min(elder_values)} an elder child's title is worth: "
                 "titles go in decreasing land value, the eldest the richest (BloodLine, Titles).",
                 code="title_order",
+                fields={"provinces": "title_order"},
             )
     fields = {
         "name": name.strip()[:120],
@@ -155,6 +176,106 @@ def title_income(title: Title) -> TitleIncome:
     values = [int(p.get("value", 0)) for p in title.provinces or []]
     total = bl.title_income(values)
     return TitleIncome(total, bl.controller_share(total))
+
+
+INCOME_KIND = "title_income"
+"""The chronicle line of a title's income paid (its readers: the houses paid), one per title and turn."""
+
+
+def _income_paid(campaign: Campaign, title: Title) -> bool:
+    return ChronicleEntry.objects.filter(
+        campaign=campaign, kind=INCOME_KIND, year=campaign.current_year, data__title=title.pk
+    ).exists()
+
+
+def titles_with_income_due(campaign: Campaign, houses: Collection[int] | None = None) -> list[Title]:
+    """BloodLine: the titles whose income this turn is still to be paid, held by a living character that
+    one of ``houses`` controls (None: any); oldest first. Empty outside the step income is paid in."""
+    if not campaign.rules.titles or campaign.step != INCOME_STEP:
+        return []
+    held = (
+        Title.objects.filter(campaign=campaign, holder__status=Status.ALIVE, holder__controlled_by__isnull=False)
+        .exclude(provinces=[])
+        .select_related("holder", "holder__controlled_by")
+        .order_by("granted_year", "pk")
+    )
+    if houses is not None:
+        held = held.filter(holder__controlled_by__in=list(houses))
+    paid = set(
+        ChronicleEntry.objects.filter(campaign=campaign, kind=INCOME_KIND, year=campaign.current_year).values_list(
+            "data__title", flat=True
+        )
+    )
+    return [t for t in held if t.pk not in paid]
+
+
+@transaction.atomic
+def title_income_pay(*, campaign: Campaign | int, title: Title | int, given: int | None = None, by: Actor) -> list[Posting]:
+    """BloodLine: a title's income this turn, paid by the Treasury: "character with a title provinces generates
+    income equal to the land values of those provinces, plus again the value of the largest-valued province ...
+    Controller of a titled character determines who gets the income, but at least half (rounded up) must be given
+    to the country who actually controls the province." Once a turn, after the Dynastic Sequence (the step of the
+    turn's income); recorded by the player controlling the holder, or the GM. ``given``: what goes to the one other
+    house controlling the provinces (default: the least, half rounded up). Returns the postings."""
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
+    require(by, campaign, "play")  # an observer pays nothing; whose title, below
+    if not campaign.rules.titles:
+        raise RuleError(
+            "A title's income is BloodLine's; Blood Royale's governed provinces pay in the Interphase.", code="ruleset"
+        )
+    found = _title_of(campaign, title)
+    holder = Character.objects.select_related("controlled_by").filter(pk=found.holder_id or 0).first()
+    if holder is None or holder.status != Status.ALIVE or holder.controlled_by is None:
+        raise RuleError(f"{found.name} has no living holder: nobody draws its income (BloodLine, Titles).", code="no_holder")
+    house = holder.controlled_by
+    require(
+        by,
+        campaign,
+        "house",
+        dynasty=house.pk,
+        what="the player controlling a titled character determines who gets its income (BloodLine, Titles)",
+    )
+    if campaign.step != INCOME_STEP:
+        raise StepOrderError(
+            f"A title's income is paid with the turn's income, after the Dynastic Sequence; {campaign.current_year} is "
+            f"at {STEP_LABELS[campaign.step]} (BloodLine, Titles).",
+            code="not_income_step",
+        )
+    if _income_paid(campaign, found):
+        raise RuleError(f"{found.name} has already drawn its income of {campaign.current_year}.", code="already_paid")
+    provinces = [(int(p.get("value", 0)), int(p.get("controller") or found.granted_by_id or house.pk)) for p in found.provinces]
+    split = bl.title_income_split(provinces, house.pk, given)
+    houses = Dynasty.objects.in_bulk(list(split))
+    money = currency(campaign)
+    postings: list[Posting] = []
+    for pk, amount in split.items():
+        why = "its holder's house" if pk == house.pk else "the provinces' controller"
+        posting = post(
+            campaign,
+            payer=None,
+            payee=houses[pk],
+            amount=amount,
+            kind=PostingKind.TITLE_INCOME,
+            reason=f"Income of {found.name}, {campaign.current_year} ({why})",
+            by=by,
+            character=holder,
+        )
+        if posting is not None:
+            postings.append(posting)
+    chronicle = Chronicle(campaign)
+    parts = "; ".join(f"{amount} {money} to {houses[pk].name}" for pk, amount in split.items()) or "nothing"
+    chronicle.add(
+        INCOME_KIND,
+        f"The income of {found.name} ({holder.display_name}), {campaign.current_year}: {sum(split.values())} {money} "
+        f"from the Treasury: {parts} (at least half, rounded up, to the provinces' controller; BloodLine, Titles).",
+        readers=list(split),
+        title=found.pk,
+        character=holder.pk,
+        dynasty=house.pk,
+        postings=[p.pk for p in postings],
+    )
+    chronicle.flush()
+    return postings
 
 
 def accession_loses_titles(world: World, reign: Reign, chronicle: Chronicle) -> list[Title]:

@@ -152,9 +152,9 @@ def _standing(campaign: Campaign, reign: Reign, monarch: Character, regent: Char
         out.append(
             f"A minor, aged {monarch.age(year)}" + (": -1 Stability a turn until 15." if campaign.rules.stability_track else ".")
         )
-    if monarch.prisoner_of_id is not None and monarch.status == Status.ALIVE:
-        captor = monarch.prisoner_of.name if monarch.prisoner_of is not None else "another house"
-        out.append(f"A prisoner of the house of {captor}.")
+    if monarch.is_prisoner and monarch.status == Status.ALIVE:
+        captor = f"the house of {monarch.prisoner_of.name}" if monarch.prisoner_of is not None else "the neutrals"
+        out.append(f"A prisoner of {captor}.")
     if reign.interim_for is not None:
         out.append(f"Reigns in the interim, until {reign.interim_for.display_name} dies or is released.")
     if view.capital is not None:

@@ -60,8 +60,13 @@ class Edited:
 
 CHARACTER_FIELDS = ("given_name", "dynastic_name", "characteristics", "legitimate")
 _DEATH = (
-    "A death is recorded at the table as an event (Survival events, reason 'killed'; in the admin, the characters' "
-    "action 'Record a death at the table'), and a survival die is corrected from the roll log: not edited by hand."
+    "A death is recorded at the table as an event (the 'At the table' page: killed, a battle, plague, a storm; at the desk, "
+    "the characters' action 'At the table: Killed at the table'), and a survival die is corrected from the roll log: "
+    "not edited by hand."
+)
+_CAPTURE = (
+    "A capture and a release are table events: record them on the page 'What the table decided' (Taken prisoner; "
+    "Released or ransomed), or with the characters' actions at the desk: not edited by hand."
 )
 CHARACTER_OWNED: dict[str, str] = {
     "status": _DEATH,
@@ -75,7 +80,8 @@ CHARACTER_OWNED: dict[str, str] = {
     "mother": "Parents are set by a birth: not edited by hand.",
     "birth_dynasty": "The house of birth is set by a birth: not edited by hand.",
     "controlled_by": "Who controls a character follows from marriages, captures and successions: not edited by hand.",
-    "prisoner_of": "A capture and a release are events (capture, ransom, release): not edited by hand.",
+    "prisoner_of": _CAPTURE,
+    "held_by_neutrals": _CAPTURE,
     "prince_piece": "Prince pieces are handed out at the Announcements: not edited by hand.",
     "effective_age_offset": "The effective age follows from health rolls and birth attempts: correct the die instead.",
     "origin": "Where a character came from is set when he is made: not edited by hand.",

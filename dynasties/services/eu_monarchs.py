@@ -743,16 +743,17 @@ def monarch_ransom(*, campaign: Campaign | int, crown: Crown | str, major: bool 
     if reign is None or reign.holder.status != Status.ALIVE:
         raise RuleError(f"{record.name} has no living monarch to ransom.", code="no_monarch")
     monarch = reign.holder
-    captor = monarch.prisoner_of
-    if captor is None:
+    captor = monarch.prisoner_of  # None with held_by_neutrals: the ransom goes to the Treasury
+    if not monarch.is_prisoner:
         raise RuleError(f"{monarch.display_name} is not a prisoner: there is nothing to ransom.", code="not_prisoner")
+    held = f"the house of {captor.name}" if captor is not None else "the neutrals"
     payer = world.crown_dynasty(record.name)
     if major is None:
         major = payer is not None and payer.kind == DynastyKind.PLAYER
     ducats, change = eu.ransom(tables[eu.RANSOM], major=major)
     chronicle = Chronicle(campaign)
     what = f"ransom of {monarch.display_name} of {record.name}"
-    if ducats:
+    if ducats and (payer is not None or captor is not None):  # a minor's monarch freed by the neutrals: no exchequer
         treasury.post(
             campaign,
             payer=payer,
@@ -764,29 +765,31 @@ def monarch_ransom(*, campaign: Campaign | int, crown: Crown | str, major: bool 
         )
         chronicle.add(
             "payment_owed",
-            f"{ducats} ducats from {payer.name if payer else record.name} to the house of {captor.name}: {what}.",
+            f"{ducats} ducats from {payer.name if payer else record.name} to {held}: {what}.",
             readers=[payer.pk if payer else None],
             dynasty=payer.pk if payer else None,
             amount=-ducats,
             character=monarch.pk,
             crown=record.name,
         )
-        chronicle.add(
-            "payment_owed",
-            f"{ducats} ducats to the house of {captor.name} from {payer.name if payer else record.name}: {what}.",
-            readers=[captor.pk],
-            dynasty=captor.pk,
-            amount=ducats,
-            character=monarch.pk,
-            crown=record.name,
-        )
+        if captor is not None:
+            chronicle.add(
+                "payment_owed",
+                f"{ducats} ducats to the house of {captor.name} from {payer.name if payer else record.name}: {what}.",
+                readers=[captor.pk],
+                dynasty=captor.pk,
+                amount=ducats,
+                character=monarch.pk,
+                crown=record.name,
+            )
     if change:
         stability(world, record, change, f"the {what}", chronicle, cause="ransom", reign=reign)
     monarch.prisoner_of = None
-    monarch.save(update_fields=["prisoner_of"])
+    monarch.held_by_neutrals = False
+    monarch.save(update_fields=["prisoner_of", "held_by_neutrals"])
     chronicle.add(
         "release",
-        f"{monarch.display_name} of {record.name} is released by the house of {captor.name} "
+        f"{monarch.display_name} of {record.name} is released by {held} "
         f"({'a major power' if major else 'a minor'}{': ransomed' if ducats else ''}"
         f"{f', {change:+d} Stability' if change else ''}).",  # the ransom's amount: payer, captor and GM only
         character=monarch.pk,

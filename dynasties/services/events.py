@@ -12,10 +12,10 @@ from django.db import transaction
 from campaign import treasury
 from campaign.dice import DiceBox
 from campaign.models import Campaign, PostingKind, Step
-from campaign.permissions import Actor, require
+from campaign.permissions import Actor, Forbidden, require
 from campaign.steps import Chronicle, Seen, load_tables, lock_campaign
-from dynasties.models import Character, Crown, Dynasty, Origin, Reign, Status
-from dynasties.services import control, regnal
+from dynasties.models import Character, Crown, Dynasty, DynastyKind, Origin, Reign, Status
+from dynasties.services import control, event_deaths, regnal
 from dynasties.services.announcements import return_widowed
 from dynasties.services.common import World
 from dynasties.services.crowns import crowns_review
@@ -31,6 +31,7 @@ from dynasties.services.succession import (
 from dynasties.services.survival import birth_penalties, character_die
 from dynasties.services.titles import titles_pass_on
 from rules import blood_royale as br
+from rules import captures as caps
 from rules.crowns import RegentCandidate, baron_refusal, regent_refusal
 from rules.dice import DiceSource
 from rules.errors import NotFound, RuleError
@@ -64,6 +65,10 @@ def _dynasty(campaign: Campaign, value: Dynasty | int | None, role: str) -> Dyna
         raise NotFound(f"There is no dynasty #{pk} in {campaign.name}.") from None
 
 
+NEUTRALS = "neutrals"
+"""``captor`` of a battle lost to a neutral army: the neutrals ransom a royal for 100 (A8)."""
+
+
 @transaction.atomic
 def survival_event(
     *,
@@ -71,8 +76,10 @@ def survival_event(
     reason: str,
     characters: Sequence[int],
     faces: Mapping[int, Sequence[int]] | None = None,
-    captor: Dynasty | int | None = None,
+    captor: Dynasty | int | str | None = None,
     immune: Sequence[int] = (),
+    titles: Sequence[int] = (),
+    governed: Sequence[int] | None = None,
     modifier: int | None = None,
     note: str = "",
     pass_over: Mapping[str, Sequence[int]] | None = None,
@@ -82,30 +89,80 @@ def survival_event(
 ) -> list[EventResult]:
     """A survival roll outside the Dynastic Sequence, for a reason (A5): ``plague`` (-1; those in
     their capital, listed in ``immune``, do not roll), ``battle`` (-1; survivors are captured by
-    ``captor``), ``storm`` (no roll: all die), ``killed`` (a death decided at the table, any ruleset),
-    ``other`` (the GM's ``modifier``). Deaths take effect
-    at once and any crown left vacant passes (``pass_over`` and ``entered`` as for survival_finish).
-    The GM records it (``require(.., "gm")``: running the turn)."""
+    ``captor``: a house, or ``NEUTRALS``), ``storm`` (no roll: all die), ``killed`` (a death decided at
+    the table, any ruleset), ``other`` (the GM's ``modifier``).
+
+    Who may be struck follows the rulebook (``event_deaths.check_struck``): nobody held prisoner
+    ("Captured characters may not be killed"); in Blood Royale a battle, a storm or a plague only a
+    royal piece on the map (the King, a Prince with his piece). Under optional rule G a plague in the
+    governed provinces ``titles`` strikes each Governor's household (the Governor, spouse, children up
+    to 15) at -1, +1 for each other province he governs not struck; ``governed`` lists them as the GM
+    ticked them (None: as the rule finds them) and must be exactly those the rule finds, less the
+    immune and those already rolling for their piece (one roll each).
+
+    Deaths take effect at once and any crown left vacant passes. ``pass_over`` (crown -> heirs) is
+    decided before the dice, for a monarch the event may kill: it is checked now as the succession
+    would walk it, and applied to the crowns left vacant without the heirs who died too; ``entered``
+    as for survival_finish. The GM records it (``require(.., "gm")``: running the turn)."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     rolls = br.event_rolls(reason)
     if rolls and not campaign.rules.event_rolls:
         raise RuleError(
-            f"Survival rolls for {reason} are Blood Royale's; in this ruleset record the death itself "
-            "(reason 'killed' or 'storm').",
+            f"Survival rolls for {reason} are Blood Royale's; in this ruleset record the death itself (reason 'killed').",
             code="ruleset",
         )
-    if not characters:
-        raise RuleError("Name at least one character.", code="invalid", fields={"characters": "required"})
-    people = _characters(campaign, characters)
+    if reason == "storm" and not (campaign.rules.prince_pieces or campaign.rules.royal_leaders):
+        raise RuleError(
+            "A storm takes the royal pieces or leaders aboard a fleet; this ruleset has neither: record the death "
+            "itself (reason 'killed').",
+            code="ruleset",
+        )
+    people = _characters(campaign, list(dict.fromkeys([*characters, *immune])))
     for c in people:
         if c.status != Status.ALIVE:
             raise RuleError(f"{c.display_name} is {c.get_status_display().lower()}: no survival roll.", code="not_alive")
-    taker = _dynasty(campaign, captor, "captor") if reason == "battle" else None
+    event_deaths.check_struck(campaign, reason, people)
+    if titles and reason != "plague":
+        raise RuleError(
+            "Only a plague strikes a governed province (optional rule G).", code="invalid", fields={"titles": "plague"}
+        )
+    household = event_deaths.rule_g_rollers(campaign, titles)
+    due_g = {pk: r for pk, r in household.items() if pk not in immune and pk not in characters}
+    if governed is not None:
+        ticked = {pk for pk in governed if pk not in characters}
+        missing = [r.character.display_name for pk, r in due_g.items() if pk not in ticked]
+        stray_g = _characters(campaign, sorted(ticked - set(due_g)))
+        if missing:
+            raise RuleError(
+                f"{br.RULE_G_PLAGUE}: {', '.join(missing)} must roll too (or be listed as immune, in the capital).",
+                code="rule_g",
+                fields={"governed": "missing"},
+            )
+        if stray_g:
+            event_deaths.check_struck(campaign, "other", stray_g)  # a prisoner is refused for that first
+            raise RuleError(
+                f"{br.RULE_G_PLAGUE}: {stray_g[0].display_name} is of no household of a Governor whose province is struck.",
+                code="rule_g",
+                fields={"governed": "not_struck"},
+            )
+    rolling = [c for c in people if c.pk not in immune] + [r.character for r in due_g.values()]
+    if not rolling and not people:
+        raise RuleError("Name at least one character.", code="invalid", fields={"characters": "required"})
+    taker: Dynasty | None = None
+    neutral = reason == "battle" and captor == NEUTRALS
+    if reason == "battle" and not neutral:
+        taker = _dynasty(campaign, captor if not isinstance(captor, str) else _house_id(captor), "captor")
+        own = [c for c in rolling if c.controlled_by_id == taker.pk]
+        if own:
+            raise RuleError(
+                f"{own[0].display_name} cannot be captured by his own house.", code="invalid", fields={"captor": "own"}
+            )
     typed = dict(faces or {})
-    stray = [pk for pk in typed if pk not in characters or pk in immune]
+    stray = [pk for pk in typed if pk not in {c.pk for c in rolling}]
     if stray:
         raise RuleError("Dice were typed for characters who do not roll in this event.", code="not_due")
+    decided = event_deaths.check_pass_over(campaign, pass_over or {}, {c.pk for c in rolling})
     tables = load_tables(campaign)
     penalties = birth_penalties(campaign)
     extra = br.EVENT_MODIFIERS[reason] if modifier is None else modifier
@@ -118,14 +175,18 @@ def survival_event(
     for c in people:
         if c.pk in immune:
             chronicle.add("event", f"{c.display_name} is in the capital and immune to the {label}.", character=c.pk)
-            continue
+    for c in rolling:
         if not rolls:
             results.append(EventResult(c, (), 0, None, False))
             dead.append(c.pk)
             chronicle.add("death", f"{c.display_name} dies: {label}.", character=c.pk, dynasty=c.controlled_by_id)
             continue
+        g = due_g.get(c.pk)
         check = br.survival_check(
-            tables["survival"], c.as_person(), campaign.current_year, extra_modifier=extra + penalties.get(c.pk, 0)
+            tables["survival"],
+            c.as_person(),
+            campaign.current_year,
+            extra_modifier=(g.modifier if g is not None else extra) + penalties.get(c.pk, 0),
         )
         roll = box.roll(
             br.SURVIVAL_DICE,
@@ -134,11 +195,11 @@ def survival_event(
             entered=typed.get(c.pk),
             modifier=check.modifier,
             target=check.need,
-            detail=f"age {check.age}",
+            detail=f"age {check.age}" + (f"; {g.why}" if g is not None else ""),
         )
         survived = br.survives(check, roll.faces)
         roll.outcome = "survived" if survived else "died"
-        take = survived and taker is not None
+        take = survived and reason == "battle"
         results.append(EventResult(c, tuple(roll.faces), check.modifier, check.need, survived, take))
         if not survived:
             dead.append(c.pk)
@@ -151,8 +212,7 @@ def survival_event(
         elif take:
             captured.append(c)
     box.flush()
-    for c in captured:
-        assert taker is not None
+    for c in captured:  # by the house chosen, or (``taker`` None) by the neutrals, who ransom for 100 (A8)
         _capture(c, taker, chronicle, why=label)
     if dead:
         character_die(campaign=campaign, character_ids=dead, cause=label[:120], chronicle=chronicle)
@@ -164,7 +224,7 @@ def survival_event(
         chronicle,
         tables,
         entered=[list(f) for f in entered] if entered else None,
-        pass_over=pass_over,
+        pass_over=event_deaths.pass_over_applied(campaign, decided),
     )
     titles_pass_on(world, chronicle)
     queens_accession_rebellions(world, new_reigns, chronicle)
@@ -175,101 +235,336 @@ def survival_event(
     return results
 
 
-def _capture(character: Character, captor: Dynasty, chronicle: Chronicle, *, why: str) -> None:
-    if character.controlled_by_id == captor.pk:
+def _house_id(value: str) -> int:
+    """A captor typed as a house's id ("12"); anything else is no house."""
+    if not value.strip().isdigit():
+        raise RuleError(
+            f"{value!r} is no captor: name a house, or the neutrals ({NEUTRALS!r}).", code="invalid", fields={"captor": "invalid"}
+        )
+    return int(value)
+
+
+def _capture(character: Character, captor: Dynasty | None, chronicle: Chronicle, *, why: str) -> None:
+    """Take ``character`` prisoner: of ``captor``'s house, or of the neutrals (``None``)."""
+    if captor is not None and character.controlled_by_id == captor.pk:
         raise RuleError(f"{character.display_name} cannot be captured by his own house.", code="invalid")
     character.prisoner_of = captor
-    character.save(update_fields=["prisoner_of"])
+    character.held_by_neutrals = captor is None
+    character.save(update_fields=["prisoner_of", "held_by_neutrals"])
+    taker = f"the house of {captor.name}" if captor is not None else "the neutrals"
+    campaign = chronicle.campaign
+    price = campaign.rules.neutral_ransom if captor is None else 0
+    terms = f": they ransom him for {price} {treasury.currency(campaign)}" if price else ""  # A8, Fighting Neutrals
     chronicle.add(
         "capture",
-        f"{character.display_name} is taken prisoner by the house of {captor.name} ({why}).",
+        f"{character.display_name} is taken prisoner by {taker} ({why}){terms}.",
         character=character.pk,
-        dynasty=captor.pk,
+        dynasty=captor.pk if captor is not None else None,
+        neutrals=captor is None,
     )
+
+
+def held_by(character: Character) -> str:
+    """Who holds a prisoner, in words ("" when nobody does)."""
+    if character.prisoner_of_id is not None:
+        return f"the house of {character.prisoner_of.name}" if character.prisoner_of is not None else "another house"
+    return "the neutrals" if character.held_by_neutrals else ""
+
+
+def on_the_map(campaign: Campaign) -> caps.OnTheMap:
+    """Who the campaign's ruleset puts on the map, where a battle or a surrender can take him."""
+    rules = campaign.rules
+    if rules.prince_pieces:
+        return caps.OnTheMap.PIECES
+    if rules.royal_leaders:
+        return caps.OnTheMap.LEADERS
+    if rules.monarch_table:
+        return caps.OnTheMap.MONARCHS
+    return caps.OnTheMap.ANYONE
+
+
+def captives(campaign: Campaign, people: Sequence[Character], captor: Dynasty | None) -> list[caps.Captive]:
+    """What the rules need to know of each character someone would record as taken by ``captor``
+    (``None``: the neutrals): his piece, whether he is a King, a royal leader, a monarch."""
+    year = campaign.current_year
+    reigns = {r.holder_id: r for r in Reign.objects.filter(campaign=campaign, end_year__isnull=True)}
+    leaders: set[int] = set()
+    if on_the_map(campaign) == caps.OnTheMap.LEADERS:
+        from dynasties.services.bloodline_sequence import royal_leaders
+
+        world = World(campaign)
+        leaders = {c.pk for crown in sorted(world.crowns) for c in royal_leaders(world, crown)}
+    return [
+        caps.Captive(
+            name=c.display_name,
+            in_play=c.status == Status.ALIVE,
+            held_by=held_by(c),
+            piece=c.prince_piece,
+            king=c.pk in reigns and c.sex == "M" and c.age(year) >= br.ADULT_AGE,
+            leader=c.pk in leaders,
+            monarch=c.pk in reigns,
+            own_house=captor is not None and c.controlled_by_id == captor.pk,
+        )
+        for c in people
+    ]
+
+
+def may_be_captured(campaign: Campaign, people: Sequence[Character]) -> list[Character]:
+    """Those of ``people`` the rules let a battle or a surrender take (by some house or the neutrals)."""
+    where = on_the_map(campaign)
+    return [
+        c for c, facts in zip(people, captives(campaign, people, None), strict=True) if not caps.capture_problems(facts, where)
+    ]
+
+
+def _captor(campaign: Campaign, captor: Dynasty | int | None, neutrals: bool) -> Dynasty | None:
+    """The house that takes the prisoners, or None for the neutrals; exactly one of them is named."""
+    if neutrals and captor is not None:
+        raise RuleError(
+            "Name the house that took them, or tick the neutrals: not both.", code="invalid", fields={"neutrals": "both"}
+        )
+    if neutrals:
+        return None
+    if captor is None:
+        raise RuleError(
+            "Say who took them: a house, or the neutrals (a country no player controls).",
+            code="invalid",
+            fields={"captor": "required"},
+        )
+    return _dynasty(campaign, captor, "captor")
 
 
 @transaction.atomic
 def character_capture(
     *,
     campaign: Campaign | int,
-    character: Character | int,
-    captor: Dynasty | int,
+    character: Character | int | None = None,
+    characters: Sequence[Character | int] = (),
+    captor: Dynasty | int | None = None,
+    neutrals: bool = False,
     reason: str = "",
     by: Actor,
-) -> Character:
-    """Record a capture (A5: a royal whose army is wiped out and who survives is captured)."""
+) -> list[Character]:
+    """Record royals taken on the board (A5, "Captured Royal Characters"; A8): by ``captor``'s house,
+    or by the neutrals (``neutrals``). Who can be taken is who is on the map (``rules.captures``):
+    Blood Royale's King and Princes with a piece, BloodLine's royal leaders, the EU tables' monarch;
+    the service refuses anyone else with the rule. The GM records it (the board decided)."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
-    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
-    [who] = _characters(campaign, [character.pk if isinstance(character, Character) else character])
-    taker = _dynasty(campaign, captor, "captor")
-    if who.status != Status.ALIVE:
-        raise RuleError(f"{who.display_name} is not alive to be captured.", code="not_alive")
-    if who.prisoner_of_id is not None:
-        raise RuleError(f"{who.display_name} is already a prisoner of {who.prisoner_of}.", code="already_prisoner")
+    require(by, campaign, "gm")  # the GM enters what the board decided (campaign.permissions)
+    ids = [c.pk if isinstance(c, Character) else c for c in ([character] if character is not None else [])]
+    ids += [c.pk if isinstance(c, Character) else c for c in characters]
+    if not ids:
+        raise RuleError("Name at least one character taken prisoner.", code="invalid", fields={"characters": "required"})
+    if len(set(ids)) != len(ids):
+        raise RuleError("A character is named twice.", code="invalid", fields={"characters": "twice"})
+    taker = _captor(campaign, captor, neutrals)
+    people = list(Character.objects.filter(campaign=campaign, pk__in=ids).select_related("prisoner_of"))
+    found = {c.pk: c for c in people}
+    missing = [pk for pk in ids if pk not in found]
+    if missing:
+        raise NotFound(f"There is no character #{missing[0]} in {campaign.name}.")
+    people = [found[pk] for pk in ids]
+    fights = taker is None or taker.kind != DynastyKind.ARISTOCRATIC
+    where = on_the_map(campaign)
+    problems = [
+        p for facts in captives(campaign, people, taker) for p in caps.capture_problems(facts, where, captor_fights=fights)
+    ]
+    if problems:
+        field = "captor" if not fights or any("own house" in p for p in problems) else "characters"
+        raise RuleError(" ".join(dict.fromkeys(problems)), code="not_capturable", fields={field: "not_capturable"})
     chronicle = Chronicle(campaign)
-    _capture(who, taker, chronicle, why=reason.strip() or "captured")
+    for who in people:
+        _capture(who, taker, chronicle, why=reason.strip()[:120] or "captured")
     chronicle.flush()
-    return who
+    return people
 
 
 @transaction.atomic
 def character_release(
     *,
     campaign: Campaign | int,
-    character: Character | int,
+    character: Character | int | None = None,
+    characters: Sequence[Character | int] = (),
     ransom: int = 0,
     paid_by: Dynasty | int | None = None,
+    terms: str = "",
     by: Actor,
-) -> Character:
-    """Release a prisoner, for a ransom on any terms (A8; a neutral captor ransoms for 100). The
-    ransom is recorded as money owed until the treasury keeps the books."""
+) -> list[Character]:
+    """Release prisoners of one captor, for a ransom or for nothing (A8: "ransom of captured royals:
+    any terms; neutrals ransom for 100"). ``ransom`` is the whole price, paid by ``paid_by`` (the
+    prisoners' own house if not named) to the captor's exchequer, or to the Treasury for the
+    neutrals (Blood Royale's fixed price a head, ``rules.captures``); ``terms``: what else was
+    agreed, read by the houses concerned and the GM as the money is.
+
+    Who records it (docs/rulings.md, "Captures and ransoms"): the GM, always; the player of the
+    paying house a ransom to the neutrals (his own money, at their price); the captor's player a
+    release for nothing. A ransom between two houses moves one player's money and frees the other's
+    prisoner: the GM records it once both have agreed at the table."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
-    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
-    [who] = _characters(campaign, [character.pk if isinstance(character, Character) else character])
-    if who.prisoner_of_id is None:
-        raise RuleError(f"{who.display_name} is not a prisoner.", code="not_prisoner")
-    if ransom < 0:
-        raise RuleError("A ransom cannot be negative.", code="invalid", fields={"ransom": "negative"})
-    captor = who.prisoner_of
-    assert captor is not None
-    chronicle = Chronicle(campaign)
-    text = f"{who.display_name} is released by the house of {captor.name}"
-    if ransom:
-        payer = _dynasty(campaign, paid_by, "payer")
-        text += f" for a ransom paid by the house of {payer.name}"  # the amount: payer, captor and GM only
-        what = f"ransom of {who.display_name}"
-        money = treasury.currency(campaign)  # Crowns in Blood Royale, ducats in the EU games
-        treasury.post(
-            campaign,
-            payer=payer,
-            payee=captor,
-            amount=ransom,
-            kind=PostingKind.RANSOM,
-            reason=what,
-            character=who,
-            check_funds=True,
+    require(by, campaign, "play")  # an observer records nothing; whose release it is, below
+    ids = [c.pk if isinstance(c, Character) else c for c in ([character] if character is not None else [])]
+    ids += [c.pk if isinstance(c, Character) else c for c in characters]
+    if not ids:
+        raise RuleError("Name at least one prisoner to release.", code="invalid", fields={"characters": "required"})
+    if len(set(ids)) != len(ids):
+        raise RuleError("A prisoner is named twice.", code="invalid", fields={"characters": "twice"})
+    people = _characters(campaign, ids)
+    for who in people:
+        if not who.is_prisoner:
+            raise RuleError(f"{who.display_name} is not a prisoner.", code="not_prisoner", fields={"characters": "not_prisoner"})
+    captors = {(who.prisoner_of_id, who.held_by_neutrals) for who in people}
+    if len(captors) > 1:
+        raise RuleError(
+            "Release the prisoners of one captor at a time (each captor is paid his own ransom).",
+            code="invalid",
+            fields={"characters": "captors"},
         )
+    captor = people[0].prisoner_of
+    neutrals = people[0].held_by_neutrals
+    money = treasury.currency(campaign)  # Crowns in Blood Royale, ducats in the EU games
+    wrong = caps.ransom_problems(
+        neutrals=neutrals, ransom=ransom, count=len(people), neutral_price=campaign.rules.neutral_ransom, currency=money
+    )
+    if wrong:
+        raise RuleError(wrong[0], code="ransom", fields={"ransom": "invalid"})
+    kind = caps.release_kind(neutrals=neutrals, ransom=ransom)
+    payer: Dynasty | None = None
+    if kind != caps.Release.FREED:
+        house = paid_by if paid_by is not None else people[0].controlled_by_id
+        payer = _dynasty(campaign, house, "payer")
+        if captor is not None and payer.pk == captor.pk:
+            raise RuleError(
+                f"The house of {payer.name} holds the prisoner: it cannot pay itself his ransom.",
+                code="invalid",
+                fields={"paid_by": "captor"},
+            )
+    elif paid_by is not None:
+        raise RuleError(
+            "A release without ransom has nobody paying: clear the payer.", code="invalid", fields={"paid_by": "no_ransom"}
+        )
+    _may_release(campaign, by, kind, payer=payer, captor=captor)
+    names = " and ".join(who.display_name for who in people)
+    holder = f"the house of {captor.name}" if captor is not None else "the neutrals"
+    chronicle = Chronicle(campaign)
+    text = f"{names} {'is' if len(people) == 1 else 'are'} released by {holder}"
+    if payer is not None:
+        text += f" for a ransom paid by the house of {payer.name}"  # the amount: payer, captor and GM only
+        _post_ransom(campaign, people, payer, captor, ransom, terms.strip(), chronicle, by=by)
+    elif terms.strip() and captor is not None:
         chronicle.add(
             "payment_owed",
-            f"{ransom} {money} from the house of {payer.name} to the house of {captor.name}: {what}.",
-            readers=[payer.pk],
-            dynasty=payer.pk,
-            amount=-ransom,
-            character=who.pk,
+            f"The terms of the release of {names} by the house of {captor.name}: {terms.strip()[:200]}.",
+            readers=[captor.pk, *{who.controlled_by_id for who in people}],
+            dynasty=captor.pk,
+            amount=0,
         )
+    for who in people:
+        who.prisoner_of = None
+        who.held_by_neutrals = False
+        who.save(update_fields=["prisoner_of", "held_by_neutrals"])
+    chronicle.add(
+        "release", text + ".", character=people[0].pk, characters=[who.pk for who in people], ransomed=payer is not None
+    )
+    _claims_at_once(campaign, people, chronicle)
+    chronicle.flush()
+    return people
+
+
+def _may_release(campaign: Campaign, by: Actor, kind: caps.Release, *, payer: Dynasty | None, captor: Dynasty | None) -> None:
+    """The policy's checks for each kind of release (docs/rulings.md, "Captures and ransoms")."""
+    if kind == caps.Release.NEUTRAL_RANSOM:
+        assert payer is not None
+        require(by, campaign, "house", dynasty=payer.pk, what="a house pays the neutrals' ransom from its own exchequer")
+        return
+    if kind == caps.Release.FREED and captor is not None:
+        require(by, campaign, "house", dynasty=captor.pk, what="the captor's player frees his own prisoners")
+        return
+    try:
+        require(by, campaign, "gm")
+    except Forbidden:
+        what = (
+            "a ransom between two houses moves one player's money and frees the other's prisoner: the GM records it "
+            "once both have agreed at the table"
+            if kind == caps.Release.RANSOM
+            else "a prisoner of the neutrals is freed for nothing only by the GM (by arms, or a card)"
+        )
+        raise Forbidden(f"Only the GM records this release: {what} (docs/rulings.md, 'Captures and ransoms').") from None
+
+
+def _post_ransom(
+    campaign: Campaign,
+    people: Sequence[Character],
+    payer: Dynasty,
+    captor: Dynasty | None,
+    ransom: int,
+    terms: str,
+    chronicle: Chronicle,
+    *,
+    by: Actor,
+) -> None:
+    """The ransom posted to both exchequers (the Treasury's for the neutrals), one posting a head when
+    the price is a head's (the neutrals'), else one for the whole; the private lines of the payer and
+    the captor say how much."""
+    money = treasury.currency(campaign)
+    names = " and ".join(who.display_name for who in people)
+    what = f"ransom of {names}" + (f" ({terms[:120]})" if terms else "")
+    shares = (
+        [(who, ransom // len(people)) for who in people]
+        if captor is None
+        else [(people[0] if len(people) == 1 else None, ransom)]
+    )
+    try:
+        for who, amount in shares:
+            treasury.post(
+                campaign,
+                payer=payer,
+                payee=captor,
+                amount=amount,
+                kind=PostingKind.RANSOM,
+                reason=f"ransom of {who.display_name}" if who is not None and captor is None else what,
+                character=who,
+                check_funds=True,
+                by=by,
+            )
+    except treasury.InsufficientFunds as exc:  # the amount is what to change: say so next to it
+        raise treasury.InsufficientFunds(exc.message, fields={"ransom": "insufficient_funds"}) from exc
+    to = f"the house of {captor.name}" if captor is not None else "the Treasury (the neutrals)"
+    chronicle.add(
+        "payment_owed",
+        f"{ransom} {money} from the house of {payer.name} to {to}: {what}.",
+        readers=[payer.pk],
+        dynasty=payer.pk,
+        amount=-ransom,
+        character=people[0].pk,
+    )
+    if captor is not None:
         chronicle.add(
             "payment_owed",
             f"{ransom} {money} to the house of {captor.name} from the house of {payer.name}: {what}.",
             readers=[captor.pk],
             dynasty=captor.pk,
             amount=ransom,
-            character=who.pk,
+            character=people[0].pk,
         )
-    who.prisoner_of = None
-    who.save(update_fields=["prisoner_of"])
-    chronicle.add("release", text + ".", character=who.pk)
-    chronicle.flush()
-    return who
+
+
+def _claims_at_once(campaign: Campaign, released: Sequence[Character], chronicle: Chronicle) -> None:
+    """BloodLine, Disputed Succession A: "If released, the legitimate heir immediately makes a claim
+    to the throne": the chronicle says so, and the crown's player (or the GM) records whether he is
+    recognised (``interim_claim_resolve``, the event "A released heir's claim")."""
+    waiting = Reign.objects.filter(
+        campaign=campaign, end_year__isnull=True, interim_for__in=[who.pk for who in released]
+    ).select_related("interim_for", "holder")
+    for reign in waiting.order_by("crown"):
+        claimant = reign.interim_for
+        assert claimant is not None
+        chronicle.add(
+            "claim",
+            f"{claimant.display_name}, released, claims the throne of {reign.crown} at once: the player of "
+            f"{reign.crown} recognises him or keeps {reign.holder.display_name}, the interim monarch.",
+            character=claimant.pk,
+            crown=reign.crown,
+        )
 
 
 def _regent_candidate(c: Character, reign: Reign, house: int | None, year: int) -> RegentCandidate:
@@ -277,7 +572,7 @@ def _regent_candidate(c: Character, reign: Reign, house: int | None, year: int) 
         name=c.display_name,
         age=c.age(year),
         alive=c.status == Status.ALIVE,
-        prisoner=c.prisoner_of_id is not None,
+        prisoner=c.is_prisoner,
         of_the_house=house is not None and c.controlled_by_id == house,
         monarch=c.pk == reign.holder_id,
         regent=c.pk == reign.regent_id,

@@ -155,7 +155,9 @@ def _entry(
 def _ransomed(campaign: Campaign, house: Dynasty, ids: Sequence[int]) -> list[Character]:
     """The royals of the house captured by neutrals and ransomed for 100 ("If they capture a Royal
     character, Neutrals ransom him for 100 Crowns"): living, controlled by the house, and not a
-    player's prisoner (a player ransoms on his own terms: the GM's release)."""
+    player's prisoner (a player ransoms on his own terms: the GM's release). One recorded as held
+    by the neutrals (the capture event) is released by the run; one taken and ransomed within the
+    Movement, never recorded as held, is only paid for."""
     found = {c.pk: c for c in Character.objects.filter(campaign=campaign, pk__in=list(ids))}
     out: list[Character] = []
     for pk in ids:
@@ -430,6 +432,11 @@ def interphase_run(
         costs=result.costs,
         balance=held,
     )
+    freed = [who for who in ransomed if who.held_by_neutrals]  # recorded as taken (the capture event): now free
+    for who in freed:
+        who.held_by_neutrals = False
+        who.save(update_fields=["held_by_neutrals"])
+        chronicle.add("release", f"{who.display_name} is released by the neutrals for a ransom.", character=who.pk)
     # a foreign governor's house reads its own lines (and nothing else of the country's books)
     for other in sorted({x.house for x in result.lines if x.house is not None}):
         theirs = [(x, p) for x, p in zip(result.lines, postings, strict=True) if x.house == other]

@@ -1,9 +1,12 @@
 """BloodLine: minor houses run themselves (RULES.md B, "Minor houses").
 
-The GM enters the players' offers for a minor house's children (``offer_make``); in the Marriages
-step ``offers_resolve`` lets every minor house answer them, eldest child first, by the rulebook's
-priorities, and rolls the 50% marriage into its own nobility for a child left without an acceptable
-offer. The succession's door for a minor monarch who leaves no heir is ``minor_crowns.minor_monarch_replaced``.
+The GM brings a minor house into play by the minor set-up (``minor_house_create``) and records its
+Royal Marriage box rating (``royal_marriage_box_set``); a player makes and withdraws his house's
+offers for a minor house's children (``offer_make``, ``offer_withdraw``; the GM may for any house);
+in the Marriages step ``offers_resolve`` lets every minor house answer them, eldest child first, by
+the rulebook's priorities, and rolls the 50% marriage into its own nobility for a child left without
+an acceptable offer. The succession's door for a minor monarch who leaves no heir is
+``minor_crowns.minor_monarch_replaced``. The table's doors are ``dynasties.table_events.minor_houses``.
 
 Rulings (where the rulebook is silent):
 
@@ -33,7 +36,7 @@ Rulings (where the rulebook is silent):
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -54,9 +57,11 @@ from dynasties.models import (
     Status,
 )
 from dynasties.selectors import frozen_lines
+from dynasties.services import bloodline_sequence as bls
 from dynasties.services.common import World
 from dynasties.services.marriages import Match, marriage_arrange_many, marriage_check
 from dynasties.services.minor_crowns import is_minor_crown, roll_unmodified, stats_text
+from dynasties.services.setup import PALETTE
 from rules import bloodline as bl
 from rules.dice import DiceSource
 from rules.errors import IllegalMarriage, IllegalOption, NotFound, RuleError
@@ -150,6 +155,121 @@ def _offer_label(offer: MarriageOffer) -> str:
     return f"{letter}: {where}, {offer.dowry} ducats" + (", plus a title" if offer.with_title else "")
 
 
+# --- a minor house enters play ---------------------------------------------------------------
+
+
+def _typed(faces: Sequence[int] | None, count: int, what: str, field: str) -> Sequence[int] | None:
+    """Faces typed for ``what`` (None: the server rolls): exactly ``count`` d10s."""
+    if faces is None:
+        return None
+    if isinstance(faces, (str, bytes)) or not isinstance(faces, (list, tuple)) or len(faces) != count:
+        raise RuleError(
+            f"{what} takes {count} d10{'s' if count > 1 else ''} ({bl.MINOR_SETUP_RULE}); type all of them or none "
+            "(the server rolls).",
+            code="invalid_dice",
+            fields={field: "invalid"},
+        )
+    return list(faces)
+
+
+@transaction.atomic
+def minor_house_create(
+    *,
+    campaign: Campaign | int,
+    name: str,
+    crown: str,
+    rating: int | None = None,
+    king_age: Sequence[int] | None = None,
+    king: Sequence[int] | None = None,
+    wife: Sequence[int] | None = None,
+    children: Sequence[Sequence[int] | None] = (),
+    source: DiceSource | None = None,
+    by: Actor,
+) -> Dynasty:
+    """A minor house enters play (BloodLine, Minor Set-up): its royal house, its crown (with its Royal
+    Marriage box rating, if given) and its family rolled as the set-up says - a King of 2d10 x 4
+    years, a wife 5 years younger, one child of random sex for each 20 years of the King's life - the
+    King reigning from this year. The table's dice may be typed: the King's age (2d10), the King's
+    and the wife's ADM, DIP and MIL, and each child's sex die (1-5 a boy) then ADM, DIP and MIL,
+    eldest first; whatever is not typed the server rolls. The GM records it."""
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
+    require(by, campaign, "gm")  # the GM sets up the board's minors (campaign.permissions)
+    _bloodline(campaign)
+    name, crown = (name or "").strip(), (crown or "").strip()
+    if not name or len(name) > 80:
+        raise RuleError("A minor house needs its dynastic name (up to 80 letters).", code="invalid", fields={"name": "required"})
+    if not crown or len(crown) > 80:
+        raise RuleError(
+            "A minor house needs the country it rules (up to 80 letters).", code="invalid", fields={"crown": "required"}
+        )
+    if Dynasty.objects.filter(campaign=campaign, name__iexact=name).exists():
+        raise RuleError(
+            f"{campaign.name} has a house called {name} already; a minor house needs its own name.",
+            code="name_taken",
+            fields={"name": "taken"},
+        )
+    held = (
+        Dynasty.objects.filter(campaign=campaign, crown__iexact=crown).values_list("crown", flat=True).first()
+        or Crown.objects.filter(campaign=campaign, name__iexact=crown).values_list("name", flat=True).first()
+    )
+    if held:
+        raise RuleError(
+            f"{held} has its royal house in {campaign.name} already: each country has one.",
+            code="crown_taken",
+            fields={"crown": "taken"},
+        )
+    if rating is not None and (isinstance(rating, bool) or not isinstance(rating, int) or rating < 1):
+        raise RuleError(
+            "The Royal Marriage box rating is a whole number of 1 or more.", code="invalid", fields={"rating": "invalid"}
+        )
+    if isinstance(children, (str, bytes)) or len(children) > bl.MINOR_MAX_CHILDREN:
+        raise RuleError(
+            f"A minor King has at most {bl.MINOR_MAX_CHILDREN} children at the set-up ({bl.MINOR_SETUP_RULE}: one for "
+            "each 20 years of an age of 2d10 x 4).",
+            code="invalid_dice",
+            fields={"children": "invalid"},
+        )
+    typed = bls.SetupDice(
+        king_age=_typed(king_age, bl.MINOR_KING_AGE_DICE.count, "The King's age", "king_age"),
+        king=_typed(king, len(bl.CHARACTERISTICS), "The King's ADM, DIP and MIL", "king"),
+        wife=_typed(wife, len(bl.CHARACTERISTICS), "The wife's ADM, DIP and MIL", "wife"),
+        children=[
+            _typed(faces, 1 + len(bl.CHARACTERISTICS), f"Child {n + 1}'s sex, ADM, DIP and MIL", f"child_{n + 1}")
+            for n, faces in enumerate(children)
+        ],
+    )
+    houses = Dynasty.objects.filter(campaign=campaign)
+    count = houses.count()
+    seat = max(houses.values_list("seat", flat=True), default=-1) + 1
+    dynasty = Dynasty.objects.create(
+        campaign=campaign, name=name, crown=crown, kind=DynastyKind.MINOR, color=PALETTE[count % len(PALETTE)], seat=seat
+    )
+    Crown.objects.create(
+        campaign=campaign,
+        name=crown,
+        home_dynasty=dynasty,
+        controlled_by=dynasty,
+        state={bl.ROYAL_MARRIAGE_BOX_KEY: rating} if rating is not None else {},
+    )
+    box = DiceBox(campaign, source=source, by=by)
+    chronicle = Chronicle(campaign)
+    king_of = bls.starting_family(campaign, dynasty, box, chronicle, year=campaign.current_year, typed=typed)
+    box.flush()
+    chronicle.add(
+        "created",
+        f"A minor house enters play: the house of {name} rules {crown} under {king_of.display_name} "
+        f"({king_of.age(campaign.current_year)}), set up by the minor set-up ({bl.MINOR_SETUP_RULE}); "
+        f"Royal Marriage box rating {rating if rating is not None else bl.ROYAL_MARRIAGE_BOX_DEFAULT}"
+        + ("" if rating is not None else " until the GM sets it")
+        + ".",
+        dynasty=dynasty.pk,
+        crown=crown,
+        minor_house=True,
+    )
+    chronicle.flush()
+    return dynasty
+
+
 # --- the GM's doors ---------------------------------------------------------------------------
 
 
@@ -170,7 +290,9 @@ def royal_marriage_box_set(*, campaign: Campaign | int, crown: str, rating: int,
     record.state = {**(record.state or {}), bl.ROYAL_MARRIAGE_BOX_KEY: rating}
     record.save(update_fields=["state"])
     chronicle = Chronicle(campaign)
-    chronicle.add("minor_offer", f"{crown}: Royal Marriage box rating {rating} (the minimum dowry's base).", crown=crown)
+    chronicle.add(
+        "minor_offer", f"{crown}: Royal Marriage box rating {rating} (the minimum dowry's base).", crown=crown, rating=rating
+    )
     chronicle.flush()
     return record
 
@@ -187,10 +309,11 @@ def offer_make(
     factors: Sequence[str] = (),
     by: Actor,
 ) -> MarriageOffer:
-    """A player's offer for a minor house's unmarried child, entered by the GM. Refused below the
+    """A player's offer of one of his house's characters for a minor house's unmarried child: made
+    by the suitor's player (or the GM), "act for a house" (campaign.permissions). Refused below the
     minimum dowry (the Royal Marriage box rating times each factor), saying what the minimum is."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
-    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
+    require(by, campaign, "play")  # the GM, or the suitor's player: his house is asked below
     _bloodline(campaign)
     if isinstance(dowry, bool) or not isinstance(dowry, int) or dowry < 0:
         raise RuleError("The dowry is a whole number of ducats.", code="invalid", fields={"dowry": "invalid"})
@@ -202,29 +325,41 @@ def offer_make(
         if pk not in world.characters:
             raise NotFound(f"There is no character #{pk} in {campaign.name} to be the {role}.")
     minor, man = world.characters[minor_pk], world.characters[suitor_pk]
+    require(by, campaign, "house", dynasty=man.controlled_by_id, what=f"an offer of {man.display_name} is his house's to make")
     minor_house = world.dynasties.get(minor.controlled_by_id or 0)
     suitor_house = world.dynasties.get(man.controlled_by_id or 0)
     if minor_house is None or minor_house.kind != DynastyKind.MINOR:
-        raise IllegalMarriage(f"{minor.display_name} does not belong to a minor house; offers are for minor houses' children.")
+        raise IllegalMarriage(
+            f"{bl.MINOR_OFFERS_RULE}: offers are for minor houses' children; {minor.display_name} does not belong "
+            "to a minor house.",
+            fields={"minor_character": "not a minor's"},
+        )
     if minor.birth_dynasty_id != minor_house.pk:
         raise IllegalMarriage(
-            f"{minor.display_name} married into the house of {minor_house.name} and is not of its blood; the minor "
-            "house answers offers for its own children only."
+            f"{bl.MINOR_OFFERS_RULE}: the minor house answers offers for its own children only; "
+            f"{minor.display_name} married into the house of {minor_house.name} and is not of its blood.",
+            fields={"minor_character": "not of its blood"},
         )
     if suitor_house is None or suitor_house.kind != DynastyKind.PLAYER:
-        raise IllegalMarriage(f"{man.display_name} does not belong to a player's dynasty; only players make offers.")
+        raise IllegalMarriage(
+            f"{bl.MINOR_OFFERS_RULE}: offers come from Player countries; {man.display_name} does not belong to a "
+            "player's dynasty.",
+            fields={"suitor": "not a player's"},
+        )
     if minor_house.crown and monarch_of(world, minor_house.crown) == minor.pk and not stays_in_minor:
         raise IllegalMarriage(
             f"{minor.display_name} reigns over {minor_house.crown} and keeps the throne: the offer must have "
-            f"{'him' if minor.sex == 'M' else 'her'} stay in the minor house."
+            f"{'him' if minor.sex == 'M' else 'her'} stay in the minor house (docs/rulings.md, BloodLine minor houses).",
+            fields={"stays_in_minor": "required"},
         )
     husband, wife = _couple(minor, man)
     problems = marriage_check(campaign, husband, wife, wedding=False)
     if problems:
-        raise IllegalMarriage(f"{man.display_name} and {minor.display_name}: {' '.join(problems)}")
+        raise IllegalMarriage(f"{man.display_name} and {minor.display_name}: {' '.join(problems)}", fields={"suitor": "no match"})
     if MarriageOffer.objects.filter(campaign=campaign, minor_character=minor, suitor=man, status=OfferStatus.OPEN).exists():
         raise IllegalMarriage(
-            f"{man.display_name} already has an open offer for {minor.display_name}; withdraw it before making another."
+            f"{man.display_name} already has an open offer for {minor.display_name}; withdraw it before making another.",
+            fields={"suitor": "has an open offer"},
         )
     applied = _factors(world, minor, man, factors)
     base = royal_marriage_box(world, minor_house)
@@ -232,7 +367,8 @@ def offer_make(
     if dowry < least:
         raise IllegalMarriage(
             f"{dowry} ducats is below the minimum dowry for {minor.display_name}: {least} ducats "
-            f"({bl.dowry_explanation(base, applied)}).",
+            f"({bl.dowry_explanation(base, applied)}; {bl.MINOR_OFFERS_RULE}: 'Minimum dowry is equal to Royal "
+            "Marriage Box rating', times each factor).",
             code="dowry_too_low",
             fields={"dowry": f"at least {least}"},
         )
@@ -260,14 +396,22 @@ def offer_make(
 
 @transaction.atomic
 def offer_withdraw(*, campaign: Campaign | int, offer: MarriageOffer | int, reason: str = "", by: Actor) -> MarriageOffer:
-    """A player takes back an open offer."""
+    """A player takes back an open offer: the suitor's player (or the GM), "act for a house"."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
-    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
+    require(by, campaign, "play")  # the GM, or the suitor's player: his house is asked below
+    _bloodline(campaign)
     pk = _pk(offer, "an offer")
     try:
         found = MarriageOffer.objects.select_related("suitor", "minor_character").get(pk=pk, campaign=campaign)
     except MarriageOffer.DoesNotExist:
         raise NotFound(f"There is no offer #{pk} in {campaign.name}.") from None
+    require(
+        by,
+        campaign,
+        "house",
+        dynasty=found.suitor.controlled_by_id,
+        what=f"the offer of {found.suitor.display_name} is his house's to withdraw",
+    )
     if found.status != OfferStatus.OPEN:
         raise RuleError(f"This offer was already {found.status} ({found.note or 'no note'}).", code="offer_closed")
     found.status = OfferStatus.REJECTED
@@ -276,8 +420,11 @@ def offer_withdraw(*, campaign: Campaign | int, offer: MarriageOffer | int, reas
     chronicle = Chronicle(campaign)
     chronicle.add(
         "minor_offer",
-        f"The offer of {found.suitor.display_name} for {found.minor_character.display_name} is withdrawn.",
+        f"The offer of {found.suitor.display_name} for {found.minor_character.display_name} is withdrawn"
+        + (f" ({reason.strip()[:120]})." if reason.strip() else "."),
         offer=found.pk,
+        dynasty=found.suitor.controlled_by_id,
+        withdrawn=True,
     )
     chronicle.flush()
     return found
@@ -311,7 +458,7 @@ def _candidates(world: World, frozen: Collection[int]) -> list[Character]:
         and c.birth_dynasty_id == c.controlled_by_id
         and c.pk not in matched
         and c.pk not in frozen
-        and c.prisoner_of_id is None
+        and not c.is_prisoner
         and c.effective_age(world.year) >= bl.MINOR_MARRIAGE_AGE
     ]
     order = bl.resolution_order([(c.pk, c.birth_year, c.birth_order) for c in chosen])
@@ -377,12 +524,50 @@ def _noble_spouse(
     return spouse
 
 
+def answered_now(campaign: Campaign) -> list[Character]:
+    """The minor houses' children the next resolution answers, in its order (eldest first)."""
+    return _candidates(World(campaign), frozen_lines(campaign))
+
+
+def _typed_for(
+    typed: Mapping[int, Sequence[int]] | None, due: Collection[int], count: int, what: str, field: str
+) -> dict[int, list[int]]:
+    """Typed dice by child: only for children answered now, ``count`` d10s each."""
+    out: dict[int, list[int]] = {}
+    for key, faces in (typed or {}).items():
+        pk = _pk(key, "a character")
+        if pk not in due:
+            raise RuleError(
+                f"Dice were typed for #{pk}, who is not answered now ({bl.MINOR_OFFERS_RULE}: the minor houses' "
+                "unmarried children of 15 or more, free, of their house's blood).",
+                code="not_due",
+                fields={field: "not due"},
+            )
+        if isinstance(faces, (str, bytes)) or not isinstance(faces, (list, tuple)) or len(faces) != count:
+            raise RuleError(
+                f"{what} takes {count} d10{'s' if count > 1 else ''}.", code="invalid_dice", fields={field: "invalid"}
+            )
+        out[pk] = list(faces)
+    return out
+
+
 @transaction.atomic
-def offers_resolve(*, campaign: Campaign | int, source: DiceSource | None = None, by: Actor) -> list[MinorResolution]:
+def offers_resolve(
+    *,
+    campaign: Campaign | int,
+    faces: Mapping[int, Sequence[int]] | None = None,
+    spouses: Mapping[int, Sequence[int]] | None = None,
+    source: DiceSource | None = None,
+    by: Actor,
+) -> list[MinorResolution]:
     """Every minor house answers the offers for its unmarried children of 15 or more, eldest first
     (across the houses), in the Marriages step: the best offer by the priorities a-d (then the best
     dowry, then the earliest offer) becomes a betrothal and the others are rejected; a child with no
-    acceptable offer marries into its own nobility on 6-10 (1d10, logged). Once a year."""
+    acceptable offer marries into its own nobility on 6-10 (1d10, logged). Once a year.
+
+    The table's dice may be typed, by child: ``faces`` his 1d10, ``spouses`` the ADM, DIP and MIL of
+    the noble he weds; the others the server rolls. Dice typed for a child who rolls nothing (an
+    offer accepted; no wedding) are refused, naming him: nothing is recorded."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
 
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
@@ -395,6 +580,11 @@ def offers_resolve(*, campaign: Campaign | int, source: DiceSource | None = None
             code="already_resolved",
         )
     world = World(campaign)
+    answered = _candidates(world, frozen_lines(campaign))
+    due = {c.pk for c in answered}
+    typed_roll = _typed_for(faces, due, bl.MINOR_NOBILITY_DICE.count, "The roll to wed into the nobility", "faces")
+    typed_spouse = _typed_for(spouses, due, len(bl.CHARACTERISTICS), "The noble spouse's ADM, DIP and MIL", "spouses")
+    used: set[tuple[str, int]] = set()
     box = DiceBox(campaign, source=source, by=by)
     chronicle = Chronicle(campaign)
     open_offers = list(MarriageOffer.objects.filter(campaign=campaign, status=OfferStatus.OPEN).order_by("year", "pk"))
@@ -411,7 +601,7 @@ def offers_resolve(*, campaign: Campaign | int, source: DiceSource | None = None
     taken: set[int] = set()
     results: list[MinorResolution] = []
     matches: list[Match] = []
-    for minor in _candidates(world, frozen_lines(campaign)):
+    for minor in answered:
         house = world.dynasties[minor.controlled_by_id or 0]
         offers = sorted(
             by_child.get(minor.pk, []),
@@ -469,12 +659,16 @@ def offers_resolve(*, campaign: Campaign | int, source: DiceSource | None = None
             bl.MINOR_NOBILITY_DICE,
             purpose="minor_nobility",
             characters=[minor],
+            entered=typed_roll.get(minor.pk),
             target=bl.MINOR_NOBILITY_FROM,
             detail=minor.display_name[:60],
         )
+        used.add(("faces", minor.pk))
         if bl.minor_nobility_marries(roll.faces):
             roll.outcome = "marries into the nobility"
-            spouse = _noble_spouse(world, box, minor, house, None)
+            spouse_faces = typed_spouse.get(minor.pk)
+            used.add(("spouses", minor.pk))
+            spouse = _noble_spouse(world, box, minor, house, [[f] for f in spouse_faces] if spouse_faces else None)
             husband, wife = _couple(minor, spouse)
             marriage = Marriage.objects.create(
                 campaign=campaign,
@@ -508,6 +702,7 @@ def offers_resolve(*, campaign: Campaign | int, source: DiceSource | None = None
                 character=minor.pk,
             )
             results.append(MinorResolution(minor, house, "unmarried", roll=roll, rejected=rejected))
+    _refuse_unused(world, results, typed_roll, typed_spouse, used)
     if closed:
         MarriageOffer.objects.bulk_update(closed, ["status", "note"])
     box.flush()
@@ -529,6 +724,35 @@ def offers_resolve(*, campaign: Campaign | int, source: DiceSource | None = None
                 husband, wife = _couple(result.character, world.characters[result.offer.suitor_id])
                 result.marriage = by_pair[(husband.pk, wife.pk)]
     return results
+
+
+def _refuse_unused(
+    world: World,
+    results: Sequence[MinorResolution],
+    typed_roll: Mapping[int, Sequence[int]],
+    typed_spouse: Mapping[int, Sequence[int]],
+    used: set[tuple[str, int]],
+) -> None:
+    """Dice typed for a roll that was not made: refused, saying why he rolled nothing (the table
+    rolls only for a child left without an acceptable offer, and a spouse only for a wedding)."""
+    outcome = {r.character.pk: r for r in results}
+    for field, typed, what in (("faces", typed_roll, "the 1d10 to wed"), ("spouses", typed_spouse, "a noble spouse's dice")):
+        for pk in typed:
+            if (field, pk) in used:
+                continue
+            who = world.characters[pk].display_name
+            result = outcome.get(pk)
+            if result is not None and result.outcome == "betrothed":
+                why = f"{who} accepts an offer and rolls nothing"
+            elif result is not None and result.roll is not None:
+                why = f"{who} does not wed this turn (1d10: {result.roll.faces[0]}; 6-10 weds into the nobility)"
+            else:
+                why = f"{who} rolls nothing this turn"
+            raise RuleError(
+                f"{why} ({bl.MINOR_OFFERS_RULE}): clear {what} typed for {who}; nothing was recorded.",
+                code="not_due",
+                fields={field: "not due"},
+            )
 
 
 def _suitor(world: World, offer: MarriageOffer) -> str:

@@ -251,6 +251,7 @@ def heir_standing(world: World, character: Character, crown_player: Dynasty | No
         married_away=controlled_elsewhere and world.spouse_of(character.pk) is not None,
         foreign_pretender=pretender_line,
         lives_with_crown_player=character.controlled_by_id == player,
+        prisoner_of_neutrals=character.held_by_neutrals,
     )
 
 
@@ -763,6 +764,7 @@ def default_regent(
             and (spouse or c.pk not in widows)
             and c.age(year) >= br.REGENT_MIN_AGE
             and c.prisoner_of_id is None
+            and not c.held_by_neutrals
             and (dynasty is None or c.controlled_by_id == dynasty.pk)
             and c.origin != Origin.BARON
         )

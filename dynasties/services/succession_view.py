@@ -38,6 +38,7 @@ from dynasties.models import (
     TitleHolding,
 )
 from dynasties.services import regnal
+from dynasties.services.bloodline_sequence import royal_leaders
 from dynasties.services.common import World
 from dynasties.services.succession import default_regent, heir_standing
 from rules import blood_royale as br
@@ -45,7 +46,7 @@ from rules import bloodline as bl
 from rules.errors import IllegalPassOver, NotFound, RuleError
 from rules.explain import DEFAULT_LIMIT, ExplainedLine, LineEntry, explain_line
 from rules.people import Person
-from rules.succession import FamilyIndex
+from rules.succession import FamilyIndex, line_of
 
 
 def charisma_odds() -> str:
@@ -88,6 +89,7 @@ class Sheet(NamedTuple):
     prisoner_of_id: int | None
     pretender_of_id: int | None
     origin: str
+    held_by_neutrals: bool
 
     @property
     def pk(self) -> int:
@@ -111,7 +113,7 @@ class Sheet(NamedTuple):
             dynastic_name=self.dynastic_name,
             alive=self.status != Status.DEAD,
             retired=self.status == Status.RETIRED,
-            prisoner=self.prisoner_of_id is not None,
+            prisoner=self.prisoner_of_id is not None or self.held_by_neutrals,
             legitimate=self.legitimate,
         )
 
@@ -334,16 +336,32 @@ def heirs_now(*, campaign: Campaign) -> dict[str, SuccessionEntry | None]:
     return {crown: None if e is None else _entry(world, e, world.people, year, None) for crown, e in found.items()}
 
 
+def royal_leaders_now(*, campaign: Campaign) -> dict[str, list[int]]:
+    """BloodLine: each reigning crown's royal leaders now (``bloodline_sequence.royal_leaders``: the
+    heirs of 15 or more of its ruling house, in order of succession), as character ids, from one
+    lean World: the same SELECTs however many crowns and characters."""
+    world = _LeanWorld(campaign)
+    crowns = {r.crown for r in world.open_reigns() if r.crown}
+    return {crown: [c.pk for c in royal_leaders(world, crown)] for crown in sorted(crowns)}
+
+
 def title_succession_line(
-    *, campaign: Campaign, title: str, limit: int | None = DEFAULT_LIMIT, year: int | None = None
+    *, campaign: Campaign, title: str | int | Title, limit: int | None = DEFAULT_LIMIT, year: int | None = None
 ) -> SuccessionLine:
-    """The heirs of a title (optional rule G: "inherited like the crown"), named by ``Title.name``.
+    """The heirs of a title (optional rule G: "inherited like the crown"), named by ``Title.name`` or
+    given as the title (or its id).
 
     Found as ``services.titles.titles_pass_on`` finds them: the blood runs from the title's holders
     (its holdings and the holder), and renunciations recorded under the title's name bar a line.
     Entries have no ``pass_over``: the King disputes a title's inheritance (a rebellion marker), he
-    does not pass its heir over. A minor heir holds the title with the monarch as 'Regent'."""
-    record = Title.objects.filter(campaign=campaign, name=title).first()
+    does not pass its heir over. A minor heir holds the title with the monarch as 'Regent'. A BloodLine
+    title passes to the holder's descendants only: its line is theirs."""
+    if isinstance(title, Title) and title.campaign_id == campaign.pk:
+        record: Title | None = title
+    elif isinstance(title, str):
+        record = Title.objects.filter(campaign=campaign, name=title).first()
+    else:
+        record = Title.objects.filter(campaign=campaign, pk=getattr(title, "pk", title)).first()
     if record is None:
         raise NotFound(f"There is no title {title!r} in this campaign.")
     holdings = list(
@@ -363,14 +381,22 @@ def title_succession_line(
         when_text = "now" if year is None else f"in {year}"
         raise NotFound(f"{record.name} has no holder {when_text}.")
     royal = {h for h, start, _ in holdings if start <= when} | {holder_id}
-    explained = _explain(world, people, holder_id, royal, barred, limit, title=record.name)
+    if campaign.rules.titles:  # BloodLine: "Titles are passed down to descendants"
+        heirs = set(line_of(people, holder_id, index=FamilyIndex(people)))
+        explained = _explain(world, people, holder_id, royal, (), limit, title=record.name, only=heirs)
+        rule = (
+            "A BloodLine title passes to the holder's descendants, at the whim of the player controlling him; the "
+            "house that gave it takes it back if it controlled him at his death."
+        )
+    else:
+        explained = _explain(world, people, holder_id, royal, barred, limit, title=record.name)
+        rule = (
+            "A title passes like the crown (A9); the King may dispute an inheritance (a rebellion marker) "
+            "instead of an heir being passed over."
+        )
     world.load([holder_id, *(e.person_id for e in explained.entries)])
     entries = tuple(_entry(world, e, people, when, None) for e in explained.entries)
-    notes = (
-        *_history_note(campaign, year),
-        "A title passes like the crown (A9); the King may dispute an inheritance (a rebellion marker) "
-        "instead of an heir being passed over.",
-    )
+    notes = (*_history_note(campaign, year), rule)
     return SuccessionLine(
         crown=record.crown,
         year=when,
@@ -434,10 +460,24 @@ def _explain(
     limit: int | None,
     *,
     title: str | None = None,
+    only: Collection[int] | None = None,
 ) -> ExplainedLine:
+    """``only``: the line keeps these people alone (a BloodLine title's: the holder's descendants)."""
     names = {pk: c.display_name for pk, c in world.characters.items()}
+    if only is None:
+        return explain_line(
+            people, monarch, names=names, royal=royal, barred=barred, limit=limit, index=FamilyIndex(people), title=title
+        )
     return explain_line(
-        people, monarch, names=names, royal=royal, barred=barred, limit=limit, index=FamilyIndex(people), title=title
+        people,
+        monarch,
+        names=names,
+        royal=royal,
+        barred=barred,
+        limit=limit,
+        index=FamilyIndex(people),
+        title=title,
+        eligible=lambda p: p.in_play and p.id in only,
     )
 
 
@@ -547,7 +587,7 @@ def _bloodline_view(world: World, character: Character, player: Dynasty | None) 
     standing = heir_standing(world, character, player)
     cost = bl.dispute_cost(
         sex=character.sex,
-        prisoner_of_another=standing.prisoner_of_another,
+        prisoner_of_another=standing.prisoner_of_another or standing.prisoner_of_neutrals,
         married_away=standing.married_away,
         skipped=1,
     )

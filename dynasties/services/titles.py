@@ -4,6 +4,7 @@ crown - so it may leave the dynasty, and the King of the province may dispute th
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -11,7 +12,7 @@ from django.db import transaction
 from campaign.models import Campaign, Step
 from campaign.permissions import Actor, require
 from campaign.steps import STEP_LABELS, Chronicle, Seen, lock_campaign
-from dynasties.models import Character, Dynasty, Modifier, ModifierKind, Origin, Status, Title, TitleHolding
+from dynasties.models import Character, Crown, Dynasty, Modifier, ModifierKind, Origin, Status, Title, TitleHolding
 from dynasties.services.common import World
 from dynasties.services.succession import title as royal_title
 from rules import blood_royale as br
@@ -19,6 +20,7 @@ from rules.errors import NotFound, RuleError, StepOrderError
 from rules.succession import FamilyIndex, iter_succession, line_of
 
 RULE_G = "governing_provinces"
+PROVINCE_MAX = 80  # Title.province
 DYNASTIC_SEQUENCE = (Step.BIRTHS, Step.SURVIVAL, Step.MARRIAGES, Step.ANNOUNCEMENTS)
 
 
@@ -47,7 +49,7 @@ def _house(world: World, dynasty_id: int | None) -> str:
     return f"the house of {house.name}" if house is not None else "no house"
 
 
-def _of_the_blood(world: World, prince: Character, house: Dynasty | None, crown: str) -> bool:
+def _of_the_blood(world: World, prince: Character, house: Dynasty | None, crown: str, index: FamilyIndex | None = None) -> bool:
     """A Prince of the house that rules ``crown``: born into it, or descended from a past monarch of
     the crown or of the house's own crown; a Pretender its player controls counts as one of its own
     ("as if he were a member of his own Dynasty", Pretenders and Bastards)."""
@@ -58,7 +60,77 @@ def _of_the_blood(world: World, prince: Character, house: Dynasty | None, crown:
     if prince.pretender_of_id is not None and prince.controlled_by_id == house.pk:
         return True
     royal = world.past_holders(crown) | (world.past_holders(house.crown) if house.crown else set())
-    return bool(royal) and FamilyIndex(world.people).is_of_blood(prince.pk, royal)
+    return bool(royal) and (index or FamilyIndex(world.people)).is_of_blood(prince.pk, royal)
+
+
+def _problems(world: World, prince: Character, crown: str, index: FamilyIndex | None = None) -> list[str]:
+    """Everything that stops ``prince`` being created Governor of a province of ``crown`` (rule G)."""
+    player = world.crown_dynasty(crown)
+    return br.governor_problems(
+        world.people[prince.pk],
+        world.year,
+        name=prince.display_name,
+        crown=crown,
+        reigning=prince.pk in world.reigning(),
+        of_the_blood=_of_the_blood(world, prince, player, crown, index),
+        controlled_by_crown_player=player is not None and prince.controlled_by_id == player.pk,
+    )
+
+
+def _ruled_crowns(world: World) -> list[str]:
+    """Every crown of the campaign that a house rules now (its player may grant its provinces)."""
+    names = set(world.crowns) | {d.crown for d in world.dynasties.values() if d.crown}
+    return sorted(name for name in names if world.crown_dynasty(name) is not None)
+
+
+@dataclass(frozen=True)
+class GovernorChoice:
+    """A Prince the player of ``crowns`` may create Governor now (rule G), with his bonus in words."""
+
+    prince: Character
+    crowns: tuple[str, ...]
+    bonus: str
+
+
+def grantable_crowns(campaign: Campaign, houses: Collection[int] | None = None) -> list[str]:
+    """The crowns whose provinces the players of ``houses`` may grant (None: every house: the GM): the
+    crowns those houses control now (two queries)."""
+    controlled: dict[str, int | None] = {}
+    for name, controller in Crown.objects.filter(campaign=campaign).values_list("name", "controlled_by_id"):
+        controlled[name] = controller
+    for pk, name in Dynasty.objects.filter(campaign=campaign).exclude(crown="").values_list("pk", "crown"):
+        if controlled.get(name) is None:  # no record, or none controls it: the house whose crown it is
+            controlled[name] = pk
+    return sorted(n for n, h in controlled.items() if h is not None and (houses is None or h in houses))
+
+
+def _controller(world: World, crown: str) -> int | None:
+    house = world.crown_dynasty(crown)
+    return house.pk if house is not None else None
+
+
+def governor_choices(campaign: Campaign, houses: Collection[int] | None = None) -> list[GovernorChoice]:
+    """Rule G: the Princes the players of ``houses`` (None: every house, as the GM sees them) may create
+    Governor now, each with the crowns whose provinces he may govern; oldest first. A form's choices:
+    the service decides again when the grant is made."""
+    if not campaign.rules.governing_provinces or not campaign.option(RULE_G):
+        return []
+    world = World(campaign)
+    index = FamilyIndex(world.people)
+    crowns = [c for c in _ruled_crowns(world) if houses is None or _controller(world, c) in houses]
+    governors = set(Modifier.objects.filter(campaign=campaign, kind=ModifierKind.GOVERNOR).values_list("character_id", flat=True))
+    out: list[GovernorChoice] = []
+    for prince in sorted(world.in_play(), key=lambda c: (c.birth_year, c.pk)):
+        if prince.sex != "M" or prince.controlled_by_id is None:
+            continue
+        fits = tuple(c for c in crowns if not _problems(world, prince, c, index))
+        if not fits:
+            continue
+        prince.controlled_by = world.dynasties[prince.controlled_by_id]  # the house, as the form names it (no query)
+        trait = br.governor_characteristic(prince.sex).capitalize()
+        bonus = f"already a Governor: no further {trait}" if prince.pk in governors else f"+{br.GOVERNOR_BONUS} {trait}"
+        out.append(GovernorChoice(prince, fits, bonus))
+    return out
 
 
 def _governor_bonus(world: World, character: Character, title: Title) -> str:
@@ -97,17 +169,15 @@ def title_grant(
     the Prince's house); ``name`` defaults to "Duke of <province>". One title per province; a lapsed
     title is granted again. The Prince gains +1 Strength once (may exceed +2)."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
-    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
+    require(by, campaign, "play")  # an observer grants nothing; whose grant, below
     require_rule_g(campaign)
-    if campaign.step not in DYNASTIC_SEQUENCE:
-        raise StepOrderError(
-            f"A Governor is created only during the Dynastic Sequence (Births to Announcements); "
-            f"{campaign.current_year} is at {STEP_LABELS[campaign.step]}. Wait for the next turn's Births (rule G).",
-            code="not_dynastic_sequence",
-        )
     province = (province or "").strip()
     if not province:
         raise RuleError("Name the province the new Governor is to govern.", code="invalid", fields={"province": "required"})
+    if len(province) > PROVINCE_MAX:
+        raise RuleError(
+            f"A province's name has at most {PROVINCE_MAX} characters.", code="invalid", fields={"province": "too_long"}
+        )
     pk = _pk(character, "character")
     world = World(campaign)
     prince = world.characters.get(pk)
@@ -123,6 +193,21 @@ def title_grant(
         )
     if crown_name not in world.crowns and not any(d.crown == crown_name for d in world.dynasties.values()):
         raise RuleError(f"There is no crown called {crown_name!r} in {campaign.name}.", code="unknown_crown")
+    player = world.crown_dynasty(crown_name)
+    require(  # the King's player grants ("a player may choose to ... [make] a Prince the 'Governor'"), or the GM
+        by,
+        campaign,
+        "house",
+        dynasty=player.pk if player is not None else None,
+        what=f"the player who rules {crown_name} makes his own Princes Governor of its provinces (rule G)",
+    )
+    if campaign.step not in DYNASTIC_SEQUENCE:
+        raise StepOrderError(
+            f"A Governor is created only during the Dynastic Sequence (Births to Announcements); "
+            f"{campaign.current_year} is at {STEP_LABELS[campaign.step]}. Wait for the next turn's Births (rule G: "
+            "'At any time during the Dynastic Phase').",
+            code="not_dynastic_sequence",
+        )
     existing = Title.objects.select_for_update().filter(campaign=campaign, province__iexact=province).first()
     if existing is not None and existing.holder_id is not None:
         holder = world.characters[existing.holder_id]
@@ -130,19 +215,11 @@ def title_grant(
             f"{existing.province} already has a Governor: {holder.display_name}, {existing.name}. "
             "A province has one title (rule G).",
             code="province_governed",
+            fields={"province": "governed"},
         )
-    player = world.crown_dynasty(crown_name)
-    problems = br.governor_problems(
-        world.people[prince.pk],
-        world.year,
-        name=prince.display_name,
-        crown=crown_name,
-        reigning=prince.pk in world.reigning(),
-        of_the_blood=_of_the_blood(world, prince, player, crown_name),
-        controlled_by_crown_player=player is not None and prince.controlled_by_id == player.pk,
-    )
+    problems = _problems(world, prince, crown_name)
     if problems:
-        raise RuleError(" ".join(problems), code="not_a_prince")
+        raise RuleError(" ".join(problems), code="not_a_prince", fields={"character": "not_a_prince"})
     title_name = (name or "").strip()[:120] or br.default_title_name(province)
     if existing is not None:  # a lapsed title is granted anew
         existing.name, existing.crown, existing.holder = title_name, crown_name, prince
@@ -178,6 +255,18 @@ def title_grant(
     )
     chronicle.flush()
     return granted
+
+
+def governed_provinces(campaign: Campaign, crown: str) -> list[str]:
+    """Rule G: the provinces of ``crown`` that a living Governor holds now, by name (what the Interphase
+    entry of the crown's player lists: each raises 2 Crowns more)."""
+    if not campaign.option(RULE_G):
+        return []
+    return list(
+        Title.objects.filter(campaign=campaign, crown=crown, holder__status=Status.ALIVE, provinces=[])
+        .order_by("province")
+        .values_list("province", flat=True)
+    )
 
 
 def titles_pass_on(world: World, chronicle: Chronicle) -> list[TitleHolding]:
@@ -290,21 +379,8 @@ def _dispute_candidates(world: World, title: Title, late: Character, heir: Chara
     barred = world.renounced.get(title.name, set())
     index = FamilyIndex(world.people)
     found: list[int] = list(iter_succession(world.people, late.pk, royal=royal, barred=barred, index=index))
-    player = world.crown_dynasty(title.crown)
-    reigning = world.reigning()
     for c in sorted(world.in_play(), key=lambda c: (c.birth_year, c.pk)):
-        if c.pk in found:
-            continue
-        problems = br.governor_problems(
-            world.people[c.pk],
-            world.year,
-            name=c.display_name,
-            crown=title.crown,
-            reigning=c.pk in reigning,
-            of_the_blood=_of_the_blood(world, c, player, title.crown),
-            controlled_by_crown_player=player is not None and c.controlled_by_id == player.pk,
-        )
-        if not problems:
+        if c.pk not in found and not _problems(world, c, title.crown, index):
             found.append(c.pk)
     return [world.characters[pk] for pk in found if pk not in (heir.pk, king.pk) and world.characters[pk].status == Status.ALIVE]
 

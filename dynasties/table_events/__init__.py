@@ -2,6 +2,6 @@
 declaration each, grouped by what they touch. Importing this package declares them all
 (``DynastiesConfig.ready``)."""
 
-from dynasties.table_events import crowns, deaths
+from dynasties.table_events import captures, crowns, deaths, minor_houses, titles
 
-__all__ = ["crowns", "deaths"]
+__all__ = ["captures", "crowns", "deaths", "minor_houses", "titles"]

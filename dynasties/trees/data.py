@@ -39,6 +39,7 @@ class CharRow(NamedTuple):
     prisoner_of_id: int | None
     legitimate: bool
     pretender_of_id: int | None  # not drawn; in the version because a succession line depends on it
+    held_by_neutrals: bool
 
 
 class MarriageRow(NamedTuple):
@@ -113,7 +114,10 @@ def load_rows(campaign: Any) -> Rows:
     from dynasties.models import Character, Dynasty, Marriage, Portrait, Reign, Title
 
     pk = campaign if isinstance(campaign, int) else campaign.pk
-    chars = tuple(r._replace(legitimate=bool(r.legitimate)) for r in _select(Character, CharRow, pk))
+    chars = tuple(
+        r._replace(legitimate=bool(r.legitimate), held_by_neutrals=bool(r.held_by_neutrals))
+        for r in _select(Character, CharRow, pk)
+    )
     return Rows(
         characters=chars,
         marriages=_select(Marriage, MarriageRow, pk),
@@ -392,6 +396,8 @@ def build_tree(
             regencies=regencies.get(c.id, []),
             prisoner_of=(houses[c.prisoner_of_id].name if c.prisoner_of_id in houses else "?")
             if c.prisoner_of_id is not None
+            else "the neutrals"
+            if c.held_by_neutrals
             else None,
             titles=titles.get(c.id, []),
             bastard=not c.legitimate,

@@ -291,6 +291,8 @@ def check_character(c: Item, row: Row, i: int, ctx: Reading) -> None:
         raise c.fail("death_year", f"only a dead character has a death year; the status is {status!r}")
     if death is not None and death < row["birth_year"]:
         raise c.fail("death_year", f"{death} is before the birth year {row['birth_year']}")
+    if row["held_by_neutrals"] and row["prisoner_of"] is not None:
+        raise c.fail("held_by_neutrals", "a prisoner of a house (`prisoner_of`) is not held by the neutrals too")
 
 
 def check_ancestry(items: list[Item], rows: list[Row], ctx: Reading) -> None:

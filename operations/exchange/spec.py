@@ -353,6 +353,12 @@ CHARACTERS = Section(
         ),
         flag("legitimate", since=V2, default=True, note="`false`: a bastard"),
         ref("pretender_of", "dynasties", since=V2, default=None),
+        flag(
+            "held_by_neutrals",
+            since=LATER,
+            default=False,
+            note="a prisoner of the neutrals (a country no player controls); never with `prisoner_of`",
+        ),
     ),
     owner="Character #{pk}",
     check=checks.check_character,

@@ -64,13 +64,15 @@ def test_a_character_has_its_family_as_links(campaign, gm, family, client_for):
 
 @pytest.mark.django_db
 def test_the_hand_written_character_matches_its_documented_fields(campaign, gm, family, client_for):
-    from api.views.families import CharacterOut
+    from api.views.families import CharacterDetailOut, CharacterOut
 
     documented = set(CharacterOut().fields)
     for row in client_for(gm).get(url(campaign, "characters"), {"page_size": 100}).json()["results"]:
         assert set(row) == documented
     detail = client_for(gm).get(url(campaign, "characters", family["joan"].pk)).json()
-    assert set(detail) == documented and detail["display_name"] == "Joan Oldhouse"
+    # the detail adds his figure in battle and his lasting modifiers (issue 31)
+    assert set(detail) == set(CharacterDetailOut().fields) == documented | {"combat", "modifiers"}
+    assert detail["display_name"] == "Joan Oldhouse"
 
 
 @pytest.mark.django_db

@@ -32,10 +32,10 @@ GM_ONLY = PLAYERS
 
 
 def samples() -> dict[str, Sample]:
-    from tests.secrecy_events import crowns, deaths
+    from tests.secrecy_events import captures, crowns, deaths, minor_houses, titles
 
     out: dict[str, Sample] = {}
-    for module in (deaths, crowns):
+    for module in (deaths, captures, minor_houses, titles, crowns):
         clash = set(out) & set(module.SAMPLES)
         assert not clash, f"two samples for {clash}"
         out.update(module.SAMPLES)

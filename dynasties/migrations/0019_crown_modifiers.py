@@ -7,7 +7,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('campaign', '0019_live_seen'),
-        ('dynasties', '0017_note_html'),
+        ('dynasties', '0018_held_by_neutrals'),
     ]
 
     operations = [
