@@ -5,7 +5,8 @@
 /api/v1/tokens/ [{id}/ [revoke/]]              your API tokens
 /api/v1/campaigns/ [{slug}/]                   your campaigns
 /api/v1/campaigns/{slug}/<resource>/ [{id}/]   memberships, dynasties, characters, marriages,
-                                               reigns, titles, contracts, ledger, balances,
+                                               reigns, titles, crowns, crown-events, contracts,
+                                               ledger, balances,
                                                rolls, chronicle
 /api/v1/campaigns/{slug}/rolls/{id}/correct/   POST (GM): a die of the current step corrected
 /api/v1/campaigns/{slug}/search/?q=            people, houses, crowns, contracts, lines, notes by name
@@ -28,6 +29,7 @@ from api.views import (
     chronicle,
     contracts,
     corrections,
+    crowns,
     families,
     notes,
     rolls,
@@ -64,6 +66,8 @@ v1: list[URLPattern | URLResolver] = [
     *read_routes(CAMPAIGN + "marriages/", families.MarriageViewSet, "marriages"),
     *read_routes(CAMPAIGN + "reigns/", families.ReignViewSet, "reigns"),
     *read_routes(CAMPAIGN + "titles/", families.TitleViewSet, "titles"),
+    *read_routes(CAMPAIGN + "crowns/", crowns.CrownViewSet, "crowns"),
+    *read_routes(CAMPAIGN + "crown-events/", crowns.CrownEventViewSet, "crown-events"),
     *read_routes(CAMPAIGN + "contracts/", contracts.ContractViewSet, "contracts"),
     *read_routes(CAMPAIGN + "ledger/", treasury.LedgerViewSet, "ledger"),
     *read_routes(CAMPAIGN + "balances/", treasury.BalanceViewSet, "balances"),

@@ -268,5 +268,7 @@ SPECTACULAR_SETTINGS = {
         "ParleyKindEnum": "contracts.models.ParleyKind",
         "JobStateEnum": "campaign.models.JobState",  # a backup's and a large tree's job
         "CharacterStatusEnum": "dynasties.models.Status",  # a character in the list and in the detail
+        "ModifierKindEnum": "dynasties.models.ModifierKind",  # a character's modifiers and a crown's
+        "CrownEventKindEnum": "dynasties.models.CrownEventKind",  # a crown's history: a Stability change or a revolt
     },
 }

@@ -389,6 +389,8 @@ class ModifierKind(models.TextChoices):
     GOVERNOR = "governor", "Governor's +1 Strength/Guile"
     COMBAT_MALUS = "combat_malus", "-1 on the country's combat rolls (BloodLine)"
     ONGOING_DISPUTE = "ongoing_dispute", "Each turn, 50%: -1 Stability or a revolt (BloodLine)"
+    CAPITAL_LOST = "capital_lost", "-1 Charisma of a ruler whose capital is lost, until it is retaken"
+    FOREIGN_INTERVENTION = "foreign_intervention", "-1 Charisma of a monarch who enlisted foreign military aid"
 
 
 class PassOverKind(models.TextChoices):

@@ -54,6 +54,7 @@ from dynasties.services.marriages import marriage_checker
 from dynasties.services.setup import default_dynasties
 from rules import blood_royale as br
 from rules import bloodline as bl
+from rules import crowns as crown_rules
 from rules import eu_monarchs as eu
 from rules import get_ruleset
 from rules import interphase as ip_rules
@@ -221,6 +222,12 @@ MINOR_HOUSES_TO_ENTER = (("Gonzaga", "Mantua"), ("Este", "Ferrara"))
 ROYAL_MARRIAGE_BOXES = 3  # BloodLine: a minor crown's Royal Marriage box rating, 1d3 (set once)
 MINOR_DOWRY_LEAST = 25  # BloodLine: the least a house offers (above any minimum of a rating of 1d3)
 MINOR_DOWRY = 100  # BloodLine: 1 in 8 a crown's Stability is shaken at the table
+CHANCE_REGENT = 2  # of the regencies going on, 1 in 2 a turn the player names another regent
+CHANCE_GIVE_BACK = 2  # of the crowns held by another house, 1 in 2 a turn is given back
+CHANCE_CAPITAL = 6  # 1 in 6 turns a capital falls (Blood Royale 18)
+CHANCE_RETAKE = 2  # of the capitals lost, 1 in 2 a turn is retaken
+CHANCE_INTERVENTION = 8  # 1 in 8 turns a ruler enlists foreign military aid (Blood Royale 20)
+TYPICAL_STABILITY = {"enhance_stability": 1}  # the change a cause the board rolls for gives (else a level lost)
 PROVINCES = 6  # a house's taxed provinces in the Interphase
 ARMIES_KEPT = 2
 
@@ -583,15 +590,95 @@ def play_title_income(campaign: Campaign, *, by: Actor) -> None:
 
 
 def play_stability(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
-    """BloodLine: now and then the table shakes a crown's Stability (a war lost, a bankruptcy)."""
-    from dynasties.models import Crown
+    """BloodLine and EU monarchs: now and then the board shakes a crown's Stability, for each cause the
+    rulebook names in turn (a war lost, a bankruptcy, a peace, Enhance Stability, levies, another): the
+    rule's own change, or a level lost (Enhance Stability: a level gained). One die a crown, as before
+    the causes were told apart: the seeds play the rest of the law as they did."""
+    from dynasties.models import Crown, CrownEvent
     from dynasties.services import bloodline
 
+    causes = crown_rules.BOARD_CAUSES
+    played = CrownEvent.objects.filter(campaign=campaign, cause__in=list(crown_rules.CAUSES)).count()
     for crown in Crown.objects.filter(campaign=campaign).order_by("name").values_list("name", flat=True):
         if _d(source, CHANCE_REVOLT) == 1:
+            cause = causes[played % len(causes)]
+            played += 1
+            delta = cause.delta if cause.delta is not None else TYPICAL_STABILITY.get(cause.key, -1)
             _try(
-                lambda c=crown: bloodline.crown_stability_change(campaign=campaign, crown=c, delta=-1, reason="a war lost", by=by)
+                lambda c=crown, k=cause.key, n=delta: bloodline.crown_stability_change(
+                    campaign=campaign, crown=c, cause=k, delta=n, reason="a war at sea" if k == "table" else "", by=by
+                )
             )
+
+
+def _taken_in(campaign: Campaign) -> dict[int, int]:
+    """Crown id -> the year its controller last changed."""
+    from dynasties.models import ControlChange
+
+    rows = ControlChange.objects.filter(campaign=campaign, crown__isnull=False).order_by("year", "pk")
+    return {crown: year for crown, year in rows.values_list("crown_id", "year")}
+
+
+def play_crowns(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
+    """What the table decides about the crowns (Blood Royale): now and then a minor's player names
+    another regent (the eldest of his house the rule allows; a baron created when none can act and his
+    regent is taken), a crown another house has held since an earlier turn is given back (its house's
+    eldest free adult who does not reign named, else a relative's family created), a capital falls and is retaken, and a ruler
+    enlists foreign military aid."""
+    from dynasties.models import Crown, Modifier, ModifierKind
+    from dynasties.services import crowns
+
+    rules = campaign.rules
+    records = {c.name: c for c in Crown.objects.filter(campaign=campaign).order_by("name")}
+    if rules.regents:
+        regencies = Reign.objects.filter(
+            campaign=campaign, end_year__isnull=True, regent__isnull=False, regency_end_year__isnull=True
+        )
+        for reign in regencies.select_related("holder", "regent").order_by("crown"):
+            record = records.get(reign.crown)
+            if record is None or _d(source, CHANCE_REGENT) != 1:
+                continue
+            allowed = events.regents_allowed(campaign, reign, record.controlled_by_id)
+            if allowed:
+                _try(lambda r=reign, c=allowed[0]: events.regent_appoint(campaign=campaign, crown=r.crown, character=c.pk, by=by))
+            elif reign.regent is not None and reign.regent.is_prisoner:
+                _try(lambda r=reign: events.regent_appoint(campaign=campaign, crown=r.crown, baron=True, source=source, by=by))
+    if rules.gives_back_crowns:
+        reigning = _monarch_ids(campaign)
+        year = campaign.current_year
+        taken = _taken_in(campaign)
+        for record in [c for c in records.values() if c.annexed]:
+            if taken.get(record.pk, year) >= year or _d(source, CHANCE_GIVE_BACK) != 1:
+                continue  # held since this turn: its player sees how the country takes a foreign ruler first
+            home = Character.objects.filter(FREE, campaign=campaign, controlled_by_id=record.home_dynasty_id, status=Status.ALIVE)
+            home = home.order_by("birth_year", "birth_order", "pk")
+            named = next((c for c in home if c.pk not in reigning and c.age(year) >= br.ADULT_AGE), None)
+            _try(
+                lambda r=record, m=named: events.crown_give_back(
+                    campaign=campaign, crown=r.name, monarch=m.pk if m else None, source=source, by=by
+                )
+            )
+    if not rules.capitals:
+        return
+    lost = set(
+        Modifier.objects.filter(campaign=campaign, kind=ModifierKind.CAPITAL_LOST, end_year__isnull=True).values_list(
+            "crown", flat=True
+        )
+    )
+    for name in sorted(lost):
+        if _d(source, CHANCE_RETAKE) == 1:
+            _try(lambda n=name: crowns.capital_retake(campaign=campaign, crown=n, note="retaken by storm", by=by))
+    ruled = sorted(set(Reign.objects.filter(campaign=campaign, end_year__isnull=True).values_list("crown", flat=True)))
+    standing = [n for n in ruled if n not in lost]
+    if standing and _d(source, CHANCE_CAPITAL) == 1:
+        falls = _pick(source, standing)
+        _try(lambda: crowns.capital_lose(campaign=campaign, crown=falls, note="taken by an enemy army", by=by))
+    if ruled and _d(source, CHANCE_INTERVENTION) == 1:
+        _try(
+            lambda: crowns.foreign_intervention(
+                campaign=campaign, crown=_pick(source, ruled), note="to put down a rebellion", by=by
+            )
+        )
 
 
 def play_interphase(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
@@ -818,6 +905,7 @@ def _play_blood_royale_law(campaign: Campaign, source: DiceSource, wed: list[int
     play_captures(campaign, source, by=by)
     play_pretenders(campaign, source, by=by)
     play_interphase(campaign, source, by=by)
+    play_crowns(campaign, source, by=by)
 
 
 def _play_bloodline_law(campaign: Campaign, source: DiceSource, wed: list[int], *, by: Actor) -> None:
@@ -832,6 +920,7 @@ def _play_bloodline_law(campaign: Campaign, source: DiceSource, wed: list[int], 
 
 def _play_monarchs_law(campaign: Campaign, source: DiceSource, wed: list[int], *, by: Actor) -> None:
     play_monarchs_law(campaign, source, by=by)
+    play_stability(campaign, source, by=by)
 
 
 class LawPlayer(Protocol):
@@ -1008,6 +1097,11 @@ LAW: dict[str, tuple[LawPart, ...]] = {
         LawPart("buy-backs", kinds=("pretender_return",)),
         LawPart("bastards", kinds=("bastard",)),
         LawPart("aristocratic auctions", kinds=("auction",), applies=_aristocratic),
+        LawPart("regents chosen", count=lambda c: _lines_with(c, "regency", "replaces")),
+        LawPart("crowns given back", count=lambda c: _lines_with(c, "union_ends", "given back")),
+        LawPart("capitals lost", count=lambda c: _lines_with(c, "capital", "loses its capital")),
+        LawPart("capitals retaken", count=lambda c: _lines_with(c, "capital", "retakes its capital")),
+        LawPart("foreign military aid", kinds=("intervention",)),
     ),
     bl.NAME: (
         *_SEQUENCE,
@@ -1028,6 +1122,7 @@ LAW: dict[str, tuple[LawPart, ...]] = {
         LawPart("title income", postings=("title_income",)),
         LawPart("royal leaders", kinds=("leaders", "leader")),
         LawPart("Stability", kinds=("stability",)),
+        LawPart("Stability changed by the board", count=lambda c: _board_stability(c)),
         LawPart("revolts", kinds=("revolt",)),
     ),
     eu.NAME: (
@@ -1039,6 +1134,7 @@ LAW: dict[str, tuple[LawPart, ...]] = {
         LawPart("Turkish column", kinds=("pasha",), count=lambda c: _crown_lines(c, "Turkey", "revolt")),
         LawPart("Dynastic Crises", kinds=("dynastic_crisis",)),
         LawPart("ransoms", postings=("ransom",), count=lambda c: _lines_with(c, "payment_owed", "ransom")),
+        LawPart("Stability changed by the board", count=lambda c: _board_stability(c)),
     ),
 }
 """Every ruleset's parts of the law, in the order the summary prints them."""
@@ -1050,6 +1146,12 @@ def _crown_rolls(campaign: Campaign, crown: str) -> int:
 
 def _crown_lines(campaign: Campaign, crown: str, kind: str) -> int:
     return ChronicleEntry.objects.filter(campaign=campaign, kind=kind, data__crown=crown).count()
+
+
+def _board_stability(campaign: Campaign) -> int:
+    from dynasties.models import CrownEvent
+
+    return CrownEvent.objects.filter(campaign=campaign, cause__in=list(crown_rules.CAUSES)).count()
 
 
 def _lines_data(campaign: Campaign, kind: str, key: str) -> int:

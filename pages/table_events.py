@@ -30,6 +30,9 @@ from rules.dice import DiceSpec
 MONEY_MAX = 1_000_000
 """No payment of the game comes near this (a typed amount beyond it is a slip of the keyboard)."""
 
+PICKED = (Kind.CHARACTER, Kind.DYNASTY, Kind.TITLE, Kind.OFFER, Kind.CROWN, Kind.CHOICE)
+"""The kinds of one pick a link may fill in (the form still offers only what the seat may choose)."""
+
 
 def _id_or_word(kind: Kind) -> Any:
     return int if kind in IDS else str
@@ -254,8 +257,11 @@ def event_form(request: HttpRequest, slug: str, key: str) -> HttpResponse:
     chosen = _event_for(campaign, key)
     seat = offered_to(chosen, campaign, request.user)  # 403 unless the policy offers it to him
     if request.method == "GET":
-        initial = {
+        initial: dict[str, Any] = {
             f.name: request.GET.getlist(f.name) for f in chosen.fields if f.kind == Kind.CHARACTERS and f.name in request.GET
+        }
+        initial |= {  # a page's link fills in what it is about (a crown's page: ?crown=England)
+            f.name: request.GET[f.name] for f in chosen.fields if f.kind in PICKED and f.name in request.GET
         }
         form = EventForm(event=chosen, campaign=campaign, seat=seat, initial=initial)
         return _page(request, campaign, role, mine, chosen, form)

@@ -3,6 +3,7 @@ from django.urls import URLPattern, URLResolver, path
 from pages import (
     backups,
     corrections,
+    crowns,
     invitations,
     live,
     marriages,
@@ -41,4 +42,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *notes.urlpatterns,
     *setup.urlpatterns,
     *table_events.urlpatterns,
+    *crowns.urlpatterns,
 ]

@@ -669,5 +669,8 @@ RULESET = register(
         priced_pass_overs=True,
         combat=STRENGTH,
         neutral_ransom=NEUTRAL_RANSOM,
+        regents=True,
+        gives_back_crowns=True,
+        capitals=True,
     )
 )

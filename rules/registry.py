@@ -84,6 +84,9 @@ class Ruleset:
     gm_sets_turn_year: bool = False  # the GM gives each next turn's year (otherwise a fixed turn length)
     whole_family_moves: bool = False  # an heir fetched from another house brings all his children, married or not
     majority_disputes: bool = False  # a breach of contract is ruled by the other players' majority (no parley)
+    regents: bool = False  # a minor monarch rules through a regent his player chooses (Blood Royale A7)
+    gives_back_crowns: bool = False  # a player holding two countries may give one back to its house (Blood Royale A7)
+    capitals: bool = False  # a lost capital and a foreign intervention cost the ruler Charisma (Blood Royale 18, 20)
 
     # The upper-case names are the ruleset modules' own, kept for the callers that read them.
     @property

@@ -413,6 +413,15 @@ FILL["api:events"] = C(lambda c: [_api(c, "events")])
 for _key in EVENT_SAMPLES:
     FILL[f"api:event-{_key}"] = C(None, POST_ACTION)
 
+# The crowns (issue 31): a crown's page and the API's crowns and their history, public to members.
+FILL["pages:crown"] = C(lambda c: [u("pages:crown", c.slug, crown) for crown in ("England", "Spain")])
+FILL["api:crowns-list"] = C(lambda c: [_api(c, "crowns")])
+FILL["api:crowns-detail"] = C(
+    lambda c: [_api(c, "crowns", pk) for pk in c.campaign.crowns.order_by("pk").values_list("pk", flat=True)[:2]]
+)
+FILL["api:crown-events-list"] = C(lambda c: [_api(c, "crown-events")])
+FILL["api:crown-events-detail"] = C(lambda c: [_api(c, "crown-events", FAKE_ID)])  # none planted: a made-up id
+
 
 # --- the resolver's patterns -------------------------------------------------------------------------
 

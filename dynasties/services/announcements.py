@@ -18,6 +18,7 @@ from dynasties.services import bloodline_sequence as bls
 from dynasties.services import control
 from dynasties.services.claims import claims_review
 from dynasties.services.common import World
+from dynasties.services.crowns import crowns_review
 from dynasties.services.setup import starting_family
 from rules import blood_royale as br
 from rules.dice import DiceSource
@@ -353,6 +354,8 @@ def turn_advance(*, campaign: Campaign | int, to_year: int | None = None, by: Ac
         audit.bulk_update(Character, retiring, ["status", "retired_year"])
     if widowed:  # a surviving spouse who was regent is now a widow like any other (returns, or retires)
         return_widowed(World(campaign), chronicle, former_regents=widowed)
+    if ending:  # a King come of age rules in his regent's stead: a lost capital's -1 passes to him
+        crowns_review(campaign, chronicle)
     advanced = events.TurnAdvanced(campaign=campaign.pk, year=year, step=campaign.step, from_year=from_year)
     events.publish(advanced, campaign=campaign, chronicle=chronicle)  # contracts expire, start and pay
     chronicle.flush()

@@ -32,6 +32,7 @@ from dynasties.services import control, regnal
 from dynasties.services.common import World
 from dynasties.services.deaths import character_die
 from rules import bloodline as bl
+from rules import crowns as board
 from rules import stability as track
 from rules.dice import DiceSource, DiceSpec
 from rules.errors import NotFound, RuleError
@@ -100,19 +101,24 @@ def revolt(
 
 
 @transaction.atomic
-def crown_stability_change(*, campaign: Campaign | int, crown: str, delta: int, reason: str, by: Actor) -> CrownEvent:
-    """Record a Stability change decided at the table (events, wars, bankruptcies ...)."""
+def crown_stability_change(
+    *, campaign: Campaign | int, crown: str, delta: int | None = None, reason: str = "", cause: str = "table", by: Actor
+) -> CrownEvent:
+    """Record a Stability change the board decided, with its cause as the rulebook names it
+    (``rules.crowns.BOARD_CAUSES``: a war lost, a bankruptcy, a full peace, Enhance Stability,
+    exceptional levies; ``table``, the default: another, said in ``reason``): the rule's own change
+    where it fixes one, else ``delta``. The marker moves on the -3..+3 track. The GM records it."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
-    if not reason.strip():
-        raise RuleError("Say why the Stability changes.", code="invalid", fields={"reason": "required"})
-    if delta == 0:
-        raise RuleError("A Stability change of 0 changes nothing.", code="invalid", fields={"delta": "zero"})
+    change = board.board_change(cause, delta, reason)
     world = World(campaign, living_only=True)
     if crown not in world.crowns:
-        raise NotFound(f"There is no crown called {crown!r} in {campaign.name}.")
+        raise NotFound(f"There is no crown called {crown!r} in {campaign.name}.", fields={"crown": "unknown"})
+    found = board.CAUSES[cause]
+    said = reason.strip()
+    why = said if found.key == "table" else found.label.lower() + (f": {said}" if said else "")
     chronicle = Chronicle(campaign)
-    event = stability(world, world.crowns[crown], delta, reason.strip(), chronicle, cause="table", reign=open_reign(world, crown))
+    event = stability(world, world.crowns[crown], change, why, chronicle, cause=found.key, reign=open_reign(world, crown))
     chronicle.flush()
     return event
 

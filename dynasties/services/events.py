@@ -18,12 +18,21 @@ from dynasties.models import Character, Crown, Dynasty, DynastyKind, Origin, Rei
 from dynasties.services import control, event_deaths, regnal
 from dynasties.services.announcements import return_widowed
 from dynasties.services.common import World
+from dynasties.services.crowns import crowns_review
 from dynasties.services.pretenders import queens_accession_rebellions
-from dynasties.services.succession import create_relative, resolve_successions, title
+from dynasties.services.succession import (
+    create_baron,
+    create_relative,
+    default_regent,
+    pay_monarch_match,
+    resolve_successions,
+    title,
+)
 from dynasties.services.survival import birth_penalties, character_die
 from dynasties.services.titles import titles_pass_on
 from rules import blood_royale as br
 from rules import captures as caps
+from rules.crowns import RegentCandidate, baron_refusal, regent_refusal
 from rules.dice import DiceSource
 from rules.errors import NotFound, RuleError
 
@@ -558,35 +567,122 @@ def _claims_at_once(campaign: Campaign, released: Sequence[Character], chronicle
         )
 
 
+def _regent_candidate(c: Character, reign: Reign, house: int | None, year: int) -> RegentCandidate:
+    return RegentCandidate(
+        name=c.display_name,
+        age=c.age(year),
+        alive=c.status == Status.ALIVE,
+        prisoner=c.is_prisoner,
+        of_the_house=house is not None and c.controlled_by_id == house,
+        monarch=c.pk == reign.holder_id,
+        regent=c.pk == reign.regent_id,
+    )
+
+
+def regents_allowed(campaign: Campaign, reign: Reign, house: int | None) -> list[Character]:
+    """The characters who may act as regent of this regency now (A7: 'any other character ... if he
+    or she is of age', of the crown's player's house; not the regent himself): one query."""
+    year = campaign.current_year
+    people = Character.objects.filter(campaign=campaign, controlled_by_id=house, status=Status.ALIVE).select_related(
+        "controlled_by"
+    )
+    return [
+        c
+        for c in people.order_by("birth_year", "birth_order", "pk")
+        if regent_refusal(_regent_candidate(c, reign, house, year), crown=reign.crown) is None
+    ]
+
+
+def _late_monarch(campaign: Campaign, crown: str) -> Character | None:
+    """The crown's monarch before this one (a created baron is his cousin, 5 years younger)."""
+    before = Reign.objects.filter(campaign=campaign, crown=crown, end_year__isnull=False).select_related("holder")
+    last = before.order_by("-end_year", "-start_year", "-pk").first()
+    return last.holder if last is not None else None
+
+
 @transaction.atomic
-def regent_appoint(*, campaign: Campaign | int, crown: str, character: Character | int, by: Actor) -> Reign:
-    """The player names another adult as regent for a minor monarch (A7: "any other character ...
-    if he or she is of age"); a baron created only to be regent retires when replaced."""
+def regent_appoint(
+    *,
+    campaign: Campaign | int,
+    crown: str,
+    character: Character | int | None = None,
+    baron: bool = False,
+    characteristics: Sequence[Sequence[int] | None] | None = None,
+    source: DiceSource | None = None,
+    by: Actor,
+) -> Reign:
+    """The player of the crown names the regent of its minor monarch (A7: "The player can bring in any
+    other character to act as Regent (if he or she is of age). If none are available, a baron or cousin
+    of the late King is created"): one of his house's characters of age who is free, or, only when none
+    can act, a created baron (``baron``), his characteristics rolled or typed (``characteristics``: the
+    faces of each of the three, in the ruleset's order, None where the server rolls). A created baron who
+    is replaced retires from the game. The crown's player or the GM records it (``require(.., "crown")``)."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
-    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
+    record = Crown.objects.filter(campaign=campaign, name=crown).first()
+    if record is None:
+        raise NotFound(f"There is no crown called {crown!r} in {campaign.name}.", fields={"crown": "unknown"})
+    require(by, campaign, "crown", player=record.controlled_by_id, crown=crown)  # his decision (campaign.permissions)
+    if not campaign.rules.regents:
+        raise RuleError(
+            f"{campaign.rules.label} has no regents: a monarch under 15 costs his country Stability instead.", code="ruleset"
+        )
     try:
         reign = Reign.objects.select_related("holder", "regent").get(campaign=campaign, crown=crown, end_year__isnull=True)
     except Reign.DoesNotExist:
-        raise NotFound(f"Nobody reigns over {crown!r} in {campaign.name}.") from None
+        raise NotFound(f"Nobody reigns over {crown!r} in {campaign.name}.", fields={"crown": "no_reign"}) from None
     if reign.regent_id is None or reign.regency_end_year is not None:
-        raise RuleError(f"{reign.holder.display_name} is of age: {crown} has no regency.", code="no_regency")
-    [regent] = _characters(campaign, [character.pk if isinstance(character, Character) else character])
+        raise RuleError(
+            f"{reign.holder.display_name} is of age: {crown} has no regency (a regent rules only for a monarch under "
+            f"{br.REGENT_MIN_AGE}, A7).",
+            code="no_regency",
+            fields={"crown": "no_regency"},
+        )
     year = campaign.current_year
-    if regent.pk == reign.holder_id:
-        raise RuleError("The monarch cannot be his own regent.", code="invalid")
-    if regent.status != Status.ALIVE:
-        raise RuleError(f"{regent.display_name} is not in play and cannot be regent.", code="not_alive")
-    if regent.age(year) < br.REGENT_MIN_AGE:
-        raise RuleError(f"{regent.display_name} is {regent.age(year)}: a regent must be of age (15).", code="too_young")
-    if regent.is_prisoner:
-        raise RuleError(f"{regent.display_name} is a prisoner and cannot act as regent.", code="prisoner")
+    house = record.controlled_by_id
+    if baron == (character is not None):
+        raise RuleError(
+            "Choose the regent among the characters offered, or (only when none can act) a baron created for it: one of the two.",
+            code="invalid",
+            fields={"character": "one"},
+        )
+    if not baron and characteristics and any(f for f in characteristics):
+        raise RuleError(
+            "Dice were typed for a created baron, but a character was chosen as regent: clear them.",
+            code="invalid_dice",
+            fields={"characteristics": "not_due"},
+        )
+    chronicle = Chronicle(campaign)
+    world: World | None = None
+    if baron:
+        refusal = baron_refusal(len(regents_allowed(campaign, reign, house)), crown=crown)
+        if refusal:
+            raise RuleError(refusal, code="regent_available", fields={"baron": "available"})
+        typed = list(characteristics or [])
+        if typed and len(typed) != 3:
+            raise RuleError("Type the dice of the baron's three characteristics, or none.", code="invalid_dice")
+        world = World(campaign)
+        box = DiceBox(campaign, source=source, by=by, step="event:regent")
+        regent = create_baron(
+            world,
+            crown,
+            _late_monarch(campaign, crown),
+            world.dynasties.get(house or 0),
+            box,
+            chronicle,
+            load_tables(campaign),
+            typed=[list(f) if f else None for f in typed] if typed else None,
+        )
+        box.flush()
+    else:
+        assert character is not None
+        [regent] = _characters(campaign, [character.pk if isinstance(character, Character) else character])
+        refusal = regent_refusal(_regent_candidate(regent, reign, house, year), crown=crown)
+        if refusal:
+            raise RuleError(refusal, code="regent_refused", fields={"character": "refused"})
     old = reign.regent
     assert old is not None
-    if old.pk == regent.pk:
-        raise RuleError(f"{regent.display_name} is already the regent.", code="invalid")
     reign.regent = regent
     reign.save(update_fields=["regent"])
-    chronicle = Chronicle(campaign)
     text = f"{regent.display_name} replaces {old.display_name} as regent of {crown} for {reign.holder.display_name}"
     if old.origin == Origin.BARON and old.status == Status.ALIVE:
         old.status = Status.RETIRED
@@ -594,6 +690,7 @@ def regent_appoint(*, campaign: Campaign | int, crown: str, character: Character
         old.save(update_fields=["status", "retired_year"])
         text += "; the baron retires from the game"
     chronicle.add("regency", text + ".", character=regent.pk, crown=crown)
+    crowns_review(campaign, chronicle, world)  # a lost capital's Charisma follows the ruler
     chronicle.flush()
     return reign
 
@@ -611,11 +708,23 @@ def crown_give_back(
     landless house sets up a new monarch — one of its own characters, or, if none is named, a
     family created as when no heir can be found."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
-    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
+    held = Crown.objects.filter(campaign=campaign, name=crown).first()
+    if held is None:
+        raise NotFound(f"There is no crown called {crown!r} in {campaign.name}.", fields={"crown": "unknown"})
+    require(by, campaign, "crown", player=held.controlled_by_id, crown=crown)  # the holding player gives it up
+    if not campaign.rules.gives_back_crowns:
+        raise RuleError(
+            f"{campaign.rules.label} gives no crown back: a country held by another house returns by its own rules.",
+            code="ruleset",
+        )
     world = World(campaign)
     record: Crown | None = world.crowns.get(crown)
     if record is None or not record.annexed:
-        raise RuleError(f"{crown} is not held in a Dynastic Union; there is nothing to give back.", code="not_annexed")
+        raise RuleError(
+            f"{crown} is not held in a Dynastic Union; there is nothing to give back.",
+            code="not_annexed",
+            fields={"crown": "not_annexed"},
+        )
     home = world.dynasties.get(record.home_dynasty_id or 0)
     if home is None:
         raise RuleError(f"{crown} has no home dynasty to give it back to.", code="invalid")
@@ -628,20 +737,23 @@ def crown_give_back(
         pk = monarch.pk if isinstance(monarch, Character) else monarch
         new_monarch = world.characters.get(pk)
         if new_monarch is None:
-            raise NotFound(f"There is no character #{pk} in {campaign.name}.")
+            raise NotFound(f"There is no character #{pk} in {campaign.name}.", fields={"monarch": "unknown"})
         if new_monarch.status != Status.ALIVE or new_monarch.controlled_by_id != home.pk:
             raise RuleError(
                 f"{new_monarch.display_name} is not a living member of the house of {home.name}; the new monarch "
-                "must be set up by the landless player.",
+                "must be set up by the landless player (A7: 'allow a new Monarch to be established by the "
+                "'landless' player').",
                 code="invalid",
+                fields={"monarch": "not_of_the_house"},
             )
         if new_monarch.pk in world.reigning():
-            raise RuleError(f"{new_monarch.display_name} already reigns.", code="invalid")
+            raise RuleError(f"{new_monarch.display_name} already reigns.", code="invalid", fields={"monarch": "reigns"})
     else:
         new_monarch = create_relative(world, late, home, box, chronicle, load_tables(campaign), None)
     reign.end_year = year
     reign.save(update_fields=["end_year"])
     new = regnal.enthrone(campaign, crown, new_monarch, year, world=world)
+    pay_monarch_match(world, new_monarch, crown, chronicle)  # his wife's house: 100 Crowns, as at a succession (A6)
     partner = record.union_with
     control.move(campaign, record, home, "house_restored")
     record.union_with = None
@@ -651,7 +763,6 @@ def crown_give_back(
         partner.union_with = None
         partner.union_since = None
         partner.save(update_fields=["union_with", "union_since"])
-    box.flush()
     chronicle.add(
         "union_ends",
         f"The Dynastic Union ends: {crown} is given back to the house of {home.name}; "
@@ -659,5 +770,23 @@ def crown_give_back(
         crown=crown,
         dynasty=home.pk,
     )
+    if br.needs_regent(new_monarch.as_person(), year) and campaign.rules.regents:  # a minor set up: a regent (A7)
+        chosen, _ = default_regent(world, crown, new_monarch.pk, ())
+        regent = (
+            world.characters[chosen]
+            if chosen is not None
+            else create_baron(world, crown, late, home, box, chronicle, load_tables(campaign))
+        )
+        new.regent = regent
+        new.save(update_fields=["regent"])
+        chronicle.add(
+            "regency",
+            f"{new_monarch.display_name} is {new_monarch.age(year)}: {regent.display_name} is regent until the "
+            f"{title(new_monarch)} is 15.",
+            character=regent.pk,
+            crown=crown,
+        )
+    box.flush()
+    crowns_review(campaign, chronicle, world)  # a lost capital's Charisma follows the new ruler
     chronicle.flush()
     return new

@@ -31,8 +31,10 @@ from dynasties.services import bloodline as bl_services
 from dynasties.services import control, minor_crowns, regnal
 from dynasties.services.bloodline_titles import accession_loses_titles, crisis_opens
 from dynasties.services.common import World
+from dynasties.services.crowns import crowns_review
 from dynasties.services.setup import format_characteristics, roll_characteristics
 from rules import blood_royale as br
+from rules.dice import Entered
 from rules.errors import RuleError
 from rules.names import given_name, spouse_dynastic_name
 from rules.succession import iter_succession, line_of
@@ -63,6 +65,7 @@ def resolve_successions(
     else:
         _unions_end(world, chronicle)
     _annexations_end(world)
+    regents_named = False
     for reign in list(world.open_reigns()):
         holder = world.characters[reign.holder_id]
         if holder.status == Status.DEAD:
@@ -83,6 +86,7 @@ def resolve_successions(
             reign.regent = regent
             reign.save(update_fields=["regent"])
             chronicle.add("regency", f"{regent.display_name} becomes regent for {holder.display_name}.", character=regent.pk)
+            regents_named = True
     while bloodline:  # Turkey #2: a new Sultan's brothers put to death may reign elsewhere: succeeded this turn too
         more = _union_children_barred(world)
         _bloodline_unions_end(world, chronicle)
@@ -109,6 +113,8 @@ def resolve_successions(
         )
     if entered:
         raise RuleError(f"{len(entered)} typed rolls were left over after the succession.", code="invalid_dice")
+    if new_reigns or regents_named:  # a lost capital's Charisma follows the new rulers (Blood Royale 18)
+        crowns_review(world.campaign, chronicle, world)
     return new_reigns
 
 
@@ -387,6 +393,28 @@ def _succeed(
         bl_services.fratricide(world, crown, heir, chronicle)
         accession_loses_titles(world, new, chronicle)
     _bring_home(world, heir, record, chronicle)
+    pay_monarch_match(world, heir, crown, chronicle)
+    if br.needs_regent(heir.as_person(), year) and world.campaign.rules.regents:  # BloodLine: -1 Stability a turn instead
+        regent = _choose_regent(world, new, heir, late, box, chronicle, tables, entered)
+        new.regent = regent
+        new.save(update_fields=["regent"])
+        chronicle.add(
+            "regency",
+            f"{heir.display_name} is {heir.age(year)}: {regent.display_name} is regent until the {title(heir)} is 15.",
+            character=regent.pk,
+            crown=crown,
+        )
+    campaign = world.campaign
+    succession = events.Succession(
+        campaign=campaign.pk, year=year, step=campaign.step, crown=crown, reign=new.pk, heir=heir.pk, late=late.pk
+    )
+    events.publish(succession, campaign=campaign, chronicle=chronicle)
+    return new
+
+
+def pay_monarch_match(world: World, heir: Character, crown: str, chronicle: Chronicle) -> None:
+    """A new monarch's spouse's house gets 100 Crowns from the Treasury ("either at the time of the
+    marriage or when the male character succeeds to the throne", A6), once per match (Blood Royale)."""
     spouse = world.spouse_of(heir.pk)
     pays = world.campaign.rules.treasury_pays_matches  # BloodLine: no Treasury Crowns
     match = _match_of(world, heir, spouse) if pays and spouse is not None else None
@@ -410,22 +438,6 @@ def _succeed(
             amount=br.MONARCH_MATCH_CROWNS,
             character=spouse.pk,
         )
-    if br.needs_regent(heir.as_person(), year) and not bloodline:  # BloodLine: -1 Stability a turn instead
-        regent = _choose_regent(world, new, heir, late, box, chronicle, tables, entered)
-        new.regent = regent
-        new.save(update_fields=["regent"])
-        chronicle.add(
-            "regency",
-            f"{heir.display_name} is {heir.age(year)}: {regent.display_name} is regent until the {title(heir)} is 15.",
-            character=regent.pk,
-            crown=crown,
-        )
-    campaign = world.campaign
-    succession = events.Succession(
-        campaign=campaign.pk, year=year, step=campaign.step, crown=crown, reign=new.pk, heir=heir.pk, late=late.pk
-    )
-    events.publish(succession, campaign=campaign, chronicle=chronicle)
-    return new
 
 
 def _match_of(world: World, heir: Character, spouse: Character) -> Marriage | None:
@@ -798,26 +810,46 @@ def _choose_regent(
     chosen, _ = default_regent(world, reign.crown, heir.pk, widow_ids)
     if chosen is not None:
         return world.characters[chosen]
-    born = br.baron_birth_year(late.as_person(), year)
-    crown = reign.crown
+    return create_baron(world, reign.crown, late, dynasty, box, chronicle, tables, queue=entered)
+
+
+def create_baron(
+    world: World,
+    crown: str,
+    late: Character | None,
+    dynasty: Dynasty | None,
+    box: DiceBox,
+    chronicle: Chronicle,
+    tables: dict[str, Any],
+    *,
+    queue: list[list[int]] | None = None,
+    typed: Sequence[Entered | None] | None = None,
+) -> Character:
+    """A baron or cousin of the late monarch, created to act as regent when no adult can (A7): 'He is 5
+    years younger than the late King (or 30 years old, whichever is older), and characteristic die rolls
+    are made for him' (``queue``: the succession's typed rolls, in order; ``typed``: the faces typed for
+    each characteristic, None where the server rolls). With no late monarch on record he is 30."""
+    year = world.year
+    born = br.baron_birth_year(late.as_person(), year) if late is not None else year - br.BARON_MIN_AGE
     baron = Character.objects.create(
         campaign=world.campaign,
         given_name=given_name(crown, "M", 3),
         sex="M",
         birth_year=born,
-        dynastic_name=late.dynastic_name,
+        dynastic_name=late.dynastic_name if late is not None else (dynasty.name if dynasty else crown),
         birth_dynasty=dynasty,
         controlled_by=dynasty,
         characteristics={},
         origin=Origin.BARON,
     )
-    baron.characteristics = roll_characteristics(box, baron, tables["characteristic_bands"], entered)
+    baron.characteristics = roll_characteristics(box, baron, tables["characteristic_bands"], queue, entered=typed)
     baron.save(update_fields=["characteristics"])
     world.characters[baron.pk] = baron
     world.refresh_person(baron)
+    kin = f"the late {title(late)}" if late is not None else f"the house of {dynasty.name if dynasty else crown}"
     chronicle.add(
         "created",
-        f"No adult can act as regent: {baron.display_name}, a baron and cousin of the late {title(late)}, "
+        f"No adult can act as regent: {baron.display_name}, a baron and cousin of {kin}, "
         f"aged {baron.age(year)}, is created ({format_characteristics(baron.characteristics)}).",
         character=baron.pk,
     )

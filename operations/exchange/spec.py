@@ -303,8 +303,9 @@ CROWN_EVENTS = Section(
             since=V3,
             default="",
             note="a code: `minor_monarch`, `pass_over`, `disputed_line`, `union`, `union_ends`, `dynastic_crisis`, `ransom`,"
-            " `turkish_survival`, `title_claim`, `claim_given_up`, `table` - entered by the GM, `track` - an older "
-            "version's level beyond -3..+3 brought back to the track",
+            " `turkish_survival`, `title_claim`, `claim_given_up`, `table` - entered by the GM; the board's causes the GM"
+            " records (rules/crowns.py): `war_lost`, `bankruptcy`, `peace`, `enhance_stability`, `levies`; `track` - an"
+            " older version's level beyond -3..+3 brought back to the track",
         ),
         ref(
             "reign",

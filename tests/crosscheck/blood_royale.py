@@ -25,7 +25,9 @@ export carries. Rule ids (the first word of each violation):
   a Queen".
 - BR-succession: "When a King dies, the next-in-line comes to the Throne" in the order of (9)
   Succession; passed-over heirs (and their lines) are skipped; "Monarchs may not abdicate nor be
-  deposed" (a reign ends with its holder's death); with nobody of the blood, a created relative.
+  deposed" (a reign ends with its holder's death, or when the player holding a second country gives
+  it back: "allow a new Monarch to be established by the 'landless' player"); with nobody of the
+  blood, a created relative.
 - BR-passed-over: the basic rules let pass only a prisoner or a woman controlled by another player
   through marriage; optional rule C, any heir.
 - BR-regency: a monarch under 15 has an adult Regent until the first turn he is 15; an adult none.
@@ -118,7 +120,9 @@ def _rolls(ex: Export) -> list[str]:
                 value = band(ex, total(r))
                 if value is not None:
                     rolled[cid][r["detail"]] = value
-    touched = {m["character"] for m in ex.doc.get("modifiers", []) if m["kind"] in ("charisma_loss", "governor")}
+    # a usurper's Charisma loss, a Governor's +1, a lost capital's -1 and foreign aid's -1 change them
+    changed = ("charisma_loss", "governor", "capital_lost", "foreign_intervention")
+    touched = {m["character"] for m in ex.doc.get("modifiers", []) if m["kind"] in changed}
     for cid, values in rolled.items():
         c = ex.chars[cid]
         if cid in touched:
@@ -358,6 +362,20 @@ def _money(ex: Export) -> list[str]:
             for mod in ex.doc.get("modifiers", [])
             if mod["kind"] == "charisma_loss" and mod["character"] == wife["id"] and mod["start_year"] > m["wedding_year"]
         )
+        # What the board did to a ruling bride's Charisma (a lost capital's -1 until it is retaken, foreign
+        # aid's -1 for life): as it stood at the wedding. The same year, the export does not say which came first.
+        board = [
+            mod
+            for mod in ex.doc.get("modifiers", [])
+            if mod["kind"] in ("capital_lost", "foreign_intervention") and mod["character"] == wife["id"]
+        ]
+        if any(m["wedding_year"] in (mod["start_year"], mod["end_year"]) for mod in board):
+            continue
+        for mod in board:
+            now = mod["value"] if mod["end_year"] is None or mod["kind"] == "foreign_intervention" else 0
+            ended = mod["end_year"] is not None and mod["end_year"] <= m["wedding_year"]
+            then = mod["value"] if mod["start_year"] < m["wedding_year"] and not ended else 0
+            charisma += then - now
         got = [(p["payer"], p["payee"], p["amount"], p["year"]) for p in wedding.get(mid, [])]
         row = f"marriage {mid} ({m['wedding_year']}, bride {ex.name(wife['id'])})"
         if charisma == 0:
@@ -434,12 +452,22 @@ def _succession(ex: Export) -> list[str]:
         by_crown[r["crown"]].append(r)
     rule_c = ex.option("disputed_succession")
     out += _unions(ex)
+    given_back = {  # "a player in this position might prefer to abandon any rights to it" (Controlling Two Countries)
+        (str(e["data"].get("crown")), int(year["year"]))
+        for year in ex.doc["chronicle"]
+        for e in year["entries"]
+        if e["kind"] == "union_ends" and isinstance(e["data"], dict) and "given back" in e["text"]
+    }
     for crown, reigns in by_crown.items():
         reigns.sort(key=lambda r: (r["start_year"], r["end_year"] is None, r["end_year"] or 0))
         for prev, nxt in pairwise(reigns):
             year = prev["end_year"]
             late = ex.chars[prev["holder"]]
             row = f"{crown} {year}, after {ex.name(late['id'])}"
+            if year is not None and late["death_year"] != year and (crown, year) in given_back:
+                if nxt["start_year"] != year:
+                    out.append(violation("BR-succession", row, f"the landless house's monarch from {year}", nxt["start_year"]))
+                continue  # given back: "allow a new Monarch to be established by the 'landless' player"
             if year is None or late["death_year"] != year:
                 out.append(
                     violation(
