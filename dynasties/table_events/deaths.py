@@ -156,7 +156,7 @@ def _outcome(results: list[EventResult], fate: str = "dies") -> str:
     return "Recorded at the table: " + "; ".join(parts) + ". The chronicle has the rest (successions, captures)."
 
 
-def run_battle(
+def _run_battle(
     *,
     campaign: Any,
     by: Any,
@@ -178,7 +178,7 @@ def run_battle(
     )
 
 
-def run_plague(
+def _run_plague(
     *,
     campaign: Any,
     by: Any,
@@ -205,7 +205,7 @@ def run_plague(
     )
 
 
-def run_storm(
+def _run_storm(
     *, campaign: Any, by: Any, characters: Sequence[int], pass_over: Sequence[int] | None = None, note: str = ""
 ) -> list[EventResult]:
     return survival_event(
@@ -218,7 +218,7 @@ def run_storm(
     )
 
 
-def run_killed(
+def _run_killed(
     *, campaign: Any, by: Any, characters: Sequence[int], pass_over: Sequence[int] | None = None, note: str = ""
 ) -> list[EventResult]:
     return survival_event(
@@ -263,7 +263,7 @@ BATTLE = register(
             pass_over_field("battle"),
             NOTE,
         ),
-        run=run_battle,
+        run=_run_battle,
         services=(survival_event,),
         offered=gm_only,
         applies=_rolls,
@@ -321,7 +321,7 @@ PLAGUE = register(
             pass_over_field("plague"),
             NOTE,
         ),
-        run=run_plague,
+        run=_run_plague,
         services=(survival_event,),
         offered=gm_only,
         applies=_rolls,
@@ -349,7 +349,7 @@ STORM = register(
             pass_over_field("storm"),
             NOTE,
         ),
-        run=run_storm,
+        run=_run_storm,
         services=(survival_event,),
         offered=gm_only,
         applies=_at_sea,
@@ -378,7 +378,7 @@ KILLED = register(
             pass_over_field("killed"),
             Field("note", Kind.TEXT, "How", "What happened, for the chronicle (e.g. 'in a duel').", required=False),
         ),
-        run=run_killed,
+        run=_run_killed,
         services=(survival_event,),
         offered=gm_only,
         done=lambda results: _outcome(results, "killed"),
