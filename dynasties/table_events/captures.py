@@ -101,6 +101,7 @@ CAPTURE = register(
         ),
         services=(character_capture,),
         offered=gm_only,
+        applies=lambda campaign: campaign.rules.keeps_families,  # the EU monarch's capture and ransom: issue 32
         done=_taken,
         desk="Taken prisoner (the form asks by whom)",
     )

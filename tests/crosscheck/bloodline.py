@@ -183,14 +183,28 @@ def _dowries(ex: Export) -> list[str]:
 
 
 def _minor_stability(ex: Export) -> list[str]:
-    """ "Under-15 monarch: -1 Stability per turn" (the BloodLine sequence; no regents)."""
+    """ "Under-15 monarch: -1 Stability per turn" (the BloodLine sequence; no regents).
+
+    A reign that begins and ends within one turn (an interim monarch set aside once the released heir's
+    claim is recognised, later in the turn) still reigned when the turn's loss was counted: its loss,
+    named on the reign it fell on, is the turn's, if that reign's monarch was under 15 that year."""
     out: list[str] = []
     crown_ids = {c["name"]: c["id"] for c in ex.doc["crowns"]}
-    events = {
-        (e["crown"], e["year"])
-        for e in ex.doc.get("crown_events", [])
-        if e["kind"] == "stability" and e["delta"] == -1 and "minor" in e["reason"]
-    }
+    reigns = {r["id"]: r for r in ex.doc["reigns"]}
+
+    def brief_minor(e: dict[str, Any]) -> bool:
+        r = reigns.get(e.get("reign"))
+        return (
+            r is not None
+            and r["start_year"] == e["year"] == r["end_year"]
+            and e["year"] - ex.chars[r["holder"]]["birth_year"] < 15
+        )
+
+    losses = [
+        e for e in ex.doc.get("crown_events", []) if e["kind"] == "stability" and e["delta"] == -1 and "minor" in e["reason"]
+    ]
+    events = {(e["crown"], e["year"]) for e in losses}
+    brief = {(e["crown"], e["year"]) for e in losses if brief_minor(e)}
     done = [y for y in ex.turn_years() if y < ex.campaign["current_year"] or ex.campaign["step"] not in ("births", "survival")]
     want: set[tuple[int, int]] = set()
     for r in ex.doc["reigns"]:
@@ -200,7 +214,7 @@ def _minor_stability(ex: Export) -> list[str]:
                 want.add((crown_ids[r["crown"]], year))
     for crown, year in sorted(want - events):
         out.append(violation("BL-minor-stability", f"crown {crown} in {year}", "-1 Stability for a monarch under 15", "none"))
-    for crown, year in sorted(events - want):
+    for crown, year in sorted(events - want - brief):
         out.append(violation("BL-minor-stability", f"crown {crown} in {year}", "no minor's Stability loss", "-1"))
     return out
 
