@@ -490,7 +490,7 @@ def play_interim_claims(campaign: Campaign, source: DiceSource, *, by: Actor) ->
     """BloodLine A: each released heir's claim, recognised or refused (an even chance)."""
     if not campaign.rules.stability_track:
         return
-    from dynasties.services.bloodline import interim_claim_resolve
+    from dynasties.services.interim import interim_claim_resolve
 
     waiting = Reign.objects.filter(
         FREE_HEIR, campaign=campaign, end_year__isnull=True, interim_for__status=Status.ALIVE

@@ -116,7 +116,7 @@ def test_the_king_inheriting_another_crown_does_not_restart_the_unions_losses(eu
     survival(eu)  # 1492
     to_next_turn(eu, 1497)
     survival(eu)  # 1497
-    # the King of France also inherits Spain (what the succession's _bring_home does: join again)
+    # the King of France also inherits Spain (what the succession's bring_home does: join again)
     crown(eu, king, "Spain", 1497)
     join(eu, "England", "Spain")
     for year in (1502, 1507):

@@ -190,8 +190,8 @@ def test_stability_changes_at_the_table_keep_a_history(campaign):
 @pytest.mark.django_db
 @pytest.mark.parametrize("recognize", [True, False])
 def test_a_released_heir_claims_the_throne(campaign, recognize):
-    from dynasties.services.bloodline import interim_claim_resolve
     from dynasties.services.events import character_release
+    from dynasties.services.interim import interim_claim_resolve
 
     bloodline(campaign)
     at_step(campaign, Step.SURVIVAL)
@@ -217,6 +217,40 @@ def test_a_released_heir_claims_the_throne(campaign, recognize):
         assert reign.holder == second and reign.interim_for is None
         assert record.stability == -2  # a voluntary dispute over one heir
         assert Modifier.objects.filter(kind=ModifierKind.ONGOING_DISPUTE, claimant=captive).exists()
+
+
+@pytest.mark.django_db
+def test_a_released_heir_recognised_takes_his_crown_home_from_an_interim_of_another_crown(campaign):
+    """BloodLine A: the next heir runs the dynasty while the heir is a prisoner. When that next heir is
+    the King of another country, the crown goes with him to his player (A7, Controlling Two Countries);
+    the released heir recognised, he steps down and the crown goes back to its own house."""
+    from dynasties.services.events import character_release
+    from dynasties.services.interim import interim_claim_resolve
+
+    bloodline(campaign)
+    at_step(campaign, Step.SURVIVAL)
+    house, spain = england(campaign), Dynasty.objects.get(campaign=campaign, crown="Spain")
+    king = Reign.objects.get(campaign=campaign, crown="England").holder
+    Character.objects.filter(father=king).update(status=Status.DEAD, death_year=1299)
+    captive = person(campaign, house, "Captive", "M", 1270, father=king)
+    france = Reign.objects.get(campaign=campaign, crown="France").holder
+    france.father, france.birth_year = king, 1272  # the King of France is the next heir of England
+    france.save()
+    character_capture(campaign=campaign, character=captive, captor=spain, by=SYSTEM_ACTOR)
+    kill(campaign, king.pk, pass_over={"England": [captive.pk]})
+    england_crown = Crown.objects.get(campaign=campaign, name="England")
+    assert Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True).holder == france
+    assert england_crown.controlled_by_id == france.controlled_by_id != house.pk  # the interim's player holds both
+
+    character_release(campaign=campaign, character=captive, by=SYSTEM_ACTOR)
+    reign = interim_claim_resolve(campaign=campaign, crown="England", recognize=True, by=SYSTEM_ACTOR)
+    england_crown.refresh_from_db()
+    captive.refresh_from_db()
+    assert reign.holder == captive and england_crown.controlled_by_id == house.pk == captive.controlled_by_id
+    assert Reign.objects.get(campaign=campaign, crown="France", end_year__isnull=True).holder == france
+    assert ChronicleEntry.objects.filter(
+        campaign=campaign, kind="return", text__startswith="England goes back to the house of"
+    ).exists()
 
 
 @pytest.mark.django_db

@@ -136,3 +136,85 @@ def test_the_checker_finds_a_wrong_roll() -> None:
     }
     violations = CHECKS["blood-royale"](export)
     assert any(v.startswith("BR-survival-roll: roll 1") and "expected died" in v for v in violations), violations
+
+
+def _person(cid: int, name: str, born: int, father: int | None, died: int | None) -> dict[str, object]:
+    return {
+        "id": cid,
+        "given_name": name,
+        "sex": "M",
+        "birth_year": born,
+        "birth_order": 1,
+        "father": father,
+        "mother": None,
+        "dynastic_name": "P",
+        "birth_dynasty": 1,
+        "controlled_by": 1,
+        "characteristics": {"strength": 0, "constitution": 0, "charisma": 0},
+        "status": "dead" if died else "alive",
+        "death_year": died,
+        "death_cause": "",
+        "retired_year": None,
+        "prisoner_of": None,
+        "origin": "setup",
+        "legitimate": True,
+    }
+
+
+def _fatal(rid: int, cid: int, step: str) -> dict[str, object]:
+    return {
+        "id": rid,
+        "year": 1370,
+        "step": step,
+        "purpose": "battle" if step.startswith("event") else "survival",
+        "detail": "",
+        "characters": [cid],
+        "dice": "2d6",
+        "faces": [1, 1],
+        "modifier": 0,
+        "target": 4,
+        "outcome": "died",
+        "source": "server",
+    }
+
+
+def _heir_killed_later(step: str) -> list[str]:
+    """King Edward dies at Survival in 1370; his son Henry is crowned, then dies by a roll of ``step``;
+    Henry's son Richard is crowned."""
+    export = {
+        "campaign": {
+            "start_year": 1300,
+            "current_year": 1375,
+            "step": "births",
+            "turn_length": 5,
+            "optional_rules": {},
+            "tables": {"characteristic_bands": [{"low": 3, "high": 18, "value": 0}], "survival": [{"age": 15, "need": 3}]},
+        },
+        "dynasties": [{"id": 1, "name": "P", "kind": "player", "crown": "England"}],
+        "crowns": [{"id": 1, "name": "England", "controlled_by": 1, "home_dynasty": 1}],
+        "characters": [
+            _person(1, "Edward", 1300, None, 1370),
+            _person(2, "Henry", 1330, 1, 1370),
+            _person(3, "Richard", 1350, 2, None),
+            _person(4, "John", 1335, 1, None),
+        ],
+        "marriages": [],
+        "reigns": [
+            {"id": 1, "crown": "England", "holder": 1, "start_year": 1300, "end_year": 1370, "regent": None, "passed_over": []},
+            {"id": 2, "crown": "England", "holder": 2, "start_year": 1370, "end_year": 1370, "regent": None, "passed_over": []},
+            {"id": 3, "crown": "England", "holder": 3, "start_year": 1370, "end_year": None, "regent": None, "passed_over": []},
+        ],
+        "birth_attempts": [],
+        "postings": [],
+        "chronicle": [],
+        "rolls": [_fatal(1, 1, "survival"), _fatal(2, 2, step)],
+    }
+    return [v for v in CHECKS["blood-royale"](export) if rule_of(v) == "BR-succession"]
+
+
+def test_an_heir_crowned_then_killed_later_in_the_turn_reigned_between() -> None:
+    """The roll log orders the turn's deaths: an heir killed in a battle after the King's death at
+    Survival was crowned first (his reign is right); one who died at the same Survival never reigned."""
+    assert _heir_killed_later("event:battle") == []
+    same_moment = _heir_killed_later("survival")
+    assert any("expected character 3 (Richard" in v and "found character 2 (Henry" in v for v in same_moment), same_moment

@@ -23,9 +23,9 @@ from campaign.permissions import SYSTEM_ACTOR, Forbidden
 from campaign.undo import new_action_key, step_action, undo_step
 from dynasties.models import Character, Dynasty, Marriage, PassedOver, Reign
 from dynasties.services import births_attempt, survival_finish
-from dynasties.services.bloodline import interim_claim_resolve
 from dynasties.services.editing import character_edit
 from dynasties.services.events import character_capture, character_release
+from dynasties.services.interim import interim_claim_resolve
 from rules.errors import RuleError
 from tests.factories import at_step, person, shows_number
 from tests.test_bloodline_succession import bloodline, kill

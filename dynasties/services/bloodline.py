@@ -28,13 +28,13 @@ from dynasties.models import (
     Reign,
     Status,
 )
-from dynasties.services import control, regnal
+from dynasties.services import control
 from dynasties.services.common import World
 from dynasties.services.deaths import character_die
 from rules import bloodline as bl
 from rules import crowns as board
 from rules import stability as track
-from rules.dice import DiceSource, DiceSpec
+from rules.dice import DiceSpec
 from rules.errors import NotFound, RuleError
 
 
@@ -441,70 +441,3 @@ def fratricide(world: World, crown: str, monarch: Character, chronicle: Chronicl
                 world.refresh_person(c)
         chronicle.add("death", f"{monarch.display_name} puts his brothers to death ({len(brothers)}).", crown=crown)
     return brothers
-
-
-@transaction.atomic
-def interim_claim_resolve(
-    *,
-    campaign: Campaign | int,
-    crown: str,
-    recognize: bool,
-    source: DiceSource | None = None,
-    by: Actor,
-) -> Reign:
-    """BloodLine A: a released heir claims the throne at once. Recognised, he reigns and the interim
-    monarch steps down; refused, the interim monarch stays and it is a voluntary disputed succession.
-    The crown's player decides, as he decided to pass the prisoner over ("The player may use the
-    next-in-line heir to run the Dynasty"), or the GM (``require(.., "crown")``)."""
-    campaign = lock_campaign(campaign, seen=Seen.ALL)
-    require(by, campaign, "play")  # an observer decides nothing; whose crown, below
-    world = World(campaign)
-    reign = next((r for r in world.open_reigns() if r.crown == crown), None)
-    player = world.crown_dynasty(crown)
-    require(by, campaign, "crown", player=player.pk if player is not None else None, crown=crown)
-    if reign is None or reign.interim_for_id is None:
-        raise RuleError(
-            f"{crown} has no interim monarch waiting on an imprisoned heir (BloodLine, Disputed Succession A).",
-            code="no_interim",
-            fields={"crown": "no_interim"},
-        )
-    claimant = world.characters[reign.interim_for_id]
-    if claimant.status != Status.ALIVE:
-        raise RuleError(f"{claimant.display_name} is dead: the interim monarch simply reigns.", code="invalid")
-    if claimant.is_prisoner:
-        raise RuleError(
-            f"{claimant.display_name} is still a prisoner and cannot claim the throne yet: the next heir runs the dynasty "
-            "until the heir dies or is released (BloodLine, Disputed Succession A).",
-            code="prisoner",
-        )
-    chronicle = Chronicle(campaign)
-    box = DiceBox(campaign, source=source, by=by)
-    interim = world.characters[reign.holder_id]
-    if recognize:
-        reign.end_year = world.year
-        reign.save(update_fields=["end_year"])
-        reign = regnal.enthrone(campaign, crown, claimant, world.year, world=world)
-        chronicle.add(
-            "succession",
-            f"{regnal.crowned_name(claimant, reign)}, released, is recognised as "
-            f"{'King' if claimant.sex == 'M' else 'Queen'} of {crown}; "
-            f"{interim.display_name} steps down.",
-            character=claimant.pk,
-            crown=crown,
-            claim="recognised",
-        )
-    else:
-        reign.interim_for = None
-        reign.save(update_fields=["interim_for"])
-        chronicle.add(
-            "claim",
-            f"{claimant.display_name}'s claim to {crown} is not recognised: {interim.display_name} keeps the throne, "
-            "a voluntary disputed succession (BloodLine, Disputed Succession A).",
-            character=claimant.pk,
-            crown=crown,
-            claim="refused",
-        )
-        pass_over(world, reign, interim, world.crown_dynasty(crown), [claimant], box, chronicle)
-    box.flush()
-    chronicle.flush()
-    return reign

@@ -65,7 +65,7 @@ _DEATH = (
     "not edited by hand."
 )
 _CAPTURE = (
-    "A capture and a release are table events: record them on the page 'What the table decided' (Taken prisoner; "
+    "A capture and a release are table events: record them on the page 'At the table' (Taken prisoner; "
     "Released or ransomed), or with the characters' actions at the desk: not edited by hand."
 )
 CHARACTER_OWNED: dict[str, str] = {

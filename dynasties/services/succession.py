@@ -392,7 +392,7 @@ def _succeed(
     if bloodline:
         bl_services.fratricide(world, crown, heir, chronicle)
         accession_loses_titles(world, new, chronicle)
-    _bring_home(world, heir, record, chronicle)
+    bring_home(world, heir, record, chronicle)
     pay_monarch_match(world, heir, crown, chronicle)
     if br.needs_regent(heir.as_person(), year) and world.campaign.rules.regents:  # BloodLine: -1 Stability a turn instead
         regent = _choose_regent(world, new, heir, late, box, chronicle, tables, entered)
@@ -566,7 +566,7 @@ def _exile(world: World, claimant: Character, left: Dynasty, chronicle: Chronicl
     )
 
 
-def _bring_home(world: World, heir: Character, record: Crown, chronicle: Chronicle) -> None:
+def bring_home(world: World, heir: Character, record: Crown, chronicle: Chronicle) -> None:
     """A new monarch is controlled by the player of the crown (A7, Female Succession); the spouse and
     the couple's unmarried children come too. A monarch married to the monarch of another crown
     makes a Dynastic Union: the male character's player controls both crowns (BloodLine: see

@@ -371,8 +371,17 @@ def _money(ex: Export) -> list[str]:
         ]
         if any(m["wedding_year"] in (mod["start_year"], mod["end_year"]) for mod in board):
             continue
+        if any(mod["kind"] == "capital_lost" and mod["end_year"] == wife["death_year"] for mod in board):
+            continue  # given back at her fall and dead the same turn: the export does not say which came first
         for mod in board:
-            now = mod["value"] if mod["end_year"] is None or mod["kind"] == "foreign_intervention" else 0
+            # A lost capital's -1 comes back to a ruler who lives on when it ends (retaken, or passed to the
+            # next ruler); one who died ruling keeps it (the penalty ends with her death, nothing to give back).
+            restored = (
+                mod["kind"] == "capital_lost"
+                and mod["end_year"] is not None
+                and (wife["death_year"] is None or wife["death_year"] > mod["end_year"])
+            )
+            now = 0 if restored else mod["value"]
             ended = mod["end_year"] is not None and mod["end_year"] <= m["wedding_year"]
             then = mod["value"] if mod["start_year"] < m["wedding_year"] and not ended else 0
             charisma += then - now
@@ -494,9 +503,10 @@ def _succession(ex: Export) -> list[str]:
                         )
                     )
 
-            def eligible(cid: int, year: int = year) -> bool:
+            def eligible(cid: int, year: int = year, late: int = late["id"]) -> bool:
                 c = ex.chars[cid]
-                if c["death_year"] is not None and c["death_year"] <= year:
+                dead = c["death_year"] is not None and c["death_year"] <= year
+                if dead and not (c["death_year"] == year and ex.died_after(cid, late)):
                     return False
                 if c.get("retired_year") is not None and c["retired_year"] < year:
                     return False

@@ -38,6 +38,7 @@ class Export:
     rolls_of: dict[tuple[str, int], list[Row]] = field(default_factory=lambda: defaultdict(list))
     reigns_of: dict[int, list[Row]] = field(default_factory=lambda: defaultdict(list))
     mentions: dict[int, list[tuple[int, int]]] = field(default_factory=lambda: defaultdict(list))
+    fatal: dict[int, int] = field(default_factory=dict)  # a character's fatal roll's id
 
     @classmethod
     def of(cls, doc: dict[str, Any]) -> Export:
@@ -56,6 +57,10 @@ class Export:
                 ex.rolls_of[(r["purpose"], cid)].append(r)
         for reign in doc["reigns"]:
             ex.reigns_of[reign["holder"]].append(reign)
+        for r in doc["rolls"]:
+            if r["outcome"] == "died":
+                for cid in r["characters"]:
+                    ex.fatal.setdefault(cid, r["id"])
         for r in doc["rolls"]:
             for cid in r["characters"]:
                 ex.mentions[cid].append((r["year"], STEPS.get(r["step"], 9)))
@@ -123,6 +128,17 @@ class Export:
             return "nobody"
         c = self.chars[cid]
         return f"character {cid} ({c['given_name']} {c['dynastic_name']}, b. {c['birth_year']})"
+
+    def died_after(self, cid: int, other: int) -> bool:
+        """Whether ``cid`` died after ``other`` within the turn they both died in: by a roll of a later
+        step, as the roll log orders them (a King dead at Survival, his heir crowned, then killed in a
+        battle between the steps). The deaths of one step are one moment (Survival's rolls are all made
+        before the successions). False when either died without a roll (a storm, a death decided at the
+        table)."""
+        mine, theirs = self.fatal.get(cid), self.fatal.get(other)
+        if mine is None or theirs is None:
+            return False
+        return mine > theirs and self.rolls[mine]["step"] != self.rolls[theirs]["step"]
 
     def alive_in(self, cid: int, year: int) -> bool:
         """Alive (not dead, not retired) through the survival step of ``year``: a death or retirement
