@@ -13,9 +13,7 @@ import zlib
 import pytest
 from django.apps import apps
 from django.contrib.auth import get_user_model
-from django.test import Client
 from django.urls import reverse
-from rest_framework.test import APIClient
 
 from campaign import treasury
 from campaign.models import ActionKey, Checkpoint, ChronicleEntry, Membership, Posting, PostingKind, Role, Roll, Step, UndoChange
@@ -27,23 +25,12 @@ from dynasties.services.editing import character_edit
 from dynasties.services.events import character_capture, character_release
 from dynasties.services.interim import interim_claim_resolve
 from rules.errors import RuleError
+from tests.events_helpers import api, endpoint, logged, page
 from tests.factories import at_step, person, shows_number
 from tests.test_bloodline_succession import bloodline, kill
 from tests.test_disputed_succession import roll_survival
 
 RANSOM = 137  # an odd amount no rule produces: who sees it?
-
-
-def logged(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-def api(user) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
 
 
 def house(campaign, crown: str) -> Dynasty:
@@ -52,14 +39,6 @@ def house(campaign, crown: str) -> Dynasty:
 
 def king(campaign, crown: str) -> Character:
     return Reign.objects.get(campaign=campaign, crown=crown, end_year__isnull=True).holder
-
-
-def page(campaign, key: str) -> str:
-    return reverse("pages:event", args=[campaign.slug, key])
-
-
-def endpoint(campaign, key: str) -> str:
-    return f"/api/v1/campaigns/{campaign.slug}/events/{key}/"
 
 
 def text(response) -> str:

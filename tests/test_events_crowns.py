@@ -8,10 +8,8 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
-from rest_framework.test import APIClient
 
 from campaign.models import ActionKey, ChronicleEntry, Membership, Role, Roll, Step
 from campaign.permissions import SYSTEM_ACTOR, Forbidden
@@ -37,27 +35,10 @@ from dynasties.services.survival import survival_due
 from rules import blood_royale as br
 from rules.dice import RandomSource
 from rules.errors import RuleError
+from tests.events_helpers import api, key, logged
 from tests.factories import at_step, crown, person
 
 # --- helpers -------------------------------------------------------------------------------------------
-
-
-def logged(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-def api(user) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
-
-
-def key() -> str:
-    from campaign.undo import new_action_key
-
-    return new_action_key()
 
 
 def house(campaign, name: str) -> Dynasty:

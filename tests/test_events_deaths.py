@@ -11,7 +11,6 @@ import pytest
 from django.contrib import admin
 from django.test import Client
 from django.urls import reverse
-from rest_framework.test import APIClient
 
 from campaign.models import ActionKey, ChronicleEntry, Roll
 from campaign.permissions import SYSTEM_ACTOR
@@ -19,29 +18,10 @@ from campaign.undo import new_action_key
 from dynasties.models import Character, Dynasty, Reign, Status, Title
 from dynasties.services.events import NEUTRALS, character_capture, survival_event
 from rules.errors import RuleError
+from tests.events_helpers import api, endpoint, logged, page
 from tests.factories import person, wed
 
 YEAR = 1300
-
-
-def logged(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-def api(user) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
-
-
-def page(campaign, key: str) -> str:
-    return reverse("pages:event", args=[campaign.slug, key])
-
-
-def endpoint(campaign, key: str) -> str:
-    return f"/api/v1/campaigns/{campaign.slug}/events/{key}/"
 
 
 def house(campaign, crown: str) -> Dynasty:

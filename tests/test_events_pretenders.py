@@ -10,7 +10,6 @@ from types import SimpleNamespace
 import pytest
 from django.test import Client
 from django.urls import reverse
-from rest_framework.test import APIClient
 
 from campaign import treasury
 from campaign.models import ActionKey, ChronicleEntry, Membership, Posting, Role, Roll
@@ -23,27 +22,8 @@ from dynasties.services.pretenders import bastard_create, pretender_buy_back, pr
 from dynasties.table_events.pretenders import may_be_auctioned, may_buy_back, may_father, may_pretend
 from rules.dice import RandomSource
 from rules.errors import RuleError
+from tests.events_helpers import api, endpoint, logged, page
 from tests.factories import person, wed
-
-
-def logged(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-def api(user) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
-
-
-def page(campaign, key: str) -> str:
-    return reverse("pages:event", args=[campaign.slug, key])
-
-
-def endpoint(campaign, key: str) -> str:
-    return f"/api/v1/campaigns/{campaign.slug}/events/{key}/"
 
 
 def listed(client: Client, campaign) -> str:

@@ -10,10 +10,8 @@ import re
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
-from rest_framework.test import APIClient
 
 from campaign.models import ActionKey, ChronicleEntry, Membership, Posting, Role, Step
 from campaign.permissions import SYSTEM_ACTOR, Forbidden
@@ -26,25 +24,8 @@ from dynasties.services.titles import governed_provinces, title_grant
 from rules import bloodline as bl
 from rules.dice import RandomSource
 from rules.errors import RuleError, StepOrderError
+from tests.events_helpers import api, key, logged
 from tests.factories import at_step, person
-
-
-def logged(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
-def api(user) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
-
-
-def key() -> str:
-    from campaign.undo import new_action_key
-
-    return new_action_key()
 
 
 def event_url(c, k: str) -> str:

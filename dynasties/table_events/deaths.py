@@ -205,30 +205,26 @@ def _run_plague(
     )
 
 
-def _run_storm(
-    *, campaign: Any, by: Any, characters: Sequence[int], pass_over: Sequence[int] | None = None, note: str = ""
-) -> list[EventResult]:
-    return survival_event(
-        campaign=campaign,
-        reason="storm",
-        characters=characters,
-        note=note,
-        pass_over=_decided(campaign, "storm", pass_over),
-        by=by,
-    )
+def _no_roll(reason: str) -> Callable[..., list[EventResult]]:
+    """A storm's and a death at the table's run: those named die, no die rolled."""
+
+    def run(
+        *, campaign: Any, by: Any, characters: Sequence[int], pass_over: Sequence[int] | None = None, note: str = ""
+    ) -> list[EventResult]:
+        return survival_event(
+            campaign=campaign,
+            reason=reason,
+            characters=characters,
+            note=note,
+            pass_over=_decided(campaign, reason, pass_over),
+            by=by,
+        )
+
+    return run
 
 
-def _run_killed(
-    *, campaign: Any, by: Any, characters: Sequence[int], pass_over: Sequence[int] | None = None, note: str = ""
-) -> list[EventResult]:
-    return survival_event(
-        campaign=campaign,
-        reason="killed",
-        characters=characters,
-        note=note,
-        pass_over=_decided(campaign, "killed", pass_over),
-        by=by,
-    )
+_run_storm = _no_roll("storm")
+_run_killed = _no_roll("killed")
 
 
 def _rolls(campaign: Campaign) -> bool:
