@@ -10,6 +10,7 @@ crown's player may pass over if he dies, decided at once as at the Survival step
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from campaign import treasury
@@ -205,26 +206,28 @@ def _run_plague(
     )
 
 
-def _no_roll(reason: str) -> Callable[..., list[EventResult]]:
+def _no_roll(
+    reason: str,
+    *,
+    campaign: Any,
+    by: Any,
+    characters: Sequence[int],
+    pass_over: Sequence[int] | None = None,
+    note: str = "",
+) -> list[EventResult]:
     """A storm's and a death at the table's run: those named die, no die rolled."""
-
-    def run(
-        *, campaign: Any, by: Any, characters: Sequence[int], pass_over: Sequence[int] | None = None, note: str = ""
-    ) -> list[EventResult]:
-        return survival_event(
-            campaign=campaign,
-            reason=reason,
-            characters=characters,
-            note=note,
-            pass_over=_decided(campaign, reason, pass_over),
-            by=by,
-        )
-
-    return run
+    return survival_event(
+        campaign=campaign,
+        reason=reason,
+        characters=characters,
+        note=note,
+        pass_over=_decided(campaign, reason, pass_over),
+        by=by,
+    )
 
 
-_run_storm = _no_roll("storm")
-_run_killed = _no_roll("killed")
+_run_storm = partial(_no_roll, "storm")
+_run_killed = partial(_no_roll, "killed")
 
 
 def _rolls(campaign: Campaign) -> bool:
