@@ -43,8 +43,7 @@ def seat(campaign, crown, gm, **faces):
     return monarch_succession_roll(campaign=campaign, crown=crown, faces=given, by=gm)
 
 
-@pytest.fixture
-def europa(gm, alice, bob):
+def build_europa(gm, alice, bob):
     """An eu-monarchs campaign: England (Alice's, a named monarch), France (Bob's, rolled), Spain, and
     Poland and Venice, countries no player rules (Poland's Báthory named, Venice's Doge rolled)."""
     c = campaign_create(name="Europa", ruleset="eu-monarchs", players=3, source=RandomSource(2), by=gm)
@@ -59,6 +58,11 @@ def europa(gm, alice, bob):
     seat(c, "Venice", gm)
     c.refresh_from_db()
     return c
+
+
+@pytest.fixture
+def europa(gm, alice, bob):
+    return build_europa(gm, alice, bob)
 
 
 def monarch(campaign, crown) -> Character:

@@ -160,7 +160,7 @@ RANSOM = register(
             Field(
                 "power",
                 Kind.CHOICE,
-                "The crown is",
+                "Major power or minor",
                 "Blank: a major power if a player's house holds it, else a minor.",
                 required=False,
                 choices=_powers,
