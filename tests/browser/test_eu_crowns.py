@@ -8,6 +8,7 @@ else to a temporary directory."""
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 
 import pytest
@@ -18,6 +19,8 @@ from dynasties.services.eu_monarchs import monarch_survival_roll
 from tests.browser.helpers import log_in
 from tests.browser.test_events_crowns import DESKTOP, PHONE, fits, folder_for, shot
 from tests.test_eu_crowns import build_europa, next_turn, seat
+
+PDFTOPPM = shutil.which("pdftoppm") or "/usr/bin/pdftoppm"
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -81,7 +84,7 @@ def test_the_gm_records_a_military_skill_and_a_ransom_and_everyone_reads_the_cro
         pdf.write_bytes(card.body())
         folder.mkdir(parents=True, exist_ok=True)
         subprocess.run(
-            ["pdftoppm", "-png", "-r", "60", "-f", "1", "-l", "1", "-singlefile", str(pdf), str(folder / "eu-monarch-card")],
+            [PDFTOPPM, "-png", "-r", "60", "-f", "1", "-l", "1", "-singlefile", str(pdf), str(folder / "eu-monarch-card")],
             check=True,
         )
     finally:
