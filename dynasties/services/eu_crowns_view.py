@@ -114,6 +114,14 @@ class EuStanding:
         }
 
 
+LEADER_ORDER = (*eu.LEADER_VALUES, eu.SIEGE)
+
+
+def _leader(values: Mapping[str, Any]) -> dict[str, int]:
+    """A monarch's values as a leader in the aid's order (a JSON column may keep its keys in another)."""
+    return {k: int(values[k]) for k in LEADER_ORDER if isinstance(values.get(k), int)}
+
+
 def _crisis_turns(campaign: Campaign, tables: Mapping[str, Any], crisis_year: int | None) -> list[CrisisTurn]:
     """The Dynastic Crisis's turns still to come or going on: its first (values halved), then the
     survival roll's modifiers of the turns after it."""
@@ -148,7 +156,7 @@ def _standing(campaign: Campaign, tables: Mapping[str, Any], record: Crown, reig
         stability=record.stability,
         named=bool(state.get("named")),
         no_survival_until=int(exempt) if exempt is not None and int(exempt) > campaign.current_year else None,
-        leader={k: int(v) for k, v in leader.items() if k != "year"} if isinstance(leader, dict) else None,
+        leader=_leader(leader) if isinstance(leader, dict) else None,
         crisis_year=int(crisis) if crisis is not None else None,
         crisis_turns=_crisis_turns(campaign, tables, int(crisis) if crisis is not None else None),
         survival_modifier=sum(m for m, _ in status.survival_modifiers),
@@ -350,7 +358,7 @@ def _flags(campaign: Campaign, crown: str | None = None) -> _Flags:
         elif kind == "succession" and data.get("named"):
             flags.named.add(key)
         elif kind == "leader" and isinstance(data.get("values"), dict):
-            flags.leaders[key] = {k: int(v) for k, v in data["values"].items() if isinstance(v, int)}
+            flags.leaders[key] = _leader(data["values"])
     return flags
 
 
