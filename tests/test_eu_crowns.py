@@ -277,6 +277,14 @@ def test_the_crown_page_shows_the_values_as_they_count_this_turn_after_a_crisis_
     assert f"{old.display_name} 1492-1492" in desc and "1492-now (planned to 1527)" in desc
 
 
+def test_a_vacant_throne_and_a_crown_with_no_history_say_so(gm):
+    fresh = campaign_create(name="Fresh", ruleset="eu-monarchs", players=3, source=RandomSource(2), by=gm)
+    body = crown_page(gm, fresh, "France")
+    assert "The throne is vacant: the succession roll (or a named monarch) is due." in body
+    assert "No monarch has reigned over France yet." in body and "<svg" not in body
+    assert api(gm).get(f"/api/v1/campaigns/{fresh.slug}/monarchs/").json()["results"] == []
+
+
 def test_the_page_names_a_named_monarchs_values_and_a_doge(europa, gm):
     body = crown_page(gm, europa, "Poland")
     assert re.search(r"This turn</th><td>8</td><td>7</td><td>9</td>", body)

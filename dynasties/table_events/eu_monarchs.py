@@ -14,7 +14,7 @@ from campaign.models import Campaign
 from campaign.permissions import Seat
 from campaign.table_events import Choice, Field, Kind, TableEvent, register
 from campaign.treasury import currency
-from dynasties.models import Character, DynastyKind, Reign, Status
+from dynasties.models import Character, Crown, Dynasty, DynastyKind, Reign, Status
 from dynasties.services.eu_crowns_view import eu_standings
 from dynasties.services.eu_monarchs import load_eu_tables, monarch_military_skill, monarch_ransom
 from dynasties.table_events.common import gm_only
@@ -96,19 +96,21 @@ def _captives(campaign: Campaign, seat: Seat) -> list[Choice]:
     reigns = list(
         Reign.objects.filter(campaign=campaign, end_year__isnull=True, holder__status=Status.ALIVE)
         .filter(Q(holder__prisoner_of__isnull=False) | Q(holder__held_by_neutrals=True))
-        .select_related("holder", "holder__prisoner_of", "holder__controlled_by")
+        .select_related("holder", "holder__prisoner_of")
         .order_by("crown")
     )
     if not reigns:
         return []
     table = load_eu_tables(campaign)[eu.RANSOM]
     money = currency(campaign)
+    players = {d.pk: d.crown for d in Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.PLAYER)}
+    held_by = dict(Crown.objects.filter(campaign=campaign).values_list("name", "controlled_by_id"))
     out = []
     for r in reigns:
         holder = r.holder
         held = f"the house of {holder.prisoner_of.name}" if holder.prisoner_of is not None else "the neutrals"
-        house = holder.controlled_by
-        major = house is not None and house.kind == DynastyKind.PLAYER
+        # the service's default: a major power when a player's house holds the crown (its own, or in a union)
+        major = held_by.get(r.crown) in players if held_by.get(r.crown) else r.crown in players.values()
         price = words.ransom_words(table, major=major, currency=money)
         out.append(
             Choice(
