@@ -5,7 +5,7 @@
 /api/v1/tokens/ [{id}/ [revoke/]]              your API tokens
 /api/v1/campaigns/ [{slug}/]                   your campaigns
 /api/v1/campaigns/{slug}/<resource>/ [{id}/]   memberships, dynasties, characters, marriages,
-                                               reigns, titles, crowns, crown-events, contracts,
+                                               reigns, titles, crowns, crown-events, monarchs, contracts,
                                                ledger, balances,
                                                rolls, chronicle
 /api/v1/campaigns/{slug}/rolls/{id}/correct/   POST (GM): a die of the current step corrected
@@ -68,6 +68,7 @@ v1: list[URLPattern | URLResolver] = [
     *read_routes(CAMPAIGN + "titles/", families.TitleViewSet, "titles"),
     *read_routes(CAMPAIGN + "crowns/", crowns.CrownViewSet, "crowns"),
     *read_routes(CAMPAIGN + "crown-events/", crowns.CrownEventViewSet, "crown-events"),
+    *read_routes(CAMPAIGN + "monarchs/", crowns.MonarchViewSet, "monarchs"),
     *read_routes(CAMPAIGN + "contracts/", contracts.ContractViewSet, "contracts"),
     *read_routes(CAMPAIGN + "ledger/", treasury.LedgerViewSet, "ledger"),
     *read_routes(CAMPAIGN + "balances/", treasury.BalanceViewSet, "balances"),

@@ -12,4 +12,6 @@ urlpatterns = [
     path("campaign/<slug:slug>/sheets.pdf", print_views.campaign_sheets, name="campaign_sheets"),
     path("campaign/<slug:slug>/announcements/<int:year>.pdf", print_views.announcements, name="announcements"),
     path("campaign/<slug:slug>/jobs/<str:token>/", print_views.job, name="job"),
+    path("campaign/<slug:slug>/monarch-cards.pdf", print_views.monarch_cards, name="monarch_cards"),
+    path("campaign/<slug:slug>/crown/<str:name>/monarch-card.pdf", print_views.monarch_card, name="monarch_card"),
 ]

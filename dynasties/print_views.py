@@ -3,7 +3,8 @@ announcements. Who may print what follows ``campaign.permissions.role_of``:
 
 - a sheet or a dynasty's sheets: the GM, or the player of the dynasty that controls them;
 - the campaign's sheets and their background job (``print_jobs``, its PDF in the storage): the GM;
-- a turn's announcements (public parts only): any member of the campaign.
+- a turn's announcements (public parts only): any member of the campaign;
+- the EU monarch tables' monarch cards (what the crown page shows every member): any member.
 
 Anyone else gets 404, the answer a made-up campaign, character, dynasty or job gets, so nobody
 learns what exists (issue 14). Being staff is not being the GM: a staff user who is neither the
@@ -23,7 +24,7 @@ from campaign.jobs import job_check
 from campaign.models import Campaign, JobState, Role
 from campaign.permissions import role_of
 from dynasties import print_jobs, printing
-from dynasties.models import Character, Dynasty
+from dynasties.models import Character, Crown, Dynasty
 
 NOT_YOURS = "No such {}, or not yours to print."
 
@@ -106,3 +107,26 @@ def announcements(request: HttpRequest, slug: str, year: int) -> HttpResponse:
     if not campaign.start_year <= year <= campaign.current_year:
         raise Http404(f"No announcements for {year}: the campaign runs from {campaign.start_year} to {campaign.current_year}.")
     return _pdf(printing.announcements_pdf(campaign, year), f"announcements-{campaign.slug}-{year}.pdf")
+
+
+def _eu_campaign(request: HttpRequest, slug: str) -> Campaign:
+    campaign = _campaign_for(request, slug, gm_only=False)
+    if not campaign.rules.monarch_table:
+        raise Http404("Monarch cards belong to campaigns of the EU monarch tables.")
+    return campaign
+
+
+@login_required
+def monarch_cards(request: HttpRequest, slug: str) -> HttpResponse:
+    """A card for each crown's monarch: his values as they count this turn, his reign, his standing."""
+    campaign = _eu_campaign(request, slug)
+    return _pdf(printing.monarch_cards_pdf(campaign), f"monarchs-{campaign.slug}-{campaign.current_year}.pdf")
+
+
+@login_required
+def monarch_card(request: HttpRequest, slug: str, name: str) -> HttpResponse:
+    campaign = _eu_campaign(request, slug)
+    crown = Crown.objects.filter(campaign=campaign, name=name).first()
+    if crown is None:
+        raise Http404("No such crown in this campaign.")
+    return _pdf(printing.monarch_cards_pdf(campaign, [crown]), f"monarch-{campaign.slug}-{crown.pk}.pdf")

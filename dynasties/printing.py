@@ -13,6 +13,7 @@ API
     dynasty_sheets_pdf(dynasty, two_up)     -> bytes (the characters the dynasty controls)
     campaign_sheets_pdf(campaign, two_up)   -> bytes (every character controlled by a dynasty)
     announcements_pdf(campaign, year)       -> bytes (public sections of the turn, one page)
+    monarch_cards_pdf(campaign, crowns)     -> bytes (EU monarch tables: a card per monarch, his values this turn)
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from campaign.models import Audience, Campaign, ChronicleEntry, RollSubject
 from campaign.printing import render_pdf
 from campaign.steps import load_tables
 from dynasties.figures import Figures, figures
-from dynasties.models import Character, Dynasty, Portrait, Reign, Status, Title
+from dynasties.models import Character, Crown, Dynasty, Portrait, Reign, Status, Title
 from rules.regnal import regnal_name
 from rules.tables import survival_need
 
@@ -347,3 +348,36 @@ def announcements_pdf(campaign: Campaign, year: int) -> bytes:
         ANNOUNCEMENTS_TEMPLATE,
         {"campaign": campaign, "year": year, "sections": announcement_sections(campaign, year)},
     )
+
+
+# --- the EU monarch tables' cards ---------------------------------------------------------------------
+
+MONARCH_CARDS_TEMPLATE = "print/monarch_cards.html"
+CARD_TRACK_TURNS = 14  # a card's reign track: the turns of the reign to its planned end, at most this many boxes
+
+
+def monarch_cards_context(campaign: Campaign, crowns: Sequence[Crown] | None = None) -> dict[str, Any]:
+    """A card for each crown with a monarch (or ``crowns``'): his values as they count this turn and as
+    rolled, his standing, his reign's turns to its planned end (``eu_crowns_view``)."""
+    from dynasties.services.eu_crowns_view import eu_standings
+
+    standings = eu_standings(campaign, crowns)
+    starts = dict(Reign.objects.filter(campaign=campaign, end_year__isnull=True).values_list("crown", "start_year"))
+    cards = []
+    step = max(1, campaign.turn_length)
+    for s in standings.values():
+        if s.monarch is None:
+            continue
+        start = starts.get(s.crown.name, campaign.current_year)
+        end = s.planned_end_year
+        track = (
+            [(y, y < campaign.current_year, y == campaign.current_year) for y in range(start, end + 1, step)][:CARD_TRACK_TURNS]
+            if end is not None
+            else []
+        )
+        cards.append({"s": s, "start": start, "track": track, "age": s.monarch.age(campaign.current_year)})
+    return {"campaign": campaign, "cards": cards, "year": campaign.current_year}
+
+
+def monarch_cards_pdf(campaign: Campaign, crowns: Sequence[Crown] | None = None) -> bytes:
+    return render_pdf(MONARCH_CARDS_TEMPLATE, monarch_cards_context(campaign, crowns))

@@ -1,7 +1,8 @@
 """Pages: a crown, for every member (``crown/<name>/``): whose country it is and who holds it, its
 union, its monarch and his standing, its Stability on the track with its history and revolts, the
 lasting modifiers it carries, its royal leaders and its reigns (``dynasties.services.crowns_view``).
-The crown's table events the viewer is offered are linked, the crown filled in."""
+The table events about a crown the viewer is offered are linked, the crown filled in (an EU monarch's
+military skill and ransom among them)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from django.urls import path
 from django.views.decorators.http import require_GET
 
 from campaign.permissions import seat_of
-from campaign.table_events import available
+from campaign.table_events import Kind, available
 from dynasties.services.crowns_view import crown_view
 from pages.common import context, member
 from rules.errors import NotFound
@@ -27,7 +28,7 @@ def crown(request: HttpRequest, slug: str, name: str) -> HttpResponse:
     except NotFound:
         raise Http404("No such crown in this campaign.") from None
     seat = seat_of(request.user, campaign)
-    record = [e for e in available(campaign, seat) if e.group == "Crowns" and any(f.name == "crown" for f in e.fields)]
+    record = [e for e in available(campaign, seat) if any(f.name == "crown" and f.kind == Kind.CROWN for f in e.fields)]
     return render(request, "pages/crown.html", context(campaign, role, mine, view=view, record=record))
 
 

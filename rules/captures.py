@@ -102,11 +102,20 @@ def release_kind(*, neutrals: bool, ransom: int) -> Release:
     return Release.NEUTRAL_RANSOM if neutrals else Release.RANSOM
 
 
-def ransom_problems(*, neutrals: bool, ransom: int, count: int, neutral_price: int, currency: str) -> list[str]:
+def ransom_problems(
+    *, neutrals: bool, ransom: int, count: int, neutral_price: int, currency: str, monarch_ransom: str = ""
+) -> list[str]:
     """What is wrong with a ransom of ``ransom`` for ``count`` prisoners of one captor; empty when
-    nothing is. ``neutral_price``: the ruleset's fixed price a head for the neutrals (0: none)."""
+    nothing is. ``neutral_price``: the ruleset's fixed price a head for the neutrals (0: none).
+    ``monarch_ransom``: the EU monarch tables' ransom in words, where a captured monarch's price is
+    theirs (its own record, with its Stability loss): a release here is for nothing."""
     if ransom < 0:
         return ["A ransom cannot be negative: type what is paid, or nothing for a release without ransom."]
+    if monarch_ransom and ransom:
+        return [
+            f"The EU monarch tables fix a captured monarch's ransom ({monarch_ransom}): record it as 'A monarch "
+            "ransomed', which also moves the Stability; a release here is for nothing (a peace's terms)."
+        ]
     if neutrals and neutral_price and ransom not in (0, neutral_price * count):
         each = f" ({neutral_price} each)" if count > 1 else ""
         return [

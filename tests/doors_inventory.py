@@ -43,9 +43,7 @@ NO_DOOR: dict[str, str] = {
         f"dynasties.services.eu_monarchs.{name}": "the EU monarch tables at the table: issue 32"
         for name in (
             "monarch_crown_configure",
-            "monarch_military_skill",
             "monarch_place_named",
-            "monarch_ransom",
             "monarch_succession_roll",
             "monarch_survival_roll",
         )

@@ -422,6 +422,13 @@ FILL["api:crowns-detail"] = C(
 FILL["api:crown-events-list"] = C(lambda c: [_api(c, "crown-events")])
 FILL["api:crown-events-detail"] = C(lambda c: [_api(c, "crown-events", FAKE_ID)])  # none planted: a made-up id
 
+# The EU monarch tables (issue 32): the monarchs' history and the monarch cards, public to members. The planted
+# campaign plays Blood Royale: its monarchs list is empty, a made-up id is 404, the cards are 404 to everyone.
+FILL["api:monarchs-list"] = C(lambda c: [_api(c, "monarchs")])
+FILL["api:monarchs-detail"] = C(lambda c: [_api(c, "monarchs", FAKE_ID)])
+FILL["print:monarch_cards"] = C(lambda c: [u("print:monarch_cards", c.slug)], POST_SAME)
+FILL["print:monarch_card"] = C(lambda c: [u("print:monarch_card", c.slug, "England")], POST_SAME)
+
 
 # --- the resolver's patterns -------------------------------------------------------------------------
 

@@ -7,8 +7,7 @@ read the family once, as the dashboard's heirs do)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from django.db.models import Count, Q, Sum
 
@@ -18,7 +17,7 @@ from dynasties.selectors import label, status_lines
 from dynasties.services.bloodline_sequence import royal_leaders
 from dynasties.services.common import World
 from dynasties.services.crowns import ruler_of
-from dynasties.services.eu_monarchs import monarch_status
+from dynasties.services.eu_crowns_view import EuHistory, EuStanding, eu_history, eu_standing
 from rules import blood_royale as br
 from rules import stability as track
 from rules.errors import NotFound
@@ -62,8 +61,10 @@ class CrownView:
     reigns_total: int
     monarch_age: int | None = None
     regency_until: int | None = None
-    values: dict[str, Any] = field(default_factory=dict)
-    """EU monarchs: the monarch's values in play, his minority stage, fragile health, leader skill."""
+    eu: EuStanding | None = None
+    """EU monarchs: the monarch as the tables count him this turn (``eu_crowns_view``)."""
+    eu_history: EuHistory | None = None
+    """EU monarchs: the crown's monarchs and their timeline."""
 
     @property
     def annexed(self) -> bool:
@@ -133,8 +134,9 @@ def crown_view(*, campaign: Campaign, name: str) -> CrownView:
     if monarch is not None and reign is not None:
         view.monarch_age = monarch.age(year)
         standing += _standing(campaign, reign, monarch, regent, view)
-    if rules.monarch_table and monarch is not None:
-        view.values = _eu_values(campaign, record)
+    if rules.monarch_table:
+        view.eu = eu_standing(campaign, record)
+        view.eu_history = eu_history(campaign, record.name)
     return view
 
 
@@ -188,14 +190,3 @@ def _leaders(campaign: Campaign, record: Crown, reign: Reign | None) -> tuple[li
             "BloodLine: the heirs of 15 or more in order of succession who are of the present dynasty.",
         )
     return [], ""
-
-
-def _eu_values(campaign: Campaign, record: Crown) -> dict[str, Any]:
-    status = monarch_status(campaign=campaign, crown=record)
-    state = record.state or {}
-    return {
-        "values": status.effective,
-        "stage": status.stage.name,
-        "fragile_health": status.rules.fragile_health,
-        "leader": state.get("leader"),
-    }

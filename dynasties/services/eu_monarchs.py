@@ -181,11 +181,15 @@ class MonarchStatus:
     survival_rolled: bool
 
 
-def _status(campaign: Campaign, tables: Mapping[str, Any], record: Crown) -> MonarchStatus:
+_LOOK_UP: Any = object()
+
+
+def _status(campaign: Campaign, tables: Mapping[str, Any], record: Crown, reign: Reign | None = _LOOK_UP) -> MonarchStatus:
+    """``reign``: the crown's reign going on, when the caller has read it (a page of crowns reads them at once)."""
     state = dict(record.state or {})
     period = _period(campaign, tables)
     rules = eu.crown_rules(tables, record.name, state, period.name)
-    reign = _open_reign(campaign, record.name)
+    reign = _open_reign(campaign, record.name) if reign is _LOOK_UP else reign
     monarch = reign.holder if reign is not None else None
     values = _values(monarch) if monarch is not None else {}
     stage = eu.stage_at(tables[eu.MINORITY], monarch.age(campaign.current_year)) if monarch is not None else eu.ADULT_STAGE
@@ -828,7 +832,11 @@ def monarch_military_skill(
     if monarch is None or monarch.status != Status.ALIVE:
         raise RuleError(f"{record.name} has no living monarch to lead its armies.", code="no_monarch")
     if not status.stage.can_lead:
-        raise RuleError(f"{monarch.display_name} is a {status.stage.name} and cannot lead.", code="cannot_lead")
+        raise RuleError(
+            f"{monarch.display_name} is a {status.stage.name} and cannot lead (the aid's age penalties: "
+            "'2 child (not a leader)'; a baby neither).",
+            code="cannot_lead",
+        )
     if "mil" not in status.effective:
         raise RuleError(f"{monarch.display_name} has no MIL value to read.", code="invalid")
     mil = status.effective["mil"]

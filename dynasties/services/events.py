@@ -19,6 +19,7 @@ from dynasties.services import control, event_deaths, regnal
 from dynasties.services.announcements import return_widowed
 from dynasties.services.common import World
 from dynasties.services.crowns import crowns_review
+from dynasties.services.eu_monarchs import load_eu_tables
 from dynasties.services.pretenders import queens_accession_rebellions
 from dynasties.services.succession import (
     create_baron,
@@ -32,6 +33,7 @@ from dynasties.services.survival import birth_penalties, character_die
 from dynasties.services.titles import titles_pass_on
 from rules import blood_royale as br
 from rules import captures as caps
+from rules import eu_crowns, eu_monarchs
 from rules.crowns import RegentCandidate, baron_refusal, regent_refusal
 from rules.dice import DiceSource
 from rules.errors import NotFound, RuleError
@@ -379,6 +381,13 @@ def character_capture(
     return people
 
 
+def _monarch_ransom(campaign: Campaign, money: str) -> str:
+    """The EU monarch tables' ransoms in words, where the campaign plays them (else "")."""
+    if not campaign.rules.monarch_table:
+        return ""
+    return eu_crowns.fixed_ransom_words(load_eu_tables(campaign)[eu_monarchs.RANSOM], money)
+
+
 @transaction.atomic
 def character_release(
     *,
@@ -423,7 +432,12 @@ def character_release(
     neutrals = people[0].held_by_neutrals
     money = treasury.currency(campaign)  # Crowns in Blood Royale, ducats in the EU games
     wrong = caps.ransom_problems(
-        neutrals=neutrals, ransom=ransom, count=len(people), neutral_price=campaign.rules.neutral_ransom, currency=money
+        neutrals=neutrals,
+        ransom=ransom,
+        count=len(people),
+        neutral_price=campaign.rules.neutral_ransom,
+        currency=money,
+        monarch_ransom=_monarch_ransom(campaign, money),
     )
     if wrong:
         raise RuleError(wrong[0], code="ransom", fields={"ransom": "invalid"})

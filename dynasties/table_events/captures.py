@@ -8,8 +8,10 @@ B "Royal Characters in Battle" and Disputed Succession A; the EU tables' ransom 
 - A released heir's claim (BloodLine): the crown's player, or the GM, recognises him or keeps the
   interim monarch.
 
-The EU monarchs ruleset ransoms a captured monarch by its tables (``monarch_ransom``: issue 32's);
-the release here is the rulesets' that keep families."""
+The EU monarch tables keep one character a crown, its monarch: he is the one a battle takes, and
+his ransom is the tables' (``eu_monarchs.RANSOM``: a major power 200 ducats and -2 Stability, a minor
+50); the release here frees him for nothing (a peace's terms) and refuses a ransom of another price
+(docs/rulings.md, "An EU monarch captured and ransomed")."""
 
 from __future__ import annotations
 
@@ -73,8 +75,8 @@ CAPTURE = register(
         help="Royals taken on the board: a King or Prince whose army is wiped out and who survives his roll "
         "(record the battle for that), one who surrenders, one the neutrals take. Only those on the map are "
         "taken: in Blood Royale the King and the Princes with a piece (a Queen never leaves the capital), in "
-        "BloodLine the royal leaders (the heirs of 15 or more of the present dynasty). A prisoner has no "
-        "children, may not be killed, and may be passed over if he inherits (A5, A7).",
+        "BloodLine the royal leaders (the heirs of 15 or more of the present dynasty), with the EU monarch tables the "
+        "monarch. A prisoner has no children, may not be killed, and may be passed over if he inherits (A5, A7).",
         group=GROUP,
         when="between",
         fields=(
@@ -101,7 +103,7 @@ CAPTURE = register(
         ),
         services=(character_capture,),
         offered=gm_only,
-        applies=lambda campaign: campaign.rules.keeps_families,  # the EU monarch's capture and ransom: issue 32
+        applies=lambda campaign: campaign.rules.keeps_families or campaign.rules.monarch_table,
         done=_taken,
         desk="Taken prisoner (the form asks by whom)",
     )
@@ -149,7 +151,8 @@ RELEASE = register(
         "for 100 Crowns', paid to the Treasury), ransomed between houses on any terms (money, trade items, a "
         "marriage contract: A8), or freed for nothing. The ransom is posted to the payer's and the captor's "
         "exchequers, read by them and the GM only. A player records the neutrals' ransom his house pays, and "
-        "frees his own house's prisoner; a ransom between two houses is the GM's once both have agreed.",
+        "frees his own house's prisoner; a ransom between two houses is the GM's once both have agreed. With the EU "
+        "monarch tables a monarch is freed here for nothing (a peace's terms); his ransom is 'A monarch ransomed'.",
         group=GROUP,
         when="any",
         fields=(
@@ -182,7 +185,7 @@ RELEASE = register(
         ),
         services=(character_release,),
         offered=gm_or_players,
-        applies=lambda campaign: campaign.rules.keeps_families,
+        applies=lambda campaign: campaign.rules.keeps_families or campaign.rules.monarch_table,
         done=_released,
         desk="Released or ransomed (the form asks the ransom)",
         extra={"desk_form": True},  # a release is for nothing only if the GM leaves the ransom blank
