@@ -181,11 +181,16 @@ class MonarchStatus:
     survival_rolled: bool
 
 
-def _status(campaign: Campaign, tables: Mapping[str, Any], record: Crown) -> MonarchStatus:
+_FETCH: Any = object()  # _status: read the open reign from the database
+
+
+def _status(campaign: Campaign, tables: Mapping[str, Any], record: Crown, reign: Reign | None = _FETCH) -> MonarchStatus:
+    """``reign``: the crown's open reign when the caller has read it already (a board of every crown)."""
     state = dict(record.state or {})
     period = _period(campaign, tables)
     rules = eu.crown_rules(tables, record.name, state, period.name)
-    reign = _open_reign(campaign, record.name)
+    if reign is _FETCH:
+        reign = _open_reign(campaign, record.name)
     monarch = reign.holder if reign is not None else None
     values = _values(monarch) if monarch is not None else {}
     stage = eu.stage_at(tables[eu.MINORITY], monarch.age(campaign.current_year)) if monarch is not None else eu.ADULT_STAGE
