@@ -46,8 +46,6 @@ NO_DOOR: dict[str, str] = {
             "monarch_military_skill",
             "monarch_place_named",
             "monarch_ransom",
-            "monarch_succession_roll",
-            "monarch_survival_roll",
         )
     },
 }

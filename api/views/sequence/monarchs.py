@@ -279,8 +279,8 @@ class MonarchSurvivalView(ActionView):
     )
     def post(self, request: Request, slug: str, crown: str) -> Response:
         v = self.viewer
-        _eu_only(v.campaign)
         require(request.user, v.campaign, "gm")  # the policy, before the body is read (the service asks again)
+        _eu_only(v.campaign)
         data = MonarchSurvivalIn(data=request.data)
         data.is_valid(raise_exception=True)
         require_crown(v.campaign, crown)
@@ -368,8 +368,8 @@ class MonarchSuccessionView(ActionView):
     )
     def post(self, request: Request, slug: str, crown: str) -> Response:
         v = self.viewer
-        _eu_only(v.campaign)
         require(request.user, v.campaign, "gm")  # the policy, before the body is read (the service asks again)
+        _eu_only(v.campaign)
         data = MonarchSuccessionIn(data=request.data)
         data.is_valid(raise_exception=True)
         require_crown(v.campaign, crown)
