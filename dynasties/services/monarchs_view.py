@@ -49,6 +49,11 @@ class Chance:
     label: str
     odds: Odds
 
+    @property
+    def text(self) -> str:
+        """'2 in 10 (20%)': one die's odds, short (the fraction adds nothing on a d10)."""
+        return f"{self.odds.favourable} in {self.odds.throws} ({self.odds.percent})"
+
 
 @dataclass(frozen=True)
 class SurvivalTerms:
