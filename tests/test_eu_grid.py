@@ -501,3 +501,30 @@ def test_a_script_plays_a_whole_eu_turn_through_the_api(gm):
     game.refresh_from_db()
     assert (game.current_year, game.step) == (1497, Step.BIRTHS)
     assert re.match(r"^\w", monarch(game, "Spain").given_name)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"faces": "7"},
+        {"faces": [None]},
+        {"faces": [2**40]},
+        {"faces": [-1]},
+        {"faces": {"succession": 5}},
+        {"faces": {"succession": [5]}},
+        {"faces": {"succession": [5, 5], "adm": [1], "dip": [1], "mil": [1], "reign": [1]}},
+        {"faces": [[5]]},
+        {"given_name": "x" * 500, "faces": 5},
+        [],
+        "nothing",
+    ],
+)
+@pytest.mark.parametrize("roll", ["survival", "succession"])
+def test_bad_bodies_are_refused_without_a_server_error(game, gm, body, roll):
+    api = _api(gm)
+    before = _written(game)
+    for name in ("France", "Nowhere%20Land", "%E2%9C%93"):
+        answer = api.post(_path(game, f"{name}/{roll}/"), body, format="json")
+        assert 400 <= answer.status_code < 500, (name, body, answer.status_code, answer.content[:300])
+        assert set(answer.json()) == {"code", "message", "fields"}
+    assert _written(game) == before
