@@ -23,7 +23,7 @@ import re
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, expect
 
 from campaign.models import Roll, Step
 from dynasties.models import Reign
