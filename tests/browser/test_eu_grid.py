@@ -160,7 +160,7 @@ def test_the_monarchs_grid_on_a_phone(browser: Browser, live_server, gm, tmp_pat
         expect_focus(page, f"m{keys['France']}-d1")
         page.keyboard.type("5")
         page.keyboard.type("11")  # an 11 on a d10 (Poland): two digits, the cursor moves on; refused when sent
-        page.keyboard.type("5" "5" "5")
+        page.keyboard.type("555")
         page.keyboard.press("Enter")
         row = page.locator(f"#crown-{keys['Poland']}")
         expect(row.locator("[role=alert]")).to_contain_text("Survival die: A d10 shows 1 to 10.")
@@ -177,7 +177,7 @@ def test_the_monarchs_grid_on_a_phone(browser: Browser, live_server, gm, tmp_pat
         row.scroll_into_view_if_needed()
         no_sideways_scroll(page)
         shot(page, folder, "eu-grid-phone")
-        page.keyboard.type("5" "5" "5" "5")
+        page.keyboard.type("5555")
         page.get_by_role("button", name="Enter the dice").click()
         expect(page.locator("#step ul.messages")).to_contain_text("Poland:")
         expect(page.locator("form#monarchs-grid")).to_have_count(0)
