@@ -28,9 +28,11 @@ from dynasties.services.eu_monarchs import (
 )
 from dynasties.services.monarchs_view import DONE, EXEMPT, SUCCESSION, SURVIVAL, monarchs_board
 from dynasties.services.survival import survival_finish
+from operations.exchange import campaign_export
 from operations.simulation import play_turn
 from rules.dice import RandomSource
 from rules.errors import RuleError
+from tests.crosscheck.eu_monarchs import check_eu_monarchs
 from tests.eu_grid_helpers import crown, eu_campaign, faces, monarch, to_survival
 
 pytestmark = pytest.mark.django_db
@@ -501,6 +503,7 @@ def test_a_script_plays_a_whole_eu_turn_through_the_api(gm):
     game.refresh_from_db()
     assert (game.current_year, game.step) == (1497, Step.BIRTHS)
     assert re.match(r"^\w", monarch(game, "Spain").given_name)
+    assert check_eu_monarchs(campaign_export(game)) == []  # every roll re-read from the aid's tables
 
 
 @pytest.mark.parametrize(

@@ -29,8 +29,10 @@ from campaign.models import Roll, Step
 from dynasties.models import Reign
 from dynasties.services import births_finish
 from dynasties.services.eu_monarchs import monarch_status
+from operations.exchange import campaign_export
 from tests.browser.helpers import log_in
 from tests.browser.test_typed_turn import DESKTOP, PHONE, Tally, expect_focus, no_sideways_scroll, shot
+from tests.crosscheck.eu_monarchs import check_eu_monarchs
 from tests.eu_grid_helpers import crown, eu_campaign
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -143,6 +145,7 @@ def test_four_eu_turns_with_every_die_typed(browser: Browser, live_server, gm, a
     ended = Reign.objects.get(campaign=game, crown="France", end_year=1507)
     assert ended.planned_end_year == 1507 and ended.holder.death_cause == "the end of his rolled reign"
     assert monarch_status(campaign=game, crown="Poland").monarch.given_name == "Stefan Báthory"
+    assert check_eu_monarchs(campaign_export(game)) == []  # every roll re-read from the aid's tables
 
 
 def test_the_monarchs_grid_on_a_phone(browser: Browser, live_server, gm, tmp_path):
