@@ -20,18 +20,17 @@ from typing import Any
 
 from django import forms
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from campaign.models import STEP_ORDER, Campaign, Role, Step
-from campaign.permissions import Forbidden, may_correct_rolls
+from campaign.models import STEP_ORDER, Campaign, Step
+from campaign.permissions import Forbidden, may_correct_rolls, runs_the_turn
 from campaign.steps import STEP_LABELS
 from dynasties.selectors import label as label_names
 from dynasties.services.eu_monarchs import MonarchSuccession, MonarchSurvival, monarch_succession_roll, monarch_survival_roll
 from dynasties.services.monarchs_view import DONE, EXEMPT, SUCCESSION, SURVIVAL, MonarchRow, MonarchsBoard, monarchs_board
-from pages.common import ActionFailed, context, counted, require_gm, run_action
+from pages.common import ActionFailed, context, counted, run_action
 from rules import eu_monarchs as eu
 from rules.errors import RuleError
 
@@ -154,12 +153,12 @@ def _typed(data: Any, form: forms.Form) -> bool:
     return any((data.get(form.add_prefix(name)) or "").strip() for name in form.fields)
 
 
-def _lines(board: MonarchsBoard, is_gm: bool, is_open: bool, data: Any = None) -> list[MonarchLine]:
+def _lines(board: MonarchsBoard, rolls: bool, is_open: bool, data: Any = None) -> list[MonarchLine]:
     quiet = {"use_required_attribute": False}
     lines = []
     for row in board.rows:
         pk = row.key
-        line = MonarchLine(row, is_gm and is_open and row.due in (SURVIVAL, SUCCESSION))
+        line = MonarchLine(row, rolls and is_open and row.due in (SURVIVAL, SUCCESSION))
         if line.may_act:
             if data is not None:
                 line.how = SERVER if data.get(f"how-m{pk}") == SERVER else TYPED
@@ -358,9 +357,7 @@ def survival(request: HttpRequest, campaign: Campaign, role: str, mine: int | No
     """The Survival page of an ``eu-monarchs`` campaign: the monarchs' grid. ``finish`` is the
     Survival page's own handler of the GM's finish (shared with the other rulesets)."""
     failure: Failure | None = None
-    if request.method == "POST":
-        if role == Role.OBSERVER:
-            raise PermissionDenied("An observer only looks.")
+    if request.method == "POST":  # the services ask the policy: only the GM rolls the monarchs (403 otherwise)
         op = request.POST.get("op", "")
         if op == "finish":
             outcome = finish(request, campaign, role, mine)
@@ -368,7 +365,6 @@ def survival(request: HttpRequest, campaign: Campaign, role: str, mine: int | No
                 return outcome
             failure = Failure(outcome.form)
         elif op == "grid":
-            require_gm(role)  # the GM rolls the monarchs (the services ask the policy again)
             result = _grid(request, campaign)
             if isinstance(result, HttpResponse):
                 return result
@@ -377,9 +373,9 @@ def survival(request: HttpRequest, campaign: Campaign, role: str, mine: int | No
             failure = Failure(_failed("Unknown action: reload the page and try again."))
         campaign.refresh_from_db()
     is_open = campaign.step == Step.SURVIVAL
-    is_gm = role == Role.GM
     board = monarchs_board(campaign)
-    lines = failure.lines if failure is not None and failure.lines is not None else _lines(board, is_gm, is_open)
+    rolls = runs_the_turn(role)  # the policy's: who is shown the dice (the services decide who rolls)
+    lines = failure.lines if failure is not None and failure.lines is not None else _lines(board, rolls, is_open)
     people = [p for line in lines for p in (line.row.monarch, line.row.died) if p is not None]
     label_names(campaign, people)
     closed = STEP_ORDER.index(Step(campaign.step)) > STEP_ORDER.index(Step.SURVIVAL)
