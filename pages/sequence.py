@@ -7,7 +7,8 @@ his house controls; an observer only looks. Births and Survival are each one gri
 row the viewer may roll for, typed dice or the server's per row, sent at once; the typed dice are
 checked first (the message next to the die, nothing written while a row is wrong), then every row is
 written in one :func:`pages.common.run_action` (one transaction, one undo checkpoint, the one-time
-form key). htmx swaps the step in place; without JavaScript the same forms load the page. The odds and eligibility come from
+form key). htmx swaps the step in place; without JavaScript the same forms load the page. An
+eu-monarchs campaign's Survival is the monarchs' grid (:mod:`pages.monarchs`). The odds and eligibility come from
 :mod:`dynasties.services.sequence_view`; nothing is computed here but what to show to whom."""
 
 from __future__ import annotations
