@@ -7,6 +7,8 @@ campaigns/{slug}/births/attempts/ [{id}/sex/]            POST a birth roll; the 
 campaigns/{slug}/births/roll-all/ | finish/              POST (GM)
 campaigns/{slug}/survival/                               GET who rolls, what they need, the odds
 campaigns/{slug}/survival/rolls/ | finish/               POST rolls; the GM's finish (successions)
+campaigns/{slug}/survival/monarchs/                      GET EU monarchs: each crown's due roll and its odds
+campaigns/{slug}/survival/monarchs/{crown}/survival/ | succession/   POST (GM) the monarch's roll
 campaigns/{slug}/succession/{crown}/ [what-if/]          GET the line; "what if X dies"
 campaigns/{slug}/succession/{crown}/pass-over/           POST the crown's player's choice
 campaigns/{slug}/marriages/check/ | arrange/ | finish/   POST
@@ -25,7 +27,7 @@ from __future__ import annotations
 from django.urls import URLPattern, path
 
 from api.views import marriages, money
-from api.views.sequence import births, redo, succession, survival, turn, undo
+from api.views.sequence import births, monarchs, redo, succession, survival, turn, undo
 
 C = "campaigns/<slug:slug>/"
 
@@ -40,6 +42,9 @@ urlpatterns: list[URLPattern] = [
     path(C + "survival/", survival.SurvivalView.as_view(), name="survival"),
     path(C + "survival/rolls/", survival.SurvivalRollsView.as_view(), name="survival-rolls"),
     path(C + "survival/finish/", survival.SurvivalFinishView.as_view(), name="survival-finish"),
+    path(C + "survival/monarchs/", monarchs.MonarchsView.as_view(), name="monarchs"),
+    path(C + "survival/monarchs/<str:crown>/survival/", monarchs.MonarchSurvivalView.as_view(), name="monarchs-survival"),
+    path(C + "survival/monarchs/<str:crown>/succession/", monarchs.MonarchSuccessionView.as_view(), name="monarchs-succession"),
     path(C + "succession/<str:crown>/", succession.SuccessionView.as_view(), name="succession"),
     path(C + "succession/<str:crown>/what-if/", succession.WhatIfView.as_view(), name="succession-what-if"),
     path(C + "succession/<str:crown>/pass-over/", succession.PassOverView.as_view(), name="succession-pass-over"),

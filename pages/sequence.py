@@ -7,7 +7,8 @@ his house controls; an observer only looks. Births and Survival are each one gri
 row the viewer may roll for, typed dice or the server's per row, sent at once; the typed dice are
 checked first (the message next to the die, nothing written while a row is wrong), then every row is
 written in one :func:`pages.common.run_action` (one transaction, one undo checkpoint, the one-time
-form key). htmx swaps the step in place; without JavaScript the same forms load the page. The odds and eligibility come from
+form key). htmx swaps the step in place; without JavaScript the same forms load the page. An
+eu-monarchs campaign's Survival is the monarchs' grid (:mod:`pages.monarchs`). The odds and eligibility come from
 :mod:`dynasties.services.sequence_view`; nothing is computed here but what to show to whom."""
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from campaign.undo import AlreadyDone, describe, redo, redo_plan, undo_plan, und
 from dynasties.models import BirthAttempt, Dynasty, Marriage
 from dynasties.selectors import label as label_names
 from dynasties.services.births import births_attempt, births_finish, births_roll_all, births_sex
+from dynasties.services.monarchs_view import monarchs_board
 from dynasties.services.naming import NAME_MAX, character_rename
 from dynasties.services.sequence_view import (
     SUCCESSION_LINE_LIMIT,
@@ -50,6 +52,7 @@ from dynasties.services.sequence_view import (
 from dynasties.services.setup import format_characteristics
 from dynasties.services.succession_choices import pass_over_choose
 from dynasties.services.survival import SurvivalResult, survival_close, survival_roll
+from pages import monarchs
 from pages.common import ActionFailed, context, counted, may_act_for, member, require_gm, run_action
 from rules.dice import DiceSpec, TypedTotal
 from rules.errors import RuleError
@@ -298,9 +301,10 @@ def _summary(campaign: Campaign) -> str:
             parts.append(f"{counted(len(board.pending_sex), 'child', 'children')} waiting for the sex roll")
         return "; ".join(parts) + "."
     if campaign.step == Step.SURVIVAL:
+        if campaign.rules.monarch_table:
+            due = [r.name for r in monarchs_board(campaign).to_roll]
+            return f"Crowns still to roll: {', '.join(due)}." if due else "Every crown has rolled: the GM closes Survival."
         survival = survival_board(campaign)
-        if not survival.families:
-            return "The monarchs roll on the EU monarch tables (admin); the GM then closes Survival."
         dead = ", ".join(r.character.display_name for r in survival.dead) or "nobody"
         return f"{len(survival.to_roll)} still to roll; died so far: {dead}."
     return ""
@@ -931,6 +935,8 @@ def _survival_post(request: HttpRequest, campaign: Campaign, role: str, mine: in
 @login_required
 def survival(request: HttpRequest, slug: str) -> HttpResponse:
     campaign, role, mine = member(request, slug)
+    if campaign.rules.monarch_table:  # the EU monarch tables: the monarchs' grid (pages/monarchs.py)
+        return monarchs.survival(request, campaign, role, mine, _survival_post)
     failure = None
     if request.method == "POST":
         if role == Role.OBSERVER:

@@ -44,8 +44,6 @@ NO_DOOR: dict[str, str] = {
         for name in (
             "monarch_crown_configure",
             "monarch_place_named",
-            "monarch_succession_roll",
-            "monarch_survival_roll",
         )
     },
 }

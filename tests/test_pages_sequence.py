@@ -758,7 +758,8 @@ def test_bloodline_pages_and_a_typed_birth(client, db):
     assert demo.step == Step.MARRIAGES
 
 
-def test_eu_monarchs_pages_say_the_crowns_roll_in_the_admin(client, db):
+def test_eu_monarchs_pages_send_the_gm_to_the_monarchs_grid(client, db):
+    from dynasties.services.monarchs_view import SURVIVAL, monarchs_board
     from operations.services import demo_create
 
     demo = demo_create(ruleset="eu-monarchs").campaign
@@ -766,9 +767,18 @@ def test_eu_monarchs_pages_say_the_crowns_roll_in_the_admin(client, db):
     client.force_login(gm)
     for name in ("turn", "births", "survival", "undo"):
         assert client.get(_url(name, demo)).status_code == 200
-    assert "no births to roll" in client.get(_url("births", demo)).content.decode()
+    births = client.get(_url("births", demo)).content.decode()
+    assert "no births to roll" in births and "admin panel" not in births
     assert _post(client, _url("births", demo), op="finish").status_code == 302
-    assert "no families to roll here" in client.get(_url("survival", demo)).content.decode()
+    html = client.get(_url("survival", demo)).content.decode()
+    assert 'id="monarchs-grid"' in html and "admin panel" not in html
+    assert _post(client, _url("survival", demo), op="finish").status_code == 400  # every crown rolls first
+    for _ in range(2):  # the server's dice: the survival rolls, then the successions of the thrones left vacant
+        due = monarchs_board(demo).to_roll
+        sent = {f"how-{'m' if r.due == SURVIVAL else 'n'}{r.key}": "server" for r in due}
+        if sent:
+            assert _grid(client, _url("survival", demo), sent).status_code == 302
+    assert not monarchs_board(demo).to_roll
     assert _post(client, _url("survival", demo), op="finish").status_code == 302
     demo.refresh_from_db()
     assert demo.step == Step.MARRIAGES

@@ -429,6 +429,13 @@ FILL["api:monarchs-detail"] = C(lambda c: [_api(c, "monarchs", FAKE_ID)])
 FILL["print:monarch_cards"] = C(lambda c: [u("print:monarch_cards", c.slug)], POST_SAME)
 FILL["print:monarch_card"] = C(lambda c: [u("print:monarch_card", c.slug, "England")], POST_SAME)
 
+# The EU monarchs' phase (issue 32): the board and its two rolls. The planted campaign plays Blood
+# Royale: members read a 400 (not its ruleset), the GM's rolls are refused the same way (past the
+# policy), every other role is refused by the policy first.
+FILL["api:monarchs"] = C(lambda c: [_api(c, "survival/monarchs")])
+FILL["api:monarchs-survival"] = C(None, POST_ACTION)
+FILL["api:monarchs-succession"] = C(None, POST_ACTION)
+
 
 # --- the resolver's patterns -------------------------------------------------------------------------
 
@@ -851,6 +858,12 @@ ACTIONS: dict[tuple[str, str], Act] = {
         lambda c: _api(c, "survival", "rolls"), lambda c: {"characters": [c.monarch["England"].pk]}, {"bob", "carol"}, "alice"
     ),
     ("api:survival-finish", "finish survival"): _gm_only_api("survival/finish/"),
+    ("api:monarchs-survival", "England's monarch's survival roll (EU)"): _gm_only_api(
+        "survival/monarchs/England/survival/", lambda c: {"faces": [5]}
+    ),
+    ("api:monarchs-succession", "England's succession roll (EU)"): _gm_only_api(
+        "survival/monarchs/England/succession/", lambda c: {"faces": None}
+    ),
     ("api:succession-pass-over", "England's succession"): A(
         lambda c: _api(c, "succession", "England", "pass-over"), lambda c: {"heirs": []}, {"bob", "carol"}, "alice"
     ),

@@ -280,6 +280,16 @@ def survival_finish(
     if missing:
         names = ", ".join(c.display_name for c in missing[:10]) + (" ..." if len(missing) > 10 else "")
         raise RuleError(f"{len(missing)} still to roll for survival: {names}.", code="survival_pending")
+    if campaign.rules.monarch_table:  # the EU monarch tables: every crown's monarch rolled, every throne filled
+        from dynasties.services.monarchs_view import SURVIVAL, monarchs_board
+
+        due = monarchs_board(campaign).to_roll
+        if due:
+            names = ", ".join(f"{r.name} ({'survival' if r.due == SURVIVAL else 'the succession'})" for r in due)
+            raise RuleError(
+                f"{len(due)} crown{'s' if len(due) != 1 else ''} still to roll before Survival closes: {names}.",
+                code="survival_pending",
+            )
     box = DiceBox(campaign, source=source, by=by)
     chronicle = Chronicle(campaign)
     vacant = [

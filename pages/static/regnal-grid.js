@@ -51,7 +51,28 @@
     }
   }
 
+  /* A part of a row shown only when a die reads certain faces (the EU monarchs' grid: the succession's
+     dice when the survival die ends the reign, the age die when the succession die rolls again for
+     age): data-show-if="<die's name>:<faces>". Hidden, its dice are disabled (not sent, skipped by the
+     cursor). Without JavaScript every part shows. */
+  function reveal(root) {
+    Array.prototype.forEach.call(root.querySelectorAll("[data-show-if]"), function (part) {
+      var rule = part.getAttribute("data-show-if");
+      var at = rule.lastIndexOf(":");
+      var die = document.querySelector('[name="' + rule.slice(0, at) + '"]');
+      var faces = rule.slice(at + 1).split(",");
+      var outer = part.parentElement && part.parentElement.closest("[data-show-if]");
+      var show = Boolean(die) && !die.disabled && faces.indexOf(die.value.trim()) >= 0 && !(outer && outer.hidden);
+      part.hidden = !show;
+      Array.prototype.forEach.call(part.querySelectorAll("input, select"), function (input) {
+        var inner = input.parentElement.closest("[data-show-if]");
+        if (inner === part || show === false) input.disabled = !show;
+      });
+    });
+  }
+
   function start(root, chosen) {
+    reveal(root);
     var alert = root.querySelector("[role=alert]");
     if (alert) alert.scrollIntoView({ block: "center" });
     if (chosen) return; /* the GM put the cursor somewhere himself: it stays there */
@@ -66,6 +87,7 @@
   document.addEventListener("input", function (event) {
     var input = event.target;
     if (!(input instanceof HTMLInputElement) || !input.classList.contains("die") || !input.closest("form.grid")) return;
+    reveal(input.form);
     if (event.inputType && event.inputType.indexOf("delete") === 0) return;
     if (complete(input)) next(input);
   });
