@@ -256,3 +256,143 @@ def test_the_eu_demo_is_playable_with_a_monarch_on_every_throne(db):
     assert ChronicleEntry.objects.filter(campaign=campaign, kind="monarch_survival").count() == 7
     assert {login.username for login in demo.logins} >= {"eu-gm", "eu-france", "eu-venice"}
     assert "eu-denmark" not in {login.username for login in demo.logins}  # a minor house: the GM runs it
+
+
+# --- the New campaign page ----------------------------------------------------------------------------
+
+URL = "/campaigns/new/"
+
+
+def _post(client, **fields):
+    data = {
+        "name": "Europa",
+        "ruleset": "eu-monarchs",
+        "players": "5",
+        "setup": "standard",
+        "action_key": fields.pop("action_key", "k-eu"),
+        "eu_first_turn": "1",
+    }
+    data.update(fields)
+    return client.post(URL, data)
+
+
+def _field_html(response, field_id):
+    """The HTML of the field block holding ``field_id`` (its errors are printed inside it)."""
+    html = response.content.decode()
+    at = html.index(f'id="{field_id}"')
+    start = html.rindex('<div class="field', 0, at)
+    return html[start : html.index("</div>", at)]
+
+
+def test_the_page_lists_the_aids_countries_five_majors_ticked(client, alice):
+    client.force_login(alice)
+    html = client.get(URL).content.decode()
+    for country in ("Poland", "Venice", "Turkey", "Russia", "Prussia", "Sweden", "Spain", "Holland", "Denmark", "Genoa"):
+        assert f'name="{"eu_" + country.lower()}"' in html, country
+    form = client.get(URL).context["form"]
+    assert [c for c in ("France", "England", "Spain", "Austria", "Turkey", "Poland") if form[f"eu_{c.lower()}"].value()] == [
+        "France",
+        "England",
+        "Spain",
+        "Austria",
+        "Turkey",
+    ]
+    assert "column 4; the Turkish survival column" in html
+    assert "column 5 (6 after event III-11)" in html
+    assert "Doges: +1 to each value die, minimum 4" in html
+    assert "Báthory (8/7/9; an elected king (also a general))" in html
+    assert 'name="eu_poland_era" id="id_eu_poland_era" checked' in html  # Poland's era, ticked at the start
+
+
+def test_posting_the_page_creates_the_campaign_with_its_monarchs(client, alice, bob):
+    client.force_login(alice)
+    response = _post(
+        client,
+        eu_france="on",
+        eu_france_first="roll",
+        eu_poland="on",
+        eu_poland_first="historical",
+        eu_poland_named="Sobieski",
+        eu_poland_era="on",
+        eu_venice="on",
+        eu_venice_first="historical",
+        eu_venice_named="Barbarigo",
+        eu_venice_doge="on",
+        eu_turkey="on",
+        eu_turkey_first="typed",
+        eu_turkey_name="Mehmed II",
+        eu_turkey_adm="6",
+        eu_turkey_dip="5",
+        eu_turkey_mil="8",
+        eu_spain="on",
+        eu_spain_alliances="3",
+        eu_denmark="on",
+        player_Poland="bob",
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    campaign = Campaign.objects.get(name="Europa")
+    assert sorted(Crown.objects.filter(campaign=campaign).values_list("name", flat=True)) == [
+        "Denmark",
+        "France",
+        "Poland",
+        "Spain",
+        "Turkey",
+        "Venice",
+    ]
+    assert reign(campaign, "Poland").holder.characteristics == {"adm": 8, "dip": 7, "mil": 9}
+    assert reign(campaign, "Turkey").holder.given_name == "Mehmed"
+    assert Membership.objects.get(campaign=campaign, user=bob).dynasty.crown == "Poland"
+    assert Crown.objects.get(campaign=campaign, name="Spain").state["dynastic_alliances"] == 3
+    assert Dynasty.objects.get(campaign=campaign, crown="Denmark").kind == DynastyKind.MINOR
+    dashboard = client.get(response.url).content.decode()
+    assert "Jan III Sobieski" in dashboard and "Mehmed II" in dashboard
+
+
+def test_the_page_refuses_beside_the_field_and_writes_nothing(client, alice):
+    client.force_login(alice)
+    response = _post(
+        client,
+        eu_france="on",
+        eu_russia="on",
+        eu_russia_first="historical",
+        eu_russia_named="Peter the Great",
+        eu_turkey="on",
+        eu_turkey_first="typed",
+        eu_turkey_adm="11",
+        eu_first_turn="0",
+    )
+    assert response.status_code == 400
+    assert "period V, VI, VII, not in period I" in _field_html(response, "id_eu_russia_named")
+    assert "Name Turkey&#x27;s first monarch" in _field_html(response, "id_eu_turkey_name")
+    assert "less than or equal to 9" in _field_html(response, "id_eu_turkey_adm")
+    assert "greater than or equal to 1" in _field_html(response, "id_eu_first_turn")
+    assert 'class="eu-row invalid" id="eu_russia-row"' in response.content.decode()
+    assert not Campaign.objects.exists()
+
+
+def test_a_seat_for_a_country_not_ticked_is_refused(client, alice, bob):
+    client.force_login(alice)
+    response = _post(client, eu_france="on", eu_spain="on", player_Venice="bob")
+    assert response.status_code == 400
+    assert "Venice is not among the countries ticked above" in _field_html(response, "id_player_Venice")
+    assert not Campaign.objects.exists()
+
+
+def test_the_eu_set_up_is_hidden_for_the_other_rulesets(client, alice):
+    client.force_login(alice)
+    html = client.get(URL).content.decode()
+    assert 'form.create:not(:has(input[name="ruleset"][value="eu-monarchs"]:checked)) .eu-setup:not(.invalid)' in html
+    assert 'input[name="eu_poland"]:not(:checked)) .seat-Poland:not(.invalid)' in html
+    response = client.post(URL, {"name": "BR", "ruleset": "blood-royale", "players": "5", "setup": "standard", "action_key": "k"})
+    assert response.status_code == 302  # the EU fields, left at their defaults, are not read
+
+
+# --- the dashboard ------------------------------------------------------------------------------------------
+
+
+def test_the_dashboard_shows_each_eu_monarch_and_his_values(client, gm):
+    campaign = start(gm)
+    client.force_login(gm)
+    html = client.get(f"/c/{campaign.slug}/").content.decode()
+    assert "Stefan Báthory" in html and "ADM 8 · DIP 7 · MIL 9" in html
+    assert ">none<" not in html.replace(" ", "")
