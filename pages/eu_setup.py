@@ -22,7 +22,7 @@ from rules import eu_monarchs as eu
 from rules.names import EU_CROWNS
 
 TABLES = eu.defaults()  # a campaign not made yet reads the shipped tables (its GM edits its own copy later)
-MAJORS, MINORS = eu.setup_countries(TABLES[eu.COUNTRIES])
+MAJORS, MINORS = (sorted(rows, key=lambda r: str(r["country"])) for rows in eu.setup_countries(TABLES[eu.COUNTRIES]))
 TICKED = set(EU_CROWNS[:5])  # the five majors a new campaign starts with, as before
 LOW, HIGH = eu.VALUE_RANGE
 
@@ -43,6 +43,19 @@ def _named_label(m: Mapping[str, Any]) -> str:
     values = m.get("values")
     shown = "/".join(str(values[k]) for k in eu.CHARACTERISTICS) if values else "values rolled"
     return f"{m['name']} ({shown}; {m['condition']})"
+
+
+class NamedSelect(forms.Select):
+    """The historical monarchs; an option whose values the aid fixes is marked ``data-fixed`` (the
+    page then hides the value fields: CSS ``:has(option[data-fixed]:checked)``)."""
+
+    fixed: set[str]
+
+    def create_option(self, name: str, value: Any, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        option = super().create_option(name, value, *args, **kwargs)
+        if str(value) in self.fixed:
+            option["attrs"]["data-fixed"] = ""
+        return option
 
 
 def specials(row: Mapping[str, Any]) -> str:
@@ -89,8 +102,14 @@ def add_fields(form: forms.Form) -> None:
         named = _named(country)
         if named:
             at_start = next((m["name"] for m in named if m.get("at_start")), named[0]["name"])
+            widget = NamedSelect()
+            widget.fixed = {str(m["name"]) for m in named if m.get("values")}
             f[f"{k}_named"] = forms.ChoiceField(
-                choices=[(m["name"], _named_label(m)) for m in named], initial=at_start, required=False, label="Historical monarch"
+                choices=[(m["name"], _named_label(m)) for m in named],
+                initial=at_start,
+                required=False,
+                label="Historical monarch",
+                widget=widget,
             )
         f[f"{k}_name"] = forms.CharField(required=False, max_length=60, label="Name")
         for v in eu.CHARACTERISTICS:
