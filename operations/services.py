@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -261,13 +261,32 @@ def campaign_start(
             campaign=campaign,
             by=gm,
             total=prehistory_turns,
-            params={"name": campaign.name, "seed": seed, "dice": _dice_state(source), "players": players},
+            params={
+                "name": campaign.name,
+                "seed": seed,
+                "dice": _dice_state(source),
+                "players": players,
+                **_eu_params(eu_countries, eu_first_turn),  # a retry sets the same countries up again
+            },
         )
         # queued with the campaign (a worker sees both once they are committed); the immediate
         # backend plays it here and now
         prehistory_play.enqueue(str(job.pk))
         campaign = Campaign.objects.filter(pk=campaign.pk).first() or campaign  # as the prehistory left it
     return campaign
+
+
+def _eu_params(countries: Sequence[EuCountry] | None, first_turn: int) -> dict[str, Any]:
+    if countries is None:
+        return {}
+    return {"eu": {"first_turn": first_turn, "countries": [{**asdict(c), "settings": dict(c.settings)} for c in countries]}}
+
+
+def _eu_from_params(params: dict[str, Any]) -> dict[str, Any]:
+    saved = params.get("eu")
+    if not saved:
+        return {}
+    return {"eu_countries": [EuCountry(**c) for c in saved["countries"]], "eu_first_turn": saved["first_turn"]}
 
 
 # A campaign's prehistory, on the task queue -----------------------------------------------------
@@ -387,6 +406,7 @@ def campaign_setup_retry(*, campaign: Campaign | int, by: AbstractBaseUser) -> C
         prehistory_turns=job.total,
         seed=job.params.get("seed"),
         **options,
+        **_eu_from_params(job.params),
     )
 
 

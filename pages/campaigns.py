@@ -34,11 +34,11 @@ from django.views.decorators.http import require_http_methods
 from campaign.jobs import job_check
 from campaign.models import Campaign, DiceEntry, Job, JobKind, JobState
 from dynasties.models import DynastyKind
+from dynasties.services.eu_setup import eu_check
 from dynasties.services.setup import default_dynasties
 from operations.services import MAX_PREHISTORY_TURNS, CampaignAlreadyCreated, campaign_start, prehistory_job
-from rules import RULESET_LABELS, get_ruleset
-from dynasties.services.eu_setup import eu_check
 from pages import eu_setup
+from rules import RULESET_LABELS, get_ruleset
 from rules import blood_royale as br
 from rules import eu_monarchs as eu
 from rules.errors import RuleError

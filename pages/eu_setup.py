@@ -87,9 +87,7 @@ def add_fields(form: forms.Form) -> None:
         initial=1,
         label="Starting EU turn",
         help_text="Periods: "
-        + ", ".join(
-            f"{p['name']} from turn {p['first_turn']}" for p in TABLES[eu.PERIODS]["periods"]
-        )
+        + ", ".join(f"{p['name']} from turn {p['first_turn']}" for p in TABLES[eu.PERIODS]["periods"])
         + ". Turn 1 is 1492; the start year follows the turn unless you type one.",
     )
     for row in (*MAJORS, *MINORS):

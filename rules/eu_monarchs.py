@@ -284,7 +284,9 @@ DEFAULT_NAMED: list[dict[str, Any]] = [
     ),
     _named("Russia", "Ivan III", "at start", at_start=True),
     _named("Russia", "Ivan IV", "first tsar of period II", periods=["II"]),
-    _named("Russia", "Boris Godunov", "during IV-17 (1) (Time of Troubles); or Romanov, or Dmitry", given="Boris", dynastic="Godunov"),
+    _named(
+        "Russia", "Boris Godunov", "during IV-17 (1) (Time of Troubles); or Romanov, or Dmitry", given="Boris", dynastic="Godunov"
+    ),
     _named(
         "Russia",
         "Peter the Great",
@@ -327,19 +329,71 @@ DEFAULT_NAMED: list[dict[str, Any]] = [
         reign_turns=7,
         dynastic="Orange",
     ),
-    _named("Holland", "Oldenbarnevelt", "turns 19-26; Parliament", values={"adm": 9, "dip": 7, "mil": 7}, until_turn=26, given="Johan", dynastic="van Oldenbarnevelt"),
-    _named("Holland", "Maurits", "turns 20-27; Stadhouder", values={"adm": 7, "dip": 7, "mil": 9}, until_turn=27, dynastic="Nassau"),
-    _named("Holland", "Frederik Hendrik", "turns 27-32; Stadhouder", values={"adm": 8, "dip": 7, "mil": 9}, until_turn=32, dynastic="Nassau"),
-    _named("Holland", "de Witt", "by V-10; random duration; Parliament", values={"adm": 9, "dip": 7, "mil": 9}, given="Johan", dynastic="de Witt"),
-    _named("Holland", "Willem III", "turns 37-43; Stadhouder (see V-3)", values={"adm": 7, "dip": 9, "mil": 7}, until_turn=43, dynastic="Orange"),
+    _named(
+        "Holland",
+        "Oldenbarnevelt",
+        "turns 19-26; Parliament",
+        values={"adm": 9, "dip": 7, "mil": 7},
+        until_turn=26,
+        given="Johan",
+        dynastic="van Oldenbarnevelt",
+    ),
+    _named(
+        "Holland", "Maurits", "turns 20-27; Stadhouder", values={"adm": 7, "dip": 7, "mil": 9}, until_turn=27, dynastic="Nassau"
+    ),
+    _named(
+        "Holland",
+        "Frederik Hendrik",
+        "turns 27-32; Stadhouder",
+        values={"adm": 8, "dip": 7, "mil": 9},
+        until_turn=32,
+        dynastic="Nassau",
+    ),
+    _named(
+        "Holland",
+        "de Witt",
+        "by V-10; random duration; Parliament",
+        values={"adm": 9, "dip": 7, "mil": 9},
+        given="Johan",
+        dynastic="de Witt",
+    ),
+    _named(
+        "Holland",
+        "Willem III",
+        "turns 37-43; Stadhouder (see V-3)",
+        values={"adm": 7, "dip": 9, "mil": 7},
+        until_turn=43,
+        dynastic="Orange",
+    ),
     _named("Austria", "Maria Theresia", "due to VI-13 (War of Austrian Succession)", sex="F", dynastic="Habsburg"),
     _named("Poland", "John and Alexander", "at start", at_start=True, dynastic="Jagiellon"),
     _named("Poland", "Zygmunt I", "successor of John and Alexander", dynastic="Jagiellon"),
-    _named("Poland", "Báthory", "an elected king (also a general)", values={"adm": 8, "dip": 7, "mil": 9}, given="Stefan", dynastic="Báthory"),
-    _named("Poland", "Sobieski", "an elected king (also a general)", values={"adm": 8, "dip": 7, "mil": 9}, given="Jan III", dynastic="Sobieski"),
+    _named(
+        "Poland",
+        "Báthory",
+        "an elected king (also a general)",
+        values={"adm": 8, "dip": 7, "mil": 9},
+        given="Stefan",
+        dynastic="Báthory",
+    ),
+    _named(
+        "Poland",
+        "Sobieski",
+        "an elected king (also a general)",
+        values={"adm": 8, "dip": 7, "mil": 9},
+        given="Jan III",
+        dynastic="Sobieski",
+    ),
     _named("Poland", "Zygmunt III", "after III-13 (Union between POLONIA and SUECIA)", dynastic="Vasa"),
     _named("Poland", "August II", "after V-12 (August II)", dynastic="Wettin"),
-    _named("Poland", "Patkul", "an elected king (also a general, or a minister)", values={"adm": 5, "dip": 9, "mil": 4}, given="Johann", dynastic="Patkul"),
+    _named(
+        "Poland",
+        "Patkul",
+        "an elected king (also a general, or a minister)",
+        values={"adm": 5, "dip": 9, "mil": 4},
+        given="Johann",
+        dynastic="Patkul",
+    ),
     _named("Poland", "Stanislas", "by VI-1 (The Great Northern War)", dynastic="Leszczyński"),
     _named(
         "Prussia",
@@ -752,7 +806,11 @@ def validate_named(data: JSON) -> list[dict[str, Any]]:
             raise InvalidTable(f"{where}: {name} of {country} is listed twice.")
         seen.add((country.casefold(), name.casefold()))
         where = f"Named monarchs, {name} ({country})"
-        clean: dict[str, Any] = {"country": country, "name": name, "condition": _text(row.get("condition"), f"{where}: 'condition'")}
+        clean: dict[str, Any] = {
+            "country": country,
+            "name": name,
+            "condition": _text(row.get("condition"), f"{where}: 'condition'"),
+        }
         for key in ("given", "dynastic"):
             if key in row:
                 clean[key] = _text(row[key], f"{where}: '{key}'")
@@ -1401,7 +1459,9 @@ def setup_countries(countries: Sequence[Mapping[str, Any]]) -> tuple[list[Mappin
 def named_of(named: Sequence[Mapping[str, Any]], countries: Sequence[Mapping[str, Any]], country: str) -> list[Mapping[str, Any]]:
     """A country's historical monarchs (the country named by name or alias)."""
     row = country_row(countries, country)
-    names = {country.casefold()} if row["country"] == OTHERS else {row["country"].casefold(), *(a.casefold() for a in row["aliases"])}
+    names = (
+        {country.casefold()} if row["country"] == OTHERS else {row["country"].casefold(), *(a.casefold() for a in row["aliases"])}
+    )
     return [m for m in named if m["country"].casefold() in names]
 
 

@@ -160,7 +160,11 @@ def test_bad_set_ups_are_refused_naming_the_field(gm, country, field, words):
 
 def test_peter_the_great_needs_his_condition(gm):
     with pytest.raises(RuleError) as caught:
-        start(gm, [EuCountry("France"), EuCountry("Russia", first=HISTORICAL, named="Peter the Great", adm=7, dip=9, mil=9)], eu_first_turn=40)
+        start(
+            gm,
+            [EuCountry("France"), EuCountry("Russia", first=HISTORICAL, named="Peter the Great", adm=7, dip=9, mil=9)],
+            eu_first_turn=40,
+        )
     assert "needs ADM 8 or more; these values give 7" in caught.value.fields["Russia:adm"]
     with pytest.raises(RuleError) as caught:
         start(gm, [EuCountry("France"), EuCountry("Russia", first=HISTORICAL, named="Peter the Great")], eu_first_turn=40)
@@ -396,3 +400,34 @@ def test_the_dashboard_shows_each_eu_monarch_and_his_values(client, gm):
     html = client.get(f"/c/{campaign.slug}/").content.decode()
     assert "Stefan Báthory" in html and "ADM 8 · DIP 7 · MIL 9" in html
     assert ">none<" not in html.replace(" ", "")
+
+
+def test_a_prehistory_plays_on_from_the_set_up_monarchs(gm):
+    """The automatic player skips the survival roll of a monarch who makes none (Friedrich II)."""
+    campaign = start(
+        gm,
+        [EuCountry("France"), EuCountry("Prussia", first=HISTORICAL, named="Friedrich II"), EuCountry("Venice")],
+        prehistory_turns=3,
+        seed=4,
+    )
+    campaign.refresh_from_db()
+    assert campaign.current_year == campaign.start_year + 15
+    assert reign(campaign, "Prussia").holder.given_name == "Friedrich"  # no roll, no death in 6 turns
+    assert not ChronicleEntry.objects.filter(campaign=campaign, kind="monarch_survival", data__crown="Prussia").exists()
+    assert ChronicleEntry.objects.filter(campaign=campaign, kind="monarch_survival", data__crown="France").exists()
+
+
+def test_a_failed_prehistory_set_up_again_keeps_its_countries_and_first_monarchs(gm, monkeypatch):
+    from operations import services as operations
+
+    def fail(*args, **kwargs):
+        raise RuntimeError("the worker fell over")
+
+    monkeypatch.setattr(operations, "simulate", fail)
+    start(gm, [EuCountry("France"), EuCountry("Poland", first=HISTORICAL, named="Sobieski")], prehistory_turns=2, seed=3)
+    failed = Campaign.objects.get()
+    assert failed.setup == "failed"
+    monkeypatch.undo()
+    again = operations.campaign_setup_retry(campaign=failed, by=gm)
+    assert reign(again, "Poland").holder.characteristics == {"adm": 8, "dip": 7, "mil": 9}
+    assert set(Crown.objects.filter(campaign=again).values_list("name", flat=True)) == {"France", "Poland"}
