@@ -182,6 +182,9 @@ class CampaignForm(forms.Form):
     def eu_rows(self) -> list[dict[str, Any]]:
         return eu_setup.rows(self)
 
+    def eu_invalid(self) -> bool:
+        return any(name.startswith("eu_") for name in self.errors)
+
     # the template shows the crowns and option groups in its own layout
     def seat_fields(self) -> list[tuple[str, forms.BoundField]]:
         return [(crown, self[f"player_{crown}"]) for crown in CROWNS]
@@ -203,6 +206,9 @@ class CampaignForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         data = super().clean()
         ruleset, players = data.get("ruleset"), data.get("players")
+        if ruleset and ruleset != eu.NAME:  # the EU set-up's fields, hidden, are not read
+            for name in [n for n in self.errors if n.startswith("eu_")]:
+                del self.errors[name]
         crowns: list[str] | None = None
         if ruleset:
             label = RULESET_LABELS[ruleset]

@@ -431,3 +431,14 @@ def test_a_failed_prehistory_set_up_again_keeps_its_countries_and_first_monarchs
     again = operations.campaign_setup_retry(campaign=failed, by=gm)
     assert reign(again, "Poland").holder.characteristics == {"adm": 8, "dip": 7, "mil": 9}
     assert set(Crown.objects.filter(campaign=again).values_list("name", flat=True)) == {"France", "Poland"}
+
+
+def test_the_hidden_eu_fields_never_stop_another_rulesets_campaign(client, alice):
+    client.force_login(alice)
+    data = {"name": "BR", "ruleset": "blood-royale", "players": "5", "setup": "standard", "action_key": "k-br"}
+    response = client.post(URL, {**data, "eu_first_turn": "0", "eu_turkey_adm": "12"})
+    assert response.status_code == 302
+    assert Campaign.objects.get(name="BR").ruleset == "blood-royale"
+    response = _post(client, name="EU", eu_france="on", eu_spain="on", eu_first_turn="99")
+    assert response.status_code == 400
+    assert 'class="eu-setup invalid"' in response.content.decode()  # shown whatever the ruleset ticked
