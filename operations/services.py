@@ -4,8 +4,8 @@ pages with a prehistory played by the automatic player on the task queue (``camp
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -22,6 +22,7 @@ from campaign.permissions import SYSTEM_ACTOR, require
 from campaign.services import membership_add
 from dynasties.models import Dynasty, DynastyKind
 from dynasties.services import campaign_create
+from dynasties.services.eu_setup import ROLL, EuCountry, eu_campaign_setup, eu_check, eu_dynasties
 from operations.simulation import simulate
 from rules import blood_royale as br
 from rules import bloodline as bl
@@ -79,6 +80,22 @@ DEMO_RULESETS = {
 }
 
 
+# The EU demo's countries: five majors (a player's house and a login each), Venice with its Doge and
+# Denmark, a minor house (no login: the GM runs them); the aid's monarch at the start where it names one.
+DEMO_EU_COUNTRIES = ("France", "England", "Spain", "Austria", "Turkey", "Venice", "Denmark")
+DEMO_EU_FIRST: dict[str, dict[str, Any]] = {
+    "France": {"first": "historical", "named": "Charles VIII"},
+    "England": {"first": "historical", "named": "Henry VII"},
+    "Spain": {"first": "historical", "named": "Isabel and Fernando", "settings": {"dynastic_alliances": 0}},
+    "Turkey": {"first": "historical", "named": "Bayezid II"},
+    "Venice": {"first": "historical", "named": "Barbarigo"},
+}
+
+
+def _demo_first(crown: str) -> dict[str, Any]:
+    return DEMO_EU_FIRST.get(crown, {"first": ROLL})
+
+
 @transaction.atomic
 def demo_create(*, reset_passwords: bool = False, ruleset: str = br.NAME) -> DemoResult:
     """The demo campaign of a ruleset (Blood Royale: slug ``demo``) with a GM login and one login per
@@ -113,7 +130,12 @@ def demo_create(*, reset_passwords: bool = False, ruleset: str = br.NAME) -> Dem
 
     gm_password = _new_password()
     gm = _demo_user(prefix + DEMO_GM, gm_password)
-    campaign = campaign_create(name=name, slug=slug, ruleset=ruleset, players=DEMO_PLAYERS, by=gm)
+    if ruleset == eu.NAME:  # a monarch on every throne: the aid's own where it seats one at the start
+        countries = [EuCountry(crown, **_demo_first(crown)) for crown in DEMO_EU_COUNTRIES]
+        campaign = campaign_create(name=name, slug=slug, ruleset=ruleset, dynasties=eu_dynasties(countries), by=gm)
+        eu_campaign_setup(campaign=campaign, countries=countries, by=gm)
+    else:
+        campaign = campaign_create(name=name, slug=slug, ruleset=ruleset, players=DEMO_PLAYERS, by=gm)
     logins = [DemoLogin(prefix + DEMO_GM, gm_password, Role.GM.label, "")]
     for dynasty in Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.PLAYER).order_by("pk"):
         password = _new_password()
@@ -163,6 +185,8 @@ def campaign_start(
     dice_entry: str = DiceEntry.FACES,
     auto_pass_certain: bool = False,
     slug: str | None = None,
+    eu_countries: Sequence[EuCountry] | None = None,
+    eu_first_turn: int = 1,
 ) -> Campaign:
     """A campaign as the creation page makes it, all or nothing: ``campaign_create`` with ``gm``
     as its game master, a player for each crown in ``seats`` (crown name -> user), the observers,
@@ -174,7 +198,11 @@ def campaign_start(
     (``campaign.building``); if it fails, or its worker is found lost, the campaign stays, marked,
     and the job says why: its GM retries (:func:`campaign_setup_retry`) or deletes it
     (:func:`campaign_setup_delete`). ``key`` is the form's one-time key: a second submit of the same
-    form raises :class:`CampaignAlreadyCreated` naming the first campaign."""
+    form raises :class:`CampaignAlreadyCreated` naming the first campaign.
+
+    An ``eu-monarchs`` campaign given ``eu_countries`` has those countries' houses (not ``players``),
+    starts at EU turn ``eu_first_turn`` (its start year that turn's unless given) and has a first
+    monarch on every throne (``dynasties.services.eu_setup``), in the same transaction."""
     if key:
         # one creation at a time per user, so a double click waits for the first and finds its key
         get_user_model().objects.select_for_update().filter(pk=gm.pk).exists()
@@ -190,10 +218,19 @@ def campaign_start(
     if prehistory_turns and seed is None:
         seed = secrets.randbelow(1_000_000)
     source = RandomSource(seed) if prehistory_turns else None
+    houses_wanted = None
+    if eu_countries is not None:
+        if ruleset != eu.NAME:
+            raise RuleError(f"Countries and first monarchs are chosen for an {eu.NAME} campaign only.", code="invalid")
+        eu_check(eu_countries, first_turn=eu_first_turn)  # everything refused before anything is written
+        houses_wanted = eu_dynasties(eu_countries)
+        if start_year is None:
+            start_year = eu.start_year_of_turn(eu_first_turn)
     campaign = campaign_create(
         name=name,
         ruleset=ruleset,
         players=players,
+        dynasties=houses_wanted,
         start_year=start_year,
         optional_rules=optional_rules,
         source=source,
@@ -213,6 +250,8 @@ def campaign_start(
         membership_add(campaign=campaign, user=user, role=Role.PLAYER, dynasty=houses[crown], by=gm)
     for user in observers:
         membership_add(campaign=campaign, user=user, role=Role.OBSERVER, by=gm)
+    if eu_countries is not None:
+        eu_campaign_setup(campaign=campaign, countries=eu_countries, first_turn=eu_first_turn, source=source, by=gm)
     if key:
         ActionKey.objects.create(campaign=campaign, key=key[:64], label=CREATED_LABEL, by=gm)
     if source is not None:
@@ -222,13 +261,32 @@ def campaign_start(
             campaign=campaign,
             by=gm,
             total=prehistory_turns,
-            params={"name": campaign.name, "seed": seed, "dice": _dice_state(source), "players": players},
+            params={
+                "name": campaign.name,
+                "seed": seed,
+                "dice": _dice_state(source),
+                "players": players,
+                **_eu_params(eu_countries, eu_first_turn),  # a retry sets the same countries up again
+            },
         )
         # queued with the campaign (a worker sees both once they are committed); the immediate
         # backend plays it here and now
         prehistory_play.enqueue(str(job.pk))
         campaign = Campaign.objects.filter(pk=campaign.pk).first() or campaign  # as the prehistory left it
     return campaign
+
+
+def _eu_params(countries: Sequence[EuCountry] | None, first_turn: int) -> dict[str, Any]:
+    if countries is None:
+        return {}
+    return {"eu": {"first_turn": first_turn, "countries": [{**asdict(c), "settings": dict(c.settings)} for c in countries]}}
+
+
+def _eu_from_params(params: dict[str, Any]) -> dict[str, Any]:
+    saved = params.get("eu")
+    if not saved:
+        return {}
+    return {"eu_countries": [EuCountry(**c) for c in saved["countries"]], "eu_first_turn": saved["first_turn"]}
 
 
 # A campaign's prehistory, on the task queue -----------------------------------------------------
@@ -348,6 +406,7 @@ def campaign_setup_retry(*, campaign: Campaign | int, by: AbstractBaseUser) -> C
         prehistory_turns=job.total,
         seed=job.params.get("seed"),
         **options,
+        **_eu_from_params(job.params),
     )
 
 

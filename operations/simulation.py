@@ -182,7 +182,12 @@ def play_monarchs(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
     for crown in Crown.objects.filter(campaign=campaign).order_by("name").values_list("name", flat=True):
         status = eu_monarchs.monarch_status(campaign=campaign, crown=crown)
         if status.monarch is not None and not status.survival_rolled:
-            if not eu_monarchs.monarch_survival_roll(campaign=campaign, crown=crown, source=source, by=by).died:
+            try:
+                if not eu_monarchs.monarch_survival_roll(campaign=campaign, crown=crown, source=source, by=by).died:
+                    continue
+            except RuleError as exc:  # a named monarch who makes no survival roll yet (Friedrich II)
+                if exc.code != "no_survival_roll":
+                    raise
                 continue
         elif status.monarch is not None:
             continue

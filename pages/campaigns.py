@@ -34,10 +34,13 @@ from django.views.decorators.http import require_http_methods
 from campaign.jobs import job_check
 from campaign.models import Campaign, DiceEntry, Job, JobKind, JobState
 from dynasties.models import DynastyKind
+from dynasties.services.eu_setup import eu_check
 from dynasties.services.setup import default_dynasties
 from operations.services import MAX_PREHISTORY_TURNS, CampaignAlreadyCreated, campaign_start, prehistory_job
+from pages import eu_setup
 from rules import RULESET_LABELS, get_ruleset
 from rules import blood_royale as br
+from rules import eu_monarchs as eu
 from rules.errors import RuleError
 
 MIN_YEAR, MAX_YEAR = 1000, 1900
@@ -66,6 +69,7 @@ def _seating() -> dict[str, dict[int, list[str]]]:
 SEATING = _seating()
 PLAYER_COUNTS = sorted({n for counts in SEATING.values() for n in counts})
 CROWNS = list(dict.fromkeys(c for counts in SEATING.values() for crowns in counts.values() for c in crowns))
+CROWNS += [c for c in eu_setup.majors() if c not in CROWNS]  # an EU campaign seats a player for any major ticked
 
 
 def _crowns_of(ruleset: str) -> list[str]:
@@ -88,6 +92,11 @@ def seat_css() -> SafeString:
     for ruleset in RULESET_LABELS:
         chosen = f'form.create:has(input[name="ruleset"][value="{ruleset}"]:checked)'
         crowns = _crowns_of(ruleset)
+        if ruleset == eu.NAME:  # its countries are ticked, not counted: the players' number is not asked
+            rules += [f"{chosen} .seat-{c}:not(.invalid)" for c in CROWNS if c not in eu_setup.majors()]
+            rules += [*eu_setup.seat_css(chosen), f"{chosen} .players:not(.invalid)"]
+            rules.append(f"{chosen} .options-group:not(.rules-{ruleset}):not(:has(input:checked))")
+            continue
         for crown in CROWNS:
             if crown not in crowns:
                 rules.append(f"{chosen} .seat-{crown}:not(.invalid)")
@@ -97,6 +106,7 @@ def seat_css() -> SafeString:
                     rules.append(f'{chosen}:has(select[name="players"] option[value="{n}"]:checked) .seat-{crown}:not(.invalid)')
         rules.append(f"{chosen} .options-group:not(.rules-{ruleset}):not(:has(input:checked))")
     rules.append('form.create:has(input[name="setup"][value="standard"]:checked) .prehistory:not(.invalid)')
+    rules.append(f'form.create:not(:has(input[name="ruleset"][value="{eu.NAME}"]:checked)) .eu-setup:not(.invalid)')
     return mark_safe(",\n".join(rules) + " { display: none; }")  # noqa: S308 - built from constants only
 
 
@@ -167,6 +177,13 @@ class CampaignForm(forms.Form):
             self.fields[f"player_{crown}"] = forms.CharField(
                 required=False, max_length=150, label=crown, widget=forms.TextInput(attrs={"autocomplete": "off"})
             )
+        eu_setup.add_fields(self)
+
+    def eu_rows(self) -> list[dict[str, Any]]:
+        return eu_setup.rows(self)
+
+    def eu_invalid(self) -> bool:
+        return any(name.startswith("eu_") for name in self.errors)
 
     # the template shows the crowns and option groups in its own layout
     def seat_fields(self) -> list[tuple[str, forms.BoundField]]:
@@ -189,6 +206,9 @@ class CampaignForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         data = super().clean()
         ruleset, players = data.get("ruleset"), data.get("players")
+        if ruleset and ruleset != eu.NAME:  # the EU set-up's fields, hidden, are not read
+            for name in [n for n in self.errors if n.startswith("eu_")]:
+                del self.errors[name]
         crowns: list[str] | None = None
         if ruleset:
             label = RULESET_LABELS[ruleset]
@@ -202,7 +222,9 @@ class CampaignForm(forms.Form):
                     ),
                 )
             data["optional_rules"] = {v.split(":", 1)[1]: True for v in data.get("options") or [] if v not in wrong}
-            if players is not None:
+            if ruleset == eu.NAME:
+                crowns = self._clean_eu(data)
+            elif players is not None:
                 try:
                     crowns = [s.crown for s in default_dynasties(players, ruleset) if s.crown and s.kind == DynastyKind.PLAYER]
                 except RuleError as exc:
@@ -211,6 +233,21 @@ class CampaignForm(forms.Form):
             self.add_error("turns", f"How many turns of prehistory? Give 1 to {MAX_PREHISTORY_TURNS}.")
         self._clean_members(data, ruleset, players, crowns)
         return data
+
+    def _clean_eu(self, data: dict[str, Any]) -> list[str]:
+        """The EU set-up: the countries and first monarchs, every problem beside its field."""
+        majors = eu_setup.clean(self, data)
+        if not data["eu_countries"] and "eu_first_turn" not in self.errors:
+            self.add_error(None, "Tick the countries of the campaign (at least two).")
+            return majors
+        try:
+            eu_check(data["eu_countries"], first_turn=data["eu_first_turn"])
+        except RuleError as exc:
+            for name, problem in exc.fields.items():
+                target = eu_setup.field_of(name)
+                if target is None or target not in self.errors:
+                    self.add_error(target, problem)
+        return majors
 
     def _option_label(self, value: str) -> str:
         ruleset, key = value.split(":", 1)
@@ -229,7 +266,13 @@ class CampaignForm(forms.Form):
             if not username:
                 continue
             field = f"player_{crown}"
-            if crowns is not None and crown not in crowns:
+            if crowns is not None and crown not in crowns and ruleset == eu.NAME:
+                self.add_error(
+                    field,
+                    f"{crown} is not among the countries ticked above (a player plays a major's house): tick it, or "
+                    "leave its player empty.",
+                )
+            elif crowns is not None and crown not in crowns:
                 self.add_error(
                     field,
                     (
@@ -315,12 +358,14 @@ def new(request: HttpRequest) -> HttpResponse:
                     key=key,
                     dice_entry=d["dice_entry"] or DiceEntry.FACES,
                     auto_pass_certain=d["auto_pass_certain"],
+                    **_eu_arguments(d),
                 )
             except CampaignAlreadyCreated as exc:
                 messages.info(request, exc.message)
                 return redirect("pages:dashboard", exc.campaign.slug)
             except RuleError as exc:
-                field = next((f for f in exc.fields if f in form.fields), None)
+                mapped = [eu_setup.field_of(f) if ":" in f or f == "first_turn" else f for f in exc.fields]
+                field = next((f for f in mapped if f in form.fields), None)
                 form.add_error(field, exc.message)
             else:
                 job = prehistory_job(campaign)
@@ -335,6 +380,13 @@ def new(request: HttpRequest) -> HttpResponse:
     if request.GET.get("job"):
         return _progress(request, request.GET["job"])
     return render(request, "pages/campaigns/new.html", _context(CampaignForm(user=request.user)))
+
+
+def _eu_arguments(d: dict[str, Any]) -> dict[str, Any]:
+    """An EU campaign's countries and starting turn for ``campaign_start`` (others: none)."""
+    if d["ruleset"] != eu.NAME:
+        return {}
+    return {"eu_countries": d["eu_countries"], "eu_first_turn": d["eu_first_turn"]}
 
 
 def _failed(job: Job) -> str:

@@ -102,6 +102,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
                 "regent": reign.regent if reign and reign.regency_end_year is None else None,
                 "monarch_age": reign.holder.age(campaign.current_year) if reign else None,
                 "heir": heirs.get(d.crown) if reign else None,
+                "values": _eu_values(campaign, reign),
                 "players": players.get(d.pk, []),
                 "living": living.get(d.pk, 0),
                 "exchequer": d.pk in exchequers,
@@ -125,12 +126,21 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
             "announced": announced,
             "currency": currency(campaign),
             "is_gm": role == Role.GM,
+            "monarch_table": campaign.rules.monarch_table,  # EU monarchs: values shown, no heir (rolled at a death)
             "choose_dice": campaign.dice_entry == DiceEntry.PLAYER and may_play(role),
             "my_dice": dice_entry_for(campaign, request.user),
             "dice_choices": [(DiceEntry.FACES.value, DiceEntry.FACES.label), (DiceEntry.TOTALS.value, DiceEntry.TOTALS.label)],
             **subject_context(request, campaign, role, mine),  # the campaign's notes
         },
     )
+
+
+def _eu_values(campaign: Campaign, reign: Any) -> str:
+    """An EU monarch's values as rolled ("ADM 8 · DIP 7 · MIL 9"); other rulesets show none here."""
+    if reign is None or not campaign.rules.monarch_table:
+        return ""
+    values = reign.holder.characteristics or {}
+    return " · ".join(f"{k.upper()} {values[k]}" for k in ("adm", "dip", "mil") if k in values)
 
 
 def _what_if(request: HttpRequest, campaign: Campaign, crown: str) -> tuple[Any, list[int], str]:

@@ -67,6 +67,7 @@ PERIODS = "eu_periods"
 HABSBURG = "eu_habsburg_endogamy"
 RANSOM = "eu_ransom"
 MILITARY = "eu_military_skill"
+NAMED = "eu_named_monarchs"
 
 # --- outcome codes ------------------------------------------------------------------------------
 
@@ -156,14 +157,48 @@ DEFAULT_SUCCESSOR_VALUES: dict[str, Any] = {
 }
 
 OTHERS = "*"
+# "major": a major power of the aid (a player's house at set-up), else a minor country (a minor house).
 DEFAULT_COUNTRIES: list[dict[str, Any]] = [
-    {"country": "Turkey", "aliases": ["TUR", "Ottoman Empire"], "column": 4, "turkey": True},
-    {"country": "Poland", "aliases": ["POL", "Polonia"], "column": 5, "leader_die_bonus": {"manoeuvre": 1, "shock": 1}},
-    {"country": "Russia", "aliases": ["RUS", "Muscovy"], "column": 5, "until": "the reign of Peter the Great", "then": 6},
-    {"country": "France", "aliases": ["FRA"], "column": 5, "until": "event III-11", "then": 6},
-    {"country": "Spain", "aliases": ["HIS", "Hispania", "Castile"], "column": 6, "habsburg": True},
-    {"country": "Venice", "aliases": ["VEN", "Venetia"], "column": 6, "doge": True},
-    {"country": "Sweden", "aliases": ["SUE", "Suecia"], "column": 6, "leader_die_bonus": {"fire": 1, "shock": 1}},
+    {"country": "Turkey", "aliases": ["TUR", "Ottoman Empire"], "column": 4, "turkey": True, "major": True},
+    {
+        "country": "Poland",
+        "aliases": ["POL", "Polonia"],
+        "column": 5,
+        "leader_die_bonus": {"manoeuvre": 1, "shock": 1},
+        "major": True,
+    },
+    {
+        "country": "Russia",
+        "aliases": ["RUS", "Muscovy"],
+        "column": 5,
+        "until": "the reign of Peter the Great",
+        "then": 6,
+        "major": True,
+    },
+    {"country": "France", "aliases": ["FRA"], "column": 5, "until": "event III-11", "then": 6, "major": True},
+    {"country": "Spain", "aliases": ["HIS", "Hispania", "Castile"], "column": 6, "habsburg": True, "major": True},
+    {"country": "Venice", "aliases": ["VEN", "Venetia"], "column": 6, "doge": True, "major": True},
+    {"country": "Sweden", "aliases": ["SUE", "Suecia"], "column": 6, "leader_die_bonus": {"fire": 1, "shock": 1}, "major": True},
+    {"country": "England", "aliases": ["ANG", "Anglia"], "column": 6, "major": True},
+    {"country": "Austria", "aliases": ["AUS", "Habsburgum"], "column": 6, "major": True},
+    {"country": "Portugal", "aliases": ["POR", "Portugallia"], "column": 6, "major": True},
+    {"country": "Holland", "aliases": ["HOL", "Hollandia"], "column": 6, "major": True},
+    {"country": "Prussia", "aliases": ["PRU", "Brandenburg-Prussia"], "column": 6, "major": True},
+    # the minor countries the aid names (its Latin name as an alias)
+    {"country": "Denmark", "aliases": ["Dania"], "column": 6, "major": False},
+    {"country": "Scotland", "aliases": ["Scotia"], "column": 6, "major": False},
+    {"country": "Genoa", "aliases": ["Genua"], "column": 6, "major": False},
+    {"country": "Savoy", "aliases": ["Sabaudia"], "column": 6, "major": False},
+    {"country": "Bavaria", "aliases": [], "column": 6, "major": False},
+    {"country": "Saxony", "aliases": ["Saxonia"], "column": 6, "major": False},
+    {"country": "Brandenburg", "aliases": ["Brandenburgum"], "column": 6, "major": False},
+    {"country": "Hanover", "aliases": ["Hanovere"], "column": 6, "major": False},
+    {"country": "Tuscany", "aliases": ["Toscana"], "column": 6, "major": False},
+    {"country": "Papal States", "aliases": ["Sancta Sedes"], "column": 6, "major": False},
+    {"country": "Hungary", "aliases": ["Hungaria"], "column": 6, "major": False},
+    {"country": "Hansa", "aliases": [], "column": 6, "major": False},
+    {"country": "Crimea", "aliases": [], "column": 6, "major": False},
+    {"country": "Persia", "aliases": [], "column": 6, "major": False},
     {"country": OTHERS, "aliases": [], "column": 6},
 ]
 
@@ -222,6 +257,164 @@ DEFAULT_MILITARY: dict[str, Any] = {
     "siege_base": 1,
 }
 
+
+def _named(country: str, name: str, condition: str, **fields: Any) -> dict[str, Any]:
+    return {"country": country, "name": name, "condition": condition, **fields}
+
+
+# The aid's historical ("named") monarchs, per country: when each may reign (its condition, as the
+# aid prints it), fixed values where the aid gives them ("values"; none: rolled on the successor's
+# table, or typed), "given"/"dynastic" for the name he reigns under (a trailing numeral counts the
+# crown's earlier monarchs of that name), "at_start" for the monarch the aid seats at the start,
+# "periods" where the set-up may seat him, "requires" for values he must have, "no_survival_turns",
+# "reign_turns" or "until_turn" (the EU turn his reign ends), "sex", and "sets": crown settings his
+# accession changes (Peter the Great: Russia reads column 6 from then on).
+DEFAULT_NAMED: list[dict[str, Any]] = [
+    _named("Portugal", "João II", "at start", at_start=True),
+    _named("Portugal", "Manuel I", "successor of João II"),
+    _named("Sweden", "Erik XIV", "at start (otherwise)", at_start=True),
+    _named("Sweden", "Gustav I", "during II-4 (End of the union of Kalmar)", dynastic="Vasa"),
+    _named("Sweden", "Karl IX", "during III-13 (Union between POLONIA and SUECIA)"),
+    _named("Sweden", "Gustav Adolf", "due to IV-A (Thirty Years' War)"),
+    _named(
+        "Sweden",
+        "Karl XII",
+        "after the death of the heir of Gustav Adolf, if MIL 8 or more, or if at war and 1d10 is 3 or less",
+        requires={"mil": 8},
+    ),
+    _named("Russia", "Ivan III", "at start", at_start=True),
+    _named("Russia", "Ivan IV", "first tsar of period II", periods=["II"]),
+    _named(
+        "Russia", "Boris Godunov", "during IV-17 (1) (Time of Troubles); or Romanov, or Dmitry", given="Boris", dynastic="Godunov"
+    ),
+    _named(
+        "Russia",
+        "Peter the Great",
+        "in period V or later, if ADM 8 or more and the values' sum 18 or more; or by event V-11",
+        given="Pyotr I",
+        dynastic="Romanov",
+        periods=["V", "VI", "VII"],
+        requires={"adm": 8, "total": 18},
+        sets={"base_column_event_passed": True},
+    ),
+    _named("Russia", "Peter II", "first monarch of period VII; lasts one turn", periods=["VII"], reign_turns=1),
+    _named("Russia", "Catherine II", "replaces Peter II", sex="F"),
+    _named("England", "Henry VII", "at start", at_start=True, dynastic="Tudor"),
+    _named("England", "Henry VIII", "follows Henry VII; at his death: II-1 (1) (Act of Supremacy)", dynastic="Tudor"),
+    _named("England", "Elisabeth I", "comes through II-1 (1) (Act of Supremacy)", sex="F", dynastic="Tudor"),
+    _named("England", "Cromwell", "Parliament/Cromwell: during IV-7 (1) (English Civil War)", given="Oliver"),
+    _named("England", "Willem III", "due to V-3 (The Glorious Revolution)", dynastic="Orange"),
+    _named("France", "Charles VIII", "at start", at_start=True, dynastic="Valois"),
+    _named("France", "François I", "first king after I-3 (1) (Wars in Italy (Napoli))", dynastic="Valois"),
+    _named(
+        "France",
+        "Henri IV",
+        "or Henri de Guise: at the end of III-11 (Wars of religion in France)",
+        dynastic="Bourbon",
+        sets={"base_column_event_passed": True},
+    ),
+    _named("France", "Louis XIV", "after event Richelieu or IV-16 (La Fronde)", dynastic="Bourbon"),
+    _named("Spain", "Isabel and Fernando", "at start", at_start=True, dynastic="Trastámara"),
+    _named("Spain", "Carlos V", "first king after I-A (Dynastic Alliance of the Habsburgs)", dynastic="Habsburg"),
+    _named("Spain", "Felipe II", "successor of Carlos V", dynastic="Habsburg"),
+    _named("Turkey", "Bayezid II", "at start (Bāyezid-i sâni)", at_start=True, dynastic="Osman"),
+    _named("Turkey", "Selim I", "successor of Bayezid II in period I", periods=["I"], dynastic="Osman"),
+    _named("Turkey", "Süleyman I", "first Sultan of period II", periods=["II"], dynastic="Osman"),
+    _named("Venice", "Barbarigo", "at start (a Doge)", at_start=True, given="Agostino", dynastic="Barbarigo"),
+    _named(
+        "Holland",
+        "Willem I",
+        "at the start of the rebellion; 7 turns; Stadhouder",
+        values={"adm": 7, "dip": 9, "mil": 9},
+        reign_turns=7,
+        dynastic="Orange",
+    ),
+    _named(
+        "Holland",
+        "Oldenbarnevelt",
+        "turns 19-26; Parliament",
+        values={"adm": 9, "dip": 7, "mil": 7},
+        until_turn=26,
+        given="Johan",
+        dynastic="van Oldenbarnevelt",
+    ),
+    _named(
+        "Holland", "Maurits", "turns 20-27; Stadhouder", values={"adm": 7, "dip": 7, "mil": 9}, until_turn=27, dynastic="Nassau"
+    ),
+    _named(
+        "Holland",
+        "Frederik Hendrik",
+        "turns 27-32; Stadhouder",
+        values={"adm": 8, "dip": 7, "mil": 9},
+        until_turn=32,
+        dynastic="Nassau",
+    ),
+    _named(
+        "Holland",
+        "de Witt",
+        "by V-10; random duration; Parliament",
+        values={"adm": 9, "dip": 7, "mil": 9},
+        given="Johan",
+        dynastic="de Witt",
+    ),
+    _named(
+        "Holland",
+        "Willem III",
+        "turns 37-43; Stadhouder (see V-3)",
+        values={"adm": 7, "dip": 9, "mil": 7},
+        until_turn=43,
+        dynastic="Orange",
+    ),
+    _named("Austria", "Maria Theresia", "due to VI-13 (War of Austrian Succession)", sex="F", dynastic="Habsburg"),
+    _named("Poland", "John and Alexander", "at start", at_start=True, dynastic="Jagiellon"),
+    _named("Poland", "Zygmunt I", "successor of John and Alexander", dynastic="Jagiellon"),
+    _named(
+        "Poland",
+        "Báthory",
+        "an elected king (also a general)",
+        values={"adm": 8, "dip": 7, "mil": 9},
+        given="Stefan",
+        dynastic="Báthory",
+    ),
+    _named(
+        "Poland",
+        "Sobieski",
+        "an elected king (also a general)",
+        values={"adm": 8, "dip": 7, "mil": 9},
+        given="Jan III",
+        dynastic="Sobieski",
+    ),
+    _named("Poland", "Zygmunt III", "after III-13 (Union between POLONIA and SUECIA)", dynastic="Vasa"),
+    _named("Poland", "August II", "after V-12 (August II)", dynastic="Wettin"),
+    _named(
+        "Poland",
+        "Patkul",
+        "an elected king (also a general, or a minister)",
+        values={"adm": 5, "dip": 9, "mil": 4},
+        given="Johann",
+        dynastic="Patkul",
+    ),
+    _named("Poland", "Stanislas", "by VI-1 (The Great Northern War)", dynastic="Leszczyński"),
+    _named(
+        "Prussia",
+        "Friedrich-Wilhelm",
+        "at start; dies turn 51",
+        at_start=True,
+        values={"adm": 8, "dip": 5, "mil": 9},
+        until_turn=51,
+        given="Friedrich Wilhelm",
+        dynastic="Hohenzollern",
+    ),
+    _named(
+        "Prussia",
+        "Friedrich II",
+        "at the beginning of VII-1 (Seven years war) or after Friedrich-Wilhelm; no survival roll for 6 turns",
+        values={"adm": 9, "dip": 9, "mil": 9},
+        no_survival_turns=6,
+        dynastic="Hohenzollern",
+    ),
+]
+
 DEFAULT_TABLES: dict[str, Any] = {
     MONARCH_TABLE: DEFAULT_MONARCH_TABLE,
     MODIFIERS: DEFAULT_MODIFIERS,
@@ -232,6 +425,7 @@ DEFAULT_TABLES: dict[str, Any] = {
     HABSBURG: DEFAULT_HABSBURG,
     RANSOM: DEFAULT_RANSOM,
     MILITARY: DEFAULT_MILITARY,
+    NAMED: DEFAULT_NAMED,
 }
 
 TABLE_TITLES: dict[str, str] = {
@@ -244,6 +438,7 @@ TABLE_TITLES: dict[str, str] = {
     HABSBURG: "EU monarchs: Habsburg endogamy (Spain's column modifier)",
     RANSOM: "EU monarchs: ransom of a captured monarch",
     MILITARY: "EU monarchs: military skill of a monarch as leader (optional; alignment uncertain)",
+    NAMED: "EU monarchs: the historical (named) monarchs per country, their values and conditions",
 }
 
 
@@ -418,7 +613,7 @@ def validate_countries(data: JSON) -> list[dict[str, Any]]:
     rows = _list(data, "countries table's rows")
     out: list[dict[str, Any]] = []
     seen: set[str] = set()
-    fields = {"country", "aliases", "column", "until", "then", "turkey", "doge", "habsburg", "leader_die_bonus"}
+    fields = {"country", "aliases", "column", "until", "then", "turkey", "doge", "habsburg", "leader_die_bonus", "major"}
     for i, row in enumerate(rows, start=1):
         where = f"Countries, row {i}"
         if not isinstance(row, dict):
@@ -441,7 +636,7 @@ def validate_countries(data: JSON) -> list[dict[str, Any]]:
         if "until" in row or "then" in row:
             clean["until"] = _text(row.get("until"), f"{where}: 'until' (what changes the column)")
             clean["then"] = _int(row.get("then"), f"{where}: 'then' (the column after {clean['until']})", -20, 30)
-        for flag in ("turkey", "doge", "habsburg"):
+        for flag in ("turkey", "doge", "habsburg", "major"):
             if flag in row:
                 clean[flag] = _bool(row[flag], f"{where}: '{flag}'")
         if "leader_die_bonus" in row:
@@ -569,6 +764,85 @@ def validate_military(data: JSON) -> dict[str, Any]:
     }
 
 
+_NAMED_FIELDS = {
+    "country",
+    "name",
+    "condition",
+    "given",
+    "dynastic",
+    "values",
+    "at_start",
+    "periods",
+    "requires",
+    "no_survival_turns",
+    "reign_turns",
+    "until_turn",
+    "sex",
+    "sets",
+}
+VALUE_RANGE = (3, 9)  # ADM, DIP and MIL (RULES.md B: the successor's table gives 3 to 9)
+
+
+def _monarch_values(value: object, where: str) -> dict[str, int]:
+    if not isinstance(value, dict) or set(value) != set(CHARACTERISTICS):
+        raise InvalidTable(f"{where} must give adm, dip and mil, e.g. {{'adm': 8, 'dip': 7, 'mil': 9}}.")
+    return {k: _int(value[k], f"{where}: {k.upper()}", *VALUE_RANGE) for k in CHARACTERISTICS}
+
+
+def validate_named(data: JSON) -> list[dict[str, Any]]:
+    """The historical monarchs: each country's named ones, with what the set-up and the pages read."""
+    if not isinstance(data, list):
+        raise InvalidTable("The named monarchs must be a list (it may be empty).")
+    out: list[dict[str, Any]] = []
+    seen: set[tuple[str, str]] = set()
+    for i, row in enumerate(data, start=1):
+        where = f"Named monarchs, row {i}"
+        if not isinstance(row, dict):
+            raise InvalidTable(f"{where}: each row must be an object.")
+        _unknown_keys(row, _NAMED_FIELDS, where)
+        country = _text(row.get("country"), f"{where}: 'country'")
+        name = _text(row.get("name"), f"{where}: 'name'")
+        if (country.casefold(), name.casefold()) in seen:
+            raise InvalidTable(f"{where}: {name} of {country} is listed twice.")
+        seen.add((country.casefold(), name.casefold()))
+        where = f"Named monarchs, {name} ({country})"
+        clean: dict[str, Any] = {
+            "country": country,
+            "name": name,
+            "condition": _text(row.get("condition"), f"{where}: 'condition'"),
+        }
+        for key in ("given", "dynastic"):
+            if key in row:
+                clean[key] = _text(row[key], f"{where}: '{key}'")
+        if "values" in row:
+            clean["values"] = _monarch_values(row["values"], f"{where}: 'values'")
+        if "at_start" in row:
+            clean["at_start"] = _bool(row["at_start"], f"{where}: 'at_start'")
+        if "periods" in row:
+            clean["periods"] = [_text(p, f"{where}: a period") for p in _list(row["periods"], f"{where} periods")]
+        if "requires" in row:
+            need = row["requires"]
+            if not isinstance(need, dict) or not need or not set(need) <= {*CHARACTERISTICS, "total"}:
+                raise InvalidTable(f"{where}: 'requires' maps adm, dip, mil or total to a least value, e.g. {{'adm': 8}}.")
+            clean["requires"] = {k: _int(v, f"{where}: 'requires' {k}", 0, 30) for k, v in need.items()}
+        for key, low, high in (("no_survival_turns", 1, 30), ("reign_turns", 1, 40), ("until_turn", 1, 500)):
+            if key in row:
+                clean[key] = _int(row[key], f"{where}: '{key}'", low, high)
+        if "reign_turns" in clean and "until_turn" in clean:
+            raise InvalidTable(f"{where}: give 'reign_turns' or 'until_turn', not both.")
+        if "sex" in row:
+            clean["sex"] = _choice(row["sex"], ("M", "F"), f"{where}: 'sex'")
+        if "sets" in row:
+            if not isinstance(row["sets"], dict) or not row["sets"]:
+                raise InvalidTable(f"{where}: 'sets' maps crown settings to their values, e.g. {{'doge': true}}.")
+            try:
+                clean["sets"] = clean_settings(row["sets"])
+            except IllegalOption as exc:
+                raise InvalidTable(f"{where}: 'sets': {exc.message}") from None
+        out.append(clean)
+    return out
+
+
 VALIDATORS: dict[str, Any] = {
     MONARCH_TABLE: validate_monarch_table,
     MODIFIERS: validate_modifiers,
@@ -579,6 +853,7 @@ VALIDATORS: dict[str, Any] = {
     HABSBURG: validate_habsburg,
     RANSOM: validate_ransom,
     MILITARY: validate_military,
+    NAMED: validate_named,
 }
 
 
@@ -1170,6 +1445,70 @@ def crown_rules(tables: Mapping[str, Any], crown_name: str, state: Mapping[str, 
         leader_die_bonus=dict(row.get("leader_die_bonus", {})),
         column_note=note,
     )
+
+
+# --- the set-up: countries and their historical monarchs -------------------------------------------
+
+
+def setup_countries(countries: Sequence[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
+    """The countries a campaign may start with: the majors and the minors of the table ('*' is not one)."""
+    rows = [r for r in countries if r["country"] != OTHERS]
+    return [r for r in rows if r.get("major")], [r for r in rows if not r.get("major")]
+
+
+def named_of(named: Sequence[Mapping[str, Any]], countries: Sequence[Mapping[str, Any]], country: str) -> list[Mapping[str, Any]]:
+    """A country's historical monarchs (the country named by name or alias)."""
+    row = country_row(countries, country)
+    names = (
+        {country.casefold()} if row["country"] == OTHERS else {row["country"].casefold(), *(a.casefold() for a in row["aliases"])}
+    )
+    return [m for m in named if m["country"].casefold() in names]
+
+
+def named_problems(monarch: Mapping[str, Any], *, period: str, turn: int, values: Mapping[str, int] | None) -> list[str]:
+    """Why this historical monarch cannot take the throne now with these values (none: he can)."""
+    out: list[str] = []
+    periods = monarch.get("periods")
+    if periods and period not in periods:
+        out.append(f"{monarch['name']} reigns in period {', '.join(periods)}, not in period {period} (turn {turn})")
+    until = monarch.get("until_turn")
+    if until is not None and turn >= until:
+        out.append(f"{monarch['name']}'s reign ends at turn {until}; the campaign starts at turn {turn}")
+    for key, least in (monarch.get("requires") or {}).items():
+        if values is None:
+            out.append(f"{monarch['name']} needs {_requirement(key, least)}: type the values he has")
+            break
+        have = sum(values.values()) if key == "total" else values[key]
+        if have < least:
+            out.append(f"{monarch['name']} needs {_requirement(key, least)}; these values give {have}")
+    return out
+
+
+def _requirement(key: str, least: int) -> str:
+    return f"ADM + DIP + MIL of {least} or more" if key == "total" else f"{key.upper()} {least} or more"
+
+
+ROMAN = re.compile(r"^(.*\S)\s+([IVXLC]+)$")
+_ROMAN_VALUES = {"I": 1, "V": 5, "X": 10, "L": 50, "C": 100}
+
+
+def split_numeral(name: str) -> tuple[str, int | None]:
+    """'Friedrich II' -> ('Friedrich', 2); a name without a trailing numeral -> (name, None)."""
+    match = ROMAN.match(name.strip())
+    if not match:
+        return name.strip(), None
+    total, prev = 0, 0
+    for ch in reversed(match.group(2)):
+        value = _ROMAN_VALUES[ch]
+        total = total - value if value < prev else total + value
+        prev = max(prev, value)
+    return match.group(1), total
+
+
+def start_year_of_turn(turn: int) -> int:
+    """The year an EU turn begins, counted from 1492 in turns of five years (a scenario's own start
+    year may be typed instead)."""
+    return START_YEAR + (turn - 1) * TURN_LENGTH
 
 
 RULESET = register(

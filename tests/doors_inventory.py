@@ -36,6 +36,7 @@ NO_DOOR: dict[str, str] = {
     "contracts.services.parleys.parley_run": "inside parley_hold (the parleys' door) for a breach or any other kind",
     "contracts.services.parleys.readmission_parley": "inside parley_hold (the parleys' door) for a readmission",
     "dynasties.services.claims.claim_renounce": "the consequence of a signed contract's renunciation clause",
+    "dynasties.services.eu_setup.eu_campaign_setup": "inside campaign_start (the New campaign page) and the EU demo",
     "dynasties.services.marriages.marriage_arrange_many": "inside marriage_arrange (one match) and the minor houses' offers",
     "dynasties.services.marriages.marriage_wed_many": "inside marriage_wed (one wedding)",
     "dynasties.services.survival.survival_finish": "inside survival_close (the Survival step's finish)",

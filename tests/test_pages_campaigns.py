@@ -109,6 +109,9 @@ def test_other_rulesets_and_their_defaults(client, alice):
     assert c.start_year == 1492 and c.ruleset == "eu-bloodline"
     assert Dynasty.objects.filter(campaign=c).count() == 7
     response = _post(client, name="Monarchs", ruleset="eu-monarchs", players="2")
+    assert response.status_code == 400  # its countries are ticked (tests/test_eu_setup.py), not counted
+    assert "Tick the countries of the campaign" in response.content.decode()
+    response = _post(client, name="Monarchs", ruleset="eu-monarchs", eu_france="on", eu_spain="on")
     assert response.status_code == 302
     assert Campaign.objects.get(name="Monarchs").ruleset == "eu-monarchs"
 

@@ -119,6 +119,11 @@ def _title(character: Character, doge: bool) -> str:
     return "King" if character.sex == "M" else "Queen"
 
 
+def _check_sex(sex: str) -> None:
+    if sex not in ("M", "F"):
+        raise RuleError(f"A monarch's sex is 'M' or 'F', not {sex!r}.", code="invalid", fields={"sex": "invalid"})
+
+
 def _typed(spec: DiceSpec, faces: Sequence[int] | None, label: str) -> list[int] | None:
     """Check typed faces with a message naming the roll (the box checks again, harmlessly)."""
     if faces is None:
@@ -479,6 +484,8 @@ def monarch_succession_roll(
     faces: Mapping[str, Sequence[int]] | None = None,
     given_name: str | None = None,
     dynastic_name: str | None = None,
+    sex: str = "M",
+    numbered: bool = True,
     source: DiceSource | None = None,
     by: Actor,
 ) -> MonarchSuccession:
@@ -493,6 +500,7 @@ def monarch_succession_roll(
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     _check_ruleset(campaign)
     typed = _Faces(faces, SUCCESSION_FACES, "succession")
+    _check_sex(sex)
     tables = load_eu_tables(campaign)
     mods = tables[eu.MODIFIERS]
     world = World(campaign, living_only=True)
@@ -582,7 +590,7 @@ def monarch_succession_roll(
     monarch = Character.objects.create(
         campaign=campaign,
         given_name=given[:60],
-        sex="M",
+        sex=sex,
         birth_year=year - eu.accession_age(tables[eu.MINORITY], stage),
         dynastic_name=dynastic[:80],
         birth_dynasty=house,
@@ -593,7 +601,7 @@ def monarch_succession_roll(
     for r in rolls:
         box.add_subject(r, monarch)
     end = year + turns * campaign.turn_length
-    reign = regnal.enthrone(campaign, record.name, monarch, year, planned_end_year=end, numbered=not rules.doge)
+    reign = regnal.enthrone(campaign, record.name, monarch, year, planned_end_year=end, numbered=numbered and not rules.doge)
     record.state = _new_state(
         state, monarch, fragile_health=fragile, crisis_year=year if crisis else None, minority=stage or None
     )
@@ -657,18 +665,22 @@ def monarch_place_named(
     reign_turns: int | None = None,
     dynastic_name: str | None = None,
     replace: bool = False,
+    sex: str = "M",
+    numbered: bool = True,
     by: Actor,
 ) -> Reign:
     """A named monarch with fixed values instead of a roll (Poland's Báthory 8/7/9, Prussia's
     Friedrich II 9/9/9 with no survival roll for 6 turns ...). The throne must be vacant, unless
     ``replace`` has the living monarch step down. ``no_survival_turns`` exempts this turn and the
-    next ones; ``reign_turns`` gives a planned end (none by default: the survival rolls decide)."""
+    next ones; ``reign_turns`` gives a planned end (none by default: the survival rolls decide).
+    ``sex`` "F" seats a queen; ``numbered=False`` gives no numeral (a name such as "Báthory")."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     _check_ruleset(campaign)
     name = (given_name or "").strip()
     if not name:
         raise RuleError("A named monarch needs a name.", code="invalid", fields={"given_name": "required"})
+    _check_sex(sex)
     values = {"adm": adm, "dip": dip, "mil": mil}
     for key, value in values.items():
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 12:
@@ -702,7 +714,7 @@ def monarch_place_named(
     monarch = Character.objects.create(
         campaign=campaign,
         given_name=given[:60],
-        sex="M",
+        sex=sex,
         birth_year=year - tables[eu.MINORITY]["adult_accession_age"],
         dynastic_name=dynastic[:80],
         birth_dynasty=house,
@@ -711,7 +723,7 @@ def monarch_place_named(
         origin=Origin.CREATED,
     )
     end = year + reign_turns * campaign.turn_length if reign_turns else None
-    reign = regnal.enthrone(campaign, record.name, monarch, year, planned_end_year=end, numbered=not rules.doge)
+    reign = regnal.enthrone(campaign, record.name, monarch, year, planned_end_year=end, numbered=numbered and not rules.doge)
     exempt_until = year + no_survival_turns * campaign.turn_length if no_survival_turns else None
     record.state = _new_state(state, monarch, named=True, no_survival_until_year=exempt_until)
     record.save(update_fields=["state"])

@@ -41,7 +41,7 @@ def test_a_gm_who_made_his_campaign_on_the_site_keeps_it_at_the_desk(browser: Br
         log_in(page, live_server.url, "dora", "dora-password-1")
         page.get_by_role("link", name="New campaign").click()
         page.get_by_label("Name of the campaign").fill("Dora's Table")
-        page.get_by_label("England").fill("alice")
+        page.get_by_label("England", exact=True).fill("alice")
         page.get_by_role("button", name="Create the campaign").click()
         expect(page.get_by_role("heading", name="Dora's Table")).to_be_visible()
         campaign = Campaign.objects.get(name="Dora's Table")

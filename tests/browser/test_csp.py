@@ -52,8 +52,8 @@ def test_the_pages_work_under_the_policy_without_a_violation(browser: Browser, l
 
         # the new campaign form: its seat rules are a <style> with the nonce, and they apply
         page.goto(f"{live_server.url}/campaigns/new/")
-        expect(page.get_by_label("Italy")).to_be_visible()
-        expect(page.get_by_label("Sweden")).to_be_hidden()
+        expect(page.get_by_label("Italy", exact=True)).to_be_visible()
+        expect(page.get_by_label("Sweden", exact=True)).to_be_hidden()
 
         # the Swagger UI: the bundle, its start-up script (/api/docs/?script=) and the schema
         page.goto(f"{live_server.url}/api/docs/")

@@ -1,0 +1,291 @@
+"""Setting up an ``eu-monarchs`` campaign (RULES.md C; issue 32): its countries, the EU turn it starts
+at, each country's crown settings (Poland's era, France's and Russia's event, Spain's dynastic
+alliances, Venice's Doges ...) and each throne's first monarch: rolled on the tables, a historical
+monarch of the aid (the campaign's ``eu_named_monarchs`` table), or typed by the GM.
+
+The majors are player houses (a player may be seated for each); the minors are minor houses (no
+player: the GM runs them, and a minor's ransom is a minor's). Everything is checked before anything
+is written (:func:`eu_check`), and :func:`eu_campaign_setup` writes it all in one transaction through
+the monarchs' own services (``monarch_crown_configure``, ``monarch_succession_roll``,
+``monarch_place_named``). Error ``fields`` are named ``"<country>:<what>"`` (``first``, ``named``,
+``given_name``, ``adm``, ``dip``, ``mil``, ``reign_turns``, ``settings``) and ``first_turn``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import transaction
+
+from campaign.dice import DiceSource
+from campaign.models import Campaign, RuleTable
+from campaign.permissions import Actor, require
+from campaign.steps import Seen, lock_campaign
+from dynasties.models import Crown, DynastyKind, Reign
+from dynasties.services import eu_monarchs as monarchs
+from dynasties.services.setup import DynastySpec
+from rules import eu_monarchs as eu
+from rules.errors import IllegalOption, RuleError
+from rules.names import COUNTRIES as NAMES
+
+ROLL, HISTORICAL, TYPED = "roll", "historical", "typed"
+FIRST_WAYS: dict[str, str] = {
+    ROLL: "Rolled on the tables",
+    HISTORICAL: "A historical monarch",
+    TYPED: "Typed by the GM",
+}
+MAX_FIRST_TURN = 70
+SETUP_SETTINGS = ("poland_era", "base_column_event_passed", "dynastic_alliances", "doge")
+
+
+@dataclass(frozen=True)
+class EuCountry:
+    """One country of the campaign and how its first monarch is found."""
+
+    country: str
+    first: str = ROLL
+    named: str = ""  # HISTORICAL: the name in the named monarchs' table
+    given_name: str = ""  # TYPED: his name (ROLL: optional; empty, a name of the country's)
+    adm: int | None = None  # TYPED, or a historical monarch the aid gives no values for
+    dip: int | None = None
+    mil: int | None = None
+    reign_turns: int | None = None  # TYPED: a planned reign (none: the survival rolls decide)
+    settings: Mapping[str, Any] = field(default_factory=dict)  # crown settings (``eu.SETTINGS``)
+
+    def values(self) -> dict[str, int] | None:
+        given = {"adm": self.adm, "dip": self.dip, "mil": self.mil}
+        if all(v is None for v in given.values()):
+            return None
+        return {k: v for k, v in given.items() if v is not None}
+
+
+def default_tables() -> dict[str, Any]:
+    """The shipped tables (a campaign not yet made reads these; its own copy is made from them)."""
+    return eu.defaults()
+
+
+def house_name(country: str) -> str:
+    """The dynastic name of a country's house: the first of its suggested names, else the country's."""
+    names = NAMES.get(country)
+    return names.dynastic[0] if names else country
+
+
+def eu_dynasties(countries: Sequence[EuCountry], tables: Mapping[str, Any] | None = None) -> list[DynastySpec]:
+    """The houses of the chosen countries: a player's house for each major, a minor house for each minor."""
+    rows = (tables or default_tables())[eu.COUNTRIES]
+    specs = []
+    for c in countries:
+        row = eu.country_row(rows, c.country)
+        kind = DynastyKind.PLAYER if row.get("major") else DynastyKind.MINOR
+        specs.append(DynastySpec(house_name(c.country), c.country, kind))
+    return specs
+
+
+def _field(country: str, what: str) -> str:
+    return f"{country}:{what}"
+
+
+def _named_row(tables: Mapping[str, Any], c: EuCountry) -> Mapping[str, Any] | None:
+    wanted = c.named.strip().casefold()
+    return next(
+        (m for m in eu.named_of(tables[eu.NAMED], tables[eu.COUNTRIES], c.country) if m["name"].casefold() == wanted), None
+    )
+
+
+def eu_check(countries: Sequence[EuCountry], *, first_turn: int, tables: Mapping[str, Any] | None = None) -> None:
+    """Refuse a set-up that cannot be made, naming every field to fix (nothing is written)."""
+    tables = tables or default_tables()
+    problems: dict[str, str] = {}
+    if isinstance(first_turn, bool) or not isinstance(first_turn, int) or not 1 <= first_turn <= MAX_FIRST_TURN:
+        problems["first_turn"] = f"The campaign starts at an EU turn from 1 to {MAX_FIRST_TURN}; {first_turn!r} is not one."
+        period = None
+    else:
+        period = eu.period_of_turn(tables[eu.PERIODS], first_turn)
+    if len(countries) < 2:
+        problems["countries"] = "Tick at least two countries: a campaign is played between crowns."
+    known = {r["country"] for r in tables[eu.COUNTRIES]}
+    seen: set[str] = set()
+    for c in countries:
+        name = c.country.strip()
+        if not name or name == eu.OTHERS:
+            problems[_field(name, "country")] = "Name the country."
+            continue
+        if name.casefold() in seen:
+            problems[_field(name, "country")] = f"{name} is chosen twice."
+        seen.add(name.casefold())
+        if name not in known:
+            problems[_field(name, "country")] = f"{name} is not in the countries table; choose one of its countries."
+        _check_one(c, tables, period, first_turn, problems)
+    if problems:
+        first = next(iter(problems.values()))
+        more = f" ({len(problems) - 1} more below)" if len(problems) > 1 else ""
+        raise RuleError(f"The campaign was not set up: {first}{more}", code="invalid", fields=problems)
+
+
+def _check_one(c: EuCountry, tables: Mapping[str, Any], period: eu.Period | None, turn: int, problems: dict[str, str]) -> None:
+    where = c.country
+    try:
+        eu.clean_settings(dict(c.settings))
+    except IllegalOption as exc:
+        problems[_field(where, "settings")] = exc.message
+    values = c.values()
+    low, high = eu.VALUE_RANGE
+    for key in eu.CHARACTERISTICS:
+        v = getattr(c, key)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high):
+            problems[_field(where, key)] = f"{key.upper()} is a whole number from {low} to {high}."
+    if c.first not in FIRST_WAYS:
+        problems[_field(where, "first")] = f"Choose how {where}'s first monarch is found: {', '.join(FIRST_WAYS)}."
+        return
+    if c.first == ROLL:
+        if values is not None:
+            problems[_field(where, "adm")] = "A rolled monarch's values come from the dice: leave them empty, or choose 'typed'."
+        return
+    if c.first == TYPED:
+        if not c.given_name.strip():
+            problems[_field(where, "given_name")] = f"Name {where}'s first monarch."
+        for key in eu.CHARACTERISTICS:
+            if getattr(c, key) is None and _field(where, key) not in problems:
+                problems[_field(where, key)] = f"Give his {key.upper()} ({low} to {high})."
+        if c.reign_turns is not None and (isinstance(c.reign_turns, bool) or not 1 <= c.reign_turns <= 40):
+            problems[_field(where, "reign_turns")] = "A reign of 1 to 40 turns, or leave it empty (the survival rolls decide)."
+        return
+    row = _named_row(tables, c)
+    if row is None:
+        choices = [m["name"] for m in eu.named_of(tables[eu.NAMED], tables[eu.COUNTRIES], where)]
+        problems[_field(where, "named")] = (
+            f"Choose one of {where}'s historical monarchs: {', '.join(choices)}."
+            if choices
+            else f"The aid names no historical monarch for {where}: roll his successor or type one."
+        )
+        return
+    if "values" in row and values is not None:
+        problems[_field(where, "adm")] = f"{row['name']}'s values are the aid's ({_shown(row['values'])}): leave them empty."
+        return
+    if values is not None and len(values) < 3:
+        missing = next(k for k in eu.CHARACTERISTICS if getattr(c, k) is None)
+        problems[_field(where, missing)] = f"Give all three values for {row['name']}, or none (they are rolled)."
+        return
+    if period is None:
+        return
+    for problem in eu.named_problems(row, period=period.name, turn=turn, values=row.get("values") or values):
+        key = "adm" if "needs" in problem else "named"
+        problems.setdefault(_field(where, key), problem + ".")
+
+
+def _shown(values: Mapping[str, int]) -> str:
+    return "/".join(str(values[k]) for k in eu.CHARACTERISTICS)
+
+
+@transaction.atomic
+def eu_campaign_setup(
+    *,
+    campaign: Campaign | int,
+    countries: Sequence[EuCountry],
+    first_turn: int = 1,
+    source: DiceSource | None = None,
+    by: Actor,
+) -> list[Reign]:
+    """Set up a new ``eu-monarchs`` campaign whose houses are ``eu_dynasties(countries)``: the EU turn
+    it starts at (its periods count from there), each country's crown settings, and a first monarch on
+    every throne. All or nothing. Returns the reigns, in the countries' order."""
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
+    if not campaign.rules.monarch_table:
+        raise RuleError(f"{campaign.name} does not play the EU monarch tables: there is no EU set-up.", code="wrong_ruleset")
+    tables = monarchs.load_eu_tables(campaign)
+    eu_check(countries, first_turn=first_turn, tables=tables)
+    crowns = set(Crown.objects.filter(campaign=campaign).values_list("name", flat=True))
+    missing = [c.country for c in countries if c.country not in crowns]
+    if missing:
+        raise RuleError(f"{campaign.name} has no crown for {', '.join(missing)}.", code="invalid")
+    if Reign.objects.filter(campaign=campaign, crown__in=[c.country for c in countries]).exists():
+        raise RuleError(f"{campaign.name} is set up already: its thrones have monarchs.", code="already_done")
+    periods = dict(tables[eu.PERIODS], campaign_first_turn=first_turn)
+    RuleTable.objects.update_or_create(campaign=campaign, key=eu.PERIODS, defaults={"data": eu.validate_periods(periods)})
+    reigns = []
+    for c in countries:
+        settings = {k: v for k, v in dict(c.settings).items() if v is not None}
+        if settings:
+            monarchs.monarch_crown_configure(campaign=campaign, crown=c.country, settings=settings, by=by)
+        turn = eu.eu_turn(periods, campaign.turn_number)
+        reigns.append(_first_monarch(campaign, tables, c, turn=turn, source=source, by=by))
+    return reigns
+
+
+def _first_monarch(
+    campaign: Campaign, tables: Mapping[str, Any], c: EuCountry, *, turn: int, source: DiceSource | None, by: Actor
+) -> Reign:
+    """The first monarch of a throne; ``turn`` is the campaign's EU turn now."""
+    if c.first == ROLL:
+        return monarchs.monarch_succession_roll(
+            campaign=campaign, crown=c.country, given_name=c.given_name.strip() or None, source=source, by=by
+        ).reign
+    if c.first == TYPED:
+        values = c.values() or {}
+        given, numeral = eu.split_numeral(c.given_name)
+        if numeral is not None:
+            _count_earlier(campaign, c.country, given, numeral)
+        return monarchs.monarch_place_named(
+            campaign=campaign,
+            crown=c.country,
+            given_name=given,
+            adm=values["adm"],
+            dip=values["dip"],
+            mil=values["mil"],
+            reign_turns=c.reign_turns,
+            numbered=numeral is not None,  # "Henri III" counts the crown's Henris; "Báthory" has no numeral
+            by=by,
+        )
+    row = _named_row(tables, c)
+    assert row is not None  # eu_check refused it otherwise
+    given, numeral = eu.split_numeral(row.get("given") or row["name"])
+    if numeral is not None:
+        _count_earlier(campaign, c.country, given, numeral)
+    values = row.get("values") or c.values()
+    sex = str(row.get("sex", "M"))
+    dynastic = row.get("dynastic")
+    if values is None:
+        reign = monarchs.monarch_succession_roll(
+            campaign=campaign,
+            crown=c.country,
+            given_name=given,
+            dynastic_name=dynastic,
+            sex=sex,
+            numbered=numeral is not None,
+            source=source,
+            by=by,
+        ).reign
+    else:
+        reign_turns = row.get("reign_turns")
+        if row.get("until_turn") is not None:
+            reign_turns = int(row["until_turn"]) - turn  # he dies (or leaves) at that turn
+        reign = monarchs.monarch_place_named(
+            campaign=campaign,
+            crown=c.country,
+            given_name=given,
+            dynastic_name=dynastic,
+            adm=values["adm"],
+            dip=values["dip"],
+            mil=values["mil"],
+            no_survival_turns=int(row.get("no_survival_turns", 0)),
+            reign_turns=reign_turns,
+            sex=sex,
+            numbered=numeral is not None,
+            by=by,
+        )
+    if row.get("sets"):
+        monarchs.monarch_crown_configure(campaign=campaign, crown=c.country, settings=dict(row["sets"]), by=by)
+    return reign
+
+
+def _count_earlier(campaign: Campaign, crown: str, given: str, numeral: int) -> None:
+    """A historical 'Friedrich II' is the crown's second of the name: one earlier counted before the campaign."""
+    record = Crown.objects.get(campaign=campaign, name=crown)
+    numerals = dict(record.numerals or {})
+    if numeral > 1 and numerals.get(given, 0) < numeral - 1:
+        numerals[given] = numeral - 1
+        record.numerals = numerals
+        record.save(update_fields=["numerals"])
