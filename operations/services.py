@@ -133,7 +133,7 @@ def demo_create(*, reset_passwords: bool = False, ruleset: str = br.NAME) -> Dem
     if ruleset == eu.NAME:  # a monarch on every throne: the aid's own where it seats one at the start
         countries = [EuCountry(crown, **_demo_first(crown)) for crown in DEMO_EU_COUNTRIES]
         campaign = campaign_create(name=name, slug=slug, ruleset=ruleset, dynasties=eu_dynasties(countries), by=gm)
-        eu_campaign_setup(campaign=campaign, countries=countries, by=gm)
+        eu_campaign_setup(campaign=campaign, countries=countries, by=SYSTEM_ACTOR)  # the demo's thrones: the server's
     else:
         campaign = campaign_create(name=name, slug=slug, ruleset=ruleset, players=DEMO_PLAYERS, by=gm)
     logins = [DemoLogin(prefix + DEMO_GM, gm_password, Role.GM.label, "")]
