@@ -40,13 +40,6 @@ NO_DOOR: dict[str, str] = {
     "dynasties.services.marriages.marriage_arrange_many": "inside marriage_arrange (one match) and the minor houses' offers",
     "dynasties.services.marriages.marriage_wed_many": "inside marriage_wed (one wedding)",
     "dynasties.services.survival.survival_finish": "inside survival_close (the Survival step's finish)",
-    **{
-        f"dynasties.services.eu_monarchs.{name}": "the EU monarch tables at the table: issue 32"
-        for name in (
-            "monarch_crown_configure",
-            "monarch_place_named",
-        )
-    },
 }
 """Services no door reaches, each with the reason."""
 

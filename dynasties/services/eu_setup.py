@@ -215,6 +215,49 @@ def eu_campaign_setup(
     return reigns
 
 
+@transaction.atomic
+def eu_monarch_crowned(
+    *,
+    campaign: Campaign | int,
+    crown: str,
+    how: str,
+    named: str = "",
+    given_name: str = "",
+    adm: int | None = None,
+    dip: int | None = None,
+    mil: int | None = None,
+    reign_turns: int | None = None,
+    source: DiceSource | None = None,
+    by: Actor,
+) -> Reign:
+    """During play, a vacant throne the board fills itself instead of the succession roll: one of the
+    aid's historical monarchs whose condition the table has met ("successor of João II", "during II-4",
+    Peter the Great's values), checked as at the set-up (his periods, the values he needs; his fixed
+    values, or rolled under his name), or a monarch typed by the GM. The throne must be vacant (its
+    monarch died, or his reign ran out): a living monarch is not deposed here."""
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
+    require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
+    if not campaign.rules.monarch_table:
+        raise RuleError(f"{campaign.name} does not play the EU monarch tables.", code="wrong_ruleset")
+    if how not in (HISTORICAL, TYPED):
+        raise RuleError(
+            f"Choose how the monarch is found: {HISTORICAL} (the aid's list) or {TYPED}.",
+            code="invalid",
+            fields={"how": "invalid"},
+        )
+    tables = monarchs.load_eu_tables(campaign)
+    turn = eu.eu_turn(tables[eu.PERIODS], campaign.turn_number)
+    c = EuCountry(
+        country=crown, first=how, named=named, given_name=given_name, adm=adm, dip=dip, mil=mil, reign_turns=reign_turns
+    )
+    problems: dict[str, str] = {}
+    _check_one(c, tables, eu.period_of_turn(tables[eu.PERIODS], turn), turn, problems)
+    if problems:
+        fields = {key.split(":", 1)[1]: message for key, message in problems.items()}
+        raise RuleError(next(iter(problems.values())), code="invalid", fields=fields)
+    return _first_monarch(campaign, tables, c, turn=turn, source=source, by=by)
+
+
 def _first_monarch(
     campaign: Campaign, tables: Mapping[str, Any], c: EuCountry, *, turn: int, source: DiceSource | None, by: Actor
 ) -> Reign:

@@ -16,10 +16,19 @@ from campaign.table_events import Choice, Field, Kind, TableEvent, register
 from campaign.treasury import currency
 from dynasties.models import Character, Crown, Dynasty, DynastyKind, Reign, Status
 from dynasties.services.eu_crowns_view import eu_standings
-from dynasties.services.eu_monarchs import load_eu_tables, monarch_military_skill, monarch_ransom
+from dynasties.services.eu_monarchs import (
+    load_eu_tables,
+    monarch_crown_configure,
+    monarch_military_skill,
+    monarch_place_named,
+    monarch_ransom,
+    monarch_succession_roll,
+)
+from dynasties.services.eu_setup import HISTORICAL, TYPED, eu_monarch_crowned
 from dynasties.table_events.common import gm_only
 from rules import eu_crowns as words
 from rules import eu_monarchs as eu
+from rules.errors import RuleError
 
 GROUP = "Crowns"
 EU_ONLY = lambda campaign: campaign.rules.monarch_table  # noqa: E731  (the EU monarch tables' campaigns)
@@ -177,4 +186,195 @@ RANSOM = register(
 )
 
 
-__all__ = ["MILITARY_SKILL", "RANSOM"]
+# --- a country's rules changed by the board ------------------------------------------------------------
+
+CHANGES: dict[str, tuple[str, str, Any]] = {
+    # key: (what the GM says, the setting, its value: None is the country's default again)
+    "event": (
+        "The country's event has happened: its column moves (France: III-11; Russia: Peter the Great)",
+        "base_column_event_passed",
+        True,
+    ),
+    "no_event": ("The country's event has not happened (its first column again)", "base_column_event_passed", None),
+    "alliances": ("Spain: the Habsburgs' dynastic alliances are now the number below", "dynastic_alliances", 0),
+    "doge": ("Its ruler is a Doge (Venice)", "doge", True),
+    "no_doge": ("Its ruler is no Doge", "doge", None),
+    "poland_era": ("Poland's era: -2 to the succession and the reign length rolls", "poland_era", True),
+    "no_poland_era": ("Poland's era is over", "poland_era", None),
+    "fragile": ("The monarch has Fragile Health (+1 to his survival roll)", "fragile_health", True),
+    "not_fragile": ("The monarch has no Fragile Health", "fragile_health", None),
+}
+
+
+def _eu_crowns(campaign: Campaign, seat: Seat) -> list[Choice]:
+    """Every crown of the campaign, each with its monarch or 'vacant'."""
+    reigning = {
+        r.crown: r.holder
+        for r in Reign.objects.filter(campaign=campaign, end_year__isnull=True, holder__status=Status.ALIVE).select_related(
+            "holder"
+        )
+    }
+    out = []
+    for name in Crown.objects.filter(campaign=campaign).order_by("name").values_list("name", flat=True):
+        holder = reigning.get(name)
+        out.append(Choice(name, name, holder.display_name if holder is not None else "vacant: its successor is due"))
+    return out
+
+
+def _changes(campaign: Campaign, seat: Seat) -> list[Choice]:
+    return [Choice(key, words_) for key, (words_, _, _) in CHANGES.items()]
+
+
+def _configure_run(*, campaign: Campaign, by: Any, crown: str, change: str, number: int | None = None) -> Crown:
+    _, setting, value = CHANGES[change]
+    if change == "alliances":
+        if number is None:
+            raise RuleError("Give the number of dynastic alliances.", code="invalid", fields={"number": "required"})
+        value = number
+    return monarch_crown_configure(campaign=campaign, crown=crown, settings={setting: value}, by=by)
+
+
+def _configure_done(record: Crown) -> str:
+    return f"Recorded: {record.name}'s rules as the board now has them; the crown's page and the grid read them."
+
+
+CROWN_RULES = register(
+    TableEvent(
+        key="monarch_crown_configure",
+        label="A country's rules changed by the board",
+        help="What an event card or the board changes in how a country's monarchs are rolled (the aid's country notes): "
+        "France rolls its successors' values on column 5 until event III-11, then 6; Russia on 5 until Peter the Great; "
+        "Spain's column moves with the Habsburgs' dynastic alliances (Habsburg endogamy, by period); Venice's rulers are "
+        "Doges; Poland's era gives -2 to the succession and reign rolls. The next rolls read the new rules.",
+        group=GROUP,
+        when="any",
+        fields=(
+            Field("crown", Kind.CROWN, "Crown", "Beside it, its monarch.", choices=_eu_crowns),
+            Field("change", Kind.CHOICE, "What changed", "As the card or the board says.", choices=_changes),
+            Field(
+                "number",
+                Kind.NUMBER,
+                "Dynastic alliances",
+                "Only for Spain's alliances: how many there are now.",
+                required=False,
+                low=0,
+                high=50,
+            ),
+        ),
+        run=_configure_run,
+        services=(monarch_crown_configure,),
+        offered=gm_only,
+        applies=EU_ONLY,
+        done=_configure_done,
+    )
+)
+
+
+# --- a historical (or typed) monarch on a vacant throne --------------------------------------------------
+
+
+def _named_choices(campaign: Campaign, seat: Seat) -> list[Choice]:
+    """The aid's historical monarchs of the campaign's crowns, each with his condition and values."""
+    tables = load_eu_tables(campaign)
+    crowns = list(Crown.objects.filter(campaign=campaign).order_by("name").values_list("name", flat=True))
+    out = []
+    for crown in crowns:
+        for row in eu.named_of(tables[eu.NAMED], tables[eu.COUNTRIES], crown):
+            values = row.get("values")
+            shown = "/".join(str(values[k]) for k in eu.CHARACTERISTICS) if values else "values rolled (or typed below)"
+            out.append(Choice(row["name"], f"{crown}: {row['name']}", f"{row.get('condition', '')}; {shown}"))
+    return out
+
+
+def _ways(campaign: Campaign, seat: Seat) -> list[Choice]:
+    return [
+        Choice(HISTORICAL, "One of the aid's historical monarchs (chosen below)"),
+        Choice(TYPED, "A monarch typed here (his name and values below)"),
+    ]
+
+
+def _value(name: str) -> Field:
+    low, high = eu.VALUE_RANGE
+    return Field(
+        name,
+        Kind.NUMBER,
+        name.upper(),
+        "Typed, or a historical monarch the aid gives no values for (blank: rolled).",
+        required=False,
+        low=low,
+        high=high,
+    )
+
+
+def _crowned_run(
+    *,
+    campaign: Campaign,
+    by: Any,
+    crown: str,
+    how: str,
+    named: str = "",
+    given_name: str = "",
+    adm: int | None = None,
+    dip: int | None = None,
+    mil: int | None = None,
+    reign_turns: int | None = None,
+) -> Reign:
+    return eu_monarch_crowned(
+        campaign=campaign,
+        crown=crown,
+        how=how,
+        named=named or "",
+        given_name=given_name or "",
+        adm=adm,
+        dip=dip,
+        mil=mil,
+        reign_turns=reign_turns,
+        by=by,
+    )
+
+
+def _crowned_done(reign: Reign) -> str:
+    return f"Recorded: {reign.holder.display_name} reigns in {reign.crown}; the chronicle and the crown's page have him."
+
+
+CROWNED = register(
+    TableEvent(
+        key="eu_monarch_crowned",
+        label="A historical monarch crowned",
+        help="A vacant throne filled as the board or a card says, instead of the succession roll: one of the aid's "
+        "historical monarchs whose condition the table has met ('successor of João II', 'during II-4', Peter the Great "
+        "in period V with ADM 8 and a sum of 18), with his values from the aid (rolled under his name where it gives "
+        "none, or typed), or any monarch the GM types. His period and needed values are checked; the throne must be "
+        "vacant (its monarch dead or his reign run out).",
+        group=GROUP,
+        when="survival",
+        fields=(
+            Field("crown", Kind.CROWN, "Crown", "A vacant throne (beside each crown, its monarch).", choices=_eu_crowns),
+            Field("how", Kind.CHOICE, "Who", "", choices=_ways),
+            Field("named", Kind.CHOICE, "The historical monarch", "The aid's list.", required=False, choices=_named_choices),
+            Field(
+                "given_name", Kind.TEXT, "His name", "A typed monarch ('Henri III' counts the earlier Henris).", required=False
+            ),
+            _value("adm"),
+            _value("dip"),
+            _value("mil"),
+            Field(
+                "reign_turns",
+                Kind.NUMBER,
+                "Reign (turns)",
+                "A typed monarch only; blank: his survival rolls decide.",
+                required=False,
+                low=1,
+                high=40,
+            ),
+        ),
+        run=_crowned_run,
+        services=(eu_monarch_crowned, monarch_place_named, monarch_succession_roll),
+        offered=gm_only,
+        applies=EU_ONLY,
+        done=_crowned_done,
+    )
+)
+
+
+__all__ = ["CROWNED", "CROWN_RULES", "MILITARY_SKILL", "RANSOM"]
