@@ -27,6 +27,7 @@ from operations.simulation import simulate
 from rules import blood_royale as br
 from rules import bloodline as bl
 from rules import eu_monarchs as eu
+from rules import get_ruleset
 from rules.dice import RandomSource
 from rules.errors import NotFound, RuleError
 
@@ -130,7 +131,7 @@ def demo_create(*, reset_passwords: bool = False, ruleset: str = br.NAME) -> Dem
 
     gm_password = _new_password()
     gm = _demo_user(prefix + DEMO_GM, gm_password)
-    if ruleset == eu.NAME:  # a monarch on every throne: the aid's own where it seats one at the start
+    if get_ruleset(ruleset).monarch_table:  # a monarch on every throne: the aid's own where it seats one at the start
         countries = [EuCountry(crown, **_demo_first(crown)) for crown in DEMO_EU_COUNTRIES]
         campaign = campaign_create(name=name, slug=slug, ruleset=ruleset, dynasties=eu_dynasties(countries), by=gm)
         eu_campaign_setup(campaign=campaign, countries=countries, by=SYSTEM_ACTOR)  # the demo's thrones: the server's
@@ -220,7 +221,7 @@ def campaign_start(
     source = RandomSource(seed) if prehistory_turns else None
     houses_wanted = None
     if eu_countries is not None:
-        if ruleset != eu.NAME:
+        if not get_ruleset(ruleset).monarch_table:
             raise RuleError(f"Countries and first monarchs are chosen for an {eu.NAME} campaign only.", code="invalid")
         eu_check(eu_countries, first_turn=eu_first_turn)  # everything refused before anything is written
         houses_wanted = eu_dynasties(eu_countries)

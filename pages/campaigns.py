@@ -92,7 +92,7 @@ def seat_css() -> SafeString:
     for ruleset in RULESET_LABELS:
         chosen = f'form.create:has(input[name="ruleset"][value="{ruleset}"]:checked)'
         crowns = _crowns_of(ruleset)
-        if ruleset == eu.NAME:  # its countries are ticked, not counted: the players' number is not asked
+        if _ticks_countries(ruleset):  # its countries are ticked, not counted: the players' number is not asked
             rules += [f"{chosen} .seat-{c}:not(.invalid)" for c in CROWNS if c not in eu_setup.majors()]
             rules += [*eu_setup.seat_css(chosen), f"{chosen} .players:not(.invalid)"]
             rules.append(f"{chosen} .options-group:not(.rules-{ruleset}):not(:has(input:checked))")
@@ -206,7 +206,7 @@ class CampaignForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         data = super().clean()
         ruleset, players = data.get("ruleset"), data.get("players")
-        if ruleset and ruleset != eu.NAME:  # the EU set-up's fields, hidden, are not read
+        if ruleset and not _ticks_countries(ruleset):  # the EU set-up's fields, hidden, are not read
             for name in [n for n in self.errors if n.startswith("eu_")]:
                 del self.errors[name]
         crowns: list[str] | None = None
@@ -222,7 +222,7 @@ class CampaignForm(forms.Form):
                     ),
                 )
             data["optional_rules"] = {v.split(":", 1)[1]: True for v in data.get("options") or [] if v not in wrong}
-            if ruleset == eu.NAME:
+            if _ticks_countries(ruleset):
                 crowns = self._clean_eu(data)
             elif players is not None:
                 try:
@@ -266,7 +266,7 @@ class CampaignForm(forms.Form):
             if not username:
                 continue
             field = f"player_{crown}"
-            if crowns is not None and crown not in crowns and ruleset == eu.NAME:
+            if crowns is not None and crown not in crowns and _ticks_countries(ruleset):
                 self.add_error(
                     field,
                     f"{crown} is not among the countries ticked above (a player plays a major's house): tick it, or "
@@ -382,9 +382,14 @@ def new(request: HttpRequest) -> HttpResponse:
     return render(request, "pages/campaigns/new.html", _context(CampaignForm(user=request.user)))
 
 
+def _ticks_countries(ruleset: str) -> bool:
+    """A campaign whose countries are ticked and their first monarchs chosen (the EU monarch tables)."""
+    return get_ruleset(ruleset).monarch_table
+
+
 def _eu_arguments(d: dict[str, Any]) -> dict[str, Any]:
     """An EU campaign's countries and starting turn for ``campaign_start`` (others: none)."""
-    if d["ruleset"] != eu.NAME:
+    if not _ticks_countries(d["ruleset"]):
         return {}
     return {"eu_countries": d["eu_countries"], "eu_first_turn": d["eu_first_turn"]}
 

@@ -506,6 +506,39 @@ def test_a_script_plays_a_whole_eu_turn_through_the_api(gm):
     assert check_eu_monarchs(campaign_export(game)) == []  # every roll re-read from the aid's tables
 
 
+def test_a_script_plays_four_eu_turns_through_the_api_on_the_servers_dice(gm):
+    """Issue 32's goal: the campaign played through the API by a script, every roll the server's, four
+    turns; its export re-derives every roll from the aid's tables (tests/crosscheck/eu_monarchs.py)."""
+    game = eu_campaign(gm, name="Europa Four")
+    api = _api(gm)
+    base = f"/api/v1/campaigns/{game.slug}/"
+    rolled = 0
+    for _turn in range(4):
+        assert api.post(base + "births/finish/", {}, format="json").status_code == 200
+        for _pass in range(3):  # the survival rolls, then the successions of the thrones they emptied
+            board = api.get(_path(game)).json()
+            if not board["to_roll"]:
+                break
+            for row in board["rows"]:
+                if row["crown"] not in board["to_roll"]:
+                    continue
+                roll = "succession" if row.get("vacant") or row.get("succession_due") else "survival"
+                done = api.post(_path(game, f"{row['crown']}/{roll}/"), {}, format="json")
+                if done.status_code != 200:  # the other roll is the one due
+                    other = "survival" if roll == "succession" else "succession"
+                    done = api.post(_path(game, f"{row['crown']}/{other}/"), {}, format="json")
+                assert done.status_code == 200, done.content
+                rolled += 1
+        assert api.get(_path(game)).json()["to_roll"] == []
+        for step in ("survival/finish/", "marriages/finish/", "announcements/publish/", "turn/advance/"):
+            assert api.post(base + step, {}, format="json").status_code == 200, step
+    game.refresh_from_db()
+    assert game.current_year == 1492 + 4 * game.turn_length and rolled >= 4 * 5
+    export = campaign_export(game)
+    assert sum(1 for r in export["rolls"] if r["purpose"] == "monarch_survival") >= 4 * 4
+    assert check_eu_monarchs(export) == []  # every roll re-read from the aid's tables
+
+
 @pytest.mark.parametrize(
     "body",
     [
