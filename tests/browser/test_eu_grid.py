@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect
 
-from campaign.models import Roll, Step
+from campaign.models import Campaign, Roll, Step
 from dynasties.models import Reign
 from dynasties.services import births_finish
 from dynasties.services.eu_monarchs import monarch_status
@@ -51,12 +51,47 @@ TURNS: dict[int, dict[str, list[str]]] = {
 }
 
 
-def test_four_eu_turns_with_every_die_typed(browser: Browser, live_server, gm, alice, tmp_path):
+# The same five thrones typed on the New campaign page (the "page" way): France's king a reign of 3
+# turns, Spain's and Turkey's (MIL 4: +1 to his survival) 7, Venice's Doge 5, Poland's Sobieski the aid's.
+TYPED_ON_THE_PAGE = {
+    "france": ("Jean", (5, 5, 5), 3),
+    "spain": ("Juan", (5, 5, 5), 7),
+    "turkey": ("Bayezid", (4, 4, 4), 7),
+    "venice": ("Agostino", (6, 6, 6), 5),
+}
+
+
+def _created_on_the_page(page, live_server) -> Campaign:
+    """A GM creates the campaign from the New campaign page: France, Poland (a historical king), Spain,
+    Turkey and Venice (its Doge), the first monarchs typed but Poland's."""
+    page.goto(f"{live_server.url}/campaigns/new/")
+    page.get_by_label("Name of the campaign").fill("Europa Page")
+    page.get_by_label("Europa Universalis: monarch tables").check()
+    page.locator("#id_eu_england").uncheck()
+    page.locator("#id_eu_austria").uncheck()
+    page.locator("#id_eu_poland").check()
+    page.locator("#id_eu_venice").check()
+    page.locator("#eu_poland-row").get_by_label("A historical monarch").check()
+    page.locator("#id_eu_poland_named").select_option("Sobieski")
+    page.locator("#id_eu_poland_era").uncheck()  # as the services' campaign: no era (Poland never succeeds here)
+    for key, (name, values, reign) in TYPED_ON_THE_PAGE.items():
+        page.locator(f"#eu_{key}-row").get_by_label("Typed by the GM").check()
+        page.locator(f"#id_eu_{key}_name").fill(name)
+        for field, value in zip(("adm", "dip", "mil"), values, strict=True):
+            page.locator(f"#id_eu_{key}_{field}").fill(str(value))
+        page.locator(f"#id_eu_{key}_reign").fill(str(reign))
+    expect(page.locator("#id_eu_venice_doge")).to_be_checked()
+    page.get_by_role("button", name="Create the campaign").click()
+    game = Campaign.objects.get(name="Europa Page")
+    expect(page).to_have_url(f"{live_server.url}/c/{game.slug}/")
+    return game
+
+
+@pytest.mark.parametrize("made", ["services", "page"])
+def test_four_eu_turns_with_every_die_typed(browser: Browser, live_server, gm, alice, tmp_path, made):
+    """``made``: the campaign made by the set-up's services, or created by the GM on the New campaign page
+    (issue 32's goal: from the page's set-up to four typed turns in one browser)."""
     folder = Path(os.environ.get("REGNAL_SCREENSHOTS") or tmp_path / "screenshots")
-    game = eu_campaign(gm, {"France": alice}, name="Europa Typed", reigns={"France": 1})  # France: a reign of 3 turns
-    assert Reign.objects.get(campaign=game, crown="France", end_year__isnull=True).planned_end_year == 1507
-    keys = {name: crown(game, name).pk for name in ORDER}
-    base = f"{live_server.url}/c/{game.slug}"
     tally = Tally()
     grid_clicks: list[int] = []
     context = browser.new_context(viewport=DESKTOP)
@@ -70,6 +105,13 @@ def test_four_eu_turns_with_every_die_typed(browser: Browser, live_server, gm, a
 
     try:
         log_in(page, live_server.url, "gm", "gm-password-1")
+        if made == "page":
+            game = _created_on_the_page(page, live_server)
+        else:
+            game = eu_campaign(gm, {"France": alice}, name="Europa Typed", reigns={"France": 1})  # France: 3 turns
+        assert Reign.objects.get(campaign=game, crown="France", end_year__isnull=True).planned_end_year == 1507
+        keys = {name: crown(game, name).pk for name in ORDER}
+        base = f"{live_server.url}/c/{game.slug}"
         page.goto(f"{base}/turn/births/")
         page.on("framenavigated", loaded)
         for year, typed in TURNS.items():
@@ -95,7 +137,7 @@ def test_four_eu_turns_with_every_die_typed(browser: Browser, live_server, gm, a
                         expect_focus(page, f"n{keys[name]}-succession")
                 if len(typed[name]) == 1:
                     expect(succession).to_be_hidden()
-            if year == 1492:
+            if year == 1492 and made == "services":
                 page.locator("form#monarchs-grid").evaluate(
                     "el => window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - 8)"
                 )
@@ -144,7 +186,8 @@ def test_four_eu_turns_with_every_die_typed(browser: Browser, live_server, gm, a
     assert Reign.objects.filter(campaign=game, crown="Venice", end_year=1502).exists()
     ended = Reign.objects.get(campaign=game, crown="France", end_year=1507)
     assert ended.planned_end_year == 1507 and ended.holder.death_cause == "the end of his rolled reign"
-    assert monarch_status(campaign=game, crown="Poland").monarch.given_name == "Stefan Báthory"
+    poland = monarch_status(campaign=game, crown="Poland").monarch
+    assert poland.given_name == ("Jan" if made == "page" else "Stefan Báthory")
     assert check_eu_monarchs(campaign_export(game)) == []  # every roll re-read from the aid's tables
 
 
