@@ -10,7 +10,11 @@ What each checker verifies (rule ids, documented with the rulebook's words in ea
   BR-survival-who, BR-wedding-money, BR-monarch-match, BR-succession, BR-passed-over, BR-regency,
   BR-queen-control, BR-monarch-retired (a widowed Queen regnant reigns on and rolls),
   BR-monarch-match-once (the 100 Crowns once per match), BR-union (a Queen of two crowns brings
-  both into the union), BR-king-control (a King of two crowns and both crowns with one player).
+  both into the union), BR-king-control (a King of two crowns and both crowns with one player),
+  BR-regent-baron (a created baron 5 years younger than the late King, or 30), BR-pretender-claim (a
+  Pretender's line passed over only for the crown he claims), BR-pass-over-charisma (the new
+  monarch's Charisma roll exactly when the rules call for it), BR-pretender-house (a Pretender
+  leaves the house of his birth); tests/test_crosscheck_br_claims.py shows them finding each defect.
 - EU monarchs (tests/crosscheck/eu_monarchs.py), all asserted: EM-dice, EM-survival,
   EM-survival-modifier, EM-succession, EM-reign, EM-values, EM-values-column, EM-stability-chain,
   EM-stability-bounds (Stability within -3..+3).

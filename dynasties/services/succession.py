@@ -82,7 +82,10 @@ def resolve_successions(
                 )
             )
         elif reign.regent_id and reign.regency_end_year is None and world.characters[reign.regent_id].status != Status.ALIVE:
-            regent = _choose_regent(world, reign, holder, holder, box, chronicle, tables, entered)
+            # 'a baron or cousin of the late King ... 5 years younger than the late King': the monarch
+            # whose death made the minor succeed, not the minor, who lives (A7)
+            late = _late_monarch(world, reign)
+            regent = _choose_regent(world, reign, holder, late, box, chronicle, tables, entered)
             reign.regent = regent
             reign.save(update_fields=["regent"])
             chronicle.add("regency", f"{regent.display_name} becomes regent for {holder.display_name}.", character=regent.pk)
@@ -241,10 +244,11 @@ def _bloodline_unions_end(world: World, chronicle: Chronicle) -> None:
             bl_services.union_ends(world, record, chronicle)
 
 
-def heir_standing(world: World, character: Character, crown_player: Dynasty | None) -> br.HeirStanding:
+def heir_standing(world: World, character: Character, crown_player: Dynasty | None, *, crown: str) -> br.HeirStanding:
+    """What the rules need to know of ``character`` as an heir of ``crown``, whose player is ``crown_player``."""
     player = crown_player.pk if crown_player else None
     controlled_elsewhere = character.controlled_by_id is not None and character.controlled_by_id != player
-    pretender_line = controlled_elsewhere and _pretender_line(world, character)
+    pretender_line = controlled_elsewhere and _pretender_line(world, character, crown)
     return br.HeirStanding(
         sex=character.sex,
         prisoner_of_another=character.prisoner_of_id is not None and character.prisoner_of_id != player,
@@ -255,8 +259,13 @@ def heir_standing(world: World, character: Character, crown_player: Dynasty | No
     )
 
 
-def _pretender_line(world: World, character: Character) -> bool:
-    """A Pretender, or a descendant of one, carries the Pretender's claim (like a title)."""
+def _pretender_line(world: World, character: Character, crown: str) -> bool:
+    """Whether the character is a Pretender to ``crown``, or a descendant of one: 'A Pretender
+    character or any of his or her heirs may inherit the throne ... (the 'claim' should be inherited
+    in exactly the same way as any normal title). The player who has been controlling the disputed
+    country up to that point may pass over the Pretender's claim' (Pretenders and Bastards). A
+    Pretender claims the crown of the house he left (``pretender_of``); a Pretender to another crown
+    gives his line no claim here to be passed over for (docs/rulings.md)."""
     seen: set[int] = set()
     stack = [character.pk]
     while stack:
@@ -265,7 +274,8 @@ def _pretender_line(world: World, character: Character) -> bool:
             continue
         seen.add(pk)
         c = world.characters[pk]
-        if c.pretender_of_id is not None:
+        house = world.dynasties.get(c.pretender_of_id) if c.pretender_of_id is not None else None
+        if house is not None and house.crown and house.crown == crown:
             return True
         stack += [p for p in (c.father_id, c.mother_id) if p is not None]
     return False
@@ -306,7 +316,7 @@ def walk_the_line(
             cost: br.PassOverCost | None = None
             if not bloodline:  # BloodLine allows any heir to be passed over, at its own price
                 try:
-                    cost = br.pass_over_cost(heir_standing(world, candidate, player), rule_c=rule_c)
+                    cost = br.pass_over_cost(heir_standing(world, candidate, player, crown=crown), rule_c=rule_c)
                 except RuleError as exc:
                     message = exc.message[:1].lower() + exc.message[1:]
                     raise type(exc)(f"{candidate.display_name} may not be passed over: {message}") from None
@@ -785,11 +795,21 @@ def default_regent(
     return None, "baron"
 
 
+def _late_monarch(world: World, reign: Reign) -> Character | None:
+    """The crown's monarch before ``reign`` (the late King of a regency; None when the reign is the
+    crown's first on record)."""
+    before = [r for r in world.reigns if r.crown == reign.crown and r.pk != reign.pk and r.end_year is not None]
+    if not before:
+        return None
+    last = max(before, key=lambda r: (r.end_year or 0, r.start_year, r.pk))
+    return world.characters.get(last.holder_id)
+
+
 def _choose_regent(
     world: World,
     reign: Reign,
     heir: Character,
-    late: Character,
+    late: Character | None,
     box: DiceBox,
     chronicle: Chronicle,
     tables: dict[str, Any],
@@ -801,12 +821,14 @@ def _choose_regent(
     created (A7)."""
     year = world.year
     dynasty = world.crown_dynasty(reign.crown)
-    partners = (
-        Marriage.objects.filter(campaign=world.campaign, ended_year=year)
-        .filter(Q(husband=late) | Q(wife=late))
-        .values_list("husband_id", "wife_id")
-    )
-    widow_ids = {pk for pair in partners for pk in pair} - {late.pk}
+    widow_ids: set[int] = set()
+    if late is not None:
+        partners = (
+            Marriage.objects.filter(campaign=world.campaign, ended_year=year)
+            .filter(Q(husband=late) | Q(wife=late))
+            .values_list("husband_id", "wife_id")
+        )
+        widow_ids = {pk for pair in partners for pk in pair} - {late.pk}
     chosen, _ = default_regent(world, reign.crown, heir.pk, widow_ids)
     if chosen is not None:
         return world.characters[chosen]

@@ -502,7 +502,7 @@ def _crown_line(
     player = world.crown_dynasty(crown)
     rule_c = world.campaign.option("disputed_succession")
     priced = world.campaign.rules.priced_pass_overs
-    rules = (player, rule_c) if priced else None
+    rules = (crown, player, rule_c) if priced else None
     entries = tuple(_entry(world, e, people, year, rules) for e in explained.entries)
     if not priced:
         notes = (*notes, f"Passing over an heir is priced by the {world.campaign.ruleset} rules: not shown here.")
@@ -525,7 +525,7 @@ def _entry(
     explained: LineEntry,
     people: Mapping[int, Person],
     year: int,
-    crown_rules: tuple[Dynasty | None, bool] | None,
+    crown_rules: tuple[str, Dynasty | None, bool] | None,
 ) -> SuccessionEntry:
     character = world.characters[explained.person_id]
     view = None if crown_rules is None else pass_over_view(world, character, *crown_rules)
@@ -541,13 +541,13 @@ def _entry(
     )
 
 
-def pass_over_view(world: World, character: Character, player: Dynasty | None, rule_c: bool) -> PassOverView:
+def pass_over_view(world: World, character: Character, crown: str, player: Dynasty | None, rule_c: bool) -> PassOverView:
     """The answer the succession service would give if the GM passed this heir over now, and the
     penalties it would record (mirrors ``services.succession._pass_over``, or BloodLine's price)."""
     if world.campaign.rules.stability_track:
-        return _bloodline_view(world, character, player)
+        return _bloodline_view(world, character, crown, player)
     try:
-        cost = br.pass_over_cost(heir_standing(world, character, player), rule_c=rule_c)
+        cost = br.pass_over_cost(heir_standing(world, character, player, crown=crown), rule_c=rule_c)
     except IllegalPassOver as exc:
         return PassOverView(allowed=False, text=exc.message)
     name = character.display_name
@@ -582,9 +582,9 @@ def pass_over_view(world: World, character: Character, player: Dynasty | None, r
     return PassOverView(allowed=True, text=why, costs=tuple(costs), cost=cost, usurper=usurper, rival=rival, exile_to=exile_to)
 
 
-def _bloodline_view(world: World, character: Character, player: Dynasty | None) -> PassOverView:
+def _bloodline_view(world: World, character: Character, crown: str, player: Dynasty | None) -> PassOverView:
     """BloodLine: any heir may be passed over; the price of passing over this one (RULES.md B)."""
-    standing = heir_standing(world, character, player)
+    standing = heir_standing(world, character, player, crown=crown)
     cost = bl.dispute_cost(
         sex=character.sex,
         prisoner_of_another=standing.prisoner_of_another or standing.prisoner_of_neutrals,

@@ -31,6 +31,22 @@ export carries. Rule ids (the first word of each violation):
 - BR-passed-over: the basic rules let pass only a prisoner or a woman controlled by another player
   through marriage; optional rule C, any heir.
 - BR-regency: a monarch under 15 has an adult Regent until the first turn he is 15; an adult none.
+- BR-regent-baron: "If none are available, a baron or cousin of the late King is created. He is 5
+  years younger than the late King (or 30 years old, whichever is older)": the late King is the
+  crown's monarch before the minor, also when the baron replaces a regent who died.
+- BR-pretender-claim: "A Pretender character or any of his or her heirs may inherit the throne ...
+  The player who has been controlling the disputed country up to that point may pass over the
+  Pretender's claim": an heir passed over as a Pretender's line is, or descends from, a Pretender who
+  left the house of that very crown.
+- BR-pass-over-charisma: "if the passed-over character is one who could not have been passed over
+  according to the basic rules of Succession, the new monarch also has a penalty to his or her
+  Charisma score" (rule C), as for "a rightful male heir who is being held prisoner by another
+  player": one Charisma roll for the new monarch then, none otherwise ("This additional penalty is
+  only taken if the character is not one who could have been passed over according to the normal
+  rules").
+- BR-pretender-house: "Cards 18-22 allow for characters to leave the Dynasty of their birth ... the
+  Pretender's original Dynasty may 'buy back' the character": the house a Pretender leaves is the
+  one he was born to.
 - BR-monarch-match-once: those 100 Crowns are paid "either at the time of the marriage or when
   the male character succeeds to the throne": once per match, not again for a second throne.
 - BR-monarch-retired: "the widow of a King, who is retired" (RULES.md A5) is a Queen mother; a
@@ -50,7 +66,7 @@ from collections import defaultdict
 from itertools import pairwise
 from typing import Any
 
-from .common import STEPS, Export, Row, check_faces, heir_of, total, turn_of, violation
+from .common import STEPS, Export, Row, ancestors, check_faces, heir_of, total, turn_of, violation
 
 CHARACTERISTICS = {"M": ("strength", "constitution", "charisma"), "F": ("guile", "constitution", "charisma")}
 
@@ -79,6 +95,8 @@ def check_blood_royale(export: dict[str, Any]) -> list[str]:
     out += _survival(ex)
     out += _money(ex)
     out += _succession(ex)
+    out += _pretenders(ex)
+    out += _barons(ex)
     return out
 
 
@@ -625,4 +643,130 @@ def _regency(ex: Export, reign: Row) -> list[str]:
         first = None if end is None else end
     if end is not None and end != first:
         out.append(violation("BR-regency", row, f"regency to {first}, the first turn he is 15", end))
+    return out
+
+
+# The reasons the basic rules give for passing an heir over (Succession (9); Pretenders and Bastards);
+# any other is optional rule C's.
+BASIC_PASS_OVER = (
+    "a prisoner of another player",
+    "a prisoner of the neutrals, in another country",
+    "a woman controlled by another player through marriage",
+    "a Pretender controlled by another player",
+)
+
+
+def _declared(ex: Export) -> list[tuple[int, int, int | None]]:
+    """Every Pretender declared (a ``pretender`` chronicle line): (year, character, the house he left:
+    his controller before the card, from the history of control)."""
+    out: list[tuple[int, int, int | None]] = []
+    for year in ex.doc["chronicle"]:
+        for e in year["entries"]:
+            if e["kind"] != "pretender" or not isinstance(e["data"], dict):
+                continue
+            cid = e["data"].get("character")
+            if not isinstance(cid, int):
+                continue
+            moves = [
+                c
+                for c in ex.doc.get("control_changes", [])
+                if c["character"] == cid and c["year"] == year["year"] and c["cause"] == "pretender"
+            ]
+            out.append((int(year["year"]), cid, moves[0]["from_dynasty"] if moves else None))
+    return out
+
+
+def _pretenders(ex: Export) -> list[str]:
+    out: list[str] = []
+    declared = _declared(ex)
+    for year, cid, left in declared:
+        born = ex.chars[cid]["birth_dynasty"]
+        if left != born:
+            out.append(
+                violation(
+                    "BR-pretender-house",
+                    f"{year}, {ex.name(cid)}",
+                    f"a Pretender leaving the house of his birth ({born})",
+                    f"taken from house {left}",
+                )
+            )
+    for reign in ex.doc["reigns"]:
+        crown, year = reign["crown"], reign["start_year"]
+        if not reign["passed_over"]:
+            continue
+        row = f"{crown} {year}, {ex.name(reign['holder'])}"
+        for p in reign["passed_over"]:
+            if "Pretender" not in p["reason"]:
+                continue
+            line = {p["character"]} | ancestors(ex, p["character"])
+            claims = {
+                ex.dynasties[left]["crown"] for y, cid, left in declared if cid in line and y <= year and left in ex.dynasties
+            }
+            if crown not in claims:
+                out.append(
+                    violation(
+                        "BR-pretender-claim",
+                        f"{row}, {ex.name(p['character'])}",
+                        f"a Pretender to {crown} or his heir",
+                        f"the line of Pretenders to {sorted(claims) or 'no crown'}",
+                    )
+                )
+        due = any(
+            p["reason"] not in BASIC_PASS_OVER
+            or (p["reason"] == "a prisoner of another player" and ex.chars[p["character"]]["sex"] == "M")
+            for p in reign["passed_over"]
+        )
+        rolls = [
+            r
+            for r in ex.rolls_of.get(("charisma_loss", reign["holder"]), [])
+            if r["year"] == year and r["detail"] in (crown, "", None)
+        ]
+        if len(rolls) != int(due):
+            out.append(
+                violation(
+                    "BR-pass-over-charisma",
+                    row,
+                    f"{int(due)} Charisma roll(s) for the new monarch (passed over: "
+                    + "; ".join(p["reason"] for p in reign["passed_over"])
+                    + ")",
+                    len(rolls),
+                )
+            )
+    return out
+
+
+def _barons(ex: Export) -> list[str]:
+    """Each created baron still on record as a regent: 5 years younger than the crown's monarch
+    before the minor's reign, or 30, whichever is older, in the year he was created."""
+    out: list[str] = []
+    created: dict[int, int] = {}
+    for year in ex.doc["chronicle"]:
+        for e in year["entries"]:
+            if e["kind"] == "created" and isinstance(e["data"], dict) and isinstance(e["data"].get("character"), int):
+                created.setdefault(e["data"]["character"], int(year["year"]))
+    for reign in ex.doc["reigns"]:
+        baron = ex.chars.get(reign["regent"]) if reign["regent"] is not None else None
+        if baron is None or baron["origin"] != "baron" or baron["id"] not in created:
+            continue
+        when = created[baron["id"]]
+        before = [
+            r
+            for r in ex.doc["reigns"]
+            if r["crown"] == reign["crown"]
+            and r["id"] != reign["id"]
+            and r["end_year"] is not None
+            and r["end_year"] <= reign["start_year"]
+        ]
+        late = max(before, key=lambda r: (r["end_year"], r["start_year"], r["id"]), default=None)
+        late_age = when - ex.chars[late["holder"]]["birth_year"] if late is not None else 0
+        want = max(late_age - 5, 30)
+        if when - baron["birth_year"] != want:
+            out.append(
+                violation(
+                    "BR-regent-baron",
+                    f"{reign['crown']} {when}, {ex.name(baron['id'])}",
+                    f"aged {want} (the late King {ex.name(late['holder']) if late else 'unknown'} would be {late_age})",
+                    when - baron["birth_year"],
+                )
+            )
     return out

@@ -43,6 +43,10 @@ ASSERTED: dict[str, tuple[str, ...]] = {
         "BR-monarch-match-once",
         "BR-union",
         "BR-king-control",
+        "BR-regent-baron",
+        "BR-pretender-claim",
+        "BR-pass-over-charisma",
+        "BR-pretender-house",
         *INVARIANTS,
     ),
     "eu-monarchs": (
