@@ -80,15 +80,29 @@ def characteristic_names(sex: str) -> tuple[str, str, str]:
     return ("strength" if sex == MALE else "guile", "constitution", "charisma")
 
 
+CHARISMA_BELOW_MIN = (
+    "Blood Royale 9 and 20: a passed-over heir's penalty 'can reduce the monarch's Charisma below -2', and "
+    "so can a foreign intervention"
+)
+
+
 def characteristics(sex: str) -> tuple[Characteristic, ...]:
-    """Each -2..+2 (A2); Strength or Guile may reach +3 with a Governor's +1 (optional rule G)."""
+    """Each -2..+2 (A2); Strength or Guile may reach +3 with a Governor's +1 (optional rule G); a
+    monarch's Charisma may fall below -2 (a passed-over heir's penalty, a foreign intervention)."""
     first = "Strength" if sex == MALE else "Guile"
     return (
         Characteristic(
             first.lower(), first, CHARACTERISTIC_MIN, CHARACTERISTIC_MAX + GOVERNOR_BONUS, "+3 only with a Governor's +1"
         ),
         Characteristic("constitution", "Constitution", CHARACTERISTIC_MIN, CHARACTERISTIC_MAX),
-        Characteristic("charisma", "Charisma", CHARACTERISTIC_MIN, CHARACTERISTIC_MAX),
+        Characteristic(
+            "charisma",
+            "Charisma",
+            CHARACTERISTIC_MIN,
+            CHARACTERISTIC_MAX,
+            "a monarch's may fall lower",
+            monarch_below=CHARISMA_BELOW_MIN,
+        ),
     )
 
 
