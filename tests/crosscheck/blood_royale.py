@@ -675,7 +675,7 @@ def _event_victims(ex: Export) -> list[str]:
     for c in ex.doc["characters"]:
         cause = (c["death_cause"] or "").split(" (")[0]
         if cause in EVENT_DEATHS and c["death_year"] is not None:
-            struck.append((EVENT_DEATHS[cause], c["death_year"], c["id"], f"death of {ex.name(c['id'])} ({c['death_year']})"))
+            struck.append((EVENT_DEATHS[cause], c["death_year"], c["id"], f"death ({c['death_year']} {cause})"))
     rule_g = ex.option("governing_provinces")
     households: dict[int, set[int]] = {}
     out = []
