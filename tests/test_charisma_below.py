@@ -51,7 +51,9 @@ def test_a_king_brought_below_minus_2_by_foreign_aid_may_have_his_strength_edite
 
 def test_a_monarchs_charisma_may_be_typed_at_minus_4(campaign, gm, king):
     """'this may reduce the character's Charisma score to -3 or -4!': the GM types the penalty in."""
-    character_edit(campaign=campaign, character=king, changes={"characteristics": {**king.characteristics, "charisma": -4}}, by=gm)
+    character_edit(
+        campaign=campaign, character=king, changes={"characteristics": {**king.characteristics, "charisma": -4}}, by=gm
+    )
     king.refresh_from_db()
     assert king.characteristics["charisma"] == -4
 
@@ -60,9 +62,7 @@ def test_a_prince_who_never_reigned_stays_within_minus_2_with_the_rule_cited(cam
     """Only 'the monarch's Charisma' falls below -2: a Prince's is a roll's, -2..+2."""
     before = dict(prince.characteristics)
     with pytest.raises(EditRefused, match=r"Charisma must be a whole number from -2 to \+2, not -3.*Only a monarch's"):
-        character_edit(
-            campaign=campaign, character=prince, changes={"characteristics": {**before, "charisma": -3}}, by=gm
-        )
+        character_edit(campaign=campaign, character=prince, changes={"characteristics": {**before, "charisma": -3}}, by=gm)
     prince.refresh_from_db()
     assert prince.characteristics == before
 
