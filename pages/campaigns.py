@@ -141,7 +141,7 @@ class CampaignForm(forms.Form):
     )
     countries = forms.MultipleChoiceField(
         required=False,
-        choices=[(c, c) for c in BLOOD_ROYALE_CROWNS],
+        choices=[(c, f"Play {c}") for c in BLOOD_ROYALE_CROWNS],  # "England" alone labels its seat
         widget=forms.CheckboxSelectMultiple,
         label="Countries played",
         help_text=COUNTRIES_HELP,
