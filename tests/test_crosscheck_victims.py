@@ -78,6 +78,7 @@ def export(*, rule_g: bool) -> dict[str, Any]:
             person(5, "M", 1310),
             person(6, "F", 1312),
             person(7, "M", 1330, father=5),
+            person(8, "F", 1341, father=5),  # this turn's second child: "one year later than the current turn"
         ],
         "marriages": [
             {"id": 1, "husband": 1, "wife": 2, "wedding_year": 1320, "ended_year": None},
@@ -95,6 +96,7 @@ def export(*, rule_g: bool) -> dict[str, Any]:
             roll(4, 1340, "plague", 6),  # the Governor's wife: only under rule G
             roll(5, 1340, "plague", 7),  # the Governor's son of 10: only under rule G
             roll(6, 1340, "plague", 5),  # the Governor, 30, with his piece: lawful
+            roll(7, 1340, "plague", 8),  # his daughter born this turn: only under rule G
         ],
         "chronicle": [],
     }
@@ -121,12 +123,13 @@ def test_the_governors_household_rolls_in_a_plague_only_under_rule_g():
         "BR-event-victims: roll 3 (1340 plague)",
         "BR-event-victims: roll 4 (1340 plague)",
         "BR-event-victims: roll 5 (1340 plague)",
+        "BR-event-victims: roll 7 (1340 plague)",
         "BR-event-victims: death (1340 lost at sea in a storm)",
     ], out
 
 
 def test_a_lawful_campaign_reports_nothing():
     doc = export(rule_g=True)
-    doc["rolls"] = [r for r in doc["rolls"] if r["id"] in (1, 4, 5, 6)]
+    doc["rolls"] = [r for r in doc["rolls"] if r["id"] in (1, 4, 5, 6, 7)]
     doc["characters"][3].update(status="alive", death_year=None, death_cause="")
     assert found(doc) == []

@@ -50,7 +50,8 @@ export carries. Rule ids (the first word of each violation):
   each death "lost at sea in a storm", is a man of 20, or a reigning King of 15 or more; except, under
   optional rule G, a plague in a governed province: "the Governor, his or her wife or husband, and any
   children aged 15 or younger, must make Survival Rolls" (a title holder that year, the spouse, their
-  children of 15 or less).
+  children of 15 or less, those born this turn included: "the second child ... one year later than
+  the current turn").
 """
 
 from __future__ import annotations
@@ -660,8 +661,9 @@ def _governors_household(ex: Export, year: int) -> set[int]:
             continue
         if m["husband"] in held or m["wife"] in held:
             out |= {m["husband"], m["wife"]}
+    born_by = year + ex.campaign["turn_length"]  # a turn's second or third child is dated a year or two later
     for governor in held:
-        out |= {c["id"] for c in ex.children.get(governor, []) if 0 <= year - c["birth_year"] <= 15}
+        out |= {c["id"] for c in ex.children.get(governor, []) if year - c["birth_year"] <= 15 and c["birth_year"] < born_by}
     return out
 
 
