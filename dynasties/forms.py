@@ -10,27 +10,40 @@ from typing import Any
 from django import forms
 
 from campaign.models import Campaign
-from dynasties.services.editing import character_changes, dynasty_changes, marriage_changes
+from dynasties.models import Character
+from dynasties.services.editing import character_changes, dynasty_changes, marriage_changes, reigned
 from rules.characteristics import characteristics_of
 from rules.errors import RuleError
 
 PREFIX = "char_"  # a characteristic's field: char_strength, char_adm ...
 
 
-def characteristic_fields(campaign: Campaign, sex: str) -> dict[str, forms.IntegerField]:
-    """One field per characteristic of this ruleset and sex, its label and range from the rules."""
+def characteristic_fields(campaign: Campaign, sex: str, character: Character | None = None) -> dict[str, forms.IntegerField]:
+    """One field per characteristic of this ruleset and sex, its label and range from the rules: for
+    ``character``, the range the rules allow him (a monarch's Charisma has no floor; the value he
+    holds already is always accepted: ``rules.characteristics.allows``)."""
+    monarch = character is not None and reigned(character)
+    current = (character.characteristics or {}) if character is not None else {}
     fields: dict[str, forms.IntegerField] = {}
     for spec in characteristics_of(campaign.rules, sex):
-        message = f"{spec.label} is a whole number from {spec.range_text}."
+        held = current.get(spec.key)
+        held = held if isinstance(held, int) and not isinstance(held, bool) else None
+        low: int | None = None if monarch and spec.monarch_below else min(spec.low, held if held is not None else spec.low)
+        high = max(spec.high, held if held is not None else spec.high)
+        shown = spec.range_text if low is not None else f"up to {high:+d}"
+        message = f"{spec.label} is a whole number from {shown}."
+        if low is None:
+            message = f"{spec.label} is a whole number up to {high:+d} (a monarch's: {spec.monarch_below})."
+        attrs: dict[str, Any] = {"max": high, "inputmode": "numeric", "class": "characteristic"}
+        if low is not None:
+            attrs["min"] = low
         fields[PREFIX + spec.key] = forms.IntegerField(
             label=spec.label,
-            min_value=spec.low,
-            max_value=spec.high,
-            help_text=f"{spec.range_text}" + (f" ({spec.note})" if spec.note else ""),
+            min_value=low,
+            max_value=high,
+            help_text=shown + (f" ({spec.note})" if spec.note else ""),
             error_messages={"min_value": message, "max_value": message, "invalid": message, "required": message},
-            widget=forms.NumberInput(
-                attrs={"min": spec.low, "max": spec.high, "inputmode": "numeric", "class": "characteristic"}
-            ),
+            widget=forms.NumberInput(attrs=attrs),
         )
     return fields
 
@@ -111,7 +124,7 @@ class CharacterEditForm(HandEditForm):
             {**{n: getattr(record, n) for n in self.editable}, **characteristic_initial(record.characteristics)},
         )
         super().__init__(*args, record=record, campaign=campaign, **kwargs)
-        self.fields.update(characteristic_fields(campaign, record.sex))
+        self.fields.update(characteristic_fields(campaign, record.sex, record))
 
     def changes(self) -> dict[str, Any]:
         out = super().changes()

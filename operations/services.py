@@ -23,6 +23,7 @@ from campaign.services import membership_add
 from dynasties.models import Dynasty, DynastyKind
 from dynasties.services import campaign_create
 from dynasties.services.eu_setup import ROLL, EuCountry, eu_campaign_setup, eu_check, eu_dynasties
+from dynasties.services.setup import default_dynasties
 from operations.simulation import simulate
 from rules import blood_royale as br
 from rules import bloodline as bl
@@ -188,6 +189,7 @@ def campaign_start(
     slug: str | None = None,
     eu_countries: Sequence[EuCountry] | None = None,
     eu_first_turn: int = 1,
+    countries: Sequence[str] | None = None,
 ) -> Campaign:
     """A campaign as the creation page makes it, all or nothing: ``campaign_create`` with ``gm``
     as its game master, a player for each crown in ``seats`` (crown name -> user), the observers,
@@ -203,7 +205,9 @@ def campaign_start(
 
     An ``eu-monarchs`` campaign given ``eu_countries`` has those countries' houses (not ``players``),
     starts at EU turn ``eu_first_turn`` (its start year that turn's unless given) and has a first
-    monarch on every throne (``dynasties.services.eu_setup``), in the same transaction."""
+    monarch on every throne (``dynasties.services.eu_setup``), in the same transaction. A Blood
+    Royale campaign's ``countries`` are those the table chose (None: the rulebook's default for
+    ``players``, four without England: ``default_dynasties``)."""
     if key:
         # one creation at a time per user, so a double click waits for the first and finds its key
         get_user_model().objects.select_for_update().filter(pk=gm.pk).exists()
@@ -219,7 +223,7 @@ def campaign_start(
     if prehistory_turns and seed is None:
         seed = secrets.randbelow(1_000_000)
     source = RandomSource(seed) if prehistory_turns else None
-    houses_wanted = None
+    houses_wanted = default_dynasties(players, ruleset, countries) if countries else None
     if eu_countries is not None:
         if not get_ruleset(ruleset).monarch_table:
             raise RuleError(f"Countries and first monarchs are chosen for an {eu.NAME} campaign only.", code="invalid")
@@ -267,6 +271,7 @@ def campaign_start(
                 "seed": seed,
                 "dice": _dice_state(source),
                 "players": players,
+                **({"countries": list(countries)} if countries else {}),
                 **_eu_params(eu_countries, eu_first_turn),  # a retry sets the same countries up again
             },
         )
@@ -406,6 +411,7 @@ def campaign_setup_retry(*, campaign: Campaign | int, by: AbstractBaseUser) -> C
         observers=observers,
         prehistory_turns=job.total,
         seed=job.params.get("seed"),
+        countries=job.params.get("countries"),
         **options,
         **_eu_from_params(job.params),
     )

@@ -887,12 +887,13 @@ def play_pass_overs(campaign: Campaign, source: DiceSource, *, by: Actor) -> dic
     return {crown: heirs for crown, heirs in sorted(pass_over_choices(campaign).items()) if heirs}
 
 
-def simulated_dynasties(ruleset: str, players: int) -> list[services.DynastySpec] | None:
-    """The houses of a simulated campaign: the ruleset's default players, and in BloodLine a minor
-    house (Savoy) too, so that its offers are played; None: the defaults."""
+def simulated_dynasties(ruleset: str, players: int, countries: Sequence[str] | None = None) -> list[services.DynastySpec] | None:
+    """The houses of a simulated campaign: the ruleset's default players (Blood Royale's ``countries``
+    if the table chose them), and in BloodLine a minor house (Savoy) too, so that its offers are
+    played; None: the defaults."""
     if not get_ruleset(ruleset).minor_houses:
-        return None
-    return [*default_dynasties(players, ruleset), services.DynastySpec("Savoia", "Savoy", kind=DynastyKind.MINOR)]
+        return default_dynasties(players, ruleset, countries) if countries else None
+    return [*default_dynasties(players, ruleset, countries), services.DynastySpec("Savoia", "Savoy", kind=DynastyKind.MINOR)]
 
 
 def play_law(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:

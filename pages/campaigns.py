@@ -42,6 +42,7 @@ from rules import RULESET_LABELS, get_ruleset
 from rules import blood_royale as br
 from rules import eu_monarchs as eu
 from rules.errors import RuleError
+from rules.names import BLOOD_ROYALE_CROWNS
 
 MIN_YEAR, MAX_YEAR = 1000, 1900
 SETUPS = [
@@ -72,6 +73,14 @@ CROWNS = list(dict.fromkeys(c for counts in SEATING.values() for crowns in count
 CROWNS += [c for c in eu_setup.majors() if c not in CROWNS]  # an EU campaign seats a player for any major ticked
 
 
+CHOOSING = [r for r in RULESET_LABELS if not get_ruleset(r).europa_crowns]  # the table chooses its countries
+COUNTRIES_HELP = (
+    "Leave empty for the rulebook's: five players play all five; four, all but England ('England becomes a "
+    "non-player country'); three, England, France and Germany. Or tick the countries the players choose, one "
+    "each: three players 'Allow a free selection from all five countries'; four may choose the odd country out."
+)
+
+
 def _crowns_of(ruleset: str) -> list[str]:
     counts = SEATING.get(ruleset) or {}
     return counts[max(counts)] if counts else []
@@ -97,13 +106,23 @@ def seat_css() -> SafeString:
             rules += [*eu_setup.seat_css(chosen), f"{chosen} .players:not(.invalid)"]
             rules.append(f"{chosen} .options-group:not(.rules-{ruleset}):not(:has(input:checked))")
             continue
+        choosing = ruleset in CHOOSING
+        ticked = ':has(input[name="countries"]:checked)'
+        by_number = f"{chosen}:not({ticked})" if choosing else chosen  # the rulebook's default for the number
         for crown in CROWNS:
             if crown not in crowns:
                 rules.append(f"{chosen} .seat-{crown}:not(.invalid)")
                 continue
             for n in PLAYER_COUNTS:
                 if crown not in SEATING[ruleset].get(n, crowns):
-                    rules.append(f'{chosen}:has(select[name="players"] option[value="{n}"]:checked) .seat-{crown}:not(.invalid)')
+                    number = f'select[name="players"] option[value="{n}"]:checked'
+                    rules.append(f"{by_number}:has({number}) .seat-{crown}:not(.invalid)")
+            if choosing:  # countries ticked: the seats of those ticked
+                rules.append(
+                    f'{chosen}{ticked}:not(:has(input[name="countries"][value="{crown}"]:checked)) .seat-{crown}:not(.invalid)'
+                )
+        if not choosing:
+            rules.append(f"{chosen} .countries:not(.invalid):not(:has(input:checked))")
         rules.append(f"{chosen} .options-group:not(.rules-{ruleset}):not(:has(input:checked))")
     rules.append('form.create:has(input[name="setup"][value="standard"]:checked) .prehistory:not(.invalid)')
     rules.append(f'form.create:not(:has(input[name="ruleset"][value="{eu.NAME}"]:checked)) .eu-setup:not(.invalid)')
@@ -119,6 +138,13 @@ class CampaignForm(forms.Form):
     ruleset = forms.ChoiceField(choices=list(RULESET_LABELS.items()), initial=br.NAME, widget=forms.RadioSelect)
     players = forms.TypedChoiceField(
         coerce=int, choices=[(n, str(n)) for n in PLAYER_COUNTS], initial=5, label="Player dynasties"
+    )
+    countries = forms.MultipleChoiceField(
+        required=False,
+        choices=[(c, f"Play {c}") for c in BLOOD_ROYALE_CROWNS],  # "England" alone labels its seat
+        widget=forms.CheckboxSelectMultiple,
+        label="Countries played",
+        help_text=COUNTRIES_HELP,
     )
     start_year = forms.IntegerField(
         required=False,
@@ -226,9 +252,10 @@ class CampaignForm(forms.Form):
                 crowns = self._clean_eu(data)
             elif players is not None:
                 try:
-                    crowns = [s.crown for s in default_dynasties(players, ruleset) if s.crown and s.kind == DynastyKind.PLAYER]
+                    specs = default_dynasties(players, ruleset, data.get("countries") or None)
+                    crowns = [s.crown for s in specs if s.crown and s.kind == DynastyKind.PLAYER]
                 except RuleError as exc:
-                    self.add_error("players", exc.message)
+                    self.add_error("countries" if "countries" in exc.fields else "players", exc.message)
         if data.get("setup") == "prehistory" and data.get("turns") is None and "turns" not in self.errors:
             self.add_error("turns", f"How many turns of prehistory? Give 1 to {MAX_PREHISTORY_TURNS}.")
         self._clean_members(data, ruleset, players, crowns)
@@ -277,7 +304,8 @@ class CampaignForm(forms.Form):
                     field,
                     (
                         f"A {players}-player {RULESET_LABELS[ruleset or '']} campaign has no {crown} "
-                        f"(its crowns: {', '.join(crowns)}): leave it empty or choose more players."
+                        f"(its crowns: {', '.join(crowns)}): leave it empty, choose more players"
+                        + (" or tick it among the countries played." if ruleset in CHOOSING else ".")
                     ),
                 )
             elif username not in users:
@@ -358,6 +386,7 @@ def new(request: HttpRequest) -> HttpResponse:
                     key=key,
                     dice_entry=d["dice_entry"] or DiceEntry.FACES,
                     auto_pass_certain=d["auto_pass_certain"],
+                    countries=(d.get("countries") or None) if d["ruleset"] in CHOOSING else None,
                     **_eu_arguments(d),
                 )
             except CampaignAlreadyCreated as exc:

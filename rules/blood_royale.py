@@ -21,6 +21,7 @@ from rules.families import BIRTH_TARGET as BIRTH_TARGET
 from rules.families import birth_succeeds as birth_succeeds
 from rules.families import marriage_problems as marriage_problems
 from rules.families import sex_from_faces as sex_from_faces
+from rules.names import BLOOD_ROYALE_CROWNS
 from rules.odds import at_least
 from rules.people import FEMALE, MALE, Person
 from rules.registry import Ruleset, register
@@ -80,15 +81,29 @@ def characteristic_names(sex: str) -> tuple[str, str, str]:
     return ("strength" if sex == MALE else "guile", "constitution", "charisma")
 
 
+CHARISMA_BELOW_MIN = (
+    "Blood Royale 9 and 20: a passed-over heir's penalty 'can reduce the monarch's Charisma below -2', and "
+    "so can a foreign intervention"
+)
+
+
 def characteristics(sex: str) -> tuple[Characteristic, ...]:
-    """Each -2..+2 (A2); Strength or Guile may reach +3 with a Governor's +1 (optional rule G)."""
+    """Each -2..+2 (A2); Strength or Guile may reach +3 with a Governor's +1 (optional rule G); a
+    monarch's Charisma may fall below -2 (a passed-over heir's penalty, a foreign intervention)."""
     first = "Strength" if sex == MALE else "Guile"
     return (
         Characteristic(
             first.lower(), first, CHARACTERISTIC_MIN, CHARACTERISTIC_MAX + GOVERNOR_BONUS, "+3 only with a Governor's +1"
         ),
         Characteristic("constitution", "Constitution", CHARACTERISTIC_MIN, CHARACTERISTIC_MAX),
-        Characteristic("charisma", "Charisma", CHARACTERISTIC_MIN, CHARACTERISTIC_MAX),
+        Characteristic(
+            "charisma",
+            "Charisma",
+            CHARACTERISTIC_MIN,
+            CHARACTERISTIC_MAX,
+            "a monarch's may fall lower",
+            monarch_below=CHARISMA_BELOW_MIN,
+        ),
     )
 
 
@@ -111,6 +126,42 @@ def combat_strength(husband: Mapping[str, int], wife: Mapping[str, int] | None) 
 
 
 # --- set-up (A3) ----------------------------------------------------------------------------
+
+# The countries played (23, Special Rules For Less Than Five Players): five players play the five;
+# "If there are four players ... England becomes a non-player country" ("Experienced players might
+# choose to alter this rule so that the 'odd-country-out' is selected at the beginning of the game");
+# three players: "Allow a free selection from all five countries (do not exclude England)".
+FOUR_PLAYERS_OUT = "England"
+FOUR_PLAYERS_RULE = "Blood Royale 23: 'If there are four players ... England becomes a non-player country'"
+THREE_PLAYERS_RULE = "Blood Royale 23: three players 'Allow a free selection from all five countries (do not exclude England)'"
+MIN_PLAYERS = 3
+
+
+def player_countries(players: int, chosen: Sequence[str] | None = None) -> tuple[str, ...]:
+    """The countries the players play, in the board's order: those ``chosen`` by the table (as many as
+    there are players, each one of the five once), or the rulebook's default: all five; four without
+    England; three, the first three of the five (the table chooses freely: its default is only a
+    start). Raises :class:`IllegalOption` saying what to fix."""
+    crowns = BLOOD_ROYALE_CROWNS
+    if not MIN_PLAYERS <= players <= len(crowns):
+        raise IllegalOption(f"Blood Royale is for {MIN_PLAYERS} to {len(crowns)} players; {players} were asked for.")
+    if chosen is None or not list(chosen):
+        if players == len(crowns) - 1:
+            return tuple(c for c in crowns if c != FOUR_PLAYERS_OUT)
+        return crowns[:players]
+    picked = list(chosen)
+    unknown = [c for c in picked if c not in crowns]
+    if unknown:
+        raise IllegalOption(f"{unknown[0]} is not a country of Blood Royale; choose among {', '.join(crowns)}.")
+    if len(set(picked)) != len(picked):
+        twice = next(c for c in picked if picked.count(c) > 1)
+        raise IllegalOption(f"{twice} is chosen twice: each player plays one country.")
+    if len(picked) != players:
+        raise IllegalOption(
+            f"{players} players play {players} countries; {len(picked)} {'was' if len(picked) == 1 else 'were'} chosen "
+            f"({', '.join(picked)}): choose {players}, or none for the rulebook's default."
+        )
+    return tuple(c for c in crowns if c in picked)
 
 
 @dataclass(frozen=True)

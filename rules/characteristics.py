@@ -1,5 +1,10 @@
 """What a character's characteristics may be, by ruleset: each one's key, label and range, and the
-validator every hand edit goes through (the admin, the Edit pages, the services)."""
+validator every hand edit goes through (the admin, the Edit pages, the services).
+
+The range is what births and rolls give (Blood Royale's -2..+2). Later changes go as the rules say:
+a monarch's Charisma may fall below it (``Characteristic.monarch_below``: a passed-over heir's
+penalty, a foreign intervention), and a value the record holds already is never refused for being
+there (an edit of Strength keeps a King's Charisma of -3). Only the impossible is refused."""
 
 from __future__ import annotations
 
@@ -22,6 +27,7 @@ class Characteristic:
     low: int
     high: int
     note: str = ""  # why the range is what it is, when it is not obvious
+    monarch_below: str = ""  # the rule that lets a monarch's value fall below ``low`` (no floor), if any
 
     @property
     def range_text(self) -> str:
@@ -49,10 +55,27 @@ def _whole(value: object) -> int | None:
     return None
 
 
-def validate_characteristics(ruleset: Ruleset, sex: str, values: Mapping[str, object]) -> dict[str, int]:
-    """``values`` checked against the ruleset: every characteristic given, each a whole number in
-    its range, no other key (a misspelt "strenght" is refused). Returns them in the sheet's order;
-    raises :class:`InvalidCharacteristics` naming each field and its range."""
+def allows(spec: Characteristic, number: int, *, monarch: bool = False, current: object = None) -> bool:
+    """Whether the rules allow ``number`` for this characteristic of this character: within the
+    range; below it for a monarch when the rules say so (``monarch_below``); or the value he has
+    already (``current``: what the rules' own changes left there)."""
+    if spec.low <= number <= spec.high or number == current:
+        return True
+    return number < spec.low and monarch and bool(spec.monarch_below)
+
+
+def validate_characteristics(
+    ruleset: Ruleset,
+    sex: str,
+    values: Mapping[str, object],
+    *,
+    monarch: bool = False,
+    current: Mapping[str, object] | None = None,
+) -> dict[str, int]:
+    """``values`` checked against the ruleset: every characteristic given, each a whole number the
+    rules allow this character (:func:`allows`: ``monarch`` whether he reigns or reigned, ``current``
+    the values he has now), no other key (a misspelt "strenght" is refused). Returns them in the
+    sheet's order; raises :class:`InvalidCharacteristics` naming each field and its range."""
     specs = characteristics_of(ruleset, sex)
     known = {spec.key: spec for spec in specs}
     problems: dict[str, str] = {}
@@ -65,8 +88,10 @@ def validate_characteristics(ruleset: Ruleset, sex: str, values: Mapping[str, ob
             problems[spec.key] = f"Give {spec.label} ({spec.range_text})."
             continue
         number = _whole(values[spec.key])
-        if number is None or not spec.low <= number <= spec.high:
+        if number is None or not allows(spec, number, monarch=monarch, current=(current or {}).get(spec.key)):
             problems[spec.key] = f"{spec.label} must be a whole number from {spec.range_text}, not {values[spec.key]!r}."
+            if number is not None and number < spec.low and spec.monarch_below:
+                problems[spec.key] += f" Only a monarch's may fall lower ({spec.monarch_below})."
             continue
         out[spec.key] = number
     if problems:

@@ -14,7 +14,9 @@ What each checker verifies (rule ids, documented with the rulebook's words in ea
   BR-regent-baron (a created baron 5 years younger than the late King, or 30), BR-pretender-claim (a
   Pretender's line passed over only for the crown he claims), BR-pass-over-charisma (the new
   monarch's Charisma roll exactly when the rules call for it), BR-pretender-house (a Pretender
-  leaves the house of his birth); tests/test_crosscheck_br_claims.py shows them finding each defect.
+  leaves the house of his birth); tests/test_crosscheck_br_claims.py shows them finding each defect;
+  BR-event-victims (a battle, a plague or a storm strikes only a royal piece on the map; rule G's
+  Governor's household in a plague).
 - EU monarchs (tests/crosscheck/eu_monarchs.py), all asserted: EM-dice, EM-survival,
   EM-survival-modifier, EM-succession, EM-reign, EM-values, EM-values-column, EM-stability-chain,
   EM-stability-bounds (Stability within -3..+3).

@@ -68,7 +68,7 @@ def test_a_user_creates_a_campaign_with_players_and_observers(client, alice, bob
         name="Carol's Kingdoms",
         players="4",
         start_year="1320",
-        player_England="alice",
+        player_Spain="alice",
         player_Italy="bob",
         observers="outsider",
         options=["blood-royale:disputed_succession", "blood-royale:four_character_start"],
@@ -79,24 +79,25 @@ def test_a_user_creates_a_campaign_with_players_and_observers(client, alice, bob
     assert campaign.start_year == campaign.current_year == 1320
     assert campaign.option("disputed_succession") and campaign.option("four_character_start")
     assert not campaign.option("rolled_king_queen")
+    # four players: "England becomes a non-player country" (issue 33)
     assert sorted(Dynasty.objects.filter(campaign=campaign).values_list("crown", flat=True)) == [
-        "England",
         "France",
         "Germany",
         "Italy",
+        "Spain",
     ]
     roles = {
         m.user.username: (m.role, m.dynasty.crown if m.dynasty else None) for m in Membership.objects.filter(campaign=campaign)
     }
     assert roles == {
         "carol": (Role.GM, None),
-        "alice": (Role.PLAYER, "England"),
+        "alice": (Role.PLAYER, "Spain"),
         "bob": (Role.PLAYER, "Italy"),
         "outsider": (Role.OBSERVER, None),
     }
     # rule A: four characters per house
-    england = Dynasty.objects.get(campaign=campaign, crown="England")
-    assert Character.objects.filter(controlled_by=england).count() == 4
+    spain = Dynasty.objects.get(campaign=campaign, crown="Spain")
+    assert Character.objects.filter(controlled_by=spain).count() == 4
     dashboard = client.get(response.url)
     assert dashboard.status_code == 200 and "Carol&#x27;s Kingdoms" in dashboard.content.decode()
 
@@ -247,8 +248,8 @@ def test_the_creation_page_hides_unused_crowns_with_css(client, carol):
     # Blood Royale has no Sweden; with 3 players it has no Italy; BloodLine has no Germany
     assert 'form.create:has(input[name="ruleset"][value="blood-royale"]:checked) .seat-Sweden:not(.invalid)' in html
     assert (
-        'form.create:has(input[name="ruleset"][value="blood-royale"]:checked):has(select[name="players"] '
-        'option[value="3"]:checked) .seat-Italy:not(.invalid)'
+        'form.create:has(input[name="ruleset"][value="blood-royale"]:checked):not(:has(input[name="countries"]:checked))'
+        ':has(select[name="players"] option[value="3"]:checked) .seat-Italy:not(.invalid)'
     ) in html
     assert 'form.create:has(input[name="ruleset"][value="eu-bloodline"]:checked) .seat-Germany:not(.invalid)' in html
     assert "&quot;" not in html.split("<style nonce=")[1].split("</style>")[0]  # the nonce: the CSP (tests/test_csp.py)

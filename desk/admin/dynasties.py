@@ -213,7 +213,7 @@ class CharacterAdmin(HandEditAdmin, AuditedAdmin):  # the History button: the au
                 for name, value in values.items():
                     form.initial.setdefault(name, value)
 
-            attrs = {**characteristic_fields(obj.campaign, obj.sex), "__init__": __init__}
+            attrs = {**characteristic_fields(obj.campaign, obj.sex, obj), "__init__": __init__}
             kwargs["form"] = type("CharacterForm", (self.form,), attrs)
         return super().get_form(request, obj, change, **kwargs)
 

@@ -24,7 +24,7 @@ from campaign import audit
 from campaign.models import Campaign
 from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, lock_campaign
-from dynasties.models import Character, Dynasty, Marriage
+from dynasties.models import Character, Dynasty, Marriage, Reign
 from rules.characteristics import InvalidCharacteristics, characteristics_of, validate_characteristics
 from rules.errors import NotFound, RuleError
 
@@ -201,17 +201,27 @@ def characteristics_text(campaign: Campaign, sex: str, values: Mapping[str, Any]
     )
 
 
+def reigned(person: Character) -> bool:
+    """Whether he reigns or reigned (a monarch's Charisma may fall below -2: Blood Royale 9, 20)."""
+    return person.pk is not None and Reign.objects.filter(holder_id=person.pk).exists()
+
+
 def character_changes(campaign: Campaign, person: Character, changes: Mapping[str, Any]) -> dict[str, Any]:
     """The changes checked as the service checks them (the forms ask it too): the values to write,
     or :class:`EditRefused` naming each field (a characteristic as ``characteristics.<key>``)."""
     refuse_owned(changes, CHARACTER_FIELDS, CHARACTER_OWNED, "a character")
+    monarch = reigned(person)
     return clean_fields(
         changes,
         {
             "given_name": lambda v: text_value(v, "Christian name", 60),
             "dynastic_name": lambda v: text_value(v, "dynastic name", 80),
             "characteristics": lambda v: validate_characteristics(
-                campaign.rules, person.sex, v if isinstance(v, Mapping) else {"": v}
+                campaign.rules,
+                person.sex,
+                v if isinstance(v, Mapping) else {"": v},
+                monarch=monarch,
+                current=person.characteristics or {},
             ),
             "legitimate": lambda v: _boolean(v, "legitimate"),
         },

@@ -34,7 +34,10 @@ class DynastySpec:
     kind: str = DynastyKind.PLAYER
 
 
-def default_dynasties(players: int, ruleset: str = br.NAME) -> list[DynastySpec]:
+def default_dynasties(players: int, ruleset: str = br.NAME, countries: Sequence[str] | None = None) -> list[DynastySpec]:
+    """The player houses (and, for three Blood Royale players, the aristocratic family): an EU
+    ruleset's first ``players`` countries; Blood Royale's ``countries`` chosen by the table or the
+    rulebook's default (``rules.blood_royale.player_countries``: four players leave England out)."""
     rules = get_ruleset(ruleset)
     if rules.europa_crowns:
         label = rules.label
@@ -42,13 +45,23 @@ def default_dynasties(players: int, ruleset: str = br.NAME) -> list[DynastySpec]
             raise RuleError(
                 f"A {label} campaign takes 2 to {len(EU_CROWNS)} players; {players} were asked for.", code="invalid_players"
             )
+        if countries:
+            raise RuleError(
+                f"A {label} campaign's countries are the first {players} of {', '.join(EU_CROWNS)}.",
+                code="invalid_countries",
+                fields={"countries": "invalid"},
+            )
         return [DynastySpec(names_for(crown).dynastic[0], crown) for crown in EU_CROWNS[:players]]
-    if not 3 <= players <= len(BLOOD_ROYALE_CROWNS):
+    try:
+        crowns = br.player_countries(players, countries)
+    except RuleError as exc:
+        wrong = countries and br.MIN_PLAYERS <= players <= len(BLOOD_ROYALE_CROWNS)
         raise RuleError(
-            f"Blood Royale is for 3 to {len(BLOOD_ROYALE_CROWNS)} players; {players} were asked for.",
-            code="invalid_players",
-        )
-    specs = [DynastySpec(names_for(crown).dynastic[0], crown) for crown in BLOOD_ROYALE_CROWNS[:players]]
+            exc.message,
+            code="invalid_countries" if wrong else "invalid_players",
+            fields={"countries": "invalid"} if wrong else {"players": "invalid"},
+        ) from None
+    specs = [DynastySpec(names_for(crown).dynastic[0], crown) for crown in crowns]
     if players == 3:
         specs.append(DynastySpec("de Montfort", "", DynastyKind.ARISTOCRATIC))
     return specs

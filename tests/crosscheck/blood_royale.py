@@ -58,6 +58,16 @@ export carries. Rule ids (the first word of each violation):
   controls a country plays its King; a Dynastic Union's King controls both crowns).
 - BR-queen-control: "A female character who becomes Queen is always controlled by that country's
   player" (the crown's controller, a Dynastic Union's King's player included).
+- BR-event-victims: a battle, a storm and a plague strike only the royals on the map: "All characters
+  in a Dynasty other than those represented on the map by King/Prince pieces are assumed to be in the
+  capital at all times" and "Characters in their capital are never affected by Plague"; a Queen "may
+  not be moved from the capital, or lead armies"; a Prince's piece comes at 20 ("royal males aged 20
+  or more"), the King's when he rules (15: no regent). So each victim of a battle or plague roll, and
+  each death "lost at sea in a storm", is a man of 20, or a reigning King of 15 or more; except, under
+  optional rule G, a plague in a governed province: "the Governor, his or her wife or husband, and any
+  children aged 15 or younger, must make Survival Rolls" (a title holder that year, the spouse, their
+  children of 15 or less, those born this turn included: "the second child ... one year later than
+  the current turn").
 """
 
 from __future__ import annotations
@@ -97,6 +107,7 @@ def check_blood_royale(export: dict[str, Any]) -> list[str]:
     out += _succession(ex)
     out += _pretenders(ex)
     out += _barons(ex)
+    out += _event_victims(ex)
     return out
 
 
@@ -769,4 +780,58 @@ def _barons(ex: Export) -> list[str]:
                     when - baron["birth_year"],
                 )
             )
+
+
+EVENT_DEATHS = {"lost at sea in a storm": "storm"}  # a storm kills without a roll: its deaths name it
+
+
+def _reigning_king(ex: Export, cid: int, year: int) -> bool:
+    return any(r["start_year"] <= year and (r["end_year"] is None or r["end_year"] >= year) for r in ex.reigns_of.get(cid, []))
+
+
+def _governors_household(ex: Export, year: int) -> set[int]:
+    """Under optional rule G, those a plague in a governed province strikes in ``year``: each title
+    holder then, his or her wife or husband, their children aged 15 or younger."""
+    held = {
+        h["holder"]
+        for h in ex.doc.get("title_holdings", [])
+        if h["holder"] is not None and h["start_year"] <= year and (h["end_year"] is None or h["end_year"] >= year)
+    }
+    out = set(held)
+    for m in ex.doc["marriages"]:
+        wed = m["wedding_year"]
+        if wed is None or wed > year or (m["ended_year"] is not None and m["ended_year"] < year):
+            continue
+        if m["husband"] in held or m["wife"] in held:
+            out |= {m["husband"], m["wife"]}
+    born_by = year + ex.campaign["turn_length"]  # a turn's second or third child is dated a year or two later
+    for governor in held:
+        out |= {c["id"] for c in ex.children.get(governor, []) if year - c["birth_year"] <= 15 and c["birth_year"] < born_by}
+    return out
+
+
+def _event_victims(ex: Export) -> list[str]:
+    """BR-event-victims: every victim of a battle, a storm or a plague holds a royal piece (rule G's
+    household of a Governor in a plague-struck province excepted)."""
+    struck: list[tuple[str, int, int, str]] = []  # (event, year, character, row)
+    for r in ex.doc["rolls"]:
+        if r["purpose"] in ("battle", "plague"):
+            struck += [(r["purpose"], r["year"], cid, f"roll {r['id']} ({r['year']} {r['purpose']})") for cid in r["characters"]]
+    for c in ex.doc["characters"]:
+        cause = (c["death_cause"] or "").split(" (")[0]
+        if cause in EVENT_DEATHS and c["death_year"] is not None:
+            struck.append((EVENT_DEATHS[cause], c["death_year"], c["id"], f"death ({c['death_year']} {cause})"))
+    rule_g = ex.option("governing_provinces")
+    households: dict[int, set[int]] = {}
+    out = []
+    for event, year, cid, row in struck:
+        c = ex.chars[cid]
+        age = year - c["birth_year"]
+        king = _reigning_king(ex, cid, year)
+        if c["sex"] == "M" and (age >= 20 or (king and age >= 15)):
+            continue
+        if event == "plague" and rule_g and cid in households.setdefault(year, _governors_household(ex, year)):
+            continue
+        who = f"a {'reigning ' if king else ''}{'woman' if c['sex'] != 'M' else 'boy'} of {age}"
+        out.append(violation("BR-event-victims", f"{row}, {ex.name(cid)}", "a King or a Prince with his piece (20+)", who))
     return out

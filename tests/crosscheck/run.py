@@ -47,6 +47,7 @@ ASSERTED: dict[str, tuple[str, ...]] = {
         "BR-pretender-claim",
         "BR-pass-over-charisma",
         "BR-pretender-house",
+        "BR-event-victims",
         *INVARIANTS,
     ),
     "eu-monarchs": (

@@ -62,6 +62,16 @@ class Command(BaseCommand):
             help=f"The ruleset: {', '.join(RULESET_LABELS)} (default {BLOOD_ROYALE}).",
         )
         parser.add_argument("--players", type=int, default=5, help="How many player dynasties (default 5).")
+        parser.add_argument(
+            "--country",
+            action="append",
+            default=[],
+            metavar="NAME",
+            help=(
+                "Blood Royale: a country the players play (repeatable, one per player; default the rulebook's: "
+                "four players leave England out)."
+            ),
+        )
         parser.add_argument("--turns", type=int, default=10, help="How many turns to play (default 10).")
         parser.add_argument(
             "--seed",
@@ -102,7 +112,7 @@ class Command(BaseCommand):
                     slug=opts["slug"],
                     ruleset=opts["ruleset"],
                     players=opts["players"],
-                    dynasties=simulated_dynasties(opts["ruleset"], opts["players"]),
+                    dynasties=simulated_dynasties(opts["ruleset"], opts["players"], opts["country"] or None),
                     optional_rules=options,
                     source=source,
                 )
