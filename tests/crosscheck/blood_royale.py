@@ -780,6 +780,7 @@ def _barons(ex: Export) -> list[str]:
                     when - baron["birth_year"],
                 )
             )
+    return out
 
 
 EVENT_DEATHS = {"lost at sea in a storm": "storm"}  # a storm kills without a roll: its deaths name it
