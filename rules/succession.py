@@ -216,3 +216,33 @@ def claim_head(people: Mapping[int, Person], claimant: int, *, index: FamilyInde
     if person is not None and person.in_play:
         return claimant
     return next(iter(line_of(people, claimant, index=index)), None)
+
+
+def spurned_line(
+    people: Mapping[int, Person], claimant: int, *, born_before: int | None, index: FamilyIndex | None = None
+) -> Iterator[int]:
+    """BloodLine's spurned bloodline as it carries the ongoing roll (Voluntary Disputed Succession):
+    the skipped claimant while in play, then those of his line in play who were born before
+    ``born_before`` - the year of the turn after the skip; None while the skip's own turn lasts, when
+    all of them were. "any children subsequently produced by these 'spurned' bloodlines do not
+    perpetuate the ongoing instability roll"; the line is extinguished when none is left."""
+    person = people.get(claimant)
+    if person is not None and person.in_play:
+        yield claimant
+    yield from line_of(
+        people,
+        claimant,
+        eligible=lambda p: p.in_play and (born_before is None or p.birth_year < born_before),
+        index=index,
+    )
+
+
+def born_after_spurning(
+    people: Mapping[int, Person], claimant: int, *, born_before: int | None, index: FamilyIndex | None = None
+) -> set[int]:
+    """Those born into a spurned line from ``born_before`` on (the turn after the skip), dead or
+    alive: they are not "eligible for making claims to the throne" (BloodLine), nor is anyone through
+    them (their own descendants were born later still)."""
+    if born_before is None:
+        return set()
+    return set(line_of(people, claimant, eligible=lambda p: p.birth_year >= born_before, index=index))

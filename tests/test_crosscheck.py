@@ -26,7 +26,11 @@ What each checker verifies (rule ids, documented with the rulebook's words in ea
   BL-no-br-money (no Blood Royale money), BL-posthumous (no child born after a parent's death),
   BL-union-children (none of a union's children inherits the Queen's crown, whichever spouse died
   first), BL-turkish-succession (Turkey #1: the princess's husband at the Succession inherits her
-  rights), BL-reign-end (a monarch put to death by a new Sultan is succeeded at once).
+  rights), BL-reign-end (a monarch put to death by a new Sultan is succeeded at once),
+  BL-spurned-roll (a spurned line's roll ends with those of it born by the skip's turn),
+  BL-spurned-heir (nobody born into a spurned line after the skip inherits), BL-minor-no-issue (a
+  minor monarch without issue is followed by a rolled one, 5 years younger), BL-accession-titles (a
+  new monarch keeps no in-country title, nor one that came to him in his accession step).
 
 The suite runs 3 seeds x 40 turns per ruleset, and one more where the whole law is played (in the
 thorough profile, CI's; make test's quick one plays the first seed and 20 turns: tests/profiles.py);

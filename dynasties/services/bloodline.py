@@ -29,6 +29,7 @@ from dynasties.models import (
     Status,
 )
 from dynasties.services import control
+from dynasties.services.claims import SPURNED_KINDS, claims_review
 from dynasties.services.common import World
 from dynasties.services.deaths import character_die
 from rules import bloodline as bl
@@ -254,7 +255,10 @@ def _spurn(
 def turn_effects(world: World, box: DiceBox, chronicle: Chronicle) -> None:
     """After the survival rolls: -1 Stability for each monarch under 15, the 50% roll of every living
     spurned line (-1 Stability or a revolt), and the Queen's country's -1 Stability in the first two
-    turns of a union (if not already charged this turn, when it formed)."""
+    turns of a union (if not already charged this turn, when it formed). A spurned line extinguished
+    by this turn's survival rolls ends first and is not rolled for ("until those bloodlines are
+    extinguished (test this after all Survival Rolls)"); ``world`` must hold the dead."""
+    claims_review(world, chronicle, kinds=SPURNED_KINDS)
     for reign in world.open_reigns():
         holder = world.characters.get(reign.holder_id)
         if holder is not None and holder.status == Status.ALIVE and holder.age(world.year) < bl.ADULT_AGE:

@@ -280,8 +280,11 @@ def title_income_pay(*, campaign: Campaign | int, title: Title | int, given: int
 
 def accession_loses_titles(world: World, reign: Reign, chronicle: Chronicle) -> list[Title]:
     """'When a Monarch assumes the throne he loses all in-country titles he presently owns', keeping
-    the lands outside his realm."""
-    home = world.crown_dynasty(reign.crown)
+    the lands outside his realm. His realm is his country's: the provinces its own house controls
+    (the crown's home house; a King from another house does not make that house's lands his realm)."""
+    record = world.crowns.get(reign.crown)
+    home = world.dynasties.get(record.home_dynasty_id) if record is not None and record.home_dynasty_id else None
+    home = home or world.crown_dynasty(reign.crown)
     lost: list[Title] = []
     for title in Title.objects.filter(campaign=world.campaign, holder_id=reign.holder_id).exclude(provinces=[]):
         inside = [p for p in title.provinces if home is not None and p.get("controller") == home.pk]

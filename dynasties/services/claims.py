@@ -3,23 +3,75 @@ lives and has not renounced (RULES.md A6, A7)."""
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
+
 from django.db import transaction
 
-from campaign.models import Campaign
+from campaign.models import Campaign, Roll
 from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, lock_campaign
-from dynasties.models import Character, Modifier, ModifierKind, Renunciation, Status
+from dynasties.models import Character, Modifier, ModifierKind, PassedOver, Renunciation, Status
 from dynasties.services.common import World
 from rules.errors import NotFound, RuleError
-from rules.succession import FamilyIndex, claim_head
+from rules.people import Person
+from rules.succession import FamilyIndex, born_after_spurning, claim_head, spurned_line
+
+# BloodLine's lasting prices of a pass-over: they last while the spurned bloodline lives, children
+# born into it after the skip not counted (Voluntary Disputed Succession)
+SPURNED_KINDS = (ModifierKind.ONGOING_DISPUTE, ModifierKind.COMBAT_MALUS)
+VOLUNTARY = "voluntary"  # a BloodLine PassedOver's reason for a voluntary dispute (the dispute's kind)
 
 
-def claims_review(world: World, chronicle: Chronicle) -> list[Modifier]:
-    """End the modifiers whose lasting condition has lapsed. ``world`` must hold the dead too."""
+def turn_after(campaign: Campaign, year: int) -> int | None:
+    """The year of the turn that followed ``year``'s (None while that turn lasts): the first year
+    after it in the roll log (every BloodLine turn rolls survival), else the present turn's."""
+    if campaign.current_year <= year:
+        return None
+    later = Roll.objects.filter(campaign=campaign, year__gt=year).order_by("year").values_list("year", flat=True).first()
+    return later if later is not None and later < campaign.current_year else campaign.current_year
+
+
+def spurned_skips(campaign: Campaign, crown: str) -> dict[int, int]:
+    """The claimants of ``crown`` voluntarily passed over (BloodLine), each with the year of his
+    first skip: the ongoing roll's start, else the reign's that passed him over."""
+    skips: dict[int, int] = {}
+    rows = Modifier.objects.filter(campaign=campaign, kind=ModifierKind.ONGOING_DISPUTE, crown=crown, claimant__isnull=False)
+    for claimant, year in rows.values_list("claimant_id", "start_year"):
+        skips[claimant] = min(year, skips.get(claimant, year))
+    passed = PassedOver.objects.filter(reign__campaign=campaign, reign__crown=crown, reason=VOLUNTARY)
+    for claimant, year in passed.values_list("character_id", "reign__start_year"):
+        skips.setdefault(claimant, year)
+    return skips
+
+
+def spurned_barred(campaign: Campaign, crown: str, people: Mapping[int, Person], index: FamilyIndex | None = None) -> set[int]:
+    """BloodLine: everyone born into a line spurned for ``crown`` after its skip - "any children
+    subsequently produced by these 'spurned' bloodlines ... [are not] eligible for making claims to
+    the throne". The claimants themselves, and those of their lines born by then, keep their place."""
+    skips = spurned_skips(campaign, crown)
+    if not skips:
+        return set()
+    family = index or FamilyIndex(people)
+    after: dict[int, int | None] = {}
+    out: set[int] = set()
+    for claimant, year in skips.items():
+        if year not in after:
+            after[year] = turn_after(campaign, year)
+        out |= born_after_spurning(people, claimant, born_before=after[year], index=family)
+    return out
+
+
+def claims_review(world: World, chronicle: Chronicle, *, kinds: Collection[str] | None = None) -> list[Modifier]:
+    """End the modifiers whose lasting condition has lapsed (only those of ``kinds``, if given).
+    ``world`` must hold the dead too."""
     active = list(Modifier.objects.filter(campaign=world.campaign, end_year__isnull=True))
+    if kinds is not None:
+        active = [m for m in active if m.kind in kinds]
     if not active:
         return []
     index = FamilyIndex(world.people)
+    after: dict[int, int | None] = {}
+    skips: dict[str, dict[int, int]] = {}
     ended: list[Modifier] = []
     for modifier in active:
         why = ""
@@ -29,7 +81,16 @@ def claims_review(world: World, chronicle: Chronicle) -> list[Modifier]:
                 why = f"death of {monarch.display_name}"
         elif modifier.claimant_id:
             claimant = world.characters[modifier.claimant_id]
-            head = claim_head(world.people, claimant.pk, index=index)
+            if modifier.kind in SPURNED_KINDS:  # BloodLine: the bloodline as it stood at its first skip
+                if modifier.crown not in skips:
+                    skips[modifier.crown] = spurned_skips(world.campaign, modifier.crown)
+                skip = min(modifier.start_year, skips[modifier.crown].get(claimant.pk, modifier.start_year))
+                if skip not in after:
+                    after[skip] = turn_after(world.campaign, skip)
+                born_before = after[skip]
+                head = next(spurned_line(world.people, claimant.pk, born_before=born_before, index=index), None)
+            else:
+                head = claim_head(world.people, claimant.pk, index=index)
             renounced = world.renounced.get(modifier.crown, set())
             if head is None:
                 why = f"the line of {claimant.display_name} is extinct"

@@ -22,6 +22,7 @@ from dynasties.services.crowns import crowns_review
 from dynasties.services.eu_monarchs import load_eu_tables
 from dynasties.services.pretenders import queens_accession_rebellions
 from dynasties.services.succession import (
+    accessions_lose_titles,
     create_baron,
     create_relative,
     default_regent,
@@ -229,6 +230,7 @@ def survival_event(
         pass_over=event_deaths.pass_over_applied(campaign, decided),
     )
     titles_pass_on(world, chronicle)
+    accessions_lose_titles(world, new_reigns, chronicle)  # BloodLine: the titles that just passed to him too
     queens_accession_rebellions(world, new_reigns, chronicle)
     successions_box.flush()
     if dead and campaign.step == Step.INTERPHASE:

@@ -13,6 +13,7 @@ from campaign.steps import Chronicle, Seen, lock_campaign
 from dynasties.models import Character, Reign, Status
 from dynasties.services import control, regnal
 from dynasties.services.bloodline import pass_over
+from dynasties.services.bloodline_titles import accession_loses_titles
 from dynasties.services.common import World
 from dynasties.services.succession import bring_home
 from rules.dice import DiceSource
@@ -92,6 +93,7 @@ def interim_claim_resolve(
             claim="recognised",
         )
         _interim_gives_back(world, crown, interim, claimant, chronicle)
+        accession_loses_titles(world, reign, chronicle)  # 'When a Monarch assumes the throne he loses ...'
     else:
         reign.interim_for = None
         reign.save(update_fields=["interim_for"])

@@ -30,6 +30,7 @@ from dynasties.models import (
 from dynasties.services import bloodline as bl_services
 from dynasties.services import control, minor_crowns, regnal
 from dynasties.services.bloodline_titles import accession_loses_titles, crisis_opens
+from dynasties.services.claims import spurned_barred
 from dynasties.services.common import World
 from dynasties.services.crowns import crowns_review
 from dynasties.services.setup import format_characteristics, roll_characteristics
@@ -305,6 +306,18 @@ def walk_the_line(
     skipped: list[tuple[Character, br.PassOverCost | None]] = []
     heir_id: int | None = None
     barred = set(world.renounced.get(crown, set())) | set(barred_by_union or ())  # BloodLine: a union's children
+    if bloodline:
+        if minor_crowns.is_minor_crown(world, crown) and next(iter(line_of(world.people, late.pk)), None) is None:
+            # "If the monarch dies without issue, then a randomly rolled monarch 5 years younger than
+            # the previous one takes the throne": his brothers and sisters do not inherit
+            if wanted:
+                raise RuleError(
+                    f"{late.display_name} of {crown} leaves no issue: a monarch is rolled for the minor house and "
+                    "nobody is passed over.",
+                    code="not_in_line",
+                )
+            return Walk(None, [], {})
+        barred |= spurned_barred(world.campaign, crown, world.people)  # born into a spurned line after its skip
     claim_lines: dict[int, int] = {}  # passing over an heir passes over the line that carries her claim: member -> heir
     with_them: dict[int, list[Character]] = {}  # BloodLine charges each heir of those lines ahead of the new monarch
     for pid in iter_succession(world.people, late.pk, royal=world.past_holders(crown), barred=barred):
@@ -401,7 +414,6 @@ def _succeed(
         _pass_over(world, new, heir, player, [(c, cost) for c, cost in skipped if cost is not None], box, chronicle, entered)
     if bloodline:
         bl_services.fratricide(world, crown, heir, chronicle)
-        accession_loses_titles(world, new, chronicle)
     bring_home(world, heir, record, chronicle)
     pay_monarch_match(world, heir, crown, chronicle)
     if br.needs_regent(heir.as_person(), year) and world.campaign.rules.regents:  # BloodLine: -1 Stability a turn instead
@@ -420,6 +432,18 @@ def _succeed(
     )
     events.publish(succession, campaign=campaign, chronicle=chronicle)
     return new
+
+
+def accessions_lose_titles(world: World, new_reigns: Sequence[Reign], chronicle: Chronicle) -> None:
+    """BloodLine: 'When a Monarch assumes the throne he loses all in-country titles he presently
+    owns' - those he held and those that passed to him in the same step (his father's county): call
+    it after the late holders' titles have passed on (``titles_pass_on``)."""
+    if not world.campaign.rules.stability_track:
+        return
+    for reign in new_reigns:
+        holder = world.characters.get(reign.holder_id)
+        if reign.end_year is None and holder is not None and holder.status == Status.ALIVE:
+            accession_loses_titles(world, reign, chronicle)
 
 
 def pay_monarch_match(world: World, heir: Character, crown: str, chronicle: Chronicle) -> None:

@@ -39,6 +39,7 @@ from dynasties.models import (
 )
 from dynasties.services import regnal
 from dynasties.services.bloodline_sequence import royal_leaders
+from dynasties.services.claims import spurned_barred
 from dynasties.services.common import World
 from dynasties.services.succession import default_regent, heir_standing
 from rules import blood_royale as br
@@ -236,7 +237,7 @@ def succession_line(
     world = _LeanWorld(campaign)
     reign = _reign(world, crown, year)
     when = campaign.current_year if year is None else year
-    people, barred = (world.people, world.renounced.get(crown, set())) if year is None else _as_of(world, crown, when)
+    people, barred = (world.people, _barred_now(world, crown)) if year is None else _as_of(world, crown, when)
     royal = {r.holder_id for r in world.reigns if r.crown == crown and r.start_year <= when}
     explained = _explain(world, people, reign.holder_id, royal, barred, limit)
     return _crown_line(world, reign, crown, explained, people, when, notes=_history_note(campaign, year))
@@ -268,7 +269,7 @@ def succession_what_if(
     for pk in dead:
         people[pk] = replace(people[pk], alive=False)
     world.end_marriages_of(gone)
-    explained = _explain(world, people, late.pk, world.past_holders(crown), world.renounced.get(crown, set()), limit)
+    explained = _explain(world, people, late.pk, world.past_holders(crown), _barred_now(world, crown), limit)
     if late.pk not in gone:
         return _crown_line(world, reign, crown, explained, people, year, dead=tuple(dead))
     notes: list[str] = []
@@ -443,6 +444,15 @@ def _as_of(world: World, crown: str, year: int) -> tuple[dict[int, Person], set[
         Renunciation.objects.filter(campaign=world.campaign, crown=crown, year__lte=year).values_list("character_id", flat=True)
     )
     return people, barred
+
+
+def _barred_now(world: World, crown: str) -> set[int]:
+    """Who may not inherit ``crown`` now: a renounced claim; BloodLine, a child born into a spurned
+    line after its skip."""
+    barred = set(world.renounced.get(crown, set()))
+    if world.campaign.rules.stability_track:
+        barred |= spurned_barred(world.campaign, crown, world.people)
+    return barred
 
 
 def _history_note(campaign: Campaign, year: int | None) -> tuple[str, ...]:

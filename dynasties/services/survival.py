@@ -18,7 +18,7 @@ from dynasties.services import bloodline_sequence as bls
 from dynasties.services.common import World
 from dynasties.services.deaths import character_die
 from dynasties.services.pretenders import queens_accession_rebellions
-from dynasties.services.succession import resolve_successions
+from dynasties.services.succession import accessions_lose_titles, resolve_successions
 from dynasties.services.succession_choices import pass_over_choices, pass_over_clear
 from dynasties.services.titles import titles_pass_on
 from rules import blood_royale as br
@@ -306,6 +306,7 @@ def survival_finish(
     )
     if not world.living_only:
         titles_pass_on(world, chronicle)
+    accessions_lose_titles(world, new_reigns, chronicle)  # BloodLine: the titles that just passed to him too
     queens_accession_rebellions(world, new_reigns, chronicle)
     if campaign.rules.stability_track:
         bl_services.turn_effects(World(campaign), box, chronicle)

@@ -39,6 +39,23 @@ export carries. Rule ids:
 - BL-reign-end: "Happens immediately after all survival rolls": a reign ends in the year of its
   holder's death (an interim reign aside), the heir succeeding at once (found: a King put to death
   by a new Sultan under "Turkey #2" reigned, dead, until the next turn).
+- BL-spurned-roll: "for as along as any of the skipped claimants, there is a 50% chance ... each
+  Turn until those bloodlines are extinguished (test this after all Survival Rolls) ... any children
+  subsequently produced by these 'spurned' bloodlines do not perpetuate the ongoing instability
+  roll": a turn's roll for a skipped claimant's line (``disputed_line``) needs one of that line born
+  by the skip's turn alive after the turn's survival rolls (found: a line extinct by 1562 rolled
+  until 1627 through children born after the skip, issue 33).
+- BL-spurned-heir: the same passage, "nor are they eligible for making claims to the throne": a
+  child born into a spurned line in a turn after the skip, or anyone through him, never succeeds to
+  that crown (found: a son born 20 years after the skip succeeded, issue 33).
+- BL-minor-no-issue: "If the monarch dies without issue, then a randomly rolled monarch 5 years
+  younger than the previous one takes the throne": a minor house's monarch leaving no legitimate
+  descendant alive is followed by a rolled monarch (no family), 5 years younger (never born after
+  the turn), not by a brother or a cousin (issue 33).
+- BL-accession-titles: "When a Monarch assumes the throne he loses all in-country titles he
+  presently owns ... but retains titles that are in part or completely outside the realm": after
+  his accession step the new monarch holds no title with a province his crown's house controls,
+  those that came to him in that very step included (found: a King kept his father's county, issue 33).
 """
 
 from __future__ import annotations
@@ -48,7 +65,7 @@ from itertools import pairwise
 from typing import Any
 
 from .blood_royale import death_caps
-from .common import Export, Row, check_faces, heir_of, total, turn_of, violation
+from .common import Export, Row, check_faces, heir_of, line_of, total, turn_of, violation
 from .eu_monarchs import check_stability
 
 
@@ -110,6 +127,99 @@ def check_bloodline(export: dict[str, Any]) -> list[str]:
     out += _succession(ex)
     out += _dowries(ex)
     out += _minor_stability(ex)
+    out += _spurned_rolls(ex)
+    out += _accession_titles(ex)
+    return out
+
+
+def _spurned_skips(ex: Export) -> dict[tuple[str, int], int]:
+    """(crown, claimant) -> the year of the claimant's first voluntary skip for that crown: his
+    ongoing roll's start (``ongoing_dispute`` modifiers), else the reign that passed him over."""
+    skips: dict[tuple[str, int], int] = {}
+    for m in ex.doc.get("modifiers", []):
+        if m["kind"] == "ongoing_dispute" and m["claimant"] is not None:
+            key = (m["crown"], m["claimant"])
+            skips[key] = min(skips.get(key, m["start_year"]), m["start_year"])
+    for r in ex.doc["reigns"]:
+        for p in r["passed_over"]:
+            if p["reason"] == "voluntary":
+                skips.setdefault((r["crown"], p["character"]), r["start_year"])
+    return skips
+
+
+def _born_after_skip(ex: Export, claimant: int, skip: int) -> set[int]:
+    """Those of the claimant's line born in a turn after the skip ("children subsequently produced")."""
+    return {d for d in line_of(ex, claimant, set()) if turn_of(ex, ex.chars[d]["birth_year"]) > skip}
+
+
+def _alive_after_survival(ex: Export, cid: int, year: int) -> bool:
+    """Alive once the survival rolls of ``year`` are made: not dead before it, nor by a roll of
+    that turn's Births or Survival (a death later in the turn, or without a roll, counts as after)."""
+    c = ex.chars[cid]
+    died = c["death_year"]
+    if died is None or died > year:
+        return True
+    if died < year:
+        return False
+    fatal = ex.fatal.get(cid)
+    return fatal is None or ex.rolls[fatal]["year"] != year or ex.rolls[fatal]["step"] not in ("births", "survival")
+
+
+def _spurned_rolls(ex: Export) -> list[str]:
+    out: list[str] = []
+    skips = _spurned_skips(ex)
+    for r in ex.doc["rolls"]:
+        if r["purpose"] != "disputed_line" or not r["characters"]:
+            continue
+        claimant, year = r["characters"][0], r["year"]
+        skip = skips.get((r["detail"], claimant))
+        if skip is None:
+            out.append(violation("BL-spurned-roll", f"roll {r['id']} ({year})", "a skipped claimant's line", ex.name(claimant)))
+            continue
+        late = _born_after_skip(ex, claimant, skip)
+        line = [claimant, *(d for d in line_of(ex, claimant, set()) if d not in late)]
+        if not any(turn_of(ex, ex.chars[d]["birth_year"]) <= year and _alive_after_survival(ex, d, year) for d in line):
+            born_later = sorted(d for d in late if _alive_after_survival(ex, d, year) and ex.chars[d]["birth_year"] <= year + 2)
+            found = "rolled" + (f", only children born after the skip alive: {ex.name(born_later[0])}" if born_later else "")
+            out.append(
+                violation(
+                    "BL-spurned-roll",
+                    f"{r['detail']} {year}, the line of {ex.name(claimant)} skipped in {skip}",
+                    "no roll: the spurned bloodline is extinguished",
+                    found,
+                )
+            )
+    return out
+
+
+def _accession_titles(ex: Export) -> list[str]:
+    out: list[str] = []
+    titles = {t["id"]: t for t in ex.doc.get("titles", [])}
+    for r in ex.doc["reigns"]:
+        if r["interim_for"] is not None:
+            continue
+        record = ex.crowns.get(r["crown"])
+        if record is None:
+            continue
+        # his realm: the provinces of his country's own house (the crown's controller if it has none)
+        houses = {record["home_dynasty"] if record["home_dynasty"] is not None else record["controlled_by"]} - {None}
+        year = r["start_year"]
+        for h in ex.doc.get("title_holdings", []):
+            if h["holder"] != r["holder"] or h["start_year"] > year or (h["end_year"] is not None and h["end_year"] <= year):
+                continue
+            if r["end_year"] is not None and r["end_year"] <= year:
+                continue  # a reign of one step (the monarch killed in it)
+            title = titles[h["title"]]
+            inside = [p["name"] for p in title.get("provinces") or [] if p.get("controller") in houses]
+            if inside:
+                out.append(
+                    violation(
+                        "BL-accession-titles",
+                        f"{r['crown']} {year}, {ex.name(r['holder'])}",
+                        "no in-country title kept on his accession",
+                        f"{title['name']} ({', '.join(inside)})",
+                    )
+                )
     return out
 
 
@@ -401,6 +511,7 @@ def _succession(ex: Export) -> list[str]:
     by_crown: dict[str, list[Row]] = defaultdict(list)
     for r in ex.doc["reigns"]:
         by_crown[r["crown"]].append(r)
+    skips = _spurned_skips(ex)
     for crown, reigns in by_crown.items():
         reigns.sort(key=lambda r: (r["start_year"], r["end_year"] is None, r["end_year"] or 0))
         for prev, nxt in pairwise(reigns):
@@ -470,9 +581,25 @@ def _succession(ex: Export) -> list[str]:
                     heir = husbands[heir]
                 return heir
 
-            heir = heir_without(cut | union_children)
+            spurned = set().union(
+                *(_born_after_skip(ex, claimant, skip) for (c, claimant), skip in skips.items() if c == crown and skip <= year)
+            )
             holder = ex.chars[nxt["holder"]]
-            if union_children and heir != holder["id"] and heir_without(cut) == holder["id"]:
+            home = ex.dynasties.get(ex.crowns[crown]["home_dynasty"]) if crown in ex.crowns else None
+            if home is not None and home["kind"] == "minor" and not any(eligible(d) for d in line_of(ex, late["id"], set())):
+                # "If the monarch dies without issue, then a randomly rolled monarch 5 years younger
+                # than the previous one takes the throne"
+                born = min(late["birth_year"] + 5, year)
+                if holder["origin"] != "relative" or holder["birth_year"] != born or holder["father"] is not None:
+                    out.append(violation("BL-minor-no-issue", row, f"a monarch rolled, born {born}", ex.name(holder["id"])))
+                continue
+            heir = heir_without(cut | union_children | spurned)
+            if spurned and heir != holder["id"] and heir_without(cut | union_children) == holder["id"]:
+                out.append(
+                    violation("BL-spurned-heir", row, f"{ex.name(heir)} (none born into a spurned line)", ex.name(holder["id"]))
+                )
+                continue
+            if union_children and heir != holder["id"] and heir_without(cut | spurned) == holder["id"]:
                 out.append(
                     violation("BL-union-children", row, f"{ex.name(heir)} (none of the union's children)", ex.name(holder["id"]))
                 )
@@ -482,7 +609,7 @@ def _succession(ex: Export) -> list[str]:
                     out.append(violation("BL-succession", row, "a new dynasty (Dynastic Crisis)", ex.name(holder["id"])))
             elif heir != holder["id"]:
                 victims_alive[0] = False
-                if heir_without(cut | union_children) == holder["id"]:
+                if heir_without(cut | union_children | spurned) == holder["id"]:
                     continue  # the crowns pass one after the other: the Sultan's came first and put this heir to death
                 # "a Turkish princess cannot reign but her husband inherits her rights": read here as
                 # the first princess in line with a living husband; that husband reigns.

@@ -81,6 +81,10 @@ ASSERTED: dict[str, tuple[str, ...]] = {
         "BL-union-children",
         "BL-turkish-succession",
         "BL-reign-end",
+        "BL-spurned-roll",
+        "BL-spurned-heir",
+        "BL-minor-no-issue",
+        "BL-accession-titles",
         *INVARIANTS,
     ),
 }
