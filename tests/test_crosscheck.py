@@ -10,7 +10,8 @@ What each checker verifies (rule ids, documented with the rulebook's words in ea
   BR-survival-who, BR-wedding-money, BR-monarch-match, BR-succession, BR-passed-over, BR-regency,
   BR-queen-control, BR-monarch-retired (a widowed Queen regnant reigns on and rolls),
   BR-monarch-match-once (the 100 Crowns once per match), BR-union (a Queen of two crowns brings
-  both into the union), BR-king-control (a King of two crowns and both crowns with one player).
+  both into the union), BR-king-control (a King of two crowns and both crowns with one player),
+  BR-armies (armies maintained are armies raised before: issue 33).
 - EU monarchs (tests/crosscheck/eu_monarchs.py), all asserted: EM-dice, EM-survival,
   EM-survival-modifier, EM-succession, EM-reign, EM-values, EM-values-column, EM-stability-chain,
   EM-stability-bounds (Stability within -3..+3).

@@ -43,6 +43,7 @@ ASSERTED: dict[str, tuple[str, ...]] = {
         "BR-monarch-match-once",
         "BR-union",
         "BR-king-control",
+        "BR-armies",
         *INVARIANTS,
     ),
     "eu-monarchs": (
