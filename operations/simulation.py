@@ -19,7 +19,7 @@ turn later (the neutrals' ransom, a ransom between houses, or for nothing; Blood
 apparent while his King lives, and decides the released heir's claim); marriage contracts (a dowry
 the bride's house can afford, a gift, her renunciation), pacts of peace with a tribute, breaches put
 to a parley (Blood Royale) or to the other players' majority (BloodLine), readmission parleys; Blood
-Royale's Interphase every turn (taxes, two armies kept, a rebellion bought off when affordable),
+Royale's Interphase every turn (taxes, two armies raised and then kept, a rebellion bought off when affordable),
 governors (rule G), Pretenders (bought back now and then when their house can pay) and bastards, the three-player game's
 auction of each aristocratic child of age; BloodLine's offers for a minor house's children (the
 simulated campaign has one, Savoy), titles for a King's children and Stability shaken at the table;
@@ -33,6 +33,7 @@ command, the demo and the benchmarks pass ``SYSTEM_ACTOR``; a campaign's prehist
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
@@ -172,6 +173,24 @@ def _match_adults(campaign: Campaign, year: int, *, wed: bool, house_size: int =
         else:
             matches.append(services.Match(man.pk, bride.pk))
     services.marriage_arrange_many(campaign=campaign, matches=matches, wed=wed, by=by)
+
+
+EU_CROWNS_IN_PLAY = (("Venice", {"doge": True}), ("Poland", {"poland_era": True}))
+"""The crowns no player rules that the automatic player puts in play, with their settings: Venice's
+Doges and Poland's elective era."""
+
+
+def play_eu_crowns(campaign: Campaign, *, by: Actor) -> None:
+    """EU monarchs: Venice's Doges and Poland's elective era are in play from the first turn, set up
+    before its monarchs' rolls so that their first monarchs are rolled with the others' (a crown
+    already in the campaign is left as it is)."""
+    from dynasties.models import Crown
+    from dynasties.services import eu_monarchs
+
+    names = set(Crown.objects.filter(campaign=campaign).values_list("name", flat=True))
+    for crown, settings in EU_CROWNS_IN_PLAY:
+        if crown not in names:
+            _try(lambda c=crown, s=settings: eu_monarchs.monarch_crown_configure(campaign=campaign, crown=c, settings=s, by=by))
 
 
 def play_monarchs(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
@@ -686,31 +705,76 @@ def play_crowns(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
         )
 
 
+def armies_on_the_map(campaign: Campaign, house: Dynasty) -> tuple[int, int]:
+    """The house's armies on the map as its Interphase opens, and those lost since its last one: the
+    armies it kept and raised in its last Interphase (the ledger's maintenance and raising lines of
+    that run: 2 and 5 Crowns an army), less one for each battle since in which a royal of the house
+    lost his army (``play_events``: "a royal piece whose army is wiped out"). The automatic player
+    raises no fleets, so every such line is an army's."""
+    last = (
+        ChronicleEntry.objects.filter(
+            campaign=campaign, kind=interphase.CHRONICLE_KIND, data__interphase=True, data__dynasty=house.pk
+        )
+        .filter(year__lt=campaign.current_year)
+        .order_by("-year", "-pk")
+        .first()
+    )
+    if last is None:
+        return 0, 0
+    lines = Posting.objects.filter(
+        pk__in=last.data.get("postings", []), payer=house, kind__in=(ip_rules.MAINTENANCE, ip_rules.RAISING)
+    )
+    had = sum(
+        p.amount // (ip_rules.MAINTENANCE_CROWNS if p.kind == ip_rules.MAINTENANCE else ip_rules.RAISING_CROWNS) for p in lines
+    )
+    lost = (
+        Roll.objects.filter(campaign=campaign, purpose="battle", year__gt=last.year, characters__controlled_by=house)
+        .distinct()
+        .count()
+    )
+    return max(had - lost, 0), min(lost, had)
+
+
 def play_interphase(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
-    """Blood Royale's Interphase for every house: taxes at the normal rate (high now and then), two
-    armies kept; a province in rebellion now and then, bought off when the house can afford it."""
+    """Blood Royale's Interphase for every house: taxes at the normal rate (high now and then); the
+    armies on the map kept, up to two, and raised to two ("13 Maintaining and Raising": none to
+    maintain in the first turn, so the first Interphase raises them, 5 Crowns each, in the home
+    provinces; each is then kept at 2 Crowns a turn, and one lost in battle raised again); a province
+    in rebellion now and then, bought off when the house can afford it; rule G's governed provinces
+    (the titles of the house's crown held by a living Governor) bring their 2 Crowns extra."""
     if not campaign.rules.interphase:
         return
     for house in _players(campaign):
-        unrest = _d(source, 6) == 1
+        # a province in rebellion now and then (none in the first turn: "no markers yet", section 5)
+        unrest = _d(source, 6) == 1 and campaign.current_year != campaign.start_year
         cash = treasury.balance(campaign, house)
-        buy_off = unrest and cash >= ip_rules.REBELLION_BUY_OFF_CROWNS + 2 * ARMIES_KEPT * ip_rules.MAINTENANCE_CROWNS
+        on_map, lost = armies_on_the_map(campaign, house)
+        kept = min(on_map, ARMIES_KEPT)
+        raised = ARMIES_KEPT - kept
+        upkeep = kept * ip_rules.MAINTENANCE_CROWNS + raised * ip_rules.RAISING_CROWNS
+        buy_off = unrest and cash >= ip_rules.REBELLION_BUY_OFF_CROWNS + upkeep
         # rule G: the country's governed provinces (as the page proposes them), as many as pay taxes
         governed = [{"province": p} for p in titles.governed_provinces(campaign, house.crown)][: PROVINCES - 1]
-        done = _try(
-            lambda h=house, u=unrest, b=buy_off, g=governed: interphase.interphase_run(
-                campaign=campaign,
-                dynasty=h.pk,
-                provinces=PROVINCES,
-                tax_rate=ip_rules.HIGH_TAX if u else ip_rules.NORMAL_TAX,
-                rebellion=1 if u else 0,
-                rebellions_bought_off=1 if b else 0,
-                armies_kept=ARMIES_KEPT,
-                governed=g,
-                by=by,
-            )
+        run = functools.partial(
+            interphase.interphase_run,
+            campaign=campaign,
+            dynasty=house.pk,
+            provinces=PROVINCES,
+            home_provinces=PROVINCES,  # a house's own country: every province it taxes is a home province
+            tax_rate=ip_rules.HIGH_TAX if unrest else ip_rules.NORMAL_TAX,
+            rebellion=1 if unrest else 0,
+            rebellions_bought_off=1 if buy_off else 0,
+            home_in_rebellion=1 if unrest and not buy_off else 0,
+            armies_on_track=lost,
+            governed=governed,
+            by=by,
         )
-        if not done:  # cannot pay for the armies: keep none
+        # the armies wanted; else those on the map kept without raising; else none (disbanded); else
+        # the taxes alone
+        for keep, add in ((kept, raised), (kept, 0), (0, 0)):
+            if _try(functools.partial(run, armies_kept=keep, armies_raised=add)):
+                break
+        else:
             _try(
                 lambda h=house, g=governed: interphase.interphase_run(
                     campaign=campaign, dynasty=h.pk, provinces=PROVINCES, governed=g, by=by
@@ -827,17 +891,12 @@ CHOICES = ("for", "against", "abstain")
 
 
 def play_monarchs_law(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
-    """EU monarchs: Venice's Doges and Poland's elective era are in play from the first turn; each
-    new monarch's military skill is rolled (the optional table); now and then a captured monarch
-    is ransomed."""
+    """EU monarchs (after the monarchs' rolls; Venice and Poland are in play from the first turn:
+    ``play_eu_crowns``): each new monarch's military skill is rolled (the optional table); now and
+    then a captured monarch is ransomed."""
     from dynasties.models import Crown
     from dynasties.services import eu_monarchs
 
-    names = set(Crown.objects.filter(campaign=campaign).values_list("name", flat=True))
-    if "Venice" not in names:
-        _try(lambda: eu_monarchs.monarch_crown_configure(campaign=campaign, crown="Venice", settings={"doge": True}, by=by))
-    if "Poland" not in names:
-        _try(lambda: eu_monarchs.monarch_crown_configure(campaign=campaign, crown="Poland", settings={"poland_era": True}, by=by))
     taken = Reign.objects.filter(campaign=campaign, end_year__isnull=True, holder__prisoner_of__isnull=False)
     for reign in taken.order_by("crown"):
         _try(lambda c=reign.crown: eu_monarchs.monarch_ransom(campaign=campaign, crown=c, by=by))
@@ -952,6 +1011,8 @@ def play_turn(campaign: Campaign, source: DiceSource, *, law: bool = False, hous
         play_births(campaign, source, house_size=house_size, by=by)
         campaign.refresh_from_db()
     if campaign.step == Step.SURVIVAL and campaign.rules.monarch_table:
+        if law:
+            play_eu_crowns(campaign, by=by)
         play_monarchs(campaign, source, by=by)
     if campaign.step == Step.SURVIVAL:
         services.survival_roll(campaign=campaign, source=source, by=by)
@@ -1095,6 +1156,7 @@ LAW: dict[str, tuple[LawPart, ...]] = {
         LawPart("parleys", count=_model(Parley)),
         LawPart("excommunications", count=_model(Excommunication)),
         LawPart("Interphase taxes", postings=("tax",)),
+        LawPart("armies raised", postings=("raising",)),
         LawPart("Interphase maintenance", postings=("maintenance",)),
         LawPart("rebellions", postings=("rebellion",)),
         LawPart("titles (rule G)", count=_model(Title)),

@@ -16,7 +16,8 @@ What each checker verifies (rule ids, documented with the rulebook's words in ea
   monarch's Charisma roll exactly when the rules call for it), BR-pretender-house (a Pretender
   leaves the house of his birth); tests/test_crosscheck_br_claims.py shows them finding each defect;
   BR-event-victims (a battle, a plague or a storm strikes only a royal piece on the map; rule G's
-  Governor's household in a plague).
+  Governor's household in a plague),
+  BR-armies (armies maintained are armies raised before: issue 33).
 - EU monarchs (tests/crosscheck/eu_monarchs.py), all asserted: EM-dice, EM-survival,
   EM-survival-modifier, EM-succession, EM-reign, EM-values, EM-values-column, EM-stability-chain,
   EM-stability-bounds (Stability within -3..+3).

@@ -61,7 +61,7 @@ class Edited:
 CHARACTER_FIELDS = ("given_name", "dynastic_name", "characteristics", "legitimate")
 _DEATH = (
     "A death is recorded at the table as an event (the 'At the table' page: killed, a battle, plague, a storm; at the desk, "
-    "the characters' action 'At the table: Killed at the table'), and a survival die is corrected from the roll log: "
+    "the characters' action 'At the table: Killed at the table (this turn)'), and a survival die is corrected from the roll log: "
     "not edited by hand."
 )
 _CAPTURE = (

@@ -748,7 +748,9 @@ def monarch_place_named(
 def monarch_ransom(*, campaign: Campaign | int, crown: Crown | str, major: bool | None = None, by: Actor) -> Character:
     """Ransom a crown's captured monarch: a major power pays 200 ducats and loses 2 Stability, a
     minor 50 ducats (the tables). ``major`` defaults to whether a player's house holds the crown.
-    The ducats are recorded as money owed until the treasury keeps the books."""
+    The ducats are posted to the ledger (kind ``ransom``) from the crown's house (the Treasury for a
+    crown with none) to its captor's (the Treasury when the neutrals hold him), with a line each side
+    reads."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     _check_ruleset(campaign)

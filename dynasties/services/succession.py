@@ -602,7 +602,10 @@ def _exile(world: World, claimant: Character, left: Dynasty, chronicle: Chronicl
 
 def bring_home(world: World, heir: Character, record: Crown, chronicle: Chronicle) -> None:
     """A new monarch is controlled by the player of the crown (A7, Female Succession); the spouse and
-    the couple's unmarried children come too. A monarch married to the monarch of another crown
+    "any children of the marriage" come too: every living child of the couple who lives in the
+    heir's house, married or not, with a spouse who lives there too, and an unmarried child wherever
+    he lives (a child married into another house stays there; BloodLine: every child; ``_move_family``,
+    docs/rulings.md "Queens, consorts and unions"). A monarch married to the monarch of another crown
     makes a Dynastic Union: the male character's player controls both crowns (BloodLine: see
     ``crowns_join``)."""
     player = world.dynasties.get(record.controlled_by_id or 0) or world.crown_dynasty(record.name)

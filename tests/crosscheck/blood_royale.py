@@ -68,10 +68,16 @@ export carries. Rule ids (the first word of each violation):
   children aged 15 or younger, must make Survival Rolls" (a title holder that year, the spouse, their
   children of 15 or less, those born this turn included: "the second child ... one year later than
   the current turn").
+- BR-armies: "13 Maintaining and Raising": maintenance is paid for armies on the map, and armies
+  come on the map only by being raised; in the first turn "only Taxation, Placing Resources and
+  Raising" apply. So a house maintains in an Interphase at most the armies it kept and raised in its
+  previous one (the ledger's lines, read from their reasons: "Maintenance of 2 armies", "Raising 1
+  army"), none in its first.
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from itertools import pairwise
 from typing import Any
@@ -104,6 +110,7 @@ def check_blood_royale(export: dict[str, Any]) -> list[str]:
     out += _births(ex)
     out += _survival(ex)
     out += _money(ex)
+    out += _armies(ex)
     out += _succession(ex)
     out += _pretenders(ex)
     out += _barons(ex)
@@ -480,6 +487,45 @@ def _money(ex: Export) -> list[str]:
                     f"{found} (first in {firsts})",
                 )
             )
+    return out
+
+
+_ARMY_LINE = re.compile(r"^(Maintenance of|Raising) (\d+) arm(?:y|ies)\b")
+
+
+def _armies(ex: Export) -> list[str]:
+    out: list[str] = []
+    postings = ex.doc.get("postings", [])
+    undone = {p["reverses"] for p in postings if p.get("reverses")}
+    runs: dict[int, dict[int, list[int]]] = defaultdict(dict)  # house -> year -> [kept, raised]
+    for p in postings:
+        if p["id"] in undone or p.get("reverses"):
+            continue
+        # a house's own Interphase: its taxation, or a cost it pays (another's governor's lines are not its run)
+        if p["kind"] == "tax" and p["payer"] is None and p["reason"].startswith("Taxation"):
+            house = p["payee"]
+        elif p["kind"] in ("maintenance", "raising", "rebellion") and p["payer"] is not None:
+            house = p["payer"]
+        else:
+            continue
+        year = runs[house].setdefault(p["year"], [0, 0])
+        found = _ARMY_LINE.match(p["reason"]) if p["payer"] is not None else None
+        if found:
+            year[0 if found.group(1) == "Maintenance of" else 1] += int(found.group(2))
+    for house, years in runs.items():
+        had = 0  # on the map after the house's previous Interphase (none before its first)
+        for year in sorted(years):
+            kept, raised = years[year]
+            if kept > had:
+                out.append(
+                    violation(
+                        "BR-armies",
+                        f"house {house} {year}",
+                        f"at most {had} armies maintained (kept and raised in its previous Interphase)",
+                        f"{kept} maintained",
+                    )
+                )
+            had = kept + raised
     return out
 
 

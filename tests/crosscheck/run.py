@@ -48,6 +48,7 @@ ASSERTED: dict[str, tuple[str, ...]] = {
         "BR-pass-over-charisma",
         "BR-pretender-house",
         "BR-event-victims",
+        "BR-armies",
         *INVARIANTS,
     ),
     "eu-monarchs": (
