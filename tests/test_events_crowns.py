@@ -221,6 +221,25 @@ def test_the_player_holding_a_second_crown_gives_it_back_and_a_minor_gets_a_rege
     assert "given back to the house of" in ChronicleEntry.objects.get(campaign=campaign, kind="union_ends").text
 
 
+@pytest.mark.django_db
+def test_a_baron_for_a_crown_given_back_is_30_and_of_its_house_the_king_who_gave_it_lives(campaign, bob):
+    """A7: the baron is "5 years younger than the late King (or 30 years old, whichever is older)". A crown
+    given back has no late King (its King lives on, with his own crown): the baron is 30, of the house."""
+    union(campaign)
+    england = house(campaign, "England")
+    boy = person(campaign, england, "Edmund", "M", 1292)
+    Character.objects.filter(campaign=campaign, controlled_by=england).exclude(pk=boy.pk).exclude(
+        pk=reign_of(campaign, "England").holder_id
+    ).update(status=Status.DEAD, death_year=1299)  # nobody of the house can act as regent
+    done = logged(bob).post(event_url(campaign, "crown_give_back"), {"crown": "England", "monarch": boy.pk, "action_key": key()})
+    assert done.status_code == 302
+    regent = reign_of(campaign, "England").regent
+    assert regent.origin == Origin.BARON and regent.age(campaign.current_year) == 30
+    assert regent.dynastic_name == england.name
+    created = ChronicleEntry.objects.get(campaign=campaign, kind="created").text
+    assert f"a baron and cousin of the house of {england.name}" in created and "the late" not in created
+
+
 # --- Stability changed by the board --------------------------------------------------------------------
 
 

@@ -791,7 +791,8 @@ def crown_give_back(
         regent = (
             world.characters[chosen]
             if chosen is not None
-            else create_baron(world, crown, late, home, box, chronicle, load_tables(campaign))
+            # no late King: the crown's former monarch lives on (he gave it back), so the baron is 30, of the house
+            else create_baron(world, crown, None, home, box, chronicle, load_tables(campaign))
         )
         new.regent = regent
         new.save(update_fields=["regent"])
