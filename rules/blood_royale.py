@@ -58,7 +58,12 @@ OPTIONAL_RULES: dict[str, str] = {
     "four_character_start": "Optional Rule A: Four Character Start (King 30, Queen 25, children 10 and 5)",
     "rolled_king_queen": "Optional Rule B: Characteristic Rolls for the King and Queen",
     "disputed_succession": "Optional Rule C: Disputed Succession (any heir may be passed over)",
+    "trade_item_movement": "Optional Rule D: Movement of Trade Items (interceptions)",
+    "event_cards": "Optional Rule E: Event Cards (Pretenders and bastards)",
+    "neutral_provinces": "Optional Rule F: Neutral Provinces",
     "governing_provinces": "Optional Rule G: Governing Provinces",
+    "extra_movement_phase": "Optional Rule H: Extra Event/Movement Phase",
+    "changing_capitals": "Optional Rule I: Changing Capitals/Resource Areas",
     "no_first_turn_royal_survival": "No survival rolls for the starting King and Queen in the first turn (advised with rule B)",
     "beginner_king_survival": "Beginners: no survival roll for the King before the 1310 turn",
 }

@@ -180,7 +180,8 @@ def test_without_options_every_rule_is_off() -> None:
         (
             ["--option", "rule_z"],
             "blood-royale has no optional rule 'rule_z'; valid names: four_character_start, rolled_king_queen, "
-            "disputed_succession, governing_provinces, no_first_turn_royal_survival, beginner_king_survival.",
+            "disputed_succession, trade_item_movement, event_cards, neutral_provinces, governing_provinces, "
+            "extra_movement_phase, changing_capitals, no_first_turn_royal_survival, beginner_king_survival.",
         ),
         (  # a rule of another ruleset is not one of this ruleset's
             ["--ruleset", "eu-bloodline", "--option", "four_character_start"],
