@@ -180,6 +180,33 @@ def test_a_minor_monarch_without_issue_is_replaced_not_succeeded_by_his_brother(
 
 
 @pytest.mark.django_db
+def test_the_line_of_a_minor_monarch_without_issue_names_nobody_and_says_a_monarch_is_rolled(db):
+    """The same rule on the succession page: the Duke of Savoy has no child, only a brother, so his
+    line lists nobody (the brother would not inherit) and says what would happen; with a son, the son
+    heads it (and the brother follows him, as the line runs on only while there is issue)."""
+    from dynasties.services.succession_view import heirs_now, succession_what_if
+
+    c = minor_campaign()
+    late = savoy_king(c)
+    savoy = house(c, "Savoy")
+    father = person(c, savoy, "Padre", "M", late.birth_year - 30)
+    Character.objects.filter(pk=father.pk).update(status=Status.DEAD, death_year=late.birth_year + 10)
+    Character.objects.filter(pk=late.pk).update(father=father)
+    person(c, savoy, "Fratello", "M", late.birth_year + 2, father=father, adm=5, dip=5, mil=5)
+    line = succession_line(campaign=c, crown="Savoy")
+    assert line.entries == ()
+    assert any("leaves no issue" in note and "5 years younger" in note for note in line.notes)
+    assert heirs_now(campaign=c)["Savoy"] is None
+    what_if = succession_what_if(campaign=c, crown="Savoy", dies=[late.pk])
+    assert what_if.entries == () and what_if.successor is None and what_if.relative is None
+    assert any("rolled for the minor house" in note for note in what_if.notes)
+    son = person(c, savoy, "Figlio", "M", c.current_year - 3, father=late, adm=5, dip=5, mil=5)
+    line = succession_line(campaign=c, crown="Savoy")
+    assert line.entries[0].character == son
+    assert heirs_now(campaign=c)["Savoy"].character == son
+
+
+@pytest.mark.django_db
 def test_a_released_heir_recognised_as_monarch_loses_his_in_country_title(eu):
     """BloodLine, Titles: 'When a Monarch assumes the throne he loses all in-country titles he
     presently owns' - also the heir who was a prisoner at the Succession and, released, is recognised

@@ -37,7 +37,7 @@ from dynasties.models import (
     Title,
     TitleHolding,
 )
-from dynasties.services import regnal
+from dynasties.services import minor_crowns, regnal
 from dynasties.services.bloodline_sequence import royal_leaders
 from dynasties.services.claims import spurned_barred
 from dynasties.services.common import World
@@ -239,8 +239,13 @@ def succession_line(
     when = campaign.current_year if year is None else year
     people, barred = (world.people, _barred_now(world, crown)) if year is None else _as_of(world, crown, when)
     royal = {r.holder_id for r in world.reigns if r.crown == crown and r.start_year <= when}
-    explained = _explain(world, people, reign.holder_id, royal, barred, limit)
-    return _crown_line(world, reign, crown, explained, people, when, notes=_history_note(campaign, year))
+    notes = _history_note(campaign, year)
+    if _leaves_no_issue(world, crown, reign.holder_id, people):
+        explained = ExplainedLine(reign.holder_id, (), 0)
+        notes = (*notes, _no_issue_note(world, reign.holder_id))
+    else:
+        explained = _explain(world, people, reign.holder_id, royal, barred, limit)
+    return _crown_line(world, reign, crown, explained, people, when, notes=notes)
 
 
 def succession_what_if(
@@ -269,6 +274,18 @@ def succession_what_if(
     for pk in dead:
         people[pk] = replace(people[pk], alive=False)
     world.end_marriages_of(gone)
+    if _leaves_no_issue(world, crown, late.pk, people):
+        explained = ExplainedLine(late.pk, (), 0)
+        if late.pk not in gone:
+            return _crown_line(
+                world, reign, crown, explained, people, year, dead=tuple(dead), notes=(_no_issue_note(world, late.pk),)
+            )
+        note = (
+            f"{late.display_name} leaves no issue: a monarch 5 years younger would be rolled for the minor house "
+            "(BloodLine, Minor Dynasties); his brothers, sisters and cousins do not inherit."
+        )
+        line = _crown_line(world, reign, crown, explained, people, year, dead=tuple(dead), notes=(note,))
+        return replace(line, monarch_dies=True)
     explained = _explain(world, people, late.pk, world.past_holders(crown), _barred_now(world, crown), limit)
     if late.pk not in gone:
         return _crown_line(world, reign, crown, explained, people, year, dead=tuple(dead))
@@ -320,6 +337,9 @@ def heirs_now(*, campaign: Campaign) -> dict[str, SuccessionEntry | None]:
     found: dict[str, LineEntry | None] = {}
     for reign in world.reigns:
         if reign.end_year is not None or reign.crown in found:
+            continue
+        if _leaves_no_issue(world, reign.crown, reign.holder_id, world.people):
+            found[reign.crown] = None
             continue
         royal = {r.holder_id for r in world.reigns if r.crown == reign.crown and r.start_year <= year}
         explained = explain_line(
@@ -453,6 +473,25 @@ def _barred_now(world: World, crown: str) -> set[int]:
     if world.campaign.rules.stability_track:
         barred |= spurned_barred(world.campaign, crown, world.people)
     return barred
+
+
+def _leaves_no_issue(world: World, crown: str, monarch: int, people: Mapping[int, Person]) -> bool:
+    """BloodLine: a minor house's monarch with no issue in play. 'If the monarch dies without issue,
+    then a randomly rolled monarch 5 years younger than the previous one takes the throne': his
+    brothers, sisters and cousins are not his heirs (as ``succession.walk_the_line``)."""
+    return (
+        world.campaign.rules.stability_track
+        and minor_crowns.is_minor_crown(world, crown)
+        and next(iter(line_of(people, monarch)), None) is None
+    )
+
+
+def _no_issue_note(world: World, monarch: int) -> str:
+    late = world.characters[monarch]
+    return (
+        f"{late.display_name} leaves no issue: if he dies, a monarch 5 years younger is rolled for the minor "
+        "house (BloodLine, Minor Dynasties); his brothers, sisters and cousins do not inherit."
+    )
 
 
 def _history_note(campaign: Campaign, year: int | None) -> tuple[str, ...]:
