@@ -24,6 +24,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--turns", type=int, default=40)
+    parser.add_argument("--first-seed", type=int, default=1, help="the first seed (the issues' examples use 801..)")
     parser.add_argument("--ruleset", action="append", help="one ruleset (repeatable); all three by default")
     parser.add_argument("--show", type=int, default=3, help="example violations printed per rule")
     parser.add_argument("--law", action="store_true", help="the automatic player plays the whole law too (as `simulate`)")
@@ -47,7 +48,7 @@ def main() -> None:
         counts: Counter[str] = Counter()
         examples: dict[str, list[str]] = {}
         start = time.perf_counter()
-        for seed in range(1, args.seeds + 1):
+        for seed in range(args.first_seed, args.first_seed + args.seeds):
             for v in CHECKS[ruleset](simulated_export(ruleset, seed, args.turns, law=args.law)):
                 rule = f"{rule_of(v)} (seed {seed})"
                 counts[rule_of(v)] += 1

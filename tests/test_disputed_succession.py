@@ -19,6 +19,7 @@ from dynasties.models import (
     Origin,
     PassedOver,
     Reign,
+    Renunciation,
     Status,
 )
 from dynasties.services import announcements_make, marriages_finish, survival_finish, survival_roll
@@ -393,6 +394,14 @@ def test_a_prisoners_free_son_keeps_his_place_when_the_prisoner_is_passed_over(c
     survival_finish(campaign=campaign, pass_over={"England": [captive.pk]}, entered=[[2]], by=SYSTEM_ACTOR)
     assert Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True).holder == grandson
     assert second.pk != grandson.pk
+    # the independent cross-check reads the same ruling from the export (before: it expected Second)
+    from operations.exchange import campaign_export
+    from tests.crosscheck.blood_royale import check_blood_royale
+    from tests.crosscheck.common import rule_of
+
+    campaign.refresh_from_db()
+    found = [v for v in check_blood_royale(campaign_export(campaign)) if rule_of(v) == "BR-succession"]
+    assert found == []
 
 
 @pytest.mark.django_db
@@ -414,3 +423,28 @@ def test_rule_c_exiles_an_imprisoned_heir_passed_over_too(campaign):
     captive.refresh_from_db()
     assert captive.controlled_by == france and captive.prisoner_of == france  # the player on the left: France
     assert "go into exile with the house of Anjou" in ChronicleEntry.objects.get(kind="exile").text
+
+
+@pytest.mark.django_db
+def test_a_renouncer_who_later_wore_the_crown_leaves_her_line_its_claim(campaign):
+    """A renunciation bars the renouncer's line from the crown (A6: 'this dropping of the claim would
+    last even after the end of the Marriage Contract') - until she wears that crown herself (a crown
+    given back to her house: 'allow a new Monarch to be established by the "landless" player'): then
+    she reigned, and her line inherits from her like any monarch's. Her son reigned after her; when
+    he dies without issue the crown climbs back to her, and her other son's son succeeds (seed 805,
+    Spain 1425: a relative was created instead, as her line was still barred)."""
+    at_step(campaign, Step.SURVIVAL, year=1360)
+    Character.objects.filter(campaign=campaign).update(status=Status.RETIRED)  # clear the starting families
+    spain = house(campaign, "Spain")
+    carla = person(campaign, spain, "Carla", "F", 1300)
+    Renunciation.objects.create(campaign=campaign, character=carla, crown="Spain", year=1320, source="a marriage contract")
+    crown(campaign, carla, "Spain", 1335)
+    fer = person(campaign, spain, "Fer", "M", 1320, mother=carla)
+    fred = person(campaign, spain, "Fred", "M", 1322, mother=carla, order=2)
+    grandson = person(campaign, spain, "Max", "M", 1340, father=fred)
+    Character.objects.filter(pk__in=[carla.pk, fred.pk]).update(status=Status.DEAD, death_year=1355)
+    crown(campaign, fer, "Spain", 1355)
+    roll_survival(campaign, {fer.pk})
+    survival_finish(campaign=campaign, by=SYSTEM_ACTOR)
+    assert Reign.objects.get(campaign=campaign, crown="Spain", end_year__isnull=True).holder == grandson
+    assert not Character.objects.filter(campaign=campaign, origin=Origin.RELATIVE).exists()

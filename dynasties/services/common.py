@@ -11,6 +11,21 @@ from dynasties.models import Character, Crown, Dynasty, DynastyKind, Marriage, R
 from rules.people import Person
 
 
+def renounced_by_crown(campaign: Campaign, reigns: Iterable[Reign], *, by_year: int | None = None) -> dict[str, set[int]]:
+    """Who has renounced each crown (by ``by_year`` if given): a renouncer who wore that crown
+    afterwards (given back to her house) reigned, and her line inherits from her like any monarch's
+    (docs/rulings.md A6), so she no longer bars it."""
+    wore = {(r.crown, r.holder_id): r.start_year for r in reigns if by_year is None or r.start_year <= by_year}
+    rows = Renunciation.objects.filter(campaign=campaign)
+    if by_year is not None:
+        rows = rows.filter(year__lte=by_year)
+    out: dict[str, set[int]] = {}
+    for crown, character, year in rows.values_list("crown", "character_id", "year"):
+        if wore.get((crown, character), year - 1) < year:
+            out.setdefault(crown, set()).add(character)
+    return out
+
+
 class World:
     """Every character, open marriage and reign of a campaign, loaded in a fixed number of queries."""
 
@@ -27,9 +42,7 @@ class World:
         self.dynasties: dict[int, Dynasty] = {d.pk: d for d in Dynasty.objects.filter(campaign=campaign)}
         self.reigns: list[Reign] = list(Reign.objects.filter(campaign=campaign).order_by("start_year", "pk"))
         self.crowns: dict[str, Crown] = {c.name: c for c in Crown.objects.filter(campaign=campaign)}
-        self.renounced: dict[str, set[int]] = {}
-        for crown, character in Renunciation.objects.filter(campaign=campaign).values_list("crown", "character_id"):
-            self.renounced.setdefault(crown, set()).add(character)
+        self.renounced = renounced_by_crown(campaign, self.reigns)
         self.open_marriages: list[Marriage] = list(
             Marriage.objects.filter(campaign=campaign, ended_year__isnull=True).order_by("pk")
         )

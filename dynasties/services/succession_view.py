@@ -32,7 +32,6 @@ from dynasties.models import (
     Dynasty,
     Marriage,
     Reign,
-    Renunciation,
     Status,
     Title,
     TitleHolding,
@@ -40,7 +39,7 @@ from dynasties.models import (
 from dynasties.services import minor_crowns, regnal
 from dynasties.services.bloodline_sequence import royal_leaders
 from dynasties.services.claims import spurned_barred
-from dynasties.services.common import World
+from dynasties.services.common import World, renounced_by_crown
 from dynasties.services.succession import default_regent, heir_standing
 from rules import blood_royale as br
 from rules import bloodline as bl
@@ -138,9 +137,7 @@ class _LeanWorld(World):
         self.dynasties = {d.pk: d for d in Dynasty.objects.filter(campaign=campaign)}
         self.reigns = list(Reign.objects.filter(campaign=campaign).order_by("start_year", "pk"))
         self.crowns = {c.name: c for c in Crown.objects.filter(campaign=campaign)}
-        self.renounced: dict[str, set[int]] = {}
-        for crown, character in Renunciation.objects.filter(campaign=campaign).values_list("crown", "character_id"):
-            self.renounced.setdefault(crown, set()).add(character)
+        self.renounced = renounced_by_crown(campaign, self.reigns)
         self.open_marriages = list(Marriage.objects.filter(campaign=campaign, ended_year__isnull=True).order_by("pk"))
         self._labels: dict[int, str] | None = None
         self._people = {pk: sheet.as_person() for pk, sheet in self.characters.items()}
@@ -460,9 +457,7 @@ def _as_of(world: World, crown: str, year: int) -> tuple[dict[int, Person], set[
         if person.alive != (not dead) or person.retired != retired:
             person = replace(person, alive=not dead, retired=retired)
         people[pk] = person
-    barred = set(
-        Renunciation.objects.filter(campaign=world.campaign, crown=crown, year__lte=year).values_list("character_id", flat=True)
-    )
+    barred = renounced_by_crown(world.campaign, world.reigns, by_year=year).get(crown, set())
     return people, barred
 
 

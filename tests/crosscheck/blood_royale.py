@@ -24,7 +24,9 @@ export carries. Rule ids (the first word of each violation):
   from whose Dynasty she came receives 100 Crowns ... The same applies to a male child who marries
   a Queen".
 - BR-succession: "When a King dies, the next-in-line comes to the Throne" in the order of (9)
-  Succession; passed-over heirs (and their lines) are skipped; "Monarchs may not abdicate nor be
+  Succession; passed-over heirs (and their lines) are skipped - a prisoner alone, as he is passed
+  over for his captivity, which his free children do not share (issue 16: "a prisoner passed over
+  leaves his free children in" the line; docs/rulings.md A7); "Monarchs may not abdicate nor be
   deposed" (a reign ends with its holder's death, or when the player holding a second country gives
   it back: "allow a new Monarch to be established by the 'landless' player"); with nobody of the
   blood, a created relative.
@@ -564,7 +566,8 @@ def _succession(ex: Export) -> list[str]:
                 continue
             if nxt["start_year"] != year:
                 out.append(violation("BR-succession", row, f"the next reign from {year}", nxt["start_year"]))
-            cut = {p["character"] for p in nxt["passed_over"]}
+            captives = {p["character"] for p in nxt["passed_over"] if p["reason"].startswith("a prisoner")}
+            cut = {p["character"] for p in nxt["passed_over"]} - captives
             cut |= ex.renounced_before(crown, year)
             for p in nxt["passed_over"]:
                 heir = ex.chars[p["character"]]
@@ -578,7 +581,9 @@ def _succession(ex: Export) -> list[str]:
                         )
                     )
 
-            def eligible(cid: int, year: int = year, late: int = late["id"]) -> bool:
+            def eligible(cid: int, year: int = year, late: int = late["id"], captives: set[int] = captives) -> bool:
+                if cid in captives:
+                    return False
                 c = ex.chars[cid]
                 dead = c["death_year"] is not None and c["death_year"] <= year
                 if dead and not (c["death_year"] == year and ex.died_after(cid, late)):

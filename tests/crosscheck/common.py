@@ -96,7 +96,10 @@ class Export:
     def renounced_before(self, crown: str, year: int) -> set[int]:
         """Who had renounced ``crown`` before the Succession of turn ``year``: a renunciation of an
         earlier turn, or of this one at an earlier step (its chronicle line's step; a contract's
-        renunciation comes with the wedding, after the Succession)."""
+        renunciation comes with the wedding, after the Succession). A renouncer who wore the crown
+        after renouncing it (given back to her house: "allow a new Monarch to be established by the
+        'landless' player") reigned, and her line inherits from her as from any monarch."""
+        wore = {(r["crown"], r["holder"]): r["start_year"] for r in self.doc["reigns"] if r["start_year"] <= year}
         steps = {
             (e["data"].get("character"), e["data"].get("crown")): STEPS.get(e["step"], 9)
             for y in self.doc["chronicle"]
@@ -107,6 +110,7 @@ class Export:
             r["character"]
             for r in self.doc.get("renunciations", [])
             if r["crown"] == crown
+            and wore.get((crown, r["character"]), r["year"] - 1) < r["year"]
             and (r["year"] < year or (r["year"] == year and steps.get((r["character"], crown), 9) < STEPS["survival"]))
         }
 
