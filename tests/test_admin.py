@@ -382,6 +382,32 @@ def test_adding_a_campaign_in_the_admin_sets_it_up(admin_client, admin_user, db)
     assert Membership.objects.get(campaign=campaign).role == Role.GM
 
 
+def test_adding_a_campaign_in_the_admin_lets_the_table_choose_its_countries(admin_client, db):
+    """Blood Royale: 'If there are four players ... England becomes a non-player country' (the default);
+    three players 'Allow a free selection from all five countries' - the desk offers both."""
+    response = admin_client.post(
+        url(Campaign, "add"), {"name": "Four", "slug": "four", "ruleset": "blood-royale", "players": "4"}
+    )
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    four = Campaign.objects.get(slug="four")
+    assert sorted(four.dynasties.values_list("crown", flat=True)) == ["France", "Germany", "Italy", "Spain"]
+    response = admin_client.post(
+        url(Campaign, "add"),
+        {"name": "Three", "slug": "three", "ruleset": "blood-royale", "players": "3", "countries": ["England", "Italy", "Spain"]},
+    )
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    three = Campaign.objects.get(slug="three")
+    crowns = set(three.dynasties.exclude(crown="").values_list("crown", flat=True))
+    assert crowns == {"England", "Italy", "Spain"}
+    response = admin_client.post(  # two countries for three players: refused beside the field, nothing made
+        url(Campaign, "add"),
+        {"name": "Bad", "slug": "bad", "ruleset": "blood-royale", "players": "3", "countries": ["England", "Italy"]},
+    )
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors["countries"]
+    assert not Campaign.objects.filter(slug="bad").exists()
+
+
 def test_adding_a_campaign_with_an_unknown_optional_rule_is_a_form_error(admin_client, db):
     response = admin_client.post(
         url(Campaign, "add"),

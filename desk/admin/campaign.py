@@ -33,9 +33,11 @@ from campaign.services import copy_saved, membership_add, membership_check, tabl
 from desk.admin.base import DeskAdmin, DeskTabularInline
 from desk.forms_tables import TableGrid
 from dynasties.services import campaign_create
+from dynasties.services.setup import default_dynasties
 from rules import get_ruleset
 from rules import rulesets as rulesets_all
 from rules.errors import RuleError
+from rules.names import BLOOD_ROYALE_CROWNS
 from rules.tables import TABLE_TITLES, VALIDATORS, defaults_for, validate_table
 
 
@@ -92,7 +94,14 @@ class OptionsField(forms.MultipleChoiceField):
 class CampaignCreateForm(forms.ModelForm):
     """Adding a campaign in the admin runs ``campaign_create`` (dynasties, starting families, tables)."""
 
-    players = forms.IntegerField(min_value=3, max_value=5, initial=5, help_text="Blood Royale: 3 to 5 players.")
+    players = forms.IntegerField(min_value=2, max_value=5, initial=5, help_text="Blood Royale: 3 to 5 players.")
+    countries = forms.MultipleChoiceField(
+        required=False,
+        choices=[(c, c) for c in BLOOD_ROYALE_CROWNS],
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Blood Royale: leave empty for the rulebook's default (four players: England is the "
+        "non-player country), or tick one country per player (three players choose freely).",
+    )
     optional_rules = OptionsField(help_text="Each applies to the ruleset it names.")
 
     class Meta:
@@ -110,6 +119,12 @@ class CampaignCreateForm(forms.ModelForm):
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
         check_options(self, cleaned.get("ruleset"))
+        ruleset, players = cleaned.get("ruleset"), cleaned.get("players")
+        if ruleset and players is not None:
+            try:  # the set-up's own choice of houses, so the form never disagrees with it
+                cleaned["dynasties"] = default_dynasties(players, ruleset, cleaned.get("countries") or None)
+            except RuleError as exc:
+                self.add_error("countries" if "countries" in exc.fields else "players", exc.message)
         return cleaned
 
 
@@ -224,7 +239,7 @@ class CampaignAdmin(DeskAdmin):
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         if obj is None:
-            return ["name", "slug", "ruleset", "players", "optional_rules"]
+            return ["name", "slug", "ruleset", "players", "countries", "optional_rules"]
         return [
             "name",
             "slug",
@@ -269,6 +284,7 @@ class CampaignAdmin(DeskAdmin):
             slug=form.cleaned_data.get("slug") or None,
             ruleset=form.cleaned_data["ruleset"],
             players=form.cleaned_data["players"],
+            dynasties=form.cleaned_data["dynasties"],
             optional_rules=form.cleaned_data.get("optional_rules") or {},
             by=request.user,
         )
