@@ -20,13 +20,12 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from campaign.models import Campaign
 from campaign.permissions import runs_the_turn, sees_final_table
-from campaign.printing import render_pdf
 from campaign.treasury import currency
+from dynasties import printing
 from dynasties.models import Dynasty, DynastyKind
 from dynasties.services.ending import final_table, game_end, game_end_settings, game_reopen, opening_balances, settings_text
 from pages.common import ActionFailed, already_done, context, member, run_action
 
-PRINT_TEMPLATE = "print/final_table.html"
 START_PREFIX = "start_"
 
 
@@ -181,8 +180,7 @@ def final_table_pdf(request: HttpRequest, slug: str) -> HttpResponse:
     if not sees_final_table(role, ended=campaign.ended_year is not None):
         raise Http404("No such printable.")
     table = final_table(campaign, role=role, mine=mine)
-    pdf = render_pdf(PRINT_TEMPLATE, {"campaign": campaign, "table": table, "currency": currency(campaign)})
-    response = HttpResponse(pdf, content_type="application/pdf")
+    response = HttpResponse(printing.final_table_pdf(campaign, table), content_type="application/pdf")
     response["Content-Disposition"] = f'inline; filename="{campaign.slug}-final-table.pdf"'
     return response
 
