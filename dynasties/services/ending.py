@@ -142,7 +142,11 @@ def final_table(campaign: Campaign, *, role: str | None, mine: int | None) -> di
     house's money, the houses in seat order (no rank, no leader: the order would tell the rest).
     Bounded queries."""
     ended = campaign.ended_year is not None
-    table = dict(campaign.ended_standings) if ended and campaign.ended_standings else _table(campaign, "")
+    # an imported campaign that ended has no frozen table (the export carries the end, not the table):
+    # its books are closed, so the table is read from them as it stands
+    table = dict(campaign.ended_standings) if ended and campaign.ended_standings else _table(campaign, campaign.ended_reason)
+    if ended:
+        table["year"] = campaign.ended_year
     whole = sees_final_table(role, ended=ended)
     shown: list[Row] = []
     for r in table["rows"]:
