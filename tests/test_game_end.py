@@ -104,9 +104,7 @@ def test_a_series_is_won_by_the_greatest_percentage_increase(campaign, gm) -> No
     the greatest percentage." England began with 400 and ends with 600 (+50%), France began with 100
     and ends with 200 (+100%): England has the most money, France wins the session."""
     england, france = house(campaign, "England"), house(campaign, "France")
-    game_end_settings(
-        campaign=campaign, end_year=None, money_target=None, session_start={england.pk: 400, france.pk: 100}, by=gm
-    )
+    game_end_settings(campaign=campaign, end_year=None, money_target=None, session_start={england.pk: 400, france.pk: 100}, by=gm)
     give(campaign, england, 600)
     give(campaign, france, 200)
     table = game_end(campaign=campaign, by=gm).ended_standings

@@ -59,7 +59,14 @@ def test_the_gm_sets_the_end_and_sees_his_mistakes(client, campaign, gm) -> None
     england = house(campaign, "England")
     done = client.post(
         url(campaign),
-        {"op": "settings", "end_year": "1450", "money_target": "800", "series": "on", f"start_{england.pk}": "400", "action_key": "k2"},
+        {
+            "op": "settings",
+            "end_year": "1450",
+            "money_target": "800",
+            "series": "on",
+            f"start_{england.pk}": "400",
+            "action_key": "k2",
+        },
     )
     assert done.status_code == 302
     campaign.refresh_from_db()

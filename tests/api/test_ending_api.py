@@ -61,7 +61,7 @@ def test_the_standings_before_and_after_the_end(campaign, gm, alice, observer, c
 
 
 def test_the_gm_sets_the_end_and_reopens(campaign, gm, client_for, purses) -> None:
-    england, france = purses
+    england, _france = purses
     client = client_for(gm)
     bad = client.post(
         url(campaign, "end") + "settings/", {"end_year": 1305, "money_target": 0}, format="json", HTTP_IDEMPOTENCY_KEY="s0"
