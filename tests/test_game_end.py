@@ -197,3 +197,28 @@ def test_who_sees_the_standings(campaign, gm, alice, bob) -> None:
     assert money(after, "France") == 70 and after["rows"][0].crown == "France" and after["rows"][0].winner
     line = ChronicleEntry.objects.get(campaign=campaign, kind="game_end")
     assert can_view(alice, line) and can_view(bob, line)
+
+
+def test_an_ended_game_is_exported_and_imported_with_its_end(campaign, gm) -> None:
+    from operations.exchange import campaign_export, campaign_import
+
+    england = house(campaign, "England")
+    give(campaign, england, 500)
+    game_end_settings(campaign=campaign, end_year=1400, money_target=800, by=gm)
+    game_end(campaign=campaign, by=gm)
+    doc = campaign_export(Campaign.objects.get(pk=campaign.pk))
+    assert {k: doc["campaign"][k] for k in ("end_year", "money_target", "ended_year", "ended_reason")} == {
+        "end_year": 1400,
+        "money_target": 800,
+        "ended_year": 1300,
+        "ended_reason": "agreement",
+    }
+    line = next(e for y in doc["chronicle"] for e in y["entries"] if e["kind"] == "game_end")
+    exported_england = next(d["id"] for d in doc["dynasties"] if d["crown"] == "England")
+    assert line["data"]["winners"] == [exported_england]  # an export id, not the database's
+    copy = campaign_import(doc)
+    assert (copy.ended_year, copy.ended_reason, copy.money_target) == (1300, "agreement", 800)
+    table = final_table(copy, role="observer", mine=None)  # rebuilt from its ledger
+    assert table["ended"] and table["rows"][0].crown == "England" and table["rows"][0].money == 500 and table["rows"][0].winner
+    with pytest.raises(GameOver):
+        turn_advance(campaign=copy, by=SYSTEM_ACTOR)
