@@ -128,3 +128,21 @@ def test_the_closing_page_queries_do_not_grow_with_the_ledger(client, campaign, 
         give(campaign, house(campaign, crown), 7, times=40)
     assert {who.pk: count(who) for who in (gm, alice)} == small
     assert max(small.values()) <= 25
+
+
+def test_an_eu_campaign_closes_at_an_agreed_year_and_names_no_winner(client, gm) -> None:
+    """The EU rulesets are won at the board (victory points Regnal does not keep): no money target,
+    no winner named; the agreed end and the end by agreement work as in Blood Royale."""
+    from dynasties.services.setup import campaign_create
+    from rules import bloodline as bl
+
+    europa = campaign_create(name="Europa", ruleset=bl.NAME, players=3, by=gm)
+    client.force_login(gm)
+    page = client.get(url(europa)).content.decode()
+    assert "The money target" not in page and "The agreed last turn" in page
+    assert client.post(url(europa), {"op": "settings", "end_year": "1500", "action_key": "e1"}).status_code == 302
+    assert client.post(url(europa), {"op": "end", "action_key": "e2"}).status_code == 302
+    europa.refresh_from_db()
+    assert europa.ended_reason == "agreement" and europa.ended_standings["winners"] == []
+    closed = client.get(url(europa)).content.decode()
+    assert "won at the board" in closed and "Winner" not in closed
