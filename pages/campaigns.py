@@ -166,9 +166,9 @@ class CampaignForm(forms.Form):
     money_target = forms.IntegerField(
         required=False,
         min_value=1,
-        label="The money target (Blood Royale)",
-        help_text="A house with this sum or more after a turn's cashing-in wins (the rulebook's example: 800 Crowns); "
-        "empty: none.",
+        label="The money target",
+        help_text="Blood Royale only: a house with this sum or more after a turn's cashing-in wins (the rulebook's "
+        "example: 800 Crowns); empty: none.",
     )
     options = forms.MultipleChoiceField(
         required=False, choices=_option_choices(), widget=forms.CheckboxSelectMultiple, label="Optional rules"
