@@ -146,3 +146,22 @@ def test_an_eu_campaign_closes_at_an_agreed_year_and_names_no_winner(client, gm)
     assert europa.ended_reason == "agreement" and europa.ended_standings["winners"] == []
     closed = client.get(url(europa)).content.decode()
     assert "won at the board" in closed and "Winner" not in closed
+
+
+def test_the_end_is_set_at_the_campaigns_creation(client, alice) -> None:
+    """(22) "at the beginning of the game players could set a monetary victory target (eg, 800
+    Crowns)"; (3) "Before the game starts, players should decide how long it will last." """
+    client.force_login(alice)
+    base = {"ruleset": "blood-royale", "players": "5", "setup": "standard", "observers": ""}
+    made = client.post(
+        "/campaigns/new/", {**base, "name": "Short", "end_year": "1350", "money_target": "800", "action_key": "c1"}
+    )
+    assert made.status_code == 302
+    short = Campaign.objects.get(name="Short")
+    assert (short.end_year, short.money_target) == (1350, 800)
+    refused = client.post(
+        "/campaigns/new/",
+        {**base, "name": "Europa", "ruleset": "eu-bloodline", "players": "3", "money_target": "800", "action_key": "c2"},
+    )
+    assert refused.status_code == 400 and "not won on money" in " ".join(refused.context["form"].errors.get("money_target", []))
+    assert not Campaign.objects.filter(name="Europa").exists()
