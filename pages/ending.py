@@ -92,10 +92,10 @@ def _page(
     error: str = "",
     status: int = 200,
 ) -> HttpResponse:
-    is_gm = runs_the_turn(role)
-    houses = _houses(campaign) if is_gm else []
+    gm_forms = runs_the_turn(role)
+    houses = _houses(campaign) if gm_forms else []
     table = final_table(campaign, role=role, mine=mine)
-    if is_gm and form is None:
+    if gm_forms and form is None:
         form = _settings_form(campaign, houses)
     return render(
         request,
@@ -107,8 +107,8 @@ def _page(
             table=table,
             currency=currency(campaign),
             settings=settings_text(campaign),
-            form=form if is_gm else None,
-            start_fields=[form[f"{START_PREFIX}{h.pk}"] for h in houses] if is_gm and form is not None else [],
+            form=form if gm_forms else None,
+            start_fields=[form[f"{START_PREFIX}{h.pk}"] for h in houses] if gm_forms and form is not None else [],
             error=error,
             may_print=sees_final_table(role, ended=campaign.ended_year is not None),
             money_wins=campaign.rules.money_wins,
