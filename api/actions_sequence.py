@@ -20,13 +20,15 @@ campaigns/{slug}/treasury/transfers/                     POST a gift, loan or pa
 campaigns/{slug}/ledger/{id}/reverse/                    POST (GM)
 campaigns/{slug}/interphase/{dynasty}/preview/ | run/    POST
 campaigns/{slug}/cash-in/{dynasty}/preview/ | run/       POST
+campaigns/{slug}/standings/ [pdf/]                       GET the standings; the final table (PDF)
+campaigns/{slug}/end/ | end/settings/ | end/reopen/      POST (GM): end the game; its settings; reopen it
 """
 
 from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from api.views import marriages, money
+from api.views import ending, marriages, money
 from api.views.sequence import births, monarchs, redo, succession, survival, turn, undo
 
 C = "campaigns/<slug:slug>/"
@@ -34,6 +36,11 @@ C = "campaigns/<slug:slug>/"
 urlpatterns: list[URLPattern] = [
     path(C + "turn/", turn.TurnView.as_view(), name="turn"),
     path(C + "turn/advance/", marriages.AdvanceView.as_view(), name="turn-advance"),
+    path(C + "standings/", ending.StandingsView.as_view(), name="standings"),
+    path(C + "standings/pdf/", ending.FinalTablePdfView.as_view(), name="standings-pdf"),
+    path(C + "end/", ending.EndView.as_view(), name="game-end"),
+    path(C + "end/settings/", ending.EndSettingsView.as_view(), name="game-end-settings"),
+    path(C + "end/reopen/", ending.ReopenView.as_view(), name="game-reopen"),
     path(C + "births/", births.BirthsView.as_view(), name="births"),
     path(C + "births/attempts/", births.AttemptsView.as_view(), name="births-attempts"),
     path(C + "births/attempts/<int:attempt>/sex/", births.SexView.as_view(), name="births-sex"),

@@ -44,6 +44,7 @@ def main() -> int:
     from campaign.permissions import SYSTEM_ACTOR
     from dynasties.services import campaign_create
     from operations.simulation import LAW, law_summary, law_table, play_turn, simulated_dynasties
+    from operations.simulation_end import end_summary, game_over
     from rules import RULESET_LABELS, get_ruleset
     from rules.dice import RandomSource
 
@@ -53,6 +54,7 @@ def main() -> int:
         totals = {part.name: 0 for part in LAW[ruleset]}
         applies: set[str] = set()  # the parts these campaigns have at all (the auction: three players only)
         start = time.perf_counter()
+        ends: list[str] = []
         for seed in range(1, args.seeds + 1):
             source = RandomSource(seed)
             campaign = campaign_create(
@@ -63,10 +65,12 @@ def main() -> int:
                 dynasties=simulated_dynasties(ruleset, args.players),
                 optional_rules={name: True for name in get_ruleset(ruleset).OPTIONAL_RULES},
                 source=source,
+                # the game's end (section 22): agreed after the last turn played, so the law plays whole
+                end_year=get_ruleset(ruleset).start_year + (args.turns - 1) * get_ruleset(ruleset).turn_length,
             )
             played = 0
             try:
-                while played < args.turns:
+                while played < args.turns and not game_over(campaign):
                     campaign = play_turn(campaign, source, law=True, by=SYSTEM_ACTOR)
                     played += 1
             except Exception as exc:  # reported, and the other seeds go on
@@ -74,6 +78,7 @@ def main() -> int:
                 where = traceback.extract_tb(exc.__traceback__)[-1]
                 error = f"{type(exc).__name__}: {exc} ({where.filename}:{where.lineno})"
                 print(f"CRASH {ruleset} seed {seed} turn {played + 1}: {error}")
+            ends.append(end_summary(campaign))
             for name, n in law_summary(campaign):
                 totals[name] += n
                 applies.add(name)
@@ -84,6 +89,9 @@ def main() -> int:
         print(law_table(rows))
         if absent:
             print(f"  not in a {args.players}-player campaign: {', '.join(absent)}")
+        ended = sum(1 for line in ends if line.startswith("the game ended"))
+        first = ends[0] if ends else "-"
+        print(f"  the game's end (the agreed last turn): {ended} of {len(ends)} campaigns ended; the first: {first}")
     return 1 if failed else 0
 
 

@@ -83,6 +83,31 @@ class Campaign(models.Model):
         editable=False,
         help_text="Open for play (ready), its set-up still being played by a background job, or that job failed.",
     )
+    end_year = models.IntegerField(
+        null=True,
+        blank=True,
+        help_text="The agreed last turn (its year): the game ends once that turn and its cashing-in are over "
+        "(Blood Royale 22). Empty: no agreed end.",
+    )
+    money_target = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="A monetary victory target (Blood Royale 22, eg 800 Crowns): a house with this sum or more after a "
+        "turn's cashing-in wins. Empty: none.",
+    )
+    session_start = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="A series of games (Blood Royale 3): each house's money at the start of this session, by house id; "
+        "a house not listed started with its opening balance. Empty: not a series.",
+    )
+    ended_year = models.IntegerField(
+        null=True, blank=True, editable=False, help_text="The year the game ended in (empty: it goes on)."
+    )
+    ended_reason = models.CharField(max_length=20, blank=True, default="", editable=False)
+    ended_standings = models.JSONField(
+        default=dict, blank=True, editable=False, help_text="The final table as it stood at the end (frozen)."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -103,6 +128,11 @@ class Campaign(models.Model):
 
     def option(self, key: str) -> bool:
         return bool((self.optional_rules or {}).get(key, False))
+
+    @property
+    def ended(self) -> bool:
+        """Whether the game has ended (``dynasties.services.ending``): its books stay readable."""
+        return self.ended_year is not None
 
     @property
     def rules(self) -> Ruleset:

@@ -168,6 +168,7 @@ ACTIONS: dict[str, str] = {
     "set a portrait": "the GM, or the player of the house (its coat of arms, its people's portraits)",
     "seat the table": "the GM (invite by a link, revoke a link, move a seat to another user, remove a member)",
     "join by a link": "anyone logged in who holds a live invitation link, once, if its seat is free",
+    "end the game": "the GM (the agreed last turn, the money target, a series' start, ending by agreement, reopening)",
     "keep the books at the desk": "the GM of the campaign (the admin at /admin/, one campaign at a time; no staff flag needed)",
 }
 """Who may do what: the table docs/pages.md shows (tests/test_policy.py checks they agree)."""
@@ -294,6 +295,9 @@ SEES: dict[str, str] = {
     "a public note": "every member",
     "a note for its player": "its house's players (a character's: his house's) and the GM; the campaign's: every player",
     "a GM note": "the GM",
+    "the final table (every house's money at the game's end)": "every member once the game has ended",
+    "the standings before the end": "the GM (a player sees only his own house's money)",
+    "the houses' money at a session's start (a series)": "the GM until the game has ended",
     "anything of a campaign": "no one who is not a member (404, as for what does not exist)",
 }
 """Who sees what: the table docs/pages.md shows (tests/test_policy.py checks they agree)."""
@@ -362,6 +366,9 @@ PUBLIC_LINE_KINDS = frozenset(
         "union",
         "union_ends",
         "wedding",
+        "game_end",  # the game's end and its final table: public once the game has ended (sees_final_table)
+        "game_reopened",
+        "game_settings",  # the agreed last turn and the money target (no house's money)
     }
 )
 """Kinds of chronicle line that every member may read. A line of any other kind is read only by
@@ -475,6 +482,23 @@ def sees_money(role: str | None, mine: int | None, *houses: int | None) -> bool:
 def sees_marriage_money(role: str | None, mine: int | None, marriage: Any) -> bool:
     """A marriage's dowry (money terms): the GM and the houses written with it."""
     return role == Role.GM or (role is not None and mine is not None and f",{mine}," in (marriage.money_readers or ""))
+
+
+def sees_house_money(role: str | None, mine: int | None, house: int | None, *, ended: bool) -> bool:
+    """One house's money on the standings (docs/rulings.md, "The end of the game"): the GM always;
+    once the game has ended, every member (the final table is public: the winner is the richest, so
+    the table must show what each house holds); before the end, a player only his own house's."""
+    if role == Role.GM:
+        return True
+    if role is None:
+        return False
+    return ended or (role == Role.PLAYER and mine is not None and mine == house)
+
+
+def sees_final_table(role: str | None, *, ended: bool) -> bool:
+    """The whole final table (every house's money, the winners, a series' increases) and its
+    printable: every member once the game has ended; the GM at any time (as it stands)."""
+    return role == Role.GM or (role is not None and ended)
 
 
 def runs_the_turn(role: str | None) -> bool:

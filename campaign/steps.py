@@ -17,7 +17,18 @@ from rules import get_ruleset
 from rules.errors import RuleError, StepOrderError
 from rules.tables import validate_table
 
-__all__ = ["STEP_LABELS", "STEP_WAITS", "Chronicle", "Seen", "load_tables", "lock_campaign", "require_step", "set_step"]
+__all__ = [
+    "STEP_LABELS",
+    "STEP_WAITS",
+    "Chronicle",
+    "GameOver",
+    "Seen",
+    "load_tables",
+    "lock_campaign",
+    "require_open_game",
+    "require_step",
+    "set_step",
+]
 
 STEP_LABELS = dict(Step.choices)
 
@@ -43,7 +54,24 @@ def lock_campaign(campaign: Campaign | int, *, seen: Seen = Seen.GM) -> Campaign
     return locked
 
 
+class GameOver(StepOrderError):
+    """The game has ended (``dynasties.services.ending``): no step is played any more."""
+
+    code = "game_ended"
+
+
+def require_open_game(campaign: Campaign) -> None:
+    """Refuse a turn's play once the game has ended: its books stay readable, and the GM may
+    reopen a game ended by mistake (the closing page)."""
+    if campaign.ended_year is not None:
+        raise GameOver(
+            f"The game ended in {campaign.ended_year}; its books stay readable, but no turn is played any more. "
+            "If it ended by mistake, the GM may undo the end or reopen the game on the closing page."
+        )
+
+
 def require_step(campaign: Campaign, step: Step) -> None:
+    require_open_game(campaign)
     if campaign.step == step:
         return
     current = STEP_LABELS[campaign.step]

@@ -94,6 +94,12 @@ CAMPAIGN_FIELDS = [
     "turn_length",
     "ruleset",
     "start_year",
+    "end_year",
+    "money_target",
+    "session_start",
+    "ended_year",
+    "ended_reason",
+    "ended_standings",
 ]
 """The campaign's own columns a checkpoint restores (its name, slug and members stay as they are)."""
 

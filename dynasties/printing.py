@@ -381,3 +381,13 @@ def monarch_cards_context(campaign: Campaign, crowns: Sequence[Crown] | None = N
 
 def monarch_cards_pdf(campaign: Campaign, crowns: Sequence[Crown] | None = None) -> bytes:
     return render_pdf(MONARCH_CARDS_TEMPLATE, monarch_cards_context(campaign, crowns))
+
+
+# --- the final table (the end of the game) ------------------------------------------------------------
+
+FINAL_TABLE_TEMPLATE = "print/final_table.html"
+
+
+def final_table_pdf(campaign: Campaign, table: dict[str, Any]) -> bytes:
+    """The final table (``dynasties.services.ending.final_table``, as the viewer may see it), A4."""
+    return render_pdf(FINAL_TABLE_TEMPLATE, {"campaign": campaign, "table": table, "currency": campaign.rules.currency})

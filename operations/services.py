@@ -190,6 +190,8 @@ def campaign_start(
     eu_countries: Sequence[EuCountry] | None = None,
     eu_first_turn: int = 1,
     countries: Sequence[str] | None = None,
+    end_year: int | None = None,
+    money_target: int | None = None,
 ) -> Campaign:
     """A campaign as the creation page makes it, all or nothing: ``campaign_create`` with ``gm``
     as its game master, a player for each crown in ``seats`` (crown name -> user), the observers,
@@ -207,7 +209,8 @@ def campaign_start(
     starts at EU turn ``eu_first_turn`` (its start year that turn's unless given) and has a first
     monarch on every throne (``dynasties.services.eu_setup``), in the same transaction. A Blood
     Royale campaign's ``countries`` are those the table chose (None: the rulebook's default for
-    ``players``, four without England: ``default_dynasties``)."""
+    ``players``, four without England: ``default_dynasties``). ``end_year`` and ``money_target`` are
+    how the game ends (``dynasties.services.ending``; a prehistory stops at the end)."""
     if key:
         # one creation at a time per user, so a double click waits for the first and finds its key
         get_user_model().objects.select_for_update().filter(pk=gm.pk).exists()
@@ -242,6 +245,8 @@ def campaign_start(
         dice_entry=dice_entry,
         auto_pass_certain=auto_pass_certain,
         slug=slug,
+        end_year=end_year,
+        money_target=money_target,
         by=gm,
     )
     houses = {d.crown: d for d in Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.PLAYER)}

@@ -53,6 +53,7 @@ from dynasties.services.births import CoupleTurn
 from dynasties.services.common import World
 from dynasties.services.marriages import marriage_checker
 from dynasties.services.setup import default_dynasties
+from operations import simulation_end
 from rules import blood_royale as br
 from rules import bloodline as bl
 from rules import crowns as crown_rules
@@ -1058,8 +1059,11 @@ def simulate(
     house_size: int = HOUSE_SIZE,
     by: Actor,
 ) -> Campaign:
-    """Play ``turns`` whole turns (``play_turn``), calling ``on_turn`` after each."""
+    """Play ``turns`` whole turns (``play_turn``), calling ``on_turn`` after each; a game that has
+    ended (its agreed last turn or money target reached: ``simulation_end``) plays no more."""
     for _ in range(turns):
+        if simulation_end.game_over(campaign):
+            break
         campaign = play_turn(campaign, source, law=law, house_size=house_size, by=by)
         if on_turn is not None:
             on_turn(campaign)

@@ -155,6 +155,21 @@ class CampaignForm(forms.Form):
         + ", ".join(f"{get_ruleset(r).START_YEAR} for {label}" for r, label in RULESET_LABELS.items())
         + ".",
     )
+    end_year = forms.IntegerField(
+        required=False,
+        min_value=MIN_YEAR,
+        max_value=MAX_YEAR,
+        label="The agreed last turn (its year)",
+        help_text="The game ends once this turn and its cashing-in are over; empty: no agreed end (the GM may set or "
+        "change it on the closing page).",
+    )
+    money_target = forms.IntegerField(
+        required=False,
+        min_value=1,
+        label="The money target",
+        help_text="Blood Royale only: a house with this sum or more after a turn's cashing-in wins (the rulebook's "
+        "example: 800 Crowns); empty: none.",
+    )
     options = forms.MultipleChoiceField(
         required=False, choices=_option_choices(), widget=forms.CheckboxSelectMultiple, label="Optional rules"
     )
@@ -386,6 +401,8 @@ def new(request: HttpRequest) -> HttpResponse:
                     key=key,
                     dice_entry=d["dice_entry"] or DiceEntry.FACES,
                     auto_pass_certain=d["auto_pass_certain"],
+                    end_year=d.get("end_year"),
+                    money_target=d.get("money_target"),
                     countries=(d.get("countries") or None) if d["ruleset"] in CHOOSING else None,
                     **_eu_arguments(d),
                 )

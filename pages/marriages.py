@@ -516,6 +516,9 @@ def announcements(request: HttpRequest, slug: str) -> HttpResponse:
                 form.add_error("to_year", exc.message)
                 return _announcements_page(request, campaign, role, mine, campaign.current_year, next_form=form, status=400)
             return _announcements_page(request, campaign, role, mine, campaign.current_year, error=exc.message, status=400)
+        if done is not None and done.ended_year is not None:  # the game's end came instead (dynasties.services.ending)
+            messages.success(request, f"The game has ended in {done.ended_year}: the final table stands.")
+            return redirect(reverse("pages:closing", args=[campaign.slug]))
         if done is not None:
             messages.success(request, f"The turn of {done.current_year} begins with the Births.")
         return redirect(reverse("pages:dashboard", args=[campaign.slug]) + "#top")

@@ -4,6 +4,7 @@ from pages import (
     backups,
     corrections,
     crowns,
+    ending,
     invitations,
     live,
     marriages,
@@ -43,4 +44,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *setup.urlpatterns,
     *table_events.urlpatterns,
     *crowns.urlpatterns,
+    *ending.urlpatterns,
 ]

@@ -728,5 +728,7 @@ RULESET = register(
         regents=True,
         gives_back_crowns=True,
         capitals=True,
+        money_wins=True,
+        money_target_example=800,
     )
 )

@@ -87,6 +87,8 @@ class Ruleset:
     regents: bool = False  # a minor monarch rules through a regent his player chooses (Blood Royale A7)
     gives_back_crowns: bool = False  # a player holding two countries may give one back to its house (Blood Royale A7)
     capitals: bool = False  # a lost capital and a foreign intervention cost the ruler Charisma (Blood Royale 18, 20)
+    money_wins: bool = False  # the most money wins the game, and a money target may end it (Blood Royale 3, 22)
+    money_target_example: int = 0  # the money target the rulebook gives as its example (Blood Royale: 800 Crowns)
 
     # The upper-case names are the ruleset modules' own, kept for the callers that read them.
     @property

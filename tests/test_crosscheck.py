@@ -17,7 +17,9 @@ What each checker verifies (rule ids, documented with the rulebook's words in ea
   leaves the house of his birth); tests/test_crosscheck_br_claims.py shows them finding each defect;
   BR-event-victims (a battle, a plague or a storm strikes only a royal piece on the map; rule G's
   Governor's household in a plague),
-  BR-armies (armies maintained are armies raised before: issue 33).
+  BR-armies (armies maintained are armies raised before: issue 33), BR-end-winner and BR-end-due
+  (the game's end, section 22: tests/crosscheck/game_end.py; the law's campaigns end at their agreed
+  last turn, tests/test_crosscheck_end.py plays one to the money target).
 - EU monarchs (tests/crosscheck/eu_monarchs.py), all asserted: EM-dice, EM-survival,
   EM-survival-modifier, EM-succession, EM-reign, EM-values, EM-values-column, EM-stability-chain,
   EM-stability-bounds (Stability within -3..+3).

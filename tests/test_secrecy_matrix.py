@@ -436,6 +436,16 @@ FILL["api:monarchs"] = C(lambda c: [_api(c, "survival/monarchs")])
 FILL["api:monarchs-survival"] = C(None, POST_ACTION)
 FILL["api:monarchs-succession"] = C(None, POST_ACTION)
 
+# The end of the game (issue 33): the closing page and the standings, each house's money as the policy
+# shows it (before the end: a player his own, the GM all); the printable final table the GM's before the end.
+FILL["pages:closing"] = C(lambda c: [u("pages:closing", c.slug)], POST_ACTION)
+FILL["pages:final_table_pdf"] = C(lambda c: [u("pages:final_table_pdf", c.slug)], POST_405)
+FILL["api:standings"] = C(lambda c: [_api(c, "standings")])
+FILL["api:standings-pdf"] = C(lambda c: [_api(c, "standings", "pdf")])
+FILL["api:game-end"] = C(None, POST_ACTION)
+FILL["api:game-end-settings"] = C(None, POST_ACTION)
+FILL["api:game-reopen"] = C(None, POST_ACTION)
+
 
 # --- the resolver's patterns -------------------------------------------------------------------------
 
@@ -845,6 +855,11 @@ ENGLAND_INTERPHASE = {"provinces": "3", "tax_rate": "5", "armies_kept": "0", "fl
 ACTIONS: dict[tuple[str, str], Act] = {
     # the API's writes ------------------------------------------------------------------------------
     ("api:turn-advance", "next turn"): _gm_only_api("turn/advance/"),
+    ("api:game-end", "end the game"): _gm_only_api("end/"),
+    ("api:game-end-settings", "set the end of the game"): _gm_only_api(
+        "end/settings/", lambda c: {"end_year": None, "money_target": None}
+    ),
+    ("api:game-reopen", "reopen the game"): _gm_only_api("end/reopen/"),
     ("api:backups", "back up the campaign"): _gm_only_api("backups/"),
     ("api:births-attempts", "a birth roll for England's couple"): A(
         lambda c: _api(c, "births", "attempts"), lambda c: {"marriage": c.couple.pk}, {"bob", "carol"}, "alice"
@@ -1151,6 +1166,11 @@ ACTIONS: dict[tuple[str, str], Act] = {
     ("pages:marriages", "finish"): P(lambda c: u("pages:marriages", c.slug), lambda c: {"op": "finish"}, PLAYERS, "gm"),
     ("pages:announcements", "publish"): P(lambda c: u("pages:announcements", c.slug), lambda c: {"op": "publish"}, PLAYERS, "gm"),
     ("pages:announcements", "next turn"): P(lambda c: u("pages:announcements", c.slug), lambda c: {"op": "next"}, PLAYERS, "gm"),
+    ("pages:closing", "set the end of the game"): P(
+        lambda c: u("pages:closing", c.slug), lambda c: {"op": "settings", "end_year": "", "money_target": ""}, PLAYERS, "gm"
+    ),
+    ("pages:closing", "end the game"): P(lambda c: u("pages:closing", c.slug), lambda c: {"op": "end"}, PLAYERS, "gm"),
+    ("pages:closing", "reopen the game"): P(lambda c: u("pages:closing", c.slug), lambda c: {"op": "reopen"}, PLAYERS, "gm"),
     ("pages:contract_new", "draft a contract for England and Spain"): P(
         lambda c: u("pages:contract_new", c.slug),
         lambda c: {"kind": "agreement", "title": "Another", "parties": [c.pk("England"), c.pk("Spain")], "start_year": 1300},

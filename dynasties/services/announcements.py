@@ -16,6 +16,7 @@ from campaign.steps import Chronicle, Seen, load_tables, lock_campaign, require_
 from dynasties.models import Character, ControlChange, Dynasty, DynastyKind, Marriage, Modifier, Origin, Reign, Status
 from dynasties.services import bloodline_sequence as bls
 from dynasties.services import control
+from dynasties.services import ending as game_ending
 from dynasties.services.claims import claims_review
 from dynasties.services.common import World
 from dynasties.services.crowns import crowns_review
@@ -305,7 +306,9 @@ def _prince_pieces(world: World, chronicle: Chronicle) -> None:
 @transaction.atomic
 def turn_advance(*, campaign: Campaign | int, to_year: int | None = None, by: Actor) -> Campaign:
     """Move to the next turn; regencies end when the monarch turns 15. Blood Royale's turns are five
-    years; BloodLine's are what the GM says (``to_year``): characters age by the difference."""
+    years; BloodLine's are what the GM says (``to_year``): characters age by the difference. When
+    the game's end is due (the agreed last turn is over, or a house holds the money target after
+    this turn's cashing-in: ``game_ending.close_if_due``) the game ends instead and the year stays."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")
     require_step(campaign, Step.INTERPHASE)
@@ -320,6 +323,8 @@ def turn_advance(*, campaign: Campaign | int, to_year: int | None = None, by: Ac
             raise RuleError(f"The next turn must come after {campaign.current_year}; {to_year} does not.", code="invalid_year")
         if to_year > campaign.current_year + 50:
             raise RuleError(f"{to_year} is more than 50 years on; give the next turn's year.", code="invalid_year")
+    if game_ending.close_if_due(campaign, by=by):  # the game's end (section 22) comes instead of the next turn
+        return campaign
     from_year = campaign.current_year
     campaign.current_year = to_year if to_year is not None else campaign.current_year + campaign.turn_length
     campaign.step = Step.BIRTHS

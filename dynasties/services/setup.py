@@ -20,6 +20,7 @@ from dynasties.services import bloodline_sequence, regnal
 from rules import blood_royale as br
 from rules import get_ruleset
 from rules.dice import DiceSource, Entered, TypedTotal
+from rules.ending import check_settings as check_end_settings
 from rules.errors import RuleError
 from rules.names import BLOOD_ROYALE_CROWNS, EU_CROWNS, given_name, names_for, spouse_dynastic_name
 from rules.tables import defaults_for
@@ -90,6 +91,8 @@ def campaign_create(
     entered: Sequence[Sequence[int]] | None = None,
     dice_entry: str = DiceEntry.FACES,
     auto_pass_certain: bool = False,
+    end_year: int | None = None,
+    money_target: int | None = None,
     by: Actor | None = None,
 ) -> Campaign:
     """A new campaign, its tables copied from the defaults, and each dynasty's starting family.
@@ -98,6 +101,7 @@ def campaign_create(
     asked for (per dynasty: the child's sex, then Strength/Guile, Constitution, Charisma).
     ``dice_entry`` is how the table types its dice (faces, totals or each player's choice);
     ``auto_pass_certain`` passes survival rolls that cannot fail without rolling them.
+    ``end_year`` and ``money_target`` are how the game ends (``rules.ending``; the GM may change them).
     """
     rules = get_ruleset(ruleset)
     options = rules.clean_options(optional_rules)
@@ -114,6 +118,14 @@ def campaign_create(
             code="invalid",
             fields={"dice_entry": "invalid"},
         )
+    check_end_settings(
+        end_year=end_year,
+        money_target=money_target,
+        current_year=year,
+        start_year=year,
+        money_wins=rules.money_wins,
+        currency=rules.currency,
+    )
     if slug and Campaign.objects.filter(slug=slug).exists():
         raise RuleError(f"The slug {slug!r} is taken; choose another.", code="slug_taken", fields={"slug": "taken"})
     campaign = Campaign(
@@ -127,6 +139,8 @@ def campaign_create(
         step=Step.BIRTHS,
         dice_entry=dice_entry,
         auto_pass_certain=auto_pass_certain,
+        end_year=end_year,
+        money_target=money_target,
     )
     try:
         campaign.full_clean()

@@ -227,6 +227,12 @@ def check_campaign(c: Item, row: Row, i: int, ctx: Reading) -> None:
         rules.clean_options(row["optional_rules"])
     except RuleError as exc:
         raise c.fail("optional_rules", exc.message) from None
+    if (row.get("ended_year") is None) != (not row.get("ended_reason")):
+        raise c.fail("ended_year", "a game that ended has both its year and its reason; one that goes on, neither")
+    if row.get("ended_year") is not None and row["ended_year"] != row["current_year"]:
+        raise c.fail("ended_year", f"the game ended in its current year ({row['current_year']}), not {row['ended_year']}")
+    if row.get("money_target") is not None and not rules.money_wins:
+        raise c.fail("money_target", "this ruleset's game is not won on money: it has no money target")
     for key, value in row["tables"].items():
         try:
             validate_table(key, value)

@@ -32,7 +32,7 @@ CHRONICLE_REFS = {
     "excommunication": "excommunications",
 }
 # Keys of a chronicle entry's ``data`` that hold lists of database ids.
-CHRONICLE_LIST_REFS = {"parties": "dynasties", "leaders": "characters"}
+CHRONICLE_LIST_REFS = {"parties": "dynasties", "leaders": "characters", "winners": "dynasties"}
 
 # Keys of a clause's ``params`` that hold database ids (a list under "between"), and their section.
 # "by" and "between" were added in clause_refs 2: documents without it hold database ids there,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import blood_royale, bloodline, eu_monarchs
+from . import blood_royale, bloodline, eu_monarchs, game_end
 from .invariants import check_invariants
 
 
@@ -14,7 +14,7 @@ def _with_invariants(check: Callable[[dict[str, Any]], list[str]]) -> Callable[[
 
 
 CHECKS: dict[str, Callable[[dict[str, Any]], list[str]]] = {
-    "blood-royale": _with_invariants(blood_royale.check_blood_royale),
+    "blood-royale": _with_invariants(lambda doc: blood_royale.check_blood_royale(doc) + game_end.check_game_end(doc)),
     "eu-monarchs": _with_invariants(eu_monarchs.check_eu_monarchs),
     "eu-bloodline": _with_invariants(bloodline.check_bloodline),
 }
@@ -49,6 +49,8 @@ ASSERTED: dict[str, tuple[str, ...]] = {
         "BR-pretender-house",
         "BR-event-victims",
         "BR-armies",
+        "BR-end-winner",
+        "BR-end-due",
         *INVARIANTS,
     ),
     "eu-monarchs": (
@@ -92,11 +94,14 @@ ASSERTED: dict[str, tuple[str, ...]] = {
 OPEN_DEFECTS: dict[str, dict[str, str]] = {"blood-royale": {}, "eu-monarchs": {}, "eu-bloodline": {}}
 
 
-def simulated_export(ruleset: str, seed: int, turns: int, *, law: bool = False) -> dict[str, Any]:
+def simulated_export(
+    ruleset: str, seed: int, turns: int, *, law: bool = False, money_target: int | None = None
+) -> dict[str, Any]:
     """A 5-player campaign of ``ruleset`` with every optional rule on, played ``turns`` turns by the
     automatic player from dice seed ``seed``, as its export. ``law``: the automatic player plays the
     whole law too (disputes, prisoners, contracts, the Interphase, titles ...; BloodLine with a minor
-    house), as ``simulate`` does. Needs the database."""
+    house), as ``simulate`` does, and the game ends after the last turn (its agreed end);
+    ``money_target``: the game's money target (Blood Royale 22). Needs the database."""
     from campaign.permissions import SYSTEM_ACTOR
     from dynasties.services import campaign_create
     from operations.exchange import campaign_export
@@ -113,6 +118,10 @@ def simulated_export(ruleset: str, seed: int, turns: int, *, law: bool = False) 
         optional_rules=options,
         source=source,
         dynasties=simulated_dynasties(ruleset, 5) if law else None,
+        # the whole law: the game's end too, agreed at the last turn played (a money target would end
+        # it early: tests/test_crosscheck_end.py plays one)
+        end_year=get_ruleset(ruleset).start_year + (turns - 1) * get_ruleset(ruleset).turn_length if law else None,
+        money_target=money_target,
     )
     campaign = simulate(campaign, turns=turns, source=source, law=law, by=SYSTEM_ACTOR)
     return campaign_export(campaign)

@@ -10,6 +10,7 @@ from campaign.permissions import SYSTEM_ACTOR
 from dynasties.models import Character, Status
 from dynasties.services import campaign_create
 from operations.simulation import HOUSE_SIZE, law_summary, law_table, simulate, simulated_dynasties
+from operations.simulation_end import end_summary
 from rules import RULESET_LABELS, get_ruleset
 from rules.blood_royale import NAME as BLOOD_ROYALE
 from rules.dice import RandomSource
@@ -88,6 +89,19 @@ class Command(BaseCommand):
                 f"living members (default {HOUSE_SIZE}: a table's size; the rules are untouched)."
             ),
         )
+        parser.add_argument(
+            "--end-year",
+            type=int,
+            default=None,
+            help="The agreed last turn (its year): the game ends after it and the simulation stops (default: none).",
+        )
+        parser.add_argument(
+            "--money-target",
+            type=int,
+            default=None,
+            help="Blood Royale: the money target (eg 800): a house holding it after a turn's cashing-in wins and the "
+            "simulation stops (default: none).",
+        )
         parser.add_argument("--name", default="Simulated campaign", help="The campaign's name.")
         parser.add_argument("--slug", default=None, help="The campaign's slug (default: made from the name).")
         parser.add_argument(
@@ -115,6 +129,8 @@ class Command(BaseCommand):
                     dynasties=simulated_dynasties(opts["ruleset"], opts["players"], opts["country"] or None),
                     optional_rules=options,
                     source=source,
+                    end_year=opts["end_year"],
+                    money_target=opts["money_target"],
                 )
                 campaign = simulate(
                     campaign, turns=opts["turns"], source=source, law=True, house_size=opts["house_size"], by=SYSTEM_ACTOR
@@ -127,3 +143,5 @@ class Command(BaseCommand):
             f"{chars.count()} characters, {chars.filter(status=Status.ALIVE).count()} alive."
         )
         self.stdout.write("The law played (times each part):\n" + law_table(law_summary(campaign)))
+        if campaign.end_year is not None or campaign.money_target is not None:
+            self.stdout.write(f"The end: {end_summary(campaign)} (the simulation stops at the end).")
