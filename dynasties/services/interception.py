@@ -183,6 +183,8 @@ def trade_interception(
         interceptor=taker.pk,
         owner_crowns=owner_crowns,
         interceptor_crowns=interceptor_crowns,
+        armies=result.armies,
+        fleets_in_excess=result.fleets_in_excess,
         face=result.face,
         total=result.total,
         taken=result.taken,
