@@ -90,7 +90,7 @@ def test_without_rule_e_the_pages_do_not_offer_them_and_the_api_refuses(campaign
         assert "A Pretender declared" not in html and "A bastard son" not in html
     assert client.get(reverse("pages:event", args=[campaign.slug, "pretender"])).status_code == 404
     response = api(gm).post(endpoint(campaign, "pretender"), {"character": edmund.pk}, format="json")
-    assert response.status_code in (400, 404), response.content
+    assert response.status_code == 404, response.content  # not in this campaign's rules
     edmund.refresh_from_db()
     assert edmund.pretender_of is None
     rule(campaign, event_cards=True)  # with rule E the same Prince is declared
@@ -253,6 +253,12 @@ def test_a_battle_of_the_third_phase_only_under_rule_h(campaign, gm):
             by=gm,
         )
     assert info.value.fields == {"phase": "option_off"}
+    refused = api(gm).post(
+        endpoint(campaign, "battle"),
+        {"characters": [edward.pk], "captor": str(france.pk), "phase": 3},
+        format="json",
+    )
+    assert refused.status_code == 400 and "Optional Rule H" in refused.content.decode()
     assert not Roll.objects.filter(campaign=campaign, purpose="battle").exists()
     survival_event(
         campaign=campaign, reason="battle", characters=[edward.pk], faces={edward.pk: [6, 6]}, captor=france.pk, phase=2, by=gm
