@@ -49,6 +49,9 @@ ASSERTED: dict[str, tuple[str, ...]] = {
         "BR-pretender-house",
         "BR-event-victims",
         "BR-armies",
+        "BR-rule-d",
+        "BR-rule-e",
+        "BR-rule-h",
         *INVARIANTS,
     ),
     "eu-monarchs": (
