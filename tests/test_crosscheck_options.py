@@ -38,16 +38,14 @@ def played(**off: bool) -> dict[str, Any]:
     return campaign_export(simulate(campaign, turns=12, source=source, law=True, by=SYSTEM_ACTOR))
 
 
-@pytest.fixture(scope="module")
-def with_all(django_db_blocker) -> dict[str, Any]:
-    with django_db_blocker.unblock():
-        return played()
+@pytest.fixture
+def with_all(db) -> dict[str, Any]:
+    return played()
 
 
-@pytest.fixture(scope="module")
-def without_e_h(django_db_blocker) -> dict[str, Any]:
-    with django_db_blocker.unblock():
-        return played(event_cards=False, extra_movement_phase=False)
+@pytest.fixture
+def without_e_h(db) -> dict[str, Any]:
+    return played(event_cards=False, extra_movement_phase=False)
 
 
 def lines(doc: dict[str, Any]) -> list[dict[str, Any]]:
