@@ -328,6 +328,7 @@ PUBLIC_LINE_KINDS = frozenset(
         "fragile_health",
         "health",
         "home_provinces",
+        "interception",
         "intervention",
         "leader",
         "leaders",

@@ -54,6 +54,7 @@ from dynasties.services.common import World
 from dynasties.services.marriages import marriage_checker
 from dynasties.services.setup import default_dynasties
 from operations import simulation_end
+from operations import simulation_options
 from rules import blood_royale as br
 from rules import bloodline as bl
 from rules import crowns as crown_rules
@@ -293,8 +294,9 @@ def _monarch_ids(campaign: Campaign) -> set[int]:
     return set(Reign.objects.filter(campaign=campaign, end_year__isnull=True).values_list("holder_id", flat=True))
 
 
-def play_events(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
-    """Plague, battle (its survivors taken prisoner) and storm (prisoners: ``play_releases``)."""
+def play_events(campaign: Campaign, source: DiceSource, *, by: Actor, phase: int | None = None) -> None:
+    """Plague, battle (its survivors taken prisoner) and storm (prisoners: ``play_releases``);
+    ``phase``: the Event/Movement phase they are recorded in (rule H's third: simulation_options)."""
     players = _players(campaign)
     royals = _royals(campaign)
     if not royals:
@@ -312,6 +314,7 @@ def play_events(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
                     characters=[pk] if kind == "piece" else [],
                     titles=[pk] if kind == "title" else [],
                     source=source,
+                    phase=phase,
                     by=by,
                 )
             )
@@ -323,7 +326,13 @@ def play_events(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
             captors.append(events.NEUTRALS)
             _try(
                 lambda: events.survival_event(
-                    campaign=campaign, reason="battle", characters=[who.pk], captor=_pick(source, captors), source=source, by=by
+                    campaign=campaign,
+                    reason="battle",
+                    characters=[who.pk],
+                    captor=_pick(source, captors),
+                    source=source,
+                    phase=phase,
+                    by=by,
                 )
             )
     if _d(source, CHANCE_STORM) == 1:  # a royal aboard a fleet lost at sea (not the King: he seldom sails)
@@ -332,13 +341,15 @@ def play_events(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
         if lost:
             _try(
                 lambda: events.survival_event(
-                    campaign=campaign, reason="storm", characters=[_pick(source, lost).pk], source=source, by=by
+                    campaign=campaign, reason="storm", characters=[_pick(source, lost).pk], source=source, phase=phase, by=by
                 )
             )
 
 
 def play_pretenders(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
-    """Event cards 18-22 (a Pretender) and 38-39 (a King's bastard), now and then."""
+    """Event cards 18-22 (a Pretender) and 38-39 (a King's bastard), now and then (with rule E)."""
+    if not pretenders.event_cards_in_force(campaign):
+        return
     if _d(source, CHANCE_PRETENDER) == 1:
         world = World(campaign, living_only=True)
         royals = [world.characters[c.pk] for c in _royals(campaign)]
@@ -441,7 +452,7 @@ def _first_heirs(campaign: Campaign, among: Sequence[Character]) -> list[Charact
     return out
 
 
-def play_captures(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
+def play_captures(campaign: Campaign, source: DiceSource, *, by: Actor, phase: int | None = None) -> None:
     """Now and then a royal on the map is taken (the capture itself, no battle roll: a surrender, a
     rout): by the neutrals (a country no player controls), or by another player's house. BloodLine
     takes the heir apparent of its oldest monarch first, the capture a disputed succession needs."""
@@ -460,13 +471,18 @@ def play_captures(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
     if _d(source, CHANCE_NEUTRALS) == 1 or not captors:
         _try(
             lambda: events.character_capture(
-                campaign=campaign, characters=[who.pk], neutrals=True, reason="taken by a neutral army", by=by
+                campaign=campaign, characters=[who.pk], neutrals=True, reason="taken by a neutral army", phase=phase, by=by
             )
         )
         return
     _try(
         lambda: events.character_capture(
-            campaign=campaign, characters=[who.pk], captor=_pick(source, captors).pk, reason="surrendered in battle", by=by
+            campaign=campaign,
+            characters=[who.pk],
+            captor=_pick(source, captors).pk,
+            reason="surrendered in battle",
+            phase=phase,
+            by=by,
         )
     )
 
@@ -969,6 +985,7 @@ def _play_blood_royale_law(campaign: Campaign, source: DiceSource, wed: list[int
     play_releases(campaign, source, by=by)
     play_events(campaign, source, by=by)
     play_captures(campaign, source, by=by)
+    simulation_options.play_optional_rules(campaign, source, by=by, board_events=(play_events, play_captures))  # D, H
     play_pretenders(campaign, source, by=by)
     play_interphase(campaign, source, by=by)
     play_crowns(campaign, source, by=by)
@@ -1174,6 +1191,11 @@ LAW: dict[str, tuple[LawPart, ...]] = {
         LawPart("capitals lost", count=lambda c: _lines_with(c, "capital", "loses its capital")),
         LawPart("capitals retaken", count=lambda c: _lines_with(c, "capital", "retakes its capital")),
         LawPart("foreign military aid", kinds=("intervention",)),
+        LawPart("trade interceptions (rule D)", rolls=("interception",)),
+        LawPart(
+            "third Event/Movement phase's events (rule H)",
+            count=lambda c: ChronicleEntry.objects.filter(campaign=c, data__phase=3).count(),
+        ),
     ),
     bl.NAME: (
         *_SEQUENCE,

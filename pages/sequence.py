@@ -344,8 +344,27 @@ def turn(request: HttpRequest, slug: str) -> HttpResponse:
             plans=plans,
             redo=kept,
             at_table=at_table,
+            movement=_movement(request, campaign),
         ),
     )
+
+
+MOVEMENT_LINES = 200
+"""At most this many of the year's Movement lines on the turn page (one query, bounded)."""
+
+
+def _movement(request: HttpRequest, campaign: Campaign) -> list[tuple[int, list[str]]]:
+    """This year's board events that say their Event/Movement phase (``dynasties.services.phases``),
+    grouped by phase: the lines the user may read (the policy's ``visible``)."""
+    lines = visible(
+        request.user, campaign, ChronicleEntry.objects.filter(year=campaign.current_year, data__has_key="phase")
+    ).order_by("id")[:MOVEMENT_LINES]
+    grouped: dict[int, list[str]] = {}
+    for entry in lines:
+        phase = entry.data.get("phase")
+        if isinstance(phase, int):
+            grouped.setdefault(phase, []).append(entry.text)
+    return sorted(grouped.items())
 
 
 # --- Births ---------------------------------------------------------------------------------

@@ -503,12 +503,18 @@ class InterphaseForm(forms.Form):
         money: str = "Crowns",
         royals: Sequence[tuple[int, str]] = (),
         rule_g: bool = True,
+        rule_d: bool = True,
+        rule_e: bool = True,
         **kwargs: Any,
     ) -> None:
         kwargs.setdefault("label_suffix", "")
         super().__init__(*args, **kwargs)
         if not rule_g:  # governed provinces only with optional rule G in force
             del self.fields["governed"]
+        if not rule_d:  # Crowns paid on trade interceptions only with optional rule D
+            del self.fields["trade_defence_crowns"], self.fields["trade_interception_crowns"]
+        if not rule_e:  # bids and investments on event cards only with optional rule E
+            del self.fields["event_payments"]
         ransoms = self.fields["neutral_ransoms"]
         assert isinstance(ransoms, forms.TypedMultipleChoiceField)
         ransoms.choices = list(royals)
@@ -519,8 +525,10 @@ class InterphaseForm(forms.Form):
             "armies_on_track": "Lost in combat or plague in the previous turn: not in the pool, they cannot be raised.",
             "capital": "Where new armies are placed (the first turn: anywhere at home). Optional.",
             "neutral_ransoms": f"Captured by neutrals: {ip.NEUTRAL_RANSOM_CROWNS} {money} each to the Treasury.",
-            "trade_defence_crowns": f"-1 on an interception roll for each {ip.TRADE_DEFENCE_STEP} {money}.",
-            "trade_interception_crowns": f"+1 on an interception roll for each {ip.TRADE_INTERCEPTION_STEP} {money}.",
+            "trade_defence_crowns": f"-1 on an interception roll for each {ip.TRADE_DEFENCE_STEP} {money}; not those of an "
+            "interception recorded on the turn page (already paid).",
+            "trade_interception_crowns": f"+1 on an interception roll for each {ip.TRADE_INTERCEPTION_STEP} {money}; not "
+            "those of an interception recorded on the turn page (already paid).",
             "fleet_ports": "The coastal home province of each fleet raised, separated by commas. Optional.",
             "armies_raised": f"{ip.RAISING_CROWNS} {money} each; at most {ip.MAX_ARMIES} armies per country.",
             "fleets_raised": f"{ip.RAISING_CROWNS} {money} each; at most {ip.MAX_FLEETS} fleets per country.",
@@ -531,7 +539,8 @@ class InterphaseForm(forms.Form):
             "rebellion": "They pay no tax. " + PROVINCE_HELP,
         }
         for name, text in helps.items():
-            self.fields[name].help_text = text
+            if name in self.fields:  # a field of an optional rule not in force is not on the form
+                self.fields[name].help_text = text
         self.fields["tax_rate"].choices = [
             (ip.NORMAL_TAX, f"{ip.NORMAL_TAX} {money} per province (normal)"),
             (ip.HIGH_TAX, f"{ip.HIGH_TAX} {money} (high: {ip.HIGH_TAX_REBELLION_MODIFIER} on this turn's Rebellion rolls)"),
@@ -607,6 +616,16 @@ class CashInForm(forms.Form):
         return {name: self.cleaned_data.get(name) or 0 for name in SET_COUNTS}
 
 
+def _rules_in_force(campaign: Campaign) -> dict[str, bool]:
+    """The optional rules that shape the Interphase form (G: governed provinces; D: Crowns paid on
+    trade interceptions; E: bids and investments on event cards)."""
+    return {
+        "rule_g": campaign.option("governing_provinces"),
+        "rule_d": campaign.option("trade_item_movement"),
+        "rule_e": campaign.option("event_cards"),
+    }
+
+
 def _royals(dynasty: Dynasty) -> list[tuple[int, str]]:
     """The house's living members who are no player's prisoners: those neutrals may have captured."""
     return [
@@ -646,7 +665,7 @@ def _interphase_page(
             or InterphaseForm(
                 money=currency(campaign),
                 royals=_royals(dynasty),
-                rule_g=campaign.option("governing_provinces"),
+                **_rules_in_force(campaign),
                 initial={"governed": "\n".join(governed_provinces(campaign, dynasty.crown)) if dynasty.crown else ""},
             ),
             done=done,
@@ -687,7 +706,7 @@ def interphase(request: HttpRequest, slug: str, dynasty_pk: int) -> HttpResponse
     money = currency(campaign)
     if request.POST.get("do") in ("cash_in_preview", "cash_in"):
         return _cash_in(request, campaign, role, mine, dynasty, money)
-    form = InterphaseForm(request.POST, money=money, royals=_royals(dynasty), rule_g=campaign.option("governing_provinces"))
+    form = InterphaseForm(request.POST, money=money, royals=_royals(dynasty), **_rules_in_force(campaign))
     if not form.is_valid():
         return _interphase_page(request, campaign, role, mine, dynasty, form=form, status=400)
     entry = form.entry()

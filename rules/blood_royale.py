@@ -68,6 +68,9 @@ OPTIONAL_RULES: dict[str, str] = {
     "beginner_king_survival": "Beginners: no survival roll for the King before the 1310 turn",
 }
 
+RULE_H = "extra_movement_phase"  # "a third Event/Movement Phase is introduced" (H)
+RULE_E = "event_cards"  # the event cards bring the Pretenders and bastards (Pretenders and Bastards, E)
+
 DEFAULT_TABLES = T.BLOOD_ROYALE_DEFAULTS
 
 
@@ -720,6 +723,9 @@ RULESET = register(
         interphase=True,
         event_rolls=True,
         pretenders=True,
+        pretenders_option=RULE_E,
+        movement_phases=2,
+        extra_phase_option=RULE_H,
         governing_provinces=True,
         prince_pieces=True,
         priced_pass_overs=True,

@@ -65,6 +65,13 @@ class Ruleset:
     interphase: bool = False  # Blood Royale's Interphase (taxes, forces, the Treasury's payments) is played here
     event_rolls: bool = False  # plague and battle rolls strike characters (A5)
     pretenders: bool = False  # Pretenders and bastards from the event cards
+    # the optional rule (a key of optional_rules) that brings the event cards and so the Pretenders and
+    # bastards (Blood Royale: rule E); empty: the ruleset's Pretenders need no option
+    pretenders_option: str = ""
+    # the Event/Movement phases of a turn, numbered where the table records in which one a board event
+    # happened (Blood Royale 14-15: two), and the optional rule that adds one (Blood Royale: rule H)
+    movement_phases: int = 0
+    extra_phase_option: str = ""
     governing_provinces: bool = False  # optional rule G: Princes govern provinces and inherit titles
     prince_pieces: bool = False  # the Announcements hand out Prince pieces (A8)
     priced_pass_overs: bool = False  # passing an heir over has a price the succession view shows

@@ -47,8 +47,10 @@ def outsider(db):
 
 @pytest.fixture
 def campaign(db, gm, alice, bob) -> Campaign:
-    """Five dynasties (England ... Spain); the GM runs it, Alice plays England and Bob France."""
-    c = campaign_create(name="Test Campaign", players=5, source=RandomSource(7), by=gm)
+    """Five dynasties (England ... Spain); the GM runs it, Alice plays England and Bob France. Optional
+    rule E (Event Cards: Pretenders and bastards) is in force, as every Blood Royale campaign had it
+    before it was a setting."""
+    c = campaign_create(name="Test Campaign", players=5, optional_rules={"event_cards": True}, source=RandomSource(7), by=gm)
     england = Dynasty.objects.get(campaign=c, crown="England")
     france = Dynasty.objects.get(campaign=c, crown="France")
     Membership.objects.create(campaign=c, user=alice, role=Role.PLAYER, dynasty=england)

@@ -137,8 +137,12 @@ def build_cast(seed: int = 1) -> Cast:
             codename__startswith="view_", content_type__app_label__in=["campaign", "dynasties", "contracts"]
         )
     )
-    campaign = campaign_create(  # with optional rule G, so that its title events are sent too
-        name=NAME, players=5, source=RandomSource(seed), optional_rules={"governing_provinces": True}, by=gm
+    campaign = campaign_create(  # with optional rules D, E and G, so that their events are sent too
+        name=NAME,
+        players=5,
+        source=RandomSource(seed),
+        optional_rules={"governing_provinces": True, "event_cards": True, "trade_item_movement": True},
+        by=gm,
     )
     other = campaign_create(name=OTHER_NAME, players=3, source=RandomSource(seed + 1), by=users["outsider"])
     house = {d.crown: d for d in Dynasty.objects.filter(campaign=campaign)}

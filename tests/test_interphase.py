@@ -535,6 +535,12 @@ def test_the_movements_payments_are_posted_with_the_interphase(interphase, engla
     with pytest.raises(RuleError) as info:
         interphase_run(campaign=interphase, dynasty=england, provinces=0, neutral_ransoms=[foreign.pk], by=SYSTEM_ACTOR)
     assert info.value.fields == {"neutral_ransoms": "not_of_the_house"}
+    # rule D's Crowns come with rule D (Movement of Trade Items): refused, nothing posted, without it
+    with pytest.raises(RuleError, match="Optional Rule D: Movement of Trade Items") as info:
+        interphase_run(campaign=interphase, dynasty=england, provinces=0, trade_interception_crowns=20, by=alice)
+    assert info.value.fields == {"trade_interception_crowns": "option_off"}
+    interphase.optional_rules = {**interphase.optional_rules, "trade_item_movement": True}
+    interphase.save(update_fields=["optional_rules"])
     run = interphase_run(
         campaign=interphase,
         dynasty=england,

@@ -731,7 +731,11 @@ def test_the_movements_payments_are_entered_on_the_page(client, interphase, alic
     royal = Character.objects.filter(campaign=interphase, controlled_by=england, status="alive").first()
     client.force_login(alice)
     page = urls(interphase, england)["interphase"]
+    assert 'name="trade_interception_crowns"' not in client.get(page).content.decode()  # rule D is not in force
+    interphase.optional_rules = {**interphase.optional_rules, "trade_item_movement": True}
+    interphase.save(update_fields=["optional_rules"])
     assert royal.display_name in client.get(page).content.decode()
+    assert 'name="trade_interception_crowns"' in client.get(page).content.decode()
     data = interphase_data(do="run", provinces=0, trade_interception_crowns=20, event_payments="31 Denmark: 25")
     data["neutral_ransoms"] = [str(royal.pk)]
     response = client.post(page, data)

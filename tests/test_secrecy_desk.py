@@ -48,7 +48,7 @@ from campaign.permissions import SYSTEM_ACTOR
 from contracts.models import Breach, Contract, Dispute, Excommunication, Parley, ParleyKind
 from desk.admin.scope import campaign_path
 from desk.choice import PLUMBING
-from dynasties.models import Character, Dynasty
+from dynasties.models import Character, Dynasty, Title
 from dynasties.services import campaign_create
 from operations.simulation import play_turn
 from rules import get_ruleset
@@ -122,6 +122,17 @@ def _plant(campaign: Campaign) -> None:
     if not Excommunication.objects.filter(campaign=campaign).exists():
         Excommunication.objects.create(
             campaign=campaign, dynasty=breach.by_dynasty, start_year=campaign.current_year, reason="A sin", parley=parley
+        )
+    if not Title.objects.filter(campaign=campaign).exists():  # rule G's governors come by the dice
+        governor = Character.objects.filter(campaign=campaign, status="alive", sex="M").order_by("pk").first()
+        Title.objects.create(
+            campaign=campaign,
+            name="Duke of Kent",
+            province="Kent",
+            crown="England",
+            holder=governor,
+            granted_year=campaign.current_year,
+            granted_to=governor,
         )
 
 

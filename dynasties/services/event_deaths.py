@@ -116,7 +116,10 @@ def families(campaign: Campaign) -> list[Family]:
         spouses.setdefault(husband, set()).add(wife)
         spouses.setdefault(wife, set()).add(husband)
     wanted = set(held) | {s for g in held for s in spouses.get(g, ())}
-    young = Character.objects.filter(campaign=campaign, status=Status.ALIVE, birth_year__gte=year - br.RULE_G_CHILDREN_UP_TO)
+    # up to 15, and born by now: a child the turn's births date later is not yet born to be struck
+    young = Character.objects.filter(
+        campaign=campaign, status=Status.ALIVE, birth_year__gte=year - br.RULE_G_CHILDREN_UP_TO, birth_year__lte=year
+    )
     people = {c.pk: c for c in Character.objects.filter(campaign=campaign, pk__in=wanted).select_related("controlled_by")}
     children: dict[int, list[Character]] = {}
     for child in young.select_related("controlled_by").order_by("birth_year", "birth_order", "pk"):

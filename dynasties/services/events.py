@@ -15,7 +15,7 @@ from campaign.models import Campaign, PostingKind, Step
 from campaign.permissions import Actor, Forbidden, require
 from campaign.steps import Chronicle, Seen, load_tables, lock_campaign
 from dynasties.models import Character, Crown, Dynasty, DynastyKind, Origin, Reign, Status
-from dynasties.services import control, event_deaths, regnal
+from dynasties.services import control, event_deaths, phases, regnal
 from dynasties.services.announcements import return_widowed
 from dynasties.services.common import World
 from dynasties.services.crowns import crowns_review
@@ -88,6 +88,7 @@ def survival_event(
     pass_over: Mapping[str, Sequence[int]] | None = None,
     entered: Sequence[Sequence[int]] | None = None,
     source: DiceSource | None = None,
+    phase: int | None = None,
     by: Actor,
 ) -> list[EventResult]:
     """A survival roll outside the Dynastic Sequence, for a reason (A5): ``plague`` (-1; those in
@@ -106,9 +107,12 @@ def survival_event(
     Deaths take effect at once and any crown left vacant passes. ``pass_over`` (crown -> heirs) is
     decided before the dice, for a monarch the event may kill: it is checked now as the succession
     would walk it, and applied to the crowns left vacant without the heirs who died too; ``entered``
-    as for survival_finish. The GM records it (``require(.., "gm")``: running the turn)."""
+    as for survival_finish. ``phase``: the Event/Movement phase it happened in (``phases.check_phase``:
+    1 or 2, 3 only under Blood Royale's rule H), kept on its chronicle lines. The GM records it
+    (``require(.., "gm")``: running the turn)."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
+    phase = phases.check_phase(campaign, phase)
     rolls = br.event_rolls(reason)
     if rolls and not campaign.rules.event_rolls:
         raise RuleError(
@@ -235,6 +239,7 @@ def survival_event(
     successions_box.flush()
     if dead and campaign.step == Step.INTERPHASE:
         return_widowed(World(campaign), chronicle, dead)  # this turn's Announcements are past: at once
+    phases.stamp(chronicle, phase)
     chronicle.flush()
     return results
 
@@ -347,14 +352,17 @@ def character_capture(
     captor: Dynasty | int | None = None,
     neutrals: bool = False,
     reason: str = "",
+    phase: int | None = None,
     by: Actor,
 ) -> list[Character]:
     """Record royals taken on the board (A5, "Captured Royal Characters"; A8): by ``captor``'s house,
     or by the neutrals (``neutrals``). Who can be taken is who is on the map (``rules.captures``):
     Blood Royale's King and Princes with a piece, BloodLine's royal leaders, the EU tables' monarch;
-    the service refuses anyone else with the rule. The GM records it (the board decided)."""
+    the service refuses anyone else with the rule. ``phase``: the Event/Movement phase (as
+    ``survival_event``). The GM records it (the board decided)."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters what the board decided (campaign.permissions)
+    phase = phases.check_phase(campaign, phase)
     ids = [c.pk if isinstance(c, Character) else c for c in ([character] if character is not None else [])]
     ids += [c.pk if isinstance(c, Character) else c for c in characters]
     if not ids:
@@ -379,6 +387,7 @@ def character_capture(
     chronicle = Chronicle(campaign)
     for who in people:
         _capture(who, taker, chronicle, why=reason.strip()[:120] or "captured")
+    phases.stamp(chronicle, phase)
     chronicle.flush()
     return people
 

@@ -179,6 +179,26 @@ def _ransomed(campaign: Campaign, house: Dynasty, ids: Sequence[int]) -> list[Ch
     return out
 
 
+def _optional_payments(
+    campaign: Campaign, trade_defence_crowns: int, trade_interception_crowns: int, event_payments: Sequence[Any]
+) -> None:
+    """The Movement's payments that only an optional rule makes: Crowns paid on trade interceptions
+    (rule D, Movement of Trade Items), bids and investments on event cards (rule E, Event Cards).
+    Refused when the rule is not in force (docs/rulings.md, "Rule D's money in the Interphase")."""
+    for field, given, rule in (
+        ("trade_defence_crowns", trade_defence_crowns, "trade_item_movement"),
+        ("trade_interception_crowns", trade_interception_crowns, "trade_item_movement"),
+        ("event_payments", bool(event_payments), "event_cards"),
+    ):
+        if given and not campaign.option(rule):
+            name = campaign.rules.optional_rules.get(rule, rule)
+            raise RuleError(
+                f"{rules.LABELS[field]}: {name} is not in force in {campaign.name}; leave it blank.",
+                code="option_off",
+                fields={field: "option_off"},
+            )
+
+
 def _governed(campaign: Campaign, house: Dynasty, governed: Sequence[Mapping[str, Any]] | None) -> tuple[rules.Governed, ...]:
     """Optional rule G: each governed province entered (``province``, ``withheld``, ``present``) as
     its title stands: the governor is the title's holder, his house the one controlling him."""
@@ -274,6 +294,7 @@ def interphase_preview(
     house = _dynasty(campaign, dynasty)
     require(by, campaign, "house", dynasty=house.pk, what="a house runs its own Interphase")
     ransomed = _ransomed(campaign, house, neutral_ransoms)
+    _optional_payments(campaign, trade_defence_crowns, trade_interception_crowns, event_payments)
     entry = _entry(
         provinces=provinces,
         tax_rate=tax_rate,
@@ -351,6 +372,7 @@ def interphase_run(
             code="cash_in_done",
         )
     ransomed = _ransomed(campaign, house, neutral_ransoms)
+    _optional_payments(campaign, trade_defence_crowns, trade_interception_crowns, event_payments)
     entry = _entry(
         provinces=provinces,
         tax_rate=tax_rate,

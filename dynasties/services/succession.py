@@ -452,7 +452,12 @@ def pay_monarch_match(world: World, heir: Character, crown: str, chronicle: Chro
     spouse = world.spouse_of(heir.pk)
     pays = world.campaign.rules.treasury_pays_matches  # BloodLine: no Treasury Crowns
     match = _match_of(world, heir, spouse) if pays and spouse is not None else None
-    if match is not None and spouse is not None and spouse.birth_dynasty_id is not None and not _match_paid(match, spouse):
+    if (
+        match is not None
+        and spouse is not None
+        and spouse.birth_dynasty_id is not None
+        and not _match_paid(match, spouse, heir, crown)
+    ):
         treasury.post(
             world.campaign,
             payer=None,
@@ -482,11 +487,14 @@ def _match_of(world: World, heir: Character, spouse: Character) -> Marriage | No
     )
 
 
-def _match_paid(match: Marriage, spouse: Character) -> bool:
+def _match_paid(match: Marriage, spouse: Character, heir: Character, crown: str) -> bool:
     """'receives 100 Crowns from the Treasury, either at the time of the marriage or when the male
     character succeeds to the throne': once per match - not again when the monarch comes to a second
     throne (nor at a succession after a wedding to a reigning monarch). A payment undone by a reversal
-    does not count; postings older than the marriage link are found by the spouse and the years."""
+    does not count; postings older than the marriage link are found by the spouse and the years. The
+    wedding's payment (it names no character) was this spouse's only if ``heir`` reigned at the wedding:
+    when both spouses were born to one house, the bride's 100 at her wedding to a King are not the
+    groom's when she comes to a throne of her own later."""
     paid = Posting.objects.filter(
         campaign_id=match.campaign_id,
         kind=PostingKind.MONARCH_MATCH,
@@ -494,7 +502,15 @@ def _match_paid(match: Marriage, spouse: Character) -> bool:
         reverses__isnull=True,
         payee_id=spouse.birth_dynasty_id,
     )
-    return paid.filter(Q(marriage=match) | Q(marriage__isnull=True, character=spouse, year__gte=match.wedding_year or 0)).exists()
+    wed = match.wedding_year or 0
+    if paid.filter(character=spouse).filter(Q(marriage=match) | Q(marriage__isnull=True, year__gte=wed)).exists():
+        return True
+    reigned_at_wedding = (
+        Reign.objects.filter(campaign_id=match.campaign_id, holder=heir, start_year__lte=wed)
+        .filter(Q(end_year__isnull=True) | Q(end_year__gte=wed))
+        .exclude(crown=crown, end_year__isnull=True)  # the reign he comes to now
+    )
+    return paid.filter(marriage=match, character__isnull=True).exists() and reigned_at_wedding.exists()
 
 
 def _pass_over(

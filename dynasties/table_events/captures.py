@@ -22,7 +22,7 @@ from campaign.treasury import currency
 from dynasties.models import FREE, Character, Dynasty, DynastyKind, Reign, Status
 from dynasties.services.events import character_capture, character_release, may_be_captured, on_the_map
 from dynasties.services.interim import interim_claim_resolve
-from dynasties.table_events.common import acts_for, gm_only, gm_or_players, houses, own_houses, person
+from dynasties.table_events.common import PHASE, acts_for, gm_only, gm_or_players, houses, own_houses, person
 from rules import captures as caps
 
 GROUP = "Deaths and captures"
@@ -97,9 +97,10 @@ CAPTURE = register(
                 "A country no player controls (Blood Royale: 'Neutrals ransom him for 100 Crowns').",
             ),
             Field("reason", Kind.TEXT, "How", "For the chronicle, e.g. 'his army wiped out at Crécy'.", required=False),
+            PHASE,
         ),
-        run=lambda *, campaign, by, characters, captor=None, neutrals=False, reason="": character_capture(
-            campaign=campaign, characters=characters, captor=captor, neutrals=neutrals, reason=reason, by=by
+        run=lambda *, campaign, by, characters, captor=None, neutrals=False, reason="", phase=None: character_capture(
+            campaign=campaign, characters=characters, captor=captor, neutrals=neutrals, reason=reason, phase=phase, by=by
         ),
         services=(character_capture,),
         offered=gm_only,

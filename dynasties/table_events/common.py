@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 
 from campaign.models import Campaign
 from campaign.permissions import Seat, may_act_for, may_play, runs_the_turn
-from campaign.table_events import Choice
+from campaign.table_events import Choice, Field, Kind
 from dynasties.models import Character, Crown, Dynasty, Status
 
 
@@ -61,3 +61,15 @@ def own_houses(campaign: Campaign, seat: Seat) -> list[Choice]:
 def crowns(campaign: Campaign, seat: Seat) -> list[Choice]:
     """Every crown of the campaign, by name."""
     return [Choice(c.name, c.name) for c in Crown.objects.filter(campaign=campaign).order_by("name")]
+
+
+# The Event/Movement phase a board event happened in (dynasties.services.phases).
+PHASE = Field(
+    "phase",
+    Kind.NUMBER,
+    "In Event/Movement phase",
+    "Blood Royale: 1 or 2 (a turn has two); 3 only under Optional Rule H (Extra Event/Movement Phase). Blank: not said.",
+    required=False,
+    low=1,
+    high=3,
+)

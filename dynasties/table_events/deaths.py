@@ -20,7 +20,7 @@ from campaign.table_events import Choice, Field, Kind, TableEvent, register
 from dynasties.models import Character, Dynasty
 from dynasties.services import event_deaths
 from dynasties.services.events import NEUTRALS, EventResult, survival_event
-from dynasties.table_events.common import gm_only, person
+from dynasties.table_events.common import PHASE, gm_only, person
 from rules import blood_royale as br
 
 GROUP = "Deaths and captures"
@@ -166,6 +166,7 @@ def _run_battle(
     faces: dict[int, list[int]] | None = None,
     pass_over: Sequence[int] | None = None,
     note: str = "",
+    phase: int | None = None,
 ) -> list[EventResult]:
     return survival_event(
         campaign=campaign,
@@ -175,6 +176,7 @@ def _run_battle(
         captor=captor,
         note=note,
         pass_over=_decided(campaign, "battle", pass_over),
+        phase=phase,
         by=by,
     )
 
@@ -191,6 +193,7 @@ def _run_plague(
     governed_faces: dict[int, list[int]] | None = None,
     pass_over: Sequence[int] | None = None,
     note: str = "",
+    phase: int | None = None,
 ) -> list[EventResult]:
     return survival_event(
         campaign=campaign,
@@ -202,6 +205,7 @@ def _run_plague(
         governed=governed if titles or governed else None,
         note=note,
         pass_over=_decided(campaign, "plague", pass_over),
+        phase=phase,
         by=by,
     )
 
@@ -214,6 +218,7 @@ def _no_roll(
     characters: Sequence[int],
     pass_over: Sequence[int] | None = None,
     note: str = "",
+    phase: int | None = None,
 ) -> list[EventResult]:
     """A storm's and a death at the table's run: those named die, no die rolled."""
     return survival_event(
@@ -222,6 +227,7 @@ def _no_roll(
         characters=characters,
         note=note,
         pass_over=_decided(campaign, reason, pass_over),
+        phase=phase,
         by=by,
     )
 
@@ -261,6 +267,7 @@ BATTLE = register(
             Field("captor", Kind.CHOICE, "Captured by", "The house whose army won, or the neutrals.", choices=captors),
             pass_over_field("battle"),
             NOTE,
+            PHASE,
         ),
         run=_run_battle,
         services=(survival_event,),
@@ -319,6 +326,7 @@ PLAGUE = register(
             Field("governed_faces", Kind.FACES, "Their dice", of="governed", dice=str(br.SURVIVAL_DICE)),
             pass_over_field("plague"),
             NOTE,
+            PHASE,
         ),
         run=_run_plague,
         services=(survival_event,),
@@ -347,6 +355,7 @@ STORM = register(
             ),
             pass_over_field("storm"),
             NOTE,
+            PHASE,
         ),
         run=_run_storm,
         services=(survival_event,),

@@ -19,7 +19,13 @@ from campaign.table_events import Choice, Field, Kind, TableEvent, register
 from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Status
 from dynasties.services.auction import DEPOSIT, auction_run
 from dynasties.services.common import World
-from dynasties.services.pretenders import bastard_create, pretender_buy_back, pretender_declare, pretender_problems
+from dynasties.services.pretenders import (
+    bastard_create,
+    event_cards_in_force,
+    pretender_buy_back,
+    pretender_declare,
+    pretender_problems,
+)
 from dynasties.table_events.common import acts_for, gm_only
 from rules import blood_royale as br
 
@@ -27,8 +33,9 @@ GROUP = "Pretenders and bastards"
 
 
 def _cards(campaign: Campaign) -> bool:
-    """Pretenders and bastards are Blood Royale's event cards (the EU rulesets have none)."""
-    return bool(campaign.rules.pretenders)
+    """Pretenders and bastards are Blood Royale's event cards: with optional rule E in force (the EU
+    rulesets have none)."""
+    return event_cards_in_force(campaign)
 
 
 def _choice(world: World, c: Character, note: str = "") -> Choice:
@@ -266,8 +273,9 @@ BASTARD = register(
 
 
 def _three_player_game(campaign: Campaign) -> bool:
-    """Blood Royale with three players: its aristocratic family exists (set up with the campaign)."""
-    return _cards(campaign) and Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.ARISTOCRATIC).exists()
+    """Blood Royale with three players: its aristocratic family exists (set up with the campaign; the
+    basic rules', not the event cards')."""
+    return bool(campaign.rules.pretenders) and Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.ARISTOCRATIC).exists()
 
 
 def may_be_auctioned(campaign: Campaign, seat: Seat) -> list[Choice]:

@@ -250,6 +250,10 @@ def test_the_interphase_takes_the_movements_payments(campaign, alice, client_for
     england, _ = purses
     royal = Character.objects.filter(campaign=campaign, controlled_by=england, status="alive").first()
     preview = url(campaign, f"interphase/{england.pk}/preview")
+    off = assert_error(client_for(alice).post(preview, {"provinces": 0, "trade_defence_crowns": 15}, format="json"), 400)
+    assert off["fields"] == {"trade_defence_crowns": "option_off"}  # rule D is not in force
+    campaign.optional_rules = {**campaign.optional_rules, "trade_item_movement": True}
+    campaign.save(update_fields=["optional_rules"])
     entry = {
         "provinces": 0,
         "neutral_ransoms": [royal.pk],

@@ -35,7 +35,9 @@ def table():
     """Alice plays England, Bob France (on England's left). England's King Edward (50) has two grown
     sons, Edmund (wed, with a baby) and Henry; England holds 80 Crowns."""
     users = {name: get_user_model().objects.create_user(name, password=pw) for name, pw in PASSWORDS.items()}
-    campaign = campaign_create(name="Pretenders Night", players=5, source=RandomSource(7), by=users["gm"])
+    campaign = campaign_create(
+        name="Pretenders Night", players=5, optional_rules={"event_cards": True}, source=RandomSource(7), by=users["gm"]
+    )
     houses = {d.crown: d for d in Dynasty.objects.filter(campaign=campaign)}
     england, france = houses["England"], houses["France"]
     Membership.objects.create(campaign=campaign, user=users["alice"], role=Role.PLAYER, dynasty=england)

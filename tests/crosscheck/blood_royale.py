@@ -85,6 +85,7 @@ from itertools import pairwise
 from typing import Any
 
 from .common import STEPS, Export, Row, ancestors, check_faces, heir_of, total, turn_of, violation
+from .options import check_options
 
 CHARACTERISTICS = {"M": ("strength", "constitution", "charisma"), "F": ("guile", "constitution", "charisma")}
 
@@ -117,6 +118,7 @@ def check_blood_royale(export: dict[str, Any]) -> list[str]:
     out += _pretenders(ex)
     out += _barons(ex)
     out += _event_victims(ex)
+    out += check_options(ex)  # optional rules D, E and H (tests/crosscheck/options.py)
     return out
 
 

@@ -51,6 +51,9 @@ ASSERTED: dict[str, tuple[str, ...]] = {
         "BR-armies",
         "BR-end-winner",
         "BR-end-due",
+        "BR-rule-d",
+        "BR-rule-e",
+        "BR-rule-h",
         *INVARIANTS,
     ),
     "eu-monarchs": (
