@@ -43,11 +43,41 @@ class ParleyVoteOut(serializers.ModelSerializer):  # type: ignore[type-arg]
 
 class ParleyOut(serializers.ModelSerializer):  # type: ignore[type-arg]
     votes = ParleyVoteOut(many=True, read_only=True)
+    claim = serializers.SerializerMethodField(help_text="A claim parley that carried: the claim it granted (20.42).")
+    obligation = serializers.SerializerMethodField(
+        help_text="A contested conquest or inheritance: what its decision made due (20.41, 20.43)."
+    )
 
     class Meta:
         model = Parley
-        fields = ["id", "year", "step", "kind", "subject", "caller", "votes_for", "votes_against", "carried", "outcome", "votes"]
+        fields = [
+            "id",
+            "year",
+            "step",
+            "kind",
+            "subject",
+            "caller",
+            "opponent",
+            "area",
+            "votes_for",
+            "votes_against",
+            "carried",
+            "outcome",
+            "votes",
+            "claim",
+            "obligation",
+        ]
         ref_name = "Parley"
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_claim(self, obj: Parley) -> int | None:
+        claim = _one(obj, "claim")
+        return claim.pk if claim else None
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_obligation(self, obj: Parley) -> int | None:
+        due = _one(obj, "obligation")
+        return due.pk if due else None
 
 
 class DisputeTermOut(serializers.ModelSerializer):  # type: ignore[type-arg]
@@ -177,6 +207,8 @@ class ContractViewSet(CampaignReadViewSet):
             queryset=Breach.objects.order_by("year", "pk").prefetch_related(
                 "parley",
                 Prefetch("parley__votes", queryset=ParleyVote.objects.order_by("position", "pk")),
+                "parley__claim",
+                "parley__obligation",
                 "dispute",
                 Prefetch("dispute__terms", queryset=DisputeTerm.objects.order_by("clause__position", "clause_id")),
                 Prefetch("dispute__votes", queryset=DisputeVote.objects.order_by("clause_id", "dynasty_id")),
