@@ -495,6 +495,11 @@ def may_correct_rolls(role: str | None) -> bool:
     return role == Role.GM
 
 
+def keeps_claims_register(role: str | None) -> bool:
+    """Records claims from the board and the exchanges two houses agreed (ACTIONS: "keep the claims register")."""
+    return role == Role.GM
+
+
 def may_edit_by_hand(role: str | None) -> bool:
     """Whether the doors offer an Edit button (``require(.., "edit")``): the GM's."""
     return role == Role.GM

@@ -26,7 +26,7 @@ from rest_framework.views import APIView
 from api.common import CampaignScoped, Viewer, run_action, visible_or_404
 from api.filters import INT_MAX
 from api.schema import IDEMPOTENCY_KEY
-from api.views.contracts import BreachOut, ContractOut, ContractViewSet, DisputeOut, ParleyOut
+from api.views.contracts import BreachOut, ContractOut, ContractViewSet, DisputeOut, ParleyDecisionOut
 from campaign.models import Campaign
 from contracts import services
 from contracts.models import (
@@ -501,7 +501,7 @@ class ParleyView(ActionView):
             "relinquish the area (the parley's `obligation`, 20.41, 20.43)."
         ),
         request=ParleyIn,
-        responses={201: ParleyOut},
+        responses={201: ParleyDecisionOut},
         parameters=[IDEMPOTENCY_KEY],
     )
     def post(self, request: Request, slug: str) -> Response:
@@ -539,7 +539,7 @@ class ParleyView(ActionView):
             )
 
         parley = _act(request, v.campaign, "Parley", run)
-        return Response(ParleyOut(parley).data, status=status.HTTP_201_CREATED)
+        return Response(ParleyDecisionOut(parley).data, status=status.HTTP_201_CREATED)
 
 
 # payments --------------------------------------------------------------------------------------

@@ -43,6 +43,30 @@ class ParleyVoteOut(serializers.ModelSerializer):  # type: ignore[type-arg]
 
 class ParleyOut(serializers.ModelSerializer):  # type: ignore[type-arg]
     votes = ParleyVoteOut(many=True, read_only=True)
+
+    class Meta:
+        model = Parley
+        fields = [
+            "id",
+            "year",
+            "step",
+            "kind",
+            "subject",
+            "caller",
+            "opponent",
+            "area",
+            "votes_for",
+            "votes_against",
+            "carried",
+            "outcome",
+            "votes",
+        ]
+        ref_name = "Parley"
+
+
+class ParleyDecisionOut(ParleyOut):
+    """A parley held, with what its decision did (``POST parleys/``)."""
+
     claim = serializers.SerializerMethodField(help_text="A claim parley that carried: the claim it granted (20.42).")
     obligation = serializers.SerializerMethodField(
         help_text="A contested conquest or inheritance: what its decision made due (20.41, 20.43)."
@@ -67,7 +91,7 @@ class ParleyOut(serializers.ModelSerializer):  # type: ignore[type-arg]
             "claim",
             "obligation",
         ]
-        ref_name = "Parley"
+        ref_name = "ParleyDecision"
 
     @extend_schema_field(serializers.IntegerField(allow_null=True))
     def get_claim(self, obj: Parley) -> int | None:
@@ -207,8 +231,6 @@ class ContractViewSet(CampaignReadViewSet):
             queryset=Breach.objects.order_by("year", "pk").prefetch_related(
                 "parley",
                 Prefetch("parley__votes", queryset=ParleyVote.objects.order_by("position", "pk")),
-                "parley__claim",
-                "parley__obligation",
                 "dispute",
                 Prefetch("dispute__terms", queryset=DisputeTerm.objects.order_by("clause__position", "clause_id")),
                 Prefetch("dispute__votes", queryset=DisputeVote.objects.order_by("clause_id", "dynasty_id")),

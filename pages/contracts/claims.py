@@ -8,17 +8,17 @@ from typing import Any
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ObjectDoesNotExist, PermissionDenied
+from django.core.exceptions import ObjectDoesNotExist
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from campaign.models import Campaign, Role
-from campaign.permissions import may_act_for
+from campaign.models import Campaign
+from campaign.permissions import keeps_claims_register, may_act_for
 from contracts import services
 from contracts.models import Claim, Obligation, ObligationState, Parley, ParleyVote
 from dynasties.models import Dynasty, DynastyKind
-from pages.common import ActionFailed, context, member, require_gm, run_action
+from pages.common import ActionFailed, context, member, run_action
 from pages.contracts.common import attempt
 
 ENDED_SHOWN = 50
@@ -47,7 +47,6 @@ def _parley_page(request: HttpRequest, slug: str, pk: int, error: str = "", stat
     votes = list(ParleyVote.objects.filter(parley=found).select_related("dynasty").order_by("position", "pk"))
     due: Obligation | None = _one(found, "obligation")
     may_resolve = due is not None and due.state == ObligationState.OPEN and may_act_for(role, mine, due.obliged_id)
-    contract = found.breach.contract if found.breach is not None and (role == Role.GM) else None
     return render(
         request,
         "pages/contracts/parley_detail.html",
@@ -61,7 +60,6 @@ def _parley_page(request: HttpRequest, slug: str, pk: int, error: str = "", stat
             due=due,
             may_resolve=may_resolve,
             resolve_error=error,
-            contract=contract,
         ),
         status=status,
     )
@@ -76,12 +74,10 @@ def parley_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 @require_POST
 @login_required
 def obligation_resolve(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    campaign, role, mine = member(request, slug)
+    campaign, _role, _mine = member(request, slug)
     due = Obligation.objects.filter(pk=pk, campaign=campaign).first()
     if due is None:
         raise Http404("No such decision.")
-    if not may_act_for(role, mine, due.obliged_id):
-        raise PermissionDenied("Only the obliged house's player (or the GM) answers a parley's decision.")
     answer = request.POST.get("complied")
     if answer not in ("yes", "no"):
         return _parley_page(request, slug, due.parley_id, "Say whether the decision was complied with or refused.", 400)
@@ -149,8 +145,8 @@ def _claims_page(
     )
     for c in held:
         c.may_renounce = may_act_for(role, mine, c.dynasty_id)
-    is_gm = role == Role.GM
-    houses = list(Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.PLAYER).order_by("seat", "name")) if is_gm else []
+    keeper = keeps_claims_register(role)
+    houses = _houses(campaign) if keeper else []
     return render(
         request,
         "pages/contracts/claims.html",
@@ -162,8 +158,8 @@ def _claims_page(
             ended=ended,
             ended_shown=ENDED_SHOWN,
             open_due=open_due,
-            record=record or (ClaimRecordForm(houses) if is_gm else None),
-            exchange=exchange or (ClaimExchangeForm(houses, held) if is_gm else None),
+            record=record or (ClaimRecordForm(houses) if keeper else None),
+            exchange=exchange or (ClaimExchangeForm(houses, held) if keeper else None),
         ),
         status=status,
     )
@@ -188,7 +184,6 @@ def _held(campaign: Campaign) -> list[Claim]:
 @login_required
 def area_claim_record(request: HttpRequest, slug: str) -> HttpResponse:
     campaign, role, mine = member(request, slug)
-    require_gm(role)
     form = ClaimRecordForm(_houses(campaign), request.POST)
     if form.is_valid():
         d = form.cleaned_data
@@ -212,7 +207,6 @@ def area_claim_record(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def area_claim_exchange(request: HttpRequest, slug: str) -> HttpResponse:
     campaign, role, mine = member(request, slug)
-    require_gm(role)
     form = ClaimExchangeForm(_houses(campaign), _held(campaign), request.POST)
     if form.is_valid():
         d = form.cleaned_data
@@ -243,12 +237,10 @@ def area_claim_exchange(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 @login_required
 def area_claim_renounce(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
-    campaign, role, mine = member(request, slug)
+    campaign, _role, _mine = member(request, slug)
     found = Claim.objects.filter(pk=pk, campaign=campaign).first()
     if found is None:
         raise Http404("No such claim.")
-    if not may_act_for(role, mine, found.dynasty_id):
-        raise PermissionDenied("Only the claimant's player (or the GM) renounces a claim.")
     try:
         done = run_action(
             request,
