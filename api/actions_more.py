@@ -14,6 +14,9 @@ campaigns/{slug}/contracts/{id}/payments/{pid}/settle/    POST settle an unpaid 
 campaigns/{slug}/contracts/{id}/pdf/                      GET  the contract, PDF
 campaigns/{slug}/breaches/{id}/dispute/                   POST BloodLine's ruling (GM)
 campaigns/{slug}/parleys/                                 POST a parley (GM)
+campaigns/{slug}/claims/record/ | exchange/               POST record a claim, an exchange of claims (GM)
+campaigns/{slug}/claims/{id}/renounce/                    POST renounce a claim (its house or the GM)
+campaigns/{slug}/obligations/{id}/resolve/                POST comply with or refuse a parley's decision
 campaigns/{slug}/trees/{kind}/                            GET  SVG, PNG or PDF
 campaigns/{slug}/characters/{id}/sheet.pdf                GET  the character sheet
 campaigns/{slug}/announcements/{year}/pdf/                GET  a turn's announcements
@@ -28,7 +31,7 @@ from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from api.views import backups, exchange, renders, titles
+from api.views import backups, claims, exchange, renders, titles
 from api.views import contract_actions as contracts
 
 CAMPAIGN = "campaigns/<slug:slug>/"
@@ -53,6 +56,10 @@ urlpatterns: list[URLPattern] = [
     path(CONTRACT + "pdf/", renders.ContractPdfView.as_view(), name="contract-pdf"),
     path(CAMPAIGN + "breaches/<int:pk>/dispute/", contracts.DisputeView.as_view(), name="breach-dispute"),
     path(CAMPAIGN + "parleys/", contracts.ParleyView.as_view(), name="parleys"),
+    path(CAMPAIGN + "claims/record/", claims.ClaimRecordView.as_view(), name="claims-record"),
+    path(CAMPAIGN + "claims/exchange/", claims.ClaimExchangeView.as_view(), name="claims-exchange"),
+    path(CAMPAIGN + "claims/<int:pk>/renounce/", claims.ClaimRenounceView.as_view(), name="claim-renounce"),
+    path(CAMPAIGN + "obligations/<int:pk>/resolve/", claims.ObligationResolveView.as_view(), name="obligation-resolve"),
     path(CAMPAIGN + "trees/<str:kind>/", renders.TreeView.as_view(), name="tree"),
     path(CAMPAIGN + "trees/jobs/<str:token>/", renders.TreeJobView.as_view(), name="tree-job"),
     path(CAMPAIGN + "trees/jobs/<str:token>/file/", renders.TreeJobFileView.as_view(), name="tree-job-file"),

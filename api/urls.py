@@ -6,7 +6,7 @@
 /api/v1/campaigns/ [{slug}/]                   your campaigns
 /api/v1/campaigns/{slug}/<resource>/ [{id}/]   memberships, dynasties, characters, marriages,
                                                reigns, titles, crowns, crown-events, monarchs, contracts,
-                                               ledger, balances,
+                                               claims, obligations, ledger, balances,
                                                rolls, chronicle
 /api/v1/campaigns/{slug}/rolls/{id}/correct/   POST (GM): a die of the current step corrected
 /api/v1/campaigns/{slug}/search/?q=            people, houses, crowns, contracts, lines, notes by name
@@ -27,6 +27,7 @@ from api.exceptions import not_found
 from api.views import (
     campaigns,
     chronicle,
+    claims,
     contracts,
     corrections,
     crowns,
@@ -70,6 +71,8 @@ v1: list[URLPattern | URLResolver] = [
     *read_routes(CAMPAIGN + "crown-events/", crowns.CrownEventViewSet, "crown-events"),
     *read_routes(CAMPAIGN + "monarchs/", crowns.MonarchViewSet, "monarchs"),
     *read_routes(CAMPAIGN + "contracts/", contracts.ContractViewSet, "contracts"),
+    *read_routes(CAMPAIGN + "claims/", claims.ClaimViewSet, "claims"),
+    *read_routes(CAMPAIGN + "obligations/", claims.ObligationViewSet, "obligations"),
     *read_routes(CAMPAIGN + "ledger/", treasury.LedgerViewSet, "ledger"),
     *read_routes(CAMPAIGN + "balances/", treasury.BalanceViewSet, "balances"),
     *read_routes(CAMPAIGN + "rolls/", rolls.RollViewSet, "rolls"),

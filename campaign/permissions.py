@@ -162,6 +162,8 @@ ACTIONS: dict[str, str] = {
     "arrange a marriage": "the GM, or the player of either house",
     "draft a contract": "the GM, or the player of a house party to it",
     "act on a contract": "the GM, or the player of a party (sign his side, end, breach, dispute, vote, pay)",
+    "keep the claims register": "the GM (record a claim from the board, an exchange two houses agreed, parleys); "
+    "the player of the house renounces its claim, and complies with or refuses a parley's decision against it",
     "edit a record by hand": "the GM (a name, characteristics, a house's name and colour, a match's year, a draft's terms)",
     "observe": "an observer reads what is public and never acts",
     "write a note": "the GM (every note); a player the note for its player on his house and on its people",
@@ -291,6 +293,8 @@ SEES: dict[str, str] = {
     "a transfer, a ransom, a wedding's money": "the houses paying or paid, and the GM",
     "a contract, its lines, payments and signatures": "its parties and the GM",
     "a dowry": "the houses of the match (a contract's: its parties) and the GM",
+    "a parley, its decision, a claim to an area, an excommunication": "every member (public at the table: the board "
+    "shows claims; the medieval rulebook makes none secret)",
     "a line of no known audience": "the GM",
     "a public note": "every member",
     "a note for its player": "its house's players (a character's: his house's) and the GM; the campaign's: every player",
@@ -305,6 +309,8 @@ SEES: dict[str, str] = {
 PUBLIC_LINE_KINDS = frozenset(
     {
         "announcements",
+        "area_claim",
+        "area_claim_end",
         "auction",
         "bastard",
         "betrothal",
@@ -340,6 +346,7 @@ PUBLIC_LINE_KINDS = frozenset(
         "minor_offer",
         "minor_offers_resolved",
         "monarch_survival",
+        "obligation",
         "parley",
         "pasha",
         "pass_over",
@@ -510,6 +517,11 @@ def runs_the_turn(role: str | None) -> bool:
 def may_correct_rolls(role: str | None) -> bool:
     """Whether the doors offer to correct a die of the current step (``require(.., "correct_roll")``):
     the GM's, as running the turn is."""
+    return role == Role.GM
+
+
+def keeps_claims_register(role: str | None) -> bool:
+    """Records claims from the board and the exchanges two houses agreed (ACTIONS: "keep the claims register")."""
     return role == Role.GM
 
 

@@ -14,7 +14,8 @@ class ContractsConfig(AppConfig):
 
     def register_models(self) -> None:
         """The contracts' models in the kernel's registry (campaign.registry): a contract and what
-        hangs on it are seen by its parties and the GM; a parley and an excommunication by every member."""
+        hangs on it are seen by its parties and the GM; a parley, what it made due, an excommunication
+        and a claim to an area by every member."""
         from campaign import registry as r
         from contracts import models as m
 
@@ -31,3 +32,5 @@ class ContractsConfig(AppConfig):
         r.register(m.Parley, "campaign", sees=r.MEMBERS)
         r.register(m.ParleyVote, "parley__campaign", sees=r.MEMBERS)
         r.register(m.Excommunication, "campaign", sees=r.MEMBERS)
+        r.register(m.Claim, "campaign", sees=r.MEMBERS)  # public at the table: the board shows claims
+        r.register(m.Obligation, "campaign", sees=r.MEMBERS)  # a parley's decision, public as the parley

@@ -282,6 +282,15 @@ class Parley(models.Model):
         related_name="readmission_parleys",
         help_text="Readmission: the excommunication the parley considered.",
     )
+    opponent = models.ForeignKey(
+        "dynasties.Dynasty",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="parleys_contested",
+        help_text="A conquest or inheritance contested: the conqueror, or the player who played the card.",
+    )
+    area = models.CharField(max_length=100, blank=True, help_text="A claim, conquest or inheritance: the area decided.")
     votes_for = models.PositiveIntegerField(default=0)
     votes_against = models.PositiveIntegerField(default=0)
     carried = models.BooleanField(help_text="The caller's motion carried (a tie counts for the caller).")
@@ -364,3 +373,106 @@ class Excommunication(models.Model):
     @property
     def active(self) -> bool:
         return self.ended_year is None
+
+
+class ClaimHow(models.TextChoices):
+    PARLEY = "parley", "Granted by a claim parley (20.42)"
+    EXCHANGE = "exchange", "Exchanged from another house (20.1)"
+    RECORDED = "recorded", "Recorded by the GM from the board"
+
+
+class ClaimEnd(models.TextChoices):
+    GIVEN = "given", "Given to another house (20.1)"
+    RENOUNCED = "renounced", "Renounced"
+
+
+class Claim(models.Model):
+    """A house's claim to an area (the medieval game 18, 20.1, 20.42): how it came (a claim parley,
+    an exchange with another house, the GM's record of the board), until it is given away or
+    renounced. A house in exile keeps its claims (21)."""
+
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="claims")
+    dynasty = models.ForeignKey("dynasties.Dynasty", on_delete=models.PROTECT, related_name="area_claims")
+    area = models.CharField(max_length=100, help_text="The area as the board names it.")
+    area_key = models.CharField(max_length=100, editable=False, help_text="The name, case and spacing ignored.")
+    since_year = models.IntegerField()
+    how = models.CharField(max_length=10, choices=ClaimHow.choices)
+    parley = models.OneToOneField(Parley, null=True, blank=True, on_delete=models.SET_NULL, related_name="claim")
+    came_from = models.OneToOneField(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="passed_to",
+        help_text="Exchanged: the claim the other house gave.",
+    )
+    ended_year = models.IntegerField(null=True, blank=True)
+    end = models.CharField(max_length=10, blank=True, choices=ClaimEnd.choices)
+    note = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["campaign", "area_key", "since_year", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["dynasty", "area_key"], condition=Q(ended_year__isnull=True), name="claim_one_open_per_house_and_area"
+            ),
+            models.CheckConstraint(
+                condition=(Q(ended_year__isnull=True) & Q(end="")) | (Q(ended_year__isnull=False) & ~Q(end="")),
+                name="claim_ended_iff_how",
+            ),
+            models.CheckConstraint(
+                condition=Q(ended_year__isnull=True) | Q(ended_year__gte=F("since_year")), name="claim_ends_after_start"
+            ),
+        ]
+        indexes = [models.Index(fields=["campaign", "ended_year"])]
+
+    def __str__(self) -> str:
+        return f"{self.dynasty}'s claim to {self.area} ({self.since_year}-{self.ended_year or ''})"
+
+    @property
+    def active(self) -> bool:
+        return self.ended_year is None
+
+
+class ObligationState(models.TextChoices):
+    OPEN = "open", "Open: the decision awaits compliance"
+    COMPLIED = "complied", "Complied with"
+    REFUSED = "refused", "Refused: excommunicated"
+    FLOUTED = "flouted", "Flouted (not complied with by the end of the turn): excommunicated"
+
+
+class Obligation(models.Model):
+    """What a parley's decision made due (20.41, 20.43): the loser returns (a conquest) or
+    relinquishes (an inheritance) the area to the winner, or is excommunicated (22.1)."""
+
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="obligations")
+    parley = models.OneToOneField(Parley, on_delete=models.CASCADE, related_name="obligation")
+    obliged = models.ForeignKey("dynasties.Dynasty", on_delete=models.PROTECT, related_name="obligations")
+    owed_to = models.ForeignKey("dynasties.Dynasty", on_delete=models.PROTECT, related_name="obligations_owed")
+    area = models.CharField(max_length=100)
+    action = models.CharField(max_length=10, choices=[("return", "return"), ("relinquish", "relinquish")])
+    due_year = models.IntegerField(help_text="Complied with by the end of this turn, or flouted (22.1).")
+    state = models.CharField(max_length=10, choices=ObligationState.choices, default=ObligationState.OPEN)
+    resolved_year = models.IntegerField(null=True, blank=True)
+    excommunication = models.ForeignKey(
+        Excommunication, null=True, blank=True, on_delete=models.SET_NULL, related_name="obligations"
+    )
+
+    class Meta:
+        ordering = ["campaign", "due_year", "id"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(obliged=F("owed_to")), name="obligation_two_houses"),
+            models.CheckConstraint(
+                condition=(Q(state="open") & Q(resolved_year__isnull=True)) | (~Q(state="open") & Q(resolved_year__isnull=False)),
+                name="obligation_resolved_iff_year",
+            ),
+        ]
+        indexes = [models.Index(fields=["campaign", "state"])]
+
+    def __str__(self) -> str:
+        return f"{self.obliged} must {self.action} {self.area} to {self.owed_to} ({self.get_state_display().lower()})"
+
+    @property
+    def words(self) -> str:
+        verb = "return" if self.action == "return" else "relinquish"
+        return f"{self.obliged.name} must {verb} {self.area} to {self.owed_to.name}"

@@ -55,6 +55,7 @@ from dynasties.services.marriages import marriage_checker
 from dynasties.services.setup import default_dynasties
 from operations import simulation_end
 from operations import simulation_options
+from operations.simulation_diplomacy import DIPLOMACY_PARTS, diplomacy_played, play_diplomacy
 from rules import blood_royale as br
 from rules import bloodline as bl
 from rules import crowns as crown_rules
@@ -902,6 +903,8 @@ def play_contracts(campaign: Campaign, source: DiceSource, wed: Sequence[int], *
             {"dynasty": d.pk, "stature": _d(source, 6), "church_cards": 0, "christian": True, "choice": "for"} for d in players
         ]
         _try(lambda x=ban, v=votes: contract_services.readmission_parley(campaign=campaign, dynasty=x.dynasty_id, votes=v, by=by))
+    if not campaign.rules.majority_disputes:  # the medieval parleys' consequences: claims, contests (issue 33)
+        play_diplomacy(campaign, source, by=by)
 
 
 CHOICES = ("for", "against", "abstain")
@@ -1176,6 +1179,7 @@ LAW: dict[str, tuple[LawPart, ...]] = {
         *_CONTRACTS,
         LawPart("parleys", count=_model(Parley)),
         LawPart("excommunications", count=_model(Excommunication)),
+        *(LawPart(name, count=lambda c, n=name: diplomacy_played(c)[n]) for name in DIPLOMACY_PARTS),
         LawPart("Interphase taxes", postings=("tax",)),
         LawPart("armies raised", postings=("raising",)),
         LawPart("Interphase maintenance", postings=("maintenance",)),

@@ -333,3 +333,63 @@ def parley_tally(votes: Iterable[VoteIn], *, readmission_of: int | None = None) 
     votes_for = sum(c.votes for c in cast if c.choice == "for")
     votes_against = sum(c.votes for c in cast if c.choice == "against")
     return ParleyResult(cast + tuple(barred), votes_for, votes_against)
+
+
+# What a parley's decision makes due (20.41-20.43), and claims to areas (20.1, 20.42, 21) -----------
+
+AREA_MAX = 100
+
+CONTESTS = ("conquest", "inheritance")
+"""The parleys that decide an area's rightful owner (20.41, 20.43)."""
+
+
+def area_name(text: Any) -> tuple[str, str]:
+    """An area as the table names it: the name with its spaces tidied, and the key two spellings of
+    one area share (case and spacing ignored)."""
+    if not isinstance(text, str) or not text.strip():
+        raise RuleError("Name the area (as the board names it).", code="invalid", fields={"area": "required"})
+    name = " ".join(text.split())
+    if len(name) > AREA_MAX:
+        raise RuleError(
+            f"An area's name is at most {AREA_MAX} characters, not {len(name)}.", code="invalid", fields={"area": "too long"}
+        )
+    return name, name.casefold()
+
+
+def claim_obtained(carried: bool) -> bool:
+    """20.42: "Agreement, or a tie, means the player obtains the claim" (a tie carries the motion)."""
+    return carried
+
+
+def may_call_claim_parley(calls_this_round: int) -> bool:
+    """20.42: a player may call a parley for a claim "once per round" (a round is a turn here)."""
+    return calls_this_round == 0
+
+
+@dataclass(frozen=True)
+class Obliged:
+    """What a contest's decision makes due: who must hand the area to whom, in which words."""
+
+    loser: str  # "caller" or "opponent"
+    action: str  # "return" (a conquest's area handed back) or "relinquish" (an inheritance given up)
+
+
+def contest_obligation(kind: str, carried: bool) -> Obliged | None:
+    """The decision of a parley that contests a diplomatic conquest (20.41) or a dynastic inheritance
+    (20.43), the caller's motion being that he is the rightful owner (a tie carries it: "the player
+    who called the parley retains control of the area"). The loser must give the area to the
+    winner or be excommunicated (22.1); only who holds the area when the parley sits differs (ruling,
+    docs/rulings.md): a conquest has already taken it, so a caller who prevails is owed its return;
+    an inheritance card is only attempted, so a caller who loses must relinquish it. Nothing is due
+    when the winner holds the area already."""
+    if kind not in CONTESTS:
+        return None
+    if kind == "conquest":
+        return Obliged("opponent", "return") if carried else None
+    return None if carried else Obliged("caller", "relinquish")
+
+
+def obligation_overdue(due_year: int, current_year: int) -> bool:
+    """A parley's decision is complied with by the end of the turn it was held in (ruling): at the
+    next turn's advance an obligation still open is flouted (22.1)."""
+    return current_year > due_year

@@ -26,7 +26,7 @@ from api.services import token_create
 from campaign import treasury
 from campaign.models import Campaign, ChronicleEntry, Membership, Posting, Role, Roll
 from contracts import services as contracts
-from contracts.models import Breach, Contract, ContractPayment, PaymentStatus
+from contracts.models import Breach, Claim, Contract, ContractPayment, Obligation, PaymentStatus
 from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Reign, Title, TitleHolding
 from dynasties.services import births_attempt, campaign_create
 from dynasties.services.events import character_capture, character_release
@@ -87,6 +87,8 @@ class Cast:
     unpaid: ContractPayment
     breach: Breach
     title: Title  # a governorship of England's, for the title actions (Blood Royale: they refuse it)
+    claim: Claim  # England's claim to Calais, recorded by the GM
+    obligation: Obligation  # England must return Kent to Spain (a parley on England's conquest)
     postings: dict[str, Posting] = field(default_factory=dict)
     lines: dict[str, ChronicleEntry] = field(default_factory=dict)
     membership: Membership | None = None  # Alice's
@@ -232,6 +234,18 @@ def build_cast(seed: int = 1) -> Cast:
     )
     TitleHolding.objects.create(title=title, holder=groom, start_year=campaign.current_year, how="granted by the crown")
 
+    claim = contracts.area_claim_record(campaign=campaign, dynasty=england, area="Calais", by=gm)
+    contest = contracts.parley_run(
+        campaign=campaign,
+        kind="conquest",
+        caller=spain,
+        opponent=england,
+        area="Kent",
+        votes=[{"dynasty": spain.pk, "stature": 5, "choice": "for"}],
+        by=gm,
+    )
+    obligation = Obligation.objects.get(parley=contest)
+
     lines = {
         "england purse": ChronicleEntry.objects.get(campaign=campaign, kind="payment", text__contains=ENGLAND_PURSE),
         "france purse": ChronicleEntry.objects.get(campaign=campaign, kind="payment", text__contains=FRANCE_PURSE),
@@ -266,6 +280,8 @@ def build_cast(seed: int = 1) -> Cast:
         unpaid=unpaid,
         breach=breach,
         title=title,
+        claim=claim,
+        obligation=obligation,
         postings=postings,
         lines={k: v for k, v in lines.items() if v is not None},
         membership=Membership.objects.get(campaign=campaign, user=users["alice"]),

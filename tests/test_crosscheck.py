@@ -35,6 +35,11 @@ What each checker verifies (rule ids, documented with the rulebook's words in ea
   minor monarch without issue is followed by a rolled one, 5 years younger), BL-accession-titles (a
   new monarch keeps no in-country title, nor one that came to him in his accession step).
 
+- Every ruleset (tests/crosscheck/diplomacy.py), asserted: DIP-claim-granted (a claim parley carried
+  or tied grants the claim), DIP-claim-once, DIP-claim-held-once, DIP-claim-exchanged, DIP-decision (a
+  contested conquest's or inheritance's loser obliged to give the area up), DIP-flouted (every decision
+  refused or flouted has its excommunication), DIP-excommunicated-parley (22.12, 22.13).
+
 The suite runs 3 seeds x 40 turns per ruleset, and one more where the whole law is played (in the
 thorough profile, CI's; make test's quick one plays the first seed and 20 turns: tests/profiles.py);
 bench/crosscheck.py runs the full 10 x 40 (``--law``: the whole law played) and counts every

@@ -21,6 +21,7 @@ from campaign.models import Campaign, ChronicleEntry, Membership, Posting, Posti
 from campaign.permissions import SYSTEM_ACTOR
 from contracts.models import (
     Breach,
+    Claim,
     Clause,
     ClauseKind,
     Contract,
@@ -30,6 +31,7 @@ from contracts.models import (
     DisputeTerm,
     DisputeVote,
     Excommunication,
+    Obligation,
     Parley,
     ParleyVote,
 )
@@ -343,6 +345,59 @@ def with_contracts(campaign: Campaign, match: Marriage) -> None:
         carried=False,
         outcome="refused",
     )
+    contest = Parley.objects.create(  # issue 33: a conquest contested, its decision refused; a claim granted, exchanged
+        campaign=campaign,
+        year=year,
+        step="announcements",
+        kind="conquest",
+        subject="the conquest of Nice",
+        caller=queen,
+        opponent=king,
+        area="Nice",
+        votes_for=5,
+        votes_against=5,
+        carried=True,
+        outcome="the caller prevails",
+    )
+    Obligation.objects.create(
+        campaign=campaign,
+        parley=contest,
+        obliged=king,
+        owed_to=queen,
+        area="Nice",
+        action="return",
+        due_year=year,
+        state="refused",
+        resolved_year=year,
+        excommunication=excom,
+    )
+    asked = Parley.objects.create(
+        campaign=campaign,
+        year=year,
+        step="announcements",
+        kind="claim",
+        subject="a claim to Monaco",
+        caller=queen,
+        area="Monaco",
+        votes_for=3,
+        votes_against=1,
+        carried=True,
+        outcome="the caller prevails",
+    )
+    granted = Claim.objects.create(
+        campaign=campaign,
+        dynasty=queen,
+        area="Monaco",
+        area_key="monaco",
+        since_year=year,
+        how="parley",
+        parley=asked,
+        ended_year=year,
+        end="given",
+    )
+    Claim.objects.create(
+        campaign=campaign, dynasty=third, area="Monaco", area_key="monaco", since_year=year, how="exchange", came_from=granted
+    )
     MarriageOffer.objects.create(
         campaign=campaign,
         year=year,
@@ -468,6 +523,8 @@ def test_round_trip_is_identical_apart_from_the_slug():
     assert first["disputes"][0]["voters"] == [3] and first["disputes"][0]["terms"] and first["disputes"][0]["votes"]
     assert first["parleys"][1]["excommunication"] == first["excommunications"][0]["id"]
     assert first["excommunications"][0]["parley"] == first["parleys"][0]["id"]
+    assert first["obligations"][0]["excommunication"] == first["excommunications"][0]["id"]
+    assert [(c["how"], c["came_from"]) for c in first["claims"]] == [("parley", None), ("exchange", first["claims"][0]["id"])]
     assert first["marriage_offers"][0]["factors"] == ["x2 heir"]
 
     imported = campaign_import(json.loads(dumps(first)))
@@ -1322,8 +1379,8 @@ def test_export_makes_the_same_number_of_queries_whatever_the_size(django_assert
     with CaptureQueriesContext(connection) as queries:
         data = campaign_export(small)
     assert not any(data[name] for name in ("crown_events", "modifiers", "renunciations", "titles", "title_holdings"))
-    assert len(queries) == 32  # one per table read (issue 15: the control changes besides; issue 20: the notes)
-    with django_assert_num_queries(32):
+    assert len(queries) == 34  # one per table read (15: the control changes besides; 20: the notes; 33: claims, obligations)
+    with django_assert_num_queries(34):
         data = campaign_export(large)
     assert all(data[name] for name in ("crowns", "crown_events", "modifiers", "renunciations", "titles", "title_holdings"))
     assert any(r["interim_for"] is not None and r["planned_end_year"] is not None for r in data["reigns"])

@@ -849,6 +849,7 @@ def test_other_parleys_and_a_readmission(client, campaign, gm, bob):
         {
             "kind": "conquest",
             "caller": italy.pk,
+            "opponent": england.pk,
             "subject": "Savoy",
             f"s{italy.pk}": 4,
             f"c{italy.pk}": "for",
@@ -858,8 +859,9 @@ def test_other_parleys_and_a_readmission(client, campaign, gm, bob):
             f"x{england.pk}": "on",
         },
     )
-    assert response.status_code == 302 and response["Location"] == url("contracts", campaign)
-    assert Parley.objects.get().outcome.startswith("the caller prevails")
+    held = Parley.objects.get()
+    assert response.status_code == 302 and response["Location"] == url("parley_detail", campaign, held.pk)
+    assert held.outcome.startswith("the caller prevails") and held.obligation.obliged == england
     # readmission: refused while France is not excommunicated, then held
     readmit = {"kind": "readmission", "caller": france.pk, f"s{france.pk}": 4, f"c{france.pk}": "for", f"x{france.pk}": "on"}
     refused = post(client, address, readmit)

@@ -45,7 +45,7 @@ from campaign import registry
 from campaign.integrity import campaign_lookup, same_campaign_links
 from campaign.models import Campaign, Checkpoint, ChronicleEntry, Posting
 from campaign.permissions import SYSTEM_ACTOR
-from contracts.models import Breach, Contract, Dispute, Excommunication, Parley, ParleyKind
+from contracts.models import Breach, Claim, Contract, Dispute, Excommunication, Obligation, Parley, ParleyKind
 from desk.admin.scope import campaign_path
 from desk.choice import PLUMBING
 from dynasties.models import Character, Dynasty, Title
@@ -94,7 +94,7 @@ def _play(name: str, gm: Any, seed: int) -> Campaign:
 
 
 def _plant(campaign: Campaign) -> None:
-    """The records a few turns may not make: a dispute, a parley, an excommunication."""
+    """The records a few turns may not make: a dispute, a parley, an excommunication, a claim, an obligation."""
     breach = Breach.objects.filter(campaign=campaign).first()
     if breach is None:
         contract = Contract.objects.filter(campaign=campaign).order_by("pk").first()
@@ -133,6 +133,25 @@ def _plant(campaign: Campaign) -> None:
             holder=governor,
             granted_year=campaign.current_year,
             granted_to=governor,
+        )
+    if not Claim.objects.filter(campaign=campaign).exists():
+        Claim.objects.create(
+            campaign=campaign,
+            dynasty=breach.by_dynasty,
+            area="An area",
+            area_key="an area",
+            since_year=campaign.current_year,
+            how="recorded",
+        )
+    if not Obligation.objects.filter(campaign=campaign).exists():
+        Obligation.objects.create(
+            campaign=campaign,
+            parley=Parley.objects.filter(campaign=campaign, obligation__isnull=True).first() or parley,
+            obliged=breach.by_dynasty,
+            owed_to=breach.raised_by,
+            area="An area",
+            action="return",
+            due_year=campaign.current_year,
         )
 
 

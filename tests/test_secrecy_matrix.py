@@ -275,6 +275,13 @@ FILL: dict[str, Fill] = {
     "pages:breach_new": C(None, POST_ACTION),
     "pages:dispute": C(lambda c: [u("pages:dispute", c.slug, c.pact.pk, c.breach.pk)], POST_ACTION),
     "pages:payment_settle": C(None, POST_ACTION),
+    # diplomacy's consequences (issue 33): a parley's page, the claims register, public to members
+    "pages:parley_detail": C(lambda c: [u("pages:parley_detail", c.slug, c.obligation.parley_id)]),
+    "pages:obligation_resolve": C(None, POST_ACTION),
+    "pages:claims": C(lambda c: [u("pages:claims", c.slug)]),
+    "pages:claim_record": C(None, POST_ACTION),
+    "pages:claim_exchange": C(None, POST_ACTION),
+    "pages:claim_renounce": C(None, POST_ACTION),
     "pages:treasury": C(lambda c: [u("pages:treasury", c.slug)]),
     "pages:titles": C(lambda c: [u("pages:titles", c.slug)], POST_ACTION),
     # a title's page is public record, as the title is (the cast's one title, and a made-up id)
@@ -394,6 +401,10 @@ FILL: dict[str, Fill] = {
             "contract-payment-settle",
             "breach-dispute",
             "parleys",
+            "claims-record",
+            "claims-exchange",
+            "claim-renounce",
+            "obligation-resolve",
             "title-reclaim",
             "title-bequeath",
             "title-crisis-claim",
@@ -419,6 +430,10 @@ FILL["api:crowns-list"] = C(lambda c: [_api(c, "crowns")])
 FILL["api:crowns-detail"] = C(
     lambda c: [_api(c, "crowns", pk) for pk in c.campaign.crowns.order_by("pk").values_list("pk", flat=True)[:2]]
 )
+FILL["api:claims-list"] = C(lambda c: [_api(c, "claims")])
+FILL["api:claims-detail"] = C(lambda c: [_api(c, "claims", c.claim.pk)])
+FILL["api:obligations-list"] = C(lambda c: [_api(c, "obligations")])
+FILL["api:obligations-detail"] = C(lambda c: [_api(c, "obligations", c.obligation.pk)])
 FILL["api:crown-events-list"] = C(lambda c: [_api(c, "crown-events")])
 FILL["api:crown-events-detail"] = C(lambda c: [_api(c, "crown-events", FAKE_ID)])  # none planted: a made-up id
 
@@ -947,6 +962,21 @@ ACTIONS: dict[tuple[str, str], Act] = {
     ("api:parleys", "a parley on the breach"): A(
         lambda c: _api(c, "parleys"), lambda c: {"breach": c.breach.pk, "votes": []}, PLAYERS, "gm"
     ),
+    ("api:claims-record", "record a claim of Spain's"): A(
+        lambda c: _api(c, "claims", "record"), lambda c: {"dynasty": c.pk("Spain"), "area": "Aragon"}, PLAYERS, "gm"
+    ),
+    ("api:claims-exchange", "give England's claim to France"): A(
+        lambda c: _api(c, "claims", "exchange"),
+        lambda c: {"first": c.pk("England"), "second": c.pk("France"), "first_gives": [c.claim.pk]},
+        PLAYERS,
+        "gm",
+    ),
+    ("api:claim-renounce", "renounce England's claim"): A(
+        lambda c: _api(c, "claims", c.claim.pk, "renounce"), lambda c: {}, {"bob", "carol"}, "alice"
+    ),
+    ("api:obligation-resolve", "England returns Kent"): A(
+        lambda c: _api(c, "obligations", c.obligation.pk, "resolve"), lambda c: {"complied": True}, {"bob", "carol"}, "alice"
+    ),
     # BloodLine's title actions on the cast's (Blood Royale) title: the GM gets past the checks to the
     # ruleset's 400; a player of another house is refused (403, or 400 where the rule is checked first)
     ("api:title-reclaim", "take back the Duke of Kent's title"): A(
@@ -1179,6 +1209,24 @@ ACTIONS: dict[tuple[str, str], Act] = {
     ),
     ("pages:parley", "a parley on the breach"): P(
         lambda c: u("pages:parley", c.slug), lambda c: {"kind": "breach", "breach": c.breach.pk}, PLAYERS, "gm"
+    ),
+    ("pages:claim_record", "record a claim of Spain's"): P(
+        lambda c: u("pages:claim_record", c.slug),
+        lambda c: {"record-dynasty": c.pk("Spain"), "record-area": "Aragon"},
+        PLAYERS,
+        "gm",
+    ),
+    ("pages:claim_exchange", "give England's claim to France"): P(
+        lambda c: u("pages:claim_exchange", c.slug),
+        lambda c: {"exchange-first": c.pk("England"), "exchange-second": c.pk("France"), "exchange-first_gives": c.claim.pk},
+        PLAYERS,
+        "gm",
+    ),
+    ("pages:claim_renounce", "renounce England's claim"): P(
+        lambda c: u("pages:claim_renounce", c.slug, c.claim.pk), lambda c: {}, {"bob", "carol"}, "alice"
+    ),
+    ("pages:obligation_resolve", "England returns Kent"): P(
+        lambda c: u("pages:obligation_resolve", c.slug, c.obligation.pk), lambda c: {"complied": "yes"}, {"bob", "carol"}, "alice"
     ),
     ("pages:contract_sign", "sign the draft for all"): P(
         lambda c: u("pages:contract_sign", c.slug, c.draft.pk), lambda c: {"signed": "on"}, PLAYERS, "gm"

@@ -26,7 +26,7 @@ from rest_framework.views import APIView
 from api.common import CampaignScoped, Viewer, run_action, visible_or_404
 from api.filters import INT_MAX
 from api.schema import IDEMPOTENCY_KEY
-from api.views.contracts import BreachOut, ContractOut, ContractViewSet, DisputeOut, ParleyOut
+from api.views.contracts import BreachOut, ContractOut, ContractViewSet, DisputeOut, ParleyDecisionOut
 from campaign.models import Campaign
 from contracts import services
 from contracts.models import (
@@ -469,6 +469,20 @@ class ParleyIn(serializers.Serializer):
         **ID,
     )
     subject = serializers.CharField(required=False, allow_blank=True, default="", max_length=200, help_text="What it decides.")
+    area = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=100,
+        help_text="A claim, conquest or inheritance: the area as the board names it (empty: the subject).",
+    )
+    opponent = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="A conquest or inheritance contested: the conqueror, or the player of the Dynastic Inheritance card.",
+        **ID,
+    )
     votes = ParleyVoteIn(many=True, max_length=MAX_PARTIES * 5, help_text="Each house's block; a house left out takes no part.")
 
     class Meta:
@@ -482,10 +496,12 @@ class ParleyView(ActionView):
             "The medieval parley (20.4): each Christian player casts his leader's diplomatic stature (+5 per church "
             "card), most votes first. On a broken binding agreement a tie excommunicates the breaker (20.44); "
             "`readmission` readmits an excommunicated house (20.45); the other kinds record the vote, a tie "
-            "favouring the caller."
+            "favouring the caller, and their decision follows: a `claim` that carries grants the claim to `area` "
+            "(20.42); a `conquest` or `inheritance` contested against `opponent` makes the loser return or "
+            "relinquish the area (the parley's `obligation`, 20.41, 20.43)."
         ),
         request=ParleyIn,
-        responses={201: ParleyOut},
+        responses={201: ParleyDecisionOut},
         parameters=[IDEMPOTENCY_KEY],
     )
     def post(self, request: Request, slug: str) -> Response:
@@ -505,17 +521,25 @@ class ParleyView(ActionView):
                 raise serializers.ValidationError({"kind": "Say the kind of parley, or name the breach it is held on."})
             if d["caller"] is None:
                 raise serializers.ValidationError({"caller": "Say which house calls the parley."})
-            if not d["subject"].strip():
+            if not d["subject"].strip() and not d["area"].strip():
                 raise serializers.ValidationError({"subject": "Say what the parley decides (the area, the claim ...)."})
         subject = d["subject"] if d["breach"] is None else ""
 
         def run(c: Campaign) -> Any:
             return services.parley_hold(
-                campaign=c, votes=votes, breach=d["breach"], kind=d["kind"], caller=d["caller"], subject=subject, by=request.user
+                campaign=c,
+                votes=votes,
+                breach=d["breach"],
+                kind=d["kind"],
+                caller=d["caller"],
+                subject=subject,
+                area=d["area"] if d["breach"] is None else "",
+                opponent=d["opponent"] if d["breach"] is None else None,
+                by=request.user,
             )
 
         parley = _act(request, v.campaign, "Parley", run)
-        return Response(ParleyOut(parley).data, status=status.HTTP_201_CREATED)
+        return Response(ParleyDecisionOut(parley).data, status=status.HTTP_201_CREATED)
 
 
 # payments --------------------------------------------------------------------------------------

@@ -46,8 +46,62 @@ class ParleyOut(serializers.ModelSerializer):  # type: ignore[type-arg]
 
     class Meta:
         model = Parley
-        fields = ["id", "year", "step", "kind", "subject", "caller", "votes_for", "votes_against", "carried", "outcome", "votes"]
+        fields = [
+            "id",
+            "year",
+            "step",
+            "kind",
+            "subject",
+            "caller",
+            "opponent",
+            "area",
+            "votes_for",
+            "votes_against",
+            "carried",
+            "outcome",
+            "votes",
+        ]
         ref_name = "Parley"
+
+
+class ParleyDecisionOut(ParleyOut):
+    """A parley held, with what its decision did (``POST parleys/``)."""
+
+    claim = serializers.SerializerMethodField(help_text="A claim parley that carried: the claim it granted (20.42).")
+    obligation = serializers.SerializerMethodField(
+        help_text="A contested conquest or inheritance: what its decision made due (20.41, 20.43)."
+    )
+
+    class Meta:
+        model = Parley
+        fields = [
+            "id",
+            "year",
+            "step",
+            "kind",
+            "subject",
+            "caller",
+            "opponent",
+            "area",
+            "votes_for",
+            "votes_against",
+            "carried",
+            "outcome",
+            "votes",
+            "claim",
+            "obligation",
+        ]
+        ref_name = "ParleyDecision"
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_claim(self, obj: Parley) -> int | None:
+        claim = _one(obj, "claim")
+        return claim.pk if claim else None
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True))
+    def get_obligation(self, obj: Parley) -> int | None:
+        due = _one(obj, "obligation")
+        return due.pk if due else None
 
 
 class DisputeTermOut(serializers.ModelSerializer):  # type: ignore[type-arg]

@@ -26,11 +26,16 @@ the dynastic services call them inside theirs, with their chronicle.
 - Breaches: BloodLine's ruling by a majority of the other players, term by term; the medieval
   parley, whose tie excommunicates the breaker of a binding agreement; excommunication ends when
   the leader dies heirless or a readmission parley (once per round) readmits the player.
+- Diplomacy's consequences (``claims``): the claims register (a claim parley that carries grants
+  the claim; houses exchange claims; the GM records the board's); a contested conquest's or
+  inheritance's decision makes the loser return or relinquish the area (``Obligation``), or refuse
+  and be excommunicated; one still open at the next turn's advance is flouted (22.1).
 """
 
 from __future__ import annotations
 
 from contracts.services.breaches import breach_record, dispute_majority
+from contracts.services.claims import area_claim_exchange, area_claim_record, area_claim_renounce, obligation_resolve
 from contracts.services.common import BINDING, LIVE, died_heirless, excommunicated, leader_of, unpaid_payments
 from contracts.services.consequences import (
     contracts_on_deaths,
@@ -51,6 +56,9 @@ __all__ = [
     "AlreadySigned",
     "NotADraft",
     "NotAParty",
+    "area_claim_exchange",
+    "area_claim_record",
+    "area_claim_renounce",
     "breach_record",
     "contract_draft",
     "contract_end_by_consent",
@@ -66,6 +74,7 @@ __all__ = [
     "dispute_majority",
     "excommunicated",
     "leader_of",
+    "obligation_resolve",
     "parley_hold",
     "parley_run",
     "payment_settle",

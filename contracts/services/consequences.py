@@ -10,6 +10,7 @@ from django.db.models import Count, Q
 from campaign.models import Campaign, PostingKind
 from campaign.steps import Chronicle
 from contracts.models import ClauseKind, Contract, ContractKind, ContractPayment, ContractState, EndKind, Excommunication
+from contracts.services.claims import obligations_turn_advance
 from contracts.services.common import (
     BINDING,
     LIVE,
@@ -155,7 +156,9 @@ def contracts_on_marriage_end(campaign: Campaign, marriage: Marriage | int, chro
 def contracts_turn_advance(campaign: Campaign, chronicle: Chronicle) -> None:
     """At the turn advance (``campaign.current_year`` is the new turn): fixed terms expire, signed
     contracts whose start year has come into force, and recurring payments are posted (or recorded
-    unpaid). A marriage contract whose match ended without a hook is closed here too."""
+    unpaid). A marriage contract whose match ended without a hook is closed here too. A parley's
+    decision left open through its turn is flouted: the house is excommunicated (22.1)."""
+    obligations_turn_advance(campaign, chronicle)
     year = campaign.current_year
     live = list(
         Contract.objects.filter(campaign=campaign, state__in=BINDING)

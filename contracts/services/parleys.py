@@ -7,14 +7,27 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Q
 
 from campaign.models import Campaign
 from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, lock_campaign
-from contracts.models import Breach, ContractKind, Excommunication, Parley, ParleyKind, ParleyVote
+from contracts.models import Breach, ClaimHow, ContractKind, Excommunication, Parley, ParleyKind, ParleyVote
 from contracts.services.breaches import _breach, _unsettled
-from contracts.services.common import _data, _dynasty, _House, _house, _party_ids, _pk, excommunicated, leader_of
+from contracts.services.claims import _refuse_held, grant_claim, oblige
+from contracts.services.common import (
+    _data,
+    _dynasty,
+    _House,
+    _house,
+    _party_ids,
+    _pk,
+    died_heirless,
+    excommunicated,
+    leader_of,
+)
 from dynasties.models import Dynasty, Reign
+from dynasties.services.common import World
 from rules import contracts as rules
 from rules.errors import NotFound, RuleError
 
@@ -62,6 +75,8 @@ def _parley(
     banned: Mapping[int, Excommunication],
     breach: Breach | None = None,
     excommunication: Excommunication | None = None,
+    opponent: Dynasty | None = None,
+    area: str = "",
 ) -> tuple[Parley, rules.ParleyResult, dict[int, Dynasty]]:
     entries, houses = _votes_in(campaign, votes, banned)
     mine = next((v for v in entries if v.dynasty == caller.pk), None)
@@ -87,6 +102,8 @@ def _parley(
         caller=caller,
         breach=breach,
         excommunication=excommunication,
+        opponent=opponent,
+        area=area,
         votes_for=result.votes_for,
         votes_against=result.votes_against,
         carried=result.carried,
@@ -130,13 +147,18 @@ def parley_run(
     caller: Dynasty | int | None = None,
     kind: str | None = None,
     subject: str = "",
+    area: str = "",
+    opponent: Dynasty | int | None = None,
     by: Actor,
 ) -> Parley:
     """The medieval parley (20.4): ``votes = [{dynasty, stature, church_cards, christian, choice}]``,
     ``choice`` "for" the caller's motion, "against" or "abstain". On a broken binding agreement the
     injured party calls it and the motion is to excommunicate the breaker: a tie excommunicates
-    (20.44). Other parleys (a conquest, a claim, an inheritance, a crusade) record the vote, a tie
-    favouring the caller."""
+    (20.44). Other parleys record the vote, a tie favouring the caller, and their decision follows:
+    a claim parley that carries grants the caller the claim to ``area`` (20.42); a parley contesting
+    a diplomatic conquest or a dynastic inheritance by ``opponent`` makes the loser return or
+    relinquish the area to the winner, or be excommunicated (20.41, 20.43: ``Obligation``). ``area``
+    defaults to the subject."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     banned = excommunicated(campaign)
@@ -220,21 +242,43 @@ def parley_run(
         raise RuleError(f"Unknown kind of parley {kind!r}; one of: {', '.join(ParleyKind.values)}.", code="invalid")
     if caller is None:
         raise RuleError("Say which player calls the parley.", code="invalid", fields={"caller": "required"})
+    if not subject.strip() and kind in (ParleyKind.CLAIM, *rules.CONTESTS) and area.strip():
+        subject = {"claim": "a claim to", "conquest": "the conquest of", "inheritance": "the inheritance of"}[kind] + " " + area
     if not subject.strip():
         raise RuleError("Say what the parley decides (the area, the claim, the inheritance ...).", code="invalid")
     who = _dynasty(campaign, caller, "caller")
-    if (
-        kind == ParleyKind.CLAIM
-        and Parley.objects.filter(campaign=campaign, kind=kind, caller=who, year=campaign.current_year).exists()
-    ):
-        raise RuleError(
-            f"{_House(who)} already called a parley for a claim this round: once per round (20.42).",
-            code="once_per_round",
-        )
-    parley, result, houses = _parley(campaign, kind=kind, subject=subject.strip(), caller=who, votes=votes, banned=banned)
+    name = ""
+    against: Dynasty | None = None
+    if kind in (ParleyKind.CLAIM, *rules.CONTESTS):
+        name, key = rules.area_name(area or subject)
+    if kind == ParleyKind.CLAIM:
+        calls = Parley.objects.filter(campaign=campaign, kind=kind, caller=who, year=campaign.current_year).count()
+        if not rules.may_call_claim_parley(calls):
+            raise RuleError(
+                f"{_House(who)} already called a parley for a claim this round: once per round (20.42).",
+                code="once_per_round",
+            )
+        _refuse_held(campaign, who, key, name)
+    elif kind in rules.CONTESTS:
+        if opponent is None:
+            what = "conquered the area" if kind == ParleyKind.CONQUEST else "played the Dynastic Inheritance card"
+            raise RuleError(
+                f"Name the opponent: the player who {what} ({'20.41' if kind == ParleyKind.CONQUEST else '20.43'}).",
+                code="invalid",
+                fields={"opponent": "required"},
+            )
+        against = _dynasty(campaign, opponent, "opponent")
+        if against.pk == who.pk:
+            raise RuleError(
+                "A house does not contest its own conquest or inheritance.", code="invalid", fields={"opponent": "caller"}
+            )
+        if kind == ParleyKind.INHERITANCE:
+            _refuse_heirless(campaign, who)
+    parley, result, houses = _parley(
+        campaign, kind=kind, subject=subject.strip(), caller=who, votes=votes, banned=banned, opponent=against, area=name
+    )
     tally = f"{result.votes_for} to {result.votes_against}" + (", a tie: the caller prevails" if result.tie else "")
     parley.outcome = ("the caller prevails" if result.carried else "the caller loses") + f" ({tally})"
-    parley.save(update_fields=["outcome"])
     chronicle = Chronicle(campaign)
     chronicle.add(
         "parley",
@@ -243,8 +287,44 @@ def parley_run(
         parley=parley.pk,
         dynasty=who.pk,
     )
+    if kind == ParleyKind.CLAIM and rules.claim_obtained(result.carried):
+        grant_claim(campaign, who, name, ClaimHow.PARLEY, chronicle, parley=parley)
+        parley.outcome += f"; {who.name} obtains the claim to {name}"
+    due = rules.contest_obligation(kind, result.carried)
+    if due is not None and against is not None:
+        loser, winner = (against, who) if due.loser == "opponent" else (who, against)
+        oblige(campaign, parley, loser, winner, due.action, chronicle)
+        parley.outcome += f"; {loser.name} must {due.action} {name} to {winner.name}"
+    elif against is not None:
+        holder = who if result.carried else against
+        parley.outcome += f"; {holder.name} keeps {name}"
+    parley.outcome = parley.outcome[:300]
+    parley.save(update_fields=["outcome"])
     chronicle.flush()
     return parley
+
+
+def _refuse_heirless(campaign: Campaign, house: Dynasty) -> None:
+    """20.43 NB: "a player whose leader has just died heirless may not contest a Dynastic
+    Inheritance card" (just: this turn; the records must keep the families to tell)."""
+    if not house.crown or not campaign.rules.keeps_families:
+        return
+    year = campaign.current_year
+    ended = list(
+        Reign.objects.filter(campaign=campaign, crown=house.crown, holder__death_year=year).filter(
+            Q(end_year__isnull=True) | Q(end_year=year)
+        )
+    )
+    if not ended:
+        return
+    world = World(campaign)
+    for reign in ended:
+        if died_heirless(world, reign.holder_id, house.crown):
+            raise RuleError(
+                f"The leader of {_house(house)}, {world.characters[reign.holder_id].display_name}, has just died heirless: "
+                "his house may not contest a Dynastic Inheritance card (20.43).",
+                code="heirless",
+            )
 
 
 @transaction.atomic
@@ -310,6 +390,8 @@ def parley_hold(
     kind: str | None = None,
     caller: Dynasty | int | None = None,
     subject: str = "",
+    area: str = "",
+    opponent: Dynasty | int | None = None,
     by: Actor,
 ) -> Parley:
     """A parley as the doors ask for one: on a breach (:func:`parley_run`), a readmission (``kind``
@@ -321,4 +403,14 @@ def parley_hold(
                 "Name the excommunicated house asking to be readmitted.", code="invalid", fields={"caller": "required"}
             )
         return readmission_parley(campaign=campaign, dynasty=caller, votes=votes, by=by)
-    return parley_run(campaign=campaign, votes=votes, breach=breach, kind=kind, caller=caller, subject=subject, by=by)
+    return parley_run(
+        campaign=campaign,
+        votes=votes,
+        breach=breach,
+        kind=kind,
+        caller=caller,
+        subject=subject,
+        area=area,
+        opponent=opponent,
+        by=by,
+    )

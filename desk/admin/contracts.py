@@ -14,6 +14,7 @@ from django.http import HttpRequest, HttpResponse
 from campaign import audit
 from contracts.models import (
     Breach,
+    Claim,
     Clause,
     Contract,
     ContractPayment,
@@ -23,6 +24,7 @@ from contracts.models import (
     DisputeTerm,
     DisputeVote,
     Excommunication,
+    Obligation,
     Parley,
     ParleyVote,
     PaymentStatus,
@@ -225,3 +227,25 @@ class ExcommunicationAdmin(ServiceMadeMixin, DeskAdmin):
     ordering = ["-start_year", "-pk"]
     search_fields = ["dynasty__name", "reason", "end_reason"]
     list_select_related = ["dynasty", "leader", "campaign"]
+
+
+@admin.register(Claim)
+class ClaimAdmin(ServiceMadeMixin, DeskAdmin):
+    """The claims register (written by the parleys, the exchanges and the Claims page)."""
+
+    list_display = ["area", "dynasty", "since_year", "how", "ended_year", "end", "campaign"]
+    list_filter = ["campaign", "how", ("ended_year", admin.EmptyFieldListFilter)]
+    ordering = ["area_key", "-since_year", "-pk"]
+    search_fields = ["area", "dynasty__name", "note"]
+    list_select_related = ["dynasty", "campaign"]
+
+
+@admin.register(Obligation)
+class ObligationAdmin(ServiceMadeMixin, DeskAdmin):
+    """What parley decisions made due (answered on the parley's page)."""
+
+    list_display = ["obliged", "action", "area", "owed_to", "due_year", "state", "resolved_year", "campaign"]
+    list_filter = ["campaign", "state"]
+    ordering = ["-due_year", "-pk"]
+    search_fields = ["area", "obliged__name", "owed_to__name"]
+    list_select_related = ["obliged", "owed_to", "campaign"]

@@ -658,3 +658,38 @@ def check_excommunication(e: Item, row: Row, i: int, ctx: Reading) -> None:
         other = ctx.first("excommunicated", row["dynasty"], i)
         if other is not None:
             raise e.fail("dynasty", f"dynasty {row['dynasty']} is already excommunicated (excommunications[{other}])")
+
+
+def claim_area(item: Item, key: str, row: Row, i: int, ctx: Reading) -> str:
+    """A claim's area, tidied as the register tidies it; its key goes in the row (``area_key``)."""
+    try:
+        name, row["area_key"] = clause_rules.area_name(item.str(key))
+    except RuleError as exc:
+        raise item.fail(key, exc.message) from None
+    return name
+
+
+def check_claim(c: Item, row: Row, i: int, ctx: Reading) -> None:
+    if (row["ended_year"] is None) != (row["end"] == ""):
+        raise c.fail("end", "a claim ended says how (`given`, `renounced`), and only one ended")
+    if row["ended_year"] is not None and row["ended_year"] < row["since_year"]:
+        raise c.fail("ended_year", f"{row['ended_year']} is before the year it was obtained, {row['since_year']}")
+    if row["ended_year"] is None:
+        other = ctx.first("claims held", (row["dynasty"], row["area_key"]), i)
+        if other is not None:
+            raise c.fail("area", f"dynasty {row['dynasty']} already holds a claim to {row['area']} (claims[{other}])")
+    for key, what in (("parley", "claim parleys"), ("came_from", "claims given")):
+        if row[key] is not None:
+            other = ctx.first(what, row[key], i)
+            if other is not None:
+                raise c.fail(key, f"{row[key]} already gave a claim (claims[{other}])")
+
+
+def check_obligation(o: Item, row: Row, i: int, ctx: Reading) -> None:
+    if row["obliged"] == row["owed_to"]:
+        raise o.fail("owed_to", "an obligation is owed to another house")
+    if (row["state"] == "open") != (row["resolved_year"] is None):
+        raise o.fail("resolved_year", "an open obligation has no year resolved, and only an open one")
+    other = ctx.first("obligations", row["parley"], i)
+    if other is not None:
+        raise o.fail("parley", f"parley {row['parley']} already made an obligation (obligations[{other}])")

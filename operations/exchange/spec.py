@@ -31,6 +31,9 @@ from campaign.models import (
 )
 from contracts.models import (
     Breach,
+    Claim,
+    ClaimEnd,
+    ClaimHow,
     Clause,
     ClauseKind,
     Contract,
@@ -43,6 +46,8 @@ from contracts.models import (
     DisputeVote,
     EndKind,
     Excommunication,
+    Obligation,
+    ObligationState,
     Parley,
     ParleyKind,
     ParleyVote,
@@ -913,6 +918,14 @@ PARLEYS = Section(
         ref("caller", "dynasties", null=False),
         ref("breach", "breaches", note="one parley per breach"),
         ref("excommunication", "excommunications"),
+        ref(
+            "opponent",
+            "dynasties",
+            since=V3,
+            default=None,
+            note="a contested conquest or inheritance: the conqueror, or the player of the Dynastic Inheritance card",
+        ),
+        text("area", since=V3, default="", note="a claim, conquest or inheritance: the area decided"),
         i("votes_for", low=0),
         i("votes_against", low=0),
         flag("carried"),
@@ -962,6 +975,54 @@ EXCOMMUNICATIONS = Section(
     owner="Excommunication #{pk}",
     check=checks.check_excommunication,
     since=LATER,
+)
+
+CLAIMS = Section(
+    "claims",
+    Claim,
+    (
+        ID,
+        ref("dynasty", "dynasties", null=False),
+        text(
+            "area",
+            blank=False,
+            read=checks.claim_area,
+            note="as the board names it; two spellings differing in case or spacing are one area",
+        ),
+        year("since_year"),
+        choice("how", ClaimHow.values, note="`parley` (20.42), `exchange` (20.1), `recorded` by the GM"),
+        ref("parley", "parleys", note="the claim parley that granted it; one claim per parley"),
+        ref("came_from", "claims", note="exchanged: the claim (earlier in the list) the other house gave"),
+        year("ended_year", null=True, note="null: held; one held per house and area"),
+        choice("end", ("", *ClaimEnd.values), note="`given` or `renounced` when ended, else empty"),
+        text("note"),
+    ),
+    owner="Claim #{pk}",
+    check=checks.check_claim,
+    since=V3,
+    note="the claims register (the medieval game 20.1, 20.42)",
+    derived=("area_key",),
+)
+
+OBLIGATIONS = Section(
+    "obligations",
+    Obligation,
+    (
+        ref("parley", "parleys", null=False, note="one per parley"),
+        ref("obliged", "dynasties", null=False),
+        ref("owed_to", "dynasties", null=False),
+        text("area", blank=False),
+        choice("action", ("return", "relinquish")),
+        year("due_year"),
+        choice("state", ObligationState.values),
+        year("resolved_year", null=True, note="null while open"),
+        ref("excommunication", "excommunications", note="refused or flouted: the excommunication"),
+    ),
+    owner="Obligation #{pk}",
+    numbered=False,
+    check=checks.check_obligation,
+    since=V3,
+    note="what a contested conquest's or inheritance's decision made due (20.41, 20.43)",
 )
 
 MARRIAGE_OFFERS = Section(
@@ -1031,6 +1092,8 @@ SPEC: tuple[Section, ...] = (
     DISPUTES,
     PARLEYS,
     EXCOMMUNICATIONS,
+    CLAIMS,
+    OBLIGATIONS,
     MARRIAGE_OFFERS,
     NOTES,
 )
@@ -1059,6 +1122,8 @@ ORDER: tuple[str, ...] = (
     "disputes",
     "parleys",
     "excommunications",
+    "claims",
+    "obligations",
     "marriage_offers",
     "notes",
     "chronicle",

@@ -372,14 +372,28 @@ class ParleyForm(forms.Form):
     subject = forms.CharField(
         label="What it decides", max_length=200, required=False, help_text="The area, the claim, the inheritance ..."
     )
+    area = forms.CharField(
+        label="Area",
+        max_length=100,
+        required=False,
+        help_text="A claim, a conquest or an inheritance: the area as the board names it (empty: the subject).",
+    )
+    opponent = forms.TypedChoiceField(
+        label="Opponent",
+        coerce=int,
+        required=False,
+        empty_value=None,
+        help_text="A conquest or an inheritance contested: the conqueror, or the player of the Dynastic Inheritance card.",
+    )
 
     def __init__(self, houses: list[Dynasty], on_breach: bool, banned: set[int], *a: Any, **kw: Any) -> None:
         super().__init__(*a, **kw)
         if on_breach:
-            for name in ("kind", "caller", "subject"):
+            for name in ("kind", "caller", "subject", "area", "opponent"):
                 del self.fields[name]
         else:
             self.fields["caller"].choices = _int_choices(((d.pk, d.name) for d in houses), "Choose a house")
+            self.fields["opponent"].choices = _int_choices(((d.pk, d.name) for d in houses), "Nobody (not a contest)")
         self.houses = houses
         self.rows: list[dict[str, Any]] = []
         for d in houses:
@@ -401,7 +415,8 @@ class ParleyForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
         kind = data.get("kind")
-        if "subject" in self.fields and kind and kind != ParleyKind.READMISSION and not (data.get("subject") or "").strip():
+        named = (data.get("subject") or "").strip() or (data.get("area") or "").strip()
+        if "subject" in self.fields and kind and kind != ParleyKind.READMISSION and not named:
             self.add_error("subject", "Say what the parley decides (the area, the claim, the inheritance ...).")
         return data
 

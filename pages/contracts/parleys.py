@@ -51,6 +51,8 @@ def parley(request: HttpRequest, slug: str) -> HttpResponse:
                     kind=data.get("kind"),
                     caller=data.get("caller"),
                     subject=data.get("subject") or "",
+                    area=data.get("area") or "",
+                    opponent=data.get("opponent"),
                     by=request.user,
                 )
 
@@ -60,6 +62,8 @@ def parley(request: HttpRequest, slug: str) -> HttpResponse:
                     messages.success(request, f"The parley is held: {done.outcome}.")
                 if contract is not None:
                     return back_to(campaign, contract)
+                if done is not None:
+                    return redirect("pages:parley_detail", campaign.slug, done.pk)
                 return redirect("pages:contracts", campaign.slug)
         status = 400
     return render(

@@ -6,11 +6,12 @@ from collections.abc import Callable
 from typing import Any
 
 from . import blood_royale, bloodline, eu_monarchs, game_end
+from .diplomacy import check_diplomacy
 from .invariants import check_invariants
 
 
 def _with_invariants(check: Callable[[dict[str, Any]], list[str]]) -> Callable[[dict[str, Any]], list[str]]:
-    return lambda doc: check(doc) + check_invariants(doc)
+    return lambda doc: check(doc) + check_invariants(doc) + check_diplomacy(doc)
 
 
 CHECKS: dict[str, Callable[[dict[str, Any]], list[str]]] = {
@@ -19,6 +20,15 @@ CHECKS: dict[str, Callable[[dict[str, Any]], list[str]]] = {
     "eu-bloodline": _with_invariants(bloodline.check_bloodline),
 }
 INVARIANTS = ("INV-reign-holder", "INV-reign-end", "INV-crown-control")
+DIPLOMACY = (  # tests/crosscheck/diplomacy.py: every ruleset whose parleys the automatic player holds
+    "DIP-claim-granted",
+    "DIP-claim-once",
+    "DIP-claim-held-once",
+    "DIP-claim-exchanged",
+    "DIP-decision",
+    "DIP-flouted",
+    "DIP-excommunicated-parley",
+)
 
 # The rules each checker verifies that the committed tests assert, and those it reports but that
 # are not asserted yet because a defect is open (bench/crosscheck.py counts them all).
@@ -55,6 +65,7 @@ ASSERTED: dict[str, tuple[str, ...]] = {
         "BR-rule-e",
         "BR-rule-h",
         *INVARIANTS,
+        *DIPLOMACY,
     ),
     "eu-monarchs": (
         "EM-dice",
@@ -67,6 +78,7 @@ ASSERTED: dict[str, tuple[str, ...]] = {
         "EM-stability-chain",
         "EM-stability-bounds",
         *INVARIANTS,
+        *DIPLOMACY,
     ),
     "eu-bloodline": (
         "BL-dice",
@@ -92,6 +104,7 @@ ASSERTED: dict[str, tuple[str, ...]] = {
         "BL-minor-no-issue",
         "BL-accession-titles",
         *INVARIANTS,
+        *DIPLOMACY,
     ),
 }
 OPEN_DEFECTS: dict[str, dict[str, str]] = {"blood-royale": {}, "eu-monarchs": {}, "eu-bloodline": {}}
