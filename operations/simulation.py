@@ -53,8 +53,7 @@ from dynasties.services.births import CoupleTurn
 from dynasties.services.common import World
 from dynasties.services.marriages import marriage_checker
 from dynasties.services.setup import default_dynasties
-from operations import simulation_end
-from operations import simulation_options
+from operations import simulation_end, simulation_options
 from operations.simulation_diplomacy import DIPLOMACY_PARTS, diplomacy_played, play_diplomacy
 from rules import blood_royale as br
 from rules import bloodline as bl
