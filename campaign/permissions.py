@@ -290,6 +290,8 @@ SEES: dict[str, str] = {
     "a transfer, a ransom, a wedding's money": "the houses paying or paid, and the GM",
     "a contract, its lines, payments and signatures": "its parties and the GM",
     "a dowry": "the houses of the match (a contract's: its parties) and the GM",
+    "the province register (control, capitals, Resource Areas, Famine and Rebellion markers)": "every member (the map "
+    "is public at the table)",
     "a line of no known audience": "the GM",
     "a public note": "every member",
     "a note for its player": "its house's players (a character's: his house's) and the GM; the campaign's: every player",
@@ -340,6 +342,7 @@ PUBLIC_LINE_KINDS = frozenset(
         "pass_over",
         "piece",
         "pretender",
+        "province",
         "pretender_return",
         "readmission",
         "rebellion_check",

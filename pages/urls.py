@@ -9,6 +9,7 @@ from pages import (
     marriages,
     notes,
     preferences,
+    provinces,
     search,
     sequence,
     setup,
@@ -43,4 +44,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *setup.urlpatterns,
     *table_events.urlpatterns,
     *crowns.urlpatterns,
+    *provinces.urlpatterns,
 ]
