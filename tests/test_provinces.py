@@ -383,3 +383,16 @@ def test_the_api_runs_the_interphase_from_the_register(campaign, client, alice) 
     answer = client.post(url, {}, content_type="application/json")
     assert answer.status_code == 200, answer.content
     assert answer.json()["taxed_provinces"] == 5  # 6 in the register, Kent in famine
+
+
+def test_the_desk_lists_the_register_of_the_campaign_it_keeps(campaign, client, gm) -> None:
+    """The desk's rows of the register: the chosen campaign's only, read-only (the events write them)."""
+    other = campaign_create(name="Other", players=5, source=RandomSource(5), by=gm)
+    province_record(campaign=other, name="Atlantis", country="England", by=SYSTEM_ACTOR)
+    client.force_login(gm)
+    client.get(reverse("admin:desk_choose", args=[campaign.pk]), follow=True)
+    page = client.get(reverse("admin:dynasties_province_changelist"))
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "Yorkshire" in text and "Atlantis" not in text
+    assert client.get(reverse("admin:dynasties_province_add")).status_code == 403

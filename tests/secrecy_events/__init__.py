@@ -32,10 +32,10 @@ GM_ONLY = PLAYERS
 
 
 def samples() -> dict[str, Sample]:
-    from tests.secrecy_events import captures, crowns, deaths, eu_monarchs, minor_houses, pretenders, titles
+    from tests.secrecy_events import captures, crowns, deaths, eu_monarchs, minor_houses, pretenders, provinces, titles
 
     out: dict[str, Sample] = {}
-    for module in (deaths, captures, minor_houses, pretenders, titles, crowns, eu_monarchs):
+    for module in (deaths, captures, minor_houses, pretenders, titles, crowns, eu_monarchs, provinces):
         clash = set(out) & set(module.SAMPLES)
         assert not clash, f"two samples for {clash}"
         out.update(module.SAMPLES)
