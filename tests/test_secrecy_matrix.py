@@ -426,8 +426,10 @@ FILL["api:crown-events-detail"] = C(lambda c: [_api(c, "crown-events", FAKE_ID)]
 FILL["pages:provinces"] = C(lambda c: [u("pages:provinces", c.slug)])
 FILL["api:provinces-list"] = C(lambda c: [_api(c, "provinces")])
 FILL["api:provinces-detail"] = C(
-    lambda c: [_api(c, "provinces", pk) for pk in c.campaign.provinces.order_by("pk").values_list("pk", flat=True)[:1]]
-    + [_api(c, "provinces", FAKE_ID)]
+    lambda c: (
+        [_api(c, "provinces", pk) for pk in c.campaign.provinces.order_by("pk").values_list("pk", flat=True)[:1]]
+        + [_api(c, "provinces", FAKE_ID)]
+    )
 )
 
 # The EU monarch tables (issue 32): the monarchs' history and the monarch cards, public to members. The planted
