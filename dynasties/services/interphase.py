@@ -269,6 +269,10 @@ def _from_register(
     return out
 
 
+def _as_data(value: rules.Provinces | None) -> int | list[str] | None:
+    return list(value) if isinstance(value, list | tuple) else value
+
+
 def _compute(campaign: Campaign, dynasty: Dynasty, entry: rules.InterphaseEntry) -> rules.InterphaseResult:
     return rules.interphase_lines(
         entry,
@@ -496,6 +500,12 @@ def interphase_run(
         dynasty=house.pk,
         postings=[p.pk for p in postings],
         tax_rate=tax_rate,
+        # what the run counted (names or numbers): the export's cross-check reads the provinces, the
+        # markers and the governed provinces of each Interphase here
+        provinces=_as_data(provinces),
+        famine=_as_data(famine),
+        rebellion=_as_data(rebellion),
+        governed_provinces=[g.province for g in entry.governed],
         rebellion_modifier=result.rebellion_modifier,
         income=result.income,
         costs=result.costs,

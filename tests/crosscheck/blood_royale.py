@@ -83,6 +83,7 @@ from itertools import pairwise
 from typing import Any
 
 from .common import STEPS, Export, Row, ancestors, check_faces, heir_of, total, turn_of, violation
+from .provinces import check_provinces
 
 CHARACTERISTICS = {"M": ("strength", "constitution", "charisma"), "F": ("guile", "constitution", "charisma")}
 
@@ -115,6 +116,7 @@ def check_blood_royale(export: dict[str, Any]) -> list[str]:
     out += _pretenders(ex)
     out += _barons(ex)
     out += _event_victims(ex)
+    out += check_provinces(ex)  # the province register's Interphase (issue 33: tests/crosscheck/provinces.py)
     return out
 
 

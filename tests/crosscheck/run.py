@@ -49,6 +49,9 @@ ASSERTED: dict[str, tuple[str, ...]] = {
         "BR-pretender-house",
         "BR-event-victims",
         "BR-armies",
+        "BR-famine-tax",
+        "BR-governed-provinces",
+        "BR-governor-money",
         *INVARIANTS,
     ),
     "eu-monarchs": (
