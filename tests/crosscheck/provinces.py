@@ -12,7 +12,8 @@ rulebook and the export format only:
   house (its own governors: one line) or to the foreign governor's house.
 
 A year in which a title changes hands, or its holder dies, or his controlling house changes, is
-skipped (the export does not say whether it came before the Interphase)."""
+skipped (the export does not say whether it came before the Interphase), and so is a title whose
+holder has left play otherwise (retired: the export does not say since when)."""
 
 from __future__ import annotations
 
@@ -39,7 +40,9 @@ def _held(ex: Export, crown: str, year: int) -> tuple[dict[str, int], set[str]]:
         if t is None:
             continue
         key = t["province"].strip().casefold()
-        if year in (h["start_year"], h["end_year"]) or ex.chars[h["holder"]].get("death_year") == year:
+        holder = ex.chars[h["holder"]]
+        retired = holder.get("status") not in ("alive", "dead")  # out of play: the export does not say since when
+        if year in (h["start_year"], h["end_year"]) or holder.get("death_year") == year or retired:
             unsure.add(key)
         if h["start_year"] <= year and (h["end_year"] is None or h["end_year"] > year):
             held[key] = h["holder"]
@@ -48,7 +51,13 @@ def _held(ex: Export, crown: str, year: int) -> tuple[dict[str, int], set[str]]:
 
 def check_provinces(ex: Export) -> list[str]:
     out: list[str] = []
-    postings = {p["id"]: p for p in ex.doc.get("postings", [])}
+    # a run's postings: those of its year paid by or to its house, and the foreign governors' lines of
+    # its year (the chronicle's ``postings`` are database ids, not export ids); the simulated
+    # prehistory reverses no run
+    by_year: dict[int, list[Row]] = {}
+    for p in ex.doc.get("postings", []):
+        if p["step"] == "interphase" and p["kind"] == "tax":
+            by_year.setdefault(p["year"], []).append(p)
     for year_row in ex.doc["chronicle"]:
         year = year_row["year"]
         for entry in year_row["entries"]:
@@ -59,17 +68,17 @@ def check_provinces(ex: Export) -> list[str]:
             if provinces is None or famine is None or rebellion is None:
                 continue  # numbers typed: nothing to re-derive by name
             house = data["dynasty"]
-            run = [postings[pid] for pid in data.get("postings", []) if pid in postings]
+            run = [p for p in by_year.get(year, []) if p["payee"] == house or "keeps the 2" in p["reason"]]
             row = f"the Interphase of house {house}, {year}"
-            out += _taxation(row, run, provinces, famine, rebellion)
+            out += _taxation(row, house, run, provinces, famine, rebellion)
             if ex.option("governing_provinces"):
                 out += _governed(ex, row, year, house, run, data, provinces, famine | rebellion)
     return out
 
 
-def _taxation(row: str, run: list[Row], provinces: set[str], famine: set[str], rebellion: set[str]) -> list[str]:
+def _taxation(row: str, house: int, run: list[Row], provinces: set[str], famine: set[str], rebellion: set[str]) -> list[str]:
     want = len(provinces - famine - rebellion)
-    found = [int(m.group(1)) for p in run if p["kind"] == "tax" and (m := _TAXED.match(p["reason"]))]
+    found = [int(m.group(1)) for p in run if p["payee"] == house and (m := _TAXED.match(p["reason"]))]
     got = found[0] if found else 0
     if got != want or len(found) > 1:
         return [
