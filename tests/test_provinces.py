@@ -396,3 +396,45 @@ def test_the_desk_lists_the_register_of_the_campaign_it_keeps(campaign, client, 
     text = page.content.decode()
     assert "Yorkshire" in text and "Atlantis" not in text
     assert client.get(reverse("admin:dynasties_province_add")).status_code == 403
+
+
+# --- the cross-check reads the register's Interphase from an export ---------------------------------------
+
+
+def test_the_crosscheck_rederives_famine_taxes_and_governors_money(campaign, alice) -> None:
+    """tests/crosscheck/provinces.py, from the export alone: "each player receives 5 Crowns for each
+    province he controls ... that is not affected by Famine or Rebellion"; a governed province "raises
+    2 Crowns extra". A run that taxed a province in famine, or lost a governor's 2 Crowns, is reported."""
+    from operations.exchange import campaign_export
+    from tests.crosscheck.common import Export, rule_of
+    from tests.crosscheck.provinces import check_provinces
+
+    with_options(campaign, governing_provinces=True)
+    england = house(campaign, "England")
+    england_map(campaign)
+    holder = Character.objects.filter(campaign=campaign, controlled_by=england, sex="M", status="alive").first()
+    assert holder is not None
+    title = Title.objects.create(
+        campaign=campaign,
+        name="Earl of Kent",
+        province="Kent",
+        crown="England",
+        holder=holder,
+        granted_year=1300,
+        granted_to=holder,
+    )
+    title.holdings.create(holder=holder, start_year=1300, how="granted")
+    province_marker(campaign=campaign, province="Wessex", marker="famine", by=SYSTEM_ACTOR)
+    at_step(campaign, Step.INTERPHASE, year=1305)
+    interphase_run(campaign=campaign, dynasty=england, by=alice)
+    doc = campaign_export(campaign)
+    assert check_provinces(Export.of(doc)) == []
+    entry = next(e for y in doc["chronicle"] for e in y["entries"] if e["kind"] == "payment" and e["data"].get("interphase"))
+    entry["data"]["famine"] = []  # as if Wessex had been taxed in famine
+    assert [rule_of(v) for v in check_provinces(Export.of(doc))] == ["BR-famine-tax"]
+    entry["data"]["famine"] = ["Wessex"]
+    entry["data"]["governed_provinces"] = []  # a governor the Interphase forgot (the issue's simulation)
+    assert [rule_of(v) for v in check_provinces(Export.of(doc))] == ["BR-governed-provinces"]
+    entry["data"]["governed_provinces"] = ["Kent"]
+    doc["postings"] = [p for p in doc["postings"] if not p["reason"].startswith("Governed provinces")]
+    assert [rule_of(v) for v in check_provinces(Export.of(doc))] == ["BR-governor-money"]

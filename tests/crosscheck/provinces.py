@@ -12,8 +12,8 @@ rulebook and the export format only:
   house (its own governors: one line) or to the foreign governor's house.
 
 A year in which a title changes hands, or its holder dies, or his controlling house changes, is
-skipped (the export does not say whether it came before the Interphase), and so is a title whose
-holder has left play otherwise (retired: the export does not say since when)."""
+skipped (the export does not say whether it came before the Interphase); a holder retired in an
+earlier turn is out of play, no Governor."""
 
 from __future__ import annotations
 
@@ -41,9 +41,11 @@ def _held(ex: Export, crown: str, year: int) -> tuple[dict[str, int], set[str]]:
             continue
         key = t["province"].strip().casefold()
         holder = ex.chars[h["holder"]]
-        retired = holder.get("status") not in ("alive", "dead")  # out of play: the export does not say since when
-        if year in (h["start_year"], h["end_year"]) or holder.get("death_year") == year or retired:
+        retired = holder.get("retired_year")
+        if year in (h["start_year"], h["end_year"], holder.get("death_year"), retired):
             unsure.add(key)
+        if retired is not None and retired < year:
+            continue  # out of play: no Governor (his title passes at the next Survival)
         if h["start_year"] <= year and (h["end_year"] is None or h["end_year"] > year):
             held[key] = h["holder"]
     return held, unsure
