@@ -1157,6 +1157,7 @@ LAW: dict[str, tuple[LawPart, ...]] = {
         LawPart("rebellions", postings=("rebellion",)),
         LawPart("titles (rule G)", count=_model(Title)),
         LawPart("governed provinces' taxes (rule G)", count=lambda c: _postings_about(c, "tax", "Governed province")),
+        LawPart("governed provinces' Crowns (rule G)", count=simulation_provinces.governed_crowns),
         LawPart("Famine markers (the province register)", count=lambda c: _lines_with(c, "province", "A Famine marker")),
         LawPart("Rebellion markers (the province register)", count=lambda c: _lines_with(c, "province", "A Rebellion marker")),
         LawPart("Pretenders", kinds=("pretender",)),

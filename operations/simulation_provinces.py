@@ -96,3 +96,16 @@ def interphase_entry(campaign: Campaign, house: Dynasty, *, buy_off: bool) -> di
 
 def in_rebellion(campaign: Campaign, house: Dynasty) -> bool:
     return Province.objects.filter(campaign=campaign, controlled_by=house, rebellion_year__isnull=False).exists()
+
+
+def governed_crowns(campaign: Campaign) -> int:
+    """The Crowns rule G's governed provinces brought (the 2 extra, and a present governor's Charisma),
+    for the bench's table."""
+    from django.db.models import Sum
+
+    from campaign.models import Posting
+
+    total = Posting.objects.filter(campaign=campaign, kind="tax", reason__startswith="Governed province").aggregate(
+        s=Sum("amount")
+    )["s"]
+    return int(total or 0)
