@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from campaign.models import Campaign
+from django.db.models import Sum
+
+from campaign.models import Campaign, Posting
 from campaign.permissions import Actor
 from dynasties.models import Dynasty, DynastyKind, Province, Status, Title
 from dynasties.services import provinces as register
@@ -101,10 +103,6 @@ def in_rebellion(campaign: Campaign, house: Dynasty) -> bool:
 def governed_crowns(campaign: Campaign) -> int:
     """The Crowns rule G's governed provinces brought (the 2 extra, and a present governor's Charisma),
     for the bench's table."""
-    from django.db.models import Sum
-
-    from campaign.models import Posting
-
     total = Posting.objects.filter(campaign=campaign, kind="tax", reason__startswith="Governed province").aggregate(
         s=Sum("amount")
     )["s"]
