@@ -311,7 +311,12 @@ def province_transfer(*, campaign: Campaign | int, province: str, to: int | None
         row.castle = False
         row.capital_of = ""
         if capital_lost(campaign, row.country) is None:
-            lose_capital(campaign, row.country, note or f"{row.name} taken", chronicle)
+            try:
+                lose_capital(campaign, row.country, note or f"{row.name} taken", chronicle)
+            except RuleError as exc:
+                if exc.code != "no_reign":
+                    raise
+                chronicle.add("capital", f"{row.country} loses its capital, {row.name}: nobody reigns to lose Charisma.")
         lost_to_nobody = before
     elif row.capital_of and before is not None and to != before.pk:
         # a nominated capital taken: the Marker must be placed again (the Charisma is already lost)
