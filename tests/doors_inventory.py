@@ -45,6 +45,7 @@ NO_DOOR: dict[str, str] = {
 
 NO_DOOR_MODULES: dict[str, str] = {
     "operations.simulation": "the automatic player (manage.py simulate) plays the law through the services themselves",
+    "operations.simulation_provinces": "the automatic player's province register, kept through the services themselves",
 }
 """Modules whose services are not the table's to call, with the reason."""
 
