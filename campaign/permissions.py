@@ -295,6 +295,8 @@ SEES: dict[str, str] = {
     "a dowry": "the houses of the match (a contract's: its parties) and the GM",
     "a parley, its decision, a claim to an area, an excommunication": "every member (public at the table: the board "
     "shows claims; the medieval rulebook makes none secret)",
+    "the province register (control, capitals, Resource Areas, Famine and Rebellion markers)": "every member (the map "
+    "is public at the table)",
     "a line of no known audience": "the GM",
     "a public note": "every member",
     "a note for its player": "its house's players (a character's: his house's) and the GM; the campaign's: every player",
@@ -352,6 +354,7 @@ PUBLIC_LINE_KINDS = frozenset(
         "pass_over",
         "piece",
         "pretender",
+        "province",
         "pretender_return",
         "readmission",
         "rebellion_check",

@@ -36,6 +36,7 @@ class DynastiesConfig(AppConfig):
             (m.CrownEvent, "campaign", False),
             (m.ControlChange, "campaign", False),
             (m.MarriageOffer, "campaign", False),
+            (m.Province, "campaign", False),  # the map is public at the table
         ]:
             r.register(model, path, audit=audit, sees=r.MEMBERS)
         r.register(m.Portrait, "campaign", sees=r.MEMBERS)

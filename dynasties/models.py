@@ -697,3 +697,50 @@ class Portrait(models.Model):
     def version(self) -> str:
         """Changes with each new image (its name's last part): the pages' links ask for the new one."""
         return self.name.rsplit("-", 1)[-1].split(".")[0]
+
+
+class ResourceKind(models.TextChoices):
+    NONE = "", "None"
+    METALS = "metals", "Metals"
+    CLOTH = "cloth", "Cloth"
+    FOOD = "food", "Food"
+    SEMI_LUXURY = "semi_luxury", "Semi-luxury"
+    LUXURY = "luxury", "Luxury"
+
+
+class Province(models.Model):
+    """Blood Royale: one province of the map as the table keeps it between turns (the province
+    register; ``dynasties.services.provinces``): its original country, who controls it now (a
+    house, or nobody: neutral under rule F, or of a country no player plays), its capital and
+    Resource Area, and the Famine and Rebellion markers on it. A Home Province is derived: a
+    province of one of its controller's countries."""
+
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="provinces")
+    name = models.CharField(max_length=80)
+    country = models.CharField(
+        max_length=80, blank=True, help_text="The crown it belongs to in the Basic Game (blank: none, e.g. Denmark)."
+    )
+    controlled_by = models.ForeignKey(
+        Dynasty, null=True, blank=True, on_delete=models.SET_NULL, related_name="provinces", help_text="Blank: no player."
+    )
+    neutral = models.BooleanField(default=False, help_text="A Neutral Province (optional rule F): no player controls it.")
+    original_capital = models.BooleanField(default=False, help_text="Its country's capital at the start of the game.")
+    capital_of = models.CharField(
+        max_length=80, blank=True, help_text="The crown whose Capital Marker stands here now (blank: none)."
+    )
+    castle = models.BooleanField(default=False, help_text="The capital's castle stands (once destroyed, never rebuilt).")
+    resource = models.CharField(max_length=20, blank=True, choices=ResourceKind.choices, default=ResourceKind.NONE)
+    famine_year = models.IntegerField(null=True, blank=True, help_text="The year a Famine marker was placed (blank: none).")
+    rebellion_year = models.IntegerField(null=True, blank=True, help_text="The year a Rebellion marker was placed (blank: none).")
+
+    class Meta:
+        ordering = ["campaign", "country", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "name"], name="province_name_unique_in_campaign"),
+            models.CheckConstraint(
+                condition=Q(neutral=False) | Q(controlled_by__isnull=True), name="province_neutral_uncontrolled"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.country})" if self.country else self.name

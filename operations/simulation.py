@@ -53,7 +53,7 @@ from dynasties.services.births import CoupleTurn
 from dynasties.services.common import World
 from dynasties.services.marriages import marriage_checker
 from dynasties.services.setup import default_dynasties
-from operations import simulation_end, simulation_options
+from operations import simulation_end, simulation_options, simulation_provinces
 from operations.simulation_diplomacy import DIPLOMACY_PARTS, diplomacy_played, play_diplomacy
 from rules import blood_royale as br
 from rules import bloodline as bl
@@ -756,32 +756,30 @@ def play_interphase(campaign: Campaign, source: DiceSource, *, by: Actor) -> Non
     """Blood Royale's Interphase for every house: taxes at the normal rate (high now and then); the
     armies on the map kept, up to two, and raised to two ("13 Maintaining and Raising": none to
     maintain in the first turn, so the first Interphase raises them, 5 Crowns each, in the home
-    provinces; each is then kept at 2 Crowns a turn, and one lost in battle raised again); a province
-    in rebellion now and then, bought off when the house can afford it; rule G's governed provinces
+    provinces; each is then kept at 2 Crowns a turn, and one lost in battle raised again); the
+    provinces, Famine and Rebellion markers and Home Provinces from the province register, a Rebellion
+    bought off when the house can afford it; rule G's governed provinces
     (the titles of the house's crown held by a living Governor) bring their 2 Crowns extra."""
     if not campaign.rules.interphase:
         return
     for house in _players(campaign):
-        # a province in rebellion now and then (none in the first turn: "no markers yet", section 5)
+        # the high tax rate now and then (the markers are the register's: operations.simulation_provinces)
         unrest = _d(source, 6) == 1 and campaign.current_year != campaign.start_year
         cash = treasury.balance(campaign, house)
         on_map, lost = armies_on_the_map(campaign, house)
         kept = min(on_map, ARMIES_KEPT)
         raised = ARMIES_KEPT - kept
         upkeep = kept * ip_rules.MAINTENANCE_CROWNS + raised * ip_rules.RAISING_CROWNS
-        buy_off = unrest and cash >= ip_rules.REBELLION_BUY_OFF_CROWNS + upkeep
-        # rule G: the country's governed provinces (as the page proposes them), as many as pay taxes
-        governed = [{"province": p} for p in titles.governed_provinces(campaign, house.crown)][: PROVINCES - 1]
+        buy_off = simulation_provinces.in_rebellion(campaign, house) and cash >= ip_rules.REBELLION_BUY_OFF_CROWNS + upkeep
+        # rule G: the country's governed provinces (as the page proposes them), each in the province register
+        governed = [{"province": p} for p in titles.governed_provinces(campaign, house.crown)]
         run = functools.partial(
             interphase.interphase_run,
             campaign=campaign,
             dynasty=house.pk,
-            provinces=PROVINCES,
-            home_provinces=PROVINCES,  # a house's own country: every province it taxes is a home province
+            # the province register's provinces, markers and Home Provinces (operations.simulation_provinces)
+            **simulation_provinces.interphase_entry(campaign, house, buy_off=buy_off),
             tax_rate=ip_rules.HIGH_TAX if unrest else ip_rules.NORMAL_TAX,
-            rebellion=1 if unrest else 0,
-            rebellions_bought_off=1 if buy_off else 0,
-            home_in_rebellion=1 if unrest and not buy_off else 0,
             armies_on_track=lost,
             governed=governed,
             by=by,
@@ -792,11 +790,7 @@ def play_interphase(campaign: Campaign, source: DiceSource, *, by: Actor) -> Non
             if _try(functools.partial(run, armies_kept=keep, armies_raised=add)):
                 break
         else:
-            _try(
-                lambda h=house, g=governed: interphase.interphase_run(
-                    campaign=campaign, dynasty=h.pk, provinces=PROVINCES, governed=g, by=by
-                )
-            )
+            _try(lambda h=house, g=governed: interphase.interphase_run(campaign=campaign, dynasty=h.pk, governed=g, by=by))
 
 
 def play_contracts(campaign: Campaign, source: DiceSource, wed: Sequence[int], *, by: Actor) -> None:
@@ -989,6 +983,7 @@ def _play_blood_royale_law(campaign: Campaign, source: DiceSource, wed: list[int
     play_captures(campaign, source, by=by)
     simulation_options.play_optional_rules(campaign, source, by=by, board_events=(play_events, play_captures))  # D, H
     play_pretenders(campaign, source, by=by)
+    simulation_provinces.play_provinces(campaign, source, by=by)  # the province register (issue 33)
     play_interphase(campaign, source, by=by)
     play_crowns(campaign, source, by=by)
 
@@ -1185,6 +1180,9 @@ LAW: dict[str, tuple[LawPart, ...]] = {
         LawPart("rebellions", postings=("rebellion",)),
         LawPart("titles (rule G)", count=_model(Title)),
         LawPart("governed provinces' taxes (rule G)", count=lambda c: _postings_about(c, "tax", "Governed province")),
+        LawPart("governed provinces' Crowns (rule G)", count=simulation_provinces.governed_crowns),
+        LawPart("Famine markers (the province register)", count=lambda c: _lines_with(c, "province", "A Famine marker")),
+        LawPart("Rebellion markers (the province register)", count=lambda c: _lines_with(c, "province", "A Rebellion marker")),
         LawPart("Pretenders", kinds=("pretender",)),
         LawPart("buy-backs", kinds=("pretender_return",)),
         LawPart("bastards", kinds=("bastard",)),

@@ -36,6 +36,7 @@ from dynasties.services.interphase import (
     interphase_preview,
     interphase_run,
 )
+from dynasties.services.provinces import register_entry
 from dynasties.services.titles import governed_provinces
 from pages.charts import balance_svg, year_end_balances
 from pages.common import ActionFailed, context, member, run_action
@@ -634,6 +635,19 @@ def _royals(dynasty: Dynasty) -> list[tuple[int, str]]:
     ]
 
 
+def _initial(campaign: Campaign, dynasty: Dynasty) -> dict[str, Any]:
+    """What the form proposes: the province register's provinces, markers, Home Provinces and capital
+    (``dynasties.services.provinces.register_entry``), and rule G's governed provinces from the titles
+    held; the player corrects what the table says otherwise."""
+    initial: dict[str, Any] = {"governed": "\n".join(governed_provinces(campaign, dynasty.crown)) if dynasty.crown else ""}
+    kept = register_entry(campaign, dynasty) if campaign.rules.interphase else None
+    if kept is not None:
+        for name in ("provinces", "famine", "rebellion", "home_provinces"):
+            initial[name] = ", ".join(kept[name])
+        initial["capital"] = kept["capital"] or ""
+    return initial
+
+
 def _interphase_page(
     request: HttpRequest,
     campaign: Campaign,
@@ -666,7 +680,7 @@ def _interphase_page(
                 money=currency(campaign),
                 royals=_royals(dynasty),
                 **_rules_in_force(campaign),
-                initial={"governed": "\n".join(governed_provinces(campaign, dynasty.crown)) if dynasty.crown else ""},
+                initial=_initial(campaign, dynasty),
             ),
             done=done,
             open=campaign.step == Step.INTERPHASE,

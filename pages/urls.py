@@ -10,6 +10,7 @@ from pages import (
     marriages,
     notes,
     preferences,
+    provinces,
     search,
     sequence,
     setup,
@@ -45,4 +46,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     *table_events.urlpatterns,
     *crowns.urlpatterns,
     *ending.urlpatterns,
+    *provinces.urlpatterns,
 ]

@@ -437,6 +437,16 @@ FILL["api:obligations-detail"] = C(lambda c: [_api(c, "obligations", c.obligatio
 FILL["api:crown-events-list"] = C(lambda c: [_api(c, "crown-events")])
 FILL["api:crown-events-detail"] = C(lambda c: [_api(c, "crown-events", FAKE_ID)])  # none planted: a made-up id
 
+# The province register (issue 33): public to members, as the map is on the table.
+FILL["pages:provinces"] = C(lambda c: [u("pages:provinces", c.slug)])
+FILL["api:provinces-list"] = C(lambda c: [_api(c, "provinces")])
+FILL["api:provinces-detail"] = C(
+    lambda c: (
+        [_api(c, "provinces", pk) for pk in c.campaign.provinces.order_by("pk").values_list("pk", flat=True)[:1]]
+        + [_api(c, "provinces", FAKE_ID)]
+    )
+)
+
 # The EU monarch tables (issue 32): the monarchs' history and the monarch cards, public to members. The planted
 # campaign plays Blood Royale: its monarchs list is empty, a made-up id is 404, the cards are 404 to everyone.
 FILL["api:monarchs-list"] = C(lambda c: [_api(c, "monarchs")])

@@ -199,7 +199,13 @@ class EventPaymentIn(serializers.Serializer):
 class InterphaseIn(serializers.Serializer):
     """What the player enters for one country's Interphase (the fields of the treasury page's form)."""
 
-    provinces = ProvincesField(help_text=ip.LABELS["provinces"])
+    provinces = ProvincesField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text=ip.LABELS["provinces"] + "; left out (or null): the province register's, with its markers, Home "
+        "Provinces and capital (what is entered besides corrects the register's).",
+    )
     tax_rate = serializers.ChoiceField(
         choices=[(ip.NORMAL_TAX, f"{ip.NORMAL_TAX} per province (normal)"), (ip.HIGH_TAX, f"{ip.HIGH_TAX} (high)")],
         default=ip.NORMAL_TAX,
@@ -227,7 +233,13 @@ class InterphaseIn(serializers.Serializer):
         default=False, help_text="A rebellion in the capital in the Movement that follows (optional rules)."
     )
     countries = _count(10, minimum=1, default=1, label=ip.LABELS["countries"])
-    governed = GovernedIn(many=True, required=False, default=list, help_text="Rule G: the governed provinces.")
+    governed = GovernedIn(
+        many=True,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Rule G: the governed provinces; left out (or null): those whose titles are held.",
+    )
     capital = serializers.CharField(
         max_length=80, required=False, allow_null=True, default=None, help_text="Where new armies are placed."
     )

@@ -35,6 +35,7 @@ from dynasties.models import (
     Marriage,
     Modifier,
     PassedOver,
+    Province,
     Reign,
     Renunciation,
     Status,
@@ -681,6 +682,36 @@ class ModifierAdmin(DeskAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Province)
+class ProvinceAdmin(DeskAdmin):
+    """Blood Royale's province register (read-only here: the GM records it at the table, on the Provinces
+    page, through its events: a province added or corrected, changing hands, a marker, a new capital)."""
+
+    list_display = [
+        "name",
+        "country",
+        "controlled_by",
+        "neutral",
+        "capital_of",
+        "castle",
+        "resource",
+        "famine_year",
+        "rebellion_year",
+        "campaign",
+    ]
+    list_filter = ["campaign", "country", "neutral", "resource"]
+    search_fields = ["name", "country"]
+    ordering = ["country", "name"]
+    list_select_related = ["controlled_by", "campaign"]
+    readonly_fields = list_display
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # the event province_record
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

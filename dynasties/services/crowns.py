@@ -23,7 +23,7 @@ from django.db import transaction
 from campaign.models import Campaign
 from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, lock_campaign
-from dynasties.models import Character, Crown, Modifier, ModifierKind, Reign, Status
+from dynasties.models import Character, Crown, Modifier, ModifierKind, Province, Reign, Status
 from dynasties.services.common import World
 from rules import crowns as rules
 from rules.errors import NotFound, RuleError
@@ -115,13 +115,23 @@ def _charisma_words(ruler: Character, lost: int) -> str:
     return f"Charisma already {_charisma(ruler):+d}: it goes no lower than -2 (Blood Royale 18)"
 
 
-@transaction.atomic
-def capital_lose(*, campaign: Campaign | int, crown: str, note: str = "", by: Actor) -> Modifier:
-    """The crown's capital is taken on the board (Blood Royale 18): its ruler's Charisma is reduced by 1
-    until it is retaken, within -2..+2. The GM records it."""
-    campaign = lock_campaign(campaign, seen=Seen.ALL)
-    require(by, campaign, "gm")  # the board decided it: the GM enters it (campaign.permissions)
-    _capitals(campaign)
+def _kept_in_the_register(campaign: Campaign, crown: str) -> None:
+    """One source: where the province register knows the crown's original capital, the capital is lost
+    and retaken by the province changing hands there (``dynasties.services.provinces``), which records
+    the Charisma too."""
+    held = Province.objects.filter(campaign=campaign, country=crown, original_capital=True).first()
+    if held is not None:
+        raise RuleError(
+            f"The province register keeps the capital of {crown} ({held.name}): record {held.name} changing hands on "
+            "the Provinces page ('A province changes hands'), which takes or restores the ruler's Charisma with it.",
+            code="capital_in_register",
+            fields={"crown": "in_register"},
+        )
+
+
+def lose_capital(campaign: Campaign, crown: str, note: str, chronicle: Chronicle) -> Modifier:
+    """The lost capital's -1 on the ruler (not a transaction: ``capital_lose`` and the province
+    register call it inside theirs). Refused when the capital is already lost."""
     record = _crown(campaign, crown)
     if capital_lost(campaign, crown) is not None:
         raise RuleError(
@@ -134,7 +144,6 @@ def capital_lose(*, campaign: Campaign | int, crown: str, note: str = "", by: Ac
     ruler = ruler_of(reign)
     note = note.strip()
     modifier = _penalty(campaign, ruler, crown, record, note)
-    chronicle = Chronicle(campaign)
     chronicle.add(
         "capital",
         f"{crown} loses its capital{f' ({note})' if note else ''}: {ruler.display_name}, who rules it, "
@@ -142,25 +151,17 @@ def capital_lose(*, campaign: Campaign | int, crown: str, note: str = "", by: Ac
         crown=crown,
         character=ruler.pk,
     )
-    chronicle.flush()
     return modifier
 
 
-@transaction.atomic
-def capital_retake(*, campaign: Campaign | int, crown: str, note: str = "", by: Actor) -> Modifier:
-    """The crown retakes its original capital (Blood Royale 18: 'The Capital Marker is removed as soon
-    as a player recaptures his or her original Capital'): the Charisma its ruler lost comes back, held
-    to +2. The GM records it."""
-    campaign = lock_campaign(campaign, seen=Seen.ALL)
-    require(by, campaign, "gm")
-    _capitals(campaign)
+def retake_capital(campaign: Campaign, crown: str, note: str, chronicle: Chronicle) -> Modifier:
+    """The lost capital's Charisma given back (not a transaction; see ``lose_capital``)."""
     _crown(campaign, crown)
     modifier = capital_lost(campaign, crown)
     if modifier is None:
         raise RuleError(
             f"The capital of {crown} is not lost: there is nothing to retake.", code="capital_held", fields={"crown": "held"}
         )
-    chronicle = Chronicle(campaign)
     ruler = modifier.character
     back = 0
     if ruler is not None and ruler.status == Status.ALIVE:
@@ -176,6 +177,35 @@ def capital_retake(*, campaign: Campaign | int, crown: str, note: str = "", by: 
         else "no Charisma to restore"
     )
     chronicle.add("capital", f"{crown} retakes its capital{f' ({note})' if note else ''}: {said}.", crown=crown)
+    return modifier
+
+
+@transaction.atomic
+def capital_lose(*, campaign: Campaign | int, crown: str, note: str = "", by: Actor) -> Modifier:
+    """The crown's capital is taken on the board (Blood Royale 18): its ruler's Charisma is reduced by 1
+    until it is retaken, within -2..+2. The GM records it. Where the province register keeps the
+    crown's capital, it is recorded there instead (one source)."""
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
+    require(by, campaign, "gm")  # the board decided it: the GM enters it (campaign.permissions)
+    _capitals(campaign)
+    _kept_in_the_register(campaign, crown)
+    chronicle = Chronicle(campaign)
+    modifier = lose_capital(campaign, crown, note, chronicle)
+    chronicle.flush()
+    return modifier
+
+
+@transaction.atomic
+def capital_retake(*, campaign: Campaign | int, crown: str, note: str = "", by: Actor) -> Modifier:
+    """The crown retakes its original capital (Blood Royale 18: 'The Capital Marker is removed as soon
+    as a player recaptures his or her original Capital'): the Charisma its ruler lost comes back, held
+    to +2. The GM records it (in the province register where it keeps the capital)."""
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
+    require(by, campaign, "gm")
+    _capitals(campaign)
+    _kept_in_the_register(campaign, crown)
+    chronicle = Chronicle(campaign)
+    modifier = retake_capital(campaign, crown, note, chronicle)
     chronicle.flush()
     return modifier
 

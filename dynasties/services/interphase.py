@@ -25,6 +25,8 @@ from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, lock_campaign, require_step
 from campaign.treasury import InsufficientFunds, balance, currency, post
 from dynasties.models import Character, Dynasty, Status, Title
+from dynasties.services.provinces import interphase_markers, register_entry
+from dynasties.services.titles import governed_provinces
 from rules import interphase as rules
 from rules.errors import NotFound, RuleError, StepOrderError
 
@@ -246,6 +248,51 @@ def _governed(campaign: Campaign, house: Dynasty, governed: Sequence[Mapping[str
     return tuple(out)
 
 
+def _from_register(
+    campaign: Campaign,
+    house: Dynasty,
+    *,
+    provinces: rules.Provinces | None,
+    famine: rules.Provinces,
+    rebellion: rules.Provinces,
+    home_provinces: rules.Provinces | None,
+    capital: str | None,
+    governed: Sequence[Mapping[str, Any]] | None,
+) -> dict[str, Any]:
+    """The entry's provinces, markers, home provinces, capital and governed provinces: from the
+    province register and the titles unless entered (``provinces`` None: the register; an entry typed
+    for a correction wins over the register). Refused when neither says."""
+    out: dict[str, Any] = {
+        "provinces": provinces,
+        "famine": famine,
+        "rebellion": rebellion,
+        "home_provinces": home_provinces,
+        "capital": capital,
+        "governed": governed,
+    }
+    if governed is None and house.crown and campaign.option("governing_provinces"):
+        out["governed"] = [{"province": name} for name in governed_provinces(campaign, house.crown)]
+    if provinces is not None:
+        return out
+    kept = register_entry(campaign, house)
+    if kept is None:
+        raise RuleError(
+            f"The province register holds no province of the house of {house.name}: give the provinces it controls, or "
+            "record them on the Provinces page.",
+            code="invalid_interphase",
+            fields={"provinces": "required"},
+        )
+    out["provinces"] = kept["provinces"]
+    for name, blank in (("famine", 0), ("rebellion", 0), ("home_provinces", None), ("capital", None)):
+        if out[name] == blank or out[name] == []:
+            out[name] = kept[name]
+    return out
+
+
+def _as_data(value: rules.Provinces | None) -> int | list[str] | None:
+    return list(value) if isinstance(value, list | tuple) else value
+
+
 def _compute(campaign: Campaign, dynasty: Dynasty, entry: rules.InterphaseEntry) -> rules.InterphaseResult:
     return rules.interphase_lines(
         entry,
@@ -259,7 +306,7 @@ def interphase_preview(
     *,
     campaign: Campaign | int,
     dynasty: Dynasty | int,
-    provinces: rules.Provinces,
+    provinces: rules.Provinces | None = None,
     tax_rate: int = rules.NORMAL_TAX,
     famine: rules.Provinces = 0,
     rebellion: rules.Provinces = 0,
@@ -295,6 +342,19 @@ def interphase_preview(
     require(by, campaign, "house", dynasty=house.pk, what="a house runs its own Interphase")
     ransomed = _ransomed(campaign, house, neutral_ransoms)
     _optional_payments(campaign, trade_defence_crowns, trade_interception_crowns, event_payments)
+    kept = _from_register(
+        campaign,
+        house,
+        provinces=provinces,
+        famine=famine,
+        rebellion=rebellion,
+        home_provinces=home_provinces,
+        capital=capital,
+        governed=governed,
+    )
+    provinces, famine, rebellion = kept["provinces"], kept["famine"], kept["rebellion"]
+    home_provinces, capital, governed = kept["home_provinces"], kept["capital"], kept["governed"]
+    assert provinces is not None
     entry = _entry(
         provinces=provinces,
         tax_rate=tax_rate,
@@ -326,7 +386,7 @@ def interphase_run(
     *,
     campaign: Campaign | int,
     dynasty: Dynasty | int,
-    provinces: rules.Provinces,
+    provinces: rules.Provinces | None = None,
     tax_rate: int = rules.NORMAL_TAX,
     famine: rules.Provinces = 0,
     rebellion: rules.Provinces = 0,
@@ -373,6 +433,19 @@ def interphase_run(
         )
     ransomed = _ransomed(campaign, house, neutral_ransoms)
     _optional_payments(campaign, trade_defence_crowns, trade_interception_crowns, event_payments)
+    kept = _from_register(
+        campaign,
+        house,
+        provinces=provinces,
+        famine=famine,
+        rebellion=rebellion,
+        home_provinces=home_provinces,
+        capital=capital,
+        governed=governed,
+    )
+    provinces, famine, rebellion = kept["provinces"], kept["famine"], kept["rebellion"]
+    home_provinces, capital, governed = kept["home_provinces"], kept["capital"], kept["governed"]
+    assert provinces is not None
     entry = _entry(
         provinces=provinces,
         tax_rate=tax_rate,
@@ -449,11 +522,18 @@ def interphase_run(
         dynasty=house.pk,
         postings=[p.pk for p in postings],
         tax_rate=tax_rate,
+        # what the run counted (names or numbers): the export's cross-check reads the provinces, the
+        # markers and the governed provinces of each Interphase here
+        provinces=_as_data(provinces),
+        famine=_as_data(famine),
+        rebellion=_as_data(rebellion),
+        governed_provinces=[g.province for g in entry.governed],
         rebellion_modifier=result.rebellion_modifier,
         income=result.income,
         costs=result.costs,
         balance=held,
     )
+    interphase_markers(campaign, house, famine=famine, bought_off=rebellions_bought_off, chronicle=chronicle)
     freed = [who for who in ransomed if who.held_by_neutrals]  # recorded as taken (the capture event): now free
     for who in freed:
         who.held_by_neutrals = False

@@ -17,6 +17,7 @@ from campaign.permissions import Actor
 from campaign.steps import Chronicle
 from dynasties.models import Character, Crown, Dynasty, DynastyKind, Marriage, Origin
 from dynasties.services import bloodline_sequence, regnal
+from dynasties.services.provinces import register_seed
 from rules import blood_royale as br
 from rules import get_ruleset
 from rules.dice import DiceSource, Entered, TypedTotal
@@ -169,6 +170,7 @@ def campaign_create(
             pass  # each throne starts vacant: a succession roll (or a named monarch) fills it
         else:
             starting_family(campaign, dynasty, options, box, queue, chronicle, bands)
+    register_seed(campaign)  # the provinces the rulebook names (dynasties.services.provinces)
     if queue:
         raise RuleError(f"{len(queue)} typed set-up rolls were left over; give exactly one per roll.", code="invalid_dice")
     box.flush()

@@ -276,6 +276,38 @@ def crowns_of_v1(ctx: Reading) -> list[Row]:
     ]
 
 
+def provinces_of_v1(ctx: Reading) -> list[Row]:
+    """A regnal/1 document has no province register: a Blood Royale campaign gets what set-up makes
+    (the ten provinces of optional rule F: neutral with rule F, else their country's house's)."""
+    from rules import get_ruleset
+    from rules.provinces import NEUTRAL_PROVINCES
+
+    campaign = ctx.rows["campaign"][0]
+    if not get_ruleset(campaign["ruleset"]).interphase:
+        return []
+    neutral = bool((campaign.get("optional_rules") or {}).get("neutral_provinces"))
+    houses = {d["crown"]: d["id"] for d in ctx.rows["dynasties"] if d["crown"]}
+    rows: list[Row] = []
+    for country, names in NEUTRAL_PROVINCES.items():
+        for name in names:
+            rows.append(
+                {
+                    "id": len(rows) + 1,
+                    "name": name,
+                    "country": country,
+                    "controlled_by": None if neutral else houses.get(country),
+                    "neutral": neutral,
+                    "original_capital": False,
+                    "capital_of": "",
+                    "castle": False,
+                    "resource": "",
+                    "famine_year": None,
+                    "rebellion_year": None,
+                }
+            )
+    return sorted(rows, key=lambda r: r["name"])
+
+
 def check_crown(c: Item, row: Row, i: int, ctx: Reading) -> None:
     other = ctx.first("crown names", row["name"], i)
     if other is not None:

@@ -74,8 +74,10 @@ from dynasties.models import (
     Origin,
     PassedOver,
     PassOverKind,
+    Province,
     Reign,
     Renunciation,
+    ResourceKind,
     Sex,
     Status,
     Title,
@@ -588,6 +590,29 @@ TITLE_HOLDINGS = Section(
     since=V2,
 )
 
+PROVINCES = Section(
+    "provinces",
+    Province,
+    (
+        text("name", blank=False, note="unique in the campaign"),
+        text("country", note="the crown it belongs to in the Basic Game; blank: none"),
+        ref("controlled_by", "dynasties", note="null: no player (neutral under rule F, or a country nobody plays)"),
+        flag("neutral", note="a Neutral Province (optional rule F); never with `controlled_by`"),
+        flag("original_capital", note="its country's capital at the start"),
+        text("capital_of", note="the crown whose Capital Marker stands here now; blank: none"),
+        flag("castle", note="the capital's castle stands"),
+        choice("resource", ResourceKind.values, note="its Resource Area; blank: none"),
+        year("famine_year", null=True, note="the year a Famine marker was placed; null: none"),
+        year("rebellion_year", null=True, note="the year a Rebellion marker was placed; null: none"),
+    ),
+    owner="Province #{pk}",
+    numbered=False,
+    order_by=("name", "pk"),
+    absent=checks.provinces_of_v1,
+    since=LATER,
+    note="Blood Royale's province register as it stands (control, capitals, Resource Areas, Famine and Rebellion markers)",
+)
+
 BIRTH_ATTEMPTS = Section(
     "birth_attempts",
     BirthAttempt,
@@ -1081,6 +1106,7 @@ SPEC: tuple[Section, ...] = (
     RENUNCIATIONS,
     TITLES,
     TITLE_HOLDINGS,
+    PROVINCES,
     BIRTH_ATTEMPTS,
     ROLLS,
     CHRONICLE,
@@ -1112,6 +1138,7 @@ ORDER: tuple[str, ...] = (
     "renunciations",
     "titles",
     "title_holdings",
+    "provinces",
     "rolls",
     "birth_attempts",
     "contracts",

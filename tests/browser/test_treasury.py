@@ -191,6 +191,7 @@ def test_the_gm_sees_every_exchequer(browser: Browser, live_server, table):
         # the Interphase helper on a laptop, with a broken limit shown next to its field
         page.get_by_role("link", name="Interphase helper").click()
         page.get_by_label("Provinces controlled", exact=True).fill("3")
+        page.get_by_label("Home provinces controlled", exact=True).fill("")  # the province register's, cleared
         page.get_by_label("Armies raised", exact=True).fill("4")
         page.get_by_role("button", name="Preview", exact=True).click()
         home = page.locator(".field", has=page.get_by_label("Home provinces controlled", exact=True))

@@ -86,6 +86,7 @@ from typing import Any
 
 from .common import STEPS, Export, Row, ancestors, check_faces, heir_of, total, turn_of, violation
 from .options import check_options
+from .provinces import check_provinces
 
 CHARACTERISTICS = {"M": ("strength", "constitution", "charisma"), "F": ("guile", "constitution", "charisma")}
 
@@ -119,6 +120,7 @@ def check_blood_royale(export: dict[str, Any]) -> list[str]:
     out += _barons(ex)
     out += _event_victims(ex)
     out += check_options(ex)  # optional rules D, E and H (tests/crosscheck/options.py)
+    out += check_provinces(ex)  # the province register's Interphase (issue 33: tests/crosscheck/provinces.py)
     return out
 
 

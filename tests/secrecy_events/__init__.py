@@ -32,10 +32,10 @@ GM_ONLY = PLAYERS
 
 
 def samples() -> dict[str, Sample]:
-    from tests.secrecy_events import captures, crowns, deaths, eu_monarchs, minor_houses, pretenders, titles, trade
+    from tests.secrecy_events import captures, crowns, deaths, eu_monarchs, minor_houses, pretenders, provinces, titles, trade
 
     out: dict[str, Sample] = {}
-    for module in (deaths, captures, minor_houses, pretenders, titles, crowns, eu_monarchs, trade):
+    for module in (deaths, captures, minor_houses, pretenders, titles, crowns, eu_monarchs, trade, provinces):
         clash = set(out) & set(module.SAMPLES)
         assert not clash, f"two samples for {clash}"
         out.update(module.SAMPLES)
