@@ -122,7 +122,7 @@ def test_the_migration_turns_rule_e_on_where_the_cards_were_played(gm):
     Character.objects.filter(campaign=played).order_by("pk").filter(
         pk=Character.objects.filter(campaign=played).order_by("pk").values("pk")[:1]
     ).update(legitimate=False)
-    migration = importlib.import_module("dynasties.migrations.0020_rule_e_where_cards_were_played")
+    migration = importlib.import_module("dynasties.migrations.0021_rule_e_where_cards_were_played")
     migration.rule_e_where_cards_were_played(apps, None)
     played.refresh_from_db()
     unplayed.refresh_from_db()

@@ -33,7 +33,7 @@ def rule_e_where_cards_were_played(apps, schema_editor):
 class Migration(migrations.Migration):
     dependencies = [
         ("campaign", "0020_title_income"),
-        ("dynasties", "0019_crown_modifiers"),
+        ("dynasties", "0020_province_register"),
     ]
 
     operations = [migrations.RunPython(rule_e_where_cards_were_played, migrations.RunPython.noop)]
