@@ -143,7 +143,8 @@ def test_marriages_announcements_and_advance_queries_do_not_grow():
     (small, n_small, _), (grown, n_grown, _) = counts
     assert n_grown > n_small
     assert small == grown
-    assert grown == {"arrange": 19, "finish": 4, "announce": 17, "advance": 6}  # issue 18: no more than this
+    # issue 18: no more than this; issue 33: the advance reads the parley decisions left open (one query)
+    assert grown == {"arrange": 19, "finish": 4, "announce": 17, "advance": 7}
 
 
 @pytest.mark.django_db

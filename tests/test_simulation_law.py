@@ -26,9 +26,10 @@ pytestmark = pytest.mark.long_simulation  # SQLite only (tests/conftest.py)
 # every seed rolls after it, so the seeds are chosen again when one is added (issue 31: Blood Royale's 4
 # and 8 play all, with the crowns given back that need a union and the foreign aid that comes 1 turn in 8;
 # BloodLine's 3 plays all, its 1 has none of the neutrals' ransoms in 25 turns; after issue 33's armies
-# and first-turn Venice and Poland, the same seeds still do; with issue 33's rules D and H played, Blood
-# Royale's 8 and 2 play all, its 4 no plague in 25 turns).
-SEEDS = {"blood-royale": (8, 2), "eu-bloodline": (3, 1), "eu-monarchs": (1, 2)}
+# and first-turn Venice and Poland, the same seeds still do; with the rest of issue 33 played (rules D, E,
+# H, the province register, the game's end, diplomacy's consequences) Blood Royale's 2 and 3 each play
+# all, as do 5, 7, 9 and 14-17; 8 complies with no parley's decision, 4 breaks no contract in 25 turns).
+SEEDS = {"blood-royale": (2, 3), "eu-bloodline": (3, 1), "eu-monarchs": (1, 2)}
 TURNS = 25
 
 
