@@ -6,6 +6,7 @@ provinces again (the Famine marker gone after it), and a capital is taken and re
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -21,6 +22,7 @@ from tests.factories import at_step
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 DESKTOP = {"width": 1280, "height": 800}
+SHOTS = Path("/tmp/shots/provinces")
 
 
 def record(page: Page, base: str, label: str, fields: dict[str, str]) -> None:
@@ -54,6 +56,8 @@ def test_the_gm_keeps_the_register_and_the_interphase_starts_from_it(browser: Br
         page.goto(f"{base}/provinces/")
         expect(page.locator(".provinces-list tr", has_text="Kent")).to_contain_text("Famine (1300)")
         expect(page.locator(".provinces-list tr", has_text="Wessex")).to_contain_text("Rebellion (1300)")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "provinces-gm.png"), full_page=True)
         # the next Interphase: England's player posts it from the register, typing no province
         at_step(campaign, Step.INTERPHASE, year=1305)
         post(campaign, payer=None, payee=england, amount=40, kind=PostingKind.OTHER, reason="purse")
