@@ -156,3 +156,49 @@ def test_a_baron_of_30_for_a_late_king_who_would_be_50_is_found() -> None:
     found = _found(_export(reason=reason, rolls=[CHARISMA_ROLL], baron_born=1270))
     assert [rule_of(v) for v in found] == ["BR-regent-baron"], found
     assert "expected aged 45" in found[0] and "found 30" in found[0]
+
+
+def _union_export(*, death_step: str, union_line: bool = True) -> dict[str, Any]:
+    """Queen Maria of Italy comes to the throne at the Succession of 1300, married to King Max of
+    Germany, who dies later that turn (``death_step``): a Movement phase's plague, or Survival."""
+    export = _export()
+    export["crowns"] += [
+        {"id": 2, "name": "Italy", "controlled_by": 3, "home_dynasty": 4},
+        {"id": 3, "name": "Germany", "controlled_by": 3, "home_dynasty": 3},
+    ]
+    export["dynasties"].append({"id": 4, "name": "Visconti", "kind": "player", "crown": "Italy"})
+    export["characters"] += [
+        _person(20, "Luigi", "M", 1250, 4, died=1300, origin="setup"),
+        _person(21, "Maria", "F", 1275, 4, father=20, controlled_by=3),
+        _person(22, "Max", "M", 1270, 3, died=1300, origin="setup"),
+    ]
+    export["marriages"] = [{"id": 1, "husband": 22, "wife": 21, "wedding_year": 1290, "ended_year": 1300}]
+    export["reigns"] += [
+        {"id": 3, "crown": "Italy", "holder": 20, "start_year": 1280, "end_year": 1300, "regent": None, "passed_over": []},
+        {"id": 4, "crown": "Italy", "holder": 21, "start_year": 1300, "end_year": None, "regent": None, "passed_over": []},
+        {"id": 5, "crown": "Germany", "holder": 22, "start_year": 1280, "end_year": 1300, "regent": None, "passed_over": []},
+    ]
+    entries = export["chronicle"][1]["entries"]
+    if union_line:
+        entries.append({"step": "survival", "kind": "union", "text": "", "data": {"crown": "Italy", "dynasty": 3}})
+    entries.append({"step": death_step, "kind": "death", "text": "", "data": {"character": 22, "dynasty": 3}})
+    return export
+
+
+def _unions_found(export: dict[str, Any]) -> list[str]:
+    from tests.crosscheck.blood_royale import _unions
+    from tests.crosscheck.common import Export
+
+    return _unions(Export.of(export))
+
+
+def test_a_union_ended_by_a_death_later_in_its_turn_took_place() -> None:
+    """'If the new Queen is married to a King ... a Dynastic Union takes place': the King dying in the
+    Movement after the Succession (rule H's third phase, seed 7, Italy 1325) does not undo it; a union
+    recorded when he had died at Survival, before her Succession, or none recorded when he died after
+    it, is still found."""
+    assert _unions_found(_union_export(death_step="interphase")) == []
+    [early] = _unions_found(_union_export(death_step="survival"))
+    assert "no Dynastic Union" in early
+    [missing] = _unions_found(_union_export(death_step="interphase", union_line=False))
+    assert "a Dynastic Union under house" in missing

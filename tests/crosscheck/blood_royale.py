@@ -644,13 +644,24 @@ def _succession(ex: Export) -> list[str]:
 def _unions(ex: Export) -> list[str]:
     """ "If the new Queen is married to a King, or a character who becomes King, a Dynastic Union
     takes place, and the player of the male character takes control of both countries": a union
-    line in the chronicle for her crown the year both reign while married, naming his house."""
+    line in the chronicle for her crown the year both reign while married, naming his house - also
+    when one of them dies later that turn, after the Succession (in a Movement phase's battle or
+    plague): the union took place, and ended."""
     out: list[str] = []
     found: dict[tuple[int, str], Any] = {}
+    death_step: dict[int, int] = {}
     for year in ex.doc["chronicle"]:
         for e in year["entries"]:
             if e["kind"] == "union" and isinstance(e["data"], dict):
                 found[(int(year["year"]), str(e["data"].get("crown")))] = e["data"].get("dynasty")
+            if e["kind"] == "death" and isinstance(e["data"], dict) and isinstance(e["data"].get("character"), int):
+                death_step[e["data"]["character"]] = STEPS.get(e["step"], 9)
+
+    def after_the_succession(year: int, *people: int) -> bool:
+        """Whoever of them died in ``year`` died after its Succession (Survival's step)."""
+        dying = [c for c in people if ex.chars[c]["death_year"] == year]
+        return bool(dying) and all(death_step.get(c, 0) > STEPS["survival"] for c in dying)
+
     want: dict[tuple[int, str], set[int]] = {}
     for reign in ex.doc["reigns"]:
         queen = ex.chars[reign["holder"]]
@@ -663,7 +674,8 @@ def _unions(ex: Export) -> list[str]:
             for his in ex.reigns_of.get(husband["id"], []):
                 start = max(reign["start_year"], his["start_year"], m["wedding_year"])
                 ends = [y for y in (reign["end_year"], his["end_year"], m["ended_year"]) if y is not None]
-                if not ends or start < min(ends):
+                ended_later = bool(ends) and start == min(ends) and after_the_succession(start, queen["id"], husband["id"])
+                if not ends or start < min(ends) or ended_later:
                     houses = {ex.crowns[his["crown"]]["home_dynasty"], husband["controlled_by"]}
                     want.setdefault((start, reign["crown"]), set()).update(houses)
     for key, houses in sorted(want.items()):
