@@ -135,6 +135,28 @@ def test_a_neutral_province_conquered_by_its_basic_country_becomes_a_home_provin
     assert back.neutral and back.controlled_by_id is None
 
 
+def test_in_a_dynastic_union_the_annexed_countrys_provinces_are_taxed_by_its_lord(campaign) -> None:
+    """Controlling Two Countries: "The player controlling the 'annexed' country has complete control over
+    it (and can therefore tax, raise trade items, raise troops, etc)." While France's King also wears
+    England's crown, France's Interphase counts England's provinces and England's counts none; when the
+    union ends they are England's again (before: they stayed with the landless house)."""
+    from dynasties.models import Crown
+
+    england, france = house(campaign, "England"), house(campaign, "France")
+    for name in ("Kent", "Wessex"):
+        province_record(campaign=campaign, name=name, country="England", by=SYSTEM_ACTOR)
+    before = register_entry(campaign, france)
+    assert before is not None and "Kent" not in before["provinces"]
+    Crown.objects.update_or_create(campaign=campaign, name="England", defaults={"controlled_by": france, "home_dynasty": england})
+    during = register_entry(campaign, france)
+    assert during is not None and {"Kent", "Wessex"} <= set(during["provinces"])
+    assert {"Kent", "Wessex"} <= set(during["home_provinces"])  # his country now: Home Provinces
+    assert register_entry(campaign, england) is None
+    Crown.objects.filter(campaign=campaign, name="England").update(controlled_by=england)
+    after = register_entry(campaign, england)
+    assert after is not None and {"Kent", "Wessex"} <= set(after["provinces"])
+
+
 def test_without_rule_f_no_province_becomes_neutral(campaign) -> None:
     with pytest.raises(RuleError) as info:
         province_transfer(campaign=campaign, province="Yorkshire", to=None, by=SYSTEM_ACTOR)

@@ -446,8 +446,22 @@ def rebellion_put_down(*, campaign: Campaign | int, province: str, note: str = "
 def register_entry(campaign: Campaign, house: Dynasty) -> dict[str, Any] | None:
     """What the house's Interphase starts from (None: the register holds none of its provinces):
     the provinces it controls, those with Famine or Rebellion markers, its Home Provinces and its
-    capital, by name. Three queries."""
-    rows = list(Province.objects.filter(campaign=campaign, controlled_by=house).order_by("name"))
+    capital, by name. A house whose own country is held by another player (a Dynastic Union: "the
+    player controlling the 'annexed' country has complete control over it (and can therefore tax
+    ...)") counts none of its provinces, its lord counts them: the register keeps the house that
+    holds each province, the union decides who taxes it, and its end gives them back. Four queries."""
+    lords = dict(Crown.objects.filter(campaign=campaign, controlled_by__isnull=False).values_list("name", "controlled_by_id"))
+    own = dict(Dynasty.objects.filter(campaign=campaign).exclude(crown="").values_list("pk", "crown"))
+
+    def taxed_by(pk: int) -> int:
+        lord = lords.get(own.get(pk, ""))
+        return pk if lord is None else lord
+
+    rows = [
+        p
+        for p in Province.objects.filter(campaign=campaign, controlled_by__isnull=False).order_by("name")
+        if p.controlled_by_id is not None and taxed_by(p.controlled_by_id) == house.pk
+    ]
     if not rows:
         return None
     mine = countries_of(campaign, house)
