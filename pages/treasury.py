@@ -40,6 +40,7 @@ from dynasties.services.provinces import register_entry
 from dynasties.services.titles import governed_provinces
 from pages.charts import balance_svg, year_end_balances
 from pages.common import ActionFailed, context, member, run_action
+from pages.debts import debts_for, split
 from rules import interphase as ip
 from rules.errors import RuleError
 
@@ -237,6 +238,7 @@ def _exchequer_page(
     is_gm = role == Role.GM
     if transfer is None:
         transfer = TransferForm(houses=houses, to_treasury=is_gm)
+    owes, owed = split(debts_for(campaign, role, mine, house=dynasty.pk), dynasty.pk)
     failed = str(correction["posting"].value()) if correction is not None else None
     inline = failed is not None and any(str(p.pk) == failed and p.reversible for p in rows)
     return render(
@@ -258,6 +260,10 @@ def _exchequer_page(
             failed=failed if inline else None,
             interphase=campaign.rules.interphase,
             own=mine == dynasty.pk,
+            owes=owes,
+            owed=owed,
+            owes_total=sum(d["amount"] for d in owes),
+            owed_total=sum(d["amount"] for d in owed),
             action=request.get_full_path(),
         ),
         status=status,
