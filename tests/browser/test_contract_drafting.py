@@ -105,3 +105,31 @@ def test_a_two_clause_contract_in_six_clicks_without_a_reload(browser: Browser, 
         assert clicks <= 6 and reloads == 0
     finally:
         context.close()
+
+
+def test_a_debt_is_in_view_on_the_exchequer_the_dashboard_and_the_wedding_card(browser: Browser, live_server, table):
+    from tests.test_pages_debts import _debt
+
+    match, contract, due = _debt(table)  # Germany, holding 0 Crowns, owes England 80 since the wedding
+    context = browser.new_context(viewport=DESKTOP)
+    try:
+        page = context.new_page()
+        log_in(page, live_server.url, "alice")
+        england = Dynasty.objects.get(campaign=table, crown="England")
+        page.goto(f"{live_server.url}/c/{table.slug}/treasury/{england.pk}/")
+        debts = page.locator("#debts")
+        expect(debts).to_contain_text("is owed 80 Crowns not yet paid")
+        expect(debts).to_contain_text("owed by Hapsburg since 1310")
+        shoot(page, "debt-exchequer-desktop")
+        page.goto(f"{live_server.url}/c/{table.slug}/")
+        expect(page.locator(f'[data-debt="{due.pk}"]')).to_have_count(2)  # England's row and Germany's
+        shoot(page, "debt-dashboard-desktop")
+        page.goto(f"{live_server.url}/c/{table.slug}/turn/marriages/")
+        card = page.locator(f"#match-{match.pk}")
+        expect(card.locator(".debt")).to_contain_text("80 Crowns")
+        expect(card.get_by_role("link", name="Draft the contract")).to_have_count(0)
+        card.locator(".sealed").get_by_role("link", name=contract.title).click()
+        expect(page.get_by_role("heading", name=contract.title)).to_be_visible()
+        expect(page.locator("table.payments")).to_contain_text("Unpaid")
+    finally:
+        context.close()
