@@ -35,6 +35,7 @@ from dynasties.services.interphase import (
     interphase_open_runs,
     interphase_preview,
     interphase_run,
+    last_figures,
 )
 from dynasties.services.provinces import register_entry
 from dynasties.services.titles import governed_provinces
@@ -642,10 +643,14 @@ def _royals(dynasty: Dynasty) -> list[tuple[int, str]]:
 
 
 def _initial(campaign: Campaign, dynasty: Dynasty) -> dict[str, Any]:
-    """What the form proposes: the province register's provinces, markers, Home Provinces and capital
+    """What the form proposes: last turn's figures (tax rate, armies and fleets kept, countries:
+    ``last_figures``), the province register's provinces, markers, Home Provinces and capital
     (``dynasties.services.provinces.register_entry``), and rule G's governed provinces from the titles
-    held; the player corrects what the table says otherwise."""
+    held; the player corrects what the table says otherwise (a house whose provinces and forces did
+    not change posts it in one click)."""
     initial: dict[str, Any] = {"governed": "\n".join(governed_provinces(campaign, dynasty.crown)) if dynasty.crown else ""}
+    if campaign.rules.interphase:  # last year's tax rate, forces and countries (dynasties.services.interphase)
+        initial.update(last_figures(campaign, dynasty))
     kept = register_entry(campaign, dynasty) if campaign.rules.interphase else None
     if kept is not None:
         for name in ("provinces", "famine", "rebellion", "home_provinces"):
@@ -668,6 +673,7 @@ def _interphase_page(
     status: int = 200,
 ) -> HttpResponse:
     supported = campaign.rules.interphase
+    initial = _initial(campaign, dynasty) if form is None else {}
     done = interphase_open_runs(campaign, dynasty) if supported else []
     cashed = cash_in_open_runs(campaign, dynasty) if supported else []
     return render(
@@ -686,8 +692,9 @@ def _interphase_page(
                 money=currency(campaign),
                 royals=_royals(dynasty),
                 **_rules_in_force(campaign),
-                initial=_initial(campaign, dynasty),
+                initial=initial,
             ),
+            figures_of=initial.get("year"),  # the year whose figures the form starts from
             done=done,
             open=campaign.step == Step.INTERPHASE,
             cash_form=cash_form or CashInForm(money=currency(campaign)),
