@@ -133,3 +133,32 @@ def test_a_debt_is_in_view_on_the_exchequer_the_dashboard_and_the_wedding_card(b
         expect(page.locator("table.payments")).to_contain_text("Unpaid")
     finally:
         context.close()
+
+
+def test_an_unchanged_house_posts_its_interphase_in_one_click(browser: Browser, live_server, table):
+    """Last turn's figures and the province register fill the form: Alice checks it and posts."""
+    from campaign.models import ChronicleEntry, Step
+    from tests.factories import at_step
+    from tests.test_interphase_last_figures import _first_interphase
+
+    england = Dynasty.objects.get(campaign=table, crown="England")
+    _first_interphase(table, england)  # 1300: high taxes, 2 armies and a fleet raised
+    at_step(table, Step.INTERPHASE, year=1305)
+    context = browser.new_context(viewport=DESKTOP)
+    try:
+        page = context.new_page()
+        log_in(page, live_server.url, "alice")
+        page.goto(f"{live_server.url}/c/{table.slug}/treasury/{england.pk}/interphase/")
+        expect(page.locator(".last-figures")).to_contain_text("start from your Interphase of 1300")
+        expect(page.get_by_label("Armies kept", exact=False).first).to_have_value("2")
+        shoot(page, "interphase-from-last-turn-desktop")
+        clicks = 0
+        page.get_by_role("button", name="Post to the ledger").click()
+        clicks += 1
+        expect(page.locator(".messages")).to_contain_text("The Interphase of 1305 is posted")
+        run = ChronicleEntry.objects.get(year=1305, data__interphase=True, data__dynasty=england.pk)
+        assert (run.data["armies_kept"], run.data["fleets_kept"]) == (2, 1)
+        print(f"\nAn unchanged house's Interphase: {clicks} click, 0 keys")
+        assert clicks == 1
+    finally:
+        context.close()
