@@ -1,4 +1,5 @@
-"""Issue 34: the Interphase form starts from last turn's figures (tax rate, countries, the armies and fleets kept and raised, kept again) and from the province register, so a house whose
+"""Issue 34: the Interphase form starts from last turn's figures (tax rate, countries, the armies and
+fleets kept and raised, kept again) and from the province register, so a house whose
 provinces and forces did not change posts its Interphase in one click.
 
 The rulebook (Blood Royale, A8 Interphase): every army and fleet a country keeps is maintained each
