@@ -293,6 +293,8 @@ SEES: dict[str, str] = {
     "a transfer, a ransom, a wedding's money": "the houses paying or paid, and the GM",
     "a contract, its lines, payments and signatures": "its parties and the GM",
     "a dowry": "the houses of the match (a contract's: its parties) and the GM",
+    "a debt (a contract's payment left unpaid) on the exchequers, the dashboard and the wedding's card": "the house "
+    "that owes it, the house owed, and the GM (never a contract's other parties there)",
     "a parley, its decision, a claim to an area, an excommunication": "every member (public at the table: the board "
     "shows claims; the medieval rulebook makes none secret)",
     "the province register (control, capitals, Resource Areas, Famine and Rebellion markers)": "every member (the map "
@@ -488,6 +490,13 @@ def may_write_note(role: str | None, mine: int | None, audience: str, house: int
 def sees_money(role: str | None, mine: int | None, *houses: int | None) -> bool:
     """Money between houses (a posting, a wedding's payments): the GM and the houses it names."""
     return role == Role.GM or (role is not None and mine is not None and mine in houses)
+
+
+def sees_debt(role: str | None, mine: int | None, payer: int, payee: int) -> bool:
+    """A debt (a contract's payment left unpaid) shown on an exchequer, the dashboard or a wedding's
+    card: the GM, the house that owes it and the house owed; no one else, not even a third party to
+    the contract (who reads it on the contract's page only, with the contract's lines)."""
+    return sees_money(role, mine, payer, payee)
 
 
 def sees_marriage_money(role: str | None, mine: int | None, marriage: Any) -> bool:

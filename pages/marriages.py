@@ -26,6 +26,8 @@ from django.views.decorators.http import require_http_methods
 from campaign.models import STEP_ORDER, Audience, Campaign, ChronicleEntry, Posting, Role, Step
 from campaign.permissions import may_act_for_any, sees_marriage_money, sees_money, visible
 from campaign.treasury import currency
+from contracts.models import Contract
+from contracts.services import LIVE
 from dynasties.models import Character, Dynasty, Marriage, Origin, Sex, Status
 from dynasties.printing import announcement_sections
 from dynasties.selectors import label
@@ -42,6 +44,7 @@ from dynasties.services.marriages import (
     wedding_step,
 )
 from pages.common import ActionFailed, already_done, context, member, require_gm, run_action
+from pages.debts import debts_for
 from rules import blood_royale as br
 from rules import bloodline as bl
 from rules.families import HUSBAND, TERMS, WIFE, problem_about
@@ -234,8 +237,17 @@ def _marriages_page(
             match_id = p.marriage_id or (p.contract.marriage_id if p.contract else None)
             posted.setdefault(match_id, []).append(_money_line(p, unit))
     label(campaign, [c for m in (*betrothals, *weddings) for c in (m.husband, m.wife)])  # numerals, namesakes
+    matches = [m.pk for m in (*betrothals, *weddings)]
+    sealed = _sealed_by(request, campaign, matches)
+    debts: dict[int, list[dict[str, Any]]] = {}
+    for d in debts_for(campaign, role, mine, marriages=ids) if ids else []:
+        debts.setdefault(d["marriage_id"], []).append(d)
+    for m in betrothals:
+        m.sealed = sealed.get(m.pk)
     for m in weddings:
         m.posted = posted.get(m.pk, [])
+        m.debts = debts.get(m.pk, [])
+        m.sealed = sealed.get(m.pk)
         m.may_act = may_act_for_any(role, mine, (m.husband.controlled_by_id, m.wife.controlled_by_id))
     return render(
         request,
@@ -260,6 +272,18 @@ def _marriages_page(
         ),
         status=status,
     )
+
+
+def _sealed_by(request: HttpRequest, campaign: Campaign, matches: list[int]) -> dict[int, Contract]:
+    """The live contract (drafted, signed or in force) the viewer may see that seals each of these
+    matches, in one query: "Draft the contract" is not offered again for it, the card links it."""
+    if not matches:
+        return {}
+    found = visible(request.user, campaign, Contract.objects.filter(marriage_id__in=matches, state__in=LIVE))
+    sealed: dict[int, Contract] = {}
+    for c in found.order_by("pk"):
+        sealed.setdefault(c.marriage_id, c)
+    return sealed
 
 
 def _pk(house: Dynasty | None) -> int | None:

@@ -35,11 +35,13 @@ from dynasties.services.interphase import (
     interphase_open_runs,
     interphase_preview,
     interphase_run,
+    last_figures,
 )
 from dynasties.services.provinces import register_entry
 from dynasties.services.titles import governed_provinces
 from pages.charts import balance_svg, year_end_balances
 from pages.common import ActionFailed, context, member, run_action
+from pages.debts import debts_for, split
 from rules import interphase as ip
 from rules.errors import RuleError
 
@@ -237,6 +239,7 @@ def _exchequer_page(
     is_gm = role == Role.GM
     if transfer is None:
         transfer = TransferForm(houses=houses, to_treasury=is_gm)
+    owes, owed = split(debts_for(campaign, role, mine, house=dynasty.pk), dynasty.pk)
     failed = str(correction["posting"].value()) if correction is not None else None
     inline = failed is not None and any(str(p.pk) == failed and p.reversible for p in rows)
     return render(
@@ -258,6 +261,10 @@ def _exchequer_page(
             failed=failed if inline else None,
             interphase=campaign.rules.interphase,
             own=mine == dynasty.pk,
+            owes=owes,
+            owed=owed,
+            owes_total=sum(d["amount"] for d in owes),
+            owed_total=sum(d["amount"] for d in owed),
             action=request.get_full_path(),
         ),
         status=status,
@@ -636,10 +643,14 @@ def _royals(dynasty: Dynasty) -> list[tuple[int, str]]:
 
 
 def _initial(campaign: Campaign, dynasty: Dynasty) -> dict[str, Any]:
-    """What the form proposes: the province register's provinces, markers, Home Provinces and capital
+    """What the form proposes: last turn's figures (tax rate, armies and fleets kept, countries:
+    ``last_figures``), the province register's provinces, markers, Home Provinces and capital
     (``dynasties.services.provinces.register_entry``), and rule G's governed provinces from the titles
-    held; the player corrects what the table says otherwise."""
+    held; the player corrects what the table says otherwise (a house whose provinces and forces did
+    not change posts it in one click)."""
     initial: dict[str, Any] = {"governed": "\n".join(governed_provinces(campaign, dynasty.crown)) if dynasty.crown else ""}
+    if campaign.rules.interphase:  # last year's tax rate, forces and countries (dynasties.services.interphase)
+        initial.update(last_figures(campaign, dynasty))
     kept = register_entry(campaign, dynasty) if campaign.rules.interphase else None
     if kept is not None:
         for name in ("provinces", "famine", "rebellion", "home_provinces"):
@@ -662,6 +673,7 @@ def _interphase_page(
     status: int = 200,
 ) -> HttpResponse:
     supported = campaign.rules.interphase
+    initial = _initial(campaign, dynasty) if form is None else {}
     done = interphase_open_runs(campaign, dynasty) if supported else []
     cashed = cash_in_open_runs(campaign, dynasty) if supported else []
     return render(
@@ -680,8 +692,9 @@ def _interphase_page(
                 money=currency(campaign),
                 royals=_royals(dynasty),
                 **_rules_in_force(campaign),
-                initial=_initial(campaign, dynasty),
+                initial=initial,
             ),
+            figures_of=initial.get("year"),  # the year whose figures the form starts from
             done=done,
             open=campaign.step == Step.INTERPHASE,
             cash_form=cash_form or CashInForm(money=currency(campaign)),

@@ -30,6 +30,7 @@ from dynasties.selectors import label, status_lines
 from dynasties.services.regnal import crowned_name
 from dynasties.services.succession_view import heirs_now, succession_line, succession_what_if
 from pages.common import may_act_for, member
+from pages.debts import debts_for
 from pages.notes import subject_context
 from pages.sequence import step_page
 from pages.trail import Source, Trail, trail
@@ -92,6 +93,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     heirs = heirs_now(campaign=campaign) if reigns else {}  # one World for every crown
     money = balances(campaign)
     in_force = _contracts(request, campaign, Contract.objects.filter(state=ContractState.IN_FORCE))
+    debts = debts_for(campaign, role, mine)  # a debt shows on both houses' rows, to them and the GM
     rows = []
     for d in dynasties:
         reign = reigns.get(d.crown) if d.crown else None
@@ -107,6 +109,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
                 "living": living.get(d.pk, 0),
                 "exchequer": d.pk in exchequers,
                 "balance": money.get(d.pk, 0),
+                "debts": [x for x in debts if d.pk in (x["payer_id"], x["payee_id"])],
                 "contracts": [c for c in in_force if any(p.pk == d.pk for p in c.parties.all())],
             }
         )

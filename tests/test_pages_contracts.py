@@ -483,7 +483,7 @@ def test_the_services_refusals_land_next_to_the_field_the_clause_or_on_top(clien
     )
     html = response.content.decode()
     assert response.status_code == 400
-    assert "belongs in a marriage contract" in html[: html.index("<h2>Clauses</h2>")]
+    assert "belongs in a marriage contract" in html[: html.index('<h2 id="clauses-title">Clauses</h2>')]
     assert not Contract.objects.exists() and not ActionKey.objects.exists()
 
 

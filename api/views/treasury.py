@@ -18,6 +18,8 @@ from api.serializers import LinkField
 from campaign.models import Posting
 from campaign.permissions import can_view_exchequer
 from campaign.treasury import TREASURY, balance, currency
+from contracts.models import ContractPayment
+from contracts.services import unpaid_payments
 from dynasties.models import Dynasty
 from dynasties.selectors import exchequers_seen
 
@@ -75,6 +77,10 @@ class BalanceOut(serializers.Serializer):
     name = serializers.CharField()
     balance = serializers.IntegerField()
     currency = serializers.CharField()
+    owes = serializers.IntegerField(
+        help_text="What the house owes under contracts and could not pay when due (unpaid payments; not in the balance)."
+    )
+    owed = serializers.IntegerField(help_text="What the house is owed under contracts and not yet paid (not in the balance).")
 
     class Meta:
         ref_name = "Balance"
@@ -87,19 +93,26 @@ class BalanceViewSet(CampaignScoped, viewsets.ViewSet):
     serializer_class = BalanceOut
     lookup_value_regex = r"\d+"
 
-    def _row(self, dynasty: Dynasty | None, amount: int) -> dict[str, Any]:
+    def _row(self, dynasty: Dynasty | None, amount: int, debts: list[ContractPayment]) -> dict[str, Any]:
         name = str(dynasty) if dynasty is not None else TREASURY
+        pk = dynasty.pk if dynasty else None
         return {
-            "dynasty": dynasty.pk if dynasty else None,
+            "dynasty": pk,
             "name": name,
             "balance": amount,
             "currency": currency(self.viewer.campaign),
+            "owes": sum(d.amount for d in debts if d.payer_id == pk),
+            "owed": sum(d.amount for d in debts if d.payee_id == pk),
         }
 
     @extend_schema(responses=BalanceOut(many=True), filters=False)
     def list(self, request: Request, slug: str) -> Response:
         v = self.viewer
-        rows = [self._row(d, amount) for d, amount in exchequers_seen(v.campaign, request.user)]
+        seen = exchequers_seen(v.campaign, request.user)
+        houses = [d.pk for d, _ in seen if d is not None]
+        # one query: every debt for the GM, a player's own house's (the exchequers he may see)
+        debts = unpaid_payments(v.campaign, houses[0] if len(houses) == 1 else None) if houses else []
+        rows = [self._row(d, amount, debts) for d, amount in seen]
         return Response(BalanceOut(rows, many=True).data)
 
     @extend_schema(responses=BalanceOut)
@@ -108,4 +121,5 @@ class BalanceViewSet(CampaignScoped, viewsets.ViewSet):
         dynasty = Dynasty.objects.filter(campaign=v.campaign, pk=int(pk)).first()
         if dynasty is None or not can_view_exchequer(request.user, dynasty):
             raise Http404("No such exchequer, or not yours to see.")
-        return Response(BalanceOut(self._row(dynasty, balance(v.campaign, dynasty))).data)
+        debts = unpaid_payments(v.campaign, dynasty)
+        return Response(BalanceOut(self._row(dynasty, balance(v.campaign, dynasty), debts)).data)

@@ -3,7 +3,7 @@ chronicle's wording of houses, ending a contract, a dynasty's leader and excommu
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 from django.db.models import Q
@@ -92,12 +92,17 @@ def excommunicated(campaign: Campaign) -> dict[int, Excommunication]:
     return {e.dynasty_id: e for e in Excommunication.objects.filter(campaign=campaign, ended_year__isnull=True)}
 
 
-def unpaid_payments(campaign: Campaign, dynasty: Dynasty | int | None = None) -> list[ContractPayment]:
-    """Contract payments still unpaid; for a house, those it owes or is owed (the GM: all)."""
+def unpaid_payments(
+    campaign: Campaign, dynasty: Dynasty | int | None = None, *, marriages: Collection[int] | None = None
+) -> list[ContractPayment]:
+    """Contract payments still unpaid (debts), in one query; for a house, those it owes or is owed
+    (the GM: all); for ``marriages``, those of the contracts sealing these matches."""
     qs = ContractPayment.objects.filter(campaign=campaign, status=PaymentStatus.UNPAID)
     if dynasty is not None:
         pk = _pk(dynasty, "dynasty")
         qs = qs.filter(Q(payer_id=pk) | Q(payee_id=pk))
+    if marriages is not None:
+        qs = qs.filter(contract__marriage_id__in=list(marriages))
     return list(qs.select_related("contract", "clause", "payer", "payee").order_by("year", "pk"))
 
 

@@ -528,6 +528,14 @@ def interphase_run(
         famine=_as_data(famine),
         rebellion=_as_data(rebellion),
         governed_provinces=[g.province for g in entry.governed],
+        # the forces and countries the run counted: next year's form starts from them (last_figures)
+        armies_kept=armies_kept,
+        fleets_kept=fleets_kept,
+        armies_raised=armies_raised,
+        fleets_raised=fleets_raised,
+        armies_on_track=armies_on_track,
+        countries=countries,
+        fleet_ports=list(fleet_ports),
         rebellion_modifier=result.rebellion_modifier,
         income=result.income,
         costs=result.costs,
@@ -555,6 +563,33 @@ def interphase_run(
         )
     chronicle.flush()
     return InterphaseRun(dynasty=house, result=result, postings=tuple(postings), balance=held)
+
+
+def last_figures(campaign: Campaign, dynasty: Dynasty) -> dict[str, Any]:
+    """What the house's latest Interphase before this year counted, as next year's starting figures
+    (one query; empty before its first run): the same tax rate and countries; the armies and fleets
+    it kept plus those it raised, kept again (the player corrects any lost since); nothing raised
+    (nor its fleet ports), bought off or paid again. Read by the house's own Interphase form (its books)."""
+    entry = (
+        ChronicleEntry.objects.filter(campaign=campaign, kind=CHRONICLE_KIND, year__lt=campaign.current_year)
+        .filter(data__dynasty=dynasty.pk, data__interphase=True)
+        .order_by("-year", "-id")
+        .only("data", "year")
+        .first()
+    )
+    if entry is None:
+        return {}
+    data = entry.data
+    out: dict[str, Any] = {"year": entry.year}
+    if data.get("tax_rate") in (rules.NORMAL_TAX, rules.HIGH_TAX):
+        out["tax_rate"] = data["tax_rate"]
+    for kept, raised in (("armies_kept", "armies_raised"), ("fleets_kept", "fleets_raised")):
+        if isinstance(data.get(kept), int):
+            out[kept] = data[kept] + int(data.get(raised) or 0)
+    for name in ("armies_on_track", "countries"):
+        if isinstance(data.get(name), int):
+            out[name] = data[name]
+    return out
 
 
 # --- D) Cashing in resources: the turn's last phase ------------------------------------------------

@@ -45,6 +45,41 @@ def _posted_kinds(post: Any) -> list[tuple[int, str]]:
     return out
 
 
+def _ticked(post: Any, choices: Choices) -> list[int]:
+    """The parties ticked so far (known houses only, in the order of the table)."""
+    ticked = {v for v in post.getlist("parties") if v.isdigit()}
+    return [d.pk for d in choices.houses if str(d.pk) in ticked]
+
+
+def _between(kind: str, parties: list[int], mine: int | None) -> dict[str, Any]:
+    """A new clause's houses, filled in when there is only one way to read them: with two parties
+    ticked, a clause between two houses (a payment's payer and payee, a giver and a receiver) runs
+    from the drafter's house (the first ticked, for the GM) to the other; the drafter changes it if not."""
+    houses = [name for name, _, typ in CLAUSE_FIELDS[kind] if typ == "party"]
+    if len(parties) != 2 or len(houses) != 2:
+        return {}
+    first = mine if mine in parties else parties[0]
+    other = next(p for p in parties if p != first)
+    return {houses[0]: first, houses[1]: other}
+
+
+def _focus(row: ClauseForm) -> None:
+    """The cursor on the new clause's first term still to fill (htmx honours ``autofocus``)."""
+    for field in row.terms():
+        if field.value() in (None, "", []):
+            field.field.widget.attrs["autofocus"] = True
+            return
+
+
+def _clauses_context(rows: list[ClauseForm], total: int) -> dict[str, Any]:
+    return {
+        "rows": rows,
+        "total": total,
+        "clause_kinds": ClauseKind.choices,
+        "full": len(rows) >= MAX_CLAUSES,
+    }
+
+
 def _draft_page(
     request: HttpRequest,
     campaign: Campaign,
@@ -63,11 +98,8 @@ def _draft_page(
             role,
             mine,
             form=head,
-            rows=rows,
-            total=total,
-            clause_kinds=ClauseKind.choices,
-            full=len(rows) >= MAX_CLAUSES,
             invalid=status == 400,
+            **_clauses_context(rows, total),
         ),
         status=status,
     )
@@ -110,12 +142,17 @@ def contract_new(request: HttpRequest, slug: str) -> HttpResponse:
         indices = [i for i, _ in kinds]
         kept = [(row.clause_kind, _initial(row)) for i, row in zip(indices, rows, strict=True) if op != f"remove-{i}"]
         added = post.get("add_kind", "")
-        if op == "add" and added in CLAUSE_FIELDS and len(kept) < MAX_CLAUSES:
-            kept.append((added, {}))
+        fresh = op == "add" and added in CLAUSE_FIELDS and len(kept) < MAX_CLAUSES
+        if fresh:
+            kept.append((added, _between(added, _ticked(post, choices), mine)))
         head = ContractForm(choices, matches, role, mine, initial=_initial(head))
         rows = [ClauseForm(kind, choices, initial=values, prefix=f"c{n}") for n, (kind, values) in enumerate(kept)]
         for n, row in enumerate(rows, 1):
             row.number = n
+        if fresh:
+            _focus(rows[-1])
+        if getattr(request, "htmx", False):  # the clauses only, swapped in place: the form keeps its scroll
+            return render(request, "pages/contracts/_clauses.html", {"campaign": campaign, **_clauses_context(rows, len(rows))})
         return _draft_page(request, campaign, role, mine, head, rows, len(rows))
 
     total = kinds[-1][0] + 1 if kinds else 0

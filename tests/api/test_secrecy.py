@@ -100,7 +100,7 @@ def test_balances_show_only_the_exchequers_the_viewer_may_see(cast, campaign, cl
     assert gm_rows[None] == -22  # the Treasury paid both; all accounts sum to zero
     assert sum(gm_rows.values()) == 0
     assert client_for(cast.users["alice"]).get(url(campaign, "balances")).json() == [
-        {"dynasty": england.pk, "name": str(england), "balance": 10, "currency": "Crowns"}
+        {"dynasty": england.pk, "name": str(england), "balance": 10, "currency": "Crowns", "owes": 0, "owed": 0}
     ]
     assert client_for(cast.users["observer"]).get(url(campaign, "balances")).json() == []
     ledger = client_for(cast.users["bob"]).get(url(campaign, "ledger")).json()["results"]
