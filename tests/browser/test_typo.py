@@ -65,7 +65,8 @@ def test_a_refused_die_costs_one_digit_and_enter(browser: Browser, live_server, 
         assert not BirthAttempt.objects.filter(campaign=game).exists()
         expect(first).to_be_focused()  # the cursor on the refused die (it was on BODY)
         page.wait_for_function(
-            "sel => { const r = document.querySelector(sel).getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; }",
+            "sel => { const r = document.querySelector(sel).getBoundingClientRect();"
+            " return r.top >= 0 && r.bottom <= innerHeight; }",
             arg=f'[name="a{couples[0]}-d1"]',
         )
         assert in_view(page, "#refusal"), "the refusal's summary is at the top of the view"
@@ -82,9 +83,8 @@ def test_a_refused_die_costs_one_digit_and_enter(browser: Browser, live_server, 
         expect(page.locator(f'[name="x{couples[0]}-sex"]')).to_be_focused()  # on to the die that must be rolled
     finally:
         context.close()
-    print(
-        f"\nA refused die ({size} {SIZES[size]['width']}x{SIZES[size]['height']}): {clicks} clicks, {digits} digit, Enter; {len(loads)} page loads."
-    )
+    screen = f"{SIZES[size]['width']}x{SIZES[size]['height']}"
+    print(f"\nA refused die ({size} {screen}): {clicks} clicks, {digits} digit, Enter; {len(loads)} page loads.")
     assert (clicks, digits, loads) == (0, 1, [])
     assert BirthAttempt.objects.filter(campaign=game).count() == 5
     made = BirthAttempt.objects.get(marriage_id=couples[0], attempt=1)
