@@ -2,8 +2,10 @@
    The cursor starts in the first empty die (unless the GM has already put it in a field); a digit
    that completes a die moves on to the next (a die of 9 sides or fewer takes one digit, a d10 or
    more two, or Tab); Enter sends the grid.
-   htmx sends the forms and swaps the step in place; a refusal (400) is swapped too, and its
-   message scrolled into view. Without JavaScript the same forms load the page. */
+   htmx sends the forms and swaps the step in place; a refusal (400) is swapped too, the refused die
+   scrolled into view with the cursor on it and its value selected (one digit replaces it). A closed
+   <details> (a couple's optional further attempt) keeps its dice out of the cursor's way. Without
+   JavaScript the same forms load the page. */
 (function () {
   "use strict";
 
