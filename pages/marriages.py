@@ -45,6 +45,7 @@ from dynasties.services.marriages import (
 )
 from pages.common import ActionFailed, already_done, context, member, require_gm, run_action
 from pages.debts import debts_for
+from pages.sequence import step_page
 from rules import blood_royale as br
 from rules import bloodline as bl
 from rules.families import HUSBAND, TERMS, WIFE, problem_about
@@ -543,9 +544,10 @@ def announcements(request: HttpRequest, slug: str) -> HttpResponse:
         if done is not None and done.ended_year is not None:  # the game's end came instead (dynasties.services.ending)
             messages.success(request, f"The game has ended in {done.ended_year}: the final table stands.")
             return redirect(reverse("pages:closing", args=[campaign.slug]))
-        if done is not None:
-            messages.success(request, f"The turn of {done.current_year} begins with the Births.")
-        return redirect(reverse("pages:dashboard", args=[campaign.slug]) + "#top")
+        if done is None:
+            return redirect(reverse("pages:dashboard", args=[campaign.slug]) + "#top")
+        messages.success(request, f"The turn of {done.current_year} begins with the Births.")
+        return redirect(step_page(done) + "#top")  # on to the new turn's first step (issue 34)
     return HttpResponse("Unknown action.", status=400)
 
 

@@ -944,9 +944,19 @@ def _survival_post(request: HttpRequest, campaign: Campaign, role: str, mine: in
             )
         except ActionFailed as exc:
             return Failure("finish", None, _refused(form, exc))
-        if done is not None:
-            messages.success(request, f"Survival of {campaign.current_year} closed: successions resolved; now Marriages.")
-        return redirect(f"{here}#succession")
+        if done is None:
+            return redirect(f"{here}#succession")
+        messages.success(request, f"Survival of {campaign.current_year} closed: successions resolved; now Marriages.")
+        made = visible(
+            user,
+            campaign,
+            ChronicleEntry.objects.filter(year=campaign.current_year, step=Step.SURVIVAL, kind__in=["succession", "regency"]),
+        ).order_by("pk")
+        texts = [entry.text for entry in made]
+        if texts:
+            messages.info(request, "New monarchs: " + " ".join(texts))
+        # on to the next step's page (issue 34); the successions stay on the Survival page too
+        return redirect(step_page(Campaign.objects.get(pk=campaign.pk)) + "#top")
     return Failure("unknown", None, _failed("Unknown action: reload the page and try again."))
 
 

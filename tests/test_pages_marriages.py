@@ -394,7 +394,8 @@ def test_publish_then_start_the_next_turn(client, campaign, gm, alice, table):
     client.force_login(gm)
     key = new_action_key()
     response = client.post(announcements_url(campaign), {"op": "next", "action_key": key})
-    assert response.status_code == 302 and response["Location"] == reverse("pages:dashboard", args=[campaign.slug]) + "#top"
+    # on to the new turn's first step, its Births (issue 34; it was the dashboard)
+    assert response.status_code == 302 and response["Location"] == reverse("pages:births", args=[campaign.slug]) + "#top"
     client.post(announcements_url(campaign), {"op": "next", "action_key": key})  # a double click: once
     campaign.refresh_from_db()
     assert (campaign.current_year, campaign.step) == (1305, Step.BIRTHS)

@@ -215,6 +215,7 @@ def test_typed_dice_make_a_child_then_sex_characteristics_and_try_again_with_the
     assert "A child is born." in card and f'name="x{couple.pk}-sex"' in card and f'value="sex-{attempt.pk}"' in card
     assert "given_name" not in card  # named once its sex is known
     assert f'name="r{couple.pk}-d1"' in card and "optional: left empty, no further attempt" in card  # offered in place
+    assert '<details class="try-again"><summary>Try again?' in card  # closed until asked (issue 34)
 
     traits = {f"x{couple.pk}-c{n}_{i}": face for n, face in ((1, "6"), (2, "1"), (3, "4")) for i in (1, 2, 3)}
     response = _grid(client, url, {f"x{couple.pk}-sex": "2", **traits})
@@ -529,6 +530,7 @@ def test_a_typed_death_a_pass_over_and_the_new_reign(client, campaign, gm, alice
     html = client.get(url).content.decode()
     finish = html[html.index('id="finish"') :]
     assert f'value="England::{john.pk}" id="fin-1-{john.pk}" checked' in finish
+    assert 'data-step-open="survival"' in html and "data-follow" not in html  # the live poll's marks
     # Typed: the Charisma roll (3: -1), then a baron regent's three characteristics (the widow may not rule).
     response = _post(client, url, op="finish", pass_over=f"England::{john.pk}", entered="3")
     assert response.status_code == 400
@@ -536,7 +538,10 @@ def test_a_typed_death_a_pass_over_and_the_new_reign(client, campaign, gm, alice
     assert Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True).holder_id == edward.pk
     entered = "3; 6 6 6; 1 2 3; 4, 4, 4"
     response = _post(client, url, op="finish", pass_over=f"England::{john.pk}", entered=entered)
-    assert response.status_code == 302
+    # on to the next step's page, the successions in its messages (issue 34: it stayed on Survival)
+    assert response.status_code == 302 and response["Location"] == _url("marriages", campaign) + "#top"
+    landed = client.get(response["Location"]).content.decode()
+    assert "now Marriages" in landed and "New monarchs: Henry I Plantagenet succeeds Edward I Plantagenet" in landed
 
     reign = Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True)
     assert reign.holder_id == henry.pk and reign.start_year == 1300
@@ -549,6 +554,7 @@ def test_a_typed_death_a_pass_over_and_the_new_reign(client, campaign, gm, alice
     assert campaign.step == Step.MARRIAGES
     html = client.get(url).content.decode()
     assert "New monarchs" in html and "Henry I Plantagenet succeeds Edward I Plantagenet as King of England" in html
+    assert 'data-follow href="/c/' in html and "data-step-open" not in html  # an open page follows to Marriages
     assert f'id="character-{reign.regent_id}"' not in html  # made after the rolls: not someone "to roll"
     assert "to roll" not in html and f'id="character-{edward.pk}"' in html
     assert f"/c/{campaign.slug}/turn/announcements/" in html or "announcements" in html

@@ -2,8 +2,10 @@
    The cursor starts in the first empty die (unless the GM has already put it in a field); a digit
    that completes a die moves on to the next (a die of 9 sides or fewer takes one digit, a d10 or
    more two, or Tab); Enter sends the grid.
-   htmx sends the forms and swaps the step in place; a refusal (400) is swapped too, and its
-   message scrolled into view. Without JavaScript the same forms load the page. */
+   htmx sends the forms and swaps the step in place; a refusal (400) is swapped too, the refused die
+   scrolled into view with the cursor on it and its value selected (one digit replaces it). A closed
+   <details> (a couple's optional further attempt) keeps its dice out of the cursor's way. Without
+   JavaScript the same forms load the page. */
 (function () {
   "use strict";
 
@@ -17,9 +19,27 @@
     ];
   }
 
+  /* A grid's refusal (400) is the step's answer, not an error page: with DEBUG on, django-htmx's
+     script replaces the whole document with any 400 (htmx:beforeOnLoad on the document), which lost
+     the cursor and left a page htmx no longer drives (Enter did nothing, the next click reloaded it).
+     Caught on the way down (the window's capture phase), it goes no further: htmx swaps it in. */
+  window.addEventListener(
+    "htmx:beforeOnLoad",
+    function (event) {
+      var xhr = event.detail && event.detail.xhr;
+      var step = document.getElementById("step");
+      if (xhr && xhr.status === 400 && step && event.target instanceof Element && step.contains(event.target)) {
+        event.stopPropagation();
+      }
+    },
+    true
+  );
+
   function dice(form) {
     return Array.prototype.slice.call(form.querySelectorAll("input.die")).filter(function (input) {
-      return !input.disabled && input.offsetParent !== null;
+      /* a closed <details> (a couple's optional further attempt) hides its dice from the cursor:
+         Chromium keeps them laid out (content-visibility), so offsetParent alone does not tell */
+      return !input.disabled && input.offsetParent !== null && !input.closest("details:not([open])");
     });
   }
 
@@ -80,8 +100,17 @@
     if (!grid) return;
     var wrong = grid.querySelector("input.die[aria-invalid=true]");
     var empty = dice(grid).filter(function (input) { return input.value === ""; })[0];
-    var first = wrong || empty;
-    if (first) first.focus({ preventScroll: Boolean(alert) });
+    if (wrong) {
+      var closed = wrong.closest("details:not([open])");
+      if (closed) closed.open = true; /* a further attempt's die: its box opens */
+      /* the refused die: in view (the refusal's summary stays at the top of the view, sticky), the
+         cursor on it with its value selected, so one digit replaces it and Enter sends the grid */
+      wrong.scrollIntoView({ block: "center" });
+      wrong.focus({ preventScroll: true });
+      wrong.select();
+      return;
+    }
+    if (empty) empty.focus({ preventScroll: Boolean(alert) });
   }
 
   document.addEventListener("input", function (event) {

@@ -124,6 +124,13 @@
           banner(version);
           return;
         }
+        // A dice step's open page whose step the GM has closed goes on to the step now played
+        // (issue 34), as the GM's own page does: a hidden link the step page draws once closed.
+        var follow = now.querySelector("[data-step-open]") && fresh.querySelector("a[data-follow]");
+        if (follow) {
+          location.assign(follow.getAttribute("href"));
+          return;
+        }
         var keep = focusKey(now);
         now.replaceWith(fresh);
         if (got[0].redirected) history.replaceState(history.state, "", got[0].url);

@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from campaign.live import page_version
-from campaign.models import Campaign, Role
+from campaign.models import STEP_ORDER, Campaign, Role, Step
 from campaign.permissions import role_of
 
 register = template.Library()
@@ -61,3 +61,25 @@ def live_attrs(context: Any) -> str:
         role, mine = role_of(getattr(request, "user", None), campaign)
     shown = page_version(campaign, role, mine)  # the viewer's own count: what he may see, no more
     return format_html(' data-live="{}" data-version="{}"', poll, shown)
+
+
+FOLLOWED_STEPS = ("births", "survival")
+"""The dice steps whose open page follows the table to the next step when the GM closes it
+(issue 34). The Marriages page stays: betrothals are arranged there at any time."""
+
+
+@register.simple_tag
+def follow_step(campaign: Campaign, step: str, is_open: bool) -> str:
+    """A step page's mark for the live table's script (``pages/static/regnal-live.js``): while the
+    step is open, ``data-step-open``; once the campaign has gone past it this turn, a hidden link to
+    the page of the step now played (``data-follow``). A page drawn open and redrawn closed by the
+    poll goes on to that page, as the GM's own page does when he closes the step."""
+    from pages.sequence import step_page  # the pages' module, asked only here (it loads the views)
+
+    if step not in FOLLOWED_STEPS:
+        return ""
+    if is_open:
+        return format_html('<span hidden data-step-open="{}"></span>', step)
+    if STEP_ORDER.index(Step(campaign.step)) > STEP_ORDER.index(Step(step)):
+        return format_html('<a hidden data-follow href="{}" tabindex="-1">{}</a>', step_page(campaign), "the step now played")
+    return ""

@@ -151,10 +151,13 @@ def test_a_gm_creates_a_campaign_and_plays_a_whole_dynastic_sequence(browser: Br
         expect(page.locator("ul.messages")).to_contain_text("survival roll")
         shot(page, "survival-succession")
         page.get_by_role("button", name=re.compile("^Finish Survival")).click()
-        expect(page.locator("#succession")).to_contain_text("New monarchs")
         reign = Reign.objects.get(campaign=game, crown="England", end_year__isnull=True)
         late = Reign.objects.get(campaign=game, crown="England", holder=king)
         succeeds = f"{crowned_name(heir, reign)} succeeds {crowned_name(king, late)}"  # with their numerals
+        expect(page).to_have_url(re.compile(r"/turn/marriages/(#.*)?$"))  # on to the next step (issue 34)
+        expect(page.locator("ul.messages")).to_contain_text(f"New monarchs: {succeeds}")
+        page.goto(f"{live_server.url}/c/{game.slug}/turn/survival/")  # the successions stay on Survival
+        expect(page.locator("#succession")).to_contain_text("New monarchs")
         expect(page.locator("#succession")).to_contain_text(succeeds)
         expect(page.locator("#succession")).to_contain_text("regent until the King is 15")
         shot(page, "survival-closed")
@@ -175,8 +178,9 @@ def test_a_gm_creates_a_campaign_and_plays_a_whole_dynastic_sequence(browser: Br
         expect(announced).to_contain_text(succeeds)
         shot(page, "announcements")
         page.get_by_role("button", name=re.compile("Start the next turn")).click()
-        expect(page).to_have_url(re.compile(rf"/c/{game.slug}/(#.*)?$"))
+        expect(page).to_have_url(re.compile(rf"/c/{game.slug}/turn/births/(#.*)?$"))  # the new turn's Births (issue 34)
         expect(page.locator("ul.messages")).to_contain_text("The turn of 1305 begins with the Births.")
+        page.goto(f"{live_server.url}/c/{game.slug}/")
         expect(page.get_by_role("navigation", name="Campaign")).to_contain_text("Turn 1305")
         shot(page, "dashboard-1305")
     finally:

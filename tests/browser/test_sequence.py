@@ -86,6 +86,8 @@ def test_a_player_types_his_couples_dice_on_a_phone(browser: Browser, live_serve
         expect(page.locator("ul.messages")).to_contain_text("The child is named Eleanor Plantagenet.")
         card = page.locator(f"#couple-{couple.pk}")
         expect(card).to_contain_text("Try again?")
+        expect(card.get_by_label("Die 1", exact=True)).to_be_hidden()  # optional: closed until asked (issue 34)
+        card.get_by_text("Try again?").click()
         expect(card).to_contain_text("costs Mary Tudor 1 Constitution")
         expect(card).to_contain_text("33 in 36 (11/12, 91.7%)")
         expect(card.get_by_label("Die 1", exact=True)).to_be_visible()  # another attempt, in place
@@ -130,8 +132,11 @@ def test_the_gm_sees_a_death_and_crowns_the_heir(browser: Browser, live_server, 
         expect(page.locator("ul.messages")).to_contain_text("survival roll")
         shot(page, "desktop-survival-succession")
         page.get_by_role("button", name=re.compile("Finish Survival")).click()
-        expect(page.locator("#succession")).to_contain_text("New monarchs")
         john_i = f"{john.given_name} I {john.dynastic_name}"  # numbered
+        expect(page).to_have_url(re.compile(r"/turn/marriages/(#.*)?$"))  # on to the next step (issue 34)
+        expect(page.locator("ul.messages")).to_contain_text(f"New monarchs: {john_i} succeeds Edward I Plantagenet")
+        page.goto(f"{live_server.url}/c/{campaign.slug}/turn/survival/")  # the successions stay on Survival
+        expect(page.locator("#succession")).to_contain_text("New monarchs")
         expect(page.locator("#succession")).to_contain_text(f"{john_i} succeeds Edward I Plantagenet")
         shot(page, "desktop-survival-after")
 

@@ -3,7 +3,7 @@ types the dice from the table on a 1280x800 screen - Births (every couple, then 
 and characteristics), Survival (everyone) - and goes on through Marriages and the Announcements to
 the next turn. The test counts the clicks (a submit by Enter counts as a click), the fields filled
 and the full page loads inside a step, prints them (run with ``-s`` to see them) and holds them to
-the goal: at most 12 clicks, no page load inside a step. Then the Survival grid on a 390x844 phone:
+the goal: at most 8 clicks (issue 34; issue 19's was 12), no page load inside a step. Then the Survival grid on a 390x844 phone:
 nothing scrolls sideways.
 
 Screenshots (births-grid, survival-grid, survival-grid-phone) go to ``docs/screenshots/`` when the
@@ -32,6 +32,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 MAX_SHOT = 250_000  # bytes, for the README
+TURN_CLICKS = 8  # issue 34's budget for a typed 5-house turn (issue 19's was 12)
 
 
 @dataclass
@@ -123,15 +124,22 @@ def test_a_whole_turn_with_every_die_typed(browser: Browser, live_server, gm, al
             "el => window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - 8)"
         )
         shot(page, folder, "births-grid")
+        # the grid of a 5-house turn fits about two screens (issue 34: a couple's further attempt is
+        # closed until asked; it was 2,700-2,900 px with every "Try again?" box open)
+        grid_height = page.locator("form#births-grid").evaluate("f => f.getBoundingClientRect().height")
+        assert grid_height <= 2.2 * DESKTOP["height"], grid_height
 
-        # --- the children: sex and the three characteristics of each, the next attempt left empty
-        for pk, sex in zip(born, ("2", "5"), strict=True):
-            card = page.locator(f"#couple-{pk}")
-            tally.fill(card.get_by_label(re.compile("^Sex die")), sex)
-            for label in ("Strength or Guile", "Constitution", "Charisma"):
-                for i in (1, 2, 3):
-                    tally.fill(card.get_by_label(f"{label}, die {i}", exact=True), "4")
-        tally.enter(page.locator(f"#couple-{born[1]}").get_by_label("Charisma, die 3", exact=True))
+        # --- the children: sex and the three characteristics of each, typed on; the couple's further
+        # attempt ("Try again?") is closed and optional, so the cursor goes from the first child's last
+        # characteristic to the second child's sex die (issue 34), then to the button
+        for pk in born:
+            expect(page.locator(f"#couple-{pk} details.try-again")).to_have_count(1)
+            expect(page.locator(f"#couple-{pk} details.try-again")).not_to_have_attribute("open", re.compile(".*"))
+        tally.type_dice(page, "2" + "4" * 9)
+        expect_focus(page, f"x{born[1]}-sex")
+        tally.type_dice(page, "5" + "4" * 9)
+        expect(page.get_by_role("button", name="Enter the dice")).to_be_focused()
+        tally.enter(page.get_by_role("button", name="Enter the dice"))
         expect(page.locator("#step ul.messages")).to_contain_text("A son:")
         expect(page.locator("#step ul.messages")).to_contain_text("A daughter:")
         children = [BirthAttempt.objects.get(marriage_id=pk, attempt=1).child for pk in born]
@@ -157,24 +165,26 @@ def test_a_whole_turn_with_every_die_typed(browser: Browser, live_server, gm, al
         expect(page.locator("form#survival-grid")).to_have_count(0)  # everyone rolled
         tally.in_step = ""
         tally.click(page.get_by_role("button", name=re.compile("^Finish Survival")))
-        expect(page.locator("#succession")).to_contain_text("The Survival step of 1300 is closed")
 
-        # --- Marriages, the Announcements, the next turn ------------------------------------------
-        tally.click(page.locator("#succession").get_by_role("link", name="Marriages"))
+        # --- Marriages (Finish Survival goes on to it: issue 34), the Announcements, the next turn --
+        expect(page).to_have_url(re.compile(r"/turn/marriages/(#.*)?$"))
+        expect(page.locator("ul.messages")).to_contain_text("Survival of 1300 closed")
         tally.click(page.get_by_role("button", name="Finish Marriages"))
         expect(page.get_by_role("heading", name="Announcements of 1300")).to_be_visible()
         tally.click(page.get_by_role("button", name="Publish the announcements"))
         expect(page.locator("ul.messages")).to_contain_text("The announcements of 1300 are published.")
         tally.click(page.get_by_role("button", name=re.compile("Start the next turn")))
+        expect(page).to_have_url(re.compile(r"/turn/births/(#.*)?$"))  # the new turn's Births, not the dashboard
         expect(page.locator("ul.messages")).to_contain_text("The turn of 1305 begins with the Births.")
     finally:
         context.close()
 
     print(
         f"\nA typed 5-house turn: {tally.clicks} clicks (submits by Enter included), {tally.fields} dice fields, "
-        f"{tally.loads_in_step} page loads inside a step ({len(tally.loads)} page loads in all, between steps)."
+        f"{tally.loads_in_step} page loads inside a step ({len(tally.loads)} page loads in all, between steps); "
+        f"the Births grid with two children due is {grid_height:.0f} px tall at 1280x800."
     )
-    assert tally.clicks <= 12
+    assert tally.clicks <= TURN_CLICKS
     assert tally.loads_in_step == 0
     game.refresh_from_db()
     assert (game.current_year, game.step) == (1305, Step.BIRTHS)
