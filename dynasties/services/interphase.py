@@ -302,6 +302,76 @@ def _compute(campaign: Campaign, dynasty: Dynasty, entry: rules.InterphaseEntry)
     )
 
 
+def _prepared(
+    campaign: Campaign,
+    house: Dynasty,
+    *,
+    provinces: rules.Provinces | None,
+    tax_rate: int,
+    famine: rules.Provinces,
+    rebellion: rules.Provinces,
+    home_provinces: rules.Provinces | None,
+    home_in_rebellion: int | None,
+    armies_kept: int,
+    fleets_kept: int,
+    armies_raised: int,
+    fleets_raised: int,
+    rebellions_bought_off: rules.Provinces,
+    capital_rebellion: bool,
+    countries: int,
+    governed: Sequence[Mapping[str, Any]] | None,
+    armies_on_track: int,
+    capital: str | None,
+    fleet_ports: Sequence[str],
+    neutral_ransoms: Sequence[int],
+    trade_defence_crowns: int,
+    trade_interception_crowns: int,
+    event_payments: Sequence[Mapping[str, Any]],
+) -> tuple[Any, rules.InterphaseEntry, dict[str, Any]]:
+    """What a preview and a run both check and build: the royals ransomed from the neutrals, the
+    optional rules' payments, the entry (from the province register where nothing is typed) and
+    the lists it counted (``kept``)."""
+    ransomed = _ransomed(campaign, house, neutral_ransoms)
+    _optional_payments(campaign, trade_defence_crowns, trade_interception_crowns, event_payments)
+    kept = _from_register(
+        campaign,
+        house,
+        provinces=provinces,
+        famine=famine,
+        rebellion=rebellion,
+        home_provinces=home_provinces,
+        capital=capital,
+        governed=governed,
+    )
+    provinces, famine, rebellion = kept["provinces"], kept["famine"], kept["rebellion"]
+    home_provinces, capital, governed = kept["home_provinces"], kept["capital"], kept["governed"]
+    assert provinces is not None
+    entry = _entry(
+        provinces=provinces,
+        tax_rate=tax_rate,
+        famine=famine,
+        rebellion=rebellion,
+        home_provinces=home_provinces,
+        home_in_rebellion=home_in_rebellion,
+        armies_kept=armies_kept,
+        fleets_kept=fleets_kept,
+        armies_raised=armies_raised,
+        fleets_raised=fleets_raised,
+        rebellions_bought_off=rebellions_bought_off,
+        capital_rebellion=capital_rebellion,
+        countries=countries,
+        governed=_governed(campaign, house, governed),
+        armies_on_track=armies_on_track,
+        capital=capital,
+        fleet_ports=tuple(fleet_ports),
+        neutral_ransoms=ransomed,
+        trade_defence_crowns=trade_defence_crowns,
+        trade_interception_crowns=trade_interception_crowns,
+        event_payments=event_payments,
+    )
+    return ransomed, entry, kept
+
+
 def interphase_preview(
     *,
     campaign: Campaign | int,
@@ -340,22 +410,9 @@ def interphase_preview(
     _check_ruleset(campaign)
     house = _dynasty(campaign, dynasty)
     require(by, campaign, "house", dynasty=house.pk, what="a house runs its own Interphase")
-    ransomed = _ransomed(campaign, house, neutral_ransoms)
-    _optional_payments(campaign, trade_defence_crowns, trade_interception_crowns, event_payments)
-    kept = _from_register(
+    _, entry, _ = _prepared(
         campaign,
         house,
-        provinces=provinces,
-        famine=famine,
-        rebellion=rebellion,
-        home_provinces=home_provinces,
-        capital=capital,
-        governed=governed,
-    )
-    provinces, famine, rebellion = kept["provinces"], kept["famine"], kept["rebellion"]
-    home_provinces, capital, governed = kept["home_provinces"], kept["capital"], kept["governed"]
-    assert provinces is not None
-    entry = _entry(
         provinces=provinces,
         tax_rate=tax_rate,
         famine=famine,
@@ -369,11 +426,11 @@ def interphase_preview(
         rebellions_bought_off=rebellions_bought_off,
         capital_rebellion=capital_rebellion,
         countries=countries,
-        governed=_governed(campaign, house, governed),
+        governed=governed,
         armies_on_track=armies_on_track,
         capital=capital,
-        fleet_ports=tuple(fleet_ports),
-        neutral_ransoms=ransomed,
+        fleet_ports=fleet_ports,
+        neutral_ransoms=neutral_ransoms,
         trade_defence_crowns=trade_defence_crowns,
         trade_interception_crowns=trade_interception_crowns,
         event_payments=event_payments,
@@ -431,22 +488,9 @@ def interphase_run(
             "turn's last phase: the Interphase comes before it. Reverse the cashing-in first.",
             code="cash_in_done",
         )
-    ransomed = _ransomed(campaign, house, neutral_ransoms)
-    _optional_payments(campaign, trade_defence_crowns, trade_interception_crowns, event_payments)
-    kept = _from_register(
+    ransomed, entry, kept = _prepared(
         campaign,
         house,
-        provinces=provinces,
-        famine=famine,
-        rebellion=rebellion,
-        home_provinces=home_provinces,
-        capital=capital,
-        governed=governed,
-    )
-    provinces, famine, rebellion = kept["provinces"], kept["famine"], kept["rebellion"]
-    home_provinces, capital, governed = kept["home_provinces"], kept["capital"], kept["governed"]
-    assert provinces is not None
-    entry = _entry(
         provinces=provinces,
         tax_rate=tax_rate,
         famine=famine,
@@ -460,15 +504,16 @@ def interphase_run(
         rebellions_bought_off=rebellions_bought_off,
         capital_rebellion=capital_rebellion,
         countries=countries,
-        governed=_governed(campaign, house, governed),
+        governed=governed,
         armies_on_track=armies_on_track,
         capital=capital,
-        fleet_ports=tuple(fleet_ports),
-        neutral_ransoms=ransomed,
+        fleet_ports=fleet_ports,
+        neutral_ransoms=neutral_ransoms,
         trade_defence_crowns=trade_defence_crowns,
         trade_interception_crowns=trade_interception_crowns,
         event_payments=event_payments,
     )
+    provinces, famine, rebellion = kept["provinces"], kept["famine"], kept["rebellion"]
     result = _compute(campaign, house, entry)
     money = currency(campaign)
     if result.shortfall and not campaign.allow_overdraft:

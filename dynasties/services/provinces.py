@@ -449,7 +449,7 @@ def register_entry(campaign: Campaign, house: Dynasty) -> dict[str, Any] | None:
     capital, by name. A house whose own country is held by another player (a Dynastic Union: "the
     player controlling the 'annexed' country has complete control over it (and can therefore tax
     ...)") counts none of its provinces, its lord counts them: the register keeps the house that
-    holds each province, the union decides who taxes it, and its end gives them back. Four queries."""
+    holds each province, the union decides who taxes it, and its end gives them back. Three queries."""
     lords = dict(Crown.objects.filter(campaign=campaign, controlled_by__isnull=False).values_list("name", "controlled_by_id"))
     own = dict(Dynasty.objects.filter(campaign=campaign).exclude(crown="").values_list("pk", "crown"))
 
@@ -464,7 +464,7 @@ def register_entry(campaign: Campaign, house: Dynasty) -> dict[str, Any] | None:
     ]
     if not rows:
         return None
-    mine = countries_of(campaign, house)
+    mine = {name for name, lord in lords.items() if lord == house.pk} | ({house.crown} if house.crown else set())
     capital = next((p.name for p in rows if p.capital_of and p.capital_of in mine), None)
     return {
         "provinces": [p.name for p in rows],
