@@ -771,8 +771,8 @@ def play_interphase(campaign: Campaign, source: DiceSource, *, by: Actor) -> Non
         raised = ARMIES_KEPT - kept
         upkeep = kept * ip_rules.MAINTENANCE_CROWNS + raised * ip_rules.RAISING_CROWNS
         buy_off = simulation_provinces.in_rebellion(campaign, house) and cash >= ip_rules.REBELLION_BUY_OFF_CROWNS + upkeep
-        # rule G: the country's governed provinces (as the page proposes them), each in the province register
-        governed = [{"province": p} for p in titles.governed_provinces(campaign, house.crown)]
+        # rule G: the governed provinces of the countries it taxes, as the page proposes them (governed=None)
+        governed = None
         run = functools.partial(
             interphase.interphase_run,
             campaign=campaign,

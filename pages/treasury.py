@@ -648,10 +648,11 @@ def _initial(campaign: Campaign, dynasty: Dynasty) -> dict[str, Any]:
     (``dynasties.services.provinces.register_entry``), and rule G's governed provinces from the titles
     held; the player corrects what the table says otherwise (a house whose provinces and forces did
     not change posts it in one click)."""
-    initial: dict[str, Any] = {"governed": "\n".join(governed_provinces(campaign, dynasty.crown)) if dynasty.crown else ""}
+    kept = register_entry(campaign, dynasty) if campaign.rules.interphase else None
+    crowns = kept["crowns"] if kept is not None else [dynasty.crown] if dynasty.crown else []
+    initial: dict[str, Any] = {"governed": "\n".join(governed_provinces(campaign, *crowns))}
     if campaign.rules.interphase:  # last year's tax rate, forces and countries (dynasties.services.interphase)
         initial.update(last_figures(campaign, dynasty))
-    kept = register_entry(campaign, dynasty) if campaign.rules.interphase else None
     if kept is not None:
         for name in ("provinces", "famine", "rebellion", "home_provinces"):
             initial[name] = ", ".join(kept[name])

@@ -126,6 +126,7 @@ def test_a_neutral_province_conquered_by_its_basic_country_becomes_a_home_provin
         "rebellion": [],
         "home_provinces": ["Yorkshire"],
         "capital": None,
+        "crowns": ["England"],
     }
     entry = register_entry(c, france)
     assert entry is not None and "East Anglia" in entry["provinces"] and "East Anglia" not in entry["home_provinces"]

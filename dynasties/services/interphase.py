@@ -24,7 +24,7 @@ from campaign.models import Campaign, ChronicleEntry, Posting, Step
 from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, lock_campaign, require_step
 from campaign.treasury import InsufficientFunds, balance, currency, post
-from dynasties.models import Character, Dynasty, Status, Title
+from dynasties.models import Character, Crown, Dynasty, Status, Title
 from dynasties.services.provinces import interphase_markers, register_entry
 from dynasties.services.titles import governed_provinces
 from rules import interphase as rules
@@ -212,6 +212,12 @@ def _governed(campaign: Campaign, house: Dynasty, governed: Sequence[Mapping[str
             code="option_off",
             fields={"governed": "option_off"},
         )
+    # the countries the house taxes: its own, and one whose crown its King wears in a Dynastic Union
+    crowns = (
+        {house.crown, *Crown.objects.filter(campaign=campaign, controlled_by=house).values_list("name", flat=True)}
+        if house.crown
+        else set()
+    )
     out: list[rules.Governed] = []
     for item in governed:
         province = str(item.get("province", "")).strip()
@@ -226,9 +232,9 @@ def _governed(campaign: Campaign, house: Dynasty, governed: Sequence[Mapping[str
                 code="invalid_interphase",
                 fields={"governed": "no_governor"},
             )
-        if house.crown and title.crown != house.crown:
+        if crowns and title.crown not in crowns:
             raise RuleError(
-                f"Governed provinces: {title.province} is a province of {title.crown}, not of {house.crown}.",
+                f"Governed provinces: {title.province} is a province of {title.crown}, not of {' or '.join(sorted(crowns))}.",
                 code="invalid_interphase",
                 fields={"governed": "not_of_the_country"},
             )
@@ -270,11 +276,13 @@ def _from_register(
         "capital": capital,
         "governed": governed,
     }
+    kept = register_entry(campaign, house) if provinces is None else None
     if governed is None and house.crown and campaign.option("governing_provinces"):
-        out["governed"] = [{"province": name} for name in governed_provinces(campaign, house.crown)]
+        # the governed provinces of every country it taxes (its lord's in a Dynastic Union)
+        crowns = kept["crowns"] if kept is not None else [house.crown]
+        out["governed"] = [{"province": name} for name in governed_provinces(campaign, *crowns)]
     if provinces is not None:
         return out
-    kept = register_entry(campaign, house)
     if kept is None:
         raise RuleError(
             f"The province register holds no province of the house of {house.name}: give the provinces it controls, or "

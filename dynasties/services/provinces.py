@@ -472,6 +472,7 @@ def register_entry(campaign: Campaign, house: Dynasty) -> dict[str, Any] | None:
         "rebellion": [p.name for p in rows if p.rebellion_year is not None],
         "home_provinces": [p.name for p in rows if rules.is_home(p.country, mine)],
         "capital": capital,
+        "crowns": sorted(mine),  # the countries it taxes (rule G's governed provinces are theirs)
     }
 
 

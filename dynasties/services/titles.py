@@ -257,13 +257,13 @@ def title_grant(
     return granted
 
 
-def governed_provinces(campaign: Campaign, crown: str) -> list[str]:
-    """Rule G: the provinces of ``crown`` that a living Governor holds now, by name (what the Interphase
-    entry of the crown's player lists: each raises 2 Crowns more)."""
-    if not campaign.option(RULE_G):
+def governed_provinces(campaign: Campaign, *crowns: str) -> list[str]:
+    """Rule G: the provinces of the ``crowns`` that a living Governor holds now, by name (what the
+    Interphase entry of the crowns' player lists: each raises 2 Crowns more)."""
+    if not campaign.option(RULE_G) or not crowns:
         return []
     return list(
-        Title.objects.filter(campaign=campaign, crown=crown, holder__status=Status.ALIVE, provinces=[])
+        Title.objects.filter(campaign=campaign, crown__in=crowns, holder__status=Status.ALIVE, provinces=[])
         .order_by("province")
         .values_list("province", flat=True)
     )
