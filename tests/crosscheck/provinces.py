@@ -7,8 +7,9 @@ rulebook and the export format only:
   ``data.famine`` and ``data.rebellion`` of its chronicle line).
 - Optional rule G: "any Province governed by a character raises 2 Crowns extra"; "A Provincial
   Governor from a foreign Dynasty would keep those 2 Crowns for his or her own Dynasty". The titles
-  held at the Interphase (``title_holdings``) of the house's country whose province it controls are
-  its governed provinces (``data.governed_provinces``); each one that pays brings 2 Crowns, to the
+  held at the Interphase (``title_holdings``) whose provinces the house taxes (its country's, and in
+  a Dynastic Union the annexed country's: "the player controlling the 'annexed' country ... can
+  therefore tax") are its governed provinces (``data.governed_provinces``); each one that pays brings 2 Crowns, to the
   house (its own governors: one line) or to the foreign governor's house.
 
 A year in which a title changes hands, or its holder dies, or his controlling house changes, is
@@ -98,10 +99,16 @@ def _governed(
     ex: Export, row: str, year: int, house: int, run: list[Row], data: dict[str, Any], provinces: set[str], untaxed: set[str]
 ) -> list[str]:
     out: list[str] = []
-    crown = ex.dynasties[house]["crown"]
-    if not crown:
+    if not ex.dynasties[house]["crown"]:
         return out
-    held, unsure = _held(ex, crown, year)
+    # the titles held of every country whose province the house taxes: its own, and in a Dynastic
+    # Union the annexed country ("the player controlling the 'annexed' country ... can therefore tax")
+    held: dict[str, int] = {}
+    unsure: set[str] = set()
+    for crown in sorted({t["crown"] for t in ex.doc.get("titles", []) if not t.get("provinces")}):
+        these, doubt = _held(ex, crown, year)
+        held.update(these)
+        unsure |= doubt
     listed = _fold(data.get("governed_provinces")) or set()
     want = {p for p in held if p in provinces}
     if {p for p in listed if p not in unsure} != {p for p in want if p not in unsure}:
