@@ -74,7 +74,8 @@ def test_every_couple_in_one_submit_is_one_action_with_one_checkpoint(client, ca
     assert Checkpoint.objects.filter(campaign=campaign).count() == 1
     assert ActionKey.objects.filter(campaign=campaign).count() == 1
     page = client.get(url)
-    assert sum("1 + 2 = 3: no child." in m for m in _messages(page)) == 4
+    server = made.get(marriage_id=couples[4]).roll.faces  # the server's dice may show 1 + 2 too (1 in 36)
+    assert sum("1 + 2 = 3: no child." in m for m in _messages(page)) == 4 + (server == [1, 2])
     html = page.content.decode()
     step = html[html.index('id="step"') :]
     assert '<ul class="messages">' in step  # shown inside the part the grid swaps
