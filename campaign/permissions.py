@@ -499,6 +499,22 @@ def sees_debt(role: str | None, mine: int | None, payer: int, payee: int) -> boo
     return sees_money(role, mine, payer, payee)
 
 
+def debts_listed(role: str | None, mine: int | None, house: int | None) -> tuple[bool, int | None]:
+    """Whose debts a viewer may list (``sees_debt`` then filters each): the GM any house's (``house``,
+    or every house's), a player his own house's only (asked for another house's: none); nobody
+    else. Returns (may list, the house to list: None for every house)."""
+    if role == Role.GM:
+        return True, house
+    if role == Role.PLAYER and mine is not None and house in (None, mine):
+        return True, mine
+    return False, None
+
+
+def may_settle_debt(role: str | None, mine: int | None, payer: int) -> bool:
+    """A debt's "Pay it now": the GM, or the player of the house that owes it."""
+    return role == Role.GM or (role == Role.PLAYER and mine is not None and mine == payer)
+
+
 def sees_marriage_money(role: str | None, mine: int | None, marriage: Any) -> bool:
     """A marriage's dowry (money terms): the GM and the houses written with it."""
     return role == Role.GM or (role is not None and mine is not None and f",{mine}," in (marriage.money_readers or ""))

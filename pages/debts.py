@@ -14,8 +14,8 @@ from typing import Any
 
 from django.urls import reverse
 
-from campaign.models import Campaign, Role
-from campaign.permissions import sees_debt
+from campaign.models import Campaign
+from campaign.permissions import debts_listed, may_settle_debt, sees_debt
 from campaign.treasury import currency
 from contracts.models import ContractPayment
 from contracts.services import unpaid_payments
@@ -33,12 +33,10 @@ def debts_for(
     GM's every debt, a player's those his house owes or is owed; only those of ``house`` (an
     exchequer's) or of these ``marriages``' contracts, if given."""
     matches = None if marriages is None else list(marriages)
-    if role == Role.GM:
-        found = unpaid_payments(campaign, house, marriages=matches)
-    elif role == Role.PLAYER and mine is not None and house in (None, mine):
-        found = unpaid_payments(campaign, mine, marriages=matches)
-    else:
+    allowed, whose = debts_listed(role, mine, house)
+    if not allowed:
         return []
+    found = unpaid_payments(campaign, whose, marriages=matches)
     unit = currency(campaign)
     return [_row(campaign, due, unit, role, mine) for due in found if sees_debt(role, mine, due.payer_id, due.payee_id)]
 
@@ -56,7 +54,7 @@ def _row(campaign: Campaign, due: ContractPayment, unit: str, role: str | None, 
         "marriage_id": due.contract.marriage_id,
         "contract": due.contract.title,
         "url": reverse("pages:contract", kwargs={"slug": campaign.slug, "pk": due.contract_id}) + "#payments",
-        "may_settle": role == Role.GM or (mine is not None and mine == due.payer_id),
+        "may_settle": may_settle_debt(role, mine, due.payer_id),
         "settle_url": reverse("pages:payment_settle", kwargs={"slug": campaign.slug, "pk": due.contract_id, "payment": due.pk}),
     }
 
