@@ -172,6 +172,15 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "config.auth.lockout_response"
 AXES_CLIENT_IP_CALLABLE = "config.auth.client_ip"
 AXES_SENSITIVE_PARAMETERS = ["username", "ip_address", "csrfmiddlewaretoken"]  # masked in logs (passwords always are)
+
+# Accounts (issue 34; docs/rulings.md, "Open sign-up"): REGNAL_OPEN_SIGNUP lets anyone make an
+# account at /signup/ (then start a campaign, or join one by a link). On by default here, the
+# settings of `make run` and of a game night on the local network; off by default with the
+# production settings (a public site: accounts come by invitation, or `manage.py createsuperuser`).
+# Sign-up attempts count per address (REGNAL_RATE_SIGNUP, in the cache above), as logins do.
+REGNAL_OPEN_SIGNUP = env_bool("REGNAL_OPEN_SIGNUP", True)
+REGNAL_RATE_SIGNUP = env_rate("REGNAL_RATE_SIGNUP", "20/hour")
+
 PROXY_COUNT = env_int("PROXY_COUNT", 0)
 """How many reverse proxies in front of the application append to X-Forwarded-For (0: none)."""
 
