@@ -31,7 +31,7 @@ from campaign import invitations as inv
 from campaign.accounts import username_problem
 from campaign.models import Campaign, Invitation, Role
 from campaign.password_reset import password_reset_link
-from campaign.permissions import Forbidden
+from campaign.permissions import Forbidden, require
 from pages.common import member
 from rules.errors import NotFound, RuleError
 
@@ -138,7 +138,7 @@ def _send(request: HttpRequest, campaign: Campaign, invitation: Invitation, link
 @login_required
 def players(request: HttpRequest, slug: str) -> HttpResponse:
     """The GM's Players page, and its four actions (``op``: invite, revoke, move, remove)."""
-    campaign, role, _ = member(request, slug)
+    campaign, _, _ = member(request, slug)
     if request.method != "POST":
         return _players_page(request, campaign)
     op = request.POST.get("op", "")
@@ -148,7 +148,7 @@ def players(request: HttpRequest, slug: str) -> HttpResponse:
             if op == "invite":
                 return _invite(request, campaign)
             if op == "reset":
-                return _reset(request, campaign, gm=role == Role.GM)
+                return _reset(request, campaign)
             if op == "revoke":
                 done = inv.invitation_revoke(campaign=campaign, invitation=_pk(request, "invitation"), by=by)  # type: ignore[arg-type]
                 messages.success(request, f"The link for {done.seat} is revoked: it no longer works.")
@@ -178,7 +178,7 @@ def players(request: HttpRequest, slug: str) -> HttpResponse:
     return redirect("pages:players", campaign.slug)
 
 
-def _reset(request: HttpRequest, campaign: Campaign, *, gm: bool) -> HttpResponse:
+def _reset(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     """A one-time password-reset link for a member (``campaign.password_reset``): shown once, with
     its QR code, and sent by e-mail too where the site has a mail server and he an address. The GM
     refused for this member (he sits at another table, runs one, or is an administrator) is told why;
@@ -186,8 +186,7 @@ def _reset(request: HttpRequest, campaign: Campaign, *, gm: bool) -> HttpRespons
     try:
         made = password_reset_link(campaign=campaign, membership=_pk(request, "membership"), by=request.user)  # type: ignore[arg-type]
     except Forbidden as exc:
-        if not gm:
-            raise
+        require(request.user, campaign, "members")  # type: ignore[arg-type]  # not the GM: the page's 404
         messages.error(request, exc.message)
         return _players_page(request, campaign, status=403)
     link = request.build_absolute_uri(made.path)
