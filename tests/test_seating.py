@@ -25,6 +25,7 @@ from dynasties.models import Dynasty
 from dynasties.services import campaign_create
 from rules.dice import RandomSource
 from rules.errors import RuleError
+from tests.test_settings import STRONG_KEY, _production
 
 User = get_user_model()
 STRONG = "a-long-Passphrase-77"
@@ -227,10 +228,16 @@ def test_signup_attempts_are_rate_limited_per_address(client, db):
     assert other.status_code == 302  # another address is counted apart
 
 
-def test_the_production_settings_close_signup_by_default():
-    source = (accounts.__file__.rsplit("/campaign/", 1)[0]) + "/config/settings_production.py"
-    with open(source, encoding="utf-8") as f:
-        assert 'REGNAL_OPEN_SIGNUP = env_bool("REGNAL_OPEN_SIGNUP", False)' in f.read()
+def test_open_signup_is_on_here_and_off_in_production_unless_told():
+    assert accounts.signup_open() is True  # config.settings: make run, a game night on the local network
+    shown = "print(s.REGNAL_OPEN_SIGNUP, s.REGNAL_RATE_SIGNUP)"
+    default = _production({"SECRET_KEY": STRONG_KEY}, shown)
+    assert default.returncode == 0, default.stderr
+    assert default.stdout.strip() == "False 20/hour"
+    told = _production({"SECRET_KEY": STRONG_KEY, "REGNAL_OPEN_SIGNUP": "1", "REGNAL_RATE_SIGNUP": "5/min"}, shown)
+    assert told.stdout.strip() == "True 5/min", told.stderr
+    bad = _production({"SECRET_KEY": STRONG_KEY, "REGNAL_OPEN_SIGNUP": "perhaps"}, "")
+    assert bad.returncode != 0 and "REGNAL_OPEN_SIGNUP='perhaps' is not a boolean" in bad.stderr
 
 
 # --- the GM's one-time password-reset link ---------------------------------------------------------
@@ -324,3 +331,28 @@ def test_a_reset_refused_to_the_gm_says_why_and_the_others_get_404(client, campa
     assert answer.status_code == 403 and "runs a campaign himself" in text_of(answer)
     client.force_login(alice)
     assert client.post(url, {"op": "reset", "membership": seat(campaign, bob)}).status_code == 404
+
+
+def test_the_players_page_costs_the_same_whatever_the_links_and_members(client, campaign, gm):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client.force_login(gm)
+    url = reverse("pages:players", args=[campaign.slug])
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as seen:
+            assert client.get(url).status_code == 200
+        return len(seen)
+
+    inv.invitation_create(campaign=campaign, role=Role.PLAYER, dynasty=house(campaign, "Germany"), by=gm)
+    few = queries()
+    for n in range(8):
+        made, _ = inv.invitation_create(campaign=campaign, role=Role.OBSERVER, by=gm)
+        if n % 2:
+            inv.invitation_revoke(campaign=campaign, invitation=made.pk, by=gm)
+        watcher = User.objects.create_user(f"watcher{n}", password=STRONG)
+        Membership.objects.create(campaign=campaign, user=watcher, role=Role.OBSERVER)
+    inv.invitation_create(campaign=campaign, role=Role.PLAYER, dynasty=house(campaign, "Spain"), by=gm)
+    assert queries() == few, "the Players page's queries grow with its links or members"
+    assert few <= 20, few
