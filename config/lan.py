@@ -64,6 +64,32 @@ def lan_address(probe: str = PROBE) -> str:
     return "" if ipaddress.ip_address(address).is_unspecified else address
 
 
+def interface_addresses(listing: str | None = None) -> list[str]:
+    """This machine's IPv4 addresses on its networks (``ip -o -4 addr show scope global up``), for a
+    laptop whose own hotspot has no route out (then ``lan_address`` finds nothing) and to name the
+    other choices. ``[]`` without iproute2."""
+    if listing is None:
+        try:
+            listing = subprocess.run(
+                ["ip", "-o", "-4", "addr", "show", "scope", "global", "up"],  # noqa: S607 - iproute2, on PATH
+                capture_output=True,
+                text=True,
+                timeout=5,
+                check=False,
+            ).stdout
+        except (OSError, subprocess.SubprocessError):
+            return []
+    found: list[str] = []
+    for line in listing.splitlines():
+        fields = line.split()
+        if "inet" in fields[:-1]:
+            address = fields[fields.index("inet") + 1].split("/", 1)[0]
+            with contextlib.suppress(ValueError):
+                if not ipaddress.ip_address(address).is_loopback and address not in found:
+                    found.append(address)
+    return found
+
+
 @dataclass(frozen=True)
 class Plan:
     bind: str
@@ -151,25 +177,29 @@ def shown_path(path: str) -> str:
     return str(full.relative_to(ROOT)) if full.is_relative_to(ROOT) else str(full)
 
 
-def banner(the_plan: Plan, *, logins: str) -> str:
+def banner(the_plan: Plan, *, logins: str, others: Sequence[str] = ()) -> str:
+    """What the command prints once the site answers: the address, its QR code, the logins' file."""
+    port = the_plan.bind.rsplit(":", 1)[1]
     lines = [
         "",
         f"Regnal is served on the local network at  {the_plan.url}",
-        "Players: join this machine's Wi-Fi and open that address, or scan the code",
+        "Players: join this machine's Wi-Fi and open that address, or scan this code",
         "(the table screen, /c/<campaign>/table/, shows it too):",
         "",
         qr_text(the_plan.url).rstrip("\n"),
         "",
     ]
+    if others:
+        lines.append(f"This machine has other addresses too ({', '.join(others)}): ADDRESS=... chooses one.")
     if logins:
         if (ROOT / logins).exists():
             lines.append(f"The demo's logins are in {shown_path(logins)} (written when their passwords were set).")
         else:
             lines.append("The demo's passwords were set before and not kept: `make lan LAN_ARGS=--new-passwords` sets new ones.")
     lines += [
-        "A phone that cannot open it: is it on the same Wi-Fi? Does the firewall let TCP port "
-        f"{the_plan.bind.rsplit(':', 1)[1]} in? Does the Wi-Fi isolate its devices (cafes, clubs,",
-        'guest networks)? Then use a phone\'s hotspot or a travel router instead (README.md, "Game night on a local network").',
+        "A phone that cannot open it: is it on the same Wi-Fi? Does this machine's firewall let TCP",
+        f"port {port} in? A Wi-Fi that isolates its devices (cafes, clubs, guest networks) needs a network",
+        'of your own: a phone\'s hotspot or a travel router (README.md, "Game night on a local network").',
         "Ctrl-C stops the server.",
         "",
     ]
@@ -235,7 +265,7 @@ def parse_args(argv: Sequence[str] | None, environ: Mapping[str, str]) -> argpar
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] = os.environ) -> int:
     args = parse_args(argv, environ)
     try:
-        found = lan_address()
+        found = lan_address() or next(iter(interface_addresses()), "")
         address = args.address or found
         if not address:
             raise LanError(
@@ -280,7 +310,8 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] = os.envi
     try:
         wait_until_up(the_plan.url, processes[0])
         logins = "" if args.no_demo else env.get("REGNAL_LOGINS_FILE", LOGINS_FILE)
-        print(banner(the_plan, logins=logins), flush=True)
+        others = [] if args.address else [a for a in interface_addresses() if _host(a) not in the_plan.hosts]
+        print(banner(the_plan, logins=logins, others=others), flush=True)
         while not stopping and all(p.poll() is None for p in processes):
             time.sleep(0.5)
         failed = [p for p in processes if p.poll() is not None]

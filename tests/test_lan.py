@@ -74,6 +74,39 @@ def test_lan_address_is_the_source_of_the_route_and_empty_without_one() -> None:
     assert lan.lan_address("not-an-address") == ""
 
 
+IP_LISTING = """\
+3: wlp2s0    inet 192.168.1.20/24 brd 192.168.1.255 scope global dynamic noprefixroute wlp2s0\\       valid_lft 86000sec
+5: docker0    inet 172.17.0.1/16 brd 172.17.255.255 scope global docker0\\       valid_lft forever preferred_lft forever
+6: wlp2s0    inet 192.168.1.20/24 scope global secondary wlp2s0\\       valid_lft forever
+"""
+
+
+def test_interface_addresses_reads_iproute2_s_listing() -> None:
+    """A laptop's own hotspot may have no route out (then the route finds no address): the
+    interfaces' addresses are the fallback, and the other choices the command names."""
+    assert lan.interface_addresses(IP_LISTING) == ["192.168.1.20", "172.17.0.1"]
+    assert lan.interface_addresses("") == []
+    assert all(not a.startswith("127.") for a in lan.interface_addresses())  # this machine's, if iproute2 is here
+
+
+def test_the_banner_names_the_address_its_code_the_logins_file_and_what_to_do_when_a_phone_cannot_connect(
+    tmp_path: Path,
+) -> None:
+    p = lan.plan("192.168.1.20", 8000)
+    logins = tmp_path / "logins.txt"
+    logins.write_text("gm  secret\n")
+    text = lan.banner(p, logins=str(logins), others=["172.17.0.1"])
+    assert "Regnal is served on the local network at  http://192.168.1.20:8000/" in text
+    assert lan.qr_text(p.url).rstrip("\n") in text
+    assert "▀" in lan.qr_text(p.url)
+    assert f"The demo's logins are in {logins}" in text
+    assert "other addresses too (172.17.0.1)" in text
+    assert "firewall let TCP\nport 8000 in" in text
+    assert "a phone's hotspot or a travel router" in text
+    assert "--new-passwords" in lan.banner(p, logins=str(tmp_path / "none.txt"))
+    assert "logins" not in lan.banner(p, logins="")
+
+
 def test_the_secret_key_is_the_environment_s_else_kept_in_var(tmp_path: Path) -> None:
     path = tmp_path / "var" / "secret_key"
     assert lan.secret_key({"SECRET_KEY": "given"}, path) == "given"
@@ -222,6 +255,7 @@ def test_make_lan_serves_the_site_on_a_second_loopback_address_and_a_login_posts
         assert f"Regnal is served on the local network at  {base}/" in printed
         assert "▄▄▄▄▄" in printed  # the QR code, drawn in the terminal
         assert f"The demo's logins are in {logins}" in printed
+        assert f"Open {base} and log in" in logins.read_text()  # the demo names the address served, not 127.0.0.1:8000
 
         # the demo's GM, from the logins file the README names
         gm_line = next(line for line in logins.read_text().splitlines() if line.startswith("gm "))
