@@ -23,6 +23,12 @@ if not SECRET_KEY:
     SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"  # noqa: S105
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
+# The address the players open, as the table screen's QR code shows it (``make lan`` sets it to the
+# laptop's address on the local network: config/lan.py); empty: the address the screen was opened at.
+REGNAL_SITE_URL = env_str("REGNAL_SITE_URL", "").strip().rstrip("/")
+# Where `manage.py demo` writes the demo's logins when it sets their passwords (`make run` prints
+# them once; the development server's log would scroll them away). Empty: nowhere.
+REGNAL_LOGINS_FILE = env_str("REGNAL_LOGINS_FILE", str(BASE_DIR / "var" / "logins.txt"))
 
 INSTALLED_APPS = [
     "desk.admin_config.DeskAdminConfig",  # django.contrib.admin with the GM's desk as its site (desk/site.py)
@@ -181,10 +187,17 @@ LOG_LEVEL = env_str("LOG_LEVEL", "INFO").upper()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "filters": {"requestless_login": {"()": "config.log_filters.RequestlessLoginFilter"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "server": {"()": "django.utils.log.ServerFormatter", "format": "[{server_time}] {message}", "style": "{"},
+    },
+    "filters": {
+        "requestless_login": {"()": "config.log_filters.RequestlessLoginFilter"},
+        "quiet_poll": {"()": "config.log_filters.QuietPollFilter"},
+    },
     "handlers": {
         "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["requestless_login"]},
+        "server": {"class": "logging.StreamHandler", "formatter": "server"},
     },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
@@ -195,6 +208,9 @@ LOGGING = {
         # Axes: failures and lockouts are warnings (with the username and address masked); its
         # INFO lines (the banner, every clean-up) are noise.
         "axes": {"level": "WARNING", "propagate": True},
+        # runserver's request lines (`make run`), as Django prints them, less the live poll's answers
+        # (every open page asks every 700 ms: they would scroll the demo's logins away in seconds).
+        "django.server": {"handlers": ["server"], "level": "INFO", "propagate": False, "filters": ["quiet_poll"]},
     },
 }
 
