@@ -116,7 +116,7 @@ def test_the_roll_log_names_a_king_with_his_regnal_numeral(client, campaign, gm)
 
 
 def test_rolls_and_characteristics_in_the_sites_words(client, campaign, gm):
-    """"Strength +1", not "strength 1"; "Characteristic roll (strength)" and "Births", not
+    """ "Strength +1", not "strength 1"; "Characteristic roll (strength)" and "Births", not
     "characteristic strength" and "births", on the character page's roll table and in the log."""
     simulate(campaign, turns=1, source=RandomSource(5), by=SYSTEM_ACTOR)
     child = Character.objects.filter(campaign=campaign, rolls__purpose="characteristic", rolls__step="births").first()

@@ -145,15 +145,22 @@ def test_an_open_page_says_the_connection_is_lost_and_back_and_no_notice_covers_
 FILLED = """() => {
   const screen = document.querySelector('.table-screen');
   let bottom = 0;
-  for (const el of screen.querySelectorAll('.ts-now > *, .ts-results > *')) bottom = Math.max(bottom, el.getBoundingClientRect().bottom);
+  for (const el of screen.querySelectorAll('.ts-now > *, .ts-results > *')) {
+    bottom = Math.max(bottom, el.getBoundingClientRect().bottom);
+  }
   return bottom / innerHeight;
 }"""
 
 CUT = """() => {
-  const cut = [...document.querySelectorAll('.ts-who, .ts-line, .ts-what')].filter(e => e.scrollWidth > e.clientWidth + 1);
-  const panels = [...document.querySelectorAll('.ts-now, .ts-results')].filter(e => e.scrollHeight > e.clientHeight + 1 || e.scrollWidth > e.clientWidth + 1);
+  const wide = e => e.scrollWidth > e.clientWidth + 1;
+  const cut = [...document.querySelectorAll('.ts-who, .ts-line, .ts-what')].filter(wide);
+  const panels = [...document.querySelectorAll('.ts-now, .ts-results')]
+    .filter(e => e.scrollHeight > e.clientHeight + 1 || wide(e));
   const root = document.documentElement;
-  return {cut: cut.map(e => e.textContent.trim()), panels: panels.length, over: root.scrollWidth - root.clientWidth, down: root.scrollHeight - root.clientHeight};
+  return {
+    cut: cut.map(e => e.textContent.trim()), panels: panels.length,
+    over: root.scrollWidth - root.clientWidth, down: root.scrollHeight - root.clientHeight,
+  };
 }"""
 
 
