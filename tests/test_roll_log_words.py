@@ -134,6 +134,12 @@ def test_rolls_and_characteristics_in_the_sites_words(client, campaign, gm):
     assert f"{first.capitalize()} {values[first]:+d}</td>" in log or f"{first.capitalize()} {values[first]:+d}<br>" in log
     dynasty = client.get(reverse("pages:dynasty", args=[campaign.slug, child.controlled_by_id])).content.decode()
     assert f"{first.capitalize()} {values[first]:+d}" in dynasty
+    # the record of changes too: a set-up character's characteristics, rolled after he was made
+    rolled = Character.objects.filter(campaign=campaign, rolls__purpose="characteristic", rolls__step="setup").first()
+    page = client.get(reverse("pages:character", args=[campaign.slug, rolled.pk])).content.decode()
+    trail = page.split('<h2 id="changes">', 1)[1]
+    words = ", ".join(f"{k.capitalize()} {v:+d}" for k, v in rolled.characteristics.items())
+    assert f"Characteristics: — &rarr; {words}</li>" in trail, trail
 
 
 def test_one_admin_link_and_a_favicon(client, campaign, gm, alice):
