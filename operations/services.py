@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
@@ -49,7 +50,7 @@ DEMO_SLUG = "demo"
 DEMO_NAME = "Demo Campaign"
 DEMO_GM = "gm"
 DEMO_PLAYERS = 5
-DEMO_URL = "http://127.0.0.1:8000"
+DEMO_URL = settings.REGNAL_SITE_URL or "http://127.0.0.1:8000"  # `make lan` serves at the laptop's address
 
 
 # The demo campaign ----------------------------------------------------------------------------

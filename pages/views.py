@@ -325,13 +325,24 @@ def _int(value: str | None) -> int | None:
         return None
 
 
+ALL_TURNS = "all"
+"""The roll log's ``year`` for every turn (without one: this turn, or every turn of a character)."""
+
+
 @require_GET
 @login_required
 def rolls(request: HttpRequest, slug: str) -> HttpResponse:
+    """The roll log: this turn's rolls by default (``year=all``: every turn's, ``year=<y>``: one
+    turn's; a character's rolls: all his turns), newest first, a compact row each, paged
+    (``ROLLS_PER_PAGE``). A fixed number of queries whatever the length of the history."""
     campaign, role, mine = member(request, slug)
     qs = Roll.objects.filter(campaign=campaign)
     g = request.GET
-    year, dynasty_id, character_id = _int(g.get("year")), _int(g.get("dynasty")), _int(g.get("character"))
+    dynasty_id, character_id = _int(g.get("dynasty")), _int(g.get("character"))
+    asked = g.get("year", "")
+    year = _int(asked)
+    if year is None and asked != ALL_TURNS and character_id is None:
+        year = campaign.current_year
     if year is not None:
         qs = qs.filter(year=year)
     if g.get("step"):
@@ -347,9 +358,15 @@ def rolls(request: HttpRequest, slug: str) -> HttpResponse:
     qs = qs.order_by("-year", "-pk").select_related("entered_by", "corrects")
     qs = qs.prefetch_related("subjects__character", "corrections__entered_by")  # corrections: who fixed a die, when
     page = Paginator(qs, ROLLS_PER_PAGE).get_page(g.get("page"))
+    character = Character.objects.filter(campaign=campaign, pk=character_id).first() if character_id else None
+    named = [s.character for r in page for s in r.subjects.all()]
+    label(campaign, [*named, character] if character is not None else named)  # "Edward III Plantagenet"
     base = Roll.objects.filter(campaign=campaign)
     params = g.copy()
     params.pop("page", None)
+    this_turn, every_turn = params.copy(), params.copy()
+    this_turn["year"], every_turn["year"] = str(campaign.current_year), ALL_TURNS
+    years = list(base.values_list("year", flat=True).distinct().order_by("-year"))
     return render(
         request,
         "pages/rolls.html",
@@ -360,12 +377,18 @@ def rolls(request: HttpRequest, slug: str) -> HttpResponse:
             "f": g,
             "role": role,
             "mine": mine,
-            "years": list(base.values_list("year", flat=True).distinct().order_by("-year")),
+            "year": year,
+            "all_turns": year is None,
+            "this_turn_query": this_turn.urlencode(),
+            "all_turns_query": every_turn.urlencode(),
+            "years": sorted({*years, campaign.current_year}, reverse=True),
+            "earlier": next((y for y in years if y < campaign.current_year), None),
             "steps": list(base.values_list("step", flat=True).distinct().order_by("step")),
             "purposes": list(base.values_list("purpose", flat=True).distinct().order_by("purpose")),
             "dynasties": list(Dynasty.objects.filter(campaign=campaign).order_by("seat", "name")),
             "sources": RollSource.choices,
-            "character": Character.objects.filter(campaign=campaign, pk=character_id).first() if character_id else None,
+            "character": character,
+            "filtered": any(g.get(k) for k in ("step", "purpose", "dynasty", "source")),
             "may_correct": may_correct_rolls(role),
         },
     )

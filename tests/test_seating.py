@@ -228,7 +228,7 @@ def test_signup_attempts_are_rate_limited_per_address(client, db):
     assert other.status_code == 302  # another address is counted apart
 
 
-def test_open_signup_is_on_here_and_off_in_production_unless_told():
+def test_open_signup_is_on_here_and_on_game_night_and_off_in_production_unless_told():
     assert accounts.signup_open() is True  # config.settings: make run, a game night on the local network
     shown = "print(s.REGNAL_OPEN_SIGNUP, s.REGNAL_RATE_SIGNUP)"
     default = _production({"SECRET_KEY": STRONG_KEY}, shown)
@@ -238,6 +238,10 @@ def test_open_signup_is_on_here_and_off_in_production_unless_told():
     assert told.stdout.strip() == "True 5/min", told.stderr
     bad = _production({"SECRET_KEY": STRONG_KEY, "REGNAL_OPEN_SIGNUP": "perhaps"}, "")
     assert bad.returncode != 0 and "REGNAL_OPEN_SIGNUP='perhaps' is not a boolean" in bad.stderr
+    # make lan's settings (the production ones over plain HTTP): a game night's server allows it
+    lan = "import config.settings_lan as lan; print(lan.REGNAL_OPEN_SIGNUP)"
+    assert _production({"SECRET_KEY": STRONG_KEY}, lan).stdout.strip() == "True"
+    assert _production({"SECRET_KEY": STRONG_KEY, "REGNAL_OPEN_SIGNUP": "0"}, lan).stdout.strip() == "False"
 
 
 # --- the GM's one-time password-reset link ---------------------------------------------------------
