@@ -46,7 +46,8 @@ from typing import Any
 
 from django.core.files.storage import default_storage
 from PIL import Image
-from pypdf import PageObject, PdfReader, PdfWriter, Transformation
+from pypdf import PdfReader, PdfWriter
+from pypdf.generic import ContentStream, RectangleObject
 
 from campaign.models import Campaign
 from dynasties.trees import cache
@@ -277,26 +278,28 @@ def draw(campaign: Any, request: TreeRequest) -> bytes:
 def on_sheet(pdf: bytes, points: tuple[float, float], *, title: str = "") -> bytes:
     """dot's PDF (one page, as large as the drawing) on one sheet of ``points`` (width, height):
     scaled to fit within ``SHEET_MARGIN``, up or down, and centred. The drawing stays vector (fonts
-    and lines scale, nothing is rasterised); its links are dropped (they would point at this site's
-    relative addresses, meaningless on paper)."""
-    drawing = PdfReader(io.BytesIO(pdf)).pages[0]
-    box = drawing.mediabox
+    and lines scale, nothing is rasterised): its page becomes the sheet, its content wrapped in one
+    transformation (``q <scale> 0 0 <scale> <x> <y> cm ... Q``), never parsed (a 1,000-person tree's
+    content is megabytes). Its links are dropped (they would point at this site's relative
+    addresses, meaningless on paper)."""
+    writer = PdfWriter()
+    page = writer.add_page(PdfReader(io.BytesIO(pdf)).pages[0])
+    box = page.mediabox
     width, height = float(box.width), float(box.height)
     page_w, page_h = points
     scale = min((page_w - 2 * SHEET_MARGIN) / width, (page_h - 2 * SHEET_MARGIN) / height)
-    place = (
-        Transformation()
-        .translate(-float(box.left), -float(box.bottom))
-        .scale(scale)
-        .translate((page_w - width * scale) / 2, (page_h - height * scale) / 2)
-    )
-    if "/Annots" in drawing:
-        del drawing["/Annots"]
-    page = PageObject.create_blank_page(width=page_w, height=page_h)
-    page.merge_transformed_page(drawing, place)
-    writer = PdfWriter()
-    writer.add_page(page)
-    writer.pages[0].compress_content_streams()
+    x = (page_w - width * scale) / 2 - float(box.left) * scale
+    y = (page_h - height * scale) / 2 - float(box.bottom) * scale
+    drawing = page.get_contents()
+    wrapped = ContentStream(None, writer)
+    body = drawing.get_data() if drawing is not None else b""
+    wrapped.set_data(f"q {scale:.6f} 0 0 {scale:.6f} {x:.4f} {y:.4f} cm\n".encode() + body + b"\nQ\n")
+    page.replace_contents(wrapped)
+    for name in ("/Annots", "/CropBox", "/BleedBox", "/TrimBox", "/ArtBox"):
+        if name in page:
+            del page[name]
+    page.mediabox = RectangleObject([0, 0, page_w, page_h])
+    page.compress_content_streams()
     writer.add_metadata({"/Title": title, "/Creator": "Regnal (Graphviz, pypdf)"})
     out = io.BytesIO()
     writer.write(out)
