@@ -25,6 +25,7 @@ from dynasties.services.sequence_view import births_board, survival_board
 from operations.services import campaign_start
 from rules.dice import RandomSource
 from tests.browser.helpers import log_in
+from tests.eu_grid_helpers import eu_campaign, monarch, to_survival
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -209,3 +210,20 @@ def test_the_survival_grid_with_the_keyboard_alone(browser: Browser, live_server
     assert all(rolls[c.pk].faces == [6, 6] and rolls[c.pk].source == "entered" for c in rows[3:])
     print(f"The Survival grid by keyboard alone: {len(rows)} rows entered, {clicks[0]} mouse presses on the page")
     assert clicks == [0]
+
+
+def test_the_eu_monarchs_grid_passes_axe_core_and_names_its_dice(browser: Browser, live_server, gm, alice, bob):
+    """The third grid: an eu-monarchs campaign's Survival, one card per crown."""
+    game = to_survival(eu_campaign(gm, {"France": alice, "Poland": bob}))
+    king = monarch(game, "France")
+    audit = Audit()
+    context = browser.new_context(viewport=LAPTOP, bypass_csp=True)
+    page = context.new_page()
+    try:
+        log_in(page, live_server.url, "gm", "gm-password-1")
+        page.goto(f"{live_server.url}/c/{game.slug}/turn/survival/")
+        expect(die(page, f"{king.display_name}, France, Survival die")).to_be_visible()
+        audit.check(page, "the EU monarchs' grid (GM, laptop)")
+    finally:
+        context.close()
+    assert not audit.found, audit.found
