@@ -63,6 +63,7 @@ def test_a_tree_pdf_is_one_sheet_of_the_paper_asked_the_tree_scaled_to_fit(campa
     want_w, want_h = SHEETS[paper, orientation]
     assert pages == 1
     assert (width, height) == (want_w, want_h)
+    assert "/Annots" not in PdfReader(io.BytesIO(pdf)).pages[0]  # dot's links (relative addresses) are not printed
     # the drawing (dot's own, at its natural size) fills the sheet within the margin on one side at least
     natural = PdfReader(io.BytesIO(render_dot_of(campaign, request))).pages[0].mediabox
     scale, x, y, _ = drawn_box(pdf)
