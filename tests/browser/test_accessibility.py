@@ -227,3 +227,56 @@ def test_the_eu_monarchs_grid_passes_axe_core_and_names_its_dice(browser: Browse
     finally:
         context.close()
     assert not audit.found, audit.found
+
+
+def test_the_births_grid_with_the_keyboard_alone(browser: Browser, live_server, gm, alice, bob):
+    """No mouse: the couples' dice typed on, Enter; the children's sex and characteristics typed on
+    (the couple's optional further attempt, closed, skipped by the cursor); Shift+Tab from the button
+    (past the other couples' links) reaches its "Try again?", Enter opens it, Tab reaches its dice, and Enter sends it all."""
+    game = campaign_start(name="Keys Births", gm=gm, players=5, seats={"England": alice, "France": bob}, seed=3)
+    first = births_board(game).couples[0]
+    couple = f"{first.husband.display_name} and {first.wife.display_name}"
+    context = browser.new_context(viewport=LAPTOP)
+    page = context.new_page()
+    try:
+        log_in(page, live_server.url, "gm", "gm-password-1")
+        page.goto(f"{live_server.url}/c/{game.slug}/turn/births/")
+        page.evaluate("() => { window.__clicks = 0; document.addEventListener('mousedown', () => window.__clicks++, true); }")
+        expect(die(page, f"{couple}, birth attempt 1, Die 1")).to_be_focused()
+        page.keyboard.type("45" + "11" * 4)  # a child for the first couple, none for the others
+        page.keyboard.press("Enter")
+        card = page.locator(f"#couple-{first.marriage.pk}")
+        expect(card).to_contain_text("A child is born.")
+        expect(die(page, f"the child of {couple}, Strength or Guile, die 1")).to_be_visible()
+        page.keyboard.type("2" + "4" * 9)  # its sex, then three characteristics of three dice
+        button = page.get_by_role("button", name="Enter the dice")
+        expect(button).to_be_focused()  # the closed "Try again?" skipped
+        summary = card.locator("details.try-again summary")
+        back = 0
+        while back < 30 and not summary.evaluate("s => s === document.activeElement"):
+            page.keyboard.press("Shift+Tab")  # back past the other couples' links to the first couple's
+            back += 1
+        expect(summary).to_be_focused()
+        page.keyboard.press("Enter")  # opens the further attempt
+        expect(card.locator("details.try-again")).to_have_attribute("open", "")
+        again = die(page, f"{couple}, birth attempt 2, Die 1")
+        for _ in range(6):
+            page.keyboard.press("Tab")
+            if page.evaluate("document.activeElement.name") == f"r{first.marriage.pk}-d1":
+                break
+        expect(again).to_be_focused()
+        page.keyboard.type("66")
+        page.keyboard.press("Enter")
+        expect(page.locator("#step ul.messages")).to_contain_text("A son:")
+        expect(page.locator("#step ul.messages")).to_contain_text("attempt 2: 6 + 6 = 12: a child!")
+        presses = page.evaluate("window.__clicks")
+    finally:
+        context.close()
+    attempts = BirthAttempt.objects.filter(marriage=first.marriage).select_related("roll").order_by("attempt")
+    assert [(a.attempt, a.roll.faces) for a in attempts] == [(1, [4, 5]), (2, [6, 6])]
+    assert attempts[0].child is not None and attempts[0].child.sex == "M"
+    print(
+        f"The Births grid by keyboard alone: a child, its 10 dice, a further attempt reached by {back} Shift+Tab"
+        f" and opened by Enter; {presses} mouse presses"
+    )
+    assert presses == 0
