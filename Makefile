@@ -46,7 +46,7 @@ setup-dev:
 # axe-core (the accessibility checks of the browser tests), from the npm registry as package-lock.json
 # pins it. Node.js and npm: Debian's, installed only where no npm is found (NodeSource's is fine too).
 AXE := node_modules/axe-core/axe.min.js
-NODE_APT := $(if $(shell command -v npm),,nodejs npm)
+NODE_APT = $(if $(shell command -v npm),,nodejs npm)
 $(AXE): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $(AXE)
