@@ -41,8 +41,16 @@ setup:
 	@$(MAKE) --no-print-directory $(RUN_STAMP)
 
 setup-dev:
-	$(call apt_install,$(DEV_APT))
-	@$(MAKE) --no-print-directory $(DEV_STAMP)
+	$(call apt_install,$(DEV_APT) $(NODE_APT))
+	@$(MAKE) --no-print-directory $(DEV_STAMP) $(AXE)
+
+# axe-core (the accessibility checks of the browser tests), from the npm registry as package-lock.json
+# pins it. Node.js and npm: Debian's, installed only where no npm is found (NodeSource's is fine too).
+AXE := node_modules/axe-core/axe.min.js
+NODE_APT = $(if $(shell command -v npm),,nodejs npm)
+$(AXE): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $(AXE)
 
 run: setup
 	DEBUG=1 $(PY) manage.py migrate --no-input

@@ -29,6 +29,7 @@ from dynasties.models import Character, Dynasty, Marriage, Reign, Status
 from dynasties.selectors import label, status_lines
 from dynasties.services.regnal import crowned_name
 from dynasties.services.succession_view import heirs_now, succession_line, succession_what_if
+from dynasties.trees.dot import ORIENTATIONS, PAPERS
 from pages.common import may_act_for, member
 from pages.debts import debts_for
 from pages.notes import subject_context
@@ -162,11 +163,23 @@ def _what_if(request: HttpRequest, campaign: Campaign, crown: str) -> tuple[Any,
         return None, chosen, exc.message
 
 
-def _tree_links(campaign: Campaign, d: Dynasty | None = None) -> dict[str, str]:
-    """A house's tree (or, without one, the whole campaign's) as SVG, PNG and PDF."""
+TREE_PAPERS = [("auto", "A4 or A3, by its size"), *((name.lower(), name) for name in PAPERS)]
+"""The sheets a tree's PDF is printed on (the tree page's choice; issue 34)."""
+
+
+def _tree_links(campaign: Campaign, d: Dynasty | None = None) -> dict[str, Any]:
+    """A house's tree (or, without one, the whole campaign's) as SVG, PNG and PDF; ``base`` and the
+    choices of paper and orientation for the form that asks for its PDF on a given sheet."""
     base = reverse("trees:tree", args=[campaign.slug, "dynasty" if d is not None else "campaign"])
     query = f"?dynasty={d.pk}&links=pages" if d is not None else "?links=pages"
-    return {"svg": base + query, "png": base + query + "&format=png", "pdf": base + query + "&format=pdf"}
+    return {
+        "svg": base + query,
+        "png": base + query + "&format=png",
+        "pdf": base + query + "&format=pdf",
+        "base": base,
+        "papers": TREE_PAPERS,
+        "orientations": ORIENTATIONS,
+    }
 
 
 @require_GET
