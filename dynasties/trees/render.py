@@ -267,8 +267,8 @@ def draw(campaign: Any, request: TreeRequest) -> bytes:
     with portraits_on_disk(tree, request.fmt) as images:
         text = to_dot(tree, url=request.url, paper=paper, orientation=request.orientation, images=images)
         content = render_dot(text, request.fmt)
-    if request.fmt == "svg" and images:
-        return embedded(content, images)
+        if request.fmt == "svg" and images:
+            return embedded(content, images)  # while the portraits' files are still there
     if request.fmt == "pdf":
         size = paper_for(tree, request.paper) or "A4"
         return on_sheet(content, sheet(size, request.orientation, points=True), title=tree.title)
