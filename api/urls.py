@@ -8,7 +8,7 @@
                                                reigns, titles, crowns, crown-events, monarchs, contracts,
                                                claims, obligations, ledger, balances,
                                                rolls, chronicle
-/api/v1/campaigns/{slug}/rolls/{id}/correct/   POST (GM): a die of the current step corrected
+/api/v1/campaigns/{slug}/rolls/{id}/correct/   POST (GM): a die of the current turn corrected
 /api/v1/campaigns/{slug}/search/?q=            people, houses, crowns, contracts, lines, notes by name
 /api/v1/campaigns/{slug}/notes/ [{id}/]        the notes you may read; POST writes one (api/views/notes.py)
 /api/v1/campaigns/{slug}/events/ [{key}/]      the table's events offered to you; POST records one (api/views/table_events.py)
