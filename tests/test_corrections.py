@@ -16,8 +16,8 @@ from dynasties.models import BirthAttempt, Character, Marriage, Reign, Status
 from dynasties.services import births_attempt, births_finish, births_sex, campaign_create, survival_roll
 from dynasties.services.common import World
 from dynasties.services.corrections import WITHDRAWN, correct_roll
-from dynasties.services.succession_choices import pass_over_choices, pass_over_choose
 from dynasties.services.marriages import marriage_arrange
+from dynasties.services.succession_choices import pass_over_choices, pass_over_choose
 from dynasties.services.survival import survival_close, survival_due
 from operations.exchange import campaign_export, campaign_import
 from rules import bloodline as bl
@@ -304,7 +304,8 @@ def test_a_death_caused_after_survival_closed_crowns_the_heir_as_finish_survival
     done = _act(campaign, gm, "Correct roll", lambda c: correct_roll(campaign=c, roll=wrong, faces=[1, 1], by=gm))
     assert Character.objects.get(pk=king.pk).status == Status.DEAD
     heir = _reign(campaign, "England").holder
-    assert heir.pk != king.pk and Reign.objects.get(campaign=campaign, holder=king, crown="England").end_year == campaign.current_year
+    assert heir.pk != king.pk
+    assert Reign.objects.get(campaign=campaign, holder=king, crown="England").end_year == campaign.current_year
     line = ChronicleEntry.objects.get(campaign=campaign, kind="succession", data__late=king.pk)
     assert line.step == "survival" and line.text.rstrip(".") in done.message
     assert ChronicleEntry.objects.get(campaign=campaign, kind="death", data__character=king.pk).step == "survival"
