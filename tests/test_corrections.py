@@ -450,10 +450,17 @@ def test_the_gm_corrects_a_die_from_the_roll_log(client, campaign, gm):
     client.force_login(gm)
     log = reverse("pages:rolls", args=[campaign.slug])
     assert f'href="{_page(campaign, attempt.roll)}">Correct</a>' in client.get(log).content.decode()
-    form = client.get(_page(campaign, attempt.roll)).content.decode()
+    came_from = log + "?year=1300&step=births"
+    form = client.get(_page(campaign, attempt.roll), HTTP_REFERER="http://testserver" + came_from).content.decode()
     assert "Correct the die" in form and 'name="new-d1"' in form and 'name="new-d2"' in form
-    response = client.post(_page(campaign, attempt.roll), {"action_key": new_action_key(), "new-d1": 6, "new-d2": 6})
-    assert response.status_code == 302 and response["Location"].startswith(log + "?year=1300&step=births")
+    assert 'class="card grid"' in form and "regnal-grid.js" in form  # the grid's fields: auto-advance, a digit replaces
+    assert f'name="next" value="http://testserver{came_from.replace("&", "&amp;")}"' in form  # it goes back where it came from
+    assert f"{match.husband.display_name} and {match.wife.display_name}, birth roll, die 1" in form
+    response = client.post(
+        _page(campaign, attempt.roll),
+        {"action_key": new_action_key(), "new-d1": 6, "new-d2": 6, "next": "http://testserver" + came_from},
+    )
+    assert response.status_code == 302 and response["Location"] == "http://testserver" + came_from
     shown = client.get(response["Location"])
     assert [str(m) for m in shown.context["messages"]] == [
         f"Attempt 1 of {match.husband.display_name} and {match.wife.display_name}: 2 + 3 = 5 -> 6 + 6 = 12: "
@@ -582,10 +589,22 @@ def test_the_export_keeps_which_roll_a_correction_corrects(campaign, gm):
     assert again.faces == done.roll.faces and again.corrects.faces == [2, 3] and again.corrects.campaign == copy
 
 
-def test_the_grids_link_each_roll_of_the_open_step_to_its_correction_for_the_gm(client, campaign, gm, alice):
+def test_next_goes_back_to_this_sites_pages_only_and_the_turn_page_by_default(client, campaign, gm):
+    attempt = births_attempt(campaign=campaign, marriage=couple(campaign), faces=[2, 3], by=gm)
+    client.force_login(gm)
+    turn = reverse("pages:turn", args=[campaign.slug])
+    html = client.get(_page(campaign, attempt.roll) + "?next=//evil.example/x").content.decode()
+    assert f'name="next" value="{turn}"' in html
+    away = client.post(
+        _page(campaign, attempt.roll), {"action_key": new_action_key(), "new-total": 12, "next": "https://evil.example/"}
+    )
+    assert away.status_code == 302 and away["Location"] == turn
+
+
+def test_the_grids_link_each_roll_of_the_turn_to_its_correction_for_the_gm(client, campaign, gm, alice):
     made = births_attempt(campaign=campaign, marriage=couple(campaign), faces=[1, 2], by=gm)
-    link = reverse("pages:roll_correct", args=[campaign.slug, made.roll_id])
     births = reverse("pages:births", args=[campaign.slug])
+    link = reverse("pages:roll_correct", args=[campaign.slug, made.roll_id]) + "?next=" + births
     client.force_login(gm)
     assert f'href="{link}"' in client.get(births).content.decode()
     client.force_login(alice)  # England's player: not his to correct
@@ -596,6 +615,13 @@ def test_the_grids_link_each_roll_of_the_open_step_to_its_correction_for_the_gm(
     )
     roll = Roll.objects.get(campaign=campaign, purpose="survival", characters=result.character)
     client.force_login(gm)
-    survival = client.get(reverse("pages:survival", args=[campaign.slug])).content.decode()
-    assert f'href="{reverse("pages:roll_correct", args=[campaign.slug, roll.pk])}"' in survival
-    assert f'href="{link}"' not in client.get(births).content.decode()  # Births is closed: its rolls are done
+    here = reverse("pages:survival", args=[campaign.slug])
+    survival = client.get(here).content.decode()
+    assert f'href="{reverse("pages:roll_correct", args=[campaign.slug, roll.pk])}?next={here}"' in survival
+    assert f'href="{link}"' in client.get(births).content.decode()  # Births is closed: its rolls may still be corrected
+    turn = reverse("pages:turn", args=[campaign.slug])
+    listed = client.get(turn).content.decode()  # the turn page lists every roll of the turn the GM may correct
+    for r in (made.roll, roll):
+        assert f'href="{reverse("pages:roll_correct", args=[campaign.slug, r.pk])}?next={turn}"' in listed
+    client.force_login(alice)
+    assert "Correct a die of this turn" not in client.get(turn).content.decode()

@@ -191,6 +191,20 @@ def refusal(campaign: Campaign, roll: Roll) -> RuleError | None:
     return None
 
 
+def turn_rolls(campaign: Campaign) -> list[Roll]:
+    """This turn's rolls the GM may still correct, in the order they were made (three queries,
+    bounded by one turn's dice): the turn page lists them."""
+    rolls = (
+        Roll.objects.filter(campaign=campaign, year=campaign.current_year, purpose__in=list(CORRECTABLE))
+        .exclude(faces=[])
+        .exclude(outcome__startswith="withdrawn")
+        .filter(corrections__isnull=True)
+        .prefetch_related("corrections", "subjects__character")
+        .order_by("pk")
+    )
+    return [r for r in rolls if refusal(campaign, r) is None]
+
+
 @transaction.atomic
 def correct_roll(
     *,
