@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import reduce
+from operator import or_
 
 from django.db import transaction
 from django.db.models import ProtectedError, Q, QuerySet, RestrictedError
@@ -195,7 +197,8 @@ def turn_rolls(campaign: Campaign) -> list[Roll]:
     """This turn's rolls the GM may still correct, in the order they were made (three queries,
     bounded by one turn's dice): the turn page lists them."""
     rolls = (
-        Roll.objects.filter(campaign=campaign, year=campaign.current_year, purpose__in=list(CORRECTABLE))
+        Roll.objects.filter(campaign=campaign, year=campaign.current_year)
+        .filter(reduce(or_, (Q(purpose=purpose, step=step) for purpose, step in CORRECTABLE.items())))
         .exclude(faces=[])
         .exclude(outcome__startswith="withdrawn")
         .filter(corrections__isnull=True)
