@@ -217,9 +217,9 @@ def correct_roll(
     total: int | None = None,
     by: Actor,
 ) -> Correction:
-    """The GM's correction of a roll of the current step: a new roll with ``faces`` (or typed as
-    its ``total``) that corrects it, and what the roll decided derived again (or a refusal naming
-    what depends on it)."""
+    """The GM's correction of a roll of the current turn: a new roll with ``faces`` (or typed as
+    its ``total``) that corrects it, and what the roll decided derived again forward, at the steps
+    since too (or a refusal naming what depends on it)."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "correct_roll")
     pk = roll.pk if isinstance(roll, Roll) else roll
