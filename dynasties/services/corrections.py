@@ -38,7 +38,18 @@ from campaign.dice import PURPOSE_LABELS, DiceBox
 from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, Roll, RollSource, RollSubject, Step
 from campaign.permissions import Actor, require
 from campaign.steps import STEP_LABELS, Chronicle, Seen, load_tables, lock_campaign
-from dynasties.models import BirthAttempt, Character, Crown, Marriage, Modifier, Origin, Reign, Status
+from dynasties.models import (
+    BirthAttempt,
+    Character,
+    ControlChange,
+    Crown,
+    Marriage,
+    Modifier,
+    Origin,
+    Reign,
+    Status,
+    TitleHolding,
+)
 from dynasties.services import bloodline_sequence as bls
 from dynasties.services.births import _announce_birth
 from dynasties.services.common import World
@@ -566,7 +577,11 @@ def _revival_dependents(campaign: Campaign, character: Character) -> list[str]:
                 "holder_id", flat=True
             )
         )
-    return later_dependents(campaign, Step.SURVIVAL, sorted(people))
+    problems = [
+        f"his title {h.title.name} passed on at Finish Survival; undo back to Survival instead"
+        for h in TitleHolding.objects.filter(title__campaign=campaign, holder=character, end_year=year).select_related("title")
+    ]
+    return problems + later_dependents(campaign, Step.SURVIVAL, sorted(people))
 
 
 HANDLED = ("death", "health", "birth", "betrothal_end", "succession")
@@ -632,6 +647,16 @@ def _succession_undo(campaign: Campaign, character: Character) -> list[str]:
         .order_by("pk")
     )
     problems += [f"the {_label(r)} (roll #{r.pk}) was made for the succession; undo back to Survival instead" for r in rolled]
+    moved = (
+        ControlChange.objects.filter(campaign=campaign, year=year, step=Step.SURVIVAL)
+        .filter(Q(character_id__in=people) | Q(crown__name__in=crowns))
+        .select_related("character", "crown", "to_dynasty")
+        .order_by("pk")
+    )
+    for change in moved:
+        whom = change.character.display_name if change.character else f"the crown of {change.crown.name if change.crown else '?'}"
+        to = change.to_dynasty.name if change.to_dynasty else "nobody"
+        problems.append(f"{whom} passed to the house of {to} with the succession; undo back to Survival instead")
     modifiers = Modifier.objects.filter(campaign=campaign, character_id__in=people).filter(Q(start_year=year) | Q(end_year=year))
     problems += [f"the modifier '{m.reason}' changed with the succession; undo back to Survival instead" for m in modifiers]
     _refuse(f"{name}'s death cannot be reversed", problems)
