@@ -296,6 +296,29 @@ def test_a_reversal_is_refused_naming_the_match_made_since(campaign, gm):
     assert not Roll.objects.filter(corrects=wrong).exists()
 
 
+def test_a_reversal_is_refused_when_the_succession_did_more_than_crown_the_heir(campaign, gm):
+    """What Finish Survival wrote about the crown besides the accession (here a line as a pass-over
+    writes it) cannot be guessed back: refused, quoting it."""
+    king = couple(campaign).husband
+    _to_marriages(campaign, gm, {king.pk: [1, 1]})
+    ChronicleEntry.objects.create(
+        campaign=campaign,
+        year=campaign.current_year,
+        step="survival",
+        kind="pass_over",
+        text="X is passed over.",
+        data={"crown": "England"},
+    )
+    wrong = Roll.objects.get(subjects__character=king, purpose="survival")
+    with pytest.raises(RuleError) as why:
+        _act(campaign, gm, "Correct roll", lambda c: correct_roll(campaign=c, roll=wrong, faces=[6, 6], by=gm))
+    assert why.value.message == (
+        f"{king.display_name}'s death cannot be reversed: the succession also wrote 'X is passed over' at Finish Survival; "
+        "undo back to Survival instead."
+    )
+    assert Character.objects.get(pk=king.pk).status == Status.DEAD
+
+
 def test_a_death_caused_after_survival_closed_crowns_the_heir_as_finish_survival_would(campaign, gm):
     king = couple(campaign).husband
     _to_marriages(campaign, gm, {})
