@@ -1,4 +1,5 @@
-# Regnal: `make run` serves the demo at http://127.0.0.1:8000, `make test` runs every check.
+# Regnal: `make run` serves the demo at http://127.0.0.1:8000, `make test` runs every check,
+# `make lan` serves game night to the phones on the local network (README.md).
 # Both install what is missing first: the Debian packages below (as root) and the virtualenv.
 # `make run` installs only what the site needs (requirements.txt); the checks add the development
 # tools (requirements-dev.txt: pytest, Playwright, locust, mypy ...), Chromium and PostgreSQL.
@@ -13,7 +14,7 @@ DEV_STAMP := $(VENV)/.installed-dev-$(shell cat requirements.txt requirements-de
 RUN_APT := graphviz libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core
 DEV_APT := $(RUN_APT) poppler-utils chromium postgresql openssl nginx
 
-.PHONY: run test setup setup-dev bench lint load
+.PHONY: run lan test setup setup-dev bench lint load
 
 # Debian packages: $(1) the list; as root they are installed, otherwise named.
 define apt_install
@@ -40,13 +41,26 @@ setup:
 	@$(MAKE) --no-print-directory $(RUN_STAMP)
 
 setup-dev:
-	$(call apt_install,$(DEV_APT))
-	@$(MAKE) --no-print-directory $(DEV_STAMP)
+	$(call apt_install,$(DEV_APT) $(NODE_APT))
+	@$(MAKE) --no-print-directory $(DEV_STAMP) $(AXE)
+
+# axe-core (the accessibility checks of the browser tests), from the npm registry as package-lock.json
+# pins it. Node.js and npm: Debian's, installed only where no npm is found (NodeSource's is fine too).
+AXE := node_modules/axe-core/axe.min.js
+NODE_APT = $(if $(shell command -v npm),,nodejs npm)
+$(AXE): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $(AXE)
 
 run: setup
 	DEBUG=1 $(PY) manage.py migrate --no-input
 	DEBUG=1 $(PY) manage.py demo
 	DEBUG=1 $(PY) manage.py runserver 127.0.0.1:8000
+
+# Game night on the local network (config/lan.py): gunicorn with the production settings over plain
+# HTTP at this machine's address, the address and its QR code printed. ADDRESS=... PORT=... to choose.
+lan: setup
+	$(PY) -m config.lan $(if $(ADDRESS),--address $(ADDRESS)) $(if $(PORT),--port $(PORT)) $(LAN_ARGS)
 
 lint: setup-dev
 	@$(call timed,lint,$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check . && $(VENV)/bin/mypy && $(VENV)/bin/lint-imports --no-cache)

@@ -9,6 +9,7 @@
                                                claims, obligations, ledger, balances,
                                                rolls, chronicle
 /api/v1/campaigns/{slug}/rolls/{id}/correct/   POST (GM): a die of the current turn corrected
+/api/v1/campaigns/{slug}/memberships/{id}/password-reset/  POST (GM): a member's one-time password-reset link
 /api/v1/campaigns/{slug}/search/?q=            people, houses, crowns, contracts, lines, notes by name
 /api/v1/campaigns/{slug}/notes/ [{id}/]        the notes you may read; POST writes one (api/views/notes.py)
 /api/v1/campaigns/{slug}/events/ [{key}/]      the table's events offered to you; POST records one (api/views/table_events.py)
@@ -63,6 +64,9 @@ v1: list[URLPattern | URLResolver] = [
     path("campaigns/", campaigns.CampaignViewSet.as_view({"get": "list"}), name="campaign-list"),
     path(CAMPAIGN, campaigns.CampaignViewSet.as_view({"get": "retrieve"}), name="campaign-detail"),
     *read_routes(CAMPAIGN + "memberships/", campaigns.MembershipViewSet, "memberships"),
+    path(
+        CAMPAIGN + "memberships/<int:pk>/password-reset/", campaigns.PasswordResetView.as_view(), name="membership-password-reset"
+    ),
     *read_routes(CAMPAIGN + "dynasties/", families.DynastyViewSet, "dynasties"),
     *read_routes(CAMPAIGN + "characters/", families.CharacterViewSet, "characters"),
     *read_routes(CAMPAIGN + "marriages/", families.MarriageViewSet, "marriages"),

@@ -40,6 +40,7 @@ import unicodedata
 from typing import Any
 
 from confusable_homoglyphs import categories, confusables
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
@@ -213,8 +214,29 @@ def require_username(name: str, *, user: Any = None) -> None:
 # Making an account --------------------------------------------------------------------------------
 
 
+SIGNUP_CLOSED = (
+    "This site does not let anyone make an account: ask your game master for an invitation link (it makes your "
+    "account as you join), or the site's administrator for an account."
+)
+
+
+def signup_open() -> bool:
+    """Whether anyone may make an account at /signup/ (the site setting ``REGNAL_OPEN_SIGNUP``)."""
+    return bool(getattr(settings, "REGNAL_OPEN_SIGNUP", False))
+
+
 @transaction.atomic
-def account_create(*, username: str, password: str) -> AbstractBaseUser:
+def account_signup(*, username: str, password: str, email: str = "") -> AbstractBaseUser:
+    """An account made by its owner at /signup/: refused when the site forbids open sign-up (the
+    setting), otherwise as :func:`account_create`. The new account is no member of anything: it
+    starts a campaign (and is its GM) or joins one by an invitation link."""
+    if not signup_open():
+        raise RuleError(SIGNUP_CLOSED, code="signup_closed")
+    return account_create(username=username, password=password, email=email)
+
+
+@transaction.atomic
+def account_create(*, username: str, password: str, email: str = "") -> AbstractBaseUser:
     """A new account (no privileges) of ``username`` (normalised to NFKC) and ``password`` (the
     door checks it with the password validators), refused with what to change when the name is not
     allowed (:func:`username_problem`)."""
@@ -222,7 +244,7 @@ def account_create(*, username: str, password: str) -> AbstractBaseUser:
     require_username(username)
     try:
         with transaction.atomic():
-            return get_user_model()._default_manager.create_user(**{_field(): username}, password=password)
+            return get_user_model()._default_manager.create_user(**{_field(): username}, email=email, password=password)
     except IntegrityError:  # another door made the same name, or a look-alike, a moment ago
         raise RuleError(
             f"The username “{username}” was taken a moment ago: choose another.", code="taken", fields={"username": "taken"}

@@ -71,6 +71,18 @@ def _seat_holder(campaign: Campaign | int, dynasty_id: int) -> Membership | None
     return Membership.objects.filter(campaign_id=pk, role=Role.PLAYER, dynasty_id=dynasty_id).select_related("user").first()
 
 
+def waiting_links(campaign: Campaign | int, dynasty_id: int) -> list[Invitation]:
+    """The links of a house's seat that still work (used by nobody, not revoked, not expired), oldest first."""
+    pk = campaign.pk if isinstance(campaign, Campaign) else campaign
+    return list(
+        Invitation.objects.filter(
+            campaign_id=pk, dynasty_id=dynasty_id, used_at=None, revoked_at=None, expires_at__gt=timezone.now()
+        )
+        .select_related("created_by")
+        .order_by("created_at", "pk")
+    )
+
+
 def problem(invitation: Invitation, user: Any = None, now: datetime | None = None) -> RuleError | None:
     """Why this invitation cannot seat ``user`` (None: it can). The join page says it before anyone
     makes an account; :func:`invitation_accept` refuses with it."""
@@ -129,10 +141,17 @@ def invitation_create(
     role: str,
     dynasty: Any = None,
     days: int = DEFAULT_DAYS,
+    replace: bool = False,
+    secret: str = "",
     by: Actor,
 ) -> tuple[Invitation, str]:
     """A link for one seat: the player of ``dynasty`` (one of the campaign's player houses, nobody's
-    yet) or an observer. Returns the invitation and its secret (the link's last part, shown once)."""
+    yet) or an observer. Returns the invitation and its secret (the link's last part, shown once).
+
+    A house's seat has one waiting link at a time (docs/rulings.md, "A second link for a seat"): a
+    second one is refused, naming the waiting link, unless ``replace`` says to revoke it and make the
+    new one in the same step. ``secret`` is the caller's own secret for the link (the demo derives
+    one it can show again: ``operations.services``), at least 32 characters; otherwise a random one."""
     campaign = lock_campaign(campaign)
     require(by, campaign, "members")
     if role not in (Role.PLAYER, Role.OBSERVER):
@@ -161,7 +180,24 @@ def invitation_create(
                 code="seat_taken",
                 fields={"dynasty": "taken"},
             )
-    token = secrets.token_urlsafe(24)
+        waiting = waiting_links(campaign, dynasty.pk)
+        if waiting and not replace:
+            first = waiting[0]
+            maker = f" by {_name(first.created_by)}" if first.created_by else ""
+            raise RuleError(
+                f"A link for the player of {dynasty} is waiting already (made {first.created_at:%Y-%m-%d %H:%M}{maker}, "
+                f"works until {first.expires_at:%Y-%m-%d %H:%M} UTC): give that one, or revoke it and make a new one "
+                "(“Replace the waiting link”).",
+                code="seat_waiting",
+                fields={"dynasty": "waiting"},
+            )
+        now = timezone.now()
+        for old in waiting:
+            old.revoked_at = now
+            old.save(update_fields=["revoked_at"])
+    if secret and len(secret) < 32:
+        raise RuleError("A link's secret is at least 32 characters.", code="invalid", fields={"secret": "short"})
+    token = secret or secrets.token_urlsafe(24)
     invitation = Invitation.objects.create(
         campaign=campaign,
         role=role,

@@ -170,6 +170,8 @@ ACTIONS: dict[str, str] = {
     "set a portrait": "the GM, or the player of the house (its coat of arms, its people's portraits)",
     "seat the table": "the GM (invite by a link, revoke a link, move a seat to another user, remove a member)",
     "join by a link": "anyone logged in who holds a live invitation link, once, if its seat is free",
+    "give a password-reset link": "the GM, to a player or observer of his campaign who sits at no table the GM does "
+    "not run (never to a superuser, a staff account or another table's GM)",
     "end the game": "the GM (the agreed last turn, the money target, a series' start, ending by agreement, reopening)",
     "keep the books at the desk": "the GM of the campaign (the admin at /admin/, one campaign at a time; no staff flag needed)",
 }
@@ -272,6 +274,11 @@ def require(by: Actor, campaign: Campaign | int, check: str, **terms: Any) -> Se
         require_crown_player(role, mine, terms["player"], terms["crown"])
     elif check == "members":  # invitations, seats and members: the GM's (ACTIONS: "seat the table")
         require_gm(role)
+    elif check == "reset_password":  # ACTIONS: "give a password-reset link" (``user=``: whose password)
+        require_gm(role)
+        refused = reset_refusal(seat.user, _campaign_pk(campaign), terms["user"])
+        if refused:
+            raise Forbidden(refused)
     elif check == "note":  # ACTIONS: "write a note"
         if not may_write_note(role, mine, terms["audience"], terms["house"], terms["on_campaign"]):
             raise Forbidden("Only the GM writes this note: a player writes only the note for its player on his own house.")
@@ -282,6 +289,36 @@ def require(by: Actor, campaign: Campaign | int, check: str, **terms: Any) -> Se
     else:  # a check nobody wrote is a refusal, not a pass
         raise Forbidden(f"No rule says who may {check!r}.")
     return seat
+
+
+def _campaign_pk(campaign: Campaign | int) -> int:
+    return campaign.pk if isinstance(campaign, Campaign) else campaign
+
+
+def reset_refusal(gm: Any, campaign: int, user: Any) -> str:
+    """Why the GM ``gm`` of ``campaign`` may not give ``user`` a link that sets a new password ("":
+    he may). A new password is the whole account: whoever sets it reads what the account reads, at
+    every table. So the GM gives it only to a member of his campaign (a player or an observer) who
+    sits at no table he does not run himself, and never to a superuser or a staff account (a
+    superuser GM: any member who is neither)."""
+    name = str(user.get_username())
+    if getattr(user, "is_superuser", False) or getattr(user, "is_staff", False):
+        return f"{name} is an administrator of this site: only he (or another administrator) sets his password."
+    seats = list(Membership.objects.filter(user=user).values_list("campaign_id", "role"))
+    if not any(c == campaign and role != Role.GM for c, role in seats):
+        return f"{name} is not a player or an observer of this campaign: you give a reset link only to your own table."
+    if getattr(gm, "is_superuser", False):
+        return ""
+    elsewhere = {c for c, _ in seats if c != campaign}
+    if any(role == Role.GM for _, role in seats):
+        return f"{name} runs a campaign himself: only he (or the site's administrator) sets his password."
+    runs = Membership.objects.filter(user=gm, role=Role.GM, campaign_id__in=elsewhere).values_list("campaign_id", flat=True)
+    if elsewhere and set(runs) != elsewhere:
+        return (
+            f"{name} also sits at a table you do not run: a new password would open it to you, so only he "
+            "(or the site's administrator) sets it."
+        )
+    return ""
 
 
 # --- seeing: chronicle lines and money terms ------------------------------------------------------

@@ -23,6 +23,12 @@ if not SECRET_KEY:
     SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"  # noqa: S105
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
+# The address the players open, as the table screen's QR code shows it (``make lan`` sets it to the
+# laptop's address on the local network: config/lan.py); empty: the address the screen was opened at.
+REGNAL_SITE_URL = env_str("REGNAL_SITE_URL", "").strip().rstrip("/")
+# Where `manage.py demo` writes the demo's logins when it sets their passwords (`make run` prints
+# them once; the development server's log would scroll them away). Empty: nowhere.
+REGNAL_LOGINS_FILE = env_str("REGNAL_LOGINS_FILE", str(BASE_DIR / "var" / "logins.txt"))
 
 INSTALLED_APPS = [
     "desk.admin_config.DeskAdminConfig",  # django.contrib.admin with the GM's desk as its site (desk/site.py)
@@ -172,6 +178,15 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "config.auth.lockout_response"
 AXES_CLIENT_IP_CALLABLE = "config.auth.client_ip"
 AXES_SENSITIVE_PARAMETERS = ["username", "ip_address", "csrfmiddlewaretoken"]  # masked in logs (passwords always are)
+
+# Accounts (issue 34; docs/rulings.md, "Seating the table and accounts"): REGNAL_OPEN_SIGNUP lets
+# anyone make an account at /signup/ (then start a campaign, or join one by a link). On by default
+# here (`make run`) and with config.settings_lan (`make lan`, game night); off by default with the
+# production settings (a public site: accounts come by invitation, or `manage.py createsuperuser`).
+# Sign-up attempts count per address (REGNAL_RATE_SIGNUP, in the cache above), as logins do.
+REGNAL_OPEN_SIGNUP = env_bool("REGNAL_OPEN_SIGNUP", True)
+REGNAL_RATE_SIGNUP = env_rate("REGNAL_RATE_SIGNUP", "20/hour")
+
 PROXY_COUNT = env_int("PROXY_COUNT", 0)
 """How many reverse proxies in front of the application append to X-Forwarded-For (0: none)."""
 
@@ -181,10 +196,17 @@ LOG_LEVEL = env_str("LOG_LEVEL", "INFO").upper()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "filters": {"requestless_login": {"()": "config.log_filters.RequestlessLoginFilter"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "server": {"()": "django.utils.log.ServerFormatter", "format": "[{server_time}] {message}", "style": "{"},
+    },
+    "filters": {
+        "requestless_login": {"()": "config.log_filters.RequestlessLoginFilter"},
+        "quiet_poll": {"()": "config.log_filters.QuietPollFilter"},
+    },
     "handlers": {
         "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["requestless_login"]},
+        "server": {"class": "logging.StreamHandler", "formatter": "server"},
     },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {
@@ -195,6 +217,9 @@ LOGGING = {
         # Axes: failures and lockouts are warnings (with the username and address masked); its
         # INFO lines (the banner, every clean-up) are noise.
         "axes": {"level": "WARNING", "propagate": True},
+        # runserver's request lines (`make run`), as Django prints them, less the live poll's answers
+        # (every open page asks every 700 ms: they would scroll the demo's logins away in seconds).
+        "django.server": {"handlers": ["server"], "level": "INFO", "propagate": False, "filters": ["quiet_poll"]},
     },
 }
 

@@ -21,6 +21,9 @@ from config.settings import DATABASES, STORAGES  # noqa: E402
 
 DEBUG = False
 
+# A public site: no open sign-up unless asked for (accounts come by invitation links).
+REGNAL_OPEN_SIGNUP = env_bool("REGNAL_OPEN_SIGNUP", False)
+
 # HTTPS: every http:// request is redirected, browsers are told to stay on HTTPS (HSTS) and the
 # session and CSRF cookies are never sent in clear.
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)

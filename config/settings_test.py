@@ -6,6 +6,10 @@ os.environ.setdefault("REGNAL_DEV", "1")
 
 from config.settings import *  # noqa: F403
 
+# `manage.py demo` in a test writes no logins file (var/logins.txt is the developer's); a test that
+# wants one names it (--logins-file).
+REGNAL_LOGINS_FILE = ""
+
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 # Static files come from the apps (no collectstatic before the tests), as in development.

@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from campaign import views
-from pages import campaigns, invitations
+from pages import accounts, campaigns, invitations
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -18,6 +18,7 @@ urlpatterns = [
     path("api/", include("api.urls")),
     path("account/", include("api.account")),
     *invitations.join_urlpatterns,
+    *accounts.urlpatterns,
 ]
 
 # The site's error pages (config/errors.py): styled, with a way back; JSON under /api/.

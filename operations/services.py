@@ -8,16 +8,30 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.urls import reverse
+from django.utils.crypto import salted_hmac
 from django_tasks import task
 
 from campaign import building, registry
-from campaign.invitations import invitation_create
+from campaign.invitations import OPEN, invitation_create, state, token_hash
 from campaign.jobs import job_create, job_progress, job_run, on_lost
-from campaign.models import ActionKey, Audience, Campaign, ChronicleEntry, DiceEntry, Job, JobKind, Membership, Role, Setup
+from campaign.models import (
+    ActionKey,
+    Audience,
+    Campaign,
+    ChronicleEntry,
+    DiceEntry,
+    Invitation,
+    Job,
+    JobKind,
+    Membership,
+    Role,
+    Setup,
+)
 from campaign.permissions import SYSTEM_ACTOR, require
 from campaign.services import membership_add
 from dynasties.models import Dynasty, DynastyKind
@@ -36,7 +50,7 @@ DEMO_SLUG = "demo"
 DEMO_NAME = "Demo Campaign"
 DEMO_GM = "gm"
 DEMO_PLAYERS = 5
-DEMO_URL = "http://127.0.0.1:8000"
+DEMO_URL = settings.REGNAL_SITE_URL or "http://127.0.0.1:8000"  # `make lan` serves at the laptop's address
 
 
 # The demo campaign ----------------------------------------------------------------------------
@@ -57,7 +71,7 @@ class DemoResult:
     logins: list[DemoLogin]
     url: str = DEMO_URL
     invitation: str = ""
-    """A link seating a newcomer as an observer (made on each call: a link is shown once)."""
+    """A link seating a newcomer as an observer (the same one on each call while it waits)."""
 
 
 def _new_password() -> str:
@@ -147,9 +161,28 @@ def demo_create(*, reset_passwords: bool = False, ruleset: str = br.NAME) -> Dem
     return DemoResult(campaign=campaign, created=True, logins=logins, invitation=_demo_invitation(campaign))
 
 
+def _demo_secret(campaign: Campaign, n: int) -> str:
+    """The secret of the demo's ``n``-th observer link: derived (HMAC with the site's secret key) from
+    the campaign, ``n`` and its GM's password hash, a secret of the database that anyone reading the
+    code cannot guess, so the demo can show a waiting link again without storing it."""
+    gm = Membership.objects.filter(campaign=campaign, role=Role.GM).select_related("user").first()
+    held = gm.user.password if gm is not None else ""
+    return salted_hmac("regnal.demo.invitation", f"{campaign.pk}:{n}:{held}", algorithm="sha256").hexdigest()
+
+
 def _demo_invitation(campaign: Campaign) -> str:
-    """An observer's invitation link to the demo (the system makes it, as the GM would)."""
-    _invitation, token = invitation_create(campaign=campaign, role=Role.OBSERVER, by=SYSTEM_ACTOR)
+    """An observer's invitation link to the demo (the system makes it, as the GM would): the same
+    link on every run (``make run``) while it waits, a new one once it is used, revoked or expired."""
+    made = Invitation.objects.filter(campaign=campaign, role=Role.OBSERVER, created_by=None)
+    n = made.count()
+    last = made.order_by("-created_at", "-pk").first()
+    if last is not None and state(last) == OPEN:
+        secret = _demo_secret(campaign, n - 1)
+        if last.token_hash == token_hash(secret):
+            return DEMO_URL + reverse("join", args=[secret])
+    _invitation, token = invitation_create(
+        campaign=campaign, role=Role.OBSERVER, secret=_demo_secret(campaign, n), by=SYSTEM_ACTOR
+    )
     return DEMO_URL + reverse("join", args=[token])
 
 

@@ -23,8 +23,17 @@ from campaign.permissions import runs_the_turn, sees_final_table
 from campaign.treasury import currency
 from dynasties import printing
 from dynasties.models import Dynasty, DynastyKind
-from dynasties.services.ending import final_table, game_end, game_end_settings, game_reopen, opening_balances, settings_text
+from dynasties.services.ending import (
+    final_table,
+    game_end,
+    game_end_settings,
+    game_reopen,
+    opening_balances,
+    printable_final_table,
+    settings_text,
+)
 from pages.common import ActionFailed, already_done, context, member, run_action
+from rules.errors import NotFound
 
 START_PREFIX = "start_"
 
@@ -177,9 +186,10 @@ def final_table_pdf(request: HttpRequest, slug: str) -> HttpResponse:
     """The printable final table: every member once the game has ended; before, the GM's (the
     table as it stands); anyone else 404, as for what does not exist."""
     campaign, role, mine = member(request, slug)
-    if not sees_final_table(role, ended=campaign.ended_year is not None):
-        raise Http404("No such printable.")
-    table = final_table(campaign, role=role, mine=mine)
+    try:
+        table = printable_final_table(campaign, role=role, mine=mine)
+    except NotFound:
+        raise Http404("No such printable.") from None
     response = HttpResponse(printing.final_table_pdf(campaign, table), content_type="application/pdf")
     response["Content-Disposition"] = f'inline; filename="{campaign.slug}-final-table.pdf"'
     return response

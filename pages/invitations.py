@@ -30,7 +30,8 @@ from django.views.decorators.http import require_http_methods
 from campaign import invitations as inv
 from campaign.accounts import username_problem
 from campaign.models import Campaign, Invitation, Role
-from campaign.permissions import Forbidden
+from campaign.password_reset import password_reset_link
+from campaign.permissions import Forbidden, require
 from pages.common import member
 from rules.errors import NotFound, RuleError
 
@@ -56,12 +57,29 @@ class InviteForm(forms.Form):
         required=False, label="Send it to (optional)", help_text="An e-mail address: the link is also sent there."
     )
 
-    def __init__(self, *args: Any, houses: list[Any], **kwargs: Any) -> None:
+    replace = forms.BooleanField(
+        required=False,
+        label="Replace the waiting link",
+        help_text="If this seat has a link waiting already, revoke it (it stops working) and make a new one.",
+    )
+
+    def __init__(self, *args: Any, houses: list[Any], waiting: frozenset[int] = frozenset(), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        choices = [(str(d.pk), f"The player of {d}") for d in houses]
+        choices = [(str(d.pk), f"The player of {d}{' (a link is waiting)' if d.pk in waiting else ''}") for d in houses]
         self.fields["seat"].choices = [*choices, (OBSERVER, "An observer (reads what is public, never acts)")]
         if not mail_configured():
             del self.fields["email"]
+
+
+def next_seat(table: inv.Table, after: int | None = None) -> str:
+    """The seat the invite form offers first: the next house (after the one just given a link, in
+    the table's order, going round) that has no player and no waiting link; else an observer."""
+    open_seats = [s.dynasty.pk for s in table.seats if s.member is None and not s.invitations]
+    order = [s.dynasty.pk for s in table.seats]
+    if after in order:
+        at = order.index(after)
+        order = order[at + 1 :] + order[: at + 1]
+    return next((str(pk) for pk in order if pk in open_seats), OBSERVER)
 
 
 @contextmanager
@@ -77,15 +95,27 @@ def _link(request: HttpRequest, token: str) -> str:
     return request.build_absolute_uri(reverse("join", args=[token]))
 
 
+def _houses(table: inv.Table) -> dict[str, Any]:
+    return {
+        "houses": [s.dynasty for s in table.seats if s.member is None],
+        "waiting": frozenset(s.dynasty.pk for s in table.seats if s.member is None and s.invitations),
+    }
+
+
 def _players_page(
-    request: HttpRequest, campaign: Campaign, form: InviteForm | None = None, new: dict[str, Any] | None = None, status: int = 200
+    request: HttpRequest,
+    campaign: Campaign,
+    form: InviteForm | None = None,
+    new: dict[str, Any] | None = None,
+    status: int = 200,
+    reset: dict[str, Any] | None = None,
 ) -> HttpResponse:
     with _gm_only():
         table = inv.table_of(campaign, by=request.user)  # type: ignore[arg-type]
-    free = [s.dynasty for s in table.seats if s.member is None]
     if form is None:
-        form = InviteForm(houses=free)
-    context = {"campaign": campaign, "role": Role.GM, "table": table, "form": form, "new": new, "free": free}
+        after = new["invitation"].dynasty_id if new else None
+        form = InviteForm(**_houses(table), initial={"seat": next_seat(table, after)})
+    context = {"campaign": campaign, "role": Role.GM, "table": table, "form": form, "new": new, "reset": reset}
     return render(request, "pages/players.html", context, status=status)
 
 
@@ -117,6 +147,8 @@ def players(request: HttpRequest, slug: str) -> HttpResponse:
         try:
             if op == "invite":
                 return _invite(request, campaign)
+            if op == "reset":
+                return _reset(request, campaign)
             if op == "revoke":
                 done = inv.invitation_revoke(campaign=campaign, invitation=_pk(request, "invitation"), by=by)  # type: ignore[arg-type]
                 messages.success(request, f"The link for {done.seat} is revoked: it no longer works.")
@@ -146,6 +178,36 @@ def players(request: HttpRequest, slug: str) -> HttpResponse:
     return redirect("pages:players", campaign.slug)
 
 
+def _reset(request: HttpRequest, campaign: Campaign) -> HttpResponse:
+    """A one-time password-reset link for a member (``campaign.password_reset``): shown once, with
+    its QR code, and sent by e-mail too where the site has a mail server and he an address. The GM
+    refused for this member (he sits at another table, runs one, or is an administrator) is told why;
+    anyone else gets the page's 404."""
+    try:
+        made = password_reset_link(campaign=campaign, membership=_pk(request, "membership"), by=request.user)  # type: ignore[arg-type]
+    except Forbidden as exc:
+        require(request.user, campaign, "members")  # type: ignore[arg-type]  # not the GM: the page's 404
+        messages.error(request, exc.message)
+        return _players_page(request, campaign, status=403)
+    link = request.build_absolute_uri(made.path)
+    name = made.user.get_username()
+    address = str(getattr(made.user, "email", "") or "")
+    sent = ""
+    if mail_configured() and address:
+        body = (
+            f"Your game master of {campaign.name} on Regnal gave you a link to set a new password for {name}:\n\n"
+            f"{link}\n\nIt works once, until {made.expires_at:%Y-%m-%d %H:%M} UTC. If you did not ask for it, ignore it."
+        )
+        try:
+            send_mail("A new password for Regnal", body, None, [address])
+        except OSError as exc:
+            log.warning("password reset mail for %s failed: %s", name, exc)
+            messages.warning(request, f"The link could not be sent to {name} by e-mail ({exc}): give it below.")
+        else:
+            sent = address
+    return _players_page(request, campaign, reset={"user": made.user, "link": link, "expires_at": made.expires_at, "sent": sent})
+
+
 def _pk(request: HttpRequest, name: str) -> int:
     try:
         return int(request.POST.get(name, ""))
@@ -156,7 +218,7 @@ def _pk(request: HttpRequest, name: str) -> int:
 def _invite(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     with _gm_only():
         table = inv.table_of(campaign, by=request.user)  # type: ignore[arg-type]
-    form = InviteForm(request.POST, houses=[s.dynasty for s in table.seats if s.member is None])
+    form = InviteForm(request.POST, **_houses(table))
     if not form.is_valid():
         return _players_page(request, campaign, form=form, status=400)
     seat = form.cleaned_data["seat"]
@@ -167,6 +229,7 @@ def _invite(request: HttpRequest, campaign: Campaign) -> HttpResponse:
             role=role,
             dynasty=None if seat == OBSERVER else int(seat),
             days=form.cleaned_data["days"],
+            replace=form.cleaned_data["replace"],
             by=request.user,  # type: ignore[arg-type]
         )
     except RuleError as exc:

@@ -31,6 +31,7 @@ from dynasties.selectors import label as label_names
 from dynasties.services.eu_monarchs import MonarchSuccession, MonarchSurvival, monarch_succession_roll, monarch_survival_roll
 from dynasties.services.monarchs_view import DONE, EXEMPT, SUCCESSION, SURVIVAL, MonarchRow, MonarchsBoard, monarchs_board
 from pages.common import ActionFailed, context, counted, run_action
+from pages.dice import spoken
 from rules import eu_monarchs as eu
 from rules.errors import RuleError
 
@@ -163,16 +164,19 @@ def _lines(board: MonarchsBoard, rolls: bool, is_open: bool, data: Any = None) -
             if data is not None:
                 line.how = SERVER if data.get(f"how-m{pk}") == SERVER else TYPED
                 line.how_succession = SERVER if data.get(f"how-n{pk}") == SERVER else TYPED
+            who = f"{row.monarch.display_name}, {row.name}" if row.monarch is not None else row.name
             if row.due == SURVIVAL:
                 line.survival = SurvivalDieForm(prefix=f"m{pk}", **quiet)
                 if data is not None and line.how == TYPED and _typed(data, line.survival):
                     line.survival = SurvivalDieForm(data, prefix=f"m{pk}", **quiet)
+                spoken(line.survival, who)
             terms = row.succession
             assert terms is not None
             kwargs = {"age_faces": terms.age_faces, "doge": terms.doge, "prefix": f"n{pk}", **quiet}
             line.succession = SuccessionForm(**kwargs)  # type: ignore[arg-type]
             if data is not None and line.how_succession == TYPED and _typed(data, line.succession):
                 line.succession = SuccessionForm(data, **kwargs)  # type: ignore[arg-type]
+            spoken(line.succession, f"{row.name}, succession" if row.due == SUCCESSION else f"{row.name}, if the reign ends")
         lines.append(line)
     return lines
 

@@ -55,6 +55,7 @@ from dynasties.services.succession_choices import pass_over_choose
 from dynasties.services.survival import SurvivalResult, survival_close, survival_roll
 from pages import monarchs
 from pages.common import ActionFailed, context, counted, may_act_for, member, require_gm, run_action
+from pages.dice import spoken
 from rules.dice import DiceSpec, TypedTotal
 from rules.errors import RuleError
 
@@ -107,7 +108,9 @@ class DiceForm(forms.Form):
     """One throw typed from the table: its faces (``d1`` .. ``dN``), or with ``totals`` its total
     (``total``); not required when the server rolls."""
 
-    def __init__(self, *args: Any, spec: DiceSpec, typed: bool = True, totals: bool = False, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, spec: DiceSpec, typed: bool = True, totals: bool = False, whose: str = "", **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.spec = spec
         self.totals = _as_total(spec, totals)
@@ -115,6 +118,7 @@ class DiceForm(forms.Form):
             self.fields["total"] = total_field(spec, f"Total ({spec})", required=typed)
         for i in range(1, 0 if self.totals else spec.count + 1):
             self.fields[f"d{i}"] = die_field(spec, f"Die {i}", required=typed)
+        spoken(self, whose)
 
     def faces(self) -> list[int] | TypedTotal | None:
         if self.totals:
@@ -127,7 +131,9 @@ class DiceForm(forms.Form):
 class SexForm(forms.Form):
     """After a birth: the sex die, optionally the characteristics' dice (all or none)."""
 
-    def __init__(self, *args: Any, board: BirthTerms, typed: bool = True, totals: bool = False, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, board: BirthTerms, typed: bool = True, totals: bool = False, whose: str = "", **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.board = board
         self.totals = _as_total(board.characteristic_dice, totals)
@@ -138,6 +144,7 @@ class SexForm(forms.Form):
                 self.fields[f"c{n}_t"] = total_field(spec, f"{label}, total", required=False)
             for i in range(1, 0 if self.totals else spec.count + 1):
                 self.fields[f"c{n}_{i}"] = die_field(spec, f"{label}, die {i}", required=False)
+        spoken(self, whose)
 
     def _trait_names(self) -> list[list[str]]:
         dice = self.board.characteristic_dice.count
@@ -500,24 +507,27 @@ def _couple_lines(
         if line.may_act:
             line.how = SERVER if data is not None and data.get(f"how-{pk}") == SERVER else TYPED
             typed = data if line.how == TYPED else None
-            quiet = {"use_required_attribute": False}
+            quiet: dict[str, Any] = {"use_required_attribute": False}
+            couple = f"{row.husband.display_name} and {row.wife.display_name}"
+            attempt = {**quiet, "whose": f"{couple}, birth attempt {len(row.attempts) + 1}"}
             if row.pending is not None:
+                child = {**quiet, "whose": f"the child of {couple}"}
                 line.sex = _bound_if_typed(
-                    SexForm(board=terms, prefix=f"x{pk}", totals=totals, **quiet),
+                    SexForm(board=terms, prefix=f"x{pk}", totals=totals, **child),
                     typed,
-                    lambda d, pk=pk: SexForm(d, board=terms, prefix=f"x{pk}", totals=totals, use_required_attribute=False),
+                    lambda d, pk=pk, child=child: SexForm(d, board=terms, prefix=f"x{pk}", totals=totals, **child),
                 )
                 if row.problem is None:
                     line.again = _bound_if_typed(
-                        DiceForm(spec=spec, prefix=f"r{pk}", totals=totals, **quiet),
+                        DiceForm(spec=spec, prefix=f"r{pk}", totals=totals, **attempt),
                         typed,
-                        lambda d, pk=pk: DiceForm(d, spec=spec, prefix=f"r{pk}", totals=totals, use_required_attribute=False),
+                        lambda d, pk=pk, attempt=attempt: DiceForm(d, spec=spec, prefix=f"r{pk}", totals=totals, **attempt),
                     )
             elif row.may_attempt:
                 line.attempt = _bound_if_typed(
-                    DiceForm(spec=spec, prefix=f"a{pk}", totals=totals, **quiet),
+                    DiceForm(spec=spec, prefix=f"a{pk}", totals=totals, **attempt),
                     typed,
-                    lambda d, pk=pk: DiceForm(d, spec=spec, prefix=f"a{pk}", totals=totals, use_required_attribute=False),
+                    lambda d, pk=pk, attempt=attempt: DiceForm(d, spec=spec, prefix=f"a{pk}", totals=totals, **attempt),
                 )
             for a in row.attempts:
                 if a.child is not None:
@@ -783,10 +793,11 @@ def _survival_lines(
         )
         if line.may_act:
             line.how = SERVER if data is not None and data.get(f"how-{pk}") == SERVER else TYPED
+            whose = f"{row.character.display_name}, survival"
             line.form = _bound_if_typed(
-                DiceForm(spec=board.dice, prefix=f"s{pk}", totals=totals, **quiet),
+                DiceForm(spec=board.dice, prefix=f"s{pk}", totals=totals, whose=whose, **quiet),
                 data if line.how == TYPED else None,
-                lambda d, pk=pk: DiceForm(d, spec=board.dice, prefix=f"s{pk}", totals=totals, **quiet),
+                lambda d, pk=pk, whose=whose: DiceForm(d, spec=board.dice, prefix=f"s{pk}", totals=totals, whose=whose, **quiet),
             )
         lines.append(line)
     lines.sort(key=lambda line: not line.mine)  # stable: a player's own characters first

@@ -26,6 +26,8 @@ from campaign.audit import ADMIN_EDIT
 from campaign.models import Campaign, Membership, Role
 from campaign.permissions import sees_private_field
 from campaign.steps import STEP_LABELS
+from dynasties.models import Character
+from dynasties.services.editing import characteristics_text
 
 TRAIL_LIMIT = 20
 """Changes shown on a page; the admin's History lists them all."""
@@ -88,7 +90,9 @@ def _text(model_field: Any, value: Any) -> str:
     return str(value)
 
 
-def _changes(model: type[models.Model], new: Any, old: Any, shown: Callable[[Any, str], bool]) -> list[Change]:
+def _changes(
+    campaign: Campaign, model: type[models.Model], new: Any, old: Any, shown: Callable[[Any, str], bool]
+) -> list[Change]:
     delta = new.diff_against(old, excluded_fields=HIDDEN_FIELDS, foreign_keys_are_objs=True)
     out = []
     for change in delta.changes:
@@ -96,6 +100,10 @@ def _changes(model: type[models.Model], new: Any, old: Any, shown: Callable[[Any
             continue  # a private field (a dowry) the viewer may not read: its change is not told either
         model_field = model._meta.get_field(change.field)
         label = capfirst(str(getattr(model_field, "verbose_name", change.field)))
+        if change.field == "characteristics" and model is Character:  # "Strength +1", as the sheets
+            was, now = (characteristics_text(campaign, new.sex, v) if v else "—" for v in (change.old, change.new))
+            out.append(Change(label, was, now))
+            continue
         out.append(Change(label, _text(model_field, change.old), _text(model_field, change.new)))
     return out
 
@@ -166,7 +174,7 @@ def trail(
     for source, record in fetched[:limit]:
         reason = record.history_change_reason or ""
         base = older.get(id(record))
-        changes = _changes(source.model, record, base, shown) if base is not None and record.history_type == "~" else []
+        changes = _changes(campaign, source.model, record, base, shown) if base is not None and record.history_type == "~" else []
         entries.append(
             Entry(
                 when=record.history_date,

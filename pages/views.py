@@ -29,6 +29,7 @@ from dynasties.models import Character, Dynasty, Marriage, Reign, Status
 from dynasties.selectors import label, status_lines
 from dynasties.services.regnal import crowned_name
 from dynasties.services.succession_view import heirs_now, succession_line, succession_what_if
+from dynasties.trees.dot import ORIENTATIONS, PAPERS
 from pages.common import may_act_for, member
 from pages.debts import debts_for
 from pages.notes import subject_context
@@ -162,11 +163,23 @@ def _what_if(request: HttpRequest, campaign: Campaign, crown: str) -> tuple[Any,
         return None, chosen, exc.message
 
 
-def _tree_links(campaign: Campaign, d: Dynasty | None = None) -> dict[str, str]:
-    """A house's tree (or, without one, the whole campaign's) as SVG, PNG and PDF."""
+TREE_PAPERS = [("auto", "A4 or A3, by its size"), *((name.lower(), name) for name in PAPERS)]
+"""The sheets a tree's PDF is printed on (the tree page's choice; issue 34)."""
+
+
+def _tree_links(campaign: Campaign, d: Dynasty | None = None) -> dict[str, Any]:
+    """A house's tree (or, without one, the whole campaign's) as SVG, PNG and PDF; ``base`` and the
+    choices of paper and orientation for the form that asks for its PDF on a given sheet."""
     base = reverse("trees:tree", args=[campaign.slug, "dynasty" if d is not None else "campaign"])
     query = f"?dynasty={d.pk}&links=pages" if d is not None else "?links=pages"
-    return {"svg": base + query, "png": base + query + "&format=png", "pdf": base + query + "&format=pdf"}
+    return {
+        "svg": base + query,
+        "png": base + query + "&format=png",
+        "pdf": base + query + "&format=pdf",
+        "base": base,
+        "papers": TREE_PAPERS,
+        "orientations": ORIENTATIONS,
+    }
 
 
 @require_GET
@@ -325,13 +338,24 @@ def _int(value: str | None) -> int | None:
         return None
 
 
+ALL_TURNS = "all"
+"""The roll log's ``year`` for every turn (without one: this turn, or every turn of a character)."""
+
+
 @require_GET
 @login_required
 def rolls(request: HttpRequest, slug: str) -> HttpResponse:
+    """The roll log: this turn's rolls by default (``year=all``: every turn's, ``year=<y>``: one
+    turn's; a character's rolls: all his turns), newest first, a compact row each, paged
+    (``ROLLS_PER_PAGE``). A fixed number of queries whatever the length of the history."""
     campaign, role, mine = member(request, slug)
     qs = Roll.objects.filter(campaign=campaign)
     g = request.GET
-    year, dynasty_id, character_id = _int(g.get("year")), _int(g.get("dynasty")), _int(g.get("character"))
+    dynasty_id, character_id = _int(g.get("dynasty")), _int(g.get("character"))
+    asked = g.get("year", "")
+    year = _int(asked)
+    if year is None and asked != ALL_TURNS and character_id is None:
+        year = campaign.current_year
     if year is not None:
         qs = qs.filter(year=year)
     if g.get("step"):
@@ -347,9 +371,15 @@ def rolls(request: HttpRequest, slug: str) -> HttpResponse:
     qs = qs.order_by("-year", "-pk").select_related("entered_by", "corrects")
     qs = qs.prefetch_related("subjects__character", "corrections__entered_by")  # corrections: who fixed a die, when
     page = Paginator(qs, ROLLS_PER_PAGE).get_page(g.get("page"))
+    character = Character.objects.filter(campaign=campaign, pk=character_id).first() if character_id else None
+    named = [s.character for r in page for s in r.subjects.all()]
+    label(campaign, [*named, character] if character is not None else named)  # "Edward III Plantagenet"
     base = Roll.objects.filter(campaign=campaign)
     params = g.copy()
     params.pop("page", None)
+    this_turn, every_turn = params.copy(), params.copy()
+    this_turn["year"], every_turn["year"] = str(campaign.current_year), ALL_TURNS
+    years = list(base.values_list("year", flat=True).distinct().order_by("-year"))
     return render(
         request,
         "pages/rolls.html",
@@ -360,12 +390,18 @@ def rolls(request: HttpRequest, slug: str) -> HttpResponse:
             "f": g,
             "role": role,
             "mine": mine,
-            "years": list(base.values_list("year", flat=True).distinct().order_by("-year")),
+            "year": year,
+            "all_turns": year is None,
+            "this_turn_query": this_turn.urlencode(),
+            "all_turns_query": every_turn.urlencode(),
+            "years": sorted({*years, campaign.current_year}, reverse=True),
+            "earlier": next((y for y in years if y < campaign.current_year), None),
             "steps": list(base.values_list("step", flat=True).distinct().order_by("step")),
             "purposes": list(base.values_list("purpose", flat=True).distinct().order_by("purpose")),
             "dynasties": list(Dynasty.objects.filter(campaign=campaign).order_by("seat", "name")),
             "sources": RollSource.choices,
-            "character": Character.objects.filter(campaign=campaign, pk=character_id).first() if character_id else None,
+            "character": character,
+            "filtered": any(g.get(k) for k in ("step", "purpose", "dynasty", "source")),
             "may_correct": may_correct_rolls(role),
         },
     )

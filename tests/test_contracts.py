@@ -959,3 +959,18 @@ def test_a_monarch_cannot_renounce_his_own_crown(campaign):
     [note] = entries(campaign, "contract_note")
     assert "lapses: Mary Hapsburg reigns over it now" in note
     assert Reign.objects.get(campaign=campaign, crown="Germany", end_year__isnull=True).holder == mary
+
+
+@pytest.mark.django_db
+def test_a_match_sealed_by_a_signed_contract_takes_no_second_draft(campaign):
+    """One contract seals a match: once one is signed, a second draft for it is refused, naming the
+    contract that seals it; competing drafts before any is signed stay allowed (the first signed wins)."""
+    match = betroth(campaign)
+    first = marriage_contract(campaign, match)
+    marriage_contract(campaign, match)  # a competing offer, still a draft
+    contract_sign(campaign=campaign, contract=first, by=SYSTEM_ACTOR)
+    before = Contract.objects.filter(campaign=campaign).count()
+    with pytest.raises(RuleError, match=f"already sealed by the contract '{first.title}' \\(signed\\)") as why:
+        marriage_contract(campaign, match)
+    assert why.value.code == "already_sealed" and why.value.fields == {"marriage": "sealed"}
+    assert Contract.objects.filter(campaign=campaign).count() == before

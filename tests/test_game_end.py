@@ -13,9 +13,9 @@ from campaign.steps import GameOver
 from campaign.treasury import post
 from dynasties.models import Dynasty
 from dynasties.services import turn_advance
-from dynasties.services.ending import final_table, game_end, game_end_settings, game_reopen
+from dynasties.services.ending import final_table, game_end, game_end_settings, game_reopen, printable_final_table
 from dynasties.services.interphase import cash_in_run, interphase_run
-from rules.errors import RuleError
+from rules.errors import NotFound, RuleError
 from tests.factories import at_step
 
 
@@ -197,6 +197,19 @@ def test_who_sees_the_standings(campaign, gm, alice, bob) -> None:
     assert money(after, "France") == 70 and after["rows"][0].crown == "France" and after["rows"][0].winner
     line = ChronicleEntry.objects.get(campaign=campaign, kind="game_end")
     assert can_view(alice, line) and can_view(bob, line)
+
+
+def test_the_service_decides_who_prints_the_final_table(campaign, gm) -> None:
+    """The printable final table is the GM's before the end and every member's after it: the
+    service asks the policy and refuses the rest as for what does not exist (every door alike)."""
+    england = house(campaign, "England")
+    give(campaign, england, 50)
+    with pytest.raises(NotFound, match="the game has not ended"):
+        printable_final_table(campaign, role="player", mine=england.pk)
+    assert money(printable_final_table(campaign, role="gm", mine=None), "England") == 50
+    game_end(campaign=campaign, by=gm)
+    campaign.refresh_from_db()
+    assert money(printable_final_table(campaign, role="player", mine=england.pk), "England") == 50
 
 
 def test_an_ended_game_is_exported_and_imported_with_its_end(campaign, gm) -> None:

@@ -237,6 +237,12 @@ FILL: dict[str, Fill] = {
     "pages:setup": C(None, POST_ACTION),  # a failed set-up's Retry and Delete: the GM's only, 404 for everyone else
     # an invitation's page: a made-up link shows nothing (tests/test_invitations.py opens real ones)
     "join": S(lambda c: [u("join", "no-such-secret")], POST_ACTION),
+    # an account of one's own (issue 34): whoever may make one may (the site setting), so nobody is "refused"
+    "signup": S(lambda c: [u("signup")], POST_NONE, "anyone makes an account where the site allows it: tests/test_seating.py"),
+    # a made-up reset link shows nothing (tests/test_seating.py opens real ones)
+    "password_reset_confirm": S(
+        lambda c: [u("password_reset_confirm", "MQ", "made-up-token")], POST_NONE, "a made-up link: tests/test_seating.py"
+    ),
     "pages:backup": C(lambda c: [u("pages:backup", c.slug, "nosuchjob")]),
     "pages:dynasty": C(lambda c: [u("pages:dynasty", c.slug, c.pk(k)) for k in ("England", "France", "Spain")]),
     "pages:character": C(
@@ -308,6 +314,7 @@ FILL: dict[str, Fill] = {
     "api:backup-file": C(lambda c: [_api(c, "backups", "nosuchjob", "file")]),
     "api:memberships-list": C(lambda c: [_api(c, "memberships")]),
     "api:memberships-detail": C(lambda c: [_api(c, "memberships", c.membership.pk)]),
+    "api:membership-password-reset": C(None, POST_ACTION),
     "api:dynasties-list": C(lambda c: [_api(c, "dynasties")]),
     "api:dynasties-detail": C(lambda c: [_api(c, "dynasties", c.pk(k)) for k in ("England", "Spain")]),
     "api:characters-list": C(lambda c: [_api(c, "characters", query="page_size=100")]),
@@ -1051,6 +1058,12 @@ ACTIONS: dict[tuple[str, str], Act] = {
         lambda c: {"op": "remove", "membership": Membership.objects.get(campaign=c.campaign, role="gm").pk},
         PLAYERS,
         "gm",
+    ),
+    ("pages:players", "a password-reset link for Alice"): P(
+        lambda c: u("pages:players", c.slug), lambda c: {"op": "reset", "membership": c.membership.pk}, PLAYERS, "gm"
+    ),
+    ("api:membership-password-reset", "a password-reset link for Alice"): A(
+        lambda c: _api(c, "memberships", c.membership.pk, "password-reset"), lambda c: {}, PLAYERS, "gm"
     ),
     # a made-up link: refused to everyone (a real one seats whoever holds it: tests/test_invitations.py)
     ("join", "join by a made-up link"): Act(

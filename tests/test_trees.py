@@ -212,8 +212,10 @@ def test_png_and_pdf_bytes(campaign, family):
     pdf = render_tree(campaign, TreeRequest(kind="campaign", fmt="pdf"))
     assert pdf.content.startswith(b"%PDF-") and b"%%EOF" in pdf.content[-64:]
     people = Character.objects.filter(campaign=campaign).count()
-    text = tree_dot(campaign, TreeRequest(kind="campaign", fmt="pdf"))
+    text = tree_dot(campaign, TreeRequest(kind="campaign", fmt="png"))
     assert ('size="16.54,11.69"' if people > 40 else 'size="11.69,8.27"') in text  # landscape A3 / A4
+    assert 'size="8.27,11.69"' in tree_dot(campaign, TreeRequest(kind="campaign", fmt="png", orientation="portrait"))
+    assert " size=" not in tree_dot(campaign, TreeRequest(kind="campaign", fmt="pdf"))  # fitted to its sheet after (issue 34)
     assert 'size="16.54,11.69"' in tree_dot(campaign, TreeRequest(kind="campaign", fmt="png", paper="A3"))
     assert " size=" not in tree_dot(campaign, TreeRequest(kind="campaign", fmt="svg"))  # SVG: never scaled
 

@@ -7,14 +7,16 @@ from typing import Any
 from django.db.models import F, FilteredRelation, Q, QuerySet, Value
 from django.db.models.fields import CharField, IntegerField
 from django.urls import reverse
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
-from api.common import CampaignReadViewSet, campaign_from
+from api.common import CampaignReadViewSet, CampaignScoped, campaign_from
 from api.filters import FilterSet, IntegerFilter
 from campaign.models import Campaign, Membership, Role, Setup, Step
+from campaign.password_reset import password_reset_link
 from rules import RULESET_LABELS
 
 RESOURCES = [
@@ -142,3 +144,35 @@ class MembershipViewSet(CampaignReadViewSet):
     queryset = Membership.objects.select_related("user").order_by("pk")
     serializer_class = MembershipOut
     filterset_class = MembershipFilterSet
+
+
+class PasswordResetOut(serializers.Serializer):  # type: ignore[type-arg]
+    user = serializers.IntegerField(source="user.pk")
+    username = serializers.CharField(source="user.get_username")
+    link = serializers.URLField(help_text="Opens Django's set-a-new-password page; it works once.")
+    expires_at = serializers.DateTimeField()
+
+    class Meta:
+        ref_name = "PasswordResetLink"
+
+
+class PasswordResetView(CampaignScoped, APIView):
+    """The GM's one-time password-reset link for a member of his table (``campaign.password_reset``)."""
+
+    api_tag = "campaigns"
+
+    @extend_schema(
+        summary="A one-time password-reset link for a member (GM)",
+        description=(
+            "For a player or an observer who forgot his password: the link sets a new one and works once (until "
+            "PASSWORD_RESET_TIMEOUT, 3 days). Only the GM, and only for a member who sits at no table he does not run "
+            "(never a superuser, a staff account or another table's GM): 403 otherwise. Nothing is stored; the link is "
+            "in this answer only."
+        ),
+        request=None,
+        responses={201: PasswordResetOut},
+    )
+    def post(self, request: Request, slug: str, pk: int) -> Response:
+        made = password_reset_link(campaign=self.viewer.campaign, membership=pk, by=request.user)
+        out = {"user": made.user, "link": request.build_absolute_uri(made.path), "expires_at": made.expires_at}
+        return Response(PasswordResetOut(out).data, status=201)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -18,9 +18,8 @@ from api.schema import IDEMPOTENCY_KEY
 from api.views.actions import ActionView, MadeSerializer, act, made_data
 from api.views.renders import PDF, FileView, _binary, _file
 from campaign.models import Campaign
-from campaign.permissions import sees_final_table
 from dynasties.printing import final_table_pdf
-from dynasties.services.ending import final_table, game_end, game_end_settings, game_reopen, settings_text
+from dynasties.services.ending import final_table, game_end, game_end_settings, game_reopen, printable_final_table, settings_text
 from rules.ending import MOST_MONEY
 
 INT_MAX = 2**31 - 1
@@ -196,7 +195,5 @@ class FinalTablePdfView(FileView):
     )
     def get(self, request: Request, slug: str) -> HttpResponse:
         v = self.viewer
-        if not sees_final_table(v.role, ended=v.campaign.ended_year is not None):
-            raise Http404("No final table: the game has not ended (the GM sees the table as it stands).")
-        table = final_table(v.campaign, role=v.role, mine=v.dynasty)
+        table = printable_final_table(v.campaign, role=v.role, mine=v.dynasty)
         return _file(final_table_pdf(v.campaign, table), PDF, f"final-table-{v.campaign.slug}.pdf")

@@ -45,6 +45,7 @@ from dynasties.models import Character, Dynasty
 from dynasties.print_views import may_print_dynasty
 from dynasties.trees import jobs
 from dynasties.trees.data import KINDS, TreeError
+from dynasties.trees.dot import ORIENTATIONS
 from dynasties.trees.render import (
     CROWN_MAX_LENGTH,
     FORMATS,
@@ -123,7 +124,15 @@ class TreeQuery(serializers.Serializer):
     limit = serializers.IntegerField(
         required=False, default=LIMIT_DEFAULT, min_value=LIMIT_MIN, max_value=LIMIT_MAX, help_text="Heirs on a succession tree."
     )
-    paper = serializers.ChoiceField(choices=PAPERS_ASKED, default="auto", help_text="PNG and PDF: fit to A4 or A3.")
+    paper = serializers.ChoiceField(
+        choices=PAPERS_ASKED,
+        default="auto",
+        help_text="PNG and PDF: the sheet, A4, A3 or Letter (auto: A4 up to 40 people, else A3). A PDF is one sheet, "
+        "the tree scaled to fit it; a PNG is scaled down to it.",
+    )
+    orientation = serializers.ChoiceField(
+        choices=ORIENTATIONS, default="landscape", help_text="PNG and PDF: how the sheet lies, landscape or portrait."
+    )
 
     class Meta:
         ref_name = "TreeQuery"
@@ -185,6 +194,7 @@ class TreeView(FileView):
             fmt=q["format"],
             url=pages_url(v.campaign),
             paper=q["paper"],
+            orientation=q["orientation"],
         )
         try:
             result = cached_tree(v.campaign, wanted)

@@ -13,7 +13,7 @@ from campaign.models import Campaign
 from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, lock_campaign
 from contracts.models import Clause, ClauseKind, Contract, ContractKind
-from contracts.services.common import _data, _house, _houses, _pk
+from contracts.services.common import BINDING, _data, _house, _houses, _pk
 from dynasties.models import Character, Crown, Dynasty, Marriage, Reign, Renunciation, Status
 from rules import contracts as rules
 from rules.errors import NotFound, RuleError
@@ -161,6 +161,15 @@ def contract_draft(
     rules.validate_clauses([k for k, _, _ in cleaned], marriage_contract=kind == ContractKind.MARRIAGE)
     if match is not None:
         _check_marriage_terms(match, [(k, p) for k, p, _ in cleaned])
+    if match is not None:
+        sealed = Contract.objects.filter(campaign=campaign, marriage=match, kind=ContractKind.MARRIAGE, state__in=BINDING).first()
+        if sealed is not None:
+            raise RuleError(
+                f"The match of {match} is already sealed by the contract '{sealed.title}' "
+                f"({sealed.state.replace('_', ' ')}): one contract seals a match: edit that one, or end it by consent first.",
+                code="already_sealed",
+                fields={"marriage": "sealed"},
+            )
     contract = Contract.objects.create(
         campaign=campaign,
         kind=kind,

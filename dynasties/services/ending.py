@@ -176,6 +176,15 @@ def final_table(campaign: Campaign, *, role: str | None, mine: int | None) -> di
     return table
 
 
+def printable_final_table(campaign: Campaign, *, role: str | None, mine: int | None) -> dict[str, Any]:
+    """The final table to print: every member's once the game has ended; before, the GM's (the table
+    as it stands). Anyone else is refused as for what does not exist (the policy's
+    ``sees_final_table``): the doors ask this, not the policy."""
+    if not sees_final_table(role, ended=campaign.ended_year is not None):
+        raise NotFound("No final table to print: the game has not ended (the GM may print the table as it stands).")
+    return final_table(campaign, role=role, mine=mine)
+
+
 def _end_text(campaign: Campaign, table: dict[str, Any]) -> str:
     money = table["currency"]
     names = {r["house"]: r["name"] for r in table["rows"]}

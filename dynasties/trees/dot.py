@@ -17,7 +17,9 @@ from dynasties.trees.data import PersonNode, Tree
 
 CROWN = "\u265b"  # black chess queen: the crown mark
 REGENT = "\u2696"  # scales: the regent mark
-PAPERS = {"A4": (11.69, 8.27), "A3": (16.54, 11.69)}  # landscape, inches
+PAPERS = {"A4": (11.69, 8.27), "A3": (16.54, 11.69), "Letter": (11.0, 8.5)}  # landscape, inches
+POINTS = {"A4": (841.89, 595.28), "A3": (1190.55, 841.89), "Letter": (792.0, 612.0)}  # landscape, exactly (ISO 216, ANSI)
+ORIENTATIONS = ("landscape", "portrait")
 A4_MAX_PEOPLE = 40  # more than this goes on A3
 ADMIN_URL = "/admin/dynasties/character/{id}/change/"
 PORTRAIT_SIZE = (40, 48)  # points: the cell a portrait is scaled into, under the house's band
@@ -39,8 +41,15 @@ def paper_for(tree: Tree, paper: str | None = "auto") -> str | None:
     if paper == "auto":
         return "A4" if len(tree.people) <= A4_MAX_PEOPLE else "A3"
     if paper not in PAPERS:
-        raise ValueError(f"Unknown paper {paper!r}; choose A4 or A3.")
+        raise ValueError(f"Unknown paper {paper!r}; choose one of {', '.join(PAPERS)}.")
     return paper
+
+
+def sheet(paper: str, orientation: str = "landscape", *, points: bool = False) -> tuple[float, float]:
+    """The sheet's width and height as it lies (``paper`` one of :data:`PAPERS`): in inches, or
+    with ``points`` in points, exactly."""
+    long, short = (POINTS if points else PAPERS)[paper]
+    return (short, long) if orientation == "portrait" else (long, short)
 
 
 def person_label(p: PersonNode, image: str | None = None) -> str:
@@ -90,10 +99,19 @@ def person_node(p: PersonNode, url: str | None, image: str | None = None) -> str
     return f"  p{p.id} [" + ", ".join(f"{k}={v}" for k, v in attrs.items()) + "];"
 
 
-def to_dot(tree: Tree, *, url: str | None = ADMIN_URL, paper: str | None = None, images: Mapping[int, str] | None = None) -> str:
+def to_dot(
+    tree: Tree,
+    *,
+    url: str | None = ADMIN_URL,
+    paper: str | None = None,
+    orientation: str = "landscape",
+    images: Mapping[int, str] | None = None,
+) -> str:
     """The DOT text of the tree. ``url`` is a pattern with ``{id}`` (None: no links); ``paper``
-    ("A4", "A3", "auto" or None) scales the drawing down to fit a landscape sheet (PNG, PDF);
-    ``images`` maps a person's id to a local file of his portrait (dot reads it)."""
+    ("A4", "A3", "Letter", "auto" or None) scales the drawing down to fit a sheet lying as
+    ``orientation`` says (a PNG; a PDF is fitted to its page afterwards, up or down:
+    :func:`dynasties.trees.render.on_sheet`); ``images`` maps a person's id to a local file of his
+    portrait (dot reads it)."""
     images = images or {}
     out = [
         "digraph tree {",
@@ -104,8 +122,8 @@ def to_dot(tree: Tree, *, url: str | None = ADMIN_URL, paper: str | None = None,
     ]
     size = paper_for(tree, paper)
     if size:
-        w, h = PAPERS[size]
-        out.append(f'  graph [size="{w},{h}", pad=0.2]; // {size}')
+        w, h = sheet(size, orientation)
+        out.append(f'  graph [size="{w},{h}", pad=0.2]; // {size} {orientation}')
     for p in tree.people.values():
         out.append(person_node(p, url, images.get(p.id)))
     for u in tree.unions.values():

@@ -16,6 +16,11 @@ only, so the render hands it small PNG copies in a temporary folder, and the SVG
 ``data:`` URIs in place of those paths. A tree of more than ``PORTRAITS_MAX_PEOPLE`` is drawn
 without them. Portraits are public to the campaign's members, as the tree is.
 
+A PDF is one sheet of the paper asked (A4, A3 or Letter, landscape or portrait: issue 34), the tree
+scaled to fit it, up or down, within a margin (:func:`on_sheet`: dot's own vector drawing placed on
+the page by pypdf, so it stays sharp at any scale); ``paper=auto`` takes A4 up to
+``A4_MAX_PEOPLE`` people, else A3. A PNG is scaled down to the sheet at ``PNG_DPI``.
+
 The cache is bounded (issue 14). Every parameter has one set of bounds (:meth:`TreeRequest.checked`,
 which the page, the API and the command all go through; the API's serializer reads the same
 constants), and a parameter the kind does not use is dropped, so it cannot make a new render. The
@@ -27,6 +32,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import os
 import re
 import shutil
@@ -40,14 +46,16 @@ from typing import Any
 
 from django.core.files.storage import default_storage
 from PIL import Image
+from pypdf import PdfReader, PdfWriter
+from pypdf.generic import ContentStream, RectangleObject
 
 from campaign.models import Campaign
 from dynasties.trees import cache
 from dynasties.trees.data import KINDS, Rows, Tree, TreeError, build_tree, data_version, load_rows, select_people
-from dynasties.trees.dot import ADMIN_URL, PAPERS, to_dot
+from dynasties.trees.dot import A4_MAX_PEOPLE, ADMIN_URL, ORIENTATIONS, PAPERS, paper_for, sheet, to_dot
 
 FORMATS = {"svg": "image/svg+xml", "png": "image/png", "pdf": "application/pdf", "dot": "text/vnd.graphviz"}
-LAYOUT_VERSION = "2"  # bump when the DOT builder changes what it draws (2: portraits)
+LAYOUT_VERSION = "3"  # bump when the DOT builder changes what it draws (2: portraits; 3: a PDF on its sheet)
 DOT_TIMEOUT = 120
 PORTRAITS_MAX_PEOPLE = 300
 """A tree of more people is drawn without portraits (bench/tree.py: the figures in docs/rulings.md)."""
@@ -60,6 +68,9 @@ GENERATIONS_MAX = 100  # generations: 0 .. GENERATIONS_MAX
 LIMIT_MIN, LIMIT_MAX, LIMIT_DEFAULT = 1, 100, 10  # heirs on a succession tree
 CROWN_MAX_LENGTH = 80
 PAPERS_ASKED = ("auto", *PAPERS)
+_PAPER_NAMES = {name.lower(): name for name in PAPERS_ASKED}  # a4, a3, letter, auto: any case
+SHEET_MARGIN = 36
+"""Points (half an inch) left blank around a tree on its PDF sheet: inside any printer's margins."""
 
 
 class RenderError(RuntimeError):
@@ -112,6 +123,7 @@ class TreeRequest:
     fmt: str = "svg"
     url: str | None = ADMIN_URL
     paper: str | None = "auto"  # PNG and PDF only; SVG is never scaled
+    orientation: str = "landscape"  # how the sheet lies (PNG and PDF)
 
     def checked(self) -> TreeRequest:
         """This request within the bounds (else :class:`TreeError` saying what to fix), with what
@@ -120,8 +132,14 @@ class TreeRequest:
             raise TreeError(f"Unknown tree kind {self.kind!r}; choose one of {', '.join(KINDS)}.")
         if self.fmt not in FORMATS:
             raise TreeError(f"Unknown format {self.fmt!r}; choose one of {', '.join(FORMATS)}.")
-        if self.paper is not None and self.paper not in PAPERS_ASKED:
-            raise TreeError(f"Unknown paper {self.paper!r}; choose one of {', '.join(PAPERS_ASKED)}.")
+        paper = self.paper if self.paper is None else _PAPER_NAMES.get(self.paper.lower())
+        if self.paper is not None and paper is None:
+            raise TreeError(
+                f"Unknown paper {self.paper!r}; choose A4, A3 or Letter (or auto: A4 up to {A4_MAX_PEOPLE} people, else A3)."
+            )
+        orientation = (self.orientation or "landscape").lower()
+        if orientation not in ORIENTATIONS:
+            raise TreeError(f"Unknown orientation {self.orientation!r}; choose landscape or portrait.")
         _bounded("focus", self.focus, 1, ID_MAX)
         _bounded("dynasty", self.dynasty, 1, ID_MAX)
         _bounded("generations", self.generations, 0, GENERATIONS_MAX)
@@ -135,7 +153,8 @@ class TreeRequest:
             generations=None if succession else self.generations,
             crown=self.crown if succession else None,
             limit=(self.limit or LIMIT_DEFAULT) if succession else LIMIT_DEFAULT,
-            paper=(self.paper or "auto") if self.fmt in ("png", "pdf") else "auto",
+            paper=(paper or "auto") if self.fmt in ("png", "pdf") else "auto",
+            orientation=orientation if self.fmt in ("png", "pdf") else "landscape",
         )
 
     def key(self) -> str:
@@ -155,8 +174,8 @@ class Rendered:
 def tree_dot(campaign: Any, request: TreeRequest, rows: Rows | None = None) -> str:
     """The DOT text of the asked tree (no rendering, so no portraits): the data, then the text."""
     request = request.checked()
-    paper = request.paper if request.fmt in ("png", "pdf") else None
-    return to_dot(_tree(campaign, request, rows), url=request.url, paper=paper)
+    paper = request.paper if request.fmt == "png" else None  # a PDF is fitted to its sheet afterwards
+    return to_dot(_tree(campaign, request, rows), url=request.url, paper=paper, orientation=request.orientation)
 
 
 def _tree(campaign: Any, request: TreeRequest, rows: Rows | None = None) -> Tree:
@@ -244,10 +263,50 @@ def draw(campaign: Any, request: TreeRequest) -> bytes:
     if request.fmt == "dot":
         return tree_dot(campaign, request).encode()
     tree = _tree(campaign, request)
-    paper = request.paper if request.fmt in ("png", "pdf") else None
+    paper = request.paper if request.fmt == "png" else None  # a PDF is fitted to its sheet below
     with portraits_on_disk(tree, request.fmt) as images:
-        content = render_dot(to_dot(tree, url=request.url, paper=paper, images=images), request.fmt)
-        return embedded(content, images) if request.fmt == "svg" and images else content
+        text = to_dot(tree, url=request.url, paper=paper, orientation=request.orientation, images=images)
+        content = render_dot(text, request.fmt)
+    if request.fmt == "svg" and images:
+        return embedded(content, images)
+    if request.fmt == "pdf":
+        size = paper_for(tree, request.paper) or "A4"
+        return on_sheet(content, sheet(size, request.orientation, points=True), title=tree.title)
+    return content
+
+
+def on_sheet(pdf: bytes, points: tuple[float, float], *, title: str = "") -> bytes:
+    """dot's PDF (one page, as large as the drawing) on one sheet of ``points`` (width, height):
+    scaled to fit within ``SHEET_MARGIN``, up or down, and centred. The drawing stays vector (fonts
+    and lines scale, nothing is rasterised): its page becomes the sheet, its content wrapped in one
+    transformation (``q <scale> 0 0 <scale> <x> <y> cm ... Q``), never parsed (a 1,000-person tree's
+    content is megabytes). Its links are dropped (they would point at this site's relative
+    addresses, meaningless on paper)."""
+    drawn = PdfReader(io.BytesIO(pdf)).pages[0]
+    if "/Annots" in drawn:  # a link a person: dropped before the page is copied (a 1,000-person tree's copy took 0.6 s)
+        del drawn["/Annots"]
+    writer = PdfWriter()
+    page = writer.add_page(drawn)
+    box = page.mediabox
+    width, height = float(box.width), float(box.height)
+    page_w, page_h = points
+    scale = min((page_w - 2 * SHEET_MARGIN) / width, (page_h - 2 * SHEET_MARGIN) / height)
+    x = (page_w - width * scale) / 2 - float(box.left) * scale
+    y = (page_h - height * scale) / 2 - float(box.bottom) * scale
+    drawing = page.get_contents()
+    wrapped = ContentStream(None, writer)
+    body = drawing.get_data() if drawing is not None else b""
+    wrapped.set_data(f"q {scale:.6f} 0 0 {scale:.6f} {x:.4f} {y:.4f} cm\n".encode() + body + b"\nQ\n")
+    page.replace_contents(wrapped)
+    for name in ("/CropBox", "/BleedBox", "/TrimBox", "/ArtBox"):
+        if name in page:
+            del page[name]
+    page.mediabox = RectangleObject([0, 0, page_w, page_h])
+    page.compress_content_streams()
+    writer.add_metadata({"/Title": title, "/Creator": "Regnal (Graphviz, pypdf)"})
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
 
 
 def cache_key(campaign: Any, request: TreeRequest) -> tuple[str, str]:

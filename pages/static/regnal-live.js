@@ -4,6 +4,11 @@
 // address again and puts the new <main> in place: the same view under the same policy draws it,
 // so nothing the viewer may not see is ever sent. A form being filled in is never swept away: a
 // banner offers to show the table instead. A field that only has the cursor keeps it.
+// A poll that cannot reach the server (offline, or the server down: a 5xx) twice in a row puts up
+// a sign that the page no longer follows the table; the first poll that gets through says it is
+// back and takes the sign down a few seconds later (issue 34). The signs sit in one box at the
+// bottom of the window; the height it takes is given to the page (--live-h) so that a dice grid's
+// sticky "Enter the dice" is never under it.
 (function () {
   "use strict";
 
@@ -13,6 +18,71 @@
   var stale = null; // the newest version, kept behind a form being filled in
   var sent = 0; // htmx requests this page has sent: a page fetched before one of them is out of date
   var lower = 0; // polls in a row that answered a version below the page's
+  var failed = 0; // polls in a row that did not reach the server
+  var LOST_AFTER = 2; // polls (1.4 s): one lost request is not yet a lost connection
+  var BACK_SHOWN = 4000; // ms the "back" sign stays
+  var backTimer = null;
+
+  // The box at the bottom of the window that holds the signs (the banner, the connection's).
+  function signs() {
+    var box = document.getElementById("live-signs");
+    if (!box) {
+      box = document.createElement("div");
+      box.id = "live-signs";
+      box.className = "live-signs";
+      document.body.appendChild(box);
+    }
+    return box;
+  }
+
+  // The page's room for the signs: the box's height, or none once it is empty (then removed).
+  function measure() {
+    var box = document.getElementById("live-signs");
+    if (box && !box.children.length) {
+      box.remove();
+      box = null;
+    }
+    var root = document.documentElement;
+    if (box) root.style.setProperty("--live-h", box.getBoundingClientRect().height + 16 + "px");
+    else root.style.removeProperty("--live-h");
+  }
+
+  function connection(text, state) {
+    var sign = document.getElementById("live-connection");
+    if (!sign) {
+      sign = document.createElement("div");
+      sign.id = "live-connection";
+      sign.setAttribute("role", "status");
+      signs().prepend(sign);
+    }
+    sign.className = "live-sign live-" + state;
+    sign.textContent = text;
+    measure();
+  }
+
+  function reached(ok) {
+    if (!ok) {
+      failed++;
+      if (failed >= LOST_AFTER) {
+        if (backTimer !== null) {
+          clearTimeout(backTimer);
+          backTimer = null;
+        }
+        connection("Connection lost: this page is not following the table. Trying again…", "lost");
+      }
+      return;
+    }
+    var was = failed >= LOST_AFTER;
+    failed = 0;
+    if (!was) return;
+    connection("Connection back: this page follows the table again.", "back");
+    backTimer = setTimeout(function () {
+      backTimer = null;
+      var sign = document.getElementById("live-connection");
+      if (sign && failed < LOST_AFTER) sign.remove();
+      measure();
+    }, BACK_SHOWN);
+  }
 
   function main() {
     return document.querySelector("main[data-live]");
@@ -75,7 +145,7 @@
     if (document.getElementById("live-banner")) return;
     var box = document.createElement("div");
     box.id = "live-banner";
-    box.className = "live-banner";
+    box.className = "live-banner live-sign";
     box.setAttribute("role", "status");
     var text = document.createElement("span");
     text.textContent = "The table has moved on.";
@@ -88,13 +158,15 @@
     box.appendChild(text);
     box.appendChild(document.createTextNode(" "));
     box.appendChild(show);
-    document.body.appendChild(box);
+    signs().appendChild(box);
+    measure();
   }
 
   function dropBanner() {
     var box = document.getElementById("live-banner");
     if (box) box.remove();
     stale = null;
+    measure();
   }
 
   // Ask the page's own address again and put its <main> in place of this one (unless a form is
@@ -153,9 +225,16 @@
     var base = root.dataset.live;
     var url = base + (base.indexOf("?") < 0 ? "?" : "&") + "v=" + encodeURIComponent(stale !== null ? stale : root.dataset.version);
     fetch(url, { credentials: "same-origin", cache: "no-store" })
-      .then(function (answer) {
-        return answer.status === 200 ? answer.json() : null;
-      })
+      .then(
+        function (answer) {
+          reached(answer.status < 500);
+          return answer.status === 200 ? answer.json() : null;
+        },
+        function () {
+          reached(false); // offline, or nobody answered
+          return null;
+        }
+      )
       .then(function (news) {
         var root = main();
         if (!news || !root || busy()) return null;
@@ -201,5 +280,6 @@
   });
 
   setInterval(poll, PERIOD);
+  window.addEventListener("resize", measure);
   document.addEventListener("visibilitychange", poll);
 })();

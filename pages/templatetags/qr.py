@@ -16,8 +16,9 @@ register = template.Library()
 MAX_LINK = 1000
 
 
-def qr_svg_markup(link: str, *, scale: int = 4, title: str = "") -> str:
-    """The SVG of ``link``'s QR code (error correction M, a quiet zone of 4 modules)."""
+def qr_svg_markup(link: str, *, scale: int = 4, title: str = "", fit: bool = False) -> str:
+    """The SVG of ``link``'s QR code (error correction M, a quiet zone of 4 modules). ``fit``: a
+    viewBox and no width or height, so that the page's CSS sizes it (the table screen's)."""
     code = segno.make(link[:MAX_LINK], error="m", micro=False)
     out = io.BytesIO()
     code.save(
@@ -27,6 +28,7 @@ def qr_svg_markup(link: str, *, scale: int = 4, title: str = "") -> str:
         border=4,
         xmldecl=False,
         svgns=True,
+        omitsize=fit,
         title=title or None,
         svgclass="qr",
         lineclass=None,
@@ -37,9 +39,9 @@ def qr_svg_markup(link: str, *, scale: int = 4, title: str = "") -> str:
 
 
 @register.simple_tag
-def qr_svg(link: str, scale: int = 4, title: str = "") -> SafeString:
+def qr_svg(link: str, scale: int = 4, title: str = "", fit: bool = False) -> SafeString:
     """``{% qr_svg url %}``: the link's QR code inline, with the link spelled out for a screen reader."""
     if not link:
         return mark_safe("")
-    svg = qr_svg_markup(str(link), scale=scale, title=title or f"QR code for {link}")
+    svg = qr_svg_markup(str(link), scale=scale, title=title or f"QR code for {link}", fit=fit)
     return format_html('<figure class="qr" role="img" aria-label="{}">{}</figure>', f"QR code: {link}", mark_safe(svg))  # noqa: S308 - segno's own SVG

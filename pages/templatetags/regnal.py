@@ -12,6 +12,9 @@ from campaign.dice import PURPOSE_LABELS
 from campaign.models import Campaign, Roll, RollSource
 from campaign.steps import STEP_LABELS
 from campaign.undo import new_action_key
+from dynasties.models import Character
+from dynasties.services.editing import characteristics_text
+from rules.characteristics import characteristics_of
 
 register = template.Library()
 
@@ -34,6 +37,23 @@ def purpose_label(purpose: str, detail: str = "") -> str:
     label = PURPOSE_LABELS.get(purpose, f"{purpose.replace('_', ' ')} roll")
     label = label[:1].upper() + label[1:]
     return f"{label} ({detail})" if detail else label
+
+
+@register.filter
+def outcome_text(roll: Roll, campaign: Campaign) -> str:
+    """A roll's outcome as the sheets write it: a characteristic named by its label ("strength +1"
+    -> "Strength +1", "adm 5" -> "ADM 5"); other outcomes as logged."""
+    outcome = roll.outcome or ""
+    key, _, rest = outcome.partition(" ")
+    labels = {c.key: c.label for sex in ("M", "F") for c in characteristics_of(campaign.rules, sex)}
+    return f"{labels[key]} {rest}" if key in labels and rest else outcome
+
+
+@register.filter
+def characteristics(character: Character, campaign: Campaign) -> str:
+    """A character's characteristics as the sheets write them: "Strength +1, Constitution +0,
+    Charisma -1" (Blood Royale's modifiers signed), "ADM 5, DIP 7, MIL 4"."""
+    return characteristics_text(campaign, character.sex, character.characteristics or {})
 
 
 @register.filter

@@ -48,8 +48,9 @@ def test_a_gm_who_made_his_campaign_on_the_site_keeps_it_at_the_desk(browser: Br
         dora = User.objects.get(username="dora")
         assert not dora.is_staff and not dora.is_superuser and not dora.user_permissions.exists()
 
-        # from the campaign's menu to its desk, with it chosen
-        page.locator("#campaign-menu").get_by_role("link", name="Admin").click()
+        # from the campaign's page to its desk, with it chosen: one Admin link (the header's), not two
+        expect(page.get_by_role("link", name="Admin", exact=True)).to_have_count(1)
+        page.get_by_role("navigation", name="Account").get_by_role("link", name="Admin").click()
         expect(page.locator("#desk-campaign")).to_contain_text("Campaign: Dora's Table")
         expect(page.get_by_text("Site plumbing")).to_have_count(0)
         expect(page.get_by_text("Rival Secrets")).to_have_count(0)

@@ -15,8 +15,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from campaign.files import write_atomically
 from campaign.models import Campaign
 from dynasties.trees.data import KINDS, TreeError
-from dynasties.trees.dot import ADMIN_URL
-from dynasties.trees.render import FORMATS, RenderError, TreeRequest, render_tree
+from dynasties.trees.dot import ADMIN_URL, ORIENTATIONS
+from dynasties.trees.render import FORMATS, PAPERS_ASKED, RenderError, TreeRequest, render_tree
 
 
 class Command(BaseCommand):
@@ -31,7 +31,8 @@ class Command(BaseCommand):
         parser.add_argument("--crown", help="The crown (kind succession).")
         parser.add_argument("--limit", type=int, default=10, help="Heirs shown (kind succession).")
         parser.add_argument("--format", default="svg", choices=sorted(FORMATS))
-        parser.add_argument("--paper", default="auto", choices=["auto", "A4", "A3"], help="PNG/PDF sheet size.")
+        parser.add_argument("--paper", default="auto", choices=PAPERS_ASKED, help="PNG/PDF sheet size.")
+        parser.add_argument("--orientation", default="landscape", choices=ORIENTATIONS, help="PNG/PDF: how the sheet lies.")
         parser.add_argument("--url", default=ADMIN_URL, help="Link pattern of a person, with {id}; '' for none.")
         parser.add_argument("--no-cache", action="store_true")
         parser.add_argument("--output", "-o", help="File to write; default standard output.")
@@ -50,6 +51,7 @@ class Command(BaseCommand):
             fmt=opts["format"],
             url=opts["url"] or None,
             paper=opts["paper"],
+            orientation=opts["orientation"],
         )
         try:
             result = render_tree(campaign, request, use_cache=not opts["no_cache"])

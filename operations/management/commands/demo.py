@@ -1,12 +1,27 @@
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from operations.services import DEMO_RULESETS, DemoResult, demo_create
 from rules.blood_royale import NAME as BLOOD_ROYALE
 from rules.errors import RuleError
+
+
+def keep_logins(result: DemoResult, text: str, path: Path) -> str:
+    """Writes the logins to ``path`` (its owner's eyes only) when their passwords were just set, so
+    they stay readable once the server's log scrolls on; says where they are either way."""
+    if not any(x.password for x in result.logins):
+        return f"\nThe passwords set before are in {path}." if path.exists() else ""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(text + "\n")
+    return f"\nThese logins are written to {path} as well."
 
 
 class Command(BaseCommand):
@@ -22,6 +37,11 @@ class Command(BaseCommand):
             help=", ".join(f"{name} (slug {slug!r})" for name, (slug, _, _) in DEMO_RULESETS.items()) + ".",
         )
         parser.add_argument(
+            "--logins-file",
+            default=str(settings.REGNAL_LOGINS_FILE or ""),
+            help="Where the logins are written when their passwords are set (default var/logins.txt; '': nowhere).",
+        )
+        parser.add_argument(
             "--reset-passwords",
             action="store_true",
             help="If the demo campaign exists, set new passwords for its logins and print them.",
@@ -32,7 +52,10 @@ class Command(BaseCommand):
             result = demo_create(reset_passwords=opts["reset_passwords"], ruleset=opts["ruleset"])
         except RuleError as exc:
             raise CommandError(exc.message) from exc
-        self.stdout.write(self.render(result, reset=opts["reset_passwords"]))
+        text = self.render(result, reset=opts["reset_passwords"])
+        self.stdout.write(text)
+        if opts["logins_file"]:
+            self.stdout.write(keep_logins(result, text, Path(opts["logins_file"])))
 
     @staticmethod
     def render(result: DemoResult, *, reset: bool) -> str:
