@@ -577,7 +577,22 @@ def _revival_dependents(campaign: Campaign, character: Character) -> list[str]:
                 "holder_id", flat=True
             )
         )
+    # a regent who died is replaced at Finish Survival ("X becomes regent for Y", no crown named):
+    # the reigns carry no trail of their regents, so any such new regent of his house refuses it
+    replaced = ChronicleEntry.objects.filter(campaign=campaign, year=year, step=Step.SURVIVAL, kind="regency").exclude(
+        data__has_key="crown"
+    )
+    regents = {line.data.get("character"): line.text for line in replaced if isinstance(line.data, dict)}
+    house_reigns = Reign.objects.filter(
+        campaign=campaign, regent_id__in=[pk for pk in regents if pk], holder__controlled_by_id=character.controlled_by_id
+    )
     problems = [
+        f"if he was the regent, '{regents[r.regent_id].rstrip('.')}' at Finish Survival follows from his death; "
+        "undo back to Survival instead"
+        for r in house_reigns
+        if character.controlled_by_id is not None
+    ]
+    problems += [
         f"his title {h.title.name} passed on at Finish Survival; undo back to Survival instead"
         for h in TitleHolding.objects.filter(title__campaign=campaign, holder=character, end_year=year).select_related("title")
     ]
