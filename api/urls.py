@@ -8,7 +8,7 @@
                                                reigns, titles, crowns, crown-events, monarchs, contracts,
                                                claims, obligations, ledger, balances,
                                                rolls, chronicle
-/api/v1/campaigns/{slug}/rolls/{id}/correct/   POST (GM): a die of the current step corrected
+/api/v1/campaigns/{slug}/rolls/{id}/correct/   POST (GM): a die of the current turn corrected
 /api/v1/campaigns/{slug}/memberships/{id}/password-reset/  POST (GM): a member's one-time password-reset link
 /api/v1/campaigns/{slug}/search/?q=            people, houses, crowns, contracts, lines, notes by name
 /api/v1/campaigns/{slug}/notes/ [{id}/]        the notes you may read; POST writes one (api/views/notes.py)

@@ -53,7 +53,7 @@ from dynasties.services.births import CoupleTurn
 from dynasties.services.common import World
 from dynasties.services.marriages import marriage_checker
 from dynasties.services.setup import default_dynasties
-from operations import simulation_end, simulation_options, simulation_provinces
+from operations import simulation_corrections, simulation_end, simulation_options, simulation_provinces
 from operations.simulation_diplomacy import DIPLOMACY_PARTS, diplomacy_played, play_diplomacy
 from rules import blood_royale as br
 from rules import bloodline as bl
@@ -1042,6 +1042,8 @@ def play_turn(campaign: Campaign, source: DiceSource, *, law: bool = False, hous
             services.survival_finish(campaign=campaign, source=source, by=by)
         campaign.refresh_from_db()
     if campaign.step == Step.MARRIAGES:
+        if law:  # a die misread at Survival, noticed now (issue 34)
+            simulation_corrections.play_late_correction(campaign, by=by)
         if law and campaign.rules.minor_houses:
             play_minor_houses(campaign, source, by=by)
             play_minor_offers(campaign, source, by=by)
@@ -1163,6 +1165,7 @@ _PRISONERS = (
 LAW: dict[str, tuple[LawPart, ...]] = {
     br.NAME: (
         *_SEQUENCE,
+        LawPart("survival dice corrected after Survival closed", count=simulation_corrections.late_corrections),
         LawPart("regencies", kinds=("regency",)),
         LawPart("disputed successions (rule C)", rolls=("charisma_loss",), kinds=("exile",)),
         LawPart("pass-overs", kinds=("pass_over",)),

@@ -1,10 +1,15 @@
-"""Correcting a die from the roll log (issue 19): the GM types the faces the dice really showed;
-the service writes the correction, derives again what the roll decided (or refuses, naming what
-depends on it) and the roll log keeps both entries. Who may correct is the policy's: the page
-asks it only to show the form (``may_correct_rolls``); the service refuses anyone else (403)."""
+"""Correcting a die (issues 19, 34): from the roll log, a step's grid or the turn page, the GM types
+the faces the dice really showed, for any roll of the current turn; the service writes the
+correction, derives again forward what the roll decided (or refuses, naming what depends on it)
+and the roll log keeps both entries. The form is a dice grid (``regnal-grid.js``: a digit that
+completes a die moves on, a refused die comes back selected so one digit replaces it) and the page
+goes back where it came from (``next``, this site's own pages only; the turn page by default).
+Who may correct is the policy's: the page asks it only to show the form (``may_correct_rolls``);
+the service refuses anyone else (403)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django import forms
@@ -13,9 +18,10 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import URLPattern, path, reverse
-from django.utils.http import urlencode
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.views.decorators.http import require_http_methods
 
+from campaign.dice import PURPOSE_LABELS
 from campaign.models import Roll
 from campaign.permissions import may_correct_rolls
 from dynasties.services.corrections import correct_roll, dice_text, refusal
@@ -27,9 +33,14 @@ from rules.dice import DiceSpec
 class CorrectForm(DiceForm):
     """The faces the dice really showed, or (more than one die) their total."""
 
-    def __init__(self, *args: Any, spec: DiceSpec, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, spec: DiceSpec, who: str = "", shown: Sequence[int] = (), **kwargs: Any) -> None:
         super().__init__(*args, spec=spec, typed=False, **kwargs)
         self.fields["d1"].widget.attrs["autofocus"] = True  # the GM types at once
+        for i in range(1, spec.count + 1):  # "Anna Welf, survival roll, die 1", the logged face as a hint
+            field = self.fields[f"d{i}"]
+            field.label = f"{who}, die {i}" if who else f"Die {i}"
+            if len(shown) >= i:
+                field.widget.attrs["placeholder"] = str(shown[i - 1])
         if spec.count > 1:
             low, high = spec.count, spec.count * spec.sides
             self.fields["total"] = forms.IntegerField(
@@ -59,8 +70,23 @@ class CorrectForm(DiceForm):
 
 
 def _log(roll: Roll) -> str:
-    """The roll log at the roll's step, where the message is read and the correction seen."""
+    """The roll log at the roll's step, where the correction is seen."""
     return reverse("pages:rolls", args=[roll.campaign.slug]) + "?" + urlencode({"year": roll.year, "step": roll.step})
+
+
+def back_to(request: HttpRequest, slug: str) -> str:
+    """Where the page goes back to: ``next``, else the page the link was on (the referrer), if it is a
+    page of this site; else the turn page."""
+    wanted = request.POST.get("next") or request.GET.get("next") or request.META.get("HTTP_REFERER") or ""
+    if wanted and url_has_allowed_host_and_scheme(wanted, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+        return wanted
+    return reverse("pages:turn", args=[slug])
+
+
+def _who(roll: Roll) -> str:
+    names = " and ".join(s.character.display_name for s in roll.subjects.all())
+    label = PURPOSE_LABELS.get(roll.purpose, roll.purpose)
+    return f"{names}, {label}" if names else label[:1].upper() + label[1:]
 
 
 @require_http_methods(["GET", "POST"])
@@ -72,11 +98,18 @@ def correct(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         campaign=campaign,
         pk=pk,
     )
-    form = CorrectForm(request.POST or None, spec=DiceSpec.parse(roll.dice), prefix="new")
+    back = back_to(request, slug)
+    form = CorrectForm(
+        request.POST or None,
+        spec=DiceSpec.parse(roll.dice),
+        who=_who(roll),
+        shown=roll.faces if roll.source != "total" else (),
+        prefix="new",
+    )
     failure = ""
     if request.method == "POST":
         if already_done(request, campaign):
-            return redirect(_log(roll))
+            return redirect(back)
         if form.is_valid():
             faces, total = form.faces(), form.cleaned_data.get("total")
             try:
@@ -91,7 +124,7 @@ def correct(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             else:
                 if done is not None:
                     messages.success(request, done.message)
-                return redirect(_log(roll))
+                return redirect(back)
     refused = refusal(campaign, roll)
     return render(
         request,
@@ -108,6 +141,7 @@ def correct(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             newest=max(roll.corrections.all(), key=lambda r: r.pk, default=None),
             may_correct=may_correct_rolls(role),
             log=_log(roll),
+            back=back,
         ),
         status=400 if failure or form.errors else 200,
     )

@@ -35,6 +35,7 @@ from campaign.undo import AlreadyDone, describe, redo, redo_plan, undo_plan, und
 from dynasties.models import BirthAttempt, Dynasty, Marriage
 from dynasties.selectors import label as label_names
 from dynasties.services.births import births_attempt, births_finish, births_roll_all, births_sex
+from dynasties.services.corrections import turn_rolls
 from dynasties.services.monarchs_view import monarchs_board
 from dynasties.services.naming import NAME_MAX, character_rename
 from dynasties.services.sequence_view import (
@@ -348,6 +349,7 @@ def turn(request: HttpRequest, slug: str) -> HttpResponse:
             steps=steps,
             waits=STEP_WAITS.get(campaign.step, ""),
             summary=_summary(campaign),
+            corrections=turn_rolls(campaign) if may_correct_rolls(role) else [],
             plans=plans,
             redo=kept,
             at_table=at_table,

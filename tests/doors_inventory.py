@@ -48,6 +48,7 @@ NO_DOOR_MODULES: dict[str, str] = {
     "operations.simulation_options": "the automatic player's optional rules D and H, through the services themselves",
     "operations.simulation_diplomacy": "the automatic player's diplomacy (issue 33), played through the services themselves",
     "operations.simulation_provinces": "the automatic player's province register, kept through the services themselves",
+    "operations.simulation_corrections": "the automatic player's late corrections (issue 34), through the correction service",
 }
 """Modules whose services are not the table's to call, with the reason."""
 

@@ -7,7 +7,7 @@ import json
 import pytest
 from django.urls import reverse
 
-from campaign.models import ChronicleEntry, Roll, RollSource
+from campaign.models import Campaign, ChronicleEntry, Roll, RollSource, RollSubject
 from campaign.permissions import Forbidden
 from campaign.steps import load_tables
 from campaign.undo import new_action_key, redo, step_action, undo_step
@@ -16,8 +16,9 @@ from dynasties.models import BirthAttempt, Character, Marriage, Reign, Status
 from dynasties.services import births_attempt, births_finish, births_sex, campaign_create, survival_roll
 from dynasties.services.common import World
 from dynasties.services.corrections import WITHDRAWN, correct_roll
+from dynasties.services.marriages import marriage_arrange
 from dynasties.services.succession_choices import pass_over_choices, pass_over_choose
-from dynasties.services.survival import survival_due
+from dynasties.services.survival import survival_close, survival_due
 from operations.exchange import campaign_export, campaign_import
 from rules import bloodline as bl
 from rules.dice import RandomSource
@@ -222,6 +223,157 @@ def test_a_survival_corrected_to_a_death_records_it(campaign, gm):
     assert done.roll.outcome == "died" and f"{dead.display_name} dies now" in done.message
 
 
+# --- after the step closed (issue 34) -------------------------------------------------------------
+
+
+def _act(campaign, gm, label, action):
+    return step_action(campaign=campaign, key=new_action_key(), label=label, by=gm, action=action)
+
+
+def _to_marriages(campaign, gm, faces):
+    """Births closed, everyone due rolls (6 + 6 unless ``faces`` says otherwise), Survival finished
+    with nobody passed over: the turn is at Marriages. Each as a step action, as the doors run it."""
+    due = _survival(campaign, gm)
+    typed = {pk: faces.get(pk, [6, 6]) for pk in due}
+    _act(campaign, gm, "Survival", lambda c: survival_roll(campaign=c, characters=list(typed), faces=typed, by=gm))
+    _act(campaign, gm, "Finish Survival", lambda c: survival_close(campaign=c, pass_over={}, by=gm))
+    campaign.refresh_from_db()
+    assert campaign.step == "marriages"
+    return due
+
+
+def _reign(campaign, crown):
+    return Reign.objects.select_related("holder").get(campaign=campaign, crown=crown, end_year__isnull=True)
+
+
+def test_a_kings_death_corrected_after_marriages_began_takes_back_the_succession(campaign, gm):
+    """'A die found wrong after its step closed ... its consequences re-derived forward (a death
+    reversed with the succession it caused)' (issue 34)."""
+    king = couple(campaign).husband  # the King of England
+    queen = couple(campaign).wife
+    before = _reign(campaign, "England")
+    _to_marriages(campaign, gm, {king.pk: [1, 1]})
+    heir = _reign(campaign, "England").holder
+    assert heir.pk != king.pk and Character.objects.get(pk=king.pk).status == Status.DEAD
+    line = ChronicleEntry.objects.get(campaign=campaign, kind="succession", data__late=king.pk)
+    wrong = Roll.objects.get(subjects__character=king, purpose="survival")
+    done = _act(campaign, gm, "Correct roll", lambda c: correct_roll(campaign=c, roll=wrong, faces=[6, 6], by=gm))
+    king.refresh_from_db()
+    assert king.status == Status.ALIVE and king.death_year is None
+    assert _reign(campaign, "England").pk == before.pk  # his reign goes on, the heir's is gone
+    assert not Reign.objects.filter(campaign=campaign, crown="England", holder=heir).exists()
+    assert not ChronicleEntry.objects.filter(pk=line.pk).exists()
+    assert not ChronicleEntry.objects.filter(campaign=campaign, kind="death", data__character=king.pk).exists()
+    assert Marriage.objects.get(husband=king, wife=queen).ended_year is None
+    assert done.roll.step == "survival" and done.roll.outcome == "survived"
+    assert f"{heir.display_name} no longer reigns over England" in done.message
+    assert f"{king.display_name} reigns over England again" in done.message
+    assert Campaign.objects.get(pk=campaign.pk).step == "marriages"  # the turn stays where it is
+    undo_step(campaign=campaign, key=new_action_key(), by=gm)  # the correction is undone with Marriages
+    assert Character.objects.get(pk=king.pk).status == Status.DEAD and _reign(campaign, "England").holder_id == heir.pk
+
+
+def test_a_reversal_is_refused_naming_the_match_made_since(campaign, gm):
+    king = couple(campaign).husband
+    _to_marriages(campaign, gm, {king.pk: [1, 1]})
+    heir = _reign(campaign, "England").holder
+    bride = (
+        Character.objects.filter(campaign=campaign, sex="F", status=Status.ALIVE, marriages_as_wife__isnull=True)
+        .exclude(controlled_by=heir.controlled_by)
+        .order_by("birth_year")
+        .last()
+    )
+    _act(campaign, gm, "Arrange", lambda c: marriage_arrange(campaign=c, husband=heir, wife=bride, by=gm))
+    wrong = Roll.objects.get(subjects__character=king, purpose="survival")
+    with pytest.raises(RuleError) as why:
+        _act(campaign, gm, "Correct roll", lambda c: correct_roll(campaign=c, roll=wrong, faces=[6, 6], by=gm))
+    assert why.value.code == "depends" and why.value.status == 409
+    assert why.value.message == (
+        f"{king.display_name}'s death cannot be reversed: {heir.display_name} was betrothed to {bride.display_name} "
+        f"at Marriages (turn {campaign.turn_number}); undo that first."
+    )
+    assert Character.objects.get(pk=king.pk).status == Status.DEAD and _reign(campaign, "England").holder_id == heir.pk
+    assert not Roll.objects.filter(corrects=wrong).exists()
+
+
+def test_a_reversal_is_refused_when_the_succession_did_more_than_crown_the_heir(campaign, gm):
+    """What Finish Survival wrote about the crown besides the accession (here a line as a pass-over
+    writes it) cannot be guessed back: refused, quoting it."""
+    king = couple(campaign).husband
+    _to_marriages(campaign, gm, {king.pk: [1, 1]})
+    ChronicleEntry.objects.create(
+        campaign=campaign,
+        year=campaign.current_year,
+        step="survival",
+        kind="pass_over",
+        text="X is passed over.",
+        data={"crown": "England"},
+    )
+    wrong = Roll.objects.get(subjects__character=king, purpose="survival")
+    with pytest.raises(RuleError) as why:
+        _act(campaign, gm, "Correct roll", lambda c: correct_roll(campaign=c, roll=wrong, faces=[6, 6], by=gm))
+    assert why.value.message == (
+        f"{king.display_name}'s death cannot be reversed: the succession also wrote 'X is passed over' at Finish Survival; "
+        "undo back to Survival instead."
+    )
+    assert Character.objects.get(pk=king.pk).status == Status.DEAD
+
+
+def test_a_death_caused_after_survival_closed_crowns_the_heir_as_finish_survival_would(campaign, gm):
+    king = couple(campaign).husband
+    _to_marriages(campaign, gm, {})
+    assert _reign(campaign, "England").holder_id == king.pk
+    wrong = Roll.objects.get(subjects__character=king, purpose="survival")
+    done = _act(campaign, gm, "Correct roll", lambda c: correct_roll(campaign=c, roll=wrong, faces=[1, 1], by=gm))
+    assert Character.objects.get(pk=king.pk).status == Status.DEAD
+    heir = _reign(campaign, "England").holder
+    assert heir.pk != king.pk
+    assert Reign.objects.get(campaign=campaign, holder=king, crown="England").end_year == campaign.current_year
+    line = ChronicleEntry.objects.get(campaign=campaign, kind="succession", data__late=king.pk)
+    assert line.step == "survival" and line.text.rstrip(".") in done.message
+    assert ChronicleEntry.objects.get(campaign=campaign, kind="death", data__character=king.pk).step == "survival"
+    again = _act(campaign, gm, "Correct roll", lambda c: correct_roll(campaign=c, roll=done.roll, faces=[6, 6], by=gm))
+    assert "no longer reigns over England" in again.message and _reign(campaign, "England").holder_id == king.pk
+
+
+def test_a_death_caused_after_survival_closed_is_refused_naming_a_later_roll_made_for_him(campaign, gm):
+    """'or refused with a message naming exactly what depends on it' (issue 34): a roll made for him
+    at a later step of the turn."""
+    king = couple(campaign).husband
+    _to_marriages(campaign, gm, {})
+    later = Roll.objects.create(
+        campaign=campaign,
+        year=campaign.current_year,
+        step="marriages",
+        purpose="ransom",
+        dice="1d6",
+        faces=[3],
+        source=RollSource.SERVER,
+        outcome="x",
+    )
+    RollSubject.objects.create(roll=later, character=king, position=0)
+    wrong = Roll.objects.get(subjects__character=king, purpose="survival")
+    with pytest.raises(RuleError) as why:
+        _act(campaign, gm, "Correct roll", lambda c: correct_roll(campaign=c, roll=wrong, faces=[1, 1], by=gm))
+    assert why.value.message == (
+        f"{king.display_name}'s death cannot be recorded now: the ransom roll for {king.display_name} "
+        f"at Marriages (turn {campaign.turn_number}) (roll #{later.pk}); undo that first."
+    )
+    assert Character.objects.get(pk=king.pk).status == Status.ALIVE and _reign(campaign, "England").holder_id == king.pk
+
+
+def test_a_birth_roll_corrected_after_births_closed(campaign, gm):
+    match = couple(campaign)
+    attempt = births_attempt(campaign=campaign, marriage=match, faces=[6, 6], by=gm)
+    child = births_sex(campaign=campaign, attempt=attempt, faces=[2], characteristic_faces=[[3, 3, 3]] * 3, by=gm)
+    failed = births_attempt(campaign=campaign, marriage=couple(campaign, "France"), faces=[1, 2], by=gm)
+    births_finish(campaign=campaign, by=gm)
+    with pytest.raises(RuleError, match=r"would now give a child, whose sex and characteristics are rolled on Births"):
+        correct_roll(campaign=campaign, roll=failed.roll, faces=[6, 6], by=gm)
+    done = correct_roll(campaign=campaign, roll=attempt.roll, faces=[1, 1], by=gm)  # removed, with its later rolls
+    assert not Character.objects.filter(pk=child.pk).exists() and "is removed" in done.message
+
+
 # --- refusals --------------------------------------------------------------------------------------
 
 
@@ -232,12 +384,13 @@ def test_only_the_gm_corrects(campaign, gm, alice):
     assert not Roll.objects.filter(corrects=attempt.roll).exists()
 
 
-def test_a_roll_of_an_earlier_step_is_refused(campaign, gm):
+def test_a_roll_of_an_earlier_turn_is_refused(campaign, gm):
     attempt = births_attempt(campaign=campaign, marriage=couple(campaign), faces=[2, 3], by=gm)
-    births_finish(campaign=campaign, by=gm)
-    with pytest.raises(RuleError, match="only a roll of the current step can be corrected; undo back to it instead") as why:
+    Roll.objects.filter(pk=attempt.roll_id).update(year=campaign.current_year - 5)  # as if made five years ago
+    with pytest.raises(RuleError, match="only a roll of this turn can be corrected; undo back to it instead") as why:
         correct_roll(campaign=campaign, roll=attempt.roll, faces=[6, 6], by=gm)
-    assert why.value.code == "not_current_step"
+    assert why.value.code == "not_current_turn" and why.value.status == 409
+    assert not Roll.objects.filter(corrects=attempt.roll).exists()
 
 
 def test_other_kinds_of_roll_are_refused_by_name(campaign, gm):
@@ -320,10 +473,17 @@ def test_the_gm_corrects_a_die_from_the_roll_log(client, campaign, gm):
     client.force_login(gm)
     log = reverse("pages:rolls", args=[campaign.slug])
     assert f'href="{_page(campaign, attempt.roll)}">Correct</a>' in client.get(log).content.decode()
-    form = client.get(_page(campaign, attempt.roll)).content.decode()
+    came_from = log + "?year=1300&step=births"
+    form = client.get(_page(campaign, attempt.roll), HTTP_REFERER="http://testserver" + came_from).content.decode()
     assert "Correct the die" in form and 'name="new-d1"' in form and 'name="new-d2"' in form
-    response = client.post(_page(campaign, attempt.roll), {"action_key": new_action_key(), "new-d1": 6, "new-d2": 6})
-    assert response.status_code == 302 and response["Location"].startswith(log + "?year=1300&step=births")
+    assert 'class="card grid"' in form and "regnal-grid.js" in form  # the grid's fields: auto-advance, a digit replaces
+    assert f'name="next" value="http://testserver{came_from.replace("&", "&amp;")}"' in form  # it goes back where it came from
+    assert f"{match.husband.display_name} and {match.wife.display_name}, birth roll, die 1" in form
+    response = client.post(
+        _page(campaign, attempt.roll),
+        {"action_key": new_action_key(), "new-d1": 6, "new-d2": 6, "next": "http://testserver" + came_from},
+    )
+    assert response.status_code == 302 and response["Location"] == "http://testserver" + came_from
     shown = client.get(response["Location"])
     assert [str(m) for m in shown.context["messages"]] == [
         f"Attempt 1 of {match.husband.display_name} and {match.wife.display_name}: 2 + 3 = 5 -> 6 + 6 = 12: "
@@ -349,9 +509,9 @@ def test_the_page_says_why_a_correction_is_refused(client, campaign, gm):
     assert response.status_code == 400 and "was made after this one and depends on it" in response.content.decode()
     response = client.post(_page(campaign, first.roll), {"action_key": new_action_key(), "new-d1": 9, "new-d2": 6})
     assert response.status_code == 400 and "A d6 shows 1 to 6." in response.content.decode()
-    births_finish(campaign=campaign, by=gm)
+    Roll.objects.filter(pk=first.roll_id).update(year=campaign.current_year - 5)
     html = client.get(_page(campaign, first.roll)).content.decode()
-    assert "only a roll of the current step can be corrected; undo back to it instead" in html and "Correct the die" not in html
+    assert "only a roll of this turn can be corrected; undo back to it instead" in html and "Correct the die" not in html
 
 
 def test_a_player_sees_no_correct_link_and_may_not_correct(client, campaign, gm, alice):
@@ -452,10 +612,22 @@ def test_the_export_keeps_which_roll_a_correction_corrects(campaign, gm):
     assert again.faces == done.roll.faces and again.corrects.faces == [2, 3] and again.corrects.campaign == copy
 
 
-def test_the_grids_link_each_roll_of_the_open_step_to_its_correction_for_the_gm(client, campaign, gm, alice):
+def test_next_goes_back_to_this_sites_pages_only_and_the_turn_page_by_default(client, campaign, gm):
+    attempt = births_attempt(campaign=campaign, marriage=couple(campaign), faces=[2, 3], by=gm)
+    client.force_login(gm)
+    turn = reverse("pages:turn", args=[campaign.slug])
+    html = client.get(_page(campaign, attempt.roll) + "?next=//evil.example/x").content.decode()
+    assert f'name="next" value="{turn}"' in html
+    away = client.post(
+        _page(campaign, attempt.roll), {"action_key": new_action_key(), "new-total": 12, "next": "https://evil.example/"}
+    )
+    assert away.status_code == 302 and away["Location"] == turn
+
+
+def test_the_grids_link_each_roll_of_the_turn_to_its_correction_for_the_gm(client, campaign, gm, alice):
     made = births_attempt(campaign=campaign, marriage=couple(campaign), faces=[1, 2], by=gm)
-    link = reverse("pages:roll_correct", args=[campaign.slug, made.roll_id])
     births = reverse("pages:births", args=[campaign.slug])
+    link = reverse("pages:roll_correct", args=[campaign.slug, made.roll_id]) + "?next=" + births
     client.force_login(gm)
     assert f'href="{link}"' in client.get(births).content.decode()
     client.force_login(alice)  # England's player: not his to correct
@@ -466,6 +638,13 @@ def test_the_grids_link_each_roll_of_the_open_step_to_its_correction_for_the_gm(
     )
     roll = Roll.objects.get(campaign=campaign, purpose="survival", characters=result.character)
     client.force_login(gm)
-    survival = client.get(reverse("pages:survival", args=[campaign.slug])).content.decode()
-    assert f'href="{reverse("pages:roll_correct", args=[campaign.slug, roll.pk])}"' in survival
-    assert f'href="{link}"' not in client.get(births).content.decode()  # Births is closed: its rolls are done
+    here = reverse("pages:survival", args=[campaign.slug])
+    survival = client.get(here).content.decode()
+    assert f'href="{reverse("pages:roll_correct", args=[campaign.slug, roll.pk])}?next={here}"' in survival
+    assert f'href="{link}"' in client.get(births).content.decode()  # Births is closed: its rolls may still be corrected
+    turn = reverse("pages:turn", args=[campaign.slug])
+    listed = client.get(turn).content.decode()  # the turn page lists every roll of the turn the GM may correct
+    for r in (made.roll, roll):
+        assert f'href="{reverse("pages:roll_correct", args=[campaign.slug, r.pk])}?next={turn}"' in listed
+    client.force_login(alice)
+    assert "Correct a die of this turn" not in client.get(turn).content.decode()

@@ -1,4 +1,4 @@
-"""The GM's correction of a die of the current step (issue 19): a new roll that corrects the wrong
+"""The GM's correction of a die of the current turn (issues 19, 34): a new roll that corrects the wrong
 one, and what the roll decided derived again (``dynasties.services.corrections``)."""
 
 from __future__ import annotations
@@ -60,8 +60,9 @@ class CorrectView(ActionView):
         request=CorrectIn,
         responses=CorrectMadeSerializer,
         parameters=[IDEMPOTENCY_KEY],
-        summary="The GM corrects the faces of a roll of the current step (birth, sex, characteristic or survival) and "
-        "its consequences are derived again; 409 when something depends on it or the roll is of an earlier step",
+        summary="The GM corrects the faces of a roll of the current turn (birth, sex, characteristic or survival), whatever "
+        "step the turn is at, and "
+        "its consequences are derived again forward; 409 naming what depends on it, or when the roll is of an earlier turn",
     )
     def post(self, request: Request, slug: str, roll: int) -> Response:
         data = CorrectIn(data=request.data)

@@ -1,5 +1,6 @@
-"""Correcting a die (issue 19): the GM changes the faces of a roll of the current step and what
-the roll decided is derived again, or the correction is refused naming what depends on it.
+"""Correcting a die (issues 19, 34): the GM changes the faces of a roll of the current turn, at
+whatever step the turn is now, and what the roll decided is derived again forward, or the
+correction is refused naming exactly what depends on it.
 
 The wrong roll stays in the log; the correction is a new roll (typed in, by the GM) that
 ``corrects`` it, with the same purpose, subjects, modifier and target. What can be corrected:
@@ -10,9 +11,14 @@ The wrong roll stays in the log; the correction is a new roll (typed in, by the 
   Blood Royale, the name of its first characteristic (Strength for a son, Guile for a daughter);
 - a newborn's characteristic roll: the characteristic;
 - a survival roll: the death recorded or reversed (refused when a contract or a child's year of
-  birth followed from it), BloodLine's ill or good health derived again.
+  birth followed from it), BloodLine's ill or good health derived again. After Survival closed,
+  a death reversed takes back the succession it caused at Finish Survival (the heir's reign, its
+  chronicle line; refused when that succession did more: a roll, a regent, a payment, a title);
+  a death newly caused is succeeded at once as Finish Survival would (``survival.crown_the_heirs``).
 
-Anything else is refused: undo the step instead. One transaction; through the doors it runs
+After the roll's step closed, anything done at a later step of the turn that stands on the
+characters concerned (a match made or wedded, a roll made for them) refuses the correction, named.
+A roll of an earlier turn, and any other roll, is refused: undo back to it instead. One transaction; through the doors it runs
 inside ``step_action``, so undoing the step takes a correction back with the rest.
 docs/rulings.md, "Correcting a die"."""
 
@@ -20,6 +26,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import reduce
+from operator import or_
 
 from django.db import transaction
 from django.db.models import ProtectedError, Q, QuerySet, RestrictedError
@@ -27,14 +35,27 @@ from django.db.models.deletion import Collector
 
 from campaign import audit
 from campaign.dice import PURPOSE_LABELS, DiceBox
-from campaign.models import Campaign, ChronicleEntry, Roll, RollSource, RollSubject, Step
+from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, Roll, RollSource, RollSubject, Step
 from campaign.permissions import Actor, require
 from campaign.steps import STEP_LABELS, Chronicle, Seen, load_tables, lock_campaign
-from dynasties.models import BirthAttempt, Character, Crown, Marriage, Reign, Status
+from dynasties.models import (
+    BirthAttempt,
+    Character,
+    ControlChange,
+    Crown,
+    Marriage,
+    Modifier,
+    Origin,
+    Reign,
+    Status,
+    TitleHolding,
+)
 from dynasties.services import bloodline_sequence as bls
 from dynasties.services.births import _announce_birth
+from dynasties.services.common import World
 from dynasties.services.deaths import character_die
 from dynasties.services.succession_choices import CHOICE_KEY
+from dynasties.services.survival import crown_the_heirs
 from rules import blood_royale as br
 from rules import bloodline as bl
 from rules.dice import DiceSpec, TypedTotal
@@ -46,6 +67,7 @@ CORRECTABLE = {"birth": Step.BIRTHS, "sex": Step.BIRTHS, "characteristic": Step.
 """The purposes a correction re-derives, each with the step its rolls are made at."""
 
 WITHDRAWN = "withdrawn birth: "
+WITHDRAWN_REGENT = "withdrawn regent: "
 """Put before the outcome of a sex or characteristic roll whose birth a correction took away."""
 
 DEATH_CAUSE = "failed survival roll"
@@ -96,6 +118,67 @@ def _label(roll: Roll) -> str:
     return f"{label} ({roll.detail})" if roll.detail else label
 
 
+def _index(step: str) -> int:
+    return STEP_ORDER.index(Step(step)) if step in Step.values else len(STEP_ORDER)
+
+
+def closed(campaign: Campaign, roll: Roll) -> bool:
+    """Whether the roll's step has closed: the turn is at a later step now."""
+    return _index(campaign.step) > _index(roll.step)
+
+
+def _at(campaign: Campaign, step: str) -> str:
+    return f"at {STEP_LABELS.get(step, step)} (turn {campaign.turn_number})"
+
+
+def later_dependents(campaign: Campaign, step: str, people: Sequence[int]) -> list[str]:
+    """What was done at a step after ``step`` this turn that stands on these characters: a match
+    made, wedded or ended for one of them, a roll made for one of them. Each names one thing."""
+    later = STEP_ORDER[_index(step) + 1 :]
+    if not later or not people:
+        return []
+    year = campaign.current_year
+    problems: list[str] = []
+    touched = (
+        Marriage.history.filter(campaign_id=campaign.pk, history_year=year, history_step__in=later)  # type: ignore[attr-defined]
+        .filter(Q(husband_id__in=people) | Q(wife_id__in=people))
+        .exclude(history_change_reason__startswith="Correct roll")
+        .order_by("history_date")
+        .values_list("id", "history_step", "history_type")
+    )
+    seen: dict[int, tuple[str, str]] = {}
+    for pk, at, kind in touched:
+        seen.setdefault(pk, (at, kind))
+    matches = Marriage.objects.filter(pk__in=list(seen)).select_related("husband", "wife")
+    for match in sorted(matches, key=lambda m: m.pk):
+        at, kind = seen[match.pk]
+        husband, wife = match.husband.display_name, match.wife.display_name
+        if kind == "+" and match.wedding_year == year:
+            what = f"{husband} married {wife}"
+        elif kind == "+":
+            what = f"{husband} was betrothed to {wife}"
+        elif match.wedding_year == year:
+            what = f"the wedding of {husband} and {wife}"
+        else:
+            what = f"the match of {husband} and {wife} changed"
+        problems.append(f"{what} {_at(campaign, at)}; undo that first")
+    rolls = (
+        Roll.objects.filter(campaign=campaign, year=year, step__in=later, subjects__character_id__in=people)
+        .distinct()
+        .prefetch_related("subjects__character")
+        .order_by("pk")
+    )
+    for r in rolls:
+        names = " and ".join(s.character.display_name for s in r.subjects.all())
+        problems.append(f"the {_label(r)} for {names} {_at(campaign, r.step)} (roll #{r.pk}); undo that first")
+    return problems
+
+
+def _refuse(head: str, problems: Sequence[str]) -> None:
+    if problems:
+        raise CorrectionRefused(f"{head}: " + "; ".join(problems) + ".", code="depends")
+
+
 def refusal(campaign: Campaign, roll: Roll) -> RuleError | None:
     """Why this roll cannot be corrected now (None: it can), from the roll alone and its
     corrections (prefetch ``corrections`` for a list): the doors offer the form only where it can."""
@@ -105,11 +188,11 @@ def refusal(campaign: Campaign, roll: Roll) -> RuleError | None:
             f"This roll was corrected already (roll #{newer.pk}, {dice_text(newer)}): correct that one instead.",
             code="already_corrected",
         )
-    if (roll.year, roll.step) != (campaign.current_year, campaign.step):
+    if roll.year != campaign.current_year or _index(roll.step) > _index(campaign.step):
         return CorrectionRefused(
-            f"This roll belongs to {STEP_LABELS.get(roll.step, roll.step)} {roll.year}: only a roll of the current step "
+            f"This roll belongs to {STEP_LABELS.get(roll.step, roll.step)} {roll.year}: only a roll of this turn "
             "can be corrected; undo back to it instead.",
-            code="not_current_step",
+            code="not_current_turn",
         )
     if CORRECTABLE.get(roll.purpose) != roll.step:
         kind = PURPOSE_LABELS.get(roll.purpose, f"{roll.purpose.replace('_', ' ')} roll")
@@ -121,6 +204,21 @@ def refusal(campaign: Campaign, roll: Roll) -> RuleError | None:
     return None
 
 
+def turn_rolls(campaign: Campaign) -> list[Roll]:
+    """This turn's rolls the GM may still correct, in the order they were made (three queries,
+    bounded by one turn's dice): the turn page lists them."""
+    rolls = (
+        Roll.objects.filter(campaign=campaign, year=campaign.current_year)
+        .filter(reduce(or_, (Q(purpose=purpose, step=step) for purpose, step in CORRECTABLE.items())))
+        .exclude(faces=[])
+        .exclude(outcome__startswith="withdrawn")
+        .filter(corrections__isnull=True)
+        .prefetch_related("corrections", "subjects__character")
+        .order_by("pk")
+    )
+    return [r for r in rolls if refusal(campaign, r) is None]
+
+
 @transaction.atomic
 def correct_roll(
     *,
@@ -130,9 +228,9 @@ def correct_roll(
     total: int | None = None,
     by: Actor,
 ) -> Correction:
-    """The GM's correction of a roll of the current step: a new roll with ``faces`` (or typed as
-    its ``total``) that corrects it, and what the roll decided derived again (or a refusal naming
-    what depends on it)."""
+    """The GM's correction of a roll of the current turn: a new roll with ``faces`` (or typed as
+    its ``total``) that corrects it, and what the roll decided derived again forward, at the steps
+    since too (or a refusal naming what depends on it)."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "correct_roll")
     pk = roll.pk if isinstance(roll, Roll) else roll
@@ -145,7 +243,7 @@ def correct_roll(
     if (faces is None) == (total is None):
         raise InvalidDice(f"Give the faces of the {_label(old)}, or its total.", fields={"faces": "required"})
     subjects = list(RollSubject.objects.filter(roll=old).order_by("position", "pk").values_list("character_id", flat=True))
-    box = DiceBox(campaign, by=audit.acting_user(by))
+    box = DiceBox(campaign, by=audit.acting_user(by), step=old.step)  # in the log at the step it corrects
     new = box.roll(
         DiceSpec.parse(old.dice),
         purpose=old.purpose,
@@ -200,6 +298,12 @@ def _birth(campaign: Campaign, old: Roll, new: Roll, subjects: list[int], box: D
     changes: list[str] = []
     fields = ["roll"]
     removed: Character | None = None
+    if success and not attempt.success and closed(campaign, old):
+        raise CorrectionRefused(
+            f"Attempt {attempt.attempt} of {_couple(attempt)} would now give a child, whose sex and characteristics are "
+            "rolled on Births, which has closed: undo back to Births instead.",
+            code="depends",
+        )
     if success and not attempt.success:
         earlier = BirthAttempt.objects.filter(
             marriage=attempt.marriage, year=attempt.year, attempt__lt=attempt.attempt, success=True
@@ -337,6 +441,16 @@ def _sex(campaign: Campaign, old: Roll, new: Roll, subjects: list[int], box: Dic
     box.flush()
     if sex == child.sex:
         return what, [f"still a {'son' if sex == 'M' else 'daughter'}"]
+    if closed(campaign, old) and _index(campaign.step) > _index(Step.SURVIVAL):
+        crowned = Reign.objects.filter(campaign=campaign, start_year=campaign.current_year).select_related("holder")
+        _refuse(
+            f"The sex of {child.display_name} cannot change now",
+            [
+                f"the line of succession that made {r.holder.display_name} ruler of {r.crown} "
+                f"{_at(campaign, Step.SURVIVAL)} counted it; undo back to Births instead"
+                for r in crowned.order_by("pk")
+            ],
+        )
     changes = [f"now a {'son' if sex == 'M' else 'daughter'}"]
     was_suggested = child.given_name == _suggestion(campaign, child, child.sex)
     fields = ["sex"]
@@ -411,13 +525,19 @@ def _survival(campaign: Campaign, old: Roll, new: Roll, subjects: list[int], box
     box.flush()
     changes: list[str] = []
     chronicle = Chronicle(campaign)
+    after = closed(campaign, old)  # Survival closed: the succession ran at Finish Survival
     if died and not dies:
+        depends = _revival_dependents(campaign, character) if after else []  # read before the succession goes
+        _refuse(f"{name}'s death cannot be reversed", depends)
+        undone = _succession_undo(campaign, character) if after else []
         _revive(campaign, character)
         changes.append(f"{name} survives now: the death is reversed")
+        changes += undone
     if years_before != years_after and not dies:
         _health(campaign, character, old, years_before, years_after, new.outcome, chronicle)
         changes.append(f"{new.outcome}; effective age now {character.effective_age(year)}")
     if dies and not died:
+        _refuse(f"{name}'s death cannot be recorded now", later_dependents(campaign, old.step, [character.pk]))
         if years_before:
             _health(campaign, character, old, years_before, 0, "", chronicle)
         if campaign.rules.effective_ages:
@@ -427,11 +547,167 @@ def _survival(campaign: Campaign, old: Roll, new: Roll, subjects: list[int], box
             text = f"{name} dies in {year}, aged {character.age(year)} ({rolled})."
         chronicle.add("death", text, character=character.pk, dynasty=character.controlled_by_id)
         character_die(campaign=campaign, character_ids=[character.pk], cause=DEATH_CAUSE, chronicle=chronicle)
-        changes.append(f"{name} dies now" + ("; the succession is decided when Survival closes" if _reigns(character) else ""))
+        if not after:
+            changes.append(
+                f"{name} dies now" + ("; the succession is decided when Survival closes" if _reigns(character) else "")
+            )
+        else:  # Finish Survival has crowned the heirs: this death's heir is crowned as it would have been
+            changes.append(f"{name} dies now")
+            crown_the_heirs(campaign, World(campaign, living_only=True), box, chronicle, load_tables(campaign))
+            box.flush()
+            changes += [e.text.rstrip(".") for e in chronicle.entries if e.kind in ("succession", "regency")]
     if not changes:
         changes.append(f"still {new.outcome}" if new.outcome != "died" else "still dies")
+    for entry in chronicle.entries:  # the turn's chronicle reads as if the die had been right at its step
+        entry.step = old.step
     chronicle.flush()
     return what, changes
+
+
+def _revival_dependents(campaign: Campaign, character: Character) -> list[str]:
+    """After Survival closed: what was done at a later step of the turn with the people a reversed
+    death concerns (him, the spouses his death widowed, the heirs it crowned)."""
+    year = campaign.current_year
+    people = {character.pk}
+    for match in Marriage.objects.filter(campaign=campaign, ended_year=year).filter(Q(husband=character) | Q(wife=character)):
+        people.add(match.wife_id if match.husband_id == character.pk else match.husband_id)
+    for reign in Reign.objects.filter(campaign=campaign, holder=character, end_year=year):
+        people.update(
+            Reign.objects.filter(campaign=campaign, crown=reign.crown, start_year=year, pk__gt=reign.pk).values_list(
+                "holder_id", flat=True
+            )
+        )
+    # a regent who died is replaced at Finish Survival ("X becomes regent for Y", no crown named):
+    # the reigns carry no trail of their regents, so any such new regent of his house refuses it
+    replaced = ChronicleEntry.objects.filter(campaign=campaign, year=year, step=Step.SURVIVAL, kind="regency").exclude(
+        data__has_key="crown"
+    )
+    regents = {line.data.get("character"): line.text for line in replaced if isinstance(line.data, dict)}
+    house_reigns = Reign.objects.filter(
+        campaign=campaign, regent_id__in=[pk for pk in regents if pk], holder__controlled_by_id=character.controlled_by_id
+    )
+    problems = [
+        f"if he was the regent, '{regents[r.regent_id].rstrip('.')}' at Finish Survival follows from his death; "
+        "undo back to Survival instead"
+        for r in house_reigns
+        if character.controlled_by_id is not None
+    ]
+    problems += [
+        f"his title {h.title.name} passed on at Finish Survival; undo back to Survival instead"
+        for h in TitleHolding.objects.filter(title__campaign=campaign, holder=character, end_year=year).select_related("title")
+    ]
+    return problems + later_dependents(campaign, Step.SURVIVAL, sorted(people))
+
+
+HANDLED = ("death", "health", "birth", "betrothal_end", "succession")
+"""The kinds of the turn's Survival lines a reversed death takes back itself (or refuses on)."""
+
+
+def _succession_undo(campaign: Campaign, character: Character) -> list[str]:
+    """After Survival closed: the succession a reversed death caused at Finish Survival taken
+    back (the heir's reign deleted, the late monarch's reopened, its chronicle line removed), or
+    refused when it did more than crown the heir (named: a roll, a regent, a payment, a title...)."""
+    year = campaign.current_year
+    name = character.display_name
+    ended = list(Reign.objects.filter(campaign=campaign, holder=character, end_year=year).order_by("pk"))
+    if not ended:
+        return []
+    crowns = [r.crown for r in ended]
+    successors = list(
+        Reign.objects.filter(campaign=campaign, crown__in=crowns, start_year=year)
+        .exclude(pk__in=[r.pk for r in ended])
+        .select_related("holder", "regent")
+        .order_by("pk")
+    )
+    people = {character.pk} | {r.holder_id for r in successors} | {r.regent_id for r in successors if r.regent_id}
+    problems: list[str] = []
+    lines = ChronicleEntry.objects.filter(campaign=campaign, year=year, step=Step.SURVIVAL).exclude(kind__in=HANDLED)
+    # a regent named for the heir goes with the heir's reign: one chosen from the family, or a baron
+    # created for it ('characteristic die rolls are made for him': they stay in the log, withdrawn)
+    barons = {
+        r.regent_id: r.regent
+        for r in successors
+        if r.regent is not None and r.regent.origin == Origin.BARON and r.regent.birth_year <= year
+    }
+    barons = {
+        pk: baron
+        for pk, baron in barons.items()
+        if lines.filter(kind="created", data__character=pk).exists()
+        and not Reign.objects.filter(regent_id=pk).exclude(pk__in=[r.pk for r in successors]).exists()
+    }
+    removed: list[int] = []
+    for line in lines.order_by("pk"):
+        data = line.data or {}
+        if (line.kind == "regency" and data.get("crown") in crowns) or (
+            line.kind == "created" and data.get("character") in barons
+        ):
+            removed.append(line.pk)
+        elif (
+            data.get("character") in people
+            or data.get("late") in people
+            or data.get("crown") in crowns
+            or any(f" of {crown}" in line.text for crown in crowns)
+        ):
+            problems.append(
+                f"the succession also wrote '{line.text.rstrip('.')}' at Finish Survival; undo back to Survival instead"
+            )
+    for reign in successors:
+        if Reign.objects.filter(campaign=campaign, crown=reign.crown, start_year__gte=year, pk__gt=reign.pk).exists():
+            problems.append(f"{reign.crown} passed on again after {reign.holder.display_name}; undo back to Survival instead")
+    rolled = (
+        Roll.objects.filter(campaign=campaign, year=year, step=Step.SURVIVAL, subjects__character_id__in=people)
+        .exclude(purpose="survival")
+        .exclude(purpose="characteristic", subjects__character_id__in=list(barons))
+        .distinct()
+        .order_by("pk")
+    )
+    problems += [f"the {_label(r)} (roll #{r.pk}) was made for the succession; undo back to Survival instead" for r in rolled]
+    moved = (
+        ControlChange.objects.filter(campaign=campaign, year=year, step=Step.SURVIVAL)
+        .filter(Q(character_id__in=people) | Q(crown__name__in=crowns))
+        .select_related("character", "crown", "to_dynasty")
+        .order_by("pk")
+    )
+    for change in moved:
+        whom = change.character.display_name if change.character else f"the crown of {change.crown.name if change.crown else '?'}"
+        to = change.to_dynasty.name if change.to_dynasty else "nobody"
+        problems.append(f"{whom} passed to the house of {to} with the succession; undo back to Survival instead")
+    modifiers = Modifier.objects.filter(campaign=campaign, character_id__in=people).filter(Q(start_year=year) | Q(end_year=year))
+    problems += [f"the modifier '{m.reason}' changed with the succession; undo back to Survival instead" for m in modifiers]
+    _refuse(f"{name}'s death cannot be reversed", problems)
+    changes: list[str] = []
+    for reign in successors:
+        heir = reign.holder
+        try:
+            reign.delete()
+        except (ProtectedError, RestrictedError) as exc:
+            _refuse(
+                f"{name}'s death cannot be reversed", [f"{heir.display_name}'s reign is held by other records ({exc.args[0]})"]
+            )
+        changes.append(
+            f"{heir.display_name} no longer reigns over {reign.crown}"
+            + (f" (nor {reign.regent.display_name} as regent)" if reign.regent is not None else "")
+        )
+    for reign in ended:
+        reign.end_year = None
+        reign.save(update_fields=["end_year"])
+        changes.append(f"{name} reigns over {reign.crown} again")
+    ChronicleEntry.objects.filter(
+        campaign=campaign, year=year, step=Step.SURVIVAL, kind="succession", data__late=character.pk
+    ).delete()
+    ChronicleEntry.objects.filter(pk__in=removed).delete()
+    for pk, baron in barons.items():
+        rolls = list(Roll.objects.filter(campaign=campaign, year=year, purpose="characteristic", subjects__character_id=pk))
+        for r in rolls:
+            r.outcome = (WITHDRAWN_REGENT + r.outcome)[:60]
+        Roll.objects.bulk_update(rolls, ["outcome"])
+        try:
+            baron.delete()  # his roll subjects go with him; the audit trail records the deletion
+        except (ProtectedError, RestrictedError) as exc:
+            held = f"{baron.display_name}, created as regent, is held by other records ({exc.args[0]})"
+            _refuse(f"{name}'s death cannot be reversed", [held])
+        changes.append(f"{baron.display_name}, created as regent, is removed (his rolls stay in the log, withdrawn)")
+    return changes
 
 
 def _reigns(character: Character) -> bool:
@@ -469,7 +745,7 @@ DEATH_ENDS = {"M": "death of the husband", "F": "death of the wife"}
 BETROTHAL_VOID = "betrothal void: death before the wedding"
 
 
-def _revive(campaign: Campaign, character: Character) -> None:
+def _revive(campaign: Campaign, character: Character, *, problems: Sequence[str] = ()) -> None:
     """A death of this step reversed, or refused when something beyond the family followed from it."""
     year = campaign.current_year
     name = character.display_name
@@ -477,7 +753,7 @@ def _revive(campaign: Campaign, character: Character) -> None:
     moved = ChronicleEntry.objects.filter(
         campaign=campaign, year=year, step=Step.SURVIVAL, kind="birth", data__character__in=children
     ).first()
-    problems = [f"{moved.text.split(':')[0]} because of this death: undo the step instead"] if moved else []
+    problems = [*problems, *([f"{moved.text.split(':')[0]} because of this death: undo the step instead"] if moved else [])]
     for check in _death_checks:
         problems += check(campaign, character)
     if problems:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import transaction
 from django.db.models import Count
@@ -12,7 +13,7 @@ from campaign.dice import DiceBox
 from campaign.models import Campaign, RollSubject, Step
 from campaign.permissions import Actor, may_act_for, require, require_act_for
 from campaign.steps import Chronicle, Seen, load_tables, lock_campaign, require_step, set_step
-from dynasties.models import BirthAttempt, Character, DynastyKind, Origin, Status, Title
+from dynasties.models import BirthAttempt, Character, DynastyKind, Origin, Reign, Status, Title
 from dynasties.services import bloodline as bl_services
 from dynasties.services import bloodline_sequence as bls
 from dynasties.services.common import World
@@ -292,6 +293,29 @@ def survival_finish(
             )
     box = DiceBox(campaign, source=source, by=by)
     chronicle = Chronicle(campaign)
+    crown_the_heirs(campaign, world, box, chronicle, tables, entered=entered, pass_over=pass_over)
+    if campaign.rules.stability_track:
+        bl_services.turn_effects(World(campaign), box, chronicle)
+    box.flush()
+    chronicle.flush()
+    set_step(campaign, Step.MARRIAGES)
+    return campaign
+
+
+def crown_the_heirs(
+    campaign: Campaign,
+    world: World,
+    box: DiceBox,
+    chronicle: Chronicle,
+    tables: dict[str, Any],
+    *,
+    entered: Sequence[Sequence[int]] | None = None,
+    pass_over: Mapping[str, Sequence[int]] | None = None,
+) -> list[Reign]:
+    """The succession of Finish Survival (A7): every crown whose monarch died passes to the heir,
+    a dead regent is replaced, a dead holder's titles pass on. ``world``: loaded living only is
+    enough when nobody died (it is loaded whole otherwise). Also run by a survival die corrected
+    after Survival closed (``corrections``): a death it now causes is succeeded as here."""
     vacant = [
         r
         for r in world.open_reigns()
@@ -308,12 +332,7 @@ def survival_finish(
         titles_pass_on(world, chronicle)
     accessions_lose_titles(world, new_reigns, chronicle)  # BloodLine: the titles that just passed to him too
     queens_accession_rebellions(world, new_reigns, chronicle)
-    if campaign.rules.stability_track:
-        bl_services.turn_effects(World(campaign), box, chronicle)
-    box.flush()
-    chronicle.flush()
-    set_step(campaign, Step.MARRIAGES)
-    return campaign
+    return new_reigns
 
 
 @dataclass(frozen=True)

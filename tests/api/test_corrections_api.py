@@ -1,9 +1,9 @@
-"""The API's correction of a die (issue 19): the GM's, a roll of the current step, in the schema."""
+"""The API's correction of a die (issues 19, 34): the GM's, any roll of the current turn, in the schema."""
 
 from __future__ import annotations
 
 from campaign.models import Roll, RollSource
-from dynasties.models import BirthAttempt, Marriage
+from dynasties.models import BirthAttempt, Character, Marriage, Reign, Status
 from tests.api.conftest import assert_error, url
 
 
@@ -65,9 +65,9 @@ def test_the_refusals_answer_in_the_apis_error_shape(campaign, gm, client_for):
     assert_error(_correct(client, campaign, roll, [2, 3]), 400, "unchanged")
     assert_error(_correct(client, campaign, 999999, [6, 6]), 404, "not_found")
     assert_error(client.post(url(campaign, f"rolls/{roll}/correct"), {}, format="json"), 400)
-    assert client.post(url(campaign, "births/finish")).status_code == 200
-    late = assert_error(_correct(client, campaign, roll, [6, 6]), 409, "not_current_step")
-    assert "only a roll of the current step can be corrected; undo back to it instead" in late["message"]
+    Roll.objects.filter(pk=roll).update(year=campaign.current_year - 5)  # a roll of an earlier turn
+    late = assert_error(_correct(client, campaign, roll, [6, 6]), 409, "not_current_turn")
+    assert "only a roll of this turn can be corrected; undo back to it instead" in late["message"]
 
 
 def test_a_correction_is_undone_with_its_step(campaign, gm, client_for):
@@ -85,3 +85,27 @@ def test_the_correction_is_in_the_schema():
     paths = SchemaGenerator().get_schema(request=None, public=True)["paths"]
     post = paths["/api/v1/campaigns/{slug}/rolls/{roll}/correct/"]["post"]
     assert "CorrectRollResult" in str(post["responses"]["200"]) and "409" in post["responses"]
+
+
+def test_a_survival_die_corrected_after_marriages_began_rederives_the_succession(campaign, gm, client_for):
+    """Issue 34: 'Any roll of the current turn can be corrected, its consequences re-derived forward
+    (a death reversed with the succession it caused)', and a refusal names what depends on it (409)."""
+    client = client_for(gm)
+    king = Marriage.objects.get(campaign=campaign, husband__controlled_by__crown="England", ended_year__isnull=True).husband
+    assert client.post(url(campaign, "births/finish")).status_code == 200
+    due = [row["character"]["id"] for row in client.get(url(campaign, "survival")).json()["rows"] if not row["rolled"]]
+    faces = {str(pk): [1, 1] if pk == king.pk else [6, 6] for pk in due}
+    assert client.post(url(campaign, "survival/rolls"), {"faces": faces}, format="json").status_code == 200
+    assert client.post(url(campaign, "survival/finish"), {"pass_over": {}}, format="json").status_code == 200
+    heir = Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True).holder
+    assert heir != king
+    wrong = Roll.objects.get(campaign=campaign, purpose="survival", subjects__character=king).pk
+    response = _correct(client, campaign, wrong, [6, 6])
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert any(c.startswith(f"{heir.display_name} no longer reigns over England") for c in body["changed"])
+    assert f"{king.display_name} reigns over England again" in body["changed"]
+    assert Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True).holder == king
+    assert Character.objects.get(pk=king.pk).status == Status.ALIVE
+    late = assert_error(_correct(client, campaign, wrong, [5, 5]), 409, "already_corrected")
+    assert "correct that one instead" in late["message"]
