@@ -429,7 +429,7 @@ def _survival(ex: Export) -> list[str]:
     for wife, year in extra:
         events[wife].append((year, 0, "births", None))
     for r in ex.doc["rolls"]:
-        if r["purpose"] == "survival":
+        if r["purpose"] == "survival" and r["id"] not in ex.superseded:
             events[r["characters"][0]].append((r["year"], 1, "survival", r))
     for cid, evs in events.items():
         c = ex.chars[cid]

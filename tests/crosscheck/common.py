@@ -39,6 +39,7 @@ class Export:
     reigns_of: dict[int, list[Row]] = field(default_factory=lambda: defaultdict(list))
     mentions: dict[int, list[tuple[int, int]]] = field(default_factory=lambda: defaultdict(list))
     fatal: dict[int, int] = field(default_factory=dict)  # a character's fatal roll's id
+    superseded: set[int] = field(default_factory=set)  # rolls a later roll corrects (the wrong faces, kept in the log)
 
     @classmethod
     def of(cls, doc: dict[str, Any]) -> Export:
@@ -48,17 +49,21 @@ class Export:
         ex.rolls = {r["id"]: r for r in doc["rolls"]}
         ex.dynasties = {d["id"]: d for d in doc["dynasties"]}
         ex.crowns = {c["name"]: c for c in doc["crowns"]}
+        # a corrected roll stays in the log before its correction ("corrects"); the correction is the roll that stands
+        ex.superseded = {r["corrects"] for r in doc["rolls"] if r.get("corrects") is not None}
         for c in doc["characters"]:
             for parent in (c["father"], c["mother"]):
                 if parent is not None:
                     ex.children[parent].append(c)
         for r in doc["rolls"]:
+            if r["id"] in ex.superseded:
+                continue
             for cid in r["characters"]:
                 ex.rolls_of[(r["purpose"], cid)].append(r)
         for reign in doc["reigns"]:
             ex.reigns_of[reign["holder"]].append(reign)
         for r in doc["rolls"]:
-            if r["outcome"] == "died":
+            if r["outcome"] == "died" and r["id"] not in ex.superseded:
                 for cid in r["characters"]:
                     ex.fatal.setdefault(cid, r["id"])
         for r in doc["rolls"]:
