@@ -16,8 +16,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from campaign.models import Membership, Role
 from dynasties.models import Dynasty
-from dynasties.services import campaign_create
-from tests.browser.helpers import log_in
+from tests.browser.helpers import log_in, seated_table
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -27,13 +26,7 @@ NEWCOMER_PASSWORD = "a-long-Passphrase-77"
 
 @pytest.fixture
 def table():
-    User = get_user_model()
-    gm = User.objects.create_user("gm", password=PASSWORD)
-    alice = User.objects.create_user("alice", password="alice-password-1")
-    campaign = campaign_create(name="Invitation Night", players=5, by=gm)
-    england = Dynasty.objects.get(campaign=campaign, crown="England")
-    Membership.objects.create(campaign=campaign, user=alice, role=Role.PLAYER, dynasty=england)
-    return campaign
+    return seated_table("Invitation Night", PASSWORD)
 
 
 def make_link(page: Page, seat: str) -> str:

@@ -18,8 +18,7 @@ from playwright.sync_api import Browser, Locator, Page, expect
 
 from campaign.models import Membership, Role
 from dynasties.models import Dynasty
-from dynasties.services import campaign_create
-from tests.browser.helpers import log_in
+from tests.browser.helpers import log_in, seated_table
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -30,13 +29,7 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touc
 
 @pytest.fixture
 def table():
-    User = get_user_model()
-    gm = User.objects.create_user("gm", password=PASSWORD)
-    alice = User.objects.create_user("alice", password="alice-password-1")
-    campaign = campaign_create(name="QR Night", players=5, by=gm)
-    england = Dynasty.objects.get(campaign=campaign, crown="England")
-    Membership.objects.create(campaign=campaign, user=alice, role=Role.PLAYER, dynasty=england)
-    return campaign
+    return seated_table("QR Night", PASSWORD)
 
 
 class Clicks:

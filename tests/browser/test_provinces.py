@@ -87,13 +87,13 @@ def test_the_gm_keeps_the_register_and_the_interphase_starts_from_it(browser: Br
         page.goto(f"{base}/provinces/")
         expect(page.locator(".capital-lost")).to_contain_text("Charisma -1")
         page.goto(f"{base}/character/{king.pk}/")
-        expect(page.locator("main")).to_contain_text("charisma 0")
+        expect(page.locator("main")).to_contain_text("Charisma +0")
         record(page, base, "A province changes hands", {"province": "Middlesex", "to": str(england.pk)})
         page.goto(f"{base}/provinces/")
         expect(page.locator(".capital-lost")).to_have_count(0)
         expect(page.locator(".provinces-list tr", has_text="Middlesex")).to_contain_text("Capital of England")
         page.goto(f"{base}/character/{king.pk}/")
-        expect(page.locator("main")).to_contain_text("charisma 1")
+        expect(page.locator("main")).to_contain_text("Charisma +1")
         assert Province.objects.get(campaign=campaign, name="Middlesex").castle is False  # never rebuilt
     finally:
         context.close()
