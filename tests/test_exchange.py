@@ -1045,7 +1045,7 @@ BAD_INPUT = [
     ),
     pytest.param(
         lambda d: next(c for c in d["characters"] if c["status"] == "alive").update(death_year=1330),
-        ("].death_year: only a dead character has a death year; the status is 'alive'",),
+        ("].death_year: Only a dead character has a year of death (1330; the status is alive)",),
         id="death-not-dead",
     ),
     pytest.param(
