@@ -21,7 +21,7 @@ from operations.exchange import checks
 from operations.exchange.values import Item
 from rules.errors import InvalidImport
 
-MODELS = list(apps.get_app_config("dynasties").get_models())
+MODELS = [m for app in ("campaign", "dynasties", "contracts") for m in apps.get_app_config(app).get_models()]
 
 
 def constraints() -> list[tuple[type[models.Model], models.BaseConstraint]]:
