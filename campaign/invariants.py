@@ -47,7 +47,8 @@ class _Values(dict[str, Any]):
 
 def message(constraint: models.BaseConstraint, values: Mapping[str, Any]) -> str:
     """The constraint's message with the row's values filled in."""
-    return str(constraint.violation_error_message).format_map(_Values(values))
+    shown = {key: "none" if value is None else value for key, value in values.items()}
+    return str(constraint.violation_error_message).format_map(_Values(shown))
 
 
 def values_of(row: models.Model) -> dict[str, Any]:
@@ -65,7 +66,7 @@ class Invariants:
     def validate_constraints(self, exclude: Iterable[str] | None = None) -> None:
         skip = set(exclude or ()) - {self._meta.pk.name}
         using = router.db_for_write(type(self), instance=self)
-        values = values_of(self)  # type: ignore[arg-type]
+        values = values_of(self)
         errors: dict[str, list[ValidationError]] = {}
         for model_class, constraints in self.get_constraints():  # type: ignore[attr-defined]
             for constraint in constraints:
@@ -78,7 +79,7 @@ class Invariants:
                     code = constraint.violation_error_code
                     errors.setdefault(field, []).append(ValidationError(message(constraint, values), code=code))
         if errors:
-            raise ValidationError(errors)  # type: ignore[arg-type]
+            raise ValidationError(errors)
 
 
 # The import's question: the condition in Python ------------------------------------------------------
@@ -143,9 +144,9 @@ def broken(model: type[models.Model], values: Mapping[str, Any], *, unknown: Ite
     skip = set(unknown)
     for constraint in model._meta.constraints:
         if isinstance(constraint, models.CheckConstraint):
-            read = references(constraint.condition)  # type: ignore[arg-type]
+            read = references(constraint.condition)
             if read & skip or not read <= values.keys():
                 continue
-            if holds(constraint.condition, values) is False:  # type: ignore[arg-type]
+            if holds(constraint.condition, values) is False:
                 return constraint
     return None

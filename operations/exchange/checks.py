@@ -12,11 +12,22 @@ from django.core.validators import slug_re
 from django.db import models
 
 from campaign import invariants
-from campaign.models import Audience, PostingKind, RollSource
+from campaign.models import Audience, Campaign, PostingKind, RollSource
 from campaign.permissions import legacy_line_audience
-from contracts.models import ClauseKind, ContractKind, ContractSignature, ContractState, PaymentStatus
+from contracts.models import (
+    Breach,
+    Claim,
+    ClauseKind,
+    Contract,
+    ContractKind,
+    ContractPayment,
+    ContractSignature,
+    Excommunication,
+    Obligation,
+    PaymentStatus,
+)
 from dynasties import notes
-from dynasties.models import Character, DynastyKind, Marriage, Reign
+from dynasties.models import Character, DynastyKind, Marriage, Modifier, Reign
 from operations.exchange import special
 from operations.exchange.values import Item, Reading, got, is_int, kind_of, short
 from rules import contracts as clause_rules
@@ -223,8 +234,7 @@ def check_campaign(c: Item, row: Row, i: int, ctx: Reading) -> None:
         raise c.fail("ruleset", exc.message) from None
     if not slug_re.match(row["slug"]):
         raise c.fail("slug", f"{short(row['slug'])} is not a slug (letters, digits, hyphens and underscores)")
-    if row["current_year"] < row["start_year"]:
-        raise c.fail("current_year", f"{row['current_year']} is before the start year {row['start_year']}")
+    check_invariants(c, row, Campaign)
     try:
         rules.clean_options(row["optional_rules"])
     except RuleError as exc:
@@ -419,7 +429,7 @@ LEGACY_PASS_OVER = {"(prisoner)": "prisoner", "(married away)": "married_away", 
 
 
 def check_modifier(m: Item, row: Row, i: int, ctx: Reading) -> None:
-    _ends(m, row, "start_year", "end_year")
+    check_invariants(m, row, Modifier)
     if "pass_over" not in m.obj and row["kind"] == "combat_malus":
         row["pass_over"] = next((k for end, k in LEGACY_PASS_OVER.items() if row["reason"].endswith(end)), "")
 
@@ -486,12 +496,7 @@ def check_entry_year(g: Item, year: int, last: int | None) -> None:
 
 
 def check_contract(c: Item, row: Row, i: int, ctx: Reading) -> None:
-    if (row["state"] == ContractState.ENDED) != (row["ended_year"] is not None):
-        raise c.fail("ended_year", "an ended contract, and only an ended one, has an end year")
-    if row["in_force_year"] is not None and row["signed_year"] is None:
-        raise c.fail("signed_year", "a contract in force must have been signed")
-    if None not in (row["ended_year"], row["in_force_year"]) and row["ended_year"] < row["in_force_year"]:
-        raise c.fail("ended_year", f"{row['ended_year']} is before it came into force ({row['in_force_year']})")
+    check_invariants(c, row, Contract)
 
 
 def clause_refs_version(data: Mapping[str, Any]) -> int:
@@ -573,8 +578,7 @@ def check_reversals(items: list[Item], rows: list[Row], ctx: Reading) -> None:
 
 
 def check_breach(b: Item, row: Row, i: int, ctx: Reading) -> None:
-    if row["by_dynasty"] == row["raised_by"]:
-        raise b.fail("raised_by", f"dynasty {row['raised_by']} cannot raise a breach against itself")
+    check_invariants(b, row, Breach)
     contract = ctx.row("contracts", row["contract"])
     for key in ("by_dynasty", "raised_by"):
         if row[key] not in contract["parties"]:
@@ -586,10 +590,7 @@ def check_breach(b: Item, row: Row, i: int, ctx: Reading) -> None:
 def check_payment(p: Item, row: Row, i: int, ctx: Reading) -> None:
     """A contract payment adds up with its posting, clause and breach (``contracts.services._pay``,
     ``payment_settle``, ``_enforce``); each a checked row, in export ids."""
-    if row["payer"] == row["payee"]:
-        raise p.fail("payee", f"dynasty {row['payee']} cannot pay itself")
-    if (row["status"] == PaymentStatus.PAID) != (row["posting"] is not None):
-        raise p.fail("posting", "a paid payment, and only a paid one, has a posting")
+    check_invariants(p, row, ContractPayment)
     if row["posting"] is not None:
         other = ctx.first("paid", row["posting"], i)
         if other is not None:
@@ -680,8 +681,7 @@ def check_parley_vote(v: Item, row: Row, seen: list[Row]) -> None:
 
 
 def check_excommunication(e: Item, row: Row, i: int, ctx: Reading) -> None:
-    if row["ended_year"] is not None and row["ended_year"] < row["start_year"]:
-        raise e.fail("ended_year", f"{row['ended_year']} is before the start year {row['start_year']}")
+    check_invariants(e, row, Excommunication)
     if row["ended_year"] is None:
         other = ctx.first("excommunicated", row["dynasty"], i)
         if other is not None:
@@ -698,10 +698,7 @@ def claim_area(item: Item, key: str, row: Row, i: int, ctx: Reading) -> str:
 
 
 def check_claim(c: Item, row: Row, i: int, ctx: Reading) -> None:
-    if (row["ended_year"] is None) != (row["end"] == ""):
-        raise c.fail("end", "a claim ended says how (`given`, `renounced`), and only one ended")
-    if row["ended_year"] is not None and row["ended_year"] < row["since_year"]:
-        raise c.fail("ended_year", f"{row['ended_year']} is before the year it was obtained, {row['since_year']}")
+    check_invariants(c, row, Claim)
     if row["ended_year"] is None:
         other = ctx.first("claims held", (row["dynasty"], row["area_key"]), i)
         if other is not None:
@@ -714,10 +711,7 @@ def check_claim(c: Item, row: Row, i: int, ctx: Reading) -> None:
 
 
 def check_obligation(o: Item, row: Row, i: int, ctx: Reading) -> None:
-    if row["obliged"] == row["owed_to"]:
-        raise o.fail("owed_to", "an obligation is owed to another house")
-    if (row["state"] == "open") != (row["resolved_year"] is None):
-        raise o.fail("resolved_year", "an open obligation has no year resolved, and only an open one")
+    check_invariants(o, row, Obligation)
     other = ctx.first("obligations", row["parley"], i)
     if other is not None:
         raise o.fail("parley", f"parley {row['parley']} already made an obligation (obligations[{other}])")
