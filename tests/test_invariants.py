@@ -163,3 +163,10 @@ def test_the_hand_edit_of_a_match_asks_the_same_constraint(campaign):
 def test_a_condition_the_import_cannot_read_is_refused_loudly():
     with pytest.raises(ValueError, match="is not evaluated in Python"):
         invariants.holds(Q(name__startswith="A"), {"name": "Anne"})
+
+
+def test_a_message_names_an_empty_value_none():
+    (rule,) = [c for c in Character._meta.constraints if c.name == "character_dies_after_birth"]
+    assert invariants.message(rule, {"death_year": None, "birth_year": 1300}) == (
+        "The year of death (none) is before the year of birth (1300)."
+    )
