@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from campaign.invariants import Invariants, check, unique
 from rules import RULESET_LABELS, Ruleset, get_ruleset
 from rules.blood_royale import NAME as BLOOD_ROYALE
 
@@ -43,7 +44,7 @@ class Setup(models.TextChoices):
     FAILED = "failed", "Its set-up failed"
 
 
-class Campaign(models.Model):
+class Campaign(Invariants, models.Model):
     name = models.CharField(max_length=120)
     slug = models.SlugField(max_length=80, unique=True)
     ruleset = models.CharField(max_length=20, choices=list(RULESET_LABELS.items()), default=BLOOD_ROYALE)
@@ -113,10 +114,30 @@ class Campaign(models.Model):
     class Meta:
         ordering = ["name"]
         constraints = [
-            models.CheckConstraint(condition=Q(setup__in=[s.value for s in Setup]), name="campaign_setup_valid"),
-            models.CheckConstraint(condition=Q(current_year__gte=models.F("start_year")), name="campaign_year_after_start"),
-            models.CheckConstraint(condition=Q(turn_length__gte=1), name="campaign_turn_length_positive"),
-            models.CheckConstraint(condition=Q(step__in=[s.value for s in Step]), name="campaign_step_valid"),
+            check(
+                Q(setup__in=[s.value for s in Setup]),
+                name="campaign_setup_valid",
+                field="setup",
+                message="{setup!r} is not a way to set a campaign up; choose one from the list.",
+            ),
+            check(
+                Q(current_year__gte=models.F("start_year")),
+                name="campaign_year_after_start",
+                field="current_year",
+                message="The current year ({current_year}) is before the start year ({start_year}).",
+            ),
+            check(
+                Q(turn_length__gte=1),
+                name="campaign_turn_length_positive",
+                field="turn_length",
+                message="A turn lasts a year or more, not {turn_length}.",
+            ),
+            check(
+                Q(step__in=[s.value for s in Step]),
+                name="campaign_step_valid",
+                field="step",
+                message="{step!r} is not a step of the Dynastic Sequence.",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -146,7 +167,7 @@ class Role(models.TextChoices):
     OBSERVER = "observer", "Observer"
 
 
-class Membership(models.Model):
+class Membership(Invariants, models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
     role = models.CharField(max_length=10, choices=Role.choices)
@@ -161,16 +182,31 @@ class Membership(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["campaign", "user"], name="membership_once_per_campaign"),
-            models.CheckConstraint(condition=Q(role__in=[r.value for r in Role]), name="membership_role_valid"),
-            models.CheckConstraint(condition=~Q(role="player") | Q(dynasty__isnull=False), name="membership_player_has_dynasty"),
+            unique(
+                ["campaign", "user"],
+                name="membership_once_per_campaign",
+                field="user",
+                message="This person already has a seat at this campaign.",
+            ),
+            check(
+                Q(role__in=[r.value for r in Role]),
+                name="membership_role_valid",
+                field="role",
+                message="{role!r} is not a seat: a member is the GM, a player or an observer.",
+            ),
+            check(
+                ~Q(role="player") | Q(dynasty__isnull=False),
+                name="membership_player_has_dynasty",
+                field="dynasty",
+                message="A player plays a dynasty: choose it.",
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.user} as {self.get_role_display()} in {self.campaign}"
 
 
-class RuleTable(models.Model):
+class RuleTable(Invariants, models.Model):
     """A campaign's own copy of a rule table: the GM may edit it and restore the defaults."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="tables")
@@ -179,7 +215,14 @@ class RuleTable(models.Model):
 
     class Meta:
         ordering = ["campaign", "key"]
-        constraints = [models.UniqueConstraint(fields=["campaign", "key"], name="ruletable_once_per_campaign")]
+        constraints = [
+            unique(
+                ["campaign", "key"],
+                name="ruletable_once_per_campaign",
+                field="key",
+                message="This campaign already has the rule table {key!r}; edit that one.",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.key} ({self.campaign})"
@@ -192,7 +235,7 @@ class RollSource(models.TextChoices):
     CERTAIN = "certain", "Certain: not rolled"  # faces: [] (a survival that cannot fail)
 
 
-class Roll(models.Model):
+class Roll(Invariants, models.Model):
     """One roll of the dice, whatever it was for. Nothing is rolled that is not here."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="rolls")
@@ -232,7 +275,12 @@ class Roll(models.Model):
         ordering = ["id"]
         indexes = [models.Index(fields=["campaign", "year", "step"])]
         constraints = [
-            models.CheckConstraint(condition=Q(source__in=list(RollSource.values)), name="roll_source_valid"),
+            check(
+                Q(source__in=list(RollSource.values)),
+                name="roll_source_valid",
+                field="source",
+                message="A roll is the server's or entered from the table's dice, not {source!r}.",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -243,14 +291,21 @@ class Roll(models.Model):
         return sum(self.faces) + self.modifier
 
 
-class RollSubject(models.Model):
+class RollSubject(Invariants, models.Model):
     roll = models.ForeignKey(Roll, on_delete=models.CASCADE, related_name="subjects")
     character = models.ForeignKey("dynasties.Character", on_delete=models.CASCADE, related_name="roll_subjects")
     position = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         ordering = ["roll", "position"]
-        constraints = [models.UniqueConstraint(fields=["roll", "character"], name="rollsubject_once")]
+        constraints = [
+            unique(
+                ["roll", "character"],
+                name="rollsubject_once",
+                field="character",
+                message="This character is already a subject of this roll.",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"roll {self.roll_id}: character {self.character_id}"
@@ -264,7 +319,7 @@ class Audience(models.TextChoices):
     GM = "gm", "The GM only"
 
 
-class ChronicleEntry(models.Model):
+class ChronicleEntry(Invariants, models.Model):
     """One line of a turn's chronicle; the Announcements gather a year's public entries.
 
     Every line carries its audience, written when it is made (``campaign.permissions.line_audience``):
@@ -310,7 +365,7 @@ class PostingKind(models.TextChoices):
     OTHER = "other", "Other"
 
 
-class Posting(models.Model):
+class Posting(Invariants, models.Model):
     """One movement of money between two accounts: a dynasty's exchequer or the bank ("the
     Treasury", when the dynasty is empty). Balances are derived from postings; a correction is a
     new, reversing posting - nothing is edited or deleted."""
@@ -348,11 +403,24 @@ class Posting(models.Model):
         ordering = ["campaign", "id"]
         indexes = [models.Index(fields=["campaign", "year"])]
         constraints = [
-            models.CheckConstraint(condition=Q(amount__gt=0), name="posting_amount_positive"),
-            models.CheckConstraint(
-                condition=~(Q(payer__isnull=True) & Q(payee__isnull=True)), name="posting_not_treasury_to_itself"
+            check(
+                Q(amount__gt=0),
+                name="posting_amount_positive",
+                field="amount",
+                message="An amount is more than 0, not {amount}.",
             ),
-            models.CheckConstraint(condition=~Q(payer=models.F("payee")), name="posting_two_accounts"),
+            check(
+                ~(Q(payer__isnull=True) & Q(payee__isnull=True)),
+                name="posting_not_treasury_to_itself",
+                field="payee",
+                message="A posting has a house on one side at least: the treasury does not pay itself.",
+            ),
+            check(
+                ~Q(payer=models.F("payee")),
+                name="posting_two_accounts",
+                field="payee",
+                message="The payer and the payee are the same house: a posting is between two accounts.",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -364,7 +432,7 @@ class CheckpointKind(models.TextChoices):
     DESK = "desk", "A desk correction"
 
 
-class Checkpoint(models.Model):
+class Checkpoint(Invariants, models.Model):
     """A change set: opened by the first action of a step made through the pages (or the API), or
     by a save at the desk (the admin); it holds the campaign's own columns as they were, and the
     rows changed since are logged against it (:class:`UndoChange`). Undo puts them back and keeps
@@ -400,14 +468,19 @@ class Checkpoint(models.Model):
     class Meta:
         ordering = ["campaign", "pk"]
         constraints = [
-            models.CheckConstraint(condition=Q(step__in=[s.value for s in Step]), name="checkpoint_step_valid"),
+            check(
+                Q(step__in=[s.value for s in Step]),
+                name="checkpoint_step_valid",
+                field="step",
+                message="{step!r} is not a step of the Dynastic Sequence.",
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.campaign}: start of {self.get_step_display()} {self.year}"
 
 
-class ActionKey(models.Model):
+class ActionKey(Invariants, models.Model):
     """A form's one-time key: the same submit arriving twice (a double click, the back button) is
     recognised and done once. An API key (``Idempotency-Key``) is bound to the request it was first
     sent with: ``request`` (its method and address, for the message) and ``fingerprint`` (a digest
@@ -423,7 +496,14 @@ class ActionKey(models.Model):
     fingerprint = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["campaign", "key"], name="action_key_once")]
+        constraints = [
+            unique(
+                ["campaign", "key"],
+                name="action_key_once",
+                field="key",
+                message="This action has already been taken (its key is used).",
+            )
+        ]
         # a key is looked up across campaigns: sent to another campaign's address, it is refused too
         indexes = [models.Index(fields=["key"], name="action_key_key")]
 
@@ -445,7 +525,7 @@ class JobState(models.TextChoices):
     FAILED = "failed", "Failed"
 
 
-class Job(models.Model):
+class Job(Invariants, models.Model):
     """Background work on a campaign, run by the task queue (``campaign.jobs``): its state, progress
     (``done`` of ``total``) and error are here, so any server shows them; a file it made is kept in
     the artifact storage (``campaign.artifacts``) under ``artifact``. A job outlives its campaign (a
@@ -482,7 +562,7 @@ class Job(models.Model):
         return self.state in (JobState.DONE, JobState.FAILED)
 
 
-class UndoChange(models.Model):
+class UndoChange(Invariants, models.Model):
     """One row a step changed, as it was before the step first touched it (``old``, JSON of its
     columns; null: the step inserted it). Written by database triggers (``campaign.changelog``)
     while :class:`UndoRecording` names the step's checkpoint; undo puts the rows back."""
@@ -493,13 +573,20 @@ class UndoChange(models.Model):
     old = models.TextField(null=True, blank=True)  # noqa: DJ001 (null: the step inserted the row; "" is no row)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["checkpoint", "table", "row_id"], name="undo_change_once")]
+        constraints = [
+            unique(
+                ["checkpoint", "table", "row_id"],
+                name="undo_change_once",
+                field="row_id",
+                message="This checkpoint already keeps row {row_id} of {table}.",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.table} #{self.row_id}"
 
 
-class UndoRecording(models.Model):
+class UndoRecording(Invariants, models.Model):
     """While a step action runs, the one row naming its checkpoint: the triggers log into it. Gone
     before the action's transaction ends (and never seen by another transaction)."""
 
@@ -509,7 +596,7 @@ class UndoRecording(models.Model):
         return f"recording {self.checkpoint_id}"
 
 
-class Invitation(models.Model):
+class Invitation(Invariants, models.Model):
     """A link the GM hands to someone (``campaign.invitations``): opened while logged in, it seats
     him at the campaign as the player of a house or as an observer, once, before it expires. Only
     the SHA-256 of its secret is kept: the link is shown once, when it is made."""
@@ -530,10 +617,17 @@ class Invitation(models.Model):
     class Meta:
         ordering = ["campaign", "-created_at", "-id"]
         constraints = [
-            models.CheckConstraint(condition=Q(role__in=["player", "observer"]), name="invitation_seat_valid"),
-            models.CheckConstraint(
-                condition=(Q(role="player") & Q(dynasty__isnull=False)) | (Q(role="observer") & Q(dynasty__isnull=True)),
+            check(
+                Q(role__in=["player", "observer"]),
+                name="invitation_seat_valid",
+                field="role",
+                message="An invitation is to a player's or an observer's seat, not {role!r}.",
+            ),
+            check(
+                (Q(role="player") & Q(dynasty__isnull=False)) | (Q(role="observer") & Q(dynasty__isnull=True)),
                 name="invitation_player_has_dynasty",
+                field="dynasty",
+                message="A player's invitation names the dynasty to play; an observer's names none.",
             ),
         ]
 
@@ -545,7 +639,7 @@ class Invitation(models.Model):
         return f"the player of {self.dynasty}" if self.dynasty_id else "an observer"
 
 
-class AccountName(models.Model):
+class AccountName(Invariants, models.Model):
     """What an account's username is whatever its capitals, and what it looks like
     (``campaign.accounts``): SHA-256s, each unique, so no two accounts have names that pass for one
     another ("GMa" and "gmA", a Cyrillic "А" for a Latin "A"). Kept by the user model's save; not

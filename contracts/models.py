@@ -9,6 +9,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from campaign.audit import AuditedRecords
+from campaign.invariants import Invariants, check, unique
 
 
 class ContractKind(models.TextChoices):
@@ -35,7 +36,7 @@ class EndKind(models.TextChoices):
     ESCAPE = "escape", "Escape clause invoked"
 
 
-class Contract(models.Model):
+class Contract(Invariants, models.Model):
     """A written contract between dynasties. A marriage contract binds from the wedding and lasts
     while both spouses live (A6); a binding agreement lasts until mutual consent or a leader party
     to it dies heirless (D); a fixed term expires at the turn advance."""
@@ -61,16 +62,24 @@ class Contract(models.Model):
     class Meta:
         ordering = ["campaign", "start_year", "id"]
         constraints = [
-            models.CheckConstraint(
-                condition=(Q(state="ended") & Q(ended_year__isnull=False)) | (~Q(state="ended") & Q(ended_year__isnull=True)),
+            check(
+                (Q(state="ended") & Q(ended_year__isnull=False)) | (~Q(state="ended") & Q(ended_year__isnull=True)),
                 name="contract_ended_iff_year",
+                field="ended_year",
+                message="An ended contract has the year it ended, and only an ended one "
+                "(the state is {state}, the year it ended {ended_year}).",
             ),
-            models.CheckConstraint(
-                condition=Q(ended_year__isnull=True) | Q(in_force_year__isnull=True) | Q(ended_year__gte=F("in_force_year")),
+            check(
+                Q(ended_year__isnull=True) | Q(in_force_year__isnull=True) | Q(ended_year__gte=F("in_force_year")),
                 name="contract_ends_after_coming_into_force",
+                field="ended_year",
+                message="The contract's end ({ended_year}) cannot come before it came into force ({in_force_year}).",
             ),
-            models.CheckConstraint(
-                condition=Q(in_force_year__isnull=True) | Q(signed_year__isnull=False), name="contract_in_force_once_signed"
+            check(
+                Q(in_force_year__isnull=True) | Q(signed_year__isnull=False),
+                name="contract_in_force_once_signed",
+                field="in_force_year",
+                message="A contract comes into force once signed: set the year it was signed first.",
             ),
         ]
         indexes = [models.Index(fields=["campaign", "state"])]
@@ -79,7 +88,7 @@ class Contract(models.Model):
         return f"{self.title} ({self.get_kind_display()}, {self.get_state_display().lower()})"
 
 
-class ContractSignature(models.Model):
+class ContractSignature(Invariants, models.Model):
     """One party's signature of a contract. Each house signs its side (its player, or the GM for
     it); when every party has signed, the contract is signed and comes into force as due
     (``contracts.services.contract_sign_party``; ``contract_sign`` signs for every party at once)."""
@@ -100,7 +109,14 @@ class ContractSignature(models.Model):
 
     class Meta:
         ordering = ["contract", "pk"]
-        constraints = [models.UniqueConstraint(fields=["contract", "dynasty"], name="contractsignature_once_per_party")]
+        constraints = [
+            unique(
+                ["contract", "dynasty"],
+                name="contractsignature_once_per_party",
+                field="dynasty",
+                message="This house is already a party to this contract.",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.dynasty} signed {self.contract.title} in {self.year}"
@@ -122,7 +138,7 @@ class ClauseKind(models.TextChoices):
     DAMAGES = "damages", "Damages for breach"
 
 
-class Clause(models.Model):
+class Clause(Invariants, models.Model):
     contract = models.ForeignKey(Contract, on_delete=models.CASCADE, related_name="clauses")
     position = models.PositiveSmallIntegerField(default=0)
     kind = models.CharField(max_length=30, choices=ClauseKind.choices)
@@ -142,7 +158,7 @@ class PaymentStatus(models.TextChoices):
     UNPAID = "unpaid", "Unpaid (the payer could not cover it)"
 
 
-class ContractPayment(models.Model):
+class ContractPayment(Invariants, models.Model):
     """Every payment a contract made due: a one-off payment or dowry when it came into force, each
     turn's instalment of a recurring payment, damages for a breach. A payment the payer cannot
     cover is kept as unpaid (never skipped) until ``payment_settle`` posts it."""
@@ -165,14 +181,30 @@ class ContractPayment(models.Model):
     class Meta:
         ordering = ["campaign", "year", "id"]
         constraints = [
-            models.CheckConstraint(condition=Q(amount__gt=0), name="contractpayment_amount_positive"),
-            models.CheckConstraint(condition=~Q(payer=F("payee")), name="contractpayment_two_houses"),
-            models.CheckConstraint(
-                condition=(Q(status="paid") & Q(posting__isnull=False)) | (Q(status="unpaid") & Q(posting__isnull=True)),
-                name="contractpayment_paid_iff_posted",
+            check(
+                Q(amount__gt=0),
+                name="contractpayment_amount_positive",
+                field="amount",
+                message="An amount is more than 0, not {amount}.",
             ),
-            models.UniqueConstraint(
-                fields=["clause", "year"], condition=Q(breach__isnull=True), name="contractpayment_once_per_turn"
+            check(
+                ~Q(payer=F("payee")),
+                name="contractpayment_two_houses",
+                field="payee",
+                message="A payment is between two houses: the payer and the payee are the same.",
+            ),
+            check(
+                (Q(status="paid") & Q(posting__isnull=False)) | (Q(status="unpaid") & Q(posting__isnull=True)),
+                name="contractpayment_paid_iff_posted",
+                field="posting",
+                message="A paid payment has its posting in the treasury, and an unpaid one none (the status is {status}).",
+            ),
+            unique(
+                ["clause", "year"],
+                condition=Q(breach__isnull=True),
+                name="contractpayment_once_per_turn",
+                field="year",
+                message="This clause already has its payment of {year}.",
             ),
         ]
 
@@ -180,7 +212,7 @@ class ContractPayment(models.Model):
         return f"{self.year}: {self.amount} from {self.payer} to {self.payee} ({self.get_status_display().lower()})"
 
 
-class Breach(models.Model):
+class Breach(Invariants, models.Model):
     """A party's breach of a contract, as another party recorded it, and how it was settled."""
 
     campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="breaches")
@@ -200,13 +232,20 @@ class Breach(models.Model):
     class Meta:
         ordering = ["campaign", "year", "id"]
         verbose_name_plural = "breaches"
-        constraints = [models.CheckConstraint(condition=~Q(by_dynasty=F("raised_by")), name="breach_two_parties")]
+        constraints = [
+            check(
+                ~Q(by_dynasty=F("raised_by")),
+                name="breach_two_parties",
+                field="raised_by",
+                message="A house does not raise a breach against itself.",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.year}: breach of {self.contract.title} by {self.by_dynasty}"
 
 
-class Dispute(models.Model):
+class Dispute(Invariants, models.Model):
     """BloodLine: a dispute ruled by a majority of the other players, term by term."""
 
     campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="disputes")
@@ -222,7 +261,7 @@ class Dispute(models.Model):
         return f"{self.year}: ruling on {self.breach}"
 
 
-class DisputeTerm(models.Model):
+class DisputeTerm(Invariants, models.Model):
     dispute = models.ForeignKey(Dispute, on_delete=models.CASCADE, related_name="terms")
     clause = models.ForeignKey(Clause, on_delete=models.CASCADE, related_name="rulings")
     upheld_by = models.PositiveSmallIntegerField()
@@ -232,13 +271,20 @@ class DisputeTerm(models.Model):
 
     class Meta:
         ordering = ["dispute", "clause__position", "clause_id"]
-        constraints = [models.UniqueConstraint(fields=["dispute", "clause"], name="disputeterm_once")]
+        constraints = [
+            unique(
+                ["dispute", "clause"],
+                name="disputeterm_once",
+                field="clause",
+                message="This clause is already a term of this dispute.",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.clause}: {'upheld' if self.upheld else 'ignored'} ({self.upheld_by}-{self.rejected_by})"
 
 
-class DisputeVote(models.Model):
+class DisputeVote(Invariants, models.Model):
     dispute = models.ForeignKey(Dispute, on_delete=models.CASCADE, related_name="votes")
     dynasty = models.ForeignKey("dynasties.Dynasty", on_delete=models.PROTECT, related_name="dispute_votes")
     clause = models.ForeignKey(Clause, on_delete=models.CASCADE, related_name="dispute_votes")
@@ -246,7 +292,14 @@ class DisputeVote(models.Model):
 
     class Meta:
         ordering = ["dispute", "clause_id", "dynasty_id"]
-        constraints = [models.UniqueConstraint(fields=["dispute", "dynasty", "clause"], name="disputevote_once")]
+        constraints = [
+            unique(
+                ["dispute", "dynasty", "clause"],
+                name="disputevote_once",
+                field="clause",
+                message="This house has already voted on this clause of the dispute.",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.dynasty} {'upholds' if self.upholds else 'rejects'} {self.clause}"
@@ -263,7 +316,7 @@ class ParleyKind(models.TextChoices):
     CRUSADE = "crusade", "Calling a crusade (20.46)"
 
 
-class Parley(models.Model):
+class Parley(Invariants, models.Model):
     """An open vote: each Christian player casts his leader's diplomatic stature (+5 per church
     card) in one block, most votes first. The caller's motion carries on a tie."""
 
@@ -313,7 +366,7 @@ class VoteChoice(models.TextChoices):
     ABSTAIN = "abstain", "Abstains"
 
 
-class ParleyVote(models.Model):
+class ParleyVote(Invariants, models.Model):
     parley = models.ForeignKey(Parley, on_delete=models.CASCADE, related_name="votes")
     dynasty = models.ForeignKey("dynasties.Dynasty", on_delete=models.PROTECT, related_name="parley_votes")
     stature = models.PositiveSmallIntegerField(help_text="The leader's diplomatic stature.")
@@ -326,7 +379,14 @@ class ParleyVote(models.Model):
 
     class Meta:
         ordering = ["parley", "position", "id"]
-        constraints = [models.UniqueConstraint(fields=["parley", "dynasty"], name="parleyvote_once")]
+        constraints = [
+            unique(
+                ["parley", "dynasty"],
+                name="parleyvote_once",
+                field="dynasty",
+                message="This house has already voted at this parley.",
+            )
+        ]
 
     def __str__(self) -> str:
         if self.position is None:
@@ -334,7 +394,7 @@ class ParleyVote(models.Model):
         return f"{self.position}. {self.dynasty}: {self.votes} {self.get_choice_display().lower()}"
 
 
-class Excommunication(models.Model):
+class Excommunication(Invariants, models.Model):
     """A player excommunicated (medieval game 22): his leader counts as pagan, he may not vote in a
     parley except on his own readmission nor call one except for it. Ends when his leader dies
     heirless or a readmission parley readmits him."""
@@ -359,11 +419,18 @@ class Excommunication(models.Model):
     class Meta:
         ordering = ["campaign", "start_year", "id"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["dynasty"], condition=Q(ended_year__isnull=True), name="excommunication_one_open_per_house"
+            unique(
+                ["dynasty"],
+                condition=Q(ended_year__isnull=True),
+                name="excommunication_one_open_per_house",
+                field="dynasty",
+                message="This house is already excommunicated.",
             ),
-            models.CheckConstraint(
-                condition=Q(ended_year__isnull=True) | Q(ended_year__gte=F("start_year")), name="excommunication_ends_after_start"
+            check(
+                Q(ended_year__isnull=True) | Q(ended_year__gte=F("start_year")),
+                name="excommunication_ends_after_start",
+                field="ended_year",
+                message="The excommunication's end ({ended_year}) cannot come before its start ({start_year}).",
             ),
         ]
 
@@ -386,7 +453,7 @@ class ClaimEnd(models.TextChoices):
     RENOUNCED = "renounced", "Renounced"
 
 
-class Claim(models.Model):
+class Claim(Invariants, models.Model):
     """A house's claim to an area (the medieval game 18, 20.1, 20.42): how it came (a claim parley,
     an exchange with another house, the GM's record of the board), until it is given away or
     renounced. A house in exile keeps its claims (21)."""
@@ -413,15 +480,24 @@ class Claim(models.Model):
     class Meta:
         ordering = ["campaign", "area_key", "since_year", "id"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["dynasty", "area_key"], condition=Q(ended_year__isnull=True), name="claim_one_open_per_house_and_area"
+            unique(
+                ["dynasty", "area_key"],
+                condition=Q(ended_year__isnull=True),
+                name="claim_one_open_per_house_and_area",
+                field="area_key",
+                message="This house already has an open claim on {area_key}.",
             ),
-            models.CheckConstraint(
-                condition=(Q(ended_year__isnull=True) & Q(end="")) | (Q(ended_year__isnull=False) & ~Q(end="")),
+            check(
+                (Q(ended_year__isnull=True) & Q(end="")) | (Q(ended_year__isnull=False) & ~Q(end="")),
                 name="claim_ended_iff_how",
+                field="end",
+                message="A claim that ended says how, and only one that ended (the year it ended: {ended_year}).",
             ),
-            models.CheckConstraint(
-                condition=Q(ended_year__isnull=True) | Q(ended_year__gte=F("since_year")), name="claim_ends_after_start"
+            check(
+                Q(ended_year__isnull=True) | Q(ended_year__gte=F("since_year")),
+                name="claim_ends_after_start",
+                field="ended_year",
+                message="The claim's end ({ended_year}) cannot come before it was made ({since_year}).",
             ),
         ]
         indexes = [models.Index(fields=["campaign", "ended_year"])]
@@ -441,7 +517,7 @@ class ObligationState(models.TextChoices):
     FLOUTED = "flouted", "Flouted (not complied with by the end of the turn): excommunicated"
 
 
-class Obligation(models.Model):
+class Obligation(Invariants, models.Model):
     """What a parley's decision made due (20.41, 20.43): the loser returns (a conquest) or
     relinquishes (an inheritance) the area to the winner, or is excommunicated (22.1)."""
 
@@ -461,10 +537,17 @@ class Obligation(models.Model):
     class Meta:
         ordering = ["campaign", "due_year", "id"]
         constraints = [
-            models.CheckConstraint(condition=~Q(obliged=F("owed_to")), name="obligation_two_houses"),
-            models.CheckConstraint(
-                condition=(Q(state="open") & Q(resolved_year__isnull=True)) | (~Q(state="open") & Q(resolved_year__isnull=False)),
+            check(
+                ~Q(obliged=F("owed_to")),
+                name="obligation_two_houses",
+                field="owed_to",
+                message="A house does not owe itself: the obliged house and the one owed are the same.",
+            ),
+            check(
+                (Q(state="open") & Q(resolved_year__isnull=True)) | (~Q(state="open") & Q(resolved_year__isnull=False)),
                 name="obligation_resolved_iff_year",
+                field="resolved_year",
+                message="A resolved obligation has the year it was resolved, and an open one none (the state is {state}).",
             ),
         ]
         indexes = [models.Index(fields=["campaign", "state"])]

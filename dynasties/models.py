@@ -6,6 +6,7 @@ from django.db import models
 from django.db.models import F, Q
 
 from campaign.audit import AuditedRecords
+from campaign.invariants import Invariants, check, unique
 from rules.people import Person
 
 
@@ -15,7 +16,7 @@ class DynastyKind(models.TextChoices):
     MINOR = "minor", "Minor house"
 
 
-class Dynasty(models.Model):
+class Dynasty(Invariants, models.Model):
     campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="dynasties")
     name = models.CharField("dynastic name", max_length=80)
     crown = models.CharField("crown / country", max_length=80, blank=True)
@@ -29,11 +30,25 @@ class Dynasty(models.Model):
         ordering = ["campaign", "id"]
         verbose_name_plural = "dynasties"
         constraints = [
-            models.UniqueConstraint(fields=["campaign", "name"], name="dynasty_name_unique_in_campaign"),
-            models.UniqueConstraint(
-                fields=["campaign", "crown"], condition=~Q(crown=""), name="dynasty_crown_unique_in_campaign"
+            unique(
+                ["campaign", "name"],
+                name="dynasty_name_unique_in_campaign",
+                field="name",
+                message="This campaign already has a dynasty called {name}; choose another name.",
             ),
-            models.CheckConstraint(condition=Q(kind__in=[k.value for k in DynastyKind]), name="dynasty_kind_valid"),
+            unique(
+                ["campaign", "crown"],
+                condition=~Q(crown=""),
+                name="dynasty_crown_unique_in_campaign",
+                field="crown",
+                message="Another dynasty of this campaign already rules {crown}; choose another crown or leave it empty.",
+            ),
+            check(
+                Q(kind__in=[k.value for k in DynastyKind]),
+                name="dynasty_kind_valid",
+                field="kind",
+                message="A dynasty is a player dynasty, an aristocratic family or a minor house; choose one of those.",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -70,7 +85,7 @@ FREE = Q(prisoner_of__isnull=True, held_by_neutrals=False)
 """The characters nobody holds prisoner (neither a house nor the neutrals): ``filter(FREE)``."""
 
 
-class Character(models.Model):
+class Character(Invariants, models.Model):
     campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="characters")
     given_name = models.CharField("Christian name", max_length=60)
     sex = models.CharField(max_length=1, choices=Sex.choices)
@@ -128,22 +143,61 @@ class Character(models.Model):
         ordering = ["campaign", "birth_year", "birth_order", "id"]
         indexes = [models.Index(fields=["campaign", "status"])]
         constraints = [
-            models.CheckConstraint(condition=Q(sex__in=["M", "F"]), name="character_sex_valid"),
-            models.CheckConstraint(condition=Q(status__in=[s.value for s in Status]), name="character_status_valid"),
-            models.CheckConstraint(
-                condition=(Q(status="dead") & Q(death_year__isnull=False)) | (~Q(status="dead") & Q(death_year__isnull=True)),
-                name="character_dead_iff_death_year",
+            check(Q(sex__in=["M", "F"]), name="character_sex_valid", field="sex", message="The sex is M or F; choose one."),
+            check(
+                Q(status__in=[s.value for s in Status]),
+                name="character_status_valid",
+                field="status",
+                message="A character is alive, dead or retired; choose one of those.",
             ),
-            models.CheckConstraint(
-                condition=Q(death_year__isnull=True) | Q(death_year__gte=F("birth_year")),
+            check(
+                ~Q(status="dead") | Q(death_year__isnull=False),
+                name="character_dead_has_death_year",
+                field="death_year",
+                message="A dead character needs a year of death.",
+            ),
+            check(
+                Q(status="dead") | Q(death_year__isnull=True),
+                name="character_only_dead_has_death_year",
+                field="death_year",
+                message="Only a dead character has a year of death ({death_year}; the status is {status}): "
+                "clear it or set the status to Dead.",
+            ),
+            check(
+                Q(death_year__isnull=True) | Q(death_year__gte=F("birth_year")),
                 name="character_dies_after_birth",
+                field="death_year",
+                message="The year of death ({death_year}) is before the year of birth ({birth_year}).",
             ),
-            models.CheckConstraint(condition=Q(birth_order__gte=1), name="character_birth_order_positive"),
-            models.CheckConstraint(condition=~Q(father=F("id")), name="character_not_own_father"),
-            models.CheckConstraint(condition=~Q(mother=F("id")), name="character_not_own_mother"),
-            models.CheckConstraint(condition=Q(prince_piece__in=PIECES), name="character_piece_valid"),
-            models.CheckConstraint(
-                condition=Q(prisoner_of__isnull=True) | Q(held_by_neutrals=False), name="character_one_captor"
+            check(
+                Q(birth_order__gte=1),
+                name="character_birth_order_positive",
+                field="birth_order",
+                message="The birth order counts from 1 (the first child born that year), not {birth_order}.",
+            ),
+            check(
+                ~Q(father=F("id")),
+                name="character_not_own_father",
+                field="father",
+                message="A character cannot be their own parent.",
+            ),
+            check(
+                ~Q(mother=F("id")),
+                name="character_not_own_mother",
+                field="mother",
+                message="A character cannot be their own parent.",
+            ),
+            check(
+                Q(prince_piece__in=PIECES),
+                name="character_piece_valid",
+                field="prince_piece",
+                message="The piece is the King (K), a prince 1 to 5, or none; not {prince_piece!r}.",
+            ),
+            check(
+                Q(prisoner_of__isnull=True) | Q(held_by_neutrals=False),
+                name="character_one_captor",
+                field="held_by_neutrals",
+                message="A prisoner of a house (prisoner of) is not held by the neutrals too: clear one of the two.",
             ),
         ]
 
@@ -187,7 +241,7 @@ class Character(models.Model):
         )
 
 
-class Marriage(models.Model):
+class Marriage(Invariants, models.Model):
     """A match: a betrothal until the wedding year is set, a marriage until it ends."""
 
     campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="marriages")
@@ -222,20 +276,44 @@ class Marriage(models.Model):
     class Meta:
         ordering = ["campaign", "arranged_year", "id"]
         constraints = [
-            models.CheckConstraint(condition=~Q(husband=F("wife")), name="marriage_two_people"),
-            models.CheckConstraint(
-                condition=Q(wedding_year__isnull=True) | Q(wedding_year__gte=F("arranged_year")),
+            check(
+                ~Q(husband=F("wife")),
+                name="marriage_two_people",
+                field="wife",
+                message="A marriage needs two different people.",
+            ),
+            check(
+                Q(wedding_year__isnull=True) | Q(wedding_year__gte=F("arranged_year")),
                 name="marriage_wed_after_arranged",
+                field="wedding_year",
+                message="The wedding ({wedding_year}) cannot come before the match was arranged ({arranged_year}).",
             ),
-            models.CheckConstraint(
-                condition=Q(ended_year__isnull=True) | Q(ended_year__gte=F("arranged_year")),
+            check(
+                Q(ended_year__isnull=True) | Q(ended_year__gte=F("arranged_year")),
                 name="marriage_ends_after_arranged",
+                field="ended_year",
+                message="The end ({ended_year}) cannot come before the match was arranged ({arranged_year}).",
             ),
-            models.CheckConstraint(condition=Q(ended_year__isnull=True) | ~Q(end_cause=""), name="marriage_end_has_cause"),
-            models.UniqueConstraint(
-                fields=["husband"], condition=Q(ended_year__isnull=True), name="marriage_one_open_per_husband"
+            check(
+                Q(ended_year__isnull=True) | ~Q(end_cause=""),
+                name="marriage_end_has_cause",
+                field="end_cause",
+                message="Say why the marriage ended (e.g. 'death of the husband').",
             ),
-            models.UniqueConstraint(fields=["wife"], condition=Q(ended_year__isnull=True), name="marriage_one_open_per_wife"),
+            unique(
+                ["husband"],
+                condition=Q(ended_year__isnull=True),
+                name="marriage_one_open_per_husband",
+                field="husband",
+                message="The husband already has a marriage or betrothal that has not ended; end it first.",
+            ),
+            unique(
+                ["wife"],
+                condition=Q(ended_year__isnull=True),
+                name="marriage_one_open_per_wife",
+                field="wife",
+                message="The wife already has a marriage or betrothal that has not ended; end it first.",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -250,7 +328,7 @@ class Marriage(models.Model):
         return self.wedding_year is not None and self.ended_year is None
 
 
-class Reign(models.Model):
+class Reign(Invariants, models.Model):
     campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="reigns")
     crown = models.CharField(max_length=80)
     holder = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="reigns")
@@ -276,33 +354,52 @@ class Reign(models.Model):
     class Meta:
         ordering = ["campaign", "crown", "start_year", "id"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["campaign", "crown"], condition=Q(end_year__isnull=True), name="reign_one_open_per_crown"
+            unique(
+                ["campaign", "crown"],
+                condition=Q(end_year__isnull=True),
+                name="reign_one_open_per_crown",
+                field="crown",
+                message="{crown} already has a reign that has not ended; end it first.",
             ),
-            models.CheckConstraint(
-                condition=Q(end_year__isnull=True) | Q(end_year__gte=F("start_year")), name="reign_ends_after_start"
+            check(
+                Q(end_year__isnull=True) | Q(end_year__gte=F("start_year")),
+                name="reign_ends_after_start",
+                field="end_year",
+                message="The reign's end ({end_year}) cannot come before its start ({start_year}).",
             ),
-            models.CheckConstraint(condition=~Q(regent=F("holder")), name="reign_regent_not_holder"),
+            check(
+                ~Q(regent=F("holder")),
+                name="reign_regent_not_holder",
+                field="regent",
+                message="A monarch cannot be their own regent.",
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.holder.display_name}, {self.crown} {self.start_year}-{self.end_year or ''}"
 
 
-class PassedOver(models.Model):
+class PassedOver(Invariants, models.Model):
     reign = models.ForeignKey(Reign, on_delete=models.CASCADE, related_name="passed_over")
     character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="passed_over_in")
     reason = models.CharField(max_length=200)
 
     class Meta:
         verbose_name_plural = "heirs passed over"
-        constraints = [models.UniqueConstraint(fields=["reign", "character"], name="passedover_once")]
+        constraints = [
+            unique(
+                ["reign", "character"],
+                name="passedover_once",
+                field="character",
+                message="This character is already passed over in this reign.",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.character} passed over: {self.reason}"
 
 
-class BirthAttempt(models.Model):
+class BirthAttempt(Invariants, models.Model):
     """One birth roll of a couple in a turn; a success waits for its sex roll to become a child."""
 
     campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="birth_attempts")
@@ -317,16 +414,31 @@ class BirthAttempt(models.Model):
     class Meta:
         ordering = ["year", "marriage", "attempt"]
         constraints = [
-            models.UniqueConstraint(fields=["marriage", "year", "attempt"], name="birthattempt_once"),
-            models.CheckConstraint(condition=Q(attempt__gte=1) & Q(attempt__lte=3), name="birthattempt_at_most_three"),
-            models.CheckConstraint(condition=Q(success=True) | Q(child__isnull=True), name="birthattempt_child_only_on_success"),
+            unique(
+                ["marriage", "year", "attempt"],
+                name="birthattempt_once",
+                field="attempt",
+                message="This marriage already has birth attempt {attempt} in {year}.",
+            ),
+            check(
+                Q(attempt__gte=1) & Q(attempt__lte=3),
+                name="birthattempt_at_most_three",
+                field="attempt",
+                message="A marriage has at most three birth attempts a year: the attempt is 1, 2 or 3, not {attempt}.",
+            ),
+            check(
+                Q(success=True) | Q(child__isnull=True),
+                name="birthattempt_child_only_on_success",
+                field="child",
+                message="Only a successful birth attempt has a child: clear the child or mark the attempt a success.",
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.year} attempt {self.attempt}: {'child' if self.success else 'no child'}"
 
 
-class Crown(models.Model):
+class Crown(Invariants, models.Model):
     """A country's throne: whose it is, who controls it now, and any Dynastic Union."""
 
     campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="crowns")
@@ -372,7 +484,14 @@ class Crown(models.Model):
 
     class Meta:
         ordering = ["campaign", "name"]
-        constraints = [models.UniqueConstraint(fields=["campaign", "name"], name="crown_unique_in_campaign")]
+        constraints = [
+            unique(
+                ["campaign", "name"],
+                name="crown_unique_in_campaign",
+                field="name",
+                message="This campaign already has a crown called {name}.",
+            )
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -401,7 +520,7 @@ class PassOverKind(models.TextChoices):
     VOLUNTARY = "voluntary", "passed over by choice"
 
 
-class Modifier(models.Model):
+class Modifier(Invariants, models.Model):
     """An active modifier with the condition that keeps it alive (e.g. while a passed-over heir's
     line lives and has not renounced). Ended modifiers stay on record with why they ended."""
 
@@ -434,9 +553,17 @@ class Modifier(models.Model):
     class Meta:
         ordering = ["campaign", "start_year", "id"]
         constraints = [
-            models.CheckConstraint(condition=Q(kind__in=[k.value for k in ModifierKind]), name="modifier_kind_valid"),
-            models.CheckConstraint(
-                condition=Q(end_year__isnull=True) | Q(end_year__gte=F("start_year")), name="modifier_ends_after_start"
+            check(
+                Q(kind__in=[k.value for k in ModifierKind]),
+                name="modifier_kind_valid",
+                field="kind",
+                message="{kind!r} is not a kind of modifier; choose one from the list.",
+            ),
+            check(
+                Q(end_year__isnull=True) | Q(end_year__gte=F("start_year")),
+                name="modifier_ends_after_start",
+                field="end_year",
+                message="The end ({end_year}) cannot come before the start ({start_year}).",
             ),
         ]
 
@@ -448,7 +575,7 @@ class Modifier(models.Model):
         return self.end_year is None
 
 
-class Renunciation(models.Model):
+class Renunciation(Invariants, models.Model):
     """A claim to a crown renounced (usually by contract); it outlives the contract (A6)."""
 
     campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="renunciations")
@@ -459,13 +586,20 @@ class Renunciation(models.Model):
 
     class Meta:
         ordering = ["campaign", "year", "id"]
-        constraints = [models.UniqueConstraint(fields=["character", "crown"], name="renunciation_once")]
+        constraints = [
+            unique(
+                ["character", "crown"],
+                name="renunciation_once",
+                field="crown",
+                message="This character has already renounced this crown.",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.character} renounces {self.crown} ({self.year})"
 
 
-class Title(models.Model):
+class Title(Invariants, models.Model):
     """Optional rule G: a governorship ("Duke of Liguria"), inherited like the crown."""
 
     campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="titles")
@@ -491,13 +625,20 @@ class Title(models.Model):
 
     class Meta:
         ordering = ["campaign", "name"]
-        constraints = [models.UniqueConstraint(fields=["campaign", "province"], name="title_one_per_province")]
+        constraints = [
+            unique(
+                ["campaign", "province"],
+                name="title_one_per_province",
+                field="province",
+                message="{province} already has a title in this campaign.",
+            )
+        ]
 
     def __str__(self) -> str:
         return self.name
 
 
-class TitleHolding(models.Model):
+class TitleHolding(Invariants, models.Model):
     title = models.ForeignKey(Title, on_delete=models.CASCADE, related_name="holdings")
     holder = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="title_holdings")
     start_year = models.IntegerField()
@@ -517,7 +658,7 @@ class CrownEventKind(models.TextChoices):
     REVOLT = "revolt", "Revolt"
 
 
-class CrownEvent(models.Model):
+class CrownEvent(Invariants, models.Model):
     """BloodLine: a country's Stability changes and revolts, with why (its Stability history)."""
 
     campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="crown_events")
@@ -542,14 +683,19 @@ class CrownEvent(models.Model):
     class Meta:
         ordering = ["campaign", "year", "id"]
         constraints = [
-            models.CheckConstraint(condition=Q(kind__in=["stability", "revolt"]), name="crownevent_kind_valid"),
+            check(
+                Q(kind__in=["stability", "revolt"]),
+                name="crownevent_kind_valid",
+                field="kind",
+                message="A crown's event is a change of Stability or a revolt, not {kind!r}.",
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.year} {self.crown}: {self.get_kind_display()} {self.delta:+d} ({self.reason})"
 
 
-class ControlChange(models.Model):
+class ControlChange(Invariants, models.Model):
     """Who controls a character or a crown, over time: one row each time ``controlled_by`` changes
     (``dynasties.services.control.move``). The first controller is the first change's ``from_dynasty``
     (or, with no change, the present one)."""
@@ -566,10 +712,11 @@ class ControlChange(models.Model):
     class Meta:
         ordering = ["campaign", "year", "id"]
         constraints = [
-            models.CheckConstraint(
-                condition=(Q(character__isnull=False) & Q(crown__isnull=True))
-                | (Q(character__isnull=True) & Q(crown__isnull=False)),
+            check(
+                (Q(character__isnull=False) & Q(crown__isnull=True)) | (Q(character__isnull=True) & Q(crown__isnull=False)),
                 name="controlchange_character_or_crown",
+                field="character",
+                message="A change of control is of a character or of a crown: exactly one of the two.",
             ),
         ]
 
@@ -583,7 +730,7 @@ class OfferStatus(models.TextChoices):
     REJECTED = "rejected", "Rejected"
 
 
-class MarriageOffer(models.Model):
+class MarriageOffer(Invariants, models.Model):
     """BloodLine: a player's offer for a minor house's child; the service resolves a turn's offers,
     elder children first, by the minor's priorities and the minimum dowry."""
 
@@ -605,7 +752,7 @@ class MarriageOffer(models.Model):
         return f"{self.suitor} for {self.minor_character}: {self.dowry} ducats ({self.status})"
 
 
-class TreeRender(models.Model):
+class TreeRender(Invariants, models.Model):
     """A family tree rendered by ``dot`` and kept in the artifact storage: the cache's index, in the
     database so that every server sees the same renders and the same order of last use
     (:mod:`dynasties.trees.cache`)."""
@@ -629,7 +776,7 @@ class NoteAudience(models.TextChoices):
     GM = "gm", "GM only"
 
 
-class Note(models.Model):
+class Note(Invariants, models.Model):
     """A note in Markdown on a character, a dynasty or (neither set) the campaign, one per audience:
     the public note, its player's and the GM's (dynasties.services.notes writes them). Its HTML is
     rendered once, when it is written, and kept beside the text (issue 30): pages and the API show
@@ -650,18 +797,38 @@ class Note(models.Model):
     class Meta:
         ordering = ["campaign", "id"]
         constraints = [
-            models.CheckConstraint(condition=Q(audience__in=[a.value for a in NoteAudience]), name="note_audience_valid"),
-            models.CheckConstraint(condition=Q(character__isnull=True) | Q(dynasty__isnull=True), name="note_one_subject"),
-            models.UniqueConstraint(
-                fields=["character", "audience"], condition=Q(character__isnull=False), name="note_once_per_character"
+            check(
+                Q(audience__in=[a.value for a in NoteAudience]),
+                name="note_audience_valid",
+                field="audience",
+                message="{audience!r} is not one of the notes' readers; choose one from the list.",
             ),
-            models.UniqueConstraint(
-                fields=["dynasty", "audience"], condition=Q(dynasty__isnull=False), name="note_once_per_dynasty"
+            check(
+                Q(character__isnull=True) | Q(dynasty__isnull=True),
+                name="note_one_subject",
+                field="dynasty",
+                message="A note is about a character or a dynasty (or the campaign), not both: clear one of the two.",
             ),
-            models.UniqueConstraint(
-                fields=["campaign", "audience"],
+            unique(
+                ["character", "audience"],
+                condition=Q(character__isnull=False),
+                name="note_once_per_character",
+                field="audience",
+                message="This character already has a note for these readers; edit that one.",
+            ),
+            unique(
+                ["dynasty", "audience"],
+                condition=Q(dynasty__isnull=False),
+                name="note_once_per_dynasty",
+                field="audience",
+                message="This dynasty already has a note for these readers; edit that one.",
+            ),
+            unique(
+                ["campaign", "audience"],
                 condition=Q(character__isnull=True, dynasty__isnull=True),
                 name="note_once_per_campaign",
+                field="audience",
+                message="The campaign already has a note for these readers; edit that one.",
             ),
         ]
 
@@ -669,7 +836,7 @@ class Note(models.Model):
         return f"{self.get_audience_display()} note on {self.character or self.dynasty or 'the campaign'}"
 
 
-class Portrait(models.Model):
+class Portrait(Invariants, models.Model):
     """A character's portrait or a dynasty's coat of arms: an image, resized, in Django's storage
     (``name``), served to the campaign's members (dynasties.services.portraits stores it)."""
 
@@ -683,10 +850,11 @@ class Portrait(models.Model):
     class Meta:
         ordering = ["campaign", "id"]
         constraints = [
-            models.CheckConstraint(
-                condition=(Q(character__isnull=False) & Q(dynasty__isnull=True))
-                | (Q(character__isnull=True) & Q(dynasty__isnull=False)),
+            check(
+                (Q(character__isnull=False) & Q(dynasty__isnull=True)) | (Q(character__isnull=True) & Q(dynasty__isnull=False)),
                 name="portrait_character_or_dynasty",
+                field="character",
+                message="A portrait is of a character or of a dynasty: exactly one of the two.",
             ),
         ]
 
@@ -708,7 +876,7 @@ class ResourceKind(models.TextChoices):
     LUXURY = "luxury", "Luxury"
 
 
-class Province(models.Model):
+class Province(Invariants, models.Model):
     """Blood Royale: one province of the map as the table keeps it between turns (the province
     register; ``dynasties.services.provinces``): its original country, who controls it now (a
     house, or nobody: neutral under rule F, or of a country no player plays), its capital and
@@ -736,9 +904,17 @@ class Province(models.Model):
     class Meta:
         ordering = ["campaign", "country", "name"]
         constraints = [
-            models.UniqueConstraint(fields=["campaign", "name"], name="province_name_unique_in_campaign"),
-            models.CheckConstraint(
-                condition=Q(neutral=False) | Q(controlled_by__isnull=True), name="province_neutral_uncontrolled"
+            unique(
+                ["campaign", "name"],
+                name="province_name_unique_in_campaign",
+                field="name",
+                message="This campaign already has a province called {name}.",
+            ),
+            check(
+                Q(neutral=False) | Q(controlled_by__isnull=True),
+                name="province_neutral_uncontrolled",
+                field="controlled_by",
+                message="A neutral province is controlled by no house: clear the controller or untick neutral.",
             ),
         ]
 

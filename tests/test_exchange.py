@@ -1045,7 +1045,7 @@ BAD_INPUT = [
     ),
     pytest.param(
         lambda d: next(c for c in d["characters"] if c["status"] == "alive").update(death_year=1330),
-        ("].death_year: only a dead character has a death year; the status is 'alive'",),
+        ("].death_year: Only a dead character has a year of death (1330; the status is alive)",),
         id="death-not-dead",
     ),
     pytest.param(
@@ -1054,7 +1054,9 @@ BAD_INPUT = [
         id="dup-dynasty",
     ),
     pytest.param(
-        set_("campaign.current_year", 1200), "campaign.current_year: 1200 is before the start year 1300", id="year-order"
+        set_("campaign.current_year", 1200),
+        "campaign.current_year: The current year (1200) is before the start year (1300).",
+        id="year-order",
     ),
     pytest.param(
         second_open_marriage, "already has a marriage or betrothal that has not ended (marriages[", id="two-open-marriages"
@@ -1102,7 +1104,7 @@ BAD_INPUT = [
     pytest.param(drop("modifiers.0.end_reason"), "modifiers[0].end_reason: missing", id="mod-end-reason"),
     pytest.param(
         lambda d: d["modifiers"][0].update(end_year=d["modifiers"][0]["start_year"] - 1),
-        ("modifiers[0].end_year: ", " is before the start year "),
+        ("modifiers[0].end_year: The end (", ") cannot come before the start ("),
         id="mod-ends-early",
     ),
     pytest.param(
@@ -1243,7 +1245,11 @@ BAD_INPUT = [
         lambda d: d["postings"][0].update(payer=None, payee=None), "postings[0].payee: the Treasury", id="posting-no-house"
     ),
     pytest.param(set_("contracts.0.parties", [1, 99]), "contracts[0].parties[1]: no dynasty with id 99", id="parties"),
-    pytest.param(set_("contracts.0.state", "ended"), "contracts[0].ended_year: an ended contract", id="contract-end"),
+    pytest.param(
+        set_("contracts.0.state", "ended"),
+        "contracts[0].ended_year: An ended contract has the year it ended, and only an ended one",
+        id="contract-end",
+    ),
     pytest.param(set_("contracts.0.signatures", {}), "contracts[0].signatures: must be a list", id="signatures-type"),
     pytest.param(
         set_("contracts.0.signatures.0.year", "soon"), "contracts[0].signatures[0].year: must be a whole number", id="sig-year"
@@ -1298,9 +1304,15 @@ BAD_INPUT = [
         id="clause-marriage-only",
     ),
     pytest.param(set_("clause_refs", 3), "clause_refs: 3 is not a version this site reads", id="clause-refs-version"),
-    pytest.param(set_("contract_payments.0.posting", None), "contract_payments[0].posting: a paid payment", id="payment-posting"),
+    pytest.param(
+        set_("contract_payments.0.posting", None),
+        "contract_payments[0].posting: A paid payment has its posting",
+        id="payment-posting",
+    ),
     pytest.param(set_("contract_payments.1.clause", 9), "contract_payments[1].clause: no clause with id 9", id="pay-clause"),
-    pytest.param(set_("breaches.0.raised_by", 1), "breaches[0].raised_by: dynasty 1 cannot raise", id="breach-self"),
+    pytest.param(
+        set_("breaches.0.raised_by", 1), "breaches[0].raised_by: A house does not raise a breach against itself", id="breach-self"
+    ),
     pytest.param(set_("disputes.0.voters", [99]), "disputes[0].voters[0]: no dynasty with id 99", id="dispute-voters"),
     pytest.param(set_("disputes.0.terms.0.clause", 9), "disputes[0].terms[0].clause: no clause with id 9", id="dispute-term"),
     pytest.param(

@@ -38,7 +38,6 @@ from dynasties.models import (
     Province,
     Reign,
     Renunciation,
-    Status,
     Title,
     TitleHolding,
 )
@@ -77,7 +76,8 @@ def characteristic_names(obj: Character) -> tuple[str, ...]:
 
 
 class CharacterForm(forms.ModelForm):
-    """Readable messages for the rules the database also enforces (check constraints)."""
+    """The rules the database enforces speak through the model's constraints (campaign.invariants):
+    each message stands beside its field."""
 
     class Meta:
         model = Character
@@ -101,24 +101,6 @@ class CharacterForm(forms.ModelForm):
             "death_cause",
             "retired_year",
         ]
-
-    def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
-        if "status" in self.fields and "death_year" in self.fields:
-            status, death_year = cleaned.get("status"), cleaned.get("death_year")
-            if status == Status.DEAD and death_year is None:
-                self.add_error("death_year", "A dead character needs a year of death.")
-            elif status and status != Status.DEAD and death_year is not None:
-                self.add_error("death_year", "Only a dead character has a year of death; clear it or set the status to Dead.")
-        birth_year = cleaned.get("birth_year", self.instance.birth_year)
-        death_year = cleaned.get("death_year")
-        if birth_year is not None and death_year is not None and death_year < birth_year:
-            self.add_error("death_year", f"The year of death ({death_year}) is before the year of birth ({birth_year}).")
-        for parent in ("father", "mother"):
-            person = cleaned.get(parent)
-            if person is not None and self.instance.pk is not None and person.pk == self.instance.pk:
-                self.add_error(parent, "A character cannot be their own parent.")
-        return cleaned
 
 
 class CharacterInline(DeskTabularInline):
@@ -405,20 +387,6 @@ class MarriageForm(forms.ModelForm):
             "husband_joins_wife",
             "children_raised_by",
         ]
-
-    def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
-        husband, wife = cleaned.get("husband"), cleaned.get("wife")
-        if husband is not None and wife is not None and husband.pk == wife.pk:
-            self.add_error("wife", "A marriage needs two different people.")
-        arranged = cleaned.get("arranged_year")
-        for field, label in (("wedding_year", "wedding"), ("ended_year", "end")):
-            year = cleaned.get(field)
-            if arranged is not None and year is not None and year < arranged:
-                self.add_error(field, f"The {label} ({year}) cannot come before the match was arranged ({arranged}).")
-        if cleaned.get("ended_year") is not None and not cleaned.get("end_cause"):
-            self.add_error("end_cause", "Say why the marriage ended (e.g. 'death of the husband').")
-        return cleaned
 
 
 @admin.register(Marriage)

@@ -20,7 +20,7 @@ from typing import Any
 
 from django.db import models, transaction
 
-from campaign import audit
+from campaign import audit, invariants
 from campaign.models import Campaign
 from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, lock_campaign
@@ -350,10 +350,10 @@ def marriage_edit(
 def _arranged(campaign: Campaign, match: Marriage, year: int) -> int:
     if year > campaign.current_year:
         raise EditRefused(f"A match cannot be arranged after this turn's year ({campaign.current_year}).")
-    for field, what in (("wedding_year", "the wedding"), ("ended_year", "its end")):
-        later = getattr(match, field)
-        if later is not None and year > later:
-            raise EditRefused(f"The match cannot be arranged ({year}) after {what} ({later}).")
+    row = {**invariants.values_of(match), "arranged_year": year}
+    rule = invariants.broken(Marriage, row)  # the wedding and the end come after the match was arranged
+    if rule is not None:
+        raise EditRefused(invariants.message(rule, row))
     born = max(match.husband.birth_year, match.wife.birth_year)
     if year < born:
         raise EditRefused(f"The match cannot be arranged ({year}) before both were born ({born}).")

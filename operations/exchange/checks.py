@@ -9,12 +9,25 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.core.validators import slug_re
+from django.db import models
 
-from campaign.models import Audience, PostingKind, RollSource
+from campaign import invariants
+from campaign.models import Audience, Campaign, PostingKind, RollSource
 from campaign.permissions import legacy_line_audience
-from contracts.models import ClauseKind, ContractKind, ContractSignature, ContractState, PaymentStatus
+from contracts.models import (
+    Breach,
+    Claim,
+    ClauseKind,
+    Contract,
+    ContractKind,
+    ContractPayment,
+    ContractSignature,
+    Excommunication,
+    Obligation,
+    PaymentStatus,
+)
 from dynasties import notes
-from dynasties.models import DynastyKind, Status
+from dynasties.models import Character, DynastyKind, Marriage, Modifier, Reign
 from operations.exchange import special
 from operations.exchange.values import Item, Reading, got, is_int, kind_of, short
 from rules import contracts as clause_rules
@@ -221,8 +234,7 @@ def check_campaign(c: Item, row: Row, i: int, ctx: Reading) -> None:
         raise c.fail("ruleset", exc.message) from None
     if not slug_re.match(row["slug"]):
         raise c.fail("slug", f"{short(row['slug'])} is not a slug (letters, digits, hyphens and underscores)")
-    if row["current_year"] < row["start_year"]:
-        raise c.fail("current_year", f"{row['current_year']} is before the start year {row['start_year']}")
+    check_invariants(c, row, Campaign)
     try:
         rules.clean_options(row["optional_rules"])
     except RuleError as exc:
@@ -308,6 +320,16 @@ def provinces_of_v1(ctx: Reading) -> list[Row]:
     return sorted(rows, key=lambda r: r["name"])
 
 
+def check_invariants(item: Item, row: Row, model: type[models.Model]) -> None:
+    """The model's own constraints on one row (campaign.invariants: the rule and its message stated
+    once), asked before anything is written. The row's keys are the document's ids, so a constraint
+    comparing a key with the row's own id is left to ``check_ancestry``, which names the cycle."""
+    values = {key: value.strip() if isinstance(value, str) else value for key, value in row.items()}
+    rule = invariants.broken(model, values, unknown={"id"})
+    if rule is not None:
+        raise item.fail(invariants.FIELDS[rule.name], invariants.message(rule, values))
+
+
 def check_crown(c: Item, row: Row, i: int, ctx: Reading) -> None:
     other = ctx.first("crown names", row["name"], i)
     if other is not None:
@@ -322,15 +344,7 @@ def check_character(c: Item, row: Row, i: int, ctx: Reading) -> None:
             raise c.fail(f"characteristics.{name}", f"must be a whole number, got {got(value)}")
         if not -CHARACTERISTIC_LIMIT <= value <= CHARACTERISTIC_LIMIT:
             raise c.fail(f"characteristics.{name}", f"{short(value)} is outside {-CHARACTERISTIC_LIMIT}..{CHARACTERISTIC_LIMIT}")
-    death, status = row["death_year"], row["status"]
-    if status == Status.DEAD and death is None:
-        raise c.fail("death_year", "a dead character needs a death year")
-    if status != Status.DEAD and death is not None:
-        raise c.fail("death_year", f"only a dead character has a death year; the status is {status!r}")
-    if death is not None and death < row["birth_year"]:
-        raise c.fail("death_year", f"{death} is before the birth year {row['birth_year']}")
-    if row["held_by_neutrals"] and row["prisoner_of"] is not None:
-        raise c.fail("held_by_neutrals", "a prisoner of a house (`prisoner_of`) is not held by the neutrals too")
+    check_invariants(c, row, Character)
 
 
 def check_ancestry(items: list[Item], rows: list[Row], ctx: Reading) -> None:
@@ -383,13 +397,7 @@ def check_control_change(c: Item, row: Row, i: int, ctx: Reading) -> None:
 
 
 def check_marriage(m: Item, row: Row, i: int, ctx: Reading) -> None:
-    if row["husband"] == row["wife"]:
-        raise m.fail("wife", f"character {row['wife']} cannot marry themselves")
-    for key in ("wedding_year", "ended_year"):
-        if row[key] is not None and row[key] < row["arranged_year"]:
-            raise m.fail(key, f"{row[key]} is before the arranged year {row['arranged_year']}")
-    if row["ended_year"] is not None and not row["end_cause"].strip():
-        raise m.fail("end_cause", "a marriage that ended needs a cause")
+    check_invariants(m, row, Marriage)
     if row["ended_year"] is None:
         for role in ("husband", "wife"):
             other = ctx.first("open marriages", (role, row[role]), i)
@@ -405,9 +413,7 @@ def _ends(item: Item, row: Row, start: str, end: str) -> None:
 
 
 def check_reign(r: Item, row: Row, i: int, ctx: Reading) -> None:
-    _ends(r, row, "start_year", "end_year")
-    if row["regent"] is not None and row["regent"] == row["holder"]:
-        raise r.fail("regent", f"character {row['regent']} cannot be regent for themselves")
+    check_invariants(r, row, Reign)
     if row["interim_for"] is not None and row["interim_for"] == row["holder"]:
         raise r.fail("interim_for", f"character {row['interim_for']} cannot reign in the interim for themselves")
 
@@ -423,7 +429,7 @@ LEGACY_PASS_OVER = {"(prisoner)": "prisoner", "(married away)": "married_away", 
 
 
 def check_modifier(m: Item, row: Row, i: int, ctx: Reading) -> None:
-    _ends(m, row, "start_year", "end_year")
+    check_invariants(m, row, Modifier)
     if "pass_over" not in m.obj and row["kind"] == "combat_malus":
         row["pass_over"] = next((k for end, k in LEGACY_PASS_OVER.items() if row["reason"].endswith(end)), "")
 
@@ -490,12 +496,7 @@ def check_entry_year(g: Item, year: int, last: int | None) -> None:
 
 
 def check_contract(c: Item, row: Row, i: int, ctx: Reading) -> None:
-    if (row["state"] == ContractState.ENDED) != (row["ended_year"] is not None):
-        raise c.fail("ended_year", "an ended contract, and only an ended one, has an end year")
-    if row["in_force_year"] is not None and row["signed_year"] is None:
-        raise c.fail("signed_year", "a contract in force must have been signed")
-    if None not in (row["ended_year"], row["in_force_year"]) and row["ended_year"] < row["in_force_year"]:
-        raise c.fail("ended_year", f"{row['ended_year']} is before it came into force ({row['in_force_year']})")
+    check_invariants(c, row, Contract)
 
 
 def clause_refs_version(data: Mapping[str, Any]) -> int:
@@ -577,8 +578,7 @@ def check_reversals(items: list[Item], rows: list[Row], ctx: Reading) -> None:
 
 
 def check_breach(b: Item, row: Row, i: int, ctx: Reading) -> None:
-    if row["by_dynasty"] == row["raised_by"]:
-        raise b.fail("raised_by", f"dynasty {row['raised_by']} cannot raise a breach against itself")
+    check_invariants(b, row, Breach)
     contract = ctx.row("contracts", row["contract"])
     for key in ("by_dynasty", "raised_by"):
         if row[key] not in contract["parties"]:
@@ -590,10 +590,7 @@ def check_breach(b: Item, row: Row, i: int, ctx: Reading) -> None:
 def check_payment(p: Item, row: Row, i: int, ctx: Reading) -> None:
     """A contract payment adds up with its posting, clause and breach (``contracts.services._pay``,
     ``payment_settle``, ``_enforce``); each a checked row, in export ids."""
-    if row["payer"] == row["payee"]:
-        raise p.fail("payee", f"dynasty {row['payee']} cannot pay itself")
-    if (row["status"] == PaymentStatus.PAID) != (row["posting"] is not None):
-        raise p.fail("posting", "a paid payment, and only a paid one, has a posting")
+    check_invariants(p, row, ContractPayment)
     if row["posting"] is not None:
         other = ctx.first("paid", row["posting"], i)
         if other is not None:
@@ -684,8 +681,7 @@ def check_parley_vote(v: Item, row: Row, seen: list[Row]) -> None:
 
 
 def check_excommunication(e: Item, row: Row, i: int, ctx: Reading) -> None:
-    if row["ended_year"] is not None and row["ended_year"] < row["start_year"]:
-        raise e.fail("ended_year", f"{row['ended_year']} is before the start year {row['start_year']}")
+    check_invariants(e, row, Excommunication)
     if row["ended_year"] is None:
         other = ctx.first("excommunicated", row["dynasty"], i)
         if other is not None:
@@ -702,10 +698,7 @@ def claim_area(item: Item, key: str, row: Row, i: int, ctx: Reading) -> str:
 
 
 def check_claim(c: Item, row: Row, i: int, ctx: Reading) -> None:
-    if (row["ended_year"] is None) != (row["end"] == ""):
-        raise c.fail("end", "a claim ended says how (`given`, `renounced`), and only one ended")
-    if row["ended_year"] is not None and row["ended_year"] < row["since_year"]:
-        raise c.fail("ended_year", f"{row['ended_year']} is before the year it was obtained, {row['since_year']}")
+    check_invariants(c, row, Claim)
     if row["ended_year"] is None:
         other = ctx.first("claims held", (row["dynasty"], row["area_key"]), i)
         if other is not None:
@@ -718,10 +711,7 @@ def check_claim(c: Item, row: Row, i: int, ctx: Reading) -> None:
 
 
 def check_obligation(o: Item, row: Row, i: int, ctx: Reading) -> None:
-    if row["obliged"] == row["owed_to"]:
-        raise o.fail("owed_to", "an obligation is owed to another house")
-    if (row["state"] == "open") != (row["resolved_year"] is None):
-        raise o.fail("resolved_year", "an open obligation has no year resolved, and only an open one")
+    check_invariants(o, row, Obligation)
     other = ctx.first("obligations", row["parley"], i)
     if other is not None:
         raise o.fail("parley", f"parley {row['parley']} already made an obligation (obligations[{other}])")
