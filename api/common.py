@@ -22,8 +22,9 @@ from django.http import Http404
 from rest_framework import viewsets
 from rest_framework.request import Request
 
+from campaign.doors import member as member  # the one member lookup of every door, re-exported for the API
 from campaign.models import Campaign
-from campaign.permissions import role_of, visible
+from campaign.permissions import visible
 from campaign.undo import KeyUse, action_key, key_refuse, new_action_key, step_action
 from rules.errors import RuleError
 
@@ -41,16 +42,6 @@ class Viewer:
     campaign: Campaign
     role: str
     dynasty: int | None
-
-
-def campaign_from(request: Request, slug: str) -> tuple[Campaign, str, int | None]:
-    """The campaign, the caller's role and dynasty id; 404 for anyone who is not a member (an
-    outsider cannot tell a secret campaign from one that does not exist)."""
-    campaign = Campaign.objects.filter(slug=slug).first()
-    role, dynasty = role_of(request.user, campaign) if campaign is not None else (None, None)
-    if campaign is None or role is None:  # one answer, word for word, for both
-        raise Http404("No such campaign.")
-    return campaign, role, dynasty
 
 
 def idempotency_key(request: Request) -> str:
@@ -124,7 +115,7 @@ class CampaignScoped:
     @property
     def viewer(self) -> Viewer:
         if self._viewer is None:
-            campaign, role, dynasty = campaign_from(self.request, self.kwargs["slug"])
+            campaign, role, dynasty = member(self.request, self.kwargs["slug"])
             self._viewer = Viewer(campaign, role, dynasty)
         return self._viewer
 

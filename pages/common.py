@@ -13,10 +13,11 @@ from typing import Any, TypeVar
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpRequest
+from django.http import HttpRequest
 
+from campaign.doors import member as member  # the one member lookup of every door, re-exported for the pages
 from campaign.models import ActionKey, Campaign
-from campaign.permissions import Forbidden, role_of, runs_the_turn
+from campaign.permissions import Forbidden, runs_the_turn
 from campaign.permissions import may_act_for as may_act_for  # the policy's, re-exported for the pages
 from campaign.permissions import require_gm as require_gm
 from campaign.services import validation_message
@@ -24,15 +25,6 @@ from campaign.undo import KEY_MAX, AlreadyDone, action_key, step_action
 from rules.errors import RuleError
 
 T = TypeVar("T")
-
-
-def member(request: HttpRequest, slug: str) -> tuple[Campaign, str, int | None]:
-    """The campaign, the viewer's role and dynasty id; 404 for anyone who is not a member."""
-    campaign = Campaign.objects.filter(slug=slug).first()
-    role, dynasty = role_of(request.user, campaign) if campaign is not None else (None, None)
-    if campaign is None or role is None:  # one answer, word for word, for both
-        raise Http404("No such campaign.")
-    return campaign, role, dynasty
 
 
 def already_done(request: HttpRequest, campaign: Campaign) -> bool:
