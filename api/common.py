@@ -22,9 +22,11 @@ from django.http import Http404
 from rest_framework import viewsets
 from rest_framework.request import Request
 
+from campaign import doors
+from campaign.doors import member as member  # the one member lookup of every door, re-exported for the API
 from campaign.models import Campaign
-from campaign.permissions import role_of, visible
-from campaign.undo import KeyUse, action_key, key_refuse, new_action_key, step_action
+from campaign.permissions import visible
+from campaign.undo import KeyUse, action_key, key_refuse, new_action_key
 from rules.errors import RuleError
 
 T = TypeVar("T")
@@ -41,16 +43,6 @@ class Viewer:
     campaign: Campaign
     role: str
     dynasty: int | None
-
-
-def campaign_from(request: Request, slug: str) -> tuple[Campaign, str, int | None]:
-    """The campaign, the caller's role and dynasty id; 404 for anyone who is not a member (an
-    outsider cannot tell a secret campaign from one that does not exist)."""
-    campaign = Campaign.objects.filter(slug=slug).first()
-    role, dynasty = role_of(request.user, campaign) if campaign is not None else (None, None)
-    if campaign is None or role is None:  # one answer, word for word, for both
-        raise Http404("No such campaign.")
-    return campaign, role, dynasty
 
 
 def idempotency_key(request: Request) -> str:
@@ -92,7 +84,7 @@ def refuse_replay(request: Request, campaign: Campaign) -> None:
     first use has changed (the same request: 409; another: 422), as ``step_action`` would."""
     sent = (request.headers.get("Idempotency-Key") or "").strip()
     if sent and len(sent) <= IDEMPOTENCY_KEY_MAX:
-        stored = action_key(sent, by=request.user if request.user.is_authenticated else None, door="api")
+        stored = action_key(sent, by=doors.acting_user(request), door="api")
         done = "That was already done (the same request was sent twice): nothing was done again."
         key_refuse(stored, campaign=campaign, use=key_use(request), done=done)
 
@@ -102,15 +94,7 @@ def run_action(request: Request, campaign: Campaign, label: str, action: Callabl
     transaction, the undo checkpoint of the step, the one-time key from ``Idempotency-Key``.
     The same key with the same request raises ``AlreadyDone`` (409), with another request
     ``KeyReused`` (422); a refused action leaves nothing behind."""
-    return step_action(
-        campaign=campaign,
-        key=idempotency_key(request),
-        label=label,
-        action=action,
-        by=request.user if request.user.is_authenticated else None,
-        door="api",
-        use=key_use(request),
-    )
+    return doors.run_action(request, campaign, label, action, key=idempotency_key(request), door="api", use=key_use(request))
 
 
 class CampaignScoped:
@@ -124,7 +108,7 @@ class CampaignScoped:
     @property
     def viewer(self) -> Viewer:
         if self._viewer is None:
-            campaign, role, dynasty = campaign_from(self.request, self.kwargs["slug"])
+            campaign, role, dynasty = member(self.request, self.kwargs["slug"])
             self._viewer = Viewer(campaign, role, dynasty)
         return self._viewer
 

@@ -607,6 +607,41 @@ def sees_every_exchequer(role: str | None) -> bool:
     return role == Role.GM
 
 
+def has_own_house(role: str | None, mine: int | None) -> bool:
+    """A player with a house of his own: he rolls for it, signs for it, goes straight to its
+    exchequer (the GM and an observer have none)."""
+    return role == Role.PLAYER and mine is not None
+
+
+def sees_exchequer(role: str | None, mine: int | None, house: int | None) -> bool:
+    """One house's exchequer and its postings (:data:`SEES`): the GM and that house's player."""
+    return role == Role.GM or (has_own_house(role, mine) and mine == house)
+
+
+def exchequers_listed(role: str | None, mine: int | None, houses: Iterable[int]) -> set[int]:
+    """Of ``houses``, those whose exchequer a page may link to for this viewer: the GM every one,
+    a player his own, anyone else none (the exchequer's page asks :func:`can_view_exchequer` again)."""
+    return {h for h in houses if role == Role.GM or (role is not None and mine is not None and h == mine)}
+
+
+def keeps_the_ledger(role: str | None) -> bool:
+    """Corrects the ledger (reverses a posting) and moves money to and from the Treasury: the GM's
+    (:data:`ACTIONS`, "run the turn")."""
+    return role == Role.GM
+
+
+def links_to_the_desk(role: str | None) -> bool:
+    """Whether a page links to a record's page at the desk (the admin): the GM's, who keeps the
+    books there (:func:`keeps_books` decides at the desk itself)."""
+    return role == Role.GM
+
+
+def sees_every_name(role: str | None) -> bool:
+    """Whether the audit trail names every user who made a change (the GM), or says only "you",
+    "the GM", "the player of <house>" (anyone else)."""
+    return role == Role.GM
+
+
 def own_house(role: str | None, mine: int | None) -> int | None:
     """The house a caller acts for when he names none: a player's own; the GM and an observer have
     none (they must say which)."""

@@ -20,6 +20,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
+from campaign.doors import member
 from campaign.jobs import job_check
 from campaign.models import Campaign, JobState, Role
 from campaign.permissions import role_of
@@ -45,11 +46,9 @@ def may_print_dynasty(user: Any, dynasty: Dynasty | None, campaign: Campaign) ->
 
 def _campaign_for(request: HttpRequest, slug: str, *, gm_only: bool) -> Campaign:
     """The campaign if the user is a member (its GM, with ``gm_only``); else 404, as for no campaign."""
-    campaign = Campaign.objects.filter(slug=slug).first()
-    role = role_of(request.user, campaign)[0] if campaign is not None else None
-    if role is None or (gm_only and role != Role.GM):
+    campaign, role, _ = member(request, slug, missing=NOT_YOURS.format("campaign"))
+    if gm_only and role != Role.GM:
         raise Http404(NOT_YOURS.format("campaign"))
-    assert campaign is not None
     return campaign
 
 

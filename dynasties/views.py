@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 
-from campaign.models import Campaign
-from campaign.permissions import can_view
+from campaign.doors import member
 from dynasties.gedcom import export_gedcom
 from dynasties.models import Dynasty
 
@@ -15,9 +14,7 @@ from dynasties.models import Dynasty
 @login_required
 def gedcom(request: HttpRequest, slug: str, dynasty_id: int | None = None) -> HttpResponse:
     """The campaign (or one dynasty) as GEDCOM 5.5.1; family records are public to members."""
-    campaign = get_object_or_404(Campaign, slug=slug)
-    if not can_view(request.user, campaign):
-        raise Http404("No such campaign.")
+    campaign, _, _ = member(request, slug)
     dynasty = get_object_or_404(Dynasty, pk=dynasty_id, campaign=campaign) if dynasty_id is not None else None
     name = f"{campaign.slug}-{dynasty.name if dynasty else 'campaign'}.ged".replace(" ", "-")
     response = HttpResponse(export_gedcom(campaign, dynasty), content_type="text/plain; charset=utf-8")

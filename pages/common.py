@@ -13,26 +13,19 @@ from typing import Any, TypeVar
 
 from django.contrib import messages
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpRequest
+from django.http import HttpRequest
 
+from campaign import doors
+from campaign.doors import member as member  # the one member lookup of every door, re-exported for the pages
 from campaign.models import ActionKey, Campaign
-from campaign.permissions import Forbidden, role_of, runs_the_turn
+from campaign.permissions import Forbidden, runs_the_turn
 from campaign.permissions import may_act_for as may_act_for  # the policy's, re-exported for the pages
 from campaign.permissions import require_gm as require_gm
 from campaign.services import validation_message
-from campaign.undo import KEY_MAX, AlreadyDone, action_key, step_action
+from campaign.undo import KEY_MAX, AlreadyDone, action_key
 from rules.errors import RuleError
 
 T = TypeVar("T")
-
-
-def member(request: HttpRequest, slug: str) -> tuple[Campaign, str, int | None]:
-    """The campaign, the viewer's role and dynasty id; 404 for anyone who is not a member."""
-    campaign = Campaign.objects.filter(slug=slug).first()
-    role, dynasty = role_of(request.user, campaign) if campaign is not None else (None, None)
-    if campaign is None or role is None:  # one answer, word for word, for both
-        raise Http404("No such campaign.")
-    return campaign, role, dynasty
 
 
 def already_done(request: HttpRequest, campaign: Campaign) -> bool:
@@ -41,7 +34,7 @@ def already_done(request: HttpRequest, campaign: Campaign) -> bool:
     key = (request.POST.get("action_key") or "").strip()
     if not key or len(key) > KEY_MAX:
         return False  # step_action refuses it with its message
-    stored = action_key(key, by=request.user if request.user.is_authenticated else None, door="page")  # type: ignore[arg-type]
+    stored = action_key(key, by=doors.acting_user(request), door="page")
     if ActionKey.objects.filter(campaign=campaign, key=stored).exists():
         messages.info(request, "That was already done (the same form was sent twice): nothing was done again.")
         return True
@@ -63,13 +56,7 @@ def run_action(request: HttpRequest, campaign: Campaign, label: str, action: Cal
     message says so). Raises :class:`ActionFailed` with the services' message when refused;
     nothing is written then."""
     try:
-        return step_action(
-            campaign=campaign,
-            key=request.POST.get("action_key"),
-            label=label,
-            action=action,
-            by=request.user if request.user.is_authenticated else None,  # type: ignore[arg-type]
-        )
+        return doors.run_action(request, campaign, label, action, key=request.POST.get("action_key"), door="page")
     except AlreadyDone as exc:
         messages.info(request, exc.message)
         return None

@@ -23,8 +23,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import URLPattern, path, reverse
 from django.views.decorators.http import require_http_methods
 
-from campaign.models import STEP_ORDER, Audience, Campaign, ChronicleEntry, Posting, Role, Step
-from campaign.permissions import may_act_for_any, sees_marriage_money, sees_money, visible
+from campaign.models import STEP_ORDER, Audience, Campaign, ChronicleEntry, Posting, Step
+from campaign.permissions import may_act_for_any, may_play, runs_the_turn, sees_marriage_money, sees_money, visible
 from campaign.treasury import currency
 from contracts.models import Contract
 from contracts.services import LIVE
@@ -199,7 +199,7 @@ def _marriages_page(
     wedding_open = campaign.step == wedding_step(campaign)
     if free is None:
         free = _free(campaign)
-    acts = role in (Role.GM, Role.PLAYER)
+    acts = may_play(role)
     if form is None and acts:
         form = ArrangeForm(None, campaign=campaign, free=free, wedding_open=wedding_open)
     houses: dict[int | None, dict[str, Any]] = {}
@@ -297,7 +297,7 @@ def marriages(request: HttpRequest, slug: str) -> HttpResponse:
     campaign, role, mine = member(request, slug)
     if request.method == "GET":
         return _marriages_page(request, campaign, role, mine)
-    if role not in (Role.GM, Role.PLAYER):
+    if not may_play(role):
         raise PermissionDenied("Observers watch; only the GM and the players record marriages.")
     op = request.POST.get("op", "")
     if op != "check" and already_done(request, campaign):
@@ -487,8 +487,8 @@ def _announcements_page(
             sections=announcement_sections(campaign, year),
             published=published,
             steps=_by_step(_chronicle(request, campaign, year)),
-            may_publish=role == Role.GM and current and campaign.step == Step.ANNOUNCEMENTS,
-            may_advance=role == Role.GM and current and campaign.step == Step.INTERPHASE,
+            may_publish=runs_the_turn(role) and current and campaign.step == Step.ANNOUNCEMENTS,
+            may_advance=runs_the_turn(role) and current and campaign.step == Step.INTERPHASE,
             weddings_now=rules.betrothals and current and campaign.step == wedding_step(campaign),
             next_form=next_form,
             next_year=campaign.current_year + campaign.turn_length,

@@ -26,8 +26,18 @@ from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, URLPattern, path, reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
-from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, DiceEntry, Role, Step
-from campaign.permissions import Forbidden, may_act_for_any, may_correct_rolls, require_couple, seat_of, visible
+from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, DiceEntry, Step
+from campaign.permissions import (
+    Forbidden,
+    has_own_house,
+    may_act_for_any,
+    may_correct_rolls,
+    may_play,
+    require_couple,
+    runs_the_turn,
+    seat_of,
+    visible,
+)
 from campaign.services import dice_entry_for
 from campaign.steps import STEP_LABELS, STEP_WAITS
 from campaign.table_events import available, happens_now
@@ -711,7 +721,7 @@ def births(request: HttpRequest, slug: str) -> HttpResponse:
     campaign, role, mine = member(request, slug)
     failure = None
     if request.method == "POST":
-        if role == Role.OBSERVER:
+        if not may_play(role):
             raise PermissionDenied("An observer only looks.")
         outcome = _births_post(request, campaign, role, mine)
         if isinstance(outcome, HttpResponse):
@@ -897,7 +907,7 @@ def _survival_post(request: HttpRequest, campaign: Campaign, role: str, mine: in
             require_gm(role)
             chosen = None
         else:
-            if role != Role.PLAYER or mine is None:
+            if not has_own_house(role, mine):
                 raise PermissionDenied("Only a player rolls for his own dynasty.")
             chosen = [r.character.pk for r in survival_board(campaign).to_roll if r.character.controlled_by_id == mine]
         try:
@@ -981,7 +991,7 @@ def survival(request: HttpRequest, slug: str) -> HttpResponse:
         return monarchs.survival(request, campaign, role, mine, _survival_post)
     failure = None
     if request.method == "POST":
-        if role == Role.OBSERVER:
+        if not may_play(role):
             raise PermissionDenied("An observer only looks.")
         outcome = _survival_post(request, campaign, role, mine)
         if isinstance(outcome, HttpResponse):
@@ -999,7 +1009,7 @@ def survival(request: HttpRequest, slug: str) -> HttpResponse:
         else _survival_lines(board, role, mine, is_open, totals=_totals(request, campaign))
     )
     label_names(campaign, [line.row.character for line in lines])  # regnal numbers, living namesakes told apart
-    if failure is not None and failure.op == "finish" and is_open and role == Role.GM:
+    if failure is not None and failure.op == "finish" and is_open and runs_the_turn(role):
         finish_form, top = failure.form, None
     if failure is not None and failure.op == "pass_over" and any(s["due"].crown == failure.target for s in successions):
         top = None

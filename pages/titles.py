@@ -21,8 +21,8 @@ from django.shortcuts import redirect, render
 from django.urls import path
 from django.views.decorators.http import require_GET, require_http_methods
 
-from campaign.models import Campaign, Role
-from campaign.permissions import may_act_for, seat_of
+from campaign.models import Campaign
+from campaign.permissions import may_act_for, may_play, seat_of
 from campaign.table_events import available
 from campaign.treasury import currency
 from dynasties.models import Dynasty, Title, TitleHolding
@@ -56,7 +56,7 @@ def titles(request: HttpRequest, slug: str) -> HttpResponse:
     campaign, role, mine = member(request, slug)
     if request.method == "GET":
         return _page(request, campaign, role, mine)
-    if role not in (Role.GM, Role.PLAYER):
+    if not may_play(role):
         raise PermissionDenied("An observer only looks.")
     op, pk = request.POST.get("op", ""), _int(request.POST.get("title"))
     if op not in OPS or pk is None:
@@ -98,8 +98,8 @@ def _page(
     rows = [
         {
             "d": d,
-            "mine": role == Role.GM or may_act_for(role, mine, d.house),
-            "giver": role == Role.GM or may_act_for(role, mine, d.title.granted_by_id),
+            "mine": may_act_for(role, mine, d.house),
+            "giver": may_act_for(role, mine, d.title.granted_by_id),
         }
         for d in title_decisions(campaign)
     ]

@@ -24,7 +24,7 @@ from simple_history.models import DeletedObject
 
 from campaign.audit import ADMIN_EDIT
 from campaign.models import Campaign, Membership, Role
-from campaign.permissions import sees_private_field
+from campaign.permissions import sees_every_name, sees_private_field
 from campaign.steps import STEP_LABELS
 from dynasties.models import Character
 from dynasties.services.editing import characteristics_text
@@ -108,11 +108,11 @@ def _changes(
     return out
 
 
-def _who(record: Any, viewer: Any, is_gm: bool) -> str:
+def _who(record: Any, viewer: Any, every_name: bool) -> str:
     user = record.history_user
     if user is None:
         return "no one logged in"
-    if is_gm:
+    if every_name:
         return str(user.get_username())
     if user.pk == getattr(viewer, "pk", None):
         return "you"
@@ -140,7 +140,7 @@ def trail(
 ) -> Trail:
     """The last ``limit`` changes over ``sources``, newest first, each with the fields it changed
     that the viewer (``role``, his house ``mine``) may read (campaign.permissions)."""
-    is_gm = role == Role.GM
+    every_name = sees_every_name(role)
 
     def shown(record: Any, name: str) -> bool:
         return sees_private_field(role, mine, record, name)
@@ -180,10 +180,10 @@ def trail(
                 when=record.history_date,
                 year=record.history_year,
                 step=str(STEP_LABELS.get(record.history_step, record.history_step)),
-                who=_who(record, viewer, is_gm),
+                who=_who(record, viewer, every_name),
                 subject=source.subject(record),
                 what=WHAT.get(record.history_type, record.history_type),
-                action=reason if is_gm or _public(reason) else "",
+                action=reason if every_name or _public(reason) else "",
                 changes=changes,
             )
         )

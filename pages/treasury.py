@@ -24,10 +24,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
 from django.views.decorators.http import require_http_methods
 
-from campaign.models import Campaign, Posting, PostingKind, Role, Step
-from campaign.permissions import can_view_exchequer
-from campaign.treasury import TREASURY, balance, balances, currency, ledger, posting_reverse, treasury_transfer
+from campaign.models import Campaign, Posting, PostingKind, Step
+from campaign.permissions import can_view_exchequer, has_own_house, keeps_the_ledger, sees_exchequer
+from campaign.treasury import TREASURY, balance, currency, ledger, posting_reverse, treasury_transfer
 from dynasties.models import Character, Dynasty, Status
+from dynasties.selectors import exchequers_seen
 from dynasties.services.interphase import (
     cash_in_open_runs,
     cash_in_preview,
@@ -65,7 +66,7 @@ def _exchequer(request: HttpRequest, slug: str, dynasty_pk: int) -> tuple[Campai
     404 for a non-member, and for anyone but the GM and that house's player (an observer, another
     house's player) whether or not the dynasty exists."""
     campaign, role, mine = member(request, slug)
-    if role != Role.GM and (role != Role.PLAYER or mine != dynasty_pk):
+    if not sees_exchequer(role, mine, dynasty_pk):
         raise Http404("No such exchequer.")
     dynasty = get_object_or_404(Dynasty, campaign=campaign, pk=dynasty_pk)
     dynasty.campaign = campaign  # already read
@@ -147,15 +148,11 @@ def treasury(request: HttpRequest, slug: str) -> HttpResponse:
     """The GM: every exchequer with its balance. A player: straight to his own. An observer: a
     message that money is private (no names, no counts)."""
     campaign, role, mine = member(request, slug)
-    if role == Role.PLAYER and mine is not None:
+    if has_own_house(role, mine):
         return redirect("pages:exchequer", slug=campaign.slug, dynasty_pk=mine)
-    rows: list[dict[str, Any]] = []
-    bank = 0
-    if role == Role.GM:
-        money = balances(campaign)
-        bank = money.get(None, 0)
-        for d in Dynasty.objects.filter(campaign=campaign).order_by("seat", "name"):
-            rows.append({"dynasty": d, "balance": money.get(d.pk, 0)})
+    seen = exchequers_seen(campaign, request.user)  # the GM: every house's and the Treasury's; else none
+    rows: list[dict[str, Any]] = [{"dynasty": d, "balance": money} for d, money in seen if d is not None]
+    bank = next((money for d, money in seen if d is None), 0)
     return render(
         request,
         "pages/treasury/list.html",
@@ -236,9 +233,8 @@ def _exchequer_page(
             p.reversal_pk = None
         p.reversible = p.kind != PostingKind.CORRECTION and p.reversal_pk is None
     houses = list(Dynasty.objects.filter(campaign=campaign).exclude(pk=dynasty.pk).order_by("seat", "name"))
-    is_gm = role == Role.GM
     if transfer is None:
-        transfer = TransferForm(houses=houses, to_treasury=is_gm)
+        transfer = TransferForm(houses=houses, to_treasury=keeps_the_ledger(role))
     owes, owed = split(debts_for(campaign, role, mine, house=dynasty.pk), dynasty.pk)
     failed = str(correction["posting"].value()) if correction is not None else None
     inline = failed is not None and any(str(p.pk) == failed and p.reversible for p in rows)
@@ -288,7 +284,7 @@ def exchequer(request: HttpRequest, slug: str, dynasty_pk: int) -> HttpResponse:
     if kind == "transfer":
         return _transfer(request, campaign, role, mine, dynasty)
     if kind == "reverse":
-        if role != Role.GM:
+        if not keeps_the_ledger(role):
             raise PermissionDenied("Only the game master corrects the ledger.")
         return _reverse(request, campaign, role, mine, dynasty)
     return HttpResponse("Unknown form.", status=400, content_type="text/plain")
@@ -296,7 +292,7 @@ def exchequer(request: HttpRequest, slug: str, dynasty_pk: int) -> HttpResponse:
 
 def _transfer(request: HttpRequest, campaign: Campaign, role: str, mine: int | None, dynasty: Dynasty) -> HttpResponse:
     houses = list(Dynasty.objects.filter(campaign=campaign).exclude(pk=dynasty.pk).order_by("seat", "name"))
-    form = TransferForm(request.POST, houses=houses, to_treasury=role == Role.GM)
+    form = TransferForm(request.POST, houses=houses, to_treasury=keeps_the_ledger(role))
     if not form.is_valid():
         return _exchequer_page(request, campaign, role, mine, dynasty, transfer=form, status=400)
     data = form.cleaned_data

@@ -19,7 +19,15 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET
 
 from campaign.models import Campaign, ChronicleEntry, DiceEntry, Membership, Role, Roll, RollSource
-from campaign.permissions import can_view_exchequer, may_correct_rolls, may_play, visible
+from campaign.permissions import (
+    can_view_exchequer,
+    exchequers_listed,
+    links_to_the_desk,
+    may_correct_rolls,
+    may_play,
+    runs_the_turn,
+    visible,
+)
 from campaign.services import dice_entry_for
 from campaign.steps import STEP_WAITS
 from campaign.treasury import balances, currency, ledger
@@ -61,10 +69,7 @@ def _contracts(request: HttpRequest, campaign: Campaign, queryset: Any) -> list[
 def _exchequers(request: HttpRequest, role: str, mine: int | None, dynasties: list[Dynasty]) -> set[int]:
     """The dynasties whose exchequer the viewer may see, asked of the permission layer once for the
     page (not once per dynasty): the GM sees them all, anyone else at most his own."""
-    if role == Role.GM:
-        return {d.pk for d in dynasties}
-    own = next((d for d in dynasties if d.pk == mine), None)
-    return {own.pk} if own is not None and can_view_exchequer(request.user, own) else set()
+    return exchequers_listed(role, mine, (d.pk for d in dynasties))
 
 
 @require_GET
@@ -129,7 +134,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
             "tree": _tree_links(campaign),
             "announced": announced,
             "currency": currency(campaign),
-            "is_gm": role == Role.GM,
+            "is_gm": runs_the_turn(role),
             "monarch_table": campaign.rules.monarch_table,  # EU monarchs: values shown, no heir (rolled at a death)
             "choose_dice": campaign.dice_entry == DiceEntry.PLAYER and may_play(role),
             "my_dice": dice_entry_for(campaign, request.user),
@@ -326,7 +331,7 @@ def _character_trail(request: HttpRequest, campaign: Campaign, role: str, mine: 
             Source(Marriage, Marriage.history.filter(Q(husband_id=c.pk) | Q(wife_id=c.pk), campaign_id=campaign.pk), spouse),
         ],
     )
-    if role == Role.GM:  # the GM keeps the books at the desk (campaign.permissions.may_use_desk)
+    if links_to_the_desk(role):  # the GM keeps the books at the desk (campaign.permissions.may_use_desk)
         found.admin_url = reverse("admin:dynasties_character_history", args=[c.pk])
     return found
 

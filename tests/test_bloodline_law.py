@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 from django.db import transaction
 
-from api.views.sequence.common import crown_player
 from campaign.models import ChronicleEntry, Roll, Step
 from campaign.permissions import SYSTEM_ACTOR
 from campaign.steps import Chronicle, load_tables, lock_campaign
@@ -22,6 +21,7 @@ from dynasties.services import (
 )
 from dynasties.services.common import World
 from dynasties.services.succession import crowns_join
+from dynasties.services.succession_choices import crown_player
 from dynasties.services.survival import survival_due
 from rules.dice import FixedSource, RandomSource
 from tests.factories import at_step, crown, person, wed

@@ -13,7 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.common import CampaignReadViewSet, CampaignScoped, campaign_from
+from api.common import CampaignReadViewSet, CampaignScoped, member
 from api.filters import FilterSet, IntegerFilter
 from campaign.models import Campaign, Membership, Role, Setup, Step
 from campaign.password_reset import password_reset_link
@@ -114,7 +114,7 @@ class CampaignViewSet(viewsets.ReadOnlyModelViewSet):  # type: ignore[type-arg]
         return CampaignDetailOut if self.action == "retrieve" else CampaignOut
 
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        campaign, role, dynasty = campaign_from(request, kwargs["slug"])
+        campaign, role, dynasty = member(request, kwargs["slug"])
         campaign.viewer_role, campaign.viewer_dynasty = role, dynasty  # type: ignore[attr-defined]
         return Response(self.get_serializer(campaign).data)
 

@@ -36,7 +36,7 @@ def pass_over_choices(campaign: Campaign) -> dict[str, list[int]]:
     return out
 
 
-def _crown_player(campaign: Campaign, crown: str) -> int | None:
+def crown_player(campaign: Campaign, crown: str) -> int | None:
     """The dynasty whose player controls the crown now (another in a Dynastic Union), as
     ``World.crown_dynasty`` reads it: the one who decides its succession."""
     record = Crown.objects.filter(campaign=campaign, name=crown).only("controlled_by_id").first()
@@ -51,7 +51,7 @@ def pass_over_choose(*, campaign: Campaign | int, crown: str, heirs: Sequence[in
     none). Each must be among the first ``limit`` of the line, one the rules let him pass over and
     ahead of the one who would then succeed (the walk ``survival_finish`` makes, dry)."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
-    require(by, campaign, "crown", player=_crown_player(campaign, crown), crown=crown)  # before the step is looked at
+    require(by, campaign, "crown", player=crown_player(campaign, crown), crown=crown)  # before the step is looked at
     require_step(campaign, Step.SURVIVAL)
     reign = Reign.objects.filter(campaign=campaign, crown=crown, end_year__isnull=True).select_related("holder").first()
     if reign is None or reign.holder.status != Status.DEAD:

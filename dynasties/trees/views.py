@@ -6,7 +6,7 @@ GET /trees/<campaign slug>/<kind>/?format=pdf&paper=a4&orientation=portrait   (p
 
 A tree shows only what every member may see (characters, marriages, reigns, regencies, titles,
 captivity: RULES.md E7, the family record is public), so membership is the whole test
-(``campaign.permissions.role_of``); a non-member (a staff user too, unless he is a superuser)
+(``campaign.doors.member`` asks ``campaign.permissions.role_of``); a non-member (a staff user too, unless he is a superuser)
 gets 404 whatever he asks, as for a made-up campaign; an anonymous visitor the login page, as
 everywhere. The parameters' bounds are :meth:`~dynasties.trees.render.TreeRequest.checked`'s
 (the API's too): out of bounds is a 400 saying what to write.
@@ -26,14 +26,14 @@ from csp.constants import SELF
 from csp.decorators import csp_replace
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET
 
+from campaign.doors import member
 from campaign.jobs import job_check
 from campaign.models import Campaign, JobState, Role
-from campaign.permissions import role_of
 from dynasties.trees import jobs
 from dynasties.trees.data import KINDS, TreeError
 from dynasties.trees.dot import ADMIN_URL
@@ -63,7 +63,7 @@ def _int(request: HttpRequest, name: str) -> int | None:
 @xframe_options_sameorigin  # the dynasty page shows the SVG in an <object>
 @csp_replace({"frame-ancestors": [SELF]})  # ... and so may this site (only), CSP's word for the same
 def tree(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
-    campaign, role = _member(request, slug)
+    campaign, role, _ = member(request, slug)
     if kind not in KINDS:
         raise Http404(f"No tree of kind {kind!r}.")
     fmt = request.GET.get("format", "svg")
@@ -97,14 +97,6 @@ def tree(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
     return _served(result.content, result.content_type, campaign, kind, fmt, cached=result.cached)
 
 
-def _member(request: HttpRequest, slug: str) -> tuple[Campaign, str]:
-    campaign = get_object_or_404(Campaign, slug=slug)
-    role, _ = role_of(request.user, campaign)  # the permission layer: members only
-    if role is None:
-        raise Http404("No such campaign.")
-    return campaign, role
-
-
 def _served(content: bytes, content_type: str, campaign: Campaign, kind: str, fmt: str, *, cached: bool) -> HttpResponse:
     response = HttpResponse(content, content_type=content_type)
     if fmt in ("png", "pdf"):
@@ -120,7 +112,7 @@ def _served(content: bytes, content_type: str, campaign: Campaign, kind: str, fm
 def job(request: HttpRequest, slug: str, token: str) -> HttpResponse:
     """A large tree being drawn: the page refreshes itself until the render is ready, then is the
     render; a failed one says why. Its file gone since (evicted): the tree is asked again."""
-    campaign, _ = _member(request, slug)
+    campaign, _, _ = member(request, slug)
     found = jobs.find(campaign, token)
     if found is None:
         raise Http404("No such tree being drawn.")

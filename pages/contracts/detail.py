@@ -12,8 +12,8 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from campaign.models import Campaign, Role
-from campaign.permissions import visible
+from campaign.models import Campaign
+from campaign.permissions import has_own_house, links_to_the_desk, may_play, runs_the_turn, visible
 from campaign.treasury import currency
 from contracts import services
 from contracts.models import (
@@ -67,7 +67,7 @@ def contract_list(request: HttpRequest, slug: str) -> HttpResponse:
     for c in contracts:
         signed = {s.dynasty_id for s in c.signatures.all()}
         c.signed_count, c.party_count = len(signed), len(c.parties.all())
-        c.awaits_me = c.state == ContractState.DRAFT and role == Role.PLAYER and mine in party_ids(c) and mine not in signed
+        c.awaits_me = c.state == ContractState.DRAFT and has_own_house(role, mine) and mine in party_ids(c) and mine not in signed
     tabs = [("", "All", sum(counts.values()))] + [(s, label, counts.get(s, 0)) for s, label in STATE_TABS.items()]
     parleys = list(
         Parley.objects.filter(campaign=campaign, breach__isnull=True).select_related("caller").order_by("-year", "-pk")[:30]
@@ -89,7 +89,7 @@ def contract_list(request: HttpRequest, slug: str) -> HttpResponse:
             state=state,
             parleys=parleys,
             banned=banned,
-            may_draft=role in (Role.GM, Role.PLAYER),
+            may_draft=may_play(role),
         ),
     )
 
@@ -123,17 +123,17 @@ def detail_page(
         )
         .order_by("year", "pk")
     )
-    is_gm = role == Role.GM
+    runs = runs_the_turn(role)
     acts = acts_for_a_party(role, mine, contract)
     bloodline = campaign.rules.majority_disputes
     for b in breaches:
         b.the_dispute = _one(b, "dispute")
         b.the_parley = _one(b, "parley")
-        b.may_dispute = is_gm and bloodline and b.resolved_year is None
-        b.may_parley = is_gm and contract.kind == ContractKind.AGREEMENT and b.resolved_year is None and b.the_parley is None
+        b.may_dispute = runs and bloodline and b.resolved_year is None
+        b.may_parley = runs and contract.kind == ContractKind.AGREEMENT and b.resolved_year is None and b.the_parley is None
     for p in payments:
         p.may_settle = p.status == PaymentStatus.UNPAID and may_act_for(role, mine, p.payer_id)
-    mine_only = role != Role.GM
+    mine_only = not runs
     raisers = [c for c in party_choices if not mine_only or c[0] == mine]
     draft = contract.state == ContractState.DRAFT
     signed = {s.dynasty_id: s for s in contract.signatures.select_related("signed_by")}
@@ -152,7 +152,7 @@ def detail_page(
         "breach": bound.get("breach") or BreachForm(raisers, party_choices, clauses),
     }
     actions = {
-        "sign": is_gm and draft,
+        "sign": runs and draft,
         "consent": acts and live and not unbreakable,
         "escape": acts and binding and has_escape,
         "breach": acts and contract.state == ContractState.IN_FORCE,
@@ -208,7 +208,7 @@ def _contract_trail(request: HttpRequest, campaign: Campaign, role: str, contrac
             ),
         ],
     )
-    if role == Role.GM:  # the GM keeps the books at the desk (campaign.permissions.may_use_desk)
+    if links_to_the_desk(role):  # the GM keeps the books at the desk (campaign.permissions.may_use_desk)
         found.admin_url = reverse("admin:contracts_contract_history", args=[contract.pk])
     return found
 

@@ -145,7 +145,7 @@ def test_the_helpers_for_action_endpoints(campaign, gm, alice, bob, outsider):
     from rest_framework.test import APIRequestFactory, force_authenticate
     from rest_framework.views import APIView
 
-    from api.common import campaign_from, visible_or_404
+    from api.common import member, visible_or_404
     from campaign import treasury
     from campaign.models import Posting
     from campaign.permissions import require_act_for, require_gm
@@ -159,7 +159,7 @@ def test_the_helpers_for_action_endpoints(campaign, gm, alice, bob, outsider):
         force_authenticate(raw, user=user)
         return APIView().initialize_request(raw)
 
-    _, role, mine = campaign_from(request_as(alice), campaign.slug)
+    _, role, mine = member(request_as(alice), campaign.slug)
     assert (role, mine) == ("player", england.pk)
     with pytest.raises(PermissionDenied):
         require_gm(role)
@@ -167,7 +167,7 @@ def test_the_helpers_for_action_endpoints(campaign, gm, alice, bob, outsider):
     with pytest.raises(PermissionDenied):
         require_act_for(role, mine, england.pk + 1)
     with pytest.raises(Http404):
-        campaign_from(request_as(outsider), campaign.slug)
+        member(request_as(outsider), campaign.slug)
     assert visible_or_404(request_as(alice), campaign, Posting.objects.all(), pk=posting.pk) == posting
     with pytest.raises(Http404):
         visible_or_404(request_as(bob), campaign, Posting.objects.all(), pk=posting.pk)

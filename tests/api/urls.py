@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.common import campaign_from, run_action
+from api.common import member, run_action
 from campaign.models import ChronicleEntry
 from config.urls import urlpatterns as site
 from dynasties.services import turn_advance
@@ -23,7 +23,7 @@ class NoteIn(serializers.Serializer):
 
 class NoteView(APIView):
     def post(self, request: Request, slug: str) -> Response:
-        campaign, _role, _dynasty = campaign_from(request, slug)
+        campaign, _role, _dynasty = member(request, slug)
         data = NoteIn(data=request.data)
         data.is_valid(raise_exception=True)
 

@@ -1,4 +1,5 @@
-"""What the Dynastic Sequence's API views share: the rolls an answer cites, the crown's player."""
+"""What the Dynastic Sequence's API views share: the rolls an answer cites, the crown asked for (the crown's
+player is the services' own: ``dynasties.services.succession_choices.crown_player``)."""
 
 from __future__ import annotations
 
@@ -13,14 +14,6 @@ def rolls_by_pk(ids: list[int | None]) -> dict[int, Roll]:
     if not wanted:
         return {}
     return {r.pk: r for r in rolls_with_subjects(Roll.objects.filter(pk__in=wanted))}
-
-
-def crown_player(campaign: Campaign, crown: str) -> int | None:
-    """The dynasty whose player controls the crown now (another in a Dynastic Union)."""
-    record = Crown.objects.filter(campaign=campaign, name=crown).only("controlled_by_id").first()
-    if record is not None and record.controlled_by_id:
-        return record.controlled_by_id
-    return Dynasty.objects.filter(campaign=campaign, crown=crown).values_list("pk", flat=True).first()
 
 
 def require_crown(campaign: Campaign, crown: str) -> None:

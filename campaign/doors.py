@@ -1,0 +1,60 @@
+"""What every door (the pages, the API, the trees, the printables, the GEDCOM export) does the same
+way before it reaches a service: find the campaign of the URL for a member of it, and run a write
+as one step action.
+
+An outsider hears 404, word for word the same whether the campaign exists or not (he cannot tell a
+secret campaign from a made-up one); who is a member, and in which seat, is
+``campaign.permissions.role_of``'s to say. The doors' own modules (``pages.common``,
+``api.common``, ``dynasties.trees.views``, ``dynasties.print_views``, ``dynasties.views``) call
+:func:`member` and decide nothing about membership themselves.
+
+A write goes through :func:`run_action`: ``campaign.undo.step_action`` with the requesting user as
+the actor, keyed by the door's one-time key (a page's form key, the API's ``Idempotency-Key``). What
+a refusal becomes is the door's (a page's message, the API's error body)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from django.http import Http404
+
+from campaign.models import Campaign
+from campaign.permissions import role_of
+from campaign.undo import KeyUse, step_action
+
+T = TypeVar("T")
+
+NO_SUCH_CAMPAIGN = "No such campaign."
+
+
+def member(request: Any, slug: str, *, missing: str = NO_SUCH_CAMPAIGN) -> tuple[Campaign, str, int | None]:
+    """The campaign of ``slug``, the requesting user's role in it and his dynasty id; 404 (saying
+    ``missing``) for anyone who is not a member, as for a campaign that does not exist."""
+    campaign = Campaign.objects.filter(slug=slug).first()
+    role, dynasty = role_of(request.user, campaign) if campaign is not None else (None, None)
+    if campaign is None or role is None:  # one answer, word for word, for both
+        raise Http404(missing)
+    return campaign, role, dynasty
+
+
+def acting_user(request: Any) -> Any:
+    """Whom a request acts for: its user if logged in, else no one (``None``: the policy refuses it)."""
+    return request.user if request.user.is_authenticated else None
+
+
+def run_action(
+    request: Any,
+    campaign: Campaign,
+    label: str,
+    action: Callable[[Campaign], T],
+    *,
+    key: str | None,
+    door: str,
+    use: KeyUse | None = None,
+) -> T:
+    """Run ``action`` (which calls the services with the locked campaign) as one step action of
+    ``door`` (``"page"``, ``"api"``) for the requesting user: one transaction, the undo checkpoint
+    of the step, the one-time ``key`` (``use``: what an API key is bound to). Raises what
+    ``step_action`` raises; a refused action leaves nothing behind."""
+    return step_action(campaign=campaign, key=key, label=label, action=action, by=acting_user(request), door=door, use=use)
