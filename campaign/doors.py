@@ -14,18 +14,29 @@ a refusal becomes is the door's (a page's message, the API's error body)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from django.http import Http404
 
 from campaign.models import Campaign
-from campaign.permissions import role_of
+from campaign.permissions import Forbidden, role_of
 from campaign.undo import KeyUse, step_action
 
 T = TypeVar("T")
 
 NO_SUCH_CAMPAIGN = "No such campaign."
+
+
+@contextmanager
+def refused_as_missing(missing: str = NO_SUCH_CAMPAIGN) -> Iterator[None]:
+    """Around a service call whose refusal (the policy's ``Forbidden``) the door answers as for what
+    does not exist: a page only its GM may see (backups, the Players page) is 404 to anyone else."""
+    try:
+        yield
+    except Forbidden:
+        raise Http404(missing) from None
 
 
 def member(request: Any, slug: str, *, missing: str = NO_SUCH_CAMPAIGN) -> tuple[Campaign, str, int | None]:

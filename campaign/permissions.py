@@ -579,6 +579,17 @@ def runs_the_turn(role: str | None) -> bool:
     return role == Role.GM
 
 
+def prints_sheets_of(role: str | None, mine: int | None, dynasty: int | None) -> bool:
+    """A character sheet, or a dynasty's sheets: the GM's (a superuser is one everywhere), or the
+    player's of the dynasty that controls them; nobody else's (not an observer's)."""
+    return role == Role.GM or (role == Role.PLAYER and dynasty is not None and mine == dynasty)
+
+
+def prints_the_campaign(role: str | None) -> bool:
+    """The campaign's sheets at once (and their background job): the GM's."""
+    return role == Role.GM
+
+
 def may_correct_rolls(role: str | None) -> bool:
     """Whether the doors offer to correct a die of the current step (``require(.., "correct_roll")``):
     the GM's, as running the turn is."""

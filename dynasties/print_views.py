@@ -22,8 +22,8 @@ from django.shortcuts import redirect, render
 
 from campaign.doors import member
 from campaign.jobs import job_check
-from campaign.models import Campaign, JobState, Role
-from campaign.permissions import role_of
+from campaign.models import Campaign, JobState
+from campaign.permissions import prints_sheets_of, prints_the_campaign, role_of
 from dynasties import print_jobs, printing
 from dynasties.models import Character, Crown, Dynasty
 
@@ -37,17 +37,15 @@ def _pdf(content: bytes, filename: str) -> HttpResponse:
 
 
 def may_print_dynasty(user: Any, dynasty: Dynasty | None, campaign: Campaign) -> bool:
-    """The GM (a superuser is one everywhere), or the player of this dynasty."""
+    """Whether ``user`` prints these sheets: the policy's ``prints_sheets_of``."""
     role, mine = role_of(user, campaign)
-    if role == Role.GM:
-        return True
-    return role == Role.PLAYER and dynasty is not None and mine == dynasty.pk
+    return prints_sheets_of(role, mine, dynasty.pk if dynasty is not None else None)
 
 
 def _campaign_for(request: HttpRequest, slug: str, *, gm_only: bool) -> Campaign:
     """The campaign if the user is a member (its GM, with ``gm_only``); else 404, as for no campaign."""
     campaign, role, _ = member(request, slug, missing=NOT_YOURS.format("campaign"))
-    if gm_only and role != Role.GM:
+    if gm_only and not prints_the_campaign(role):
         raise Http404(NOT_YOURS.format("campaign"))
     return campaign
 

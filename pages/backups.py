@@ -6,9 +6,6 @@ or job."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -16,30 +13,20 @@ from django.urls import URLPattern, path
 from django.views.decorators.http import require_GET, require_POST
 
 from campaign.artifacts import artifact_storage
+from campaign.doors import refused_as_missing
 from campaign.jobs import job_check
 from campaign.models import JobState, Role
-from campaign.permissions import Forbidden
 from operations.backup import backup_job, backup_start, backups_latest
 from pages.common import member
 
 SHOWN = 10  # the latest backups listed
 
 
-@contextmanager
-def _gm_only() -> Iterator[None]:
-    """The services ask the policy (the GM only); anyone else sees no such page, as for a made-up
-    campaign."""
-    try:
-        yield
-    except Forbidden:
-        raise Http404("No such campaign.") from None
-
-
 @require_GET
 @login_required
 def backups(request: HttpRequest, slug: str) -> HttpResponse:
     campaign, _, _ = member(request, slug)
-    with _gm_only():
+    with refused_as_missing():
         latest = backups_latest(campaign, by=request.user, shown=SHOWN)  # type: ignore[arg-type]
     return render(request, "pages/backups.html", {"campaign": campaign, "role": Role.GM, "jobs": latest})
 
@@ -48,7 +35,7 @@ def backups(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def backup_new(request: HttpRequest, slug: str) -> HttpResponse:
     campaign, _, _ = member(request, slug)
-    with _gm_only():
+    with refused_as_missing():
         job = backup_start(campaign, by=request.user, compress=bool(request.POST.get("gzip")))  # type: ignore[arg-type]
     return redirect("pages:backup", campaign.slug, job.pk)
 
@@ -58,7 +45,7 @@ def backup_new(request: HttpRequest, slug: str) -> HttpResponse:
 def backup(request: HttpRequest, slug: str, token: str) -> HttpResponse:
     """The backup's page (refreshing until it is written); ``?download=1`` hands out the file."""
     campaign, _, _ = member(request, slug)
-    with _gm_only():
+    with refused_as_missing():
         job = backup_job(campaign, token, by=request.user)  # type: ignore[arg-type]
     if job is None:
         raise Http404("No such backup.")

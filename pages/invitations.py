@@ -10,8 +10,6 @@ an account (Django's password validators) or log in and come back, and seats him
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from django import forms
@@ -22,13 +20,14 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import BaseUserCreationForm
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.mail import send_mail
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import URLPattern, path, reverse
 from django.views.decorators.http import require_http_methods
 
 from campaign import invitations as inv
 from campaign.accounts import username_problem
+from campaign.doors import refused_as_missing
 from campaign.models import Campaign, Invitation, Role
 from campaign.password_reset import password_reset_link
 from campaign.permissions import Forbidden, require
@@ -82,15 +81,6 @@ def next_seat(table: inv.Table, after: int | None = None) -> str:
     return next((str(pk) for pk in order if pk in open_seats), OBSERVER)
 
 
-@contextmanager
-def _gm_only() -> Iterator[None]:
-    """The services ask the policy; to anyone else the page does not exist."""
-    try:
-        yield
-    except Forbidden:
-        raise Http404("No such campaign.") from None
-
-
 def _link(request: HttpRequest, token: str) -> str:
     return request.build_absolute_uri(reverse("join", args=[token]))
 
@@ -110,7 +100,7 @@ def _players_page(
     status: int = 200,
     reset: dict[str, Any] | None = None,
 ) -> HttpResponse:
-    with _gm_only():
+    with refused_as_missing():
         table = inv.table_of(campaign, by=request.user)  # type: ignore[arg-type]
     if form is None:
         after = new["invitation"].dynasty_id if new else None
@@ -143,7 +133,7 @@ def players(request: HttpRequest, slug: str) -> HttpResponse:
         return _players_page(request, campaign)
     op = request.POST.get("op", "")
     by = request.user
-    with _gm_only():
+    with refused_as_missing():
         try:
             if op == "invite":
                 return _invite(request, campaign)
@@ -216,7 +206,7 @@ def _pk(request: HttpRequest, name: str) -> int:
 
 
 def _invite(request: HttpRequest, campaign: Campaign) -> HttpResponse:
-    with _gm_only():
+    with refused_as_missing():
         table = inv.table_of(campaign, by=request.user)  # type: ignore[arg-type]
     form = InviteForm(request.POST, **_houses(table))
     if not form.is_valid():

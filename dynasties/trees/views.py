@@ -33,7 +33,8 @@ from django.views.decorators.http import require_GET
 
 from campaign.doors import member
 from campaign.jobs import job_check
-from campaign.models import Campaign, JobState, Role
+from campaign.models import Campaign, JobState
+from campaign.permissions import links_to_the_desk
 from dynasties.trees import jobs
 from dynasties.trees.data import KINDS, TreeError
 from dynasties.trees.dot import ADMIN_URL
@@ -72,7 +73,7 @@ def tree(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
     links = request.GET.get("links") or None
     if links is not None and links not in LINKS:
         return HttpResponseBadRequest(f"Unknown links {links!r}; choose one of {', '.join(LINKS)}.")
-    admin_links = role == Role.GM and links != "pages"
+    admin_links = links_to_the_desk(role) and links != "pages"
     try:
         wanted = TreeRequest(
             kind=kind,
