@@ -4,10 +4,17 @@ different hash seeds exports byte for byte the same campaign; and ``simulate --o
 The simulations run in subprocesses (``manage.py``), each on its own SQLite database: a copy of the
 worker's empty test database (the same tables; copying it is faster than migrating a new one).
 The export holds no wall-clock time (no created_at, no export date), so nothing is masked.
+
+The same runs are also compared with the exports recorded before issue 35's refactor
+(``tests/data/golden/<ruleset>.json.gz``): a refactor changes no behaviour, so the same seed must
+still export the same campaign byte for byte. A change that means to change the law (or the export
+format) records them again - ``REGNAL_WRITE_GOLDEN=1 pytest tests/test_reproducible.py``
+- and its commit says why.
 """
 
 from __future__ import annotations
 
+import gzip
 import os
 import shutil
 import sqlite3
@@ -32,6 +39,7 @@ from rules.dice import DiceSpec, RandomSource
 from tests.factories import at_step
 
 ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = ROOT / "tests" / "data" / "golden"
 SEED = 1  # Blood Royale: three houses die out and are founded anew within the 12 turns
 TURNS = {"blood-royale": 12, "eu-bloodline": 8, "eu-monarchs": 12}  # each pair well under 40 s
 
@@ -107,10 +115,24 @@ def test_the_same_seed_exports_the_same_campaign_in_two_processes(ruleset: str, 
     assert b'"slug": "x"' in first
     for name in options:  # the options are in force in the exported campaign
         assert f'"{name}": true'.encode() in first
-    if first != second:  # show where they part, not two megabytes of JSON
-        lines = zip(first.decode().splitlines(), second.decode().splitlines(), strict=False)
-        number, (a, b) = next((n, pair) for n, pair in enumerate(lines, 1) if pair[0] != pair[1])
-        pytest.fail(f"the exports differ first at line {number}:\n  {a}\n  {b}")
+    _same(first, second, "the exports of the two processes")
+    golden = GOLDEN / f"{ruleset}.json.gz"
+    if os.environ.get("REGNAL_WRITE_GOLDEN"):
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_bytes(gzip.compress(first, mtime=0))
+    _same(gzip.decompress(golden.read_bytes()), first, f"the export recorded before the refactor ({golden.name}) and today's")
+
+
+def _same(first: bytes, second: bytes, what: str) -> None:
+    """Fail saying where two exports part, not with two megabytes of JSON."""
+    if first == second:
+        return
+    one, two = first.decode().splitlines(), second.decode().splitlines()
+    lines = zip(one, two, strict=False)
+    number, (a, b) = next(
+        ((n, pair) for n, pair in enumerate(lines, 1) if pair[0] != pair[1]), (min(len(one), len(two)) + 1, ("(end)", "(end)"))
+    )
+    pytest.fail(f"{what} differ first at line {number}:\n  {a}\n  {b}")
 
 
 class Recorder:
