@@ -8,7 +8,7 @@ holds a rule.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
@@ -19,11 +19,11 @@ from campaign.models import Campaign, DiceEntry, Membership, Role, RuleTable
 from campaign.permissions import Actor, require
 from campaign.steps import Seen, lock_campaign
 from rules import get_ruleset
-
-if TYPE_CHECKING:
-    from dynasties.models import Dynasty
 from rules.errors import InvalidTable, NotFound, RuleError
 from rules.tables import defaults_for, validate_table
+
+House = Model
+"""A house's row (the game's ``dynasties.models.Dynasty``): the kernel names no model above it."""
 
 
 def _campaign(campaign: Campaign | int) -> Campaign:
@@ -49,7 +49,7 @@ def validation_message(exc: ValidationError) -> str:
 # Members --------------------------------------------------------------------------------------
 
 
-def membership_check(*, campaign: Campaign, user: Any, role: str, dynasty: Dynasty | None) -> None:
+def membership_check(*, campaign: Campaign, user: Any, role: str, dynasty: House | None) -> None:
     """The rules of a membership, shared by ``membership_add`` and the admin's form.
 
     A player plays one player dynasty of that campaign; a GM or an observer may be tied to a
@@ -80,7 +80,7 @@ def membership_check(*, campaign: Campaign, user: Any, role: str, dynasty: Dynas
 
 @transaction.atomic
 def membership_add(
-    *, campaign: Campaign | int, user: AbstractBaseUser, role: str, dynasty: Dynasty | None = None, by: Actor
+    *, campaign: Campaign | int, user: AbstractBaseUser, role: str, dynasty: House | None = None, by: Actor
 ) -> Membership:
     """Make ``user`` a member of ``campaign``: a user belongs to a campaign once, in one role. Seating
     the table is the GM's (``require(.., "members")``); a link the GM made seats its holder

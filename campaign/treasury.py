@@ -8,20 +8,18 @@ own payments are posted by the services that apply them; gifts and loans go thro
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.db import transaction
-from django.db.models import Q, Sum
+from django.db.models import Model, Q, Sum
 
 from campaign import audit
 from campaign.models import Campaign, Posting, PostingKind
 from campaign.permissions import Actor
 from rules.errors import NotFound, RuleError
 
-if TYPE_CHECKING:
-    from django.db.models import Model
-
-    from dynasties.models import Dynasty
+House = Model
+"""A house's row (the game's ``dynasties.models.Dynasty``): the kernel names no model above it."""
 
 TREASURY = "the Treasury"
 
@@ -34,7 +32,7 @@ def currency(campaign: Campaign) -> str:
     return campaign.rules.currency
 
 
-def _pk(value: Dynasty | int | None) -> int | None:
+def _pk(value: House | int | None) -> int | None:
     return getattr(value, "pk", value)
 
 
@@ -44,7 +42,7 @@ def _houses() -> type[Model]:
     return Posting._meta.get_field("payer").related_model  # type: ignore[return-value]
 
 
-def balance(campaign: Campaign, dynasty: Dynasty | int | None) -> int:
+def balance(campaign: Campaign, dynasty: House | int | None) -> int:
     """What an exchequer holds (for the Treasury, None: minus everything paid out)."""
     pk = _pk(dynasty)
     postings = Posting.objects.filter(campaign=campaign)
@@ -63,7 +61,7 @@ def balances(campaign: Campaign) -> dict[int | None, int]:
     return out
 
 
-def ledger(campaign: Campaign, dynasty: Dynasty | int) -> Iterable[Posting]:
+def ledger(campaign: Campaign, dynasty: House | int) -> Iterable[Posting]:
     pk = _pk(dynasty)
     return (
         Posting.objects.filter(Q(payer_id=pk) | Q(payee_id=pk), campaign=campaign).select_related("payer", "payee").order_by("id")
@@ -73,8 +71,8 @@ def ledger(campaign: Campaign, dynasty: Dynasty | int) -> Iterable[Posting]:
 def unsaved(
     campaign: Campaign,
     *,
-    payer: Dynasty | int | None,
-    payee: Dynasty | int | None,
+    payer: House | int | None,
+    payee: House | int | None,
     amount: int,
     kind: str,
     reason: str,
@@ -102,8 +100,8 @@ def unsaved(
 def post(
     campaign: Campaign,
     *,
-    payer: Dynasty | int | None,
-    payee: Dynasty | int | None,
+    payer: House | int | None,
+    payee: House | int | None,
     amount: int,
     kind: str,
     reason: str,
@@ -150,7 +148,7 @@ def post(
     return posting
 
 
-def _dynasty(campaign: Campaign, value: Dynasty | int | None, role: str) -> Dynasty | None:
+def _dynasty(campaign: Campaign, value: House | int | None, role: str) -> House | None:
     if value is None:
         return None
     pk = _pk(value)
@@ -165,8 +163,8 @@ def _dynasty(campaign: Campaign, value: Dynasty | int | None, role: str) -> Dyna
 def treasury_transfer(
     *,
     campaign: Campaign | int,
-    payer: Dynasty | int | None,
-    payee: Dynasty | int | None,
+    payer: House | int | None,
+    payee: House | int | None,
     amount: int,
     reason: str,
     kind: str = PostingKind.TRANSFER,

@@ -8,14 +8,11 @@ there (an edit of Strength keeps a King's Charisma of -3). Only the impossible i
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from rules.errors import RuleError
-
-if TYPE_CHECKING:
-    from rules.registry import Ruleset
 
 
 @dataclass(frozen=True)
@@ -36,6 +33,17 @@ class Characteristic:
 
 class InvalidCharacteristics(RuleError):
     code = "invalid_characteristics"
+
+
+class Ruleset(Protocol):
+    """What these checks ask of a ruleset (``rules.registry.Ruleset`` has it; the registry imports
+    this module, so this one names only the part it needs)."""
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def characteristics(self) -> Callable[[str], tuple[Characteristic, ...]]: ...
 
 
 def characteristics_of(ruleset: Ruleset, sex: str) -> tuple[Characteristic, ...]:
