@@ -46,7 +46,6 @@ from dynasties.services.marriages import (
 from pages.common import ActionFailed, already_done, context, member, require_gm, run_action
 from pages.debts import debts_for
 from pages.sequence import step_page
-from rules import blood_royale as br
 from rules import bloodline as bl
 from rules.families import HUSBAND, TERMS, WIFE, problem_about
 
@@ -205,7 +204,7 @@ def _marriages_page(
     houses: dict[int | None, dict[str, Any]] = {}
     for c in free:
         c.wedding_age = _wedding_age(campaign, c)
-        c.may_wed = c.wedding_age >= br.ADULT_AGE and not c.is_prisoner
+        c.may_wed = c.wedding_age >= campaign.rules.adult_age and not c.is_prisoner
         c.charisma = int((c.characteristics or {}).get("charisma", 0))
         group = houses.setdefault(c.controlled_by_id, {"house": c.controlled_by, "men": [], "women": []})
         group["men" if c.sex == Sex.MALE else "women"].append(c)

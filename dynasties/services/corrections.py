@@ -284,7 +284,7 @@ def _couple(attempt: BirthAttempt) -> str:
 def _birth(campaign: Campaign, old: Roll, new: Roll, subjects: list[int], box: DiceBox) -> tuple[str, list[str]]:
     attempt = _attempt_of(campaign, old)
     what = f"Attempt {attempt.attempt} of {_couple(attempt)}"
-    succeeds = bl.birth_succeeds if campaign.rules.effective_ages else br.birth_succeeds
+    succeeds = campaign.rules.birth_succeeds  # the ruleset's own (registered), not picked by a flag
     success = succeeds(new.faces)
     new.outcome = "child" if success else "no child"
     if success != attempt.success:
@@ -435,7 +435,7 @@ def _suggestion(campaign: Campaign, child: Character, sex: str) -> str:
 def _sex(campaign: Campaign, old: Roll, new: Roll, subjects: list[int], box: DiceBox) -> tuple[str, list[str]]:
     child, _ = _newborn(campaign, old, subjects)
     what = f"The sex of {child.display_name}"
-    sex_from_faces = bl.sex_from_faces if campaign.rules.effective_ages else br.sex_from_faces
+    sex_from_faces = campaign.rules.sex_from_faces
     sex = sex_from_faces(new.faces)
     new.outcome = "boy" if sex == "M" else "girl"
     box.flush()
