@@ -24,7 +24,7 @@ from campaign.models import Roll
 from campaign.steps import load_tables
 from campaign.undo import new_action_key, step_action
 from dynasties.models import Character, Reign, Status
-from dynasties.services import births_finish, survival_roll
+from dynasties.services import births_finish, marriage_arrange, survival_roll
 from dynasties.services.common import World
 from dynasties.services.survival import survival_close, survival_due
 from operations.services import campaign_start
@@ -37,9 +37,9 @@ def _act(game, gm, label, action):
     return step_action(campaign=game, key=new_action_key(), label=label, by=gm, action=action)
 
 
-def test_a_survival_die_corrected_after_marriages_began(browser: Browser, live_server, gm, alice, bob, tmp_path):
-    folder = Path(os.environ.get("REGNAL_SCREENSHOTS") or tmp_path / "screenshots")
-    folder.mkdir(parents=True, exist_ok=True)
+def _to_marriages(gm, alice, bob):
+    """A new 5-house campaign played to Marriages, a King's survival die typed 1 + 1 (he died; his heir
+    was crowned at Finish Survival): the game, the King, his crown, the heir and the wrong roll."""
     game = campaign_start(name="Late die", gm=gm, players=5, seats={"England": alice, "France": bob}, seed=3)
     _act(game, gm, "Finish Births", lambda c: births_finish(campaign=c, by=gm))
     game.refresh_from_db()
@@ -54,6 +54,13 @@ def test_a_survival_die_corrected_after_marriages_began(browser: Browser, live_s
     assert game.step == "marriages" and Character.objects.get(pk=king.pk).status == Status.DEAD
     heir = Reign.objects.get(campaign=game, crown=crown, end_year__isnull=True).holder
     wrong = Roll.objects.get(campaign=game, purpose="survival", subjects__character=king)
+    return game, king, crown, heir, wrong
+
+
+def test_a_survival_die_corrected_after_marriages_began(browser: Browser, live_server, gm, alice, bob, tmp_path):
+    folder = Path(os.environ.get("REGNAL_SCREENSHOTS") or tmp_path / "screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    game, king, crown, heir, wrong = _to_marriages(gm, alice, bob)
 
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
@@ -100,3 +107,41 @@ def test_a_survival_die_corrected_after_marriages_began(browser: Browser, live_s
         f"({digits} digits, Enter; the death of {king.display_name} reversed, {heir.display_name}'s reign of {crown} undone)"
     )
     assert (clicks, digits) == (2, 2)
+
+
+def test_a_correction_refused_names_what_depends_on_it_and_changes_nothing(browser: Browser, live_server, gm, alice, bob):
+    """'... or refused with a message naming exactly what depends on it': the heir crowned at Finish
+    Survival was betrothed at Marriages since; the GM's correction of the King's die is refused on the
+    correction page, naming the betrothal, and nothing is written (the King stays dead, the heir reigns)."""
+    game, king, crown, heir, wrong = _to_marriages(gm, alice, bob)
+    field = "marriages_as_wife" if heir.sex == "M" else "marriages_as_husband"  # the heir may be a daughter
+    spouse = (
+        Character.objects.filter(campaign=game, status=Status.ALIVE, **{f"{field}__isnull": True})
+        .exclude(sex=heir.sex)
+        .exclude(controlled_by=heir.controlled_by)
+        .order_by("birth_year")
+        .last()
+    )
+    assert spouse is not None
+    husband, wife = (heir, spouse) if heir.sex == "M" else (spouse, heir)
+    _act(game, gm, "Arrange", lambda c: marriage_arrange(campaign=c, husband=husband, wife=wife, by=gm))
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    try:
+        log_in(page, live_server.url, "gm", "gm-password-1")
+        page.goto(f"{live_server.url}/c/{game.slug}/rolls/{wrong.pk}/correct/")
+        expect(page.get_by_label(f"{king.display_name}, survival roll, die 1")).to_be_focused()
+        page.keyboard.type("66")
+        page.keyboard.press("Enter")
+        refusal = page.locator("#refusal")
+        expect(refusal).to_contain_text(f"{king.display_name}'s death cannot be reversed:")
+        expect(refusal).to_contain_text(f"{husband.display_name} was betrothed to {wife.display_name} at Marriages")
+        expect(refusal).to_contain_text("undo that first")
+        expect(refusal).to_be_in_viewport()
+        assert "/correct/" in page.url  # the page stays, to undo or to go back
+    finally:
+        context.close()
+    assert Character.objects.get(pk=king.pk).status == Status.DEAD
+    assert Reign.objects.get(campaign=game, crown=crown, end_year__isnull=True).holder_id == heir.pk
+    assert not Roll.objects.filter(corrects=wrong).exists()
+    print(f"\na correction refused on a phone: {king.display_name} of {crown} stays dead, named {heir.display_name}'s betrothal; nothing written")
