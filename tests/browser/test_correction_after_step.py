@@ -144,4 +144,7 @@ def test_a_correction_refused_names_what_depends_on_it_and_changes_nothing(brows
     assert Character.objects.get(pk=king.pk).status == Status.DEAD
     assert Reign.objects.get(campaign=game, crown=crown, end_year__isnull=True).holder_id == heir.pk
     assert not Roll.objects.filter(corrects=wrong).exists()
-    print(f"\na correction refused on a phone: {king.display_name} of {crown} stays dead, named {heir.display_name}'s betrothal; nothing written")
+    print(
+        f"\na correction refused on a phone: {king.display_name} of {crown} stays dead, "
+        f"named {heir.display_name}'s betrothal; nothing written"
+    )
