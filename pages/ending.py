@@ -185,9 +185,9 @@ def closing(request: HttpRequest, slug: str) -> HttpResponse:
 def final_table_pdf(request: HttpRequest, slug: str) -> HttpResponse:
     """The printable final table: every member once the game has ended; before, the GM's (the
     table as it stands); anyone else 404, as for what does not exist."""
-    campaign, role, mine = member(request, slug)
+    campaign, _, _ = member(request, slug)
     try:
-        table = printable_final_table(campaign, role=role, mine=mine)
+        table = printable_final_table(campaign, by=request.user)
     except NotFound:
         raise Http404("No such printable.") from None
     response = HttpResponse(printing.final_table_pdf(campaign, table), content_type="application/pdf")

@@ -25,7 +25,6 @@ from campaign.permissions import (
     links_to_the_desk,
     may_correct_rolls,
     may_play,
-    runs_the_turn,
     visible,
 )
 from campaign.services import dice_entry_for
@@ -38,7 +37,7 @@ from dynasties.selectors import label, status_lines
 from dynasties.services.regnal import crowned_name
 from dynasties.services.succession_view import heirs_now, succession_line, succession_what_if
 from dynasties.trees.dot import ORIENTATIONS, PAPERS
-from pages.common import may_act_for, member
+from pages.common import context, may_act_for, member
 from pages.debts import debts_for
 from pages.notes import subject_context
 from pages.sequence import step_page
@@ -124,23 +123,22 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     return render(
         request,
         "pages/dashboard.html",
-        {
-            "campaign": campaign,
-            "role": role,
-            "mine": mine,  # the live table counts what his house sees (pages.templatetags.live)
-            "rows": rows,
-            "waits": STEP_WAITS.get(campaign.step, ""),
-            "next_url": step_page(campaign),
-            "tree": _tree_links(campaign),
-            "announced": announced,
-            "currency": currency(campaign),
-            "is_gm": runs_the_turn(role),
-            "monarch_table": campaign.rules.monarch_table,  # EU monarchs: values shown, no heir (rolled at a death)
-            "choose_dice": campaign.dice_entry == DiceEntry.PLAYER and may_play(role),
-            "my_dice": dice_entry_for(campaign, request.user),
-            "dice_choices": [(DiceEntry.FACES.value, DiceEntry.FACES.label), (DiceEntry.TOTALS.value, DiceEntry.TOTALS.label)],
+        context(  # the campaign, the role, his house (the live table counts what it sees) and the policy's is_gm
+            campaign,
+            role,
+            mine,
+            rows=rows,
+            waits=STEP_WAITS.get(campaign.step, ""),
+            next_url=step_page(campaign),
+            tree=_tree_links(campaign),
+            announced=announced,
+            currency=currency(campaign),
+            monarch_table=campaign.rules.monarch_table,  # EU monarchs: values shown, no heir (rolled at a death)
+            choose_dice=campaign.dice_entry == DiceEntry.PLAYER and may_play(role),
+            my_dice=dice_entry_for(campaign, request.user),
+            dice_choices=[(DiceEntry.FACES.value, DiceEntry.FACES.label), (DiceEntry.TOTALS.value, DiceEntry.TOTALS.label)],
             **subject_context(request, campaign, role, mine),  # the campaign's notes
-        },
+        ),
     )
 
 

@@ -199,17 +199,20 @@ def test_who_sees_the_standings(campaign, gm, alice, bob) -> None:
     assert can_view(alice, line) and can_view(bob, line)
 
 
-def test_the_service_decides_who_prints_the_final_table(campaign, gm) -> None:
+def test_the_service_decides_who_prints_the_final_table(campaign, gm, alice, outsider) -> None:
     """The printable final table is the GM's before the end and every member's after it: the
-    service asks the policy and refuses the rest as for what does not exist (every door alike)."""
+    service asks the policy who the caller is and refuses the rest as for what does not exist (every
+    door alike passes only who asks)."""
     england = house(campaign, "England")
     give(campaign, england, 50)
     with pytest.raises(NotFound, match="the game has not ended"):
-        printable_final_table(campaign, role="player", mine=england.pk)
-    assert money(printable_final_table(campaign, role="gm", mine=None), "England") == 50
+        printable_final_table(campaign, by=alice)
+    assert money(printable_final_table(campaign, by=gm), "England") == 50
     game_end(campaign=campaign, by=gm)
     campaign.refresh_from_db()
-    assert money(printable_final_table(campaign, role="player", mine=england.pk), "England") == 50
+    assert money(printable_final_table(campaign, by=alice), "England") == 50
+    with pytest.raises(NotFound):
+        printable_final_table(campaign, by=outsider)  # a member of nothing here, even after the end
 
 
 def test_an_ended_game_is_exported_and_imported_with_its_end(campaign, gm) -> None:

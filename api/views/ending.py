@@ -195,5 +195,5 @@ class FinalTablePdfView(FileView):
     )
     def get(self, request: Request, slug: str) -> HttpResponse:
         v = self.viewer
-        table = printable_final_table(v.campaign, role=v.role, mine=v.dynasty)
+        table = printable_final_table(v.campaign, by=request.user)
         return _file(final_table_pdf(v.campaign, table), PDF, f"final-table-{v.campaign.slug}.pdf")

@@ -19,7 +19,7 @@ from django.db import transaction
 from django.db.models import Sum
 
 from campaign.models import Campaign, Posting, Step
-from campaign.permissions import Actor, require, sees_final_table, sees_house_money
+from campaign.permissions import Actor, require, role_of, sees_final_table, sees_house_money
 from campaign.steps import Chronicle, Seen, lock_campaign
 from campaign.treasury import balances, currency
 from dynasties.models import Dynasty, DynastyKind
@@ -176,10 +176,11 @@ def final_table(campaign: Campaign, *, role: str | None, mine: int | None) -> di
     return table
 
 
-def printable_final_table(campaign: Campaign, *, role: str | None, mine: int | None) -> dict[str, Any]:
-    """The final table to print: every member's once the game has ended; before, the GM's (the table
-    as it stands). Anyone else is refused as for what does not exist (the policy's
-    ``sees_final_table``): the doors ask this, not the policy."""
+def printable_final_table(campaign: Campaign, *, by: Actor) -> dict[str, Any]:
+    """The final table to print for ``by``: every member's once the game has ended; before, the GM's
+    (the table as it stands). Anyone else is refused as for what does not exist (the policy's
+    ``role_of`` and ``sees_final_table``): the doors pass who asks, not what he may see."""
+    role, mine = role_of(by, campaign)
     if not sees_final_table(role, ended=campaign.ended_year is not None):
         raise NotFound("No final table to print: the game has not ended (the GM may print the table as it stands).")
     return final_table(campaign, role=role, mine=mine)
