@@ -16,7 +16,7 @@ from django.forms.models import model_to_dict, modelform_factory
 
 from campaign import invariants
 from desk.admin.dynasties import CharacterForm, MarriageForm, ReignAdmin
-from dynasties.models import Character, Marriage, Reign, Status, Title, TitleHolding
+from dynasties.models import Character, Dynasty, Marriage, Reign, Status, Title, TitleHolding
 from dynasties.services.editing import EditRefused, marriage_changes
 from operations.exchange import checks
 from operations.exchange.values import Item, Reading
@@ -122,7 +122,8 @@ def character_row(person: Character, **changes: Any) -> tuple[dict[str, Any], di
 def test_the_desk_and_the_import_refuse_a_character_alike(campaign, changes, field, words):
     king = Character.objects.get(campaign=campaign, controlled_by__crown="England", sex="M", birth_year=1275)
     if changes.get("prisoner_of") == "captor":
-        changes = {**changes, "prisoner_of": Character.objects.exclude(pk=king.pk).filter(campaign=campaign).first().pk}
+        captor = Dynasty.objects.filter(campaign=campaign).exclude(pk=king.controlled_by_id).first()  # a house, not a person
+        changes = {**changes, "prisoner_of": captor.pk}
     data, row = character_row(king, **changes)
     form = CharacterForm(data=data, instance=king)
     assert not form.is_valid()
