@@ -5,7 +5,7 @@ as one step action.
 An outsider hears 404, word for word the same whether the campaign exists or not (he cannot tell a
 secret campaign from a made-up one); who is a member, and in which seat, is
 ``campaign.permissions.role_of``'s to say. The doors' own modules (``pages.common``,
-``api.common``, ``dynasties.trees.views``, ``dynasties.print_views``, ``dynasties.views``) call
+``api.common``, ``pages.trees``, ``pages.prints``, ``pages.gedcom``) call
 :func:`member` and decide nothing about membership themselves.
 
 A write goes through :func:`run_action`: ``campaign.undo.step_action`` with the requesting user as

@@ -234,7 +234,7 @@ CONTENT_SECURITY_POLICY = {
         "img-src": [SELF, "data:"],
         "object-src": [NONE],  # the dynasty page allows 'self' for its tree's <object> (pages/views.py)
         "base-uri": [SELF],
-        "frame-ancestors": [NONE],  # the tree's SVG allows 'self' (dynasties/trees/views.py)
+        "frame-ancestors": [NONE],  # the tree's SVG allows 'self' (pages/trees.py)
         "form-action": [SELF],
     },
 }
