@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Final, TypeAlias
 
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
-from django.db.models import Model, Q, QuerySet
+from django.db.models import Field, Model, Q, QuerySet
 
 from campaign import registry
 from campaign.models import Audience, Campaign, Membership, Role
@@ -92,7 +92,7 @@ SYSTEM_ACTOR: Final = SystemActor()
 """The named system actor: commands, jobs started by the site itself, the simulator, the demo,
 imports run on the server and the rules' own consequences pass it as ``by``; it acts as the GM."""
 
-Actor: TypeAlias = AbstractBaseUser | AnonymousUser | SystemActor
+Actor: TypeAlias = User | AnonymousUser | SystemActor
 """Whom a service acts for: a user (his seat decides), or :data:`SYSTEM_ACTOR`."""
 
 
@@ -972,8 +972,8 @@ def _houses_of(model: type[Model], lookups: Iterable[str], images: list[tuple[in
     for lookup in lookups:
         hop, _, rest = lookup.partition("__")
         field = model._meta.get_field(hop)
-        if field.many_to_one and field.concrete:
-            values = {image.get(field.column) for _, image in images} - {None}  # type: ignore[union-attr]
+        if isinstance(field, Field) and field.many_to_one and field.concrete:
+            values = {image.get(registry.column(field)) for _, image in images} - {None}
             if not rest:
                 houses |= values
             elif values:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from django.apps import apps
 from django.db import models
@@ -124,3 +125,10 @@ def audited_models() -> list[Entry]:
 def entry(model: type[models.Model]) -> Entry | None:
     """The registration of ``model`` (a proxy counts as its concrete model), or None."""
     return _entries.get(model) or _entries.get(model._meta.concrete_model)  # type: ignore[arg-type]
+
+
+def column(field: models.Field[Any, Any]) -> str:
+    """A concrete field's column in the database (raw SQL: undo's log, the audit trail's copies)."""
+    if field.column is None:  # a field without a column of its own (many-to-many): not a concrete field
+        raise ValueError(f"{field} has no column")
+    return field.column

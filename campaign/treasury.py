@@ -14,12 +14,9 @@ from django.db import transaction
 from django.db.models import Model, Q, Sum
 
 from campaign import audit
-from campaign.models import Campaign, Posting, PostingKind
+from campaign.models import Campaign, House, Posting, PostingKind
 from campaign.permissions import Actor
 from rules.errors import NotFound, RuleError
-
-House = Model
-"""A house's row (the game's ``dynasties.models.Dynasty``): the kernel names no model above it."""
 
 TREASURY = "the Treasury"
 
@@ -33,13 +30,16 @@ def currency(campaign: Campaign) -> str:
 
 
 def _pk(value: House | int | None) -> int | None:
-    return getattr(value, "pk", value)
+    if value is None or isinstance(value, int):
+        return value
+    pk: int | None = value.pk
+    return pk
 
 
 def _houses() -> type[Model]:
     """The model of the accounts (the dynasties), as the ledger's own foreign key names it: the
     kernel's ledger works on dynasty ids and never imports the dynasties."""
-    return Posting._meta.get_field("payer").related_model  # type: ignore[return-value]
+    return Posting._meta.get_field("payer").related_model
 
 
 def balance(campaign: Campaign, dynasty: House | int | None) -> int:
@@ -56,8 +56,8 @@ def balances(campaign: Campaign) -> dict[int | None, int]:
     out: dict[int | None, int] = {}
     for row in Posting.objects.filter(campaign=campaign).values("payee_id").annotate(s=Sum("amount")):
         out[row["payee_id"]] = out.get(row["payee_id"], 0) + int(row["s"])
-    for row in Posting.objects.filter(campaign=campaign).values("payer_id").annotate(s=Sum("amount")):
-        out[row["payer_id"]] = out.get(row["payer_id"], 0) - int(row["s"])
+    for paid in Posting.objects.filter(campaign=campaign).values("payer_id").annotate(s=Sum("amount")):
+        out[paid["payer_id"]] = out.get(paid["payer_id"], 0) - int(paid["s"])
     return out
 
 
