@@ -148,7 +148,12 @@ def actor_seat(campaign: Campaign | int, by: Actor) -> Seat:
         return SYSTEM
     if isinstance(by, (AbstractBaseUser, AnonymousUser)):
         return seat_of(by, campaign)
-    raise NoActor(f"No one is named as acting (by={by!r}): a person, or SYSTEM_ACTOR for a command or a job, must be given.")
+    raise no_actor(by)
+
+
+def no_actor(who: object) -> NoActor:
+    """The refusal of ``who`` as an actor (None: no one, as a job whose user is gone)."""
+    return NoActor(f"No one is named as acting (by={who!r}): a person, or SYSTEM_ACTOR for a command or a job, must be given.")
 
 
 # --- acting ----------------------------------------------------------------------------------------
