@@ -60,7 +60,8 @@ def campaign_of(obj: models.Model) -> int | None:
     if path is None:
         return None
     if path == "pk":
-        return obj.pk  # type: ignore[no-any-return]
+        pk: int | None = obj.pk
+        return pk
     *hops, last = path.split("__")
     current: Any = obj
     for hop in hops:
@@ -75,7 +76,7 @@ def _links(model: type[models.Model]) -> Iterator[models.ForeignKey[Any, Any]]:
     for field in model._meta.concrete_fields:
         if not (field.many_to_one or field.one_to_one) or field.name == "campaign":
             continue
-        if campaign_lookup(field.related_model) not in (None, "pk"):  # type: ignore[arg-type]
+        if campaign_lookup(registry.related(field)) not in (None, "pk"):
             yield field  # type: ignore[misc]
 
 

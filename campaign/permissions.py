@@ -692,7 +692,8 @@ def _campaign_id(obj: Any, path: str) -> int:
     *hops, last = path.split("__")
     for hop in hops:
         obj = getattr(obj, hop)
-    return getattr(obj, f"{last}_id")  # type: ignore[no-any-return]
+    campaign: int = getattr(obj, f"{last}_id")
+    return campaign
 
 
 def _direct(model: Any, lookup: str) -> bool:
@@ -964,8 +965,8 @@ def _notes_seen(model: type[Model], images: list[Mapping[str, Any]]) -> Seen:
         else:
             seen |= note_seen(NOTE_PLAYER, image.get("dynasty_id"), image.get("dynasty_id") is None)
     if characters:  # a character's player note is his controlling house's
-        people = model._meta.get_field("character").related_model
-        houses = people._base_manager.filter(pk__in=characters).values_list("controlled_by_id", flat=True)  # type: ignore[union-attr]
+        people = registry.related(model._meta.get_field("character"))
+        houses = people._base_manager.filter(pk__in=characters).values_list("controlled_by_id", flat=True)
         seen |= Seen.by(*houses)
     return seen
 
@@ -982,7 +983,7 @@ def _houses_of(model: type[Model], lookups: Iterable[str], images: list[tuple[in
             if not rest:
                 houses |= values
             elif values:
-                related = field.related_model._base_manager  # type: ignore[union-attr]
+                related = registry.related(field)._base_manager
                 houses |= set(related.filter(pk__in=list(values)).values_list(rest, flat=True))
         else:  # a many-to-many of the row (a contract's parties): as the database has them now
             houses |= set(model._base_manager.filter(pk__in=[pk for pk, _ in images]).values_list(lookup, flat=True))

@@ -124,6 +124,7 @@ def post(
     if check_funds and payer_pk is not None and not campaign.allow_overdraft:
         held = balance(campaign, payer_pk)
         if held < amount:
+            # the ledger's key names the dynasties' model, a Model to the kernel, which imports it not
             name = _houses()._default_manager.get(pk=payer_pk).name  # type: ignore[attr-defined]
             raise InsufficientFunds(
                 f"The house of {name} holds {held} {currency(campaign)} and cannot pay {amount}; the GM may allow "
@@ -154,8 +155,9 @@ def _dynasty(campaign: Campaign, value: House | int | None, role: str) -> House 
     pk = _pk(value)
     houses = _houses()
     try:
+        # a row of the dynasties' model (a House), a Model to the kernel, which imports it not
         return houses._default_manager.get(pk=pk, campaign=campaign)  # type: ignore[return-value]
-    except houses.DoesNotExist:  # type: ignore[attr-defined]
+    except houses.DoesNotExist:  # type: ignore[attr-defined]  # each model's own, made by Django's metaclass
         raise NotFound(f"There is no dynasty #{pk} in {campaign.name} to be the {role}.") from None
 
 

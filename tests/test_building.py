@@ -242,7 +242,7 @@ def test_a_desk_save_into_a_campaign_being_built_is_refused_in_words(client, bui
     assert Dynasty.objects.get(pk=house.pk).name == house.name
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)  # the worker closes its connection (PostgreSQL)
 def test_a_prehistory_whose_user_is_gone_acts_for_no_one_and_keeps_its_campaign_marked(building):
     """The job plays for the user who started it (``Job.by``); his account gone, it plays for no one:
     refused by the policy (NoActor), not run as the system, the campaign kept for a GM to delete."""
