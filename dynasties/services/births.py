@@ -44,7 +44,7 @@ def births_attempt(
     source: DiceSource | None = None,
     by: Actor,
 ) -> BirthAttempt:
-    """One birth roll for a wed couple (Blood Royale: 2d6, a child on 7 or more)."""
+    """One birth roll for a wed couple: 2d6, a child on 7 or more."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require_step(campaign, Step.BIRTHS)
     match = _marriage(campaign, marriage)
@@ -70,8 +70,7 @@ def births_sex(
     source: DiceSource | None = None,
     by: Actor,
 ) -> Character:
-    """The sex roll (Blood Royale: 1d6, 1-3 a boy) after a successful attempt, then the child's
-    characteristics."""
+    """The sex roll (1d6: 1-3 a boy) after a successful attempt, then the child's characteristics."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require_step(campaign, Step.BIRTHS)
     pk = attempt.pk if isinstance(attempt, BirthAttempt) else attempt

@@ -64,7 +64,7 @@ def survival_roll(
     source: DiceSource | None = None,
     by: Actor,
 ) -> list[SurvivalResult]:
-    """Roll survival (Blood Royale: 2d6 + Constitution) for the given characters (default: everyone still to roll the caller
+    """Roll 2d6 + Constitution for the given characters (default: everyone still to roll the caller
     acts for: the GM's all, a player's his own house's).
 
     ``faces`` maps a character id to the two faces typed in from the table; the others are
