@@ -205,6 +205,14 @@ class SurvivalPlay(Protocol):
         ...
 
 
+def nothing_before_close(campaign: Campaign) -> None:
+    """``SurvivalPlay.before_close`` of a ruleset whose survival rolls are all Survival has."""
+
+
+def nothing_after_successions(campaign: Campaign, box: DiceBox, chronicle: Chronicle) -> None:
+    """``SurvivalPlay.after_successions`` of a ruleset that adds nothing to Finish Survival."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class Play:
     """A ruleset's play: one implementation per step."""

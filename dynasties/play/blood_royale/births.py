@@ -234,20 +234,14 @@ def roll_all(campaign: Campaign, *, extra: ExtraAttempt, source: DiceSource | No
     return attempts
 
 
-def birth_penalty(attempts_made: int) -> int:
-    return br.birth_penalty(attempts_made)
+# the ruleset's own answers, under the protocol's names
+birth_penalty = br.birth_penalty
+succeeds = br.birth_succeeds
+sex_of = br.sex_from_faces
 
 
 def child_birth_year(year: int, *, attempt: int, children_before: int) -> int:
     return br.child_birth_year(year, children_before)
-
-
-def succeeds(faces: Sequence[int]) -> bool:
-    return br.birth_succeeds(faces)
-
-
-def sex_of(faces: Sequence[int]) -> str:
-    return br.sex_from_faces(faces)
 
 
 def name_kin(kin: QuerySet[Character], child: Character) -> QuerySet[Character]:

@@ -11,7 +11,13 @@ from campaign.models import Campaign, Roll
 from campaign.steps import Chronicle, load_tables
 from dynasties.models import Character, DynastyKind, Origin
 from dynasties.services.common import World
-from dynasties.services.play_registry import SurvivalDue, SurvivalReading, SurvivalResult
+from dynasties.services.play_registry import (
+    SurvivalDue,
+    SurvivalReading,
+    SurvivalResult,
+    nothing_after_successions,
+    nothing_before_close,
+)
 from dynasties.services.survival import birth_penalties
 from rules import blood_royale as br
 from rules.dice import Entered
@@ -111,12 +117,8 @@ def pass_certain(campaign: Campaign) -> list[SurvivalResult]:
     return passed
 
 
-def before_close(campaign: Campaign) -> None:
-    return None  # the survival rolls are all there is
-
-
-def after_successions(campaign: Campaign, box: DiceBox, chronicle: Chronicle) -> None:
-    return None
+before_close = nothing_before_close  # the survival rolls are all there is
+after_successions = nothing_after_successions
 
 
 def reading(campaign: Campaign, character: Character, roll: Roll) -> SurvivalReading:

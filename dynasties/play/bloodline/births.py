@@ -181,20 +181,14 @@ def roll_all(campaign: Campaign, *, extra: ExtraAttempt, source: DiceSource | No
     return attempts
 
 
-def birth_penalty(attempts_made: int) -> int:
-    return bl.birth_penalty(attempts_made)
+# the ruleset's own answers, under the protocol's names
+birth_penalty = bl.birth_penalty
+succeeds = bl.birth_succeeds
+sex_of = bl.sex_from_faces
 
 
 def child_birth_year(year: int, *, attempt: int, children_before: int) -> int:
     return bl.child_birth_year(year, attempt)
-
-
-def succeeds(faces: Sequence[int]) -> bool:
-    return bl.birth_succeeds(faces)
-
-
-def sex_of(faces: Sequence[int]) -> str:
-    return bl.sex_from_faces(faces)
 
 
 def name_kin(kin: QuerySet[Character], child: Character) -> QuerySet[Character]:

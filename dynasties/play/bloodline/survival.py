@@ -15,7 +15,7 @@ from dynasties.models import Character
 from dynasties.services import bloodline_sequence as bls
 from dynasties.services.bloodline import turn_effects
 from dynasties.services.common import World
-from dynasties.services.play_registry import SurvivalDue, SurvivalReading, SurvivalResult
+from dynasties.services.play_registry import SurvivalDue, SurvivalReading, SurvivalResult, nothing_before_close
 from dynasties.services.survival import birth_penalties
 from rules import bloodline as bl
 from rules.dice import Entered
@@ -124,8 +124,7 @@ def pass_certain(campaign: Campaign) -> list[SurvivalResult]:
     return passed
 
 
-def before_close(campaign: Campaign) -> None:
-    return None  # the survival rolls are all there is
+before_close = nothing_before_close  # the survival rolls are all there is
 
 
 def after_successions(campaign: Campaign, box: DiceBox, chronicle: Chronicle) -> None:

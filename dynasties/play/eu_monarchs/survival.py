@@ -4,18 +4,16 @@ throne is filled."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
-from campaign.dice import DiceBox
 from campaign.models import Campaign
-from campaign.steps import Chronicle
 from dynasties.play.blood_royale.survival import death_line as death_line
 from dynasties.play.blood_royale.survival import reading as reading
+from dynasties.play.blood_royale.survival import roll as roll  # of nobody: nobody is due
 from dynasties.services.common import World
 from dynasties.services.monarchs_view import SURVIVAL, monarchs_board
-from dynasties.services.play_registry import SurvivalDue, SurvivalResult
+from dynasties.services.play_registry import SurvivalDue, SurvivalResult, nothing_after_successions
 from rules import eu_monarchs as eu
-from rules.dice import Entered
 from rules.errors import RuleError
 
 
@@ -25,20 +23,6 @@ def due(campaign: Campaign, world: World, tables: Mapping[str, object]) -> list[
 
 def adult_age() -> int:
     return eu.ADULT_AGE
-
-
-def roll(
-    campaign: Campaign,
-    world: World,
-    box: DiceBox,
-    chronicle: Chronicle,
-    *,
-    chosen: Sequence[int],
-    due: Mapping[int, SurvivalDue],
-    typed: Mapping[int, Entered],
-    tables: Mapping[str, object],
-) -> tuple[list[SurvivalResult], list[int]]:
-    return [], []  # nobody is due
 
 
 def pass_certain(campaign: Campaign) -> list[SurvivalResult]:
@@ -56,5 +40,4 @@ def before_close(campaign: Campaign) -> None:
         )
 
 
-def after_successions(campaign: Campaign, box: DiceBox, chronicle: Chronicle) -> None:
-    return None
+after_successions = nothing_after_successions
