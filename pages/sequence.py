@@ -679,13 +679,15 @@ def _foreign_rows(lines: list[CoupleLine], data: Any) -> list[GridStep]:
     return steps
 
 
-def _refuse(request: HttpRequest, campaign: Campaign, label: str, apply: Any) -> None:
-    """Send rows the viewer may not act on to their services, for the policy to refuse them (403);
-    whatever else they answer, nothing is written (the action is rolled back) and the grid goes on."""
+def _refuse(request: HttpRequest, campaign: Campaign, label: str, apply: Any, refused: str) -> None:
+    """Send a grid's rows the viewer may not act on to their services, for the policy to refuse them
+    (403): the page draws no dice for them, so nothing is ever written for them here (had the policy
+    let them pass, the action is rolled back and ``refused`` said); any other refusal (the step is
+    closed), and the grid goes on to say it."""
 
     def asked(c: Campaign) -> None:
         apply(c)
-        raise PermissionDenied("You may roll only for your own dynasty's couples.")  # the policy let it pass: not here
+        raise PermissionDenied(refused)
 
     try:
         run_action(request, campaign, label, asked)
@@ -703,7 +705,13 @@ def _births_grid(request: HttpRequest, campaign: Campaign, role: str, mine: int 
     lines = _couple_lines(campaign, board, role, mine, request.POST, totals=totals, houses=houses)
     foreign = _foreign_rows(lines, request.POST) if campaign.step == Step.BIRTHS else []
     if foreign:  # the policy's refusal (403) before anything else is looked at
-        _refuse(request, campaign, "Births: rolls for another house", _apply_births(foreign, request.user))
+        _refuse(
+            request,
+            campaign,
+            "Births: rolls for another house",
+            _apply_births(foreign, request.user),
+            "You may roll only for your own dynasty's couples.",
+        )
     if campaign.step != Step.BIRTHS:
         return Failure("grid", None, _failed(_closed("Births", campaign)))
     plan = _births_plan(lines, request.POST)
@@ -890,10 +898,20 @@ def _survival_grid(request: HttpRequest, campaign: Campaign, role: str, mine: in
     (the rows left to the server roll on its dice)."""
     board = survival_board(campaign)
     shown = {_pk(v) for v in request.POST.getlist("rows")}
-    for row in board.rows:
-        pk = row.character.pk
-        if not may_act_for(role, mine, row.character.controlled_by_id) and (pk in shown or _asked_for(request.POST, pk, ("s",))):
-            raise PermissionDenied("You may roll only for your own dynasty's characters.")
+    foreign = [
+        row.character.pk
+        for row in board.rows
+        if not may_act_for(role, mine, row.character.controlled_by_id)
+        and (row.character.pk in shown or _asked_for(request.POST, row.character.pk, ("s",)))
+    ]
+    if foreign:  # rows of another house's characters: the service's policy refuses them (403), first
+        _refuse(
+            request,
+            campaign,
+            "Survival: rolls for another house",
+            lambda c: survival_roll(campaign=c, characters=foreign, by=request.user),
+            "You may roll only for your own dynasty's characters.",
+        )
     if campaign.step != Step.SURVIVAL:
         return Failure("grid", None, _failed(_closed("Survival", campaign)))
     lines = _survival_lines(board, role, mine, True, request.POST, totals=_totals(request, campaign))
@@ -998,8 +1016,6 @@ def _survival_post(request: HttpRequest, campaign: Campaign, role: str, mine: in
         due = next((s for s in _successions(campaign, role, mine) if s["due"].crown == crown), None)
         if due is None:
             return Failure("pass_over", crown, _failed(f"No succession of {crown or 'that crown'} is waiting for a decision."))
-        if not due["may_choose"]:
-            raise PermissionDenied("Only the crown's player (or the GM) decides its succession.")
         heirs = [_pk(v) for v in request.POST.getlist("heirs")]
         try:
             chosen = run_action(
@@ -1018,7 +1034,7 @@ def _survival_post(request: HttpRequest, campaign: Campaign, role: str, mine: in
             )
         return redirect(f"{here}#succession")
     if op == "finish":
-        require_gm(role)
+        require_gm(role)  # before the form is judged (survival_close asks the policy again, in the action)
         form = FinishSurvivalForm(request.POST, auto_id="finish-%s")
         if not form.is_valid():
             return Failure("finish", None, form)
