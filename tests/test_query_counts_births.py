@@ -31,7 +31,7 @@ against the board (12), the step action (12: lock, key, checkpoint, change log),
 the board drawn again for the fragment (13)."""
 PAGE_SEX = 57
 API_ATTEMPT = 26
-API_SEX = 38
+API_SEX = 34
 
 
 def couple(campaign: Campaign, crown: str = "England") -> Marriage:

@@ -112,13 +112,13 @@ class Made:
     reigns: list[Reign] = field(default_factory=list)
 
 
+SUBJECTS = RollSubject.objects.only("id", "roll_id", "character_id", "position").order_by("position", "pk")
+"""A roll's characters, as ``RollOut`` lists them."""
+
+
 def rolls_with_subjects(queryset: Any) -> Any:
     """Rolls ready for ``RollOut``: who typed them and their characters, in two more queries."""
-    return queryset.select_related("entered_by").prefetch_related(
-        Prefetch(
-            "subjects", queryset=RollSubject.objects.only("id", "roll_id", "character_id", "position").order_by("position", "pk")
-        )
-    )
+    return queryset.select_related("entered_by").prefetch_related(Prefetch("subjects", queryset=SUBJECTS))
 
 
 def _seat(request: Request, campaign: Campaign) -> Seat:
