@@ -441,7 +441,9 @@ def _field_problems(form: forms.Form) -> list[str]:
 
 
 VERSION_HEADER = "Regnal-Version"
-"""The header carrying the viewer's live version on a step's fragment (the whole page has it on ``<main>``)."""
+"""The header carrying the viewer's live version on a step's fragment, the answer to its own htmx
+form (the whole page has it on ``<main>``): his own write is not news to the page
+(``campaign.live.page_version``, ``pages/static/regnal-live.js``)."""
 
 
 @dataclass
@@ -803,35 +805,28 @@ def births(request: HttpRequest, slug: str) -> HttpResponse:
     )
     shown = [p for line in lines for p in (line.row.husband, line.row.wife, *(a.child for a in line.row.attempts if a.child))]
     label_names(campaign, shown)  # regnal numbers, living namesakes told apart
-    page = context(
-        campaign,
-        role,
-        mine,
-        board=board,
-        lines=lines,
-        grid=any(line.acting for line in lines),
-        may_correct=may_correct_rolls(role),  # a "Correct" link on each roll of the open step
-        is_open=campaign.step == Step.BIRTHS,
-        top=failure.form if failure is not None else None,
-        alert=failure is None or failure.alert,
-        step_label=STEP_LABELS[campaign.step],
-        survival_url=reverse("pages:survival", args=[campaign.slug]),
+    fragment = houses is not None  # htmx, after the grid's write: the step's part alone
+    response = render(
+        request,
+        "pages/sequence/_births_step.html" if fragment else "pages/sequence/births.html",
+        context(
+            campaign,
+            role,
+            mine,
+            board=board,
+            lines=lines,
+            grid=any(line.acting for line in lines),
+            may_correct=may_correct_rolls(role),  # a "Correct" link on each roll of the open step
+            is_open=campaign.step == Step.BIRTHS,
+            top=failure.form if failure is not None else None,
+            alert=failure is None or failure.alert,
+            step_label=STEP_LABELS[campaign.step],
+            survival_url=reverse("pages:survival", args=[campaign.slug]),
+        ),
+        status=400 if failure else 200,
     )
-    if houses is not None:
-        return step_fragment(request, "pages/sequence/_births_step.html", page, campaign, role, mine)
-    response = render(request, "pages/sequence/births.html", page, status=400 if failure else 200)
-    patch_vary_headers(response, ["HX-Request"])
-    return response
-
-
-def step_fragment(
-    request: HttpRequest, template: str, page: dict[str, Any], campaign: Campaign, role: str, mine: int | None
-) -> HttpResponse:
-    """A step's part of the page (``#step``), the answer to its own htmx form: with the viewer's live
-    version in ``Regnal-Version`` (``campaign.live.page_version``: his own write is not news to the
-    page, ``pages/static/regnal-live.js``)."""
-    response = render(request, template, page)
-    response[VERSION_HEADER] = str(page_version(campaign, role, mine))
+    if fragment:
+        response[VERSION_HEADER] = str(page_version(campaign, role, mine))
     patch_vary_headers(response, ["HX-Request"])
     return response
 

@@ -263,7 +263,7 @@
   }
 
   // A page's own htmx request (a grid's row sent) answers with the page it changed, or only the
-  // step's part of it (pages.sequence.step_fragment) with the version in a Regnal-Version header
+  // step's part of it (pages.sequence.VERSION_HEADER) with the version in a Regnal-Version header
   // (hx-select takes the part): take that version, so the page's own write is not news.
   document.addEventListener("htmx:beforeRequest", function (event) {
     sent++;
