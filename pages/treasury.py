@@ -554,34 +554,34 @@ class InterphaseForm(forms.Form):
         groups = [(legend, [self[name] for name in names if name in self.fields]) for legend, names in self.GROUPS]
         return [(legend, fields) for legend, fields in groups if fields]
 
-    def clean_governed(self) -> list[dict[str, Any]]:
-        """ "Kent, withholds 3, present" a line -> [{"province": "Kent", "withheld": 3, "present": True}]."""
-        out: list[dict[str, Any]] = []
+    def clean_governed(self) -> list[ip.Governed]:
+        """ "Kent, withholds 3, present" a line -> [Governed(province="Kent", withheld=3, present=True)]."""
+        out: list[ip.Governed] = []
         for raw in (self.cleaned_data.get("governed") or "").splitlines():
             parts = [part.strip() for part in raw.split(",") if part.strip()]
             if not parts:
                 continue
-            item: dict[str, Any] = {"province": parts[0], "withheld": 0, "present": False}
+            withheld, present = 0, False
             for part in parts[1:]:
                 words = part.casefold().split()
                 if words == ["present"]:
-                    item["present"] = True
+                    present = True
                 elif len(words) == 2 and words[0] in ("withholds", "withheld") and words[1].isdigit():
-                    item["withheld"] = int(words[1])
+                    withheld = int(words[1])
                 else:
                     raise forms.ValidationError(f'{parts[0]}: "{part}" is neither "present" nor "withholds N".')
-            out.append(item)
+            out.append(ip.Governed(province=parts[0], withheld=withheld, present=present))
         return out
 
-    def clean_event_payments(self) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
+    def clean_event_payments(self) -> list[tuple[str, int]]:
+        out: list[tuple[str, int]] = []
         for raw in (self.cleaned_data.get("event_payments") or "").splitlines():
             if not raw.strip():
                 continue
             card, _, amount = raw.rpartition(":")
             if not card.strip() or not amount.strip().isdigit() or int(amount) < 1:
                 raise forms.ValidationError(f'"{raw.strip()}": give the card, a colon and the Crowns paid.')
-            out.append({"card": card.strip(), "amount": int(amount)})
+            out.append((card.strip(), int(amount)))
         return out
 
     def clean_capital(self) -> str | None:
@@ -590,15 +590,16 @@ class InterphaseForm(forms.Form):
     def clean_fleet_ports(self) -> list[str]:
         return [name.strip() for name in (self.cleaned_data.get("fleet_ports") or "").split(",") if name.strip()]
 
-    def entry(self) -> dict[str, Any]:
-        """The keyword arguments of interphase_preview / interphase_run (an empty count is 0)."""
+    def entry(self) -> ip.InterphaseEntry:
+        """The entry of interphase_preview / interphase_run (an empty count is 0; a field of an
+        optional rule not in force is not on the form, and left at the entry's default)."""
         data = dict(self.cleaned_data)
         for name in COUNTS:
             if data.get(name) is None:
                 data[name] = 0
         if data.get("countries") is None:
             data["countries"] = 1
-        return data
+        return ip.InterphaseEntry(**data)
 
 
 class CashInForm(forms.Form):
@@ -736,7 +737,7 @@ def interphase(request: HttpRequest, slug: str, dynasty_pk: int) -> HttpResponse
     entry = form.entry()
     if request.POST.get("do") != "run":
         try:
-            result = interphase_preview(campaign=campaign, dynasty=dynasty, by=request.user, **entry)
+            result = interphase_preview(campaign=campaign, dynasty=dynasty, entry=entry, by=request.user)
         except RuleError as exc:
             _service_refusal(form, exc)
             return _interphase_page(request, campaign, role, mine, dynasty, form=form, status=400)
@@ -746,7 +747,7 @@ def interphase(request: HttpRequest, slug: str, dynasty_pk: int) -> HttpResponse
             request,
             campaign,
             f"The Interphase of the house of {dynasty.name}",
-            lambda locked: interphase_run(campaign=locked, dynasty=dynasty.pk, by=request.user, **entry),
+            lambda locked: interphase_run(campaign=locked, dynasty=dynasty.pk, entry=entry, by=request.user),
         )
     except ActionFailed as failure:
         _service_refusal(form, failure)

@@ -264,6 +264,15 @@ class InterphaseIn(serializers.Serializer):
     class Meta:
         ref_name = "InterphaseRequest"
 
+    def entry(self) -> ip.InterphaseEntry:
+        """The validated request as the services' entry (rule G's provinces and the event cards'
+        payments in the entry's own types)."""
+        data = dict(self.validated_data)
+        if data.get("governed") is not None:
+            data["governed"] = [ip.Governed(**item) for item in data["governed"]]
+        data["event_payments"] = [(item["card"], item["amount"]) for item in data.get("event_payments", ())]
+        return ip.InterphaseEntry(**data)
+
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         # Sets are cashed in at the end of the turn (its own door), never as Interphase income: an
         # entry that still sends them is refused rather than silently losing them.
@@ -359,20 +368,29 @@ class InterphaseRunSerializer(serializers.Serializer):
         ref_name = "InterphaseRun"
 
 
-class InterphaseBase(ActionView):
+class HouseBase(ActionView):
     api_tag = "treasury"
-    input_serializer: type[serializers.Serializer] = InterphaseIn
+    input_serializer: type[serializers.Serializer]
 
-    def entry(self, request: Request, dynasty: int) -> tuple[Dynasty, dict[str, Any]]:
-        """The dynasty (404 unknown) and the validated entry; whether the caller may act for it, the
-        services ask the policy."""
+    def house(self, request: Request, dynasty: int) -> tuple[Dynasty, serializers.Serializer]:
+        """The dynasty (404 unknown) and the validated request; whether the caller may act for it,
+        the services ask the policy."""
         v = self.viewer
         house = Dynasty.objects.filter(campaign=v.campaign, pk=dynasty).first()
         if house is None:
             raise NotFound(f"There is no dynasty #{dynasty} in this campaign.")
         data = self.input_serializer(data=request.data)
         data.is_valid(raise_exception=True)
-        return house, dict(data.validated_data)
+        return house, data
+
+
+class InterphaseBase(HouseBase):
+    input_serializer = InterphaseIn
+
+    def entry(self, request: Request, dynasty: int) -> tuple[Dynasty, ip.InterphaseEntry]:
+        house, data = self.house(request, dynasty)
+        assert isinstance(data, InterphaseIn)
+        return house, data.entry()
 
 
 class InterphasePreviewView(InterphaseBase):
@@ -383,7 +401,7 @@ class InterphasePreviewView(InterphaseBase):
     )
     def post(self, request: Request, slug: str, dynasty: int) -> Response:
         house, entry = self.entry(request, dynasty)
-        result = interphase_preview(campaign=self.viewer.campaign, dynasty=house, by=request.user, **entry)
+        result = interphase_preview(campaign=self.viewer.campaign, dynasty=house, entry=entry, by=request.user)
         return Response(InterphaseResultSerializer(_result(self.viewer.campaign, result)).data)
 
 
@@ -401,7 +419,7 @@ class InterphaseRunView(InterphaseBase):
             request,
             v.campaign,
             f"The Interphase of the house of {house.name}",
-            lambda c: interphase_run(campaign=c, dynasty=house.pk, by=request.user, **entry),
+            lambda c: interphase_run(campaign=c, dynasty=house.pk, entry=entry, by=request.user),
         )
         body = {"result": _result(v.campaign, run.result), "postings": list(run.postings), "balance": run.balance}
         return Response(InterphaseRunSerializer(body, context=self.out_context()).data, status=status.HTTP_201_CREATED)
@@ -440,8 +458,12 @@ def _cash_in_result(campaign: Campaign, r: ip.CashInResult) -> dict[str, Any]:
     }
 
 
-class CashInBase(InterphaseBase):
-    input_serializer: type[serializers.Serializer] = CashInIn
+class CashInBase(HouseBase):
+    input_serializer = CashInIn
+
+    def entry(self, request: Request, dynasty: int) -> tuple[Dynasty, dict[str, Any]]:
+        house, data = self.house(request, dynasty)
+        return house, dict(data.validated_data)
 
 
 class CashInPreviewView(CashInBase):
