@@ -23,8 +23,8 @@ from campaign.steps import Chronicle, Seen, load_tables, lock_campaign, require_
 from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Origin, Reign, Status
 from dynasties.selectors import FROZEN_LINE, CoupleStatus, birth_couples, frozen_lines, is_aristocratic_parents
 from dynasties.services import bloodline_sequence as bls
+from dynasties.services.characteristics import format_characteristics, roll_characteristics
 from dynasties.services.common import World
-from dynasties.services.setup import format_characteristics, roll_characteristics
 from dynasties.services.survival import survival_pass_certain
 from rules import birth_years
 from rules import blood_royale as br

@@ -97,13 +97,15 @@ def royal_marriage_box(world: World, house: Dynasty) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else bl.ROYAL_MARRIAGE_BOX_DEFAULT
 
 
-def monarch_of(world: World, crown: str) -> int | None:
+def monarch_id_of(world: World, crown: str) -> int | None:
+    """The id of the crown's reigning monarch (None: no crown, or none reigns); ``titles.monarch_of``
+    is the monarch himself."""
     return next((r.holder_id for r in world.open_reigns() if crown and r.crown == crown), None)
 
 
 def heir_apparent(world: World, crown: str) -> int | None:
     """The first in the line of succession of the crown's monarch."""
-    holder = monarch_of(world, crown)
+    holder = monarch_id_of(world, crown)
     if holder is None:
         return None
     barred = world.renounced.get(crown, set())
@@ -116,7 +118,7 @@ def derived_factors(world: World, minor: Character, suitor: Character) -> set[st
     suitor_house = world.dynasties.get(suitor.controlled_by_id or 0)
     out: set[str] = set()
     if minor_house is not None and minor_house.crown:
-        if monarch_of(world, minor_house.crown) == minor.pk:
+        if monarch_id_of(world, minor_house.crown) == minor.pk:
             out.add("minor_is_monarch")
         elif heir_apparent(world, minor_house.crown) == minor.pk:
             out.add("minor_heir_apparent")
@@ -346,7 +348,7 @@ def offer_make(
             "player's dynasty.",
             fields={"suitor": "not a player's"},
         )
-    if minor_house.crown and monarch_of(world, minor_house.crown) == minor.pk and not stays_in_minor:
+    if minor_house.crown and monarch_id_of(world, minor_house.crown) == minor.pk and not stays_in_minor:
         raise IllegalMarriage(
             f"{minor.display_name} reigns over {minor_house.crown} and keeps the throne: the offer must have "
             f"{'him' if minor.sex == 'M' else 'her'} stay in the minor house (docs/rulings.md, BloodLine minor houses).",

@@ -15,8 +15,8 @@ from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, load_tables, lock_campaign
 from dynasties.models import Character, Dynasty, Origin, Reign, Status
 from dynasties.services import control
+from dynasties.services.characteristics import format_characteristics, roll_characteristics
 from dynasties.services.common import World
-from dynasties.services.setup import format_characteristics, roll_characteristics
 from dynasties.services.succession import title as royal_title
 from rules import blood_royale as br
 from rules.dice import DiceSource
