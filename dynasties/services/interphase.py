@@ -16,7 +16,7 @@ cannot be run again while the year's cashing-in stands (reverse that first)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -274,20 +274,9 @@ def interphase_preview(
     return _compute(campaign, house, entry)
 
 
-@transaction.atomic
-def interphase_run(*, campaign: Campaign | int, dynasty: Dynasty | int, entry: rules.InterphaseEntry, by: Actor) -> InterphaseRun:
-    """Post one country's Interphase: taxes (income, first), rebellions bought off, maintenance and
-    raising (costs), then a rebellion in the capital (half of what is then in hand; the sets are
-    cashed in after it, ``cash_in_run``). Refused: outside the Interphase step, a second run in the year, a broken limit
-    (InterphaseError naming every fault), or costs above the cash in hand plus this run's income
-    (InsufficientFunds) unless the campaign allows overdrafts."""
-    campaign = lock_campaign(campaign, seen=Seen.by(dynasty))  # the house's own books
-    _check_ruleset(campaign)
-    house = _dynasty(campaign, dynasty)
-    require(by, campaign, "house", dynasty=house.pk, what="a house runs its own Interphase")
-    require_step(campaign, Step.INTERPHASE)
-    earlier = _earlier_runs(campaign, house)
-    if earlier:
+def _refuse_a_second_run(campaign: Campaign, house: Dynasty) -> None:
+    """Once per dynasty per year, and before the year's cashing-in (the turn's last phase)."""
+    if _earlier_runs(campaign, house):
         raise InterphaseAlreadyRun(
             f"The house of {house.name} has already run its Interphase of {campaign.current_year} (once per dynasty "
             "per year). To put a mistake right, reverse that run's postings and run it again.",
@@ -298,8 +287,10 @@ def interphase_run(*, campaign: Campaign | int, dynasty: Dynasty | int, entry: r
             "turn's last phase: the Interphase comes before it. Reverse the cashing-in first.",
             code="cash_in_done",
         )
-    ransomed, entry = _prepared(campaign, house, entry)
-    result = _compute(campaign, house, entry)
+
+
+def _refuse_a_shortfall(campaign: Campaign, house: Dynasty, result: rules.InterphaseResult) -> None:
+    """Costs above the cash in hand plus this run's income, unless the campaign allows overdrafts."""
     money = currency(campaign)
     if result.shortfall and not campaign.allow_overdraft:
         raise InsufficientFunds(
@@ -309,10 +300,19 @@ def interphase_run(*, campaign: Campaign | int, dynasty: Dynasty | int, entry: r
             f"{result.shortfall} {money} short. Keep or raise fewer forces or buy off fewer "
             "rebellions (the GM may allow overdrafts for the campaign).",
         )
+
+
+def _post_lines(
+    campaign: Campaign,
+    house: Dynasty,
+    houses: Mapping[int, Dynasty],
+    result: rules.InterphaseResult,
+    ransomed: Sequence[Character],
+    by: Actor,
+) -> list[Posting]:
+    """One posting per line, in order: Treasury -> the house for income, the house -> Treasury for
+    costs (a foreign governor's lines to or from his own house); a ransom names the royal."""
     postings: list[Posting] = []
-    houses = {house.pk: house} | {
-        d.pk: d for d in Dynasty.objects.filter(campaign=campaign, pk__in=[x.house for x in result.lines if x.house])
-    }
     ransoms = iter(ransomed)  # the ransom lines, in the order of the royals entered
     for line in result.lines:
         whose = houses[line.house] if line.house is not None else house
@@ -331,8 +331,20 @@ def interphase_run(*, campaign: Campaign | int, dynasty: Dynasty | int, entry: r
         )
         assert posting is not None
         postings.append(posting)
-    held = balance(campaign, house)
-    assert held == result.cash_after, (held, result.cash_after)
+    return postings
+
+
+def _chronicle_run(
+    chronicle: Chronicle,
+    campaign: Campaign,
+    house: Dynasty,
+    entry: rules.InterphaseEntry,
+    result: rules.InterphaseResult,
+    postings: Sequence[Posting],
+    held: int,
+) -> None:
+    """The run's chronicle line, private to the house (and the GM), with what it counted."""
+    money = currency(campaign)
     summary = (
         "; ".join(
             f"{'+' if line.direction == rules.IN else '-'}{line.amount} {line.reason}"
@@ -341,7 +353,6 @@ def interphase_run(*, campaign: Campaign | int, dynasty: Dynasty | int, entry: r
         )
         or "no money moved"
     )
-    chronicle = Chronicle(campaign)
     chronicle.add(
         CHRONICLE_KIND,
         f"The Interphase of the house of {house.name}"
@@ -357,7 +368,7 @@ def interphase_run(*, campaign: Campaign | int, dynasty: Dynasty | int, entry: r
         provinces=_as_data(entry.provinces),
         famine=_as_data(entry.famine),
         rebellion=_as_data(entry.rebellion),
-        governed_provinces=[g.province for g in entry.governed],
+        governed_provinces=[g.province for g in entry.governed or ()],
         # the forces and countries the run counted: next year's form starts from them (last_figures)
         armies_kept=entry.armies_kept,
         fleets_kept=entry.fleets_kept,
@@ -371,13 +382,17 @@ def interphase_run(*, campaign: Campaign | int, dynasty: Dynasty | int, entry: r
         costs=result.costs,
         balance=held,
     )
-    interphase_markers(campaign, house, famine=entry.famine, bought_off=entry.rebellions_bought_off, chronicle=chronicle)
-    freed = [who for who in ransomed if who.held_by_neutrals]  # recorded as taken (the capture event): now free
-    for who in freed:
-        who.held_by_neutrals = False
-        who.save(update_fields=["held_by_neutrals"])
-        chronicle.add("release", f"{who.display_name} is released by the neutrals for a ransom.", character=who.pk)
-    # a foreign governor's house reads its own lines (and nothing else of the country's books)
+
+
+def _chronicle_governors(
+    chronicle: Chronicle,
+    campaign: Campaign,
+    house: Dynasty,
+    houses: Mapping[int, Dynasty],
+    result: rules.InterphaseResult,
+    postings: Sequence[Posting],
+) -> None:
+    """A foreign governor's house reads its own lines (and nothing else of the country's books)."""
     for other in sorted({x.house for x in result.lines if x.house is not None}):
         theirs = [(x, p) for x, p in zip(result.lines, postings, strict=True) if x.house == other]
         chronicle.add(
@@ -391,6 +406,39 @@ def interphase_run(*, campaign: Campaign | int, dynasty: Dynasty | int, entry: r
             governed=True,
             postings=[p.pk for _, p in theirs],
         )
+
+
+@transaction.atomic
+def interphase_run(*, campaign: Campaign | int, dynasty: Dynasty | int, entry: rules.InterphaseEntry, by: Actor) -> InterphaseRun:
+    """Post one country's Interphase: taxes (income, first), rebellions bought off, maintenance and
+    raising (costs), then a rebellion in the capital (half of what is then in hand; the sets are
+    cashed in after it, ``cash_in_run``). Refused: outside the Interphase step, a second run in the year, a broken limit
+    (InterphaseError naming every fault), or costs above the cash in hand plus this run's income
+    (InsufficientFunds) unless the campaign allows overdrafts."""
+    campaign = lock_campaign(campaign, seen=Seen.by(dynasty))  # the house's own books
+    _check_ruleset(campaign)
+    house = _dynasty(campaign, dynasty)
+    require(by, campaign, "house", dynasty=house.pk, what="a house runs its own Interphase")
+    require_step(campaign, Step.INTERPHASE)
+    _refuse_a_second_run(campaign, house)
+    ransomed, entry = _prepared(campaign, house, entry)
+    result = _compute(campaign, house, entry)
+    _refuse_a_shortfall(campaign, house, result)
+    houses = {house.pk: house} | {
+        d.pk: d for d in Dynasty.objects.filter(campaign=campaign, pk__in=[x.house for x in result.lines if x.house])
+    }
+    postings = _post_lines(campaign, house, houses, result, ransomed, by)
+    held = balance(campaign, house)
+    assert held == result.cash_after, (held, result.cash_after)
+    chronicle = Chronicle(campaign)
+    _chronicle_run(chronicle, campaign, house, entry, result, postings, held)
+    interphase_markers(campaign, house, famine=entry.famine, bought_off=entry.rebellions_bought_off, chronicle=chronicle)
+    freed = [who for who in ransomed if who.held_by_neutrals]  # recorded as taken (the capture event): now free
+    for who in freed:
+        who.held_by_neutrals = False
+        who.save(update_fields=["held_by_neutrals"])
+        chronicle.add("release", f"{who.display_name} is released by the neutrals for a ransom.", character=who.pk)
+    _chronicle_governors(chronicle, campaign, house, houses, result, postings)
     chronicle.flush()
     return InterphaseRun(dynasty=house, result=result, postings=tuple(postings), balance=held)
 
