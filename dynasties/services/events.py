@@ -240,7 +240,9 @@ def _rule_g_due(
     return due_g
 
 
-def _battle_captor(campaign: Campaign, reason: str, captor: Dynasty | int | str | None, rolling: Sequence[Character]) -> Dynasty | None:
+def _battle_captor(
+    campaign: Campaign, reason: str, captor: Dynasty | int | str | None, rolling: Sequence[Character]
+) -> Dynasty | None:
     """The house that takes a battle's survivors (None: no battle, or the neutrals); never their own."""
     if reason != "battle" or captor == NEUTRALS:
         return None
