@@ -1,6 +1,7 @@
 """Pretenders and bastards (event cards; RULES.md A9): a Pretender leaves his house for the player
 on the left, who may be paid 50 Crowns to give him back; an unmarried King's bastard son is
-controlled by the player on the right and never inherits, nor does anyone through him."""
+controlled by the player on the right and never inherits, nor does anyone through him; while he
+lives, a Queen's accession calls for a Rebellion check in every province (``queens_accession_rebellions``)."""
 
 from __future__ import annotations
 

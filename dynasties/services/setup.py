@@ -1,4 +1,8 @@
-"""Creating a campaign with its starting dynasties (RULES.md A3)."""
+"""Creating a campaign with its starting dynasties (RULES.md A3): the default houses of a ruleset
+(``default_dynasties``), ``campaign_create``, and Blood Royale's starting family
+(``blood_royale_starting_family``; BloodLine's is ``bloodline_sequence.starting_family``, an EU
+monarchs campaign starts with vacant thrones, ``eu_setup``). The characteristics' dice are
+``characteristics``."""
 
 from __future__ import annotations
 
