@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from django.db import transaction
 
@@ -35,6 +35,7 @@ from rules.errors import NotFound, RuleError, StepOrderError
 # A money line: private to the dynasty and the GM (campaign.permissions.MONEY_KINDS); ``data``
 # marks it as an Interphase run, which is how a second run in the year is found.
 CHRONICLE_KIND = "payment"
+ResultT = TypeVar("ResultT", rules.InterphaseResult, rules.CashInResult)
 
 
 class InterphaseAlreadyRun(StepOrderError):
@@ -42,14 +43,17 @@ class InterphaseAlreadyRun(StepOrderError):
 
 
 @dataclass(frozen=True)
-class InterphaseRun:
-    """What a run posted: the lines (with their postings, in order) and the exchequer after."""
+class Posted(Generic[ResultT]):
+    """What a run (or a cashing-in) posted: the lines (with their postings, in order) and the
+    exchequer after."""
 
     dynasty: Dynasty
-    result: rules.InterphaseResult
+    result: ResultT
     postings: tuple[Posting, ...]
     balance: int
 
+
+class InterphaseRun(Posted[rules.InterphaseResult]):
     @property
     def lines(self) -> tuple[rules.Line, ...]:
         return self.result.lines
@@ -75,6 +79,30 @@ def _check_ruleset(campaign: Campaign) -> None:
             f"The Interphase helper keeps Blood Royale's taxes and forces; {campaign.name} plays another ruleset.",
             code="wrong_ruleset",
         )
+
+
+def _house_asked(campaign: Campaign | int, dynasty: Dynasty | int, by: Actor, *, what: str) -> tuple[Campaign, Dynasty]:
+    """A preview's campaign and house, for whom may act for the house (``what`` he does)."""
+    if not isinstance(campaign, Campaign):
+        try:
+            campaign = Campaign.objects.get(pk=campaign)
+        except Campaign.DoesNotExist:
+            raise NotFound(f"There is no campaign #{campaign}.") from None
+    _check_ruleset(campaign)
+    house = _dynasty(campaign, dynasty)
+    require(by, campaign, "house", dynasty=house.pk, what=what)
+    return campaign, house
+
+
+def _house_locked(campaign: Campaign | int, dynasty: Dynasty | int, by: Actor, *, what: str) -> tuple[Campaign, Dynasty]:
+    """A run's campaign, locked (the house's own books), and house, for whom may act for it, in
+    the Interphase step."""
+    campaign = lock_campaign(campaign, seen=Seen.by(dynasty))
+    _check_ruleset(campaign)
+    house = _dynasty(campaign, dynasty)
+    require(by, campaign, "house", dynasty=house.pk, what=what)
+    require_step(campaign, Step.INTERPHASE)
+    return campaign, house
 
 
 def _earlier_runs(campaign: Campaign, dynasty: Dynasty, marker: str = "interphase") -> list[ChronicleEntry]:
@@ -262,14 +290,7 @@ def interphase_preview(
     """The lines a run would post, without posting anything (a form's confirmation page). Limits
     are checked; a shortfall is reported in ``shortfall``, not refused. It shows the house's
     exchequer: asked for ``by`` someone, it is refused as the run would be."""
-    if not isinstance(campaign, Campaign):
-        try:
-            campaign = Campaign.objects.get(pk=campaign)
-        except Campaign.DoesNotExist:
-            raise NotFound(f"There is no campaign #{campaign}.") from None
-    _check_ruleset(campaign)
-    house = _dynasty(campaign, dynasty)
-    require(by, campaign, "house", dynasty=house.pk, what="a house runs its own Interphase")
+    campaign, house = _house_asked(campaign, dynasty, by, what="a house runs its own Interphase")
     _, entry = _prepared(campaign, house, entry)
     return _compute(campaign, house, entry)
 
@@ -415,11 +436,7 @@ def interphase_run(*, campaign: Campaign | int, dynasty: Dynasty | int, entry: r
     cashed in after it, ``cash_in_run``). Refused: outside the Interphase step, a second run in the year, a broken limit
     (InterphaseError naming every fault), or costs above the cash in hand plus this run's income
     (InsufficientFunds) unless the campaign allows overdrafts."""
-    campaign = lock_campaign(campaign, seen=Seen.by(dynasty))  # the house's own books
-    _check_ruleset(campaign)
-    house = _dynasty(campaign, dynasty)
-    require(by, campaign, "house", dynasty=house.pk, what="a house runs its own Interphase")
-    require_step(campaign, Step.INTERPHASE)
+    campaign, house = _house_locked(campaign, dynasty, by, what="a house runs its own Interphase")
     _refuse_a_second_run(campaign, house)
     ransomed, entry = _prepared(campaign, house, entry)
     result = _compute(campaign, house, entry)
@@ -477,14 +494,18 @@ class CashInAlreadyRun(StepOrderError):
     code = "cash_in_done"
 
 
-@dataclass(frozen=True)
-class CashInRun:
-    """What a cashing-in posted: the lines (with their postings, in order) and the exchequer after."""
+class CashInRun(Posted[rules.CashInResult]):
+    pass
 
-    dynasty: Dynasty
-    result: rules.CashInResult
-    postings: tuple[Posting, ...]
-    balance: int
+
+def _cash_in_lines(campaign: Campaign, house: Dynasty, basic: int, semi_luxury: int, luxury: int) -> rules.CashInResult:
+    return rules.cash_in_lines(
+        basic_sets=basic,
+        semi_luxury_sets=semi_luxury,
+        luxury_sets=luxury,
+        cash=balance(campaign, house),
+        currency=currency(campaign),
+    )
 
 
 def cash_in_open_runs(campaign: Campaign, dynasty: Dynasty | int) -> list[ChronicleEntry]:
@@ -504,21 +525,8 @@ def cash_in_preview(
 ) -> rules.CashInResult:
     """The lines a cashing-in would post, without posting anything (limits checked). It shows the
     house's exchequer: asked for ``by`` someone, it is refused as the run would be."""
-    if not isinstance(campaign, Campaign):
-        try:
-            campaign = Campaign.objects.get(pk=campaign)
-        except Campaign.DoesNotExist:
-            raise NotFound(f"There is no campaign #{campaign}.") from None
-    _check_ruleset(campaign)
-    house = _dynasty(campaign, dynasty)
-    require(by, campaign, "house", dynasty=house.pk, what="a house cashes in its own resource sets")
-    return rules.cash_in_lines(
-        basic_sets=basic_sets,
-        semi_luxury_sets=semi_luxury_sets,
-        luxury_sets=luxury_sets,
-        cash=balance(campaign, house),
-        currency=currency(campaign),
-    )
+    campaign, house = _house_asked(campaign, dynasty, by, what="a house cashes in its own resource sets")
+    return _cash_in_lines(campaign, house, basic_sets, semi_luxury_sets, luxury_sets)
 
 
 @transaction.atomic
@@ -536,11 +544,7 @@ def cash_in_run(
     the house. Refused: outside the Interphase step, before the house's Interphase of the year has
     been posted (the sets pay none of its costs), a second cashing-in in the year, or more sets
     than the game's counters make (InterphaseError)."""
-    campaign = lock_campaign(campaign, seen=Seen.by(dynasty))  # the house's own books
-    _check_ruleset(campaign)
-    house = _dynasty(campaign, dynasty)
-    require(by, campaign, "house", dynasty=house.pk, what="a house cashes in its own resource sets")
-    require_step(campaign, Step.INTERPHASE)
+    campaign, house = _house_locked(campaign, dynasty, by, what="a house cashes in its own resource sets")
     if _earlier_runs(campaign, house, "cash_in"):
         raise CashInAlreadyRun(
             f"The house of {house.name} has already cashed in its resource sets of {campaign.current_year} (once per "
@@ -553,13 +557,7 @@ def cash_in_run(
             "costs). Post the Interphase first.",
             code="interphase_first",
         )
-    result = rules.cash_in_lines(
-        basic_sets=basic_sets,
-        semi_luxury_sets=semi_luxury_sets,
-        luxury_sets=luxury_sets,
-        cash=balance(campaign, house),
-        currency=currency(campaign),
-    )
+    result = _cash_in_lines(campaign, house, basic_sets, semi_luxury_sets, luxury_sets)
     postings: list[Posting] = []
     for line in result.lines:
         posting = post(
