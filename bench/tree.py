@@ -5,6 +5,11 @@ monarchs per house, the old dead), then times: bare ``dot -Gnewrank=true -Tsvg``
 text, the full render (load the rows, build the data and the DOT, run dot, store in the cache), and
 the cached re-serve. Targets (issue 6): full <= 1.1x bare dot; re-serve <= 20 ms.
 
+It also times the DOT builder alone (``dynasties.trees.dot.to_dot``, the tree's data built) against
+the same DOT built through the ``graphviz`` package's ``Digraph`` (:func:`package_dot`, below; a dev
+dependency), after checking that the two say the same to dot (``dot -Tcanon`` of each, equal):
+issue 35's measure of whether the package should build the DOT (bench/README.md, "The DOT builder").
+
     .venv/bin/python bench/tree.py [--people 3000] [--format svg] [--repeat 3]
 
 With ``--format pdf`` it also times placing dot's PDF on its sheet (issue 34's paper sizes).
@@ -111,6 +116,62 @@ def build(people: int, seed: int = 7):
     return campaign
 
 
+def package_dot(tree, *, url):
+    """The DOT of ``to_dot(tree, url=url)`` (no paper, no portraits) through ``graphviz.Digraph``: every
+    value quoted by the package (``graphviz.escape`` on what a member typed), attributes in the same
+    order, so that ``dot -Tcanon`` gives the same text for both."""
+    import graphviz
+
+    from dynasties.trees.dot import cell, color, literal, person_label
+
+    def text(value):  # typed text: no backslash escapes, no <...> HTML, no entities; a newline stays DOT's \n
+        return graphviz.nohtml(graphviz.escape(literal(value)).replace("\n", "\\n"))
+
+    dot = graphviz.Digraph("tree")
+    graph = [("rankdir", "TB"), ("newrank", "true"), ("nodesep", "0.25"), ("ranksep", "0.45"), ("fontname", "DejaVu Sans")]
+    dot.attr("graph", _attributes=[*graph, ("labelloc", "t"), ("fontsize", "18"), ("label", text(tree.title))])
+    dot.attr("node", _attributes=[("shape", "box"), ("fontname", "DejaVu Sans"), ("fontsize", "11"), ("margin", "0.08,0.04")])
+    dot.attr("edge", _attributes=[("dir", "none"), ("color", "#555555")])
+    for p in tree.people.values():
+        attrs = [
+            ("id", f"p{p.id}"),
+            ("label", person_label(p)),
+            ("style", ",".join(["rounded", "filled"] + (["dashed"] if p.bastard else []))),
+            ("color", color(p.color)),
+            ("penwidth", "3" if p.focus else ("2" if p.reigns else "1.2")),
+            ("fillcolor", "#e4e4e4" if p.dead else "#ffffff"),
+            ("fontcolor", "#666666" if p.dead else "#000000"),
+            ("tooltip", text(f"{p.name} ({p.years})")),
+        ]
+        if url:
+            attrs += [("URL", text(url.format(id=p.id))), ("target", "_top")]
+        dot.node(f"p{p.id}", _attributes=attrs)
+    for u in tree.unions.values():
+        if u.label:
+            box = [("shape", "box"), ("style", "rounded"), ("fontsize", "8"), ("height", "0.2"), ("width", "0.3")]
+            dot.node(u.key, _attributes=[*box, ("margin", "0.03,0.01"), ("label", text(u.label))])
+        else:
+            dot.node(u.key, _attributes=[("shape", "point"), ("width", "0.08"), ("label", "")])
+    dot.edges((f"p{pk}", key) for pk, key in tree.spouse_edges)
+    dot.edges((key, f"p{pk}") for key, pk in tree.child_edges)
+    if tree.legend:
+        cells = "".join(
+            f'<TR><TD BGCOLOR="{color(c)}" WIDTH="14"> </TD><TD ALIGN="LEFT">{cell(name)}</TD></TR>' for name, c in tree.legend
+        )
+        with dot.subgraph(name="cluster_legend") as legend:
+            legend.attr(_attributes=[("label", "Houses"), ("fontsize", "12"), ("style", "rounded"), ("color", "#999999")])
+            legend.node(
+                "legend", _attributes=[("shape", "plaintext"), ("label", f'<<TABLE BORDER="0" CELLSPACING="2">{cells}</TABLE>>')]
+            )
+    return dot.source
+
+
+def canonical(text: str) -> bytes:
+    from dynasties.trees.render import dot_binary
+
+    return subprocess.run([dot_binary(), "-Tcanon"], input=text.encode(), capture_output=True, check=True).stdout  # noqa: S603
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--people", type=int, default=3000)
@@ -142,6 +203,17 @@ def main() -> None:
     start = time.perf_counter()
     text = tree_dot(campaign, request)
     dot_text = time.perf_counter() - start
+    from dynasties.trees.dot import to_dot
+    from dynasties.trees.render import _tree
+
+    drawn_tree = _tree(campaign, request.checked())
+    same = canonical(to_dot(drawn_tree, url=request.url)) == canonical(package_dot(drawn_tree, url=request.url))
+    builds: dict[str, list[float]] = {"to_dot": [], "graphviz.Digraph": []}
+    for _ in range(max(args.repeat, 7)):  # the DOT builders alone (the tree's data already built), in turns
+        for name, builder in (("to_dot", to_dot), ("graphviz.Digraph", package_dot)):
+            start = time.perf_counter()
+            builder(drawn_tree, url=request.url)
+            builds[name].append(time.perf_counter() - start)
 
     bare = []
     for _ in range(args.repeat):
@@ -175,6 +247,10 @@ def main() -> None:
     b, f, h = statistics.median(bare), statistics.median(full), statistics.median(hits)
     print(f"tree bench: {count} people, {text.count(' -> ')} edges, format {args.format}, built in {built:.2f} s")
     print(f"DOT text (load rows + data + DOT): {dot_text * 1000:.0f} ms, {len(text) // 1024} KiB")
+    mine, package = (statistics.median(builds[k]) for k in ("to_dot", "graphviz.Digraph"))
+    ratio = package / mine
+    print(f"DOT builder alone:        to_dot {mine * 1000:.1f} ms, graphviz.Digraph {package * 1000:.1f} ms ({ratio:.1f}x),")
+    print(f"                          medians of {len(builds['to_dot'])}; the same DOT (dot -Tcanon): {'yes' if same else 'NO'}")
     print(f"bare dot -Gnewrank=true:  {b:.2f} s (median of {args.repeat})")
     print(f"full render (miss):       {f:.2f} s  = {f / b:.2f}x bare (target <= 1.1x)")
     print(f"cached re-serve (hit):    {h * 1000:.1f} ms median, {max(hits) * 1000:.1f} ms max (target <= 20 ms)")

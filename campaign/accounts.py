@@ -42,7 +42,7 @@ from typing import Any
 from confusable_homoglyphs import categories, confusables
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Q
@@ -226,7 +226,7 @@ def signup_open() -> bool:
 
 
 @transaction.atomic
-def account_signup(*, username: str, password: str, email: str = "") -> AbstractBaseUser:
+def account_signup(*, username: str, password: str, email: str = "") -> User:
     """An account made by its owner at /signup/: refused when the site forbids open sign-up (the
     setting), otherwise as :func:`account_create`. The new account is no member of anything: it
     starts a campaign (and is its GM) or joins one by an invitation link."""
@@ -236,7 +236,7 @@ def account_signup(*, username: str, password: str, email: str = "") -> Abstract
 
 
 @transaction.atomic
-def account_create(*, username: str, password: str, email: str = "") -> AbstractBaseUser:
+def account_create(*, username: str, password: str, email: str = "") -> User:
     """A new account (no privileges) of ``username`` (normalised to NFKC) and ``password`` (the
     door checks it with the password validators), refused with what to change when the name is not
     allowed (:func:`username_problem`)."""

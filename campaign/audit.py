@@ -95,7 +95,7 @@ def _get_user(instance: Any = None, request: Any = None, **kwargs: Any) -> Any:
     return acting_user()
 
 
-class AuditedRecords(HistoricalRecords):
+class AuditedRecords(HistoricalRecords):  # type: ignore[misc]  # simple_history ships no types (Any)
     """``HistoricalRecords`` that knows the acting user, the action's label and the campaign's
     year and step (the fields of :class:`AuditFields`) from :func:`acting`."""
 
@@ -105,7 +105,7 @@ class AuditedRecords(HistoricalRecords):
         super().__init__(**kwargs)
 
     def get_change_reason_for_object(self, instance: Any, history_type: str, using: Any) -> str | None:
-        reason = super().get_change_reason_for_object(instance, history_type, using)
+        reason: str | None = super().get_change_reason_for_object(instance, history_type, using)
         if reason is None and (actor := _actor.get()) is not None:
             reason = actor.label or None
         return reason
@@ -182,6 +182,8 @@ def _copy_rows(queryset: models.QuerySet[M], *, history_type: str, by: Any, valu
     new = {}
     for name, value in (values or {}).items():
         f = model._meta.get_field(name)
+        if not isinstance(f, models.Field):  # a reverse relation has no column of the row
+            raise ValueError(f"{model._meta.label}.{name} is not a column of the row")
         new[f.attname] = (f, value.pk if isinstance(value, models.Model) else value)
     actor = _actor.get()
     user = acting_user(by)
@@ -216,7 +218,7 @@ def _copy_rows(queryset: models.QuerySet[M], *, history_type: str, by: Any, valu
         rows_sql, rows_params = queryset.order_by().values("pk").query.sql_with_params()
     except EmptyResultSet:  # e.g. pk__in=[]: nothing to copy
         return
-    table, source, pk = qn(history._meta.db_table), qn(model._meta.db_table), qn(model._meta.pk.column)
+    table, source, pk = qn(history._meta.db_table), qn(model._meta.db_table), qn(registry.column(model._meta.pk))
     sql = (
         f"INSERT INTO {table} ({', '.join(columns)}) SELECT {', '.join(selects)} FROM {source} "  # noqa: S608 (quoted names; values are parameters)
         f"WHERE {pk} IN ({rows_sql}) ORDER BY {pk}"

@@ -132,5 +132,6 @@ def setup_statuses(campaigns: Iterable[Campaign]) -> dict[int, SetupStatus]:
         return {}
     jobs: dict[int, Job] = {}
     for job in Job.objects.filter(campaign_id__in=[c.pk for c in waiting], kind=JobKind.PREHISTORY).order_by("created_at"):
-        jobs[job.campaign_id] = job  # type: ignore[index]  # the newest last
+        if job.campaign_id is not None:  # (always: filtered by it)
+            jobs[job.campaign_id] = job  # the newest last
     return {c.pk: _settled(c, jobs.get(c.pk)) for c in waiting}

@@ -33,9 +33,9 @@ def tables() -> dict[str, type[models.Model]]:
 
 def _sqlite_triggers(table: str, model: type[models.Model]) -> list[str]:
     q = connections[DEFAULT_DB_ALIAS].ops.quote_name
-    old = ", ".join(f"'{f.column}', OLD.{q(f.column)}" for f in model._meta.concrete_fields)
+    old = ", ".join(f"'{f.column}', OLD.{q(registry.column(f))}" for f in model._meta.concrete_fields)
     log = f"INSERT OR IGNORE INTO {LOG} (checkpoint_id, {q('table')}, row_id, old) SELECT checkpoint_id, '{table}'"
-    pk = q(model._meta.pk.column)
+    pk = q(registry.column(model._meta.pk))
     on = {"i": "INSERT", "u": "UPDATE", "d": "DELETE"}
     row = {"i": f"NEW.{pk}, NULL", "u": f"OLD.{pk}, json_object({old})", "d": f"OLD.{pk}, json_object({old})"}
     return [f"CREATE TRIGGER {PREFIX}_{table}_{k} AFTER {on[k]} ON {q(table)} BEGIN {log}, {row[k]} FROM {FLAG}; END" for k in on]
@@ -93,7 +93,7 @@ def recording(checkpoint: Checkpoint) -> Iterator[None]:
     the action's transaction: if the action fails, the log goes with it)."""
     flag = UndoRecording.objects.create(checkpoint=checkpoint)
     yield  # on an error the transaction rolls back, the flag with it
-    UndoRecording.objects.filter(pk=flag.pk)._raw_delete(UndoRecording.objects.db)  # type: ignore[attr-defined]
+    UndoRecording.objects.filter(pk=flag.pk)._raw_delete(UndoRecording.objects.db)
 
 
 def changes(since: Checkpoint) -> dict[str, dict[int, str | None]]:
@@ -118,11 +118,12 @@ def images(rows: dict[str, dict[int, str | None]]) -> dict[str, dict[int, str | 
     with connection.cursor() as cursor:
         for table, logged in rows.items():
             model = known[table]
-            pk = q(model._meta.pk.column)
+            pk = q(registry.column(model._meta.pk))
             if connection.vendor == "postgresql":
                 image = "row_to_json(t)::text"
             else:
-                image = "json_object(" + ", ".join(f"'{f.column}', t.{q(f.column)}" for f in model._meta.concrete_fields) + ")"
+                pairs = (f"'{f.column}', t.{q(registry.column(f))}" for f in model._meta.concrete_fields)
+                image = "json_object(" + ", ".join(pairs) + ")"
             now: dict[int, str | None] = dict.fromkeys(logged)
             ids = list(logged)
             for start in range(0, len(ids), 500):
@@ -145,7 +146,7 @@ def revert(first: dict[str, dict[int, str | None]]) -> None:
         for table, rows in first.items():
             model = known[table]
             ids = list(rows)
-            pk = q(model._meta.pk.column)
+            pk = q(registry.column(model._meta.pk))
             for start in range(0, len(ids), 500):
                 chunk = ids[start : start + 500]
                 cursor.execute(f"DELETE FROM {q(table)} WHERE {pk} IN ({', '.join(['%s'] * len(chunk))})", chunk)  # noqa: S608 (quoted names; values are parameters)
@@ -156,7 +157,7 @@ def revert(first: dict[str, dict[int, str | None]]) -> None:
                 sql = f"INSERT INTO {q(table)} SELECT * FROM json_populate_record(NULL::{q(table)}, %s::json)"  # noqa: S608
                 cursor.executemany(sql, [[old] for old in olds])
             else:
-                columns = [f.column for f in model._meta.concrete_fields]
+                columns = [registry.column(f) for f in model._meta.concrete_fields]
                 names = ", ".join(q(c) for c in columns)
                 sql = f"INSERT INTO {q(table)} ({names}) VALUES ({', '.join(['%s'] * len(columns))})"  # noqa: S608
                 cursor.executemany(sql, [[json.loads(old)[c] for c in columns] for old in olds])

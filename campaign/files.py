@@ -103,7 +103,7 @@ class AtomicFileSystemStorage(FileSystemStorage):
     """Django's ``FileSystemStorage`` (same options, same names and permissions), each file written
     whole or not at all (see the module)."""
 
-    def _save(self, name: str, content: File) -> str:
+    def _save(self, name: str, content: File[bytes] | File[str]) -> str:
         full_path = self.path(name)
         directory = os.path.dirname(full_path)
         try:
@@ -139,14 +139,14 @@ class AtomicFileSystemStorage(FileSystemStorage):
             raise
         _sync_directory(directory)
         name = os.path.relpath(full_path, self.location)
-        self._ensure_location_group_id(full_path)
+        self._ensure_location_group_id(full_path)  # type: ignore[attr-defined]  # Django 5.2's, not in django-stubs
         return str(name).replace("\\", "/")
 
     def _claim(self, temp: str, full_path: str) -> None:
         """Give the written file its name: never over another file unless the storage may
         overwrite (``FileExistsError`` then). A hard link is atomic and refuses an existing name;
         on a file system without them, a rename after a look (Django's own file_move_safe does so)."""
-        if self._allow_overwrite:
+        if self._allow_overwrite:  # type: ignore[attr-defined]  # Django 5.1's, not in django-stubs
             os.replace(temp, full_path)
             return
         try:

@@ -60,7 +60,8 @@ def campaign_of(obj: models.Model) -> int | None:
     if path is None:
         return None
     if path == "pk":
-        return obj.pk  # type: ignore[no-any-return]
+        pk: int | None = obj.pk
+        return pk
     *hops, last = path.split("__")
     current: Any = obj
     for hop in hops:
@@ -75,7 +76,7 @@ def _links(model: type[models.Model]) -> Iterator[models.ForeignKey[Any, Any]]:
     for field in model._meta.concrete_fields:
         if not (field.many_to_one or field.one_to_one) or field.name == "campaign":
             continue
-        if campaign_lookup(field.related_model) not in (None, "pk"):  # type: ignore[arg-type]
+        if campaign_lookup(registry.related(field)) not in (None, "pk"):
             yield field  # type: ignore[misc]
 
 
@@ -103,10 +104,11 @@ def check_links(obj: models.Model) -> None:
             if target is not None and campaign_of(target) not in (campaign, None):
                 raise _refused(obj, field, str(target))
             continue
-        by_model.setdefault(field.related_model, {})[value] = field  # type: ignore[arg-type]
+        by_model.setdefault(field.related_model, {})[value] = field
     for target_model, fields in by_model.items():
         path = campaign_lookup(target_model)
-        foreign = target_model._base_manager.filter(pk__in=list(fields)).exclude(**{path: campaign}).values_list("pk", flat=True)  # type: ignore[misc]
+        assert path is not None  # _links keeps the keys to rows of a campaign
+        foreign = target_model._base_manager.filter(pk__in=list(fields)).exclude(**{path: campaign}).values_list("pk", flat=True)
         for pk in foreign[:1]:
             raise _refused(obj, fields[pk], f"#{pk}")
 
@@ -181,8 +183,8 @@ def same_campaign_links() -> list[Link]:
             continue
         for field in _links(model):
             target = field.related_model
-            if _scoped_directly(target) and field.db_constraint:  # type: ignore[arg-type]
-                links.append(Link(model._meta.db_table, field.column, target._meta.db_table))  # type: ignore[union-attr]
+            if _scoped_directly(target) and field.db_constraint:  # type: ignore[attr-defined]  # set by ForeignKey.__init__, not in django-stubs
+                links.append(Link(model._meta.db_table, registry.column(field), target._meta.db_table))
     return sorted(set(links), key=lambda link: (link.table, link.column))
 
 

@@ -16,11 +16,18 @@ stands beside. Three doors ask the same constraint:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import models, router
 from django.db.models import F, Q
+
+if TYPE_CHECKING:
+    # the mixin is typed as the model it is mixed into (at run time a plain class, so that it adds
+    # no model of its own)
+    _ModelBase = models.Model
+else:
+    _ModelBase = object
 
 FIELDS: dict[str, str] = {}
 """The field a constraint's message stands beside, by the constraint's name."""
@@ -56,19 +63,17 @@ def values_of(row: models.Model) -> dict[str, Any]:
     return {f.name: getattr(row, f.attname) for f in row._meta.concrete_fields}
 
 
-class Invariants:
+class Invariants(_ModelBase):
     """For a model: its constraints' messages stand beside their fields, the values filled in
     (Django puts a check constraint's message among the form's general errors, and skips a
     constraint naming the row's own id, which a form never has as a field)."""
-
-    _meta: Any
 
     def validate_constraints(self, exclude: Iterable[str] | None = None) -> None:
         skip = set(exclude or ()) - {self._meta.pk.name}
         using = router.db_for_write(type(self), instance=self)
         values = values_of(self)
         errors: dict[str, list[ValidationError]] = {}
-        for model_class, constraints in self.get_constraints():  # type: ignore[attr-defined]
+        for model_class, constraints in self.get_constraints():
             for constraint in constraints:
                 try:
                     constraint.validate(model_class, self, exclude=skip, using=using)
@@ -85,6 +90,25 @@ class Invariants:
 # The import's question: the condition in Python ------------------------------------------------------
 
 
+def _named(field: F) -> str:
+    """The field an ``F()`` names."""
+    return str(field.name)  # type: ignore[attr-defined]  # django-stubs omit F.name, set by F.__init__
+
+
+def _leaf(child: object) -> tuple[str, Any]:
+    """A condition's leaf: the field with its lookup (``"age__gte"``) and the value it is compared to."""
+    if isinstance(child, (tuple, list)) and len(child) == 2 and isinstance(child[0], str):
+        return child[0], child[1]
+    raise ValueError(f"invariants: the condition {child!r} is not evaluated in Python; add it to campaign.invariants")
+
+
+def _condition(constraint: models.CheckConstraint) -> Q:
+    """A check constraint's condition, as a ``Q`` (an expression is not evaluated in Python)."""
+    if isinstance(constraint.condition, Q):
+        return constraint.condition
+    raise ValueError(f"invariants: the condition of {constraint.name} is not a Q; it is not evaluated in Python")
+
+
 def references(condition: Q) -> set[str]:
     """The fields a condition reads."""
     names: set[str] = set()
@@ -92,10 +116,10 @@ def references(condition: Q) -> set[str]:
         if isinstance(child, Q):
             names |= references(child)
         else:
-            key, want = child
+            key, want = _leaf(child)
             names.add(key.split("__")[0])
             if isinstance(want, F):
-                names.add(want.name)
+                names.add(_named(want))
     return names
 
 
@@ -103,7 +127,7 @@ def _compare(key: str, want: Any, values: Mapping[str, Any]) -> bool | None:
     name, _, lookup = key.partition("__")
     value = values[name]
     if isinstance(want, F):
-        want = values[want.name]
+        want = values[_named(want)]
     if lookup == "isnull":
         return (value is None) == bool(want)
     if value is None or want is None:
@@ -125,7 +149,7 @@ def _compare(key: str, want: Any, values: Mapping[str, Any]) -> bool | None:
 
 def holds(condition: Q, values: Mapping[str, Any]) -> bool | None:
     """The condition's truth for the row's values, in SQL's three values (None: unknown)."""
-    results = [holds(c, values) if isinstance(c, Q) else _compare(c[0], c[1], values) for c in condition.children]
+    results = [holds(c, values) if isinstance(c, Q) else _compare(*_leaf(c), values) for c in condition.children]
     result: bool | None
     if condition.connector == Q.AND:
         result = False if False in results else (None if None in results else True)
@@ -144,9 +168,10 @@ def broken(model: type[models.Model], values: Mapping[str, Any], *, unknown: Ite
     skip = set(unknown)
     for constraint in model._meta.constraints:
         if isinstance(constraint, models.CheckConstraint):
-            read = references(constraint.condition)
+            condition = _condition(constraint)
+            read = references(condition)
             if read & skip or not read <= values.keys():
                 continue
-            if holds(constraint.condition, values) is False:
+            if holds(condition, values) is False:
                 return constraint
     return None

@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -365,7 +365,7 @@ def _locked(token: str) -> Invitation:
 
 
 @transaction.atomic
-def invitation_accept(*, token: str, user: AbstractBaseUser) -> Membership:
+def invitation_accept(*, token: str, user: User) -> Membership:
     """The logged-in ``user`` takes the invitation's seat: he becomes a member, the link is used up.
     Refused (nothing written) when the link is unknown, used, revoked or expired, its house is played
     already, or he is a member already."""
@@ -375,7 +375,7 @@ def invitation_accept(*, token: str, user: AbstractBaseUser) -> Membership:
 
 
 @transaction.atomic
-def account_join(*, token: str, username: str, password: str) -> tuple[AbstractBaseUser, Membership]:
+def account_join(*, token: str, username: str, password: str) -> tuple[User, Membership]:
     """A new account made from an invitation, seated at once: the link is checked first, so a dead
     link makes no account. The username is normalised and refused when it is another account's up
     to case or look-alike letters (``campaign.accounts``); the door checks the password (Django's

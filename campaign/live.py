@@ -27,6 +27,7 @@ from django.core.signals import request_started
 from django.db import connections, router, transaction
 from django.db.models.signals import post_delete, post_save
 
+from campaign import registry
 from campaign.models import Campaign, Membership, Role
 from campaign.permissions import Seen, live_count, role_of
 from rules.errors import NotFound
@@ -61,8 +62,9 @@ def _update(using: str, pk: int, *, total: bool, seen: Seen, returning: list[Any
     a read. None: no such campaign."""
     connection = connections[using]
     qn = connection.ops.quote_name
-    table, key = qn(Campaign._meta.db_table), qn(Campaign._meta.pk.column)  # type: ignore[union-attr]
-    sets, params = [], []
+    table, key = qn(Campaign._meta.db_table), qn(registry.column(Campaign._meta.pk))
+    sets: list[str] = []
+    params: list[Any] = []
     if total:
         sets.append(f"{qn('live_version')} = {qn('live_version')} + 1")
     keys = seen.counters()
@@ -156,17 +158,17 @@ page, shows the version its own write made)."""
 
 
 def _locked(using: str) -> dict[int, Seen]:
-    by_db = getattr(_state, "locked", None)
+    by_db: dict[str, dict[int, Seen]] | None = getattr(_state, "locked", None)
     if by_db is None:
         by_db = _state.locked = {}
-    return by_db.setdefault(using, {})  # type: ignore[no-any-return]
+    return by_db.setdefault(using, {})
 
 
 def _written() -> dict[int, tuple[int, dict[str, int]]]:
-    seen = getattr(_state, "written", None)
+    seen: dict[int, tuple[int, dict[str, int]]] | None = getattr(_state, "written", None)
     if seen is None:
         seen = _state.written = {}
-    return seen  # type: ignore[no-any-return]
+    return seen
 
 
 def _forget(**kwargs: Any) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any, Protocol
 
 from django.conf import settings
 from django.db import models
@@ -11,6 +12,20 @@ from django.db.models import Q
 from campaign.invariants import Invariants, check, unique
 from rules import RULESET_LABELS, Ruleset, get_ruleset
 from rules.blood_royale import NAME as BLOOD_ROYALE
+
+
+class House(Protocol):
+    """A house's row (the game's ``dynasties.models.Dynasty``) as the kernel reads it: the kernel
+    names no model above it, only what it reads of one."""
+
+    pk: Any
+    campaign_id: int
+    name: str
+
+    @property
+    def is_player(self) -> bool: ...
+
+    def get_kind_display(self) -> str: ...
 
 
 class Step(models.TextChoices):
@@ -244,7 +259,7 @@ class Roll(Invariants, models.Model):
     purpose = models.CharField(max_length=30)
     detail = models.CharField(max_length=60, blank=True)
     dice = models.CharField(max_length=10)
-    faces = models.JSONField()
+    faces: models.JSONField[list[int], list[int]] = models.JSONField()
     modifier = models.IntegerField(default=0)
     target = models.IntegerField(null=True, blank=True)
     outcome = models.CharField(max_length=60, blank=True)

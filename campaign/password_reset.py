@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.contrib.auth.tokens import default_token_generator
 from django.db import transaction
 from django.urls import reverse
@@ -40,12 +40,12 @@ log = logging.getLogger(__name__)
 class ResetLink:
     """A one-time link that sets a new password for ``user``: ``path`` is the site's path of it."""
 
-    user: AbstractBaseUser
+    user: User
     path: str
     expires_at: datetime
 
 
-def reset_path(user: AbstractBaseUser) -> str:
+def reset_path(user: User) -> str:
     """The path of a fresh one-time reset link for ``user`` (Django's token: nothing is stored)."""
     uid = urlsafe_base64_encode(force_bytes(user.pk))
     return reverse("password_reset_confirm", kwargs={"uidb64": uid, "token": default_token_generator.make_token(user)})

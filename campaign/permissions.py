@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Final, TypeAlias
 
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
-from django.db.models import Model, Q, QuerySet
+from django.db.models import Field, Model, Q, QuerySet
 
 from campaign import registry
 from campaign.models import Audience, Campaign, Membership, Role
@@ -92,7 +92,7 @@ SYSTEM_ACTOR: Final = SystemActor()
 """The named system actor: commands, jobs started by the site itself, the simulator, the demo,
 imports run on the server and the rules' own consequences pass it as ``by``; it acts as the GM."""
 
-Actor: TypeAlias = AbstractBaseUser | AnonymousUser | SystemActor
+Actor: TypeAlias = User | AnonymousUser | SystemActor
 """Whom a service acts for: a user (his seat decides), or :data:`SYSTEM_ACTOR`."""
 
 
@@ -148,7 +148,12 @@ def actor_seat(campaign: Campaign | int, by: Actor) -> Seat:
         return SYSTEM
     if isinstance(by, (AbstractBaseUser, AnonymousUser)):
         return seat_of(by, campaign)
-    raise NoActor(f"No one is named as acting (by={by!r}): a person, or SYSTEM_ACTOR for a command or a job, must be given.")
+    raise no_actor(by)
+
+
+def no_actor(who: object) -> NoActor:
+    """The refusal of ``who`` as an actor (None: no one, as a job whose user is gone)."""
+    return NoActor(f"No one is named as acting (by={who!r}): a person, or SYSTEM_ACTOR for a command or a job, must be given.")
 
 
 # --- acting ----------------------------------------------------------------------------------------
@@ -687,7 +692,8 @@ def _campaign_id(obj: Any, path: str) -> int:
     *hops, last = path.split("__")
     for hop in hops:
         obj = getattr(obj, hop)
-    return getattr(obj, f"{last}_id")  # type: ignore[no-any-return]
+    campaign: int = getattr(obj, f"{last}_id")
+    return campaign
 
 
 def _direct(model: Any, lookup: str) -> bool:
@@ -959,8 +965,8 @@ def _notes_seen(model: type[Model], images: list[Mapping[str, Any]]) -> Seen:
         else:
             seen |= note_seen(NOTE_PLAYER, image.get("dynasty_id"), image.get("dynasty_id") is None)
     if characters:  # a character's player note is his controlling house's
-        people = model._meta.get_field("character").related_model
-        houses = people._base_manager.filter(pk__in=characters).values_list("controlled_by_id", flat=True)  # type: ignore[union-attr]
+        people = registry.related(model._meta.get_field("character"))
+        houses = people._base_manager.filter(pk__in=characters).values_list("controlled_by_id", flat=True)
         seen |= Seen.by(*houses)
     return seen
 
@@ -972,12 +978,12 @@ def _houses_of(model: type[Model], lookups: Iterable[str], images: list[tuple[in
     for lookup in lookups:
         hop, _, rest = lookup.partition("__")
         field = model._meta.get_field(hop)
-        if field.many_to_one and field.concrete:
-            values = {image.get(field.column) for _, image in images} - {None}  # type: ignore[union-attr]
+        if isinstance(field, Field) and field.many_to_one and field.concrete:
+            values = {image.get(registry.column(field)) for _, image in images} - {None}
             if not rest:
                 houses |= values
             elif values:
-                related = field.related_model._base_manager  # type: ignore[union-attr]
+                related = registry.related(field)._base_manager
                 houses |= set(related.filter(pk__in=list(values)).values_list(rest, flat=True))
         else:  # a many-to-many of the row (a contract's parties): as the database has them now
             houses |= set(model._base_manager.filter(pk__in=[pk for pk, _ in images]).values_list(lookup, flat=True))

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from django.apps import apps
 from django.db import models
+from django.db.models import ForeignObjectRel
 
 MEMBERS = "members"
 """Seen by every member of the campaign (characters, families, rolls)."""
@@ -123,4 +125,20 @@ def audited_models() -> list[Entry]:
 
 def entry(model: type[models.Model]) -> Entry | None:
     """The registration of ``model`` (a proxy counts as its concrete model), or None."""
-    return _entries.get(model) or _entries.get(model._meta.concrete_model)  # type: ignore[arg-type]
+    concrete = model._meta.concrete_model
+    return _entries.get(model) or (_entries.get(concrete) if concrete is not None else None)
+
+
+def related(field: models.Field[Any, Any] | ForeignObjectRel) -> type[models.Model]:
+    """The model a relation points at (the app registry ready: resolved)."""
+    model = field.related_model
+    if model is None:  # not a relation
+        raise ValueError(f"{field} points at no model")
+    return model
+
+
+def column(field: models.Field[Any, Any]) -> str:
+    """A concrete field's column in the database (raw SQL: undo's log, the audit trail's copies)."""
+    if field.column is None:  # a field without a column of its own (many-to-many): not a concrete field
+        raise ValueError(f"{field} has no column")
+    return field.column

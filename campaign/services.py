@@ -10,20 +10,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import transaction
 from django.db.models import Model
 
-from campaign.models import Campaign, DiceEntry, Membership, Role, RuleTable
-from campaign.permissions import Actor, require
+from campaign.models import Campaign, DiceEntry, House, Membership, Role, RuleTable
+from campaign.permissions import Actor, Forbidden, require
 from campaign.steps import Seen, lock_campaign
 from rules import get_ruleset
 from rules.errors import InvalidTable, NotFound, RuleError
 from rules.tables import defaults_for, validate_table
-
-House = Model
-"""A house's row (the game's ``dynasties.models.Dynasty``): the kernel names no model above it."""
 
 
 def _campaign(campaign: Campaign | int) -> Campaign:
@@ -79,9 +76,7 @@ def membership_check(*, campaign: Campaign, user: Any, role: str, dynasty: House
 
 
 @transaction.atomic
-def membership_add(
-    *, campaign: Campaign | int, user: AbstractBaseUser, role: str, dynasty: House | None = None, by: Actor
-) -> Membership:
+def membership_add(*, campaign: Campaign | int, user: User, role: str, dynasty: House | None = None, by: Actor) -> Membership:
     """Make ``user`` a member of ``campaign``: a user belongs to a campaign once, in one role. Seating
     the table is the GM's (``require(.., "members")``); a link the GM made seats its holder
     (``campaign.invitations``, as the system)."""
@@ -96,7 +91,8 @@ def membership_add(
             code="already_member",
             fields={"user": "already_member"},
         )
-    membership = Membership(campaign=campaign, user=user, role=role, dynasty=dynasty)
+    # the key's model is the game's Dynasty, which the kernel reads as a House (it imports no model above it)
+    membership = Membership(campaign=campaign, user=user, role=role, dynasty=dynasty)  # type: ignore[misc]
     try:
         membership.full_clean()
     except ValidationError as exc:
@@ -190,6 +186,8 @@ def dice_entry_choose(*, campaign: Campaign | int, choice: str, by: Actor) -> Me
             code="invalid",
             fields={"dice_entry": "invalid"},
         )
+    if not isinstance(by, User):  # the system has no seat, nor dice of its own
+        raise Forbidden("Only a member of the campaign chooses how he types his own dice.")
     membership = Membership.objects.get(campaign=campaign, user=by)
     membership.dice_entry = choice
     membership.save(update_fields=["dice_entry"])

@@ -14,12 +14,9 @@ from django.db import transaction
 from django.db.models import Model, Q, Sum
 
 from campaign import audit
-from campaign.models import Campaign, Posting, PostingKind
+from campaign.models import Campaign, House, Posting, PostingKind
 from campaign.permissions import Actor
 from rules.errors import NotFound, RuleError
-
-House = Model
-"""A house's row (the game's ``dynasties.models.Dynasty``): the kernel names no model above it."""
 
 TREASURY = "the Treasury"
 
@@ -33,13 +30,16 @@ def currency(campaign: Campaign) -> str:
 
 
 def _pk(value: House | int | None) -> int | None:
-    return getattr(value, "pk", value)
+    if value is None or isinstance(value, int):
+        return value
+    pk: int | None = value.pk
+    return pk
 
 
 def _houses() -> type[Model]:
     """The model of the accounts (the dynasties), as the ledger's own foreign key names it: the
     kernel's ledger works on dynasty ids and never imports the dynasties."""
-    return Posting._meta.get_field("payer").related_model  # type: ignore[return-value]
+    return Posting._meta.get_field("payer").related_model
 
 
 def balance(campaign: Campaign, dynasty: House | int | None) -> int:
@@ -56,8 +56,8 @@ def balances(campaign: Campaign) -> dict[int | None, int]:
     out: dict[int | None, int] = {}
     for row in Posting.objects.filter(campaign=campaign).values("payee_id").annotate(s=Sum("amount")):
         out[row["payee_id"]] = out.get(row["payee_id"], 0) + int(row["s"])
-    for row in Posting.objects.filter(campaign=campaign).values("payer_id").annotate(s=Sum("amount")):
-        out[row["payer_id"]] = out.get(row["payer_id"], 0) - int(row["s"])
+    for paid in Posting.objects.filter(campaign=campaign).values("payer_id").annotate(s=Sum("amount")):
+        out[paid["payer_id"]] = out.get(paid["payer_id"], 0) - int(paid["s"])
     return out
 
 
@@ -124,6 +124,7 @@ def post(
     if check_funds and payer_pk is not None and not campaign.allow_overdraft:
         held = balance(campaign, payer_pk)
         if held < amount:
+            # the ledger's key names the dynasties' model, a Model to the kernel, which imports it not
             name = _houses()._default_manager.get(pk=payer_pk).name  # type: ignore[attr-defined]
             raise InsufficientFunds(
                 f"The house of {name} holds {held} {currency(campaign)} and cannot pay {amount}; the GM may allow "
@@ -154,8 +155,9 @@ def _dynasty(campaign: Campaign, value: House | int | None, role: str) -> House 
     pk = _pk(value)
     houses = _houses()
     try:
+        # a row of the dynasties' model (a House), a Model to the kernel, which imports it not
         return houses._default_manager.get(pk=pk, campaign=campaign)  # type: ignore[return-value]
-    except houses.DoesNotExist:  # type: ignore[attr-defined]
+    except houses.DoesNotExist:  # type: ignore[attr-defined]  # each model's own, made by Django's metaclass
         raise NotFound(f"There is no dynasty #{pk} in {campaign.name} to be the {role}.") from None
 
 

@@ -12,9 +12,9 @@ from campaign.models import Membership
 def home(request: HttpRequest) -> HttpResponse:
     """The user's campaigns; one not open for play says so (being built, or its set-up failed: its
     GM retries or deletes it from here or from its page)."""
-    memberships = list(
-        Membership.objects.filter(user=request.user).select_related("campaign", "dynasty").order_by("campaign__name")
-    )
+    user = request.user
+    assert user.is_authenticated  # login_required
+    memberships = list(Membership.objects.filter(user=user).select_related("campaign", "dynasty").order_by("campaign__name"))
     statuses = setup_statuses(m.campaign for m in memberships)
     for m in memberships:
         m.setup_status = statuses.get(m.campaign_id)  # type: ignore[attr-defined]

@@ -14,6 +14,15 @@ class DynastiesConfig(AppConfig):
 
         self.register_models()
         count_losses_with(dynastic_losses)  # undo plans name the births, deaths and successions they take back
+        self.register_plays()
+
+    def register_plays(self) -> None:
+        """The one list of the rulesets' play packages (dynasties/play/): a fourth ruleset is one
+        new package there and one entry here."""
+        from dynasties.play import blood_royale, bloodline, eu_monarchs
+
+        for package in (blood_royale, bloodline, eu_monarchs):
+            package.register()
 
     def register_models(self) -> None:
         """The dynasties' models in the kernel's registry (campaign.registry): all public to members but

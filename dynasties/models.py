@@ -373,6 +373,12 @@ class Reign(Invariants, models.Model):
                 field="regent",
                 message="A monarch cannot be their own regent.",
             ),
+            check(
+                ~Q(interim_for=F("holder")),
+                name="reign_interim_not_holder",
+                field="interim_for",
+                message="A monarch cannot reign in the interim for themselves.",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -648,6 +654,14 @@ class TitleHolding(Invariants, models.Model):
 
     class Meta:
         ordering = ["title", "start_year", "id"]
+        constraints = [
+            check(
+                Q(end_year__isnull=True) | Q(end_year__gte=F("start_year")),
+                name="titleholding_ends_after_start",
+                field="end_year",
+                message="The title's holding cannot end ({end_year}) before it began ({start_year}).",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.holder} holds {self.title} from {self.start_year}"

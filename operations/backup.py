@@ -169,6 +169,7 @@ def backup_to_storage(campaign: Campaign, *, compress: bool = False, now: dateti
 
 
 def _backup(job: Job) -> None:
+    assert job.campaign_id is not None  # a backup is made of its campaign (job_create)
     campaign = Campaign.objects.get(pk=job.campaign_id)
     name, size = backup_to_storage(campaign, compress=bool(job.params.get("gzip")))
     job.params["size"] = size

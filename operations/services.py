@@ -10,7 +10,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.urls import reverse
 from django.utils.crypto import salted_hmac
@@ -32,7 +32,7 @@ from campaign.models import (
     Role,
     Setup,
 )
-from campaign.permissions import SYSTEM_ACTOR, require
+from campaign.permissions import SYSTEM_ACTOR, no_actor, require
 from campaign.services import membership_add
 from dynasties.models import Dynasty, DynastyKind
 from dynasties.services import campaign_create
@@ -78,11 +78,11 @@ def _new_password() -> str:
     return secrets.token_urlsafe(9)
 
 
-def _demo_user(username: str, password: str) -> AbstractBaseUser:
+def _demo_user(username: str, password: str) -> User:
     """The login of that name, created or reused, with a new password. The demo's GM is an ordinary
     account, as a GM who creates his campaign on the site is: being its GM gives him its desk."""
-    User = get_user_model()
-    user, _created = User.objects.get_or_create(**{User.USERNAME_FIELD: username})
+    users = get_user_model()
+    user, _created = users.objects.get_or_create(defaults=None, **{users.USERNAME_FIELD: username})
     user.set_password(password)
     user.save()
     return user
@@ -207,13 +207,13 @@ class CampaignAlreadyCreated(RuleError):
 def campaign_start(
     *,
     name: str,
-    gm: AbstractBaseUser,
+    gm: User,
     ruleset: str = br.NAME,
     players: int = 5,
     start_year: int | None = None,
     optional_rules: dict[str, Any] | None = None,
-    seats: dict[str, AbstractBaseUser] | None = None,
-    observers: Iterable[AbstractBaseUser] = (),
+    seats: dict[str, User] | None = None,
+    observers: Iterable[User] = (),
     prehistory_turns: int = 0,
     seed: int | None = None,
     key: str | None = None,
@@ -359,18 +359,21 @@ def _discard(campaign_id: int) -> None:
     with transaction.atomic():
         for entry in reversed(registry.scoped_models()):
             rows = entry.model._default_manager.filter(**{entry.campaign_path: campaign_id})
-            rows._raw_delete(rows.db)  # type: ignore[attr-defined]
+            rows._raw_delete(rows.db)
         Campaign.objects.filter(pk=campaign_id).delete()
 
 
 def _play_prehistory(job: Job) -> None:
     """The automatic player plays for the GM who started the job (``Job.by``: the campaign's
     creator); a job whose user is gone acts for no one and fails (``NoActor``)."""
+    assert job.campaign_id is not None  # a prehistory is made for its campaign (job_create)
     campaign = Campaign.objects.get(pk=job.campaign_id)
     source = _dice(job.params["dice"])
     try:
         with building.building(campaign.pk):  # its own writes, while no one else's are taken
             for turn in range(job.total):
+                if job.by is None:  # its user is gone: no one acts
+                    raise no_actor(job.by)
                 campaign = simulate(campaign, turns=1, source=source, by=job.by)  # each turn commits: the progress shows
                 job_progress(job, turn + 1)
             ChronicleEntry.objects.create(
@@ -397,7 +400,7 @@ def _lost_prehistory(job: Job) -> None:
         building.mark(job.campaign_id, Setup.FAILED)
 
 
-def _failed_setup(campaign: Campaign | int, by: AbstractBaseUser) -> Campaign:
+def _failed_setup(campaign: Campaign | int, by: User) -> Campaign:
     """The campaign under its row lock, for its GM, when its set-up failed (a lost job found now)."""
     pk = campaign.pk if isinstance(campaign, Campaign) else campaign
     found = Campaign.objects.select_for_update().filter(pk=pk).first()
@@ -417,7 +420,7 @@ def _failed_setup(campaign: Campaign | int, by: AbstractBaseUser) -> Campaign:
 
 
 @transaction.atomic
-def campaign_setup_retry(*, campaign: Campaign | int, by: AbstractBaseUser) -> Campaign:
+def campaign_setup_retry(*, campaign: Campaign | int, by: User) -> Campaign:
     """Set up again a campaign whose set-up failed (its GM's): the half-built campaign is deleted and
     made anew, with the same name, address, ruleset, options, members and seats, and the prehistory
     played again from the start with the same dice seed (the same prehistory, if it now finishes).
@@ -431,18 +434,18 @@ def campaign_setup_retry(*, campaign: Campaign | int, by: AbstractBaseUser) -> C
     seats = {m.dynasty.crown: m.user for m in members if m.role == Role.PLAYER and m.dynasty and m.dynasty.crown}
     observers = [m.user for m in members if m.role == Role.OBSERVER]
     players = job.params.get("players") or Dynasty.objects.filter(campaign=found, kind=DynastyKind.PLAYER).count()
-    name, slug = found.name, found.slug
-    options = {
-        "ruleset": found.ruleset,
-        "start_year": found.start_year,
-        "optional_rules": dict(found.optional_rules or {}),
-        "dice_entry": found.dice_entry,
-        "auto_pass_certain": found.auto_pass_certain,
-    }
+    name, slug, ruleset, start_year = found.name, found.slug, found.ruleset, found.start_year
+    optional_rules = dict(found.optional_rules or {})
+    dice_entry, auto_pass_certain = found.dice_entry, found.auto_pass_certain
     _discard(found.pk)
     return campaign_start(
         name=name,
         slug=slug,
+        ruleset=ruleset,
+        start_year=start_year,
+        optional_rules=optional_rules,
+        dice_entry=dice_entry,
+        auto_pass_certain=auto_pass_certain,
         gm=gm,
         players=players,
         seats=seats,
@@ -450,13 +453,12 @@ def campaign_setup_retry(*, campaign: Campaign | int, by: AbstractBaseUser) -> C
         prehistory_turns=job.total,
         seed=job.params.get("seed"),
         countries=job.params.get("countries"),
-        **options,
         **_eu_from_params(job.params),
     )
 
 
 @transaction.atomic
-def campaign_setup_delete(*, campaign: Campaign | int, by: AbstractBaseUser) -> str:
+def campaign_setup_delete(*, campaign: Campaign | int, by: User) -> str:
     """Delete a campaign whose set-up failed, and everything written into it (its GM's); its name."""
     found = _failed_setup(campaign, by)
     _discard(found.pk)

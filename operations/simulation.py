@@ -192,7 +192,7 @@ def play_eu_crowns(campaign: Campaign, *, by: Actor) -> None:
     names = set(Crown.objects.filter(campaign=campaign).values_list("name", flat=True))
     for crown, settings in EU_CROWNS_IN_PLAY:
         if crown not in names:
-            _try(lambda c=crown, s=settings: eu_monarchs.monarch_crown_configure(campaign=campaign, crown=c, settings=s, by=by))
+            _try(functools.partial(eu_monarchs.monarch_crown_configure, campaign=campaign, crown=crown, settings=settings, by=by))
 
 
 def play_monarchs(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
@@ -376,7 +376,7 @@ def play_pretenders(campaign: Campaign, source: DiceSource, *, by: Actor) -> Non
     for pretender in abroad:
         home = pretender.pretender_of_id
         if treasury.balance(campaign, home) >= BUY_BACK_RESERVE * br.PRETENDER_BUY_BACK_CROWNS:
-            _try(lambda p=pretender: pretenders.pretender_buy_back(campaign=campaign, character=p.pk, by=by))
+            _try(functools.partial(pretenders.pretender_buy_back, campaign=campaign, character=pretender.pk, by=by))
 
 
 def play_auctions(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
@@ -397,7 +397,7 @@ def play_auctions(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
                 bid = BID_STEP * _d(source, 6)
                 if treasury.balance(campaign, house) >= auction.DEPOSIT + bid:
                     bids[house.pk] = bid
-            if not bids or _try(lambda c=child, b=bids: auction.auction_run(campaign=campaign, character=c.pk, bids=b, by=by)):
+            if not bids or _try(functools.partial(auction.auction_run, campaign=campaign, character=child.pk, bids=bids, by=by)):
                 break
 
 
@@ -421,7 +421,7 @@ def play_titles(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
             continue
         prince = min(princes, key=lambda c: (c.birth_year, c.pk))
         province = f"{house.crown or house.name} province {Title.objects.filter(campaign=campaign).count() + 1}"
-        _try(lambda p=prince, n=province: titles.title_grant(campaign=campaign, character=p.pk, province=n, by=by))
+        _try(functools.partial(titles.title_grant, campaign=campaign, character=prince.pk, province=province, by=by))
 
 
 def _on_the_map(campaign: Campaign) -> list[Character]:
@@ -520,8 +520,8 @@ def play_releases(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
         if freed and prisoner.held_by_neutrals and price and not long_held:
             continue  # his house gathers the neutrals' price
         _try(
-            lambda p=prisoner, r=0 if freed else ransom: events.character_release(
-                campaign=campaign, characters=[p.pk], ransom=r, by=by
+            functools.partial(
+                events.character_release, campaign=campaign, characters=[prisoner.pk], ransom=0 if freed else ransom, by=by
             )
         )
     play_interim_claims(campaign, source, by=by)
@@ -538,7 +538,9 @@ def play_interim_claims(campaign: Campaign, source: DiceSource, *, by: Actor) ->
     ).order_by("crown")
     for crown in list(waiting.values_list("crown", flat=True)):
         _try(
-            lambda c=crown: interim_claim_resolve(campaign=campaign, crown=c, recognize=_d(source, 2) == 1, source=source, by=by)
+            functools.partial(
+                interim_claim_resolve, campaign=campaign, crown=crown, recognize=_d(source, 2) == 1, source=source, by=by
+            )
         )
 
 
@@ -552,12 +554,14 @@ def play_minor_houses(campaign: Campaign, source: DiceSource, *, by: Actor) -> N
     for crown in Crown.objects.filter(campaign=campaign, home_dynasty__kind=DynastyKind.MINOR).order_by("name"):
         if bl.ROYAL_MARRIAGE_BOX_KEY not in (crown.state or {}):
             rating = _d(source, ROYAL_MARRIAGE_BOXES)
-            _try(lambda c=crown.name, r=rating: minor_houses.royal_marriage_box_set(campaign=campaign, crown=c, rating=r, by=by))
+            _try(
+                functools.partial(minor_houses.royal_marriage_box_set, campaign=campaign, crown=crown.name, rating=rating, by=by)
+            )
     taken = set(Dynasty.objects.filter(campaign=campaign).values_list("crown", flat=True))
     left = [(name, crown) for name, crown in MINOR_HOUSES_TO_ENTER if crown not in taken]
     if left and _d(source, CHANCE_MINOR_ENTERS) == 1:
-        name, crown = left[0]
-        _try(lambda: minor_houses.minor_house_create(campaign=campaign, name=name, crown=crown, source=source, by=by))
+        name, entering = left[0]
+        _try(lambda: minor_houses.minor_house_create(campaign=campaign, name=name, crown=entering, source=source, by=by))
 
 
 def play_minor_offers(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
@@ -577,12 +581,14 @@ def play_minor_offers(campaign: Campaign, source: DiceSource, *, by: Actor) -> N
             suitor = _pick(source, fits)
             cash = purses[suitor.controlled_by_id or 0]
             made: list[MarriageOffer] = []
+
+            def offer(dowry: int) -> None:
+                made.append(
+                    minor_houses.offer_make(campaign=campaign, minor_character=child.pk, suitor=suitor.pk, dowry=dowry, by=by)
+                )
+
             for dowry in (MINOR_DOWRY, 2 * MINOR_DOWRY, 4 * MINOR_DOWRY, MINOR_DOWRY_LEAST):  # a poorer house offers less
-                if dowry <= max(cash, 0) and _try(
-                    lambda d=dowry: made.append(
-                        minor_houses.offer_make(campaign=campaign, minor_character=child.pk, suitor=suitor.pk, dowry=d, by=by)
-                    )
-                ):
+                if dowry <= max(cash, 0) and _try(functools.partial(offer, dowry)):
                     break
             if made and _d(source, CHANCE_WITHDRAW) == 1:  # the player thinks better of it
                 _try(lambda: minor_houses.offer_withdraw(campaign=campaign, offer=made[0].pk, reason="a better match", by=by))
@@ -611,12 +617,13 @@ def play_bloodline_titles(campaign: Campaign, source: DiceSource, *, by: Actor) 
         if kids:
             n = Title.objects.filter(campaign=campaign).count() + 1
             _try(
-                lambda c=kids[0], h=house, n=n, r=reign.crown: bloodline_titles.bloodline_title_grant(
+                functools.partial(
+                    bloodline_titles.bloodline_title_grant,
                     campaign=campaign,
-                    giver=h,
-                    character=c.pk,
-                    name=f"Count of {r} {n}",
-                    provinces=[{"name": f"{r} county {n}", "value": 1}],
+                    giver=house,
+                    character=kids[0].pk,
+                    name=f"Count of {reign.crown} {n}",
+                    provinces=[{"name": f"{reign.crown} county {n}", "value": 1}],
                     by=by,
                 )
             )
@@ -627,7 +634,7 @@ def play_title_income(campaign: Campaign, *, by: Actor) -> None:
     from dynasties.services import bloodline_titles
 
     for title in bloodline_titles.titles_with_income_due(campaign):
-        _try(lambda t=title: bloodline_titles.title_income_pay(campaign=campaign, title=t.pk, by=by))
+        _try(functools.partial(bloodline_titles.title_income_pay, campaign=campaign, title=title.pk, by=by))
 
 
 def play_stability(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
@@ -646,8 +653,14 @@ def play_stability(campaign: Campaign, source: DiceSource, *, by: Actor) -> None
             played += 1
             delta = cause.delta if cause.delta is not None else TYPICAL_STABILITY.get(cause.key, -1)
             _try(
-                lambda c=crown, k=cause.key, n=delta: bloodline.crown_stability_change(
-                    campaign=campaign, crown=c, cause=k, delta=n, reason="a war at sea" if k == "table" else "", by=by
+                functools.partial(
+                    bloodline.crown_stability_change,
+                    campaign=campaign,
+                    crown=crown,
+                    cause=cause.key,
+                    delta=delta,
+                    reason="a war at sea" if cause.key == "table" else "",
+                    by=by,
                 )
             )
 
@@ -681,9 +694,15 @@ def play_crowns(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
                 continue
             allowed = events.regents_allowed(campaign, reign, record.controlled_by_id)
             if allowed:
-                _try(lambda r=reign, c=allowed[0]: events.regent_appoint(campaign=campaign, crown=r.crown, character=c.pk, by=by))
+                _try(
+                    functools.partial(events.regent_appoint, campaign=campaign, crown=reign.crown, character=allowed[0].pk, by=by)
+                )
             elif reign.regent is not None and reign.regent.is_prisoner:
-                _try(lambda r=reign: events.regent_appoint(campaign=campaign, crown=r.crown, baron=True, source=source, by=by))
+                _try(
+                    functools.partial(
+                        events.regent_appoint, campaign=campaign, crown=reign.crown, baron=True, source=source, by=by
+                    )
+                )
     if rules.gives_back_crowns:
         reigning = _monarch_ids(campaign)
         year = campaign.current_year
@@ -695,8 +714,13 @@ def play_crowns(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
             home = home.order_by("birth_year", "birth_order", "pk")
             named = next((c for c in home if c.pk not in reigning and c.age(year) >= br.ADULT_AGE), None)
             _try(
-                lambda r=record, m=named: events.crown_give_back(
-                    campaign=campaign, crown=r.name, monarch=m.pk if m else None, source=source, by=by
+                functools.partial(
+                    events.crown_give_back,
+                    campaign=campaign,
+                    crown=record.name,
+                    monarch=named.pk if named else None,
+                    source=source,
+                    by=by,
                 )
             )
     if not rules.capitals:
@@ -708,7 +732,7 @@ def play_crowns(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
     )
     for name in sorted(lost):
         if _d(source, CHANCE_RETAKE) == 1:
-            _try(lambda n=name: crowns.capital_retake(campaign=campaign, crown=n, note="retaken by storm", by=by))
+            _try(functools.partial(crowns.capital_retake, campaign=campaign, crown=name, note="retaken by storm", by=by))
     ruled = sorted(set(Reign.objects.filter(campaign=campaign, end_year__isnull=True).values_list("crown", flat=True)))
     standing = [n for n in ruled if n not in lost]
     if standing and _d(source, CHANCE_CAPITAL) == 1:
@@ -852,7 +876,7 @@ def play_contracts(campaign: Campaign, source: DiceSource, wed: Sequence[int], *
 
         _try(agree)
     for due in contract_services.unpaid_payments(campaign):
-        _try(lambda p=due: contract_services.payment_settle(campaign=campaign, payment=p.pk, by=by))
+        _try(functools.partial(contract_services.payment_settle, campaign=campaign, payment=due.pk, by=by))
     for contract in Contract.objects.filter(campaign=campaign, state=ContractState.IN_FORCE).order_by("pk"):
         if _d(source, CHANCE_BREACH) != 1:
             continue
@@ -881,18 +905,20 @@ def play_contracts(campaign: Campaign, source: DiceSource, wed: Sequence[int], *
                 }
                 for d in players
             ]
-            _try(lambda b=found, v=votes: contract_services.parley_run(campaign=campaign, breach=b, votes=v, by=by))
+            _try(functools.partial(contract_services.parley_run, campaign=campaign, breach=found, votes=votes, by=by))
         elif campaign.rules.majority_disputes:
             terms = list(contract.clauses.order_by("pk").values_list("pk", flat=True))
             ballots = {d.pk: {t: _d(source, 3) > 1 for t in terms} for d in players if d.pk not in parties}
-            _try(lambda b=found, v=ballots: contract_services.dispute_majority(campaign=campaign, breach=b, votes=v, by=by))
+            _try(functools.partial(contract_services.dispute_majority, campaign=campaign, breach=found, votes=ballots, by=by))
     for ban in Excommunication.objects.filter(campaign=campaign, ended_year__isnull=True).order_by("pk"):
         if ban.start_year >= campaign.current_year or _d(source, 3) != 1:
             continue
         votes = [
             {"dynasty": d.pk, "stature": _d(source, 6), "church_cards": 0, "christian": True, "choice": "for"} for d in players
         ]
-        _try(lambda x=ban, v=votes: contract_services.readmission_parley(campaign=campaign, dynasty=x.dynasty_id, votes=v, by=by))
+        _try(
+            functools.partial(contract_services.readmission_parley, campaign=campaign, dynasty=ban.dynasty_id, votes=votes, by=by)
+        )
     if not campaign.rules.majority_disputes:  # the medieval parleys' consequences: claims, contests (issue 33)
         play_diplomacy(campaign, source, by=by)
 
@@ -909,7 +935,7 @@ def play_monarchs_law(campaign: Campaign, source: DiceSource, *, by: Actor) -> N
 
     taken = Reign.objects.filter(campaign=campaign, end_year__isnull=True, holder__prisoner_of__isnull=False)
     for reign in taken.order_by("crown"):
-        _try(lambda c=reign.crown: eu_monarchs.monarch_ransom(campaign=campaign, crown=c, by=by))
+        _try(functools.partial(eu_monarchs.monarch_ransom, campaign=campaign, crown=reign.crown, by=by))
     players = _players(campaign)
     if _d(source, CHANCE_BATTLE) == 1 and len(players) >= 2:  # a monarch taken in battle, ransomed next turn
         held = list(
@@ -928,9 +954,9 @@ def play_monarchs_law(campaign: Campaign, source: DiceSource, *, by: Actor) -> N
                 )
             )
     for crown in Crown.objects.filter(campaign=campaign).order_by("name"):
-        reign = Reign.objects.filter(campaign=campaign, crown=crown.name, end_year__isnull=True).first()
-        if reign is not None and reign.start_year == campaign.current_year and not (crown.state or {}).get("leader"):
-            _try(lambda c=crown.name: eu_monarchs.monarch_military_skill(campaign=campaign, crown=c, source=source, by=by))
+        ruling = Reign.objects.filter(campaign=campaign, crown=crown.name, end_year__isnull=True).first()
+        if ruling is not None and ruling.start_year == campaign.current_year and not (crown.state or {}).get("leader"):
+            _try(functools.partial(eu_monarchs.monarch_military_skill, campaign=campaign, crown=crown.name, source=source, by=by))
 
 
 def play_pass_overs(campaign: Campaign, source: DiceSource, *, by: Actor) -> dict[str, list[int]]:
@@ -949,8 +975,8 @@ def play_pass_overs(campaign: Campaign, source: DiceSource, *, by: Actor) -> dic
             continue
         if first is not None and first.pass_over is not None and first.pass_over.allowed:
             _try(
-                lambda c=crown, pk=first.character.pk: pass_over_choose(
-                    campaign=campaign, crown=c, heirs=[pk], limit=PASS_OVER_LIMIT, by=by
+                functools.partial(
+                    pass_over_choose, campaign=campaign, crown=crown, heirs=[first.character.pk], limit=PASS_OVER_LIMIT, by=by
                 )
             )
     return {crown: heirs for crown, heirs in sorted(pass_over_choices(campaign).items()) if heirs}
@@ -1112,6 +1138,11 @@ def _model(
     return lambda campaign: model.objects.filter(campaign=campaign).count()
 
 
+def _diplomacy_count(part: str, campaign: Campaign) -> int:
+    """How often the diplomacy's ``part`` was played."""
+    return diplomacy_played(campaign)[part]
+
+
 def _aristocratic(campaign: Campaign) -> bool:
     """The three-player game (its aristocratic family)."""
     return Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.ARISTOCRATIC).exists()
@@ -1173,7 +1204,7 @@ LAW: dict[str, tuple[LawPart, ...]] = {
         *_CONTRACTS,
         LawPart("parleys", count=_model(Parley)),
         LawPart("excommunications", count=_model(Excommunication)),
-        *(LawPart(name, count=lambda c, n=name: diplomacy_played(c)[n]) for name in DIPLOMACY_PARTS),
+        *(LawPart(name, count=functools.partial(_diplomacy_count, name)) for name in DIPLOMACY_PARTS),
         LawPart("Interphase taxes", postings=("tax",)),
         LawPart("armies raised", postings=("raising",)),
         LawPart("Interphase maintenance", postings=("maintenance",)),

@@ -6,6 +6,7 @@ ruleset settles breaches by parley (not BloodLine's majority); every choice on t
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -84,8 +85,15 @@ def play_diplomacy(campaign: Campaign, source: DiceSource, *, by: Actor) -> None
         area = _pick(source, AREAS)
         votes = _votes(source, players, caller.pk, opponent.pk)
         parley = _try(
-            lambda k=kind, c=caller, o=opponent, a=area, v=votes: services.parley_run(
-                campaign=campaign, kind=k, caller=c.pk, opponent=o.pk, area=a, votes=v, by=by
+            functools.partial(
+                services.parley_run,
+                campaign=campaign,
+                kind=kind,
+                caller=caller.pk,
+                opponent=opponent.pk,
+                area=area,
+                votes=votes,
+                by=by,
             )
         )
         due = Obligation.objects.filter(parley=parley).first() if isinstance(parley, Parley) else None
@@ -93,8 +101,8 @@ def play_diplomacy(campaign: Campaign, source: DiceSource, *, by: Actor) -> None
             answer = _d(source, ANSWER)
             if answer <= 5:
                 _try(
-                    lambda o=due, yes=answer <= 4: services.obligation_resolve(
-                        campaign=campaign, obligation=o.pk, complied=yes, by=by
+                    functools.partial(
+                        services.obligation_resolve, campaign=campaign, obligation=due.pk, complied=answer <= 4, by=by
                     )
                 )
     held = list(Claim.objects.filter(campaign=campaign, ended_year__isnull=True).order_by("pk"))

@@ -64,10 +64,10 @@ def play_provinces(campaign: Campaign, source: DiceSource, *, by: Actor) -> None
         known = set(Province.objects.filter(campaign=campaign).values_list("name", flat=True))
         crowns = {h.crown: h for h in houses}
         for title in Title.objects.filter(campaign=campaign, holder__status=Status.ALIVE, provinces=[]).order_by("pk"):
-            house = crowns.get(title.crown)
-            if title.province not in known and house is not None:
+            holder = crowns.get(title.crown)
+            if title.province not in known and holder is not None:
                 register.province_record(
-                    campaign=campaign, name=title.province, country=title.crown, controlled_by=house.pk, by=by
+                    campaign=campaign, name=title.province, country=title.crown, controlled_by=holder.pk, by=by
                 )
                 known.add(title.province)
     if campaign.current_year == campaign.start_year:

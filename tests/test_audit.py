@@ -5,6 +5,7 @@ postings carry who entered them; the pages and the admin show the trail."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -481,3 +482,41 @@ def test_an_imported_campaign_starts_its_trail_with_the_file(campaign, gm, alice
             for field in model.history.model.tracked_fields:
                 assert getattr(record, field.attname) == getattr(obj, field.attname), (model, field.name)
     assert Character.objects.filter(campaign=copy, father__isnull=False).exists()
+
+
+# the trail beside undo's change log (docs/architecture.md, "Two records of change") ---------------
+
+
+def test_the_trail_and_undo_log_cover_what_architecture_says(campaign, gm):
+    """Two records, each its own scope, written down once: the docs' table names the trail's models
+    (the registry's, exactly); the triggers log every one of them too, and neither logs the trail's
+    own tables; a step action's write is in both (the row before in the log, the row after with who
+    in the trail), a write outside an action in the trail only."""
+    from pathlib import Path
+
+    from simple_history.utils import get_history_manager_for_model
+
+    from campaign import changelog, registry
+    from campaign.models import UndoChange
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "architecture.md").read_text()
+    section = doc.split("## Two records of change", 1)[1].split("\n## ", 1)[0]
+    models_row = next(line for line in section.splitlines() if line.startswith("| models |")).split("|")
+    assert re.findall(r"`(\w+\.\w+)`", models_row[2]) == [e.label for e in registry.audited_models()]
+    logged = changelog.tables()
+    for e in registry.audited_models():
+        assert e.model._meta.db_table in logged  # undo takes back what the trail records
+        history = get_history_manager_for_model(e.model).model
+        assert history._meta.db_table not in logged and registry.entry(history).exempt  # undo never rewrites the trail
+
+    c = Character.objects.filter(campaign=campaign).order_by("pk").first()
+    old = c.given_name
+    act(campaign, "Rename", lambda _: audit.update(Character.objects.filter(pk=c.pk), given_name="Renamed", by=gm), gm)
+    change = UndoChange.objects.get(table=Character._meta.db_table, row_id=c.pk)
+    assert json.loads(change.old)["given_name"] == old  # the log: the row as it was
+    latest = H.objects.filter(id=c.pk).latest("history_date", "history_id")
+    assert (latest.given_name, latest.history_user, latest.history_change_reason) == ("Renamed", gm, "Rename")  # the trail
+
+    logs = UndoChange.objects.count()
+    audit.update(Character.objects.filter(pk=c.pk), given_name="Again", by=gm)  # outside an action (a command, an import)
+    assert UndoChange.objects.count() == logs and H.objects.filter(id=c.pk, given_name="Again", history_user=gm).exists()

@@ -240,3 +240,14 @@ def test_a_desk_save_into_a_campaign_being_built_is_refused_in_words(client, bui
     assert answer.redirect_chain == [(url, 302)] and answer.status_code == 200
     assert "Old World is still being built" in html.unescape(answer.content.decode())
     assert Dynasty.objects.get(pk=house.pk).name == house.name
+
+
+@pytest.mark.django_db(transaction=True)  # the worker closes its connection (PostgreSQL)
+def test_a_prehistory_whose_user_is_gone_acts_for_no_one_and_keeps_its_campaign_marked(building):
+    """The job plays for the user who started it (``Job.by``); his account gone, it plays for no one:
+    refused by the policy (NoActor), not run as the system, the campaign kept for a GM to delete."""
+    Job.objects.filter(campaign_id=building.pk, kind=JobKind.PREHISTORY).update(by=None)
+    call_command("db_worker", "--batch", "--no-startup-delay", "--no-reload", "--interval", "0", verbosity=0)
+    building.refresh_from_db()
+    assert building.setup == Setup.FAILED and building.current_year == building.start_year  # no turn played
+    assert setup_status(building).why.startswith("No one is named as acting (by=None)")

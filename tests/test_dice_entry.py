@@ -325,3 +325,17 @@ def test_the_grids_name_monarchs_with_their_numerals_and_tell_namesakes_apart(cl
     births_finish(campaign=campaign, by=gm)
     survival = client.get(reverse("pages:survival", args=[campaign.slug])).content.decode()
     assert f"{king.given_name} I {king.dynastic_name}" in survival
+
+
+@pytest.mark.django_db
+def test_how_dice_are_typed_is_a_members_own_choice_the_system_has_none(campaign, alice):
+    """mypy (django-stubs) found it: the system passes the policy (it acts as the GM) but holds no
+    seat, so its choice was a crash looking up its membership; it is refused in words."""
+    from campaign.permissions import SYSTEM_ACTOR, Forbidden
+    from campaign.services import dice_entry_choose
+
+    Campaign.objects.filter(pk=campaign.pk).update(dice_entry=DiceEntry.PLAYER)
+    assert dice_entry_choose(campaign=campaign.pk, choice=DiceEntry.TOTALS, by=alice).dice_entry == DiceEntry.TOTALS
+    with pytest.raises(Forbidden, match="Only a member of the campaign chooses how he types his own dice"):
+        dice_entry_choose(campaign=campaign.pk, choice=DiceEntry.TOTALS, by=SYSTEM_ACTOR)
+    assert Membership.objects.get(campaign=campaign, user=alice).dice_entry == DiceEntry.TOTALS

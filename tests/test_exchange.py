@@ -1059,7 +1059,9 @@ BAD_INPUT = [
         id="year-order",
     ),
     pytest.param(
-        second_open_marriage, "already has a marriage or betrothal that has not ended (marriages[", id="two-open-marriages"
+        second_open_marriage,
+        ".husband: The husband already has a marriage or betrothal that has not ended; end it first. (the other: marriages[",
+        id="two-open-marriages",
     ),
     # what only the database catches (an IntegrityError) comes back as InvalidImport too
     pytest.param(
@@ -1132,7 +1134,7 @@ BAD_INPUT = [
     pytest.param(set_("title_holdings.0.how", ""), "title_holdings[0].how: must not be empty", id="holding-how"),
     pytest.param(
         lambda d: d["title_holdings"][0].update(end_year=d["title_holdings"][0]["start_year"] - 1),
-        ("title_holdings[0].end_year: ", " is before the start year "),
+        ("title_holdings[0].end_year: The title's holding cannot end (", ") before it began ("),
         id="holding-ends-early",
     ),
     pytest.param(lambda d: d.update(to_v1(d), crowns=[{"id": 1}]), "crowns[0].name: missing", id="v1-with-a-bad-crowns-section"),
@@ -1165,7 +1167,7 @@ BAD_INPUT = [
     pytest.param(set_("reigns.0.interim_for", "1"), "reigns[0].interim_for: must be a whole number or null", id="interim-type"),
     pytest.param(
         lambda d: d["reigns"][0].update(interim_for=d["reigns"][0]["holder"]),
-        ("reigns[0].interim_for: character ", " cannot reign in the interim for themselves"),
+        "reigns[0].interim_for: A monarch cannot reign in the interim for themselves.",
         id="interim-for-the-holder",
     ),
     pytest.param(set_("crowns.0.state", None), "crowns[0].state: must be an object, got null", id="state-null"),

@@ -9,16 +9,17 @@ from typing import Any
 
 import pytest
 from django.apps import apps
-from django.db import models
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, models, transaction
 from django.db.models import Q
-from django.forms.models import model_to_dict
+from django.forms.models import model_to_dict, modelform_factory
 
 from campaign import invariants
-from desk.admin.dynasties import CharacterForm, MarriageForm
-from dynasties.models import Character, Marriage, Reign, Status
+from desk.admin.dynasties import CharacterForm, MarriageForm, ReignAdmin
+from dynasties.models import Character, Dynasty, Marriage, Reign, Status, Title, TitleHolding
 from dynasties.services.editing import EditRefused, marriage_changes
 from operations.exchange import checks
-from operations.exchange.values import Item
+from operations.exchange.values import Item, Reading
 from rules.errors import InvalidImport
 
 MODELS = [m for app in ("campaign", "dynasties", "contracts") for m in apps.get_app_config(app).get_models()]
@@ -65,11 +66,13 @@ SAMPLES: dict[str, list[Any]] = {
     "end_year": [None, 1300, 1320],
     "holder": [4],
     "regent": [None, 4, 5],
+    "interim_for": [None, 4, 5],
 }
 
 
 def check_constraints() -> list[tuple[type[models.Model], models.CheckConstraint]]:
-    return [(m, c) for m in (Character, Marriage, Reign) for c in m._meta.constraints if isinstance(c, models.CheckConstraint)]
+    models_read = (Character, Marriage, Reign, TitleHolding)
+    return [(m, c) for m in models_read for c in m._meta.constraints if isinstance(c, models.CheckConstraint)]
 
 
 @pytest.mark.database  # the database's reading: SQLite's and PostgreSQL's
@@ -119,7 +122,8 @@ def character_row(person: Character, **changes: Any) -> tuple[dict[str, Any], di
 def test_the_desk_and_the_import_refuse_a_character_alike(campaign, changes, field, words):
     king = Character.objects.get(campaign=campaign, controlled_by__crown="England", sex="M", birth_year=1275)
     if changes.get("prisoner_of") == "captor":
-        changes = {**changes, "prisoner_of": Character.objects.exclude(pk=king.pk).filter(campaign=campaign).first().pk}
+        captor = Dynasty.objects.filter(campaign=campaign).exclude(pk=king.controlled_by_id).first()  # a house, not a person
+        changes = {**changes, "prisoner_of": captor.pk}
     data, row = character_row(king, **changes)
     form = CharacterForm(data=data, instance=king)
     assert not form.is_valid()
@@ -148,6 +152,73 @@ def test_the_desk_and_the_import_refuse_a_marriage_alike(campaign):
         assert words in said
         row = {name: (None if data[name] == "" and name != "end_cause" else data[name]) for name in fields}
         assert import_refusal(checks.check_marriage, row | {"id": 1}, "marriages[0]") == f"marriages[0].{field}: {said}"
+
+
+def test_the_desk_and_the_import_refuse_a_second_open_match_alike(campaign):
+    """One open match per person (marriage_one_open_per_husband): the database's uniqueness, the
+    desk's form and the import's check across the document's rows say it in the same words."""
+    match = Marriage.objects.filter(campaign=campaign, ended_year__isnull=True).first()
+    assert match is not None
+    free = (
+        Character.objects.filter(campaign=campaign, sex="F")
+        .exclude(marriages_as_wife__ended_year__isnull=True, marriages_as_wife__isnull=False)
+        .first()
+    )
+    assert free is not None
+    data = {name: "" for name in MarriageForm._meta.fields} | {
+        "campaign": campaign.pk,
+        "husband": match.husband_id,
+        "wife": free.pk,
+        "arranged_year": campaign.current_year,
+        "end_cause": "",
+    }
+    form = MarriageForm(data=data)
+    assert not form.is_valid()
+    assert list(form.errors) == ["husband"], form.errors
+    (said,) = form.errors["husband"]
+    assert said == "The husband already has a marriage or betrothal that has not ended; end it first."
+    ctx = Reading(data={}, old=False, current=True)
+    first = invariants.values_of(match) | {"id": 1}
+    second = first | {"id": 2, "wife": free.pk, "wedding_year": None}
+    checks.check_marriage(Item(first, "marriages[0]"), first, 0, ctx)
+    with pytest.raises(InvalidImport) as refused:
+        checks.check_marriage(Item(second, "marriages[1]"), second, 1, ctx)
+    assert refused.value.message == f"marriages[1].husband: {said} (the other: marriages[0])"
+
+
+def test_the_desk_and_the_import_refuse_an_interim_reign_for_its_own_holder_alike(campaign):
+    reign = Reign.objects.filter(campaign=campaign).first()
+    assert reign is not None
+    form_class = modelform_factory(Reign, form=ReignAdmin.form, fields="__all__")  # the desk's: every field, a ModelForm
+    data = {k: "" if v is None else v for k, v in model_to_dict(reign).items()} | {"interim_for": reign.holder_id}
+    form = form_class(data=data, instance=reign)
+    assert not form.is_valid()
+    assert list(form.errors) == ["interim_for"], form.errors
+    (said,) = form.errors["interim_for"]
+    assert said == "A monarch cannot reign in the interim for themselves."
+    row = invariants.values_of(reign) | {"interim_for": reign.holder_id}
+    assert import_refusal(checks.check_reign, row, "reigns[0]") == f"reigns[0].interim_for: {said}"
+    with pytest.raises(IntegrityError), transaction.atomic():  # and the database, whoever writes
+        Reign.objects.filter(pk=reign.pk).update(interim_for=reign.holder_id)
+
+
+def test_a_title_holding_that_ends_before_it_began_is_refused_alike(campaign):
+    """The desk shows holdings read-only: a service's ``full_clean`` and the import say it."""
+    prince = Character.objects.filter(campaign=campaign, sex="M").first()
+    assert prince is not None
+    title = Title.objects.create(
+        campaign=campaign, name="Duke of Somewhere", province="Somewhere", crown="England", granted_year=1300, granted_to=prince
+    )
+    holding = TitleHolding(title=title, holder=prince, start_year=1300, end_year=1299, how="granted")
+    with pytest.raises(ValidationError) as refused:
+        holding.full_clean()
+    assert list(refused.value.message_dict) == ["end_year"]
+    (said,) = refused.value.message_dict["end_year"]
+    assert said == "The title's holding cannot end (1299) before it began (1300)."
+    row = invariants.values_of(holding)
+    assert import_refusal(checks.check_holding, row, "title_holdings[0]") == f"title_holdings[0].end_year: {said}"
+    with pytest.raises(IntegrityError), transaction.atomic():
+        holding.save()
 
 
 def test_the_hand_edit_of_a_match_asks_the_same_constraint(campaign):

@@ -194,6 +194,43 @@ def test_labels_are_escaped():
     assert "not-a-colour" not in text
 
 
+HOSTILE = 'Bob "the \\N" <b>&amp;</b> {x} } \\'
+
+
+def test_hostile_names_stay_literal():
+    """Names and titles a member typed are drawn by dot as the very text typed: quotes, backslashes
+    (dot reads ``\\N`` as the node's id, a backslash at a line's end joins the lines), ``<...>``
+    (an HTML label), ``&`` entities, braces and newlines neither break the DOT nor change what it
+    draws."""
+    import subprocess
+    from xml.etree import ElementTree
+
+    from dynasties.trees.data import PersonNode, Tree, UnionNode
+    from dynasties.trees.render import dot_binary
+
+    name = HOSTILE + "\nsecond line"
+    p = PersonNode(1, name, "M", 1300, None, False, False, None, "", "#aa0000", titles=[HOSTILE], prisoner_of=HOSTILE)
+    q = PersonNode(2, "Plain", "F", 1301, None, False, False, None, "", "#aa0000")
+    union = UnionNode("u1", 1, 2, HOSTILE)
+    tree = Tree("campaign", HOSTILE, {1: p, 2: q}, {"u1": union}, [(1, "u1"), (2, "u1")], [], legend=[(HOSTILE, "#aa0000")])
+    text = to_dot(tree, url="/people/{id}/")
+    drawn = subprocess.run([dot_binary(), "-Tsvg"], input=text.encode(), capture_output=True, check=False)
+    assert drawn.returncode == 0 and drawn.stderr == b""  # no syntax error, no warning
+    svg = ElementTree.fromstring(drawn.stdout)  # noqa: S314 (dot's own output): well-formed
+    ns = {"svg": "http://www.w3.org/2000/svg", "xlink": "http://www.w3.org/1999/xlink"}
+    titles = [t.text for t in svg.iterfind(".//svg:g[@class='node']/svg:title", ns)]
+    assert sorted(titles) == ["legend", "p1", "p2", "u1"]  # no node made of a name, none lost
+    assert len(svg.findall(".//svg:g[@class='edge']", ns)) == 2
+    texts = [t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")]
+    assert texts.count(HOSTILE) == 4  # the title, the title held, the union's label, the legend
+    assert HOSTILE + " second line" in texts  # the name in his box (a newline is a space there)
+    assert "Prisoner of " + HOSTILE in texts
+    links = [a.get("{http://www.w3.org/1999/xlink}href") for a in svg.iterfind(".//svg:a", ns)]
+    assert links == ["/people/1/", "/people/2/"]
+    tooltip = next(a.get("{http://www.w3.org/1999/xlink}title") for a in svg.iterfind(".//svg:a", ns))
+    assert tooltip.startswith('Bob "the ') and "<b>&amp;</b> {x} }" in tooltip and tooltip.endswith("second line (b. 1300)")
+
+
 # --- renders -------------------------------------------------------------------------------------
 
 

@@ -151,7 +151,7 @@ def dispute_majority(
     players = {d.pk: d for d in Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.PLAYER)}
     voters = sorted(pk for pk in players if pk not in disputing)
     cleaned: dict[int, dict[int, bool]] = {}
-    for dynasty, terms in votes.items():
+    for dynasty, ballot in votes.items():
         dpk = _pk(dynasty, "dynasty")
         if dpk in disputing:
             name = (breach.by_dynasty if dpk == breach.by_dynasty_id else breach.raised_by).name
@@ -161,7 +161,7 @@ def dispute_majority(
                 code="not_a_voter",
             )
         cleaned[dpk] = {}
-        for clause, vote in terms.items():
+        for clause, vote in ballot.items():
             cpk = _pk(clause, "clause")
             if cpk not in clauses:
                 raise RuleError(f"Clause #{cpk} is not a term of '{contract.title}'.", code="invalid")

@@ -6,6 +6,7 @@ or is excommunicated, by refusing or by letting the turn end (22.1)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from django.db import transaction
 
@@ -187,13 +188,10 @@ def excommunicate(
         start_year=campaign.current_year,
         reason=reason[:200],
     )
-    chronicle.add(
-        "excommunication",
-        f"{_House(house)} is excommunicated: it {reason} (22.1).",
-        dynasty=house.pk,
-        excommunication=found.pk,
-        **({"parley": parley.pk} if parley is not None else {}),
-    )
+    links: dict[str, Any] = {"dynasty": house.pk, "excommunication": found.pk}  # the line's data
+    if parley is not None:
+        links["parley"] = parley.pk
+    chronicle.add("excommunication", f"{_House(house)} is excommunicated: it {reason} (22.1).", **links)
     return found
 
 

@@ -94,7 +94,9 @@ def _check_marriage(
     for spouse in (match.husband, match.wife):
         houses = {spouse.birth_dynasty_id, spouse.controlled_by_id} - {None}
         if houses and not houses & set(parties):
-            house = Dynasty.objects.get(pk=spouse.controlled_by_id or spouse.birth_dynasty_id)
+            house_pk = spouse.controlled_by_id or spouse.birth_dynasty_id
+            assert house_pk is not None  # one of the two: houses is not empty
+            house = Dynasty.objects.get(pk=house_pk)
             raise RuleError(
                 f"A marriage contract is made between the spouses' houses: {_house(house)} ({spouse.display_name}) "
                 "must be a party (A6).",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from campaign import audit
@@ -72,7 +73,7 @@ def _check_signable(campaign: Campaign, contract: Contract, parties: Sequence[in
 
 
 def _record_signatures(campaign: Campaign, contract: Contract, houses: Sequence[int], by: Actor) -> None:
-    signed_by = by if by is not None and getattr(by, "pk", None) is not None else None
+    signed_by = by if isinstance(by, User) and by.pk is not None else None  # a person (not the system)
     audit.bulk_create(
         ContractSignature,
         [ContractSignature(contract=contract, dynasty_id=pk, year=campaign.current_year, signed_by=signed_by) for pk in houses],

@@ -12,7 +12,7 @@ from campaign import audit, events
 from campaign.dice import DiceBox
 from campaign.models import Audience, Campaign, ChronicleEntry, Step
 from campaign.permissions import Actor, require
-from campaign.steps import Chronicle, Seen, load_tables, lock_campaign, require_step, set_step
+from campaign.steps import Chronicle, Seen, load_tables, lock_campaign, report_lines, require_step, set_step
 from dynasties.models import Character, ControlChange, Dynasty, DynastyKind, Marriage, Modifier, Origin, Reign, Status
 from dynasties.services import bloodline_sequence as bls
 from dynasties.services import control
@@ -89,6 +89,7 @@ def announcements_make(*, campaign: Campaign | int, source: DiceSource | None = 
         data={"sections": sections},
         audience=Audience.PUBLIC,
     )
+    report_lines([announcement])
     set_step(campaign, Step.INTERPHASE)
     return announcement
 

@@ -1,19 +1,17 @@
-"""The BloodLine Dynastic Sequence (RULES.md B): set-up, births, natural aging, survival, royal
-leaders and the diplomacy bonus. The public services (births_*, survival_*, turn_advance,
-campaign_create) call these for campaigns of the ``eu-bloodline`` ruleset."""
+"""The BloodLine Dynastic Sequence (RULES.md B): set-up, who may try for a child and who rolls for
+survival (read by the sequence's page too), royal leaders and the diplomacy bonus. The births and
+survival rolls themselves are BloodLine's play package (``dynasties/play/bloodline/``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from campaign import audit
 from campaign.dice import DiceBox
-from campaign.models import Campaign, Roll
+from campaign.models import Campaign
 from campaign.steps import Chronicle
-from dynasties.models import BirthAttempt, Character, Dynasty, DynastyKind, Marriage, Origin
-from dynasties.selectors import frozen_lines
+from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Origin
 from dynasties.services import regnal
 from dynasties.services.common import World
 from rules import bloodline as bl
@@ -22,7 +20,7 @@ from rules.names import given_name, spouse_dynastic_name
 from rules.succession import iter_succession
 
 
-def _roll_values(
+def roll_values(
     box: DiceBox, character: Character, faces: Sequence[Sequence[int]] | None, modifiers: Mapping[str, int]
 ) -> dict[str, int]:
     values: dict[str, int] = {}
@@ -111,7 +109,7 @@ def starting_family(
         origin=Origin.SETUP,
     )
     for person, faces in ((king, dice.king), (wife, dice.wife)):
-        person.characteristics = _roll_values(box, person, _each(faces), {})
+        person.characteristics = roll_values(box, person, _each(faces), {})
         person.save(update_fields=["characteristics"])
     wed = min(children) if children else max(king_born + 20, wife_born + 15)
     Marriage.objects.create(campaign=campaign, husband=king, wife=wife, arranged_year=wed, wedding_year=wed)
@@ -139,14 +137,14 @@ def starting_family(
         )
         counts[sex] += 1
         box.add_subject(roll, child)
-        child.characteristics = _roll_values(
+        child.characteristics = roll_values(
             box,
             child,
             _each(child_dice[1:]) if child_dice is not None else None,
-            _modifiers(king, wife, minor=dynasty.kind == DynastyKind.MINOR),
+            parent_modifiers(king, wife, minor=dynasty.kind == DynastyKind.MINOR),
         )
         child.save(update_fields=["characteristics"])
-        lines.append(f"{child.display_name} ({year - born}): {_stats(child)}")
+        lines.append(f"{child.display_name} ({year - born}): {values_text(child)}")
     chronicle.add(
         "setup",
         f"The house of {dynasty.name}" + (f" rules {crown}" if crown else "") + ": " + "; ".join(lines) + ".",
@@ -156,11 +154,11 @@ def starting_family(
     return king
 
 
-def _stats(c: Character) -> str:
+def values_text(c: Character) -> str:
     return "/".join(str(c.characteristics.get(n, "?")) for n in bl.CHARACTERISTICS) + " (ADM/DIP/MIL)"
 
 
-def _modifiers(father: Character | None, mother: Character | None, *, minor: bool) -> dict[str, int]:
+def parent_modifiers(father: Character | None, mother: Character | None, *, minor: bool) -> dict[str, int]:
     if minor or father is None or mother is None:
         return {}
     return {
@@ -206,117 +204,6 @@ def couple_problem(world: World, match: Marriage, attempts_made: int) -> str | N
     return bl.couple_problem(husband.as_person(), wife.as_person(), world.year, attempts_made, in_line=line, minor_house=minor)
 
 
-def attempt(world: World, box: DiceBox, match: Marriage, made: int, faces: Sequence[int] | None) -> tuple[Roll, bool]:
-    """One BloodLine birth roll (2d10 > 10); an additional attempt ages the wife 2 years for good."""
-    wife = world.characters[match.wife_id]
-    if made >= 1:
-        wife.effective_age_offset += bl.EXTRA_ATTEMPT_YEARS
-        wife.save(update_fields=["effective_age_offset"])
-        world.refresh_person(wife)
-    roll = box.roll(
-        bl.BIRTH_DICE,
-        purpose="birth",
-        characters=[match.husband_id, match.wife_id],
-        entered=faces,
-        target=bl.BIRTH_MORE_THAN + 1,
-        detail=f"attempt {made + 1}",
-    )
-    roll.effective_age = wife.effective_age(world.year)  # the wife's, extra attempts counted
-    success = bl.birth_succeeds(roll.faces)
-    roll.outcome = "child" if success else "no child"
-    return roll, success
-
-
-def child(
-    world: World,
-    box: DiceBox,
-    match: Marriage,
-    birth_year: int,
-    sex_faces: Sequence[int] | None,
-    trait_faces: Sequence[Sequence[int]] | None,
-    name: str | None,
-) -> Character:
-    father, mother = world.characters[match.husband_id], world.characters[match.wife_id]
-    sex_roll = box.roll(bl.SEX_DICE, purpose="sex", entered=sex_faces)
-    sex = bl.sex_from_faces(sex_roll.faces)
-    sex_roll.outcome = "boy" if sex == "M" else "girl"
-    raised_id = match.children_raised_by_id or father.controlled_by_id
-    house = world.dynasties.get(raised_id or 0)
-    crown = house.crown if house else ""
-    siblings = {c.given_name for c in world.characters.values() if c.father_id == father.pk and c.sex == sex}
-    index = 0
-    while given_name(crown, sex, index) in siblings and index < 12:
-        index += 1
-    baby = Character.objects.create(
-        campaign=world.campaign,
-        given_name=(name or given_name(crown, sex, index)).strip(),
-        sex=sex,
-        birth_year=birth_year,
-        father=father,
-        mother=mother,
-        dynastic_name=father.dynastic_name,
-        birth_dynasty=house,
-        controlled_by=house,
-        characteristics={},
-        origin=Origin.BORN,
-    )
-    box.add_subject(sex_roll, baby)
-    minor = minor_stock(father, mother, dynasties=world.dynasties)
-    baby.characteristics = _roll_values(box, baby, trait_faces, _modifiers(father, mother, minor=minor))
-    baby.save(update_fields=["characteristics"])
-    world.characters[baby.pk] = baby
-    world.refresh_person(baby)
-    return baby
-
-
-def announce_birth(chronicle: Chronicle, baby: Character) -> None:
-    chronicle.add(
-        "birth",
-        f"{'A son' if baby.sex == 'M' else 'A daughter'}, {baby.display_name}, is born in {baby.birth_year}: {_stats(baby)}.",
-        character=baby.pk,
-        dynasty=baby.controlled_by_id,
-    )
-
-
-@dataclass(frozen=True)
-class CoupleTurn:
-    marriage: Marriage
-    attempts_made: int
-    children_this_turn: int
-    wife_constitution_after_next: int  # the survival malus the next attempt would bring
-
-
-def roll_all(world: World, box: DiceBox, chronicle: Chronicle, extra: Callable[[Any], bool]) -> list[BirthAttempt]:
-    year = world.year
-    done = set(BirthAttempt.objects.filter(campaign=world.campaign, year=year).values_list("marriage_id", flat=True))
-    frozen = frozen_lines(world.campaign)
-    attempts: list[BirthAttempt] = []
-    for match in [
-        m
-        for m in world.open_marriages
-        if m.wedding_year is not None and m.pk not in done and not ({m.husband_id, m.wife_id} & frozen)
-    ]:
-        made, born = 0, 0
-        while couple_problem(world, match, made) is None:
-            if made and not extra(CoupleTurn(match, made, born, bl.birth_penalty(made + 1))):
-                break
-            roll, success = attempt(world, box, match, made, None)
-            made += 1
-            a = BirthAttempt(campaign=world.campaign, marriage=match, year=year, attempt=made, success=success, roll=roll)
-            if success:
-                a.child_birth_year = bl.child_birth_year(year, made)
-                born += 1
-                baby = child(world, box, match, a.child_birth_year, None, None, None)
-                a.child = baby
-                announce_birth(chronicle, baby)
-            attempts.append(a)
-    box.flush()
-    for a in attempts:
-        a.roll_id = a.roll.pk if a.roll else None
-    BirthAttempt.objects.bulk_create(attempts)
-    return attempts
-
-
 @dataclass(frozen=True)
 class Due:
     character: Character
@@ -333,53 +220,6 @@ def survival_due(world: World, penalties: Mapping[int, int], table: Mapping[str,
         eff = c.effective_age(world.year)
         out.append(Due(c, c.age(world.year), eff, penalties.get(c.pk, 0), bl.survival_column(table["columns"], eff)))
     return out
-
-
-def survival_apply(
-    world: World,
-    box: DiceBox,
-    chronicle: Chronicle,
-    due: Sequence[Due],
-    typed: Mapping[int, Sequence[int]],
-    table: Mapping[str, Any],
-) -> tuple[list[tuple[Due, Roll, bl.SurvivalOutcome]], list[int]]:
-    results = []
-    dead: list[int] = []
-    changed: list[Character] = []
-    for d in due:
-        roll = box.roll(
-            bl.SURVIVAL_DICE,
-            purpose="survival",
-            characters=[d.character.pk],
-            entered=typed.get(d.character.pk),
-            modifier=d.modifier,
-            detail=f"effective age {d.effective_age} (column {d.column})",
-        )
-        roll.effective_age = d.effective_age
-        outcome = bl.survival_outcome(table, d.effective_age, sum(roll.faces) + d.modifier)
-        roll.outcome = outcome.label
-        results.append((d, roll, outcome))
-        if outcome.dies:
-            dead.append(d.character.pk)
-            chronicle.add(
-                "death",
-                f"{d.character.display_name} dies in {world.year}, aged {d.age} (effective {d.effective_age}).",
-                character=d.character.pk,
-                dynasty=d.character.controlled_by_id,
-            )
-        elif outcome.years:
-            d.character.effective_age_offset += outcome.years
-            if d.character.effective_age(world.year) < 0:
-                d.character.effective_age_offset = -d.character.age(world.year)
-            changed.append(d.character)
-            chronicle.add(
-                "health",
-                f"{d.character.display_name}: {outcome.label}; effective age now {d.character.effective_age(world.year)}.",
-                character=d.character.pk,
-            )
-    if changed:
-        audit.bulk_update(Character, changed, ["effective_age_offset"])
-    return results, dead
 
 
 def royal_leaders(world: World, crown: str) -> list[Character]:

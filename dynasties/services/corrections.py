@@ -50,18 +50,14 @@ from dynasties.models import (
     Status,
     TitleHolding,
 )
-from dynasties.services import bloodline_sequence as bls
-from dynasties.services.births import _announce_birth
 from dynasties.services.common import World
 from dynasties.services.deaths import character_die
+from dynasties.services.play_registry import play_of
 from dynasties.services.succession_choices import CHOICE_KEY
 from dynasties.services.survival import crown_the_heirs
-from rules import blood_royale as br
-from rules import bloodline as bl
 from rules.dice import DiceSpec, TypedTotal
 from rules.errors import InvalidDice, NotFound, RuleError
 from rules.names import given_name as suggested_name
-from rules.tables import characteristic_value
 
 CORRECTABLE = {"birth": Step.BIRTHS, "sex": Step.BIRTHS, "characteristic": Step.BIRTHS, "survival": Step.SURVIVAL}
 """The purposes a correction re-derives, each with the step its rolls are made at."""
@@ -284,8 +280,8 @@ def _couple(attempt: BirthAttempt) -> str:
 def _birth(campaign: Campaign, old: Roll, new: Roll, subjects: list[int], box: DiceBox) -> tuple[str, list[str]]:
     attempt = _attempt_of(campaign, old)
     what = f"Attempt {attempt.attempt} of {_couple(attempt)}"
-    succeeds = campaign.rules.birth_succeeds  # the ruleset's own (registered), not picked by a flag
-    success = succeeds(new.faces)
+    births = play_of(campaign).births
+    success = births.succeeds(new.faces)
     new.outcome = "child" if success else "no child"
     if success != attempt.success:
         later = BirthAttempt.objects.filter(marriage=attempt.marriage, year=attempt.year, attempt__gt=attempt.attempt)
@@ -309,11 +305,7 @@ def _birth(campaign: Campaign, old: Roll, new: Roll, subjects: list[int], box: D
             marriage=attempt.marriage, year=attempt.year, attempt__lt=attempt.attempt, success=True
         ).count()
         attempt.success = True
-        attempt.child_birth_year = (
-            bl.child_birth_year(attempt.year, attempt.attempt)
-            if campaign.rules.effective_ages
-            else br.child_birth_year(attempt.year, earlier)
-        )
+        attempt.child_birth_year = births.child_birth_year(attempt.year, attempt=attempt.attempt, children_before=earlier)
         fields += ["success", "child_birth_year"]
         changes.append("now a child; roll its sex on Births")
     elif attempt.success and not success:
@@ -410,20 +402,16 @@ def _newborn(campaign: Campaign, roll: Roll, subjects: list[int]) -> tuple[Chara
 def _announce_again(campaign: Campaign, child: Character) -> None:
     """The birth line says again what the child is (its place in the chronicle kept)."""
     said = Chronicle(campaign)
-    if campaign.rules.effective_ages:
-        bls.announce_birth(said, child)
-    else:
-        _announce_birth(said, child)
+    play_of(campaign).births.announce(said, child)
     _birth_lines(campaign, child).update(text=said.entries[0].text)
 
 
 def _suggestion(campaign: Campaign, child: Character, sex: str) -> str:
     """The name the house would suggest for a child of this sex, its siblings' names taken (as
-    ``births.BirthContext`` and ``bloodline_sequence.child`` choose it)."""
+    the ruleset's births choose it: ``play_of(campaign).births.name_kin``)."""
     parents = [p for p in (child.father_id, child.mother_id) if p is not None]
     kin = Character.objects.filter(Q(father_id__in=parents) | Q(mother_id__in=parents), sex=sex).exclude(pk=child.pk)
-    # BloodLine takes the father's children of any state, Blood Royale the parents' living ones
-    kin = kin.filter(father_id=child.father_id) if campaign.rules.effective_ages else kin.filter(status=Status.ALIVE)
+    kin = play_of(campaign).births.name_kin(kin, child)  # BloodLine: the father's of any state; Blood Royale: the living
     used = set(kin.values_list("given_name", flat=True))
     crown = child.birth_dynasty.crown if child.birth_dynasty is not None else ""
     index = 0
@@ -435,8 +423,8 @@ def _suggestion(campaign: Campaign, child: Character, sex: str) -> str:
 def _sex(campaign: Campaign, old: Roll, new: Roll, subjects: list[int], box: DiceBox) -> tuple[str, list[str]]:
     child, _ = _newborn(campaign, old, subjects)
     what = f"The sex of {child.display_name}"
-    sex_from_faces = campaign.rules.sex_from_faces
-    sex = sex_from_faces(new.faces)
+    births = play_of(campaign).births
+    sex = births.sex_of(new.faces)
     new.outcome = "boy" if sex == "M" else "girl"
     box.flush()
     if sex == child.sex:
@@ -460,8 +448,9 @@ def _sex(campaign: Campaign, old: Roll, new: Roll, subjects: list[int], box: Dic
         changes.append(f"named {child.given_name} (the house's suggestion for a {'son' if sex == 'M' else 'daughter'})")
     else:
         changes.append(f"the name {child.given_name} stays (it was not the house's suggestion)")
-    before, after = br.characteristic_names(child.sex)[0], br.characteristic_names(sex)[0]
-    if not campaign.rules.effective_ages and before in child.characteristics:  # a son's Strength is a daughter's Guile
+    renamed = births.renamed_characteristic(child.sex, sex)  # Blood Royale: a son's Strength is a daughter's Guile
+    if renamed is not None and renamed[0] in child.characteristics:
+        before, after = renamed
         value = child.characteristics.pop(before, 0)
         child.characteristics = {after: value, **child.characteristics}
         fields.append("characteristics")
@@ -483,16 +472,9 @@ def _characteristic(campaign: Campaign, old: Roll, new: Roll, subjects: list[int
     trait = old.detail
     what = f"{child.display_name}'s {trait}"
     was = child.characteristics.get(trait)
-    if campaign.rules.effective_ages:
-        value = bl.child_value(new.faces[0], new.modifier)
-        new.outcome = f"{trait} {value}"
-        shown = f"{trait.upper()} {value}"
-        was_shown = f"{was}"
-    else:
-        value = characteristic_value(load_tables(campaign)["characteristic_bands"], sum(new.faces))  # type: ignore[arg-type]
-        new.outcome = f"{trait} {value:+d}"
-        shown = f"{trait.capitalize()} {value:+d}"
-        was_shown = f"{was:+d}" if isinstance(was, int) else str(was)
+    read = play_of(campaign).births.trait_value(campaign, trait, new, was)
+    value, shown, was_shown = read.value, read.shown, read.was_shown
+    new.outcome = read.outcome
     box.flush()
     if value == was:
         return what, [f"still {shown}"]
@@ -510,18 +492,10 @@ def _survival(campaign: Campaign, old: Roll, new: Roll, subjects: list[int], box
     name = character.display_name
     what = f"{name}'s survival roll"
     year = campaign.current_year
-    years_before = years_after = 0
-    if campaign.rules.effective_ages:
-        table = load_tables(campaign)[bl.SURVIVAL]
-        eff = old.effective_age if old.effective_age is not None else character.effective_age(year)
-        before = bl.survival_outcome(table, eff, old.total)  # type: ignore[arg-type]
-        after = bl.survival_outcome(table, eff, new.total)  # type: ignore[arg-type]
-        new.outcome = after.label
-        died, dies, years_before, years_after = before.dies, after.dies, before.years, after.years
-    else:
-        need = old.target or 0
-        died, dies = old.total < need, new.total < need
-        new.outcome = "died" if dies else "survived"
+    play = play_of(campaign).survival
+    before, now = play.reading(campaign, character, old), play.reading(campaign, character, new)
+    new.outcome = now.outcome
+    died, dies, years_before, years_after = before.dies, now.dies, before.years, now.years
     box.flush()
     changes: list[str] = []
     chronicle = Chronicle(campaign)
@@ -540,12 +514,9 @@ def _survival(campaign: Campaign, old: Roll, new: Roll, subjects: list[int], box
         _refuse(f"{name}'s death cannot be recorded now", later_dependents(campaign, old.step, [character.pk]))
         if years_before:
             _health(campaign, character, old, years_before, 0, "", chronicle)
-        if campaign.rules.effective_ages:
-            text = f"{name} dies in {year}, aged {character.age(year)} (effective {old.effective_age})."
-        else:
-            rolled = f"rolled {sum(new.faces)}{new.modifier:+d}, needed {old.target}"
-            text = f"{name} dies in {year}, aged {character.age(year)} ({rolled})."
-        chronicle.add("death", text, character=character.pk, dynasty=character.controlled_by_id)
+        chronicle.add(
+            "death", play.death_line(character, year, old, new), character=character.pk, dynasty=character.controlled_by_id
+        )
         character_die(campaign=campaign, character_ids=[character.pk], cause=DEATH_CAUSE, chronicle=chronicle)
         if not after:
             changes.append(

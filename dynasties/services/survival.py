@@ -1,4 +1,8 @@
-"""Step 2 of the Dynastic Sequence: Survival (RULES.md A5), then succession (A7)."""
+"""Step 2 of the Dynastic Sequence: Survival (RULES.md A5), then succession (A7).
+
+These services lock, check the step, ask the policy and choose who rolls; who is due, the dice and
+what they decide are the ruleset's play (``play_of(campaign).survival``:
+``dynasties/play/<ruleset>/survival.py``)."""
 
 from __future__ import annotations
 
@@ -13,41 +17,18 @@ from campaign.dice import DiceBox
 from campaign.models import Campaign, RollSubject, Step
 from campaign.permissions import Actor, may_act_for, require, require_act_for
 from campaign.steps import Chronicle, Seen, load_tables, lock_campaign, require_step, set_step
-from dynasties.models import BirthAttempt, Character, DynastyKind, Origin, Reign, Status, Title
-from dynasties.services import bloodline as bl_services
-from dynasties.services import bloodline_sequence as bls
+from dynasties.models import BirthAttempt, Character, Reign, Status, Title
 from dynasties.services.common import World
 from dynasties.services.deaths import character_die
+from dynasties.services.play_registry import SurvivalDue as SurvivalDue
+from dynasties.services.play_registry import SurvivalResult as SurvivalResult
+from dynasties.services.play_registry import play_of
 from dynasties.services.pretenders import queens_accession_rebellions
 from dynasties.services.succession import accessions_lose_titles, resolve_successions
 from dynasties.services.succession_choices import pass_over_choices, pass_over_clear
 from dynasties.services.titles import titles_pass_on
-from rules import blood_royale as br
-from rules import bloodline as bl
 from rules.dice import DiceSource, Entered
 from rules.errors import RuleError
-
-
-@dataclass(frozen=True)
-class SurvivalDue:
-    character: Character
-    age: int
-    need: int
-    modifier: int
-    birth_penalty: int
-
-    @property
-    def chance(self) -> float:
-        return float(br.SurvivalCheck(self.age, self.need, self.modifier).chance())
-
-
-@dataclass(frozen=True)
-class SurvivalResult:
-    character: Character
-    faces: tuple[int, ...]
-    modifier: int
-    need: int
-    survived: bool
 
 
 def birth_penalties(campaign: Campaign) -> dict[int, int]:
@@ -57,7 +38,8 @@ def birth_penalties(campaign: Campaign) -> dict[int, int]:
         .values("marriage__wife_id")
         .annotate(n=Count("id"))
     )
-    return {row["marriage__wife_id"]: br.birth_penalty(row["n"]) for row in rows}
+    penalty = play_of(campaign).births.birth_penalty
+    return {row["marriage__wife_id"]: penalty(row["n"]) for row in rows}
 
 
 def rolled_this_turn(campaign: Campaign) -> set[int]:
@@ -70,39 +52,7 @@ def rolled_this_turn(campaign: Campaign) -> set[int]:
 
 def survival_due(campaign: Campaign, world: World, tables: Mapping[str, object]) -> list[SurvivalDue]:
     """Everyone who must roll this turn, with the number needed and the modifier (A5)."""
-    year = campaign.current_year
-    options = campaign.optional_rules or {}
-    reigning = world.reigning()
-    penalties = birth_penalties(campaign)
-    if campaign.rules.monarch_table:  # a monarch's survival is the 1d10 monarch roll (eu_monarchs services)
-        return []
-    if campaign.rules.effective_ages:  # every character, every turn, by effective age
-        return [
-            SurvivalDue(d.character, d.age, d.column, d.modifier, d.modifier)
-            for d in bls.survival_due(world, penalties, tables[bl.SURVIVAL])  # type: ignore[arg-type]
-        ]
-    table = tables["survival"]
-    first_turn = year == campaign.start_year
-    due: list[SurvivalDue] = []
-    for character in world.in_play():
-        person = world.people[character.pk]
-        dynasty = world.dynasties.get(character.controlled_by_id or 0)
-        starting_royal = character.origin == Origin.SETUP and character.birth_year <= campaign.start_year - br.ADULT_AGE
-        exempt = bool(dynasty and dynasty.kind == DynastyKind.ARISTOCRATIC and starting_royal)
-        if not br.must_roll_survival(
-            person,
-            year,
-            options,
-            is_reigning_king=character.pk in reigning and character.sex == "M",
-            is_starting_royal=starting_royal,
-            first_turn=first_turn,
-            exempt_kind=exempt,
-        ):
-            continue
-        penalty = penalties.get(character.pk, 0)
-        check = br.survival_check(table, person, year, extra_modifier=penalty)  # type: ignore[arg-type]
-        due.append(SurvivalDue(character, check.age, check.need, check.modifier, penalty))
-    return due
+    return play_of(campaign).survival.due(campaign, world, tables)
 
 
 @transaction.atomic
@@ -149,46 +99,10 @@ def survival_roll(
             code="not_due",
         )
     box = DiceBox(campaign, source=source, by=by)
-    results: list[SurvivalResult] = []
-    dead: list[int] = []
     chronicle = Chronicle(campaign)
-    if campaign.rules.effective_ages:
-        penalties = birth_penalties(campaign)
-        rolled, dead = bls.survival_apply(
-            world,
-            box,
-            chronicle,
-            [d for d in bls.survival_due(world, penalties, tables[bl.SURVIVAL]) if d.character.pk in chosen],
-            typed,
-            tables[bl.SURVIVAL],
-        )
-        results = [
-            SurvivalResult(d.character, tuple(roll.faces), d.modifier, d.column, not outcome.dies) for d, roll, outcome in rolled
-        ]
-        chosen = []
-    for pk in chosen:
-        d = due[pk]
-        roll = box.roll(
-            br.SURVIVAL_DICE,
-            purpose="survival",
-            characters=[pk],
-            entered=typed.get(pk),
-            modifier=d.modifier,
-            target=d.need,
-            detail=f"age {d.age}",
-        )
-        survived = br.survives(br.SurvivalCheck(d.age, d.need, d.modifier), roll.faces)
-        roll.outcome = "survived" if survived else "died"
-        results.append(SurvivalResult(d.character, tuple(roll.faces), d.modifier, d.need, survived))
-        if not survived:
-            dead.append(pk)
-            chronicle.add(
-                "death",
-                f"{d.character.display_name} dies in {campaign.current_year}, aged {d.age} "
-                f"(rolled {sum(roll.faces)}{d.modifier:+d}, needed {d.need}).",
-                character=pk,
-                dynasty=d.character.controlled_by_id,
-            )
+    results, dead = play_of(campaign).survival.roll(
+        campaign, world, box, chronicle, chosen=chosen, due=due, typed=typed, tables=tables
+    )
     box.flush()
     if dead:
         character_die(campaign=campaign, character_ids=dead, cause="failed survival roll", chronicle=chronicle)
@@ -200,41 +114,9 @@ def survival_pass_certain(campaign: Campaign) -> list[SurvivalResult]:
     """When Survival opens, with the campaign's ``auto_pass_certain``: everyone due whose roll
     cannot change anything (Blood Royale: cannot fail; BloodLine: every total reads "nothing")
     passes without a die drawn, logged as certain. The others roll as usual."""
-    if not campaign.auto_pass_certain or campaign.rules.monarch_table:
+    if not campaign.auto_pass_certain:
         return []
-    world = World(campaign, living_only=True)
-    tables = load_tables(campaign)
-    box = DiceBox(campaign)
-    passed: list[SurvivalResult] = []
-    if campaign.rules.effective_ages:
-        table = tables[bl.SURVIVAL]
-        for d in bls.survival_due(world, birth_penalties(campaign), table):  # type: ignore[arg-type]
-            if bl.survival_certain(table, d.effective_age, d.modifier):  # type: ignore[arg-type]
-                roll = box.certain(
-                    bl.SURVIVAL_DICE,
-                    purpose="survival",
-                    outcome="certain: nothing happens",
-                    characters=[d.character.pk],
-                    modifier=d.modifier,
-                    detail=f"effective age {d.effective_age} (column {d.column})",
-                )
-                roll.effective_age = d.effective_age
-                passed.append(SurvivalResult(d.character, (), d.modifier, d.column, True))
-    else:
-        for d in survival_due(campaign, world, tables):
-            if br.SurvivalCheck(d.age, d.need, d.modifier).certain():
-                box.certain(
-                    br.SURVIVAL_DICE,
-                    purpose="survival",
-                    outcome="certain: survives",
-                    characters=[d.character.pk],
-                    modifier=d.modifier,
-                    target=d.need,
-                    detail=f"age {d.age}",
-                )
-                passed.append(SurvivalResult(d.character, (), d.modifier, d.need, True))
-    box.flush()
-    return passed
+    return play_of(campaign).survival.pass_certain(campaign)
 
 
 def _name(world: World, pk: int) -> str:
@@ -250,9 +132,9 @@ def _why_not_due(world: World, pk: int, done: set[int]) -> str:
         return f"{character.display_name} has already rolled for survival this turn."
     if character.status != Status.ALIVE:
         return f"{character.display_name} is {character.get_status_display().lower()}: no survival roll."
-    age = character.age(world.year)
-    if age < br.ADULT_AGE:
-        return f"{character.display_name} is {age}: no survival rolls before {br.ADULT_AGE} (Survival, A5)."
+    age, adult = character.age(world.year), play_of(world.campaign).survival.adult_age()
+    if age < adult:
+        return f"{character.display_name} is {age}: no survival rolls before {adult} (Survival, A5)."
     return f"{character.display_name} is exempt from the survival roll this turn by the campaign's optional rules."
 
 
@@ -281,21 +163,12 @@ def survival_finish(
     if missing:
         names = ", ".join(c.display_name for c in missing[:10]) + (" ..." if len(missing) > 10 else "")
         raise RuleError(f"{len(missing)} still to roll for survival: {names}.", code="survival_pending")
-    if campaign.rules.monarch_table:  # the EU monarch tables: every crown's monarch rolled, every throne filled
-        from dynasties.services.monarchs_view import SURVIVAL, monarchs_board
-
-        due = monarchs_board(campaign).to_roll
-        if due:
-            names = ", ".join(f"{r.name} ({'survival' if r.due == SURVIVAL else 'the succession'})" for r in due)
-            raise RuleError(
-                f"{len(due)} crown{'s' if len(due) != 1 else ''} still to roll before Survival closes: {names}.",
-                code="survival_pending",
-            )
+    play = play_of(campaign).survival
+    play.before_close(campaign)  # the EU monarch tables: every crown's monarch rolled, every throne filled
     box = DiceBox(campaign, source=source, by=by)
     chronicle = Chronicle(campaign)
     crown_the_heirs(campaign, world, box, chronicle, tables, entered=entered, pass_over=pass_over)
-    if campaign.rules.stability_track:
-        bl_services.turn_effects(World(campaign), box, chronicle)
+    play.after_successions(campaign, box, chronicle)  # BloodLine: the turn's Stability effects
     box.flush()
     chronicle.flush()
     set_step(campaign, Step.MARRIAGES)

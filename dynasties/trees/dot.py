@@ -31,6 +31,20 @@ def quote(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
+def literal(value: str) -> str:
+    """What a member typed, for a plain string of dot's (a title, a tooltip; then :func:`quote`):
+    dot reads ``&amp;``, ``&lt;``... in them as the characters, so ``&`` is written ``&amp;`` and
+    a typed ``&lt;`` stays the four characters."""
+    return value.replace("&", "&amp;")
+
+
+def cell(value: str) -> str:
+    """What a member typed, as the text of an HTML-like label: HTML-escaped, and its backslashes
+    doubled (dot reads ``\\N``, ``\\G``... in the text as the node's or the graph's name, and a
+    backslash before a line's end joins the lines); a newline is a space there anyway."""
+    return escape(value).replace("\\", "\\\\").replace("\r", " ").replace("\n", " ")
+
+
 def color(value: str) -> str:
     return value if _COLOR.match(value or "") else "#bbbbbb"
 
@@ -59,23 +73,23 @@ def person_label(p: PersonNode, image: str | None = None) -> str:
     if image:
         w, h = PORTRAIT_SIZE
         rows.append(f'<TR><TD FIXEDSIZE="TRUE" WIDTH="{w}" HEIGHT="{h}"><IMG SRC="{escape(image)}" SCALE="TRUE"/></TD></TR>')
-    name = escape(p.name)
+    name = cell(p.name)
     if p.heir_no is not None:
         name = f"{p.heir_no}. {name}"
     rows.append(f"<TR><TD><B>{name}</B></TD></TR>")
-    years = escape(p.years) + (" \u2020" if p.dead else "") + (" (retired)" if p.retired else "")
+    years = cell(p.years) + (" \u2020" if p.dead else "") + (" (retired)" if p.retired else "")
     rows.append(f'<TR><TD><FONT POINT-SIZE="9">{years}</FONT></TD></TR>')
     if p.heir_no is not None:
         rows.append(f'<TR><TD><FONT POINT-SIZE="9">Heir no. {p.heir_no}</FONT></TD></TR>')
     for reign in p.reigns:
-        rows.append(f'<TR><TD><FONT POINT-SIZE="9">{CROWN} {escape(reign)}</FONT></TD></TR>')
+        rows.append(f'<TR><TD><FONT POINT-SIZE="9">{CROWN} {cell(reign)}</FONT></TD></TR>')
     for regency in p.regencies:
-        rows.append(f'<TR><TD><FONT POINT-SIZE="9">{REGENT} Regent, {escape(regency)}</FONT></TD></TR>')
+        rows.append(f'<TR><TD><FONT POINT-SIZE="9">{REGENT} Regent, {cell(regency)}</FONT></TD></TR>')
     for title in p.titles:
-        rows.append(f'<TR><TD><FONT POINT-SIZE="9"><I>{escape(title)}</I></FONT></TD></TR>')
+        rows.append(f'<TR><TD><FONT POINT-SIZE="9"><I>{cell(title)}</I></FONT></TD></TR>')
     if p.prisoner_of is not None:
         red = "#8b0000" if not grey else "#777777"
-        rows.append(f'<TR><TD><FONT POINT-SIZE="9" COLOR="{red}">Prisoner of {escape(p.prisoner_of)}</FONT></TD></TR>')
+        rows.append(f'<TR><TD><FONT POINT-SIZE="9" COLOR="{red}">Prisoner of {cell(p.prisoner_of)}</FONT></TD></TR>')
     if p.bastard:
         rows.append('<TR><TD><FONT POINT-SIZE="9">(bastard)</FONT></TD></TR>')
     return '<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">' + "".join(rows) + "</TABLE>>"
@@ -91,7 +105,7 @@ def person_node(p: PersonNode, url: str | None, image: str | None = None) -> str
         "penwidth": "3" if p.focus else ("2" if p.reigns else "1.2"),
         "fillcolor": quote("#e4e4e4" if p.dead else "#ffffff"),
         "fontcolor": quote("#666666" if p.dead else "#000000"),
-        "tooltip": quote(f"{p.name} ({p.years})"),
+        "tooltip": quote(literal(f"{p.name} ({p.years})")),
     }
     if url:
         attrs["URL"] = quote(url.format(id=p.id))
@@ -116,7 +130,7 @@ def to_dot(
     out = [
         "digraph tree {",
         '  graph [rankdir=TB, newrank=true, nodesep=0.25, ranksep=0.45, fontname="DejaVu Sans", '
-        f"labelloc=t, fontsize=18, label={quote(tree.title)}];",
+        f"labelloc=t, fontsize=18, label={quote(literal(tree.title))}];",
         '  node [shape=box, fontname="DejaVu Sans", fontsize=11, margin="0.08,0.04"];',
         '  edge [dir=none, color="#555555"];',
     ]
@@ -130,7 +144,7 @@ def to_dot(
         if u.label:
             out.append(
                 f'  {u.key} [shape=box, style=rounded, fontsize=8, height=0.2, width=0.3, margin="0.03,0.01", '
-                f"label={quote(u.label)}];"
+                f"label={quote(literal(u.label))}];"
             )
         else:
             out.append(f'  {u.key} [shape=point, width=0.08, label=""];')
@@ -140,7 +154,7 @@ def to_dot(
         out.append(f"  {key} -> p{pk};")
     if tree.legend:
         cells = "".join(
-            f'<TR><TD BGCOLOR="{color(c)}" WIDTH="14"> </TD><TD ALIGN="LEFT">{escape(name)}</TD></TR>' for name, c in tree.legend
+            f'<TR><TD BGCOLOR="{color(c)}" WIDTH="14"> </TD><TD ALIGN="LEFT">{cell(name)}</TD></TR>' for name, c in tree.legend
         )
         out.append('  subgraph cluster_legend { label="Houses"; fontsize=12; style=rounded; color="#999999";')
         out.append(f'    legend [shape=plaintext, label=<<TABLE BORDER="0" CELLSPACING="2">{cells}</TABLE>>];')

@@ -55,7 +55,8 @@ from dynasties.trees.data import KINDS, Rows, Tree, TreeError, build_tree, data_
 from dynasties.trees.dot import A4_MAX_PEOPLE, ADMIN_URL, ORIENTATIONS, PAPERS, paper_for, sheet, to_dot
 
 FORMATS = {"svg": "image/svg+xml", "png": "image/png", "pdf": "application/pdf", "dot": "text/vnd.graphviz"}
-LAYOUT_VERSION = "3"  # bump when the DOT builder changes what it draws (2: portraits; 3: a PDF on its sheet)
+LAYOUT_VERSION = "4"  # bump when the DOT builder changes what it draws (2: portraits; 3: a PDF on its sheet;
+# 4: backslashes and entities in names drawn as typed)
 DOT_TIMEOUT = 120
 PORTRAITS_MAX_PEOPLE = 300
 """A tree of more people is drawn without portraits (bench/tree.py: the figures in docs/rulings.md)."""

@@ -27,7 +27,7 @@ from contracts.models import (
     PaymentStatus,
 )
 from dynasties import notes
-from dynasties.models import Character, DynastyKind, Marriage, Modifier, Reign
+from dynasties.models import Character, DynastyKind, Marriage, Modifier, Reign, TitleHolding
 from operations.exchange import special
 from operations.exchange.values import Item, Reading, got, is_int, kind_of, short
 from rules import contracts as clause_rules
@@ -396,26 +396,25 @@ def check_control_change(c: Item, row: Row, i: int, ctx: Reading) -> None:
         raise c.fail("to_dynasty", "the same as from_dynasty: nothing changed hands")
 
 
+def clash(item: Item, row: Row, model: type[models.Model], name: str, other: str) -> InvalidImport:
+    """The refusal of a row that an earlier row of the document (``other``) already takes the
+    place of, under the model's uniqueness constraint ``name``: the constraint's own message and
+    field (campaign.invariants), then where the other row is."""
+    rule = next(c for c in model._meta.constraints if c.name == name)
+    return item.fail(invariants.FIELDS[name], f"{invariants.message(rule, row)} (the other: {other})")
+
+
 def check_marriage(m: Item, row: Row, i: int, ctx: Reading) -> None:
     check_invariants(m, row, Marriage)
-    if row["ended_year"] is None:
+    if row["ended_year"] is None:  # marriage_one_open_per_husband, _per_wife: across the document's rows
         for role in ("husband", "wife"):
             other = ctx.first("open marriages", (role, row[role]), i)
             if other is not None:
-                raise m.fail(
-                    role, f"character {row[role]} already has a marriage or betrothal that has not ended (marriages[{other}])"
-                )
-
-
-def _ends(item: Item, row: Row, start: str, end: str) -> None:
-    if row[end] is not None and row[end] < row[start]:
-        raise item.fail(end, f"{row[end]} is before the start year {row[start]}")
+                raise clash(m, row, Marriage, f"marriage_one_open_per_{role}", f"marriages[{other}]")
 
 
 def check_reign(r: Item, row: Row, i: int, ctx: Reading) -> None:
     check_invariants(r, row, Reign)
-    if row["interim_for"] is not None and row["interim_for"] == row["holder"]:
-        raise r.fail("interim_for", f"character {row['interim_for']} cannot reign in the interim for themselves")
 
 
 def check_passed_over(p: Item, row: Row, seen: list[Row]) -> None:
@@ -448,7 +447,7 @@ def check_title(t: Item, row: Row, i: int, ctx: Reading) -> None:
 
 
 def check_holding(h: Item, row: Row, i: int, ctx: Reading) -> None:
-    _ends(h, row, "start_year", "end_year")
+    check_invariants(h, row, TitleHolding)
 
 
 def check_roll(r: Item, row: Row, i: int, ctx: Reading) -> None:

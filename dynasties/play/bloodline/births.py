@@ -1,0 +1,204 @@
+"""BloodLine's Births (RULES.md B): 2d10, a child on more than 10; an additional attempt ages the
+wife 2 years for good; the child's sex on 1d10 and its ADM, DIP and MIL on 1d10 each, moved by its
+parents' values; children born in the order rolled, a year apart from the turn year. Who may try
+is ``bloodline_sequence.couple_problem`` (the line of the monarch, a minor house's one attempt)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.db.models import QuerySet
+
+from campaign.dice import DiceBox
+from campaign.models import Campaign, Roll
+from campaign.permissions import Actor
+from campaign.steps import Chronicle
+from dynasties.models import BirthAttempt, Character, Marriage, Origin
+from dynasties.selectors import FROZEN_LINE, frozen_lines
+from dynasties.services.bloodline_sequence import couple_problem, minor_stock, parent_modifiers, roll_values, values_text
+from dynasties.services.common import World
+from dynasties.services.play_registry import CoupleTurn, ExtraAttempt, TraitValue
+from rules import bloodline as bl
+from rules.dice import DiceSource, Entered
+from rules.errors import IneligibleCouple
+from rules.names import given_name as suggested_name
+
+
+def _roll(world: World, box: DiceBox, match: Marriage, made: int, faces: Entered | None) -> tuple[Roll, bool]:
+    """One BloodLine birth roll (2d10 > 10); an additional attempt ages the wife 2 years for good."""
+    wife = world.characters[match.wife_id]
+    if made >= 1:
+        wife.effective_age_offset += bl.EXTRA_ATTEMPT_YEARS
+        wife.save(update_fields=["effective_age_offset"])
+        world.refresh_person(wife)
+    roll = box.roll(
+        bl.BIRTH_DICE,
+        purpose="birth",
+        characters=[match.husband_id, match.wife_id],
+        entered=faces,
+        target=bl.BIRTH_MORE_THAN + 1,
+        detail=f"attempt {made + 1}",
+    )
+    roll.effective_age = wife.effective_age(world.year)  # the wife's, extra attempts counted
+    success = bl.birth_succeeds(roll.faces)
+    roll.outcome = "child" if success else "no child"
+    return roll, success
+
+
+def _baby(
+    world: World,
+    box: DiceBox,
+    match: Marriage,
+    birth_year: int,
+    sex_faces: Entered | None,
+    trait_faces: Sequence[Entered] | None,
+    name: str | None,
+) -> Character:
+    father, mother = world.characters[match.husband_id], world.characters[match.wife_id]
+    sex_roll = box.roll(bl.SEX_DICE, purpose="sex", entered=sex_faces)
+    sex = bl.sex_from_faces(sex_roll.faces)
+    sex_roll.outcome = "boy" if sex == "M" else "girl"
+    raised_id = match.children_raised_by_id or father.controlled_by_id
+    house = world.dynasties.get(raised_id or 0)
+    crown = house.crown if house else ""
+    siblings = {c.given_name for c in world.characters.values() if c.father_id == father.pk and c.sex == sex}
+    index = 0
+    while suggested_name(crown, sex, index) in siblings and index < 12:
+        index += 1
+    baby = Character.objects.create(
+        campaign=world.campaign,
+        given_name=(name or suggested_name(crown, sex, index)).strip(),
+        sex=sex,
+        birth_year=birth_year,
+        father=father,
+        mother=mother,
+        dynastic_name=father.dynastic_name,
+        birth_dynasty=house,
+        controlled_by=house,
+        characteristics={},
+        origin=Origin.BORN,
+    )
+    box.add_subject(sex_roll, baby)
+    minor = minor_stock(father, mother, dynasties=world.dynasties)
+    baby.characteristics = roll_values(box, baby, trait_faces, parent_modifiers(father, mother, minor=minor))  # type: ignore[arg-type]
+    baby.save(update_fields=["characteristics"])
+    world.characters[baby.pk] = baby
+    world.refresh_person(baby)
+    return baby
+
+
+def announce(chronicle: Chronicle, child: Character) -> None:
+    chronicle.add(
+        "birth",
+        f"{'A son' if child.sex == 'M' else 'A daughter'}, {child.display_name}, is born in {child.birth_year}: "
+        f"{values_text(child)}.",
+        character=child.pk,
+        dynasty=child.controlled_by_id,
+    )
+
+
+def attempt(
+    campaign: Campaign,
+    match: Marriage,
+    earlier: Sequence[BirthAttempt],
+    *,
+    faces: Entered | None,
+    source: DiceSource | None,
+    by: Actor,
+) -> BirthAttempt:
+    world = World(campaign)
+    if {match.husband_id, match.wife_id} & frozen_lines(campaign):
+        problem: str | None = FROZEN_LINE
+    else:
+        problem = couple_problem(world, match, len(earlier))
+    if problem:
+        raise IneligibleCouple(f"{match.husband.display_name} and {match.wife.display_name}: {problem}")
+    box = DiceBox(campaign, source=source, by=by)
+    roll, success = _roll(world, box, match, len(earlier), faces)
+    box.flush()
+    return BirthAttempt.objects.create(
+        campaign=campaign,
+        marriage=match,
+        year=campaign.current_year,
+        attempt=len(earlier) + 1,
+        success=success,
+        child_birth_year=bl.child_birth_year(campaign.current_year, len(earlier) + 1) if success else None,
+        roll=roll,
+    )
+
+
+def child(
+    campaign: Campaign,
+    match: Marriage,
+    born: int,
+    *,
+    faces: Entered | None,
+    characteristic_faces: Sequence[Entered] | None,
+    given_name: str | None,
+    source: DiceSource | None,
+    by: Actor,
+) -> Character:
+    world = World(campaign)
+    box = DiceBox(campaign, source=source, by=by)
+    baby = _baby(world, box, match, born, faces, characteristic_faces, given_name)
+    box.flush()
+    return baby
+
+
+def roll_all(campaign: Campaign, *, extra: ExtraAttempt, source: DiceSource | None, by: Actor) -> list[BirthAttempt]:
+    world = World(campaign)
+    box = DiceBox(campaign, source=source, by=by)
+    chronicle = Chronicle(campaign)
+    year = world.year
+    done = set(BirthAttempt.objects.filter(campaign=campaign, year=year).values_list("marriage_id", flat=True))
+    frozen = frozen_lines(campaign)
+    attempts: list[BirthAttempt] = []
+    for match in [
+        m
+        for m in world.open_marriages
+        if m.wedding_year is not None and m.pk not in done and not ({m.husband_id, m.wife_id} & frozen)
+    ]:
+        made, born = 0, 0
+        while couple_problem(world, match, made) is None:
+            if made and not extra(CoupleTurn(match, made, born, bl.birth_penalty(made + 1))):
+                break
+            roll, success = _roll(world, box, match, made, None)
+            made += 1
+            a = BirthAttempt(campaign=campaign, marriage=match, year=year, attempt=made, success=success, roll=roll)
+            if success:
+                a.child_birth_year = bl.child_birth_year(year, made)
+                born += 1
+                baby = _baby(world, box, match, a.child_birth_year, None, None, None)
+                a.child = baby
+                announce(chronicle, baby)
+            attempts.append(a)
+    box.flush()
+    for a in attempts:
+        a.roll_id = a.roll.pk if a.roll else None
+    BirthAttempt.objects.bulk_create(attempts)
+    chronicle.flush()
+    return attempts
+
+
+# the ruleset's own answers, under the protocol's names
+birth_penalty = bl.birth_penalty
+succeeds = bl.birth_succeeds
+sex_of = bl.sex_from_faces
+
+
+def child_birth_year(year: int, *, attempt: int, children_before: int) -> int:
+    return bl.child_birth_year(year, attempt)
+
+
+def name_kin(kin: QuerySet[Character], child: Character) -> QuerySet[Character]:
+    return kin.filter(father_id=child.father_id)  # the father's children, of any state
+
+
+def renamed_characteristic(was: str, now: str) -> tuple[str, str] | None:
+    return None  # ADM, DIP and MIL whatever the sex
+
+
+def trait_value(campaign: Campaign, trait: str, roll: Roll, was: Any) -> TraitValue:
+    value = bl.child_value(roll.faces[0], roll.modifier)
+    return TraitValue(value=value, outcome=f"{trait} {value}", shown=f"{trait.upper()} {value}", was_shown=f"{was}")

@@ -1,0 +1,252 @@
+"""The play registry (issue 35): what each ruleset plays at a step, asked by the step's service.
+
+A ruleset's play is a package of ``dynasties/play/<ruleset>/`` with a module per step, each module
+implementing that step's protocol below (a module is a protocol's implementation: mypy checks its
+functions against the protocol where the package registers it). ``DynastiesConfig.ready()``
+registers every play package listed there; a public service (``births_*``, ``survival_*``) does
+what is the same for every ruleset and asks ``play_of(campaign)`` for the rest. Only the play
+packages import the rulesets' modules (``.importlinter``, "play packages").
+
+The registry lives here, below the services that ask it and the play packages that register, so
+that neither imports the other's package back: the services never import ``dynasties.play``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from django.db.models import QuerySet
+
+from campaign.dice import DiceBox
+from campaign.models import Campaign, Roll
+from campaign.permissions import Actor
+from campaign.steps import Chronicle
+from dynasties.models import BirthAttempt, Character, Marriage
+from dynasties.services.common import World
+from rules.dice import DiceSource, Entered
+from rules.errors import RuleError
+
+# --- what the steps hand over and get back ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CoupleTurn:
+    """What an automatic policy sees when deciding on another birth attempt."""
+
+    marriage: Marriage
+    attempts_made: int
+    children_this_turn: int
+    wife_constitution_after_next: int  # the survival malus the next attempt would bring
+
+
+ExtraAttempt = Callable[[CoupleTurn], bool]
+
+
+@dataclass(frozen=True)
+class TraitValue:
+    """A newborn's characteristic read again from a corrected roll."""
+
+    value: int
+    outcome: str  # the roll's outcome ("strength +1", "adm 7")
+    shown: str  # as a correction reports it ("Strength +1", "ADM 7")
+    was_shown: str  # the value it had, as reported
+
+
+@dataclass(frozen=True)
+class SurvivalDue:
+    character: Character
+    age: int
+    need: int
+    modifier: int
+    birth_penalty: int
+
+
+@dataclass(frozen=True)
+class SurvivalResult:
+    character: Character
+    faces: tuple[int, ...]
+    modifier: int
+    need: int
+    survived: bool
+
+
+@dataclass(frozen=True)
+class SurvivalReading:
+    """What a survival roll decided, read again from its total (a correction)."""
+
+    dies: bool
+    outcome: str  # the roll's outcome ("died", "survived", BloodLine's health line)
+    years: int = 0  # BloodLine: the years of effective age the roll adds (or takes)
+
+
+# --- the protocols, one per step -------------------------------------------------------------------
+
+
+@runtime_checkable
+class BirthsPlay(Protocol):
+    """Births (A4; BloodLine B): the rolls after the service checked the step, the policy and the
+    marriage (wed, not ended)."""
+
+    def attempt(
+        self,
+        campaign: Campaign,
+        match: Marriage,
+        earlier: Sequence[BirthAttempt],
+        *,
+        faces: Entered | None,
+        source: DiceSource | None,
+        by: Actor,
+    ) -> BirthAttempt:
+        """One birth roll of the couple (refused with ``IneligibleCouple`` when the couple may not
+        try), saved."""
+        ...
+
+    def child(
+        self,
+        campaign: Campaign,
+        match: Marriage,
+        born: int,
+        *,
+        faces: Entered | None,
+        characteristic_faces: Sequence[Entered] | None,
+        given_name: str | None,
+        source: DiceSource | None,
+        by: Actor,
+    ) -> Character:
+        """The child of a successful attempt, born in ``born``: its sex roll and characteristics,
+        saved with its rolls (the service links it to the attempt and announces it)."""
+        ...
+
+    def roll_all(self, campaign: Campaign, *, extra: ExtraAttempt, source: DiceSource | None, by: Actor) -> list[BirthAttempt]:
+        """Every couple that has not rolled this turn, on the server's dice, children included."""
+        ...
+
+    def announce(self, chronicle: Chronicle, child: Character) -> None:
+        """The chronicle's birth line of the child."""
+        ...
+
+    def birth_penalty(self, attempts_made: int) -> int:
+        """The wife's survival modifier this turn after this many attempts."""
+        ...
+
+    def child_birth_year(self, year: int, *, attempt: int, children_before: int) -> int:
+        """The year a child of this attempt (numbered from 1) is born."""
+        ...
+
+    def succeeds(self, faces: Sequence[int]) -> bool:
+        """Whether a birth roll showing these faces gives a child."""
+        ...
+
+    def sex_of(self, faces: Sequence[int]) -> str:
+        """The child's sex ("M" or "F") from its sex roll."""
+        ...
+
+    def name_kin(self, kin: QuerySet[Character], child: Character) -> QuerySet[Character]:
+        """The siblings whose names the house's suggestion for a child avoids, among the parents'
+        children of its sex."""
+        ...
+
+    def renamed_characteristic(self, was: str, now: str) -> tuple[str, str] | None:
+        """The characteristic a child's changed sex renames (before, after); None: none."""
+        ...
+
+    def trait_value(self, campaign: Campaign, trait: str, roll: Roll, was: Any) -> TraitValue:
+        """A newborn's characteristic from its (corrected) roll."""
+        ...
+
+
+@runtime_checkable
+class SurvivalPlay(Protocol):
+    """Survival (A5; BloodLine B): who rolls, the rolls, and what Finish Survival adds."""
+
+    def due(self, campaign: Campaign, world: World, tables: Mapping[str, object]) -> list[SurvivalDue]:
+        """Everyone who must roll this turn, with the number needed and the modifier."""
+        ...
+
+    def adult_age(self) -> int:
+        """No survival roll before this age (what a refusal to roll a child says)."""
+        ...
+
+    def roll(
+        self,
+        campaign: Campaign,
+        world: World,
+        box: DiceBox,
+        chronicle: Chronicle,
+        *,
+        chosen: Sequence[int],
+        due: Mapping[int, SurvivalDue],
+        typed: Mapping[int, Entered],
+        tables: Mapping[str, object],
+    ) -> tuple[list[SurvivalResult], list[int]]:
+        """The rolls of the chosen characters (all due), their chronicle lines; the results and
+        who died (the service records the deaths)."""
+        ...
+
+    def pass_certain(self, campaign: Campaign) -> list[SurvivalResult]:
+        """Everyone due whose roll cannot change anything passes, logged as certain."""
+        ...
+
+    def before_close(self, campaign: Campaign) -> None:
+        """Refuse to close Survival while something of the ruleset's own is still to roll."""
+        ...
+
+    def after_successions(self, campaign: Campaign, box: DiceBox, chronicle: Chronicle) -> None:
+        """What Finish Survival does after the heirs are crowned (BloodLine: the turn's Stability)."""
+        ...
+
+    def reading(self, campaign: Campaign, character: Character, roll: Roll) -> SurvivalReading:
+        """What a survival roll (as it stands, or corrected) decided."""
+        ...
+
+    def death_line(self, character: Character, year: int, old: Roll, new: Roll) -> str:
+        """The chronicle's line for a death a corrected roll now causes."""
+        ...
+
+
+def nothing_before_close(campaign: Campaign) -> None:
+    """``SurvivalPlay.before_close`` of a ruleset whose survival rolls are all Survival has."""
+
+
+def nothing_after_successions(campaign: Campaign, box: DiceBox, chronicle: Chronicle) -> None:
+    """``SurvivalPlay.after_successions`` of a ruleset that adds nothing to Finish Survival."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Play:
+    """A ruleset's play: one implementation per step."""
+
+    births: BirthsPlay
+    survival: SurvivalPlay
+
+
+STEPS: tuple[str, ...] = ("births", "survival")
+"""The steps a play package implements (the fields of ``Play``)."""
+
+_PLAYS: dict[str, Play] = {}
+
+
+def register_play(ruleset: str, play: Play) -> Play:
+    """Called once per ruleset by its play package (from ``DynastiesConfig.ready()``)."""
+    if ruleset in _PLAYS:
+        raise RuleError(f"The ruleset {ruleset!r} has its play registered twice.", code="duplicate_play")
+    _PLAYS[ruleset] = play
+    return play
+
+
+def play_of(campaign: Campaign) -> Play:
+    """The play of the campaign's ruleset."""
+    try:
+        return _PLAYS[campaign.ruleset]
+    except KeyError:
+        raise RuleError(
+            f"The ruleset {campaign.ruleset!r} has no play package registered (dynasties/play/, listed in "
+            f"DynastiesConfig.ready()); registered: {', '.join(_PLAYS) or 'none'}.",
+            code="unknown_ruleset",
+        ) from None
+
+
+def registered_plays() -> dict[str, Play]:
+    """Every registered play, by ruleset name."""
+    return dict(_PLAYS)

@@ -1,0 +1,121 @@
+"""A ruleset is a registered play package (issue 35): every ruleset has one, with every step; the
+step services ask it and read no ruleset flag (``campaign.rules.<flag>``) themselves."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from campaign.models import Campaign
+from dynasties.services import play_registry
+from dynasties.services.play_registry import STEPS, BirthsPlay, Play, SurvivalPlay, play_of, register_play, registered_plays
+from rules import rulesets
+from rules.errors import RuleError
+
+ROOT = Path(__file__).resolve().parent.parent
+PROTOCOLS = {"births": BirthsPlay, "survival": SurvivalPlay}
+ASKING = ("births.py", "survival.py", "corrections.py")
+"""The step services that ask the play instead of reading the ruleset's flags."""
+RULESET_MODULES = {"rules.blood_royale", "rules.bloodline", "rules.eu_monarchs"}
+
+
+def test_every_ruleset_has_a_play_package_with_every_step() -> None:
+    plays = registered_plays()
+    assert sorted(plays) == sorted(r.name for r in rulesets())
+    assert STEPS == tuple(f.name for f in dataclasses.fields(Play)) == tuple(PROTOCOLS)
+    for name, play in plays.items():
+        for step in STEPS:
+            module = getattr(play, step)
+            assert isinstance(module, ModuleType), (name, step)
+            assert module.__name__.startswith("dynasties.play.") and module.__name__.endswith(f".{step}"), module.__name__
+            assert isinstance(module, PROTOCOLS[step]), (name, step)  # every function of the protocol is there
+
+
+def test_every_play_package_on_disk_is_registered() -> None:
+    on_disk = {p.parent.name for p in (ROOT / "dynasties" / "play").glob("*/__init__.py")}
+    registered = {play.births.__name__.split(".")[2] for play in registered_plays().values()}
+    assert on_disk == registered == {"blood_royale", "bloodline", "eu_monarchs"}
+
+
+def test_a_campaign_of_each_ruleset_gets_its_own_play() -> None:
+    births = {r.name: play_of(Campaign(ruleset=r.name)).births.__name__ for r in rulesets()}
+    assert len(set(births.values())) == len(births)  # one package per ruleset, none shared
+
+
+def test_an_unregistered_ruleset_gets_a_clear_error() -> None:
+    with pytest.raises(RuleError) as refused:
+        play_of(Campaign(ruleset="no-such-game"))
+    assert refused.value.code == "unknown_ruleset"
+    message = str(refused.value)
+    assert "'no-such-game' has no play package registered" in message
+    assert "DynastiesConfig.ready()" in message
+    for r in rulesets():
+        assert r.name in message  # it names the ones there are
+
+
+def test_a_play_is_registered_once() -> None:
+    name = rulesets()[0].name
+    with pytest.raises(RuleError) as refused:
+        register_play(name, registered_plays()[name])
+    assert refused.value.code == "duplicate_play"
+    assert registered_plays()[name] is play_registry.play_of(Campaign(ruleset=name))  # the first one stands
+
+
+# --- no ruleset flag read, no ruleset module imported, by the services that ask the play -------------
+
+
+def flag_reads(source: str) -> list[str]:
+    """Every ``<x>.rules.<name>`` read: a question to the ruleset object the play should answer."""
+    return [
+        f"{node.value.attr}.{node.attr} (line {node.lineno})"
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) and node.value.attr == "rules"
+    ]
+
+
+def ruleset_imports(source: str) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name in RULESET_MODULES]
+        elif isinstance(node, ast.ImportFrom) and node.module is not None:
+            found += [node.module] if node.module in RULESET_MODULES else []
+            found += [f"{node.module}.{a.name}" for a in node.names if f"{node.module}.{a.name}" in RULESET_MODULES]
+    return found
+
+
+@pytest.mark.parametrize("name", ASKING)
+def test_the_step_services_read_no_ruleset_flag_and_import_no_ruleset(name: str) -> None:
+    source = (ROOT / "dynasties" / "services" / name).read_text()
+    assert flag_reads(source) == []
+    assert ruleset_imports(source) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "count"),
+    [
+        ("if campaign.rules.effective_ages:\n    pass", 1),
+        ("x = world.campaign.rules.keeps_families or c.rules.monarch_table", 2),
+        ("succeeds = campaign.rules.birth_succeeds(faces)", 1),
+        ("play = play_of(campaign).births\nruleset = campaign.rules", 0),
+    ],
+)
+def test_the_flag_scan_counts_each_read(source: str, count: int) -> None:
+    assert len(flag_reads(source)) == count
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("from rules import blood_royale as br", ["rules.blood_royale"]),
+        ("from rules.bloodline import SURVIVAL", ["rules.bloodline"]),
+        ("import rules.eu_monarchs", ["rules.eu_monarchs"]),
+        ("from rules import birth_years\nfrom rules.dice import Entered", []),
+    ],
+)
+def test_the_import_scan_finds_a_ruleset_module(source: str, found: list[str]) -> None:
+    assert ruleset_imports(source) == found
