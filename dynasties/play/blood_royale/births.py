@@ -6,6 +6,8 @@ next a year later each."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from django.db.models import Q, QuerySet
@@ -15,8 +17,7 @@ from campaign.dice import DiceBox
 from campaign.models import Campaign, Roll
 from campaign.permissions import Actor
 from campaign.steps import Chronicle, load_tables
-from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Origin, Reign, Status
-from dynasties.selectors import CoupleStatus, birth_couples, is_aristocratic_parents
+from dynasties.models import BirthAttempt, Character, Dynasty, DynastyKind, Marriage, Origin, Reign, Status
 from dynasties.services.common import World
 from dynasties.services.play_registry import BirthTerms, CoupleOnBoard, CoupleTurn, ExtraAttempt, TraitValue, WifeSurvival
 from dynasties.services.setup import format_characteristics, roll_characteristics
@@ -97,6 +98,57 @@ class BirthContext:
             characteristics={},
             origin=Origin.BORN,
         )
+
+
+@dataclass(frozen=True)
+class CoupleStatus:
+    marriage: Marriage
+    attempts_made: int
+    children_this_turn: int
+    pending_sex: list[BirthAttempt]
+    problem: str | None
+    chance: Fraction
+
+    @property
+    def may_attempt(self) -> bool:
+        return self.problem is None
+
+
+def is_aristocratic_parents(match: Marriage) -> bool:
+    """The starting couple of the 3-player aristocratic family (A9)."""
+    house = match.husband.controlled_by
+    return bool(house and house.kind == DynastyKind.ARISTOCRATIC and match.husband.origin == Origin.SETUP)
+
+
+def birth_couples(campaign: Campaign) -> list[CoupleStatus]:
+    """Every wed couple with what it may do in this turn's Births step (a fixed number of queries).
+    No line is frozen here: that is BloodLine's rule (a passed-over heir married away)."""
+    year = campaign.current_year
+    marriages = list(
+        Marriage.objects.filter(campaign=campaign, ended_year__isnull=True, wedding_year__isnull=False)
+        .select_related("husband", "wife", "husband__controlled_by")
+        .order_by("pk")
+    )
+    attempts: dict[int, list[BirthAttempt]] = {}
+    for a in BirthAttempt.objects.filter(campaign=campaign, year=year).order_by("attempt"):
+        attempts.setdefault(a.marriage_id, []).append(a)
+    out = []
+    for m in marriages:
+        made = attempts.get(m.pk, [])
+        problem = br.couple_problem(
+            m.husband.as_person(), m.wife.as_person(), year, len(made), aristocratic_parents=is_aristocratic_parents(m)
+        )
+        out.append(
+            CoupleStatus(
+                marriage=m,
+                attempts_made=len(made),
+                children_this_turn=sum(1 for a in made if a.success),
+                pending_sex=[a for a in made if a.success and a.child_id is None],
+                problem=problem,
+                chance=br.birth_chance(),
+            )
+        )
+    return out
 
 
 def _birth_roll(box: DiceBox, match: Marriage, attempt_no: int, faces: Entered | None) -> Roll:
