@@ -264,6 +264,11 @@ class SurvivalPlay(Protocol):
         ...
 
 
+def families_kept() -> bool:
+    """``BirthsPlay.keeps_families`` of a ruleset whose houses keep families."""
+    return True
+
+
 def nothing_before_close(campaign: Campaign) -> None:
     """``SurvivalPlay.before_close`` of a ruleset whose survival rolls are all Survival has."""
 

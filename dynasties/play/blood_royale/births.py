@@ -19,7 +19,15 @@ from campaign.permissions import Actor
 from campaign.steps import Chronicle, load_tables
 from dynasties.models import BirthAttempt, Character, Dynasty, DynastyKind, Marriage, Origin, Reign, Status
 from dynasties.services.common import World
-from dynasties.services.play_registry import BirthTerms, CoupleOnBoard, CoupleTurn, ExtraAttempt, TraitValue, WifeSurvival
+from dynasties.services.play_registry import (
+    BirthTerms,
+    CoupleOnBoard,
+    CoupleTurn,
+    ExtraAttempt,
+    TraitValue,
+    WifeSurvival,
+    families_kept,
+)
 from dynasties.services.setup import format_characteristics, roll_characteristics
 from dynasties.services.survival import survival_due
 from rules import blood_royale as br
@@ -321,8 +329,7 @@ def trait_value(campaign: Campaign, trait: str, roll: Roll, was: Any) -> TraitVa
 # --- the Births page ------------------------------------------------------------------------------
 
 
-def keeps_families() -> bool:
-    return True
+keeps_families = families_kept
 
 
 def terms() -> BirthTerms:

@@ -19,7 +19,15 @@ from dynasties.selectors import FROZEN_LINE, frozen_lines
 from dynasties.services import bloodline_sequence as bls
 from dynasties.services.bloodline_sequence import couple_problem, minor_stock, parent_modifiers, roll_values, values_text
 from dynasties.services.common import World
-from dynasties.services.play_registry import BirthTerms, CoupleOnBoard, CoupleTurn, ExtraAttempt, TraitValue, WifeSurvival
+from dynasties.services.play_registry import (
+    BirthTerms,
+    CoupleOnBoard,
+    CoupleTurn,
+    ExtraAttempt,
+    TraitValue,
+    WifeSurvival,
+    families_kept,
+)
 from dynasties.services.survival import birth_penalties
 from rules import bloodline as bl
 from rules.dice import DiceSource, Entered
@@ -210,8 +218,7 @@ def trait_value(campaign: Campaign, trait: str, roll: Roll, was: Any) -> TraitVa
 # --- the Births page ------------------------------------------------------------------------------
 
 
-def keeps_families() -> bool:
-    return True
+keeps_families = families_kept
 
 
 def terms() -> BirthTerms:
