@@ -18,6 +18,7 @@ from campaign.models import Campaign, Roll
 from campaign.permissions import Actor
 from campaign.steps import Chronicle, load_tables
 from dynasties.models import BirthAttempt, Character, Dynasty, DynastyKind, Marriage, Origin, Reign, Status
+from dynasties.services.characteristics import format_characteristics, roll_characteristics
 from dynasties.services.common import World
 from dynasties.services.play_registry import (
     BirthTerms,
@@ -28,7 +29,6 @@ from dynasties.services.play_registry import (
     WifeSurvival,
     families_kept,
 )
-from dynasties.services.setup import format_characteristics, roll_characteristics
 from dynasties.services.survival import survival_due
 from rules import blood_royale as br
 from rules.dice import DiceSource, Entered

@@ -254,7 +254,7 @@ def board(campaign: Campaign, attempts: Mapping[int, Sequence[BirthAttempt]]) ->
     tables = load_tables(campaign)
     table: Any = tables[bl.SURVIVAL]
     world = World(campaign)
-    wives = {d.character.pk: d for d in bls.survival_due(world, birth_penalties(campaign), table)}
+    wives = {d.character.pk: d for d in bls.bloodline_due(world, birth_penalties(campaign), table)}
     frozen = frozen_lines(campaign)
     year = campaign.current_year
     couples = []

@@ -26,7 +26,7 @@ def due(campaign: Campaign, world: World, tables: Mapping[str, object]) -> list[
     """Every character, every turn, by effective age (``need``: the table's column)."""
     return [
         SurvivalDue(d.character, d.age, d.column, d.modifier, d.modifier)
-        for d in bls.survival_due(world, birth_penalties(campaign), tables[bl.SURVIVAL])  # type: ignore[arg-type]
+        for d in bls.bloodline_due(world, birth_penalties(campaign), tables[bl.SURVIVAL])  # type: ignore[arg-type]
     ]
 
 
@@ -97,7 +97,7 @@ def roll(
     table: Any = tables[bl.SURVIVAL]
     penalties = birth_penalties(campaign)
     rolled, dead = _apply(
-        world, box, chronicle, [d for d in bls.survival_due(world, penalties, table) if d.character.pk in chosen], typed, table
+        world, box, chronicle, [d for d in bls.bloodline_due(world, penalties, table) if d.character.pk in chosen], typed, table
     )
     return [SurvivalResult(d.character, tuple(r.faces), d.modifier, d.column, not outcome.dies) for d, r, outcome in rolled], dead
 
@@ -109,7 +109,7 @@ def pass_certain(campaign: Campaign) -> list[SurvivalResult]:
     box = DiceBox(campaign)
     passed: list[SurvivalResult] = []
     table: Any = tables[bl.SURVIVAL]
-    for d in bls.survival_due(world, birth_penalties(campaign), table):
+    for d in bls.bloodline_due(world, birth_penalties(campaign), table):
         if bl.survival_certain(table, d.effective_age, d.modifier):
             certain = box.certain(
                 bl.SURVIVAL_DICE,
