@@ -10,6 +10,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 
 from campaign.models import Campaign, Roll, RollSource, RollSubject
+from campaign.steps import report_rolls
 from rules.dice import DiceSource, DiceSpec, Entered, RandomSource, TypedTotal, validate_faces, validate_total
 
 PURPOSE_LABELS = {
@@ -126,7 +127,8 @@ class DiceBox:
         raise ValueError("roll is not pending in this box")
 
     def flush(self) -> list[Roll]:
-        """Write the queued rolls and their subjects (two statements)."""
+        """Write the queued rolls and their subjects (two statements), and report them to the open
+        outcome (``campaign.steps.Outcome``)."""
         if not self.pending:
             return []
         for roll, _ in self.pending:
@@ -140,5 +142,6 @@ class DiceBox:
         ]
         if subjects:
             RollSubject.objects.bulk_create(subjects)
+        report_rolls(rolls, subjects)
         self.pending = []
         return rolls

@@ -1,17 +1,28 @@
-"""The kernel's step machinery: the campaign's lock, the step it is at, its tables and the chronicle writer.
+"""The kernel's step machinery: the campaign's lock, the step it is at, its tables, the chronicle
+writer and the outcome of one action.
 
 Every service of every app plays a step through these; nothing here knows of dynasties or contracts.
+
+One request walks down once (``campaign.undo.step_action``): the action locks the campaign and raises
+its live version, then holds the locked row (:func:`holding`) so that a service's own
+:func:`lock_campaign` inside it takes that row as it is (no second lock, read or version), and opens
+an :class:`Outcome` (:func:`collecting`) to which the writers report what they wrote (the dice box,
+the chronicle, and the apps above with :func:`report`), so that a door answers with it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db import models, router, transaction
+
 from campaign import events, live
 from campaign.building import require_open
-from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, RuleTable, Step
+from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, Roll, RollSubject, RuleTable, Step
 from campaign.permissions import Seen, line_audience, line_seen
 from rules import get_ruleset
 from rules.errors import RuleError, StepOrderError
@@ -22,9 +33,13 @@ __all__ = [
     "STEP_WAITS",
     "Chronicle",
     "GameOver",
+    "Outcome",
     "Seen",
+    "collecting",
+    "holding",
     "load_tables",
     "lock_campaign",
+    "report",
     "require_open_game",
     "require_step",
     "set_step",
@@ -48,10 +63,46 @@ def lock_campaign(campaign: Campaign | int, *, seen: Seen = Seen.GM) -> Campaign
     (``campaign.live``): ``seen`` says who (``Seen.ALL``: every member, ``Seen.by(houses)``: those
     houses, ``Seen.PLAYERS``); unmarked, the GM alone. The chronicle lines it writes add their
     readers (:meth:`Chronicle.flush`). It refuses a campaign not open for play (being built, or its
-    set-up failed: ``campaign.building``)."""
-    locked = live.lock_and_raise(campaign.pk if isinstance(campaign, Campaign) else campaign, seen)
+    set-up failed: ``campaign.building``).
+
+    Inside a step action (:func:`holding`) the campaign is locked and counted already: the held row
+    is returned as it is, and ``seen`` only adds the audience the action's lock did not count
+    (``campaign.live.reveal``: no statement when it adds no one)."""
+    pk = campaign.pk if isinstance(campaign, Campaign) else campaign
+    held = _held().get(pk)
+    if held is not None and not transaction.get_autocommit(router.db_for_write(Campaign)):
+        live.reveal(held, seen)
+        return held
+    locked = live.lock_and_raise(pk, seen)
     require_open(locked)
     return locked
+
+
+_local = threading.local()
+"""This thread's step action: the campaign rows it holds locked (``held``) and its open outcomes."""
+
+
+def _held() -> dict[int, Campaign]:
+    held = getattr(_local, "held", None)
+    if held is None:
+        held = _local.held = {}
+    return held
+
+
+@contextmanager
+def holding(locked: Campaign) -> Iterator[Campaign]:
+    """While inside, :func:`lock_campaign` of this campaign returns ``locked`` (the caller locked it
+    in the transaction it runs in: ``campaign.undo.step_action``)."""
+    held = _held()
+    before = held.get(locked.pk)
+    held[locked.pk] = locked
+    try:
+        yield locked
+    finally:
+        if before is None:
+            held.pop(locked.pk, None)
+        else:
+            held[locked.pk] = before
 
 
 class GameOver(StepOrderError):
@@ -137,8 +188,79 @@ class Chronicle:
         to count when the lock said so already)."""
         if self.entries:
             ChronicleEntry.objects.bulk_create(self.entries)
+            report_lines(self.entries)
             seen = Seen.GM
             for entry in self.entries:
                 seen |= line_seen(entry.audience, entry.readers)
             self.entries = []
             live.reveal(self.campaign, seen)
+
+
+@dataclass
+class Outcome:
+    """What one action wrote, as its writers report it (no table is read back): the rolls with
+    their subjects (``campaign.dice.DiceBox.flush``), the chronicle lines (:meth:`Chronicle.flush`)
+    and whatever else an app reports under a label of its own (:func:`report`, e.g. ``"reigns"``).
+    A door serializes it (the API's ``act``)."""
+
+    rolls: list[Roll] = field(default_factory=list)
+    subjects: dict[int, list[RollSubject]] = field(default_factory=dict)
+    chronicle: list[ChronicleEntry] = field(default_factory=list)
+    records: dict[str, list[models.Model]] = field(default_factory=dict)
+
+    def add(self, label: str, *objs: models.Model) -> None:
+        self.records.setdefault(label, []).extend(objs)
+
+    def of(self, label: str) -> list[Any]:
+        return list(self.records.get(label, ()))
+
+
+def _outcomes() -> list[Outcome]:
+    stack = getattr(_local, "outcomes", None)
+    if stack is None:
+        stack = _local.outcomes = []
+    return stack
+
+
+@contextmanager
+def collecting() -> Iterator[Outcome]:
+    """Open an :class:`Outcome` for what is written inside (``campaign.undo.step_action`` opens one
+    per action); the writers report to the innermost open one."""
+    outcome = Outcome()
+    stack = _outcomes()
+    stack.append(outcome)
+    try:
+        yield outcome
+    finally:
+        stack.remove(outcome)
+
+
+def current_outcome() -> Outcome | None:
+    """The innermost open outcome, or None (a service called outside a step action)."""
+    stack = _outcomes()
+    return stack[-1] if stack else None
+
+
+def report(label: str, *objs: models.Model) -> None:
+    """Tell the open outcome that ``objs`` were written (``label``: what they are, e.g. ``"reigns"``);
+    nothing outside a step action."""
+    outcome = current_outcome()
+    if outcome is not None:
+        outcome.add(label, *objs)
+
+
+def report_rolls(rolls: list[Roll], subjects: list[RollSubject]) -> None:
+    """The dice box's report: the rolls written and their subjects."""
+    outcome = current_outcome()
+    if outcome is None:
+        return
+    outcome.rolls.extend(rolls)
+    for subject in subjects:
+        outcome.subjects.setdefault(subject.roll.pk, []).append(subject)  # the roll as given: no query
+
+
+def report_lines(entries: Iterable[ChronicleEntry]) -> None:
+    """The chronicle lines written (:meth:`Chronicle.flush`, or a line written alone)."""
+    outcome = current_outcome()
+    if outcome is not None:
+        outcome.chronicle.extend(entries)

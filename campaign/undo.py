@@ -45,7 +45,7 @@ from campaign.models import (
     UndoChange,
 )
 from campaign.permissions import Actor, Seen, require, rows_seen, seat_of, sees_undo_plan
-from campaign.steps import STEP_LABELS, lock_campaign
+from campaign.steps import STEP_LABELS, collecting, holding, lock_campaign
 from rules.errors import RuleError
 
 T = TypeVar("T")
@@ -332,7 +332,12 @@ def step_action(
     Refuses a missing key or one already used (:func:`key_refuse`: :class:`AlreadyDone`, or
     :class:`KeyReused` when an API key's ``use`` differs from its first), takes the checkpoint of
     the campaign's current step if this is the step's first action, records the key, then runs the
-    action: if the action fails, nothing stays, the key and the checkpoint included."""
+    action: if the action fails, nothing stays, the key and the checkpoint included.
+
+    The campaign is locked and its live version raised here, once: the action's services are handed
+    the locked row (``campaign.steps.holding``: their own ``lock_campaign`` takes it as it is) and
+    report what they write to the action's outcome (``campaign.steps.collecting``; the action reads
+    it with ``campaign.steps.current_outcome``)."""
     key = action_key(key, by=by, door=door)
     done = "That was already done (the same form was sent twice): nothing was done again."
     with transaction.atomic():
@@ -344,7 +349,12 @@ def step_action(
                 _key_keep(locked, key, label=label, by=by, use=use)
         except IntegrityError:
             raise AlreadyDone(done) from None
-        with audit.acting(by, year=locked.current_year, step=locked.step, label=label), changelog.recording(point):
+        with (
+            audit.acting(by, year=locked.current_year, step=locked.step, label=label),
+            changelog.recording(point),
+            holding(locked),
+            collecting(),
+        ):
             return action(locked)
 
 

@@ -28,6 +28,7 @@ from django.core.files.storage import default_storage
 from django.template.loader import render_to_string
 
 from campaign.models import Audience, Campaign, ChronicleEntry, RollSubject
+from campaign.permissions import prints_sheets_of, role_of
 from campaign.printing import render_pdf
 from campaign.steps import load_tables
 from dynasties.figures import Figures, figures
@@ -43,6 +44,13 @@ SHEET_MODIFIERS = 3  # lasting modifiers printed on a sheet; the character page 
 
 SHEET_TEMPLATE = "print/sheet.html"
 ANNOUNCEMENTS_TEMPLATE = "print/announcements.html"
+
+
+def may_print_dynasty(user: Any, dynasty: Dynasty | None, campaign: Campaign) -> bool:
+    """Whether ``user`` prints these sheets (a dynasty's, or a character's whose controller is
+    ``dynasty``): the policy's ``prints_sheets_of``, for the print door and the API's."""
+    role, mine = role_of(user, campaign)
+    return prints_sheets_of(role, mine, dynasty.pk if dynasty is not None else None)
 
 
 def turn_at_or_before(campaign: Campaign, year: int) -> int:

@@ -24,8 +24,10 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, URLPattern, path, reverse
+from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET, require_http_methods
 
+from campaign.live import page_version
 from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, DiceEntry, Step
 from campaign.permissions import (
     Forbidden,
@@ -33,7 +35,6 @@ from campaign.permissions import (
     may_act_for_any,
     may_correct_rolls,
     may_play,
-    require_couple,
     runs_the_turn,
     seat_of,
     visible,
@@ -439,6 +440,12 @@ def _field_problems(form: forms.Form) -> list[str]:
     ]
 
 
+VERSION_HEADER = "Regnal-Version"
+"""The header carrying the viewer's live version on a step's fragment, the answer to its own htmx
+form (the whole page has it on ``<main>``): his own write is not news to the page
+(``campaign.live.page_version``, ``pages/static/regnal-live.js``)."""
+
+
 @dataclass
 class CoupleLine:
     """One couple in the Births grid: what it has rolled, and the dice due now if the viewer may
@@ -494,11 +501,20 @@ def _totals(request: HttpRequest, campaign: Campaign) -> bool:
 
 
 def _couple_lines(
-    campaign: Campaign, board: BirthsBoard, role: str, mine: int | None, data: Any = None, *, totals: bool = False
+    campaign: Campaign,
+    board: BirthsBoard,
+    role: str,
+    mine: int | None,
+    data: Any = None,
+    *,
+    totals: bool = False,
+    houses: dict[int, Dynasty] | None = None,
 ) -> list[CoupleLine]:
     """The Births grid, a player's own couples first; bound to ``data`` (a POST) where it was typed in;
-    with ``totals``, each roll of two dice or more is typed as its total."""
-    houses = {d.pk: d for d in Dynasty.objects.filter(campaign=campaign)}
+    with ``totals``, each roll of two dice or more is typed as its total. ``houses``: the campaign's
+    dynasties by id, if the request has read them already (a grid's write does not change them)."""
+    if houses is None:
+        houses = {d.pk: d for d in Dynasty.objects.filter(campaign=campaign)}
     is_open = campaign.step == Step.BIRTHS
     terms, spec = board.terms, board.birth_dice
     lines = []
@@ -647,16 +663,59 @@ def _apply_births(plan: list[GridStep], by: Any) -> Any:
     return apply
 
 
-def _births_grid(request: HttpRequest, campaign: Campaign, role: str, mine: int | None) -> HttpResponse | Failure:
-    """The Births grid sent: every filled row checked first, then all written in one action."""
+@dataclass(frozen=True)
+class Entered:
+    """A grid's rows written: the page is drawn again (the lines' houses, read before, kept)."""
+
+    houses: dict[int, Dynasty]
+
+
+def _foreign_rows(lines: list[CoupleLine], data: Any) -> list[GridStep]:
+    """The rows of the grid's POST the viewer asked something of but may not roll for: each is sent
+    to its service as it was asked (the server's dice), so that the policy, asked there, refuses it."""
+    steps = []
+    for line in lines:
+        if line.may_act or not _asked_for(data, line.pk, ("a", "x", "r")):
+            continue
+        steps.append(GridStep("sex" if line.row.pending is not None else "attempt", line))
+    return steps
+
+
+def _refuse(request: HttpRequest, campaign: Campaign, label: str, apply: Any, refused: str) -> None:
+    """Send a grid's rows the viewer may not act on to their services, for the policy to refuse them
+    (403): the page draws no dice for them, so nothing is ever written for them here (had the policy
+    let them pass, the action is rolled back and ``refused`` said); any other refusal (the step is
+    closed), and the grid goes on to say it."""
+
+    def asked(c: Campaign) -> None:
+        apply(c)
+        raise PermissionDenied(refused)
+
+    try:
+        run_action(request, campaign, label, asked)
+    except ActionFailed:
+        return
+
+
+def _births_grid(request: HttpRequest, campaign: Campaign, role: str, mine: int | None) -> Entered | Failure:
+    """The Births grid sent: every filled row checked first, then all written in one action. Who
+    may roll for which couple is the services' to say (``births_attempt``, ``births_sex``): a row
+    of another house's couple is sent to them, and refused there (403)."""
     board = births_board(campaign)
-    for row in board.couples:
-        pk = row.marriage.pk
-        if _asked_for(request.POST, pk, ("a", "x", "r")):
-            require_couple(role, mine, row.dynasties)  # dice sent for another house's couple: the policy's 403
+    totals = _totals(request, campaign)
+    houses = {d.pk: d for d in Dynasty.objects.filter(campaign=campaign)}
+    lines = _couple_lines(campaign, board, role, mine, request.POST, totals=totals, houses=houses)
+    foreign = _foreign_rows(lines, request.POST) if campaign.step == Step.BIRTHS else []
+    if foreign:  # the policy's refusal (403) before anything else is looked at
+        _refuse(
+            request,
+            campaign,
+            "Births: rolls for another house",
+            _apply_births(foreign, request.user),
+            "You may roll only for your own dynasty's couples.",
+        )
     if campaign.step != Step.BIRTHS:
         return Failure("grid", None, _failed(_closed("Births", campaign)))
-    lines = _couple_lines(campaign, board, role, mine, request.POST, totals=_totals(request, campaign))
     plan = _births_plan(lines, request.POST)
     wrong = [line for line in lines if line.errors]
     if wrong:
@@ -683,21 +742,20 @@ def _births_grid(request: HttpRequest, campaign: Campaign, role: str, mine: int 
             messages.success(request, f"{kind}: {made.display_name} ({format_characteristics(made.characteristics)}).")
         else:
             messages.success(request, f"The child is named {made.display_name}.")
-    return redirect(reverse("pages:births", args=[campaign.slug]) + "#step")
+    return Entered(houses)
 
 
 def _nothing_entered(rows: int, what: str) -> str:
     return f"Nothing was entered: fix the {counted(rows, what)} marked below, then enter the dice again."
 
 
-def _births_post(request: HttpRequest, campaign: Campaign, role: str, mine: int | None) -> HttpResponse | Failure:
+def _births_post(request: HttpRequest, campaign: Campaign, role: str, mine: int | None) -> HttpResponse | Entered | Failure:
     op = request.POST.get("op", "")
     here = reverse("pages:births", args=[campaign.slug])
     user = request.user
     if op == "grid":
         return _births_grid(request, campaign, role, mine)
-    if op in ("roll_all", "finish"):
-        require_gm(role)
+    if op in ("roll_all", "finish"):  # the GM's: the services ask the policy (403 to anyone else)
         try:
             if op == "roll_all":
                 made = run_action(request, campaign, "Roll all remaining births", lambda c: births_roll_all(campaign=c, by=user))
@@ -715,30 +773,42 @@ def _births_post(request: HttpRequest, campaign: Campaign, role: str, mine: int 
     return Failure("unknown", None, _failed("Unknown action: reload the page and try again."))
 
 
+def htmx(request: HttpRequest) -> bool:
+    """The request is htmx's (a form swapping its part of the page in place)."""
+    return request.headers.get("HX-Request") == "true"
+
+
 @require_http_methods(["GET", "POST"])
 @login_required
 def births(request: HttpRequest, slug: str) -> HttpResponse:
     campaign, role, mine = member(request, slug)
     failure = None
+    houses = None
     if request.method == "POST":
         if not may_play(role):
             raise PermissionDenied("An observer only looks.")
         outcome = _births_post(request, campaign, role, mine)
         if isinstance(outcome, HttpResponse):
             return outcome
-        failure = outcome
-        campaign.refresh_from_db()
+        if isinstance(outcome, Entered):
+            if not htmx(request):  # a plain form: the page again, by its address
+                return redirect(reverse("pages:births", args=[campaign.slug]) + "#step")
+            houses = outcome.houses  # htmx: the step's fragment, drawn now (no redirect, no whole page)
+        else:
+            failure = outcome
+            campaign.refresh_from_db()
     board = births_board(campaign)
     lines = (
         failure.lines
         if failure is not None and failure.lines is not None
-        else _couple_lines(campaign, board, role, mine, totals=_totals(request, campaign))
+        else _couple_lines(campaign, board, role, mine, totals=_totals(request, campaign), houses=houses)
     )
     shown = [p for line in lines for p in (line.row.husband, line.row.wife, *(a.child for a in line.row.attempts if a.child))]
     label_names(campaign, shown)  # regnal numbers, living namesakes told apart
-    return render(
+    fragment = houses is not None  # htmx, after the grid's write: the step's part alone
+    response = render(
         request,
-        "pages/sequence/births.html",
+        "pages/sequence/_births_step.html" if fragment else "pages/sequence/births.html",
         context(
             campaign,
             role,
@@ -755,6 +825,10 @@ def births(request: HttpRequest, slug: str) -> HttpResponse:
         ),
         status=400 if failure else 200,
     )
+    if fragment:
+        response[VERSION_HEADER] = str(page_version(campaign, role, mine))
+    patch_vary_headers(response, ["HX-Request"])
+    return response
 
 
 # --- Survival and the succession decisions ---------------------------------------------------
@@ -819,10 +893,20 @@ def _survival_grid(request: HttpRequest, campaign: Campaign, role: str, mine: in
     (the rows left to the server roll on its dice)."""
     board = survival_board(campaign)
     shown = {_pk(v) for v in request.POST.getlist("rows")}
-    for row in board.rows:
-        pk = row.character.pk
-        if not may_act_for(role, mine, row.character.controlled_by_id) and (pk in shown or _asked_for(request.POST, pk, ("s",))):
-            raise PermissionDenied("You may roll only for your own dynasty's characters.")
+    foreign = [
+        row.character.pk
+        for row in board.rows
+        if not may_act_for(role, mine, row.character.controlled_by_id)
+        and (row.character.pk in shown or _asked_for(request.POST, row.character.pk, ("s",)))
+    ]
+    if foreign:  # rows of another house's characters: the service's policy refuses them (403), first
+        _refuse(
+            request,
+            campaign,
+            "Survival: rolls for another house",
+            lambda c: survival_roll(campaign=c, characters=foreign, by=request.user),
+            "You may roll only for your own dynasty's characters.",
+        )
     if campaign.step != Step.SURVIVAL:
         return Failure("grid", None, _failed(_closed("Survival", campaign)))
     lines = _survival_lines(board, role, mine, True, request.POST, totals=_totals(request, campaign))
@@ -927,8 +1011,6 @@ def _survival_post(request: HttpRequest, campaign: Campaign, role: str, mine: in
         due = next((s for s in _successions(campaign, role, mine) if s["due"].crown == crown), None)
         if due is None:
             return Failure("pass_over", crown, _failed(f"No succession of {crown or 'that crown'} is waiting for a decision."))
-        if not due["may_choose"]:
-            raise PermissionDenied("Only the crown's player (or the GM) decides its succession.")
         heirs = [_pk(v) for v in request.POST.getlist("heirs")]
         try:
             chosen = run_action(
@@ -947,7 +1029,7 @@ def _survival_post(request: HttpRequest, campaign: Campaign, role: str, mine: in
             )
         return redirect(f"{here}#succession")
     if op == "finish":
-        require_gm(role)
+        require_gm(role)  # before the form is judged (survival_close asks the policy again, in the action)
         form = FinishSurvivalForm(request.POST, auto_id="finish-%s")
         if not form.is_valid():
             return Failure("finish", None, form)

@@ -75,6 +75,7 @@ DATABASE_SUITES = (
     "test_audit.py",  # the audit trail's bulk writes
     "test_exchange.py",  # export/import: JSON fields, constraint names in integrity errors
     "test_query_counts.py",  # the queries each step makes
+    "test_query_counts_births.py",  # one Births pair through the page and the API, counted
     "test_jobs.py",  # the task queue's table, a job seen from another connection
     "test_building.py",  # a campaign not open for play: its row lock, its set-up retried, deleted raw
     "test_accounts.py",  # usernames: iexact (Unicode on PostgreSQL, ASCII on SQLite), the unique keys

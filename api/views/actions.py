@@ -4,11 +4,11 @@ made, the small output pieces, and the base view.
 - Typed dice: ``FacesField`` takes a list of whole numbers; :func:`check_faces` checks them against
   the campaign's dice and refuses with ``InvalidDice`` (400 ``invalid_dice``) naming the field;
   :func:`dice_field` does the same for a refusal raised by the services themselves.
-- :class:`Marks` notes where the campaign's rolls, chronicle and reigns stood before an action and
-  reads, inside the action's transaction, what it added: the rolls (faces, outcome, typed or not),
-  the chronicle lines the caller may see (``campaign.permissions.visible``) and the new reigns.
 - :func:`act` runs a service call through ``api.common.run_action`` (one transaction, the undo
-  checkpoint, the ``Idempotency-Key``) and returns its result with what it made.
+  checkpoint, the ``Idempotency-Key``) and returns its result with what it made: the action's
+  outcome as its writers reported it (``campaign.steps.Outcome``): the rolls (faces, outcome, typed
+  or not), the chronicle lines the caller may see (``campaign.permissions.may_read_line``) and the
+  reigns begun (reported by ``dynasties.services.regnal.enthrone``). No table is read back.
 
 No rule lives here: the views call the services; this module only shapes input and output."""
 
@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
-from django.db.models import Max, Prefetch
+from django.db.models import Prefetch, prefetch_related_objects
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.views import APIView
@@ -32,7 +32,8 @@ from api.views.chronicle import ChronicleOut
 from api.views.families import ReignOut, family_of
 from api.views.rolls import RollOut
 from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, Roll, RollSubject, Step
-from campaign.permissions import visible
+from campaign.permissions import Seat, may_read_line, seat_of
+from campaign.steps import Outcome, current_outcome
 from dynasties.models import Character, PassedOver, Reign
 from rules.dice import DiceSpec, TypedTotal, validate_faces, validate_total
 from rules.errors import InvalidDice, RuleError
@@ -111,44 +112,56 @@ class Made:
     reigns: list[Reign] = field(default_factory=list)
 
 
+SUBJECTS = RollSubject.objects.only("id", "roll_id", "character_id", "position").order_by("position", "pk")
+"""A roll's characters, as ``RollOut`` lists them."""
+
+
 def rolls_with_subjects(queryset: Any) -> Any:
     """Rolls ready for ``RollOut``: who typed them and their characters, in two more queries."""
-    return queryset.select_related("entered_by").prefetch_related(
-        Prefetch(
-            "subjects", queryset=RollSubject.objects.only("id", "roll_id", "character_id", "position").order_by("position", "pk")
-        )
-    )
+    return queryset.select_related("entered_by").prefetch_related(Prefetch("subjects", queryset=SUBJECTS))
 
 
-class Marks:
-    """Where the campaign's rolls, chronicle and reigns stood; :meth:`made` reads what came after.
-    Taken inside the action's transaction (the campaign is locked: nothing else of it is written)."""
+def _seat(request: Request, campaign: Campaign) -> Seat:
+    """The caller's seat, as the view resolved it (``api.common.CampaignScoped.viewer``), else asked."""
+    view = (getattr(request, "parser_context", None) or {}).get("view")
+    viewer = getattr(view, "_viewer", None)
+    if viewer is not None and viewer.campaign.pk == campaign.pk:
+        return Seat(request.user, viewer.role, viewer.dynasty)
+    return seat_of(request.user, campaign)
 
-    def __init__(self) -> None:
-        self.roll = Roll.objects.aggregate(m=Max("pk"))["m"] or 0
-        self.line = ChronicleEntry.objects.aggregate(m=Max("pk"))["m"] or 0
-        self.reign = Reign.objects.aggregate(m=Max("pk"))["m"] or 0
 
-    def made(self, user: Any, campaign: Campaign) -> Made:
-        rolls = rolls_with_subjects(Roll.objects.filter(campaign=campaign, pk__gt=self.roll)).order_by("pk")
-        lines = visible(user, campaign, ChronicleEntry.objects.filter(pk__gt=self.line)).order_by("pk")
-        reigns = Reign.objects.filter(campaign=campaign, pk__gt=self.reign).order_by("pk")
-        reigns = reigns.prefetch_related(Prefetch("passed_over", queryset=PassedOver.objects.order_by("pk")))
-        return Made(rolls=list(rolls), chronicle=list(lines), reigns=list(reigns))
+def made_of(outcome: Outcome, seat: Seat) -> Made:
+    """What an action's outcome shows the caller: its rolls with their subjects, the chronicle lines
+    his seat may read, the reigns it began (read again, with whom they passed over: two queries, and
+    none when it began none)."""
+    for roll in outcome.rolls:  # as a prefetch of ``subjects`` leaves them: no query to list them
+        subjects = RollSubject.objects.filter(roll_id=roll.pk)
+        subjects._result_cache = sorted(outcome.subjects.get(roll.pk, []), key=lambda s: (s.position, s.pk))  # type: ignore[attr-defined]
+        subjects._prefetch_done = True  # type: ignore[attr-defined]
+        roll._prefetched_objects_cache = {"subjects": subjects}  # type: ignore[attr-defined]
+    lines = [e for e in outcome.chronicle if may_read_line(seat, e.audience, e.readers)]
+    begun = [r.pk for r in outcome.of("reigns")]
+    reigns: list[Reign] = []
+    if begun:
+        reigns = list(Reign.objects.filter(pk__in=begun).order_by("pk"))
+        prefetch_related_objects(reigns, Prefetch("passed_over", queryset=PassedOver.objects.order_by("pk")))
+    return Made(rolls=sorted(outcome.rolls, key=lambda r: r.pk), chronicle=sorted(lines, key=lambda e: e.pk), reigns=reigns)
 
 
 def act(
     request: Request, campaign: Campaign, label: str, call: Callable[[Campaign], T], *, dice: str = "faces"
 ) -> tuple[T, Made]:
-    """``call(locked campaign)`` as one step action (``run_action``), with what it made; a refusal of
-    typed dice by the services names the input field ``dice``."""
+    """``call(locked campaign)`` as one step action (``run_action``), with what it made (its outcome,
+    :func:`made_of`); a refusal of typed dice by the services names the input field ``dice``."""
     made = Made()
+    seat = _seat(request, campaign)
 
     def action(locked: Campaign) -> T:
-        marks = Marks()
         result = call(locked)
-        found = marks.made(request.user, locked)
-        made.rolls, made.chronicle, made.reigns = found.rolls, found.chronicle, found.reigns
+        outcome = current_outcome()
+        if outcome is not None:
+            found = made_of(outcome, seat)
+            made.rolls, made.chronicle, made.reigns = found.rolls, found.chronicle, found.reigns
         return result
 
     with dice_field(dice):

@@ -12,7 +12,7 @@ from campaign import audit, events
 from campaign.dice import DiceBox
 from campaign.models import Audience, Campaign, ChronicleEntry, Step
 from campaign.permissions import Actor, require
-from campaign.steps import Chronicle, Seen, load_tables, lock_campaign, require_step, set_step
+from campaign.steps import Chronicle, Seen, load_tables, lock_campaign, report_lines, require_step, set_step
 from dynasties.models import Character, ControlChange, Dynasty, DynastyKind, Marriage, Modifier, Origin, Reign, Status
 from dynasties.services import bloodline_sequence as bls
 from dynasties.services import control
@@ -20,7 +20,7 @@ from dynasties.services import ending as game_ending
 from dynasties.services.claims import claims_review
 from dynasties.services.common import World
 from dynasties.services.crowns import crowns_review
-from dynasties.services.setup import starting_family
+from dynasties.services.setup import blood_royale_starting_family
 from rules import blood_royale as br
 from rules.dice import DiceSource
 from rules.errors import RuleError
@@ -89,6 +89,7 @@ def announcements_make(*, campaign: Campaign | int, source: DiceSource | None = 
         data={"sections": sections},
         audience=Audience.PUBLIC,
     )
+    report_lines([announcement])
     set_step(campaign, Step.INTERPHASE)
     return announcement
 
@@ -216,7 +217,7 @@ def _restart_extinct(world: World, chronicle: Chronicle, source: DiceSource | No
                 world.campaign, dynasty, box, chronicle, year=world.year, reign=not crown_reigns and bool(dynasty.crown)
             )
         else:
-            king = starting_family(
+            king = blood_royale_starting_family(
                 world.campaign,
                 dynasty,
                 world.campaign.optional_rules or {},

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from campaign.models import Campaign
+from campaign.steps import report
 from dynasties.models import Character, Crown, Reign
 from dynasties.selectors import named
 from rules.regnal import Crowned, labels, numeral, regnal_name
@@ -50,9 +51,11 @@ def enthrone(
     **fields: object,
 ) -> Reign:
     """A new reign of ``holder`` over ``crown`` from ``start_year``, with its numeral (none for an
-    elected Doge: ``numbered=False``)."""
+    elected Doge: ``numbered=False``). The action's outcome learns of it (``"reigns"``: the API answers with them)."""
     number = crowning_numeral(campaign, crown, holder, world=world) if numbered else None
-    return Reign.objects.create(campaign=campaign, crown=crown, holder=holder, start_year=start_year, numeral=number, **fields)
+    reign = Reign.objects.create(campaign=campaign, crown=crown, holder=holder, start_year=start_year, numeral=number, **fields)
+    report("reigns", reign)
+    return reign
 
 
 def renumber(campaign: Campaign, crown: str) -> int:

@@ -262,8 +262,9 @@
       });
   }
 
-  // A page's own htmx request (a grid's row sent) answers with the whole page it changed (hx-select
-  // takes a part): take that page's version, so the page's own write is not news.
+  // A page's own htmx request (a grid's row sent) answers with the page it changed, or only the
+  // step's part of it (pages.sequence.VERSION_HEADER) with the version in a Regnal-Version header
+  // (hx-select takes the part): take that version, so the page's own write is not news.
   document.addEventListener("htmx:beforeRequest", function (event) {
     sent++;
     lower = 0;
@@ -273,7 +274,8 @@
     var xhr = event.detail && event.detail.xhr;
     var root = main();
     if (!xhr || !root || xhr.status >= 400) return;
-    var found = /<main[^>]*\sdata-version="(\d+)"/.exec(xhr.responseText || "");
+    var header = xhr.getResponseHeader("Regnal-Version");
+    var found = header !== null && /^\d+$/.test(header) ? [header, header] : /<main[^>]*\sdata-version="(\d+)"/.exec(xhr.responseText || "");
     if (!found || Number(found[1]) < Number(root.dataset.version)) return;
     root.dataset.version = found[1];
     if (stale !== null && Number(found[1]) >= Number(stale)) dropBanner();

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import Prefetch, prefetch_related_objects
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -14,6 +15,7 @@ from api.schema import IDEMPOTENCY_KEY
 from api.serializers import LinkSerializer, link
 from api.views.actions import (
     MAX_DICE,
+    SUBJECTS,
     ActionView,
     CharacterRefSerializer,
     FacesField,
@@ -28,7 +30,7 @@ from api.views.actions import (
     odds,
     ref,
 )
-from api.views.families import CharacterOut
+from api.views.families import CharacterOut, Family
 from api.views.rolls import RollOut
 from api.views.sequence.common import rolls_by_pk
 from api.views.sequence.turn import TurnMadeSerializer, turn_result
@@ -331,7 +333,7 @@ class SexView(ActionView):
     def post(self, request: Request, slug: str, attempt: int) -> Response:
         v = self.viewer
         found = (
-            BirthAttempt.objects.select_related("marriage__husband", "marriage__wife")
+            BirthAttempt.objects.select_related("marriage__husband", "marriage__wife", "roll__entered_by")
             .filter(campaign=v.campaign, pk=attempt)
             .first()
         )
@@ -350,9 +352,12 @@ class SexView(ActionView):
             )
 
         child, made = act(request, v.campaign, f"Sex roll of the child of {found.marriage}", roll_sex)
-        found.refresh_from_db()
-        context = characters_context(self.out_context(), [child])
-        rolls = rolls_by_pk([found.roll_id])
+        found.child, found.child_birth_year = child, child.birth_year  # as the service wrote them: born that year
+        context = {**self.out_context(), "family": Family()}  # a child just born has no children nor matches
+        rolls: dict[int, Roll] = {}
+        if found.roll is not None:  # the birth roll, read with the attempt: its subjects only
+            prefetch_related_objects([found.roll], Prefetch("subjects", queryset=SUBJECTS))
+            rolls = {found.roll.pk: found.roll}
         body = {**made_data(made), "child": child, "attempt": _attempt(context, found, rolls)}
         return Response(SexMadeSerializer(body, context=context).data, status=status.HTTP_201_CREATED)
 

@@ -1,0 +1,163 @@
+"""One pass down per request (issue 35), measured on one typed Births pair: the birth roll of a wed
+couple (2d6 typed in), then its child's sex and characteristics (typed in), through the page's grid
+(htmx, as the page sends it) and through the API.
+
+Before: the page's attempt cost 37 queries plus 19 for the redirect's GET (56), the sex roll 44 + 19
+(63); the API's attempt 34, its sex roll 46 (SQLite, the step's first action: it opens the undo
+checkpoint). The campaign was locked and its live version raised twice per action, and the API
+read back what the action made from three table-wide ``MAX(pk)`` reads."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from campaign.models import Campaign, ChronicleEntry, Roll, RollSource
+from campaign.permissions import SYSTEM_ACTOR
+from campaign.steps import Outcome, collecting, current_outcome, lock_campaign
+from campaign.undo import new_action_key, step_action
+from dynasties.models import BirthAttempt, Marriage
+from dynasties.services import births_attempt
+from tests.api.conftest import url
+
+pytestmark = pytest.mark.django_db
+
+PAGE_ATTEMPT = 50
+"""The grid's typed birth roll answered with the step's fragment: the door (4), the grid checked
+against the board (12), the step action (12: lock, key, checkpoint, change log), the service (9),
+the board drawn again for the fragment (13)."""
+PAGE_SEX = 57
+API_ATTEMPT = 26
+API_SEX = 34
+
+
+def couple(campaign: Campaign, crown: str = "England") -> Marriage:
+    return Marriage.objects.get(campaign=campaign, husband__controlled_by__crown=crown, ended_year__isnull=True)
+
+
+def _sql(ctx: CaptureQueriesContext) -> list[str]:
+    return [q["sql"] for q in ctx.captured_queries]
+
+
+def _version_raises(sql: list[str]) -> int:
+    return sum(1 for s in sql if s.startswith('UPDATE "campaign_campaign"') and '"live_version" = ' in s.split("WHERE")[0])
+
+
+def _sex_fields(pk: int, attempt: BirthAttempt) -> dict[str, str]:
+    fields = {f"state-{pk}": f"sex-{attempt.pk}", f"x{pk}-sex": "2"}
+    for trait, face in ((1, "6"), (2, "3"), (3, "4")):
+        for die in (1, 2, 3):
+            fields[f"x{pk}-c{trait}_{die}"] = face
+    return fields
+
+
+def test_the_pages_births_pair_answers_with_the_steps_fragment(client, campaign, alice):
+    client.force_login(alice)
+    page = reverse("pages:births", args=[campaign.slug])
+    pk = couple(campaign).pk
+    typed = {"op": "grid", f"a{pk}-d1": "3", f"a{pk}-d2": "4", f"state-{pk}": "attempt-1"}
+    with CaptureQueriesContext(connection) as ctx:
+        answer = client.post(page, {**typed, "action_key": new_action_key()}, HTTP_HX_REQUEST="true")
+    assert answer.status_code == 200  # no redirect, no second request
+    body = answer.content.decode()
+    assert body.lstrip().startswith('<div id="step"') and "<main" not in body and "<html" not in body
+    assert "attempt 1: 3 + 4 = 7: a child! Now its sex." in body  # the message, in the fragment
+    assert f'name="x{pk}-sex"' in body  # the step as it is now: the child's sex is due
+    assert answer["Regnal-Version"].isdigit() and "HX-Request" in answer["Vary"]
+    assert len(ctx.captured_queries) <= PAGE_ATTEMPT, len(ctx.captured_queries)
+    assert _version_raises(_sql(ctx)) == 1  # locked and counted once
+    made = BirthAttempt.objects.get(marriage_id=pk)
+    assert made.success and made.roll.faces == [3, 4] and made.roll.source == RollSource.ENTERED
+
+    with CaptureQueriesContext(connection) as ctx:
+        answer = client.post(
+            page, {"op": "grid", "action_key": new_action_key(), **_sex_fields(pk, made)}, HTTP_HX_REQUEST="true"
+        )
+    assert answer.status_code == 200 and "A son: " in answer.content.decode()
+    assert len(ctx.captured_queries) <= PAGE_SEX, len(ctx.captured_queries)
+    made.refresh_from_db()
+    assert made.child is not None and made.child.sex == "M"
+
+
+def test_a_plain_post_of_the_grid_keeps_its_redirect(client, campaign, alice):
+    client.force_login(alice)
+    page = reverse("pages:births", args=[campaign.slug])
+    pk = couple(campaign).pk
+    answer = client.post(page, {"op": "grid", "action_key": new_action_key(), f"a{pk}-d1": "1", f"a{pk}-d2": "2"})
+    assert answer.status_code == 302 and answer["Location"].endswith("#step")
+    assert BirthAttempt.objects.filter(marriage_id=pk, success=False).count() == 1
+
+
+def test_another_houses_row_sent_to_the_grid_is_refused_by_the_policy(client, campaign, bob):
+    client.force_login(bob)  # France's player, dice for England's couple
+    page = reverse("pages:births", args=[campaign.slug])
+    pk = couple(campaign).pk
+    fields = {"op": "grid", "action_key": new_action_key(), f"a{pk}-d1": "3", f"a{pk}-d2": "4"}
+    assert client.post(page, fields, HTTP_HX_REQUEST="true").status_code == 403
+    assert not BirthAttempt.objects.filter(marriage_id=pk).exists()
+    assert not Roll.objects.filter(campaign=campaign, purpose="birth").exists()
+
+
+def test_the_apis_births_pair_answers_with_the_actions_outcome(campaign, alice):
+    client = APIClient()
+    client.force_login(alice)
+    pk = couple(campaign).pk
+    with CaptureQueriesContext(connection) as ctx:
+        answer = client.post(url(campaign, "births/attempts"), {"marriage": pk, "faces": [3, 4]}, format="json")
+    assert answer.status_code == 201, answer.content
+    sql = _sql(ctx)
+    assert not [s for s in sql if "MAX(" in s]  # no table-wide marks: the writers said what they wrote
+    assert _version_raises(sql) == 1
+    assert len(sql) <= API_ATTEMPT, len(sql)
+    body = answer.json()
+    roll = Roll.objects.get(campaign=campaign, purpose="birth")
+    assert [r["id"] for r in body["rolls"]] == [roll.pk] and body["rolls"][0]["faces"] == [3, 4]
+    assert body["rolls"][0]["entered_by"] == "alice" and len(body["rolls"][0]["characters"]) == 2
+    assert body["attempt"]["roll"]["id"] == roll.pk and body["chronicle"] == []
+
+    attempt = body["attempt"]["id"]
+    typed = {"faces": [2], "characteristic_faces": [[6, 6, 6], [3, 3, 3], [4, 4, 4]]}
+    with CaptureQueriesContext(connection) as ctx:
+        answer = client.post(url(campaign, f"births/attempts/{attempt}/sex"), typed, format="json")
+    assert answer.status_code == 201, answer.content
+    sql = _sql(ctx)
+    assert not [s for s in sql if "MAX(" in s] and _version_raises(sql) == 1
+    assert len(sql) <= API_SEX, len(sql)
+    body = answer.json()
+    written = list(Roll.objects.filter(campaign=campaign, pk__gt=roll.pk).order_by("pk"))
+    assert [r["id"] for r in body["rolls"]] == [r.pk for r in written] and len(written) == 4  # sex + 3 characteristics
+    assert [r["faces"] for r in body["rolls"]] == [[2], [6, 6, 6], [3, 3, 3], [4, 4, 4]]
+    child = body["child"]["id"]
+    assert all(r["characters"] and r["characters"][0]["id"] == child for r in body["rolls"])
+    line = ChronicleEntry.objects.get(campaign=campaign, kind="birth")
+    assert [(c["id"], c["text"]) for c in body["chronicle"]] == [(line.pk, line.text)]
+
+
+def test_a_service_inside_a_step_action_takes_the_locked_campaign_as_it_is(campaign):
+    before = Campaign.objects.values_list("live_version", flat=True).get(pk=campaign.pk)
+    seen: list[tuple[Campaign, Campaign, Outcome | None]] = []
+
+    def action(locked: Campaign) -> BirthAttempt:
+        again = lock_campaign(campaign.pk)
+        seen.append((locked, again, current_outcome()))
+        return births_attempt(campaign=campaign.pk, marriage=couple(campaign), faces=[5, 6], by=SYSTEM_ACTOR)
+
+    with CaptureQueriesContext(connection) as ctx:
+        made = step_action(campaign=campaign, key=new_action_key(), label="a birth roll", action=action, by=SYSTEM_ACTOR)
+    locked, again, outcome = seen[0]
+    assert again is locked and outcome is not None
+    assert [r.pk for r in outcome.rolls] == [made.roll_id]
+    assert _version_raises(_sql(ctx)) == 1
+    assert Campaign.objects.values_list("live_version", flat=True).get(pk=campaign.pk) == before + 1
+
+
+def test_a_service_called_alone_still_locks_itself(campaign):
+    before = Campaign.objects.values_list("live_version", flat=True).get(pk=campaign.pk)
+    with CaptureQueriesContext(connection) as ctx, collecting() as outcome:
+        births_attempt(campaign=campaign, marriage=couple(campaign), faces=[1, 1], by=SYSTEM_ACTOR)
+    assert _version_raises(_sql(ctx)) == 1  # its own lock: no step action holds the campaign
+    assert Campaign.objects.values_list("live_version", flat=True).get(pk=campaign.pk) == before + 1
+    assert [r.faces for r in outcome.rolls] == [[1, 1]]  # an open outcome hears of it all the same
