@@ -158,7 +158,8 @@ def _numerals(characters: Sequence[Character]) -> dict[int, list[int]]:
     out: dict[int, list[int]] = defaultdict(list)
     reigns = Reign.objects.filter(holder_id__in=[c.pk for c in characters], numeral__isnull=False)
     for holder, number in reigns.order_by("start_year", "pk").values_list("holder_id", "numeral"):
-        out[holder].append(number)
+        if number is not None:  # (never: filtered out)
+            out[holder].append(number)
     return out
 
 

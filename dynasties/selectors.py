@@ -156,7 +156,8 @@ def regnal_labels(campaign: Campaign, characters: Iterable[Character]) -> dict[i
         .order_by("start_year", "pk")
         .values_list("holder_id", "numeral")
     ):
-        numerals.setdefault(holder, []).append(number)
+        if number is not None:  # (never: filtered out)
+            numerals.setdefault(holder, []).append(number)
     out = labels(named(everyone.values(), numerals))
     return {pk: out[pk] for pk in shown}
 
