@@ -5,6 +5,7 @@ the modules inside it import each other directly, never through this package."""
 
 from dynasties.services.announcements import announcements_make, turn_advance
 from dynasties.services.births import births_attempt, births_finish, births_roll_all, births_sex
+from dynasties.services.deaths import character_die
 from dynasties.services.marriages import (
     Match,
     marriage_arrange,
@@ -17,7 +18,7 @@ from dynasties.services.marriages import (
     marriages_finish,
 )
 from dynasties.services.setup import DynastySpec, campaign_create
-from dynasties.services.survival import character_die, survival_finish, survival_roll
+from dynasties.services.survival import survival_finish, survival_roll
 
 __all__ = [
     "DynastySpec",

@@ -20,6 +20,7 @@ from dynasties.services import control, event_deaths, phases, regnal
 from dynasties.services.announcements import return_widowed
 from dynasties.services.common import World
 from dynasties.services.crowns import crowns_review
+from dynasties.services.deaths import character_die
 from dynasties.services.eu_monarchs import load_eu_tables
 from dynasties.services.pretenders import queens_accession_rebellions
 from dynasties.services.succession import (
@@ -31,7 +32,7 @@ from dynasties.services.succession import (
     resolve_successions,
     title,
 )
-from dynasties.services.survival import birth_penalties, character_die
+from dynasties.services.survival import birth_penalties
 from dynasties.services.titles import titles_pass_on
 from rules import blood_royale as br
 from rules import captures as caps
