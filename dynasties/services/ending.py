@@ -67,8 +67,8 @@ def opening_balances(campaign: Campaign) -> dict[int, int]:
     out: dict[int, int] = {}
     for row in first.exclude(payee__isnull=True).values("payee_id").annotate(s=Sum("amount")):
         out[row["payee_id"]] = out.get(row["payee_id"], 0) + int(row["s"])
-    for row in first.exclude(payer__isnull=True).values("payer_id").annotate(s=Sum("amount")):
-        out[row["payer_id"]] = out.get(row["payer_id"], 0) - int(row["s"])
+    for paid in first.exclude(payer__isnull=True).values("payer_id").annotate(s=Sum("amount")):
+        out[paid["payer_id"]] = out.get(paid["payer_id"], 0) - int(paid["s"])
     return out
 
 
