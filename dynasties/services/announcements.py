@@ -128,21 +128,21 @@ def return_widowed(
     acting_regents = {r.regent_id for r in world.open_reigns() if r.regent_id and r.regency_end_year is None}
     changed: list[Character] = []
     moves: list[ControlChange] = []  # written in one statement below
-    ended = list(ended)
+    widowed = list(ended)
     if former_regents is not None:  # each former regent's latest widowhood only
         latest: dict[int, Marriage] = {}
-        for m in sorted(ended, key=lambda m: (m.ended_year or 0, m.pk)):
+        for m in sorted(widowed, key=lambda m: (m.ended_year or 0, m.pk)):
             for pk in (m.husband_id, m.wife_id):
                 if pk in former_regents:
                     latest[pk] = m
-        ended = sorted(set(latest.values()), key=lambda m: m.pk)
+        widowed = sorted(set(latest.values()), key=lambda m: m.pk)
     the_dead = {
         c.pk: c
         for c in Character.objects.filter(
-            pk__in=[pk for m in ended for pk in (m.husband_id, m.wife_id) if pk not in world.characters]
+            pk__in=[pk for m in widowed for pk in (m.husband_id, m.wife_id) if pk not in world.characters]
         )
     }
-    for match in ended:
+    for match in widowed:
         husband_died = match.end_cause == "death of the husband"
         dead_id, survivor_id = (match.husband_id, match.wife_id) if husband_died else (match.wife_id, match.husband_id)
         survivor = world.characters.get(survivor_id)
@@ -150,9 +150,9 @@ def return_widowed(
             continue  # died too, or already wed again
         if survivor_id in acting_regents:
             continue  # the surviving spouse as regent stays until the regency ends (then as any widow)
-        dead = world.characters.get(dead_id) or the_dead[dead_id]
+        late_spouse = world.characters.get(dead_id) or the_dead[dead_id]
         # "Monarchs may not abdicate, nor be deposed": a Queen regnant widowed by a King does not retire
-        if husband_died and dead_id in kings_died and dead.sex == "M" and survivor_id not in reigning:
+        if husband_died and dead_id in kings_died and late_spouse.sex == "M" and survivor_id not in reigning:
             survivor.status = Status.RETIRED
             survivor.retired_year = year
             survivor.prince_piece = ""
@@ -164,7 +164,7 @@ def return_widowed(
             )
             chronicle.add(
                 "retirement",
-                f"{survivor.display_name}, widow of King {dead.display_name}, retires from the game "
+                f"{survivor.display_name}, widow of King {late_spouse.display_name}, retires from the game "
                 "(queen mothers never remarry).",
                 character=survivor.pk,
             )
