@@ -136,7 +136,7 @@ def later_dependents(campaign: Campaign, step: str, people: Sequence[int]) -> li
     year = campaign.current_year
     problems: list[str] = []
     touched = (
-        Marriage.history.filter(campaign_id=campaign.pk, history_year=year, history_step__in=later)  # type: ignore[attr-defined]
+        Marriage.history.filter(campaign_id=campaign.pk, history_year=year, history_step__in=later)
         .filter(Q(husband_id__in=people) | Q(wife_id__in=people))
         .exclude(history_change_reason__startswith="Correct roll")
         .order_by("history_date")
@@ -356,12 +356,12 @@ def _refuse_if_depended_on(campaign: Campaign, attempt: BirthAttempt, child: Cha
         else:
             held = sorted(
                 {
-                    model._meta.verbose_name
+                    str(model._meta.verbose_name)
                     for model, rows in collector.data.items()
                     if rows and model not in (Character, RollSubject)
                 }
                 | {
-                    field.model._meta.verbose_name
+                    str(field.model._meta.verbose_name)
                     for (field, _), found in collector.field_updates.items()
                     if field.model is not BirthAttempt and any(f.exists() if hasattr(f, "exists") else f for f in found)
                 }
@@ -596,7 +596,7 @@ def _succession_undo(campaign: Campaign, character: Character) -> list[str]:
     # a regent named for the heir goes with the heir's reign: one chosen from the family, or a baron
     # created for it ('characteristic die rolls are made for him': they stay in the log, withdrawn)
     barons = {
-        r.regent_id: r.regent
+        r.regent.pk: r.regent
         for r in successors
         if r.regent is not None and r.regent.origin == Origin.BARON and r.regent.birth_year <= year
     }
@@ -729,7 +729,7 @@ def _revive(campaign: Campaign, character: Character, *, problems: Sequence[str]
         problems += check(campaign, character)
     if problems:
         raise CorrectionRefused(f"{name}'s death cannot be reversed: " + "; ".join(problems) + ".", code="depends")
-    history = Character.history.filter(id=character.pk, status=Status.ALIVE).order_by("-history_date", "-history_id")  # type: ignore[attr-defined]
+    history = Character.history.filter(id=character.pk, status=Status.ALIVE).order_by("-history_date", "-history_id")
     piece = history.values_list("prince_piece", flat=True).first() or ""
     audit.update(
         Character.objects.filter(pk=character.pk), status=Status.ALIVE, death_year=None, death_cause="", prince_piece=piece
