@@ -19,7 +19,6 @@ from typing import Any
 
 from django.db import transaction
 
-from campaign.dice import DiceSource
 from campaign.models import Campaign, RuleTable
 from campaign.permissions import Actor, require
 from campaign.steps import Seen, lock_campaign
@@ -27,6 +26,7 @@ from dynasties.models import Crown, DynastyKind, Reign
 from dynasties.services import eu_monarchs as monarchs
 from dynasties.services.setup import DynastySpec
 from rules import eu_monarchs as eu
+from rules.dice import DiceSource
 from rules.errors import IllegalOption, RuleError
 from rules.names import COUNTRIES as NAMES
 
@@ -267,7 +267,7 @@ def _first_monarch(
             campaign=campaign, crown=c.country, given_name=c.given_name.strip() or None, source=source, by=by
         ).reign
     if c.first == TYPED:
-        values = c.values() or {}
+        typed = c.values() or {}
         given, numeral = eu.split_numeral(c.given_name)
         if numeral is not None:
             _count_earlier(campaign, c.country, given, numeral)
@@ -275,9 +275,9 @@ def _first_monarch(
             campaign=campaign,
             crown=c.country,
             given_name=given,
-            adm=values["adm"],
-            dip=values["dip"],
-            mil=values["mil"],
+            adm=typed["adm"],
+            dip=typed["dip"],
+            mil=typed["mil"],
             reign_turns=c.reign_turns,
             numbered=numeral is not None,  # "Henri III" counts the crown's Henris; "Báthory" has no numeral
             by=by,
