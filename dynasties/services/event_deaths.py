@@ -123,7 +123,7 @@ def families(campaign: Campaign) -> list[Family]:
     people = {c.pk: c for c in Character.objects.filter(campaign=campaign, pk__in=wanted).select_related("controlled_by")}
     children: dict[int, list[Character]] = {}
     for child in young.select_related("controlled_by").order_by("birth_year", "birth_order", "pk"):
-        for parent in {child.father_id, child.mother_id} & set(held):
+        for parent in held.keys() & {child.father_id, child.mother_id}:
             children.setdefault(parent, []).append(child)
     out = []
     for governor_id, his in held.items():

@@ -258,7 +258,7 @@ def _from_register(campaign: Campaign, house: Dynasty, entry: rules.InterphaseEn
 
 
 def _as_data(value: rules.Provinces | None) -> int | list[str] | None:
-    return list(value) if isinstance(value, list | tuple) else value
+    return value if value is None or isinstance(value, int) else list(value)
 
 
 def _compute(campaign: Campaign, dynasty: Dynasty, entry: rules.InterphaseEntry) -> rules.InterphaseResult:

@@ -191,7 +191,8 @@ def pretender_buy_back(*, campaign: Campaign | int, character: Character | int, 
             code="not_pretender",
             fields={"character": "not_pretender"},
         )
-    require(by, campaign, "house", dynasty=pretender.pretender_of_id, what="only the house that lost a Pretender buys him back")
+    home_id = pretender.pretender_of_id
+    require(by, campaign, "house", dynasty=home_id, what="only the house that lost a Pretender buys him back")
     if pretender.status != Status.ALIVE:
         raise RuleError(
             f"{pretender.display_name} is {pretender.get_status_display().lower()}: only a living Pretender can be bought back "
@@ -201,7 +202,7 @@ def pretender_buy_back(*, campaign: Campaign | int, character: Character | int, 
         )
     world = World(campaign, living_only=True)
     pretender = world.characters[pretender.pk]
-    home = world.dynasties[pretender.pretender_of_id]
+    home = world.dynasties[home_id]
     holder = world.dynasties.get(pretender.controlled_by_id or 0)
     if holder is None or holder.pk == home.pk:
         raise RuleError(

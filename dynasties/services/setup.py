@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.text import slugify
@@ -156,7 +157,7 @@ def campaign_create(
     RuleTable.objects.bulk_create(
         [RuleTable(campaign=campaign, key=k, data=v) for k, v in defaults_for(rules.DEFAULT_TABLES).items()]
     )
-    if audit.person(by) is not None:  # its creator is its GM (a command's campaign has none yet)
+    if isinstance(by, User) and audit.person(by) is not None:  # its creator is its GM (a command's campaign has none yet)
         Membership.objects.create(campaign=campaign, user=by, role=Role.GM)
 
     box = DiceBox(campaign, source=source, by=by, step="setup")
