@@ -44,7 +44,7 @@ from campaign.models import (
     Step,
     UndoChange,
 )
-from campaign.permissions import Actor, Seen, require, rows_seen, seat_of, sees_undo_plan
+from campaign.permissions import Actor, Seen, forget_seats, require, rows_seen, seat_of, sees_undo_plan
 from campaign.steps import STEP_LABELS, collecting, holding, lock_campaign
 from rules.errors import RuleError
 
@@ -325,6 +325,7 @@ def step_action(
     by: Actor,
     door: str = "page",
     use: KeyUse | None = None,
+    seen: Seen = Seen.GM,
 ) -> T:
     """Run one action of game night (``action`` calls the services, each given ``by`` itself: the
     trail records ``by``, the policy asks each service's own) in one transaction.
@@ -337,25 +338,30 @@ def step_action(
     The campaign is locked and its live version raised here, once: the action's services are handed
     the locked row (``campaign.steps.holding``: their own ``lock_campaign`` takes it as it is) and
     report what they write to the action's outcome (``campaign.steps.collecting``; the action reads
-    it with ``campaign.steps.current_outcome``)."""
+    it with ``campaign.steps.current_outcome``). ``seen``: who the action's services say see its
+    write (their own ``lock_campaign(seen=...)``), counted by the lock at once (one statement less);
+    a service still adds whom it shows the write to beyond it (``campaign.live.reveal``)."""
     key = action_key(key, by=by, door=door)
     done = "That was already done (the same form was sent twice): nothing was done again."
     with transaction.atomic():
-        locked = lock_campaign(campaign)
+        locked = lock_campaign(campaign, seen=seen)
         key_refuse(key, campaign=locked, use=use, done=done)
         point = _step_checkpoint(locked, label=label, by=by)
-        try:
-            with transaction.atomic():
+        try:  # no savepoint of its own: a key kept twice (a race past key_refuse) fails the whole action
+            with transaction.atomic(savepoint=False):
                 _key_keep(locked, key, label=label, by=by, use=use)
         except IntegrityError:
             raise AlreadyDone(done) from None
-        with (
-            audit.acting(by, year=locked.current_year, step=locked.step, label=label),
-            changelog.recording(point),
-            holding(locked),
-            collecting(),
-        ):
-            return action(locked)
+        try:
+            with (
+                audit.acting(by, year=locked.current_year, step=locked.step, label=label),
+                changelog.recording(point),
+                holding(locked),
+                collecting(),
+            ):
+                return action(locked)
+        finally:
+            forget_seats()  # the action may have moved a seat (an undo's house gone): read again after it
 
 
 def _latest(campaign: Campaign) -> Checkpoint | None:
@@ -382,7 +388,9 @@ def _step_checkpoint(campaign: Campaign, *, label: str, by: Actor) -> Checkpoint
     latest = _latest(campaign)
     if latest is not None and _in_step(latest, campaign):
         return latest
-    return _checkpoint_create(campaign, label=label, by=by, kind=CheckpointKind.STEP.value)
+    # none yet: none to forget; the newest opened this year: every one opened this year forgot the old ones already
+    prune = latest is not None and latest.year != campaign.current_year
+    return _checkpoint_create(campaign, label=label, by=by, kind=CheckpointKind.STEP.value, prune=prune)
 
 
 def checkpoint_take(campaign: Campaign, *, label: str, by: Actor) -> Checkpoint | None:
@@ -393,9 +401,12 @@ def checkpoint_take(campaign: Campaign, *, label: str, by: Actor) -> Checkpoint 
     return _checkpoint_create(campaign, label=label, by=by, kind=CheckpointKind.STEP.value)
 
 
-def _checkpoint_create(campaign: Campaign, *, label: str, by: Actor, kind: str) -> Checkpoint:
-    oldest = campaign.current_year - KEEP_TURNS * campaign.turn_length
-    Checkpoint.objects.filter(campaign=campaign, year__lte=oldest).delete()
+def _checkpoint_create(campaign: Campaign, *, label: str, by: Actor, kind: str, prune: bool = True) -> Checkpoint:
+    """A new change set, after forgetting those older than :data:`KEEP_TURNS` (unless ``prune`` is
+    false: the caller knows there are none)."""
+    if prune:
+        oldest = campaign.current_year - KEEP_TURNS * campaign.turn_length
+        Checkpoint.objects.filter(campaign=campaign, year__lte=oldest).delete()
     return Checkpoint.objects.create(
         campaign=campaign,
         year=campaign.current_year,
@@ -421,8 +432,11 @@ def change_set(campaign: Campaign | int, *, label: str, by: Actor) -> Iterator[C
         before = _campaign_row(locked)
         name = locked.name
         point = _checkpoint_create(locked, label=label, by=by, kind=CheckpointKind.DESK.value)
-        with audit.acting(by, year=locked.current_year, step=locked.step, label=label), changelog.recording(point):
-            yield locked
+        try:
+            with audit.acting(by, year=locked.current_year, step=locked.step, label=label), changelog.recording(point):
+                yield locked
+        finally:
+            forget_seats()  # a desk save may move a seat: read again after it
         after = Campaign.objects.filter(pk=locked.pk).values(*CAMPAIGN_FIELDS, "name").first() or {}
         renamed = after.pop("name", name) != name
         first: dict[str, dict[int, str | None]] = {}
