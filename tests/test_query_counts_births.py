@@ -8,8 +8,9 @@ checkpoint). The campaign was locked and its live version raised twice per actio
 read back what the action made from three table-wide ``MAX(pk)`` reads. Then (one pass down, the
 fragment) 50, 57, 26 and 34; now the door reads the seat with its campaign once for the request
 (the policy asked by the service reuses it), the lock counts whom the write shows to, the key and
-the service inside the step action take no savepoint of their own, and a step's first checkpoint
-forgets old ones only when some may be old."""
+the service inside the step action take no savepoint of their own, a step's first checkpoint
+forgets old ones only when some may be old, and the sex roll reads the birth roll with its attempt
+(its link checked in memory)."""
 
 from __future__ import annotations
 
@@ -36,12 +37,12 @@ PAGE_ATTEMPT = 42
 seat with its campaign), the grid checked against the board (12), the step action (9, as the
 API's), the service (5: the couple, its attempts, the roll, its subjects, the attempt), the board
 drawn again for the fragment (13)."""
-PAGE_SEX = 50
+PAGE_SEX = 49
 API_ATTEMPT = 18
 """The door (3: session, user, the seat with its campaign), the couple for the label (1), the step
 action (9: its savepoint and release, the lock, the key read and kept, the checkpoint read and
 written, the change log's flag set and cleared), the service (5)."""
-API_SEX = 27
+API_SEX = 26
 
 
 def couple(campaign: Campaign, crown: str = "England") -> Marriage:

@@ -75,7 +75,9 @@ def births_sex(
     require_step(campaign, Step.BIRTHS)
     pk = attempt.pk if isinstance(attempt, BirthAttempt) else attempt
     try:
-        found = BirthAttempt.objects.select_related("marriage__husband", "marriage__wife").get(pk=pk, campaign=campaign)
+        # with its roll: the links are checked in memory on save (campaign.integrity)
+        with_roll = BirthAttempt.objects.select_related("marriage__husband", "marriage__wife", "roll")
+        found = with_roll.get(pk=pk, campaign=campaign)
     except BirthAttempt.DoesNotExist:
         raise NotFound(f"There is no birth attempt #{pk} in {campaign.name}.") from None
     require(by, campaign, "couple", houses=couple_houses(found.marriage))
