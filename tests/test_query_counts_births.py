@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 from django.core.signals import request_finished, request_started
-from django.db import connection, transaction
+from django.db import close_old_connections, connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from rest_framework.test import APIClient
@@ -225,6 +225,8 @@ def test_a_request_reads_the_seat_once_until_a_seat_or_a_write_changes(campaign,
         role_of(alice, campaign)
         role_of(alice, campaign)
     assert len(ctx.captured_queries) == 2  # no request: no memo
+    request_started.disconnect(close_old_connections)  # as the test client does: the test's connection stays open
+    request_finished.disconnect(close_old_connections)
     request_started.send(sender=None)
     try:
         with CaptureQueriesContext(connection) as ctx:
@@ -244,6 +246,8 @@ def test_a_request_reads_the_seat_once_until_a_seat_or_a_write_changes(campaign,
         assert not ctx.captured_queries  # the door's read serves the policy
     finally:
         request_finished.send(sender=None)
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
     with CaptureQueriesContext(connection) as ctx:
         role_of(alice, campaign)
     assert len(ctx.captured_queries) == 1
