@@ -30,6 +30,7 @@ from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import IntegrityError, connections, models, transaction
 from django.db.models import QuerySet
+from django.utils import timezone
 
 from campaign import audit, changelog, live, registry
 from campaign.models import (
@@ -304,6 +305,41 @@ def _key_keep(campaign: Campaign, key: str, *, label: str, by: Actor | None, use
     )
 
 
+def _key_claim(campaign: Campaign, key: str, *, label: str, by: Actor | None, use: KeyUse | None) -> bool:
+    """Keep ``key`` for this action unless it was used already, in any campaign: one statement
+    (``INSERT ... SELECT ... WHERE NOT EXISTS``, with RETURNING). False: it was used (the caller
+    asks :func:`key_refuse` why). Without RETURNING (SQLite before 3.35): a look-up, then the insert."""
+    connection = connections[ActionKey.objects.db]
+    if not connection.features.can_return_columns_from_insert:
+        if ActionKey.objects.filter(key=key).exists():
+            return False
+        _key_keep(campaign, key, label=label, by=by, use=use)
+        return True
+    request, fingerprint = (use.request[:REQUEST_MAX], use.fingerprint) if use is not None else ("", "")
+    who = audit.person(by)
+    values = {
+        "campaign": campaign.pk,
+        "key": key,
+        "label": label[:200],
+        "by": None if who is None else who.pk,
+        "created_at": timezone.now(),
+        "request": request,
+        "fingerprint": fingerprint,
+    }
+    fields = [ActionKey._meta.get_field(name) for name in values]
+    params = [f.get_db_prep_save(v, connection) for f, v in zip(fields, values.values(), strict=True)]
+    q = connection.ops.quote_name
+    table, column = q(ActionKey._meta.db_table), q(ActionKey._meta.get_field("key").column)
+    sql = (
+        f"INSERT INTO {table} ({', '.join(q(f.column) for f in fields)}) "  # noqa: S608 (names, not input)
+        f"SELECT {', '.join(['%s'] * len(fields))} WHERE NOT EXISTS (SELECT 1 FROM {table} WHERE {column} = %s) "
+        f"RETURNING {q(ActionKey._meta.pk.column)}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, key])
+        return cursor.fetchone() is not None
+
+
 def action_key(key: str | None, *, by: Actor | None, door: str = "page") -> str:
     """The stored form of a door's one-time key: kept per door and per user, so that no key sent
     through one door (a page's form) or by one user can ever match another's (the system's and an
@@ -345,13 +381,15 @@ def step_action(
     done = "That was already done (the same form was sent twice): nothing was done again."
     with transaction.atomic():
         locked = lock_campaign(campaign, seen=seen)
-        key_refuse(key, campaign=locked, use=use, done=done)
-        point = _step_checkpoint(locked, label=label, by=by)
-        try:  # no savepoint of its own: a key kept twice (a race past key_refuse) fails the whole action
+        try:  # no savepoint of its own: a key kept twice (a race past its check) fails the whole action
             with transaction.atomic(savepoint=False):
-                _key_keep(locked, key, label=label, by=by, use=use)
+                claimed = _key_claim(locked, key, label=label, by=by, use=use)
         except IntegrityError:
             raise AlreadyDone(done) from None
+        if not claimed:  # used already, in this campaign or another: why, and refused
+            key_refuse(key, campaign=locked, use=use, done=done)
+            raise AlreadyDone(done)  # (gone since it was seen: refused all the same)
+        point = _step_checkpoint(locked, label=label, by=by)
         try:
             with (
                 audit.acting(by, year=locked.current_year, step=locked.step, label=label),

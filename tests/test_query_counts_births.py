@@ -8,7 +8,8 @@ checkpoint). The campaign was locked and its live version raised twice per actio
 read back what the action made from three table-wide ``MAX(pk)`` reads. Then (one pass down, the
 fragment) 50, 57, 26 and 34; now the door reads the seat with its campaign once for the request
 (the policy asked by the service reuses it), the lock counts whom the write shows to, the key and
-the service inside the step action take no savepoint of their own, a step's first checkpoint
+the service inside the step action take no savepoint of their own, the key is checked and kept in
+one statement (``INSERT ... WHERE NOT EXISTS``: used in any campaign, it is refused), a step's first checkpoint
 forgets old ones only when some may be old, and the sex roll reads the birth roll with its attempt
 (its link checked in memory)."""
 
@@ -32,17 +33,17 @@ from tests.api.conftest import url
 
 pytestmark = pytest.mark.django_db
 
-PAGE_ATTEMPT = 42
+PAGE_ATTEMPT = 41
 """The grid's typed birth roll answered with the step's fragment: the door (3: session, user, the
-seat with its campaign), the grid checked against the board (12), the step action (9, as the
+seat with its campaign), the grid checked against the board (12), the step action (8, as the
 API's), the service (5: the couple, its attempts, the roll, its subjects, the attempt), the board
 drawn again for the fragment (13)."""
-PAGE_SEX = 49
-API_ATTEMPT = 18
+PAGE_SEX = 48
+API_ATTEMPT = 17
 """The door (3: session, user, the seat with its campaign), the couple for the label (1), the step
-action (9: its savepoint and release, the lock, the key read and kept, the checkpoint read and
+action (8: its savepoint and release, the lock, the key checked and kept, the checkpoint read and
 written, the change log's flag set and cleared), the service (5)."""
-API_SEX = 26
+API_SEX = 25
 
 
 def couple(campaign: Campaign, crown: str = "England") -> Marriage:
