@@ -1,9 +1,10 @@
 """One exception handler for the whole API: every error is ``{"code", "message", "fields"}``.
 
-- ``RuleError`` and its subclasses keep their own code and status (``StepOrderError`` and
-  ``campaign.undo.AlreadyDone`` are 409, ``NotFound`` 404, the rest 400);
+- ``RuleError`` and its subclasses, Django's ``Http404`` and ``PermissionDenied``: the answer every
+  door gives them, ``campaign.doors.refusal`` (``StepOrderError`` and ``campaign.undo.AlreadyDone``
+  are 409, ``NotFound`` 404, ``Forbidden`` 403, the rest 400);
 - Django's and DRF's ``ValidationError`` are 400 ``invalid`` with one message per field;
-- not logged in or a bad token 401, not allowed 403, not found 404, and DRF's other errors
+- not logged in or a bad token 401, DRF's not allowed 403 and not found 404, and its other errors
   (405, 406, 415) keep their status;
 - a rate limit reached (``api.throttles``) is 429 ``throttled``: the message says which limit and
   in how many seconds to try again, as ``Retry-After`` does;
@@ -19,10 +20,9 @@ import logging
 from typing import Any
 
 from django.conf import settings
-from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.http import Http404, HttpRequest, JsonResponse
+from django.http import HttpRequest, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, status
 from rest_framework.renderers import JSONRenderer
@@ -31,7 +31,7 @@ from rest_framework.settings import api_settings
 from rest_framework.views import set_rollback
 
 from api.throttles import REFUSED, Refusal, retry_after
-from rules.errors import RuleError
+from campaign.doors import refusal
 
 NON_FIELD = {api_settings.NON_FIELD_ERRORS_KEY, "__all__"}
 
@@ -126,16 +126,12 @@ def _throttled(exc: exceptions.Throttled, context: dict[str, Any]) -> tuple[dict
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """REST framework's EXCEPTION_HANDLER. Returns None (a 500) only for unexpected errors."""
     headers: dict[str, str] = {}
-    if isinstance(exc, RuleError):
-        body, code = error_body(exc.code, exc.message, exc.fields), exc.status
+    refused = refusal(exc)  # a domain error, a 404 or a 403: the answer every door gives (campaign.doors)
+    if refused is not None:
+        body, code = error_body(refused.code, refused.message, refused.fields), refused.status
     elif isinstance(exc, DjangoValidationError):
         detail = exc.message_dict if hasattr(exc, "error_dict") else {"__all__": exc.messages}
         body, code = _validation_body(detail), status.HTTP_400_BAD_REQUEST
-    elif isinstance(exc, Http404):
-        body, code = error_body("not_found", str(exc) or "Not found."), status.HTTP_404_NOT_FOUND
-    elif isinstance(exc, DjangoPermissionDenied):
-        message = str(exc) or "You may not do this."
-        body, code = error_body("permission_denied", message), status.HTTP_403_FORBIDDEN
     elif isinstance(exc, exceptions.ValidationError):
         body, code = _validation_body(exc.detail), exc.status_code
     elif isinstance(exc, RequestDataTooBig | TooManyFieldsSent | TooManyFilesSent):  # Django reading the body

@@ -5,24 +5,28 @@ as one step action.
 An outsider hears 404, word for word the same whether the campaign exists or not (he cannot tell a
 secret campaign from a made-up one); who is a member, and in which seat, is
 ``campaign.permissions.role_of``'s to say. The doors' own modules (``pages.common``,
-``api.common``, ``dynasties.trees.views``, ``dynasties.print_views``, ``dynasties.views``) call
+``api.common``, ``pages.trees``, ``pages.prints``, ``pages.gedcom``) call
 :func:`member` and decide nothing about membership themselves.
 
 A write goes through :func:`run_action`: ``campaign.undo.step_action`` with the requesting user as
 the actor, keyed by the door's one-time key (a page's form key, the API's ``Idempotency-Key``). What
-a refusal becomes is the door's (a page's message, the API's error body)."""
+a refusal answers (its status, code, message, fields) is :func:`refusal`'s, for every door; each
+draws it its own way (a page's message, the API's error body)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
 from campaign.models import Campaign
 from campaign.permissions import Forbidden, Seen, member_of
 from campaign.undo import KeyUse, step_action
+from rules.errors import RuleError
 
 T = TypeVar("T")
 
@@ -72,3 +76,43 @@ def run_action(
     return step_action(
         campaign=campaign, key=key, label=label, action=action, by=acting_user(request), door=door, use=use, seen=seen
     )
+
+
+# --- What a refusal answers ------------------------------------------------------------------------
+# One mapping, for every door, of an error to the answer it gets: its HTTP status, its stable code,
+# its message and the fields it names. The kernel knows no template and no REST framework: the mapping
+# is data, and each door draws it its own way (a page at that status, the API's error body).
+
+NOT_FOUND = "Not found."
+NOT_ALLOWED = "You may not do this."
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """What a door answers for a refused request: ``status``, ``code``, ``message``, ``fields``."""
+
+    status: int
+    code: str
+    message: str
+    fields: dict[str, str] = field(default_factory=dict)
+
+
+def refusal(exc: BaseException) -> Refusal | None:
+    """The answer to ``exc`` at every door, or None for an error no door expects (a 500).
+
+    - a ``RuleError`` keeps its own status and code (``NotFound`` 404, the policy's ``Forbidden``
+      403, ``StepOrderError``, ``AlreadyDone`` and ``NotOpen`` 409, ``KeyReused`` 422, the rest 400);
+    - Django's ``Http404`` is 404 ``not_found``, its ``PermissionDenied`` 403 ``permission_denied``."""
+    if isinstance(exc, RuleError):
+        return Refusal(exc.status, exc.code, exc.message, dict(exc.fields))
+    if isinstance(exc, Http404):
+        return Refusal(404, "not_found", str(exc) or NOT_FOUND)
+    if isinstance(exc, PermissionDenied):
+        return Refusal(403, "permission_denied", str(exc) or NOT_ALLOWED)
+    return None
+
+
+def status_of(exc: BaseException) -> int | None:
+    """The HTTP status ``exc`` answers at every door (None: none expected, a 500)."""
+    found = refusal(exc)
+    return found.status if found is not None else None

@@ -12,12 +12,13 @@ from typing import Any
 from axes.backends import AxesStandaloneBackend
 from axes.helpers import get_cool_off
 from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 
-class AxesBackend(AxesStandaloneBackend):
+class AxesBackend(AxesStandaloneBackend):  # type: ignore[misc]  # axes ships no types
     """Axes' guard in front of ``ModelBackend`` for every login that comes with a web request.
 
     ``authenticate()`` without a request (``manage.py shell``, ``Client.login`` in tests) is not a
@@ -25,22 +26,27 @@ class AxesBackend(AxesStandaloneBackend):
     backend instead of raising as Axes' own backend does. Every login page, the admin's and DRF's
     session login pass the request."""
 
-    def authenticate(self, request: HttpRequest | None, username: str | None = None, password: str | None = None, **kwargs: Any):  # type: ignore[no-untyped-def]
+    def authenticate(
+        self, request: HttpRequest | None, username: str | None = None, password: str | None = None, **kwargs: Any
+    ) -> AbstractBaseUser | None:
         if request is None:
             return None
-        return super().authenticate(request, username=username, password=password, **kwargs)
+        user: AbstractBaseUser | None = super().authenticate(request, username=username, password=password, **kwargs)
+        return user
 
 
 def client_ip(request: HttpRequest) -> str | None:
     """The client's address: ``REMOTE_ADDR``, or behind ``PROXY_COUNT`` trusted reverse proxies the
     entry of ``X-Forwarded-For`` the outermost proxy added (entries further left are the client's
     own say and could be forged)."""
-    count = getattr(settings, "PROXY_COUNT", 0)
+    count: int = getattr(settings, "PROXY_COUNT", 0)
     if count > 0:
-        forwarded = [part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if part.strip()]
+        header: str = request.META.get("HTTP_X_FORWARDED_FOR", "")
+        forwarded = [part.strip() for part in header.split(",") if part.strip()]
         if len(forwarded) >= count:
             return forwarded[-count]
-    return request.META.get("REMOTE_ADDR")
+    address: str | None = request.META.get("REMOTE_ADDR")
+    return address
 
 
 def lockout_response(
@@ -65,5 +71,5 @@ def lockout_response(
         request,
         "registration/login.html",
         {"form": form, "lockout": message, "next": request.POST.get("next", request.GET.get("next", ""))},
-        status=settings.AXES_HTTP_RESPONSE_CODE,
+        status=getattr(settings, "AXES_HTTP_RESPONSE_CODE", 429),  # axes.conf sets it at import: not in config.settings
     )

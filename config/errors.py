@@ -2,7 +2,8 @@
 styled like the rest of the site, saying what happened in plain words, with a way back (to the
 campaign the address belongs to when the visitor may see it, and to his campaigns). Under ``/api/``
 they answer the API's JSON error shape instead (``{"code", "message", "fields"}``). A write to a
-campaign not open for play that a door let through is said in its own words (``NotOpenMiddleware``)."""
+campaign not open for play, or any domain error, that a door let through is answered as every door
+answers it (``RefusalMiddleware``, ``campaign.doors.refusal``)."""
 
 from __future__ import annotations
 
@@ -10,14 +11,17 @@ import re
 from typing import Any
 
 from django.contrib import messages
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.template import loader
 from django.urls import NoReverseMatch, reverse
 
 from campaign.building import NotOpen
+from campaign.doors import refusal
 from campaign.models import Campaign
 from campaign.permissions import can_view
+from rules.errors import RuleError
 
 CAMPAIGN_PATH = re.compile(r"^/c/(?P<slug>[-\w]+)/")
 
@@ -75,11 +79,15 @@ def server_error(request: HttpRequest) -> HttpResponse:
     return HttpResponse(loader.get_template("500.html").render({}), status=500)
 
 
-class NotOpenMiddleware:
-    """A write refused because its campaign is not open for play (``campaign.building.NotOpen``,
-    raised by the lock every service takes) that a door let through (the desk's forms): said in its
-    own words instead of a server error. Nothing was written. The API says it itself (409
-    ``not_open``); a page goes back where it was (a form) or to the campaign, with the message."""
+class RefusalMiddleware:
+    """A domain error (``rules.errors.RuleError``) that a door let through answers what every door
+    answers it (``campaign.doors.refusal``: its status, code, message and fields), not a server
+    error; nothing was written (its transaction was rolled back). Under ``/api/`` (a view outside REST
+    framework's, whose own errors ``api.exceptions`` answers the same way) the API's error body. A
+    page, a tree, a printable, the GEDCOM export: a 404 is the page above (saying nothing of what
+    exists), any other status the refusal's page saying what to fix; a write to a campaign not open
+    for play (``campaign.building.NotOpen``) goes back where it was (a form) or to the campaign, with
+    the message. The policy's ``Forbidden`` is Django's ``PermissionDenied`` too: ``handler403``."""
 
     def __init__(self, get_response: Any) -> None:
         self.get_response = get_response
@@ -88,12 +96,22 @@ class NotOpenMiddleware:
         return self.get_response(request)  # type: ignore[no-any-return]
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        if not isinstance(exception, NotOpen):
+        if not isinstance(exception, RuleError):
             return None
+        refused = refusal(exception)
+        assert refused is not None  # every RuleError has its answer
         if _api(request):
-            return _json(exception.code, exception.message, exception.status)
-        messages.error(request, exception.message)
-        if request.method == "POST":
-            return redirect(request.get_full_path())  # the form again, as it was before the refused save
-        back = _campaign_back(request)
-        return redirect(back["url"] if back else reverse("home"))
+            return JsonResponse(
+                {"code": refused.code, "message": refused.message, "fields": refused.fields}, status=refused.status
+            )
+        if isinstance(exception, PermissionDenied):
+            return None  # handler403, as any PermissionDenied
+        if isinstance(exception, NotOpen):
+            messages.error(request, exception.message)
+            if request.method == "POST":
+                return redirect(request.get_full_path())  # the form again, as it was before the refused save
+            back = _campaign_back(request)
+            return redirect(back["url"] if back else reverse("home"))
+        if refused.status == 404:
+            return _page(request, "404.html", 404)
+        return _page(request, "refused.html", refused.status, reason=refused.message, fields=refused.fields)

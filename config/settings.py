@@ -66,7 +66,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
-    "config.errors.NotOpenMiddleware",  # a write to a campaign being built, refused in words (campaign.building)
+    "config.errors.RefusalMiddleware",  # a domain error a door let through: its answer (campaign.doors.refusal)
     "django_htmx.middleware.HtmxMiddleware",  # request.htmx: a fragment asked for by htmx, not a page
     "simple_history.middleware.HistoryRequestMiddleware",  # who edited in the admin (campaign/audit.py)
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -125,7 +125,7 @@ REGNAL_JOB_STALE_SECONDS = env_int("REGNAL_JOB_STALE_SECONDS", 900, minimum=60)
 # MEDIA_ROOT (never served from there: the views that hand them out check who asks), each written
 # whole or not at all (campaign/files.py: a full disk leaves no partial file).
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", "") or BASE_DIR / "var" / "media")
-STORAGES = {
+STORAGES: dict[str, dict[str, object]] = {
     "default": {"BACKEND": "campaign.files.AtomicFileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
@@ -234,7 +234,7 @@ CONTENT_SECURITY_POLICY = {
         "img-src": [SELF, "data:"],
         "object-src": [NONE],  # the dynasty page allows 'self' for its tree's <object> (pages/views.py)
         "base-uri": [SELF],
-        "frame-ancestors": [NONE],  # the tree's SVG allows 'self' (dynasties/trees/views.py)
+        "frame-ancestors": [NONE],  # the tree's SVG allows 'self' (pages/trees.py)
         "form-action": [SELF],
     },
 }

@@ -24,7 +24,9 @@ WHITENOISE_USE_FINDERS = True
 # migrations' functions have tests of their own.
 for _db in DATABASES.values():  # noqa: F405
     if _db["ENGINE"] == "config.db_sqlite":
-        _db.setdefault("TEST", {}).update(NAME=":memory:", MIGRATE=False)
+        _test = _db.setdefault("TEST", {})
+        assert isinstance(_test, dict), "DATABASES' TEST settings are a dict"
+        _test.update(NAME=":memory:", MIGRATE=False)
 
 # The suite's clients go as fast as the machine, many requests in one test as one user (the API's
 # fuzz tests, the secrecy matrix, the load test's in-process check): the rate limits are far above

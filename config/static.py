@@ -12,6 +12,6 @@ from whitenoise.storage import CompressedManifestStaticFilesStorage
 from config.env import env_bool
 
 
-class StaticFilesStorage(CompressedManifestStaticFilesStorage):
+class StaticFilesStorage(CompressedManifestStaticFilesStorage):  # type: ignore[misc]  # whitenoise ships no types
     def create_compressor(self, **kwargs: Any) -> Compressor:
         return super().create_compressor(**{"use_brotli": env_bool("STATIC_BROTLI", True), **kwargs})

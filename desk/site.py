@@ -85,7 +85,7 @@ class DeskSite(admin.AdminSite):
         from desk.admin.scope import AUTOCOMPLETE
 
         setattr(request, AUTOCOMPLETE, True)
-        return super().autocomplete_view(request)  # type: ignore[no-any-return]
+        return super().autocomplete_view(request)
 
     def view_on_site(self, request: HttpRequest, content_type_id: str, object_id: str) -> HttpResponse:
         """ "View on site" for a row the user may see at the desk (its admin's view permission, the
@@ -117,7 +117,7 @@ class DeskSite(admin.AdminSite):
             "desk_campaigns": gm_campaigns(request.user).order_by("name"),
             **(extra_context or {}),
         }
-        return super().index(request, context)  # type: ignore[no-any-return]
+        return super().index(request, context)
 
     def choose(self, request: HttpRequest, pk: int) -> HttpResponse:
         """Work on campaign ``pk`` (one the user keeps the books of) and go on to ``next``."""

@@ -107,9 +107,9 @@ class HandEditForm(forms.Form):
     check_changes: Callable[[Campaign, Any, Mapping[str, Any]], Any]
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
         check(self, self.changes(), lambda changes: type(self).check_changes(self.campaign, self.record, changes))
-        return data
+        return self.cleaned_data
 
 
 class CharacterEditForm(HandEditForm):

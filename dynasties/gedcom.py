@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from dynasties.models import Character, Dynasty, Marriage, Reign, Sex, Status, Title, TitleHolding
 from rules.regnal import roman
@@ -47,12 +47,24 @@ MAX_LINE = 255  # GEDCOM 5.5.1: a line, level to terminator, is at most 255 char
 SOURCE = "Regnal"
 
 
+class _Match(TypedDict):
+    """A marriage (or betrothal) as written: the columns of it a family shows."""
+
+    id: int
+    husband_id: int
+    wife_id: int
+    arranged_year: int
+    wedding_year: int | None
+    ended_year: int | None
+    end_cause: str
+
+
 @dataclass
 class _Family:
     key: tuple[Any, ...]  # ("m", marriage pk) or ("p", father pk or 0, mother pk or 0)
     husband: int | None
     wife: int | None
-    marriage: dict[str, Any] | None = None
+    marriage: _Match | None = None
     children: list[int] = field(default_factory=list)
     xref: str = ""
 
@@ -107,7 +119,7 @@ def _name_part(text: str) -> str:
 # Data ---------------------------------------------------------------------------------------------
 
 
-def _select(campaign: Any, dynasty: Dynasty | None) -> tuple[dict[int, dict[str, Any]], list[dict[str, Any]]]:
+def _select(campaign: Any, dynasty: Dynasty | None) -> tuple[dict[int, dict[str, Any]], list[_Match]]:
     """The people and matches to write: everyone of the campaign, or a dynasty's (module docstring)."""
     fields = (
         "id",
@@ -124,7 +136,7 @@ def _select(campaign: Any, dynasty: Dynasty | None) -> tuple[dict[int, dict[str,
         "controlled_by_id",
     )
     people = {row["id"]: row for row in Character.objects.filter(campaign=campaign).order_by("pk").values(*fields)}
-    matches = list(
+    matches: list[_Match] = list(
         Marriage.objects.filter(campaign=campaign)
         .order_by("pk")
         .values("id", "husband_id", "wife_id", "arranged_year", "wedding_year", "ended_year", "end_cause")
@@ -169,11 +181,11 @@ def _titles(campaign: Any, people: dict[int, dict[str, Any]]) -> tuple[dict[int,
     return held, {pk: " and ".join(found) for pk, found in numerals.items() if found}
 
 
-def _union_year(match: dict[str, Any]) -> int:
-    return int(match["wedding_year"] if match["wedding_year"] is not None else match["arranged_year"])
+def _union_year(match: _Match) -> int:
+    return match["wedding_year"] if match["wedding_year"] is not None else match["arranged_year"]
 
 
-def _families(people: dict[int, dict[str, Any]], matches: list[dict[str, Any]]) -> list[_Family]:
+def _families(people: dict[int, dict[str, Any]], matches: list[_Match]) -> list[_Family]:
     """Every union among the people written: the matches, then couples and single parents."""
     families: list[_Family] = []
     by_couple: dict[tuple[int, int], list[_Family]] = defaultdict(list)

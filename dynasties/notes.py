@@ -26,7 +26,9 @@ import nh3
 from django.utils.html import linebreaks
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
+from markdown_it.parser_inline import ParserInline
 from markdown_it.ruler import Ruler
+from markdown_it.rules_inline import StateInline
 
 from campaign.models import Campaign
 from campaign.permissions import may_write_note, seat_of, visible
@@ -142,19 +144,16 @@ def _counting_inline(rule: Callable[..., bool]) -> Callable[..., bool]:
     return counted
 
 
-def _counting_skip(skip: Callable[[Any], None]) -> Callable[[Any], None]:
+def _counting_skip(state: StateInline) -> None:
     """Counts the tokens the parser passes over while it looks for a link's end (``[`` or ``![``):
     each a step, even when it has passed over that one before (a dictionary look-up then, but the
-    flood of brackets is made of those: 20 for each ``[`` that never closes, one per nested level)."""
-
-    def counted(state: Any) -> None:
-        work: Work = state.env[_WORK]
-        work.steps += 1
-        if work.steps > work.limit:
-            raise _OverBudget(False)
-        skip(state)
-
-    return counted
+    flood of brackets is made of those: 20 for each ``[`` that never closes, one per nested level).
+    Then skips it as the parser's own ``skipToken`` does (this one stands in for it)."""
+    work: Work = state.env[_WORK]
+    work.steps += 1
+    if work.steps > work.limit:
+        raise _OverBudget(False)
+    ParserInline.skipToken(state.md.inline, state)
 
 
 def _parser() -> MarkdownIt:
@@ -168,7 +167,7 @@ def _parser() -> MarkdownIt:
     inline: Ruler[Any] = md.inline.ruler
     for rule in list(inline.__rules__):
         inline.at(rule.name, _counting_inline(rule.fn), {"alt": list(rule.alt)})
-    md.inline.skipToken = _counting_skip(md.inline.skipToken)  # type: ignore[method-assign]
+    md.inline.skipToken = _counting_skip  # type: ignore[method-assign]
     md.validateLink = _any_link  # type: ignore[method-assign]
     return md
 

@@ -25,6 +25,7 @@ def pdf_name(job: Job) -> str:
 
 
 def _render(job: Job) -> None:
+    assert job.campaign_id is not None  # a print job is made for its campaign (start, job_create)
     campaign = Campaign.objects.get(pk=job.campaign_id)
     pdf = printing.campaign_sheets_pdf(campaign, bool(job.params.get("two_up")))
     job_finish(job, artifact=artifact_storage().save(pdf_name(job), ContentFile(pdf)))

@@ -28,6 +28,7 @@ from django.core.files.storage import default_storage
 from django.template.loader import render_to_string
 
 from campaign.models import Audience, Campaign, ChronicleEntry, RollSubject
+from campaign.permissions import prints_sheets_of, role_of
 from campaign.printing import render_pdf
 from campaign.steps import load_tables
 from dynasties.figures import Figures, figures
@@ -43,6 +44,13 @@ SHEET_MODIFIERS = 3  # lasting modifiers printed on a sheet; the character page 
 
 SHEET_TEMPLATE = "print/sheet.html"
 ANNOUNCEMENTS_TEMPLATE = "print/announcements.html"
+
+
+def may_print_dynasty(user: Any, dynasty: Dynasty | None, campaign: Campaign) -> bool:
+    """Whether ``user`` prints these sheets (a dynasty's, or a character's whose controller is
+    ``dynasty``): the policy's ``prints_sheets_of``, for the print door and the API's."""
+    role, mine = role_of(user, campaign)
+    return prints_sheets_of(role, mine, dynasty.pk if dynasty is not None else None)
 
 
 def turn_at_or_before(campaign: Campaign, year: int) -> int:
@@ -150,7 +158,8 @@ def _numerals(characters: Sequence[Character]) -> dict[int, list[int]]:
     out: dict[int, list[int]] = defaultdict(list)
     reigns = Reign.objects.filter(holder_id__in=[c.pk for c in characters], numeral__isnull=False)
     for holder, number in reigns.order_by("start_year", "pk").values_list("holder_id", "numeral"):
-        out[holder].append(number)
+        if number is not None:  # (never: filtered out)
+            out[holder].append(number)
     return out
 
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 from django.db.models import Count, Q
@@ -14,81 +12,24 @@ from campaign.permissions import can_view_exchequer, seat_of, sees_every_exchequ
 from campaign.treasury import balance, balances
 from dynasties.models import (
     FREE,
-    BirthAttempt,
     Character,
     Dynasty,
-    DynastyKind,
     Marriage,
     MarriageOffer,
     Modifier,
     ModifierKind,
     OfferStatus,
-    Origin,
     PassOverKind,
     Reign,
     Status,
 )
-from rules import blood_royale as br
+from rules.families import ADULT_AGE
 from rules.regnal import Named, labels, regnal_name
-
-
-@dataclass(frozen=True)
-class CoupleStatus:
-    marriage: Marriage
-    attempts_made: int
-    children_this_turn: int
-    pending_sex: list[BirthAttempt]
-    problem: str | None
-    chance: Fraction
-
-    @property
-    def may_attempt(self) -> bool:
-        return self.problem is None
-
 
 FROZEN_LINE = (
     "A passed-over heir married away, and her line, make no new marriages and have no more children while her "
     "claim lasts (BloodLine, Disputed Succession B)."
 )
-
-
-def is_aristocratic_parents(match: Marriage) -> bool:
-    """The starting couple of the 3-player aristocratic family (A9)."""
-    house = match.husband.controlled_by
-    return bool(house and house.kind == DynastyKind.ARISTOCRATIC and match.husband.origin == Origin.SETUP)
-
-
-def birth_couples(campaign: Campaign) -> list[CoupleStatus]:
-    """Every wed couple with what it may do in this turn's Births step (a fixed number of queries)."""
-    year = campaign.current_year
-    marriages = list(
-        Marriage.objects.filter(campaign=campaign, ended_year__isnull=True, wedding_year__isnull=False)
-        .select_related("husband", "wife", "husband__controlled_by")
-        .order_by("pk")
-    )
-    frozen = frozen_lines(campaign) if campaign.rules.married_away else set()
-    attempts: dict[int, list[BirthAttempt]] = {}
-    for a in BirthAttempt.objects.filter(campaign=campaign, year=year).order_by("attempt"):
-        attempts.setdefault(a.marriage_id, []).append(a)
-    out = []
-    for m in marriages:
-        made = attempts.get(m.pk, [])
-        problem = br.couple_problem(
-            m.husband.as_person(), m.wife.as_person(), year, len(made), aristocratic_parents=is_aristocratic_parents(m)
-        )
-        if problem is None and frozen and (m.husband_id in frozen or m.wife_id in frozen):
-            problem = FROZEN_LINE
-        out.append(
-            CoupleStatus(
-                marriage=m,
-                attempts_made=len(made),
-                children_this_turn=sum(1 for a in made if a.success),
-                pending_sex=[a for a in made if a.success and a.child_id is None],
-                problem=problem,
-                chance=br.birth_chance(),
-            )
-        )
-    return out
 
 
 def living_children_counts(campaign: Campaign) -> dict[int, int]:
@@ -128,7 +69,7 @@ def unmatched_adults(campaign: Campaign) -> list[Character]:
     busy |= kings_widows(campaign)
     return [
         c
-        for c in Character.objects.filter(FREE, campaign=campaign, status=Status.ALIVE, birth_year__lte=year - br.ADULT_AGE)
+        for c in Character.objects.filter(FREE, campaign=campaign, status=Status.ALIVE, birth_year__lte=year - ADULT_AGE)
         .exclude(origin="baron")
         .order_by("birth_year", "birth_order", "pk")
         if c.pk not in busy
@@ -215,7 +156,8 @@ def regnal_labels(campaign: Campaign, characters: Iterable[Character]) -> dict[i
         .order_by("start_year", "pk")
         .values_list("holder_id", "numeral")
     ):
-        numerals.setdefault(holder, []).append(number)
+        if number is not None:  # (never: filtered out)
+            numerals.setdefault(holder, []).append(number)
     out = labels(named(everyone.values(), numerals))
     return {pk: out[pk] for pk in shown}
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Container, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol, TypeVar
 
 from django.db import models
@@ -797,24 +797,21 @@ def play_interphase(campaign: Campaign, source: DiceSource, *, by: Actor) -> Non
         buy_off = simulation_provinces.in_rebellion(campaign, house) and cash >= ip_rules.REBELLION_BUY_OFF_CROWNS + upkeep
         # rule G: the governed provinces of the countries it taxes, as the page proposes them (governed=None)
         governed = None
-        run = functools.partial(
-            interphase.interphase_run,
-            campaign=campaign,
-            dynasty=house.pk,
+        entry = ip_rules.InterphaseEntry(
             # the province register's provinces, markers and Home Provinces (operations.simulation_provinces)
             **simulation_provinces.interphase_entry(campaign, house, buy_off=buy_off),
             tax_rate=ip_rules.HIGH_TAX if unrest else ip_rules.NORMAL_TAX,
             armies_on_track=lost,
             governed=governed,
-            by=by,
         )
+        run = functools.partial(interphase.interphase_run, campaign=campaign, dynasty=house.pk, by=by)
         # the armies wanted; else those on the map kept without raising; else none (disbanded); else
         # the taxes alone
         for keep, add in ((kept, raised), (kept, 0), (0, 0)):
-            if _try(functools.partial(run, armies_kept=keep, armies_raised=add)):
+            if _try(functools.partial(run, entry=replace(entry, armies_kept=keep, armies_raised=add))):
                 break
         else:
-            _try(functools.partial(interphase.interphase_run, campaign=campaign, dynasty=house.pk, governed=governed, by=by))
+            _try(functools.partial(run, entry=ip_rules.InterphaseEntry(governed=governed)))
 
 
 def play_contracts(campaign: Campaign, source: DiceSource, wed: Sequence[int], *, by: Actor) -> None:

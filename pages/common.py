@@ -42,12 +42,15 @@ def already_done(request: HttpRequest, campaign: Campaign) -> bool:
 
 
 class ActionFailed(Exception):
-    """The services refused the action; ``message`` says what to fix, ``fields`` where."""
+    """The services refused the action; ``message`` says what to fix, ``fields`` where, ``status``
+    the answer every door gives that refusal (``campaign.doors.refusal``); the page that shows the
+    form again says it with a 400."""
 
-    def __init__(self, message: str, fields: dict[str, str] | None = None) -> None:
+    def __init__(self, message: str, fields: dict[str, str] | None = None, *, status: int = 400) -> None:
         super().__init__(message)
         self.message = message
         self.fields = fields or {}
+        self.status = status
 
 
 def run_action(
@@ -65,7 +68,9 @@ def run_action(
     except Forbidden:
         raise  # 403: the policy refused the action (the page's own check should have said so first)
     except RuleError as exc:
-        raise ActionFailed(exc.message, exc.fields) from exc
+        refused = doors.refusal(exc)  # the answer every door gives it: its message, fields and status
+        assert refused is not None
+        raise ActionFailed(refused.message, refused.fields, status=refused.status) from exc
     except ValidationError as exc:
         raise ActionFailed(validation_message(exc)) from exc
 

@@ -10,7 +10,7 @@ write goes through ``pages.common.run_action`` and the services of ``campaign.tr
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django import forms
@@ -554,34 +554,34 @@ class InterphaseForm(forms.Form):
         groups = [(legend, [self[name] for name in names if name in self.fields]) for legend, names in self.GROUPS]
         return [(legend, fields) for legend, fields in groups if fields]
 
-    def clean_governed(self) -> list[dict[str, Any]]:
-        """ "Kent, withholds 3, present" a line -> [{"province": "Kent", "withheld": 3, "present": True}]."""
-        out: list[dict[str, Any]] = []
+    def clean_governed(self) -> list[ip.Governed]:
+        """ "Kent, withholds 3, present" a line -> [Governed(province="Kent", withheld=3, present=True)]."""
+        out: list[ip.Governed] = []
         for raw in (self.cleaned_data.get("governed") or "").splitlines():
             parts = [part.strip() for part in raw.split(",") if part.strip()]
             if not parts:
                 continue
-            item: dict[str, Any] = {"province": parts[0], "withheld": 0, "present": False}
+            withheld, present = 0, False
             for part in parts[1:]:
                 words = part.casefold().split()
                 if words == ["present"]:
-                    item["present"] = True
+                    present = True
                 elif len(words) == 2 and words[0] in ("withholds", "withheld") and words[1].isdigit():
-                    item["withheld"] = int(words[1])
+                    withheld = int(words[1])
                 else:
                     raise forms.ValidationError(f'{parts[0]}: "{part}" is neither "present" nor "withholds N".')
-            out.append(item)
+            out.append(ip.Governed(province=parts[0], withheld=withheld, present=present))
         return out
 
-    def clean_event_payments(self) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
+    def clean_event_payments(self) -> list[tuple[str, int]]:
+        out: list[tuple[str, int]] = []
         for raw in (self.cleaned_data.get("event_payments") or "").splitlines():
             if not raw.strip():
                 continue
             card, _, amount = raw.rpartition(":")
             if not card.strip() or not amount.strip().isdigit() or int(amount) < 1:
                 raise forms.ValidationError(f'"{raw.strip()}": give the card, a colon and the Crowns paid.')
-            out.append({"card": card.strip(), "amount": int(amount)})
+            out.append((card.strip(), int(amount)))
         return out
 
     def clean_capital(self) -> str | None:
@@ -590,15 +590,16 @@ class InterphaseForm(forms.Form):
     def clean_fleet_ports(self) -> list[str]:
         return [name.strip() for name in (self.cleaned_data.get("fleet_ports") or "").split(",") if name.strip()]
 
-    def entry(self) -> dict[str, Any]:
-        """The keyword arguments of interphase_preview / interphase_run (an empty count is 0)."""
+    def entry(self) -> ip.InterphaseEntry:
+        """The entry of interphase_preview / interphase_run (an empty count is 0; a field of an
+        optional rule not in force is not on the form, and left at the entry's default)."""
         data = dict(self.cleaned_data)
         for name in COUNTS:
             if data.get(name) is None:
                 data[name] = 0
         if data.get("countries") is None:
             data["countries"] = 1
-        return data
+        return ip.InterphaseEntry(**data)
 
 
 class CashInForm(forms.Form):
@@ -722,73 +723,84 @@ def _service_refusal(form: InterphaseForm | CashInForm, exc: RuleError | ActionF
 @login_required
 def interphase(request: HttpRequest, slug: str, dynasty_pk: int) -> HttpResponse:
     """GET: the form. POST "preview": what a run would post, nothing written. POST "run": post it
-    (once: a second submit of the same form, or a second run in the year, posts nothing)."""
+    (once: a second submit of the same form, or a second run in the year, posts nothing). The
+    cashing-in's form posts "cash_in_preview" and "cash_in" the same way."""
     campaign, role, mine, dynasty = _exchequer(request, slug, dynasty_pk)
     if request.method == "GET" or not campaign.rules.interphase:
         status = 200 if request.method == "GET" else 400
         return _interphase_page(request, campaign, role, mine, dynasty, status=status)
     money = currency(campaign)
-    if request.POST.get("do") in ("cash_in_preview", "cash_in"):
-        return _cash_in(request, campaign, role, mine, dynasty, money)
+    do = request.POST.get("do")
+    if do in ("cash_in_preview", "cash_in"):
+        sets = CashInForm(request.POST, money=money)
+        counts = sets.entry() if sets.is_valid() else {}
+        return _preview_or_run(
+            request,
+            (campaign, role, mine, dynasty),
+            sets,
+            run=do == "cash_in",
+            preview=lambda: cash_in_preview(campaign=campaign, dynasty=dynasty, by=request.user, **counts),
+            post=lambda locked: cash_in_run(campaign=locked, dynasty=dynasty.pk, by=request.user, **counts),
+            label="The cashing-in",
+            posted=lambda run: (
+                f"The cashing-in of {campaign.current_year} is posted: {run.result.income} {money}; the "
+                f"exchequer holds {run.balance} {money}."
+            ),
+        )
     form = InterphaseForm(request.POST, money=money, royals=_royals(dynasty), **_rules_in_force(campaign))
-    if not form.is_valid():
-        return _interphase_page(request, campaign, role, mine, dynasty, form=form, status=400)
-    entry = form.entry()
-    if request.POST.get("do") != "run":
-        try:
-            result = interphase_preview(campaign=campaign, dynasty=dynasty, by=request.user, **entry)
-        except RuleError as exc:
-            _service_refusal(form, exc)
-            return _interphase_page(request, campaign, role, mine, dynasty, form=form, status=400)
-        return _interphase_page(request, campaign, role, mine, dynasty, form=form, preview=result)
-    try:
-        run = run_action(
-            request,
-            campaign,
-            f"The Interphase of the house of {dynasty.name}",
-            lambda locked: interphase_run(campaign=locked, dynasty=dynasty.pk, by=request.user, **entry),
-        )
-    except ActionFailed as failure:
-        _service_refusal(form, failure)
-        return _interphase_page(request, campaign, role, mine, dynasty, form=form, status=400)
-    if run is not None:
-        messages.success(
-            request,
-            f"The Interphase of {campaign.current_year} is posted: income {run.result.income} {money}, costs "
-            f"{run.result.costs} {money}; the exchequer holds {run.balance} {money}.",
-        )
-    return redirect(_exchequer_top(campaign, dynasty))
+    entry = form.entry() if form.is_valid() else ip.InterphaseEntry()
+    return _preview_or_run(
+        request,
+        (campaign, role, mine, dynasty),
+        form,
+        run=do == "run",
+        preview=lambda: interphase_preview(campaign=campaign, dynasty=dynasty, entry=entry, by=request.user),
+        post=lambda locked: interphase_run(campaign=locked, dynasty=dynasty.pk, entry=entry, by=request.user),
+        label="The Interphase",
+        posted=lambda run: (
+            f"The Interphase of {campaign.current_year} is posted: income {run.result.income} {money}, "
+            f"costs {run.result.costs} {money}; the exchequer holds {run.balance} {money}."
+        ),
+    )
 
 
-def _cash_in(request: HttpRequest, campaign: Campaign, role: str, mine: int | None, dynasty: Dynasty, money: str) -> HttpResponse:
-    """POST "cash_in_preview": what the cashing-in would post; "cash_in": post it."""
-    form = CashInForm(request.POST, money=money)
+def _preview_or_run(
+    request: HttpRequest,
+    where: tuple[Campaign, str, int | None, Dynasty],
+    form: InterphaseForm | CashInForm,
+    *,
+    run: bool,
+    preview: Callable[[], Any],
+    post: Callable[[Campaign], Any],
+    label: str,
+    posted: Callable[[Any], str],
+) -> HttpResponse:
+    """A house's money phase posted from its form (the Interphase, the cashing-in): an invalid form
+    or a refusal comes back on the page (400), next to the entry at fault; a preview is shown with
+    nothing written; a run is one step action (``run_action``), then the exchequer."""
+    campaign, role, mine, dynasty = where
+    names = ("form", "preview") if isinstance(form, InterphaseForm) else ("cash_form", "cash_preview")
+
+    def page(status: int = 200, result: Any = None) -> HttpResponse:
+        shown = {names[0]: form, names[1]: result}
+        return _interphase_page(request, campaign, role, mine, dynasty, status=status, **shown)
+
     if not form.is_valid():
-        return _interphase_page(request, campaign, role, mine, dynasty, cash_form=form, status=400)
-    entry = form.entry()
-    if request.POST.get("do") != "cash_in":
+        return page(400)
+    if not run:
         try:
-            result = cash_in_preview(campaign=campaign, dynasty=dynasty, by=request.user, **entry)
+            result = preview()
         except RuleError as exc:
             _service_refusal(form, exc)
-            return _interphase_page(request, campaign, role, mine, dynasty, cash_form=form, status=400)
-        return _interphase_page(request, campaign, role, mine, dynasty, cash_form=form, cash_preview=result)
+            return page(400)
+        return page(result=result)
     try:
-        run = run_action(
-            request,
-            campaign,
-            f"The cashing-in of the house of {dynasty.name}",
-            lambda locked: cash_in_run(campaign=locked, dynasty=dynasty.pk, by=request.user, **entry),
-        )
+        done = run_action(request, campaign, f"{label} of the house of {dynasty.name}", post)
     except ActionFailed as failure:
         _service_refusal(form, failure)
-        return _interphase_page(request, campaign, role, mine, dynasty, cash_form=form, status=400)
-    if run is not None:
-        messages.success(
-            request,
-            f"The cashing-in of {campaign.current_year} is posted: {run.result.income} {money}; the exchequer holds "
-            f"{run.balance} {money}.",
-        )
+        return page(400)
+    if done is not None:
+        messages.success(request, posted(done))
     return redirect(_exchequer_top(campaign, dynasty))
 
 

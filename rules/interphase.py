@@ -91,36 +91,44 @@ class InterphaseError(RuleError):
 
 @dataclass(frozen=True)
 class Governed:
-    """Optional rule G: one governed province of the country, as the service finds its title.
+    """Optional rule G: one governed province of the country. As entered: ``province``,
+    ``withheld`` and ``present``; the service completes the rest from the province's title.
 
     ``house``: the governor's house when it is not the country's (a foreign governor keeps the 2
     Crowns extra and may withhold royal tax); None: the King's own dynasty. ``withheld``: the royal
-    tax (0 to the rate) a foreign governor refuses the Crown. ``charisma``: the governor's Charisma
-    when present in the province (None: absent), added to the province's taxes for the governing
-    player."""
+    tax (0 to the rate) a foreign governor refuses the Crown. ``present``: the governor is in the
+    province; then ``charisma`` is his Charisma (None: absent), added to the province's taxes for
+    the governing player."""
 
     province: str
-    governor: str
+    governor: str = ""
     house: int | None = None
     house_name: str = ""
     withheld: int = 0
     charisma: int | None = None
+    present: bool = False
 
 
 @dataclass(frozen=True)
 class InterphaseEntry:
-    """What the player (or GM) enters for one country's Interphase.
+    """What the player (or GM) enters for one country's Interphase: the one carrier of the entry,
+    from the treasury page's form or the API's request through the service to ``interphase_lines``.
 
-    ``provinces``: the provinces the country controls (a number or a list of names);
-    ``famine``/``rebellion``: those of them with a Famine or Rebellion marker (they pay nothing);
-    ``home_provinces``: the home provinces (of the original country) it still controls, needed
-    to raise armies; ``home_in_rebellion``: how many of those are still in rebellion after the
-    buy-offs (see the module's rulings); ``countries``: more than 1 when the player controls
-    several kingdoms (each brings 20 armies and 4 fleets); ``armies_on_track``: Army counters lost in
-    combat or plague still on the Year Track after this Interphase's recovery (those lost in the
-    previous turn's Movement): they cannot be raised, the pool beside the board is the rest."""
+    ``provinces``: the provinces the country controls (a number or a list of names; None: the
+    province register's, which the service reads); ``famine``/``rebellion``: those of them with a
+    Famine or Rebellion marker (they pay nothing); ``home_provinces``: the home provinces (of the
+    original country) it still controls, needed to raise armies; ``home_in_rebellion``: how many of
+    those are still in rebellion after the buy-offs (see the module's rulings); ``countries``: more
+    than 1 when the player controls several kingdoms (each brings 20 armies and 4 fleets);
+    ``armies_on_track``: Army counters lost in combat or plague still on the Year Track after this
+    Interphase's recovery (those lost in the previous turn's Movement): they cannot be raised, the
+    pool beside the board is the rest. ``governed``: rule G's governed provinces (None: those whose
+    titles are held, which the service reads). ``neutral_ransoms``: the royals captured by neutrals
+    and ransomed for 100 each, entered as character ids; the service gives the rules their names.
 
-    provinces: Provinces
+    Lists given are kept as tuples (the frozen entry shares nothing with its caller)."""
+
+    provinces: Provinces | None = None
     tax_rate: int = NORMAL_TAX
     famine: Provinces = 0
     rebellion: Provinces = 0
@@ -133,14 +141,34 @@ class InterphaseEntry:
     rebellions_bought_off: Provinces = 0
     capital_rebellion: bool = False
     countries: int = 1
-    governed: tuple[Governed, ...] = ()
+    governed: tuple[Governed, ...] | None = None
     armies_on_track: int = 0
     capital: str | None = None
     fleet_ports: tuple[str, ...] = ()
-    neutral_ransoms: tuple[str, ...] = ()  # royals captured by neutrals, ransomed for 100 each
+    neutral_ransoms: tuple[int | str, ...] = ()  # character ids as entered; their names for the rules
     trade_defence_crowns: int = 0  # optional rule D, a multiple of 15
     trade_interception_crowns: int = 0  # optional rule D, a multiple of 20
     event_payments: tuple[tuple[str, int], ...] = ()  # (the card, Crowns bid or invested) paid to the Treasury
+
+    def __post_init__(self) -> None:
+        for name in _LISTS:
+            value = getattr(self, name)
+            if isinstance(value, list):
+                object.__setattr__(self, name, tuple(value))
+
+
+# the entry's fields that may be given as lists (kept as tuples)
+_LISTS = (
+    "provinces",
+    "famine",
+    "rebellion",
+    "home_provinces",
+    "rebellions_bought_off",
+    "governed",
+    "fleet_ports",
+    "neutral_ransoms",
+    "event_payments",
+)
 
 
 @dataclass(frozen=True)
@@ -278,7 +306,9 @@ def interphase_lines(
     cashed in at the end of the turn, ``cash_in_lines``). ``cash`` is what the
     exchequer holds before the run; ``first_turn``: the campaign's first turn (section 5)."""
     p = _Problems()
-    provinces, province_names = _provinces(entry.provinces, "provinces", p)
+    if entry.provinces is None:  # the service fills them in from the province register
+        p.add("provinces", "required", f"{LABELS['provinces']}: give them (a number or the provinces' names).")
+    provinces, province_names = _provinces(0 if entry.provinces is None else entry.provinces, "provinces", p)
     famine, famine_names = _provinces(entry.famine, "famine", p)
     rebellion, rebellion_names = _provinces(entry.rebellion, "rebellion", p)
     bought_off, bought_off_names = _provinces(entry.rebellions_bought_off, "rebellions_bought_off", p)
@@ -443,7 +473,7 @@ def interphase_lines(
                 f"{max(raising_cap - armies_kept, 0)}{' (' + assumed + ')' if assumed else ''}.",
             )
     governed = _governed(
-        entry.governed,
+        entry.governed or (),
         province_names,
         famine_names,
         rebellion_names,

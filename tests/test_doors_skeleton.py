@@ -8,10 +8,10 @@ import ast
 from pathlib import Path
 
 import api.common
-import dynasties.print_views
-import dynasties.trees.views
-import dynasties.views
 import pages.common
+import pages.gedcom
+import pages.prints
+import pages.trees
 from campaign import doors
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -21,7 +21,7 @@ DOORS = ("pages", "api", "dynasties", "contracts", "operations", "desk")
 def test_every_door_finds_the_campaign_of_its_url_through_the_one_member_lookup() -> None:
     assert pages.common.member is doors.member
     assert api.common.member is doors.member
-    for module in (dynasties.trees.views, dynasties.print_views, dynasties.views):
+    for module in (pages.trees, pages.prints, pages.gedcom):
         assert module.member is doors.member, module.__name__  # type: ignore[attr-defined]
 
 
@@ -51,3 +51,23 @@ def test_every_door_runs_a_write_through_the_one_action_runner() -> None:
             if "step_action" in called and where not in STEP_ACTION_LEFT:
                 again.append(where)
     assert not again, f"a door runs the step action by itself (use campaign.doors.run_action): {again}"
+
+
+GAME = ("rules", "campaign", "dynasties", "contracts", "operations")
+VIEW_MARKS = ("urlpatterns", "HttpRequest", "HttpResponse", "login_required")
+
+
+def test_the_doors_live_in_the_doors_layer_not_in_the_game_apps() -> None:
+    """The kernel and the game apps hold no view and no URL list: the home page, the trees, the
+    printables and the GEDCOM export are ``pages.home``, ``pages.trees``, ``pages.prints`` and
+    ``pages.gedcom`` (their URLs mounted by ``config/urls.py``, names and paths unchanged)."""
+    found = []
+    for package in GAME:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+            names |= {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+            marks = sorted(names & set(VIEW_MARKS))
+            if marks:
+                found.append(f"{path.relative_to(ROOT).as_posix()}: {', '.join(marks)}")
+    assert not found, f"a view or a URL list in a game app (move it to pages/): {found}"

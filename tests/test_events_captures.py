@@ -25,6 +25,7 @@ from dynasties.services.editing import character_edit
 from dynasties.services.events import character_capture, character_release
 from dynasties.services.interim import interim_claim_resolve
 from rules.errors import RuleError
+from rules.interphase import InterphaseEntry
 from tests.events_helpers import api, endpoint, logged, page
 from tests.factories import at_step, person, shows_number
 from tests.test_bloodline_succession import bloodline, kill
@@ -313,7 +314,12 @@ def test_the_interphase_ransom_frees_a_royal_held_by_the_neutrals(campaign, gm, 
     character_capture(campaign=campaign, characters=[edward.pk], neutrals=True, by=gm)
     at_step(campaign, Step.INTERPHASE)
     fund(campaign, "England", 200)
-    interphase_run(campaign=campaign, dynasty=house(campaign, "England"), provinces=0, neutral_ransoms=[edward.pk], by=alice)
+    interphase_run(
+        campaign=campaign,
+        dynasty=house(campaign, "England"),
+        entry=InterphaseEntry(provinces=0, neutral_ransoms=[edward.pk]),
+        by=alice,
+    )
     edward.refresh_from_db()
     assert not edward.is_prisoner
     assert Posting.objects.get(campaign=campaign, kind=PostingKind.RANSOM).amount == 100

@@ -24,6 +24,7 @@ from dynasties.services.titles import governed_provinces, title_grant
 from rules import bloodline as bl
 from rules.dice import RandomSource
 from rules.errors import RuleError, StepOrderError
+from rules.interphase import Governed, InterphaseEntry
 from tests.events_helpers import api, key, logged
 from tests.factories import at_step, person
 
@@ -222,7 +223,9 @@ def test_a_governed_province_is_proposed_to_the_interphase_and_raises_two_crowns
     at_step(c, Step.INTERPHASE)
     form = logged(alice).get(reverse("pages:interphase", args=[c.slug, england.pk])).content.decode()
     assert ">Kent</textarea>" in form.replace("\n", "")
-    run = interphase_run(campaign=c, dynasty=england, provinces=6, governed=[{"province": "Kent"}], by=alice)
+    run = interphase_run(
+        campaign=c, dynasty=england, entry=InterphaseEntry(provinces=6, governed=[Governed(province="Kent")]), by=alice
+    )
     extra = [p for p in run.postings if p.reason.startswith("Governed provinces (rule G): Kent")]
     assert [p.amount for p in extra] == [2] and extra[0].payee == england
 

@@ -16,6 +16,7 @@ from dynasties.services import turn_advance
 from dynasties.services.ending import final_table, game_end, game_end_settings, game_reopen, printable_final_table
 from dynasties.services.interphase import cash_in_run, interphase_run
 from rules.errors import NotFound, RuleError
+from rules.interphase import InterphaseEntry
 from tests.factories import at_step
 
 
@@ -43,7 +44,7 @@ def test_two_houses_over_the_target_after_the_cashing_in_the_richer_wins(campaig
     give(campaign, england, 700)
     give(campaign, france, 760)
     for h in (england, france):
-        interphase_run(campaign=campaign, dynasty=h, provinces=0, by=SYSTEM_ACTOR)
+        interphase_run(campaign=campaign, dynasty=h, entry=InterphaseEntry(provinces=0), by=SYSTEM_ACTOR)
     cash_in_run(campaign=campaign, dynasty=england, basic_sets=0, luxury_sets=2, by=SYSTEM_ACTOR)
     campaign.refresh_from_db()
     assert campaign.ended_year is None  # the cashing-in phase is not over until the turn ends
@@ -81,7 +82,7 @@ def test_the_agreed_end_comes_after_the_last_turn_and_its_cashing_in(campaign, g
     spain, italy = house(campaign, "Spain"), house(campaign, "Italy")
     give(campaign, spain, 100)
     give(campaign, italy, 150)
-    interphase_run(campaign=campaign, dynasty=spain, provinces=0, by=SYSTEM_ACTOR)
+    interphase_run(campaign=campaign, dynasty=spain, entry=InterphaseEntry(provinces=0), by=SYSTEM_ACTOR)
     cash_in_run(campaign=campaign, dynasty=spain, basic_sets=2, by=SYSTEM_ACTOR)  # +100: 200, the final cashing-in
     done = turn_advance(campaign=campaign, by=gm)
     assert (done.current_year, done.ended_year, done.ended_reason) == (1310, 1310, "agreed")

@@ -19,6 +19,7 @@ from dynasties.models import Dynasty
 from dynasties.services.interphase import interphase_run, last_figures
 from dynasties.services.provinces import province_record
 from rules import interphase as ip
+from rules.interphase import InterphaseEntry
 from tests.factories import at_step
 
 
@@ -36,10 +37,7 @@ def _first_interphase(campaign, england):
     interphase_run(
         campaign=campaign,
         dynasty=england,
-        tax_rate=ip.HIGH_TAX,
-        armies_raised=2,
-        fleets_raised=1,
-        fleet_ports=["Kent"],
+        entry=InterphaseEntry(tax_rate=ip.HIGH_TAX, armies_raised=2, fleets_raised=1, fleet_ports=["Kent"]),
         by=SYSTEM_ACTOR,
     )
 

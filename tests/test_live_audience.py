@@ -29,6 +29,7 @@ from dynasties.services.interphase import interphase_run
 from dynasties.services.notes import note_write
 from rules.dice import RandomSource
 from rules.errors import RuleError
+from rules.interphase import InterphaseEntry
 from tests.factories import at_step
 from tests.test_desk_undo import _form_data
 
@@ -161,12 +162,7 @@ def test_a_house_s_interphase_moves_that_house_and_the_gm(campaign, table, gm):
         interphase_run(
             campaign=campaign,
             dynasty=england,
-            provinces=10,
-            tax_rate=7,
-            home_provinces=8,
-            home_in_rebellion=0,
-            armies_kept=1,
-            fleets_kept=0,
+            entry=InterphaseEntry(provinces=10, tax_rate=7, home_provinces=8, home_in_rebellion=0, armies_kept=1, fleets_kept=0),
             by=gm,
         )
 

@@ -18,6 +18,7 @@ from campaign.undo import new_action_key
 from dynasties.models import Dynasty
 from dynasties.services import campaign_create
 from rules.dice import RandomSource
+from rules.interphase import InterphaseEntry
 from tests.factories import at_step, shows_number
 
 SECRET = 4321  # what England holds: nobody but Alice and the GM may learn it
@@ -645,7 +646,7 @@ def test_the_open_runs_service(interphase, england, france):
     from dynasties.services.interphase import interphase_open_runs, interphase_run
 
     assert interphase_open_runs(interphase, england) == []
-    run = interphase_run(campaign=interphase, dynasty=england, provinces=4, by=SYSTEM_ACTOR)
+    run = interphase_run(campaign=interphase, dynasty=england, entry=InterphaseEntry(provinces=4), by=SYSTEM_ACTOR)
     (entry,) = interphase_open_runs(interphase, england.pk)
     assert entry.data["postings"] == [p.pk for p in run.postings]
     assert interphase_open_runs(interphase, france) == []

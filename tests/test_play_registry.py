@@ -18,7 +18,7 @@ from rules.errors import RuleError
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTOCOLS = {"births": BirthsPlay, "survival": SurvivalPlay}
-ASKING = ("births.py", "survival.py", "corrections.py")
+ASKING = ("births.py", "survival.py", "corrections.py", "sequence_view.py")
 """The step services that ask the play instead of reading the ruleset's flags."""
 RULESET_MODULES = {"rules.blood_royale", "rules.bloodline", "rules.eu_monarchs"}
 
@@ -44,6 +44,13 @@ def test_every_play_package_on_disk_is_registered() -> None:
 def test_a_campaign_of_each_ruleset_gets_its_own_play() -> None:
     births = {r.name: play_of(Campaign(ruleset=r.name)).births.__name__ for r in rulesets()}
     assert len(set(births.values())) == len(births)  # one package per ruleset, none shared
+
+
+def test_each_play_keeps_families_as_its_ruleset_says() -> None:
+    """The sequence pages ask the play whether there are families to show (EU: none)."""
+    keeps = {r.name: play_of(Campaign(ruleset=r.name)).births.keeps_families() for r in rulesets()}
+    assert keeps == {r.name: r.keeps_families for r in rulesets()}
+    assert sorted(keeps.values()) == [False, True, True]
 
 
 def test_an_unregistered_ruleset_gets_a_clear_error() -> None:

@@ -27,6 +27,7 @@ from dynasties.services.provinces import (
 from rules import provinces as rules
 from rules.dice import RandomSource
 from rules.errors import RuleError
+from rules.interphase import InterphaseEntry
 from tests.factories import at_step
 
 
@@ -187,7 +188,7 @@ def test_the_interphase_starts_from_the_register_and_removes_the_markers_the_rul
     at_step(campaign, Step.INTERPHASE, year=1305)
     post(campaign, payer=None, payee=england, amount=50, kind=PostingKind.OTHER, reason="purse")
     # 6 provinces (Yorkshire, East Anglia, Middlesex, Kent, Wessex, Mercia): 3 pay, Kent starves, 2 rebel
-    run = interphase_run(campaign=campaign, dynasty=england, rebellions_bought_off=["Wessex"], by=alice)
+    run = interphase_run(campaign=campaign, dynasty=england, entry=InterphaseEntry(rebellions_bought_off=["Wessex"]), by=alice)
     assert run.result.taxed_provinces == 3 and _taxes(campaign, england) == [15]
     assert row(campaign, "Kent").famine_year is None  # removed after the taxes
     assert row(campaign, "Wessex").rebellion_year is None  # bought off
@@ -196,7 +197,7 @@ def test_the_interphase_starts_from_the_register_and_removes_the_markers_the_rul
     assert "Famine marker of Kent" in line.text and "Wessex (bought off)" in line.text
     # the next Interphase: Kent pays again, Mercia still does not
     at_step(campaign, Step.INTERPHASE, year=1310)
-    again = interphase_preview(campaign=campaign, dynasty=england, by=alice)
+    again = interphase_preview(campaign=campaign, dynasty=england, entry=InterphaseEntry(), by=alice)
     assert again.taxed_provinces == 5
 
 
@@ -213,7 +214,7 @@ def test_a_rebellion_put_down_is_removed(campaign) -> None:
 def test_a_typed_entry_still_corrects_the_register(campaign, alice) -> None:
     england = house(campaign, "England")
     at_step(campaign, Step.INTERPHASE, year=1305)
-    result = interphase_preview(campaign=campaign, dynasty=england, provinces=4, by=alice)
+    result = interphase_preview(campaign=campaign, dynasty=england, entry=InterphaseEntry(provinces=4), by=alice)
     assert result.taxed_provinces == 4
 
 
@@ -221,7 +222,7 @@ def test_a_house_with_nothing_in_the_register_must_type_its_provinces(campaign, 
     c = campaign_create(name="F", players=5, optional_rules={"neutral_provinces": True}, source=RandomSource(3), by=gm)
     at_step(c, Step.INTERPHASE, year=1305)
     with pytest.raises(RuleError) as info:
-        interphase_preview(campaign=c, dynasty=house(c, "England"), by=SYSTEM_ACTOR)
+        interphase_preview(campaign=c, dynasty=house(c, "England"), entry=InterphaseEntry(), by=SYSTEM_ACTOR)
     assert info.value.fields == {"provinces": "required"}
 
 
@@ -243,7 +244,7 @@ def test_rule_g_governors_bring_their_two_crowns_from_the_titles(campaign, alice
         granted_to=holder,
     )
     at_step(campaign, Step.INTERPHASE, year=1305)
-    interphase_run(campaign=campaign, dynasty=england, by=alice)
+    interphase_run(campaign=campaign, dynasty=england, entry=InterphaseEntry(), by=alice)
     assert sorted(_taxes(campaign, england)) == [2, 30]  # 6 provinces x 5, and Kent's 2 extra
 
 
@@ -449,7 +450,7 @@ def test_the_crosscheck_rederives_famine_taxes_and_governors_money(campaign, ali
     title.holdings.create(holder=holder, start_year=1300, how="granted")
     province_marker(campaign=campaign, province="Wessex", marker="famine", by=SYSTEM_ACTOR)
     at_step(campaign, Step.INTERPHASE, year=1305)
-    interphase_run(campaign=campaign, dynasty=england, by=alice)
+    interphase_run(campaign=campaign, dynasty=england, entry=InterphaseEntry(), by=alice)
     doc = campaign_export(campaign)
     assert check_provinces(Export.of(doc)) == []
     entry = next(e for y in doc["chronicle"] for e in y["entries"] if e["kind"] == "payment" and e["data"].get("interphase"))

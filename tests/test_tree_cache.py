@@ -258,7 +258,7 @@ def test_a_deleted_campaign_takes_its_renders_with_it(campaign, bucket):
 @pytest.mark.django_db
 def test_a_task_can_render_a_tree_the_page_then_serves(campaign, observer, client, bucket):
     """render_tree_artifact takes JSON arguments (a task's) and leaves the render in the cache."""
-    from dynasties.trees.views import pages_url
+    from dynasties.trees.render import pages_url
 
     name = render_tree_artifact(campaign.pk, kind="campaign", fmt="pdf", url=pages_url(campaign))
     assert name in bucket and bucket[name].startswith(b"%PDF-")

@@ -264,6 +264,15 @@ class InterphaseIn(serializers.Serializer):
     class Meta:
         ref_name = "InterphaseRequest"
 
+    def entry(self) -> ip.InterphaseEntry:
+        """The validated request as the services' entry (rule G's provinces and the event cards'
+        payments in the entry's own types)."""
+        data = dict(self.validated_data)
+        if data.get("governed") is not None:
+            data["governed"] = [ip.Governed(**item) for item in data["governed"]]
+        data["event_payments"] = [(item["card"], item["amount"]) for item in data.get("event_payments", ())]
+        return ip.InterphaseEntry(**data)
+
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         # Sets are cashed in at the end of the turn (its own door), never as Interphase income: an
         # entry that still sends them is refused rather than silently losing them.
@@ -359,54 +368,6 @@ class InterphaseRunSerializer(serializers.Serializer):
         ref_name = "InterphaseRun"
 
 
-class InterphaseBase(ActionView):
-    api_tag = "treasury"
-    input_serializer: type[serializers.Serializer] = InterphaseIn
-
-    def entry(self, request: Request, dynasty: int) -> tuple[Dynasty, dict[str, Any]]:
-        """The dynasty (404 unknown) and the validated entry; whether the caller may act for it, the
-        services ask the policy."""
-        v = self.viewer
-        house = Dynasty.objects.filter(campaign=v.campaign, pk=dynasty).first()
-        if house is None:
-            raise NotFound(f"There is no dynasty #{dynasty} in this campaign.")
-        data = self.input_serializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        return house, dict(data.validated_data)
-
-
-class InterphasePreviewView(InterphaseBase):
-    @extend_schema(
-        request=InterphaseIn,
-        responses=InterphaseResultSerializer,
-        summary="What an Interphase run would post for the house (nothing is written; a shortfall is reported)",
-    )
-    def post(self, request: Request, slug: str, dynasty: int) -> Response:
-        house, entry = self.entry(request, dynasty)
-        result = interphase_preview(campaign=self.viewer.campaign, dynasty=house, by=request.user, **entry)
-        return Response(InterphaseResultSerializer(_result(self.viewer.campaign, result)).data)
-
-
-class InterphaseRunView(InterphaseBase):
-    @extend_schema(
-        request=InterphaseIn,
-        responses={201: InterphaseRunSerializer},
-        parameters=[IDEMPOTENCY_KEY],
-        summary="Post the house's Interphase (once a year, in the Interphase step; refused if it cannot be paid)",
-    )
-    def post(self, request: Request, slug: str, dynasty: int) -> Response:
-        v = self.viewer
-        house, entry = self.entry(request, dynasty)
-        run, _ = act(
-            request,
-            v.campaign,
-            f"The Interphase of the house of {house.name}",
-            lambda c: interphase_run(campaign=c, dynasty=house.pk, by=request.user, **entry),
-        )
-        body = {"result": _result(v.campaign, run.result), "postings": list(run.postings), "balance": run.balance}
-        return Response(InterphaseRunSerializer(body, context=self.out_context()).data, status=status.HTTP_201_CREATED)
-
-
 class CashInResultSerializer(serializers.Serializer):
     lines = InterphaseLineSerializer(many=True, help_text="One line per kind of set cashed in.")
     cash_before = serializers.IntegerField()
@@ -440,23 +401,130 @@ def _cash_in_result(campaign: Campaign, r: ip.CashInResult) -> dict[str, Any]:
     }
 
 
-class CashInBase(InterphaseBase):
-    input_serializer: type[serializers.Serializer] = CashInIn
+class HouseMoneyView(ActionView):
+    """A house's money phase (the Interphase, the cashing-in): ``preview`` answers what ``run`` would
+    post, ``run`` posts it as one step action. Whether the caller may act for the house, the
+    services ask the policy."""
+
+    api_tag = "treasury"
+    input_serializer: type[serializers.Serializer]
+    result_serializer: type[serializers.Serializer]
+    run_serializer: type[serializers.Serializer]
+    label: str  # "The Interphase": the step action's name is "<label> of the house of <name>"
+
+    def entry(self, data: serializers.Serializer) -> Any:
+        """The validated request as the services take it."""
+        raise NotImplementedError
+
+    def call_preview(self, campaign: Campaign, house: Dynasty, entry: Any, by: Any) -> Any:
+        """The service's preview (the preview view's own)."""
+        raise NotImplementedError
+
+    def call_run(self, campaign: Campaign, house: Dynasty, entry: Any, by: Any) -> Any:
+        """The service's run (the run view's own)."""
+        raise NotImplementedError
+
+    def result(self, campaign: Campaign, result: Any) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def house(self, request: Request, dynasty: int) -> tuple[Dynasty, Any]:
+        """The dynasty (404 unknown) and the validated entry."""
+        house = Dynasty.objects.filter(campaign=self.viewer.campaign, pk=dynasty).first()
+        if house is None:
+            raise NotFound(f"There is no dynasty #{dynasty} in this campaign.")
+        data = self.input_serializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return house, self.entry(data)
+
+    def preview(self, request: Request, dynasty: int) -> Response:
+        house, entry = self.house(request, dynasty)
+        result = self.call_preview(self.viewer.campaign, house, entry, request.user)
+        return Response(self.result_serializer(self.result(self.viewer.campaign, result)).data)
+
+    def run(self, request: Request, dynasty: int) -> Response:
+        v = self.viewer
+        house, entry = self.house(request, dynasty)
+        done, _ = act(
+            request,
+            v.campaign,
+            f"{self.label} of the house of {house.name}",
+            lambda c: self.call_run(c, house, entry, request.user),
+        )
+        body = {"result": self.result(v.campaign, done.result), "postings": list(done.postings), "balance": done.balance}
+        return Response(self.run_serializer(body, context=self.out_context()).data, status=status.HTTP_201_CREATED)
+
+
+class InterphaseBase(HouseMoneyView):
+    input_serializer = InterphaseIn
+    result_serializer = InterphaseResultSerializer
+    run_serializer = InterphaseRunSerializer
+    label = "The Interphase"
+
+    def entry(self, data: serializers.Serializer) -> ip.InterphaseEntry:
+        assert isinstance(data, InterphaseIn)
+        return data.entry()
+
+    def result(self, campaign: Campaign, result: Any) -> dict[str, Any]:
+        return _result(campaign, result)
+
+
+class InterphasePreviewView(InterphaseBase):
+    def call_preview(self, campaign: Campaign, house: Dynasty, entry: Any, by: Any) -> Any:
+        return interphase_preview(campaign=campaign, dynasty=house, entry=entry, by=by)
+
+    @extend_schema(
+        request=InterphaseIn,
+        responses=InterphaseResultSerializer,
+        summary="What an Interphase run would post for the house (nothing is written; a shortfall is reported)",
+    )
+    def post(self, request: Request, slug: str, dynasty: int) -> Response:
+        return self.preview(request, dynasty)
+
+
+class InterphaseRunView(InterphaseBase):
+    def call_run(self, campaign: Campaign, house: Dynasty, entry: Any, by: Any) -> Any:
+        return interphase_run(campaign=campaign, dynasty=house.pk, entry=entry, by=by)
+
+    @extend_schema(
+        request=InterphaseIn,
+        responses={201: InterphaseRunSerializer},
+        parameters=[IDEMPOTENCY_KEY],
+        summary="Post the house's Interphase (once a year, in the Interphase step; refused if it cannot be paid)",
+    )
+    def post(self, request: Request, slug: str, dynasty: int) -> Response:
+        return self.run(request, dynasty)
+
+
+class CashInBase(HouseMoneyView):
+    input_serializer = CashInIn
+    result_serializer = CashInResultSerializer
+    run_serializer = CashInRunSerializer
+    label = "The cashing-in"
+
+    def entry(self, data: serializers.Serializer) -> dict[str, int]:
+        return dict(data.validated_data)
+
+    def result(self, campaign: Campaign, result: Any) -> dict[str, Any]:
+        return _cash_in_result(campaign, result)
 
 
 class CashInPreviewView(CashInBase):
+    def call_preview(self, campaign: Campaign, house: Dynasty, entry: Any, by: Any) -> Any:
+        return cash_in_preview(campaign=campaign, dynasty=house, by=by, **entry)
+
     @extend_schema(
         request=CashInIn,
         responses=CashInResultSerializer,
         summary="What the house's cashing-in of resource sets would post (nothing is written)",
     )
     def post(self, request: Request, slug: str, dynasty: int) -> Response:
-        house, entry = self.entry(request, dynasty)
-        result = cash_in_preview(campaign=self.viewer.campaign, dynasty=house, by=request.user, **entry)
-        return Response(CashInResultSerializer(_cash_in_result(self.viewer.campaign, result)).data)
+        return self.preview(request, dynasty)
 
 
 class CashInRunView(CashInBase):
+    def call_run(self, campaign: Campaign, house: Dynasty, entry: Any, by: Any) -> Any:
+        return cash_in_run(campaign=campaign, dynasty=house.pk, by=by, **entry)
+
     @extend_schema(
         request=CashInIn,
         responses={201: CashInRunSerializer},
@@ -464,13 +532,4 @@ class CashInRunView(CashInBase):
         summary="Post the house's cashing-in of resource sets (the turn's last phase: after its Interphase, once a year)",
     )
     def post(self, request: Request, slug: str, dynasty: int) -> Response:
-        v = self.viewer
-        house, entry = self.entry(request, dynasty)
-        run, _ = act(
-            request,
-            v.campaign,
-            f"The cashing-in of the house of {house.name}",
-            lambda c: cash_in_run(campaign=c, dynasty=house.pk, by=request.user, **entry),
-        )
-        body = {"result": _cash_in_result(v.campaign, run.result), "postings": list(run.postings), "balance": run.balance}
-        return Response(CashInRunSerializer(body, context=self.out_context()).data, status=status.HTTP_201_CREATED)
+        return self.run(request, dynasty)

@@ -3,7 +3,7 @@ turn's announcements as PDF, the family record as GEDCOM. Read-only, with the pa
 
 - trees, announcements and GEDCOM: every member (the family record is public, RULES.md E7);
 - a character sheet: the GM, or the player of the dynasty that controls the character
-  (``dynasties.print_views.may_print_dynasty``);
+  (``dynasties.printing.may_print_dynasty``);
 - a contract: the GM and the players of its parties (``campaign.permissions.visible``; anyone
   else gets 404, as for the contract itself).
 
@@ -42,7 +42,7 @@ from contracts.printing import contract_pdf
 from dynasties import printing
 from dynasties.gedcom import export_gedcom
 from dynasties.models import Character, Dynasty
-from dynasties.print_views import may_print_dynasty
+from dynasties.printing import may_print_dynasty
 from dynasties.trees import jobs
 from dynasties.trees.data import KINDS, TreeError
 from dynasties.trees.dot import ORIENTATIONS
@@ -58,10 +58,10 @@ from dynasties.trees.render import (
     RenderError,
     TreeRequest,
     cached_tree,
+    pages_url,
     render_tree,
     tree_people,
 )
-from dynasties.trees.views import pages_url
 from rules.errors import NotFound, RuleError
 
 PDF = "application/pdf"

@@ -26,11 +26,11 @@ class _UsernameChecked(forms.ModelForm):  # type: ignore[type-arg]
         return username
 
 
-class AccountCreationForm(_UsernameChecked, AdminUserCreationForm):  # type: ignore[misc]
+class AccountCreationForm(_UsernameChecked, AdminUserCreationForm):  # type: ignore[type-arg]  # not subscriptable at run time
     pass
 
 
-class AccountChangeForm(_UsernameChecked, UserChangeForm):  # type: ignore[misc]
+class AccountChangeForm(_UsernameChecked, UserChangeForm):  # type: ignore[type-arg]  # not subscriptable at run time
     pass
 
 

@@ -17,11 +17,11 @@ a form offers belongs to the campaign being kept.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin import widgets
+from django.contrib.admin import AdminSite, widgets
 from django.contrib.auth import get_user_model
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -85,7 +85,7 @@ def _drop_foreign_initial(form: forms.BaseForm) -> None:
     """A value a query string or a saved link put in the form is kept only if the field offers it."""
     for name, field in form.fields.items():
         value = form.initial.get(name)
-        if value in (None, "", []) or not isinstance(field, forms.ModelChoiceField) or form.is_bound:
+        if value in (None, "", []) or not isinstance(field, forms.ModelChoiceField) or field.queryset is None or form.is_bound:
             continue
         values = value if isinstance(value, list | tuple) else [value]
         pks = [getattr(v, "pk", v) for v in values]
@@ -100,8 +100,8 @@ def _drop_foreign_initial(form: forms.BaseForm) -> None:
 class ScopedFields:
     """Mix into a ModelAdmin or an inline: its foreign keys offer only the form's campaign's rows."""
 
-    raw_id_fields: Any
-    admin_site: Any
+    raw_id_fields: ClassVar[list[str] | tuple[str, ...] | tuple[()]]  # as ModelAdmin's
+    admin_site: AdminSite
 
     def get_field_queryset(self, db: Any, db_field: Any, request: HttpRequest) -> QuerySet[Any]:
         queryset = super().get_field_queryset(db, db_field, request)  # type: ignore[misc]
@@ -260,7 +260,7 @@ def _scoped_form(form: Any, campaign: int | None, model: type[Model] | None) -> 
     """The admin's form class, with what a query string put in it checked and, for a new row of a
     campaign, the campaign set on the row and carried by a hidden field."""
 
-    class Scoped(form):  # type: ignore[misc, valid-type]
+    class Scoped(form):  # type: ignore[misc]
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             _drop_foreign_initial(self)

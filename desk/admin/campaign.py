@@ -76,7 +76,8 @@ class OptionsField(forms.MultipleChoiceField):
         }
         kwargs.setdefault("required", False)
         kwargs.setdefault("label", "Optional rules")
-        super().__init__(*args, choices=sorted(choices.items(), key=lambda c: c[1]), **kwargs)
+        ordered = sorted(choices.items(), key=lambda c: c[1])
+        super().__init__(*args, choices=ordered, **kwargs)
 
     def prepare_value(self, value: Any) -> Any:
         if isinstance(value, dict):
@@ -87,11 +88,11 @@ class OptionsField(forms.MultipleChoiceField):
         if self.required and not value:
             raise forms.ValidationError(self.error_messages["required"], code="required")
 
-    def clean(self, value: Any) -> dict[str, bool]:  # type: ignore[override]
+    def clean(self, value: Any) -> dict[str, bool]:
         return {str(key): True for key in super().clean(value) or []}
 
 
-class CampaignCreateForm(forms.ModelForm):
+class CampaignCreateForm(forms.ModelForm):  # type: ignore[type-arg]  # not subscriptable at run time
     """Adding a campaign in the admin runs ``campaign_create`` (dynasties, starting families, tables)."""
 
     players = forms.IntegerField(min_value=2, max_value=5, initial=5, help_text="Blood Royale: 3 to 5 players.")
@@ -109,7 +110,7 @@ class CampaignCreateForm(forms.ModelForm):
         fields = ["name", "slug", "ruleset", "optional_rules"]
 
     def clean_ruleset(self) -> str:
-        ruleset = self.cleaned_data["ruleset"]
+        ruleset: str = self.cleaned_data["ruleset"]
         try:
             get_ruleset(ruleset)
         except RuleError as exc:
@@ -117,7 +118,8 @@ class CampaignCreateForm(forms.ModelForm):
         return ruleset
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         check_options(self, cleaned.get("ruleset"))
         ruleset, players = cleaned.get("ruleset"), cleaned.get("players")
         if ruleset and players is not None:
@@ -128,7 +130,7 @@ class CampaignCreateForm(forms.ModelForm):
         return cleaned
 
 
-class CampaignChangeForm(forms.ModelForm):
+class CampaignChangeForm(forms.ModelForm):  # type: ignore[type-arg]  # not subscriptable at run time
     """A GM's correction of a running campaign (year, step, optional rules); the ruleset is fixed."""
 
     class Meta:
@@ -140,12 +142,13 @@ class CampaignChangeForm(forms.ModelForm):
         self.fields["optional_rules"] = OptionsField(rulesets=[get_ruleset(self.instance.ruleset)])
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         check_options(self, self.instance.ruleset)
         return cleaned
 
 
-def check_options(form: forms.ModelForm, ruleset: str | None) -> None:
+def check_options(form: forms.ModelForm[Campaign], ruleset: str | None) -> None:
     """The ruleset's own check of the optional rules, shown on the optional_rules field."""
     if not ruleset or "optional_rules" not in form.cleaned_data:
         return
@@ -159,7 +162,7 @@ def check_options(form: forms.ModelForm, ruleset: str | None) -> None:
         form.add_error("optional_rules", exc.message)
 
 
-class MembershipForm(forms.ModelForm):
+class MembershipForm(forms.ModelForm):  # type: ignore[type-arg]  # not subscriptable at run time
     """A member of the campaign the desk works on: a new one named by his username (no list of the
     site's accounts, no id to look one up by); an existing one keeps his account and campaign, and
     changes role or house."""
@@ -190,7 +193,8 @@ class MembershipForm(forms.ModelForm):
         return name
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         user = self.instance.user if self.instance.user_id is not None else None
         campaign, role = self.instance.campaign if self.instance.campaign_id else None, cleaned.get("role")
         if campaign is not None and role and user is not None:
@@ -210,8 +214,7 @@ class MembershipInline(DeskTabularInline):
     through ``membership_add``."""
 
     model = Membership
-    fields = ["user", "role", "dynasty"]
-    readonly_fields = fields
+    fields = readonly_fields = ("user", "role", "dynasty")
     extra = 0
     show_change_link = True
 
@@ -237,10 +240,10 @@ class CampaignAdmin(DeskAdmin):
         kwargs["form"] = CampaignCreateForm if obj is None else CampaignChangeForm
         return super().get_form(request, obj, change=change, **kwargs)
 
-    def get_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         if obj is None:
-            return ["name", "slug", "ruleset", "players", "countries", "optional_rules"]
-        return [
+            return ("name", "slug", "ruleset", "players", "countries", "optional_rules")
+        return (
             "name",
             "slug",
             "ruleset",
@@ -254,7 +257,7 @@ class CampaignAdmin(DeskAdmin):
             "optional_rules",
             "created_at",
             "printables",
-        ]
+        )
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         # The ruleset, start and turn length shape every record already kept; a GM corrects the
@@ -310,8 +313,8 @@ class MembershipAdmin(DeskAdmin):
     search_fields = ["user__username", "campaign__name", "dynasty__name", "dynasty__crown"]
     autocomplete_fields = ["dynasty"]
 
-    def get_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        return ["campaign", "username", "role", "dynasty"] if obj is None else ["campaign", "user", "role", "dynasty"]
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        return ("campaign", "username", "role", "dynasty") if obj is None else ("campaign", "user", "role", "dynasty")
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         fields = super().get_readonly_fields(request, obj)
@@ -328,7 +331,7 @@ class MembershipAdmin(DeskAdmin):
 # Rule tables ----------------------------------------------------------------------------------
 
 
-class RuleTableForm(forms.ModelForm):
+class RuleTableForm(forms.ModelForm):  # type: ignore[type-arg]  # not subscriptable at run time
     """A table's cells as typed fields (``desk.forms_tables``), never its JSON. ``clean`` puts the
     cells back into the table and runs the table's validator, so a bad value is a form error in the
     validator's words; a new table starts as the ruleset's shipped default."""
@@ -367,7 +370,8 @@ class RuleTableForm(forms.ModelForm):
         ]
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         key = cleaned.get("key") or self.instance.key
         campaign = cleaned.get("campaign") or (self.instance.campaign if self.instance.campaign_id else None)
         if campaign is None or not key:
@@ -411,8 +415,8 @@ class RuleTableAdmin(DeskAdmin):
     def title(self, obj: RuleTable) -> str:
         return TABLE_TITLES.get(obj.key, obj.key)
 
-    def get_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        return ["campaign", "key"]  # the table's title heads its grid
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        return ("campaign", "key")  # the table's title heads its grid
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         fields = super().get_readonly_fields(request, obj)  # the campaign: the one the desk works on

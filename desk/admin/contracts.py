@@ -65,31 +65,27 @@ class ReadOnlyInline(DeskTabularInline):
 
 class ClauseInline(ReadOnlyInline):
     model = Clause
-    fields = ["position", "kind", "params", "text"]
-    readonly_fields = fields
+    fields = readonly_fields = ("position", "kind", "params", "text")
 
 
 class ContractSignatureInline(ReadOnlyInline):
     model = ContractSignature
-    fields = ["dynasty", "year", "signed_by", "created_at"]
-    readonly_fields = fields
+    fields = readonly_fields = ("dynasty", "year", "signed_by", "created_at")
 
 
 class ContractPaymentInline(ReadOnlyInline):
     model = ContractPayment
     fk_name = "contract"
-    fields = ["year", "clause", "payer", "payee", "amount", "status", "posting", "settled_year", "note"]
-    readonly_fields = fields
+    fields = readonly_fields = ("year", "clause", "payer", "payee", "amount", "status", "posting", "settled_year", "note")
 
 
 class BreachInline(ReadOnlyInline):
     model = Breach
-    fields = ["year", "by_dynasty", "raised_by", "clause", "text", "resolution", "resolved_year"]
-    readonly_fields = fields
+    fields = readonly_fields = ("year", "by_dynasty", "raised_by", "clause", "text", "resolution", "resolved_year")
 
 
 def _run(
-    admin_: admin.ModelAdmin,
+    admin_: admin.ModelAdmin[Any],  # a contract's or a payment's
     request: HttpRequest,
     rows: QuerySet[Any],
     service: Any,
@@ -184,14 +180,12 @@ class BreachAdmin(ServiceMadeMixin, DeskAdmin):
 
 class DisputeTermInline(ReadOnlyInline):
     model = DisputeTerm
-    fields = ["clause", "upheld_by", "rejected_by", "upheld", "enforcement"]
-    readonly_fields = fields
+    fields = readonly_fields = ("clause", "upheld_by", "rejected_by", "upheld", "enforcement")
 
 
 class DisputeVoteInline(ReadOnlyInline):
     model = DisputeVote
-    fields = ["dynasty", "clause", "upholds"]
-    readonly_fields = fields
+    fields = readonly_fields = ("dynasty", "clause", "upholds")
 
 
 @admin.register(Dispute)
@@ -206,8 +200,7 @@ class DisputeAdmin(ServiceMadeMixin, DeskAdmin):
 
 class ParleyVoteInline(ReadOnlyInline):
     model = ParleyVote
-    fields = ["position", "dynasty", "stature", "church_cards", "christian", "votes", "choice", "excluded"]
-    readonly_fields = fields
+    fields = readonly_fields = ("position", "dynasty", "stature", "church_cards", "christian", "votes", "choice", "excluded")
 
 
 @admin.register(Parley)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.contrib import admin
@@ -58,6 +58,10 @@ from rules import blood_royale as br
 from rules import get_ruleset
 from rules.errors import RuleError
 
+if TYPE_CHECKING:  # the stubs' names for a fieldset (no run-time class)
+    from django.contrib.admin.options import _FieldOpts
+    from django.utils.functional import _StrOrPromise
+
 MARRIAGES_SHOWN = 200
 
 
@@ -75,7 +79,7 @@ def characteristic_names(obj: Character) -> tuple[str, ...]:
 # Characters -----------------------------------------------------------------------------------
 
 
-class CharacterForm(forms.ModelForm):
+class CharacterForm(forms.ModelForm):  # type: ignore[type-arg]  # not subscriptable at run time
     """The rules the database enforces speak through the model's constraints (campaign.invariants):
     each message stands beside its field."""
 
@@ -110,8 +114,16 @@ class CharacterInline(DeskTabularInline):
     model = Character
     form = CharacterForm
     fk_name = "controlled_by"  # Character has three keys to Dynasty; this is the one a player plays
-    fields = ["given_name", "dynastic_name", "sex", "birth_year", "status", "death_year", "prince_piece", "origin"]
-    readonly_fields = fields  # edited on the character's own page, through the service
+    fields = readonly_fields = (
+        "given_name",
+        "dynastic_name",
+        "sex",
+        "birth_year",
+        "status",
+        "death_year",
+        "prince_piece",
+        "origin",
+    )  # edited on the character's own page, through the service
     extra = 0
     show_change_link = True
 
@@ -171,21 +183,20 @@ class CharacterAdmin(HandEditAdmin, AuditedAdmin):  # the History button: the au
 
     readonly_fields = ["trees"]
 
-    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[tuple[str | None, dict[str, Any]]]:
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> list[tuple[_StrOrPromise | None, _FieldOpts]]:
         """The characteristics JSON becomes one field per characteristic (none on an added row:
         its ruleset is known once it is saved)."""
         names = [PREFIX + key for key in characteristic_names(obj)] if obj is not None else []
-        return [
-            (
-                title,
-                {
-                    **options,
-                    "fields": [n for f in options["fields"] for n in (names if f == "characteristics" else [f])],
-                    **({"description": FATE} if obj is not None and title == "Fate" else {}),
-                },
-            )
-            for title, options in super().get_fieldsets(request, obj)
-        ]
+        fieldsets: list[tuple[_StrOrPromise | None, _FieldOpts]] = []
+        for title, options in super().get_fieldsets(request, obj):
+            shown: _FieldOpts = {
+                **options,
+                "fields": [n for f in options["fields"] for n in (names if f == "characteristics" else [f])],
+            }
+            if obj is not None and title == "Fate":
+                shown["description"] = FATE
+            fieldsets.append((title, shown))
+        return fieldsets
 
     def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
         if obj is not None:
@@ -373,7 +384,7 @@ class MarriageStateFilter(admin.SimpleListFilter):
         return queryset
 
 
-class MarriageForm(forms.ModelForm):
+class MarriageForm(forms.ModelForm):  # type: ignore[type-arg]  # not subscriptable at run time
     class Meta:
         model = Marriage
         fields = [
@@ -532,8 +543,7 @@ class CrownEventInline(DeskTabularInline):
     model = CrownEvent
     extra = 0
     can_delete = False
-    fields = ["year", "kind", "delta", "stability_after", "reason", "cause", "reign"]
-    readonly_fields = fields
+    fields = readonly_fields = ("year", "kind", "delta", "stability_after", "reason", "cause", "reign")
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -570,7 +580,7 @@ class NumeralsField(forms.CharField):
         return out
 
 
-class CrownForm(forms.ModelForm):
+class CrownForm(forms.ModelForm):  # type: ignore[type-arg]  # not subscriptable at run time
     numerals = NumeralsField(
         label="Pre-campaign numerals",
         required=False,
@@ -660,7 +670,7 @@ class ProvinceAdmin(DeskAdmin):
     """Blood Royale's province register (read-only here: the GM records it at the table, on the Provinces
     page, through its events: a province added or corrected, changing hands, a marker, a new capital)."""
 
-    list_display = [
+    list_display = readonly_fields = (
         "name",
         "country",
         "controlled_by",
@@ -671,12 +681,11 @@ class ProvinceAdmin(DeskAdmin):
         "famine_year",
         "rebellion_year",
         "campaign",
-    ]
+    )
     list_filter = ["campaign", "country", "neutral", "resource"]
     search_fields = ["name", "country"]
     ordering = ["country", "name"]
     list_select_related = ["controlled_by", "campaign"]
-    readonly_fields = list_display
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # the event province_record
@@ -704,8 +713,7 @@ class TitleHoldingInline(DeskTabularInline):
     model = TitleHolding
     extra = 0
     can_delete = False
-    fields = ["holder", "start_year", "end_year", "how", "disputed"]
-    readonly_fields = fields
+    fields = readonly_fields = ("holder", "start_year", "end_year", "how", "disputed")
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

@@ -23,6 +23,7 @@ from types import MethodType
 from typing import Any
 
 from django.contrib import admin, messages
+from django.contrib.admin import helpers
 from django.core.exceptions import FieldDoesNotExist, ImproperlyConfigured
 from django.db.models import Model, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -97,7 +98,9 @@ def _scope(model_admin: admin.ModelAdmin, path: str) -> None:  # type: ignore[ty
     model_admin.get_list_display = MethodType(list_display, model_admin)  # type: ignore[method-assign]  # a method: the checks read its __func__
     _record(model_admin, path)
     # a filter by campaign offers only the campaigns the rows shown belong to (not every campaign's name)
-    model_admin.list_filter = [(f, admin.RelatedOnlyFieldListFilter) if f == "campaign" else f for f in model_admin.list_filter]
+    model_admin.list_filter = [  # type: ignore[misc]  # a ClassVar in the stubs; Django reads the instance's
+        (f, admin.RelatedOnlyFieldListFilter) if f == "campaign" else f for f in model_admin.list_filter
+    ]
     for name, check in checks.items():
         setattr(model_admin, name, guard(check))
 
@@ -141,8 +144,10 @@ def _record(model_admin: admin.ModelAdmin, path: str) -> None:  # type: ignore[t
     def recorded_changelist(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if request.method != "POST":
             return changelist_view(request, *args, **kwargs)
-        ids = request.POST.getlist(admin.helpers.ACTION_CHECKBOX_NAME)  # an action's rows
-        ids += [v for k, v in request.POST.items() if k.startswith("form-") and k.endswith("-id")]  # a list edit's
+        ids = request.POST.getlist(helpers.ACTION_CHECKBOX_NAME)  # an action's rows
+        ids += [
+            v for k, v in request.POST.items() if k.startswith("form-") and k.endswith("-id") and isinstance(v, str)
+        ]  # a list edit's
         lookup = "pk" if path == "pk" else f"{path}_id"
         campaigns = set(base.filter(pk__in=[i for i in ids if i.isdigit()]).values_list(lookup, flat=True))
         if len(campaigns) > 1:

@@ -1,4 +1,7 @@
-"""The only writers of dynastic data. Each public function is one transaction."""
+"""The dynasties app's services: the only writers of dynastic data (each public writer is one
+transaction) and the read-only views the pages and the API share (``*_view``, ``monarchs_view``,
+``event_deaths``). The package re-exports the Dynastic Sequence's step services and ``campaign_create``;
+the modules inside it import each other directly, never through this package."""
 
 from dynasties.services.announcements import announcements_make, turn_advance
 from dynasties.services.births import births_attempt, births_finish, births_roll_all, births_sex

@@ -20,7 +20,7 @@ from dynasties.services import ending as game_ending
 from dynasties.services.claims import claims_review
 from dynasties.services.common import World
 from dynasties.services.crowns import crowns_review
-from dynasties.services.setup import starting_family
+from dynasties.services.setup import blood_royale_starting_family
 from rules import blood_royale as br
 from rules.dice import DiceSource
 from rules.errors import RuleError
@@ -217,7 +217,7 @@ def _restart_extinct(world: World, chronicle: Chronicle, source: DiceSource | No
                 world.campaign, dynasty, box, chronicle, year=world.year, reign=not crown_reigns and bool(dynasty.crown)
             )
         else:
-            king = starting_family(
+            king = blood_royale_starting_family(
                 world.campaign,
                 dynasty,
                 world.campaign.optional_rules or {},

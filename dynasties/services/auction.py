@@ -22,8 +22,8 @@ from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, lock_campaign
 from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Status
 from dynasties.services import control
-from rules import blood_royale as br
 from rules.errors import NotFound, RuleError
+from rules.families import ADULT_AGE
 
 DEPOSIT = 10
 RULE = "Three Players, Dynastic Sequence; RULES.md A8"
@@ -40,10 +40,10 @@ def auction_problems(campaign: Campaign, child: Character) -> list[str]:
     if child.status != Status.ALIVE:
         return [f"{name} is {child.get_status_display().lower()}: only a living child is auctioned ({RULE})."]
     problems = []
-    if child.age(campaign.current_year) < br.ADULT_AGE:
+    if child.age(campaign.current_year) < ADULT_AGE:
         problems.append(
             f"{name} is {child.age(campaign.current_year)}: the children are auctioned when old enough to be marriage "
-            f"partners, {br.ADULT_AGE} (A6: characters may wed at {br.ADULT_AGE} or older; {RULE})."
+            f"partners, {ADULT_AGE} (A6: characters may wed at {ADULT_AGE} or older; {RULE})."
         )
     if Marriage.objects.filter(Q(husband=child) | Q(wife=child), campaign=campaign, ended_year__isnull=True).exists():
         problems.append(f"{name} is married or betrothed already: the auction secures a match for one not yet matched ({RULE}).")

@@ -213,7 +213,7 @@ class Due:
     column: int
 
 
-def survival_due(world: World, penalties: Mapping[int, int], table: Mapping[str, Any]) -> list[Due]:
+def bloodline_due(world: World, penalties: Mapping[int, int], table: Mapping[str, Any]) -> list[Due]:
     """BloodLine: every character in play rolls, every turn, by effective age."""
     out = []
     for c in world.in_play():

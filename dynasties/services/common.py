@@ -1,4 +1,6 @@
-"""What every step service shares: the step guard, the chronicle writer, loading state."""
+"""What the step services share: ``World``, a campaign's characters, open marriages, reigns, crowns
+and dynasties loaded in a fixed number of queries, and two small queries (who renounced each crown,
+an open match). The step guard and the chronicle writer are the kernel's (``campaign.steps``)."""
 
 from __future__ import annotations
 

@@ -548,40 +548,11 @@ def monarch_succession_roll(
     if not rules.doge and not reading.reroll_for_age:
         roll.outcome = f"{roll.outcome}; {stage or 'adult'}"[:60]
 
-    # the values
-    die_bonus, minimum = eu.doge_value_rules(mods) if rules.doge else (0, None)
+    # the values, then the reign length
     former_values = _values(former) if former is not None else {}
-    values: dict[str, int] = {}
-    columns: dict[str, int] = {}
-    for name in eu.CHARACTERISTICS:
-        column = eu.successor_column(tables[eu.SUCCESSOR_VALUES], rules.base_column, former_values.get(name))
-        value_roll = box.roll(
-            eu.VALUE_DICE,
-            purpose="monarch_value",
-            modifier=die_bonus,
-            detail=f"{name.upper()} column {column}",
-            entered=typed.take(name, eu.VALUE_DICE, f"{name.upper()} roll ({record.name})"),
-        )
-        rolls.append(value_roll)
-        values[name] = eu.successor_value(
-            tables[eu.SUCCESSOR_VALUES], column, value_roll.faces, die_bonus=die_bonus, minimum=minimum
-        )
-        columns[name] = column
-        value_roll.outcome = f"{name.upper()} {values[name]}"
-
-    # the reign length
-    r_mods = eu.reign_modifier(mods, doge=rules.doge, poland_era=rules.poland_era)
-    r_mod = sum(m for m, _ in r_mods)
-    reign_roll = box.roll(
-        eu.REIGN_DICE,
-        purpose="monarch_reign",
-        modifier=r_mod,
-        detail=record.name[:60],
-        entered=typed.take("reign", eu.REIGN_DICE, f"reign length roll ({record.name})"),
-    )
+    values, columns = _roll_values(box, typed, tables, rules, record, former_values, rolls)
+    reign_roll, turns = _roll_reign(box, typed, tables, rules, record)
     rolls.append(reign_roll)
-    turns = eu.reign_turns(tables[eu.MONARCH_TABLE], reign_roll.faces, r_mod)
-    reign_roll.outcome = f"{turns} turns"
     typed.finish()
 
     # the new monarch
@@ -607,20 +578,7 @@ def monarch_succession_roll(
     )
     record.save(update_fields=["state"])
     reign_roll.values_used = _status(campaign, tables, record).effective  # the accession turn's, as used
-    title = _title(monarch, rules.doge)
-    shown = ", ".join(f"{n.upper()} {values[n]}" for n in eu.CHARACTERISTICS)
-    text = f"{regnal.crowned_name(monarch, reign)} becomes {title} of {record.name}: {shown} ({rules.column_note}"
-    if former_values:
-        text += f"; after {former.display_name if former else 'the former monarch'}'s " + ", ".join(
-            f"{n.upper()} {former_values[n]}" for n in eu.CHARACTERISTICS if n in former_values
-        )
-    text += ")"
-    if rules.doge:
-        text += f"; a Doge: +{die_bonus} to each value die, minimum {minimum}"
-    if stage:
-        row = eu.stage_at(tables[eu.MINORITY], monarch.age(year))
-        text += f"; a {stage} ({row.penalty:+d} to each value" + ("" if row.can_lead else ", cannot lead") + ")"
-    text += f"; a reign of {turns} turns (to {reign.planned_end_year})."
+    text = _accession_text(tables, rules, record, monarch, reign, former, former_values, stage, turns)
     chronicle.add("succession", text, character=monarch.pk, crown=record.name, values=values, reign_turns=turns)
     if crisis:
         chronicle.add(
@@ -647,6 +605,86 @@ def monarch_succession_roll(
     box.flush()
     chronicle.flush()
     return MonarchSuccession(record.name, monarch, reign, reading, crisis, fragile, stage, values, columns, turns, rolls)
+
+
+def _roll_values(
+    box: DiceBox,
+    typed: _Faces,
+    tables: Mapping[str, Any],
+    rules: eu.CrownRules,
+    record: Crown,
+    former_values: Mapping[str, int],
+    rolls: list[Roll],
+) -> tuple[dict[str, int], dict[str, int]]:
+    """1d10 for each of ADM, DIP and MIL on the successor table: the crown's base column, moved by
+    the former monarch's value (a Doge: + the die bonus, with a minimum). The values and columns."""
+    die_bonus, minimum = eu.doge_value_rules(tables[eu.MODIFIERS]) if rules.doge else (0, None)
+    values: dict[str, int] = {}
+    columns: dict[str, int] = {}
+    for name in eu.CHARACTERISTICS:
+        column = eu.successor_column(tables[eu.SUCCESSOR_VALUES], rules.base_column, former_values.get(name))
+        value_roll = box.roll(
+            eu.VALUE_DICE,
+            purpose="monarch_value",
+            modifier=die_bonus,
+            detail=f"{name.upper()} column {column}",
+            entered=typed.take(name, eu.VALUE_DICE, f"{name.upper()} roll ({record.name})"),
+        )
+        rolls.append(value_roll)
+        values[name] = eu.successor_value(
+            tables[eu.SUCCESSOR_VALUES], column, value_roll.faces, die_bonus=die_bonus, minimum=minimum
+        )
+        columns[name] = column
+        value_roll.outcome = f"{name.upper()} {values[name]}"
+    return values, columns
+
+
+def _roll_reign(box: DiceBox, typed: _Faces, tables: Mapping[str, Any], rules: eu.CrownRules, record: Crown) -> tuple[Roll, int]:
+    """1d10 for the reign length (a Doge's and Poland's era modified): the roll and the turns."""
+    r_mods = eu.reign_modifier(tables[eu.MODIFIERS], doge=rules.doge, poland_era=rules.poland_era)
+    r_mod = sum(m for m, _ in r_mods)
+    reign_roll = box.roll(
+        eu.REIGN_DICE,
+        purpose="monarch_reign",
+        modifier=r_mod,
+        detail=record.name[:60],
+        entered=typed.take("reign", eu.REIGN_DICE, f"reign length roll ({record.name})"),
+    )
+    turns = eu.reign_turns(tables[eu.MONARCH_TABLE], reign_roll.faces, r_mod)
+    reign_roll.outcome = f"{turns} turns"
+    return reign_roll, turns
+
+
+def _accession_text(
+    tables: Mapping[str, Any],
+    rules: eu.CrownRules,
+    record: Crown,
+    monarch: Character,
+    reign: Reign,
+    former: Character | None,
+    former_values: Mapping[str, int],
+    stage: str | None,
+    turns: int,
+) -> str:
+    """The chronicle's line for the new monarch: his values (and whence), a Doge's rule, a
+    minority, the reign's length."""
+    values = monarch.characteristics
+    shown = ", ".join(f"{n.upper()} {values[n]}" for n in eu.CHARACTERISTICS)
+    title = _title(monarch, rules.doge)
+    text = f"{regnal.crowned_name(monarch, reign)} becomes {title} of {record.name}: {shown} ({rules.column_note}"
+    if former_values:
+        text += f"; after {former.display_name if former else 'the former monarch'}'s " + ", ".join(
+            f"{n.upper()} {former_values[n]}" for n in eu.CHARACTERISTICS if n in former_values
+        )
+    text += ")"
+    if rules.doge:
+        die_bonus, minimum = eu.doge_value_rules(tables[eu.MODIFIERS])
+        text += f"; a Doge: +{die_bonus} to each value die, minimum {minimum}"
+    if stage:
+        row = eu.stage_at(tables[eu.MINORITY], monarch.age(reign.start_year))
+        text += f"; a {stage} ({row.penalty:+d} to each value" + ("" if row.can_lead else ", cannot lead") + ")"
+    text += f"; a reign of {turns} turns (to {reign.planned_end_year})."
+    return text
 
 
 # --- named monarchs -------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import transaction
 
@@ -114,17 +115,7 @@ def survival_event(
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     phase = phases.check_phase(campaign, phase)
     rolls = br.event_rolls(reason)
-    if rolls and not campaign.rules.event_rolls:
-        raise RuleError(
-            f"Survival rolls for {reason} are Blood Royale's; in this ruleset record the death itself (reason 'killed').",
-            code="ruleset",
-        )
-    if reason == "storm" and not (campaign.rules.prince_pieces or campaign.rules.royal_leaders):
-        raise RuleError(
-            "A storm takes the royal pieces or leaders aboard a fleet; this ruleset has neither: record the death "
-            "itself (reason 'killed').",
-            code="ruleset",
-        )
+    _check_reason(campaign, reason, rolls)
     people = _characters(campaign, list(dict.fromkeys([*characters, *immune])))
     for c in people:
         if c.status != Status.ALIVE:
@@ -134,37 +125,11 @@ def survival_event(
         raise RuleError(
             "Only a plague strikes a governed province (optional rule G).", code="invalid", fields={"titles": "plague"}
         )
-    household = event_deaths.rule_g_rollers(campaign, titles)
-    due_g = {pk: r for pk, r in household.items() if pk not in immune and pk not in characters}
-    if governed is not None:
-        ticked = {pk for pk in governed if pk not in characters}
-        missing = [r.character.display_name for pk, r in due_g.items() if pk not in ticked]
-        stray_g = _characters(campaign, sorted(ticked - set(due_g)))
-        if missing:
-            raise RuleError(
-                f"{br.RULE_G_PLAGUE}: {', '.join(missing)} must roll too (or be listed as immune, in the capital).",
-                code="rule_g",
-                fields={"governed": "missing"},
-            )
-        if stray_g:
-            event_deaths.check_struck(campaign, "other", stray_g)  # a prisoner is refused for that first
-            raise RuleError(
-                f"{br.RULE_G_PLAGUE}: {stray_g[0].display_name} is of no household of a Governor whose province is struck.",
-                code="rule_g",
-                fields={"governed": "not_struck"},
-            )
+    due_g = _rule_g_due(campaign, characters, immune, titles, governed)
     rolling = [c for c in people if c.pk not in immune] + [r.character for r in due_g.values()]
     if not rolling and not people:
         raise RuleError("Name at least one character.", code="invalid", fields={"characters": "required"})
-    taker: Dynasty | None = None
-    neutral = reason == "battle" and captor == NEUTRALS
-    if reason == "battle" and not neutral:
-        taker = _dynasty(campaign, captor if not isinstance(captor, str) else _house_id(captor), "captor")
-        own = [c for c in rolling if c.controlled_by_id == taker.pk]
-        if own:
-            raise RuleError(
-                f"{own[0].display_name} cannot be captured by his own house.", code="invalid", fields={"captor": "own"}
-            )
+    taker = _battle_captor(campaign, reason, captor, rolling)
     typed = dict(faces or {})
     stray = [pk for pk in typed if pk not in {c.pk for c in rolling}]
     if stray:
@@ -223,25 +188,93 @@ def survival_event(
         _capture(c, taker, chronicle, why=label)
     if dead:
         character_die(campaign=campaign, character_ids=dead, cause=label[:120], chronicle=chronicle)
-    world = World(campaign)
-    successions_box = DiceBox(campaign, source=source, by=by, step=f"event:{reason}")
-    new_reigns = resolve_successions(
-        world,
-        successions_box,
-        chronicle,
-        tables,
-        entered=[list(f) for f in entered] if entered else None,
-        pass_over=event_deaths.pass_over_applied(campaign, decided),
-    )
-    titles_pass_on(world, chronicle)
-    accessions_lose_titles(world, new_reigns, chronicle)  # BloodLine: the titles that just passed to him too
-    queens_accession_rebellions(world, new_reigns, chronicle)
-    successions_box.flush()
+    pass_on = event_deaths.pass_over_applied(campaign, decided)
+    _crowns_pass(campaign, chronicle, tables, entered, pass_on, source=source, by=by, step=f"event:{reason}")
     if dead and campaign.step == Step.INTERPHASE:
         return_widowed(World(campaign), chronicle, dead)  # this turn's Announcements are past: at once
     phases.stamp(chronicle, phase)
     chronicle.flush()
     return results
+
+
+def _check_reason(campaign: Campaign, reason: str, rolls: bool) -> None:
+    """Survival rolls for an event are Blood Royale's; a storm needs royal pieces or leaders."""
+    if rolls and not campaign.rules.event_rolls:
+        raise RuleError(
+            f"Survival rolls for {reason} are Blood Royale's; in this ruleset record the death itself (reason 'killed').",
+            code="ruleset",
+        )
+    if reason == "storm" and not (campaign.rules.prince_pieces or campaign.rules.royal_leaders):
+        raise RuleError(
+            "A storm takes the royal pieces or leaders aboard a fleet; this ruleset has neither: record the death "
+            "itself (reason 'killed').",
+            code="ruleset",
+        )
+
+
+def _rule_g_due(
+    campaign: Campaign, characters: Sequence[int], immune: Sequence[int], titles: Sequence[int], governed: Sequence[int] | None
+) -> dict[int, event_deaths.Roller]:
+    """Optional rule G: the Governors' households a plague in ``titles`` strikes, less the immune and
+    those already rolling; ``governed`` (as the GM ticked them) must be exactly those."""
+    household = event_deaths.rule_g_rollers(campaign, titles)
+    due_g = {pk: r for pk, r in household.items() if pk not in immune and pk not in characters}
+    if governed is None:
+        return due_g
+    ticked = {pk for pk in governed if pk not in characters}
+    missing = [r.character.display_name for pk, r in due_g.items() if pk not in ticked]
+    stray_g = _characters(campaign, sorted(ticked - set(due_g)))
+    if missing:
+        raise RuleError(
+            f"{br.RULE_G_PLAGUE}: {', '.join(missing)} must roll too (or be listed as immune, in the capital).",
+            code="rule_g",
+            fields={"governed": "missing"},
+        )
+    if stray_g:
+        event_deaths.check_struck(campaign, "other", stray_g)  # a prisoner is refused for that first
+        raise RuleError(
+            f"{br.RULE_G_PLAGUE}: {stray_g[0].display_name} is of no household of a Governor whose province is struck.",
+            code="rule_g",
+            fields={"governed": "not_struck"},
+        )
+    return due_g
+
+
+def _battle_captor(
+    campaign: Campaign, reason: str, captor: Dynasty | int | str | None, rolling: Sequence[Character]
+) -> Dynasty | None:
+    """The house that takes a battle's survivors (None: no battle, or the neutrals); never their own."""
+    if reason != "battle" or captor == NEUTRALS:
+        return None
+    taker = _dynasty(campaign, captor if not isinstance(captor, str) else _house_id(captor), "captor")
+    own = [c for c in rolling if c.controlled_by_id == taker.pk]
+    if own:
+        raise RuleError(f"{own[0].display_name} cannot be captured by his own house.", code="invalid", fields={"captor": "own"})
+    return taker
+
+
+def _crowns_pass(
+    campaign: Campaign,
+    chronicle: Chronicle,
+    tables: dict[str, Any],
+    entered: Sequence[Sequence[int]] | None,
+    pass_over: Mapping[str, Sequence[int]],
+    *,
+    source: DiceSource | None,
+    by: Actor,
+    step: str,
+) -> None:
+    """After the deaths: the crowns left vacant pass (with the heirs passed over as decided), the
+    titles pass on, and what an accession brings follows."""
+    world = World(campaign)
+    box = DiceBox(campaign, source=source, by=by, step=step)
+    new_reigns = resolve_successions(
+        world, box, chronicle, tables, entered=[list(f) for f in entered] if entered else None, pass_over=pass_over
+    )
+    titles_pass_on(world, chronicle)
+    accessions_lose_titles(world, new_reigns, chronicle)  # BloodLine: the titles that just passed to him too
+    queens_accession_rebellions(world, new_reigns, chronicle)
+    box.flush()
 
 
 def _house_id(value: str) -> int:

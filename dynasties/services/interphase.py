@@ -1,8 +1,10 @@
 """The Blood Royale Interphase helper (RULES.md A8): a player or the GM enters one country's
 Interphase (provinces, tax rate, famine and rebellion, forces kept and raised, rebellions bought
-off, a rebellion in the capital in the Movement that follows); the pure rules in
-``rules.interphase`` compute every line and this service posts them to the ledger in one
-transaction, Treasury <-> the dynasty, taxes first, then costs, then the capital's rebellion.
+off, a rebellion in the capital in the Movement that follows) as one ``rules.interphase.InterphaseEntry``,
+which the page's form and the API's request build; this service fills in what the province register
+and the titles know, the pure rules in ``rules.interphase`` compute every line, and ``interphase_run``
+posts them to the ledger in one transaction, Treasury <-> the dynasty, taxes first, then costs, then
+the capital's rebellion.
 
 The turn ends with its own phase, "D) CASHING IN RESOURCES" (``cash_in_run``): resource sets held
 at the capital are cashed in after the house's Interphase (and the Movement) of the year, never
@@ -15,8 +17,8 @@ cannot be run again while the year's cashing-in stands (reverse that first)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Generic, TypeVar
 
 from django.db import transaction
 
@@ -33,6 +35,7 @@ from rules.errors import NotFound, RuleError, StepOrderError
 # A money line: private to the dynasty and the GM (campaign.permissions.MONEY_KINDS); ``data``
 # marks it as an Interphase run, which is how a second run in the year is found.
 CHRONICLE_KIND = "payment"
+ResultT = TypeVar("ResultT", rules.InterphaseResult, rules.CashInResult)
 
 
 class InterphaseAlreadyRun(StepOrderError):
@@ -40,14 +43,17 @@ class InterphaseAlreadyRun(StepOrderError):
 
 
 @dataclass(frozen=True)
-class InterphaseRun:
-    """What a run posted: the lines (with their postings, in order) and the exchequer after."""
+class Posted(Generic[ResultT]):
+    """What a run (or a cashing-in) posted: the lines (with their postings, in order) and the
+    exchequer after."""
 
     dynasty: Dynasty
-    result: rules.InterphaseResult
+    result: ResultT
     postings: tuple[Posting, ...]
     balance: int
 
+
+class InterphaseRun(Posted[rules.InterphaseResult]):
     @property
     def lines(self) -> tuple[rules.Line, ...]:
         return self.result.lines
@@ -73,6 +79,30 @@ def _check_ruleset(campaign: Campaign) -> None:
             f"The Interphase helper keeps Blood Royale's taxes and forces; {campaign.name} plays another ruleset.",
             code="wrong_ruleset",
         )
+
+
+def _house_asked(campaign: Campaign | int, dynasty: Dynasty | int, by: Actor, *, what: str) -> tuple[Campaign, Dynasty]:
+    """A preview's campaign and house, for whom may act for the house (``what`` he does)."""
+    if not isinstance(campaign, Campaign):
+        try:
+            campaign = Campaign.objects.get(pk=campaign)
+        except Campaign.DoesNotExist:
+            raise NotFound(f"There is no campaign #{campaign}.") from None
+    _check_ruleset(campaign)
+    house = _dynasty(campaign, dynasty)
+    require(by, campaign, "house", dynasty=house.pk, what=what)
+    return campaign, house
+
+
+def _house_locked(campaign: Campaign | int, dynasty: Dynasty | int, by: Actor, *, what: str) -> tuple[Campaign, Dynasty]:
+    """A run's campaign, locked (the house's own books), and house, for whom may act for it, in
+    the Interphase step."""
+    campaign = lock_campaign(campaign, seen=Seen.by(dynasty))
+    _check_ruleset(campaign)
+    house = _dynasty(campaign, dynasty)
+    require(by, campaign, "house", dynasty=house.pk, what=what)
+    require_step(campaign, Step.INTERPHASE)
+    return campaign, house
 
 
 def _earlier_runs(campaign: Campaign, dynasty: Dynasty, marker: str = "interphase") -> list[ChronicleEntry]:
@@ -101,69 +131,17 @@ def interphase_open_runs(campaign: Campaign, dynasty: Dynasty | int) -> list[Chr
     return _earlier_runs(campaign, _dynasty(campaign, dynasty))
 
 
-def _entry(
-    *,
-    provinces: rules.Provinces,
-    tax_rate: int,
-    famine: rules.Provinces,
-    rebellion: rules.Provinces,
-    home_provinces: rules.Provinces | None,
-    home_in_rebellion: int | None,
-    armies_kept: int,
-    fleets_kept: int,
-    armies_raised: int,
-    fleets_raised: int,
-    rebellions_bought_off: rules.Provinces,
-    capital_rebellion: bool,
-    countries: int,
-    governed: tuple[rules.Governed, ...] = (),
-    armies_on_track: int = 0,
-    capital: str | None = None,
-    fleet_ports: Sequence[str] = (),
-    neutral_ransoms: Sequence[Character] = (),
-    trade_defence_crowns: int = 0,
-    trade_interception_crowns: int = 0,
-    event_payments: Sequence[Mapping[str, Any]] = (),
-) -> rules.InterphaseEntry:
-    def names(value: rules.Provinces) -> rules.Provinces:
-        # a tuple, so that the frozen entry does not share the caller's list
-        return tuple(value) if isinstance(value, list | tuple) else value
-
-    return rules.InterphaseEntry(
-        provinces=names(provinces),
-        tax_rate=tax_rate,
-        famine=names(famine),
-        rebellion=names(rebellion),
-        home_provinces=None if home_provinces is None else names(home_provinces),
-        home_in_rebellion=home_in_rebellion,
-        armies_kept=armies_kept,
-        fleets_kept=fleets_kept,
-        armies_raised=armies_raised,
-        fleets_raised=fleets_raised,
-        rebellions_bought_off=names(rebellions_bought_off),
-        capital_rebellion=capital_rebellion,
-        countries=countries,
-        governed=governed,
-        armies_on_track=armies_on_track,
-        capital=capital,
-        fleet_ports=tuple(fleet_ports),
-        neutral_ransoms=tuple(who.display_name for who in neutral_ransoms),
-        trade_defence_crowns=trade_defence_crowns,
-        trade_interception_crowns=trade_interception_crowns,
-        event_payments=tuple((str(item.get("card", "")), item.get("amount", 0)) for item in event_payments),
-    )
-
-
-def _ransomed(campaign: Campaign, house: Dynasty, ids: Sequence[int]) -> list[Character]:
+def _ransomed(campaign: Campaign, house: Dynasty, ids: Sequence[int | str]) -> list[Character]:
     """The royals of the house captured by neutrals and ransomed for 100 ("If they capture a Royal
     character, Neutrals ransom him for 100 Crowns"): living, controlled by the house, and not a
     player's prisoner (a player ransoms on his own terms: the GM's release). One recorded as held
     by the neutrals (the capture event) is released by the run; one taken and ransomed within the
     Movement, never recorded as held, is only paid for."""
-    found = {c.pk: c for c in Character.objects.filter(campaign=campaign, pk__in=list(ids))}
+    numbers = [pk for pk in ids if isinstance(pk, int) and not isinstance(pk, bool)]
+    found = {c.pk: c for c in Character.objects.filter(campaign=campaign, pk__in=numbers)}
     out: list[Character] = []
     for pk in ids:
-        who = found.get(pk)
+        who = found.get(pk) if isinstance(pk, int) else None
         if who is None or who.controlled_by_id != house.pk or who.status != Status.ALIVE:
             raise RuleError(
                 f"{rules.LABELS['neutral_ransoms']}: #{pk} is not a living member of the house of {house.name}.",
@@ -181,16 +159,14 @@ def _ransomed(campaign: Campaign, house: Dynasty, ids: Sequence[int]) -> list[Ch
     return out
 
 
-def _optional_payments(
-    campaign: Campaign, trade_defence_crowns: int, trade_interception_crowns: int, event_payments: Sequence[Any]
-) -> None:
+def _optional_payments(campaign: Campaign, entry: rules.InterphaseEntry) -> None:
     """The Movement's payments that only an optional rule makes: Crowns paid on trade interceptions
     (rule D, Movement of Trade Items), bids and investments on event cards (rule E, Event Cards).
     Refused when the rule is not in force (docs/rulings.md, "Rule D's money in the Interphase")."""
     for field, given, rule in (
-        ("trade_defence_crowns", trade_defence_crowns, "trade_item_movement"),
-        ("trade_interception_crowns", trade_interception_crowns, "trade_item_movement"),
-        ("event_payments", bool(event_payments), "event_cards"),
+        ("trade_defence_crowns", entry.trade_defence_crowns, "trade_item_movement"),
+        ("trade_interception_crowns", entry.trade_interception_crowns, "trade_item_movement"),
+        ("event_payments", bool(entry.event_payments), "event_cards"),
     ):
         if given and not campaign.option(rule):
             name = campaign.rules.optional_rules.get(rule, rule)
@@ -201,9 +177,10 @@ def _optional_payments(
             )
 
 
-def _governed(campaign: Campaign, house: Dynasty, governed: Sequence[Mapping[str, Any]] | None) -> tuple[rules.Governed, ...]:
-    """Optional rule G: each governed province entered (``province``, ``withheld``, ``present``) as
-    its title stands: the governor is the title's holder, his house the one controlling him."""
+def _governed(campaign: Campaign, house: Dynasty, governed: Sequence[rules.Governed] | None) -> tuple[rules.Governed, ...]:
+    """Optional rule G: each governed province entered (``province``, ``withheld``, ``present``)
+    completed as its title stands: the governor is the title's holder, his house the one
+    controlling him."""
     if not governed:
         return ()
     if not campaign.option("governing_provinces"):
@@ -220,7 +197,7 @@ def _governed(campaign: Campaign, house: Dynasty, governed: Sequence[Mapping[str
     )
     out: list[rules.Governed] = []
     for item in governed:
-        province = str(item.get("province", "")).strip()
+        province = str(item.province).strip()
         title = (
             Title.objects.select_related("holder", "holder__controlled_by")
             .filter(campaign=campaign, province__iexact=province)
@@ -240,49 +217,34 @@ def _governed(campaign: Campaign, house: Dynasty, governed: Sequence[Mapping[str
             )
         holder = title.holder
         other = holder.controlled_by if holder.controlled_by_id not in (None, house.pk) else None
-        present = bool(item.get("present", False))
+        present = bool(item.present)
         out.append(
             rules.Governed(
                 province=title.province,
                 governor=holder.given_name,
                 house=other.pk if other is not None else None,
                 house_name=other.name if other is not None else "",
-                withheld=item.get("withheld", 0),
+                withheld=item.withheld,
                 charisma=int((holder.characteristics or {}).get("charisma", 0)) if present else None,
+                present=present,
             )
         )
     return tuple(out)
 
 
-def _from_register(
-    campaign: Campaign,
-    house: Dynasty,
-    *,
-    provinces: rules.Provinces | None,
-    famine: rules.Provinces,
-    rebellion: rules.Provinces,
-    home_provinces: rules.Provinces | None,
-    capital: str | None,
-    governed: Sequence[Mapping[str, Any]] | None,
-) -> dict[str, Any]:
-    """The entry's provinces, markers, home provinces, capital and governed provinces: from the
-    province register and the titles unless entered (``provinces`` None: the register; an entry typed
-    for a correction wins over the register). Refused when neither says."""
-    out: dict[str, Any] = {
-        "provinces": provinces,
-        "famine": famine,
-        "rebellion": rebellion,
-        "home_provinces": home_provinces,
-        "capital": capital,
-        "governed": governed,
-    }
-    kept = register_entry(campaign, house) if provinces is None else None
+def _from_register(campaign: Campaign, house: Dynasty, entry: rules.InterphaseEntry) -> rules.InterphaseEntry:
+    """The entry with its provinces, markers, home provinces, capital and governed provinces filled
+    in from the province register and the titles where nothing is entered (``provinces`` None: the
+    register; an entry typed for a correction wins over the register). Refused when neither says."""
+    kept = register_entry(campaign, house) if entry.provinces is None else None
+    governed = entry.governed
     if governed is None and house.crown and campaign.option("governing_provinces"):
         # the governed provinces of every country it taxes (its lord's in a Dynastic Union)
         crowns = kept["crowns"] if kept is not None else [house.crown]
-        out["governed"] = [{"province": name} for name in governed_provinces(campaign, *crowns)]
-    if provinces is not None:
-        return out
+        governed = tuple(rules.Governed(province=name) for name in governed_provinces(campaign, *crowns))
+    entry = replace(entry, governed=governed)
+    if entry.provinces is not None:
+        return entry
     if kept is None:
         raise RuleError(
             f"The province register holds no province of the house of {house.name}: give the provinces it controls, or "
@@ -290,11 +252,9 @@ def _from_register(
             code="invalid_interphase",
             fields={"provinces": "required"},
         )
-    out["provinces"] = kept["provinces"]
-    for name, blank in (("famine", 0), ("rebellion", 0), ("home_provinces", None), ("capital", None)):
-        if out[name] == blank or out[name] == []:
-            out[name] = kept[name]
-    return out
+    blanks = {"famine": 0, "rebellion": 0, "home_provinces": None, "capital": None}
+    filled = {name: kept[name] for name, blank in blanks.items() if getattr(entry, name) in (blank, ())}
+    return replace(entry, provinces=kept["provinces"], **filled)
 
 
 def _as_data(value: rules.Provinces | None) -> int | list[str] | None:
@@ -310,182 +270,34 @@ def _compute(campaign: Campaign, dynasty: Dynasty, entry: rules.InterphaseEntry)
     )
 
 
-def _prepared(
-    campaign: Campaign,
-    house: Dynasty,
-    *,
-    provinces: rules.Provinces | None,
-    tax_rate: int,
-    famine: rules.Provinces,
-    rebellion: rules.Provinces,
-    home_provinces: rules.Provinces | None,
-    home_in_rebellion: int | None,
-    armies_kept: int,
-    fleets_kept: int,
-    armies_raised: int,
-    fleets_raised: int,
-    rebellions_bought_off: rules.Provinces,
-    capital_rebellion: bool,
-    countries: int,
-    governed: Sequence[Mapping[str, Any]] | None,
-    armies_on_track: int,
-    capital: str | None,
-    fleet_ports: Sequence[str],
-    neutral_ransoms: Sequence[int],
-    trade_defence_crowns: int,
-    trade_interception_crowns: int,
-    event_payments: Sequence[Mapping[str, Any]],
-) -> tuple[Any, rules.InterphaseEntry, dict[str, Any]]:
+def _prepared(campaign: Campaign, house: Dynasty, entry: rules.InterphaseEntry) -> tuple[list[Character], rules.InterphaseEntry]:
     """What a preview and a run both check and build: the royals ransomed from the neutrals, the
-    optional rules' payments, the entry (from the province register where nothing is typed) and
-    the lists it counted (``kept``)."""
-    ransomed = _ransomed(campaign, house, neutral_ransoms)
-    _optional_payments(campaign, trade_defence_crowns, trade_interception_crowns, event_payments)
-    kept = _from_register(
-        campaign,
-        house,
-        provinces=provinces,
-        famine=famine,
-        rebellion=rebellion,
-        home_provinces=home_provinces,
-        capital=capital,
-        governed=governed,
+    optional rules' payments, and the entry as the rules read it (from the province register and
+    the titles where nothing is typed; the governors and the royals' names looked up)."""
+    ransomed = _ransomed(campaign, house, entry.neutral_ransoms)
+    _optional_payments(campaign, entry)
+    entry = _from_register(campaign, house, entry)
+    return ransomed, replace(
+        entry,
+        governed=_governed(campaign, house, entry.governed),
+        neutral_ransoms=tuple(who.display_name for who in ransomed),
     )
-    provinces, famine, rebellion = kept["provinces"], kept["famine"], kept["rebellion"]
-    home_provinces, capital, governed = kept["home_provinces"], kept["capital"], kept["governed"]
-    assert provinces is not None
-    entry = _entry(
-        provinces=provinces,
-        tax_rate=tax_rate,
-        famine=famine,
-        rebellion=rebellion,
-        home_provinces=home_provinces,
-        home_in_rebellion=home_in_rebellion,
-        armies_kept=armies_kept,
-        fleets_kept=fleets_kept,
-        armies_raised=armies_raised,
-        fleets_raised=fleets_raised,
-        rebellions_bought_off=rebellions_bought_off,
-        capital_rebellion=capital_rebellion,
-        countries=countries,
-        governed=_governed(campaign, house, governed),
-        armies_on_track=armies_on_track,
-        capital=capital,
-        fleet_ports=tuple(fleet_ports),
-        neutral_ransoms=ransomed,
-        trade_defence_crowns=trade_defence_crowns,
-        trade_interception_crowns=trade_interception_crowns,
-        event_payments=event_payments,
-    )
-    return ransomed, entry, kept
 
 
 def interphase_preview(
-    *,
-    campaign: Campaign | int,
-    dynasty: Dynasty | int,
-    provinces: rules.Provinces | None = None,
-    tax_rate: int = rules.NORMAL_TAX,
-    famine: rules.Provinces = 0,
-    rebellion: rules.Provinces = 0,
-    home_provinces: rules.Provinces | None = None,
-    home_in_rebellion: int | None = None,
-    armies_kept: int = 0,
-    fleets_kept: int = 0,
-    armies_raised: int = 0,
-    fleets_raised: int = 0,
-    rebellions_bought_off: rules.Provinces = 0,
-    capital_rebellion: bool = False,
-    countries: int = 1,
-    governed: Sequence[Mapping[str, Any]] | None = None,
-    armies_on_track: int = 0,
-    capital: str | None = None,
-    fleet_ports: Sequence[str] = (),
-    neutral_ransoms: Sequence[int] = (),
-    trade_defence_crowns: int = 0,
-    trade_interception_crowns: int = 0,
-    event_payments: Sequence[Mapping[str, Any]] = (),
-    by: Actor,
+    *, campaign: Campaign | int, dynasty: Dynasty | int, entry: rules.InterphaseEntry, by: Actor
 ) -> rules.InterphaseResult:
     """The lines a run would post, without posting anything (a form's confirmation page). Limits
     are checked; a shortfall is reported in ``shortfall``, not refused. It shows the house's
     exchequer: asked for ``by`` someone, it is refused as the run would be."""
-    if not isinstance(campaign, Campaign):
-        try:
-            campaign = Campaign.objects.get(pk=campaign)
-        except Campaign.DoesNotExist:
-            raise NotFound(f"There is no campaign #{campaign}.") from None
-    _check_ruleset(campaign)
-    house = _dynasty(campaign, dynasty)
-    require(by, campaign, "house", dynasty=house.pk, what="a house runs its own Interphase")
-    _, entry, _ = _prepared(
-        campaign,
-        house,
-        provinces=provinces,
-        tax_rate=tax_rate,
-        famine=famine,
-        rebellion=rebellion,
-        home_provinces=home_provinces,
-        home_in_rebellion=home_in_rebellion,
-        armies_kept=armies_kept,
-        fleets_kept=fleets_kept,
-        armies_raised=armies_raised,
-        fleets_raised=fleets_raised,
-        rebellions_bought_off=rebellions_bought_off,
-        capital_rebellion=capital_rebellion,
-        countries=countries,
-        governed=governed,
-        armies_on_track=armies_on_track,
-        capital=capital,
-        fleet_ports=fleet_ports,
-        neutral_ransoms=neutral_ransoms,
-        trade_defence_crowns=trade_defence_crowns,
-        trade_interception_crowns=trade_interception_crowns,
-        event_payments=event_payments,
-    )
+    campaign, house = _house_asked(campaign, dynasty, by, what="a house runs its own Interphase")
+    _, entry = _prepared(campaign, house, entry)
     return _compute(campaign, house, entry)
 
 
-@transaction.atomic
-def interphase_run(
-    *,
-    campaign: Campaign | int,
-    dynasty: Dynasty | int,
-    provinces: rules.Provinces | None = None,
-    tax_rate: int = rules.NORMAL_TAX,
-    famine: rules.Provinces = 0,
-    rebellion: rules.Provinces = 0,
-    home_provinces: rules.Provinces | None = None,
-    home_in_rebellion: int | None = None,
-    armies_kept: int = 0,
-    fleets_kept: int = 0,
-    armies_raised: int = 0,
-    fleets_raised: int = 0,
-    rebellions_bought_off: rules.Provinces = 0,
-    capital_rebellion: bool = False,
-    countries: int = 1,
-    governed: Sequence[Mapping[str, Any]] | None = None,
-    armies_on_track: int = 0,
-    capital: str | None = None,
-    fleet_ports: Sequence[str] = (),
-    neutral_ransoms: Sequence[int] = (),
-    trade_defence_crowns: int = 0,
-    trade_interception_crowns: int = 0,
-    event_payments: Sequence[Mapping[str, Any]] = (),
-    by: Actor,
-) -> InterphaseRun:
-    """Post one country's Interphase: taxes (income, first), rebellions bought off, maintenance and
-    raising (costs), then a rebellion in the capital (half of what is then in hand; the sets are
-    cashed in after it, ``cash_in_run``). Refused: outside the Interphase step, a second run in the year, a broken limit
-    (InterphaseError naming every fault), or costs above the cash in hand plus this run's income
-    (InsufficientFunds) unless the campaign allows overdrafts."""
-    campaign = lock_campaign(campaign, seen=Seen.by(dynasty))  # the house's own books
-    _check_ruleset(campaign)
-    house = _dynasty(campaign, dynasty)
-    require(by, campaign, "house", dynasty=house.pk, what="a house runs its own Interphase")
-    require_step(campaign, Step.INTERPHASE)
-    earlier = _earlier_runs(campaign, house)
-    if earlier:
+def _refuse_a_second_run(campaign: Campaign, house: Dynasty) -> None:
+    """Once per dynasty per year, and before the year's cashing-in (the turn's last phase)."""
+    if _earlier_runs(campaign, house):
         raise InterphaseAlreadyRun(
             f"The house of {house.name} has already run its Interphase of {campaign.current_year} (once per dynasty "
             "per year). To put a mistake right, reverse that run's postings and run it again.",
@@ -496,33 +308,10 @@ def interphase_run(
             "turn's last phase: the Interphase comes before it. Reverse the cashing-in first.",
             code="cash_in_done",
         )
-    ransomed, entry, kept = _prepared(
-        campaign,
-        house,
-        provinces=provinces,
-        tax_rate=tax_rate,
-        famine=famine,
-        rebellion=rebellion,
-        home_provinces=home_provinces,
-        home_in_rebellion=home_in_rebellion,
-        armies_kept=armies_kept,
-        fleets_kept=fleets_kept,
-        armies_raised=armies_raised,
-        fleets_raised=fleets_raised,
-        rebellions_bought_off=rebellions_bought_off,
-        capital_rebellion=capital_rebellion,
-        countries=countries,
-        governed=governed,
-        armies_on_track=armies_on_track,
-        capital=capital,
-        fleet_ports=fleet_ports,
-        neutral_ransoms=neutral_ransoms,
-        trade_defence_crowns=trade_defence_crowns,
-        trade_interception_crowns=trade_interception_crowns,
-        event_payments=event_payments,
-    )
-    provinces, famine, rebellion = kept["provinces"], kept["famine"], kept["rebellion"]
-    result = _compute(campaign, house, entry)
+
+
+def _refuse_a_shortfall(campaign: Campaign, house: Dynasty, result: rules.InterphaseResult) -> None:
+    """Costs above the cash in hand plus this run's income, unless the campaign allows overdrafts."""
     money = currency(campaign)
     if result.shortfall and not campaign.allow_overdraft:
         raise InsufficientFunds(
@@ -532,10 +321,19 @@ def interphase_run(
             f"{result.shortfall} {money} short. Keep or raise fewer forces or buy off fewer "
             "rebellions (the GM may allow overdrafts for the campaign).",
         )
+
+
+def _post_lines(
+    campaign: Campaign,
+    house: Dynasty,
+    houses: Mapping[int, Dynasty],
+    result: rules.InterphaseResult,
+    ransomed: Sequence[Character],
+    by: Actor,
+) -> list[Posting]:
+    """One posting per line, in order: Treasury -> the house for income, the house -> Treasury for
+    costs (a foreign governor's lines to or from his own house); a ransom names the royal."""
     postings: list[Posting] = []
-    houses = {house.pk: house} | {
-        d.pk: d for d in Dynasty.objects.filter(campaign=campaign, pk__in=[x.house for x in result.lines if x.house])
-    }
     ransoms = iter(ransomed)  # the ransom lines, in the order of the royals entered
     for line in result.lines:
         whose = houses[line.house] if line.house is not None else house
@@ -554,8 +352,20 @@ def interphase_run(
         )
         assert posting is not None
         postings.append(posting)
-    held = balance(campaign, house)
-    assert held == result.cash_after, (held, result.cash_after)
+    return postings
+
+
+def _chronicle_run(
+    chronicle: Chronicle,
+    campaign: Campaign,
+    house: Dynasty,
+    entry: rules.InterphaseEntry,
+    result: rules.InterphaseResult,
+    postings: Sequence[Posting],
+    held: int,
+) -> None:
+    """The run's chronicle line, private to the house (and the GM), with what it counted."""
+    money = currency(campaign)
     summary = (
         "; ".join(
             f"{'+' if line.direction == rules.IN else '-'}{line.amount} {line.reason}"
@@ -564,7 +374,6 @@ def interphase_run(
         )
         or "no money moved"
     )
-    chronicle = Chronicle(campaign)
     chronicle.add(
         CHRONICLE_KIND,
         f"The Interphase of the house of {house.name}"
@@ -574,33 +383,37 @@ def interphase_run(
         readers=[house.pk],
         dynasty=house.pk,
         postings=[p.pk for p in postings],
-        tax_rate=tax_rate,
+        tax_rate=entry.tax_rate,
         # what the run counted (names or numbers): the export's cross-check reads the provinces, the
         # markers and the governed provinces of each Interphase here
-        provinces=_as_data(provinces),
-        famine=_as_data(famine),
-        rebellion=_as_data(rebellion),
-        governed_provinces=[g.province for g in entry.governed],
+        provinces=_as_data(entry.provinces),
+        famine=_as_data(entry.famine),
+        rebellion=_as_data(entry.rebellion),
+        governed_provinces=[g.province for g in entry.governed or ()],
         # the forces and countries the run counted: next year's form starts from them (last_figures)
-        armies_kept=armies_kept,
-        fleets_kept=fleets_kept,
-        armies_raised=armies_raised,
-        fleets_raised=fleets_raised,
-        armies_on_track=armies_on_track,
-        countries=countries,
-        fleet_ports=list(fleet_ports),
+        armies_kept=entry.armies_kept,
+        fleets_kept=entry.fleets_kept,
+        armies_raised=entry.armies_raised,
+        fleets_raised=entry.fleets_raised,
+        armies_on_track=entry.armies_on_track,
+        countries=entry.countries,
+        fleet_ports=list(entry.fleet_ports),
         rebellion_modifier=result.rebellion_modifier,
         income=result.income,
         costs=result.costs,
         balance=held,
     )
-    interphase_markers(campaign, house, famine=famine, bought_off=rebellions_bought_off, chronicle=chronicle)
-    freed = [who for who in ransomed if who.held_by_neutrals]  # recorded as taken (the capture event): now free
-    for who in freed:
-        who.held_by_neutrals = False
-        who.save(update_fields=["held_by_neutrals"])
-        chronicle.add("release", f"{who.display_name} is released by the neutrals for a ransom.", character=who.pk)
-    # a foreign governor's house reads its own lines (and nothing else of the country's books)
+
+
+def _chronicle_governors(
+    chronicle: Chronicle,
+    campaign: Campaign,
+    house: Dynasty,
+    houses: Mapping[int, Dynasty],
+    result: rules.InterphaseResult,
+    postings: Sequence[Posting],
+) -> None:
+    """A foreign governor's house reads its own lines (and nothing else of the country's books)."""
     for other in sorted({x.house for x in result.lines if x.house is not None}):
         theirs = [(x, p) for x, p in zip(result.lines, postings, strict=True) if x.house == other]
         chronicle.add(
@@ -614,6 +427,35 @@ def interphase_run(
             governed=True,
             postings=[p.pk for _, p in theirs],
         )
+
+
+@transaction.atomic
+def interphase_run(*, campaign: Campaign | int, dynasty: Dynasty | int, entry: rules.InterphaseEntry, by: Actor) -> InterphaseRun:
+    """Post one country's Interphase: taxes (income, first), rebellions bought off, maintenance and
+    raising (costs), then a rebellion in the capital (half of what is then in hand; the sets are
+    cashed in after it, ``cash_in_run``). Refused: outside the Interphase step, a second run in the year, a broken limit
+    (InterphaseError naming every fault), or costs above the cash in hand plus this run's income
+    (InsufficientFunds) unless the campaign allows overdrafts."""
+    campaign, house = _house_locked(campaign, dynasty, by, what="a house runs its own Interphase")
+    _refuse_a_second_run(campaign, house)
+    ransomed, entry = _prepared(campaign, house, entry)
+    result = _compute(campaign, house, entry)
+    _refuse_a_shortfall(campaign, house, result)
+    houses = {house.pk: house} | {
+        d.pk: d for d in Dynasty.objects.filter(campaign=campaign, pk__in=[x.house for x in result.lines if x.house])
+    }
+    postings = _post_lines(campaign, house, houses, result, ransomed, by)
+    held = balance(campaign, house)
+    assert held == result.cash_after, (held, result.cash_after)
+    chronicle = Chronicle(campaign)
+    _chronicle_run(chronicle, campaign, house, entry, result, postings, held)
+    interphase_markers(campaign, house, famine=entry.famine, bought_off=entry.rebellions_bought_off, chronicle=chronicle)
+    freed = [who for who in ransomed if who.held_by_neutrals]  # recorded as taken (the capture event): now free
+    for who in freed:
+        who.held_by_neutrals = False
+        who.save(update_fields=["held_by_neutrals"])
+        chronicle.add("release", f"{who.display_name} is released by the neutrals for a ransom.", character=who.pk)
+    _chronicle_governors(chronicle, campaign, house, houses, result, postings)
     chronicle.flush()
     return InterphaseRun(dynasty=house, result=result, postings=tuple(postings), balance=held)
 
@@ -652,14 +494,18 @@ class CashInAlreadyRun(StepOrderError):
     code = "cash_in_done"
 
 
-@dataclass(frozen=True)
-class CashInRun:
-    """What a cashing-in posted: the lines (with their postings, in order) and the exchequer after."""
+class CashInRun(Posted[rules.CashInResult]):
+    pass
 
-    dynasty: Dynasty
-    result: rules.CashInResult
-    postings: tuple[Posting, ...]
-    balance: int
+
+def _cash_in_lines(campaign: Campaign, house: Dynasty, basic: int, semi_luxury: int, luxury: int) -> rules.CashInResult:
+    return rules.cash_in_lines(
+        basic_sets=basic,
+        semi_luxury_sets=semi_luxury,
+        luxury_sets=luxury,
+        cash=balance(campaign, house),
+        currency=currency(campaign),
+    )
 
 
 def cash_in_open_runs(campaign: Campaign, dynasty: Dynasty | int) -> list[ChronicleEntry]:
@@ -679,21 +525,8 @@ def cash_in_preview(
 ) -> rules.CashInResult:
     """The lines a cashing-in would post, without posting anything (limits checked). It shows the
     house's exchequer: asked for ``by`` someone, it is refused as the run would be."""
-    if not isinstance(campaign, Campaign):
-        try:
-            campaign = Campaign.objects.get(pk=campaign)
-        except Campaign.DoesNotExist:
-            raise NotFound(f"There is no campaign #{campaign}.") from None
-    _check_ruleset(campaign)
-    house = _dynasty(campaign, dynasty)
-    require(by, campaign, "house", dynasty=house.pk, what="a house cashes in its own resource sets")
-    return rules.cash_in_lines(
-        basic_sets=basic_sets,
-        semi_luxury_sets=semi_luxury_sets,
-        luxury_sets=luxury_sets,
-        cash=balance(campaign, house),
-        currency=currency(campaign),
-    )
+    campaign, house = _house_asked(campaign, dynasty, by, what="a house cashes in its own resource sets")
+    return _cash_in_lines(campaign, house, basic_sets, semi_luxury_sets, luxury_sets)
 
 
 @transaction.atomic
@@ -711,11 +544,7 @@ def cash_in_run(
     the house. Refused: outside the Interphase step, before the house's Interphase of the year has
     been posted (the sets pay none of its costs), a second cashing-in in the year, or more sets
     than the game's counters make (InterphaseError)."""
-    campaign = lock_campaign(campaign, seen=Seen.by(dynasty))  # the house's own books
-    _check_ruleset(campaign)
-    house = _dynasty(campaign, dynasty)
-    require(by, campaign, "house", dynasty=house.pk, what="a house cashes in its own resource sets")
-    require_step(campaign, Step.INTERPHASE)
+    campaign, house = _house_locked(campaign, dynasty, by, what="a house cashes in its own resource sets")
     if _earlier_runs(campaign, house, "cash_in"):
         raise CashInAlreadyRun(
             f"The house of {house.name} has already cashed in its resource sets of {campaign.current_year} (once per "
@@ -728,13 +557,7 @@ def cash_in_run(
             "costs). Post the Interphase first.",
             code="interphase_first",
         )
-    result = rules.cash_in_lines(
-        basic_sets=basic_sets,
-        semi_luxury_sets=semi_luxury_sets,
-        luxury_sets=luxury_sets,
-        cash=balance(campaign, house),
-        currency=currency(campaign),
-    )
+    result = _cash_in_lines(campaign, house, basic_sets, semi_luxury_sets, luxury_sets)
     postings: list[Posting] = []
     for line in result.lines:
         posting = post(

@@ -97,13 +97,15 @@ def royal_marriage_box(world: World, house: Dynasty) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else bl.ROYAL_MARRIAGE_BOX_DEFAULT
 
 
-def monarch_of(world: World, crown: str) -> int | None:
+def monarch_id_of(world: World, crown: str) -> int | None:
+    """The id of the crown's reigning monarch (None: no crown, or none reigns); ``titles.monarch_of``
+    is the monarch himself."""
     return next((r.holder_id for r in world.open_reigns() if crown and r.crown == crown), None)
 
 
 def heir_apparent(world: World, crown: str) -> int | None:
     """The first in the line of succession of the crown's monarch."""
-    holder = monarch_of(world, crown)
+    holder = monarch_id_of(world, crown)
     if holder is None:
         return None
     barred = world.renounced.get(crown, set())
@@ -116,7 +118,7 @@ def derived_factors(world: World, minor: Character, suitor: Character) -> set[st
     suitor_house = world.dynasties.get(suitor.controlled_by_id or 0)
     out: set[str] = set()
     if minor_house is not None and minor_house.crown:
-        if monarch_of(world, minor_house.crown) == minor.pk:
+        if monarch_id_of(world, minor_house.crown) == minor.pk:
             out.add("minor_is_monarch")
         elif heir_apparent(world, minor_house.crown) == minor.pk:
             out.add("minor_heir_apparent")
@@ -346,7 +348,7 @@ def offer_make(
             "player's dynasty.",
             fields={"suitor": "not a player's"},
         )
-    if minor_house.crown and monarch_of(world, minor_house.crown) == minor.pk and not stays_in_minor:
+    if minor_house.crown and monarch_id_of(world, minor_house.crown) == minor.pk and not stays_in_minor:
         raise IllegalMarriage(
             f"{minor.display_name} reigns over {minor_house.crown} and keeps the throne: the offer must have "
             f"{'him' if minor.sex == 'M' else 'her'} stay in the minor house (docs/rulings.md, BloodLine minor houses).",
@@ -551,6 +553,117 @@ def _typed_for(
     return out
 
 
+def _choose(
+    world: World, minor: Character, house: Dynasty, offers: Sequence[MarriageOffer], taken: set[int], chronicle: Chronicle
+) -> MarriageOffer | None:
+    """The first acceptable offer (``offers`` best first) is accepted; every other is rejected, each
+    refusal chronicled with its reason."""
+    chosen: MarriageOffer | None = None
+    for offer in offers:
+        why = None if chosen is None else f"{minor.display_name} accepted a better offer"
+        if why is None:
+            why = _refusal(world, world.campaign, offer, minor, taken, house)
+        if why is None:
+            chosen = offer
+            offer.status, offer.note = OfferStatus.ACCEPTED, f"accepted ({_offer_label(offer)})"[:200]
+        else:
+            offer.status, offer.note = OfferStatus.REJECTED, why[:200]
+            chronicle.add(
+                "minor_offer",
+                f"{house.name} of {house.crown or 'no crown'} declines {_suitor(world, offer)}'s offer "
+                f"for {minor.display_name}: {why}.",
+                offer=offer.pk,
+                dynasty=house.pk,
+            )
+    return chosen
+
+
+def _betroth(
+    world: World, minor: Character, house: Dynasty, chosen: MarriageOffer, taken: set[int], chronicle: Chronicle
+) -> Match:
+    """The accepted offer as a match to arrange (the suitor taken for this turn), chronicled."""
+    suitor = world.characters[chosen.suitor_id]
+    taken.add(suitor.pk)
+    husband, wife = _couple(minor, suitor)
+    mover = suitor if chosen.stays_in_minor else minor
+    raiser = house.pk if chosen.stays_in_minor else suitor.controlled_by_id
+    chronicle.add(
+        "minor_offer",
+        f"{house.name} of {house.crown or 'no crown'} accepts {suitor.display_name}'s offer for {minor.display_name} "
+        f"({_offer_label(chosen)}): {mover.display_name} is to join the house of "
+        f"{(house if chosen.stays_in_minor else world.dynasties[suitor.controlled_by_id or 0]).name}.",
+        offer=chosen.pk,
+        dynasty=house.pk,
+        character=minor.pk,
+    )
+    return Match(
+        husband.pk,
+        wife.pk,
+        husband_joins_wife=mover.pk == husband.pk,
+        children_raised_by=raiser,
+        dowry=f"{chosen.dowry} ducats",
+        alliance_title=f"a title for {minor.display_name}" if chosen.with_title else "",
+    )
+
+
+def _nobility(
+    world: World,
+    box: DiceBox,
+    minor: Character,
+    house: Dynasty,
+    typed: tuple[Sequence[int] | None, Sequence[int] | None],
+    used: set[tuple[str, int]],
+    chronicle: Chronicle,
+    rejected: tuple[MarriageOffer, ...],
+) -> MinorResolution:
+    """A child with no acceptable offer: 1d10 (typed: ``typed[0]``), 6-10 weds a noble of his
+    house's country made now (his ADM, DIP and MIL typed: ``typed[1]``); else he stays unmarried."""
+    roll_faces, spouse_faces = typed
+    roll = box.roll(
+        bl.MINOR_NOBILITY_DICE,
+        purpose="minor_nobility",
+        characters=[minor],
+        entered=roll_faces,
+        target=bl.MINOR_NOBILITY_FROM,
+        detail=minor.display_name[:60],
+    )
+    used.add(("faces", minor.pk))
+    if not bl.minor_nobility_marries(roll.faces):
+        roll.outcome = "does not marry"
+        chronicle.add(
+            "minor_offer",
+            f"{minor.display_name} of {house.name}, with no acceptable offer, does not marry this turn "
+            f"(1d10: {roll.faces[0]}; 6-10 marries into the nobility).",
+            dynasty=house.pk,
+            character=minor.pk,
+        )
+        return MinorResolution(minor, house, "unmarried", roll=roll, rejected=rejected)
+    roll.outcome = "marries into the nobility"
+    used.add(("spouses", minor.pk))
+    spouse = _noble_spouse(world, box, minor, house, [[f] for f in spouse_faces] if spouse_faces else None)
+    husband, wife = _couple(minor, spouse)
+    marriage = Marriage.objects.create(
+        campaign=world.campaign,
+        husband=husband,
+        wife=wife,
+        arranged_year=world.year,
+        wedding_year=world.year,
+        husband_joins_wife=minor.sex == "F",
+        children_raised_by=house,
+    )
+    world.open_marriages.append(marriage)
+    chronicle.add(
+        "wedding",
+        f"{minor.display_name} ({minor.age(world.year)}), with no acceptable offer, marries into the nobility of "
+        f"{house.crown or house.name}: {spouse.display_name} ({spouse.age(world.year)}), {stats_text(spouse)} "
+        f"(1d10: {roll.faces[0]}).",
+        marriage=marriage.pk,
+        dynasty=house.pk,
+        character=minor.pk,
+    )
+    return MinorResolution(minor, house, "nobility", marriage=marriage, spouse=spouse, roll=roll, rejected=rejected)
+
+
 @transaction.atomic
 def offers_resolve(
     *,
@@ -609,99 +722,15 @@ def offers_resolve(
                 stays_in_minor=o.stays_in_minor, with_title=o.with_title, dowry=o.dowry, made_year=o.year, order=o.pk
             ),
         )
-        chosen: MarriageOffer | None = None
-        for offer in offers:
-            why = None if chosen is None else f"{minor.display_name} accepted a better offer"
-            if why is None:
-                why = _refusal(world, campaign, offer, minor, taken, house)
-            if why is None:
-                chosen = offer
-                offer.status, offer.note = OfferStatus.ACCEPTED, f"accepted ({_offer_label(offer)})"[:200]
-            else:
-                offer.status, offer.note = OfferStatus.REJECTED, why[:200]
-                chronicle.add(
-                    "minor_offer",
-                    f"{house.name} of {house.crown or 'no crown'} declines {_suitor(world, offer)}'s offer "
-                    f"for {minor.display_name}: {why}.",
-                    offer=offer.pk,
-                    dynasty=house.pk,
-                )
-            closed.append(offer)
+        chosen = _choose(world, minor, house, offers, taken, chronicle)
+        closed.extend(offers)
         rejected = tuple(o for o in offers if o is not chosen)
         if chosen is not None:
-            suitor = world.characters[chosen.suitor_id]
-            taken.add(suitor.pk)
-            husband, wife = _couple(minor, suitor)
-            mover = suitor if chosen.stays_in_minor else minor
-            raiser = house.pk if chosen.stays_in_minor else suitor.controlled_by_id
-            matches.append(
-                Match(
-                    husband.pk,
-                    wife.pk,
-                    husband_joins_wife=mover.pk == husband.pk,
-                    children_raised_by=raiser,
-                    dowry=f"{chosen.dowry} ducats",
-                    alliance_title=f"a title for {minor.display_name}" if chosen.with_title else "",
-                )
-            )
-            chronicle.add(
-                "minor_offer",
-                f"{house.name} of {house.crown or 'no crown'} accepts {suitor.display_name}'s offer for {minor.display_name} "
-                f"({_offer_label(chosen)}): {mover.display_name} is to join the house of "
-                f"{(house if chosen.stays_in_minor else world.dynasties[suitor.controlled_by_id or 0]).name}.",
-                offer=chosen.pk,
-                dynasty=house.pk,
-                character=minor.pk,
-            )
+            matches.append(_betroth(world, minor, house, chosen, taken, chronicle))
             results.append(MinorResolution(minor, house, "betrothed", offer=chosen, rejected=rejected))
             continue
-        roll = box.roll(
-            bl.MINOR_NOBILITY_DICE,
-            purpose="minor_nobility",
-            characters=[minor],
-            entered=typed_roll.get(minor.pk),
-            target=bl.MINOR_NOBILITY_FROM,
-            detail=minor.display_name[:60],
-        )
-        used.add(("faces", minor.pk))
-        if bl.minor_nobility_marries(roll.faces):
-            roll.outcome = "marries into the nobility"
-            spouse_faces = typed_spouse.get(minor.pk)
-            used.add(("spouses", minor.pk))
-            spouse = _noble_spouse(world, box, minor, house, [[f] for f in spouse_faces] if spouse_faces else None)
-            husband, wife = _couple(minor, spouse)
-            marriage = Marriage.objects.create(
-                campaign=campaign,
-                husband=husband,
-                wife=wife,
-                arranged_year=world.year,
-                wedding_year=world.year,
-                husband_joins_wife=minor.sex == "F",
-                children_raised_by=house,
-            )
-            world.open_marriages.append(marriage)
-            chronicle.add(
-                "wedding",
-                f"{minor.display_name} ({minor.age(world.year)}), with no acceptable offer, marries into the nobility of "
-                f"{house.crown or house.name}: {spouse.display_name} ({spouse.age(world.year)}), {stats_text(spouse)} "
-                f"(1d10: {roll.faces[0]}).",
-                marriage=marriage.pk,
-                dynasty=house.pk,
-                character=minor.pk,
-            )
-            results.append(
-                MinorResolution(minor, house, "nobility", marriage=marriage, spouse=spouse, roll=roll, rejected=rejected)
-            )
-        else:
-            roll.outcome = "does not marry"
-            chronicle.add(
-                "minor_offer",
-                f"{minor.display_name} of {house.name}, with no acceptable offer, does not marry this turn "
-                f"(1d10: {roll.faces[0]}; 6-10 marries into the nobility).",
-                dynasty=house.pk,
-                character=minor.pk,
-            )
-            results.append(MinorResolution(minor, house, "unmarried", roll=roll, rejected=rejected))
+        typed = (typed_roll.get(minor.pk), typed_spouse.get(minor.pk))
+        results.append(_nobility(world, box, minor, house, typed, used, chronicle, rejected))
     _refuse_unused(world, results, typed_roll, typed_spouse, used)
     if closed:
         MarriageOffer.objects.bulk_update(closed, ["status", "note"])

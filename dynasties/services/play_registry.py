@@ -24,8 +24,9 @@ from campaign.permissions import Actor
 from campaign.steps import Chronicle
 from dynasties.models import BirthAttempt, Character, Marriage
 from dynasties.services.common import World
-from rules.dice import DiceSource, Entered
+from rules.dice import DiceSource, DiceSpec, Entered
 from rules.errors import RuleError
+from rules.odds import Odds
 
 # --- what the steps hand over and get back ---------------------------------------------------------
 
@@ -78,6 +79,38 @@ class SurvivalReading:
     dies: bool
     outcome: str  # the roll's outcome ("died", "survived", BloodLine's health line)
     years: int = 0  # BloodLine: the years of effective age the roll adds (or takes)
+
+
+@dataclass(frozen=True)
+class BirthTerms:
+    """The dice of the Births step and what they mean, for the forms and the page's text."""
+
+    birth_dice: DiceSpec
+    sex_dice: DiceSpec
+    characteristic_dice: DiceSpec
+    characteristic_labels: tuple[str, str, str]
+    child_on: str  # '7 or more on 2d6'
+    sex_rule: str  # '1-3 a boy, 4-6 a girl'
+
+
+@dataclass(frozen=True)
+class WifeSurvival:
+    """The wife's survival roll this turn, as it stands and after one more birth attempt."""
+
+    now: Odds
+    after: Odds
+    must_show_now: str
+    must_show_after: str
+
+
+@dataclass(frozen=True)
+class CoupleOnBoard:
+    """A wed couple on the Births page, as the ruleset reads it (``sequence_view.births_board``)."""
+
+    marriage: Marriage  # husband and wife loaded
+    problem: str | None  # why the couple may make no (further) birth roll now
+    next_cost: str  # what one more attempt costs the wife
+    wife_survival: WifeSurvival | None  # her survival odds now and after one more attempt
 
 
 # --- the protocols, one per step -------------------------------------------------------------------
@@ -155,6 +188,20 @@ class BirthsPlay(Protocol):
         """A newborn's characteristic from its (corrected) roll."""
         ...
 
+    def keeps_families(self) -> bool:
+        """Whether the houses keep families whose births and survival the sequence shows (the EU
+        monarch tables roll their monarchs instead)."""
+        ...
+
+    def terms(self) -> BirthTerms:
+        """The Births step's dice and what they mean."""
+        ...
+
+    def board(self, campaign: Campaign, attempts: Mapping[int, Sequence[BirthAttempt]]) -> tuple[Odds, list[CoupleOnBoard]]:
+        """The odds of a child on an attempt, and every wed couple the Births page lists (given this
+        turn's attempts by marriage): whether it may roll and what one more attempt would cost."""
+        ...
+
 
 @runtime_checkable
 class SurvivalPlay(Protocol):
@@ -203,6 +250,23 @@ class SurvivalPlay(Protocol):
     def death_line(self, character: Character, year: int, old: Roll, new: Roll) -> str:
         """The chronicle's line for a death a corrected roll now causes."""
         ...
+
+    def survival_dice(self) -> DiceSpec:
+        """The dice of a survival roll (the Survival page's)."""
+        ...
+
+    def odds(self, campaign: Campaign, due: SurvivalDue, tables: Mapping[str, object]) -> tuple[Odds, str]:
+        """The odds of surviving a roll still to make, and what the dice must show (spelt out)."""
+        ...
+
+    def rolled_odds(self, roll: Roll) -> tuple[Odds | None, str]:
+        """The same for a roll made by someone gone since, read from the roll (None: not known)."""
+        ...
+
+
+def families_kept() -> bool:
+    """``BirthsPlay.keeps_families`` of a ruleset whose houses keep families."""
+    return True
 
 
 def nothing_before_close(campaign: Campaign) -> None:

@@ -1,6 +1,7 @@
 """Pretenders and bastards (event cards; RULES.md A9): a Pretender leaves his house for the player
 on the left, who may be paid 50 Crowns to give him back; an unmarried King's bastard son is
-controlled by the player on the right and never inherits, nor does anyone through him."""
+controlled by the player on the right and never inherits, nor does anyone through him; while he
+lives, a Queen's accession calls for a Rebellion check in every province (``queens_accession_rebellions``)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, load_tables, lock_campaign
 from dynasties.models import Character, Dynasty, Origin, Reign, Status
 from dynasties.services import control
+from dynasties.services.characteristics import format_characteristics, roll_characteristics
 from dynasties.services.common import World
-from dynasties.services.setup import format_characteristics, roll_characteristics
 from dynasties.services.succession import title as royal_title
 from rules import blood_royale as br
 from rules.dice import DiceSource

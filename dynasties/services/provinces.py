@@ -113,30 +113,13 @@ def _placement(campaign: Campaign, changed: Province) -> None:
         )
 
 
-@transaction.atomic
-def province_record(
-    *,
-    campaign: Campaign | int,
-    name: str,
-    country: str = "",
-    controlled_by: int | None = None,
-    neutral: bool = False,
-    resource: str = "",
-    capital: bool = False,
-    by: Actor,
-) -> Province:
-    """Add a province to the register, or correct one (found by its name): its country, its Resource
-    Area and whether it is its country's original capital. A new province is its country's house's
-    unless ``controlled_by`` says otherwise, or ``neutral`` (rule F); an existing one changes hands
-    only by ``province_transfer``. Once placed, a Resource Area or a capital moves only under rule I
-    in the first turn, its limits checked; without rule I the original placement stands."""
-    campaign = lock_campaign(campaign, seen=Seen.ALL)
-    require(by, campaign, "gm")
-    _check_ruleset(campaign)
-    name = " ".join(name.split())
+def _check_record(
+    campaign: Campaign, name: str, country: str, resource: str, *, neutral: bool, controlled: bool, capital: bool
+) -> None:
+    """A register entry's own faults: its name, an unknown country or Resource Area, a neutral
+    province without rule F or with a controller, a capital of no country."""
     if not name or len(name) > 80:
         raise RuleError("Give the province's name (1 to 80 characters).", code="invalid", fields={"name": "invalid"})
-    country = country.strip()
     if country and country not in rules.NEUTRAL_PROVINCES and not Crown.objects.filter(campaign=campaign, name=country).exists():
         raise RuleError(f"{country} is not a country of {campaign.name}.", code="invalid", fields={"country": "unknown"})
     if resource not in ("", *rules.RESOURCES):
@@ -151,29 +134,17 @@ def province_record(
             code="option_off",
             fields={"neutral": "option_off"},
         )
-    if neutral and controlled_by is not None:
+    if neutral and controlled:
         raise RuleError("A Neutral Province is controlled by no player.", code="invalid", fields={"neutral": "controlled"})
     if capital and not country:
         raise RuleError("A capital is a country's: give its country.", code="invalid", fields={"capital": "no_country"})
-    province = Province.objects.filter(campaign=campaign, name__iexact=name).first()
-    new = province is None
-    house: Dynasty | None = None
-    if controlled_by is not None:
-        house = Dynasty.objects.filter(campaign=campaign, pk=controlled_by).first()
-        if house is None:
-            raise NotFound(f"There is no house #{controlled_by} in {campaign.name}.", fields={"controlled_by": "unknown"})
-    if province is None:
-        owner = house.pk if house is not None else (None if neutral else _country_house(campaign, country))
-        province = Province(campaign=campaign, name=name, controlled_by_id=owner, neutral=neutral)
-    elif (house is not None and house.pk != province.controlled_by_id) or neutral != province.neutral:
-        raise RuleError(
-            f"{province.name} is in the register: it changes hands by 'A province changes hands' (a conquest, a "
-            "treaty), not by correcting it.",
-            code="use_transfer",
-            fields={"controlled_by": "use_transfer"},
-        )
-    rule_i = campaign.option(RULE_I)
-    set_up = campaign.current_year == campaign.start_year
+
+
+def _moves(
+    campaign: Campaign, province: Province, *, new: bool, country: str, resource: str, capital: bool
+) -> tuple[list[str], Province | None]:
+    """What the entry would move of a placement already made (a Resource Area, a capital; one more
+    area than the box holds), and the province that is its country's capital now."""
     moving: list[str] = []
     if not new and province.resource and resource != province.resource:
         moving.append(f"the {rules.RESOURCE_LABELS[province.resource].lower()} Resource Area of {province.name}")
@@ -198,6 +169,12 @@ def province_record(
             moving.append(f"the capital of {country} (now {elsewhere.name})")
     if not new and province.original_capital and not capital:
         moving.append(f"the capital of {province.country} away from {province.name}")
+    return moving, elsewhere
+
+
+def _refuse_moving(campaign: Campaign, moving: list[str], *, rule_i: bool) -> None:
+    """Rule I moves a placement at set-up only; without it the original placement stands."""
+    set_up = campaign.current_year == campaign.start_year
     if moving and not (rule_i and set_up):
         why = (
             f"{rules.RULE_I} moves them at set-up only: {campaign.name} is past its first turn"
@@ -209,6 +186,50 @@ def province_record(
             code="placement_stands",
             fields={"resource" if "Resource" in moving[0] else "capital": "placement_stands"},
         )
+
+
+@transaction.atomic
+def province_record(
+    *,
+    campaign: Campaign | int,
+    name: str,
+    country: str = "",
+    controlled_by: int | None = None,
+    neutral: bool = False,
+    resource: str = "",
+    capital: bool = False,
+    by: Actor,
+) -> Province:
+    """Add a province to the register, or correct one (found by its name): its country, its Resource
+    Area and whether it is its country's original capital. A new province is its country's house's
+    unless ``controlled_by`` says otherwise, or ``neutral`` (rule F); an existing one changes hands
+    only by ``province_transfer``. Once placed, a Resource Area or a capital moves only under rule I
+    in the first turn, its limits checked; without rule I the original placement stands."""
+    campaign = lock_campaign(campaign, seen=Seen.ALL)
+    require(by, campaign, "gm")
+    _check_ruleset(campaign)
+    name, country = " ".join(name.split()), country.strip()
+    _check_record(campaign, name, country, resource, neutral=neutral, controlled=controlled_by is not None, capital=capital)
+    province = Province.objects.filter(campaign=campaign, name__iexact=name).first()
+    new = province is None
+    house: Dynasty | None = None
+    if controlled_by is not None:
+        house = Dynasty.objects.filter(campaign=campaign, pk=controlled_by).first()
+        if house is None:
+            raise NotFound(f"There is no house #{controlled_by} in {campaign.name}.", fields={"controlled_by": "unknown"})
+    if province is None:
+        owner = house.pk if house is not None else (None if neutral else _country_house(campaign, country))
+        province = Province(campaign=campaign, name=name, controlled_by_id=owner, neutral=neutral)
+    elif (house is not None and house.pk != province.controlled_by_id) or neutral != province.neutral:
+        raise RuleError(
+            f"{province.name} is in the register: it changes hands by 'A province changes hands' (a conquest, a "
+            "treaty), not by correcting it.",
+            code="use_transfer",
+            fields={"controlled_by": "use_transfer"},
+        )
+    rule_i = campaign.option(RULE_I)
+    moving, elsewhere = _moves(campaign, province, new=new, country=country, resource=resource, capital=capital)
+    _refuse_moving(campaign, moving, rule_i=rule_i)
     province.country = country
     province.resource = resource or ResourceKind.NONE
     province.original_capital = capital

@@ -5,15 +5,14 @@
     successions_due(campaign)   # the crowns whose monarch died this turn: the line and who may be passed over
     succession_decisions(campaign, role, dynasty)  # the same, with who decides and what he chose
 
-The odds come from the rules (``chance_at_least``, BloodLine's survival table) and are spelt out by
-:mod:`rules.odds`. Eligibility is the services' own (``birth_couples``,
-``bloodline_sequence.couple_problem``, ``survival_due``), so a page never offers a roll the service
-would refuse. Nothing here writes; each board runs a fixed number of queries whatever the size of
+What differs between rulesets (the dice, the odds, who may try, what another attempt costs) is
+asked of the campaign's play (``play_of(campaign)``: ``births.terms``/``board``,
+``survival.due``/``odds``/``rolled_odds``), whose eligibility is the services' own, so a page
+never offers a roll the service would refuse. Nothing here writes; each board runs a fixed number of queries whatever the size of
 the campaign (the successions: a fixed number per crown waiting for one)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -21,16 +20,12 @@ from campaign.models import STEP_ORDER, Campaign, Roll, Step
 from campaign.permissions import may_decide_succession
 from campaign.steps import load_tables
 from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Reign, Status
-from dynasties.selectors import FROZEN_LINE, birth_couples, frozen_lines
-from dynasties.services import bloodline_sequence as bls
 from dynasties.services.common import World
+from dynasties.services.play_registry import BirthTerms, WifeSurvival, play_of
 from dynasties.services.succession_choices import pass_over_choices
 from dynasties.services.succession_view import SuccessionLine, succession_line
-from dynasties.services.survival import birth_penalties, survival_due
-from rules import blood_royale as br
-from rules import bloodline as bl
 from rules.dice import DiceSpec
-from rules.odds import Odds, at_least, dice_must_show
+from rules.odds import Odds
 
 SUCCESSION_LINE_LIMIT = 8
 """How many heirs the succession decision shows (and may pass over)."""
@@ -38,20 +33,10 @@ SUCCESSION_LINE_LIMIT = 8
 
 def has_families(campaign: Campaign) -> bool:
     """EU monarch tables roll their monarchs: the sequence has no families to show."""
-    return campaign.rules.keeps_families
+    return play_of(campaign).births.keeps_families()
 
 
 # --- Births ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class WifeSurvival:
-    """The wife's survival roll this turn, as it stands and after one more birth attempt."""
-
-    now: Odds
-    after: Odds
-    must_show_now: str
-    must_show_after: str
 
 
 @dataclass(frozen=True)
@@ -90,37 +75,8 @@ class CoupleRow:
         return bool(self.attempts)
 
 
-@dataclass(frozen=True)
-class BirthTerms:
-    """The dice of the Births step and what they mean, for the forms and the page's text."""
-
-    birth_dice: DiceSpec
-    sex_dice: DiceSpec
-    characteristic_dice: DiceSpec
-    characteristic_labels: tuple[str, str, str]
-    child_on: str  # '7 or more on 2d6'
-    sex_rule: str  # '1-3 a boy, 4-6 a girl'
-
-
 def birth_terms(campaign: Campaign) -> BirthTerms:
-    ruleset = campaign.rules
-    if ruleset.effective_ages:
-        return BirthTerms(
-            birth_dice=bl.BIRTH_DICE,
-            sex_dice=bl.SEX_DICE,
-            characteristic_dice=bl.CHARACTERISTIC_DICE,
-            characteristic_labels=("ADM", "DIP", "MIL"),
-            child_on=dice_must_show(bl.BIRTH_DICE, bl.BIRTH_MORE_THAN + 1),
-            sex_rule="1-5 a boy, 6-10 a girl",
-        )
-    return BirthTerms(
-        birth_dice=ruleset.birth_dice,
-        sex_dice=br.SEX_DICE,
-        characteristic_dice=br.CHARACTERISTIC_DICE,
-        characteristic_labels=("Strength or Guile", "Constitution", "Charisma"),
-        child_on=dice_must_show(br.BIRTH_DICE, br.BIRTH_TARGET),
-        sex_rule="1-3 a boy, 4-6 a girl",
-    )
+    return play_of(campaign).births.terms()
 
 
 @dataclass(frozen=True)
@@ -177,93 +133,28 @@ def _attempts(campaign: Campaign) -> dict[int, list[BirthAttempt]]:
     return out
 
 
-def _wife_survival(due: Any, dice: DiceSpec, extra: int, older: int, table: Any) -> WifeSurvival | None:
-    """Her survival odds now and after one more attempt: ``extra`` more on the modifier (Blood
-    Royale: -1 Constitution; BloodLine: -1 on the roll) and ``older`` effective years (BloodLine)."""
-    if due is None:
-        return None
-    if table is None:  # Blood Royale: 2d6 + Constitution must reach the number for her age
-        return WifeSurvival(
-            now=at_least(dice, due.need, due.modifier),
-            after=at_least(dice, due.need, due.modifier + extra),
-            must_show_now=dice_must_show(dice, due.need, due.modifier),
-            must_show_after=dice_must_show(dice, due.need, due.modifier + extra),
-        )
-    now = 1 - bl.survival_chances(table, due.effective_age, due.modifier)["died"]
-    after = 1 - bl.survival_chances(table, due.effective_age + older, due.modifier + extra)["died"]
-    return WifeSurvival(
-        now=Odds(now, dice),
-        after=Odds(after, dice),
-        must_show_now=f"effective age {due.effective_age}, {due.modifier:+d} on the roll",
-        must_show_after=f"effective age {due.effective_age + older}, {due.modifier + extra:+d} on the roll",
-    )
-
-
 def births_board(campaign: Campaign) -> BirthsBoard:
     """Every wed couple's Births this turn: what it has rolled, whether it may roll (again), the
     odds of a child and, before another attempt, what that attempt would cost the wife."""
-    bloodline = campaign.rules.effective_ages
-    base = {"year": campaign.current_year, "families": has_families(campaign), "terms": birth_terms(campaign)}
-    if not has_families(campaign):
+    play = play_of(campaign).births
+    base = {"year": campaign.current_year, "families": play.keeps_families(), "terms": play.terms()}
+    if not play.keeps_families():
         return BirthsBoard(couples=(), ineligible=(), **base)
     attempts = _attempts(campaign)
-    tables = load_tables(campaign)
-    world = World(campaign) if bloodline else World(campaign, living_only=True)
-    if bloodline:
-        penalties = birth_penalties(campaign)
-        wives = {d.character.pk: d for d in bls.survival_due(world, penalties, tables[bl.SURVIVAL])}
-        frozen = frozen_lines(campaign)
-        marriages = [m for m in world.open_marriages if m.wedding_year is not None]
-        problems: dict[int, str | None] = {}
-        for m in marriages:
-            m.husband, m.wife = world.characters[m.husband_id], world.characters[m.wife_id]
-            made = len(attempts.get(m.pk, []))
-            frozen_now = bool({m.husband_id, m.wife_id} & frozen)
-            problems[m.pk] = FROZEN_LINE if frozen_now else bls.couple_problem(world, m, made)
-        chance = Odds(bl.birth_chance(), bl.BIRTH_DICE)
-    else:
-        statuses = birth_couples(campaign)
-        marriages = [s.marriage for s in statuses]
-        problems = {s.marriage.pk: s.problem for s in statuses}
-        wives = {d.character.pk: d for d in survival_due(campaign, world, tables)}
-        chance = Odds(br.birth_chance(), br.BIRTH_DICE)
+    chance, on_board = play.board(campaign, attempts)
     couples: list[CoupleRow] = []
     ineligible: list[CoupleRow] = []
-    for m in marriages:
+    for c in on_board:
+        m = c.marriage
         made = attempts.get(m.pk, [])
-        n = len(made)
-        wife = m.wife
-        if bloodline:
-            cost = (
-                f"ages {wife.display_name} {bl.EXTRA_ATTEMPT_YEARS} effective years for good (effective age "
-                f"{wife.effective_age(campaign.current_year)} → "
-                f"{wife.effective_age(campaign.current_year) + bl.EXTRA_ATTEMPT_YEARS}) and costs her "
-                f"{bl.birth_penalty(n + 1) - bl.birth_penalty(n):+d} on this turn's survival roll"
-            )
-            survival = _wife_survival(
-                wives.get(wife.pk),
-                bl.SURVIVAL_DICE,
-                bl.birth_penalty(n + 1) - bl.birth_penalty(n),
-                bl.EXTRA_ATTEMPT_YEARS,
-                tables[bl.SURVIVAL],
-            )
-        else:
-            extra = br.birth_penalty(n + 1) - br.birth_penalty(n)
-            con = int((wife.characteristics or {}).get("constitution", 0))
-            now = con + br.birth_penalty(n)
-            cost = (
-                f"costs {wife.display_name} {-extra} Constitution on this turn's survival roll "
-                f"(Constitution for the roll {now:+d} → {now + extra:+d})"
-            )
-            survival = _wife_survival(wives.get(wife.pk), br.SURVIVAL_DICE, extra, 0, None)
         row = CoupleRow(
             marriage=m,
             attempts=tuple(made),
-            problem=problems.get(m.pk),
+            problem=c.problem,
             odds=chance,
-            next_cost=cost if n else "",
-            wife_survival=survival if n else None,
-            dynasties=frozenset(d for d in (m.husband.controlled_by_id, wife.controlled_by_id) if d is not None),
+            next_cost=c.next_cost if made else "",
+            wife_survival=c.wife_survival if made else None,
+            dynasties=frozenset(d for d in (m.husband.controlled_by_id, m.wife.controlled_by_id) if d is not None),
         )
         (ineligible if row.problem and not made else couples).append(row)
     return BirthsBoard(couples=tuple(couples), ineligible=tuple(ineligible), **base)
@@ -317,49 +208,27 @@ def _survival_rolls(campaign: Campaign) -> dict[int, Roll]:
     return out
 
 
-def _bloodline_terms(table: Mapping[str, Any], effective_age: int, modifier: int) -> tuple[Odds, str]:
-    chances = bl.survival_chances(table, effective_age, modifier)
-    dice = bl.SURVIVAL_DICE
-    parts = [f"death {Odds(chances['died'], dice).text}"]
-    if chances["ill"]:
-        parts.append(f"ill health {Odds(chances['ill'], dice).text}")
-    if chances["good"]:
-        parts.append(f"good health {Odds(chances['good'], dice).text}")
-    column = bl.survival_column(table["columns"], effective_age)
-    text = f"effective age {effective_age} (column {column}), {modifier:+d} on the roll: " + "; ".join(parts)
-    return Odds(1 - chances["died"], dice), text
-
-
 def survival_board(campaign: Campaign) -> SurvivalBoard:
     """Everyone who rolls for survival this turn (still to roll, or rolled - the dead included),
     with the number needed, the exact odds of surviving and the result once rolled."""
-    bloodline = campaign.rules.effective_ages
-    dice = bl.SURVIVAL_DICE if bloodline else br.SURVIVAL_DICE
-    if not has_families(campaign):
+    play = play_of(campaign)
+    dice = play.survival.survival_dice()
+    if not play.births.keeps_families():
         return SurvivalBoard(year=campaign.current_year, families=False, rows=(), dice=dice)
     world = World(campaign, living_only=True)
     tables = load_tables(campaign)
     rolls = _survival_rolls(campaign)
     rows: list[SurvivalRow] = []
     year = campaign.current_year
-    if bloodline:
-        table = tables[bl.SURVIVAL]
-        for d in bls.survival_due(world, birth_penalties(campaign), table):
-            odds, text = _bloodline_terms(table, d.effective_age, d.modifier)
-            roll = rolls.pop(d.character.pk, None)
-            rows.append(SurvivalRow(d.character, d.age, d.column, d.modifier, d.modifier, odds, text, roll, False))
-    else:
-        for d in survival_due(campaign, world, tables):
-            roll = rolls.pop(d.character.pk, None)
-            odds = at_least(dice, d.need, d.modifier)
-            text = dice_must_show(dice, d.need, d.modifier)
-            rows.append(SurvivalRow(d.character, d.age, d.need, d.modifier, d.birth_penalty, odds, text, roll, False))
+    for d in play.survival.due(campaign, world, tables):
+        roll = rolls.pop(d.character.pk, None)
+        odds, text = play.survival.odds(campaign, d, tables)
+        rows.append(SurvivalRow(d.character, d.age, d.need, d.modifier, d.birth_penalty, odds, text, roll, False))
     # Those who rolled and are gone now (dead, or out of play since): their terms are on the roll.
     gone = Character.objects.filter(campaign=campaign, pk__in=list(rolls))
     for character in gone:
         roll = rolls[character.pk]
-        odds = at_least(dice, roll.target, roll.modifier) if roll.target is not None and not bloodline else None
-        text = dice_must_show(dice, roll.target, roll.modifier) if roll.target is not None and not bloodline else roll.detail
+        rolled_odds, text = play.survival.rolled_odds(roll)
         rows.append(
             SurvivalRow(
                 character,
@@ -367,7 +236,7 @@ def survival_board(campaign: Campaign) -> SurvivalBoard:
                 roll.target,
                 roll.modifier,
                 0,
-                odds,
+                rolled_odds,
                 text,
                 roll,
                 character.status == Status.DEAD,

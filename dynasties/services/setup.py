@@ -1,4 +1,8 @@
-"""Creating a campaign with its starting dynasties (RULES.md A3)."""
+"""Creating a campaign with its starting dynasties (RULES.md A3): the default houses of a ruleset
+(``default_dynasties``), ``campaign_create``, and Blood Royale's starting family
+(``blood_royale_starting_family``; BloodLine's is ``bloodline_sequence.starting_family``, an EU
+monarchs campaign starts with vacant thrones, ``eu_setup``). The characteristics' dice are
+``characteristics``."""
 
 from __future__ import annotations
 
@@ -17,10 +21,11 @@ from campaign.permissions import Actor
 from campaign.steps import Chronicle
 from dynasties.models import Character, Crown, Dynasty, DynastyKind, Marriage, Origin
 from dynasties.services import bloodline_sequence, regnal
+from dynasties.services.characteristics import format_characteristics, next_entered, roll_characteristics
 from dynasties.services.provinces import register_seed
 from rules import blood_royale as br
 from rules import get_ruleset
-from rules.dice import DiceSource, Entered, TypedTotal
+from rules.dice import DiceSource
 from rules.ending import check_settings as check_end_settings
 from rules.errors import RuleError
 from rules.names import BLOOD_ROYALE_CROWNS, EU_CROWNS, given_name, names_for, spouse_dynastic_name
@@ -169,7 +174,7 @@ def campaign_create(
         elif not rules.keeps_families:
             pass  # each throne starts vacant: a succession roll (or a named monarch) fills it
         else:
-            starting_family(campaign, dynasty, options, box, queue, chronicle, bands)
+            blood_royale_starting_family(campaign, dynasty, options, box, queue, chronicle, bands)
     register_seed(campaign)  # the provinces the rulebook names (dynasties.services.provinces)
     if queue:
         raise RuleError(f"{len(queue)} typed set-up rolls were left over; give exactly one per roll.", code="invalid_dice")
@@ -194,37 +199,7 @@ def _check_specs(specs: Sequence[DynastySpec]) -> None:
             raise RuleError(f"The player dynasty {s.name} needs a crown (country).", code="invalid")
 
 
-def _next_entered(queue: list[list[int]] | None) -> list[int] | None:
-    if queue is None:
-        return None
-    if not queue:
-        raise RuleError("Not enough typed set-up rolls were given.", code="invalid_dice")
-    return queue.pop(0)
-
-
-def roll_characteristics(
-    box: DiceBox,
-    character: Character,
-    bands: Any,
-    queue: list[list[int]] | None = None,
-    entered: Sequence[Entered | None] | None = None,
-) -> dict[str, int]:
-    """Three 3d6 rolls read on the bands (A2), each logged against the character (typed: the
-    faces of each, or its total; one typed as None is rolled)."""
-    rolls = []
-    for n, trait in enumerate(br.characteristic_names(character.sex)):
-        typed = entered[n] if entered is not None else None
-        faces: Entered | None = _next_entered(queue) if typed is None else typed if isinstance(typed, TypedTotal) else list(typed)
-        rolls.append(
-            box.roll(br.CHARACTERISTIC_DICE, purpose="characteristic", characters=[character], entered=faces, detail=trait)
-        )
-    values = br.characteristics_from_totals(bands, character.sex, [sum(r.faces) for r in rolls])
-    for roll in rolls:
-        roll.outcome = f"{roll.detail} {values[roll.detail]:+d}"
-    return values
-
-
-def starting_family(
+def blood_royale_starting_family(
     campaign: Campaign,
     dynasty: Dynasty,
     options: dict[str, bool],
@@ -236,7 +211,8 @@ def starting_family(
     year: int | None = None,
     reign: bool = True,
 ) -> Character:
-    """The starting family (A3); also a dying-out player's new dynasty (A5), dated ``year``."""
+    """Blood Royale's starting family (A3); also a dying-out player's new dynasty (A5), dated ``year``
+    (BloodLine's: ``bloodline_sequence.starting_family``)."""
     start = campaign.start_year if year is None else year
     plan = br.setup_plan(options, start)
     crown = dynasty.crown or ""
@@ -288,7 +264,7 @@ def starting_family(
     if not reign:
         lines[0] = f"{king.display_name}, born {king.birth_year}"
     for spec in children_specs:
-        roll = box.roll(br.SEX_DICE, purpose="sex", entered=_next_entered(queue))
+        roll = box.roll(br.SEX_DICE, purpose="sex", entered=next_entered(queue))
         sex = br.sex_from_faces(roll.faces)
         roll.outcome = "boy" if sex == "M" else "girl"
         child = Character.objects.create(
@@ -316,7 +292,3 @@ def starting_family(
         dynasty=dynasty.pk,
     )
     return king
-
-
-def format_characteristics(values: dict[str, int]) -> str:
-    return ", ".join(f"{k.capitalize()} {v:+d}" for k, v in values.items())

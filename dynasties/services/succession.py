@@ -30,10 +30,10 @@ from dynasties.models import (
 from dynasties.services import bloodline as bl_services
 from dynasties.services import control, minor_crowns, regnal
 from dynasties.services.bloodline_titles import accession_loses_titles, crisis_opens
+from dynasties.services.characteristics import format_characteristics, roll_characteristics
 from dynasties.services.claims import spurned_barred
 from dynasties.services.common import World
 from dynasties.services.crowns import crowns_review
-from dynasties.services.setup import format_characteristics, roll_characteristics
 from rules import blood_royale as br
 from rules.dice import Entered
 from rules.errors import RuleError

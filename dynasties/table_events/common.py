@@ -25,9 +25,17 @@ def acts_for(seat: Seat, house: int | None) -> bool:
     return seat.system or may_act_for(seat.role, seat.dynasty, house)
 
 
+def controller(c: Character) -> Dynasty:
+    """The house controlling a character the service has just given to one (what a message names)."""
+    house = c.controlled_by
+    if house is None:
+        raise ValueError(f"{c.display_name} is controlled by no house")
+    return house
+
+
 def person(c: Character, year: int, note: str = "") -> Choice:
     """A character as a form offers him: his name, age and house."""
-    house = f", {c.controlled_by.name}" if c.controlled_by_id is not None else ""
+    house = f", {c.controlled_by.name}" if c.controlled_by is not None else ""
     return Choice(c.pk, f"{c.display_name} ({c.age(year)}{house})", note)
 
 

@@ -89,7 +89,7 @@ def minors(campaign: Campaign, seat: Seat) -> list[Choice]:
     for c in people:
         house = minor_houses[c.controlled_by_id or 0]
         factors: list[str] = []
-        if house.crown and mh.monarch_of(world, house.crown) == c.pk:
+        if house.crown and mh.monarch_id_of(world, house.crown) == c.pk:
             factors.append("minor_is_monarch")
         elif house.crown and mh.heir_apparent(world, house.crown) == c.pk:
             factors.append("minor_heir_apparent")

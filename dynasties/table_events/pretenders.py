@@ -26,7 +26,7 @@ from dynasties.services.pretenders import (
     pretender_declare,
     pretender_problems,
 )
-from dynasties.table_events.common import acts_for, gm_only
+from dynasties.table_events.common import acts_for, controller, gm_only
 from rules import blood_royale as br
 
 GROUP = "Pretenders and bastards"
@@ -82,7 +82,7 @@ def may_pretend(campaign: Campaign, seat: Seat) -> list[Choice]:
 
 
 def _declared(pretender: Character) -> str:
-    return f"{pretender.display_name} is a Pretender: the house of {pretender.controlled_by.name} controls him from now on."
+    return f"{pretender.display_name} is a Pretender: the house of {controller(pretender).name} controls him from now on."
 
 
 PRETENDER = register(
@@ -149,7 +149,7 @@ def buy_back_offered(campaign: Campaign, seat: Seat) -> bool:
 
 
 def _bought(pretender: Character) -> str:
-    return f"{pretender.display_name} is bought back by the house of {pretender.controlled_by.name}. All sins are forgiven."
+    return f"{pretender.display_name} is bought back by the house of {controller(pretender).name}. All sins are forgiven."
 
 
 BUY_BACK = register(
@@ -223,7 +223,7 @@ def _bastard(
 
 
 def _born(son: Character) -> str:
-    return f"A bastard son, {son.display_name}, is born ({_traits(son)}): the house of {son.controlled_by.name} controls him."
+    return f"A bastard son, {son.display_name}, is born ({_traits(son)}): the house of {controller(son).name} controls him."
 
 
 def _trait(name: str) -> Field:

@@ -98,7 +98,8 @@ def evict(cap: int, *, keep: int | None = None) -> None:
     if total <= cap:
         return
     doomed: list[int] = []
-    oldest_first = TreeRender.objects.exclude(pk=keep).order_by("used", "pk").values_list("pk", "size")
+    others = TreeRender.objects.all() if keep is None else TreeRender.objects.exclude(pk=keep)
+    oldest_first = others.order_by("used", "pk").values_list("pk", "size")
     for pk, size in oldest_first.iterator():
         if total <= cap:
             break

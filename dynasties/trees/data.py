@@ -15,10 +15,13 @@ import hashlib
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rules.regnal import Named
 from rules.regnal import labels as regnal_labels
+
+if TYPE_CHECKING:
+    from django.db.models import Model
 
 KINDS = ("dynasty", "campaign", "ancestors", "descendants", "succession")
 
@@ -97,13 +100,23 @@ class Rows:
 # --- loading -------------------------------------------------------------------------------------
 
 
-def _select(model: Any, row: type[NamedTuple], campaign_id: int) -> tuple[Any, ...]:
+def _column(model: type[Model], name: str) -> str:
+    """The database column of a model's field ``name`` (a field of the row, not a reverse relation)."""
+    from django.db.models import Field
+
+    field = model._meta.get_field(name)
+    if not isinstance(field, Field) or field.column is None:
+        raise ValueError(f"{model._meta.label}.{name} is not a column of the row")
+    return field.column
+
+
+def _select(model: type[Model], row: type[NamedTuple], campaign_id: int) -> tuple[Any, ...]:
     from django.db import connection
 
     meta = model._meta
-    columns = ", ".join(connection.ops.quote_name(meta.get_field(name).column) for name in row._fields)
+    columns = ", ".join(connection.ops.quote_name(_column(model, name)) for name in row._fields)
     table = connection.ops.quote_name(meta.db_table)
-    campaign = connection.ops.quote_name(meta.get_field("campaign").column)
+    campaign = connection.ops.quote_name(_column(model, "campaign"))
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {columns} FROM {table} WHERE {campaign} = %s ORDER BY id", [campaign_id])  # noqa: S608
         return tuple(row(*r) for r in cursor.fetchall())
@@ -150,12 +163,9 @@ def data_version(campaign: Any) -> str:
         (Dynasty, DynastyRow),
         (Portrait, PortraitRow),
     ):
-        meta = model._meta
-        cols = sep.join(
-            f"coalesce(CAST({connection.ops.quote_name(meta.get_field(n).column)} AS TEXT), '~')" for n in row._fields
-        )
-        table = connection.ops.quote_name(meta.db_table)
-        campaign_col = connection.ops.quote_name(meta.get_field("campaign").column)
+        cols = sep.join(f"coalesce(CAST({connection.ops.quote_name(_column(model, n))} AS TEXT), '~')" for n in row._fields)
+        table = connection.ops.quote_name(model._meta.db_table)
+        campaign_col = connection.ops.quote_name(_column(model, "campaign"))
         parts.append(f"(SELECT {agg} FROM (SELECT {cols} AS r FROM {table} WHERE {campaign_col} = %s ORDER BY id) AS t)")  # noqa: S608 - names from _meta, values bound
     with connection.cursor() as cursor:
         cursor.execute("SELECT " + ", ".join(parts), [pk] * len(parts))
@@ -427,13 +437,15 @@ def build_tree(
         mother = c.mother_id if c.mother_id in people else None
         if father is None and mother is None:
             continue
-        key = by_couple.get((father, mother)) if father and mother else None
-        if key is None:
+        married = by_couple.get((father, mother)) if father and mother else None
+        if married is None:
             key = f"p{father or 0}_{mother or 0}"
             if key not in unions:
                 unions[key] = UnionNode(key, father, mother, "")
                 spouse_edges += [(p, key) for p in (father, mother) if p is not None]
                 by_couple[(father, mother)] = key
+        else:
+            key = married
         child_edges.append((key, pk))
 
     legend = []

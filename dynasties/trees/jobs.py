@@ -31,6 +31,7 @@ def inline_people() -> int:
 
 
 def _render(job: Job) -> None:
+    assert job.campaign_id is not None  # a tree job is made for its campaign (job_create below)
     campaign = Campaign.objects.get(pk=job.campaign_id)
     request = TreeRequest(**job.params["request"])
     result = render_tree(campaign, request)

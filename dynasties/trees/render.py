@@ -45,6 +45,7 @@ from html import escape
 from typing import Any
 
 from django.core.files.storage import default_storage
+from django.urls import reverse
 from PIL import Image
 from pypdf import PdfReader, PdfWriter
 from pypdf.generic import ContentStream, RectangleObject
@@ -76,6 +77,15 @@ SHEET_MARGIN = 36
 
 class RenderError(RuntimeError):
     pass
+
+
+_SENTINEL = 987654321
+
+
+def pages_url(campaign: Campaign) -> str:
+    """The link pattern (``{id}``) of the character pages of this campaign: where a person of a
+    tree links for a player or an observer (the GM's default is ``ADMIN_URL``, the desk)."""
+    return reverse("pages:character", args=[campaign.slug, _SENTINEL]).replace(str(_SENTINEL), "{id}")
 
 
 def dot_binary() -> str:

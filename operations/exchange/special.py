@@ -4,7 +4,7 @@ functions the spec (``spec.py``) points at."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from campaign.permissions import readers_list, readers_text
 
@@ -76,7 +76,7 @@ LEGACY = Default(
 SIGNED_BY_ALL = Default("with a `signed_year`, every party signed that year; else none")
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

@@ -3,6 +3,7 @@ typed reads of one object that refuse with the field's path (docs/export-format.
 
 from __future__ import annotations
 
+import builtins
 import gzip
 import io
 import json
@@ -11,7 +12,7 @@ import zlib
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, TypeGuard, overload
 
 from django.core.exceptions import FieldDoesNotExist
 from django.db import models
@@ -63,7 +64,7 @@ def got(value: Any) -> str:
     return "null" if value is None else f"{kind_of(value)} ({short(value)})"
 
 
-def is_int(value: Any) -> bool:
+def is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -140,7 +141,11 @@ def check_values(data: Any) -> None:
             for key, item in value.items():
                 if not isinstance(key, str):
                     raise fail(f"the key {short(key)} is not a string")
-                check_text(key, lambda problem, key=key: fail(f"the key {short(key)} {problem}"))
+
+                def fail_key(problem: str, key: str = key) -> InvalidImport:
+                    return fail(f"the key {short(key)} {problem}")
+
+                check_text(key, fail_key)
                 stack.append((item, (*where, key)))
         else:
             raise fail(f"{type(value).__name__} is not a JSON value")
@@ -175,7 +180,35 @@ class Item:
             raise self.fail(key, "missing")
         return default
 
-    def int(self, key: str, *, null: bool = False, low: int = INT_MIN, high: int = INT_MAX, default: Any = MISSING) -> Any:
+    @overload
+    def int(
+        self,
+        key: builtins.str,
+        *,
+        null: Literal[False] = False,
+        low: builtins.int = INT_MIN,
+        high: builtins.int = INT_MAX,
+        default: Any = MISSING,
+    ) -> builtins.int: ...
+    @overload
+    def int(
+        self,
+        key: builtins.str,
+        *,
+        null: builtins.bool,
+        low: builtins.int = INT_MIN,
+        high: builtins.int = INT_MAX,
+        default: Any = MISSING,
+    ) -> builtins.int | None: ...
+    def int(
+        self,
+        key: builtins.str,
+        *,
+        null: builtins.bool = False,
+        low: builtins.int = INT_MIN,
+        high: builtins.int = INT_MAX,
+        default: Any = MISSING,
+    ) -> builtins.int | None:
         value = self.get(key, default)
         if value is None and null:
             return None
@@ -188,7 +221,7 @@ class Item:
             raise self.fail(key, f"{short(value)} is outside {low}..{high}")
         return value
 
-    def str(self, key: str, *, blank: bool = True, default: Any = MISSING) -> str:
+    def str(self, key: builtins.str, *, blank: builtins.bool = True, default: Any = MISSING) -> builtins.str:
         value = self.get(key, default)
         if not isinstance(value, str):
             raise self.fail(key, f"must be a string, got {got(value)}")
@@ -199,38 +232,46 @@ class Item:
             raise self.fail(key, f"is {len(value)} characters long; at most {max_length} are allowed")
         return value
 
-    def choice(self, key: str, choices: Iterable[str], *, default: Any = MISSING) -> str:
+    def choice(self, key: builtins.str, choices: Iterable[builtins.str], *, default: Any = MISSING) -> builtins.str:
         allowed = list(choices)
         value = self.get(key, default)
         if not isinstance(value, str) or value not in allowed:
             raise self.fail(key, f"{short(value)} is not one of {', '.join(repr(c) for c in allowed)}")
         return value
 
-    def bool(self, key: str, *, default: Any = MISSING) -> bool:
+    def bool(self, key: builtins.str, *, default: Any = MISSING) -> builtins.bool:
         value = self.get(key, default)
         if not isinstance(value, bool):
             raise self.fail(key, f"must be true or false, got {got(value)}")
         return value
 
-    def object(self, key: str, *, default: Any = MISSING) -> dict[str, Any]:
+    def object(self, key: builtins.str, *, default: Any = MISSING) -> dict[builtins.str, Any]:
         value = self.get(key, default)
         if not isinstance(value, dict):
             raise self.fail(key, f"must be an object, got {kind_of(value)}")
         return value
 
-    def list(self, key: str) -> list[Any]:
+    def list(self, key: builtins.str) -> builtins.list[Any]:
         value = self.get(key)
         if not isinstance(value, list):
             raise self.fail(key, f"must be a list, got {kind_of(value)}")
         return value
 
-    def ref(self, key: str, ids: Mapping[int, Any], what: str, *, null: bool = True, default: Any = MISSING) -> Any:
+    def ref(
+        self,
+        key: builtins.str,
+        ids: Mapping[builtins.int, Any],
+        what: builtins.str,
+        *,
+        null: builtins.bool = True,
+        default: Any = MISSING,
+    ) -> builtins.int | None:
         value = self.int(key, null=null, default=default)
         if value is not None and value not in ids:
             raise self.fail(key, f"no {what} with id {value}")
         return value
 
-    def _field(self, key: str) -> Any:
+    def _field(self, key: builtins.str) -> models.Field[Any, Any] | models.ForeignObjectRel | None:
         if self.model is None:
             return None
         try:
@@ -238,10 +279,11 @@ class Item:
         except FieldDoesNotExist:  # a document key that is not a model field has no column of its own
             return None
 
-    def _max_length(self, key: str) -> int | None:
-        return getattr(self._field(key), "max_length", None)
+    def _max_length(self, key: builtins.str) -> builtins.int | None:
+        field = self._field(key)  # a reverse relation has no length
+        return field.max_length if isinstance(field, models.Field) else None
 
-    def _range(self, key: str) -> tuple[int, int] | None:
+    def _range(self, key: builtins.str) -> tuple[builtins.int, builtins.int] | None:
         field = self._field(key)
         if field is None or field.is_relation:
             return None

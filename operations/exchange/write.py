@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any, TypeVar
 
+from django.contrib.auth.models import User
 from django.core.validators import slug_re
 from django.db import DataError, IntegrityError, connection, models, transaction
 
@@ -84,7 +85,8 @@ def _write_campaign(row: Row, *, by: Actor | None, slug: str | None) -> Campaign
         fields["slug"] = _unique_slug(fields["slug"])
     campaign = Campaign.objects.create(**fields)
     _bulk_create(RuleTable, [RuleTable(campaign=campaign, key=k, data=v) for k, v in row["tables"].items()])
-    if audit.person(by) is not None:  # a command's import (the system, or no one) seats no GM
+    # a command's import (the system, or no one) seats no GM: only a saved, logged-in user is one
+    if isinstance(by, User) and audit.person(by) is not None:
         Membership.objects.create(campaign=campaign, user=by, role=Role.GM)
     return campaign
 
@@ -179,6 +181,12 @@ def _written() -> list[type[models.Model]]:
     return found + [f.rows.model for s in SPEC for f in s.fields if f.rows is not None]
 
 
+def _column(model: type[models.Model], name: str) -> str | None:
+    """The column of a model's field that a constraint names (a constraint names concrete fields)."""
+    field = model._meta.get_field(name)
+    return field.column if isinstance(field, models.Field) else None
+
+
 def _broken_constraint(text: str) -> tuple[type[models.Model], models.BaseConstraint] | None:
     """The constraint a database error names: PostgreSQL and SQLite checks give its name,
     SQLite unique indexes give their columns."""
@@ -187,7 +195,7 @@ def _broken_constraint(text: str) -> tuple[type[models.Model], models.BaseConstr
             if re.search(rf"\b{re.escape(constraint.name)}\b", text):
                 return model, constraint
             if isinstance(constraint, models.UniqueConstraint) and constraint.fields:
-                columns = ", ".join(f"{model._meta.db_table}.{model._meta.get_field(f).column}" for f in constraint.fields)
+                columns = ", ".join(f"{model._meta.db_table}.{_column(model, f)}" for f in constraint.fields)
                 if re.search(rf"failed: {re.escape(columns)}$", text.strip()):
                     return model, constraint
     return None

@@ -43,11 +43,12 @@ from dynasties.services.births import births_finish
 from dynasties.services.interphase import cash_in_preview, interphase_preview
 from dynasties.services.survival import survival_roll
 from rules.errors import RuleError
+from rules.interphase import InterphaseEntry
 from tests.api.conftest import assert_error, url
 
 ROOT = Path(__file__).resolve().parents[2]
-DOORS = ("api/views", "pages", "dynasties/print_views.py", "dynasties/trees/views.py", "dynasties/views.py")
-"""The doors: folders and the door modules that still live in a game app (the printables, the trees, GEDCOM)."""
+DOORS = ("api/views", "pages")
+"""The doors: the API's views and the pages (the printables, the trees and GEDCOM among them)."""
 
 CHECKS = frozenset(
     {
@@ -242,7 +243,7 @@ def test_a_player_rolls_survival_for_his_own_house_by_default(campaign, alice) -
 def test_the_interphase_previews_show_a_house_only_to_whom_may_act_for_it(campaign, alice, bob, gm) -> None:
     england = _houses(campaign)["England"]
     for preview in (
-        lambda by: interphase_preview(campaign=campaign, dynasty=england, provinces=2, by=by),
+        lambda by: interphase_preview(campaign=campaign, dynasty=england, entry=InterphaseEntry(provinces=2), by=by),
         lambda by: cash_in_preview(campaign=campaign, dynasty=england, basic_sets=1, by=by),
     ):
         assert preview(alice) is not None and preview(gm) is not None

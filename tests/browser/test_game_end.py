@@ -22,6 +22,7 @@ from dynasties.services.interphase import interphase_run
 from operations.services import campaign_start
 from operations.simulation import play_births
 from rules.dice import RandomSource
+from rules.interphase import InterphaseEntry
 from tests.browser.helpers import log_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -64,7 +65,7 @@ def test_the_gm_sets_an_end_plays_to_it_and_prints_the_final_table(browser: Brow
         _to_interphase(game)
         post(game, payer=None, payee=france, amount=150, kind=PostingKind.OTHER, reason="a purse")
         post(game, payer=None, payee=england, amount=90, kind=PostingKind.OTHER, reason="a purse")
-        interphase_run(campaign=game, dynasty=england, provinces=0, by=SYSTEM_ACTOR)
+        interphase_run(campaign=game, dynasty=england, entry=InterphaseEntry(provinces=0), by=SYSTEM_ACTOR)
         # England's final cashing-in, from the treasury page: one full set, +120 -> 210, the most
         page.goto(f"{base}/treasury/{england.pk}/interphase/")
         form = page.locator("form", has=page.get_by_role("button", name="Cash in", exact=True))

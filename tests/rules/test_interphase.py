@@ -575,3 +575,21 @@ def test_crowns_spent_on_trade_interceptions_and_event_cards() -> None:
     assert result.lines[2].reason == "Event card 31 Denmark: 25 Crowns bid or invested, paid to the Treasury"
     error = refused(cash=200, trade_defence_crowns=20, trade_interception_crowns=30, event_payments=(("x", 0),))
     assert set(error.fields) == {"trade_defence_crowns", "trade_interception_crowns", "event_payments"}
+
+
+# --- the entry: the one carrier from the form or the request to the rules ------------------------------
+
+
+def test_an_entry_without_provinces_is_refused_by_the_rules_and_keeps_no_callers_list() -> None:
+    """``provinces`` None is the service's "read the province register"; the rules, which read no
+    register, say what to give. A list entered is kept as a tuple: the frozen entry shares nothing."""
+    with pytest.raises(InterphaseError) as info:
+        interphase_lines(InterphaseEntry(), cash=0)
+    assert info.value.fields == {"provinces": "required"}
+    assert "Provinces controlled: give them" in info.value.message
+    names = ["Kent", "Wessex"]
+    entry = InterphaseEntry(provinces=names, fleet_ports=["Kent"], fleets_raised=1, governed=[ip.Governed(province="Kent")])
+    names.append("Mercia")
+    assert entry.provinces == ("Kent", "Wessex") and entry.fleet_ports == ("Kent",)
+    assert entry.governed == (ip.Governed(province="Kent"),)
+    assert interphase_lines(entry, cash=0).taxed_provinces == 2

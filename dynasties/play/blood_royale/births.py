@@ -5,7 +5,9 @@ next a year later each."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from django.db.models import Q, QuerySet
@@ -15,14 +17,24 @@ from campaign.dice import DiceBox
 from campaign.models import Campaign, Roll
 from campaign.permissions import Actor
 from campaign.steps import Chronicle, load_tables
-from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Origin, Reign, Status
-from dynasties.selectors import CoupleStatus, birth_couples, is_aristocratic_parents
-from dynasties.services.play_registry import CoupleTurn, ExtraAttempt, TraitValue
-from dynasties.services.setup import format_characteristics, roll_characteristics
+from dynasties.models import BirthAttempt, Character, Dynasty, DynastyKind, Marriage, Origin, Reign, Status
+from dynasties.services.characteristics import format_characteristics, roll_characteristics
+from dynasties.services.common import World
+from dynasties.services.play_registry import (
+    BirthTerms,
+    CoupleOnBoard,
+    CoupleTurn,
+    ExtraAttempt,
+    TraitValue,
+    WifeSurvival,
+    families_kept,
+)
+from dynasties.services.survival import survival_due
 from rules import blood_royale as br
 from rules.dice import DiceSource, Entered
 from rules.errors import IneligibleCouple, RuleError
 from rules.names import given_name as suggested_name
+from rules.odds import Odds, at_least, dice_must_show
 from rules.tables import characteristic_value
 
 
@@ -94,6 +106,57 @@ class BirthContext:
             characteristics={},
             origin=Origin.BORN,
         )
+
+
+@dataclass(frozen=True)
+class CoupleStatus:
+    marriage: Marriage
+    attempts_made: int
+    children_this_turn: int
+    pending_sex: list[BirthAttempt]
+    problem: str | None
+    chance: Fraction
+
+    @property
+    def may_attempt(self) -> bool:
+        return self.problem is None
+
+
+def is_aristocratic_parents(match: Marriage) -> bool:
+    """The starting couple of the 3-player aristocratic family (A9)."""
+    house = match.husband.controlled_by
+    return bool(house and house.kind == DynastyKind.ARISTOCRATIC and match.husband.origin == Origin.SETUP)
+
+
+def birth_couples(campaign: Campaign) -> list[CoupleStatus]:
+    """Every wed couple with what it may do in this turn's Births step (a fixed number of queries).
+    No line is frozen here: that is BloodLine's rule (a passed-over heir married away)."""
+    year = campaign.current_year
+    marriages = list(
+        Marriage.objects.filter(campaign=campaign, ended_year__isnull=True, wedding_year__isnull=False)
+        .select_related("husband", "wife", "husband__controlled_by")
+        .order_by("pk")
+    )
+    attempts: dict[int, list[BirthAttempt]] = {}
+    for a in BirthAttempt.objects.filter(campaign=campaign, year=year).order_by("attempt"):
+        attempts.setdefault(a.marriage_id, []).append(a)
+    out = []
+    for m in marriages:
+        made = attempts.get(m.pk, [])
+        problem = br.couple_problem(
+            m.husband.as_person(), m.wife.as_person(), year, len(made), aristocratic_parents=is_aristocratic_parents(m)
+        )
+        out.append(
+            CoupleStatus(
+                marriage=m,
+                attempts_made=len(made),
+                children_this_turn=sum(1 for a in made if a.success),
+                pending_sex=[a for a in made if a.success and a.child_id is None],
+                problem=problem,
+                chance=br.birth_chance(),
+            )
+        )
+    return out
 
 
 def _birth_roll(box: DiceBox, match: Marriage, attempt_no: int, faces: Entered | None) -> Roll:
@@ -261,3 +324,51 @@ def trait_value(campaign: Campaign, trait: str, roll: Roll, was: Any) -> TraitVa
         shown=f"{trait.capitalize()} {value:+d}",
         was_shown=f"{was:+d}" if isinstance(was, int) else str(was),
     )
+
+
+# --- the Births page ------------------------------------------------------------------------------
+
+
+keeps_families = families_kept
+
+
+def terms() -> BirthTerms:
+    return BirthTerms(
+        birth_dice=br.BIRTH_DICE,
+        sex_dice=br.SEX_DICE,
+        characteristic_dice=br.CHARACTERISTIC_DICE,
+        characteristic_labels=("Strength or Guile", "Constitution", "Charisma"),
+        child_on=dice_must_show(br.BIRTH_DICE, br.BIRTH_TARGET),
+        sex_rule="1-3 a boy, 4-6 a girl",
+    )
+
+
+def board(campaign: Campaign, attempts: Mapping[int, Sequence[BirthAttempt]]) -> tuple[Odds, list[CoupleOnBoard]]:
+    """Each further attempt costs the wife 1 Constitution on this turn's survival roll (2d6 +
+    Constitution must reach the number for her age)."""
+    tables = load_tables(campaign)
+    world = World(campaign, living_only=True)
+    wives = {d.character.pk: d for d in survival_due(campaign, world, tables)}
+    couples = []
+    for status in birth_couples(campaign):
+        m, n = status.marriage, len(attempts.get(status.marriage.pk, ()))
+        wife = m.wife
+        extra = br.birth_penalty(n + 1) - br.birth_penalty(n)
+        con = int((wife.characteristics or {}).get("constitution", 0))
+        now = con + br.birth_penalty(n)
+        cost = (
+            f"costs {wife.display_name} {-extra} Constitution on this turn's survival roll "
+            f"(Constitution for the roll {now:+d} → {now + extra:+d})"
+        )
+        due = wives.get(wife.pk)
+        survival = None
+        if due is not None:
+            dice = br.SURVIVAL_DICE
+            survival = WifeSurvival(
+                now=at_least(dice, due.need, due.modifier),
+                after=at_least(dice, due.need, due.modifier + extra),
+                must_show_now=dice_must_show(dice, due.need, due.modifier),
+                must_show_after=dice_must_show(dice, due.need, due.modifier + extra),
+            )
+        couples.append(CoupleOnBoard(marriage=m, problem=status.problem, next_cost=cost, wife_survival=survival))
+    return Odds(br.birth_chance(), br.BIRTH_DICE), couples

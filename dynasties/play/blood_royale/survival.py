@@ -20,7 +20,8 @@ from dynasties.services.play_registry import (
 )
 from dynasties.services.survival import birth_penalties
 from rules import blood_royale as br
-from rules.dice import Entered
+from rules.dice import DiceSpec, Entered
+from rules.odds import Odds, at_least, dice_must_show
 
 
 def due(campaign: Campaign, world: World, tables: Mapping[str, object]) -> list[SurvivalDue]:
@@ -129,3 +130,21 @@ def reading(campaign: Campaign, character: Character, roll: Roll) -> SurvivalRea
 def death_line(character: Character, year: int, old: Roll, new: Roll) -> str:
     rolled = f"rolled {sum(new.faces)}{new.modifier:+d}, needed {old.target}"
     return f"{character.display_name} dies in {year}, aged {character.age(year)} ({rolled})."
+
+
+# --- the Survival page ----------------------------------------------------------------------------
+
+
+def survival_dice() -> DiceSpec:
+    return br.SURVIVAL_DICE
+
+
+def odds(campaign: Campaign, due: SurvivalDue, tables: Mapping[str, object]) -> tuple[Odds, str]:
+    """2d6 + the modifier must reach the number for the age."""
+    return at_least(br.SURVIVAL_DICE, due.need, due.modifier), dice_must_show(br.SURVIVAL_DICE, due.need, due.modifier)
+
+
+def rolled_odds(roll: Roll) -> tuple[Odds | None, str]:
+    if roll.target is None:
+        return None, roll.detail
+    return at_least(br.SURVIVAL_DICE, roll.target, roll.modifier), dice_must_show(br.SURVIVAL_DICE, roll.target, roll.modifier)

@@ -5,7 +5,7 @@ is ``bloodline_sequence.couple_problem`` (the line of the monarch, a minor house
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.db.models import QuerySet
@@ -13,16 +13,27 @@ from django.db.models import QuerySet
 from campaign.dice import DiceBox
 from campaign.models import Campaign, Roll
 from campaign.permissions import Actor
-from campaign.steps import Chronicle
+from campaign.steps import Chronicle, load_tables
 from dynasties.models import BirthAttempt, Character, Marriage, Origin
 from dynasties.selectors import FROZEN_LINE, frozen_lines
+from dynasties.services import bloodline_sequence as bls
 from dynasties.services.bloodline_sequence import couple_problem, minor_stock, parent_modifiers, roll_values, values_text
 from dynasties.services.common import World
-from dynasties.services.play_registry import CoupleTurn, ExtraAttempt, TraitValue
+from dynasties.services.play_registry import (
+    BirthTerms,
+    CoupleOnBoard,
+    CoupleTurn,
+    ExtraAttempt,
+    TraitValue,
+    WifeSurvival,
+    families_kept,
+)
+from dynasties.services.survival import birth_penalties
 from rules import bloodline as bl
 from rules.dice import DiceSource, Entered
 from rules.errors import IneligibleCouple
 from rules.names import given_name as suggested_name
+from rules.odds import Odds, dice_must_show
 
 
 def _roll(world: World, box: DiceBox, match: Marriage, made: int, faces: Entered | None) -> tuple[Roll, bool]:
@@ -202,3 +213,62 @@ def renamed_characteristic(was: str, now: str) -> tuple[str, str] | None:
 def trait_value(campaign: Campaign, trait: str, roll: Roll, was: Any) -> TraitValue:
     value = bl.child_value(roll.faces[0], roll.modifier)
     return TraitValue(value=value, outcome=f"{trait} {value}", shown=f"{trait.upper()} {value}", was_shown=f"{was}")
+
+
+# --- the Births page ------------------------------------------------------------------------------
+
+
+keeps_families = families_kept
+
+
+def terms() -> BirthTerms:
+    return BirthTerms(
+        birth_dice=bl.BIRTH_DICE,
+        sex_dice=bl.SEX_DICE,
+        characteristic_dice=bl.CHARACTERISTIC_DICE,
+        characteristic_labels=("ADM", "DIP", "MIL"),
+        child_on=dice_must_show(bl.BIRTH_DICE, bl.BIRTH_MORE_THAN + 1),
+        sex_rule="1-5 a boy, 6-10 a girl",
+    )
+
+
+def _wife_survival(due: bls.Due | None, extra: int, table: Mapping[str, Any]) -> WifeSurvival | None:
+    """Her survival odds now and after one more attempt: ``extra`` more on the roll and
+    ``EXTRA_ATTEMPT_YEARS`` more effective years."""
+    if due is None:
+        return None
+    older = bl.EXTRA_ATTEMPT_YEARS
+    now = 1 - bl.survival_chances(table, due.effective_age, due.modifier)["died"]
+    after = 1 - bl.survival_chances(table, due.effective_age + older, due.modifier + extra)["died"]
+    return WifeSurvival(
+        now=Odds(now, bl.SURVIVAL_DICE),
+        after=Odds(after, bl.SURVIVAL_DICE),
+        must_show_now=f"effective age {due.effective_age}, {due.modifier:+d} on the roll",
+        must_show_after=f"effective age {due.effective_age + older}, {due.modifier + extra:+d} on the roll",
+    )
+
+
+def board(campaign: Campaign, attempts: Mapping[int, Sequence[BirthAttempt]]) -> tuple[Odds, list[CoupleOnBoard]]:
+    """Who may try is ``couple_problem`` (a frozen line: nobody); each further attempt ages the wife
+    for good and costs her on this turn's survival roll, which she makes whatever her age."""
+    tables = load_tables(campaign)
+    table: Any = tables[bl.SURVIVAL]
+    world = World(campaign)
+    wives = {d.character.pk: d for d in bls.bloodline_due(world, birth_penalties(campaign), table)}
+    frozen = frozen_lines(campaign)
+    year = campaign.current_year
+    couples = []
+    for m in [m for m in world.open_marriages if m.wedding_year is not None]:
+        m.husband, m.wife = world.characters[m.husband_id], world.characters[m.wife_id]
+        n = len(attempts.get(m.pk, ()))
+        problem = FROZEN_LINE if {m.husband_id, m.wife_id} & frozen else couple_problem(world, m, n)
+        wife = m.wife
+        extra = bl.birth_penalty(n + 1) - bl.birth_penalty(n)
+        cost = (
+            f"ages {wife.display_name} {bl.EXTRA_ATTEMPT_YEARS} effective years for good (effective age "
+            f"{wife.effective_age(year)} → {wife.effective_age(year) + bl.EXTRA_ATTEMPT_YEARS}) and costs her "
+            f"{extra:+d} on this turn's survival roll"
+        )
+        survival = _wife_survival(wives.get(wife.pk), extra, table)
+        couples.append(CoupleOnBoard(marriage=m, problem=problem, next_cost=cost, wife_survival=survival))
+    return Odds(bl.birth_chance(), bl.BIRTH_DICE), couples

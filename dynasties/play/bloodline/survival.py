@@ -18,14 +18,15 @@ from dynasties.services.common import World
 from dynasties.services.play_registry import SurvivalDue, SurvivalReading, SurvivalResult, nothing_before_close
 from dynasties.services.survival import birth_penalties
 from rules import bloodline as bl
-from rules.dice import Entered
+from rules.dice import DiceSpec, Entered
+from rules.odds import Odds
 
 
 def due(campaign: Campaign, world: World, tables: Mapping[str, object]) -> list[SurvivalDue]:
     """Every character, every turn, by effective age (``need``: the table's column)."""
     return [
         SurvivalDue(d.character, d.age, d.column, d.modifier, d.modifier)
-        for d in bls.survival_due(world, birth_penalties(campaign), tables[bl.SURVIVAL])  # type: ignore[arg-type]
+        for d in bls.bloodline_due(world, birth_penalties(campaign), tables[bl.SURVIVAL])  # type: ignore[arg-type]
     ]
 
 
@@ -96,7 +97,7 @@ def roll(
     table: Any = tables[bl.SURVIVAL]
     penalties = birth_penalties(campaign)
     rolled, dead = _apply(
-        world, box, chronicle, [d for d in bls.survival_due(world, penalties, table) if d.character.pk in chosen], typed, table
+        world, box, chronicle, [d for d in bls.bloodline_due(world, penalties, table) if d.character.pk in chosen], typed, table
     )
     return [SurvivalResult(d.character, tuple(r.faces), d.modifier, d.column, not outcome.dies) for d, r, outcome in rolled], dead
 
@@ -108,7 +109,7 @@ def pass_certain(campaign: Campaign) -> list[SurvivalResult]:
     box = DiceBox(campaign)
     passed: list[SurvivalResult] = []
     table: Any = tables[bl.SURVIVAL]
-    for d in bls.survival_due(world, birth_penalties(campaign), table):
+    for d in bls.bloodline_due(world, birth_penalties(campaign), table):
         if bl.survival_certain(table, d.effective_age, d.modifier):
             certain = box.certain(
                 bl.SURVIVAL_DICE,
@@ -141,3 +142,30 @@ def reading(campaign: Campaign, character: Character, roll: Roll) -> SurvivalRea
 
 def death_line(character: Character, year: int, old: Roll, new: Roll) -> str:
     return f"{character.display_name} dies in {year}, aged {character.age(year)} (effective {old.effective_age})."
+
+
+# --- the Survival page ----------------------------------------------------------------------------
+
+
+def survival_dice() -> DiceSpec:
+    return bl.SURVIVAL_DICE
+
+
+def odds(campaign: Campaign, due: SurvivalDue, tables: Mapping[str, object]) -> tuple[Odds, str]:
+    """The table's chances of death, ill and good health at the effective age, with the modifier."""
+    table: Any = tables[bl.SURVIVAL]
+    effective_age = due.character.effective_age(campaign.current_year)
+    chances = bl.survival_chances(table, effective_age, due.modifier)
+    dice = bl.SURVIVAL_DICE
+    parts = [f"death {Odds(chances['died'], dice).text}"]
+    if chances["ill"]:
+        parts.append(f"ill health {Odds(chances['ill'], dice).text}")
+    if chances["good"]:
+        parts.append(f"good health {Odds(chances['good'], dice).text}")
+    column = bl.survival_column(table["columns"], effective_age)
+    text = f"effective age {effective_age} (column {column}), {due.modifier:+d} on the roll: " + "; ".join(parts)
+    return Odds(1 - chances["died"], dice), text
+
+
+def rolled_odds(roll: Roll) -> tuple[Odds | None, str]:
+    return None, roll.detail  # the roll's detail names the effective age and column it was made at

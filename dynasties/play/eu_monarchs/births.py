@@ -10,12 +10,14 @@ from dynasties.models import BirthAttempt
 from dynasties.play.blood_royale.births import announce as announce
 from dynasties.play.blood_royale.births import attempt as attempt
 from dynasties.play.blood_royale.births import birth_penalty as birth_penalty
+from dynasties.play.blood_royale.births import board as board  # of nobody: no families
 from dynasties.play.blood_royale.births import child as child
 from dynasties.play.blood_royale.births import child_birth_year as child_birth_year
 from dynasties.play.blood_royale.births import name_kin as name_kin
 from dynasties.play.blood_royale.births import renamed_characteristic as renamed_characteristic
 from dynasties.play.blood_royale.births import sex_of as sex_of
 from dynasties.play.blood_royale.births import succeeds as succeeds
+from dynasties.play.blood_royale.births import terms as terms  # the family dice (``rules.families``)
 from dynasties.play.blood_royale.births import trait_value as trait_value
 from dynasties.services.play_registry import ExtraAttempt
 from rules.dice import DiceSource
@@ -23,3 +25,7 @@ from rules.dice import DiceSource
 
 def roll_all(campaign: Campaign, *, extra: ExtraAttempt, source: DiceSource | None, by: Actor) -> list[BirthAttempt]:
     return []  # rolled monarchs have no families: no births to roll
+
+
+def keeps_families() -> bool:
+    return False  # the tables roll each crown's monarchs

@@ -8,8 +8,11 @@ from collections.abc import Mapping
 
 from campaign.models import Campaign
 from dynasties.play.blood_royale.survival import death_line as death_line
+from dynasties.play.blood_royale.survival import odds as odds  # of nobody: nobody is due
 from dynasties.play.blood_royale.survival import reading as reading
 from dynasties.play.blood_royale.survival import roll as roll  # of nobody: nobody is due
+from dynasties.play.blood_royale.survival import rolled_odds as rolled_odds
+from dynasties.play.blood_royale.survival import survival_dice as survival_dice  # the family dice, as before
 from dynasties.services.common import World
 from dynasties.services.monarchs_view import SURVIVAL, monarchs_board
 from dynasties.services.play_registry import SurvivalDue, SurvivalResult, nothing_after_successions

@@ -1,3 +1,5 @@
+"""The site's home page: the campaigns of the user, each with its state."""
+
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required

@@ -1,4 +1,4 @@
-"""PDF views of the printables: character sheets (one, a dynasty's, the campaign's) and a turn's
+"""The printables' door: PDF views of character sheets (one, a dynasty's, the campaign's) and a turn's
 announcements. Who may print what follows ``campaign.permissions.role_of``:
 
 - a sheet or a dynasty's sheets: the GM, or the player of the dynasty that controls them;
@@ -10,22 +10,24 @@ Anyone else gets 404, the answer a made-up campaign, character, dynasty or job g
 learns what exists (issue 14). Being staff is not being the GM: a staff user who is neither the
 campaign's GM nor a superuser prints what his membership allows, if any.
 
-``?two_up=1`` prints two sheets per A4 page (landscape)."""
+``?two_up=1`` prints two sheets per A4 page (landscape). Mounted at ``print/`` (namespace ``print``)
+by ``config/urls.py``; the PDFs and the background batches are ``dynasties.printing`` and
+``dynasties.print_jobs``'s."""
 
 from __future__ import annotations
-
-from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import URLPattern, path
 
 from campaign.doors import member
 from campaign.jobs import job_check
 from campaign.models import Campaign, JobState
-from campaign.permissions import prints_sheets_of, prints_the_campaign, role_of
+from campaign.permissions import prints_the_campaign
 from dynasties import print_jobs, printing
 from dynasties.models import Character, Crown, Dynasty
+from dynasties.printing import may_print_dynasty
 
 NOT_YOURS = "No such {}, or not yours to print."
 
@@ -34,12 +36,6 @@ def _pdf(content: bytes, filename: str) -> HttpResponse:
     response = HttpResponse(content, content_type="application/pdf")
     response["Content-Disposition"] = f'inline; filename="{filename}"'
     return response
-
-
-def may_print_dynasty(user: Any, dynasty: Dynasty | None, campaign: Campaign) -> bool:
-    """Whether ``user`` prints these sheets: the policy's ``prints_sheets_of``."""
-    role, mine = role_of(user, campaign)
-    return prints_sheets_of(role, mine, dynasty.pk if dynasty is not None else None)
 
 
 def _campaign_for(request: HttpRequest, slug: str, *, gm_only: bool) -> Campaign:
@@ -127,3 +123,14 @@ def monarch_card(request: HttpRequest, slug: str, name: str) -> HttpResponse:
     if crown is None:
         raise Http404("No such crown in this campaign.")
     return _pdf(printing.monarch_cards_pdf(campaign, [crown]), f"monarch-{campaign.slug}-{crown.pk}.pdf")
+
+
+urlpatterns: list[URLPattern] = [
+    path("sheet/<int:pk>.pdf", character_sheet, name="character_sheet"),
+    path("dynasty/<int:pk>/sheets.pdf", dynasty_sheets, name="dynasty_sheets"),
+    path("campaign/<slug:slug>/sheets.pdf", campaign_sheets, name="campaign_sheets"),
+    path("campaign/<slug:slug>/announcements/<int:year>.pdf", announcements, name="announcements"),
+    path("campaign/<slug:slug>/jobs/<str:token>/", job, name="job"),
+    path("campaign/<slug:slug>/monarch-cards.pdf", monarch_cards, name="monarch_cards"),
+    path("campaign/<slug:slug>/crown/<str:name>/monarch-card.pdf", monarch_card, name="monarch_card"),
+]

@@ -1,4 +1,4 @@
-"""The tree view: for the members of the campaign (the GM, players, observers); the dynasty page
+"""The trees' door: the tree view, for the members of the campaign (the GM, players, observers); the dynasty page
 embeds it.
 
 GET /trees/<campaign slug>/<kind>/?format=svg&focus=12&generations=3&dynasty=4&crown=England&limit=10&links=pages
@@ -18,6 +18,9 @@ task queue (:mod:`dynasties.trees.jobs`): the answer is a redirect to the job's 
 refreshes itself until the render is ready, then serves it (members of the campaign only, as here).
 
 GET /trees/<campaign slug>/jobs/<job id>/
+
+Mounted at ``trees/`` (namespace ``trees``) by ``config/urls.py``; the tree's data, DOT, render,
+cache and jobs are ``dynasties.trees``'s.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from csp.decorators import csp_replace
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import URLPattern, path
 from django.views.decorators.clickjacking import xframe_options_sameorigin
 from django.views.decorators.http import require_GET
 
@@ -38,15 +41,9 @@ from campaign.permissions import links_to_the_desk
 from dynasties.trees import jobs
 from dynasties.trees.data import KINDS, TreeError
 from dynasties.trees.dot import ADMIN_URL
-from dynasties.trees.render import FORMATS, TreeRequest, cached_tree, render_tree, tree_people
+from dynasties.trees.render import FORMATS, TreeRequest, cached_tree, pages_url, render_tree, tree_people
 
 LINKS = ("pages", "admin")
-_SENTINEL = 987654321
-
-
-def pages_url(campaign: Campaign) -> str:
-    """The link pattern (``{id}``) of the character pages of this campaign."""
-    return reverse("pages:character", args=[campaign.slug, _SENTINEL]).replace(str(_SENTINEL), "{id}")
 
 
 def _int(request: HttpRequest, name: str) -> int | None:
@@ -125,3 +122,9 @@ def job(request: HttpRequest, slug: str, token: str) -> HttpResponse:
         wanted = found.params["request"]
         return _served(ready[0], ready[1], campaign, wanted["kind"], wanted["fmt"], cached=True)
     return render(request, "trees/job.html", {"campaign": campaign, "job": found})
+
+
+urlpatterns: list[URLPattern] = [
+    path("<slug:slug>/jobs/<str:token>/", job, name="job"),
+    path("<slug:slug>/<str:kind>/", tree, name="tree"),
+]

@@ -1,10 +1,12 @@
-"""Thin views over the dynasties' read-only exports (the pages issue builds the rest)."""
+"""The GEDCOM export's door: the campaign, or one of its dynasties, as a GEDCOM 5.5.1 download (the
+writer is ``dynasties.gedcom``). Mounted at the site's root by ``config/urls.py``."""
 
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
+from django.urls import URLPattern, path
 
 from campaign.doors import member
 from dynasties.gedcom import export_gedcom
@@ -20,3 +22,9 @@ def gedcom(request: HttpRequest, slug: str, dynasty_id: int | None = None) -> Ht
     response = HttpResponse(export_gedcom(campaign, dynasty), content_type="text/plain; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
+
+
+urlpatterns: list[URLPattern] = [
+    path("campaigns/<slug:slug>/gedcom/", gedcom, name="gedcom-campaign"),
+    path("campaigns/<slug:slug>/dynasties/<int:dynasty_id>/gedcom/", gedcom, name="gedcom-dynasty"),
+]
