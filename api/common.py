@@ -25,7 +25,7 @@ from rest_framework.request import Request
 from campaign import doors
 from campaign.doors import member as member  # the one member lookup of every door, re-exported for the API
 from campaign.models import Campaign
-from campaign.permissions import visible
+from campaign.permissions import Seen, visible
 from campaign.undo import KeyUse, action_key, key_refuse, new_action_key
 from rules.errors import RuleError
 
@@ -89,12 +89,14 @@ def refuse_replay(request: Request, campaign: Campaign) -> None:
         key_refuse(stored, campaign=campaign, use=key_use(request), done=done)
 
 
-def run_action(request: Request, campaign: Campaign, label: str, action: Callable[[Campaign], T]) -> T:
+def run_action(request: Request, campaign: Campaign, label: str, action: Callable[[Campaign], T], *, seen: Seen = Seen.GM) -> T:
     """Run ``action`` (which calls the services with the locked campaign) as one step action: one
     transaction, the undo checkpoint of the step, the one-time key from ``Idempotency-Key``.
     The same key with the same request raises ``AlreadyDone`` (409), with another request
     ``KeyReused`` (422); a refused action leaves nothing behind."""
-    return doors.run_action(request, campaign, label, action, key=idempotency_key(request), door="api", use=key_use(request))
+    return doors.run_action(
+        request, campaign, label, action, key=idempotency_key(request), door="api", use=key_use(request), seen=seen
+    )
 
 
 class CampaignScoped:

@@ -24,7 +24,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
 from campaign.models import Campaign
-from campaign.permissions import Forbidden, role_of
+from campaign.permissions import Forbidden, Seen, member_of
 from campaign.undo import KeyUse, step_action
 from rules.errors import RuleError
 
@@ -46,8 +46,7 @@ def refused_as_missing(missing: str = NO_SUCH_CAMPAIGN) -> Iterator[None]:
 def member(request: Any, slug: str, *, missing: str = NO_SUCH_CAMPAIGN) -> tuple[Campaign, str, int | None]:
     """The campaign of ``slug``, the requesting user's role in it and his dynasty id; 404 (saying
     ``missing``) for anyone who is not a member, as for a campaign that does not exist."""
-    campaign = Campaign.objects.filter(slug=slug).first()
-    role, dynasty = role_of(request.user, campaign) if campaign is not None else (None, None)
+    campaign, role, dynasty = member_of(request.user, slug)  # one query: the seat with its campaign
     if campaign is None or role is None:  # one answer, word for word, for both
         raise Http404(missing)
     return campaign, role, dynasty
@@ -67,12 +66,16 @@ def run_action(
     key: str | None,
     door: str,
     use: KeyUse | None = None,
+    seen: Seen = Seen.GM,
 ) -> T:
     """Run ``action`` (which calls the services with the locked campaign) as one step action of
     ``door`` (``"page"``, ``"api"``) for the requesting user: one transaction, the undo checkpoint
     of the step, the one-time ``key`` (``use``: what an API key is bound to). Raises what
-    ``step_action`` raises; a refused action leaves nothing behind."""
-    return step_action(campaign=campaign, key=key, label=label, action=action, by=acting_user(request), door=door, use=use)
+    ``step_action`` raises; a refused action leaves nothing behind. ``seen``: who the services say
+    see the write, counted by the step action's lock (``step_action``)."""
+    return step_action(
+        campaign=campaign, key=key, label=label, action=action, by=acting_user(request), door=door, use=use, seen=seen
+    )
 
 
 # --- What a refusal answers ------------------------------------------------------------------------

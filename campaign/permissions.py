@@ -28,6 +28,7 @@ of who may do what is :data:`ACTIONS`, shown in docs/pages.md (checked by a test
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, TypeAlias
@@ -35,7 +36,9 @@ from typing import Any, ClassVar, Final, TypeAlias
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
+from django.core.signals import request_finished, request_started
 from django.db.models import Field, Model, Q, QuerySet
+from django.db.models.signals import post_delete, post_save
 
 from campaign import registry
 from campaign.models import Audience, Campaign, Membership, Role
@@ -99,18 +102,71 @@ Actor: TypeAlias = User | AnonymousUser | SystemActor
 # --- who is asking ---------------------------------------------------------------------------------
 
 
+_seats = threading.local()
+"""This thread's request's seats as read (``memo``: (user id, campaign id) -> (role, dynasty)); None
+outside a request."""
+
+
+def _seats_open(**kwargs: Any) -> None:
+    _seats.memo = {}
+
+
+def _seats_closed(**kwargs: Any) -> None:
+    _seats.memo = None
+
+
+def forget_seats(**kwargs: Any) -> None:
+    """Forget the seats this request has read: a seat was written (a membership saved or deleted),
+    or a write that may move one ended (``campaign.undo.step_action``, ``change_set``)."""
+    memo = getattr(_seats, "memo", None)
+    if memo:
+        memo.clear()
+
+
+request_started.connect(_seats_open, dispatch_uid="campaign.permissions.seats_open")
+request_finished.connect(_seats_closed, dispatch_uid="campaign.permissions.seats_closed")
+post_save.connect(forget_seats, sender=Membership, dispatch_uid="campaign.permissions.seat_saved")
+post_delete.connect(forget_seats, sender=Membership, dispatch_uid="campaign.permissions.seat_deleted")
+
+
 def role_of(user: Any, campaign: Campaign | int) -> tuple[str | None, int | None]:
     """(role, dynasty id) of the user in the campaign; a superuser is a GM everywhere. ``is_staff``
-    alone is nothing: the admin of a campaign is its GM. An anonymous or unsaved user sits nowhere."""
+    alone is nothing: the admin of a campaign is its GM. An anonymous or unsaved user sits nowhere.
+
+    Within one request the seat is read once: the door's lookup (``campaign.doors.member``) and the
+    policy asked by the service share it (a request acts in the seat it came in with), until a
+    membership is written or a step action or desk save ends (:func:`forget_seats`). Outside a
+    request (commands, jobs, tests calling services) it is read every time."""
     if user is None or not getattr(user, "is_authenticated", False) or getattr(user, "pk", None) is None:
         return None, None
     if getattr(user, "is_superuser", False):
         return Role.GM, None
     pk = campaign.pk if isinstance(campaign, Campaign) else campaign
+    memo: dict[tuple[int, int], tuple[str | None, int | None]] | None = getattr(_seats, "memo", None)
+    if memo is not None and (user.pk, pk) in memo:
+        return memo[(user.pk, pk)]
     membership = Membership.objects.filter(campaign_id=pk, user=user).only("role", "dynasty_id").first()
-    if membership is None:
-        return None, None
-    return membership.role, membership.dynasty_id
+    found = (None, None) if membership is None else (membership.role, membership.dynasty_id)
+    if memo is not None:
+        memo[(user.pk, pk)] = found
+    return found
+
+
+def member_of(user: Any, slug: str) -> tuple[Campaign | None, str | None, int | None]:
+    """The campaign of ``slug`` with ``user``'s (role, dynasty id) in it, as :func:`role_of` says,
+    in one query (the membership with its campaign); (None, None, None) when he is no member of it
+    (or it does not exist: the same answer)."""
+    if getattr(user, "is_superuser", False) or not getattr(user, "is_authenticated", False) or user.pk is None:
+        campaign = Campaign.objects.filter(slug=slug).first()
+        role, dynasty = role_of(user, campaign) if campaign is not None else (None, None)
+        return (campaign, role, dynasty) if role is not None else (None, None, None)
+    seat = Membership.objects.filter(campaign__slug=slug, user=user).select_related("campaign").order_by("pk").first()
+    if seat is None:
+        return None, None, None
+    memo: dict[tuple[int, int], tuple[str | None, int | None]] | None = getattr(_seats, "memo", None)
+    if memo is not None:
+        memo[(user.pk, seat.campaign_id)] = (seat.role, seat.dynasty_id)
+    return seat.campaign, seat.role, seat.dynasty_id
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,12 @@ the chronicle, and the apps above with :func:`report`), so that a door answers w
 
 from __future__ import annotations
 
+import functools
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from django.db import models, router, transaction
 
@@ -42,8 +43,12 @@ __all__ = [
     "report",
     "require_open_game",
     "require_step",
+    "service_atomic",
     "set_step",
 ]
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 STEP_LABELS = dict(Step.choices)
 
@@ -103,6 +108,25 @@ def holding(locked: Campaign) -> Iterator[Campaign]:
             held.pop(locked.pk, None)
         else:
             held[locked.pk] = before
+
+
+def in_step_action() -> bool:
+    """Whether this thread runs inside a step action's transaction (:func:`holding` a locked campaign)."""
+    return bool(_held()) and not transaction.get_autocommit(router.db_for_write(Campaign))
+
+
+def service_atomic(func: Callable[P, R]) -> Callable[P, R]:
+    """``transaction.atomic`` for a service: its own transaction when called alone; inside a step
+    action, which rolls back as a whole whatever fails in it, no savepoint of its own (two
+    statements saved; an error inside leaves the action's transaction to be rolled back, never
+    half-used: Django refuses any further query in it)."""
+
+    @functools.wraps(func)
+    def inner(*args: P.args, **kwargs: P.kwargs) -> R:
+        with transaction.atomic(savepoint=not in_step_action()):
+            return func(*args, **kwargs)
+
+    return inner
 
 
 class GameOver(StepOrderError):

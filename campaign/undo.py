@@ -30,6 +30,7 @@ from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import IntegrityError, connections, models, transaction
 from django.db.models import QuerySet
+from django.utils import timezone
 
 from campaign import audit, changelog, live, registry
 from campaign.models import (
@@ -44,7 +45,7 @@ from campaign.models import (
     Step,
     UndoChange,
 )
-from campaign.permissions import Actor, Seen, require, rows_seen, seat_of, sees_undo_plan
+from campaign.permissions import Actor, Seen, forget_seats, require, rows_seen, seat_of, sees_undo_plan
 from campaign.steps import STEP_LABELS, collecting, holding, lock_campaign
 from rules.errors import RuleError
 
@@ -304,6 +305,41 @@ def _key_keep(campaign: Campaign, key: str, *, label: str, by: Actor | None, use
     )
 
 
+def _key_claim(campaign: Campaign, key: str, *, label: str, by: Actor | None, use: KeyUse | None) -> bool:
+    """Keep ``key`` for this action unless it was used already, in any campaign: one statement
+    (``INSERT ... SELECT ... WHERE NOT EXISTS``, with RETURNING). False: it was used (the caller
+    asks :func:`key_refuse` why). Without RETURNING (SQLite before 3.35): a look-up, then the insert."""
+    connection = connections[ActionKey.objects.db]
+    if not connection.features.can_return_columns_from_insert:
+        if ActionKey.objects.filter(key=key).exists():
+            return False
+        _key_keep(campaign, key, label=label, by=by, use=use)
+        return True
+    request, fingerprint = (use.request[:REQUEST_MAX], use.fingerprint) if use is not None else ("", "")
+    who = audit.person(by)
+    values = {
+        "campaign": campaign.pk,
+        "key": key,
+        "label": label[:200],
+        "by": None if who is None else who.pk,
+        "created_at": timezone.now(),
+        "request": request,
+        "fingerprint": fingerprint,
+    }
+    fields = [ActionKey._meta.get_field(name) for name in values]
+    params = [f.get_db_prep_save(v, connection) for f, v in zip(fields, values.values(), strict=True)]
+    q = connection.ops.quote_name
+    table, column = q(ActionKey._meta.db_table), q(ActionKey._meta.get_field("key").column)
+    sql = (
+        f"INSERT INTO {table} ({', '.join(q(f.column) for f in fields)}) "  # noqa: S608 (names, not input)
+        f"SELECT {', '.join(['%s'] * len(fields))} WHERE NOT EXISTS (SELECT 1 FROM {table} WHERE {column} = %s) "
+        f"RETURNING {q(ActionKey._meta.pk.column)}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, key])
+        return cursor.fetchone() is not None
+
+
 def action_key(key: str | None, *, by: Actor | None, door: str = "page") -> str:
     """The stored form of a door's one-time key: kept per door and per user, so that no key sent
     through one door (a page's form) or by one user can ever match another's (the system's and an
@@ -325,6 +361,7 @@ def step_action(
     by: Actor,
     door: str = "page",
     use: KeyUse | None = None,
+    seen: Seen = Seen.GM,
 ) -> T:
     """Run one action of game night (``action`` calls the services, each given ``by`` itself: the
     trail records ``by``, the policy asks each service's own) in one transaction.
@@ -337,25 +374,32 @@ def step_action(
     The campaign is locked and its live version raised here, once: the action's services are handed
     the locked row (``campaign.steps.holding``: their own ``lock_campaign`` takes it as it is) and
     report what they write to the action's outcome (``campaign.steps.collecting``; the action reads
-    it with ``campaign.steps.current_outcome``)."""
+    it with ``campaign.steps.current_outcome``). ``seen``: who the action's services say see its
+    write (their own ``lock_campaign(seen=...)``), counted by the lock at once (one statement less);
+    a service still adds whom it shows the write to beyond it (``campaign.live.reveal``)."""
     key = action_key(key, by=by, door=door)
     done = "That was already done (the same form was sent twice): nothing was done again."
     with transaction.atomic():
-        locked = lock_campaign(campaign)
-        key_refuse(key, campaign=locked, use=use, done=done)
-        point = _step_checkpoint(locked, label=label, by=by)
-        try:
-            with transaction.atomic():
-                _key_keep(locked, key, label=label, by=by, use=use)
+        locked = lock_campaign(campaign, seen=seen)
+        try:  # no savepoint of its own: a key kept twice (a race past its check) fails the whole action
+            with transaction.atomic(savepoint=False):
+                claimed = _key_claim(locked, key, label=label, by=by, use=use)
         except IntegrityError:
             raise AlreadyDone(done) from None
-        with (
-            audit.acting(by, year=locked.current_year, step=locked.step, label=label),
-            changelog.recording(point),
-            holding(locked),
-            collecting(),
-        ):
-            return action(locked)
+        if not claimed:  # used already, in this campaign or another: why, and refused
+            key_refuse(key, campaign=locked, use=use, done=done)
+            raise AlreadyDone(done)  # (gone since it was seen: refused all the same)
+        point = _step_checkpoint(locked, label=label, by=by)
+        try:
+            with (
+                audit.acting(by, year=locked.current_year, step=locked.step, label=label),
+                changelog.recording(point),
+                holding(locked),
+                collecting(),
+            ):
+                return action(locked)
+        finally:
+            forget_seats()  # the action may have moved a seat (an undo's house gone): read again after it
 
 
 def _latest(campaign: Campaign) -> Checkpoint | None:
@@ -382,7 +426,9 @@ def _step_checkpoint(campaign: Campaign, *, label: str, by: Actor) -> Checkpoint
     latest = _latest(campaign)
     if latest is not None and _in_step(latest, campaign):
         return latest
-    return _checkpoint_create(campaign, label=label, by=by, kind=CheckpointKind.STEP.value)
+    # none yet: none to forget; the newest opened this year: every one opened this year forgot the old ones already
+    prune = latest is not None and latest.year != campaign.current_year
+    return _checkpoint_create(campaign, label=label, by=by, kind=CheckpointKind.STEP.value, prune=prune)
 
 
 def checkpoint_take(campaign: Campaign, *, label: str, by: Actor) -> Checkpoint | None:
@@ -393,9 +439,12 @@ def checkpoint_take(campaign: Campaign, *, label: str, by: Actor) -> Checkpoint 
     return _checkpoint_create(campaign, label=label, by=by, kind=CheckpointKind.STEP.value)
 
 
-def _checkpoint_create(campaign: Campaign, *, label: str, by: Actor, kind: str) -> Checkpoint:
-    oldest = campaign.current_year - KEEP_TURNS * campaign.turn_length
-    Checkpoint.objects.filter(campaign=campaign, year__lte=oldest).delete()
+def _checkpoint_create(campaign: Campaign, *, label: str, by: Actor, kind: str, prune: bool = True) -> Checkpoint:
+    """A new change set, after forgetting those older than :data:`KEEP_TURNS` (unless ``prune`` is
+    false: the caller knows there are none)."""
+    if prune:
+        oldest = campaign.current_year - KEEP_TURNS * campaign.turn_length
+        Checkpoint.objects.filter(campaign=campaign, year__lte=oldest).delete()
     return Checkpoint.objects.create(
         campaign=campaign,
         year=campaign.current_year,
@@ -421,8 +470,11 @@ def change_set(campaign: Campaign | int, *, label: str, by: Actor) -> Iterator[C
         before = _campaign_row(locked)
         name = locked.name
         point = _checkpoint_create(locked, label=label, by=by, kind=CheckpointKind.DESK.value)
-        with audit.acting(by, year=locked.current_year, step=locked.step, label=label), changelog.recording(point):
-            yield locked
+        try:
+            with audit.acting(by, year=locked.current_year, step=locked.step, label=label), changelog.recording(point):
+                yield locked
+        finally:
+            forget_seats()  # a desk save may move a seat: read again after it
         after = Campaign.objects.filter(pk=locked.pk).values(*CAMPAIGN_FIELDS, "name").first() or {}
         renamed = after.pop("name", name) != name
         first: dict[str, dict[int, str | None]] = {}

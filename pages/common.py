@@ -18,7 +18,7 @@ from django.http import HttpRequest
 from campaign import doors
 from campaign.doors import member as member  # the one member lookup of every door, re-exported for the pages
 from campaign.models import ActionKey, Campaign
-from campaign.permissions import Forbidden, runs_the_turn
+from campaign.permissions import Forbidden, Seen, runs_the_turn
 from campaign.permissions import may_act_for as may_act_for  # the policy's, re-exported for the pages
 from campaign.permissions import require_gm as require_gm
 from campaign.services import validation_message
@@ -53,13 +53,15 @@ class ActionFailed(Exception):
         self.status = status
 
 
-def run_action(request: HttpRequest, campaign: Campaign, label: str, action: Callable[[Campaign], T]) -> T | None:
+def run_action(
+    request: HttpRequest, campaign: Campaign, label: str, action: Callable[[Campaign], T], *, seen: Seen = Seen.GM
+) -> T | None:
     """Run ``action`` (which calls the services) as one step action keyed by the form's
     ``action_key``. Returns its result, or None when the same form had already been sent (a
     message says so). Raises :class:`ActionFailed` with the services' message when refused;
     nothing is written then."""
     try:
-        return doors.run_action(request, campaign, label, action, key=request.POST.get("action_key"), door="page")
+        return doors.run_action(request, campaign, label, action, key=request.POST.get("action_key"), door="page", seen=seen)
     except AlreadyDone as exc:
         messages.info(request, exc.message)
         return None

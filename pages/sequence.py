@@ -31,6 +31,7 @@ from campaign.live import page_version
 from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, DiceEntry, Step
 from campaign.permissions import (
     Forbidden,
+    Seen,
     has_own_house,
     may_act_for_any,
     may_correct_rolls,
@@ -725,7 +726,13 @@ def _births_grid(request: HttpRequest, campaign: Campaign, role: str, mine: int 
             "grid", None, _failed("Nothing to enter: type a couple's dice, or choose the server's dice for it."), lines
         )
     try:
-        done = run_action(request, campaign, f"Births: {counted(len(plan), 'roll')} entered", _apply_births(plan, request.user))
+        done = run_action(
+            request,
+            campaign,
+            f"Births: {counted(len(plan), 'roll')} entered",
+            _apply_births(plan, request.user),
+            seen=Seen.ALL,  # as births_attempt's and births_sex's own locks say (a rename: every member too)
+        )
     except ActionFailed as exc:
         row = _refused_row(exc)
         hit = next((line for line in lines if line.pk == row), None)

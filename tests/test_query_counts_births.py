@@ -5,33 +5,45 @@ couple (2d6 typed in), then its child's sex and characteristics (typed in), thro
 Before: the page's attempt cost 37 queries plus 19 for the redirect's GET (56), the sex roll 44 + 19
 (63); the API's attempt 34, its sex roll 46 (SQLite, the step's first action: it opens the undo
 checkpoint). The campaign was locked and its live version raised twice per action, and the API
-read back what the action made from three table-wide ``MAX(pk)`` reads."""
+read back what the action made from three table-wide ``MAX(pk)`` reads. Then (one pass down, the
+fragment) 50, 57, 26 and 34; now the door reads the seat with its campaign once for the request
+(the policy asked by the service reuses it), the lock counts whom the write shows to, the key and
+the service inside the step action take no savepoint of their own, the key is checked and kept in
+one statement (``INSERT ... WHERE NOT EXISTS``: used in any campaign, it is refused), a step's first checkpoint
+forgets old ones only when some may be old, and the sex roll reads the birth roll with its attempt
+(its link checked in memory)."""
 
 from __future__ import annotations
 
 import pytest
-from django.db import connection
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections, connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from campaign.models import Campaign, ChronicleEntry, Roll, RollSource
-from campaign.permissions import SYSTEM_ACTOR
+from campaign.models import ActionKey, Campaign, Checkpoint, ChronicleEntry, Membership, Role, Roll, RollSource, Step
+from campaign.permissions import SYSTEM_ACTOR, member_of, role_of
 from campaign.steps import Outcome, collecting, current_outcome, lock_campaign
-from campaign.undo import new_action_key, step_action
+from campaign.undo import KEEP_TURNS, new_action_key, step_action
 from dynasties.models import BirthAttempt, Marriage
 from dynasties.services import births_attempt
+from rules.errors import InvalidDice
 from tests.api.conftest import url
 
 pytestmark = pytest.mark.django_db
 
-PAGE_ATTEMPT = 50
-"""The grid's typed birth roll answered with the step's fragment: the door (4), the grid checked
-against the board (12), the step action (12: lock, key, checkpoint, change log), the service (9),
-the board drawn again for the fragment (13)."""
-PAGE_SEX = 57
-API_ATTEMPT = 26
-API_SEX = 34
+PAGE_ATTEMPT = 41
+"""The grid's typed birth roll answered with the step's fragment: the door (3: session, user, the
+seat with its campaign), the grid checked against the board (12), the step action (8, as the
+API's), the service (5: the couple, its attempts, the roll, its subjects, the attempt), the board
+drawn again for the fragment (13)."""
+PAGE_SEX = 48
+API_ATTEMPT = 17
+"""The door (3: session, user, the seat with its campaign), the couple for the label (1), the step
+action (8: its savepoint and release, the lock, the key checked and kept, the checkpoint read and
+written, the change log's flag set and cleared), the service (5)."""
+API_SEX = 25
 
 
 def couple(campaign: Campaign, crown: str = "England") -> Marriage:
@@ -161,3 +173,82 @@ def test_a_service_called_alone_still_locks_itself(campaign):
     assert _version_raises(_sql(ctx)) == 1  # its own lock: no step action holds the campaign
     assert Campaign.objects.values_list("live_version", flat=True).get(pk=campaign.pk) == before + 1
     assert [r.faces for r in outcome.rolls] == [[1, 1]]  # an open outcome hears of it all the same
+
+
+def test_a_step_action_takes_no_savepoint_for_its_service_yet_a_failure_leaves_nothing(campaign):
+    """Inside a step action a service runs in the action's transaction (no savepoint of its own): a
+    refusal after the service wrote still takes back all of it, the key and the checkpoint too."""
+    key = new_action_key()
+    rolls = Roll.objects.filter(campaign=campaign).count()
+
+    def action(locked: Campaign) -> None:
+        births_attempt(campaign=locked, marriage=couple(campaign), faces=[6, 6], by=SYSTEM_ACTOR)
+        births_attempt(campaign=locked, marriage=couple(campaign, "France"), faces=[9, 9], by=SYSTEM_ACTOR)  # not 2d6
+
+    with CaptureQueriesContext(connection) as ctx, pytest.raises(InvalidDice):
+        step_action(campaign=campaign, key=key, label="two birth rolls", action=action, by=SYSTEM_ACTOR)
+    assert sum(1 for s in _sql(ctx) if s.startswith("SAVEPOINT")) == 1  # the step action's own only
+    assert not BirthAttempt.objects.filter(campaign=campaign).exists()
+    assert Roll.objects.filter(campaign=campaign).count() == rolls
+    assert not ActionKey.objects.filter(campaign=campaign).exists() and not Checkpoint.objects.filter(campaign=campaign).exists()
+
+
+def test_a_service_called_alone_inside_a_transaction_keeps_its_savepoint(campaign):
+    """Outside a step action a service is its own unit: a caller's transaction that catches its
+    refusal goes on."""
+    with transaction.atomic():
+        with pytest.raises(InvalidDice):
+            births_attempt(campaign=campaign, marriage=couple(campaign), faces=[9, 9], by=SYSTEM_ACTOR)
+        assert Campaign.objects.filter(pk=campaign.pk).exists()  # the transaction is still usable
+
+
+def test_the_first_checkpoint_of_a_new_year_forgets_the_old_ones(campaign):
+    """A step's first action forgets the checkpoints older than KEEP_TURNS when the newest is of an
+    earlier year; within a year (or with none) there is nothing to forget and nothing is asked."""
+    step_action(campaign=campaign, key=new_action_key(), label="first", action=lambda c: None, by=SYSTEM_ACTOR)
+    old = Checkpoint.objects.get(campaign=campaign)
+    Campaign.objects.filter(pk=campaign.pk).update(step=Step.SURVIVAL)
+    with CaptureQueriesContext(connection) as ctx:
+        step_action(campaign=campaign, key=new_action_key(), label="same year", action=lambda c: None, by=SYSTEM_ACTOR)
+    assert not [s for s in _sql(ctx) if '"campaign_checkpoint"."year" <=' in s]  # no old ones looked for
+    assert Checkpoint.objects.filter(campaign=campaign).count() == 2
+    later = old.year + KEEP_TURNS * campaign.turn_length
+    Campaign.objects.filter(pk=campaign.pk).update(current_year=later, step=Step.BIRTHS)
+    step_action(campaign=campaign, key=new_action_key(), label="a later turn", action=lambda c: None, by=SYSTEM_ACTOR)
+    assert list(Checkpoint.objects.filter(campaign=campaign).values_list("year", flat=True)) == [later]
+
+
+def test_a_request_reads_the_seat_once_until_a_seat_or_a_write_changes(campaign, alice):
+    """The door and the policy share one read of the caller's seat per request; a membership saved,
+    or a step action ended, forgets it; outside a request it is read every time."""
+    seat = Membership.objects.get(campaign=campaign, user=alice)
+    with CaptureQueriesContext(connection) as ctx:
+        role_of(alice, campaign)
+        role_of(alice, campaign)
+    assert len(ctx.captured_queries) == 2  # no request: no memo
+    request_started.disconnect(close_old_connections)  # as the test client does: the test's connection stays open
+    request_finished.disconnect(close_old_connections)
+    request_started.send(sender=None)
+    try:
+        with CaptureQueriesContext(connection) as ctx:
+            assert role_of(alice, campaign) == (seat.role, seat.dynasty_id)
+            assert role_of(alice, campaign) == (seat.role, seat.dynasty_id)
+        assert len(ctx.captured_queries) == 1
+        seat.role = Role.OBSERVER
+        seat.save(update_fields=["role"])
+        assert role_of(alice, campaign) == (Role.OBSERVER, seat.dynasty_id)  # read again
+        Membership.objects.filter(pk=seat.pk).update(role=Role.PLAYER)  # no signal: as an undo's own update
+        step_action(campaign=campaign, key=new_action_key(), label="a write", action=lambda c: None, by=SYSTEM_ACTOR)
+        assert role_of(alice, campaign) == (Role.PLAYER, seat.dynasty_id)  # the step action forgot it
+        found, role, _ = member_of(alice, campaign.slug)
+        assert found == campaign and role == Role.PLAYER
+        with CaptureQueriesContext(connection) as ctx:
+            role_of(alice, campaign)
+        assert not ctx.captured_queries  # the door's read serves the policy
+    finally:
+        request_finished.send(sender=None)
+        request_started.connect(close_old_connections)
+        request_finished.connect(close_old_connections)
+    with CaptureQueriesContext(connection) as ctx:
+        role_of(alice, campaign)
+    assert len(ctx.captured_queries) == 1

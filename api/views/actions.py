@@ -32,7 +32,7 @@ from api.views.chronicle import ChronicleOut
 from api.views.families import ReignOut, family_of
 from api.views.rolls import RollOut
 from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, Roll, RollSubject, Step
-from campaign.permissions import Seat, may_read_line, seat_of
+from campaign.permissions import Seat, Seen, may_read_line, seat_of
 from campaign.steps import Outcome, current_outcome
 from dynasties.models import Character, PassedOver, Reign
 from rules.dice import DiceSpec, TypedTotal, validate_faces, validate_total
@@ -149,10 +149,17 @@ def made_of(outcome: Outcome, seat: Seat) -> Made:
 
 
 def act(
-    request: Request, campaign: Campaign, label: str, call: Callable[[Campaign], T], *, dice: str = "faces"
+    request: Request,
+    campaign: Campaign,
+    label: str,
+    call: Callable[[Campaign], T],
+    *,
+    dice: str = "faces",
+    seen: Seen = Seen.GM,
 ) -> tuple[T, Made]:
     """``call(locked campaign)`` as one step action (``run_action``), with what it made (its outcome,
-    :func:`made_of`); a refusal of typed dice by the services names the input field ``dice``."""
+    :func:`made_of`); a refusal of typed dice by the services names the input field ``dice``.
+    ``seen``: who the service says sees the write, counted by the action's lock at once."""
     made = Made()
     seat = _seat(request, campaign)
 
@@ -165,7 +172,7 @@ def act(
         return result
 
     with dice_field(dice):
-        result = run_action(request, campaign, label, action)
+        result = run_action(request, campaign, label, action, seen=seen)
     return result, made
 
 

@@ -16,7 +16,7 @@ from django.db import transaction
 
 from campaign.models import Campaign, Step
 from campaign.permissions import Actor, couple_houses, require
-from campaign.steps import Chronicle, Seen, lock_campaign, require_step, set_step
+from campaign.steps import Chronicle, Seen, lock_campaign, require_step, service_atomic, set_step
 from dynasties.models import BirthAttempt, Character, Marriage
 from dynasties.services.play_registry import CoupleTurn as CoupleTurn
 from dynasties.services.play_registry import ExtraAttempt as ExtraAttempt
@@ -35,7 +35,7 @@ def _marriage(campaign: Campaign, marriage: Marriage | int) -> Marriage:
         raise NotFound(f"There is no marriage #{pk} in {campaign.name}.") from None
 
 
-@transaction.atomic
+@service_atomic
 def births_attempt(
     *,
     campaign: Campaign | int,
@@ -59,7 +59,7 @@ def births_attempt(
     return play_of(campaign).births.attempt(campaign, match, earlier, faces=faces, source=source, by=by)
 
 
-@transaction.atomic
+@service_atomic
 def births_sex(
     *,
     campaign: Campaign | int,
@@ -75,7 +75,9 @@ def births_sex(
     require_step(campaign, Step.BIRTHS)
     pk = attempt.pk if isinstance(attempt, BirthAttempt) else attempt
     try:
-        found = BirthAttempt.objects.select_related("marriage__husband", "marriage__wife").get(pk=pk, campaign=campaign)
+        # with its roll: the links are checked in memory on save (campaign.integrity)
+        with_roll = BirthAttempt.objects.select_related("marriage__husband", "marriage__wife", "roll")
+        found = with_roll.get(pk=pk, campaign=campaign)
     except BirthAttempt.DoesNotExist:
         raise NotFound(f"There is no birth attempt #{pk} in {campaign.name}.") from None
     require(by, campaign, "couple", houses=couple_houses(found.marriage))

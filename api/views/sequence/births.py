@@ -35,7 +35,7 @@ from api.views.rolls import RollOut
 from api.views.sequence.common import rolls_by_pk
 from api.views.sequence.turn import TurnMadeSerializer, turn_result
 from campaign.models import Campaign, Roll, Step
-from campaign.permissions import may_act_for_any
+from campaign.permissions import Seen, may_act_for_any
 from dynasties.models import BirthAttempt, Character, Marriage
 from dynasties.services.births import births_attempt, births_finish, births_roll_all, births_sex
 from dynasties.services.sequence_view import CoupleRow, birth_terms, births_board
@@ -253,7 +253,11 @@ class AttemptsView(ActionView):
         )
         label = f"Birth roll of {match.husband.display_name} and {match.wife.display_name}"
         made_attempt, made = act(
-            request, v.campaign, label, lambda c: births_attempt(campaign=c, marriage=match.pk, faces=faces, by=request.user)
+            request,
+            v.campaign,
+            label,
+            lambda c: births_attempt(campaign=c, marriage=match.pk, faces=faces, by=request.user),
+            seen=Seen.ALL,  # as births_attempt's own lock says
         )
         context = self.out_context()
         rolls = {r.pk: r for r in made.rolls}
@@ -351,7 +355,7 @@ class SexView(ActionView):
                 campaign=c, attempt=found.pk, faces=sex, characteristic_faces=traits, given_name=name, by=request.user
             )
 
-        child, made = act(request, v.campaign, f"Sex roll of the child of {found.marriage}", roll_sex)
+        child, made = act(request, v.campaign, f"Sex roll of the child of {found.marriage}", roll_sex, seen=Seen.ALL)
         found.child, found.child_birth_year = child, child.birth_year  # as the service wrote them: born that year
         context = {**self.out_context(), "family": Family()}  # a child just born has no children nor matches
         rolls: dict[int, Roll] = {}
