@@ -96,6 +96,10 @@ class Ruleset:
     capitals: bool = False  # a lost capital and a foreign intervention cost the ruler Charisma (Blood Royale 18, 20)
     money_wins: bool = False  # the most money wins the game, and a money target may end it (Blood Royale 3, 22)
     money_target_example: int = 0  # the money target the rulebook gives as its example (Blood Royale: 800 Crowns)
+    # --- figures the doors show ---
+    regent_min_age: int = 0  # a regent's least age, and a minor monarch's age of ruling alone (Blood Royale A7: 15)
+    governed_tax_extra: int = 0  # what a governed province raises above its tax (Blood Royale, rule G: 2 Crowns)
+    dowry: int = 0  # the dowry a betrothal's terms name in money (BloodLine: 100 ducats)
 
     # The upper-case names are the ruleset modules' own, kept for the callers that read them.
     @property
@@ -163,6 +167,11 @@ def get_ruleset(name: str) -> Ruleset:
 def rulesets() -> list[Ruleset]:
     """Every registered ruleset, in the order they registered (Blood Royale first)."""
     return list(_REGISTRY.values())
+
+
+def default_ruleset() -> Ruleset:
+    """The ruleset a new campaign plays unless told otherwise: the first registered (Blood Royale)."""
+    return next(iter(_REGISTRY.values()))
 
 
 def labels() -> dict[str, str]:
