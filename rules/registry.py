@@ -7,7 +7,7 @@ that each registers itself."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from rules import tables as T
@@ -50,6 +50,8 @@ class Ruleset:
     tables: Mapping[str, Any]  # the shipped defaults, by table key
     validators: Mapping[str, Callable[[Any], Any]]
     table_titles: Mapping[str, str]
+    # the cells of a table whose values come from a closed list, by (table key, column): value -> label
+    table_choices: Mapping[tuple[str, str], Mapping[str, str]] = field(default_factory=dict)
     kings_widows_retire: bool  # a King's widow retires instead of going home (Blood Royale, A5)
     treasury_pays_matches: bool  # the Treasury pays Crowns at weddings and for a new monarch's spouse (A6)
     clean_options: Callable[[Mapping[str, Any] | None], dict[str, bool]]
