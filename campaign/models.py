@@ -10,8 +10,7 @@ from django.db import models
 from django.db.models import Q
 
 from campaign.invariants import Invariants, check, unique
-from rules import RULESET_LABELS, Ruleset, get_ruleset
-from rules.blood_royale import NAME as BLOOD_ROYALE
+from rules import RULESET_LABELS, Ruleset, default_ruleset, get_ruleset
 
 
 class House(Protocol):
@@ -62,7 +61,7 @@ class Setup(models.TextChoices):
 class Campaign(Invariants, models.Model):
     name = models.CharField(max_length=120)
     slug = models.SlugField(max_length=80, unique=True)
-    ruleset = models.CharField(max_length=20, choices=list(RULESET_LABELS.items()), default=BLOOD_ROYALE)
+    ruleset = models.CharField(max_length=20, choices=list(RULESET_LABELS.items()), default=default_ruleset().name)
     start_year = models.IntegerField(default=1300)
     current_year = models.IntegerField(default=1300)
     turn_length = models.PositiveSmallIntegerField(default=5)

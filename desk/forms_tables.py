@@ -25,14 +25,11 @@ from typing import Any
 
 from django import forms
 
-from rules import eu_monarchs as eu
+from rules import rulesets
 
-# The values the validators accept from a closed list (table key, column): a choice field.
-CHOICES: dict[tuple[str, str], Mapping[str, str]] = {
-    (eu.MONARCH_TABLE, "survival"): eu.SURVIVAL_RESULTS,
-    (eu.MONARCH_TABLE, "turkey"): eu.TURKISH_RESULTS,
-    (eu.MONARCH_TABLE, "succession"): eu.SUCCESSION_RESULTS,
-}
+# The values the validators accept from a closed list (table key, column): a choice field. Each
+# ruleset registers its own (``Ruleset.table_choices``); table keys are unique across rulesets.
+CHOICES: dict[tuple[str, str], Mapping[str, str]] = {k: v for r in rulesets() for k, v in r.table_choices.items()}
 
 MISSING = object()  # a cell left blank where the row may leave its key out
 FILL = "Fill in this cell, or clear the whole row to remove it."

@@ -26,7 +26,6 @@ from campaign.models import Campaign
 from dynasties.models import Character, Dynasty, Marriage, Modifier, ModifierKind, Reign, Status, Title
 from dynasties.services.succession_view import royal_leaders_now
 from rules import blood_royale as br
-from rules import bloodline as bl
 from rules import combat as cb
 from rules.combat import Lasting
 from rules.people import FEMALE, MALE
@@ -257,7 +256,9 @@ def figures(campaign: Campaign, characters: Iterable[Character]) -> dict[int, Fi
         if measure == cb.STRENGTH:
             combat = _blood_royale(c, year, active, spouse.get(pk), reigns.get(pk, []), gone)
         elif measure == cb.BATTLE_ROLLS:
-            combat = _bloodline(c, year, active, leaders.get(pk), titles.get(pk, []), reigns.get(pk, []), gone)
+            combat = _bloodline(
+                c, year, active, leaders.get(pk), titles.get(pk, []), reigns.get(pk, []), gone, campaign.rules.adult_age
+            )
         else:
             combat = CombatView(False, note=f"No figure in battle is kept for characters under {campaign.rules.label}.")
         out[pk] = Figures(combat, mods)
@@ -319,6 +320,7 @@ def _bloodline(
     titles: list[Title],
     reigns: list[Reign],
     gone: str,
+    adult_age: int,
 ) -> CombatView:
     if gone:
         return CombatView(False, note=gone)
@@ -328,7 +330,7 @@ def _bloodline(
                 "The monarch is no royal leader: the variant leaders are the heirs in line to the throne "
                 "(BloodLine, Royal Characters in Battle)."
             )
-        elif c.age(year) < bl.ADULT_AGE:
+        elif c.age(year) < adult_age:
             note = "Royal leaders are the heirs of 15 or more (BloodLine, Royal Characters in Battle); until then none."
         else:
             note = (

@@ -38,9 +38,7 @@ from dynasties.services.eu_setup import eu_check
 from dynasties.services.setup import default_dynasties
 from operations.services import MAX_PREHISTORY_TURNS, CampaignAlreadyCreated, campaign_start, prehistory_job
 from pages import eu_setup
-from rules import RULESET_LABELS, get_ruleset
-from rules import blood_royale as br
-from rules import eu_monarchs as eu
+from rules import RULESET_LABELS, default_ruleset, get_ruleset
 from rules.errors import RuleError
 from rules.names import BLOOD_ROYALE_CROWNS
 
@@ -125,7 +123,8 @@ def seat_css() -> SafeString:
             rules.append(f"{chosen} .countries:not(.invalid):not(:has(input:checked))")
         rules.append(f"{chosen} .options-group:not(.rules-{ruleset}):not(:has(input:checked))")
     rules.append('form.create:has(input[name="setup"][value="standard"]:checked) .prehistory:not(.invalid)')
-    rules.append(f'form.create:not(:has(input[name="ruleset"][value="{eu.NAME}"]:checked)) .eu-setup:not(.invalid)')
+    ticking = ", ".join(f'input[name="ruleset"][value="{r}"]:checked' for r in RULESET_LABELS if _ticks_countries(r))
+    rules.append(f"form.create:not(:has({ticking})) .eu-setup:not(.invalid)")
     return mark_safe(",\n".join(rules) + " { display: none; }")  # noqa: S308 - built from constants only
 
 
@@ -135,7 +134,7 @@ def _names(text: str) -> list[str]:
 
 class CampaignForm(forms.Form):
     name = forms.CharField(max_length=120, label="Name of the campaign", error_messages={"required": "Give the campaign a name."})
-    ruleset = forms.ChoiceField(choices=list(RULESET_LABELS.items()), initial=br.NAME, widget=forms.RadioSelect)
+    ruleset = forms.ChoiceField(choices=list(RULESET_LABELS.items()), initial=default_ruleset().name, widget=forms.RadioSelect)
     players = forms.TypedChoiceField(
         coerce=int, choices=[(n, str(n)) for n in PLAYER_COUNTS], initial=5, label="Player dynasties"
     )
@@ -185,7 +184,8 @@ class CampaignForm(forms.Form):
         min_value=1,
         max_value=MAX_PREHISTORY_TURNS,
         label="Turns of prehistory",
-        help_text=f"1 to {MAX_PREHISTORY_TURNS} turns of {br.TURN_LENGTH} years each (a few seconds per 10 turns).",
+        help_text=f"1 to {MAX_PREHISTORY_TURNS} turns of {default_ruleset().turn_length} years each "
+        "(a few seconds per 10 turns).",
     )
     seed = forms.IntegerField(
         required=False,

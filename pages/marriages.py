@@ -46,7 +46,6 @@ from dynasties.services.marriages import (
 from pages.common import ActionFailed, already_done, context, member, require_gm, run_action
 from pages.debts import debts_for
 from pages.sequence import step_page
-from rules import bloodline as bl
 from rules.families import HUSBAND, TERMS, WIFE, problem_about
 
 STEP_LABELS = dict(Step.choices)
@@ -118,7 +117,6 @@ class ArrangeForm(forms.Form):
         label="Dowry",
         required=False,
         max_length=120,
-        help_text=f"'{bl.DOWRY_DUCATS} ducats' or 'province: <name>' (a match of a monarch or a monarch's child).",
     )
     alliance_title = forms.CharField(
         label="Title for the giving dynasty", required=False, max_length=120, help_text="e.g. 'Duke of Brabant'."
@@ -137,6 +135,11 @@ class ArrangeForm(forms.Form):
         if not campaign.rules.betrothals:
             del self.fields["dowry"]
             del self.fields["alliance_title"]
+        else:
+            self.fields["dowry"].help_text = (
+                f"'{campaign.rules.dowry} {campaign.rules.currency}' or 'province: <name>' "
+                "(a match of a monarch or a monarch's child)."
+            )
 
     def clean_wed(self) -> bool:
         wed = bool(self.cleaned_data.get("wed"))

@@ -32,16 +32,14 @@ from dynasties.services.eu_monarchs import MonarchSuccession, MonarchSurvival, m
 from dynasties.services.monarchs_view import DONE, EXEMPT, SUCCESSION, SURVIVAL, MonarchRow, MonarchsBoard, monarchs_board
 from pages.common import ActionFailed, context, counted, run_action
 from pages.dice import spoken
-from rules import eu_monarchs as eu
 from rules.errors import RuleError
 
 TYPED, SERVER = "typed", "server"
 VALUE_LABELS = {"adm": "ADM", "dip": "DIP", "mil": "MIL"}
 
 
-def _die(label: str) -> forms.IntegerField:
-    """One d10 typed from the table (every roll of the EU monarch tables is one d10)."""
-    sides = eu.SURVIVAL_DICE.sides
+def _die(label: str, sides: int) -> forms.IntegerField:
+    """One die typed from the table (every roll of the EU monarch tables is one d10: the board's ``sides``)."""
     wrong = f"A d{sides} shows 1 to {sides}."
     return forms.IntegerField(
         label=label,
@@ -54,7 +52,9 @@ def _die(label: str) -> forms.IntegerField:
 
 
 class SurvivalDieForm(forms.Form):
-    d1 = _die("Survival die")
+    def __init__(self, *args: Any, sides: int, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["d1"] = _die("Survival die", sides)
 
     def face(self) -> int | None:
         value = self.cleaned_data.get("d1")
@@ -65,15 +65,17 @@ class SuccessionForm(forms.Form):
     """The succession's dice: the succession roll, the roll again for age (only after a Dynastic
     Crisis or Fragile Health), ADM, DIP and MIL, the reign length. All typed, or none."""
 
-    def __init__(self, *args: Any, age_faces: tuple[int, ...], doge: bool, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, age_faces: tuple[int, ...], doge: bool, sides: int, values: tuple[str, ...], **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
-        self.age_faces, self.doge = age_faces, doge
-        self.fields["succession"] = _die("Succession die")
+        self.age_faces, self.doge, self.values = age_faces, doge, values
+        self.fields["succession"] = _die("Succession die", sides)
         if age_faces:
-            self.fields["age"] = _die("Age die")
-        for name in eu.CHARACTERISTICS:
-            self.fields[name] = _die(f"{VALUE_LABELS[name]} die")
-        self.fields["reign"] = _die("Reign die")
+            self.fields["age"] = _die("Age die", sides)
+        for name in values:
+            self.fields[name] = _die(f"{VALUE_LABELS[name]} die", sides)
+        self.fields["reign"] = _die("Reign die", sides)
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -81,7 +83,7 @@ class SuccessionForm(forms.Form):
             return data
         face = data.get("succession")
         age_due = face is not None and face in self.age_faces
-        needed = ["succession", *(["age"] if age_due else []), *eu.CHARACTERISTICS, "reign"]
+        needed = ["succession", *(["age"] if age_due else []), *self.values, "reign"]
         missing = [n for n in needed if data.get(n) is None]
         if missing:
             self.add_error(
@@ -140,7 +142,7 @@ class MonarchLine:
                 terms.columns[n],
                 terms.former_values.get(n),
             )
-            for n in eu.CHARACTERISTICS
+            for n in terms.columns  # in the order the values are rolled
         ]
 
 
@@ -166,13 +168,20 @@ def _lines(board: MonarchsBoard, rolls: bool, is_open: bool, data: Any = None) -
                 line.how_succession = SERVER if data.get(f"how-n{pk}") == SERVER else TYPED
             who = f"{row.monarch.display_name}, {row.name}" if row.monarch is not None else row.name
             if row.due == SURVIVAL:
-                line.survival = SurvivalDieForm(prefix=f"m{pk}", **quiet)
+                line.survival = SurvivalDieForm(prefix=f"m{pk}", sides=board.sides, **quiet)
                 if data is not None and line.how == TYPED and _typed(data, line.survival):
-                    line.survival = SurvivalDieForm(data, prefix=f"m{pk}", **quiet)
+                    line.survival = SurvivalDieForm(data, prefix=f"m{pk}", sides=board.sides, **quiet)
                 spoken(line.survival, who)
             terms = row.succession
             assert terms is not None
-            kwargs = {"age_faces": terms.age_faces, "doge": terms.doge, "prefix": f"n{pk}", **quiet}
+            kwargs = {
+                "age_faces": terms.age_faces,
+                "doge": terms.doge,
+                "sides": board.sides,
+                "values": board.values,
+                "prefix": f"n{pk}",
+                **quiet,
+            }
             line.succession = SuccessionForm(**kwargs)  # type: ignore[arg-type]
             if data is not None and line.how_succession == TYPED and _typed(data, line.succession):
                 line.succession = SuccessionForm(data, **kwargs)  # type: ignore[arg-type]
@@ -290,7 +299,7 @@ def _survival_message(s: MonarchSurvival) -> str:
 
 
 def _succession_message(s: MonarchSuccession) -> str:
-    values = ", ".join(f"{VALUE_LABELS[n]} {s.values[n]}" for n in eu.CHARACTERISTICS)
+    values = ", ".join(f"{VALUE_LABELS[n]} {v}" for n, v in s.values.items())  # in the order rolled
     parts = [f"{s.crown}: {s.monarch.display_name} succeeds ({values})"]
     if s.crisis:
         parts.append("a Dynastic Crisis")

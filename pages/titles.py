@@ -37,7 +37,6 @@ from dynasties.services.bloodline_titles import (
 from dynasties.services.succession_view import title_succession_line
 from dynasties.services.titles import title_dispute, title_disputes
 from pages.common import ActionFailed, context, member, run_action
-from rules import blood_royale as br
 from rules.errors import NotFound
 
 OPS = ("reclaim", "bequeath", "crisis_claim", "crisis_waive", "dispute")
@@ -146,7 +145,7 @@ def title(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             line=line,
             provinces=provinces,
             income=title_income(found) if found.provinces else None,
-            governed_extra=br.GOVERNED_TAX_EXTRA,
+            governed_extra=campaign.rules.governed_tax_extra,
             money=currency(campaign),
             disputed_now=any(d.title.pk == found.pk for d in title_disputes(campaign)),
         ),

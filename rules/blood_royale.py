@@ -736,5 +736,7 @@ RULESET = register(
         capitals=True,
         money_wins=True,
         money_target_example=800,
+        regent_min_age=REGENT_MIN_AGE,
+        governed_tax_extra=GOVERNED_TAX_EXTRA,
     )
 )

@@ -623,5 +623,6 @@ RULESET = register(
         gm_sets_turn_year=True,
         whole_family_moves=True,
         majority_disputes=True,
+        dowry=DOWRY_DUCATS,
     )
 )

@@ -1538,5 +1538,10 @@ RULESET = register(
         keeps_families=False,
         monarch_table=True,
         europa_crowns=True,
+        table_choices={
+            (MONARCH_TABLE, "survival"): SURVIVAL_RESULTS,
+            (MONARCH_TABLE, "turkey"): TURKISH_RESULTS,
+            (MONARCH_TABLE, "succession"): SUCCESSION_RESULTS,
+        },
     )
 )

@@ -7,7 +7,7 @@ that each registers itself."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from rules import tables as T
@@ -50,6 +50,8 @@ class Ruleset:
     tables: Mapping[str, Any]  # the shipped defaults, by table key
     validators: Mapping[str, Callable[[Any], Any]]
     table_titles: Mapping[str, str]
+    # the cells of a table whose values come from a closed list, by (table key, column): value -> label
+    table_choices: Mapping[tuple[str, str], Mapping[str, str]] = field(default_factory=dict)
     kings_widows_retire: bool  # a King's widow retires instead of going home (Blood Royale, A5)
     treasury_pays_matches: bool  # the Treasury pays Crowns at weddings and for a new monarch's spouse (A6)
     clean_options: Callable[[Mapping[str, Any] | None], dict[str, bool]]
@@ -96,6 +98,10 @@ class Ruleset:
     capitals: bool = False  # a lost capital and a foreign intervention cost the ruler Charisma (Blood Royale 18, 20)
     money_wins: bool = False  # the most money wins the game, and a money target may end it (Blood Royale 3, 22)
     money_target_example: int = 0  # the money target the rulebook gives as its example (Blood Royale: 800 Crowns)
+    # --- figures the doors show ---
+    regent_min_age: int = 0  # a regent's least age, and a minor monarch's age of ruling alone (Blood Royale A7: 15)
+    governed_tax_extra: int = 0  # what a governed province raises above its tax (Blood Royale, rule G: 2 Crowns)
+    dowry: int = 0  # the dowry a betrothal's terms name in money (BloodLine: 100 ducats)
 
     # The upper-case names are the ruleset modules' own, kept for the callers that read them.
     @property
@@ -163,6 +169,11 @@ def get_ruleset(name: str) -> Ruleset:
 def rulesets() -> list[Ruleset]:
     """Every registered ruleset, in the order they registered (Blood Royale first)."""
     return list(_REGISTRY.values())
+
+
+def default_ruleset() -> Ruleset:
+    """The ruleset a new campaign plays unless told otherwise: the first registered (Blood Royale)."""
+    return next(iter(_REGISTRY.values()))
 
 
 def labels() -> dict[str, str]:

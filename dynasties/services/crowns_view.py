@@ -18,7 +18,6 @@ from dynasties.services.bloodline_sequence import royal_leaders
 from dynasties.services.common import World
 from dynasties.services.crowns import ruler_of
 from dynasties.services.eu_crowns_view import EuHistory, EuStanding, eu_history, eu_standing
-from rules import blood_royale as br
 from rules import stability as track
 from rules.errors import NotFound
 
@@ -145,12 +144,12 @@ def _standing(campaign: Campaign, reign: Reign, monarch: Character, regent: Char
     out = []
     title = "Queen" if monarch.sex == "F" else "King"
     if campaign.rules.regents and regent is not None:
-        view.regency_until = monarch.birth_year + br.REGENT_MIN_AGE
+        view.regency_until = monarch.birth_year + campaign.rules.regent_min_age
         out.append(
             f"A minor, aged {monarch.age(year)}: {regent.display_name} rules as regent until the {title} is "
-            f"{br.REGENT_MIN_AGE} (the turn of {view.regency_until} or the first after it)."
+            f"{campaign.rules.regent_min_age} (the turn of {view.regency_until} or the first after it)."
         )
-    elif monarch.age(year) < br.REGENT_MIN_AGE:
+    elif monarch.age(year) < campaign.rules.adult_age:
         out.append(
             f"A minor, aged {monarch.age(year)}" + (": -1 Stability a turn until 15." if campaign.rules.stability_track else ".")
         )

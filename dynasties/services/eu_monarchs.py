@@ -44,6 +44,13 @@ from rules.names import given_name as suggested_name
 
 MONARCH_KEYS = ("monarch_id", "fragile_health", "crisis_year", "minority", "named", "no_survival_until_year", "leader")
 SUCCESSION_FACES = ("succession", "age", "adm", "dip", "mil", "reign")
+# the dice of each succession roll, by the name its typed faces go under (SUCCESSION_FACES)
+SUCCESSION_DICE: Mapping[str, DiceSpec] = {
+    "succession": eu.SUCCESSION_DICE,
+    "age": eu.AGE_DICE,
+    **dict.fromkeys(eu.CHARACTERISTICS, eu.VALUE_DICE),
+    "reign": eu.REIGN_DICE,
+}
 MILITARY_FACES = ("average", *eu.LEADER_VALUES, eu.SIEGE)
 
 
@@ -427,6 +434,11 @@ class MonarchSuccession:
     columns: dict[str, int]
     reign_turns: int
     rolls: list[Roll] = field(default_factory=list)
+
+    @property
+    def outcome(self) -> str:
+        """The succession roll's reading, as the table prints it ("normal", "Dynastic Crisis" ...)."""
+        return eu.SUCCESSION_RESULTS[self.reading.outcome]
 
 
 def _vacate(campaign: Campaign, record: Crown, *, replace: bool, chronicle: Chronicle) -> Reign | None:

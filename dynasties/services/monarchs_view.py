@@ -139,6 +139,8 @@ class MonarchsBoard:
     period: eu.Period
     rows: list[MonarchRow]
     dice: str = str(eu.SURVIVAL_DICE)
+    sides: int = eu.SURVIVAL_DICE.sides  # every roll of the monarch tables is one die of these sides
+    values: tuple[str, ...] = eu.CHARACTERISTICS  # a monarch's values, in the order they are rolled
 
     @property
     def to_roll(self) -> list[MonarchRow]:

@@ -30,9 +30,8 @@ from api.views.rolls import RollOut
 from api.views.sequence.common import require_crown, rolls_by_pk
 from campaign.models import Step
 from campaign.permissions import require
-from dynasties.services.eu_monarchs import SUCCESSION_FACES, monarch_succession_roll, monarch_survival_roll
+from dynasties.services.eu_monarchs import SUCCESSION_DICE, SUCCESSION_FACES, monarch_succession_roll, monarch_survival_roll
 from dynasties.services.monarchs_view import BOARD, MonarchRow, SuccessionTerms, SurvivalTerms, monarchs_board
-from rules import eu_monarchs as eu
 from rules.errors import InvalidDice, RuleError
 
 DUE_HELP = (
@@ -285,7 +284,8 @@ class MonarchSurvivalView(ActionView):
         data.is_valid(raise_exception=True)
         require_crown(v.campaign, crown)
         _at_survival(v.campaign)
-        typed = check_faces(eu.SURVIVAL_DICE, data.validated_data.get("faces"), field="faces", purpose="survival roll")
+        die = v.campaign.rules.survival_dice
+        typed = check_faces(die, data.validated_data.get("faces"), field="faces", purpose="survival roll")
         result, made = act(
             request,
             v.campaign,
@@ -377,7 +377,7 @@ class MonarchSuccessionView(ActionView):
         raw = data.validated_data.get("faces")
         typed = None
         if raw is not None:
-            typed = {k: check_faces(eu.SUCCESSION_DICE, f, field=f"faces.{k}", purpose=f"{k} roll") or [] for k, f in raw.items()}
+            typed = {k: check_faces(SUCCESSION_DICE[k], f, field=f"faces.{k}", purpose=f"{k} roll") or [] for k, f in raw.items()}
         given = (data.validated_data.get("given_name") or "").strip() or None
         dynastic = (data.validated_data.get("dynastic_name") or "").strip() or None
         try:
@@ -398,7 +398,7 @@ class MonarchSuccessionView(ActionView):
             **made_data(made),
             "crown": result.crown,
             "monarch": ref(context, result.monarch),
-            "outcome": eu.SUCCESSION_RESULTS[result.reading.outcome],
+            "outcome": result.outcome,
             "crisis": result.crisis,
             "fragile_health": result.fragile_health,
             "stage": result.stage,

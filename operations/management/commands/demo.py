@@ -8,8 +8,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from operations.services import DEMO_RULESETS, DemoResult, demo_create
-from rules.blood_royale import NAME as BLOOD_ROYALE
 from rules.errors import RuleError
+from rules.registry import default_ruleset
 
 
 def keep_logins(result: DemoResult, text: str, path: Path) -> str:
@@ -33,7 +33,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
             "--ruleset",
-            default=BLOOD_ROYALE,
+            default=default_ruleset().name,
             help=", ".join(f"{name} (slug {slug!r})" for name, (slug, _, _) in DEMO_RULESETS.items()) + ".",
         )
         parser.add_argument(

@@ -11,8 +11,7 @@ from dynasties.models import Character, Status
 from dynasties.services import campaign_create
 from operations.simulation import HOUSE_SIZE, law_summary, law_table, simulate, simulated_dynasties
 from operations.simulation_end import end_summary
-from rules import RULESET_LABELS, get_ruleset
-from rules.blood_royale import NAME as BLOOD_ROYALE
+from rules import RULESET_LABELS, default_ruleset, get_ruleset
 from rules.dice import RandomSource
 from rules.errors import RuleError
 
@@ -59,8 +58,8 @@ class Command(BaseCommand):
         parser.epilog = optional_rules_help()
         parser.add_argument(
             "--ruleset",
-            default=BLOOD_ROYALE,
-            help=f"The ruleset: {', '.join(RULESET_LABELS)} (default {BLOOD_ROYALE}).",
+            default=default_ruleset().name,
+            help=f"The ruleset: {', '.join(RULESET_LABELS)} (default {default_ruleset().name}).",
         )
         parser.add_argument("--players", type=int, default=5, help="How many player dynasties (default 5).")
         parser.add_argument(
