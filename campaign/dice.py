@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import User
 
 from campaign.models import Campaign, Roll, RollSource, RollSubject
+from campaign.permissions import Actor
 from campaign.steps import report_rolls
 from rules.dice import DiceSource, DiceSpec, Entered, RandomSource, TypedTotal, validate_faces, validate_total
 
@@ -34,12 +35,13 @@ class DiceBox:
         campaign: Campaign,
         *,
         source: DiceSource | None = None,
-        by: AbstractBaseUser | AnonymousUser | None = None,
+        by: Actor | None = None,
         step: str | None = None,
     ) -> None:
         self.campaign = campaign
         self.source = source or RandomSource()
-        self.by = by if (by is not None and getattr(by, "is_authenticated", False)) else None
+        # the roll is typed by a person; the system and the anonymous are recorded as no one
+        self.by: User | None = by if isinstance(by, User) and by.is_authenticated else None
         self.step = step or campaign.step
         # Subjects are kept as given (ids or model instances) and resolved when flushed, so a
         # roll may name a character created, unsaved, in the same step.

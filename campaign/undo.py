@@ -105,6 +105,14 @@ CAMPAIGN_FIELDS = [
 """The campaign's own columns a checkpoint restores (its name, slug and members stay as they are)."""
 
 
+def _concrete(model: type[models.Model], name: str) -> models.Field[Any, Any]:
+    """A model's concrete field by name (a relation's reverse side is no column)."""
+    field = model._meta.get_field(name)
+    if not isinstance(field, models.Field):
+        raise ValueError(f"{model._meta.label}.{name} is not a concrete field")
+    return field
+
+
 def _columns(model: type[models.Model]) -> list[models.Field[Any, Any]]:
     return [f for f in model._meta.concrete_fields]
 
@@ -154,7 +162,7 @@ def _restore(campaign: Campaign, rows: dict[str, Any], *, by: Actor, reason: str
     restored: dict[str, list[models.Model]] = {}
     table_lines = _table_lines_since(campaign, rows)  # kept, as the members are
     for model, path in reversed(scopes):
-        model._default_manager.filter(**{path: campaign.pk})._raw_delete(model._default_manager.db)  # type: ignore[attr-defined]
+        model._default_manager.filter(**{path: campaign.pk})._raw_delete(model._default_manager.db)
     for field, value in rows["campaign"].items():
         setattr(campaign, field, value)
     campaign.save(update_fields=list(rows["campaign"]))
@@ -174,7 +182,7 @@ def _restore(campaign: Campaign, rows: dict[str, Any], *, by: Actor, reason: str
             model._base_manager._insert(objs[start : start + size], fields=columns, raw=True)  # type: ignore[attr-defined]
     audit.mark_undo(marks, restored, by=by, reason=reason, year=campaign.current_year, step=campaign.step)
     dynasty = Membership._meta.get_field("dynasty").related_model  # a house the undo took away has no player any more
-    kept = dynasty._default_manager.filter(campaign=campaign).values("pk")  # type: ignore[union-attr]
+    kept = dynasty._default_manager.filter(campaign=campaign).values("pk")
     Membership.objects.filter(campaign=campaign, dynasty__isnull=False).exclude(dynasty__in=kept).update(dynasty=None)
 
 
@@ -200,7 +208,7 @@ def _revert(
     restored = {model._meta.label: list(model._base_manager.filter(pk__in=ids)) for model, ids in tracked}
     audit.mark_undo(marks, restored, by=by, reason=reason, year=campaign.current_year, step=campaign.step)
     dynasty = Membership._meta.get_field("dynasty").related_model  # a house the undo took away has no player any more
-    kept = dynasty._default_manager.filter(campaign=campaign).values("pk")  # type: ignore[union-attr]
+    kept = dynasty._default_manager.filter(campaign=campaign).values("pk")
     Membership.objects.filter(campaign=campaign, dynasty__isnull=False).exclude(dynasty__in=kept).update(dynasty=None)
 
 
@@ -237,8 +245,8 @@ def _copy_seen(campaign: Campaign, rows: dict[str, Any]) -> Seen:
     now = _unpack(_pack(snapshot(campaign)))  # in the copy's own form
     changed: dict[type[models.Model], list[tuple[int, dict[str, Any]]]] = {}
     for model, _ in _scopes():
-        columns = [f.column for f in _columns(model)]
-        key = columns.index(model._meta.pk.column)  # type: ignore[union-attr]
+        columns = [registry.column(f) for f in _columns(model)]
+        key = columns.index(registry.column(model._meta.pk))
         was = {json.dumps(values) for values in rows.get(model._meta.label, [])}
         kept = {json.dumps(values) for values in now.get(model._meta.label, [])}
         for text in was ^ kept:
@@ -326,14 +334,14 @@ def _key_claim(campaign: Campaign, key: str, *, label: str, by: Actor | None, us
         "request": request,
         "fingerprint": fingerprint,
     }
-    fields = [ActionKey._meta.get_field(name) for name in values]
+    fields = [_concrete(ActionKey, name) for name in values]
     params = [f.get_db_prep_save(v, connection) for f, v in zip(fields, values.values(), strict=True)]
     q = connection.ops.quote_name
-    table, column = q(ActionKey._meta.db_table), q(ActionKey._meta.get_field("key").column)
+    table, column = q(ActionKey._meta.db_table), q(registry.column(_concrete(ActionKey, "key")))
     sql = (
-        f"INSERT INTO {table} ({', '.join(q(f.column) for f in fields)}) "  # noqa: S608 (names, not input)
+        f"INSERT INTO {table} ({', '.join(q(registry.column(f)) for f in fields)}) "  # noqa: S608 (names, not input)
         f"SELECT {', '.join(['%s'] * len(fields))} WHERE NOT EXISTS (SELECT 1 FROM {table} WHERE {column} = %s) "
-        f"RETURNING {q(ActionKey._meta.pk.column)}"
+        f"RETURNING {q(registry.column(ActionKey._meta.pk))}"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, [*params, key])

@@ -47,6 +47,7 @@ from campaign.undo import AlreadyDone, describe, redo, redo_plan, undo_plan, und
 from dynasties.models import BirthAttempt, Dynasty, Marriage
 from dynasties.selectors import label as label_names
 from dynasties.services.births import births_attempt, births_finish, births_roll_all, births_sex
+from dynasties.services.characteristics import format_characteristics
 from dynasties.services.corrections import turn_rolls
 from dynasties.services.monarchs_view import monarchs_board
 from dynasties.services.naming import NAME_MAX, character_rename
@@ -62,7 +63,6 @@ from dynasties.services.sequence_view import (
     succession_decisions,
     survival_board,
 )
-from dynasties.services.setup import format_characteristics
 from dynasties.services.succession_choices import pass_over_choose
 from dynasties.services.survival import SurvivalResult, survival_close, survival_roll
 from pages import monarchs

@@ -137,9 +137,9 @@ def births_board(campaign: Campaign) -> BirthsBoard:
     """Every wed couple's Births this turn: what it has rolled, whether it may roll (again), the
     odds of a child and, before another attempt, what that attempt would cost the wife."""
     play = play_of(campaign).births
-    base = {"year": campaign.current_year, "families": play.keeps_families(), "terms": play.terms()}
-    if not play.keeps_families():
-        return BirthsBoard(couples=(), ineligible=(), **base)
+    year, families, terms = campaign.current_year, play.keeps_families(), play.terms()
+    if not families:
+        return BirthsBoard(year=year, families=families, terms=terms, couples=(), ineligible=())
     attempts = _attempts(campaign)
     chance, on_board = play.board(campaign, attempts)
     couples: list[CoupleRow] = []
@@ -157,7 +157,7 @@ def births_board(campaign: Campaign) -> BirthsBoard:
             dynasties=frozenset(d for d in (m.husband.controlled_by_id, m.wife.controlled_by_id) if d is not None),
         )
         (ineligible if row.problem and not made else couples).append(row)
-    return BirthsBoard(couples=tuple(couples), ineligible=tuple(ineligible), **base)
+    return BirthsBoard(year=year, families=families, terms=terms, couples=tuple(couples), ineligible=tuple(ineligible))
 
 
 # --- Survival -------------------------------------------------------------------------------
