@@ -88,7 +88,23 @@
     return document.querySelector("main[data-live]");
   }
 
+  // A form the browser itself posts (no htmx): the page is about to be replaced by the answer, and a
+  // fetch of this page meanwhile would take the messages the answer's redirect is to show. A form
+  // that only downloads a file leaves the page in place: live again after a few seconds.
+  var leaving = false;
+  document.addEventListener("submit", function (event) {
+    if (event.defaultPrevented) return; // htmx's own, or refused by a script
+    leaving = true;
+    setTimeout(function () {
+      leaving = false;
+    }, 5000);
+  });
+  window.addEventListener("pageshow", function () {
+    leaving = false; // back from the history
+  });
+
   function busy() {
+    if (leaving) return true;
     requests = requests.filter(function (xhr) {
       return xhr.readyState !== 4;
     });
@@ -186,7 +202,7 @@
       })
       .then(function (got) {
         var now = main();
-        if (!now || sent !== before) return; // the page's own request drew it again meanwhile: ask anew
+        if (!now || sent !== before || leaving) return; // the page's own request drew it again meanwhile, or it is being left
         var fresh = got && new DOMParser().parseFromString(got[1], "text/html").querySelector("main");
         if (!fresh) {
           now.dataset.version = version; // the page is gone (an undo took it away): not asked again
