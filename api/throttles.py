@@ -22,6 +22,7 @@ the same instant may both pass the last place, as the count is read and then wri
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,14 +70,15 @@ REFUSED = "regnal_throttled"
 """The request's attribute listing the :class:`Refusal` s of its throttles (``api.exceptions``)."""
 
 
-class _Counted(SimpleRateThrottle):
+class _Counted(SimpleRateThrottle, ABC):
     """A throttle whose scope comes from :meth:`scope_for` and whose rate is read at each request."""
 
     def __init__(self) -> None:  # the scope, and so the rate, is known only with the view
         pass
 
+    @abstractmethod
     def scope_for(self, view: Any) -> str | None:
-        raise NotImplementedError
+        """The throttle's scope for this view (None: not counted)."""
 
     def get_rate(self) -> str:
         rates = api_settings.DEFAULT_THROTTLE_RATES

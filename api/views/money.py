@@ -9,6 +9,8 @@ exchequers the caller may see (the payer's, which is his own or the GM's to see)
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from drf_spectacular.utils import extend_schema, extend_schema_field
@@ -401,45 +403,70 @@ def _cash_in_result(campaign: Campaign, r: ip.CashInResult) -> dict[str, Any]:
     }
 
 
-class HouseMoneyView(ActionView):
-    """A house's money phase (the Interphase, the cashing-in): ``preview`` answers what ``run`` would
-    post, ``run`` posts it as one step action. Whether the caller may act for the house, the
-    services ask the policy."""
+@dataclass(frozen=True)
+class MoneyFlow:
+    """One house money phase as the API runs it: what it reads, what the services answer, how the
+    answer is written. The preview view calls ``preview``, the run view ``run``."""
 
-    api_tag = "treasury"
+    label: str  # "The Interphase": the step action's name is "<label> of the house of <name>"
     input_serializer: type[serializers.Serializer]
     result_serializer: type[serializers.Serializer]
     run_serializer: type[serializers.Serializer]
-    label: str  # "The Interphase": the step action's name is "<label> of the house of <name>"
+    entry: Callable[[serializers.Serializer], Any]  # the validated request as the services take it
+    preview: Callable[[Campaign, Dynasty, Any, Any], Any]
+    run: Callable[[Campaign, Dynasty, Any, Any], Any]
+    result: Callable[[Campaign, Any], dict[str, Any]]
 
-    def entry(self, data: serializers.Serializer) -> Any:
-        """The validated request as the services take it."""
-        raise NotImplementedError
 
-    def call_preview(self, campaign: Campaign, house: Dynasty, entry: Any, by: Any) -> Any:
-        """The service's preview (the preview view's own)."""
-        raise NotImplementedError
+def _interphase_entry(data: serializers.Serializer) -> ip.InterphaseEntry:
+    assert isinstance(data, InterphaseIn)
+    return data.entry()
 
-    def call_run(self, campaign: Campaign, house: Dynasty, entry: Any, by: Any) -> Any:
-        """The service's run (the run view's own)."""
-        raise NotImplementedError
 
-    def result(self, campaign: Campaign, result: Any) -> dict[str, Any]:
-        raise NotImplementedError
+INTERPHASE = MoneyFlow(
+    label="The Interphase",
+    input_serializer=InterphaseIn,
+    result_serializer=InterphaseResultSerializer,
+    run_serializer=InterphaseRunSerializer,
+    entry=_interphase_entry,
+    preview=lambda campaign, house, entry, by: interphase_preview(campaign=campaign, dynasty=house, entry=entry, by=by),
+    run=lambda campaign, house, entry, by: interphase_run(campaign=campaign, dynasty=house.pk, entry=entry, by=by),
+    result=_result,
+)
+
+CASH_IN = MoneyFlow(
+    label="The cashing-in",
+    input_serializer=CashInIn,
+    result_serializer=CashInResultSerializer,
+    run_serializer=CashInRunSerializer,
+    entry=lambda data: dict(data.validated_data),
+    preview=lambda campaign, house, entry, by: cash_in_preview(campaign=campaign, dynasty=house, by=by, **entry),
+    run=lambda campaign, house, entry, by: cash_in_run(campaign=campaign, dynasty=house.pk, by=by, **entry),
+    result=_cash_in_result,
+)
+
+
+class HouseMoneyView(ActionView):
+    """A house's money phase (the Interphase, the cashing-in), its :class:`MoneyFlow` named by the
+    subclass: ``preview`` answers what ``run`` would post, ``run`` posts it as one step action.
+    Whether the caller may act for the house, the services ask the policy."""
+
+    api_tag = "treasury"
+    flow: MoneyFlow
 
     def house(self, request: Request, dynasty: int) -> tuple[Dynasty, Any]:
         """The dynasty (404 unknown) and the validated entry."""
         house = Dynasty.objects.filter(campaign=self.viewer.campaign, pk=dynasty).first()
         if house is None:
             raise NotFound(f"There is no dynasty #{dynasty} in this campaign.")
-        data = self.input_serializer(data=request.data)
+        data = self.flow.input_serializer(data=request.data)
         data.is_valid(raise_exception=True)
-        return house, self.entry(data)
+        return house, self.flow.entry(data)
 
     def preview(self, request: Request, dynasty: int) -> Response:
         house, entry = self.house(request, dynasty)
-        result = self.call_preview(self.viewer.campaign, house, entry, request.user)
-        return Response(self.result_serializer(self.result(self.viewer.campaign, result)).data)
+        result = self.flow.preview(self.viewer.campaign, house, entry, request.user)
+        return Response(self.flow.result_serializer(self.flow.result(self.viewer.campaign, result)).data)
 
     def run(self, request: Request, dynasty: int) -> Response:
         v = self.viewer
@@ -447,30 +474,15 @@ class HouseMoneyView(ActionView):
         done, _ = act(
             request,
             v.campaign,
-            f"{self.label} of the house of {house.name}",
-            lambda c: self.call_run(c, house, entry, request.user),
+            f"{self.flow.label} of the house of {house.name}",
+            lambda c: self.flow.run(c, house, entry, request.user),
         )
-        body = {"result": self.result(v.campaign, done.result), "postings": list(done.postings), "balance": done.balance}
-        return Response(self.run_serializer(body, context=self.out_context()).data, status=status.HTTP_201_CREATED)
+        body = {"result": self.flow.result(v.campaign, done.result), "postings": list(done.postings), "balance": done.balance}
+        return Response(self.flow.run_serializer(body, context=self.out_context()).data, status=status.HTTP_201_CREATED)
 
 
-class InterphaseBase(HouseMoneyView):
-    input_serializer = InterphaseIn
-    result_serializer = InterphaseResultSerializer
-    run_serializer = InterphaseRunSerializer
-    label = "The Interphase"
-
-    def entry(self, data: serializers.Serializer) -> ip.InterphaseEntry:
-        assert isinstance(data, InterphaseIn)
-        return data.entry()
-
-    def result(self, campaign: Campaign, result: Any) -> dict[str, Any]:
-        return _result(campaign, result)
-
-
-class InterphasePreviewView(InterphaseBase):
-    def call_preview(self, campaign: Campaign, house: Dynasty, entry: Any, by: Any) -> Any:
-        return interphase_preview(campaign=campaign, dynasty=house, entry=entry, by=by)
+class InterphasePreviewView(HouseMoneyView):
+    flow = INTERPHASE
 
     @extend_schema(
         request=InterphaseIn,
@@ -481,9 +493,8 @@ class InterphasePreviewView(InterphaseBase):
         return self.preview(request, dynasty)
 
 
-class InterphaseRunView(InterphaseBase):
-    def call_run(self, campaign: Campaign, house: Dynasty, entry: Any, by: Any) -> Any:
-        return interphase_run(campaign=campaign, dynasty=house.pk, entry=entry, by=by)
+class InterphaseRunView(HouseMoneyView):
+    flow = INTERPHASE
 
     @extend_schema(
         request=InterphaseIn,
@@ -495,22 +506,8 @@ class InterphaseRunView(InterphaseBase):
         return self.run(request, dynasty)
 
 
-class CashInBase(HouseMoneyView):
-    input_serializer = CashInIn
-    result_serializer = CashInResultSerializer
-    run_serializer = CashInRunSerializer
-    label = "The cashing-in"
-
-    def entry(self, data: serializers.Serializer) -> dict[str, int]:
-        return dict(data.validated_data)
-
-    def result(self, campaign: Campaign, result: Any) -> dict[str, Any]:
-        return _cash_in_result(campaign, result)
-
-
-class CashInPreviewView(CashInBase):
-    def call_preview(self, campaign: Campaign, house: Dynasty, entry: Any, by: Any) -> Any:
-        return cash_in_preview(campaign=campaign, dynasty=house, by=by, **entry)
+class CashInPreviewView(HouseMoneyView):
+    flow = CASH_IN
 
     @extend_schema(
         request=CashInIn,
@@ -521,9 +518,8 @@ class CashInPreviewView(CashInBase):
         return self.preview(request, dynasty)
 
 
-class CashInRunView(CashInBase):
-    def call_run(self, campaign: Campaign, house: Dynasty, entry: Any, by: Any) -> Any:
-        return cash_in_run(campaign=campaign, dynasty=house.pk, by=by, **entry)
+class CashInRunView(HouseMoneyView):
+    flow = CASH_IN
 
     @extend_schema(
         request=CashInIn,
