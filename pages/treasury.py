@@ -41,13 +41,13 @@ from dynasties.services.interphase import (
 from dynasties.services.provinces import register_entry
 from dynasties.services.titles import governed_provinces
 from pages.charts import balance_svg, year_end_balances
-from pages.common import ActionFailed, context, member, run_action
+from pages.common import ActionFailed, context, member, run_action, set_choices
 from pages.debts import debts_for, split
 from rules import interphase as ip
 from rules.errors import RuleError
 
 PER_PAGE = 50
-STEP_NAMES = {
+STEP_NAMES: dict[str, str] = {
     Step.BIRTHS: "Births",
     Step.SURVIVAL: "Survival",
     Step.MARRIAGES: "Marriages",
@@ -117,7 +117,7 @@ class TransferForm(forms.Form):
         choices = [("", "Choose a house")] + [(str(d.pk), str(d)) for d in houses]
         if to_treasury:
             choices.append((TO_TREASURY, f"{TREASURY[0].upper()}{TREASURY[1:]} (the bank)"))
-        self.fields["payee"].choices = choices
+        set_choices(self, "payee", choices=choices)
         self.fields["payee"].error_messages["invalid_choice"] = "Choose one of the other houses of the campaign."
 
 
@@ -365,7 +365,7 @@ class ProvincesField(forms.CharField):
         kwargs.setdefault("widget", forms.TextInput(attrs={"autocomplete": "off"}))
         super().__init__(**kwargs)
 
-    def clean(self, value: Any) -> int | list[str] | None:  # type: ignore[override]
+    def clean(self, value: Any) -> int | list[str] | None:
         text = super().clean(value).strip()
         if not text:
             return self.blank
@@ -545,10 +545,14 @@ class InterphaseForm(forms.Form):
         for name, text in helps.items():
             if name in self.fields:  # a field of an optional rule not in force is not on the form
                 self.fields[name].help_text = text
-        self.fields["tax_rate"].choices = [
-            (ip.NORMAL_TAX, f"{ip.NORMAL_TAX} {money} per province (normal)"),
-            (ip.HIGH_TAX, f"{ip.HIGH_TAX} {money} (high: {ip.HIGH_TAX_REBELLION_MODIFIER} on this turn's Rebellion rolls)"),
-        ]
+        set_choices(
+            self,
+            "tax_rate",
+            choices=[
+                (ip.NORMAL_TAX, f"{ip.NORMAL_TAX} {money} per province (normal)"),
+                (ip.HIGH_TAX, f"{ip.HIGH_TAX} {money} (high: {ip.HIGH_TAX_REBELLION_MODIFIER} on this turn's Rebellion rolls)"),
+            ],
+        )
 
     def groups(self) -> list[tuple[str, list[forms.BoundField]]]:
         groups = [(legend, [self[name] for name in names if name in self.fields]) for legend, names in self.GROUPS]
