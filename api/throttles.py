@@ -91,11 +91,13 @@ class _Counted(SimpleRateThrottle, ABC):
         if not self.scope:
             return True
         self.rate = self.get_rate()
-        self.num_requests, self.duration = self.parse_rate(self.rate)
+        allowed, duration = self.parse_rate(self.rate)
+        assert allowed is not None and duration is not None  # get_rate gave a rate
+        self.num_requests, self.duration = allowed, duration
         if super().allow_request(request, view):
             return True
         refusals = getattr(request, REFUSED, [])
-        refusals.append(Refusal(self.scope, self.num_requests, self.duration, self.wait() or float(self.duration)))
+        refusals.append(Refusal(self.scope, allowed, duration, self.wait() or float(duration)))
         setattr(request, REFUSED, refusals)
         return False
 
@@ -106,10 +108,12 @@ class _Counted(SimpleRateThrottle, ABC):
 
     def wait(self) -> float | None:
         """Seconds until the request that must leave the window first has left it."""
-        if len(self.history) < self.num_requests:
+        allowed, duration = self.num_requests, self.duration
+        assert allowed is not None and duration is not None  # set by allow_request
+        if len(self.history) < allowed:
             return None
-        oldest_to_leave = self.history[self.num_requests - 1]  # newest first: this one frees the last place
-        return max(0.0, self.duration - (self.now - oldest_to_leave))
+        oldest_to_leave = float(self.history[allowed - 1])  # newest first: this one frees the last place
+        return max(0.0, duration - (float(self.now) - oldest_to_leave))
 
 
 class TableThrottle(_Counted):

@@ -13,12 +13,12 @@ from typing import Any, TypeVar
 
 from django import forms
 from django.contrib import messages
-from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 
 from campaign import doors
 from campaign.doors import member as member  # the one member lookup of every door, re-exported for the pages
+from campaign.doors import signed_in as signed_in
 from campaign.models import ActionKey, Campaign
 from campaign.permissions import Forbidden, Seen, runs_the_turn
 from campaign.permissions import may_act_for as may_act_for  # the policy's, re-exported for the pages
@@ -95,13 +95,6 @@ def set_choices(form: forms.BaseForm, *names: str, choices: Iterable[Any]) -> No
         field = form.fields[name]
         assert isinstance(field, forms.ChoiceField), f"{name} is not a choice field"
         field.choices = listed
-
-
-def signed_in(request: HttpRequest) -> User:
-    """The caller of a ``login_required`` view: a user, never the anonymous one."""
-    user = request.user
-    assert isinstance(user, User), "a login_required view is called signed in"
-    return user
 
 
 def shown_with(record: T, **extra: Any) -> T:

@@ -35,7 +35,7 @@ MAX_AMOUNT = 1_000_000_000
 # --- gifts and loans -------------------------------------------------------------------------------
 
 
-class TransferIn(serializers.Serializer):
+class TransferIn(serializers.Serializer[Any]):
     payer = IdField(help_text="The paying dynasty: your own (the GM: any).")
     payee = IdField(allow_null=True, help_text="The receiving dynasty; null: the Treasury (the GM only).")
     amount = serializers.IntegerField(min_value=1, max_value=MAX_AMOUNT, help_text="A whole number above 0.")
@@ -51,7 +51,7 @@ class TransferIn(serializers.Serializer):
         return data
 
 
-class TransferMadeSerializer(serializers.Serializer):
+class TransferMadeSerializer(serializers.Serializer[Any]):
     posting = PostingOut()
     balance = serializers.IntegerField(help_text="The payer's exchequer after the payment.")
     currency = serializers.CharField()
@@ -91,14 +91,14 @@ class TransferView(ActionView):
         return Response(TransferMadeSerializer(body, context=self.out_context()).data, status=status.HTTP_201_CREATED)
 
 
-class ReverseIn(serializers.Serializer):
+class ReverseIn(serializers.Serializer[Any]):
     reason = serializers.CharField(max_length=150, help_text="Why the posting is reversed.")
 
     class Meta:
         ref_name = "PostingReverseRequest"
 
 
-class ReverseMadeSerializer(serializers.Serializer):
+class ReverseMadeSerializer(serializers.Serializer[Any]):
     reversal = PostingOut(help_text="The mirror posting (kind correction).")
     reversed = PostingOut(help_text="The posting it undoes.")
 
@@ -175,7 +175,7 @@ def _count(maximum: int, *, minimum: int = 0, default: int = 0, label: str = "")
     return serializers.IntegerField(min_value=minimum, max_value=maximum, default=default, help_text=label)
 
 
-class GovernedIn(serializers.Serializer):
+class GovernedIn(serializers.Serializer[Any]):
     """Optional rule G: one governed province of the country (its governor is the title's holder)."""
 
     province = serializers.CharField(max_length=80)
@@ -188,7 +188,7 @@ class GovernedIn(serializers.Serializer):
         ref_name = "GovernedProvince"
 
 
-class EventPaymentIn(serializers.Serializer):
+class EventPaymentIn(serializers.Serializer[Any]):
     """A bid won or an investment made on an event card, paid to the Treasury."""
 
     card = serializers.CharField(max_length=80)
@@ -198,7 +198,7 @@ class EventPaymentIn(serializers.Serializer):
         ref_name = "EventPayment"
 
 
-class InterphaseIn(serializers.Serializer):
+class InterphaseIn(serializers.Serializer[Any]):
     """What the player enters for one country's Interphase (the fields of the treasury page's form)."""
 
     provinces = ProvincesField(
@@ -293,7 +293,7 @@ class InterphaseIn(serializers.Serializer):
 SET_FIELDS = ("basic_sets", "semi_luxury_sets", "luxury_sets")
 
 
-class CashInIn(serializers.Serializer):
+class CashInIn(serializers.Serializer[Any]):
     """The resource sets a house cashes in at its capital at the end of the turn."""
 
     basic_sets = _count(100, label=ip.LABELS["basic_sets"])
@@ -304,7 +304,7 @@ class CashInIn(serializers.Serializer):
         ref_name = "CashInRequest"
 
 
-class InterphaseLineSerializer(serializers.Serializer):
+class InterphaseLineSerializer(serializers.Serializer[Any]):
     kind = serializers.CharField()
     direction = serializers.CharField(help_text=f"'{ip.IN}': from the Treasury to the house; else from the house.")
     amount = serializers.IntegerField()
@@ -318,7 +318,7 @@ class InterphaseLineSerializer(serializers.Serializer):
         ref_name = "InterphaseLine"
 
 
-class InterphaseResultSerializer(serializers.Serializer):
+class InterphaseResultSerializer(serializers.Serializer[Any]):
     lines = InterphaseLineSerializer(many=True, help_text="Taxes first, then costs, then a rebellion in the capital.")
     cash_before = serializers.IntegerField()
     cash_after = serializers.IntegerField()
@@ -361,7 +361,7 @@ def _result(campaign: Campaign, r: ip.InterphaseResult) -> dict[str, Any]:
     }
 
 
-class InterphaseRunSerializer(serializers.Serializer):
+class InterphaseRunSerializer(serializers.Serializer[Any]):
     result = InterphaseResultSerializer()
     postings = PostingOut(many=True, help_text="The postings made, in the order of the lines.")
     balance = serializers.IntegerField(help_text="The exchequer after the run.")
@@ -370,7 +370,7 @@ class InterphaseRunSerializer(serializers.Serializer):
         ref_name = "InterphaseRun"
 
 
-class CashInResultSerializer(serializers.Serializer):
+class CashInResultSerializer(serializers.Serializer[Any]):
     lines = InterphaseLineSerializer(many=True, help_text="One line per kind of set cashed in.")
     cash_before = serializers.IntegerField()
     cash_after = serializers.IntegerField()
@@ -381,7 +381,7 @@ class CashInResultSerializer(serializers.Serializer):
         ref_name = "CashInResult"
 
 
-class CashInRunSerializer(serializers.Serializer):
+class CashInRunSerializer(serializers.Serializer[Any]):
     result = CashInResultSerializer()
     postings = PostingOut(many=True, help_text="The postings made, in the order of the lines.")
     balance = serializers.IntegerField(help_text="The exchequer after the cashing-in.")
@@ -409,16 +409,16 @@ class MoneyFlow:
     answer is written. The preview view calls ``preview``, the run view ``run``."""
 
     label: str  # "The Interphase": the step action's name is "<label> of the house of <name>"
-    input_serializer: type[serializers.Serializer]
-    result_serializer: type[serializers.Serializer]
-    run_serializer: type[serializers.Serializer]
-    entry: Callable[[serializers.Serializer], Any]  # the validated request as the services take it
+    input_serializer: type[serializers.Serializer[Any]]
+    result_serializer: type[serializers.Serializer[Any]]
+    run_serializer: type[serializers.Serializer[Any]]
+    entry: Callable[[serializers.Serializer[Any]], Any]  # the validated request as the services take it
     preview: Callable[[Campaign, Dynasty, Any, Any], Any]
     run: Callable[[Campaign, Dynasty, Any, Any], Any]
     result: Callable[[Campaign, Any], dict[str, Any]]
 
 
-def _interphase_entry(data: serializers.Serializer) -> ip.InterphaseEntry:
+def _interphase_entry(data: serializers.Serializer[Any]) -> ip.InterphaseEntry:
     assert isinstance(data, InterphaseIn)
     return data.entry()
 
