@@ -38,6 +38,7 @@ from dynasties.services.interphase import (
     interphase_run,
     last_figures,
 )
+from dynasties.services.play_registry import plays_interphase
 from dynasties.services.provinces import register_entry
 from dynasties.services.titles import governed_provinces
 from pages.charts import balance_svg, year_end_balances
@@ -164,7 +165,7 @@ def treasury(request: HttpRequest, slug: str) -> HttpResponse:
             bank=bank,
             bank_out=-bank,
             currency=currency(campaign),
-            interphase=campaign.rules.interphase,
+            interphase=plays_interphase(campaign),
         ),
     )
 
@@ -255,7 +256,7 @@ def _exchequer_page(
             transfer=transfer,
             correction=correction,
             failed=failed if inline else None,
-            interphase=campaign.rules.interphase,
+            interphase=plays_interphase(campaign),
             own=mine == dynasty.pk,
             owes=owes,
             owed=owed,
@@ -649,10 +650,10 @@ def _initial(campaign: Campaign, dynasty: Dynasty) -> dict[str, Any]:
     (``dynasties.services.provinces.register_entry``), and rule G's governed provinces from the titles
     held; the player corrects what the table says otherwise (a house whose provinces and forces did
     not change posts it in one click)."""
-    kept = register_entry(campaign, dynasty) if campaign.rules.interphase else None
+    kept = register_entry(campaign, dynasty) if plays_interphase(campaign) else None
     crowns = kept["crowns"] if kept is not None else [dynasty.crown] if dynasty.crown else []
     initial: dict[str, Any] = {"governed": "\n".join(governed_provinces(campaign, *crowns))}
-    if campaign.rules.interphase:  # last year's tax rate, forces and countries (dynasties.services.interphase)
+    if plays_interphase(campaign):  # last year's tax rate, forces and countries (dynasties.services.interphase)
         initial.update(last_figures(campaign, dynasty))
     if kept is not None:
         for name in ("provinces", "famine", "rebellion", "home_provinces"):
@@ -674,7 +675,7 @@ def _interphase_page(
     cash_preview: ip.CashInResult | None = None,
     status: int = 200,
 ) -> HttpResponse:
-    supported = campaign.rules.interphase
+    supported = plays_interphase(campaign)
     initial = _initial(campaign, dynasty) if form is None else {}
     done = interphase_open_runs(campaign, dynasty) if supported else []
     cashed = cash_in_open_runs(campaign, dynasty) if supported else []
@@ -730,7 +731,7 @@ def interphase(request: HttpRequest, slug: str, dynasty_pk: int) -> HttpResponse
     (once: a second submit of the same form, or a second run in the year, posts nothing). The
     cashing-in's form posts "cash_in_preview" and "cash_in" the same way."""
     campaign, role, mine, dynasty = _exchequer(request, slug, dynasty_pk)
-    if request.method == "GET" or not campaign.rules.interphase:
+    if request.method == "GET" or not plays_interphase(campaign):
         status = 200 if request.method == "GET" else 400
         return _interphase_page(request, campaign, role, mine, dynasty, status=status)
     money = currency(campaign)
