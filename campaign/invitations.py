@@ -28,7 +28,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from campaign import audit
+from campaign import audit, registry
 from campaign.accounts import account_create
 from campaign.models import Campaign, Invitation, Membership, Role
 from campaign.permissions import SYSTEM_ACTOR, Actor, require
@@ -51,8 +51,8 @@ def token_hash(token: str) -> str:
 
 
 def _dynasty_model() -> Any:
-    """The dynasties' model, asked of the membership's link (the kernel imports no game app)."""
-    return Membership._meta.get_field("dynasty").related_model
+    """The houses' model, as the game registered it (the kernel imports no game app)."""
+    return registry.houses()
 
 
 def state(invitation: Invitation, now: datetime | None = None) -> str:

@@ -88,6 +88,25 @@ def exempt(model: type[models.Model], reason: str, *, campaign_path: str = "", s
     return _add(Entry(model, campaign_path, sees=sees, exempt=reason))
 
 
+_houses: list[type[models.Model]] = []
+
+
+def register_houses(model: type[models.Model]) -> None:
+    """Name the game's model of a house (the ledger's accounts, a player's seat), in the ``ready()``
+    of the app that defines it: the kernel works on house ids and reads a house through this, never
+    through an import or a foreign key's ``related_model``."""
+    if _houses and _houses[0] is not model:
+        raise ValueError(f"the houses are {_houses[0]._meta.label} already, not {model._meta.label}")
+    _houses[:] = [model]
+
+
+def houses() -> type[models.Model]:
+    """The game's model of a house (``register_houses``); its rows read as ``campaign.models.House``."""
+    if not _houses:
+        raise LookupError("no app has registered the houses' model (campaign.registry.register_houses)")
+    return _houses[0]
+
+
 def _add(entry: Entry) -> Entry:
     known = _entries.get(entry.model)
     if known is not None and known != entry:

@@ -50,4 +50,5 @@ class DynastiesConfig(AppConfig):
             r.register(model, path, audit=audit, sees=r.MEMBERS)
         r.register(m.Portrait, "campaign", sees=r.MEMBERS)
         r.register(m.Note, "campaign", audit=True, sees=r.NOTES)  # public, its player's, the GM's
+        r.register_houses(m.Dynasty)  # the kernel's houses (the ledger's accounts, a player's seat)
         r.exempt(m.TreeRender, "the tree cache's index: renders redrawn from the rows at will, not campaign state")
