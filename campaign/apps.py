@@ -26,7 +26,6 @@ class CampaignConfig(AppConfig):
         r.exempt(m.Membership, "who plays whom: the table, not the game; undo keeps it", campaign_path="campaign", sees=r.MEMBERS)
         r.register(m.RuleTable, "campaign", sees=r.MEMBERS)
         r.register(m.Roll, "campaign", sees=r.MEMBERS)
-        r.register(m.RollSubject, "roll__campaign", sees=r.MEMBERS)
         r.register(m.ChronicleEntry, "campaign", sees=r.AUDIENCE)
         r.register(m.Posting, "campaign", sees=r.HOUSES, houses=("payer", "payee"))
         r.exempt(m.Checkpoint, "undo's own copies of the campaign")

@@ -250,7 +250,8 @@ class RollSource(models.TextChoices):
 
 
 class Roll(Invariants, models.Model):
-    """One roll of the dice, whatever it was for. Nothing is rolled that is not here."""
+    """One roll of the dice, whatever it was for. Nothing is rolled that is not here. Whom it was
+    rolled for is the game's (``dynasties.models.RollSubject``, ``roll.characters``)."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="rolls")
     year = models.IntegerField()
@@ -275,7 +276,6 @@ class Roll(Invariants, models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="rolls_entered"
     )
     created_at = models.DateTimeField(auto_now_add=True)
-    characters = models.ManyToManyField("dynasties.Character", through="RollSubject", related_name="rolls")
     corrects = models.ForeignKey(
         "self",
         null=True,
@@ -303,26 +303,6 @@ class Roll(Invariants, models.Model):
     @property
     def total(self) -> int:
         return sum(self.faces) + self.modifier
-
-
-class RollSubject(Invariants, models.Model):
-    roll = models.ForeignKey(Roll, on_delete=models.CASCADE, related_name="subjects")
-    character = models.ForeignKey("dynasties.Character", on_delete=models.CASCADE, related_name="roll_subjects")
-    position = models.PositiveSmallIntegerField(default=0)
-
-    class Meta:
-        ordering = ["roll", "position"]
-        constraints = [
-            unique(
-                ["roll", "character"],
-                name="rollsubject_once",
-                field="character",
-                message="This character is already a subject of this roll.",
-            )
-        ]
-
-    def __str__(self) -> str:
-        return f"roll {self.roll_id}: character {self.character_id}"
 
 
 class Audience(models.TextChoices):

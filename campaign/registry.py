@@ -10,7 +10,7 @@ model of the project is in it, so a new model cannot be forgotten."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -105,6 +105,25 @@ def houses() -> type[models.Model]:
     if not _houses:
         raise LookupError("no app has registered the houses' model (campaign.registry.register_houses)")
     return _houses[0]
+
+
+_roll_subjects: list[Callable[[list[tuple[Any, list[Any]]]], list[Any]]] = []
+
+
+def register_roll_subjects(write: Callable[[list[tuple[Any, list[Any]]]], list[Any]]) -> None:
+    """Name the game's writer of whom the rolls were rolled for (``dynasties.models.record_roll_subjects``):
+    given each roll just written with its subjects (rows or ids, in order), it writes them and
+    returns the rows (each with its ``roll``). The dice box (``campaign.dice``) calls it."""
+    if _roll_subjects and _roll_subjects[0] is not write:
+        raise ValueError("the rolls' subjects are written by another function already")
+    _roll_subjects[:] = [write]
+
+
+def roll_subjects() -> Callable[[list[tuple[Any, list[Any]]]], list[Any]]:
+    """The writer of the rolls' subjects (``register_roll_subjects``)."""
+    if not _roll_subjects:
+        raise LookupError("no app has registered the rolls' subjects (campaign.registry.register_roll_subjects)")
+    return _roll_subjects[0]
 
 
 def _add(entry: Entry) -> Entry:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from typing import Any
+
 from django.db import models
 from django.db.models import F, Q
 
@@ -137,6 +140,7 @@ class Character(Invariants, models.Model):
         help_text="A prisoner of the neutrals (a country no player controls), until ransomed or released; "
         "a prisoner of a house is prisoner_of.",
     )
+    rolls = models.ManyToManyField("campaign.Roll", through="RollSubject", related_name="characters")
     history = AuditedRecords()  # the audit trail (campaign.audit)
 
     class Meta:
@@ -239,6 +243,44 @@ class Character(Invariants, models.Model):
             legitimate=self.legitimate,
             effective_age_offset=self.effective_age_offset,
         )
+
+
+class RollSubject(Invariants, models.Model):
+    """Whom a roll of the kernel's log was rolled for, in order (the kernel's dice box writes them
+    through ``record_roll_subjects``, registered in ``DynastiesConfig.ready``). Its table is the one
+    the kernel held it in before (issue 35: the kernel knows no game)."""
+
+    roll = models.ForeignKey("campaign.Roll", on_delete=models.CASCADE, related_name="subjects")
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="roll_subjects")
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        db_table = "campaign_rollsubject"
+        ordering = ["roll", "position"]
+        constraints = [
+            unique(
+                ["roll", "character"],
+                name="rollsubject_once",
+                field="character",
+                message="This character is already a subject of this roll.",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"roll {self.roll_id}: character {self.character_id}"
+
+
+def record_roll_subjects(rolls: Iterable[tuple[Any, Sequence[Character | int]]]) -> list[RollSubject]:
+    """Write the subjects of rolls just written (each roll with its characters or their ids, in
+    order) in one statement: the kernel's dice box asks this (``campaign.registry``)."""
+    subjects = [
+        RollSubject(roll=roll, character_id=c if isinstance(c, int) else c.pk, position=pos)
+        for roll, characters in rolls
+        for pos, c in enumerate(characters)
+    ]
+    if subjects:
+        RollSubject.objects.bulk_create(subjects)
+    return subjects
 
 
 class Marriage(Invariants, models.Model):
