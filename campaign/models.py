@@ -590,49 +590,6 @@ class UndoRecording(Invariants, models.Model):
         return f"recording {self.checkpoint_id}"
 
 
-class Invitation(Invariants, models.Model):
-    """A link the GM hands to someone (``campaign.invitations``): opened while logged in, it seats
-    him at the campaign as the player of a house or as an observer, once, before it expires. Only
-    the SHA-256 of its secret is kept: the link is shown once, when it is made."""
-
-    SEATS = [(Role.PLAYER.value, Role.PLAYER.label), (Role.OBSERVER.value, Role.OBSERVER.label)]
-
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="invitations")
-    role = models.CharField(max_length=10, choices=SEATS)
-    dynasty = models.ForeignKey("dynasties.Dynasty", null=True, blank=True, on_delete=models.CASCADE, related_name="invitations")
-    token_hash = models.CharField(max_length=64, unique=True, editable=False, help_text="SHA-256 of the link's secret, hex.")
-    expires_at = models.DateTimeField()
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    created_at = models.DateTimeField(auto_now_add=True)
-    used_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    used_at = models.DateTimeField(null=True, blank=True)
-    revoked_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["campaign", "-created_at", "-id"]
-        constraints = [
-            check(
-                Q(role__in=["player", "observer"]),
-                name="invitation_seat_valid",
-                field="role",
-                message="An invitation is to a player's or an observer's seat, not {role!r}.",
-            ),
-            check(
-                (Q(role="player") & Q(dynasty__isnull=False)) | (Q(role="observer") & Q(dynasty__isnull=True)),
-                name="invitation_player_has_dynasty",
-                field="dynasty",
-                message="A player's invitation names the dynasty to play; an observer's names none.",
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.seat} in {self.campaign}"
-
-    @property
-    def seat(self) -> str:
-        return f"the player of {self.dynasty}" if self.dynasty_id else "an observer"
-
-
 class AccountName(Invariants, models.Model):
     """What an account's username is whatever its capitals, and what it looks like
     (``campaign.accounts``): SHA-256s, each unique, so no two accounts have names that pass for one

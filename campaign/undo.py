@@ -145,7 +145,7 @@ def _unpack(data: bytes | memoryview) -> dict[str, Any]:
 
 
 TABLE_LINES = "membership"
-"""The chronicle's lines about the table (``campaign.invitations``: who joined, moved, left). They
+"""The chronicle's lines about the table (``dynasties.invitations``: who joined, moved, left). They
 are written outside every change set, as the members are not undone: an undo keeps them."""
 
 

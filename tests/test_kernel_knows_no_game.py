@@ -25,9 +25,8 @@ STILL_UP = {
     ("campaign.Posting", "marriage"): "dynasties.Marriage",
     ("campaign.Posting", "character"): "dynasties.Character",
     ("campaign.Posting", "contract"): "contracts.Contract",
-    ("campaign.Invitation", "dynasty"): "dynasties.Dynasty",
 }
-"""The kernel's links to the game not yet turned around or moved up (issue 35, item 4: c, d, e)."""
+"""The kernel's links to the game not yet turned around or moved up (issue 35, item 4: d, e)."""
 
 
 def _upward_links() -> dict[tuple[str, str], str]:
