@@ -123,7 +123,7 @@ def _name(user: Any) -> str:
     return str(user.get_username())
 
 
-def _role_text(role: str, dynasty: Any) -> str:
+def _role_text(role: str, dynasty: Dynasty | None) -> str:
     return f"the player of {dynasty}" if role == Role.PLAYER else "an observer"
 
 
@@ -286,7 +286,7 @@ def member_remove(*, campaign: Campaign | int, membership: int, by: Actor) -> Me
 class TableSeat:
     """A player house: who plays it (None: nobody) and its waiting links."""
 
-    dynasty: Any
+    dynasty: Dynasty
     member: Membership | None
     invitations: list[Invitation] = field(default_factory=list)
 
