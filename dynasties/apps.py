@@ -48,6 +48,15 @@ class DynastiesConfig(AppConfig):
             (m.Province, "campaign", False),  # the map is public at the table
         ]:
             r.register(model, path, audit=audit, sees=r.MEMBERS)
+        r.register(m.RollSubject, "roll__campaign", sees=r.MEMBERS)  # whom a roll of the kernel's log was for
+        r.register_roll_subjects(m.record_roll_subjects)
         r.register(m.Portrait, "campaign", sees=r.MEMBERS)
         r.register(m.Note, "campaign", audit=True, sees=r.NOTES)  # public, its player's, the GM's
+        r.register_houses(m.Dynasty)  # the kernel's houses (the ledger's accounts, a player's seat)
+        r.exempt(
+            m.Invitation,
+            "a link that seats someone at the table (dynasties.invitations): not the game, and its secret's hash must "
+            "not leave in an export nor come back in an import; undo keeps it",
+            campaign_path="campaign",
+        )
         r.exempt(m.TreeRender, "the tree cache's index: renders redrawn from the rows at will, not campaign state")

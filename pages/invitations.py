@@ -1,7 +1,7 @@
 """Pages: seating the table (issue 20). The GM's Players page lists the houses and who plays them,
 the observers and every invitation link; it makes a link per seat (shown once, to copy, or sent by
 e-mail when the site has a mail server), revokes one, moves a seat, removes a member. The services
-(``campaign.invitations``) ask the policy: anyone but the GM gets 404 there, as for a made-up
+(``dynasties.invitations``) ask the policy: anyone but the GM gets 404 there, as for a made-up
 campaign.
 
 ``/join/<secret>/`` is the invited person's: it names the campaign and the seat, then lets him make
@@ -25,12 +25,13 @@ from django.shortcuts import redirect, render
 from django.urls import URLPattern, path, reverse
 from django.views.decorators.http import require_http_methods
 
-from campaign import invitations as inv
 from campaign.accounts import username_problem
 from campaign.doors import refused_as_missing
-from campaign.models import Campaign, Invitation, Role
+from campaign.models import Campaign, Role
 from campaign.password_reset import password_reset_link
 from campaign.permissions import Forbidden, require
+from dynasties import invitations as inv
+from dynasties.models import Invitation
 from pages.common import member, set_choices
 from rules.errors import NotFound, RuleError
 

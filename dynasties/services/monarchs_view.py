@@ -21,8 +21,8 @@ from typing import Any
 
 from django.db.models import Max, Prefetch
 
-from campaign.models import Campaign, Roll, RollSubject, Step
-from dynasties.models import Character, Crown, Dynasty, Reign, Status
+from campaign.models import Campaign, Roll, Step
+from dynasties.models import Character, Crown, Dynasty, Reign, RollSubject, Status
 from dynasties.services.eu_monarchs import MonarchStatus, _status, _values, load_eu_tables
 from rules import eu_monarchs as eu
 from rules.dice import TWO_D10
