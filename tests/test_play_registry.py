@@ -26,6 +26,7 @@ MONARCHS_AND_SETUP = (
     "dynasties/services/monarchs_view.py",
     "dynasties/services/eu_crowns_view.py",
     "api/views/sequence/monarchs.py",
+    "dynasties/services/eu_setup.py",
 )
 """The monarchs' phase and the set-up's modules that ask the play (``play_of(campaign).monarchs``)."""
 RULESET_MODULES = {"rules.blood_royale", "rules.bloodline", "rules.eu_monarchs"}

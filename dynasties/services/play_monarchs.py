@@ -222,6 +222,42 @@ class SuccessionTerms:
         return f"{low} turns" if low == high else f"{low} to {high} turns"
 
 
+# --- the set-up's first monarchs ------------------------------------------------------------------
+
+ROLL, HISTORICAL, TYPED = "roll", "historical", "typed"
+FIRST_WAYS: dict[str, str] = {
+    ROLL: "Rolled on the tables",
+    HISTORICAL: "A historical monarch",
+    TYPED: "Typed by the GM",
+}
+
+
+@dataclass(frozen=True)
+class EuCountry:
+    """One country of the campaign and how its first monarch is found."""
+
+    country: str
+    first: str = ROLL
+    named: str = ""  # HISTORICAL: the name in the named monarchs' table
+    given_name: str = ""  # TYPED: his name (ROLL: optional; empty, a name of the country's)
+    adm: int | None = None  # TYPED, or a historical monarch the aid gives no values for
+    dip: int | None = None
+    mil: int | None = None
+    reign_turns: int | None = None  # TYPED: a planned reign (none: the survival rolls decide)
+    settings: Mapping[str, Any] = field(default_factory=dict)  # crown settings (the tables' settings)
+
+    def values(self) -> dict[str, int] | None:
+        given = {"adm": self.adm, "dip": self.dip, "mil": self.mil}
+        if all(v is None for v in given.values()):
+            return None
+        return {k: v for k, v in given.items() if v is not None}
+
+
+def setup_field(country: str, what: str) -> str:
+    """The name of a set-up's error field: ``"<country>:<what>"``."""
+    return f"{country}:{what}"
+
+
 LOOK_UP: Any = object()
 """``MonarchsPlay.status_of``'s reign when the caller has not read it."""
 
@@ -353,6 +389,44 @@ class MonarchsPlay(Protocol):
 
     def minority_at(self, tables: Mapping[str, Any], age: int) -> str:
         """The minority stage of a monarch of this age ("" an adult)."""
+        ...
+
+    def default_tables(self) -> dict[str, Any]:
+        """The shipped tables (a campaign not yet made reads these)."""
+        ...
+
+    def is_major(self, tables: Mapping[str, Any], country: str) -> bool:
+        """Whether a country is a major power (a player's house; else a minor house)."""
+        ...
+
+    def known_country(self, tables: Mapping[str, Any], country: str) -> bool | None:
+        """Whether the countries table has the country (None: no country's name at all)."""
+        ...
+
+    def period_at(self, tables: Mapping[str, Any], turn: int) -> Period:
+        """The period of a turn of the tables' own count."""
+        ...
+
+    def turn_of(self, tables: Mapping[str, Any], campaign_turn: int) -> int:
+        """The tables' turn of a campaign's turn."""
+        ...
+
+    def start_at(self, campaign: Campaign, tables: Mapping[str, Any], first_turn: int) -> dict[str, Any]:
+        """Make the campaign start at this turn of the tables' count (saved); the tables as they now stand."""
+        ...
+
+    def check_first_monarch(
+        self, c: EuCountry, tables: Mapping[str, Any], period: Period | None, turn: int, problems: dict[str, str]
+    ) -> None:
+        """The problems of a throne's first monarch as the set-up (or the board) gives him, by field."""
+        ...
+
+    def named_row(self, tables: Mapping[str, Any], c: EuCountry) -> Mapping[str, Any] | None:
+        """The historical monarch a country's set-up names, from the aid's list (None: not there)."""
+        ...
+
+    def split_numeral(self, name: str) -> tuple[str, int | None]:
+        """A monarch's name and its numeral ("Friedrich II": "Friedrich", 2; None: no numeral)."""
         ...
 
     def military_skill(

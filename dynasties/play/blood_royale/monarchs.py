@@ -12,6 +12,7 @@ from campaign.permissions import Actor
 from dynasties.models import Character, Crown, Reign
 from dynasties.services.play_monarchs import (
     LOOK_UP,
+    EuCountry,
     MonarchStatus,
     MonarchSuccession,
     MonarchSurvival,
@@ -149,4 +150,42 @@ def doge(tables: Mapping[str, Any], crown: str, state: Mapping[str, Any]) -> boo
 
 
 def minority_at(tables: Mapping[str, Any], age: int) -> str:
+    _refuse(None)
+
+
+def default_tables() -> dict[str, Any]:
+    _refuse(None)
+
+
+def is_major(tables: Mapping[str, Any], country: str) -> bool:
+    _refuse(None)
+
+
+def known_country(tables: Mapping[str, Any], country: str) -> bool | None:
+    _refuse(None)
+
+
+def period_at(tables: Mapping[str, Any], turn: int) -> Period:
+    _refuse(None)
+
+
+def turn_of(tables: Mapping[str, Any], campaign_turn: int) -> int:
+    _refuse(None)
+
+
+def start_at(campaign: Campaign, tables: Mapping[str, Any], first_turn: int) -> dict[str, Any]:
+    _refuse(campaign)
+
+
+def check_first_monarch(
+    c: EuCountry, tables: Mapping[str, Any], period: Period | None, turn: int, problems: dict[str, str]
+) -> None:
+    _refuse(None)
+
+
+def named_row(tables: Mapping[str, Any], c: EuCountry) -> Mapping[str, Any] | None:
+    _refuse(None)
+
+
+def split_numeral(name: str) -> tuple[str, int | None]:
     _refuse(None)

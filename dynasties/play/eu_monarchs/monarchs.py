@@ -38,18 +38,24 @@ from dynasties.services.bloodline import revolt, stability
 from dynasties.services.common import World
 from dynasties.services.deaths import character_die
 from dynasties.services.play_monarchs import (
+    FIRST_WAYS,
     LOOK_UP,
+    ROLL,
     SUCCESSION_FACES,
+    TYPED,
     Chance,
+    EuCountry,
     MonarchStatus,
     MonarchSuccession,
     MonarchSurvival,
+    Period,
     SuccessionTerms,
     SurvivalTerms,
+    setup_field,
 )
 from rules import eu_monarchs as eu
 from rules.dice import TWO_D10, DiceSource, DiceSpec, validate_faces
-from rules.errors import InvalidTable, NotFound, RuleError
+from rules.errors import IllegalOption, InvalidTable, NotFound, RuleError
 from rules.names import given_name as suggested_name
 from rules.odds import Odds
 
@@ -1001,3 +1007,105 @@ def doge(tables: Mapping[str, Any], crown: str, state: Mapping[str, Any]) -> boo
 
 def minority_at(tables: Mapping[str, Any], age: int) -> str:
     return eu.stage_at(tables[eu.MINORITY], age).name
+
+
+# --- the set-up's first monarchs (``services.eu_setup``) --------------------------------------------
+
+
+_field = setup_field
+
+
+def default_tables() -> dict[str, Any]:
+    return eu.defaults()
+
+
+def is_major(tables: Mapping[str, Any], country: str) -> bool:
+    return bool(eu.country_row(tables[eu.COUNTRIES], country).get("major"))
+
+
+def known_country(tables: Mapping[str, Any], country: str) -> bool | None:
+    if not country or country == eu.OTHERS:
+        return None
+    return country in {r["country"] for r in tables[eu.COUNTRIES]}
+
+
+def period_at(tables: Mapping[str, Any], turn: int) -> eu.Period:
+    return eu.period_of_turn(tables[eu.PERIODS], turn)
+
+
+def turn_of(tables: Mapping[str, Any], campaign_turn: int) -> int:
+    return eu.eu_turn(tables[eu.PERIODS], campaign_turn)
+
+
+def start_at(campaign: Campaign, tables: Mapping[str, Any], first_turn: int) -> dict[str, Any]:
+    periods = eu.validate_periods(dict(tables[eu.PERIODS], campaign_first_turn=first_turn))
+    RuleTable.objects.update_or_create(campaign=campaign, key=eu.PERIODS, defaults={"data": periods})
+    return {**tables, eu.PERIODS: periods}
+
+
+def split_numeral(name: str) -> tuple[str, int | None]:
+    return eu.split_numeral(name)
+
+
+def named_row(tables: Mapping[str, Any], c: EuCountry) -> Mapping[str, Any] | None:
+    wanted = c.named.strip().casefold()
+    return next(
+        (m for m in eu.named_of(tables[eu.NAMED], tables[eu.COUNTRIES], c.country) if m["name"].casefold() == wanted), None
+    )
+
+
+def check_first_monarch(
+    c: EuCountry, tables: Mapping[str, Any], period: Period | None, turn: int, problems: dict[str, str]
+) -> None:
+    where = c.country
+    try:
+        eu.clean_settings(dict(c.settings))
+    except IllegalOption as exc:
+        problems[_field(where, "settings")] = exc.message
+    values = c.values()
+    low, high = eu.VALUE_RANGE
+    for key in eu.CHARACTERISTICS:
+        v = getattr(c, key)
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high):
+            problems[_field(where, key)] = f"{key.upper()} is a whole number from {low} to {high}."
+    if c.first not in FIRST_WAYS:
+        problems[_field(where, "first")] = f"Choose how {where}'s first monarch is found: {', '.join(FIRST_WAYS)}."
+        return
+    if c.first == ROLL:
+        if values is not None:
+            problems[_field(where, "adm")] = "A rolled monarch's values come from the dice: leave them empty, or choose 'typed'."
+        return
+    if c.first == TYPED:
+        if not c.given_name.strip():
+            problems[_field(where, "given_name")] = f"Name {where}'s first monarch."
+        for key in eu.CHARACTERISTICS:
+            if getattr(c, key) is None and _field(where, key) not in problems:
+                problems[_field(where, key)] = f"Give his {key.upper()} ({low} to {high})."
+        if c.reign_turns is not None and (isinstance(c.reign_turns, bool) or not 1 <= c.reign_turns <= 40):
+            problems[_field(where, "reign_turns")] = "A reign of 1 to 40 turns, or leave it empty (the survival rolls decide)."
+        return
+    row = named_row(tables, c)
+    if row is None:
+        choices = [m["name"] for m in eu.named_of(tables[eu.NAMED], tables[eu.COUNTRIES], where)]
+        problems[_field(where, "named")] = (
+            f"Choose one of {where}'s historical monarchs: {', '.join(choices)}."
+            if choices
+            else f"The aid names no historical monarch for {where}: roll his successor or type one."
+        )
+        return
+    if "values" in row and values is not None:
+        problems[_field(where, "adm")] = f"{row['name']}'s values are the aid's ({_shown(row['values'])}): leave them empty."
+        return
+    if values is not None and len(values) < 3:
+        missing = next(k for k in eu.CHARACTERISTICS if getattr(c, k) is None)
+        problems[_field(where, missing)] = f"Give all three values for {row['name']}, or none (they are rolled)."
+        return
+    if period is None:
+        return
+    for problem in eu.named_problems(row, period=period.name, turn=turn, values=row.get("values") or values):
+        key = "adm" if "needs" in problem else "named"
+        problems.setdefault(_field(where, key), problem + ".")
+
+
+def _shown(values: Mapping[str, int]) -> str:
+    return "/".join(str(values[k]) for k in eu.CHARACTERISTICS)
