@@ -27,6 +27,8 @@ MONARCHS_AND_SETUP = (
     "dynasties/services/eu_crowns_view.py",
     "api/views/sequence/monarchs.py",
     "dynasties/services/eu_setup.py",
+    "dynasties/table_events/eu_monarchs.py",
+    "pages/eu_setup.py",
 )
 """The monarchs' phase and the set-up's modules that ask the play (``play_of(campaign).monarchs``)."""
 RULESET_MODULES = {"rules.blood_royale", "rules.bloodline", "rules.eu_monarchs"}

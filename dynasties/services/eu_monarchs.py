@@ -26,12 +26,13 @@ from dynasties.services.play_monarchs import (
     SUCCESSION_FACES as SUCCESSION_FACES,
 )
 from dynasties.services.play_monarchs import (
+    MonarchsPlay,
     MonarchStatus,
     MonarchSuccession,
     MonarchSurvival,
     Period,
 )
-from dynasties.services.play_registry import play_of
+from dynasties.services.play_registry import play_of, registered_plays
 from rules.dice import DiceSource, DiceSpec
 from rules.errors import NotFound
 
@@ -50,6 +51,7 @@ __all__ = [
     "monarch_succession_roll",
     "monarch_survival_roll",
     "succession_dice",
+    "tables_play",
 ]
 
 
@@ -66,6 +68,13 @@ def _locked(campaign: Campaign | int, by: Actor) -> Campaign:
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     return campaign
+
+
+def tables_play() -> MonarchsPlay:
+    """The play whose monarchs roll on the tables: what a campaign not yet made (the set-up form, its
+    checks) and the table events' fields read. The plays are registered before the table events are
+    declared (``DynastiesConfig.ready()``)."""
+    return next(p.monarchs for p in registered_plays().values() if p.monarchs.rolls_monarchs())
 
 
 def load_eu_tables(campaign: Campaign) -> dict[str, Any]:

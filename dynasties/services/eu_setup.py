@@ -29,7 +29,7 @@ from dynasties.services.play_monarchs import ROLL as ROLL
 from dynasties.services.play_monarchs import TYPED as TYPED
 from dynasties.services.play_monarchs import EuCountry as EuCountry
 from dynasties.services.play_monarchs import MonarchsPlay, setup_field
-from dynasties.services.play_registry import play_of, registered_plays
+from dynasties.services.play_registry import play_of
 from dynasties.services.setup import DynastySpec
 from rules.dice import DiceSource
 from rules.errors import RuleError
@@ -39,14 +39,9 @@ MAX_FIRST_TURN = 70
 SETUP_SETTINGS = ("poland_era", "base_column_event_passed", "dynastic_alliances", "doge")
 
 
-def _tables_play() -> MonarchsPlay:
-    """The play whose monarchs roll on the tables: a campaign not yet made is checked by it."""
-    return next(p.monarchs for p in registered_plays().values() if p.monarchs.rolls_monarchs())
-
-
 def default_tables() -> dict[str, Any]:
     """The shipped tables (a campaign not yet made reads these; its own copy is made from them)."""
-    return _tables_play().default_tables()
+    return monarchs.tables_play().default_tables()
 
 
 def house_name(country: str) -> str:
@@ -57,7 +52,7 @@ def house_name(country: str) -> str:
 
 def eu_dynasties(countries: Sequence[EuCountry], tables: Mapping[str, Any] | None = None) -> list[DynastySpec]:
     """The houses of the chosen countries: a player's house for each major, a minor house for each minor."""
-    play = _tables_play()
+    play = monarchs.tables_play()
     tables = tables or play.default_tables()
     specs = []
     for c in countries:
@@ -68,7 +63,7 @@ def eu_dynasties(countries: Sequence[EuCountry], tables: Mapping[str, Any] | Non
 
 def eu_check(countries: Sequence[EuCountry], *, first_turn: int, tables: Mapping[str, Any] | None = None) -> None:
     """Refuse a set-up that cannot be made, naming every field to fix (nothing is written)."""
-    play = _tables_play()
+    play = monarchs.tables_play()
     tables = tables or play.default_tables()
     problems: dict[str, str] = {}
     if isinstance(first_turn, bool) or not isinstance(first_turn, int) or not 1 <= first_turn <= MAX_FIRST_TURN:

@@ -429,6 +429,34 @@ class MonarchsPlay(Protocol):
         """A monarch's name and its numeral ("Friedrich II": "Friedrich", 2; None: no numeral)."""
         ...
 
+    def value_range(self) -> tuple[int, int]:
+        """The lowest and highest value a monarch may have (typed or named)."""
+        ...
+
+    def military_dice(self) -> DiceSpec:
+        """The dice of each roll of a monarch's military skill."""
+        ...
+
+    def military_note(self, tables: Mapping[str, Any], mil: int, bonus: Mapping[str, int]) -> str:
+        """What a military skill roll gives a monarch of this MIL (the odds of his average, the die bonus)."""
+        ...
+
+    def ransom_words(self, tables: Mapping[str, Any], *, major: bool, currency: str) -> str:
+        """The ransom the tables ask of a major power or a minor, in words."""
+        ...
+
+    def named_monarchs(self, tables: Mapping[str, Any], country: str) -> list[Mapping[str, Any]]:
+        """The aid's historical monarchs of a country (its own and the ones for every country)."""
+        ...
+
+    def setup_countries(self, tables: Mapping[str, Any]) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
+        """The countries a campaign may be set up with: the majors, then the minors."""
+        ...
+
+    def period_rows(self, tables: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+        """The periods, each with its name and first turn."""
+        ...
+
     def military_skill(
         self,
         campaign: Campaign,

@@ -189,3 +189,31 @@ def named_row(tables: Mapping[str, Any], c: EuCountry) -> Mapping[str, Any] | No
 
 def split_numeral(name: str) -> tuple[str, int | None]:
     _refuse(None)
+
+
+def value_range() -> tuple[int, int]:
+    _refuse(None)
+
+
+def military_dice() -> DiceSpec:
+    _refuse(None)
+
+
+def military_note(tables: Mapping[str, Any], mil: int, bonus: Mapping[str, int]) -> str:
+    _refuse(None)
+
+
+def ransom_words(tables: Mapping[str, Any], *, major: bool, currency: str) -> str:
+    _refuse(None)
+
+
+def named_monarchs(tables: Mapping[str, Any], country: str) -> list[Mapping[str, Any]]:
+    _refuse(None)
+
+
+def setup_countries(tables: Mapping[str, Any]) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
+    _refuse(None)
+
+
+def period_rows(tables: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    _refuse(None)

@@ -53,6 +53,7 @@ from dynasties.services.play_monarchs import (
     SurvivalTerms,
     setup_field,
 )
+from rules import eu_crowns as words
 from rules import eu_monarchs as eu
 from rules.dice import TWO_D10, DiceSource, DiceSpec, validate_faces
 from rules.errors import IllegalOption, InvalidTable, NotFound, RuleError
@@ -1109,3 +1110,34 @@ def check_first_monarch(
 
 def _shown(values: Mapping[str, int]) -> str:
     return "/".join(str(values[k]) for k in eu.CHARACTERISTICS)
+
+
+# --- what the table events and the set-up form show ----------------------------------------------
+
+
+def value_range() -> tuple[int, int]:
+    return eu.VALUE_RANGE
+
+
+def military_dice() -> DiceSpec:
+    return eu.MILITARY_DICE
+
+
+def military_note(tables: Mapping[str, Any], mil: int, bonus: Mapping[str, int]) -> str:
+    return words.military_note(tables[eu.MILITARY], mil, bonus)
+
+
+def ransom_words(tables: Mapping[str, Any], *, major: bool, currency: str) -> str:
+    return words.ransom_words(tables[eu.RANSOM], major=major, currency=currency)
+
+
+def named_monarchs(tables: Mapping[str, Any], country: str) -> list[Mapping[str, Any]]:
+    return eu.named_of(tables[eu.NAMED], tables[eu.COUNTRIES], country)
+
+
+def setup_countries(tables: Mapping[str, Any]) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
+    return eu.setup_countries(tables[eu.COUNTRIES])
+
+
+def period_rows(tables: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return list(tables[eu.PERIODS]["periods"])
