@@ -12,13 +12,14 @@ import pytest
 
 from campaign.models import Campaign
 from dynasties.services import play_registry
+from dynasties.services.play_minor_houses import MinorHousesPlay
 from dynasties.services.play_monarchs import MonarchsPlay
 from dynasties.services.play_registry import STEPS, BirthsPlay, Play, SurvivalPlay, play_of, register_play, registered_plays
 from rules import rulesets
 from rules.errors import RuleError
 
 ROOT = Path(__file__).resolve().parent.parent
-PROTOCOLS = {"births": BirthsPlay, "survival": SurvivalPlay, "monarchs": MonarchsPlay}
+PROTOCOLS = {"births": BirthsPlay, "survival": SurvivalPlay, "monarchs": MonarchsPlay, "minor_houses": MinorHousesPlay}
 ASKING = ("births.py", "survival.py", "corrections.py", "sequence_view.py")
 """The step services that ask the play instead of reading the ruleset's flags."""
 MONARCHS_AND_SETUP = (
@@ -29,6 +30,7 @@ MONARCHS_AND_SETUP = (
     "dynasties/services/eu_setup.py",
     "dynasties/table_events/eu_monarchs.py",
     "pages/eu_setup.py",
+    "dynasties/services/minor_crowns.py",
 )
 """The monarchs' phase and the set-up's modules that ask the play (``play_of(campaign).monarchs``)."""
 RULESET_MODULES = {"rules.blood_royale", "rules.bloodline", "rules.eu_monarchs"}

@@ -655,7 +655,7 @@ def _nobility(
     chronicle.add(
         "wedding",
         f"{minor.display_name} ({minor.age(world.year)}), with no acceptable offer, marries into the nobility of "
-        f"{house.crown or house.name}: {spouse.display_name} ({spouse.age(world.year)}), {stats_text(spouse)} "
+        f"{house.crown or house.name}: {spouse.display_name} ({spouse.age(world.year)}), {stats_text(world.campaign, spouse)} "
         f"(1d10: {roll.faces[0]}).",
         marriage=marriage.pk,
         dynasty=house.pk,

@@ -24,6 +24,7 @@ from campaign.permissions import Actor
 from campaign.steps import Chronicle
 from dynasties.models import BirthAttempt, Character, Marriage
 from dynasties.services.common import World
+from dynasties.services.play_minor_houses import MinorHousesPlay
 from dynasties.services.play_monarchs import MonarchsPlay
 from rules.dice import DiceSource, DiceSpec, Entered
 from rules.errors import RuleError
@@ -285,9 +286,10 @@ class Play:
     births: BirthsPlay
     survival: SurvivalPlay
     monarchs: MonarchsPlay
+    minor_houses: MinorHousesPlay
 
 
-STEPS: tuple[str, ...] = ("births", "survival", "monarchs")
+STEPS: tuple[str, ...] = ("births", "survival", "monarchs", "minor_houses")
 """The steps a play package implements (the fields of ``Play``)."""
 
 _PLAYS: dict[str, Play] = {}
