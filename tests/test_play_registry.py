@@ -122,6 +122,12 @@ def test_the_monarchs_and_setup_modules_read_no_ruleset_flag_and_import_no_rules
     assert ruleset_imports(source) == []
 
 
+def test_each_play_keeps_minor_houses_as_its_ruleset_says() -> None:
+    kept = {r.name: play_of(Campaign(ruleset=r.name)).minor_houses.kept() for r in rulesets()}
+    assert kept == {r.name: r.minor_houses for r in rulesets()}
+    assert sorted(kept.values()) == [False, False, True]
+
+
 def test_only_the_eu_play_rolls_monarchs_and_the_others_refuse() -> None:
     rolls = {r.name: play_of(Campaign(ruleset=r.name)).monarchs.rolls_monarchs() for r in rulesets()}
     assert rolls == {r.name: r.monarch_table for r in rulesets()}

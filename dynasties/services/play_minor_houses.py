@@ -18,6 +18,11 @@ from dynasties.models import Character
 class MinorHousesPlay(Protocol):
     """The minor houses' rolled people (BloodLine, Minor Houses)."""
 
+    def kept(self) -> bool:
+        """Whether the ruleset's minor houses run themselves and make marriage offers (False: the
+        minor houses' services refuse, their table events are not offered)."""
+        ...
+
     def roll_unmodified(self, box: DiceBox, character: Character, entered: Sequence[Sequence[int]] | None) -> dict[str, int]:
         """A minor house's rolled character's characteristics, unmodified (each roll logged)."""
         ...

@@ -15,6 +15,10 @@ def _refuse() -> NoReturn:
     raise RuleError("Minor houses' rolled monarchs and spouses belong to the BloodLine ruleset.", code="wrong_ruleset")
 
 
+def kept() -> bool:
+    return False  # the GM runs its minor houses (no offers of their own)
+
+
 def roll_unmodified(box: DiceBox, character: Character, entered: Sequence[Sequence[int]] | None) -> dict[str, int]:
     _refuse()
 

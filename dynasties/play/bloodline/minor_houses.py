@@ -10,6 +10,10 @@ from dynasties.models import Character
 from rules import bloodline as bl
 
 
+def kept() -> bool:
+    return True
+
+
 def roll_unmodified(box: DiceBox, character: Character, entered: Sequence[Sequence[int]] | None) -> dict[str, int]:
     """ADM, DIP and MIL of 1d10 each, unmodified (held to 3..9), each roll logged."""
     values: dict[str, int] = {}
