@@ -7,6 +7,7 @@ class DynastiesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        self.register_plays()  # first: the table events' fields read the plays (the monarch tables' dice)
         from campaign.undo import count_losses_with
         from dynasties import table_events  # noqa: F401 (declares what the table records: campaign.table_events)
         from dynasties.trees import cache  # noqa: F401 (a render's file goes with its row)
@@ -14,7 +15,6 @@ class DynastiesConfig(AppConfig):
 
         self.register_models()
         count_losses_with(dynastic_losses)  # undo plans name the births, deaths and successions they take back
-        self.register_plays()
 
     def register_plays(self) -> None:
         """The one list of the rulesets' play packages (dynasties/play/): a fourth ruleset is one

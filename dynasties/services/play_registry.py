@@ -25,6 +25,8 @@ from campaign.steps import Chronicle
 from dynasties.models import BirthAttempt, Character, Marriage
 from dynasties.services.common import World
 from dynasties.services.play_interphase import InterphasePlay
+from dynasties.services.play_minor_houses import MinorHousesPlay
+from dynasties.services.play_monarchs import MonarchsPlay
 from rules.dice import DiceSource, DiceSpec, Entered
 from rules.errors import RuleError
 from rules.odds import Odds
@@ -284,10 +286,12 @@ class Play:
 
     births: BirthsPlay
     survival: SurvivalPlay
+    monarchs: MonarchsPlay
+    minor_houses: MinorHousesPlay
     interphase: InterphasePlay | None  # None: the ruleset plays no Interphase
 
 
-STEPS: tuple[str, ...] = ("births", "survival", "interphase")
+STEPS: tuple[str, ...] = ("births", "survival", "monarchs", "minor_houses", "interphase")
 """The steps a play package implements (the fields of ``Play``)."""
 
 _PLAYS: dict[str, Play] = {}
