@@ -13,12 +13,24 @@ import pytest
 from campaign.models import Campaign
 from dynasties.services import play_registry
 from dynasties.services.play_registry import STEPS, BirthsPlay, Play, SurvivalPlay, play_of, register_play, registered_plays
+from dynasties.services.play_succession import SuccessionPlay
 from rules import rulesets
 from rules.errors import RuleError
 
 ROOT = Path(__file__).resolve().parent.parent
-PROTOCOLS = {"births": BirthsPlay, "survival": SurvivalPlay}
-ASKING = ("births.py", "survival.py", "corrections.py", "sequence_view.py")
+PROTOCOLS = {"births": BirthsPlay, "survival": SurvivalPlay, "succession": SuccessionPlay}
+ASKING = (
+    "births.py",
+    "survival.py",
+    "corrections.py",
+    "sequence_view.py",
+    "succession.py",
+    "succession_view.py",
+    "succession_choices.py",
+    "crowns.py",
+    "crowns_view.py",
+    "titles.py",
+)
 """The step services that ask the play instead of reading the ruleset's flags."""
 RULESET_MODULES = {"rules.blood_royale", "rules.bloodline", "rules.eu_monarchs"}
 

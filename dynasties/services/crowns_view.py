@@ -18,6 +18,7 @@ from dynasties.services.bloodline_sequence import royal_leaders
 from dynasties.services.common import World
 from dynasties.services.crowns import ruler_of
 from dynasties.services.eu_crowns_view import EuHistory, EuStanding, eu_history, eu_standing
+from dynasties.services.play_registry import play_of
 from rules import stability as track
 from rules.errors import NotFound
 
@@ -142,17 +143,11 @@ def crown_view(*, campaign: Campaign, name: str) -> CrownView:
 def _standing(campaign: Campaign, reign: Reign, monarch: Character, regent: Character | None, view: CrownView) -> list[str]:
     year = campaign.current_year
     out = []
-    title = "Queen" if monarch.sex == "F" else "King"
-    if campaign.rules.regents and regent is not None:
-        view.regency_until = monarch.birth_year + campaign.rules.regent_min_age
-        out.append(
-            f"A minor, aged {monarch.age(year)}: {regent.display_name} rules as regent until the {title} is "
-            f"{campaign.rules.regent_min_age} (the turn of {view.regency_until} or the first after it)."
-        )
-    elif monarch.age(year) < campaign.rules.adult_age:
-        out.append(
-            f"A minor, aged {monarch.age(year)}" + (": -1 Stability a turn until 15." if campaign.rules.stability_track else ".")
-        )
+    minor, until = play_of(campaign).succession.minor_note(monarch, regent, year)
+    if until is not None:
+        view.regency_until = until
+    if minor is not None:
+        out.append(minor)
     if monarch.is_prisoner and monarch.status == Status.ALIVE:
         captor = f"the house of {monarch.prisoner_of.name}" if monarch.prisoner_of is not None else "the neutrals"
         out.append(f"A prisoner of {captor}.")
