@@ -17,12 +17,13 @@ from campaign.dice import DiceBox
 from campaign.steps import Chronicle
 from dynasties.models import Character, Crown, Dynasty, Reign
 from dynasties.services.common import World
+from rules.dice import DiceSpec
 from rules.people import Person
 from rules.succession import HeirStanding as HeirStanding
 from rules.succession import PassOverCost as PassOverCost
 from rules.succession import RelativePlan as RelativePlan
 
-__all__ = ["HeirStanding", "PassOverCost", "PassOverView", "RelativePlan", "SuccessionPlay", "TitleTerms"]
+__all__ = ["HeirStanding", "PassOverCost", "PassOverView", "PretenderTerms", "RelativePlan", "SuccessionPlay", "TitleTerms"]
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,20 @@ class TitleTerms:
     governor_problems: Callable[..., list[str]]  # everything that stops a Prince being created Governor
     default_title_name: Callable[[str], str]  # a province's title when the grant names none
     dispute_consequence: Callable[..., str]  # what the King's dispute of an inheritance brings
+
+
+@dataclass(frozen=True)
+class PretenderTerms:
+    """Pretenders and bastards (Blood Royale's event cards, A9) and the aristocratic family's auction."""
+
+    pretenders: bool  # the ruleset has Pretenders and bastards (and the three-player aristocratic family)
+    children_under: int  # a Pretender's children under this age go with him
+    buy_back: int  # the bribe that buys a Pretender back
+    adult_age: int  # the aristocratic family's children old enough to be auctioned
+    characteristic_dice: DiceSpec  # a bastard's characteristic rolls
+    characteristic_names: Callable[[str], tuple[str, str, str]]
+    pretender_problems: Callable[..., list[str]]  # everything that stops a character becoming a Pretender
+    bastard_problems: Callable[..., list[str]]  # everything that stops a King having a bastard son
 
 
 @runtime_checkable
@@ -198,6 +213,14 @@ class SuccessionPlay(Protocol):
         """The Dynastic Union of a Queen regnant's crown with her King's."""
         ...
 
+    def regents(self) -> bool:
+        """Whether a minor monarch rules through a regent his player chooses (Blood Royale A7)."""
+        ...
+
+    def gives_back_crowns(self) -> bool:
+        """Whether a player holding two countries may give one back to its house (Blood Royale A7)."""
+        ...
+
     def capitals(self) -> bool:
         """Whether a lost capital and a foreign intervention cost the ruler Charisma (Blood Royale 18, 20)."""
         ...
@@ -209,6 +232,10 @@ class SuccessionPlay(Protocol):
 
     def title_terms(self) -> TitleTerms:
         """What titles and Governors are in this ruleset."""
+        ...
+
+    def pretender_terms(self) -> PretenderTerms:
+        """What Pretenders and bastards are in this ruleset."""
         ...
 
     # --- the line of succession's page ---

@@ -15,6 +15,7 @@ from dynasties.services.bloodline import crown_stability_change
 from dynasties.services.common import World
 from dynasties.services.crowns import capital_lose, capital_retake, foreign_intervention, ruler_of
 from dynasties.services.events import crown_give_back, regent_appoint, regents_allowed
+from dynasties.services.play_registry import play_of
 from dynasties.services.succession import default_regent
 from dynasties.table_events.common import acts_for, gm_only, person
 from rules import blood_royale as br
@@ -204,7 +205,7 @@ REGENT = register(
         run=_regent_run,
         services=(regent_appoint,),
         offered=_crown_player(_regency_crowns),
-        applies=lambda campaign: campaign.rules.regents,
+        applies=lambda campaign: play_of(campaign).succession.regents(),
         done=_regent_done,
     )
 )
@@ -267,7 +268,7 @@ GIVE_BACK = register(
         run=lambda *, campaign, by, crown, monarch=None: crown_give_back(campaign=campaign, crown=crown, monarch=monarch, by=by),
         services=(crown_give_back,),
         offered=_crown_player(_annexed),
-        applies=lambda campaign: campaign.rules.gives_back_crowns,
+        applies=lambda campaign: play_of(campaign).succession.gives_back_crowns(),
         done=_give_back_done,
     )
 )
@@ -393,7 +394,7 @@ CAPITAL_LOST = register(
         run=lambda *, campaign, by, crown, note="": capital_lose(campaign=campaign, crown=crown, note=note, by=by),
         services=(capital_lose,),
         offered=gm_only,
-        applies=lambda campaign: campaign.rules.capitals,
+        applies=lambda campaign: play_of(campaign).succession.capitals(),
         done=_charisma_done,
     )
 )
@@ -410,7 +411,7 @@ CAPITAL_RETAKEN = register(
         run=lambda *, campaign, by, crown, note="": capital_retake(campaign=campaign, crown=crown, note=note, by=by),
         services=(capital_retake,),
         offered=gm_only,
-        applies=lambda campaign: campaign.rules.capitals,
+        applies=lambda campaign: play_of(campaign).succession.capitals(),
         done=_charisma_done,
     )
 )
@@ -431,7 +432,7 @@ INTERVENTION = register(
         run=lambda *, campaign, by, crown, note="": foreign_intervention(campaign=campaign, crown=crown, note=note, by=by),
         services=(foreign_intervention,),
         offered=_crown_player(_reigning_crowns),
-        applies=lambda campaign: campaign.rules.capitals,
+        applies=lambda campaign: play_of(campaign).succession.capitals(),
         done=_charisma_done,
     )
 )

@@ -18,6 +18,7 @@ from dynasties.services.common import World
 from dynasties.services.play_succession import (
     PassOverCost,
     PassOverView,
+    PretenderTerms,
     RelativePlan,
     TitleTerms,
     always_issue,
@@ -210,8 +211,32 @@ TITLE_TERMS = TitleTerms(
 )
 
 
+PRETENDER_TERMS = PretenderTerms(
+    pretenders=True,
+    children_under=br.PRETENDER_CHILDREN_UNDER,
+    buy_back=br.PRETENDER_BUY_BACK_CROWNS,
+    adult_age=br.ADULT_AGE,
+    characteristic_dice=br.CHARACTERISTIC_DICE,
+    characteristic_names=br.characteristic_names,
+    pretender_problems=br.pretender_problems,
+    bastard_problems=br.bastard_problems,
+)
+
+
+def pretender_terms() -> PretenderTerms:
+    return PRETENDER_TERMS
+
+
 def title_terms() -> TitleTerms:
     return TITLE_TERMS
+
+
+def regents() -> bool:
+    return True
+
+
+def gives_back_crowns() -> bool:
+    return True
 
 
 def capitals() -> bool:

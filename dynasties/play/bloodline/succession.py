@@ -13,7 +13,7 @@ from typing import Any
 from campaign.dice import DiceBox
 from campaign.steps import Chronicle
 from dynasties.models import Character, Crown, Dynasty, DynastyKind, Marriage, Reign, Status
-from dynasties.play.blood_royale.succession import TITLE_TERMS
+from dynasties.play.blood_royale.succession import PRETENDER_TERMS, TITLE_TERMS
 from dynasties.play.blood_royale.succession import baron_birth_year as baron_birth_year
 from dynasties.play.blood_royale.succession import create_relative as create_relative
 from dynasties.play.blood_royale.succession import regent_min_age as regent_min_age
@@ -23,7 +23,7 @@ from dynasties.services import control, minor_crowns
 from dynasties.services.bloodline_titles import accession_loses_titles, crisis_opens
 from dynasties.services.claims import spurned_barred
 from dynasties.services.common import World
-from dynasties.services.play_succession import PassOverCost, PassOverView, TitleTerms
+from dynasties.services.play_succession import PassOverCost, PassOverView, PretenderTerms, TitleTerms
 from dynasties.services.succession import heir_standing, move_family
 from rules import bloodline as bl
 from rules.people import Person
@@ -142,9 +142,21 @@ def join(
     _bloodline_union(world, queen_crown, king_crown, queen, king, king_player, chronicle)
 
 
+def pretender_terms() -> PretenderTerms:
+    return replace(PRETENDER_TERMS, pretenders=False)  # no Pretenders nor bastards
+
+
 def title_terms() -> TitleTerms:
     """No Governors; a title's minor heir has the monarch as 'Regent' as in Blood Royale (rule G)."""
     return replace(TITLE_TERMS, governors=False, governed_tax_extra=0)
+
+
+def regents() -> bool:
+    return False
+
+
+def gives_back_crowns() -> bool:
+    return False
 
 
 def capitals() -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from dynasties.models import Character
-from dynasties.play.blood_royale.succession import TITLE_TERMS
+from dynasties.play.blood_royale.succession import PRETENDER_TERMS, TITLE_TERMS
 from dynasties.play.blood_royale.succession import accession as accession
 from dynasties.play.blood_royale.succession import baron_birth_year as baron_birth_year
 from dynasties.play.blood_royale.succession import barred as barred
@@ -30,13 +30,25 @@ from dynasties.play.blood_royale.succession import titles_descend as titles_desc
 from dynasties.play.blood_royale.succession import union_barred as union_barred
 from dynasties.play.blood_royale.succession import unions_end as unions_end
 from dynasties.play.blood_royale.succession import whole_family_moves as whole_family_moves
-from dynasties.services.play_succession import TitleTerms
+from dynasties.services.play_succession import PretenderTerms, TitleTerms
 from rules import eu_monarchs as eu
 from rules.people import Person
 
 
+def pretender_terms() -> PretenderTerms:
+    return replace(PRETENDER_TERMS, pretenders=False)  # no Pretenders nor bastards
+
+
 def title_terms() -> TitleTerms:
     return replace(TITLE_TERMS, governors=False, governed_tax_extra=0)  # no Governors
+
+
+def regents() -> bool:
+    return False
+
+
+def gives_back_crowns() -> bool:
+    return False
 
 
 def capitals() -> bool:
