@@ -227,11 +227,12 @@ def _new_monarchs(campaign: Campaign, seat: Seat) -> list[Choice]:
     reigning = set(Reign.objects.filter(campaign=campaign, end_year__isnull=True).values_list("holder_id", flat=True))
     people = Character.objects.filter(campaign=campaign, status=Status.ALIVE, controlled_by_id__in=list(homes))
     year = campaign.current_year
+    of_age = play_of(campaign).succession.regent_min_age()
     return [
         person(
             c,
             year,
-            f"for {homes[c.controlled_by_id]}" + (", a minor: a regent rules for him" if c.age(year) < br.REGENT_MIN_AGE else ""),
+            f"for {homes[c.controlled_by_id]}" + (", a minor: a regent rules for him" if c.age(year) < of_age else ""),
         )
         for c in people.select_related("controlled_by").order_by("controlled_by_id", "birth_year", "pk")
         if c.pk not in reigning and c.controlled_by_id is not None
