@@ -12,6 +12,7 @@ from dynasties.services import campaign_create
 from dynasties.services.crowns import capital_lose
 from dynasties.services.crowns_view import crown_view
 from dynasties.services.play_registry import play_of
+from rules import rulesets
 from rules.errors import RuleError
 from tests.factories import person
 
@@ -80,3 +81,15 @@ def test_a_ruleset_without_capitals_refuses_a_lost_capital_naming_itself(gm) -> 
         capital_lose(campaign=europa, crown="England", by=SYSTEM_ACTOR)
     assert refused.value.code == "ruleset"
     assert str(refused.value).startswith("Europa Universalis: BloodLine keeps no record of capitals and foreign aid")
+
+
+def test_each_play_s_crown_terms_are_what_its_ruleset_registers() -> None:
+    """The crown's page and the API show a Stability, the EU monarchs and the board's leaders as the
+    ruleset plays them: the play reads them from its ruleset, they do not drift apart."""
+    seen = set()
+    for r in rulesets():
+        terms = play_of(Campaign(ruleset=r.name)).succession.crown_terms()
+        shown = (terms.stability, terms.monarch_table, terms.prince_pieces, terms.royal_leaders)
+        assert shown == (r.europa_crowns, r.monarch_table, r.prince_pieces, r.royal_leaders)
+        seen.add(shown)
+    assert len(seen) == 3  # each ruleset's crowns carry something else

@@ -90,7 +90,7 @@ def crown_view(*, campaign: Campaign, name: str) -> CrownView:
     monarch = reign.holder if reign is not None else None
     regent = reign.regent if reign is not None and reign.regency_end_year is None else None
     ruler = ruler_of(reign) if reign is not None else None
-    rules = campaign.rules
+    terms = play_of(campaign).succession.crown_terms()
     events_qs = CrownEvent.objects.filter(campaign=campaign, crown=record)
     totals = events_qs.aggregate(n=Count("pk"), revolts=Sum("delta", filter=Q(kind=CrownEventKind.REVOLT)))
     events = list(events_qs.select_related("reign__holder").order_by("-year", "-pk")[:EVENTS_SHOWN])
@@ -120,7 +120,7 @@ def crown_view(*, campaign: Campaign, name: str) -> CrownView:
         regent=regent,
         ruler=ruler,
         standing=standing,
-        stability=record.stability if rules.europa_crowns else None,
+        stability=record.stability if terms.stability else None,
         events=events,
         events_total=totals["n"] or 0,
         revolts=totals["revolts"] or 0,
@@ -134,7 +134,7 @@ def crown_view(*, campaign: Campaign, name: str) -> CrownView:
     if monarch is not None and reign is not None:
         view.monarch_age = monarch.age(year)
         standing += _standing(campaign, reign, monarch, regent, view)
-    if rules.monarch_table:
+    if terms.monarch_table:
         view.eu = eu_standing(campaign, record)
         view.eu_history = eu_history(campaign, record.name)
     return view
@@ -163,10 +163,10 @@ def _standing(campaign: Campaign, reign: Reign, monarch: Character, regent: Char
 
 
 def _leaders(campaign: Campaign, record: Crown, reign: Reign | None) -> tuple[list[Leader], str]:
-    rules = campaign.rules
+    terms = play_of(campaign).succession.crown_terms()
     if reign is None:
         return [], ""
-    if rules.prince_pieces:
+    if terms.prince_pieces:
         house = record.controlled_by_id or record.home_dynasty_id
         people = Character.objects.filter(campaign=campaign, controlled_by_id=house, status=Status.ALIVE).exclude(prince_piece="")
         ordered = sorted(people, key=lambda c: (c.prince_piece != "K", c.prince_piece, c.pk))
@@ -177,7 +177,7 @@ def _leaders(campaign: Campaign, record: Crown, reign: Reign | None) -> tuple[li
             ],
             "Blood Royale A2: the King and the Princes of 20 with a piece lead on the board; handed out at the Announcements.",
         )
-    if rules.royal_leaders:
+    if terms.royal_leaders:
         found = royal_leaders(World(campaign), record.name)[:10]
         return (
             [Leader(str(n), c) for n, c in enumerate(found, 1)],

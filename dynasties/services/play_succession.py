@@ -23,7 +23,16 @@ from rules.succession import HeirStanding as HeirStanding
 from rules.succession import PassOverCost as PassOverCost
 from rules.succession import RelativePlan as RelativePlan
 
-__all__ = ["HeirStanding", "PassOverCost", "PassOverView", "PretenderTerms", "RelativePlan", "SuccessionPlay", "TitleTerms"]
+__all__ = [
+    "CrownTerms",
+    "HeirStanding",
+    "PassOverCost",
+    "PassOverView",
+    "PretenderTerms",
+    "RelativePlan",
+    "SuccessionPlay",
+    "TitleTerms",
+]
 
 
 @dataclass(frozen=True)
@@ -43,6 +52,16 @@ class PassOverView:
         if not self.allowed:
             return f"No: {self.text}"
         return f"Yes ({self.text}): " + "; ".join(self.costs)
+
+
+@dataclass(frozen=True)
+class CrownTerms:
+    """What a crown carries beyond its monarch (the crown's page, the API, the table events)."""
+
+    stability: bool  # a Stability track and revolts (the Europa Universalis crowns)
+    monarch_table: bool  # its monarchs live, reign and are succeeded by the EU 1d10 monarch table
+    prince_pieces: bool  # its leaders on the board are the King and Prince pieces (Blood Royale A2)
+    royal_leaders: bool  # its leaders are the heirs of age of the present dynasty (BloodLine)
 
 
 @dataclass(frozen=True)
@@ -228,6 +247,10 @@ class SuccessionPlay(Protocol):
     def minor_note(self, monarch: Character, regent: Character | None, year: int) -> tuple[str | None, int | None]:
         """What the crown's page says of a minor monarch (None: not a minor), and the year his
         regency ends (None: no regency)."""
+        ...
+
+    def crown_terms(self) -> CrownTerms:
+        """What a crown carries beyond its monarch in this ruleset."""
         ...
 
     def title_terms(self) -> TitleTerms:

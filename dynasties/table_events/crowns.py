@@ -324,7 +324,7 @@ STABILITY = register(
         ),
         services=(crown_stability_change,),
         offered=gm_only,
-        applies=lambda campaign: campaign.rules.europa_crowns,
+        applies=lambda campaign: play_of(campaign).succession.crown_terms().stability,
         done=_stability_done,
     )
 )

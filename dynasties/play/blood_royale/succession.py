@@ -16,6 +16,7 @@ from dynasties.services import control
 from dynasties.services.characteristics import roll_characteristics
 from dynasties.services.common import World
 from dynasties.services.play_succession import (
+    CrownTerms,
     PassOverCost,
     PassOverView,
     PretenderTerms,
@@ -195,6 +196,18 @@ def join(
         crown=queen_crown.name,
         dynasty=king_player.pk if king_player else None,
     )
+
+
+CROWN_TERMS = CrownTerms(
+    stability=br.RULESET.europa_crowns,
+    monarch_table=br.RULESET.monarch_table,
+    prince_pieces=br.RULESET.prince_pieces,
+    royal_leaders=br.RULESET.royal_leaders,
+)
+
+
+def crown_terms() -> CrownTerms:
+    return CROWN_TERMS
 
 
 TITLE_TERMS = TitleTerms(

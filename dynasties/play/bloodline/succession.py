@@ -23,7 +23,7 @@ from dynasties.services import control, minor_crowns
 from dynasties.services.bloodline_titles import accession_loses_titles, crisis_opens
 from dynasties.services.claims import spurned_barred
 from dynasties.services.common import World
-from dynasties.services.play_succession import PassOverCost, PassOverView, PretenderTerms, TitleTerms
+from dynasties.services.play_succession import CrownTerms, PassOverCost, PassOverView, PretenderTerms, TitleTerms
 from dynasties.services.succession import heir_standing, move_family
 from rules import bloodline as bl
 from rules.people import Person
@@ -140,6 +140,18 @@ def join(
     chronicle: Chronicle,
 ) -> None:
     _bloodline_union(world, queen_crown, king_crown, queen, king, king_player, chronicle)
+
+
+CROWN_TERMS = CrownTerms(
+    stability=bl.RULESET.europa_crowns,
+    monarch_table=bl.RULESET.monarch_table,
+    prince_pieces=bl.RULESET.prince_pieces,
+    royal_leaders=bl.RULESET.royal_leaders,
+)
+
+
+def crown_terms() -> CrownTerms:
+    return CROWN_TERMS
 
 
 def pretender_terms() -> PretenderTerms:

@@ -30,9 +30,20 @@ from dynasties.play.blood_royale.succession import titles_descend as titles_desc
 from dynasties.play.blood_royale.succession import union_barred as union_barred
 from dynasties.play.blood_royale.succession import unions_end as unions_end
 from dynasties.play.blood_royale.succession import whole_family_moves as whole_family_moves
-from dynasties.services.play_succession import PretenderTerms, TitleTerms
+from dynasties.services.play_succession import CrownTerms, PretenderTerms, TitleTerms
 from rules import eu_monarchs as eu
 from rules.people import Person
+
+CROWN_TERMS = CrownTerms(
+    stability=eu.RULESET.europa_crowns,
+    monarch_table=eu.RULESET.monarch_table,
+    prince_pieces=eu.RULESET.prince_pieces,
+    royal_leaders=eu.RULESET.royal_leaders,
+)
+
+
+def crown_terms() -> CrownTerms:
+    return CROWN_TERMS
 
 
 def pretender_terms() -> PretenderTerms:
