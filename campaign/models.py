@@ -164,6 +164,10 @@ class Campaign(Invariants, models.Model):
     def option(self, key: str) -> bool:
         return bool((self.optional_rules or {}).get(key, False))
 
+    def option_name(self, key: str) -> str:
+        """An optional rule as its ruleset names it ("Optional Rule D: Movement of Trade Items"), or its key."""
+        return self.rules.optional_rules.get(key, key)
+
     @property
     def ended(self) -> bool:
         """Whether the game has ended (``dynasties.services.ending``): its books stay readable."""

@@ -53,7 +53,7 @@ R = TypeVar("R")
 STEP_LABELS = dict(Step.choices)
 
 # What each step waits for, as the pages and the API say it.
-STEP_WAITS = {
+STEP_WAITS: dict[str, str] = {
     Step.BIRTHS: "The birth rolls of every eligible couple (and the sex of each child born).",
     Step.SURVIVAL: "The survival roll of every character who must roll this turn.",
     Step.MARRIAGES: "The players' marriages and betrothals, then the GM closes the step.",

@@ -12,18 +12,31 @@ import pytest
 
 from campaign.models import Campaign
 from dynasties.services import play_registry
-from dynasties.services.play_registry import STEPS, BirthsPlay, Play, SurvivalPlay, play_of, register_play, registered_plays
+from dynasties.services.play_interphase import InterphasePlay
+from dynasties.services.play_registry import (
+    STEPS,
+    BirthsPlay,
+    Play,
+    SurvivalPlay,
+    play_of,
+    plays_interphase,
+    register_play,
+    registered_plays,
+)
 from dynasties.services.play_succession import SuccessionPlay
 from rules import rulesets
 from rules.errors import RuleError
 
 ROOT = Path(__file__).resolve().parent.parent
-PROTOCOLS = {"births": BirthsPlay, "survival": SurvivalPlay, "succession": SuccessionPlay}
+PROTOCOLS = {"births": BirthsPlay, "survival": SurvivalPlay, "interphase": InterphasePlay, "succession": SuccessionPlay}
+OPTIONAL = {"interphase"}
+"""Steps a ruleset may not play at all: it registers None for them."""
 ASKING = (
     "births.py",
     "survival.py",
     "corrections.py",
     "sequence_view.py",
+    "interphase.py",
     "succession.py",
     "succession_view.py",
     "succession_choices.py",
@@ -43,6 +56,8 @@ def test_every_ruleset_has_a_play_package_with_every_step() -> None:
     for name, play in plays.items():
         for step in STEPS:
             module = getattr(play, step)
+            if module is None and step in OPTIONAL:
+                continue
             assert isinstance(module, ModuleType), (name, step)
             assert module.__name__.startswith("dynasties.play.") and module.__name__.endswith(f".{step}"), module.__name__
             assert isinstance(module, PROTOCOLS[step]), (name, step)  # every function of the protocol is there
@@ -64,6 +79,13 @@ def test_each_play_keeps_families_as_its_ruleset_says() -> None:
     keeps = {r.name: play_of(Campaign(ruleset=r.name)).births.keeps_families() for r in rulesets()}
     assert keeps == {r.name: r.keeps_families for r in rulesets()}
     assert sorted(keeps.values()) == [False, True, True]
+
+
+def test_the_interphase_is_played_where_its_ruleset_says() -> None:
+    """Blood Royale registers its Interphase; the others none (their services refuse, their pages say so)."""
+    played = {r.name: plays_interphase(Campaign(ruleset=r.name)) for r in rulesets()}
+    assert played == {r.name: r.interphase for r in rulesets()}
+    assert sorted(played.values()) == [False, False, True]
 
 
 def test_an_unregistered_ruleset_gets_a_clear_error() -> None:

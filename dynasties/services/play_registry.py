@@ -24,6 +24,7 @@ from campaign.permissions import Actor
 from campaign.steps import Chronicle
 from dynasties.models import BirthAttempt, Character, Marriage
 from dynasties.services.common import World
+from dynasties.services.play_interphase import InterphasePlay
 from dynasties.services.play_succession import SuccessionPlay
 from rules.dice import DiceSource, DiceSpec, Entered
 from rules.errors import RuleError
@@ -284,10 +285,11 @@ class Play:
 
     births: BirthsPlay
     survival: SurvivalPlay
+    interphase: InterphasePlay | None  # None: the ruleset plays no Interphase
     succession: SuccessionPlay
 
 
-STEPS: tuple[str, ...] = ("births", "survival", "succession")
+STEPS: tuple[str, ...] = ("births", "survival", "interphase", "succession")
 """The steps a play package implements (the fields of ``Play``)."""
 
 _PLAYS: dict[str, Play] = {}
@@ -311,6 +313,11 @@ def play_of(campaign: Campaign) -> Play:
             f"DynastiesConfig.ready()); registered: {', '.join(_PLAYS) or 'none'}.",
             code="unknown_ruleset",
         ) from None
+
+
+def plays_interphase(campaign: Campaign) -> bool:
+    """The campaign's ruleset plays an Interphase (Blood Royale's taxes, forces and province register)."""
+    return play_of(campaign).interphase is not None
 
 
 def registered_plays() -> dict[str, Play]:

@@ -9,4 +9,4 @@ from rules.eu_monarchs import NAME
 
 def register() -> Play:
     """Called once, by ``DynastiesConfig.ready()``."""
-    return register_play(NAME, Play(births=births, survival=survival, succession=succession))
+    return register_play(NAME, Play(births=births, survival=survival, interphase=None, succession=succession))
