@@ -12,6 +12,7 @@ from dynasties.services import campaign_create
 from dynasties.services.crowns import capital_lose
 from dynasties.services.crowns_view import crown_view
 from dynasties.services.play_registry import play_of
+from dynasties.services.pretenders import event_cards_in_force, pretender_declare
 from rules import rulesets
 from rules.errors import RuleError
 from tests.factories import person
@@ -93,3 +94,22 @@ def test_each_play_s_crown_terms_are_what_its_ruleset_registers() -> None:
         assert shown == (r.europa_crowns, r.monarch_table, r.prince_pieces, r.royal_leaders)
         seen.add(shown)
     assert len(seen) == 3  # each ruleset's crowns carry something else
+
+
+@pytest.mark.django_db
+def test_pretenders_are_refused_by_ruleset_and_by_option_with_the_rule_named(gm) -> None:
+    plain = campaign_create(name="No cards", players=5, optional_rules={"event_cards": False}, by=gm)
+    someone = Character.objects.filter(campaign=plain).first()
+    assert someone is not None
+    assert not event_cards_in_force(plain)
+    with pytest.raises(RuleError) as refused:
+        pretender_declare(campaign=plain, character=someone.pk, by=SYSTEM_ACTOR)
+    assert refused.value.code == "option_off"
+    assert "Optional Rule E: Event Cards (Pretenders and bastards) is not in force in No cards" in str(refused.value)
+    europa = campaign_create(name="Europa", ruleset="eu-bloodline", players=3, by=gm)
+    heir = Character.objects.filter(campaign=europa).first()
+    assert heir is not None
+    with pytest.raises(RuleError) as refused:
+        pretender_declare(campaign=europa, character=heir.pk, by=SYSTEM_ACTOR)
+    assert refused.value.code == "not_in_ruleset"
+    assert "ruleset has none" in str(refused.value)

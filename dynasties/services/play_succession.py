@@ -85,6 +85,8 @@ class PretenderTerms:
     """Pretenders and bastards (Blood Royale's event cards, A9) and the aristocratic family's auction."""
 
     pretenders: bool  # the ruleset has Pretenders and bastards (and the three-player aristocratic family)
+    option: str  # the optional rule that brings them (Blood Royale: rule E, the event cards); "": none needed
+    option_label: str  # that rule's name, as a refusal names it
     children_under: int  # a Pretender's children under this age go with him
     buy_back: int  # the bribe that buys a Pretender back
     adult_age: int  # the aristocratic family's children old enough to be auctioned

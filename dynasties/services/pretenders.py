@@ -69,26 +69,25 @@ def event_cards_in_force(campaign: Campaign) -> bool:
     """Whether the campaign has Pretenders and bastards: its ruleset has them (the registry's
     ``pretenders``) and, where they come with an optional rule (Blood Royale's rule E, Event Cards),
     that rule is in force."""
-    rules = campaign.rules
-    if not rules.pretenders:
+    terms = _terms(campaign)
+    if not terms.pretenders:
         return False
-    return not rules.pretenders_option or campaign.option(rules.pretenders_option)
+    return not terms.option or campaign.option(terms.option)
 
 
 def _event_cards(campaign: Campaign, what: str) -> None:
     """Pretenders and bastards come from Blood Royale's event cards (optional rule E): the EU rulesets
     have none, and a Blood Royale campaign without rule E has none either."""
-    rules = campaign.rules
-    if not rules.pretenders:
+    terms = _terms(campaign)
+    if not terms.pretenders:
         raise RuleError(
             f"{what} come from Blood Royale's event cards; a campaign of the {campaign.get_ruleset_display()} ruleset has none.",
             code="not_in_ruleset",
         )
     if not event_cards_in_force(campaign):
-        rule = rules.optional_rules.get(rules.pretenders_option, rules.pretenders_option)
         raise RuleError(
-            f"{what} come from the event cards: {rule} is not in force in {campaign.name}. The GM may turn it on in the "
-            "campaign's settings.",
+            f"{what} come from the event cards: {terms.option_label} is not in force in {campaign.name}. The GM may turn "
+            "it on in the campaign's settings.",
             code="option_off",
         )
 

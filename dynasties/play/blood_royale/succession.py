@@ -225,7 +225,9 @@ TITLE_TERMS = TitleTerms(
 
 
 PRETENDER_TERMS = PretenderTerms(
-    pretenders=True,
+    pretenders=br.RULESET.pretenders,
+    option=br.RULESET.pretenders_option,
+    option_label=br.OPTIONAL_RULES.get(br.RULESET.pretenders_option, br.RULESET.pretenders_option),
     children_under=br.PRETENDER_CHILDREN_UNDER,
     buy_back=br.PRETENDER_BUY_BACK_CROWNS,
     adult_age=br.ADULT_AGE,

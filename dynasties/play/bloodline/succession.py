@@ -155,7 +155,13 @@ def crown_terms() -> CrownTerms:
 
 
 def pretender_terms() -> PretenderTerms:
-    return replace(PRETENDER_TERMS, pretenders=False)  # no Pretenders nor bastards
+    option = bl.RULESET.pretenders_option
+    return replace(
+        PRETENDER_TERMS,
+        pretenders=bl.RULESET.pretenders,  # no Pretenders nor bastards
+        option=option,
+        option_label=bl.OPTIONAL_RULES.get(option, option),
+    )
 
 
 def title_terms() -> TitleTerms:

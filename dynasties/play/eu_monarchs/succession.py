@@ -47,7 +47,13 @@ def crown_terms() -> CrownTerms:
 
 
 def pretender_terms() -> PretenderTerms:
-    return replace(PRETENDER_TERMS, pretenders=False)  # no Pretenders nor bastards
+    option = eu.RULESET.pretenders_option
+    return replace(
+        PRETENDER_TERMS,
+        pretenders=eu.RULESET.pretenders,  # no Pretenders nor bastards
+        option=option,
+        option_label=eu.OPTIONAL_RULES.get(option, option),
+    )
 
 
 def title_terms() -> TitleTerms:
