@@ -18,6 +18,7 @@ from api.filters import FilterSet, IntegerFilter
 from api.serializers import LinkField, LinkSerializer, SelfUrlField, link
 from dynasties.models import Crown, CrownEvent, CrownEventKind, Modifier, ModifierKind, Reign
 from dynasties.services.eu_crowns_view import eu_reign_reader, eu_standings
+from dynasties.services.play_registry import play_of
 
 
 class CrownModifierOut(serializers.Serializer):
@@ -140,7 +141,7 @@ class CrownOut(serializers.ModelSerializer):  # type: ignore[type-arg]
     @extend_schema_field(serializers.IntegerField(allow_null=True))
     def get_stability(self, crown: Crown) -> int | None:
         viewer = self.context.get("viewer")
-        return crown.stability if viewer is not None and viewer.campaign.rules.europa_crowns else None
+        return crown.stability if viewer is not None and play_of(viewer.campaign).succession.crown_terms().stability else None
 
     @extend_schema_field(LinkSerializer(allow_null=True))
     def get_reign(self, crown: Crown) -> dict[str, Any] | None:
@@ -338,12 +339,12 @@ class MonarchViewSet(CampaignReadViewSet):
 
     def scope(self, queryset: QuerySet[Reign]) -> QuerySet[Reign]:
         scoped: QuerySet[Reign] = super().scope(queryset)
-        return scoped if self.viewer.campaign.rules.monarch_table else scoped.none()
+        return scoped if play_of(self.viewer.campaign).succession.crown_terms().monarch_table else scoped.none()
 
     def get_serializer_context(self) -> dict[str, Any]:
         context = super().get_serializer_context()
         if self.fake or "slug" not in self.kwargs:
             return context
         campaign = self.viewer.campaign
-        context["read_monarch"] = eu_reign_reader(campaign) if campaign.rules.monarch_table else None
+        context["read_monarch"] = eu_reign_reader(campaign) if play_of(campaign).succession.crown_terms().monarch_table else None
         return context
