@@ -21,7 +21,7 @@ from dynasties.services.eu_crowns_view import eu_reign_reader, eu_standings
 from dynasties.services.play_registry import play_of
 
 
-class CrownModifierOut(serializers.Serializer):
+class CrownModifierOut(serializers.Serializer[Any]):
     kind = serializers.ChoiceField(choices=ModifierKind.choices)
     value = serializers.IntegerField()
     reason = serializers.CharField()
@@ -32,7 +32,7 @@ class CrownModifierOut(serializers.Serializer):
         ref_name = "CrownModifier"
 
 
-class EuValuesOut(serializers.Serializer):
+class EuValuesOut(serializers.Serializer[Any]):
     adm = serializers.IntegerField()
     dip = serializers.IntegerField()
     mil = serializers.IntegerField()
@@ -41,7 +41,7 @@ class EuValuesOut(serializers.Serializer):
         ref_name = "EuValues"
 
 
-class EuModifierOut(serializers.Serializer):
+class EuModifierOut(serializers.Serializer[Any]):
     modifier = serializers.IntegerField()
     why = serializers.CharField()
 
@@ -49,7 +49,7 @@ class EuModifierOut(serializers.Serializer):
         ref_name = "EuSurvivalModifier"
 
 
-class EuCrisisTurnOut(serializers.Serializer):
+class EuCrisisTurnOut(serializers.Serializer[Any]):
     year = serializers.IntegerField()
     modifier = serializers.IntegerField(help_text="To the survival roll that turn (0: the crisis's own turn, values halved).")
     what = serializers.CharField()
@@ -58,7 +58,7 @@ class EuCrisisTurnOut(serializers.Serializer):
         ref_name = "EuCrisisTurn"
 
 
-class EuMonarchStandingOut(serializers.Serializer):
+class EuMonarchStandingOut(serializers.Serializer[Any]):
     """A crown's monarch as the EU tables count him this turn (``dynasties.services.eu_crowns_view``)."""
 
     country = serializers.CharField()
@@ -168,7 +168,7 @@ class CrownOut(serializers.ModelSerializer):  # type: ignore[type-arg]
     def get_eu_monarch(self, crown: Crown) -> dict[str, Any] | None:
         standings = self.context.get("eu_standings") or {}
         standing = standings.get(crown.name)
-        return EuMonarchStandingOut(standing.as_data()).data if standing is not None else None  # type: ignore[return-value]
+        return EuMonarchStandingOut(standing.as_data()).data if standing is not None else None
 
     @extend_schema_field(CrownModifierOut(many=True))
     def get_modifiers(self, crown: Crown) -> list[dict[str, Any]]:
