@@ -32,6 +32,7 @@ from api.views.sequence.turn import TurnMadeSerializer, turn_data
 from campaign.models import Step
 from campaign.permissions import may_act_for
 from dynasties.models import Character
+from dynasties.services.play_registry import play_of
 from dynasties.services.sequence_view import (
     SUCCESSION_LINE_LIMIT,
     crowns_awaiting_succession,
@@ -259,7 +260,7 @@ class SurvivalRollsView(ActionView):
             if stray:
                 message = f"Dice were typed for character #{stray[0]}, who is not rolling now: name him in 'characters'."
                 raise RuleError(message, code="not_due", fields={f"faces.{stray[0]}": message})
-        spec = v.campaign.rules.survival_dice
+        spec = play_of(v.campaign).survival.survival_dice()
         checked = {
             pk: check_typed(
                 spec, faces.get(pk), totals.get(pk), field=f"faces.{pk}", total_field=f"totals.{pk}", purpose="survival roll"
