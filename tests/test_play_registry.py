@@ -12,6 +12,7 @@ import pytest
 
 from campaign.models import Campaign
 from dynasties.services import play_registry
+from dynasties.services.play_ending import EndingPlay
 from dynasties.services.play_interphase import InterphasePlay
 from dynasties.services.play_minor_houses import MinorHousesPlay
 from dynasties.services.play_monarchs import MonarchsPlay
@@ -37,6 +38,7 @@ PROTOCOLS = {
     "minor_houses": MinorHousesPlay,
     "interphase": InterphasePlay,
     "succession": SuccessionPlay,
+    "ending": EndingPlay,
 }
 OPTIONAL = {"interphase"}
 """Steps a ruleset may not play at all: it registers None for them."""

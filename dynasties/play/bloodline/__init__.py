@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dynasties.play.bloodline import births, minor_houses, monarchs, succession, survival
+from dynasties.play.bloodline import births, ending, minor_houses, monarchs, succession, survival
 from dynasties.services.play_registry import Play, register_play
 from rules.bloodline import NAME
 
@@ -18,5 +18,6 @@ def register() -> Play:
             minor_houses=minor_houses,
             interphase=None,
             succession=succession,
+            ending=ending,
         ),
     )
