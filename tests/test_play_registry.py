@@ -12,6 +12,7 @@ import pytest
 
 from campaign.models import Campaign
 from dynasties.services import play_registry
+from dynasties.services.play_disputes import DisputesPlay
 from dynasties.services.play_ending import EndingPlay
 from dynasties.services.play_interphase import InterphasePlay
 from dynasties.services.play_minor_houses import MinorHousesPlay
@@ -39,6 +40,7 @@ PROTOCOLS = {
     "interphase": InterphasePlay,
     "succession": SuccessionPlay,
     "ending": EndingPlay,
+    "disputes": DisputesPlay,
 }
 OPTIONAL = {"interphase"}
 """Steps a ruleset may not play at all: it registers None for them."""
@@ -108,6 +110,17 @@ def test_the_interphase_is_played_where_its_ruleset_says() -> None:
     played = {r.name: plays_interphase(Campaign(ruleset=r.name)) for r in rulesets()}
     assert played == {r.name: r.interphase for r in rulesets()}
     assert sorted(played.values()) == [False, False, True]
+
+
+def test_the_ending_and_the_disputes_are_played_as_each_ruleset_registers_them() -> None:
+    """Money wins Blood Royale only (its example target 800); BloodLine alone rules breaches by majority."""
+    for r in rulesets():
+        play = play_of(Campaign(ruleset=r.name))
+        assert (play.ending.money_wins(), play.ending.money_target_example()) == (r.money_wins, r.money_target_example)
+        assert play.disputes.by_majority() == r.majority_disputes
+    wins = sorted(play_of(Campaign(ruleset=r.name)).ending.money_wins() for r in rulesets())
+    majority = sorted(play_of(Campaign(ruleset=r.name)).disputes.by_majority() for r in rulesets())
+    assert wins == majority == [False, False, True]
 
 
 def test_an_unregistered_ruleset_gets_a_clear_error() -> None:

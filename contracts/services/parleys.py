@@ -172,7 +172,7 @@ def parley_run(
             raise RuleError(
                 f"'{contract.title}' is a {contract.get_kind_display().lower()}, not a binding agreement: only breaking a "
                 "binding agreement is put to a parley (20.3, 20.44)"
-                + ("; in BloodLine the other players rule by majority" if campaign.rules.majority_disputes else "")
+                + ("; in BloodLine the other players rule by majority" if play_of(campaign).disputes.by_majority() else "")
                 + ".",
                 code="not_binding",
             )

@@ -24,6 +24,7 @@ from campaign.permissions import Actor
 from campaign.steps import Chronicle
 from dynasties.models import BirthAttempt, Character, Marriage
 from dynasties.services.common import World
+from dynasties.services.play_disputes import DisputesPlay
 from dynasties.services.play_ending import EndingPlay
 from dynasties.services.play_interphase import InterphasePlay
 from dynasties.services.play_minor_houses import MinorHousesPlay
@@ -293,9 +294,10 @@ class Play:
     interphase: InterphasePlay | None  # None: the ruleset plays no Interphase
     succession: SuccessionPlay
     ending: EndingPlay
+    disputes: DisputesPlay
 
 
-STEPS: tuple[str, ...] = ("births", "survival", "monarchs", "minor_houses", "interphase", "succession", "ending")
+STEPS: tuple[str, ...] = ("births", "survival", "monarchs", "minor_houses", "interphase", "succession", "ending", "disputes")
 """The steps a play package implements (the fields of ``Play``)."""
 
 _PLAYS: dict[str, Play] = {}

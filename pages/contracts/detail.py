@@ -31,6 +31,7 @@ from contracts.models import (
 )
 from contracts.printing import CHARACTER_KEYS, contract_pdf, describe
 from dynasties.models import Character
+from dynasties.services.play_registry import play_of
 from pages.common import context, may_act_for, member, shown_with
 from pages.contracts.common import acts_for_a_party, party_ids, visible_contract
 from pages.contracts.forms import BreachForm, Choices, ConsentForm, EscapeForm, SignForm
@@ -125,7 +126,7 @@ def detail_page(
     )
     runs = runs_the_turn(role)
     acts = acts_for_a_party(role, mine, contract)
-    bloodline = campaign.rules.majority_disputes
+    bloodline = play_of(campaign).disputes.by_majority()
     for b in breaches:
         parley = _one(b, "parley")
         shown_with(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dynasties.play.blood_royale import births, ending, interphase, minor_houses, monarchs, succession, survival
+from dynasties.play.blood_royale import births, disputes, ending, interphase, minor_houses, monarchs, succession, survival
 from dynasties.services.play_registry import Play, register_play
 from rules.blood_royale import NAME
 
@@ -19,5 +19,6 @@ def register() -> Play:
             interphase=interphase,
             succession=succession,
             ending=ending,
+            disputes=disputes,
         ),
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dynasties.play.eu_monarchs import births, ending, minor_houses, monarchs, succession, survival
+from dynasties.play.eu_monarchs import births, disputes, ending, minor_houses, monarchs, succession, survival
 from dynasties.services.play_registry import Play, register_play
 from rules.eu_monarchs import NAME
 
@@ -19,5 +19,6 @@ def register() -> Play:
             interphase=None,
             succession=succession,
             ending=ending,
+            disputes=disputes,
         ),
     )
