@@ -238,10 +238,9 @@ def child(
     box = DiceBox(campaign, source=source, by=by)
     sex_roll, sex = _sex_roll(box, faces)
     baby = context.new_child(match, born, sex, given_name)
-    baby.save()
-    box.add_subject(sex_roll, baby)
+    box.add_subject(sex_roll, baby)  # the rolls name the child by its key once it is written (flush)
     baby.characteristics = roll_characteristics(box, baby, context.tables["characteristic_bands"], entered=characteristic_faces)
-    baby.save(update_fields=["characteristics"])
+    baby.save()  # complete in one insert: one history row, one change logged
     box.flush()
     return baby
 
