@@ -73,7 +73,8 @@ def _sqlite_triggers(table: str, model: type[models.Model]) -> list[str]:
     pk = q(registry.column(model._meta.pk))
     on = {"i": "INSERT", "u": "UPDATE", "d": "DELETE"}
     row = {"i": f"NEW.{pk}, NULL", "u": f"OLD.{pk}, json_object({old})", "d": f"OLD.{pk}, json_object({old})"}
-    return [f"CREATE TRIGGER {PREFIX}_{table}_{k} AFTER {on[k]} ON {q(table)} BEGIN {log}, {row[k]} WHERE {FUNCTION}() IS NOT NULL; END" for k in on]
+    when = f"WHERE {FUNCTION}() IS NOT NULL"
+    return [f"CREATE TRIGGER {PREFIX}_{table}_{k} AFTER {on[k]} ON {q(table)} BEGIN {log}, {row[k]} {when}; END" for k in on]
 
 
 POSTGRES_FUNCTION = f"""
