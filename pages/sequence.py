@@ -36,6 +36,7 @@ from campaign.permissions import (
     may_act_for_any,
     may_correct_rolls,
     may_play,
+    require,
     runs_the_turn,
     seat_of,
     visible,
@@ -1169,23 +1170,28 @@ def survival(request: HttpRequest, slug: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @login_required
 def undo(request: HttpRequest, slug: str) -> HttpResponse:
+    """The GM's Undo: what each undo would take back (the page, the GM's), then the undo (the
+    service asks the policy: 403 to anyone else, the door only says what it answered)."""
     campaign, role, mine = member(request, slug)
-    require_gm(role)
     if request.method == "POST":
         which = request.POST.get("which")
-        if which not in ("step", "turn"):
-            messages.error(request, "Choose what to undo: the step or the turn.")
-            return redirect(_top("pages:undo", campaign))
         action = undo_turn if which == "turn" else undo_step
         try:
+            if which not in ("step", "turn"):  # the policy first: a refusal says so, else what to choose
+                require(request.user, campaign, "gm")
+                messages.error(request, "Choose what to undo: the step or the turn.")
+                return redirect(_top("pages:undo", campaign))
             restored = action(campaign=campaign, key=request.POST.get("action_key"), by=request.user)
         except AlreadyDone as exc:
             messages.info(request, exc.message)
+        except Forbidden:
+            raise  # 403: the policy refused
         except RuleError as exc:
             messages.error(request, exc.message)
         else:
             messages.success(request, f"Undone: the campaign is back at {describe(restored)}. Redo brings it back.")
         return redirect(_top("pages:turn", campaign))
+    require_gm(role)  # the plans of the undo are the GM's to read
     return render(
         request,
         "pages/sequence/undo.html",
@@ -1204,12 +1210,13 @@ def undo(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def redo_view(request: HttpRequest, slug: str) -> HttpResponse:
     """The GM's Redo: the last undo written again (campaign.undo.redo asks the policy)."""
-    campaign, role, _mine = member(request, slug)
-    require_gm(role)
+    campaign, _role, _mine = member(request, slug)
     try:
         restored = redo(campaign=campaign, key=request.POST.get("action_key"), by=request.user)
     except AlreadyDone as exc:
         messages.info(request, exc.message)
+    except Forbidden:
+        raise  # 403: the policy refused
     except RuleError as exc:
         messages.error(request, exc.message)
     else:
