@@ -28,7 +28,6 @@ class CampaignConfig(AppConfig):
         r.exempt(m.Membership, "who plays whom: the table, not the game; undo keeps it", campaign_path="campaign", sees=r.MEMBERS)
         r.register(m.RuleTable, "campaign", sees=r.MEMBERS)
         r.register(m.Roll, "campaign", sees=r.MEMBERS)
-        r.register(m.RollSubject, "roll__campaign", sees=r.MEMBERS)
         r.register(m.ChronicleEntry, "campaign", sees=r.AUDIENCE)
         r.register(m.Posting, "campaign", sees=r.HOUSES, houses=("payer", "payee"))
         r.exempt(m.Checkpoint, "undo's own copies of the campaign")
@@ -36,9 +35,3 @@ class CampaignConfig(AppConfig):
         r.exempt(m.ActionKey, "the one-time keys of the forms already sent; an undo must not forget them")
         r.exempt(m.AccountName, "what an account's username looks like (campaign.accounts): the site's, not a campaign's")
         r.exempt(m.Job, "background work on the campaign (campaign.jobs): not the game", campaign_path="campaign")
-        r.exempt(
-            m.Invitation,
-            "a link that seats someone at the table (campaign.invitations): not the game, and its secret's hash must "
-            "not leave in an export nor come back in an import; undo keeps it",
-            campaign_path="campaign",
-        )

@@ -31,10 +31,10 @@ from api.serializers import link
 from api.views.chronicle import ChronicleOut
 from api.views.families import ReignOut, family_of
 from api.views.rolls import RollOut
-from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, Roll, RollSubject, Step
+from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, Roll, Step
 from campaign.permissions import Seat, Seen, may_read_line, seat_of
 from campaign.steps import Outcome, current_outcome
-from dynasties.models import Character, PassedOver, Reign
+from dynasties.models import Character, PassedOver, Reign, RollSubject
 from rules.dice import DiceSpec, TypedTotal, validate_faces, validate_total
 from rules.errors import InvalidDice, RuleError
 from rules.odds import Odds

@@ -24,6 +24,9 @@ from campaign.permissions import Actor
 from campaign.steps import Chronicle, load_tables
 from dynasties.models import BirthAttempt, Character, Dynasty, Marriage
 from dynasties.services.common import World
+from dynasties.services.play_interphase import InterphasePlay
+from dynasties.services.play_minor_houses import MinorHousesPlay
+from dynasties.services.play_monarchs import MonarchsPlay
 from rules.dice import DiceSource, DiceSpec, Entered
 from rules.errors import RuleError
 from rules.odds import Odds
@@ -323,9 +326,12 @@ class Play:
 
     births: BirthsPlay
     survival: SurvivalPlay
+    monarchs: MonarchsPlay
+    minor_houses: MinorHousesPlay
+    interphase: InterphasePlay | None  # None: the ruleset plays no Interphase
 
 
-STEPS: tuple[str, ...] = ("births", "survival")
+STEPS: tuple[str, ...] = ("births", "survival", "monarchs", "minor_houses", "interphase")
 """The steps a play package implements (the fields of ``Play``)."""
 
 _PLAYS: dict[str, Play] = {}
@@ -349,6 +355,11 @@ def play_of(campaign: Campaign) -> Play:
             f"DynastiesConfig.ready()); registered: {', '.join(_PLAYS) or 'none'}.",
             code="unknown_ruleset",
         ) from None
+
+
+def plays_interphase(campaign: Campaign) -> bool:
+    """The campaign's ruleset plays an Interphase (Blood Royale's taxes, forces and province register)."""
+    return play_of(campaign).interphase is not None
 
 
 def registered_plays() -> dict[str, Play]:

@@ -30,8 +30,9 @@ from api.views.rolls import RollOut
 from api.views.sequence.common import require_crown, rolls_by_pk
 from campaign.models import Step
 from campaign.permissions import require
-from dynasties.services.eu_monarchs import SUCCESSION_DICE, SUCCESSION_FACES, monarch_succession_roll, monarch_survival_roll
-from dynasties.services.monarchs_view import BOARD, MonarchRow, SuccessionTerms, SurvivalTerms, monarchs_board
+from dynasties.services.eu_monarchs import SUCCESSION_FACES, monarch_succession_roll, monarch_survival_roll, succession_dice
+from dynasties.services.monarchs_view import MonarchRow, SuccessionTerms, SurvivalTerms, monarchs_board
+from dynasties.services.play_registry import play_of
 from rules.errors import InvalidDice, RuleError
 
 DUE_HELP = (
@@ -228,7 +229,7 @@ class MonarchsView(ActionView):
 
 
 def _eu_only(campaign: Any) -> None:
-    if not campaign.rules.monarch_table:
+    if not play_of(campaign).monarchs.rolls_monarchs():
         raise RuleError(
             f"{campaign.name} plays {campaign.get_ruleset_display()}: its monarchs are not rolled on the EU monarch tables "
             "(see survival/).",
@@ -284,7 +285,7 @@ class MonarchSurvivalView(ActionView):
         data.is_valid(raise_exception=True)
         require_crown(v.campaign, crown)
         _at_survival(v.campaign)
-        die = v.campaign.rules.survival_dice
+        die = play_of(v.campaign).monarchs.dice()
         typed = check_faces(die, data.validated_data.get("faces"), field="faces", purpose="survival roll")
         result, made = act(
             request,
@@ -303,7 +304,7 @@ class MonarchSurvivalView(ActionView):
             "modifiers": _mods(result.reasons),
             "result": result.result.label,
             "turkish": result.result.turkish,
-            "board": BOARD.get(result.result.turkish, ""),
+            "board": play_of(v.campaign).monarchs.turkish_line(result.result.turkish),
             "died": result.died,
             "reign_spent": result.reign_spent,
             "planned_end_year": result.planned_end_year,
@@ -377,7 +378,8 @@ class MonarchSuccessionView(ActionView):
         raw = data.validated_data.get("faces")
         typed = None
         if raw is not None:
-            typed = {k: check_faces(SUCCESSION_DICE[k], f, field=f"faces.{k}", purpose=f"{k} roll") or [] for k, f in raw.items()}
+            dice = succession_dice(v.campaign)
+            typed = {k: check_faces(dice[k], f, field=f"faces.{k}", purpose=f"{k} roll") or [] for k, f in raw.items()}
         given = (data.validated_data.get("given_name") or "").strip() or None
         dynastic = (data.validated_data.get("dynastic_name") or "").strip() or None
         try:

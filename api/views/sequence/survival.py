@@ -42,7 +42,7 @@ from dynasties.services.survival import survival_close, survival_roll
 from rules.errors import NotFound, RuleError
 
 
-class SurvivalRowSerializer(serializers.Serializer):
+class SurvivalRowSerializer(serializers.Serializer[Any]):
     character = CharacterRefSerializer()
     house = serializers.IntegerField(allow_null=True, help_text="The dynasty controlling the character.")
     age = serializers.IntegerField()
@@ -62,7 +62,7 @@ class SurvivalRowSerializer(serializers.Serializer):
         ref_name = "SurvivalRow"
 
 
-class SuccessionDueSerializer(serializers.Serializer):
+class SuccessionDueSerializer(serializers.Serializer[Any]):
     crown = serializers.CharField()
     error = serializers.CharField(help_text="Why the line cannot be read (empty when it can).")
     player = serializers.IntegerField(allow_null=True, help_text="The dynasty whose player decides.")
@@ -78,7 +78,7 @@ class SuccessionDueSerializer(serializers.Serializer):
         ref_name = "SuccessionDue"
 
 
-class SurvivalBoardSerializer(serializers.Serializer):
+class SurvivalBoardSerializer(serializers.Serializer[Any]):
     year = serializers.IntegerField()
     open = serializers.BooleanField(help_text="The Survival step is the current step.")
     families = serializers.BooleanField()
@@ -190,7 +190,7 @@ class TotalByCharacterField(serializers.DictField):
         return out
 
 
-class SurvivalRollIn(serializers.Serializer):
+class SurvivalRollIn(serializers.Serializer[Any]):
     characters = serializers.ListField(
         child=IdField(),
         max_length=1000,
@@ -213,7 +213,7 @@ class SurvivalRollIn(serializers.Serializer):
         ref_name = "SurvivalRollRequest"
 
 
-class SurvivalResultSerializer(serializers.Serializer):
+class SurvivalResultSerializer(serializers.Serializer[Any]):
     character = CharacterRefSerializer()
     faces = serializers.ListField(child=serializers.IntegerField())
     modifier = serializers.IntegerField()
@@ -300,7 +300,7 @@ class PassOverMapField(serializers.DictField):
         super().__init__(**kwargs)
 
 
-class SurvivalFinishIn(serializers.Serializer):
+class SurvivalFinishIn(serializers.Serializer[Any]):
     pass_over = PassOverMapField(
         required=False,
         allow_null=True,

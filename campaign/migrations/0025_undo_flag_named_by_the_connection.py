@@ -14,7 +14,7 @@ def triggers_again(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("campaign", "0022_invariants_carry_their_messages"),
+        ("campaign", "0024_invitation_moves_to_dynasties"),
     ]
 
     operations = [
