@@ -27,6 +27,7 @@ from dynasties.services.common import World
 from dynasties.services.play_interphase import InterphasePlay
 from dynasties.services.play_minor_houses import MinorHousesPlay
 from dynasties.services.play_monarchs import MonarchsPlay
+from dynasties.services.play_succession import SuccessionPlay
 from rules.dice import DiceSource, DiceSpec, Entered
 from rules.errors import RuleError
 from rules.odds import Odds
@@ -329,9 +330,10 @@ class Play:
     monarchs: MonarchsPlay
     minor_houses: MinorHousesPlay
     interphase: InterphasePlay | None  # None: the ruleset plays no Interphase
+    succession: SuccessionPlay
 
 
-STEPS: tuple[str, ...] = ("births", "survival", "monarchs", "minor_houses", "interphase")
+STEPS: tuple[str, ...] = ("births", "survival", "monarchs", "minor_houses", "interphase", "succession")
 """The steps a play package implements (the fields of ``Play``)."""
 
 _PLAYS: dict[str, Play] = {}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dynasties.play.blood_royale import births, interphase, minor_houses, monarchs, survival
+from dynasties.play.blood_royale import births, interphase, minor_houses, monarchs, succession, survival
 from dynasties.services.play_registry import Play, register_play
 from rules.blood_royale import NAME
 
@@ -10,5 +10,13 @@ from rules.blood_royale import NAME
 def register() -> Play:
     """Called once, by ``DynastiesConfig.ready()``."""
     return register_play(
-        NAME, Play(births=births, survival=survival, monarchs=monarchs, minor_houses=minor_houses, interphase=interphase)
+        NAME,
+        Play(
+            births=births,
+            survival=survival,
+            monarchs=monarchs,
+            minor_houses=minor_houses,
+            interphase=interphase,
+            succession=succession,
+        ),
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dynasties.play.eu_monarchs import births, minor_houses, monarchs, survival
+from dynasties.play.eu_monarchs import births, minor_houses, monarchs, succession, survival
 from dynasties.services.play_registry import Play, register_play
 from rules.eu_monarchs import NAME
 
@@ -10,5 +10,13 @@ from rules.eu_monarchs import NAME
 def register() -> Play:
     """Called once, by ``DynastiesConfig.ready()``."""
     return register_play(
-        NAME, Play(births=births, survival=survival, monarchs=monarchs, minor_houses=minor_houses, interphase=None)
+        NAME,
+        Play(
+            births=births,
+            survival=survival,
+            monarchs=monarchs,
+            minor_houses=minor_houses,
+            interphase=None,
+            succession=succession,
+        ),
     )
