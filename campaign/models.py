@@ -563,7 +563,8 @@ class Job(Invariants, models.Model):
 class UndoChange(Invariants, models.Model):
     """One row a step changed, as it was before the step first touched it (``old``, JSON of its
     columns; null: the step inserted it). Written by database triggers (``campaign.changelog``)
-    while :class:`UndoRecording` names the step's checkpoint; undo puts the rows back."""
+    while the action is recording into the step's checkpoint (``changelog.recording``); undo puts
+    the rows back."""
 
     checkpoint = models.ForeignKey(Checkpoint, on_delete=models.CASCADE, related_name="+")
     table = models.CharField(max_length=100)
@@ -582,16 +583,6 @@ class UndoChange(Invariants, models.Model):
 
     def __str__(self) -> str:
         return f"{self.table} #{self.row_id}"
-
-
-class UndoRecording(Invariants, models.Model):
-    """While a step action runs, the one row naming its checkpoint: the triggers log into it. Gone
-    before the action's transaction ends (and never seen by another transaction)."""
-
-    checkpoint = models.ForeignKey(Checkpoint, on_delete=models.CASCADE, related_name="+")
-
-    def __str__(self) -> str:
-        return f"recording {self.checkpoint_id}"
 
 
 class AccountName(Invariants, models.Model):

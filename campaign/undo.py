@@ -641,10 +641,10 @@ def _undo(campaign: Campaign | int, key: str | None, by: Actor, *, turn: bool, d
         return target
 
     label = "Undo the turn" if turn else "Undo the step"
-    key = action_key(key, by=by, door=door)
     with transaction.atomic():
         locked = lock_campaign(campaign)
-        require(by, locked, "gm")  # undo is the GM's (campaign.permissions)
+        require(by, locked, "gm")  # undo is the GM's (campaign.permissions): asked first, the key after
+        key = action_key(key, by=by, door=door)
         done = "That undo was already done (the same form was sent twice): nothing more was undone."
         key_refuse(key, campaign=locked, use=use, done=done)
         _key_keep(locked, key, label=label, by=by, use=use)
@@ -757,10 +757,10 @@ def redo(
     again) and put its change sets back in force, so they can be undone again; returns the checkpoint
     the undo had gone back to. Refused when nothing is kept for redo (:class:`NothingToRedo`)."""
     label = "Redo"
-    key = action_key(key, by=by, door=door)
     with transaction.atomic():
         locked = lock_campaign(campaign)
-        require(by, locked, "gm")  # redo is the GM's, as undo (campaign.permissions)
+        require(by, locked, "gm")  # redo is the GM's, as undo (campaign.permissions): asked first, the key after
+        key = action_key(key, by=by, door=door)
         done = "That redo was already done (the same form was sent twice): nothing more was redone."
         key_refuse(key, campaign=locked, use=use, done=done)
         target = _redo_target(locked)

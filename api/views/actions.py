@@ -121,15 +121,6 @@ def rolls_with_subjects(queryset: Any) -> Any:
     return queryset.select_related("entered_by").prefetch_related(Prefetch("subjects", queryset=SUBJECTS))
 
 
-def _seat(request: Request, campaign: Campaign) -> Seat:
-    """The caller's seat, as the view resolved it (``api.common.CampaignScoped.viewer``), else asked."""
-    view = (getattr(request, "parser_context", None) or {}).get("view")
-    viewer = getattr(view, "_viewer", None)
-    if viewer is not None and viewer.campaign.pk == campaign.pk:
-        return Seat(request.user, viewer.role, viewer.dynasty)
-    return seat_of(request.user, campaign)
-
-
 def made_of(outcome: Outcome, seat: Seat) -> Made:
     """What an action's outcome shows the caller: its rolls with their subjects, the chronicle lines
     his seat may read, the reigns it began (read again, with whom they passed over: two queries, and
@@ -161,7 +152,7 @@ def act(
     :func:`made_of`); a refusal of typed dice by the services names the input field ``dice``.
     ``seen``: who the service says sees the write, counted by the action's lock at once."""
     made = Made()
-    seat = _seat(request, campaign)
+    seat = seat_of(request.user, campaign)  # the policy's: the seat the door read, remembered for the request
 
     def action(locked: Campaign) -> T:
         result = call(locked)

@@ -21,8 +21,8 @@ from django.db.models import QuerySet
 from campaign.dice import DiceBox
 from campaign.models import Campaign, Roll
 from campaign.permissions import Actor
-from campaign.steps import Chronicle
-from dynasties.models import BirthAttempt, Character, Marriage
+from campaign.steps import Chronicle, load_tables
+from dynasties.models import BirthAttempt, Character, Dynasty, Marriage
 from dynasties.services.common import World
 from dynasties.services.play_disputes import DisputesPlay
 from dynasties.services.play_ending import EndingPlay
@@ -119,6 +119,43 @@ class CoupleOnBoard:
     wife_survival: WifeSurvival | None  # her survival odds now and after one more attempt
 
 
+class BoardReads:
+    """What a Births board reads besides this turn's attempts (the rule tables, a ``World`` read
+    lazily), each once. ``kept``: the reads of the board this request drew before its own Births
+    action, which wrote births and characters only: the tables and the world's houses, reigns,
+    crowns and marriages are taken from it, the characters read again (``World.again``)."""
+
+    def __init__(self, campaign: Campaign, *, kept: BoardReads | None = None) -> None:
+        self.campaign = campaign
+        self._tables: Mapping[str, object] | None = kept._tables if kept is not None else None
+        self._kept = dict(kept._worlds) if kept is not None else {}
+        self._worlds: dict[bool, World] = {}
+
+    def tables(self) -> Mapping[str, object]:
+        if self._tables is None:
+            self._tables = load_tables(self.campaign)
+        return self._tables
+
+    def world(self, *, living_only: bool) -> World:
+        """The campaign's world (the living only, or everyone), its crowns, renunciations and
+        marriages read when first asked for."""
+        if living_only not in self._worlds:
+            before = self._kept.get(living_only)
+            self._worlds[living_only] = (
+                before.again() if before is not None else World(self.campaign, living_only=living_only, eager=False)
+            )
+        return self._worlds[living_only]
+
+    def houses(self) -> dict[int, Dynasty] | None:
+        """The campaign's dynasties by id, if a world read them (None: none read)."""
+        world = self.any_world()
+        return world.dynasties if world is not None else None
+
+    def any_world(self) -> World | None:
+        """A world these reads read (None: none)."""
+        return next(iter(self._worlds.values()), None)
+
+
 # --- the protocols, one per step -------------------------------------------------------------------
 
 
@@ -203,9 +240,12 @@ class BirthsPlay(Protocol):
         """The Births step's dice and what they mean."""
         ...
 
-    def board(self, campaign: Campaign, attempts: Mapping[int, Sequence[BirthAttempt]]) -> tuple[Odds, list[CoupleOnBoard]]:
+    def board(
+        self, campaign: Campaign, attempts: Mapping[int, Sequence[BirthAttempt]], reads: BoardReads
+    ) -> tuple[Odds, list[CoupleOnBoard]]:
         """The odds of a child on an attempt, and every wed couple the Births page lists (given this
-        turn's attempts by marriage): whether it may roll and what one more attempt would cost."""
+        turn's attempts by marriage, and what else it reads through ``reads``): whether it may roll
+        and what one more attempt would cost."""
         ...
 
 
