@@ -150,7 +150,14 @@ def _view_of(callback: Any) -> Any:
 
 
 def _top_level(tree: ast.Module) -> dict[str, ast.AST]:
-    return {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)}
+    """The module's functions, classes and named values (``INTERPHASE = MoneyFlow(...)``: a view
+    that names the value reaches the services it holds)."""
+    out: dict[str, ast.AST] = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)}
+    for n in tree.body:
+        if isinstance(n, ast.Assign | ast.AnnAssign):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            out.update({t.id: n for t in targets if isinstance(t, ast.Name) and t.id not in out})
+    return out
 
 
 def _names_in(node: ast.AST) -> set[str]:

@@ -405,16 +405,14 @@ def _cash_in_result(campaign: Campaign, r: ip.CashInResult) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class MoneyFlow:
-    """One house money phase as the API runs it: what it reads, what the services answer, how the
-    answer is written. The preview view calls ``preview``, the run view ``run``."""
+    """One house money phase as the API runs it: what it reads and how the services' answer is
+    written (its preview and run views each name their service)."""
 
     label: str  # "The Interphase": the step action's name is "<label> of the house of <name>"
     input_serializer: type[serializers.Serializer[Any]]
     result_serializer: type[serializers.Serializer[Any]]
     run_serializer: type[serializers.Serializer[Any]]
     entry: Callable[[serializers.Serializer[Any]], Any]  # the validated request as the services take it
-    preview: Callable[[Campaign, Dynasty, Any, Any], Any]
-    run: Callable[[Campaign, Dynasty, Any, Any], Any]
     result: Callable[[Campaign, Any], dict[str, Any]]
 
 
@@ -429,8 +427,6 @@ INTERPHASE = MoneyFlow(
     result_serializer=InterphaseResultSerializer,
     run_serializer=InterphaseRunSerializer,
     entry=_interphase_entry,
-    preview=lambda campaign, house, entry, by: interphase_preview(campaign=campaign, dynasty=house, entry=entry, by=by),
-    run=lambda campaign, house, entry, by: interphase_run(campaign=campaign, dynasty=house.pk, entry=entry, by=by),
     result=_result,
 )
 
@@ -440,19 +436,23 @@ CASH_IN = MoneyFlow(
     result_serializer=CashInResultSerializer,
     run_serializer=CashInRunSerializer,
     entry=lambda data: dict(data.validated_data),
-    preview=lambda campaign, house, entry, by: cash_in_preview(campaign=campaign, dynasty=house, by=by, **entry),
-    run=lambda campaign, house, entry, by: cash_in_run(campaign=campaign, dynasty=house.pk, by=by, **entry),
     result=_cash_in_result,
 )
 
 
+Service = Callable[[Campaign, Dynasty, Any, Any], Any]
+"""A money service as a view calls it: (campaign, house, entry, by)."""
+
+
 class HouseMoneyView(ActionView):
-    """A house's money phase (the Interphase, the cashing-in), its :class:`MoneyFlow` named by the
-    subclass: ``preview`` answers what ``run`` would post, ``run`` posts it as one step action.
-    Whether the caller may act for the house, the services ask the policy."""
+    """A house's money phase (the Interphase, the cashing-in): the subclass names its
+    :class:`MoneyFlow` and its one ``service`` (a preview's or a run's); ``preview`` answers what
+    ``run`` would post, ``run`` posts it as one step action. Whether the caller may act for the
+    house, the services ask the policy."""
 
     api_tag = "treasury"
     flow: MoneyFlow
+    service: Service
 
     def house(self, request: Request, dynasty: int) -> tuple[Dynasty, Any]:
         """The dynasty (404 unknown) and the validated entry."""
@@ -465,7 +465,7 @@ class HouseMoneyView(ActionView):
 
     def preview(self, request: Request, dynasty: int) -> Response:
         house, entry = self.house(request, dynasty)
-        result = self.flow.preview(self.viewer.campaign, house, entry, request.user)
+        result = self.service(self.viewer.campaign, house, entry, request.user)
         return Response(self.flow.result_serializer(self.flow.result(self.viewer.campaign, result)).data)
 
     def run(self, request: Request, dynasty: int) -> Response:
@@ -475,7 +475,7 @@ class HouseMoneyView(ActionView):
             request,
             v.campaign,
             f"{self.flow.label} of the house of {house.name}",
-            lambda c: self.flow.run(c, house, entry, request.user),
+            lambda c: self.service(c, house, entry, request.user),
         )
         body = {"result": self.flow.result(v.campaign, done.result), "postings": list(done.postings), "balance": done.balance}
         return Response(self.flow.run_serializer(body, context=self.out_context()).data, status=status.HTTP_201_CREATED)
@@ -483,6 +483,9 @@ class HouseMoneyView(ActionView):
 
 class InterphasePreviewView(HouseMoneyView):
     flow = INTERPHASE
+    service = staticmethod(
+        lambda campaign, house, entry, by: interphase_preview(campaign=campaign, dynasty=house, entry=entry, by=by)
+    )
 
     @extend_schema(
         request=InterphaseIn,
@@ -495,6 +498,9 @@ class InterphasePreviewView(HouseMoneyView):
 
 class InterphaseRunView(HouseMoneyView):
     flow = INTERPHASE
+    service = staticmethod(
+        lambda campaign, house, entry, by: interphase_run(campaign=campaign, dynasty=house.pk, entry=entry, by=by)
+    )
 
     @extend_schema(
         request=InterphaseIn,
@@ -508,6 +514,7 @@ class InterphaseRunView(HouseMoneyView):
 
 class CashInPreviewView(HouseMoneyView):
     flow = CASH_IN
+    service = staticmethod(lambda campaign, house, entry, by: cash_in_preview(campaign=campaign, dynasty=house, by=by, **entry))
 
     @extend_schema(
         request=CashInIn,
@@ -520,6 +527,7 @@ class CashInPreviewView(HouseMoneyView):
 
 class CashInRunView(HouseMoneyView):
     flow = CASH_IN
+    service = staticmethod(lambda campaign, house, entry, by: cash_in_run(campaign=campaign, dynasty=house.pk, by=by, **entry))
 
     @extend_schema(
         request=CashInIn,
