@@ -14,8 +14,9 @@ eu-monarchs campaign's Survival is the monarchs' grid (:mod:`pages.monarchs`). T
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from django import forms
 from django.contrib import messages
@@ -52,10 +53,10 @@ from dynasties.services.characteristics import format_characteristics
 from dynasties.services.corrections import turn_rolls
 from dynasties.services.monarchs_view import monarchs_board
 from dynasties.services.naming import NAME_MAX, character_rename
+from dynasties.services.play_registry import BirthTerms
 from dynasties.services.sequence_view import (
     SUCCESSION_LINE_LIMIT,
     BirthsBoard,
-    BirthTerms,
     CoupleRow,
     SurvivalBoard,
     SurvivalRow,
@@ -194,7 +195,7 @@ class SexForm(forms.Form):
         if any(v is None for row in rows for v in row):
             return None
         if self.totals:
-            return [TypedTotal(int(row[0])) for row in rows]
+            return [TypedTotal(int(row[0] or 0)) for row in rows]  # none is None: checked above
         return [[int(v) for v in row if v is not None] for row in rows]
 
 
@@ -409,7 +410,10 @@ def _refused_row(exc: ActionFailed) -> int | None:
     return cause.row if isinstance(cause, RowRefused) else None
 
 
-def _bound_if_typed(form: forms.Form, data: Any, make: Any) -> forms.Form:
+F = TypeVar("F", bound=forms.BaseForm)
+
+
+def _bound_if_typed(form: F, data: Any, make: Callable[..., F]) -> F:
     """The form bound to ``data`` when anything was typed in its fields, else left empty (an
     empty part of a grid is skipped, its dice not asked for)."""
     if data is not None and any((data.get(form.add_prefix(name)) or "").strip() for name in form.fields):
@@ -984,7 +988,7 @@ def _survival_grid(request: HttpRequest, campaign: Campaign, role: str, mine: in
     return redirect(reverse("pages:survival", args=[campaign.slug]) + "#step")
 
 
-def _successions(campaign: Campaign, role: str, mine: int | None) -> list[dict]:
+def _successions(campaign: Campaign, role: str, mine: int | None) -> list[dict[str, Any]]:
     out = []
     for d in succession_decisions(campaign, role, mine):
         names = {e.character.pk: e.character.display_name for e in (d.due.line.entries if d.due.line else ())}
@@ -1106,7 +1110,7 @@ def survival(request: HttpRequest, slug: str) -> HttpResponse:
     is_open = campaign.step == Step.SURVIVAL
     board = survival_board(campaign)
     successions = _successions(campaign, role, mine) if is_open else []
-    finish_form = FinishSurvivalForm(auto_id="finish-%s")
+    finish_form: forms.Form = FinishSurvivalForm(auto_id="finish-%s")
     top = failure.form if failure is not None else None  # unless shown where it was made:
     lines = (
         failure.lines

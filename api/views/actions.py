@@ -127,7 +127,7 @@ def made_of(outcome: Outcome, seat: Seat) -> Made:
     none when it began none)."""
     for roll in outcome.rolls:  # as a prefetch of ``subjects`` leaves them: no query to list them
         subjects = RollSubject.objects.filter(roll_id=roll.pk)
-        subjects._result_cache = sorted(outcome.subjects.get(roll.pk, []), key=lambda s: (s.position, s.pk))  # type: ignore[attr-defined]
+        subjects._result_cache = sorted(outcome.subjects.get(roll.pk, []), key=lambda s: (s.position, s.pk))
         subjects._prefetch_done = True  # type: ignore[attr-defined]
         roll._prefetched_objects_cache = {"subjects": subjects}  # type: ignore[attr-defined]
     lines = [e for e in outcome.chronicle if may_read_line(seat, e.audience, e.readers)]
@@ -170,7 +170,7 @@ def act(
 # --- output ------------------------------------------------------------------------------------
 
 
-class CharacterRefSerializer(serializers.Serializer):
+class CharacterRefSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     url = serializers.URLField()
     name = serializers.CharField(help_text="Christian and dynastic name.")
@@ -186,7 +186,7 @@ def ref(context: dict[str, Any], character: Any) -> dict[str, Any] | None:
     return {**(link(context, "characters", character.pk) or {}), "name": character.display_name}
 
 
-class OddsSerializer(serializers.Serializer):
+class OddsSerializer(serializers.Serializer[Any]):
     """An exact chance on a throw of the dice: 21 of the 36 throws of 2d6 is 7/12, 58.3%."""
 
     chance = serializers.FloatField(help_text="Between 0 and 1.")
@@ -215,7 +215,7 @@ def odds(value: Odds | None) -> dict[str, Any] | None:
     }
 
 
-class MadeSerializer(serializers.Serializer):
+class MadeSerializer(serializers.Serializer[Any]):
     """What every action of the sequence answers besides its own objects."""
 
     rolls = RollOut(many=True, help_text="The dice rolled or typed in by this action, in order, with their outcome.")
@@ -238,9 +238,9 @@ def characters_context(context: dict[str, Any], characters: Sequence[Character])
 # --- the turn ----------------------------------------------------------------------------------
 
 
-class StepStateSerializer(serializers.Serializer):
+class StepStateSerializer(serializers.Serializer[Any]):
     step = serializers.ChoiceField(choices=Step.choices)
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a declared field "label", not the base class's
     state = serializers.CharField(help_text="done, current or todo.")
     waits = serializers.CharField(help_text="What the step waits for.")
 
@@ -248,7 +248,7 @@ class StepStateSerializer(serializers.Serializer):
         ref_name = "TurnStep"
 
 
-class CheckpointSerializer(serializers.Serializer):
+class CheckpointSerializer(serializers.Serializer[Any]):
     """A checkpoint (a change set): where going back to it leads, and the action that opened it."""
 
     year = serializers.IntegerField()
@@ -282,7 +282,7 @@ class RedoPlanSerializer(CheckpointSerializer):
         ref_name = "RedoPlan"
 
 
-class UndoPlansSerializer(serializers.Serializer):
+class UndoPlansSerializer(serializers.Serializer[Any]):
     step = UndoPlanSerializer(allow_null=True, help_text="Undo the step: back to the start of the step last worked on.")
     turn = UndoPlanSerializer(allow_null=True, help_text="Undo the turn: back to the start of its Births.")
     redo = RedoPlanSerializer(
@@ -294,7 +294,7 @@ class UndoPlansSerializer(serializers.Serializer):
         ref_name = "UndoPlans"
 
 
-class TurnSerializer(serializers.Serializer):
+class TurnSerializer(serializers.Serializer[Any]):
     year = serializers.IntegerField()
     turn_number = serializers.IntegerField()
     step = serializers.ChoiceField(choices=Step.choices, help_text="Where the turn stands.")
