@@ -10,16 +10,19 @@ from types import ModuleType
 
 import pytest
 
-from campaign.models import Campaign
+from campaign.models import Campaign, Step
 from dynasties.services import play_registry
+from dynasties.services.play_marriages import MarriagesPlay
 from dynasties.services.play_registry import STEPS, BirthsPlay, Play, SurvivalPlay, play_of, register_play, registered_plays
 from rules import rulesets
 from rules.errors import RuleError
 
 ROOT = Path(__file__).resolve().parent.parent
-PROTOCOLS = {"births": BirthsPlay, "survival": SurvivalPlay}
+PROTOCOLS = {"births": BirthsPlay, "survival": SurvivalPlay, "marriages": MarriagesPlay}
 ASKING = ("births.py", "survival.py", "corrections.py", "sequence_view.py")
 """The step services that ask the play instead of reading the ruleset's flags."""
+ASKING_MARRIAGES = ("dynasties/services/marriages.py",)
+"""The Marriages step's service and page (from the repository's root)."""
 RULESET_MODULES = {"rules.blood_royale", "rules.bloodline", "rules.eu_monarchs"}
 
 
@@ -51,6 +54,17 @@ def test_each_play_keeps_families_as_its_ruleset_says() -> None:
     keeps = {r.name: play_of(Campaign(ruleset=r.name)).births.keeps_families() for r in rulesets()}
     assert keeps == {r.name: r.keeps_families for r in rulesets()}
     assert sorted(keeps.values()) == [False, True, True]
+
+
+def test_each_play_weds_as_its_ruleset_says() -> None:
+    """The Marriages service and page ask the play when weddings are held, from what age, and whether
+    a match has terms (BloodLine's betrothals: a dowry and a title, wed in the Interphase)."""
+    for r in rulesets():
+        play = play_of(Campaign(ruleset=r.name)).marriages
+        assert play.adult_age() == r.adult_age
+        assert play.has_terms() == r.betrothals == (play.terms_help() is not None)
+        assert play.wedding_step() == (Step.INTERPHASE if r.betrothals else Step.MARRIAGES)
+    assert sorted(play_of(Campaign(ruleset=r.name)).marriages.has_terms() for r in rulesets()) == [False, False, True]
 
 
 def test_an_unregistered_ruleset_gets_a_clear_error() -> None:
@@ -98,6 +112,13 @@ def ruleset_imports(source: str) -> list[str]:
 @pytest.mark.parametrize("name", ASKING)
 def test_the_step_services_read_no_ruleset_flag_and_import_no_ruleset(name: str) -> None:
     source = (ROOT / "dynasties" / "services" / name).read_text()
+    assert flag_reads(source) == []
+    assert ruleset_imports(source) == []
+
+
+@pytest.mark.parametrize("path", ASKING_MARRIAGES)
+def test_the_marriages_modules_read_no_ruleset_flag_and_import_no_ruleset(path: str) -> None:
+    source = (ROOT / path).read_text()
     assert flag_reads(source) == []
     assert ruleset_imports(source) == []
 

@@ -24,6 +24,7 @@ from campaign.permissions import Actor
 from campaign.steps import Chronicle
 from dynasties.models import BirthAttempt, Character, Marriage
 from dynasties.services.common import World
+from dynasties.services.play_marriages import MarriagesPlay
 from rules.dice import DiceSource, DiceSpec, Entered
 from rules.errors import RuleError
 from rules.odds import Odds
@@ -283,9 +284,10 @@ class Play:
 
     births: BirthsPlay
     survival: SurvivalPlay
+    marriages: MarriagesPlay
 
 
-STEPS: tuple[str, ...] = ("births", "survival")
+STEPS: tuple[str, ...] = ("births", "survival", "marriages")
 """The steps a play package implements (the fields of ``Play``)."""
 
 _PLAYS: dict[str, Play] = {}
