@@ -12,17 +12,18 @@ import pytest
 
 from campaign.models import Campaign, Step
 from dynasties.services import play_registry
+from dynasties.services.play_events import EventsPlay
 from dynasties.services.play_marriages import MarriagesPlay
 from dynasties.services.play_registry import STEPS, BirthsPlay, Play, SurvivalPlay, play_of, register_play, registered_plays
 from rules import rulesets
 from rules.errors import RuleError
 
 ROOT = Path(__file__).resolve().parent.parent
-PROTOCOLS = {"births": BirthsPlay, "survival": SurvivalPlay, "marriages": MarriagesPlay}
+PROTOCOLS = {"births": BirthsPlay, "survival": SurvivalPlay, "marriages": MarriagesPlay, "events": EventsPlay}
 ASKING = ("births.py", "survival.py", "corrections.py", "sequence_view.py")
 """The step services that ask the play instead of reading the ruleset's flags."""
-ASKING_MARRIAGES = ("dynasties/services/marriages.py",)
-"""The Marriages step's service and page (from the repository's root)."""
+ASKING_MARRIAGES = ("dynasties/services/marriages.py", "dynasties/services/events.py")
+"""The Marriages step's and the table events' modules (from the repository's root)."""
 RULESET_MODULES = {"rules.blood_royale", "rules.bloodline", "rules.eu_monarchs"}
 
 
@@ -65,6 +66,32 @@ def test_each_play_weds_as_its_ruleset_says() -> None:
         assert play.has_terms() == r.betrothals == (play.terms_help() is not None)
         assert play.wedding_step() == (Step.INTERPHASE if r.betrothals else Step.MARRIAGES)
     assert sorted(play_of(Campaign(ruleset=r.name)).marriages.has_terms() for r in rulesets()) == [False, False, True]
+
+
+def test_each_play_plays_the_events_its_ruleset_says() -> None:
+    """The events service asks the play who is on the map, the neutrals' price, and whether a minor
+    monarch has a regent or an annexed crown may be given back (Blood Royale A7 only)."""
+    for r in rulesets():
+        play = play_of(Campaign(ruleset=r.name)).events
+        assert play.neutral_ransom() == r.neutral_ransom
+        assert play.terms("killed").rolls is False  # a death recorded as it fell, in every ruleset
+        if r.event_rolls:
+            assert play.terms("plague").rolls is True
+        else:
+            with pytest.raises(RuleError, match="Survival rolls for plague are Blood Royale's"):
+                play.terms("plague")
+        if r.regents:
+            assert play.regency_age() == r.regent_min_age
+        else:
+            with pytest.raises(RuleError, match=f"{r.label} has no regents"):
+                play.regency_age()
+        if r.gives_back_crowns:
+            play.may_give_back_crowns()
+        else:
+            with pytest.raises(RuleError, match=f"{r.label} gives no crown back"):
+                play.may_give_back_crowns()
+    on_the_map = {r.name: play_of(Campaign(ruleset=r.name)).events.on_the_map() for r in rulesets()}
+    assert sorted(on_the_map.values()) == sorted(["pieces", "leaders", "monarchs"])
 
 
 def test_an_unregistered_ruleset_gets_a_clear_error() -> None:

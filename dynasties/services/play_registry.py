@@ -24,6 +24,7 @@ from campaign.permissions import Actor
 from campaign.steps import Chronicle
 from dynasties.models import BirthAttempt, Character, Marriage
 from dynasties.services.common import World
+from dynasties.services.play_events import EventsPlay
 from dynasties.services.play_marriages import MarriagesPlay
 from rules.dice import DiceSource, DiceSpec, Entered
 from rules.errors import RuleError
@@ -285,9 +286,10 @@ class Play:
     births: BirthsPlay
     survival: SurvivalPlay
     marriages: MarriagesPlay
+    events: EventsPlay
 
 
-STEPS: tuple[str, ...] = ("births", "survival", "marriages")
+STEPS: tuple[str, ...] = ("births", "survival", "marriages", "events")
 """The steps a play package implements (the fields of ``Play``)."""
 
 _PLAYS: dict[str, Play] = {}

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dynasties.play.eu_monarchs import births, marriages, survival
+from dynasties.play.eu_monarchs import births, events, marriages, survival
 from dynasties.services.play_registry import Play, register_play
 from rules.eu_monarchs import NAME
 
 
 def register() -> Play:
     """Called once, by ``DynastiesConfig.ready()``."""
-    return register_play(NAME, Play(births=births, survival=survival, marriages=marriages))
+    return register_play(NAME, Play(births=births, survival=survival, marriages=marriages, events=events))
