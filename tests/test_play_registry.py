@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PROTOCOLS = {"births": BirthsPlay, "survival": SurvivalPlay, "marriages": MarriagesPlay, "events": EventsPlay}
 ASKING = ("births.py", "survival.py", "corrections.py", "sequence_view.py")
 """The step services that ask the play instead of reading the ruleset's flags."""
-ASKING_MARRIAGES = ("dynasties/services/marriages.py", "dynasties/services/events.py")
+ASKING_MARRIAGES = ("dynasties/services/marriages.py", "dynasties/services/events.py", "dynasties/table_events/captures.py")
 """The Marriages step's and the table events' modules (from the repository's root)."""
 RULESET_MODULES = {"rules.blood_royale", "rules.bloodline", "rules.eu_monarchs"}
 
@@ -90,6 +90,10 @@ def test_each_play_plays_the_events_its_ruleset_says() -> None:
         else:
             with pytest.raises(RuleError, match=f"{r.label} gives no crown back"):
                 play.may_give_back_crowns()
+        assert play.rolls_events() == r.event_rolls
+        assert play.at_sea() == (r.prince_pieces or r.royal_leaders)
+        assert play.takes_prisoners() == (r.keeps_families or r.monarch_table)
+        assert play.interim_claims() == r.stability_track
     on_the_map = {r.name: play_of(Campaign(ruleset=r.name)).events.on_the_map() for r in rulesets()}
     assert sorted(on_the_map.values()) == sorted(["pieces", "leaders", "monarchs"])
 

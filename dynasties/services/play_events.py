@@ -62,6 +62,23 @@ class EventsPlay(Protocol):
         """The survival roll of one character struck, its outcome set."""
         ...
 
+    def rolls_events(self) -> bool:
+        """Whether a plague or a battle is a survival roll each (A5; else the death is recorded)."""
+        ...
+
+    def at_sea(self) -> bool:
+        """Whether a storm takes anyone: royal pieces or leaders aboard a fleet."""
+        ...
+
+    def takes_prisoners(self) -> bool:
+        """Whether a battle or a surrender takes anyone prisoner (someone of the houses is on the map)."""
+        ...
+
+    def interim_claims(self) -> bool:
+        """Whether a released heir's claim to a crown held in the interim is answered at the table
+        (BloodLine's Stability track)."""
+        ...
+
     def on_the_map(self) -> OnTheMap:
         """Who the ruleset puts on the map, where a battle or a surrender can take him."""
         ...

@@ -38,6 +38,22 @@ def roll(campaign: Campaign, box: DiceBox, tables: dict[str, Any], character: Ch
     return EventRoll(tuple(made.faces), check.modifier, check.need, survived)
 
 
+def rolls_events() -> bool:
+    return True
+
+
+def at_sea() -> bool:
+    return True  # the royal pieces aboard a fleet
+
+
+def takes_prisoners() -> bool:
+    return True  # the royal pieces on the map
+
+
+def interim_claims() -> bool:
+    return False
+
+
 def on_the_map() -> OnTheMap:
     return OnTheMap.PIECES
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dynasties.play.blood_royale.events import king_age as king_age
 from dynasties.play.blood_royale.events import roll as roll  # never asked: no event is rolled
+from dynasties.play.blood_royale.events import takes_prisoners as takes_prisoners  # the royal leaders
 from dynasties.play.blood_royale.events import terms as blood_royale_terms
 from dynasties.services.play_events import EventTerms, no_crowns_given_back, no_monarch_ransom, no_regents, refuse_rolled_event
 from rules import bloodline as bl
@@ -20,6 +21,18 @@ def terms(reason: str) -> EventTerms:
     if found.rolls:
         raise refuse_rolled_event(reason)
     return found  # a storm takes the royal leaders aboard
+
+
+def rolls_events() -> bool:
+    return False
+
+
+def at_sea() -> bool:
+    return True  # the royal leaders aboard a fleet
+
+
+def interim_claims() -> bool:
+    return True  # the Stability track
 
 
 def on_the_map() -> OnTheMap:

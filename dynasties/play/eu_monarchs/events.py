@@ -5,11 +5,14 @@ regents and no crown given back."""
 from __future__ import annotations
 
 from campaign.models import Campaign
+from dynasties.play.blood_royale.events import interim_claims as interim_claims  # no Stability track
 from dynasties.play.blood_royale.events import king_age as king_age
 from dynasties.play.blood_royale.events import roll as roll  # never asked: no event is rolled
+from dynasties.play.blood_royale.events import takes_prisoners as takes_prisoners  # the monarchs
 from dynasties.play.blood_royale.events import terms as blood_royale_terms
 from dynasties.play.bloodline.events import needs_regent as needs_regent
 from dynasties.play.bloodline.events import neutral_ransom as neutral_ransom
+from dynasties.play.bloodline.events import rolls_events as rolls_events
 from dynasties.services.eu_monarchs import load_eu_tables
 from dynasties.services.play_events import EventTerms, no_crowns_given_back, no_regents, refuse_rolled_event, refuse_storm
 from rules import eu_crowns
@@ -24,6 +27,10 @@ def terms(reason: str) -> EventTerms:
     if reason == "storm":
         raise refuse_storm()
     return found
+
+
+def at_sea() -> bool:
+    return False  # nobody aboard a fleet
 
 
 def on_the_map() -> OnTheMap:
