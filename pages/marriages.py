@@ -467,10 +467,10 @@ def _announcements_page(
     error: str = "",
     status: int = 200,
 ) -> HttpResponse:
-    rules = campaign.rules
+    play = play_of(campaign)
     if next_form is None:
         next_form = NextTurnForm(initial={"to_year": campaign.current_year + campaign.turn_length})
-    if not rules.gm_sets_turn_year:
+    if not play.announcements.turn_year_given():
         next_form.fields.pop("to_year", None)
     years = set(ChronicleEntry.objects.filter(campaign=campaign).order_by().values_list("year", flat=True).distinct())
     years |= {campaign.current_year, year}
@@ -490,11 +490,11 @@ def _announcements_page(
             steps=_by_step(_chronicle(request, campaign, year)),
             may_publish=runs_the_turn(role) and current and campaign.step == Step.ANNOUNCEMENTS,
             may_advance=runs_the_turn(role) and current and campaign.step == Step.INTERPHASE,
-            weddings_now=rules.betrothals and current and campaign.step == wedding_step(campaign),
+            weddings_now=current and campaign.step == wedding_step(campaign) == Step.INTERPHASE,  # BloodLine's
             next_form=next_form,
             next_year=campaign.current_year + campaign.turn_length,
             error=error,
-            rules=rules,
+            rules=campaign.rules,  # the ruleset's words: a King's widow retires, Prince pieces
             step_label=STEP_LABELS[campaign.step],
         ),
         status=status,
@@ -528,7 +528,7 @@ def announcements(request: HttpRequest, slug: str) -> HttpResponse:
         return redirect("pages:announcements", slug=campaign.slug)
     if op == "next":
         form = NextTurnForm(request.POST)
-        if not campaign.rules.gm_sets_turn_year:
+        if not play_of(campaign).announcements.turn_year_given():
             form.fields.pop("to_year")
         if not form.is_valid():
             return _announcements_page(request, campaign, role, mine, campaign.current_year, next_form=form, status=400)

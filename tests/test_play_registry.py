@@ -12,6 +12,7 @@ import pytest
 
 from campaign.models import Campaign, Step
 from dynasties.services import play_registry
+from dynasties.services.play_announcements import AnnouncementsPlay
 from dynasties.services.play_events import EventsPlay
 from dynasties.services.play_marriages import MarriagesPlay
 from dynasties.services.play_registry import STEPS, BirthsPlay, Play, SurvivalPlay, play_of, register_play, registered_plays
@@ -19,11 +20,23 @@ from rules import rulesets
 from rules.errors import RuleError
 
 ROOT = Path(__file__).resolve().parent.parent
-PROTOCOLS = {"births": BirthsPlay, "survival": SurvivalPlay, "marriages": MarriagesPlay, "events": EventsPlay}
+PROTOCOLS = {
+    "births": BirthsPlay,
+    "survival": SurvivalPlay,
+    "marriages": MarriagesPlay,
+    "events": EventsPlay,
+    "announcements": AnnouncementsPlay,
+}
 ASKING = ("births.py", "survival.py", "corrections.py", "sequence_view.py")
 """The step services that ask the play instead of reading the ruleset's flags."""
-ASKING_MARRIAGES = ("dynasties/services/marriages.py", "dynasties/services/events.py", "dynasties/table_events/captures.py")
-"""The Marriages step's and the table events' modules (from the repository's root)."""
+ASKING_MARRIAGES = (
+    "dynasties/services/marriages.py",
+    "pages/marriages.py",
+    "dynasties/services/events.py",
+    "dynasties/table_events/captures.py",
+    "dynasties/services/announcements.py",
+)
+"""The Marriages, table events' and Announcements' modules (from the repository's root)."""
 RULESET_MODULES = {"rules.blood_royale", "rules.bloodline", "rules.eu_monarchs"}
 
 
@@ -96,6 +109,17 @@ def test_each_play_plays_the_events_its_ruleset_says() -> None:
         assert play.interim_claims() == r.stability_track
     on_the_map = {r.name: play_of(Campaign(ruleset=r.name)).events.on_the_map() for r in rulesets()}
     assert sorted(on_the_map.values()) == sorted(["pieces", "leaders", "monarchs"])
+
+
+def test_each_play_announces_as_its_ruleset_says() -> None:
+    """The Announcements and the turn's advance ask the play whether a King's widow retires, when a
+    monarch is of age and whether the GM gives the next turn's year."""
+    for r in rulesets():
+        play = play_of(Campaign(ruleset=r.name)).announcements
+        assert play.widows_retire() == r.kings_widows_retire
+        assert play.of_age() == r.adult_age
+        assert play.turn_year_given() == r.gm_sets_turn_year
+    assert sorted(play_of(Campaign(ruleset=r.name)).announcements.widows_retire() for r in rulesets()) == [False, True, True]
 
 
 def test_an_unregistered_ruleset_gets_a_clear_error() -> None:

@@ -24,6 +24,7 @@ from campaign.permissions import Actor
 from campaign.steps import Chronicle
 from dynasties.models import BirthAttempt, Character, Marriage
 from dynasties.services.common import World
+from dynasties.services.play_announcements import AnnouncementsPlay
 from dynasties.services.play_events import EventsPlay
 from dynasties.services.play_marriages import MarriagesPlay
 from rules.dice import DiceSource, DiceSpec, Entered
@@ -287,9 +288,10 @@ class Play:
     survival: SurvivalPlay
     marriages: MarriagesPlay
     events: EventsPlay
+    announcements: AnnouncementsPlay
 
 
-STEPS: tuple[str, ...] = ("births", "survival", "marriages", "events")
+STEPS: tuple[str, ...] = ("births", "survival", "marriages", "events", "announcements")
 """The steps a play package implements (the fields of ``Play``)."""
 
 _PLAYS: dict[str, Play] = {}

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from dynasties.play.bloodline import births, events, marriages, survival
+from dynasties.play.bloodline import announcements, births, events, marriages, survival
 from dynasties.services.play_registry import Play, register_play
 from rules.bloodline import NAME
 
 
 def register() -> Play:
     """Called once, by ``DynastiesConfig.ready()``."""
-    return register_play(NAME, Play(births=births, survival=survival, marriages=marriages, events=events))
+    return register_play(
+        NAME, Play(births=births, survival=survival, marriages=marriages, events=events, announcements=announcements)
+    )
