@@ -17,6 +17,7 @@ from dynasties.services.play_events import EventsPlay
 from dynasties.services.play_marriages import MarriagesPlay
 from dynasties.services.play_registry import STEPS, BirthsPlay, Play, SurvivalPlay, play_of, register_play, registered_plays
 from rules import rulesets
+from rules.captures import OnTheMap
 from rules.errors import RuleError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -107,6 +108,8 @@ def test_each_play_plays_the_events_its_ruleset_says() -> None:
         assert play.at_sea() == (r.prince_pieces or r.royal_leaders)
         assert play.takes_prisoners() == (r.keeps_families or r.monarch_table)
         assert play.interim_claims() == r.stability_track
+        assert (play.on_the_map() == OnTheMap.PIECES) == r.prince_pieces  # who an event strikes (event_deaths)
+        assert (play.on_the_map() == OnTheMap.LEADERS) == r.royal_leaders
     on_the_map = {r.name: play_of(Campaign(ruleset=r.name)).events.on_the_map() for r in rulesets()}
     assert sorted(on_the_map.values()) == sorted(["pieces", "leaders", "monarchs"])
 
