@@ -13,6 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from api.models import ApiToken
 from api.services import token_create, token_revoke
+from campaign.doors import signed_in
 from rules.errors import RuleError
 
 
@@ -21,7 +22,7 @@ class TokenForm(forms.Form):
 
 
 def _page(request: HttpRequest, form: TokenForm, key: str | None = None, status: int = 200) -> HttpResponse:
-    tokens = ApiToken.objects.filter(user=request.user).order_by("-created_at", "-pk")
+    tokens = ApiToken.objects.filter(user=signed_in(request)).order_by("-created_at", "-pk")
     return render(request, "api/tokens.html", {"form": form, "tokens": tokens, "new_key": key}, status=status)
 
 

@@ -20,11 +20,15 @@ class ApiTokenForm(forms.ModelForm):  # type: ignore[type-arg]
         fields = ["user", "name"]
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         user, name = data.get("user"), (data.get("name") or "").strip()
         if self.instance.pk is None and user and ApiToken.objects.filter(user=user, name=name, revoked_at__isnull=True).exists():
             self.add_error("name", "This user already has an active token with that name.")
         return data
+
+
+SHOWN: list[str | list[str] | tuple[str, ...]] = ["user", "name", "prefix", "created_at", "last_used_at", "revoked_at"]
 
 
 @admin.register(ApiToken)
@@ -35,15 +39,15 @@ class ApiTokenAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     search_fields = ["name", "user__username", "prefix"]
     list_select_related = ["user"]
     actions = ["revoke"]
-    fields = ["user", "name", "prefix", "created_at", "last_used_at", "revoked_at"]
+    fields = SHOWN
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         if obj is None:
             return ["prefix", "created_at", "last_used_at", "revoked_at"]
-        return list(self.fields)
+        return [name for name in SHOWN if isinstance(name, str)]
 
-    def get_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
-        return ["user", "name"] if obj is None else list(self.fields)
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> list[str | list[str] | tuple[str, ...]]:
+        return ["user", "name"] if obj is None else list(SHOWN)
 
     def save_model(self, request: HttpRequest, obj: ApiToken, form: Any, change: bool) -> None:
         if change:

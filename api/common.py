@@ -21,6 +21,7 @@ from django.db.models import Model, QuerySet
 from django.http import Http404
 from rest_framework import viewsets
 from rest_framework.request import Request
+from rest_framework.views import APIView
 
 from campaign import doors
 from campaign.doors import member as member  # the one member lookup of every door, re-exported for the API
@@ -99,11 +100,10 @@ def run_action(request: Request, campaign: Campaign, label: str, action: Callabl
     )
 
 
-class CampaignScoped:
-    """Mixin for views under /campaigns/<slug>/: resolves the campaign once per request (404 for
+class CampaignScoped(APIView):
+    """The base of views under /campaigns/<slug>/: resolves the campaign once per request (404 for
     non-members) and keeps it as ``self.viewer``."""
 
-    request: Request
     kwargs: dict[str, Any]
     _viewer: Viewer | None = None
 
@@ -141,7 +141,7 @@ class CampaignReadViewSet(CampaignScoped, viewsets.ReadOnlyModelViewSet):  # typ
         return self.scope(queryset)
 
     def get_serializer_context(self) -> dict[str, Any]:
-        context = super().get_serializer_context()
+        context = dict(super().get_serializer_context())
         if not self.fake and "slug" in self.kwargs:
             context["viewer"] = self.viewer
         return context

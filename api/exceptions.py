@@ -118,7 +118,7 @@ def _throttled(exc: exceptions.Throttled, context: dict[str, Any]) -> tuple[dict
     if refusals:
         refusal = max(refusals, key=lambda r: r.wait)
         return error_body("throttled", refusal.message), {"Retry-After": str(retry_after(refusal.wait))}
-    seconds = retry_after(exc.wait)
+    seconds = retry_after(getattr(exc, "wait", None))  # Throttled's wait: untyped in DRF's stubs
     message = f"Too many requests: try again in {seconds} second{'s' if seconds != 1 else ''}."
     return error_body("throttled", message), {"Retry-After": str(seconds)}
 

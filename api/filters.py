@@ -17,7 +17,7 @@ class BoundedIntegerField(forms.IntegerField):
         super().__init__(*args, **kwargs)
 
 
-class IntegerFilter(filters.NumberFilter):
+class IntegerFilter(filters.NumberFilter):  # type: ignore[misc]  # django-filter ships no types
     """An integer (an id or a year) for the OpenAPI schema too, with its help text."""
 
     field_class = BoundedIntegerField
@@ -30,5 +30,5 @@ class IntegerFilter(filters.NumberFilter):
         set_override(self, "field", schema)
 
 
-class FilterSet(filters.FilterSet):
+class FilterSet(filters.FilterSet):  # type: ignore[misc]  # django-filter ships no types
     """Every filter set of the API (kept for shared behaviour)."""

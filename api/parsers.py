@@ -77,7 +77,8 @@ def _too_deep() -> str:
 
 
 def _encoding(parser_context: Mapping[str, Any] | None) -> str:
-    return parsers.get_encoding(dict(parser_context or {}))  # a text encoding, or a ParseError
+    encoding: str = parsers.get_encoding(dict(parser_context or {}))  # type: ignore[attr-defined]  # DRF's, untyped in its stubs
+    return encoding  # a text encoding, or a ParseError
 
 
 class JSONParser(parsers.JSONParser):

@@ -12,13 +12,15 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 
 
-class ErrorSerializer(serializers.Serializer):
+class ErrorSerializer(serializers.Serializer[Any]):
     """Every error the API answers: a stable code, a message a player can act on, and the fields
     at fault (field path -> message; empty when the error is not about one field)."""
 
     code = serializers.CharField(help_text="Stable, for programs: invalid, not_found, step_order, already_done, ...")
     message = serializers.CharField(help_text="What went wrong and what to do about it.")
-    fields = serializers.DictField(child=serializers.CharField(), help_text="Field path -> what is wrong with it.")
+    fields = serializers.DictField(  # type: ignore[assignment]  # the body's "fields": declared, not Serializer.fields
+        child=serializers.CharField(), help_text="Field path -> what is wrong with it."
+    )
 
     class Meta:
         ref_name = "Error"
@@ -61,7 +63,7 @@ class AutoSchema(SpectacularAutoSchema):
             if code in WRITES_ONLY and self.method in SAFE:
                 continue
             if code not in responses:
-                responses[code] = self._get_response_for_code(
+                responses[code] = self._get_response_for_code(  # type: ignore[no-untyped-call]
                     OpenApiResponse(ErrorSerializer, description=description), code, direction=direction
                 )
         return responses
@@ -71,7 +73,7 @@ class AutoSchema(SpectacularAutoSchema):
         return [tag] if tag else super().get_tags()
 
 
-class ApiTokenScheme(OpenApiAuthenticationExtension):
+class ApiTokenScheme(OpenApiAuthenticationExtension):  # type: ignore[no-untyped-call]  # drf-spectacular untyped
     target_class = "api.authentication.ApiTokenAuthentication"
     name = "tokenAuth"
 

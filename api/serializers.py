@@ -5,7 +5,8 @@ a hundred characters with their families reverses no URL per row."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
@@ -14,7 +15,7 @@ from rest_framework import serializers
 from api.filters import INT_MAX
 
 
-class LinkSerializer(serializers.Serializer):
+class LinkSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField(max_value=INT_MAX)
     url = serializers.URLField()
 
@@ -22,17 +23,18 @@ class LinkSerializer(serializers.Serializer):
         ref_name = "Link"
 
 
-def list_url(context: dict[str, Any], resource: str) -> str:
-    """The absolute list URL of ``resource`` in the campaign of the request, cached in the context."""
-    cache = context.setdefault("_list_urls", {})
+def list_url(context: Mapping[str, Any], resource: str) -> str:
+    """The absolute list URL of ``resource`` in the campaign of the request, cached in the context
+    (a serializer's context is a dict; DRF's stubs call it a Mapping)."""
+    cache: dict[str, str] = cast(dict[str, Any], context).setdefault("_list_urls", {})
     if resource not in cache:
         request = context["request"]
         path = reverse(f"api:{resource}-list", kwargs={"slug": context["viewer"].campaign.slug})
         cache[resource] = request.build_absolute_uri(path)
-    return cache[resource]  # type: ignore[no-any-return]
+    return cache[resource]
 
 
-def link(context: dict[str, Any], resource: str, pk: int | None) -> dict[str, Any] | None:
+def link(context: Mapping[str, Any], resource: str, pk: int | None) -> dict[str, Any] | None:
     if pk is None:
         return None
     return {"id": pk, "url": f"{list_url(context, resource)}{pk}/"}

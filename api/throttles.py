@@ -22,6 +22,7 @@ the same instant may both pass the last place, as the count is read and then wri
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,14 +70,15 @@ REFUSED = "regnal_throttled"
 """The request's attribute listing the :class:`Refusal` s of its throttles (``api.exceptions``)."""
 
 
-class _Counted(SimpleRateThrottle):
+class _Counted(SimpleRateThrottle, ABC):
     """A throttle whose scope comes from :meth:`scope_for` and whose rate is read at each request."""
 
     def __init__(self) -> None:  # the scope, and so the rate, is known only with the view
         pass
 
+    @abstractmethod
     def scope_for(self, view: Any) -> str | None:
-        raise NotImplementedError
+        """The throttle's scope for this view (None: not counted)."""
 
     def get_rate(self) -> str:
         rates = api_settings.DEFAULT_THROTTLE_RATES
@@ -89,11 +91,13 @@ class _Counted(SimpleRateThrottle):
         if not self.scope:
             return True
         self.rate = self.get_rate()
-        self.num_requests, self.duration = self.parse_rate(self.rate)
+        allowed, duration = self.parse_rate(self.rate)
+        assert allowed is not None and duration is not None  # get_rate gave a rate
+        self.num_requests, self.duration = allowed, duration
         if super().allow_request(request, view):
             return True
         refusals = getattr(request, REFUSED, [])
-        refusals.append(Refusal(self.scope, self.num_requests, self.duration, self.wait() or float(self.duration)))
+        refusals.append(Refusal(self.scope, allowed, duration, self.wait() or float(duration)))
         setattr(request, REFUSED, refusals)
         return False
 
@@ -104,10 +108,12 @@ class _Counted(SimpleRateThrottle):
 
     def wait(self) -> float | None:
         """Seconds until the request that must leave the window first has left it."""
-        if len(self.history) < self.num_requests:
+        allowed, duration = self.num_requests, self.duration
+        assert allowed is not None and duration is not None  # set by allow_request
+        if len(self.history) < allowed:
             return None
-        oldest_to_leave = self.history[self.num_requests - 1]  # newest first: this one frees the last place
-        return max(0.0, self.duration - (self.now - oldest_to_leave))
+        oldest_to_leave = float(self.history[allowed - 1])  # newest first: this one frees the last place
+        return max(0.0, duration - (float(self.now) - oldest_to_leave))
 
 
 class TableThrottle(_Counted):

@@ -1,8 +1,11 @@
 """Undo's change log: database triggers on every table of ``campaign.registry.scoped_models`` copy
 a row, as it was, into :class:`~campaign.models.UndoChange` the first time a step touches it.
 
-The triggers log only while the action's transaction holds an :class:`~campaign.models.UndoRecording`
-row (:func:`recording`), into that row's checkpoint; an insert is logged with no old row. So every
+The triggers log only while the action is :func:`recording`, into its checkpoint, which the
+connection itself names (no row is written for it): SQLite asks the connection's own function
+``regnal_undo_checkpoint()`` (Python's, registered on every connection Django opens), PostgreSQL
+the transaction's setting ``regnal.undo_checkpoint`` (``set_config(..., true)``, which a rollback
+takes back with the action); an insert is logged with no old row. So every
 write a step makes is caught, whichever way it goes (the ORM, bulk writes, raw SQL). The triggers
 are generated from the registry at ``post_migrate`` (SQLite and PostgreSQL), so a model registered
 later gets them too. :func:`revert` puts back every row logged since a checkpoint; :func:`images`
@@ -17,13 +20,45 @@ from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 from django.db import DEFAULT_DB_ALIAS, connections, models
+from django.db.backends.base.base import BaseDatabaseWrapper
 
 from campaign import registry
-from campaign.models import Checkpoint, UndoChange, UndoRecording
+from campaign.models import Checkpoint, UndoChange
 
 PREFIX = "regnal_undo"
 LOG = UndoChange._meta.db_table
-FLAG = UndoRecording._meta.db_table
+FUNCTION = "regnal_undo_checkpoint"
+"""SQLite: the SQL function the triggers ask for the checkpoint being recorded (NULL: none)."""
+SETTING = "regnal.undo_checkpoint"
+"""PostgreSQL: the transaction's setting naming the checkpoint being recorded ('' or unset: none)."""
+
+
+class _Recording:
+    """The checkpoint one connection records into now (SQLite: read by its SQL function)."""
+
+    checkpoint: int | None = None
+
+    def __call__(self) -> int | None:
+        return self.checkpoint
+
+
+def _recording_of(connection: BaseDatabaseWrapper) -> _Recording:
+    state = getattr(connection, "_regnal_undo", None)
+    if state is None:
+        state = _Recording()
+        connection._regnal_undo = state  # type: ignore[attr-defined]
+    return state
+
+
+def connect_function(sender: Any, connection: BaseDatabaseWrapper, **kwargs: Any) -> None:
+    """``connection_created``: give a new SQLite connection the function its triggers ask."""
+    if connection.vendor == "sqlite":
+        connection.connection.create_function(FUNCTION, 0, _recording_of(connection), deterministic=False)
+
+
+def recording_into(using: str = DEFAULT_DB_ALIAS) -> int | None:
+    """The checkpoint the connection's writes are logged into now (None: not recording)."""
+    return _recording_of(connections[using]).checkpoint
 
 
 def tables() -> dict[str, type[models.Model]]:
@@ -34,22 +69,28 @@ def tables() -> dict[str, type[models.Model]]:
 def _sqlite_triggers(table: str, model: type[models.Model]) -> list[str]:
     q = connections[DEFAULT_DB_ALIAS].ops.quote_name
     old = ", ".join(f"'{f.column}', OLD.{q(registry.column(f))}" for f in model._meta.concrete_fields)
-    log = f"INSERT OR IGNORE INTO {LOG} (checkpoint_id, {q('table')}, row_id, old) SELECT checkpoint_id, '{table}'"
+    log = f"INSERT OR IGNORE INTO {LOG} (checkpoint_id, {q('table')}, row_id, old) SELECT {FUNCTION}(), '{table}'"
     pk = q(registry.column(model._meta.pk))
     on = {"i": "INSERT", "u": "UPDATE", "d": "DELETE"}
     row = {"i": f"NEW.{pk}, NULL", "u": f"OLD.{pk}, json_object({old})", "d": f"OLD.{pk}, json_object({old})"}
-    return [f"CREATE TRIGGER {PREFIX}_{table}_{k} AFTER {on[k]} ON {q(table)} BEGIN {log}, {row[k]} FROM {FLAG}; END" for k in on]
+    when = f"WHERE {FUNCTION}() IS NOT NULL"
+    return [f"CREATE TRIGGER {PREFIX}_{table}_{k} AFTER {on[k]} ON {q(table)} BEGIN {log}, {row[k]} {when}; END" for k in on]
 
 
 POSTGRES_FUNCTION = f"""
 CREATE OR REPLACE FUNCTION {PREFIX}_log() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    point bigint := NULLIF(current_setting('{SETTING}', true), '')::bigint;
 BEGIN
+    IF point IS NULL THEN
+        RETURN NULL;
+    END IF;
     IF TG_OP = 'INSERT' THEN
         INSERT INTO {LOG} (checkpoint_id, "table", row_id, old)
-            SELECT checkpoint_id, TG_TABLE_NAME, NEW.id, NULL FROM {FLAG} ON CONFLICT DO NOTHING;
+            VALUES (point, TG_TABLE_NAME, NEW.id, NULL) ON CONFLICT DO NOTHING;
     ELSE
         INSERT INTO {LOG} (checkpoint_id, "table", row_id, old)
-            SELECT checkpoint_id, TG_TABLE_NAME, OLD.id, row_to_json(OLD)::text FROM {FLAG} ON CONFLICT DO NOTHING;
+            VALUES (point, TG_TABLE_NAME, OLD.id, row_to_json(OLD)::text) ON CONFLICT DO NOTHING;
     END IF;
     RETURN NULL;
 END $$"""  # noqa: S608 (our own tables' names)
@@ -59,7 +100,7 @@ def install_triggers(using: str = DEFAULT_DB_ALIAS, **kwargs: Any) -> None:
     """(Re)create the triggers of every logged table (``post_migrate``; idempotent)."""
     connection = connections[using]
     existing = set(connection.introspection.table_names())
-    if LOG not in existing or FLAG not in existing:
+    if LOG not in existing:
         return
     with connection.cursor() as cursor:
         if connection.vendor == "sqlite":
@@ -90,10 +131,25 @@ def install_triggers(using: str = DEFAULT_DB_ALIAS, **kwargs: Any) -> None:
 @contextmanager
 def recording(checkpoint: Checkpoint) -> Iterator[None]:
     """Log every write to the campaign's tables into ``checkpoint`` while inside (call it inside
-    the action's transaction: if the action fails, the log goes with it)."""
-    flag = UndoRecording.objects.create(checkpoint=checkpoint)
-    yield  # on an error the transaction rolls back, the flag with it
-    UndoRecording.objects.filter(pk=flag.pk)._raw_delete(UndoRecording.objects.db)
+    the action's transaction: if the action fails, the log goes with it). SQLite: no query (the
+    connection's function answers); PostgreSQL: the transaction's setting, set and cleared (a
+    failure's rollback clears it with the rest)."""
+    connection = connections[UndoChange.objects.db]
+    state = _recording_of(connection)
+    if state.checkpoint is not None:
+        raise RuntimeError(f"already recording into checkpoint {state.checkpoint}")
+    postgres = connection.vendor == "postgresql"
+    if postgres:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT set_config(%s, %s, true)", [SETTING, str(checkpoint.pk)])
+    state.checkpoint = checkpoint.pk
+    try:
+        yield
+    finally:
+        state.checkpoint = None
+    if postgres:  # done (a failure's rollback took the setting back already)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT set_config(%s, '', true)", [SETTING])
 
 
 def changes(since: Checkpoint) -> dict[str, dict[int, str | None]]:
@@ -137,7 +193,7 @@ def images(rows: dict[str, dict[int, str | None]]) -> dict[str, dict[int, str | 
 
 def revert(first: dict[str, dict[int, str | None]]) -> None:
     """Put every row of ``first`` (:func:`changes`) back as it was, with its primary key: delete
-    the rows as they are now, insert the old ones raw. No :class:`UndoRecording` may be open;
+    the rows as they are now, insert the old ones raw. Nothing may be :func:`recording`;
     the foreign keys are checked at commit (deferred), so the order does not matter."""
     connection = connections[UndoChange.objects.db]
     known = tables()

@@ -9,7 +9,8 @@ from typing import Any
 
 from django.contrib.auth.models import User
 
-from campaign.models import Campaign, Roll, RollSource, RollSubject
+from campaign import registry
+from campaign.models import Campaign, Roll, RollSource
 from campaign.permissions import Actor
 from campaign.steps import report_rolls
 from rules.dice import DiceSource, DiceSpec, Entered, RandomSource, TypedTotal, validate_faces, validate_total
@@ -137,13 +138,8 @@ class DiceBox:
             if not roll.outcome:
                 raise ValueError(f"roll {roll.purpose} has no outcome set")
         rolls = Roll.objects.bulk_create([roll for roll, _ in self.pending])
-        subjects = [
-            RollSubject(roll=roll, character_id=c if isinstance(c, int) else c.pk, position=pos)
-            for roll, (_, chars) in zip(rolls, self.pending, strict=True)
-            for pos, c in enumerate(chars)
-        ]
-        if subjects:
-            RollSubject.objects.bulk_create(subjects)
+        # whom they were rolled for is the game's to write (campaign.registry.register_roll_subjects)
+        subjects = registry.roll_subjects()([(roll, chars) for roll, (_, chars) in zip(rolls, self.pending, strict=True)])
         report_rolls(rolls, subjects)
         self.pending = []
         return rolls

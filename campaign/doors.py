@@ -18,8 +18,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
@@ -116,3 +117,15 @@ def status_of(exc: BaseException) -> int | None:
     """The HTTP status ``exc`` answers at every door (None: none expected, a 500)."""
     found = refusal(exc)
     return found.status if found is not None else None
+
+
+class _Signed(Protocol):
+    user: Any
+
+
+def signed_in(request: _Signed) -> User:
+    """The caller of a door that requires a login (``login_required``, the API's ``IsAuthenticated``):
+    a user, never the anonymous one."""
+    user = request.user
+    assert isinstance(user, User), "this door is called signed in"
+    return user

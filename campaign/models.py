@@ -164,6 +164,10 @@ class Campaign(Invariants, models.Model):
     def option(self, key: str) -> bool:
         return bool((self.optional_rules or {}).get(key, False))
 
+    def option_name(self, key: str) -> str:
+        """An optional rule as its ruleset names it ("Optional Rule D: Movement of Trade Items"), or its key."""
+        return self.rules.optional_rules.get(key, key)
+
     @property
     def ended(self) -> bool:
         """Whether the game has ended (``dynasties.services.ending``): its books stay readable."""
@@ -250,7 +254,8 @@ class RollSource(models.TextChoices):
 
 
 class Roll(Invariants, models.Model):
-    """One roll of the dice, whatever it was for. Nothing is rolled that is not here."""
+    """One roll of the dice, whatever it was for. Nothing is rolled that is not here. Whom it was
+    rolled for is the game's (``dynasties.models.RollSubject``, ``roll.characters``)."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="rolls")
     year = models.IntegerField()
@@ -275,7 +280,6 @@ class Roll(Invariants, models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="rolls_entered"
     )
     created_at = models.DateTimeField(auto_now_add=True)
-    characters = models.ManyToManyField("dynasties.Character", through="RollSubject", related_name="rolls")
     corrects = models.ForeignKey(
         "self",
         null=True,
@@ -303,26 +307,6 @@ class Roll(Invariants, models.Model):
     @property
     def total(self) -> int:
         return sum(self.faces) + self.modifier
-
-
-class RollSubject(Invariants, models.Model):
-    roll = models.ForeignKey(Roll, on_delete=models.CASCADE, related_name="subjects")
-    character = models.ForeignKey("dynasties.Character", on_delete=models.CASCADE, related_name="roll_subjects")
-    position = models.PositiveSmallIntegerField(default=0)
-
-    class Meta:
-        ordering = ["roll", "position"]
-        constraints = [
-            unique(
-                ["roll", "character"],
-                name="rollsubject_once",
-                field="character",
-                message="This character is already a subject of this roll.",
-            )
-        ]
-
-    def __str__(self) -> str:
-        return f"roll {self.roll_id}: character {self.character_id}"
 
 
 class Audience(models.TextChoices):
@@ -579,7 +563,8 @@ class Job(Invariants, models.Model):
 class UndoChange(Invariants, models.Model):
     """One row a step changed, as it was before the step first touched it (``old``, JSON of its
     columns; null: the step inserted it). Written by database triggers (``campaign.changelog``)
-    while :class:`UndoRecording` names the step's checkpoint; undo puts the rows back."""
+    while the action is recording into the step's checkpoint (``changelog.recording``); undo puts
+    the rows back."""
 
     checkpoint = models.ForeignKey(Checkpoint, on_delete=models.CASCADE, related_name="+")
     table = models.CharField(max_length=100)
@@ -598,59 +583,6 @@ class UndoChange(Invariants, models.Model):
 
     def __str__(self) -> str:
         return f"{self.table} #{self.row_id}"
-
-
-class UndoRecording(Invariants, models.Model):
-    """While a step action runs, the one row naming its checkpoint: the triggers log into it. Gone
-    before the action's transaction ends (and never seen by another transaction)."""
-
-    checkpoint = models.ForeignKey(Checkpoint, on_delete=models.CASCADE, related_name="+")
-
-    def __str__(self) -> str:
-        return f"recording {self.checkpoint_id}"
-
-
-class Invitation(Invariants, models.Model):
-    """A link the GM hands to someone (``campaign.invitations``): opened while logged in, it seats
-    him at the campaign as the player of a house or as an observer, once, before it expires. Only
-    the SHA-256 of its secret is kept: the link is shown once, when it is made."""
-
-    SEATS = [(Role.PLAYER.value, Role.PLAYER.label), (Role.OBSERVER.value, Role.OBSERVER.label)]
-
-    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="invitations")
-    role = models.CharField(max_length=10, choices=SEATS)
-    dynasty = models.ForeignKey("dynasties.Dynasty", null=True, blank=True, on_delete=models.CASCADE, related_name="invitations")
-    token_hash = models.CharField(max_length=64, unique=True, editable=False, help_text="SHA-256 of the link's secret, hex.")
-    expires_at = models.DateTimeField()
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    created_at = models.DateTimeField(auto_now_add=True)
-    used_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    used_at = models.DateTimeField(null=True, blank=True)
-    revoked_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["campaign", "-created_at", "-id"]
-        constraints = [
-            check(
-                Q(role__in=["player", "observer"]),
-                name="invitation_seat_valid",
-                field="role",
-                message="An invitation is to a player's or an observer's seat, not {role!r}.",
-            ),
-            check(
-                (Q(role="player") & Q(dynasty__isnull=False)) | (Q(role="observer") & Q(dynasty__isnull=True)),
-                name="invitation_player_has_dynasty",
-                field="dynasty",
-                message="A player's invitation names the dynasty to play; an observer's names none.",
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.seat} in {self.campaign}"
-
-    @property
-    def seat(self) -> str:
-        return f"the player of {self.dynasty}" if self.dynasty_id else "an observer"
 
 
 class AccountName(Invariants, models.Model):

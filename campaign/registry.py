@@ -10,7 +10,7 @@ model of the project is in it, so a new model cannot be forgotten."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,6 +86,44 @@ def exempt(model: type[models.Model], reason: str, *, campaign_path: str = "", s
     if sees not in SEES or sees == HOUSES:
         raise ValueError(f"{model._meta.label}: an exempt model is seen by the members or the GM")
     return _add(Entry(model, campaign_path, sees=sees, exempt=reason))
+
+
+_houses: list[type[models.Model]] = []
+
+
+def register_houses(model: type[models.Model]) -> None:
+    """Name the game's model of a house (the ledger's accounts, a player's seat), in the ``ready()``
+    of the app that defines it: the kernel works on house ids and reads a house through this, never
+    through an import or a foreign key's ``related_model``."""
+    if _houses and _houses[0] is not model:
+        raise ValueError(f"the houses are {_houses[0]._meta.label} already, not {model._meta.label}")
+    _houses[:] = [model]
+
+
+def houses() -> type[models.Model]:
+    """The game's model of a house (``register_houses``); its rows read as ``campaign.models.House``."""
+    if not _houses:
+        raise LookupError("no app has registered the houses' model (campaign.registry.register_houses)")
+    return _houses[0]
+
+
+_roll_subjects: list[Callable[[list[tuple[Any, list[Any]]]], list[Any]]] = []
+
+
+def register_roll_subjects(write: Callable[[list[tuple[Any, list[Any]]]], list[Any]]) -> None:
+    """Name the game's writer of whom the rolls were rolled for (``dynasties.models.record_roll_subjects``):
+    given each roll just written with its subjects (rows or ids, in order), it writes them and
+    returns the rows (each with its ``roll``). The dice box (``campaign.dice``) calls it."""
+    if _roll_subjects and _roll_subjects[0] is not write:
+        raise ValueError("the rolls' subjects are written by another function already")
+    _roll_subjects[:] = [write]
+
+
+def roll_subjects() -> Callable[[list[tuple[Any, list[Any]]]], list[Any]]:
+    """The writer of the rolls' subjects (``register_roll_subjects``)."""
+    if not _roll_subjects:
+        raise LookupError("no app has registered the rolls' subjects (campaign.registry.register_roll_subjects)")
+    return _roll_subjects[0]
 
 
 def _add(entry: Entry) -> Entry:

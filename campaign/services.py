@@ -79,7 +79,7 @@ def membership_check(*, campaign: Campaign, user: Any, role: str, dynasty: House
 def membership_add(*, campaign: Campaign | int, user: User, role: str, dynasty: House | None = None, by: Actor) -> Membership:
     """Make ``user`` a member of ``campaign``: a user belongs to a campaign once, in one role. Seating
     the table is the GM's (``require(.., "members")``); a link the GM made seats its holder
-    (``campaign.invitations``, as the system)."""
+    (``dynasties.invitations``, as the system)."""
     campaign = _campaign(campaign)
     require(by, campaign, "members")
     membership_check(campaign=campaign, user=user, role=role, dynasty=dynasty)

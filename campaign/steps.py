@@ -23,7 +23,7 @@ from django.db import models, router, transaction
 
 from campaign import events, live
 from campaign.building import require_open
-from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, Roll, RollSubject, RuleTable, Step
+from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, Roll, RuleTable, Step
 from campaign.permissions import Seen, line_audience, line_seen
 from rules import get_ruleset
 from rules.errors import RuleError, StepOrderError
@@ -53,7 +53,7 @@ R = TypeVar("R")
 STEP_LABELS = dict(Step.choices)
 
 # What each step waits for, as the pages and the API say it.
-STEP_WAITS = {
+STEP_WAITS: dict[str, str] = {
     Step.BIRTHS: "The birth rolls of every eligible couple (and the sex of each child born).",
     Step.SURVIVAL: "The survival roll of every character who must roll this turn.",
     Step.MARRIAGES: "The players' marriages and betrothals, then the GM closes the step.",
@@ -228,7 +228,7 @@ class Outcome:
     A door serializes it (the API's ``act``)."""
 
     rolls: list[Roll] = field(default_factory=list)
-    subjects: dict[int, list[RollSubject]] = field(default_factory=dict)
+    subjects: dict[int, list[Any]] = field(default_factory=dict)  # the game's rows (dynasties.models.RollSubject)
     chronicle: list[ChronicleEntry] = field(default_factory=list)
     records: dict[str, list[models.Model]] = field(default_factory=dict)
 
@@ -273,7 +273,7 @@ def report(label: str, *objs: models.Model) -> None:
         outcome.add(label, *objs)
 
 
-def report_rolls(rolls: list[Roll], subjects: list[RollSubject]) -> None:
+def report_rolls(rolls: list[Roll], subjects: list[Any]) -> None:
     """The dice box's report: the rolls written and their subjects."""
     outcome = current_outcome()
     if outcome is None:

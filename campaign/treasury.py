@@ -13,7 +13,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Model, Q, Sum
 
-from campaign import audit
+from campaign import audit, registry
 from campaign.models import Campaign, House, Posting, PostingKind
 from campaign.permissions import Actor
 from rules.errors import NotFound, RuleError
@@ -37,9 +37,9 @@ def _pk(value: House | int | None) -> int | None:
 
 
 def _houses() -> type[Model]:
-    """The model of the accounts (the dynasties), as the ledger's own foreign key names it: the
-    kernel's ledger works on dynasty ids and never imports the dynasties."""
-    return Posting._meta.get_field("payer").related_model
+    """The model of the accounts (the houses), as the game registered it (``campaign.registry``):
+    the kernel's ledger works on house ids and never imports the dynasties."""
+    return registry.houses()
 
 
 def balance(campaign: Campaign, dynasty: House | int | None) -> int:

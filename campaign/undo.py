@@ -145,7 +145,7 @@ def _unpack(data: bytes | memoryview) -> dict[str, Any]:
 
 
 TABLE_LINES = "membership"
-"""The chronicle's lines about the table (``campaign.invitations``: who joined, moved, left). They
+"""The chronicle's lines about the table (``dynasties.invitations``: who joined, moved, left). They
 are written outside every change set, as the members are not undone: an undo keeps them."""
 
 
@@ -181,8 +181,7 @@ def _restore(campaign: Campaign, rows: dict[str, Any], *, by: Actor, reason: str
         for start in range(0, len(objs), size):  # raw: no auto_now / auto_now_add re-stamping
             model._base_manager._insert(objs[start : start + size], fields=columns, raw=True)  # type: ignore[attr-defined]
     audit.mark_undo(marks, restored, by=by, reason=reason, year=campaign.current_year, step=campaign.step)
-    dynasty = Membership._meta.get_field("dynasty").related_model  # a house the undo took away has no player any more
-    kept = dynasty._default_manager.filter(campaign=campaign).values("pk")
+    kept = registry.houses()._default_manager.filter(campaign=campaign).values("pk")  # a house undone has no player
     Membership.objects.filter(campaign=campaign, dynasty__isnull=False).exclude(dynasty__in=kept).update(dynasty=None)
 
 
@@ -207,8 +206,7 @@ def _revert(
     campaign.save(update_fields=CAMPAIGN_FIELDS)
     restored = {model._meta.label: list(model._base_manager.filter(pk__in=ids)) for model, ids in tracked}
     audit.mark_undo(marks, restored, by=by, reason=reason, year=campaign.current_year, step=campaign.step)
-    dynasty = Membership._meta.get_field("dynasty").related_model  # a house the undo took away has no player any more
-    kept = dynasty._default_manager.filter(campaign=campaign).values("pk")
+    kept = registry.houses()._default_manager.filter(campaign=campaign).values("pk")  # a house undone has no player
     Membership.objects.filter(campaign=campaign, dynasty__isnull=False).exclude(dynasty__in=kept).update(dynasty=None)
 
 
@@ -643,10 +641,10 @@ def _undo(campaign: Campaign | int, key: str | None, by: Actor, *, turn: bool, d
         return target
 
     label = "Undo the turn" if turn else "Undo the step"
-    key = action_key(key, by=by, door=door)
     with transaction.atomic():
         locked = lock_campaign(campaign)
-        require(by, locked, "gm")  # undo is the GM's (campaign.permissions)
+        require(by, locked, "gm")  # undo is the GM's (campaign.permissions): asked first, the key after
+        key = action_key(key, by=by, door=door)
         done = "That undo was already done (the same form was sent twice): nothing more was undone."
         key_refuse(key, campaign=locked, use=use, done=done)
         _key_keep(locked, key, label=label, by=by, use=use)
@@ -759,10 +757,10 @@ def redo(
     again) and put its change sets back in force, so they can be undone again; returns the checkpoint
     the undo had gone back to. Refused when nothing is kept for redo (:class:`NothingToRedo`)."""
     label = "Redo"
-    key = action_key(key, by=by, door=door)
     with transaction.atomic():
         locked = lock_campaign(campaign)
-        require(by, locked, "gm")  # redo is the GM's, as undo (campaign.permissions)
+        require(by, locked, "gm")  # redo is the GM's, as undo (campaign.permissions): asked first, the key after
+        key = action_key(key, by=by, door=door)
         done = "That redo was already done (the same form was sent twice): nothing more was redone."
         key_refuse(key, campaign=locked, use=use, done=done)
         target = _redo_target(locked)

@@ -7,6 +7,7 @@ class DynastiesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        self.register_plays()  # first: the table events' fields read the plays (the monarch tables' dice)
         from campaign.undo import count_losses_with
         from dynasties import table_events  # noqa: F401 (declares what the table records: campaign.table_events)
         from dynasties.trees import cache  # noqa: F401 (a render's file goes with its row)
@@ -14,7 +15,6 @@ class DynastiesConfig(AppConfig):
 
         self.register_models()
         count_losses_with(dynastic_losses)  # undo plans name the births, deaths and successions they take back
-        self.register_plays()
 
     def register_plays(self) -> None:
         """The one list of the rulesets' play packages (dynasties/play/): a fourth ruleset is one
@@ -48,6 +48,15 @@ class DynastiesConfig(AppConfig):
             (m.Province, "campaign", False),  # the map is public at the table
         ]:
             r.register(model, path, audit=audit, sees=r.MEMBERS)
+        r.register(m.RollSubject, "roll__campaign", sees=r.MEMBERS)  # whom a roll of the kernel's log was for
+        r.register_roll_subjects(m.record_roll_subjects)
         r.register(m.Portrait, "campaign", sees=r.MEMBERS)
         r.register(m.Note, "campaign", audit=True, sees=r.NOTES)  # public, its player's, the GM's
+        r.register_houses(m.Dynasty)  # the kernel's houses (the ledger's accounts, a player's seat)
+        r.exempt(
+            m.Invitation,
+            "a link that seats someone at the table (dynasties.invitations): not the game, and its secret's hash must "
+            "not leave in an export nor come back in an import; undo keeps it",
+            campaign_path="campaign",
+        )
         r.exempt(m.TreeRender, "the tree cache's index: renders redrawn from the rows at will, not campaign state")

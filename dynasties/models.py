@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
 from campaign.audit import AuditedRecords
 from campaign.invariants import Invariants, check, unique
+from campaign.models import Role
 from rules.people import Person
 
 
@@ -137,6 +142,7 @@ class Character(Invariants, models.Model):
         help_text="A prisoner of the neutrals (a country no player controls), until ransomed or released; "
         "a prisoner of a house is prisoner_of.",
     )
+    rolls = models.ManyToManyField("campaign.Roll", through="RollSubject", related_name="characters")
     history = AuditedRecords()  # the audit trail (campaign.audit)
 
     class Meta:
@@ -239,6 +245,44 @@ class Character(Invariants, models.Model):
             legitimate=self.legitimate,
             effective_age_offset=self.effective_age_offset,
         )
+
+
+class RollSubject(Invariants, models.Model):
+    """Whom a roll of the kernel's log was rolled for, in order (the kernel's dice box writes them
+    through ``record_roll_subjects``, registered in ``DynastiesConfig.ready``). Its table is the one
+    the kernel held it in before (issue 35: the kernel knows no game)."""
+
+    roll = models.ForeignKey("campaign.Roll", on_delete=models.CASCADE, related_name="subjects")
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="roll_subjects")
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        db_table = "campaign_rollsubject"
+        ordering = ["roll", "position"]
+        constraints = [
+            unique(
+                ["roll", "character"],
+                name="rollsubject_once",
+                field="character",
+                message="This character is already a subject of this roll.",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"roll {self.roll_id}: character {self.character_id}"
+
+
+def record_roll_subjects(rolls: Iterable[tuple[Any, Sequence[Character | int]]]) -> list[RollSubject]:
+    """Write the subjects of rolls just written (each roll with its characters or their ids, in
+    order) in one statement: the kernel's dice box asks this (``campaign.registry``)."""
+    subjects = [
+        RollSubject(roll=roll, character_id=c if isinstance(c, int) else c.pk, position=pos)
+        for roll, characters in rolls
+        for pos, c in enumerate(characters)
+    ]
+    if subjects:
+        RollSubject.objects.bulk_create(subjects)
+    return subjects
 
 
 class Marriage(Invariants, models.Model):
@@ -934,3 +978,48 @@ class Province(Invariants, models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.country})" if self.country else self.name
+
+
+class Invitation(Invariants, models.Model):
+    """A link the GM hands to someone (``dynasties.invitations``): opened while logged in, it seats
+    him at the campaign as the player of a house or as an observer, once, before it expires. Only
+    the SHA-256 of its secret is kept: the link is shown once, when it is made. It names a house, so
+    it is the game's (issue 35: the kernel knows no game), on the table the kernel held it in."""
+
+    SEATS = [(Role.PLAYER.value, Role.PLAYER.label), (Role.OBSERVER.value, Role.OBSERVER.label)]
+
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="invitations")
+    role = models.CharField(max_length=10, choices=SEATS)
+    dynasty = models.ForeignKey(Dynasty, null=True, blank=True, on_delete=models.CASCADE, related_name="invitations")
+    token_hash = models.CharField(max_length=64, unique=True, editable=False, help_text="SHA-256 of the link's secret, hex.")
+    expires_at = models.DateTimeField()
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    used_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        db_table = "campaign_invitation"
+        ordering = ["campaign", "-created_at", "-id"]
+        constraints = [
+            check(
+                Q(role__in=["player", "observer"]),
+                name="invitation_seat_valid",
+                field="role",
+                message="An invitation is to a player's or an observer's seat, not {role!r}.",
+            ),
+            check(
+                (Q(role="player") & Q(dynasty__isnull=False)) | (Q(role="observer") & Q(dynasty__isnull=True)),
+                name="invitation_player_has_dynasty",
+                field="dynasty",
+                message="A player's invitation names the dynasty to play; an observer's names none.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.seat} in {self.campaign}"
+
+    @property
+    def seat(self) -> str:
+        return f"the player of {self.dynasty}" if self.dynasty_id else "an observer"

@@ -27,12 +27,12 @@ from typing import Any
 from django.core.files.storage import default_storage
 from django.template.loader import render_to_string
 
-from campaign.models import Audience, Campaign, ChronicleEntry, RollSubject
+from campaign.models import Audience, Campaign, ChronicleEntry
 from campaign.permissions import prints_sheets_of, role_of
 from campaign.printing import render_pdf
 from campaign.steps import load_tables
 from dynasties.figures import Figures, figures
-from dynasties.models import Character, Crown, Dynasty, Portrait, Reign, Status, Title
+from dynasties.models import Character, Crown, Dynasty, Portrait, Reign, RollSubject, Status, Title
 from rules.regnal import regnal_name
 from rules.tables import survival_need
 

@@ -132,30 +132,43 @@ def exchequers_seen(campaign: Campaign, user: Any) -> list[tuple[Dynasty | None,
     return [(own, balance(campaign, own))]
 
 
-def regnal_labels(campaign: Campaign, characters: Iterable[Character]) -> dict[int, str]:
+def regnal_labels(
+    campaign: Campaign,
+    characters: Iterable[Character],
+    *,
+    known: tuple[Iterable[Character], Sequence[Reign]] | None = None,
+) -> dict[int, str]:
     """What lists call each character (rules.regnal.labels): a monarch "Edward III Plantagenet", a
-    living namesake of another in his house "Jean Valois (b. 1301)". Two queries whatever the number."""
+    living namesake of another in his house "Jean Valois (b. 1301)". Two queries whatever the number;
+    none given ``known``: the campaign's characters (every living one at least) and all its reigns
+    (by start year, then id), as this request read them since its last write (a ``World``'s)."""
     shown = {c.pk: c for c in characters}
     if not shown:
         return {}
     names = {(c.given_name, c.dynastic_name) for c in shown.values()}
-    namesakes = {
-        c.pk: c
-        for c in Character.objects.filter(
+    if known is not None:
+        living: Iterable[Character] = (c for c in known[0] if c.status == Status.ALIVE)
+    else:
+        living = Character.objects.filter(
             campaign=campaign,
             status=Status.ALIVE,
             given_name__in={g for g, _ in names},
             dynastic_name__in={d for _, d in names},
         ).only("given_name", "dynastic_name", "birth_year", "birth_order", "status")
-        if (c.given_name, c.dynastic_name) in names
-    }
+    namesakes = {c.pk: c for c in living if (c.given_name, c.dynastic_name) in names}
     everyone = {**namesakes, **shown}
+    if known is not None:
+        reigns: Iterable[tuple[int, int | None]] = [
+            (r.holder_id, r.numeral) for r in known[1] if r.holder_id in everyone and r.numeral is not None
+        ]
+    else:
+        reigns = (
+            Reign.objects.filter(holder_id__in=list(everyone), numeral__isnull=False)
+            .order_by("start_year", "pk")
+            .values_list("holder_id", "numeral")
+        )
     numerals: dict[int, list[int]] = {}
-    for holder, number in (
-        Reign.objects.filter(holder_id__in=list(everyone), numeral__isnull=False)
-        .order_by("start_year", "pk")
-        .values_list("holder_id", "numeral")
-    ):
+    for holder, number in reigns:
         if number is not None:  # (never: filtered out)
             numerals.setdefault(holder, []).append(number)
     out = labels(named(everyone.values(), numerals))
@@ -179,10 +192,12 @@ def named(characters: Iterable[Any], numerals: dict[int, list[int]]) -> list[Nam
     ]
 
 
-def label(campaign: Campaign, characters: Iterable[Character]) -> None:
-    """Gives each character its list label (``regnal_labels``): ``display_name`` shows it."""
+def label(
+    campaign: Campaign, characters: Iterable[Character], *, known: tuple[Iterable[Character], Sequence[Reign]] | None = None
+) -> None:
+    """Gives each character its list label (``regnal_labels``, ``known`` as it says): ``display_name`` shows it."""
     characters = list(characters)
-    shown = regnal_labels(campaign, characters)
+    shown = regnal_labels(campaign, characters, known=known)
     for c in characters:
         c.label = shown.get(c.pk)
 

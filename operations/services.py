@@ -17,7 +17,6 @@ from django.utils.crypto import salted_hmac
 from django_tasks import task
 
 from campaign import building, registry
-from campaign.invitations import OPEN, invitation_create, state, token_hash
 from campaign.jobs import job_create, job_progress, job_run, on_lost
 from campaign.models import (
     ActionKey,
@@ -25,7 +24,6 @@ from campaign.models import (
     Campaign,
     ChronicleEntry,
     DiceEntry,
-    Invitation,
     Job,
     JobKind,
     Membership,
@@ -34,7 +32,8 @@ from campaign.models import (
 )
 from campaign.permissions import SYSTEM_ACTOR, no_actor, require
 from campaign.services import membership_add
-from dynasties.models import Dynasty, DynastyKind
+from dynasties.invitations import OPEN, invitation_create, state, token_hash
+from dynasties.models import Dynasty, DynastyKind, Invitation
 from dynasties.services import campaign_create
 from dynasties.services.eu_setup import ROLL, EuCountry, eu_campaign_setup, eu_check, eu_dynasties
 from dynasties.services.setup import default_dynasties

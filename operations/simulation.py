@@ -52,6 +52,7 @@ from dynasties.services import auction, event_deaths, events, interphase, preten
 from dynasties.services.births import CoupleTurn
 from dynasties.services.common import World
 from dynasties.services.marriages import marriage_checker
+from dynasties.services.play_registry import play_of, plays_interphase
 from dynasties.services.setup import default_dynasties
 from operations import simulation_corrections, simulation_end, simulation_options, simulation_provinces
 from operations.simulation_diplomacy import DIPLOMACY_PARTS, diplomacy_played, play_diplomacy
@@ -403,7 +404,7 @@ def play_auctions(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
 
 def play_titles(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
     """Rule G: a house makes its eldest untitled Prince Governor of one of its provinces."""
-    if not campaign.rules.governing_provinces or not campaign.option("governing_provinces"):
+    if not play_of(campaign).succession.title_terms().governors or not campaign.option("governing_provinces"):
         return
     held = set(Title.objects.filter(campaign=campaign).values_list("holder_id", flat=True))
     for house in _players(campaign):
@@ -460,13 +461,13 @@ def play_captures(campaign: Campaign, source: DiceSource, *, by: Actor, phase: i
         return
     players = _players(campaign)
     taken = _on_the_map(campaign)
-    if campaign.rules.monarch_table:
+    if play_of(campaign).monarchs.rolls_monarchs():
         return  # the EU monarch tables take monarchs in battle (play_monarchs_law)
-    if campaign.rules.royal_leaders:
+    if play_of(campaign).succession.crown_terms().royal_leaders:
         taken = _first_heirs(campaign, taken) or taken
     if not taken:
         return
-    who = taken[0] if campaign.rules.royal_leaders else _pick(source, taken)
+    who = taken[0] if play_of(campaign).succession.crown_terms().royal_leaders else _pick(source, taken)
     captors = [d for d in players if d.pk != who.controlled_by_id]
     if _d(source, CHANCE_NEUTRALS) == 1 or not captors:
         _try(
@@ -507,7 +508,7 @@ def play_releases(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
             continue  # taken this turn: held at least until the next
         house = prisoner.controlled_by_id
         long_held = taken is None or year - taken >= HELD_TURNS * max(1, campaign.turn_length)
-        if campaign.rules.royal_leaders and not long_held and prisoner.pk not in interim_for:
+        if play_of(campaign).succession.crown_terms().royal_leaders and not long_held and prisoner.pk not in interim_for:
             continue  # the heir apparent is a hostage while his King lives (BloodLine A needs his King's death)
         cash = max(0, treasury.balance(campaign, house)) if house is not None else 0
         price = campaign.rules.neutral_ransom if prisoner.held_by_neutrals else 0
@@ -784,7 +785,7 @@ def play_interphase(campaign: Campaign, source: DiceSource, *, by: Actor) -> Non
     provinces, Famine and Rebellion markers and Home Provinces from the province register, a Rebellion
     bought off when the house can afford it; rule G's governed provinces
     (the titles of the house's crown held by a living Governor) bring their 2 Crowns extra."""
-    if not campaign.rules.interphase:
+    if not plays_interphase(campaign):
         return
     for house in _players(campaign):
         # the high tax rate now and then (the markers are the register's: operations.simulation_provinces)
@@ -894,7 +895,7 @@ def play_contracts(campaign: Campaign, source: DiceSource, wed: Sequence[int], *
         if not _try(record) or breach is None:
             continue
         found = breach
-        if not campaign.rules.majority_disputes and contract.kind == ContractKind.AGREEMENT:
+        if not play_of(campaign).disputes.by_majority() and contract.kind == ContractKind.AGREEMENT:
             votes = [
                 {
                     "dynasty": d.pk,
@@ -906,7 +907,7 @@ def play_contracts(campaign: Campaign, source: DiceSource, wed: Sequence[int], *
                 for d in players
             ]
             _try(functools.partial(contract_services.parley_run, campaign=campaign, breach=found, votes=votes, by=by))
-        elif campaign.rules.majority_disputes:
+        elif play_of(campaign).disputes.by_majority():
             terms = list(contract.clauses.order_by("pk").values_list("pk", flat=True))
             ballots = {d.pk: {t: _d(source, 3) > 1 for t in terms} for d in players if d.pk not in parties}
             _try(functools.partial(contract_services.dispute_majority, campaign=campaign, breach=found, votes=ballots, by=by))
@@ -919,7 +920,7 @@ def play_contracts(campaign: Campaign, source: DiceSource, wed: Sequence[int], *
         _try(
             functools.partial(contract_services.readmission_parley, campaign=campaign, dynasty=ban.dynasty_id, votes=votes, by=by)
         )
-    if not campaign.rules.majority_disputes:  # the medieval parleys' consequences: claims, contests (issue 33)
+    if not play_of(campaign).disputes.by_majority():  # the medieval parleys' consequences: claims, contests (issue 33)
         play_diplomacy(campaign, source, by=by)
 
 
@@ -1048,13 +1049,13 @@ def play_turn(campaign: Campaign, source: DiceSource, *, law: bool = False, hous
     if campaign.step == Step.BIRTHS:
         play_births(campaign, source, house_size=house_size, by=by)
         campaign.refresh_from_db()
-    if campaign.step == Step.SURVIVAL and campaign.rules.monarch_table:
+    if campaign.step == Step.SURVIVAL and play_of(campaign).monarchs.rolls_monarchs():
         if law:
             play_eu_crowns(campaign, by=by)
         play_monarchs(campaign, source, by=by)
     if campaign.step == Step.SURVIVAL:
         services.survival_roll(campaign=campaign, source=source, by=by)
-        chosen = play_pass_overs(campaign, source, by=by) if law and campaign.rules.keeps_families else {}
+        chosen = play_pass_overs(campaign, source, by=by) if law and play_of(campaign).births.keeps_families() else {}
         try:
             services.survival_finish(campaign=campaign, source=source, pass_over=chosen or None, by=by)
         except RuleError:
@@ -1067,13 +1068,13 @@ def play_turn(campaign: Campaign, source: DiceSource, *, law: bool = False, hous
     if campaign.step == Step.MARRIAGES:
         if law:  # a die misread at Survival, noticed now (issue 34)
             simulation_corrections.play_late_correction(campaign, by=by)
-        if law and campaign.rules.minor_houses:
+        if law and play_of(campaign).minor_houses.kept():
             play_minor_houses(campaign, source, by=by)
             play_minor_offers(campaign, source, by=by)
-        if law and campaign.rules.pretenders:
+        if law and play_of(campaign).succession.pretender_terms().pretenders:
             play_auctions(campaign, source, by=by)
         play_marriages(campaign, house_size=house_size, by=by)
-        if law and campaign.rules.governing_provinces:
+        if law and play_of(campaign).succession.title_terms().governors:
             play_titles(campaign, source, by=by)
         campaign.refresh_from_db()
     if campaign.step == Step.ANNOUNCEMENTS:

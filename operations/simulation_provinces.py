@@ -20,6 +20,7 @@ from campaign.models import Campaign, Posting
 from campaign.permissions import Actor
 from dynasties.models import Dynasty, DynastyKind, Province, Status, Title
 from dynasties.services import provinces as register
+from dynasties.services.play_registry import plays_interphase
 from rules.dice import DiceSource, DiceSpec
 from rules.errors import RuleError
 
@@ -47,7 +48,7 @@ def _houses(campaign: Campaign) -> list[Dynasty]:
 def play_provinces(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
     """The register's part of the turn: the map entered once, the titles' provinces added, and the
     Events' markers (none in the first turn: "no famine or rebellion markers yet", section 5)."""
-    if not campaign.rules.interphase:
+    if not plays_interphase(campaign):
         return
     houses = _houses(campaign)
     for house in houses:

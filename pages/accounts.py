@@ -36,7 +36,7 @@ class SignupForm(JoinForm):
     """Username and password twice (the join form's checks), and an e-mail address if he likes."""
 
     class Meta(JoinForm.Meta):
-        fields = ("username", "email")
+        fields = ("username", "email")  # type: ignore[assignment]  # django-stubs types Meta.fields as one name
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import URLPattern, path
 from django.views.decorators.http import require_GET, require_POST
@@ -27,7 +28,7 @@ SHOWN = 10  # the latest backups listed
 def backups(request: HttpRequest, slug: str) -> HttpResponse:
     campaign, _, _ = member(request, slug)
     with refused_as_missing():
-        latest = backups_latest(campaign, by=request.user, shown=SHOWN)  # type: ignore[arg-type]
+        latest = backups_latest(campaign, by=request.user, shown=SHOWN)
     return render(request, "pages/backups.html", {"campaign": campaign, "role": Role.GM, "jobs": latest})
 
 
@@ -36,17 +37,17 @@ def backups(request: HttpRequest, slug: str) -> HttpResponse:
 def backup_new(request: HttpRequest, slug: str) -> HttpResponse:
     campaign, _, _ = member(request, slug)
     with refused_as_missing():
-        job = backup_start(campaign, by=request.user, compress=bool(request.POST.get("gzip")))  # type: ignore[arg-type]
+        job = backup_start(campaign, by=request.user, compress=bool(request.POST.get("gzip")))
     return redirect("pages:backup", campaign.slug, job.pk)
 
 
 @require_GET
 @login_required
-def backup(request: HttpRequest, slug: str, token: str) -> HttpResponse:
+def backup(request: HttpRequest, slug: str, token: str) -> HttpResponseBase:
     """The backup's page (refreshing until it is written); ``?download=1`` hands out the file."""
     campaign, _, _ = member(request, slug)
     with refused_as_missing():
-        job = backup_job(campaign, token, by=request.user)  # type: ignore[arg-type]
+        job = backup_job(campaign, token, by=request.user)
     if job is None:
         raise Http404("No such backup.")
     job = job_check(job)  # a lost one says so

@@ -38,6 +38,7 @@ from dynasties.services.eu_setup import eu_check
 from dynasties.services.setup import default_dynasties
 from operations.services import MAX_PREHISTORY_TURNS, CampaignAlreadyCreated, campaign_start, prehistory_job
 from pages import eu_setup
+from pages.common import signed_in
 from rules import RULESET_LABELS, default_ruleset, get_ruleset
 from rules.errors import RuleError
 from rules.names import BLOOD_ROYALE_CROWNS
@@ -245,7 +246,8 @@ class CampaignForm(forms.Form):
         return groups
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         ruleset, players = data.get("ruleset"), data.get("players")
         if ruleset and not _ticks_countries(ruleset):  # the EU set-up's fields, hidden, are not read
             for name in [n for n in self.errors if n.startswith("eu_")]:
@@ -308,7 +310,7 @@ class CampaignForm(forms.Form):
             if not username:
                 continue
             field = f"player_{crown}"
-            if crowns is not None and crown not in crowns and _ticks_countries(ruleset):
+            if crowns is not None and ruleset and crown not in crowns and _ticks_countries(ruleset):
                 self.add_error(
                     field,
                     f"{crown} is not among the countries ticked above (a player plays a major's house): tick it, or "
@@ -389,9 +391,9 @@ def new(request: HttpRequest) -> HttpResponse:
                     raise RuleError("The form has no valid action key: reload the page and submit it again.")
                 campaign = campaign_start(
                     name=d["name"],
-                    gm=request.user,
+                    gm=signed_in(request),
                     ruleset=d["ruleset"],
-                    players=d["players"],  # type: ignore[arg-type]
+                    players=d["players"],
                     start_year=d.get("start_year"),
                     optional_rules=d["optional_rules"],
                     seats=d["seats"],
@@ -451,13 +453,13 @@ def _progress(request: HttpRequest, job_id: str) -> HttpResponse:
     """The prehistory being played (turn N of M, the page refreshes itself); once done, the new
     campaign; if it failed, why. Only its creator sees it."""
     try:
-        job = Job.objects.filter(pk=job_id, kind=JobKind.PREHISTORY, by=request.user).first()
+        job = Job.objects.filter(pk=job_id, kind=JobKind.PREHISTORY, by=signed_in(request)).first()
     except ValidationError:  # not a job's id
         job = None
     if job is None:
         raise Http404("No such campaign being created.")
     job = job_check(job)  # a lost one says so (its campaign marked: its page offers Retry and Delete)
-    campaign = Campaign.objects.filter(pk=job.campaign_id).first()
+    campaign = Campaign.objects.filter(pk=job.campaign_id).first() if job.campaign_id else None
     if job.state == JobState.DONE and campaign is not None:
         messages.success(request, f"{campaign.name} is created; you are its game master.")
         return redirect("pages:dashboard", campaign.slug)

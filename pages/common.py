@@ -8,15 +8,17 @@ A page asks the same policy only to shape itself (which controls to show)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
+from django import forms
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 
 from campaign import doors
 from campaign.doors import member as member  # the one member lookup of every door, re-exported for the pages
+from campaign.doors import signed_in as signed_in
 from campaign.models import ActionKey, Campaign
 from campaign.permissions import Forbidden, Seen, runs_the_turn
 from campaign.permissions import may_act_for as may_act_for  # the policy's, re-exported for the pages
@@ -83,3 +85,21 @@ def context(campaign: Campaign, role: str, mine: int | None, **extra: Any) -> di
 def counted(n: int, one: str, many: str | None = None) -> str:
     """``n`` and the noun in the number it takes: 1 couple, 2 couples, 0 children."""
     return f"{n} {one if n == 1 else (many if many is not None else one + 's')}"
+
+
+def set_choices(form: forms.BaseForm, *names: str, choices: Iterable[Any]) -> None:
+    """Give the form's choice fields ``names`` the choices known only with the request (the
+    campaign's houses, the caller's matches)."""
+    listed = list(choices)
+    for name in names:
+        field = form.fields[name]
+        assert isinstance(field, forms.ChoiceField), f"{name} is not a choice field"
+        field.choices = listed
+
+
+def shown_with(record: T, **extra: Any) -> T:
+    """The record with what its template shows beside it (its age this year, who may act on it),
+    set on this in-memory instance only: nothing is saved."""
+    for name, value in extra.items():
+        setattr(record, name, value)
+    return record

@@ -53,7 +53,8 @@ class CorrectForm(DiceForm):
             )
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if self.errors:  # a die out of range says so on its field
             return data
         given = [data.get(f"d{i}") is not None for i in range(1, self.spec.count + 1)]
@@ -71,7 +72,8 @@ class CorrectForm(DiceForm):
 
 def _log(roll: Roll) -> str:
     """The roll log at the roll's step, where the correction is seen."""
-    return reverse("pages:rolls", args=[roll.campaign.slug]) + "?" + urlencode({"year": roll.year, "step": roll.step})
+    query: dict[str, str | int] = {"year": roll.year, "step": roll.step}
+    return reverse("pages:rolls", args=[roll.campaign.slug]) + "?" + urlencode(query)
 
 
 def back_to(request: HttpRequest, slug: str) -> str:

@@ -32,6 +32,7 @@ from dynasties.services.ending import (
     printable_final_table,
     settings_text,
 )
+from dynasties.services.play_registry import play_of
 from pages.common import ActionFailed, already_done, context, member, run_action
 from rules.errors import NotFound
 
@@ -55,10 +56,10 @@ class EndSettingsForm(forms.Form):
     def __init__(self, *args: Any, campaign: Campaign, houses: list[Dynasty], starts: dict[int, int], **kwargs: Any):
         super().__init__(*args, **kwargs)
         money = currency(campaign)
-        if campaign.rules.money_wins:
+        if play_of(campaign).ending.money_wins():
             self.fields["money_target"].help_text = (
                 f"A house with this sum or more after a turn's cashing-in wins (the rulebook's example: "
-                f"{campaign.rules.money_target_example} {money}). Empty: none."
+                f"{play_of(campaign).ending.money_target_example()} {money}). Empty: none."
             )
         else:
             del self.fields["money_target"]
@@ -120,7 +121,7 @@ def _page(
             start_fields=[form[f"{START_PREFIX}{h.pk}"] for h in houses] if gm_forms and form is not None else [],
             error=error,
             may_print=sees_final_table(role, ended=campaign.ended_year is not None),
-            money_wins=campaign.rules.money_wins,
+            money_wins=play_of(campaign).ending.money_wins(),
         ),
         status=status,
     )

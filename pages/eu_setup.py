@@ -17,14 +17,15 @@ from typing import Any
 
 from django import forms
 
+from dynasties.services.eu_monarchs import tables_play
 from dynasties.services.eu_setup import FIRST_WAYS, HISTORICAL, MAX_FIRST_TURN, ROLL, TYPED, EuCountry
-from rules import eu_monarchs as eu
 from rules.names import EU_CROWNS
 
-TABLES = eu.defaults()  # a campaign not made yet reads the shipped tables (its GM edits its own copy later)
-MAJORS, MINORS = (sorted(rows, key=lambda r: str(r["country"])) for rows in eu.setup_countries(TABLES[eu.COUNTRIES]))
+PLAY = tables_play()  # the play whose monarchs roll on the tables (registered before the pages load)
+TABLES = PLAY.default_tables()  # a campaign not made yet reads the shipped tables (its GM edits its own copy later)
+MAJORS, MINORS = (sorted(rows, key=lambda r: str(r["country"])) for rows in PLAY.setup_countries(TABLES))
 TICKED = set(EU_CROWNS[:5])  # the five majors a new campaign starts with, as before
-LOW, HIGH = eu.VALUE_RANGE
+LOW, HIGH = PLAY.value_range()
 
 
 def key(country: str) -> str:
@@ -36,12 +37,12 @@ def majors() -> list[str]:
 
 
 def _named(country: str) -> list[Mapping[str, Any]]:
-    return eu.named_of(TABLES[eu.NAMED], TABLES[eu.COUNTRIES], country)
+    return PLAY.named_monarchs(TABLES, country)
 
 
 def _named_label(m: Mapping[str, Any]) -> str:
     values = m.get("values")
-    shown = "/".join(str(values[k]) for k in eu.CHARACTERISTICS) if values else "values rolled"
+    shown = "/".join(str(values[k]) for k in PLAY.characteristics()) if values else "values rolled"
     return f"{m['name']} ({shown}; {m['condition']})"
 
 
@@ -87,7 +88,7 @@ def add_fields(form: forms.Form) -> None:
         initial=1,
         label="Starting EU turn",
         help_text="Periods: "
-        + ", ".join(f"{p['name']} from turn {p['first_turn']}" for p in TABLES[eu.PERIODS]["periods"])
+        + ", ".join(f"{p['name']} from turn {p['first_turn']}" for p in PLAY.period_rows(TABLES))
         + ". Turn 1 is 1492; the start year follows the turn unless you type one.",
     )
     for row in (*MAJORS, *MINORS):
@@ -110,7 +111,7 @@ def add_fields(form: forms.Form) -> None:
                 widget=widget,
             )
         f[f"{k}_name"] = forms.CharField(required=False, max_length=60, label="Name")
-        for v in eu.CHARACTERISTICS:
+        for v in PLAY.characteristics():
             f[f"{k}_{v}"] = forms.IntegerField(required=False, min_value=LOW, max_value=HIGH, label=v.upper())
         f[f"{k}_reign"] = forms.IntegerField(required=False, min_value=1, max_value=40, label="Reign (turns)")
         if country == "Poland":
@@ -168,7 +169,7 @@ def clean(form: forms.Form, data: dict[str, Any]) -> list[str]:
         if not data.get(k):
             continue
         first = data.get(f"{k}_first") or ROLL
-        values = {v: data.get(f"{k}_{v}") for v in eu.CHARACTERISTICS}
+        values = {v: data.get(f"{k}_{v}") for v in PLAY.characteristics()}
         settings = {s: data.get(f"{k}_{name}") for name, s in SPECIAL_FIELDS.items() if f"{k}_{name}" in form.fields}
         if "dynastic_alliances" in settings and settings["dynastic_alliances"] is None:
             settings["dynastic_alliances"] = 0
@@ -187,7 +188,7 @@ def clean(form: forms.Form, data: dict[str, Any]) -> list[str]:
         )
     data["eu_countries"] = chosen
     data["eu_first_turn"] = data.get("eu_first_turn") or 1
-    return [c.country for c in chosen if eu.country_row(TABLES[eu.COUNTRIES], c.country).get("major")]
+    return [c.country for c in chosen if PLAY.is_major(TABLES, c.country)]
 
 
 def field_of(name: str) -> str | None:

@@ -1,7 +1,7 @@
 """Pages: seating the table (issue 20). The GM's Players page lists the houses and who plays them,
 the observers and every invitation link; it makes a link per seat (shown once, to copy, or sent by
 e-mail when the site has a mail server), revokes one, moves a seat, removes a member. The services
-(``campaign.invitations``) ask the policy: anyone but the GM gets 404 there, as for a made-up
+(``dynasties.invitations``) ask the policy: anyone but the GM gets 404 there, as for a made-up
 campaign.
 
 ``/join/<secret>/`` is the invited person's: it names the campaign and the seat, then lets him make
@@ -18,20 +18,21 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import BaseUserCreationForm
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.mail import send_mail
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import URLPattern, path, reverse
 from django.views.decorators.http import require_http_methods
 
-from campaign import invitations as inv
 from campaign.accounts import username_problem
 from campaign.doors import refused_as_missing
-from campaign.models import Campaign, Invitation, Role
+from campaign.models import Campaign, Role
 from campaign.password_reset import password_reset_link
 from campaign.permissions import Forbidden, require
-from pages.common import member
+from dynasties import invitations as inv
+from dynasties.models import Invitation
+from pages.common import member, set_choices
 from rules.errors import NotFound, RuleError
 
 log = logging.getLogger(__name__)
@@ -40,7 +41,7 @@ OBSERVER = "observer"
 
 def mail_configured() -> bool:
     """A mail server is configured (``EMAIL_HOST`` set): links may be sent as well as copied."""
-    return settings.is_overridden("EMAIL_HOST")
+    return bool(settings.is_overridden("EMAIL_HOST"))  # type: ignore[misc]  # LazySettings has it; django-stubs does not say so
 
 
 class InviteForm(forms.Form):
@@ -65,7 +66,7 @@ class InviteForm(forms.Form):
     def __init__(self, *args: Any, houses: list[Any], waiting: frozenset[int] = frozenset(), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         choices = [(str(d.pk), f"The player of {d}{' (a link is waiting)' if d.pk in waiting else ''}") for d in houses]
-        self.fields["seat"].choices = [*choices, (OBSERVER, "An observer (reads what is public, never acts)")]
+        set_choices(self, "seat", choices=[*choices, (OBSERVER, "An observer (reads what is public, never acts)")])
         if not mail_configured():
             del self.fields["email"]
 
@@ -101,7 +102,7 @@ def _players_page(
     reset: dict[str, Any] | None = None,
 ) -> HttpResponse:
     with refused_as_missing():
-        table = inv.table_of(campaign, by=request.user)  # type: ignore[arg-type]
+        table = inv.table_of(campaign, by=request.user)
     if form is None:
         after = new["invitation"].dynasty_id if new else None
         form = InviteForm(**_houses(table), initial={"seat": next_seat(table, after)})
@@ -140,18 +141,18 @@ def players(request: HttpRequest, slug: str) -> HttpResponse:
             if op == "reset":
                 return _reset(request, campaign)
             if op == "revoke":
-                done = inv.invitation_revoke(campaign=campaign, invitation=_pk(request, "invitation"), by=by)  # type: ignore[arg-type]
+                done = inv.invitation_revoke(campaign=campaign, invitation=_pk(request, "invitation"), by=by)
                 messages.success(request, f"The link for {done.seat} is revoked: it no longer works.")
             elif op == "move":
                 moved = inv.seat_move(
                     campaign=campaign,
                     membership=_pk(request, "membership"),
                     username=request.POST.get("username", ""),
-                    by=by,  # type: ignore[arg-type]
+                    by=by,
                 )
                 messages.success(request, f"{moved.user.get_username()} now sits as {moved.get_role_display().lower()}.")
             elif op == "remove":
-                gone = inv.member_remove(campaign=campaign, membership=_pk(request, "membership"), by=by)  # type: ignore[arg-type]
+                gone = inv.member_remove(campaign=campaign, membership=_pk(request, "membership"), by=by)
                 house = f" {gone.dynasty} stays in play, unplayed, until you seat a new player." if gone.dynasty else ""
                 messages.success(request, f"{gone.user.get_username()} is no longer a member.{house}")
             else:
@@ -174,9 +175,9 @@ def _reset(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     refused for this member (he sits at another table, runs one, or is an administrator) is told why;
     anyone else gets the page's 404."""
     try:
-        made = password_reset_link(campaign=campaign, membership=_pk(request, "membership"), by=request.user)  # type: ignore[arg-type]
+        made = password_reset_link(campaign=campaign, membership=_pk(request, "membership"), by=request.user)
     except Forbidden as exc:
-        require(request.user, campaign, "members")  # type: ignore[arg-type]  # not the GM: the page's 404
+        require(request.user, campaign, "members")  # not the GM: the page's 404
         messages.error(request, exc.message)
         return _players_page(request, campaign, status=403)
     link = request.build_absolute_uri(made.path)
@@ -207,7 +208,7 @@ def _pk(request: HttpRequest, name: str) -> int:
 
 def _invite(request: HttpRequest, campaign: Campaign) -> HttpResponse:
     with refused_as_missing():
-        table = inv.table_of(campaign, by=request.user)  # type: ignore[arg-type]
+        table = inv.table_of(campaign, by=request.user)
     form = InviteForm(request.POST, **_houses(table))
     if not form.is_valid():
         return _players_page(request, campaign, form=form, status=400)
@@ -220,7 +221,7 @@ def _invite(request: HttpRequest, campaign: Campaign) -> HttpResponse:
             dynasty=None if seat == OBSERVER else int(seat),
             days=form.cleaned_data["days"],
             replace=form.cleaned_data["replace"],
-            by=request.user,  # type: ignore[arg-type]
+            by=request.user,
         )
     except RuleError as exc:
         if isinstance(exc, Forbidden):
@@ -242,7 +243,7 @@ class JoinForm(BaseUserCreationForm):  # type: ignore[type-arg]
     letters: ``campaign.accounts``, which the service asks again) and a password checked by the
     site's password validators."""
 
-    class Meta(BaseUserCreationForm.Meta):  # type: ignore[name-defined,misc]
+    class Meta(BaseUserCreationForm.Meta):
         fields = ("username",)
 
     def clean_username(self) -> str:
@@ -281,7 +282,7 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
     form = None
     try:
         if request.user.is_authenticated:
-            inv.invitation_accept(token=token, user=request.user)  # type: ignore[arg-type]
+            inv.invitation_accept(token=token, user=request.user)
         else:
             form = JoinForm(request.POST)
             if not form.is_valid():
@@ -300,7 +301,7 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
     return redirect("pages:dashboard", invitation.campaign.slug)
 
 
-def _login(request: HttpRequest, user: AbstractBaseUser) -> None:
+def _login(request: HttpRequest, user: User) -> None:
     """Log the new account in (its password was just set: no backend needs to check it)."""
     login(request, user, backend="django.contrib.auth.backends.ModelBackend")
 

@@ -14,6 +14,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.files.storage import default_storage
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import path, reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -129,7 +130,7 @@ def portrait_upload(request: HttpRequest, slug: str, kind: str, pk: int) -> Http
 
 @require_GET
 @login_required
-def portrait(request: HttpRequest, slug: str, kind: str, pk: int) -> HttpResponse:
+def portrait(request: HttpRequest, slug: str, kind: str, pk: int) -> HttpResponseBase:
     """The image itself, to the campaign's members (portraits are public to them, as the family is)."""
     campaign, _role, _mine = member(request, slug)
     if kind not in KINDS:

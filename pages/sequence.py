@@ -36,6 +36,7 @@ from campaign.permissions import (
     may_act_for_any,
     may_correct_rolls,
     may_play,
+    require,
     runs_the_turn,
     seat_of,
     visible,
@@ -666,9 +667,11 @@ def _apply_births(plan: list[GridStep], by: Any) -> Any:
 
 @dataclass(frozen=True)
 class Entered:
-    """A grid's rows written: the page is drawn again (the lines' houses, read before, kept)."""
+    """A grid's rows written: the page is drawn again (the lines' houses, read before, kept; and
+    the board read before, when the grid's action was the only write since: ``births_board(kept=)``)."""
 
     houses: dict[int, Dynasty]
+    board: BirthsBoard | None = None
 
 
 def _foreign_rows(lines: list[CoupleLine], data: Any) -> list[GridStep]:
@@ -704,7 +707,9 @@ def _births_grid(request: HttpRequest, campaign: Campaign, role: str, mine: int 
     of another house's couple is sent to them, and refused there (403)."""
     board = births_board(campaign)
     totals = _totals(request, campaign)
-    houses = {d.pk: d for d in Dynasty.objects.filter(campaign=campaign)}
+    houses = board.houses
+    if houses is None:
+        houses = {d.pk: d for d in Dynasty.objects.filter(campaign=campaign)}
     lines = _couple_lines(campaign, board, role, mine, request.POST, totals=totals, houses=houses)
     foreign = _foreign_rows(lines, request.POST) if campaign.step == Step.BIRTHS else []
     if foreign:  # the policy's refusal (403) before anything else is looked at
@@ -725,12 +730,19 @@ def _births_grid(request: HttpRequest, campaign: Campaign, role: str, mine: int 
         return Failure(
             "grid", None, _failed("Nothing to enter: type a couple's dice, or choose the server's dice for it."), lines
         )
+    apply = _apply_births(plan, request.user)
+    locked_at: list[int] = []
+
+    def action(c: Campaign) -> Any:
+        locked_at.append(c.live_version)
+        return apply(c)
+
     try:
         done = run_action(
             request,
             campaign,
             f"Births: {counted(len(plan), 'roll')} entered",
-            _apply_births(plan, request.user),
+            action,
             seen=Seen.ALL,  # as births_attempt's and births_sex's own locks say (a rename: every member too)
         )
     except ActionFailed as exc:
@@ -749,7 +761,10 @@ def _births_grid(request: HttpRequest, campaign: Campaign, role: str, mine: int 
             messages.success(request, f"{kind}: {made.display_name} ({format_characteristics(made.characteristics)}).")
         else:
             messages.success(request, f"The child is named {made.display_name}.")
-    return Entered(houses)
+    # the board read above is this action's starting point if nothing else was written since the
+    # campaign was read (its version raised by this action's lock alone): drawn again from it
+    alone = done is not None and locked_at == [campaign.live_version + 1]
+    return Entered(houses, board if alone else None)
 
 
 def _nothing_entered(rows: int, what: str) -> str:
@@ -791,6 +806,7 @@ def births(request: HttpRequest, slug: str) -> HttpResponse:
     campaign, role, mine = member(request, slug)
     failure = None
     houses = None
+    kept = None
     if request.method == "POST":
         if not may_play(role):
             raise PermissionDenied("An observer only looks.")
@@ -800,18 +816,18 @@ def births(request: HttpRequest, slug: str) -> HttpResponse:
         if isinstance(outcome, Entered):
             if not htmx(request):  # a plain form: the page again, by its address
                 return redirect(reverse("pages:births", args=[campaign.slug]) + "#step")
-            houses = outcome.houses  # htmx: the step's fragment, drawn now (no redirect, no whole page)
+            houses, kept = outcome.houses, outcome.board  # htmx: the step's fragment, drawn now (no redirect)
         else:
             failure = outcome
             campaign.refresh_from_db()
-    board = births_board(campaign)
+    board = births_board(campaign, kept=kept)
     lines = (
         failure.lines
         if failure is not None and failure.lines is not None
         else _couple_lines(campaign, board, role, mine, totals=_totals(request, campaign), houses=houses)
     )
     shown = [p for line in lines for p in (line.row.husband, line.row.wife, *(a.child for a in line.row.attempts if a.child))]
-    label_names(campaign, shown)  # regnal numbers, living namesakes told apart
+    label_names(campaign, shown, known=board.known)  # regnal numbers, living namesakes told apart
     fragment = houses is not None  # htmx, after the grid's write: the step's part alone
     response = render(
         request,
@@ -1154,23 +1170,28 @@ def survival(request: HttpRequest, slug: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @login_required
 def undo(request: HttpRequest, slug: str) -> HttpResponse:
+    """The GM's Undo: what each undo would take back (the page, the GM's), then the undo (the
+    service asks the policy: 403 to anyone else, the door only says what it answered)."""
     campaign, role, mine = member(request, slug)
-    require_gm(role)
     if request.method == "POST":
         which = request.POST.get("which")
-        if which not in ("step", "turn"):
-            messages.error(request, "Choose what to undo: the step or the turn.")
-            return redirect(_top("pages:undo", campaign))
         action = undo_turn if which == "turn" else undo_step
         try:
+            if which not in ("step", "turn"):  # the policy first: a refusal says so, else what to choose
+                require(request.user, campaign, "gm")
+                messages.error(request, "Choose what to undo: the step or the turn.")
+                return redirect(_top("pages:undo", campaign))
             restored = action(campaign=campaign, key=request.POST.get("action_key"), by=request.user)
         except AlreadyDone as exc:
             messages.info(request, exc.message)
+        except Forbidden:
+            raise  # 403: the policy refused
         except RuleError as exc:
             messages.error(request, exc.message)
         else:
             messages.success(request, f"Undone: the campaign is back at {describe(restored)}. Redo brings it back.")
         return redirect(_top("pages:turn", campaign))
+    require_gm(role)  # the plans of the undo are the GM's to read
     return render(
         request,
         "pages/sequence/undo.html",
@@ -1189,12 +1210,13 @@ def undo(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def redo_view(request: HttpRequest, slug: str) -> HttpResponse:
     """The GM's Redo: the last undo written again (campaign.undo.redo asks the policy)."""
-    campaign, role, _mine = member(request, slug)
-    require_gm(role)
+    campaign, _role, _mine = member(request, slug)
     try:
         restored = redo(campaign=campaign, key=request.POST.get("action_key"), by=request.user)
     except AlreadyDone as exc:
         messages.info(request, exc.message)
+    except Forbidden:
+        raise  # 403: the policy refused
     except RuleError as exc:
         messages.error(request, exc.message)
     else:

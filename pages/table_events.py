@@ -172,12 +172,13 @@ class EventForm(forms.Form):
             for choice in self.offered[f.name]:
                 groups = [(d.label, [self[f"{d.name}-{choice.value}-{i}"] for i in range(spec.count)]) for d, spec in throws]
                 rows.append(Row(choice, boxes[str(choice.value)], [die for _, dice in groups for die in dice], groups))
-            dice = str(throws[0][1]) if len(throws) == 1 else ", ".join(f"{d.label} {spec}" for d, spec in throws)
-            out.append(Part(bound, rows, dice))
+            said = str(throws[0][1]) if len(throws) == 1 else ", ".join(f"{d.label} {spec}" for d, spec in throws)
+            out.append(Part(bound, rows, said))
         return out
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         for of, throws in self.faces.items():
             chosen = set(cleaned.get(of) or [])
             for f, spec in throws:
@@ -204,7 +205,7 @@ class EventForm(forms.Form):
         for f in self.event.fields:
             if f.kind == Kind.FACES:
                 spec = DiceSpec.parse(f.dice)
-                typed = {}
+                typed: dict[Any, list[Any]] = {}
                 for pk in self.cleaned_data.get(f.of) or []:
                     faces = [self.cleaned_data.get(f"{f.name}-{pk}-{i}") for i in range(spec.count)]
                     if all(v is not None for v in faces):
@@ -214,8 +215,8 @@ class EventForm(forms.Form):
                 faces = [self.cleaned_data.get(f"{f.name}-{i}") for i in range(DiceSpec.parse(f.dice).count)]
                 out[f.name] = faces if all(v is not None for v in faces) else None
             elif f.kind == Kind.AMOUNTS:
-                typed = {c.value: self.cleaned_data.get(f"{f.name}-{c.value}") for c in self.offered[f.name]}
-                out[f.name] = {value: amount for value, amount in typed.items() if amount is not None}
+                amounts = {c.value: self.cleaned_data.get(f"{f.name}-{c.value}") for c in self.offered[f.name]}
+                out[f.name] = {value: amount for value, amount in amounts.items() if amount is not None}
             else:
                 value = self.cleaned_data.get(f.name)
                 if value in (None, "") and not f.required and f.kind not in (Kind.FLAG, Kind.TEXT):

@@ -34,6 +34,7 @@ from dynasties.services.bloodline_titles import (
     title_income,
     title_reclaim,
 )
+from dynasties.services.play_registry import play_of
 from dynasties.services.succession_view import title_succession_line
 from dynasties.services.titles import title_dispute, title_disputes
 from pages.common import ActionFailed, context, member, run_action
@@ -145,7 +146,7 @@ def title(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             line=line,
             provinces=provinces,
             income=title_income(found) if found.provinces else None,
-            governed_extra=campaign.rules.governed_tax_extra,
+            governed_extra=play_of(campaign).succession.title_terms().governed_tax_extra,
             money=currency(campaign),
             disputed_now=any(d.title.pk == found.pk for d in title_disputes(campaign)),
         ),

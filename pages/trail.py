@@ -150,7 +150,7 @@ def trail(
     more = False
     for source in sources:
         rows = list(
-            source.rows._select_related_history_tracked_objs()
+            source.rows._select_related_history_tracked_objs()  # type: ignore[attr-defined]  # simple_history's queryset, untyped
             .select_related("history_user", *source.select)
             .annotate(
                 who_role=Subquery(members.values("role")[:1]),

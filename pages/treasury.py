@@ -38,16 +38,17 @@ from dynasties.services.interphase import (
     interphase_run,
     last_figures,
 )
+from dynasties.services.play_registry import plays_interphase
 from dynasties.services.provinces import register_entry
 from dynasties.services.titles import governed_provinces
 from pages.charts import balance_svg, year_end_balances
-from pages.common import ActionFailed, context, member, run_action
+from pages.common import ActionFailed, context, member, run_action, set_choices
 from pages.debts import debts_for, split
 from rules import interphase as ip
 from rules.errors import RuleError
 
 PER_PAGE = 50
-STEP_NAMES = {
+STEP_NAMES: dict[str, str] = {
     Step.BIRTHS: "Births",
     Step.SURVIVAL: "Survival",
     Step.MARRIAGES: "Marriages",
@@ -117,7 +118,7 @@ class TransferForm(forms.Form):
         choices = [("", "Choose a house")] + [(str(d.pk), str(d)) for d in houses]
         if to_treasury:
             choices.append((TO_TREASURY, f"{TREASURY[0].upper()}{TREASURY[1:]} (the bank)"))
-        self.fields["payee"].choices = choices
+        set_choices(self, "payee", choices=choices)
         self.fields["payee"].error_messages["invalid_choice"] = "Choose one of the other houses of the campaign."
 
 
@@ -164,7 +165,7 @@ def treasury(request: HttpRequest, slug: str) -> HttpResponse:
             bank=bank,
             bank_out=-bank,
             currency=currency(campaign),
-            interphase=campaign.rules.interphase,
+            interphase=plays_interphase(campaign),
         ),
     )
 
@@ -255,7 +256,7 @@ def _exchequer_page(
             transfer=transfer,
             correction=correction,
             failed=failed if inline else None,
-            interphase=campaign.rules.interphase,
+            interphase=plays_interphase(campaign),
             own=mine == dynasty.pk,
             owes=owes,
             owed=owed,
@@ -365,7 +366,7 @@ class ProvincesField(forms.CharField):
         kwargs.setdefault("widget", forms.TextInput(attrs={"autocomplete": "off"}))
         super().__init__(**kwargs)
 
-    def clean(self, value: Any) -> int | list[str] | None:  # type: ignore[override]
+    def clean(self, value: Any) -> int | list[str] | None:
         text = super().clean(value).strip()
         if not text:
             return self.blank
@@ -545,10 +546,14 @@ class InterphaseForm(forms.Form):
         for name, text in helps.items():
             if name in self.fields:  # a field of an optional rule not in force is not on the form
                 self.fields[name].help_text = text
-        self.fields["tax_rate"].choices = [
-            (ip.NORMAL_TAX, f"{ip.NORMAL_TAX} {money} per province (normal)"),
-            (ip.HIGH_TAX, f"{ip.HIGH_TAX} {money} (high: {ip.HIGH_TAX_REBELLION_MODIFIER} on this turn's Rebellion rolls)"),
-        ]
+        set_choices(
+            self,
+            "tax_rate",
+            choices=[
+                (ip.NORMAL_TAX, f"{ip.NORMAL_TAX} {money} per province (normal)"),
+                (ip.HIGH_TAX, f"{ip.HIGH_TAX} {money} (high: {ip.HIGH_TAX_REBELLION_MODIFIER} on this turn's Rebellion rolls)"),
+            ],
+        )
 
     def groups(self) -> list[tuple[str, list[forms.BoundField]]]:
         groups = [(legend, [self[name] for name in names if name in self.fields]) for legend, names in self.GROUPS]
@@ -645,10 +650,10 @@ def _initial(campaign: Campaign, dynasty: Dynasty) -> dict[str, Any]:
     (``dynasties.services.provinces.register_entry``), and rule G's governed provinces from the titles
     held; the player corrects what the table says otherwise (a house whose provinces and forces did
     not change posts it in one click)."""
-    kept = register_entry(campaign, dynasty) if campaign.rules.interphase else None
+    kept = register_entry(campaign, dynasty) if plays_interphase(campaign) else None
     crowns = kept["crowns"] if kept is not None else [dynasty.crown] if dynasty.crown else []
     initial: dict[str, Any] = {"governed": "\n".join(governed_provinces(campaign, *crowns))}
-    if campaign.rules.interphase:  # last year's tax rate, forces and countries (dynasties.services.interphase)
+    if plays_interphase(campaign):  # last year's tax rate, forces and countries (dynasties.services.interphase)
         initial.update(last_figures(campaign, dynasty))
     if kept is not None:
         for name in ("provinces", "famine", "rebellion", "home_provinces"):
@@ -670,7 +675,7 @@ def _interphase_page(
     cash_preview: ip.CashInResult | None = None,
     status: int = 200,
 ) -> HttpResponse:
-    supported = campaign.rules.interphase
+    supported = plays_interphase(campaign)
     initial = _initial(campaign, dynasty) if form is None else {}
     done = interphase_open_runs(campaign, dynasty) if supported else []
     cashed = cash_in_open_runs(campaign, dynasty) if supported else []
@@ -726,7 +731,7 @@ def interphase(request: HttpRequest, slug: str, dynasty_pk: int) -> HttpResponse
     (once: a second submit of the same form, or a second run in the year, posts nothing). The
     cashing-in's form posts "cash_in_preview" and "cash_in" the same way."""
     campaign, role, mine, dynasty = _exchequer(request, slug, dynasty_pk)
-    if request.method == "GET" or not campaign.rules.interphase:
+    if request.method == "GET" or not plays_interphase(campaign):
         status = 200 if request.method == "GET" else 400
         return _interphase_page(request, campaign, role, mine, dynasty, status=status)
     money = currency(campaign)

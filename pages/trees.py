@@ -59,7 +59,8 @@ def _int(request: HttpRequest, name: str) -> int | None:
 @require_GET
 @login_required
 @xframe_options_sameorigin  # the dynasty page shows the SVG in an <object>
-@csp_replace({"frame-ancestors": [SELF]})  # ... and so may this site (only), CSP's word for the same
+# ... and so may this site (only), CSP's word for the same; django-csp types a view as taking the request alone
+@csp_replace({"frame-ancestors": [SELF]})  # type: ignore[arg-type]
 def tree(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
     campaign, role, _ = member(request, slug)
     if kind not in KINDS:
@@ -86,7 +87,7 @@ def tree(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
         ).checked()
         result = cached_tree(campaign, wanted)
         if result is None and tree_people(campaign, wanted, over=jobs.inline_people()) > jobs.inline_people():
-            job = jobs.start(campaign, wanted, request.get_full_path(), by=request.user)  # type: ignore[arg-type]
+            job = jobs.start(campaign, wanted, request.get_full_path(), by=request.user)
             return redirect("trees:job", slug=campaign.slug, token=job.pk)
         if result is None:
             result = render_tree(campaign, wanted)
@@ -106,7 +107,7 @@ def _served(content: bytes, content_type: str, campaign: Campaign, kind: str, fm
 @require_GET
 @login_required
 @xframe_options_sameorigin  # followed inside the dynasty page's <object> too
-@csp_replace({"frame-ancestors": [SELF]})
+@csp_replace({"frame-ancestors": [SELF]})  # type: ignore[arg-type]  # django-csp: a view taking the request alone
 def job(request: HttpRequest, slug: str, token: str) -> HttpResponse:
     """A large tree being drawn: the page refreshes itself until the render is ready, then is the
     render; a failed one says why. Its file gone since (evicted): the tree is asked again."""

@@ -34,10 +34,11 @@ from contracts.models import Contract, ContractState
 from dynasties.figures import figures_of
 from dynasties.models import Character, Dynasty, Marriage, Reign, Status
 from dynasties.selectors import label, status_lines
+from dynasties.services.play_registry import play_of
 from dynasties.services.regnal import crowned_name
 from dynasties.services.succession_view import heirs_now, succession_line, succession_what_if
 from dynasties.trees.dot import ORIENTATIONS, PAPERS
-from pages.common import context, may_act_for, member
+from pages.common import context, may_act_for, member, shown_with
 from pages.debts import debts_for
 from pages.notes import subject_context
 from pages.sequence import step_page
@@ -99,7 +100,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     money = balances(campaign)
     in_force = _contracts(request, campaign, Contract.objects.filter(state=ContractState.IN_FORCE))
     debts = debts_for(campaign, role, mine)  # a debt shows on both houses' rows, to them and the GM
-    rows = []
+    rows: list[dict[str, Any]] = []
     for d in dynasties:
         reign = reigns.get(d.crown) if d.crown else None
         rows.append(
@@ -133,7 +134,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
             tree=_tree_links(campaign),
             announced=announced,
             currency=currency(campaign),
-            monarch_table=campaign.rules.monarch_table,  # EU monarchs: values shown, no heir (rolled at a death)
+            monarch_table=play_of(campaign).monarchs.rolls_monarchs(),  # EU monarchs: values shown, no heir (rolled at a death)
             choose_dice=campaign.dice_entry == DiceEntry.PLAYER and may_play(role),
             my_dice=dice_entry_for(campaign, request.user),
             dice_choices=[(DiceEntry.FACES.value, DiceEntry.FACES.label), (DiceEntry.TOTALS.value, DiceEntry.TOTALS.label)],
@@ -144,7 +145,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
 
 def _eu_values(campaign: Campaign, reign: Any) -> str:
     """An EU monarch's values as rolled ("ADM 8 · DIP 7 · MIL 9"); other rulesets show none here."""
-    if reign is None or not campaign.rules.monarch_table:
+    if reign is None or not play_of(campaign).monarchs.rolls_monarchs():
         return ""
     values = reign.holder.characteristics or {}
     return " · ".join(f"{k.upper()} {values[k]}" for k in ("adm", "dip", "mil") if k in values)
@@ -187,7 +188,8 @@ def _tree_links(campaign: Campaign, d: Dynasty | None = None) -> dict[str, Any]:
 
 @require_GET
 @login_required
-@csp_replace({"object-src": [SELF]})  # the family tree's <object> (an SVG of this site); 'none' elsewhere
+# the family tree's <object> (an SVG of this site); 'none' elsewhere (django-csp types a view as taking the request alone)
+@csp_replace({"object-src": [SELF]})  # type: ignore[arg-type]
 def dynasty(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     campaign, role, mine = member(request, slug)
     d = get_object_or_404(Dynasty, campaign=campaign, pk=pk)
@@ -195,7 +197,7 @@ def dynasty(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         Character.objects.filter(campaign=campaign, controlled_by=d).order_by("status", "birth_year", "birth_order", "pk")
     )
     for m in members:
-        m.age_now = m.age(campaign.current_year)
+        shown_with(m, age_now=m.age(campaign.current_year))
     reign = _open_reigns(campaign).get(d.crown) if d.crown else None
     line = _line(campaign, d.crown, 10) if reign else None
     what_if, dies, what_if_error = _what_if(request, campaign, d.crown) if line else (None, [], "")
@@ -218,9 +220,9 @@ def dynasty(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     if exchequer:
         postings = list(ledger(campaign, d))
         for p in postings:
-            p.signed = p.amount if p.payee_id == d.pk else -p.amount
-            balance += p.signed
-            p.running = balance
+            signed = p.amount if p.payee_id == d.pk else -p.amount
+            balance += signed
+            shown_with(p, signed=signed, running=balance)
     contracts = _contracts(request, campaign, Contract.objects.filter(parties=d))
     status = 400 if what_if_error else 200
     return render(
@@ -269,16 +271,17 @@ def character(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         .select_related("husband", "wife")
         .order_by("arranged_year", "pk")
     )
-    for m in marriages:
-        m.spouse = m.wife if m.husband_id == c.pk else m.husband
+    spouses = [m.wife if m.husband_id == c.pk else m.husband for m in marriages]
+    for m, spouse in zip(marriages, spouses, strict=True):
+        shown_with(m, spouse=spouse)
     children = list(
         Character.objects.filter(Q(father=c) | Q(mother=c), campaign=campaign).order_by("birth_year", "birth_order", "pk")
     )
     titles = list(c.titles.all().order_by("granted_year", "pk"))
     reigns = list(c.reigns.select_related("regent").order_by("start_year", "pk"))
     for r in reigns:
-        r.name = crowned_name(c, r)
-    family = [c, *(p for p in (c.father, c.mother) if p is not None), *(m.spouse for m in marriages), *children]
+        shown_with(r, name=crowned_name(c, r))
+    family = [c, *(p for p in (c.father, c.mother) if p is not None), *spouses, *children]
     label(campaign, family)  # regnal numbers, namesakes' birth years
     chronicle = list(visible(request.user, campaign, ChronicleEntry.objects.filter(data__character=c.pk)).order_by("year", "pk"))
     rolls = list(Roll.objects.filter(campaign=campaign, subjects__character=c).distinct().order_by("year", "pk"))

@@ -7,7 +7,7 @@ returns what they mean; nothing here rolls or stores anything.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -25,6 +25,9 @@ from rules.names import BLOOD_ROYALE_CROWNS
 from rules.odds import at_least
 from rules.people import FEMALE, MALE, Person
 from rules.registry import Ruleset, register
+from rules.succession import HeirStanding as HeirStanding
+from rules.succession import PassOverCost as PassOverCost
+from rules.succession import RelativePlan as RelativePlan
 
 NAME = "blood-royale"
 LABEL = "Blood Royale"
@@ -335,14 +338,6 @@ def baron_birth_year(late_monarch: Person, year: int) -> int:
     return year - age
 
 
-@dataclass(frozen=True)
-class RelativePlan:
-    relative_birth_year: int
-    wife_birth_year: int
-    marriage_year: int
-    children_birth_years: tuple[int, ...] = field(default_factory=tuple)
-
-
 def relative_plan(late_monarch: Person, year: int) -> RelativePlan:
     """No heir of the blood: a relative 5 years younger than the late King (or 20), a wife 5 years
     younger than him, and a child for every five years of marriage counted from when he was 20."""
@@ -395,29 +390,6 @@ def assign_prince_pieces(
 # --- disputed succession (A7, optional rule C) ------------------------------------------------
 
 CHARISMA_LOSS_DICE: DiceSpec = D6
-
-
-@dataclass(frozen=True)
-class HeirStanding:
-    """What the rules need to know about an heir someone wants to pass over."""
-
-    sex: str
-    prisoner_of_another: bool  # held by a player other than the crown's
-    married_away: bool  # a woman controlled by another player as a result of a marriage
-    foreign_pretender: bool  # a Pretender (or his heir) controlled by another player (event cards)
-    lives_with_crown_player: bool  # controlled by the crown's own player
-    prisoner_of_neutrals: bool = False  # held by the neutrals: "a prisoner in another country" too
-
-
-@dataclass(frozen=True)
-class PassOverCost:
-    basic_allowed: bool
-    reason: str
-    usurper_strength: int = -1  # every male of the usurping dynasty, while the claim lives
-    rival_strength: int = 1  # the dynasty holding the rightful heir, against the usurper
-    charisma_roll: bool = False  # the new monarch rolls 1d6: 1-3 -1, 4-6 -2 Charisma
-    exile_left: bool = False  # rule C: heir, spouse and children pass to the player on the left
-    with_line: bool = True  # his line is passed over with him (not a prisoner's: his free children stay in line)
 
 
 def basic_pass_over_reason(standing: HeirStanding) -> str | None:

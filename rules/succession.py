@@ -15,6 +15,7 @@ relatives are ever visited. Bastards (event cards) are never in a line, nor anyo
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Mapping
+from dataclasses import dataclass, field
 
 from rules.people import MALE, Person
 
@@ -246,3 +247,37 @@ def born_after_spurning(
     if born_before is None:
         return set()
     return set(line_of(people, claimant, eligible=lambda p: p.birth_year >= born_before, index=index))
+
+
+# --- what a ruleset reads of an heir passed over, and of a relative created (A7) ----------------------
+
+
+@dataclass(frozen=True)
+class HeirStanding:
+    """What the rules need to know about an heir someone wants to pass over."""
+
+    sex: str
+    prisoner_of_another: bool  # held by a player other than the crown's
+    married_away: bool  # a woman controlled by another player as a result of a marriage
+    foreign_pretender: bool  # a Pretender (or his heir) controlled by another player (event cards)
+    lives_with_crown_player: bool  # controlled by the crown's own player
+    prisoner_of_neutrals: bool = False  # held by the neutrals: "a prisoner in another country" too
+
+
+@dataclass(frozen=True)
+class PassOverCost:
+    basic_allowed: bool
+    reason: str
+    usurper_strength: int = -1  # every male of the usurping dynasty, while the claim lives
+    rival_strength: int = 1  # the dynasty holding the rightful heir, against the usurper
+    charisma_roll: bool = False  # the new monarch rolls 1d6: 1-3 -1, 4-6 -2 Charisma
+    exile_left: bool = False  # rule C: heir, spouse and children pass to the player on the left
+    with_line: bool = True  # his line is passed over with him (not a prisoner's: his free children stay in line)
+
+
+@dataclass(frozen=True)
+class RelativePlan:
+    relative_birth_year: int
+    wife_birth_year: int
+    marriage_year: int
+    children_birth_years: tuple[int, ...] = field(default_factory=tuple)

@@ -17,9 +17,9 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from campaign import accounts
-from campaign import invitations as inv
 from campaign.models import AccountName, Membership, Role
 from campaign.services import membership_add
+from dynasties import invitations as inv
 from dynasties.models import Dynasty
 from rules.errors import RuleError
 

@@ -14,7 +14,7 @@ from django.db.models import Model
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from campaign.models import Campaign, ChronicleEntry, Membership, Role, Roll, RollSubject, RuleTable
+from campaign.models import Campaign, ChronicleEntry, Membership, Role, Roll, RuleTable
 from campaign.permissions import SYSTEM_ACTOR
 from dynasties.models import (
     BirthAttempt,
@@ -28,6 +28,7 @@ from dynasties.models import (
     PassedOver,
     Reign,
     Renunciation,
+    RollSubject,
     Status,
     Title,
     TitleHolding,

@@ -26,6 +26,14 @@ def test_the_picture_shows_the_layers_the_import_contract_enforces():
     assert "<svg" in (ROOT / "docs" / "layers.svg").read_text()
 
 
+def test_the_pictures_of_the_plays_and_of_one_request_are_drawn_and_shown():
+    doc = (ROOT / "docs" / "architecture.md").read_text()
+    for name in ("plays", "request"):
+        assert (ROOT / "docs" / f"{name}.dot").read_text().startswith("//")
+        assert "<svg" in (ROOT / "docs" / f"{name}.svg").read_text()
+        assert f"]({name}.svg)" in doc, f"docs/architecture.md shows docs/{name}.svg"
+
+
 def _pins(name: str) -> set[str]:
     lines = (ROOT / name).read_text().splitlines()
     return {line.split("==")[0].strip().lower() for line in lines if "==" in line and not line.startswith("#")}

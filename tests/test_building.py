@@ -14,11 +14,11 @@ from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
-from campaign import invitations as inv
 from campaign.building import NotOpen, setup_status
 from campaign.jobs import job_check
 from campaign.models import Campaign, ChronicleEntry, Job, JobKind, JobState, Membership, Role, Setup
 from campaign.permissions import Forbidden
+from dynasties import invitations as inv
 from dynasties.models import Character, Dynasty
 from dynasties.services.notes import note_write
 from operations.services import campaign_setup_delete, campaign_setup_retry, campaign_start

@@ -7,12 +7,12 @@ import json
 import pytest
 from django.urls import reverse
 
-from campaign.models import Campaign, ChronicleEntry, Roll, RollSource, RollSubject
+from campaign.models import Campaign, ChronicleEntry, Roll, RollSource
 from campaign.permissions import Forbidden
 from campaign.steps import load_tables
 from campaign.undo import new_action_key, redo, step_action, undo_step
 from contracts.models import Contract, ContractKind, ContractState
-from dynasties.models import BirthAttempt, Character, Marriage, Reign, Status
+from dynasties.models import BirthAttempt, Character, Marriage, Reign, RollSubject, Status
 from dynasties.services import births_attempt, births_finish, births_sex, campaign_create, survival_roll
 from dynasties.services.common import World
 from dynasties.services.corrections import WITHDRAWN, correct_roll

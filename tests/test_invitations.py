@@ -1,4 +1,4 @@
-"""Issue 20: joining a campaign by invitation; moving a seat, removing a member (campaign.invitations,
+"""Issue 20: joining a campaign by invitation; moving a seat, removing a member (dynasties.invitations,
 pages/invitations.py). Every refusal says what to do and writes nothing; only the GM seats the table."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
-from campaign import invitations as inv
-from campaign.models import Audience, ChronicleEntry, Invitation, Membership, Role
+from campaign.models import Audience, ChronicleEntry, Membership, Role
 from campaign.permissions import Forbidden
 from campaign.services import membership_add
-from dynasties.models import Character, Dynasty
+from dynasties import invitations as inv
+from dynasties.models import Character, Dynasty, Invitation
 from rules.errors import NotFound, RuleError
 
 User = get_user_model()

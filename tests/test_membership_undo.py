@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 
-from campaign.invitations import account_join, invitation_create, member_remove, seat_move
 from campaign.models import Campaign, Checkpoint, ChronicleEntry, Membership, Role, UndoChange
 from campaign.undo import new_action_key, redo, redo_plan, step_action, undo_plan, undo_step
+from dynasties.invitations import account_join, invitation_create, member_remove, seat_move
 from dynasties.models import Dynasty
 from rules.dice import RandomSource
 

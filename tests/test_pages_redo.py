@@ -42,3 +42,22 @@ def test_the_page_says_when_the_redo_is_gone(client, campaign, gm):
     assert ">Redo</button>" not in html and "Nothing to redo" in html and "a step played" in html
     _post(client, _url("redo", campaign))
     assert any("nothing to redo" in m.lower() for m in _messages(client.get(_url("turn", campaign))))
+
+
+def test_a_player_is_refused_undo_and_redo_by_the_services_policy(client, campaign, gm, alice):
+    """The pages' Undo and Redo ask no role themselves: the services ask the policy (403), even for
+    a form with no key or no choice, and nothing is undone; the Undo page's plans are the GM's."""
+    client.force_login(gm)
+    _post(client, _url("births", campaign), op="roll_all")
+    done = _state(campaign)
+    client.force_login(alice)
+    assert client.get(_url("undo", campaign)).status_code == 403
+    assert _post(client, _url("undo", campaign), which="step").status_code == 403
+    assert client.post(_url("undo", campaign), {"which": "step"}).status_code == 403  # no key: the policy first
+    assert client.post(_url("undo", campaign), {"which": "everything", "action_key": new_action_key()}).status_code == 403
+    assert client.post(_url("redo", campaign), {}).status_code == 403
+    assert _state(campaign) == done
+    client.force_login(gm)
+    response = client.post(_url("undo", campaign), {"which": "everything", "action_key": new_action_key()})
+    assert response.status_code == 302 and any("Choose what to undo" in m for m in _messages(client.get(_url("turn", campaign))))
+    assert _state(campaign) == done

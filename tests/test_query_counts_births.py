@@ -6,12 +6,18 @@ Before: the page's attempt cost 37 queries plus 19 for the redirect's GET (56), 
 (63); the API's attempt 34, its sex roll 46 (SQLite, the step's first action: it opens the undo
 checkpoint). The campaign was locked and its live version raised twice per action, and the API
 read back what the action made from three table-wide ``MAX(pk)`` reads. Then (one pass down, the
-fragment) 50, 57, 26 and 34; now the door reads the seat with its campaign once for the request
-(the policy asked by the service reuses it), the lock counts whom the write shows to, the key and
-the service inside the step action take no savepoint of their own, the key is checked and kept in
-one statement (``INSERT ... WHERE NOT EXISTS``: used in any campaign, it is refused), a step's first checkpoint
-forgets old ones only when some may be old, and the sex roll reads the birth roll with its attempt
-(its link checked in memory)."""
+fragment) 50, 57, 26 and 34; then 41, 48, 17 and 25: the door reads the seat with its campaign once
+for the request (the policy asked by the service reuses it), the lock counts whom the write shows
+to, the key and the service inside the step action take no savepoint of their own, the key is
+checked and kept in one statement (``INSERT ... WHERE NOT EXISTS``: used in any campaign, it is
+refused), a step's first checkpoint forgets old ones only when some may be old, and the sex roll
+reads the birth roll with its attempt (its link checked in memory). Now 24, 29, 15 and 21 on SQLite
+(26, 31, 17 and 23 on PostgreSQL): undo's change log writes no flag row per action (the connection
+names the checkpoint it records into: SQLite's own SQL function, no query; PostgreSQL's transaction
+setting, set and cleared: two), a child is inserted complete (one insert, one history row), and the
+page reads its Births board once: the fragment is drawn from the board the grid was checked against,
+its attempts and characters read again (``births_board(kept=)``, when the action's lock raised the
+version read with the campaign by one: nothing else was written since), the names labelled from it."""
 
 from __future__ import annotations
 
@@ -26,24 +32,39 @@ from campaign.models import ActionKey, Campaign, Checkpoint, ChronicleEntry, Mem
 from campaign.permissions import SYSTEM_ACTOR, member_of, role_of
 from campaign.steps import Outcome, collecting, current_outcome, lock_campaign
 from campaign.undo import KEEP_TURNS, new_action_key, step_action
-from dynasties.models import BirthAttempt, Marriage
+from dynasties.models import BirthAttempt, Marriage, Reign
 from dynasties.services import births_attempt
 from rules.errors import InvalidDice
 from tests.api.conftest import url
 
 pytestmark = pytest.mark.django_db
 
-PAGE_ATTEMPT = 41
+PG = connection.vendor == "postgresql"
+RECORDING = 2 if PG else 0
+"""Undo's change log inside a step action: PostgreSQL sets the transaction's setting naming the
+checkpoint and clears it (two statements); SQLite's connection answers its triggers itself (none)."""
+
+PAGE_ATTEMPT = 24 + RECORDING
 """The grid's typed birth roll answered with the step's fragment: the door (3: session, user, the
-seat with its campaign), the grid checked against the board (12), the step action (8, as the
-API's), the service (5: the couple, its attempts, the roll, its subjects, the attempt), the board
-drawn again for the fragment (13)."""
-PAGE_SEX = 48
-API_ATTEMPT = 17
+seat with its campaign), the board the grid is checked against (7: this turn's attempts, the rule
+tables, the living characters, the houses, the reigns, the open marriages, the wives' birth
+penalties), the step action (11 as the API's: 6 of its own, the checkpoint made, and the service's
+5), the board drawn again for the
+fragment from the first (3: the attempts, the living characters, the birth penalties), nothing
+more for the names (the board's characters and reigns label them)."""
+PAGE_SEX = 29 + RECORDING
+"""The door (3), the board (7), the step action (16 as the API's: 5 of its own, the service's 11),
+the board again (3)."""
+API_ATTEMPT = 15 + RECORDING
 """The door (3: session, user, the seat with its campaign), the couple for the label (1), the step
-action (8: its savepoint and release, the lock, the key checked and kept, the checkpoint read and
-written, the change log's flag set and cleared), the service (5)."""
-API_SEX = 25
+action (6: its savepoint and release, the lock, the key checked and kept, the checkpoint read and
+written), the service (5: the couple, its attempts, the roll, its subjects, the attempt)."""
+API_SEX = 21 + RECORDING
+"""The door (3), the attempt for the label (1), the step action (5: savepoint, lock, key, the
+step's checkpoint read, release), the service (11: the attempt with its couple, the rule tables,
+the reigning, the houses, the parents' children, the child inserted complete with its history row,
+the rolls, their subjects, the attempt's child, the chronicle line), the attempt's roll's subjects
+for the answer (1)."""
 
 
 def couple(campaign: Campaign, crown: str = "England") -> Marriage:
@@ -92,6 +113,86 @@ def test_the_pages_births_pair_answers_with_the_steps_fragment(client, campaign,
     assert len(ctx.captured_queries) <= PAGE_SEX, len(ctx.captured_queries)
     made.refresh_from_db()
     assert made.child is not None and made.child.sex == "M"
+
+
+def test_the_fragment_reads_the_board_afresh_when_another_write_came_between(client, campaign, alice, monkeypatch):
+    """The fragment is drawn from the board the grid was checked against only when the grid's own
+    action is the one write since the campaign was read: another's write in between (here a reign's
+    numeral, which the kept board would hold as it was) and the board is read again whole."""
+    from pages import sequence
+
+    client.force_login(alice)
+    page = reverse("pages:births", args=[campaign.slug])
+    match = couple(campaign)
+    reign = Reign.objects.get(campaign=campaign, holder=match.husband, end_year__isnull=True)
+    real, kept = sequence.births_board, []
+
+    def board(c: Campaign, **kwargs: object) -> object:
+        drawn = real(c, **kwargs)
+        kept.append(kwargs.get("kept"))
+        if len(kept) == 1 and between:  # the grid's read: another write lands before the action's lock
+            step_action(
+                campaign=campaign,
+                key=new_action_key(),
+                label="elsewhere",
+                action=lambda locked: Reign.objects.filter(pk=reign.pk).update(numeral=7),
+                by=SYSTEM_ACTOR,
+            )
+        return drawn
+
+    monkeypatch.setattr(sequence, "births_board", board)
+    typed = {"op": "grid", f"a{match.pk}-d1": "1", f"a{match.pk}-d2": "2", f"state-{match.pk}": "attempt-1"}
+    between = False
+    answer = client.post(page, {**typed, "action_key": new_action_key()}, HTTP_HX_REQUEST="true")
+    assert answer.status_code == 200 and kept[1] is not None  # the grid's action alone: the board kept
+    assert "Edward VII" not in answer.content.decode()
+    kept.clear()
+    between = True
+    typed = {"op": "grid", f"a{match.pk}-d1": "1", f"a{match.pk}-d2": "2", f"state-{match.pk}": "attempt-2"}
+    answer = client.post(page, {**typed, "action_key": new_action_key()}, HTTP_HX_REQUEST="true")
+    assert answer.status_code == 200, answer.content.decode()
+    assert kept == [None, None]  # read again whole
+    assert "Edward VII Plantagenet" in answer.content.decode()  # the other write, shown
+
+
+@pytest.mark.parametrize("ruleset", ["blood-royale", "eu-bloodline"])
+def test_a_board_drawn_from_the_one_before_a_births_action_is_the_board_read_afresh(db, ruleset):
+    """``births_board(kept=)`` after births written (attempts, a child; BloodLine's wife aged for
+    good by another attempt) draws what a fresh read draws: the odds, the cost of one more attempt,
+    the wife's survival, who may roll, the names (Blood Royale and BloodLine)."""
+    from dynasties.services.births import births_sex
+    from dynasties.services.sequence_view import births_board
+    from dynasties.services.setup import campaign_create
+    from rules.dice import RandomSource
+    from tests.factories import at_step
+
+    c = campaign_create(name="Kept", ruleset=ruleset, players=3, source=RandomSource(4))
+    at_step(c, Step.BIRTHS, year=c.current_year)
+    c.refresh_from_db()
+    match = Marriage.objects.filter(campaign=c, ended_year__isnull=True, wedding_year__isnull=False).order_by("pk").first()
+    assert match is not None
+    six = 12 if ruleset == "eu-bloodline" else 6  # a child on either ruleset's birth dice
+    writes = [
+        lambda: births_attempt(campaign=c, marriage=match, faces=[1, 1], by=SYSTEM_ACTOR),  # no child
+        lambda: births_attempt(campaign=c, marriage=match, faces=[six // 2, six // 2 + 1], by=SYSTEM_ACTOR),
+    ]
+    for write in writes:
+        before = births_board(c)
+        write()
+        kept, fresh = births_board(c, kept=before), births_board(c)
+        assert kept == fresh and kept.known is not None and fresh.known is not None
+        assert [(x.pk, x.given_name, x.effective_age_offset) for x in kept.known[0]] == [
+            (x.pk, x.given_name, x.effective_age_offset) for x in fresh.known[0]
+        ]
+    before = births_board(c)
+    pending = next(row.pending for row in before.couples if row.pending is not None)
+    trait = [[5], [5], [5]] if ruleset == "eu-bloodline" else [[3, 3, 3]] * 3
+    births_sex(campaign=c, attempt=pending, faces=[2], characteristic_faces=trait, by=SYSTEM_ACTOR)
+    kept, fresh = births_board(c, kept=before), births_board(c)
+    assert kept == fresh and [a.child_id for r in kept.couples for a in r.attempts] == [
+        a.child_id for r in fresh.couples for a in r.attempts
+    ]
+    assert kept.known is not None and fresh.known is not None and len(kept.known[0]) == len(fresh.known[0])
 
 
 def test_a_plain_post_of_the_grid_keeps_its_redirect(client, campaign, alice):

@@ -17,11 +17,11 @@ from django.test import override_settings
 from django.urls import reverse
 
 from campaign import accounts
-from campaign import invitations as inv
-from campaign.models import Invitation, Membership, Role
+from campaign.models import Membership, Role
 from campaign.password_reset import password_reset_link
 from campaign.permissions import Forbidden
-from dynasties.models import Dynasty
+from dynasties import invitations as inv
+from dynasties.models import Dynasty, Invitation
 from dynasties.services import campaign_create
 from rules.dice import RandomSource
 from rules.errors import RuleError

@@ -14,14 +14,10 @@ from django.urls import reverse
 from campaign.models import Campaign, ChronicleEntry, Roll
 from campaign.permissions import SYSTEM_ACTOR
 from dynasties.models import Character, Dynasty, Marriage, Modifier, Reign, Renunciation, Status, Title, TitleHolding
+from dynasties.play.blood_royale.succession import CHARISMA_ODDS
 from dynasties.services import campaign_create
 from dynasties.services.common import World
-from dynasties.services.succession_view import (
-    CHARISMA_ODDS,
-    succession_line,
-    succession_what_if,
-    title_succession_line,
-)
+from dynasties.services.succession_view import succession_line, succession_what_if, title_succession_line
 from operations.simulation import simulate
 from rules.dice import RandomSource
 from rules.errors import NotFound, RuleError

@@ -10,7 +10,8 @@ import pytest
 from django.db import connection
 
 from campaign import changelog, registry
-from campaign.models import Campaign, Checkpoint, Roll, UndoChange, UndoRecording
+from campaign.changelog import recording_into
+from campaign.models import Campaign, Checkpoint, Roll, UndoChange
 from campaign.permissions import SYSTEM_ACTOR
 from campaign.undo import _unpack, new_action_key, step_action, undo_plan, undo_step
 from dynasties import services
@@ -83,7 +84,7 @@ def test_every_action_of_a_turn_undoes_exactly(ruleset):
         changed += _state(pk) != start
         point = undo_step(campaign=pk, key=new_action_key(), by=SYSTEM_ACTOR)
         assert _state(pk) == start, f"{ruleset}: undoing {name} did not restore the start of its step"
-        assert not UndoRecording.objects.exists()
+        assert recording_into() is None
         assert not Checkpoint.objects.filter(pk__gte=point.pk, undone_in__isnull=True).exists()  # kept for redo only
         done.append((name, run))
         for again, replay in done:  # the step played again, up to this action
@@ -109,7 +110,7 @@ def test_only_the_rows_a_step_touches_are_logged_once_each(campaign, gm):
     assert rolls and set(log.filter(table=Roll._meta.db_table).values_list("row_id", flat=True)) == rolls
     assert not log.filter(table=Roll._meta.db_table, old__isnull=False).exists()  # inserted: nothing to put back
     assert log.count() < Character.objects.filter(campaign=campaign).count() + 4 * len(rolls)
-    assert not UndoRecording.objects.exists()  # the flag is gone once the action is done
+    assert recording_into() is None  # no longer recording once the action is done
     people = Character.objects.filter(campaign=campaign).count()
     Character.objects.filter(campaign=campaign).update(given_name="Outside")  # no step recording: not logged
     assert log.count() == UndoChange.objects.filter(checkpoint=point).count()
@@ -147,7 +148,11 @@ def test_a_failed_action_leaves_no_log(campaign, gm):
 
     with pytest.raises(RuntimeError):
         step_action(campaign=campaign, key=new_action_key(), label="Fails", action=fails, by=gm)
-    assert not UndoChange.objects.exists() and not UndoRecording.objects.exists()
+    assert not UndoChange.objects.exists() and recording_into() is None
+    point = step_action(campaign=campaign, key=new_action_key(), label="Nothing", action=lambda c: None, by=gm)
+    Character.objects.filter(campaign=campaign).update(given_name="Outside")  # after the failure: not logged
+    assert not UndoChange.objects.exists()
+    assert point is None and Checkpoint.objects.filter(campaign=campaign).count() == 1
 
 
 def test_a_checkpoint_taken_as_a_whole_copy_still_restores(campaign, gm, settings):

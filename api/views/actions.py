@@ -31,10 +31,10 @@ from api.serializers import link
 from api.views.chronicle import ChronicleOut
 from api.views.families import ReignOut, family_of
 from api.views.rolls import RollOut
-from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, Roll, RollSubject, Step
+from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, Roll, Step
 from campaign.permissions import Seat, Seen, may_read_line, seat_of
 from campaign.steps import Outcome, current_outcome
-from dynasties.models import Character, PassedOver, Reign
+from dynasties.models import Character, PassedOver, Reign, RollSubject
 from rules.dice import DiceSpec, TypedTotal, validate_faces, validate_total
 from rules.errors import InvalidDice, RuleError
 from rules.odds import Odds
@@ -121,15 +121,6 @@ def rolls_with_subjects(queryset: Any) -> Any:
     return queryset.select_related("entered_by").prefetch_related(Prefetch("subjects", queryset=SUBJECTS))
 
 
-def _seat(request: Request, campaign: Campaign) -> Seat:
-    """The caller's seat, as the view resolved it (``api.common.CampaignScoped.viewer``), else asked."""
-    view = (getattr(request, "parser_context", None) or {}).get("view")
-    viewer = getattr(view, "_viewer", None)
-    if viewer is not None and viewer.campaign.pk == campaign.pk:
-        return Seat(request.user, viewer.role, viewer.dynasty)
-    return seat_of(request.user, campaign)
-
-
 def made_of(outcome: Outcome, seat: Seat) -> Made:
     """What an action's outcome shows the caller: its rolls with their subjects, the chronicle lines
     his seat may read, the reigns it began (read again, with whom they passed over: two queries, and
@@ -161,7 +152,7 @@ def act(
     :func:`made_of`); a refusal of typed dice by the services names the input field ``dice``.
     ``seen``: who the service says sees the write, counted by the action's lock at once."""
     made = Made()
-    seat = _seat(request, campaign)
+    seat = seat_of(request.user, campaign)  # the policy's: the seat the door read, remembered for the request
 
     def action(locked: Campaign) -> T:
         result = call(locked)

@@ -9,6 +9,8 @@ Members other than the GM get 403, non-members 404, as for the export."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import FileResponse
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
@@ -32,7 +34,7 @@ class NotReady(RuleError):
     status = 409
 
 
-class BackupOut(serializers.Serializer):
+class BackupOut(serializers.Serializer[Any]):
     id = serializers.UUIDField()
     state = serializers.ChoiceField(choices=JobState.choices)
     done = serializers.IntegerField()

@@ -73,7 +73,8 @@ class CampaignOut(serializers.ModelSerializer):  # type: ignore[type-arg]
         ref_name = "Campaign"
 
     def get_url(self, obj: Campaign) -> str:
-        return self.context["request"].build_absolute_uri(reverse("api:campaign-detail", kwargs={"slug": obj.slug}))
+        url: str = self.context["request"].build_absolute_uri(reverse("api:campaign-detail", kwargs={"slug": obj.slug}))
+        return url
 
 
 class CampaignDetailOut(CampaignOut):

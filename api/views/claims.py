@@ -75,7 +75,7 @@ class ObligationViewSet(CampaignReadViewSet):
     filterset_class = ObligationFilter
 
 
-class ClaimRecordIn(serializers.Serializer):
+class ClaimRecordIn(serializers.Serializer[Any]):
     dynasty = serializers.IntegerField(help_text="The house holding the claim.", **ID)
     area = serializers.CharField(max_length=100, help_text="The area as the board names it.")
     note = serializers.CharField(required=False, allow_blank=True, default="", max_length=200)
@@ -105,7 +105,7 @@ class ClaimRecordView(ActionView):
         return Response(ClaimOut(claim).data, status=status.HTTP_201_CREATED)
 
 
-class ClaimExchangeIn(serializers.Serializer):
+class ClaimExchangeIn(serializers.Serializer[Any]):
     first = serializers.IntegerField(help_text="One house.", **ID)
     second = serializers.IntegerField(help_text="The other house.", **ID)
     first_gives = serializers.ListField(
@@ -170,7 +170,7 @@ class ClaimRenounceView(ActionView):
         return Response(ClaimOut(done).data)
 
 
-class ObligationResolveIn(serializers.Serializer):
+class ObligationResolveIn(serializers.Serializer[Any]):
     complied = serializers.BooleanField(help_text="true: the area returned or relinquished; false: refused (excommunicated).")
 
     class Meta:

@@ -47,8 +47,8 @@ T = TypeVar("T")
 MAX_CLAUSES = 20
 MAX_PARTIES = 20
 MAX_VOTES = 400
-ID = {"min_value": 1, "max_value": INT_MAX}
-YEAR = {"min_value": -INT_MAX, "max_value": INT_MAX}
+ID: dict[str, Any] = {"min_value": 1, "max_value": INT_MAX}
+YEAR: dict[str, Any] = {"min_value": -INT_MAX, "max_value": INT_MAX}
 CLAUSE_LINE = re.compile(r"^Clause (\d+)\b")
 
 
@@ -77,7 +77,7 @@ def _act(request: Request, campaign: Campaign, label: str, action: Callable[[Cam
 def _contract_out(request: Request, v: Viewer, pk: int) -> dict[str, Any]:
     """The contract as ``GET contracts/{id}/`` shows it (clauses, signatures, breaches)."""
     contract = ContractViewSet.queryset.all().get(pk=pk)
-    return ContractOut(contract, context={"request": request, "viewer": v}).data  # type: ignore[no-any-return]
+    return dict(ContractOut(contract, context={"request": request, "viewer": v}).data)
 
 
 def _houses(campaign: Campaign, ids: list[int]) -> set[int]:
@@ -104,7 +104,7 @@ def _bounded(value: Any) -> bool:
     return True
 
 
-class ClauseIn(serializers.Serializer):
+class ClauseIn(serializers.Serializer[Any]):
     kind = serializers.ChoiceField(choices=ClauseKind.choices)
     params = serializers.DictField(
         required=False,
@@ -123,7 +123,7 @@ class ClauseIn(serializers.Serializer):
         ref_name = "ClauseDraft"
 
 
-class ContractDraftIn(serializers.Serializer):
+class ContractDraftIn(serializers.Serializer[Any]):
     kind = serializers.ChoiceField(choices=ContractKind.choices)
     title = serializers.CharField(max_length=200)
     parties = serializers.ListField(
@@ -137,7 +137,7 @@ class ContractDraftIn(serializers.Serializer):
         required=False, allow_null=True, default=None, min_value=1, max_value=INT_MAX, help_text="A fixed term; none: open-ended."
     )
     text = serializers.CharField(required=False, allow_blank=True, default="", max_length=10000)
-    clauses = ClauseIn(many=True, required=False, max_length=MAX_CLAUSES)
+    clauses = ClauseIn(many=True, required=False, max_length=MAX_CLAUSES)  # type: ignore[call-arg]  # many=True: for the list
 
     class Meta:
         ref_name = "ContractDraft"
@@ -226,7 +226,7 @@ class ContractCollectionViewSet(ContractViewSet):
 # signing and ending ----------------------------------------------------------------------------
 
 
-class SignIn(serializers.Serializer):
+class SignIn(serializers.Serializer[Any]):
     dynasty = serializers.IntegerField(
         required=False,
         allow_null=True,
@@ -276,7 +276,7 @@ class SignView(ActionView):
         return Response(_contract_out(request, v, contract.pk))
 
 
-class EndIn(serializers.Serializer):
+class EndIn(serializers.Serializer[Any]):
     how = serializers.ChoiceField(choices=[("consent", "By mutual consent"), ("escape", "By the escape clause")])
     reason = serializers.CharField(
         required=False,
@@ -336,7 +336,7 @@ class EndView(ActionView):
 # breaches, disputes, parleys -------------------------------------------------------------------
 
 
-class BreachIn(serializers.Serializer):
+class BreachIn(serializers.Serializer[Any]):
     by_dynasty = serializers.IntegerField(help_text="The party in breach.", **ID)
     raised_by = serializers.IntegerField(
         required=False,
@@ -387,7 +387,7 @@ class BreachView(ActionView):
         return Response(BreachOut(breach, context={"request": request, "viewer": v}).data, status=status.HTTP_201_CREATED)
 
 
-class DisputeVoteIn(serializers.Serializer):
+class DisputeVoteIn(serializers.Serializer[Any]):
     dynasty = serializers.IntegerField(help_text="A player who is not a party to the dispute.", **ID)
     clause = serializers.IntegerField(help_text="A term of the contract.", **ID)
     upholds = serializers.BooleanField(help_text="True: upholds the term; false: rejects it. Leave a silent player out.")
@@ -396,8 +396,8 @@ class DisputeVoteIn(serializers.Serializer):
         ref_name = "DisputeVoteCast"
 
 
-class DisputeIn(serializers.Serializer):
-    votes = DisputeVoteIn(many=True, max_length=MAX_VOTES)
+class DisputeIn(serializers.Serializer[Any]):
+    votes = DisputeVoteIn(many=True, max_length=MAX_VOTES)  # type: ignore[call-arg]  # many=True: for the list
 
     class Meta:
         ref_name = "DisputeRuling"
@@ -437,7 +437,7 @@ class DisputeView(ActionView):
         return Response(DisputeOut(dispute).data, status=status.HTTP_201_CREATED)
 
 
-class ParleyVoteIn(serializers.Serializer):
+class ParleyVoteIn(serializers.Serializer[Any]):
     dynasty = serializers.IntegerField(**ID)
     stature = serializers.IntegerField(min_value=0, max_value=1000, help_text="The leader's diplomatic stature.")
     church_cards = serializers.IntegerField(
@@ -450,7 +450,7 @@ class ParleyVoteIn(serializers.Serializer):
         ref_name = "ParleyVoteCast"
 
 
-class ParleyIn(serializers.Serializer):
+class ParleyIn(serializers.Serializer[Any]):
     kind = serializers.ChoiceField(
         choices=ParleyKind.choices,
         required=False,
@@ -483,7 +483,9 @@ class ParleyIn(serializers.Serializer):
         help_text="A conquest or inheritance contested: the conqueror, or the player of the Dynastic Inheritance card.",
         **ID,
     )
-    votes = ParleyVoteIn(many=True, max_length=MAX_PARTIES * 5, help_text="Each house's block; a house left out takes no part.")
+    votes = ParleyVoteIn(  # type: ignore[call-arg]  # many=True: max_length is the list's
+        many=True, max_length=MAX_PARTIES * 5, help_text="Each house's block; a house left out takes no part."
+    )
 
     class Meta:
         ref_name = "ParleyCall"

@@ -18,7 +18,7 @@ from api.views.sequence.common import rolls_by_pk
 from dynasties.services.corrections import correct_roll
 
 
-class CorrectIn(serializers.Serializer):
+class CorrectIn(serializers.Serializer[Any]):
     faces = FacesField(help_text="The faces the dice really showed, e.g. [6, 6] for a 2d6 roll (or give the total).")
     total = serializers.IntegerField(
         min_value=-INT_MAX,

@@ -18,9 +18,10 @@ from api.filters import FilterSet, IntegerFilter
 from api.serializers import LinkField, LinkSerializer, SelfUrlField, link
 from dynasties.models import Crown, CrownEvent, CrownEventKind, Modifier, ModifierKind, Reign
 from dynasties.services.eu_crowns_view import eu_reign_reader, eu_standings
+from dynasties.services.play_registry import play_of
 
 
-class CrownModifierOut(serializers.Serializer):
+class CrownModifierOut(serializers.Serializer[Any]):
     kind = serializers.ChoiceField(choices=ModifierKind.choices)
     value = serializers.IntegerField()
     reason = serializers.CharField()
@@ -31,7 +32,7 @@ class CrownModifierOut(serializers.Serializer):
         ref_name = "CrownModifier"
 
 
-class EuValuesOut(serializers.Serializer):
+class EuValuesOut(serializers.Serializer[Any]):
     adm = serializers.IntegerField()
     dip = serializers.IntegerField()
     mil = serializers.IntegerField()
@@ -40,7 +41,7 @@ class EuValuesOut(serializers.Serializer):
         ref_name = "EuValues"
 
 
-class EuModifierOut(serializers.Serializer):
+class EuModifierOut(serializers.Serializer[Any]):
     modifier = serializers.IntegerField()
     why = serializers.CharField()
 
@@ -48,7 +49,7 @@ class EuModifierOut(serializers.Serializer):
         ref_name = "EuSurvivalModifier"
 
 
-class EuCrisisTurnOut(serializers.Serializer):
+class EuCrisisTurnOut(serializers.Serializer[Any]):
     year = serializers.IntegerField()
     modifier = serializers.IntegerField(help_text="To the survival roll that turn (0: the crisis's own turn, values halved).")
     what = serializers.CharField()
@@ -57,7 +58,7 @@ class EuCrisisTurnOut(serializers.Serializer):
         ref_name = "EuCrisisTurn"
 
 
-class EuMonarchStandingOut(serializers.Serializer):
+class EuMonarchStandingOut(serializers.Serializer[Any]):
     """A crown's monarch as the EU tables count him this turn (``dynasties.services.eu_crowns_view``)."""
 
     country = serializers.CharField()
@@ -140,7 +141,7 @@ class CrownOut(serializers.ModelSerializer):  # type: ignore[type-arg]
     @extend_schema_field(serializers.IntegerField(allow_null=True))
     def get_stability(self, crown: Crown) -> int | None:
         viewer = self.context.get("viewer")
-        return crown.stability if viewer is not None and viewer.campaign.rules.europa_crowns else None
+        return crown.stability if viewer is not None and play_of(viewer.campaign).succession.crown_terms().stability else None
 
     @extend_schema_field(LinkSerializer(allow_null=True))
     def get_reign(self, crown: Crown) -> dict[str, Any] | None:
@@ -167,7 +168,7 @@ class CrownOut(serializers.ModelSerializer):  # type: ignore[type-arg]
     def get_eu_monarch(self, crown: Crown) -> dict[str, Any] | None:
         standings = self.context.get("eu_standings") or {}
         standing = standings.get(crown.name)
-        return EuMonarchStandingOut(standing.as_data()).data if standing is not None else None  # type: ignore[return-value]
+        return EuMonarchStandingOut(standing.as_data()).data if standing is not None else None
 
     @extend_schema_field(CrownModifierOut(many=True))
     def get_modifiers(self, crown: Crown) -> list[dict[str, Any]]:
@@ -338,12 +339,12 @@ class MonarchViewSet(CampaignReadViewSet):
 
     def scope(self, queryset: QuerySet[Reign]) -> QuerySet[Reign]:
         scoped: QuerySet[Reign] = super().scope(queryset)
-        return scoped if self.viewer.campaign.rules.monarch_table else scoped.none()
+        return scoped if play_of(self.viewer.campaign).succession.crown_terms().monarch_table else scoped.none()
 
     def get_serializer_context(self) -> dict[str, Any]:
         context = super().get_serializer_context()
         if self.fake or "slug" not in self.kwargs:
             return context
         campaign = self.viewer.campaign
-        context["read_monarch"] = eu_reign_reader(campaign) if campaign.rules.monarch_table else None
+        context["read_monarch"] = eu_reign_reader(campaign) if play_of(campaign).succession.crown_terms().monarch_table else None
         return context

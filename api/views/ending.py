@@ -25,7 +25,7 @@ from rules.ending import MOST_MONEY
 INT_MAX = 2**31 - 1
 
 
-class StandingOut(serializers.Serializer):
+class StandingOut(serializers.Serializer[Any]):
     house = serializers.IntegerField(help_text="The house's id (dynasties/{id}/).")
     name = serializers.CharField()
     crown = serializers.CharField()
@@ -41,7 +41,7 @@ class StandingOut(serializers.Serializer):
         ref_name = "Standing"
 
 
-class StandingsOut(serializers.Serializer):
+class StandingsOut(serializers.Serializer[Any]):
     ended = serializers.BooleanField()
     year = serializers.IntegerField(help_text="The year the game ended in (before the end: the turn in play).")
     reason = serializers.CharField(help_text="agreed, target or agreement; empty before the end.")
@@ -91,7 +91,7 @@ class StandingsView(ActionView):
         return Response(StandingsOut(standings_data(v.campaign, v.role, v.dynasty)).data)
 
 
-class EndSettingsIn(serializers.Serializer):
+class EndSettingsIn(serializers.Serializer[Any]):
     end_year = serializers.IntegerField(
         allow_null=True, min_value=-INT_MAX, max_value=INT_MAX, help_text="The agreed last turn (its year); null: none."
     )

@@ -54,7 +54,7 @@ class ExportView(CampaignScoped, APIView):
         return response
 
 
-class ImportQuery(serializers.Serializer):
+class ImportQuery(serializers.Serializer[Any]):
     slug = serializers.SlugField(
         required=False, max_length=80, help_text="The new campaign's slug; default: the document's (made unique)."
     )
@@ -85,7 +85,7 @@ class ImportView(APIView):
                 OpenApiTypes.STR,
                 OpenApiParameter.QUERY,
                 required=False,
-                description=ImportQuery().fields["slug"].help_text,
+                description=ImportQuery().fields["slug"].help_text or "",
             ),
         ],
     )

@@ -4,12 +4,13 @@ marriages and betrothals, reigns and titles. ``?year=`` gives who was alive / wh
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any
 
 from django.db import connection
-from django.db.models import Model, Prefetch, Q, QuerySet
+from django.db.models import Field, Model, Prefetch, Q, QuerySet
 from django_filters import rest_framework as filters
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -63,7 +64,7 @@ class DynastyViewSet(CampaignReadViewSet):
 # Characters ------------------------------------------------------------------------------------
 
 
-class SpouseSerializer(serializers.Serializer):
+class SpouseSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField(max_value=INT_MAX, help_text="The spouse (or betrothed).")
     url = serializers.URLField()
     marriage = LinkSerializer()
@@ -121,8 +122,13 @@ def _rows_about(model: type[Model], columns: str, either: tuple[str, str], order
     that is at most twice the page; the callers keep only the rows about ``wanted``."""
     meta, quote = model._meta, connection.ops.quote_name
 
+    def column(name: str) -> str:
+        field = meta.get_field(name)
+        assert isinstance(field, Field) and field.column, f"{name} is not a column"
+        return quote(field.column)
+
     def names(text: str) -> str:
-        return ", ".join(quote(meta.get_field(name.strip()).column) for name in text.split(","))
+        return ", ".join(column(name.strip()) for name in text.split(","))
 
     a, b = (names(name) for name in either)
     lo, hi = min(wanted), max(wanted)
@@ -134,7 +140,7 @@ def _rows_about(model: type[Model], columns: str, either: tuple[str, str], order
     sql = f"SELECT {names(columns)} FROM {quote(meta.db_table)} WHERE {where} ORDER BY {names(order)}"  # noqa: S608
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return cursor.fetchall()
+        return list(cursor.fetchall())
 
 
 def family_of(ids: list[int]) -> Family:
@@ -279,9 +285,9 @@ TERM_KEYS = [
 ]
 
 
-class CombatTermOut(serializers.Serializer):
+class CombatTermOut(serializers.Serializer[Any]):
     key = serializers.ChoiceField(choices=TERM_KEYS)
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a declared field "label", not the base class's
     value = serializers.IntegerField(help_text="What it adds to the total.")
     given = serializers.IntegerField(help_text="What the rule gives before -2..+2 holds it back (else = value).")
     held = serializers.BooleanField(help_text="True when only part of what is given counts.")
@@ -292,7 +298,7 @@ class CombatTermOut(serializers.Serializer):
         ref_name = "CombatTerm"
 
 
-class CombatCaseOut(serializers.Serializer):
+class CombatCaseOut(serializers.Serializer[Any]):
     when = serializers.CharField(help_text='"against the house of Valois", "within his title lands of ..."')
     total = serializers.IntegerField()
     terms = CombatTermOut(many=True, help_text="Added to the general total in this case.")
@@ -301,7 +307,7 @@ class CombatCaseOut(serializers.Serializer):
         ref_name = "CombatCase"
 
 
-class CombatOut(serializers.Serializer):
+class CombatOut(serializers.Serializer[Any]):
     leads = serializers.BooleanField(help_text="Only royals who lead have a figure (docs/rulings.md).")
     role = serializers.CharField(help_text='As what he leads: "King of England (the King piece)", "Prince (piece 2)".')
     note = serializers.CharField(help_text="Why he has no figure (empty when he leads).")
@@ -317,7 +323,7 @@ class CombatOut(serializers.Serializer):
         ref_name = "Combat"
 
 
-class ModifierOut(serializers.Serializer):
+class ModifierOut(serializers.Serializer[Any]):
     id = serializers.IntegerField(max_value=INT_MAX)
     kind = serializers.ChoiceField(choices=ModifierKind.choices)
     value = serializers.IntegerField()
@@ -344,7 +350,7 @@ def _terms(terms: tuple[cb.Term, ...]) -> list[dict[str, Any]]:
     ]
 
 
-def figures_json(found: Figures, context: dict[str, Any]) -> dict[str, Any]:
+def figures_json(found: Figures, context: Mapping[str, Any]) -> dict[str, Any]:
     """``combat`` and ``modifiers`` of the character detail, from ``dynasties.figures``."""
     combat, f = found.combat, found.combat.figure
     return {
@@ -530,7 +536,7 @@ class MarriageViewSet(CampaignReadViewSet):
 # Reigns ----------------------------------------------------------------------------------------
 
 
-class PassedOverOut(serializers.Serializer):
+class PassedOverOut(serializers.Serializer[Any]):
     character = LinkField("characters", source="character_id")
     reason = serializers.CharField()
 
@@ -595,7 +601,7 @@ class ReignViewSet(CampaignReadViewSet):
 # Titles ----------------------------------------------------------------------------------------
 
 
-class HoldingOut(serializers.Serializer):
+class HoldingOut(serializers.Serializer[Any]):
     holder = LinkField("characters", source="holder_id")
     start_year = serializers.IntegerField()
     end_year = serializers.IntegerField(allow_null=True)

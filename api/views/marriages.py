@@ -60,7 +60,7 @@ def problem_fields(problems: list[str]) -> dict[str, str]:
     return {name: " ".join(texts) for name, texts in fields.items()}
 
 
-class MoneySerializer(serializers.Serializer):
+class MoneySerializer(serializers.Serializer[Any]):
     payer = serializers.IntegerField(allow_null=True, help_text="Null: the Treasury pays.")
     payee = serializers.IntegerField(allow_null=True, help_text="Null: the Treasury is paid.")
     payer_name = serializers.CharField()
@@ -105,7 +105,7 @@ def wedding_postings(user: Any, campaign: Campaign, match: Marriage) -> list[Pos
 # --- the match ---------------------------------------------------------------------------------
 
 
-class MatchIn(serializers.Serializer):
+class MatchIn(serializers.Serializer[Any]):
     husband = IdField(help_text="The groom.")
     wife = IdField(help_text="The bride.")
     wed = serializers.BooleanField(default=False, help_text="Wed now (in the wedding step, both 15 or older); else a betrothal.")
@@ -130,13 +130,13 @@ class MatchIn(serializers.Serializer):
         ref_name = "MatchRequest"
 
 
-class CheckSerializer(serializers.Serializer):
+class CheckSerializer(serializers.Serializer[Any]):
     ok = serializers.BooleanField(help_text="Nothing forbids the match (or the wedding) now.")
     wed = serializers.BooleanField()
     problems = serializers.ListField(
         child=serializers.CharField(), help_text="Everything that forbids it, as the services would refuse it."
     )
-    fields = serializers.DictField(child=serializers.CharField(), help_text="The problems by the input they are about.")
+    fields = serializers.DictField(child=serializers.CharField(), help_text="The problems by the input they are about.")  # type: ignore[assignment]  # a declared field "fields", not the base class's
     wedding_step = serializers.CharField(help_text="The step in which weddings are held (marriages, or interphase in BloodLine).")
     wedding_open = serializers.BooleanField(help_text="The campaign is at the wedding step now.")
     wedding_money = MoneySerializer(many=True, help_text="What the wedding would post now, as far as you may see it.")
@@ -289,7 +289,7 @@ class WedView(ActionView):
         return Response(MatchMadeSerializer(_match_body(self, done, made), context=self.out_context()).data)
 
 
-class CancelIn(serializers.Serializer):
+class CancelIn(serializers.Serializer[Any]):
     reason = serializers.CharField(max_length=100, help_text="Why the betrothal is broken off.")
 
     class Meta:
@@ -341,7 +341,7 @@ class MarriagesFinishView(ActionView):
 # --- the announcements ---------------------------------------------------------------------------
 
 
-class SectionSerializer(serializers.Serializer):
+class SectionSerializer(serializers.Serializer[Any]):
     title = serializers.CharField()
     lines = serializers.ListField(child=serializers.CharField())
 
@@ -349,7 +349,7 @@ class SectionSerializer(serializers.Serializer):
         ref_name = "AnnouncementSection"
 
 
-class AnnouncementsSerializer(serializers.Serializer):
+class AnnouncementsSerializer(serializers.Serializer[Any]):
     year = serializers.IntegerField()
     published = serializers.BooleanField(help_text="The GM has published the announcements of that year.")
     sections = SectionSerializer(many=True, help_text="The public announcements (money and contracts are never in them).")
@@ -359,7 +359,7 @@ class AnnouncementsSerializer(serializers.Serializer):
         ref_name = "Announcements"
 
 
-class AnnouncementsQuery(serializers.Serializer):
+class AnnouncementsQuery(serializers.Serializer[Any]):
     year = serializers.IntegerField(required=False, min_value=-INT_MAX, max_value=INT_MAX)
 
 
@@ -423,7 +423,7 @@ class PublishView(ActionView):
         return Response(PublishMadeSerializer(body, context=self.out_context()).data)
 
 
-class AdvanceIn(serializers.Serializer):
+class AdvanceIn(serializers.Serializer[Any]):
     to_year = serializers.IntegerField(
         required=False,
         allow_null=True,

@@ -9,6 +9,8 @@ exchequers the caller may see (the payer's, which is his own or the GM's to see)
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from drf_spectacular.utils import extend_schema, extend_schema_field
@@ -33,7 +35,7 @@ MAX_AMOUNT = 1_000_000_000
 # --- gifts and loans -------------------------------------------------------------------------------
 
 
-class TransferIn(serializers.Serializer):
+class TransferIn(serializers.Serializer[Any]):
     payer = IdField(help_text="The paying dynasty: your own (the GM: any).")
     payee = IdField(allow_null=True, help_text="The receiving dynasty; null: the Treasury (the GM only).")
     amount = serializers.IntegerField(min_value=1, max_value=MAX_AMOUNT, help_text="A whole number above 0.")
@@ -49,7 +51,7 @@ class TransferIn(serializers.Serializer):
         return data
 
 
-class TransferMadeSerializer(serializers.Serializer):
+class TransferMadeSerializer(serializers.Serializer[Any]):
     posting = PostingOut()
     balance = serializers.IntegerField(help_text="The payer's exchequer after the payment.")
     currency = serializers.CharField()
@@ -89,14 +91,14 @@ class TransferView(ActionView):
         return Response(TransferMadeSerializer(body, context=self.out_context()).data, status=status.HTTP_201_CREATED)
 
 
-class ReverseIn(serializers.Serializer):
+class ReverseIn(serializers.Serializer[Any]):
     reason = serializers.CharField(max_length=150, help_text="Why the posting is reversed.")
 
     class Meta:
         ref_name = "PostingReverseRequest"
 
 
-class ReverseMadeSerializer(serializers.Serializer):
+class ReverseMadeSerializer(serializers.Serializer[Any]):
     reversal = PostingOut(help_text="The mirror posting (kind correction).")
     reversed = PostingOut(help_text="The posting it undoes.")
 
@@ -173,7 +175,7 @@ def _count(maximum: int, *, minimum: int = 0, default: int = 0, label: str = "")
     return serializers.IntegerField(min_value=minimum, max_value=maximum, default=default, help_text=label)
 
 
-class GovernedIn(serializers.Serializer):
+class GovernedIn(serializers.Serializer[Any]):
     """Optional rule G: one governed province of the country (its governor is the title's holder)."""
 
     province = serializers.CharField(max_length=80)
@@ -186,7 +188,7 @@ class GovernedIn(serializers.Serializer):
         ref_name = "GovernedProvince"
 
 
-class EventPaymentIn(serializers.Serializer):
+class EventPaymentIn(serializers.Serializer[Any]):
     """A bid won or an investment made on an event card, paid to the Treasury."""
 
     card = serializers.CharField(max_length=80)
@@ -196,7 +198,7 @@ class EventPaymentIn(serializers.Serializer):
         ref_name = "EventPayment"
 
 
-class InterphaseIn(serializers.Serializer):
+class InterphaseIn(serializers.Serializer[Any]):
     """What the player enters for one country's Interphase (the fields of the treasury page's form)."""
 
     provinces = ProvincesField(
@@ -291,7 +293,7 @@ class InterphaseIn(serializers.Serializer):
 SET_FIELDS = ("basic_sets", "semi_luxury_sets", "luxury_sets")
 
 
-class CashInIn(serializers.Serializer):
+class CashInIn(serializers.Serializer[Any]):
     """The resource sets a house cashes in at its capital at the end of the turn."""
 
     basic_sets = _count(100, label=ip.LABELS["basic_sets"])
@@ -302,7 +304,7 @@ class CashInIn(serializers.Serializer):
         ref_name = "CashInRequest"
 
 
-class InterphaseLineSerializer(serializers.Serializer):
+class InterphaseLineSerializer(serializers.Serializer[Any]):
     kind = serializers.CharField()
     direction = serializers.CharField(help_text=f"'{ip.IN}': from the Treasury to the house; else from the house.")
     amount = serializers.IntegerField()
@@ -316,7 +318,7 @@ class InterphaseLineSerializer(serializers.Serializer):
         ref_name = "InterphaseLine"
 
 
-class InterphaseResultSerializer(serializers.Serializer):
+class InterphaseResultSerializer(serializers.Serializer[Any]):
     lines = InterphaseLineSerializer(many=True, help_text="Taxes first, then costs, then a rebellion in the capital.")
     cash_before = serializers.IntegerField()
     cash_after = serializers.IntegerField()
@@ -359,7 +361,7 @@ def _result(campaign: Campaign, r: ip.InterphaseResult) -> dict[str, Any]:
     }
 
 
-class InterphaseRunSerializer(serializers.Serializer):
+class InterphaseRunSerializer(serializers.Serializer[Any]):
     result = InterphaseResultSerializer()
     postings = PostingOut(many=True, help_text="The postings made, in the order of the lines.")
     balance = serializers.IntegerField(help_text="The exchequer after the run.")
@@ -368,7 +370,7 @@ class InterphaseRunSerializer(serializers.Serializer):
         ref_name = "InterphaseRun"
 
 
-class CashInResultSerializer(serializers.Serializer):
+class CashInResultSerializer(serializers.Serializer[Any]):
     lines = InterphaseLineSerializer(many=True, help_text="One line per kind of set cashed in.")
     cash_before = serializers.IntegerField()
     cash_after = serializers.IntegerField()
@@ -379,7 +381,7 @@ class CashInResultSerializer(serializers.Serializer):
         ref_name = "CashInResult"
 
 
-class CashInRunSerializer(serializers.Serializer):
+class CashInRunSerializer(serializers.Serializer[Any]):
     result = CashInResultSerializer()
     postings = PostingOut(many=True, help_text="The postings made, in the order of the lines.")
     balance = serializers.IntegerField(help_text="The exchequer after the cashing-in.")
@@ -401,45 +403,70 @@ def _cash_in_result(campaign: Campaign, r: ip.CashInResult) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class MoneyFlow:
+    """One house money phase as the API runs it: what it reads, what the services answer, how the
+    answer is written. The preview view calls ``preview``, the run view ``run``."""
+
+    label: str  # "The Interphase": the step action's name is "<label> of the house of <name>"
+    input_serializer: type[serializers.Serializer[Any]]
+    result_serializer: type[serializers.Serializer[Any]]
+    run_serializer: type[serializers.Serializer[Any]]
+    entry: Callable[[serializers.Serializer[Any]], Any]  # the validated request as the services take it
+    preview: Callable[[Campaign, Dynasty, Any, Any], Any]
+    run: Callable[[Campaign, Dynasty, Any, Any], Any]
+    result: Callable[[Campaign, Any], dict[str, Any]]
+
+
+def _interphase_entry(data: serializers.Serializer[Any]) -> ip.InterphaseEntry:
+    assert isinstance(data, InterphaseIn)
+    return data.entry()
+
+
+INTERPHASE = MoneyFlow(
+    label="The Interphase",
+    input_serializer=InterphaseIn,
+    result_serializer=InterphaseResultSerializer,
+    run_serializer=InterphaseRunSerializer,
+    entry=_interphase_entry,
+    preview=lambda campaign, house, entry, by: interphase_preview(campaign=campaign, dynasty=house, entry=entry, by=by),
+    run=lambda campaign, house, entry, by: interphase_run(campaign=campaign, dynasty=house.pk, entry=entry, by=by),
+    result=_result,
+)
+
+CASH_IN = MoneyFlow(
+    label="The cashing-in",
+    input_serializer=CashInIn,
+    result_serializer=CashInResultSerializer,
+    run_serializer=CashInRunSerializer,
+    entry=lambda data: dict(data.validated_data),
+    preview=lambda campaign, house, entry, by: cash_in_preview(campaign=campaign, dynasty=house, by=by, **entry),
+    run=lambda campaign, house, entry, by: cash_in_run(campaign=campaign, dynasty=house.pk, by=by, **entry),
+    result=_cash_in_result,
+)
+
+
 class HouseMoneyView(ActionView):
-    """A house's money phase (the Interphase, the cashing-in): ``preview`` answers what ``run`` would
-    post, ``run`` posts it as one step action. Whether the caller may act for the house, the
-    services ask the policy."""
+    """A house's money phase (the Interphase, the cashing-in), its :class:`MoneyFlow` named by the
+    subclass: ``preview`` answers what ``run`` would post, ``run`` posts it as one step action.
+    Whether the caller may act for the house, the services ask the policy."""
 
     api_tag = "treasury"
-    input_serializer: type[serializers.Serializer]
-    result_serializer: type[serializers.Serializer]
-    run_serializer: type[serializers.Serializer]
-    label: str  # "The Interphase": the step action's name is "<label> of the house of <name>"
-
-    def entry(self, data: serializers.Serializer) -> Any:
-        """The validated request as the services take it."""
-        raise NotImplementedError
-
-    def call_preview(self, campaign: Campaign, house: Dynasty, entry: Any, by: Any) -> Any:
-        """The service's preview (the preview view's own)."""
-        raise NotImplementedError
-
-    def call_run(self, campaign: Campaign, house: Dynasty, entry: Any, by: Any) -> Any:
-        """The service's run (the run view's own)."""
-        raise NotImplementedError
-
-    def result(self, campaign: Campaign, result: Any) -> dict[str, Any]:
-        raise NotImplementedError
+    flow: MoneyFlow
 
     def house(self, request: Request, dynasty: int) -> tuple[Dynasty, Any]:
         """The dynasty (404 unknown) and the validated entry."""
         house = Dynasty.objects.filter(campaign=self.viewer.campaign, pk=dynasty).first()
         if house is None:
             raise NotFound(f"There is no dynasty #{dynasty} in this campaign.")
-        data = self.input_serializer(data=request.data)
+        data = self.flow.input_serializer(data=request.data)
         data.is_valid(raise_exception=True)
-        return house, self.entry(data)
+        return house, self.flow.entry(data)
 
     def preview(self, request: Request, dynasty: int) -> Response:
         house, entry = self.house(request, dynasty)
-        result = self.call_preview(self.viewer.campaign, house, entry, request.user)
-        return Response(self.result_serializer(self.result(self.viewer.campaign, result)).data)
+        result = self.flow.preview(self.viewer.campaign, house, entry, request.user)
+        return Response(self.flow.result_serializer(self.flow.result(self.viewer.campaign, result)).data)
 
     def run(self, request: Request, dynasty: int) -> Response:
         v = self.viewer
@@ -447,30 +474,15 @@ class HouseMoneyView(ActionView):
         done, _ = act(
             request,
             v.campaign,
-            f"{self.label} of the house of {house.name}",
-            lambda c: self.call_run(c, house, entry, request.user),
+            f"{self.flow.label} of the house of {house.name}",
+            lambda c: self.flow.run(c, house, entry, request.user),
         )
-        body = {"result": self.result(v.campaign, done.result), "postings": list(done.postings), "balance": done.balance}
-        return Response(self.run_serializer(body, context=self.out_context()).data, status=status.HTTP_201_CREATED)
+        body = {"result": self.flow.result(v.campaign, done.result), "postings": list(done.postings), "balance": done.balance}
+        return Response(self.flow.run_serializer(body, context=self.out_context()).data, status=status.HTTP_201_CREATED)
 
 
-class InterphaseBase(HouseMoneyView):
-    input_serializer = InterphaseIn
-    result_serializer = InterphaseResultSerializer
-    run_serializer = InterphaseRunSerializer
-    label = "The Interphase"
-
-    def entry(self, data: serializers.Serializer) -> ip.InterphaseEntry:
-        assert isinstance(data, InterphaseIn)
-        return data.entry()
-
-    def result(self, campaign: Campaign, result: Any) -> dict[str, Any]:
-        return _result(campaign, result)
-
-
-class InterphasePreviewView(InterphaseBase):
-    def call_preview(self, campaign: Campaign, house: Dynasty, entry: Any, by: Any) -> Any:
-        return interphase_preview(campaign=campaign, dynasty=house, entry=entry, by=by)
+class InterphasePreviewView(HouseMoneyView):
+    flow = INTERPHASE
 
     @extend_schema(
         request=InterphaseIn,
@@ -481,9 +493,8 @@ class InterphasePreviewView(InterphaseBase):
         return self.preview(request, dynasty)
 
 
-class InterphaseRunView(InterphaseBase):
-    def call_run(self, campaign: Campaign, house: Dynasty, entry: Any, by: Any) -> Any:
-        return interphase_run(campaign=campaign, dynasty=house.pk, entry=entry, by=by)
+class InterphaseRunView(HouseMoneyView):
+    flow = INTERPHASE
 
     @extend_schema(
         request=InterphaseIn,
@@ -495,22 +506,8 @@ class InterphaseRunView(InterphaseBase):
         return self.run(request, dynasty)
 
 
-class CashInBase(HouseMoneyView):
-    input_serializer = CashInIn
-    result_serializer = CashInResultSerializer
-    run_serializer = CashInRunSerializer
-    label = "The cashing-in"
-
-    def entry(self, data: serializers.Serializer) -> dict[str, int]:
-        return dict(data.validated_data)
-
-    def result(self, campaign: Campaign, result: Any) -> dict[str, Any]:
-        return _cash_in_result(campaign, result)
-
-
-class CashInPreviewView(CashInBase):
-    def call_preview(self, campaign: Campaign, house: Dynasty, entry: Any, by: Any) -> Any:
-        return cash_in_preview(campaign=campaign, dynasty=house, by=by, **entry)
+class CashInPreviewView(HouseMoneyView):
+    flow = CASH_IN
 
     @extend_schema(
         request=CashInIn,
@@ -521,9 +518,8 @@ class CashInPreviewView(CashInBase):
         return self.preview(request, dynasty)
 
 
-class CashInRunView(CashInBase):
-    def call_run(self, campaign: Campaign, house: Dynasty, entry: Any, by: Any) -> Any:
-        return cash_in_run(campaign=campaign, dynasty=house.pk, by=by, **entry)
+class CashInRunView(HouseMoneyView):
+    flow = CASH_IN
 
     @extend_schema(
         request=CashInIn,

@@ -17,6 +17,7 @@ names the tree's format)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.http import Http404, HttpResponse
@@ -26,6 +27,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import exceptions, serializers, status
 from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.parsers import BaseParser
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -73,11 +75,14 @@ class JsonErrorsNegotiation(BaseContentNegotiation):
     """The file views answer their file (an ``HttpResponse``) whatever ``Accept`` asks, and their
     errors as JSON: the renderer is always the first (JSON) one."""
 
-    def select_parser(self, request: Request, parsers: list[Any]) -> Any:
-        return parsers[0] if parsers else None
+    def select_parser(self, request: Request, parsers: Iterable[BaseParser]) -> BaseParser | None:
+        return next(iter(parsers), None)
 
-    def select_renderer(self, request: Request, renderers: list[BaseRenderer], format_suffix: str | None = None) -> Any:
-        return renderers[0], renderers[0].media_type
+    def select_renderer(
+        self, request: Request, renderers: Iterable[BaseRenderer], format_suffix: str | None = None
+    ) -> tuple[BaseRenderer, str]:
+        first = next(iter(renderers))
+        return first, first.media_type
 
 
 class RenderFailed(exceptions.APIException):
@@ -106,7 +111,7 @@ def _binary(media_type: str, description: str) -> dict[Any, Any]:
 # trees -----------------------------------------------------------------------------------------
 
 
-class TreeQuery(serializers.Serializer):
+class TreeQuery(serializers.Serializer[Any]):
     """The bounds are the trees' own (``dynasties.trees.render``), as the page's."""
 
     format = serializers.ChoiceField(choices=TREE_FORMATS, default="svg", help_text="svg (default), png or pdf.")
@@ -138,7 +143,7 @@ class TreeQuery(serializers.Serializer):
         ref_name = "TreeQuery"
 
 
-class TreeJobOut(serializers.Serializer):
+class TreeJobOut(serializers.Serializer[Any]):
     id = serializers.UUIDField()
     state = serializers.ChoiceField(choices=JobState.choices)
     error = serializers.CharField(help_text="Why it failed (empty unless failed).")
@@ -309,7 +314,7 @@ class AnnouncementsPdfView(FileView):
         return _file(printing.announcements_pdf(campaign, year), PDF, f"announcements-{campaign.slug}-{year}.pdf")
 
 
-class GedcomQuery(serializers.Serializer):
+class GedcomQuery(serializers.Serializer[Any]):
     dynasty = serializers.IntegerField(
         required=False, min_value=1, max_value=INT_MAX, help_text="One dynasty only (its members and their spouses)."
     )

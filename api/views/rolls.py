@@ -9,7 +9,8 @@ from rest_framework import serializers
 from api.common import CampaignReadViewSet
 from api.filters import FilterSet, IntegerFilter
 from api.serializers import LinkField, LinkSerializer, SelfUrlField, link
-from campaign.models import Roll, RollSubject
+from campaign.models import Roll
+from dynasties.models import RollSubject
 
 
 class RollOut(serializers.ModelSerializer):  # type: ignore[type-arg]

@@ -17,7 +17,7 @@ from operations.search import KINDS, PER_KIND, PER_PAGE, search
 from rules.errors import RuleError
 
 
-class FoundOut(serializers.Serializer):
+class FoundOut(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     name = serializers.CharField(help_text="What the pages show: a person's name (a monarch's with his number), a title, a line.")
 
@@ -25,7 +25,7 @@ class FoundOut(serializers.Serializer):
         ref_name = "SearchHit"
 
 
-class GroupOut(serializers.Serializer):
+class GroupOut(serializers.Serializer[Any]):
     kind = serializers.ChoiceField(choices=list(KINDS))
     found = FoundOut(many=True)
     more = serializers.BooleanField(help_text="There are more of this kind: ask with kind= (and page=).")
@@ -34,7 +34,7 @@ class GroupOut(serializers.Serializer):
         ref_name = "SearchGroup"
 
 
-class SearchOut(serializers.Serializer):
+class SearchOut(serializers.Serializer[Any]):
     query = serializers.CharField()
     kind = serializers.CharField(help_text="The one kind asked for, or empty for every kind.")
     page = serializers.IntegerField()

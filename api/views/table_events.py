@@ -34,21 +34,21 @@ MONEY_MAX = 1_000_000
 MAX_PEOPLE = 200
 
 
-class ChoiceOut(serializers.Serializer):
+class ChoiceOut(serializers.Serializer[Any]):
     value = serializers.JSONField(help_text="What to send: an id, a crown's name or a word.")
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a declared field "label", not the base class's
     note = serializers.CharField(help_text="Beside it on the page: the odds of a roll, why one is immune ...")
 
     class Meta:
         ref_name = "TableEventChoice"
 
 
-class FieldOut(serializers.Serializer):
+class FieldOut(serializers.Serializer[Any]):
     name = serializers.CharField()
     kind = serializers.ChoiceField(choices=[k.value for k in Kind])
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a declared field "label", not the base class's
     help = serializers.CharField()
-    required = serializers.BooleanField()
+    required = serializers.BooleanField()  # type: ignore[assignment]  # a declared field "required", not the base class's
     low = serializers.IntegerField(allow_null=True)
     high = serializers.IntegerField(allow_null=True)
     of = serializers.CharField(help_text="faces: the characters field whose chosen characters roll.")
@@ -59,16 +59,16 @@ class FieldOut(serializers.Serializer):
         ref_name = "TableEventField"
 
 
-class EventOut(serializers.Serializer):
+class EventOut(serializers.Serializer[Any]):
     key = serializers.CharField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a declared field "label", not the base class's
     help = serializers.CharField()
     group = serializers.CharField()
     when = serializers.CharField(
         help_text="When it happens: " + "; ".join(f"{k} ({v})" for k, v in WHEN.items()) + ".",
     )
     url = serializers.CharField(help_text="Where to POST it.")
-    fields = FieldOut(many=True)
+    fields = FieldOut(many=True)  # type: ignore[assignment]  # a declared field "fields", not the base class's
 
     class Meta:
         ref_name = "TableEvent"
@@ -118,7 +118,7 @@ class EventsView(ActionView):
         return Response(EventOut(out, many=True).data)
 
 
-def _serializer_field(f: Field) -> serializers.Field:
+def _serializer_field(f: Field) -> serializers.Field[Any, Any, Any, Any]:
     """The input field a declaration's field becomes (its choices are checked against the caller's)."""
     common: dict[str, Any] = {"help_text": f.help or f.label, "required": f.required}
     if f.kind in (Kind.CHARACTERS, Kind.TITLES):
@@ -155,7 +155,7 @@ def _serializer_field(f: Field) -> serializers.Field:
     raise ValueError(f.kind)
 
 
-class EventIn(serializers.Serializer):
+class EventIn(serializers.Serializer[Any]):
     """The base of every event's request: checks what a field offers against the caller's choices."""
 
     event: ClassVar[TableEvent]

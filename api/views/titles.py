@@ -36,14 +36,14 @@ class TitleMadeSerializer(MadeSerializer):
         ref_name = "TitleActionResult"
 
 
-class BequeathIn(serializers.Serializer):
+class BequeathIn(serializers.Serializer[Any]):
     heir = IdField(help_text="The living descendant of the late holder who inherits the title.")
 
     class Meta:
         ref_name = "TitleBequeathRequest"
 
 
-class DisputeIn(serializers.Serializer):
+class DisputeIn(serializers.Serializer[Any]):
     holder = IdField(
         help_text="Whom the King names to hold the title: one of the late holder's other heirs, or a Prince his "
         "player could create Governor (the title's `dispute` choices on the Titles page; a 400 lists them)."
@@ -53,7 +53,7 @@ class DisputeIn(serializers.Serializer):
         ref_name = "TitleDisputeRequest"
 
 
-class CrisisClaimIn(serializers.Serializer):
+class CrisisClaimIn(serializers.Serializer[Any]):
     provinces = serializers.ListField(
         child=serializers.CharField(max_length=80),
         max_length=50,

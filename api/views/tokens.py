@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from api.authentication import ApiTokenAuthentication
 from api.models import ApiToken
 from api.services import token_create, token_revoke
+from campaign.doors import signed_in
 
 
 class TokenOut(serializers.ModelSerializer):  # type: ignore[type-arg]
@@ -36,7 +37,7 @@ class TokenCreatedOut(TokenOut):
         ref_name = "ApiTokenCreated"
 
 
-class TokenIn(serializers.Serializer):
+class TokenIn(serializers.Serializer[Any]):
     name = serializers.CharField(max_length=80, help_text="What the token is for (a bot, a phone, a script).")
 
     class Meta:
@@ -65,7 +66,7 @@ class TokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
     def get_queryset(self) -> QuerySet[ApiToken]:
         if getattr(self, "swagger_fake_view", False):
             return ApiToken.objects.none()
-        return ApiToken.objects.filter(user=self.request.user).order_by("-created_at", "-pk")
+        return ApiToken.objects.filter(user=signed_in(self.request)).order_by("-created_at", "-pk")
 
     @extend_schema(
         request=TokenIn,

@@ -72,7 +72,7 @@ class LedgerViewSet(CampaignReadViewSet):
     filterset_class = PostingFilter
 
 
-class BalanceOut(serializers.Serializer):
+class BalanceOut(serializers.Serializer[Any]):
     dynasty = serializers.IntegerField(allow_null=True, help_text="Empty: the Treasury (the bank), for the GM.")
     name = serializers.CharField()
     balance = serializers.IntegerField()

@@ -27,6 +27,7 @@ from contracts.models import (
 from contracts.services.common import _contract, _data, _dynasty, _House, _house, _party_ids, _pk
 from contracts.services.in_force import _pay
 from dynasties.models import Dynasty, DynastyKind
+from dynasties.services.play_registry import play_of
 from rules import contracts as rules
 from rules.errors import NotFound, RuleError
 
@@ -137,7 +138,7 @@ def dispute_majority(
     are enforced (damages are posted), the rest ignored."""
     campaign = lock_campaign(campaign)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
-    if not campaign.rules.majority_disputes:
+    if not play_of(campaign).disputes.by_majority():
         raise RuleError(
             "A ruling by a majority of the other players is BloodLine's way of settling disputes (B, Marriage/Betrothal); "
             "in this campaign put a broken binding agreement to a parley.",

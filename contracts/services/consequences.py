@@ -26,6 +26,7 @@ from contracts.services.common import (
 from contracts.services.in_force import _come_into_force, _pay
 from dynasties.models import Dynasty, Marriage, Reign
 from dynasties.services.common import World
+from dynasties.services.play_registry import play_of
 from rules import contracts as rules
 
 # hooks for the dynastic services (not transactions) -------------------------------------------
@@ -91,7 +92,7 @@ def contracts_on_deaths(campaign: Campaign, character_ids: Iterable[int], chroni
         Contract.objects.filter(campaign=campaign, kind=ContractKind.AGREEMENT, state__in=BINDING).prefetch_related("parties")
     )
     banned = excommunicated(campaign)
-    if (agreements or banned) and campaign.rules.keeps_families:  # rolled monarchs: no heir on the records
+    if (agreements or banned) and play_of(campaign).births.keeps_families():  # rolled monarchs: no heir on the records
         reigns = list(
             Reign.objects.filter(campaign=campaign, holder_id__in=ids).filter(Q(end_year__isnull=True) | Q(end_year=year))
         )

@@ -28,6 +28,7 @@ from contracts.services.common import (
 )
 from dynasties.models import Dynasty, Reign
 from dynasties.services.common import World
+from dynasties.services.play_registry import play_of
 from rules import contracts as rules
 from rules.errors import NotFound, RuleError
 
@@ -171,7 +172,7 @@ def parley_run(
             raise RuleError(
                 f"'{contract.title}' is a {contract.get_kind_display().lower()}, not a binding agreement: only breaking a "
                 "binding agreement is put to a parley (20.3, 20.44)"
-                + ("; in BloodLine the other players rule by majority" if campaign.rules.majority_disputes else "")
+                + ("; in BloodLine the other players rule by majority" if play_of(campaign).disputes.by_majority() else "")
                 + ".",
                 code="not_binding",
             )
@@ -307,7 +308,7 @@ def parley_run(
 def _refuse_heirless(campaign: Campaign, house: Dynasty) -> None:
     """20.43 NB: "a player whose leader has just died heirless may not contest a Dynastic
     Inheritance card" (just: this turn; the records must keep the families to tell)."""
-    if not house.crown or not campaign.rules.keeps_families:
+    if not house.crown or not play_of(campaign).births.keeps_families():
         return
     year = campaign.current_year
     ended = list(

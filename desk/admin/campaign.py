@@ -26,12 +26,12 @@ from campaign.models import (
     Membership,
     Posting,
     Roll,
-    RollSubject,
     RuleTable,
 )
 from campaign.services import copy_saved, membership_add, membership_check, table_restore_defaults, table_update
 from desk.admin.base import DeskAdmin, DeskTabularInline
 from desk.forms_tables import TableGrid
+from dynasties.models import RollSubject
 from dynasties.services import campaign_create
 from dynasties.services.setup import default_dynasties
 from rules import get_ruleset

@@ -31,24 +31,67 @@ def renounced_by_crown(campaign: Campaign, reigns: Iterable[Reign], *, by_year: 
 class World:
     """Every character, open marriage and reign of a campaign, loaded in a fixed number of queries."""
 
-    def __init__(self, campaign: Campaign, *, living_only: bool = False) -> None:
+    def __init__(self, campaign: Campaign, *, living_only: bool = False, eager: bool = True) -> None:
         """``living_only`` skips the dead and the retired: enough for every step but succession,
-        which walks the whole family tree."""
+        which walks the whole family tree. ``eager=False`` (a page's board) reads the crowns, who
+        renounced them and the open marriages only when first asked for."""
         self.campaign = campaign
         self.year = campaign.current_year
         self.living_only = living_only
-        characters = Character.objects.filter(campaign=campaign).order_by("pk")
-        if living_only:
-            characters = characters.filter(status=Status.ALIVE)
-        self.characters: dict[int, Character] = {c.pk: c for c in characters}
+        self.characters: dict[int, Character] = self._characters()
         self.dynasties: dict[int, Dynasty] = {d.pk: d for d in Dynasty.objects.filter(campaign=campaign)}
         self.reigns: list[Reign] = list(Reign.objects.filter(campaign=campaign).order_by("start_year", "pk"))
-        self.crowns: dict[str, Crown] = {c.name: c for c in Crown.objects.filter(campaign=campaign)}
-        self.renounced = renounced_by_crown(campaign, self.reigns)
-        self.open_marriages: list[Marriage] = list(
-            Marriage.objects.filter(campaign=campaign, ended_year__isnull=True).order_by("pk")
-        )
+        self._crowns: dict[str, Crown] | None = None
+        self._renounced: dict[str, set[int]] | None = None
+        self._open_marriages: list[Marriage] | None = None
+        if eager:  # read now, in this order, as every service expects
+            _ = self.crowns, self.renounced, self.open_marriages
         self._people: dict[int, Person] | None = None
+
+    def _characters(self) -> dict[int, Character]:
+        characters = Character.objects.filter(campaign=self.campaign).order_by("pk")
+        if self.living_only:
+            characters = characters.filter(status=Status.ALIVE)
+        return {c.pk: c for c in characters}
+
+    def again(self) -> World:
+        """This world after a write that changed characters and births only (a Births action): its
+        characters read again, its houses, reigns, crowns and open marriages kept (one query)."""
+        other = object.__new__(World)
+        other.__dict__.update(self.__dict__)
+        other.characters = other._characters()
+        other._people = None
+        return other
+
+    @property
+    def crowns(self) -> dict[str, Crown]:
+        if self._crowns is None:
+            self._crowns = {c.name: c for c in Crown.objects.filter(campaign=self.campaign)}
+        return self._crowns
+
+    @crowns.setter
+    def crowns(self, value: dict[str, Crown]) -> None:
+        self._crowns = value
+
+    @property
+    def renounced(self) -> dict[str, set[int]]:
+        if self._renounced is None:
+            self._renounced = renounced_by_crown(self.campaign, self.reigns)
+        return self._renounced
+
+    @renounced.setter
+    def renounced(self, value: dict[str, set[int]]) -> None:
+        self._renounced = value
+
+    @property
+    def open_marriages(self) -> list[Marriage]:
+        if self._open_marriages is None:
+            self._open_marriages = list(Marriage.objects.filter(campaign=self.campaign, ended_year__isnull=True).order_by("pk"))
+        return self._open_marriages
+
+    @open_marriages.setter
+    def open_marriages(self, value: list[Marriage]) -> None:
+        self._open_marriages = value
 
     # people -----------------------------------------------------------------------------
     @property

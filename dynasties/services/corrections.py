@@ -35,7 +35,7 @@ from django.db.models.deletion import Collector
 
 from campaign import audit
 from campaign.dice import PURPOSE_LABELS, DiceBox
-from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, Roll, RollSource, RollSubject, Step
+from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, Roll, RollSource, Step
 from campaign.permissions import Actor, require
 from campaign.steps import STEP_LABELS, Chronicle, Seen, load_tables, lock_campaign
 from dynasties.models import (
@@ -47,6 +47,7 @@ from dynasties.models import (
     Modifier,
     Origin,
     Reign,
+    RollSubject,
     Status,
     TitleHolding,
 )

@@ -25,6 +25,7 @@ from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, lock_campaign
 from dynasties.models import Character, Crown, Modifier, ModifierKind, Province, Reign, Status
 from dynasties.services.common import World
+from dynasties.services.play_registry import play_of
 from rules import crowns as rules
 from rules.errors import NotFound, RuleError
 
@@ -84,9 +85,9 @@ def capital_lost(campaign: Campaign, crown: str) -> Modifier | None:
 
 
 def _capitals(campaign: Campaign) -> None:
-    if not campaign.rules.capitals:
+    if not play_of(campaign).succession.capitals():
         raise RuleError(
-            f"{campaign.rules.label} keeps no record of capitals and foreign aid: the Charisma they cost is Blood "
+            f"{campaign.get_ruleset_display()} keeps no record of capitals and foreign aid: the Charisma they cost is Blood "
             "Royale's (18, Capitals; 20, Foreign Intervention).",
             code="ruleset",
         )
@@ -251,7 +252,7 @@ def crowns_review(campaign: Campaign, chronicle: Chronicle, world: World | None 
     former ruler (his Charisma back, if he lives) to the crown's ruler now; a dead ruler's foreign
     intervention ends with him. One query when no penalty runs; ``world``: the
     caller's loaded characters, kept in step."""
-    if not campaign.rules.capitals:
+    if not play_of(campaign).succession.capitals():
         return []
     active = list(
         Modifier.objects.filter(

@@ -18,6 +18,7 @@ from dynasties.services.bloodline_sequence import royal_leaders
 from dynasties.services.common import World
 from dynasties.services.crowns import ruler_of
 from dynasties.services.eu_crowns_view import EuHistory, EuStanding, eu_history, eu_standing
+from dynasties.services.play_registry import play_of
 from rules import stability as track
 from rules.errors import NotFound
 
@@ -89,7 +90,7 @@ def crown_view(*, campaign: Campaign, name: str) -> CrownView:
     monarch = reign.holder if reign is not None else None
     regent = reign.regent if reign is not None and reign.regency_end_year is None else None
     ruler = ruler_of(reign) if reign is not None else None
-    rules = campaign.rules
+    terms = play_of(campaign).succession.crown_terms()
     events_qs = CrownEvent.objects.filter(campaign=campaign, crown=record)
     totals = events_qs.aggregate(n=Count("pk"), revolts=Sum("delta", filter=Q(kind=CrownEventKind.REVOLT)))
     events = list(events_qs.select_related("reign__holder").order_by("-year", "-pk")[:EVENTS_SHOWN])
@@ -119,7 +120,7 @@ def crown_view(*, campaign: Campaign, name: str) -> CrownView:
         regent=regent,
         ruler=ruler,
         standing=standing,
-        stability=record.stability if rules.europa_crowns else None,
+        stability=record.stability if terms.stability else None,
         events=events,
         events_total=totals["n"] or 0,
         revolts=totals["revolts"] or 0,
@@ -133,7 +134,7 @@ def crown_view(*, campaign: Campaign, name: str) -> CrownView:
     if monarch is not None and reign is not None:
         view.monarch_age = monarch.age(year)
         standing += _standing(campaign, reign, monarch, regent, view)
-    if rules.monarch_table:
+    if terms.monarch_table:
         view.eu = eu_standing(campaign, record)
         view.eu_history = eu_history(campaign, record.name)
     return view
@@ -142,17 +143,11 @@ def crown_view(*, campaign: Campaign, name: str) -> CrownView:
 def _standing(campaign: Campaign, reign: Reign, monarch: Character, regent: Character | None, view: CrownView) -> list[str]:
     year = campaign.current_year
     out = []
-    title = "Queen" if monarch.sex == "F" else "King"
-    if campaign.rules.regents and regent is not None:
-        view.regency_until = monarch.birth_year + campaign.rules.regent_min_age
-        out.append(
-            f"A minor, aged {monarch.age(year)}: {regent.display_name} rules as regent until the {title} is "
-            f"{campaign.rules.regent_min_age} (the turn of {view.regency_until} or the first after it)."
-        )
-    elif monarch.age(year) < campaign.rules.adult_age:
-        out.append(
-            f"A minor, aged {monarch.age(year)}" + (": -1 Stability a turn until 15." if campaign.rules.stability_track else ".")
-        )
+    minor, until = play_of(campaign).succession.minor_note(monarch, regent, year)
+    if until is not None:
+        view.regency_until = until
+    if minor is not None:
+        out.append(minor)
     if monarch.is_prisoner and monarch.status == Status.ALIVE:
         captor = f"the house of {monarch.prisoner_of.name}" if monarch.prisoner_of is not None else "the neutrals"
         out.append(f"A prisoner of {captor}.")
@@ -168,10 +163,10 @@ def _standing(campaign: Campaign, reign: Reign, monarch: Character, regent: Char
 
 
 def _leaders(campaign: Campaign, record: Crown, reign: Reign | None) -> tuple[list[Leader], str]:
-    rules = campaign.rules
+    terms = play_of(campaign).succession.crown_terms()
     if reign is None:
         return [], ""
-    if rules.prince_pieces:
+    if terms.prince_pieces:
         house = record.controlled_by_id or record.home_dynasty_id
         people = Character.objects.filter(campaign=campaign, controlled_by_id=house, status=Status.ALIVE).exclude(prince_piece="")
         ordered = sorted(people, key=lambda c: (c.prince_piece != "K", c.prince_piece, c.pk))
@@ -182,7 +177,7 @@ def _leaders(campaign: Campaign, record: Crown, reign: Reign | None) -> tuple[li
             ],
             "Blood Royale A2: the King and the Princes of 20 with a piece lead on the board; handed out at the Announcements.",
         )
-    if rules.royal_leaders:
+    if terms.royal_leaders:
         found = royal_leaders(World(campaign), record.name)[:10]
         return (
             [Leader(str(n), c) for n, c in enumerate(found, 1)],

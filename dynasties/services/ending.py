@@ -23,6 +23,7 @@ from campaign.permissions import Actor, require, role_of, sees_final_table, sees
 from campaign.steps import Chronicle, Seen, lock_campaign
 from campaign.treasury import balances, currency
 from dynasties.models import Dynasty, DynastyKind
+from dynasties.services.play_registry import play_of
 from rules import ending as law
 from rules.errors import NotFound, RuleError
 
@@ -91,7 +92,7 @@ def end_due(campaign: Campaign) -> str | None:
     """Why the game ends once the turn in play is over (``rules.ending.end_due``), or None."""
     if campaign.ended_year is not None:
         return None
-    target = campaign.money_target if campaign.rules.money_wins else None
+    target = campaign.money_target if play_of(campaign).ending.money_wins() else None
     money = _money(campaign, _houses(campaign)) if target else {}
     return law.end_due(year=campaign.current_year, end_year=campaign.end_year, money=money, target=target)
 
@@ -101,7 +102,7 @@ def _table(campaign: Campaign, reason: str) -> dict[str, Any]:
     houses = _houses(campaign)
     money = _money(campaign, houses)
     starts = _starts(campaign, houses)
-    wins = campaign.rules.money_wins
+    wins = play_of(campaign).ending.money_wins()
     # with a target reached, the richest house wins: it holds the target or more too ("If more than
     # one player has more than 800 Crowns, the player with the most wins")
     standings = law.standings(money, starts=starts, winners=wins)
@@ -294,7 +295,7 @@ def settings_text(campaign: Campaign) -> str:
         parts.append(f"the agreed last turn is {campaign.end_year} (turn {turn})")
     else:
         parts.append("no agreed last turn")
-    if campaign.rules.money_wins:
+    if play_of(campaign).ending.money_wins():
         parts.append(
             f"the money target is {campaign.money_target} {currency(campaign)}" if campaign.money_target else "no money target"
         )
@@ -322,7 +323,7 @@ def game_end_settings(
         money_target=money_target,
         current_year=campaign.current_year if campaign.ended_year is None else campaign.ended_year,
         start_year=campaign.start_year,
-        money_wins=campaign.rules.money_wins,
+        money_wins=play_of(campaign).ending.money_wins(),
         currency=currency(campaign),
     )
     houses = [h.pk for h in _houses(campaign)]

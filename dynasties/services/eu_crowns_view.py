@@ -16,9 +16,9 @@ from typing import Any
 
 from campaign.models import Audience, Campaign, ChronicleEntry
 from dynasties.models import Character, Crown, Reign, Status
-from dynasties.services.eu_monarchs import MonarchStatus, _status, load_eu_tables
+from dynasties.services.play_monarchs import CrownRules, MonarchsPlay, MonarchStatus, Period, Stage
+from dynasties.services.play_registry import play_of
 from rules import eu_crowns as draw
-from rules import eu_monarchs as eu
 from rules.errors import NotFound
 
 HISTORY_SHOWN = 60
@@ -66,15 +66,15 @@ class EuStanding:
         return self.status.effective != self.status.values
 
     @property
-    def period(self) -> eu.Period:
+    def period(self) -> Period:
         return self.status.period
 
     @property
-    def stage(self) -> eu.Stage:
+    def stage(self) -> Stage:
         return self.status.stage
 
     @property
-    def rules(self) -> eu.CrownRules:
+    def rules(self) -> CrownRules:
         return self.status.rules
 
     @property
@@ -89,8 +89,9 @@ class EuStanding:
 
     def as_data(self) -> dict[str, Any]:
         """The API's and the export's words for it."""
+        crown = self.status.rules  # the crown's settings as the tables read them
         return {
-            "country": self.rules.country,
+            "country": crown.country,
             "period": self.period.name,
             "monarch": self.monarch.pk if self.monarch is not None else None,
             "values": dict(self.values),
@@ -98,7 +99,7 @@ class EuStanding:
             "minority": self.stage.name,
             "can_lead": self.stage.can_lead,
             "halved": self.status.halved,
-            "fragile_health": self.rules.fragile_health,
+            "fragile_health": crown.fragile_health,
             "crisis_year": self.crisis_year,
             "crisis_turns": [{"year": t.year, "modifier": t.modifier, "what": t.what} for t in self.crisis_turns],
             "planned_end_year": self.planned_end_year,
@@ -106,23 +107,20 @@ class EuStanding:
             "survival_rolled": self.status.survival_rolled,
             "no_survival_until": self.no_survival_until,
             "named": self.named,
-            "doge": self.rules.doge,
-            "turkey": self.rules.turkey,
-            "base_column": self.rules.base_column,
+            "doge": crown.doge,
+            "turkey": crown.turkey,
+            "base_column": crown.base_column,
             "leader": dict(self.leader) if self.leader else None,
             "prisoner": self.prisoner,
         }
 
 
-LEADER_ORDER = (*eu.LEADER_VALUES, eu.SIEGE)
-
-
-def _leader(values: Mapping[str, Any]) -> dict[str, int]:
+def _leader(play: MonarchsPlay, values: Mapping[str, Any]) -> dict[str, int]:
     """A monarch's values as a leader in the aid's order (a JSON column may keep its keys in another)."""
-    return {k: int(values[k]) for k in LEADER_ORDER if isinstance(values.get(k), int)}
+    return {k: int(values[k]) for k in play.leader_order() if isinstance(values.get(k), int)}
 
 
-def _crisis_turns(campaign: Campaign, tables: Mapping[str, Any], crisis_year: int | None) -> list[CrisisTurn]:
+def _crisis_turns(campaign: Campaign, after_crisis: Sequence[int], crisis_year: int | None) -> list[CrisisTurn]:
     """The Dynastic Crisis's turns still to come or going on: its first (values halved), then the
     survival roll's modifiers of the turns after it."""
     if crisis_year is None:
@@ -131,15 +129,17 @@ def _crisis_turns(campaign: Campaign, tables: Mapping[str, Any], crisis_year: in
     out = []
     if crisis_year == year:
         out.append(CrisisTurn(crisis_year, 0, "values halved, this turn"))
-    for n, mod in enumerate(tables[eu.MODIFIERS]["after_crisis"], start=1):
+    for n, mod in enumerate(after_crisis, start=1):
         when = crisis_year + n * step
         if mod and when >= year:
             out.append(CrisisTurn(when, int(mod), f"{mod:+d} to the survival roll, turn {n} after the crisis"))
     return out
 
 
-def _standing(campaign: Campaign, tables: Mapping[str, Any], record: Crown, reign: Reign | None) -> EuStanding:
-    status = _status(campaign, tables, record, reign)
+def _standing(
+    play: MonarchsPlay, campaign: Campaign, tables: Mapping[str, Any], record: Crown, reign: Reign | None
+) -> EuStanding:
+    status = play.status_of(campaign, tables, record, reign)
     state = record.state or {}
     monarch = status.monarch
     crisis = state.get("crisis_year")
@@ -156,9 +156,9 @@ def _standing(campaign: Campaign, tables: Mapping[str, Any], record: Crown, reig
         stability=record.stability,
         named=bool(state.get("named")),
         no_survival_until=int(exempt) if exempt is not None and int(exempt) > campaign.current_year else None,
-        leader=_leader(leader) if isinstance(leader, dict) else None,
+        leader=_leader(play, leader) if isinstance(leader, dict) else None,
         crisis_year=int(crisis) if crisis is not None else None,
-        crisis_turns=_crisis_turns(campaign, tables, int(crisis) if crisis is not None else None),
+        crisis_turns=_crisis_turns(campaign, play.after_crisis(tables), int(crisis) if crisis is not None else None),
         survival_modifier=sum(m for m, _ in status.survival_modifiers),
         prisoner=prisoner,
     )
@@ -171,25 +171,27 @@ def _open_reigns(campaign: Campaign) -> dict[str, Reign]:
 
 def eu_standings(campaign: Campaign, crowns: Sequence[Crown] | None = None) -> dict[str, EuStanding]:
     """Every crown's standing (or ``crowns``'), by name; empty for a campaign of another ruleset."""
-    if not campaign.rules.monarch_table:
+    play = play_of(campaign).monarchs
+    if not play.rolls_monarchs():
         return {}
-    tables = load_eu_tables(campaign)
+    tables = play.tables(campaign)
     records = list(crowns) if crowns is not None else list(Crown.objects.filter(campaign=campaign).order_by("name"))
     reigns = _open_reigns(campaign)
-    return {c.name: _standing(campaign, tables, c, reigns.get(c.name)) for c in records}
+    return {c.name: _standing(play, campaign, tables, c, reigns.get(c.name)) for c in records}
 
 
 def eu_standing(campaign: Campaign, record: Crown) -> EuStanding:
     """One crown's standing (the crown page)."""
-    if not campaign.rules.monarch_table:
+    play = play_of(campaign).monarchs
+    if not play.rolls_monarchs():
         raise NotFound(f"{campaign.name} does not play the EU monarch tables.")
-    tables = load_eu_tables(campaign)
+    tables = play.tables(campaign)
     reign = (
         Reign.objects.filter(campaign=campaign, crown=record.name, end_year__isnull=True)
         .select_related("holder", "holder__prisoner_of")
         .first()
     )
-    return _standing(campaign, tables, record, reign)
+    return _standing(play, campaign, tables, record, reign)
 
 
 # --- the history ---------------------------------------------------------------------------------------
@@ -262,11 +264,6 @@ class EuReign:
         }
 
 
-def _values(character: Character) -> dict[str, int]:
-    raw = character.characteristics or {}
-    return {k: int(raw[k]) for k in eu.CHARACTERISTICS if isinstance(raw.get(k), int) and not isinstance(raw.get(k), bool)}
-
-
 def _ended(reign: Reign, holder: Character) -> str:
     if reign.end_year is None:
         return ""
@@ -336,7 +333,7 @@ class _Flags:
     leaders: dict[tuple[str, int], dict[str, int]] = field(default_factory=dict)
 
 
-def _flags(campaign: Campaign, crown: str | None = None) -> _Flags:
+def _flags(play: MonarchsPlay, campaign: Campaign, crown: str | None = None) -> _Flags:
     """What the public chronicle says of each monarch (by crown and character): a Dynastic Crisis at
     his accession, Fragile Health, a named monarch, his values as a leader. One query."""
     lines = ChronicleEntry.objects.filter(
@@ -358,25 +355,20 @@ def _flags(campaign: Campaign, crown: str | None = None) -> _Flags:
         elif kind == "succession" and data.get("named"):
             flags.named.add(key)
         elif kind == "leader" and isinstance(data.get("values"), dict):
-            flags.leaders[key] = _leader(data["values"])
+            flags.leaders[key] = _leader(play, data["values"])
     return flags
 
 
-def _doge(tables: Mapping[str, Any], crown: str, state: Mapping[str, Any]) -> bool:
-    country = eu.country_row(tables[eu.COUNTRIES], state.get("country") or crown)
-    return bool(state["doge"]) if state.get("doge") is not None else bool(country.get("doge"))
-
-
-def _eu_reign(tables: Mapping[str, Any], r: Reign, flags: _Flags, doge: bool) -> EuReign:
+def _eu_reign(play: MonarchsPlay, tables: Mapping[str, Any], r: Reign, flags: _Flags, doge: bool) -> EuReign:
     holder = r.holder
     age = r.start_year - holder.birth_year
     key = (r.crown, holder.pk)
     return EuReign(
         reign=r,
         monarch=holder,
-        values=_values(holder),
+        values=play.values(holder),
         age=age,
-        minority=eu.stage_at(tables[eu.MINORITY], age).name,
+        minority=play.minority_at(tables, age),
         crisis=key in flags.crisis,
         fragile_health=key in flags.fragile,
         named=key in flags.named,
@@ -390,12 +382,13 @@ def eu_reign_reader(campaign: Campaign) -> Callable[[Reign], EuReign]:
     """A reader of reigns (their holders read) as the history shows them: three queries first (the
     tables, the crowns' settings, the public chronicle's lines), none for each reign (the API's page
     of monarchs)."""
-    tables = load_eu_tables(campaign)
+    play = play_of(campaign).monarchs
+    tables = play.tables(campaign)
     states = dict(Crown.objects.filter(campaign=campaign).values_list("name", "state"))
-    flags = _flags(campaign)
+    flags = _flags(play, campaign)
 
     def read(r: Reign) -> EuReign:
-        return _eu_reign(tables, r, flags, _doge(tables, r.crown, states.get(r.crown) or {}))
+        return _eu_reign(play, tables, r, flags, play.doge(tables, r.crown, states.get(r.crown) or {}))
 
     return read
 
@@ -403,15 +396,16 @@ def eu_reign_reader(campaign: Campaign) -> Callable[[Reign], EuReign]:
 def eu_history(campaign: Campaign, crown: str, *, shown: int = HISTORY_SHOWN) -> EuHistory:
     """The crown's monarchs, newest first, with the timeline of the ``shown`` newest (oldest at the
     top). Four queries: the tables, the reigns, the crown's settings, its public lines about its monarchs."""
-    tables = load_eu_tables(campaign)
+    play = play_of(campaign).monarchs
+    tables = play.tables(campaign)
     qs = Reign.objects.filter(campaign=campaign, crown=crown)
     reigns = list(qs.select_related("holder").order_by("-start_year", "-pk")[: shown + 1])
     total = len(reigns) if len(reigns) <= shown else qs.count()
     reigns = reigns[:shown]
     state = Crown.objects.filter(campaign=campaign, name=crown).values_list("state", flat=True).first() or {}
-    flags = _flags(campaign, crown)
-    doge = _doge(tables, crown, state)
-    rows = [_eu_reign(tables, r, flags, doge) for r in reigns]
+    flags = _flags(play, campaign, crown)
+    doge = play.doge(tables, crown, state)
+    rows = [_eu_reign(play, tables, r, flags, doge) for r in reigns]
     history = EuHistory(crown=crown, reigns=rows, total=total)
     oldest_first = sorted(rows, key=lambda r: (r.start, r.reign.pk))
     first = min([campaign.start_year, *(r.start for r in rows)])

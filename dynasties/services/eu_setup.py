@@ -14,56 +14,34 @@ the monarchs' own services (``monarch_crown_configure``, ``monarch_succession_ro
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
 
-from campaign.models import Campaign, RuleTable
+from campaign.models import Campaign
 from campaign.permissions import Actor, require
 from campaign.steps import Seen, lock_campaign
 from dynasties.models import Crown, DynastyKind, Reign
 from dynasties.services import eu_monarchs as monarchs
+from dynasties.services.play_monarchs import FIRST_WAYS as FIRST_WAYS
+from dynasties.services.play_monarchs import HISTORICAL as HISTORICAL
+from dynasties.services.play_monarchs import ROLL as ROLL
+from dynasties.services.play_monarchs import TYPED as TYPED
+from dynasties.services.play_monarchs import EuCountry as EuCountry
+from dynasties.services.play_monarchs import MonarchsPlay, setup_field
+from dynasties.services.play_registry import play_of
 from dynasties.services.setup import DynastySpec
-from rules import eu_monarchs as eu
 from rules.dice import DiceSource
-from rules.errors import IllegalOption, RuleError
+from rules.errors import RuleError
 from rules.names import COUNTRIES as NAMES
 
-ROLL, HISTORICAL, TYPED = "roll", "historical", "typed"
-FIRST_WAYS: dict[str, str] = {
-    ROLL: "Rolled on the tables",
-    HISTORICAL: "A historical monarch",
-    TYPED: "Typed by the GM",
-}
 MAX_FIRST_TURN = 70
 SETUP_SETTINGS = ("poland_era", "base_column_event_passed", "dynastic_alliances", "doge")
 
 
-@dataclass(frozen=True)
-class EuCountry:
-    """One country of the campaign and how its first monarch is found."""
-
-    country: str
-    first: str = ROLL
-    named: str = ""  # HISTORICAL: the name in the named monarchs' table
-    given_name: str = ""  # TYPED: his name (ROLL: optional; empty, a name of the country's)
-    adm: int | None = None  # TYPED, or a historical monarch the aid gives no values for
-    dip: int | None = None
-    mil: int | None = None
-    reign_turns: int | None = None  # TYPED: a planned reign (none: the survival rolls decide)
-    settings: Mapping[str, Any] = field(default_factory=dict)  # crown settings (``eu.SETTINGS``)
-
-    def values(self) -> dict[str, int] | None:
-        given = {"adm": self.adm, "dip": self.dip, "mil": self.mil}
-        if all(v is None for v in given.values()):
-            return None
-        return {k: v for k, v in given.items() if v is not None}
-
-
 def default_tables() -> dict[str, Any]:
     """The shipped tables (a campaign not yet made reads these; its own copy is made from them)."""
-    return eu.defaults()
+    return monarchs.tables_play().default_tables()
 
 
 def house_name(country: str) -> str:
@@ -74,109 +52,44 @@ def house_name(country: str) -> str:
 
 def eu_dynasties(countries: Sequence[EuCountry], tables: Mapping[str, Any] | None = None) -> list[DynastySpec]:
     """The houses of the chosen countries: a player's house for each major, a minor house for each minor."""
-    rows = (tables or default_tables())[eu.COUNTRIES]
+    play = monarchs.tables_play()
+    tables = tables or play.default_tables()
     specs = []
     for c in countries:
-        row = eu.country_row(rows, c.country)
-        kind = DynastyKind.PLAYER if row.get("major") else DynastyKind.MINOR
+        kind = DynastyKind.PLAYER if play.is_major(tables, c.country) else DynastyKind.MINOR
         specs.append(DynastySpec(house_name(c.country), c.country, kind))
     return specs
 
 
-def _field(country: str, what: str) -> str:
-    return f"{country}:{what}"
-
-
-def _named_row(tables: Mapping[str, Any], c: EuCountry) -> Mapping[str, Any] | None:
-    wanted = c.named.strip().casefold()
-    return next(
-        (m for m in eu.named_of(tables[eu.NAMED], tables[eu.COUNTRIES], c.country) if m["name"].casefold() == wanted), None
-    )
-
-
 def eu_check(countries: Sequence[EuCountry], *, first_turn: int, tables: Mapping[str, Any] | None = None) -> None:
     """Refuse a set-up that cannot be made, naming every field to fix (nothing is written)."""
-    tables = tables or default_tables()
+    play = monarchs.tables_play()
+    tables = tables or play.default_tables()
     problems: dict[str, str] = {}
     if isinstance(first_turn, bool) or not isinstance(first_turn, int) or not 1 <= first_turn <= MAX_FIRST_TURN:
         problems["first_turn"] = f"The campaign starts at an EU turn from 1 to {MAX_FIRST_TURN}; {first_turn!r} is not one."
         period = None
     else:
-        period = eu.period_of_turn(tables[eu.PERIODS], first_turn)
+        period = play.period_at(tables, first_turn)
     if len(countries) < 2:
         problems["countries"] = "Tick at least two countries: a campaign is played between crowns."
-    known = {r["country"] for r in tables[eu.COUNTRIES]}
     seen: set[str] = set()
     for c in countries:
         name = c.country.strip()
-        if not name or name == eu.OTHERS:
-            problems[_field(name, "country")] = "Name the country."
+        known = play.known_country(tables, name)
+        if known is None:
+            problems[setup_field(name, "country")] = "Name the country."
             continue
         if name.casefold() in seen:
-            problems[_field(name, "country")] = f"{name} is chosen twice."
+            problems[setup_field(name, "country")] = f"{name} is chosen twice."
         seen.add(name.casefold())
-        if name not in known:
-            problems[_field(name, "country")] = f"{name} is not in the countries table; choose one of its countries."
-        _check_one(c, tables, period, first_turn, problems)
+        if not known:
+            problems[setup_field(name, "country")] = f"{name} is not in the countries table; choose one of its countries."
+        play.check_first_monarch(c, tables, period, first_turn, problems)
     if problems:
         first = next(iter(problems.values()))
         more = f" ({len(problems) - 1} more below)" if len(problems) > 1 else ""
         raise RuleError(f"The campaign was not set up: {first}{more}", code="invalid", fields=problems)
-
-
-def _check_one(c: EuCountry, tables: Mapping[str, Any], period: eu.Period | None, turn: int, problems: dict[str, str]) -> None:
-    where = c.country
-    try:
-        eu.clean_settings(dict(c.settings))
-    except IllegalOption as exc:
-        problems[_field(where, "settings")] = exc.message
-    values = c.values()
-    low, high = eu.VALUE_RANGE
-    for key in eu.CHARACTERISTICS:
-        v = getattr(c, key)
-        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high):
-            problems[_field(where, key)] = f"{key.upper()} is a whole number from {low} to {high}."
-    if c.first not in FIRST_WAYS:
-        problems[_field(where, "first")] = f"Choose how {where}'s first monarch is found: {', '.join(FIRST_WAYS)}."
-        return
-    if c.first == ROLL:
-        if values is not None:
-            problems[_field(where, "adm")] = "A rolled monarch's values come from the dice: leave them empty, or choose 'typed'."
-        return
-    if c.first == TYPED:
-        if not c.given_name.strip():
-            problems[_field(where, "given_name")] = f"Name {where}'s first monarch."
-        for key in eu.CHARACTERISTICS:
-            if getattr(c, key) is None and _field(where, key) not in problems:
-                problems[_field(where, key)] = f"Give his {key.upper()} ({low} to {high})."
-        if c.reign_turns is not None and (isinstance(c.reign_turns, bool) or not 1 <= c.reign_turns <= 40):
-            problems[_field(where, "reign_turns")] = "A reign of 1 to 40 turns, or leave it empty (the survival rolls decide)."
-        return
-    row = _named_row(tables, c)
-    if row is None:
-        choices = [m["name"] for m in eu.named_of(tables[eu.NAMED], tables[eu.COUNTRIES], where)]
-        problems[_field(where, "named")] = (
-            f"Choose one of {where}'s historical monarchs: {', '.join(choices)}."
-            if choices
-            else f"The aid names no historical monarch for {where}: roll his successor or type one."
-        )
-        return
-    if "values" in row and values is not None:
-        problems[_field(where, "adm")] = f"{row['name']}'s values are the aid's ({_shown(row['values'])}): leave them empty."
-        return
-    if values is not None and len(values) < 3:
-        missing = next(k for k in eu.CHARACTERISTICS if getattr(c, k) is None)
-        problems[_field(where, missing)] = f"Give all three values for {row['name']}, or none (they are rolled)."
-        return
-    if period is None:
-        return
-    for problem in eu.named_problems(row, period=period.name, turn=turn, values=row.get("values") or values):
-        key = "adm" if "needs" in problem else "named"
-        problems.setdefault(_field(where, key), problem + ".")
-
-
-def _shown(values: Mapping[str, int]) -> str:
-    return "/".join(str(values[k]) for k in eu.CHARACTERISTICS)
 
 
 @transaction.atomic
@@ -193,9 +106,10 @@ def eu_campaign_setup(
     every throne. All or nothing. Returns the reigns, in the countries' order."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
-    if not campaign.rules.monarch_table:
+    play = play_of(campaign).monarchs
+    if not play.rolls_monarchs():
         raise RuleError(f"{campaign.name} does not play the EU monarch tables: there is no EU set-up.", code="wrong_ruleset")
-    tables = monarchs.load_eu_tables(campaign)
+    tables = play.tables(campaign)
     eu_check(countries, first_turn=first_turn, tables=tables)
     crowns = set(Crown.objects.filter(campaign=campaign).values_list("name", flat=True))
     missing = [c.country for c in countries if c.country not in crowns]
@@ -203,15 +117,14 @@ def eu_campaign_setup(
         raise RuleError(f"{campaign.name} has no crown for {', '.join(missing)}.", code="invalid")
     if Reign.objects.filter(campaign=campaign, crown__in=[c.country for c in countries]).exists():
         raise RuleError(f"{campaign.name} is set up already: its thrones have monarchs.", code="already_done")
-    periods = dict(tables[eu.PERIODS], campaign_first_turn=first_turn)
-    RuleTable.objects.update_or_create(campaign=campaign, key=eu.PERIODS, defaults={"data": eu.validate_periods(periods)})
+    started = play.start_at(campaign, tables, first_turn)
     reigns = []
     for c in countries:
         settings = {k: v for k, v in dict(c.settings).items() if v is not None}
         if settings:
             monarchs.monarch_crown_configure(campaign=campaign, crown=c.country, settings=settings, by=by)
-        turn = eu.eu_turn(periods, campaign.turn_number)
-        reigns.append(_first_monarch(campaign, tables, c, turn=turn, source=source, by=by))
+        turn = play.turn_of(started, campaign.turn_number)
+        reigns.append(_first_monarch(play, campaign, tables, c, turn=turn, source=source, by=by))
     return reigns
 
 
@@ -237,7 +150,8 @@ def eu_monarch_crowned(
     monarch died, or his reign ran out): a living monarch is not deposed here."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
-    if not campaign.rules.monarch_table:
+    play = play_of(campaign).monarchs
+    if not play.rolls_monarchs():
         raise RuleError(f"{campaign.name} does not play the EU monarch tables.", code="wrong_ruleset")
     if how not in (HISTORICAL, TYPED):
         raise RuleError(
@@ -245,21 +159,28 @@ def eu_monarch_crowned(
             code="invalid",
             fields={"how": "invalid"},
         )
-    tables = monarchs.load_eu_tables(campaign)
-    turn = eu.eu_turn(tables[eu.PERIODS], campaign.turn_number)
+    tables = play.tables(campaign)
+    turn = play.turn_of(tables, campaign.turn_number)
     c = EuCountry(
         country=crown, first=how, named=named, given_name=given_name, adm=adm, dip=dip, mil=mil, reign_turns=reign_turns
     )
     problems: dict[str, str] = {}
-    _check_one(c, tables, eu.period_of_turn(tables[eu.PERIODS], turn), turn, problems)
+    play.check_first_monarch(c, tables, play.period_at(tables, turn), turn, problems)
     if problems:
         fields = {key.split(":", 1)[1]: message for key, message in problems.items()}
         raise RuleError(next(iter(problems.values())), code="invalid", fields=fields)
-    return _first_monarch(campaign, tables, c, turn=turn, source=source, by=by)
+    return _first_monarch(play, campaign, tables, c, turn=turn, source=source, by=by)
 
 
 def _first_monarch(
-    campaign: Campaign, tables: Mapping[str, Any], c: EuCountry, *, turn: int, source: DiceSource | None, by: Actor
+    play: MonarchsPlay,
+    campaign: Campaign,
+    tables: Mapping[str, Any],
+    c: EuCountry,
+    *,
+    turn: int,
+    source: DiceSource | None,
+    by: Actor,
 ) -> Reign:
     """The first monarch of a throne; ``turn`` is the campaign's EU turn now."""
     if c.first == ROLL:
@@ -268,7 +189,7 @@ def _first_monarch(
         ).reign
     if c.first == TYPED:
         typed = c.values() or {}
-        given, numeral = eu.split_numeral(c.given_name)
+        given, numeral = play.split_numeral(c.given_name)
         if numeral is not None:
             _count_earlier(campaign, c.country, given, numeral)
         return monarchs.monarch_place_named(
@@ -282,9 +203,9 @@ def _first_monarch(
             numbered=numeral is not None,  # "Henri III" counts the crown's Henris; "Báthory" has no numeral
             by=by,
         )
-    row = _named_row(tables, c)
+    row = play.named_row(tables, c)
     assert row is not None  # eu_check refused it otherwise
-    given, numeral = eu.split_numeral(row.get("given") or row["name"])
+    given, numeral = play.split_numeral(row.get("given") or row["name"])
     if numeral is not None:
         _count_earlier(campaign, c.country, given, numeral)
     values = row.get("values") or c.values()

@@ -27,6 +27,8 @@ from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, lock_campaign, require_step
 from campaign.treasury import InsufficientFunds, balance, currency, post
 from dynasties.models import Character, Crown, Dynasty, Status, Title
+from dynasties.services.play_interphase import InterphasePlay
+from dynasties.services.play_registry import play_of
 from dynasties.services.provinces import interphase_markers, register_entry
 from dynasties.services.titles import governed_provinces
 from rules import interphase as rules
@@ -73,12 +75,15 @@ def _dynasty(campaign: Campaign, value: Dynasty | int) -> Dynasty:
         raise NotFound(f"There is no dynasty #{pk} in {campaign.name}.") from None
 
 
-def _check_ruleset(campaign: Campaign) -> None:
-    if not campaign.rules.interphase:
+def _play(campaign: Campaign) -> InterphasePlay:
+    """The ruleset's Interphase; refused when it plays none."""
+    play = play_of(campaign).interphase
+    if play is None:
         raise RuleError(
             f"The Interphase helper keeps Blood Royale's taxes and forces; {campaign.name} plays another ruleset.",
             code="wrong_ruleset",
         )
+    return play
 
 
 def _house_asked(campaign: Campaign | int, dynasty: Dynasty | int, by: Actor, *, what: str) -> tuple[Campaign, Dynasty]:
@@ -88,7 +93,7 @@ def _house_asked(campaign: Campaign | int, dynasty: Dynasty | int, by: Actor, *,
             campaign = Campaign.objects.get(pk=campaign)
         except Campaign.DoesNotExist:
             raise NotFound(f"There is no campaign #{campaign}.") from None
-    _check_ruleset(campaign)
+    _play(campaign)
     house = _dynasty(campaign, dynasty)
     require(by, campaign, "house", dynasty=house.pk, what=what)
     return campaign, house
@@ -98,7 +103,7 @@ def _house_locked(campaign: Campaign | int, dynasty: Dynasty | int, by: Actor, *
     """A run's campaign, locked (the house's own books), and house, for whom may act for it, in
     the Interphase step."""
     campaign = lock_campaign(campaign, seen=Seen.by(dynasty))
-    _check_ruleset(campaign)
+    _play(campaign)
     house = _dynasty(campaign, dynasty)
     require(by, campaign, "house", dynasty=house.pk, what=what)
     require_step(campaign, Step.INTERPHASE)
@@ -169,7 +174,7 @@ def _optional_payments(campaign: Campaign, entry: rules.InterphaseEntry) -> None
         ("event_payments", bool(entry.event_payments), "event_cards"),
     ):
         if given and not campaign.option(rule):
-            name = campaign.rules.optional_rules.get(rule, rule)
+            name = campaign.option_name(rule)
             raise RuleError(
                 f"{rules.LABELS[field]}: {name} is not in force in {campaign.name}; leave it blank.",
                 code="option_off",
@@ -262,7 +267,7 @@ def _as_data(value: rules.Provinces | None) -> int | list[str] | None:
 
 
 def _compute(campaign: Campaign, dynasty: Dynasty, entry: rules.InterphaseEntry) -> rules.InterphaseResult:
-    return rules.interphase_lines(
+    return _play(campaign).interphase_lines(
         entry,
         cash=balance(campaign, dynasty),
         first_turn=campaign.current_year == campaign.start_year,
@@ -499,7 +504,7 @@ class CashInRun(Posted[rules.CashInResult]):
 
 
 def _cash_in_lines(campaign: Campaign, house: Dynasty, basic: int, semi_luxury: int, luxury: int) -> rules.CashInResult:
-    return rules.cash_in_lines(
+    return _play(campaign).cash_in_lines(
         basic_sets=basic,
         semi_luxury_sets=semi_luxury,
         luxury_sets=luxury,

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from campaign.dice import DiceBox
+from campaign.models import Campaign
 from campaign.steps import Chronicle
 from dynasties.models import (
     Character,
@@ -15,7 +16,7 @@ from dynasties.models import (
     Origin,
 )
 from dynasties.services.common import World
-from rules import bloodline as bl
+from dynasties.services.play_registry import play_of
 from rules.errors import RuleError
 from rules.names import given_name
 
@@ -37,23 +38,14 @@ def is_minor_crown(world: World, crown: str) -> bool:
 
 
 def roll_unmodified(box: DiceBox, character: Character, entered: Sequence[Sequence[int]] | None) -> dict[str, int]:
-    """ADM, DIP and MIL of 1d10 each, unmodified (held to 3..9), each roll logged."""
-    values: dict[str, int] = {}
-    for n, name in enumerate(bl.CHARACTERISTICS):
-        roll = box.roll(
-            bl.CHARACTERISTIC_DICE,
-            purpose="characteristic",
-            characters=[character],
-            entered=entered[n] if entered is not None else None,
-            detail=name,
-        )
-        values[name] = bl.child_value(roll.faces[0], 0)
-        roll.outcome = f"{name} {values[name]}"
-    return values
+    """A minor house's rolled character's characteristics, unmodified, each roll logged (BloodLine: ADM,
+    DIP and MIL of 1d10 each, held to 3..9)."""
+    return play_of(box.campaign).minor_houses.roll_unmodified(box, character, entered)
 
 
-def stats_text(c: Character) -> str:
-    return "/".join(str(c.characteristics.get(n, "?")) for n in bl.CHARACTERISTICS) + " (ADM/DIP/MIL)"
+def stats_text(campaign: Campaign, c: Character) -> str:
+    """A character's characteristics, as the chronicle shows them."""
+    return play_of(campaign).minor_houses.stats_text(c)
 
 
 def minor_monarch_replaced(
@@ -71,7 +63,7 @@ def minor_monarch_replaced(
     house = home_house(world, crown)
     if house is None or house.kind != DynastyKind.MINOR:
         raise RuleError(f"{crown} is not a minor house's crown.", code="invalid")
-    born = bl.minor_replacement_birth_year(late.birth_year, world.year)
+    born = play_of(world.campaign).minor_houses.replacement_birth_year(late.birth_year, world.year)
     used = {c.given_name for c in world.characters.values() if c.birth_dynasty_id == house.pk and c.sex == "M"}
     index = 0
     while given_name(crown, "M", index) in used and index < 12:
@@ -94,7 +86,7 @@ def minor_monarch_replaced(
     chronicle.add(
         "created",
         f"{late.display_name} of {crown} leaves no heir: a new monarch, {king.display_name} ({king.age(world.year)}, "
-        f"5 years younger than the late monarch), is rolled for the house of {house.name}: {stats_text(king)}.",
+        f"5 years younger than the late monarch), is rolled for the house of {house.name}: {stats_text(world.campaign, king)}.",
         character=king.pk,
         crown=crown,
     )

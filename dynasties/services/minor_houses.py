@@ -61,6 +61,7 @@ from dynasties.services import bloodline_sequence as bls
 from dynasties.services.common import World
 from dynasties.services.marriages import Match, marriage_arrange_many, marriage_check
 from dynasties.services.minor_crowns import is_minor_crown, roll_unmodified, stats_text
+from dynasties.services.play_registry import play_of
 from dynasties.services.setup import PALETTE
 from rules import bloodline as bl
 from rules.dice import DiceSource
@@ -79,7 +80,7 @@ RESOLVED = "minor_offers_resolved"  # the chronicle kind that marks a year's res
 
 
 def _bloodline(campaign: Campaign) -> None:
-    if not campaign.rules.minor_houses:
+    if not play_of(campaign).minor_houses.kept():
         raise RuleError("Minor houses' marriages belong to the BloodLine ruleset.", code="wrong_ruleset")
 
 
@@ -655,7 +656,7 @@ def _nobility(
     chronicle.add(
         "wedding",
         f"{minor.display_name} ({minor.age(world.year)}), with no acceptable offer, marries into the nobility of "
-        f"{house.crown or house.name}: {spouse.display_name} ({spouse.age(world.year)}), {stats_text(spouse)} "
+        f"{house.crown or house.name}: {spouse.display_name} ({spouse.age(world.year)}), {stats_text(world.campaign, spouse)} "
         f"(1d10: {roll.faces[0]}).",
         marriage=marriage.pk,
         dynasty=house.pk,

@@ -21,12 +21,18 @@ from django.db.models import QuerySet
 from campaign.dice import DiceBox
 from campaign.models import Campaign, Roll
 from campaign.permissions import Actor
-from campaign.steps import Chronicle
-from dynasties.models import BirthAttempt, Character, Marriage
+from campaign.steps import Chronicle, load_tables
+from dynasties.models import BirthAttempt, Character, Dynasty, Marriage
 from dynasties.services.common import World
 from dynasties.services.play_announcements import AnnouncementsPlay
+from dynasties.services.play_disputes import DisputesPlay
+from dynasties.services.play_ending import EndingPlay
 from dynasties.services.play_events import EventsPlay
+from dynasties.services.play_interphase import InterphasePlay
 from dynasties.services.play_marriages import MarriagesPlay
+from dynasties.services.play_minor_houses import MinorHousesPlay
+from dynasties.services.play_monarchs import MonarchsPlay
+from dynasties.services.play_succession import SuccessionPlay
 from rules.dice import DiceSource, DiceSpec, Entered
 from rules.errors import RuleError
 from rules.odds import Odds
@@ -116,6 +122,43 @@ class CoupleOnBoard:
     wife_survival: WifeSurvival | None  # her survival odds now and after one more attempt
 
 
+class BoardReads:
+    """What a Births board reads besides this turn's attempts (the rule tables, a ``World`` read
+    lazily), each once. ``kept``: the reads of the board this request drew before its own Births
+    action, which wrote births and characters only: the tables and the world's houses, reigns,
+    crowns and marriages are taken from it, the characters read again (``World.again``)."""
+
+    def __init__(self, campaign: Campaign, *, kept: BoardReads | None = None) -> None:
+        self.campaign = campaign
+        self._tables: Mapping[str, object] | None = kept._tables if kept is not None else None
+        self._kept = dict(kept._worlds) if kept is not None else {}
+        self._worlds: dict[bool, World] = {}
+
+    def tables(self) -> Mapping[str, object]:
+        if self._tables is None:
+            self._tables = load_tables(self.campaign)
+        return self._tables
+
+    def world(self, *, living_only: bool) -> World:
+        """The campaign's world (the living only, or everyone), its crowns, renunciations and
+        marriages read when first asked for."""
+        if living_only not in self._worlds:
+            before = self._kept.get(living_only)
+            self._worlds[living_only] = (
+                before.again() if before is not None else World(self.campaign, living_only=living_only, eager=False)
+            )
+        return self._worlds[living_only]
+
+    def houses(self) -> dict[int, Dynasty] | None:
+        """The campaign's dynasties by id, if a world read them (None: none read)."""
+        world = self.any_world()
+        return world.dynasties if world is not None else None
+
+    def any_world(self) -> World | None:
+        """A world these reads read (None: none)."""
+        return next(iter(self._worlds.values()), None)
+
+
 # --- the protocols, one per step -------------------------------------------------------------------
 
 
@@ -200,9 +243,12 @@ class BirthsPlay(Protocol):
         """The Births step's dice and what they mean."""
         ...
 
-    def board(self, campaign: Campaign, attempts: Mapping[int, Sequence[BirthAttempt]]) -> tuple[Odds, list[CoupleOnBoard]]:
+    def board(
+        self, campaign: Campaign, attempts: Mapping[int, Sequence[BirthAttempt]], reads: BoardReads
+    ) -> tuple[Odds, list[CoupleOnBoard]]:
         """The odds of a child on an attempt, and every wed couple the Births page lists (given this
-        turn's attempts by marriage): whether it may roll and what one more attempt would cost."""
+        turn's attempts by marriage, and what else it reads through ``reads``): whether it may roll
+        and what one more attempt would cost."""
         ...
 
 
@@ -286,12 +332,30 @@ class Play:
 
     births: BirthsPlay
     survival: SurvivalPlay
+    monarchs: MonarchsPlay
+    minor_houses: MinorHousesPlay
+    interphase: InterphasePlay | None  # None: the ruleset plays no Interphase
+    succession: SuccessionPlay
+    ending: EndingPlay
+    disputes: DisputesPlay
     marriages: MarriagesPlay
     events: EventsPlay
     announcements: AnnouncementsPlay
 
 
-STEPS: tuple[str, ...] = ("births", "survival", "marriages", "events", "announcements")
+STEPS: tuple[str, ...] = (
+    "births",
+    "survival",
+    "monarchs",
+    "minor_houses",
+    "interphase",
+    "succession",
+    "ending",
+    "disputes",
+    "marriages",
+    "events",
+    "announcements",
+)
 """The steps a play package implements (the fields of ``Play``)."""
 
 _PLAYS: dict[str, Play] = {}
@@ -315,6 +379,11 @@ def play_of(campaign: Campaign) -> Play:
             f"DynastiesConfig.ready()); registered: {', '.join(_PLAYS) or 'none'}.",
             code="unknown_ruleset",
         ) from None
+
+
+def plays_interphase(campaign: Campaign) -> bool:
+    """The campaign's ruleset plays an Interphase (Blood Royale's taxes, forces and province register)."""
+    return play_of(campaign).interphase is not None
 
 
 def registered_plays() -> dict[str, Play]:

@@ -18,11 +18,16 @@ from dynasties.models import Character, Dynasty, Origin, Reign, Status
 from dynasties.services import control
 from dynasties.services.characteristics import format_characteristics, roll_characteristics
 from dynasties.services.common import World
+from dynasties.services.play_registry import play_of
+from dynasties.services.play_succession import PretenderTerms
 from dynasties.services.succession import title as royal_title
-from rules import blood_royale as br
 from rules.dice import DiceSource
 from rules.errors import InvalidDice, NotFound, RuleError
 from rules.names import given_name as suggested_name
+
+
+def _terms(campaign: Campaign) -> PretenderTerms:
+    return play_of(campaign).succession.pretender_terms()
 
 
 def _load(campaign: Campaign, value: Character | int, role: str) -> Character:
@@ -64,26 +69,25 @@ def event_cards_in_force(campaign: Campaign) -> bool:
     """Whether the campaign has Pretenders and bastards: its ruleset has them (the registry's
     ``pretenders``) and, where they come with an optional rule (Blood Royale's rule E, Event Cards),
     that rule is in force."""
-    rules = campaign.rules
-    if not rules.pretenders:
+    terms = _terms(campaign)
+    if not terms.pretenders:
         return False
-    return not rules.pretenders_option or campaign.option(rules.pretenders_option)
+    return not terms.option or campaign.option(terms.option)
 
 
 def _event_cards(campaign: Campaign, what: str) -> None:
     """Pretenders and bastards come from Blood Royale's event cards (optional rule E): the EU rulesets
     have none, and a Blood Royale campaign without rule E has none either."""
-    rules = campaign.rules
-    if not rules.pretenders:
+    terms = _terms(campaign)
+    if not terms.pretenders:
         raise RuleError(
             f"{what} come from Blood Royale's event cards; a campaign of the {campaign.get_ruleset_display()} ruleset has none.",
             code="not_in_ruleset",
         )
     if not event_cards_in_force(campaign):
-        rule = rules.optional_rules.get(rules.pretenders_option, rules.pretenders_option)
         raise RuleError(
-            f"{what} come from the event cards: {rule} is not in force in {campaign.name}. The GM may turn it on in the "
-            "campaign's settings.",
+            f"{what} come from the event cards: {terms.option_label} is not in force in {campaign.name}. The GM may turn "
+            "it on in the campaign's settings.",
             code="option_off",
         )
 
@@ -93,7 +97,7 @@ def pretender_problems(world: World, character: Character, year: int) -> list[st
     read from ``world``: the service's check, and what the table event offers."""
     home = world.dynasties.get(character.controlled_by_id or 0)
     alive = character.status == Status.ALIVE
-    return br.pretender_problems(
+    return _terms(world.campaign).pretender_problems(
         character.as_person(),
         year,
         name=character.display_name,
@@ -142,7 +146,7 @@ def pretender_declare(*, campaign: Campaign | int, character: Character | int, b
         c
         for c in world.in_play()
         if pretender.pk in (c.father_id, c.mother_id)
-        and c.age(year) < br.PRETENDER_CHILDREN_UNDER
+        and c.age(year) < _terms(campaign).children_under
         and c.controlled_by_id == home.pk
         and c.pk not in reigning
     ]
@@ -155,7 +159,7 @@ def pretender_declare(*, campaign: Campaign | int, character: Character | int, b
         f"{pretender.display_name} leaves the house of {home.name} as a Pretender"
         + (f" to the crown of {home.crown}" if home.crown else "")
         + f": {_names(moved)} pass to the house of {left.name}, the player on the left. The house of {home.name} "
-        f"may buy {'him' if pretender.sex == 'M' else 'her'} back for {br.PRETENDER_BUY_BACK_CROWNS} Crowns.",
+        f"may buy {'him' if pretender.sex == 'M' else 'her'} back for {_terms(campaign).buy_back} Crowns.",
         character=pretender.pk,
         dynasty=left.pk,
         pretender_of=home.pk,
@@ -228,7 +232,7 @@ def pretender_buy_back(*, campaign: Campaign | int, character: Character | int, 
         campaign,
         payer=home,
         payee=None,
-        amount=br.PRETENDER_BUY_BACK_CROWNS,
+        amount=_terms(campaign).buy_back,
         kind=PostingKind.BUY_BACK,
         reason=f"buying back the Pretender {pretender.display_name}",
         check_funds=True,
@@ -241,11 +245,11 @@ def pretender_buy_back(*, campaign: Campaign | int, character: Character | int, 
     chronicle = Chronicle(campaign)
     chronicle.add(
         "payment_owed",
-        f"{br.PRETENDER_BUY_BACK_CROWNS} Crowns from the house of {home.name} to the Treasury: the bribe that buys "
+        f"{_terms(campaign).buy_back} Crowns from the house of {home.name} to the Treasury: the bribe that buys "
         f"back the Pretender {pretender.display_name}.",
         readers=[home.pk],
         dynasty=home.pk,
-        amount=-br.PRETENDER_BUY_BACK_CROWNS,
+        amount=-_terms(campaign).buy_back,
         character=pretender.pk,
     )
     chronicle.add(
@@ -283,7 +287,7 @@ def bastard_create(
     year = campaign.current_year
     born = year if birth_year is None else birth_year
     reign = world.reigning().get(king.pk)
-    problems = br.bastard_problems(
+    problems = _terms(campaign).bastard_problems(
         king.as_person(),
         year,
         born,
@@ -302,9 +306,9 @@ def bastard_create(
             f"{king.display_name}'s house has no player on the right to take the bastard (Pretenders and Bastards).",
             code="no_player_right",
         )
-    if entered is not None and len(entered) != len(br.characteristic_names("M")):
+    if entered is not None and len(entered) != len(_terms(campaign).characteristic_names("M")):
         raise InvalidDice(
-            f"Type {len(br.characteristic_names('M'))} rolls of 3d6 for the bastard's characteristics "
+            f"Type {len(_terms(campaign).characteristic_names('M'))} rolls of 3d6 for the bastard's characteristics "
             f"(Strength, Constitution, Charisma; a roll left blank: the server rolls it); {len(entered)} were given."
         )
     sons = Character.objects.filter(campaign=campaign, father=king, sex="M").count()

@@ -30,6 +30,7 @@ from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, lock_campaign
 from dynasties.models import Crown, Dynasty, Province, ResourceKind
 from dynasties.services.crowns import capital_lost, lose_capital, retake_capital
+from dynasties.services.play_registry import plays_interphase
 from rules import provinces as rules
 from rules.errors import NotFound, RuleError
 
@@ -40,9 +41,9 @@ RULE_I = "changing_capitals"
 
 
 def _check_ruleset(campaign: Campaign) -> None:
-    if not campaign.rules.interphase:
+    if not plays_interphase(campaign):
         raise RuleError(
-            f"The province register is Blood Royale's map; {campaign.name} plays {campaign.rules.label}.",
+            f"The province register is Blood Royale's map; {campaign.name} plays {campaign.get_ruleset_display()}.",
             code="wrong_ruleset",
         )
 
@@ -88,7 +89,7 @@ def _name(house: Dynasty | None) -> str:
 def register_seed(campaign: Campaign) -> list[Province]:
     """The provinces the rulebook names, at the campaign's creation (not a transaction: the creation's).
     With rule F the ten Neutral Provinces are neutral; without it each is its country's."""
-    if not campaign.rules.interphase:
+    if not plays_interphase(campaign):
         return []
     neutral = campaign.option(RULE_F)
     rows = []

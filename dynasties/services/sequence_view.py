@@ -13,7 +13,7 @@ the campaign (the successions: a fixed number per crown waiting for one)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from campaign.models import STEP_ORDER, Campaign, Roll, Step
@@ -21,7 +21,7 @@ from campaign.permissions import may_decide_succession
 from campaign.steps import load_tables
 from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Reign, Status
 from dynasties.services.common import World
-from dynasties.services.play_registry import BirthTerms, WifeSurvival, play_of
+from dynasties.services.play_registry import BirthTerms, BoardReads, WifeSurvival, play_of
 from dynasties.services.succession_choices import pass_over_choices
 from dynasties.services.succession_view import SuccessionLine, succession_line
 from rules.dice import DiceSpec
@@ -86,6 +86,18 @@ class BirthsBoard:
     couples: tuple[CoupleRow, ...]  # those that may roll, or have rolled, this turn
     ineligible: tuple[CoupleRow, ...]  # wed couples who may not roll at all this turn, with why
     terms: BirthTerms
+    reads: BoardReads | None = field(default=None, compare=False, repr=False)  # what it read (``births_board(kept=)``)
+
+    @property
+    def houses(self) -> dict[int, Dynasty] | None:
+        """The campaign's dynasties by id, as the board read them (None: it read none)."""
+        return self.reads.houses() if self.reads is not None else None
+
+    @property
+    def known(self) -> tuple[list[Character], list[Reign]] | None:
+        """The characters and the reigns the board read (``selectors.label(known=)``; None: none)."""
+        world = self.reads.any_world() if self.reads is not None else None
+        return (list(world.characters.values()), world.reigns) if world is not None else None
 
     @property
     def birth_dice(self) -> DiceSpec:
@@ -133,15 +145,20 @@ def _attempts(campaign: Campaign) -> dict[int, list[BirthAttempt]]:
     return out
 
 
-def births_board(campaign: Campaign) -> BirthsBoard:
+def births_board(campaign: Campaign, *, kept: BirthsBoard | None = None) -> BirthsBoard:
     """Every wed couple's Births this turn: what it has rolled, whether it may roll (again), the
-    odds of a child and, before another attempt, what that attempt would cost the wife."""
+    odds of a child and, before another attempt, what that attempt would cost the wife.
+
+    ``kept``: the board this request drew before its own Births action wrote (births and
+    characters only) and nothing else was written since (the caller checks the live version):
+    this turn's attempts and the characters are read again, the rest is taken from it."""
     play = play_of(campaign).births
     year, families, terms = campaign.current_year, play.keeps_families(), play.terms()
     if not families:
         return BirthsBoard(year=year, families=families, terms=terms, couples=(), ineligible=())
     attempts = _attempts(campaign)
-    chance, on_board = play.board(campaign, attempts)
+    reads = BoardReads(campaign, kept=kept.reads if kept is not None else None)
+    chance, on_board = play.board(campaign, attempts, reads)
     couples: list[CoupleRow] = []
     ineligible: list[CoupleRow] = []
     for c in on_board:
@@ -157,7 +174,9 @@ def births_board(campaign: Campaign) -> BirthsBoard:
             dynasties=frozenset(d for d in (m.husband.controlled_by_id, m.wife.controlled_by_id) if d is not None),
         )
         (ineligible if row.problem and not made else couples).append(row)
-    return BirthsBoard(year=year, families=families, terms=terms, couples=tuple(couples), ineligible=tuple(ineligible))
+    return BirthsBoard(
+        year=year, families=families, terms=terms, couples=tuple(couples), ineligible=tuple(ineligible), reads=reads
+    )
 
 
 # --- Survival -------------------------------------------------------------------------------

@@ -18,26 +18,20 @@ from dynasties.models import (
     Character,
     Crown,
     Dynasty,
-    DynastyKind,
     Marriage,
-    Modifier,
-    ModifierKind,
     Origin,
-    PassedOver,
     Reign,
     Status,
 )
-from dynasties.services import bloodline as bl_services
-from dynasties.services import control, minor_crowns, regnal
-from dynasties.services.bloodline_titles import accession_loses_titles, crisis_opens
+from dynasties.services import control, regnal
 from dynasties.services.characteristics import format_characteristics, roll_characteristics
-from dynasties.services.claims import spurned_barred
 from dynasties.services.common import World
 from dynasties.services.crowns import crowns_review
-from rules import blood_royale as br
+from dynasties.services.play_registry import play_of
+from dynasties.services.play_succession import HeirStanding, PassOverCost
 from rules.dice import Entered
 from rules.errors import RuleError
-from rules.names import given_name, spouse_dynastic_name
+from rules.names import given_name
 from rules.succession import iter_succession, line_of
 
 
@@ -58,13 +52,8 @@ def resolve_successions(
     crown, if the rules allow it); every regency whose regent died gets a new regent."""
     wanted = {crown: list(ids) for crown, ids in (pass_over or {}).items()}
     new_reigns: list[Reign] = []
-    union_barred: dict[str, set[int]] = {}
-    bloodline = world.campaign.rules.unions
-    if bloodline:
-        union_barred = _union_children_barred(world)  # read before the unions end with the deaths
-        _bloodline_unions_end(world, chronicle)
-    else:
-        _unions_end(world, chronicle)
+    play = play_of(world.campaign).succession
+    union_barred = play.unions_end(world, chronicle)  # who a union bars is read before the unions end
     _annexations_end(world)
     regents_named = False
     for reign in list(world.open_reigns()):
@@ -91,9 +80,8 @@ def resolve_successions(
             reign.save(update_fields=["regent"])
             chronicle.add("regency", f"{regent.display_name} becomes regent for {holder.display_name}.", character=regent.pk)
             regents_named = True
-    while bloodline:  # Turkey #2: a new Sultan's brothers put to death may reign elsewhere: succeeded this turn too
-        more = _union_children_barred(world)
-        _bloodline_unions_end(world, chronicle)
+    while play.successions_kill():  # Turkey #2: a new Sultan's brothers put to death may reign elsewhere: succeeded this turn too
+        more = play.unions_end(world, chronicle)
         killed = [r for r in world.open_reigns() if world.characters[r.holder_id].status == Status.DEAD]
         if not killed:
             break
@@ -141,116 +129,12 @@ def _annexations_end(world: World) -> None:
         record.save(update_fields=["controlled_by"])
 
 
-def _unions_end(world: World, chronicle: Chronicle) -> None:
-    """Blood Royale: a Dynastic Union lasts 'as long as the country is ruled by a "foreign" monarch'
-    (Controlling Two Countries). When the King or the Queen dies it ends: the Queen's crown goes back
-    to its home house, whose player is again 'that country's player' ('A female character who becomes
-    Queen is always controlled by that country's player'); a widowed Queen reigns on ('Monarchs may not
-    abdicate, nor be deposed') in her own house. Read from the Queen's crown."""
-    reigning = {r.crown: r for r in world.open_reigns()}
-    for record in sorted(world.crowns.values(), key=lambda c: c.name):
-        reign = reigning.get(record.name)
-        if record.union_with_id is None or reign is None:
-            continue
-        queen = world.characters[reign.holder_id]
-        if queen.sex != "F":
-            continue
-        partner = next((c for c in world.crowns.values() if c.pk == record.union_with_id), None)
-        king_reign = reigning.get(partner.name) if partner is not None else None
-        king = world.characters.get(king_reign.holder_id) if king_reign is not None else None
-        if queen.status != Status.DEAD and king is not None and king.status != Status.DEAD:
-            continue
-        home = world.dynasties.get(record.home_dynasty_id or 0)
-        if home is not None:
-            control.move(world.campaign, record, home, "union_ends")
-        record.union_with = None
-        record.union_since = None
-        record.save(update_fields=["controlled_by", "union_with", "union_since"])
-        if partner is not None and partner.union_with_id == record.pk:
-            partner.union_with = None
-            partner.union_since = None
-            partner.save(update_fields=["union_with", "union_since"])
-        who = queen if queen.status == Status.DEAD else king
-        text = (
-            f"The Dynastic Union of {record.name} and {partner.name if partner else '?'} ends with the death of "
-            f"{who.display_name if who else 'the King'}: {record.name} goes back to the house of {home.name if home else '?'}"
-        )
-        if queen.status != Status.DEAD and home is not None:
-            if queen.controlled_by_id != home.pk:
-                control.move(world.campaign, queen, home, "union_ends")
-                queen.save(update_fields=["controlled_by"])
-                world.refresh_person(queen)
-            text += f", and {queen.display_name} reigns on in her own house"
-        chronicle.add("union_ends", text + ".", crown=record.name, dynasty=home.pk if home else None)
-
-
-def _union_children_barred(world: World) -> dict[str, set[int]]:
-    """BloodLine: 'When the Queen or King dies the dynastic union is over and none of her children may
-    inherit ... and the line passes to the next logical successor from the Queen's family.' For each
-    crown of a dead Queen who was in a Dynastic Union during her reign (standing now, or ended when
-    her King died first: docs/rulings.md), the children of that union: hers by a husband who reigned
-    another crown while they were married and she reigned (``_reigned_together``)."""
-    out: dict[str, set[int]] = {}
-    for reign in world.open_reigns():
-        late = world.characters[reign.holder_id]
-        if late.status != Status.DEAD or late.sex != "F":
-            continue
-        barred: set[int] = set()
-        for m in Marriage.objects.filter(wife_id=late.pk, wedding_year__isnull=False).order_by("pk"):
-            if any(
-                r.holder_id == m.husband_id
-                and r.crown != reign.crown
-                and (_standing_union(world, reign, r) or _reigned_together(m, reign, r, late.death_year))
-                for r in world.reigns
-            ):
-                barred |= bl_services.union_children(world, late.pk, m.husband_id)
-        if barred:
-            out[reign.crown] = barred
-    return out
-
-
-def _standing_union(world: World, hers: Reign, his: Reign) -> bool:
-    """Her crown is in union with his now (the union the deaths are about to end)."""
-    record, partner = world.crowns.get(hers.crown), world.crowns.get(his.crown)
-    return record is not None and partner is not None and his.end_year is None and record.union_with_id == partner.pk
-
-
-def _reigned_together(match: Marriage, hers: Reign, his: Reign, her_death: int | None) -> bool:
-    """Whether both spouses reigned, married, at one moment. Within a turn deaths come first
-    (Survival), then reigns begin (Succession), then weddings (Interphase): a King who succeeds in
-    the turn his Queen died never reigned with her; a reign or marriage ends with the death."""
-
-    def span(start: int, end: int | None, begins: float) -> tuple[float, float]:
-        return start + begins, end + 0.2 if end is not None else float("inf")
-
-    spans = [
-        span(match.wedding_year or 0, match.ended_year, 0.8),
-        span(hers.start_year, hers.end_year if hers.end_year is not None else her_death, 0.5),
-        span(his.start_year, his.end_year, 0.5),
-    ]
-    return max(a for a, _ in spans) < min(b for _, b in spans)
-
-
-def _bloodline_unions_end(world: World, chronicle: Chronicle) -> None:
-    """BloodLine: a Dynastic Union is over when the Queen or the King dies (read from the Queen's
-    crown, which regains the Stability)."""
-    reigning = {r.crown: r for r in world.open_reigns()}
-    for record in sorted(world.crowns.values(), key=lambda c: c.name):
-        if not bl_services.is_union_queen_crown(world, record):
-            continue
-        partner = next((c for c in world.crowns.values() if c.pk == record.union_with_id), None)
-        mine, theirs = reigning.get(record.name), reigning.get(partner.name) if partner else None
-        dead = [r for r in (mine, theirs) if r is not None and world.characters[r.holder_id].status == Status.DEAD]
-        if dead:
-            bl_services.union_ends(world, record, chronicle)
-
-
-def heir_standing(world: World, character: Character, crown_player: Dynasty | None, *, crown: str) -> br.HeirStanding:
+def heir_standing(world: World, character: Character, crown_player: Dynasty | None, *, crown: str) -> HeirStanding:
     """What the rules need to know of ``character`` as an heir of ``crown``, whose player is ``crown_player``."""
     player = crown_player.pk if crown_player else None
     controlled_elsewhere = character.controlled_by_id is not None and character.controlled_by_id != player
     pretender_line = controlled_elsewhere and _pretender_line(world, character, crown)
-    return br.HeirStanding(
+    return HeirStanding(
         sex=character.sex,
         prisoner_of_another=character.prisoner_of_id is not None and character.prisoner_of_id != player,
         married_away=controlled_elsewhere and world.spouse_of(character.pk) is not None,
@@ -289,7 +173,7 @@ class Walk:
     skipped with him ahead of the new monarch (BloodLine charges each)."""
 
     heir_id: int | None
-    skipped: list[tuple[Character, br.PassOverCost | None]]
+    skipped: list[tuple[Character, PassOverCost | None]]
     with_them: dict[int, list[Character]]
 
 
@@ -302,22 +186,21 @@ def walk_the_line(
     wanted = list(pass_over)
     player = world.crown_dynasty(crown)
     rule_c = world.campaign.option("disputed_succession")
-    bloodline = world.campaign.rules.stability_track  # BloodLine's Disputed Succession and Dynastic Crisis
-    skipped: list[tuple[Character, br.PassOverCost | None]] = []
+    play = play_of(world.campaign).succession
+    skipped: list[tuple[Character, PassOverCost | None]] = []
     heir_id: int | None = None
     barred = set(world.renounced.get(crown, set())) | set(barred_by_union or ())  # BloodLine: a union's children
-    if bloodline:
-        if minor_crowns.is_minor_crown(world, crown) and next(iter(line_of(world.people, late.pk)), None) is None:
-            # "If the monarch dies without issue, then a randomly rolled monarch 5 years younger than
-            # the previous one takes the throne": his brothers and sisters do not inherit
-            if wanted:
-                raise RuleError(
-                    f"{late.display_name} of {crown} leaves no issue: a monarch is rolled for the minor house and "
-                    "nobody is passed over.",
-                    code="not_in_line",
-                )
-            return Walk(None, [], {})
-        barred |= spurned_barred(world.campaign, crown, world.people)  # born into a spurned line after its skip
+    if play.leaves_no_issue(world, crown, late.pk, world.people):
+        # BloodLine: "If the monarch dies without issue, then a randomly rolled monarch 5 years younger
+        # than the previous one takes the throne": his brothers and sisters do not inherit
+        if wanted:
+            raise RuleError(
+                f"{late.display_name} of {crown} leaves no issue: a monarch is rolled for the minor house and "
+                "nobody is passed over.",
+                code="not_in_line",
+            )
+        return Walk(None, [], {})
+    barred |= play.barred(world, crown, world.people)  # BloodLine: born into a spurned line after its skip
     claim_lines: dict[int, int] = {}  # passing over an heir passes over the line that carries her claim: member -> heir
     with_them: dict[int, list[Character]] = {}  # BloodLine charges each heir of those lines ahead of the new monarch
     for pid in iter_succession(world.people, late.pk, royal=world.past_holders(crown), barred=barred):
@@ -326,25 +209,21 @@ def walk_the_line(
             continue
         if pid in wanted:
             candidate = world.characters[pid]
-            cost: br.PassOverCost | None = None
-            if not bloodline:  # BloodLine allows any heir to be passed over, at its own price
-                try:
-                    cost = br.pass_over_cost(heir_standing(world, candidate, player, crown=crown), rule_c=rule_c)
-                except RuleError as exc:
-                    message = exc.message[:1].lower() + exc.message[1:]
-                    raise type(exc)(f"{candidate.display_name} may not be passed over: {message}") from None
+            try:  # BloodLine allows any heir to be passed over, at its own price (None here)
+                cost = play.pass_over_cost(world, candidate, player, crown=crown, rule_c=rule_c)
+            except RuleError as exc:
+                message = exc.message[:1].lower() + exc.message[1:]
+                raise type(exc)(f"{candidate.display_name} may not be passed over: {message}") from None
             skipped.append((candidate, cost))
             wanted.remove(pid)
             if cost is None or cost.with_line:  # Blood Royale: a prisoner's free children keep their place
                 for member in line_of(world.people, pid, eligible=lambda p: True):
                     claim_lines.setdefault(member, pid)
             continue
-        if bloodline:
-            chosen = bl_services.turkish_heir(world, crown, world.characters[pid])
-            if chosen is None:
-                continue
-            pid = chosen.pk
-        heir_id = pid
+        chosen = play.heir_of(world, crown, world.characters[pid])  # BloodLine: the Turkish heir
+        if chosen is None:
+            continue
+        heir_id = chosen.pk
         break
     if wanted:
         names = ", ".join(world.characters[p].display_name if p in world.characters else f"#{p}" for p in wanted)
@@ -360,7 +239,7 @@ def line_with_pass_over(world: World, crown: str, pass_over: Sequence[int]) -> W
     """Where the succession of ``crown``, whose monarch lies dead, would lead with these heirs passed
     over, as ``resolve_successions`` will walk it (raises as it would). Reads only."""
     reign = next(r for r in world.open_reigns() if r.crown == crown)
-    barred = _union_children_barred(world).get(crown) if world.campaign.rules.unions else None
+    barred = play_of(world.campaign).succession.union_barred(world, crown)
     return walk_the_line(world, world.characters[reign.holder_id], crown, pass_over, barred_by_union=barred)
 
 
@@ -380,21 +259,13 @@ def _succeed(
     crown = reign.crown
     record = world.crown(crown)
     player = world.crown_dynasty(crown)
-    bloodline = world.campaign.rules.stability_track  # BloodLine's Disputed Succession and Dynastic Crisis
+    play = play_of(world.campaign).succession
     walk = walk_the_line(world, late, crown, pass_over, barred_by_union=barred_by_union)
     heir_id, skipped, with_them = walk.heir_id, walk.skipped, walk.with_them
     reign.end_year = year
     reign.save(update_fields=["end_year"])
-    if heir_id is None and bloodline and minor_crowns.is_minor_crown(world, crown):
-        heir = minor_crowns.minor_monarch_replaced(world, crown, late, box, chronicle)
-        how = minor_crowns.REPLACED_HOW
-    elif heir_id is None and bloodline:
-        heir = bl_services.crisis(world, late, player, box, chronicle, tables, entered)
-        crisis_opens(world, crown, heir, chronicle)  # the bankruptcy; the dead line's titles may be claimed
-        how = "a distant relation, after a Dynastic Crisis"
-    elif heir_id is None:
-        heir = create_relative(world, late, player, box, chronicle, tables, entered)
-        how = "a relative of the late monarch, as no heir of the blood is left"
+    if heir_id is None:  # BloodLine: a minor house's monarch rolled, or a Dynastic Crisis
+        heir, how = play.no_heir(world, late, player, crown, box, chronicle, tables, entered)
     else:
         heir = world.characters[heir_id]
         how = "the rightful heir" if not skipped else "passing over " + ", ".join(c.display_name for c, _ in skipped)
@@ -408,15 +279,12 @@ def _succeed(
         crown=crown,
         late=late.pk,
     )
-    if skipped and bloodline:
-        bl_services.pass_over(world, new, heir, player, [c for c, _ in skipped], box, chronicle, lines=with_them)
-    elif skipped:
-        _pass_over(world, new, heir, player, [(c, cost) for c, cost in skipped if cost is not None], box, chronicle, entered)
-    if bloodline:
-        bl_services.fratricide(world, crown, heir, chronicle)
+    if skipped:
+        play.passed_over(world, new, heir, player, skipped, with_them, box, chronicle, entered)
+    play.crowned(world, crown, heir, chronicle)  # BloodLine: the fratricide
     bring_home(world, heir, record, chronicle)
     pay_monarch_match(world, heir, crown, chronicle)
-    if br.needs_regent(heir.as_person(), year) and world.campaign.rules.regents:  # BloodLine: -1 Stability a turn instead
+    if play.needs_regent(heir.as_person(), year):  # BloodLine: -1 Stability a turn instead
         regent = _choose_regent(world, new, heir, late, box, chronicle, tables, entered)
         new.regent = regent
         new.save(update_fields=["regent"])
@@ -438,20 +306,19 @@ def accessions_lose_titles(world: World, new_reigns: Sequence[Reign], chronicle:
     """BloodLine: 'When a Monarch assumes the throne he loses all in-country titles he presently
     owns' - those he held and those that passed to him in the same step (his father's county): call
     it after the late holders' titles have passed on (``titles_pass_on``)."""
-    if not world.campaign.rules.stability_track:
-        return
+    play = play_of(world.campaign).succession
     for reign in new_reigns:
         holder = world.characters.get(reign.holder_id)
         if reign.end_year is None and holder is not None and holder.status == Status.ALIVE:
-            accession_loses_titles(world, reign, chronicle)
+            play.accession(world, reign, chronicle)
 
 
 def pay_monarch_match(world: World, heir: Character, crown: str, chronicle: Chronicle) -> None:
     """A new monarch's spouse's house gets 100 Crowns from the Treasury ("either at the time of the
     marriage or when the male character succeeds to the throne", A6), once per match (Blood Royale)."""
     spouse = world.spouse_of(heir.pk)
-    pays = world.campaign.rules.treasury_pays_matches  # BloodLine: no Treasury Crowns
-    match = _match_of(world, heir, spouse) if pays and spouse is not None else None
+    amount = play_of(world.campaign).succession.match_crowns()  # BloodLine: no Treasury Crowns
+    match = _match_of(world, heir, spouse) if amount and spouse is not None else None
     if (
         match is not None
         and spouse is not None
@@ -462,7 +329,7 @@ def pay_monarch_match(world: World, heir: Character, crown: str, chronicle: Chro
             world.campaign,
             payer=None,
             payee=spouse.birth_dynasty_id,
-            amount=br.MONARCH_MATCH_CROWNS,
+            amount=amount,
             kind=PostingKind.MONARCH_MATCH,
             reason=f"{spouse.display_name} is married to the new {title(heir)} of {crown}",
             character=spouse,
@@ -474,7 +341,7 @@ def pay_monarch_match(world: World, heir: Character, crown: str, chronicle: Chro
             f"{spouse.display_name} is married to the new {title(heir)} of {crown}.",
             readers=[spouse.birth_dynasty_id],
             dynasty=spouse.birth_dynasty_id,
-            amount=br.MONARCH_MATCH_CROWNS,
+            amount=amount,
             character=spouse.pk,
         )
 
@@ -513,109 +380,6 @@ def _match_paid(match: Marriage, spouse: Character, heir: Character, crown: str)
     return paid.filter(marriage=match, character__isnull=True).exists() and reigned_at_wedding.exists()
 
 
-def _pass_over(
-    world: World,
-    reign: Reign,
-    heir: Character,
-    player: Dynasty | None,
-    skipped: list[tuple[Character, br.PassOverCost]],
-    box: DiceBox,
-    chronicle: Chronicle,
-    entered: list[list[int]] | None,
-) -> None:
-    """Record the passed-over heirs and the penalties that last while their claims live (A7)."""
-    year = world.year
-    crown = reign.crown
-    modifiers: list[Modifier] = []
-    for claimant, cost in skipped:
-        PassedOver.objects.create(reign=reign, character=claimant, reason=cost.reason)
-        label = f"{claimant.display_name} passed over for the crown of {crown} ({cost.reason})"
-        if cost.exile_left and player is not None:
-            left = world.seat_left(player)
-            if left is not None:
-                _exile(world, claimant, left, chronicle)
-        # the dynasty holding the rightful heir: his captor if he is a prisoner
-        holder = world.dynasties.get(claimant.prisoner_of_id or claimant.controlled_by_id or 0)
-        if player is not None:
-            modifiers.append(
-                Modifier(
-                    campaign=world.campaign,
-                    kind=ModifierKind.USURPER_STRENGTH,
-                    value=cost.usurper_strength,
-                    crown=crown,
-                    dynasty=player,
-                    claimant=claimant,
-                    reason=label,
-                    start_year=year,
-                )
-            )
-        if holder is not None and holder != player:
-            modifiers.append(
-                Modifier(
-                    campaign=world.campaign,
-                    kind=ModifierKind.RIVAL_STRENGTH,
-                    value=cost.rival_strength,
-                    crown=crown,
-                    dynasty=holder,
-                    against=player,
-                    claimant=claimant,
-                    reason=label,
-                    start_year=year,
-                )
-            )
-        chronicle.add(
-            "pass_over",
-            f"{label}: the men of {player.name if player else crown} fight at -1 Strength"
-            + (f", and {holder.name} at +1 against them," if holder is not None and holder != player else "")
-            + " while the claim lives.",
-            character=claimant.pk,
-            crown=crown,
-        )
-    if any(cost.charisma_roll for _, cost in skipped):
-        faces = entered.pop(0) if entered else None
-        roll = box.roll(br.CHARISMA_LOSS_DICE, purpose="charisma_loss", characters=[heir], entered=faces, detail=crown)
-        loss = br.charisma_loss(roll.faces)
-        roll.outcome = f"charisma {loss:+d}"
-        heir.characteristics = {**heir.characteristics, "charisma": int(heir.characteristics.get("charisma", 0)) + loss}
-        heir.save(update_fields=["characteristics"])
-        world.refresh_person(heir)
-        modifiers.append(
-            Modifier(
-                campaign=world.campaign,
-                kind=ModifierKind.CHARISMA_LOSS,
-                value=loss,
-                crown=crown,
-                character=heir,
-                reason=f"{heir.display_name} took the crown of {crown} over a rightful heir",
-                start_year=year,
-            )
-        )
-        chronicle.add(
-            "pass_over",
-            f"{heir.display_name} loses {-loss} Charisma (rolled {roll.faces[0]}): factions gather round the rightful heir.",
-            character=heir.pk,
-        )
-    Modifier.objects.bulk_create(modifiers)
-
-
-def _exile(world: World, claimant: Character, left: Dynasty, chronicle: Chronicle) -> None:
-    """Rule C: the deposed heir, spouse and children pass to the player on the left, in exile."""
-    spouse = world.spouse_of(claimant.pk)
-    moved = [claimant] + ([spouse] if spouse else [])
-    moved += [c for c in world.characters.values() if c.status == Status.ALIVE and claimant.pk in (c.father_id, c.mother_id)]
-    for character in moved:
-        control.move(world.campaign, character, left, "left_house")
-        character.prince_piece = ""
-        character.save(update_fields=["controlled_by", "prince_piece"])
-        world.refresh_person(character)
-    chronicle.add(
-        "exile",
-        f"{', '.join(c.display_name for c in moved)} go into exile with the house of {left.name} (optional rule C).",
-        character=claimant.pk,
-        dynasty=left.pk,
-    )
-
-
 def bring_home(world: World, heir: Character, record: Crown, chronicle: Chronicle) -> None:
     """A new monarch is controlled by the player of the crown (A7, Female Succession); the spouse and
     "any children of the marriage" come too: every living child of the couple who lives in the
@@ -641,7 +405,7 @@ def bring_home(world: World, heir: Character, record: Crown, chronicle: Chronicl
     if player is None or heir.controlled_by_id == player.pk:
         return
     # BloodLine: "along with her husband and any children they have produced", married or not
-    _move_family(world, heir, spouse, player, all_children=world.campaign.rules.whole_family_moves)
+    move_family(world, heir, spouse, player, all_children=play_of(world.campaign).succession.whole_family_moves())
     chronicle.add(
         "return",
         f"{heir.display_name} returns to {record.name} with {'her' if heir.sex == 'F' else 'his'} family "
@@ -673,7 +437,7 @@ def _annex(world: World, heir: Character, record: Crown, worn: Crown, chronicle:
     )
 
 
-def _move_family(
+def move_family(
     world: World,
     head: Character,
     spouse: Character | None,
@@ -727,74 +491,15 @@ def crowns_join(world: World, *, queen_crown: Crown, king_crown: Crown, chronicl
     king_reign = next(r for r in world.open_reigns() if r.crown == king_crown.name)
     queen = world.characters[queen_reign.holder_id]
     king = world.characters[king_reign.holder_id]
-    if world.campaign.rules.unions:
-        _bloodline_union(world, queen_crown, king_crown, queen, king, king_player, chronicle)
-        return
-    if king_player is not None:
-        _move_family(world, king, queen, king_player, cause="union")
-    control.move(world.campaign, queen_crown, king_player, "union")
-    queen_crown.union_with = king_crown
-    queen_crown.union_since = world.year
-    king_crown.union_with = queen_crown
-    king_crown.union_since = world.year
-    queen_crown.save(update_fields=["controlled_by", "union_with", "union_since"])
-    king_crown.save(update_fields=["union_with", "union_since"])
-    home = world.dynasties.get(queen_crown.home_dynasty_id or 0)
-    chronicle.add(
-        "union",
-        f"Dynastic Union: {queen.display_name}, Queen of {queen_crown.name}, is married to {king.display_name}, "
-        f"King of {king_crown.name}; the house of {king_player.name if king_player else '?'} controls both crowns"
-        + (f" and the house of {home.name} is landless" if home is not None and home != king_player else "")
-        + ".",
-        crown=queen_crown.name,
-        dynasty=king_player.pk if king_player else None,
+    play_of(world.campaign).succession.join(
+        world,
+        queen_crown=queen_crown,
+        king_crown=king_crown,
+        queen=queen,
+        king=king,
+        king_player=king_player,
+        chronicle=chronicle,
     )
-
-
-def _bloodline_union(
-    world: World,
-    queen_crown: Crown,
-    king_crown: Crown,
-    queen: Character,
-    king: Character,
-    king_player: Dynasty | None,
-    chronicle: Chronicle,
-) -> None:
-    """BloodLine's Dynastic Union (see ``crowns_join``)."""
-    partner = world.crowns.get(next((c.name for c in world.crowns.values() if c.pk == queen_crown.union_with_id), ""))
-    if partner is not None and any(r.crown == partner.name and r.holder_id == king.pk for r in world.open_reigns()):
-        return  # the same King and Queen: the union goes on from the turn it began
-    if king_player is not None:
-        _move_family(world, king, queen, king_player, cause="union")  # children of the union belong to the male's dynasty
-    queen_house = world.dynasties.get(queen_crown.controlled_by_id or 0) or world.crown_dynasty(queen_crown.name)
-    players = [d is not None and d.kind == DynastyKind.PLAYER for d in (queen_house, king_player)]
-    if players == [False, True]:
-        # the minor moves to the Vassal box of the player's country
-        control.move(world.campaign, queen_crown, king_player, "union")
-        how = f"{queen_crown.name} goes to the Vassal box of the house of {king_player.name if king_player else '?'}"
-    elif players == [True, False]:
-        control.move(world.campaign, king_crown, queen_house, "union")
-        how = f"{king_crown.name} goes to the Vassal box of the house of {queen_house.name if queen_house else '?'}"
-    else:
-        how = (
-            f"the house of {queen_house.name if queen_house else '?'} keeps {queen_crown.name} and the house of "
-            f"{king_player.name if king_player else '?'} decides with it, both agreeing, in all but the Diplomatic "
-            "and Peace phases"
-        )
-    queen_crown.union_with = king_crown
-    queen_crown.union_since = world.year
-    king_crown.union_with = queen_crown
-    king_crown.union_since = world.year
-    queen_crown.save(update_fields=["controlled_by", "union_with", "union_since"])
-    king_crown.save(update_fields=["controlled_by", "union_with", "union_since"])
-    chronicle.add(
-        "union",
-        f"Dynastic Union: {queen.display_name}, Queen of {queen_crown.name}, is married to {king.display_name}, "
-        f"King of {king_crown.name}; {how}.",
-        crown=queen_crown.name,
-        dynasty=queen_crown.controlled_by_id,
-    )
-    bl_services.union_turn_stability(world, queen_crown, chronicle)
 
 
 def default_regent(
@@ -808,6 +513,8 @@ def default_regent(
     Characters or lighter rows with the same attributes."""
     year = world.year
     dynasty = world.crown_dynasty(crown)
+    play = play_of(world.campaign).succession
+    min_age = play.regent_min_age()
 
     def fit(c: Any, *, spouse: bool = False) -> bool:
         return (
@@ -815,7 +522,7 @@ def default_regent(
             and c.pk not in dead
             and c.pk != heir_id
             and (spouse or c.pk not in widows)
-            and c.age(year) >= br.REGENT_MIN_AGE
+            and c.age(year) >= min_age
             and c.prisoner_of_id is None
             and not c.held_by_neutrals
             and (dynasty is None or c.controlled_by_id == dynasty.pk)
@@ -830,7 +537,7 @@ def default_regent(
         return others[0].pk, "oldest"
     # a King's widow retires from the game at the Announcements (Blood Royale): only a widower (the late
     # Queen's consort), or a widow where widows do not retire, can stay on as regent
-    retires = world.campaign.rules.kings_widows_retire
+    retires = play.widows_retire()
     spouses = sorted((world.characters[pk] for pk in widows if pk in world.characters), key=lambda c: c.pk)
     for c in spouses:
         if fit(c, spouse=True) and not (retires and c.sex == "F"):
@@ -895,7 +602,7 @@ def create_baron(
     are made for him' (``queue``: the succession's typed rolls, in order; ``typed``: the faces typed for
     each characteristic, None where the server rolls). With no late monarch on record he is 30."""
     year = world.year
-    born = br.baron_birth_year(late.as_person(), year) if late is not None else year - br.BARON_MIN_AGE
+    born = play_of(world.campaign).succession.baron_birth_year(late.as_person() if late is not None else None, year)
     baron = Character.objects.create(
         campaign=world.campaign,
         given_name=given_name(crown, "M", 3),
@@ -930,72 +637,6 @@ def create_relative(
     tables: dict[str, Any],
     entered: list[list[int]] | None,
 ) -> Character:
-    year = world.year
-    plan = br.relative_plan(late.as_person(), year)
-    crown = dynasty.crown if dynasty else ""
-    relative = Character.objects.create(
-        campaign=world.campaign,
-        given_name=given_name(crown, "M", 1),
-        sex="M",
-        birth_year=plan.relative_birth_year,
-        dynastic_name=late.dynastic_name,
-        birth_dynasty=dynasty,
-        controlled_by=dynasty,
-        characteristics=br.normal_characteristics("M"),
-        origin=Origin.RELATIVE,
-    )
-    wife = Character.objects.create(
-        campaign=world.campaign,
-        given_name=given_name(crown, "F", 1),
-        sex="F",
-        birth_year=plan.wife_birth_year,
-        dynastic_name=spouse_dynastic_name(crown, late.dynastic_name),
-        birth_dynasty=None,
-        controlled_by=dynasty,
-        characteristics=br.normal_characteristics("F"),
-        origin=Origin.RELATIVE,
-    )
-    marriage = Marriage.objects.create(
-        campaign=world.campaign,
-        husband=relative,
-        wife=wife,
-        arranged_year=plan.marriage_year,
-        wedding_year=plan.marriage_year,
-    )
-    world.open_marriages.append(marriage)
-    family = [relative, wife]
-    counts = {"M": 0, "F": 0}
-    for born in plan.children_birth_years:
-        faces = entered.pop(0) if entered else None
-        roll = box.roll(br.SEX_DICE, purpose="sex", entered=faces)
-        sex = br.sex_from_faces(roll.faces)
-        roll.outcome = "boy" if sex == "M" else "girl"
-        counts[sex] += 1
-        child = Character.objects.create(
-            campaign=world.campaign,
-            given_name=given_name(crown, sex, counts[sex] + 1),
-            sex=sex,
-            birth_year=born,
-            father=relative,
-            mother=wife,
-            dynastic_name=late.dynastic_name,
-            birth_dynasty=dynasty,
-            controlled_by=dynasty,
-            characteristics={},
-            origin=Origin.RELATIVE,
-        )
-        box.add_subject(roll, child)
-        child_entered = [entered.pop(0) for _ in range(3)] if entered else None
-        child.characteristics = roll_characteristics(box, child, tables["characteristic_bands"], entered=child_entered)
-        child.save(update_fields=["characteristics"])
-        family.append(child)
-    for c in family:
-        world.characters[c.pk] = c
-        world.refresh_person(c)
-    chronicle.add(
-        "created",
-        f"No heir of the blood survives {late.display_name}: a relative, {relative.display_name} (born "
-        f"{relative.birth_year}), his wife {wife.display_name} and {len(family) - 2} children are created.",
-        character=relative.pk,
-    )
-    return relative
+    """No heir of the blood: a relative of the late monarch, with wife and children, is created (A7;
+    the ruleset's ``SuccessionPlay.create_relative``)."""
+    return play_of(world.campaign).succession.create_relative(world, late, dynasty, box, chronicle, tables, entered)

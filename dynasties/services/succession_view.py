@@ -36,34 +36,17 @@ from dynasties.models import (
     Title,
     TitleHolding,
 )
-from dynasties.services import minor_crowns, regnal
+from dynasties.services import regnal
 from dynasties.services.bloodline_sequence import royal_leaders
-from dynasties.services.claims import spurned_barred
 from dynasties.services.common import World, renounced_by_crown
-from dynasties.services.succession import default_regent, heir_standing
-from rules import blood_royale as br
-from rules import bloodline as bl
-from rules.errors import IllegalPassOver, NotFound, RuleError
+from dynasties.services.play_registry import play_of
+from dynasties.services.play_succession import PassOverView as PassOverView
+from dynasties.services.play_succession import RelativePlan
+from dynasties.services.succession import default_regent
+from rules.errors import NotFound, RuleError
 from rules.explain import DEFAULT_LIMIT, ExplainedLine, LineEntry, explain_line
 from rules.people import Person
 from rules.succession import FamilyIndex, line_of
-
-
-def charisma_odds() -> str:
-    """The new monarch's Charisma roll spelt out from the rule itself: '1-3 (3 in 6): -1 Charisma; ...'."""
-    dice = br.CHARISMA_LOSS_DICE
-    faces: dict[int, list[int]] = {}
-    for face in range(1, dice.sides + 1):
-        faces.setdefault(br.charisma_loss([face]), []).append(face)
-    parts = []
-    for loss, f in faces.items():
-        span = f"{f[0]}-{f[-1]}" if len(f) > 1 else f"{f[0]}"
-        parts.append(f"{span} ({len(f)} in {dice.sides}): {loss:+d} Charisma")
-    return "; ".join(parts)
-
-
-CHARISMA_ODDS = charisma_odds()
-
 
 # --- a lean World --------------------------------------------------------------------------------
 
@@ -171,25 +154,6 @@ class _LeanWorld(World):
 
 
 @dataclass(frozen=True)
-class PassOverView:
-    """May this heir be passed over now, and what it would cost (A7 Disputed Succession, rule C)."""
-
-    allowed: bool
-    text: str  # why it is allowed ("a prisoner of another player", "under optional rule C") or the rule that forbids it
-    costs: tuple[str, ...] = ()  # one sentence per penalty
-    cost: br.PassOverCost | None = None
-    usurper: Dynasty | None = None  # -1 Strength for its men while the claim lives
-    rival: Dynasty | None = None  # +1 Strength against the usurper
-    exile_to: Dynasty | None = None  # rule C: the player on the left
-
-    @property
-    def summary(self) -> str:
-        if not self.allowed:
-            return f"No: {self.text}"
-        return f"Yes ({self.text}): " + "; ".join(self.costs)
-
-
-@dataclass(frozen=True)
 class SuccessionEntry:
     position: int
     character: Character
@@ -214,7 +178,7 @@ class SuccessionLine:
     dead: tuple[int, ...] = ()  # what-if: those taken as dead
     monarch_dies: bool = False  # what-if: the monarch is among them
     successor: SuccessionEntry | None = None  # what-if: who would succeed (the first entry)
-    relative: br.RelativePlan | None = None  # what-if: nobody of the blood left
+    relative: RelativePlan | None = None  # what-if: nobody of the blood left
     regent: Character | None = None  # the reign's regent; in a what-if with a minor successor, the default choice
     notes: tuple[str, ...] = field(default=())
 
@@ -287,12 +251,12 @@ def succession_what_if(
     if late.pk not in gone:
         return _crown_line(world, reign, crown, explained, people, year, dead=tuple(dead))
     notes: list[str] = []
-    relative: br.RelativePlan | None = None
+    relative: RelativePlan | None = None
     regent_id: int | None = None
     style = "King" if late.sex == "M" else "Queen"
     heir = world.characters[explained.heir] if explained.heir is not None else None
     if heir is None:
-        relative = br.relative_plan(people[late.pk], year)
+        relative = play_of(campaign).succession.relative_plan(people[late.pk], year)
         age = year - relative.relative_birth_year
         children = ", ".join(str(y) for y in relative.children_birth_years) or "none"
         notes.append(
@@ -305,7 +269,7 @@ def succession_what_if(
             f"{heir.display_name} would succeed {late.display_name} as {'King' if heir.sex == 'M' else 'Queen'} "
             f"of {crown}, aged {heir.age(year)}."
         )
-        if br.needs_regent(people[heir.pk], year):
+        if play_of(campaign).succession.minor(people[heir.pk], year):
             regent_id, note = _default_regent(world, people, heir, late, crown, year, widows - {late.pk}, gone)
             notes.append(note)
     line = _crown_line(
@@ -399,7 +363,7 @@ def title_succession_line(
         when_text = "now" if year is None else f"in {year}"
         raise NotFound(f"{record.name} has no holder {when_text}.")
     royal = {h for h, start, _ in holdings if start <= when} | {holder_id}
-    if campaign.rules.titles:  # BloodLine: "Titles are passed down to descendants"
+    if play_of(campaign).succession.titles_descend():  # BloodLine: "Titles are passed down to descendants"
         heirs = set(line_of(people, holder_id, index=FamilyIndex(people)))
         explained = _explain(world, people, holder_id, royal, (), limit, title=record.name, only=heirs)
         rule = (
@@ -464,21 +428,14 @@ def _as_of(world: World, crown: str, year: int) -> tuple[dict[int, Person], set[
 def _barred_now(world: World, crown: str) -> set[int]:
     """Who may not inherit ``crown`` now: a renounced claim; BloodLine, a child born into a spurned
     line after its skip."""
-    barred = set(world.renounced.get(crown, set()))
-    if world.campaign.rules.stability_track:
-        barred |= spurned_barred(world.campaign, crown, world.people)
-    return barred
+    return set(world.renounced.get(crown, set())) | play_of(world.campaign).succession.barred(world, crown, world.people)
 
 
 def _leaves_no_issue(world: World, crown: str, monarch: int, people: Mapping[int, Person]) -> bool:
     """BloodLine: a minor house's monarch with no issue in play. 'If the monarch dies without issue,
     then a randomly rolled monarch 5 years younger than the previous one takes the throne': his
     brothers, sisters and cousins are not his heirs (as ``succession.walk_the_line``)."""
-    return (
-        world.campaign.rules.stability_track
-        and minor_crowns.is_minor_crown(world, crown)
-        and next(iter(line_of(people, monarch)), None) is None
-    )
+    return play_of(world.campaign).succession.leaves_no_issue(world, crown, monarch, people)
 
 
 def _no_issue_note(world: World, monarch: int) -> str:
@@ -545,7 +502,7 @@ def _crown_line(
     world.load([reign.holder_id, *(e.person_id for e in explained.entries), *([regent_id] if regent_id else [])])
     player = world.crown_dynasty(crown)
     rule_c = world.campaign.option("disputed_succession")
-    priced = world.campaign.rules.priced_pass_overs
+    priced = play_of(world.campaign).succession.priced_pass_overs()
     rules = (crown, player, rule_c) if priced else None
     entries = tuple(_entry(world, e, people, year, rules) for e in explained.entries)
     if not priced:
@@ -577,82 +534,12 @@ def _entry(
         position=explained.position,
         character=character,
         age=character.age(year),
-        minor=br.needs_regent(people[character.pk], year),
+        minor=play_of(world.campaign).succession.minor(people[character.pk], year),
         kin=explained.kin,
         reason=explained.reason,
         pass_over=view,
         level=explained.level,
     )
-
-
-def pass_over_view(world: World, character: Character, crown: str, player: Dynasty | None, rule_c: bool) -> PassOverView:
-    """The answer the succession service would give if the GM passed this heir over now, and the
-    penalties it would record (mirrors ``services.succession._pass_over``, or BloodLine's price)."""
-    if world.campaign.rules.stability_track:
-        return _bloodline_view(world, character, crown, player)
-    try:
-        cost = br.pass_over_cost(heir_standing(world, character, player, crown=crown), rule_c=rule_c)
-    except IllegalPassOver as exc:
-        return PassOverView(allowed=False, text=exc.message)
-    name = character.display_name
-    costs: list[str] = []
-    exile_to = world.seat_left(player) if cost.exile_left and player is not None else None
-    # the house holding the heir: the player on the left after an exile, his captor if a prisoner
-    holder = exile_to or world.dynasties.get(character.prisoner_of_id or character.controlled_by_id or 0)
-    usurper = player
-    if usurper is not None:
-        costs.append(
-            f"{cost.usurper_strength:+d} Strength for every man of the house of {usurper.name} while {name}'s claim "
-            "lives (it passes to the heirs of the body; a renunciation ends it)"
-        )
-    rival = holder if holder is not None and holder != player else None
-    if rival is not None:
-        foe = f"the house of {usurper.name}" if usurper is not None else "the usurper"
-        costs.append(
-            f"{cost.rival_strength:+d} Strength for the house of {rival.name} when fighting {foe}, as long as the claim lives"
-        )
-    if cost.charisma_roll:
-        costs.append(
-            f"the new monarch rolls {br.CHARISMA_LOSS_DICE} for Charisma: {CHARISMA_ODDS} (it may fall below -2; not inherited)"
-        )
-    pronoun = "her" if character.sex == "F" else "him"
-    costs.append(f"{name}'s descendants are passed over with {pronoun}: they carry the same claim")
-    if cost.exile_left:
-        if exile_to is not None:
-            costs.append(f"{name}, with spouse and children, goes into exile with the house of {exile_to.name} (rule C)")
-        else:
-            costs.append("no player sits on the left: nobody goes into exile (rule C)")
-    why = cost.reason if cost.basic_allowed else "under optional rule C"  # not "passed over under ..." twice
-    return PassOverView(allowed=True, text=why, costs=tuple(costs), cost=cost, usurper=usurper, rival=rival, exile_to=exile_to)
-
-
-def _bloodline_view(world: World, character: Character, crown: str, player: Dynasty | None) -> PassOverView:
-    """BloodLine: any heir may be passed over; the price of passing over this one (RULES.md B)."""
-    standing = heir_standing(world, character, player, crown=crown)
-    cost = bl.dispute_cost(
-        sex=character.sex,
-        prisoner_of_another=standing.prisoner_of_another or standing.prisoner_of_neutrals,
-        married_away=standing.married_away,
-        skipped=1,
-    )
-    costs = []
-    if cost.stability:
-        costs.append(f"{cost.stability:+d} Stability at once")
-    if cost.revolts:
-        costs.append(f"{cost.revolts} revolt{'s' if cost.revolts > 1 else ''} in the country")
-    if cost.combat_malus:
-        costs.append(f"{cost.combat_malus:+d} on combat rolls while the line lives")
-    if cost.kind == "voluntary":
-        pronoun = "her" if character.sex == "F" else "him"
-        costs.append(f"-1 Stability and one revolt more for each heir of {pronoun} line passed over with {pronoun}")
-    if cost.ongoing_roll:
-        costs.append(
-            "each turn, 1d10: 6-10 costs 1 more Stability or a revolt (a second 1d10: 1-5 Stability, 6-10 a revolt), "
-            "while the line lives; the heir passes to another player"
-        )
-    if cost.interim:
-        costs.append("the next heir reigns only until the prisoner dies or is released")
-    return PassOverView(allowed=True, text=cost.kind.replace("_", " "), costs=tuple(costs), usurper=player)
 
 
 def _default_regent(
@@ -679,8 +566,14 @@ def _default_regent(
             f"{heir.display_name} is {heir.age(year)}: {c.display_name}, {place}, "
             "would be regent by default (the GM may name any adult)."
         )
-    age = year - br.baron_birth_year(people[late.pk], year)
+    age = year - play_of(world.campaign).succession.baron_birth_year(people[late.pk], year)
     return None, (
         f"{heir.display_name} is {heir.age(year)} and no adult can act as regent: a baron and cousin of the late "
         f"{'King' if late.sex == 'M' else 'Queen'}, aged {age}, would be created to rule until the {style} is 15."
     )
+
+
+def pass_over_view(world: World, character: Character, crown: str, player: Dynasty | None, rule_c: bool) -> PassOverView:
+    """The answer the succession service would give if the GM passed this heir over now, and the
+    penalties it would record (the ruleset's ``SuccessionPlay.pass_over_view``)."""
+    return play_of(world.campaign).succession.pass_over_view(world, character, crown, player, rule_c)

@@ -14,10 +14,10 @@ from django.db import transaction
 from django.db.models import Count
 
 from campaign.dice import DiceBox
-from campaign.models import Campaign, RollSubject, Step
+from campaign.models import Campaign, Step
 from campaign.permissions import Actor, may_act_for, require, require_act_for
 from campaign.steps import Chronicle, Seen, load_tables, lock_campaign, require_step, set_step
-from dynasties.models import BirthAttempt, Character, Reign, Status, Title
+from dynasties.models import BirthAttempt, Character, Reign, RollSubject, Status, Title
 from dynasties.services.common import World
 from dynasties.services.deaths import character_die
 from dynasties.services.play_registry import SurvivalDue as SurvivalDue

@@ -14,8 +14,9 @@ from campaign.permissions import Actor, require
 from campaign.steps import STEP_LABELS, Chronicle, Seen, lock_campaign
 from dynasties.models import Character, Crown, Dynasty, Modifier, ModifierKind, Origin, Status, Title, TitleHolding
 from dynasties.services.common import World
+from dynasties.services.play_registry import play_of
+from dynasties.services.play_succession import TitleTerms
 from dynasties.services.succession import title as royal_title
-from rules import blood_royale as br
 from rules.errors import NotFound, RuleError, StepOrderError
 from rules.succession import FamilyIndex, iter_succession, line_of
 
@@ -24,10 +25,14 @@ PROVINCE_MAX = 80  # Title.province
 DYNASTIC_SEQUENCE = (Step.BIRTHS, Step.SURVIVAL, Step.MARRIAGES, Step.ANNOUNCEMENTS)
 
 
+def _terms(campaign: Campaign) -> TitleTerms:
+    return play_of(campaign).succession.title_terms()
+
+
 def require_rule_g(campaign: Campaign) -> None:
     if not campaign.option(RULE_G):
         raise RuleError(
-            f"{br.OPTIONAL_RULES[RULE_G]} is not in force in {campaign.name}: there are no titles nor Governors.",
+            f"{_terms(campaign).rule_label} is not in force in {campaign.name}: there are no titles nor Governors.",
             code="option_off",
         )
 
@@ -66,7 +71,7 @@ def _of_the_blood(world: World, prince: Character, house: Dynasty | None, crown:
 def _problems(world: World, prince: Character, crown: str, index: FamilyIndex | None = None) -> list[str]:
     """Everything that stops ``prince`` being created Governor of a province of ``crown`` (rule G)."""
     player = world.crown_dynasty(crown)
-    return br.governor_problems(
+    return _terms(world.campaign).governor_problems(
         world.people[prince.pk],
         world.year,
         name=prince.display_name,
@@ -113,7 +118,8 @@ def governor_choices(campaign: Campaign, houses: Collection[int] | None = None) 
     """Rule G: the Princes the players of ``houses`` (None: every house, as the GM sees them) may create
     Governor now, each with the crowns whose provinces he may govern; oldest first. A form's choices:
     the service decides again when the grant is made."""
-    if not campaign.rules.governing_provinces or not campaign.option(RULE_G):
+    terms = _terms(campaign)
+    if not terms.governors or not campaign.option(RULE_G):
         return []
     world = World(campaign)
     index = FamilyIndex(world.people)
@@ -127,31 +133,32 @@ def governor_choices(campaign: Campaign, houses: Collection[int] | None = None) 
         if not fits:
             continue
         prince.controlled_by = world.dynasties[prince.controlled_by_id]  # the house, as the form names it (no query)
-        trait = br.governor_characteristic(prince.sex).capitalize()
-        bonus = f"already a Governor: no further {trait}" if prince.pk in governors else f"+{br.GOVERNOR_BONUS} {trait}"
+        trait = terms.governor_characteristic(prince.sex).capitalize()
+        bonus = f"already a Governor: no further {trait}" if prince.pk in governors else f"+{terms.governor_bonus} {trait}"
         out.append(GovernorChoice(prince, fits, bonus))
     return out
 
 
 def _governor_bonus(world: World, character: Character, title: Title) -> str:
     """The +1 Strength/Guile, taken once in a lifetime; returns the words for the chronicle."""
-    trait = br.governor_characteristic(character.sex).capitalize()
+    terms = _terms(world.campaign)
+    trait = terms.governor_characteristic(character.sex).capitalize()
     if Modifier.objects.filter(campaign=world.campaign, kind=ModifierKind.GOVERNOR, character=character).exists():
-        return f"no further {trait} bonus (a Governor takes the +{br.GOVERNOR_BONUS} once, however many provinces)"
-    character.characteristics = br.with_governor_bonus(character.characteristics or {}, character.sex)
+        return f"no further {trait} bonus (a Governor takes the +{terms.governor_bonus} once, however many provinces)"
+    character.characteristics = terms.with_governor_bonus(character.characteristics or {}, character.sex)
     character.save(update_fields=["characteristics"])
     world.refresh_person(character)
     Modifier.objects.create(
         campaign=world.campaign,
         kind=ModifierKind.GOVERNOR,
-        value=br.GOVERNOR_BONUS,
+        value=terms.governor_bonus,
         crown=title.crown,
         character=character,
         reason=f"{character.display_name}, {title.name}"[:200],
         start_year=world.year,
     )
-    value = character.characteristics[br.governor_characteristic(character.sex)]
-    return f"+{br.GOVERNOR_BONUS} {trait} (now {value:+d})"
+    value = character.characteristics[terms.governor_characteristic(character.sex)]
+    return f"+{terms.governor_bonus} {trait} (now {value:+d})"
 
 
 @transaction.atomic
@@ -220,7 +227,7 @@ def title_grant(
     problems = _problems(world, prince, crown_name)
     if problems:
         raise RuleError(" ".join(problems), code="not_a_prince", fields={"character": "not_a_prince"})
-    title_name = (name or "").strip()[:120] or br.default_title_name(province)
+    title_name = (name or "").strip()[:120] or _terms(campaign).default_title_name(province)
     if existing is not None:  # a lapsed title is granted anew
         existing.name, existing.crown, existing.holder = title_name, crown_name, prince
         existing.granted_year, existing.granted_to = world.year, prince
@@ -245,7 +252,7 @@ def title_grant(
     chronicle.add(
         "title_granted",
         f"{prince.display_name} is created {granted.name}, Governor of {granted.province} in {crown_name} ({how}): "
-        f"{bonus}. {granted.province} raises {br.GOVERNED_TAX_EXTRA} Crowns more in taxes (7 or 9), kept by the "
+        f"{bonus}. {granted.province} raises {_terms(campaign).governed_tax_extra} Crowns more in taxes (7 or 9), kept by the "
         "Governor's house if it is not the King's.",
         character=prince.pk,
         title=granted.pk,
@@ -288,6 +295,7 @@ def titles_pass_on(world: World, chronicle: Chronicle) -> list[TitleHolding]:
         holdings.setdefault(h.title_id, []).append(h)
     index = FamilyIndex(world.people)
     year = world.year
+    play = play_of(world.campaign).succession
     new: list[TitleHolding] = []
     for title in titles:
         late = world.characters.get(title.holder_id or 0)
@@ -301,7 +309,7 @@ def titles_pass_on(world: World, chronicle: Chronicle) -> list[TitleHolding]:
         gone = "death" if late.status == Status.DEAD else "retirement"
         royal = {h.holder_id for h in past} | {late.pk}
         barred = world.renounced.get(title.name, set())
-        if world.campaign.rules.titles:  # BloodLine: titles pass down to descendants only
+        if play.titles_descend():  # BloodLine: titles pass down to descendants only
             heir_id = next(iter(line_of(world.people, late.pk, index=index)), None)
         else:
             heir_id = next(iter(iter_succession(world.people, late.pk, royal=royal, barred=barred, index=index)), None)
@@ -329,16 +337,16 @@ def titles_pass_on(world: World, chronicle: Chronicle) -> list[TitleHolding]:
         title.holder = heir
         title.save(update_fields=["holder"])
         new.append(holding)
-        bonus = "+1 on battle rolls in its lands" if world.campaign.rules.titles else _governor_bonus(world, heir, title)
+        bonus = "+1 on battle rolls in its lands" if play.titles_descend() else _governor_bonus(world, heir, title)
         text = (
             f"On the {gone} of {late.display_name}, {heir.display_name} (aged {heir.age(year)}) inherits {title.name}"
             + (f", and the title leaves {_house(world, old)} for {_house(world, to)}" if old != to else "")
             + f": {bonus}."
         )
-        if br.needs_regent(heir.as_person(), year):
+        if play.minor(heir.as_person(), year):
             pronoun = "she" if heir.sex == "F" else "he"
             text += (
-                f" Until {pronoun} is {br.TITLE_REGENCY_UNTIL} the 'Regent' of {title.province} is the monarch"
+                f" Until {pronoun} is {play.title_terms().regency_until} the 'Regent' of {title.province} is the monarch"
                 + (f", {royal_title(king)} {king.display_name} of {title.crown}" if king else "")
                 + "; no new character is created (rule G)."
             )
@@ -426,7 +434,7 @@ def _disputable(world: World, current: TitleHolding) -> tuple[Character, Charact
 def title_disputes(campaign: Campaign) -> list[DisputeChoice]:
     """Rule G: the inheritances of this turn the King of each province's country may dispute, with
     whom he may name (for the pages and the API)."""
-    if not campaign.rules.governing_provinces or not campaign.option(RULE_G):
+    if not _terms(campaign).governors or not campaign.option(RULE_G):
         return []
     world = World(campaign)
     out: list[DisputeChoice] = []
@@ -456,13 +464,16 @@ def _take_back_bonus(world: World, heir: Character, current: TitleHolding) -> st
     if not modifiers.exists():
         return ""
     modifiers.delete()
-    key = br.governor_characteristic(heir.sex)
+    terms = _terms(world.campaign)
+    key = terms.governor_characteristic(heir.sex)
     characteristics = dict(heir.characteristics or {})
-    characteristics[key] = int(characteristics.get(key, 0)) - br.GOVERNOR_BONUS
+    characteristics[key] = int(characteristics.get(key, 0)) - terms.governor_bonus
     heir.characteristics = characteristics
     heir.save(update_fields=["characteristics"])
     world.refresh_person(heir)
-    return f" {heir.display_name} loses the Governor's +{br.GOVERNOR_BONUS} {key.capitalize()} (now {characteristics[key]:+d})."
+    return (
+        f" {heir.display_name} loses the Governor's +{terms.governor_bonus} {key.capitalize()} (now {characteristics[key]:+d})."
+    )
 
 
 @transaction.atomic
@@ -535,7 +546,7 @@ def title_dispute(
     king_house = player.pk if player is not None else king.controlled_by_id
     houses = (late.controlled_by_id, heir.controlled_by_id, named.controlled_by_id)
     other = any(h != king_house for h in houses)
-    consequence = br.title_dispute_consequence(the_title.province, the_title.crown, other_dynasty=other)
+    consequence = _terms(campaign).dispute_consequence(the_title.province, the_title.crown, other_dynasty=other)
     current.end_year, current.disputed = year, True
     current.save(update_fields=["end_year", "disputed"])
     taken_back = _take_back_bonus(world, heir, current)
@@ -551,8 +562,9 @@ def title_dispute(
         f"{_house(world, named.controlled_by_id)} to hold it: {consequence}.{taken_back} "
         f"{named.display_name} is {the_title.name}: {bonus}."
     )
-    if br.needs_regent(named.as_person(), year):
-        text += f" Until {'she' if named.sex == 'F' else 'he'} is {br.TITLE_REGENCY_UNTIL} the 'Regent' is the monarch (rule G)."
+    if play_of(campaign).succession.minor(named.as_person(), year):
+        until = _terms(campaign).regency_until
+        text += f" Until {'she' if named.sex == 'F' else 'he'} is {until} the 'Regent' is the monarch (rule G)."
     chronicle = Chronicle(campaign)
     chronicle.add(
         "title_disputed",

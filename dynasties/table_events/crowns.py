@@ -15,6 +15,7 @@ from dynasties.services.bloodline import crown_stability_change
 from dynasties.services.common import World
 from dynasties.services.crowns import capital_lose, capital_retake, foreign_intervention, ruler_of
 from dynasties.services.events import crown_give_back, regent_appoint, regents_allowed
+from dynasties.services.play_registry import play_of
 from dynasties.services.succession import default_regent
 from dynasties.table_events.common import acts_for, gm_only, person
 from rules import blood_royale as br
@@ -204,7 +205,7 @@ REGENT = register(
         run=_regent_run,
         services=(regent_appoint,),
         offered=_crown_player(_regency_crowns),
-        applies=lambda campaign: campaign.rules.regents,
+        applies=lambda campaign: play_of(campaign).succession.regents(),
         done=_regent_done,
     )
 )
@@ -226,11 +227,12 @@ def _new_monarchs(campaign: Campaign, seat: Seat) -> list[Choice]:
     reigning = set(Reign.objects.filter(campaign=campaign, end_year__isnull=True).values_list("holder_id", flat=True))
     people = Character.objects.filter(campaign=campaign, status=Status.ALIVE, controlled_by_id__in=list(homes))
     year = campaign.current_year
+    of_age = play_of(campaign).succession.regent_min_age()
     return [
         person(
             c,
             year,
-            f"for {homes[c.controlled_by_id]}" + (", a minor: a regent rules for him" if c.age(year) < br.REGENT_MIN_AGE else ""),
+            f"for {homes[c.controlled_by_id]}" + (", a minor: a regent rules for him" if c.age(year) < of_age else ""),
         )
         for c in people.select_related("controlled_by").order_by("controlled_by_id", "birth_year", "pk")
         if c.pk not in reigning and c.controlled_by_id is not None
@@ -267,7 +269,7 @@ GIVE_BACK = register(
         run=lambda *, campaign, by, crown, monarch=None: crown_give_back(campaign=campaign, crown=crown, monarch=monarch, by=by),
         services=(crown_give_back,),
         offered=_crown_player(_annexed),
-        applies=lambda campaign: campaign.rules.gives_back_crowns,
+        applies=lambda campaign: play_of(campaign).succession.gives_back_crowns(),
         done=_give_back_done,
     )
 )
@@ -322,7 +324,7 @@ STABILITY = register(
         ),
         services=(crown_stability_change,),
         offered=gm_only,
-        applies=lambda campaign: campaign.rules.europa_crowns,
+        applies=lambda campaign: play_of(campaign).succession.crown_terms().stability,
         done=_stability_done,
     )
 )
@@ -393,7 +395,7 @@ CAPITAL_LOST = register(
         run=lambda *, campaign, by, crown, note="": capital_lose(campaign=campaign, crown=crown, note=note, by=by),
         services=(capital_lose,),
         offered=gm_only,
-        applies=lambda campaign: campaign.rules.capitals,
+        applies=lambda campaign: play_of(campaign).succession.capitals(),
         done=_charisma_done,
     )
 )
@@ -410,7 +412,7 @@ CAPITAL_RETAKEN = register(
         run=lambda *, campaign, by, crown, note="": capital_retake(campaign=campaign, crown=crown, note=note, by=by),
         services=(capital_retake,),
         offered=gm_only,
-        applies=lambda campaign: campaign.rules.capitals,
+        applies=lambda campaign: play_of(campaign).succession.capitals(),
         done=_charisma_done,
     )
 )
@@ -431,7 +433,7 @@ INTERVENTION = register(
         run=lambda *, campaign, by, crown, note="": foreign_intervention(campaign=campaign, crown=crown, note=note, by=by),
         services=(foreign_intervention,),
         offered=_crown_player(_reigning_crowns),
-        applies=lambda campaign: campaign.rules.capitals,
+        applies=lambda campaign: play_of(campaign).succession.capitals(),
         done=_charisma_done,
     )
 )

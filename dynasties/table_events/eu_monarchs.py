@@ -17,21 +17,20 @@ from campaign.treasury import currency
 from dynasties.models import Character, Crown, Dynasty, DynastyKind, Reign, Status
 from dynasties.services.eu_crowns_view import eu_standings
 from dynasties.services.eu_monarchs import (
-    load_eu_tables,
     monarch_crown_configure,
     monarch_military_skill,
     monarch_place_named,
     monarch_ransom,
     monarch_succession_roll,
+    tables_play,
 )
 from dynasties.services.eu_setup import HISTORICAL, TYPED, eu_monarch_crowned
+from dynasties.services.play_registry import play_of
 from dynasties.table_events.common import gm_only
-from rules import eu_crowns as words
-from rules import eu_monarchs as eu
 from rules.errors import RuleError
 
 GROUP = "Crowns"
-EU_ONLY = lambda campaign: campaign.rules.monarch_table  # noqa: E731  (the EU monarch tables' campaigns)
+EU_ONLY = lambda campaign: play_of(campaign).monarchs.rolls_monarchs()  # noqa: E731  (the EU monarch tables' campaigns)
 
 
 # --- a monarch's military skill ------------------------------------------------------------------------
@@ -40,12 +39,14 @@ EU_ONLY = lambda campaign: campaign.rules.monarch_table  # noqa: E731  (the EU m
 def _leaders(campaign: Campaign, seat: Seat) -> list[Choice]:
     """The crowns whose monarch may lead (alive, no child or baby), each with what the roll gives: his
     MIL as it counts this turn, the average's odds, the country's die bonus."""
-    tables = load_eu_tables(campaign)
+    play = play_of(campaign).monarchs
+    tables = play.tables(campaign)
     out = []
     for name, s in eu_standings(campaign).items():
         if s.monarch is None or s.monarch.status != Status.ALIVE or not s.stage.can_lead or "mil" not in s.effective:
             continue
-        note = words.military_note(tables[eu.MILITARY], s.effective["mil"], s.rules.leader_die_bonus)
+        crown_rules = s.status.rules  # the crown's settings as the tables read them
+        note = play.military_note(tables, s.effective["mil"], crown_rules.leader_die_bonus)
         if s.leader:
             note += "; rolled already: " + ", ".join(f"{k} {v}" for k, v in s.leader.items()) + " (a new roll replaces it)"
         out.append(Choice(name, f"{name}: {s.monarch.display_name}", note))
@@ -64,7 +65,7 @@ def _military_done(result: dict[str, Any]) -> str:
 
 
 def _die(name: str, label: str, help: str) -> Field:
-    return Field(name, Kind.DICE, label, help, required=False, dice=str(eu.MILITARY_DICE))
+    return Field(name, Kind.DICE, label, help, required=False, dice=str(tables_play().military_dice()))
 
 
 MILITARY_SKILL = register(
@@ -110,7 +111,8 @@ def _captives(campaign: Campaign, seat: Seat) -> list[Choice]:
     )
     if not reigns:
         return []
-    table = load_eu_tables(campaign)[eu.RANSOM]
+    play = play_of(campaign).monarchs
+    tables = play.tables(campaign)
     money = currency(campaign)
     players = {d.pk: d.crown for d in Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.PLAYER)}
     held_by = dict(Crown.objects.filter(campaign=campaign).values_list("name", "controlled_by_id"))
@@ -120,7 +122,7 @@ def _captives(campaign: Campaign, seat: Seat) -> list[Choice]:
         held = f"the house of {holder.prisoner_of.name}" if holder.prisoner_of is not None else "the neutrals"
         # the service's default: a major power when a player's house holds the crown (its own, or in a union)
         major = held_by.get(r.crown) in players if held_by.get(r.crown) else r.crown in players.values()
-        price = words.ransom_words(table, major=major, currency=money)
+        price = play.ransom_words(tables, major=major, currency=money)
         out.append(
             Choice(
                 r.crown,
@@ -133,10 +135,11 @@ def _captives(campaign: Campaign, seat: Seat) -> list[Choice]:
 
 def _powers(campaign: Campaign, seat: Seat) -> list[Choice]:
     """A major power or a minor, each with the ransom the campaign's table asks."""
-    table, money = load_eu_tables(campaign)[eu.RANSOM], currency(campaign)
+    play = play_of(campaign).monarchs
+    tables, money = play.tables(campaign), currency(campaign)
     return [
-        Choice("major", "A major power", words.ransom_words(table, major=True, currency=money)),
-        Choice("minor", "A minor country", words.ransom_words(table, major=False, currency=money)),
+        Choice("major", "A major power", play.ransom_words(tables, major=True, currency=money)),
+        Choice("minor", "A minor country", play.ransom_words(tables, major=False, currency=money)),
     ]
 
 
@@ -275,13 +278,14 @@ CROWN_RULES = register(
 
 def _named_choices(campaign: Campaign, seat: Seat) -> list[Choice]:
     """The aid's historical monarchs of the campaign's crowns, each with his condition and values."""
-    tables = load_eu_tables(campaign)
+    play = play_of(campaign).monarchs
+    tables = play.tables(campaign)
     crowns = list(Crown.objects.filter(campaign=campaign).order_by("name").values_list("name", flat=True))
     out = []
     for crown in crowns:
-        for row in eu.named_of(tables[eu.NAMED], tables[eu.COUNTRIES], crown):
+        for row in play.named_monarchs(tables, crown):
             values = row.get("values")
-            shown = "/".join(str(values[k]) for k in eu.CHARACTERISTICS) if values else "values rolled (or typed below)"
+            shown = "/".join(str(values[k]) for k in play.characteristics()) if values else "values rolled (or typed below)"
             out.append(Choice(row["name"], f"{crown}: {row['name']}", f"{row.get('condition', '')}; {shown}"))
     return out
 
@@ -294,7 +298,7 @@ def _ways(campaign: Campaign, seat: Seat) -> list[Choice]:
 
 
 def _value(name: str) -> Field:
-    low, high = eu.VALUE_RANGE
+    low, high = tables_play().value_range()
     return Field(
         name,
         Kind.NUMBER,

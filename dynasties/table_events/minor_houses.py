@@ -15,6 +15,7 @@ from dynasties.models import Character, Crown, Dynasty, DynastyKind, MarriageOff
 from dynasties.selectors import frozen_lines
 from dynasties.services import minor_houses as mh
 from dynasties.services.common import World
+from dynasties.services.play_registry import play_of
 from dynasties.table_events.common import acts_for, gm_only, gm_or_players, person
 from rules import bloodline as bl
 from rules.odds import Odds
@@ -27,7 +28,7 @@ RATING_MAX = 10_000
 
 
 def _minor_houses(campaign: Campaign) -> bool:
-    return campaign.rules.minor_houses
+    return play_of(campaign).minor_houses.kept()
 
 
 def _nobility_odds() -> str:

@@ -19,6 +19,7 @@ from campaign.table_events import Choice, Field, Kind, TableEvent, register
 from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Status
 from dynasties.services.auction import DEPOSIT, auction_run
 from dynasties.services.common import World
+from dynasties.services.play_registry import play_of
 from dynasties.services.pretenders import (
     bastard_create,
     event_cards_in_force,
@@ -275,7 +276,10 @@ BASTARD = register(
 def _three_player_game(campaign: Campaign) -> bool:
     """Blood Royale with three players: its aristocratic family exists (set up with the campaign; the
     basic rules', not the event cards')."""
-    return bool(campaign.rules.pretenders) and Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.ARISTOCRATIC).exists()
+    return (
+        play_of(campaign).succession.pretender_terms().pretenders
+        and Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.ARISTOCRATIC).exists()
+    )
 
 
 def may_be_auctioned(campaign: Campaign, seat: Seat) -> list[Choice]:

@@ -11,6 +11,7 @@ from campaign.models import Campaign
 from campaign.permissions import Seat
 from campaign.table_events import Choice, Field, Kind, TableEvent, register
 from dynasties.models import Crown, Province
+from dynasties.services.play_registry import plays_interphase
 from dynasties.services.provinces import (
     capital_nominate,
     countries_of,
@@ -26,7 +27,7 @@ GROUP = "Provinces"
 
 
 def _applies(campaign: Campaign) -> bool:
-    return campaign.rules.interphase
+    return plays_interphase(campaign)
 
 
 def _provinces(where: Callable[[Province], bool] | None = None) -> Callable[[Campaign, Seat], list[Choice]]:

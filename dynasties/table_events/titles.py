@@ -18,6 +18,7 @@ from campaign.permissions import Seat, may_play, runs_the_turn
 from campaign.table_events import Choice, Field, Kind, TableEvent, register
 from dynasties.models import Character, Dynasty, DynastyKind, Reign, Status, Title
 from dynasties.services.bloodline_titles import bloodline_title_grant, title_income, title_income_pay, titles_with_income_due
+from dynasties.services.play_registry import play_of
 from dynasties.services.titles import RULE_G, governor_choices, grantable_crowns, title_grant
 from dynasties.table_events.common import acts_for, gm_or_players, person
 
@@ -38,7 +39,7 @@ def _houses(seat: Seat) -> set[int] | None:
 
 
 def _rule_g(campaign: Campaign) -> bool:
-    return campaign.rules.governing_provinces and campaign.option(RULE_G)
+    return play_of(campaign).succession.title_terms().governors and campaign.option(RULE_G)
 
 
 def _kings_players(campaign: Campaign, seat: Seat) -> bool:
@@ -224,7 +225,7 @@ BLOODLINE_TITLE_GRANT = register(
         run=_bloodline_grant,
         services=(bloodline_title_grant,),
         offered=_givers,
-        applies=lambda campaign: campaign.rules.titles,
+        applies=lambda campaign: play_of(campaign).succession.titles_descend(),
         done=_given,
     )
 )
@@ -277,7 +278,7 @@ TITLE_INCOME = register(
         run=lambda *, campaign, by, title, given=None: title_income_pay(campaign=campaign, title=title, given=given, by=by),
         services=(title_income_pay,),
         offered=gm_or_players,
-        applies=lambda campaign: campaign.rules.titles,
+        applies=lambda campaign: play_of(campaign).succession.titles_descend(),
         done=_paid,
     )
 )

@@ -27,7 +27,6 @@ from campaign.models import (
     PostingKind,
     Roll,
     RollSource,
-    RollSubject,
 )
 from contracts.models import (
     Breach,
@@ -78,6 +77,7 @@ from dynasties.models import (
     Reign,
     Renunciation,
     ResourceKind,
+    RollSubject,
     Sex,
     Status,
     Title,

@@ -13,6 +13,7 @@ from campaign.treasury import currency
 from contracts import services
 from contracts.printing import CHARACTER_KEYS, describe
 from dynasties.models import Character, Dynasty, DynastyKind
+from dynasties.services.play_registry import play_of
 from pages.common import context, member, require_gm
 from pages.contracts.common import attempt, back_to, breach_of, party_ids, require_party_of, visible_contract
 from pages.contracts.detail import detail_page
@@ -97,7 +98,7 @@ def dispute(request: HttpRequest, slug: str, pk: int, breach: int) -> HttpRespon
             form=form,
             clauses=clauses,
             words=words,
-            bloodline=campaign.rules.majority_disputes,
+            bloodline=play_of(campaign).disputes.by_majority(),
         ),
         status=status,
     )

@@ -18,7 +18,7 @@ from campaign.permissions import keeps_claims_register, may_act_for
 from contracts import services
 from contracts.models import Claim, Obligation, ObligationState, Parley, ParleyVote
 from dynasties.models import Dynasty, DynastyKind
-from pages.common import ActionFailed, context, member, run_action
+from pages.common import ActionFailed, context, member, run_action, set_choices, shown_with
 from pages.contracts.common import attempt
 
 ENDED_SHOWN = 50
@@ -103,9 +103,9 @@ class ClaimRecordForm(forms.Form):
     area = forms.CharField(label="Area", max_length=100, help_text="As the board names it.")
     note = forms.CharField(label="Note", max_length=200, required=False)
 
-    def __init__(self, houses: list[Dynasty], *a: Any, **kw: Any) -> None:
-        super().__init__(*a, prefix="record", **kw)
-        self.fields["dynasty"].choices = [("", "Choose a house")] + [(d.pk, d.name) for d in houses]
+    def __init__(self, houses: list[Dynasty], data: Any = None) -> None:
+        super().__init__(data, prefix="record")
+        set_choices(self, "dynasty", choices=[("", "Choose a house")] + [(d.pk, d.name) for d in houses])
 
 
 class ClaimExchangeForm(forms.Form):
@@ -115,12 +115,12 @@ class ClaimExchangeForm(forms.Form):
     second_gives = forms.TypedMultipleChoiceField(label="It gives", coerce=int, required=False)
     note = forms.CharField(label="Note", max_length=200, required=False, help_text="What was agreed in return, if anything.")
 
-    def __init__(self, houses: list[Dynasty], held: list[Claim], *a: Any, **kw: Any) -> None:
-        super().__init__(*a, prefix="exchange", **kw)
+    def __init__(self, houses: list[Dynasty], held: list[Claim], data: Any = None) -> None:
+        super().__init__(data, prefix="exchange")
         choices = [("", "Choose a house")] + [(d.pk, d.name) for d in houses]
-        self.fields["first"].choices = self.fields["second"].choices = choices
+        set_choices(self, "first", "second", choices=choices)
         claims = [(c.pk, f"{c.area} ({c.dynasty.name})") for c in held]
-        self.fields["first_gives"].choices = self.fields["second_gives"].choices = claims
+        set_choices(self, "first_gives", "second_gives", choices=claims)
 
 
 def _claims_page(
@@ -144,7 +144,7 @@ def _claims_page(
         .order_by("due_year", "pk")
     )
     for c in held:
-        c.may_renounce = may_act_for(role, mine, c.dynasty_id)
+        shown_with(c, may_renounce=may_act_for(role, mine, c.dynasty_id))
     keeper = keeps_claims_register(role)
     houses = _houses(campaign) if keeper else []
     return render(

@@ -19,7 +19,7 @@ from pages.common import ActionFailed, run_action
 
 def visible_contract(request: HttpRequest, campaign: Campaign, pk: int) -> Contract:
     """The contract if the viewer may see it, else 404 (whether or not it exists)."""
-    found = (
+    found: Contract | None = (
         visible(request.user, campaign, Contract.objects.filter(pk=pk))
         .select_related("marriage__husband", "marriage__wife")
         .prefetch_related("parties")

@@ -31,7 +31,8 @@ from contracts.models import (
 )
 from contracts.printing import CHARACTER_KEYS, contract_pdf, describe
 from dynasties.models import Character
-from pages.common import context, may_act_for, member
+from dynasties.services.play_registry import play_of
+from pages.common import context, may_act_for, member, shown_with
 from pages.contracts.common import acts_for_a_party, party_ids, visible_contract
 from pages.contracts.forms import BreachForm, Choices, ConsentForm, EscapeForm, SignForm
 from pages.trail import Source, Trail, trail
@@ -125,14 +126,18 @@ def detail_page(
     )
     runs = runs_the_turn(role)
     acts = acts_for_a_party(role, mine, contract)
-    bloodline = campaign.rules.majority_disputes
+    bloodline = play_of(campaign).disputes.by_majority()
     for b in breaches:
-        b.the_dispute = _one(b, "dispute")
-        b.the_parley = _one(b, "parley")
-        b.may_dispute = runs and bloodline and b.resolved_year is None
-        b.may_parley = runs and contract.kind == ContractKind.AGREEMENT and b.resolved_year is None and b.the_parley is None
+        parley = _one(b, "parley")
+        shown_with(
+            b,
+            the_dispute=_one(b, "dispute"),
+            the_parley=parley,
+            may_dispute=runs and bloodline and b.resolved_year is None,
+            may_parley=runs and contract.kind == ContractKind.AGREEMENT and b.resolved_year is None and parley is None,
+        )
     for p in payments:
-        p.may_settle = p.status == PaymentStatus.UNPAID and may_act_for(role, mine, p.payer_id)
+        shown_with(p, may_settle=p.status == PaymentStatus.UNPAID and may_act_for(role, mine, p.payer_id))
     mine_only = not runs
     raisers = [c for c in party_choices if not mine_only or c[0] == mine]
     draft = contract.state == ContractState.DRAFT

@@ -11,6 +11,7 @@ from campaign.models import Campaign
 from campaign.treasury import currency
 from contracts.models import Clause, ClauseKind, ContractKind, ParleyKind, VoteChoice
 from dynasties.models import Character, Crown, Dynasty, Marriage, Status
+from pages.common import set_choices
 from rules import contracts as rules
 from rules.errors import RuleError
 
@@ -258,8 +259,8 @@ class ContractForm(forms.Form):
     def __init__(self, choices: Choices, matches: list[Marriage], role: str, mine: int | None, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.role, self.mine, self.names = role, mine, choices
-        self.fields["parties"].choices = choices.house_choices()
-        self.fields["marriage"].choices = _int_choices(((m.pk, _match_label(m)) for m in matches), "— none —")
+        set_choices(self, "parties", choices=choices.house_choices())
+        set_choices(self, "marriage", choices=_int_choices(((m.pk, _match_label(m)) for m in matches), "— none —"))
         self.fields["start_year"] = forms.IntegerField(
             label="Start year",
             min_value=choices.campaign.start_year,
@@ -301,7 +302,7 @@ class EscapeForm(forms.Form):
 
     def __init__(self, parties: list[tuple[int, str]], *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["by_dynasty"].choices = parties
+        set_choices(self, "by_dynasty", choices=parties)
         if len(parties) == 1:
             self.fields["by_dynasty"].widget = forms.HiddenInput()
             self.fields["by_dynasty"].initial = parties[0][0]
@@ -317,10 +318,14 @@ class BreachForm(forms.Form):
         self, raisers: list[tuple[int, str]], breakers: list[tuple[int, str]], clauses: list[Clause], *a: Any, **kw: Any
     ) -> None:
         super().__init__(*a, **kw)
-        self.fields["raised_by"].choices = raisers
-        self.fields["by_dynasty"].choices = _int_choices(breakers, "Choose a party")
-        self.fields["clause"].choices = _int_choices(
-            ((c.pk, f"{c.position}. {c.get_kind_display()}") for c in clauses), "— the contract as a whole —"
+        set_choices(self, "raised_by", choices=raisers)
+        set_choices(self, "by_dynasty", choices=_int_choices(breakers, "Choose a party"))
+        set_choices(
+            self,
+            "clause",
+            choices=_int_choices(
+                ((c.pk, f"{c.position}. {c.get_kind_display()}") for c in clauses), "— the contract as a whole —"
+            ),
         )
         if len(raisers) == 1:
             self.fields["raised_by"].widget = forms.HiddenInput()
@@ -392,8 +397,8 @@ class ParleyForm(forms.Form):
             for name in ("kind", "caller", "subject", "area", "opponent"):
                 del self.fields[name]
         else:
-            self.fields["caller"].choices = _int_choices(((d.pk, d.name) for d in houses), "Choose a house")
-            self.fields["opponent"].choices = _int_choices(((d.pk, d.name) for d in houses), "Nobody (not a contest)")
+            set_choices(self, "caller", choices=_int_choices(((d.pk, d.name) for d in houses), "Choose a house"))
+            set_choices(self, "opponent", choices=_int_choices(((d.pk, d.name) for d in houses), "Nobody (not a contest)"))
         self.houses = houses
         self.rows: list[dict[str, Any]] = []
         for d in houses:

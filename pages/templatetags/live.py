@@ -52,11 +52,12 @@ def live_attrs(context: Any) -> str:
     if match.kwargs.get("slug") != campaign.slug:
         return ""
     poll = reverse("pages:live", args=[campaign.slug])
+    role: str | None
     if match.url_name in PUBLIC_PAGES:  # the whole table looks at it: the public writes, whoever opened it
         role, mine = Role.OBSERVER, None
         poll += "?as=public"
     elif "role" in context and "mine" in context:  # a campaign page's context (pages.common.context)
-        role, mine = context.get("role"), context.get("mine")
+        role, mine = context["role"], context["mine"]
     else:
         role, mine = role_of(getattr(request, "user", None), campaign)
     shown = page_version(campaign, role, mine)  # the viewer's own count: what he may see, no more

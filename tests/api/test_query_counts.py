@@ -7,9 +7,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from campaign.models import Posting, Roll, RollSubject
+from campaign.models import Posting, Roll
 from contracts.models import Breach, Clause, Contract, Dispute, DisputeTerm, DisputeVote, Parley, ParleyVote
-from dynasties.models import Character, Dynasty, Marriage
+from dynasties.models import Character, Dynasty, Marriage, RollSubject
 from tests.api.conftest import url
 
 

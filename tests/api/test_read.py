@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.models import Roll, RollSource, RollSubject
+from campaign.models import Roll, RollSource
 from contracts.models import Breach, Clause, Contract, Dispute, DisputeVote, Parley, ParleyVote
-from dynasties.models import Character, Dynasty, Marriage, Reign, Title, TitleHolding
+from dynasties.models import Character, Dynasty, Marriage, Reign, RollSubject, Title, TitleHolding
 from tests.api.conftest import url
 from tests.factories import crown, person, wed
 

@@ -45,7 +45,7 @@ from rules.errors import InvalidDice, NotFound
 # --- Births ------------------------------------------------------------------------------------
 
 
-class AttemptSerializer(serializers.Serializer):
+class AttemptSerializer(serializers.Serializer[Any]):
     id = serializers.IntegerField()
     marriage = LinkSerializer()
     year = serializers.IntegerField()
@@ -74,7 +74,7 @@ def _attempt(context: dict[str, Any], a: BirthAttempt, rolls: dict[int, Roll]) -
     }
 
 
-class WifeSurvivalSerializer(serializers.Serializer):
+class WifeSurvivalSerializer(serializers.Serializer[Any]):
     now = OddsSerializer(help_text="Her odds of surviving this turn's roll as things stand.")
     after = OddsSerializer(help_text="Her odds after one more birth attempt.")
     must_show_now = serializers.CharField()
@@ -84,7 +84,7 @@ class WifeSurvivalSerializer(serializers.Serializer):
         ref_name = "WifeSurvival"
 
 
-class CoupleSerializer(serializers.Serializer):
+class CoupleSerializer(serializers.Serializer[Any]):
     marriage = LinkSerializer()
     husband = CharacterRefSerializer()
     wife = CharacterRefSerializer()
@@ -104,7 +104,7 @@ class CoupleSerializer(serializers.Serializer):
         ref_name = "BirthCouple"
 
 
-class IneligibleSerializer(serializers.Serializer):
+class IneligibleSerializer(serializers.Serializer[Any]):
     marriage = LinkSerializer()
     husband = CharacterRefSerializer()
     wife = CharacterRefSerializer()
@@ -114,7 +114,7 @@ class IneligibleSerializer(serializers.Serializer):
         ref_name = "IneligibleCouple"
 
 
-class BirthDiceSerializer(serializers.Serializer):
+class BirthDiceSerializer(serializers.Serializer[Any]):
     birth = serializers.CharField(help_text="The birth roll, e.g. 2d6.")
     sex = serializers.CharField()
     characteristic = serializers.CharField(help_text="Each of the three characteristics.")
@@ -123,7 +123,7 @@ class BirthDiceSerializer(serializers.Serializer):
         ref_name = "BirthDice"
 
 
-class BirthsBoardSerializer(serializers.Serializer):
+class BirthsBoardSerializer(serializers.Serializer[Any]):
     year = serializers.IntegerField()
     open = serializers.BooleanField(help_text="The Births step is the current step.")
     families = serializers.BooleanField(help_text="False for the EU monarch tables (no families to roll).")
@@ -141,7 +141,9 @@ class BirthsBoardSerializer(serializers.Serializer):
         ref_name = "BirthsBoard"
 
 
-def _couple(context: dict[str, Any], row: CoupleRow, year: int, rolls: dict[int, Roll], role: str, mine: int | None) -> dict:
+def _couple(
+    context: dict[str, Any], row: CoupleRow, year: int, rolls: dict[int, Roll], role: str, mine: int | None
+) -> dict[str, Any]:
     survival = row.wife_survival
     pending = row.pending
     return {
@@ -206,7 +208,7 @@ class BirthsView(ActionView):
         return Response(BirthsBoardSerializer(data, context=context).data)
 
 
-class AttemptIn(serializers.Serializer):
+class AttemptIn(serializers.Serializer[Any]):
     marriage = IdField(help_text="The wed couple's marriage.")
     faces = FacesField(help_text="The birth roll typed in from the table, e.g. [3, 4]; absent or null: the server rolls.")
     total = serializers.IntegerField(
@@ -265,7 +267,7 @@ class AttemptsView(ActionView):
         return Response(AttemptMadeSerializer(body, context=context).data, status=status.HTTP_201_CREATED)
 
 
-class SexIn(serializers.Serializer):
+class SexIn(serializers.Serializer[Any]):
     faces = FacesField(help_text="The sex die typed in (Blood Royale: 1d6, 1-3 a boy); absent or null: the server rolls.")
     characteristic_faces = serializers.ListField(
         child=serializers.ListField(child=serializers.IntegerField(min_value=-INT_MAX, max_value=INT_MAX), max_length=MAX_DICE),

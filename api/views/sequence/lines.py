@@ -17,7 +17,7 @@ LINE_LIMIT_MAX = 50
 # --- Survival ----------------------------------------------------------------------------------
 
 
-class PassOverSerializer(serializers.Serializer):
+class PassOverSerializer(serializers.Serializer[Any]):
     allowed = serializers.BooleanField(help_text="May this heir be passed over now?")
     text = serializers.CharField(help_text="Why it is allowed, or the rule that forbids it.")
     summary = serializers.CharField()
@@ -30,7 +30,7 @@ class PassOverSerializer(serializers.Serializer):
         ref_name = "PassOverCost"
 
 
-class LineEntrySerializer(serializers.Serializer):
+class LineEntrySerializer(serializers.Serializer[Any]):
     position = serializers.IntegerField()
     character = CharacterRefSerializer()
     age = serializers.IntegerField()
@@ -44,7 +44,7 @@ class LineEntrySerializer(serializers.Serializer):
         ref_name = "SuccessionEntry"
 
 
-class RelativeSerializer(serializers.Serializer):
+class RelativeSerializer(serializers.Serializer[Any]):
     relative_birth_year = serializers.IntegerField()
     wife_birth_year = serializers.IntegerField()
     marriage_year = serializers.IntegerField()
@@ -54,7 +54,7 @@ class RelativeSerializer(serializers.Serializer):
         ref_name = "RelativePlan"
 
 
-class LineSerializer(serializers.Serializer):
+class LineSerializer(serializers.Serializer[Any]):
     crown = serializers.CharField()
     title = serializers.CharField(allow_null=True)
     year = serializers.IntegerField()

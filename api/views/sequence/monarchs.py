@@ -30,8 +30,10 @@ from api.views.rolls import RollOut
 from api.views.sequence.common import require_crown, rolls_by_pk
 from campaign.models import Step
 from campaign.permissions import require
-from dynasties.services.eu_monarchs import SUCCESSION_DICE, SUCCESSION_FACES, monarch_succession_roll, monarch_survival_roll
-from dynasties.services.monarchs_view import BOARD, MonarchRow, SuccessionTerms, SurvivalTerms, monarchs_board
+from dynasties.services.eu_monarchs import SUCCESSION_FACES, monarch_succession_roll, monarch_survival_roll, succession_dice
+from dynasties.services.monarchs_view import MonarchRow, monarchs_board
+from dynasties.services.play_monarchs import SuccessionTerms, SurvivalTerms
+from dynasties.services.play_registry import play_of
 from rules.errors import InvalidDice, RuleError
 
 DUE_HELP = (
@@ -40,15 +42,15 @@ DUE_HELP = (
 )
 
 
-class ChanceSerializer(serializers.Serializer):
-    label = serializers.CharField(help_text="The outcome: 'dies', '+1 turn', 'Dynastic Crisis', 'teenager', '7 turns' ...")
+class ChanceSerializer(serializers.Serializer[Any]):
+    label = serializers.CharField(help_text="The outcome: 'dies', '+1 turn', 'Dynastic Crisis', 'teenager', '7 turns' ...")  # type: ignore[assignment]  # a declared field "label", not the base class's
     odds = OddsSerializer()
 
     class Meta:
         ref_name = "MonarchChance"
 
 
-class ModifierSerializer(serializers.Serializer):
+class ModifierSerializer(serializers.Serializer[Any]):
     value = serializers.IntegerField()
     why = serializers.CharField()
 
@@ -64,7 +66,7 @@ def _chances(items: list[Any]) -> list[dict[str, Any]]:
     return [{"label": c.label, "odds": odds(c.odds)} for c in items]
 
 
-class SurvivalTermsSerializer(serializers.Serializer):
+class SurvivalTermsSerializer(serializers.Serializer[Any]):
     modifiers = ModifierSerializer(many=True, help_text="Fragile Health, a crisis's turns, Stability, Turkey's MIL.")
     modifier = serializers.IntegerField()
     chances = ChanceSerializer(many=True, help_text="dies, +1 turn, nothing: the odds before the roll.")
@@ -77,7 +79,7 @@ class SurvivalTermsSerializer(serializers.Serializer):
         ref_name = "MonarchSurvivalTerms"
 
 
-class SuccessionTermsSerializer(serializers.Serializer):
+class SuccessionTermsSerializer(serializers.Serializer[Any]):
     former = CharacterRefSerializer(allow_null=True, help_text="The monarch the successor follows (his values move the columns).")
     modifiers = ModifierSerializer(many=True, help_text="The succession roll's (Poland's era).")
     modifier = serializers.IntegerField()
@@ -101,7 +103,7 @@ class SuccessionTermsSerializer(serializers.Serializer):
         ref_name = "MonarchSuccessionTerms"
 
 
-class MonarchRowSerializer(serializers.Serializer):
+class MonarchRowSerializer(serializers.Serializer[Any]):
     crown = serializers.CharField()
     house = serializers.IntegerField(allow_null=True, help_text="The crown's home dynasty.")
     monarch = CharacterRefSerializer(allow_null=True, help_text="The monarch now (null: none, or the throne is vacant).")
@@ -128,7 +130,7 @@ class MonarchRowSerializer(serializers.Serializer):
         ref_name = "MonarchRow"
 
 
-class MonarchsBoardSerializer(serializers.Serializer):
+class MonarchsBoardSerializer(serializers.Serializer[Any]):
     year = serializers.IntegerField()
     open = serializers.BooleanField(help_text="The Survival step is the current step.")
     period = serializers.CharField()
@@ -228,7 +230,7 @@ class MonarchsView(ActionView):
 
 
 def _eu_only(campaign: Any) -> None:
-    if not campaign.rules.monarch_table:
+    if not play_of(campaign).monarchs.rolls_monarchs():
         raise RuleError(
             f"{campaign.name} plays {campaign.get_ruleset_display()}: its monarchs are not rolled on the EU monarch tables "
             "(see survival/).",
@@ -241,7 +243,7 @@ def _at_survival(campaign: Any) -> None:
         raise RuleError(f"The monarchs roll at Survival; {campaign.name} is at {campaign.get_step_display()}.", code="wrong_step")
 
 
-class MonarchSurvivalIn(serializers.Serializer):
+class MonarchSurvivalIn(serializers.Serializer[Any]):
     faces = FacesField(help_text="The survival die typed in from the table, e.g. [7]; absent or null: the server rolls.")
 
     class Meta:
@@ -284,7 +286,7 @@ class MonarchSurvivalView(ActionView):
         data.is_valid(raise_exception=True)
         require_crown(v.campaign, crown)
         _at_survival(v.campaign)
-        die = v.campaign.rules.survival_dice
+        die = play_of(v.campaign).monarchs.dice()
         typed = check_faces(die, data.validated_data.get("faces"), field="faces", purpose="survival roll")
         result, made = act(
             request,
@@ -303,7 +305,7 @@ class MonarchSurvivalView(ActionView):
             "modifiers": _mods(result.reasons),
             "result": result.result.label,
             "turkish": result.result.turkish,
-            "board": BOARD.get(result.result.turkish, ""),
+            "board": play_of(v.campaign).monarchs.turkish_line(result.result.turkish),
             "died": result.died,
             "reign_spent": result.reign_spent,
             "planned_end_year": result.planned_end_year,
@@ -327,7 +329,7 @@ class SuccessionFacesField(serializers.DictField):
         return raw
 
 
-class MonarchSuccessionIn(serializers.Serializer):
+class MonarchSuccessionIn(serializers.Serializer[Any]):
     faces = SuccessionFacesField(
         required=False,
         allow_null=True,
@@ -377,7 +379,8 @@ class MonarchSuccessionView(ActionView):
         raw = data.validated_data.get("faces")
         typed = None
         if raw is not None:
-            typed = {k: check_faces(SUCCESSION_DICE[k], f, field=f"faces.{k}", purpose=f"{k} roll") or [] for k, f in raw.items()}
+            dice = succession_dice(v.campaign)
+            typed = {k: check_faces(dice[k], f, field=f"faces.{k}", purpose=f"{k} roll") or [] for k, f in raw.items()}
         given = (data.validated_data.get("given_name") or "").strip() or None
         dynastic = (data.validated_data.get("dynastic_name") or "").strip() or None
         try:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
@@ -26,7 +28,7 @@ LIMIT_PARAM = OpenApiParameter(
 )
 
 
-class LineQuery(serializers.Serializer):
+class LineQuery(serializers.Serializer[Any]):
     year = serializers.IntegerField(required=False, min_value=-INT_MAX, max_value=INT_MAX)
     limit = serializers.IntegerField(required=False, min_value=1, max_value=LINE_LIMIT_MAX, default=LINE_LIMIT)
     dies = serializers.ListField(child=IdField(), required=False, max_length=50)
@@ -80,7 +82,7 @@ class WhatIfView(ActionView):
         return Response(LineSerializer(line_data(context, line), context=context).data)
 
 
-class PassOverIn(serializers.Serializer):
+class PassOverIn(serializers.Serializer[Any]):
     heirs = serializers.ListField(
         child=IdField(),
         max_length=SUCCESSION_LINE_LIMIT * 4,
@@ -92,7 +94,7 @@ class PassOverIn(serializers.Serializer):
         ref_name = "PassOverRequest"
 
 
-class PassOverMadeSerializer(serializers.Serializer):
+class PassOverMadeSerializer(serializers.Serializer[Any]):
     crown = serializers.CharField()
     passed_over = CharacterRefSerializer(many=True, help_text="Recorded: applied when the GM finishes Survival.")
 

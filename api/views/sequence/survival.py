@@ -32,6 +32,7 @@ from api.views.sequence.turn import TurnMadeSerializer, turn_data
 from campaign.models import Step
 from campaign.permissions import may_act_for
 from dynasties.models import Character
+from dynasties.services.play_registry import play_of
 from dynasties.services.sequence_view import (
     SUCCESSION_LINE_LIMIT,
     crowns_awaiting_succession,
@@ -42,7 +43,7 @@ from dynasties.services.survival import survival_close, survival_roll
 from rules.errors import NotFound, RuleError
 
 
-class SurvivalRowSerializer(serializers.Serializer):
+class SurvivalRowSerializer(serializers.Serializer[Any]):
     character = CharacterRefSerializer()
     house = serializers.IntegerField(allow_null=True, help_text="The dynasty controlling the character.")
     age = serializers.IntegerField()
@@ -62,7 +63,7 @@ class SurvivalRowSerializer(serializers.Serializer):
         ref_name = "SurvivalRow"
 
 
-class SuccessionDueSerializer(serializers.Serializer):
+class SuccessionDueSerializer(serializers.Serializer[Any]):
     crown = serializers.CharField()
     error = serializers.CharField(help_text="Why the line cannot be read (empty when it can).")
     player = serializers.IntegerField(allow_null=True, help_text="The dynasty whose player decides.")
@@ -78,7 +79,7 @@ class SuccessionDueSerializer(serializers.Serializer):
         ref_name = "SuccessionDue"
 
 
-class SurvivalBoardSerializer(serializers.Serializer):
+class SurvivalBoardSerializer(serializers.Serializer[Any]):
     year = serializers.IntegerField()
     open = serializers.BooleanField(help_text="The Survival step is the current step.")
     families = serializers.BooleanField()
@@ -190,7 +191,7 @@ class TotalByCharacterField(serializers.DictField):
         return out
 
 
-class SurvivalRollIn(serializers.Serializer):
+class SurvivalRollIn(serializers.Serializer[Any]):
     characters = serializers.ListField(
         child=IdField(),
         max_length=1000,
@@ -213,7 +214,7 @@ class SurvivalRollIn(serializers.Serializer):
         ref_name = "SurvivalRollRequest"
 
 
-class SurvivalResultSerializer(serializers.Serializer):
+class SurvivalResultSerializer(serializers.Serializer[Any]):
     character = CharacterRefSerializer()
     faces = serializers.ListField(child=serializers.IntegerField())
     modifier = serializers.IntegerField()
@@ -259,7 +260,7 @@ class SurvivalRollsView(ActionView):
             if stray:
                 message = f"Dice were typed for character #{stray[0]}, who is not rolling now: name him in 'characters'."
                 raise RuleError(message, code="not_due", fields={f"faces.{stray[0]}": message})
-        spec = v.campaign.rules.survival_dice
+        spec = play_of(v.campaign).survival.survival_dice()
         checked = {
             pk: check_typed(
                 spec, faces.get(pk), totals.get(pk), field=f"faces.{pk}", total_field=f"totals.{pk}", purpose="survival roll"
@@ -300,7 +301,7 @@ class PassOverMapField(serializers.DictField):
         super().__init__(**kwargs)
 
 
-class SurvivalFinishIn(serializers.Serializer):
+class SurvivalFinishIn(serializers.Serializer[Any]):
     pass_over = PassOverMapField(
         required=False,
         allow_null=True,

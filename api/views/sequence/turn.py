@@ -85,13 +85,15 @@ class TurnView(ActionView):
         return Response(TurnSerializer(turn_data(v.campaign, request.user)).data)
 
 
-def checkpoint_made(field: str, help_text: str, ref_name: str) -> type[serializers.Serializer]:
+def checkpoint_made(field: str, help_text: str, ref_name: str) -> type[serializers.Serializer[Any]]:
     """The serializer of an undo's or a redo's answer: the checkpoint as ``field``, and the turn."""
     fields = {field: CheckpointSerializer(help_text=help_text), "turn": TurnSerializer()}
-    return type(f"{ref_name}Serializer", (serializers.Serializer,), {**fields, "Meta": type("Meta", (), {"ref_name": ref_name})})
+    return type(
+        f"{ref_name}Serializer", (serializers.Serializer[Any],), {**fields, "Meta": type("Meta", (), {"ref_name": ref_name})}
+    )
 
 
-def checkpoint_result(view: ActionView, field: str, checkpoint: Checkpoint, out: type[serializers.Serializer]) -> Response:
+def checkpoint_result(view: ActionView, field: str, checkpoint: Checkpoint, out: type[serializers.Serializer[Any]]) -> Response:
     """The answer of an undo or a redo: the checkpoint it went back to (or wrote again) as ``field``,
     and the turn after it."""
     campaign = view.viewer.campaign

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -16,7 +18,7 @@ from campaign.undo import undo_step, undo_turn
 # --- undo ----------------------------------------------------------------------------------------
 
 
-class UndoIn(serializers.Serializer):
+class UndoIn(serializers.Serializer[Any]):
     which = serializers.ChoiceField(
         choices=[("step", "The step"), ("turn", "The turn")],
         help_text="step: back to the start of the step last worked on; turn: back to the start of its Births.",

@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
-from dynasties.play.blood_royale import announcements, births, events, marriages, survival
+from dynasties.play.blood_royale import (
+    announcements,
+    births,
+    disputes,
+    ending,
+    events,
+    interphase,
+    marriages,
+    minor_houses,
+    monarchs,
+    succession,
+    survival,
+)
 from dynasties.services.play_registry import Play, register_play
 from rules.blood_royale import NAME
 
@@ -10,5 +22,18 @@ from rules.blood_royale import NAME
 def register() -> Play:
     """Called once, by ``DynastiesConfig.ready()``."""
     return register_play(
-        NAME, Play(births=births, survival=survival, marriages=marriages, events=events, announcements=announcements)
+        NAME,
+        Play(
+            births=births,
+            survival=survival,
+            monarchs=monarchs,
+            minor_houses=minor_houses,
+            interphase=interphase,
+            succession=succession,
+            ending=ending,
+            disputes=disputes,
+            marriages=marriages,
+            events=events,
+            announcements=announcements,
+        ),
     )

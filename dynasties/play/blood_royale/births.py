@@ -22,6 +22,7 @@ from dynasties.services.characteristics import format_characteristics, roll_char
 from dynasties.services.common import World
 from dynasties.services.play_registry import (
     BirthTerms,
+    BoardReads,
     CoupleOnBoard,
     CoupleTurn,
     ExtraAttempt,
@@ -128,18 +129,34 @@ def is_aristocratic_parents(match: Marriage) -> bool:
     return bool(house and house.kind == DynastyKind.ARISTOCRATIC and match.husband.origin == Origin.SETUP)
 
 
-def birth_couples(campaign: Campaign) -> list[CoupleStatus]:
+def birth_couples(
+    campaign: Campaign, *, attempts: Mapping[int, Sequence[BirthAttempt]] | None = None, world: World | None = None
+) -> list[CoupleStatus]:
     """Every wed couple with what it may do in this turn's Births step (a fixed number of queries).
-    No line is frozen here: that is BloodLine's rule (a passed-over heir married away)."""
+    No line is frozen here: that is BloodLine's rule (a passed-over heir married away).
+    ``attempts`` (this turn's, by marriage) and ``world`` (the living, read lazily): the Births
+    board's, read once for it (a spouse the world has not, read for her)."""
     year = campaign.current_year
-    marriages = list(
-        Marriage.objects.filter(campaign=campaign, ended_year__isnull=True, wedding_year__isnull=False)
-        .select_related("husband", "wife", "husband__controlled_by")
-        .order_by("pk")
-    )
-    attempts: dict[int, list[BirthAttempt]] = {}
-    for a in BirthAttempt.objects.filter(campaign=campaign, year=year).order_by("attempt"):
-        attempts.setdefault(a.marriage_id, []).append(a)
+    if world is None:
+        marriages = list(
+            Marriage.objects.filter(campaign=campaign, ended_year__isnull=True, wedding_year__isnull=False)
+            .select_related("husband", "wife", "husband__controlled_by")
+            .order_by("pk")
+        )
+    else:
+        marriages = [m for m in world.open_marriages if m.wedding_year is not None]
+        people = world.characters
+        missing = {pk for m in marriages for pk in (m.husband_id, m.wife_id) if pk not in people}
+        if missing:  # a spouse out of play in a marriage still open
+            people = {**people, **Character.objects.in_bulk(missing)}
+        for m in marriages:
+            m.husband, m.wife = people[m.husband_id], people[m.wife_id]
+            m.husband.controlled_by = world.dynasties.get(m.husband.controlled_by_id or 0)
+    if attempts is None:
+        found: dict[int, list[BirthAttempt]] = {}
+        for a in BirthAttempt.objects.filter(campaign=campaign, year=year).order_by("attempt"):
+            found.setdefault(a.marriage_id, []).append(a)
+        attempts = found
     out = []
     for m in marriages:
         made = attempts.get(m.pk, [])
@@ -238,10 +255,9 @@ def child(
     box = DiceBox(campaign, source=source, by=by)
     sex_roll, sex = _sex_roll(box, faces)
     baby = context.new_child(match, born, sex, given_name)
-    baby.save()
-    box.add_subject(sex_roll, baby)
+    box.add_subject(sex_roll, baby)  # the rolls name the child by its key once it is written (flush)
     baby.characteristics = roll_characteristics(box, baby, context.tables["characteristic_bands"], entered=characteristic_faces)
-    baby.save(update_fields=["characteristics"])
+    baby.save()  # complete in one insert: one history row, one change logged
     box.flush()
     return baby
 
@@ -343,14 +359,16 @@ def terms() -> BirthTerms:
     )
 
 
-def board(campaign: Campaign, attempts: Mapping[int, Sequence[BirthAttempt]]) -> tuple[Odds, list[CoupleOnBoard]]:
+def board(
+    campaign: Campaign, attempts: Mapping[int, Sequence[BirthAttempt]], reads: BoardReads
+) -> tuple[Odds, list[CoupleOnBoard]]:
     """Each further attempt costs the wife 1 Constitution on this turn's survival roll (2d6 +
     Constitution must reach the number for her age)."""
-    tables = load_tables(campaign)
-    world = World(campaign, living_only=True)
+    tables = reads.tables()
+    world = reads.world(living_only=True)
     wives = {d.character.pk: d for d in survival_due(campaign, world, tables)}
     couples = []
-    for status in birth_couples(campaign):
+    for status in birth_couples(campaign, attempts=attempts, world=world):
         m, n = status.marriage, len(attempts.get(status.marriage.pk, ()))
         wife = m.wife
         extra = br.birth_penalty(n + 1) - br.birth_penalty(n)

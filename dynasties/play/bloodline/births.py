@@ -13,7 +13,7 @@ from django.db.models import QuerySet
 from campaign.dice import DiceBox
 from campaign.models import Campaign, Roll
 from campaign.permissions import Actor
-from campaign.steps import Chronicle, load_tables
+from campaign.steps import Chronicle
 from dynasties.models import BirthAttempt, Character, Marriage, Origin
 from dynasties.selectors import FROZEN_LINE, frozen_lines
 from dynasties.services import bloodline_sequence as bls
@@ -21,6 +21,7 @@ from dynasties.services.bloodline_sequence import couple_problem, minor_stock, p
 from dynasties.services.common import World
 from dynasties.services.play_registry import (
     BirthTerms,
+    BoardReads,
     CoupleOnBoard,
     CoupleTurn,
     ExtraAttempt,
@@ -248,12 +249,14 @@ def _wife_survival(due: bls.Due | None, extra: int, table: Mapping[str, Any]) ->
     )
 
 
-def board(campaign: Campaign, attempts: Mapping[int, Sequence[BirthAttempt]]) -> tuple[Odds, list[CoupleOnBoard]]:
+def board(
+    campaign: Campaign, attempts: Mapping[int, Sequence[BirthAttempt]], reads: BoardReads
+) -> tuple[Odds, list[CoupleOnBoard]]:
     """Who may try is ``couple_problem`` (a frozen line: nobody); each further attempt ages the wife
     for good and costs her on this turn's survival roll, which she makes whatever her age."""
-    tables = load_tables(campaign)
+    tables = reads.tables()
     table: Any = tables[bl.SURVIVAL]
-    world = World(campaign)
+    world = reads.world(living_only=False)
     wives = {d.character.pk: d for d in bls.bloodline_due(world, birth_penalties(campaign), table)}
     frozen = frozen_lines(campaign)
     year = campaign.current_year

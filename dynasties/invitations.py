@@ -30,10 +30,11 @@ from django.utils import timezone
 
 from campaign import audit
 from campaign.accounts import account_create
-from campaign.models import Campaign, Invitation, Membership, Role
+from campaign.models import Campaign, Membership, Role
 from campaign.permissions import SYSTEM_ACTOR, Actor, require
 from campaign.services import membership_add
 from campaign.steps import Chronicle, lock_campaign
+from dynasties.models import Dynasty, Invitation
 from rules.errors import NotFound, RuleError
 
 DEFAULT_DAYS = 7
@@ -48,11 +49,6 @@ NO_SUCH = "There is no such invitation: check that the whole link was copied, or
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
-
-
-def _dynasty_model() -> Any:
-    """The dynasties' model, asked of the membership's link (the kernel imports no game app)."""
-    return Membership._meta.get_field("dynasty").related_model
 
 
 def state(invitation: Invitation, now: datetime | None = None) -> str:
@@ -127,7 +123,7 @@ def _name(user: Any) -> str:
     return str(user.get_username())
 
 
-def _role_text(role: str, dynasty: Any) -> str:
+def _role_text(role: str, dynasty: Dynasty | None) -> str:
     return f"the player of {dynasty}" if role == Role.PLAYER else "an observer"
 
 
@@ -162,7 +158,7 @@ def invitation_create(
         dynasty = None
     else:
         if dynasty is not None and not hasattr(dynasty, "pk"):
-            dynasty = _dynasty_model().objects.filter(campaign=campaign, pk=dynasty).first()
+            dynasty = Dynasty.objects.filter(campaign=campaign, pk=dynasty).first()
         if dynasty is None or dynasty.campaign_id != campaign.pk:
             raise RuleError(
                 f"Choose which house of {campaign.name} the player plays.", code="invalid", fields={"dynasty": "required"}
@@ -290,7 +286,7 @@ def member_remove(*, campaign: Campaign | int, membership: int, by: Actor) -> Me
 class TableSeat:
     """A player house: who plays it (None: nobody) and its waiting links."""
 
-    dynasty: Any
+    dynasty: Dynasty
     member: Membership | None
     invitations: list[Invitation] = field(default_factory=list)
 
@@ -315,7 +311,7 @@ def table_of(campaign: Campaign, *, by: Actor) -> Table:
         .select_related("dynasty", "used_by", "created_by")
         .order_by("-created_at", "-pk")
     )
-    houses = [d for d in _dynasty_model().objects.filter(campaign=campaign).order_by("pk") if d.is_player]
+    houses = [d for d in Dynasty.objects.filter(campaign=campaign).order_by("pk") if d.is_player]
     seats = [TableSeat(d, playing.get(d.pk)) for d in houses]
     waiting = {s.dynasty.pk: s for s in seats}
     for inv in invitations:
