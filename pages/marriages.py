@@ -43,6 +43,7 @@ from dynasties.services.marriages import (
     wedding_money,
     wedding_step,
 )
+from dynasties.services.play_registry import play_of
 from pages.common import ActionFailed, already_done, context, member, require_gm, run_action
 from pages.debts import debts_for
 from pages.sequence import step_page
@@ -82,10 +83,6 @@ def _free(campaign: Campaign) -> list[Character]:
     return people
 
 
-def _wedding_age(campaign: Campaign, c: Character) -> int:
-    return c.effective_age(campaign.current_year) if campaign.rules.effective_ages else c.age(campaign.current_year)
-
-
 def _label(campaign: Campaign, c: Character) -> str:
     charisma = (c.characteristics or {}).get("charisma")
     extra = f", Charisma {int(charisma):+d}" if c.sex == Sex.FEMALE and charisma else ""
@@ -111,7 +108,7 @@ class ArrangeForm(forms.Form):
         coerce=int,
         error_messages={"required": "Choose the bride.", "invalid_choice": "Choose an unmarried woman from the list."},
     )
-    wed = forms.BooleanField(label="Wed now (both must be 15 or older)", required=False)
+    wed = forms.BooleanField(label="Wed now", required=False)
     husband_joins_wife = forms.BooleanField(label="He joins her house (their children are raised in it)", required=False)
     dowry = forms.CharField(
         label="Dowry",
@@ -132,14 +129,14 @@ class ArrangeForm(forms.Form):
         self.wedding_open = wedding_open
         self.wedding_step = STEP_LABELS[wedding_step(campaign)]
         self.step = STEP_LABELS[campaign.step]
-        if not campaign.rules.betrothals:
+        play = play_of(campaign).marriages
+        self.fields["wed"].label = f"Wed now (both must be {play.adult_age()} or older)"
+        terms = play.terms_help()
+        if terms is None:
             del self.fields["dowry"]
             del self.fields["alliance_title"]
         else:
-            self.fields["dowry"].help_text = (
-                f"'{campaign.rules.dowry} {campaign.rules.currency}' or 'province: <name>' "
-                "(a match of a monarch or a monarch's child)."
-            )
+            self.fields["dowry"].help_text = terms
 
     def clean_wed(self) -> bool:
         wed = bool(self.cleaned_data.get("wed"))
@@ -205,9 +202,10 @@ def _marriages_page(
     if form is None and acts:
         form = ArrangeForm(None, campaign=campaign, free=free, wedding_open=wedding_open)
     houses: dict[int | None, dict[str, Any]] = {}
+    play = play_of(campaign).marriages
     for c in free:
-        c.wedding_age = _wedding_age(campaign, c)
-        c.may_wed = c.wedding_age >= campaign.rules.adult_age and not c.is_prisoner
+        c.wedding_age = play.wedding_age(campaign, c)
+        c.may_wed = c.wedding_age >= play.adult_age() and not c.is_prisoner
         c.charisma = int((c.characteristics or {}).get("charisma", 0))
         group = houses.setdefault(c.controlled_by_id, {"house": c.controlled_by, "men": [], "women": []})
         group["men" if c.sex == Sex.MALE else "women"].append(c)
@@ -268,7 +266,8 @@ def _marriages_page(
             wedding_open=wedding_open,
             wedding_step_label=STEP_LABELS[wedding_step(campaign)],
             at_marriages=campaign.step == Step.MARRIAGES,
-            bloodline=campaign.rules.betrothals,
+            bloodline=play.has_terms(),
+            adult_age=play.adult_age(),
             acts=acts,
             unit=unit,
             step_label=STEP_LABELS[campaign.step],
@@ -468,10 +467,10 @@ def _announcements_page(
     error: str = "",
     status: int = 200,
 ) -> HttpResponse:
-    rules = campaign.rules
+    play = play_of(campaign)
     if next_form is None:
         next_form = NextTurnForm(initial={"to_year": campaign.current_year + campaign.turn_length})
-    if not rules.gm_sets_turn_year:
+    if not play.announcements.turn_year_given():
         next_form.fields.pop("to_year", None)
     years = set(ChronicleEntry.objects.filter(campaign=campaign).order_by().values_list("year", flat=True).distinct())
     years |= {campaign.current_year, year}
@@ -491,11 +490,11 @@ def _announcements_page(
             steps=_by_step(_chronicle(request, campaign, year)),
             may_publish=runs_the_turn(role) and current and campaign.step == Step.ANNOUNCEMENTS,
             may_advance=runs_the_turn(role) and current and campaign.step == Step.INTERPHASE,
-            weddings_now=rules.betrothals and current and campaign.step == wedding_step(campaign),
+            weddings_now=current and campaign.step == wedding_step(campaign) == Step.INTERPHASE,  # BloodLine's
             next_form=next_form,
             next_year=campaign.current_year + campaign.turn_length,
             error=error,
-            rules=rules,
+            rules=campaign.rules,  # the ruleset's words: a King's widow retires, Prince pieces
             step_label=STEP_LABELS[campaign.step],
         ),
         status=status,
@@ -529,7 +528,7 @@ def announcements(request: HttpRequest, slug: str) -> HttpResponse:
         return redirect("pages:announcements", slug=campaign.slug)
     if op == "next":
         form = NextTurnForm(request.POST)
-        if not campaign.rules.gm_sets_turn_year:
+        if not play_of(campaign).announcements.turn_year_given():
             form.fields.pop("to_year")
         if not form.is_valid():
             return _announcements_page(request, campaign, role, mine, campaign.current_year, next_form=form, status=400)

@@ -10,11 +10,14 @@ from types import ModuleType
 
 import pytest
 
-from campaign.models import Campaign
+from campaign.models import Campaign, Step
 from dynasties.services import play_registry
+from dynasties.services.play_announcements import AnnouncementsPlay
 from dynasties.services.play_disputes import DisputesPlay
 from dynasties.services.play_ending import EndingPlay
+from dynasties.services.play_events import EventsPlay
 from dynasties.services.play_interphase import InterphasePlay
+from dynasties.services.play_marriages import MarriagesPlay
 from dynasties.services.play_minor_houses import MinorHousesPlay
 from dynasties.services.play_monarchs import MonarchsPlay
 from dynasties.services.play_registry import (
@@ -29,6 +32,7 @@ from dynasties.services.play_registry import (
 )
 from dynasties.services.play_succession import SuccessionPlay
 from rules import rulesets
+from rules.captures import OnTheMap
 from rules.errors import RuleError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,6 +45,9 @@ PROTOCOLS = {
     "succession": SuccessionPlay,
     "ending": EndingPlay,
     "disputes": DisputesPlay,
+    "marriages": MarriagesPlay,
+    "events": EventsPlay,
+    "announcements": AnnouncementsPlay,
 }
 OPTIONAL = {"interphase"}
 """Steps a ruleset may not play at all: it registers None for them."""
@@ -70,6 +77,14 @@ MONARCHS_AND_SETUP = (
     "dynasties/services/minor_crowns.py",
 )
 """The monarchs' phase and the set-up's modules that ask the play (``play_of(campaign).monarchs``)."""
+ASKING_MARRIAGES = (
+    "dynasties/services/marriages.py",
+    "pages/marriages.py",
+    "dynasties/services/events.py",
+    "dynasties/table_events/captures.py",
+    "dynasties/services/announcements.py",
+)
+"""The Marriages, table events' and Announcements' modules (from the repository's root)."""
 RULESET_MODULES = {"rules.blood_royale", "rules.bloodline", "rules.eu_monarchs"}
 
 
@@ -103,6 +118,60 @@ def test_each_play_keeps_families_as_its_ruleset_says() -> None:
     keeps = {r.name: play_of(Campaign(ruleset=r.name)).births.keeps_families() for r in rulesets()}
     assert keeps == {r.name: r.keeps_families for r in rulesets()}
     assert sorted(keeps.values()) == [False, True, True]
+
+
+def test_each_play_weds_as_its_ruleset_says() -> None:
+    """The Marriages service and page ask the play when weddings are held, from what age, and whether
+    a match has terms (BloodLine's betrothals: a dowry and a title, wed in the Interphase)."""
+    for r in rulesets():
+        play = play_of(Campaign(ruleset=r.name)).marriages
+        assert play.adult_age() == r.adult_age
+        assert play.has_terms() == r.betrothals == (play.terms_help() is not None)
+        assert play.wedding_step() == (Step.INTERPHASE if r.betrothals else Step.MARRIAGES)
+    assert sorted(play_of(Campaign(ruleset=r.name)).marriages.has_terms() for r in rulesets()) == [False, False, True]
+
+
+def test_each_play_plays_the_events_its_ruleset_says() -> None:
+    """The events service asks the play who is on the map, the neutrals' price, and whether a minor
+    monarch has a regent or an annexed crown may be given back (Blood Royale A7 only)."""
+    for r in rulesets():
+        play = play_of(Campaign(ruleset=r.name)).events
+        assert play.neutral_ransom() == r.neutral_ransom
+        assert play.terms("killed").rolls is False  # a death recorded as it fell, in every ruleset
+        if r.event_rolls:
+            assert play.terms("plague").rolls is True
+        else:
+            with pytest.raises(RuleError, match="Survival rolls for plague are Blood Royale's"):
+                play.terms("plague")
+        if r.regents:
+            assert play.regency_age() == r.regent_min_age
+        else:
+            with pytest.raises(RuleError, match=f"{r.label} has no regents"):
+                play.regency_age()
+        if r.gives_back_crowns:
+            play.may_give_back_crowns()
+        else:
+            with pytest.raises(RuleError, match=f"{r.label} gives no crown back"):
+                play.may_give_back_crowns()
+        assert play.rolls_events() == r.event_rolls
+        assert play.at_sea() == (r.prince_pieces or r.royal_leaders)
+        assert play.takes_prisoners() == (r.keeps_families or r.monarch_table)
+        assert play.interim_claims() == r.stability_track
+        assert (play.on_the_map() == OnTheMap.PIECES) == r.prince_pieces  # who an event strikes (event_deaths)
+        assert (play.on_the_map() == OnTheMap.LEADERS) == r.royal_leaders
+    on_the_map = {r.name: play_of(Campaign(ruleset=r.name)).events.on_the_map() for r in rulesets()}
+    assert sorted(on_the_map.values()) == sorted(["pieces", "leaders", "monarchs"])
+
+
+def test_each_play_announces_as_its_ruleset_says() -> None:
+    """The Announcements and the turn's advance ask the play whether a King's widow retires, when a
+    monarch is of age and whether the GM gives the next turn's year."""
+    for r in rulesets():
+        play = play_of(Campaign(ruleset=r.name)).announcements
+        assert play.widows_retire() == r.kings_widows_retire
+        assert play.of_age() == r.adult_age
+        assert play.turn_year_given() == r.gm_sets_turn_year
+    assert sorted(play_of(Campaign(ruleset=r.name)).announcements.widows_retire() for r in rulesets()) == [False, True, True]
 
 
 def test_the_interphase_is_played_where_its_ruleset_says() -> None:
@@ -174,6 +243,13 @@ def test_the_step_services_read_no_ruleset_flag_and_import_no_ruleset(name: str)
 
 @pytest.mark.parametrize("path", MONARCHS_AND_SETUP)
 def test_the_monarchs_and_setup_modules_read_no_ruleset_flag_and_import_no_ruleset(path: str) -> None:
+    source = (ROOT / path).read_text()
+    assert flag_reads(source) == []
+    assert ruleset_imports(source) == []
+
+
+@pytest.mark.parametrize("path", ASKING_MARRIAGES)
+def test_the_marriages_modules_read_no_ruleset_flag_and_import_no_ruleset(path: str) -> None:
     source = (ROOT / path).read_text()
     assert flag_reads(source) == []
     assert ruleset_imports(source) == []

@@ -14,14 +14,12 @@ from campaign.models import Audience, Campaign, ChronicleEntry, Step
 from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, load_tables, lock_campaign, report_lines, require_step, set_step
 from dynasties.models import Character, ControlChange, Dynasty, DynastyKind, Marriage, Modifier, Origin, Reign, Status
-from dynasties.services import bloodline_sequence as bls
 from dynasties.services import control
 from dynasties.services import ending as game_ending
 from dynasties.services.claims import claims_review
 from dynasties.services.common import World
 from dynasties.services.crowns import crowns_review
-from dynasties.services.setup import blood_royale_starting_family
-from rules import blood_royale as br
+from dynasties.services.play_registry import play_of
 from rules.dice import DiceSource
 from rules.errors import RuleError
 from rules.names import names_for
@@ -54,10 +52,7 @@ def announcements_make(*, campaign: Campaign | int, source: DiceSource | None = 
     chronicle = Chronicle(campaign)
     return_widowed(world, chronicle)
     _restart_extinct(world, chronicle, source, by)
-    if campaign.rules.royal_leaders:
-        _royal_leaders(world, chronicle)
-    if campaign.rules.prince_pieces:
-        _prince_pieces(world, chronicle)
+    play_of(campaign).announcements.hand_out(world, chronicle)  # Prince pieces, royal leaders
     if Modifier.objects.filter(campaign=campaign, end_year__isnull=True).exists():
         claims_review(World(campaign), chronicle)
     chronicle.flush()
@@ -118,7 +113,7 @@ def return_widowed(
     if dead is not None:
         ended = ended.filter(Q(husband_id__in=list(dead)) | Q(wife_id__in=list(dead)))
     kings_died: set[int] = set()  # whose widows retire: none in BloodLine, where she goes home like any other
-    if world.campaign.rules.kings_widows_retire:
+    if play_of(world.campaign).announcements.widows_retire():
         kings_died = {
             r.holder_id
             for r in world.reigns
@@ -193,12 +188,11 @@ def return_widowed(
 def _restart_extinct(world: World, chronicle: Chronicle, source: DiceSource | None, by: Actor) -> None:
     """A player dynasty with nobody left in play starts anew as at the set-up, keeping its money and
     provinces (A5); it takes a new dynastic name from its country's suggestions."""
-
-    if not world.campaign.rules.keeps_families:
+    play = play_of(world.campaign)
+    if not play.births.keeps_families():
         return  # rolled monarchs, no families: an empty throne waits for its succession roll
     alive_houses = {c.controlled_by_id for c in world.characters.values() if c.status == Status.ALIVE}
-    if world.campaign.rules.dynastic_crisis:
-        alive_houses |= _throne_holders(world)
+    alive_houses |= play.announcements.houses_kept(world)
     tables = None
     for dynasty in list(world.dynasties.values()):
         if dynasty.kind != DynastyKind.PLAYER or dynasty.pk in alive_houses:
@@ -212,22 +206,9 @@ def _restart_extinct(world: World, chronicle: Chronicle, source: DiceSource | No
         dynasty.save(update_fields=["name"])
         crown_reigns = [r for r in world.open_reigns() if r.crown == dynasty.crown]
         box = DiceBox(world.campaign, source=source, by=by)
-        if world.campaign.rules.effective_ages:
-            king = bls.starting_family(
-                world.campaign, dynasty, box, chronicle, year=world.year, reign=not crown_reigns and bool(dynasty.crown)
-            )
-        else:
-            king = blood_royale_starting_family(
-                world.campaign,
-                dynasty,
-                world.campaign.optional_rules or {},
-                box,
-                None,
-                chronicle,
-                tables["characteristic_bands"],
-                year=world.year,
-                reign=not crown_reigns and bool(dynasty.crown),
-            )
+        king = play.announcements.found_anew(
+            world, dynasty, box, chronicle, tables, reign=not crown_reigns and bool(dynasty.crown)
+        )
         box.flush()
         chronicle.add(
             "created",
@@ -235,73 +216,6 @@ def _restart_extinct(world: World, chronicle: Chronicle, source: DiceSource | No
             f"{king.display_name}, keeping the money and provinces of the old house.",
             dynasty=dynasty.pk,
         )
-
-
-def _throne_holders(world: World) -> set[int]:
-    """BloodLine: the houses whose throne is held - the holder's house (by control or by birth), the
-    crown's own house and the house controlling it. Such a house has not died out: a Dynastic Crisis
-    comes only when 'there exist no members of the dynasty to inherit the throne', at a succession."""
-    held: set[int | None] = set()
-    for reign in world.open_reigns():
-        holder = world.characters.get(reign.holder_id)
-        if holder is not None:
-            held |= {holder.controlled_by_id, holder.birth_dynasty_id}
-        record = world.crowns.get(reign.crown)
-        if record is not None:
-            held |= {record.home_dynasty_id, record.controlled_by_id}
-        held |= {d.pk for d in world.dynasties.values() if d.crown == reign.crown}
-    return {pk for pk in held if pk is not None}
-
-
-def _royal_leaders(world: World, chronicle: Chronicle) -> None:
-    """BloodLine: the variant leaders go to the heirs of 15 or more in order of succession."""
-    full = World(world.campaign)
-    for crown in sorted(full.crowns):
-        leaders = bls.royal_leaders(full, crown)
-        if leaders:
-            chronicle.add(
-                "leaders",
-                f"Royal leaders of {crown}: " + ", ".join(f"{n}. {c.display_name}" for n, c in enumerate(leaders[:10], 1)) + ".",
-                crown=crown,
-                leaders=[c.pk for c in leaders[:10]],
-            )
-
-
-def _prince_pieces(world: World, chronicle: Chronicle) -> None:
-    """'K' for a reigning King, numbered pieces for royal males of 20 (A2, Using the Prince pieces)."""
-    year = world.year
-    reigns = {r.crown: r for r in world.open_reigns()}
-    wanted: dict[int, str] = {}
-    for dynasty in world.dynasties.values():
-        if dynasty.kind != DynastyKind.PLAYER:
-            continue
-        members = [
-            c
-            for c in world.characters.values()
-            if c.status == Status.ALIVE and c.controlled_by_id == dynasty.pk and c.origin != Origin.BARON
-        ]
-        reign = reigns.get(dynasty.crown)
-        king = world.characters.get(reign.holder_id) if reign else None
-        if king is not None and king.controlled_by_id != dynasty.pk:
-            king = None
-        assigned = br.assign_prince_pieces(
-            {c.pk: c.prince_piece for c in members},
-            [world.people[c.pk] for c in members],
-            world.people[king.pk] if king else None,
-            year,
-        )
-        wanted.update(assigned)
-    changed: list[Character] = []
-    for character in world.characters.values():
-        piece = wanted.get(character.pk, "") if character.status == Status.ALIVE else ""
-        if character.prince_piece != piece:
-            character.prince_piece = piece
-            changed.append(character)
-            if piece:
-                what = "the King piece" if piece == "K" else f"Prince piece {piece}"
-                chronicle.add("piece", f"{character.display_name} takes {what}.", character=character.pk)
-    if changed:
-        audit.bulk_update(Character, changed, ["prince_piece"])
 
 
 @transaction.atomic
@@ -314,7 +228,7 @@ def turn_advance(*, campaign: Campaign | int, to_year: int | None = None, by: Ac
     require(by, campaign, "gm")
     require_step(campaign, Step.INTERPHASE)
     if to_year is not None:
-        if not campaign.rules.gm_sets_turn_year and to_year != campaign.current_year + campaign.turn_length:
+        if not play_of(campaign).announcements.turn_year_given() and to_year != campaign.current_year + campaign.turn_length:
             raise RuleError(
                 f"A Blood Royale turn is {campaign.turn_length} years: the next turn is "
                 f"{campaign.current_year + campaign.turn_length}, not {to_year}.",
@@ -337,7 +251,7 @@ def turn_advance(*, campaign: Campaign | int, to_year: int | None = None, by: Ac
         for reign in Reign.objects.filter(
             campaign=campaign, end_year__isnull=True, regent__isnull=False, regency_end_year__isnull=True
         ).select_related("holder", "regent")
-        if reign.holder.age(year) >= br.ADULT_AGE
+        if reign.holder.age(year) >= play_of(campaign).announcements.of_age()
     ]
     retiring: list[Character] = []
     widowed: list[int] = []

@@ -27,11 +27,13 @@ from campaign.steps import load_tables
 from dynasties.models import FREE, Character, Marriage, Reign, Status, Title
 from dynasties.services.bloodline_sequence import royal_leaders
 from dynasties.services.common import World
+from dynasties.services.play_registry import play_of
 from dynasties.services.succession import line_with_pass_over
 from dynasties.services.succession_view import PassOverView, succession_what_if
 from dynasties.services.survival import birth_penalties
 from rules import blood_royale as br
 from rules import bloodline as bl
+from rules.captures import OnTheMap
 from rules.errors import RuleError
 
 PASS_OVER_LIMIT = 3
@@ -57,9 +59,10 @@ def exposed(campaign: Campaign, reason: str) -> list[Character]:
     """Who the event may strike (free and alive): Blood Royale's battle, storm and plague the royal
     pieces on the map; BloodLine's storm a royal leader; a death decided at the table anybody."""
     people = list(_free_living(campaign))
-    if reason in br.PIECE_EVENTS and campaign.rules.prince_pieces:
+    on_the_map = play_of(campaign).events.on_the_map()
+    if reason in br.PIECE_EVENTS and on_the_map == OnTheMap.PIECES:
         return [c for c in people if c.prince_piece]
-    if reason == "storm" and campaign.rules.royal_leaders:
+    if reason == "storm" and on_the_map == OnTheMap.LEADERS:
         leaders = _leaders(campaign)
         return [c for c in people if c.pk in leaders]
     return people
@@ -68,12 +71,13 @@ def exposed(campaign: Campaign, reason: str) -> list[Character]:
 def check_struck(campaign: Campaign, reason: str, people: Sequence[Character], *, by_piece: bool = True) -> None:
     """Refuse, with the rule, anyone the event may not strike. ``by_piece``: whether these are
     struck for where their piece is (False: a Governor's family under rule G)."""
-    leaders = _leaders(campaign) if reason == "storm" and campaign.rules.royal_leaders else None
+    on_the_map = play_of(campaign).events.on_the_map()
+    leaders = _leaders(campaign) if reason == "storm" and on_the_map == OnTheMap.LEADERS else None
     for c in people:
         captor = None
         if c.is_prisoner:
             captor = f"the house of {c.prisoner_of.name}" if c.prisoner_of is not None else "the neutrals"
-        piece = c.prince_piece if campaign.rules.prince_pieces and by_piece else "-"
+        piece = c.prince_piece if on_the_map == OnTheMap.PIECES and by_piece else "-"
         problem = br.struck_problem(reason, name=c.display_name, piece=piece, captor=captor)
         if problem is None and leaders is not None and c.pk not in leaders:
             problem = f"{bl.LEADERS_AT_SEA}. {c.display_name} is not one of them."

@@ -21,7 +21,8 @@ from dynasties.services.announcements import return_widowed
 from dynasties.services.common import World
 from dynasties.services.crowns import crowns_review
 from dynasties.services.deaths import character_die
-from dynasties.services.eu_monarchs import load_eu_tables
+from dynasties.services.play_events import EventDue
+from dynasties.services.play_registry import play_of
 from dynasties.services.pretenders import queens_accession_rebellions
 from dynasties.services.succession import (
     accessions_lose_titles,
@@ -34,9 +35,7 @@ from dynasties.services.succession import (
 )
 from dynasties.services.survival import birth_penalties
 from dynasties.services.titles import titles_pass_on
-from rules import blood_royale as br
 from rules import captures as caps
-from rules import eu_crowns, eu_monarchs
 from rules.crowns import RegentCandidate, baron_refusal, regent_refusal
 from rules.dice import DiceSource
 from rules.errors import NotFound, RuleError
@@ -115,8 +114,9 @@ def survival_event(
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
     phase = phases.check_phase(campaign, phase)
-    rolls = br.event_rolls(reason)
-    _check_reason(campaign, reason, rolls)
+    play = play_of(campaign).events
+    event = play.terms(reason)  # refused where the ruleset plays no such event
+    rolls = event.rolls
     people = _characters(campaign, list(dict.fromkeys([*characters, *immune])))
     for c in people:
         if c.status != Status.ALIVE:
@@ -126,7 +126,7 @@ def survival_event(
         raise RuleError(
             "Only a plague strikes a governed province (optional rule G).", code="invalid", fields={"titles": "plague"}
         )
-    due_g = _rule_g_due(campaign, characters, immune, titles, governed)
+    due_g = _rule_g_due(campaign, characters, immune, titles, governed, event.rule_g)
     rolling = [c for c in people if c.pk not in immune] + [r.character for r in due_g.values()]
     if not rolling and not people:
         raise RuleError("Name at least one character.", code="invalid", fields={"characters": "required"})
@@ -138,10 +138,10 @@ def survival_event(
     decided = event_deaths.check_pass_over(campaign, pass_over or {}, {c.pk for c in rolling})
     tables = load_tables(campaign)
     penalties = birth_penalties(campaign)
-    extra = br.EVENT_MODIFIERS[reason] if modifier is None else modifier
+    extra = event.modifier if modifier is None else modifier
     box = DiceBox(campaign, source=source, by=by, step=f"event:{reason}")
     chronicle = Chronicle(campaign)
-    label = br.EVENT_LABELS[reason] + (f" ({note.strip()})" if note.strip() else "")
+    label = event.label + (f" ({note.strip()})" if note.strip() else "")
     results: list[EventResult] = []
     dead: list[int] = []
     captured: list[Character] = []
@@ -155,30 +155,16 @@ def survival_event(
             chronicle.add("death", f"{c.display_name} dies: {label}.", character=c.pk, dynasty=c.controlled_by_id)
             continue
         g = due_g.get(c.pk)
-        check = br.survival_check(
-            tables["survival"],
-            c.as_person(),
-            campaign.current_year,
-            extra_modifier=(g.modifier if g is not None else extra) + penalties.get(c.pk, 0),
-        )
-        roll = box.roll(
-            br.SURVIVAL_DICE,
-            purpose=reason,
-            characters=[c],
-            entered=typed.get(c.pk),
-            modifier=check.modifier,
-            target=check.need,
-            detail=f"age {check.age}" + (f"; {g.why}" if g is not None else ""),
-        )
-        survived = br.survives(check, roll.faces)
-        roll.outcome = "survived" if survived else "died"
+        bonus = (g.modifier if g is not None else extra) + penalties.get(c.pk, 0)
+        roll = play.roll(campaign, box, tables, c, EventDue(reason, bonus, typed.get(c.pk), g.why if g is not None else None))
+        survived = roll.survived
         take = survived and reason == "battle"
-        results.append(EventResult(c, tuple(roll.faces), check.modifier, check.need, survived, take))
+        results.append(EventResult(c, roll.faces, roll.modifier, roll.need, survived, take))
         if not survived:
             dead.append(c.pk)
             chronicle.add(
                 "death",
-                f"{c.display_name} dies: {label} (rolled {sum(roll.faces)}{check.modifier:+d}, needed {check.need}).",
+                f"{c.display_name} dies: {label} (rolled {sum(roll.faces)}{roll.modifier:+d}, needed {roll.need}).",
                 character=c.pk,
                 dynasty=c.controlled_by_id,
             )
@@ -198,23 +184,13 @@ def survival_event(
     return results
 
 
-def _check_reason(campaign: Campaign, reason: str, rolls: bool) -> None:
-    """Survival rolls for an event are Blood Royale's; a storm needs royal pieces or leaders."""
-    if rolls and not campaign.rules.event_rolls:
-        raise RuleError(
-            f"Survival rolls for {reason} are Blood Royale's; in this ruleset record the death itself (reason 'killed').",
-            code="ruleset",
-        )
-    if reason == "storm" and not (campaign.rules.prince_pieces or campaign.rules.royal_leaders):
-        raise RuleError(
-            "A storm takes the royal pieces or leaders aboard a fleet; this ruleset has neither: record the death "
-            "itself (reason 'killed').",
-            code="ruleset",
-        )
-
-
 def _rule_g_due(
-    campaign: Campaign, characters: Sequence[int], immune: Sequence[int], titles: Sequence[int], governed: Sequence[int] | None
+    campaign: Campaign,
+    characters: Sequence[int],
+    immune: Sequence[int],
+    titles: Sequence[int],
+    governed: Sequence[int] | None,
+    rule_g: str,
 ) -> dict[int, event_deaths.Roller]:
     """Optional rule G: the Governors' households a plague in ``titles`` strikes, less the immune and
     those already rolling; ``governed`` (as the GM ticked them) must be exactly those."""
@@ -227,14 +203,14 @@ def _rule_g_due(
     stray_g = _characters(campaign, sorted(ticked - set(due_g)))
     if missing:
         raise RuleError(
-            f"{br.RULE_G_PLAGUE}: {', '.join(missing)} must roll too (or be listed as immune, in the capital).",
+            f"{rule_g}: {', '.join(missing)} must roll too (or be listed as immune, in the capital).",
             code="rule_g",
             fields={"governed": "missing"},
         )
     if stray_g:
         event_deaths.check_struck(campaign, "other", stray_g)  # a prisoner is refused for that first
         raise RuleError(
-            f"{br.RULE_G_PLAGUE}: {stray_g[0].display_name} is of no household of a Governor whose province is struck.",
+            f"{rule_g}: {stray_g[0].display_name} is of no household of a Governor whose province is struck.",
             code="rule_g",
             fields={"governed": "not_struck"},
         )
@@ -296,7 +272,7 @@ def _capture(character: Character, captor: Dynasty | None, chronicle: Chronicle,
     character.save(update_fields=["prisoner_of", "held_by_neutrals"])
     taker = f"the house of {captor.name}" if captor is not None else "the neutrals"
     campaign = chronicle.campaign
-    price = campaign.rules.neutral_ransom if captor is None else 0
+    price = play_of(campaign).events.neutral_ransom() if captor is None else 0
     terms = f": they ransom him for {price} {treasury.currency(campaign)}" if price else ""  # A8, Fighting Neutrals
     chronicle.add(
         "capture",
@@ -316,23 +292,17 @@ def held_by(character: Character) -> str:
 
 def on_the_map(campaign: Campaign) -> caps.OnTheMap:
     """Who the campaign's ruleset puts on the map, where a battle or a surrender can take him."""
-    rules = campaign.rules
-    if rules.prince_pieces:
-        return caps.OnTheMap.PIECES
-    if rules.royal_leaders:
-        return caps.OnTheMap.LEADERS
-    if rules.monarch_table:
-        return caps.OnTheMap.MONARCHS
-    return caps.OnTheMap.ANYONE
+    return play_of(campaign).events.on_the_map()
 
 
 def captives(campaign: Campaign, people: Sequence[Character], captor: Dynasty | None) -> list[caps.Captive]:
     """What the rules need to know of each character someone would record as taken by ``captor``
     (``None``: the neutrals): his piece, whether he is a King, a royal leader, a monarch."""
     year = campaign.current_year
+    play = play_of(campaign).events
     reigns = {r.holder_id: r for r in Reign.objects.filter(campaign=campaign, end_year__isnull=True)}
     leaders: set[int] = set()
-    if on_the_map(campaign) == caps.OnTheMap.LEADERS:
+    if play.on_the_map() == caps.OnTheMap.LEADERS:
         from dynasties.services.bloodline_sequence import royal_leaders
 
         world = World(campaign)
@@ -343,7 +313,7 @@ def captives(campaign: Campaign, people: Sequence[Character], captor: Dynasty | 
             in_play=c.status == Status.ALIVE,
             held_by=held_by(c),
             piece=c.prince_piece,
-            king=c.pk in reigns and c.sex == "M" and c.age(year) >= br.ADULT_AGE,
+            king=c.pk in reigns and c.sex == "M" and c.age(year) >= play.king_age(),
             leader=c.pk in leaders,
             monarch=c.pk in reigns,
             own_house=captor is not None and c.controlled_by_id == captor.pk,
@@ -426,13 +396,6 @@ def character_capture(
     return people
 
 
-def _monarch_ransom(campaign: Campaign, money: str) -> str:
-    """The EU monarch tables' ransoms in words, where the campaign plays them (else "")."""
-    if not campaign.rules.monarch_table:
-        return ""
-    return eu_crowns.fixed_ransom_words(load_eu_tables(campaign)[eu_monarchs.RANSOM], money)
-
-
 @transaction.atomic
 def character_release(
     *,
@@ -480,9 +443,9 @@ def character_release(
         neutrals=neutrals,
         ransom=ransom,
         count=len(people),
-        neutral_price=campaign.rules.neutral_ransom,
+        neutral_price=play_of(campaign).events.neutral_ransom(),
         currency=money,
-        monarch_ransom=_monarch_ransom(campaign, money),
+        monarch_ransom=play_of(campaign).events.monarch_ransom(campaign, money),
     )
     if wrong:
         raise RuleError(wrong[0], code="ransom", fields={"ransom": "invalid"})
@@ -681,10 +644,7 @@ def regent_appoint(
     if record is None:
         raise NotFound(f"There is no crown called {crown!r} in {campaign.name}.", fields={"crown": "unknown"})
     require(by, campaign, "crown", player=record.controlled_by_id, crown=crown)  # his decision (campaign.permissions)
-    if not campaign.rules.regents:
-        raise RuleError(
-            f"{campaign.rules.label} has no regents: a monarch under 15 costs his country Stability instead.", code="ruleset"
-        )
+    minor_until = play_of(campaign).events.regency_age()  # refused where the ruleset has no regents
     try:
         reign = Reign.objects.select_related("holder", "regent").get(campaign=campaign, crown=crown, end_year__isnull=True)
     except Reign.DoesNotExist:
@@ -692,7 +652,7 @@ def regent_appoint(
     if reign.regent_id is None or reign.regency_end_year is not None:
         raise RuleError(
             f"{reign.holder.display_name} is of age: {crown} has no regency (a regent rules only for a monarch under "
-            f"{br.REGENT_MIN_AGE}, A7).",
+            f"{minor_until}, A7).",
             code="no_regency",
             fields={"crown": "no_regency"},
         )
@@ -771,11 +731,7 @@ def crown_give_back(
     if held is None:
         raise NotFound(f"There is no crown called {crown!r} in {campaign.name}.", fields={"crown": "unknown"})
     require(by, campaign, "crown", player=held.controlled_by_id, crown=crown)  # the holding player gives it up
-    if not campaign.rules.gives_back_crowns:
-        raise RuleError(
-            f"{campaign.rules.label} gives no crown back: a country held by another house returns by its own rules.",
-            code="ruleset",
-        )
+    play_of(campaign).events.may_give_back_crowns()  # refused where the ruleset gives no crown back
     world = World(campaign)
     record: Crown | None = world.crowns.get(crown)
     if record is None or not record.annexed:
@@ -829,7 +785,7 @@ def crown_give_back(
         crown=crown,
         dynasty=home.pk,
     )
-    if br.needs_regent(new_monarch.as_person(), year) and campaign.rules.regents:  # a minor set up: a regent (A7)
+    if play_of(campaign).events.needs_regent(new_monarch.as_person(), year):  # a minor set up: a regent (A7)
         chosen, _ = default_regent(world, crown, new_monarch.pk, ())
         regent = (
             world.characters[chosen]

@@ -10,63 +10,37 @@ ones are the same code with one match.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
 
 from django.db import transaction
 from django.db.models import Q
 
 from campaign import audit, events, live, treasury
-from campaign.models import Campaign, Posting, PostingKind, Step
+from campaign.models import Campaign, Posting, Step
 from campaign.permissions import Actor, couple_houses, readers_text, require
 from campaign.steps import Chronicle, Seen, lock_campaign, require_step, set_step
-from dynasties.models import Character, ControlChange, Dynasty, DynastyKind, Marriage, Origin, Reign
-from dynasties.selectors import FROZEN_LINE, frozen_lines, kings_widows, settled_by_offer
+from dynasties.models import Character, ControlChange, Dynasty, DynastyKind, Marriage, Reign
+from dynasties.selectors import FROZEN_LINE, kings_widows
 from dynasties.services import control
 from dynasties.services.common import World
+from dynasties.services.play_marriages import Match as Match
+from dynasties.services.play_marriages import Wedding
+from dynasties.services.play_marriages import WeddingMoney as WeddingMoney
+from dynasties.services.play_registry import play_of
 from dynasties.services.succession import crowns_join
-from rules import blood_royale as br
-from rules import bloodline as bl
 from rules.errors import IllegalMarriage, NotFound, RuleError
-from rules.families import TERMS, WIFE, Problem
-
-
-@dataclass(frozen=True)
-class Match:
-    husband: int
-    wife: int
-    husband_joins_wife: bool = False
-    children_raised_by: int | None = None
-    dowry: str = ""  # BloodLine: "100 ducats" or "province: <name>"
-    alliance_title: str = ""  # BloodLine: the title given to the giving dynasty
+from rules.families import WIFE, Problem
 
 
 def wedding_step(campaign: Campaign) -> Step:
     """Blood Royale weds in the Marriages step; BloodLine at the start of the Diplomacy phase, after
     the Dynastic Sequence (so a death in between cancels the match without penalty)."""
-    return Step.INTERPHASE if campaign.rules.betrothals else Step.MARRIAGES
+    return play_of(campaign).marriages.wedding_step()
 
 
 def alliance_problem(campaign: Campaign, match: Marriage | Match, needs_terms: bool) -> str | None:
     """BloodLine: a match of a monarch or of a monarch's child needs a title for the giving dynasty and a
     standard dynastic alliance (a dowry of 100 ducats or a province)."""
-    if not campaign.rules.betrothals or not needs_terms:
-        return None
-    if settled_by_offer(campaign, match):
-        return None  # a minor house's accepted offer is the alliance
-    return _terms_problem(match)
-
-
-def _terms_problem(match: Marriage | Match) -> str | None:
-    """The standard dynastic alliance's terms (BloodLine): a dowry and a title, or what is missing."""
-    dowry = match.dowry.strip()
-    good_dowry = dowry == f"{bl.DOWRY_DUCATS} ducats" or (dowry.startswith("province:") and dowry[9:].strip() != "")
-    if good_dowry and match.alliance_title.strip():
-        return None
-    return Problem(
-        "A match of a monarch or of a monarch's child needs a title for the giving dynasty and a dowry of 100 ducats "
-        "or a province: record them (dowry '100 ducats' or 'province: <name>', and the title) (BloodLine, Marriage).",
-        TERMS,
-    )
+    return play_of(campaign).marriages.alliance_problem(campaign, match, needs_terms)
 
 
 def _pk(value: object) -> int:
@@ -109,9 +83,10 @@ def _problems(
     frozen: Collection[int] | None = None,
 ) -> list[str]:
     """``frozen``: the BloodLine frozen lines, when the caller has read them already."""
-    problems = _rule_problems(campaign, groom, bride, busy, wedding=wedding)
-    if frozen is None and campaign.rules.married_away:
-        frozen = frozen_lines(campaign)
+    play = play_of(campaign).marriages
+    problems = play.rule_problems(campaign, groom, bride, busy, wedding=wedding)
+    if frozen is None:
+        frozen = play.frozen(campaign)
     if {groom.pk, bride.pk} & set(frozen or ()):
         problems.append(FROZEN_LINE)
     if bride.pk in widows:
@@ -123,19 +98,6 @@ def _problems(
             )
         )
     return problems
-
-
-def _rule_problems(campaign: Campaign, groom: Character, bride: Character, busy: set[int], *, wedding: bool) -> list[str]:
-    return campaign.rules.marriage_problems(
-        groom.as_person(),
-        bride.as_person(),
-        campaign.current_year,
-        wedding=wedding,
-        husband_taken=groom.pk in busy,
-        wife_taken=bride.pk in busy,
-        husband_never_marries=groom.origin == Origin.BARON,
-        wife_never_marries=bride.origin == Origin.BARON,
-    )
 
 
 def marriage_check(
@@ -159,7 +121,7 @@ def marriage_checker(
         ).values_list("pk", "husband_id", "wife_id")
     )
     widows = kings_widows(campaign, ids)
-    frozen = frozen_lines(campaign) if campaign.rules.married_away else set()
+    frozen = play_of(campaign).marriages.frozen(campaign)
 
     def check(husband: Character, wife: Character, exclude: Marriage | None = None) -> list[str]:
         busy = {pk for match, *pair in matches if exclude is None or match != exclude.pk for pk in pair}
@@ -168,7 +130,7 @@ def marriage_checker(
     return check
 
 
-def _monarchs_family(campaign: Campaign, ids: Sequence[int]) -> set[int]:
+def monarchs_family(campaign: Campaign, ids: Sequence[int]) -> set[int]:
     """Who among ``ids`` is a reigning monarch or a monarch's child."""
     monarchs = set(Reign.objects.filter(campaign=campaign, end_year__isnull=True).values_list("holder_id", flat=True))
     children = Character.objects.filter(pk__in=list(ids)).values_list("pk", "father_id", "mother_id")
@@ -235,7 +197,7 @@ def marriage_arrange_many(*, campaign: Campaign | int, matches: Sequence[Match],
             require(by, campaign, "couple", houses=[people[m.husband].controlled_by_id, people[m.wife].controlled_by_id])
     busy = _busy(campaign, ids)
     widows = kings_widows(campaign, ids)
-    royal_family = _monarchs_family(campaign, ids)
+    royal_family = monarchs_family(campaign, ids)
     seen: set[int] = set()
     errors: list[str] = []
     raisers = {
@@ -337,7 +299,7 @@ def marriage_wed_many(*, campaign: Campaign | int, marriages: Sequence[Marriage 
     people = _people(campaign, ids, {})
     busy = _busy(campaign, ids, exclude=wanted)
     widows = kings_widows(campaign, ids)
-    royal_family = _monarchs_family(campaign, ids)
+    royal_family = monarchs_family(campaign, ids)
     for pk in wanted:
         match = found[pk]
         groom, bride = people[match.husband_id], people[match.wife_id]
@@ -370,6 +332,7 @@ def marriage_wed(*, campaign: Campaign | int, marriage: Marriage | int, by: Acto
 def _wed_all(campaign: Campaign, matches: Sequence[Marriage], people: dict[int, Character], chronicle: Chronicle) -> None:
     """The weddings themselves: control passes, and the money the rules fix is recorded as owed (A6)."""
     year = campaign.current_year
+    play = play_of(campaign).marriages
     reigning = _reigning(campaign, list(people))
     changed: dict[int, Character] = {}
     postings: list[Posting] = []
@@ -398,9 +361,8 @@ def _wed_all(campaign: Campaign, matches: Sequence[Marriage], people: dict[int, 
             + ".",
             marriage=match.pk,
         )
-        if campaign.rules.betrothals:
-            postings += _bloodline_dowry(campaign, match, groom, bride, groom_house, bride_house, chronicle)
-        for house, amount, kind, reason in _treasury_payments(campaign, groom, bride, groom_house, reigning):
+        postings += play.dowry(campaign, Wedding(match, groom, bride, groom_house, bride_house), chronicle)
+        for house, amount, kind, reason in play.treasury_payments(campaign, groom, bride, groom_house, reigning):
             direction = "from the Treasury to" if amount > 0 else "to the Treasury from"
             posting = treasury.unsaved(campaign, payer=None, payee=house, amount=amount, kind=kind, reason=reason, marriage=match)
             if posting is not None:
@@ -431,103 +393,7 @@ def _wed_all(campaign: Campaign, matches: Sequence[Marriage], people: dict[int, 
                 crowns_join(world, queen_crown=world.crown(queen_reign.crown), king_crown=king_crown, chronicle=chronicle)
 
 
-def _bloodline_dowry(
-    campaign: Campaign,
-    match: Marriage,
-    groom: Character,
-    bride: Character,
-    groom_house: Dynasty | None,
-    bride_house: Dynasty | None,
-    chronicle: Chronicle,
-) -> list[Posting]:
-    """BloodLine dowries change hands at the wedding: an accepted minor-house offer's dowry from the
-    suitor's house to the minor house; a standard alliance's 100 ducats from the bride's house to the
-    groom's (a province given as dowry is recorded, not posted)."""
-    from dynasties.models import MarriageOffer, OfferStatus
-
-    offer = (
-        MarriageOffer.objects.filter(
-            campaign=campaign, status=OfferStatus.ACCEPTED, minor_character__in=[groom, bride], suitor__in=[groom, bride]
-        )
-        .select_related("suitor__controlled_by", "minor_character__controlled_by")
-        .first()
-    )
-    terms = _dowry_terms(match, offer, groom_house, bride_house)
-    if terms is None:
-        return []
-    payer, payee, amount = terms
-    chronicle.add(
-        "payment_owed",
-        f"{amount} ducats of dowry from the house of {payer.name} to the house of {payee.name} for the match of "
-        f"{groom.display_name} and {bride.display_name}.",
-        readers=[payer.pk, payee.pk],
-        dynasty=payer.pk,
-        amount=-amount,
-        marriage=match.pk,
-    )
-    posting = treasury.unsaved(
-        campaign, payer=payer, payee=payee, amount=amount, kind=PostingKind.DOWRY, reason="dowry", marriage=match
-    )
-    return [posting] if posting is not None else []
-
-
-def _treasury_payments(
-    campaign: Campaign, groom: Character, bride: Character, groom_house: Dynasty | None, reigning: Collection[int]
-) -> list[tuple[Dynasty, int, str, str]]:
-    """The wedding's payments by or into the Treasury (A6): (house, Crowns into its exchequer, negative
-    out of it; posting kind; reason). The bride's Charisma to the house controlling the groom, the 100
-    Crowns of a match with a monarch to the spouse's house of birth (the nobility is owed nothing).
-    None in BloodLine, whose only money of a match is its dowry."""
-    out: list[tuple[Dynasty, int, str, str]] = []
-    if not campaign.rules.treasury_pays_matches:
-        return out
-    payments = br.wedding_payments(
-        bride_charisma=int((bride.characteristics or {}).get("charisma", 0)),
-        groom_is_monarch=groom.pk in reigning,
-        bride_is_monarch=bride.pk in reigning,
-    )
-    for payment in payments:
-        if payment.charisma:
-            house = groom_house
-        elif payment.to == "bride":
-            house = bride.birth_dynasty
-        else:
-            house = groom.birth_dynasty
-        if house is not None:
-            kind = PostingKind.WEDDING if payment.charisma else PostingKind.MONARCH_MATCH
-            out.append((house, payment.amount, kind, payment.reason))
-    return out
-
-
-def _dowry_terms(
-    match: Marriage, offer: object | None, groom_house: Dynasty | None, bride_house: Dynasty | None
-) -> tuple[Dynasty, Dynasty, int] | None:
-    """BloodLine: who pays whom the dowry at the wedding (payer, payee, ducats), or None."""
-    if offer is not None:
-        payer = offer.suitor.controlled_by  # type: ignore[attr-defined]
-        payee = offer.minor_character.controlled_by  # type: ignore[attr-defined]
-        amount = offer.dowry  # type: ignore[attr-defined]
-    elif match.dowry == f"{bl.DOWRY_DUCATS} ducats":
-        payer, payee, amount = bride_house, groom_house, bl.DOWRY_DUCATS
-    else:
-        return None
-    if payer is None or payee is None or payer == payee or not amount:
-        return None
-    return payer, payee, amount
-
-
 # --- what a page shows before the match is made ------------------------------------------------
-
-
-@dataclass(frozen=True)
-class WeddingMoney:
-    """One payment a wedding posts: ``payer`` or ``payee`` None is the Treasury; ``amount`` > 0."""
-
-    payer: Dynasty | None
-    payee: Dynasty | None
-    amount: int
-    kind: str
-    reason: str
 
 
 def _loaded(campaign: Campaign, matches: Sequence[Marriage]) -> list[tuple[Character, Character]]:
@@ -561,23 +427,12 @@ def wedding_money(campaign: Campaign, matches: Sequence[Marriage]) -> list[list[
     is secret: the caller shows a line only to whom may see the payer's or the payee's exchequer."""
     couples = _loaded(campaign, matches)
     reigning = _reigning(campaign, [pk for pair in couples for pk in (pair[0].pk, pair[1].pk)])
-    offers: dict[frozenset[int], object] = {}
-    if campaign.rules.minor_houses:
-        from dynasties.models import MarriageOffer, OfferStatus
-
-        ids = [pk for pair in couples for pk in (pair[0].pk, pair[1].pk)]
-        for offer in MarriageOffer.objects.filter(
-            campaign=campaign, status=OfferStatus.ACCEPTED, minor_character_id__in=ids, suitor_id__in=ids
-        ).select_related("suitor__controlled_by", "minor_character__controlled_by"):
-            offers[frozenset((offer.minor_character_id, offer.suitor_id))] = offer
+    play = play_of(campaign).marriages
+    dowries = play.dowry_money(campaign, matches, couples)
     out: list[list[WeddingMoney]] = []
-    for match, (groom, bride) in zip(matches, couples, strict=True):
-        lines: list[WeddingMoney] = []
-        if campaign.rules.betrothals:
-            terms = _dowry_terms(match, offers.get(frozenset((groom.pk, bride.pk))), groom.controlled_by, bride.controlled_by)
-            if terms is not None:
-                lines.append(WeddingMoney(terms[0], terms[1], terms[2], PostingKind.DOWRY, "dowry"))
-        for house, amount, kind, reason in _treasury_payments(campaign, groom, bride, groom.controlled_by, reigning):
+    for (groom, bride), dowry in zip(couples, dowries, strict=True):
+        lines: list[WeddingMoney] = [dowry] if dowry is not None else []
+        for house, amount, kind, reason in play.treasury_payments(campaign, groom, bride, groom.controlled_by, reigning):
             payer, payee = (None, house) if amount > 0 else (house, None)
             lines.append(WeddingMoney(payer, payee, abs(amount), kind, reason))
         out.append(lines)
@@ -596,25 +451,14 @@ def match_problems(campaign: Campaign, matches: Sequence[Marriage], *, wedding: 
     ids = [pk for pair in couples for pk in (pair[0].pk, pair[1].pk)]
     busy = _busy(campaign, ids, exclude=[m.pk for m in matches if m.pk is not None])
     widows = kings_widows(campaign, ids)
-    frozen = frozen_lines(campaign) if campaign.rules.married_away else set()
-    royal_family = _monarchs_family(campaign, ids) if wedding and campaign.rules.betrothals else set()
-    settled: set[frozenset[int]] = set()
-    if royal_family:
-        from dynasties.models import MarriageOffer, OfferStatus
-
-        settled = {
-            frozenset(pair)
-            for pair in MarriageOffer.objects.filter(
-                campaign=campaign, status=OfferStatus.ACCEPTED, minor_character_id__in=ids
-            ).values_list("minor_character_id", "suitor_id")
-        }
+    play = play_of(campaign).marriages
+    frozen = play.frozen(campaign)
+    terms = play.terms_problems(campaign, matches, couples, wedding=wedding)
     out: list[list[str]] = []
-    for match, (groom, bride) in zip(matches, couples, strict=True):
+    for (groom, bride), alliance in zip(couples, terms, strict=True):
         problems = _problems(campaign, groom, bride, busy, wedding=wedding, widows=widows, frozen=frozen)
-        if {groom.pk, bride.pk} & royal_family and frozenset((groom.pk, bride.pk)) not in settled:
-            alliance = _terms_problem(match)
-            if alliance:
-                problems.append(alliance)
+        if alliance:
+            problems.append(alliance)
         out.append(problems)
     return out
 

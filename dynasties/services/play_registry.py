@@ -24,9 +24,12 @@ from campaign.permissions import Actor
 from campaign.steps import Chronicle, load_tables
 from dynasties.models import BirthAttempt, Character, Dynasty, Marriage
 from dynasties.services.common import World
+from dynasties.services.play_announcements import AnnouncementsPlay
 from dynasties.services.play_disputes import DisputesPlay
 from dynasties.services.play_ending import EndingPlay
+from dynasties.services.play_events import EventsPlay
 from dynasties.services.play_interphase import InterphasePlay
+from dynasties.services.play_marriages import MarriagesPlay
 from dynasties.services.play_minor_houses import MinorHousesPlay
 from dynasties.services.play_monarchs import MonarchsPlay
 from dynasties.services.play_succession import SuccessionPlay
@@ -335,9 +338,24 @@ class Play:
     succession: SuccessionPlay
     ending: EndingPlay
     disputes: DisputesPlay
+    marriages: MarriagesPlay
+    events: EventsPlay
+    announcements: AnnouncementsPlay
 
 
-STEPS: tuple[str, ...] = ("births", "survival", "monarchs", "minor_houses", "interphase", "succession", "ending", "disputes")
+STEPS: tuple[str, ...] = (
+    "births",
+    "survival",
+    "monarchs",
+    "minor_houses",
+    "interphase",
+    "succession",
+    "ending",
+    "disputes",
+    "marriages",
+    "events",
+    "announcements",
+)
 """The steps a play package implements (the fields of ``Play``)."""
 
 _PLAYS: dict[str, Play] = {}

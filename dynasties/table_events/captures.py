@@ -22,6 +22,7 @@ from campaign.treasury import currency
 from dynasties.models import FREE, Character, Dynasty, DynastyKind, Reign, Status
 from dynasties.services.events import character_capture, character_release, may_be_captured, on_the_map
 from dynasties.services.interim import interim_claim_resolve
+from dynasties.services.play_registry import play_of
 from dynasties.table_events.common import PHASE, acts_for, gm_only, gm_or_players, houses, own_houses, person
 from rules import captures as caps
 
@@ -104,7 +105,7 @@ CAPTURE = register(
         ),
         services=(character_capture,),
         offered=gm_only,
-        applies=lambda campaign: campaign.rules.keeps_families or campaign.rules.monarch_table,
+        applies=lambda campaign: play_of(campaign).events.takes_prisoners(),
         done=_taken,
         desk="Taken prisoner (the form asks by whom)",
     )
@@ -123,7 +124,7 @@ def releasable(campaign: Campaign, seat: Seat) -> list[Choice]:
         .select_related("controlled_by", "prisoner_of")
         .order_by("prisoner_of_id", "birth_year", "pk")
     )
-    price = campaign.rules.neutral_ransom
+    price = play_of(campaign).events.neutral_ransom()
     money = currency(campaign)
     out = []
     for c in held:
@@ -186,7 +187,7 @@ RELEASE = register(
         ),
         services=(character_release,),
         offered=gm_or_players,
-        applies=lambda campaign: campaign.rules.keeps_families or campaign.rules.monarch_table,
+        applies=lambda campaign: play_of(campaign).events.takes_prisoners(),
         done=_released,
         desk="Released or ransomed (the form asks the ransom)",
         extra={"desk_form": True},  # a release is for nothing only if the GM leaves the ransom blank
@@ -258,7 +259,7 @@ INTERIM_CLAIM = register(
         ),
         services=(interim_claim_resolve,),
         offered=gm_or_players,
-        applies=lambda campaign: campaign.rules.stability_track,
+        applies=lambda campaign: play_of(campaign).events.interim_claims(),
         done=lambda reign: f"Recorded: {reign.holder.display_name} reigns over {reign.crown}.",
     )
 )

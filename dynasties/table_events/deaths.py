@@ -20,6 +20,7 @@ from campaign.table_events import Choice, Field, Kind, TableEvent, register
 from dynasties.models import Character, Dynasty
 from dynasties.services import event_deaths
 from dynasties.services.events import NEUTRALS, EventResult, survival_event
+from dynasties.services.play_registry import play_of
 from dynasties.table_events.common import PHASE, gm_only, person
 from rules import blood_royale as br
 
@@ -237,11 +238,11 @@ _run_killed = partial(_no_roll, "killed")
 
 
 def _rolls(campaign: Campaign) -> bool:
-    return campaign.rules.event_rolls
+    return play_of(campaign).events.rolls_events()
 
 
 def _at_sea(campaign: Campaign) -> bool:
-    return campaign.rules.prince_pieces or campaign.rules.royal_leaders
+    return play_of(campaign).events.at_sea()
 
 
 NOTE = Field("note", Kind.TEXT, "Where, how", "For the chronicle (e.g. 'at Crécy').", required=False)

@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
-from dynasties.play.blood_royale import births, disputes, ending, interphase, minor_houses, monarchs, succession, survival
+from dynasties.play.blood_royale import (
+    announcements,
+    births,
+    disputes,
+    ending,
+    events,
+    interphase,
+    marriages,
+    minor_houses,
+    monarchs,
+    succession,
+    survival,
+)
 from dynasties.services.play_registry import Play, register_play
 from rules.blood_royale import NAME
 
@@ -20,5 +32,8 @@ def register() -> Play:
             succession=succession,
             ending=ending,
             disputes=disputes,
+            marriages=marriages,
+            events=events,
+            announcements=announcements,
         ),
     )

@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from dynasties.play.bloodline import births, disputes, ending, minor_houses, monarchs, succession, survival
+from dynasties.play.bloodline import (
+    announcements,
+    births,
+    disputes,
+    ending,
+    events,
+    marriages,
+    minor_houses,
+    monarchs,
+    succession,
+    survival,
+)
 from dynasties.services.play_registry import Play, register_play
 from rules.bloodline import NAME
 
@@ -20,5 +31,8 @@ def register() -> Play:
             succession=succession,
             ending=ending,
             disputes=disputes,
+            marriages=marriages,
+            events=events,
+            announcements=announcements,
         ),
     )
