@@ -44,7 +44,7 @@ from dynasties.services.marriages import (
     wedding_step,
 )
 from dynasties.services.play_registry import play_of
-from pages.common import ActionFailed, already_done, context, member, require_gm, run_action
+from pages.common import ActionFailed, already_done, context, member, require_gm, run_action, set_choices, shown_with
 from pages.debts import debts_for
 from pages.sequence import step_page
 from rules.families import HUSBAND, TERMS, WIFE, problem_about
@@ -124,8 +124,8 @@ class ArrangeForm(forms.Form):
         self.people = {c.pk: c for c in free}
         men = [c for c in free if c.sex == Sex.MALE]
         women = [c for c in free if c.sex == Sex.FEMALE]
-        self.fields["husband"].choices = [("", "— choose the groom —"), *_grouped(campaign, men)]
-        self.fields["wife"].choices = [("", "— choose the bride —"), *_grouped(campaign, women)]
+        set_choices(self, "husband", choices=[("", "— choose the groom —"), *_grouped(campaign, men)])
+        set_choices(self, "wife", choices=[("", "— choose the bride —"), *_grouped(campaign, women)])
         self.wedding_open = wedding_open
         self.wedding_step = STEP_LABELS[wedding_step(campaign)]
         self.step = STEP_LABELS[campaign.step]
@@ -204,9 +204,13 @@ def _marriages_page(
     houses: dict[int | None, dict[str, Any]] = {}
     play = play_of(campaign).marriages
     for c in free:
-        c.wedding_age = play.wedding_age(campaign, c)
-        c.may_wed = c.wedding_age >= play.adult_age() and not c.is_prisoner
-        c.charisma = int((c.characteristics or {}).get("charisma", 0))
+        age = play.wedding_age(campaign, c)
+        shown_with(
+            c,
+            wedding_age=age,
+            may_wed=age >= play.adult_age() and not c.is_prisoner,
+            charisma=int((c.characteristics or {}).get("charisma", 0)),
+        )
         group = houses.setdefault(c.controlled_by_id, {"house": c.controlled_by, "men": [], "women": []})
         group["men" if c.sex == Sex.MALE else "women"].append(c)
     related = ("husband__controlled_by", "husband__birth_dynasty", "wife__controlled_by", "wife__birth_dynasty")
@@ -221,10 +225,14 @@ def _marriages_page(
         wedding_money(campaign, betrothals),
         strict=True,
     ):
-        m.problems = problems
-        m.husband_age, m.wife_age = m.husband.age(year), m.wife.age(year)
-        m.money = [_money_line(x, unit) for x in money if sees_money(role, mine, _pk(x.payer), _pk(x.payee))]
-        m.may_act = may_act_for_any(role, mine, (m.husband.controlled_by_id, m.wife.controlled_by_id))
+        shown_with(
+            m,
+            problems=problems,
+            husband_age=m.husband.age(year),
+            wife_age=m.wife.age(year),
+            money=[_money_line(x, unit) for x in money if sees_money(role, mine, _pk(x.payer), _pk(x.payee))],
+            may_act=may_act_for_any(role, mine, (m.husband.controlled_by_id, m.wife.controlled_by_id)),
+        )
         if not sees_marriage_money(role, mine, m):
             m.dowry = ""  # shown, never saved: the dowry is for the match's houses and the GM
     weddings = list(Marriage.objects.filter(campaign=campaign, wedding_year=year).select_related(*related).order_by("pk"))
@@ -236,7 +244,8 @@ def _marriages_page(
         ).select_related("payer", "payee", "contract")
         for p in postings.order_by("pk"):
             match_id = p.marriage_id or (p.contract.marriage_id if p.contract else None)
-            posted.setdefault(match_id, []).append(_money_line(p, unit))
+            if match_id is not None:
+                posted.setdefault(match_id, []).append(_money_line(p, unit))
     label(campaign, [c for m in (*betrothals, *weddings) for c in (m.husband, m.wife)])  # numerals, namesakes
     matches = [m.pk for m in (*betrothals, *weddings)]
     sealed = _sealed_by(request, campaign, matches)
@@ -244,12 +253,15 @@ def _marriages_page(
     for d in debts_for(campaign, role, mine, marriages=ids) if ids else []:
         debts.setdefault(d["marriage_id"], []).append(d)
     for m in betrothals:
-        m.sealed = sealed.get(m.pk)
+        shown_with(m, sealed=sealed.get(m.pk))
     for m in weddings:
-        m.posted = posted.get(m.pk, [])
-        m.debts = debts.get(m.pk, [])
-        m.sealed = sealed.get(m.pk)
-        m.may_act = may_act_for_any(role, mine, (m.husband.controlled_by_id, m.wife.controlled_by_id))
+        shown_with(
+            m,
+            posted=posted.get(m.pk, []),
+            debts=debts.get(m.pk, []),
+            sealed=sealed.get(m.pk),
+            may_act=may_act_for_any(role, mine, (m.husband.controlled_by_id, m.wife.controlled_by_id)),
+        )
     return render(
         request,
         "pages/marriages/marriages.html",
@@ -450,7 +462,7 @@ def _by_step(entries: list[ChronicleEntry]) -> list[dict[str, Any]]:
     order = ["setup", *(s.value for s in STEP_ORDER)]
     groups: dict[str, list[ChronicleEntry]] = {}
     for e in entries:
-        e.private = e.audience != Audience.PUBLIC  # shown as private: not every member reads it
+        shown_with(e, private=e.audience != Audience.PUBLIC)  # shown as private: not every member reads it
         groups.setdefault(e.step, []).append(e)
     steps = [s for s in order if s in groups] + sorted(s for s in groups if s not in order)
     return [{"step": s, "label": STEP_LABELS.get(s, s.replace("_", " ").capitalize()), "lines": groups[s]} for s in steps]
@@ -534,7 +546,7 @@ def announcements(request: HttpRequest, slug: str) -> HttpResponse:
             return _announcements_page(request, campaign, role, mine, campaign.current_year, next_form=form, status=400)
         to_year = form.cleaned_data.get("to_year")
         try:
-            done = run_action(
+            advanced = run_action(
                 request, campaign, "Start the next turn", lambda c: turn_advance(campaign=c, to_year=to_year, by=request.user)
             )
         except ActionFailed as exc:
@@ -542,13 +554,13 @@ def announcements(request: HttpRequest, slug: str) -> HttpResponse:
                 form.add_error("to_year", exc.message)
                 return _announcements_page(request, campaign, role, mine, campaign.current_year, next_form=form, status=400)
             return _announcements_page(request, campaign, role, mine, campaign.current_year, error=exc.message, status=400)
-        if done is not None and done.ended_year is not None:  # the game's end came instead (dynasties.services.ending)
-            messages.success(request, f"The game has ended in {done.ended_year}: the final table stands.")
+        if advanced is not None and advanced.ended_year is not None:  # the game's end came instead (dynasties.services.ending)
+            messages.success(request, f"The game has ended in {advanced.ended_year}: the final table stands.")
             return redirect(reverse("pages:closing", args=[campaign.slug]))
-        if done is None:
+        if advanced is None:
             return redirect(reverse("pages:dashboard", args=[campaign.slug]) + "#top")
-        messages.success(request, f"The turn of {done.current_year} begins with the Births.")
-        return redirect(step_page(done) + "#top")  # on to the new turn's first step (issue 34)
+        messages.success(request, f"The turn of {advanced.current_year} begins with the Births.")
+        return redirect(step_page(advanced) + "#top")  # on to the new turn's first step (issue 34)
     return HttpResponse("Unknown action.", status=400)
 
 
