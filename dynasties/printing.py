@@ -31,8 +31,10 @@ from campaign.models import Audience, Campaign, ChronicleEntry
 from campaign.permissions import prints_sheets_of, role_of
 from campaign.printing import render_pdf
 from campaign.steps import load_tables
+from campaign.treasury import currency
 from dynasties.figures import Figures, figures
 from dynasties.models import Character, Crown, Dynasty, Portrait, Reign, RollSubject, Status, Title
+from dynasties.services.play_registry import play_of
 from rules.regnal import regnal_name
 from rules.tables import survival_need
 
@@ -215,7 +217,7 @@ def sheet_context(
         titles = _titles([character]).get(character.pk, [])
     if numerals is None:
         numerals = _numerals([character]).get(character.pk, [])
-    bloodline = campaign.rules.effective_ages
+    bloodline = play_of(campaign).survival.effective_ages()
     traits = character.characteristics or {}
     father, mother = character.father, character.mother
     table = None if bloodline else tables.get("survival")
@@ -399,4 +401,4 @@ FINAL_TABLE_TEMPLATE = "print/final_table.html"
 
 def final_table_pdf(campaign: Campaign, table: dict[str, Any]) -> bytes:
     """The final table (``dynasties.services.ending.final_table``, as the viewer may see it), A4."""
-    return render_pdf(FINAL_TABLE_TEMPLATE, {"campaign": campaign, "table": table, "currency": campaign.rules.currency})
+    return render_pdf(FINAL_TABLE_TEMPLATE, {"campaign": campaign, "table": table, "currency": currency(campaign)})

@@ -112,7 +112,7 @@ def play_births(campaign: Campaign, source: DiceSource, *, house_size: int = HOU
 def wed_due(campaign: Campaign, *, by: Actor) -> None:
     """Wed every betrothed couple now of age (BloodLine: at the start of the Diplomacy phase)."""
     year = campaign.current_year
-    bloodline = campaign.rules.effective_ages
+    bloodline = play_of(campaign).survival.effective_ages()
     betrothed = list(
         Marriage.objects.filter(campaign=campaign, ended_year__isnull=True, wedding_year__isnull=True)
         .select_related("husband", "wife")
@@ -133,7 +133,7 @@ def wed_due(campaign: Campaign, *, by: Actor) -> None:
 
 def play_marriages(campaign: Campaign, *, house_size: int = HOUSE_SIZE, by: Actor) -> None:
     year = campaign.current_year
-    if campaign.rules.betrothals:  # betrothals now, weddings in the Diplomacy phase
+    if play_of(campaign).marriages.has_terms():  # betrothals now, weddings in the Diplomacy phase
         _match_adults(campaign, year, wed=False, house_size=house_size, by=by)
         services.marriages_finish(campaign=campaign, by=by)
         return
@@ -171,7 +171,7 @@ def _match_adults(campaign: Campaign, year: int, *, wed: bool, house_size: int =
         women.remove(bride)
         if bride.controlled_by_id != man.controlled_by_id and man.controlled_by_id is not None:
             sizes[man.controlled_by_id] = sizes.get(man.controlled_by_id, 0) + 1  # she will join his house
-        if campaign.rules.betrothals:  # a monarch's family asks a dowry and a title: the policy offers them
+        if play_of(campaign).marriages.has_terms():  # a monarch's family asks a dowry and a title: the policy offers them
             matches.append(services.Match(man.pk, bride.pk, dowry="100 ducats", alliance_title="Count of the Marches"))
         else:
             matches.append(services.Match(man.pk, bride.pk))
@@ -302,7 +302,7 @@ def play_events(campaign: Campaign, source: DiceSource, *, by: Actor, phase: int
     royals = _royals(campaign)
     if not royals:
         return
-    rolls = campaign.rules.event_rolls  # plague and battle rolls are Blood Royale's (A5)
+    rolls = play_of(campaign).events.rolls_events()  # plague and battle rolls are Blood Royale's (A5)
     if rolls and _d(source, CHANCE_PLAGUE) == 1:  # a royal piece in a plague province, or (rule G) a governed one
         struck = [("piece", c.pk) for c in event_deaths.exposed(campaign, "plague")]
         struck += [("title", t.pk) for f in event_deaths.families(campaign) for t in f.titles]
@@ -511,7 +511,7 @@ def play_releases(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
         if play_of(campaign).succession.crown_terms().royal_leaders and not long_held and prisoner.pk not in interim_for:
             continue  # the heir apparent is a hostage while his King lives (BloodLine A needs his King's death)
         cash = max(0, treasury.balance(campaign, house)) if house is not None else 0
-        price = campaign.rules.neutral_ransom if prisoner.held_by_neutrals else 0
+        price = play_of(campaign).events.neutral_ransom() if prisoner.held_by_neutrals else 0
         if prisoner.held_by_neutrals:
             ransom = price if price else min(RANSOM, cash)
             freed = price > cash if price else ransom == 0
@@ -530,7 +530,7 @@ def play_releases(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
 
 def play_interim_claims(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
     """BloodLine A: each released heir's claim, recognised or refused (an even chance)."""
-    if not campaign.rules.stability_track:
+    if not play_of(campaign).events.interim_claims():
         return
     from dynasties.services.interim import interim_claim_resolve
 
@@ -1080,7 +1080,7 @@ def play_turn(campaign: Campaign, source: DiceSource, *, law: bool = False, hous
     if campaign.step == Step.ANNOUNCEMENTS:
         services.announcements_make(campaign=campaign, source=source, by=by)
         campaign.refresh_from_db()
-    if campaign.rules.betrothals:
+    if play_of(campaign).marriages.has_terms():
         wed_due(campaign, by=by)
     if law and campaign.step == Step.INTERPHASE:
         play_law(campaign, source, by=by)

@@ -53,7 +53,7 @@ from dynasties.services.characteristics import format_characteristics
 from dynasties.services.corrections import turn_rolls
 from dynasties.services.monarchs_view import monarchs_board
 from dynasties.services.naming import NAME_MAX, character_rename
-from dynasties.services.play_registry import BirthTerms
+from dynasties.services.play_registry import BirthTerms, play_of
 from dynasties.services.sequence_view import (
     SUCCESSION_LINE_LIMIT,
     BirthsBoard,
@@ -323,7 +323,7 @@ def _summary(campaign: Campaign) -> str:
             parts.append(f"{counted(len(board.pending_sex), 'child', 'children')} waiting for the sex roll")
         return "; ".join(parts) + "."
     if campaign.step == Step.SURVIVAL:
-        if campaign.rules.monarch_table:
+        if play_of(campaign).monarchs.rolls_monarchs():
             due = [r.name for r in monarchs_board(campaign).to_roll]
             return f"Crowns still to roll: {', '.join(due)}." if due else "Every crown has rolled: the GM closes Survival."
         survival = survival_board(campaign)
@@ -1096,7 +1096,7 @@ def _survival_post(request: HttpRequest, campaign: Campaign, role: str, mine: in
 @login_required
 def survival(request: HttpRequest, slug: str) -> HttpResponse:
     campaign, role, mine = member(request, slug)
-    if campaign.rules.monarch_table:  # the EU monarch tables: the monarchs' grid (pages/monarchs.py)
+    if play_of(campaign).monarchs.rolls_monarchs():  # the EU monarch tables: the monarchs' grid (pages/monarchs.py)
         return monarchs.survival(request, campaign, role, mine, _survival_post)
     failure = None
     if request.method == "POST":
@@ -1160,7 +1160,7 @@ def survival(request: HttpRequest, slug: str) -> HttpResponse:
             mine_to_roll=mine_to_roll,
             top=top,
             step_label=STEP_LABELS[campaign.step],
-            bloodline=campaign.rules.effective_ages,
+            bloodline=play_of(campaign).survival.effective_ages(),
             announcements_url=_turn_url(campaign, "pages:announcements", "announcements/"),
             marriages_url=_turn_url(campaign, "pages:marriages", "marriages/"),
         ),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import typing
 from pathlib import Path
 from types import ModuleType
 
@@ -187,6 +188,7 @@ def test_the_ending_and_the_disputes_are_played_as_each_ruleset_registers_them()
         play = play_of(Campaign(ruleset=r.name))
         assert (play.ending.money_wins(), play.ending.money_target_example()) == (r.money_wins, r.money_target_example)
         assert play.disputes.by_majority() == r.majority_disputes
+        assert play.survival.effective_ages() == r.effective_ages
     wins = sorted(play_of(Campaign(ruleset=r.name)).ending.money_wins() for r in rulesets())
     majority = sorted(play_of(Campaign(ruleset=r.name)).disputes.by_majority() for r in rulesets())
     assert wins == majority == [False, False, True]
@@ -316,3 +318,44 @@ def test_the_flag_scan_counts_each_read(source: str, count: int) -> None:
 )
 def test_the_import_scan_finds_a_ruleset_module(source: str, found: list[str]) -> None:
     assert ruleset_imports(source) == found
+
+
+# --- the whole tree: no ruleset flag read outside the rules and the play packages ------------------
+
+FLAG_READS_LEFT = {
+    "dynasties/selectors.py": ["kings_widows_retire"],
+}
+"""The flags still read outside ``rules/`` and ``dynasties/play/`` (issue 35: this list only shrinks).
+``selectors.kings_widows`` sits below the services the registry lives in (asking the play from there
+would close an import circle)."""
+
+
+def ruleset_flags() -> set[str]:
+    """The ruleset's switches: the boolean fields of ``rules.registry.Ruleset``."""
+    from rules.registry import Ruleset
+
+    hints = typing.get_type_hints(Ruleset)
+    return {f.name for f in dataclasses.fields(Ruleset) if hints[f.name] is bool}
+
+
+def test_no_ruleset_flag_is_read_outside_the_rules_and_the_play_packages() -> None:
+    flags = ruleset_flags()
+    assert {"effective_ages", "monarch_table", "interphase", "money_wins", "majority_disputes"} <= flags
+    found: dict[str, list[str]] = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        relative = path.relative_to(ROOT).as_posix()
+        if relative.startswith((".venv/", "node_modules/", "rules/", "dynasties/play/", "tests/", "bench/")):
+            continue
+        if "/migrations/" in relative:
+            continue
+        reads = [
+            node.attr
+            for node in ast.walk(ast.parse(path.read_text()))
+            if isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Attribute)
+            and node.value.attr == "rules"
+            and node.attr in flags
+        ]
+        if reads:
+            found[relative] = sorted(reads)
+    assert found == FLAG_READS_LEFT

@@ -248,7 +248,7 @@ class CharacterAdmin(HandEditAdmin, AuditedAdmin):  # the History button: the au
         """The age this turn (or at death); BloodLine shows the effective age beside the real one."""
         year = obj.death_year if obj.death_year is not None else obj.campaign.current_year
         real = obj.age(year)
-        if obj.campaign.rules.effective_ages:
+        if play_of(obj.campaign).survival.effective_ages():
             return f"{real} ({obj.effective_age(year)})"
         return str(real)
 

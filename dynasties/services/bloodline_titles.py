@@ -17,12 +17,19 @@ from campaign.treasury import currency, post
 from dynasties.models import Character, Crown, Dynasty, DynastyKind, Reign, Status, Title, TitleHolding
 from dynasties.services.bloodline import stability
 from dynasties.services.common import World
+from dynasties.services.play_registry import play_of
 from rules import bloodline as bl
 from rules.errors import NotFound, RuleError, StepOrderError
 from rules.succession import FamilyIndex, line_of
 
 INCOME_STEP = Step.INTERPHASE
 """BloodLine pays a title's income with the turn's income, after the Dynastic Sequence (ruling)."""
+
+
+def _bloodline_titles(campaign: Campaign) -> bool:
+    """BloodLine's titles are played here: given by the player, paying their income, passing down the
+    holder's own line (the succession play's ``titles_descend``)."""
+    return play_of(campaign).succession.titles_descend()
 
 
 def _value(title: Title) -> int:
@@ -67,7 +74,7 @@ def bloodline_title_grant(
     outside that line, eldest first, in order of decreasing land value (RULES.md B, Titles)."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "play")  # an observer gives nothing; whose title, below
-    if not campaign.rules.titles:
+    if not _bloodline_titles(campaign):
         raise RuleError("These titles are BloodLine's; Blood Royale grants governorships (optional rule G).", code="ruleset")
     world = World(campaign)
     house = world.dynasties.get(giver.pk if isinstance(giver, Dynasty) else giver)
@@ -191,7 +198,7 @@ def _income_paid(campaign: Campaign, title: Title) -> bool:
 def titles_with_income_due(campaign: Campaign, houses: Collection[int] | None = None) -> list[Title]:
     """BloodLine: the titles whose income this turn is still to be paid, held by a living character that
     one of ``houses`` controls (None: any); oldest first. Empty outside the step income is paid in."""
-    if not campaign.rules.titles or campaign.step != INCOME_STEP:
+    if not _bloodline_titles(campaign) or campaign.step != INCOME_STEP:
         return []
     held = (
         Title.objects.filter(campaign=campaign, holder__status=Status.ALIVE, holder__controlled_by__isnull=False)
@@ -219,7 +226,7 @@ def title_income_pay(*, campaign: Campaign | int, title: Title | int, given: int
     house controlling the provinces (default: the least, half rounded up). Returns the postings."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "play")  # an observer pays nothing; whose title, below
-    if not campaign.rules.titles:
+    if not _bloodline_titles(campaign):
         raise RuleError(
             "A title's income is BloodLine's; Blood Royale's governed provinces pay in the Interphase.", code="ruleset"
         )
@@ -324,7 +331,7 @@ def _title_of(campaign: Campaign, title: Title | int, *, checked: bool = True) -
 
 
 def _bloodline_title(campaign: Campaign, found: Title) -> None:
-    if not campaign.rules.titles or not found.provinces:
+    if not _bloodline_titles(campaign) or not found.provinces:
         raise RuleError(f"{found.name} is not a BloodLine title (RULES.md B, Titles).", code="ruleset")
 
 
@@ -651,7 +658,7 @@ class TitleDecision:
 
 def title_decisions(campaign: Campaign) -> list[TitleDecision]:
     """The BloodLine titles whose holder died this turn, and those a Dynastic Crisis this turn opened to claims."""
-    if not campaign.rules.titles:
+    if not _bloodline_titles(campaign):
         return []
     world = World(campaign)
     out: list[TitleDecision] = []

@@ -264,6 +264,11 @@ class SurvivalPlay(Protocol):
         """No survival roll before this age (what a refusal to roll a child says)."""
         ...
 
+    def effective_ages(self) -> bool:
+        """Survival moves an effective age beside the real one (BloodLine's health track): the
+        sheets, the desk and the Survival page show both."""
+        ...
+
     def roll(
         self,
         campaign: Campaign,

@@ -135,6 +135,10 @@ def death_line(character: Character, year: int, old: Roll, new: Roll) -> str:
 # --- the Survival page ----------------------------------------------------------------------------
 
 
+def effective_ages() -> bool:
+    return False
+
+
 def survival_dice() -> DiceSpec:
     return br.SURVIVAL_DICE
 

@@ -147,6 +147,10 @@ def death_line(character: Character, year: int, old: Roll, new: Roll) -> str:
 # --- the Survival page ----------------------------------------------------------------------------
 
 
+def effective_ages() -> bool:
+    return True
+
+
 def survival_dice() -> DiceSpec:
     return bl.SURVIVAL_DICE
 

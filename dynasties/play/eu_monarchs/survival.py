@@ -8,6 +8,7 @@ from collections.abc import Mapping
 
 from campaign.models import Campaign
 from dynasties.play.blood_royale.survival import death_line as death_line
+from dynasties.play.blood_royale.survival import effective_ages as effective_ages  # real ages only
 from dynasties.play.blood_royale.survival import odds as odds  # of nobody: nobody is due
 from dynasties.play.blood_royale.survival import reading as reading
 from dynasties.play.blood_royale.survival import roll as roll  # of nobody: nobody is due
