@@ -185,11 +185,26 @@ class Role(models.TextChoices):
     OBSERVER = "observer", "Observer"
 
 
+def seat_freed_or_kept(collector: Any, field: Any, sub_objs: Any, using: str) -> None:
+    """A house deleted frees an observer's or the GM's link to it (SET_NULL); a player's seat keeps it
+    (RESTRICT: "a player plays a dynasty"): the GM gives the seat another house, or makes the player
+    an observer, first. A player's seat deleted with the house (the whole campaign) does not hold it."""
+    rows = list(sub_objs)
+    players = [m for m in rows if m.role == Role.PLAYER]
+    if players:
+        models.RESTRICT(collector, field, players, using)
+    others = [m for m in rows if m.role != Role.PLAYER]
+    if others:
+        models.SET_NULL(collector, field, others, using)
+
+
 class Membership(Invariants, models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
     role = models.CharField(max_length=10, choices=Role.choices)
-    dynasty = models.ForeignKey("dynasties.Dynasty", null=True, blank=True, on_delete=models.SET_NULL, related_name="memberships")
+    dynasty = models.ForeignKey(
+        "dynasties.Dynasty", null=True, blank=True, on_delete=seat_freed_or_kept, related_name="memberships"
+    )
     dice_entry = models.CharField(
         max_length=10,
         choices=[(DiceEntry.FACES.value, DiceEntry.FACES.label), (DiceEntry.TOTALS.value, DiceEntry.TOTALS.label)],

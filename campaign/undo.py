@@ -41,6 +41,7 @@ from campaign.models import (
     ChronicleEntry,
     Membership,
     Posting,
+    Role,
     Roll,
     Step,
     UndoChange,
@@ -158,6 +159,7 @@ def _table_lines_since(campaign: Campaign, rows: dict[str, Any]) -> list[Chronic
 
 def _restore(campaign: Campaign, rows: dict[str, Any], *, by: Actor, reason: str = "") -> None:
     scopes = _scopes()
+    seated = _seated_houses(campaign)
     marks = audit.undo_capture(campaign.pk, scopes)  # the audit trail is not restored: it records the undo
     restored: dict[str, list[models.Model]] = {}
     table_lines = _table_lines_since(campaign, rows)  # kept, as the members are
@@ -181,8 +183,7 @@ def _restore(campaign: Campaign, rows: dict[str, Any], *, by: Actor, reason: str
         for start in range(0, len(objs), size):  # raw: no auto_now / auto_now_add re-stamping
             model._base_manager._insert(objs[start : start + size], fields=columns, raw=True)  # type: ignore[attr-defined]
     audit.mark_undo(marks, restored, by=by, reason=reason, year=campaign.current_year, step=campaign.step)
-    kept = registry.houses()._default_manager.filter(campaign=campaign).values("pk")  # a house undone has no player
-    Membership.objects.filter(campaign=campaign, dynasty__isnull=False).exclude(dynasty__in=kept).update(dynasty=None)
+    _unseat_houses_undone(campaign, seated)
 
 
 def _revert(
@@ -195,6 +196,7 @@ def _revert(
 ) -> None:
     """Write the rows of ``first`` as given (``campaign.changelog.revert``) and the campaign's own
     ``columns``, and mark the rows put back in the audit trail (undo and redo alike)."""
+    seated = _seated_houses(campaign)
     known = changelog.tables()
     tracked = [(known[table], list(rows)) for table, rows in first.items() if known[table] in audit.tracked_models()]
     marks = audit.UndoMarks()
@@ -206,8 +208,34 @@ def _revert(
     campaign.save(update_fields=CAMPAIGN_FIELDS)
     restored = {model._meta.label: list(model._base_manager.filter(pk__in=ids)) for model, ids in tracked}
     audit.mark_undo(marks, restored, by=by, reason=reason, year=campaign.current_year, step=campaign.step)
-    kept = registry.houses()._default_manager.filter(campaign=campaign).values("pk")  # a house undone has no player
-    Membership.objects.filter(campaign=campaign, dynasty__isnull=False).exclude(dynasty__in=kept).update(dynasty=None)
+    _unseat_houses_undone(campaign, seated)
+
+
+class SeatedOnUndoneHouse(RuleError):
+    code = "seated"
+    status = 409
+
+
+def _seated_houses(campaign: Campaign) -> dict[int, str]:
+    """The houses players sit on, by id, with their names (read before an undo may take one away)."""
+    ids = Membership.objects.filter(campaign=campaign, role=Role.PLAYER, dynasty__isnull=False).values("dynasty_id")
+    return dict(registry.houses()._default_manager.filter(pk__in=ids).values_list("pk", "name"))
+
+
+def _unseat_houses_undone(campaign: Campaign, seated: dict[int, str]) -> None:
+    """A house the undo took away keeps no member's seat: an observer's or the GM's link to it is
+    cleared; a player seated on it since (seating is outside every change set) refuses the undo,
+    naming him, and the whole undo rolls back (docs/rulings.md, "Undo (game night)")."""
+    kept = registry.houses()._default_manager.filter(campaign=campaign).values("pk")
+    gone = Membership.objects.filter(campaign=campaign, dynasty__isnull=False).exclude(dynasty__in=kept)
+    players = list(gone.filter(role=Role.PLAYER).select_related("user").order_by("pk"))
+    if players:
+        who = "; ".join(f"{m.user.get_username()} plays the house of {seated.get(m.dynasty_id or 0, '?')}" for m in players)
+        raise SeatedOnUndoneHouse(
+            f"This undo would take away a house a player was seated on since: {who}. Give the seat another house "
+            "(or make the player an observer) at the table's page, then undo."
+        )
+    gone.update(dynasty=None)
 
 
 def _python(field: models.Field[Any, Any], value: Any) -> Any:

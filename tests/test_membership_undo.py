@@ -13,6 +13,7 @@ from campaign.undo import new_action_key, redo, redo_plan, step_action, undo_pla
 from dynasties.invitations import account_join, invitation_create, member_remove, seat_move
 from dynasties.models import Dynasty
 from rules.dice import RandomSource
+from rules.errors import RuleError
 
 pytestmark = pytest.mark.django_db
 
@@ -105,3 +106,39 @@ def test_an_undo_to_a_whole_copy_keeps_the_table_s_lines_too(campaign, gm, bob, 
     assert plan is not None and plan.lost_chronicle == len(game(campaign)) - len(before)
     undo_step(campaign=campaign, key=new_action_key(), by=gm)
     assert game(campaign) == before and table(campaign) == seated
+
+
+def _new_house_at_the_desk(campaign: Campaign, gm) -> Dynasty:
+    from campaign.undo import change_set
+
+    with change_set(campaign.pk, label="A new house", by=gm) as locked:
+        return Dynasty.objects.create(campaign=locked, name="Anjou-Sicily", kind="player")
+
+
+def test_an_undo_that_takes_away_a_house_a_player_plays_is_refused_naming_him(campaign, gm):
+    """The house was made by the change set undone; a player was seated on it afterwards (outside any
+    change set): the undo is refused, saying whom to seat elsewhere first, and nothing is undone."""
+    from campaign.services import membership_add
+
+    anjou = _new_house_at_the_desk(campaign, gm)
+    newcomer = get_user_model().objects.create_user("anjou_player", password="a-long-password-1")
+    membership_add(campaign=campaign, user=newcomer, role=Role.PLAYER, dynasty=anjou, by=gm)
+    with pytest.raises(RuleError) as refused:
+        undo_step(campaign=campaign.pk, key=new_action_key(), by=gm)
+    assert refused.value.code == "seated"
+    assert "anjou_player plays the house of Anjou-Sicily" in refused.value.message
+    assert "seat" in refused.value.message and "then undo" in refused.value.message
+    assert Dynasty.objects.filter(pk=anjou.pk).exists()  # nothing undone
+    assert Membership.objects.get(user=newcomer).dynasty_id == anjou.pk
+
+
+def test_an_undo_that_takes_away_a_house_frees_an_observer_s_row_and_goes_on(campaign, gm):
+    """Only a player plays a house; once he is seated elsewhere (or an observer), the undo goes through."""
+    from campaign.services import membership_add
+
+    anjou = _new_house_at_the_desk(campaign, gm)
+    newcomer = get_user_model().objects.create_user("anjou_player", password="a-long-password-1")
+    seat = membership_add(campaign=campaign, user=newcomer, role=Role.PLAYER, dynasty=anjou, by=gm)
+    Membership.objects.filter(pk=seat.pk).update(role=Role.OBSERVER, dynasty=None)
+    undo_step(campaign=campaign.pk, key=new_action_key(), by=gm)
+    assert not Dynasty.objects.filter(pk=anjou.pk).exists()
