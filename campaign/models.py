@@ -185,17 +185,14 @@ class Role(models.TextChoices):
     OBSERVER = "observer", "Observer"
 
 
-def seat_freed_or_kept(collector: Any, field: Any, sub_objs: Any, using: str) -> None:
+def seat_freed_or_kept(collector: Any, field: Any, sub_objs: models.QuerySet[Any], using: str) -> None:
     """A house deleted frees an observer's or the GM's link to it (SET_NULL); a player's seat keeps it
     (RESTRICT: "a player plays a dynasty"): the GM gives the seat another house, or makes the player
     an observer, first. A player's seat deleted with the house (the whole campaign) does not hold it."""
-    rows = list(sub_objs)
-    players = [m for m in rows if m.role == Role.PLAYER]
-    if players:
+    players = sub_objs.filter(role=Role.PLAYER)
+    if players.exists():
         models.RESTRICT(collector, field, players, using)
-    others = [m for m in rows if m.role != Role.PLAYER]
-    if others:
-        models.SET_NULL(collector, field, others, using)
+    models.SET_NULL(collector, field, sub_objs.exclude(role=Role.PLAYER), using)
 
 
 class Membership(Invariants, models.Model):

@@ -11,7 +11,6 @@ from campaign.models import Campaign
 from campaign.permissions import can_view_exchequer, seat_of, sees_every_exchequer
 from campaign.treasury import balance, balances
 from dynasties.models import (
-    FREE,
     Character,
     Dynasty,
     Marriage,
@@ -23,7 +22,6 @@ from dynasties.models import (
     Reign,
     Status,
 )
-from rules.families import ADULT_AGE
 from rules.regnal import Named, labels, regnal_name
 
 FROZEN_LINE = (
@@ -44,36 +42,6 @@ def living_children_counts(campaign: Campaign) -> dict[int, int]:
         m.pk: by_pair.get((m.husband_id, m.wife_id), 0)
         for m in Marriage.objects.filter(campaign=campaign, ended_year__isnull=True, wedding_year__isnull=False)
     }
-
-
-def kings_widows(campaign: Campaign, ids: Sequence[int] | None = None) -> set[int]:
-    """Women (among ``ids``) whose husband died this turn as a reigning King: they retire at the
-    Announcements and may not remarry in between (A5, queen mothers never remarry). None in BloodLine,
-    where she goes home like any other widow."""
-    if not campaign.rules.kings_widows_retire:
-        return set()
-    year = campaign.current_year
-    kings = Reign.objects.filter(campaign=campaign, end_year=year, holder__death_year=year).values("holder_id")
-    widows = Marriage.objects.filter(campaign=campaign, ended_year=year, end_cause="death of the husband", husband_id__in=kings)
-    if ids is not None:
-        widows = widows.filter(wife_id__in=list(ids))
-    return set(widows.values_list("wife_id", flat=True))
-
-
-def unmatched_adults(campaign: Campaign) -> list[Character]:
-    """Characters free to marry: in play, 15 or older, neither married nor betrothed, not
-    prisoners, not a King's widow of this turn, not a created baron."""
-    year = campaign.current_year
-    matched = Marriage.objects.filter(campaign=campaign, ended_year__isnull=True)
-    busy = set(matched.values_list("husband_id", flat=True)) | set(matched.values_list("wife_id", flat=True))
-    busy |= kings_widows(campaign)
-    return [
-        c
-        for c in Character.objects.filter(FREE, campaign=campaign, status=Status.ALIVE, birth_year__lte=year - ADULT_AGE)
-        .exclude(origin="baron")
-        .order_by("birth_year", "birth_order", "pk")
-        if c.pk not in busy
-    ]
 
 
 def frozen_lines(campaign: Campaign) -> set[int]:

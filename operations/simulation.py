@@ -47,11 +47,11 @@ from contracts import services as contract_services
 from contracts.models import Breach, Contract, ContractKind, ContractState, Dispute, Excommunication, Parley
 from dynasties import services
 from dynasties.models import FREE, Character, ControlChange, Dynasty, DynastyKind, Marriage, MarriageOffer, Reign, Status, Title
-from dynasties.selectors import living_children_counts, unmatched_adults
+from dynasties.selectors import living_children_counts
 from dynasties.services import auction, event_deaths, events, interphase, pretenders, titles
 from dynasties.services.births import CoupleTurn
 from dynasties.services.common import World
-from dynasties.services.marriages import marriage_checker
+from dynasties.services.marriages import marriage_checker, unmatched_adults
 from dynasties.services.play_registry import play_of, plays_interphase
 from dynasties.services.setup import default_dynasties
 from operations import simulation_corrections, simulation_end, simulation_options, simulation_provinces

@@ -13,7 +13,6 @@ from django.test.utils import CaptureQueriesContext
 from campaign.models import Campaign, Step
 from campaign.permissions import SYSTEM_ACTOR
 from dynasties.models import Character, Marriage, Reign, Status
-from dynasties.selectors import unmatched_adults
 from dynasties.services import (
     Match,
     announcements_make,
@@ -26,6 +25,7 @@ from dynasties.services import (
     survival_roll,
     turn_advance,
 )
+from dynasties.services.marriages import unmatched_adults
 from operations.simulation import play_marriages, simulate
 from rules.dice import RandomSource
 

@@ -14,8 +14,8 @@ from django.core.management.base import CommandError
 from campaign.models import Campaign, ChronicleEntry, Roll, Step
 from campaign.permissions import SYSTEM_ACTOR
 from dynasties.models import Character, Dynasty, Marriage, Status
-from dynasties.selectors import unmatched_adults
 from dynasties.services import campaign_create
+from dynasties.services.marriages import unmatched_adults
 from operations.simulation import house_sizes, law_summary, law_table, play_marriages, play_turn
 from operations.simulation import simulate as simulate_turns
 from rules.dice import RandomSource

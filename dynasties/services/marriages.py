@@ -18,8 +18,8 @@ from campaign import audit, events, live, treasury
 from campaign.models import Campaign, Posting, Step
 from campaign.permissions import Actor, couple_houses, readers_text, require
 from campaign.steps import Chronicle, Seen, lock_campaign, require_step, set_step
-from dynasties.models import Character, ControlChange, Dynasty, DynastyKind, Marriage, Reign
-from dynasties.selectors import FROZEN_LINE, kings_widows
+from dynasties.models import FREE, Character, ControlChange, Dynasty, DynastyKind, Marriage, Reign, Status
+from dynasties.selectors import FROZEN_LINE
 from dynasties.services import control
 from dynasties.services.common import World
 from dynasties.services.play_marriages import Match as Match
@@ -28,7 +28,37 @@ from dynasties.services.play_marriages import WeddingMoney as WeddingMoney
 from dynasties.services.play_registry import play_of
 from dynasties.services.succession import crowns_join
 from rules.errors import IllegalMarriage, NotFound, RuleError
-from rules.families import WIFE, Problem
+from rules.families import ADULT_AGE, WIFE, Problem
+
+
+def kings_widows(campaign: Campaign, ids: Sequence[int] | None = None) -> set[int]:
+    """Women (among ``ids``) whose husband died this turn as a reigning King: they retire at the
+    Announcements and may not remarry in between (A5, queen mothers never remarry). None in BloodLine,
+    where she goes home like any other widow."""
+    if not play_of(campaign).announcements.widows_retire():
+        return set()
+    year = campaign.current_year
+    kings = Reign.objects.filter(campaign=campaign, end_year=year, holder__death_year=year).values("holder_id")
+    widows = Marriage.objects.filter(campaign=campaign, ended_year=year, end_cause="death of the husband", husband_id__in=kings)
+    if ids is not None:
+        widows = widows.filter(wife_id__in=list(ids))
+    return set(widows.values_list("wife_id", flat=True))
+
+
+def unmatched_adults(campaign: Campaign) -> list[Character]:
+    """Characters free to marry: in play, 15 or older, neither married nor betrothed, not
+    prisoners, not a King's widow of this turn, not a created baron."""
+    year = campaign.current_year
+    matched = Marriage.objects.filter(campaign=campaign, ended_year__isnull=True)
+    busy = set(matched.values_list("husband_id", flat=True)) | set(matched.values_list("wife_id", flat=True))
+    busy |= kings_widows(campaign)
+    return [
+        c
+        for c in Character.objects.filter(FREE, campaign=campaign, status=Status.ALIVE, birth_year__lte=year - ADULT_AGE)
+        .exclude(origin="baron")
+        .order_by("birth_year", "birth_order", "pk")
+        if c.pk not in busy
+    ]
 
 
 def wedding_step(campaign: Campaign) -> Step:
