@@ -33,7 +33,6 @@ from campaign.models import STEP_ORDER, Campaign, ChronicleEntry, DiceEntry, Ste
 from campaign.permissions import (
     Forbidden,
     Seen,
-    has_own_house,
     may_act_for_any,
     may_correct_rolls,
     may_play,
@@ -66,7 +65,7 @@ from dynasties.services.sequence_view import (
     survival_board,
 )
 from dynasties.services.succession_choices import pass_over_choose
-from dynasties.services.survival import SurvivalResult, survival_close, survival_roll
+from dynasties.services.survival import SurvivalResult, Whose, survival_close, survival_roll
 from pages import monarchs
 from pages.common import ActionFailed, context, counted, may_act_for, member, require_gm, run_action
 from pages.dice import spoken
@@ -1013,20 +1012,14 @@ def _survival_post(request: HttpRequest, campaign: Campaign, role: str, mine: in
     user = request.user
     if op == "grid":
         return _survival_grid(request, campaign, role, mine)
-    if op in ("roll_all", "roll_mine"):
-        if op == "roll_all":
-            require_gm(role)
-            chosen = None
-        else:
-            if not has_own_house(role, mine):
-                raise PermissionDenied("Only a player rolls for his own dynasty.")
-            chosen = [r.character.pk for r in survival_board(campaign).to_roll if r.character.controlled_by_id == mine]
+    if op in ("roll_all", "roll_mine"):  # who may press which is the service's policy to say (403)
+        whose: Whose = "all" if op == "roll_all" else "mine"
         try:
             results = run_action(
                 request,
                 campaign,
-                "Roll all survival" if chosen is None else "Roll my dynasty's survival",
-                lambda c: survival_roll(campaign=c, characters=chosen, by=user),
+                "Roll all survival" if whose == "all" else "Roll my dynasty's survival",
+                lambda c: survival_roll(campaign=c, whose=whose, by=user),
             )
         except ActionFailed as exc:
             return Failure(op, None, _failed(exc.message))
@@ -1056,26 +1049,25 @@ def _survival_post(request: HttpRequest, campaign: Campaign, role: str, mine: in
             )
         return redirect(f"{here}#succession")
     if op == "finish":
-        require_gm(role)  # before the form is judged (survival_close asks the policy again, in the action)
         form = FinishSurvivalForm(request.POST, auto_id="finish-%s")
-        if not form.is_valid():
-            return Failure("finish", None, form)
+        valid = form.is_valid()  # said only once the service's policy lets the GM through (anyone else: 403)
+        invalid = None if valid else RuleError("Check the typed dice.", fields={"entered": "invalid"})
         pass_over: dict[str, list[int]] = {}
         for value in request.POST.getlist("pass_over"):
             crown, _, pk = value.rpartition("::")
             if crown and _pk(pk):
                 pass_over.setdefault(crown, []).append(_pk(pk))
-        entered = form.cleaned_data["entered"]
+        entered = form.cleaned_data["entered"] if valid else None
 
         try:  # the ticked boxes are the decision (the recorded choices come ticked): none ticked, nobody passed over
             done = run_action(
                 request,
                 campaign,
                 "Finish Survival",
-                lambda c: survival_close(campaign=c, pass_over=pass_over, entered=entered, by=user),
+                lambda c: survival_close(campaign=c, pass_over=pass_over, entered=entered, invalid=invalid, by=user),
             )
         except ActionFailed as exc:
-            return Failure("finish", None, _refused(form, exc))
+            return Failure("finish", None, form if not valid else _refused(form, exc))
         if done is None:
             return redirect(f"{here}#succession")
         messages.success(request, f"Survival of {campaign.current_year} closed: successions resolved; now Marriages.")

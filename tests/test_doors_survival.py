@@ -7,16 +7,21 @@ page, the other through the API, and what each wrote is compared."""
 
 from __future__ import annotations
 
+import inspect
+
 import pytest
 from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from api.views.sequence import survival as survival_api
+from campaign import permissions
 from campaign.models import Campaign, ChronicleEntry, Membership, Role, Roll, Step
-from campaign.permissions import SYSTEM_ACTOR
+from campaign.permissions import SYSTEM_ACTOR, Forbidden
 from campaign.undo import new_action_key
 from dynasties.models import Character, Dynasty, PassedOver, Reign
 from dynasties.services import births_finish, campaign_create, survival_roll
+from dynasties.services import survival as survival_service
 from dynasties.services.sequence_view import (
     SUCCESSION_LINE_LIMIT,
     crowns_awaiting_succession,
@@ -25,6 +30,8 @@ from dynasties.services.sequence_view import (
     survival_board,
 )
 from dynasties.services.succession_choices import pass_over_choices, pass_over_choose
+from dynasties.services.survival import survival_close
+from pages import sequence as pages_sequence
 from rules.dice import RandomSource
 from tests.factories import person
 
@@ -143,3 +150,133 @@ def test_the_crowns_awaiting_succession_are_the_successions_due(gm, alice, bob):
     assert crowns_awaiting_succession(c) == [] == successions_due(c)
     _king_dies(c, gm, alice)
     assert crowns_awaiting_succession(c) == [d.crown for d in successions_due(c)] == ["England"]
+
+
+# --- Issue 35: the policy is asked once, by the service, with the explicit actor; doors never decide ---
+
+GM_ONLY = "Only the game master may do this."
+PLAYERS_ONLY = "Only a player rolls for his own dynasty."
+
+
+def _at_survival(gm, alice, bob) -> Campaign:
+    c = _campaign("Doors", gm, alice, bob)
+    births_finish(campaign=c, by=SYSTEM_ACTOR)
+    return c
+
+
+def _page_post(user, c: Campaign, **data):
+    page = Client()
+    page.force_login(user)
+    return page.post(reverse("pages:survival", args=[c.slug]), {"action_key": new_action_key(), **data})
+
+
+def _reason(response) -> str:
+    return response.context["reason"] if response.context and "reason" in response.context else ""
+
+
+def _survival_rolls(c: Campaign) -> int:
+    return Roll.objects.filter(campaign=c, purpose="survival").count()
+
+
+@pytest.mark.parametrize(
+    ("who", "op", "data", "said"),
+    [
+        ("alice", "finish", {}, GM_ONLY),
+        ("alice", "finish", {"entered": "3; x"}, GM_ONLY),  # his form is never judged: 403 first
+        ("alice", "roll_all", {}, GM_ONLY),
+        ("gm", "roll_mine", {}, PLAYERS_ONLY),
+    ],
+)
+def test_the_survival_buttons_refusals_are_the_services(gm, alice, bob, who, op, data, said):
+    """What the page answers is what the service's policy says, word for word (403 and its reason);
+    nothing is written."""
+    c = _at_survival(gm, alice, bob)
+    user = {"gm": gm, "alice": alice}[who]
+    response = _page_post(user, c, op=op, **data)
+    assert response.status_code == 403
+    assert _reason(response) == said
+    if op == "finish":
+        call = lambda: survival_close(campaign=c, by=user)  # noqa: E731
+    else:
+        call = lambda: survival_roll(campaign=c, whose="all" if op == "roll_all" else "mine", by=user)  # noqa: E731
+    with pytest.raises(Forbidden) as refused:
+        call()
+    assert refused.value.message == said
+    c.refresh_from_db()
+    assert c.step == Step.SURVIVAL and _survival_rolls(c) == 0
+
+
+def test_a_players_finish_hears_the_same_refusal_at_both_doors(gm, alice, bob):
+    c = _at_survival(gm, alice, bob)
+    page = _page_post(alice, c, op="finish")
+    api = APIClient()
+    api.force_login(alice)
+    by_api = api.post(f"/api/v1/campaigns/{c.slug}/survival/finish/", {}, format="json")
+    assert (page.status_code, _reason(page)) == (403, GM_ONLY)
+    assert by_api.status_code == 403 and by_api.json()["message"] == GM_ONLY
+    c.refresh_from_db()
+    assert c.step == Step.SURVIVAL
+
+
+def test_the_gms_bad_finish_form_is_said_once_the_policy_let_him_through(gm, alice, bob):
+    c = _at_survival(gm, alice, bob)
+    response = _page_post(gm, c, op="finish", entered="3; x")
+    assert response.status_code == 400
+    assert "is not a roll" in response.context["finish_form"].errors["entered"][0]
+    c.refresh_from_db()
+    assert c.step == Step.SURVIVAL
+
+
+@pytest.mark.parametrize(
+    ("who", "op", "data", "asked"),
+    [
+        ("alice", "roll_all", {}, "gm"),
+        ("alice", "roll_mine", {}, "play"),
+        ("alice", "finish", {"entered": "x"}, "gm"),
+        ("gm", "roll_mine", {}, "play"),
+        ("gm", "finish", {}, "gm"),
+    ],
+)
+def test_the_service_asks_the_policy_once_with_the_actor(gm, alice, bob, who, op, data, asked, monkeypatch):
+    """Each button's POST reaches its service, which asks the policy once, naming who acts (the
+    door asked first before issue 35: a player's "roll all" or Finish never reached the service)."""
+    c = _at_survival(gm, alice, bob)
+    user = {"gm": gm, "alice": alice}[who]
+    calls = []
+
+    def spy(by, campaign, check, **terms):
+        calls.append((by, check))
+        return permissions.require(by, campaign, check, **terms)
+
+    monkeypatch.setattr(survival_service, "require", spy)
+    _page_post(user, c, op=op, **data)
+    assert calls == [(user, asked)]
+
+
+def test_the_door_does_not_refuse_what_the_policy_allows(gm, alice, bob, monkeypatch):
+    """With the service's policy letting everyone through, a player's "roll all" and Finish act: the
+    page decides nothing itself (before issue 35, its own check answered 403)."""
+    c = _at_survival(gm, alice, bob)
+    monkeypatch.setattr(survival_service, "require", lambda by, campaign, check, **terms: permissions.SYSTEM)
+    assert _page_post(alice, c, op="roll_all").status_code == 302
+    assert _survival_rolls(c) > 0 and survival_board(c).to_roll == []
+    assert _page_post(alice, c, op="finish").status_code == 302
+    c.refresh_from_db()
+    assert c.step == Step.MARRIAGES
+
+
+POLICY_WORDS = ("require(", "require_gm", "require_play", "has_own_house", "may_play", "runs_the_turn", "role ==", "Role.GM")
+
+
+@pytest.mark.parametrize(
+    "door",
+    [
+        pytest.param(lambda: pages_sequence._survival_post, id="page"),
+        pytest.param(lambda: survival_api.SurvivalRollsView.post, id="api-rolls"),
+        pytest.param(lambda: survival_api.SurvivalFinishView.post, id="api-finish"),
+    ],
+)
+def test_the_survival_doors_write_without_asking_the_policy(door):
+    """The doors' writes of the Survival step name no check of the policy: the services ask it."""
+    source = inspect.getsource(door())
+    assert [word for word in POLICY_WORDS if word in source] == []

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from django.db import transaction
 from django.db.models import Count
 
 from campaign.dice import DiceBox
 from campaign.models import Campaign, Step
-from campaign.permissions import Actor, may_act_for, require, require_act_for
+from campaign.permissions import Actor, Forbidden, has_own_house, may_act_for, require, require_act_for
 from campaign.steps import Chronicle, Seen, load_tables, lock_campaign, require_step, set_step
 from dynasties.models import BirthAttempt, Character, Reign, RollSubject, Status, Title
 from dynasties.services.common import World
@@ -55,11 +55,15 @@ def survival_due(campaign: Campaign, world: World, tables: Mapping[str, object])
     return play_of(campaign).survival.due(campaign, world, tables)
 
 
+Whose = Literal["all", "mine"]
+
+
 @transaction.atomic
 def survival_roll(
     *,
     campaign: Campaign | int,
     characters: Sequence[int] | None = None,
+    whose: Whose | None = None,
     faces: Mapping[int, Entered] | None = None,
     source: DiceSource | None = None,
     by: Actor,
@@ -67,10 +71,18 @@ def survival_roll(
     """Roll 2d6 + Constitution for the given characters (default: everyone still to roll the caller
     acts for: the GM's all, a player's his own house's).
 
-    ``faces`` maps a character id to the two faces typed in from the table; the others are
-    rolled by the server."""
+    ``whose`` is what a door's button means instead of ``characters``: ``"all"`` (the GM's "roll
+    all": everyone still to roll; anyone else is refused) or ``"mine"`` (a player's "roll mine": his
+    own house's still to roll; the GM, who has no house, is refused). The policy is asked here, once,
+    with ``by``; the door only draws the refusal. ``faces`` maps a character id to the two faces
+    typed in from the table; the others are rolled by the server."""
+    if whose is not None and characters is not None:
+        raise ValueError("survival_roll: give 'characters' or 'whose', not both")
     campaign = lock_campaign(campaign, seen=Seen.ALL)
-    seat = require(by, campaign, "play")  # who may roll for whom is asked before the step is looked at
+    # who may roll for whom is asked before the step is looked at
+    seat = require(by, campaign, "gm" if whose == "all" else "play")
+    if whose == "mine" and not has_own_house(seat.role, seat.dynasty):
+        raise Forbidden("Only a player rolls for his own dynasty.")
     if characters is not None and not seat.is_gm:  # the GM, or each character's player
         houses = dict(Character.objects.filter(campaign=campaign, pk__in=list(characters)).values_list("pk", "controlled_by_id"))
         for pk in characters:
@@ -155,6 +167,18 @@ def survival_finish(
     relative's children), in the order asked for."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")
+    return _finish(campaign, source=source, entered=entered, pass_over=pass_over, by=by)
+
+
+def _finish(
+    campaign: Campaign,
+    *,
+    source: DiceSource | None,
+    entered: Sequence[Sequence[int]] | None,
+    pass_over: Mapping[str, Sequence[int]] | None,
+    by: Actor,
+) -> Campaign:
+    """:func:`survival_finish` once the policy has let ``by`` through (the campaign locked)."""
     require_step(campaign, Step.SURVIVAL)
     world = World(campaign, living_only=True)
     tables = load_tables(campaign)
@@ -221,14 +245,22 @@ def survival_close(
     pass_over: Mapping[str, Sequence[int]] | None = None,
     entered: Sequence[Sequence[int]] | None = None,
     source: DiceSource | None = None,
+    invalid: RuleError | None = None,
     by: Actor,
 ) -> SurvivalClosed:
     """The GM's finish of Survival as every door asks for it: the heirs passed over are those given
     (``{}``: nobody) or, when ``pass_over`` is None, the choices the crowns' players recorded; then
-    :func:`survival_finish`, and the recorded choices are forgotten."""
+    :func:`survival_finish`, and the recorded choices are forgotten.
+
+    The policy is asked first, once, with ``by``: only then is ``invalid`` raised, what the door
+    found wrong in the form it was sent (a page's typed dice), so that anyone but the GM hears the
+    refusal (403) and never what his form got wrong."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
+    require(by, campaign, "gm")
+    if invalid is not None:
+        raise invalid
     chosen = pass_over_choices(campaign) if pass_over is None else pass_over
     applied = {crown: list(dict.fromkeys(ids)) for crown, ids in chosen.items() if ids}
-    done = survival_finish(campaign=campaign, source=source, entered=entered, pass_over=applied or None, by=by)
+    done = _finish(campaign, source=source, entered=entered, pass_over=applied or None, by=by)
     pass_over_clear(done)
     return SurvivalClosed(done, applied)
