@@ -65,6 +65,7 @@ ASKING = (
     "crowns_view.py",
     "titles.py",
     "pretenders.py",
+    "characteristics.py",
 )
 """The step services that ask the play instead of reading the ruleset's flags."""
 MONARCHS_AND_SETUP = (

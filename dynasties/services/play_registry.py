@@ -205,6 +205,19 @@ class BirthsPlay(Protocol):
         """The chronicle's birth line of the child."""
         ...
 
+    def roll_characteristics(
+        self,
+        box: DiceBox,
+        character: Character,
+        bands: Any,
+        queue: list[list[int]] | None = None,
+        entered: Sequence[Entered | None] | None = None,
+    ) -> dict[str, int]:
+        """A character's characteristics rolled, each roll logged against him (a newborn, a set-up's
+        family, a baron, a bastard; typed: the faces of each, or its total, one typed as None
+        rolled; ``queue``: a set-up's typed rolls, taken in order)."""
+        ...
+
     def birth_penalty(self, attempts_made: int) -> int:
         """The wife's survival modifier this turn after this many attempts."""
         ...

@@ -1,8 +1,8 @@
 """Creating a campaign with its starting dynasties (RULES.md A3): the default houses of a ruleset
 (``default_dynasties``), ``campaign_create``, and Blood Royale's starting family
 (``blood_royale_starting_family``; BloodLine's is ``bloodline_sequence.starting_family``, an EU
-monarchs campaign starts with vacant thrones, ``eu_setup``). The characteristics' dice are
-``characteristics``."""
+monarchs campaign starts with vacant thrones, ``eu_setup``). The characteristics are rolled by the
+ruleset's play (``play_of(campaign).births.roll_characteristics``)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ from campaign.permissions import Actor
 from campaign.steps import Chronicle
 from dynasties.models import Character, Crown, Dynasty, DynastyKind, Marriage, Origin
 from dynasties.services import bloodline_sequence, regnal
-from dynasties.services.characteristics import format_characteristics, next_entered, roll_characteristics
+from dynasties.services.characteristics import format_characteristics, next_entered
+from dynasties.services.play_registry import play_of
 from dynasties.services.provinces import register_seed
 from rules import blood_royale as br
 from rules import get_ruleset
@@ -216,6 +217,7 @@ def blood_royale_starting_family(
     (BloodLine's: ``bloodline_sequence.starting_family``)."""
     start = campaign.start_year if year is None else year
     plan = br.setup_plan(options, start)
+    roll_characteristics = play_of(campaign).births.roll_characteristics
     crown = dynasty.crown or ""
     aristocratic = dynasty.kind == DynastyKind.ARISTOCRATIC
     king_spec = next(p for p in plan if p.role == "king")

@@ -12,8 +12,8 @@ from typing import Any
 from campaign.dice import DiceBox
 from campaign.steps import Chronicle
 from dynasties.models import Character, Crown, Dynasty, Marriage, Modifier, ModifierKind, Origin, PassedOver, Reign, Status
+from dynasties.play.blood_royale.births import roll_characteristics
 from dynasties.services import control
-from dynasties.services.characteristics import roll_characteristics
 from dynasties.services.common import World
 from dynasties.services.play_succession import (
     CrownTerms,
