@@ -74,6 +74,7 @@ MONARCHS_AND_SETUP = (
     "dynasties/services/eu_crowns_view.py",
     "api/views/sequence/monarchs.py",
     "dynasties/services/eu_setup.py",
+    "dynasties/services/setup.py",
     "dynasties/table_events/eu_monarchs.py",
     "pages/eu_setup.py",
     "dynasties/services/minor_crowns.py",
@@ -174,6 +175,21 @@ def test_each_play_announces_as_its_ruleset_says() -> None:
         assert play.of_age() == r.adult_age
         assert play.turn_year_given() == r.gm_sets_turn_year
     assert sorted(play_of(Campaign(ruleset=r.name)).announcements.widows_retire() for r in rulesets()) == [False, True, True]
+
+
+def test_each_play_names_the_houses_of_a_new_campaign() -> None:
+    """The set-up asks the play for the default houses: Blood Royale's countries (three players add
+    the aristocratic family), the EU crowns in order for the others (the table chooses none)."""
+    houses = {r.name: play_of(Campaign(ruleset=r.name)).announcements.default_houses(3, None) for r in rulesets()}
+    for r in rulesets():
+        crowns = [h.crown for h in houses[r.name]]
+        if r.europa_crowns:
+            assert len(houses[r.name]) == 3 and all(crowns)
+            with pytest.raises(RuleError, match=f"A {r.label} campaign's countries are the first 3 of"):
+                play_of(Campaign(ruleset=r.name)).announcements.default_houses(3, ["France"])
+        else:
+            assert crowns[-1] == "" and houses[r.name][-1].kind == "aristocratic" and len(crowns) == 4
+    assert len({tuple(h.crown for h in v) for v in houses.values()}) == 2  # the two EU rulesets share their crowns
 
 
 def test_the_interphase_is_played_where_its_ruleset_says() -> None:

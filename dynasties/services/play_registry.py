@@ -389,11 +389,16 @@ def register_play(ruleset: str, play: Play) -> Play:
 
 def play_of(campaign: Campaign) -> Play:
     """The play of the campaign's ruleset."""
+    return play_named(campaign.ruleset)
+
+
+def play_named(ruleset: str) -> Play:
+    """The play of a ruleset by its name (a campaign still to create: its set-up's houses)."""
     try:
-        return _PLAYS[campaign.ruleset]
+        return _PLAYS[ruleset]
     except KeyError:
         raise RuleError(
-            f"The ruleset {campaign.ruleset!r} has no play package registered (dynasties/play/, listed in "
+            f"The ruleset {ruleset!r} has no play package registered (dynasties/play/, listed in "
             f"DynastiesConfig.ready()); registered: {', '.join(_PLAYS) or 'none'}.",
             code="unknown_ruleset",
         ) from None
