@@ -298,7 +298,7 @@ ASKING_ELSEWHERE = (
     "pages/titles.py",
     "api/views/crowns.py",
 )
-STILL_IMPORTING = {"dynasties/table_events/pretenders.py", "dynasties/table_events/crowns.py"}
+STILL_IMPORTING = {"dynasties/table_events/crowns.py"}
 """Doors and table events of the succession that ask its play (the table events' help texts still
 quote Blood Royale's figures from its module: issue 35, not yet moved)."""
 
