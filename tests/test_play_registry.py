@@ -298,17 +298,15 @@ ASKING_ELSEWHERE = (
     "pages/titles.py",
     "api/views/crowns.py",
 )
-STILL_IMPORTING = {"dynasties/table_events/crowns.py"}
-"""Doors and table events of the succession that ask its play (the table events' help texts still
-quote Blood Royale's figures from its module: issue 35, not yet moved)."""
+"""Doors and table events of the succession that ask its play (the table events' fields quote the
+figures of a registered play, read at declaration)."""
 
 
 @pytest.mark.parametrize("path", ASKING_ELSEWHERE)
-def test_the_succession_s_doors_and_table_events_read_no_ruleset_flag(path: str) -> None:
+def test_the_succession_s_doors_and_table_events_read_no_ruleset_flag_and_import_no_ruleset(path: str) -> None:
     source = (ROOT / path).read_text()
     assert flag_reads(source) == []
-    if path not in STILL_IMPORTING:
-        assert ruleset_imports(source) == []
+    assert ruleset_imports(source) == []
 
 
 @pytest.mark.parametrize(

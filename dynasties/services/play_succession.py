@@ -17,6 +17,7 @@ from campaign.dice import DiceBox
 from campaign.steps import Chronicle
 from dynasties.models import Character, Crown, Dynasty, Reign
 from dynasties.services.common import World
+from rules.characteristics import Characteristic
 from rules.dice import DiceSpec
 from rules.people import Person
 from rules.succession import HeirStanding as HeirStanding
@@ -188,6 +189,10 @@ class SuccessionPlay(Protocol):
 
     def baron_birth_year(self, late: Person | None, year: int) -> int:
         """The birth year of a baron created to act as regent (``late``: the late monarch, if known)."""
+        ...
+
+    def baron_characteristics(self) -> tuple[Characteristic, ...]:
+        """The characteristics a created baron rolls (a regent chosen at the table types their dice)."""
         ...
 
     def relative_plan(self, late: Person, year: int) -> RelativePlan:

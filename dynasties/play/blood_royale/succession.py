@@ -28,6 +28,7 @@ from dynasties.services.play_succession import (
 )
 from dynasties.services.succession import heir_standing, move_family
 from rules import blood_royale as br
+from rules.characteristics import Characteristic
 from rules.errors import IllegalPassOver
 from rules.names import given_name, spouse_dynastic_name
 from rules.people import Person
@@ -148,6 +149,10 @@ def widows_retire() -> bool:
 
 def baron_birth_year(late: Person | None, year: int) -> int:
     return br.baron_birth_year(late, year) if late is not None else year - br.BARON_MIN_AGE
+
+
+def baron_characteristics() -> tuple[Characteristic, ...]:
+    return br.characteristics("M")
 
 
 def relative_plan(late: Person, year: int) -> RelativePlan:
