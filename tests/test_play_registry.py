@@ -86,6 +86,8 @@ ASKING_MARRIAGES = (
     "dynasties/services/events.py",
     "dynasties/table_events/captures.py",
     "dynasties/services/announcements.py",
+    "dynasties/services/event_deaths.py",
+    "dynasties/table_events/deaths.py",
 )
 """The Marriages, table events' and Announcements' modules (from the repository's root)."""
 RULESET_MODULES = {"rules.blood_royale", "rules.bloodline", "rules.eu_monarchs"}
@@ -164,6 +166,22 @@ def test_each_play_plays_the_events_its_ruleset_says() -> None:
         assert (play.on_the_map() == OnTheMap.LEADERS) == r.royal_leaders
     on_the_map = {r.name: play_of(Campaign(ruleset=r.name)).events.on_the_map() for r in rulesets()}
     assert sorted(on_the_map.values()) == sorted(["pieces", "leaders", "monarchs"])
+
+
+def test_each_play_says_whom_an_event_strikes() -> None:
+    """Who an event may strike (``event_deaths``) is the play's: Blood Royale's pieces for a battle, a
+    storm and a plague, BloodLine's royal leaders at sea; a prisoner is spared in every ruleset."""
+    for r in rulesets():
+        play = play_of(Campaign(ruleset=r.name)).events
+        spared = play.struck_problem("killed", name="Hal", piece="", captor="the neutrals")
+        assert spared is not None and "Captured characters may not be killed" in spared and "Hal" in spared
+        assert play.struck_problem("killed", name="Hal", piece="", captor=None) is None
+        if r.prince_pieces:
+            assert play.strikes_pieces("battle") and play.strikes_pieces("storm") and not play.strikes_pieces("killed")
+            refused = play.struck_problem("battle", name="Hal", piece="", captor=None)
+            assert refused is not None and "Hal has no piece on the map" in refused
+        if r.royal_leaders:
+            assert "royal leaders can be lost at sea" in play.at_sea_rule()
 
 
 def test_each_play_announces_as_its_ruleset_says() -> None:

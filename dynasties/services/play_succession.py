@@ -191,6 +191,10 @@ class SuccessionPlay(Protocol):
         """The birth year of a baron created to act as regent (``late``: the late monarch, if known)."""
         ...
 
+    def charisma_loss_dice(self) -> DiceSpec:
+        """The dice of the Charisma a monarch may lose for a pass-over (Blood Royale A7)."""
+        ...
+
     def baron_characteristics(self) -> tuple[Characteristic, ...]:
         """The characteristics a created baron rolls (a regent chosen at the table types their dice)."""
         ...

@@ -29,6 +29,7 @@ from dynasties.services.play_succession import (
 from dynasties.services.succession import heir_standing, move_family
 from rules import blood_royale as br
 from rules.characteristics import Characteristic
+from rules.dice import DiceSpec
 from rules.errors import IllegalPassOver
 from rules.names import given_name, spouse_dynastic_name
 from rules.people import Person
@@ -149,6 +150,10 @@ def widows_retire() -> bool:
 
 def baron_birth_year(late: Person | None, year: int) -> int:
     return br.baron_birth_year(late, year) if late is not None else year - br.BARON_MIN_AGE
+
+
+def charisma_loss_dice() -> DiceSpec:
+    return br.CHARISMA_LOSS_DICE
 
 
 def baron_characteristics() -> tuple[Characteristic, ...]:

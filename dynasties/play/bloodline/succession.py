@@ -16,6 +16,7 @@ from dynasties.models import Character, Crown, Dynasty, DynastyKind, Marriage, R
 from dynasties.play.blood_royale.succession import PRETENDER_TERMS, TITLE_TERMS
 from dynasties.play.blood_royale.succession import baron_birth_year as baron_birth_year
 from dynasties.play.blood_royale.succession import baron_characteristics as baron_characteristics
+from dynasties.play.blood_royale.succession import charisma_loss_dice as charisma_loss_dice  # never asked: priced otherwise
 from dynasties.play.blood_royale.succession import create_relative as create_relative
 from dynasties.play.blood_royale.succession import regent_min_age as regent_min_age
 from dynasties.play.blood_royale.succession import relative_plan as relative_plan
