@@ -285,6 +285,16 @@ def test_the_monarchs_and_setup_modules_read_no_ruleset_flag_and_import_no_rules
     assert ruleset_imports(source) == []
 
 
+NO_RULESET_IMPORT = ("dynasties/figures.py", "desk/admin/dynasties.py")
+"""Modules that import no ruleset's own module though they still read a ruleset's plain values
+(``campaign.rules.combat``, its label: the figure in battle still chooses its measure there)."""
+
+
+@pytest.mark.parametrize("path", NO_RULESET_IMPORT)
+def test_the_figures_and_the_desk_import_no_ruleset(path: str) -> None:
+    assert ruleset_imports((ROOT / path).read_text()) == []
+
+
 @pytest.mark.parametrize("path", ASKING_MARRIAGES)
 def test_the_marriages_modules_read_no_ruleset_flag_and_import_no_ruleset(path: str) -> None:
     source = (ROOT / path).read_text()

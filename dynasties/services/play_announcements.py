@@ -78,6 +78,11 @@ class AnnouncementsPlay(Protocol):
         """A monarch of this age rules without a regent."""
         ...
 
+    def prince_pieces(self) -> tuple[int, int]:
+        """The Prince pieces the Announcements hand out (Blood Royale A2): the age a prince takes one
+        and how many a house has ((0, 0): none)."""
+        ...
+
     def turn_year_given(self) -> bool:
         """Whether the GM gives each next turn's year (else the turn length fixes it)."""
         ...

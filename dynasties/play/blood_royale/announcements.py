@@ -189,5 +189,9 @@ def of_age() -> int:
     return br.ADULT_AGE
 
 
+def prince_pieces() -> tuple[int, int]:
+    return br.PRINCE_AGE, br.PRINCE_PIECES
+
+
 def turn_year_given() -> bool:
     return False  # five years a turn

@@ -81,3 +81,7 @@ def of_age() -> int:
 
 def turn_year_given() -> bool:
     return True
+
+
+def prince_pieces() -> tuple[int, int]:
+    return 0, 0  # no Prince pieces

@@ -45,3 +45,7 @@ def starting_family(
     bands: Any,
 ) -> Character | None:
     return None  # each throne starts vacant: a succession roll (or a named monarch) fills it
+
+
+def prince_pieces() -> tuple[int, int]:
+    return 0, 0  # no Prince pieces
