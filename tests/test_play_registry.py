@@ -88,6 +88,7 @@ ASKING_MARRIAGES = (
     "dynasties/services/announcements.py",
     "dynasties/services/event_deaths.py",
     "dynasties/table_events/deaths.py",
+    "dynasties/table_events/minor_houses.py",
 )
 """The Marriages, table events' and Announcements' modules (from the repository's root)."""
 RULESET_MODULES = {"rules.blood_royale", "rules.bloodline", "rules.eu_monarchs"}
@@ -306,6 +307,20 @@ def test_each_play_keeps_minor_houses_as_its_ruleset_says() -> None:
     kept = {r.name: play_of(Campaign(ruleset=r.name)).minor_houses.kept() for r in rulesets()}
     assert kept == {r.name: r.minor_houses for r in rulesets()}
     assert sorted(kept.values()) == [False, False, True]
+
+
+def test_only_the_play_that_keeps_minor_houses_has_their_terms() -> None:
+    """The minor houses' table events quote the terms of the play that keeps them (BloodLine's)."""
+    for r in rulesets():
+        play = play_of(Campaign(ruleset=r.name)).minor_houses
+        if r.minor_houses:
+            terms = play.terms()
+            assert (terms.marriage_age, terms.nobility_from, terms.box_default) == (15, 6, 1)
+            assert terms.offer_letter(True, True) == "a" and terms.offer_letter(False, False) == "d"
+        else:
+            with pytest.raises(RuleError) as refused:
+                play.terms()
+            assert refused.value.code == "wrong_ruleset"
 
 
 def test_only_the_eu_play_rolls_monarchs_and_the_others_refuse() -> None:
