@@ -66,6 +66,7 @@ ASKING = (
     "titles.py",
     "pretenders.py",
     "characteristics.py",
+    "bloodline_titles.py",
 )
 """The step services that ask the play instead of reading the ruleset's flags."""
 MONARCHS_AND_SETUP = (
@@ -307,6 +308,20 @@ def test_each_play_keeps_minor_houses_as_its_ruleset_says() -> None:
     kept = {r.name: play_of(Campaign(ruleset=r.name)).minor_houses.kept() for r in rulesets()}
     assert kept == {r.name: r.minor_houses for r in rulesets()}
     assert sorted(kept.values()) == [False, False, True]
+
+
+def test_only_the_play_whose_titles_descend_pays_their_income() -> None:
+    """A title's income (BloodLine, Titles) is the title terms' of the play whose titles descend; the
+    others refuse it."""
+    for r in rulesets():
+        play = play_of(Campaign(ruleset=r.name)).succession
+        terms = play.title_terms()
+        if play.titles_descend():
+            assert terms.income([3, 5, 2]) == 15 and terms.controller_share(15) == 8
+            assert sum(terms.income_split([(3, 1), (5, 2)], 1, None).values()) == 13
+        else:
+            with pytest.raises(RuleError, match="A title's income is BloodLine's"):
+                terms.income([3])
 
 
 def test_only_the_play_that_keeps_minor_houses_has_their_terms() -> None:

@@ -10,8 +10,8 @@ a regent, what a union does to the crowns. The hand-over types (``HeirStanding``
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from dataclasses import dataclass, field
+from typing import Any, NoReturn, Protocol, runtime_checkable
 
 from campaign.dice import DiceBox
 from campaign.steps import Chronicle
@@ -19,6 +19,7 @@ from dynasties.models import Character, Crown, Dynasty, Reign
 from dynasties.services.common import World
 from rules.characteristics import Characteristic
 from rules.dice import DiceSpec
+from rules.errors import RuleError
 from rules.people import Person
 from rules.succession import HeirStanding as HeirStanding
 from rules.succession import PassOverCost as PassOverCost
@@ -79,6 +80,17 @@ class TitleTerms:
     governor_problems: Callable[..., list[str]]  # everything that stops a Prince being created Governor
     default_title_name: Callable[[str], str]  # a province's title when the grant names none
     dispute_consequence: Callable[..., str]  # what the King's dispute of an inheritance brings
+    # a title's income (BloodLine, Titles): its total from its provinces' land values, the least share of
+    # the provinces' controller, and who gets what (refused where titles pay none)
+    income: Callable[[Sequence[int]], int] = field(default=lambda values: _no_title_income())
+    controller_share: Callable[[int], int] = field(default=lambda income: _no_title_income())
+    income_split: Callable[[Sequence[tuple[int, int]], int, int | None], dict[int, int]] = field(
+        default=lambda provinces, house, given: _no_title_income()
+    )
+
+
+def _no_title_income() -> NoReturn:
+    raise RuleError("A title's income is BloodLine's; Blood Royale's governed provinces pay in the Interphase.", code="ruleset")
 
 
 @dataclass(frozen=True)

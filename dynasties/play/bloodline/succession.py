@@ -168,7 +168,14 @@ def pretender_terms() -> PretenderTerms:
 
 def title_terms() -> TitleTerms:
     """No Governors; a title's minor heir has the monarch as 'Regent' as in Blood Royale (rule G)."""
-    return replace(TITLE_TERMS, governors=False, governed_tax_extra=0)
+    return replace(
+        TITLE_TERMS,
+        governors=False,
+        governed_tax_extra=0,
+        income=bl.title_income,
+        controller_share=bl.controller_share,
+        income_split=bl.title_income_split,
+    )
 
 
 def regents() -> bool:
