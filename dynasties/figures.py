@@ -17,15 +17,15 @@ saying why not (docs/rulings.md, "Figures in battle").
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from django.db.models import Q
 
 from campaign.models import Campaign
 from dynasties.models import Character, Dynasty, Marriage, Modifier, ModifierKind, Reign, Status, Title
+from dynasties.services.play_registry import play_of
 from dynasties.services.succession_view import royal_leaders_now
-from rules import blood_royale as br
 from rules import combat as cb
 from rules.combat import Lasting
 from rules.people import FEMALE, MALE
@@ -134,14 +134,14 @@ def _lasts(m: Modifier) -> str:
     return "while its condition lasts"
 
 
-def _what(m: Modifier, sex: str) -> str:
+def _what(m: Modifier, sex: str, governor_characteristic: Callable[[str], str]) -> str:
     value = cb.signed(m.value)
     if m.kind == ModifierKind.USURPER_STRENGTH:
         return f"{value} Strength"
     if m.kind == ModifierKind.RIVAL_STRENGTH:
         return f"{value} Strength against {_house(m.against)}"
     if m.kind == ModifierKind.GOVERNOR:
-        return f"{value} {br.governor_characteristic(sex).capitalize()}"
+        return f"{value} {governor_characteristic(sex).capitalize()}"
     if m.kind == ModifierKind.CHARISMA_LOSS:
         return f"{value} Charisma"
     if m.kind == ModifierKind.COMBAT_MALUS:
@@ -164,12 +164,12 @@ def _applies(m: Modifier, c: Character) -> str | None:
     return None  # a crown's lasting roll: see ``figures`` (its monarch)
 
 
-def _view(m: Modifier, c: Character, applies: str) -> ModifierView:
+def _view(m: Modifier, c: Character, applies: str, governor_characteristic: Callable[[str], str]) -> ModifierView:
     return ModifierView(
         id=m.pk,
         kind=m.kind,
         value=m.value,
-        what=_what(m, c.sex),
+        what=_what(m, c.sex, governor_characteristic),
         applies=applies,
         why=m.reason,
         since=m.start_year,
@@ -232,6 +232,8 @@ def figures(campaign: Campaign, characters: Iterable[Character]) -> dict[int, Fi
         reigns.setdefault(r.holder_id, []).append(r)
 
     measure = campaign.rules.combat
+    play = play_of(campaign)
+    governor_characteristic = play.succession.title_terms().governor_characteristic
     leaders: dict[int, tuple[str, int]] = {}
     titles: dict[int, list[Title]] = {}
     if measure == cb.BATTLE_ROLLS and any(not _out_of_play(c) and c.controlled_by_id for c in people.values()):
@@ -250,11 +252,20 @@ def figures(campaign: Campaign, characters: Iterable[Character]) -> dict[int, Fi
             if applies is None and m.kind == ModifierKind.ONGOING_DISPUTE and m.crown in own_crowns:
                 applies = f"the crown of {m.crown}"
             if applies is not None:
-                mods.append(_view(m, c, applies))
+                mods.append(_view(m, c, applies, governor_characteristic))
         active = [m for m in rows if m.end_year is None and _applies(m, c) is not None]
         gone = _out_of_play(c, captors)
         if measure == cb.STRENGTH:
-            combat = _blood_royale(c, year, active, spouse.get(pk), reigns.get(pk, []), gone)
+            combat = _blood_royale(
+                c,
+                year,
+                active,
+                spouse.get(pk),
+                reigns.get(pk, []),
+                gone,
+                play.events.king_age(),
+                play.announcements.prince_pieces(),
+            )
         elif measure == cb.BATTLE_ROLLS:
             combat = _bloodline(
                 c, year, active, leaders.get(pk), titles.get(pk, []), reigns.get(pk, []), gone, campaign.rules.adult_age
@@ -272,7 +283,12 @@ def _blood_royale(
     spouse: tuple[str, dict[str, int], int] | None,
     reigns: list[Reign],
     gone: str,
+    king_age: int,
+    pieces: tuple[int, int],
 ) -> CombatView:
+    """``king_age``: a reigning man of this age holds the King piece; ``pieces``: the age a prince
+    takes a Prince piece and how many a house has (the play's)."""
+    prince_age, prince_pieces = pieces
     if c.sex == FEMALE:
         note = "Women lead no army in Blood Royale: Strength is a man's, Guile a woman's (A2)."
         if spouse is not None and not gone:
@@ -281,7 +297,7 @@ def _blood_royale(
         return CombatView(False, note=gone or note)
     if gone:
         return CombatView(False, note=gone)
-    king = next((r for r in reigns if c.age(year) >= br.ADULT_AGE and not (r.regent_id and r.regency_end_year is None)), None)
+    king = next((r for r in reigns if c.age(year) >= king_age and not (r.regent_id and r.regency_end_year is None)), None)
     if c.prince_piece == "K" or (king is not None and not c.prince_piece):
         role = f"King of {king.crown}" if king is not None else "King"
         role += " (the King piece)" if c.prince_piece == "K" else " (the King piece from the Announcements)"
@@ -289,12 +305,12 @@ def _blood_royale(
         role = f"Prince (piece {c.prince_piece})"
     elif reigns:
         return CombatView(False, note="A King under 15 leads no army: nobody holds the King piece during a regency (A2).")
-    elif c.age(year) < br.PRINCE_AGE:
-        return CombatView(False, note=f"A prince takes a piece at {br.PRINCE_AGE} (A2); until then he leads no army.")
+    elif c.age(year) < prince_age:
+        return CombatView(False, note=f"A prince takes a piece at {prince_age} (A2); until then he leads no army.")
     else:
         return CombatView(
             False,
-            note=f"He holds no Prince piece (a house has {br.PRINCE_PIECES}, handed out at the Announcements; A2): "
+            note=f"He holds no Prince piece (a house has {prince_pieces}, handed out at the Announcements; A2): "
             "he leads no army.",
         )
     traits = c.characteristics or {}

@@ -65,6 +65,8 @@ ASKING = (
     "crowns_view.py",
     "titles.py",
     "pretenders.py",
+    "characteristics.py",
+    "bloodline_titles.py",
 )
 """The step services that ask the play instead of reading the ruleset's flags."""
 MONARCHS_AND_SETUP = (
@@ -73,6 +75,7 @@ MONARCHS_AND_SETUP = (
     "dynasties/services/eu_crowns_view.py",
     "api/views/sequence/monarchs.py",
     "dynasties/services/eu_setup.py",
+    "dynasties/services/setup.py",
     "dynasties/table_events/eu_monarchs.py",
     "pages/eu_setup.py",
     "dynasties/services/minor_crowns.py",
@@ -84,6 +87,9 @@ ASKING_MARRIAGES = (
     "dynasties/services/events.py",
     "dynasties/table_events/captures.py",
     "dynasties/services/announcements.py",
+    "dynasties/services/event_deaths.py",
+    "dynasties/table_events/deaths.py",
+    "dynasties/table_events/minor_houses.py",
 )
 """The Marriages, table events' and Announcements' modules (from the repository's root)."""
 RULESET_MODULES = {"rules.blood_royale", "rules.bloodline", "rules.eu_monarchs"}
@@ -164,6 +170,22 @@ def test_each_play_plays_the_events_its_ruleset_says() -> None:
     assert sorted(on_the_map.values()) == sorted(["pieces", "leaders", "monarchs"])
 
 
+def test_each_play_says_whom_an_event_strikes() -> None:
+    """Who an event may strike (``event_deaths``) is the play's: Blood Royale's pieces for a battle, a
+    storm and a plague, BloodLine's royal leaders at sea; a prisoner is spared in every ruleset."""
+    for r in rulesets():
+        play = play_of(Campaign(ruleset=r.name)).events
+        spared = play.struck_problem("killed", name="Hal", piece="", captor="the neutrals")
+        assert spared is not None and "Captured characters may not be killed" in spared and "Hal" in spared
+        assert play.struck_problem("killed", name="Hal", piece="", captor=None) is None
+        if r.prince_pieces:
+            assert play.strikes_pieces("battle") and play.strikes_pieces("storm") and not play.strikes_pieces("killed")
+            refused = play.struck_problem("battle", name="Hal", piece="", captor=None)
+            assert refused is not None and "Hal has no piece on the map" in refused
+        if r.royal_leaders:
+            assert "royal leaders can be lost at sea" in play.at_sea_rule()
+
+
 def test_each_play_announces_as_its_ruleset_says() -> None:
     """The Announcements and the turn's advance ask the play whether a King's widow retires, when a
     monarch is of age and whether the GM gives the next turn's year."""
@@ -173,6 +195,21 @@ def test_each_play_announces_as_its_ruleset_says() -> None:
         assert play.of_age() == r.adult_age
         assert play.turn_year_given() == r.gm_sets_turn_year
     assert sorted(play_of(Campaign(ruleset=r.name)).announcements.widows_retire() for r in rulesets()) == [False, True, True]
+
+
+def test_each_play_names_the_houses_of_a_new_campaign() -> None:
+    """The set-up asks the play for the default houses: Blood Royale's countries (three players add
+    the aristocratic family), the EU crowns in order for the others (the table chooses none)."""
+    houses = {r.name: play_of(Campaign(ruleset=r.name)).announcements.default_houses(3, None) for r in rulesets()}
+    for r in rulesets():
+        crowns = [h.crown for h in houses[r.name]]
+        if r.europa_crowns:
+            assert len(houses[r.name]) == 3 and all(crowns)
+            with pytest.raises(RuleError, match=f"A {r.label} campaign's countries are the first 3 of"):
+                play_of(Campaign(ruleset=r.name)).announcements.default_houses(3, ["France"])
+        else:
+            assert crowns[-1] == "" and houses[r.name][-1].kind == "aristocratic" and len(crowns) == 4
+    assert len({tuple(h.crown for h in v) for v in houses.values()}) == 2  # the two EU rulesets share their crowns
 
 
 def test_the_interphase_is_played_where_its_ruleset_says() -> None:
@@ -250,6 +287,16 @@ def test_the_monarchs_and_setup_modules_read_no_ruleset_flag_and_import_no_rules
     assert ruleset_imports(source) == []
 
 
+NO_RULESET_IMPORT = ("dynasties/figures.py", "desk/admin/dynasties.py")
+"""Modules that import no ruleset's own module though they still read a ruleset's plain values
+(``campaign.rules.combat``, its label: the figure in battle still chooses its measure there)."""
+
+
+@pytest.mark.parametrize("path", NO_RULESET_IMPORT)
+def test_the_figures_and_the_desk_import_no_ruleset(path: str) -> None:
+    assert ruleset_imports((ROOT / path).read_text()) == []
+
+
 @pytest.mark.parametrize("path", ASKING_MARRIAGES)
 def test_the_marriages_modules_read_no_ruleset_flag_and_import_no_ruleset(path: str) -> None:
     source = (ROOT / path).read_text()
@@ -261,6 +308,34 @@ def test_each_play_keeps_minor_houses_as_its_ruleset_says() -> None:
     kept = {r.name: play_of(Campaign(ruleset=r.name)).minor_houses.kept() for r in rulesets()}
     assert kept == {r.name: r.minor_houses for r in rulesets()}
     assert sorted(kept.values()) == [False, False, True]
+
+
+def test_only_the_play_whose_titles_descend_pays_their_income() -> None:
+    """A title's income (BloodLine, Titles) is the title terms' of the play whose titles descend; the
+    others refuse it."""
+    for r in rulesets():
+        play = play_of(Campaign(ruleset=r.name)).succession
+        terms = play.title_terms()
+        if play.titles_descend():
+            assert terms.income([3, 5, 2]) == 15 and terms.controller_share(15) == 8
+            assert sum(terms.income_split([(3, 1), (5, 2)], 1, None).values()) == 13
+        else:
+            with pytest.raises(RuleError, match="A title's income is BloodLine's"):
+                terms.income([3])
+
+
+def test_only_the_play_that_keeps_minor_houses_has_their_terms() -> None:
+    """The minor houses' table events quote the terms of the play that keeps them (BloodLine's)."""
+    for r in rulesets():
+        play = play_of(Campaign(ruleset=r.name)).minor_houses
+        if r.minor_houses:
+            terms = play.terms()
+            assert (terms.marriage_age, terms.nobility_from, terms.box_default) == (15, 6, 1)
+            assert terms.offer_letter(True, True) == "a" and terms.offer_letter(False, False) == "d"
+        else:
+            with pytest.raises(RuleError) as refused:
+                play.terms()
+            assert refused.value.code == "wrong_ruleset"
 
 
 def test_only_the_eu_play_rolls_monarchs_and_the_others_refuse() -> None:
@@ -281,17 +356,15 @@ ASKING_ELSEWHERE = (
     "pages/titles.py",
     "api/views/crowns.py",
 )
-STILL_IMPORTING = {"dynasties/table_events/pretenders.py", "dynasties/table_events/crowns.py"}
-"""Doors and table events of the succession that ask its play (the table events' help texts still
-quote Blood Royale's figures from its module: issue 35, not yet moved)."""
+"""Doors and table events of the succession that ask its play (the table events' fields quote the
+figures of a registered play, read at declaration)."""
 
 
 @pytest.mark.parametrize("path", ASKING_ELSEWHERE)
-def test_the_succession_s_doors_and_table_events_read_no_ruleset_flag(path: str) -> None:
+def test_the_succession_s_doors_and_table_events_read_no_ruleset_flag_and_import_no_ruleset(path: str) -> None:
     source = (ROOT / path).read_text()
     assert flag_reads(source) == []
-    if path not in STILL_IMPORTING:
-        assert ruleset_imports(source) == []
+    assert ruleset_imports(source) == []
 
 
 @pytest.mark.parametrize(

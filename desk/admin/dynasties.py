@@ -55,7 +55,6 @@ from dynasties.services.editing import (
 from dynasties.services.play_registry import play_of
 from dynasties.services.regnal import renumber
 from dynasties.services.succession_view import SuccessionLine, succession_line
-from rules import blood_royale as br
 from rules import get_ruleset
 from rules.errors import RuleError
 
@@ -469,7 +468,7 @@ def _age_text(e: Any, line: SuccessionLine, ruleset: str) -> str:
     return age + (" (a minor: a regent would rule)" if e.minor else "")
 
 
-def succession_table(line: SuccessionLine, ruleset: str = br.NAME) -> str:
+def succession_table(line: SuccessionLine, ruleset: str) -> str:
     """A read-only table of the line: position, name (to the character's page), age, the reason for
     the place, and whether the heir may be passed over and at what cost."""
     monarch = line.monarch

@@ -17,8 +17,8 @@ from campaign.treasury import currency, post
 from dynasties.models import Character, Crown, Dynasty, DynastyKind, Reign, Status, Title, TitleHolding
 from dynasties.services.bloodline import stability
 from dynasties.services.common import World
-from dynasties.services.play_registry import play_of
-from rules import bloodline as bl
+from dynasties.services.play_registry import play_of, registered_plays
+from dynasties.services.play_succession import TitleTerms
 from rules.errors import NotFound, RuleError, StepOrderError
 from rules.succession import FamilyIndex, line_of
 
@@ -179,10 +179,17 @@ class TitleIncome:
     controller_share: int  # at least half, rounded up, to the country that controls the provinces
 
 
+def _income_terms() -> TitleTerms:
+    """The title terms of the play whose titles pass down the holder's line and pay an income
+    (BloodLine's): what ``title_income`` reads of a title however its campaign is held."""
+    return next(p.succession.title_terms() for p in registered_plays().values() if p.succession.titles_descend())
+
+
 def title_income(title: Title) -> TitleIncome:
     values = [int(p.get("value", 0)) for p in title.provinces or []]
-    total = bl.title_income(values)
-    return TitleIncome(total, bl.controller_share(total))
+    terms = _income_terms()
+    total = terms.income(values)
+    return TitleIncome(total, terms.controller_share(total))
 
 
 INCOME_KIND = "title_income"
@@ -251,7 +258,7 @@ def title_income_pay(*, campaign: Campaign | int, title: Title | int, given: int
     if _income_paid(campaign, found):
         raise RuleError(f"{found.name} has already drawn its income of {campaign.current_year}.", code="already_paid")
     provinces = [(int(p.get("value", 0)), int(p.get("controller") or found.granted_by_id or house.pk)) for p in found.provinces]
-    split = bl.title_income_split(provinces, house.pk, given)
+    split = play_of(campaign).succession.title_terms().income_split(provinces, house.pk, given)
     houses = Dynasty.objects.in_bulk(list(split))
     money = currency(campaign)
     postings: list[Posting] = []

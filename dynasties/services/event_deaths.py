@@ -31,9 +31,8 @@ from dynasties.services.play_registry import play_of
 from dynasties.services.succession import line_with_pass_over
 from dynasties.services.succession_view import PassOverView, succession_what_if
 from dynasties.services.survival import birth_penalties
-from rules import blood_royale as br
-from rules import bloodline as bl
 from rules.captures import OnTheMap
+from rules.dice import DiceSpec
 from rules.errors import RuleError
 
 PASS_OVER_LIMIT = 3
@@ -59,8 +58,9 @@ def exposed(campaign: Campaign, reason: str) -> list[Character]:
     """Who the event may strike (free and alive): Blood Royale's battle, storm and plague the royal
     pieces on the map; BloodLine's storm a royal leader; a death decided at the table anybody."""
     people = list(_free_living(campaign))
-    on_the_map = play_of(campaign).events.on_the_map()
-    if reason in br.PIECE_EVENTS and on_the_map == OnTheMap.PIECES:
+    play = play_of(campaign).events
+    on_the_map = play.on_the_map()
+    if play.strikes_pieces(reason) and on_the_map == OnTheMap.PIECES:
         return [c for c in people if c.prince_piece]
     if reason == "storm" and on_the_map == OnTheMap.LEADERS:
         leaders = _leaders(campaign)
@@ -71,16 +71,17 @@ def exposed(campaign: Campaign, reason: str) -> list[Character]:
 def check_struck(campaign: Campaign, reason: str, people: Sequence[Character], *, by_piece: bool = True) -> None:
     """Refuse, with the rule, anyone the event may not strike. ``by_piece``: whether these are
     struck for where their piece is (False: a Governor's family under rule G)."""
-    on_the_map = play_of(campaign).events.on_the_map()
+    play = play_of(campaign).events
+    on_the_map = play.on_the_map()
     leaders = _leaders(campaign) if reason == "storm" and on_the_map == OnTheMap.LEADERS else None
     for c in people:
         captor = None
         if c.is_prisoner:
             captor = f"the house of {c.prisoner_of.name}" if c.prisoner_of is not None else "the neutrals"
         piece = c.prince_piece if on_the_map == OnTheMap.PIECES and by_piece else "-"
-        problem = br.struck_problem(reason, name=c.display_name, piece=piece, captor=captor)
+        problem = play.struck_problem(reason, name=c.display_name, piece=piece, captor=captor)
         if problem is None and leaders is not None and c.pk not in leaders:
-            problem = f"{bl.LEADERS_AT_SEA}. {c.display_name} is not one of them."
+            problem = f"{play.at_sea_rule()}. {c.display_name} is not one of them."
         if problem is not None:
             raise RuleError(problem, code="not_struck", fields={"characters": "not_struck"})
 
@@ -121,9 +122,8 @@ def families(campaign: Campaign) -> list[Family]:
         spouses.setdefault(wife, set()).add(husband)
     wanted = set(held) | {s for g in held for s in spouses.get(g, ())}
     # up to 15, and born by now: a child the turn's births date later is not yet born to be struck
-    young = Character.objects.filter(
-        campaign=campaign, status=Status.ALIVE, birth_year__gte=year - br.RULE_G_CHILDREN_UP_TO, birth_year__lte=year
-    )
+    up_to = play_of(campaign).events.household_children_up_to()
+    young = Character.objects.filter(campaign=campaign, status=Status.ALIVE, birth_year__gte=year - up_to, birth_year__lte=year)
     people = {c.pk: c for c in Character.objects.filter(campaign=campaign, pk__in=wanted).select_related("controlled_by")}
     children: dict[int, list[Character]] = {}
     for child in young.select_related("controlled_by").order_by("birth_year", "birth_order", "pk"):
@@ -171,11 +171,12 @@ def rule_g_rollers(campaign: Campaign, titles: Sequence[int]) -> dict[int, Rolle
             fields={"titles": "not_governed"},
         )
     out: dict[int, Roller] = {}
+    play = play_of(campaign).events
     for f in households:
         hit = [t for t in f.titles if t.pk in struck]
         if not hit:
             continue
-        modifier = br.rule_g_plague_modifier(len(f.titles), len(hit))
+        modifier = play.plague_modifier(len(f.titles), len(hit))
         where = ", ".join(t.province for t in hit)
         spared = len(f.titles) - len(hit)
         for c in f.members:
@@ -194,13 +195,11 @@ def odds_notes(campaign: Campaign, people: Iterable[Character], extra: int | Map
     table, his Constitution, this turn's birth penalty and the event's ``extra``)."""
     tables = load_tables(campaign)
     penalties = birth_penalties(campaign)
+    play = play_of(campaign).events
     out = {}
     for c in people:
         more = extra.get(c.pk, 0) if isinstance(extra, Mapping) else extra
-        check = br.survival_check(
-            tables["survival"], c.as_person(), campaign.current_year, extra_modifier=more + penalties.get(c.pk, 0)
-        )
-        out[c.pk] = br.survival_odds(check)
+        out[c.pk] = play.survival_odds(tables, c.as_person(), campaign.current_year, more + penalties.get(c.pk, 0))
     return out
 
 
@@ -232,6 +231,7 @@ def pass_overs_if_dies(campaign: Campaign, among: Collection[int] | None = None)
     player may pass over if he dies, with the cost (``succession_what_if``: as if he died now). An
     heir offered by two crowns is one entry."""
     found: dict[int, IfDies] = {}
+    charisma_dice = play_of(campaign).succession.charisma_loss_dice()
     for reign in reigning(campaign, among):
         try:
             line = succession_what_if(campaign=campaign, crown=reign.crown, dies=[reign.holder_id], limit=PASS_OVER_LIMIT)
@@ -240,7 +240,7 @@ def pass_overs_if_dies(campaign: Campaign, among: Collection[int] | None = None)
         for e in line.entries:
             if e.pass_over is None or not e.pass_over.allowed:
                 continue
-            cost = short_cost(e.pass_over)
+            cost = short_cost(e.pass_over, charisma_dice)
             known = found.get(e.character.pk)
             if known is None:
                 found[e.character.pk] = IfDies(e.character, (reign.crown,), (reign.holder,), e.kin, e.age, cost)
@@ -256,10 +256,11 @@ def pass_overs_if_dies(campaign: Campaign, among: Collection[int] | None = None)
     return list(found.values())
 
 
-def short_cost(view: PassOverView) -> str:
+def short_cost(view: PassOverView, charisma_dice: DiceSpec) -> str:
     """What passing an heir over costs, in a line (the succession view's sentences, shortened):
     'under optional rule C: -1 Strength for the house of Valois; the new monarch's Charisma roll
-    (1d6); exile with the house of Anjou'. BloodLine's price is short already."""
+    (1d6); exile with the house of Anjou' (``charisma_dice``: the ruleset's). BloodLine's price is
+    short already."""
     if view.cost is None:
         return f"{view.text}: " + "; ".join(view.costs[:3]) if view.costs else view.text
     parts = []
@@ -268,7 +269,7 @@ def short_cost(view: PassOverView) -> str:
     if view.rival is not None:
         parts.append(f"{view.cost.rival_strength:+d} for the house of {view.rival.name} against it")
     if view.cost.charisma_roll:
-        parts.append(f"the new monarch's Charisma roll ({br.CHARISMA_LOSS_DICE})")
+        parts.append(f"the new monarch's Charisma roll ({charisma_dice})")
     if view.exile_to is not None:
         parts.append(f"exile with the house of {view.exile_to.name}")
     return f"{view.text}: " + "; ".join(parts) if parts else view.text

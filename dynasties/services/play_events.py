@@ -8,6 +8,7 @@ minor monarch has a regent and an annexed crown may be given back (Blood Royale 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -106,6 +107,33 @@ class EventsPlay(Protocol):
 
     def may_give_back_crowns(self) -> None:
         """Refused (``RuleError``) where a player may not give an annexed crown back."""
+        ...
+
+    def strikes_pieces(self, reason: str) -> bool:
+        """Whether the event takes only the royal pieces on the map (Blood Royale's battle, storm, plague)."""
+        ...
+
+    def struck_problem(self, reason: str, *, name: str, piece: str, captor: str | None) -> str | None:
+        """Why this character cannot be struck by the event (the rule, cited), or None. ``piece``: the
+        royal piece he holds ('' for none, '-' when pieces do not count); ``captor``: who holds him
+        prisoner (None when free)."""
+        ...
+
+    def at_sea_rule(self) -> str:
+        """The rule that says who a storm takes aboard a fleet, as a refusal cites it."""
+        ...
+
+    def household_children_up_to(self) -> int:
+        """Optional rule G: a Governor's children up to this age are of the household a plague strikes."""
+        ...
+
+    def plague_modifier(self, governed: int, struck: int) -> int:
+        """Optional rule G: the survival modifier of a Governor's household when a plague strikes
+        ``struck`` of the ``governed`` provinces he holds."""
+        ...
+
+    def survival_odds(self, tables: Mapping[str, Any], person: Person, year: int, extra: int) -> str:
+        """The odds this person survives an event's roll with this modifier beside his own, spelt out."""
         ...
 
 

@@ -7,11 +7,30 @@ refuse (``wrong_ruleset``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from campaign.dice import DiceBox
 from dynasties.models import Character
+from rules.odds import Odds
+
+
+@dataclass(frozen=True)
+class MinorHouseTerms:
+    """What the minor houses' forms quote and work out (BloodLine, Minor Houses; its table events)."""
+
+    setup_rule: str  # the rule a minor house is set up by, as cited
+    offers_rule: str  # the rule of the minors' marriage offers, as cited
+    max_children: int  # the most children a minor house's set-up can give its King
+    marriage_age: int  # a minor child younger than this waits
+    nobility: Odds  # a minor child with no acceptable offer weds into its own nobility
+    nobility_from: int  # ... on this or more (on 1d10)
+    dowry_multipliers: Mapping[str, int]  # a dowry's factors, each multiplying the box's rating
+    minimum_dowry: Callable[[int, Sequence[str]], int]  # the least dowry for a box rating and factors
+    offer_letter: Callable[[bool, bool], str]  # an offer's class (a-d) for (stays in the minor, with a title)
+    box_key: str  # where a minor crown's Royal Marriage box rating is kept (``Crown.state``)
+    box_default: int  # the rating while the GM has entered none
 
 
 @runtime_checkable
@@ -33,4 +52,8 @@ class MinorHousesPlay(Protocol):
 
     def replacement_birth_year(self, late_birth_year: int, year: int) -> int:
         """The birth year of the monarch rolled for a minor house whose monarch left no heir."""
+        ...
+
+    def terms(self) -> MinorHouseTerms:
+        """The minor houses' terms (refused where the ruleset keeps none)."""
         ...

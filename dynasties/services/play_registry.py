@@ -205,6 +205,19 @@ class BirthsPlay(Protocol):
         """The chronicle's birth line of the child."""
         ...
 
+    def roll_characteristics(
+        self,
+        box: DiceBox,
+        character: Character,
+        bands: Any,
+        queue: list[list[int]] | None = None,
+        entered: Sequence[Entered | None] | None = None,
+    ) -> dict[str, int]:
+        """A character's characteristics rolled, each roll logged against him (a newborn, a set-up's
+        family, a baron, a bastard; typed: the faces of each, or its total, one typed as None
+        rolled; ``queue``: a set-up's typed rolls, taken in order)."""
+        ...
+
     def birth_penalty(self, attempts_made: int) -> int:
         """The wife's survival modifier this turn after this many attempts."""
         ...
@@ -376,11 +389,16 @@ def register_play(ruleset: str, play: Play) -> Play:
 
 def play_of(campaign: Campaign) -> Play:
     """The play of the campaign's ruleset."""
+    return play_named(campaign.ruleset)
+
+
+def play_named(ruleset: str) -> Play:
+    """The play of a ruleset by its name (a campaign still to create: its set-up's houses)."""
     try:
-        return _PLAYS[campaign.ruleset]
+        return _PLAYS[ruleset]
     except KeyError:
         raise RuleError(
-            f"The ruleset {campaign.ruleset!r} has no play package registered (dynasties/play/, listed in "
+            f"The ruleset {ruleset!r} has no play package registered (dynasties/play/, listed in "
             f"DynastiesConfig.ready()); registered: {', '.join(_PLAYS) or 'none'}.",
             code="unknown_ruleset",
         ) from None

@@ -10,14 +10,16 @@ a regent, what a union does to the crowns. The hand-over types (``HeirStanding``
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from dataclasses import dataclass, field
+from typing import Any, NoReturn, Protocol, runtime_checkable
 
 from campaign.dice import DiceBox
 from campaign.steps import Chronicle
 from dynasties.models import Character, Crown, Dynasty, Reign
 from dynasties.services.common import World
+from rules.characteristics import Characteristic
 from rules.dice import DiceSpec
+from rules.errors import RuleError
 from rules.people import Person
 from rules.succession import HeirStanding as HeirStanding
 from rules.succession import PassOverCost as PassOverCost
@@ -78,6 +80,17 @@ class TitleTerms:
     governor_problems: Callable[..., list[str]]  # everything that stops a Prince being created Governor
     default_title_name: Callable[[str], str]  # a province's title when the grant names none
     dispute_consequence: Callable[..., str]  # what the King's dispute of an inheritance brings
+    # a title's income (BloodLine, Titles): its total from its provinces' land values, the least share of
+    # the provinces' controller, and who gets what (refused where titles pay none)
+    income: Callable[[Sequence[int]], int] = field(default=lambda values: _no_title_income())
+    controller_share: Callable[[int], int] = field(default=lambda income: _no_title_income())
+    income_split: Callable[[Sequence[tuple[int, int]], int, int | None], dict[int, int]] = field(
+        default=lambda provinces, house, given: _no_title_income()
+    )
+
+
+def _no_title_income() -> NoReturn:
+    raise RuleError("A title's income is BloodLine's; Blood Royale's governed provinces pay in the Interphase.", code="ruleset")
 
 
 @dataclass(frozen=True)
@@ -188,6 +201,14 @@ class SuccessionPlay(Protocol):
 
     def baron_birth_year(self, late: Person | None, year: int) -> int:
         """The birth year of a baron created to act as regent (``late``: the late monarch, if known)."""
+        ...
+
+    def charisma_loss_dice(self) -> DiceSpec:
+        """The dice of the Charisma a monarch may lose for a pass-over (Blood Royale A7)."""
+        ...
+
+    def baron_characteristics(self) -> tuple[Characteristic, ...]:
+        """The characteristics a created baron rolls (a regent chosen at the table types their dice)."""
         ...
 
     def relative_plan(self, late: Person, year: int) -> RelativePlan:

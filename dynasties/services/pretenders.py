@@ -16,7 +16,7 @@ from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, load_tables, lock_campaign
 from dynasties.models import Character, Dynasty, Origin, Reign, Status
 from dynasties.services import control
-from dynasties.services.characteristics import format_characteristics, roll_characteristics
+from dynasties.services.characteristics import format_characteristics
 from dynasties.services.common import World
 from dynasties.services.play_registry import play_of
 from dynasties.services.play_succession import PretenderTerms
@@ -330,7 +330,9 @@ def bastard_create(
         legitimate=False,
     )
     box = DiceBox(campaign, source=source, by=by)
-    child.characteristics = roll_characteristics(box, child, load_tables(campaign)["characteristic_bands"], entered=entered)
+    child.characteristics = play_of(campaign).births.roll_characteristics(
+        box, child, load_tables(campaign)["characteristic_bands"], entered=entered
+    )
     child.save(update_fields=["characteristics"])
     box.flush()
     chronicle = Chronicle(campaign)

@@ -24,7 +24,7 @@ from dynasties.models import (
     Status,
 )
 from dynasties.services import control, regnal
-from dynasties.services.characteristics import format_characteristics, roll_characteristics
+from dynasties.services.characteristics import format_characteristics
 from dynasties.services.common import World
 from dynasties.services.crowns import crowns_review
 from dynasties.services.play_registry import play_of
@@ -614,7 +614,9 @@ def create_baron(
         characteristics={},
         origin=Origin.BARON,
     )
-    baron.characteristics = roll_characteristics(box, baron, tables["characteristic_bands"], queue, entered=typed)
+    baron.characteristics = play_of(world.campaign).births.roll_characteristics(
+        box, baron, tables["characteristic_bands"], queue, entered=typed
+    )
     baron.save(update_fields=["characteristics"])
     world.characters[baron.pk] = baron
     world.refresh_person(baron)

@@ -15,10 +15,9 @@ from dynasties.services.bloodline import crown_stability_change
 from dynasties.services.common import World
 from dynasties.services.crowns import capital_lose, capital_retake, foreign_intervention, ruler_of
 from dynasties.services.events import crown_give_back, regent_appoint, regents_allowed
-from dynasties.services.play_registry import play_of
+from dynasties.services.play_registry import Play, play_of, registered_plays
 from dynasties.services.succession import default_regent
 from dynasties.table_events.common import acts_for, gm_only, person
-from rules import blood_royale as br
 from rules import crowns as rules
 
 GROUP = "Crowns"
@@ -127,7 +126,14 @@ def _initial_crown(campaign: Campaign, seat: Seat) -> str | None:
     return next((record.name for _, record in _regencies(campaign) if _mine(seat, record)), None)
 
 
-BARON = br.characteristics("M")
+def _regents_play() -> Play:
+    """The play whose minor monarchs rule through a regent (Blood Royale A7): the baron's fields quote
+    its figures. The plays are registered before the table events are declared (``DynastiesConfig.ready()``)."""
+    return next(p for p in registered_plays().values() if p.succession.regents())
+
+
+BARON = _regents_play().succession.baron_characteristics()
+BARON_DICE = _regents_play().births.terms().characteristic_dice
 
 
 def _regent_run(
@@ -194,10 +200,10 @@ REGENT = register(
                 Field(
                     f"baron_{c.key}",
                     Kind.DICE,
-                    f"The baron's {c.label} ({br.CHARACTERISTIC_DICE})",
+                    f"The baron's {c.label} ({BARON_DICE})",
                     f"The three dice of his {c.label} roll (A2).",
                     required=False,
-                    dice=str(br.CHARACTERISTIC_DICE),
+                    dice=str(BARON_DICE),
                 )
                 for c in BARON
             ),

@@ -20,11 +20,20 @@ from campaign.table_events import Choice, Field, Kind, TableEvent, register
 from dynasties.models import Character, Dynasty
 from dynasties.services import event_deaths
 from dynasties.services.events import NEUTRALS, EventResult, survival_event
-from dynasties.services.play_registry import play_of
+from dynasties.services.play_registry import Play, play_of, registered_plays
 from dynasties.table_events.common import PHASE, gm_only, person
-from rules import blood_royale as br
 
 GROUP = "Deaths and captures"
+
+
+def _rolling_play() -> Play:
+    """The play whose plague and battle are survival rolls (Blood Royale A5): the forms quote its
+    figures. The plays are registered before the table events are declared (``DynastiesConfig.ready()``)."""
+    return next(p for p in registered_plays().values() if p.events.rolls_events())
+
+
+ROLLING = _rolling_play()
+SURVIVAL_DICE = ROLLING.survival.survival_dice()
 
 
 # --- what the fields offer -----------------------------------------------------------------------
@@ -35,7 +44,7 @@ def struck(reason: str, *, odds: bool) -> Callable[[Campaign, Seat], list[Choice
 
     def offered(campaign: Campaign, seat: Seat) -> list[Choice]:
         people = _sorted(event_deaths.exposed(campaign, reason))
-        notes = event_deaths.odds_notes(campaign, people, br.EVENT_MODIFIERS[reason]) if odds else {}
+        notes = event_deaths.odds_notes(campaign, people, ROLLING.events.terms(reason).modifier) if odds else {}
         return [person(c, campaign.current_year, notes.get(c.pk, "")) for c in people]
 
     return offered
@@ -53,7 +62,7 @@ def households(campaign: Campaign, seat: Seat) -> list[Choice]:
     for f in found:
         for c in f.members:
             first.setdefault(c.pk, (f, c))
-    modifiers = {pk: br.rule_g_plague_modifier(len(f.titles), 1) for pk, (f, _) in first.items()}
+    modifiers = {pk: ROLLING.events.plague_modifier(len(f.titles), 1) for pk, (f, _) in first.items()}
     notes = event_deaths.odds_notes(campaign, [c for _, c in first.values()], modifiers)
     out = []
     for pk, (f, c) in first.items():
@@ -82,7 +91,7 @@ def plague_struck(campaign: Campaign, seat: Seat) -> list[Choice]:
 def captors(campaign: Campaign, seat: Seat) -> list[Choice]:
     """The house whose army won, or the neutrals (who ransom a royal for 100)."""
     money = treasury.currency(campaign)
-    neutrals = Choice(NEUTRALS, f"The neutrals (they ransom him for {br.NEUTRAL_RANSOM} {money})")
+    neutrals = Choice(NEUTRALS, f"The neutrals (they ransom him for {ROLLING.events.neutral_ransom()} {money})")
     houses = [Choice(str(d.pk), f"The house of {d.name}") for d in Dynasty.objects.filter(campaign=campaign).order_by("pk")]
     return [*houses, neutrals]
 
@@ -264,7 +273,7 @@ BATTLE = register(
                 "The King or a Prince with his piece on the field; each rolls 2d6 + Constitution - 1.",
                 choices=struck("battle", odds=True),
             ),
-            Field("faces", Kind.FACES, "Their dice", of="characters", dice=str(br.SURVIVAL_DICE)),
+            Field("faces", Kind.FACES, "Their dice", of="characters", dice=str(SURVIVAL_DICE)),
             Field("captor", Kind.CHOICE, "Captured by", "The house whose army won, or the neutrals.", choices=captors),
             pass_over_field("battle"),
             NOTE,
@@ -298,7 +307,7 @@ PLAGUE = register(
                 required=False,
                 choices=struck("plague", odds=True),
             ),
-            Field("faces", Kind.FACES, "Their dice", of="characters", dice=str(br.SURVIVAL_DICE)),
+            Field("faces", Kind.FACES, "Their dice", of="characters", dice=str(SURVIVAL_DICE)),
             Field(
                 "immune",
                 Kind.CHARACTERS,
@@ -324,7 +333,7 @@ PLAGUE = register(
                 required=False,
                 choices=households,
             ),
-            Field("governed_faces", Kind.FACES, "Their dice", of="governed", dice=str(br.SURVIVAL_DICE)),
+            Field("governed_faces", Kind.FACES, "Their dice", of="governed", dice=str(SURVIVAL_DICE)),
             pass_over_field("plague"),
             NOTE,
             PHASE,

@@ -15,10 +15,9 @@ from dynasties.models import Character, Crown, Dynasty, DynastyKind, MarriageOff
 from dynasties.selectors import frozen_lines
 from dynasties.services import minor_houses as mh
 from dynasties.services.common import World
-from dynasties.services.play_registry import play_of
+from dynasties.services.play_minor_houses import MinorHouseTerms
+from dynasties.services.play_registry import play_of, registered_plays
 from dynasties.table_events.common import acts_for, gm_only, gm_or_players, person
-from rules import bloodline as bl
-from rules.odds import Odds
 
 GROUP = "Minor houses (BloodLine)"
 SHORT = {"minor_heir_apparent": "heir apparent", "minor_is_monarch": "monarch"}
@@ -31,9 +30,17 @@ def _minor_houses(campaign: Campaign) -> bool:
     return play_of(campaign).minor_houses.kept()
 
 
+def _keepers_terms() -> MinorHouseTerms:
+    """The terms of the ruleset whose minor houses run themselves (BloodLine's): what the forms quote.
+    The plays are registered before the table events are declared (``DynastiesConfig.ready()``)."""
+    return next(p.minor_houses for p in registered_plays().values() if p.minor_houses.kept()).terms()
+
+
+TERMS = _keepers_terms()
+
+
 def _nobility_odds() -> str:
-    odds = Odds(bl.minor_nobility_chance(), bl.MINOR_NOBILITY_DICE)
-    return f"weds into the nobility on {bl.MINOR_NOBILITY_FROM}-10 on 1d10: {odds}"
+    return f"weds into the nobility on {TERMS.nobility_from}-10 on 1d10: {TERMS.nobility}"
 
 
 # --- what the fields offer ------------------------------------------------------------------------
@@ -95,11 +102,11 @@ def minors(campaign: Campaign, seat: Seat) -> list[Choice]:
         elif house.crown and mh.heir_apparent(world, house.crown) == c.pk:
             factors.append("minor_heir_apparent")
         base = mh.royal_marriage_box(world, house)
-        times = "".join(f" x{bl.DOWRY_MULTIPLIERS[f]} {SHORT[f]}" for f in factors)
-        notes = [f"min. {bl.minimum_dowry(base, factors)} ducats (box {base}{times})"]
+        times = "".join(f" x{TERMS.dowry_multipliers[f]} {SHORT[f]}" for f in factors)
+        notes = [f"min. {TERMS.minimum_dowry(base, factors)} ducats (box {base}{times})"]
         if "minor_is_monarch" in factors:
             notes.append("reigns: must stay")
-        if c.effective_age(world.year) < bl.MINOR_MARRIAGE_AGE:
+        if c.effective_age(world.year) < TERMS.marriage_age:
             notes.append("under 15: waits")
         if open_offers.get(c.pk):
             notes.append(f"{open_offers[c.pk]} open offer{'s' if open_offers[c.pk] > 1 else ''}")
@@ -108,7 +115,7 @@ def minors(campaign: Campaign, seat: Seat) -> list[Choice]:
 
 
 def _offer_text(offer: MarriageOffer) -> str:
-    letter = bl.OFFER_CLASS_LETTERS[bl.offer_class(stays_in_minor=offer.stays_in_minor, with_title=offer.with_title)]
+    letter = TERMS.offer_letter(offer.stays_in_minor, offer.with_title)
     where = "stays" if offer.stays_in_minor else "goes"
     title = ", a title" if offer.with_title else ""
     return (
@@ -160,7 +167,7 @@ def minor_crowns(campaign: Campaign, seat: Seat) -> list[Choice]:
     states = dict(Crown.objects.filter(campaign=campaign).values_list("name", "state"))
     out = []
     for house in Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.MINOR).exclude(crown="").order_by("crown"):
-        rating = (states.get(house.crown) or {}).get(bl.ROYAL_MARRIAGE_BOX_KEY, bl.ROYAL_MARRIAGE_BOX_DEFAULT)
+        rating = (states.get(house.crown) or {}).get(TERMS.box_key, TERMS.box_default)
         out.append(Choice(house.crown, f"{house.crown} ({house.name})", f"now {rating}"))
     return out
 
@@ -180,7 +187,7 @@ def _create(
     wife: list[int] | None = None,
     **children: list[int] | None,
 ) -> Dynasty:
-    typed = [children.get(f"child_{n + 1}") for n in range(bl.MINOR_MAX_CHILDREN)]
+    typed = [children.get(f"child_{n + 1}") for n in range(TERMS.max_children)]
     while typed and typed[-1] is None:
         typed.pop()
     return mh.minor_house_create(
@@ -245,7 +252,7 @@ MINOR_HOUSE_CREATE = register(
     TableEvent(
         key="minor_house_create",
         label="A minor house enters play",
-        help=f"A minor country's royal house, set up as the rulebook says ({bl.MINOR_SETUP_RULE}): a King of 2d10 x 4 "
+        help=f"A minor country's royal house, set up as the rulebook says ({TERMS.setup_rule}): a King of 2d10 x 4 "
         "years, a wife 5 years younger, one child of random sex for each 20 years of the King's life (fractions "
         "lost), the eldest 20 years younger than the King. Type the table's dice, or leave them blank for the "
         "server's.",
@@ -275,7 +282,7 @@ MINOR_HOUSE_CREATE = register(
                     required=False,
                     dice="4d10",
                 )
-                for n in range(bl.MINOR_MAX_CHILDREN)
+                for n in range(TERMS.max_children)
             ),
         ),
         run=_create,
@@ -290,7 +297,7 @@ OFFER_MAKE = register(
     TableEvent(
         key="offer_make",
         label="An offer for a minor house's child",
-        help=f"A player offers one of his house's characters for a minor house's unmarried child ({bl.MINOR_OFFERS_RULE}). "
+        help=f"A player offers one of his house's characters for a minor house's unmarried child ({TERMS.offers_rule}). "
         "The minor answers in the Marriages step, preferring: a. the child stays in the minor house, best dowry, "
         "plus a title; b. stays, best dowry; c. goes to the player's house, best dowry plus a title; d. goes, best "
         "dowry. The dowry must reach the minimum: the Royal Marriage box rating, x4 different religion, x2 the "
@@ -354,7 +361,7 @@ OFFERS_RESOLVE = register(
     TableEvent(
         key="offers_resolve",
         label="The minor houses answer the offers",
-        help=f"Once a turn, in the Marriages step ({bl.MINOR_OFFERS_RULE}): every unmarried child of a minor house of "
+        help=f"Once a turn, in the Marriages step ({TERMS.offers_rule}): every unmarried child of a minor house of "
         "15 or more is answered, eldest first: the best offer that stands becomes a betrothal (a suitor chosen for "
         "an elder child is spoken for); a child with no acceptable offer weds into its own nobility on 6-10 "
         "(1d10, 50%), to a noble of ADM, DIP and MIL of 1d10 each.",
@@ -386,7 +393,7 @@ ROYAL_MARRIAGE_BOX_SET = register(
         key="royal_marriage_box_set",
         label="A Royal Marriage box rating",
         help=f"The minor country's Royal Marriage box rating on the board: the minimum dowry of an offer for its "
-        f"children is this rating times its factors ({bl.MINOR_OFFERS_RULE}). Offers are checked against it "
+        f"children is this rating times its factors ({TERMS.offers_rule}). Offers are checked against it "
         "again when the minor houses answer.",
         group=GROUP,
         when="any",
@@ -400,6 +407,6 @@ ROYAL_MARRIAGE_BOX_SET = register(
         services=(mh.royal_marriage_box_set,),
         offered=gm_only,
         applies=_minor_houses,
-        done=lambda record: f"{record.name}: Royal Marriage box rating {record.state.get(bl.ROYAL_MARRIAGE_BOX_KEY)}.",
+        done=lambda record: f"{record.name}: Royal Marriage box rating {record.state.get(TERMS.box_key)}.",
     )
 )

@@ -19,7 +19,8 @@ from campaign.table_events import Choice, Field, Kind, TableEvent, register
 from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Status
 from dynasties.services.auction import DEPOSIT, auction_run
 from dynasties.services.common import World
-from dynasties.services.play_registry import play_of
+from dynasties.services.play_registry import play_of, registered_plays
+from dynasties.services.play_succession import PretenderTerms
 from dynasties.services.pretenders import (
     bastard_create,
     event_cards_in_force,
@@ -28,7 +29,6 @@ from dynasties.services.pretenders import (
     pretender_problems,
 )
 from dynasties.table_events.common import acts_for, controller, gm_only
-from rules import blood_royale as br
 
 GROUP = "Pretenders and bastards"
 
@@ -37,6 +37,16 @@ def _cards(campaign: Campaign) -> bool:
     """Pretenders and bastards are Blood Royale's event cards: with optional rule E in force (the EU
     rulesets have none)."""
     return event_cards_in_force(campaign)
+
+
+def _pretenders_terms() -> PretenderTerms:
+    """The terms of the ruleset whose event cards bring Pretenders and bastards (Blood Royale's): the
+    figures the forms quote. The plays are registered before the table events are declared
+    (``DynastiesConfig.ready()``)."""
+    return next(t for p in registered_plays().values() if (t := p.succession.pretender_terms()).pretenders)
+
+
+TERMS = _pretenders_terms()
 
 
 def _choice(world: World, c: Character, note: str = "") -> Choice:
@@ -56,7 +66,7 @@ def _who_goes(world: World, c: Character) -> list[Character]:
         k
         for k in world.in_play()
         if c.pk in (k.father_id, k.mother_id)
-        and k.age(world.year) < br.PRETENDER_CHILDREN_UNDER
+        and k.age(world.year) < TERMS.children_under
         and k.controlled_by_id == c.controlled_by_id
         and k.pk not in reigning
     ]
@@ -94,7 +104,7 @@ PRETENDER = register(
         "only become Pretenders if they are at least 15 years old, and if they are not the only male child of the "
         "monarch. A Pretender's wife (though not a husband, who should be returned to his original Dynasty) and any "
         "children less than 15 years old should also be passed to the player on the left' (Pretenders and Bastards). "
-        f"His house may buy him back for {br.PRETENDER_BUY_BACK_CROWNS} Crowns.",
+        f"His house may buy him back for {TERMS.buy_back} Crowns.",
         group=GROUP,
         when="between",
         fields=(
@@ -137,7 +147,7 @@ def may_buy_back(campaign: Campaign, seat: Seat) -> list[Choice]:
         if not acts_for(seat, c.pretender_of_id):
             continue
         held = f", held by the house of {c.controlled_by.name}" if c.controlled_by_id is not None else ""
-        note = f"{br.PRETENDER_BUY_BACK_CROWNS} Crowns from the house of {c.pretender_of.name}"
+        note = f"{TERMS.buy_back} Crowns from the house of {c.pretender_of.name}"
         out.append(Choice(c.pk, f"{c.display_name} ({c.age(year)}{held})", note))
     return out
 
@@ -157,7 +167,7 @@ BUY_BACK = register(
     TableEvent(
         key="buy_back",
         label="A Pretender bought back",
-        help=f"'For a 'bribe' of {br.PRETENDER_BUY_BACK_CROWNS} Crowns, the Pretender's original Dynasty may 'buy back' "
+        help=f"'For a 'bribe' of {TERMS.buy_back} Crowns, the Pretender's original Dynasty may 'buy back' "
         "the character, his wife and any children. All sins are forgiven' (Pretenders and Bastards). The house that "
         "lost him decides; the bribe goes to the Treasury, and the house holding him is not asked.",
         group=GROUP,
@@ -167,8 +177,7 @@ BUY_BACK = register(
                 "character",
                 Kind.CHARACTER,
                 "The Pretender",
-                f"Your house pays {br.PRETENDER_BUY_BACK_CROWNS} Crowns; his unmarried children and his spouse come "
-                "home with him.",
+                f"Your house pays {TERMS.buy_back} Crowns; his unmarried children and his spouse come home with him.",
                 choices=may_buy_back,
                 rows=True,
             ),
@@ -234,7 +243,7 @@ def _trait(name: str) -> Field:
         name.capitalize(),
         f"His {name}: the three dice of its 3d6 roll (A2), or blank for the server's dice.",
         required=False,
-        dice=str(br.CHARACTERISTIC_DICE),
+        dice=str(TERMS.characteristic_dice),
     )
 
 
@@ -259,7 +268,7 @@ BASTARD = register(
                 low=1,
                 high=9999,
             ),
-            *(_trait(name) for name in br.characteristic_names("M")),
+            *(_trait(name) for name in TERMS.characteristic_names("M")),
         ),
         run=_bastard,
         services=(bastard_create,),
@@ -292,7 +301,7 @@ def may_be_auctioned(campaign: Campaign, seat: Seat) -> list[Choice]:
             campaign=campaign,
             status=Status.ALIVE,
             controlled_by__kind=DynastyKind.ARISTOCRATIC,
-            birth_year__lte=year - br.ADULT_AGE,
+            birth_year__lte=year - TERMS.adult_age,
         )
         .exclude(Q(pk__in=matched.values("husband_id")) | Q(pk__in=matched.values("wife_id")))
         .select_related("controlled_by")
@@ -308,7 +317,7 @@ def _child(c: Character) -> str:
 def _traits(c: Character) -> str:
     """His characteristics, in the rulebook's order (Strength or Guile, Constitution, Charisma)."""
     values = c.characteristics or {}
-    return ", ".join(f"{k.capitalize()} {int(values[k]):+d}" for k in br.characteristic_names(c.sex) if k in values)
+    return ", ".join(f"{k.capitalize()} {int(values[k]):+d}" for k in TERMS.characteristic_names(c.sex) if k in values)
 
 
 def bidders(campaign: Campaign, seat: Seat) -> list[Choice]:

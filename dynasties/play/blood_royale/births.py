@@ -18,7 +18,7 @@ from campaign.models import Campaign, Roll
 from campaign.permissions import Actor
 from campaign.steps import Chronicle, load_tables
 from dynasties.models import BirthAttempt, Character, Dynasty, DynastyKind, Marriage, Origin, Reign, Status
-from dynasties.services.characteristics import format_characteristics, roll_characteristics
+from dynasties.services.characteristics import format_characteristics, next_entered
 from dynasties.services.common import World
 from dynasties.services.play_registry import (
     BirthTerms,
@@ -32,7 +32,7 @@ from dynasties.services.play_registry import (
 )
 from dynasties.services.survival import survival_due
 from rules import blood_royale as br
-from rules.dice import DiceSource, Entered
+from rules.dice import DiceSource, Entered, TypedTotal
 from rules.errors import IneligibleCouple, RuleError
 from rules.names import given_name as suggested_name
 from rules.odds import Odds, at_least, dice_must_show
@@ -390,3 +390,25 @@ def board(
             )
         couples.append(CoupleOnBoard(marriage=m, problem=status.problem, next_cost=cost, wife_survival=survival))
     return Odds(br.birth_chance(), br.BIRTH_DICE), couples
+
+
+def roll_characteristics(
+    box: DiceBox,
+    character: Character,
+    bands: Any,
+    queue: list[list[int]] | None = None,
+    entered: Sequence[Entered | None] | None = None,
+) -> dict[str, int]:
+    """Three 3d6 rolls read on the bands (A2), each logged against the character (typed: the
+    faces of each, or its total; one typed as None is rolled)."""
+    rolls = []
+    for n, trait in enumerate(br.characteristic_names(character.sex)):
+        typed = entered[n] if entered is not None else None
+        faces: Entered | None = next_entered(queue) if typed is None else typed if isinstance(typed, TypedTotal) else list(typed)
+        rolls.append(
+            box.roll(br.CHARACTERISTIC_DICE, purpose="characteristic", characters=[character], entered=faces, detail=trait)
+        )
+    values = br.characteristics_from_totals(bands, character.sex, [sum(r.faces) for r in rolls])
+    for roll in rolls:
+        roll.outcome = f"{roll.detail} {values[roll.detail]:+d}"
+    return values

@@ -4,6 +4,7 @@ under 15, and an annexed crown given back to its house."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from campaign.dice import DiceBox
@@ -76,3 +77,27 @@ def needs_regent(person: Person, year: int) -> bool:
 
 def may_give_back_crowns() -> None:
     """A player holding two countries may give one back to its house (A7)."""
+
+
+def strikes_pieces(reason: str) -> bool:
+    return reason in br.PIECE_EVENTS
+
+
+def struck_problem(reason: str, *, name: str, piece: str, captor: str | None) -> str | None:
+    return br.struck_problem(reason, name=name, piece=piece, captor=captor)
+
+
+def at_sea_rule() -> str:
+    return br.PIECE_EVENTS["storm"]
+
+
+def household_children_up_to() -> int:
+    return br.RULE_G_CHILDREN_UP_TO
+
+
+def plague_modifier(governed: int, struck: int) -> int:
+    return br.rule_g_plague_modifier(governed, struck)
+
+
+def survival_odds(tables: Mapping[str, Any], person: Person, year: int, extra: int) -> str:
+    return br.survival_odds(br.survival_check(tables["survival"], person, year, extra_modifier=extra))

@@ -8,6 +8,7 @@ from typing import NoReturn
 
 from campaign.dice import DiceBox
 from dynasties.models import Character
+from dynasties.services.play_minor_houses import MinorHouseTerms
 from rules.errors import RuleError
 
 
@@ -28,4 +29,8 @@ def stats_text(character: Character) -> str:
 
 
 def replacement_birth_year(late_birth_year: int, year: int) -> int:
+    _refuse()
+
+
+def terms() -> MinorHouseTerms:
     _refuse()

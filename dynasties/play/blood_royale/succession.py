@@ -12,8 +12,8 @@ from typing import Any
 from campaign.dice import DiceBox
 from campaign.steps import Chronicle
 from dynasties.models import Character, Crown, Dynasty, Marriage, Modifier, ModifierKind, Origin, PassedOver, Reign, Status
+from dynasties.play.blood_royale.births import roll_characteristics
 from dynasties.services import control
-from dynasties.services.characteristics import roll_characteristics
 from dynasties.services.common import World
 from dynasties.services.play_succession import (
     CrownTerms,
@@ -28,6 +28,8 @@ from dynasties.services.play_succession import (
 )
 from dynasties.services.succession import heir_standing, move_family
 from rules import blood_royale as br
+from rules.characteristics import Characteristic
+from rules.dice import DiceSpec
 from rules.errors import IllegalPassOver
 from rules.names import given_name, spouse_dynastic_name
 from rules.people import Person
@@ -148,6 +150,14 @@ def widows_retire() -> bool:
 
 def baron_birth_year(late: Person | None, year: int) -> int:
     return br.baron_birth_year(late, year) if late is not None else year - br.BARON_MIN_AGE
+
+
+def charisma_loss_dice() -> DiceSpec:
+    return br.CHARISMA_LOSS_DICE
+
+
+def baron_characteristics() -> tuple[Characteristic, ...]:
+    return br.characteristics("M")
 
 
 def relative_plan(late: Person, year: int) -> RelativePlan:

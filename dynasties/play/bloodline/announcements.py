@@ -4,13 +4,17 @@ died-out house is founded anew as the variant's new dynasty, and the GM gives ea
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from campaign.dice import DiceBox
+from campaign.models import Campaign
 from campaign.steps import Chronicle
 from dynasties.models import Character, Dynasty
-from dynasties.services.bloodline_sequence import royal_leaders, starting_family
+from dynasties.services import bloodline_sequence
+from dynasties.services.bloodline_sequence import royal_leaders
 from dynasties.services.common import World
+from dynasties.services.play_announcements import DynastySpec, europa_houses
 from rules import bloodline as bl
 
 
@@ -51,7 +55,24 @@ def houses_kept(world: World) -> set[int]:
 def found_anew(
     world: World, dynasty: Dynasty, box: DiceBox, chronicle: Chronicle, tables: dict[str, Any], *, reign: bool
 ) -> Character:
-    return starting_family(world.campaign, dynasty, box, chronicle, year=world.year, reign=reign)
+    return bloodline_sequence.starting_family(world.campaign, dynasty, box, chronicle, year=world.year, reign=reign)
+
+
+def default_houses(players: int, countries: Sequence[str] | None) -> list[DynastySpec]:
+    return europa_houses(bl.LABEL, players, countries)
+
+
+def starting_family(
+    campaign: Campaign,
+    dynasty: Dynasty,
+    box: DiceBox,
+    chronicle: Chronicle,
+    *,
+    queue: list[list[int]] | None,
+    bands: Any,
+) -> Character:
+    """The variant's starting family (``bloodline_sequence.starting_family``; nothing typed)."""
+    return bloodline_sequence.starting_family(campaign, dynasty, box, chronicle, year=campaign.start_year)
 
 
 def of_age() -> int:
@@ -60,3 +81,7 @@ def of_age() -> int:
 
 def turn_year_given() -> bool:
     return True
+
+
+def prince_pieces() -> tuple[int, int]:
+    return 0, 0  # no Prince pieces

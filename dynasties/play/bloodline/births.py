@@ -15,6 +15,7 @@ from campaign.models import Campaign, Roll
 from campaign.permissions import Actor
 from campaign.steps import Chronicle
 from dynasties.models import BirthAttempt, Character, Marriage, Origin
+from dynasties.play.blood_royale.births import roll_characteristics as roll_characteristics  # a baron, as before
 from dynasties.selectors import FROZEN_LINE, frozen_lines
 from dynasties.services import bloodline_sequence as bls
 from dynasties.services.bloodline_sequence import couple_problem, minor_stock, parent_modifiers, roll_values, values_text

@@ -4,8 +4,13 @@ monarch costs his country Stability) and no crown given back."""
 
 from __future__ import annotations
 
+from dynasties.play.blood_royale.events import household_children_up_to as household_children_up_to  # no rule G
 from dynasties.play.blood_royale.events import king_age as king_age
+from dynasties.play.blood_royale.events import plague_modifier as plague_modifier  # no rule G
 from dynasties.play.blood_royale.events import roll as roll  # never asked: no event is rolled
+from dynasties.play.blood_royale.events import strikes_pieces as strikes_pieces  # never asked: no pieces
+from dynasties.play.blood_royale.events import struck_problem as struck_problem  # the captives spared
+from dynasties.play.blood_royale.events import survival_odds as survival_odds  # never asked: no event is rolled
 from dynasties.play.blood_royale.events import takes_prisoners as takes_prisoners  # the royal leaders
 from dynasties.play.blood_royale.events import terms as blood_royale_terms
 from dynasties.services.play_events import EventTerms, no_crowns_given_back, no_monarch_ransom, no_regents, refuse_rolled_event
@@ -53,3 +58,7 @@ def needs_regent(person: Person, year: int) -> bool:
 
 def may_give_back_crowns() -> None:
     raise no_crowns_given_back(bl.LABEL)
+
+
+def at_sea_rule() -> str:
+    return bl.LEADERS_AT_SEA

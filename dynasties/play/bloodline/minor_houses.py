@@ -7,7 +7,9 @@ from collections.abc import Sequence
 
 from campaign.dice import DiceBox
 from dynasties.models import Character
+from dynasties.services.play_minor_houses import MinorHouseTerms
 from rules import bloodline as bl
+from rules.odds import Odds
 
 
 def kept() -> bool:
@@ -36,3 +38,22 @@ def stats_text(character: Character) -> str:
 
 def replacement_birth_year(late_birth_year: int, year: int) -> int:
     return bl.minor_replacement_birth_year(late_birth_year, year)
+
+
+TERMS = MinorHouseTerms(
+    setup_rule=bl.MINOR_SETUP_RULE,
+    offers_rule=bl.MINOR_OFFERS_RULE,
+    max_children=bl.MINOR_MAX_CHILDREN,
+    marriage_age=bl.MINOR_MARRIAGE_AGE,
+    nobility=Odds(bl.minor_nobility_chance(), bl.MINOR_NOBILITY_DICE),
+    nobility_from=bl.MINOR_NOBILITY_FROM,
+    dowry_multipliers=bl.DOWRY_MULTIPLIERS,
+    minimum_dowry=bl.minimum_dowry,
+    offer_letter=lambda stays, title: bl.OFFER_CLASS_LETTERS[bl.offer_class(stays_in_minor=stays, with_title=title)],
+    box_key=bl.ROYAL_MARRIAGE_BOX_KEY,
+    box_default=bl.ROYAL_MARRIAGE_BOX_DEFAULT,
+)
+
+
+def terms() -> MinorHouseTerms:
+    return TERMS

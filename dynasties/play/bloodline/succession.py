@@ -15,6 +15,8 @@ from campaign.steps import Chronicle
 from dynasties.models import Character, Crown, Dynasty, DynastyKind, Marriage, Reign, Status
 from dynasties.play.blood_royale.succession import PRETENDER_TERMS, TITLE_TERMS
 from dynasties.play.blood_royale.succession import baron_birth_year as baron_birth_year
+from dynasties.play.blood_royale.succession import baron_characteristics as baron_characteristics
+from dynasties.play.blood_royale.succession import charisma_loss_dice as charisma_loss_dice  # never asked: priced otherwise
 from dynasties.play.blood_royale.succession import create_relative as create_relative
 from dynasties.play.blood_royale.succession import regent_min_age as regent_min_age
 from dynasties.play.blood_royale.succession import relative_plan as relative_plan
@@ -166,7 +168,14 @@ def pretender_terms() -> PretenderTerms:
 
 def title_terms() -> TitleTerms:
     """No Governors; a title's minor heir has the monarch as 'Regent' as in Blood Royale (rule G)."""
-    return replace(TITLE_TERMS, governors=False, governed_tax_extra=0)
+    return replace(
+        TITLE_TERMS,
+        governors=False,
+        governed_tax_extra=0,
+        income=bl.title_income,
+        controller_share=bl.controller_share,
+        income_split=bl.title_income_split,
+    )
 
 
 def regents() -> bool:

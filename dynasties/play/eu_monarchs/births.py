@@ -15,6 +15,7 @@ from dynasties.play.blood_royale.births import child as child
 from dynasties.play.blood_royale.births import child_birth_year as child_birth_year
 from dynasties.play.blood_royale.births import name_kin as name_kin
 from dynasties.play.blood_royale.births import renamed_characteristic as renamed_characteristic
+from dynasties.play.blood_royale.births import roll_characteristics as roll_characteristics  # a baron, as before
 from dynasties.play.blood_royale.births import sex_of as sex_of
 from dynasties.play.blood_royale.births import succeeds as succeeds
 from dynasties.play.blood_royale.births import terms as terms  # the family dice (``rules.families``)

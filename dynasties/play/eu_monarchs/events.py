@@ -5,11 +5,17 @@ regents and no crown given back."""
 from __future__ import annotations
 
 from campaign.models import Campaign
+from dynasties.play.blood_royale.events import household_children_up_to as household_children_up_to  # no rule G
 from dynasties.play.blood_royale.events import interim_claims as interim_claims  # no Stability track
 from dynasties.play.blood_royale.events import king_age as king_age
+from dynasties.play.blood_royale.events import plague_modifier as plague_modifier  # no rule G
 from dynasties.play.blood_royale.events import roll as roll  # never asked: no event is rolled
+from dynasties.play.blood_royale.events import strikes_pieces as strikes_pieces  # never asked: no pieces
+from dynasties.play.blood_royale.events import struck_problem as struck_problem  # the captives spared
+from dynasties.play.blood_royale.events import survival_odds as survival_odds  # never asked: no event is rolled
 from dynasties.play.blood_royale.events import takes_prisoners as takes_prisoners  # the monarchs
 from dynasties.play.blood_royale.events import terms as blood_royale_terms
+from dynasties.play.bloodline.events import at_sea_rule as at_sea_rule  # never asked: nobody at sea
 from dynasties.play.bloodline.events import needs_regent as needs_regent
 from dynasties.play.bloodline.events import neutral_ransom as neutral_ransom
 from dynasties.play.bloodline.events import rolls_events as rolls_events

@@ -10,7 +10,9 @@ from dynasties.models import Character
 from dynasties.play.blood_royale.succession import PRETENDER_TERMS, TITLE_TERMS
 from dynasties.play.blood_royale.succession import accession as accession
 from dynasties.play.blood_royale.succession import baron_birth_year as baron_birth_year
+from dynasties.play.blood_royale.succession import baron_characteristics as baron_characteristics
 from dynasties.play.blood_royale.succession import barred as barred
+from dynasties.play.blood_royale.succession import charisma_loss_dice as charisma_loss_dice  # never asked: priced otherwise
 from dynasties.play.blood_royale.succession import create_relative as create_relative
 from dynasties.play.blood_royale.succession import crowned as crowned
 from dynasties.play.blood_royale.succession import heir_of as heir_of
