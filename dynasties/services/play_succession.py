@@ -10,7 +10,7 @@ a regent, what a union does to the crowns. The hand-over types (``HeirStanding``
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, NoReturn, Protocol, runtime_checkable
 
 from campaign.dice import DiceBox
@@ -21,6 +21,7 @@ from rules.characteristics import Characteristic
 from rules.dice import DiceSpec
 from rules.errors import RuleError
 from rules.people import Person
+from rules.registry import Ruleset
 from rules.succession import HeirStanding as HeirStanding
 from rules.succession import PassOverCost as PassOverCost
 from rules.succession import RelativePlan as RelativePlan
@@ -65,6 +66,16 @@ class CrownTerms:
     prince_pieces: bool  # its leaders on the board are the King and Prince pieces (Blood Royale A2)
     royal_leaders: bool  # its leaders are the heirs of age of the present dynasty (BloodLine)
 
+    @classmethod
+    def of(cls, ruleset: Ruleset) -> CrownTerms:
+        """As the ruleset registers them (``rules.<ruleset>.RULESET``)."""
+        return cls(
+            stability=ruleset.europa_crowns,
+            monarch_table=ruleset.monarch_table,
+            prince_pieces=ruleset.prince_pieces,
+            royal_leaders=ruleset.royal_leaders,
+        )
+
 
 @dataclass(frozen=True)
 class TitleTerms:
@@ -107,6 +118,14 @@ class PretenderTerms:
     characteristic_names: Callable[[str], tuple[str, str, str]]
     pretender_problems: Callable[..., list[str]]  # everything that stops a character becoming a Pretender
     bastard_problems: Callable[..., list[str]]  # everything that stops a King having a bastard son
+
+    def registered_by(self, ruleset: Ruleset) -> PretenderTerms:
+        """These terms with whether the ruleset has Pretenders, and the optional rule that brings
+        them, as it registers them."""
+        option = ruleset.pretenders_option
+        return replace(
+            self, pretenders=ruleset.pretenders, option=option, option_label=ruleset.optional_rules.get(option, option)
+        )
 
 
 @runtime_checkable

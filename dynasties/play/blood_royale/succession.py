@@ -208,12 +208,7 @@ def join(
     )
 
 
-CROWN_TERMS = CrownTerms(
-    stability=br.RULESET.europa_crowns,
-    monarch_table=br.RULESET.monarch_table,
-    prince_pieces=br.RULESET.prince_pieces,
-    royal_leaders=br.RULESET.royal_leaders,
-)
+CROWN_TERMS = CrownTerms.of(br.RULESET)
 
 
 def crown_terms() -> CrownTerms:

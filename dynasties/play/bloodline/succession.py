@@ -144,12 +144,7 @@ def join(
     _bloodline_union(world, queen_crown, king_crown, queen, king, king_player, chronicle)
 
 
-CROWN_TERMS = CrownTerms(
-    stability=bl.RULESET.europa_crowns,
-    monarch_table=bl.RULESET.monarch_table,
-    prince_pieces=bl.RULESET.prince_pieces,
-    royal_leaders=bl.RULESET.royal_leaders,
-)
+CROWN_TERMS = CrownTerms.of(bl.RULESET)
 
 
 def crown_terms() -> CrownTerms:
@@ -157,13 +152,7 @@ def crown_terms() -> CrownTerms:
 
 
 def pretender_terms() -> PretenderTerms:
-    option = bl.RULESET.pretenders_option
-    return replace(
-        PRETENDER_TERMS,
-        pretenders=bl.RULESET.pretenders,  # no Pretenders nor bastards
-        option=option,
-        option_label=bl.OPTIONAL_RULES.get(option, option),
-    )
+    return PRETENDER_TERMS.registered_by(bl.RULESET)  # no Pretenders nor bastards
 
 
 def title_terms() -> TitleTerms:

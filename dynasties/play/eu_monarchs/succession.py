@@ -36,12 +36,7 @@ from dynasties.services.play_succession import CrownTerms, PretenderTerms, Title
 from rules import eu_monarchs as eu
 from rules.people import Person
 
-CROWN_TERMS = CrownTerms(
-    stability=eu.RULESET.europa_crowns,
-    monarch_table=eu.RULESET.monarch_table,
-    prince_pieces=eu.RULESET.prince_pieces,
-    royal_leaders=eu.RULESET.royal_leaders,
-)
+CROWN_TERMS = CrownTerms.of(eu.RULESET)
 
 
 def crown_terms() -> CrownTerms:
@@ -49,13 +44,7 @@ def crown_terms() -> CrownTerms:
 
 
 def pretender_terms() -> PretenderTerms:
-    option = eu.RULESET.pretenders_option
-    return replace(
-        PRETENDER_TERMS,
-        pretenders=eu.RULESET.pretenders,  # no Pretenders nor bastards
-        option=option,
-        option_label=eu.OPTIONAL_RULES.get(option, option),
-    )
+    return PRETENDER_TERMS.registered_by(eu.RULESET)  # no Pretenders nor bastards
 
 
 def title_terms() -> TitleTerms:
