@@ -13,6 +13,7 @@ player sees them on a phone. The test prints the count of serious and critical v
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -248,6 +249,7 @@ def test_the_births_grid_with_the_keyboard_alone(browser: Browser, live_server, 
         card = page.locator(f"#couple-{first.marriage.pk}")
         expect(card).to_contain_text("A child is born.")
         expect(die(page, f"the child of {couple}, Strength or Guile, die 1")).to_be_visible()
+        expect(card.get_by_label(re.compile("^Sex die"))).to_be_focused()  # the step settled: the cursor is on it
         page.keyboard.type("2" + "4" * 9)  # its sex, then three characteristics of three dice
         button = page.get_by_role("button", name="Enter the dice")
         expect(button).to_be_focused()  # the closed "Try again?" skipped
