@@ -23,6 +23,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import request_started
 from django.db import connections, router, transaction
 from django.db.models.signals import post_delete, post_save
@@ -53,7 +54,7 @@ def _counters_sql(connection: Any, keys: list[str]) -> tuple[str, list[Any]]:
             pairs.append(f"%s, COALESCE(json_extract({column}, %s), 0) + 1")
             params += [key, f'$."{key}"']
         return f"json_patch({column}, json_object({', '.join(pairs)}))", params
-    raise NotImplementedError(f"The live table's counters are kept on SQLite or PostgreSQL, not on {connection.vendor}.")
+    raise ImproperlyConfigured(f"The live table's counters are kept on SQLite or PostgreSQL, not on {connection.vendor}.")
 
 
 def _update(using: str, pk: int, *, total: bool, seen: Seen, returning: list[Any]) -> tuple[Any, ...] | None:
