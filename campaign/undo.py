@@ -233,7 +233,7 @@ def _unseat_houses_undone(campaign: Campaign, seated: dict[int, str]) -> None:
         who = "; ".join(f"{m.user.get_username()} plays the house of {seated.get(m.dynasty_id or 0, '?')}" for m in players)
         raise SeatedOnUndoneHouse(
             f"This undo would take away a house a player was seated on since: {who}. Give the seat another house "
-            "(or make the player an observer) at the table's page, then undo."
+            "(or make the player an observer) on the Players page, then undo."
         )
     gone.update(dynasty=None)
 
