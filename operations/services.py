@@ -35,13 +35,11 @@ from campaign.services import membership_add
 from dynasties.invitations import OPEN, invitation_create, state, token_hash
 from dynasties.models import Dynasty, DynastyKind, Invitation
 from dynasties.services import campaign_create
-from dynasties.services.eu_setup import ROLL, EuCountry, eu_campaign_setup, eu_check, eu_dynasties
+from dynasties.services.eu_setup import ROLL, EuCountry, eu_campaign_setup, eu_check, eu_dynasties, eu_ruleset, eu_start_year
+from dynasties.services.play_registry import play_named
 from dynasties.services.setup import default_dynasties
 from operations.simulation import simulate
-from rules import blood_royale as br
-from rules import bloodline as bl
-from rules import eu_monarchs as eu
-from rules import get_ruleset
+from rules import default_ruleset
 from rules.dice import RandomSource
 from rules.errors import NotFound, RuleError
 
@@ -87,12 +85,24 @@ def _demo_user(username: str, password: str) -> User:
     return user
 
 
-DEMO_RULESETS = {
-    # ruleset: (slug, name, prefix of the logins)
-    br.NAME: (DEMO_SLUG, DEMO_NAME, ""),
-    bl.NAME: ("demo-bloodline", "Demo BloodLine Campaign", "bl-"),
-    eu.NAME: ("demo-eu-monarchs", "Demo EU Monarchs Campaign", "eu-"),
-}
+@dataclass(frozen=True, kw_only=True)
+class Demo:
+    """A ruleset's demo campaign: its slug, its name and the prefix of its logins."""
+
+    slug: str
+    name: str
+    prefix: str
+
+
+DEMO_RULESETS: dict[str, Demo] = {}
+"""Each ruleset's demo, registered by its module of ``operations/play/`` (``register_demo``)."""
+
+
+def register_demo(ruleset: str, demo: Demo) -> None:
+    """Called once per ruleset by its module of ``operations/play/`` (``OperationsConfig.ready()``)."""
+    if ruleset in DEMO_RULESETS:
+        raise RuleError(f"The ruleset {ruleset!r} has its demo registered twice.", code="duplicate_demo")
+    DEMO_RULESETS[ruleset] = demo
 
 
 # The EU demo's countries: five majors (a player's house and a login each), Venice with its Doge and
@@ -112,7 +122,7 @@ def _demo_first(crown: str) -> dict[str, Any]:
 
 
 @transaction.atomic
-def demo_create(*, reset_passwords: bool = False, ruleset: str = br.NAME) -> DemoResult:
+def demo_create(*, reset_passwords: bool = False, ruleset: str = default_ruleset().name) -> DemoResult:
     """The demo campaign of a ruleset (Blood Royale: slug ``demo``) with a GM login and one login per
     crown (BloodLine's logins start with ``bl-``).
 
@@ -125,7 +135,8 @@ def demo_create(*, reset_passwords: bool = False, ruleset: str = br.NAME) -> Dem
         raise RuleError(
             f"There is no demo for the ruleset {ruleset!r}; choose one of {', '.join(DEMO_RULESETS)}.", code="invalid"
         )
-    slug, name, prefix = DEMO_RULESETS[ruleset]
+    demo = DEMO_RULESETS[ruleset]
+    slug, name, prefix = demo.slug, demo.name, demo.prefix
     campaign = Campaign.objects.filter(slug=slug).first()
     if campaign is not None:
         logins = []
@@ -145,7 +156,7 @@ def demo_create(*, reset_passwords: bool = False, ruleset: str = br.NAME) -> Dem
 
     gm_password = _new_password()
     gm = _demo_user(prefix + DEMO_GM, gm_password)
-    if get_ruleset(ruleset).monarch_table:  # a monarch on every throne: the aid's own where it seats one at the start
+    if play_named(ruleset).monarchs.rolls_monarchs():  # a monarch on every throne: the aid's own where it seats one at the start
         countries = [EuCountry(crown, **_demo_first(crown)) for crown in DEMO_EU_COUNTRIES]
         campaign = campaign_create(name=name, slug=slug, ruleset=ruleset, dynasties=eu_dynasties(countries), by=gm)
         eu_campaign_setup(campaign=campaign, countries=countries, by=SYSTEM_ACTOR)  # the demo's thrones: the server's
@@ -207,7 +218,7 @@ def campaign_start(
     *,
     name: str,
     gm: User,
-    ruleset: str = br.NAME,
+    ruleset: str = default_ruleset().name,
     players: int = 5,
     start_year: int | None = None,
     optional_rules: dict[str, Any] | None = None,
@@ -260,12 +271,12 @@ def campaign_start(
     source = RandomSource(seed) if prehistory_turns else None
     houses_wanted = default_dynasties(players, ruleset, countries) if countries else None
     if eu_countries is not None:
-        if not get_ruleset(ruleset).monarch_table:
-            raise RuleError(f"Countries and first monarchs are chosen for an {eu.NAME} campaign only.", code="invalid")
+        if not play_named(ruleset).monarchs.rolls_monarchs():
+            raise RuleError(f"Countries and first monarchs are chosen for an {eu_ruleset()} campaign only.", code="invalid")
         eu_check(eu_countries, first_turn=eu_first_turn)  # everything refused before anything is written
         houses_wanted = eu_dynasties(eu_countries)
         if start_year is None:
-            start_year = eu.start_year_of_turn(eu_first_turn)
+            start_year = eu_start_year(eu_first_turn)
     campaign = campaign_create(
         name=name,
         ruleset=ruleset,

@@ -52,15 +52,11 @@ from dynasties.services import auction, event_deaths, events, interphase, preten
 from dynasties.services.births import CoupleTurn
 from dynasties.services.common import World
 from dynasties.services.marriages import marriage_checker, unmatched_adults
-from dynasties.services.play_registry import play_of, plays_interphase
+from dynasties.services.play_registry import play_named, play_of, plays_interphase
 from dynasties.services.setup import default_dynasties
-from operations import simulation_corrections, simulation_end, simulation_options, simulation_provinces
-from operations.simulation_diplomacy import DIPLOMACY_PARTS, diplomacy_played, play_diplomacy
-from rules import blood_royale as br
-from rules import bloodline as bl
+from operations import simulation_corrections, simulation_end, simulation_provinces
+from operations.simulation_diplomacy import diplomacy_played, play_diplomacy
 from rules import crowns as crown_rules
-from rules import eu_monarchs as eu
-from rules import get_ruleset
 from rules import interphase as ip_rules
 from rules.dice import DiceSource, DiceSpec
 from rules.errors import RuleError
@@ -112,7 +108,9 @@ def play_births(campaign: Campaign, source: DiceSource, *, house_size: int = HOU
 def wed_due(campaign: Campaign, *, by: Actor) -> None:
     """Wed every betrothed couple now of age (BloodLine: at the start of the Diplomacy phase)."""
     year = campaign.current_year
-    bloodline = play_of(campaign).survival.effective_ages()
+    play = play_of(campaign)
+    bloodline = play.survival.effective_ages()
+    adult = play.marriages.adult_age()
     betrothed = list(
         Marriage.objects.filter(campaign=campaign, ended_year__isnull=True, wedding_year__isnull=True)
         .select_related("husband", "wife")
@@ -122,8 +120,8 @@ def wed_due(campaign: Campaign, *, by: Actor) -> None:
     due = [
         m.pk
         for m in betrothed
-        if (m.husband.effective_age(year) if bloodline else m.husband.age(year)) >= br.ADULT_AGE
-        and (m.wife.effective_age(year) if bloodline else m.wife.age(year)) >= br.ADULT_AGE
+        if (m.husband.effective_age(year) if bloodline else m.husband.age(year)) >= adult
+        and (m.wife.effective_age(year) if bloodline else m.wife.age(year)) >= adult
         and not (m.husband.prisoner_of_id or m.wife.prisoner_of_id)
         and check(m.husband, m.wife, m) == []
     ]
@@ -133,7 +131,8 @@ def wed_due(campaign: Campaign, *, by: Actor) -> None:
 
 def play_marriages(campaign: Campaign, *, house_size: int = HOUSE_SIZE, by: Actor) -> None:
     year = campaign.current_year
-    if play_of(campaign).marriages.has_terms():  # betrothals now, weddings in the Diplomacy phase
+    play = play_of(campaign).marriages
+    if play.has_terms():  # betrothals now, weddings in the Diplomacy phase
         _match_adults(campaign, year, wed=False, house_size=house_size, by=by)
         services.marriages_finish(campaign=campaign, by=by)
         return
@@ -142,8 +141,8 @@ def play_marriages(campaign: Campaign, *, house_size: int = HOUSE_SIZE, by: Acto
         for m in Marriage.objects.filter(campaign=campaign, ended_year__isnull=True, wedding_year__isnull=True)
         .select_related("husband", "wife")
         .order_by("pk")  # the same order in any process and on any database
-        if m.husband.age(year) >= br.ADULT_AGE
-        and m.wife.age(year) >= br.ADULT_AGE
+        if m.husband.age(year) >= play.adult_age()
+        and m.wife.age(year) >= play.adult_age()
         and not (m.husband.prisoner_of_id or m.wife.prisoner_of_id)
     ]
     if due:
@@ -280,8 +279,10 @@ def _players(campaign: Campaign) -> list[Dynasty]:
     return list(Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.PLAYER).order_by("seat", "pk"))
 
 
-def _royals(campaign: Campaign, *, min_age: int = br.ADULT_AGE) -> list[Character]:
+def _royals(campaign: Campaign) -> list[Character]:
+    """The players' houses' royals of age (the ruleset's adult age), alive and free."""
     year = campaign.current_year
+    min_age = campaign.rules.adult_age
     return [
         c
         for c in Character.objects.filter(
@@ -367,6 +368,7 @@ def play_pretenders(campaign: Campaign, source: DiceSource, *, by: Actor) -> Non
         fathers = [c for c in _royals(campaign) if c.pk in kings and c.sex == "M" and c.pk not in married]
         if fathers:
             _try(lambda: pretenders.bastard_create(campaign=campaign, father=_pick(source, fathers).pk, source=source, by=by))
+    buy_back = play_of(campaign).succession.pretender_terms().buy_back
     declared = ControlChange.objects.filter(campaign=campaign, cause="pretender", year=campaign.current_year)
     abroad = (
         Character.objects.filter(campaign=campaign, status=Status.ALIVE, pretender_of__isnull=False)
@@ -376,7 +378,7 @@ def play_pretenders(campaign: Campaign, source: DiceSource, *, by: Actor) -> Non
     )
     for pretender in abroad:
         home = pretender.pretender_of_id
-        if treasury.balance(campaign, home) >= BUY_BACK_RESERVE * br.PRETENDER_BUY_BACK_CROWNS:
+        if treasury.balance(campaign, home) >= BUY_BACK_RESERVE * buy_back:
             _try(functools.partial(pretenders.pretender_buy_back, campaign=campaign, character=pretender.pk, by=by))
 
 
@@ -552,8 +554,9 @@ def play_minor_houses(campaign: Campaign, source: DiceSource, *, by: Actor) -> N
     from dynasties.models import Crown
     from dynasties.services import minor_houses
 
+    box_key = play_of(campaign).minor_houses.terms().box_key
     for crown in Crown.objects.filter(campaign=campaign, home_dynasty__kind=DynastyKind.MINOR).order_by("name"):
-        if bl.ROYAL_MARRIAGE_BOX_KEY not in (crown.state or {}):
+        if box_key not in (crown.state or {}):
             rating = _d(source, ROYAL_MARRIAGE_BOXES)
             _try(
                 functools.partial(minor_houses.royal_marriage_box_set, campaign=campaign, crown=crown.name, rating=rating, by=by)
@@ -613,7 +616,7 @@ def play_bloodline_titles(campaign: Campaign, source: DiceSource, *, by: Actor) 
             for c in Character.objects.filter(campaign=campaign, status=Status.ALIVE)
             .filter(models.Q(father=king) | models.Q(mother=king))
             .order_by("birth_year", "pk")
-            if c.pk not in held and c.age(year) >= br.ADULT_AGE
+            if c.pk not in held and c.age(year) >= campaign.rules.adult_age
         ]
         if kids:
             n = Title.objects.filter(campaign=campaign).count() + 1
@@ -683,9 +686,9 @@ def play_crowns(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
     from dynasties.models import Crown, Modifier, ModifierKind
     from dynasties.services import crowns
 
-    rules = campaign.rules
+    play = play_of(campaign).succession
     records = {c.name: c for c in Crown.objects.filter(campaign=campaign).order_by("name")}
-    if rules.regents:
+    if play.regents():
         regencies = Reign.objects.filter(
             campaign=campaign, end_year__isnull=True, regent__isnull=False, regency_end_year__isnull=True
         )
@@ -704,7 +707,7 @@ def play_crowns(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
                         events.regent_appoint, campaign=campaign, crown=reign.crown, baron=True, source=source, by=by
                     )
                 )
-    if rules.gives_back_crowns:
+    if play.gives_back_crowns():
         reigning = _monarch_ids(campaign)
         year = campaign.current_year
         taken = _taken_in(campaign)
@@ -713,7 +716,7 @@ def play_crowns(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
                 continue  # held since this turn: its player sees how the country takes a foreign ruler first
             home = Character.objects.filter(FREE, campaign=campaign, controlled_by_id=record.home_dynasty_id, status=Status.ALIVE)
             home = home.order_by("birth_year", "birth_order", "pk")
-            named = next((c for c in home if c.pk not in reigning and c.age(year) >= br.ADULT_AGE), None)
+            named = next((c for c in home if c.pk not in reigning and c.age(year) >= campaign.rules.adult_age), None)
             _try(
                 functools.partial(
                     events.crown_give_back,
@@ -724,7 +727,7 @@ def play_crowns(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
                     by=by,
                 )
             )
-    if not rules.capitals:
+    if not play.capitals():
         return
     lost = set(
         Modifier.objects.filter(campaign=campaign, kind=ModifierKind.CAPITAL_LOST, end_year__isnull=True).values_list(
@@ -987,44 +990,19 @@ def simulated_dynasties(ruleset: str, players: int, countries: Sequence[str] | N
     """The houses of a simulated campaign: the ruleset's default players (Blood Royale's ``countries``
     if the table chose them), and in BloodLine a minor house (Savoy) too, so that its offers are
     played; None: the defaults."""
-    if not get_ruleset(ruleset).minor_houses:
+    if not play_named(ruleset).minor_houses.kept():
         return default_dynasties(players, ruleset, countries) if countries else None
     return [*default_dynasties(players, ruleset, countries), services.DynastySpec("Savoia", "Savoy", kind=DynastyKind.MINOR)]
 
 
 def play_law(campaign: Campaign, source: DiceSource, *, by: Actor) -> None:
-    """After the Dynastic Sequence: the turn's events, Pretenders, titles, contracts and Interphase."""
+    """After the Dynastic Sequence: the turn's events, Pretenders, titles, contracts and Interphase
+    (the ruleset's law player, registered by its module of ``operations/play/``)."""
+    player = _registered(LAW_PLAYERS, campaign.ruleset)
     wed = list(
         Marriage.objects.filter(campaign=campaign, wedding_year=campaign.current_year).order_by("pk").values_list("pk", flat=True)
     )
-    LAW_PLAYERS[campaign.ruleset](campaign, source, wed, by=by)
-
-
-def _play_blood_royale_law(campaign: Campaign, source: DiceSource, wed: list[int], *, by: Actor) -> None:
-    play_contracts(campaign, source, wed, by=by)
-    play_releases(campaign, source, by=by)
-    play_events(campaign, source, by=by)
-    play_captures(campaign, source, by=by)
-    simulation_options.play_optional_rules(campaign, source, by=by, board_events=(play_events, play_captures))  # D, H
-    play_pretenders(campaign, source, by=by)
-    simulation_provinces.play_provinces(campaign, source, by=by)  # the province register (issue 33)
-    play_interphase(campaign, source, by=by)
-    play_crowns(campaign, source, by=by)
-
-
-def _play_bloodline_law(campaign: Campaign, source: DiceSource, wed: list[int], *, by: Actor) -> None:
-    play_contracts(campaign, source, wed, by=by)
-    play_releases(campaign, source, by=by)
-    play_events(campaign, source, by=by)
-    play_captures(campaign, source, by=by)
-    play_bloodline_titles(campaign, source, by=by)
-    play_title_income(campaign, by=by)
-    play_stability(campaign, source, by=by)
-
-
-def _play_monarchs_law(campaign: Campaign, source: DiceSource, wed: list[int], *, by: Actor) -> None:
-    play_monarchs_law(campaign, source, by=by)
-    play_stability(campaign, source, by=by)
+    player(campaign, source, wed, by=by)
 
 
 class LawPlayer(Protocol):
@@ -1033,12 +1011,28 @@ class LawPlayer(Protocol):
     def __call__(self, campaign: Campaign, source: DiceSource, wed: list[int], *, by: Actor) -> None: ...
 
 
-# Each ruleset's law after the Dynastic Sequence (``play_law``).
-LAW_PLAYERS: dict[str, LawPlayer] = {
-    br.NAME: _play_blood_royale_law,
-    bl.NAME: _play_bloodline_law,
-    eu.NAME: _play_monarchs_law,
-}
+LAW_PLAYERS: dict[str, LawPlayer] = {}
+"""Each ruleset's law after the Dynastic Sequence (``play_law``), registered by ``register_law``."""
+
+
+def register_law(ruleset: str, *, player: LawPlayer, parts: tuple[LawPart, ...]) -> None:
+    """A ruleset's law, called once by its module of ``operations/play/`` (``OperationsConfig.ready()``):
+    how the automatic player plays it (``play_law``) and its parts the summary counts (``LAW``)."""
+    if ruleset in LAW_PLAYERS:
+        raise RuleError(f"The ruleset {ruleset!r} has its automatic player's law registered twice.", code="duplicate_law")
+    LAW_PLAYERS[ruleset] = player
+    LAW[ruleset] = parts
+
+
+def _registered(table: dict[str, _T], ruleset: str) -> _T:
+    try:
+        return table[ruleset]
+    except KeyError:
+        raise RuleError(
+            f"The ruleset {ruleset!r} has no automatic player's law registered (operations/play/, listed in "
+            f"OperationsConfig.ready()); registered: {', '.join(table) or 'none'}.",
+            code="unknown_ruleset",
+        ) from None
 
 
 def play_turn(campaign: Campaign, source: DiceSource, *, law: bool = False, house_size: int = HOUSE_SIZE, by: Actor) -> Campaign:
@@ -1133,34 +1127,34 @@ def _contracts(kind: str) -> Callable[[Campaign], int]:
     return lambda campaign: Contract.objects.filter(campaign=campaign, kind=kind).exclude(state=ContractState.DRAFT).count()
 
 
-def _model(
+def count_of(
     model: type[Breach] | type[Parley] | type[Excommunication] | type[Dispute] | type[Title] | type[MarriageOffer],
 ) -> Callable[[Campaign], int]:
     return lambda campaign: model.objects.filter(campaign=campaign).count()
 
 
-def _diplomacy_count(part: str, campaign: Campaign) -> int:
+def diplomacy_count(part: str, campaign: Campaign) -> int:
     """How often the diplomacy's ``part`` was played."""
     return diplomacy_played(campaign)[part]
 
 
-def _aristocratic(campaign: Campaign) -> bool:
+def aristocratic(campaign: Campaign) -> bool:
     """The three-player game (its aristocratic family)."""
     return Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.ARISTOCRATIC).exists()
 
 
-_SEQUENCE = (
+SEQUENCE_PARTS = (
     LawPart("births", rolls=("birth",)),
     LawPart("survival rolls", rolls=("survival",)),
     LawPart("weddings", kinds=("wedding",)),
     LawPart("successions", kinds=("succession",)),
 )
-_CONTRACTS = (
+CONTRACT_PARTS = (
     LawPart("marriage contracts", count=_contracts(ContractKind.MARRIAGE)),
     LawPart("dowries", postings=("dowry",)),
     LawPart("contract payments", postings=("contract", "damages")),
     LawPart("renunciations", kinds=("renunciation",)),
-    LawPart("breaches", count=_model(Breach)),
+    LawPart("breaches", count=count_of(Breach)),
 )
 
 
@@ -1175,13 +1169,13 @@ def _ransoms(*, neutrals: bool) -> Callable[[Campaign], int]:
     return lambda c: Posting.objects.filter(campaign=c, kind="ransom", payee__isnull=neutrals).count()
 
 
-def _interim_claims(campaign: Campaign) -> int:
+def interim_claims_decided(campaign: Campaign) -> int:
     """Released heirs' claims decided: recognised (he reigns) or refused (the interim monarch stays)."""
     lines = ChronicleEntry.objects.filter(campaign=campaign, kind__in=("succession", "claim"))
     return lines.filter(data__claim__in=["recognised", "refused"]).count()
 
 
-_PRISONERS = (
+PRISONER_PARTS = (
     LawPart("prisoners of a house", count=_captures(neutrals=False)),
     LawPart("prisoners of the neutrals", count=_captures(neutrals=True)),
     LawPart("ransoms between houses", count=_ransoms(neutrals=False)),
@@ -1191,106 +1185,34 @@ _PRISONERS = (
         count=lambda c: ChronicleEntry.objects.filter(campaign=c, kind="release", data__ransomed=False).count(),
     ),
 )
-LAW: dict[str, tuple[LawPart, ...]] = {
-    br.NAME: (
-        *_SEQUENCE,
-        LawPart("survival dice corrected after Survival closed", count=simulation_corrections.late_corrections),
-        LawPart("regencies", kinds=("regency",)),
-        LawPart("disputed successions (rule C)", rolls=("charisma_loss",), kinds=("exile",)),
-        LawPart("pass-overs", kinds=("pass_over",)),
-        *_PRISONERS,
-        LawPart("plague", rolls=("plague",)),
-        LawPart("battle", rolls=("battle",)),
-        LawPart("storm deaths", causes=(br.EVENT_LABELS["storm"],)),
-        *_CONTRACTS,
-        LawPart("parleys", count=_model(Parley)),
-        LawPart("excommunications", count=_model(Excommunication)),
-        *(LawPart(name, count=functools.partial(_diplomacy_count, name)) for name in DIPLOMACY_PARTS),
-        LawPart("Interphase taxes", postings=("tax",)),
-        LawPart("armies raised", postings=("raising",)),
-        LawPart("Interphase maintenance", postings=("maintenance",)),
-        LawPart("rebellions", postings=("rebellion",)),
-        LawPart("titles (rule G)", count=_model(Title)),
-        LawPart("governed provinces' taxes (rule G)", count=lambda c: _postings_about(c, "tax", "Governed province")),
-        LawPart("governed provinces' Crowns (rule G)", count=simulation_provinces.governed_crowns),
-        LawPart("Famine markers (the province register)", count=lambda c: _lines_with(c, "province", "A Famine marker")),
-        LawPart("Rebellion markers (the province register)", count=lambda c: _lines_with(c, "province", "A Rebellion marker")),
-        LawPart("Pretenders", kinds=("pretender",)),
-        LawPart("buy-backs", kinds=("pretender_return",)),
-        LawPart("bastards", kinds=("bastard",)),
-        LawPart("aristocratic auctions", kinds=("auction",), applies=_aristocratic),
-        LawPart("regents chosen", count=lambda c: _lines_with(c, "regency", "replaces")),
-        LawPart("crowns given back", count=lambda c: _lines_with(c, "union_ends", "given back")),
-        LawPart("capitals lost", count=lambda c: _lines_with(c, "capital", "loses its capital")),
-        LawPart("capitals retaken", count=lambda c: _lines_with(c, "capital", "retakes its capital")),
-        LawPart("foreign military aid", kinds=("intervention",)),
-        LawPart("trade interceptions (rule D)", rolls=("interception",)),
-        LawPart(
-            "third Event/Movement phase's events (rule H)",
-            count=lambda c: ChronicleEntry.objects.filter(campaign=c, data__phase=3).count(),
-        ),
-    ),
-    bl.NAME: (
-        *_SEQUENCE,
-        LawPart("betrothals", kinds=("betrothal",)),
-        LawPart("pass-overs", kinds=("pass_over",)),
-        LawPart("disputed lines' rolls", rolls=("disputed_line", "disputed_line_which", "spurned_heir")),
-        *_PRISONERS,
-        LawPart("interim claims", count=_interim_claims),
-        LawPart("storm deaths", causes=(br.EVENT_LABELS["storm"],)),
-        *_CONTRACTS,
-        LawPart("disputes (majority votes)", count=_model(Dispute)),
-        LawPart("minor houses entering play", count=lambda c: _lines_data(c, "created", "minor_house")),
-        LawPart("Royal Marriage box ratings", count=lambda c: _lines_data(c, "minor_offer", "rating")),
-        LawPart("minor houses' offers", count=_model(MarriageOffer)),
-        LawPart("offers withdrawn", count=lambda c: _lines_data(c, "minor_offer", "withdrawn")),
-        LawPart("minor houses' answers", kinds=("minor_offers_resolved",)),
-        LawPart("titles", count=_model(Title)),
-        LawPart("title income", postings=("title_income",)),
-        LawPart("royal leaders", kinds=("leaders", "leader")),
-        LawPart("Stability", kinds=("stability",)),
-        LawPart("Stability changed by the board", count=lambda c: _board_stability(c)),
-        LawPart("revolts", kinds=("revolt",)),
-    ),
-    eu.NAME: (
-        LawPart("monarchs' survival", rolls=("monarch_survival",)),
-        LawPart("successions", rolls=("monarch_succession",)),
-        LawPart("the Doge", count=lambda c: _crown_rolls(c, "Venice")),
-        LawPart("Poland's elections", count=lambda c: _crown_rolls(c, "Poland")),
-        LawPart("military skill", rolls=("monarch_military",)),
-        LawPart("Turkish column", kinds=("pasha",), count=lambda c: _crown_lines(c, "Turkey", "revolt")),
-        LawPart("Dynastic Crises", kinds=("dynastic_crisis",)),
-        LawPart("ransoms", postings=("ransom",), count=lambda c: _lines_with(c, "payment_owed", "ransom")),
-        LawPart("Stability changed by the board", count=lambda c: _board_stability(c)),
-    ),
-}
-"""Every ruleset's parts of the law, in the order the summary prints them."""
+LAW: dict[str, tuple[LawPart, ...]] = {}
+"""Every ruleset's parts of the law, in the order the summary prints them (``register_law``)."""
 
 
-def _crown_rolls(campaign: Campaign, crown: str) -> int:
+def crown_rolls(campaign: Campaign, crown: str) -> int:
     return ChronicleEntry.objects.filter(campaign=campaign, kind="succession", data__crown=crown).count()
 
 
-def _crown_lines(campaign: Campaign, crown: str, kind: str) -> int:
+def crown_lines(campaign: Campaign, crown: str, kind: str) -> int:
     return ChronicleEntry.objects.filter(campaign=campaign, kind=kind, data__crown=crown).count()
 
 
-def _board_stability(campaign: Campaign) -> int:
+def board_stability(campaign: Campaign) -> int:
     from dynasties.models import CrownEvent
 
     return CrownEvent.objects.filter(campaign=campaign, cause__in=list(crown_rules.CAUSES)).count()
 
 
-def _lines_data(campaign: Campaign, kind: str, key: str) -> int:
+def lines_data(campaign: Campaign, kind: str, key: str) -> int:
     """The chronicle lines of ``kind`` whose data has ``key``."""
     return ChronicleEntry.objects.filter(campaign=campaign, kind=kind, data__has_key=key).count()
 
 
-def _postings_about(campaign: Campaign, kind: str, reason: str) -> int:
+def postings_about(campaign: Campaign, kind: str, reason: str) -> int:
     return Posting.objects.filter(campaign=campaign, kind=kind, reason__startswith=reason).count()
 
 
-def _lines_with(campaign: Campaign, kind: str, text: str) -> int:
+def lines_with(campaign: Campaign, kind: str, text: str) -> int:
     return ChronicleEntry.objects.filter(campaign=campaign, kind=kind, text__icontains=text).count()
 
 

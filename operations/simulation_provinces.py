@@ -7,7 +7,7 @@ Provinces, the governed provinces from the titles held (so rule G's governors br
 a Rebellion bought off by name. The capitals stay the board events' (``play_crowns``): the register
 keeps no capital here, so a capital lost and retaken is recorded as before (one source either way).
 
-``play_provinces`` is called from one place (``operations.simulation._play_blood_royale_law``),
+``play_provinces`` is called from one place (``operations.play.blood_royale.play_law``),
 before the Interphase."""
 
 from __future__ import annotations

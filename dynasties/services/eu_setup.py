@@ -29,7 +29,7 @@ from dynasties.services.play_monarchs import ROLL as ROLL
 from dynasties.services.play_monarchs import TYPED as TYPED
 from dynasties.services.play_monarchs import EuCountry as EuCountry
 from dynasties.services.play_monarchs import MonarchsPlay, setup_field
-from dynasties.services.play_registry import play_of
+from dynasties.services.play_registry import play_of, registered_plays
 from dynasties.services.setup import DynastySpec
 from rules.dice import DiceSource
 from rules.errors import RuleError
@@ -59,6 +59,16 @@ def eu_dynasties(countries: Sequence[EuCountry], tables: Mapping[str, Any] | Non
         kind = DynastyKind.PLAYER if play.is_major(tables, c.country) else DynastyKind.MINOR
         specs.append(DynastySpec(house_name(c.country), c.country, kind))
     return specs
+
+
+def eu_ruleset() -> str:
+    """The name of the ruleset whose monarchs roll on the tables (the one an EU set-up is for)."""
+    return next(name for name, play in registered_plays().items() if play.monarchs.rolls_monarchs())
+
+
+def eu_start_year(first_turn: int) -> int:
+    """The year a campaign set up from this EU turn starts, unless its own is typed."""
+    return monarchs.tables_play().start_year_of_turn(first_turn)
 
 
 def eu_check(countries: Sequence[EuCountry], *, first_turn: int, tables: Mapping[str, Any] | None = None) -> None:

@@ -411,6 +411,10 @@ class MonarchsPlay(Protocol):
         """The tables' turn of a campaign's turn."""
         ...
 
+    def start_year_of_turn(self, turn: int) -> int:
+        """The year a turn of the tables' own count begins (a campaign set up from that turn)."""
+        ...
+
     def start_at(self, campaign: Campaign, tables: Mapping[str, Any], first_turn: int) -> dict[str, Any]:
         """Make the campaign start at this turn of the tables' count (saved); the tables as they now stand."""
         ...

@@ -173,6 +173,10 @@ def turn_of(tables: Mapping[str, Any], campaign_turn: int) -> int:
     _refuse(None)
 
 
+def start_year_of_turn(turn: int) -> int:
+    _refuse(None)
+
+
 def start_at(campaign: Campaign, tables: Mapping[str, Any], first_turn: int) -> dict[str, Any]:
     _refuse(campaign)
 

@@ -30,6 +30,7 @@ from dynasties.play.blood_royale.monarchs import rolls_monarchs as rolls_monarch
 from dynasties.play.blood_royale.monarchs import setup_countries as setup_countries
 from dynasties.play.blood_royale.monarchs import split_numeral as split_numeral
 from dynasties.play.blood_royale.monarchs import start_at as start_at
+from dynasties.play.blood_royale.monarchs import start_year_of_turn as start_year_of_turn
 from dynasties.play.blood_royale.monarchs import status as status
 from dynasties.play.blood_royale.monarchs import status_of as status_of
 from dynasties.play.blood_royale.monarchs import succession_dice as succession_dice

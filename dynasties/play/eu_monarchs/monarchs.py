@@ -1038,6 +1038,10 @@ def turn_of(tables: Mapping[str, Any], campaign_turn: int) -> int:
     return eu.eu_turn(tables[eu.PERIODS], campaign_turn)
 
 
+def start_year_of_turn(turn: int) -> int:
+    return eu.start_year_of_turn(turn)
+
+
 def start_at(campaign: Campaign, tables: Mapping[str, Any], first_turn: int) -> dict[str, Any]:
     periods = eu.validate_periods(dict(tables[eu.PERIODS], campaign_first_turn=first_turn))
     RuleTable.objects.update_or_create(campaign=campaign, key=eu.PERIODS, defaults={"data": periods})

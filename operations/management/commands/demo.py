@@ -34,7 +34,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--ruleset",
             default=default_ruleset().name,
-            help=", ".join(f"{name} (slug {slug!r})" for name, (slug, _, _) in DEMO_RULESETS.items()) + ".",
+            help=", ".join(f"{name} (slug {demo.slug!r})" for name, demo in DEMO_RULESETS.items()) + ".",
         )
         parser.add_argument(
             "--logins-file",
