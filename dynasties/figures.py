@@ -3,11 +3,11 @@ modifier on him (issue 31, "Effective figures where players look").
 
 ``figures(campaign, characters)`` gathers the plain values (his Strength, his wife's Guile, the
 ``Modifier`` rows of his house and of himself, his piece, his titles) and asks ``rules.combat`` for
-the arithmetic; the character page, his printed sheet and the API show what it returns and decide
-nothing. A fixed number of queries however many characters are asked about and however large their
-families: three for Blood Royale (the modifiers, the matches, the open reigns; a fourth names the
-captors when one of them is a prisoner), and for BloodLine the titles and one lean World for the
-royal leaders.
+the arithmetic of the measure the campaign's play keeps (``play_of(campaign).events.combat()``);
+the character page, his printed sheet and the API show what it returns and decide nothing. A fixed
+number of queries however many characters are asked about and however large their families: three
+for Blood Royale (the modifiers, the matches, the open reigns; a fourth names the captors when one
+of them is a prisoner), and for BloodLine the titles and one lean World for the royal leaders.
 
 Who has a figure: only royals who lead. Blood Royale: the King (a reigning King of 15 or more) and
 the Princes holding a piece (A2, "Using the Prince pieces"), while free. BloodLine: the royal leaders
@@ -231,8 +231,8 @@ def figures(campaign: Campaign, characters: Iterable[Character]) -> dict[int, Fi
     for r in Reign.objects.filter(campaign=campaign, holder_id__in=ids, end_year__isnull=True).order_by("start_year"):
         reigns.setdefault(r.holder_id, []).append(r)
 
-    measure = campaign.rules.combat
     play = play_of(campaign)
+    measure = play.events.combat()
     governor_characteristic = play.succession.title_terms().governor_characteristic
     leaders: dict[int, tuple[str, int]] = {}
     titles: dict[int, list[Title]] = {}
@@ -268,10 +268,10 @@ def figures(campaign: Campaign, characters: Iterable[Character]) -> dict[int, Fi
             )
         elif measure == cb.BATTLE_ROLLS:
             combat = _bloodline(
-                c, year, active, leaders.get(pk), titles.get(pk, []), reigns.get(pk, []), gone, campaign.rules.adult_age
+                c, year, active, leaders.get(pk), titles.get(pk, []), reigns.get(pk, []), gone, play.announcements.of_age()
             )
         else:
-            combat = CombatView(False, note=f"No figure in battle is kept for characters under {campaign.rules.label}.")
+            combat = CombatView(False, note=f"No figure in battle is kept for characters under {campaign.get_ruleset_display()}.")
         out[pk] = Figures(combat, mods)
     return out
 

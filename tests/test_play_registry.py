@@ -287,14 +287,33 @@ def test_the_monarchs_and_setup_modules_read_no_ruleset_flag_and_import_no_rules
     assert ruleset_imports(source) == []
 
 
-NO_RULESET_IMPORT = ("dynasties/figures.py", "desk/admin/dynasties.py")
-"""Modules that import no ruleset's own module though they still read a ruleset's plain values
-(``campaign.rules.combat``, its label: the figure in battle still chooses its measure there)."""
+NO_RULESET_IMPORT = ("desk/admin/dynasties.py",)
+"""Modules that import no ruleset's own module though they still read a ruleset's plain values."""
 
 
 @pytest.mark.parametrize("path", NO_RULESET_IMPORT)
-def test_the_figures_and_the_desk_import_no_ruleset(path: str) -> None:
+def test_the_desk_imports_no_ruleset(path: str) -> None:
     assert ruleset_imports((ROOT / path).read_text()) == []
+
+
+ASKING_FIGURES = ("dynasties/figures.py",)
+"""The figures in battle: the measure, the King's and the royal leaders' ages are the play's
+(``play_of(campaign).events.combat()``, ``king_age()``, ``announcements.of_age()``)."""
+
+
+@pytest.mark.parametrize("path", ASKING_FIGURES)
+def test_the_figures_read_no_ruleset_value_and_import_no_ruleset(path: str) -> None:
+    source = (ROOT / path).read_text()
+    assert flag_reads(source) == []  # no plain value either (the measure, the adult age, the label)
+    assert ruleset_imports(source) == []
+
+
+def test_each_play_keeps_the_figure_in_battle_its_ruleset_says() -> None:
+    """The figures ask the play which measure a leader brings to a battle: Blood Royale's Strength,
+    BloodLine's battle rolls, none under the EU monarch tables."""
+    measures = {r.name: play_of(Campaign(ruleset=r.name)).events.combat() for r in rulesets()}
+    assert measures == {r.name: r.combat for r in rulesets()}
+    assert sorted(measures.values()) == sorted(["", "battle_rolls", "strength"])
 
 
 @pytest.mark.parametrize("path", ASKING_MARRIAGES)

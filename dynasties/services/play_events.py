@@ -88,6 +88,12 @@ class EventsPlay(Protocol):
         """A reigning man of this age is a King on the map (his piece 'K')."""
         ...
 
+    def combat(self) -> str:
+        """The figure a leader brings to a battle (``rules.combat``): ``STRENGTH`` (Blood Royale's
+        Strength), ``BATTLE_ROLLS`` (BloodLine's royal leaders), or "" where none is kept
+        (``dynasties.figures``)."""
+        ...
+
     def neutral_ransom(self) -> int:
         """The neutrals' fixed price a head for a royal they captured (0: any terms)."""
         ...

@@ -63,6 +63,10 @@ def king_age() -> int:
     return br.ADULT_AGE
 
 
+def combat() -> str:
+    return br.RULESET.combat  # Strength
+
+
 def neutral_ransom() -> int:
     return br.NEUTRAL_RANSOM
 

@@ -62,3 +62,7 @@ def may_give_back_crowns() -> None:
 
 def at_sea_rule() -> str:
     return bl.LEADERS_AT_SEA
+
+
+def combat() -> str:
+    return bl.RULESET.combat  # the royal leaders' battle rolls

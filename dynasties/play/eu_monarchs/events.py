@@ -53,3 +53,7 @@ def regency_age() -> int:
 
 def may_give_back_crowns() -> None:
     raise no_crowns_given_back(eu.LABEL)
+
+
+def combat() -> str:
+    return eu.RULESET.combat  # none kept
