@@ -46,9 +46,12 @@ NO_DOOR: dict[str, str] = {
 NO_DOOR_MODULES: dict[str, str] = {
     "operations.simulation": "the automatic player (manage.py simulate) plays the law through the services themselves",
     "operations.simulation_options": "the automatic player's optional rules D and H, through the services themselves",
-    "operations.simulation_diplomacy": "the automatic player's diplomacy (issue 33), played through the services themselves",
+    "operations.simulation_diplomacy": "the automatic player's diplomacy (issue 33), through the services themselves",
     "operations.simulation_provinces": "the automatic player's province register, kept through the services themselves",
     "operations.simulation_corrections": "the automatic player's late corrections (issue 34), through the correction service",
+    "operations.play.blood_royale": "Blood Royale's law for the automatic player (issue 35), through the services themselves",
+    "operations.play.bloodline": "BloodLine's law for the automatic player (issue 35), through the services themselves",
+    "operations.play.eu_monarchs": "the EU monarchs' law for the automatic player (issue 35), through the services themselves",
 }
 """Modules whose services are not the table's to call, with the reason."""
 
