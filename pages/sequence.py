@@ -35,7 +35,6 @@ from campaign.permissions import (
     Seen,
     may_act_for_any,
     may_correct_rolls,
-    may_play,
     require,
     runs_the_turn,
     seat_of,
@@ -811,8 +810,6 @@ def births(request: HttpRequest, slug: str) -> HttpResponse:
     houses = None
     kept = None
     if request.method == "POST":
-        if not may_play(role):
-            raise PermissionDenied("An observer only looks.")
         outcome = _births_post(request, campaign, role, mine)
         if isinstance(outcome, HttpResponse):
             return outcome
@@ -1028,11 +1025,8 @@ def _survival_post(request: HttpRequest, campaign: Campaign, role: str, mine: in
         return redirect(f"{here}#top")
     if op == "pass_over":
         crown = request.POST.get("crown", "")
-        due = next((s for s in _successions(campaign, role, mine) if s["due"].crown == crown), None)
-        if due is None:
-            return Failure("pass_over", crown, _failed(f"No succession of {crown or 'that crown'} is waiting for a decision."))
         heirs = [_pk(v) for v in request.POST.getlist("heirs")]
-        try:
+        try:  # the service asks the policy before it looks for the succession (an observer: 403)
             chosen = run_action(
                 request,
                 campaign,
@@ -1042,7 +1036,8 @@ def _survival_post(request: HttpRequest, campaign: Campaign, role: str, mine: in
         except ActionFailed as exc:
             return Failure("pass_over", crown, _failed(exc.message))
         if chosen is not None:
-            names = {e.character.pk: e.character.display_name for e in due["line"].entries} if due["line"] else {}
+            due = next((s for s in _successions(campaign, role, mine) if s["due"].crown == crown), None)
+            names = {e.character.pk: e.character.display_name for e in due["line"].entries} if due and due["line"] else {}
             text = ", ".join(names.get(pk, f"#{pk}") for pk in chosen) or "nobody"
             messages.success(
                 request, f"{crown}: your choice is recorded (passing over: {text}). The GM applies it at the end of Survival."
@@ -1092,8 +1087,6 @@ def survival(request: HttpRequest, slug: str) -> HttpResponse:
         return monarchs.survival(request, campaign, role, mine, _survival_post)
     failure = None
     if request.method == "POST":
-        if not may_play(role):
-            raise PermissionDenied("An observer only looks.")
         outcome = _survival_post(request, campaign, role, mine)
         if isinstance(outcome, HttpResponse):
             return outcome

@@ -411,6 +411,7 @@ def title_bequeath(*, campaign: Campaign | int, title: Title | int, heir: Charac
     down to descendants if the title is not taken away, at the whim of the player controlling the
     titled character.' Without a choice the first descendant in order of succession has it."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
+    require(by, campaign, "play")  # an observer only looks: refused before the title's state is read
     found = _title_of(campaign, title)
     world = World(campaign)
     late, current = _death_this_turn(world, found)
@@ -544,6 +545,7 @@ def crisis_claim(
     'Once any such deal or non-voluntary claim is exercised, all such titles are nullified': every title of the
     dead line held by the claimant's house's characters."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
+    require(by, campaign, "play")  # an observer only looks: refused before the title's state is read
     found = _title_of(campaign, title)
     world = World(campaign)
     record, state, claimant = _open_crisis(world, found)
@@ -626,6 +628,7 @@ def crisis_claim_waive(*, campaign: Campaign | int, title: Title | int, by: Acto
     stability in doing so.' The title is given up; a player who neither claims nor waives leaves the title
     in force ('neither side suffers any penalty or loss')."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
+    require(by, campaign, "play")  # an observer only looks: refused before the title's state is read
     found = _title_of(campaign, title)
     world = World(campaign)
     record, _state, claimant = _open_crisis(world, found)
