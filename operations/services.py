@@ -35,7 +35,7 @@ from campaign.services import membership_add
 from dynasties.invitations import OPEN, invitation_create, state, token_hash
 from dynasties.models import Dynasty, DynastyKind, Invitation
 from dynasties.services import campaign_create
-from dynasties.services.eu_setup import ROLL, EuCountry, eu_campaign_setup, eu_check, eu_dynasties, eu_ruleset, eu_start_year
+from dynasties.services.eu_setup import EuCountry, eu_campaign_setup, eu_check, eu_dynasties, eu_ruleset, eu_start_year
 from dynasties.services.play_registry import play_named
 from dynasties.services.setup import default_dynasties
 from operations.simulation import simulate
@@ -87,11 +87,14 @@ def _demo_user(username: str, password: str) -> User:
 
 @dataclass(frozen=True, kw_only=True)
 class Demo:
-    """A ruleset's demo campaign: its slug, its name and the prefix of its logins."""
+    """A ruleset's demo campaign: its slug, its name and the prefix of its logins; ``countries``: the
+    EU set-up's countries and how each first monarch is found (the monarch tables' demo; none: the
+    ruleset's default houses for ``DEMO_PLAYERS``)."""
 
     slug: str
     name: str
     prefix: str
+    countries: tuple[EuCountry, ...] = ()
 
 
 DEMO_RULESETS: dict[str, Demo] = {}
@@ -103,22 +106,6 @@ def register_demo(ruleset: str, demo: Demo) -> None:
     if ruleset in DEMO_RULESETS:
         raise RuleError(f"The ruleset {ruleset!r} has its demo registered twice.", code="duplicate_demo")
     DEMO_RULESETS[ruleset] = demo
-
-
-# The EU demo's countries: five majors (a player's house and a login each), Venice with its Doge and
-# Denmark, a minor house (no login: the GM runs them); the aid's monarch at the start where it names one.
-DEMO_EU_COUNTRIES = ("France", "England", "Spain", "Austria", "Turkey", "Venice", "Denmark")
-DEMO_EU_FIRST: dict[str, dict[str, Any]] = {
-    "France": {"first": "historical", "named": "Charles VIII"},
-    "England": {"first": "historical", "named": "Henry VII"},
-    "Spain": {"first": "historical", "named": "Isabel and Fernando", "settings": {"dynastic_alliances": 0}},
-    "Turkey": {"first": "historical", "named": "Bayezid II"},
-    "Venice": {"first": "historical", "named": "Barbarigo"},
-}
-
-
-def _demo_first(crown: str) -> dict[str, Any]:
-    return DEMO_EU_FIRST.get(crown, {"first": ROLL})
 
 
 @transaction.atomic
@@ -156,8 +143,8 @@ def demo_create(*, reset_passwords: bool = False, ruleset: str = default_ruleset
 
     gm_password = _new_password()
     gm = _demo_user(prefix + DEMO_GM, gm_password)
-    if play_named(ruleset).monarchs.rolls_monarchs():  # a monarch on every throne: the aid's own where it seats one at the start
-        countries = [EuCountry(crown, **_demo_first(crown)) for crown in DEMO_EU_COUNTRIES]
+    if demo.countries:  # a monarch on every throne: the aid's own where it seats one at the start
+        countries = list(demo.countries)
         campaign = campaign_create(name=name, slug=slug, ruleset=ruleset, dynasties=eu_dynasties(countries), by=gm)
         eu_campaign_setup(campaign=campaign, countries=countries, by=SYSTEM_ACTOR)  # the demo's thrones: the server's
     else:
