@@ -40,13 +40,24 @@ from typing import Protocol, TypeVar
 
 from django.db import models
 
-from campaign import treasury
-from campaign.models import Campaign, ChronicleEntry, Posting, Roll, Step
+from campaign.models import Campaign, ChronicleEntry, Roll, Step
 from campaign.permissions import Actor
 from contracts import services as contract_services
 from contracts.models import Breach, Contract, ContractKind, ContractState, Dispute, Excommunication, Parley
-from dynasties import services
-from dynasties.models import FREE, Character, ControlChange, Dynasty, DynastyKind, Marriage, MarriageOffer, Reign, Status, Title
+from dynasties import services, treasury
+from dynasties.models import (
+    FREE,
+    Character,
+    ControlChange,
+    Dynasty,
+    DynastyKind,
+    Marriage,
+    MarriageOffer,
+    Posting,
+    Reign,
+    Status,
+    Title,
+)
 from dynasties.selectors import living_children_counts
 from dynasties.services import auction, event_deaths, events, interphase, pretenders, titles
 from dynasties.services.births import CoupleTurn

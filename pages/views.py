@@ -29,7 +29,6 @@ from campaign.permissions import (
 )
 from campaign.services import dice_entry_for
 from campaign.steps import STEP_WAITS
-from campaign.treasury import balances, currency, ledger
 from contracts.models import Contract, ContractState
 from dynasties.figures import figures_of
 from dynasties.models import Character, Dynasty, Marriage, Reign, Status
@@ -37,6 +36,7 @@ from dynasties.selectors import label, status_lines
 from dynasties.services.play_registry import play_of
 from dynasties.services.regnal import crowned_name
 from dynasties.services.succession_view import heirs_now, succession_line, succession_what_if
+from dynasties.treasury import balances, currency, ledger
 from dynasties.trees.dot import ORIENTATIONS, PAPERS
 from pages.common import context, may_act_for, member, shown_with
 from pages.debts import debts_for

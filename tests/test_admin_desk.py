@@ -12,10 +12,10 @@ from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import reverse
 
-from campaign import treasury
-from campaign.models import ChronicleEntry, Membership, Posting, PostingKind, Role, Roll, RuleTable
+from campaign.models import ChronicleEntry, Membership, Role, Roll, RuleTable
 from desk.choice import CHOSEN, PLUMBING
-from dynasties.models import Character
+from dynasties import treasury
+from dynasties.models import Character, Posting, PostingKind
 from dynasties.services import campaign_create
 from rules.dice import RandomSource
 from tests.desk_forms import context_data

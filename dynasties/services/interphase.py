@@ -22,15 +22,15 @@ from typing import Any, Generic, TypeVar
 
 from django.db import transaction
 
-from campaign.models import Campaign, ChronicleEntry, Posting, Step
+from campaign.models import Campaign, ChronicleEntry, Step
 from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, lock_campaign, require_step
-from campaign.treasury import InsufficientFunds, balance, currency, post
-from dynasties.models import Character, Crown, Dynasty, Status, Title
+from dynasties.models import Character, Crown, Dynasty, Posting, Status, Title
 from dynasties.services.play_interphase import InterphasePlay
 from dynasties.services.play_registry import play_of
 from dynasties.services.provinces import interphase_markers, register_entry
 from dynasties.services.titles import governed_provinces
+from dynasties.treasury import InsufficientFunds, balance, currency, post
 from rules import interphase as rules
 from rules.errors import NotFound, RuleError, StepOrderError
 

@@ -13,7 +13,6 @@ from django.db.models import Q
 from campaign.models import Campaign
 from campaign.permissions import Seat
 from campaign.table_events import Choice, Field, Kind, TableEvent, register
-from campaign.treasury import currency
 from dynasties.models import Character, Crown, Dynasty, DynastyKind, Reign, Status
 from dynasties.services.eu_crowns_view import eu_standings
 from dynasties.services.eu_monarchs import (
@@ -27,6 +26,7 @@ from dynasties.services.eu_monarchs import (
 from dynasties.services.eu_setup import HISTORICAL, TYPED, eu_monarch_crowned
 from dynasties.services.play_registry import play_of
 from dynasties.table_events.common import gm_only
+from dynasties.treasury import currency
 from rules.errors import RuleError
 
 GROUP = "Crowns"

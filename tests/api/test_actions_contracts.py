@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from campaign import treasury
-from campaign.models import ChronicleEntry, PostingKind
+from campaign.models import ChronicleEntry
 from campaign.permissions import SYSTEM_ACTOR
 from contracts.models import (
     Breach,
@@ -24,7 +23,8 @@ from contracts.models import (
     PaymentStatus,
 )
 from contracts.services import breach_record, contract_draft, contract_sign
-from dynasties.models import Dynasty
+from dynasties import treasury
+from dynasties.models import Dynasty, PostingKind
 from tests.api.conftest import assert_error, url
 
 pytestmark = pytest.mark.django_db
