@@ -1164,7 +1164,7 @@ CAMPAIGN_FIELDS_LATER = {f.key: f.default for f in CAMPAIGN.fields if f.since in
 
 # Campaign-scoped models (campaign.registry.scoped_models()) exported other than as a section or as
 # the objects listed under a section's field, and where.
-ELSEWHERE: dict[str, str] = {"campaign.RuleTable": "campaign.tables"}
+ELSEWHERE: dict[str, str] = {"campaign.RuleTable": "campaign.tables", "contracts.ContractPosting": "postings.contract"}
 # Campaign-scoped models the export leaves out, and why (the registry's exempt models, e.g.
 # memberships and the audit trail, are not campaign state and are left out too).
 NOT_EXPORTED: dict[str, str] = {
