@@ -185,7 +185,8 @@ def test_the_logs_list_the_newest_first(desk, admin_client, model, newest):
         treasury.post(
             desk["a"], payer=None, payee=desk["a"].dynasties.first(), amount=amount, kind=PostingKind.OTHER, reason="funds"
         )
-    rows = admin_client.get(reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist")).context["cl"].result_list
+    changelist = reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist")
+    rows = admin_client.get(changelist).context["cl"].result_list
     expected = list(model.objects.order_by(*newest)[: len(rows)])
     assert len(rows) > 1
     assert list(rows) == expected
