@@ -63,7 +63,7 @@ from dynasties.services import auction, event_deaths, events, interphase, preten
 from dynasties.services.births import CoupleTurn
 from dynasties.services.common import World
 from dynasties.services.marriages import marriage_checker, unmatched_adults
-from dynasties.services.play_registry import play_of, plays_interphase
+from dynasties.services.play_registry import play_of, plays, plays_interphase
 from dynasties.services.setup import default_dynasties
 from operations import simulation_corrections, simulation_end, simulation_options, simulation_provinces
 from operations.simulation_diplomacy import DIPLOMACY_PARTS, diplomacy_played, play_diplomacy
@@ -472,7 +472,7 @@ def play_captures(campaign: Campaign, source: DiceSource, *, by: Actor, phase: i
         return
     players = _players(campaign)
     taken = _on_the_map(campaign)
-    if play_of(campaign).monarchs.rolls_monarchs():
+    if plays(campaign, "monarchs"):
         return  # the EU monarch tables take monarchs in battle (play_monarchs_law)
     if play_of(campaign).succession.crown_terms().royal_leaders:
         taken = _first_heirs(campaign, taken) or taken
@@ -1060,7 +1060,7 @@ def play_turn(campaign: Campaign, source: DiceSource, *, law: bool = False, hous
     if campaign.step == Step.BIRTHS:
         play_births(campaign, source, house_size=house_size, by=by)
         campaign.refresh_from_db()
-    if campaign.step == Step.SURVIVAL and play_of(campaign).monarchs.rolls_monarchs():
+    if campaign.step == Step.SURVIVAL and plays(campaign, "monarchs"):
         if law:
             play_eu_crowns(campaign, by=by)
         play_monarchs(campaign, source, by=by)
@@ -1079,7 +1079,7 @@ def play_turn(campaign: Campaign, source: DiceSource, *, law: bool = False, hous
     if campaign.step == Step.MARRIAGES:
         if law:  # a die misread at Survival, noticed now (issue 34)
             simulation_corrections.play_late_correction(campaign, by=by)
-        if law and play_of(campaign).minor_houses.kept():
+        if law and plays(campaign, "minor_houses"):
             play_minor_houses(campaign, source, by=by)
             play_minor_offers(campaign, source, by=by)
         if law and play_of(campaign).succession.pretender_terms().pretenders:

@@ -989,10 +989,6 @@ def characteristics() -> tuple[str, ...]:
 # --- a crown's standing and history (``services.eu_crowns_view``) ----------------------------------
 
 
-def rolls_monarchs() -> bool:
-    return True
-
-
 def leader_order() -> tuple[str, ...]:
     return (*eu.LEADER_VALUES, eu.SIEGE)
 
