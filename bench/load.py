@@ -532,8 +532,8 @@ class LiveCheck(Check):
 
 
 def final_state(slug: str) -> dict[str, Any]:
-    from campaign.models import Campaign, Posting, Roll
-    from dynasties.models import Character
+    from campaign.models import Campaign, Roll
+    from dynasties.models import Character, Posting
 
     campaign = Campaign.objects.get(slug=slug)
     return {

@@ -29,7 +29,6 @@ class CampaignConfig(AppConfig):
         r.register(m.RuleTable, "campaign", sees=r.MEMBERS)
         r.register(m.Roll, "campaign", sees=r.MEMBERS)
         r.register(m.ChronicleEntry, "campaign", sees=r.AUDIENCE)
-        r.register(m.Posting, "campaign", sees=r.HOUSES, houses=("payer", "payee"))
         r.exempt(m.Checkpoint, "undo's own copies of the campaign")
         r.exempt(m.UndoChange, "undo's change log: the rows a step changed, as they were")
         r.exempt(m.ActionKey, "the one-time keys of the forms already sent; an undo must not forget them")

@@ -107,6 +107,25 @@ def houses() -> type[models.Model]:
     return _houses[0]
 
 
+_ledger: list[type[models.Model]] = []
+
+
+def register_ledger(model: type[models.Model]) -> None:
+    """Name the game's model of the ledger's postings (``dynasties.models.Posting``: a campaign's
+    rows, each moving money between two houses or a house and the Treasury), in its app's
+    ``ready()``: undo counts the postings it takes back through this."""
+    if _ledger and _ledger[0] is not model:
+        raise ValueError(f"the ledger is {_ledger[0]._meta.label} already, not {model._meta.label}")
+    _ledger[:] = [model]
+
+
+def ledger() -> type[models.Model]:
+    """The game's model of the ledger's postings (``register_ledger``)."""
+    if not _ledger:
+        raise LookupError("no app has registered the ledger's model (campaign.registry.register_ledger)")
+    return _ledger[0]
+
+
 _roll_subjects: list[Callable[[list[tuple[Any, list[Any]]]], list[Any]]] = []
 
 

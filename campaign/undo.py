@@ -40,7 +40,6 @@ from campaign.models import (
     CheckpointKind,
     ChronicleEntry,
     Membership,
-    Posting,
     Role,
     Roll,
     Step,
@@ -621,7 +620,8 @@ def undo_plan(campaign: Campaign, *, turn: bool = False) -> UndoPlan | None:
     rows = _unpack(target.data)
     lost: dict[type[models.Model], int] = {}
     first = changelog.changes(target) if rows.get("changes") else {}
-    for model in (Roll, ChronicleEntry, Posting):
+    postings = registry.ledger()  # the game's ledger (campaign.registry.register_ledger)
+    for model in (Roll, ChronicleEntry, postings):
         if not rows.get("changes"):
             lost[model] = model._base_manager.filter(campaign=campaign).count() - len(rows.get(model._meta.label, []))
             lost[model] -= len(_table_lines_since(campaign, rows)) if model is ChronicleEntry else 0
@@ -636,7 +636,7 @@ def undo_plan(campaign: Campaign, *, turn: bool = False) -> UndoPlan | None:
         step_label=STEP_LABELS[target.step],
         lost_rolls=lost[Roll],
         lost_chronicle=lost[ChronicleEntry],
-        lost_postings=lost[Posting],
+        lost_postings=lost[postings],
         desk_edits=desk,
         losses=losses,
     )

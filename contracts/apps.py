@@ -25,6 +25,7 @@ class ContractsConfig(AppConfig):
         r.register(m.Clause, "contract__campaign", audit=True, sees=parties, houses=("contract__parties",))
         r.register(m.ContractSignature, "contract__campaign", audit=True, sees=parties, houses=("contract__parties",))
         r.register(m.ContractPayment, "campaign", sees=parties, houses=("contract__parties",))
+        r.register(m.ContractPosting, "campaign", sees=r.HOUSES, houses=("posting__payer", "posting__payee"))  # as its posting
         r.register(m.Breach, "campaign", sees=parties, houses=("contract__parties",))
         r.register(m.Dispute, "campaign", sees=parties, houses=("breach__contract__parties",))
         r.register(m.DisputeTerm, "dispute__campaign", sees=parties, houses=("dispute__breach__contract__parties",))

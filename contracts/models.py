@@ -173,7 +173,7 @@ class ContractPayment(Invariants, models.Model):
     amount = models.PositiveIntegerField()
     status = models.CharField(max_length=10, choices=PaymentStatus.choices)
     posting = models.OneToOneField(
-        "campaign.Posting", null=True, blank=True, on_delete=models.PROTECT, related_name="contract_payment"
+        "dynasties.Posting", null=True, blank=True, on_delete=models.PROTECT, related_name="contract_payment"
     )
     settled_year = models.IntegerField(null=True, blank=True, help_text="When an unpaid payment was made good.")
     note = models.CharField(max_length=200, blank=True)
@@ -210,6 +210,22 @@ class ContractPayment(Invariants, models.Model):
 
     def __str__(self) -> str:
         return f"{self.year}: {self.amount} from {self.payer} to {self.payee} ({self.get_status_display().lower()})"
+
+
+class ContractPosting(Invariants, models.Model):
+    """Which contract a posting of the ledger paid under (a payment, damages): the contracts keep it,
+    as the ledger (``dynasties.models.Posting``) knows no contract. At most one per posting; gone
+    with the contract (the posting stays, under no contract), as with the posting."""
+
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="+")
+    posting = models.OneToOneField("dynasties.Posting", on_delete=models.CASCADE, related_name="contract_link")
+    contract = models.ForeignKey(Contract, on_delete=models.CASCADE, related_name="posting_links")
+
+    class Meta:
+        ordering = ["campaign", "posting"]
+
+    def __str__(self) -> str:
+        return f"posting #{self.posting_id} under contract #{self.contract_id}"
 
 
 class Breach(Invariants, models.Model):

@@ -7,9 +7,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from campaign import treasury
 from campaign.printing import render_pdf
 from contracts.models import Clause, Contract
+from dynasties import treasury
 from dynasties.models import Character, Dynasty
 
 DYNASTY_KEYS = {"payer", "payee", "from", "to", "dynasty", "by"}

@@ -48,6 +48,8 @@ class DynastiesConfig(AppConfig):
             (m.Province, "campaign", False),  # the map is public at the table
         ]:
             r.register(model, path, audit=audit, sees=r.MEMBERS)
+        r.register(m.Posting, "campaign", sees=r.HOUSES, houses=("payer", "payee"))  # an exchequer's: its house's
+        r.register_ledger(m.Posting)  # the postings undo counts (campaign.undo)
         r.register(m.RollSubject, "roll__campaign", sees=r.MEMBERS)  # whom a roll of the kernel's log was for
         r.register_roll_subjects(m.record_roll_subjects)
         r.register(m.Portrait, "campaign", sees=r.MEMBERS)

@@ -1023,3 +1023,87 @@ class Invitation(Invariants, models.Model):
     @property
     def seat(self) -> str:
         return f"the player of {self.dynasty}" if self.dynasty_id else "an observer"
+
+
+class PostingKind(models.TextChoices):
+    WEDDING = "wedding", "Bride's Charisma at a wedding"
+    MONARCH_MATCH = "monarch_match", "A match with a monarch"
+    DOWRY = "dowry", "Dowry"
+    RANSOM = "ransom", "Ransom"
+    BUY_BACK = "buy_back", "Buying back a Pretender"
+    AUCTION = "auction", "Aristocratic auction"
+    TAX = "tax", "Taxation"
+    MAINTENANCE = "maintenance", "Maintenance of forces"
+    RAISING = "raising", "Raising forces"
+    REBELLION = "rebellion", "Rebellions bought off or a capital's rebellion"
+    CASH_IN = "cash_in", "Resource sets cashed in"
+    TITLE_INCOME = "title_income", "Title income (BloodLine)"
+    CONTRACT = "contract", "Contract payment"
+    DAMAGES = "damages", "Damages for breach"
+    TRANSFER = "transfer", "Gift or transfer"
+    LOAN = "loan", "Loan"
+    CORRECTION = "correction", "Correction (reversal)"
+    OTHER = "other", "Other"
+
+
+class Posting(Invariants, models.Model):
+    """One movement of money between two accounts: a dynasty's exchequer or the bank ("the
+    Treasury", when the dynasty is empty). Balances are derived from postings; a correction is a
+    new, reversing posting - nothing is edited or deleted. The contract a posting paid under is the
+    contracts' to know (``contracts.models.ContractPosting``)."""
+
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="postings")
+    year = models.IntegerField()
+    step = models.CharField(max_length=20)
+    payer = models.ForeignKey(
+        Dynasty,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="payments_made",
+        help_text="Empty: the Treasury pays.",
+    )
+    payee = models.ForeignKey(
+        Dynasty,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="payments_received",
+        help_text="Empty: the Treasury receives.",
+    )
+    amount = models.PositiveIntegerField()
+    kind = models.CharField(max_length=20, choices=PostingKind.choices)
+    reason = models.CharField(max_length=200)
+    marriage = models.ForeignKey("Marriage", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    character = models.ForeignKey("Character", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    reverses = models.OneToOneField("self", null=True, blank=True, on_delete=models.PROTECT, related_name="reversed_by")
+    entered_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "campaign_posting"  # the table the kernel held it in (issue 35): rows and keys kept
+        ordering = ["campaign", "id"]
+        indexes = [models.Index(fields=["campaign", "year"])]
+        constraints = [
+            check(
+                Q(amount__gt=0),
+                name="posting_amount_positive",
+                field="amount",
+                message="An amount is more than 0, not {amount}.",
+            ),
+            check(
+                ~(Q(payer__isnull=True) & Q(payee__isnull=True)),
+                name="posting_not_treasury_to_itself",
+                field="payee",
+                message="A posting has a house on one side at least: the treasury does not pay itself.",
+            ),
+            check(
+                ~Q(payer=models.F("payee")),
+                name="posting_two_accounts",
+                field="payee",
+                message="The payer and the payee are the same house: a posting is between two accounts.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.year}: {self.amount} from {self.payer or 'the Treasury'} to {self.payee or 'the Treasury'} ({self.reason})"

@@ -31,10 +31,10 @@ from campaign.models import Audience, Campaign, ChronicleEntry
 from campaign.permissions import prints_sheets_of, role_of
 from campaign.printing import render_pdf
 from campaign.steps import load_tables
-from campaign.treasury import currency
 from dynasties.figures import Figures, figures
 from dynasties.models import Character, Crown, Dynasty, Portrait, Reign, RollSubject, Status, Title
 from dynasties.services.play_registry import play_of
+from dynasties.treasury import currency
 from rules.regnal import regnal_name
 from rules.tables import survival_need
 

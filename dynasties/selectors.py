@@ -9,7 +9,6 @@ from django.db.models import Count, Q
 
 from campaign.models import Campaign
 from campaign.permissions import can_view_exchequer, seat_of, sees_every_exchequer
-from campaign.treasury import balance, balances
 from dynasties.models import (
     Character,
     Dynasty,
@@ -22,6 +21,7 @@ from dynasties.models import (
     Reign,
     Status,
 )
+from dynasties.treasury import balance, balances
 from rules.regnal import Named, labels, regnal_name
 
 FROZEN_LINE = (

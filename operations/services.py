@@ -258,7 +258,7 @@ def campaign_start(
     source = RandomSource(seed) if prehistory_turns else None
     houses_wanted = default_dynasties(players, ruleset, countries) if countries else None
     if eu_countries is not None:
-        if not play_named(ruleset).monarchs.rolls_monarchs():
+        if play_named(ruleset).monarchs is None:  # the ruleset rolls no monarchs
             raise RuleError(f"Countries and first monarchs are chosen for an {eu_ruleset()} campaign only.", code="invalid")
         eu_check(eu_countries, first_turn=eu_first_turn)  # everything refused before anything is written
         houses_wanted = eu_dynasties(eu_countries)

@@ -40,19 +40,30 @@ from typing import Protocol, TypeVar
 
 from django.db import models
 
-from campaign import treasury
-from campaign.models import Campaign, ChronicleEntry, Posting, Roll, Step
+from campaign.models import Campaign, ChronicleEntry, Roll, Step
 from campaign.permissions import Actor
 from contracts import services as contract_services
 from contracts.models import Breach, Contract, ContractKind, ContractState, Dispute, Excommunication, Parley
-from dynasties import services
-from dynasties.models import FREE, Character, ControlChange, Dynasty, DynastyKind, Marriage, MarriageOffer, Reign, Status, Title
+from dynasties import services, treasury
+from dynasties.models import (
+    FREE,
+    Character,
+    ControlChange,
+    Dynasty,
+    DynastyKind,
+    Marriage,
+    MarriageOffer,
+    Posting,
+    Reign,
+    Status,
+    Title,
+)
 from dynasties.selectors import living_children_counts
 from dynasties.services import auction, event_deaths, events, interphase, pretenders, titles
 from dynasties.services.births import CoupleTurn
 from dynasties.services.common import World
 from dynasties.services.marriages import marriage_checker, unmatched_adults
-from dynasties.services.play_registry import play_named, play_of, plays_interphase
+from dynasties.services.play_registry import play_named, play_of, plays, plays_interphase, step_of
 from dynasties.services.setup import default_dynasties
 from operations import simulation_corrections, simulation_end, simulation_provinces
 from operations.simulation_diplomacy import diplomacy_played, play_diplomacy
@@ -463,7 +474,7 @@ def play_captures(campaign: Campaign, source: DiceSource, *, by: Actor, phase: i
         return
     players = _players(campaign)
     taken = _on_the_map(campaign)
-    if play_of(campaign).monarchs.rolls_monarchs():
+    if plays(campaign, "monarchs"):
         return  # the EU monarch tables take monarchs in battle (play_monarchs_law)
     if play_of(campaign).succession.crown_terms().royal_leaders:
         taken = _first_heirs(campaign, taken) or taken
@@ -554,7 +565,7 @@ def play_minor_houses(campaign: Campaign, source: DiceSource, *, by: Actor) -> N
     from dynasties.models import Crown
     from dynasties.services import minor_houses
 
-    box_key = play_of(campaign).minor_houses.terms().box_key
+    box_key = step_of(campaign, "minor_houses").terms().box_key
     for crown in Crown.objects.filter(campaign=campaign, home_dynasty__kind=DynastyKind.MINOR).order_by("name"):
         if box_key not in (crown.state or {}):
             rating = _d(source, ROYAL_MARRIAGE_BOXES)
@@ -990,7 +1001,7 @@ def simulated_dynasties(ruleset: str, players: int, countries: Sequence[str] | N
     """The houses of a simulated campaign: the ruleset's default players (Blood Royale's ``countries``
     if the table chose them), and in BloodLine a minor house (Savoy) too, so that its offers are
     played; None: the defaults."""
-    if not play_named(ruleset).minor_houses.kept():
+    if play_named(ruleset).minor_houses is None:  # the ruleset's minor houses play no rules of their own
         return default_dynasties(players, ruleset, countries) if countries else None
     return [*default_dynasties(players, ruleset, countries), services.DynastySpec("Savoia", "Savoy", kind=DynastyKind.MINOR)]
 
@@ -1043,7 +1054,7 @@ def play_turn(campaign: Campaign, source: DiceSource, *, law: bool = False, hous
     if campaign.step == Step.BIRTHS:
         play_births(campaign, source, house_size=house_size, by=by)
         campaign.refresh_from_db()
-    if campaign.step == Step.SURVIVAL and play_of(campaign).monarchs.rolls_monarchs():
+    if campaign.step == Step.SURVIVAL and plays(campaign, "monarchs"):
         if law:
             play_eu_crowns(campaign, by=by)
         play_monarchs(campaign, source, by=by)
@@ -1062,7 +1073,7 @@ def play_turn(campaign: Campaign, source: DiceSource, *, law: bool = False, hous
     if campaign.step == Step.MARRIAGES:
         if law:  # a die misread at Survival, noticed now (issue 34)
             simulation_corrections.play_late_correction(campaign, by=by)
-        if law and play_of(campaign).minor_houses.kept():
+        if law and plays(campaign, "minor_houses"):
             play_minor_houses(campaign, source, by=by)
             play_minor_offers(campaign, source, by=by)
         if law and play_of(campaign).succession.pretender_terms().pretenders:

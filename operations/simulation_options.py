@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from campaign import treasury
 from campaign.models import Campaign
 from campaign.permissions import Actor
+from dynasties import treasury
 from dynasties.models import Dynasty, DynastyKind
 from dynasties.services import phases
 from dynasties.services.interception import rule_d_in_force, trade_interception

@@ -16,9 +16,9 @@ from typing import Any
 
 from django.db.models import Sum
 
-from campaign.models import Campaign, Posting
+from campaign.models import Campaign
 from campaign.permissions import Actor
-from dynasties.models import Dynasty, DynastyKind, Province, Status, Title
+from dynasties.models import Dynasty, DynastyKind, Posting, Province, Status, Title
 from dynasties.services import provinces as register
 from dynasties.services.play_registry import plays_interphase
 from rules.dice import DiceSource, DiceSpec

@@ -16,9 +16,9 @@ from django.urls import reverse
 
 from campaign.models import Campaign
 from campaign.permissions import debts_listed, may_settle_debt, sees_debt
-from campaign.treasury import currency
 from contracts.models import ContractPayment
 from contracts.services import unpaid_payments
+from dynasties.treasury import currency
 
 
 def debts_for(

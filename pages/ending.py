@@ -20,7 +20,6 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from campaign.models import Campaign
 from campaign.permissions import runs_the_turn, sees_final_table
-from campaign.treasury import currency
 from dynasties import printing
 from dynasties.models import Dynasty, DynastyKind
 from dynasties.services.ending import (
@@ -33,6 +32,7 @@ from dynasties.services.ending import (
     settings_text,
 )
 from dynasties.services.play_registry import play_of
+from dynasties.treasury import currency
 from pages.common import ActionFailed, already_done, context, member, run_action
 from rules.errors import NotFound
 

@@ -23,12 +23,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import URLPattern, path, reverse
 from django.views.decorators.http import require_http_methods
 
-from campaign.models import STEP_ORDER, Audience, Campaign, ChronicleEntry, Posting, Step
+from campaign.models import STEP_ORDER, Audience, Campaign, ChronicleEntry, Step
 from campaign.permissions import may_act_for_any, may_play, runs_the_turn, sees_marriage_money, sees_money, visible
-from campaign.treasury import currency
 from contracts.models import Contract
 from contracts.services import LIVE
-from dynasties.models import Character, Dynasty, Marriage, Origin, Sex, Status
+from dynasties.models import Character, Dynasty, Marriage, Origin, Posting, Sex, Status
 from dynasties.printing import announcement_sections
 from dynasties.selectors import label
 from dynasties.services.announcements import announcements_make, turn_advance
@@ -44,6 +43,7 @@ from dynasties.services.marriages import (
     wedding_step,
 )
 from dynasties.services.play_registry import play_of
+from dynasties.treasury import currency
 from pages.common import ActionFailed, already_done, context, member, require_gm, run_action, set_choices, shown_with
 from pages.debts import debts_for
 from pages.sequence import step_page
@@ -240,10 +240,13 @@ def _marriages_page(
     posted: dict[int, list[dict[str, Any]]] = {}
     if ids:
         postings = visible(
-            request.user, campaign, Posting.objects.filter(Q(marriage_id__in=ids) | Q(contract__marriage_id__in=ids))
-        ).select_related("payer", "payee", "contract")
+            request.user,
+            campaign,
+            Posting.objects.filter(Q(marriage_id__in=ids) | Q(contract_link__contract__marriage_id__in=ids)),
+        ).select_related("payer", "payee", "contract_link__contract")
         for p in postings.order_by("pk"):
-            match_id = p.marriage_id or (p.contract.marriage_id if p.contract else None)
+            link = getattr(p, "contract_link", None)  # the contract it paid under, as the contracts keep it
+            match_id = p.marriage_id or (link.contract.marriage_id if link else None)
             if match_id is not None:
                 posted.setdefault(match_id, []).append(_money_line(p, unit))
     label(campaign, [c for m in (*betrothals, *weddings) for c in (m.husband, m.wife)])  # numerals, namesakes

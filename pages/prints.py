@@ -28,7 +28,7 @@ from campaign.permissions import prints_the_campaign
 from dynasties import print_jobs, printing
 from dynasties.models import Character, Crown, Dynasty
 from dynasties.printing import may_print_dynasty
-from dynasties.services.play_registry import play_of
+from dynasties.services.play_registry import plays
 
 NOT_YOURS = "No such {}, or not yours to print."
 
@@ -105,7 +105,7 @@ def announcements(request: HttpRequest, slug: str, year: int) -> HttpResponse:
 
 def _eu_campaign(request: HttpRequest, slug: str) -> Campaign:
     campaign = _campaign_for(request, slug, gm_only=False)
-    if not play_of(campaign).monarchs.rolls_monarchs():
+    if not plays(campaign, "monarchs"):
         raise Http404("Monarch cards belong to campaigns of the EU monarch tables.")
     return campaign
 

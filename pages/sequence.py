@@ -51,7 +51,7 @@ from dynasties.services.characteristics import format_characteristics
 from dynasties.services.corrections import turn_rolls
 from dynasties.services.monarchs_view import monarchs_board
 from dynasties.services.naming import NAME_MAX, character_rename
-from dynasties.services.play_registry import BirthTerms, play_of
+from dynasties.services.play_registry import BirthTerms, play_of, plays
 from dynasties.services.sequence_view import (
     SUCCESSION_LINE_LIMIT,
     BirthsBoard,
@@ -321,7 +321,7 @@ def _summary(campaign: Campaign) -> str:
             parts.append(f"{counted(len(board.pending_sex), 'child', 'children')} waiting for the sex roll")
         return "; ".join(parts) + "."
     if campaign.step == Step.SURVIVAL:
-        if play_of(campaign).monarchs.rolls_monarchs():
+        if plays(campaign, "monarchs"):
             due = [r.name for r in monarchs_board(campaign).to_roll]
             return f"Crowns still to roll: {', '.join(due)}." if due else "Every crown has rolled: the GM closes Survival."
         survival = survival_board(campaign)
@@ -1083,7 +1083,7 @@ def _survival_post(request: HttpRequest, campaign: Campaign, role: str, mine: in
 @login_required
 def survival(request: HttpRequest, slug: str) -> HttpResponse:
     campaign, role, mine = member(request, slug)
-    if play_of(campaign).monarchs.rolls_monarchs():  # the EU monarch tables: the monarchs' grid (pages/monarchs.py)
+    if plays(campaign, "monarchs"):  # the EU monarch tables: the monarchs' grid (pages/monarchs.py)
         return monarchs.survival(request, campaign, role, mine, _survival_post)
     failure = None
     if request.method == "POST":

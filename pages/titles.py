@@ -23,7 +23,6 @@ from django.views.decorators.http import require_GET, require_http_methods
 from campaign.models import Campaign
 from campaign.permissions import may_act_for, seat_of
 from campaign.table_events import available
-from campaign.treasury import currency
 from dynasties.models import Dynasty, Title, TitleHolding
 from dynasties.services.bloodline_titles import (
     crisis_claim,
@@ -36,6 +35,7 @@ from dynasties.services.bloodline_titles import (
 from dynasties.services.play_registry import play_of
 from dynasties.services.succession_view import title_succession_line
 from dynasties.services.titles import title_dispute, title_disputes
+from dynasties.treasury import currency
 from pages.common import ActionFailed, context, member, run_action
 from rules.errors import NotFound
 

@@ -4,7 +4,7 @@ the Blood Royale Interphase helper form.
 
 Secrecy (RULES.md E7): the GM sees every exchequer; a player only his own house's; an observer
 none. Another house's exchequer answers 404 (never a hint that it exists or what it holds). Every
-write goes through ``pages.common.run_action`` and the services of ``campaign.treasury`` and
+write goes through ``pages.common.run_action`` and the services of ``dynasties.treasury`` and
 ``dynasties.services.interphase``; each GET runs a fixed number of queries, however long the ledger."""
 
 from __future__ import annotations
@@ -24,10 +24,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
 from django.views.decorators.http import require_http_methods
 
-from campaign.models import Campaign, Posting, PostingKind, Step
+from campaign.models import Campaign, Step
 from campaign.permissions import can_view_exchequer, has_own_house, keeps_the_ledger, sees_exchequer
-from campaign.treasury import TREASURY, balance, currency, ledger, posting_reverse, treasury_transfer
-from dynasties.models import Character, Dynasty, Status
+from dynasties.models import Character, Dynasty, Posting, PostingKind, Status
 from dynasties.selectors import exchequers_seen
 from dynasties.services.interphase import (
     cash_in_open_runs,
@@ -41,6 +40,7 @@ from dynasties.services.interphase import (
 from dynasties.services.play_registry import plays_interphase
 from dynasties.services.provinces import register_entry
 from dynasties.services.titles import governed_provinces
+from dynasties.treasury import TREASURY, balance, currency, ledger, posting_reverse, treasury_transfer
 from pages.charts import balance_svg, year_end_balances
 from pages.common import ActionFailed, context, member, run_action, set_choices
 from pages.debts import debts_for, split

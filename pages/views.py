@@ -29,14 +29,14 @@ from campaign.permissions import (
 )
 from campaign.services import dice_entry_for
 from campaign.steps import STEP_WAITS
-from campaign.treasury import balances, currency, ledger
 from contracts.models import Contract, ContractState
 from dynasties.figures import figures_of
 from dynasties.models import Character, Dynasty, Marriage, Reign, Status
 from dynasties.selectors import label, status_lines
-from dynasties.services.play_registry import play_of
+from dynasties.services.play_registry import plays
 from dynasties.services.regnal import crowned_name
 from dynasties.services.succession_view import heirs_now, succession_line, succession_what_if
+from dynasties.treasury import balances, currency, ledger
 from dynasties.trees.dot import ORIENTATIONS, PAPERS
 from pages.common import context, may_act_for, member, shown_with
 from pages.debts import debts_for
@@ -134,7 +134,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
             tree=_tree_links(campaign),
             announced=announced,
             currency=currency(campaign),
-            monarch_table=play_of(campaign).monarchs.rolls_monarchs(),  # EU monarchs: values shown, no heir (rolled at a death)
+            monarch_table=plays(campaign, "monarchs"),  # EU monarchs: values shown, no heir (rolled at a death)
             choose_dice=campaign.dice_entry == DiceEntry.PLAYER and may_play(role),
             my_dice=dice_entry_for(campaign, request.user),
             dice_choices=[(DiceEntry.FACES.value, DiceEntry.FACES.label), (DiceEntry.TOTALS.value, DiceEntry.TOTALS.label)],
@@ -145,7 +145,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
 
 def _eu_values(campaign: Campaign, reign: Any) -> str:
     """An EU monarch's values as rolled ("ADM 8 · DIP 7 · MIL 9"); other rulesets show none here."""
-    if reign is None or not play_of(campaign).monarchs.rolls_monarchs():
+    if reign is None or not plays(campaign, "monarchs"):
         return ""
     values = reign.holder.characteristics or {}
     return " · ".join(f"{k.upper()} {values[k]}" for k in ("adm", "dip", "mil") if k in values)

@@ -23,11 +23,11 @@ from django.contrib.auth.models import Permission
 
 from api.models import ApiToken
 from api.services import token_create
-from campaign import treasury
-from campaign.models import Campaign, ChronicleEntry, Membership, Posting, Role, Roll
+from campaign.models import Campaign, ChronicleEntry, Membership, Role, Roll
 from contracts import services as contracts
 from contracts.models import Breach, Claim, Contract, ContractPayment, Obligation, PaymentStatus
-from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Reign, Title, TitleHolding
+from dynasties import treasury
+from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Posting, Reign, Title, TitleHolding
 from dynasties.services import births_attempt, campaign_create
 from dynasties.services.events import character_capture, character_release
 from dynasties.services.marriages import marriage_arrange, marriage_check

@@ -12,10 +12,10 @@ from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import reverse
 
-from campaign import treasury
-from campaign.models import ChronicleEntry, Membership, Posting, PostingKind, Role, Roll, RuleTable
+from campaign.models import ChronicleEntry, Membership, Role, Roll, RuleTable
 from desk.choice import CHOSEN, PLUMBING
-from dynasties.models import Character
+from dynasties import treasury
+from dynasties.models import Character, Posting, PostingKind
 from dynasties.services import campaign_create
 from rules.dice import RandomSource
 from tests.desk_forms import context_data
@@ -185,7 +185,8 @@ def test_the_logs_list_the_newest_first(desk, admin_client, model, newest):
         treasury.post(
             desk["a"], payer=None, payee=desk["a"].dynasties.first(), amount=amount, kind=PostingKind.OTHER, reason="funds"
         )
-    rows = admin_client.get(reverse(f"admin:campaign_{model._meta.model_name}_changelist")).context["cl"].result_list
+    changelist = reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist")
+    rows = admin_client.get(changelist).context["cl"].result_list
     expected = list(model.objects.order_by(*newest)[: len(rows)])
     assert len(rows) > 1
     assert list(rows) == expected

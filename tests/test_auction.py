@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from campaign import treasury
 from campaign.permissions import SYSTEM_ACTOR
-from campaign.treasury import InsufficientFunds
+from dynasties import treasury
 from dynasties.models import Character, Dynasty
 from dynasties.services import campaign_create
 from dynasties.services.auction import auction_run
+from dynasties.treasury import InsufficientFunds
 from rules.dice import RandomSource
 from rules.errors import RuleError
 

@@ -14,14 +14,14 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from campaign import audit, treasury
-from campaign.models import Campaign, Membership, PostingKind, Role, Step
+from campaign import audit
+from campaign.models import Campaign, Membership, Role, Step
 from campaign.permissions import SYSTEM_ACTOR
 from campaign.undo import new_action_key, snapshot, step_action, undo_step
 from contracts.models import Clause, Contract, ContractSignature
 from contracts.services import contract_draft
-from dynasties import services
-from dynasties.models import Character, Dynasty, Marriage, Status
+from dynasties import services, treasury
+from dynasties.models import Character, Dynasty, Marriage, PostingKind, Status
 from operations.exchange import campaign_export
 from operations.simulation import play_births
 from rules.dice import RandomSource

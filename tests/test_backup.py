@@ -39,11 +39,10 @@ def without_slug(data: dict[str, Any]) -> dict[str, Any]:
 def money_and_contracts(campaign: Campaign) -> None:
     """Through the services: taxes, a gift and its reversal, an alliance with a payment and a
     recurring payment, and a truce with a term."""
-    from campaign.models import PostingKind
     from campaign.permissions import SYSTEM_ACTOR
-    from campaign.treasury import post, posting_reverse, treasury_transfer
     from contracts.services import contract_draft, contract_sign
-    from dynasties.models import Dynasty
+    from dynasties.models import Dynasty, PostingKind
+    from dynasties.treasury import post, posting_reverse, treasury_transfer
 
     first, second = Dynasty.objects.filter(campaign=campaign).order_by("pk")[:2]
     post(campaign, payer=None, payee=first, amount=1000, kind=PostingKind.TAX, reason="taxes")

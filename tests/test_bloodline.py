@@ -281,7 +281,7 @@ def test_effective_age_never_below_zero(age, offset, total):
 
 @pytest.mark.django_db
 def test_the_standard_dowry_is_paid_at_the_wedding(eu):
-    from campaign import treasury
+    from dynasties import treasury
 
     france, england = Dynasty.objects.get(campaign=eu, crown="France"), Dynasty.objects.get(campaign=eu, crown="England")
     prince = person(eu, france, "Charles", "M", 1472, father=Reign.objects.get(campaign=eu, crown="France").holder)

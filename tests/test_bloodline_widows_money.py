@@ -14,10 +14,10 @@ from __future__ import annotations
 import pytest
 from django.db import transaction
 
-from campaign.models import ChronicleEntry, Posting, PostingKind, Step
+from campaign.models import ChronicleEntry, Step
 from campaign.permissions import SYSTEM_ACTOR
 from campaign.steps import Chronicle, load_tables, lock_campaign
-from dynasties.models import Character, Dynasty, Marriage, Reign, Status
+from dynasties.models import Character, Dynasty, Marriage, Posting, PostingKind, Reign, Status
 from dynasties.services import (
     announcements_make,
     births_finish,
@@ -159,7 +159,7 @@ def test_a_house_whose_throne_is_held_is_never_refounded(eu):
 def test_a_match_with_a_reigning_king_pays_the_dowry_and_no_crowns(eu):
     """BloodLine: a royal match 'must be done by standard-EU dynastic alliance (that is either a $100
     dowry or at least one province transferred)': no Crowns from a Treasury."""
-    from campaign import treasury
+    from dynasties import treasury
 
     england, spain = house(eu, "England"), house(eu, "Spain")
     king = monarch(eu, "Spain")

@@ -23,12 +23,12 @@ from django.db import connection, connections, transaction
 from django.test import Client
 from rest_framework.test import APIClient
 
-from campaign import treasury
-from campaign.models import ActionKey, Campaign, Checkpoint, Posting, Step
+from campaign.models import ActionKey, Campaign, Checkpoint, Step
 from campaign.permissions import SYSTEM_ACTOR
 from campaign.steps import lock_campaign
 from campaign.undo import new_action_key, step_action
-from dynasties.models import Dynasty
+from dynasties import treasury
+from dynasties.models import Dynasty, Posting
 from dynasties.services import births_finish
 from rules.errors import RuleError, StepOrderError
 

@@ -14,8 +14,7 @@ import pytest
 from django.db import transaction
 from django.urls import reverse
 
-from campaign import treasury
-from campaign.models import ChronicleEntry, Posting, PostingKind, Step
+from campaign.models import ChronicleEntry, Step
 from campaign.permissions import SYSTEM_ACTOR
 from campaign.steps import Chronicle, lock_campaign
 from contracts.models import (
@@ -48,7 +47,8 @@ from contracts.services import (
     readmission_parley,
     unpaid_payments,
 )
-from dynasties.models import Character, Dynasty, Marriage, Renunciation, Status
+from dynasties import treasury
+from dynasties.models import Character, Dynasty, Marriage, Posting, PostingKind, Renunciation, Status
 from dynasties.services import marriage_cancel, marriage_wed, turn_advance
 from dynasties.services.deaths import character_die
 from rules import contracts as rules
@@ -277,7 +277,7 @@ def test_signed_before_the_wedding_it_waits_then_comes_into_force_at_the_wedding
     match.refresh_from_db()
     assert contract.state == ContractState.SIGNED and contract.signed_year == 1300 and contract.in_force_year is None
     assert match.children_raised_by == germany and match.dowry == "100 Crowns"  # terms of the match, read at the wedding
-    assert not Posting.objects.filter(contract=contract).exists()
+    assert not Posting.objects.filter(contract_link__contract=contract).exists()
     assert not Renunciation.objects.exists()
     assert "binds from the wedding" in entries(campaign, "contract_signed")[0]
     with pytest.raises(RuleError, match="already signed"):
@@ -288,9 +288,9 @@ def test_signed_before_the_wedding_it_waits_then_comes_into_force_at_the_wedding
     wed(campaign, match)
     contract.refresh_from_db()
     assert contract.state == ContractState.IN_FORCE and contract.in_force_year == 1310
-    dowry = Posting.objects.get(contract=contract, kind=PostingKind.DOWRY)
+    dowry = Posting.objects.get(contract_link__contract=contract, kind=PostingKind.DOWRY)
     assert (dowry.payer, dowry.payee, dowry.amount) == (germany, england, 100)
-    assert Posting.objects.get(contract=contract, kind=PostingKind.CONTRACT).amount == 50
+    assert Posting.objects.get(contract_link__contract=contract, kind=PostingKind.CONTRACT).amount == 50
     assert treasury.balance(campaign, germany) == 50
     renounced = Renunciation.objects.get(character=mary, crown="Germany")
     assert "Plantagenet-Hapsburg" in renounced.source
@@ -300,7 +300,7 @@ def test_signed_before_the_wedding_it_waits_then_comes_into_force_at_the_wedding
     # the hook twice changes nothing
     with transaction.atomic():
         contracts_on_wedding(lock_campaign(campaign), match, Chronicle(campaign))
-    assert Posting.objects.filter(contract=contract).count() == 2
+    assert Posting.objects.filter(contract_link__contract=contract).count() == 2
 
 
 @pytest.mark.django_db
@@ -395,7 +395,7 @@ def test_a_betrothal_contract_dies_without_penalty_if_a_betrothed_dies(campaign)
     contract.refresh_from_db()
     assert contract.state == ContractState.ENDED and contract.end_kind == EndKind.BETROTHAL_VOID
     assert contract.end_reason == "betrothal void: Mary Hapsburg died before the wedding; no penalty"
-    assert not Posting.objects.filter(contract=contract).exists() and not ContractPayment.objects.exists()
+    assert not Posting.objects.filter(contract_link__contract=contract).exists() and not ContractPayment.objects.exists()
 
 
 @pytest.mark.django_db
@@ -516,7 +516,7 @@ def test_recurring_payments_are_posted_each_turn_and_marked_unpaid_when_the_paye
     rows = list(ContractPayment.objects.filter(contract=pact).order_by("year"))
     assert [(r.year, r.status) for r in rows] == [(1300, "paid"), (1305, "paid"), (1310, "unpaid")]
     assert treasury.balance(campaign, england) == 5 and treasury.balance(campaign, france) == 40
-    assert Posting.objects.filter(contract=pact, kind=PostingKind.CONTRACT).count() == 2
+    assert Posting.objects.filter(contract_link__contract=pact, kind=PostingKind.CONTRACT).count() == 2
     unpaid = entries(campaign, "contract_unpaid")
     assert unpaid == [
         "UNPAID: the house of Plantagenet owes the house of Anjou 20 Crowns (recurring payment for 1310) under "

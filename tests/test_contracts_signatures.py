@@ -13,8 +13,7 @@ import pytest
 from django.apps import apps
 from django.urls import reverse
 
-from campaign import treasury
-from campaign.models import Campaign, ChronicleEntry, Posting, PostingKind
+from campaign.models import Campaign, ChronicleEntry
 from campaign.permissions import SYSTEM_ACTOR, visible
 from campaign.undo import new_action_key, step_action, undo_step
 from contracts.models import Contract, ContractSignature, ContractState, PaymentStatus
@@ -28,7 +27,8 @@ from contracts.services import (
     contract_sign_party,
     signatures,
 )
-from dynasties.models import Character, Dynasty, Marriage
+from dynasties import treasury
+from dynasties.models import Character, Dynasty, Marriage, Posting, PostingKind
 from dynasties.services import campaign_create
 from operations.exchange import campaign_export
 from rules.dice import RandomSource
@@ -97,7 +97,7 @@ def test_each_party_signs_its_side_the_last_signature_brings_it_into_force(campa
     contract_sign_party(campaign=campaign, contract=contract, dynasty=england, by=alice)
     contract.refresh_from_db()
     assert (contract.state, contract.signed_year, contract.in_force_year) == (ContractState.DRAFT, None, None)
-    assert not contract.payments.exists() and not Posting.objects.filter(contract=contract).exists()
+    assert not contract.payments.exists() and not Posting.objects.filter(contract_link__contract=contract).exists()
     [first] = ContractSignature.objects.filter(contract=contract)
     assert (first.dynasty, first.year, first.signed_by) == (england, 1300, alice)
     assert lines(campaign, "contract_signed", contract) == [
@@ -141,7 +141,10 @@ def test_the_last_signature_does_exactly_what_the_gms_signing_at_the_table_does(
             (contract.state, contract.signed_year, contract.in_force_year),
             sorted(signatures(contract)),
             [(p.payer_id, p.payee_id, p.amount, p.status) for p in contract.payments.order_by("pk")],
-            [(p.payer_id, p.payee_id, p.amount, p.kind) for p in Posting.objects.filter(contract=contract).order_by("pk")],
+            [
+                (p.payer_id, p.payee_id, p.amount, p.kind)
+                for p in Posting.objects.filter(contract_link__contract=contract).order_by("pk")
+            ],
             [t.replace(contract.title, "T") for t in lines(campaign, "contract_in_force", contract)],
             [t.replace(contract.title, "T") for t in lines(campaign, "contract_payment", contract)],
         )

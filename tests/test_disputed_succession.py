@@ -299,8 +299,8 @@ def test_release_with_ransom(campaign):
     character_capture(campaign=campaign, character=prince, captor=france, by=SYSTEM_ACTOR)
     with pytest.raises(RuleError, match="already a prisoner"):
         character_capture(campaign=campaign, character=prince, captor=france, by=SYSTEM_ACTOR)
-    from campaign import treasury
-    from campaign.treasury import InsufficientFunds
+    from dynasties import treasury
+    from dynasties.treasury import InsufficientFunds
 
     with pytest.raises(InsufficientFunds, match="holds 0 Crowns and cannot pay 100"):
         character_release(campaign=campaign, character=prince, ransom=100, paid_by=england, by=SYSTEM_ACTOR)

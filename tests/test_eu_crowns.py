@@ -15,9 +15,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from campaign import treasury
-from campaign.models import ChronicleEntry, Membership, Posting, PostingKind, Role, Roll
-from dynasties.models import Character, Crown, CrownEvent, Dynasty, Reign
+from campaign.models import ChronicleEntry, Membership, Role, Roll
+from dynasties import treasury
+from dynasties.models import Character, Crown, CrownEvent, Dynasty, Posting, PostingKind, Reign
 from dynasties.services import campaign_create
 from dynasties.services.eu_monarchs import (
     monarch_crown_configure,

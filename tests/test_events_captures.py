@@ -15,11 +15,11 @@ from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from campaign import treasury
-from campaign.models import ActionKey, Checkpoint, ChronicleEntry, Membership, Posting, PostingKind, Role, Roll, Step, UndoChange
+from campaign.models import ActionKey, Checkpoint, ChronicleEntry, Membership, Role, Roll, Step, UndoChange
 from campaign.permissions import SYSTEM_ACTOR, Forbidden
 from campaign.undo import new_action_key, step_action, undo_step
-from dynasties.models import Character, Dynasty, Marriage, PassedOver, Reign
+from dynasties import treasury
+from dynasties.models import Character, Dynasty, Marriage, PassedOver, Posting, PostingKind, Reign
 from dynasties.services import births_attempt, survival_finish
 from dynasties.services.editing import character_edit
 from dynasties.services.events import character_capture, character_release

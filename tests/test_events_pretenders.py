@@ -11,11 +11,11 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from campaign import treasury
-from campaign.models import ActionKey, ChronicleEntry, Membership, Posting, Role, Roll
+from campaign.models import ActionKey, ChronicleEntry, Membership, Role, Roll
 from campaign.permissions import SYSTEM_ACTOR, Forbidden, seat_of
 from campaign.undo import new_action_key, undo_step
-from dynasties.models import Character, Dynasty, Marriage, Status
+from dynasties import treasury
+from dynasties.models import Character, Dynasty, Marriage, Posting, Status
 from dynasties.services import campaign_create
 from dynasties.services.auction import auction_run
 from dynasties.services.pretenders import bastard_create, pretender_buy_back, pretender_declare

@@ -13,9 +13,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from campaign.models import ActionKey, ChronicleEntry, Membership, Posting, Role, Step
+from campaign.models import ActionKey, ChronicleEntry, Membership, Role, Step
 from campaign.permissions import SYSTEM_ACTOR, Forbidden
-from dynasties.models import Character, Dynasty, Modifier, ModifierKind, Reign, Status, Title, TitleHolding
+from dynasties.models import Character, Dynasty, Modifier, ModifierKind, Posting, Reign, Status, Title, TitleHolding
 from dynasties.services import campaign_create
 from dynasties.services.bloodline_titles import bloodline_title_grant, title_income_pay
 from dynasties.services.interphase import interphase_run

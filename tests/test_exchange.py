@@ -16,8 +16,7 @@ from django.core.management.base import CommandError
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from campaign import treasury
-from campaign.models import Campaign, ChronicleEntry, Membership, Posting, PostingKind, Role, Roll
+from campaign.models import Campaign, ChronicleEntry, Membership, Role, Roll
 from campaign.permissions import SYSTEM_ACTOR
 from contracts.models import (
     Breach,
@@ -35,6 +34,8 @@ from contracts.models import (
     Parley,
     ParleyVote,
 )
+from contracts.services.in_force import post_under
+from dynasties import treasury
 from dynasties.models import (
     Character,
     Crown,
@@ -47,6 +48,8 @@ from dynasties.models import (
     Modifier,
     ModifierKind,
     Note,
+    Posting,
+    PostingKind,
     Reign,
     Renunciation,
     Status,
@@ -256,7 +259,7 @@ def with_contracts(campaign: Campaign, match: Marriage) -> None:
     ContractSignature.objects.create(contract=waiting, dynasty=third, year=year)  # the queen's house has yet to sign
 
     gift = treasury.post(campaign, payer=None, payee=king, amount=50, kind=PostingKind.TAX, reason="taxes")
-    paid = treasury.post(campaign, payer=king, payee=queen, amount=10, kind=PostingKind.CONTRACT, reason="ten", contract=contract)
+    paid = post_under(campaign, contract, payer=king, payee=queen, amount=10, kind=PostingKind.CONTRACT, reason="ten")
     wrong = treasury.post(
         campaign,
         payer=queen,
@@ -629,7 +632,7 @@ def test_the_new_objects_point_at_the_imported_campaign(doc):
     pay = contract.clauses.get(position=0)
     assert Dynasty.objects.get(pk=pay.params["payer"]).campaign_id == campaign.pk
     paid = ContractPayment.objects.get(campaign=campaign, status="paid")
-    assert paid.posting.contract_id == contract.pk and paid.clause_id == pay.pk
+    assert paid.posting.contract_link.contract_id == contract.pk and paid.clause_id == pay.pk
     dispute = Dispute.objects.get(campaign=campaign)
     assert dispute.breach.contract_id == contract.pk
     assert Dynasty.objects.get(pk=dispute.voters[0]).campaign_id == campaign.pk

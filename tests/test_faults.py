@@ -27,14 +27,13 @@ import pytest
 from django.apps import apps
 from django.db import OperationalError, connection
 
-from campaign import treasury
-from campaign.models import ActionKey, Campaign, Checkpoint, PostingKind, Roll, Step
+from campaign.models import ActionKey, Campaign, Checkpoint, Roll, Step
 from campaign.permissions import SYSTEM_ACTOR
 from campaign.undo import action_key, step_action
 from contracts.models import Contract, ContractPayment, ContractState, EndKind, PaymentStatus
 from contracts.services import contract_draft, contract_sign
-from dynasties import services
-from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, Reign, Status
+from dynasties import services, treasury
+from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, PostingKind, Reign, Status
 from operations.exchange import campaign_export
 from rules.dice import RandomSource
 from tests.factories import at_step
@@ -323,7 +322,7 @@ def check_story(pk: int, done: str) -> None:
     if done == "turn_advance":
         assert year == YEAR + 5
         assert contracts["Truce"].end_kind == EndKind.TERM
-        assert treasury.Posting.objects.filter(campaign_id=pk, contract=contracts["Tribute"]).count() == 2
+        assert treasury.Posting.objects.filter(campaign_id=pk, contract_link__contract=contracts["Tribute"]).count() == 2
     if done == "contract_sign":
         assert contracts["Alliance"].state == ContractState.IN_FORCE
 

@@ -7,14 +7,14 @@ from __future__ import annotations
 import pytest
 
 from campaign import undo
-from campaign.models import Campaign, ChronicleEntry, PostingKind, Step
+from campaign.models import Campaign, ChronicleEntry, Step
 from campaign.permissions import SYSTEM_ACTOR, Forbidden, can_view
 from campaign.steps import GameOver
-from campaign.treasury import post
-from dynasties.models import Dynasty
+from dynasties.models import Dynasty, PostingKind
 from dynasties.services import turn_advance
 from dynasties.services.ending import final_table, game_end, game_end_settings, game_reopen, printable_final_table
 from dynasties.services.interphase import cash_in_run, interphase_run
+from dynasties.treasury import post
 from rules.errors import NotFound, RuleError
 from rules.interphase import InterphaseEntry
 from tests.factories import at_step

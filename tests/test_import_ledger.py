@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 from django.db import transaction
 
-from campaign import treasury
-from campaign.models import Campaign, PostingKind
+from campaign.models import Campaign
 from campaign.permissions import SYSTEM_ACTOR
 from contracts.models import ClauseKind, Contract, PaymentStatus
 from contracts.services import breach_record, contract_draft, contract_sign, dispute_majority, payment_settle
-from dynasties.models import Dynasty, DynastyKind
+from dynasties import treasury
+from dynasties.models import Dynasty, DynastyKind, PostingKind
 from dynasties.services import campaign_create
 from operations.exchange import campaign_export, campaign_import
 from rules.dice import RandomSource

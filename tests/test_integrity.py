@@ -8,9 +8,9 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 
 from campaign.integrity import ForeignLink, install_guards, same_campaign_links
-from campaign.models import Membership, Posting, PostingKind, Role
+from campaign.models import Membership, Role
 from contracts.models import Contract
-from dynasties.models import Character, Crown, Dynasty, Reign
+from dynasties.models import Character, Crown, Dynasty, Posting, PostingKind, Reign
 from dynasties.services import campaign_create
 from rules.dice import RandomSource
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.models import Campaign, ChronicleEntry, Posting, PostingKind, Step
+from campaign.models import Campaign, ChronicleEntry, Step
 from campaign.permissions import SYSTEM_ACTOR, can_view, visible
-from campaign.treasury import InsufficientFunds, balance, balances, post, posting_reverse
-from dynasties.models import Character, Dynasty, Title
+from dynasties.models import Character, Dynasty, Posting, PostingKind, Title
 from dynasties.services.interphase import (
     CashInAlreadyRun,
     InterphaseAlreadyRun,
@@ -17,6 +16,7 @@ from dynasties.services.interphase import (
     interphase_preview,
     interphase_run,
 )
+from dynasties.treasury import InsufficientFunds, balance, balances, post, posting_reverse
 from rules import interphase as ip
 from rules.errors import NotFound, RuleError, StepOrderError
 from rules.interphase import Governed, InterphaseEntry, InterphaseError

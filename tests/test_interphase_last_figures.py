@@ -14,10 +14,10 @@ from django.urls import reverse
 
 from campaign.models import ChronicleEntry, Step
 from campaign.permissions import SYSTEM_ACTOR
-from campaign.treasury import post
 from dynasties.models import Dynasty
 from dynasties.services.interphase import interphase_run, last_figures
 from dynasties.services.provinces import province_record
+from dynasties.treasury import post
 from rules import interphase as ip
 from rules.interphase import InterphaseEntry
 from tests.factories import at_step

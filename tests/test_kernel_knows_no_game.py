@@ -20,11 +20,6 @@ GAME = ("dynasties", "contracts", "operations", "pages", "api", "desk")
 
 STILL_UP = {
     ("campaign.Membership", "dynasty"): "dynasties.Dynasty",
-    ("campaign.Posting", "payer"): "dynasties.Dynasty",
-    ("campaign.Posting", "payee"): "dynasties.Dynasty",
-    ("campaign.Posting", "marriage"): "dynasties.Marriage",
-    ("campaign.Posting", "character"): "dynasties.Character",
-    ("campaign.Posting", "contract"): "contracts.Contract",
 }
 """The kernel's links to the game not yet turned around or moved up (issue 35, item 4: d, e)."""
 
@@ -64,9 +59,19 @@ def test_no_kernel_module_reaches_a_model_through_related_model_by_name():
 
 
 def test_the_game_registers_what_the_kernel_reads_of_it():
-    from dynasties.models import Dynasty, RollSubject, record_roll_subjects
+    from contracts.models import ContractPosting
+    from dynasties.models import Dynasty, Posting, RollSubject, record_roll_subjects
 
     assert registry.houses() is Dynasty
     assert registry.roll_subjects() is record_roll_subjects
     assert registry.entry(RollSubject) is not None and registry.entry(RollSubject).campaign_path == "roll__campaign"
     assert RollSubject._meta.db_table == "campaign_rollsubject"  # the table the kernel held it in: rows kept
+    assert registry.ledger() is Posting and Posting._meta.db_table == "campaign_posting"
+    assert registry.entry(Posting).houses == ("payer", "payee")  # an exchequer's postings: its house's
+    assert registry.entry(ContractPosting).houses == ("posting__payer", "posting__payee")  # as its posting
+
+
+def test_the_ledger_lives_above_the_kernel_and_no_shim_is_left():
+    assert not (ROOT / KERNEL / "treasury.py").exists()
+    assert (ROOT / "dynasties" / "treasury.py").exists()
+    assert "contract" not in {f.name for f in apps.get_model("dynasties", "Posting")._meta.get_fields()}

@@ -17,7 +17,6 @@ from django.utils.html import escape
 
 from campaign import live
 from campaign.models import Audience, Campaign, ChronicleEntry, Membership, Role, Step
-from campaign.treasury import treasury_transfer
 from campaign.undo import new_action_key, redo, step_action, undo_step
 from contracts.services import contract_draft
 from dynasties.models import Character, Dynasty
@@ -27,6 +26,7 @@ from dynasties.services.announcements import announcements_make
 from dynasties.services.notes import note_write
 from dynasties.services.portraits import portrait_remove, portrait_set
 from dynasties.services.sequence_view import survival_board
+from dynasties.treasury import treasury_transfer
 from operations.simulation import play_births
 from rules.dice import RandomSource
 from rules.errors import RuleError

@@ -16,17 +16,17 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from campaign import live
-from campaign.models import Campaign, Membership, Posting, PostingKind, Role, Step
-from campaign.treasury import post, posting_reverse, treasury_transfer
+from campaign.models import Campaign, Membership, Role, Step
 from campaign.undo import new_action_key, redo, step_action, undo_step
 from contracts.models import Contract
 from contracts.services import contract_draft, contract_sign_party
 from contracts.services.editing import contract_edit
-from dynasties.models import Character, Dynasty
+from dynasties.models import Character, Dynasty, Posting, PostingKind
 from dynasties.services import births_roll_all
 from dynasties.services.editing import character_edit
 from dynasties.services.interphase import interphase_run
 from dynasties.services.notes import note_write
+from dynasties.treasury import post, posting_reverse, treasury_transfer
 from rules.dice import RandomSource
 from rules.errors import RuleError
 from rules.interphase import InterphaseEntry

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.models import Posting, PostingKind
 from campaign.steps import Chronicle
-from dynasties.models import Dynasty, Marriage, Reign
+from dynasties.models import Dynasty, Marriage, Posting, PostingKind, Reign
 from dynasties.services.common import World
 from dynasties.services.succession import pay_monarch_match
 from tests.factories import person, wed

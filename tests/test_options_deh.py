@@ -18,11 +18,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from campaign import treasury
-from campaign.models import ChronicleEntry, Posting, Roll
+from campaign.models import ChronicleEntry, Roll
 from campaign.permissions import SYSTEM_ACTOR, Forbidden, seat_of
 from campaign.table_events import available
-from dynasties.models import Character, Dynasty, Reign
+from dynasties import treasury
+from dynasties.models import Character, Dynasty, Posting, Reign
 from dynasties.services import campaign_create
 from dynasties.services.events import survival_event
 from dynasties.services.interception import trade_interception

@@ -14,8 +14,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from campaign import treasury
-from campaign.models import ActionKey, ChronicleEntry, Membership, Posting, PostingKind, Role
+from campaign.models import ActionKey, ChronicleEntry, Membership, Role
 from campaign.permissions import SYSTEM_ACTOR
 from campaign.undo import new_action_key
 from contracts.models import (
@@ -38,7 +37,8 @@ from contracts.services import (
     dispute_majority,
     parley_run,
 )
-from dynasties.models import Character, Dynasty, Marriage, Renunciation
+from dynasties import treasury
+from dynasties.models import Character, Dynasty, Marriage, Posting, PostingKind, Renunciation
 
 pytestmark = pytest.mark.django_db
 

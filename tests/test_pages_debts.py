@@ -75,9 +75,9 @@ def test_a_debt_shows_on_both_exchequers_the_dashboard_and_the_wedding_card(clie
 
 @pytest.mark.django_db
 def test_a_paid_debt_leaves_the_pages(client, campaign, alice):
-    from campaign import treasury
-    from campaign.models import PostingKind
     from contracts.services import payment_settle
+    from dynasties import treasury
+    from dynasties.models import PostingKind
 
     _, _, due = _debt(campaign)
     germany = house(campaign, "Germany")

@@ -12,10 +12,10 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils.html import escape
 
-from campaign.models import ChronicleEntry, Membership, Posting, Role
+from campaign.models import ChronicleEntry, Membership, Role
 from campaign.permissions import SYSTEM_ACTOR
 from contracts.models import Contract
-from dynasties.models import Character, Dynasty, Reign, Status
+from dynasties.models import Character, Dynasty, Posting, Reign, Status
 from dynasties.selectors import label, regnal_labels
 from dynasties.services import campaign_create
 from dynasties.services.succession_view import heirs_now, succession_line, succession_what_if

@@ -8,10 +8,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from campaign.models import Campaign, ChronicleEntry, Membership, PostingKind, Role, Step
-from campaign.treasury import post
-from dynasties.models import Dynasty
+from campaign.models import Campaign, ChronicleEntry, Membership, Role, Step
+from dynasties.models import Dynasty, PostingKind
 from dynasties.services.ending import game_end
+from dynasties.treasury import post
 from tests.factories import at_step
 
 

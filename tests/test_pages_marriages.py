@@ -11,10 +11,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from campaign.models import ActionKey, Campaign, Checkpoint, ChronicleEntry, Membership, Posting, Role, Step
+from campaign.models import ActionKey, Campaign, Checkpoint, ChronicleEntry, Membership, Role, Step
 from campaign.permissions import SYSTEM_ACTOR
 from campaign.undo import new_action_key
-from dynasties.models import Character, Dynasty, Marriage, Reign
+from dynasties.models import Character, Dynasty, Marriage, Posting, Reign
 from dynasties.services import marriage_arrange
 from operations.services import demo_create
 from operations.simulation import simulate

@@ -7,10 +7,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from campaign.models import ChronicleEntry, Posting, Roll
+from campaign.models import ChronicleEntry, Roll
 from campaign.permissions import SYSTEM_ACTOR
 from contracts.models import Contract
-from dynasties.models import Character, Dynasty, RollSubject
+from dynasties.models import Character, Dynasty, Posting, RollSubject
 from dynasties.selectors import label
 from operations.simulation import simulate
 from rules.dice import RandomSource

@@ -12,11 +12,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from campaign.models import Campaign, ChronicleEntry, Membership, Posting, PostingKind, Role, Step
-from campaign.treasury import balance
+from campaign.models import Campaign, ChronicleEntry, Membership, Role, Step
 from campaign.undo import new_action_key
-from dynasties.models import Dynasty
+from dynasties.models import Dynasty, Posting, PostingKind
 from dynasties.services import campaign_create
+from dynasties.treasury import balance
 from rules.dice import RandomSource
 from rules.interphase import InterphaseEntry
 from tests.factories import at_step, shows_number
@@ -642,8 +642,8 @@ def test_other_rulesets_get_a_clear_message(client, gm):
 
 def test_the_open_runs_service(interphase, england, france):
     from campaign.permissions import SYSTEM_ACTOR
-    from campaign.treasury import posting_reverse
     from dynasties.services.interphase import interphase_open_runs, interphase_run
+    from dynasties.treasury import posting_reverse
 
     assert interphase_open_runs(interphase, england) == []
     run = interphase_run(campaign=interphase, dynasty=england, entry=InterphaseEntry(provinces=4), by=SYSTEM_ACTOR)

@@ -27,9 +27,11 @@ from dynasties.services.play_registry import (
     Play,
     SurvivalPlay,
     play_of,
+    plays,
     plays_interphase,
     register_play,
     registered_plays,
+    step_of,
 )
 from dynasties.services.play_succession import SuccessionPlay
 from rules import rulesets
@@ -50,8 +52,9 @@ PROTOCOLS = {
     "events": EventsPlay,
     "announcements": AnnouncementsPlay,
 }
-OPTIONAL = {"interphase"}
-"""Steps a ruleset may not play at all: it registers None for them."""
+OPTIONAL = {"interphase", "monarchs", "minor_houses"}
+"""Steps a ruleset may not play at all: it registers None for them (``step_of`` refuses, ``plays``
+says False)."""
 ASKING = (
     "births.py",
     "survival.py",
@@ -67,6 +70,10 @@ ASKING = (
     "pretenders.py",
     "characteristics.py",
     "bloodline_titles.py",
+    "bloodline.py",
+    "bloodline_sequence.py",
+    "minor_houses.py",
+    "interim.py",
 )
 """The step services that ask the play instead of reading the ruleset's flags."""
 MONARCHS_AND_SETUP = (
@@ -80,7 +87,7 @@ MONARCHS_AND_SETUP = (
     "pages/eu_setup.py",
     "dynasties/services/minor_crowns.py",
 )
-"""The monarchs' phase and the set-up's modules that ask the play (``play_of(campaign).monarchs``)."""
+"""The monarchs' phase and the set-up's modules that ask the play (``step_of(campaign, "monarchs")``)."""
 ASKING_MARRIAGES = (
     "dynasties/services/marriages.py",
     "pages/marriages.py",
@@ -324,8 +331,9 @@ def test_the_marriages_modules_read_no_ruleset_flag_and_import_no_ruleset(path: 
 
 
 def test_each_play_keeps_minor_houses_as_its_ruleset_says() -> None:
-    kept = {r.name: play_of(Campaign(ruleset=r.name)).minor_houses.kept() for r in rulesets()}
+    kept = {r.name: plays(Campaign(ruleset=r.name), "minor_houses") for r in rulesets()}
     assert kept == {r.name: r.minor_houses for r in rulesets()}
+    assert kept == {r.name: play_of(Campaign(ruleset=r.name)).minor_houses is not None for r in rulesets()}
     assert sorted(kept.values()) == [False, False, True]
 
 
@@ -346,26 +354,59 @@ def test_only_the_play_whose_titles_descend_pays_their_income() -> None:
 def test_only_the_play_that_keeps_minor_houses_has_their_terms() -> None:
     """The minor houses' table events quote the terms of the play that keeps them (BloodLine's)."""
     for r in rulesets():
-        play = play_of(Campaign(ruleset=r.name)).minor_houses
+        campaign = Campaign(ruleset=r.name)
         if r.minor_houses:
-            terms = play.terms()
+            terms = step_of(campaign, "minor_houses").terms()
             assert (terms.marriage_age, terms.nobility_from, terms.box_default) == (15, 6, 1)
             assert terms.offer_letter(True, True) == "a" and terms.offer_letter(False, False) == "d"
+            assert (terms.diplomacy_bonus(False, False), terms.diplomacy_bonus(True, False)) == (1, 2)
+            assert terms.diplomacy_bonus(True, True) == 4  # the monarch's spouse: the best bonus only
+            assert terms.offer_key(True, False, 50, 1500, 1) < terms.offer_key(False, True, 90, 1490, 2)  # b before c
+            assert terms.resolution_order([(7, 1500, 0), (3, 1490, 1), (5, 1490, 0)]) == [5, 3, 7]  # eldest first
         else:
             with pytest.raises(RuleError) as refused:
-                play.terms()
+                step_of(campaign, "minor_houses").terms()
             assert refused.value.code == "wrong_ruleset"
+            assert str(refused.value) == "Minor houses' rolled monarchs and spouses belong to the BloodLine ruleset."
 
 
 def test_only_the_eu_play_rolls_monarchs_and_the_others_refuse() -> None:
-    rolls = {r.name: play_of(Campaign(ruleset=r.name)).monarchs.rolls_monarchs() for r in rulesets()}
+    rolls = {r.name: plays(Campaign(ruleset=r.name), "monarchs") for r in rulesets()}
     assert rolls == {r.name: r.monarch_table for r in rulesets()}
+    assert rolls == {r.name: play_of(Campaign(ruleset=r.name)).monarchs is not None for r in rulesets()}
+    eu = next(r.name for r in rulesets() if r.monarch_table)
     for r in rulesets():
-        if not r.monarch_table:
+        campaign = Campaign(ruleset=r.name, name="Test")
+        if r.monarch_table:
+            assert step_of(campaign, "monarchs").dice().sides == 10
+        else:
             with pytest.raises(RuleError) as refused:
-                play_of(Campaign(ruleset=r.name, name="Test")).monarchs.period(Campaign(ruleset=r.name, name="Test"))
+                step_of(campaign, "monarchs").period(campaign)
             assert refused.value.code == "wrong_ruleset"
-            assert "the EU monarch tables belong to campaigns of the" in str(refused.value)
+            assert str(refused.value) == (f"Test plays {r.label}; the EU monarch tables belong to campaigns of the {eu} ruleset.")
+
+
+def test_a_ruleset_without_the_interphase_is_refused_by_the_same_helper() -> None:
+    for r in rulesets():
+        campaign = Campaign(ruleset=r.name, name="Test")
+        if r.interphase:
+            assert step_of(campaign, "interphase") is play_of(campaign).interphase
+        else:
+            with pytest.raises(RuleError) as refused:
+                step_of(campaign, "interphase")
+            assert refused.value.code == "wrong_ruleset"
+            assert str(refused.value) == (
+                "The Interphase helper keeps Blood Royale's taxes and forces; Test plays another ruleset."
+            )
+
+
+def test_no_play_package_keeps_a_module_for_a_step_it_does_not_play() -> None:
+    """A ruleset without an optional step registers None for it: no module that refuses every call
+    (the refusal is ``step_of``'s, one message per step)."""
+    for name, play in registered_plays().items():
+        package = ROOT / "dynasties" / "play" / play.births.__name__.split(".")[2]
+        for step in OPTIONAL:
+            assert (getattr(play, step) is None) == (not (package / f"{step}.py").exists()), (name, step)
 
 
 ASKING_ELSEWHERE = (

@@ -11,7 +11,7 @@ from django.core.management import call_command
 from django.test import Client
 from rest_framework.test import APIClient
 
-from campaign import audit, treasury
+from campaign import audit
 from campaign.models import ActionKey, Audience, ChronicleEntry, Membership, Role, Step
 from campaign.permissions import (
     ACTIONS,
@@ -29,6 +29,7 @@ from campaign.permissions import (
 from campaign.undo import new_action_key, step_action
 from contracts.models import ContractPayment, PaymentStatus
 from contracts.services import contract_sign
+from dynasties import treasury
 from dynasties.models import Dynasty
 from rules.dice import RandomSource
 from tests.factories import at_step, shows_number

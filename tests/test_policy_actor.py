@@ -29,12 +29,13 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 from simple_history.models import HistoricalRecords
 
-from campaign import audit, treasury
-from campaign.models import Campaign, Membership, Posting, PostingKind, Role, Step
+from campaign import audit
+from campaign.models import Campaign, Membership, Role, Step
 from campaign.permissions import SYSTEM, SYSTEM_ACTOR, Forbidden, NoActor, SystemActor, acting_house, actor_seat, require
 from campaign.services import membership_add
 from campaign.undo import change_set, new_action_key
-from dynasties.models import Character, Dynasty, Status
+from dynasties import treasury
+from dynasties.models import Character, Dynasty, Posting, PostingKind, Status
 from dynasties.services import campaign_create, turn_advance
 from dynasties.services.events import survival_event
 from dynasties.services.notes import note_write

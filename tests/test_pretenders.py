@@ -6,10 +6,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from campaign import treasury
 from campaign.models import ChronicleEntry, Roll, Step
 from campaign.permissions import SYSTEM_ACTOR
 from campaign.steps import Chronicle
+from dynasties import treasury
 from dynasties.models import Character, Dynasty, Marriage, Origin, Reign, Status
 from dynasties.services import survival_finish
 from dynasties.services.common import World

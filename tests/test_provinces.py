@@ -9,10 +9,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from campaign.models import Campaign, ChronicleEntry, Posting, PostingKind, Step
+from campaign.models import Campaign, ChronicleEntry, Step
 from campaign.permissions import SYSTEM_ACTOR, Forbidden, can_view
-from campaign.treasury import post
-from dynasties.models import Character, Dynasty, Modifier, ModifierKind, Province, Reign, Title
+from dynasties.models import Character, Dynasty, Modifier, ModifierKind, Posting, PostingKind, Province, Reign, Title
 from dynasties.services import campaign_create
 from dynasties.services.crowns import capital_lose
 from dynasties.services.interphase import interphase_preview, interphase_run
@@ -24,6 +23,7 @@ from dynasties.services.provinces import (
     rebellion_put_down,
     register_entry,
 )
+from dynasties.treasury import post
 from rules import provinces as rules
 from rules.dice import RandomSource
 from rules.errors import RuleError

@@ -7,9 +7,9 @@ import pytest
 from django.apps import apps
 
 from campaign import audit, registry
-from campaign.models import Campaign, ChronicleEntry, Membership, Posting
+from campaign.models import Campaign, ChronicleEntry, Membership
 from contracts.models import Clause, Contract, ContractSignature
-from dynasties.models import Character, Marriage, Note, Portrait
+from dynasties.models import Character, Marriage, Note, Portrait, Posting
 
 PROJECT_APPS = ("campaign", "dynasties", "contracts", "operations", "pages", "api")
 
@@ -37,8 +37,10 @@ def test_the_order_is_the_apps_order_then_each_apps_own():
     labels = [e.label for e in registry.scoped_models()]
     apps_order = [label.split(".")[0] for label in labels]
     assert apps_order == sorted(apps_order, key=["campaign", "dynasties", "contracts"].index)
-    kernel = ["campaign.RuleTable", "campaign.Roll", "campaign.ChronicleEntry", "campaign.Posting"]
-    assert labels[:4] == kernel and labels.index("dynasties.Character") < labels.index("dynasties.RollSubject")
+    kernel = ["campaign.RuleTable", "campaign.Roll", "campaign.ChronicleEntry"]
+    assert labels[:3] == kernel and labels.index("dynasties.Character") < labels.index("dynasties.RollSubject")
+    assert labels.index("dynasties.Marriage") < labels.index("dynasties.Posting")  # after what a posting names
+    assert labels.index("contracts.Contract") < labels.index("contracts.ContractPosting")
     assert labels.index("contracts.Contract") < labels.index("contracts.Contract_parties") < labels.index("contracts.Clause")
     assert Campaign not in [e.model for e in registry.scoped_models()]
 

@@ -9,9 +9,9 @@ import re
 import pytest
 from django.urls import reverse
 
-from campaign import treasury
 from campaign.models import Audience, Campaign, ChronicleEntry, Membership, Role
 from contracts.services import contract_draft
+from dynasties import treasury
 from dynasties.models import Crown, Dynasty, Reign
 from dynasties.services.notes import note_write
 from operations.search import PER_KIND, PER_PAGE, fold, pattern, search

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from campaign import treasury
-from campaign.models import ChronicleEntry, Membership, Posting, Role
+from campaign.models import ChronicleEntry, Membership, Role
 from campaign.permissions import can_view, can_view_exchequer, visible
 from contracts.models import Contract
-from dynasties.models import Character, Dynasty
+from dynasties import treasury
+from dynasties.models import Character, Dynasty, Posting
 
 ROLES = ["gm", "alice", "bob", "observer", "outsider"]  # alice plays England, bob France
 

@@ -43,12 +43,12 @@ from django.urls import NoReverseMatch, reverse
 
 from campaign import registry
 from campaign.integrity import campaign_lookup, same_campaign_links
-from campaign.models import Campaign, Checkpoint, ChronicleEntry, Posting
+from campaign.models import Campaign, Checkpoint, ChronicleEntry
 from campaign.permissions import SYSTEM_ACTOR
 from contracts.models import Breach, Claim, Contract, Dispute, Excommunication, Obligation, Parley, ParleyKind
 from desk.admin.scope import campaign_path
 from desk.choice import PLUMBING
-from dynasties.models import Character, Dynasty, Title
+from dynasties.models import Character, Dynasty, Posting, Title
 from dynasties.services import campaign_create
 from operations.simulation import play_turn
 from rules import get_ruleset

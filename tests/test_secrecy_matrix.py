@@ -42,12 +42,12 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from rest_framework.test import APIClient
 
 from api.models import ApiToken
-from campaign.models import ActionKey, Campaign, Checkpoint, ChronicleEntry, Job, Membership, Posting, Roll
+from campaign.models import ActionKey, Campaign, Checkpoint, ChronicleEntry, Job, Membership, Roll
 from campaign.permissions import SYSTEM_ACTOR
 from campaign.undo import new_action_key
 from contracts.models import Breach, Contract, ContractPayment, ContractSignature
 from dynasties.invitations import invitation_create
-from dynasties.models import BirthAttempt, Character, Invitation, Marriage, Reign
+from dynasties.models import BirthAttempt, Character, Invitation, Marriage, Posting, Reign
 from tests import secrecy_cast as sc
 from tests.secrecy_cast import FAKE_ID, FAKE_SLUG, MEMBERS, NON_MEMBERS, ROLES, Cast
 from tests.secrecy_events import samples as event_samples

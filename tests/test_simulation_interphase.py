@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 
-from campaign.models import Campaign, ChronicleEntry, Posting, Roll
+from campaign.models import Campaign, ChronicleEntry, Roll
 from campaign.permissions import SYSTEM_ACTOR
-from dynasties.models import Dynasty, DynastyKind, Status, Title
+from dynasties.models import Dynasty, DynastyKind, Posting, Status, Title
 from dynasties.services import campaign_create, event_deaths, events
 from operations.exchange import campaign_export
 from operations.simulation import LAW, armies_on_the_map, law_summary, simulate, simulated_dynasties

@@ -1,6 +1,6 @@
 """Stability stays on the EU board game's track, -3..+3, whatever changes it (issue 15, defect 5;
 rules/stability.py through dynasties/services/bloodline.stability): the GM's own changes and
-BloodLine's minority costs (services.bloodline), the EU monarchs' Dynastic Crises (services.eu_monarchs).
+BloodLine's minority costs (its play's law.turn_effects), the EU monarchs' Dynastic Crises (services.eu_monarchs).
 A cost beyond -3 moves the marker no further; the chronicle says so and the history keeps the cost
 (docs/rulings.md, "The Stability track")."""
 
@@ -13,8 +13,9 @@ from campaign.models import ChronicleEntry, Step
 from campaign.permissions import SYSTEM_ACTOR
 from campaign.steps import Chronicle
 from dynasties.models import Crown, CrownEvent, Reign
+from dynasties.play.bloodline.law import turn_effects
 from dynasties.services import campaign_create
-from dynasties.services.bloodline import crown_stability_change, turn_effects
+from dynasties.services.bloodline import crown_stability_change
 from dynasties.services.common import World
 from dynasties.services.eu_monarchs import monarch_place_named, monarch_succession_roll, monarch_survival_roll
 from rules.dice import RandomSource

@@ -7,15 +7,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from campaign import treasury
-from campaign.models import Posting, PostingKind, Step
+from campaign.models import Step
 from campaign.permissions import SYSTEM_ACTOR
 from campaign.steps import load_tables
-from campaign.treasury import InsufficientFunds, posting_reverse, treasury_transfer
-from dynasties.models import Character, Dynasty, Marriage, Reign
+from dynasties import treasury
+from dynasties.models import Character, Dynasty, Marriage, Posting, PostingKind, Reign
 from dynasties.services import marriage_arrange, survival_finish, survival_roll
 from dynasties.services.common import World
 from dynasties.services.survival import survival_due
+from dynasties.treasury import InsufficientFunds, posting_reverse, treasury_transfer
 from rules.errors import RuleError
 from tests.factories import at_step, crown, empty_house, person, wed
 from tests.profiles import examples

@@ -121,7 +121,7 @@ def test_undo_a_whole_turn_in_every_ruleset(db, ruleset):
 
 
 def test_undo_keeps_the_times_to_the_microsecond(campaign, gm):
-    from campaign.models import Posting
+    from dynasties.models import Posting
 
     _act(campaign, "Births", lambda c: play_births(c, RandomSource(3), by=SYSTEM_ACTOR), gm)
     stamps = {

@@ -26,10 +26,9 @@ from api.views.chronicle import ChronicleOut
 from api.views.families import MarriageOut
 from api.views.sequence.turn import TurnMadeSerializer, turn_data
 from api.views.treasury import PostingOut
-from campaign.models import Campaign, ChronicleEntry, Posting
+from campaign.models import Campaign, ChronicleEntry
 from campaign.permissions import require, sees_money, visible
-from campaign.treasury import currency
-from dynasties.models import Character, Dynasty, Marriage
+from dynasties.models import Character, Dynasty, Marriage, Posting
 from dynasties.printing import announcement_sections
 from dynasties.services.announcements import announcements_make, turn_advance
 from dynasties.services.marriages import (
@@ -42,6 +41,7 @@ from dynasties.services.marriages import (
     wedding_money,
     wedding_step,
 )
+from dynasties.treasury import currency
 from rules.errors import IllegalMarriage, NotFound
 from rules.families import HUSBAND, TERMS, WIFE, problem_about
 
@@ -98,8 +98,8 @@ def money_lines(campaign: Campaign, role: str, mine: int | None, lines: list[Wed
 
 def wedding_postings(user: Any, campaign: Campaign, match: Marriage) -> list[Posting]:
     """The postings of the match's wedding (and its contract) the caller may see."""
-    rows = Posting.objects.filter(Q(marriage_id=match.pk) | Q(contract__marriage_id=match.pk))
-    return list(visible(user, campaign, rows).order_by("pk"))
+    rows = Posting.objects.filter(Q(marriage_id=match.pk) | Q(contract_link__contract__marriage_id=match.pk))
+    return list(visible(user, campaign, rows).select_related("contract_link").order_by("pk"))
 
 
 # --- the match ---------------------------------------------------------------------------------

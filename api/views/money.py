@@ -3,7 +3,7 @@ the Blood Royale Interphase helper (preview, then run).
 
 Who acts (as ``pages/treasury.py``): a player pays from his own exchequer only and runs his own
 house's Interphase; the GM pays from any exchequer (and to the Treasury) and alone corrects the
-ledger; an observer never touches money. The writers are ``campaign.treasury`` and
+ledger; an observer never touches money. The writers are ``dynasties.treasury`` and
 ``dynasties.services.interphase``; every write goes through ``run_action``. Answers show only the
 exchequers the caller may see (the payer's, which is his own or the GM's to see)."""
 
@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from django.db.models import prefetch_related_objects
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -21,10 +22,10 @@ from rest_framework.response import Response
 from api.schema import IDEMPOTENCY_KEY
 from api.views.actions import ActionView, IdField, act
 from api.views.treasury import PostingOut
-from campaign.models import Campaign, Posting, PostingKind
-from campaign.treasury import balance, currency, posting_reverse, treasury_transfer
-from dynasties.models import Dynasty
+from campaign.models import Campaign
+from dynasties.models import Dynasty, Posting, PostingKind
 from dynasties.services.interphase import cash_in_preview, cash_in_run, interphase_preview, interphase_run
+from dynasties.treasury import balance, currency, posting_reverse, treasury_transfer
 from rules import interphase as ip
 from rules.errors import NotFound
 
@@ -126,7 +127,7 @@ class ReverseView(ActionView):
             f"Correction of posting #{posting}",
             lambda c: posting_reverse(campaign=c, posting=posting, reason=reason, by=request.user),
         )
-        body = {"reversal": reversal, "reversed": Posting.objects.get(pk=posting)}
+        body = {"reversal": reversal, "reversed": Posting.objects.select_related("contract_link").get(pk=posting)}
         return Response(ReverseMadeSerializer(body, context=self.out_context()).data, status=status.HTTP_201_CREATED)
 
 
@@ -477,7 +478,9 @@ class HouseMoneyView(ActionView):
             f"{self.flow.label} of the house of {house.name}",
             lambda c: self.service(c, house, entry, request.user),
         )
-        body = {"result": self.flow.result(v.campaign, done.result), "postings": list(done.postings), "balance": done.balance}
+        postings = list(done.postings)
+        prefetch_related_objects(postings, "contract_link")  # the contract each paid under: one query
+        body = {"result": self.flow.result(v.campaign, done.result), "postings": postings, "balance": done.balance}
         return Response(self.flow.run_serializer(body, context=self.out_context()).data, status=status.HTTP_201_CREATED)
 
 

@@ -15,13 +15,12 @@ from rest_framework.response import Response
 from api.common import CampaignReadViewSet, CampaignScoped
 from api.filters import FilterSet, IntegerFilter
 from api.serializers import LinkField
-from campaign.models import Posting
 from campaign.permissions import can_view_exchequer
-from campaign.treasury import TREASURY, balance, currency
 from contracts.models import ContractPayment
 from contracts.services import unpaid_payments
-from dynasties.models import Dynasty
+from dynasties.models import Dynasty, Posting
 from dynasties.selectors import exchequers_seen
+from dynasties.treasury import TREASURY, balance, currency
 
 
 class PostingOut(serializers.ModelSerializer):  # type: ignore[type-arg]
@@ -29,7 +28,7 @@ class PostingOut(serializers.ModelSerializer):  # type: ignore[type-arg]
     payee = serializers.IntegerField(source="payee_id", allow_null=True, help_text="Empty: the Treasury received.")
     character = LinkField("characters", source="character_id")
     marriage = LinkField("marriages", source="marriage_id")
-    contract = LinkField("contracts", source="contract_id")
+    contract = LinkField("contracts", source="contract_link.contract_id")  # the contracts keep it
 
     class Meta:
         model = Posting
@@ -53,7 +52,7 @@ class PostingOut(serializers.ModelSerializer):  # type: ignore[type-arg]
 
 class PostingFilter(FilterSet):
     dynasty = IntegerFilter(method="filter_dynasty", help_text="Postings paid or received by this dynasty.")
-    contract = IntegerFilter(field_name="contract_id")
+    contract = IntegerFilter(field_name="contract_link__contract")
 
     class Meta:
         model = Posting
@@ -67,7 +66,7 @@ class LedgerViewSet(CampaignReadViewSet):
     """The postings of the exchequers you may see, oldest first (a correction is a new posting)."""
 
     api_tag = "treasury"
-    queryset = Posting.objects.order_by("pk")
+    queryset = Posting.objects.select_related("contract_link").order_by("pk")
     serializer_class = PostingOut
     filterset_class = PostingFilter
 

@@ -8,8 +8,7 @@ from typing import Any
 
 from django.db import transaction
 
-from campaign import treasury
-from campaign.models import Campaign, PostingKind
+from campaign.models import Campaign
 from campaign.permissions import Actor, acting_house, require
 from campaign.steps import Chronicle, lock_campaign
 from contracts.models import (
@@ -26,7 +25,8 @@ from contracts.models import (
 )
 from contracts.services.common import _contract, _data, _dynasty, _House, _house, _party_ids, _pk
 from contracts.services.in_force import _pay
-from dynasties.models import Dynasty, DynastyKind
+from dynasties import treasury
+from dynasties.models import Dynasty, DynastyKind, PostingKind
 from dynasties.services.play_registry import play_of
 from rules import contracts as rules
 from rules.errors import NotFound, RuleError

@@ -7,7 +7,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from django.db.models import Count, Q
 
-from campaign.models import Campaign, PostingKind
+from campaign.models import Campaign
 from campaign.steps import Chronicle
 from contracts.models import ClauseKind, Contract, ContractKind, ContractPayment, ContractState, EndKind, Excommunication
 from contracts.services.claims import obligations_turn_advance
@@ -24,7 +24,7 @@ from contracts.services.common import (
     leader_of,
 )
 from contracts.services.in_force import _come_into_force, _pay
-from dynasties.models import Dynasty, Marriage, Reign
+from dynasties.models import Dynasty, Marriage, PostingKind, Reign
 from dynasties.services.common import World
 from dynasties.services.play_registry import play_of
 from rules import contracts as rules

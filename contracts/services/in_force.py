@@ -8,16 +8,25 @@ from typing import Any
 
 from django.db import transaction
 
-from campaign import treasury
-from campaign.models import Campaign, PostingKind
+from campaign.models import Campaign
 from campaign.permissions import SYSTEM_ACTOR, Actor, readers_text, require
 from campaign.steps import Chronicle, lock_campaign
-from contracts.models import Breach, Clause, ClauseKind, Contract, ContractPayment, ContractState, PaymentStatus
+from contracts.models import Breach, Clause, ClauseKind, Contract, ContractPayment, ContractPosting, ContractState, PaymentStatus
 from contracts.services.common import _data, _House, _house, _party_ids, _pk
-from dynasties.models import Character, Dynasty, Reign, Renunciation, Status
+from dynasties import treasury
+from dynasties.models import Character, Dynasty, Posting, PostingKind, Reign, Renunciation, Status
 from dynasties.services.claims import claim_renounce
 from rules import contracts as rules
 from rules.errors import NotFound, RuleError
+
+
+def post_under(campaign: Campaign, contract: Contract, **posting: Any) -> Posting:
+    """Post a payment under ``contract`` (``dynasties.treasury.post``'s arguments) and keep which
+    contract it paid (``ContractPosting``: the ledger knows no contract)."""
+    paid = treasury.post(campaign, **posting)
+    assert paid is not None  # a contract's payments are more than 0
+    ContractPosting.objects.create(campaign=campaign, posting=paid, contract=contract)
+    return paid
 
 
 def _pay(
@@ -59,8 +68,8 @@ def _pay(
             **_data(contract, parties, payment=payment.pk, payer=payer.pk, payee=payee.pk, amount=amount),
         )
         return payment
-    posting = treasury.post(
-        campaign, payer=payer, payee=payee, amount=amount, kind=kind, reason=f"{contract.title}: {reason}", contract=contract
+    posting = post_under(
+        campaign, contract, payer=payer, payee=payee, amount=amount, kind=kind, reason=f"{contract.title}: {reason}"
     )
     payment = ContractPayment.objects.create(status=PaymentStatus.PAID, posting=posting, **common)
     chronicle.add(
@@ -201,8 +210,9 @@ def payment_settle(*, campaign: Campaign | int, payment: ContractPayment | int, 
     if due.status == PaymentStatus.PAID:
         raise RuleError(f"Payment #{pk} was already paid.", code="already_paid")
     kind = PostingKind.DAMAGES if due.breach_id else PostingKind.CONTRACT
-    posting = treasury.post(
+    posting = post_under(
         campaign,
+        due.contract,
         payer=due.payer,
         payee=due.payee,
         amount=due.amount,
@@ -210,7 +220,6 @@ def payment_settle(*, campaign: Campaign | int, payment: ContractPayment | int, 
         reason=f"{due.contract.title}: settles the unpaid payment of {due.year}",
         check_funds=True,
         by=by,
-        contract=due.contract,
     )
     due.status = PaymentStatus.PAID
     due.posting = posting

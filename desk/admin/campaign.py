@@ -18,20 +18,11 @@ from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import reverse
 from django.utils.html import format_html_join
 
-from campaign.models import (
-    ActionKey,
-    Campaign,
-    Checkpoint,
-    ChronicleEntry,
-    Membership,
-    Posting,
-    Roll,
-    RuleTable,
-)
+from campaign.models import ActionKey, Campaign, Checkpoint, ChronicleEntry, Membership, Roll, RuleTable
 from campaign.services import copy_saved, membership_add, membership_check, table_restore_defaults, table_update
 from desk.admin.base import DeskAdmin, DeskTabularInline
 from desk.forms_tables import TableGrid
-from dynasties.models import RollSubject
+from dynasties.models import Posting, RollSubject
 from dynasties.services import campaign_create
 from dynasties.services.setup import default_dynasties
 from rules import get_ruleset
@@ -561,7 +552,7 @@ class ActionKeyAdmin(ReadOnlyAdminMixin, DeskAdmin):
 @admin.register(Posting)
 class PostingAdmin(DeskAdmin):
     """The ledger, read-only: postings are made by the services; a mistake is undone by a reversing
-    posting (``campaign.treasury.posting_reverse``), never by an edit."""
+    posting (``dynasties.treasury.posting_reverse``), never by an edit."""
 
     list_display = ["id", "year", "step", "payer_name", "payee_name", "amount", "kind", "reason", "campaign"]
     list_filter = ["campaign", "kind", "year"]

@@ -52,7 +52,7 @@ from dynasties.services.editing import (
     marriage_changes,
     marriage_edit,
 )
-from dynasties.services.play_registry import play_of
+from dynasties.services.play_registry import play_of, plays
 from dynasties.services.regnal import renumber
 from dynasties.services.succession_view import SuccessionLine, succession_line
 from rules import get_ruleset
@@ -274,7 +274,7 @@ class DynastyAdmin(HandEditAdmin, DeskAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         fields = [*super().get_readonly_fields(request, obj), "renders", "line_of_succession"]
-        if obj is not None and obj.kind == "minor" and play_of(obj.campaign).minor_houses.kept():
+        if obj is not None and obj.kind == "minor" and plays(obj.campaign, "minor_houses"):
             fields.append("diplomacy_bonuses")
         return fields
 

@@ -16,11 +16,11 @@ from collections.abc import Mapping
 from django.db import transaction
 from django.db.models import Q
 
-from campaign import treasury
-from campaign.models import Campaign, PostingKind
+from campaign.models import Campaign
 from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, lock_campaign
-from dynasties.models import Character, Dynasty, DynastyKind, Marriage, Status
+from dynasties import treasury
+from dynasties.models import Character, Dynasty, DynastyKind, Marriage, PostingKind, Status
 from dynasties.services import control
 from rules.errors import NotFound, RuleError
 from rules.families import ADULT_AGE

@@ -10,15 +10,15 @@ from typing import Any
 
 from django.db import transaction
 
-from campaign.models import Campaign, ChronicleEntry, Posting, PostingKind, Step
+from campaign.models import Campaign, ChronicleEntry, Step
 from campaign.permissions import Actor, require
 from campaign.steps import STEP_LABELS, Chronicle, Seen, lock_campaign
-from campaign.treasury import currency, post
-from dynasties.models import Character, Crown, Dynasty, DynastyKind, Reign, Status, Title, TitleHolding
+from dynasties.models import Character, Crown, Dynasty, DynastyKind, Posting, PostingKind, Reign, Status, Title, TitleHolding
 from dynasties.services.bloodline import stability
 from dynasties.services.common import World
 from dynasties.services.play_registry import play_of, registered_plays
 from dynasties.services.play_succession import TitleTerms
+from dynasties.treasury import currency, post
 from rules.errors import NotFound, RuleError, StepOrderError
 from rules.succession import FamilyIndex, line_of
 

@@ -18,12 +18,12 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Sum
 
-from campaign.models import Campaign, Posting, Step
+from campaign.models import Campaign, Step
 from campaign.permissions import Actor, require, role_of, sees_final_table, sees_house_money
 from campaign.steps import Chronicle, Seen, lock_campaign
-from campaign.treasury import balances, currency
-from dynasties.models import Dynasty, DynastyKind
+from dynasties.models import Dynasty, DynastyKind, Posting
 from dynasties.services.play_registry import play_of
+from dynasties.treasury import balances, currency
 from rules import ending as law
 from rules.errors import NotFound, RuleError
 

@@ -17,7 +17,7 @@ from typing import Any
 from campaign.models import Audience, Campaign, ChronicleEntry
 from dynasties.models import Character, Crown, Reign, Status
 from dynasties.services.play_monarchs import CrownRules, MonarchsPlay, MonarchStatus, Period, Stage
-from dynasties.services.play_registry import play_of
+from dynasties.services.play_registry import plays, step_of
 from rules import eu_crowns as draw
 from rules.errors import NotFound
 
@@ -171,9 +171,9 @@ def _open_reigns(campaign: Campaign) -> dict[str, Reign]:
 
 def eu_standings(campaign: Campaign, crowns: Sequence[Crown] | None = None) -> dict[str, EuStanding]:
     """Every crown's standing (or ``crowns``'), by name; empty for a campaign of another ruleset."""
-    play = play_of(campaign).monarchs
-    if not play.rolls_monarchs():
+    if not plays(campaign, "monarchs"):
         return {}
+    play = step_of(campaign, "monarchs")
     tables = play.tables(campaign)
     records = list(crowns) if crowns is not None else list(Crown.objects.filter(campaign=campaign).order_by("name"))
     reigns = _open_reigns(campaign)
@@ -182,9 +182,9 @@ def eu_standings(campaign: Campaign, crowns: Sequence[Crown] | None = None) -> d
 
 def eu_standing(campaign: Campaign, record: Crown) -> EuStanding:
     """One crown's standing (the crown page)."""
-    play = play_of(campaign).monarchs
-    if not play.rolls_monarchs():
+    if not plays(campaign, "monarchs"):
         raise NotFound(f"{campaign.name} does not play the EU monarch tables.")
+    play = step_of(campaign, "monarchs")
     tables = play.tables(campaign)
     reign = (
         Reign.objects.filter(campaign=campaign, crown=record.name, end_year__isnull=True)
@@ -382,7 +382,7 @@ def eu_reign_reader(campaign: Campaign) -> Callable[[Reign], EuReign]:
     """A reader of reigns (their holders read) as the history shows them: three queries first (the
     tables, the crowns' settings, the public chronicle's lines), none for each reign (the API's page
     of monarchs)."""
-    play = play_of(campaign).monarchs
+    play = step_of(campaign, "monarchs")
     tables = play.tables(campaign)
     states = dict(Crown.objects.filter(campaign=campaign).values_list("name", "state"))
     flags = _flags(play, campaign)
@@ -396,7 +396,7 @@ def eu_reign_reader(campaign: Campaign) -> Callable[[Reign], EuReign]:
 def eu_history(campaign: Campaign, crown: str, *, shown: int = HISTORY_SHOWN) -> EuHistory:
     """The crown's monarchs, newest first, with the timeline of the ``shown`` newest (oldest at the
     top). Four queries: the tables, the reigns, the crown's settings, its public lines about its monarchs."""
-    play = play_of(campaign).monarchs
+    play = step_of(campaign, "monarchs")
     tables = play.tables(campaign)
     qs = Reign.objects.filter(campaign=campaign, crown=crown)
     reigns = list(qs.select_related("holder").order_by("-start_year", "-pk")[: shown + 1])

@@ -2,7 +2,7 @@
 named monarchs, ransoms, the optional military skill, and per-crown settings.
 
 Each entry is one transaction on the campaign locked for its GM; the ruleset's registered play does
-the rest (``play_of(campaign).monarchs``, ``dynasties.services.play_monarchs``): the EU monarch
+the rest (``step_of(campaign, "monarchs")``, ``dynasties.services.play_monarchs``): the EU monarch
 tables roll them (``dynasties.play.eu_monarchs.monarchs``, where the crowns' state is described),
 the rulesets whose houses keep families refuse (``wrong_ruleset``).
 
@@ -32,7 +32,7 @@ from dynasties.services.play_monarchs import (
     MonarchSurvival,
     Period,
 )
-from dynasties.services.play_registry import play_of, registered_plays
+from dynasties.services.play_registry import registered_plays, step_of
 from rules.dice import DiceSource, DiceSpec
 from rules.errors import NotFound
 
@@ -74,29 +74,29 @@ def tables_play() -> MonarchsPlay:
     """The play whose monarchs roll on the tables: what a campaign not yet made (the set-up form, its
     checks) and the table events' fields read. The plays are registered before the table events are
     declared (``DynastiesConfig.ready()``)."""
-    return next(p.monarchs for p in registered_plays().values() if p.monarchs.rolls_monarchs())
+    return next(m for p in registered_plays().values() if (m := p.monarchs) is not None)
 
 
 def load_eu_tables(campaign: Campaign) -> dict[str, Any]:
     """The campaign's monarch tables: its own copies where it has them, else the defaults."""
-    return play_of(campaign).monarchs.tables(campaign)
+    return step_of(campaign, "monarchs").tables(campaign)
 
 
 def succession_dice(campaign: Campaign) -> Mapping[str, DiceSpec]:
     """The dice of each succession roll, by the name its typed faces go under (``SUCCESSION_FACES``)."""
-    return play_of(campaign).monarchs.succession_dice()
+    return step_of(campaign, "monarchs").succession_dice()
 
 
 def monarch_status(*, campaign: Campaign | int, crown: Crown | str) -> MonarchStatus:
     """A crown's monarch now: values as rolled and in play, minority, crisis, survival modifiers."""
     campaign = _campaign(campaign)
-    return play_of(campaign).monarchs.status(campaign, crown)
+    return step_of(campaign, "monarchs").status(campaign, crown)
 
 
 def crown_period(campaign: Campaign | int) -> Period:
     """The EU period of the campaign's current turn (I turns 1-6, II 7-14, ... VII 53+)."""
     campaign = _campaign(campaign)
-    return play_of(campaign).monarchs.period(campaign)
+    return step_of(campaign, "monarchs").period(campaign)
 
 
 @transaction.atomic
@@ -104,7 +104,7 @@ def monarch_crown_configure(*, campaign: Campaign | int, crown: str, settings: M
     """Set a crown's EU settings (a setting given as None goes back to the country's default). The
     crown's record is created if the campaign has none (a country no player rules, e.g. Venice)."""
     campaign = _locked(campaign, by)
-    return play_of(campaign).monarchs.configure(campaign, crown, settings)
+    return step_of(campaign, "monarchs").configure(campaign, crown, settings)
 
 
 @transaction.atomic
@@ -122,7 +122,7 @@ def monarch_survival_roll(
     monarch whose rolled reign length is spent after the roll dies too. The succession is left to
     ``monarch_succession_roll``."""
     campaign = _locked(campaign, by)
-    return play_of(campaign).monarchs.survival_roll(campaign, crown, faces=faces, source=source, by=by)
+    return step_of(campaign, "monarchs").survival_roll(campaign, crown, faces=faces, source=source, by=by)
 
 
 @transaction.atomic
@@ -146,7 +146,7 @@ def monarch_succession_roll(
     value die with a minimum of 4, reign -2. Typed ``faces`` name each roll: ``succession``, ``age``
     (only after a crisis or Fragile Health), ``adm``, ``dip``, ``mil``, ``reign``."""
     campaign = _locked(campaign, by)
-    return play_of(campaign).monarchs.succession_roll(
+    return step_of(campaign, "monarchs").succession_roll(
         campaign,
         crown,
         faces=faces,
@@ -182,7 +182,7 @@ def monarch_place_named(
     next ones; ``reign_turns`` gives a planned end (none by default: the survival rolls decide).
     ``sex`` "F" seats a queen; ``numbered=False`` gives no numeral (a name such as "Báthory")."""
     campaign = _locked(campaign, by)
-    return play_of(campaign).monarchs.place_named(
+    return step_of(campaign, "monarchs").place_named(
         campaign,
         crown,
         given_name=given_name,
@@ -206,7 +206,7 @@ def monarch_ransom(*, campaign: Campaign | int, crown: Crown | str, major: bool 
     crown with none) to its captor's (the Treasury when the neutrals hold him), with a line each side
     reads."""
     campaign = _locked(campaign, by)
-    return play_of(campaign).monarchs.ransom(campaign, crown, major=major)
+    return step_of(campaign, "monarchs").ransom(campaign, crown, major=major)
 
 
 @transaction.atomic
@@ -223,4 +223,4 @@ def monarch_military_skill(
     average is starred. Typed ``faces`` name each roll: ``average``, ``manoeuvre``, ``fire``,
     ``shock``, ``siege``. Kept in the crown's state as ``leader``."""
     campaign = _locked(campaign, by)
-    return play_of(campaign).monarchs.military_skill(campaign, crown, faces=faces, source=source, by=by)
+    return step_of(campaign, "monarchs").military_skill(campaign, crown, faces=faces, source=source, by=by)

@@ -29,7 +29,7 @@ from dynasties.services.play_monarchs import ROLL as ROLL
 from dynasties.services.play_monarchs import TYPED as TYPED
 from dynasties.services.play_monarchs import EuCountry as EuCountry
 from dynasties.services.play_monarchs import MonarchsPlay, setup_field
-from dynasties.services.play_registry import play_of, registered_plays
+from dynasties.services.play_registry import plays, registered_plays, step_of
 from dynasties.services.setup import DynastySpec
 from rules.dice import DiceSource
 from rules.errors import RuleError
@@ -63,7 +63,7 @@ def eu_dynasties(countries: Sequence[EuCountry], tables: Mapping[str, Any] | Non
 
 def eu_ruleset() -> str:
     """The name of the ruleset whose monarchs roll on the tables (the one an EU set-up is for)."""
-    return next(name for name, play in registered_plays().items() if play.monarchs.rolls_monarchs())
+    return next(name for name, play in registered_plays().items() if play.monarchs is not None)
 
 
 def eu_start_year(first_turn: int) -> int:
@@ -116,9 +116,9 @@ def eu_campaign_setup(
     every throne. All or nothing. Returns the reigns, in the countries' order."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
-    play = play_of(campaign).monarchs
-    if not play.rolls_monarchs():
+    if not plays(campaign, "monarchs"):
         raise RuleError(f"{campaign.name} does not play the EU monarch tables: there is no EU set-up.", code="wrong_ruleset")
+    play = step_of(campaign, "monarchs")
     tables = play.tables(campaign)
     eu_check(countries, first_turn=first_turn, tables=tables)
     crowns = set(Crown.objects.filter(campaign=campaign).values_list("name", flat=True))
@@ -160,9 +160,9 @@ def eu_monarch_crowned(
     monarch died, or his reign ran out): a living monarch is not deposed here."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
-    play = play_of(campaign).monarchs
-    if not play.rolls_monarchs():
+    if not plays(campaign, "monarchs"):
         raise RuleError(f"{campaign.name} does not play the EU monarch tables.", code="wrong_ruleset")
+    play = step_of(campaign, "monarchs")
     if how not in (HISTORICAL, TYPED):
         raise RuleError(
             f"Choose how the monarch is found: {HISTORICAL} (the aid's list) or {TYPED}.",

@@ -10,12 +10,12 @@ from typing import Any
 
 from django.db import transaction
 
-from campaign import treasury
 from campaign.dice import DiceBox
-from campaign.models import Campaign, PostingKind, Step
+from campaign.models import Campaign, Step
 from campaign.permissions import Actor, Forbidden, require
 from campaign.steps import Chronicle, Seen, load_tables, lock_campaign
-from dynasties.models import Character, Crown, Dynasty, DynastyKind, Origin, Reign, Status
+from dynasties import treasury
+from dynasties.models import Character, Crown, Dynasty, DynastyKind, Origin, PostingKind, Reign, Status
 from dynasties.services import control, event_deaths, phases, regnal
 from dynasties.services.announcements import return_widowed
 from dynasties.services.common import World

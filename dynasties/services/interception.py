@@ -14,12 +14,12 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from campaign import treasury
 from campaign.dice import DiceBox
-from campaign.models import Campaign, PostingKind
+from campaign.models import Campaign
 from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, lock_campaign
-from dynasties.models import Dynasty, DynastyKind
+from dynasties import treasury
+from dynasties.models import Dynasty, DynastyKind, PostingKind
 from dynasties.services import phases
 from rules import interception as law
 from rules.dice import DiceSource

@@ -1,6 +1,7 @@
 """BloodLine A: a released heir "immediately makes a claim to the throne" of the crown an interim
-monarch runs for him. Apart from ``bloodline`` because the recognised heir comes home as any new
-monarch does (``succession.bring_home``), and the succession reads BloodLine's law."""
+monarch runs for him. Apart from the play's succession (``dynasties/play/bloodline/``) because the
+recognised heir comes home as any new monarch does (``succession.bring_home``); a claim refused is
+priced as the play prices a pass-over (``SuccessionPlay.passed_over``)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, lock_campaign
 from dynasties.models import Character, Reign, Status
 from dynasties.services import control, regnal
-from dynasties.services.bloodline import pass_over
 from dynasties.services.bloodline_titles import accession_loses_titles
 from dynasties.services.common import World
+from dynasties.services.play_registry import play_of
 from dynasties.services.succession import bring_home
 from rules.dice import DiceSource
 from rules.errors import RuleError
@@ -105,7 +106,10 @@ def interim_claim_resolve(
             crown=crown,
             claim="refused",
         )
-        pass_over(world, reign, interim, world.crown_dynasty(crown), [claimant], box, chronicle)
+        # the price of a voluntary disputed succession, as the play charges a pass-over
+        play_of(campaign).succession.passed_over(
+            world, reign, interim, world.crown_dynasty(crown), [(claimant, None)], {}, box, chronicle, None
+        )
     box.flush()
     chronicle.flush()
     return reign

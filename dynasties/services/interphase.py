@@ -22,15 +22,15 @@ from typing import Any, Generic, TypeVar
 
 from django.db import transaction
 
-from campaign.models import Campaign, ChronicleEntry, Posting, Step
+from campaign.models import Campaign, ChronicleEntry, Step
 from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, lock_campaign, require_step
-from campaign.treasury import InsufficientFunds, balance, currency, post
-from dynasties.models import Character, Crown, Dynasty, Status, Title
+from dynasties.models import Character, Crown, Dynasty, Posting, Status, Title
 from dynasties.services.play_interphase import InterphasePlay
-from dynasties.services.play_registry import play_of
+from dynasties.services.play_registry import step_of
 from dynasties.services.provinces import interphase_markers, register_entry
 from dynasties.services.titles import governed_provinces
+from dynasties.treasury import InsufficientFunds, balance, currency, post
 from rules import interphase as rules
 from rules.errors import NotFound, RuleError, StepOrderError
 
@@ -76,14 +76,8 @@ def _dynasty(campaign: Campaign, value: Dynasty | int) -> Dynasty:
 
 
 def _play(campaign: Campaign) -> InterphasePlay:
-    """The ruleset's Interphase; refused when it plays none."""
-    play = play_of(campaign).interphase
-    if play is None:
-        raise RuleError(
-            f"The Interphase helper keeps Blood Royale's taxes and forces; {campaign.name} plays another ruleset.",
-            code="wrong_ruleset",
-        )
-    return play
+    """The ruleset's Interphase; refused (``wrong_ruleset``) when it plays none."""
+    return step_of(campaign, "interphase")
 
 
 def _house_asked(campaign: Campaign | int, dynasty: Dynasty | int, by: Actor, *, what: str) -> tuple[Campaign, Dynasty]:

@@ -14,11 +14,12 @@ from collections.abc import Callable, Collection, Sequence
 from django.db import transaction
 from django.db.models import Q
 
-from campaign import audit, events, live, treasury
-from campaign.models import Campaign, Posting, Step
+from campaign import audit, events, live
+from campaign.models import Campaign, Step
 from campaign.permissions import Actor, couple_houses, readers_text, require
 from campaign.steps import Chronicle, Seen, lock_campaign, require_step, set_step
-from dynasties.models import FREE, Character, ControlChange, Dynasty, DynastyKind, Marriage, Reign, Status
+from dynasties import treasury
+from dynasties.models import FREE, Character, ControlChange, Dynasty, DynastyKind, Marriage, Posting, Reign, Status
 from dynasties.selectors import FROZEN_LINE
 from dynasties.services import control
 from dynasties.services.common import World

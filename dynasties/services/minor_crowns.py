@@ -16,7 +16,7 @@ from dynasties.models import (
     Origin,
 )
 from dynasties.services.common import World
-from dynasties.services.play_registry import play_of
+from dynasties.services.play_registry import step_of
 from rules.errors import RuleError
 from rules.names import given_name
 
@@ -40,12 +40,12 @@ def is_minor_crown(world: World, crown: str) -> bool:
 def roll_unmodified(box: DiceBox, character: Character, entered: Sequence[Sequence[int]] | None) -> dict[str, int]:
     """A minor house's rolled character's characteristics, unmodified, each roll logged (BloodLine: ADM,
     DIP and MIL of 1d10 each, held to 3..9)."""
-    return play_of(box.campaign).minor_houses.roll_unmodified(box, character, entered)
+    return step_of(box.campaign, "minor_houses").roll_unmodified(box, character, entered)
 
 
 def stats_text(campaign: Campaign, c: Character) -> str:
     """A character's characteristics, as the chronicle shows them."""
-    return play_of(campaign).minor_houses.stats_text(c)
+    return step_of(campaign, "minor_houses").stats_text(c)
 
 
 def minor_monarch_replaced(
@@ -63,7 +63,7 @@ def minor_monarch_replaced(
     house = home_house(world, crown)
     if house is None or house.kind != DynastyKind.MINOR:
         raise RuleError(f"{crown} is not a minor house's crown.", code="invalid")
-    born = play_of(world.campaign).minor_houses.replacement_birth_year(late.birth_year, world.year)
+    born = step_of(world.campaign, "minor_houses").replacement_birth_year(late.birth_year, world.year)
     used = {c.given_name for c in world.characters.values() if c.birth_dynasty_id == house.pk and c.sex == "M"}
     index = 0
     while given_name(crown, "M", index) in used and index < 12:

@@ -57,13 +57,12 @@ from dynasties.models import (
     Status,
 )
 from dynasties.selectors import frozen_lines
-from dynasties.services import bloodline_sequence as bls
 from dynasties.services.common import World
 from dynasties.services.marriages import Match, marriage_arrange_many, marriage_check
 from dynasties.services.minor_crowns import is_minor_crown, roll_unmodified, stats_text
-from dynasties.services.play_registry import play_of
+from dynasties.services.play_minor_houses import MinorHouseTerms, SetupDice
+from dynasties.services.play_registry import plays, step_of
 from dynasties.services.setup import PALETTE
-from rules import bloodline as bl
 from rules.dice import DiceSource
 from rules.errors import IllegalMarriage, IllegalOption, NotFound, RuleError
 from rules.names import given_name, spouse_dynastic_name
@@ -79,9 +78,15 @@ RESOLVED = "minor_offers_resolved"  # the chronicle kind that marks a year's res
 # --- reading the records ------------------------------------------------------------------------
 
 
-def _bloodline(campaign: Campaign) -> None:
-    if not play_of(campaign).minor_houses.kept():
+def _bloodline(campaign: Campaign) -> MinorHouseTerms:
+    """The terms of the campaign's minor houses (refused where they run no rules of their own)."""
+    if not plays(campaign, "minor_houses"):
         raise RuleError("Minor houses' marriages belong to the BloodLine ruleset.", code="wrong_ruleset")
+    return _terms(campaign)
+
+
+def _terms(campaign: Campaign) -> MinorHouseTerms:
+    return step_of(campaign, "minor_houses").terms()
 
 
 def _pk(value: object, what: str) -> int:
@@ -93,9 +98,10 @@ def _pk(value: object, what: str) -> int:
 
 def royal_marriage_box(world: World, house: Dynasty) -> int:
     """The minor's Royal Marriage box rating: the base of the minimum dowry."""
+    terms = _terms(world.campaign)
     record = world.crowns.get(house.crown) if house.crown else None
-    value = (record.state or {}).get(bl.ROYAL_MARRIAGE_BOX_KEY) if record is not None else None
-    return value if isinstance(value, int) and not isinstance(value, bool) else bl.ROYAL_MARRIAGE_BOX_DEFAULT
+    value = (record.state or {}).get(terms.box_key) if record is not None else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else terms.box_default
 
 
 def monarch_id_of(world: World, crown: str) -> int | None:
@@ -130,30 +136,32 @@ def derived_factors(world: World, minor: Character, suitor: Character) -> set[st
 
 def _factors(world: World, minor: Character, suitor: Character, claimed: Sequence[str]) -> tuple[str, ...]:
     """The GM's factors, checked, plus the ones the records tell."""
-    given = bl.clean_dowry_factors(list(claimed))
+    terms = _terms(world.campaign)
+    given = terms.clean_factors(list(claimed))
     derived = derived_factors(world, minor, suitor)
     false = [f for f in given if f in DERIVED_FACTORS and f not in derived]
     if false:
         raise IllegalOption(
             "Not so: "
-            + "; ".join(bl.DOWRY_FACTOR_LABELS[f] for f in false)
+            + "; ".join(terms.factor_labels[f] for f in false)
             + " is not true of this match (the records show who reigns and who is first in line)."
         )
-    return bl.clean_dowry_factors(sorted(set(given) | derived))
+    return terms.clean_factors(sorted(set(given) | derived))
 
 
 def _recheck_factors(world: World, offer: MarriageOffer, minor: Character, suitor: Character) -> tuple[str, ...]:
     """At resolution: the GM's own factors as entered, the derived ones as they stand now."""
-    kept = [f for f in offer.factors if f in bl.DOWRY_MULTIPLIERS and f not in DERIVED_FACTORS]
-    return bl.clean_dowry_factors(sorted(set(kept) | derived_factors(world, minor, suitor)))
+    terms = _terms(world.campaign)
+    kept = [f for f in offer.factors if f in terms.dowry_multipliers and f not in DERIVED_FACTORS]
+    return terms.clean_factors(sorted(set(kept) | derived_factors(world, minor, suitor)))
 
 
 def _couple(minor: Character, suitor: Character) -> tuple[Character, Character]:
     return (minor, suitor) if minor.sex == "M" else (suitor, minor)
 
 
-def _offer_label(offer: MarriageOffer) -> str:
-    letter = bl.OFFER_CLASS_LETTERS[bl.offer_class(stays_in_minor=offer.stays_in_minor, with_title=offer.with_title)]
+def _offer_label(terms: MinorHouseTerms, offer: MarriageOffer) -> str:
+    letter = terms.offer_letter(offer.stays_in_minor, offer.with_title)
     where = "stays in the minor house" if offer.stays_in_minor else "goes to the player's house"
     return f"{letter}: {where}, {offer.dowry} ducats" + (", plus a title" if offer.with_title else "")
 
@@ -161,14 +169,13 @@ def _offer_label(offer: MarriageOffer) -> str:
 # --- a minor house enters play ---------------------------------------------------------------
 
 
-def _typed(faces: Sequence[int] | None, count: int, what: str, field: str) -> Sequence[int] | None:
+def _typed(faces: Sequence[int] | None, count: int, what: str, field: str, rule: str) -> Sequence[int] | None:
     """Faces typed for ``what`` (None: the server rolls): exactly ``count`` d10s."""
     if faces is None:
         return None
     if isinstance(faces, (str, bytes)) or not isinstance(faces, (list, tuple)) or len(faces) != count:
         raise RuleError(
-            f"{what} takes {count} d10{'s' if count > 1 else ''} ({bl.MINOR_SETUP_RULE}); type all of them or none "
-            "(the server rolls).",
+            f"{what} takes {count} d10{'s' if count > 1 else ''} ({rule}); type all of them or none (the server rolls).",
             code="invalid_dice",
             fields={field: "invalid"},
         )
@@ -197,7 +204,7 @@ def minor_house_create(
     eldest first; whatever is not typed the server rolls. The GM records it."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM sets up the board's minors (campaign.permissions)
-    _bloodline(campaign)
+    terms = _bloodline(campaign)
     name, crown = (name or "").strip(), (crown or "").strip()
     if not name or len(name) > 80:
         raise RuleError("A minor house needs its dynastic name (up to 80 letters).", code="invalid", fields={"name": "required"})
@@ -225,19 +232,20 @@ def minor_house_create(
         raise RuleError(
             "The Royal Marriage box rating is a whole number of 1 or more.", code="invalid", fields={"rating": "invalid"}
         )
-    if isinstance(children, (str, bytes)) or len(children) > bl.MINOR_MAX_CHILDREN:
+    if isinstance(children, (str, bytes)) or len(children) > terms.max_children:
         raise RuleError(
-            f"A minor King has at most {bl.MINOR_MAX_CHILDREN} children at the set-up ({bl.MINOR_SETUP_RULE}: one for "
+            f"A minor King has at most {terms.max_children} children at the set-up ({terms.setup_rule}: one for "
             "each 20 years of an age of 2d10 x 4).",
             code="invalid_dice",
             fields={"children": "invalid"},
         )
-    typed = bls.SetupDice(
-        king_age=_typed(king_age, bl.MINOR_KING_AGE_DICE.count, "The King's age", "king_age"),
-        king=_typed(king, len(bl.CHARACTERISTICS), "The King's ADM, DIP and MIL", "king"),
-        wife=_typed(wife, len(bl.CHARACTERISTICS), "The wife's ADM, DIP and MIL", "wife"),
+    rule, values = terms.setup_rule, len(terms.characteristics)
+    typed = SetupDice(
+        king_age=_typed(king_age, terms.king_age_dice.count, "The King's age", "king_age", rule),
+        king=_typed(king, values, "The King's ADM, DIP and MIL", "king", rule),
+        wife=_typed(wife, values, "The wife's ADM, DIP and MIL", "wife", rule),
         children=[
-            _typed(faces, 1 + len(bl.CHARACTERISTICS), f"Child {n + 1}'s sex, ADM, DIP and MIL", f"child_{n + 1}")
+            _typed(faces, 1 + values, f"Child {n + 1}'s sex, ADM, DIP and MIL", f"child_{n + 1}", rule)
             for n, faces in enumerate(children)
         ],
     )
@@ -252,17 +260,19 @@ def minor_house_create(
         name=crown,
         home_dynasty=dynasty,
         controlled_by=dynasty,
-        state={bl.ROYAL_MARRIAGE_BOX_KEY: rating} if rating is not None else {},
+        state={terms.box_key: rating} if rating is not None else {},
     )
     box = DiceBox(campaign, source=source, by=by)
     chronicle = Chronicle(campaign)
-    king_of = bls.starting_family(campaign, dynasty, box, chronicle, year=campaign.current_year, typed=typed)
+    king_of = step_of(campaign, "minor_houses").starting_family(
+        campaign, dynasty, box, chronicle, year=campaign.current_year, typed=typed
+    )
     box.flush()
     chronicle.add(
         "created",
         f"A minor house enters play: the house of {name} rules {crown} under {king_of.display_name} "
-        f"({king_of.age(campaign.current_year)}), set up by the minor set-up ({bl.MINOR_SETUP_RULE}); "
-        f"Royal Marriage box rating {rating if rating is not None else bl.ROYAL_MARRIAGE_BOX_DEFAULT}"
+        f"({king_of.age(campaign.current_year)}), set up by the minor set-up ({terms.setup_rule}); "
+        f"Royal Marriage box rating {rating if rating is not None else terms.box_default}"
         + ("" if rating is not None else " until the GM sets it")
         + ".",
         dynasty=dynasty.pk,
@@ -281,7 +291,7 @@ def royal_marriage_box_set(*, campaign: Campaign | int, crown: str, rating: int,
     """Record a minor crown's Royal Marriage box rating (the base of its minimum dowry)."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
-    _bloodline(campaign)
+    terms = _bloodline(campaign)
     if isinstance(rating, bool) or not isinstance(rating, int) or rating < 1:
         raise RuleError(
             "The Royal Marriage box rating is a whole number of 1 or more.", code="invalid", fields={"rating": "invalid"}
@@ -290,7 +300,7 @@ def royal_marriage_box_set(*, campaign: Campaign | int, crown: str, rating: int,
     if not is_minor_crown(world, crown):
         raise NotFound(f"There is no minor house's crown called {crown!r} in {campaign.name}.")
     record = world.crown(crown)
-    record.state = {**(record.state or {}), bl.ROYAL_MARRIAGE_BOX_KEY: rating}
+    record.state = {**(record.state or {}), terms.box_key: rating}
     record.save(update_fields=["state"])
     chronicle = Chronicle(campaign)
     chronicle.add(
@@ -317,7 +327,7 @@ def offer_make(
     minimum dowry (the Royal Marriage box rating times each factor), saying what the minimum is."""
     campaign = lock_campaign(campaign, seen=Seen.ALL)
     require(by, campaign, "play")  # the GM, or the suitor's player: his house is asked below
-    _bloodline(campaign)
+    terms = _bloodline(campaign)
     if isinstance(dowry, bool) or not isinstance(dowry, int) or dowry < 0:
         raise RuleError("The dowry is a whole number of ducats.", code="invalid", fields={"dowry": "invalid"})
     if isinstance(factors, str):
@@ -333,20 +343,18 @@ def offer_make(
     suitor_house = world.dynasties.get(man.controlled_by_id or 0)
     if minor_house is None or minor_house.kind != DynastyKind.MINOR:
         raise IllegalMarriage(
-            f"{bl.MINOR_OFFERS_RULE}: offers are for minor houses' children; {minor.display_name} does not belong "
-            "to a minor house.",
+            f"{terms.offers_rule}: offers are for minor houses' children; {minor.display_name} does not belong to a minor house.",
             fields={"minor_character": "not a minor's"},
         )
     if minor.birth_dynasty_id != minor_house.pk:
         raise IllegalMarriage(
-            f"{bl.MINOR_OFFERS_RULE}: the minor house answers offers for its own children only; "
+            f"{terms.offers_rule}: the minor house answers offers for its own children only; "
             f"{minor.display_name} married into the house of {minor_house.name} and is not of its blood.",
             fields={"minor_character": "not of its blood"},
         )
     if suitor_house is None or suitor_house.kind != DynastyKind.PLAYER:
         raise IllegalMarriage(
-            f"{bl.MINOR_OFFERS_RULE}: offers come from Player countries; {man.display_name} does not belong to a "
-            "player's dynasty.",
+            f"{terms.offers_rule}: offers come from Player countries; {man.display_name} does not belong to a player's dynasty.",
             fields={"suitor": "not a player's"},
         )
     if minor_house.crown and monarch_id_of(world, minor_house.crown) == minor.pk and not stays_in_minor:
@@ -366,11 +374,11 @@ def offer_make(
         )
     applied = _factors(world, minor, man, factors)
     base = royal_marriage_box(world, minor_house)
-    least = bl.minimum_dowry(base, applied)
+    least = terms.minimum_dowry(base, applied)
     if dowry < least:
         raise IllegalMarriage(
             f"{dowry} ducats is below the minimum dowry for {minor.display_name}: {least} ducats "
-            f"({bl.dowry_explanation(base, applied)}; {bl.MINOR_OFFERS_RULE}: 'Minimum dowry is equal to Royal "
+            f"({terms.dowry_explanation(base, applied)}; {terms.offers_rule}: 'Minimum dowry is equal to Royal "
             "Marriage Box rating', times each factor).",
             code="dowry_too_low",
             fields={"dowry": f"at least {least}"},
@@ -389,7 +397,7 @@ def offer_make(
     chronicle.add(
         "minor_offer",
         f"The house of {suitor_house.name} offers {man.display_name} for {minor.display_name} of {minor_house.name} "
-        f"({_offer_label(offer)}; minimum {least}).",
+        f"({_offer_label(terms, offer)}; minimum {least}).",
         offer=offer.pk,
         dynasty=suitor_house.pk,
     )
@@ -452,6 +460,7 @@ class MinorResolution:
 
 def _candidates(world: World, frozen: Collection[int]) -> list[Character]:
     """Unmarried members of a minor house's blood, 15 or more (effective age), free, eldest first."""
+    terms = _terms(world.campaign)
     houses = {pk for pk, d in world.dynasties.items() if d.kind == DynastyKind.MINOR}
     matched = {pk for m in world.open_marriages for pk in (m.husband_id, m.wife_id)}
     chosen = [
@@ -462,9 +471,9 @@ def _candidates(world: World, frozen: Collection[int]) -> list[Character]:
         and c.pk not in matched
         and c.pk not in frozen
         and not c.is_prisoner
-        and c.effective_age(world.year) >= bl.MINOR_MARRIAGE_AGE
+        and c.effective_age(world.year) >= terms.marriage_age
     ]
-    order = bl.resolution_order([(c.pk, c.birth_year, c.birth_order) for c in chosen])
+    order = terms.resolution_order([(c.pk, c.birth_year, c.birth_order) for c in chosen])
     return [world.characters[pk] for pk in order]
 
 
@@ -499,9 +508,10 @@ def _refusal(
         return " ".join(problems)
     factors = _recheck_factors(world, offer, minor, suitor)
     base = royal_marriage_box(world, house)
-    least = bl.minimum_dowry(base, factors)
+    terms = _terms(world.campaign)
+    least = terms.minimum_dowry(base, factors)
     if offer.dowry < least:
-        return f"{offer.dowry} ducats is now below the minimum dowry ({bl.dowry_explanation(base, factors)})"
+        return f"{offer.dowry} ducats is now below the minimum dowry ({terms.dowry_explanation(base, factors)})"
     return None
 
 
@@ -514,7 +524,7 @@ def _noble_spouse(
         campaign=world.campaign,
         given_name=given_name(crown, sex, minor.pk % 7 + 1),
         sex=sex,
-        birth_year=min(minor.birth_year, world.year - bl.MINOR_MARRIAGE_AGE),
+        birth_year=min(minor.birth_year, world.year - _terms(world.campaign).marriage_age),
         dynastic_name=spouse_dynastic_name(crown, house.name),
         birth_dynasty=None,
         controlled_by=house,
@@ -533,7 +543,7 @@ def answered_now(campaign: Campaign) -> list[Character]:
 
 
 def _typed_for(
-    typed: Mapping[int, Sequence[int]] | None, due: Collection[int], count: int, what: str, field: str
+    typed: Mapping[int, Sequence[int]] | None, due: Collection[int], count: int, what: str, field: str, rule: str
 ) -> dict[int, list[int]]:
     """Typed dice by child: only for children answered now, ``count`` d10s each."""
     out: dict[int, list[int]] = {}
@@ -541,7 +551,7 @@ def _typed_for(
         pk = _pk(key, "a character")
         if pk not in due:
             raise RuleError(
-                f"Dice were typed for #{pk}, who is not answered now ({bl.MINOR_OFFERS_RULE}: the minor houses' "
+                f"Dice were typed for #{pk}, who is not answered now ({rule}: the minor houses' "
                 "unmarried children of 15 or more, free, of their house's blood).",
                 code="not_due",
                 fields={field: "not due"},
@@ -566,7 +576,7 @@ def _choose(
             why = _refusal(world, world.campaign, offer, minor, taken, house)
         if why is None:
             chosen = offer
-            offer.status, offer.note = OfferStatus.ACCEPTED, f"accepted ({_offer_label(offer)})"[:200]
+            offer.status, offer.note = OfferStatus.ACCEPTED, f"accepted ({_offer_label(_terms(world.campaign), offer)})"[:200]
         else:
             offer.status, offer.note = OfferStatus.REJECTED, why[:200]
             chronicle.add(
@@ -591,7 +601,7 @@ def _betroth(
     chronicle.add(
         "minor_offer",
         f"{house.name} of {house.crown or 'no crown'} accepts {suitor.display_name}'s offer for {minor.display_name} "
-        f"({_offer_label(chosen)}): {mover.display_name} is to join the house of "
+        f"({_offer_label(_terms(world.campaign), chosen)}): {mover.display_name} is to join the house of "
         f"{(house if chosen.stays_in_minor else world.dynasties[suitor.controlled_by_id or 0]).name}.",
         offer=chosen.pk,
         dynasty=house.pk,
@@ -620,16 +630,17 @@ def _nobility(
     """A child with no acceptable offer: 1d10 (typed: ``typed[0]``), 6-10 weds a noble of his
     house's country made now (his ADM, DIP and MIL typed: ``typed[1]``); else he stays unmarried."""
     roll_faces, spouse_faces = typed
+    terms = _terms(world.campaign)
     roll = box.roll(
-        bl.MINOR_NOBILITY_DICE,
+        terms.nobility.spec,
         purpose="minor_nobility",
         characters=[minor],
         entered=roll_faces,
-        target=bl.MINOR_NOBILITY_FROM,
+        target=terms.nobility_from,
         detail=minor.display_name[:60],
     )
     used.add(("faces", minor.pk))
-    if not bl.minor_nobility_marries(roll.faces):
+    if not terms.nobility_marries(roll.faces):
         roll.outcome = "does not marry"
         chronicle.add(
             "minor_offer",
@@ -685,7 +696,7 @@ def offers_resolve(
     campaign = lock_campaign(campaign, seen=Seen.ALL)
 
     require(by, campaign, "gm")  # the GM enters it (campaign.permissions)
-    _bloodline(campaign)
+    terms = _bloodline(campaign)
     require_step(campaign, Step.MARRIAGES)
     if ChronicleEntry.objects.filter(campaign=campaign, year=campaign.current_year, kind=RESOLVED).exists():
         raise RuleError(
@@ -696,8 +707,9 @@ def offers_resolve(
     world = World(campaign)
     answered = _candidates(world, frozen_lines(campaign))
     due = {c.pk for c in answered}
-    typed_roll = _typed_for(faces, due, bl.MINOR_NOBILITY_DICE.count, "The roll to wed into the nobility", "faces")
-    typed_spouse = _typed_for(spouses, due, len(bl.CHARACTERISTICS), "The noble spouse's ADM, DIP and MIL", "spouses")
+    rule = terms.offers_rule
+    typed_roll = _typed_for(faces, due, terms.nobility.spec.count, "The roll to wed into the nobility", "faces", rule)
+    typed_spouse = _typed_for(spouses, due, len(terms.characteristics), "The noble spouse's ADM, DIP and MIL", "spouses", rule)
     used: set[tuple[str, int]] = set()
     box = DiceBox(campaign, source=source, by=by)
     chronicle = Chronicle(campaign)
@@ -719,9 +731,7 @@ def offers_resolve(
         house = world.dynasties[minor.controlled_by_id or 0]
         offers = sorted(
             by_child.get(minor.pk, []),
-            key=lambda o: bl.offer_sort_key(
-                stays_in_minor=o.stays_in_minor, with_title=o.with_title, dowry=o.dowry, made_year=o.year, order=o.pk
-            ),
+            key=lambda o: terms.offer_key(o.stays_in_minor, o.with_title, o.dowry, o.year, o.pk),
         )
         chosen = _choose(world, minor, house, offers, taken, chronicle)
         closed.extend(offers)
@@ -779,7 +789,7 @@ def _refuse_unused(
             else:
                 why = f"{who} rolls nothing this turn"
             raise RuleError(
-                f"{why} ({bl.MINOR_OFFERS_RULE}): clear {what} typed for {who}; nothing was recorded.",
+                f"{why} ({_terms(world.campaign).offers_rule}): clear {what} typed for {who}; nothing was recorded.",
                 code="not_due",
                 fields={field: "not due"},
             )

@@ -8,7 +8,7 @@ A crown's monarch rolls for survival once a turn (``monarch_survival_roll``) unl
 is exempt, or he was crowned at this very step (his first roll is next turn, as the automatic player
 plays it); a vacant throne (no monarch, or a dead one) rolls its successor
 (``monarch_succession_roll``). Everything here comes from the ruleset's monarchs play
-(``play_of(campaign).monarchs``: the crown's standing, the odds and what the board must do) as
+(``step_of(campaign, "monarchs")``: the crown's standing, the odds and what the board must do) as
 ``dynasties.services.eu_monarchs`` reads it, so a page never offers a roll the services would
 refuse, and never shows other odds than the tables give. The board runs a fixed number of
 queries whatever the number of crowns."""
@@ -24,7 +24,7 @@ from campaign.models import Campaign, Roll, Step
 from dynasties.models import Character, Crown, Dynasty, Reign, RollSubject, Status
 from dynasties.services.play_monarchs import Chance as Chance
 from dynasties.services.play_monarchs import MonarchStatus, Period, SuccessionTerms, SurvivalTerms
-from dynasties.services.play_registry import play_of
+from dynasties.services.play_registry import step_of
 
 SURVIVAL, SUCCESSION, EXEMPT, DONE = "survival", "succession", "exempt", "done"
 SUCCESSION_PURPOSES = ("monarch_succession", "monarch_age", "monarch_value", "monarch_reign")
@@ -96,7 +96,7 @@ def _this_turns_rolls(campaign: Campaign) -> list[Roll]:
 
 def monarchs_board(campaign: Campaign) -> MonarchsBoard:
     """Every crown of an ``eu-monarchs`` campaign at this turn's Survival step: what is due, the odds."""
-    play = play_of(campaign).monarchs
+    play = step_of(campaign, "monarchs")
     tables = play.tables(campaign)
     year = campaign.current_year
     records = list(Crown.objects.filter(campaign=campaign).select_related("home_dynasty").order_by("name"))

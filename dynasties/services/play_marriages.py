@@ -12,9 +12,9 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from campaign.models import Campaign, Posting, Step
+from campaign.models import Campaign, Step
 from campaign.steps import Chronicle
-from dynasties.models import Character, Dynasty, Marriage, Origin
+from dynasties.models import Character, Dynasty, Marriage, Origin, Posting
 from rules.registry import MarriageProblems
 
 

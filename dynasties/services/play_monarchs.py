@@ -1,10 +1,11 @@
 """The monarchs' phase (issue 35): what a ruleset plays for its crowns' monarchs, asked by
-``dynasties.services.eu_monarchs`` (the public doors) through ``play_of(campaign).monarchs``.
+``dynasties.services.eu_monarchs`` (the public doors) through ``step_of(campaign, "monarchs")``.
 
 The EU monarch tables roll their crowns' monarchs (RULES.md C: survival, succession, named monarchs,
-ransoms, the military skill); the rulesets whose houses keep families have no monarch tables and
-refuse every question with a ``RuleError`` (``wrong_ruleset``). The service locks the campaign and
-checks the actor; the play does the rest, in the service's transaction.
+ransoms, the military skill); the rulesets whose houses keep families have no monarch tables: their
+plays register None, and ``step_of`` refuses (``wrong_ruleset``) every question (``plays(campaign,
+"monarchs")`` asks whether there are any). The service locks the campaign and checks the actor; the
+play does the rest, in the service's transaction.
 
 What the play hands back is read by the pages, the API and the simulator through the protocols of
 the tables' readings below (the EU ruleset's own dataclasses fit them)."""
@@ -266,12 +267,9 @@ LOOK_UP: Any = object()
 
 @runtime_checkable
 class MonarchsPlay(Protocol):
-    """The monarchs' phase (EU: RULES.md C). Each roll or entry is called with the campaign locked
+    """The monarchs' phase (EU: RULES.md C), registered by a ruleset that rolls its crowns' monarchs
+    on tables (the others register None). Each roll or entry is called with the campaign locked
     and the actor checked (the GM), inside the service's transaction."""
-
-    def rolls_monarchs(self) -> bool:
-        """Whether the ruleset rolls its crowns' monarchs on tables (False: the rest refuses)."""
-        ...
 
     def tables(self, campaign: Campaign) -> dict[str, Any]:
         """The campaign's monarch tables: its own copies where it has them, else the defaults."""

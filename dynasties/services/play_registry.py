@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, overload, runtime_checkable
 
 from django.db.models import QuerySet
 
@@ -350,8 +350,8 @@ class Play:
 
     births: BirthsPlay
     survival: SurvivalPlay
-    monarchs: MonarchsPlay
-    minor_houses: MinorHousesPlay
+    monarchs: MonarchsPlay | None  # None: the ruleset rolls no monarchs (its houses keep families)
+    minor_houses: MinorHousesPlay | None  # None: its minor houses run no rules of their own
     interphase: InterphasePlay | None  # None: the ruleset plays no Interphase
     succession: SuccessionPlay
     ending: EndingPlay
@@ -404,9 +404,51 @@ def play_named(ruleset: str) -> Play:
         ) from None
 
 
+OptionalStep = Literal["monarchs", "minor_houses", "interphase"]
+"""The steps a ruleset may not play at all: its play registers None for them."""
+
+
+def _owner(step: OptionalStep) -> str:
+    """The name of the (first) ruleset that plays the step."""
+    return next((name for name, play in _PLAYS.items() if getattr(play, step) is not None), "none")
+
+
+_REFUSALS: dict[str, Callable[[Campaign], str]] = {
+    "monarchs": lambda campaign: (
+        f"{campaign.name} plays {campaign.get_ruleset_display()}; the EU monarch tables belong to campaigns of the "
+        f"{_owner('monarchs')} ruleset."
+    ),
+    "minor_houses": lambda campaign: "Minor houses' rolled monarchs and spouses belong to the BloodLine ruleset.",
+    "interphase": lambda campaign: (
+        f"The Interphase helper keeps Blood Royale's taxes and forces; {campaign.name} plays another ruleset."
+    ),
+}
+"""What a door of a step says to a campaign whose ruleset does not play it (``wrong_ruleset``)."""
+
+
+def plays(campaign: Campaign, step: OptionalStep) -> bool:
+    """The campaign's ruleset plays the step (its play registers one, not None)."""
+    return getattr(play_of(campaign), step) is not None
+
+
+@overload
+def step_of(campaign: Campaign, step: Literal["monarchs"]) -> MonarchsPlay: ...
+@overload
+def step_of(campaign: Campaign, step: Literal["minor_houses"]) -> MinorHousesPlay: ...
+@overload
+def step_of(campaign: Campaign, step: Literal["interphase"]) -> InterphasePlay: ...
+def step_of(campaign: Campaign, step: OptionalStep) -> MonarchsPlay | MinorHousesPlay | InterphasePlay:
+    """The campaign's play of a step its ruleset may not play, refused (``wrong_ruleset``, the step's
+    message) where it plays none."""
+    found: MonarchsPlay | MinorHousesPlay | InterphasePlay | None = getattr(play_of(campaign), step)
+    if found is None:
+        raise RuleError(_REFUSALS[step](campaign), code="wrong_ruleset")
+    return found
+
+
 def plays_interphase(campaign: Campaign) -> bool:
     """The campaign's ruleset plays an Interphase (Blood Royale's taxes, forces and province register)."""
-    return play_of(campaign).interphase is not None
+    return plays(campaign, "interphase")
 
 
 def registered_plays() -> dict[str, Play]:

@@ -65,6 +65,7 @@ class CrownTerms:
     monarch_table: bool  # its monarchs live, reign and are succeeded by the EU 1d10 monarch table
     prince_pieces: bool  # its leaders on the board are the King and Prince pieces (Blood Royale A2)
     royal_leaders: bool  # its leaders are the heirs of age of the present dynasty (BloodLine)
+    leaders_age: int  # ... of this age or more
 
     @classmethod
     def of(cls, ruleset: Ruleset) -> CrownTerms:
@@ -74,6 +75,7 @@ class CrownTerms:
             monarch_table=ruleset.monarch_table,
             prince_pieces=ruleset.prince_pieces,
             royal_leaders=ruleset.royal_leaders,
+            leaders_age=ruleset.adult_age,
         )
 
 

@@ -9,12 +9,12 @@ from collections.abc import Sequence
 
 from django.db import transaction
 
-from campaign import treasury
 from campaign.dice import DiceBox
-from campaign.models import Campaign, PostingKind
+from campaign.models import Campaign
 from campaign.permissions import Actor, require
 from campaign.steps import Chronicle, Seen, load_tables, lock_campaign
-from dynasties.models import Character, Dynasty, Origin, Reign, Status
+from dynasties import treasury
+from dynasties.models import Character, Dynasty, Origin, PostingKind, Reign, Status
 from dynasties.services import control
 from dynasties.services.characteristics import format_characteristics
 from dynasties.services.common import World

@@ -1,7 +1,7 @@
 """Creating a campaign with its starting dynasties (RULES.md A3): the default houses of a ruleset
 (``default_dynasties``) and ``campaign_create``. What differs by ruleset is its play's
 (``AnnouncementsPlay.default_houses`` and ``starting_family``: Blood Royale's King, Queen and
-children, BloodLine's ``bloodline_sequence.starting_family``; an EU monarchs campaign starts with
+children, BloodLine's ``sequence.starting_family`` (its play's); an EU monarchs campaign starts with
 vacant thrones, ``eu_setup``)."""
 
 from __future__ import annotations

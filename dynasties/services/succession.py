@@ -10,16 +10,18 @@ from typing import Any
 
 from django.db.models import Q
 
-from campaign import events, treasury
+from campaign import events
 from campaign.dice import DiceBox
-from campaign.models import Posting, PostingKind
 from campaign.steps import Chronicle
+from dynasties import treasury
 from dynasties.models import (
     Character,
     Crown,
     Dynasty,
     Marriage,
     Origin,
+    Posting,
+    PostingKind,
     Reign,
     Status,
 )

@@ -18,12 +18,12 @@ from __future__ import annotations
 from campaign.models import Campaign
 from campaign.permissions import Seat
 from campaign.table_events import Choice, Field, Kind, TableEvent, register
-from campaign.treasury import currency
 from dynasties.models import FREE, Character, Dynasty, DynastyKind, Reign, Status
 from dynasties.services.events import character_capture, character_release, may_be_captured, on_the_map
 from dynasties.services.interim import interim_claim_resolve
 from dynasties.services.play_registry import play_of
 from dynasties.table_events.common import PHASE, acts_for, gm_only, gm_or_players, houses, own_houses, person
+from dynasties.treasury import currency
 from rules import captures as caps
 
 GROUP = "Deaths and captures"

@@ -13,10 +13,10 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
-from campaign import treasury
 from campaign.models import Campaign
 from campaign.permissions import Seat
 from campaign.table_events import Choice, Field, Kind, TableEvent, register
+from dynasties import treasury
 from dynasties.models import Character, Dynasty
 from dynasties.services import event_deaths
 from dynasties.services.events import NEUTRALS, EventResult, survival_event

@@ -13,7 +13,6 @@ from django.db.models import Q
 from campaign.models import Campaign
 from campaign.permissions import Seat
 from campaign.table_events import Choice, Field, Kind, TableEvent, register
-from campaign.treasury import currency
 from dynasties.models import Character, Crown, Dynasty, DynastyKind, Reign, Status
 from dynasties.services.eu_crowns_view import eu_standings
 from dynasties.services.eu_monarchs import (
@@ -25,12 +24,13 @@ from dynasties.services.eu_monarchs import (
     tables_play,
 )
 from dynasties.services.eu_setup import HISTORICAL, TYPED, eu_monarch_crowned
-from dynasties.services.play_registry import play_of
+from dynasties.services.play_registry import plays, step_of
 from dynasties.table_events.common import gm_only
+from dynasties.treasury import currency
 from rules.errors import RuleError
 
 GROUP = "Crowns"
-EU_ONLY = lambda campaign: play_of(campaign).monarchs.rolls_monarchs()  # noqa: E731  (the EU monarch tables' campaigns)
+EU_ONLY = lambda campaign: plays(campaign, "monarchs")  # noqa: E731  (the EU monarch tables' campaigns)
 
 
 # --- a monarch's military skill ------------------------------------------------------------------------
@@ -39,7 +39,7 @@ EU_ONLY = lambda campaign: play_of(campaign).monarchs.rolls_monarchs()  # noqa: 
 def _leaders(campaign: Campaign, seat: Seat) -> list[Choice]:
     """The crowns whose monarch may lead (alive, no child or baby), each with what the roll gives: his
     MIL as it counts this turn, the average's odds, the country's die bonus."""
-    play = play_of(campaign).monarchs
+    play = step_of(campaign, "monarchs")
     tables = play.tables(campaign)
     out = []
     for name, s in eu_standings(campaign).items():
@@ -111,7 +111,7 @@ def _captives(campaign: Campaign, seat: Seat) -> list[Choice]:
     )
     if not reigns:
         return []
-    play = play_of(campaign).monarchs
+    play = step_of(campaign, "monarchs")
     tables = play.tables(campaign)
     money = currency(campaign)
     players = {d.pk: d.crown for d in Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.PLAYER)}
@@ -135,7 +135,7 @@ def _captives(campaign: Campaign, seat: Seat) -> list[Choice]:
 
 def _powers(campaign: Campaign, seat: Seat) -> list[Choice]:
     """A major power or a minor, each with the ransom the campaign's table asks."""
-    play = play_of(campaign).monarchs
+    play = step_of(campaign, "monarchs")
     tables, money = play.tables(campaign), currency(campaign)
     return [
         Choice("major", "A major power", play.ransom_words(tables, major=True, currency=money)),
@@ -278,7 +278,7 @@ CROWN_RULES = register(
 
 def _named_choices(campaign: Campaign, seat: Seat) -> list[Choice]:
     """The aid's historical monarchs of the campaign's crowns, each with his condition and values."""
-    play = play_of(campaign).monarchs
+    play = step_of(campaign, "monarchs")
     tables = play.tables(campaign)
     crowns = list(Crown.objects.filter(campaign=campaign).order_by("name").values_list("name", flat=True))
     out = []

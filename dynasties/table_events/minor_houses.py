@@ -16,7 +16,7 @@ from dynasties.selectors import frozen_lines
 from dynasties.services import minor_houses as mh
 from dynasties.services.common import World
 from dynasties.services.play_minor_houses import MinorHouseTerms
-from dynasties.services.play_registry import play_of, registered_plays
+from dynasties.services.play_registry import plays, registered_plays
 from dynasties.table_events.common import acts_for, gm_only, gm_or_players, person
 
 GROUP = "Minor houses (BloodLine)"
@@ -27,13 +27,13 @@ RATING_MAX = 10_000
 
 
 def _minor_houses(campaign: Campaign) -> bool:
-    return play_of(campaign).minor_houses.kept()
+    return plays(campaign, "minor_houses")
 
 
 def _keepers_terms() -> MinorHouseTerms:
     """The terms of the ruleset whose minor houses run themselves (BloodLine's): what the forms quote.
     The plays are registered before the table events are declared (``DynastiesConfig.ready()``)."""
-    return next(p.minor_houses for p in registered_plays().values() if p.minor_houses.kept()).terms()
+    return next(m for p in registered_plays().values() if (m := p.minor_houses) is not None).terms()
 
 
 TERMS = _keepers_terms()

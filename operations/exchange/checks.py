@@ -12,7 +12,7 @@ from django.core.validators import slug_re
 from django.db import models
 
 from campaign import invariants
-from campaign.models import Audience, Campaign, PostingKind, RollSource
+from campaign.models import Audience, Campaign, RollSource
 from campaign.permissions import legacy_line_audience
 from contracts.models import (
     Breach,
@@ -27,7 +27,7 @@ from contracts.models import (
     PaymentStatus,
 )
 from dynasties import notes
-from dynasties.models import Character, DynastyKind, Marriage, Modifier, Reign, TitleHolding
+from dynasties.models import Character, DynastyKind, Marriage, Modifier, PostingKind, Reign, TitleHolding
 from operations.exchange import special
 from operations.exchange.values import Item, Reading, got, is_int, kind_of, short
 from rules import contracts as clause_rules

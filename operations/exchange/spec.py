@@ -17,17 +17,7 @@ from typing import Any
 
 from django.db import models
 
-from campaign.models import (
-    STEP_ORDER,
-    Audience,
-    Campaign,
-    ChronicleEntry,
-    DiceEntry,
-    Posting,
-    PostingKind,
-    Roll,
-    RollSource,
-)
+from campaign.models import STEP_ORDER, Audience, Campaign, ChronicleEntry, DiceEntry, Roll, RollSource
 from contracts.models import (
     Breach,
     Claim,
@@ -73,6 +63,8 @@ from dynasties.models import (
     Origin,
     PassedOver,
     PassOverKind,
+    Posting,
+    PostingKind,
     Province,
     Reign,
     Renunciation,
@@ -137,6 +129,9 @@ class Field:
     read: Callable[..., Any] | None = None  # a special reader (checks.py) instead of the kind's
     late: bool = False  # read after the row's own fields are checked (it needs them)
     load: Callable[[Any, special.Numberings, dict[str, Any]], Any] | None = None  # to the column, on import
+    kept: Callable[[str, list[dict[str, Any]], list[models.Model], special.Numberings], None] | None = None
+    """A value another app keeps in its own table (``column``: the lookup to it, read by the export):
+    on import, written by this ``(key, rows, their new objects, numberings)`` once the rows exist."""
 
     @property
     def source(self) -> str:
@@ -748,7 +743,7 @@ POSTINGS = Section(
         text("reason"),
         ref("marriage", "marriages"),
         ref("character", "characters"),
-        ref("contract", "contracts"),
+        ref("contract", "contracts", column="contract_link__contract", kept=special.write_posting_contracts),
         ref("reverses", "postings", note="the posting a `correction` undoes"),
     ),
     owner="Posting #{pk}",
@@ -1169,7 +1164,7 @@ CAMPAIGN_FIELDS_LATER = {f.key: f.default for f in CAMPAIGN.fields if f.since in
 
 # Campaign-scoped models (campaign.registry.scoped_models()) exported other than as a section or as
 # the objects listed under a section's field, and where.
-ELSEWHERE: dict[str, str] = {"campaign.RuleTable": "campaign.tables"}
+ELSEWHERE: dict[str, str] = {"campaign.RuleTable": "campaign.tables", "contracts.ContractPosting": "postings.contract"}
 # Campaign-scoped models the export leaves out, and why (the registry's exempt models, e.g.
 # memberships and the audit trail, are not campaign state and are left out too).
 NOT_EXPORTED: dict[str, str] = {

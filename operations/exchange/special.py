@@ -6,7 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypeGuard
 
+from django.db import models
+
 from campaign.permissions import readers_list, readers_text
+from contracts.models import ContractPosting
 
 Numberings = Mapping[str, Mapping[int, int]]
 
@@ -194,3 +197,13 @@ def load_provinces(value: list[dict[str, Any]], pks: Numberings, row: Mapping[st
 
 def load_id_list(value: list[int], pks: Numberings, row: Mapping[str, Any]) -> list[int]:
     return [pks["dynasties"][v] for v in value]
+
+
+def write_posting_contracts(key: str, rows: list[dict[str, Any]], postings: list[models.Model], pks: Numberings) -> None:
+    """The contract each posting paid under, which the contracts keep (``ContractPosting``)."""
+    links = [
+        ContractPosting(campaign_id=posting.campaign_id, posting_id=posting.pk, contract_id=pks["contracts"][row[key]])  # type: ignore[attr-defined]
+        for row, posting in zip(rows, postings, strict=True)
+        if row[key] is not None
+    ]
+    ContractPosting.objects.bulk_create(links)

@@ -67,6 +67,8 @@ def _import(data: Any, *, by: Actor | None, slug: str | None) -> Campaign:
         for f in s.fields:
             if f.rows is not None:
                 _write_rows(f.rows, f.key, rows, objs, pks)
+            if f.kept is not None:  # kept in another app's table: written once the rows exist
+                f.kept(f.key, rows, objs, pks)
     if unnumbered:
         regnal.number_unnumbered(campaign)
     audit.record_import(campaign, by=by)
@@ -96,7 +98,7 @@ def _columns(s: Section, row: Row, campaign: Campaign, pks: Pks) -> dict[str, An
     to the section itself or to one written later, are null until ``_link``)."""
     out: dict[str, Any] = {"campaign": campaign} if s.scope == "campaign" else {}
     for f in s.fields:
-        if f.rows is not None or (s.numbered and f.key == "id"):
+        if f.rows is not None or f.kept is not None or (s.numbered and f.key == "id"):
             continue
         value = row[f.key]
         if f.load is not None:

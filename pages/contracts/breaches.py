@@ -9,11 +9,11 @@ from django.shortcuts import render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from campaign.permissions import may_act_for
-from campaign.treasury import currency
 from contracts import services
 from contracts.printing import CHARACTER_KEYS, describe
 from dynasties.models import Character, Dynasty, DynastyKind
 from dynasties.services.play_registry import play_of
+from dynasties.treasury import currency
 from pages.common import context, member, require_gm
 from pages.contracts.common import attempt, back_to, breach_of, party_ids, require_party_of, visible_contract
 from pages.contracts.detail import detail_page

@@ -14,7 +14,6 @@ from django.views.decorators.http import require_GET
 
 from campaign.models import Campaign
 from campaign.permissions import has_own_house, links_to_the_desk, may_play, runs_the_turn, visible
-from campaign.treasury import currency
 from contracts import services
 from contracts.models import (
     Clause,
@@ -32,6 +31,7 @@ from contracts.models import (
 from contracts.printing import CHARACTER_KEYS, contract_pdf, describe
 from dynasties.models import Character
 from dynasties.services.play_registry import play_of
+from dynasties.treasury import currency
 from pages.common import context, may_act_for, member, shown_with
 from pages.contracts.common import acts_for_a_party, party_ids, visible_contract
 from pages.contracts.forms import BreachForm, Choices, ConsentForm, EscapeForm, SignForm

@@ -8,9 +8,9 @@ from typing import Any
 from django import forms
 
 from campaign.models import Campaign
-from campaign.treasury import currency
 from contracts.models import Clause, ClauseKind, ContractKind, ParleyKind, VoteChoice
 from dynasties.models import Character, Crown, Dynasty, Marriage, Status
+from dynasties.treasury import currency
 from pages.common import set_choices
 from rules import contracts as rules
 from rules.errors import RuleError

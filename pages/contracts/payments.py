@@ -8,9 +8,9 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.views.decorators.http import require_POST
 
-from campaign.treasury import currency
 from contracts import services
 from contracts.models import ContractPayment
+from dynasties.treasury import currency
 from pages.common import ActionFailed, may_act_for, member, run_action
 from pages.contracts.common import back_to, visible_contract
 from pages.contracts.detail import detail_page

@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from campaign import treasury
 from campaign.models import Campaign, ChronicleEntry, Membership, Role
 from contracts.models import Contract
+from dynasties import treasury
 from dynasties.models import Character, Dynasty
 
 ROLES = ("gm", "alice", "bob", "observer", "outsider")

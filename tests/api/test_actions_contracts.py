@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from campaign import treasury
-from campaign.models import ChronicleEntry, PostingKind
+from campaign.models import ChronicleEntry
 from campaign.permissions import SYSTEM_ACTOR
 from contracts.models import (
     Breach,
@@ -24,7 +23,8 @@ from contracts.models import (
     PaymentStatus,
 )
 from contracts.services import breach_record, contract_draft, contract_sign
-from dynasties.models import Dynasty
+from dynasties import treasury
+from dynasties.models import Dynasty, PostingKind
 from tests.api.conftest import assert_error, url
 
 pytestmark = pytest.mark.django_db
@@ -377,3 +377,18 @@ def test_only_the_payers_player_settles(campaign, gm, dover, client_for, django_
     assert_error(client_for(spaniard).post(address, format="json"), 403, "permission_denied")  # Spain is owed, not the payer
     fund(campaign, "England", 10)
     assert client_for(gm).post(address, format="json").json()["status"] == "paid"
+
+
+def test_the_ledger_names_the_contract_a_posting_paid_under_as_the_contracts_keep_it(campaign, alice, dover, client_for):
+    """The posting is the dynasties', the link the contracts' (``ContractPosting``): the ledger's
+    ``contract`` and its filter read it, a posting under no contract names none."""
+    fund(campaign, "England", 30)
+    contract_sign(campaign=campaign, contract=dover, by=SYSTEM_ACTOR)
+    paid = ContractPayment.objects.get(contract=dover, status=PaymentStatus.PAID).posting
+    assert paid.contract_link.contract_id == dover.pk
+    rows = {r["id"]: r for r in client_for(alice).get(url(campaign, "ledger")).json()["results"]}
+    assert rows[paid.pk]["contract"]["id"] == dover.pk
+    assert rows[paid.pk]["contract"]["url"].endswith(url(campaign, "contracts", dover.pk))
+    assert [r["contract"] for pk, r in rows.items() if pk != paid.pk] == [None]  # the funds: no contract
+    only = client_for(alice).get(url(campaign, "ledger"), {"contract": dover.pk}).json()["results"]
+    assert [r["id"] for r in only] == [paid.pk]

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from campaign import treasury
-from campaign.models import ActionKey, Checkpoint, ChronicleEntry, Posting, PostingKind, Step
-from dynasties.models import Dynasty, Province
+from campaign.models import ActionKey, Checkpoint, ChronicleEntry, Step
+from dynasties import treasury
+from dynasties.models import Dynasty, Posting, PostingKind, Province
 from tests.api.conftest import assert_error, url
 from tests.factories import at_step
 

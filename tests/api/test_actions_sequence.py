@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from campaign.models import ActionKey, Checkpoint, ChronicleEntry, Posting, Roll, Step
+from campaign.models import ActionKey, Checkpoint, ChronicleEntry, Roll, Step
 from campaign.permissions import SYSTEM_ACTOR
-from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, PassedOver, Reign, Status
+from dynasties.models import BirthAttempt, Character, Dynasty, Marriage, PassedOver, Posting, Reign, Status
 from dynasties.services import births_finish, marriage_arrange, survival_roll
 from dynasties.services.sequence_view import survival_board
 from dynasties.services.succession_choices import pass_over_choices

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from campaign import treasury
-from campaign.models import PostingKind, Step
-from dynasties.models import Dynasty
+from campaign.models import Step
+from dynasties import treasury
+from dynasties.models import Dynasty, PostingKind
 from tests.api.conftest import assert_error, url
 from tests.factories import at_step
 

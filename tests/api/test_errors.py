@@ -146,10 +146,9 @@ def test_the_helpers_for_action_endpoints(campaign, gm, alice, bob, outsider):
     from rest_framework.views import APIView
 
     from api.common import member, visible_or_404
-    from campaign import treasury
-    from campaign.models import Posting
     from campaign.permissions import require_act_for, require_gm
-    from dynasties.models import Dynasty
+    from dynasties import treasury
+    from dynasties.models import Dynasty, Posting
 
     england = Dynasty.objects.get(campaign=campaign, crown="England")
     posting = treasury.post(campaign, payer=None, payee=england, amount=5, kind="tax", reason="Taxes")

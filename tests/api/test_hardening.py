@@ -18,7 +18,8 @@ from rest_framework.test import APIClient
 from api.models import ApiToken
 from api.parsers import MAX_DEPTH, nesting_depth
 from api.services import token_create
-from campaign.models import Campaign, ChronicleEntry, Posting
+from campaign.models import Campaign, ChronicleEntry
+from dynasties.models import Posting
 from tests.api.conftest import assert_error, url
 
 pytestmark = pytest.mark.django_db

@@ -10,10 +10,10 @@ import json
 
 import pytest
 
-from campaign import treasury
-from campaign.models import ActionKey, Membership, PostingKind, Role, Step
+from campaign.models import ActionKey, Membership, Role, Step
 from campaign.undo import new_action_key
-from dynasties.models import Dynasty
+from dynasties import treasury
+from dynasties.models import Dynasty, PostingKind
 from dynasties.services import campaign_create
 from rules.dice import RandomSource
 from tests.api.conftest import assert_error, url

@@ -7,9 +7,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from campaign.models import Posting, Roll
+from campaign.models import Roll
 from contracts.models import Breach, Clause, Contract, Dispute, DisputeTerm, DisputeVote, Parley, ParleyVote
-from dynasties.models import Character, Dynasty, Marriage, RollSubject
+from dynasties.models import Character, Dynasty, Marriage, Posting, RollSubject
 from tests.api.conftest import url
 
 

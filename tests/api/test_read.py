@@ -234,8 +234,8 @@ def test_contracts_with_clauses_breaches_parleys_and_votes(campaign, gm, alice, 
 
 @pytest.mark.django_db
 def test_ledger_and_chronicle_filters(campaign, gm, client_for):
-    from campaign import treasury
     from campaign.models import ChronicleEntry
+    from dynasties import treasury
 
     england, france = (Dynasty.objects.get(campaign=campaign, crown=c) for c in ("England", "France"))
     tax = treasury.post(campaign, payer=None, payee=england, amount=10, kind="tax", reason="Taxes")

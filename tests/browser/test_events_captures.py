@@ -13,9 +13,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import Browser, Page, expect
 
-from campaign import treasury
-from campaign.models import Membership, Posting, PostingKind, Role
-from dynasties.models import Character, Dynasty, Reign
+from campaign.models import Membership, Role
+from dynasties import treasury
+from dynasties.models import Character, Dynasty, Posting, PostingKind, Reign
 from dynasties.services import campaign_create
 from dynasties.services.events import character_capture
 from rules.dice import RandomSource

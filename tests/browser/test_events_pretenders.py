@@ -15,8 +15,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import Browser, Page, expect
 
-from campaign import treasury
 from campaign.models import Membership, Role
+from dynasties import treasury
 from dynasties.models import Character, Dynasty, Marriage, Status
 from dynasties.services import campaign_create
 from rules.dice import RandomSource

@@ -14,11 +14,12 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, expect
 
-from campaign.models import PostingKind, Step
+from campaign.models import Step
 from campaign.permissions import SYSTEM_ACTOR
-from campaign.treasury import post
+from dynasties.models import PostingKind
 from dynasties.services import announcements_make, marriages_finish, survival_finish, survival_roll
 from dynasties.services.interphase import interphase_run
+from dynasties.treasury import post
 from operations.services import campaign_start
 from operations.simulation import play_births
 from rules.dice import RandomSource

@@ -29,8 +29,8 @@ from playwright.sync_api import Browser, Page, expect
 from campaign import dice as server_dice
 from campaign import live
 from campaign.models import Campaign, Membership, Step
-from campaign.treasury import treasury_transfer
 from dynasties.models import Dynasty
+from dynasties.treasury import treasury_transfer
 from operations.services import campaign_start
 from rules.dice import RandomSource
 from tests.browser.helpers import log_in

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from campaign.models import Posting, Step
-from dynasties.models import Dynasty, Marriage
+from campaign.models import Step
+from dynasties.models import Dynasty, Marriage, Posting
 from tests.browser.helpers import log_in
 from tests.factories import at_step, person
 

@@ -12,8 +12,8 @@ import pytest
 from playwright.sync_api import Browser, expect
 from rest_framework.test import APIClient
 
-from campaign import treasury
 from campaign.models import ChronicleEntry, Membership, Role, Roll
+from dynasties import treasury
 from dynasties.models import Character, Dynasty, Status
 from dynasties.services import campaign_create
 from rules.dice import RandomSource

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from campaign.models import Posting, PostingKind, Step
+from campaign.models import Step
 from campaign.permissions import SYSTEM_ACTOR
-from campaign.treasury import post
-from dynasties.models import Dynasty, Province, Reign
+from dynasties.models import Dynasty, Posting, PostingKind, Province, Reign
 from dynasties.services.provinces import province_record
+from dynasties.treasury import post
 from tests.browser.helpers import log_in
 from tests.factories import at_step
 

@@ -12,9 +12,9 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from campaign.models import Campaign
-from campaign.treasury import treasury_transfer
 from dynasties.models import Dynasty
 from dynasties.services import births_finish, births_roll_all
+from dynasties.treasury import treasury_transfer
 from operations.services import campaign_start
 from rules.dice import RandomSource
 from tests.browser.helpers import log_in

@@ -22,9 +22,9 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from campaign.models import Campaign, Roll, Step
-from campaign.treasury import treasury_transfer
 from dynasties.models import Character, Dynasty, Status
 from dynasties.services import births_finish, births_roll_all, survival_roll
+from dynasties.treasury import treasury_transfer
 from operations.services import campaign_start
 from rules.dice import RandomSource
 from tests.browser.helpers import log_in

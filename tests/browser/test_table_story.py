@@ -15,8 +15,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import Browser, Page, expect
 
-from campaign.models import Posting
-from dynasties.models import Character, Reign, Status, Title
+from dynasties.models import Character, Posting, Reign, Status, Title
 from dynasties.services import event_deaths
 from dynasties.services.succession_view import succession_line
 from dynasties.services.titles import governor_choices

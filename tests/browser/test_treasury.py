@@ -11,8 +11,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import Browser, Page, expect
 
-from campaign.models import Membership, Posting, PostingKind, Role, Step
-from dynasties.models import Dynasty
+from campaign.models import Membership, Role, Step
+from dynasties.models import Dynasty, Posting, PostingKind
 from dynasties.services import campaign_create
 from rules.dice import RandomSource
 from tests.factories import at_step

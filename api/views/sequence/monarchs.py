@@ -33,7 +33,7 @@ from campaign.permissions import require
 from dynasties.services.eu_monarchs import SUCCESSION_FACES, monarch_succession_roll, monarch_survival_roll, succession_dice
 from dynasties.services.monarchs_view import MonarchRow, monarchs_board
 from dynasties.services.play_monarchs import SuccessionTerms, SurvivalTerms
-from dynasties.services.play_registry import play_of
+from dynasties.services.play_registry import plays, step_of
 from rules.errors import InvalidDice, RuleError
 
 DUE_HELP = (
@@ -230,7 +230,7 @@ class MonarchsView(ActionView):
 
 
 def _eu_only(campaign: Any) -> None:
-    if not play_of(campaign).monarchs.rolls_monarchs():
+    if not plays(campaign, "monarchs"):
         raise RuleError(
             f"{campaign.name} plays {campaign.get_ruleset_display()}: its monarchs are not rolled on the EU monarch tables "
             "(see survival/).",
@@ -286,7 +286,7 @@ class MonarchSurvivalView(ActionView):
         data.is_valid(raise_exception=True)
         require_crown(v.campaign, crown)
         _at_survival(v.campaign)
-        die = play_of(v.campaign).monarchs.dice()
+        die = step_of(v.campaign, "monarchs").dice()
         typed = check_faces(die, data.validated_data.get("faces"), field="faces", purpose="survival roll")
         result, made = act(
             request,
@@ -305,7 +305,7 @@ class MonarchSurvivalView(ActionView):
             "modifiers": _mods(result.reasons),
             "result": result.result.label,
             "turkish": result.result.turkish,
-            "board": play_of(v.campaign).monarchs.turkish_line(result.result.turkish),
+            "board": step_of(v.campaign, "monarchs").turkish_line(result.result.turkish),
             "died": result.died,
             "reign_spent": result.reign_spent,
             "planned_end_year": result.planned_end_year,

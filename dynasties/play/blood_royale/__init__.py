@@ -10,8 +10,6 @@ from dynasties.play.blood_royale import (
     events,
     interphase,
     marriages,
-    minor_houses,
-    monarchs,
     succession,
     survival,
 )
@@ -26,8 +24,8 @@ def register() -> Play:
         Play(
             births=births,
             survival=survival,
-            monarchs=monarchs,
-            minor_houses=minor_houses,
+            monarchs=None,
+            minor_houses=None,
             interphase=interphase,
             succession=succession,
             ending=ending,

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from campaign.models import Campaign, PostingKind, Step
-from dynasties.models import Character, Dynasty
+from campaign.models import Campaign, Step
+from dynasties.models import Character, Dynasty, PostingKind
 from dynasties.services.play_marriages import (
     TreasuryPayment,
     no_alliance_problem,

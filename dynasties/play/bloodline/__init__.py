@@ -10,7 +10,6 @@ from dynasties.play.bloodline import (
     events,
     marriages,
     minor_houses,
-    monarchs,
     succession,
     survival,
 )
@@ -25,7 +24,7 @@ def register() -> Play:
         Play(
             births=births,
             survival=survival,
-            monarchs=monarchs,
+            monarchs=None,
             minor_houses=minor_houses,
             interphase=None,
             succession=succession,

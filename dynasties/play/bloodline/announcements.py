@@ -11,7 +11,7 @@ from campaign.dice import DiceBox
 from campaign.models import Campaign
 from campaign.steps import Chronicle
 from dynasties.models import Character, Dynasty
-from dynasties.services import bloodline_sequence
+from dynasties.play.bloodline import sequence
 from dynasties.services.bloodline_sequence import royal_leaders
 from dynasties.services.common import World
 from dynasties.services.play_announcements import DynastySpec, europa_houses
@@ -55,7 +55,7 @@ def houses_kept(world: World) -> set[int]:
 def found_anew(
     world: World, dynasty: Dynasty, box: DiceBox, chronicle: Chronicle, tables: dict[str, Any], *, reign: bool
 ) -> Character:
-    return bloodline_sequence.starting_family(world.campaign, dynasty, box, chronicle, year=world.year, reign=reign)
+    return sequence.starting_family(world.campaign, dynasty, box, chronicle, year=world.year, reign=reign)
 
 
 def default_houses(players: int, countries: Sequence[str] | None) -> list[DynastySpec]:
@@ -71,8 +71,8 @@ def starting_family(
     queue: list[list[int]] | None,
     bands: Any,
 ) -> Character:
-    """The variant's starting family (``bloodline_sequence.starting_family``; nothing typed)."""
-    return bloodline_sequence.starting_family(campaign, dynasty, box, chronicle, year=campaign.start_year)
+    """The variant's starting family (``sequence.starting_family``; nothing typed)."""
+    return sequence.starting_family(campaign, dynasty, box, chronicle, year=campaign.start_year)
 
 
 def of_age() -> int:

@@ -1,7 +1,7 @@
 """BloodLine's Births (RULES.md B): 2d10, a child on more than 10; an additional attempt ages the
 wife 2 years for good; the child's sex on 1d10 and its ADM, DIP and MIL on 1d10 each, moved by its
 parents' values; children born in the order rolled, a year apart from the turn year. Who may try
-is ``bloodline_sequence.couple_problem`` (the line of the monarch, a minor house's one attempt)."""
+is ``sequence.couple_problem`` (the line of the monarch, a minor house's one attempt)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from campaign.permissions import Actor
 from campaign.steps import Chronicle
 from dynasties.models import BirthAttempt, Character, Marriage, Origin
 from dynasties.play.blood_royale.births import roll_characteristics as roll_characteristics  # a baron, as before
+from dynasties.play.bloodline import sequence as bls
+from dynasties.play.bloodline.sequence import couple_problem, minor_stock, parent_modifiers, roll_values, values_text
 from dynasties.selectors import FROZEN_LINE, frozen_lines
-from dynasties.services import bloodline_sequence as bls
-from dynasties.services.bloodline_sequence import couple_problem, minor_stock, parent_modifiers, roll_values, values_text
 from dynasties.services.common import World
 from dynasties.services.play_registry import (
     BirthTerms,

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from campaign import treasury
-from campaign.models import Campaign, Posting, PostingKind, Step
+from campaign.models import Campaign, Step
 from campaign.steps import Chronicle
-from dynasties.models import Character, Dynasty, Marriage, MarriageOffer, OfferStatus
+from dynasties import treasury
+from dynasties.models import Character, Dynasty, Marriage, MarriageOffer, OfferStatus, Posting, PostingKind
 from dynasties.selectors import frozen_lines, settled_by_offer
 from dynasties.services.marriages import monarchs_family
 from dynasties.services.play_marriages import Match, TreasuryPayment, Wedding, WeddingMoney, ruleset_problems

@@ -20,7 +20,7 @@ from dynasties.play.blood_royale.succession import charisma_loss_dice as charism
 from dynasties.play.blood_royale.succession import create_relative as create_relative
 from dynasties.play.blood_royale.succession import regent_min_age as regent_min_age
 from dynasties.play.blood_royale.succession import relative_plan as relative_plan
-from dynasties.services import bloodline as bl_services
+from dynasties.play.bloodline import law
 from dynasties.services import control, minor_crowns
 from dynasties.services.bloodline_titles import accession_loses_titles, crisis_opens
 from dynasties.services.claims import spurned_barred
@@ -66,7 +66,7 @@ def pass_over_cost(
 
 
 def heir_of(world: World, crown: str, candidate: Character) -> Character | None:
-    return bl_services.turkish_heir(world, crown, candidate)
+    return law.turkish_heir(world, crown, candidate)
 
 
 # --- the new reign -----------------------------------------------------------------------------------
@@ -84,7 +84,7 @@ def no_heir(
 ) -> tuple[Character, str]:
     if minor_crowns.is_minor_crown(world, crown):
         return minor_crowns.minor_monarch_replaced(world, crown, late, box, chronicle), minor_crowns.REPLACED_HOW
-    heir = bl_services.crisis(world, late, player, box, chronicle, tables, entered)
+    heir = law.crisis(world, late, player, box, chronicle, tables, entered)
     crisis_opens(world, crown, heir, chronicle)  # the bankruptcy; the dead line's titles may be claimed
     return heir, "a distant relation, after a Dynastic Crisis"
 
@@ -100,11 +100,11 @@ def passed_over(
     chronicle: Chronicle,
     entered: list[list[int]] | None,
 ) -> None:
-    bl_services.pass_over(world, reign, heir, player, [c for c, _ in skipped], box, chronicle, lines=lines)
+    law.pass_over(world, reign, heir, player, [c for c, _ in skipped], box, chronicle, lines=lines)
 
 
 def crowned(world: World, crown: str, heir: Character, chronicle: Chronicle) -> None:
-    bl_services.fratricide(world, crown, heir, chronicle)
+    law.fratricide(world, crown, heir, chronicle)
 
 
 def minor(heir: Person, year: int) -> bool:
@@ -246,7 +246,7 @@ def _union_children_barred(world: World) -> dict[str, set[int]]:
                 and (_standing_union(world, reign, r) or _reigned_together(m, reign, r, late.death_year))
                 for r in world.reigns
             ):
-                barred |= bl_services.union_children(world, late.pk, m.husband_id)
+                barred |= law.union_children(world, late.pk, m.husband_id)
         if barred:
             out[reign.crown] = barred
     return out
@@ -279,13 +279,13 @@ def _bloodline_unions_end(world: World, chronicle: Chronicle) -> None:
     crown, which regains the Stability)."""
     reigning = {r.crown: r for r in world.open_reigns()}
     for record in sorted(world.crowns.values(), key=lambda c: c.name):
-        if not bl_services.is_union_queen_crown(world, record):
+        if not law.is_union_queen_crown(world, record):
             continue
         partner = next((c for c in world.crowns.values() if c.pk == record.union_with_id), None)
         mine, theirs = reigning.get(record.name), reigning.get(partner.name) if partner else None
         dead = [r for r in (mine, theirs) if r is not None and world.characters[r.holder_id].status == Status.DEAD]
         if dead:
-            bl_services.union_ends(world, record, chronicle)
+            law.union_ends(world, record, chronicle)
 
 
 def _bloodline_union(
@@ -331,4 +331,4 @@ def _bloodline_union(
         crown=queen_crown.name,
         dynasty=queen_crown.controlled_by_id,
     )
-    bl_services.union_turn_stability(world, queen_crown, chronicle)
+    law.union_turn_stability(world, queen_crown, chronicle)

@@ -1,6 +1,6 @@
 """BloodLine's Survival (RULES.md B): every character in play rolls 2d10 every turn on the survival
 table's column of his effective age: death, ill health (older) or good health (younger); then
-Finish Survival adds the turn's Stability effects (``services.bloodline.turn_effects``)."""
+Finish Survival adds the turn's Stability effects (``law.turn_effects``)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from campaign.dice import DiceBox
 from campaign.models import Campaign, Roll
 from campaign.steps import Chronicle, load_tables
 from dynasties.models import Character
-from dynasties.services import bloodline_sequence as bls
-from dynasties.services.bloodline import turn_effects
+from dynasties.play.bloodline import sequence as bls
+from dynasties.play.bloodline.law import turn_effects
 from dynasties.services.common import World
 from dynasties.services.play_registry import SurvivalDue, SurvivalReading, SurvivalResult, nothing_before_close
 from dynasties.services.survival import birth_penalties

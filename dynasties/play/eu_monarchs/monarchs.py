@@ -27,12 +27,12 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
-from campaign import treasury
 from campaign.dice import DiceBox
-from campaign.models import Campaign, PostingKind, Roll, RuleTable
+from campaign.models import Campaign, Roll, RuleTable
 from campaign.permissions import Actor
 from campaign.steps import Chronicle
-from dynasties.models import Character, Crown, DynastyKind, Origin, Reign, Status
+from dynasties import treasury
+from dynasties.models import Character, Crown, DynastyKind, Origin, PostingKind, Reign, Status
 from dynasties.services import regnal
 from dynasties.services.bloodline import revolt, stability
 from dynasties.services.common import World
@@ -987,10 +987,6 @@ def characteristics() -> tuple[str, ...]:
 
 
 # --- a crown's standing and history (``services.eu_crowns_view``) ----------------------------------
-
-
-def rolls_monarchs() -> bool:
-    return True
 
 
 def leader_order() -> tuple[str, ...]:

@@ -11,11 +11,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Model, Q, Sum
+from django.db.models import Q, Sum
 
-from campaign import audit, registry
-from campaign.models import Campaign, House, Posting, PostingKind
+from campaign import audit
+from campaign.models import Campaign
 from campaign.permissions import Actor
+from dynasties.models import Dynasty, Posting, PostingKind
 from rules.errors import NotFound, RuleError
 
 TREASURY = "the Treasury"
@@ -29,20 +30,14 @@ def currency(campaign: Campaign) -> str:
     return campaign.rules.currency
 
 
-def _pk(value: House | int | None) -> int | None:
+def _pk(value: Dynasty | int | None) -> int | None:
     if value is None or isinstance(value, int):
         return value
     pk: int | None = value.pk
     return pk
 
 
-def _houses() -> type[Model]:
-    """The model of the accounts (the houses), as the game registered it (``campaign.registry``):
-    the kernel's ledger works on house ids and never imports the dynasties."""
-    return registry.houses()
-
-
-def balance(campaign: Campaign, dynasty: House | int | None) -> int:
+def balance(campaign: Campaign, dynasty: Dynasty | int | None) -> int:
     """What an exchequer holds (for the Treasury, None: minus everything paid out)."""
     pk = _pk(dynasty)
     postings = Posting.objects.filter(campaign=campaign)
@@ -61,7 +56,7 @@ def balances(campaign: Campaign) -> dict[int | None, int]:
     return out
 
 
-def ledger(campaign: Campaign, dynasty: House | int) -> Iterable[Posting]:
+def ledger(campaign: Campaign, dynasty: Dynasty | int) -> Iterable[Posting]:
     pk = _pk(dynasty)
     return (
         Posting.objects.filter(Q(payer_id=pk) | Q(payee_id=pk), campaign=campaign).select_related("payer", "payee").order_by("id")
@@ -71,8 +66,8 @@ def ledger(campaign: Campaign, dynasty: House | int) -> Iterable[Posting]:
 def unsaved(
     campaign: Campaign,
     *,
-    payer: House | int | None,
-    payee: House | int | None,
+    payer: Dynasty | int | None,
+    payee: Dynasty | int | None,
     amount: int,
     kind: str,
     reason: str,
@@ -100,8 +95,8 @@ def unsaved(
 def post(
     campaign: Campaign,
     *,
-    payer: House | int | None,
-    payee: House | int | None,
+    payer: Dynasty | int | None,
+    payee: Dynasty | int | None,
     amount: int,
     kind: str,
     reason: str,
@@ -124,8 +119,7 @@ def post(
     if check_funds and payer_pk is not None and not campaign.allow_overdraft:
         held = balance(campaign, payer_pk)
         if held < amount:
-            # the ledger's key names the dynasties' model, a Model to the kernel, which imports it not
-            name = _houses()._default_manager.get(pk=payer_pk).name  # type: ignore[attr-defined]
+            name = Dynasty.objects.get(pk=payer_pk).name
             raise InsufficientFunds(
                 f"The house of {name} holds {held} {currency(campaign)} and cannot pay {amount}; the GM may allow "
                 "overdrafts for the campaign."
@@ -149,15 +143,13 @@ def post(
     return posting
 
 
-def _dynasty(campaign: Campaign, value: House | int | None, role: str) -> House | None:
+def _dynasty(campaign: Campaign, value: Dynasty | int | None, role: str) -> Dynasty | None:
     if value is None:
         return None
-    pk = _pk(value)
-    houses = _houses()
+    pk = value if isinstance(value, int) else value.pk
     try:
-        # a row of the dynasties' model (a House), a Model to the kernel, which imports it not
-        return houses._default_manager.get(pk=pk, campaign=campaign)  # type: ignore[return-value]
-    except houses.DoesNotExist:  # type: ignore[attr-defined]  # each model's own, made by Django's metaclass
+        return Dynasty.objects.get(pk=pk, campaign=campaign)
+    except Dynasty.DoesNotExist:
         raise NotFound(f"There is no dynasty #{pk} in {campaign.name} to be the {role}.") from None
 
 
@@ -165,8 +157,8 @@ def _dynasty(campaign: Campaign, value: House | int | None, role: str) -> House 
 def treasury_transfer(
     *,
     campaign: Campaign | int,
-    payer: House | int | None,
-    payee: House | int | None,
+    payer: Dynasty | int | None,
+    payee: Dynasty | int | None,
     amount: int,
     reason: str,
     kind: str = PostingKind.TRANSFER,
