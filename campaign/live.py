@@ -245,7 +245,7 @@ def member_version(user: Any, slug: str, *, public: bool = False) -> int | None:
         found = None if counts is None else (Role.GM, None, *counts)
     else:
         seat = Membership.objects.filter(user=user, campaign__slug=slug)
-        found = seat.values_list("role", "dynasty_id", "campaign__live_version", f"campaign__{_SEEN}").first()
+        found = seat.values_list("role", registry.seats().house, "campaign__live_version", f"campaign__{_SEEN}").first()
     if found is None:
         return None
     role, dynasty, version, seen = found

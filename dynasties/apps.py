@@ -53,6 +53,7 @@ class DynastiesConfig(AppConfig):
         r.register(m.Portrait, "campaign", sees=r.MEMBERS)
         r.register(m.Note, "campaign", audit=True, sees=r.NOTES)  # public, its player's, the GM's
         r.register_houses(m.Dynasty)  # the kernel's houses (the ledger's accounts, a player's seat)
+        r.register_seats(r.Seats(house="dynasty_id", free=m.free_seats))  # a member's house, read and freed
         r.exempt(
             m.Invitation,
             "a link that seats someone at the table (dynasties.invitations): not the game, and its secret's hash must "

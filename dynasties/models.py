@@ -285,6 +285,13 @@ def record_roll_subjects(rolls: Iterable[tuple[Any, Sequence[Character | int]]])
     return subjects
 
 
+def free_seats(memberships: models.QuerySet[Any]) -> None:
+    """Take the house away from the memberships given (an observer's or the GM's link to a house an
+    undo took away): the kernel asks this (``campaign.registry.Seats``), as a member's house is the
+    game's."""
+    memberships.update(dynasty=None)
+
+
 class Marriage(Invariants, models.Model):
     """A match: a betrothal until the wedding year is set, a marriage until it ends."""
 
