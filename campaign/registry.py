@@ -113,10 +113,12 @@ class Seats:
 
     ``house``: the lookup from a ``campaign.Membership`` to its house's id, read in the same query as
     the membership (the policy's seat, the live count, undo's seated houses); ``free``: takes the
-    house away from the memberships given (an observer's or the GM's link to a house undone)."""
+    house away from the memberships given (an observer's or the GM's link to a house undone);
+    ``write``: gives a membership its house, or none (``campaign.services.membership_add``)."""
 
     house: str
     free: Callable[[QuerySet[Any]], None]
+    write: Callable[[Any, Any], None]
 
 
 _seats: list[Seats] = []
