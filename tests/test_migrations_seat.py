@@ -8,28 +8,16 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
-from django.db.migrations.executor import MigrationExecutor
 
 from campaign.models import Campaign, Membership, Role
 from dynasties.models import Dynasty, Seat
+from tests.test_migrations_kernel_moves import _latest, _migrate  # the same walk through the history
 
 # SQLite's test databases are built from the models (config/settings_test.py): PostgreSQL's by migrating
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 BEFORE = [("campaign", "0026_membership_seat_kept_by_a_player"), ("dynasties", "0025_invitation_from_the_kernel")]
 AFTER = [("campaign", "0027_membership_seat_moves_up"), ("dynasties", "0026_seat_from_the_membership")]
-
-
-def _migrate(targets: list[tuple[str, str]]):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
-
-
-def _latest() -> None:
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
 
 
 def test_the_members_houses_move_to_their_seats_and_back():
