@@ -12,7 +12,6 @@ from django.test import Client
 from django.urls import reverse
 
 from campaign.models import ActionKey, ChronicleEntry, Role, Roll
-from dynasties import treasury
 from campaign.permissions import SYSTEM_ACTOR, Forbidden, seat_of
 from campaign.undo import new_action_key, undo_step
 from dynasties import treasury
