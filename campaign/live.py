@@ -180,19 +180,20 @@ def _forget(**kwargs: Any) -> None:
 request_started.connect(_forget, dispatch_uid="campaign.live.forget")
 
 
-SEAT_FIELDS = frozenset({"campaign", "user", "role", "dynasty"})
+SEAT_FIELDS = frozenset({"campaign", "user", "role", "house"})
 
 
-def _seat_changed(sender: Any, instance: Membership, update_fields: Any = None, **kwargs: Any) -> None:
+def seat_changed(sender: Any, instance: Any, update_fields: Any = None, **kwargs: Any) -> None:
     """A seat taken, moved or given up in a write that locked the campaign (the desk, the links):
-    every member sees who plays whom (the dashboard). A member's own dice preference is his."""
+    every member sees who plays whom (the dashboard). A member's own dice preference is his. The
+    game connects it to its model of a member's house too (``dynasties.Seat``)."""
     if update_fields is not None and not SEAT_FIELDS & set(update_fields):
         return
     reveal(instance.campaign_id, Seen.ALL)
 
 
-post_save.connect(_seat_changed, sender=Membership, dispatch_uid="campaign.live.seat_saved")
-post_delete.connect(_seat_changed, sender=Membership, dispatch_uid="campaign.live.seat_deleted")
+post_save.connect(seat_changed, sender=Membership, dispatch_uid="campaign.live.seat_saved")
+post_delete.connect(seat_changed, sender=Membership, dispatch_uid="campaign.live.seat_deleted")
 
 
 def _committed(pk: int, version: int, counters: dict[str, Any]) -> None:
@@ -245,11 +246,11 @@ def member_version(user: Any, slug: str, *, public: bool = False) -> int | None:
         found = None if counts is None else (Role.GM, None, *counts)
     else:
         seat = Membership.objects.filter(user=user, campaign__slug=slug)
-        found = seat.values_list("role", "dynasty_id", "campaign__live_version", f"campaign__{_SEEN}").first()
+        found = seat.values_list("role", registry.seats().house, "campaign__live_version", f"campaign__{_SEEN}").first()
     if found is None:
         return None
     role, dynasty, version, seen = found
     return live_count(Role.OBSERVER, None, version, seen) if public else live_count(role, dynasty, version, seen)
 
 
-__all__ = ["Seen", "lock_and_raise", "member_version", "page_version", "reveal", "version", "viewer_version"]
+__all__ = ["Seen", "lock_and_raise", "member_version", "page_version", "reveal", "seat_changed", "version", "viewer_version"]

@@ -185,23 +185,10 @@ class Role(models.TextChoices):
     OBSERVER = "observer", "Observer"
 
 
-def seat_freed_or_kept(collector: Any, field: Any, sub_objs: models.QuerySet[Any], using: str) -> None:
-    """A house deleted frees an observer's or the GM's link to it (SET_NULL); a player's seat keeps it
-    (RESTRICT: "a player plays a dynasty"): the GM gives the seat another house, or makes the player
-    an observer, first. A player's seat deleted with the house (the whole campaign) does not hold it."""
-    players = sub_objs.filter(role=Role.PLAYER)
-    if players.exists():
-        models.RESTRICT(collector, field, players, using)
-    models.SET_NULL(collector, field, sub_objs.exclude(role=Role.PLAYER), using)
-
-
 class Membership(Invariants, models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
     role = models.CharField(max_length=10, choices=Role.choices)
-    dynasty = models.ForeignKey(
-        "dynasties.Dynasty", null=True, blank=True, on_delete=seat_freed_or_kept, related_name="memberships"
-    )
     dice_entry = models.CharField(
         max_length=10,
         choices=[(DiceEntry.FACES.value, DiceEntry.FACES.label), (DiceEntry.TOTALS.value, DiceEntry.TOTALS.label)],
@@ -223,12 +210,6 @@ class Membership(Invariants, models.Model):
                 name="membership_role_valid",
                 field="role",
                 message="{role!r} is not a seat: a member is the GM, a player or an observer.",
-            ),
-            check(
-                ~Q(role="player") | Q(dynasty__isnull=False),
-                name="membership_player_has_dynasty",
-                field="dynasty",
-                message="A player plays a dynasty: choose it.",
             ),
         ]
 

@@ -37,7 +37,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import PermissionDenied
 from django.core.signals import request_finished, request_started
-from django.db.models import Field, Model, Q, QuerySet
+from django.db.models import F, Field, Model, Q, QuerySet
 from django.db.models.signals import post_delete, post_save
 
 from campaign import registry
@@ -145,8 +145,8 @@ def role_of(user: Any, campaign: Campaign | int) -> tuple[str | None, int | None
     memo: dict[tuple[int, int], tuple[str | None, int | None]] | None = getattr(_seats, "memo", None)
     if memo is not None and (user.pk, pk) in memo:
         return memo[(user.pk, pk)]
-    membership = Membership.objects.filter(campaign_id=pk, user=user).only("role", "dynasty_id").first()
-    found = (None, None) if membership is None else (membership.role, membership.dynasty_id)
+    row = Membership.objects.filter(campaign_id=pk, user=user).values_list("role", registry.seats().house).first()
+    found: tuple[str | None, int | None] = (None, None) if row is None else (row[0], row[1])
     if memo is not None:
         memo[(user.pk, pk)] = found
     return found
@@ -160,13 +160,20 @@ def member_of(user: Any, slug: str) -> tuple[Campaign | None, str | None, int | 
         campaign = Campaign.objects.filter(slug=slug).first()
         role, dynasty = role_of(user, campaign) if campaign is not None else (None, None)
         return (campaign, role, dynasty) if role is not None else (None, None, None)
-    seat = Membership.objects.filter(campaign__slug=slug, user=user).select_related("campaign").order_by("pk").first()
+    seat = (
+        Membership.objects.filter(campaign__slug=slug, user=user)
+        .select_related("campaign")
+        .annotate(seat_house=F(registry.seats().house))  # the game keeps a member's house (one query, a join)
+        .order_by("pk")
+        .first()
+    )
     if seat is None:
         return None, None, None
+    house: int | None = seat.seat_house
     memo: dict[tuple[int, int], tuple[str | None, int | None]] | None = getattr(_seats, "memo", None)
     if memo is not None:
-        memo[(user.pk, seat.campaign_id)] = (seat.role, seat.dynasty_id)
-    return seat.campaign, seat.role, seat.dynasty_id
+        memo[(user.pk, seat.campaign_id)] = (seat.role, house)
+    return seat.campaign, seat.role, house
 
 
 @dataclass(frozen=True)

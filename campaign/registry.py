@@ -16,7 +16,7 @@ from typing import Any
 
 from django.apps import apps
 from django.db import models
-from django.db.models import ForeignObjectRel
+from django.db.models import ForeignObjectRel, QuerySet
 
 MEMBERS = "members"
 """Seen by every member of the campaign (characters, families, rolls)."""
@@ -124,6 +124,38 @@ def ledger() -> type[models.Model]:
     if not _ledger:
         raise LookupError("no app has registered the ledger's model (campaign.registry.register_ledger)")
     return _ledger[0]
+
+
+@dataclass(frozen=True)
+class Seats:
+    """How the kernel reads and frees a member's house, which the game keeps (``register_seats``).
+
+    ``house``: the lookup from a ``campaign.Membership`` to its house's id, read in the same query as
+    the membership (the policy's seat, the live count, undo's seated houses); ``free``: takes the
+    house away from the memberships given (an observer's or the GM's link to a house undone);
+    ``write``: gives a membership its house, or none (``campaign.services.membership_add``)."""
+
+    house: str
+    free: Callable[[QuerySet[Any]], None]
+    write: Callable[[Any, Any], None]
+
+
+_seats: list[Seats] = []
+
+
+def register_seats(seats: Seats) -> None:
+    """Name how a member's house is read and freed (issue 35, item 4: the game's, not the kernel's),
+    in the ``ready()`` of the app that keeps it."""
+    if _seats and _seats[0] != seats:
+        raise ValueError("the members' houses are read through another lookup already")
+    _seats[:] = [seats]
+
+
+def seats() -> Seats:
+    """How a member's house is read and freed (``register_seats``)."""
+    if not _seats:
+        raise LookupError("no app has registered the members' houses (campaign.registry.register_seats)")
+    return _seats[0]
 
 
 _roll_subjects: list[Callable[[list[tuple[Any, list[Any]]]], list[Any]]] = []

@@ -15,6 +15,7 @@ from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.db import transaction
 from django.db.models import Model
 
+from campaign import registry
 from campaign.models import Campaign, DiceEntry, House, Membership, Role, RuleTable
 from campaign.permissions import Actor, Forbidden, require
 from campaign.steps import Seen, lock_campaign
@@ -91,13 +92,14 @@ def membership_add(*, campaign: Campaign | int, user: User, role: str, dynasty: 
             code="already_member",
             fields={"user": "already_member"},
         )
-    # the key's model is the game's Dynasty, which the kernel reads as a House (it imports no model above it)
-    membership = Membership(campaign=campaign, user=user, role=role, dynasty=dynasty)  # type: ignore[misc]
+    membership = Membership(campaign=campaign, user=user, role=role)
     try:
         membership.full_clean()
     except ValidationError as exc:
         raise RuleError(f"The membership is not valid: {validation_message(exc)}", code="invalid") from exc
     membership.save()
+    if dynasty is not None:  # the house is the game's (campaign.registry.Seats): the kernel names no model above it
+        registry.seats().write(membership, dynasty)
     return membership
 
 

@@ -217,7 +217,8 @@ class SeatedOnUndoneHouse(RuleError):
 
 def _seated_houses(campaign: Campaign) -> dict[int, str]:
     """The houses players sit on, by id, with their names (read before an undo may take one away)."""
-    ids = Membership.objects.filter(campaign=campaign, role=Role.PLAYER, dynasty__isnull=False).values("dynasty_id")
+    house = registry.seats().house
+    ids = Membership.objects.filter(campaign=campaign, role=Role.PLAYER, **{f"{house}__isnull": False}).values(house)
     return dict(registry.houses()._default_manager.filter(pk__in=ids).values_list("pk", "name"))
 
 
@@ -225,16 +226,18 @@ def _unseat_houses_undone(campaign: Campaign, seated: dict[int, str]) -> None:
     """A house the undo took away keeps no member's seat: an observer's or the GM's link to it is
     cleared; a player seated on it since (seating is outside every change set) refuses the undo,
     naming him, and the whole undo rolls back (docs/rulings.md, "Undo (game night)")."""
+    seats = registry.seats()
     kept = registry.houses()._default_manager.filter(campaign=campaign).values("pk")
-    gone = Membership.objects.filter(campaign=campaign, dynasty__isnull=False).exclude(dynasty__in=kept)
-    players = list(gone.filter(role=Role.PLAYER).select_related("user").order_by("pk"))
+    on = Membership.objects.filter(campaign=campaign, **{f"{seats.house}__isnull": False})
+    gone = on.exclude(**{f"{seats.house}__in": kept})
+    players = list(gone.filter(role=Role.PLAYER).select_related("user").annotate(seat_house=models.F(seats.house)).order_by("pk"))
     if players:
-        who = "; ".join(f"{m.user.get_username()} plays the house of {seated.get(m.dynasty_id or 0, '?')}" for m in players)
+        who = "; ".join(f"{m.user.get_username()} plays the house of {seated.get(m.seat_house, '?')}" for m in players)
         raise SeatedOnUndoneHouse(
             f"This undo would take away a house a player was seated on since: {who}. Give the seat another house "
             "(or make the player an observer) on the Players page, then undo."
         )
-    gone.update(dynasty=None)
+    seats.free(gone)
 
 
 def _python(field: models.Field[Any, Any], value: Any) -> Any:

@@ -27,7 +27,11 @@ class DynastiesConfig(AppConfig):
     def register_models(self) -> None:
         """The dynasties' models in the kernel's registry (campaign.registry): all public to members but
         the notes, each read by its own audience."""
+        from django.db.models.signals import post_delete, post_save
+
         from campaign import registry as r
+        from campaign.live import seat_changed
+        from campaign.permissions import forget_seats
         from dynasties import models as m
 
         for model, path, audit in [
@@ -55,6 +59,16 @@ class DynastiesConfig(AppConfig):
         r.register(m.Portrait, "campaign", sees=r.MEMBERS)
         r.register(m.Note, "campaign", audit=True, sees=r.NOTES)  # public, its player's, the GM's
         r.register_houses(m.Dynasty)  # the kernel's houses (the ledger's accounts, a player's seat)
+        r.register_seats(r.Seats(house="seat__house", free=m.free_seats, write=m.seat_write))  # a member's house
+        for signal in (post_save, post_delete):  # a house given or taken is a seat written, as a membership is
+            signal.connect(forget_seats, sender=m.Seat, dispatch_uid=f"dynasties.seat.forget.{signal is post_save}")
+            signal.connect(seat_changed, sender=m.Seat, dispatch_uid=f"dynasties.seat.live.{signal is post_save}")
+        r.exempt(
+            m.Seat,
+            "a member's house (who plays whom): the table, not the game, as the membership it keys; undo keeps it",
+            campaign_path="campaign",
+            sees=r.MEMBERS,
+        )
         r.exempt(
             m.Invitation,
             "a link that seats someone at the table (dynasties.invitations): not the game, and its secret's hash must "

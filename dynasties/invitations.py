@@ -34,7 +34,7 @@ from campaign.models import Campaign, Membership, Role
 from campaign.permissions import SYSTEM_ACTOR, Actor, require
 from campaign.services import membership_add
 from campaign.steps import Chronicle, lock_campaign
-from dynasties.models import Dynasty, Invitation
+from dynasties.models import Dynasty, Invitation, house_of
 from rules.errors import NotFound, RuleError
 
 DEFAULT_DAYS = 7
@@ -64,7 +64,7 @@ def state(invitation: Invitation, now: datetime | None = None) -> str:
 
 def _seat_holder(campaign: Campaign | int, dynasty_id: int) -> Membership | None:
     pk = campaign.pk if isinstance(campaign, Campaign) else campaign
-    return Membership.objects.filter(campaign_id=pk, role=Role.PLAYER, dynasty_id=dynasty_id).select_related("user").first()
+    return Membership.objects.filter(campaign_id=pk, role=Role.PLAYER, seat__house=dynasty_id).select_related("user").first()
 
 
 def waiting_links(campaign: Campaign | int, dynasty_id: int) -> list[Invitation]:
@@ -229,7 +229,7 @@ def seat_move(*, campaign: Campaign | int, membership: int, username: str, by: A
     member yet; the first user leaves the campaign."""
     campaign = lock_campaign(campaign)
     require(by, campaign, "members")
-    seat = Membership.objects.select_related("user", "dynasty").filter(campaign=campaign, pk=membership).first()
+    seat = Membership.objects.select_related("user", "seat__house").filter(campaign=campaign, pk=membership).first()
     if seat is None:
         raise NotFound("There is no such member in this campaign.")
     if seat.role == Role.GM:
@@ -254,10 +254,11 @@ def seat_move(*, campaign: Campaign | int, membership: int, username: str, by: A
     seat.user = user
     seat.dice_entry = ""  # his own way of typing dice was the first user's
     seat.save(update_fields=["user", "dice_entry"])
+    house = house_of(seat)
     _line(
         campaign,
-        f"{_name(user)} takes over from {_name(before)} as {_role_text(seat.role, seat.dynasty)}.",
-        dynasty=seat.dynasty_id,
+        f"{_name(user)} takes over from {_name(before)} as {_role_text(seat.role, house)}.",
+        dynasty=None if house is None else house.pk,
     )
     return seat
 
@@ -268,17 +269,19 @@ def member_remove(*, campaign: Campaign | int, membership: int, by: Actor) -> Me
     until the GM seats another player; nothing of the game changes."""
     campaign = lock_campaign(campaign)
     require(by, campaign, "members")
-    seat = Membership.objects.select_related("user", "dynasty").filter(campaign=campaign, pk=membership).first()
+    seat = Membership.objects.select_related("user", "seat__house").filter(campaign=campaign, pk=membership).first()
     if seat is None:
         raise NotFound("There is no such member in this campaign.")
     if seat.role == Role.GM:
         raise RuleError("A game master is not removed here: a campaign keeps its game master.", code="invalid")
-    if seat.dynasty is not None and seat.role == Role.PLAYER:
-        text = f"{_name(seat.user)} leaves the table; {seat.dynasty} stays in play, unplayed, until a new player takes it."
+    house = house_of(seat)
+    if house is not None and seat.role == Role.PLAYER:
+        text = f"{_name(seat.user)} leaves the table; {house} stays in play, unplayed, until a new player takes it."
     else:
         text = f"{_name(seat.user)} no longer observes the campaign."
-    _line(campaign, text, dynasty=seat.dynasty_id)
+    _line(campaign, text, dynasty=None if house is None else house.pk)
     seat.delete()
+    seat.house = house  # type: ignore[attr-defined]  # read by the page's message after the row is gone
     return seat
 
 
@@ -303,8 +306,10 @@ class Table:
 def table_of(campaign: Campaign, *, by: Actor) -> Table:
     """Who sits where, for the GM (the policy: ``members``)."""
     require(by, campaign, "members")
-    members = list(Membership.objects.filter(campaign=campaign).select_related("user", "dynasty").order_by("role", "pk"))
-    playing = {m.dynasty_id: m for m in members if m.role == Role.PLAYER}
+    members = list(Membership.objects.filter(campaign=campaign).select_related("user", "seat__house").order_by("role", "pk"))
+    for m in members:
+        m.house = house_of(m)  # type: ignore[attr-defined]  # the page shows it
+    playing = {m.house.pk: m for m in members if m.role == Role.PLAYER and m.house is not None}  # type: ignore[attr-defined]
     now = timezone.now()
     invitations = list(
         Invitation.objects.filter(campaign=campaign)

@@ -90,6 +90,55 @@ FREE = Q(prisoner_of__isnull=True, held_by_neutrals=False)
 """The characters nobody holds prisoner (neither a house nor the neutrals): ``filter(FREE)``."""
 
 
+def seat_freed_or_kept(collector: Any, field: Any, sub_objs: models.QuerySet[Any], using: str) -> None:
+    """A house deleted frees an observer's or the GM's link to it (the seat row goes); a player's seat
+    keeps it (RESTRICT: "a player plays a house"): the GM gives the seat another house, or makes the
+    player an observer, first. A player's seat deleted with the house (the whole campaign) does not
+    hold it."""
+    players = sub_objs.filter(membership__role=Role.PLAYER)
+    if players.exists():
+        models.RESTRICT(collector, field, players, using)
+    models.CASCADE(collector, field, sub_objs.exclude(membership__role=Role.PLAYER), using)
+
+
+class Seat(models.Model):
+    """A member's house (issue 35, item 4: the kernel's membership knows no house): one row per seated
+    membership, keyed by it. A player's seat always has one (``dynasties.seats.seat_check``, the
+    services; on PostgreSQL also a deferred trigger); a GM's or an observer's may."""
+
+    membership = models.OneToOneField("campaign.Membership", primary_key=True, on_delete=models.CASCADE, related_name="seat")
+    campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="+")
+    house = models.ForeignKey(Dynasty, on_delete=seat_freed_or_kept, related_name="seats")
+
+    def __str__(self) -> str:
+        return str(self.membership)
+
+
+def house_of(membership: Any) -> Dynasty | None:
+    """The house of a membership read with ``select_related("seat__house")`` (None: no house)."""
+    try:
+        return membership.seat.house  # type: ignore[no-any-return]
+    except Seat.DoesNotExist:
+        return None
+
+
+def free_seats(memberships: models.QuerySet[Any]) -> None:
+    """Take the house away from the memberships given (an observer's or the GM's link to a house an
+    undo took away): the kernel asks this (``campaign.registry.Seats``), as a member's house is the
+    game's."""
+    Seat.objects.filter(membership__in=memberships.values("pk")).delete()
+
+
+def seat_write(membership: Any, house: Dynasty | None) -> None:
+    """Give ``membership`` its house, or none: the seat row written, moved or deleted (the services
+    check the rule first, ``campaign.services.membership_check``)."""
+    if house is None:
+        Seat.objects.filter(membership_id=membership.pk).delete()
+    else:
+        seated = {"campaign_id": membership.campaign_id, "house": house}
+        Seat.objects.update_or_create(membership_id=membership.pk, defaults=seated)
+
+
 class Character(Invariants, models.Model):
     campaign = models.ForeignKey("campaign.Campaign", on_delete=models.CASCADE, related_name="characters")
     given_name = models.CharField("Christian name", max_length=60)

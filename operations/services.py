@@ -33,7 +33,7 @@ from campaign.models import (
 from campaign.permissions import SYSTEM_ACTOR, no_actor, require
 from campaign.services import membership_add
 from dynasties.invitations import OPEN, invitation_create, state, token_hash
-from dynasties.models import Dynasty, DynastyKind, Invitation
+from dynasties.models import Dynasty, DynastyKind, Invitation, house_of
 from dynasties.services import campaign_create
 from dynasties.services.eu_setup import EuCountry, eu_campaign_setup, eu_check, eu_dynasties, eu_ruleset, eu_start_year
 from dynasties.services.play_registry import play_named
@@ -129,8 +129,8 @@ def demo_create(*, reset_passwords: bool = False, ruleset: str = default_ruleset
         logins = []
         members = (
             Membership.objects.filter(campaign=campaign)
-            .select_related("user", "dynasty")
-            .order_by("role", "dynasty_id", "user_id")
+            .select_related("user", "seat__house")
+            .order_by("role", "seat__house", "user_id")
         )
         for m in members:
             password = None
@@ -138,7 +138,7 @@ def demo_create(*, reset_passwords: bool = False, ruleset: str = default_ruleset
                 password = _new_password()
                 m.user.set_password(password)
                 m.user.save(update_fields=["password"])
-            logins.append(DemoLogin(m.user.get_username(), password, m.get_role_display(), str(m.dynasty) if m.dynasty else ""))
+            logins.append(DemoLogin(m.user.get_username(), password, m.get_role_display(), str(house_of(m) or "")))
         return DemoResult(campaign=campaign, created=False, logins=logins, invitation=_demo_invitation(campaign))
 
     gm_password = _new_password()
@@ -426,9 +426,10 @@ def campaign_setup_retry(*, campaign: Campaign | int, by: User) -> Campaign:
     job = building.setup_job(found)
     if job is None:
         raise RuleError(f"{found.name} has no set-up to play again: delete it and create it anew.", code="no_setup")
-    members = list(Membership.objects.filter(campaign=found).select_related("user", "dynasty").order_by("pk"))
+    members = list(Membership.objects.filter(campaign=found).select_related("user", "seat__house").order_by("pk"))
     gm = next((m.user for m in members if m.role == Role.GM), by)
-    seats = {m.dynasty.crown: m.user for m in members if m.role == Role.PLAYER and m.dynasty and m.dynasty.crown}
+    houses = {m.pk: house_of(m) for m in members}
+    seats = {h.crown: m.user for m in members if m.role == Role.PLAYER and (h := houses[m.pk]) is not None and h.crown}
     observers = [m.user for m in members if m.role == Role.OBSERVER]
     players = job.params.get("players") or Dynasty.objects.filter(campaign=found, kind=DynastyKind.PLAYER).count()
     name, slug, ruleset, start_year = found.name, found.slug, found.ruleset, found.start_year

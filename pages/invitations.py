@@ -153,7 +153,7 @@ def players(request: HttpRequest, slug: str) -> HttpResponse:
                 messages.success(request, f"{moved.user.get_username()} now sits as {moved.get_role_display().lower()}.")
             elif op == "remove":
                 gone = inv.member_remove(campaign=campaign, membership=_pk(request, "membership"), by=by)
-                house = f" {gone.dynasty} stays in play, unplayed, until you seat a new player." if gone.dynasty else ""
+                house = f" {gone.house} stays in play, unplayed, until you seat a new player." if gone.house else ""  # type: ignore[attr-defined]
                 messages.success(request, f"{gone.user.get_username()} is no longer a member.{house}")
             else:
                 messages.error(request, "Choose what to do: invite, revoke a link, move a seat or remove a member.")

@@ -154,7 +154,7 @@ def trail(
             .select_related("history_user", *source.select)
             .annotate(
                 who_role=Subquery(members.values("role")[:1]),
-                who_house=Subquery(members.values("dynasty__name")[:1]),
+                who_house=Subquery(members.values("seat__house__name")[:1]),
             )
             .order_by("-history_date", "-history_id")[: limit + 1]
         )

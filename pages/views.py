@@ -84,7 +84,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     for dynasty_id, username in (
         Membership.objects.filter(campaign=campaign, role=Role.PLAYER)
         .order_by("user__username")
-        .values_list("dynasty_id", "user__username")
+        .values_list("seat__house", "user__username")
     ):
         players.setdefault(dynasty_id, []).append(username)
     living = dict(

@@ -10,11 +10,12 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 
-from campaign.models import Campaign, Membership, Role
+from campaign.models import Campaign, Role
 from dynasties.models import Dynasty
 from dynasties.services import campaign_create
 from rules.dice import RandomSource
 from tests import profiles  # noqa: F401  (loads the Hypothesis profile before any test module)
+from tests.factories import seat_member
 
 TESTS = Path(__file__).resolve().parent
 
@@ -53,8 +54,8 @@ def campaign(db, gm, alice, bob) -> Campaign:
     c = campaign_create(name="Test Campaign", players=5, optional_rules={"event_cards": True}, source=RandomSource(7), by=gm)
     england = Dynasty.objects.get(campaign=c, crown="England")
     france = Dynasty.objects.get(campaign=c, crown="France")
-    Membership.objects.create(campaign=c, user=alice, role=Role.PLAYER, dynasty=england)
-    Membership.objects.create(campaign=c, user=bob, role=Role.PLAYER, dynasty=france)
+    seat_member(campaign=c, user=alice, role=Role.PLAYER, dynasty=england)
+    seat_member(campaign=c, user=bob, role=Role.PLAYER, dynasty=france)
     return c
 
 

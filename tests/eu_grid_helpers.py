@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from campaign.models import Campaign, Membership, Role, Step
+from campaign.models import Campaign, Role, Step
 from campaign.permissions import SYSTEM_ACTOR
 from dynasties.models import Crown, Reign
 from dynasties.services import campaign_create
 from dynasties.services.eu_monarchs import monarch_crown_configure, monarch_place_named, monarch_succession_roll
 from dynasties.services.setup import DynastySpec
+from tests.factories import seat_member
 
 HOUSES = [("Valois", "France"), ("Jagiellon", "Poland"), ("Trastamara", "Spain"), ("Osman", "Turkey")]
 CROWNS = ("France", "Poland", "Spain", "Turkey", "Venice")
@@ -33,7 +34,7 @@ def eu_campaign(
     game = campaign_create(name=name, ruleset="eu-monarchs", dynasties=[DynastySpec(n, c) for n, c in HOUSES], by=gm)
     for crown, user in (players or {}).items():
         house = game.dynasties.get(crown=crown)
-        Membership.objects.create(campaign=game, user=user, role=Role.PLAYER, dynasty=house)
+        seat_member(campaign=game, user=user, role=Role.PLAYER, dynasty=house)
     monarch_crown_configure(campaign=game, crown="Venice", settings={"doge": True}, by=SYSTEM_ACTOR)
     monarch_place_named(campaign=game, crown="Poland", given_name="Stefan Báthory", adm=8, dip=7, mil=9, by=SYSTEM_ACTOR)
     for crown in ("France", "Spain", "Turkey", "Venice"):

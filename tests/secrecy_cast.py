@@ -33,6 +33,7 @@ from dynasties.services.events import character_capture, character_release
 from dynasties.services.marriages import marriage_arrange, marriage_check
 from dynasties.services.notes import note_write
 from rules.dice import RandomSource
+from tests.factories import seat_member
 
 ROLES = ("gm", "alice", "bob", "carol", "observer", "outsider", "staff", "anonymous")
 MEMBERS = frozenset({"gm", "alice", "bob", "carol", "observer"})
@@ -150,7 +151,7 @@ def build_cast(seed: int = 1) -> Cast:
     house = {d.crown: d for d in Dynasty.objects.filter(campaign=campaign)}
     england, france, spain = house["England"], house["France"], house["Spain"]
     for role, crown in PLAYS.items():
-        Membership.objects.create(campaign=campaign, user=users[role], role=Role.PLAYER, dynasty=house[crown])
+        seat_member(campaign=campaign, user=users[role], role=Role.PLAYER, dynasty=house[crown])
     Membership.objects.create(campaign=campaign, user=users["observer"], role=Role.OBSERVER)
     assert Membership.objects.filter(campaign=campaign, user=gm, role=Role.GM).exists(), "the GM is the creator"
     assert Membership.objects.filter(campaign=other, user=users["outsider"], role=Role.GM).exists()

@@ -36,6 +36,7 @@ from dynasties.models import (
 from dynasties.services import births_attempt, births_sex, campaign_create
 from rules.dice import RandomSource
 from rules.tables import DEFAULT_CHARACTERISTIC_BANDS, DEFAULT_SURVIVAL
+from tests.factories import member_house
 
 MODELS: list[type[Model]] = [
     Campaign,
@@ -434,7 +435,7 @@ def test_a_membership_added_in_the_admin_is_saved(admin_client, world, outsider)
         url(Membership, "add"), {"desk_campaign": world.pk, "username": "outsider", "role": "player", "dynasty": spain.pk}
     )
     assert response.status_code == 302
-    assert Membership.objects.get(user=outsider).dynasty == spain
+    assert member_house(Membership.objects.get(user=outsider)) == spain
 
 
 # Character corrections --------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from dynasties.models import Character, Posting, PostingKind
 from dynasties.services import campaign_create
 from rules.dice import RandomSource
 from tests.desk_forms import context_data
+from tests.factories import member_house_id, seat_member
 
 GAME_APPS = ["campaign", "dynasties", "contracts"]
 
@@ -450,7 +451,7 @@ def test_a_house_a_player_plays_is_not_deleted_and_the_desk_says_why(desk, djang
     assert "anjou_player" in text and "protected" in text.lower()
     client.post(reverse("admin:dynasties_dynasty_delete", args=[house.pk]), {"post": "yes"})
     assert Dynasty.objects.filter(pk=house.pk).exists()
-    assert Membership.objects.get(user=player).dynasty_id == house.pk
+    assert member_house_id(Membership.objects.get(user=player)) == house.pk
 
 
 def test_deleting_a_house_frees_an_observer_s_link(desk, django_user_model):
@@ -459,7 +460,7 @@ def test_deleting_a_house_frees_an_observer_s_link(desk, django_user_model):
     campaign = desk["a"]
     house = Dynasty.objects.create(campaign=campaign, name="Anjou-Sicily", kind="player")
     watcher = django_user_model.objects.create_user("watcher", password="a-long-password-1")
-    seat = Membership.objects.create(campaign=campaign, user=watcher, role=Role.OBSERVER, dynasty=house)
+    seat = seat_member(campaign=campaign, user=watcher, role=Role.OBSERVER, dynasty=house)
     house.delete()
     seat.refresh_from_db()
-    assert seat.dynasty_id is None
+    assert member_house_id(seat) is None

@@ -19,7 +19,7 @@ from dynasties.services.bloodline_titles import (
 from dynasties.services.common import World
 from rules.dice import RandomSource
 from rules.errors import RuleError
-from tests.factories import at_step, person
+from tests.factories import at_step, person, seat_member
 
 
 @pytest.fixture
@@ -230,8 +230,8 @@ def players(eu, gm, alice, bob):
 
     c, france, _king = eu
     Membership.objects.create(campaign=c, user=gm, role=Role.GM)
-    Membership.objects.create(campaign=c, user=alice, role=Role.PLAYER, dynasty=Dynasty.objects.get(campaign=c, crown="England"))
-    Membership.objects.create(campaign=c, user=bob, role=Role.PLAYER, dynasty=france)
+    seat_member(campaign=c, user=alice, role=Role.PLAYER, dynasty=Dynasty.objects.get(campaign=c, crown="England"))
+    seat_member(campaign=c, user=bob, role=Role.PLAYER, dynasty=france)
     return gm, alice, bob
 
 

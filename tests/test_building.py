@@ -23,6 +23,7 @@ from dynasties.models import Character, Dynasty
 from dynasties.services.notes import note_write
 from operations.services import campaign_setup_delete, campaign_setup_retry, campaign_start
 from rules.errors import RuleError
+from tests.factories import member_house
 
 User = get_user_model()
 QUEUE = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
@@ -141,7 +142,9 @@ def test_the_gm_retries_a_lost_set_up_to_completion(client, building, gm, alice,
         1315,
         building.start_year,
     )
-    seats = {(m.user.username, m.role, m.dynasty.crown if m.dynasty else None) for m in Membership.objects.filter(campaign=again)}
+    seats = {
+        (m.user.username, m.role, getattr(member_house(m), "crown", None)) for m in Membership.objects.filter(campaign=again)
+    }
     assert seats == {("gm", Role.GM, None), ("alice", Role.PLAYER, "England"), ("bob", Role.OBSERVER, None)}
     assert ChronicleEntry.objects.get(campaign=again, kind="setup", data__seed=11).text.startswith("A prehistory of 3 turns")
     page = client.get(answer["Location"]).content.decode()

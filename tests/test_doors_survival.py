@@ -33,7 +33,7 @@ from dynasties.services.succession_choices import pass_over_choices, pass_over_c
 from dynasties.services.survival import survival_close
 from pages import sequence as pages_sequence
 from rules.dice import RandomSource
-from tests.factories import person
+from tests.factories import member_house_id, person, seat_member
 
 pytestmark = pytest.mark.django_db
 
@@ -43,7 +43,7 @@ CHARISMA_AND_REGENT = [[3], [6, 6, 6], [1, 2, 3], [4, 4, 4]]  # the Charisma rol
 def _campaign(name: str, gm, alice, bob) -> Campaign:
     c = campaign_create(name=name, players=5, source=RandomSource(7), by=gm)
     for user, crown in ((alice, "England"), (bob, "France")):
-        Membership.objects.create(campaign=c, user=user, role=Role.PLAYER, dynasty=Dynasty.objects.get(campaign=c, crown=crown))
+        seat_member(campaign=c, user=user, role=Role.PLAYER, dynasty=Dynasty.objects.get(campaign=c, crown=crown))
     return c
 
 
@@ -139,7 +139,7 @@ def test_both_doors_show_the_same_successions_to_decide(gm, alice, bob, who):
     england = Dynasty.objects.get(campaign=c, crown="England")
     john = Character.objects.get(campaign=c, prisoner_of__isnull=False)
     assert on_page == by_api == [("England", england.pk, [john.pk], who != "bob")]
-    role, mine = (Role.GM, None) if who == "gm" else (Role.PLAYER, Membership.objects.get(campaign=c, user=user).dynasty_id)
+    role, mine = (Role.GM, None) if who == "gm" else (Role.PLAYER, member_house_id(Membership.objects.get(campaign=c, user=user)))
     assert [(d.due.crown, d.chosen, d.may_choose) for d in succession_decisions(c, role, mine)] == [
         (crown, chosen, may) for crown, _, chosen, may in on_page
     ]

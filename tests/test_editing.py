@@ -16,6 +16,7 @@ from contracts.services.editing import contract_edit
 from dynasties.models import Character, Dynasty, Marriage
 from dynasties.services.editing import EditRefused, character_edit, dynasty_edit, marriage_edit
 from rules.errors import RuleError
+from tests.factories import seat_member
 
 
 @pytest.fixture
@@ -279,10 +280,10 @@ def test_the_gm_edits_a_match_and_a_draft_from_their_pages(client, campaign, gm,
 
 
 def test_a_contract_edit_page_is_not_found_by_a_house_not_party_to_it(client, campaign, draft, django_user_model):
-    from campaign.models import Membership, Role
+    from campaign.models import Role
 
     carol = django_user_model.objects.create_user("carol", password="carol-password-1")
     spain = Dynasty.objects.get(campaign=campaign, crown="Spain")
-    Membership.objects.create(campaign=campaign, user=carol, role=Role.PLAYER, dynasty=spain)
+    seat_member(campaign=campaign, user=carol, role=Role.PLAYER, dynasty=spain)
     client.force_login(carol)
     assert client.get(reverse("pages:contract_edit", args=[campaign.slug, draft.pk])).status_code == 404

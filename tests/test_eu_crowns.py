@@ -15,7 +15,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from campaign.models import ChronicleEntry, Membership, Role, Roll
+from campaign.models import ChronicleEntry, Role, Roll
 from dynasties import treasury
 from dynasties.models import Character, Crown, CrownEvent, Dynasty, Posting, PostingKind, Reign
 from dynasties.services import campaign_create
@@ -30,6 +30,7 @@ from rules import eu_crowns
 from rules import eu_monarchs as eu
 from rules.dice import RandomSource
 from tests.events_helpers import api, endpoint, key, logged, page
+from tests.factories import seat_member
 
 pytestmark = pytest.mark.django_db
 
@@ -47,8 +48,8 @@ def build_europa(gm, alice, bob):
     """An eu-monarchs campaign: England (Alice's, a named monarch), France (Bob's, rolled), Spain, and
     Poland and Venice, countries no player rules (Poland's Báthory named, Venice's Doge rolled)."""
     c = campaign_create(name="Europa", ruleset="eu-monarchs", players=3, source=RandomSource(2), by=gm)
-    Membership.objects.create(campaign=c, user=alice, role=Role.PLAYER, dynasty=Dynasty.objects.get(campaign=c, crown="England"))
-    Membership.objects.create(campaign=c, user=bob, role=Role.PLAYER, dynasty=Dynasty.objects.get(campaign=c, crown="France"))
+    seat_member(campaign=c, user=alice, role=Role.PLAYER, dynasty=Dynasty.objects.get(campaign=c, crown="England"))
+    seat_member(campaign=c, user=bob, role=Role.PLAYER, dynasty=Dynasty.objects.get(campaign=c, crown="France"))
     monarch_place_named(campaign=c, crown="England", given_name="Henry", adm=8, dip=7, mil=9, reign_turns=6, by=gm)
     seat(c, "France", gm, adm=[8], dip=[7], mil=[9])  # column 5: 7, 6, 8
     seat(c, "Spain", gm)

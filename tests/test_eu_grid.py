@@ -106,7 +106,7 @@ def test_the_page_shows_every_crowns_roll_with_its_modifiers_and_odds(client, ga
     assert "a Doge: +1 to each die, at least 4" in venice and '-2 <span class="muted">Venetian Doge</span>' in venice
     assert f'name="n{_pk(game, "Venice")}-age"' not in venice  # a Doge is never a minor: no age die
     # the players and observers look: the odds, no dice
-    client.force_login(Membership.objects.get(campaign=game, role=Role.PLAYER, dynasty__crown="France").user)
+    client.force_login(Membership.objects.get(campaign=game, role=Role.PLAYER, seat__house__crown="France").user)
     html = client.get(_url(game)).content.decode()
     assert "1 in 10 (10%)" in html and 'id="monarchs-grid"' not in html and "The GM rolls." in html
 

@@ -16,6 +16,7 @@ from operations.services import campaign_start, demo_create
 from rules import eu_monarchs as eu
 from rules.dice import RandomSource
 from rules.errors import InvalidTable, RuleError
+from tests.factories import member_house
 
 FIVE = [
     EuCountry("France"),
@@ -345,7 +346,7 @@ def test_posting_the_page_creates_the_campaign_with_its_monarchs(client, alice, 
     ]
     assert reign(campaign, "Poland").holder.characteristics == {"adm": 8, "dip": 7, "mil": 9}
     assert reign(campaign, "Turkey").holder.given_name == "Mehmed"
-    assert Membership.objects.get(campaign=campaign, user=bob).dynasty.crown == "Poland"
+    assert member_house(Membership.objects.get(campaign=campaign, user=bob)).crown == "Poland"
     assert Crown.objects.get(campaign=campaign, name="Spain").state["dynastic_alliances"] == 3
     assert Dynasty.objects.get(campaign=campaign, crown="Denmark").kind == DynastyKind.MINOR
     dashboard = client.get(response.url).content.decode()

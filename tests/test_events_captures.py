@@ -27,7 +27,7 @@ from dynasties.services.interim import interim_claim_resolve
 from rules.errors import RuleError
 from rules.interphase import InterphaseEntry
 from tests.events_helpers import api, endpoint, logged, page
-from tests.factories import at_step, person, shows_number
+from tests.factories import at_step, person, seat_member, shows_number
 from tests.test_bloodline_succession import bloodline, kill
 from tests.test_disputed_succession import roll_survival
 
@@ -50,7 +50,7 @@ def text(response) -> str:
 def carol(campaign):
     """Spain's player: a third house, party to nothing between England and France."""
     user = get_user_model().objects.create_user("carol", password="carol-password-1")
-    Membership.objects.create(campaign=campaign, user=user, role=Role.PLAYER, dynasty=house(campaign, "Spain"))
+    seat_member(campaign=campaign, user=user, role=Role.PLAYER, dynasty=house(campaign, "Spain"))
     return user
 
 

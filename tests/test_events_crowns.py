@@ -36,7 +36,7 @@ from rules import blood_royale as br
 from rules.dice import RandomSource
 from rules.errors import RuleError
 from tests.events_helpers import api, key, logged
-from tests.factories import at_step, crown, person
+from tests.factories import at_step, crown, person, seat_member
 
 # --- helpers -------------------------------------------------------------------------------------------
 
@@ -246,7 +246,7 @@ def test_a_baron_for_a_crown_given_back_is_30_and_of_its_house_the_king_who_gave
 @pytest.fixture
 def europa(gm, alice):
     c = campaign_create(name="Europa", ruleset="eu-bloodline", players=3, source=RandomSource(4), by=gm)
-    Membership.objects.create(campaign=c, user=alice, role=Role.PLAYER, dynasty=house(c, "France"))
+    seat_member(campaign=c, user=alice, role=Role.PLAYER, dynasty=house(c, "France"))
     return c
 
 

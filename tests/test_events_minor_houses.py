@@ -22,7 +22,7 @@ from dynasties.services.minor_houses import minor_house_create, offer_make, offe
 from rules import bloodline as bl
 from rules.dice import FixedSource, RandomSource
 from rules.errors import IllegalMarriage
-from tests.factories import at_step, person
+from tests.factories import at_step, person, seat_member
 
 _names = itertools.count()
 
@@ -47,8 +47,8 @@ def table(db):
         by=gm,
     )
     houses = {d.crown: d for d in Dynasty.objects.filter(campaign=c)}
-    Membership.objects.create(campaign=c, user=alice, role=Role.PLAYER, dynasty=houses["France"])
-    Membership.objects.create(campaign=c, user=bob, role=Role.PLAYER, dynasty=houses["England"])
+    seat_member(campaign=c, user=alice, role=Role.PLAYER, dynasty=houses["France"])
+    seat_member(campaign=c, user=bob, role=Role.PLAYER, dynasty=houses["England"])
     Membership.objects.create(campaign=c, user=observer, role=Role.OBSERVER)
     Character.objects.filter(campaign=c, controlled_by=houses["Savoy"], father__isnull=False).update(
         status=Status.DEAD, death_year=c.current_year, death_cause="out of the way"

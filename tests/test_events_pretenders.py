@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from campaign.models import ActionKey, ChronicleEntry, Membership, Role, Roll
+from campaign.models import ActionKey, ChronicleEntry, Role, Roll
 from campaign.permissions import SYSTEM_ACTOR, Forbidden, seat_of
 from campaign.undo import new_action_key, undo_step
 from dynasties import treasury
@@ -23,7 +23,7 @@ from dynasties.table_events.pretenders import may_be_auctioned, may_buy_back, ma
 from rules.dice import RandomSource
 from rules.errors import RuleError
 from tests.events_helpers import api, endpoint, logged, page
-from tests.factories import person, wed
+from tests.factories import person, seat_member, wed
 
 
 def listed(client: Client, campaign) -> str:
@@ -355,8 +355,8 @@ def three(db, gm, alice, bob):
     c.current_year = 1320
     c.save()
     houses = {d.crown or "aristocratic": d for d in Dynasty.objects.filter(campaign=c)}
-    Membership.objects.create(campaign=c, user=alice, role=Role.PLAYER, dynasty=houses["England"])
-    Membership.objects.create(campaign=c, user=bob, role=Role.PLAYER, dynasty=houses["France"])
+    seat_member(campaign=c, user=alice, role=Role.PLAYER, dynasty=houses["England"])
+    seat_member(campaign=c, user=bob, role=Role.PLAYER, dynasty=houses["France"])
     for name in ("England", "France", "Germany"):
         treasury.post(c, payer=None, payee=houses[name], amount=100, kind="tax", reason="taxes")
     child = Character.objects.get(campaign=c, controlled_by=houses["aristocratic"], birth_year=1295)

@@ -26,7 +26,7 @@ from rules.dice import RandomSource
 from rules.errors import RuleError, StepOrderError
 from rules.interphase import Governed, InterphaseEntry
 from tests.events_helpers import api, key, logged
-from tests.factories import at_step, person
+from tests.factories import at_step, person, seat_member
 
 
 def event_url(c, k: str) -> str:
@@ -240,8 +240,8 @@ def eu(db, gm, alice, bob):
     c = campaign_create(name="Europa", ruleset="eu-bloodline", players=2, source=RandomSource(8), by=gm)
     france = Dynasty.objects.get(campaign=c, crown="France")
     england = Dynasty.objects.get(campaign=c, crown="England")
-    Membership.objects.create(campaign=c, user=alice, role=Role.PLAYER, dynasty=england)
-    Membership.objects.create(campaign=c, user=bob, role=Role.PLAYER, dynasty=france)
+    seat_member(campaign=c, user=alice, role=Role.PLAYER, dynasty=england)
+    seat_member(campaign=c, user=bob, role=Role.PLAYER, dynasty=france)
     king = Reign.objects.get(campaign=c, crown="France", end_year__isnull=True).holder
     Character.objects.filter(father=king).update(status=Status.DEAD, death_year=1491)  # a clean slate of children
     elder = person(c, france, "Elder", "M", c.current_year - 22, father=king)

@@ -13,6 +13,7 @@ from contracts.models import Contract
 from dynasties.models import Character, Crown, Dynasty, Posting, PostingKind, Reign
 from dynasties.services import campaign_create
 from rules.dice import RandomSource
+from tests.factories import seat_member
 
 
 @pytest.fixture
@@ -50,7 +51,7 @@ def test_a_link_named_by_its_id_is_judged_too(campaign, bravo):
 
 def test_a_member_cannot_be_seated_in_a_house_of_another_campaign(campaign, bravo, outsider):
     with pytest.raises(ForeignLink):
-        Membership.objects.create(campaign=campaign, user=outsider, role=Role.PLAYER, dynasty=first(Dynasty, bravo))
+        seat_member(campaign=campaign, user=outsider, role=Role.PLAYER, dynasty=first(Dynasty, bravo))
     assert not Membership.objects.filter(user=outsider).exists()
 
 
@@ -77,7 +78,8 @@ def test_the_guard_covers_every_link_between_rows_of_a_campaign():
     assert ("dynasties_reign", "holder_id") in links
     assert ("dynasties_reign", "interim_for_id") in links
     assert ("dynasties_crown", "home_dynasty_id") in links
-    assert ("campaign_membership", "dynasty_id") in links
+    assert ("dynasties_seat", "house_id") in links  # a member's house
+    assert ("dynasties_seat", "membership_id") in links
     assert ("dynasties_portrait", "character_id") in links  # one-to-one keys too
     assert not any(table.startswith("dynasties_historical") for table, _ in links)  # the audit trail's copies: not the game
 

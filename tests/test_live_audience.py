@@ -30,7 +30,7 @@ from dynasties.treasury import post, posting_reverse, treasury_transfer
 from rules.dice import RandomSource
 from rules.errors import RuleError
 from rules.interphase import InterphaseEntry
-from tests.factories import at_step
+from tests.factories import at_step, member_house_id, seat_member
 from tests.test_desk_undo import _form_data
 
 
@@ -46,7 +46,7 @@ def carol(campaign):
     """A third player, of a house that is party to nothing here."""
     user = get_user_model().objects.create_user("carol", password="carol-password-1")
     third = Dynasty.objects.filter(campaign=campaign, kind="player").exclude(crown__in=["England", "France"]).order_by("pk")[0]
-    Membership.objects.create(campaign=campaign, user=user, role=Role.PLAYER, dynasty=third)
+    seat_member(campaign=campaign, user=user, role=Role.PLAYER, dynasty=third)
     return user
 
 
@@ -250,7 +250,7 @@ def test_a_seat_moved_at_the_desk_moves_everyone(campaign, table, admin_client, 
     seat = Membership.objects.get(campaign=campaign, user=carol)
     spain = (
         Dynasty.objects.filter(campaign=campaign, kind="player")
-        .exclude(pk=seat.dynasty_id)
+        .exclude(pk=member_house_id(seat))
         .exclude(crown__in=["England", "France"])[0]
     )
     assert moved(campaign, table, lambda: _desk_save(admin_client, "campaign_membership", seat.pk, dynasty=str(spain.pk))) >= {

@@ -11,9 +11,10 @@ from django.contrib.auth import get_user_model
 from campaign.models import Campaign, Checkpoint, ChronicleEntry, Membership, Role, UndoChange
 from campaign.undo import new_action_key, redo, redo_plan, step_action, undo_plan, undo_step
 from dynasties.invitations import account_join, invitation_create, member_remove, seat_move
-from dynasties.models import Dynasty
+from dynasties.models import Dynasty, Seat
 from rules.dice import RandomSource
 from rules.errors import RuleError
+from tests.factories import member_house_id
 
 pytestmark = pytest.mark.django_db
 
@@ -33,7 +34,7 @@ def births(campaign: Campaign, gm) -> None:
 
 def table(campaign: Campaign) -> tuple[list[tuple[str, str, int | None]], list[str]]:
     """Who sits where, and the chronicle's membership lines."""
-    seats = sorted(Membership.objects.filter(campaign=campaign).values_list("user__username", "role", "dynasty_id"))
+    seats = sorted(Membership.objects.filter(campaign=campaign).values_list("user__username", "role", "seat__house"))
     lines = list(
         ChronicleEntry.objects.filter(campaign=campaign, kind="membership").order_by("pk").values_list("text", flat=True)
     )
@@ -129,7 +130,7 @@ def test_an_undo_that_takes_away_a_house_a_player_plays_is_refused_naming_him(ca
     assert "anjou_player plays the house of Anjou-Sicily" in refused.value.message
     assert "seat" in refused.value.message and "then undo" in refused.value.message
     assert Dynasty.objects.filter(pk=anjou.pk).exists()  # nothing undone
-    assert Membership.objects.get(user=newcomer).dynasty_id == anjou.pk
+    assert member_house_id(Membership.objects.get(user=newcomer)) == anjou.pk
 
 
 def test_an_undo_that_takes_away_a_house_frees_an_observer_s_row_and_goes_on(campaign, gm):
@@ -139,6 +140,7 @@ def test_an_undo_that_takes_away_a_house_frees_an_observer_s_row_and_goes_on(cam
     anjou = _new_house_at_the_desk(campaign, gm)
     newcomer = get_user_model().objects.create_user("anjou_player", password="a-long-password-1")
     seat = membership_add(campaign=campaign, user=newcomer, role=Role.PLAYER, dynasty=anjou, by=gm)
-    Membership.objects.filter(pk=seat.pk).update(role=Role.OBSERVER, dynasty=None)
+    Membership.objects.filter(pk=seat.pk).update(role=Role.OBSERVER)
+    Seat.objects.filter(membership_id=seat.pk).delete()
     undo_step(campaign=campaign.pk, key=new_action_key(), by=gm)
     assert not Dynasty.objects.filter(pk=anjou.pk).exists()

@@ -30,7 +30,7 @@ from dynasties.services.pretenders import bastard_create, pretender_buy_back, pr
 from rules.dice import RandomSource
 from rules.errors import RuleError
 from tests.events_helpers import api, endpoint, logged
-from tests.factories import person
+from tests.factories import person, seat_member
 
 RULE_E_OFF = "Optional Rule E: Event Cards"
 
@@ -220,10 +220,10 @@ def test_the_interception_from_the_api_and_its_secrecy(campaign, gm, alice, bob,
     spain = Dynasty.objects.get(campaign=campaign, crown="Spain")
     from django.contrib.auth import get_user_model
 
-    from campaign.models import Membership, Role
+    from campaign.models import Role
 
     carol = get_user_model().objects.create_user("carol", password="carol-password-1")
-    Membership.objects.create(campaign=campaign, user=carol, role=Role.PLAYER, dynasty=spain)
+    seat_member(campaign=campaign, user=carol, role=Role.PLAYER, dynasty=spain)
 
     def chronicle(user) -> str:
         rows = api(user).get(f"/api/v1/campaigns/{campaign.slug}/chronicle/?page_size=500").json()["results"]

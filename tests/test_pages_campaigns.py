@@ -10,6 +10,7 @@ from campaign.models import ActionKey, Campaign, ChronicleEntry, Membership, Rol
 from dynasties.models import Character, Dynasty, Reign
 from operations.services import CampaignAlreadyCreated, campaign_start
 from rules.errors import RuleError
+from tests.factories import member_house
 
 URL = "/campaigns/new/"
 
@@ -87,7 +88,7 @@ def test_a_user_creates_a_campaign_with_players_and_observers(client, alice, bob
         "Spain",
     ]
     roles = {
-        m.user.username: (m.role, m.dynasty.crown if m.dynasty else None) for m in Membership.objects.filter(campaign=campaign)
+        m.user.username: (m.role, getattr(member_house(m), "crown", None)) for m in Membership.objects.filter(campaign=campaign)
     }
     assert roles == {
         "carol": (Role.GM, None),
@@ -131,7 +132,7 @@ def test_a_generated_prehistory_plays_the_turns(client, alice, bob):
     }
     note = ChronicleEntry.objects.get(campaign=c, kind="setup", data__seed=11)
     assert "4 turns" in note.text and "1300-1320" in note.text
-    assert Membership.objects.get(campaign=c, user__username="bob").dynasty.crown == "France"
+    assert member_house(Membership.objects.get(campaign=c, user__username="bob")).crown == "France"
     # the same seed plays the same prehistory
     _post(client, name="Old World Again", setup="prehistory", turns="4", seed="11", action_key="again")
     again = Campaign.objects.get(name="Old World Again")

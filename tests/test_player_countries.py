@@ -22,6 +22,7 @@ from operations.services import campaign_start
 from rules import blood_royale as br
 from rules.dice import RandomSource
 from rules.errors import RuleError
+from tests.factories import member_house
 
 URL = "/campaigns/new/"
 
@@ -96,7 +97,7 @@ def test_three_players_start_with_their_chosen_countries_and_the_aristocratic_fa
     assert (
         Dynasty.objects.filter(campaign=campaign, kind=DynastyKind.ARISTOCRATIC).count() == 1
     )  # "an additional 'aristocratic' family"
-    assert Membership.objects.get(campaign=campaign, user=alice).dynasty.crown == "Spain"
+    assert member_house(Membership.objects.get(campaign=campaign, user=alice)).crown == "Spain"
 
 
 @pytest.mark.django_db
@@ -165,7 +166,7 @@ def test_three_players_tick_their_countries_on_the_page(client, carol, alice):
     assert response.status_code == 302, response.context["form"].errors
     campaign = Campaign.objects.get()
     assert crowns_of(campaign) == ["England", "Italy", "Spain"]
-    assert Membership.objects.get(campaign=campaign, role=Role.PLAYER).dynasty.crown == "Spain"
+    assert member_house(Membership.objects.get(campaign=campaign, role=Role.PLAYER)).crown == "Spain"
 
 
 def test_a_wrong_choice_on_the_page_is_refused_next_to_the_countries(client, carol, alice):

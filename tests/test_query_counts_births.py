@@ -36,6 +36,7 @@ from dynasties.models import BirthAttempt, Marriage, Reign
 from dynasties.services import births_attempt
 from rules.errors import InvalidDice
 from tests.api.conftest import url
+from tests.factories import member_house_id
 
 pytestmark = pytest.mark.django_db
 
@@ -323,6 +324,8 @@ def test_a_request_reads_the_seat_once_until_a_seat_or_a_write_changes(campaign,
     """The door and the policy share one read of the caller's seat per request; a membership saved,
     or a step action ended, forgets it; outside a request it is read every time."""
     seat = Membership.objects.get(campaign=campaign, user=alice)
+    house = member_house_id(seat)
+    assert house is not None
     with CaptureQueriesContext(connection) as ctx:
         role_of(alice, campaign)
         role_of(alice, campaign)
@@ -332,15 +335,15 @@ def test_a_request_reads_the_seat_once_until_a_seat_or_a_write_changes(campaign,
     request_started.send(sender=None)
     try:
         with CaptureQueriesContext(connection) as ctx:
-            assert role_of(alice, campaign) == (seat.role, seat.dynasty_id)
-            assert role_of(alice, campaign) == (seat.role, seat.dynasty_id)
+            assert role_of(alice, campaign) == (seat.role, house)
+            assert role_of(alice, campaign) == (seat.role, house)
         assert len(ctx.captured_queries) == 1
         seat.role = Role.OBSERVER
         seat.save(update_fields=["role"])
-        assert role_of(alice, campaign) == (Role.OBSERVER, seat.dynasty_id)  # read again
+        assert role_of(alice, campaign) == (Role.OBSERVER, house)  # read again
         Membership.objects.filter(pk=seat.pk).update(role=Role.PLAYER)  # no signal: as an undo's own update
         step_action(campaign=campaign, key=new_action_key(), label="a write", action=lambda c: None, by=SYSTEM_ACTOR)
-        assert role_of(alice, campaign) == (Role.PLAYER, seat.dynasty_id)  # the step action forgot it
+        assert role_of(alice, campaign) == (Role.PLAYER, house)  # the step action forgot it
         found, role, _ = member_of(alice, campaign.slug)
         assert found == campaign and role == Role.PLAYER
         with CaptureQueriesContext(connection) as ctx:

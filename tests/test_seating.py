@@ -25,6 +25,7 @@ from dynasties.models import Dynasty, Invitation
 from dynasties.services import campaign_create
 from rules.dice import RandomSource
 from rules.errors import RuleError
+from tests.factories import seat_member
 from tests.test_settings import STRONG_KEY, _production
 
 User = get_user_model()
@@ -288,7 +289,7 @@ def test_who_may_make_a_reset_link(campaign, gm, alice, bob, outsider):
     # alice also plays at another GM's table: her new password would open it to this GM
     other_gm = User.objects.create_user("othergm", password=STRONG)
     other = campaign_create(name="Other Table", players=5, source=RandomSource(5), by=other_gm)
-    Membership.objects.create(campaign=other, user=alice, role=Role.PLAYER, dynasty=house(other, "Spain"))
+    seat_member(campaign=other, user=alice, role=Role.PLAYER, dynasty=house(other, "Spain"))
     with pytest.raises(Forbidden) as caught:
         password_reset_link(campaign=campaign, membership=alice_seat, by=gm)
     assert "also sits at a table you do not run" in caught.value.message

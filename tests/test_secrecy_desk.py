@@ -271,10 +271,10 @@ def cross_links() -> list[str]:
     with connection.cursor() as cursor:
         for link in same_campaign_links():
             cursor.execute(
-                f'SELECT t.id FROM "{link.table}" t JOIN "{link.target}" o ON o.id = t."{link.column}" '  # noqa: S608 (names from the models)
+                f'SELECT t."{link.column}" FROM "{link.table}" t JOIN "{link.target}" o ON o.id = t."{link.column}" '  # noqa: S608 (names from the models)
                 "WHERE o.campaign_id <> t.campaign_id"
-            )
-            found += [f"{link.table}.{link.column} #{pk}" for (pk,) in cursor.fetchall()]
+            )  # the link's value, not the row's id: a seat's key is its membership
+            found += [f"{link.table}.{link.column} -> #{pk}" for (pk,) in cursor.fetchall()]
     parties = Contract.parties.through.objects.exclude(dynasty__campaign_id=F("contract__campaign_id"))
     found += [f"contract parties #{pk}" for pk in parties.values_list("pk", flat=True)]
     return found

@@ -108,7 +108,7 @@ class CampaignViewSet(viewsets.ReadOnlyModelViewSet):  # type: ignore[type-arg]
         return (
             qs.annotate(mine=FilteredRelation("memberships", condition=Q(memberships__user=user)))
             .filter(mine__isnull=False)
-            .annotate(viewer_role=F("mine__role"), viewer_dynasty=F("mine__dynasty_id"))
+            .annotate(viewer_role=F("mine__role"), viewer_dynasty=F("mine__seat__house"))
         )
 
     def get_serializer_class(self) -> type[serializers.Serializer]:  # type: ignore[type-arg]
@@ -123,6 +123,9 @@ class CampaignViewSet(viewsets.ReadOnlyModelViewSet):  # type: ignore[type-arg]
 class MembershipOut(serializers.ModelSerializer):  # type: ignore[type-arg]
     username = serializers.CharField(source="user.get_username")
     role = serializers.ChoiceField(choices=Role.choices)
+    dynasty = serializers.IntegerField(
+        source="seat_house", allow_null=True, read_only=True, help_text="The house he plays or is tied to (none: no house)."
+    )
 
     class Meta:
         model = Membership
@@ -131,18 +134,18 @@ class MembershipOut(serializers.ModelSerializer):  # type: ignore[type-arg]
 
 
 class MembershipFilterSet(FilterSet):
-    dynasty = IntegerFilter(field_name="dynasty_id", help_text="Members playing this dynasty.")
+    dynasty = IntegerFilter(field_name="seat__house", help_text="Members playing this dynasty.")
 
     class Meta:
         model = Membership
-        fields = ["role", "dynasty"]
+        fields = ["role"]
 
 
 class MembershipViewSet(CampaignReadViewSet):
     """Who plays which dynasty, who runs the campaign and who watches."""
 
     api_tag = "campaigns"
-    queryset = Membership.objects.select_related("user").order_by("pk")
+    queryset = Membership.objects.select_related("user").annotate(seat_house=F("seat__house")).order_by("pk")
     serializer_class = MembershipOut
     filterset_class = MembershipFilterSet
 

@@ -20,9 +20,9 @@ from django.utils.html import format_html_join
 
 from campaign.models import ActionKey, Campaign, Checkpoint, ChronicleEntry, Membership, Roll, RuleTable
 from campaign.services import copy_saved, membership_add, membership_check, table_restore_defaults, table_update
-from desk.admin.base import DeskAdmin, DeskTabularInline
+from desk.admin.base import DeskAdmin, DeskTabularInline, form_campaign
 from desk.forms_tables import TableGrid
-from dynasties.models import Posting, RollSubject
+from dynasties.models import Dynasty, Posting, RollSubject, Seat, house_of, seat_write
 from dynasties.services import campaign_create
 from dynasties.services.setup import default_dynasties
 from rules import get_ruleset
@@ -163,14 +163,27 @@ class MembershipForm(forms.ModelForm):  # type: ignore[type-arg]  # not subscrip
         help_text="The account's username, as he logs in. A newcomer joins by an invitation link (the Players page).",
     )
 
+    dynasty = forms.ModelChoiceField(
+        queryset=Dynasty.objects.none(),
+        required=False,
+        help_text="The house he plays (a player) or is tied to (a GM or an observer may have none).",
+    )
+    campaign_id: int | None = None  # the campaign the desk works on (MembershipAdmin.get_form): its houses are offered
+
     class Meta:
         model = Membership
-        fields = ["campaign", "user", "role", "dynasty"]
+        fields = ["campaign", "user", "role"]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if self.instance.pk is not None:  # an existing member keeps his account
             self.fields.pop("username", None)
+        field = self.fields["dynasty"]
+        assert isinstance(field, forms.ModelChoiceField)
+        houses = Dynasty.objects.order_by("pk")
+        field.queryset = houses.none() if self.campaign_id is None else houses.filter(campaign_id=self.campaign_id)
+        if self.instance.pk is not None and "dynasty" not in self.initial:
+            self.initial["dynasty"] = Seat.objects.filter(membership_id=self.instance.pk).values_list("house", flat=True).first()
 
     def clean_username(self) -> Any:
         name = self.cleaned_data["username"].strip()
@@ -209,6 +222,10 @@ class MembershipInline(DeskTabularInline):
     extra = 0
     show_change_link = True
 
+    @admin.display(description="dynasty")
+    def dynasty(self, obj: Membership) -> Any:
+        return house_of(obj) or "-"
+
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
@@ -216,7 +233,7 @@ class MembershipInline(DeskTabularInline):
         return False
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Membership]:
-        return super().get_queryset(request).select_related("user", "dynasty")
+        return super().get_queryset(request).select_related("user", "seat__house")
 
 
 @admin.register(Campaign)
@@ -300,22 +317,32 @@ class MembershipAdmin(DeskAdmin):
     form = MembershipForm
     list_display = ["user", "campaign", "role", "dynasty"]
     list_filter = ["role", "campaign"]
-    list_select_related = ["user", "campaign", "dynasty"]
-    search_fields = ["user__username", "campaign__name", "dynasty__name", "dynasty__crown"]
-    autocomplete_fields = ["dynasty"]
+    list_select_related = ["user", "campaign", "seat__house"]
+    search_fields = ["user__username", "campaign__name", "seat__house__name", "seat__house__crown"]
+
+    @admin.display(description="dynasty", ordering="seat__house__name")
+    def dynasty(self, obj: Membership) -> Any:
+        return house_of(obj) or "-"
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         return ("campaign", "username", "role", "dynasty") if obj is None else ("campaign", "user", "role", "dynasty")
+
+    def get_form(self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any) -> Any:
+        form = super().get_form(request, obj, change=change, **kwargs)
+        campaign = obj.campaign_id if obj is not None else form_campaign(request)
+        return type(form.__name__, (form,), {"campaign_id": campaign})  # the house offered: that campaign's
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         fields = super().get_readonly_fields(request, obj)
         return fields if obj is None else [*fields, "user"]  # a seat moves to another account on the Players page
 
     def save_model(self, request: HttpRequest, obj: Membership, form: Any, change: bool) -> None:
+        house = form.cleaned_data.get("dynasty")
         if change:  # the form has checked the membership rules; a change is a plain correction
             super().save_model(request, obj, form, change)
+            seat_write(obj, house)
             return
-        saved = membership_add(campaign=obj.campaign, user=obj.user, role=obj.role, dynasty=obj.dynasty, by=request.user)
+        saved = membership_add(campaign=obj.campaign, user=obj.user, role=obj.role, dynasty=house, by=request.user)
         copy_saved(obj, saved)
 
 

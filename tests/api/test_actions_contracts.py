@@ -26,6 +26,7 @@ from contracts.services import breach_record, contract_draft, contract_sign
 from dynasties import treasury
 from dynasties.models import Dynasty, PostingKind
 from tests.api.conftest import assert_error, url
+from tests.factories import seat_member
 
 pytestmark = pytest.mark.django_db
 
@@ -367,10 +368,10 @@ def test_the_payer_settles_an_unpaid_payment(campaign, alice, gm, dover, amiens,
 
 
 def test_only_the_payers_player_settles(campaign, gm, dover, client_for, django_user_model):
-    from campaign.models import Membership, Role
+    from campaign.models import Role
 
     spaniard = django_user_model.objects.create_user("carlos", password="carlos-password-1")
-    Membership.objects.create(campaign=campaign, user=spaniard, role=Role.PLAYER, dynasty_id=house(campaign, "Spain"))
+    seat_member(campaign=campaign, user=spaniard, role=Role.PLAYER, dynasty_id=house(campaign, "Spain"))
     contract_sign(campaign=campaign, contract=dover, by=SYSTEM_ACTOR)
     payment = ContractPayment.objects.get(contract=dover)
     address = contract_url(campaign, dover, f"payments/{payment.pk}/settle")

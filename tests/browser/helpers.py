@@ -6,6 +6,8 @@ from typing import Any
 
 from playwright.sync_api import Page, expect
 
+from tests.factories import seat_member
+
 
 def log_in(page: Page, base_url: str, username: str, password: str) -> None:
     """Log in through the login page, as a person does, and wait until the header names the user."""
@@ -21,7 +23,7 @@ def seated_table(name: str, gm_password: str) -> Any:
     England's player: the table an invitation test seats the others at."""
     from django.contrib.auth import get_user_model
 
-    from campaign.models import Membership, Role
+    from campaign.models import Role
     from dynasties.models import Dynasty
     from dynasties.services import campaign_create
 
@@ -30,5 +32,5 @@ def seated_table(name: str, gm_password: str) -> Any:
     alice = users.objects.create_user("alice", password="alice-password-1")
     campaign = campaign_create(name=name, players=5, by=gm)
     england = Dynasty.objects.get(campaign=campaign, crown="England")
-    Membership.objects.create(campaign=campaign, user=alice, role=Role.PLAYER, dynasty=england)
+    seat_member(campaign=campaign, user=alice, role=Role.PLAYER, dynasty=england)
     return campaign

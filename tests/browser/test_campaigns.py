@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from playwright.sync_api import Browser, Page, expect
 
 from campaign.models import Campaign, Membership, Role
+from tests.factories import member_house
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -107,7 +108,7 @@ def test_a_user_creates_a_campaign_with_two_players_and_sees_the_tree(browser: B
         expect(page.get_by_role("heading", name="Game Night at Carol's")).to_be_visible()
         expect(page.locator("ul.messages")).to_contain_text("you are its game master")
         assert campaign.option("disputed_succession")
-        players = {m.user.username: m.dynasty.crown for m in Membership.objects.filter(campaign=campaign, role=Role.PLAYER)}
+        players = {m.user.username: member_house(m).crown for m in Membership.objects.filter(campaign=campaign, role=Role.PLAYER)}
         assert players == {"alice": "England", "bob": "France"}
         shot(page, "dashboard-desktop")
 

@@ -12,11 +12,12 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import Browser, Page, expect
 
-from campaign.models import Membership, Role
+from campaign.models import Role
 from contracts.models import Contract
 from dynasties.models import Dynasty
 from dynasties.services import campaign_create
 from rules.dice import RandomSource
+from tests.factories import seat_member
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -30,7 +31,7 @@ def table():
     campaign = campaign_create(name="Contracts Night", players=5, source=RandomSource(7), by=users["gm"])
     for name, crown in (("alice", "England"), ("bob", "France")):
         dynasty = Dynasty.objects.get(campaign=campaign, crown=crown)
-        Membership.objects.create(campaign=campaign, user=users[name], role=Role.PLAYER, dynasty=dynasty)
+        seat_member(campaign=campaign, user=users[name], role=Role.PLAYER, dynasty=dynasty)
     return campaign
 
 

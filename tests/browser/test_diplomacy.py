@@ -12,13 +12,14 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import Browser, Page, expect
 
-from campaign.models import Membership, Role
+from campaign.models import Role
 from campaign.permissions import SYSTEM_ACTOR
 from contracts.models import Claim, ClaimHow, Excommunication, Obligation, ObligationState
 from contracts.services import area_claim_record
 from dynasties.models import Dynasty
 from dynasties.services import campaign_create
 from rules.dice import RandomSource
+from tests.factories import seat_member
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -50,7 +51,7 @@ def test_a_claim_granted_a_conquest_refused_and_an_exchange(browser: Browser, li
     users = {n: get_user_model().objects.create_user(n, password=f"{n}-password-1") for n in ("gm", "sancho")}
     campaign = campaign_create(name="Grand Diplomacy", players=5, source=RandomSource(7), by=users["gm"])
     house = {d.crown: d for d in Dynasty.objects.filter(campaign=campaign)}
-    Membership.objects.create(campaign=campaign, user=users["sancho"], role=Role.PLAYER, dynasty=house["Spain"])
+    seat_member(campaign=campaign, user=users["sancho"], role=Role.PLAYER, dynasty=house["Spain"])
     italy, spain, england, france = (house[c].name for c in ("Italy", "Spain", "England", "France"))
     calais = area_claim_record(campaign=campaign, dynasty=house["England"], area="Calais", by=SYSTEM_ACTOR)
     area_claim_record(campaign=campaign, dynasty=house["France"], area="Anjou", by=SYSTEM_ACTOR)

@@ -13,14 +13,14 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import Browser, Page, expect
 
-from campaign.models import Membership, Role
+from campaign.models import Role
 from dynasties import treasury
 from dynasties.models import Character, Dynasty, Posting, PostingKind, Reign
 from dynasties.services import campaign_create
 from dynasties.services.events import character_capture
 from rules.dice import RandomSource
 from tests.browser.helpers import log_in
-from tests.factories import person
+from tests.factories import person, seat_member
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -38,8 +38,8 @@ def table():
     campaign = campaign_create(name="Ransom Night", players=5, source=RandomSource(7), by=gm)
     england = Dynasty.objects.get(campaign=campaign, crown="England")
     france = Dynasty.objects.get(campaign=campaign, crown="France")
-    Membership.objects.create(campaign=campaign, user=alice, role=Role.PLAYER, dynasty=england)
-    Membership.objects.create(campaign=campaign, user=bob, role=Role.PLAYER, dynasty=france)
+    seat_member(campaign=campaign, user=alice, role=Role.PLAYER, dynasty=england)
+    seat_member(campaign=campaign, user=bob, role=Role.PLAYER, dynasty=france)
     treasury.post(campaign, payer=None, payee=england, amount=400, kind="tax", reason="taxes")
     treasury.post(campaign, payer=None, payee=france, amount=250, kind="tax", reason="taxes")
     return campaign

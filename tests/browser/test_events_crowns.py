@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from campaign.models import Membership, Role
+from campaign.models import Role
 from dynasties.models import Dynasty, Reign
 from dynasties.services import campaign_create
 from dynasties.services.bloodline import revolt
 from dynasties.services.common import World
 from rules.dice import RandomSource
 from tests.browser.helpers import log_in
-from tests.factories import person
+from tests.factories import person, seat_member
 from tests.test_events_crowns import england_regency
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -81,7 +81,7 @@ def test_the_crown_page_on_a_laptop_and_a_phone(browser: Browser, live_server, g
     folder = folder_for(tmp_path)
     europa = campaign_create(name="Europa", ruleset="eu-bloodline", players=3, source=RandomSource(4), by=gm)
     france = Dynasty.objects.get(campaign=europa, crown="France")
-    Membership.objects.create(campaign=europa, user=alice, role=Role.PLAYER, dynasty=france)
+    seat_member(campaign=europa, user=alice, role=Role.PLAYER, dynasty=france)
     world = World(europa)
     from campaign.steps import Chronicle
 

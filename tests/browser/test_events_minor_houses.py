@@ -11,14 +11,14 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import Browser, Page, expect
 
-from campaign.models import Membership, Role, Roll, RollSource, Step
+from campaign.models import Role, Roll, RollSource, Step
 from dynasties.models import Character, Dynasty, Marriage, MarriageOffer, OfferStatus, Reign, Status
 from dynasties.services import DynastySpec, campaign_create
 from dynasties.services.minor_houses import royal_marriage_box_set
 from rules import bloodline as bl
 from rules.dice import RandomSource
 from tests.browser.helpers import log_in
-from tests.factories import person
+from tests.factories import person, seat_member
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -43,7 +43,7 @@ def table(db):
         by=gm,
     )
     houses = {d.crown: d for d in Dynasty.objects.filter(campaign=c)}
-    Membership.objects.create(campaign=c, user=alice, role=Role.PLAYER, dynasty=houses["France"])
+    seat_member(campaign=c, user=alice, role=Role.PLAYER, dynasty=houses["France"])
     Character.objects.filter(campaign=c, controlled_by=houses["Savoy"], father__isnull=False).update(
         status=Status.DEAD, death_year=c.current_year, death_cause="out of the way"
     )

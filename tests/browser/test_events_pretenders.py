@@ -15,13 +15,13 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import Browser, Page, expect
 
-from campaign.models import Membership, Role
+from campaign.models import Role
 from dynasties import treasury
 from dynasties.models import Character, Dynasty, Marriage, Status
 from dynasties.services import campaign_create
 from rules.dice import RandomSource
 from tests.browser.helpers import log_in
-from tests.factories import person
+from tests.factories import person, seat_member
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -40,8 +40,8 @@ def table():
     )
     houses = {d.crown: d for d in Dynasty.objects.filter(campaign=campaign)}
     england, france = houses["England"], houses["France"]
-    Membership.objects.create(campaign=campaign, user=users["alice"], role=Role.PLAYER, dynasty=england)
-    Membership.objects.create(campaign=campaign, user=users["bob"], role=Role.PLAYER, dynasty=france)
+    seat_member(campaign=campaign, user=users["alice"], role=Role.PLAYER, dynasty=england)
+    seat_member(campaign=campaign, user=users["bob"], role=Role.PLAYER, dynasty=france)
     king = Character.objects.get(campaign=campaign, controlled_by=england, birth_year=1275)
     queen = Character.objects.get(campaign=campaign, controlled_by=england, birth_year=1280)
     Character.objects.filter(pk=king.pk).update(birth_year=1250)

@@ -12,12 +12,12 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import Browser, expect
 
-from campaign.models import Membership, Role
+from campaign.models import Role
 from dynasties.models import Character, Dynasty, Reign, Title
 from dynasties.services import campaign_create
 from rules.dice import RandomSource
 from tests.browser.helpers import log_in
-from tests.factories import person
+from tests.factories import person, seat_member
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -39,7 +39,7 @@ def realm():
         by=users["gm"],
     )
     england = Dynasty.objects.get(campaign=campaign, crown="England")
-    Membership.objects.create(campaign=campaign, user=users["alice"], role=Role.PLAYER, dynasty=england)
+    seat_member(campaign=campaign, user=users["alice"], role=Role.PLAYER, dynasty=england)
     king = Reign.objects.get(campaign=campaign, crown="England", end_year__isnull=True).holder
     queen = Character.objects.get(campaign=campaign, controlled_by=england, sex="F", father__isnull=True)
     henry = person(campaign, england, "Henry", "M", 1280, father=king, mother=queen)

@@ -27,6 +27,7 @@ from dynasties.services.regnal import crowned_name
 from operations.services import campaign_start
 from rules.dice import RandomSource
 from tests.browser.helpers import log_in
+from tests.factories import member_house
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -81,7 +82,7 @@ def test_a_gm_creates_a_campaign_and_plays_a_whole_dynastic_sequence(browser: Br
         game = Campaign.objects.get()
         expect(page).to_have_url(f"{live_server.url}/c/{game.slug}/")
         expect(page.locator("ul.messages")).to_contain_text("you are its game master")
-        players = {m.user.username: m.dynasty.crown for m in Membership.objects.filter(campaign=game, role=Role.PLAYER)}
+        players = {m.user.username: member_house(m).crown for m in Membership.objects.filter(campaign=game, role=Role.PLAYER)}
         assert players == {"alice": "England", "bob": "France"}
         assert (game.current_year, game.step) == (1300, Step.BIRTHS)
         england = Dynasty.objects.get(campaign=game, crown="England")

@@ -28,8 +28,8 @@ from playwright.sync_api import Browser, Page, expect
 
 from campaign import dice as server_dice
 from campaign import live
-from campaign.models import Campaign, Membership, Step
-from dynasties.models import Dynasty
+from campaign.models import Campaign, Step
+from dynasties.models import Dynasty, Seat
 from dynasties.treasury import treasury_transfer
 from operations.services import campaign_start
 from rules.dice import RandomSource
@@ -315,7 +315,7 @@ def test_a_page_follows_its_member_to_another_house(browser: Browser, live_serve
         other = Dynasty.objects.filter(campaign=campaign, kind="player").exclude(crown__in=["England", "France"]).first()
         assert other is not None
         moved = now_ms()
-        Membership.objects.filter(campaign=campaign, user=alice).update(dynasty=other)  # behind the page's back
+        Seat.objects.filter(membership__campaign=campaign, membership__user=alice).update(house=other)  # behind the page's back
         assert version(campaign, alice) < was
         rebuilt_after(page, moved, "a page whose member moved to another house")
         shows_version(page, campaign, alice)

@@ -12,13 +12,13 @@ import pytest
 from playwright.sync_api import Browser, expect
 from rest_framework.test import APIClient
 
-from campaign.models import ChronicleEntry, Membership, Role, Roll
+from campaign.models import ChronicleEntry, Role, Roll
 from dynasties import treasury
 from dynasties.models import Character, Dynasty, Status
 from dynasties.services import campaign_create
 from rules.dice import RandomSource
 from tests.browser.helpers import log_in
-from tests.factories import person
+from tests.factories import person, seat_member
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -30,7 +30,7 @@ def test_the_gm_records_an_interception_and_a_battle_of_the_third_phase(browser:
     campaign = campaign_create(name="Three Phases", players=5, optional_rules=options, source=RandomSource(5), by=gm)
     houses = {d.crown: d for d in Dynasty.objects.filter(campaign=campaign)}
     england, france = houses["England"], houses["France"]
-    Membership.objects.create(campaign=campaign, user=alice, role=Role.PLAYER, dynasty=england)
+    seat_member(campaign=campaign, user=alice, role=Role.PLAYER, dynasty=england)
     for house in (england, france):
         treasury.post(campaign, payer=None, payee=house, amount=100, kind="other", reason="purse")
     prince = person(campaign, england, "Richard", "M", campaign.current_year - 22)

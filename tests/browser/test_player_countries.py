@@ -10,6 +10,7 @@ from playwright.sync_api import Browser, expect
 
 from campaign.models import Campaign, Membership, Role
 from tests.browser.test_campaigns import DESKTOP, log_in, shot, users  # noqa: F401 - the fixture
+from tests.factories import member_house
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -48,6 +49,6 @@ def test_four_players_seat_no_england_and_three_choose_their_countries(browser: 
         expect(page.get_by_text("Three Crowns is created")).to_be_visible()
         campaign = Campaign.objects.get()
         assert sorted(campaign.dynasties.filter(crown__gt="").values_list("crown", flat=True)) == ["England", "Italy", "Spain"]
-        assert Membership.objects.get(campaign=campaign, role=Role.PLAYER).dynasty.crown == "Spain"
+        assert member_house(Membership.objects.get(campaign=campaign, role=Role.PLAYER)).crown == "Spain"
     finally:
         context.close()

@@ -11,11 +11,11 @@ import pytest
 from django.contrib.auth import get_user_model
 from playwright.sync_api import Browser, Page, expect
 
-from campaign.models import Membership, Role, Step
+from campaign.models import Role, Step
 from dynasties.models import Dynasty, Posting, PostingKind
 from dynasties.services import campaign_create
 from rules.dice import RandomSource
-from tests.factories import at_step
+from tests.factories import at_step, seat_member
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -34,8 +34,8 @@ def table():
     campaign = campaign_create(name="Game Night Treasury", players=5, source=RandomSource(11), by=users["gm"])
     england = Dynasty.objects.get(campaign=campaign, crown="England")
     france = Dynasty.objects.get(campaign=campaign, crown="France")
-    Membership.objects.create(campaign=campaign, user=users["alice"], role=Role.PLAYER, dynasty=england)
-    Membership.objects.create(campaign=campaign, user=users["bob"], role=Role.PLAYER, dynasty=france)
+    seat_member(campaign=campaign, user=users["alice"], role=Role.PLAYER, dynasty=england)
+    seat_member(campaign=campaign, user=users["bob"], role=Role.PLAYER, dynasty=france)
     books = [
         (1300, None, england, 60, PostingKind.TAX, "Taxation: 12 provinces at 5 Crowns"),
         (1305, england, None, 24, PostingKind.MAINTENANCE, "Maintenance of 12 armies at 2 Crowns"),

@@ -12,6 +12,7 @@ from campaign.services import membership_add
 from campaign.undo import change_set
 from dynasties.models import Dynasty
 from tests.browser.helpers import log_in
+from tests.factories import member_house_id
 
 
 def test_the_gm_sees_why_a_seated_house_is_neither_undone_nor_deleted(
@@ -39,4 +40,4 @@ def test_the_gm_sees_why_a_seated_house_is_neither_undone_nor_deleted(
     finally:
         context.close()
     assert Dynasty.objects.filter(pk=house.pk).exists()
-    assert Membership.objects.get(user=player).dynasty_id == house.pk
+    assert member_house_id(Membership.objects.get(user=player)) == house.pk
