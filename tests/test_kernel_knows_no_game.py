@@ -73,3 +73,32 @@ def test_the_ledger_lives_above_the_kernel_and_no_shim_is_left():
     assert not (ROOT / KERNEL / "treasury.py").exists()
     assert (ROOT / "dynasties" / "treasury.py").exists()
     assert "contract" not in {f.name for f in apps.get_model("dynasties", "Posting")._meta.get_fields()}
+
+
+HISTORY_UP = {
+    "0002_initial": {"dynasties"},
+    "0003_posting": {"dynasties"},
+    "0004_posting_contract_posting_entered_by_posting_marriage_and_more": {"contracts", "dynasties"},
+    "0014_dice_entry_certain": {"dynasties"},
+    "0015_invitation": {"dynasties"},
+    "0022_invariants_carry_their_messages": {"contracts", "dynasties"},
+    "0026_membership_seat_kept_by_a_player": {"dynasties"},
+    "0027_posting_moves_to_dynasties": {"contracts"},
+    "0028_membership_seat_moves_up": {"dynasties"},
+}
+"""The kernel's applied migrations that depend on an app above: the history of the links that were
+(docs/architecture.md, "The kernel knows no game"). Frozen: a database that has run them stays as it
+is, and no new migration of the kernel may join them."""
+
+
+def test_no_new_kernel_migration_depends_on_the_game():
+    from django.db.migrations.loader import MigrationLoader
+
+    loader = MigrationLoader(None, ignore_no_migrations=True)
+    up = {}
+    for (app, name), migration in loader.disk_migrations.items():
+        if app == KERNEL:
+            above = {dep[0] for dep in migration.dependencies if dep[0] in GAME}
+            if above:
+                up[name] = above
+    assert up == HISTORY_UP  # a new kernel migration that depends on an app above fails here
