@@ -10,13 +10,13 @@ the row lock, raises the counters and reads the row, in the caller's transaction
 turns out to show only once it is made (a chronicle line's readers, the rows a desk save or an
 undo changed) is added by :func:`reveal` in the same transaction. So the new version is seen
 exactly when the write is (a refused action rolls it back), by every server process (the database
-is the truth, nothing is kept in memory).
+is the truth; the poll's cache, below, a copy put there when the write commits).
 
 A member polls his own version (:func:`member_version`, ``campaign.permissions.live_count``): the
 GM every write, a player the public writes, the players' and his house's, an observer the public
 ones. So nobody's poll moves, nor his page rebuilds, on a write he may not see, and the number he
 reads counts only writes he sees. Open pages poll it and rebuild themselves when it moved
-(``pages.live``)."""
+(``pages.live``); with warm caches the poll reads no database (:func:`session_version`)."""
 
 from __future__ import annotations
 
