@@ -172,3 +172,27 @@ def test_a_cache_left_behind_is_checked_when_the_page_is_newer(cached, campaign,
     assert poll(client, campaign, before).status_code == 204
     assert poll(client, campaign, before + 1).status_code == 204  # the page is newer: the database says so
     assert poll(client, campaign, before).json() == {"version": before + 1}  # and the cache was mended
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_the_database_cache_every_server_reads_the_same_counters_and_no_game_table(settings, campaign, alice, gm):
+    """The production default without Redis: the counters and who asks in ``regnal_cache``, shared
+    by every process; a write that really commits (no test transaction around it) is there."""
+    settings.CACHES = {
+        **settings.CACHES,
+        "shared": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "regnal_cache"},
+    }
+    settings.REGNAL_LIVE_CACHE = "shared"
+    settings.SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+    settings.SESSION_CACHE_ALIAS = "shared"
+    client = logged_in(alice)
+    now = live.viewer_version(alice, campaign)
+    assert poll(client, campaign, now).status_code == 204
+    with CaptureQueriesContext(connection) as queries:
+        assert poll(client, campaign, now).status_code == 204
+    assert queries and all("regnal_cache" in q["sql"] for q in queries), [q["sql"] for q in queries]
+    treasury_transfer(campaign=campaign, payer=None, payee=house(campaign, "England"), amount=1, reason="Alms", by=gm)
+    with CaptureQueriesContext(connection) as queries:
+        moved = poll(client, campaign, now)
+    assert moved.json() == {"version": now + 1}
+    assert all("regnal_cache" in q["sql"] for q in queries), [q["sql"] for q in queries]
