@@ -20,6 +20,7 @@ reads counts only writes he sees. Open pages poll it and rebuild themselves when
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Any
 
@@ -38,6 +39,7 @@ from campaign.permissions import Seen, live_count, role_of
 from rules.errors import NotFound
 
 _SEEN = "live_seen"
+logger = logging.getLogger(__name__)
 
 
 def _counters_sql(connection: Any, keys: list[str]) -> tuple[str, list[Any]]:
@@ -327,7 +329,11 @@ def _publish(pk: int, version: int, counters: dict[str, Any]) -> None:
     if cache is None:
         return
     key = _KEY_VERSION.format(pk)
-    cache.set(key, _merged(cache.get(key), version, counters), _ttl())
+    try:
+        cache.set(key, _merged(cache.get(key), version, counters), _ttl())
+    except Exception:  # the write is committed whatever the cache does; a poll then reads the database
+        logger.warning("The live cache could not take campaign #%s's counters", pk, exc_info=True)
+        _drop(cache, key)
 
 
 def _counters(cache: BaseCache, pk: int, *, check: bool = False) -> tuple[int, dict[str, int]] | None:
@@ -356,8 +362,16 @@ def forget_member(user_id: Any) -> None:
     if cache is None or user_id is None:
         return
     key = _KEY_WHO.format(user_id)
-    cache.delete(key)
-    transaction.on_commit(lambda: cache.delete(key), using=router.db_for_write(Membership))
+    _drop(cache, key)
+    transaction.on_commit(lambda: _drop(cache, key), using=router.db_for_write(Membership))
+
+
+def _drop(cache: BaseCache, key: str) -> None:
+    """Delete ``key``; a cache that fails must not fail the write (its entry expires anyway)."""
+    try:
+        cache.delete(key)
+    except Exception:
+        logger.warning("The live cache could not forget %s (it expires within REGNAL_LIVE_CACHE_SECONDS)", key, exc_info=True)
 
 
 def _user_saved(sender: Any, instance: Any, **kwargs: Any) -> None:
@@ -402,6 +416,14 @@ def session_version(session: Any, slug: str, *, public: bool = False, asked: str
     cache = _cache()
     if cache is None:
         return False, None
+    try:
+        return _from_cache(cache, session, slug, public=public, asked=asked)
+    except Exception:  # a cache that fails (Redis gone): the database answers, as without one
+        logger.warning("The live cache failed; the poll reads the database", exc_info=True)
+        return False, None
+
+
+def _from_cache(cache: BaseCache, session: Any, slug: str, *, public: bool, asked: str | None) -> tuple[bool, int | None]:
     found = _who(cache, session)
     if found is None:
         return False, None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.cache.backends.locmem import LocMemCache
 from django.db import connection, transaction
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -196,3 +197,26 @@ def test_with_the_database_cache_every_server_reads_the_same_counters_and_no_gam
         moved = poll(client, campaign, now)
     assert moved.json() == {"version": now + 1}
     assert all("regnal_cache" in q["sql"] for q in queries), [q["sql"] for q in queries]
+
+
+class BrokenCache(LocMemCache):
+    """A cache server gone: every call fails."""
+
+    def get(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        raise ConnectionError("no cache")
+
+    add = set = delete = get
+
+
+def test_a_failing_cache_fails_neither_a_write_nor_a_poll(settings, campaign, alice, gm, django_capture_on_commit_callbacks):
+    settings.CACHES = {**settings.CACHES, "live": {"BACKEND": "tests.test_live_cache.BrokenCache"}}
+    settings.REGNAL_LIVE_CACHE = "live"
+    client = logged_in(alice)
+    now = live.viewer_version(alice, campaign)
+    assert poll(client, campaign, now).status_code == 204  # the database answers
+    with django_capture_on_commit_callbacks(execute=True):
+        treasury_transfer(campaign=campaign, payer=None, payee=house(campaign, "England"), amount=1, reason="Alms", by=gm)
+        Membership.objects.get(campaign=campaign, user=alice).save()  # a seat written: who asks forgotten (fails)
+    after = live.viewer_version(alice, campaign)
+    assert after > now  # committed
+    assert poll(client, campaign, now).json() == {"version": after}
