@@ -153,7 +153,8 @@ REGNAL_IMPORT_MAX_BYTES = env_int("REGNAL_IMPORT_MAX_BYTES", 50 * 1024 * 1024, m
 CACHES = {"default": env_cache("REGNAL_CACHE", "memory")}
 # The live table's poll (campaign/live.py) reads who asks, his seat and the campaign's counters from
 # this cache alias (empty: from the database, every poll). It must be shared by every process that
-# serves the site: "memory" is right for one process only (`make run`); the production settings
+# serves the site or writes to it: "memory" is right for one process only (`make run`; a command
+# run beside it, `manage.py simulate`, reaches its polls within REGNAL_LIVE_CACHE_SECONDS); the production settings
 # (and `make lan`, whose gunicorn runs two workers) default to "database", which every worker
 # shares but which is a database read; with REGNAL_CACHE=redis://... the poll reads no database.
 REGNAL_LIVE_CACHE = env_str("REGNAL_LIVE_CACHE", "default")
