@@ -27,6 +27,7 @@ import time
 import uuid
 import warnings
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +47,10 @@ ACTIONS = (
     "announcements/publish",
     "turn/advance",
     "undo",
+    "GET turn/",
+    "GET turn page",
 )
+"""The GM's actions, then his reads: the API's turn (read before every action) and the turn page."""
 
 Samples = Mapping[str, Sequence[float]]
 
@@ -188,15 +192,40 @@ def grow(
     }
 
 
-def play(client: Any, slug: str, turns: int) -> dict[str, list[float]]:
-    """``turns`` turns through the API, each action timed (ms); an undo in each turn that rolls births."""
+def timed(call: Any, kind: str, times: dict[str, list[float]], queries: dict[str, list[int]]) -> Any:
+    """``call()`` timed (ms, into ``times[kind]``) and its queries counted (into ``queries[kind]``)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as captured:
+        started = time.perf_counter()
+        response = call()
+        elapsed = (time.perf_counter() - started) * 1000
+    if response.status_code != 200:
+        raise SystemExit(f"{kind}: HTTP {response.status_code} {response.content[:300]!r}")
+    times.setdefault(kind, []).append(elapsed)
+    queries.setdefault(kind, []).append(len(captured.captured_queries))
+    return response
+
+
+def play(
+    client: Any, slug: str, turns: int, page: Any = None, queries: dict[str, list[int]] | None = None
+) -> dict[str, list[float]]:
+    """``turns`` turns through the API, each action timed (ms); an undo in each turn that rolls births.
+    The API's turn read before each action is timed too, and the GM's turn page (``page``: a client
+    logged in as him) read after it; ``queries`` gets the queries of each request."""
+    from django.urls import reverse
+
     api = f"/api/v1/campaigns/{slug}"
     times: dict[str, list[float]] = {}
+    queries = {} if queries is None else queries
     undone: set[int] = set()
     played = actions = 0
     while played < turns:
         actions += 1
-        turn = client.get(f"{api}/turn/").json()
+        turn = timed(partial(client.get, f"{api}/turn/"), "GET turn/", times, queries).json()
+        if page is not None:
+            timed(partial(page.get, reverse("pages:turn", args=[slug])), "GET turn page", times, queries)
         if actions > 40 * turns:
             raise SystemExit(f"{slug}: {actions} actions without finishing {turns} turns; stuck at {turn}")
         step, number = turn["step"], turn["turn_number"]
@@ -218,13 +247,25 @@ def play(client: Any, slug: str, turns: int) -> dict[str, list[float]]:
         else:
             action = "turn/advance"
             played += 1
-        started = time.perf_counter()
-        response = client.post(f"{api}/{action}/", body, content_type="application/json", HTTP_IDEMPOTENCY_KEY=uuid.uuid4().hex)
-        elapsed = (time.perf_counter() - started) * 1000
-        if response.status_code != 200:
-            raise SystemExit(f"{slug} {action}: HTTP {response.status_code} {response.content[:300]!r}")
-        times.setdefault(action, []).append(elapsed)
+        key = uuid.uuid4().hex
+        post = partial(client.post, f"{api}/{action}/", body, content_type="application/json", HTTP_IDEMPOTENCY_KEY=key)
+        timed(post, action, times, queries)
     return times
+
+
+def query_lines(counts: Mapping[int, Mapping[str, Sequence[int]]]) -> list[str]:
+    """One line per kind: the median queries of a request at each size."""
+    sizes = sorted(counts)
+    kinds = [k for k in ACTIONS if any(counts[s].get(k) for s in sizes)]
+    width = max([len(k) for k in kinds] + [6])
+    lines = [f"{'queries':<{width}}" + "".join(f"  {f'{s} turns median':>16}" for s in sizes)]
+    for kind in kinds:
+        row = f"{kind:<{width}}"
+        for size in sizes:
+            got = sorted(counts[size].get(kind, ()))
+            row += f"  {got[len(got) // 2] if got else '-':>16}"
+        lines.append(row)
+    return lines
 
 
 def main() -> int:
@@ -241,7 +282,10 @@ def main() -> int:
     gm = get_user_model().objects.create_user(f"steps-gm-{uuid.uuid4().hex[:6]}")
     _, key = token_create(user=gm, name="api steps bench")
     client = Client(HTTP_AUTHORIZATION=f"Token {key}")
+    page = Client()
+    page.force_login(gm)
     results: dict[int, dict[str, list[float]]] = {}
+    counts: dict[int, dict[str, list[int]]] = {}
     empty = database_bytes()
     campaign, source = create(args.seed, gm)
     for size in sorted(set(args.sizes)):
@@ -251,12 +295,16 @@ def main() -> int:
             f"export {took['export_bytes'] / 1024:.0f} KiB, database +{took['database_bytes'] / 1024 / 1024:.1f} MiB",
             flush=True,
         )
-        play(client, campaign.slug, 1)  # warm up: the first request of a size loads what it caches
-        results[size] = play(client, campaign.slug, args.turns)
+        play(client, campaign.slug, 1, page)  # warm up: the first request of a size loads what it caches
+        counts[size] = {}
+        results[size] = play(client, campaign.slug, args.turns, page, counts[size])
         for line in table({size: results[size]}):  # as it goes: the largest sizes take long to build
             print(line, flush=True)
     print()
     for line in table(results):
+        print(line)
+    print()
+    for line in query_lines(counts):
         print(line)
     misses = verdict(results)
     print()

@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import IntegrityError, connections, models, transaction
-from django.db.models import QuerySet
+from django.db.models import Count, OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
 from campaign import audit, changelog, live, registry
@@ -603,16 +603,20 @@ def _live(campaign: Campaign | int) -> QuerySet[Checkpoint]:
     return Checkpoint.objects.filter(campaign=campaign, undone_in__isnull=True)
 
 
-def _target(campaign: Campaign, *, turn: bool) -> Checkpoint | None:
+LABEL_FIELDS = ("id", "campaign_id", "year", "step", "kind", "label")
+"""What a checkpoint's label needs (:func:`describe`): not its data nor what it keeps for redo."""
+
+
+def _target(campaign: Campaign | int, *, turn: bool, light: bool = False) -> Checkpoint | None:
     """The step: the newest change set in force. The turn: the first change set of the newest
-    turn's Births step (a step's own, not a desk correction's)."""
+    turn's Births step (a step's own, not a desk correction's). One query each; ``light``: only
+    the columns a label needs (:data:`LABEL_FIELDS`)."""
+    live = _live(campaign).only(*LABEL_FIELDS) if light else _live(campaign)
     if not turn:
-        return _live(campaign).order_by("-pk").first()
-    births = _live(campaign).filter(step=Step.BIRTHS, kind=CheckpointKind.STEP)
-    latest = births.order_by("-pk").first()
-    if latest is None:
-        return None
-    return births.filter(year=latest.year).order_by("pk").first()
+        return live.order_by("-pk").first()
+    births = live.filter(step=Step.BIRTHS, kind=CheckpointKind.STEP)
+    newest = births.order_by("-pk").values("year")[:1]
+    return births.filter(year=Subquery(newest)).order_by("pk").first()
 
 
 def undo_plan(campaign: Campaign, *, turn: bool = False) -> UndoPlan | None:
@@ -728,11 +732,19 @@ def _redo_target(campaign: Campaign | int) -> Checkpoint | None:
 
 
 def redo_plan(campaign: Campaign | int) -> RedoPlan | None:
-    """What :func:`redo` would bring back; None when no undo is kept for redo."""
-    target = _redo_target(campaign)
-    if target is None:
+    """What :func:`redo` would bring back; None when no undo is kept for redo. One query: the
+    checkpoint's label (not its data) with the count of the change sets the undo took back."""
+    sets = Checkpoint.objects.filter(undone_in=OuterRef("pk")).order_by().values("undone_in").annotate(n=Count("pk")).values("n")
+    found = (
+        Checkpoint.objects.filter(campaign=campaign, undone_in=models.F("pk"))
+        .only(*LABEL_FIELDS)
+        .annotate(change_sets=Subquery(sets))
+        .order_by("pk")
+        .first()
+    )
+    if found is None:
         return None
-    return RedoPlan(checkpoint=target, change_sets=Checkpoint.objects.filter(undone_in=target).count())
+    return RedoPlan(checkpoint=found, change_sets=found.change_sets or 0)
 
 
 @dataclass(frozen=True)
@@ -746,10 +758,52 @@ class UndoPlans:
 
 def undo_plans(campaign: Campaign, *, by: Any) -> UndoPlans | None:
     """The plans of undo and redo for ``by`` if the policy shows them to him (``sees_undo_plan``),
-    else None (and nothing is read)."""
+    else None (and nothing is read): what they would throw away, counted (the undo page's, the
+    API's undo preview's). Read when asked for: the turn's buttons need :func:`undo_offers` only."""
     if not sees_undo_plan(seat_of(by, campaign).role):
         return None
     return UndoPlans(step=undo_plan(campaign), turn=undo_plan(campaign, turn=True), redo=redo_plan(campaign))
+
+
+def undo_preview(campaign: Campaign, *, by: Actor) -> UndoPlans:
+    """The plans of undo and redo, asked for by their reader (the API's ``GET undo/``): the GM's
+    (the policy: ``require(.., "gm")``, as undo is his), :class:`Forbidden` to anyone else."""
+    require(by, campaign, "gm")
+    return UndoPlans(step=undo_plan(campaign), turn=undo_plan(campaign, turn=True), redo=redo_plan(campaign))
+
+
+@dataclass(frozen=True)
+class UndoOffer:
+    """Where an undo would go back to, without what it would throw away (a button's label)."""
+
+    checkpoint: Checkpoint
+
+    @property
+    def description(self) -> str:
+        return describe(self.checkpoint)
+
+
+@dataclass(frozen=True)
+class UndoOffers:
+    """What the turn offers the GM: undo the step, undo the turn, redo (None when there is none)."""
+
+    step: UndoOffer | None
+    turn: UndoOffer | None
+    redo: RedoPlan | None
+
+
+def undo_offers(campaign: Campaign, *, by: Any) -> UndoOffers | None:
+    """The undo and redo the turn offers ``by`` if the policy shows them to him (``sees_undo_plan``),
+    else None (and nothing is read): the checkpoints' labels and the redo's count, three small
+    queries whatever the campaign's history or the step's size (:func:`undo_plans` counts the losses)."""
+    if not sees_undo_plan(seat_of(by, campaign).role):
+        return None
+    step, turn = _target(campaign, turn=False, light=True), _target(campaign, turn=True, light=True)
+    return UndoOffers(
+        step=None if step is None else UndoOffer(step),
+        turn=None if turn is None else UndoOffer(turn),
+        redo=redo_plan(campaign),
+    )
 
 
 def _undone(target: Checkpoint) -> dict[str, dict[int, str | None]]:

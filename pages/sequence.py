@@ -43,7 +43,7 @@ from campaign.permissions import (
 from campaign.services import dice_entry_for
 from campaign.steps import STEP_LABELS, STEP_WAITS
 from campaign.table_events import available, happens_now
-from campaign.undo import AlreadyDone, describe, redo, redo_plan, undo_plan, undo_plans, undo_step, undo_turn
+from campaign.undo import AlreadyDone, describe, redo, redo_plan, undo_offers, undo_plan, undo_step, undo_turn
 from dynasties.models import BirthAttempt, Dynasty, Marriage
 from dynasties.selectors import label as label_names
 from dynasties.services.births import births_attempt, births_finish, births_roll_all, births_sex
@@ -347,7 +347,7 @@ def turn(request: HttpRequest, slug: str) -> HttpResponse:
                 "number": i + 1,
             }
         )
-    shown = undo_plans(campaign, by=request.user)  # the policy says who sees them
+    shown = undo_offers(campaign, by=request.user)  # the policy says who sees them; the losses: the undo page
     at_table = [e for e in available(campaign, seat_of(request.user, campaign)) if happens_now(e, campaign.step)]
     plans = {"step": shown.step, "turn": shown.turn} if shown else {}
     kept = shown.redo if shown else None

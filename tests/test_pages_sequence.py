@@ -131,12 +131,14 @@ def test_turn_hub_marks_the_current_step_and_links_every_step(client, campaign, 
     current = re.search(r'<li class="current" aria-current="step">(.*?)</li>', html, re.S)
     assert current and "Survival" in current.group(1)
     assert re.search(r'<li class="done">\s*<a href="[^"]+births/"', html)
-    # issue 19, "Undo asks first": the turn page says what an undo throws away and links to the Undo
-    # page, which asks for the confirmation (the POST)
-    assert 'It throws away: <span class="losses">' in html and "Yes, undo" not in html
+    # issue 19, "Undo asks first": the turn page says where an undo goes back to and links to the Undo
+    # page, which says what it throws away and asks for the confirmation (the POST); issue 36: the
+    # losses are counted there only, not on every read of the turn
+    assert "<strong>Undo the step</strong>: back to the start of Births 1300" in html
+    assert "It throws away" not in html and "Yes, undo" not in html
     assert f'href="{_url("undo", campaign)}?which=step#undo-step">Undo the step…</a>' in html
     confirm = client.get(_url("undo", campaign), {"which": "step"}).content.decode()
-    assert "Yes, undo the step</button>" in confirm and "It throws away:" in confirm
+    assert "Yes, undo the step</button>" in confirm and 'It throws away: <span class="losses">' in confirm
 
 
 def test_births_page_shows_the_odds_before_rolling(client, campaign, bob):

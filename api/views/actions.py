@@ -282,6 +282,18 @@ class RedoPlanSerializer(CheckpointSerializer):
         ref_name = "RedoPlan"
 
 
+class UndoOffersSerializer(serializers.Serializer[Any]):
+    step = CheckpointSerializer(allow_null=True, help_text="Undo the step: back to the start of the step last worked on.")
+    turn = CheckpointSerializer(allow_null=True, help_text="Undo the turn: back to the start of its Births.")
+    redo = RedoPlanSerializer(
+        allow_null=True,
+        help_text="What POST redo/ would write again; null when no undo is kept (anything written since an undo forgets it).",
+    )
+
+    class Meta:
+        ref_name = "UndoOffers"
+
+
 class UndoPlansSerializer(serializers.Serializer[Any]):
     step = UndoPlanSerializer(allow_null=True, help_text="Undo the step: back to the start of the step last worked on.")
     turn = UndoPlanSerializer(allow_null=True, help_text="Undo the turn: back to the start of its Births.")
@@ -306,7 +318,11 @@ class TurnSerializer(serializers.Serializer[Any]):
         "still to roll; other steps: null.",
     )
     steps = StepStateSerializer(many=True)
-    undo = UndoPlansSerializer(allow_null=True, help_text="The GM's: what undo would put back (null for the others).")
+    undo = UndoOffersSerializer(
+        allow_null=True,
+        help_text="The GM's: where undo would go back to and what redo would write again (null for the others); "
+        "what an undo would throw away: GET undo/.",
+    )
 
     class Meta:
         ref_name = "Turn"

@@ -81,11 +81,19 @@ def test_the_turn_says_where_it_stands_and_shows_the_gm_his_undo_plan(campaign, 
     gm_client = client_for(gm)
     assert gm_client.get(url(campaign, "turn")).json()["undo"] == {"step": None, "turn": None, "redo": None}
     gm_client.post(url(campaign, "births/attempts"), {"marriage": couple(campaign).pk, "faces": [1, 1]})
-    plan = gm_client.get(url(campaign, "turn")).json()["undo"]["step"]
+    offer = gm_client.get(url(campaign, "turn")).json()["undo"]["step"]  # where it goes back to (issue 36: no losses)
+    assert offer["description"] == "the start of Births 1300" and offer["step"] == "births" and "lost_rolls" not in offer
+    # what it would throw away: the undo preview, counted when asked for (the GM's)
+    plans = gm_client.get(url(campaign, "undo")).json()
+    plan = plans["step"]
     assert plan["description"] == "the start of Births 1300" and plan["lost_rolls"] == 1
     assert plan["losses"] == {"characters": 0, "deaths": 0, "successions": 0, "weddings": 0}  # a failed attempt
     assert plan["summary"] == "1 roll, 0 chronicle lines, 0 postings"
+    assert plans["turn"]["summary"] == plan["summary"] and plans["redo"] is None
+    for other in (alice, observer):
+        assert_error(client_for(other).get(url(campaign, "undo")), 403, "permission_denied")
     assert_error(client_for(outsider).get(url(campaign, "turn")), 404, "not_found")
+    assert_error(client_for(outsider).get(url(campaign, "undo")), 404, "not_found")
 
 
 # --- Births --------------------------------------------------------------------------------------

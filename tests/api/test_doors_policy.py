@@ -35,7 +35,7 @@ from campaign.permissions import (
     sees_exchequer,
     sees_undo_plan,
 )
-from campaign.undo import undo_plans
+from campaign.undo import undo_offers, undo_plans, undo_preview
 from contracts.models import Breach, ContractSignature
 from contracts.services import breach_record, contract_draft, contract_escape, contract_sign, contract_sign_party
 from dynasties.models import Character, Dynasty, Status
@@ -315,3 +315,13 @@ def test_the_undo_plans_are_shown_to_whom_the_policy_shows_them(campaign, gm, al
     plans = undo_plans(campaign, by=gm)
     assert plans is not None and plans.redo is None
     assert plans.step is not None and plans.step.checkpoint.step == Step.BIRTHS and plans.turn == plans.step
+    # the turn's offers (issue 36: labels, no losses) and the preview follow the same policy
+    assert [undo_offers(campaign, by=u) for u in (alice, observer, None)] == [None, None, None]
+    offers = undo_offers(campaign, by=gm)
+    assert offers is not None and offers.redo is None and offers.step is not None and offers.turn is not None
+    assert offers.step.checkpoint.pk == offers.turn.checkpoint.pk == plans.step.checkpoint.pk
+    assert offers.step.description == plans.step.description
+    for other in (alice, observer):
+        with pytest.raises(Forbidden):
+            undo_preview(campaign, by=other)
+    assert undo_preview(campaign, by=gm) == plans

@@ -215,8 +215,9 @@ def test_the_gms_undo_on_the_turn_page_restores_the_births(browser: Browser, liv
         assert BirthAttempt.objects.filter(marriage=couple).count() == 1
 
         page.goto(f"{live_server.url}/c/{campaign.slug}/turn/")
-        expect(page.locator(".gm-box")).to_contain_text("It throws away: 1 roll, ")
+        expect(page.locator(".gm-box")).to_contain_text("Undo the step: back to the start of Births 1300")
         page.get_by_role("link", name="Undo the step…").click()  # asks first: what it throws away, then confirm
+        expect(page.locator(".gm-box")).to_contain_text("It throws away: 1 roll, ")  # counted here (issue 36)
         page.get_by_role("button", name="Yes, undo the step").click()
         expect(page.locator("ul.messages")).to_contain_text("back at the start of Births 1300")
         expect(page.locator("li[aria-current=step]")).to_contain_text("Births")

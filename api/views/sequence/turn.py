@@ -1,4 +1,4 @@
-"""The turn: where it stands, what it waits for, the GM's undo plan; the answer of an action that moves the turn."""
+"""The turn: where it stands, what it waits for, where the GM's undo goes back to; the answer of an action that moves the turn."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from api.views.actions import (
 )
 from campaign.models import Campaign, Checkpoint, Step
 from campaign.steps import STEP_LABELS, STEP_WAITS
-from campaign.undo import RedoPlan, UndoPlan, describe, undo_plans
+from campaign.undo import RedoPlan, UndoOffer, UndoPlan, UndoPlans, describe, undo_offers
 from dynasties.services.sequence_view import births_board, survival_board
 
 # --- the turn ----------------------------------------------------------------------------------
@@ -48,17 +48,27 @@ def _redo(plan: RedoPlan | None) -> dict[str, Any] | None:
     return None if plan is None else {**checkpoint_data(plan.checkpoint), "change_sets": plan.change_sets}
 
 
+def plans_data(plans: UndoPlans) -> dict[str, Any]:
+    """The plans of undo and redo as ``UndoPlansSerializer`` shows them (the undo preview)."""
+    return {"step": _plan(plans.step), "turn": _plan(plans.turn), "redo": _redo(plans.redo)}
+
+
+def _offer(offer: UndoOffer | None) -> dict[str, Any] | None:
+    return None if offer is None else checkpoint_data(offer.checkpoint)
+
+
 def turn_data(campaign: Campaign, by: Any) -> dict[str, Any]:
-    """Where the turn stands, what it waits for, and what undo would put back (to those the policy
-    shows it: ``campaign.undo.undo_plans`` asks it for ``by``)."""
+    """Where the turn stands, what it waits for, and where undo would go back to (to those the
+    policy shows it: ``campaign.undo.undo_offers`` asks it for ``by``; what an undo would throw
+    away is the undo preview's, ``GET undo/``: counted when asked for, not on every read)."""
     to_roll: int | None = None
     if campaign.step == Step.BIRTHS:
         board = births_board(campaign)
         to_roll = len(board.waiting) + len(board.pending_sex)
     elif campaign.step == Step.SURVIVAL:
         to_roll = len(survival_board(campaign).to_roll)
-    plans = undo_plans(campaign, by=by)
-    undo = None if plans is None else {"step": _plan(plans.step), "turn": _plan(plans.turn), "redo": _redo(plans.redo)}
+    offers = undo_offers(campaign, by=by)
+    undo = None if offers is None else {"step": _offer(offers.step), "turn": _offer(offers.turn), "redo": _redo(offers.redo)}
     return {
         "year": campaign.current_year,
         "turn_number": campaign.turn_number,
@@ -79,7 +89,7 @@ class TurnMadeSerializer(ReignsMadeSerializer):
 
 
 class TurnView(ActionView):
-    @extend_schema(responses=TurnSerializer, summary="The turn: year, step, what it waits for, the GM's undo plan")
+    @extend_schema(responses=TurnSerializer, summary="The turn: year, step, what it waits for, where the GM's undo goes back to")
     def get(self, request: Request, slug: str) -> Response:
         v = self.viewer
         return Response(TurnSerializer(turn_data(v.campaign, request.user)).data)

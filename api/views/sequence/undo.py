@@ -1,4 +1,4 @@
-"""The GM's undo of a step or a turn."""
+"""The GM's undo of a step or a turn, and its preview (what it would throw away)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from rest_framework.response import Response
 
 from api.common import idempotency_key, key_use
 from api.schema import IDEMPOTENCY_KEY
-from api.views.actions import ActionView
-from api.views.sequence.turn import checkpoint_made, checkpoint_result
-from campaign.undo import undo_step, undo_turn
+from api.views.actions import ActionView, UndoPlansSerializer
+from api.views.sequence.turn import checkpoint_made, checkpoint_result, plans_data
+from campaign.undo import undo_preview, undo_step, undo_turn
 
 # --- undo ----------------------------------------------------------------------------------------
 
@@ -32,6 +32,14 @@ UndoMadeSerializer = checkpoint_made("restored", "The checkpoint put back (kept 
 
 
 class UndoView(ActionView):
+    @extend_schema(
+        responses=UndoPlansSerializer,
+        summary="The GM's undo preview: what an undo of the step, of the turn, and a redo would do (the losses counted)",
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        plans = undo_preview(self.viewer.campaign, by=request.user)  # the GM's: the service asks the policy
+        return Response(UndoPlansSerializer(plans_data(plans)).data)
+
     @extend_schema(
         request=UndoIn,
         responses=UndoMadeSerializer,
