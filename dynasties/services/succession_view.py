@@ -14,7 +14,8 @@ King disputes an inheritance instead (A9), so their entries have no ``pass_over`
 
 Nothing here writes. Every call loads the campaign once, as plain rows (a lean :class:`World`), and
 full Characters only for the people it returns; the number of SELECTs is fixed whatever the size:
-7 for a crown's line or a what-if, 8 for a past year, 9 for a title (10 for a title in a past year).
+7 for a crown's line or a what-if, 8 for a past year, 9 for a title (10 for a title in a past year);
+7 for every crown's heir (``heirs_now``: the living and the recently born only, when they answer).
 A ``year`` view uses the reigns, deaths, retirements and renunciations of that year, but control,
 captivity and marriages as they stand now (the books keep no history of those).
 """
@@ -228,7 +229,7 @@ FROM dynasties_character c CROSS JOIN (SELECT (
 ) AS whole) w
 WHERE c.campaign_id = %(campaign)s AND (c.birth_year >= {_SINCE} OR w.whole)
 ORDER BY c.id
-"""
+"""  # noqa: S608 (column names and this module's constants; the values are parameters)
 """The rows of :class:`_RecentWorld` (the columns of :class:`Sheet`, then ``whole``): those born
 since the eldest of the living, or everyone when a child of theirs was born before that (the
 family of each would not all be there) or a reigning monarch is not alive or has no living
@@ -257,7 +258,7 @@ class _RecentWorld(_LeanWorld):
         if not self.recent:
             return super()._rows(characters)
         with connection.cursor() as cursor:
-            cursor.execute(_RECENT_SQL, {"campaign": self.campaign.pk, "alive": Status.ALIVE})
+            cursor.execute(_RECENT_SQL, {"campaign": self.campaign.pk, "alive": Status.ALIVE.value})
             rows = cursor.fetchall()
         self.recent = not (rows and rows[0][-1])
         flags = [Sheet._fields.index("legitimate"), Sheet._fields.index("held_by_neutrals")]
@@ -445,13 +446,15 @@ def succession_what_if(
 
 def heirs_now(*, campaign: Campaign) -> dict[str, SuccessionEntry | None]:
     """The heir (first in the line) of every crown that has a reigning monarch now, keyed by crown,
-    from one lean World: the same heirs as ``succession_line(limit=1)`` crown by crown, in 9 SELECTs
-    however many crowns (the dashboard). The entries carry no ``pass_over`` (not asked here).
+    from one lean World: the same heirs as ``succession_line(limit=1)`` crown by crown, in 7 SELECTs
+    however many crowns and characters (the dashboard). The entries carry no ``pass_over`` (not
+    asked here).
 
-    The World holds the living and the recently born (:class:`_RecentWorld`): an heir among the
-    monarch's descendants is found there, at the same cost at turn 200 as at turn 20. A line that
-    needs more (a climb up the tree, a ruleset reading everyone) reads every character (one
-    SELECT more) and is found again from them, so the answer is always the full World's."""
+    The World holds those born since the eldest of the living (:class:`_RecentWorld`) when every
+    monarch's heir is among his descendants: the same cost at turn 200 as at turn 20 (issue 36).
+    A line that needs more (a climb up the tree past a renounced line, a ruleset reading everyone)
+    reads every character (an 8th SELECT) and is found again from them: the answer is always the
+    full World's."""
     world = _RecentWorld(campaign)
     try:
         found = _first_heirs(world)
