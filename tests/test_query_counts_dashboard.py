@@ -70,6 +70,7 @@ def long_campaign(gm) -> Campaign:
     raise AssertionError("no turn with a living child for every monarch")
 
 
+@pytest.mark.long
 @pytest.mark.django_db
 def test_the_dashboard_queries_are_the_same_at_a_short_and_a_long_campaign(client, gm, long_campaign):
     short = _started(gm, "Short", 0)
@@ -86,6 +87,7 @@ def test_the_dashboard_queries_are_the_same_at_a_short_and_a_long_campaign(clien
     assert _count(lambda: heirs_now(campaign=short)) == _count(lambda: heirs_now(campaign=long_campaign)) == 7
 
 
+@pytest.mark.long
 @pytest.mark.django_db
 def test_the_heirs_are_found_among_the_recent_and_are_the_lines_heirs(long_campaign):
     world = _RecentWorld(long_campaign)
@@ -96,6 +98,7 @@ def test_the_heirs_are_found_among_the_recent_and_are_the_lines_heirs(long_campa
     _as_the_lines_say(long_campaign)
 
 
+@pytest.mark.long
 @pytest.mark.django_db
 def test_when_a_child_of_the_recent_was_born_before_them_everyone_is_read(long_campaign):
     """The recent rows must hold the whole family of each of them: a (wrongly entered) child born
@@ -109,6 +112,7 @@ def test_when_a_child_of_the_recent_was_born_before_them_everyone_is_read(long_c
     _as_the_lines_say(long_campaign)
 
 
+@pytest.mark.long
 @pytest.mark.django_db
 def test_a_line_that_climbs_past_the_recent_reads_everyone_and_finds_the_same_heir(long_campaign):
     """Every living child of a monarch renounced the crown: his heir is found by a climb up the tree,
