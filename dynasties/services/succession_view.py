@@ -14,16 +14,20 @@ King disputes an inheritance instead (A9), so their entries have no ``pass_over`
 
 Nothing here writes. Every call loads the campaign once, as plain rows (a lean :class:`World`), and
 full Characters only for the people it returns; the number of SELECTs is fixed whatever the size:
-7 for a crown's line or a what-if, 8 for a past year, 9 for a title (10 for a title in a past year).
+7 for a crown's line or a what-if, 8 for a past year, 9 for a title (10 for a title in a past year);
+7 for every crown's heir (``heirs_now``: the living and the recently born only, when they answer).
 A ``year`` view uses the reigns, deaths, retirements and renunciations of that year, but control,
 captivity and marriages as they stand now (the books keep no history of those).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
+
+from django.db import connection
+from django.db.models import QuerySet
 
 from campaign.models import Campaign
 from dynasties.models import (
@@ -115,16 +119,22 @@ class _LeanWorld(World):
         self.campaign = campaign
         self.year = campaign.current_year
         self.living_only = False
-        rows = Character.objects.filter(campaign=campaign).order_by("pk").values_list(*Sheet._fields)
-        self.characters: dict[int, Any] = {row[0]: Sheet._make(row) for row in rows}
+        self._read(Character.objects.filter(campaign=campaign))
         self.dynasties = {d.pk: d for d in Dynasty.objects.filter(campaign=campaign)}
         self.reigns = list(Reign.objects.filter(campaign=campaign).order_by("start_year", "pk"))
         self.crowns = {c.name: c for c in Crown.objects.filter(campaign=campaign)}
         self.renounced = renounced_by_crown(campaign, self.reigns)
         self.open_marriages = list(Marriage.objects.filter(campaign=campaign, ended_year__isnull=True).order_by("pk"))
-        self._labels: dict[int, str] | None = None
-        self._people = {pk: sheet.as_person() for pk, sheet in self.characters.items()}
         self._spouses: dict[int, int] | None = None
+
+    def _read(self, characters: QuerySet[Character]) -> None:
+        """These characters as rows (one query), and as the rules' people."""
+        rows = self._rows(characters)
+        self.characters: dict[int, Any] = {row[0]: Sheet._make(row) for row in rows}
+        self._people = {pk: sheet.as_person() for pk, sheet in self.characters.items()}
+
+    def _rows(self, characters: QuerySet[Character]) -> Iterable[tuple[Any, ...]]:
+        return characters.order_by("pk").values_list(*Sheet._fields)
 
     def spouse_of(self, character_id: int, *, wed_only: bool = True) -> Any:
         if not wed_only:
@@ -146,11 +156,158 @@ class _LeanWorld(World):
     def load(self, pks: Iterable[int]) -> None:
         """Full Characters for these (one query), each with its list label (its regnal number, a
         namesake's birth year), read from the rows already loaded."""
-        if self._labels is None:
-            self._labels = regnal.labels_of(self.characters.values(), self.reigns)
-        for character in Character.objects.filter(campaign=self.campaign, pk__in=set(pks)):
-            character.label = self._labels.get(character.pk)
+        wanted = set(pks)
+        labels = self._labels_of(wanted)
+        for character in Character.objects.filter(campaign=self.campaign, pk__in=wanted):
+            character.label = labels.get(character.pk)
             self.characters[character.pk] = character
+
+    def _labels_of(self, wanted: Collection[int]) -> dict[int, str]:
+        """The list labels of these, as ``regnal.labels_of`` gives them from every character: a
+        label reads the character's own numerals and the living who share his name, so those are
+        all it is given (not two centuries of the dead; as ``selectors.regnal_labels`` does)."""
+        everyone = self.characters
+        shown = [everyone[pk] for pk in wanted if pk in everyone]
+        names = {(c.given_name, c.dynastic_name) for c in shown}
+        known = {c.pk for c in shown}
+        namesakes = [
+            c
+            for c in everyone.values()
+            if c.status == Status.ALIVE and c.pk not in known and (c.given_name, c.dynastic_name) in names
+        ]
+        return regnal.labels_of([*shown, *namesakes], self.reigns)
+
+
+class _Beyond(Exception):
+    """A computation on the recent rows asked for someone they leave out (or for all of them)."""
+
+
+class _Watched(dict):  # type: ignore[type-arg]
+    """The rows of a :class:`_RecentWorld`: a lookup of someone not among them, or a walk over all of
+    them, raises :class:`_Beyond` (the answer could depend on those left out)."""
+
+    def __getitem__(self, key: Any) -> Any:
+        if not dict.__contains__(self, key):
+            raise _Beyond(key)
+        return dict.__getitem__(self, key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        if key is not None and not dict.__contains__(self, key):
+            raise _Beyond(key)
+        return dict.get(self, key, default)
+
+    def __contains__(self, key: object) -> bool:
+        if key is not None and not dict.__contains__(self, key):
+            raise _Beyond(key)
+        return key is not None
+
+    def _everyone(self, *args: Any) -> Any:
+        raise _Beyond("every character")
+
+    __iter__ = keys = values = items = __len__ = _everyone
+
+
+_SINCE = "(SELECT MIN(birth_year) FROM dynasties_character WHERE campaign_id = %(campaign)s AND status = %(alive)s)"
+_RECENT_SQL = f"""
+SELECT {", ".join(f"c.{name}" for name in Sheet._fields)}, w.whole
+FROM dynasties_character c CROSS JOIN (SELECT (
+    EXISTS (
+        SELECT 1 FROM dynasties_character o
+        LEFT JOIN dynasties_character f ON f.id = o.father_id
+        LEFT JOIN dynasties_character m ON m.id = o.mother_id
+        WHERE o.campaign_id = %(campaign)s AND o.birth_year < {_SINCE}
+        AND (f.birth_year >= {_SINCE} OR m.birth_year >= {_SINCE})
+    ) OR EXISTS (
+        SELECT 1 FROM dynasties_reign r JOIN dynasties_character h ON h.id = r.holder_id
+        WHERE r.campaign_id = %(campaign)s AND r.end_year IS NULL AND (
+            h.status <> %(alive)s OR NOT EXISTS (
+                SELECT 1 FROM dynasties_character k
+                WHERE (k.father_id = r.holder_id OR k.mother_id = r.holder_id) AND k.status = %(alive)s AND k.legitimate
+            )
+        )
+    )
+) AS whole) w
+WHERE c.campaign_id = %(campaign)s AND (c.birth_year >= {_SINCE} OR w.whole)
+ORDER BY c.id
+"""  # noqa: S608 (column names and this module's constants; the values are parameters)
+"""The rows of :class:`_RecentWorld` (the columns of :class:`Sheet`, then ``whole``): those born
+since the eldest of the living, or everyone when a child of theirs was born before that (the
+family of each would not all be there) or a reigning monarch is not alive or has no living
+legitimate child (his heir may be found only by a climb up the tree). One statement, written
+out: the ORM's own took longer to build than the rows it saves reading."""
+
+
+class _RecentWorld(_LeanWorld):
+    """A lean World of those born since the eldest of the living was born - however long the
+    campaign's history, the same few - when they answer: when no one of them has a child born
+    before that (the family of each of them is all there) and every reigning monarch is alive with a
+    living legitimate child (his heir is then found among his descendants, never by a climb up the
+    tree to the dead of long ago). The one query that reads the rows decides it, and reads every
+    character when they would not answer (``recent`` is then False).
+
+    The rows are watched: a lookup of someone left out, or a walk over all of them, raises
+    :class:`_Beyond` (a renounced claim, a ruleset reading everyone ...); the caller then reads
+    every character with :meth:`everyone` (one query more) and asks again. ``index`` is the
+    family of the rows, built before they are watched."""
+
+    def __init__(self, campaign: Campaign) -> None:
+        self.recent = True
+        super().__init__(campaign)
+
+    def _rows(self, characters: QuerySet[Character]) -> Iterable[tuple[Any, ...]]:
+        if not self.recent:
+            return super()._rows(characters)
+        with connection.cursor() as cursor:
+            cursor.execute(_RECENT_SQL, {"campaign": self.campaign.pk, "alive": Status.ALIVE.value})
+            rows = cursor.fetchall()
+        self.recent = not (rows and rows[0][-1])
+        flags = [Sheet._fields.index("legitimate"), Sheet._fields.index("held_by_neutrals")]
+        out = []
+        for row in rows:
+            values = list(row[:-1])
+            for i in flags:  # (SQLite gives 0 and 1)
+                values[i] = bool(values[i])
+            out.append(tuple(values))
+        return out
+
+    def _read(self, characters: QuerySet[Character]) -> None:
+        super()._read(characters)
+        people = self.people
+        self.index = FamilyIndex(people)
+        if self.recent:
+            self._plain = (self.characters, people)
+            self.characters = _Watched(self.characters)
+            self._people = self.index.people = _Watched(people)
+
+    def everyone(self) -> None:
+        """Every character read (the rows of the recent alone did not answer)."""
+        self.recent = False
+        self._read(Character.objects.filter(campaign=self.campaign))
+
+    def unwatched(self) -> None:
+        """The rows as plain dicts again (the answer is found; the shown are loaded next)."""
+        self.characters, self._people = self._plain
+        self.index.people = self._people
+
+
+class _Names(Mapping[int, str]):
+    """Each character's display name, read when the explanation names him (not built for all)."""
+
+    def __init__(self, characters: Mapping[int, Any]) -> None:
+        self.characters = characters
+
+    def __getitem__(self, pk: int) -> str:
+        return str(self.characters[pk].display_name)
+
+    def get(self, pk: int, default: Any = None) -> Any:
+        character = self.characters.get(pk)
+        return default if character is None else character.display_name
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.characters)
+
+    def __len__(self) -> int:
+        return len(self.characters)
 
 
 @dataclass(frozen=True)
@@ -290,32 +447,57 @@ def succession_what_if(
 def heirs_now(*, campaign: Campaign) -> dict[str, SuccessionEntry | None]:
     """The heir (first in the line) of every crown that has a reigning monarch now, keyed by crown,
     from one lean World: the same heirs as ``succession_line(limit=1)`` crown by crown, in 7 SELECTs
-    however many crowns (the dashboard). The entries carry no ``pass_over`` (not asked here)."""
-    world = _LeanWorld(campaign)
+    however many crowns and characters (the dashboard). The entries carry no ``pass_over`` (not
+    asked here).
+
+    The World holds those born since the eldest of the living (:class:`_RecentWorld`) when every
+    monarch's heir is among his descendants: the same cost at turn 200 as at turn 20 (issue 36).
+    A line that needs more (a climb up the tree past a renounced line, a ruleset reading everyone)
+    reads every character (an 8th SELECT) and is found again from them: the answer is always the
+    full World's."""
+    world = _RecentWorld(campaign)
+    try:
+        found = _first_heirs(world)
+    except _Beyond:
+        world.everyone()
+        found = _first_heirs(world)
+    if world.recent:
+        world.unwatched()
+    world.load(e.person_id for e in found.values() if e is not None)
     year = campaign.current_year
-    names = {pk: c.display_name for pk, c in world.characters.items()}
-    index = FamilyIndex(world.people)
+    return {crown: None if e is None else _entry(world, e, world.people, year, None) for crown, e in found.items()}
+
+
+def _first_heirs(world: _RecentWorld) -> dict[str, LineEntry | None]:
+    """Each reigning crown's heir, explained; a monarch's line is walked once for every crown he
+    wears that has the same past holders and renunciations (a Dynastic Union's crowns)."""
+    year = world.campaign.current_year
+    names = _Names(world.characters)
     found: dict[str, LineEntry | None] = {}
+    walked: dict[tuple[int, frozenset[int], frozenset[int]], LineEntry | None] = {}
     for reign in world.reigns:
         if reign.end_year is not None or reign.crown in found:
             continue
         if _leaves_no_issue(world, reign.crown, reign.holder_id, world.people):
             found[reign.crown] = None
             continue
-        royal = {r.holder_id for r in world.reigns if r.crown == reign.crown and r.start_year <= year}
-        explained = explain_line(
-            world.people,
-            reign.holder_id,
-            names=names,
-            royal=royal,
-            barred=world.renounced.get(reign.crown, set()),
-            limit=1,
-            count_total=False,
-            index=index,
-        )
-        found[reign.crown] = explained.entries[0] if explained.entries else None
-    world.load(e.person_id for e in found.values() if e is not None)
-    return {crown: None if e is None else _entry(world, e, world.people, year, None) for crown, e in found.items()}
+        royal = frozenset(r.holder_id for r in world.reigns if r.crown == reign.crown and r.start_year <= year)
+        barred = frozenset(world.renounced.get(reign.crown, set()))
+        key = (reign.holder_id, royal, barred)
+        if key not in walked:
+            explained = explain_line(
+                world.people,
+                reign.holder_id,
+                names=names,
+                royal=royal,
+                barred=barred,
+                limit=1,
+                count_total=False,
+                index=world.index,
+            )
+            walked[key] = explained.entries[0] if explained.entries else None
+        found[reign.crown] = walked[key]
+    return found
 
 
 def royal_leaders_now(*, campaign: Campaign) -> dict[str, list[int]]:
