@@ -321,3 +321,65 @@ def test_a_page_follows_its_member_to_another_house(browser: Browser, live_serve
         shows_version(page, campaign, alice)
     finally:
         context.close()
+
+
+def test_a_page_stops_polling_when_the_poll_says_so(browser: Browser, live_server: Any, gm, alice, bob):
+    """htmx's answer for "stop polling", 286: the page asks no more (its poll is htmx's ``every``
+    trigger, pages.templatetags.live). The live endpoint is made to answer the first poll so."""
+    campaign = campaign_start(name="Stop Polling", gm=gm, players=5, seats={"England": alice, "France": bob}, seed=3)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        log_in(page, live_server.url, "alice", "alice-password-1")
+        polls: list[str] = []
+
+        def stop(route: Any) -> None:
+            polls.append(route.request.url)
+            route.fulfill(status=286, body="")
+
+        page.route(f"**/c/{campaign.slug}/live/**", stop)
+        page.goto(f"{live_server.url}/c/{campaign.slug}/")
+        watch(page)
+        deadline = time.monotonic() + 10
+        while not polls and time.monotonic() < deadline:
+            page.wait_for_timeout(100)
+        assert len(polls) == 1, "the page did not poll"
+        page.wait_for_timeout(5 * 700)  # five periods
+        assert len(polls) == 1, f"the page polled {len(polls) - 1} more times after the 286"
+        assert page.evaluate("window.__rebuilt.length") == 0 and page.evaluate("window.__sameWindow") is True
+    finally:
+        context.close()
+
+
+KEEP = """() => {
+  const field = document.activeElement;
+  field.__kept = true;
+  return field.name;
+}"""
+
+
+def test_the_cursor_stays_in_its_field_while_the_page_is_drawn_again(browser: Browser, live_server: Any, gm, alice, bob):
+    """A field that only has the cursor (nothing typed: nothing to keep from the table) keeps it, and
+    is the same field (the page's <main> is morphed into, not replaced: idiomorph), while the page
+    shows what the table did."""
+    campaign = campaign_start(name="Cursor Kept", gm=gm, players=5, seats={"England": alice, "France": bob}, seed=3)
+    france = Dynasty.objects.get(campaign=campaign, crown="France")
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        log_in(page, live_server.url, "bob", "bob-password-1")
+        page.goto(f"{live_server.url}/c/{campaign.slug}/treasury/{france.pk}/")
+        watch(page)
+        amount = page.locator("main input[name=amount]").first
+        amount.focus()
+        assert page.evaluate(KEEP) == "amount"
+        clicked = now_ms()
+        treasury_transfer(campaign=campaign, payer=None, payee=france, amount=77, reason="A gift while he looks", by=gm)
+        rebuilt_after(page, clicked, "a page with the cursor in a field")
+        expect(page.locator("main")).to_contain_text("A gift while he looks")
+        shows_version(page, campaign, bob)
+        assert page.evaluate("() => document.activeElement.name") == "amount", "the cursor left its field"
+        assert page.evaluate("() => document.activeElement.__kept === true"), "the field was replaced, not morphed"
+        expect(page.locator("#live-banner")).to_have_count(0)
+    finally:
+        context.close()
