@@ -383,3 +383,35 @@ def test_the_cursor_stays_in_its_field_while_the_page_is_drawn_again(browser: Br
         expect(page.locator("#live-banner")).to_have_count(0)
     finally:
         context.close()
+
+
+def test_a_poll_refused_with_debug_on_leaves_the_page_in_place(browser: Browser, live_server: Any, gm, alice, bob, settings):
+    """With DEBUG on (``make run``), django-htmx's script puts any 404 or 500 an htmx request gets in
+    place of the whole document. The poll is htmx's now: its refusal (a member no more, a campaign
+    gone) must leave the page as it is, and the poll reads it as an answer (not a lost connection)."""
+    settings.DEBUG = True
+    campaign = campaign_start(name="Debug Poll", gm=gm, players=5, seats={"England": alice, "France": bob}, seed=3)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        log_in(page, live_server.url, "alice", "alice-password-1")
+        page.goto(f"{live_server.url}/c/{campaign.slug}/")
+        watch(page)
+        expect(page.locator("script[src*=django-htmx]")).to_have_count(1)  # the debug script is there
+        polls: list[str] = []
+
+        def refuse(route: Any) -> None:
+            polls.append(route.request.url)
+            route.fulfill(status=404, content_type="text/html", body="<html><body><h1>Page not found (404)</h1></body></html>")
+
+        page.route(f"**/c/{campaign.slug}/live/**", refuse)
+        deadline = time.monotonic() + 10
+        while len(polls) < 3 and time.monotonic() < deadline:
+            page.wait_for_timeout(100)
+        assert len(polls) >= 3
+        expect(page.locator("main[data-live]")).to_contain_text("step: Births")
+        assert "Page not found" not in page.content()
+        expect(page.get_by_role("status").filter(has_text="Connection")).to_have_count(0)
+        assert page.evaluate("window.__sameWindow") is True
+    finally:
+        context.close()
