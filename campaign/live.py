@@ -10,23 +10,28 @@ the row lock, raises the counters and reads the row, in the caller's transaction
 turns out to show only once it is made (a chronicle line's readers, the rows a desk save or an
 undo changed) is added by :func:`reveal` in the same transaction. So the new version is seen
 exactly when the write is (a refused action rolls it back), by every server process (the database
-is the truth, nothing is kept in memory).
+is the truth; the poll's cache, below, a copy put there when the write commits).
 
 A member polls his own version (:func:`member_version`, ``campaign.permissions.live_count``): the
 GM every write, a player the public writes, the players' and his house's, an observer the public
 ones. So nobody's poll moves, nor his page rebuilds, on a write he may not see, and the number he
 reads counts only writes he sees. Open pages poll it and rebuild themselves when it moved
-(``pages.live``)."""
+(``pages.live``); with warm caches the poll reads no database (:func:`session_version`)."""
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Any
 
+from django.conf import settings
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model, load_backend
+from django.core.cache import BaseCache, caches
 from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import request_started
 from django.db import connections, router, transaction
 from django.db.models.signals import post_delete, post_save
+from django.utils.crypto import constant_time_compare
 
 from campaign import registry
 from campaign.models import Campaign, Membership, Role
@@ -34,6 +39,7 @@ from campaign.permissions import Seen, live_count, role_of
 from rules.errors import NotFound
 
 _SEEN = "live_seen"
+logger = logging.getLogger(__name__)
 
 
 def _counters_sql(connection: Any, keys: list[str]) -> tuple[str, list[Any]]:
@@ -190,6 +196,31 @@ def seat_changed(sender: Any, instance: Any, update_fields: Any = None, **kwargs
     if update_fields is not None and not SEAT_FIELDS & set(update_fields):
         return
     reveal(instance.campaign_id, Seen.ALL)
+    _seat_forget(instance)
+
+
+def _seat_forget(instance: Any) -> None:
+    """A seat's member is to be read again by the poll (:func:`forget_member`): a membership names
+    him; a game's seat (keyed by its membership) when it is loaded, else once the write commits
+    (no query in the write itself)."""
+    if isinstance(instance, Membership):
+        return  # its own handler below
+    user_id = getattr(instance, "user_id", None)
+    if user_id is not None:
+        forget_member(user_id)
+        return
+    field = type(instance)._meta.get_field("membership") if hasattr(instance, "membership_id") else None
+    if field is None or _cache() is None:
+        return
+    if field.is_cached(instance):
+        forget_member(instance.membership.user_id)
+        return
+    membership_id = instance.membership_id
+
+    def later() -> None:
+        forget_member(Membership.objects.filter(pk=membership_id).values_list("user_id", flat=True).first())
+
+    transaction.on_commit(later, using=router.db_for_write(Membership))
 
 
 post_save.connect(seat_changed, sender=Membership, dispatch_uid="campaign.live.seat_saved")
@@ -197,6 +228,7 @@ post_delete.connect(seat_changed, sender=Membership, dispatch_uid="campaign.live
 
 
 def _committed(pk: int, version: int, counters: dict[str, Any]) -> None:
+    _publish(pk, version, counters)
     for locked in (getattr(_state, "locked", None) or {}).values():
         locked.pop(pk, None)  # its transaction is over
     written = _written()
@@ -253,4 +285,198 @@ def member_version(user: Any, slug: str, *, public: bool = False) -> int | None:
     return live_count(Role.OBSERVER, None, version, seen) if public else live_count(role, dynasty, version, seen)
 
 
-__all__ = ["Seen", "lock_and_raise", "member_version", "page_version", "reveal", "seat_changed", "version", "viewer_version"]
+# --- the poll's cache -------------------------------------------------------------------------------
+#
+# The poll reads nothing from the database when its answers are in the cache (the setting
+# REGNAL_LIVE_CACHE names the alias, empty: none, every poll reads the database as above):
+# - ``regnal:live:v:<pk>``: the campaign's (live_version, live_seen), put there when a write commits
+#   (its ``on_commit``, merged with what is there: every counter only grows, so the newest wins
+#   whatever order two commits' callbacks run in) and, on a miss, read from the database once and
+#   added (``add``: never over a value a commit put). A rolled-back write puts nothing.
+# - ``regnal:live:who:<user>``: who is asking: his session's hash, whether he is a superuser, and
+#   for each campaign he polled his seat (its pk, his role and house, or None: no member). Deleted
+#   when his user row, a membership or a seat of his is written (at once and when it commits).
+# Both expire after REGNAL_LIVE_CACHE_SECONDS: the bound on a value a race left stale (a poll that
+# read the database just before a commit and filled the cache just after its callback ran).
+
+_KEY_VERSION = "regnal:live:v:{}"
+_KEY_WHO = "regnal:live:who:{}"
+_WHO_SEATS_MAX = 32  # campaigns remembered for one user (a user polling random slugs fills no more)
+
+
+def _cache() -> BaseCache | None:
+    alias = getattr(settings, "REGNAL_LIVE_CACHE", "default")
+    return caches[alias] if alias else None
+
+
+def _ttl() -> int:
+    return int(getattr(settings, "REGNAL_LIVE_CACHE_SECONDS", 60))
+
+
+def _merged(old: Any, version: int, counters: dict[str, Any]) -> tuple[int, dict[str, int]]:
+    new = {key: int(value) for key, value in counters.items()}
+    if not old:
+        return version, new
+    old_version, old_counters = old
+    for key, value in old_counters.items():
+        new[key] = max(int(value), new.get(key, 0))
+    return max(int(old_version), version), new
+
+
+def _publish(pk: int, version: int, counters: dict[str, Any]) -> None:
+    """A committed write's counters into the cache (merged: nothing goes back)."""
+    cache = _cache()
+    if cache is None:
+        return
+    key = _KEY_VERSION.format(pk)
+    try:
+        cache.set(key, _merged(cache.get(key), version, counters), _ttl())
+    except Exception:  # the write is committed whatever the cache does; a poll then reads the database
+        logger.warning("The live cache could not take campaign #%s's counters", pk, exc_info=True)
+        _drop(cache, key)
+
+
+def _counters(cache: BaseCache, pk: int, *, check: bool = False) -> tuple[int, dict[str, int]] | None:
+    """The campaign's counters from the cache, else (or ``check``: the cache may be behind) from the
+    database, then cached. None: no such campaign."""
+    key = _KEY_VERSION.format(pk)
+    if not check:
+        found = cache.get(key)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
+    row = Campaign.objects.filter(pk=pk).values_list("live_version", _SEEN).first()
+    if row is None:
+        return None
+    value = (int(row[0]), {k: int(v) for k, v in (row[1] or {}).items()})
+    if check:
+        value = _merged(cache.get(key), *value)
+        cache.set(key, value, _ttl())
+    elif not cache.add(key, value, _ttl()):
+        return _merged(cache.get(key), *value)
+    return value
+
+
+def forget_member(user_id: Any) -> None:
+    """Who ``user_id`` is and where he sits is to be read again (now, and when the write commits)."""
+    cache = _cache()
+    if cache is None or user_id is None:
+        return
+    key = _KEY_WHO.format(user_id)
+    _drop(cache, key)
+    transaction.on_commit(lambda: _drop(cache, key), using=router.db_for_write(Membership))
+
+
+def _drop(cache: BaseCache, key: str) -> None:
+    """Delete ``key``; a cache that fails must not fail the write (its entry expires anyway)."""
+    try:
+        cache.delete(key)
+    except Exception:
+        logger.warning("The live cache could not forget %s (it expires within REGNAL_LIVE_CACHE_SECONDS)", key, exc_info=True)
+
+
+def _user_saved(sender: Any, instance: Any, **kwargs: Any) -> None:
+    forget_member(instance.pk)
+
+
+def _membership_written(sender: Any, instance: Any, **kwargs: Any) -> None:
+    forget_member(instance.user_id)
+
+
+def _who(cache: BaseCache, session: Any) -> tuple[dict[str, Any], str] | None:
+    """Who the session is (his cached record and its key), as ``django.contrib.auth.get_user`` would
+    find him; None when it would not (no login, another backend, a changed password: the slow path,
+    Django's own, decides)."""
+    backend_path = session.get(BACKEND_SESSION_KEY)
+    user_id, session_hash = session.get(SESSION_KEY), session.get(HASH_SESSION_KEY)
+    if user_id is None or not session_hash or backend_path not in settings.AUTHENTICATION_BACKENDS:
+        return None
+    key = _KEY_WHO.format(user_id)
+    who = cache.get(key)
+    if who is None or who.get("backend") != backend_path:
+        try:
+            pk = get_user_model()._meta.pk.to_python(user_id)
+        except Exception:  # (Django's get_user treats a bad id as no user too)
+            return None
+        user = load_backend(backend_path).get_user(pk)
+        if user is None or not hasattr(user, "get_session_auth_hash"):
+            return None
+        who = {"backend": backend_path, "hash": user.get_session_auth_hash(), "super": bool(user.is_superuser), "seats": {}}
+        cache.set(key, who, _ttl())
+    if not constant_time_compare(session_hash, who["hash"]):
+        return None
+    return who, key
+
+
+def session_version(session: Any, slug: str, *, public: bool = False, asked: str | None = None) -> tuple[bool, int | None]:
+    """What :func:`member_version` says for the user logged in by ``session``, from the cache:
+    (True, the version or None for no member), or (False, None) when the cache cannot say who
+    asks (no cache, no login, a session Django would refuse): ask :func:`member_version` then.
+    With warm caches, no query. ``asked``: the version the page has; one above the cache's is
+    checked against the database (a cache left behind by a race)."""
+    cache = _cache()
+    if cache is None:
+        return False, None
+    try:
+        return _from_cache(cache, session, slug, public=public, asked=asked)
+    except Exception:  # a cache that fails (Redis gone): the database answers, as without one
+        logger.warning("The live cache failed; the poll reads the database", exc_info=True)
+        return False, None
+
+
+def _from_cache(cache: BaseCache, session: Any, slug: str, *, public: bool, asked: str | None) -> tuple[bool, int | None]:
+    found = _who(cache, session)
+    if found is None:
+        return False, None
+    who, key = found
+    seats: dict[str, Any] = who["seats"]
+    if slug in seats:
+        seat = seats[slug]
+    else:
+        if who["super"]:
+            pk = Campaign.objects.filter(slug=slug).values_list("pk", flat=True).first()
+            seat = None if pk is None else (pk, Role.GM, None)
+        else:
+            user_id = session.get(SESSION_KEY)
+            row = (
+                Membership.objects.filter(user_id=user_id, campaign__slug=slug)
+                .values_list("campaign_id", "role", registry.seats().house)
+                .first()
+            )
+            seat = None if row is None else tuple(row)
+        if len(seats) < _WHO_SEATS_MAX:
+            seats[slug] = seat
+            cache.set(key, who, _ttl())
+    if seat is None:
+        return True, None
+    pk, role, dynasty = seat
+    counts = _counters(cache, pk)
+    if counts is None:
+        return True, None
+    role = Role.OBSERVER if public else role
+    shown = live_count(role, dynasty if not public else None, *counts)
+    if asked is not None and asked.isdigit() and int(asked) > shown:
+        counts = _counters(cache, pk, check=True)
+        if counts is None:
+            return True, None
+        shown = live_count(role, dynasty if not public else None, *counts)
+    return True, shown
+
+
+post_save.connect(_membership_written, sender=Membership, dispatch_uid="campaign.live.member_saved")
+post_delete.connect(_membership_written, sender=Membership, dispatch_uid="campaign.live.member_deleted")
+post_save.connect(_user_saved, sender=settings.AUTH_USER_MODEL, dispatch_uid="campaign.live.user_saved")
+post_delete.connect(_user_saved, sender=settings.AUTH_USER_MODEL, dispatch_uid="campaign.live.user_deleted")
+
+
+__all__ = [
+    "Seen",
+    "forget_member",
+    "lock_and_raise",
+    "member_version",
+    "page_version",
+    "reveal",
+    "seat_changed",
+    "session_version",
+    "version",
+    "viewer_version",
+]

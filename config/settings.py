@@ -151,6 +151,16 @@ REGNAL_IMPORT_MAX_BYTES = env_int("REGNAL_IMPORT_MAX_BYTES", 50 * 1024 * 1024, m
 # counts the same requests, in the table regnal_cache that `migrate` makes); a Redis URL
 # (redis://host:6379/0, with the redis package installed) does the same in Redis.
 CACHES = {"default": env_cache("REGNAL_CACHE", "memory")}
+# The live table's poll (campaign/live.py) reads who asks, his seat and the campaign's counters from
+# this cache alias (empty: from the database, every poll). It must be shared by every process that
+# serves the site or writes to it: "memory" is right for one process only (`make run`; a command
+# run beside it, `manage.py simulate`, reaches its polls within REGNAL_LIVE_CACHE_SECONDS); the production settings
+# (and `make lan`, whose gunicorn runs two workers) default to "database", which every worker
+# shares but which is a database read; with REGNAL_CACHE=redis://... the poll reads no database.
+REGNAL_LIVE_CACHE = env_str("REGNAL_LIVE_CACHE", "default")
+# How long a cached answer lives at most (s): the bound on one a race between a poll and a commit
+# left behind (campaign/live.py); a poll after it reads the database once.
+REGNAL_LIVE_CACHE_SECONDS = env_int("REGNAL_LIVE_CACHE_SECONDS", 60, minimum=1)
 
 # The API's rate limits, per user (his session and all his tokens together; by address when not
 # logged in), each a number of requests per s, min, hour or day (docs/api.md): every request counts

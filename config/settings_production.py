@@ -58,6 +58,9 @@ DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 # The API's rate limits count in the database by default, so that every server counts the same
 # requests (a cache in each process's memory would let each of N workers allow the whole rate).
 CACHES = {"default": env_cache("REGNAL_CACHE", "database")}
+# Sessions read from that cache, written to the database and the cache (the live poll's session is
+# then no database read with a Redis cache; with the database cache, one read of its table).
+SESSION_ENGINE = env_str("SESSION_ENGINE", "django.contrib.sessions.backends.cached_db")
 
 # Background work is queued in the database and done by `manage.py db_worker` (docs/deployment.md).
 TASKS = {"default": {"BACKEND": env_str("TASKS_BACKEND", "django_tasks_db.DatabaseBackend")}}

@@ -15,7 +15,7 @@ from django.shortcuts import render
 from django.urls import URLPattern, path
 from django.views.decorators.http import require_GET
 
-from campaign.live import member_version
+from campaign.live import member_version, session_version
 from campaign.models import Audience, ChronicleEntry, Step
 from campaign.permissions import visible
 from campaign.steps import STEP_LABELS, STEP_WAITS
@@ -33,10 +33,15 @@ SURVIVAL_SHOWN = 16
 
 @require_GET
 def poll(request: HttpRequest, slug: str) -> HttpResponse:
-    """204 while the member's live version is still ``v``, else 200 ``{"version": m}``: one query
-    after the session's, no session written. 404 for anyone who is not a member. ``as=public``: the
-    count of the public writes (a page the whole table looks at, the table screen)."""
-    version = member_version(request.user, slug, public=request.GET.get("as") == "public")
+    """204 while the member's live version is still ``v``, else 200 ``{"version": m}``: no query
+    with warm caches (``campaign.live.session_version``: who asks, his seat and the campaign's
+    counters from the cache; the session from the cache with ``cached_db``), else one after the
+    session's; no session written. 404 for anyone who is not a member. ``as=public``: the count of
+    the public writes (a page the whole table looks at, the table screen)."""
+    public = request.GET.get("as") == "public"
+    answered, version = session_version(request.session, slug, public=public, asked=request.GET.get("v"))
+    if not answered:  # no cache, or a session only Django's own check may judge (request.user)
+        version = member_version(request.user, slug, public=public)
     if version is None:
         raise Http404("No such campaign.")
     answer = HttpResponse(status=204) if request.GET.get("v") == str(version) else JsonResponse({"version": version})
