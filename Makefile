@@ -44,8 +44,9 @@ setup-dev:
 	$(call apt_install,$(DEV_APT) $(NODE_APT))
 	@$(MAKE) --no-print-directory $(DEV_STAMP) $(AXE)
 
-# axe-core (the accessibility checks of the browser tests), from the npm registry as package-lock.json
-# pins it. Node.js and npm: Debian's, installed only where no npm is found (NodeSource's is fine too).
+# axe-core (the accessibility checks of the browser tests) and idiomorph (the source of the vendored
+# pages/static/idiomorph-ext-*.min.js, tests/test_live.py), from the npm registry as package-lock.json
+# pins them. Node.js and npm: Debian's, installed only where no npm is found (NodeSource's is fine too).
 AXE := node_modules/axe-core/axe.min.js
 NODE_APT = $(if $(shell command -v npm),,nodejs npm)
 $(AXE): package.json package-lock.json

@@ -4,10 +4,13 @@ in one query after the session's; the pages that follow the table carry the poll
 
 from __future__ import annotations
 
+import json
 import re
 from io import BytesIO
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.signals import request_started
 from django.db import connection, transaction
@@ -233,6 +236,13 @@ def test_the_pages_of_the_table_carry_the_poll(client, campaign, alice, gm, name
     live_url = reverse("pages:live", args=[campaign.slug])
     assert f'<main data-live="{live_url}" data-version="{live.viewer_version(alice, campaign)}">' in html
     assert "regnal-live.js" in html
+    # htmx asks the poll (every 700 ms, and when the tab is shown again), one request at a time, and
+    # morphs the page asked again into this one (idiomorph's extension, on the body)
+    assert (
+        f'<span hidden id="live-poll" hx-get="{live_url}" hx-trigger="every 700ms, visibilitychange from:document"'
+        ' hx-swap="none" hx-sync="this:drop"></span>'
+    ) in html
+    assert html.count('id="live-poll"') == 1 and '<body hx-ext="morph">' in html and IDIOMORPH.name in html
 
 
 def test_other_pages_do_not_poll(client, campaign, alice):
@@ -240,8 +250,26 @@ def test_other_pages_do_not_poll(client, campaign, alice):
     person = Character.objects.filter(campaign=campaign).order_by("pk").first()
     assert person is not None
     html = client.get(reverse("pages:character", args=[campaign.slug, person.pk])).content.decode()
-    assert "data-live=" not in html and "<main>" in html
-    assert "data-live=" not in client.get(reverse("home")).content.decode()
+    assert "data-live=" not in html and "<main>" in html and "live-poll" not in html
+    home = client.get(reverse("home")).content.decode()
+    assert "data-live=" not in home and "live-poll" not in home
+
+
+IDIOMORPH = Path(settings.BASE_DIR) / "pages" / "static" / "idiomorph-ext-0.8.0.min.js"
+
+
+def test_the_vendored_idiomorph_is_the_pinned_npm_package_s_own_file():
+    """pages/static's idiomorph (its htmx extension, the morph swaps of the live table) is the file
+    of the npm package package-lock.json pins, byte for byte, with its licence beside it."""
+    lock = json.loads((Path(settings.BASE_DIR) / "package-lock.json").read_text())
+    pinned = lock["packages"]["node_modules/idiomorph"]
+    assert IDIOMORPH.name == f"idiomorph-ext-{pinned['version']}.min.js" and pinned["license"] == "0BSD"
+    package = Path(settings.BASE_DIR) / "node_modules" / "idiomorph"
+    assert package.exists(), f"{package} is missing: `make setup-dev` installs it from the npm registry (npm ci)"
+    assert json.loads((package / "package.json").read_text())["version"] == pinned["version"]
+    assert IDIOMORPH.read_bytes() == (package / "dist" / "idiomorph-ext.min.js").read_bytes()
+    notice = (IDIOMORPH.parent / "idiomorph-LICENSE").read_text()
+    assert f"idiomorph {pinned['version']}" in notice and (package / "LICENSE").read_text() in notice
 
 
 # --- the table screen --------------------------------------------------------------------------------

@@ -124,11 +124,18 @@
   /* htmx puts the new step in, then settles it a moment later (20 ms); a field the GM clicked or
      began typing in meanwhile keeps the cursor (moving it would send his keystrokes elsewhere). */
   var swappedFocus = null;
-  document.addEventListener("htmx:afterSwap", function () {
+  /* The live table's own swaps (regnal-live.js: the page drawn again, its poll) are not the grid's
+     answer: the cursor stays where the reader has it. */
+  function live(event) {
+    return event.target instanceof Element && event.target.matches("main, #live-poll");
+  }
+  document.addEventListener("htmx:afterSwap", function (event) {
+    if (live(event)) return;
     swappedFocus = document.activeElement;
   });
 
-  document.addEventListener("htmx:afterSettle", function () {
+  document.addEventListener("htmx:afterSettle", function (event) {
+    if (live(event)) return;
     var chosen = swappedFocus !== null && document.activeElement !== swappedFocus && document.activeElement !== document.body;
     swappedFocus = null;
     start(document.getElementById("step") || document, chosen);

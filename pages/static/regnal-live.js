@@ -1,9 +1,11 @@
 // The live table. A page that follows the table has <main data-live="/c/<slug>/live/"
-// data-version="N"> (pages.templatetags.live). Every 700 ms, while the tab is shown, it asks the
-// server whether the campaign moved on (204: no; 200 {"version": M}: yes) and then asks its own
-// address again and puts the new <main> in place: the same view under the same policy draws it,
-// so nothing the viewer may not see is ever sent. A form being filled in is never swept away: a
-// banner offers to show the table instead. A field that only has the cursor keeps it.
+// data-version="N"> and in it a hidden poll htmx asks every 700 ms and when the tab is shown again
+// (<span id="live-poll" hx-get hx-trigger="every 700ms, ...">, pages.templatetags.live; an answer
+// 286 stops it). What is ours: the page's version sent with it (?v=), its answer read (204: no news;
+// 200 {"version": M}: news), and then the page's own address asked again with htmx and its <main>
+// morphed into this one (idiomorph's extension): the same view under the same policy draws it, so
+// nothing the viewer may not see is ever sent, and the fields stay the same nodes (the cursor stays
+// where it is). A form being filled in is never swept away: a banner offers to show the table instead.
 // A poll that cannot reach the server (offline, or the server down: a 5xx) twice in a row puts up
 // a sign that the page no longer follows the table; the first poll that gets through says it is
 // back and takes the sign down a few seconds later (issue 34). The signs sit in one box at the
@@ -12,9 +14,9 @@
 (function () {
   "use strict";
 
-  var PERIOD = 700;
-  var requests = []; // this page's htmx requests (a grid's row being sent)
-  var polling = false;
+  var htmx = window.htmx;
+  if (!htmx) return;
+  var refreshing = null; // the page being asked again: {root, version, force, sent, url}
   var stale = null; // the newest version, kept behind a form being filled in
   var sent = 0; // htmx requests this page has sent: a page fetched before one of them is out of date
   var lower = 0; // polls in a row that answered a version below the page's
@@ -88,6 +90,15 @@
     return document.querySelector("main[data-live]");
   }
 
+  function isPoll(elt) {
+    return elt instanceof Element && elt.id === "live-poll";
+  }
+
+  // The live table's own requests: the poll, and the page being asked again.
+  function isOurs(elt) {
+    return isPoll(elt) || (refreshing !== null && elt === refreshing.root);
+  }
+
   // A form the browser itself posts (no htmx): the page is about to be replaced by the answer, and a
   // fetch of this page meanwhile would take the messages the answer's redirect is to show. A form
   // that only downloads a file leaves the page in place: live again after a few seconds.
@@ -103,12 +114,9 @@
     leaving = false; // back from the history
   });
 
+  // Leaving, or one of the page's own htmx requests out (htmx marks its element meanwhile).
   function busy() {
-    if (leaving) return true;
-    requests = requests.filter(function (xhr) {
-      return xhr.readyState !== 4;
-    });
-    return requests.length > 0;
+    return leaving || document.querySelector(".htmx-request:not(#live-poll):not(main)") !== null;
   }
 
   // A select is as it came when its chosen option is the one marked selected (or the first, if
@@ -145,17 +153,6 @@
     return false;
   }
 
-  function focusKey(root) {
-    var active = document.activeElement;
-    if (!active || active === document.body || !root.contains(active)) return null;
-    if (active.id) return "#" + CSS.escape(active.id);
-    if (active.name) {
-      var form = active.form && active.form.id ? "#" + CSS.escape(active.form.id) + " " : "";
-      return form + active.tagName.toLowerCase() + '[name="' + CSS.escape(active.name) + '"]';
-    }
-    return null;
-  }
-
   function banner(version) {
     stale = version;
     if (document.getElementById("live-banner")) return;
@@ -185,110 +182,118 @@
     measure();
   }
 
-  // Ask the page's own address again and put its <main> in place of this one (unless a form is
-  // being filled in and ``force`` is not set: then the banner).
+  // Ask the page's own address again (htmx) and morph its <main> into this one (unless a form is
+  // being filled in and ``force`` is not set: then the banner). No polls meanwhile.
   function refresh(version, force) {
     var root = main();
-    if (!root) return null;
+    if (!root || refreshing) return;
     if (!force && typedIn(root)) {
       banner(version);
-      return null;
+      return;
     }
-    var before = sent;
-    return fetch(location.href, { credentials: "same-origin", headers: { Accept: "text/html" }, cache: "no-store" })
-      .then(function (answer) {
-        var html = (answer.headers.get("Content-Type") || "").indexOf("text/html") === 0;
-        return answer.ok && html ? answer.text().then(function (text) { return [answer, text]; }) : null;
-      })
-      .then(function (got) {
-        var now = main();
-        if (!now || sent !== before || leaving) return; // the page's own request drew it again meanwhile, or it is being left
-        var fresh = got && new DOMParser().parseFromString(got[1], "text/html").querySelector("main");
-        if (!fresh) {
-          now.dataset.version = version; // the page is gone (an undo took it away): not asked again
-          return;
-        }
-        if (!force && typedIn(now)) {
-          banner(version);
-          return;
-        }
-        // A dice step's open page whose step the GM has closed goes on to the step now played
-        // (issue 34), as the GM's own page does: a hidden link the step page draws once closed.
-        var follow = now.querySelector("[data-step-open]") && fresh.querySelector("a[data-follow]");
-        if (follow) {
-          location.assign(follow.getAttribute("href"));
-          return;
-        }
-        var keep = focusKey(now);
-        now.replaceWith(fresh);
-        if (got[0].redirected) history.replaceState(history.state, "", got[0].url);
-        var title = fresh.ownerDocument.title;
-        if (title) document.title = title;
-        dropBanner();
-        if (window.htmx) window.htmx.process(fresh);
-        if (keep) {
-          var again = fresh.querySelector(keep);
-          if (again) again.focus({ preventScroll: true });
-        }
-        fresh.dispatchEvent(new CustomEvent("regnal:live", { bubbles: true }));
-      });
+    refreshing = { root: root, version: version, force: force, sent: sent, url: location.href.split("#")[0] };
+    var done = function () {
+      refreshing = null;
+    };
+    htmx.ajax("GET", refreshing.url, { source: root, target: root, select: "main", swap: "morph" }).then(done, done);
   }
 
-  function poll() {
-    var root = main();
-    if (!root || polling || busy() || document.visibilityState !== "visible") return;
-    polling = true;
-    var base = root.dataset.live;
-    var url = base + (base.indexOf("?") < 0 ? "?" : "&") + "v=" + encodeURIComponent(stale !== null ? stale : root.dataset.version);
-    fetch(url, { credentials: "same-origin", cache: "no-store" })
-      .then(
-        function (answer) {
-          reached(answer.status < 500);
-          return answer.status === 200 ? answer.json() : null;
-        },
-        function () {
-          reached(false); // offline, or nobody answered
-          return null;
-        }
-      )
-      .then(function (news) {
-        var root = main();
-        if (!news || !root || busy()) return null;
-        // The answer may have been asked before the page's own write (a grid's row sent) and come
-        // back after it: a version the page already shows is not news (its messages would be lost).
-        // A version lower than the page's twice in a row is, though: the member's seat changed (his
-        // version counts what he sees, and another house sees other writes).
-        var got = Number(news.version), shown = Number(root.dataset.version);
-        if (got < shown) {
-          if (++lower < 2) return null;
-        } else if (got === shown) {
-          lower = 0;
-          return null;
-        }
-        lower = 0;
-        if (stale !== null) {
-          stale = String(news.version); // still behind the form: the banner stays
-          return null;
-        }
-        return refresh(String(news.version), false);
-      })
-      .catch(function () {}) // the server is away for a moment: ask again next time
-      .then(function () {
-        polling = false;
-      });
+  // The page asked again has come back: put in place, or not.
+  function arrived(detail) {
+    var now = main();
+    var asked = refreshing;
+    detail.shouldSwap = false;
+    if (!now || sent !== asked.sent || leaving) return; // the page's own request drew it again meanwhile, or it is being left
+    var xhr = detail.xhr;
+    var html = xhr.status < 300 && (xhr.getResponseHeader("Content-Type") || "").indexOf("text/html") === 0;
+    var fresh = html && new DOMParser().parseFromString(xhr.responseText, "text/html").querySelector("main");
+    if (!fresh) {
+      now.dataset.version = asked.version; // the page is gone (an undo took it away): not asked again
+      return;
+    }
+    if (!asked.force && typedIn(now)) {
+      banner(asked.version);
+      return;
+    }
+    // A dice step's open page whose step the GM has closed goes on to the step now played
+    // (issue 34), as the GM's own page does: a hidden link the step page draws once closed.
+    var follow = now.querySelector("[data-step-open]") && fresh.querySelector("a[data-follow]");
+    if (follow) {
+      location.assign(follow.getAttribute("href"));
+      return;
+    }
+    detail.shouldSwap = true;
   }
+
+  // The poll's answer: news (a version the page does not show) asks the page again.
+  function heard(xhr) {
+    reached(xhr.status > 0 && xhr.status < 500); // 0: offline, or nobody answered
+    var root = main();
+    if (xhr.status !== 200 || !root || busy()) return;
+    var news;
+    try {
+      news = JSON.parse(xhr.responseText);
+    } catch (e) {
+      return;
+    }
+    // The answer may have been asked before the page's own write (a grid's row sent) and come
+    // back after it: a version the page already shows is not news (its messages would be lost).
+    // A version lower than the page's twice in a row is, though: the member's seat changed (his
+    // version counts what he sees, and another house sees other writes).
+    var got = Number(news.version), shown = Number(root.dataset.version);
+    if (got < shown) {
+      if (++lower < 2) return;
+    } else if (got === shown) {
+      lower = 0;
+      return;
+    }
+    lower = 0;
+    if (stale !== null) {
+      stale = String(news.version); // still behind the form: the banner stays
+      return;
+    }
+    refresh(String(news.version), false);
+  }
+
+  // htmx's poll asks only while the tab is shown, the page is not being asked again and none of its
+  // own requests is out; with the version the page shows (or the newest, behind the banner).
+  document.addEventListener("htmx:confirm", function (event) {
+    if (!isPoll(event.detail.elt)) return;
+    if (!main() || refreshing || busy() || document.visibilityState !== "visible") event.preventDefault();
+  });
+  document.addEventListener("htmx:configRequest", function (event) {
+    var root = main();
+    if (isPoll(event.detail.elt) && root) event.detail.parameters.v = stale !== null ? stale : root.dataset.version;
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    if (isPoll(event.detail.elt)) heard(event.detail.xhr);
+  });
+  // The poll's and the page's own answers are read here, never shown as an error page (django-htmx's
+  // DEBUG script would put a 404 or a 500 in place of the document): caught on the way down.
+  window.addEventListener(
+    "htmx:beforeOnLoad",
+    function (event) {
+      var elt = event.detail && event.detail.elt;
+      if (isOurs(elt)) event.stopPropagation();
+    },
+    true
+  );
 
   // A page's own htmx request (a grid's row sent) answers with the page it changed, or only the
   // step's part of it (pages.sequence.VERSION_HEADER) with the version in a Regnal-Version header
   // (hx-select takes the part): take that version, so the page's own write is not news.
   document.addEventListener("htmx:beforeRequest", function (event) {
+    var elt = event.detail && event.detail.elt;
+    if (isOurs(elt)) return;
     sent++;
     lower = 0;
-    if (event.detail && event.detail.xhr) requests.push(event.detail.xhr);
   });
   document.addEventListener("htmx:beforeSwap", function (event) {
-    var xhr = event.detail && event.detail.xhr;
+    var detail = event.detail || {};
+    var xhr = detail.xhr;
     var root = main();
+    if (isPoll(detail.elt)) return; // hx-swap="none": its JSON is read above; a 286 stops it (htmx)
+    if (refreshing && detail.elt === refreshing.root) return arrived(detail);
     if (!xhr || !root || xhr.status >= 400) return;
     var header = xhr.getResponseHeader("Regnal-Version");
     var found = header !== null && /^\d+$/.test(header) ? [header, header] : /<main[^>]*\sdata-version="(\d+)"/.exec(xhr.responseText || "");
@@ -296,8 +301,16 @@
     root.dataset.version = found[1];
     if (stale !== null && Number(found[1]) >= Number(stale)) dropBanner();
   });
+  // The page asked again is in place: its address if it was redirected, the banner gone, and
+  // "regnal:live" for the scripts that draw on it (the table screen's type).
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var root = event.target;
+    var xhr = event.detail && event.detail.xhr;
+    if (!refreshing || root !== refreshing.root || !xhr) return;
+    if (xhr.responseURL && xhr.responseURL !== refreshing.url) history.replaceState(history.state, "", xhr.responseURL);
+    dropBanner();
+    root.dispatchEvent(new CustomEvent("regnal:live", { bubbles: true }));
+  });
 
-  setInterval(poll, PERIOD);
   window.addEventListener("resize", measure);
-  document.addEventListener("visibilitychange", poll);
 })();

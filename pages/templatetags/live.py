@@ -38,30 +38,61 @@ only and follow the public writes only (``?as=public`` on the poll), so a GM's s
 does not move on his secret writes."""
 
 
-@register.simple_tag(takes_context=True)
-def live_attrs(context: Any) -> str:
-    """`` data-live="<poll url>" data-version="<n>"`` on a page that follows the table
-    (``pages/static/regnal-live.js`` polls the url and rebuilds the page when the version moved),
-    ``<n>`` being the viewer's version (``campaign.live.page_version``), the one his poll answers;
-    nothing on any other page."""
+POLL_EVERY = "700ms"
+"""How often an open page asks the poll (htmx's ``every`` trigger): a write shows within a second."""
+
+
+def _followed(context: Any) -> tuple[Campaign, str, bool] | None:
+    """The campaign a page follows, its poll's address and whether it is a page the whole table
+    looks at (``PUBLIC_PAGES``); None on a page that does not follow the table."""
     request = context.get("request")
     campaign = context.get("campaign")
     match = getattr(request, "resolver_match", None)
     if not isinstance(campaign, Campaign) or match is None or match.namespace != "pages" or match.url_name not in LIVE_PAGES:
-        return ""
+        return None
     if match.kwargs.get("slug") != campaign.slug:
+        return None
+    public = match.url_name in PUBLIC_PAGES
+    poll = reverse("pages:live", args=[campaign.slug]) + ("?as=public" if public else "")
+    return campaign, poll, public
+
+
+@register.simple_tag(takes_context=True)
+def live_attrs(context: Any) -> str:
+    """`` data-live="<poll url>" data-version="<n>"`` on a page that follows the table
+    (``pages/static/regnal-live.js`` rebuilds the page when its poll says the version moved),
+    ``<n>`` being the viewer's version (``campaign.live.page_version``), the one his poll answers;
+    nothing on any other page."""
+    followed = _followed(context)
+    if followed is None:
         return ""
-    poll = reverse("pages:live", args=[campaign.slug])
+    campaign, poll, public = followed
     role: str | None
-    if match.url_name in PUBLIC_PAGES:  # the whole table looks at it: the public writes, whoever opened it
+    if public:  # the whole table looks at it: the public writes, whoever opened it
         role, mine = Role.OBSERVER, None
-        poll += "?as=public"
     elif "role" in context and "mine" in context:  # a campaign page's context (pages.common.context)
         role, mine = context["role"], context["mine"]
     else:
-        role, mine = role_of(getattr(request, "user", None), campaign)
+        role, mine = role_of(getattr(context.get("request"), "user", None), campaign)
     shown = page_version(campaign, role, mine)  # the viewer's own count: what he may see, no more
     return format_html(' data-live="{}" data-version="{}"', poll, shown)
+
+
+@register.simple_tag(takes_context=True)
+def live_poll(context: Any) -> str:
+    """The poll of a page that follows the table, inside its ``<main>``: a hidden element htmx asks
+    the poll from every ``POLL_EVERY`` and when the tab is shown again (``hx-trigger``), one request
+    at a time (``hx-sync``), its answer read by ``pages/static/regnal-live.js`` (``?v=``, the page's
+    version, added there), never swapped; an answer 286 stops it (htmx). Nothing on any other page."""
+    followed = _followed(context)
+    if followed is None:
+        return ""
+    return format_html(
+        '<span hidden id="live-poll" hx-get="{}" hx-trigger="every {}, visibilitychange from:document" hx-swap="none"'
+        ' hx-sync="this:drop"></span>',
+        followed[1],
+        POLL_EVERY,
+    )
 
 
 FOLLOWED_STEPS = ("births", "survival")

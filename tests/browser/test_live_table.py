@@ -321,3 +321,97 @@ def test_a_page_follows_its_member_to_another_house(browser: Browser, live_serve
         shows_version(page, campaign, alice)
     finally:
         context.close()
+
+
+def test_a_page_stops_polling_when_the_poll_says_so(browser: Browser, live_server: Any, gm, alice, bob):
+    """htmx's answer for "stop polling", 286: the page asks no more (its poll is htmx's ``every``
+    trigger, pages.templatetags.live). The live endpoint is made to answer the first poll so."""
+    campaign = campaign_start(name="Stop Polling", gm=gm, players=5, seats={"England": alice, "France": bob}, seed=3)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        log_in(page, live_server.url, "alice", "alice-password-1")
+        polls: list[str] = []
+
+        def stop(route: Any) -> None:
+            polls.append(route.request.url)
+            route.fulfill(status=286, body="")
+
+        page.route(f"**/c/{campaign.slug}/live/**", stop)
+        page.goto(f"{live_server.url}/c/{campaign.slug}/")
+        watch(page)
+        deadline = time.monotonic() + 10
+        while not polls and time.monotonic() < deadline:
+            page.wait_for_timeout(100)
+        assert len(polls) == 1, "the page did not poll"
+        page.wait_for_timeout(5 * 700)  # five periods
+        assert len(polls) == 1, f"the page polled {len(polls) - 1} more times after the 286"
+        assert page.evaluate("window.__rebuilt.length") == 0 and page.evaluate("window.__sameWindow") is True
+    finally:
+        context.close()
+
+
+KEEP = """() => {
+  const field = document.activeElement;
+  field.__kept = true;
+  return field.name;
+}"""
+
+
+def test_the_cursor_stays_in_its_field_while_the_page_is_drawn_again(browser: Browser, live_server: Any, gm, alice, bob):
+    """A field that only has the cursor (nothing typed: nothing to keep from the table) keeps it, and
+    is the same field (the page's <main> is morphed into, not replaced: idiomorph), while the page
+    shows what the table did."""
+    campaign = campaign_start(name="Cursor Kept", gm=gm, players=5, seats={"England": alice, "France": bob}, seed=3)
+    france = Dynasty.objects.get(campaign=campaign, crown="France")
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        log_in(page, live_server.url, "bob", "bob-password-1")
+        page.goto(f"{live_server.url}/c/{campaign.slug}/treasury/{france.pk}/")
+        watch(page)
+        amount = page.locator("main input[name=amount]").first
+        amount.focus()
+        assert page.evaluate(KEEP) == "amount"
+        clicked = now_ms()
+        treasury_transfer(campaign=campaign, payer=None, payee=france, amount=77, reason="A gift while he looks", by=gm)
+        rebuilt_after(page, clicked, "a page with the cursor in a field")
+        expect(page.locator("main")).to_contain_text("A gift while he looks")
+        shows_version(page, campaign, bob)
+        assert page.evaluate("() => document.activeElement.name") == "amount", "the cursor left its field"
+        assert page.evaluate("() => document.activeElement.__kept === true"), "the field was replaced, not morphed"
+        expect(page.locator("#live-banner")).to_have_count(0)
+    finally:
+        context.close()
+
+
+def test_a_poll_refused_with_debug_on_leaves_the_page_in_place(browser: Browser, live_server: Any, gm, alice, bob, settings):
+    """With DEBUG on (``make run``), django-htmx's script puts any 404 or 500 an htmx request gets in
+    place of the whole document. The poll is htmx's now: its refusal (a member no more, a campaign
+    gone) must leave the page as it is, and the poll reads it as an answer (not a lost connection)."""
+    settings.DEBUG = True
+    campaign = campaign_start(name="Debug Poll", gm=gm, players=5, seats={"England": alice, "France": bob}, seed=3)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        log_in(page, live_server.url, "alice", "alice-password-1")
+        page.goto(f"{live_server.url}/c/{campaign.slug}/")
+        watch(page)
+        expect(page.locator("script[src*=django-htmx]")).to_have_count(1)  # the debug script is there
+        polls: list[str] = []
+
+        def refuse(route: Any) -> None:
+            polls.append(route.request.url)
+            route.fulfill(status=404, content_type="text/html", body="<html><body><h1>Page not found (404)</h1></body></html>")
+
+        page.route(f"**/c/{campaign.slug}/live/**", refuse)
+        deadline = time.monotonic() + 10
+        while len(polls) < 3 and time.monotonic() < deadline:
+            page.wait_for_timeout(100)
+        assert len(polls) >= 3
+        expect(page.locator("main[data-live]")).to_contain_text("step: Births")
+        assert "Page not found" not in page.content()
+        expect(page.get_by_role("status").filter(has_text="Connection")).to_have_count(0)
+        assert page.evaluate("window.__sameWindow") is True
+    finally:
+        context.close()
