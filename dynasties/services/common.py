@@ -4,9 +4,10 @@ an open match). The step guard and the chronicle writer are the kernel's (``camp
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
-from django.db.models import Q
+from django.db.models import Q, Subquery
 
 from campaign.models import Campaign
 from dynasties.models import Character, Crown, Dynasty, DynastyKind, Marriage, Reign, Renunciation, Status
@@ -28,8 +29,123 @@ def renounced_by_crown(campaign: Campaign, reigns: Iterable[Reign], *, by_year: 
     return out
 
 
+class _Characters(dict[int, Character]):
+    """A whole World's characters: the dead (every one of them, as the campaign was at the World's
+    load) are read only when something could see one of them - a key not yet read, any iteration,
+    the size -, then all at once (one query), and the dict is as it would have been loaded whole:
+    in primary-key order, every write made to it since kept (a key written wins over the row read).
+    Until then it holds the living and the retired; the steps that read only those never pay for
+    a campaign's centuries of the dead."""
+
+    def __init__(self, rows: Iterable[Character], rest: Callable[[], list[Character]] | None, *, bound: int = 0) -> None:
+        """``rows``: the characters read now; ``rest``: reads the others; ``bound``: the largest pk
+        of the campaign at the load (a character made since is not read, as an eager load would not)."""
+        super().__init__((c.pk, c) for c in rows)
+        self._rest = rest
+        self._bound = bound
+
+    @property
+    def complete(self) -> bool:
+        return self._rest is None
+
+    def _complete(self) -> None:
+        rest, self._rest = self._rest, None
+        if rest is None:
+            return
+        read = {c.pk: c for c in rest()}
+        if not read:
+            return
+        mine = dict(dict.items(self))
+        bound = self._bound
+        ordered = sorted({*read, *(pk for pk in mine if pk <= bound)})  # as loaded whole, by pk
+        later = [pk for pk in mine if pk > bound]  # made since the load and written in: as written
+        dict.clear(self)
+        dict.update(self, ((pk, mine[pk] if pk in mine else read[pk]) for pk in ordered))
+        dict.update(self, ((pk, mine[pk]) for pk in later))
+
+    def __missing__(self, key: int) -> Character:
+        if self._rest is None:
+            raise KeyError(key)
+        self._complete()
+        return dict.__getitem__(self, key)
+
+    def __contains__(self, key: object) -> bool:
+        if dict.__contains__(self, key):
+            return True
+        self._complete()
+        return dict.__contains__(self, key)
+
+    def get(self, key: int, default: Any = None) -> Any:
+        if key not in self:
+            return default
+        return dict.__getitem__(self, key)
+
+    def __iter__(self) -> Iterator[int]:
+        self._complete()
+        return dict.__iter__(self)
+
+    def __len__(self) -> int:
+        self._complete()
+        return dict.__len__(self)
+
+    def __reversed__(self) -> Iterator[int]:
+        self._complete()
+        return dict.__reversed__(self)
+
+    def __eq__(self, other: object) -> bool:
+        self._complete()
+        return dict.__eq__(self, other)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        self._complete()
+        return dict.__repr__(self)
+
+    def keys(self) -> Any:
+        self._complete()
+        return dict.keys(self)
+
+    def values(self) -> Any:
+        self._complete()
+        return dict.values(self)
+
+    def items(self) -> Any:
+        self._complete()
+        return dict.items(self)
+
+    def copy(self) -> dict[int, Character]:
+        self._complete()
+        return dict(dict.items(self))
+
+    def pop(self, key: int, *default: Any) -> Any:
+        key in self  # noqa: B015 (read the rest first when the key is not read yet)
+        return dict.pop(self, key, *default)
+
+    def setdefault(self, key: int, default: Any = None) -> Any:
+        key in self  # noqa: B015
+        return dict.setdefault(self, key, default)
+
+    def __delitem__(self, key: int) -> None:
+        key in self  # noqa: B015
+        dict.__delitem__(self, key)
+
+    def popitem(self) -> tuple[int, Character]:
+        self._complete()
+        return dict.popitem(self)
+
+    def __or__(self, other: Any) -> Any:
+        self._complete()
+        return dict.__or__(self, other)
+
+    def __ror__(self, other: Any) -> Any:
+        self._complete()
+        return dict.__ror__(self, other)
+
+
 class World:
-    """Every character, open marriage and reign of a campaign, loaded in a fixed number of queries."""
+    """Every character, open marriage and reign of a campaign, loaded in a fixed number of queries
+    (the dead of a whole World only when first asked for: ``_Characters``)."""
 
     def __init__(self, campaign: Campaign, *, living_only: bool = False, eager: bool = True) -> None:
         """``living_only`` skips the dead and the retired: enough for every step but succession,
@@ -51,8 +167,20 @@ class World:
     def _characters(self) -> dict[int, Character]:
         characters = Character.objects.filter(campaign=self.campaign).order_by("pk")
         if self.living_only:
-            characters = characters.filter(status=Status.ALIVE)
-        return {c.pk: c for c in characters}
+            return {c.pk: c for c in characters.filter(status=Status.ALIVE)}
+        # the living and the retired, and the latest made: its pk bounds the rest, read later
+        latest = Character.objects.filter(campaign=self.campaign).order_by("-pk").values("pk")[:1]
+        first = list(characters.filter(~Q(status=Status.DEAD) | Q(pk=Subquery(latest))))
+        if not first:
+            return _Characters((), None)
+        read = {c.pk for c in first}
+        bound = max(read)
+
+        def rest() -> list[Character]:
+            # the dead at the load (one dead since was read alive, and is kept as read)
+            return [c for c in characters.filter(status=Status.DEAD, pk__lte=bound) if c.pk not in read]
+
+        return _Characters(first, rest, bound=bound)
 
     def again(self) -> World:
         """This world after a write that changed characters and births only (a Births action): its
@@ -106,7 +234,19 @@ class World:
             self._people[character.pk] = character.as_person()
 
     def in_play(self) -> Iterable[Character]:
-        return (c for c in self.characters.values() if c.status == Status.ALIVE)
+        characters = self.characters
+        if not isinstance(characters, _Characters) or characters.complete:
+            return (c for c in characters.values() if c.status == Status.ALIVE)
+        return self._in_play_read(characters)
+
+    @staticmethod
+    def _in_play_read(characters: _Characters) -> Iterator[Character]:
+        """``in_play`` before the dead are read (none of them is in play): the characters read so
+        far in their order, each as it is when reached, without reading the dead."""
+        for pk in list(dict.keys(characters)):
+            character = dict.__getitem__(characters, pk)
+            if character.status == Status.ALIVE:
+                yield character
 
     # reigns -------------------------------------------------------------------------------
     def open_reigns(self) -> list[Reign]:
